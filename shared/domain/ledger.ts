@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { Mode } from './credentials.ts';
+import { assertMinor, type Currency } from './money.ts';
+
+/**
+ * Double-entry ledger. Every balance change is a journal whose lines sum to zero across accounts.
+ * Only the merchant's wallet accounts are materialised as balances (available and held); the
+ * platform and external accounts are read from the journals. Money is minor units.
+ *
+ * Accounts:
+ *   merchant:<id>:available  funds the merchant may pay out or settle
+ *   merchant:<id>:held       funds reserved by a pending withdrawal, settlement or refund
+ *   platform:fees            the gateway's fee revenue
+ *   external:<name>          the outside world: card network, wallet provider, bank rail, sandbox funding
+ * The journal itself carries the mode and currency, so account names need not.
+ */
+export type HoldType = 'Withdrawal' | 'Settlement' | 'Refund';
+export const holdTypes: readonly HoldType[] = ['Withdrawal', 'Settlement', 'Refund'];
+
+export type Account =
+  | { kind: 'available' }
+  | { kind: 'held'; holdType: HoldType }
+  | { kind: 'fees' }
+  | { kind: 'external'; name: string };
+
+export interface JournalLine {
+  account: string;
+  amount: number;
+}
+
+export interface Journal {
+  journalId: string;
+  merchantId: string;
+  mode: Mode;
+  currency: Currency;
+  /** What happened, e.g. `wallet.credit`, `checkout.completed`, `withdrawal.hold`. */
+  kind: string;
+  /** The business object this journal belongs to (payment intent, settlement, operator action). */
+  reference: string;
+  lines: JournalLine[];
+  createdAt: string;
+}
+
+/** What a journal does to the merchant's materialised wallet. */
+export interface WalletDelta {
+  available: number;
+  held: Partial<Record<HoldType, number>>;
+}
+
+export function accountName(merchantId: string, account: Account): string {
+  switch (account.kind) {
+    case 'available':
+      return `merchant:${merchantId}:available`;
+    case 'held':
+      return `merchant:${merchantId}:held:${account.holdType}`;
+    case 'fees':
+      return 'platform:fees';
+    case 'external':
+      return `external:${account.name}`;
+  }
+}
+
+export class UnbalancedJournal extends Error {}
+
+/**
+ * Build a journal from signed movements (positive = the account's balance grows). Rejects a
+ * journal that does not sum to zero, has a non-integer amount, or is empty.
+ */
+export function journal(input: {
+  merchantId: string;
+  mode: Mode;
+  currency: Currency;
+  kind: string;
+  reference: string;
+  movements: { account: Account; amount: number }[];
+  now?: Date;
+}): { journal: Journal; delta: WalletDelta } {
+  const movements = input.movements.filter((m) => m.amount !== 0);
+  if (movements.length < 2) throw new UnbalancedJournal('a journal needs at least two non-zero lines');
+  let sum = 0;
+  const delta: WalletDelta = { available: 0, held: {} };
+  for (const { account, amount } of movements) {
+    assertMinor(amount);
+    sum += amount;
+    if (account.kind === 'available') delta.available += amount;
+    if (account.kind === 'held') delta.held[account.holdType] = (delta.held[account.holdType] ?? 0) + amount;
+  }
+  if (sum !== 0) throw new UnbalancedJournal(`journal ${input.kind} sums to ${sum}, not zero`);
+  return {
+    journal: {
+      journalId: randomUUID(),
+      merchantId: input.merchantId,
+      mode: input.mode,
+      currency: input.currency,
+      kind: input.kind,
+      reference: input.reference,
+      lines: movements.map(({ account, amount }) => ({ account: accountName(input.merchantId, account), amount })),
+      createdAt: (input.now ?? new Date()).toISOString(),
+    },
+    delta,
+  };
+}

@@ -1,0 +1,81 @@
+import type { Mode } from './credentials.ts';
+import type { Currency } from './money.ts';
+
+/** Fee of one product: basis points of the amount plus a fixed part, both in minor units. */
+export interface Fee {
+  basisPoints: number;
+  fixedMinor: number;
+}
+
+export type FeeProduct = 'checkout' | 'deposit' | 'withdrawal' | 'settlement' | 'refund';
+
+/** Documented defaults (README "Fees"); the operator overrides them per merchant. */
+export const defaultFees: Record<FeeProduct, Fee> = {
+  checkout: { basisPoints: 250, fixedMinor: 0 },
+  deposit: { basisPoints: 150, fixedMinor: 0 },
+  withdrawal: { basisPoints: 100, fixedMinor: 1000 },
+  settlement: { basisPoints: 50, fixedMinor: 0 },
+  refund: { basisPoints: 0, fixedMinor: 0 },
+};
+
+export type SettlementFrequency = 'manual' | 'daily' | 'weekly' | 'monthly';
+
+export interface SettlementSchedule {
+  frequency: SettlementFrequency;
+  /** weekly: 1 (Monday) … 7; monthly: 1 … 28. */
+  dayOfPeriod: number | null;
+  /** UTC hour the sweep runs. */
+  hourUtc: number;
+  /** Amount kept back in the wallet, in minor units of the merchant's currency. */
+  minimumBalanceMinor: number;
+  destination: { bankName: string; iban: string; accountTitle: string } | null;
+}
+
+export const defaultSchedule: SettlementSchedule = {
+  frequency: 'manual',
+  dayOfPeriod: null,
+  hourUtc: 0,
+  minimumBalanceMinor: 0,
+  destination: null,
+};
+
+export interface WebhookEndpoint {
+  url: string;
+  /** Sealed signing secrets: the current one first; an old one may live until `expiresAt`. */
+  secrets: { sealed: string; expiresAt: string | null }[];
+}
+
+export interface Merchant {
+  merchantId: string;
+  name: string;
+  status: 'active' | 'suspended';
+  defaultCurrency: Currency;
+  fees: Record<FeeProduct, Fee>;
+  settlementSchedule: SettlementSchedule;
+  webhooks: Partial<Record<Mode, WebhookEndpoint>>;
+  /** Local development only: accept http://127.0.0.1 / localhost webhook receivers. */
+  allowInsecureWebhooks: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The next instant an automatic settlement runs, or null for a manual schedule. Pure. */
+export function nextSettlementRun(schedule: SettlementSchedule, now: Date): Date | null {
+  if (schedule.frequency === 'manual') return null;
+  const at = (y: number, m: number, d: number) => new Date(Date.UTC(y, m, d, schedule.hourUtc));
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth();
+  const d = now.getUTCDate();
+  if (schedule.frequency === 'daily') {
+    const today = at(y, m, d);
+    return today > now ? today : at(y, m, d + 1);
+  }
+  if (schedule.frequency === 'weekly') {
+    const isoDay = ((now.getUTCDay() + 6) % 7) + 1; // Monday 1 … Sunday 7
+    let ahead = (schedule.dayOfPeriod! - isoDay + 7) % 7;
+    if (ahead === 0 && at(y, m, d) <= now) ahead = 7;
+    return at(y, m, d + ahead);
+  }
+  const thisMonth = at(y, m, schedule.dayOfPeriod!);
+  return thisMonth > now ? thisMonth : at(y, m + 1, schedule.dayOfPeriod!);
+}

@@ -1,0 +1,65 @@
+/**
+ * Money is an integer count of the currency's minor unit (CONTRACT §3). JSON carries decimals;
+ * they are converted here, by string arithmetic, never by floating-point multiplication.
+ */
+export const currencyExponents = {
+  PKR: 2,
+  USD: 2,
+  EUR: 2,
+  GBP: 2,
+  AED: 2,
+  SAR: 2,
+  USDT: 6,
+} as const;
+
+export type Currency = keyof typeof currencyExponents;
+export const supportedCurrencies = Object.keys(currencyExponents) as Currency[];
+
+export function isSupportedCurrency(code: string): code is Currency {
+  return Object.hasOwn(currencyExponents, code);
+}
+
+export class MoneyFormatError extends Error {}
+
+const plainDecimal = /^(\d+)(?:\.(\d+))?$/;
+
+/**
+ * Decimal amount (as JSON delivered it) → minor units. Throws MoneyFormatError when the amount is
+ * negative, not finite, in exponent form, has more decimals than the currency allows, or does not
+ * fit a safe integer.
+ */
+export function toMinor(amount: number, currency: Currency): number {
+  if (!Number.isFinite(amount)) throw new MoneyFormatError('must be a finite number');
+  const match = plainDecimal.exec(String(amount));
+  if (!match) throw new MoneyFormatError('must be a non-negative decimal number');
+  const exponent = currencyExponents[currency];
+  const fraction = match[2] ?? '';
+  if (fraction.length > exponent) {
+    throw new MoneyFormatError(`${currency} allows at most ${exponent} decimal places`);
+  }
+  const minor = Number(`${match[1]}${fraction.padEnd(exponent, '0')}`);
+  if (!Number.isSafeInteger(minor)) throw new MoneyFormatError('is too large');
+  return minor;
+}
+
+/** Minor units → the decimal number a merchant sees in JSON (parsed from its exact digits). */
+export function fromMinor(minor: number, currency: Currency): number {
+  assertMinor(minor);
+  const exponent: number = currencyExponents[currency];
+  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
+  const text = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+  return Number(minor < 0 ? `-${text}` : text);
+}
+
+export function assertMinor(minor: number): void {
+  if (!Number.isSafeInteger(minor)) throw new RangeError(`not a safe integer amount: ${minor}`);
+}
+
+/** Fee in minor units: percentage in basis points (rounded half up) plus a fixed part. */
+export function feeFor(amountMinor: number, fee: { basisPoints: number; fixedMinor: number }): number {
+  assertMinor(amountMinor);
+  const proportional = (BigInt(amountMinor) * BigInt(fee.basisPoints) + 5_000n) / 10_000n;
+  const total = Number(proportional) + fee.fixedMinor;
+  assertMinor(total);
+  return total;
+}

@@ -1,0 +1,309 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { ZodType } from 'zod';
+import { parseApiKey } from '#shared/domain/credentials.ts';
+import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
+import { masterKey, open } from '#shared/crypto/seal.ts';
+import { logger } from '#shared/logger.ts';
+import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
+import { getRecord, putCompleted, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
+import { getApiKeyByHash, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
+import { supportedVersions, type Route } from '#functions/routes.ts';
+import { HttpProblem, problems, type FieldErrors } from './problem.ts';
+
+/**
+ * The request pipeline's middlewares. Each is a small middy factory; shared/http/pipeline.ts
+ * composes them once, in the order documented there.
+ */
+export interface Auth {
+  keyId: string;
+  merchantId: string;
+  mode: ApiKeyRecord['mode'];
+  scopes: ApiKeyRecord['scopes'];
+  merchantCurrency: ApiKeyRecord['merchantCurrency'];
+  secretSealed: string;
+}
+
+export interface PipelineState {
+  traceId: string;
+  startedAt: number;
+  headers: Record<string, string>;
+  auth?: Auth;
+  rawBody: string;
+  json?: unknown;
+  idempotency?: IdempotencyScope;
+  parsed?: { body: unknown; query: unknown; path: unknown };
+}
+
+/** What a handler returns; the pipeline serialises it. */
+export interface GatewayResponse {
+  statusCode: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** The handler committed the Idempotency-Key record in its own transaction. */
+  idempotencyRecorded?: boolean;
+}
+
+export type GatewayContext = Context & { gateway: PipelineState };
+type GwRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>;
+type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>;
+
+export const maxBodyBytes = 64 * 1024;
+const jsonType = 'application/json';
+const problemType = 'application/problem+json';
+
+export const serialise = (statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult => ({
+  statusCode,
+  headers: { 'Content-Type': statusCode >= 400 ? problemType : jsonType, 'Cache-Control': 'no-store', ...headers },
+  body: JSON.stringify(body),
+});
+
+const state = (request: GwRequest) => request.context.gateway;
+const isSerialised = (r: unknown): r is APIGatewayProxyResult => typeof (r as APIGatewayProxyResult)?.body === 'string';
+
+/** Outermost: trace id, Svc-Trace-Id on every response, one access log line per request. */
+export function traceAndLog(route: Route): Middleware {
+  const finish = (request: GwRequest) => {
+    const s = state(request);
+    const response = (request.response ?? serialise(500, problems.internal().body(s.traceId))) as APIGatewayProxyResult;
+    response.headers = { ...response.headers, 'Svc-Trace-Id': String(response.headers?.['Svc-Trace-Id'] ?? s.traceId) };
+    request.response = response;
+    logger.info('request', {
+      route: route.id,
+      method: request.event.httpMethod,
+      status: response.statusCode,
+      durationMs: Date.now() - s.startedAt,
+      traceId: s.traceId,
+      merchantId: s.auth?.merchantId,
+      mode: s.auth?.mode,
+      keyId: s.auth?.keyId,
+      replayed: response.headers?.['Idempotent-Replayed'] === 'true' || undefined,
+    });
+  };
+  return {
+    before: (request) => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(request.event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+      const raw = request.event.body ?? '';
+      request.context.gateway = {
+        traceId: request.event.requestContext?.requestId || randomUUID(),
+        startedAt: Date.now(),
+        headers,
+        rawBody: request.event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw,
+      };
+    },
+    after: finish,
+    onError: finish,
+  };
+}
+
+/** Innermost: handler results and thrown problems become serialised responses. */
+export function problemDetails(): Middleware {
+  return {
+    after: (request) => {
+      const r = request.response as GatewayResponse;
+      if (!isSerialised(r)) request.response = serialise(r.statusCode, r.body, r.headers);
+    },
+    onError: (request) => {
+      if (request.error instanceof IdempotencyKeyTaken) return; // answered by idempotency()
+      const { traceId } = state(request);
+      let problem: HttpProblem;
+      if (request.error instanceof HttpProblem) problem = request.error;
+      else if (request.error instanceof TransactionFailed && request.error.conflicted) {
+        problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.');
+      } else {
+        logger.error('unhandled error', { traceId, error: request.error });
+        problem = problems.internal();
+      }
+      request.response = serialise(problem.status, problem.body(traceId), problem.extensions.headers);
+    },
+  };
+}
+
+/** `/Gateway/v{version}`: only supported versions exist. */
+export function versionGuard(): Middleware {
+  return {
+    before: (request) => {
+      const version = request.event.pathParameters?.version;
+      if (version !== undefined && !(supportedVersions as readonly string[]).includes(version)) {
+        throw problems.notFound(`API version v${version} does not exist. Supported: ${supportedVersions.map((v) => `v${v}`).join(', ')}.`);
+      }
+    },
+  };
+}
+
+/** Svc-API-Key: looked up by SHA-256; mode, scopes and merchant status come from the key item. */
+export function apiKeyAuth(route: Route): Middleware {
+  return {
+    before: async (request) => {
+      if (route.auth === 'none') return;
+      const s = state(request);
+      const parsed = parseApiKey(s.headers['svc-api-key']);
+      if (!parsed) throw problems.unauthorized();
+      const key = await getApiKeyByHash(parsed.hash);
+      const expired = key?.expiresAt ? Date.parse(key.expiresAt) <= Date.now() : false;
+      if (!key || key.status !== 'active' || expired || key.mode !== parsed.mode) throw problems.unauthorized();
+      s.auth = {
+        keyId: key.keyId,
+        merchantId: key.merchantId,
+        mode: key.mode,
+        scopes: key.scopes,
+        merchantCurrency: key.merchantCurrency,
+        secretSealed: key.secretSealed,
+      };
+      if (key.merchantStatus !== 'active') throw problems.forbidden('The merchant account is suspended.');
+      if (route.scope && !key.scopes.includes(route.scope)) {
+        throw problems.forbidden(`This API key lacks the "${route.scope}" scope.`);
+      }
+    },
+  };
+}
+
+/** JSON bodies: 413 over 64 KiB, 415 without application/json, 400 when unparseable. */
+export function jsonBody(): Middleware {
+  return {
+    before: (request) => {
+      const s = state(request);
+      if (request.event.httpMethod !== 'POST') return;
+      if (Buffer.byteLength(s.rawBody, 'utf8') > maxBodyBytes) throw problems.tooLarge(maxBodyBytes);
+      if (s.rawBody.trim() === '') return;
+      const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (contentType !== jsonType) throw problems.unsupportedMediaType();
+      try {
+        s.json = JSON.parse(s.rawBody);
+      } catch {
+        throw problems.badRequest('The request body is not valid JSON.');
+      }
+    },
+  };
+}
+
+const idempotencyKeyShape = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Idempotency-Key (CONTRACT §5), optimistic: the record is written with the response, either in
+ * the handler's own transaction (idempotencyRecorded) or here; if a twin's record is already
+ * there, the twin's response is replayed (same body) or the request gets a 409 (twin in flight)
+ * or 422 (same key, different body). 5xx and 409 responses are never recorded.
+ */
+export function idempotency(): Middleware {
+  const answerFromRecord = async (request: GwRequest, scope: IdempotencyScope) => {
+    const record = await getRecord(scope);
+    if (!record) throw problems.conflict('A request with this Idempotency-Key is being processed; retry shortly.');
+    if (record.requestHash !== scope.requestHash) {
+      throw problems.unprocessable('This Idempotency-Key was already used with a different request body.');
+    }
+    if (record.state !== 'completed' || !record.response) {
+      throw problems.conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
+    }
+    request.response = replay(record.response);
+  };
+  const record = async (request: GwRequest) => {
+    const s = state(request);
+    const response = request.response as APIGatewayProxyResult | GatewayResponse | undefined;
+    if (!s.idempotency || !response || !isSerialised(response)) return;
+    if (response.statusCode >= 500 || response.statusCode === 409) return;
+    const stored: StoredResponse = { statusCode: response.statusCode, body: response.body, traceId: s.traceId };
+    if (!(await putCompleted(s.idempotency, stored))) await answerFromRecord(request, s.idempotency);
+  };
+  return {
+    before: (request) => {
+      const s = state(request);
+      const key = s.headers['idempotency-key'];
+      if (request.event.httpMethod !== 'POST' || key === undefined || !s.auth) return;
+      if (!idempotencyKeyShape.test(key)) {
+        throw problems.badRequest('Idempotency-Key must be 1-255 printable ASCII characters.', { 'Idempotency-Key': ['must be 1-255 printable ASCII characters'] });
+      }
+      const requestHash = createHash('sha256').update(`${request.event.httpMethod}\n${request.event.resource ?? request.event.path}\n`).update(s.rawBody).digest('hex');
+      s.idempotency = { mode: s.auth.mode, merchantId: s.auth.merchantId, key, requestHash };
+    },
+    after: async (request) => {
+      if ((request.response as GatewayResponse).idempotencyRecorded) return;
+      await record(request);
+    },
+    onError: async (request) => {
+      const s = state(request);
+      if (request.error instanceof IdempotencyKeyTaken && s.idempotency) {
+        try {
+          await answerFromRecord(request, s.idempotency);
+        } catch (problem) {
+          if (!(problem instanceof HttpProblem)) throw problem;
+          request.response = serialise(problem.status, problem.body(s.traceId));
+        }
+        return;
+      }
+      await record(request);
+    },
+  };
+}
+
+function replay(stored: StoredResponse): APIGatewayProxyResult {
+  return {
+    statusCode: stored.statusCode,
+    headers: {
+      'Content-Type': stored.statusCode >= 400 ? problemType : jsonType,
+      'Cache-Control': 'no-store',
+      'Idempotent-Replayed': 'true',
+      'Svc-Trace-Id': stored.traceId,
+    },
+    body: stored.body,
+  };
+}
+
+export interface Schemas {
+  body?: ZodType;
+  query?: ZodType;
+  path?: ZodType;
+}
+
+function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: string }[], prefix = ''): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    const path = prefix + (issue.path.map(String).join('.') || '(root)');
+    (errors[path] ??= []).push(issue.message);
+  }
+  return errors;
+}
+
+/**
+ * The MD5 body signature (CONTRACT §2) on routes that carry one, then zod validation of body,
+ * query and path. 400 with `errors` for malformed input, 401 "signature mismatch".
+ */
+export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
+  return {
+    before: async (request) => {
+      const s = state(request);
+      if (route.signature) {
+        const body = s.json;
+        if (body === undefined) throw problems.badRequest('A JSON body is required.', { '(root)': ['required'] });
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+          throw problems.badRequest('The request body must be a JSON object.', { '(root)': ['must be an object'] });
+        }
+        const signature = (body as Record<string, unknown>).signature;
+        if (typeof signature !== 'string' || !signatureShape.test(signature)) {
+          throw problems.badRequest('The signature field must be 32 lowercase hexadecimal characters.', {
+            signature: ['must be 32 lowercase hexadecimal characters (MD5, see the signature recipe)'],
+          });
+        }
+        const secret = open(await masterKey(), s.auth!.secretSealed, secretAssociatedData(s.auth!.keyId));
+        if (!verifyBodySignature(body as Record<string, unknown>, signature, secret)) throw problems.unauthorized('signature mismatch');
+      }
+      const parsed: Record<'body' | 'query' | 'path', unknown> = {
+        body: s.json,
+        query: request.event.queryStringParameters ?? {},
+        path: request.event.pathParameters ?? {},
+      };
+      const errors: FieldErrors = {};
+      for (const part of ['body', 'query', 'path'] as const) {
+        const schema = schemas[part];
+        if (!schema) continue;
+        const result = schema.safeParse(parsed[part]);
+        if (result.success) parsed[part] = result.data;
+        else Object.assign(errors, fieldErrors(result.error.issues, part === 'body' ? '' : `${part}.`));
+      }
+      if (Object.keys(errors).length) throw problems.badRequest('The request has invalid or missing fields.', errors);
+      s.parsed = parsed;
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { z, ZodType } from 'zod';
+import type { Route } from '#functions/routes.ts';
+import type { IdempotencyScope } from '#shared/store/idempotency.ts';
+import {
+  apiKeyAuth,
+  idempotency,
+  jsonBody,
+  problemDetails,
+  traceAndLog,
+  validateAndVerify,
+  versionGuard,
+  type Auth,
+  type GatewayContext,
+  type GatewayResponse,
+  type Schemas,
+} from './middlewares.ts';
+
+/**
+ * Every HTTP handler is `httpHandler(routes.x, schemas, fn)`. The pipeline, in order:
+ *   traceAndLog      trace id, Svc-Trace-Id on every response, access log
+ *   versionGuard     unknown /Gateway/v{version} → 404
+ *   apiKeyAuth       Svc-API-Key → merchant, mode, scopes (401/403)
+ *   jsonBody         413 / 415 / 400 for the raw body
+ *   idempotency      Idempotency-Key claim, replay, 409, 422
+ *   problemDetails   results and errors → JSON / problem+json
+ *   validateAndVerify  MD5 signature (400/401) and zod schemas (400 with `errors`)
+ * then `fn`, which calls a domain service and returns { statusCode, body }.
+ */
+type Infer<S, K extends keyof Schemas> = S extends Record<K, infer T extends ZodType> ? z.infer<T> : undefined;
+
+export interface GatewayRequest<S extends Schemas> {
+  traceId: string;
+  auth: Auth;
+  body: Infer<S, 'body'>;
+  query: Infer<S, 'query'>;
+  path: Infer<S, 'path'>;
+  headers: Record<string, string>;
+  /** Present when the request carries an Idempotency-Key: pass it to the service's transaction. */
+  idempotency?: IdempotencyScope;
+}
+
+export type { Auth, GatewayResponse };
+
+export function httpHandler<S extends Schemas>(
+  route: Route,
+  schemas: S,
+  fn: (request: GatewayRequest<S>) => Promise<GatewayResponse>,
+) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>()
+    .use(traceAndLog(route))
+    .use(versionGuard())
+    .use(apiKeyAuth(route))
+    .use(jsonBody())
+    .use(idempotency())
+    .use(problemDetails())
+    .use(validateAndVerify(route, schemas))
+    .handler(async (_event, context) => {
+      const s = context.gateway;
+      return fn({
+        traceId: s.traceId,
+        auth: s.auth!,
+        body: s.parsed!.body as Infer<S, 'body'>,
+        query: s.parsed!.query as Infer<S, 'query'>,
+        path: s.parsed!.path as Infer<S, 'path'>,
+        headers: s.headers,
+        ...(s.idempotency ? { idempotency: s.idempotency } : {}),
+      });
+    }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+}
+
+export const ok = (body: unknown): GatewayResponse => ({ statusCode: 200, body });
+export const created = (body: unknown): GatewayResponse => ({ statusCode: 201, body });

@@ -1,0 +1,59 @@
+/**
+ * Problem details (RFC 9457; CONTRACT §4). Every error a merchant sees is one of these: `type` is
+ * the RFC section of the status, `traceId` is added by the pipeline, `errors` (field path →
+ * messages) only on 400s. Nothing internal ever goes into `detail` on a 500.
+ */
+const statusInfo: Record<number, { title: string; type: string }> = {
+  400: { title: 'Bad Request', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1' },
+  401: { title: 'Unauthorized', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.2' },
+  403: { title: 'Forbidden', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.4' },
+  404: { title: 'Not Found', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.5' },
+  405: { title: 'Method Not Allowed', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.6' },
+  409: { title: 'Conflict', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.10' },
+  413: { title: 'Content Too Large', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.14' },
+  415: { title: 'Unsupported Media Type', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.16' },
+  422: { title: 'Unprocessable Content', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.21' },
+  429: { title: 'Too Many Requests', type: 'https://www.rfc-editor.org/rfc/rfc6585#section-4' },
+  500: { title: 'Internal Server Error', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.6.1' },
+};
+
+export type FieldErrors = Record<string, string[]>;
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  traceId?: string;
+  errors?: FieldErrors;
+  [extension: string]: unknown;
+}
+
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly extensions: { errors?: FieldErrors; headers?: Record<string, string>; [key: string]: unknown } = {},
+  ) {
+    super(detail);
+  }
+
+  body(traceId: string): ProblemBody {
+    const info = statusInfo[this.status] ?? statusInfo[500]!;
+    const { headers: _headers, ...extensions } = this.extensions;
+    return { type: info.type, title: info.title, status: this.status, detail: this.detail, traceId, ...extensions };
+  }
+}
+
+export const problems = {
+  badRequest: (detail: string, errors?: FieldErrors) => new HttpProblem(400, detail, errors ? { errors } : {}),
+  /** One body for a missing, malformed, unknown, revoked or expired key (CONTRACT §1). */
+  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.') => new HttpProblem(401, detail),
+  forbidden: (detail: string) => new HttpProblem(403, detail),
+  notFound: (detail: string) => new HttpProblem(404, detail),
+  conflict: (detail: string) => new HttpProblem(409, detail),
+  tooLarge: (limit: number) => new HttpProblem(413, `The request body exceeds ${limit} bytes.`),
+  unsupportedMediaType: () => new HttpProblem(415, 'POST bodies must be sent with Content-Type: application/json.'),
+  unprocessable: (detail: string, extensions: Record<string, unknown> = {}) => new HttpProblem(422, detail, extensions),
+  internal: () => new HttpProblem(500, 'An internal error occurred. Quote the traceId to support.'),
+};

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { hashApiKey, modes, newApiKey, newKeyId, newSecretKey, newWebhookSecret, type Mode } from '#shared/domain/credentials.ts';
+import { journal } from '#shared/domain/ledger.ts';
+import { defaultFees, defaultSchedule, type Fee, type FeeProduct, type Merchant, type SettlementSchedule, type WebhookEndpoint } from '#shared/domain/merchant.ts';
+import type { Currency } from '#shared/domain/money.ts';
+import { assertSafeWebhookUrl } from '#shared/domain/webhook-url.ts';
+import { masterKey, seal } from '#shared/crypto/seal.ts';
+import { transact } from '#shared/store/client.ts';
+import * as store from '#shared/store/merchants.ts';
+import { postJournal } from '#shared/store/wallets.ts';
+import { allScopes, type Scope } from '#functions/routes.ts';
+
+/**
+ * Operator-side merchant management: what `npm run ops` and the local seed call. Keys and secrets
+ * are returned once, here, and stored only hashed (API keys) or sealed (secret keys, webhook
+ * secrets).
+ */
+export class OperatorError extends Error {}
+
+export interface IssuedCredentials {
+  keyId: string;
+  apiKey: string;
+  secretKey: string;
+}
+
+export const webhookSecretAssociatedData = (merchantId: string, mode: Mode) => `whsec:${merchantId}:${mode}`;
+
+async function issueKey(merchant: Pick<Merchant, 'merchantId' | 'status' | 'defaultCurrency'>, mode: Mode, scopes: Scope[], now: Date) {
+  const apiKey = newApiKey(mode);
+  const secretKey = newSecretKey(mode);
+  const keyId = newKeyId();
+  const record: store.ApiKeyRecord = {
+    keyId,
+    hash: hashApiKey(apiKey),
+    merchantId: merchant.merchantId,
+    mode,
+    scopes,
+    status: 'active',
+    expiresAt: null,
+    secretSealed: seal(await masterKey(), secretKey, store.secretAssociatedData(keyId)),
+    merchantStatus: merchant.status,
+    merchantCurrency: merchant.defaultCurrency,
+    createdAt: now.toISOString(),
+  };
+  return { record, issued: { keyId, apiKey, secretKey } satisfies IssuedCredentials };
+}
+
+async function newEndpoint(merchantId: string, mode: Mode, url: string) {
+  const secret = newWebhookSecret();
+  const endpoint: WebhookEndpoint = { url, secrets: [{ sealed: seal(await masterKey(), secret, webhookSecretAssociatedData(merchantId, mode)), expiresAt: null }] };
+  return { endpoint, secret };
+}
+
+export async function createMerchant(input: {
+  name: string;
+  currency?: Currency;
+  webhookUrl?: string;
+  allowInsecureWebhooks?: boolean;
+  scopes?: Scope[];
+  now?: Date;
+}) {
+  const now = input.now ?? new Date();
+  const allowInsecure = input.allowInsecureWebhooks ?? false;
+  if (input.webhookUrl) await assertSafeWebhookUrl(input.webhookUrl, { allowInsecure }).catch((e: Error) => {
+    throw new OperatorError(`--webhook-url ${e.message}`);
+  });
+  const merchant: Merchant = {
+    merchantId: randomUUID(),
+    name: input.name,
+    status: 'active',
+    defaultCurrency: input.currency ?? 'PKR',
+    fees: defaultFees,
+    settlementSchedule: defaultSchedule,
+    webhooks: {},
+    allowInsecureWebhooks: allowInsecure,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+  const credentials = {} as Record<Mode, IssuedCredentials & { webhookSecret: string | null }>;
+  const records: store.ApiKeyRecord[] = [];
+  for (const mode of modes) {
+    const { record, issued } = await issueKey(merchant, mode, input.scopes ?? [...allScopes], now);
+    records.push(record);
+    let webhookSecret: string | null = null;
+    if (input.webhookUrl) {
+      const { endpoint, secret } = await newEndpoint(merchant.merchantId, mode, input.webhookUrl);
+      merchant.webhooks[mode] = endpoint;
+      webhookSecret = secret;
+    }
+    credentials[mode] = { ...issued, webhookSecret };
+  }
+  await store.createMerchant(merchant, records);
+  return { merchantId: merchant.merchantId, name: merchant.name, currency: merchant.defaultCurrency, ...credentials };
+}
+
+async function requireMerchant(merchantId: string): Promise<Merchant> {
+  const merchant = await store.getMerchant(merchantId);
+  if (!merchant) throw new OperatorError(`no merchant ${merchantId}`);
+  return merchant;
+}
+
+/** KEY is the full API key or its id (`key_…`). Takes effect on the next request. */
+export async function revokeKey(keyOrId: string) {
+  const key = keyOrId.startsWith('key_') ? await store.getApiKeyById(keyOrId) : await store.getApiKeyByHash(hashApiKey(keyOrId));
+  if (!key) throw new OperatorError('no such API key');
+  await store.revokeApiKey(key.hash);
+  return { keyId: key.keyId, merchantId: key.merchantId, mode: key.mode, status: 'revoked' as const };
+}
+
+/** New pair for a mode; the old active keys keep working for `graceSeconds` (0 = revoked now). */
+export async function rotateKeys(merchantId: string, mode: Mode, graceSeconds = 24 * 3600, now = new Date()) {
+  if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new OperatorError('--grace must be a whole number of seconds >= 0');
+  const merchant = await requireMerchant(merchantId);
+  const old = (await store.listApiKeys(merchantId, mode)).filter((k) => k.status === 'active' && (!k.expiresAt || Date.parse(k.expiresAt) > now.getTime()));
+  const scopes = old[0]?.scopes ?? [...allScopes];
+  const { record, issued } = await issueKey(merchant, mode, scopes, now);
+  await store.rotateApiKeys(old, [record], graceSeconds, now);
+  return {
+    merchantId,
+    mode,
+    ...issued,
+    previousKeys: old.map((k) => ({ keyId: k.keyId, ...(graceSeconds === 0 ? { status: 'revoked' } : { expiresAt: new Date(now.getTime() + graceSeconds * 1000).toISOString() }) })),
+  };
+}
+
+/** Funds a test wallet from the sandbox (test mode only; live money only comes from payments). */
+export async function creditTestWallet(merchantId: string, mode: Mode, amountMinor: number, currency: Currency) {
+  if (mode !== 'test') throw new OperatorError('wallet credit is refused in live mode: live balances only move through payments');
+  if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) throw new OperatorError('--amount must be positive');
+  await requireMerchant(merchantId);
+  const entry = journal({
+    merchantId,
+    mode,
+    currency,
+    kind: 'wallet.credit',
+    reference: `operator:${randomUUID()}`,
+    movements: [
+      { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amountMinor },
+      { account: { kind: 'available' }, amount: amountMinor },
+    ],
+  });
+  await transact(postJournal(entry));
+  return { merchantId, mode, currency, credited: amountMinor, journalId: entry.journal.journalId };
+}
+
+export async function setFee(merchantId: string, product: FeeProduct, fee: Fee) {
+  if (!Number.isInteger(fee.basisPoints) || fee.basisPoints < 0 || fee.basisPoints > 10_000) throw new OperatorError('basis points must be 0-10000');
+  if (!Number.isSafeInteger(fee.fixedMinor) || fee.fixedMinor < 0) throw new OperatorError('fixed fee must be >= 0 minor units');
+  const merchant = await requireMerchant(merchantId);
+  await store.updateMerchant(merchantId, { fees: { ...merchant.fees, [product]: fee } });
+  return { merchantId, fees: { ...merchant.fees, [product]: fee } };
+}
+
+export async function setSchedule(merchantId: string, schedule: SettlementSchedule) {
+  const { frequency, dayOfPeriod, hourUtc } = schedule;
+  if (frequency === 'weekly' && !(dayOfPeriod && dayOfPeriod >= 1 && dayOfPeriod <= 7)) throw new OperatorError('weekly schedules need --day 1-7');
+  if (frequency === 'monthly' && !(dayOfPeriod && dayOfPeriod >= 1 && dayOfPeriod <= 28)) throw new OperatorError('monthly schedules need --day 1-28');
+  if (!Number.isInteger(hourUtc) || hourUtc < 0 || hourUtc > 23) throw new OperatorError('--hour must be 0-23');
+  if (frequency !== 'manual' && !schedule.destination) throw new OperatorError('automatic settlements need a destination bank account');
+  await requireMerchant(merchantId);
+  await store.updateMerchant(merchantId, { settlementSchedule: schedule });
+  return { merchantId, settlementSchedule: schedule };
+}
+
+export async function setStatus(merchantId: string, status: Merchant['status']) {
+  await requireMerchant(merchantId);
+  await store.updateMerchant(merchantId, { status });
+  return { merchantId, status };
+}
+
+/** Sets (or replaces) a mode's webhook endpoint; returns its new signing secret, shown once. */
+export async function setWebhook(merchantId: string, mode: Mode, url: string, allowInsecure?: boolean) {
+  const merchant = await requireMerchant(merchantId);
+  const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;
+  await assertSafeWebhookUrl(url, { allowInsecure: insecure }).catch((e: Error) => {
+    throw new OperatorError(`webhook url ${e.message}`);
+  });
+  const { endpoint, secret } = await newEndpoint(merchantId, mode, url);
+  await store.updateMerchant(merchantId, { webhooks: { ...merchant.webhooks, [mode]: endpoint }, allowInsecureWebhooks: insecure });
+  return { merchantId, mode, url, webhookSecret: secret };
+}

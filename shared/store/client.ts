@@ -1,0 +1,110 @@
+import {
+  DynamoDBClient,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
+  type TransactWriteItem,
+} from '@aws-sdk/client-dynamodb';
+import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+
+/**
+ * The DynamoDB client and the few helpers every access pattern shares. Locally DYNAMODB_ENDPOINT
+ * points at DynamoDB Local; in AWS it is unset and the SDK uses the Lambda's role.
+ */
+let client: DynamoDBClient | undefined;
+
+export function db(): DynamoDBClient {
+  client ??= new DynamoDBClient(
+    process.env.DYNAMODB_ENDPOINT
+      ? {
+          endpoint: process.env.DYNAMODB_ENDPOINT,
+          region: process.env.AWS_REGION ?? 'local',
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+          maxAttempts: 5,
+        }
+      : {},
+  );
+  return client;
+}
+
+export function tableName(): string {
+  const name = process.env.TABLE_NAME;
+  if (!name) throw new Error('TABLE_NAME is not set');
+  return name;
+}
+
+export const toItem = (value: Record<string, unknown>) => marshall(value, { removeUndefinedValues: true, convertClassInstanceToMap: false });
+export const fromItem = <T>(item: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue>) => unmarshall(item) as T;
+export const toValues = (values: Record<string, unknown>) => marshall(values as Record<string, NativeAttributeValue>, { removeUndefinedValues: true });
+
+export type TxItem = TransactWriteItem;
+
+/**
+ * A TransactWriteItems that failed. `reasons[i]` is the cancellation code of item i
+ * (`None`, `ConditionalCheckFailed`, `TransactionConflict`, ...), so callers can tell which rule
+ * stopped it. `item` holds the current item when the condition asked for it.
+ */
+export class TransactionFailed extends Error {
+  constructor(
+    readonly reasons: { code: string; item?: Record<string, unknown> }[],
+  ) {
+    super(`transaction cancelled: ${reasons.map((r) => r.code).join(',')}`);
+  }
+
+  failedAt(index: number): boolean {
+    return this.reasons[index]?.code === 'ConditionalCheckFailed';
+  }
+
+  get conflicted(): boolean {
+    return this.reasons.some((r) => r.code === 'TransactionConflict');
+  }
+}
+
+/**
+ * The Idempotency-Key of this request is already taken: a twin committed first or is in flight.
+ * The request pipeline answers with the twin's response, a 409 or a 422 (CONTRACT §5).
+ */
+export class IdempotencyKeyTaken extends Error {}
+
+/**
+ * One TransactWriteItems. An idempotency claim, when the request has one, goes first so that its
+ * failure is recognised as IdempotencyKeyTaken; the indexes of `items` in TransactionFailed.reasons
+ * are then shifted by one, which failedAt() accounts for.
+ */
+export async function transact(items: TxItem[], options: { idempotency?: TxItem } = {}): Promise<void> {
+  const all = options.idempotency ? [options.idempotency, ...items] : items;
+  if (all.length === 0) return;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db().send(new TransactWriteItemsCommand({ TransactItems: all }));
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = (error.CancellationReasons ?? []).map((r) => ({
+        code: r.Code ?? 'None',
+        ...(r.Item ? { item: unmarshall(r.Item) } : {}),
+      }));
+      if (options.idempotency && reasons[0]?.code === 'ConditionalCheckFailed') throw new IdempotencyKeyTaken();
+      const failed = new TransactionFailed(options.idempotency ? reasons.slice(1) : reasons);
+      // A conflict with a concurrent transaction changed nothing: every write is condition-guarded,
+      // so running it again is safe. A failed condition is an answer, not a race.
+      const onlyConflict = reasons.some((r) => r.code === 'TransactionConflict') && !reasons.some((r) => r.code === 'ConditionalCheckFailed');
+      if (!onlyConflict || attempt >= maxConflictAttempts) throw failed;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}
+
+const maxConflictAttempts = 10;
+
+/** Epoch seconds for the TTL attribute. */
+export const ttlIn = (seconds: number, now = Date.now()) => Math.floor(now / 1000) + seconds;
+
+/** `SET #a = :a, #b = :b` with its names and values, from a plain object of attributes. */
+export function setExpression(set: Record<string, unknown>) {
+  const fields = Object.keys(set);
+  return {
+    UpdateExpression: `SET ${fields.map((k) => `#${k} = :${k}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(fields.map((k) => [`#${k}`, k])),
+    ExpressionAttributeValues: toValues(Object.fromEntries(fields.map((k) => [`:${k}`, set[k]]))),
+  };
+}

@@ -1,0 +1,98 @@
+import { GetItemCommand, PutItemCommand, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { Mode } from '#shared/domain/credentials.ts';
+import { db, fromItem, tableName, toItem, ttlIn, type TxItem } from './client.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Idempotency records (CONTRACT §5): scoped to merchant and mode, kept 24 hours. A record is
+ * written optimistically: inside the business transaction when there is one, or alone for
+ * responses that changed nothing (validation errors, reads). A failed condition means a twin got
+ * there first; the caller then reads the record and replays it, or answers 409/422.
+ */
+export const idempotencyRetentionSeconds = 24 * 60 * 60;
+
+export interface StoredResponse {
+  statusCode: number;
+  body: string;
+  traceId: string;
+}
+
+export interface IdempotencyRecord {
+  requestHash: string;
+  state: 'in_flight' | 'completed';
+  response?: StoredResponse;
+}
+
+export interface IdempotencyScope {
+  mode: Mode;
+  merchantId: string;
+  key: string;
+  requestHash: string;
+}
+
+function item(scope: IdempotencyScope, record: IdempotencyRecord) {
+  return toItem({
+    ...keys.idempotency(scope.mode, scope.merchantId, scope.key),
+    entity: 'Idempotency',
+    ...record,
+    createdAt: new Date().toISOString(),
+    ttl: ttlIn(idempotencyRetentionSeconds),
+  });
+}
+
+/** No live record exists (TTL deletion lags, so an expired one counts as absent). */
+const vacant = () => ({
+  ConditionExpression: 'attribute_not_exists(PK) OR #ttl < :nowSeconds',
+  ExpressionAttributeNames: { '#ttl': 'ttl' },
+  ExpressionAttributeValues: { ':nowSeconds': { N: String(Math.floor(Date.now() / 1000)) } },
+});
+
+/** A Put for a business transaction: claims the key, failing if a live record exists. */
+export function claimWrite(scope: IdempotencyScope, record: IdempotencyRecord): TxItem {
+  return { Put: { TableName: tableName(), Item: item(scope, record), ...vacant() } };
+}
+
+/** Writes a completed record alone. Returns false if a record already existed. */
+export async function putCompleted(scope: IdempotencyScope, response: StoredResponse): Promise<boolean> {
+  try {
+    await db().send(
+      new PutItemCommand({
+        TableName: tableName(),
+        Item: item(scope, { requestHash: scope.requestHash, state: 'completed', response }),
+        ...vacant(),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Replaces an in-flight record with its final response (two-step flows). */
+export function completeWrite(scope: IdempotencyScope, response: StoredResponse): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: item(scope, { requestHash: scope.requestHash, state: 'completed', response }),
+      ConditionExpression: 'requestHash = :hash',
+      ExpressionAttributeValues: { ':hash': { S: scope.requestHash } },
+    },
+  };
+}
+
+/** Access pattern: the record for a merchant, mode and key (strongly consistent GetItem). */
+export async function getRecord(scope: Omit<IdempotencyScope, 'requestHash'>): Promise<IdempotencyRecord | undefined> {
+  const out = await db().send(
+    new GetItemCommand({
+      TableName: tableName(),
+      Key: toItem(keys.idempotency(scope.mode, scope.merchantId, scope.key)),
+      ConsistentRead: true,
+    }),
+  );
+  if (!out.Item) return undefined;
+  const record = fromItem<IdempotencyRecord & { ttl?: number }>(out.Item);
+  // TTL deletion lags; an expired record no longer counts.
+  if (record.ttl !== undefined && record.ttl * 1000 < Date.now()) return undefined;
+  return record;
+}

@@ -1,0 +1,154 @@
+import { GetItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { Mode } from '#shared/domain/credentials.ts';
+import type { Merchant } from '#shared/domain/merchant.ts';
+import type { Currency } from '#shared/domain/money.ts';
+import type { Scope } from '#functions/routes.ts';
+import { db, fromItem, setExpression, tableName, toItem, toValues, transact, type TxItem } from './client.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Merchants and their API keys. A key item carries what a request needs to be authenticated and
+ * its signature checked in ONE read: the merchant's status and currency are copied onto it and
+ * kept in step by updateMerchant.
+ */
+export interface ApiKeyRecord {
+  keyId: string;
+  hash: string;
+  merchantId: string;
+  mode: Mode;
+  scopes: Scope[];
+  status: 'active' | 'revoked';
+  /** Rotation grace: the key stops working at this instant (ISO), null = no expiry. */
+  expiresAt: string | null;
+  /** The paired secret key, sealed (see shared/crypto/seal.ts), associated data `secret:<keyId>`. */
+  secretSealed: string;
+  merchantStatus: Merchant['status'];
+  merchantCurrency: Currency;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+export const secretAssociatedData = (keyId: string) => `secret:${keyId}`;
+
+function apiKeyWrites(key: ApiKeyRecord): TxItem[] {
+  return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: toItem({
+          ...keys.apiKey(key.hash),
+          ...keys.apiKeyListing(key.merchantId, key.mode, key.createdAt, key.keyId),
+          entity: 'ApiKey',
+          ...key,
+        }),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: toItem({ ...keys.apiKeyId(key.keyId), entity: 'ApiKeyId', keyId: key.keyId, hash: key.hash }),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ];
+}
+
+/** Creates a merchant and its first keys in one transaction. */
+export async function createMerchant(merchant: Merchant, apiKeys: ApiKeyRecord[]): Promise<void> {
+  await transact([
+    {
+      Put: {
+        TableName: tableName(),
+        Item: toItem({ ...keys.merchant(merchant.merchantId), ...keys.merchantListing(merchant.createdAt, merchant.merchantId), entity: 'Merchant', ...merchant }),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    ...apiKeys.flatMap(apiKeyWrites),
+  ]);
+}
+
+/** Access pattern: merchant profile by id (GetItem). */
+export async function getMerchant(merchantId: string): Promise<Merchant | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.merchant(merchantId)) }));
+  return out.Item ? fromItem<Merchant>(out.Item) : undefined;
+}
+
+/** Access pattern: authenticate a request by the SHA-256 of its API key (strongly consistent GetItem). */
+export async function getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.apiKey(hash)), ConsistentRead: true }));
+  return out.Item ? fromItem<ApiKeyRecord>(out.Item) : undefined;
+}
+
+/** Access pattern: API key by its public id (pointer GetItem, then the key). */
+export async function getApiKeyById(keyId: string): Promise<ApiKeyRecord | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.apiKeyId(keyId)), ConsistentRead: true }));
+  if (!out.Item) return undefined;
+  return getApiKeyByHash(fromItem<{ hash: string }>(out.Item).hash);
+}
+
+/** Access pattern: a merchant's API keys, optionally of one mode (GSI1 query). */
+export async function listApiKeys(merchantId: string, mode?: Mode): Promise<ApiKeyRecord[]> {
+  const k = keys.apiKeysOfMerchant(merchantId, mode);
+  const found: ApiKeyRecord[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
+        ExpressionAttributeValues: toValues({ ':pk': k.GSI1PK, ':sk': k.GSI1SKPrefix }),
+        ExclusiveStartKey: start,
+      }),
+    );
+    found.push(...(out.Items ?? []).map((i) => fromItem<ApiKeyRecord>(i)));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return found;
+}
+
+function keyUpdate(hash: string, set: Record<string, unknown>): TxItem {
+  return {
+    Update: { TableName: tableName(), Key: toItem(keys.apiKey(hash)), ConditionExpression: 'attribute_exists(PK)', ...setExpression(set) },
+  };
+}
+
+export async function revokeApiKey(hash: string, now = new Date()): Promise<void> {
+  await transact([keyUpdate(hash, { status: 'revoked', revokedAt: now.toISOString() })]);
+}
+
+/**
+ * Rotation: the new keys are written and the old ones either revoked (grace 0) or given an expiry,
+ * in one transaction, so there is never a moment with no working key.
+ */
+export async function rotateApiKeys(oldKeys: ApiKeyRecord[], newKeys: ApiKeyRecord[], graceSeconds: number, now = new Date()): Promise<void> {
+  const ending = graceSeconds === 0
+    ? { status: 'revoked', revokedAt: now.toISOString() }
+    : { expiresAt: new Date(now.getTime() + graceSeconds * 1000).toISOString() };
+  await transact([...oldKeys.map((k) => keyUpdate(k.hash, ending)), ...newKeys.flatMap(apiKeyWrites)]);
+}
+
+/**
+ * Updates merchant settings. Status and currency are also copied onto every key of the merchant in
+ * the same transaction, so the very next request sees them.
+ */
+export async function updateMerchant(merchantId: string, patch: Partial<Omit<Merchant, 'merchantId' | 'createdAt'>>, now = new Date()): Promise<void> {
+  const writes: TxItem[] = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: toItem(keys.merchant(merchantId)),
+        ConditionExpression: 'attribute_exists(PK)',
+        ...setExpression({ ...patch, updatedAt: now.toISOString() }),
+      },
+    },
+  ];
+  const denormalised: Record<string, unknown> = {};
+  if (patch.status) denormalised.merchantStatus = patch.status;
+  if (patch.defaultCurrency) denormalised.merchantCurrency = patch.defaultCurrency;
+  if (Object.keys(denormalised).length) {
+    for (const key of await listApiKeys(merchantId)) writes.push(keyUpdate(key.hash, denormalised));
+  }
+  await transact(writes);
+}
