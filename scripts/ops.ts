@@ -22,6 +22,11 @@ function print(result: unknown, human: (r: never) => string) {
 async function connect() {
   if (program.opts().aws || process.env.OPS_TARGET === 'aws') {
     if (!process.env.TABLE_NAME) throw new Error('TABLE_NAME is required with --aws (see the stack output TableName)');
+    if (!process.env.SECRETS_MASTER_KEY_ARN) throw new Error('SECRETS_MASTER_KEY_ARN is required with --aws (see the stack output SecretsMasterKeyArn)');
+    const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+    const { useSecretReader } = await import('#shared/crypto/seal.ts');
+    const client = new SecretsManagerClient({});
+    useSecretReader(async (arn) => (await client.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString ?? '');
     return;
   }
   const config = localConfig();

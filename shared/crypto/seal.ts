@@ -43,13 +43,29 @@ export function masterKey(): Promise<MasterKey> {
   return cached;
 }
 
+/** Outside Lambda (the ops CLI against AWS) a Secrets Manager reader is plugged in here. */
+let secretReader: ((arn: string) => Promise<string>) | undefined;
+export function useSecretReader(reader: (arn: string) => Promise<string>): void {
+  secretReader = reader;
+  cached = undefined;
+}
+
 async function loadMasterKey(): Promise<MasterKey> {
   const inline = process.env.SECRETS_MASTER_KEY;
   if (inline) return deriveMasterKey(inline);
   const arn = process.env.SECRETS_MASTER_KEY_ARN;
   if (!arn) throw new Error('neither SECRETS_MASTER_KEY nor SECRETS_MASTER_KEY_ARN is set');
-  const { getSecret } = await import('@aws-lambda-powertools/parameters/secrets');
-  const value = await getSecret(arn, { maxAge: 3600 });
-  if (typeof value !== 'string') throw new Error('master key secret is not a string');
-  return deriveMasterKey(value);
+  return deriveMasterKey(await (secretReader ?? readFromLambdaExtension)(arn));
+}
+
+/** The AWS Parameters and Secrets Lambda extension (a layer on every function; no SDK needed). */
+async function readFromLambdaExtension(arn: string): Promise<string> {
+  const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT ?? '2773';
+  const response = await fetch(`http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(arn)}`, {
+    headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
+  });
+  if (!response.ok) throw new Error(`secrets extension answered ${response.status}`);
+  const { SecretString } = (await response.json()) as { SecretString?: string };
+  if (!SecretString) throw new Error('master key secret has no string value');
+  return SecretString;
 }

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { ZodType } from 'zod';
+import type { ZodMiniType as ZodType } from 'zod/mini';
 import { parseApiKey } from '#shared/domain/credentials.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
 import { masterKey, open } from '#shared/crypto/seal.ts';

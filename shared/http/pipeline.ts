@@ -1,8 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { z, ZodType } from 'zod';
+import type * as z from 'zod/mini';
 import type { Route } from '#functions/routes.ts';
-import type { IdempotencyScope } from '#shared/store/idempotency.ts';
+import type { TxItem } from '#shared/store/client.ts';
+import { claimWrite, type IdempotencyScope } from '#shared/store/idempotency.ts';
 import {
   apiKeyAuth,
   idempotency,
@@ -28,7 +29,7 @@ import {
  *   validateAndVerify  MD5 signature (400/401) and zod schemas (400 with `errors`)
  * then `fn`, which calls a domain service and returns { statusCode, body }.
  */
-type Infer<S, K extends keyof Schemas> = S extends Record<K, infer T extends ZodType> ? z.infer<T> : undefined;
+type Infer<S, K extends keyof Schemas> = S extends Record<K, infer T extends z.ZodMiniType> ? z.infer<T> : undefined;
 
 export interface GatewayRequest<S extends Schemas> {
   traceId: string;
@@ -72,3 +73,21 @@ export function httpHandler<S extends Schemas>(
 
 export const ok = (body: unknown): GatewayResponse => ({ statusCode: 200, body });
 export const created = (body: unknown): GatewayResponse => ({ statusCode: 201, body });
+
+/**
+ * For handlers whose change is one transaction: the response is fixed before the commit, and its
+ * Idempotency-Key record goes into the same TransactWriteItems (`transact(items, { idempotency })`).
+ * A twin that committed first then surfaces as IdempotencyKeyTaken and is answered by replay.
+ */
+export function committedResponse(request: GatewayRequest<Schemas>, statusCode: number, body: unknown): { idempotency?: TxItem; response: GatewayResponse } {
+  const response: GatewayResponse = { statusCode, body };
+  if (!request.idempotency) return { response };
+  return {
+    idempotency: claimWrite(request.idempotency, {
+      requestHash: request.idempotency.requestHash,
+      state: 'completed',
+      response: { statusCode, body: JSON.stringify(body), traceId: request.traceId },
+    }),
+    response: { ...response, idempotencyRecorded: true },
+  };
+}

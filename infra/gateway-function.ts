@@ -1,0 +1,64 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { bundling } from '#infra/bundling.ts';
+
+/** Retention of every log group the stack creates. */
+export const logRetention = RetentionDays.ONE_MONTH;
+
+export interface GatewayFunctionProps extends Pick<NodejsFunctionProps, 'description' | 'timeout' | 'environment'> {
+  /** Absolute path of the handler module; it exports `handler`. */
+  readonly entry: string;
+  /** The one table: TABLE_NAME. Data grants are the caller's (least privilege per route). */
+  readonly table: ITable;
+  /** The secret that seals merchant secrets: SECRETS_MASTER_KEY_ARN, read access granted. */
+  readonly masterKey: ISecret;
+}
+
+/** A gateway Lambda: Node.js 24 on arm64, bundled ESM, traced, with the gateway's common environment. */
+export class GatewayFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
+    const { table, masterKey, environment, ...rest } = props;
+    // Created beside the function, as nothing can be its child before super(): a log group with a
+    // retention, and a role that may write to that log group only (instead of the
+    // AWSLambdaBasicExecutionRole managed policy, which may write to any log group).
+    const logGroup = new LogGroup(scope, `${id}LogGroup`, { retention: logRetention });
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+
+    super(scope, id, {
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 512,
+      timeout: Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      bundling,
+      logGroup,
+      // The AWS Parameters and Secrets extension serves the master key over localhost with caching,
+      // so no Secrets Manager SDK client is bundled into the functions (shared/crypto/seal.ts).
+      paramsAndSecrets: ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, { cacheSize: 10, cacheEnabled: true }),
+      role,
+      ...rest,
+      environment: {
+        TABLE_NAME: table.tableName,
+        SECRETS_MASTER_KEY_ARN: masterKey.secretArn,
+        POWERTOOLS_SERVICE_NAME: 'payment-gateway',
+        LOG_LEVEL: 'INFO',
+        ...(bundling.sourceMap ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
+        ...environment,
+      },
+    });
+    masterKey.grantRead(this);
+
+    const xray = 'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions, so active tracing needs Resource "*".';
+    Validations.of(role).acknowledge(
+      { id: 'AwsSolutions-IAM5[Resource::*]', reason: xray },
+      { id: 'Serverless-StarPermissions', reason: xray },
+    );
+  }
+}

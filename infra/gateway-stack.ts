@@ -1,0 +1,187 @@
+import { join } from 'node:path';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { ComparisonOperator, TreatMissingData, type Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { AttributeType, BillingMode, CfnTable, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct, IConstruct } from 'constructs';
+import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
+import { HttpProblem, problems } from '#shared/http/problem.ts';
+import { tableDefinition } from '#shared/store/table.ts';
+import { repoRoot } from '#infra/bundling.ts';
+import { GatewayFunction, logRetention } from '#infra/gateway-function.ts';
+
+/**
+ * Problems API Gateway answers itself, before any Lambda runs: the same bodies as the pipeline's
+ * (shared/http/problem.ts), with `traceId` the API Gateway request id.
+ */
+const gatewayProblems: readonly { type: ResponseType; problem: HttpProblem; headers?: Record<string, string> }[] = [
+  // Unknown path, unknown method on a known path, or an unsupported API version.
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, problem: problems.notFound('No such endpoint.') },
+  { type: ResponseType.THROTTLED, problem: new HttpProblem(429, 'Rate limit exceeded.'), headers: { 'Retry-After': "'1'" } },
+  // API Gateway's own 10 MB payload limit; the pipeline enforces the contract's 64 KiB.
+  { type: ResponseType.REQUEST_TOO_LARGE, problem: problems.tooLarge(10 * 1024 * 1024) },
+  { type: ResponseType.WAF_FILTERED, problem: problems.forbidden('The request was blocked.') },
+  // Catch-alls: the usual status varies by cause, but the body states one, so it is fixed.
+  { type: ResponseType.DEFAULT_4XX, problem: problems.badRequest('The request could not be processed.') },
+  { type: ResponseType.DEFAULT_5XX, problem: problems.internal() },
+];
+
+/**
+ * API Gateway path parameters must be whole segments, so `v{version}` cannot be one: each supported
+ * version gets literal resources (`/Gateway/v1/...`) and any other version is an unknown path, the
+ * gateway's 404 problem. Whole-segment `{param}`s stay path parameters.
+ */
+function resourcePaths(route: Route): string[] {
+  return route.path.includes('{version}') ? supportedVersions.map((v) => route.path.replaceAll('{version}', v)) : [route.path];
+}
+
+const acknowledge = (scope: IConstruct, reason: string, ...ids: string[]) =>
+  Validations.of(scope).acknowledge(...ids.map((id) => ({ id, reason })));
+
+export class PaymentGatewayStack extends Stack {
+  readonly table: Table;
+  readonly masterKey: Secret;
+  /** Webhook deliveries; the dispatcher (added later) retries through visibility timeouts. */
+  readonly webhookQueue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly alarmTopic: Topic;
+  readonly api: RestApi;
+  /** One Lambda per route, by route id. */
+  readonly functions: ReadonlyMap<string, GatewayFunction>;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    const { partitionKey, sortKey, ttlAttribute, streamView, globalSecondaryIndexes } = tableDefinition;
+    const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
+    this.table = new Table(this, 'Table', {
+      partitionKey: stringKey(partitionKey),
+      sortKey: stringKey(sortKey),
+      timeToLiveAttribute: ttlAttribute,
+      stream: StreamViewType[streamView],
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const gsi of globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({ indexName: gsi.indexName, partitionKey: stringKey(gsi.partitionKey), sortKey: stringKey(gsi.sortKey) });
+    }
+
+    // shared/crypto/seal.ts derives the AES-256-GCM key as SHA-256 of this string: 64 random
+    // alphanumerics, about 380 bits. Losing it makes every sealed secret unreadable: RETAIN.
+    this.masterKey = new Secret(this, 'SecretsMasterKey', {
+      description: 'Master key that seals merchant secret keys and webhook signing secrets.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    acknowledge(this.masterKey, 'Rotating the master key means re-sealing every stored secret under the new key; it is an operator procedure, not a Secrets Manager rotation Lambda.', 'AwsSolutions-SMG4');
+
+    const queueDefaults = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
+    this.deadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });
+    acknowledge(this.deadLetterQueue, 'This is the dead-letter queue; the operator redrives it (npm run ops).', 'Serverless-SQSRedrivePolicy');
+    // CONTRACT §10: the first attempt plus 7 retries (5 s ... 10 h), then the dead-letter queue.
+    this.webhookQueue = new Queue(this, 'WebhookQueue', { ...queueDefaults, deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 8 } });
+
+    this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: 'Payment gateway alarms', enforceSSL: true });
+    acknowledge(this.alarmTopic, 'Alarm notifications carry no sensitive data, and CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key.', 'AwsSolutions-SNS2');
+    const alarm = (alarmId: string, metric: Metric, description: string) =>
+      metric
+        .createAlarm(this, alarmId, {
+          alarmDescription: description,
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        })
+        .addAlarmAction(new SnsAction(this.alarmTopic));
+    const minute = Duration.minutes(1);
+    alarm('WebhookDeadLetterAlarm', this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }), 'Webhook deliveries exhausted their retries.');
+
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention });
+    this.api = new RestApi(this, 'Api', {
+      restApiName: 'payment-gateway',
+      description: 'Merchant payment gateway',
+      endpointTypes: [EndpointType.REGIONAL],
+      cloudWatchRole: true,
+      deployOptions: {
+        // The API version is in the path (/Gateway/v1/...), so the stage is not a version.
+        stageName: 'prod',
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false, // never log bodies: they carry secrets and card data
+        throttlingRateLimit: 100,
+        throttlingBurstLimit: 200,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields({
+          caller: false,
+          httpMethod: true,
+          ip: true,
+          protocol: true,
+          requestTime: true,
+          resourcePath: true,
+          responseLength: true,
+          status: true,
+          user: false,
+        }),
+      },
+    });
+    // Gateway response header values are mappings (`context.requestId`) or literals in single quotes.
+    for (const { type, problem, headers } of gatewayProblems) {
+      this.api.addGatewayResponse(`Problem${type.responseType}`, {
+        type,
+        statusCode: String(problem.status),
+        responseHeaders: { 'Content-Type': "'application/problem+json'", 'Svc-Trace-Id': 'context.requestId', ...headers },
+        templates: { 'application/json': JSON.stringify(problem.body('$context.requestId')) },
+      });
+    }
+    acknowledge(this.api, 'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes (CONTRACT §1); the hosted checkout page is public by design. There are no IAM or Cognito users.', 'AwsSolutions-APIG4', 'AwsSolutions-COG4');
+    acknowledge(this.api, 'The Lambda pipeline validates requests (content type, size, schema) so that failures are RFC 9457 problems with per-field errors (CONTRACT §4).', 'AwsSolutions-APIG2');
+    acknowledge(this.api.deploymentStage, 'AWS WAF is a recommended deployment add-on (a web ACL with rate-based and managed rules associated to this stage); it is account- and traffic-specific.', 'AwsSolutions-APIG3');
+    acknowledge(this.api, 'API Gateway needs an account-level role to write execution logs; AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy for it.', 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]');
+    alarm('Api5xxAlarm', this.api.metricServerError({ period: Duration.minutes(5) }), 'The API returned 5xx responses.');
+
+    const tableLogicalId: string = this.resolve(this.getLogicalId(this.table.node.defaultChild as CfnTable));
+    const functions = new Map<string, GatewayFunction>();
+    for (const route of routeList) {
+      const fn = new GatewayFunction(this, route.id, {
+        entry: join(repoRoot, route.handler),
+        description: `${route.method} ${route.path}`,
+        table: this.table,
+        masterKey: this.masterKey,
+      });
+      if (route.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
+      else this.table.grantReadData(fn);
+      acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
+      acknowledge(fn, 'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+
+      const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
+      for (const path of resourcePaths(route)) this.api.root.resourceForPath(path).addMethod(route.method, integration);
+      alarm(`${route.id}ErrorsAlarm`, fn.metricErrors({ period: minute }), `${route.method} ${route.path}: unhandled errors.`);
+      functions.set(route.id, fn);
+    }
+    this.functions = functions;
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; append /Gateway/v1/... or /pay/...' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'QueueUrl', { value: this.webhookQueue.queueUrl });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe the on-call address here.' });
+    new CfnOutput(this, 'SecretsMasterKeyArn', { value: this.masterKey.secretArn });
+  }
+}
