@@ -19,14 +19,14 @@ export interface LocalConfig {
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
 
 export function localConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
-  const port = Number(env.PORT ?? 3000);
+  const port = Number(env.PORT || 3000);
   return {
     port,
-    dynamoPort: Number(env.DYNAMODB_PORT ?? port + 5000),
-    sqsPort: Number(env.SQS_PORT ?? port + 6324),
-    dataDir: resolve(repoRoot, env.DATA_DIR ?? '.data'),
-    tableName: env.TABLE_NAME ?? 'payment-gateway',
-    baseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
+    dynamoPort: Number(env.DYNAMODB_PORT || port + 5000),
+    sqsPort: Number(env.SQS_PORT || port + 6324),
+    dataDir: resolve(repoRoot, env.DATA_DIR || '.data'),
+    tableName: env.TABLE_NAME || 'payment-gateway',
+    baseUrl: env.PUBLIC_BASE_URL || `http://localhost:${port}`,
     inMemory: env.IN_MEMORY === '1' || env.IN_MEMORY === 'true',
   };
 }
@@ -46,7 +46,7 @@ export function localMasterKey(dataDir: string): string {
 export function useLocalStack(config: LocalConfig): void {
   process.env.TABLE_NAME = config.tableName;
   process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${config.dynamoPort}`;
-  process.env.AWS_REGION ??= 'local';
-  process.env.SECRETS_MASTER_KEY ??= localMasterKey(config.dataDir);
-  process.env.PUBLIC_BASE_URL ??= config.baseUrl;
+  process.env.AWS_REGION ||= 'local';
+  process.env.SECRETS_MASTER_KEY ||= localMasterKey(config.dataDir);
+  process.env.PUBLIC_BASE_URL ||= config.baseUrl;
 }

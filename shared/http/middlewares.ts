@@ -33,6 +33,8 @@ export interface PipelineState {
   rawBody: string;
   json?: unknown;
   idempotency?: IdempotencyScope;
+  /** The handler committed the Idempotency-Key record in its own transaction. */
+  idempotencyRecorded?: boolean;
   parsed?: { body: unknown; query: unknown; path: unknown };
 }
 
@@ -103,7 +105,9 @@ export function problemDetails(): Middleware {
   return {
     after: (request) => {
       const r = request.response as GatewayResponse;
-      if (!isSerialised(r)) request.response = serialise(r.statusCode, r.body, r.headers);
+      if (isSerialised(r)) return;
+      if (r.idempotencyRecorded) state(request).idempotencyRecorded = true;
+      request.response = serialise(r.statusCode, r.body, r.headers);
     },
     onError: (request) => {
       if (request.error instanceof IdempotencyKeyTaken) return; // answered by idempotency()
@@ -219,8 +223,7 @@ export function idempotency(): Middleware {
       s.idempotency = { mode: s.auth.mode, merchantId: s.auth.merchantId, key, requestHash };
     },
     after: async (request) => {
-      if ((request.response as GatewayResponse).idempotencyRecorded) return;
-      await record(request);
+      if (!state(request).idempotencyRecorded) await record(request);
     },
     onError: async (request) => {
       const s = state(request);

@@ -1,0 +1,43 @@
+import { execSync, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../support/global-setup.ts';
+
+/** `npm start` end to end: it serves, seeds a demo merchant, and Ctrl-C stops every child. */
+describe('npm start', () => {
+  it('serves the API with a seeded merchant and stops DynamoDB Local on SIGINT', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: resolve(import.meta.dirname, '..', '..'),
+      env: { ...process.env, PORT: String(port), IN_MEMORY: '1', DATA_DIR: mkdtempSync(join(tmpdir(), 'start-')), DYNAMODB_PORT: String(await freePort()), SQS_PORT: String(await freePort()), TABLE_NAME: '', DYNAMODB_ENDPOINT: '', SECRETS_MASTER_KEY: '', PUBLIC_BASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/test API key\s+(pk_test_\S+)/.test(out)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not come up:\n${out}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const apiKey = /test API key\s+(pk_test_\S+)/.exec(out)![1]!;
+      const res = await fetch(`http://127.0.0.1:${port}/Gateway/v1/Account/query-balance`, { method: 'POST', headers: { 'Svc-API-Key': apiKey } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ currency: 'PKR', availableBalance: 0 });
+      const children = execSync(`pgrep -P ${child.pid} || true`).toString().split('\n').filter(Boolean).map(Number);
+      const java = children.filter((pid) => execSync(`ps -o comm= -p ${pid} || true`).toString().includes('java'));
+      expect(java.length).toBe(1); // DynamoDB Local
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((r) => child.once('exit', r));
+      expect(code).toBe(0);
+      for (const pid of children) expect(() => process.kill(pid, 0), `child ${pid} still alive`).toThrow();
+      await expect(fetch(`http://127.0.0.1:${port}/Gateway/v1/Settlements/schedule`)).rejects.toThrow();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 90_000);
+});

@@ -1,0 +1,64 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { routeList } from '#functions/routes.ts';
+import { call, useGateway } from '../support/gateway.ts';
+
+/** The operator CLI as an operator runs it: a separate process against the running stack's table. */
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '..', '..');
+const dataDir = mkdtempSync(join(tmpdir(), 'ops-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function ops(...args: string[]) {
+  const port = new URL(inject('dynamoEndpoint')).port;
+  const result = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, DYNAMODB_PORT: port, TABLE_NAME: inject('tableName'), SECRETS_MASTER_KEY: process.env.SECRETS_MASTER_KEY, DATA_DIR: dataDir, DYNAMODB_ENDPOINT: '' },
+  }).catch((e: { stdout: string; stderr: string; code: number }) => ({ ...e, failed: true as const }));
+  return { ...result, json: (() => { try { return JSON.parse(result.stdout); } catch { return undefined; } })() };
+}
+
+describe('npm run ops', () => {
+  const gw = useGateway(routeList);
+
+  it('creates a merchant printing both modes’ keys once, as CONTRACT §11 shows', async () => {
+    const r = await ops('merchant', 'create', '--name', 'Acme', '--json', '--webhook-url', 'http://127.0.0.1:4999/hook', '--allow-insecure-webhooks');
+    expect(r.json).toMatchObject({
+      merchantId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      test: { apiKey: expect.stringMatching(/^pk_test_[0-9A-Za-z]{32,}$/), secretKey: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32,}$/), webhookSecret: expect.stringMatching(/^whsec_/) },
+      live: { apiKey: expect.stringMatching(/^pk_live_/), secretKey: expect.stringMatching(/^sk_live_/), webhookSecret: expect.stringMatching(/^whsec_/) },
+    });
+    expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: r.json.test.apiKey })).status).toBe(200);
+
+    const credit = await ops('wallet', 'credit', '--merchant', r.json.merchantId, '--mode', 'test', '--amount', '5000', '--currency', 'PKR', '--json');
+    expect(credit.json).toMatchObject({ credited: 5000 });
+    const balance = await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: r.json.test.apiKey });
+    expect(balance.json.availableBalance).toBe(5000);
+    const live = await ops('wallet', 'credit', '--merchant', r.json.merchantId, '--mode', 'live', '--amount', '5000', '--json');
+    expect(live.json.error).toMatch(/live/);
+
+    const revoke = await ops('key', 'revoke', r.json.test.apiKey, '--json');
+    expect(revoke.json).toMatchObject({ status: 'revoked' });
+    expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: r.json.test.apiKey })).status).toBe(401);
+
+    const rotated = await ops('key', 'rotate', '--merchant', r.json.merchantId, '--mode', 'live', '--grace', '0', '--json');
+    expect(rotated.json.apiKey).toMatch(/^pk_live_/);
+    expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: r.json.live.apiKey })).status).toBe(401);
+    expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: rotated.json.apiKey })).status).toBe(200);
+
+    const schedule = await ops('merchant', 'schedule', '--merchant', r.json.merchantId, '--frequency', 'weekly', '--day', '1', '--hour', '2', '--bank-name', 'HBL', '--iban', 'PK36SCBL0000001123456702', '--account-title', 'Acme Ltd', '--json');
+    expect(schedule.json.settlementSchedule.frequency).toBe('weekly');
+    const shown = await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: rotated.json.apiKey });
+    expect(shown.json).toMatchObject({ enabled: true, frequency: 'weekly', dayOfPeriod: 1, hourUtc: 2, destination: { bankName: 'HBL', ibanLast4: '6702' } });
+    expect(shown.text).not.toContain('PK36SCBL0000001123456702');
+  }, 60_000);
+
+  it('refuses unsafe webhook URLs', async () => {
+    const r = await ops('merchant', 'create', '--name', 'Bad', '--webhook-url', 'http://169.254.169.254/latest', '--json');
+    expect(r.json.error).toMatch(/webhook/);
+  }, 30_000);
+});
