@@ -51,6 +51,28 @@ export const routes = {
     permissions: { table: 'read' },
     summary: 'The merchant’s automatic settlement schedule (also a cheap authentication check).',
   },
+  transactionByRef: {
+    id: 'transactionByRef',
+    method: 'GET',
+    path: '/Gateway/v{version}/Transaction/by-ref/{reference}',
+    handler: 'functions/transactions/by-ref.ts',
+    auth: 'apiKey',
+    scope: 'read',
+    signature: false,
+    permissions: { table: 'read' },
+    summary: 'A transaction by orderRef, paymentIntentId or transactionReference (also the payout status inquiry).',
+  },
+  transactionByRefAlias: {
+    id: 'transactionByRefAlias',
+    method: 'GET',
+    path: '/Gateway/v{version}/Transaction/{reference}',
+    handler: 'functions/transactions/by-ref-alias.ts',
+    auth: 'apiKey',
+    scope: 'read',
+    signature: false,
+    permissions: { table: 'read' },
+    summary: 'Alias of Transaction/by-ref/{reference}.',
+  },
 } as const satisfies Record<string, Route>;
 
 export type RouteId = keyof typeof routes;

@@ -11,8 +11,20 @@ import type { Mode } from '#shared/domain/credentials.ts';
  *   Wallet        MERCHANT#<merchantId>               WALLET#<mode>#<currency>          -
  *   Journal       MERCHANT#<merchantId>               JOURNAL#<mode>#<createdAt>#<id>   -
  *   Idempotency   IDEM#<mode>#<merchantId>#<key>      IDEM                              -
+ *   Intent        TXN#<paymentIntentId>               TXN                               MERCHANT#<id>#<mode>#TXN / <createdAt>#<id>
+ *                                                                                       GSI2 (sparse, while something is due): DUE#<shard> / <dueAt>#<id>
+ *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
+ *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
+ *   OutboxEvent   TXN#<paymentIntentId>               EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
  */
 export type Key = { PK: string; SK: string };
+
+const dueShardCount = 4;
+function dueShard(id: string): number {
+  let h = 0;
+  for (const c of id) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return h % dueShardCount;
+}
 
 export const keys = {
   merchant: (merchantId: string): Key => ({ PK: `MERCHANT#${merchantId}`, SK: 'PROFILE' }),
@@ -40,6 +52,24 @@ export const keys = {
     SK: `JOURNAL#${mode}#${createdAt}#${journalId}`,
   }),
   journalsOfMerchant: (merchantId: string, mode: Mode) => ({ PK: `MERCHANT#${merchantId}`, SKPrefix: `JOURNAL#${mode}#` }),
+
+  intent: (paymentIntentId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: 'TXN' }),
+  intentListing: (merchantId: string, mode: Mode, createdAt: string, paymentIntentId: string) => ({
+    GSI1PK: `MERCHANT#${merchantId}#${mode}#TXN`,
+    GSI1SK: `${createdAt}#${paymentIntentId}`,
+  }),
+  orderRef: (mode: Mode, merchantId: string, orderRef: string): Key => ({ PK: `ORDERREF#${mode}#${merchantId}#${orderRef}`, SK: 'ORDERREF' }),
+  transactionReference: (mode: Mode, merchantId: string, reference: string): Key => ({ PK: `TXREF#${mode}#${merchantId}#${reference}`, SK: 'TXREF' }),
+  outboxEvent: (paymentIntentId: string, createdAt: string, eventId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `EVENT#${createdAt}#${eventId}` }),
+  eventsOfIntent: (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'EVENT#' }),
+
+  /**
+   * The "due" index (GSI2, sparse): an item that needs attention at a time (a checkout to expire, a
+   * charge to reconcile) carries these attributes until it is dealt with. Spread over a few shards
+   * so no partition is hot; a sweep queries every shard for `GSI2SK <= now`.
+   */
+  due: (id: string, dueAt: string) => ({ GSI2PK: `DUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
+  dueShards: () => Array.from({ length: dueShardCount }, (_, i) => `DUE#${i}`),
 
   idempotency: (mode: Mode, merchantId: string, idempotencyKey: string): Key => ({
     PK: `IDEM#${mode}#${merchantId}#${idempotencyKey}`,

@@ -1,0 +1,14 @@
+import * as z from 'zod/mini';
+import type { Route } from '#functions/routes.ts';
+import { httpHandler, ok } from '#shared/http/pipeline.ts';
+import { problems } from '#shared/http/problem.ts';
+import '#shared/http/schemas.ts';
+import { lookupTransaction } from '#shared/services/transactions.ts';
+
+/** GET …/Transaction/by-ref/{reference} and its alias: one lookup, two routes. */
+export const lookupHandler = (route: Route) =>
+  httpHandler(route, { path: z.object({ reference: z.string().check(z.minLength(1), z.maxLength(255)) }) }, async ({ auth, path }) => {
+    const transaction = await lookupTransaction(auth.merchantId, auth.mode, path.reference);
+    if (!transaction) throw problems.notFound(`No transaction with reference ${path.reference}.`);
+    return ok(transaction);
+  });

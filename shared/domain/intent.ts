@@ -1,0 +1,72 @@
+import type { Mode } from './credentials.ts';
+import type { Currency } from './money.ts';
+
+/**
+ * Payment intents (the "transactions" of SPEC): checkouts, deposits and withdrawals. Status rules
+ * live here and nowhere else; the store turns a permitted transition into a conditional write so
+ * that a terminal state is never left, whatever races.
+ */
+export type IntentType = 'checkout' | 'deposit' | 'withdrawal';
+export type IntentStatus = 'Pending' | 'Processing' | 'Completed' | 'Failed' | 'Cancelled' | 'Expired';
+
+export const terminalStatuses: readonly IntentStatus[] = ['Completed', 'Failed', 'Cancelled', 'Expired'];
+export const isTerminal = (s: IntentStatus) => terminalStatuses.includes(s);
+
+/** from → allowed next statuses, per intent type (CONTRACT §6 and SPEC "States"). */
+const transitions: Record<IntentType, Partial<Record<IntentStatus, readonly IntentStatus[]>>> = {
+  checkout: { Pending: ['Completed', 'Failed', 'Cancelled', 'Expired'] },
+  deposit: { Pending: ['Completed', 'Failed', 'Expired'] },
+  withdrawal: { Pending: ['Processing', 'Cancelled', 'Failed'], Processing: ['Completed', 'Failed'] },
+};
+
+export function canTransition(type: IntentType, from: IntentStatus, to: IntentStatus): boolean {
+  return transitions[type][from]?.includes(to) ?? false;
+}
+
+export class IllegalTransition extends Error {
+  constructor(readonly from: IntentStatus, readonly to: IntentStatus) {
+    super(`a ${from} transaction cannot become ${to}`);
+  }
+}
+
+export interface OrderRef {
+  orderRef: string;
+  discount?: string | null;
+  tax?: string | null;
+}
+
+export interface CardSummary {
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+export interface PaymentIntent {
+  paymentIntentId: string;
+  merchantId: string;
+  mode: Mode;
+  intentType: IntentType;
+  status: IntentStatus;
+  amountMinor: number;
+  currency: Currency;
+  feeMinor: number;
+  refundedMinor: number;
+  orderRef: OrderRef;
+  customerRef: Record<string, string> | null;
+  description: string;
+  metadataJson: string | null;
+  callbackUrl: string | null;
+  /** The gateway's (or provider's) reference for this transaction; unique per merchant and mode. */
+  transactionReference: string;
+  reason: string | null;
+  /** traceId of the request that created it; repeated on lookups and webhook events. */
+  traceId: string;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+  /** Incremented by every change; conditions use it to refuse stale read-modify-writes. */
+  version: number;
+  /** Per-type details (checkout: paymentMethod, card; deposit: walletChargeInfo; withdrawal: payoutInfo …). */
+  details: Record<string, unknown>;
+}

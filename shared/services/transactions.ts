@@ -1,0 +1,87 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import { isTerminal, type IntentStatus, type PaymentIntent } from '#shared/domain/intent.ts';
+import type { Journal, WalletDelta } from '#shared/domain/ledger.ts';
+import { fromMinor } from '#shared/domain/money.ts';
+import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { findIntent, getIntent, intentUpdateIndex, transitionWrites, type Transition } from '#shared/store/intents.ts';
+import { postJournal } from '#shared/store/wallets.ts';
+
+/**
+ * Status changes and the transaction object of CONTRACT §6. Every outcome (payment result, expiry,
+ * provider callback, reconciler answer, operator decision) goes through changeStatus(): read the
+ * intent, let the caller decide, commit the change + its outbox event + its journal in ONE
+ * transaction conditioned on the version read. A lost race re-reads and decides again, so exactly
+ * one outcome wins and a terminal status is never left.
+ */
+export interface Decision {
+  to: IntentStatus;
+  reason?: string | null;
+  details?: Record<string, unknown>;
+  feeMinor?: number;
+  dueAt?: string | null;
+  /** Ledger movement committed with the change (e.g. crediting the wallet on Completed). */
+  journal?: { journal: Journal; delta: WalletDelta };
+  /** Extra writes in the same transaction (e.g. an Idempotency-Key record). */
+  extraWrites?: TxItem[];
+}
+
+export type ChangeResult =
+  | { changed: true; intent: PaymentIntent; transition: Transition }
+  | { changed: false; intent: PaymentIntent | undefined };
+
+export async function changeStatus(
+  paymentIntentId: string,
+  decide: (current: PaymentIntent) => Decision | null,
+  now: () => Date = () => new Date(),
+): Promise<ChangeResult> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const current = await getIntent(paymentIntentId);
+    if (!current || isTerminal(current.status)) return { changed: false, intent: current };
+    const decision = decide(current);
+    if (!decision) return { changed: false, intent: current };
+    const transition = transitionWrites(current, decision.to, { ...decision, now: now() });
+    try {
+      await transact([...transition.writes, ...(decision.journal ? postJournal(decision.journal) : []), ...(decision.extraWrites ?? [])]);
+      return { changed: true, intent: transition.next, transition };
+    } catch (error) {
+      if (error instanceof TransactionFailed && error.failedAt(intentUpdateIndex)) continue; // someone else changed it first
+      throw error;
+    }
+  }
+  throw new Error(`could not apply a status change to ${paymentIntentId}: too much contention`);
+}
+
+/** The transaction object of CONTRACT §6 (camelCase). Card numbers never appear: brand and last four only. */
+export function transactionView(intent: PaymentIntent) {
+  const d = intent.details as Record<string, unknown>;
+  return {
+    paymentIntentId: intent.paymentIntentId,
+    intentType: intent.intentType,
+    status: intent.status,
+    amount: fromMinor(intent.amountMinor, intent.currency),
+    currency: intent.currency,
+    fee: fromMinor(intent.feeMinor, intent.currency),
+    refundedAmount: fromMinor(intent.refundedMinor, intent.currency),
+    merchantReference: intent.orderRef.orderRef,
+    transactionReference: intent.transactionReference,
+    orderRef: { orderRef: intent.orderRef.orderRef, discount: intent.orderRef.discount ?? null, tax: intent.orderRef.tax ?? null },
+    customerRef: intent.customerRef,
+    description: intent.description,
+    metadataJson: intent.metadataJson,
+    isLive: intent.mode === 'live',
+    reason: intent.reason,
+    createdAt: intent.createdAt,
+    updatedAt: intent.updatedAt,
+    ...(intent.intentType === 'checkout'
+      ? { expiresAt: intent.expiresAt, paymentMethod: d.paymentMethod ?? null, card: d.card ?? null, walletNumberLast4: d.walletNumberLast4 ?? null }
+      : {}),
+    ...(intent.intentType === 'deposit' ? { walletChargeInfo: d.walletChargeInfo ?? null } : {}),
+    ...(intent.intentType === 'withdrawal' ? { payoutInfo: d.payoutInfo ?? null } : {}),
+    traceId: intent.traceId,
+  };
+}
+
+export async function lookupTransaction(merchantId: string, mode: Mode, reference: string) {
+  const intent = await findIntent(merchantId, mode, reference);
+  return intent && transactionView(intent);
+}

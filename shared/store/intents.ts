@@ -1,0 +1,223 @@
+import { BatchGetItemCommand, GetItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { Mode } from '#shared/domain/credentials.ts';
+import { statusChangedEvent, type TransactionStatusChanged } from '#shared/domain/events.ts';
+import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type PaymentIntent } from '#shared/domain/intent.ts';
+import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Payment intents, their reference pointers and their outbox events. A status change is built by
+ * transitionWrites(): the conditional intent update and its event, to which callers add journal
+ * writes and the idempotency record before one transact().
+ */
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Index of the orderRef uniqueness write inside createIntentWrites (duplicate orderRef → 422). */
+export const orderRefWriteIndex = 1;
+
+export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: string } = {}): TxItem[] {
+  const pointer = { paymentIntentId: intent.paymentIntentId, merchantId: intent.merchantId, mode: intent.mode };
+  return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: toItem({
+          ...keys.intent(intent.paymentIntentId),
+          ...keys.intentListing(intent.merchantId, intent.mode, intent.createdAt, intent.paymentIntentId),
+          ...(options.dueAt ? { ...keys.due(intent.paymentIntentId, options.dueAt), dueAt: options.dueAt } : {}),
+          entity: 'Intent',
+          ...intent,
+        }),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: toItem({ ...keys.orderRef(intent.mode, intent.merchantId, intent.orderRef.orderRef), entity: 'OrderRef', ...pointer }),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: toItem({ ...keys.transactionReference(intent.mode, intent.merchantId, intent.transactionReference), entity: 'TxRef', ...pointer }),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ];
+}
+
+export interface Transition {
+  /** The intent as it will be after the change. */
+  next: PaymentIntent;
+  event: TransactionStatusChanged;
+  /** The conditional update and the outbox event; add journal and idempotency writes, then transact(). */
+  writes: TxItem[];
+}
+
+/**
+ * A status change of an intent read at `current.version`. The update only applies if the intent is
+ * still at that version and status (so two racing outcomes cannot both win, and a terminal status
+ * is never left). `dueAt` keeps (or sets) the intent in the due index; a terminal status removes it.
+ */
+export function transitionWrites(
+  current: PaymentIntent,
+  to: IntentStatus,
+  change: { reason?: string | null; details?: Record<string, unknown>; feeMinor?: number; dueAt?: string | null; now?: Date } = {},
+): Transition {
+  if (!canTransition(current.intentType, current.status, to)) throw new IllegalTransition(current.status, to);
+  const now = change.now ?? new Date();
+  const next: PaymentIntent = {
+    ...current,
+    status: to,
+    reason: change.reason === undefined ? current.reason : change.reason,
+    details: { ...current.details, ...change.details },
+    feeMinor: change.feeMinor ?? current.feeMinor,
+    updatedAt: now.toISOString(),
+    version: current.version + 1,
+  };
+  const event = statusChangedEvent(next, current.status, now);
+  const due = !isTerminal(to) && change.dueAt ? { ...keys.due(current.paymentIntentId, change.dueAt), dueAt: change.dueAt } : undefined;
+  const set: Record<string, unknown> = {
+    status: next.status,
+    reason: next.reason,
+    details: next.details,
+    feeMinor: next.feeMinor,
+    updatedAt: next.updatedAt,
+    version: next.version,
+    ...due,
+  };
+  const fields = Object.keys(set);
+  const keepDue = !isTerminal(to) && change.dueAt === undefined;
+  return {
+    next,
+    event,
+    writes: [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: toItem(keys.intent(current.paymentIntentId)),
+          UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}${due || keepDue ? '' : ' REMOVE GSI2PK, GSI2SK, dueAt'}`,
+          ConditionExpression: '#status = :from AND #version = :version',
+          ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
+          ExpressionAttributeValues: toValues({
+            ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
+            ':from': current.status,
+            ':version': current.version,
+          }),
+        },
+      },
+      outboxWrite(current, event),
+    ],
+  };
+}
+
+function outboxWrite(intent: PaymentIntent, event: TransactionStatusChanged): TxItem {
+  const createdAt = event.data.Timestamp;
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({
+        ...keys.outboxEvent(intent.paymentIntentId, createdAt, event.id),
+        entity: 'OutboxEvent',
+        eventId: event.id,
+        paymentIntentId: intent.paymentIntentId,
+        merchantId: intent.merchantId,
+        mode: intent.mode,
+        /** Where it goes: the request's callbackUrl, else the merchant's endpoint for the mode. */
+        callbackUrl: intent.callbackUrl,
+        event,
+        createdAt,
+      }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** Index of the intent update inside transitionWrites().writes (its condition = lost the race). */
+export const intentUpdateIndex = 0;
+
+type Stored = PaymentIntent & Record<string, unknown>;
+const strip = (item: Stored): PaymentIntent => {
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g1s, GSI2PK: _g2, GSI2SK: _g2s, entity: _e, dueAt: _d, ...intent } = item;
+  return intent as PaymentIntent;
+};
+
+/** Access pattern: an intent by id (GetItem). */
+export async function getIntent(paymentIntentId: string, consistent = true): Promise<PaymentIntent | undefined> {
+  if (!uuidShape.test(paymentIntentId)) return undefined;
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.intent(paymentIntentId)), ConsistentRead: consistent }));
+  return out.Item ? strip(fromItem<Stored>(out.Item)) : undefined;
+}
+
+/**
+ * Access pattern: a merchant's intent by paymentIntentId, orderRef or transactionReference, in one
+ * mode. Another merchant's or mode's intent is "not found", never "forbidden".
+ */
+export async function findIntent(merchantId: string, mode: Mode, reference: string): Promise<PaymentIntent | undefined> {
+  let id: string | undefined;
+  if (uuidShape.test(reference)) {
+    const intent = await getIntent(reference);
+    if (intent) return intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
+  }
+  const pointers = [keys.orderRef(mode, merchantId, reference), keys.transactionReference(mode, merchantId, reference)];
+  const out = await db().send(
+    new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: pointers.map((k) => toItem(k)), ConsistentRead: true } } }),
+  );
+  const found = (out.Responses?.[tableName()] ?? []).map((i) => fromItem<{ SK: string; paymentIntentId: string }>(i));
+  id = (found.find((p) => p.SK === 'ORDERREF') ?? found[0])?.paymentIntentId;
+  if (!id) return undefined;
+  const intent = await getIntent(id);
+  return intent && intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
+}
+
+export interface StoredEvent {
+  eventId: string;
+  paymentIntentId: string;
+  merchantId: string;
+  mode: Mode;
+  callbackUrl: string | null;
+  event: TransactionStatusChanged;
+  createdAt: string;
+}
+
+/** Access pattern: the outbox events of an intent, oldest first. */
+export async function listEvents(paymentIntentId: string): Promise<StoredEvent[]> {
+  const k = keys.eventsOfIntent(paymentIntentId);
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []).map((i) => fromItem<StoredEvent & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
+}
+
+/** Access pattern: intents due by `now` (GSI2 query per shard, oldest first). For sweeps. */
+export async function listDueIntents(now: Date, limitPerShard = 100): Promise<PaymentIntent[]> {
+  const due: PaymentIntent[] = [];
+  for (const shard of keys.dueShards()) {
+    let start: Record<string, AttributeValue> | undefined;
+    let taken = 0;
+    do {
+      const out = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI2',
+          KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
+          ExpressionAttributeValues: toValues({ ':pk': shard, ':now': `${now.toISOString()}~` }),
+          ExclusiveStartKey: start,
+          Limit: limitPerShard,
+        }),
+      );
+      const items = (out.Items ?? []).map((i) => fromItem<Stored>(i)).filter((i) => i.entity === 'Intent');
+      due.push(...items.map(strip));
+      taken += items.length;
+      start = out.LastEvaluatedKey;
+    } while (start && taken < limitPerShard);
+  }
+  return due;
+}
