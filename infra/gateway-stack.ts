@@ -14,9 +14,14 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, CfnTable, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
+import { jobList, type Job } from '#functions/jobs.ts';
 import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
 import { HttpProblem, problems } from '#shared/http/problem.ts';
 import { tableDefinition } from '#shared/store/table.ts';
@@ -57,6 +62,8 @@ export class PaymentGatewayStack extends Stack {
   /** Webhook deliveries; the dispatcher (added later) retries through visibility timeouts. */
   readonly webhookQueue: Queue;
   readonly deadLetterQueue: Queue;
+  /** Failure destination of the table stream consumers (the outbox relay). */
+  readonly streamFailureQueue: Queue;
   readonly alarmTopic: Topic;
   readonly api: RestApi;
   /** One Lambda per route, by route id. */
@@ -95,7 +102,15 @@ export class PaymentGatewayStack extends Stack {
     this.deadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });
     acknowledge(this.deadLetterQueue, 'This is the dead-letter queue; the operator redrives it (npm run ops).', 'Serverless-SQSRedrivePolicy');
     // CONTRACT §10: the first attempt plus 7 retries (5 s ... 10 h), then the dead-letter queue.
-    this.webhookQueue = new Queue(this, 'WebhookQueue', { ...queueDefaults, deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 8 } });
+    // Visibility timeout: six times the consumer's timeout (AWS guidance for event source mappings).
+    this.webhookQueue = new Queue(this, 'WebhookQueue', {
+      ...queueDefaults,
+      visibilityTimeout: Duration.seconds(6 * 30),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 8 },
+    });
+    // Stream batches that keep failing after every retry land here instead of being dropped.
+    this.streamFailureQueue = new Queue(this, 'StreamFailureQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });
+    acknowledge(this.streamFailureQueue, 'This is the stream failure destination itself; an operator inspects and replays it.', 'Serverless-SQSRedrivePolicy', 'AwsSolutions-SQS3');
 
     this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: 'Payment gateway alarms', enforceSSL: true });
     acknowledge(this.alarmTopic, 'Alarm notifications carry no sensitive data, and CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key.', 'AwsSolutions-SNS2');
@@ -175,13 +190,62 @@ export class PaymentGatewayStack extends Stack {
       alarm(`${route.id}ErrorsAlarm`, fn.metricErrors({ period: minute }), `${route.method} ${route.path}: unhandled errors.`);
       functions.set(route.id, fn);
     }
+    for (const job of jobList) functions.set(job.id, this.jobFunction(job, tableLogicalId, alarm));
     this.functions = functions;
+    alarm('StreamFailureAlarm', this.streamFailureQueue.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }), 'Outbox events failed to relay after every retry.');
 
+    new CfnOutput(this, 'StreamFailureQueueUrl', { value: this.streamFailureQueue.queueUrl });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; append /Gateway/v1/... or /pay/...' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'QueueUrl', { value: this.webhookQueue.queueUrl });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe the on-call address here.' });
     new CfnOutput(this, 'SecretsMasterKeyArn', { value: this.masterKey.secretArn });
+  }
+
+  /** A background function from functions/jobs.ts, with its trigger and grants. */
+  private jobFunction(job: Job, tableLogicalId: string, alarm: (id: string, metric: Metric, description: string) => void): GatewayFunction {
+    const fn = new GatewayFunction(this, job.id, {
+      entry: join(repoRoot, job.handler),
+      description: job.summary,
+      table: this.table,
+      masterKey: this.masterKey,
+      timeout: Duration.seconds(job.timeoutSeconds),
+      environment: { QUEUE_URL: this.webhookQueue.queueUrl, DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl },
+    });
+    if (job.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
+    else this.table.grantReadData(fn);
+    if (job.permissions.webhookQueue === 'send') this.webhookQueue.grantSendMessages(fn);
+    acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
+    const trigger = job.trigger;
+    switch (trigger.kind) {
+      case 'schedule':
+        new Rule(this, `${job.id}Schedule`, {
+          schedule: Schedule.rate(Duration.minutes(Math.max(1, Math.ceil(trigger.everySeconds / 60)))),
+          targets: [new LambdaFunction(fn, { retryAttempts: 2 })],
+        });
+        acknowledge(fn, 'A scheduled sweep is idempotent and runs again at the next tick; a failed run is retried by the schedule, not a dead-letter queue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+        break;
+      case 'queue':
+        fn.addEventSource(new SqsEventSource(this.webhookQueue, { batchSize: trigger.batchSize, reportBatchItemFailures: true, ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}) }));
+        acknowledge(fn, 'Invoked synchronously by the SQS event source mapping; failed messages return to the queue and end in its dead-letter queue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+        break;
+      case 'stream':
+        fn.addEventSource(
+          new DynamoEventSource(this.table, {
+            startingPosition: StartingPosition.TRIM_HORIZON,
+            batchSize: trigger.batchSize,
+            bisectBatchOnError: true,
+            reportBatchItemFailures: true,
+            retryAttempts: 10_000,
+            onFailure: new SqsDlq(this.streamFailureQueue),
+            filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: [...trigger.entities] } } } })],
+          }),
+        );
+        acknowledge(fn, 'Invoked synchronously by the stream event source mapping, whose failure destination is the StreamFailureQueue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+        break;
+    }
+    alarm(`${job.id}ErrorsAlarm`, fn.metricErrors({ period: Duration.minutes(1) }), `${job.id}: unhandled errors.`);
+    return fn;
   }
 }

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { routeList, type Route } from '#functions/routes.ts';
 import { problems } from '#shared/http/problem.ts';
-import { repoRoot } from './config.ts';
+import { loadHandler } from './modules.ts';
 
 /**
  * The local API Gateway: matches a request against the route table, turns it into the REST API
@@ -148,15 +146,6 @@ function lambdaContext(route: Route, requestId: string): Context {
 
 export function createLocalServer(routes: readonly Route[] = routeList): Server {
   const compiled = routes.map(compile);
-  const handlers = new Map<string, Promise<LambdaHandler>>();
-  const load = (route: Route) => {
-    let handler = handlers.get(route.id);
-    if (!handler) {
-      handler = import(pathToFileURL(resolve(repoRoot, route.handler)).href).then((m: { handler: LambdaHandler }) => m.handler);
-      handlers.set(route.id, handler);
-    }
-    return handler;
-  };
 
   return createServer(async (req, res) => {
     try {
@@ -166,7 +155,7 @@ export function createLocalServer(routes: readonly Route[] = routeList): Server 
       const body = await readBody(req);
       if (body === 'too-large') return send(res, gatewayProblem(413, 'too large'));
       const event = toProxyEvent(req, url, match.route, match.pathParameters, body);
-      const handler = await load(match.route);
+      const handler = await loadHandler<LambdaHandler>(match.route.handler);
       send(res, await handler(event, lambdaContext(match.route, event.requestContext.requestId)));
     } catch (error) {
       console.error('local gateway error', error);

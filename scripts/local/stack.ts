@@ -4,6 +4,7 @@ import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamo.ts';
 import { useLocalStack, type LocalConfig } from './config.ts';
 import { createLocalServer } from './server.ts';
 import { startLocalQueues, type RunningQueues } from './queues.ts';
+import { startJobs, type RunningJobs } from './jobs.ts';
 
 /**
  * The whole gateway on this machine: DynamoDB Local, the SQS queues, the API/checkout server and
@@ -14,6 +15,7 @@ export interface LocalStack {
   dynamo: RunningDynamo;
   queues: RunningQueues;
   server: Server;
+  jobs: RunningJobs;
   stop(): Promise<void>;
 }
 
@@ -25,15 +27,18 @@ export async function startLocalStack(config: LocalConfig): Promise<LocalStack> 
     const queues = await startLocalQueues(config.sqsPort);
     const server = createLocalServer();
     await new Promise<void>((ok, fail) => server.once('error', fail).listen(config.port, ok));
+    const jobs = startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint });
     let stopped = false;
     return {
       config,
       dynamo,
       queues,
       server,
+      jobs,
       async stop() {
         if (stopped) return;
         stopped = true;
+        await jobs.stop();
         server.closeAllConnections();
         await new Promise<void>((ok) => server.close(() => ok()));
         await queues.stop();

@@ -1,0 +1,15 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { repoRoot } from './config.ts';
+
+/** Loads a Lambda handler module (a route's or a job's) once, by its repository-relative path. */
+const loaded = new Map<string, Promise<unknown>>();
+
+export function loadHandler<H>(file: string): Promise<H> {
+  let handler = loaded.get(file);
+  if (!handler) {
+    handler = import(pathToFileURL(resolve(repoRoot, file)).href).then((m: { handler: unknown }) => m.handler);
+    loaded.set(file, handler);
+  }
+  return handler as Promise<H>;
+}
