@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import type { Route } from '#functions/routes.ts';
+import { esbuildOptionsFor, repoRoot } from '#infra/bundling.ts';
+
+/**
+ * The Lambda bundle of a route, built with exactly the options the CDK stack uses
+ * (infra/bundling.ts), and the time a fresh Node process takes to import it (the init phase).
+ */
+export interface BundleResult {
+  file: string;
+  bytes: number;
+  /** Largest contributors to the minified output, by package (own code = `(repo)`). */
+  topInputs: { name: string; bytes: number }[];
+}
+
+function packageOf(input: string): string {
+  const parts = input.split(/[\\/]/);
+  const i = parts.lastIndexOf('node_modules');
+  if (i === -1) return '(repo)';
+  const first = parts[i + 1] ?? '?';
+  return first.startsWith('@') ? `${first}/${parts[i + 2] ?? '?'}` : first;
+}
+
+export async function bundleRoute(route: Route, outDir: string): Promise<BundleResult> {
+  const result = await build({ ...esbuildOptionsFor(resolve(repoRoot, route.handler)), write: false, metafile: true, logLevel: 'silent' });
+  const output = result.outputFiles[0];
+  if (!output) throw new Error(`esbuild produced no output for ${route.handler}`);
+  const dir = join(outDir, route.id);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'index.mjs');
+  writeFileSync(file, output.contents);
+
+  const byPackage = new Map<string, number>();
+  for (const meta of Object.values(result.metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(meta.inputs)) {
+      const name = packageOf(input);
+      byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  const topInputs = [...byPackage]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([name, bytes]) => ({ name, bytes }));
+  return { file, bytes: output.contents.byteLength, topInputs };
+}
+
+/** Run in a fresh process: only the import() of the bundle is timed, not Node's own start-up. */
+const loader = `
+const url = process.argv[1];
+const t0 = performance.now();
+await import(url);
+const ms = performance.now() - t0;
+process.stdout.write(JSON.stringify({ ms }));
+process.exit(0);
+`;
+
+/** The environment a function gets (minus AWS credentials, which nothing reads at import time). */
+export function lambdaLikeEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    NODE_ENV: 'production',
+    ...extra,
+  };
+}
+
+function loadOnce(file: string, env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', loader, pathToFileURL(file).href], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      try {
+        if (code !== 0) throw new Error(`exit ${code}`);
+        resolvePromise((JSON.parse(out) as { ms: number }).ms);
+      } catch (error) {
+        reject(new Error(`importing ${relative(repoRoot, file).split(sep).join('/')} failed (${(error as Error).message}): ${err.slice(-1500) || out.slice(-500)}`));
+      }
+    });
+  });
+}
+
+export interface LoadResult {
+  medianMs: number;
+  runsMs: number[];
+}
+
+export async function measureLoad(file: string, env: NodeJS.ProcessEnv, runs = 5): Promise<LoadResult> {
+  const runsMs: number[] = [];
+  for (let i = 0; i < runs; i++) runsMs.push(await loadOnce(file, env));
+  const sorted = [...runsMs].sort((a, b) => a - b);
+  return { medianMs: sorted[Math.floor(sorted.length / 2)]!, runsMs };
+}
+
+/** The same measurement for an empty module: Node's own fixed cost of a first import(). */
+export async function measureBaselineLoad(outDir: string, env: NodeJS.ProcessEnv, runs = 5): Promise<LoadResult> {
+  const file = join(outDir, 'empty.mjs');
+  writeFileSync(file, 'export {};\n');
+  return measureLoad(file, env, runs);
+}

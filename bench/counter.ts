@@ -1,0 +1,56 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+/**
+ * Counts what the shared DynamoDB client (`db()`) sends. `calls` counts commands (one per
+ * `client.send`, at the initialize step, above the retry middleware); `attempts` counts HTTP
+ * requests actually made (finalizeRequest step, low priority = inside the retry middleware), so
+ * retries show up as attempts > calls.
+ */
+export interface DynamoCounter {
+  readonly calls: number;
+  readonly attempts: number;
+  readonly commands: readonly string[];
+  reset(): void;
+  remove(): void;
+}
+
+export function countDynamoCalls(client: DynamoDBClient): DynamoCounter {
+  let calls = 0;
+  let attempts = 0;
+  let commands: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      calls++;
+      commands.push(String(context.commandName ?? 'unknown').replace(/Command$/, ''));
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCallCounter' },
+  );
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      attempts++;
+      return next(args);
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'benchAttemptCounter' },
+  );
+  return {
+    get calls() {
+      return calls;
+    },
+    get attempts() {
+      return attempts;
+    },
+    get commands() {
+      return commands;
+    },
+    reset() {
+      calls = 0;
+      attempts = 0;
+      commands = [];
+    },
+    remove() {
+      client.middlewareStack.remove('benchCallCounter');
+      client.middlewareStack.remove('benchAttemptCounter');
+    },
+  };
+}

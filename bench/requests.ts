@@ -1,0 +1,73 @@
+import type { Route } from '#functions/routes.ts';
+import { signBody } from '#shared/domain/body-signature.ts';
+import type { RequestSample, Sample, SampleContext } from './samples.ts';
+
+/** Turns a route and its sample (or the generic request) into one concrete HTTP request. */
+export interface BenchRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  expectStatus?: number;
+}
+
+export type RequestPlan =
+  | { kind: 'sample' | 'generic'; note?: string; build: (ctx: SampleContext) => Promise<BenchRequest> }
+  | { kind: 'none'; reason: string };
+
+const paramNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+
+function toRequest(route: Route, sample: RequestSample, ctx: SampleContext): BenchRequest {
+  const keys = ctx.merchant[sample.mode ?? 'test'];
+  const params: Record<string, string> = { version: '1', ...sample.pathParameters };
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${route.id}: the sample has no value for path parameter {${name}}`);
+    return encodeURIComponent(value);
+  });
+  const query = sample.query && Object.keys(sample.query).length ? `?${new URLSearchParams(sample.query)}` : '';
+  const headers: Record<string, string> = { ...sample.headers };
+  if (route.auth === 'apiKey') headers['Svc-API-Key'] ??= keys.apiKey;
+  let body: string | undefined;
+  const json = sample.body ?? (route.signature ? {} : undefined);
+  if (json !== undefined) {
+    body = JSON.stringify(route.signature ? { ...json, signature: signBody(json, keys.secretKey) } : json);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  return { method: route.method, path: `${path}${query}`, headers, ...(body !== undefined ? { body } : {}), ...(sample.expectStatus ? { expectStatus: sample.expectStatus } : {}) };
+}
+
+export function planRequest(route: Route, sample: Sample | undefined): RequestPlan {
+  if (sample) {
+    const note = typeof sample === 'function' ? undefined : sample.note;
+    return {
+      kind: 'sample',
+      ...(note ? { note } : {}),
+      build: async (ctx) => toRequest(route, typeof sample === 'function' ? await sample(ctx) : sample, ctx),
+    };
+  }
+  const extra = paramNames(route.path).filter((p) => p !== 'version');
+  if (extra.length) return { kind: 'none', reason: `path needs {${extra.join('}, {')}}` };
+  return {
+    kind: 'generic',
+    note: route.signature ? 'generic: signed {} body' : 'generic: no body',
+    build: async (ctx) => toRequest(route, {}, ctx),
+  };
+}
+
+export interface BenchResponse {
+  status: number;
+  ok: boolean;
+  text: string;
+}
+
+export async function send(baseUrl: string, request: BenchRequest): Promise<BenchResponse> {
+  const response = await fetch(`${baseUrl}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    ...(request.body !== undefined ? { body: request.body } : {}),
+  });
+  const text = await response.text();
+  const ok = request.expectStatus !== undefined ? response.status === request.expectStatus : response.status >= 200 && response.status < 300;
+  return { status: response.status, ok, text };
+}

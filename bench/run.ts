@@ -1,0 +1,297 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { routeList, type Route } from '#functions/routes.ts';
+import { bundleRoute, lambdaLikeEnv, measureBaselineLoad, measureLoad, type LoadResult } from './bundles.ts';
+import type { DynamoCounter } from './counter.ts';
+import { missedTargets, renderReport, type BenchResults, type RouteResult } from './report.ts';
+import { planRequest, send, type BenchRequest } from './requests.ts';
+import { samples, type SampleContext, type SampleMerchant } from './samples.ts';
+import { targets } from './targets.ts';
+
+/**
+ * `npm run bench`: per route of functions/routes.ts, DynamoDB round trips per warm request,
+ * latency through the local API Gateway, Lambda bundle size and module load time. Runs its own
+ * DynamoDB Local (in memory) and local server on free ports and stops both at the end (also on
+ * Ctrl-C). Exits non-zero only when something crashed or could not be measured (a bundle that does
+ * not build or import, a sample in bench/samples.ts that is not answered 2xx); missed targets are
+ * printed as MISSED and exit 0. Knobs: BENCH_REQUESTS (200), BENCH_LOAD_RUNS (5), BENCH_LOG_LEVEL.
+ */
+const latencyRequests = Number(process.env.BENCH_REQUESTS ?? 200);
+/** Untimed requests before the latency run, so JIT warm-up (Node and DynamoDB Local's JVM) is not measured. */
+const latencyWarmup = 100;
+const loadRuns = Number(process.env.BENCH_LOAD_RUNS ?? 5);
+const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
+
+// The store and the handlers read these: set before anything under shared/ is imported.
+const benchEnv = {
+  TABLE_NAME: 'payment-gateway-bench',
+  AWS_REGION: 'local',
+  SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
+  POWERTOOLS_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'WARN',
+  PUBLIC_BASE_URL: 'http://localhost:3000',
+};
+Object.assign(process.env, benchEnv);
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+
+/** Everything started here, stopped in reverse order whatever happens (cleanup() may run twice). */
+const cleanups: { name: string; run: () => Promise<void> }[] = [];
+let cleaning: Promise<void> = Promise.resolve();
+function cleanup(): Promise<void> {
+  cleaning = cleaning.then(async () => {
+    for (let next = cleanups.pop(); next; next = cleanups.pop()) {
+      try {
+        await next.run();
+      } catch (error) {
+        console.error(`cleanup ${next.name} failed:`, error);
+      }
+    }
+  });
+  return cleaning;
+}
+
+/** Ctrl-C: stop what is running now; main() unwinds at its next check and stops the rest. */
+let interrupted = false;
+class Interrupted extends Error {}
+const checkInterrupted = () => {
+  if (interrupted) throw new Interrupted('interrupted');
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping DynamoDB Local and the server (no results written)`);
+    void cleanup();
+    setTimeout(() => process.exit(130), 20_000);
+  });
+}
+
+async function measureBundles(routes: readonly Route[], results: Map<string, RouteResult>, errors: string[]): Promise<LoadResult | undefined> {
+  const outDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  cleanups.push({ name: 'bundle dir', run: async () => rmSync(outDir, { recursive: true, force: true }) });
+  // A function's environment: what the stack sets (no DYNAMODB_ENDPOINT in AWS, but harmless).
+  const env = lambdaLikeEnv({ ...benchEnv, DYNAMODB_ENDPOINT: 'http://127.0.0.1:1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' });
+  let baseline: LoadResult | undefined;
+  try {
+    baseline = await measureBaselineLoad(outDir, env, loadRuns);
+  } catch (error) {
+    errors.push(`baseline module load failed: ${(error as Error).message}`);
+  }
+  for (const route of routes) {
+    checkInterrupted();
+    const r = results.get(route.id)!;
+    let file: string | undefined;
+    try {
+      const bundle = await bundleRoute(route, outDir);
+      file = bundle.file;
+      r.bundle = { bytes: bundle.bytes, target: targets.bundleBytes, met: bundle.bytes <= targets.bundleBytes, topInputs: bundle.topInputs };
+    } catch (error) {
+      checkInterrupted();
+      r.bundle = { error: (error as Error).message };
+      errors.push(`${route.id}: bundling failed: ${(error as Error).message}`);
+    }
+    if (!file) continue;
+    try {
+      const load = await measureLoad(file, env, loadRuns);
+      r.load = { ...load, target: targets.loadMs, met: load.medianMs <= targets.loadMs };
+    } catch (error) {
+      checkInterrupted();
+      r.load = { error: (error as Error).message };
+      errors.push(`${route.id}: module load failed: ${(error as Error).message}`);
+    }
+  }
+  return baseline;
+}
+
+async function measureRequests(
+  routes: readonly Route[],
+  results: Map<string, RouteResult>,
+  baseUrl: string,
+  merchant: SampleMerchant,
+  counter: DynamoCounter,
+  errors: string[],
+) {
+  for (const route of routes) {
+    checkInterrupted();
+    const r = results.get(route.id)!;
+    const plan = planRequest(route, samples[route.id as keyof typeof samples]);
+    if (plan.kind === 'none') {
+      r.request = { kind: 'none', note: plan.reason };
+      continue;
+    }
+    r.request = { kind: plan.kind, ...(plan.note ? { note: plan.note } : {}) };
+    const ctx = (iteration: number): SampleContext => ({ merchant, iteration });
+    try {
+      // Warm-up: loads the handler module, the master key, opens the keep-alive connections.
+      const warm = await send(baseUrl, await plan.build(ctx(0)));
+      r.request.status = warm.status;
+      if (!warm.ok) {
+        r.request.problem = `${plan.kind === 'generic' ? 'generic request' : 'sample'} got ${warm.status}`;
+        if (plan.kind === 'sample') errors.push(`${route.id}: the sample in bench/samples.ts got ${warm.status}: ${warm.text.slice(0, 300)}`);
+        continue;
+      }
+
+      // The counted request.
+      const request: BenchRequest = await plan.build(ctx(1));
+      counter.reset();
+      const counted = await send(baseUrl, request);
+      const calls = counter.calls;
+      const attempts = counter.attempts;
+      const commands = [...counter.commands];
+      if (!counted.ok) throw new Error(`the counted request got ${counted.status}: ${counted.text.slice(0, 300)}`);
+      const target = targets.roundTrips[route.id as keyof typeof targets.roundTrips];
+
+      // Latency, sequential, after a few untimed requests; round trips re-counted per request as
+      // a consistency check.
+      for (let i = 0; i < latencyWarmup && latencyRequests > 0; i++) {
+        checkInterrupted();
+        await send(baseUrl, await plan.build(ctx(2 + i)));
+      }
+      const times: number[] = [];
+      let failed = 0;
+      let minCalls = Infinity;
+      let maxCalls = -Infinity;
+      for (let i = 0; i < latencyRequests; i++) {
+        checkInterrupted();
+        const next = await plan.build(ctx(2 + latencyWarmup + i));
+        counter.reset();
+        const t0 = performance.now();
+        const response = await send(baseUrl, next);
+        times.push(performance.now() - t0);
+        if (!response.ok) failed++;
+        minCalls = Math.min(minCalls, counter.calls);
+        maxCalls = Math.max(maxCalls, counter.calls);
+      }
+      const sorted = [...times].sort((a, b) => a - b);
+      r.roundTrips = {
+        calls,
+        attempts,
+        commands,
+        ...(target !== undefined ? { target, met: calls <= target } : {}),
+        minOverRun: latencyRequests ? minCalls : calls,
+        maxOverRun: latencyRequests ? maxCalls : calls,
+      };
+      if (latencyRequests > 0) {
+        r.latency = {
+          requests: latencyRequests,
+          failed,
+          p50Ms: percentile(sorted, 0.5),
+          p95Ms: percentile(sorted, 0.95),
+          meanMs: times.reduce((a, b) => a + b, 0) / times.length,
+          maxMs: sorted[sorted.length - 1]!,
+        };
+      }
+    } catch (error) {
+      if (interrupted) throw error;
+      r.request.problem ??= 'crashed';
+      errors.push(`${route.id}: request measurement failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  const errors: string[] = [];
+  const results = new Map<string, RouteResult>(
+    routeList.map((route) => [route.id, { id: route.id, method: route.method, path: route.path, handler: route.handler, request: { kind: 'none' } }]),
+  );
+
+  // 1. Bundles and cold imports first, while DynamoDB Local is not yet competing for the CPU.
+  console.log(`bundling ${routeList.length} route(s) and timing cold imports (${loadRuns} fresh processes each)...`);
+  const baseline = await measureBundles(routeList, results, errors);
+
+  // 2. The local stack: DynamoDB Local in memory, the table, the local API Gateway.
+  const { startDynamoLocal, ensureTable } = await import('../scripts/local/dynamo.ts');
+  const dynamo = await startDynamoLocal({ port: await freePort() });
+  console.log(`started DynamoDB Local (in memory, pid ${dynamo.process.pid}) at ${dynamo.endpoint}`);
+  cleanups.push({
+    name: 'DynamoDB Local',
+    run: async () => {
+      const killed = new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          if (dynamo.process.exitCode === null && dynamo.process.signalCode === null) dynamo.process.kill('SIGKILL');
+          resolve();
+        }, 10_000);
+        timer.unref();
+      });
+      await Promise.race([dynamo.stop(), killed]);
+      const stopped = dynamo.process.exitCode !== null || dynamo.process.signalCode !== null;
+      console.log(stopped ? `stopped DynamoDB Local (pid ${dynamo.process.pid})` : `WARNING: DynamoDB Local (pid ${dynamo.process.pid}) may still be running`);
+    },
+  });
+  checkInterrupted();
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  await ensureTable(dynamo.endpoint, benchEnv.TABLE_NAME);
+
+  const { db } = await import('#shared/store/client.ts');
+  cleanups.push({ name: 'DynamoDB client', run: async () => db().destroy() });
+  const { createMerchant } = await import('#shared/services/merchants.ts');
+  const { createLocalServer } = await import('../scripts/local/server.ts');
+  const { countDynamoCalls } = await import('./counter.ts');
+
+  const merchant = await createMerchant({ name: 'Bench Merchant' });
+  const counter = countDynamoCalls(db());
+
+  const server: Server = createLocalServer(routeList);
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  cleanups.push({
+    name: 'local server',
+    run: async () => {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    },
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  // 3. Requests: round trips (warm) and latency.
+  console.log(`measuring DynamoDB round trips and latency (${latencyRequests} sequential requests per route)...\n`);
+  await measureRequests(routeList, results, baseUrl, merchant, counter, errors);
+  counter.remove();
+
+  checkInterrupted();
+  const routes = [...results.values()];
+  const report: BenchResults = {
+    generatedAt: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    durationMs: Math.round(performance.now() - started),
+    latencyRequests,
+    ...(baseline ? { loadBaseline: baseline } : {}),
+    targets,
+    routes,
+    missed: missedTargets(routes),
+    errors,
+  };
+  console.log(renderReport(report));
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nwrote bench/results/latest.json`);
+  return errors.length ? 1 : 0;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (error) {
+  if (interrupted) code = 130;
+  else {
+    console.error('bench crashed:', error);
+    code = 1;
+  }
+} finally {
+  await cleanup();
+}
+process.exit(code);
