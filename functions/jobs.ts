@@ -21,7 +21,18 @@ export interface Job {
   readonly summary: string;
 }
 
-export const jobs = {} as const satisfies Record<string, Job>;
+export const jobs = {
+  dueSweeper: {
+    id: 'dueSweeper',
+    handler: 'functions/jobs/due-sweeper.ts',
+    // Started every minute; each run keeps polling the due index every 2 s until its timeout is
+    // near, so timed outcomes (expiry, sandbox approvals, reconciliation) land within seconds.
+    trigger: { kind: 'schedule', everySeconds: 60 },
+    permissions: { table: 'readWrite' },
+    timeoutSeconds: 60,
+    summary: 'Applies what is due: expired sessions, sandbox outcomes, reconciliation (GSI2 due index, no scans).',
+  },
+} as const satisfies Record<string, Job>;
 
 export type JobId = keyof typeof jobs;
 export const jobList: readonly Job[] = Object.values(jobs);

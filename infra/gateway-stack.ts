@@ -220,10 +220,11 @@ export class PaymentGatewayStack extends Stack {
     const trigger = job.trigger;
     switch (trigger.kind) {
       case 'schedule':
-        new Rule(this, `${job.id}Schedule`, {
+        const rule = new Rule(this, `${job.id}Schedule`, {
           schedule: Schedule.rate(Duration.minutes(Math.max(1, Math.ceil(trigger.everySeconds / 60)))),
           targets: [new LambdaFunction(fn, { retryAttempts: 2 })],
         });
+        acknowledge(rule, 'A missed tick of an idempotent sweep is made up by the next one a minute later; there is no event worth keeping in a dead-letter queue.', 'Serverless-EventBusDLQ');
         acknowledge(fn, 'A scheduled sweep is idempotent and runs again at the next tick; a failed run is retried by the schedule, not a dead-letter queue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
         break;
       case 'queue':

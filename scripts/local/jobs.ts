@@ -23,11 +23,13 @@ export interface RunningJobs {
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve(); // an abort that already happened fires no event
     const t = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
   });
 
-export function jobContext(job: Job): Context {
+/** A Lambda context; once `signal` aborts, the remaining time reads 0 so long-running handlers wind down. */
+export function jobContext(job: Job, signal?: AbortSignal): Context {
   const deadline = Date.now() + job.timeoutSeconds * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -38,7 +40,7 @@ export function jobContext(job: Job): Context {
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${job.id}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => deadline - Date.now(),
+    getRemainingTimeInMillis: () => (signal?.aborted ? 0 : Math.max(0, deadline - Date.now())),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
@@ -48,12 +50,14 @@ export function jobContext(job: Job): Context {
 async function scheduleLoop(job: Job & { trigger: { kind: 'schedule' } }, everySeconds: number, signal: AbortSignal) {
   const handler = await loadHandler<(event: unknown, context: Context) => Promise<unknown>>(job.handler);
   while (!signal.aborted) {
+    const started = Date.now();
     try {
-      await handler({ source: 'local.schedule', time: new Date().toISOString() }, jobContext(job));
+      await handler({ source: 'local.schedule', time: new Date().toISOString() }, jobContext(job, signal));
     } catch (error) {
       logger.error('scheduled job failed', { job: job.id, error });
     }
-    await sleep(everySeconds * 1000, signal);
+    // Like an EventBridge rate: the next run starts at the next tick, not `everySeconds` after this one ended.
+    await sleep(Math.max(0, everySeconds * 1000 - (Date.now() - started)), signal);
   }
 }
 

@@ -3,6 +3,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import { parseApiKey } from '#shared/domain/credentials.ts';
+import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
 import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
@@ -22,6 +23,8 @@ export interface Auth {
   mode: ApiKeyRecord['mode'];
   scopes: ApiKeyRecord['scopes'];
   merchantCurrency: ApiKeyRecord['merchantCurrency'];
+  merchantFees: ApiKeyRecord['merchantFees'];
+  merchantAllowInsecureWebhooks: boolean;
   secretSealed: string;
 }
 
@@ -154,6 +157,8 @@ export function apiKeyAuth(route: Route): Middleware {
         mode: key.mode,
         scopes: key.scopes,
         merchantCurrency: key.merchantCurrency,
+        merchantFees: key.merchantFees ?? defaultFees,
+        merchantAllowInsecureWebhooks: key.merchantAllowInsecureWebhooks ?? false,
         secretSealed: key.secretSealed,
       };
       if (key.merchantStatus !== 'active') throw problems.forbidden('The merchant account is suspended.');

@@ -25,7 +25,7 @@ export interface IssuedCredentials {
 
 export const webhookSecretAssociatedData = (merchantId: string, mode: Mode) => `whsec:${merchantId}:${mode}`;
 
-async function issueKey(merchant: Pick<Merchant, 'merchantId' | 'status' | 'defaultCurrency'>, mode: Mode, scopes: Scope[], now: Date) {
+async function issueKey(merchant: Pick<Merchant, 'merchantId' | 'status' | 'defaultCurrency' | 'fees' | 'allowInsecureWebhooks'>, mode: Mode, scopes: Scope[], now: Date) {
   const apiKey = newApiKey(mode);
   const secretKey = newSecretKey(mode);
   const keyId = newKeyId();
@@ -40,6 +40,8 @@ async function issueKey(merchant: Pick<Merchant, 'merchantId' | 'status' | 'defa
     secretSealed: seal(await masterKey(), secretKey, store.secretAssociatedData(keyId)),
     merchantStatus: merchant.status,
     merchantCurrency: merchant.defaultCurrency,
+    merchantFees: merchant.fees,
+    merchantAllowInsecureWebhooks: merchant.allowInsecureWebhooks,
     createdAt: now.toISOString(),
   };
   return { record, issued: { keyId, apiKey, secretKey } satisfies IssuedCredentials };

@@ -24,6 +24,9 @@ export interface ApiKeyRecord {
   secretSealed: string;
   merchantStatus: Merchant['status'];
   merchantCurrency: Currency;
+  /** Copied from the merchant (kept in step by updateMerchant) so a create request prices itself without a second read. */
+  merchantFees: Merchant['fees'];
+  merchantAllowInsecureWebhooks: boolean;
   createdAt: string;
   revokedAt?: string;
 }
@@ -130,8 +133,8 @@ export async function rotateApiKeys(oldKeys: ApiKeyRecord[], newKeys: ApiKeyReco
 }
 
 /**
- * Updates merchant settings. Status and currency are also copied onto every key of the merchant in
- * the same transaction, so the very next request sees them.
+ * Updates merchant settings. Status, currency, fees and the insecure-webhook switch are also copied
+ * onto every key of the merchant in the same transaction, so the very next request sees them.
  */
 export async function updateMerchant(merchantId: string, patch: Partial<Omit<Merchant, 'merchantId' | 'createdAt'>>, now = new Date()): Promise<void> {
   const writes: TxItem[] = [
@@ -147,6 +150,8 @@ export async function updateMerchant(merchantId: string, patch: Partial<Omit<Mer
   const denormalised: Record<string, unknown> = {};
   if (patch.status) denormalised.merchantStatus = patch.status;
   if (patch.defaultCurrency) denormalised.merchantCurrency = patch.defaultCurrency;
+  if (patch.fees) denormalised.merchantFees = patch.fees;
+  if (patch.allowInsecureWebhooks !== undefined) denormalised.merchantAllowInsecureWebhooks = patch.allowInsecureWebhooks;
   if (Object.keys(denormalised).length) {
     for (const key of await listApiKeys(merchantId)) writes.push(keyUpdate(key.hash, denormalised));
   }

@@ -2,6 +2,7 @@ import { App, type CfnResource } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { jobList } from '#functions/jobs.ts';
 import { routeList, supportedVersions } from '#functions/routes.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { addComplianceChecks } from '#infra/checks.ts';
@@ -32,9 +33,17 @@ function actionsOf(roleId: string): string[] {
 const writeActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 
 describe('PaymentGatewayStack', () => {
-  it('has one Lambda per route and no other function', () => {
-    expect(stack.functions.size).toBe(routeList.length);
-    template.resourceCountIs('AWS::Lambda::Function', routeList.length);
+  it('has one Lambda per route and per job, and no other function', () => {
+    expect(stack.functions.size).toBe(routeList.length + jobList.length);
+    template.resourceCountIs('AWS::Lambda::Function', routeList.length + jobList.length);
+    for (const job of jobList) expect(stack.functions.has(job.id), job.id).toBe(true);
+  });
+
+  it('triggers each job as the jobs table says', () => {
+    const schedules = jobList.filter((j) => j.trigger.kind === 'schedule').length;
+    template.resourceCountIs('AWS::Events::Rule', schedules);
+    const mappings = jobList.filter((j) => j.trigger.kind !== 'schedule').length;
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', mappings);
   });
 
   describe.each(routeList.map((route) => [route.id, route] as const))('route %s', (_id, route) => {

@@ -1,0 +1,32 @@
+import type { IntentType, PaymentIntent } from '#shared/domain/intent.ts';
+import { logger } from '#shared/logger.ts';
+import { listDueIntents } from '#shared/store/intents.ts';
+
+/**
+ * What happens when an intent's due time comes (it sits in the GSI2 due index until then). Each
+ * product registers its handler in `dueHandlers`; a handler decides through changeStatus(), so a
+ * due item processed twice (overlapping sweeps) still changes once.
+ */
+export type DueHandler = (intent: PaymentIntent, now: Date) => Promise<void>;
+
+const dueHandlers: Partial<Record<IntentType, DueHandler>> = {};
+
+/** One pass over the due index. Returns how many due intents were handled. */
+export async function processDue(now = new Date()): Promise<number> {
+  const due = await listDueIntents(now);
+  let handled = 0;
+  for (const intent of due) {
+    const handler = dueHandlers[intent.intentType];
+    if (!handler) {
+      logger.warn('no due handler', { intentType: intent.intentType, paymentIntentId: intent.paymentIntentId });
+      continue;
+    }
+    try {
+      await handler(intent, now);
+      handled++;
+    } catch (error) {
+      logger.error('due handler failed', { paymentIntentId: intent.paymentIntentId, error });
+    }
+  }
+  return handled;
+}
