@@ -30,7 +30,11 @@ function toRequest(route: Route, sample: RequestSample, ctx: SampleContext): Ben
   if (route.auth === 'apiKey') headers['Svc-API-Key'] ??= keys.apiKey;
   let body: string | undefined;
   const json = sample.body ?? (route.signature ? {} : undefined);
-  if (json !== undefined) {
+  if (sample.form) {
+    body = new URLSearchParams(sample.form).toString();
+    headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
+    headers['Sec-Fetch-Site'] ??= 'same-origin';
+  } else if (json !== undefined) {
     body = JSON.stringify(route.signature ? { ...json, signature: signBody(json, keys.secretKey) } : json);
     headers['Content-Type'] ??= 'application/json';
   }
@@ -65,6 +69,7 @@ export async function send(baseUrl: string, request: BenchRequest): Promise<Benc
   const response = await fetch(`${baseUrl}${request.path}`, {
     method: request.method,
     headers: request.headers,
+    redirect: 'manual', // a page's 303 is its answer; following it would measure another route
     ...(request.body !== undefined ? { body: request.body } : {}),
   });
   const text = await response.text();

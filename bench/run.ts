@@ -37,6 +37,12 @@ const benchEnv = {
 };
 Object.assign(process.env, benchEnv);
 
+// `npm run bench -- webhooks`: the webhook pipeline's latency and throughput instead (bench/webhooks.ts).
+if (process.argv.slice(2).includes('webhooks')) {
+  const { runWebhookBench } = await import('./webhooks.ts');
+  process.exit(await runWebhookBench());
+}
+
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = createServer();

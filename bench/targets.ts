@@ -11,4 +11,6 @@ export const targets = {
   bundleBytes: 350_000,
   /** Median time to import() the bundle in a fresh Node process (the cold-start init share). */
   loadMs: 50,
+  /** `npm run bench -- webhooks`: commit-to-receiver latency on the local stack, and one dispatcher process's rate. */
+  webhooks: { p50Ms: 1_000, p99Ms: 3_000, deliveriesPerSecond: 500 },
 };

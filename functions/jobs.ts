@@ -16,7 +16,7 @@ export interface Job {
   /** Handler module, relative to the repository root; it exports `handler`. */
   readonly handler: string;
   readonly trigger: JobTrigger;
-  readonly permissions: { readonly table: 'read' | 'readWrite'; readonly webhookQueue?: 'send' };
+  readonly permissions: { readonly table: 'read' | 'readWrite'; readonly webhookQueue?: 'send'; readonly deadLetterQueue?: 'send' };
   readonly timeoutSeconds: number;
   readonly summary: string;
 }
@@ -30,7 +30,25 @@ export const jobs = {
     trigger: { kind: 'schedule', everySeconds: 60 },
     permissions: { table: 'readWrite' },
     timeoutSeconds: 60,
-    summary: 'Applies what is due: expired sessions, sandbox outcomes, reconciliation (GSI2 due index, no scans).',
+    summary: 'Applies what is due: expired sessions, sandbox outcomes, reconciliation, settlement and refund processing, automatic settlements (GSI2 due index, no scans).',
+  },
+  webhookRelay: {
+    id: 'webhookRelay',
+    handler: 'functions/webhooks/relay.ts',
+    // Entities: shared/webhooks/messages.ts relayedEntities.
+    trigger: { kind: 'stream', entities: ['OutboxEvent', 'WebhookResend'], batchSize: 100 },
+    permissions: { table: 'readWrite', webhookQueue: 'send' }, // readWrite: event pointers
+    timeoutSeconds: 30,
+    summary: 'Outbox relay: committed webhook events (and resend requests) from the table stream to the webhook queue.',
+  },
+  webhookDispatcher: {
+    id: 'webhookDispatcher',
+    handler: 'functions/webhooks/dispatch.ts',
+    // The queue's visibility timeout is 6 × this timeout (infra/gateway-stack.ts).
+    trigger: { kind: 'queue', queue: 'webhooks', batchSize: 10, maxConcurrency: 20 },
+    permissions: { table: 'readWrite', deadLetterQueue: 'send' }, // readWrite: the delivery log
+    timeoutSeconds: 30,
+    summary: 'Signs and delivers webhook events; retries on the CONTRACT §10 schedule, then dead-letters.',
   },
 } as const satisfies Record<string, Job>;
 

@@ -53,6 +53,9 @@ function resourcePaths(route: Route): string[] {
   return route.path.includes('{version}') ? supportedVersions.map((v) => route.path.replaceAll('{version}', v)) : [route.path];
 }
 
+/** The REST API's one stage (the API version is in the path, not the stage). */
+const apiStageName = 'prod';
+
 const acknowledge = (scope: IConstruct, reason: string, ...ids: string[]) =>
   Validations.of(scope).acknowledge(...ids.map((id) => ({ id, reason })));
 
@@ -135,7 +138,7 @@ export class PaymentGatewayStack extends Stack {
       cloudWatchRole: true,
       deployOptions: {
         // The API version is in the path (/Gateway/v1/...), so the stage is not a version.
-        stageName: 'prod',
+        stageName: apiStageName,
         tracingEnabled: true,
         metricsEnabled: true,
         loggingLevel: MethodLoggingLevel.ERROR,
@@ -172,6 +175,11 @@ export class PaymentGatewayStack extends Stack {
     alarm('Api5xxAlarm', this.api.metricServerError({ period: Duration.minutes(5) }), 'The API returned 5xx responses.');
 
     const tableLogicalId: string = this.resolve(this.getLogicalId(this.table.node.defaultChild as CfnTable));
+    // The hosted checkout host of `checkoutUrl` ({checkout_url}/pay/{id}): this API's stage URL
+    // (built from the API id, not `api.url`, which would make the functions depend on the
+    // deployment that depends on them), or the `publicBaseUrl` context value for a custom domain.
+    const publicBaseUrl: string =
+      this.node.tryGetContext('publicBaseUrl') ?? `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${apiStageName}`;
     const functions = new Map<string, GatewayFunction>();
     for (const route of routeList) {
       const fn = new GatewayFunction(this, route.id, {
@@ -179,6 +187,7 @@ export class PaymentGatewayStack extends Stack {
         description: `${route.method} ${route.path}`,
         table: this.table,
         masterKey: this.masterKey,
+        environment: { PUBLIC_BASE_URL: publicBaseUrl },
       });
       if (route.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
       else this.table.grantReadData(fn);
@@ -216,6 +225,7 @@ export class PaymentGatewayStack extends Stack {
     if (job.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
     else this.table.grantReadData(fn);
     if (job.permissions.webhookQueue === 'send') this.webhookQueue.grantSendMessages(fn);
+    if (job.permissions.deadLetterQueue === 'send') this.deadLetterQueue.grantSendMessages(fn);
     acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
     const trigger = job.trigger;
     switch (trigger.kind) {
@@ -230,6 +240,8 @@ export class PaymentGatewayStack extends Stack {
       case 'queue':
         fn.addEventSource(new SqsEventSource(this.webhookQueue, { batchSize: trigger.batchSize, reportBatchItemFailures: true, ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}) }));
         acknowledge(fn, 'Invoked synchronously by the SQS event source mapping; failed messages return to the queue and end in its dead-letter queue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+        // SQS event source mappings have no on-failure destination: the queue's redrive policy is it.
+        acknowledge(fn, 'An SQS event source mapping cannot have an on-failure destination; the webhook queue\'s redrive policy moves failing messages to its dead-letter queue.', 'Serverless-LambdaEventSourceMappingDestination');
         break;
       case 'stream':
         fn.addEventSource(

@@ -212,6 +212,151 @@ program
     print({ ...r, credited: o.amount }, () => `Credited ${o.amount} ${o.currency} to ${o.merchant} (${o.mode}).`);
   });
 
+merchant
+  .command('webhook-secret')
+  .description('webhook signing secrets')
+  .command('rotate')
+  .description("new signing secret for a mode's endpoint (shown once); old ones keep signing during the overlap")
+  .requiredOption('--merchant <id>')
+  .requiredOption('--mode <mode>', 'test | live', mode)
+  .option('--overlap <duration>', 'how long old secrets keep signing too: 0, 3600, 30m, 24h, 7d', parseDuration, 24 * 3600)
+  .action(async (o: { merchant: string; mode: 'test' | 'live'; overlap: number }) => {
+    await connect();
+    const { rotateWebhookSecret } = await import('#shared/webhooks/secrets.ts');
+    print(await rotateWebhookSecret(o.merchant, o.mode, o.overlap), (x: { webhookSecret: string; previousSecrets: { expiresAt: string }[] }) =>
+      [`New ${o.mode} webhook signing secret (shown once): ${x.webhookSecret}`, ...x.previousSecrets.map((p) => `  previous secret signs until ${p.expiresAt}`)].join('\n'),
+    );
+  });
+
+/** The webhook queues: `npm start`'s local SQS (same PORT), or with --aws the stack's QUEUE_URL and DEAD_LETTER_QUEUE_URL. */
+async function webhookQueues() {
+  if (program.opts().aws || process.env.OPS_TARGET === 'aws') {
+    if (!process.env.QUEUE_URL || !process.env.DEAD_LETTER_QUEUE_URL) {
+      throw new Error('QUEUE_URL and DEAD_LETTER_QUEUE_URL are required with --aws (see the stack outputs QueueUrl and DeadLetterQueueUrl)');
+    }
+  } else {
+    const { localQueueUrls } = await import('./local/queues.ts');
+    const urls = localQueueUrls(localConfig().sqsPort);
+    process.env.AWS_ENDPOINT_URL_SQS = urls.endpoint;
+    process.env.QUEUE_URL = urls.queueUrl;
+    process.env.DEAD_LETTER_QUEUE_URL = urls.deadLetterQueueUrl;
+  }
+  const queue = await import('#shared/webhooks/queue.ts');
+  try {
+    await queue.queueDepths();
+  } catch (error) {
+    throw new Error(`The webhook queues are not reachable (${process.env.QUEUE_URL}): ${(error as Error).message}. Locally, start them with \`npm start\` (same PORT).`);
+  }
+  return queue;
+}
+
+const webhooks = program.command('webhooks').description('webhook queue and dead letters');
+webhooks
+  .command('status')
+  .description('messages waiting, in flight and dead-lettered')
+  .action(async () => {
+    const queue = await webhookQueues();
+    print(await queue.queueDepths(), (x: { queue: { visible: number; inFlight: number }; deadLetters: { visible: number } }) =>
+      `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight (retries wait in flight)\ndead letters: ${x.deadLetters.visible}`,
+    );
+  });
+webhooks
+  .command('redrive')
+  .description('move every dead letter back to the webhook queue (an SQS message move task); each gets a new round of attempts')
+  .option('--rate <n>', 'messages per second (default: as fast as SQS allows)', integer)
+  .action(async (o: { rate?: number }) => {
+    const queue = await webhookQueues();
+    const result = await queue.redriveDeadLetters(o.rate ? { maxPerSecond: o.rate } : {});
+    if (result.status === 'FAILED' || result.status === 'CANCELLED') throw new Error(`redrive ${result.status} after ${result.moved} message(s): ${result.failureReason ?? 'no reason given'}`);
+    print(result, (x: { status: string; moved: number; failureReason: string | null }) =>
+      x.status === 'NOTHING_TO_MOVE' ? 'No dead letters.' : `Redrive ${x.status}: ${x.moved} message(s) moved back.${x.failureReason ? ` ${x.failureReason}` : ''}`,
+    );
+  });
+
+/** Withdrawals awaiting approval. ID is the paymentIntentId; with --merchant and --mode also an orderRef or transactionReference. */
+const withdrawal = program.command('withdrawal').description('approve or reject Pending withdrawals (payouts)');
+const withdrawalScope = (o: { merchant?: string; mode?: 'test' | 'live' }) => {
+  if (Boolean(o.merchant) !== Boolean(o.mode)) throw new Error('--merchant and --mode go together');
+  return o.merchant && o.mode ? { merchantId: o.merchant, mode: o.mode } : undefined;
+};
+const describeWithdrawal = (x: { paymentIntentId: string; status: string; payoutInfo: { errorCode: string | null; errorDetails: string | null } | null }) =>
+  `Withdrawal ${x.paymentIntentId} is ${x.status}${x.payoutInfo?.errorCode ? ` (${x.payoutInfo.errorCode}: ${x.payoutInfo.errorDetails})` : ''}.`;
+withdrawal
+  .command('approve <id>')
+  .description('approve a Pending withdrawal: it is submitted to the bank rail (once)')
+  .option('--merchant <id>', 'with --mode: ID may be an orderRef or transactionReference')
+  .option('--mode <mode>', 'test | live', mode)
+  .action(async (id: string, o: { merchant?: string; mode?: 'test' | 'live' }) => {
+    await connect();
+    const { approveWithdrawal } = await import('#shared/services/withdrawals.ts');
+    print(await approveWithdrawal(id, withdrawalScope(o)), describeWithdrawal);
+  });
+withdrawal
+  .command('reject <id>')
+  .description('reject a Pending withdrawal (Cancelled, funds released); the reason is shown to the merchant and may reach the customer')
+  .option('--reason <text>', 'why (payoutInfo.errorDetails)')
+  .option('--merchant <id>', 'with --mode: ID may be an orderRef or transactionReference')
+  .option('--mode <mode>', 'test | live', mode)
+  .action(async (id: string, o: { reason?: string; merchant?: string; mode?: 'test' | 'live' }) => {
+    await connect();
+    const { rejectWithdrawal } = await import('#shared/services/withdrawals.ts');
+    print(await rejectWithdrawal(id, o.reason, withdrawalScope(o)), describeWithdrawal);
+  });
+
+/** Settlements and refunds awaiting the operator (CONTRACT §6). ID is the settlement or refund id. */
+const settlementCli = program.command('settlement').description('approve, reject or cancel Pending settlements');
+const describeSettlement = (x: { id: string; status: number; failureReason: string | null; fxRate: number | null; payoutAmount: number | null; payoutCurrency: string }) =>
+  `Settlement ${x.id} is ${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled'][x.status]} (${x.status})` +
+  `${x.payoutAmount !== null ? `, pays ${x.payoutAmount} ${x.payoutCurrency}${x.fxRate !== null ? ` at ${x.fxRate}` : ''}` : ''}${x.failureReason ? `: ${x.failureReason}` : ''}.`;
+settlementCli
+  .command('approve <id>')
+  .description('approve a Pending settlement: the FX rate is locked now and processing starts (test mode: done within seconds)')
+  .action(async (id: string) => {
+    await connect();
+    print(await (await import('#shared/services/settlements.ts')).approveSettlement(id), describeSettlement);
+  });
+settlementCli
+  .command('reject <id>')
+  .description('reject a Pending settlement (Cancelled, funds released); the reason is shown to the merchant as failureReason')
+  .option('--reason <text>', 'why')
+  .action(async (id: string, o: { reason?: string }) => {
+    await connect();
+    print(await (await import('#shared/services/settlements.ts')).rejectSettlement(id, o.reason), describeSettlement);
+  });
+settlementCli
+  .command('cancel <id>')
+  .description('cancel a Pending settlement (Cancelled, funds released)')
+  .action(async (id: string) => {
+    await connect();
+    print(await (await import('#shared/services/settlements.ts')).cancelSettlement(id), describeSettlement);
+  });
+
+const refundCli = program.command('refund').description('approve, reject or cancel Pending refunds');
+const describeRefund = (x: { id: string; status: number; amount: number; currency: string; failureReason: string | null }) =>
+  `Refund ${x.id} of ${x.amount} ${x.currency} is ${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'][x.status]} (${x.status})${x.failureReason ? `: ${x.failureReason}` : ''}.`;
+refundCli
+  .command('approve <id>')
+  .description('approve a Pending refund: amount + fee are held from the wallet and processing starts (test mode: done within seconds)')
+  .action(async (id: string) => {
+    await connect();
+    print(await (await import('#shared/services/refunds.ts')).approveRefund(id), describeRefund);
+  });
+refundCli
+  .command('reject <id>')
+  .description('reject a Pending refund (Rejected); the reason is shown to the merchant as failureReason')
+  .option('--reason <text>', 'why')
+  .action(async (id: string, o: { reason?: string }) => {
+    await connect();
+    print(await (await import('#shared/services/refunds.ts')).rejectRefund(id, o.reason), describeRefund);
+  });
+refundCli
+  .command('cancel <id>')
+  .description('cancel a Pending refund (Cancelled)')
+  .action(async (id: string) => {
+    await connect();
+    print(await (await import('#shared/services/refunds.ts')).cancelRefund(id), describeRefund);
+  });
+
 try {
   await program.parseAsync(process.argv);
   process.exit(0);

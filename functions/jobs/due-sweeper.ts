@@ -1,12 +1,18 @@
 import type { Context } from 'aws-lambda';
 import { processDue } from '#shared/services/due.ts';
+import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 
-/** The due sweeper (functions/jobs.ts): poll the due index every 2 s until the timeout is near. */
+/**
+ * The due sweeper (functions/jobs.ts): poll the due index every 2 s until the timeout is near.
+ * Each pass handles due payment intents (expiry, sandbox outcomes, reconciliation) and due
+ * settlements, refunds and automatic-settlement runs.
+ */
 const pollMs = 2_000;
 
 export const handler = async (_event: unknown, context: Context): Promise<void> => {
   do {
-    await processDue(new Date());
+    const now = new Date();
+    await Promise.all([processDue(now), processDueSettlementsAndRefunds(now)]);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   } while (context.getRemainingTimeInMillis() > pollMs + 5_000);
 };

@@ -1,20 +1,30 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { jobList, type Job } from '#functions/jobs.ts';
 import { logger } from '#shared/logger.ts';
 import { loadHandler } from './modules.ts';
+import { streamLoop } from './streams.ts';
 
 /**
  * Runs the jobs table on this machine, with the same handler modules as AWS: schedules on timers,
- * queue jobs from a local SQS poller. Each loop waits for its previous run (no overlap, like a
- * Lambda with reserved concurrency 1) and `stop()` ends them all.
+ * queue jobs from a local SQS poller, stream jobs from a DynamoDB Local stream poller
+ * (./streams.ts). Each loop waits for its previous run (no overlap, like a Lambda with reserved
+ * concurrency 1); a queue job with `maxConcurrency` gets that many pollers (at most
+ * `queuePollers`). `stop()` ends them all.
  */
 export interface JobRunnerOptions {
   queueUrl: string;
   sqsEndpoint: string;
+  /** The webhook dead-letter queue (DEAD_LETTER_QUEUE_URL for the handlers, as in AWS). */
+  deadLetterQueueUrl?: string;
   /** Seconds between schedule ticks; tests shorten it. Defaults to each job's `everySeconds`. */
   scheduleEverySeconds?: number;
+  /** Where stream jobs keep their checkpoints (one file per job); unset = in memory only. */
+  streamCheckpointDir?: string;
+  /** Upper bound on parallel pollers per queue job (default 4). */
+  queuePollers?: number;
 }
 
 export interface RunningJobs {
@@ -24,8 +34,9 @@ export interface RunningJobs {
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve(); // an abort that already happened fires no event
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const onAbort = () => (clearTimeout(t), resolve());
+    const t = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 
 /** A Lambda context; once `signal` aborts, the remaining time reads 0 so long-running handlers wind down. */
@@ -67,12 +78,16 @@ async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: Job
   const sqs = new SQSClient({ endpoint: options.sqsEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   while (!signal.aborted) {
     try {
+      // Short polls: local-aws-sqs holds a long poll until the batch is FULL (SQS returns as soon as
+      // a message is there), which would add up to WaitTimeSeconds to every delivery. Its short
+      // poll still waits ~40 ms, so this loop does not spin.
       const out = await sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: options.queueUrl,
           MaxNumberOfMessages: Math.min(10, job.trigger.batchSize),
-          WaitTimeSeconds: 1,
+          WaitTimeSeconds: 0,
           MessageSystemAttributeNames: ['All'],
+          AttributeNames: ['All'], // local-aws-sqs only honours the older parameter
           MessageAttributeNames: ['All'],
         }),
       );
@@ -113,15 +128,29 @@ async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: Job
 
 export function startJobs(options: JobRunnerOptions, jobs: readonly Job[] = jobList): RunningJobs {
   const controller = new AbortController();
-  const loops = jobs.map((job) => {
+  // What the stack gives every job function in AWS.
+  process.env.QUEUE_URL = options.queueUrl;
+  if (options.deadLetterQueueUrl) process.env.DEAD_LETTER_QUEUE_URL = options.deadLetterQueueUrl;
+  const loops = jobs.flatMap((job) => {
     const trigger = job.trigger;
     switch (trigger.kind) {
       case 'schedule':
-        return scheduleLoop({ ...job, trigger }, options.scheduleEverySeconds ?? trigger.everySeconds, controller.signal);
-      case 'queue':
-        return queueLoop({ ...job, trigger }, options, controller.signal);
-      case 'stream':
-        throw new Error(`job ${job.id}: the local stream trigger is not available yet`);
+        return [scheduleLoop({ ...job, trigger }, options.scheduleEverySeconds ?? trigger.everySeconds, controller.signal)];
+      case 'queue': {
+        const pollers = Math.max(1, Math.min(trigger.maxConcurrency ?? 1, options.queuePollers ?? 4));
+        return Array.from({ length: pollers }, () => queueLoop({ ...job, trigger }, options, controller.signal));
+      }
+      case 'stream': {
+        const dynamoEndpoint = process.env.DYNAMODB_ENDPOINT;
+        const tableName = process.env.TABLE_NAME;
+        if (!dynamoEndpoint || !tableName) throw new Error(`job ${job.id}: DYNAMODB_ENDPOINT and TABLE_NAME must be set for the local stream runner`);
+        const checkpointFile = options.streamCheckpointDir ? join(options.streamCheckpointDir, `${job.id}.json`) : undefined;
+        return [
+          streamLoop({ ...job, trigger }, { dynamoEndpoint, tableName, ...(checkpointFile ? { checkpointFile } : {}) }, () => jobContext(job, controller.signal), controller.signal).catch((error: unknown) => {
+            if (!controller.signal.aborted) logger.error('stream runner stopped', { job: job.id, error });
+          }),
+        ];
+      }
     }
   });
   return {

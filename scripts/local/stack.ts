@@ -27,7 +27,13 @@ export async function startLocalStack(config: LocalConfig): Promise<LocalStack> 
     const queues = await startLocalQueues(config.sqsPort);
     const server = createLocalServer();
     await new Promise<void>((ok, fail) => server.once('error', fail).listen(config.port, ok));
-    const jobs = startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint });
+    const jobs = startJobs({
+      queueUrl: queues.queueUrl,
+      sqsEndpoint: queues.endpoint,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      // The outbox relay resumes after its last acknowledged stream record across restarts.
+      ...(config.inMemory ? {} : { streamCheckpointDir: resolve(config.dataDir, 'stream-checkpoints') }),
+    });
     let stopped = false;
     return {
       config,

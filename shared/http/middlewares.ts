@@ -3,6 +3,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import { parseApiKey } from '#shared/domain/credentials.ts';
+import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
 import { masterKey, open } from '#shared/crypto/seal.ts';
@@ -117,6 +118,9 @@ export function problemDetails(): Middleware {
       const { traceId } = state(request);
       let problem: HttpProblem;
       if (request.error instanceof HttpProblem) problem = request.error;
+      else if (request.error instanceof BusinessRuleError) {
+        problem = problems.unprocessable(request.error.detail, request.error.code ? { code: request.error.code } : {});
+      } else if (request.error instanceof NotFoundError) problem = problems.notFound(request.error.message);
       else if (request.error instanceof TransactionFailed && request.error.conflicted) {
         problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.');
       } else {

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as z from 'zod/mini';
 import type { Route } from '#functions/routes.ts';
 import type { TxItem } from '#shared/store/client.ts';
-import { claimWrite, type IdempotencyScope } from '#shared/store/idempotency.ts';
+import { claimWrite, completeWrite, type IdempotencyScope } from '#shared/store/idempotency.ts';
 import {
   apiKeyAuth,
   idempotency,
@@ -38,6 +38,8 @@ export interface GatewayRequest<S extends Schemas> {
   query: Infer<S, 'query'>;
   path: Infer<S, 'path'>;
   headers: Record<string, string>;
+  /** The body exactly as received (for handlers that verify a third party's own signature). */
+  rawBody: string;
   /** Present when the request carries an Idempotency-Key: pass it to the service's transaction. */
   idempotency?: IdempotencyScope;
 }
@@ -66,6 +68,7 @@ export function httpHandler<S extends Schemas>(
         query: s.parsed!.query as Infer<S, 'query'>,
         path: s.parsed!.path as Infer<S, 'path'>,
         headers: s.headers,
+        rawBody: s.rawBody,
         ...(s.idempotency ? { idempotency: s.idempotency } : {}),
       });
     }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -89,5 +92,21 @@ export function committedResponse(request: GatewayRequest<Schemas>, statusCode: 
       response: { statusCode, body: JSON.stringify(body), traceId: request.traceId },
     }),
     response: { ...response, idempotencyRecorded: true },
+  };
+}
+
+/**
+ * For handlers that commit twice with a provider call in between (withdrawals): `claim` goes into
+ * the first transaction and marks the Idempotency-Key in flight (a twin gets 409 and never reaches
+ * the provider); `complete(body)` goes into the last write and records exactly the body that
+ * `response(body)` returns. The handler must commit `complete(body)` before returning `response(body)`.
+ */
+export function twoStepResponse(request: GatewayRequest<Schemas>, statusCode: number) {
+  const scope = request.idempotency;
+  return {
+    claim: scope ? claimWrite(scope, { requestHash: scope.requestHash, state: 'in_flight' }) : undefined,
+    complete: (body: unknown): TxItem | undefined =>
+      scope ? completeWrite(scope, { statusCode, body: JSON.stringify(body), traceId: request.traceId }) : undefined,
+    response: (body: unknown): GatewayResponse => ({ statusCode, body, ...(scope ? { idempotencyRecorded: true } : {}) }),
   };
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { isSupportedCurrency, type Currency } from '#shared/domain/money.ts';
+import { isSupportedCurrency, MoneyFormatError, toMinor, type Currency } from '#shared/domain/money.ts';
 import { problems } from './problem.ts';
 
 /**
@@ -17,4 +17,57 @@ export const currencyCode = z.string().check(z.regex(/^[A-Z]{3,4}$/, 'must be an
 export function supportedCurrency(code: string): Currency {
   if (!isSupportedCurrency(code)) throw problems.unprocessable(`Currency ${code} is not supported.`);
   return code;
+}
+
+/** SPEC "Common field rules" and shared objects, for checkout, deposit and withdraw requests. */
+export const description = z.string().check(z.regex(/^[A-Za-z0-9 ]{1,200}$/, 'letters, digits and spaces only, 1-200 characters'));
+
+export const orderRef = z.object({
+  orderRef: z.string().check(z.regex(/^[A-Za-z0-9]+$/, 'letters and digits only'), z.maxLength(100, 'at most 100 characters')),
+  discount: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
+  tax: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
+});
+
+const optionalText = (max: number) => z.optional(z.nullable(z.string().check(z.maxLength(max))));
+
+/** customerRef on checkout and deposit: every member optional; email and cnic checked when present. */
+export const customerRef = z.object({
+  name: optionalText(200),
+  email: z.optional(z.nullable(z.email('must be a valid e-mail address'))),
+  cnic: z.optional(z.nullable(z.string().check(z.regex(/^\d{13}$/, 'must be exactly 13 digits')))),
+  phone: optionalText(30),
+  shippingAddress: optionalText(500),
+  estimatedDays: optionalText(50),
+});
+
+export const callbackUrl = z.string().check(z.maxLength(2048, 'at most 2048 characters'), z.url('must be an absolute URL'));
+
+export const metadataJson = z.string().check(
+  z.maxLength(16_384, 'at most 16 KiB'),
+  z.refine((s) => {
+    try {
+      JSON.parse(s);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a string holding a JSON document'),
+);
+
+/** A positive decimal amount; its minor units are checked by toMinor() against the currency. */
+export const amount = z.number('must be a number').check(z.positive('must be greater than 0'));
+
+export const signature = z.string();
+
+/** 1 or 2: SPEC `paymentMethod` / `walletProvider`. */
+export const walletProviderId = z.union([z.literal(1), z.literal(2)], 'must be 1 or 2');
+
+/** A decimal amount in the currency's minor units; too many decimals is a 400 on `field` (CONTRACT §3). */
+export function minorUnits(value: number, currency: Currency, field = 'amount'): number {
+  try {
+    return toMinor(value, currency);
+  } catch (error) {
+    if (error instanceof MoneyFormatError) throw problems.badRequest(`${field} ${error.message}.`, { [field]: [error.message] });
+    throw error;
+  }
 }

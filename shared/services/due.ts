@@ -1,6 +1,9 @@
 import type { IntentType, PaymentIntent } from '#shared/domain/intent.ts';
 import { logger } from '#shared/logger.ts';
 import { listDueIntents } from '#shared/store/intents.ts';
+import { checkoutDue } from './checkout.ts';
+import { reconcileDeposit } from './deposits.ts';
+import { settleDueWithdrawal } from './withdrawals.ts';
 
 /**
  * What happens when an intent's due time comes (it sits in the GSI2 due index until then). Each
@@ -9,11 +12,18 @@ import { listDueIntents } from '#shared/store/intents.ts';
  */
 export type DueHandler = (intent: PaymentIntent, now: Date) => Promise<void>;
 
-const dueHandlers: Partial<Record<IntentType, DueHandler>> = {};
+const dueHandlers: Partial<Record<IntentType, DueHandler>> = {
+  checkout: checkoutDue,
+  deposit: reconcileDeposit,
+  withdrawal: settleDueWithdrawal,
+};
 
-/** One pass over the due index. Returns how many due intents were handled. */
-export async function processDue(now = new Date()): Promise<number> {
-  const due = await listDueIntents(now);
+/**
+ * One pass over the due index. Returns how many due intents were handled. `only` narrows the pass
+ * (tests sweep their own merchant's intents, never another test's).
+ */
+export async function processDue(now = new Date(), only?: (intent: PaymentIntent) => boolean): Promise<number> {
+  const due = (await listDueIntents(now)).filter((intent) => !only || only(intent));
   let handled = 0;
   for (const intent of due) {
     const handler = dueHandlers[intent.intentType];

@@ -7,6 +7,7 @@ import { assertSafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 import { masterKey, seal } from '#shared/crypto/seal.ts';
 import { transact } from '#shared/store/client.ts';
 import * as store from '#shared/store/merchants.ts';
+import { armAutoSettlements } from '#shared/store/settlements.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 import { allScopes, type Scope } from '#functions/routes.ts';
 
@@ -161,6 +162,7 @@ export async function setSchedule(merchantId: string, schedule: SettlementSchedu
   if (frequency !== 'manual' && !schedule.destination) throw new OperatorError('automatic settlements need a destination bank account');
   await requireMerchant(merchantId);
   await store.updateMerchant(merchantId, { settlementSchedule: schedule });
+  await armAutoSettlements(merchantId, schedule); // the run items the money sweeper picks up (shared/services/settlements.ts)
   return { merchantId, settlementSchedule: schedule };
 }
 

@@ -73,7 +73,7 @@ export function transactionView(intent: PaymentIntent) {
     createdAt: intent.createdAt,
     updatedAt: intent.updatedAt,
     ...(intent.intentType === 'checkout'
-      ? { expiresAt: intent.expiresAt, paymentMethod: d.paymentMethod ?? null, card: d.card ?? null, walletNumberLast4: d.walletNumberLast4 ?? null }
+      ? { expiresAt: intent.expiresAt, paymentMethod: d.paymentMethod ?? null, card: d.card ?? null, walletProvider: d.walletProvider ?? null, walletNumberLast4: d.walletNumberLast4 ?? null }
       : {}),
     ...(intent.intentType === 'deposit' ? { walletChargeInfo: d.walletChargeInfo ?? null } : {}),
     ...(intent.intentType === 'withdrawal' ? { payoutInfo: d.payoutInfo ?? null } : {}),

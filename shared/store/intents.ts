@@ -1,8 +1,9 @@
-import { BatchGetItemCommand, GetItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { statusChangedEvent, type TransactionStatusChanged } from '#shared/domain/events.ts';
 import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type PaymentIntent } from '#shared/domain/intent.ts';
-import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { db, fromItem, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
+import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -99,12 +100,12 @@ export function transitionWrites(
           TableName: tableName(),
           Key: toItem(keys.intent(current.paymentIntentId)),
           UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}${due || keepDue ? '' : ' REMOVE GSI2PK, GSI2SK, dueAt'}`,
-          ConditionExpression: '#status = :from AND #version = :version',
+          ConditionExpression: '#status = :from AND #version = :expectedVersion',
           ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
           ExpressionAttributeValues: toValues({
             ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
             ':from': current.status,
-            ':version': current.version,
+            ':expectedVersion': current.version, // not :version: that placeholder SETs the new version
           }),
         },
       },
@@ -196,28 +197,52 @@ export async function listEvents(paymentIntentId: string): Promise<StoredEvent[]
   return (out.Items ?? []).map((i) => fromItem<StoredEvent & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
 }
 
-/** Access pattern: intents due by `now` (GSI2 query per shard, oldest first). For sweeps. */
+/** Access pattern: intents due by `now` (the due index, shards `DUE#0-3`). For sweeps. */
 export async function listDueIntents(now: Date, limitPerShard = 100): Promise<PaymentIntent[]> {
-  const due: PaymentIntent[] = [];
-  for (const shard of keys.dueShards()) {
-    let start: Record<string, AttributeValue> | undefined;
-    let taken = 0;
-    do {
-      const out = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'GSI2',
-          KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
-          ExpressionAttributeValues: toValues({ ':pk': shard, ':now': `${now.toISOString()}~` }),
-          ExclusiveStartKey: start,
-          Limit: limitPerShard,
-        }),
-      );
-      const items = (out.Items ?? []).map((i) => fromItem<Stored>(i)).filter((i) => i.entity === 'Intent');
-      due.push(...items.map(strip));
-      taken += items.length;
-      start = out.LastEvaluatedKey;
-    } while (start && taken < limitPerShard);
+  const items = await queryDueIndex(keys.dueShards(), now, limitPerShard);
+  return items.filter((i) => i.entity === 'Intent').map((i) => strip(i as Stored));
+}
+
+/**
+ * A change that is not a status change (status changes go through transitionWrites /
+ * changeStatus): an intent learns something without changing status (a rail accepted a payout, a
+ * wallet prompt was sent) or is due again later. It applies only to the intent as read (status and
+ * version) and bumps the version, so it never overwrites an outcome that won meanwhile, and no
+ * event is written (nothing a merchant watches has changed).
+ */
+export function sameStatusUpdate(current: PaymentIntent, change: { details: Record<string, unknown>; dueAt: string; now?: Date }): { next: PaymentIntent; write: TxItem } {
+  const now = change.now ?? new Date();
+  const next: PaymentIntent = { ...current, details: { ...current.details, ...change.details }, updatedAt: now.toISOString(), version: current.version + 1 };
+  const set: Record<string, unknown> = {
+    details: next.details,
+    updatedAt: next.updatedAt,
+    version: next.version,
+    ...keys.due(current.paymentIntentId, change.dueAt),
+    dueAt: change.dueAt,
+  };
+  const fields = Object.keys(set);
+  return {
+    next,
+    write: {
+      Update: {
+        TableName: tableName(),
+        Key: toItem(keys.intent(current.paymentIntentId)),
+        UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
+        ConditionExpression: '#status = :status AND #version = :expected',
+        ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
+        ExpressionAttributeValues: toValues({ ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])), ':status': current.status, ':expected': current.version }),
+      },
+    },
+  };
+}
+
+/** "Look again later": keeps a still-open intent in the due index until `dueAt`. False if it changed meanwhile. */
+export async function rescheduleDue(intent: PaymentIntent, dueAt: string): Promise<boolean> {
+  try {
+    await transact([sameStatusUpdate(intent, { details: {}, dueAt }).write]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionFailed && error.failedAt(0)) return false;
+    throw error;
   }
-  return due;
 }

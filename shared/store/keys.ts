@@ -16,6 +16,15 @@ import type { Mode } from '#shared/domain/credentials.ts';
  *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
  *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
  *   OutboxEvent   TXN#<paymentIntentId>               EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
+ *   EventPointer  EVENTID#<eventId>                   EVENTID                           -   (an event by its id; written by the relay)
+ *   WebhookDelivery TXN#<paymentIntentId>             DELIVERY#<eventId>                -   (attempt counter, round, outcome)
+ *   WebhookAttempt  TXN#<paymentIntentId>             ATTEMPT#<eventId>#<000001>#<deliveryId>  -   (the delivery log)
+ *   WebhookResend   TXN#<paymentIntentId>             RESEND#<requestedAt>#<resendId>   -   (relayed to SQS by the stream; ttl)
+ *   Settlement    SETTLEMENT#<id>                     SETTLEMENT                        MERCHANT#<id>#<mode>#SETTLEMENT / <requestedAt>#<id>
+ *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
+ *   AutoSettlement MERCHANT#<merchantId>              AUTOSETTLE#<mode>                 GSI2: MONEYDUE#<shard> / <nextRunAt>#autosettle:<id>:<mode>
+ *   Refund        REFUND#<id>                         REFUND                            TXN#<paymentIntentId>#REFUND / <requestedAt>#<id>
+ *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
  */
 export type Key = { PK: string; SK: string };
 
@@ -63,6 +72,17 @@ export const keys = {
   outboxEvent: (paymentIntentId: string, createdAt: string, eventId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `EVENT#${createdAt}#${eventId}` }),
   eventsOfIntent: (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'EVENT#' }),
 
+  /** Webhooks (shared/store/webhooks.ts): the delivery log lives in the transaction's partition. */
+  eventPointer: (eventId: string): Key => ({ PK: `EVENTID#${eventId}`, SK: 'EVENTID' }),
+  webhookDelivery: (paymentIntentId: string, eventId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `DELIVERY#${eventId}` }),
+  deliveriesOfIntent: (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'DELIVERY#' }),
+  webhookAttempt: (paymentIntentId: string, eventId: string, attempt: number, deliveryId: string): Key => ({
+    PK: `TXN#${paymentIntentId}`,
+    SK: `ATTEMPT#${eventId}#${String(attempt).padStart(6, '0')}#${deliveryId}`,
+  }),
+  attemptsOfEvent: (paymentIntentId: string, eventId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: `ATTEMPT#${eventId}#` }),
+  webhookResend: (paymentIntentId: string, requestedAt: string, resendId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `RESEND#${requestedAt}#${resendId}` }),
+
   /**
    * The "due" index (GSI2, sparse): an item that needs attention at a time (a checkout to expire, a
    * charge to reconcile) carries these attributes until it is dealt with. Spread over a few shards
@@ -70,6 +90,27 @@ export const keys = {
    */
   due: (id: string, dueAt: string) => ({ GSI2PK: `DUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
   dueShards: () => Array.from({ length: dueShardCount }, (_, i) => `DUE#${i}`),
+
+  /** Deposits: the wallet provider's reference → the intent (provider callbacks carry only that). */
+  providerReference: (provider: string, reference: string): Key => ({ PK: `PROVREF#${provider}#${reference}`, SK: 'PROVREF' }),
+
+  /** Settlements and refunds (shared/store/settlements.ts, refunds.ts). */
+  settlement: (id: string): Key => ({ PK: `SETTLEMENT#${id}`, SK: 'SETTLEMENT' }),
+  settlementListing: (merchantId: string, mode: Mode, requestedAt: string, id: string) => ({
+    GSI1PK: `MERCHANT#${merchantId}#${mode}#SETTLEMENT`,
+    GSI1SK: `${requestedAt}#${id}`,
+  }),
+  settlementsOfMerchant: (merchantId: string, mode: Mode) => ({ GSI1PK: `MERCHANT#${merchantId}#${mode}#SETTLEMENT` }),
+  autoSettlement: (merchantId: string, mode: Mode): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `AUTOSETTLE#${mode}` }),
+  refund: (id: string): Key => ({ PK: `REFUND#${id}`, SK: 'REFUND' }),
+  refundListing: (paymentIntentId: string, requestedAt: string, id: string) => ({ GSI1PK: `TXN#${paymentIntentId}#REFUND`, GSI1SK: `${requestedAt}#${id}` }),
+  refundsOfIntent: (paymentIntentId: string) => ({ GSI1PK: `TXN#${paymentIntentId}#REFUND` }),
+  /**
+   * The due index (GSI2) for settlements, refunds and automatic-settlement runs: the same sparse
+   * time-bucket pattern as `due`, in its own shards so each sweep reads only its own items.
+   */
+  moneyDue: (id: string, dueAt: string) => ({ GSI2PK: `MONEYDUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
+  moneyDueShards: () => Array.from({ length: dueShardCount }, (_, i) => `MONEYDUE#${i}`),
 
   idempotency: (mode: Mode, merchantId: string, idempotencyKey: string): Key => ({
     PK: `IDEM#${mode}#${merchantId}#${idempotencyKey}`,

@@ -1,0 +1,260 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { jobs, type Job } from '#functions/jobs.ts';
+import type { Route } from '#functions/routes.ts';
+import { bundleRoute } from './bundles.ts';
+import { targets } from './targets.ts';
+
+/**
+ * `npm run bench -- webhooks`: the webhook pipeline on the local stack. DynamoDB Local (in memory),
+ * local SQS and a receiver on 127.0.0.1 run in their own processes (bench/webhook-peers.ts); this
+ * process commits the status changes and runs the stream relay and the dispatcher of
+ * functions/jobs.ts through the local job runner, as `npm start` does.
+ *
+ *   1. commit-to-receiver latency: BENCH_WEBHOOK_EVENTS (200) status changes committed with
+ *      changeStatus(), one every BENCH_WEBHOOK_GAP_MS (20) ms; latency = the receiver has the whole
+ *      body − changeStatus() returned (the commit), by the wall clock. Targets p50 ≤ 1 s, p99 ≤ 3 s.
+ *   2. deliveries per second of one dispatcher process: BENCH_WEBHOOK_DELIVERIES (2000) messages
+ *      queued first, then the dispatcher alone (BENCH_WEBHOOK_POLLERS = 10 queue pollers of 10)
+ *      until the receiver has them all. Target ≥ 500/s.
+ * Also the bundle sizes of the two job functions. Results: bench/results/webhooks.json.
+ */
+const eventsForLatency = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 200);
+const gapMs = Number(process.env.BENCH_WEBHOOK_GAP_MS ?? 20);
+const deliveriesForThroughput = Number(process.env.BENCH_WEBHOOK_DELIVERIES ?? 2000);
+const pollers = Number(process.env.BENCH_WEBHOOK_POLLERS ?? 10);
+const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+async function waitUntil(done: () => boolean, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+export async function runWebhookBench(): Promise<number> {
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  const cleanup = async () => {
+    for (let next = cleanups.pop(); next; next = cleanups.pop()) await Promise.resolve(next()).catch((e: unknown) => console.error('cleanup failed:', e));
+  };
+  let interrupted = false;
+  const onSignal = (signal: string) => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping`);
+    void cleanup().then(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const errors: string[] = [];
+  try {
+    // 1. Bundles of the two job functions, as the stack builds them.
+    const outDir = mkdtempSync(join(tmpdir(), 'webhook-bench-'));
+    cleanups.push(() => rmSync(outDir, { recursive: true, force: true }));
+    const bundles: Record<string, { bytes: number; met: boolean } | { error: string }> = {};
+    for (const job of [jobs.webhookRelay, jobs.webhookDispatcher] as Job[]) {
+      try {
+        const b = await bundleRoute({ id: job.id, handler: job.handler } as Route, outDir);
+        bundles[job.id] = { bytes: b.bytes, met: b.bytes <= targets.bundleBytes };
+      } catch (error) {
+        bundles[job.id] = { error: (error as Error).message };
+        errors.push(`${job.id}: bundling failed: ${(error as Error).message}`);
+      }
+    }
+
+    // 2. The local stack.
+    const { startDynamoLocal, ensureTable } = await import('../scripts/local/dynamo.ts');
+    const dynamo = await startDynamoLocal({ port: await freePort() });
+    cleanups.push(() => dynamo.stop());
+    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.TABLE_NAME = 'payment-gateway-webhook-bench';
+    await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
+    const peer = async (args: string[]) => {
+      const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-peers.ts', import.meta.url)), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      cleanups.push(() => new Promise((ok) => (child.exitCode !== null ? ok(undefined) : (child.once('exit', ok), child.kill('SIGTERM')))));
+      const ready = await new Promise<string>((ok, fail) => {
+        child.on('message', (m: { ready?: string }) => m.ready && ok(m.ready));
+        child.once('exit', (code) => fail(new Error(`bench/webhook-peers.ts ${args[0]} exited (${code})`)));
+      });
+      return { child, ready };
+    };
+    const { localQueueUrls } = await import('../scripts/local/queues.ts');
+    const sqsPort = await freePort();
+    await peer(['sqs', String(sqsPort)]);
+    const queues = localQueueUrls(sqsPort);
+    process.env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
+    const { startJobs } = await import('../scripts/local/jobs.ts');
+    const { db } = await import('#shared/store/client.ts');
+    cleanups.push(() => db().destroy());
+    const { createMerchant } = await import('#shared/services/merchants.ts');
+    const { changeStatus } = await import('#shared/services/transactions.ts');
+    const { transact } = await import('#shared/store/client.ts');
+    const { createIntentWrites } = await import('#shared/store/intents.ts');
+    const { publish } = await import('#shared/webhooks/queue.ts');
+
+    const arrivals = new Map<string, number>();
+    const receiver = await peer(['receiver']);
+    receiver.child.on('message', (m: { arrivals?: [string, number][] }) => {
+      for (const [id, at] of m.arrivals ?? []) arrivals.set(id, at);
+    });
+    const receiverUrl = receiver.ready;
+    const merchant = await createMerchant({ name: 'Webhook Bench', webhookUrl: receiverUrl, allowInsecureWebhooks: true });
+
+    const newIntent = async () => {
+      const now = new Date().toISOString();
+      const intent = {
+        paymentIntentId: randomUUID(),
+        merchantId: merchant.merchantId,
+        mode: 'test' as const,
+        intentType: 'checkout' as const,
+        status: 'Pending' as const,
+        amountMinor: 150_00,
+        currency: 'PKR' as const,
+        feeMinor: 0,
+        refundedMinor: 0,
+        orderRef: { orderRef: `BENCH${randomUUID().replaceAll('-', '').slice(0, 16)}`, discount: null, tax: null },
+        customerRef: null,
+        description: 'Bench order',
+        metadataJson: null,
+        callbackUrl: null,
+        transactionReference: `TRX${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+        reason: null,
+        traceId: randomUUID(),
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: null,
+        version: 1,
+        details: {},
+      };
+      await transact(createIntentWrites(intent));
+      return intent;
+    };
+
+    // 3. Commit-to-receiver latency.
+    const relayAndDispatcher = startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl }, [jobs.webhookRelay, jobs.webhookDispatcher]);
+    cleanups.push(() => relayAndDispatcher.stop());
+    const warmup = 20;
+    console.log(`latency: ${warmup} warm-up + ${eventsForLatency} status changes, one every ${gapMs} ms...`);
+    const intents = [];
+    for (let i = 0; i < warmup + eventsForLatency; i++) intents.push(await newIntent());
+    const commits = new Map<string, number>();
+    for (const [i, intent] of intents.entries()) {
+      if (interrupted) return 130;
+      const started = performance.now();
+      const change = await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed' }));
+      if (!change.changed) throw new Error('status change did not apply');
+      if (i >= warmup) commits.set(change.transition.event.id, Date.now());
+      await sleep(Math.max(0, gapMs - (performance.now() - started)));
+    }
+    await waitUntil(() => [...commits.keys()].every((id) => arrivals.has(id)), 60_000, 'every latency event at the receiver');
+    const latencies = [...commits].map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
+    const latency = {
+      events: latencies.length,
+      p50Ms: percentile(latencies, 0.5),
+      p99Ms: percentile(latencies, 0.99),
+      maxMs: latencies.at(-1)!,
+      meanMs: latencies.reduce((a, b) => a + b, 0) / latencies.length,
+    };
+    await relayAndDispatcher.stop();
+
+    // 4. Deliveries per second of one dispatcher process.
+    console.log(`throughput: ${deliveriesForThroughput} queued deliveries, dispatcher with ${pollers} pollers...`);
+    arrivals.clear();
+    const template = intents[0]!;
+    const messages = Array.from({ length: deliveriesForThroughput }, (_, i) => {
+      const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
+      const paymentIntentId = randomUUID();
+      const createdAt = new Date().toISOString();
+      return {
+        id: String(i),
+        message: {
+          v: 1 as const,
+          eventId,
+          paymentIntentId,
+          merchantId: merchant.merchantId,
+          mode: 'test' as const,
+          callbackUrl: null,
+          eventCreatedAt: createdAt,
+          roundId: 'initial',
+          event: {
+            id: eventId,
+            type: 'TransactionStatusChanged' as const,
+            created: Math.floor(Date.now() / 1000),
+            livemode: false,
+            api_version: 'v1' as const,
+            data: {
+              TransactionId: paymentIntentId,
+              PreviousStatus: 'Pending' as const,
+              CurrentStatus: 'Completed' as const,
+              Amount: 150,
+              Currency: 'PKR',
+              Reason: null,
+              TransactionReference: template.transactionReference,
+              CustomerRef: null,
+              OrderRef: JSON.stringify({ OrderRef: template.orderRef.orderRef, Discount: null, Tax: null }),
+              MerchantId: merchant.merchantId,
+              Timestamp: createdAt,
+              TraceId: randomUUID(),
+              IntentType: 'checkout',
+              MetadataJson: null,
+            },
+          },
+        },
+      };
+    });
+    for (let i = 0; i < messages.length; i += 100) {
+      const failed = await publish(messages.slice(i, i + 100));
+      if (failed.length) throw new Error(`could not queue ${failed.length} messages`);
+    }
+    const started = Date.now();
+    const dispatcher = startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl, queuePollers: pollers }, [
+      jobs.webhookDispatcher,
+    ]);
+    cleanups.push(() => dispatcher.stop());
+    await waitUntil(() => arrivals.size >= deliveriesForThroughput, 300_000, 'every queued delivery at the receiver');
+    const seconds = (Math.max(...arrivals.values()) - started) / 1000;
+    const throughput = { deliveries: deliveriesForThroughput, seconds, perSecond: deliveriesForThroughput / seconds, pollers };
+
+    const t = targets.webhooks;
+    const report = {
+      generatedAt: new Date().toISOString(),
+      node: process.version,
+      targets: t,
+      latency: { ...latency, met: latency.p50Ms <= t.p50Ms && latency.p99Ms <= t.p99Ms },
+      throughput: { ...throughput, met: throughput.perSecond >= t.deliveriesPerSecond },
+      bundles,
+      errors,
+    };
+    const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+    console.log(`
+commit → receiver latency (n=${latency.events}): p50 ${latency.p50Ms.toFixed(0)} ms (≤ ${t.p50Ms}) ${mark(latency.p50Ms <= t.p50Ms)}, p99 ${latency.p99Ms.toFixed(0)} ms (≤ ${t.p99Ms}) ${mark(latency.p99Ms <= t.p99Ms)}, max ${latency.maxMs.toFixed(0)} ms
+deliveries per second, one dispatcher process: ${throughput.perSecond.toFixed(0)}/s (≥ ${t.deliveriesPerSecond}) ${mark(report.throughput.met)} (${throughput.deliveries} in ${seconds.toFixed(2)} s, ${pollers} pollers × 10)
+bundles: ${Object.entries(bundles).map(([id, b]) => ('bytes' in b ? `${id} ${(b.bytes / 1000).toFixed(1)} kB ${mark(b.met)}` : `${id} ERROR`)).join(', ')} (≤ ${(targets.bundleBytes / 1000).toFixed(0)} kB)`);
+    mkdirSync(resultsDir, { recursive: true });
+    writeFileSync(join(resultsDir, 'webhooks.json'), `${JSON.stringify(report, null, 2)}\n`);
+    console.log('wrote bench/results/webhooks.json');
+    return errors.length ? 1 : 0;
+  } catch (error) {
+    if (interrupted) return 130;
+    console.error('webhook bench crashed:', error);
+    return 1;
+  } finally {
+    await cleanup();
+  }
+}

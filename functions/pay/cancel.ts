@@ -1,0 +1,11 @@
+import { routes } from '#functions/routes.ts';
+import { pageHandler } from '#shared/http/pages.ts';
+import { cancelCheckout } from '#shared/services/checkout.ts';
+import { csrfSubject, customerAction } from './common.ts';
+
+/** POST /pay/{paymentIntentId}/cancel: the customer cancels (Cancelled). */
+export const handler = pageHandler(
+  routes.checkoutCancel,
+  async ({ path }) => customerAction(path.paymentIntentId!, () => cancelCheckout(path.paymentIntentId!)),
+  { csrfSubject },
+);

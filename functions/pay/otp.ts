@@ -1,0 +1,11 @@
+import { routes } from '#functions/routes.ts';
+import { pageHandler } from '#shared/http/pages.ts';
+import { confirmWalletOtp } from '#shared/services/checkout.ts';
+import { csrfSubject, customerAction } from './common.ts';
+
+/** POST /pay/{paymentIntentId}/otp: the wallet OTP; then the customer approves on the phone. */
+export const handler = pageHandler(
+  routes.checkoutOtp,
+  async ({ path, form }) => customerAction(path.paymentIntentId!, () => confirmWalletOtp(path.paymentIntentId!, form.get('otp') ?? '')),
+  { csrfSubject },
+);

@@ -1,0 +1,16 @@
+import { routes } from '#functions/routes.ts';
+import { pageHandler } from '#shared/http/pages.ts';
+import { openCheckout } from '#shared/services/checkout.ts';
+import { csrfSubject, notFoundPage, showCheckout } from './common.ts';
+
+/** GET /pay/{paymentIntentId}: the hosted checkout page (an overdue session is expired first). */
+export const handler = pageHandler(
+  routes.checkoutPage,
+  async ({ path, pathname }) => {
+    if (pathname.endsWith('/')) return { redirect: `../${encodeURIComponent(path.paymentIntentId!)}` };
+    const intent = await openCheckout(path.paymentIntentId!);
+    if (!intent) throw notFoundPage();
+    return showCheckout(intent);
+  },
+  { csrfSubject },
+);

@@ -1,0 +1,237 @@
+import { checkoutDetails, customerRedirectUrl, offeredMethods } from '#shared/domain/checkout.ts';
+import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
+import { currencyExponents } from '#shared/domain/money.ts';
+import { walletProviders } from '#shared/domain/providers.ts';
+import { sandboxCards } from '#shared/domain/sandbox.ts';
+import { sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
+import { html, htmlDocument, type Html, type PageResult } from '#shared/http/pages.ts';
+import type { CheckoutRefusal } from '#shared/services/checkout.ts';
+
+/**
+ * The hosted checkout's HTML (CONTRACT §8): one page per state of the session. Mobile first, no
+ * script; every field labelled, with the standard autocomplete tokens; every form has exactly one
+ * submit button. Form actions and links are relative (`{id}/card` from `/pay/{id}`), so the page
+ * works under any base path (API Gateway's stage, a custom domain, the local server).
+ */
+export function formatMoney(minor: number, currency: keyof typeof currencyExponents): string {
+  const exponent = currencyExponents[currency];
+  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
+  const whole = digits.slice(0, digits.length - exponent).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${currency} ${minor < 0 ? '-' : ''}${whole}${exponent ? `.${digits.slice(-exponent)}` : ''}`;
+}
+
+export interface PageContext {
+  intent: PaymentIntent;
+  merchantName: string;
+  csrf: string;
+  refusal?: CheckoutRefusal;
+}
+
+const reasons: Record<string, string> = {
+  card_declined: 'Your card was declined.',
+  insufficient_funds: 'Your card has insufficient funds.',
+  customer_declined: 'The payment was declined in your wallet app.',
+  otp_failed: 'The verification code was entered wrongly too many times.',
+  customer_cancelled: 'You cancelled the payment.',
+  expired: 'The payment session expired.',
+};
+
+function header(ctx: PageContext): Html {
+  return html`<header class="merchant"><p>${ctx.merchantName}</p>${ctx.intent.mode === 'test' ? html`<span class="badge">Test mode</span>` : ''}</header>`;
+}
+
+function summary(intent: PaymentIntent): Html {
+  return html`<section class="card summary" aria-label="Order summary">
+<p class="muted">${isTerminal(intent.status) ? 'Amount' : 'Amount to pay'}</p>
+<p class="amount">${formatMoney(intent.amountMinor, intent.currency)}</p>
+<p>${intent.description}</p>
+<p class="muted">Order ${intent.orderRef.orderRef}</p>
+</section>`;
+}
+
+const csrfField = (ctx: PageContext) => html`<input type="hidden" name="csrf" value="${ctx.csrf}">`;
+
+/** A field error for `field` of `form`, with the ids aria-describedby points at. */
+function fieldError(ctx: PageContext, form: string, field: string): { attrs: Html; message: Html } {
+  const message = ctx.refusal?.form === form ? ctx.refusal.fields[field] : undefined;
+  if (!message) return { attrs: html``, message: html`` };
+  const id = `${form}-${field}-error`;
+  return { attrs: html` aria-invalid="true" aria-describedby="${id}"`, message: html`<p class="field-error" id="${id}">${message}</p>` };
+}
+
+function formAlert(ctx: PageContext, form: string): Html {
+  return ctx.refusal?.form === form ? html`<p class="alert" role="alert">${ctx.refusal.message}</p>` : html``;
+}
+
+function cardForm(ctx: PageContext): Html {
+  const id = ctx.intent.paymentIntentId;
+  const e = (field: string) => fieldError(ctx, 'card', field);
+  const [name, number, expiry, cvc] = [e('name'), e('number'), e('expiry'), e('cvc')];
+  return html`<section class="card" aria-labelledby="card-heading">
+<h2 id="card-heading">Pay by card</h2>
+${formAlert(ctx, 'card')}
+<form method="post" action="${id}/card" autocomplete="on">
+${csrfField(ctx)}
+<label for="cc-name">Name on card</label>
+<input type="text" id="cc-name" name="name" autocomplete="cc-name" required maxlength="100"${name.attrs}>
+${name.message}
+<label for="cc-number">Card number</label>
+<input type="text" id="cc-number" name="number" autocomplete="cc-number" inputmode="numeric" required maxlength="23" placeholder="1234 1234 1234 1234"${number.attrs}>
+${number.message}
+<div class="row">
+<div>
+<label for="cc-exp">Expiry (MM/YY)</label>
+<input type="text" id="cc-exp" name="expiry" autocomplete="cc-exp" inputmode="numeric" required maxlength="7" placeholder="MM/YY"${expiry.attrs}>
+${expiry.message}
+</div>
+<div>
+<label for="cc-csc">Security code</label>
+<input type="text" id="cc-csc" name="cvc" autocomplete="cc-csc" inputmode="numeric" required maxlength="4" placeholder="CVC"${cvc.attrs}>
+${cvc.message}
+</div>
+</div>
+<button type="submit">Pay ${formatMoney(ctx.intent.amountMinor, ctx.intent.currency)}</button>
+</form>
+</section>`;
+}
+
+function walletFields(ctx: PageContext): Html {
+  const offered = offeredMethods(checkoutDetails(ctx.intent)).walletProviders;
+  const provider = fieldError(ctx, 'wallet', 'provider');
+  const number = fieldError(ctx, 'wallet', 'mobileNumber');
+  const providerInput =
+    offered.length === 1
+      ? html`<input type="hidden" name="provider" value="${offered[0]}"><p>Pay with your <strong>${walletProviders[offered[0]!].name}</strong> wallet.</p>`
+      : html`<fieldset${provider.attrs}>
+<legend>Wallet</legend>
+<div class="choice">
+${offered.map((p, i) => html`<label for="wallet-provider-${p}"><input type="radio" id="wallet-provider-${p}" name="provider" value="${p}"${i === 0 ? html` checked` : ''}> ${walletProviders[p].name}</label>`)}
+</div>
+${provider.message}
+</fieldset>`;
+  return html`${providerInput}
+<label for="wallet-number">Mobile number</label>
+<input type="tel" id="wallet-number" name="mobileNumber" autocomplete="tel" inputmode="tel" required maxlength="20" placeholder="03XX XXXXXXX"${number.attrs}>
+${number.message}
+<button type="submit">Send verification code</button>`;
+}
+
+function walletForm(ctx: PageContext): Html {
+  return html`<section class="card" aria-labelledby="wallet-heading">
+<h2 id="wallet-heading">Pay with mobile wallet</h2>
+${formAlert(ctx, 'wallet')}
+<form method="post" action="${ctx.intent.paymentIntentId}/wallet">
+${csrfField(ctx)}
+${walletFields(ctx)}
+</form>
+</section>`;
+}
+
+function otpForm(ctx: PageContext): Html {
+  const d = checkoutDetails(ctx.intent);
+  const otp = fieldError(ctx, 'otp', 'otp');
+  return html`<section class="card" aria-labelledby="otp-heading">
+<h2 id="otp-heading">Check your phone for a code</h2>
+<p>We sent a code to your ${d.walletProvider} wallet number ending <strong>${d.walletNumberLast4}</strong>.</p>
+${formAlert(ctx, 'otp')}
+<form method="post" action="${ctx.intent.paymentIntentId}/otp">
+${csrfField(ctx)}
+<label for="wallet-otp">Verification code</label>
+<input type="text" id="wallet-otp" name="otp" autocomplete="one-time-code" inputmode="numeric" required maxlength="6" pattern="[0-9]{6}"${otp.attrs}>
+${otp.message}
+<button type="submit">Confirm payment</button>
+</form>
+<details${ctx.refusal?.form === 'wallet' ? html` open` : ''}>
+<summary>Use a different number</summary>
+${formAlert(ctx, 'wallet')}
+<form method="post" action="${ctx.intent.paymentIntentId}/wallet">
+${csrfField(ctx)}
+${walletFields(ctx)}
+</form>
+</details>
+</section>`;
+}
+
+function cancelForm(ctx: PageContext): Html {
+  return html`<form class="cancel" method="post" action="${ctx.intent.paymentIntentId}/cancel">
+${csrfField(ctx)}
+<button type="submit" class="secondary">Cancel payment</button>
+</form>`;
+}
+
+const spaced = (digits: string) => digits.replace(/(\d{4})(?=\d)/g, '$1 ');
+
+function testHints(ctx: PageContext): Html {
+  if (ctx.intent.mode !== 'test') return html``;
+  return html`<section class="notice" aria-label="Test mode">
+<p><strong>Test mode:</strong> no real money moves.</p>
+<ul class="hints">
+${offeredMethods(checkoutDetails(ctx.intent)).card ? html`<li>Card <code>${spaced(sandboxCards.approved)}</code> succeeds, <code>${spaced(sandboxCards.declined)}</code> is declined; any future expiry and CVC.</li>` : ''}
+<li>Wallet numbers ending 0000 approve, 1111 decline; the code is <code>${sandboxOtp}</code>.</li>
+</ul>
+</section>`;
+}
+
+const page = (ctx: PageContext, title: string, body: Html, options: { status?: number; refreshSeconds?: number } = {}): PageResult => ({
+  status: options.status ?? ctx.refusal?.status ?? 200,
+  html: htmlDocument({ title: `${title} · ${ctx.merchantName}`, body: html`<main>${header(ctx)}${body}</main>`, ...(options.refreshSeconds ? { refreshSeconds: options.refreshSeconds } : {}) }),
+  // Chromium checks form-action on the redirects a form post leads to: allow the callback origin.
+  formActions: ctx.intent.callbackUrl ? [new URL(ctx.intent.callbackUrl).origin] : [],
+});
+
+/** The page of a Pending session: choose and pay, enter the OTP, or wait for the approval. */
+export function pendingPage(ctx: PageContext): PageResult {
+  const d = checkoutDetails(ctx.intent);
+  const methods = offeredMethods(d);
+  // The forms this state shows; a refusal about any other is shown at the top of the page.
+  const shown = d.wallet?.stage === 'approval' ? [] : d.wallet?.stage === 'otp' ? ['otp', 'wallet'] : [...(methods.card ? ['card'] : []), 'wallet'];
+  const pageAlert = ctx.refusal && !shown.includes(ctx.refusal.form) ? html`<p class="alert" role="alert">${ctx.refusal.message}</p>` : html``;
+  if (d.wallet?.stage === 'approval') {
+    return page(
+      ctx,
+      'Approve the payment',
+      html`${summary(ctx.intent)}${pageAlert}
+<section class="card" aria-labelledby="approve-heading" aria-live="polite">
+<h1 id="approve-heading">Approve the payment on your phone</h1>
+<p>Open your ${d.walletProvider} app for the number ending <strong>${d.walletNumberLast4}</strong> and approve the payment of ${formatMoney(ctx.intent.amountMinor, ctx.intent.currency)}.</p>
+<p class="muted">This page updates by itself. <a href="${ctx.intent.paymentIntentId}">Check now</a></p>
+</section>
+${cancelForm(ctx)}`,
+      { refreshSeconds: 3 },
+    );
+  }
+  const body =
+    d.wallet?.stage === 'otp'
+      ? html`${otpForm(ctx)}`
+      : html`${methods.card ? cardForm(ctx) : ''}${methods.walletProviders.length ? walletForm(ctx) : ''}`;
+  return page(ctx, 'Pay', html`<h1>Complete your payment</h1>${summary(ctx.intent)}${pageAlert}${body}${cancelForm(ctx)}${testHints(ctx)}`);
+}
+
+/** A terminal session: the result (Completed, Failed, Cancelled) or the expired page. */
+export function resultPage(ctx: PageContext): PageResult {
+  const { intent } = ctx;
+  const d = checkoutDetails(intent);
+  const back = customerRedirectUrl(intent);
+  const returnLink = back ? html`<a class="button-link" href="${back}">Return to ${ctx.merchantName}</a>` : html``;
+  const paidWith = d.card
+    ? html`<p class="muted">${d.card.brand.toUpperCase()} ending ${d.card.last4}</p>`
+    : d.walletNumberLast4
+      ? html`<p class="muted">${d.walletProvider} wallet ending ${d.walletNumberLast4}</p>`
+      : html``;
+  const reason = intent.reason ? reasons[intent.reason] ?? '' : '';
+  switch (intent.status) {
+    case 'Completed':
+      return page(ctx, 'Payment successful', html`<section class="card" role="status"><h1 class="ok">Payment successful</h1><p>You paid ${formatMoney(intent.amountMinor, intent.currency)} to ${ctx.merchantName}.</p>${paidWith}<p class="muted">Reference ${intent.transactionReference}</p></section>${summary(intent)}${returnLink}`);
+    case 'Failed':
+      return page(ctx, 'Payment failed', html`<section class="card" role="alert"><h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}<p>No money was taken. To try again, return to ${ctx.merchantName} and start a new payment.</p></section>${summary(intent)}${returnLink}`);
+    case 'Cancelled':
+      return page(ctx, 'Payment cancelled', html`<section class="card" role="status"><h1>Payment cancelled</h1><p>You cancelled this payment. No money was taken.</p></section>${summary(intent)}${returnLink}`);
+    default:
+      return page(
+        ctx,
+        'Session expired',
+        html`<section class="card" role="alert"><h1>This payment session has expired</h1><p>Payment sessions last 30 minutes. No money was taken.</p><p>Return to ${ctx.merchantName} and start the payment again to get a new link.</p></section>${summary(intent)}${returnLink}`,
+        { status: 410 },
+      );
+  }
+}

@@ -1,0 +1,59 @@
+import * as z from 'zod/mini';
+import { routes } from '#functions/routes.ts';
+import { committedResponse, httpHandler, ok } from '#shared/http/pipeline.ts';
+import * as f from '#shared/http/schemas.ts';
+import { createDeposit } from '#shared/services/deposits.ts';
+
+/** POST /Gateway/v{version}/Payment/deposit — start a mobile-wallet charge (SPEC "Deposit request"). */
+const body = z
+  .object({
+    mobileNumber: z.string().check(z.regex(/^(\+92|0)?3\d{9}$/, 'must be a mobile wallet number such as 03001234567')),
+    amount: f.amount,
+    walletProvider: z.optional(f.walletProviderId),
+    paymentMethod: z.optional(f.walletProviderId),
+    currency: z.optional(f.currencyCode),
+    description: f.description,
+    callbackUrl: z.optional(z.nullable(f.callbackUrl)),
+    intentType: z.optional(z.literal('deposit', 'must be "deposit" on this endpoint')),
+    customerRef: z.optional(z.nullable(f.customerRef)),
+    orderRef: f.orderRef,
+    metadataJson: z.optional(z.nullable(f.metadataJson)),
+    signature: f.signature,
+  })
+  .check(
+    z.refine((b) => !(b.walletProvider && b.paymentMethod && b.walletProvider !== b.paymentMethod), {
+      message: 'walletProvider and paymentMethod must agree when both are given',
+      path: ['paymentMethod'],
+    }),
+  );
+
+export const handler = httpHandler(routes.deposit, { body }, async (request) => {
+  const { auth, body: b } = request;
+  const currency = f.supportedCurrency(b.currency ?? auth.merchantCurrency);
+  const providerId = b.walletProvider ?? b.paymentMethod ?? 1;
+  let recorded = false;
+  const response = await createDeposit(
+    {
+      merchantId: auth.merchantId,
+      mode: auth.mode,
+      traceId: request.traceId,
+      currency,
+      amountMinor: f.minorUnits(b.amount, currency),
+      providerId,
+      mobileNumber: b.mobileNumber,
+      description: b.description,
+      orderRef: b.orderRef,
+      customerRef: (b.customerRef as Record<string, string> | null | undefined) ?? null,
+      callbackUrl: b.callbackUrl ?? null,
+      metadataJson: b.metadataJson ?? null,
+      fee: auth.merchantFees.deposit,
+      allowInsecureWebhooks: auth.merchantAllowInsecureWebhooks,
+    },
+    (responseBody) => {
+      const { idempotency } = committedResponse(request, 200, responseBody);
+      recorded = idempotency !== undefined;
+      return idempotency;
+    },
+  );
+  return { ...ok(response), idempotencyRecorded: recorded };
+});

@@ -1,0 +1,72 @@
+import * as z from 'zod/mini';
+import { routes } from '#functions/routes.ts';
+import { toMinor } from '#shared/domain/money.ts';
+import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
+import { committedResponse, httpHandler } from '#shared/http/pipeline.ts';
+import { problems } from '#shared/http/problem.ts';
+import * as f from '#shared/http/schemas.ts';
+import { checkoutCreated, DuplicateOrderRef, newCheckout, saveCheckout } from '#shared/services/checkout.ts';
+
+/**
+ * POST /Gateway/v{version}/Payment/initiate-checkout (SPEC "Checkout request"). Shape errors are
+ * 400s with `errors`; business rules (currency, amount > 10, live provider, duplicate orderRef)
+ * are 422s. One transaction: the session, its orderRef claim, its reference, the Idempotency-Key.
+ */
+const body = z.object({
+  amount: f.amount,
+  currency: z.optional(f.currencyCode),
+  description: f.description,
+  customerRef: z.optional(z.nullable(f.customerRef)),
+  orderRef: f.orderRef,
+  callbackUrl: z.optional(z.nullable(f.callbackUrl)),
+  intentType: z.optional(z.nullable(z.literal('checkout', 'must be "checkout" on this endpoint'))),
+  paymentMethod: z.optional(z.nullable(f.walletProviderId)),
+  metadataJson: z.optional(z.nullable(f.metadataJson)),
+  signature: f.signature,
+});
+
+export const handler = httpHandler(routes.initiateCheckout, { body }, async (request) => {
+  const { auth, body: input } = request;
+  const currency = f.supportedCurrency(input.currency ?? auth.merchantCurrency);
+  const amountMinor = f.minorUnits(input.amount, currency);
+  if (amountMinor <= toMinor(10, currency)) {
+    throw problems.unprocessable(`The checkout amount must be greater than 10 ${currency}.`, { code: 'amount_below_minimum' });
+  }
+  if (auth.mode !== 'test') {
+    throw problems.unprocessable('Live checkout is not available: no card or wallet provider is configured for this deployment.', { code: 'provider_unavailable' });
+  }
+
+  const callbackUrl = input.callbackUrl || null;
+  if (callbackUrl) {
+    await assertSafeWebhookUrl(callbackUrl, { allowInsecure: auth.merchantAllowInsecureWebhooks }).catch((error: unknown) => {
+      throw error instanceof UnsafeWebhookUrl ? problems.unprocessable(`callbackUrl ${error.message}.`, { code: 'callback_url_refused' }) : error;
+    });
+  }
+
+  const present = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? undefined : value);
+  const customerRef = Object.fromEntries(Object.entries(input.customerRef ?? {}).flatMap(([k, v]) => (present(v) ? [[k, v]] : []))) as Record<string, string>;
+  const intent = newCheckout({
+    merchantId: auth.merchantId,
+    mode: auth.mode,
+    amountMinor,
+    currency,
+    description: input.description,
+    orderRef: { orderRef: input.orderRef.orderRef, discount: present(input.orderRef.discount) ?? null, tax: present(input.orderRef.tax) ?? null },
+    customerRef: Object.keys(customerRef).length ? customerRef : null,
+    callbackUrl,
+    paymentMethod: input.paymentMethod ?? null,
+    metadataJson: present(input.metadataJson) ?? null,
+    feeRate: auth.merchantFees.checkout,
+    traceId: request.traceId,
+  });
+  const { idempotency, response } = committedResponse(request, 200, checkoutCreated(intent));
+  try {
+    await saveCheckout(intent, idempotency);
+  } catch (error) {
+    if (error instanceof DuplicateOrderRef) {
+      throw problems.unprocessable(`orderRef ${intent.orderRef.orderRef} was already used for another transaction.`, { code: 'duplicate_order_ref' });
+    }
+    throw error;
+  }
+  return response;
+});

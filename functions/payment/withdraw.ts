@@ -1,0 +1,70 @@
+import * as z from 'zod/mini';
+import { routes } from '#functions/routes.ts';
+import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
+import { httpHandler, twoStepResponse } from '#shared/http/pipeline.ts';
+import * as f from '#shared/http/schemas.ts';
+import type { WithdrawalResponse } from '#shared/domain/payout.ts';
+import { requestWithdrawal, WithdrawalRefused } from '#shared/services/withdrawals.ts';
+
+/** POST /Gateway/v{version}/Payment/withdraw — a payout from the merchant wallet (SPEC "Withdrawal request"). */
+const text = (min: number, max: number) => z.string().check(z.minLength(min, `must be ${min}-${max} characters`), z.maxLength(max, `must be ${min}-${max} characters`));
+/** Optional members: absent, null and "" (dropped by the signature recipe too) all mean "not given". */
+const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.union([z.null(), z.literal(''), schema]));
+
+const customerRef = z.object({
+  bankAccountNumber: z.string().check(z.regex(/^[A-Za-z0-9]{10,24}$/, 'must be 10-24 letters and digits (account number or IBAN, no spaces)')),
+  bankCode: text(2, 20),
+  accountTitle: text(2, 100),
+  bankName: optional(text(2, 100)),
+  name: optional(text(1, 200)),
+  email: optional(z.email('must be a valid e-mail address')),
+  cnic: optional(z.string().check(z.regex(/^\d{13}$/, 'must be exactly 13 digits'))),
+  phone: optional(text(1, 30)),
+});
+
+const body = z.object({
+  amount: f.amount,
+  currency: z.string().check(z.regex(/^[A-Za-z]{3}$/, 'must be exactly 3 letters (ISO 4217)')),
+  description: f.description,
+  intentType: optional(z.literal('withdrawal', 'must be "withdrawal" on this endpoint')),
+  autoProcessPayout: z.optional(z.nullable(z.boolean('must be true or false'))),
+  metadataJson: optional(f.metadataJson),
+  callbackUrl: optional(f.callbackUrl),
+  customerRef,
+  orderRef: f.orderRef,
+  signature: f.signature,
+});
+
+const given = (v: string | null | undefined) => (v ? v : undefined);
+
+export const handler = httpHandler(routes.withdraw, { body }, async (request) => {
+  const { auth, body: b } = request;
+  const currency = f.supportedCurrency(b.currency.toUpperCase());
+  const amountMinor = f.minorUnits(b.amount, currency);
+  const bank = resolveBankCode(b.customerRef.bankCode);
+  if (!bank) throw new WithdrawalRefused(`Unknown bankCode "${b.customerRef.bankCode}". Supported codes: ${bankCodes.join(', ')}.`, 'unsupported_bank_code');
+  const { bankAccountNumber, bankCode: _code, accountTitle, ...others } = b.customerRef;
+  const reply = twoStepResponse(request, 200);
+  const response = await requestWithdrawal(
+    {
+      merchantId: auth.merchantId,
+      mode: auth.mode,
+      traceId: request.traceId,
+      fee: auth.merchantFees.withdrawal,
+      amountMinor,
+      currency,
+      description: b.description,
+      autoProcessPayout: b.autoProcessPayout ?? false,
+      metadataJson: given(b.metadataJson) ?? null,
+      callbackUrl: given(b.callbackUrl) ?? null,
+      orderRef: { orderRef: b.orderRef.orderRef, discount: b.orderRef.discount ?? null, tax: b.orderRef.tax ?? null },
+      bank,
+      accountNumber: bankAccountNumber,
+      accountTitle,
+      customer: Object.fromEntries(Object.entries(others).filter((e): e is [string, string] => Boolean(e[1]))),
+      allowInsecureWebhooks: auth.merchantAllowInsecureWebhooks,
+    },
+    { ...(reply.claim ? { claim: reply.claim } : {}), complete: (r: WithdrawalResponse) => reply.complete(r) },
+  );
+  return reply.response(response);
+});

@@ -1,0 +1,28 @@
+import * as z from 'zod/mini';
+import { routes } from '#functions/routes.ts';
+import { committedResponse, created, httpHandler, type GatewayResponse } from '#shared/http/pipeline.ts';
+import * as f from '#shared/http/schemas.ts';
+import { createRefund } from '#shared/services/refunds.ts';
+
+/** POST /Gateway/v{version}/Refunds — refund all or part of a Completed checkout or deposit (201, status 0, attemptCount 0). */
+const body = z.object({
+  trxnRef: z.string().check(z.minLength(1, 'required'), z.maxLength(255, 'at most 255 characters')),
+  amount: z.optional(z.nullable(z.number('must be a number').check(z.nonnegative('must not be negative')))),
+  reason: z.optional(z.nullable(z.string().check(z.maxLength(500, 'at most 500 characters')))),
+  signature: f.signature,
+});
+
+export const handler = httpHandler(routes.createRefund, { body }, async (request) => {
+  const { auth, body: b } = request;
+  let response: GatewayResponse | undefined;
+  const view = await createRefund(
+    { merchantId: auth.merchantId, mode: auth.mode, fee: auth.merchantFees.refund, traceId: request.traceId },
+    { trxnRef: b.trxnRef, amount: b.amount ?? null, reason: b.reason ?? null },
+    (v) => {
+      const committed = committedResponse(request, 201, v);
+      response = committed.response;
+      return committed.idempotency;
+    },
+  );
+  return response ?? created(view);
+});

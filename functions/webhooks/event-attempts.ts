@@ -1,0 +1,17 @@
+import * as z from 'zod/mini';
+import { routes } from '#functions/routes.ts';
+import { httpHandler, ok } from '#shared/http/pipeline.ts';
+import { problems } from '#shared/http/problem.ts';
+import '#shared/http/schemas.ts';
+import { eventAttempts } from '#shared/webhooks/events.ts';
+
+/** GET /Gateway/v{version}/Events/{eventId}/attempts — the delivery log of one event. */
+export const handler = httpHandler(
+  routes.eventAttempts,
+  { path: z.object({ eventId: z.string().check(z.minLength(1), z.maxLength(255)) }) },
+  async ({ auth, path }) => {
+    const attempts = await eventAttempts(auth.merchantId, auth.mode, path.eventId);
+    if (!attempts) throw problems.notFound(`No event ${path.eventId}.`);
+    return ok(attempts);
+  },
+);

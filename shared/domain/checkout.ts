@@ -1,0 +1,79 @@
+import type { Account } from './ledger.ts';
+import type { Fee } from './merchant.ts';
+import { feeFor } from './money.ts';
+import { walletProviders, type WalletProviderId } from './providers.ts';
+import type { CardSummary, PaymentIntent } from './intent.ts';
+
+/**
+ * Hosted checkout rules (SPEC "Checkout request", CONTRACT §8): session lifetime, what the page
+ * offers, the wallet number format, the fee and the money movement of a completed payment. Pure.
+ */
+export const sessionLifetimeMs = 30 * 60 * 1000;
+
+/** The checkout's per-type details (PaymentIntent.details). Names are read by transactionView. */
+export interface CheckoutDetails {
+  /** The request's restriction: 1 or 2 = only that wallet provider; null = card and every wallet. */
+  paymentMethod: WalletProviderId | null;
+  /** The merchant's checkout fee when the session was created; charged on Completed. */
+  feeRate: Fee;
+  /** Set when paid by card: never the number or CVC. */
+  card?: CardSummary;
+  walletProvider?: string;
+  walletNumberLast4?: string;
+  wallet?: WalletSession;
+}
+
+/**
+ * A wallet payment in progress: the charge was started with the provider (which prompts the
+ * customer), the customer enters the OTP, then approves on the handset.
+ */
+export interface WalletSession {
+  provider: WalletProviderId;
+  stage: 'otp' | 'approval';
+  /** The provider's reference of the charge, for its status inquiry. */
+  providerReference: string;
+  otpAttempts: number;
+}
+
+export const maxOtpAttempts = 5;
+
+export const checkoutDetails = (intent: PaymentIntent) => intent.details as unknown as CheckoutDetails;
+
+export type PaymentChoice = 'card' | 'wallet';
+
+/** What the page offers: card only without a paymentMethod; wallets restricted to the one given. */
+export function offeredMethods(details: CheckoutDetails): { card: boolean; walletProviders: WalletProviderId[] } {
+  if (details.paymentMethod) return { card: false, walletProviders: [details.paymentMethod] };
+  return { card: true, walletProviders: [1, 2] };
+}
+
+export const isExpired = (intent: PaymentIntent, now: Date) => intent.expiresAt !== null && Date.parse(intent.expiresAt) <= now.getTime();
+
+/** Production wallet numbers (SPEC): `^(\+92|0)?3\d{9}$`; spaces and dashes are ignored. */
+export function normaliseWalletNumber(text: string): string | undefined {
+  const compact = text.replace(/[\s-]/g, '');
+  return /^(\+92|0)?3\d{9}$/.test(compact) ? compact : undefined;
+}
+
+/** The checkout fee, never more than the amount itself. */
+export const checkoutFee = (amountMinor: number, rate: Fee) => Math.min(feeFor(amountMinor, rate), amountMinor);
+
+/** Completed: the money arrives from the card network or wallet provider, net of the fee. */
+export function completedMovements(amountMinor: number, feeMinor: number, source: { card: true } | { walletProvider: WalletProviderId }): { account: Account; amount: number }[] {
+  const external = 'card' in source ? 'card_network' : `wallet_${walletProviders[source.walletProvider].code.toLowerCase()}`;
+  return [
+    { account: { kind: 'external', name: external }, amount: -amountMinor },
+    { account: { kind: 'available' }, amount: amountMinor - feeMinor },
+    { account: { kind: 'fees' }, amount: feeMinor },
+  ];
+}
+
+/** CONTRACT §8: GET callbackUrl with paymentIntentId, orderRef and status added to its query. */
+export function customerRedirectUrl(intent: PaymentIntent): string | null {
+  if (!intent.callbackUrl) return null;
+  const url = new URL(intent.callbackUrl);
+  url.searchParams.set('paymentIntentId', intent.paymentIntentId);
+  url.searchParams.set('orderRef', intent.orderRef.orderRef);
+  url.searchParams.set('status', intent.status);
+  return url.toString();
+}

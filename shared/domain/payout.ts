@@ -1,0 +1,183 @@
+import type { Mode } from './credentials.ts';
+import type { IntentStatus, PaymentIntent } from './intent.ts';
+import { journal } from './ledger.ts';
+import { fromMinor, type Currency } from './money.ts';
+
+/**
+ * Withdrawals (payouts): the rules of SPEC "Withdrawal request" and CONTRACT §6/§9 that do not
+ * touch a store. Amount + fee is held from `available` at creation; Completed pays the amount out
+ * to the bank rail and the fee to the platform; Failed and Cancelled release the hold.
+ */
+export const minimumWithdrawalMinor = 300_00;
+
+export type PayoutErrorCode = 'WP_REQUEST_REJECTED' | 'WP_OUTCOME_PENDING' | 'WP_INTERNAL_ERROR';
+
+/** SPEC `payoutInfo`, as stored in intent.details.payoutInfo and returned by withdraw and the lookup. */
+export interface PayoutInfo {
+  status: IntentStatus;
+  provider: string;
+  transactionReference: string;
+  message: string;
+  isSuccess: boolean;
+  errorCode: PayoutErrorCode | null;
+  errorDetails: string | null;
+  traceId: string;
+  estimatedCompletionTime: string | null;
+  customerBankName: string;
+  customerAccountNumber: string;
+}
+
+/**
+ * What the gateway keeps of the beneficiary. The full account number is needed to submit the
+ * payout (and, for the sandbox, to answer a status inquiry); once the payout is final only the
+ * last four characters are kept.
+ */
+export interface Beneficiary {
+  bankCode: string;
+  bankName: string;
+  accountNumber: string | null;
+  accountLast4: string;
+  accountTitle: string;
+}
+
+/** Recorded BEFORE the bank rail is called: a payout with a submission is never submitted again. */
+export interface Submission {
+  provider: string;
+  submittedAt: string;
+  /** The provider's own reference, once it answered. */
+  providerReference?: string | null;
+}
+
+export interface WithdrawalDetails {
+  autoProcessPayout: boolean;
+  beneficiary: Beneficiary;
+  submission?: Submission;
+  payoutInfo: PayoutInfo;
+}
+
+/** `****************6702`: the length stays, only the last four characters show. */
+export function maskAccount(accountNumber: string): string {
+  return '*'.repeat(Math.max(0, accountNumber.length - 4)) + accountNumber.slice(-4);
+}
+
+export const withdrawalDetails = (intent: PaymentIntent) => intent.details as unknown as WithdrawalDetails;
+
+/** The merchant-facing texts. errorDetails never carries internals (SPEC). */
+export const payoutMessages = {
+  awaitingApproval: 'The withdrawal is awaiting approval.',
+  submitted: 'The payout was accepted by the bank and is being processed.',
+  outcomePending:
+    'The payout was submitted to the bank and its outcome is not known yet. Do not submit it again: the final status arrives by webhook and on the transaction lookup.',
+  completed: 'The payout was completed.',
+  rejectedByOperator: 'The withdrawal was not approved.',
+  internal: (traceId: string) => `An internal error occurred; the payout was not sent. Quote traceId ${traceId} to support.`,
+  notReceived: (traceId: string) => `The bank did not receive the payout; it was not sent and the funds were released. Quote traceId ${traceId} to support.`,
+};
+
+export type InfoChange = Pick<PayoutInfo, 'status' | 'message' | 'isSuccess' | 'errorCode' | 'errorDetails' | 'estimatedCompletionTime'> & { provider?: string };
+
+/** payoutInfo for the intent after a change (status, texts), the rest from what is stored. */
+export function payoutInfo(intent: PaymentIntent, change: InfoChange): PayoutInfo {
+  const d = withdrawalDetails(intent);
+  return {
+    ...d.payoutInfo,
+    ...change,
+    provider: change.provider ?? d.payoutInfo.provider,
+  };
+}
+
+export const states = {
+  pending: (): InfoChange => ({ status: 'Pending', message: payoutMessages.awaitingApproval, isSuccess: true, errorCode: null, errorDetails: null, estimatedCompletionTime: null }),
+  /** Written with the submission record, before the rail answers: exactly what a crash leaves behind. */
+  outcomePending: (reconcileAt: Date): InfoChange => ({
+    status: 'Processing',
+    message: 'Submitted to the bank; awaiting its confirmation.',
+    isSuccess: false,
+    errorCode: 'WP_OUTCOME_PENDING',
+    errorDetails: payoutMessages.outcomePending,
+    estimatedCompletionTime: reconcileAt.toISOString(),
+  }),
+  accepted: (estimatedCompletion: Date, message = payoutMessages.submitted): InfoChange => ({
+    status: 'Processing',
+    message,
+    isSuccess: true,
+    errorCode: null,
+    errorDetails: null,
+    estimatedCompletionTime: estimatedCompletion.toISOString(),
+  }),
+  completed: (at: Date): InfoChange => ({ status: 'Completed', message: payoutMessages.completed, isSuccess: true, errorCode: null, errorDetails: null, estimatedCompletionTime: at.toISOString() }),
+  rejected: (status: 'Failed' | 'Cancelled', reason: string): InfoChange => ({
+    status,
+    message: status === 'Cancelled' ? 'The withdrawal was rejected.' : 'The bank rejected the payout.',
+    isSuccess: false,
+    errorCode: 'WP_REQUEST_REJECTED',
+    errorDetails: reason,
+    estimatedCompletionTime: null,
+  }),
+  internal: (detail: string): InfoChange => ({ status: 'Failed', message: 'The payout failed.', isSuccess: false, errorCode: 'WP_INTERNAL_ERROR', errorDetails: detail, estimatedCompletionTime: null }),
+};
+
+/** Final beneficiary: the full account number is dropped once nothing can be sent any more. */
+export const finalBeneficiary = (b: Beneficiary): Beneficiary => ({ ...b, accountNumber: null });
+
+type Ledger = { merchantId: string; mode: Mode; currency: Currency; reference: string; now?: Date };
+const total = (intent: Pick<PaymentIntent, 'amountMinor' | 'feeMinor'>) => intent.amountMinor + intent.feeMinor;
+
+export const withdrawalJournals = {
+  /** available −(amount+fee) → held:Withdrawal; the wallet update refuses an overdraft. */
+  hold: (l: Ledger, amountMinor: number, feeMinor: number) =>
+    journal({
+      ...l,
+      kind: 'withdrawal.hold',
+      movements: [
+        { account: { kind: 'available' }, amount: -(amountMinor + feeMinor) },
+        { account: { kind: 'held', holdType: 'Withdrawal' }, amount: amountMinor + feeMinor },
+      ],
+    }),
+  completed: (intent: PaymentIntent, now?: Date) =>
+    journal({
+      merchantId: intent.merchantId,
+      mode: intent.mode,
+      currency: intent.currency,
+      reference: intent.paymentIntentId,
+      ...(now ? { now } : {}),
+      kind: 'withdrawal.completed',
+      movements: [
+        { account: { kind: 'held', holdType: 'Withdrawal' }, amount: -total(intent) },
+        { account: { kind: 'external', name: 'bank_rail' }, amount: intent.amountMinor },
+        { account: { kind: 'fees' }, amount: intent.feeMinor },
+      ],
+    }),
+  released: (intent: PaymentIntent, now?: Date) =>
+    journal({
+      merchantId: intent.merchantId,
+      mode: intent.mode,
+      currency: intent.currency,
+      reference: intent.paymentIntentId,
+      ...(now ? { now } : {}),
+      kind: 'withdrawal.released',
+      movements: [
+        { account: { kind: 'held', holdType: 'Withdrawal' }, amount: -total(intent) },
+        { account: { kind: 'available' }, amount: total(intent) },
+      ],
+    }),
+};
+
+/** SPEC "Withdrawal response". availableBalance is the wallet as read after this request's change. */
+export function withdrawalResponse(intent: PaymentIntent, availableMinor: number) {
+  const c = intent.currency;
+  return {
+    paymentIntentId: intent.paymentIntentId,
+    amount: fromMinor(intent.amountMinor, c),
+    currency: c,
+    merchantReference: intent.orderRef.orderRef,
+    isLive: intent.mode === 'live',
+    fee: fromMinor(intent.feeMinor, c),
+    totalRequired: fromMinor(total(intent), c),
+    availableBalance: fromMinor(availableMinor, c),
+    payoutInfo: withdrawalDetails(intent).payoutInfo,
+    traceId: intent.traceId,
+  };
+}
+
+export type WithdrawalResponse = ReturnType<typeof withdrawalResponse>;

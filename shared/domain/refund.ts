@@ -1,0 +1,99 @@
+import type { Mode } from './credentials.ts';
+import type { PaymentIntent } from './intent.ts';
+import { fromMinor, toMinor, type Currency } from './money.ts';
+
+/**
+ * Refunds (SPEC "Refund", CONTRACT §6). Pure rules: statuses, transitions, what is refundable.
+ *
+ *   0 Pending --approve (hold)--> 1 Approved --attempt--> 2 Processing --> 3 Completed (wallet debited)
+ *   0 Pending --reject--> 6 Rejected;  --cancel--> 5 Cancelled;  --7 days--> 7 Expired
+ *   2 Processing --attempt failed, attempts left--> 2 Processing (retried; attemptCount counts)
+ *   2 Processing --3rd attempt failed--> 4 Failed (hold released)
+ *
+ * The refunds of one transaction never add up to more than its amount: every refund that is not
+ * Failed, Cancelled, Rejected or Expired is reserved on the transaction (`refundReservedMinor`).
+ */
+export const RefundStatus = { Pending: 0, Approved: 1, Processing: 2, Completed: 3, Failed: 4, Cancelled: 5, Rejected: 6, Expired: 7 } as const;
+export type RefundStatus = (typeof RefundStatus)[keyof typeof RefundStatus];
+export const refundStatusNames = ['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'] as const;
+
+const transitions: Record<RefundStatus, readonly RefundStatus[]> = {
+  0: [1, 5, 6, 7],
+  1: [2],
+  2: [2, 3, 4],
+  3: [],
+  4: [],
+  5: [],
+  6: [],
+  7: [],
+};
+
+export const canRefundTransition = (from: RefundStatus, to: RefundStatus) => transitions[from].includes(to);
+
+export const maxRefundAttempts = 3;
+export const refundExpiryDays = 7;
+/** Minimum refund amount, in the transaction's currency (CONTRACT §4: refund minimum 10). */
+export const minimumRefundMinor = (currency: Currency) => toMinor(10, currency);
+
+export interface Refund {
+  id: string;
+  paymentIntentId: string;
+  merchantId: string;
+  mode: Mode;
+  /** The transaction's type (checkout or deposit) and reference, for views and the ledger. */
+  intentType: PaymentIntent['intentType'];
+  transactionReference: string;
+  amountMinor: number;
+  /** Refund fee (merchant fee schedule, default 0), held and charged with the amount. */
+  feeMinor: number;
+  currency: Currency;
+  reason: string | null;
+  status: RefundStatus;
+  attemptCount: number;
+  requestedAt: string;
+  approvedAt: string | null;
+  processedAt: string | null;
+  /** Pending refunds not approved by then expire. */
+  expiresAt: string;
+  failureReason: string | null;
+  providerReference: string | null;
+  traceId: string;
+  updatedAt: string;
+  version: number;
+}
+
+/** The intent as refunds see it: with the reservation counter kept on the intent item. */
+export type RefundableIntent = PaymentIntent & { refundReservedMinor?: number };
+
+export const reservedOf = (intent: RefundableIntent) => intent.refundReservedMinor ?? 0;
+
+/** Why a transaction cannot be refunded at all, or undefined when it can. */
+export function refundRefusal(intent: RefundableIntent): string | undefined {
+  if (intent.intentType !== 'checkout' && intent.intentType !== 'deposit') return 'Only checkouts and deposits can be refunded.';
+  if (intent.status !== 'Completed') return `Only a Completed transaction can be refunded; this one is ${intent.status}.`;
+  if (intent.amountMinor - reservedOf(intent) <= 0) return 'The transaction is already refunded.';
+  return undefined;
+}
+
+/** The SPEC refund object (plus the transaction reference, fee, expiry and failure reason). */
+export function refundView(r: Refund) {
+  return {
+    id: r.id,
+    paymentIntentId: r.paymentIntentId,
+    transactionReference: r.transactionReference,
+    amount: fromMinor(r.amountMinor, r.currency),
+    currency: r.currency,
+    fee: fromMinor(r.feeMinor, r.currency),
+    reason: r.reason,
+    status: r.status,
+    isLive: r.mode === 'live',
+    requestedAt: r.requestedAt,
+    approvedAt: r.approvedAt,
+    processedAt: r.processedAt,
+    expiresAt: r.expiresAt,
+    attemptCount: r.attemptCount,
+    failureReason: r.failureReason,
+  };
+}
+
+export type RefundView = ReturnType<typeof refundView>;

@@ -1,0 +1,122 @@
+import type { Mode } from './credentials.ts';
+import type { Fee } from './merchant.ts';
+import { feeFor, fromMinor, type Currency } from './money.ts';
+import type { UsdtNetwork } from './usdt-address.ts';
+
+/**
+ * Settlements (SPEC "Settlement", CONTRACT §6): moving wallet funds out to the merchant's bank
+ * account or USDT address. Pure rules: statuses, transitions, amounts, destinations, the view.
+ *
+ *   0 Pending    --approve-->  1 Approved  (FX rate locked)   --rail-->  2 Processing --> 3 Completed
+ *   0 Pending    --reject / cancel-->  5 Cancelled (funds released)       2 Processing --> 4 Failed (funds released)
+ *   1 Approved   --rail refuses-->  4 Failed (funds released)
+ *
+ * The whole `amount` is held (available → held:Settlement) from creation until Completed, Failed
+ * or Cancelled. `fee` is taken out of `amount`: netAmount = amount − fee, paid out converted.
+ */
+export const SettlementStatus = { Pending: 0, Approved: 1, Processing: 2, Completed: 3, Failed: 4, Cancelled: 5 } as const;
+export type SettlementStatus = (typeof SettlementStatus)[keyof typeof SettlementStatus];
+export const settlementStatusNames = ['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled'] as const;
+
+const transitions: Record<SettlementStatus, readonly SettlementStatus[]> = {
+  0: [1, 5],
+  1: [2, 4],
+  2: [3, 4],
+  3: [],
+  4: [],
+  5: [],
+};
+
+export const canSettlementTransition = (from: SettlementStatus, to: SettlementStatus) => transitions[from].includes(to);
+
+export type SettlementDestination =
+  | { type: 'bank'; bankName: string; iban: string; accountTitle: string }
+  | { type: 'usdt'; address: string; network: UsdtNetwork };
+
+export interface Settlement {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  /** Source currency: the wallet the funds leave. */
+  currency: Currency;
+  amountMinor: number;
+  feeMinor: number;
+  netMinor: number;
+  payoutCurrency: Currency;
+  /** In payoutCurrency minor units; null until the FX rate is locked (approval) when converting. */
+  payoutMinor: number | null;
+  /** Decimal string; null when no conversion or not yet locked. */
+  fxRate: string | null;
+  fxRateTimestamp: string | null;
+  destination: SettlementDestination;
+  status: SettlementStatus;
+  isAuto: boolean;
+  requestedAt: string;
+  approvedAt: string | null;
+  processedAt: string | null;
+  failureReason: string | null;
+  /** The rail's reference once submitted. */
+  railReference: string | null;
+  traceId: string;
+  updatedAt: string;
+  version: number;
+}
+
+/** fee and net of an amount (fee rounded half up, see feeFor); net must stay positive. */
+export function settlementAmounts(amountMinor: number, fee: Fee): { feeMinor: number; netMinor: number } {
+  const feeMinor = feeFor(amountMinor, fee);
+  return { feeMinor, netMinor: amountMinor - feeMinor };
+}
+
+/**
+ * Bank destination: `iban` is an IBAN (2 letters + 2 check digits + up to 30 letters/digits,
+ * checked with ISO 13616 mod-97) or a plain account number of 10-24 letters and digits. Spaces
+ * are ignored and letters upper-cased. Returns the normalised value or the reason it is refused.
+ */
+export function normaliseAccount(raw: string): { ok: true; value: string } | { ok: false; reason: string } {
+  const value = raw.replace(/\s+/g, '').toUpperCase();
+  if (/^[A-Z]{2}\d{2}/.test(value)) {
+    if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(value)) return { ok: false, reason: 'an IBAN is 15-34 letters and digits' };
+    const rearranged = value.slice(4) + value.slice(0, 4);
+    let remainder = 0;
+    for (const c of rearranged) {
+      const digits = /\d/.test(c) ? c : String(c.charCodeAt(0) - 55);
+      for (const d of digits) remainder = (remainder * 10 + Number(d)) % 97;
+    }
+    return remainder === 1 ? { ok: true, value } : { ok: false, reason: 'has a wrong IBAN check digit (check for a typo)' };
+  }
+  if (!/^[A-Z0-9]{10,24}$/.test(value)) return { ok: false, reason: 'must be an IBAN or an account number of 10-24 letters and digits' };
+  return { ok: true, value };
+}
+
+/** The SPEC settlement object (plus isLive and usdtNetwork). */
+export function settlementView(s: Settlement) {
+  const bank = s.destination.type === 'bank' ? s.destination : null;
+  const usdt = s.destination.type === 'usdt' ? s.destination : null;
+  return {
+    id: s.id,
+    merchantId: s.merchantId,
+    amount: fromMinor(s.amountMinor, s.currency),
+    currency: s.currency,
+    payoutCurrency: s.payoutCurrency,
+    payoutAmount: s.payoutMinor === null ? null : fromMinor(s.payoutMinor, s.payoutCurrency),
+    fee: fromMinor(s.feeMinor, s.currency),
+    netAmount: fromMinor(s.netMinor, s.currency),
+    fxRate: s.fxRate === null ? null : Number(s.fxRate),
+    fxRateTimestamp: s.fxRateTimestamp,
+    bankName: bank?.bankName ?? null,
+    iban: bank?.iban ?? null,
+    accountTitle: bank?.accountTitle ?? null,
+    usdtAddress: usdt?.address ?? null,
+    usdtNetwork: usdt?.network ?? null,
+    status: s.status,
+    isLive: s.mode === 'live',
+    requestedAt: s.requestedAt,
+    approvedAt: s.approvedAt,
+    processedAt: s.processedAt,
+    failureReason: s.failureReason,
+    isAuto: s.isAuto,
+  };
+}
+
+export type SettlementView = ReturnType<typeof settlementView>;

@@ -1,0 +1,101 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
+import { masterKey } from '#shared/crypto/seal.ts';
+import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from './wallet.ts';
+
+/**
+ * The sandbox wallet providers of CONTRACT §9. The outcome is chosen by the last four digits of the
+ * customer's wallet number:
+ *   0000 (and any other number)  approved on the handset a few seconds later
+ *   1111                         declined by the customer
+ *   2222                         insufficient wallet balance: refused at request time
+ *   3333                         provider unavailable: refused at request time
+ *   4444                         never approved: stays Pending until the charge expires
+ * The fixed test OTP is 123456. The sandbox keeps no state: its reference carries what a real
+ * provider's records would (the number's last four and when the prompt was sent).
+ */
+export const sandboxOtp = '123456';
+export const sandboxApprovalDelayMs = 3_000;
+
+export const sandboxBehaviour = (mobileNumber: string) => {
+  switch (mobileNumber.slice(-4)) {
+    case '1111':
+      return 'declines';
+    case '2222':
+      return 'insufficient_balance';
+    case '3333':
+      return 'unavailable';
+    case '4444':
+      return 'never_approves';
+    default:
+      return 'approves';
+  }
+};
+
+/** The HMAC key the sandbox signs its callbacks with (derived, never stored). */
+export async function sandboxCallbackSecret(providerId: WalletProviderId): Promise<Buffer> {
+  return createHmac('sha256', await masterKey()).update(`sandbox-wallet-callback:${providerId}`).digest();
+}
+
+/** How the sandbox signs a callback: hex HMAC-SHA256 of the raw body in `X-Provider-Signature`. */
+export async function signSandboxCallback(providerId: WalletProviderId, rawBody: string): Promise<string> {
+  return createHmac('sha256', await sandboxCallbackSecret(providerId)).update(rawBody).digest('hex');
+}
+
+const parseReference = (reference: string) => {
+  const m = /^SBX(\d)-(\d{4})-(\d{13})-[0-9a-f]{8}$/.exec(reference);
+  return m ? { providerId: Number(m[1]), last4: m[2]!, startedAt: Number(m[3]) } : undefined;
+};
+
+const adapters = new Map<WalletProviderId, WalletProviderAdapter>();
+
+export function sandboxWalletProvider(providerId: WalletProviderId): WalletProviderAdapter {
+  let adapter = adapters.get(providerId);
+  if (adapter) return adapter;
+  adapter = {
+    providerId,
+    name: walletProviders[providerId].name,
+    async startCharge({ mobileNumber }, now) {
+      switch (sandboxBehaviour(mobileNumber)) {
+        case 'insufficient_balance':
+          return { accepted: false, code: 'insufficient_balance', message: "The customer's wallet balance is too low for this charge." };
+        case 'unavailable':
+          return { accepted: false, code: 'provider_unavailable', message: `${walletProviders[providerId].name} is unavailable; try again later.` };
+        default:
+          return {
+            accepted: true,
+            providerReference: `SBX${providerId}-${mobileNumber.slice(-4)}-${now.getTime()}-${randomBytes(4).toString('hex')}`,
+            status: 'Pending',
+            message: "Approval request sent to the customer's handset.",
+          };
+      }
+    },
+    async statusInquiry(providerReference, now): Promise<ChargeStatus> {
+      const ref = parseReference(providerReference);
+      if (!ref || ref.providerId !== providerId) return { status: 'Declined', reason: 'unknown_reference' };
+      const answered = now.getTime() >= ref.startedAt + sandboxApprovalDelayMs;
+      switch (sandboxBehaviour(ref.last4)) {
+        case 'never_approves':
+          return { status: 'Pending' };
+        case 'declines':
+          return answered ? { status: 'Declined', reason: 'customer_declined' } : { status: 'Pending' };
+        default:
+          return answered ? { status: 'Approved' } : { status: 'Pending' };
+      }
+    },
+    async parseCallback(headers, rawBody): Promise<ProviderCallback | undefined> {
+      const given = Buffer.from(headers['x-provider-signature'] ?? '', 'utf8');
+      const expected = Buffer.from(await signSandboxCallback(providerId, rawBody), 'utf8');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+      try {
+        const body = JSON.parse(rawBody) as { reference?: unknown; status?: unknown; reason?: unknown };
+        if (typeof body.reference !== 'string' || (body.status !== 'Approved' && body.status !== 'Declined')) return undefined;
+        return { providerReference: body.reference, status: body.status, ...(typeof body.reason === 'string' ? { reason: body.reason } : {}) };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+  adapters.set(providerId, adapter);
+  return adapter;
+}

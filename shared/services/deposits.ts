@@ -1,0 +1,225 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { modes, type Mode } from '#shared/domain/credentials.ts';
+import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import type { OrderRef, PaymentIntent } from '#shared/domain/intent.ts';
+import { journal } from '#shared/domain/ledger.ts';
+import type { Fee } from '#shared/domain/merchant.ts';
+import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
+import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
+import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
+import { providerIdByCode, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
+import { sandboxApprovalDelayMs } from '#shared/providers/wallet-sandbox.ts';
+import { db, fromItem, tableName, toItem, transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { createIntentWrites, orderRefWriteIndex, rescheduleDue } from '#shared/store/intents.ts';
+import { keys } from '#shared/store/keys.ts';
+import { changeStatus, type Decision } from './transactions.ts';
+
+/**
+ * Deposits: a direct charge against a customer's mobile wallet (SPEC "Deposit request").
+ * Acceptance is not payment: the intent stays Pending until the provider's authoritative answer
+ * (its callback, or its status inquiry asked by the reconciler) makes it Completed, Failed or
+ * Expired. The reconciler is the due sweeper: a deposit is due a few seconds after it starts and
+ * then every 15 s until it expires.
+ */
+export const depositApprovalWindowMs = 5 * 60_000;
+const reconcileEveryMs = 15_000;
+
+export interface DepositCommand {
+  merchantId: string;
+  mode: Mode;
+  traceId: string;
+  currency: Currency;
+  amountMinor: number;
+  providerId: WalletProviderId;
+  mobileNumber: string;
+  description: string;
+  orderRef: OrderRef;
+  customerRef: Record<string, string> | null;
+  callbackUrl: string | null;
+  metadataJson: string | null;
+  fee: Fee;
+  allowInsecureWebhooks: boolean;
+}
+
+export interface DepositResponse {
+  paymentIntentId: string;
+  amount: number;
+  currency: Currency;
+  merchantReference: string;
+  walletChargeInfo: WalletChargeInfo;
+}
+
+export interface WalletChargeInfo {
+  provider: string;
+  status: string;
+  transactionReference: string;
+  message: string;
+  isSuccess: boolean;
+  errorCode: string | null;
+  errorDetails: string | null;
+  traceId: string;
+}
+
+interface DepositDetails {
+  providerId: WalletProviderId;
+  providerReference: string;
+  walletNumberLast4: string;
+  walletChargeInfo: WalletChargeInfo;
+}
+
+const details = (intent: PaymentIntent) => intent.details as unknown as DepositDetails;
+
+/**
+ * Starts a deposit: business rules, the provider's synchronous acceptance, then ONE transaction
+ * (intent, orderRef uniqueness, reference pointers, the Idempotency-Key record from `record`).
+ */
+export async function createDeposit(cmd: DepositCommand, record: (body: DepositResponse) => TxItem | undefined, now = new Date()): Promise<DepositResponse> {
+  const provider = walletProviders[cmd.providerId];
+  if (cmd.currency !== 'PKR') throw new BusinessRuleError(`${provider.name} charges in PKR only.`, 'unsupported_currency');
+  if (cmd.amountMinor < provider.minimumDepositMinor) {
+    throw new BusinessRuleError(`The minimum deposit with ${provider.name} is ${fromMinor(provider.minimumDepositMinor, 'PKR')} PKR.`, 'amount_below_minimum');
+  }
+  if (cmd.callbackUrl) {
+    await assertSafeWebhookUrl(cmd.callbackUrl, { allowInsecure: cmd.allowInsecureWebhooks }).catch((e: unknown) => {
+      throw e instanceof UnsafeWebhookUrl ? new BusinessRuleError(`callbackUrl ${e.message}.`, 'callback_url_refused') : e;
+    });
+  }
+  const adapter = walletAdapter(cmd.mode, cmd.providerId);
+  if (!adapter) throw new BusinessRuleError(`Wallet provider unavailable: ${provider.name} is not configured for live payments.`, 'wallet_provider_unavailable');
+
+  const transactionReference = `TRX${randomBytes(10).toString('hex').toUpperCase()}`;
+  const started = await adapter.startCharge({ reference: transactionReference, mobileNumber: cmd.mobileNumber, amountMinor: cmd.amountMinor, currency: cmd.currency }, now);
+  if (!started.accepted) {
+    const code = started.code === 'provider_unavailable' ? 'wallet_provider_unavailable' : started.code === 'insufficient_balance' ? 'insufficient_customer_balance' : 'charge_rejected';
+    throw new BusinessRuleError(started.message, code);
+  }
+
+  const walletChargeInfo: WalletChargeInfo = {
+    provider: provider.name,
+    status: started.status,
+    transactionReference: started.providerReference,
+    message: started.message,
+    isSuccess: true,
+    errorCode: null,
+    errorDetails: null,
+    traceId: cmd.traceId,
+  };
+  const intent: PaymentIntent = {
+    paymentIntentId: randomUUID(),
+    merchantId: cmd.merchantId,
+    mode: cmd.mode,
+    intentType: 'deposit',
+    status: 'Pending',
+    amountMinor: cmd.amountMinor,
+    currency: cmd.currency,
+    feeMinor: feeFor(cmd.amountMinor, cmd.fee),
+    refundedMinor: 0,
+    orderRef: cmd.orderRef,
+    customerRef: cmd.customerRef,
+    description: cmd.description,
+    metadataJson: cmd.metadataJson,
+    callbackUrl: cmd.callbackUrl,
+    transactionReference,
+    reason: null,
+    traceId: cmd.traceId,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + depositApprovalWindowMs).toISOString(),
+    version: 1,
+    details: { providerId: cmd.providerId, providerReference: started.providerReference, walletNumberLast4: cmd.mobileNumber.slice(-4), walletChargeInfo } satisfies DepositDetails,
+  };
+  const body: DepositResponse = {
+    paymentIntentId: intent.paymentIntentId,
+    amount: fromMinor(intent.amountMinor, intent.currency),
+    currency: intent.currency,
+    merchantReference: intent.orderRef.orderRef,
+    walletChargeInfo,
+  };
+  const pointer: TxItem = {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...keys.providerReference(provider.code, started.providerReference), entity: 'ProviderRef', paymentIntentId: intent.paymentIntentId, mode: cmd.mode }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+  const firstCheck = new Date(now.getTime() + sandboxApprovalDelayMs).toISOString();
+  try {
+    await transact([...createIntentWrites(intent, { dueAt: firstCheck }), pointer], { idempotency: record(body) });
+  } catch (error) {
+    // The provider already prompted the customer; a real adapter would cancel the charge here.
+    if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) {
+      throw new BusinessRuleError(`orderRef ${cmd.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
+    }
+    throw error;
+  }
+  return body;
+}
+
+/** What the provider's authoritative answer means for a deposit (Completed credits the wallet, net of the fee). */
+export function decideDeposit(current: PaymentIntent, answer: ChargeStatus, now: Date): Decision | null {
+  const d = details(current);
+  const chargeInfo = (status: string, extra: Partial<WalletChargeInfo> = {}) => ({ walletChargeInfo: { ...d.walletChargeInfo, status, ...extra } });
+  switch (answer.status) {
+    case 'Approved':
+      return {
+        to: 'Completed',
+        reason: null,
+        details: chargeInfo('Completed', { message: 'Approved by the customer.' }),
+        journal: journal({
+          merchantId: current.merchantId,
+          mode: current.mode,
+          currency: current.currency,
+          kind: 'deposit.completed',
+          reference: current.paymentIntentId,
+          movements: [
+            { account: { kind: 'external', name: `wallet:${walletProviders[d.providerId].code}` }, amount: -current.amountMinor },
+            { account: { kind: 'available' }, amount: current.amountMinor - current.feeMinor },
+            { account: { kind: 'fees' }, amount: current.feeMinor },
+          ],
+          now,
+        }),
+      };
+    case 'Declined':
+      return { to: 'Failed', reason: answer.reason, details: chargeInfo('Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'The customer did not approve the payment.' }) };
+    case 'Pending':
+      return current.expiresAt && now.getTime() >= Date.parse(current.expiresAt)
+        ? { to: 'Expired', reason: 'not_approved', details: chargeInfo('Expired', { isSuccess: false }) }
+        : null;
+  }
+}
+
+/** The reconciler (a due handler): ask the provider, apply its answer, or look again later. */
+export async function reconcileDeposit(intent: PaymentIntent, now: Date): Promise<void> {
+  const adapter = walletAdapter(intent.mode, details(intent).providerId);
+  const answer: ChargeStatus = adapter ? await adapter.statusInquiry(details(intent).providerReference, now) : { status: 'Pending' };
+  const result = await changeStatus(intent.paymentIntentId, (current) => decideDeposit(current, answer, now), () => now);
+  if (!result.changed && result.intent?.status === 'Pending') {
+    const next = Math.min(now.getTime() + reconcileEveryMs, Date.parse(result.intent.expiresAt ?? now.toISOString()));
+    await rescheduleDue(result.intent, new Date(Math.max(next, now.getTime() + 1000)).toISOString());
+  }
+}
+
+export class CallbackNotVerified extends Error {}
+
+/**
+ * A provider's signed notification. Verified against the provider's test and live adapters; the
+ * intent's mode must match the adapter that verified it. Applying it twice changes nothing.
+ */
+export async function applyProviderCallback(providerCode: string, headers: Record<string, string>, rawBody: string, now = new Date()) {
+  const providerId = providerIdByCode(providerCode);
+  if (!providerId) throw new NotFoundError(`No wallet provider ${providerCode}.`);
+  for (const mode of modes) {
+    const callback = await walletAdapter(mode, providerId)?.parseCallback(headers, rawBody);
+    if (!callback) continue;
+    const out = await db().send(
+      new GetItemCommand({ TableName: tableName(), Key: toItem(keys.providerReference(walletProviders[providerId].code, callback.providerReference)), ConsistentRead: true }),
+    );
+    const pointer = out.Item ? fromItem<{ paymentIntentId: string; mode: Mode }>(out.Item) : undefined;
+    if (!pointer || pointer.mode !== mode) throw new NotFoundError(`No charge ${callback.providerReference}.`);
+    const answer: ChargeStatus = callback.status === 'Approved' ? { status: 'Approved' } : { status: 'Declined', reason: callback.reason ?? 'customer_declined' };
+    const result = await changeStatus(pointer.paymentIntentId, (current) => decideDeposit(current, answer, now), () => now);
+    return { paymentIntentId: pointer.paymentIntentId, status: result.intent?.status, changed: result.changed };
+  }
+  throw new CallbackNotVerified();
+}

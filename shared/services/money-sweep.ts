@@ -1,0 +1,27 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import { logger } from '#shared/logger.ts';
+import { listDueMoneyItems, type DueItem } from '#shared/store/money-due.ts';
+import { advanceRefund } from './refunds.ts';
+import { advanceSettlement, runAutoSettlement } from './settlements.ts';
+
+/**
+ * One pass over the money due index (settlements, refunds, automatic-settlement runs): each due
+ * item gets one step. Every step is a conditional change, so an item swept twice (overlapping
+ * runs) still changes once. `only` narrows the pass (tests sweep their own items, never another
+ * test's). Returns how many items were handled.
+ */
+export async function processDueSettlementsAndRefunds(now = new Date(), only?: (item: DueItem) => boolean): Promise<number> {
+  const due = (await listDueMoneyItems(now)).filter((item) => !only || only(item));
+  let handled = 0;
+  for (const item of due) {
+    try {
+      if (item.entity === 'Settlement') await advanceSettlement(item.id, now);
+      else if (item.entity === 'Refund') await advanceRefund(item.id, now);
+      else await runAutoSettlement(item.id, item.mode as Mode, now);
+      handled++;
+    } catch (error) {
+      logger.error('money due item failed', { entity: item.entity, id: item.id, error });
+    }
+  }
+  return handled;
+}

@@ -1,0 +1,370 @@
+import { randomUUID } from 'node:crypto';
+import type { Mode } from '#shared/domain/credentials.ts';
+import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { journal } from '#shared/domain/ledger.ts';
+import type { Fee } from '#shared/domain/merchant.ts';
+import { feeFor, fromMinor, MoneyFormatError, toMinor, type Currency } from '#shared/domain/money.ts';
+import {
+  canRefundTransition,
+  maxRefundAttempts,
+  minimumRefundMinor,
+  refundExpiryDays,
+  refundRefusal,
+  refundStatusNames,
+  RefundStatus,
+  refundView,
+  reservedOf,
+  type Refund,
+  type RefundableIntent,
+  type RefundView,
+} from '#shared/domain/refund.ts';
+import { problems } from '#shared/http/problem.ts';
+import { logger } from '#shared/logger.ts';
+import { refundProviderFor, type RefundProvider, type RefundResult } from '#shared/providers/refund-provider.ts';
+import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { findIntent } from '#shared/store/intents.ts';
+import { createRefundWrites, getRefund, listRefundsOfIntent, recordRefundedWrite, refundChange, releaseReservationWrite, reservationWriteIndex } from '#shared/store/refunds.ts';
+import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
+
+/**
+ * Refunds (SPEC "Refund", CONTRACT §6, README "Refunds").
+ *
+ *   create    ONE transaction: the refund item (Pending, due at its 7-day expiry), the reservation
+ *             of its amount on the transaction (refused when pending + completed refunds would
+ *             exceed the amount, whatever runs concurrently) and the Idempotency-Key record.
+ *   approve   the operator; the amount (+ refund fee) is HELD from the wallet at approval
+ *             (available → held:Refund, no overdraft), so processing can never overdraw.
+ *   process   the sweep: each attempt is recorded (Processing, attemptCount + 1) before the
+ *             provider is called; Completed debits the hold to the provider and grows the
+ *             transaction's refundedAmount; a failed attempt is retried, the 3rd failure is
+ *             Failed with the hold and the reservation released.
+ *   reject / cancel / expiry (Pending only): the reservation is released (nothing was held).
+ */
+export class RefundRefused extends BusinessRuleError {}
+
+export interface RefundInput {
+  trxnRef: string;
+  amount?: number | null;
+  reason?: string | null;
+}
+
+export interface RefundCaller {
+  merchantId: string;
+  mode: Mode;
+  fee: Fee;
+  traceId: string;
+}
+
+const refundWriteIndex = 0;
+
+/** The amount in the transaction currency's minor units; more decimals than it allows is a 400 (CONTRACT §3). */
+function amountIn(amount: number, currency: Currency): number {
+  try {
+    return toMinor(amount, currency);
+  } catch (error) {
+    if (error instanceof MoneyFormatError) throw problems.badRequest(`amount ${error.message}.`, { amount: [error.message] });
+    throw error;
+  }
+}
+const dayMs = 86_400_000;
+
+/**
+ * POST /Refunds. `commit(view)` returns the Idempotency-Key record committed with the refund (or
+ * nothing). A lost race on the reservation reads the transaction again and decides again.
+ */
+export async function createRefund(caller: RefundCaller, input: RefundInput, commit: (view: RefundView) => TxItem | undefined, now = new Date()): Promise<RefundView> {
+  if (!refundProviderFor(caller.mode)) throw new RefundRefused('Refunds are not available in live mode: no refund provider is configured for this deployment.', 'refund_provider_unavailable');
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
+    if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
+    const refusal = refundRefusal(intent);
+    if (refusal) throw new RefundRefused(refusal, refusal.includes('already refunded') ? 'already_refunded' : 'not_refundable');
+    const remaining = intent.amountMinor - reservedOf(intent);
+    let amountMinor = remaining;
+    if (input.amount !== undefined && input.amount !== null) {
+      amountMinor = amountIn(input.amount, intent.currency);
+      const minimum = minimumRefundMinor(intent.currency);
+      if (amountMinor < minimum) throw new RefundRefused(`The minimum refund is ${fromMinor(minimum, intent.currency)} ${intent.currency}.`, 'amount_below_minimum');
+      if (amountMinor > remaining) {
+        throw new RefundRefused(`The amount exceeds what remains refundable: ${fromMinor(remaining, intent.currency)} ${intent.currency}.`, 'amount_exceeds_refundable');
+      }
+    }
+    const at = now.toISOString();
+    const refund: Refund = {
+      id: randomUUID(),
+      paymentIntentId: intent.paymentIntentId,
+      merchantId: caller.merchantId,
+      mode: caller.mode,
+      intentType: intent.intentType,
+      transactionReference: intent.transactionReference,
+      amountMinor,
+      feeMinor: feeFor(amountMinor, caller.fee),
+      currency: intent.currency,
+      reason: input.reason ? input.reason : null,
+      status: RefundStatus.Pending,
+      attemptCount: 0,
+      requestedAt: at,
+      approvedAt: null,
+      processedAt: null,
+      expiresAt: new Date(now.getTime() + refundExpiryDays * dayMs).toISOString(),
+      failureReason: null,
+      providerReference: null,
+      traceId: caller.traceId,
+      updatedAt: at,
+      version: 1,
+    };
+    const view = refundView(refund);
+    try {
+      await transact(createRefundWrites(refund, intent), { idempotency: commit(view) });
+      logger.info('refund created', { refundId: refund.id, paymentIntentId: intent.paymentIntentId, merchantId: caller.merchantId, mode: caller.mode });
+      return view;
+    } catch (error) {
+      if (error instanceof TransactionFailed && error.failedAt(reservationWriteIndex)) continue; // a concurrent refund reserved first
+      throw error;
+    }
+  }
+  throw problems.conflict('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.');
+}
+
+/** GET /Refunds/{id}: another merchant's or mode's refund does not exist. */
+export async function refundFor(merchantId: string, mode: Mode, id: string): Promise<RefundView> {
+  const r = await getRefund(id);
+  if (!r || r.merchantId !== merchantId || r.mode !== mode) throw new NotFoundError(`No refund with id ${id}.`);
+  return refundView(r);
+}
+
+/** GET /Refunds?trxnRef=: the refunds of one transaction (newest first) with what remains refundable. */
+export async function refundsOfTransaction(merchantId: string, mode: Mode, trxnRef: string, page: number, pageSize: number) {
+  const intent = (await findIntent(merchantId, mode, trxnRef)) as RefundableIntent | undefined;
+  if (!intent) throw new NotFoundError(`No transaction with reference ${trxnRef}.`);
+  const all = await listRefundsOfIntent(intent.paymentIntentId);
+  const totalPages = Math.ceil(all.length / pageSize);
+  return {
+    items: all.slice((page - 1) * pageSize, page * pageSize).map(refundView),
+    page,
+    pageSize,
+    totalCount: all.length,
+    totalPages,
+    hasMore: page < totalPages,
+    paymentIntentId: intent.paymentIntentId,
+    currency: intent.currency,
+    amount: fromMinor(intent.amountMinor, intent.currency),
+    refundedAmount: fromMinor(intent.refundedMinor, intent.currency),
+    refundableAmount: fromMinor(intent.status === 'Completed' ? intent.amountMinor - reservedOf(intent) : 0, intent.currency),
+  };
+}
+
+/** Read → decide → one conditional transaction; a lost race reads again and decides again. */
+async function changeRefund(
+  id: string,
+  decide: (current: Refund) => { next: Refund; writes: TxItem[] } | null,
+): Promise<{ refund: Refund | undefined; changed: boolean }> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const current = await getRefund(id);
+    if (!current) return { refund: undefined, changed: false };
+    const decision = decide(current);
+    if (!decision) return { refund: current, changed: false };
+    try {
+      await transact(decision.writes);
+      return { refund: decision.next, changed: true };
+    } catch (error) {
+      if (error instanceof TransactionFailed && error.failedAt(refundWriteIndex)) continue;
+      throw error;
+    }
+  }
+  throw new Error(`could not change refund ${id}: too much contention`);
+}
+
+const heldOf = (r: Refund) => r.amountMinor + r.feeMinor;
+
+function holdJournal(r: Refund, now: Date) {
+  return journal({
+    merchantId: r.merchantId,
+    mode: r.mode,
+    currency: r.currency,
+    kind: 'refund.hold',
+    reference: r.id,
+    movements: [
+      { account: { kind: 'available' }, amount: -heldOf(r) },
+      { account: { kind: 'held', holdType: 'Refund' }, amount: heldOf(r) },
+    ],
+    now,
+  });
+}
+
+function releaseJournal(r: Refund, now: Date) {
+  return journal({
+    merchantId: r.merchantId,
+    mode: r.mode,
+    currency: r.currency,
+    kind: 'refund.failed',
+    reference: r.id,
+    movements: [
+      { account: { kind: 'held', holdType: 'Refund' }, amount: -heldOf(r) },
+      { account: { kind: 'available' }, amount: heldOf(r) },
+    ],
+    now,
+  });
+}
+
+function completedJournal(r: Refund, provider: RefundProvider, now: Date) {
+  return journal({
+    merchantId: r.merchantId,
+    mode: r.mode,
+    currency: r.currency,
+    kind: 'refund.completed',
+    reference: r.id,
+    movements: [
+      { account: { kind: 'held', holdType: 'Refund' }, amount: -heldOf(r) },
+      { account: { kind: 'external', name: provider.ledgerAccount }, amount: r.amountMinor },
+      { account: { kind: 'fees' }, amount: r.feeMinor },
+    ],
+    now,
+  });
+}
+
+function requirePending(r: Refund, action: string) {
+  if (r.status !== RefundStatus.Pending) throw new RefundRefused(`Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`, 'invalid_status');
+}
+
+/** Pending → a terminal status that releases the reservation (nothing was held while Pending). */
+function closePending(r: Refund, status: RefundStatus, failureReason: string | null, now: Date) {
+  const { next, write } = refundChange(r, { status, failureReason }, null, now);
+  return { next, writes: [write, releaseReservationWrite(r)] };
+}
+
+const isOverdue = (r: Refund, now: Date) => r.status === RefundStatus.Pending && now.toISOString() >= r.expiresAt;
+
+async function operatorChange(id: string, decide: (r: Refund, now: Date) => { next: Refund; writes: TxItem[] } | null, now: () => Date) {
+  const { refund } = await changeRefund(id, (r) => decide(r, now()));
+  if (!refund) throw new NotFoundError(`No refund with id ${id}.`);
+  return refundView(refund);
+}
+
+async function expireIfOverdue(id: string, now: () => Date) {
+  const current = await getRefund(id);
+  if (current && isOverdue(current, now())) {
+    await advanceRefund(id, now());
+    throw new RefundRefused(`Refund ${id} expired at ${current.expiresAt} without approval.`, 'invalid_status');
+  }
+}
+
+/** Operator: Pending → Approved, holding amount + fee from the wallet; processing starts at once. */
+export async function approveRefund(id: string, now: () => Date = () => new Date()) {
+  await expireIfOverdue(id, now);
+  try {
+    return await operatorChange(
+      id,
+      (r, at) => {
+        requirePending(r, 'approved');
+        const { next, write } = refundChange(r, { status: RefundStatus.Approved, approvedAt: at.toISOString() }, at.toISOString(), at);
+        return { next, writes: [write, ...postJournal(holdJournal(r, at))] };
+      },
+      now,
+    );
+  } catch (error) {
+    if (error instanceof TransactionFailed && error.failedAt(1 + walletWriteIndex)) {
+      const r = (await getRefund(id))!;
+      const wallet = await getWallet(r.merchantId, r.mode, r.currency, true);
+      throw new RefundRefused(
+        `Insufficient available balance to approve refund ${id}: ${fromMinor(wallet.available, r.currency)} ${r.currency} available, ${fromMinor(heldOf(r), r.currency)} ${r.currency} needed.`,
+        'insufficient_balance',
+      );
+    }
+    throw error;
+  }
+}
+
+export async function rejectRefund(id: string, reason?: string, now: () => Date = () => new Date()) {
+  await expireIfOverdue(id, now);
+  return operatorChange(
+    id,
+    (r, at) => {
+      requirePending(r, 'rejected');
+      return closePending(r, RefundStatus.Rejected, reason ? `Rejected by the operator: ${reason}` : 'Rejected by the operator.', at);
+    },
+    now,
+  );
+}
+
+export async function cancelRefund(id: string, now: () => Date = () => new Date()) {
+  await expireIfOverdue(id, now);
+  return operatorChange(
+    id,
+    (r, at) => {
+      requirePending(r, 'cancelled');
+      return closePending(r, RefundStatus.Cancelled, 'Cancelled by the operator.', at);
+    },
+    now,
+  );
+}
+
+/** Takes a refund out of the due index without changing anything else. */
+function refundChangeOnly(r: Refund, now: Date) {
+  const { next, write } = refundChange(r, {}, null, now);
+  return { next, writes: [write] };
+}
+
+const later = (now: Date, ms: number) => new Date(now.getTime() + ms).toISOString();
+/** An attempt whose outcome was never recorded (crash) is retried as a new attempt after this long. */
+const stuckAfterMs = 60_000;
+
+/**
+ * One step, when the refund is due (the sweep; tests call it directly): expire an overdue
+ * Pending refund, or make one processing attempt of an Approved / retrying refund.
+ */
+export async function advanceRefund(id: string, now = new Date()): Promise<Refund | undefined> {
+  const current = await getRefund(id);
+  if (!current) return undefined;
+  if (isOverdue(current, now)) {
+    return (await changeRefund(id, (r) => (isOverdue(r, now) ? closePending(r, RefundStatus.Expired, 'Not approved within 7 days.', now) : null))).refund;
+  }
+  const provider = refundProviderFor(current.mode);
+  const attemptable = (r: Refund) => r.status === RefundStatus.Approved || (r.status === RefundStatus.Processing && r.attemptCount < maxRefundAttempts);
+  if (current.status === RefundStatus.Processing && current.attemptCount >= maxRefundAttempts) {
+    // The last attempt's outcome was never recorded (a crash between the call and the commit):
+    // neither paying nor releasing is safe without the provider's word. Out of the sweep, for support.
+    logger.error('refund attempt outcome unknown after the last attempt', { refundId: id, attempt: current.attemptCount });
+    return (await changeRefund(id, (r) => (r.version === current.version ? { ...refundChangeOnly(r, now) } : null))).refund;
+  }
+  if (!provider || !attemptable(current)) return current;
+  // Record the attempt first: only the sweep whose write lands calls the provider.
+  const claim = await changeRefund(id, (r) => {
+    if (!attemptable(r) || !canRefundTransition(r.status, RefundStatus.Processing)) return null;
+    const { next, write } = refundChange(r, { status: RefundStatus.Processing, attemptCount: r.attemptCount + 1 }, later(now, stuckAfterMs), now);
+    return { next, writes: [write] };
+  });
+  if (!claim.changed || !claim.refund) return claim.refund;
+  const claimed = claim.refund;
+  let result: RefundResult;
+  try {
+    result = await provider.refund({
+      reference: `${claimed.id}-${claimed.attemptCount}`,
+      refundId: claimed.id,
+      attempt: claimed.attemptCount,
+      paymentIntentId: claimed.paymentIntentId,
+      transactionReference: claimed.transactionReference,
+      amountMinor: claimed.amountMinor,
+      currency: claimed.currency,
+    });
+  } catch (error) {
+    logger.warn('refund provider error', { refundId: id, attempt: claimed.attemptCount, error });
+    result = { outcome: 'failed', reason: 'The refund provider could not be reached.' };
+  }
+  const outcome = result;
+  const decided = await changeRefund(id, (r) => {
+    if (r.status !== RefundStatus.Processing || r.attemptCount !== claimed.attemptCount) return null;
+    if (outcome.outcome === 'completed') {
+      const { next, write } = refundChange(r, { status: RefundStatus.Completed, processedAt: now.toISOString(), providerReference: outcome.providerReference, failureReason: null }, null, now);
+      return { next, writes: [write, recordRefundedWrite(r, now), ...postJournal(completedJournal(r, provider, now))] };
+    }
+    if (r.attemptCount < maxRefundAttempts) {
+      const { next, write } = refundChange(r, { failureReason: outcome.reason }, later(now, provider.retryAfterMs), now);
+      return { next, writes: [write] };
+    }
+    const { next, write } = refundChange(r, { status: RefundStatus.Failed, processedAt: now.toISOString(), failureReason: outcome.reason }, null, now);
+    return { next, writes: [write, releaseReservationWrite(r), ...postJournal(releaseJournal(r, now))] };
+  });
+  logger.info('refund attempt', { refundId: id, attempt: claimed.attemptCount, status: decided.refund?.status });
+  return decided.refund;
+}

@@ -1,0 +1,404 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Mode } from '#shared/domain/credentials.ts';
+import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { convertMinor } from '#shared/domain/fx.ts';
+import { journal } from '#shared/domain/ledger.ts';
+import { nextSettlementRun, type Fee } from '#shared/domain/merchant.ts';
+import { fromMinor, type Currency } from '#shared/domain/money.ts';
+import {
+  canSettlementTransition,
+  settlementAmounts,
+  settlementStatusNames,
+  settlementView,
+  SettlementStatus,
+  type Settlement,
+  type SettlementDestination,
+  type SettlementView,
+} from '#shared/domain/settlement.ts';
+import { logger } from '#shared/logger.ts';
+import { rateSourceFor } from '#shared/providers/fx-rates.ts';
+import { settlementRailFor, type SettlementInstruction, type SettlementRail } from '#shared/providers/settlement-rail.ts';
+import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { getMerchant } from '#shared/store/merchants.ts';
+import {
+  createSettlementWrite,
+  getAutoSettlementRun,
+  getSettlement,
+  listSettlements,
+  rearmAutoSettlementWrite,
+  settlementChange,
+  type SettlementQuery,
+} from '#shared/store/settlements.ts';
+import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
+
+/**
+ * Settlements (SPEC "Settlement", CONTRACT §6, README "Settlements").
+ *
+ *   create    ONE transaction: the settlement item, its hold journal (available → held:Settlement,
+ *             refused by the wallet's no-overdraft condition) and the Idempotency-Key record.
+ *   approve   the operator; locks the FX rate (rate source of the mode) and makes it due now.
+ *   process   the sweep: Approved → Processing (recorded BEFORE the rail is called, so only one
+ *             sweep submits), then the rail's outcome: Completed (held → rail + fees) or Failed
+ *             (held → available). Reject / cancel (Pending only) → Cancelled, hold released.
+ *   auto      a merchant's schedule arms one run item per mode in the due index; each run creates
+ *             an isAuto settlement of (available − minimumBalance) to the schedule's bank account.
+ */
+export class SettlementRefused extends BusinessRuleError {}
+
+export interface SettlementInput {
+  amountMinor: number;
+  currency: Currency;
+  payoutCurrency: Currency;
+  destination: SettlementDestination;
+}
+
+export interface Caller {
+  merchantId: string;
+  mode: Mode;
+  fee: Fee;
+  traceId: string;
+}
+
+/** A settlement's own index in every transaction built here: its conditional write comes first. */
+const settlementWriteIndex = 0;
+
+function holdJournal(s: Settlement, now: Date) {
+  return journal({
+    merchantId: s.merchantId,
+    mode: s.mode,
+    currency: s.currency,
+    kind: 'settlement.hold',
+    reference: s.id,
+    movements: [
+      { account: { kind: 'available' }, amount: -s.amountMinor },
+      { account: { kind: 'held', holdType: 'Settlement' }, amount: s.amountMinor },
+    ],
+    now,
+  });
+}
+
+function releaseJournal(s: Settlement, kind: string, now: Date) {
+  return journal({
+    merchantId: s.merchantId,
+    mode: s.mode,
+    currency: s.currency,
+    kind,
+    reference: s.id,
+    movements: [
+      { account: { kind: 'held', holdType: 'Settlement' }, amount: -s.amountMinor },
+      { account: { kind: 'available' }, amount: s.amountMinor },
+    ],
+    now,
+  });
+}
+
+function completedJournal(s: Settlement, rail: SettlementRail, now: Date) {
+  return journal({
+    merchantId: s.merchantId,
+    mode: s.mode,
+    currency: s.currency,
+    kind: 'settlement.completed',
+    reference: s.id,
+    movements: [
+      { account: { kind: 'held', holdType: 'Settlement' }, amount: -s.amountMinor },
+      { account: { kind: 'external', name: rail.ledgerAccount }, amount: s.netMinor },
+      { account: { kind: 'fees' }, amount: s.feeMinor },
+    ],
+    now,
+  });
+}
+
+const railFor = (mode: Mode) => {
+  const rail = settlementRailFor(mode);
+  if (!rail) throw new SettlementRefused('Settlements are not available in live mode: no settlement rail is configured for this deployment.', 'settlement_rail_unavailable');
+  return rail;
+};
+
+/** Checks the pair has a rate now and that the net amount converts to something; the rate is locked at approval. */
+async function checkConversion(mode: Mode, from: Currency, to: Currency, netMinor: number, now: Date) {
+  const source = rateSourceFor(mode);
+  if (!source) throw new SettlementRefused(`Currency conversion is not available in ${mode} mode: no FX rate source is configured.`, 'fx_unavailable');
+  const quote = await source.quote(from, to, now);
+  if (!quote) throw new SettlementRefused(`No exchange rate is available for ${from} to ${to}.`, 'fx_pair_unsupported');
+  if (convertMinor(netMinor, from, to, quote.rate) <= 0) throw new SettlementRefused(`The net amount is too small to pay out in ${to}.`, 'amount_too_small');
+}
+
+function newSettlement(caller: Omit<Caller, 'fee'>, input: SettlementInput, fee: Fee, isAuto: boolean, now: Date, id: string = randomUUID()): Settlement {
+  const { feeMinor, netMinor } = settlementAmounts(input.amountMinor, fee);
+  if (netMinor <= 0) throw new SettlementRefused('The amount does not cover the settlement fee.', 'amount_too_small');
+  const converting = input.currency !== input.payoutCurrency;
+  const at = now.toISOString();
+  return {
+    id,
+    merchantId: caller.merchantId,
+    mode: caller.mode,
+    currency: input.currency,
+    amountMinor: input.amountMinor,
+    feeMinor,
+    netMinor,
+    payoutCurrency: input.payoutCurrency,
+    payoutMinor: converting ? null : netMinor,
+    fxRate: null,
+    fxRateTimestamp: null,
+    destination: input.destination,
+    status: SettlementStatus.Pending,
+    isAuto,
+    requestedAt: at,
+    approvedAt: null,
+    processedAt: null,
+    failureReason: null,
+    railReference: null,
+    traceId: caller.traceId,
+    updatedAt: at,
+    version: 1,
+  };
+}
+
+async function insufficient(s: Settlement): Promise<never> {
+  const wallet = await getWallet(s.merchantId, s.mode, s.currency, true);
+  throw new SettlementRefused(
+    `Insufficient available balance: ${fromMinor(wallet.available, s.currency)} ${s.currency} available, ${fromMinor(s.amountMinor, s.currency)} ${s.currency} requested.`,
+    'insufficient_balance',
+  );
+}
+
+/**
+ * POST /Settlements. `commit(view)` returns the Idempotency-Key record committed with it (or
+ * nothing); the settlement, its hold and that record are ONE transaction.
+ */
+export async function createSettlement(caller: Caller, input: SettlementInput, commit: (view: SettlementView) => TxItem | undefined, now = new Date()): Promise<SettlementView> {
+  railFor(caller.mode);
+  const settlement = newSettlement(caller, input, caller.fee, false, now);
+  if (settlement.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, settlement.netMinor, now);
+  const view = settlementView(settlement);
+  try {
+    await transact([createSettlementWrite(settlement), ...postJournal(holdJournal(settlement, now))], { idempotency: commit(view) });
+  } catch (error) {
+    if (error instanceof TransactionFailed && error.failedAt(1 + walletWriteIndex)) await insufficient(settlement);
+    throw error;
+  }
+  logger.info('settlement created', { settlementId: settlement.id, merchantId: caller.merchantId, mode: caller.mode, isAuto: false });
+  return view;
+}
+
+/** GET /Settlements/{id}: another merchant's or mode's settlement does not exist. */
+export async function settlementFor(merchantId: string, mode: Mode, id: string): Promise<SettlementView> {
+  const s = await getSettlement(id);
+  if (!s || s.merchantId !== merchantId || s.mode !== mode) throw new NotFoundError(`No settlement with id ${id}.`);
+  return settlementView(s);
+}
+
+/** GET /Settlements: the page envelope of CONTRACT §7. A foreign MerchantId filter gives an empty page. */
+export async function settlementPage(merchantId: string, mode: Mode, query: SettlementQuery & { merchantIdFilter?: string }) {
+  const { merchantIdFilter, ...q } = query;
+  const { items, totalCount } =
+    merchantIdFilter !== undefined && merchantIdFilter.toLowerCase() !== merchantId.toLowerCase() ? { items: [], totalCount: 0 } : await listSettlements(merchantId, mode, q);
+  const totalPages = Math.ceil(totalCount / q.pageSize);
+  return { items: items.map(settlementView), page: q.page, pageSize: q.pageSize, totalCount, totalPages, hasMore: q.page < totalPages };
+}
+
+/**
+ * Read → decide → one conditional transaction; a lost race (the settlement changed since it was
+ * read) reads again and decides again. `decide` returns null to change nothing.
+ */
+async function changeSettlement(
+  id: string,
+  decide: (current: Settlement) => Promise<{ next: Settlement; writes: TxItem[] } | null> | { next: Settlement; writes: TxItem[] } | null,
+): Promise<{ settlement: Settlement | undefined; changed: boolean }> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const current = await getSettlement(id);
+    if (!current) return { settlement: undefined, changed: false };
+    const decision = await decide(current);
+    if (!decision) return { settlement: current, changed: false };
+    try {
+      await transact(decision.writes);
+      return { settlement: decision.next, changed: true };
+    } catch (error) {
+      if (error instanceof TransactionFailed && error.failedAt(settlementWriteIndex)) continue;
+      throw error;
+    }
+  }
+  throw new Error(`could not change settlement ${id}: too much contention`);
+}
+
+function requireTransition(s: Settlement, to: SettlementStatus, action: string) {
+  if (!canSettlementTransition(s.status, to)) {
+    throw new SettlementRefused(`Settlement ${s.id} is ${settlementStatusNames[s.status]}; only a Pending settlement can be ${action}.`, 'invalid_status');
+  }
+}
+
+async function operatorChange(id: string, decide: (s: Settlement, now: Date) => Promise<{ next: Settlement; writes: TxItem[] }>, now: () => Date) {
+  const { settlement } = await changeSettlement(id, (s) => decide(s, now()));
+  if (!settlement) throw new NotFoundError(`No settlement with id ${id}.`);
+  return settlementView(settlement);
+}
+
+/** Operator: Pending → Approved, locking the FX rate when converting; processing starts at once. */
+export function approveSettlement(id: string, now: () => Date = () => new Date()) {
+  return operatorChange(
+    id,
+    async (s, at) => {
+      requireTransition(s, SettlementStatus.Approved, 'approved');
+      const lock: Partial<Settlement> = {};
+      if (s.currency !== s.payoutCurrency) {
+        const source = rateSourceFor(s.mode);
+        const quote = source && (await source.quote(s.currency, s.payoutCurrency, at));
+        if (!quote) throw new SettlementRefused(`No exchange rate is available for ${s.currency} to ${s.payoutCurrency} now; try again later or reject.`, 'fx_unavailable');
+        const payoutMinor = convertMinor(s.netMinor, s.currency, s.payoutCurrency, quote.rate);
+        if (payoutMinor <= 0) throw new SettlementRefused(`At the current rate the net amount pays out nothing in ${s.payoutCurrency}; reject it.`, 'amount_too_small');
+        Object.assign(lock, { fxRate: quote.rate, fxRateTimestamp: at.toISOString(), payoutMinor });
+      }
+      const { next, write } = settlementChange(s, { status: SettlementStatus.Approved, approvedAt: at.toISOString(), ...lock }, at.toISOString(), at);
+      return { next, writes: [write] };
+    },
+    now,
+  );
+}
+
+/** Operator: Pending → Cancelled, the hold released. `rejected` tells the merchant why (failureReason). */
+function cancelWith(id: string, failureReason: string, action: string, now: () => Date) {
+  return operatorChange(
+    id,
+    async (s, at) => {
+      requireTransition(s, SettlementStatus.Cancelled, action);
+      const { next, write } = settlementChange(s, { status: SettlementStatus.Cancelled, failureReason }, null, at);
+      return { next, writes: [write, ...postJournal(releaseJournal(s, 'settlement.cancelled', at))] };
+    },
+    now,
+  );
+}
+
+export const rejectSettlement = (id: string, reason?: string, now: () => Date = () => new Date()) =>
+  cancelWith(id, reason ? `Rejected by the operator: ${reason}` : 'Rejected by the operator.', 'rejected', now);
+
+export const cancelSettlement = (id: string, now: () => Date = () => new Date()) => cancelWith(id, 'Cancelled by the operator.', 'cancelled', now);
+
+const instruction = (s: Settlement): SettlementInstruction => ({
+  reference: s.id,
+  payoutMinor: s.payoutMinor ?? s.netMinor,
+  payoutCurrency: s.payoutCurrency,
+  destination: s.destination,
+  submittedAt: s.updatedAt,
+});
+
+const later = (now: Date, ms: number) => new Date(now.getTime() + ms).toISOString();
+/** A submission whose outcome was never recorded is asked about again after this long. */
+const stuckAfterMs = 30_000;
+
+function failWrites(s: Settlement, reason: string, now: Date) {
+  const { next, write } = settlementChange(s, { status: SettlementStatus.Failed, failureReason: reason, processedAt: now.toISOString() }, null, now);
+  return { next, writes: [write, ...postJournal(releaseJournal(s, 'settlement.failed', now))] };
+}
+
+/**
+ * One step of processing, when the settlement is due (the sweep; tests call it directly):
+ *   Approved               → Processing (recorded first), submit to the rail, record its answer
+ *   Processing (submitted) → the rail's status: Completed / Failed / ask again later
+ * Returns the settlement after the step.
+ */
+export async function advanceSettlement(id: string, now = new Date()): Promise<Settlement | undefined> {
+  const current = await getSettlement(id);
+  if (!current) return undefined;
+  const rail = settlementRailFor(current.mode);
+  if (current.status === SettlementStatus.Approved) {
+    if (!rail) {
+      return (await changeSettlement(id, (s) => (s.status === SettlementStatus.Approved ? failWrites(s, 'No settlement rail is configured for this mode.', now) : null))).settlement;
+    }
+    // Claim: only the sweep whose write lands here submits.
+    const claim = await changeSettlement(id, (s) => {
+      if (s.status !== SettlementStatus.Approved) return null;
+      const { next, write } = settlementChange(s, { status: SettlementStatus.Processing }, later(now, stuckAfterMs), now);
+      return { next, writes: [write] };
+    });
+    if (!claim.changed || !claim.settlement) return claim.settlement;
+    return submit(claim.settlement, rail, now);
+  }
+  if (current.status === SettlementStatus.Processing && rail) {
+    if (current.railReference === null) return submit(current, rail, now); // the earlier submission's answer was never recorded
+    const status = await rail.status(instruction(current));
+    const decided = await changeSettlement(id, (s) => {
+      if (s.status !== SettlementStatus.Processing) return null;
+      if (status.status === 'Completed') {
+        const { next, write } = settlementChange(s, { status: SettlementStatus.Completed, processedAt: now.toISOString(), failureReason: null }, null, now);
+        return { next, writes: [write, ...postJournal(completedJournal(s, rail, now))] };
+      }
+      if (status.status === 'Failed') return failWrites(s, status.reason, now);
+      const { next, write } = settlementChange(s, {}, later(now, rail.pollIntervalMs), now);
+      return { next, writes: [write] };
+    });
+    if (decided.changed) logger.info('settlement outcome', { settlementId: id, status: decided.settlement?.status });
+    return decided.settlement;
+  }
+  return current;
+}
+
+async function submit(s: Settlement, rail: SettlementRail, now: Date): Promise<Settlement | undefined> {
+  let result;
+  try {
+    result = await rail.submit(instruction(s));
+  } catch (error) {
+    // Unknown outcome: stays Processing; the stuck-guard due time brings it back to ask again.
+    logger.warn('settlement submission outcome unknown', { settlementId: s.id, error });
+    return s;
+  }
+  const outcome = result;
+  return (
+    await changeSettlement(s.id, (current) => {
+      if (current.status !== SettlementStatus.Processing) return null;
+      if (outcome.outcome === 'rejected') return failWrites(current, outcome.reason, now);
+      const { next, write } = settlementChange(current, { railReference: outcome.railReference }, later(now, rail.firstCheckAfterMs), now);
+      return { next, writes: [write] };
+    })
+  ).settlement;
+}
+
+/** Deterministic id of the settlement a run creates: a run that is swept twice creates it once. */
+function runSettlementId(merchantId: string, mode: Mode, runAt: string): string {
+  const h = createHash('sha256').update(`autosettle:${merchantId}:${mode}:${runAt}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * A due automatic-settlement run: creates an isAuto settlement of the available balance above the
+ * schedule's minimum, to its bank account, in the merchant's currency (no conversion), and moves
+ * the run to the next date, in ONE transaction. Nothing to settle (or no rail in this mode): only
+ * the run moves. Returns the settlement created, if any.
+ */
+export async function runAutoSettlement(merchantId: string, mode: Mode, now = new Date()): Promise<SettlementView | undefined> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const run = await getAutoSettlementRun(merchantId, mode);
+    if (!run || run.runAt > now.toISOString()) return undefined;
+    const merchant = await getMerchant(merchantId);
+    const schedule = merchant?.settlementSchedule;
+    const nextRunAt = schedule ? (nextSettlementRun(schedule, now)?.toISOString() ?? null) : null;
+    const rearm = rearmAutoSettlementWrite(run, nextRunAt);
+    const destination = schedule?.destination;
+    const wallet = merchant && (await getWallet(merchantId, mode, merchant.defaultCurrency, true));
+    const amountMinor = wallet ? wallet.available - (schedule?.minimumBalanceMinor ?? 0) : 0;
+    let settlement: Settlement | undefined;
+    if (merchant && merchant.status === 'active' && destination && settlementRailFor(mode) && amountMinor > 0) {
+      const input: SettlementInput = {
+        amountMinor,
+        currency: merchant.defaultCurrency,
+        payoutCurrency: merchant.defaultCurrency,
+        destination: { type: 'bank', bankName: destination.bankName, iban: destination.iban, accountTitle: destination.accountTitle },
+      };
+      try {
+        settlement = newSettlement({ merchantId, mode, traceId: `autosettle-${run.runAt}` }, input, merchant.fees.settlement, true, now, runSettlementId(merchantId, mode, run.runAt));
+      } catch (error) {
+        if (!(error instanceof SettlementRefused)) throw error; // the balance does not cover the fee: nothing to settle
+      }
+    }
+    try {
+      if (settlement) await transact([rearm, createSettlementWrite(settlement), ...postJournal(holdJournal(settlement, now))]);
+      else await transact([rearm]);
+    } catch (error) {
+      if (error instanceof TransactionFailed && error.failedAt(0)) return undefined; // another sweep ran it
+      if (error instanceof TransactionFailed && settlement && (error.failedAt(2 + walletWriteIndex) || error.failedAt(1))) continue; // the balance moved: read again
+      throw error;
+    }
+    if (settlement) logger.info('settlement created', { settlementId: settlement.id, merchantId, mode, isAuto: true });
+    return settlement && settlementView(settlement);
+  }
+  throw new Error(`automatic settlement of ${merchantId} (${mode}) could not be applied: too much contention`);
+}

@@ -1,0 +1,32 @@
+import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { db, fromItem, tableName, toValues } from './client.ts';
+
+/**
+ * The due index (GSI2, sparse): an item that needs attention at a time carries GSI2PK = a shard of
+ * its family (`DUE#0-3` intents, `MONEYDUE#0-3` settlements, refunds and automatic-settlement runs)
+ * and GSI2SK = `<dueAt>#<id>` until it is dealt with. A sweep reads every shard up to `now`, oldest
+ * first, a bounded number per shard, never scanning the table.
+ */
+export async function queryDueIndex(shards: readonly string[], now: Date, limitPerShard = 100): Promise<Record<string, unknown>[]> {
+  const due: Record<string, unknown>[] = [];
+  for (const shard of shards) {
+    let start: Record<string, AttributeValue> | undefined;
+    let taken = 0;
+    do {
+      const out = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI2',
+          KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
+          ExpressionAttributeValues: toValues({ ':pk': shard, ':now': `${now.toISOString()}~` }),
+          ExclusiveStartKey: start,
+          Limit: limitPerShard - taken,
+        }),
+      );
+      due.push(...(out.Items ?? []).map((i) => fromItem<Record<string, unknown>>(i)));
+      taken += out.Items?.length ?? 0;
+      start = out.LastEvaluatedKey;
+    } while (start && taken < limitPerShard);
+  }
+  return due;
+}

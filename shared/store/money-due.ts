@@ -1,0 +1,65 @@
+import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { queryDueIndex } from './due-index.ts';
+import { keys, type Key } from './keys.ts';
+
+/**
+ * The due index of settlements, refunds and automatic-settlement runs (GSI2, `MONEYDUE#<shard>`,
+ * sparse): an item carries GSI2PK/GSI2SK/dueAt only while something is due at a time. Also the
+ * one versioned, status-conditioned update these entities use for every change.
+ */
+export type DueEntity = 'Settlement' | 'Refund' | 'AutoSettlement';
+
+export interface DueItem {
+  entity: DueEntity;
+  /** Settlement or refund id; for AutoSettlement the merchant id. */
+  id: string;
+  mode?: string;
+  dueAt: string;
+}
+
+/** Access pattern: money items due by `now` (the due index, shards `MONEYDUE#0-3`). For the sweep. */
+export async function listDueMoneyItems(now: Date, limitPerShard = 100): Promise<DueItem[]> {
+  const due: DueItem[] = [];
+  for (const raw of await queryDueIndex(keys.moneyDueShards(), now, limitPerShard)) {
+    const item = raw as { entity: DueEntity; id?: string; merchantId?: string; mode?: string; dueAt: string };
+    if (item.entity === 'Settlement' || item.entity === 'Refund') due.push({ entity: item.entity, id: item.id!, dueAt: item.dueAt });
+    else if (item.entity === 'AutoSettlement') due.push({ entity: item.entity, id: item.merchantId!, mode: item.mode!, dueAt: item.dueAt });
+  }
+  return due;
+}
+
+/**
+ * A change of a versioned item read at (status, version): SET `set` (which includes the new status
+ * and version), and put it in the due index at `dueAt` (string), take it out (null), or leave the
+ * due attributes as they are (undefined). Refused (ConditionalCheckFailed) if anyone changed it first.
+ */
+export function versionedUpdate(
+  key: Key,
+  dueId: string,
+  read: { status: number; version: number },
+  set: Record<string, unknown>,
+  dueAt: string | null | undefined,
+): TxItem {
+  const fields = { ...set, ...(typeof dueAt === 'string' ? { ...keys.moneyDue(dueId, dueAt), dueAt } : {}) };
+  const names = Object.keys(fields);
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: toItem(key),
+      UpdateExpression: `SET ${names.map((f) => `#${f} = :${f}`).join(', ')}${dueAt === null ? ' REMOVE GSI2PK, GSI2SK, dueAt' : ''}`,
+      ConditionExpression: '#status = :readStatus AND #version = :readVersion',
+      ExpressionAttributeNames: { ...Object.fromEntries(names.map((f) => [`#${f}`, f])), '#status': 'status', '#version': 'version' },
+      ExpressionAttributeValues: toValues({
+        ...Object.fromEntries(names.map((f) => [`:${f}`, fields[f as keyof typeof fields]])),
+        ':readStatus': read.status,
+        ':readVersion': read.version,
+      }),
+    },
+  };
+}
+
+/** Strips the table's own attributes from an item. */
+export function stripKeys<T>(item: Record<string, unknown>): T {
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g1s, GSI2PK: _g2, GSI2SK: _g2s, entity: _e, dueAt: _d, ...rest } = item;
+  return rest as T;
+}

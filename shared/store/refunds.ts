@@ -1,0 +1,118 @@
+import { GetItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
+import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { keys } from './keys.ts';
+import { stripKeys, versionedUpdate } from './money-due.ts';
+
+/**
+ * Refunds (`REFUND#<id>`), listed per transaction on GSI1 (`TXN#<paymentIntentId>#REFUND`,
+ * `<requestedAt>#<id>`), in the money due index while something is due (expiry, an attempt).
+ *
+ * The over-refund guard lives on the INTENT item: `refundReservedMinor` sums every refund of the
+ * transaction that is not Failed, Cancelled, Rejected or Expired. Creating a refund ADDs its amount
+ * under the condition `refundReservedMinor <= amountMinor − amount` (DynamoDB conditions cannot
+ * add, but amountMinor never changes, so the bound is computed from the intent read); a release
+ * ADDs it back. Completion ADDs to `refundedMinor`. These updates never touch `status` or
+ * `version`: the intent is Completed (terminal), so no status transition can race them, and
+ * transitionWrites() SETs neither counter, so nothing overwrites them.
+ */
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Index of the reservation update inside createRefundWrites (its condition = over-refund / not refundable). */
+export const reservationWriteIndex = 1;
+
+export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[] {
+  return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: toItem({
+          ...keys.refund(r.id),
+          ...keys.refundListing(r.paymentIntentId, r.requestedAt, r.id),
+          ...keys.moneyDue(r.id, r.expiresAt),
+          dueAt: r.expiresAt,
+          entity: 'Refund',
+          ...r,
+        }),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: toItem(keys.intent(intent.paymentIntentId)),
+        UpdateExpression: 'ADD refundReservedMinor :amount',
+        ConditionExpression: '#status = :completed AND (attribute_not_exists(refundReservedMinor) OR refundReservedMinor <= :maxBefore)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: toValues({ ':amount': r.amountMinor, ':completed': 'Completed', ':maxBefore': intent.amountMinor - r.amountMinor }),
+      },
+    },
+  ];
+}
+
+/** Gives a refund's amount back to the transaction's refundable remainder. */
+export function releaseReservationWrite(r: Refund): TxItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: toItem(keys.intent(r.paymentIntentId)),
+      UpdateExpression: 'ADD refundReservedMinor :release',
+      ConditionExpression: 'refundReservedMinor >= :amount',
+      ExpressionAttributeValues: toValues({ ':release': -r.amountMinor, ':amount': r.amountMinor }),
+    },
+  };
+}
+
+/** A completed refund: the transaction's refundedAmount grows. */
+export function recordRefundedWrite(r: Refund, now: Date): TxItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: toItem(keys.intent(r.paymentIntentId)),
+      UpdateExpression: 'ADD refundedMinor :amount SET updatedAt = :now',
+      ConditionExpression: 'refundReservedMinor >= :amount',
+      ExpressionAttributeValues: toValues({ ':amount': r.amountMinor, ':now': now.toISOString() }),
+    },
+  };
+}
+
+export function refundChange(
+  current: Refund,
+  changes: Partial<Omit<Refund, 'id' | 'paymentIntentId' | 'merchantId' | 'mode' | 'version'>>,
+  dueAt: string | null | undefined,
+  now: Date,
+): { next: Refund; write: TxItem } {
+  const next: Refund = { ...current, ...changes, updatedAt: now.toISOString(), version: current.version + 1 };
+  const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
+  for (const k of Object.keys(changes) as (keyof Refund)[]) set[k] = next[k];
+  return { next, write: versionedUpdate(keys.refund(current.id), current.id, current, set, dueAt) };
+}
+
+/** Access pattern: a refund by id (GetItem). */
+export async function getRefund(id: string, consistent = true): Promise<Refund | undefined> {
+  if (!uuidShape.test(id)) return undefined;
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.refund(id)), ConsistentRead: consistent }));
+  return out.Item ? stripKeys<Refund>(fromItem(out.Item)) : undefined;
+}
+
+/** Access pattern: the refunds of one transaction, newest first (GSI1 Query; a transaction has few). */
+export async function listRefundsOfIntent(paymentIntentId: string): Promise<Refund[]> {
+  const { GSI1PK } = keys.refundsOfIntent(paymentIntentId);
+  const refunds: Refund[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: toValues({ ':pk': GSI1PK }),
+        ScanIndexForward: false,
+        ExclusiveStartKey: start,
+      }),
+    );
+    refunds.push(...(out.Items ?? []).map((i) => stripKeys<Refund>(fromItem(i))));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return refunds;
+}

@@ -1,0 +1,178 @@
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { modes, type Mode } from '#shared/domain/credentials.ts';
+import { nextSettlementRun, type SettlementSchedule } from '#shared/domain/merchant.ts';
+import type { Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
+import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { keys } from './keys.ts';
+import { stripKeys, versionedUpdate } from './money-due.ts';
+
+/**
+ * Settlements and the automatic-settlement run items. A settlement is one item (`SETTLEMENT#<id>`)
+ * listed per merchant and mode on GSI1 (`MERCHANT#<id>#<mode>#SETTLEMENT`, `<requestedAt>#<id>`),
+ * and in the money due index while the sweep has work on it.
+ */
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function createSettlementWrite(s: Settlement, options: { dueAt?: string } = {}): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({
+        ...keys.settlement(s.id),
+        ...keys.settlementListing(s.merchantId, s.mode, s.requestedAt, s.id),
+        ...(options.dueAt ? { ...keys.moneyDue(s.id, options.dueAt), dueAt: options.dueAt } : {}),
+        entity: 'Settlement',
+        ...s,
+      }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/**
+ * A change of a settlement read as `current`: returns the settlement after the change and its
+ * conditional write (refused if the settlement changed since it was read). `dueAt`: see versionedUpdate.
+ */
+export function settlementChange(
+  current: Settlement,
+  changes: Partial<Omit<Settlement, 'id' | 'merchantId' | 'mode' | 'version'>>,
+  dueAt: string | null | undefined,
+  now: Date,
+): { next: Settlement; write: TxItem } {
+  const next: Settlement = { ...current, ...changes, updatedAt: now.toISOString(), version: current.version + 1 };
+  const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
+  for (const k of Object.keys(changes) as (keyof Settlement)[]) set[k] = next[k];
+  return { next, write: versionedUpdate(keys.settlement(current.id), current.id, current, set, dueAt) };
+}
+
+/** Access pattern: a settlement by id (GetItem). A non-uuid id is simply not found. */
+export async function getSettlement(id: string, consistent = true): Promise<Settlement | undefined> {
+  if (!uuidShape.test(id)) return undefined;
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.settlement(id)), ConsistentRead: consistent }));
+  return out.Item ? stripKeys<Settlement>(fromItem(out.Item)) : undefined;
+}
+
+export interface SettlementQuery {
+  status?: SettlementStatus;
+  /** Inclusive bounds on requestedAt, ISO 8601 (UTC, milliseconds). */
+  from?: string;
+  to?: string;
+  page: number;
+  pageSize: number;
+}
+
+function listingQuery(merchantId: string, mode: Mode, q: SettlementQuery) {
+  const { GSI1PK } = keys.settlementsOfMerchant(merchantId, mode);
+  const values: Record<string, unknown> = { ':pk': GSI1PK };
+  let keyCondition = 'GSI1PK = :pk';
+  // GSI1SK is `<requestedAt>#<id>`: `from` sorts before every key of that instant, `<to>#~` after.
+  if (q.from !== undefined) values[':lo'] = q.from;
+  if (q.to !== undefined) values[':hi'] = `${q.to}#~`;
+  if (q.from !== undefined && q.to !== undefined) keyCondition += ' AND GSI1SK BETWEEN :lo AND :hi';
+  else if (q.from !== undefined) keyCondition += ' AND GSI1SK >= :lo';
+  else if (q.to !== undefined) keyCondition += ' AND GSI1SK <= :hi';
+  if (q.status !== undefined) values[':status'] = q.status;
+  return {
+    TableName: tableName(),
+    IndexName: 'GSI1',
+    KeyConditionExpression: keyCondition,
+    ...(q.status !== undefined ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
+    ExpressionAttributeValues: toValues(values),
+  };
+}
+
+/**
+ * Access pattern: a merchant's settlements in one mode, newest first, one page (GSI1 Query; the
+ * requestedAt range is the key condition, Status a filter). Offset paging: page N reads the first
+ * N × pageSize matching index entries and returns the last pageSize. totalCount is a second Query
+ * with Select COUNT on the same condition (it reads, and is billed for, every matching entry; at
+ * most 1 MB per round trip). Both run in parallel.
+ */
+export async function listSettlements(merchantId: string, mode: Mode, q: SettlementQuery): Promise<{ items: Settlement[]; totalCount: number }> {
+  const base = listingQuery(merchantId, mode, q);
+  const need = q.page * q.pageSize;
+  const readItems = async () => {
+    const found: Settlement[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const out = await db().send(
+        new QueryCommand({
+          ...base,
+          ScanIndexForward: false,
+          ExclusiveStartKey: start,
+          // Without a filter every entry read is a match: read no more than the page needs.
+          ...(q.status === undefined ? { Limit: need - found.length } : {}),
+        }),
+      );
+      found.push(...(out.Items ?? []).map((i) => stripKeys<Settlement>(fromItem(i))));
+      start = out.LastEvaluatedKey;
+    } while (start && found.length < need);
+    return found.slice((q.page - 1) * q.pageSize, need);
+  };
+  const count = async () => {
+    let total = 0;
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const out = await db().send(new QueryCommand({ ...base, Select: 'COUNT', ExclusiveStartKey: start }));
+      total += out.Count ?? 0;
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return total;
+  };
+  const [items, totalCount] = await Promise.all([readItems(), count()]);
+  return { items, totalCount };
+}
+
+/** The automatic-settlement run of a merchant and mode: when it is next due. */
+export interface AutoSettlementRun {
+  merchantId: string;
+  mode: Mode;
+  runAt: string;
+}
+
+/** Arms (runAt) or disarms (null) a merchant's automatic-settlement run in one mode. */
+export async function setAutoSettlementRun(merchantId: string, mode: Mode, runAt: string | null): Promise<void> {
+  const key = keys.autoSettlement(merchantId, mode);
+  if (runAt === null) {
+    await db().send(new DeleteItemCommand({ TableName: tableName(), Key: toItem(key) }));
+    return;
+  }
+  const id = `autosettle:${merchantId}:${mode}`;
+  await db().send(
+    new PutItemCommand({
+      TableName: tableName(),
+      Item: toItem({ ...key, ...keys.moneyDue(id, runAt), dueAt: runAt, entity: 'AutoSettlement', merchantId, mode, runAt }),
+    }),
+  );
+}
+
+/** Arms (or, for a manual schedule, disarms) a merchant's automatic settlement runs in both modes. */
+export async function armAutoSettlements(merchantId: string, schedule: SettlementSchedule, now = new Date()): Promise<void> {
+  const next = nextSettlementRun(schedule, now)?.toISOString() ?? null;
+  for (const mode of modes) await setAutoSettlementRun(merchantId, mode, next);
+}
+
+export async function getAutoSettlementRun(merchantId: string, mode: Mode): Promise<AutoSettlementRun | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.autoSettlement(merchantId, mode)), ConsistentRead: true }));
+  if (!out.Item) return undefined;
+  const { merchantId: m, mode: md, runAt } = fromItem<AutoSettlementRun>(out.Item);
+  return { merchantId: m, mode: md, runAt };
+}
+
+/** Moves a run from `runAt` to `nextRunAt` (null: disarm); refused if another sweep moved it first. */
+export function rearmAutoSettlementWrite(run: AutoSettlementRun, nextRunAt: string | null): TxItem {
+  const key = toItem(keys.autoSettlement(run.merchantId, run.mode));
+  if (nextRunAt === null) {
+    return { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'runAt = :runAt', ExpressionAttributeValues: toValues({ ':runAt': run.runAt }) } };
+  }
+  const due = keys.moneyDue(`autosettle:${run.merchantId}:${run.mode}`, nextRunAt);
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET runAt = :next, dueAt = :next, GSI2PK = :pk, GSI2SK = :sk',
+      ConditionExpression: 'runAt = :runAt',
+      ExpressionAttributeValues: toValues({ ':runAt': run.runAt, ':next': nextRunAt, ':pk': due.GSI2PK, ':sk': due.GSI2SK }),
+    },
+  };
+}

@@ -1,0 +1,212 @@
+import { BatchGetItemCommand, BatchWriteItemCommand, type BatchGetItemCommandOutput, GetItemCommand, QueryCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { Mode } from '#shared/domain/credentials.ts';
+import type { TransactionStatusChanged } from '#shared/domain/events.ts';
+import { db, fromItem, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
+import type { StoredEvent } from './intents.ts';
+import { keys } from './keys.ts';
+
+/**
+ * The webhook delivery log (docs/access-patterns.md): an immutable pointer finds an event by its
+ * id; per event, one delivery item (attempt counters per round, outcome) and one item per attempt,
+ * both in the transaction's partition next to the event itself; resend requests are table items
+ * too, so the stream relays them like events (no queue access from the API). The dispatcher reads
+ * and writes a whole batch at once: 0.2 DynamoDB round trips per delivery.
+ */
+export interface EventPointer {
+  eventId: string;
+  paymentIntentId: string;
+  merchantId: string;
+  mode: Mode;
+  /** The outbox item's createdAt (part of its sort key). */
+  eventCreatedAt: string;
+}
+
+export type DeliveryState = 'pending' | 'retrying' | 'delivered' | 'dead_lettered' | 'no_destination';
+/** States that end a round: a message of that round is then acknowledged without an attempt. */
+export const closedStates: readonly DeliveryState[] = ['delivered', 'dead_lettered', 'no_destination'];
+
+export interface RoundRecord {
+  attempts: number;
+  state: DeliveryState;
+  startedAt: string;
+}
+
+export interface DeliveryRecord {
+  eventId: string;
+  paymentIntentId: string;
+  merchantId: string;
+  mode: Mode;
+  /** Attempts over every round (the number of the latest). */
+  attempts: number;
+  /** Per round (shared/webhooks/messages.ts): its attempts and state; the most recent rounds only. */
+  rounds: Record<string, RoundRecord>;
+  /** The round of the latest attempt and its state. */
+  roundId: string;
+  state: DeliveryState;
+  lastAttemptAt: string;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  /** The first successful delivery. */
+  deliveredAt: string | null;
+  updatedAt: string;
+}
+
+export interface AttemptRecord {
+  eventId: string;
+  paymentIntentId: string;
+  /** 1, 2, … over every round. */
+  attempt: number;
+  /** 1 … 8 within its round. */
+  roundAttempt: number;
+  roundId: string;
+  trigger: 'automatic' | 'resend' | 'redrive';
+  deliveryId: string;
+  attemptedAt: string;
+  url: string | null;
+  destination: 'callbackUrl' | 'endpoint' | null;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  outcome: 'delivered' | 'failed' | 'no_destination';
+  /** When the next attempt of the round is due (null: none). */
+  nextAttemptAt: string | null;
+}
+
+/** Access pattern: record where events live, by id (BatchWriteItem of immutable puts; idempotent). */
+export async function putEventPointers(pointers: readonly EventPointer[]): Promise<void> {
+  await batchWrite(pointers.map((p) => toItem({ ...keys.eventPointer(p.eventId), entity: 'EventPointer', ...p })));
+}
+
+async function batchWrite(items: Record<string, AttributeValue>[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 25) {
+    let requests: WriteRequest[] = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; requests.length; attempt++) {
+      if (attempt > 8) throw new Error('BatchWriteItem: unprocessed items after retries');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+      const out = await db().send(new BatchWriteItemCommand({ RequestItems: { [tableName()]: requests } }));
+      requests = out.UnprocessedItems?.[tableName()] ?? [];
+    }
+  }
+}
+
+/** Access pattern: an event's pointer by event id (GetItem). */
+export async function getEventPointer(eventId: string): Promise<EventPointer | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.eventPointer(eventId)) }));
+  if (!out.Item) return undefined;
+  const { PK: _pk, SK: _sk, entity: _e, ...pointer } = fromItem<EventPointer & { PK: string; SK: string; entity: string }>(out.Item);
+  return pointer;
+}
+
+/** Access pattern: one outbox event from its pointer (GetItem). */
+export async function getOutboxEvent(pointer: EventPointer): Promise<StoredEvent | undefined> {
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.outboxEvent(pointer.paymentIntentId, pointer.eventCreatedAt, pointer.eventId)) }),
+  );
+  return out.Item ? fromItem<StoredEvent>(out.Item) : undefined;
+}
+
+export const deliveryKey = (d: { paymentIntentId: string; eventId: string }) => `${d.paymentIntentId}/${d.eventId}`;
+
+/**
+ * Access pattern: the delivery items of a dispatcher batch (one BatchGetItem, consistent), keyed
+ * `<paymentIntentId>/<eventId>`.
+ */
+export async function getDeliveries(events: readonly { paymentIntentId: string; eventId: string }[]): Promise<Map<string, DeliveryRecord>> {
+  const found = new Map<string, DeliveryRecord>();
+  const unique = [...new Map(events.map((e) => [deliveryKey(e), e])).values()];
+  for (let i = 0; i < unique.length; i += 100) {
+    let requested: Record<string, AttributeValue>[] | undefined = unique.slice(i, i + 100).map((e) => toItem(keys.webhookDelivery(e.paymentIntentId, e.eventId)));
+    for (let attempt = 0; requested?.length; attempt++) {
+      if (attempt > 8) throw new Error('BatchGetItem: unprocessed keys after retries');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+      const out: BatchGetItemCommandOutput = await db().send(new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: requested, ConsistentRead: true } } }));
+      for (const item of out.Responses?.[tableName()] ?? []) {
+        const d = fromItem<DeliveryRecord>(item);
+        found.set(deliveryKey(d), d);
+      }
+      requested = out.UnprocessedKeys?.[tableName()]?.Keys;
+    }
+  }
+  return found;
+}
+
+/**
+ * Access pattern: write a dispatcher batch's log (one BatchWriteItem for up to 10 deliveries): each
+ * event's delivery item (replaced whole: the dispatcher read it at the start of the batch) and one
+ * item per attempt (keyed by its delivery id, so no attempt can overwrite another).
+ */
+export async function writeDeliveryLog(deliveries: readonly DeliveryRecord[], attempts: readonly AttemptRecord[]): Promise<void> {
+  await batchWrite([
+    ...attempts.map((a) => toItem({ ...keys.webhookAttempt(a.paymentIntentId, a.eventId, a.attempt, a.deliveryId), entity: 'WebhookAttempt', ...a })),
+    ...deliveries.map((d) => toItem({ ...keys.webhookDelivery(d.paymentIntentId, d.eventId), entity: 'WebhookDelivery', ...d })),
+  ]);
+}
+
+async function queryPrefix<T>(pk: string, prefix: string): Promise<T[]> {
+  const found: T[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: toValues({ ':pk': pk, ':sk': prefix }),
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    found.push(...(out.Items ?? []).map((i) => fromItem<T>(i)));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return found;
+}
+
+/** Access pattern: the delivery items of a transaction's events (Query, one partition). */
+export async function listDeliveries(paymentIntentId: string): Promise<DeliveryRecord[]> {
+  const k = keys.deliveriesOfIntent(paymentIntentId);
+  return queryPrefix<DeliveryRecord>(k.PK, k.SKPrefix);
+}
+
+/** Access pattern: an event's attempts, oldest first (Query). */
+export async function listAttempts(paymentIntentId: string, eventId: string): Promise<AttemptRecord[]> {
+  const k = keys.attemptsOfEvent(paymentIntentId, eventId);
+  return queryPrefix<AttemptRecord>(k.PK, k.SKPrefix);
+}
+
+/** Access pattern: an event's delivery item (GetItem, consistent). */
+export async function getDelivery(paymentIntentId: string, eventId: string): Promise<DeliveryRecord | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.webhookDelivery(paymentIntentId, eventId)), ConsistentRead: true }));
+  return out.Item ? fromItem<DeliveryRecord>(out.Item) : undefined;
+}
+
+export interface ResendRequest {
+  resendId: string;
+  eventId: string;
+  paymentIntentId: string;
+  merchantId: string;
+  mode: Mode;
+  callbackUrl: string | null;
+  eventCreatedAt: string;
+  event: TransactionStatusChanged;
+  requestedAt: string;
+}
+
+/** Kept a week: long enough for the stream to relay it, then it is only history. */
+const resendRetentionSeconds = 7 * 24 * 3600;
+
+/** A resend request (Put, for the caller's transaction): the stream relays it to the queue. */
+export function resendWrite(request: ResendRequest): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({
+        ...keys.webhookResend(request.paymentIntentId, request.requestedAt, request.resendId),
+        entity: 'WebhookResend',
+        ...request,
+        ttl: ttlIn(resendRetentionSeconds, Date.parse(request.requestedAt)),
+      }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}

@@ -1,0 +1,198 @@
+import type { Merchant } from '#shared/domain/merchant.ts';
+import { masterKey, open } from '#shared/crypto/seal.ts';
+import { logger } from '#shared/logger.ts';
+import { webhookSecretAssociatedData } from '#shared/services/merchants.ts';
+import { getMerchant } from '#shared/store/merchants.ts';
+import {
+  closedStates,
+  deliveryKey,
+  getDeliveries,
+  writeDeliveryLog,
+  type AttemptRecord,
+  type DeliveryRecord,
+  type DeliveryState,
+} from '#shared/store/webhooks.ts';
+import { postWebhook, type PostResult } from './http.ts';
+import { newDeliveryId, newRedriveRound, roundTrigger, type DeliveryMessage } from './messages.ts';
+import { maxAttempts, retryDelay, timeoutMs } from './policy.ts';
+import { signedHeaders } from './signing.ts';
+
+/**
+ * Delivery attempts for a batch of queue messages (CONTRACT §10). Per message:
+ *   1. its event's delivery item says how many attempts its round has had (our own log, not SQS's
+ *      receive count); a message whose round has ended (delivered, dead-lettered, no destination)
+ *      is acknowledged without an attempt;
+ *   2. destination = the request's callbackUrl, else the merchant's endpoint for the mode; signing
+ *      secrets = the endpoint's unexpired secrets (two during a rotation overlap);
+ *   3. POST, signed, 5 s deadline, SSRF guard at connect time, redirects not followed;
+ *   4. on failure: the next step of the schedule, or after the 8th attempt of the round, the
+ *      dead-letter queue (the message goes there with a fresh round id, so an operator's redrive
+ *      starts a new round of 8).
+ * An event with no destination (or no signing secret) is recorded once and not retried.
+ * The batch reads its delivery items with one BatchGetItem and writes the log (delivery items and
+ * one item per attempt) with one BatchWriteItem, before any message is acknowledged.
+ */
+export type DispatchResult =
+  | { kind: 'skipped' }
+  /** Another message of the same event is in this batch: try this one again shortly. */
+  | { kind: 'deferred' }
+  | { kind: 'delivered'; attempt: number }
+  | { kind: 'no_destination'; attempt: number }
+  | { kind: 'retry'; attempt: number; delaySeconds: number }
+  | { kind: 'dead_lettered'; attempt: number };
+
+export interface DispatchPorts {
+  /** Puts the message on the dead-letter queue; runs before the attempt is recorded. */
+  deadLetter(message: DeliveryMessage): Promise<void>;
+}
+
+/** Rounds kept on a delivery item (a merchant may resend an event many times). */
+const keptRounds = 20;
+
+/**
+ * Merchants (endpoint URL, sealed secrets, local switch) are cached per process for
+ * WEBHOOK_MERCHANT_CACHE_MS (default 5 s): a changed endpoint or rotated secret is used within
+ * seconds, and a busy dispatcher does not read the same merchant for every delivery.
+ */
+const merchantCache = new Map<string, { at: number; merchant: Promise<Merchant | undefined> }>();
+function cachedMerchant(merchantId: string): Promise<Merchant | undefined> {
+  const ttl = Number(process.env.WEBHOOK_MERCHANT_CACHE_MS ?? 5_000);
+  const hit = merchantCache.get(merchantId);
+  if (hit && Date.now() - hit.at < ttl) return hit.merchant;
+  const merchant = getMerchant(merchantId);
+  merchantCache.set(merchantId, { at: Date.now(), merchant });
+  merchant.catch(() => merchantCache.delete(merchantId));
+  if (merchantCache.size > 10_000) merchantCache.delete(merchantCache.keys().next().value!);
+  return merchant;
+}
+
+type Destination =
+  | { url: string; source: 'callbackUrl' | 'endpoint'; secrets: string[]; allowInsecure: boolean }
+  | { missing: string; url: string | null; source: 'callbackUrl' | 'endpoint' | null };
+
+/** The local-development switch never applies inside a deployed Lambda (CONTRACT §11). */
+const insecureAllowed = (merchant: Merchant) => merchant.allowInsecureWebhooks === true && !process.env.AWS_LAMBDA_FUNCTION_NAME;
+
+async function destinationFor(message: DeliveryMessage, merchant: Merchant | undefined, now: Date): Promise<Destination> {
+  const endpoint = merchant?.webhooks?.[message.mode];
+  const url = message.callbackUrl ?? endpoint?.url ?? null;
+  const source = message.callbackUrl ? 'callbackUrl' : endpoint ? 'endpoint' : null;
+  if (!merchant) return { missing: 'the merchant no longer exists', url, source };
+  if (!url || !source) return { missing: `no callbackUrl and no webhook endpoint configured for ${message.mode} mode`, url, source };
+  const live = (endpoint?.secrets ?? []).filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime());
+  if (live.length === 0) return { missing: `no webhook signing secret for ${message.mode} mode: configure a webhook endpoint`, url, source };
+  const key = await masterKey();
+  const secrets = live.map((s) => open(key, s.sealed, webhookSecretAssociatedData(merchant.merchantId, message.mode)));
+  return { url, source, secrets, allowInsecure: insecureAllowed(merchant) };
+}
+
+interface Outcome {
+  result: DispatchResult;
+  delivery?: DeliveryRecord;
+  attempt?: AttemptRecord;
+}
+
+async function attemptOne(message: DeliveryMessage, current: DeliveryRecord | undefined, ports: DispatchPorts, clock: () => Date): Promise<Outcome> {
+  const round = current?.rounds?.[message.roundId];
+  if (round && closedStates.includes(round.state)) return { result: { kind: 'skipped' } };
+  const startedAt = clock();
+  const attempt = (current?.attempts ?? 0) + 1;
+  const roundAttempt = (round?.attempts ?? 0) + 1;
+  const deliveryId = newDeliveryId();
+
+  const destination = await destinationFor(message, await cachedMerchant(message.merchantId), startedAt);
+  let post: PostResult;
+  if ('missing' in destination) post = { statusCode: null, durationMs: 0, error: destination.missing, refused: false };
+  else {
+    const body = JSON.stringify(message.event);
+    const headers = signedHeaders({ body, secrets: destination.secrets, eventId: message.eventId, eventType: message.event.type, deliveryId, timestamp: Math.floor(clock().getTime() / 1000) });
+    post = await postWebhook(destination.url, body, headers, { allowInsecure: destination.allowInsecure, timeoutMs: timeoutMs() });
+  }
+
+  let state: DeliveryState;
+  let result: DispatchResult;
+  let nextAttemptAt: string | null = null;
+  if ('missing' in destination) {
+    state = 'no_destination';
+    result = { kind: 'no_destination', attempt };
+  } else if (post.error === null) {
+    state = 'delivered';
+    result = { kind: 'delivered', attempt };
+  } else {
+    const delay = roundAttempt < maxAttempts() ? retryDelay(roundAttempt) : undefined;
+    if (delay === undefined) {
+      await ports.deadLetter({ ...message, roundId: newRedriveRound() }); // before the log says so
+      state = 'dead_lettered';
+      result = { kind: 'dead_lettered', attempt };
+    } else {
+      state = 'retrying';
+      nextAttemptAt = new Date(clock().getTime() + delay * 1000).toISOString();
+      result = { kind: 'retry', attempt, delaySeconds: delay };
+    }
+  }
+
+  const finishedAt = clock().toISOString();
+  const rounds = Object.entries({ ...current?.rounds, [message.roundId]: { attempts: roundAttempt, state, startedAt: round?.startedAt ?? startedAt.toISOString() } })
+    .sort(([, a], [, b]) => (a.startedAt < b.startedAt ? -1 : 1))
+    .slice(-keptRounds);
+  const delivery: DeliveryRecord = {
+    eventId: message.eventId,
+    paymentIntentId: message.paymentIntentId,
+    merchantId: message.merchantId,
+    mode: message.mode,
+    attempts: attempt,
+    rounds: Object.fromEntries(rounds),
+    roundId: message.roundId,
+    state,
+    lastAttemptAt: startedAt.toISOString(),
+    lastStatusCode: post.statusCode,
+    lastError: post.error,
+    nextAttemptAt,
+    deliveredAt: current?.deliveredAt ?? (state === 'delivered' ? finishedAt : null),
+    updatedAt: finishedAt,
+  };
+  const record: AttemptRecord = {
+    eventId: message.eventId,
+    paymentIntentId: message.paymentIntentId,
+    attempt,
+    roundAttempt,
+    roundId: message.roundId,
+    trigger: roundTrigger(message.roundId),
+    deliveryId,
+    attemptedAt: startedAt.toISOString(),
+    url: destination.url,
+    destination: destination.source,
+    statusCode: post.statusCode,
+    durationMs: post.durationMs,
+    error: post.error,
+    outcome: state === 'delivered' ? 'delivered' : state === 'no_destination' ? 'no_destination' : 'failed',
+    nextAttemptAt,
+  };
+  const log = { eventId: message.eventId, merchantId: message.merchantId, deliveryId, attempt, roundAttempt, statusCode: post.statusCode, durationMs: post.durationMs };
+  if (state === 'delivered') logger.info('webhook delivered', log);
+  else if (state === 'retrying') logger.info('webhook attempt failed', { ...log, error: post.error, nextAttemptAt });
+  else logger.warn(`webhook ${state.replace('_', ' ')}`, { ...log, error: post.error });
+  return { result, delivery, attempt: record };
+}
+
+export async function dispatchBatch<T>(entries: readonly { ref: T; message: DeliveryMessage }[], ports: DispatchPorts, clock: () => Date = () => new Date()): Promise<{ ref: T; result: DispatchResult }[]> {
+  const current = await getDeliveries(entries.map((e) => e.message));
+  const taken = new Set<string>();
+  const outcomes = await Promise.all(
+    entries.map(async ({ message }): Promise<Outcome> => {
+      const key = deliveryKey(message);
+      if (taken.has(key)) return { result: { kind: 'deferred' } }; // one attempt per event per batch
+      taken.add(key);
+      return attemptOne(message, current.get(key), ports, clock);
+    }),
+  );
+  const attempted = outcomes.filter((o) => o.delivery && o.attempt);
+  if (attempted.length) await writeDeliveryLog(attempted.map((o) => o.delivery!), attempted.map((o) => o.attempt!));
+  return entries.map((e, i) => ({ ref: e.ref, result: outcomes[i]!.result }));
+}
+
+/** One message (tests, tools): a batch of one. */
+export async function dispatch(message: DeliveryMessage, ports: DispatchPorts, clock?: () => Date): Promise<DispatchResult> {
+  const [only] = await dispatchBatch([{ ref: 0, message }], ports, clock);
+  return only!.result;
+}

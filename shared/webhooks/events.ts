@@ -1,0 +1,110 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import { findIntent, listEvents, type StoredEvent } from '#shared/store/intents.ts';
+import type { TxItem } from '#shared/store/client.ts';
+import {
+  getDelivery,
+  getEventPointer,
+  getOutboxEvent,
+  listAttempts,
+  listDeliveries,
+  resendWrite,
+  type AttemptRecord,
+  type DeliveryRecord,
+} from '#shared/store/webhooks.ts';
+import { newResendId } from './messages.ts';
+
+/**
+ * What merchants see of their webhooks (README "Webhooks"): a transaction's events with their
+ * delivery state, an event's attempts, and resend requests. Another merchant's or mode's event is
+ * "not found" (undefined), never "forbidden".
+ */
+export function deliveryView(d: DeliveryRecord | undefined) {
+  return {
+    state: d?.state ?? 'pending',
+    attempts: d?.attempts ?? 0,
+    lastAttemptAt: d?.lastAttemptAt ?? null,
+    lastStatusCode: d?.lastStatusCode ?? null,
+    lastError: d?.lastError ?? null,
+    nextAttemptAt: d?.nextAttemptAt ?? null,
+    deliveredAt: d?.deliveredAt ?? null,
+  };
+}
+
+export function attemptView(a: AttemptRecord) {
+  return {
+    attempt: a.attempt,
+    roundAttempt: a.roundAttempt,
+    trigger: a.trigger,
+    deliveryId: a.deliveryId,
+    attemptedAt: a.attemptedAt,
+    url: a.url,
+    destination: a.destination,
+    statusCode: a.statusCode,
+    durationMs: a.durationMs,
+    error: a.error,
+    outcome: a.outcome,
+    nextAttemptAt: a.nextAttemptAt,
+  };
+}
+
+function eventView(stored: StoredEvent, delivery: DeliveryRecord | undefined) {
+  return {
+    eventId: stored.eventId,
+    type: stored.event.type,
+    created: stored.event.created,
+    previousStatus: stored.event.data.PreviousStatus,
+    currentStatus: stored.event.data.CurrentStatus,
+    delivery: deliveryView(delivery),
+    event: stored.event,
+  };
+}
+
+/** GET …/Transaction/{reference}/events: oldest first. */
+export async function transactionEvents(merchantId: string, mode: Mode, reference: string) {
+  const intent = await findIntent(merchantId, mode, reference);
+  if (!intent) return undefined;
+  const [events, deliveries] = await Promise.all([listEvents(intent.paymentIntentId), listDeliveries(intent.paymentIntentId)]);
+  const byEvent = new Map(deliveries.map((d) => [d.eventId, d]));
+  return { paymentIntentId: intent.paymentIntentId, items: events.map((e) => eventView(e, byEvent.get(e.eventId))) };
+}
+
+async function ownedPointer(merchantId: string, mode: Mode, eventId: string) {
+  const pointer = await getEventPointer(eventId);
+  return pointer && pointer.merchantId === merchantId && pointer.mode === mode ? pointer : undefined;
+}
+
+/** GET …/Events/{eventId}/attempts: oldest first, every round. */
+export async function eventAttempts(merchantId: string, mode: Mode, eventId: string) {
+  const pointer = await ownedPointer(merchantId, mode, eventId);
+  if (!pointer) return undefined;
+  const [delivery, attempts] = await Promise.all([getDelivery(pointer.paymentIntentId, eventId), listAttempts(pointer.paymentIntentId, eventId)]);
+  return { eventId, paymentIntentId: pointer.paymentIntentId, delivery: deliveryView(delivery), items: attempts.map(attemptView) };
+}
+
+/**
+ * POST …/Events/{eventId}/resend: the write that asks for a new round of delivery (same event id,
+ * new delivery ids, the full retry schedule again). The caller commits it with its idempotency
+ * record; the stream relays it to the queue.
+ */
+export async function prepareResend(merchantId: string, mode: Mode, eventId: string, now = new Date()): Promise<{ write: TxItem; body: { eventId: string; resendId: string; status: 'queued'; requestedAt: string } } | undefined> {
+  const pointer = await ownedPointer(merchantId, mode, eventId);
+  if (!pointer) return undefined;
+  const stored = await getOutboxEvent(pointer);
+  if (!stored) return undefined;
+  const resendId = newResendId();
+  const requestedAt = now.toISOString();
+  return {
+    write: resendWrite({
+      resendId,
+      eventId,
+      paymentIntentId: pointer.paymentIntentId,
+      merchantId,
+      mode,
+      callbackUrl: stored.callbackUrl ?? null,
+      eventCreatedAt: pointer.eventCreatedAt,
+      event: stored.event,
+      requestedAt,
+    }),
+    body: { eventId, resendId, status: 'queued', requestedAt },
+  };
+}

@@ -1,0 +1,43 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { logger } from '#shared/logger.ts';
+import { putEventPointers, type EventPointer } from '#shared/store/webhooks.ts';
+import { messageFromItem, type DeliveryMessage } from './messages.ts';
+import { publish } from './queue.ts';
+
+/**
+ * The outbox relay: new OutboxEvent (and WebhookResend) items from the table's stream become
+ * webhook-queue messages. A record counts as relayed only once SQS accepted its message; the
+ * failed ones are reported by sequence number, and the stream is re-read from the first of them
+ * (Lambda's ReportBatchItemFailures; the local stream runner does the same). Nothing is
+ * acknowledged before it is on the queue, so a relay that dies at any point loses no event: it
+ * re-reads and re-sends (at least once; the dispatcher skips rounds that are already delivered).
+ */
+export async function relayRecords(records: readonly DynamoDBRecord[]): Promise<{ failedSequenceNumbers: string[] }> {
+  const entries: { id: string; sequenceNumber: string; message: DeliveryMessage }[] = [];
+  for (const [index, record] of records.entries()) {
+    const image = record.dynamodb?.NewImage;
+    const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
+    if (record.eventName !== 'INSERT' || !image) continue;
+    let message: DeliveryMessage | undefined;
+    try {
+      message = messageFromItem(unmarshall(image as Record<string, AttributeValue>));
+    } catch (error) {
+      // Retrying cannot repair an item that does not parse: say so loudly and move on.
+      logger.error('outbox relay: unreadable item', { sequenceNumber, error });
+    }
+    if (message) entries.push({ id: String(index), sequenceNumber, message });
+  }
+  if (entries.length === 0) return { failedSequenceNumbers: [] };
+
+  const pointers: EventPointer[] = entries
+    .filter((e) => e.message.roundId === 'initial')
+    .map(({ message: m }) => ({ eventId: m.eventId, paymentIntentId: m.paymentIntentId, merchantId: m.merchantId, mode: m.mode, eventCreatedAt: m.eventCreatedAt }));
+  await putEventPointers(pointers); // before the message exists, so its attempts are findable by event id
+
+  const failed = new Set(await publish(entries.map(({ id, message }) => ({ id, message }))));
+  const failedSequenceNumbers = entries.filter((e) => failed.has(e.id)).map((e) => e.sequenceNumber);
+  logger.info('outbox relayed', { published: entries.length - failed.size, failed: failed.size });
+  return { failedSequenceNumbers };
+}

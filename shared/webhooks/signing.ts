@@ -1,0 +1,36 @@
+import { createHmac } from 'node:crypto';
+import { computeSignature } from './verify.ts';
+
+/**
+ * The headers of one delivery attempt (SPEC "Events" / CONTRACT §10). The timestamp is the time of
+ * the attempt, so a retry is signed afresh; the body is the same bytes every time.
+ */
+export const userAgent = 'Svc-Webhook/1.0';
+
+export interface SigningInput {
+  body: string;
+  /** Unexpired endpoint secrets, newest first: one `v1=` each. */
+  secrets: readonly string[];
+  eventId: string;
+  eventType: string;
+  deliveryId: string;
+  /** Unix seconds. */
+  timestamp: number;
+}
+
+export function signedHeaders(input: SigningInput): Record<string, string> {
+  const [current] = input.secrets;
+  if (!current) throw new Error('no signing secret');
+  const v1 = input.secrets.map((secret) => `v1=${computeSignature(input.body, input.timestamp, secret)}`).join(',');
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': userAgent,
+    'X-Svc-Signature-V2': `t=${input.timestamp},${v1}`,
+    'X-Svc-Signature-Timestamp': String(input.timestamp),
+    // Deprecated (SPEC "Versioning"): HMAC of the body alone, with the newest secret only.
+    'X-Svc-Signature': createHmac('sha256', current).update(input.body, 'utf8').digest('hex'),
+    'X-Svc-Event-Type': input.eventType,
+    'X-Svc-Event-Id': input.eventId,
+    'X-Svc-Delivery-Id': input.deliveryId,
+  };
+}

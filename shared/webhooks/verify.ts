@@ -1,0 +1,160 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Webhook verification for merchants (README "Webhooks"). Self-contained: Node's crypto only, so it
+ * can be imported as `svc-payment-gateway/webhooks` or copied into a receiver as it is.
+ *
+ *   X-Svc-Signature-V2: t=<unix seconds>,v1=<hex>[,v1=<hex>…]
+ *   v1 = hex HMAC-SHA256(key = the endpoint secret `whsec_…` as UTF-8, message = `<t>.<raw body>`)
+ *
+ * This is Stripe's construction, so Stripe's libraries verify it too. Rules: use the RAW body bytes
+ * exactly as received (never re-serialised JSON), compare in constant time, refuse timestamps more
+ * than 300 s away from your clock, and accept any of your secrets (during a secret rotation the
+ * gateway signs with the old and the new one; each gives its own `v1=`).
+ */
+export const defaultToleranceSeconds = 300;
+
+export class WebhookSignatureError extends Error {
+  override name = 'WebhookSignatureError';
+}
+
+export type RawBody = string | Uint8Array;
+export type HeaderBag = Headers | Record<string, string | string[] | undefined>;
+
+export interface VerifyOptions {
+  /** Maximum distance between the signature timestamp and `now`, in seconds (default 300; 0 = no check). */
+  toleranceSeconds?: number;
+  /** The receiver's clock, Unix seconds (default: now). */
+  now?: number;
+}
+
+/** The `t` and `v1` values of a V2 header; other schemes (`v0=`, …) are ignored, as Stripe does. */
+export function parseSignatureHeader(header: string): { timestamp: number; signatures: string[] } {
+  let timestamp = Number.NaN;
+  const signatures: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq === -1) continue;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't' && /^\d+$/.test(value)) timestamp = Number(value);
+    else if (key === 'v1') signatures.push(value);
+  }
+  return { timestamp, signatures };
+}
+
+/** hex HMAC-SHA256 of `<timestamp>.<raw body>`: what one `v1=` carries. */
+export function computeSignature(rawBody: RawBody, timestamp: number, secret: string): string {
+  return createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(rawBody).digest('hex');
+}
+
+function sameHex(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Checks an `X-Svc-Signature-V2` header against the raw body with one or several secrets. Returns
+ * the signed timestamp; throws WebhookSignatureError when the header is missing or malformed, the
+ * timestamp is outside the tolerance, or no `v1` matches any secret.
+ */
+export function verifySignature(rawBody: RawBody, header: string | null | undefined, secrets: string | readonly string[], options: VerifyOptions = {}): number {
+  if (!header) throw new WebhookSignatureError('missing X-Svc-Signature-V2 header');
+  const { timestamp, signatures } = parseSignatureHeader(header);
+  if (!Number.isFinite(timestamp)) throw new WebhookSignatureError('the signature header has no timestamp');
+  if (signatures.length === 0) throw new WebhookSignatureError('the signature header has no v1 signature');
+  const tolerance = options.toleranceSeconds ?? defaultToleranceSeconds;
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  if (tolerance > 0 && Math.abs(now - timestamp) > tolerance) throw new WebhookSignatureError('the signature timestamp is outside the tolerance');
+  const keys = typeof secrets === 'string' ? [secrets] : secrets;
+  if (keys.length === 0) throw new WebhookSignatureError('no secret to verify with');
+  // Every comparison runs, so the time taken does not reveal which secret or signature matched.
+  let matched = false;
+  for (const secret of keys) {
+    const expected = computeSignature(rawBody, timestamp, secret);
+    for (const given of signatures) matched = sameHex(expected, given) || matched;
+  }
+  if (!matched) throw new WebhookSignatureError('no signature matches');
+  return timestamp;
+}
+
+/** The deprecated `X-Svc-Signature`: hex HMAC-SHA256 of the raw body alone (no timestamp, no replay protection). */
+export function verifyLegacySignature(rawBody: RawBody, header: string | null | undefined, secrets: string | readonly string[]): boolean {
+  if (!header) return false;
+  let matched = false;
+  for (const secret of typeof secrets === 'string' ? [secrets] : secrets) {
+    matched = sameHex(createHmac('sha256', secret).update(rawBody).digest('hex'), header.trim()) || matched;
+  }
+  return matched;
+}
+
+function header(headers: HeaderBag, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const bag = headers as Record<string, string | string[] | undefined>;
+  const value = bag[name] ?? bag[name.toLowerCase()] ?? Object.entries(bag).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The event envelope of SPEC "Events" (lower-case envelope, PascalCase data). */
+export interface WebhookEvent {
+  id: string;
+  type: string;
+  created: number;
+  livemode: boolean;
+  api_version: string;
+  data: {
+    TransactionId: string;
+    PreviousStatus: string;
+    CurrentStatus: string;
+    Amount: number;
+    Currency: string;
+    Reason: string | null;
+    TransactionReference: string;
+    CustomerRef: Record<string, string> | null;
+    /** A JSON string: JSON.parse it for { OrderRef, Discount, Tax }. */
+    OrderRef: string;
+    MerchantId: string;
+    Timestamp: string;
+    TraceId: string;
+    [field: string]: unknown;
+  };
+}
+
+/**
+ * Verifies a delivery and returns its parsed event: the one call a receiver needs.
+ *
+ *   const event = constructEvent(rawBody, request.headers, [process.env.WEBHOOK_SECRET]);
+ */
+export function constructEvent<T = WebhookEvent>(rawBody: RawBody, headers: HeaderBag, secrets: string | readonly string[], options: VerifyOptions = {}): T {
+  verifySignature(rawBody, header(headers, 'X-Svc-Signature-V2'), secrets, options);
+  const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
+  return JSON.parse(text) as T;
+}
+
+/** Statuses a transaction never leaves (SPEC "States"). */
+export const terminalStatuses: readonly string[] = ['Completed', 'Failed', 'Cancelled', 'Expired'];
+
+/** What a receiver keeps per transaction to order deliveries. */
+export interface ReceivedState {
+  status: string;
+  /** `created` of the event that set it (Unix seconds). */
+  created: number;
+  /** `data.Timestamp` of that event (ISO 8601, millisecond precision): breaks ties within a second. */
+  timestamp: string;
+  eventId: string;
+}
+
+/**
+ * Out-of-order and duplicate deliveries (SPEC "Delivery"): apply an event only if it is newer than
+ * what you hold, and never leave a terminal status. Returns the state to store, or `undefined` when
+ * the event must be ignored (a duplicate, an older event, or anything after a terminal status).
+ */
+export function nextState(current: ReceivedState | undefined, event: Pick<WebhookEvent, 'id' | 'created' | 'data'>): ReceivedState | undefined {
+  const incoming: ReceivedState = { status: event.data.CurrentStatus, created: event.created, timestamp: event.data.Timestamp, eventId: event.id };
+  if (!current) return incoming;
+  if (current.eventId === incoming.eventId) return undefined;
+  if (terminalStatuses.includes(current.status)) return undefined;
+  const newer = incoming.created > current.created || (incoming.created === current.created && incoming.timestamp > current.timestamp);
+  return newer || terminalStatuses.includes(incoming.status) ? incoming : undefined;
+}

@@ -1,0 +1,404 @@
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { routeList } from '#functions/routes.ts';
+import { processDue } from '#shared/services/due.ts';
+import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
+import { getIntent, listEvents } from '#shared/store/intents.ts';
+import { keys } from '#shared/store/keys.ts';
+import { getWallet, listJournals } from '#shared/store/wallets.ts';
+import { checkoutBody, createCheckout, getPage, orderId, pagePath, postForm } from '../support/checkout.ts';
+import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+
+const later = (ms: number) => new Date(Date.now() + ms);
+/** Moves a session's expiry into the past (what 30 minutes would do), leaving the due index alone. */
+const backdate = (id: string) =>
+  db().send(
+    new UpdateItemCommand({
+      TableName: tableName(),
+      Key: toItem(keys.intent(id)),
+      UpdateExpression: 'SET expiresAt = :past',
+      ExpressionAttributeValues: toValues({ ':past': new Date(Date.now() - 1_000).toISOString() }),
+    }),
+  );
+const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+const card = (number: string) => ({ name: 'Ayesha Khan', number, expiry: '12/39', cvc: '123' });
+
+describe('hosted checkout', () => {
+  const gw = useGateway(routeList);
+  const lookup = async (m: TestMerchant, ref: string) => (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${ref}`, { key: m.test.apiKey })).json;
+  /** Creates a session and opens its page: the page path and its form token. */
+  const open = async (m: TestMerchant, over: Record<string, unknown> = {}) => {
+    const created = await createCheckout(gw.baseUrl, m, checkoutBody(over));
+    expect(created.status, created.text).toBe(200);
+    const path = pagePath(created.json.checkoutUrl);
+    const page = await getPage(gw.baseUrl, path);
+    expect(page.status).toBe(200);
+    return { id: created.json.paymentIntentId as string, path, csrf: page.csrf!, page };
+  };
+
+  describe('POST /Payment/initiate-checkout', () => {
+    it('creates a 30-minute session with every field kept, and the lookup returns it', async () => {
+      const m = await newMerchant();
+      const customerRef = { name: 'Ayesha Khan', email: 'ayesha@example.com', cnic: '3520212345671', phone: '03001234567', shippingAddress: '1 Mall Road Lahore', estimatedDays: '3' };
+      const body = checkoutBody({
+        amount: 1500.5,
+        orderRef: { orderRef: orderId(), discount: '10%', tax: '5' },
+        customerRef,
+        metadataJson: '{"cart":[1,2]}',
+        intentType: 'checkout',
+      });
+      const before = Date.now();
+      const r = await createCheckout(gw.baseUrl, m, body);
+      expect(r.status, r.text).toBe(200);
+      expect(Object.keys(r.json).sort()).toEqual(['checkoutUrl', 'expiresAt', 'paymentIntentId']);
+      expect(r.json.checkoutUrl).toBe(`${process.env.PUBLIC_BASE_URL}/pay/${r.json.paymentIntentId}`);
+      const ttl = Date.parse(r.json.expiresAt) - before;
+      expect(ttl).toBeGreaterThan(29 * 60_000);
+      expect(ttl).toBeLessThanOrEqual(30 * 60_000 + 5_000);
+
+      const t = await lookup(m, body.orderRef.orderRef);
+      expect(t).toMatchObject({
+        paymentIntentId: r.json.paymentIntentId,
+        intentType: 'checkout',
+        status: 'Pending',
+        amount: 1500.5,
+        currency: 'PKR',
+        fee: 0,
+        description: 'Blue shirt',
+        orderRef: { orderRef: body.orderRef.orderRef, discount: '10%', tax: '5' },
+        customerRef,
+        metadataJson: '{"cart":[1,2]}',
+        isLive: false,
+        expiresAt: r.json.expiresAt,
+        paymentMethod: null,
+        card: null,
+        traceId: r.headers.get('svc-trace-id'),
+      });
+      expect(t.transactionReference).toMatch(/^chk_[0-9a-f]{24}$/);
+      expect((await lookup(m, t.transactionReference)).paymentIntentId).toBe(r.json.paymentIntentId);
+      // Another merchant's or the other mode's key: 404, never 403.
+      const foreign = await newMerchant();
+      expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${r.json.paymentIntentId}`, { key: foreign.test.apiKey })).status).toBe(404);
+      expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${body.orderRef.orderRef}`, { key: m.live.apiKey })).status).toBe(404);
+    });
+
+    it('uses the currency given, else the merchant’s, and replays an Idempotency-Key', async () => {
+      const m = await newMerchant({ name: 'Dollar Shop', currency: 'USD' });
+      const usd = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 10.01 }));
+      expect(usd.status, usd.text).toBe(200);
+      expect((await lookup(m, usd.json.paymentIntentId)).currency).toBe('USD');
+      const pkr = await createCheckout(gw.baseUrl, m, checkoutBody({ currency: 'PKR' }));
+      expect((await lookup(m, pkr.json.paymentIntentId)).currency).toBe('PKR');
+
+      const body = checkoutBody();
+      const headers = { 'Idempotency-Key': `idem-${orderId()}` };
+      const first = await createCheckout(gw.baseUrl, m, body, { headers });
+      const again = await createCheckout(gw.baseUrl, m, body, { headers });
+      expect(first.status).toBe(200);
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.json).toEqual(first.json);
+    });
+
+    const malformed: [string, Record<string, unknown>, string][] = [
+      ['amount missing', { amount: undefined }, 'amount'],
+      ['amount as a string', { amount: '1500' }, 'amount'],
+      ['amount with too many decimals', { amount: 100.123 }, 'amount'],
+      ['currency not a code', { currency: 'pkr' }, 'currency'],
+      ['description missing', { description: undefined }, 'description'],
+      ['description with punctuation', { description: 'Blue shirt!' }, 'description'],
+      ['description over 200 characters', { description: 'a'.repeat(201) }, 'description'],
+      ['orderRef missing', { orderRef: undefined }, 'orderRef'],
+      ['orderRef with a dash', { orderRef: { orderRef: 'INV-1' } }, 'orderRef.orderRef'],
+      ['customerRef.email invalid', { customerRef: { email: 'not-an-email' } }, 'customerRef.email'],
+      ['customerRef.cnic not 13 digits', { customerRef: { cnic: '352021234567' } }, 'customerRef.cnic'],
+      ['callbackUrl not a URL', { callbackUrl: 'not a url' }, 'callbackUrl'],
+      ['callbackUrl over 2048 characters', { callbackUrl: `https://example.com/${'a'.repeat(2040)}` }, 'callbackUrl'],
+      ['paymentMethod 3', { paymentMethod: 3 }, 'paymentMethod'],
+      ['metadataJson not JSON', { metadataJson: '{cart' }, 'metadataJson'],
+      ['intentType of another endpoint', { intentType: 'deposit' }, 'intentType'],
+    ];
+    it.each(malformed)('400 for %s, and nothing is created', async (_name, over, field) => {
+      const m = await newMerchant();
+      const body = checkoutBody(over);
+      const r = await createCheckout(gw.baseUrl, m, JSON.parse(JSON.stringify(body)));
+      expect(r.status, r.text).toBe(400);
+      expect(r.headers.get('content-type')).toContain('application/problem+json');
+      expect(Object.keys(r.json.errors)).toContain(field);
+      const ref = (body.orderRef as { orderRef?: string } | undefined)?.orderRef;
+      if (ref && /^[A-Za-z0-9]+$/.test(ref)) expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${ref}`, { key: m.test.apiKey })).status).toBe(404);
+    });
+
+    it('422 for the business rules: amount, currency, duplicate orderRef, refused callbackUrl, live mode', async () => {
+      const m = await newMerchant();
+      const cases: [Record<string, unknown>, string][] = [
+        [{ amount: 10 }, 'greater than 10'],
+        [{ amount: 5 }, 'greater than 10'],
+        [{ currency: 'JPY' }, 'not supported'],
+        [{ callbackUrl: 'http://example.com/return' }, 'https'],
+        [{ callbackUrl: 'https://127.0.0.1/return' }, 'private'],
+      ];
+      for (const [over, detail] of cases) {
+        const r = await createCheckout(gw.baseUrl, m, checkoutBody(over));
+        expect(r.status, JSON.stringify(over)).toBe(422);
+        expect(r.json.detail).toContain(detail);
+      }
+      const first = checkoutBody({ amount: 10.01 });
+      expect((await createCheckout(gw.baseUrl, m, first)).status).toBe(200);
+      const duplicate = await createCheckout(gw.baseUrl, m, checkoutBody({ orderRef: first.orderRef }));
+      expect(duplicate.status).toBe(422);
+      expect(duplicate.json).toMatchObject({ code: 'duplicate_order_ref' });
+      // Unique per merchant: another merchant may use the same orderRef.
+      expect((await createCheckout(gw.baseUrl, await newMerchant(), checkoutBody({ orderRef: first.orderRef }))).status).toBe(200);
+      const live = await createCheckout(gw.baseUrl, m, checkoutBody(), { mode: 'live' });
+      expect(live.status).toBe(422);
+      expect(live.json.code).toBe('provider_unavailable');
+    });
+  });
+
+  describe('the page and its outcomes', () => {
+    it('renders a labelled, mobile-first page with strict security headers', async () => {
+      const m = await newMerchant({ name: 'Acme Books' });
+      const { page } = await open(m, { amount: 1234.5, description: 'Two books' });
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const csp = page.headers.get('content-security-policy')!;
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
+      expect(csp).not.toContain('unsafe-inline');
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(page.headers.get('cache-control')).toBe('no-store');
+      expect(page.html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+      expect(page.html).toContain('Acme Books');
+      expect(page.html).toContain('PKR 1,234.50');
+      expect(page.html).toContain('Two books');
+      for (const token of ['cc-name', 'cc-number', 'cc-exp', 'cc-csc', 'tel']) expect(page.html).toContain(`autocomplete="${token}"`);
+      for (const id of ['cc-name', 'cc-number', 'cc-exp', 'cc-csc', 'wallet-number']) expect(page.html).toContain(`<label for="${id}">`);
+      expect(page.html).not.toMatch(/<script/i);
+      expect(page.html).not.toMatch(/ style="/);
+    });
+
+    it('pays by card: Completed, the wallet grows net of the 2.5 % fee, the event commits with it, no card number kept', async () => {
+      const m = await newMerchant();
+      const { id, path, csrf } = await open(m, { amount: 1500 });
+      const paid = await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242 4242 4242 4242') });
+      expect(paid.status).toBe(303);
+      expect(paid.location).toBe(`../${id}`);
+      const result = await getPage(gw.baseUrl, path);
+      expect(result.status).toBe(200);
+      expect(result.html).toContain('Payment successful');
+
+      const t = await lookup(m, id);
+      expect(t).toMatchObject({ status: 'Completed', fee: 37.5, card: { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2039 } });
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(1500_00 - 37_50);
+      const events = await listEvents(id);
+      expect(events.map((e) => e.event.data.CurrentStatus)).toEqual(['Completed']);
+      const journals = await listJournals(m.merchantId, 'test');
+      expect(journals.map((j) => j.lines.reduce((s, l) => s + l.amount, 0))).toEqual([0]);
+      const stored = JSON.stringify({ intent: await getIntent(id), events, journals });
+      expect(stored).not.toContain('4242424242424242');
+      expect(stored).not.toContain('4242 4242');
+
+      // Paying again after the outcome changes nothing.
+      await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242424242424242') });
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(1500_00 - 37_50);
+      expect((await listEvents(id)).length).toBe(1);
+    });
+
+    it('fails declined cards with their reason and moves no money', async () => {
+      const m = await newMerchant();
+      for (const [number, reason] of [
+        ['4000000000000002', 'card_declined'],
+        ['4000000000009995', 'insufficient_funds'],
+      ] as const) {
+        const { id, path, csrf } = await open(m);
+        expect((await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card(number) })).status).toBe(303);
+        expect(await lookup(m, id)).toMatchObject({ status: 'Failed', reason, fee: 0, card: { last4: number.slice(-4) } });
+        expect((await getPage(gw.baseUrl, path)).html).toContain('Payment failed');
+      }
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
+    });
+
+    it('re-renders invalid card details with field errors, changing nothing and never echoing the number', async () => {
+      const m = await newMerchant();
+      const { id, path, csrf } = await open(m);
+      const r = await postForm(gw.baseUrl, `${path}/card`, { csrf, name: '', number: '4242424242424241', expiry: '01/20', cvc: '12' });
+      expect(r.status).toBe(400);
+      expect(r.html).toContain('Enter a valid card number.');
+      expect(r.html).toContain('This card has expired.');
+      expect(r.html).toContain('security code');
+      expect(r.html).toContain('Enter the name on the card.');
+      expect(r.html).not.toContain('4242424242424241');
+      expect((await lookup(m, id)).status).toBe('Pending');
+      expect(await listEvents(id)).toEqual([]);
+    });
+
+    it('refuses form posts without the form token, from another site, or not form-encoded', async () => {
+      const m = await newMerchant();
+      const { id, path, csrf } = await open(m);
+      expect((await postForm(gw.baseUrl, `${path}/cancel`, {})).status).toBe(403);
+      expect((await postForm(gw.baseUrl, `${path}/cancel`, { csrf: csrf.slice(1) + 'A' })).status).toBe(403);
+      expect((await postForm(gw.baseUrl, `${path}/cancel`, { csrf }, { 'Sec-Fetch-Site': 'cross-site' })).status).toBe(403);
+      const json = await fetch(`${gw.baseUrl}${path}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ csrf }) });
+      expect(json.status).toBe(415);
+      // Another session's token does not work here.
+      const other = await open(m);
+      expect((await postForm(gw.baseUrl, `${path}/cancel`, { csrf: other.csrf })).status).toBe(403);
+      expect((await lookup(m, id)).status).toBe('Pending');
+      expect((await getPage(gw.baseUrl, '/pay/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    });
+
+    it('cancels, and sends the customer back to callbackUrl with paymentIntentId, orderRef and status', async () => {
+      const m = await newMerchant({ name: 'Local Shop', allowInsecureWebhooks: true });
+      const callbackUrl = 'http://127.0.0.1:9/return?session=abc';
+      const { id, path, csrf, page } = await open(m, { callbackUrl });
+      expect(page.headers.get('content-security-policy')).toContain("form-action 'self' http://127.0.0.1:9;");
+      const r = await postForm(gw.baseUrl, `${path}/cancel`, { csrf });
+      expect(r.status).toBe(303);
+      const back = new URL(r.location!);
+      expect(`${back.origin}${back.pathname}`).toBe('http://127.0.0.1:9/return');
+      expect(Object.fromEntries(back.searchParams)).toEqual({ session: 'abc', paymentIntentId: id, orderRef: (await lookup(m, id)).orderRef.orderRef, status: 'Cancelled' });
+      expect(await lookup(m, id)).toMatchObject({ status: 'Cancelled', reason: 'customer_cancelled' });
+      // Opening the page again goes back to the merchant too.
+      expect((await getPage(gw.baseUrl, path)).location).toBe(r.location);
+    });
+
+    it('offers only the wallet provider given by paymentMethod', async () => {
+      const m = await newMerchant();
+      const { path, csrf, page, id } = await open(m, { paymentMethod: 2 });
+      expect(page.html).not.toContain('autocomplete="cc-number"');
+      expect(page.html).toContain('Easypaisa');
+      expect(page.html).not.toContain('JazzCash');
+      const r = await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242424242424242') });
+      expect(r.status).toBe(422);
+      expect(r.html).toContain('Card payments are not offered');
+      const wrongProvider = await postForm(gw.baseUrl, `${path}/wallet`, { csrf, provider: '1', mobileNumber: '03001230000' });
+      expect(wrongProvider.status).toBe(400);
+      expect((await lookup(m, id)).status).toBe('Pending');
+      expect((await lookup(m, id)).paymentMethod).toBe(2);
+    });
+  });
+
+  describe('wallet payments', () => {
+    const startWallet = async (m: TestMerchant, number: string, over: Record<string, unknown> = {}) => {
+      const s = await open(m, over);
+      const r = await postForm(gw.baseUrl, `${s.path}/wallet`, { csrf: s.csrf, provider: '1', mobileNumber: number });
+      return { ...s, r };
+    };
+
+    it('number, wrong then right OTP, approval on the handset a few seconds later: Completed and credited', async () => {
+      const m = await newMerchant();
+      const { id, path, csrf, r } = await startWallet(m, '0300 123 0000', { amount: 2000 });
+      expect(r.status).toBe(303);
+      const otpPage = await getPage(gw.baseUrl, path);
+      expect(otpPage.html).toContain('autocomplete="one-time-code"');
+      expect(otpPage.html).toContain('ending <strong>0000</strong>');
+      const wrong = await postForm(gw.baseUrl, `${path}/otp`, { csrf, otp: '000000' });
+      expect(wrong.status).toBe(400);
+      expect(wrong.html).toContain('4 attempts left');
+      expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf, otp: '123456' })).status).toBe(303);
+      const waiting = await getPage(gw.baseUrl, path);
+      expect(waiting.html).toContain('Approve the payment on your phone');
+      expect(waiting.html).toContain('<meta http-equiv="refresh" content="3">');
+      expect((await lookup(m, id)).status).toBe('Pending');
+
+      await sweep(m, later(5_000));
+      expect(await lookup(m, id)).toMatchObject({ status: 'Completed', fee: 50, walletProvider: 'JazzCash', walletNumberLast4: '0000', card: null });
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(2000_00 - 50_00);
+      expect((await listEvents(id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Completed']);
+      expect((await getPage(gw.baseUrl, path)).html).toContain('Payment successful');
+    });
+
+    it('applies the sandbox wallet numbers: 1111 declines, 2222 and 3333 are refused at once, 4444 is never approved', async () => {
+      const m = await newMerchant();
+      const poor = await startWallet(m, '03001232222');
+      expect(poor.r.status).toBe(422);
+      expect(poor.r.html).toContain('balance is too low');
+      const down = await startWallet(m, '03001233333');
+      expect(down.r.status).toBe(422);
+      expect(down.r.html).toContain('unavailable');
+      for (const s of [poor, down]) expect((await lookup(m, s.id)).status).toBe('Pending');
+
+      const declined = await startWallet(m, '03001231111');
+      const never = await startWallet(m, '03001234444');
+      for (const s of [declined, never]) expect((await postForm(gw.baseUrl, `${s.path}/otp`, { csrf: s.csrf, otp: '123456' })).status).toBe(303);
+      await sweep(m, later(5_000));
+      expect(await lookup(m, declined.id)).toMatchObject({ status: 'Failed', reason: 'customer_declined' });
+      expect((await lookup(m, never.id)).status).toBe('Pending');
+      await sweep(m, later(10_000)); // still waiting: the handset never answers
+      expect((await lookup(m, never.id)).status).toBe('Pending');
+      await sweep(m, later(31 * 60_000));
+      expect(await lookup(m, never.id)).toMatchObject({ status: 'Expired', reason: 'expired' });
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
+    });
+
+    it('fails the payment after five wrong OTPs', async () => {
+      const m = await newMerchant();
+      const { id, path, csrf } = await startWallet(m, '03001230000');
+      for (let i = 0; i < 4; i++) expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf, otp: '111111' })).status).toBe(400);
+      expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf, otp: '111111' })).status).toBe(303);
+      expect(await lookup(m, id)).toMatchObject({ status: 'Failed', reason: 'otp_failed' });
+    });
+  });
+
+  describe('expiry', () => {
+    it('the sweep expires sessions nobody opened; the page then says so', async () => {
+      const m = await newMerchant();
+      const created = await createCheckout(gw.baseUrl, m, checkoutBody());
+      const id = created.json.paymentIntentId;
+      await sweep(m, later(29 * 60_000));
+      expect((await lookup(m, id)).status).toBe('Pending');
+      await sweep(m, new Date(Date.parse(created.json.expiresAt) + 1_000));
+      expect(await lookup(m, id)).toMatchObject({ status: 'Expired', reason: 'expired' });
+      expect((await listEvents(id)).map((e) => [e.event.data.PreviousStatus, e.event.data.CurrentStatus])).toEqual([['Pending', 'Expired']]);
+      const page = await getPage(gw.baseUrl, pagePath(created.json.checkoutUrl));
+      expect(page.status).toBe(410);
+      expect(page.html).toContain('This payment session has expired');
+      expect(page.html).not.toContain('autocomplete="cc-number"');
+    });
+  });
+
+  it('expires an overdue session when it is opened or paid, before any sweep', async () => {
+    const m = await newMerchant();
+    const { id, path, csrf } = await open(m);
+    await backdate(id);
+    const paid = await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242424242424242') });
+    expect(paid.status).toBe(303);
+    expect(await lookup(m, id)).toMatchObject({ status: 'Expired', reason: 'expired' });
+    expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
+
+    const other = await open(m);
+    await backdate(other.id);
+    const page = await getPage(gw.baseUrl, other.path);
+    expect(page.status).toBe(410);
+    expect((await lookup(m, other.id)).status).toBe('Expired');
+    expect((await listEvents(other.id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Expired']);
+  });
+
+  describe('racing outcomes on one session', () => {
+    it('lets exactly one of many concurrent customer actions win, with one event and a consistent balance', async () => {
+      const m = await newMerchant();
+      for (let round = 0; round < 3; round++) {
+        const { id, path, csrf } = await open(m, { amount: 1000 });
+        const posts = [
+          postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242424242424242') }),
+          postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4000000000000002') }),
+          postForm(gw.baseUrl, `${path}/cancel`, { csrf }),
+          postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242424242424242') }),
+          postForm(gw.baseUrl, `${path}/cancel`, { csrf }),
+          sweep(m, later(31 * 60_000)),
+        ];
+        await Promise.all(posts);
+        const t = await lookup(m, id);
+        expect(['Completed', 'Failed', 'Cancelled', 'Expired']).toContain(t.status);
+        const events = await listEvents(id);
+        expect(events.length).toBe(1);
+        expect(events[0]!.event.data.CurrentStatus).toBe(t.status);
+      }
+      const completed = (await listJournals(m.merchantId, 'test')).length;
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(completed * (1000_00 - 25_00));
+    });
+  });
+});
+
