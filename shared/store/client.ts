@@ -1,7 +1,10 @@
 import {
   DynamoDBClient,
+  QueryCommand,
   TransactionCanceledException,
   TransactWriteItemsCommand,
+  type AttributeValue,
+  type QueryCommandInput,
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
@@ -33,7 +36,7 @@ export function tableName(): string {
 }
 
 export const toItem = (value: Record<string, unknown>) => marshall(value, { removeUndefinedValues: true, convertClassInstanceToMap: false });
-export const fromItem = <T>(item: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue>) => unmarshall(item) as T;
+export const fromItem = <T>(item: Record<string, AttributeValue>) => unmarshall(item) as T;
 export const toValues = (values: Record<string, unknown>) => marshall(values as Record<string, NativeAttributeValue>, { removeUndefinedValues: true });
 
 export type TxItem = TransactWriteItem;
@@ -107,4 +110,22 @@ export function setExpression(set: Record<string, unknown>) {
     ExpressionAttributeNames: Object.fromEntries(fields.map((k) => [`#${k}`, k])),
     ExpressionAttributeValues: toValues(Object.fromEntries(fields.map((k) => [`:${k}`, set[k]]))),
   };
+}
+
+/**
+ * Every item a Query matches, following LastEvaluatedKey, unmarshalled; `limit` stops early (the
+ * due index reads a bounded number per shard). Used by access patterns that read whole (small)
+ * collections: a merchant's keys, a transaction's refunds, a journal.
+ */
+export async function queryAll<T = Record<string, unknown>>(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, limit = Infinity): Promise<T[]> {
+  const items: T[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ...(Number.isFinite(limit) ? { Limit: limit - items.length } : {}) }),
+    );
+    items.push(...(out.Items ?? []).map((i) => unmarshall(i) as T));
+    start = out.LastEvaluatedKey;
+  } while (start && items.length < limit);
+  return items;
 }

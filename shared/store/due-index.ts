@@ -1,5 +1,4 @@
-import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { db, fromItem, tableName, toValues } from './client.ts';
+import { queryAll, toValues } from './client.ts';
 
 /**
  * The due index (GSI2, sparse): an item that needs attention at a time carries GSI2PK = a shard of
@@ -8,25 +7,17 @@ import { db, fromItem, tableName, toValues } from './client.ts';
  * first, a bounded number per shard, never scanning the table.
  */
 export async function queryDueIndex(shards: readonly string[], now: Date, limitPerShard = 100): Promise<Record<string, unknown>[]> {
-  const due: Record<string, unknown>[] = [];
-  for (const shard of shards) {
-    let start: Record<string, AttributeValue> | undefined;
-    let taken = 0;
-    do {
-      const out = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
+  const perShard = await Promise.all(
+    shards.map((shard) =>
+      queryAll(
+        {
           IndexName: 'GSI2',
           KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
           ExpressionAttributeValues: toValues({ ':pk': shard, ':now': `${now.toISOString()}~` }),
-          ExclusiveStartKey: start,
-          Limit: limitPerShard - taken,
-        }),
-      );
-      due.push(...(out.Items ?? []).map((i) => fromItem<Record<string, unknown>>(i)));
-      taken += out.Items?.length ?? 0;
-      start = out.LastEvaluatedKey;
-    } while (start && taken < limitPerShard);
-  }
-  return due;
+        },
+        limitPerShard,
+      ),
+    ),
+  );
+  return perShard.flat();
 }

@@ -1,9 +1,9 @@
-import { GetItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Merchant } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { Scope } from '#functions/routes.ts';
-import { db, fromItem, setExpression, tableName, toItem, toValues, transact, type TxItem } from './client.ts';
+import { db, fromItem, queryAll, setExpression, tableName, toItem, toValues, transact, type TxItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -93,22 +93,11 @@ export async function getApiKeyById(keyId: string): Promise<ApiKeyRecord | undef
 /** Access pattern: a merchant's API keys, optionally of one mode (GSI1 query). */
 export async function listApiKeys(merchantId: string, mode?: Mode): Promise<ApiKeyRecord[]> {
   const k = keys.apiKeysOfMerchant(merchantId, mode);
-  const found: ApiKeyRecord[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
-        ExpressionAttributeValues: toValues({ ':pk': k.GSI1PK, ':sk': k.GSI1SKPrefix }),
-        ExclusiveStartKey: start,
-      }),
-    );
-    found.push(...(out.Items ?? []).map((i) => fromItem<ApiKeyRecord>(i)));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return found;
+  return queryAll<ApiKeyRecord>({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
+    ExpressionAttributeValues: toValues({ ':pk': k.GSI1PK, ':sk': k.GSI1SKPrefix }),
+  });
 }
 
 function keyUpdate(hash: string, set: Record<string, unknown>): TxItem {

@@ -1,6 +1,6 @@
-import { GetItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
-import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { keys } from './keys.ts';
 import { stripKeys, versionedUpdate } from './money-due.ts';
 
@@ -98,21 +98,6 @@ export async function getRefund(id: string, consistent = true): Promise<Refund |
 /** Access pattern: the refunds of one transaction, newest first (GSI1 Query; a transaction has few). */
 export async function listRefundsOfIntent(paymentIntentId: string): Promise<Refund[]> {
   const { GSI1PK } = keys.refundsOfIntent(paymentIntentId);
-  const refunds: Refund[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: toValues({ ':pk': GSI1PK }),
-        ScanIndexForward: false,
-        ExclusiveStartKey: start,
-      }),
-    );
-    refunds.push(...(out.Items ?? []).map((i) => stripKeys<Refund>(fromItem(i))));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return refunds;
+  const items = await queryAll({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: toValues({ ':pk': GSI1PK }), ScanIndexForward: false });
+  return items.map((i) => stripKeys<Refund>(i));
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { holdTypes, type Journal, type WalletDelta } from '#shared/domain/ledger.ts';
 import type { Currency } from '#shared/domain/money.ts';
-import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /** Materialised wallet balance of one merchant, mode and currency (minor units). */
@@ -127,19 +127,5 @@ export const walletWriteIndex = 1;
 /** Access pattern: a merchant's journals in one mode, oldest first (audit, zero-sum checks). */
 export async function listJournals(merchantId: string, mode: Mode): Promise<Journal[]> {
   const k = keys.journalsOfMerchant(merchantId, mode);
-  const journals: Journal[] = [];
-  let start: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
-        ExclusiveStartKey: start,
-      }),
-    );
-    journals.push(...(out.Items ?? []).map((i) => fromItem<Journal>(i)));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return journals;
+  return queryAll<Journal>({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }) });
 }
