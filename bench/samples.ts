@@ -46,6 +46,8 @@ export const samples: Partial<Record<RouteId, Sample>> = {
   // The common call: no body, no Idempotency-Key, the merchant's default currency.
   queryBalance: { note: 'no Idempotency-Key, default currency' },
   settlementSchedule: {},
+  // The webhook events of a payment seeded once (not counted): lookup, then events and deliveries in parallel.
+  transactionEvents: async ({ merchant }) => ({ pathParameters: { reference: await benchPayment(merchant) }, note: 'orderRef lookup + 2 queries in parallel' }),
   // A fresh orderRef each time (no Idempotency-Key): one transaction.
   initiateCheckout: ({ iteration }) => ({
     body: { amount: 1500, description: 'Bench checkout', orderRef: { orderRef: `BENCHCHK${Date.now()}${iteration}` }, customerRef: { name: 'Bench Customer' } },

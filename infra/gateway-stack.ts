@@ -25,6 +25,7 @@ import { jobList, type Job } from '#functions/jobs.ts';
 import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
 import { HttpProblem, problems } from '#shared/http/problem.ts';
 import { tableDefinition } from '#shared/store/table.ts';
+import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { repoRoot } from '#infra/bundling.ts';
 import { GatewayFunction, logRetention } from '#infra/gateway-function.ts';
 
@@ -40,7 +41,7 @@ const gatewayProblems: readonly { type: ResponseType; problem: HttpProblem; head
   { type: ResponseType.REQUEST_TOO_LARGE, problem: problems.tooLarge(10 * 1024 * 1024) },
   { type: ResponseType.WAF_FILTERED, problem: problems.forbidden('The request was blocked.') },
   // Catch-alls: the usual status varies by cause, but the body states one, so it is fixed.
-  { type: ResponseType.DEFAULT_4XX, problem: problems.badRequest('The request could not be processed.') },
+  { type: ResponseType.DEFAULT_4XX, problem: problems.badRequest('The request could not be processed.', { '(request)': ['refused by the API gateway'] }) },
   { type: ResponseType.DEFAULT_5XX, problem: problems.internal() },
 ];
 
@@ -109,7 +110,9 @@ export class PaymentGatewayStack extends Stack {
     this.webhookQueue = new Queue(this, 'WebhookQueue', {
       ...queueDefaults,
       visibilityTimeout: Duration.seconds(6 * 30),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 8 },
+      // The dispatcher dead-letters by its own attempt count (8); SQS's count also includes deferred
+      // and failed-batch receives, so its redrive is only a high safety net.
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: queueMaxReceiveCount },
     });
     // Stream batches that keep failing after every retry land here instead of being dropped.
     this.streamFailureQueue = new Queue(this, 'StreamFailureQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });

@@ -86,7 +86,7 @@ merchant
       live: { apiKey: r.live.apiKey, secretKey: r.live.secretKey, webhookSecret: r.live.webhookSecret, keyId: r.live.keyId },
     };
     print(out, (x: typeof out) =>
-      [`Merchant ${o.name}: ${x.merchantId}`, ...(['test', 'live'] as const).map((m) => `  ${m}: apiKey ${x[m].apiKey}\n        secretKey ${x[m].secretKey}\n        webhookSecret ${x[m].webhookSecret ?? '(no endpoint)'}`), 'These keys are shown once. Store them now.'].join('\n'),
+      [`Merchant ${o.name}: ${x.merchantId}`, ...(['test', 'live'] as const).map((m) => `  ${m}: apiKey ${x[m].apiKey}\n        secretKey ${x[m].secretKey}\n        webhookSecret ${x[m].webhookSecret}`), 'These keys are shown once. Store them now.'].join('\n'),
     );
   });
 merchant
@@ -163,7 +163,7 @@ merchant
   .option('--allow-insecure-webhooks', 'local development only: allow http://127.0.0.1 receivers')
   .action(async (o: { merchant: string; mode: 'test' | 'live'; url: string; allowInsecureWebhooks?: boolean }) => {
     await connect();
-    print(await (await services()).setWebhook(o.merchant, o.mode, o.url, o.allowInsecureWebhooks), (x: { webhookSecret: string }) => `Webhook set. Signing secret (shown once): ${x.webhookSecret}`);
+    print(await (await services()).setWebhook(o.merchant, o.mode, o.url, o.allowInsecureWebhooks), (x: { webhookSecret: string | null }) => (x.webhookSecret ? `Webhook set. Signing secret (shown once): ${x.webhookSecret}` : 'Webhook URL set; its signing secret is unchanged.'));
   });
 
 const key = program.command('key').description('API keys');

@@ -9,15 +9,15 @@ const body = z
   .object({
     mobileNumber: z.string().check(z.regex(/^(\+92|0)?3\d{9}$/, 'must be a mobile wallet number such as 03001234567')),
     amount: f.amount,
-    walletProvider: z.optional(f.walletProviderId),
-    paymentMethod: z.optional(f.walletProviderId),
-    currency: z.optional(f.currencyCode),
+    walletProvider: f.optional(f.walletProviderId),
+    paymentMethod: f.optional(f.walletProviderId),
+    currency: f.optional(f.currencyCode),
     description: f.description,
-    callbackUrl: z.optional(z.nullable(f.callbackUrl)),
-    intentType: z.optional(z.literal('deposit', 'must be "deposit" on this endpoint')),
-    customerRef: z.optional(z.nullable(f.customerRef)),
+    callbackUrl: f.optional(f.callbackUrl),
+    intentType: f.optional(z.literal('deposit', 'must be "deposit" on this endpoint')),
+    customerRef: f.optional(f.customerRef),
     orderRef: f.orderRef,
-    metadataJson: z.optional(z.nullable(f.metadataJson)),
+    metadataJson: f.optional(f.metadataJson),
     signature: f.signature,
   })
   .check(
@@ -29,8 +29,8 @@ const body = z
 
 export const handler = httpHandler(routes.deposit, { body }, async (request) => {
   const { auth, body: b } = request;
-  const currency = f.supportedCurrency(b.currency ?? auth.merchantCurrency);
-  const providerId = b.walletProvider ?? b.paymentMethod ?? 1;
+  const currency = f.supportedCurrency(b.currency || auth.merchantCurrency);
+  const providerId = b.walletProvider || b.paymentMethod || 1;
   let recorded = false;
   const response = await createDeposit(
     {
@@ -43,9 +43,9 @@ export const handler = httpHandler(routes.deposit, { body }, async (request) => 
       mobileNumber: b.mobileNumber,
       description: b.description,
       orderRef: b.orderRef,
-      customerRef: (b.customerRef as Record<string, string> | null | undefined) ?? null,
-      callbackUrl: b.callbackUrl ?? null,
-      metadataJson: b.metadataJson ?? null,
+      customerRef: (b.customerRef || null) as Record<string, string> | null,
+      callbackUrl: b.callbackUrl || null,
+      metadataJson: b.metadataJson || null,
       fee: auth.merchantFees.deposit,
       allowInsecureWebhooks: auth.merchantAllowInsecureWebhooks,
     },

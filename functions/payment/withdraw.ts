@@ -3,13 +3,12 @@ import { routes } from '#functions/routes.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { httpHandler, twoStepResponse } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
+import { optional } from '#shared/http/schemas.ts';
 import type { WithdrawalResponse } from '#shared/domain/payout.ts';
 import { requestWithdrawal, WithdrawalRefused } from '#shared/services/withdrawals.ts';
 
 /** POST /Gateway/v{version}/Payment/withdraw — a payout from the merchant wallet (SPEC "Withdrawal request"). */
 const text = (min: number, max: number) => z.string().check(z.minLength(min, `must be ${min}-${max} characters`), z.maxLength(max, `must be ${min}-${max} characters`));
-/** Optional members: absent, null and "" (dropped by the signature recipe too) all mean "not given". */
-const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.union([z.null(), z.literal(''), schema]));
 
 const customerRef = z.object({
   bankAccountNumber: z.string().check(z.regex(/^[A-Za-z0-9]{10,24}$/, 'must be 10-24 letters and digits (account number or IBAN, no spaces)')),

@@ -1,3 +1,4 @@
+import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { createSqsServer } from 'local-aws-sqs';
 
 /**
@@ -6,7 +7,8 @@ import { createSqsServer } from 'local-aws-sqs';
  */
 export const webhookQueueName = 'webhook-events';
 export const deadLetterQueueName = 'webhook-events-dlq';
-export const maxReceiveCount = 8;
+/** Safety net only (see below and shared/webhooks/policy.ts). */
+export const maxReceiveCount = queueMaxReceiveCount;
 /**
  * local-aws-sqs (2.0.2) counts ChangeMessageVisibility as a receive: its changeVisibility runs the
  * code that increments ApproximateReceiveCount, so a message the dispatcher retries gains 2 per

@@ -30,7 +30,7 @@ export const banks: readonly Bank[] = [
   bank('JSBANK', 'JS Bank', 'major', 'JS', 'JSBL'),
   bank('BANKISLAMI', 'BankIslami Pakistan', 'islamic', 'Bank Islami', 'Islami'),
   bank('DIB', 'Dubai Islamic Bank', 'islamic', 'Dubai Islamic'),
-  bank('ALBARAKA', 'Al Baraka Bank', 'islamic', 'Al Barka', 'Albarka'),
+  bank('ALBARKA', 'Al Baraka Bank', 'islamic', 'Al Barka', 'Albaraka', 'Al Baraka'),
   bank('CITI', 'Citibank', 'foreign', 'Citi Bank', 'Citibank NA'),
   bank('SCB', 'Standard Chartered Bank', 'foreign', 'Standard Chartered', 'StanChart'),
   bank('BOK', 'The Bank of Khyber', 'foreign', 'Bank of Khyber', 'Khyber'),

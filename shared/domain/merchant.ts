@@ -39,8 +39,12 @@ export const defaultSchedule: SettlementSchedule = {
   destination: null,
 };
 
+/**
+ * A mode's webhook endpoint. Every merchant has one per mode from creation, with a signing secret,
+ * so deliveries to a request's `callbackUrl` are signed even when no portal URL is configured.
+ */
 export interface WebhookEndpoint {
-  url: string;
+  url: string | null;
   /** Sealed signing secrets: the current one first; an old one may live until `expiresAt`. */
   secrets: { sealed: string; expiresAt: string | null }[];
 }

@@ -1,14 +1,15 @@
 import type { Mode } from './credentials.ts';
 import type { IntentStatus, PaymentIntent } from './intent.ts';
 import { journal } from './ledger.ts';
-import { fromMinor, type Currency } from './money.ts';
+import { fromMinor, toMinor, type Currency } from './money.ts';
 
 /**
  * Withdrawals (payouts): the rules of SPEC "Withdrawal request" and CONTRACT §6/§9 that do not
  * touch a store. Amount + fee is held from `available` at creation; Completed pays the amount out
  * to the bank rail and the fee to the platform; Failed and Cancelled release the hold.
  */
-export const minimumWithdrawalMinor = 300_00;
+/** SPEC: minimum 300 for all providers, in the withdrawal's currency (minor units follow its exponent). */
+export const minimumWithdrawalMinor = (currency: Currency) => toMinor(300, currency);
 
 export type PayoutErrorCode = 'WP_REQUEST_REJECTED' | 'WP_OUTCOME_PENDING' | 'WP_INTERNAL_ERROR';
 

@@ -9,7 +9,7 @@ import { signatureShape, verifyBodySignature } from '#shared/domain/body-signatu
 import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
 import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
-import { getRecord, putCompleted, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
+import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
 import { getApiKeyByHash, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
 import { supportedVersions, type Route } from '#functions/routes.ts';
 import { HttpProblem, problems, type FieldErrors } from './problem.ts';
@@ -39,6 +39,8 @@ export interface PipelineState {
   idempotency?: IdempotencyScope;
   /** The handler committed the Idempotency-Key record in its own transaction. */
   idempotencyRecorded?: boolean;
+  /** The response an existing Idempotency-Key record gave this request (replay, 409 or 422). */
+  idempotencyAnswered?: APIGatewayProxyResult;
   parsed?: { body: unknown; query: unknown; path: unknown };
 }
 
@@ -49,6 +51,8 @@ export interface GatewayResponse {
   headers?: Record<string, string>;
   /** The handler committed the Idempotency-Key record in its own transaction. */
   idempotencyRecorded?: boolean;
+  /** The response an existing Idempotency-Key record gave this request (replay, 409 or 422). */
+  idempotencyAnswered?: APIGatewayProxyResult;
 }
 
 export type GatewayContext = Context & { gateway: PipelineState };
@@ -162,7 +166,8 @@ export function apiKeyAuth(route: Route): Middleware {
         scopes: key.scopes,
         merchantCurrency: key.merchantCurrency,
         merchantFees: key.merchantFees ?? defaultFees,
-        merchantAllowInsecureWebhooks: key.merchantAllowInsecureWebhooks ?? false,
+        // The local-development switch never applies inside a deployed Lambda (CONTRACT §11).
+        merchantAllowInsecureWebhooks: (key.merchantAllowInsecureWebhooks ?? false) && !process.env.AWS_LAMBDA_FUNCTION_NAME,
         secretSealed: key.secretSealed,
       };
       if (key.merchantStatus !== 'active') throw problems.forbidden('The merchant account is suspended.');
@@ -186,7 +191,7 @@ export function jsonBody(): Middleware {
       try {
         s.json = JSON.parse(s.rawBody);
       } catch {
-        throw problems.badRequest('The request body is not valid JSON.');
+        throw problems.badRequest('The request body is not valid JSON.', { '(root)': ['not valid JSON'] });
       }
     },
   };
@@ -201,27 +206,30 @@ const idempotencyKeyShape = /^[\x21-\x7e]{1,255}$/;
  * or 422 (same key, different body). 5xx and 409 responses are never recorded.
  */
 export function idempotency(): Middleware {
-  const answerFromRecord = async (request: GwRequest, scope: IdempotencyScope) => {
-    const record = await getRecord(scope);
-    if (!record) throw problems.conflict('A request with this Idempotency-Key is being processed; retry shortly.');
-    if (record.requestHash !== scope.requestHash) {
-      throw problems.unprocessable('This Idempotency-Key was already used with a different request body.');
-    }
-    if (record.state !== 'completed' || !record.response) {
-      throw problems.conflict('A request with this Idempotency-Key is still being processed; retry shortly.');
-    }
-    request.response = replay(record.response);
+  /** The answer a stored record gives this request: its replay, or a 422 / 409 problem. Never throws. */
+  const answer = (record: IdempotencyRecord | undefined, scope: IdempotencyScope, traceId: string): APIGatewayProxyResult => {
+    const problem = !record
+      ? problems.conflict('A request with this Idempotency-Key is being processed; retry shortly.')
+      : record.requestHash !== scope.requestHash
+        ? problems.unprocessable('This Idempotency-Key was already used with a different request body.')
+        : record.state !== 'completed' || !record.response
+          ? problems.conflict('A request with this Idempotency-Key is still being processed; retry shortly.')
+          : undefined;
+    return problem ? serialise(problem.status, problem.body(traceId)) : replay(record!.response!);
   };
   const record = async (request: GwRequest) => {
     const s = state(request);
     const response = request.response as APIGatewayProxyResult | GatewayResponse | undefined;
-    if (!s.idempotency || !response || !isSerialised(response)) return;
+    if (!s.idempotency || s.idempotencyAnswered || !response || !isSerialised(response)) return;
     if (response.statusCode >= 500 || response.statusCode === 409) return;
     const stored: StoredResponse = { statusCode: response.statusCode, body: response.body, traceId: s.traceId };
-    if (!(await putCompleted(s.idempotency, stored))) await answerFromRecord(request, s.idempotency);
+    if (!(await putCompleted(s.idempotency, stored))) request.response = answer(await getRecord(s.idempotency), s.idempotency, s.traceId);
   };
   return {
-    before: (request) => {
+    // A retry whose first request already has a record is answered from it before the handler runs
+    // (no side effect such as a provider call happens twice). Concurrent twins that both get past
+    // here are settled by the claim inside the business transaction (IdempotencyKeyTaken).
+    before: async (request) => {
       const s = state(request);
       const key = s.headers['idempotency-key'];
       if (request.event.httpMethod !== 'POST' || key === undefined || !s.auth) return;
@@ -230,6 +238,11 @@ export function idempotency(): Middleware {
       }
       const requestHash = createHash('sha256').update(`${request.event.httpMethod}\n${request.event.resource ?? request.event.path}\n`).update(s.rawBody).digest('hex');
       s.idempotency = { mode: s.auth.mode, merchantId: s.auth.merchantId, key, requestHash };
+      const existing = await getRecord(s.idempotency);
+      if (existing) {
+        s.idempotencyAnswered = answer(existing, s.idempotency, s.traceId);
+        throw new IdempotencyKeyTaken();
+      }
     },
     after: async (request) => {
       if (!state(request).idempotencyRecorded) await record(request);
@@ -237,12 +250,7 @@ export function idempotency(): Middleware {
     onError: async (request) => {
       const s = state(request);
       if (request.error instanceof IdempotencyKeyTaken && s.idempotency) {
-        try {
-          await answerFromRecord(request, s.idempotency);
-        } catch (problem) {
-          if (!(problem instanceof HttpProblem)) throw problem;
-          request.response = serialise(problem.status, problem.body(s.traceId));
-        }
+        request.response = s.idempotencyAnswered ?? answer(await getRecord(s.idempotency), s.idempotency, s.traceId);
         return;
       }
       await record(request);

@@ -19,6 +19,9 @@ export function supportedCurrency(code: string): Currency {
   return code;
 }
 
+/** Optional members: absent, null and "" (dropped by the signature recipe too) all mean "not given". */
+export const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.union([z.null(), z.literal(''), schema]));
+
 /** SPEC "Common field rules" and shared objects, for checkout, deposit and withdraw requests. */
 export const description = z.string().check(z.regex(/^[A-Za-z0-9 ]{1,200}$/, 'letters, digits and spaces only, 1-200 characters'));
 

@@ -83,6 +83,8 @@ export function sandboxWalletProvider(providerId: WalletProviderId): WalletProvi
           return answered ? { status: 'Approved' } : { status: 'Pending' };
       }
     },
+    // The sandbox's prompts are stateless: there is nothing to withdraw.
+    async cancelCharge() {},
     async parseCallback(headers, rawBody): Promise<ProviderCallback | undefined> {
       const given = Buffer.from(headers['x-provider-signature'] ?? '', 'utf8');
       const expected = Buffer.from(await signSandboxCallback(providerId, rawBody), 'utf8');

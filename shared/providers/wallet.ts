@@ -27,6 +27,11 @@ export interface WalletProviderAdapter {
   statusInquiry(providerReference: string, now: Date): Promise<ChargeStatus>;
   /** Verifies the provider's signature over the raw body; undefined when it does not verify. */
   parseCallback(headers: Record<string, string>, rawBody: string): Promise<ProviderCallback | undefined>;
+  /**
+   * Withdraws a prompt the gateway will not record or will expire, so the customer cannot approve
+   * a charge nobody credits. Throws when the provider cannot confirm it.
+   */
+  cancelCharge?(providerReference: string): Promise<void>;
 }
 
 /** Live adapters configured for this deployment (none in this repository). */

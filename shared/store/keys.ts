@@ -17,8 +17,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
  *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
  *   OutboxEvent   TXN#<paymentIntentId>               EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
  *   EventPointer  EVENTID#<eventId>                   EVENTID                           -   (an event by its id; written by the relay)
- *   WebhookDelivery TXN#<paymentIntentId>             DELIVERY#<eventId>                -   (attempt counter, round, outcome)
- *   WebhookAttempt  TXN#<paymentIntentId>             ATTEMPT#<eventId>#<000001>#<deliveryId>  -   (the delivery log)
+ *   WebhookDelivery TXN#<paymentIntentId>             DELIVERY#<eventId>                -   (the event's delivery log: rounds, attempts)
  *   WebhookResend   TXN#<paymentIntentId>             RESEND#<requestedAt>#<resendId>   -   (relayed to SQS by the stream; ttl)
  *   Settlement    SETTLEMENT#<id>                     SETTLEMENT                        MERCHANT#<id>#<mode>#SETTLEMENT / <requestedAt>#<id>
  *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
@@ -76,11 +75,6 @@ export const keys = {
   eventPointer: (eventId: string): Key => ({ PK: `EVENTID#${eventId}`, SK: 'EVENTID' }),
   webhookDelivery: (paymentIntentId: string, eventId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `DELIVERY#${eventId}` }),
   deliveriesOfIntent: (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'DELIVERY#' }),
-  webhookAttempt: (paymentIntentId: string, eventId: string, attempt: number, deliveryId: string): Key => ({
-    PK: `TXN#${paymentIntentId}`,
-    SK: `ATTEMPT#${eventId}#${String(attempt).padStart(6, '0')}#${deliveryId}`,
-  }),
-  attemptsOfEvent: (paymentIntentId: string, eventId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: `ATTEMPT#${eventId}#` }),
   webhookResend: (paymentIntentId: string, requestedAt: string, resendId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `RESEND#${requestedAt}#${resendId}` }),
 
   /**

@@ -7,10 +7,10 @@ import { keys } from './keys.ts';
 
 /**
  * The webhook delivery log (docs/access-patterns.md): an immutable pointer finds an event by its
- * id; per event, one delivery item (attempt counters per round, outcome) and one item per attempt,
- * both in the transaction's partition next to the event itself; resend requests are table items
- * too, so the stream relays them like events (no queue access from the API). The dispatcher reads
- * and writes a whole batch at once: 0.2 DynamoDB round trips per delivery.
+ * id; per event, one delivery item in the transaction's partition next to the event itself, holding
+ * its rounds, its outcome and its attempts (the latest 100); resend requests are table items too,
+ * so the stream relays them like events (no queue access from the API). The dispatcher reads and
+ * writes a whole batch at once: two DynamoDB round trips per batch of up to 10 deliveries.
  */
 export interface EventPointer {
   eventId: string;
@@ -50,7 +50,12 @@ export interface DeliveryRecord {
   /** The first successful delivery. */
   deliveredAt: string | null;
   updatedAt: string;
+  /** The attempts, oldest first: the latest `maxLoggedAttempts` of them. */
+  log: AttemptRecord[];
 }
+
+/** Attempts kept per event (12 full rounds of 8); `attempts` still counts every one. */
+export const maxLoggedAttempts = 100;
 
 export interface AttemptRecord {
   eventId: string;
@@ -132,15 +137,12 @@ export async function getDeliveries(events: readonly { paymentIntentId: string; 
 }
 
 /**
- * Access pattern: write a dispatcher batch's log (one BatchWriteItem for up to 10 deliveries): each
- * event's delivery item (replaced whole: the dispatcher read it at the start of the batch) and one
- * item per attempt (keyed by its delivery id, so no attempt can overwrite another).
+ * Access pattern: write a dispatcher batch's log, one BatchWriteItem for up to 10 deliveries: each
+ * event's delivery item, replaced whole (the dispatcher read it at the start of the batch and
+ * appended this attempt to its log).
  */
-export async function writeDeliveryLog(deliveries: readonly DeliveryRecord[], attempts: readonly AttemptRecord[]): Promise<void> {
-  await batchWrite([
-    ...attempts.map((a) => toItem({ ...keys.webhookAttempt(a.paymentIntentId, a.eventId, a.attempt, a.deliveryId), entity: 'WebhookAttempt', ...a })),
-    ...deliveries.map((d) => toItem({ ...keys.webhookDelivery(d.paymentIntentId, d.eventId), entity: 'WebhookDelivery', ...d })),
-  ]);
+export async function writeDeliveries(deliveries: readonly DeliveryRecord[]): Promise<void> {
+  await batchWrite(deliveries.map((d) => toItem({ ...keys.webhookDelivery(d.paymentIntentId, d.eventId), entity: 'WebhookDelivery', ...d })));
 }
 
 async function queryPrefix<T>(pk: string, prefix: string): Promise<T[]> {
@@ -168,13 +170,7 @@ export async function listDeliveries(paymentIntentId: string): Promise<DeliveryR
   return queryPrefix<DeliveryRecord>(k.PK, k.SKPrefix);
 }
 
-/** Access pattern: an event's attempts, oldest first (Query). */
-export async function listAttempts(paymentIntentId: string, eventId: string): Promise<AttemptRecord[]> {
-  const k = keys.attemptsOfEvent(paymentIntentId, eventId);
-  return queryPrefix<AttemptRecord>(k.PK, k.SKPrefix);
-}
-
-/** Access pattern: an event's delivery item (GetItem, consistent). */
+/** Access pattern: an event's delivery item with its attempts (GetItem, consistent). */
 export async function getDelivery(paymentIntentId: string, eventId: string): Promise<DeliveryRecord | undefined> {
   const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.webhookDelivery(paymentIntentId, eventId)), ConsistentRead: true }));
   return out.Item ? fromItem<DeliveryRecord>(out.Item) : undefined;

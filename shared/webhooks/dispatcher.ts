@@ -7,7 +7,8 @@ import {
   closedStates,
   deliveryKey,
   getDeliveries,
-  writeDeliveryLog,
+  maxLoggedAttempts,
+  writeDeliveries,
   type AttemptRecord,
   type DeliveryRecord,
   type DeliveryState,
@@ -29,8 +30,8 @@ import { signedHeaders } from './signing.ts';
  *      dead-letter queue (the message goes there with a fresh round id, so an operator's redrive
  *      starts a new round of 8).
  * An event with no destination (or no signing secret) is recorded once and not retried.
- * The batch reads its delivery items with one BatchGetItem and writes the log (delivery items and
- * one item per attempt) with one BatchWriteItem, before any message is acknowledged.
+ * The batch reads its events' delivery items with one BatchGetItem and writes them back, each with
+ * its new attempt appended to its log, with one BatchWriteItem, before any message is acknowledged.
  */
 export type DispatchResult =
   | { kind: 'skipped' }
@@ -89,7 +90,6 @@ async function destinationFor(message: DeliveryMessage, merchant: Merchant | und
 interface Outcome {
   result: DispatchResult;
   delivery?: DeliveryRecord;
-  attempt?: AttemptRecord;
 }
 
 async function attemptOne(message: DeliveryMessage, current: DeliveryRecord | undefined, ports: DispatchPorts, clock: () => Date): Promise<Outcome> {
@@ -132,6 +132,23 @@ async function attemptOne(message: DeliveryMessage, current: DeliveryRecord | un
   }
 
   const finishedAt = clock().toISOString();
+  const record: AttemptRecord = {
+    eventId: message.eventId,
+    paymentIntentId: message.paymentIntentId,
+    attempt,
+    roundAttempt,
+    roundId: message.roundId,
+    trigger: roundTrigger(message.roundId),
+    deliveryId,
+    attemptedAt: startedAt.toISOString(),
+    url: destination.url,
+    destination: destination.source,
+    statusCode: post.statusCode,
+    durationMs: post.durationMs,
+    error: post.error,
+    outcome: state === 'delivered' ? 'delivered' : state === 'no_destination' ? 'no_destination' : 'failed',
+    nextAttemptAt,
+  };
   const rounds = Object.entries({ ...current?.rounds, [message.roundId]: { attempts: roundAttempt, state, startedAt: round?.startedAt ?? startedAt.toISOString() } })
     .sort(([, a], [, b]) => (a.startedAt < b.startedAt ? -1 : 1))
     .slice(-keptRounds);
@@ -150,29 +167,13 @@ async function attemptOne(message: DeliveryMessage, current: DeliveryRecord | un
     nextAttemptAt,
     deliveredAt: current?.deliveredAt ?? (state === 'delivered' ? finishedAt : null),
     updatedAt: finishedAt,
-  };
-  const record: AttemptRecord = {
-    eventId: message.eventId,
-    paymentIntentId: message.paymentIntentId,
-    attempt,
-    roundAttempt,
-    roundId: message.roundId,
-    trigger: roundTrigger(message.roundId),
-    deliveryId,
-    attemptedAt: startedAt.toISOString(),
-    url: destination.url,
-    destination: destination.source,
-    statusCode: post.statusCode,
-    durationMs: post.durationMs,
-    error: post.error,
-    outcome: state === 'delivered' ? 'delivered' : state === 'no_destination' ? 'no_destination' : 'failed',
-    nextAttemptAt,
+    log: [...(current?.log ?? []), record].slice(-maxLoggedAttempts),
   };
   const log = { eventId: message.eventId, merchantId: message.merchantId, deliveryId, attempt, roundAttempt, statusCode: post.statusCode, durationMs: post.durationMs };
   if (state === 'delivered') logger.info('webhook delivered', log);
   else if (state === 'retrying') logger.info('webhook attempt failed', { ...log, error: post.error, nextAttemptAt });
   else logger.warn(`webhook ${state.replace('_', ' ')}`, { ...log, error: post.error });
-  return { result, delivery, attempt: record };
+  return { result, delivery };
 }
 
 export async function dispatchBatch<T>(entries: readonly { ref: T; message: DeliveryMessage }[], ports: DispatchPorts, clock: () => Date = () => new Date()): Promise<{ ref: T; result: DispatchResult }[]> {
@@ -186,8 +187,8 @@ export async function dispatchBatch<T>(entries: readonly { ref: T; message: Deli
       return attemptOne(message, current.get(key), ports, clock);
     }),
   );
-  const attempted = outcomes.filter((o) => o.delivery && o.attempt);
-  if (attempted.length) await writeDeliveryLog(attempted.map((o) => o.delivery!), attempted.map((o) => o.attempt!));
+  const attempted = outcomes.flatMap((o) => (o.delivery ? [o.delivery] : []));
+  if (attempted.length) await writeDeliveries(attempted);
   return entries.map((e, i) => ({ ref: e.ref, result: outcomes[i]!.result }));
 }
 

@@ -5,7 +5,6 @@ import {
   getDelivery,
   getEventPointer,
   getOutboxEvent,
-  listAttempts,
   listDeliveries,
   resendWrite,
   type AttemptRecord,
@@ -77,8 +76,8 @@ async function ownedPointer(merchantId: string, mode: Mode, eventId: string) {
 export async function eventAttempts(merchantId: string, mode: Mode, eventId: string) {
   const pointer = await ownedPointer(merchantId, mode, eventId);
   if (!pointer) return undefined;
-  const [delivery, attempts] = await Promise.all([getDelivery(pointer.paymentIntentId, eventId), listAttempts(pointer.paymentIntentId, eventId)]);
-  return { eventId, paymentIntentId: pointer.paymentIntentId, delivery: deliveryView(delivery), items: attempts.map(attemptView) };
+  const delivery = await getDelivery(pointer.paymentIntentId, eventId);
+  return { eventId, paymentIntentId: pointer.paymentIntentId, delivery: deliveryView(delivery), items: (delivery?.log ?? []).map(attemptView) };
 }
 
 /**

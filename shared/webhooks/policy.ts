@@ -33,3 +33,10 @@ export function timeoutMs(): number {
   const raw = Number(process.env.WEBHOOK_TIMEOUT_MS);
   return Number.isInteger(raw) && raw > 0 ? raw : deliveryTimeoutMs;
 }
+
+/**
+ * The webhook queue's redrive count (CDK stack and local queue). The dispatcher dead-letters a
+ * message itself after its 8th recorded attempt; SQS's receive count also grows with deferred and
+ * failed-batch receives, so the queue's own redrive is only a safety net set well above that.
+ */
+export const queueMaxReceiveCount = 24;

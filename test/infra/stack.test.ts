@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { jobList } from '#functions/jobs.ts';
 import { routeList, supportedVersions } from '#functions/routes.ts';
 import { tableDefinition } from '#shared/store/table.ts';
+import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { addComplianceChecks } from '#infra/checks.ts';
 import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 
@@ -122,7 +123,7 @@ describe('PaymentGatewayStack', () => {
     template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
     expect(resources[queueId]!.Properties).toMatchObject({
       SqsManagedSseEnabled: true,
-      RedrivePolicy: { maxReceiveCount: 8, deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+      RedrivePolicy: { maxReceiveCount: queueMaxReceiveCount, deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
     });
     for (const id of [queueId, dlqId]) {
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {

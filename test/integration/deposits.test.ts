@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { sandboxWalletProvider } from '#shared/providers/wallet-sandbox.ts';
 import { routeList } from '#functions/routes.ts';
 import { processDue } from '#shared/services/due.ts';
 import { signSandboxCallback } from '#shared/providers/wallet-sandbox.ts';
@@ -169,6 +170,34 @@ describe('deposits (mobile wallet charges)', () => {
       if (status === 'Completed') completed++;
     }
     expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(completed * (1000_00 - 15_00));
+  });
+
+  it('never prompts the customer again for a retried request or a reused orderRef', async () => {
+    const m = await newMerchant();
+    const starts = vi.spyOn(sandboxWalletProvider(1), 'startCharge');
+    try {
+      const body = request();
+      const headers = { 'Idempotency-Key': `prompt-${body.orderRef.orderRef}` };
+      expect((await create(m, body, 'test', headers)).status).toBe(200);
+      expect(starts).toHaveBeenCalledTimes(1);
+      expect((await create(m, body, 'test', headers)).headers.get('idempotent-replayed')).toBe('true');
+      const dup = await create(m, { ...request(), orderRef: body.orderRef });
+      expect(dup.json.code).toBe('duplicate_order_ref');
+      expect(starts).toHaveBeenCalledTimes(1);
+    } finally {
+      starts.mockRestore();
+    }
+  });
+
+  it('can be looked up by the reference it returns, which the webhook carries too', async () => {
+    const m = await newMerchant();
+    const r = await create(m, request());
+    const reference = r.json.walletChargeInfo.transactionReference;
+    const found = await lookup(m, reference);
+    expect(found.status).toBe(200);
+    expect(found.json).toMatchObject({ paymentIntentId: r.json.paymentIntentId, transactionReference: reference });
+    await sweep(m, later(4000));
+    expect((await listEvents(r.json.paymentIntentId))[0]!.event.data.TransactionReference).toBe(reference);
   });
 
   it('replays a retried request with the same Idempotency-Key without charging twice', async () => {

@@ -75,6 +75,18 @@ describe('Idempotency-Key (CONTRACT §5)', () => {
     expect((await listJournals(m.merchantId, 'test')).length).toBe(0);
   });
 
+  it('answers a reused key with 422, never a 5xx, when the new request would itself fail or is a read', async () => {
+    const m = await newMerchant();
+    const headers = { 'Idempotency-Key': 'reused-elsewhere' };
+    expect((await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body, secret: m.test.secretKey, headers })).status).toBe(200);
+    const invalid = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body: { ...body, description: 'bad!' }, secret: m.test.secretKey, headers });
+    expect(invalid.status).toBe(422);
+    expect(invalid.headers.get('svc-trace-id')).toBe(invalid.json.traceId);
+    const read = await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey, headers });
+    expect(read.status).toBe(422);
+    expect((await listJournals(m.merchantId, 'test')).length).toBe(1);
+  });
+
   it('validates the key itself', async () => {
     const m = await newMerchant();
     const r = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body, secret: m.test.secretKey, headers: { 'Idempotency-Key': 'x'.repeat(256) } });

@@ -72,7 +72,7 @@ describe('outbox relay crashes', () => {
       expect(hook.deliveries).toHaveLength(0);
 
       const restarted = startRelay();
-      const [d] = await hook.waitFor((ds) => ds.length >= 1, 20_000); // …and nothing was lost
+      const [d] = await hook.waitFor((ds) => ds.length >= 1); // …and nothing was lost
       expect(d!.event.id).toBe(change.changed && change.transition.event.id);
       expect(d!.event.data).toMatchObject({ TransactionId: intent.paymentIntentId, CurrentStatus: 'Completed' });
       expect(restarted.child.exitCode).toBeNull();
@@ -88,14 +88,14 @@ describe('outbox relay crashes', () => {
       const intent = await seedIntent(merchantId, 'test');
       const change = await changeStatus(intent.paymentIntentId, () => ({ to: 'Failed', reason: 'card_declined' }));
       expect((await crashing.exited).signal).toBe('SIGKILL');
-      const [d] = await hook.waitFor((ds) => ds.length >= 1, 20_000);
+      const [d] = await hook.waitFor((ds) => ds.length >= 1);
       expect(d!.event.id).toBe(change.changed && change.transition.event.id);
       const before = checkpoint();
 
       // The restarted relay reads the unacknowledged record again and publishes it a second time;
       // the dispatcher sees that round already delivered and acknowledges the copy silently.
       startRelay();
-      await eventually(async () => checkpoint(), (after) => after !== undefined && (before === undefined || after > before), 20_000);
+      await eventually(async () => checkpoint(), (after) => after !== undefined && (before === undefined || after > before));
       await eventually(queueEmpty, (empty) => empty);
       expect(hook.deliveries.map((x) => x.event.id)).toEqual([d!.event.id]);
     } finally {
@@ -113,7 +113,7 @@ describe('outbox relay crashes', () => {
       const eventId = /committed (evt_\w+)/.exec(writer.output())?.[1];
       expect(eventId).toBeDefined();
       expect((await getIntent(intent.paymentIntentId))?.status).toBe('Completed');
-      const [d] = await hook.waitFor((ds) => ds.length >= 1, 20_000);
+      const [d] = await hook.waitFor((ds) => ds.length >= 1);
       expect(d!.event.id).toBe(eventId);
     } finally {
       await hook.stop();

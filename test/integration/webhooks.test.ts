@@ -49,7 +49,7 @@ function stripeStyleVerify(payload: string, header: string, secret: string, tole
   return signatures.includes(expected) && Math.abs(Date.now() / 1000 - timestamp) <= toleranceSeconds;
 }
 
-describe('webhooks', () => {
+describe('webhooks', { timeout: 60_000 }, () => {
   it('delivers a committed status change, signed, with the SPEC envelope and headers', async () => {
     const hook = await receiver();
     const m = await merchantWithEndpoint(`${hook.url}/hooks`);
@@ -173,6 +173,17 @@ describe('webhooks', () => {
     expect(endpoint.deliveries.map((d) => [d.path, d.event.data.TransactionId])).toEqual([['/endpoint', without.paymentIntentId]]);
     // Both are signed with the endpoint's secret for the mode.
     for (const d of [...callback.deliveries, ...endpoint.deliveries]) constructEvent(d.body, d.headers, m.test.webhookSecret!);
+  });
+
+  it('signs callbackUrl deliveries for a merchant that never configured a portal endpoint', async () => {
+    const callback = await receiver();
+    const m = await newMerchant({ name: 'Callback Only', allowInsecureWebhooks: true });
+    expect(m.test.webhookSecret).toMatch(/^whsec_/);
+    const intent = await seedIntent(m.merchantId, 'test', { callbackUrl: `${callback.url}/cb` });
+    await complete(intent.paymentIntentId);
+    await callback.waitFor((ds) => ds.length >= 1);
+    const event = constructEvent(callback.deliveries[0]!.body, callback.deliveries[0]!.headers, m.test.webhookSecret) as { data: { TransactionId: string } };
+    expect(event.data.TransactionId).toBe(intent.paymentIntentId);
   });
 
   it('does not follow redirects: a 3xx is a failed attempt', async () => {

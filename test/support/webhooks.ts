@@ -90,7 +90,7 @@ export async function startReceiver(reply: (delivery: Delivery, all: Delivery[])
   return {
     url,
     deliveries,
-    async waitFor(predicate, timeoutMs = 15_000) {
+    async waitFor(predicate, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(deliveries)) {
         if (Date.now() > deadline) {
@@ -108,7 +108,7 @@ export async function startReceiver(reply: (delivery: Delivery, all: Delivery[])
 }
 
 /** Polls `read` until `done(value)` holds; returns the value. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
