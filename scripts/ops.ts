@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { allScopes, type Scope } from '#functions/routes.ts';
 import { localConfig, useLocalStack } from './local/config.ts';
 
 /**
@@ -56,6 +57,12 @@ export function parseDuration(v: string): number {
   if (!m) throw new InvalidArgumentError('a duration such as 0, 3600, 30m, 24h or 7d');
   return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
 }
+function parseScopes(v: string): Scope[] {
+  const scopes = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes.filter((s) => !(allScopes as readonly string[]).includes(s));
+  if (scopes.length === 0 || unknown.length) throw new InvalidArgumentError(`scopes are ${allScopes.join(', ')}`);
+  return scopes as Scope[];
+}
 const decimalAmount = (v: string) => {
   if (!/^\d+(\.\d+)?$/.test(v)) throw new InvalidArgumentError('a positive decimal amount');
   return Number(v);
@@ -75,11 +82,12 @@ merchant
   .option('--currency <code>', 'default currency', 'PKR')
   .option('--webhook-url <url>', 'webhook endpoint for both modes (a signing secret per mode is shown once)')
   .option('--allow-insecure-webhooks', 'local development only: allow http://127.0.0.1 / localhost receivers')
-  .action(async (o: { name: string; currency: string; webhookUrl?: string; allowInsecureWebhooks?: boolean }) => {
+  .option('--scopes <list>', `comma-separated key scopes (default all: ${allScopes.join(',')})`, parseScopes)
+  .action(async (o: { name: string; currency: string; webhookUrl?: string; allowInsecureWebhooks?: boolean; scopes?: Scope[] }) => {
     await connect();
     const { isSupportedCurrency } = await import('#shared/domain/money.ts');
     if (!isSupportedCurrency(o.currency)) throw new Error(`unsupported currency ${o.currency}`);
-    const r = await (await services()).createMerchant({ name: o.name, currency: o.currency, webhookUrl: o.webhookUrl, allowInsecureWebhooks: o.allowInsecureWebhooks });
+    const r = await (await services()).createMerchant({ name: o.name, currency: o.currency, webhookUrl: o.webhookUrl, allowInsecureWebhooks: o.allowInsecureWebhooks, scopes: o.scopes });
     const out = {
       merchantId: r.merchantId,
       test: { apiKey: r.test.apiKey, secretKey: r.test.secretKey, webhookSecret: r.test.webhookSecret, keyId: r.test.keyId },
@@ -180,9 +188,10 @@ key
   .requiredOption('--merchant <id>')
   .requiredOption('--mode <mode>', 'test | live', mode)
   .option('--grace <duration>', 'how long old keys keep working: 0, 3600, 30m, 24h, 7d', parseDuration, 24 * 3600)
-  .action(async (o: { merchant: string; mode: 'test' | 'live'; grace: number }) => {
+  .option('--scopes <list>', 'scopes of the new key (default: those of the key it replaces)', parseScopes)
+  .action(async (o: { merchant: string; mode: 'test' | 'live'; grace: number; scopes?: Scope[] }) => {
     await connect();
-    print(await (await services()).rotateKeys(o.merchant, o.mode, o.grace), (x: { apiKey: string; secretKey: string }) => `New ${o.mode} pair (shown once):\n  apiKey    ${x.apiKey}\n  secretKey ${x.secretKey}`);
+    print(await (await services()).rotateKeys(o.merchant, o.mode, o.grace, new Date(), o.scopes), (x: { apiKey: string; secretKey: string }) => `New ${o.mode} pair (shown once):\n  apiKey    ${x.apiKey}\n  secretKey ${x.secretKey}`);
   });
 key
   .command('list')

@@ -141,14 +141,7 @@ ${csrfField(ctx)}
 ${otp.message}
 <button type="submit">Confirm payment</button>
 </form>
-<details${ctx.refusal?.form === 'wallet' ? html` open` : ''}>
-<summary>Use a different number</summary>
-${formAlert(ctx, 'wallet')}
-<form method="post" action="${ctx.intent.paymentIntentId}/wallet">
-${csrfField(ctx)}
-${walletFields(ctx)}
-</form>
-</details>
+<p class="muted">The payment request already went to this number, so it cannot be changed. To use another number or pay another way, cancel this payment and start again from ${ctx.merchantName}.</p>
 </section>`;
 }
 
@@ -179,12 +172,16 @@ const page = (ctx: PageContext, title: string, body: Html, options: { status?: n
   formActions: ctx.intent.callbackUrl ? [new URL(ctx.intent.callbackUrl).origin] : [],
 });
 
-/** The page of a Pending session: choose and pay, enter the OTP, or wait for the approval. */
+/**
+ * The page of a Pending session: choose and pay, enter the OTP, or wait for the approval. Once a
+ * wallet charge was started only that charge can pay (no card, no other number); while it awaits
+ * approval on the handset it cannot be cancelled either (only the provider's answer ends it).
+ */
 export function pendingPage(ctx: PageContext): PageResult {
   const d = checkoutDetails(ctx.intent);
   const methods = offeredMethods(d);
   // The forms this state shows; a refusal about any other is shown at the top of the page.
-  const shown = d.wallet?.stage === 'approval' ? [] : d.wallet?.stage === 'otp' ? ['otp', 'wallet'] : [...(methods.card ? ['card'] : []), 'wallet'];
+  const shown = d.wallet?.stage === 'approval' ? [] : d.wallet?.stage === 'otp' ? ['otp'] : [...(methods.card ? ['card'] : []), 'wallet'];
   const pageAlert = ctx.refusal && !shown.includes(ctx.refusal.form) ? html`<p class="alert" role="alert">${ctx.refusal.message}</p>` : html``;
   if (d.wallet?.stage === 'approval') {
     return page(
@@ -194,9 +191,9 @@ export function pendingPage(ctx: PageContext): PageResult {
 <section class="card" aria-labelledby="approve-heading" aria-live="polite">
 <h1 id="approve-heading">Approve the payment on your phone</h1>
 <p>Open your ${d.walletProvider} app for the number ending <strong>${d.walletNumberLast4}</strong> and approve the payment of ${formatMoney(ctx.intent.amountMinor, ctx.intent.currency)}.</p>
+<p>Waiting for your approval on your phone. The payment can no longer be cancelled here: approve or decline it in your wallet app. If you do nothing, it ends by itself and no money is taken.</p>
 <p class="muted">This page updates by itself. <a href="${ctx.intent.paymentIntentId}">Check now</a></p>
-</section>
-${cancelForm(ctx)}`,
+</section>`,
       { refreshSeconds: 3 },
     );
   }

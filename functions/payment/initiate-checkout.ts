@@ -14,20 +14,20 @@ import { checkoutCreated, DuplicateOrderRef, newCheckout, saveCheckout } from '#
  */
 const body = z.object({
   amount: f.amount,
-  currency: z.optional(f.currencyCode),
+  currency: f.optional(f.currencyCode),
   description: f.description,
-  customerRef: z.optional(z.nullable(f.customerRef)),
+  customerRef: f.optional(f.customerRef),
   orderRef: f.orderRef,
-  callbackUrl: z.optional(z.nullable(f.callbackUrl)),
-  intentType: z.optional(z.nullable(z.literal('checkout', 'must be "checkout" on this endpoint'))),
-  paymentMethod: z.optional(z.nullable(f.walletProviderId)),
-  metadataJson: z.optional(z.nullable(f.metadataJson)),
+  callbackUrl: f.optional(f.callbackUrl),
+  intentType: f.optional(z.literal('checkout', 'must be "checkout" on this endpoint')),
+  paymentMethod: f.optional(f.walletProviderId),
+  metadataJson: f.optional(f.metadataJson),
   signature: f.signature,
 });
 
 export const handler = httpHandler(routes.initiateCheckout, { body }, async (request) => {
   const { auth, body: input } = request;
-  const currency = f.supportedCurrency(input.currency ?? auth.merchantCurrency);
+  const currency = f.supportedCurrency(input.currency || auth.merchantCurrency);
   const amountMinor = f.minorUnits(input.amount, currency);
   if (amountMinor <= toMinor(10, currency)) {
     throw problems.unprocessable(`The checkout amount must be greater than 10 ${currency}.`, { code: 'amount_below_minimum' });
@@ -44,7 +44,7 @@ export const handler = httpHandler(routes.initiateCheckout, { body }, async (req
   }
 
   const present = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? undefined : value);
-  const customerRef = Object.fromEntries(Object.entries(input.customerRef ?? {}).flatMap(([k, v]) => (present(v) ? [[k, v]] : []))) as Record<string, string>;
+  const customerRef = Object.fromEntries(Object.entries(input.customerRef || {}).flatMap(([k, v]) => (present(v) ? [[k, v]] : []))) as Record<string, string>;
   const intent = newCheckout({
     merchantId: auth.merchantId,
     mode: auth.mode,
@@ -54,7 +54,7 @@ export const handler = httpHandler(routes.initiateCheckout, { body }, async (req
     orderRef: { orderRef: input.orderRef.orderRef, discount: present(input.orderRef.discount) ?? null, tax: present(input.orderRef.tax) ?? null },
     customerRef: Object.keys(customerRef).length ? customerRef : null,
     callbackUrl,
-    paymentMethod: input.paymentMethod ?? null,
+    paymentMethod: input.paymentMethod || null,
     metadataJson: present(input.metadataJson) ?? null,
     feeRate: auth.merchantFees.checkout,
     traceId: request.traceId,

@@ -33,6 +33,29 @@ export interface WalletSession {
   /** The provider's reference of the charge, for its status inquiry. */
   providerReference: string;
   otpAttempts: number;
+  /** When the customer was asked to approve on the handset (the right OTP); absent before. */
+  approvalRequestedAt?: string;
+}
+
+/**
+ * How long a started wallet approval is honoured: the provider's own approval window, counted from
+ * the approval request. A charge awaiting approval ends only by the provider's answer (Approved:
+ * Completed, Declined: Failed), even after the session's 30 minutes; still unanswered at
+ * approvalDeadline() it expires.
+ */
+export const walletApprovalWindowMs = 10 * 60 * 1000;
+
+/** A wallet charge the customer may still approve on the handset: only the provider's answer (or approvalDeadline) ends it. */
+export const awaitingApproval = (details: CheckoutDetails) => details.wallet?.stage === 'approval';
+
+/** A wallet charge was started with the provider (the customer was prompted): no other charge may start on the session. */
+export const walletChargeStarted = (details: CheckoutDetails) => details.wallet != null;
+
+/** When an unanswered approval expires: the session's expiry or the approval window, whichever is later. */
+export function approvalDeadline(intent: PaymentIntent, wallet: WalletSession): number {
+  const expiresAt = intent.expiresAt ? Date.parse(intent.expiresAt) : 0;
+  const requested = wallet.approvalRequestedAt ? Date.parse(wallet.approvalRequestedAt) : expiresAt;
+  return Math.max(expiresAt, requested + walletApprovalWindowMs);
 }
 
 export const maxOtpAttempts = 5;

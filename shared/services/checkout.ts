@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { validateCard, type CardInput } from '#shared/domain/cards.ts';
 import {
+  approvalDeadline,
+  awaitingApproval,
   checkoutDetails,
   checkoutFee,
   completedMovements,
@@ -9,6 +11,7 @@ import {
   normaliseWalletNumber,
   offeredMethods,
   sessionLifetimeMs,
+  walletChargeStarted,
   type CheckoutDetails,
   type WalletSession,
 } from '#shared/domain/checkout.ts';
@@ -18,12 +21,13 @@ import { journal } from '#shared/domain/ledger.ts';
 import { defaultFees, type Fee } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
+import { logger } from '#shared/logger.ts';
 import { sandboxCardOutcome } from '#shared/domain/sandbox.ts';
 import { walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
 import { sandboxApprovalDelayMs, sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { createIntentWrites, getIntent, orderRefWriteIndex, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
-import { changeStatus, type Decision } from './transactions.ts';
+import { changeStatus, type ChangeResult, type Decision } from './transactions.ts';
 
 /**
  * Hosted checkout (SPEC "Checkout request", CONTRACT §8, §9): creating a session, and what the
@@ -122,12 +126,30 @@ export class CheckoutRefusal extends Error {
   }
 }
 
-/** Paid by card after starting a wallet payment: the wallet attempt is not what paid. */
+/** A card result keeps no wallet fields (a card can only pay before any wallet charge was started). */
 const noWallet = { wallet: null, walletProvider: null, walletNumberLast4: null };
 const notFound = () => new CheckoutRefusal(404, 'This payment link is not valid.');
 const expiredDecision = (): Decision => ({ to: 'Expired', reason: 'expired' });
 const liveUnavailable = (form: 'card' | 'wallet') =>
   new CheckoutRefusal(422, 'Live payments are not available: no payment provider is configured for this deployment.', form);
+const awaitingApprovalRefusal = (form: CheckoutRefusal['form']) =>
+  new CheckoutRefusal(
+    422,
+    form === 'page'
+      ? 'A wallet payment is waiting for your approval on your phone, so it can no longer be cancelled here. Approve or decline it in your wallet app; if you do nothing, it ends by itself and no money is taken.'
+      : 'A wallet payment is waiting for your approval on your phone. Approve or decline it in your wallet app; this page updates by itself.',
+    form,
+  );
+const chargeStartedRefusal = (form: CheckoutRefusal['form']) =>
+  new CheckoutRefusal(
+    422,
+    'A wallet payment was already started for this order: enter the code sent to your phone. To pay another way, cancel this payment and start again from the merchant’s site.',
+    form,
+  );
+const changedRefusal = () => new CheckoutRefusal(422, 'The payment changed meanwhile. Check the page and try again.', 'page');
+const tryAgainRefusal = () => new CheckoutRefusal(422, 'The wallet provider could not be reached. Try again in a moment.', 'page');
+/** How often the sweep asks the provider about a charge awaiting approval. */
+const approvalRecheckMs = 15_000;
 
 function completedDecision(current: PaymentIntent, source: { card: CardSummary } | { walletProvider: WalletProviderId }): Decision {
   const details = checkoutDetails(current);
@@ -148,40 +170,140 @@ function completedDecision(current: PaymentIntent, source: { card: CardSummary }
   };
 }
 
-/** The session as the page shows it; an overdue Pending session becomes Expired first. */
+/** The provider's answer about a wallet charge decides the payment; Pending decides nothing. */
+function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, answer: ChargeStatus): Decision | null {
+  if (answer.status === 'Approved') return completedDecision(current, { walletProvider: wallet.provider });
+  if (answer.status === 'Declined') return { to: 'Failed', reason: answer.reason };
+  return null;
+}
+
+/** The session still waits for this very charge (a newer one may have replaced it). */
+const sameCharge = (current: PaymentIntent, wallet: WalletSession) => checkoutDetails(current).wallet?.providerReference === wallet.providerReference;
+
+/**
+ * Withdraws a started wallet charge nobody will credit (cancelled or expired before the OTP, an
+ * approval unanswered at its deadline, a charge that lost a race), where the adapter can. Returns
+ * whether the provider confirmed it; throws (`required`) or logs when it could not.
+ */
+async function abandonCharge(intent: PaymentIntent, wallet: WalletSession, required: boolean): Promise<boolean> {
+  const adapter = walletAdapter(intent.mode, wallet.provider);
+  if (!adapter?.cancelCharge) return false;
+  try {
+    await adapter.cancelCharge(wallet.providerReference);
+    return true;
+  } catch (error) {
+    logger.warn('wallet charge not cancelled', { paymentIntentId: intent.paymentIntentId, provider: wallet.provider, error });
+    if (required) throw error;
+    return false;
+  }
+}
+
+/**
+ * What a due or overdue session comes to: the one decision of the sweep (checkoutDue) and of every
+ * customer path that finds the session overdue. A wallet charge awaiting approval ends only by the
+ * provider's answer: Approved → Completed and credited, even after the session's 30 minutes (the
+ * customer has paid); Declined → Failed; still unanswered at approvalDeadline() the charge is
+ * withdrawn (cancelCharge, where the adapter has it) and the session Expired. Otherwise an overdue
+ * session expires, withdrawing a charge started in the OTP stage first. When the provider cannot
+ * confirm a withdrawal, or does not answer, the session stays Pending and is looked at again.
+ */
+async function settleCheckout(intent: PaymentIntent, now: Date): Promise<{ result: ChangeResult; answer?: ChargeStatus }> {
+  const wallet = checkoutDetails(intent).wallet ?? undefined;
+  const adapter = wallet ? walletAdapter(intent.mode, wallet.provider) : undefined;
+  let answer: ChargeStatus | undefined;
+  let hold = false; // a withdrawal the provider did not confirm: do not expire yet
+  if (intent.status === 'Pending' && wallet?.stage === 'approval' && adapter) {
+    try {
+      answer = await adapter.statusInquiry(wallet.providerReference, now);
+    } catch (error) {
+      logger.warn('wallet status inquiry failed', { paymentIntentId: intent.paymentIntentId, provider: wallet.provider, error });
+      hold = true; // no answer: decide nothing, ask again later
+    }
+    if (answer?.status === 'Pending' && now.getTime() >= approvalDeadline(intent, wallet)) {
+      try {
+        // Approved between the inquiry and the withdrawal: the second answer completes it.
+        if (await abandonCharge(intent, wallet, true)) answer = await adapter.statusInquiry(wallet.providerReference, now);
+      } catch {
+        hold = true;
+      }
+    }
+  } else if (intent.status === 'Pending' && wallet && isExpired(intent, now)) {
+    try {
+      await abandonCharge(intent, wallet, true);
+    } catch {
+      hold = true;
+    }
+  }
+  const result = await changeStatus(intent.paymentIntentId, (current) => {
+    const waiting = checkoutDetails(current).wallet;
+    if (waiting?.stage === 'approval') {
+      // Decide only on the answer about this very charge; a charge that reached approval since is looked at again.
+      if (wallet?.stage !== 'approval' || !sameCharge(current, wallet)) return null;
+      const decision = answer ? walletAnswerDecision(current, waiting, answer) : null;
+      return decision ?? (!hold && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision() : null);
+    }
+    if (waiting && (!wallet || !sameCharge(current, wallet))) return null; // started since: withdrawn on the next look
+    return !hold && isExpired(current, now) ? expiredDecision() : null;
+  });
+  return answer ? { result, answer } : { result };
+}
+
+/** The session as the page shows it; an overdue Pending session is settled first (settleCheckout). */
 export async function openCheckout(paymentIntentId: string, now = new Date()): Promise<PaymentIntent | undefined> {
   const intent = await getIntent(paymentIntentId);
   if (!intent || intent.intentType !== 'checkout') return undefined;
   if (intent.status !== 'Pending' || !isExpired(intent, now)) return intent;
-  const result = await changeStatus(paymentIntentId, (current) => (isExpired(current, now) ? expiredDecision() : null));
-  return result.intent;
+  return (await settleCheckout(intent, now)).result.intent ?? intent;
+}
+
+/** A customer action on an overdue session: settled instead (settleCheckout); refused while it still waits. */
+async function settleOverdue(current: PaymentIntent, now: Date, form: CheckoutRefusal['form']): Promise<PaymentIntent> {
+  const settled = (await settleCheckout(current, now)).result.intent ?? current;
+  if (settled.intentType !== 'checkout') throw notFound();
+  if (settled.status !== 'Pending') return settled;
+  throw awaitingApproval(checkoutDetails(settled)) ? awaitingApprovalRefusal(form) : tryAgainRefusal();
 }
 
 /** The checks every customer action repeats on the intent it is about to change. */
 function assertPayable(current: PaymentIntent, form: 'card' | 'wallet' | 'otp'): CheckoutDetails {
   if (current.intentType !== 'checkout') throw notFound();
   const details = checkoutDetails(current);
-  if (details.wallet?.stage === 'approval') throw new CheckoutRefusal(422, 'A wallet payment is waiting for your approval on your phone.', form);
+  if (awaitingApproval(details)) throw awaitingApprovalRefusal(form);
   return details;
 }
 
-async function statusChange(paymentIntentId: string, decide: (current: PaymentIntent) => Decision | null): Promise<PaymentIntent> {
-  const result = await changeStatus(paymentIntentId, decide);
+/**
+ * A customer action that ends a session that is not overdue (card payment, cancel); what `decide`
+ * refuses changes nothing. An overdue session is settled instead, never paid or cancelled.
+ */
+async function customerOutcome(paymentIntentId: string, now: Date, form: CheckoutRefusal['form'], decide: (current: PaymentIntent) => Decision): Promise<PaymentIntent> {
+  const seen: { overdue?: PaymentIntent } = {};
+  const result = await changeStatus(paymentIntentId, (current) => {
+    if (current.intentType !== 'checkout') throw notFound();
+    if (isExpired(current, now)) {
+      seen.overdue = current;
+      return null;
+    }
+    delete seen.overdue;
+    return decide(current);
+  });
   if (!result.intent || result.intent.intentType !== 'checkout') throw notFound();
+  if (!result.changed && seen.overdue && result.intent.status === 'Pending') return settleOverdue(result.intent, now, form);
   return result.intent;
 }
 
 /**
  * Card payment. The number is validated (Luhn, brand, expiry, CVC) and, in test mode, chosen
- * outcome by the sandbox cards; only brand, last four and expiry are kept.
+ * outcome by the sandbox cards; only brand, last four and expiry are kept. Refused once a wallet
+ * charge was started on the session: the customer could approve that one too.
  */
 export async function payByCard(paymentIntentId: string, input: CardInput, now = new Date()): Promise<PaymentIntent> {
   const card = validateCard(input, now);
   if (!card.ok) throw new CheckoutRefusal(400, 'Check the card details.', 'card', card.errors);
   const outcome = sandboxCardOutcome(card.digits);
-  return statusChange(paymentIntentId, (current) => {
-    if (isExpired(current, now)) return expiredDecision();
+  return customerOutcome(paymentIntentId, now, 'card', (current) => {
     const details = assertPayable(current, 'card');
+    if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
     if (!offeredMethods(details).card) throw new CheckoutRefusal(422, 'Card payments are not offered for this payment.', 'card');
     if (current.mode !== 'test') throw liveUnavailable('card');
     if (outcome.result === 'approved') return completedDecision(current, { card: card.summary });
@@ -189,15 +311,21 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
   });
 }
 
-/** Applies a details-only change to a Pending session (no status change, no event), retrying lost races. */
+/**
+ * Applies a details-only change to a Pending session (no status change, no event), retrying lost
+ * races. An overdue session is settled instead (settleCheckout).
+ */
 async function changePending(
   paymentIntentId: string,
+  now: Date,
+  form: 'wallet' | 'otp',
   decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Decision },
 ): Promise<PaymentIntent> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await getIntent(paymentIntentId);
     if (!current || current.intentType !== 'checkout') throw notFound();
     if (isTerminal(current.status)) return current;
+    if (isExpired(current, now)) return settleOverdue(current, now, form);
     const step = decide(current);
     if ('status' in step) {
       const result = await changeStatus(paymentIntentId, (latest) => (latest.version === current.version ? step.status : null));
@@ -222,14 +350,17 @@ async function changePending(
  * Wallet payment, step 1: the customer's provider and number. The charge is started with the
  * provider, which prompts the customer (test mode: the OTP is always 123456). A refusal at request
  * time (sandbox numbers ending 2222: balance too low, 3333: provider unavailable) changes nothing.
+ * One wallet charge per session: once one was started, another (or a card payment) is refused.
  */
 export async function startWalletPayment(paymentIntentId: string, input: { provider: string | undefined; mobileNumber: string }, now = new Date()): Promise<PaymentIntent> {
   const number = normaliseWalletNumber(input.mobileNumber);
   const intent = await getIntent(paymentIntentId);
   if (!intent || intent.intentType !== 'checkout') throw notFound();
   if (isTerminal(intent.status)) return intent;
-  if (isExpired(intent, now)) return statusChange(paymentIntentId, (current) => (isExpired(current, now) ? expiredDecision() : null));
-  const offered = offeredMethods(assertPayable(intent, 'wallet')).walletProviders;
+  if (isExpired(intent, now)) return settleOverdue(intent, now, 'wallet');
+  const details = assertPayable(intent, 'wallet');
+  if (walletChargeStarted(details)) throw chargeStartedRefusal('wallet');
+  const offered = offeredMethods(details).walletProviders;
   const chosen = Number(input.provider ?? (offered.length === 1 ? offered[0] : NaN));
   const provider = offered.find((p) => p === chosen);
   const fields: Record<string, string> = {};
@@ -244,22 +375,18 @@ export async function startWalletPayment(paymentIntentId: string, input: { provi
   );
   if (!started.accepted) throw new CheckoutRefusal(422, started.message, 'wallet');
   const wallet: WalletSession = { provider, stage: 'otp', providerReference: started.providerReference, otpAttempts: 0 };
-  return changePending(paymentIntentId, (current) => {
-    if (isExpired(current, now)) return { status: expiredDecision() };
-    assertPayable(current, 'wallet');
-    return { details: { wallet, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) } };
-  });
+  let result: PaymentIntent | undefined;
+  try {
+    result = await changePending(paymentIntentId, now, 'wallet', (current) => {
+      if (walletChargeStarted(assertPayable(current, 'wallet'))) throw chargeStartedRefusal('wallet'); // another tab was faster
+      return { details: { wallet, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) } };
+    });
+  } finally {
+    // Not recorded (refused, expired or ended meanwhile): nobody would credit this charge.
+    if (!result || !sameCharge(result, wallet)) await abandonCharge(intent, wallet, false);
+  }
+  return result;
 }
-
-/** The provider's answer about a wallet charge decides the payment; Pending decides nothing. */
-function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, answer: ChargeStatus): Decision | null {
-  if (answer.status === 'Approved') return completedDecision(current, { walletProvider: wallet.provider });
-  if (answer.status === 'Declined') return { to: 'Failed', reason: answer.reason };
-  return null;
-}
-
-/** The session still waits for this very charge (a newer one may have replaced it). */
-const sameCharge = (current: PaymentIntent, wallet: WalletSession) => checkoutDetails(current).wallet?.providerReference === wallet.providerReference;
 
 /**
  * Wallet payment, step 2: the OTP. Right: the customer is asked to approve the charge on the
@@ -268,8 +395,7 @@ const sameCharge = (current: PaymentIntent, wallet: WalletSession) => checkoutDe
  */
 export async function confirmWalletOtp(paymentIntentId: string, otp: string, now = new Date()): Promise<PaymentIntent> {
   const right = otp.trim() === sandboxOtp;
-  const result = await changePending(paymentIntentId, (current) => {
-    if (isExpired(current, now)) return { status: expiredDecision() };
+  const result = await changePending(paymentIntentId, now, 'otp', (current) => {
     const session = assertPayable(current, 'otp').wallet;
     if (!session || session.stage !== 'otp' || !walletAdapter(current.mode, session.provider)) throw new CheckoutRefusal(422, 'Enter your wallet number first.', 'wallet');
     if (!right) {
@@ -277,9 +403,13 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
       if (attempts >= maxOtpAttempts) return { status: { to: 'Failed', reason: 'otp_failed' } };
       return { details: { wallet: { ...session, otpAttempts: attempts } } };
     }
-    return { details: { wallet: { ...session, stage: 'approval' } }, dueAt: new Date(now.getTime() + sandboxApprovalDelayMs).toISOString() };
+    return {
+      details: { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } },
+      dueAt: new Date(now.getTime() + sandboxApprovalDelayMs).toISOString(),
+    };
   });
   const session = checkoutDetails(result).wallet;
+  if (result.status === 'Failed' && result.reason === 'otp_failed' && session) await abandonCharge(result, session, false);
   if (result.status === 'Pending' && session?.stage === 'otp') {
     const left = maxOtpAttempts - session.otpAttempts;
     throw new CheckoutRefusal(400, `That code is not right. ${left} attempt${left === 1 ? '' : 's'} left.`, 'otp', { otp: 'Enter the 6-digit code.' });
@@ -287,32 +417,45 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
   return result;
 }
 
+/**
+ * The customer cancels. Refused while a wallet charge awaits approval on the handset (only the
+ * provider's answer ends it); a charge started in the OTP stage is withdrawn first.
+ */
 export async function cancelCheckout(paymentIntentId: string, now = new Date()): Promise<PaymentIntent> {
-  return statusChange(paymentIntentId, (current) => {
-    if (current.intentType !== 'checkout') throw notFound();
-    return isExpired(current, now) ? expiredDecision() : { to: 'Cancelled', reason: 'customer_cancelled' };
+  const intent = await getIntent(paymentIntentId);
+  if (!intent || intent.intentType !== 'checkout') throw notFound();
+  const started = intent.status === 'Pending' && !isExpired(intent, now) ? checkoutDetails(intent).wallet ?? undefined : undefined;
+  if (started?.stage === 'approval') throw awaitingApprovalRefusal('page');
+  if (started) {
+    try {
+      await abandonCharge(intent, started, true);
+    } catch {
+      throw tryAgainRefusal();
+    }
+  }
+  return customerOutcome(paymentIntentId, now, 'page', (current) => {
+    const details = checkoutDetails(current);
+    if (awaitingApproval(details)) throw awaitingApprovalRefusal('page');
+    if (details.wallet && (!started || !sameCharge(current, started))) throw changedRefusal(); // a charge was started meanwhile
+    return { to: 'Cancelled', reason: 'customer_cancelled' };
   });
 }
 
 /**
- * The due handler of checkouts (shared/services/due.ts). A wallet charge awaiting approval: the
- * provider's answer decides (an approved charge completes even if the session ran out meanwhile:
- * the customer has paid); while it is pending the session waits until it expires. Otherwise an
- * overdue session expires.
+ * The due handler of checkouts (shared/services/due.ts): settleCheckout. While the handset has not
+ * answered, the provider is asked again every 15 seconds until approvalDeadline().
  */
 export async function checkoutDue(listed: PaymentIntent, now: Date): Promise<void> {
   // The due index is eventually consistent: decide on the intent as it is now.
   const intent = await getIntent(listed.paymentIntentId);
-  if (!intent || intent.status !== 'Pending') return;
-  const wallet = checkoutDetails(intent).wallet;
-  const adapter = wallet?.stage === 'approval' ? walletAdapter(intent.mode, wallet.provider) : undefined;
-  const answer = adapter && wallet ? await adapter.statusInquiry(wallet.providerReference, now) : undefined;
-  const result = await changeStatus(intent.paymentIntentId, (current) => {
-    const decision = wallet && answer && sameCharge(current, wallet) ? walletAnswerDecision(current, wallet, answer) : null;
-    return decision ?? (isExpired(current, now) ? expiredDecision() : null);
-  });
-  // The handset has not answered yet: look again when the session expires, not at every sweep.
-  if (!result.changed && answer?.status === 'Pending' && result.intent?.status === 'Pending' && result.intent.expiresAt && !isExpired(result.intent, now)) {
-    await rescheduleDue(result.intent, result.intent.expiresAt);
-  }
+  if (!intent || intent.intentType !== 'checkout' || intent.status !== 'Pending') return;
+  const { result } = await settleCheckout(intent, now);
+  const after = result.intent;
+  if (result.changed || !after || after.status !== 'Pending') return;
+  const wallet = checkoutDetails(after).wallet;
+  const soon = now.getTime() + approvalRecheckMs;
+  const deadline = wallet?.stage === 'approval' ? approvalDeadline(after, wallet) : Date.parse(after.expiresAt!);
+  // Past the deadline (a withdrawal the provider did not confirm): try again soon, not at every sweep.
+  const next = deadline <= now.getTime() ? soon : wallet?.stage === 'approval' ? Math.min(soon, deadline) : deadline;
+  await rescheduleDue(after, new Date(Math.max(next, now.getTime() + 1_000)).toISOString());
 }

@@ -108,12 +108,11 @@ export async function revokeKey(keyOrId: string) {
 }
 
 /** New pair for a mode; the old active keys keep working for `graceSeconds` (0 = revoked now). */
-export async function rotateKeys(merchantId: string, mode: Mode, graceSeconds = 24 * 3600, now = new Date()) {
+export async function rotateKeys(merchantId: string, mode: Mode, graceSeconds = 24 * 3600, now = new Date(), scopes?: Scope[]) {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new OperatorError('--grace must be a whole number of seconds >= 0');
   const merchant = await requireMerchant(merchantId);
   const old = (await store.listApiKeys(merchantId, mode)).filter((k) => k.status === 'active' && (!k.expiresAt || Date.parse(k.expiresAt) > now.getTime()));
-  const scopes = old[0]?.scopes ?? [...allScopes];
-  const { record, issued } = await issueKey(merchant, mode, scopes, now);
+  const { record, issued } = await issueKey(merchant, mode, scopes ?? old[0]?.scopes ?? [...allScopes], now);
   await store.rotateApiKeys(old, [record], graceSeconds, now);
   return {
     merchantId,

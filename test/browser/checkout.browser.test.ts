@@ -124,6 +124,9 @@ describe('hosted checkout in Chromium', () => {
     await page.getByLabel('Verification code').fill('123456');
     await page.getByRole('button', { name: 'Confirm payment' }).click();
     await page.getByRole('heading', { name: 'Approve the payment on your phone' }).waitFor();
+    // Only the provider's answer ends a charge awaiting approval: nothing to cancel here.
+    expect(await page.getByText('Waiting for your approval on your phone').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Cancel payment' }).count()).toBe(0);
     expect((await lookup(m, id)).status).toBe('Pending');
     await sweep(m, new Date(Date.now() + 5_000)); // the handset answers; the sweeper applies it
     await page.getByRole('heading', { name: 'Payment successful' }).waitFor({ timeout: 10_000 });

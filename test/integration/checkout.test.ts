@@ -342,6 +342,91 @@ describe('hosted checkout', () => {
     });
   });
 
+  describe('a started wallet charge', () => {
+    /** A session whose wallet charge awaits approval on the handset (right OTP given). */
+    const approving = async (m: TestMerchant, number = '03001230000', over: Record<string, unknown> = {}) => {
+      const s = await open(m, over);
+      expect((await postForm(gw.baseUrl, `${s.path}/wallet`, { csrf: s.csrf, provider: '1', mobileNumber: number })).status).toBe(303);
+      expect((await postForm(gw.baseUrl, `${s.path}/otp`, { csrf: s.csrf, otp: '123456' })).status).toBe(303);
+      return s;
+    };
+
+    it('cannot be cancelled while it awaits approval; the page offers no cancel; the sweep completes it', async () => {
+      const m = await newMerchant();
+      const { id, path, csrf } = await approving(m, '03001230000', { amount: 2000 });
+      const waiting = await getPage(gw.baseUrl, path);
+      expect(waiting.html).toContain('Waiting for your approval on your phone');
+      expect(waiting.html).not.toContain('Cancel payment');
+      expect(waiting.html).not.toContain(`${id}/cancel`);
+      const cancel = await postForm(gw.baseUrl, `${path}/cancel`, { csrf });
+      expect(cancel.status).toBe(422);
+      expect(cancel.html).toContain('can no longer be cancelled');
+      expect((await lookup(m, id)).status).toBe('Pending');
+      expect(await listEvents(id)).toEqual([]);
+
+      await sweep(m, later(5_000));
+      expect(await lookup(m, id)).toMatchObject({ status: 'Completed', fee: 50, walletNumberLast4: '0000' });
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(2000_00 - 50_00);
+    });
+
+    it('is not expired by a page open or a card payment after expiresAt: the provider decides, and its approval completes it', async () => {
+      const m = await newMerchant();
+      const { id, path, csrf } = await approving(m, '03001230000', { amount: 2000 });
+      await backdate(id); // the 30 minutes ran out while the customer was approving
+      const page = await getPage(gw.baseUrl, path); // the page's auto-refresh (the handset has not answered yet)
+      expect(page.status).toBe(200);
+      expect(page.html).toContain('Approve the payment on your phone');
+      expect((await lookup(m, id)).status).toBe('Pending');
+      const paid = await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242424242424242') });
+      expect(paid.status).toBe(422);
+      expect(paid.html).toContain('waiting for your approval');
+      expect(await lookup(m, id)).toMatchObject({ status: 'Pending', card: null });
+      expect(await listEvents(id)).toEqual([]);
+
+      await sweep(m, later(5_000)); // the customer approved on the handset
+      expect(await lookup(m, id)).toMatchObject({ status: 'Completed', fee: 50, walletProvider: 'JazzCash', card: null });
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(2000_00 - 50_00);
+      expect((await listEvents(id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Completed']);
+    });
+
+    it('an approval nobody answers outlives the session up to the approval window, then expires', async () => {
+      const m = await newMerchant();
+      const { id, path } = await approving(m, '03001234444');
+      await backdate(id);
+      expect((await getPage(gw.baseUrl, path)).html).toContain('Approve the payment on your phone');
+      await sweep(m, later(5_000));
+      expect((await lookup(m, id)).status).toBe('Pending');
+      await sweep(m, later(11 * 60_000));
+      expect(await lookup(m, id)).toMatchObject({ status: 'Expired', reason: 'expired' });
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
+    });
+
+    it('refuses a card payment during the approval and, once the charge was started, a card payment or another wallet charge', async () => {
+      const m = await newMerchant();
+      const approval = await approving(m);
+      const duringApproval = await postForm(gw.baseUrl, `${approval.path}/card`, { csrf: approval.csrf, ...card('4242424242424242') });
+      expect(duringApproval.status).toBe(422);
+      expect(duringApproval.html).toContain('waiting for your approval');
+      expect((await lookup(m, approval.id)).status).toBe('Pending');
+
+      const s = await open(m);
+      expect((await postForm(gw.baseUrl, `${s.path}/wallet`, { csrf: s.csrf, provider: '1', mobileNumber: '03001230000' })).status).toBe(303);
+      const otpPage = await getPage(gw.baseUrl, s.path);
+      expect(otpPage.html).not.toContain(`action="${s.id}/wallet"`);
+      const byCard = await postForm(gw.baseUrl, `${s.path}/card`, { csrf: s.csrf, ...card('4242424242424242') });
+      expect(byCard.status).toBe(422);
+      expect(byCard.html).toContain('already started');
+      const again = await postForm(gw.baseUrl, `${s.path}/wallet`, { csrf: s.csrf, provider: '2', mobileNumber: '03009990000' });
+      expect(again.status).toBe(422);
+      expect(again.html).toContain('already started');
+      expect(await lookup(m, s.id)).toMatchObject({ status: 'Pending', card: null, walletProvider: 'JazzCash', walletNumberLast4: '0000' });
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
+      // Before the OTP the customer may still cancel (the charge is withdrawn).
+      expect((await postForm(gw.baseUrl, `${s.path}/cancel`, { csrf: s.csrf })).status).toBe(303);
+      expect(await lookup(m, s.id)).toMatchObject({ status: 'Cancelled', reason: 'customer_cancelled' });
+    });
+  });
+
   describe('expiry', () => {
     it('the sweep expires sessions nobody opened; the page then says so', async () => {
       const m = await newMerchant();

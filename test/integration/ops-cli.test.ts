@@ -57,6 +57,14 @@ describe('npm run ops', () => {
     expect(shown.text).not.toContain('PK36SCBL0000001123456702');
   }, 60_000);
 
+  it('issues keys with restricted scopes', async () => {
+    const r = await ops('merchant', 'create', '--name', 'Readonly', '--scopes', 'read,balance', '--json');
+    expect((await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: r.json.test.apiKey })).status).toBe(200);
+    const refused = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/deposit', { key: r.json.test.apiKey, body: { amount: 500 }, secret: r.json.test.secretKey });
+    expect(refused.status).toBe(403);
+    expect((await ops('merchant', 'create', '--name', 'Bad', '--scopes', 'everything', '--json')).stderr).toMatch(/scopes are/);
+  }, 30_000);
+
   it('refuses unsafe webhook URLs', async () => {
     const r = await ops('merchant', 'create', '--name', 'Bad', '--webhook-url', 'http://169.254.169.254/latest', '--json');
     expect(r.json.error).toMatch(/webhook/);
