@@ -7,8 +7,13 @@ import { fromMinor, toMinor, type Currency } from './money.ts';
  *
  *   0 Pending --approve (hold)--> 1 Approved --attempt--> 2 Processing --> 3 Completed (wallet debited)
  *   0 Pending --reject--> 6 Rejected;  --cancel--> 5 Cancelled;  --7 days--> 7 Expired
- *   2 Processing --attempt failed, attempts left--> 2 Processing (retried; attemptCount counts)
- *   2 Processing --3rd attempt failed--> 4 Failed (hold released)
+ *   2 Processing --attempt declined, attempts left--> 2 Processing (retried; attemptCount counts)
+ *   2 Processing --3rd attempt declined--> 4 Failed (hold released)
+ *
+ * Every attempt of a refund is sent with the same provider reference (the refund id). While an
+ * attempt's outcome is not known (`attemptedAt` set: in flight, timed out, or a crash before its
+ * answer was recorded) the refund is only ever settled by the provider's status inquiry, never by
+ * another attempt; only a definite decline (or NotFound after a grace period) allows the next one.
  *
  * The refunds of one transaction never add up to more than its amount: every refund that is not
  * Failed, Cancelled, Rejected or Expired is reserved on the transaction (`refundReservedMinor`).
@@ -50,6 +55,12 @@ export interface Refund {
   reason: string | null;
   status: RefundStatus;
   attemptCount: number;
+  /**
+   * When the current attempt was recorded (just before it was sent), while its outcome is not
+   * recorded; null when no attempt is outstanding (none yet, or the last one was declined).
+   * Absent on refunds stored before this field existed.
+   */
+  attemptedAt?: string | null;
   requestedAt: string;
   approvedAt: string | null;
   processedAt: string | null;

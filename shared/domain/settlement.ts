@@ -11,6 +11,9 @@ import type { UsdtNetwork } from './usdt-address.ts';
  *   0 Pending    --reject / cancel-->  5 Cancelled (funds released)       2 Processing --> 4 Failed (funds released)
  *   1 Approved   --rail refuses-->  4 Failed (funds released)
  *
+ * Approved → Processing records the submission (submittedAt) before the rail is called, once: a
+ * Processing settlement is never submitted again, whatever happened to that call.
+ *
  * The whole `amount` is held (available → held:Settlement) from creation until Completed, Failed
  * or Cancelled. `fee` is taken out of `amount`: netAmount = amount − fee, paid out converted.
  */
@@ -55,7 +58,13 @@ export interface Settlement {
   approvedAt: string | null;
   processedAt: string | null;
   failureReason: string | null;
-  /** The rail's reference once submitted. */
+  /**
+   * The submission record: when the settlement was handed to the rail, written (with Processing)
+   * BEFORE the one submit. Once set, the settlement is only ever settled through the rail's status
+   * inquiry, never submitted again. Absent on settlements stored before this field existed.
+   */
+  submittedAt?: string | null;
+  /** The rail's reference once the submission was accepted (null while its answer is unknown). */
   railReference: string | null;
   traceId: string;
   updatedAt: string;

@@ -4,12 +4,19 @@ import type { SettlementDestination } from '#shared/domain/settlement.ts';
 
 /**
  * The settlement rail: where settlements leave the gateway (bank transfer or USDT transfer). The
- * gateway records Processing BEFORE it calls `submit`, and calls it once per settlement; a rail
- * must treat `reference` (the settlement id) as an idempotency key.
+ * gateway records the submission (Processing, submittedAt) BEFORE it calls `submit`, and calls it AT
+ * MOST ONCE per settlement; a rail must also treat `reference` (the settlement id) as an idempotency
+ * key.
  *
- *   submit(instruction)  → accepted | rejected; THROWS when the outcome is unknown (the settlement
- *                          stays Processing and `status` settles it later).
- *   status(instruction)  → Completed | Failed | Processing, by `reference`.
+ *   submit(instruction)  → accepted | rejected; THROWS when the outcome is unknown (timeout,
+ *                          connection lost after sending): the settlement stays Processing and only
+ *                          `status` settles it. The gateway also gives up waiting after a timeout.
+ *   status(instruction)  → Completed | Failed | Processing | NotFound, by `reference`.
+ *
+ * NotFound (the rail has no record of the reference) is final once a grace period has passed: the
+ * settlement is Failed and its funds released to the merchant. A live adapter must therefore
+ * guarantee that a submission it reported NotFound will never execute later (or void it before
+ * answering NotFound); otherwise the money would leave twice (paid out and released).
  *
  * Test mode uses the sandbox below. Live mode uses the adapter configured for the deployment
  * (configureSettlementRail); with none, live settlements are refused with a 422 at creation.
@@ -23,7 +30,12 @@ export interface SettlementInstruction {
 }
 
 export type SettlementSubmitResult = { outcome: 'accepted'; railReference: string } | { outcome: 'rejected'; reason: string };
-export type SettlementStatusResult = { status: 'Completed' } | { status: 'Failed'; reason: string } | { status: 'Processing' };
+export type SettlementStatusResult =
+  | { status: 'Completed' }
+  | { status: 'Failed'; reason: string }
+  | { status: 'Processing' }
+  /** The rail has no record of the reference (never received). */
+  | { status: 'NotFound' };
 
 export interface SettlementRail {
   /** The ledger's external account the net amount goes to: `external:<ledgerAccount>`. */
@@ -41,6 +53,8 @@ export const sandboxSettlementRejection = 'The receiving bank or network rejecte
  * The sandbox rail, by the last four characters of the IBAN / account number or USDT address:
  *   1111        rejected (Failed, funds released)
  *   any other   accepted; Completed about 2 s later
+ * Stateless (the outcome follows from the instruction), so any process may ask its status; it never
+ * loses a submission, so it never answers NotFound.
  */
 export const sandboxSettlementRail: SettlementRail = {
   ledgerAccount: 'settlement_rail',

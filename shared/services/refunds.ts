@@ -20,7 +20,7 @@ import {
 } from '#shared/domain/refund.ts';
 import { problems } from '#shared/http/problem.ts';
 import { logger } from '#shared/logger.ts';
-import { refundProviderFor, type RefundProvider, type RefundResult } from '#shared/providers/refund-provider.ts';
+import { refundProviderFor, type RefundInstruction, type RefundProvider } from '#shared/providers/refund-provider.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { findIntent } from '#shared/store/intents.ts';
 import { createRefundWrites, getRefund, listRefundsOfIntent, recordRefundedWrite, refundChange, releaseReservationWrite, reservationWriteIndex } from '#shared/store/refunds.ts';
@@ -34,10 +34,15 @@ import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.
  *             exceed the amount, whatever runs concurrently) and the Idempotency-Key record.
  *   approve   the operator; the amount (+ refund fee) is HELD from the wallet at approval
  *             (available → held:Refund, no overdraft), so processing can never overdraw.
- *   process   the sweep: each attempt is recorded (Processing, attemptCount + 1) before the
- *             provider is called; Completed debits the hold to the provider and grows the
- *             transaction's refundedAmount; a failed attempt is retried, the 3rd failure is
- *             Failed with the hold and the reservation released.
+ *   process   the sweep: each attempt is recorded (Processing, attemptCount + 1, attemptedAt)
+ *             before the ONE provider call, raced by a timeout; every attempt sends the same
+ *             reference (the refund id), so the provider pays a refund at most once. Completed
+ *             debits the hold to the provider and grows the transaction's refundedAmount; a
+ *             definite decline is retried, the 3rd decline is Failed with the hold and the
+ *             reservation released. A thrown / timed-out call (or a crash before the answer is
+ *             recorded) is an UNKNOWN outcome: the refund stays Processing and only the provider's
+ *             status inquiry settles it (Completed / Failed as above; NotFound after a grace
+ *             period = never sent: retried with the same reference, or Failed after the 3rd).
  *   reject / cancel / expiry (Pending only): the reservation is released (nothing was held).
  */
 export class RefundRefused extends BusinessRuleError {}
@@ -109,6 +114,7 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, com
       expiresAt: new Date(now.getTime() + refundExpiryDays * dayMs).toISOString(),
       failureReason: null,
       providerReference: null,
+      attemptedAt: null,
       traceId: caller.traceId,
       updatedAt: at,
       version: 1,
@@ -305,13 +311,138 @@ function refundChangeOnly(r: Refund, now: Date) {
   return { next, writes: [write] };
 }
 
+/** Only moves a refund's due time. */
+function dueAgain(r: Refund, dueAt: string, now: Date) {
+  const { next, write } = refundChange(r, {}, dueAt, now);
+  return { next, writes: [write] };
+}
+
 const later = (now: Date, ms: number) => new Date(now.getTime() + ms).toISOString();
-/** An attempt whose outcome was never recorded (crash) is retried as a new attempt after this long. */
-const stuckAfterMs = 60_000;
+/** A provider call (refund or status) that has not answered by then is an unknown outcome (the sweeper Lambda runs 60 s). */
+const providerTimeoutMs = 5_000;
+/**
+ * An outstanding attempt (recorded, outcome not recorded) is first asked about this long after it
+ * was recorded: well after the call's timeout, so the inquiry never overlaps the call.
+ */
+const inquireAfterMs = 60_000;
+/** How long before asking again (the provider says Processing, is unreachable, or is not configured). */
+const inquireAgainMs = 30_000;
+/** An attempt the provider still does not know after this long never arrived: it is treated as not sent. */
+const notFoundGraceMs = 15 * 60_000;
+/** failureReason when the last attempt never reached the provider. Shown to the merchant. */
+const notReceivedReason = 'The refund request did not reach the refund provider.';
+
+const instructionOf = (r: Refund): RefundInstruction => ({
+  reference: r.id, // the SAME for every attempt: the provider pays a reference at most once
+  refundId: r.id,
+  attempt: r.attemptCount,
+  paymentIntentId: r.paymentIntentId,
+  transactionReference: r.transactionReference,
+  amountMinor: r.amountMinor,
+  currency: r.currency,
+});
+
+type Unknown = { outcome: 'unknown' };
+
+/** One provider call raced against the timeout; a throw or a timeout is an unknown outcome (never a failure). */
+async function bounded<T>(call: () => Promise<T>, context: Record<string, unknown>): Promise<T | Unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<Unknown>((resolve) => {
+      timer = setTimeout(() => resolve({ outcome: 'unknown' }), providerTimeoutMs);
+    });
+    const answer = await Promise.race([Promise.resolve().then(call), timeout]);
+    if ((answer as Unknown).outcome === 'unknown') logger.warn('refund provider did not answer in time', context);
+    return answer;
+  } catch (error) {
+    logger.warn('refund provider outcome unknown', { ...context, error: error instanceof Error ? error.message : String(error) });
+    return { outcome: 'unknown' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What is known about the outstanding attempt. */
+type Settled = { kind: 'completed'; providerReference: string } | { kind: 'declined'; reason: string } | { kind: 'not_sent' };
+
+const isOutstanding = (r: Refund, attempt: Refund) => r.status === RefundStatus.Processing && r.attemptCount === attempt.attemptCount && r.attemptedAt === attempt.attemptedAt;
 
 /**
- * One step, when the refund is due (the sweep; tests call it directly): expire an overdue
- * Pending refund, or make one processing attempt of an Approved / retrying refund.
+ * Records the definite outcome of the outstanding attempt of `attempt` (if it is still outstanding):
+ * completed → Completed (hold debited, refundedAmount grows); declined / not sent → retried with the
+ * same reference while attempts remain, else Failed with the hold and the reservation released.
+ */
+async function settleAttempt(attempt: Refund, outcome: Settled, provider: RefundProvider, now: Date) {
+  const decided = await changeRefund(attempt.id, (r) => {
+    if (!isOutstanding(r, attempt)) return null;
+    if (outcome.kind === 'completed') {
+      const { next, write } = refundChange(
+        r,
+        { status: RefundStatus.Completed, processedAt: now.toISOString(), providerReference: outcome.providerReference, failureReason: null, attemptedAt: null },
+        null,
+        now,
+      );
+      return { next, writes: [write, recordRefundedWrite(r, now), ...postJournal(completedJournal(r, provider, now))] };
+    }
+    const failureReason = outcome.kind === 'declined' ? outcome.reason : (r.failureReason ?? notReceivedReason);
+    if (r.attemptCount < maxRefundAttempts) {
+      const { next, write } = refundChange(r, { failureReason, attemptedAt: null }, later(now, provider.retryAfterMs), now);
+      return { next, writes: [write] };
+    }
+    const { next, write } = refundChange(
+      r,
+      { status: RefundStatus.Failed, processedAt: now.toISOString(), failureReason: outcome.kind === 'declined' ? outcome.reason : notReceivedReason, attemptedAt: null },
+      null,
+      now,
+    );
+    return { next, writes: [write, releaseReservationWrite(r), ...postJournal(releaseJournal(r, now))] };
+  });
+  logger.info('refund attempt', { refundId: attempt.id, attempt: attempt.attemptCount, outcome: outcome.kind, status: decided.refund?.status });
+  return decided.refund;
+}
+
+/** Asks about the outstanding attempt again later (nothing if it was settled meanwhile). */
+async function askAgain(attempt: Refund, now: Date) {
+  return (await changeRefund(attempt.id, (r) => (isOutstanding(r, attempt) ? dueAgain(r, later(now, inquireAgainMs), now) : null))).refund;
+}
+
+/** A new attempt: recorded first (Processing, attemptCount + 1, attemptedAt), then the ONE call. */
+async function attemptRefund(id: string, provider: RefundProvider, now: Date) {
+  const claim = await changeRefund(id, (r) => {
+    const ready = r.status === RefundStatus.Approved || (r.status === RefundStatus.Processing && r.attemptedAt === null && r.attemptCount < maxRefundAttempts);
+    if (!ready || !canRefundTransition(r.status, RefundStatus.Processing)) return null;
+    const { next, write } = refundChange(r, { status: RefundStatus.Processing, attemptCount: r.attemptCount + 1, attemptedAt: now.toISOString() }, later(now, inquireAfterMs), now);
+    return { next, writes: [write] };
+  });
+  if (!claim.changed || !claim.refund) return claim.refund;
+  const claimed = claim.refund;
+  const result = await bounded(() => provider.refund(instructionOf(claimed)), { refundId: id, attempt: claimed.attemptCount, call: 'refund' });
+  // Unknown: stays Processing with attemptedAt, due for the status inquiry; never attempted again meanwhile.
+  if (result.outcome === 'unknown') return claimed;
+  return settleAttempt(claimed, result.outcome === 'completed' ? { kind: 'completed', providerReference: result.providerReference } : { kind: 'declined', reason: result.reason }, provider, now);
+}
+
+/** The outstanding attempt's outcome, from the provider's status inquiry (never a new attempt). */
+async function inquireRefund(current: Refund, provider: RefundProvider, now: Date) {
+  const answer = await bounded(() => provider.status(instructionOf(current)), { refundId: current.id, attempt: current.attemptCount, call: 'status' });
+  if ('outcome' in answer) return askAgain(current, now);
+  switch (answer.status) {
+    case 'Completed':
+      return settleAttempt(current, { kind: 'completed', providerReference: answer.providerReference }, provider, now);
+    case 'Failed':
+      return settleAttempt(current, { kind: 'declined', reason: answer.reason }, provider, now);
+    case 'Processing':
+      return askAgain(current, now);
+    case 'NotFound':
+      if (now.getTime() - Date.parse(current.attemptedAt!) >= notFoundGraceMs) return settleAttempt(current, { kind: 'not_sent' }, provider, now);
+      return askAgain(current, now);
+  }
+}
+
+/**
+ * One step, when the refund is due (the sweep; tests call it directly): expire an overdue Pending
+ * refund; make a new attempt of an Approved refund or of one whose last attempt was declined; or,
+ * while an attempt's outcome is unknown, ask the provider's status inquiry (never attempt again).
  */
 export async function advanceRefund(id: string, now = new Date()): Promise<Refund | undefined> {
   const current = await getRefund(id);
@@ -319,52 +450,19 @@ export async function advanceRefund(id: string, now = new Date()): Promise<Refun
   if (isOverdue(current, now)) {
     return (await changeRefund(id, (r) => (isOverdue(r, now) ? closePending(r, RefundStatus.Expired, 'Not approved within 7 days.', now) : null))).refund;
   }
+  if (current.status !== RefundStatus.Approved && current.status !== RefundStatus.Processing) return current;
+  if (current.status === RefundStatus.Processing && (current.attemptedAt === undefined || (current.attemptedAt === null && current.attemptCount >= maxRefundAttempts))) {
+    // Stored before attempts shared one reference (`<id>-<attempt>` was sent): an earlier attempt
+    // may have paid. Neither paying nor releasing is safe without the provider's word on each
+    // reference. Out of the sweep, for support.
+    logger.error('refund needs manual reconciliation with the provider', { refundId: id, attempt: current.attemptCount, references: `${id}-1..${id}-${current.attemptCount}` });
+    return (await changeRefund(id, (r) => (r.version === current.version ? refundChangeOnly(r, now) : null))).refund;
+  }
   const provider = refundProviderFor(current.mode);
-  const attemptable = (r: Refund) => r.status === RefundStatus.Approved || (r.status === RefundStatus.Processing && r.attemptCount < maxRefundAttempts);
-  if (current.status === RefundStatus.Processing && current.attemptCount >= maxRefundAttempts) {
-    // The last attempt's outcome was never recorded (a crash between the call and the commit):
-    // neither paying nor releasing is safe without the provider's word. Out of the sweep, for support.
-    logger.error('refund attempt outcome unknown after the last attempt', { refundId: id, attempt: current.attemptCount });
-    return (await changeRefund(id, (r) => (r.version === current.version ? { ...refundChangeOnly(r, now) } : null))).refund;
+  if (!provider) {
+    logger.error('refund cannot be processed: no refund provider for its mode', { refundId: id, mode: current.mode });
+    return (await changeRefund(id, (r) => (r.version === current.version ? dueAgain(r, later(now, inquireAgainMs), now) : null))).refund;
   }
-  if (!provider || !attemptable(current)) return current;
-  // Record the attempt first: only the sweep whose write lands calls the provider.
-  const claim = await changeRefund(id, (r) => {
-    if (!attemptable(r) || !canRefundTransition(r.status, RefundStatus.Processing)) return null;
-    const { next, write } = refundChange(r, { status: RefundStatus.Processing, attemptCount: r.attemptCount + 1 }, later(now, stuckAfterMs), now);
-    return { next, writes: [write] };
-  });
-  if (!claim.changed || !claim.refund) return claim.refund;
-  const claimed = claim.refund;
-  let result: RefundResult;
-  try {
-    result = await provider.refund({
-      reference: `${claimed.id}-${claimed.attemptCount}`,
-      refundId: claimed.id,
-      attempt: claimed.attemptCount,
-      paymentIntentId: claimed.paymentIntentId,
-      transactionReference: claimed.transactionReference,
-      amountMinor: claimed.amountMinor,
-      currency: claimed.currency,
-    });
-  } catch (error) {
-    logger.warn('refund provider error', { refundId: id, attempt: claimed.attemptCount, error });
-    result = { outcome: 'failed', reason: 'The refund provider could not be reached.' };
-  }
-  const outcome = result;
-  const decided = await changeRefund(id, (r) => {
-    if (r.status !== RefundStatus.Processing || r.attemptCount !== claimed.attemptCount) return null;
-    if (outcome.outcome === 'completed') {
-      const { next, write } = refundChange(r, { status: RefundStatus.Completed, processedAt: now.toISOString(), providerReference: outcome.providerReference, failureReason: null }, null, now);
-      return { next, writes: [write, recordRefundedWrite(r, now), ...postJournal(completedJournal(r, provider, now))] };
-    }
-    if (r.attemptCount < maxRefundAttempts) {
-      const { next, write } = refundChange(r, { failureReason: outcome.reason }, later(now, provider.retryAfterMs), now);
-      return { next, writes: [write] };
-    }
-    const { next, write } = refundChange(r, { status: RefundStatus.Failed, processedAt: now.toISOString(), failureReason: outcome.reason }, null, now);
-    return { next, writes: [write, releaseReservationWrite(r), ...postJournal(releaseJournal(r, now))] };
-  });
-  logger.info('refund attempt', { refundId: id, attempt: claimed.attemptCount, status: decided.refund?.status });
-  return decided.refund;
+  if (current.status === RefundStatus.Processing && current.attemptedAt) return inquireRefund(current, provider, now);
+  return attemptRefund(id, provider, now);
 }

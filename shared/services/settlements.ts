@@ -37,9 +37,12 @@ import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.
  *   create    ONE transaction: the settlement item, its hold journal (available → held:Settlement,
  *             refused by the wallet's no-overdraft condition) and the Idempotency-Key record.
  *   approve   the operator; locks the FX rate (rate source of the mode) and makes it due now.
- *   process   the sweep: Approved → Processing (recorded BEFORE the rail is called, so only one
- *             sweep submits), then the rail's outcome: Completed (held → rail + fees) or Failed
- *             (held → available). Reject / cancel (Pending only) → Cancelled, hold released.
+ *   process   the sweep: Approved → Processing with the submission record (submittedAt), committed
+ *             BEFORE the one submit (raced by a timeout), so a settlement is submitted at most once.
+ *             A thrown / timed-out submit or a crash is an unknown outcome; a Processing settlement
+ *             is only ever settled by the rail's status inquiry: Completed (held → rail + fees) or
+ *             Failed (held → available); NotFound after a grace period → Failed, hold released.
+ *             Reject / cancel (Pending only) → Cancelled, hold released.
  *   auto      a merchant's schedule arms one run item per mode in the due index; each run creates
  *             an isAuto settlement of (available − minimumBalance) to the schedule's bank account.
  */
@@ -147,6 +150,7 @@ function newSettlement(caller: Omit<Caller, 'fee'>, input: SettlementInput, fee:
     approvedAt: null,
     processedAt: null,
     failureReason: null,
+    submittedAt: null,
     railReference: null,
     traceId: caller.traceId,
     updatedAt: at,
@@ -278,22 +282,69 @@ const instruction = (s: Settlement): SettlementInstruction => ({
   payoutMinor: s.payoutMinor ?? s.netMinor,
   payoutCurrency: s.payoutCurrency,
   destination: s.destination,
-  submittedAt: s.updatedAt,
+  submittedAt: submittedAtOf(s),
 });
 
+/** The submission record's time; settlements stored before it existed were submitted when they became Processing. */
+const submittedAtOf = (s: Settlement) => s.submittedAt ?? s.updatedAt;
+
 const later = (now: Date, ms: number) => new Date(now.getTime() + ms).toISOString();
-/** A submission whose outcome was never recorded is asked about again after this long. */
-const stuckAfterMs = 30_000;
+/** A rail call (submit or status) that has not answered by then is an unknown outcome (the sweeper Lambda runs 60 s). */
+const railTimeoutMs = 5_000;
+/** A submission whose answer was never recorded is first asked about (status inquiry) this long after it was recorded. */
+const inquireAfterMs = 30_000;
+/** How long before asking again when the rail is unreachable or not configured. */
+const retryInquiryMs = 30_000;
+/** A submission the rail still does not know after this long never arrived: Failed, funds released. */
+const notFoundGraceMs = 15 * 60_000;
+/** failureReason when the rail never received the submission. Shown to the merchant. */
+const notReceivedReason = 'The settlement did not reach the settlement rail; the funds were released.';
+
+type Unknown = { outcome: 'unknown' };
+
+/** One rail call raced against the timeout; a throw or a timeout is an unknown outcome. */
+async function bounded<T>(call: () => Promise<T>, context: Record<string, unknown>): Promise<T | Unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<Unknown>((resolve) => {
+      timer = setTimeout(() => resolve({ outcome: 'unknown' }), railTimeoutMs);
+    });
+    const answer = await Promise.race([Promise.resolve().then(call), timeout]);
+    if ((answer as Unknown).outcome === 'unknown') logger.warn('settlement rail did not answer in time', context);
+    return answer;
+  } catch (error) {
+    logger.warn('settlement rail outcome unknown', { ...context, error: error instanceof Error ? error.message : String(error) });
+    return { outcome: 'unknown' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 function failWrites(s: Settlement, reason: string, now: Date) {
   const { next, write } = settlementChange(s, { status: SettlementStatus.Failed, failureReason: reason, processedAt: now.toISOString() }, null, now);
   return { next, writes: [write, ...postJournal(releaseJournal(s, 'settlement.failed', now))] };
 }
 
+/** Only moves a Processing settlement's due time (nothing if it was settled meanwhile). */
+async function askAgain(id: string, dueAt: string, now: Date) {
+  return (
+    await changeSettlement(id, (s) => {
+      if (s.status !== SettlementStatus.Processing) return null;
+      // A settlement stored before the submission record existed gets one now (its grace starts at the latest).
+      const { next, write } = settlementChange(s, s.submittedAt ? {} : { submittedAt: s.updatedAt }, dueAt, now);
+      return { next, writes: [write] };
+    })
+  ).settlement;
+}
+
 /**
  * One step of processing, when the settlement is due (the sweep; tests call it directly):
- *   Approved               → Processing (recorded first), submit to the rail, record its answer
- *   Processing (submitted) → the rail's status: Completed / Failed / ask again later
+ *   Approved    → Processing WITH the submission record (one version-conditioned commit), then the
+ *                 ONE submit to the rail (raced by a timeout), then its answer if it gave one
+ *   Processing  → the rail's status inquiry: Completed / Failed / ask again later; NotFound after
+ *                 the grace period → Failed, funds released. NEVER submitted again: a thrown or
+ *                 timed-out submit, a crash before its answer was recorded, or a slow submit still
+ *                 running elsewhere are all settled here.
  * Returns the settlement after the step.
  */
 export async function advanceSettlement(id: string, now = new Date()): Promise<Settlement | undefined> {
@@ -304,49 +355,50 @@ export async function advanceSettlement(id: string, now = new Date()): Promise<S
     if (!rail) {
       return (await changeSettlement(id, (s) => (s.status === SettlementStatus.Approved ? failWrites(s, 'No settlement rail is configured for this mode.', now) : null))).settlement;
     }
-    // Claim: only the sweep whose write lands here submits.
+    // The submission record: only the sweep whose write lands here submits, and only this once.
     const claim = await changeSettlement(id, (s) => {
       if (s.status !== SettlementStatus.Approved) return null;
-      const { next, write } = settlementChange(s, { status: SettlementStatus.Processing }, later(now, stuckAfterMs), now);
+      const { next, write } = settlementChange(s, { status: SettlementStatus.Processing, submittedAt: now.toISOString() }, later(now, inquireAfterMs), now);
       return { next, writes: [write] };
     });
     if (!claim.changed || !claim.settlement) return claim.settlement;
-    return submit(claim.settlement, rail, now);
+    return submitOnce(claim.settlement, rail, now);
   }
-  if (current.status === SettlementStatus.Processing && rail) {
-    if (current.railReference === null) return submit(current, rail, now); // the earlier submission's answer was never recorded
-    const status = await rail.status(instruction(current));
-    const decided = await changeSettlement(id, (s) => {
-      if (s.status !== SettlementStatus.Processing) return null;
-      if (status.status === 'Completed') {
-        const { next, write } = settlementChange(s, { status: SettlementStatus.Completed, processedAt: now.toISOString(), failureReason: null }, null, now);
-        return { next, writes: [write, ...postJournal(completedJournal(s, rail, now))] };
-      }
-      if (status.status === 'Failed') return failWrites(s, status.reason, now);
-      const { next, write } = settlementChange(s, {}, later(now, rail.pollIntervalMs), now);
-      return { next, writes: [write] };
-    });
-    if (decided.changed) logger.info('settlement outcome', { settlementId: id, status: decided.settlement?.status });
-    return decided.settlement;
+  if (current.status !== SettlementStatus.Processing) return current;
+  if (!rail) {
+    logger.error('settlement cannot be reconciled: no settlement rail for its mode', { settlementId: id, mode: current.mode });
+    return askAgain(id, later(now, retryInquiryMs), now);
   }
-  return current;
+  const answer = await bounded(() => rail.status(instruction(current)), { settlementId: id, call: 'status' });
+  if ('outcome' in answer) return askAgain(id, later(now, retryInquiryMs), now);
+  if (answer.status === 'Processing') return askAgain(id, later(now, rail.pollIntervalMs), now);
+  if (answer.status === 'NotFound' && now.getTime() - Date.parse(submittedAtOf(current)) < notFoundGraceMs) return askAgain(id, later(now, rail.pollIntervalMs), now);
+  const decided = await changeSettlement(id, (s) => {
+    if (s.status !== SettlementStatus.Processing) return null;
+    if (answer.status === 'Completed') {
+      const { next, write } = settlementChange(s, { status: SettlementStatus.Completed, processedAt: now.toISOString(), failureReason: null }, null, now);
+      return { next, writes: [write, ...postJournal(completedJournal(s, rail, now))] };
+    }
+    if (answer.status === 'NotFound') logger.error('settlement never reached the rail: failed, funds released', { settlementId: id, submittedAt: submittedAtOf(s) });
+    return failWrites(s, answer.status === 'Failed' ? answer.reason : notReceivedReason, now);
+  });
+  if (decided.changed) logger.info('settlement outcome', { settlementId: id, status: decided.settlement?.status });
+  return decided.settlement;
 }
 
-async function submit(s: Settlement, rail: SettlementRail, now: Date): Promise<Settlement | undefined> {
-  let result;
-  try {
-    result = await rail.submit(instruction(s));
-  } catch (error) {
-    // Unknown outcome: stays Processing; the stuck-guard due time brings it back to ask again.
-    logger.warn('settlement submission outcome unknown', { settlementId: s.id, error });
-    return s;
-  }
-  const outcome = result;
+/** The ONE submit of a settlement whose submission record was just written by this caller. */
+async function submitOnce(s: Settlement, rail: SettlementRail, now: Date): Promise<Settlement | undefined> {
+  const result = await bounded(() => rail.submit(instruction(s)), { settlementId: s.id, call: 'submit' });
+  // Unknown: stays Processing with its submission record, due for the status inquiry.
+  if (result.outcome === 'unknown') return s;
   return (
     await changeSettlement(s.id, (current) => {
       if (current.status !== SettlementStatus.Processing) return null;
-      if (outcome.outcome === 'rejected') return failWrites(current, outcome.reason, now);
-      const { next, write } = settlementChange(current, { railReference: outcome.railReference }, later(now, rail.firstCheckAfterMs), now);
+      if (result.outcome === 'rejected') return failWrites(current, result.reason, now);
+      if (current.railReference !== null) return null;
+      // If an inquiry already moved it on (its schedule stands), only the reference is recorded.
+      const dueAt = current.version === s.version ? later(now, rail.firstCheckAfterMs) : undefined;
+      const { next, write } = settlementChange(current, { railReference: result.railReference }, dueAt, now);
       return { next, writes: [write] };
     })
   ).settlement;

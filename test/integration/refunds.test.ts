@@ -3,6 +3,7 @@ import { routeList } from '#functions/routes.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { advanceRefund, approveRefund, cancelRefund, rejectRefund } from '#shared/services/refunds.ts';
+import { configureRefundProvider, sandboxRefundProvider, type RefundInstruction, type RefundProvider, type RefundStatusResult } from '#shared/providers/refund-provider.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';
 import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
@@ -201,5 +202,145 @@ describe('refunds', () => {
     for (let i = 0; i < 3; i++) await processDueSettlementsAndRefunds(new Date((t += 3_000)), mine);
     expect((await get(m, `/Refunds/${r.json.id}`)).json).toMatchObject({ status: 3, attemptCount: 1 });
     expect((await get(m, `/Transaction/${payment.orderRef.orderRef}`)).json.refundedAmount).toBe(25);
+  });
+
+  /**
+   * A fake refund provider that counts its calls: `refund` runs `onRefund` (throw = unknown
+   * outcome), `status` answers from `paid` (the references it paid) unless `onStatus` says otherwise.
+   */
+  function countingProvider(onRefund: (i: RefundInstruction, n: number) => Promise<'paid' | 'declined' | 'lost'>, onStatus?: (reference: string) => RefundStatusResult | undefined) {
+    const calls: RefundInstruction[] = [];
+    const inquiries: string[] = [];
+    const paid = new Set<string>();
+    const provider: RefundProvider = {
+      ledgerAccount: 'fake_refunds',
+      retryAfterMs: 2_000,
+      async refund(i) {
+        calls.push(i);
+        const what = await onRefund(i, calls.length);
+        if (what === 'declined') return { outcome: 'failed', reason: 'Declined by the issuer.' };
+        if (paid.has(i.reference)) throw new Error('provider bug: paid twice');
+        paid.add(i.reference);
+        if (what === 'lost') throw new Error('socket hang up'); // sent and executed, answer lost
+        return { outcome: 'completed', providerReference: `FAKE-${i.reference}` };
+      },
+      async status(i) {
+        inquiries.push(i.reference);
+        return onStatus?.(i.reference) ?? (paid.has(i.reference) ? { status: 'Completed', providerReference: `FAKE-${i.reference}` } : { status: 'NotFound' });
+      },
+    };
+    return { provider, calls, inquiries, paid };
+  }
+  const withProvider = async (provider: RefundProvider, run: () => Promise<void>) => {
+    configureRefundProvider('test', provider);
+    try {
+      await run();
+    } finally {
+      configureRefundProvider('test', sandboxRefundProvider);
+    }
+  };
+  const approvedRefund = async (amount: number) => {
+    const m = await newMerchant();
+    const payment = await completedPayment(m.merchantId, 'test', 100_00);
+    const r = await refund(m, { trxnRef: payment.paymentIntentId, amount });
+    expect(r.status).toBe(201);
+    await approveRefund(r.json.id);
+    return { m, payment, id: r.json.id as string };
+  };
+
+  it('never pays twice when the answer is lost: one provider call, settled by the status inquiry', async () => {
+    const fake = countingProvider(async () => 'lost');
+    await withProvider(fake.provider, async () => {
+      const { m, payment, id } = await approvedRefund(40);
+      const mine = (item: { id: string }) => item.id === id;
+      let t = Date.now() + 1_000;
+      await processDueSettlementsAndRefunds(new Date(t), mine); // attempt 1: paid, then the call throws
+      expect((await get(m, `/Refunds/${id}`)).json).toMatchObject({ status: 2, attemptCount: 1 });
+      expect(await processDueSettlementsAndRefunds(new Date((t += 3_000)), mine)).toBe(0); // not due again yet
+      await processDueSettlementsAndRefunds(new Date((t += 61_000)), mine); // the stuck guard: a status inquiry, no new attempt
+      expect(fake.calls.map((c) => c.reference)).toEqual([id]);
+      expect(fake.inquiries).toEqual([id]);
+      expect((await get(m, `/Refunds/${id}`)).json).toMatchObject({ status: 3, attemptCount: 1, failureReason: null });
+      for (let i = 0; i < 3; i++) await processDueSettlementsAndRefunds(new Date((t += 61_000)), mine);
+      expect(fake.calls).toHaveLength(1);
+      expect(await balance(m)).toMatchObject({ availableBalance: 60, pendingBalance: 0 });
+      expect((await get(m, `/Transaction/${payment.paymentIntentId}`)).json.refundedAmount).toBe(40);
+      expect((await expectLedgerConsistent(m.merchantId, 'test')).external('fake_refunds')).toBe(40_00);
+    });
+  });
+
+  it('retries a declined attempt with the same reference, counting attemptCount', async () => {
+    const fake = countingProvider(async (_i, n) => (n === 1 ? 'declined' : 'paid'));
+    await withProvider(fake.provider, async () => {
+      const { m, id } = await approvedRefund(25);
+      let t = Date.now();
+      expect(await advanceRefund(id, new Date((t += 1_000)))).toMatchObject({ status: 2, attemptCount: 1, failureReason: 'Declined by the issuer.' });
+      expect(await advanceRefund(id, new Date((t += 3_000)))).toMatchObject({ status: 3, attemptCount: 2, failureReason: null });
+      expect(fake.calls.map((c) => [c.reference, c.attempt])).toEqual([
+        [id, 1],
+        [id, 2],
+      ]);
+      expect(fake.inquiries).toEqual([]);
+      expect(await balance(m)).toMatchObject({ availableBalance: 75, pendingBalance: 0 });
+      expect((await expectLedgerConsistent(m.merchantId, 'test')).external('fake_refunds')).toBe(25_00);
+    });
+  });
+
+  it('does not fail and release a refund whose 3rd attempt had an unknown outcome: the inquiry completes it', async () => {
+    const fake = countingProvider(async (_i, n) => (n < 3 ? 'declined' : 'lost'));
+    await withProvider(fake.provider, async () => {
+      const { m, payment, id } = await approvedRefund(30);
+      let t = Date.now();
+      for (let i = 0; i < 3; i++) await advanceRefund(id, new Date((t += 3_000)));
+      expect((await get(m, `/Refunds/${id}`)).json).toMatchObject({ status: 2, attemptCount: 3 }); // not Failed: the outcome is unknown
+      expect(await balance(m)).toMatchObject({ availableBalance: 70, pendingBalance: 30 });
+      expect(await advanceRefund(id, new Date((t += 61_000)))).toMatchObject({ status: 3, attemptCount: 3 });
+      expect(fake.calls.map((c) => c.reference)).toEqual([id, id, id]);
+      expect(await balance(m)).toMatchObject({ availableBalance: 70, pendingBalance: 0 });
+      expect((await get(m, `/Refunds?trxnRef=${payment.paymentIntentId}`)).json).toMatchObject({ refundedAmount: 30, refundableAmount: 70 });
+      await expectLedgerConsistent(m.merchantId, 'test');
+    });
+  });
+
+  it('treats NotFound after the grace period as never sent: resent with the same reference, Failed with the hold released after the 3rd', async () => {
+    const fake = countingProvider(async () => {
+      throw new Error('connect ECONNREFUSED'); // never reached the provider
+    });
+    await withProvider(fake.provider, async () => {
+      const { m, payment, id } = await approvedRefund(50);
+      let t = Date.now();
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        expect(await advanceRefund(id, new Date((t += 3_000)))).toMatchObject({ status: 2, attemptCount: attempt });
+        expect(await advanceRefund(id, new Date((t += 61_000)))).toMatchObject({ status: 2, attemptCount: attempt }); // NotFound, within the grace period
+        await advanceRefund(id, new Date((t += 15 * 60_000))); // NotFound after it: not sent
+      }
+      expect(fake.calls.map((c) => c.reference)).toEqual([id, id, id]);
+      expect((await get(m, `/Refunds/${id}`)).json).toMatchObject({ status: 4, attemptCount: 3, failureReason: expect.stringMatching(/did not reach/) });
+      expect(await balance(m)).toMatchObject({ availableBalance: 100, pendingBalance: 0 });
+      expect((await get(m, `/Refunds?trxnRef=${payment.paymentIntentId}`)).json).toMatchObject({ refundedAmount: 0, refundableAmount: 100 });
+      await expectLedgerConsistent(m.merchantId, 'test');
+    });
+  });
+
+  it('times out a slow provider call instead of waiting, and never overlaps it with a second attempt', async () => {
+    let answer!: () => void;
+    const fake = countingProvider(
+      (_i) => new Promise<'paid'>((resolve) => (answer = () => resolve('paid'))),
+      (ref) => (fake.paid.has(ref) ? undefined : { status: 'Processing' }),
+    );
+    await withProvider(fake.provider, async () => {
+      const { m, id } = await approvedRefund(20);
+      let t = Date.now();
+      const started = Date.now();
+      expect(await advanceRefund(id, new Date((t += 1_000)))).toMatchObject({ status: 2, attemptCount: 1 }); // gave up waiting
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(await advanceRefund(id, new Date((t += 61_000)))).toMatchObject({ status: 2, attemptCount: 1 }); // the provider: Processing
+      answer(); // the slow call completes at the provider; its answer reaches no one
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await advanceRefund(id, new Date((t += 31_000)))).toMatchObject({ status: 3, attemptCount: 1 });
+      expect(fake.calls).toHaveLength(1);
+      expect(await balance(m)).toMatchObject({ availableBalance: 80, pendingBalance: 0 });
+      await expectLedgerConsistent(m.merchantId, 'test');
+    });
   });
 });

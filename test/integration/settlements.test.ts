@@ -9,7 +9,7 @@ import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts
 import { advanceSettlement, approveSettlement, cancelSettlement, rejectSettlement, runAutoSettlement } from '#shared/services/settlements.ts';
 import { getAutoSettlementRun } from '#shared/store/settlements.ts';
 import { configureRateSource } from '#shared/providers/fx-rates.ts';
-import { configureSettlementRail, type SettlementRail } from '#shared/providers/settlement-rail.ts';
+import { configureSettlementRail, sandboxSettlementRail, type SettlementRail, type SettlementStatusResult } from '#shared/providers/settlement-rail.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
 
@@ -327,5 +327,110 @@ describe('settlements', () => {
       configureSettlementRail('live', undefined);
       configureRateSource('live', undefined);
     }
+  });
+
+  /** A fake rail that counts its submits; `status` answers from `answer` (default: Completed). */
+  function countingRail(onSubmit: (n: number) => Promise<void>, answer: () => SettlementStatusResult = () => ({ status: 'Completed' })) {
+    const submits: string[] = [];
+    const inquiries: string[] = [];
+    const rail: SettlementRail = {
+      ledgerAccount: 'fake_rail',
+      firstCheckAfterMs: 1_000,
+      pollIntervalMs: 1_000,
+      async submit(i) {
+        submits.push(i.reference);
+        await onSubmit(submits.length);
+        return { outcome: 'accepted', railReference: `FAKE${i.reference.slice(0, 8)}` };
+      },
+      async status(i) {
+        inquiries.push(i.reference);
+        return answer();
+      },
+    };
+    return { rail, submits, inquiries };
+  }
+  const withRail = async (rail: SettlementRail, run: () => Promise<void>) => {
+    configureSettlementRail('test', rail);
+    try {
+      await run();
+    } finally {
+      configureSettlementRail('test', sandboxSettlementRail);
+    }
+  };
+
+  it('submits once when the submit throws: several sweeps later it is settled by the status inquiry', async () => {
+    const statuses: SettlementStatusResult[] = [{ status: 'Processing' }, { status: 'Completed' }];
+    const fake = countingRail(
+      async () => {
+        throw new Error('socket hang up'); // sent, answer lost
+      },
+      () => statuses.shift() ?? { status: 'Completed' },
+    );
+    await withRail(fake.rail, async () => {
+      const m = await funded(1000);
+      const s = await post(m, { amount: 200, ...bank });
+      await approveSettlement(s.json.id);
+      const mine = (item: { id: string }) => item.id === s.json.id;
+      let t = Date.now() + 1_000;
+      await processDueSettlementsAndRefunds(new Date(t), mine); // the one submit: unknown outcome
+      expect((await get(m, `/Settlements/${s.json.id}`)).json.status).toBe(2);
+      expect(await processDueSettlementsAndRefunds(new Date((t += 3_000)), mine)).toBe(0);
+      await processDueSettlementsAndRefunds(new Date((t += 31_000)), mine); // inquiry: Processing
+      expect((await get(m, `/Settlements/${s.json.id}`)).json.status).toBe(2);
+      for (let i = 0; i < 3; i++) await processDueSettlementsAndRefunds(new Date((t += 31_000)), mine); // inquiry: Completed
+      expect(fake.submits).toEqual([s.json.id]);
+      expect(fake.inquiries).toEqual([s.json.id, s.json.id]);
+      expect((await get(m, `/Settlements/${s.json.id}`)).json).toMatchObject({ status: 3, processedAt: expect.any(String) });
+      expect(await balance(m)).toMatchObject({ availableBalance: 800, pendingBalance: 0 });
+      expect((await expectLedgerConsistent(m.merchantId, 'test')).external('fake_rail')).toBe(199_00);
+    });
+  });
+
+  it('fails a submission the rail never received (NotFound after the grace period), releasing the funds, without resubmitting', async () => {
+    const fake = countingRail(
+      async () => {
+        throw new Error('connect ECONNREFUSED');
+      },
+      () => ({ status: 'NotFound' }),
+    );
+    await withRail(fake.rail, async () => {
+      const m = await funded(1000);
+      const s = await post(m, { amount: 300, ...bank });
+      await approveSettlement(s.json.id);
+      let t = Date.now();
+      expect(await advanceSettlement(s.json.id, new Date((t += 1_000)))).toMatchObject({ status: 2 });
+      expect(await advanceSettlement(s.json.id, new Date((t += 31_000)))).toMatchObject({ status: 2 }); // NotFound within the grace period
+      expect(await advanceSettlement(s.json.id, new Date((t += 5 * 60_000)))).toMatchObject({ status: 2 });
+      expect(await advanceSettlement(s.json.id, new Date((t += 15 * 60_000)))).toMatchObject({ status: 4, failureReason: expect.stringMatching(/did not reach/) });
+      expect(fake.submits).toEqual([s.json.id]);
+      expect(await balance(m)).toMatchObject({ availableBalance: 1000, pendingBalance: 0 });
+      expect((await expectLedgerConsistent(m.merchantId, 'test')).external('fake_rail')).toBe(0);
+    });
+  });
+
+  it('times out a slow submit and never overlaps it with a second one', async () => {
+    let release!: () => void;
+    let executed = false;
+    const fake = countingRail(
+      () => new Promise<void>((resolve) => (release = () => ((executed = true), resolve()))),
+      () => (executed ? { status: 'Completed' } : { status: 'Processing' }),
+    );
+    await withRail(fake.rail, async () => {
+      const m = await funded(1000);
+      const s = await post(m, { amount: 100, ...bank });
+      await approveSettlement(s.json.id);
+      let t = Date.now();
+      const started = Date.now();
+      const [a, b] = await Promise.all([advanceSettlement(s.json.id, new Date((t += 1_000))), advanceSettlement(s.json.id, new Date(t))]);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect([a?.status, b?.status]).toEqual([2, 2]);
+      expect(await advanceSettlement(s.json.id, new Date((t += 31_000)))).toMatchObject({ status: 2, railReference: null }); // the rail: Processing
+      release();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await advanceSettlement(s.json.id, new Date((t += 31_000)))).toMatchObject({ status: 3 });
+      expect(fake.submits).toEqual([s.json.id]);
+      expect(await balance(m)).toMatchObject({ availableBalance: 900, pendingBalance: 0 });
+      await expectLedgerConsistent(m.merchantId, 'test');
+    });
   });
 });
