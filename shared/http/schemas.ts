@@ -57,8 +57,8 @@ export const metadataJson = z.string().check(
   }, 'must be a string holding a JSON document'),
 );
 
-/** A positive decimal amount; its minor units are checked by toMinor() against the currency. */
-export const amount = z.number('must be a number').check(z.positive('must be greater than 0'));
+/** A decimal amount; minorUnits() checks its sign (422) and its decimals against the currency (400). */
+export const amount = z.number('must be a number');
 
 export const signature = z.string();
 
@@ -67,6 +67,8 @@ export const walletProviderId = z.union([z.literal(1), z.literal(2)], 'must be 1
 
 /** A decimal amount in the currency's minor units; too many decimals is a 400 on `field` (CONTRACT §3). */
 export function minorUnits(value: number, currency: Currency, field = 'amount'): number {
+  // A well-formed amount that is zero or negative breaks an amount limit: 422 (CONTRACT §4).
+  if (value <= 0) throw problems.unprocessable(`${field} must be greater than 0.`, { code: 'amount_below_minimum' });
   try {
     return toMinor(value, currency);
   } catch (error) {

@@ -3,7 +3,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import { journal } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
-import { feeFor, fromMinor, MoneyFormatError, toMinor, type Currency } from '#shared/domain/money.ts';
+import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import {
   canRefundTransition,
   maxRefundAttempts,
@@ -19,6 +19,7 @@ import {
   type RefundView,
 } from '#shared/domain/refund.ts';
 import { problems } from '#shared/http/problem.ts';
+import { minorUnits } from '#shared/http/schemas.ts';
 import { logger } from '#shared/logger.ts';
 import { refundProviderFor, type RefundInstruction, type RefundProvider } from '#shared/providers/refund-provider.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
@@ -62,15 +63,6 @@ export interface RefundCaller {
 
 const refundWriteIndex = 0;
 
-/** The amount in the transaction currency's minor units; more decimals than it allows is a 400 (CONTRACT §3). */
-function amountIn(amount: number, currency: Currency): number {
-  try {
-    return toMinor(amount, currency);
-  } catch (error) {
-    if (error instanceof MoneyFormatError) throw problems.badRequest(`amount ${error.message}.`, { amount: [error.message] });
-    throw error;
-  }
-}
 const dayMs = 86_400_000;
 
 /**
@@ -87,7 +79,7 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, com
     const remaining = intent.amountMinor - reservedOf(intent);
     let amountMinor = remaining;
     if (input.amount !== undefined && input.amount !== null) {
-      amountMinor = amountIn(input.amount, intent.currency);
+      amountMinor = minorUnits(input.amount, intent.currency);
       const minimum = minimumRefundMinor(intent.currency);
       if (amountMinor < minimum) throw new RefundRefused(`The minimum refund is ${fromMinor(minimum, intent.currency)} ${intent.currency}.`, 'amount_below_minimum');
       if (amountMinor > remaining) {

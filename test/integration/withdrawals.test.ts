@@ -315,7 +315,6 @@ describe('withdrawals (payouts)', () => {
     const malformed: [string, Record<string, unknown>, string][] = [
       ['amount missing', { amount: undefined }, 'amount'],
       ['amount not a number', { amount: '300' }, 'amount'],
-      ['amount negative', { amount: -300 }, 'amount'],
       ['three decimals', { amount: 300.001 }, 'amount'],
       ['currency of 2', { currency: 'PK' }, 'currency'],
       ['currency of 4', { currency: 'USDT' }, 'currency'],
@@ -352,6 +351,7 @@ describe('withdrawals (payouts)', () => {
 
     const rules: [string, Record<string, unknown>, string, RegExp][] = [
       ['below 300', payout({ amount: 299.99 }), 'amount_below_minimum', /minimum withdrawal is 300/],
+      ['negative', payout({ amount: -300 }), 'amount_below_minimum', /greater than 0/],
       ['unknown bank code', payout({}, { bankCode: 'NOSUCHBANK' }), 'unsupported_bank_code', /HBL, UBL, .*JAZZCASH, EASYPAISA/],
       ['unsupported currency', payout({ currency: 'XYZ' }), '', /XYZ is not supported/],
       ['insufficient balance', payout({ amount: 400 }), 'insufficient_balance', /Insufficient balance/],
