@@ -239,7 +239,10 @@ export function idempotency(): Middleware {
       const requestHash = createHash('sha256').update(`${request.event.httpMethod}\n${request.event.resource ?? request.event.path}\n`).update(s.rawBody).digest('hex');
       s.idempotency = { mode: s.auth.mode, merchantId: s.auth.merchantId, key, requestHash };
       const existing = await getRecord(s.idempotency);
-      if (existing) {
+      const lapsed = existing?.state === 'in_flight' && existing.requestHash === requestHash && existing.leaseExpiresAt !== undefined && Date.parse(existing.leaseExpiresAt) < Date.now();
+      if (lapsed) {
+        s.idempotency.recovering = true; // the handler recovers the dead twin's operation
+      } else if (existing) {
         s.idempotencyAnswered = answer(existing, s.idempotency, s.traceId);
         throw new IdempotencyKeyTaken();
       }

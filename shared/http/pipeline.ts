@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as z from 'zod/mini';
 import type { Route } from '#functions/routes.ts';
 import type { TxItem } from '#shared/store/client.ts';
-import { claimWrite, completeWrite, type IdempotencyScope } from '#shared/store/idempotency.ts';
+import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from '#shared/store/idempotency.ts';
 import {
   apiKeyAuth,
   idempotency,
@@ -104,7 +104,7 @@ export function committedResponse(request: GatewayRequest<Schemas>, statusCode: 
 export function twoStepResponse(request: GatewayRequest<Schemas>, statusCode: number) {
   const scope = request.idempotency;
   return {
-    claim: scope ? claimWrite(scope, { requestHash: scope.requestHash, state: 'in_flight' }) : undefined,
+    claim: scope ? claimWrite(scope, { requestHash: scope.requestHash, state: 'in_flight', leaseExpiresAt: new Date(Date.now() + inFlightLeaseMs).toISOString() }) : undefined,
     complete: (body: unknown): TxItem | undefined =>
       scope ? completeWrite(scope, { statusCode, body: JSON.stringify(body), traceId: request.traceId }) : undefined,
     response: (body: unknown): GatewayResponse => ({ statusCode, body, ...(scope ? { idempotencyRecorded: true } : {}) }),

@@ -317,6 +317,17 @@ export async function settleDueWithdrawal(due: PaymentIntent, now = new Date()):
   }
 }
 
+/**
+ * Recovery of a withdrawal whose request died between its two commits (its Idempotency-Key claim
+ * lapsed): the withdrawal exists, so the retry answers with its current state, read from the store,
+ * and completes the key. Undefined when there is no such withdrawal.
+ */
+export async function currentWithdrawalResponse(merchantId: string, mode: Mode, orderRef: string): Promise<WithdrawalResponse | undefined> {
+  const intent = await findIntent(merchantId, mode, orderRef);
+  if (!intent || intent.intentType !== 'withdrawal') return undefined;
+  return withdrawalResponse(intent, (await getWallet(merchantId, mode, intent.currency, true)).available);
+}
+
 /** Operator commands (npm run ops -- withdrawal approve|reject). */
 
 /** ID is a paymentIntentId; with merchant and mode, also an orderRef or transactionReference. */

@@ -21,13 +21,23 @@ export interface IdempotencyRecord {
   requestHash: string;
   state: 'in_flight' | 'completed';
   response?: StoredResponse;
+  /**
+   * In-flight claims only: after this instant the claiming request is presumed dead (a Lambda that
+   * stopped between its two commits), and a retry may recover the operation instead of getting 409.
+   */
+  leaseExpiresAt?: string;
 }
+
+/** How long a two-step request may hold its in-flight claim (the Lambda itself times out in 10 s). */
+export const inFlightLeaseMs = 60_000;
 
 export interface IdempotencyScope {
   mode: Mode;
   merchantId: string;
   key: string;
   requestHash: string;
+  /** A twin claimed this key and died mid-way (its lease lapsed): the handler should recover its operation. */
+  recovering?: boolean;
 }
 
 function item(scope: IdempotencyScope, record: IdempotencyRecord) {

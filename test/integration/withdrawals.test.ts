@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { routeList } from '#functions/routes.ts';
+import { routeList, routes } from '#functions/routes.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { journal, type Journal } from '#shared/domain/ledger.ts';
 import { configureBankRail, sandboxBankRail, sandboxRejection, sandboxSubmissionCount, type BankRail } from '#shared/providers/bank-rail.ts';
@@ -89,6 +89,39 @@ describe('withdrawals (payouts)', () => {
   const balance = async (m: TestMerchant) => (await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey })).json;
 
   afterEach(() => configureBankRail('live', undefined));
+
+  it('recovers a withdrawal whose request died between its two commits instead of answering 409 for a day', async () => {
+    const m = await newMerchant();
+    await fund(m.merchantId, 'test', 1000_00);
+    const body = payout();
+    const { signBody } = await import('#shared/domain/body-signature.ts');
+    const raw = JSON.stringify({ ...body, signature: signBody(body, m.test.secretKey) });
+    // The first request: it committed (the withdrawal and its hold) and then its Lambda stopped, so
+    // the key's claim stayed in flight; its lease has lapsed.
+    const first = await call(gw.baseUrl, 'POST', path, { key: m.test.apiKey, raw, headers: { 'Content-Type': 'application/json' } });
+    expect(first.status).toBe(200);
+    const { createHash } = await import('node:crypto');
+    const requestHash = createHash('sha256').update(`POST\n${routes.withdraw.path}\n`).update(raw).digest('hex');
+    const { claimWrite } = await import('#shared/store/idempotency.ts');
+    const scope = { mode: 'test' as const, merchantId: m.merchantId, key: 'died-mid-way', requestHash };
+    await transact([claimWrite(scope, { requestHash, state: 'in_flight', leaseExpiresAt: new Date(Date.now() - 1000).toISOString() })]);
+
+    const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': 'died-mid-way' };
+    const retry = await call(gw.baseUrl, 'POST', path, { key: m.test.apiKey, raw, headers });
+    expect(retry.status).toBe(200);
+    expect(retry.json.paymentIntentId).toBe(first.json.paymentIntentId);
+    const again = await call(gw.baseUrl, 'POST', path, { key: m.test.apiKey, raw, headers });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(retry.text);
+    const wallet = await getWallet(m.merchantId, 'test', 'PKR', true);
+    expect(wallet.available + wallet.held).toBe(1000_00); // held once: no second withdrawal
+    expect(wallet.pendingCount).toBe(1);
+
+    // A claim still within its lease is a twin in flight: 409.
+    await transact([claimWrite({ ...scope, key: 'in-flight-now' }, { requestHash, state: 'in_flight', leaseExpiresAt: new Date(Date.now() + 60_000).toISOString() })]);
+    const busy = await call(gw.baseUrl, 'POST', path, { key: m.test.apiKey, raw, headers: { ...headers, 'Idempotency-Key': 'in-flight-now' } });
+    expect(busy.status).toBe(409);
+  });
 
   it('pays out automatically: held at once, submitted once, completed by the bank, balance moved once', async () => {
     const m = await newMerchant();
