@@ -104,8 +104,6 @@ export async function runWebhookBench(): Promise<number> {
     cleanups.push(() => db().destroy());
     const { createMerchant } = await import('#shared/services/merchants.ts');
     const { changeStatus } = await import('#shared/services/transactions.ts');
-    const { transact } = await import('#shared/store/client.ts');
-    const { createIntentWrites } = await import('#shared/store/intents.ts');
     const { publish } = await import('#shared/webhooks/queue.ts');
 
     const arrivals = new Map<string, number>();
@@ -116,35 +114,8 @@ export async function runWebhookBench(): Promise<number> {
     const receiverUrl = receiver.ready;
     const merchant = await createMerchant({ name: 'Webhook Bench', webhookUrl: receiverUrl, allowInsecureWebhooks: true });
 
-    const newIntent = async () => {
-      const now = new Date().toISOString();
-      const intent = {
-        paymentIntentId: randomUUID(),
-        merchantId: merchant.merchantId,
-        mode: 'test' as const,
-        intentType: 'checkout' as const,
-        status: 'Pending' as const,
-        amountMinor: 150_00,
-        currency: 'PKR' as const,
-        feeMinor: 0,
-        refundedMinor: 0,
-        orderRef: { orderRef: `BENCH${randomUUID().replaceAll('-', '').slice(0, 16)}`, discount: null, tax: null },
-        customerRef: null,
-        description: 'Bench order',
-        metadataJson: null,
-        callbackUrl: null,
-        transactionReference: `TRX${randomUUID().replaceAll('-', '').slice(0, 16)}`,
-        reason: null,
-        traceId: randomUUID(),
-        createdAt: now,
-        updatedAt: now,
-        expiresAt: null,
-        version: 1,
-        details: {},
-      };
-      await transact(createIntentWrites(intent));
-      return intent;
-    };
+    const { seedIntent } = await import('../test/support/intents.ts');
+    const newIntent = () => seedIntent(merchant.merchantId, 'test', { description: 'Bench order' });
 
     // 3. Commit-to-receiver latency.
     const relayAndDispatcher = startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl }, [jobs.webhookRelay, jobs.webhookDispatcher]);

@@ -4,7 +4,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { jobList, type Job } from '#functions/jobs.ts';
 import { logger } from '#shared/logger.ts';
-import { loadHandler } from './modules.ts';
+import { loadHandler, sleep } from './modules.ts';
 import { streamLoop } from './streams.ts';
 
 /**
@@ -31,13 +31,6 @@ export interface RunningJobs {
   stop(): Promise<void>;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve(); // an abort that already happened fires no event
-    const onAbort = () => (clearTimeout(t), resolve());
-    const t = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 
 /** A Lambda context; once `signal` aborts, the remaining time reads 0 so long-running handlers wind down. */
 export function jobContext(job: Job, signal?: AbortSignal): Context {

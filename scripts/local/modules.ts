@@ -13,3 +13,12 @@ export function loadHandler<H>(file: string): Promise<H> {
   }
   return handler as Promise<H>;
 }
+
+/** A sleep that ends early when `signal` aborts (the local runners' loops stop promptly on Ctrl-C). */
+export const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve(); // an abort that already happened fires no event
+    const onAbort = () => (clearTimeout(t), resolve());
+    const t = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });

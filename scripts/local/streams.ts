@@ -15,7 +15,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
 import type { Job } from '#functions/jobs.ts';
 import { logger } from '#shared/logger.ts';
 import { localClient } from './dynamo.ts';
-import { loadHandler } from './modules.ts';
+import { loadHandler, sleep } from './modules.ts';
 
 /**
  * The DynamoDB stream event source mapping, on DynamoDB Local: reads every shard of the table's
@@ -43,13 +43,6 @@ interface Checkpoints {
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve(); // an abort that already happened fires no event
-    const onAbort = () => (clearTimeout(t), resolve());
-    const t = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 
 function loadCheckpoints(file: string | undefined, streamArn: string): Checkpoints {
   if (file && existsSync(file)) {

@@ -1,26 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { call, useGateway } from '../support/gateway.ts';
+import { useOps } from '../support/ops.ts';
 
 /** The operator CLI as an operator runs it: a separate process against the running stack's table. */
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '..', '..');
-const dataDir = mkdtempSync(join(tmpdir(), 'ops-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function ops(...args: string[]) {
-  const port = new URL(inject('dynamoEndpoint')).port;
-  const result = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, DYNAMODB_PORT: port, TABLE_NAME: inject('tableName'), SECRETS_MASTER_KEY: process.env.SECRETS_MASTER_KEY, DATA_DIR: dataDir, DYNAMODB_ENDPOINT: '' },
-  }).catch((e: { stdout: string; stderr: string; code: number }) => ({ ...e, failed: true as const }));
-  return { ...result, json: (() => { try { return JSON.parse(result.stdout); } catch { return undefined; } })() };
-}
+const ops = useOps();
 
 describe('npm run ops', () => {
   const gw = useGateway(routeList);

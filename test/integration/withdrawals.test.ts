@@ -1,10 +1,5 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { routeList, routes } from '#functions/routes.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { journal, type Journal } from '#shared/domain/ledger.ts';
@@ -17,6 +12,7 @@ import { listEvents } from '#shared/store/intents.ts';
 import { getWallet, listJournals, postJournal } from '#shared/store/wallets.ts';
 import { ensureTable } from '../../scripts/local/dynamo.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { useOps } from '../support/ops.ts';
 
 /**
  * Withdrawals over HTTP, as a merchant calls them, on this file's own table in the run's DynamoDB
@@ -425,22 +421,4 @@ describe('withdrawals (payouts)', () => {
   }, 60_000);
 });
 
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '..', '..');
-const dataDir = mkdtempSync(join(tmpdir(), 'ops-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function ops(...args: string[]) {
-  const port = new URL(inject('dynamoEndpoint')).port;
-  const result = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, DYNAMODB_PORT: port, TABLE_NAME: tableName, SECRETS_MASTER_KEY: process.env.SECRETS_MASTER_KEY, DATA_DIR: dataDir, DYNAMODB_ENDPOINT: '' },
-  }).catch((e: { stdout: string; stderr: string }) => e);
-  let json: any;
-  try {
-    json = JSON.parse(result.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { ...result, json };
-}
+const ops = useOps(() => tableName);

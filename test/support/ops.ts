@@ -1,0 +1,32 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, inject } from 'vitest';
+
+/**
+ * `npm run ops` as an operator runs it: a separate process against the run's DynamoDB Local and
+ * the given table. Returns stdout, stderr and the parsed `--json` output.
+ */
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '..', '..');
+
+export function useOps(tableName: () => string = () => inject('tableName')) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ops-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  return async function ops(...args: string[]) {
+    const port = new URL(inject('dynamoEndpoint')).port;
+    const result = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DYNAMODB_PORT: port, TABLE_NAME: tableName(), SECRETS_MASTER_KEY: process.env.SECRETS_MASTER_KEY, DATA_DIR: dataDir, DYNAMODB_ENDPOINT: '' },
+    }).catch((e: { stdout: string; stderr: string; code: number }) => ({ ...e, failed: true as const }));
+    let json: any;
+    try {
+      json = JSON.parse(result.stdout);
+    } catch {
+      json = undefined;
+    }
+    return { ...result, json };
+  };
+}
