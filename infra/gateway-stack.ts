@@ -70,6 +70,8 @@ export class PaymentGatewayStack extends Stack {
   readonly streamFailureQueue: Queue;
   readonly alarmTopic: Topic;
   readonly api: RestApi;
+  /** Environment every function gets from the deployment's context values. */
+  private deploymentEnvironment: Record<string, string> = {};
   /** One Lambda per route, by route id. */
   readonly functions: ReadonlyMap<string, GatewayFunction>;
 
@@ -183,6 +185,10 @@ export class PaymentGatewayStack extends Stack {
     // deployment that depends on them), or the `publicBaseUrl` context value for a custom domain.
     const publicBaseUrl: string =
       this.node.tryGetContext('publicBaseUrl') ?? `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${apiStageName}`;
+    // Deployment configuration passed to every function: `cdk deploy -c fxRateSourceUrl=https://…`
+    // plugs the live FX rate source into settlements (shared/providers/fx-rates.ts).
+    const fxRateSourceUrl: string | undefined = this.node.tryGetContext('fxRateSourceUrl');
+    this.deploymentEnvironment = { PUBLIC_BASE_URL: publicBaseUrl, ...(fxRateSourceUrl ? { FX_RATE_SOURCE_URL: fxRateSourceUrl } : {}) };
     const functions = new Map<string, GatewayFunction>();
     for (const route of routeList) {
       const fn = new GatewayFunction(this, route.id, {
@@ -190,7 +196,7 @@ export class PaymentGatewayStack extends Stack {
         description: `${route.method} ${route.path}`,
         table: this.table,
         masterKey: this.masterKey,
-        environment: { PUBLIC_BASE_URL: publicBaseUrl },
+        environment: this.deploymentEnvironment,
       });
       if (route.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
       else this.table.grantReadData(fn);
@@ -223,7 +229,7 @@ export class PaymentGatewayStack extends Stack {
       table: this.table,
       masterKey: this.masterKey,
       timeout: Duration.seconds(job.timeoutSeconds),
-      environment: { QUEUE_URL: this.webhookQueue.queueUrl, DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl },
+      environment: { ...this.deploymentEnvironment, QUEUE_URL: this.webhookQueue.queueUrl, DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl },
     });
     if (job.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
     else this.table.grantReadData(fn);

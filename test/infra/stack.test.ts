@@ -40,6 +40,16 @@ describe('PaymentGatewayStack', () => {
     for (const job of jobList) expect(stack.functions.has(job.id), job.id).toBe(true);
   });
 
+  it('passes deployment context (custom checkout host, live FX source) to every function', () => {
+    const configured = new PaymentGatewayStack(new App({ context: { 'aws:cdk:bundling-stacks': [], publicBaseUrl: 'https://pay.example.com', fxRateSourceUrl: 'https://fx.example.com/rates' } }), 'Configured');
+    const functions = Object.values(Template.fromStack(configured).findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBe(routeList.length + jobList.length);
+    for (const fn of functions) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({ PUBLIC_BASE_URL: 'https://pay.example.com', FX_RATE_SOURCE_URL: 'https://fx.example.com/rates' });
+    }
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) expect(fn.Properties.Environment.Variables.FX_RATE_SOURCE_URL).toBeUndefined();
+  });
+
   it('triggers each job as the jobs table says', () => {
     const schedules = jobList.filter((j) => j.trigger.kind === 'schedule').length;
     template.resourceCountIs('AWS::Events::Rule', schedules);
