@@ -389,6 +389,9 @@ async function settleAttempt(attempt: Refund, outcome: Settled, provider: Refund
     );
     return { next, writes: [write, releaseReservationWrite(r), ...postJournal(releaseJournal(r, now))] };
   });
+  if (!decided.changed && outcome.kind === 'completed' && decided.refund?.status !== RefundStatus.Completed) {
+    logger.error('refund: the provider completed an attempt that is no longer outstanding; reconcile with the provider', { refundId: attempt.id, attempt: attempt.attemptCount, status: decided.refund?.status });
+  }
   logger.info('refund attempt', { refundId: attempt.id, attempt: attempt.attemptCount, outcome: outcome.kind, status: decided.refund?.status });
   return decided.refund;
 }
@@ -399,7 +402,10 @@ async function askAgain(attempt: Refund, now: Date) {
 }
 
 /** A new attempt: recorded first (Processing, attemptCount + 1, attemptedAt), then the ONE call. */
-async function attemptRefund(id: string, provider: RefundProvider, now: Date) {
+async function attemptRefund(id: string, provider: RefundProvider, sweptAt: Date) {
+  // The claim's time is the real time of the call, not the start of a possibly long sweep pass, so
+  // the inquiry scheduled after it cannot overtake the call it asks about.
+  const now = new Date(Math.max(sweptAt.getTime(), Date.now()));
   const claim = await changeRefund(id, (r) => {
     const ready = r.status === RefundStatus.Approved || (r.status === RefundStatus.Processing && r.attemptedAt === null && r.attemptCount < maxRefundAttempts);
     if (!ready || !canRefundTransition(r.status, RefundStatus.Processing)) return null;
@@ -422,6 +428,9 @@ async function inquireRefund(current: Refund, provider: RefundProvider, now: Dat
     case 'Completed':
       return settleAttempt(current, { kind: 'completed', providerReference: answer.providerReference }, provider, now);
     case 'Failed':
+      // For a retry (same reference), "Failed" may still be the previous attempt's decline if the new
+      // request has not registered yet: believe it only after the grace period, as for NotFound.
+      if (current.attemptCount > 1 && now.getTime() - Date.parse(current.attemptedAt!) < notFoundGraceMs) return askAgain(current, now);
       return settleAttempt(current, { kind: 'declined', reason: answer.reason }, provider, now);
     case 'Processing':
       return askAgain(current, now);

@@ -286,6 +286,29 @@ describe('refunds', () => {
     });
   });
 
+  it('does not take a retry\'s inquiry answer "Failed" (still the previous decline) as final before the grace period', async () => {
+    // Attempt 1 is declined; attempt 2 is sent, the provider has not registered it yet when the call
+    // is lost, and its status inquiry still reports the earlier decline; later it pays.
+    let registered = false;
+    const fake = countingProvider(
+      async (_i, n) => (n === 1 ? 'declined' : 'lost'),
+      (reference) => (registered ? { status: 'Completed', providerReference: `FAKE-${reference}` } : { status: 'Failed', reason: 'Declined by the issuer.' }),
+    );
+    await withProvider(fake.provider, async () => {
+      const { m, id } = await approvedRefund(25);
+      let t = Date.now();
+      await advanceRefund(id, new Date((t += 1_000))); // attempt 1: declined
+      await advanceRefund(id, new Date((t += 3_000))); // attempt 2: sent, answer lost
+      await advanceRefund(id, new Date((t += 61_000))); // inquiry: stale "Failed"
+      expect((await get(m, `/Refunds/${id}`)).json).toMatchObject({ status: 2, attemptCount: 2 });
+      registered = true;
+      await advanceRefund(id, new Date((t += 61_000)));
+      expect((await get(m, `/Refunds/${id}`)).json).toMatchObject({ status: 3, attemptCount: 2 });
+      expect(fake.calls.length).toBe(2);
+      expect(await balance(m)).toMatchObject({ availableBalance: 75, pendingBalance: 0 });
+    });
+  });
+
   it('does not fail and release a refund whose 3rd attempt had an unknown outcome: the inquiry completes it', async () => {
     const fake = countingProvider(async (_i, n) => (n < 3 ? 'declined' : 'lost'));
     await withProvider(fake.provider, async () => {
