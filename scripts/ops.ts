@@ -291,6 +291,22 @@ const withdrawalScope = (o: { merchant?: string; mode?: 'test' | 'live' }) => {
 const describeWithdrawal = (x: { paymentIntentId: string; status: string; payoutInfo: { errorCode: string | null; errorDetails: string | null } | null }) =>
   `Withdrawal ${x.paymentIntentId} is ${x.status}${x.payoutInfo?.errorCode ? ` (${x.payoutInfo.errorCode}: ${x.payoutInfo.errorDetails})` : ''}.`;
 withdrawal
+  .command('list')
+  .description("a merchant's withdrawals, newest first (default: those awaiting approval)")
+  .requiredOption('--merchant <id>')
+  .requiredOption('--mode <mode>', 'test | live', mode)
+  .option('--status <status>', 'Pending | Processing | Completed | Failed | Cancelled | all', 'Pending')
+  .action(async (o: { merchant: string; mode: 'test' | 'live'; status: string }) => {
+    await connect();
+    const { listIntentsOfMerchant } = await import('#shared/store/intents.ts');
+    const { transactionView } = await import('#shared/services/transactions.ts');
+    const rows = (await listIntentsOfMerchant(o.merchant, o.mode))
+      .filter((i) => i.intentType === 'withdrawal' && (o.status === 'all' || i.status === o.status))
+      .map(transactionView)
+      .map(({ paymentIntentId, merchantReference, amount, currency, fee, status, createdAt, payoutInfo }) => ({ paymentIntentId, merchantReference, amount, currency, fee, status, createdAt, payoutInfo }));
+    print(rows, (x: typeof rows) => x.map((w) => `${w.paymentIntentId} ${w.merchantReference} ${w.amount} ${w.currency} (fee ${w.fee}) ${w.status} ${w.createdAt}`).join('\n') || 'none');
+  });
+withdrawal
   .command('approve <id>')
   .description('approve a Pending withdrawal: it is submitted to the bank rail (once)')
   .option('--merchant <id>', 'with --mode: ID may be an orderRef or transactionReference')

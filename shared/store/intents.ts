@@ -2,7 +2,7 @@ import { BatchGetItemCommand, GetItemCommand, QueryCommand } from '@aws-sdk/clie
 import type { Mode } from '#shared/domain/credentials.ts';
 import { statusChangedEvent, type TransactionStatusChanged } from '#shared/domain/events.ts';
 import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type PaymentIntent } from '#shared/domain/intent.ts';
-import { db, fromItem, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
+import { db, fromItem, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
 
@@ -187,6 +187,13 @@ export interface StoredEvent {
   callbackUrl: string | null;
   event: TransactionStatusChanged;
   createdAt: string;
+}
+
+/** Access pattern: a merchant's intents in one mode, newest first (GSI1), at most `limit`. For operators. */
+export async function listIntentsOfMerchant(merchantId: string, mode: Mode, limit = 200): Promise<PaymentIntent[]> {
+  const { GSI1PK } = keys.intentListing(merchantId, mode, '', '');
+  const items = await queryAll<Stored>({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: toValues({ ':pk': GSI1PK }), ScanIndexForward: false }, limit);
+  return items.map(strip);
 }
 
 /** Access pattern: the outbox events of an intent, oldest first. */

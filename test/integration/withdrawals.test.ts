@@ -409,6 +409,8 @@ describe('withdrawals (payouts)', () => {
     await fund(m.merchantId, 'test', 1000_00);
     const a = await withdraw(m, payout({ autoProcessPayout: false }));
     const b = await withdraw(m, payout({ autoProcessPayout: false }));
+    const pending = await ops('withdrawal', 'list', '--merchant', m.merchantId, '--mode', 'test', '--json');
+    expect(pending.json.map((w: { paymentIntentId: string }) => w.paymentIntentId).sort()).toEqual([a.json.paymentIntentId, b.json.paymentIntentId].sort());
     const approved = await ops('withdrawal', 'approve', a.json.paymentIntentId, '--json');
     expect(approved.json).toMatchObject({ paymentIntentId: a.json.paymentIntentId, status: 'Processing', payoutInfo: { status: 'Processing', isSuccess: true } });
     const rejected = await ops('withdrawal', 'reject', b.json.merchantReference, '--merchant', m.merchantId, '--mode', 'test', '--reason', 'Beneficiary not verified', '--json');
