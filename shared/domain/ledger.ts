@@ -100,3 +100,39 @@ export function journal(input: {
     delta,
   };
 }
+
+/** Who a journal belongs to: the merchant, mode, currency and the business object it records. */
+export interface JournalScope {
+  merchantId: string;
+  mode: Mode;
+  currency: Currency;
+  reference: string;
+  now?: Date;
+}
+
+/**
+ * available −amount → held:<holdType> +amount: funds reserved for a withdrawal, settlement or
+ * refund. Posted with postJournal, whose wallet condition refuses an overdraft.
+ */
+export function holdFunds(scope: JournalScope, holdType: HoldType, amount: number, kind: string) {
+  return journal({
+    ...scope,
+    kind,
+    movements: [
+      { account: { kind: 'available' }, amount: -amount },
+      { account: { kind: 'held', holdType }, amount },
+    ],
+  });
+}
+
+/** held:<holdType> −amount → available +amount: a reservation given back (failed, cancelled, rejected). */
+export function releaseHold(scope: JournalScope, holdType: HoldType, amount: number, kind: string) {
+  return journal({
+    ...scope,
+    kind,
+    movements: [
+      { account: { kind: 'held', holdType }, amount: -amount },
+      { account: { kind: 'available' }, amount },
+    ],
+  });
+}

@@ -1,6 +1,5 @@
-import type { Mode } from './credentials.ts';
 import type { IntentStatus, PaymentIntent } from './intent.ts';
-import { journal } from './ledger.ts';
+import { holdFunds, journal, releaseHold, type JournalScope } from './ledger.ts';
 import { fromMinor, toMinor, type Currency } from './money.ts';
 
 /**
@@ -121,27 +120,22 @@ export const states = {
 /** Final beneficiary: the full account number is dropped once nothing can be sent any more. */
 export const finalBeneficiary = (b: Beneficiary): Beneficiary => ({ ...b, accountNumber: null });
 
-type Ledger = { merchantId: string; mode: Mode; currency: Currency; reference: string; now?: Date };
 const total = (intent: Pick<PaymentIntent, 'amountMinor' | 'feeMinor'>) => intent.amountMinor + intent.feeMinor;
+const scopeOf = (intent: PaymentIntent, now?: Date): JournalScope => ({
+  merchantId: intent.merchantId,
+  mode: intent.mode,
+  currency: intent.currency,
+  reference: intent.paymentIntentId,
+  ...(now ? { now } : {}),
+});
 
 export const withdrawalJournals = {
   /** available −(amount+fee) → held:Withdrawal; the wallet update refuses an overdraft. */
-  hold: (l: Ledger, amountMinor: number, feeMinor: number) =>
-    journal({
-      ...l,
-      kind: 'withdrawal.hold',
-      movements: [
-        { account: { kind: 'available' }, amount: -(amountMinor + feeMinor) },
-        { account: { kind: 'held', holdType: 'Withdrawal' }, amount: amountMinor + feeMinor },
-      ],
-    }),
+  hold: (scope: JournalScope, amountMinor: number, feeMinor: number) => holdFunds(scope, 'Withdrawal', amountMinor + feeMinor, 'withdrawal.hold'),
+  /** Completed: the hold leaves, the amount to the bank rail, the fee to the platform. */
   completed: (intent: PaymentIntent, now?: Date) =>
     journal({
-      merchantId: intent.merchantId,
-      mode: intent.mode,
-      currency: intent.currency,
-      reference: intent.paymentIntentId,
-      ...(now ? { now } : {}),
+      ...scopeOf(intent, now),
       kind: 'withdrawal.completed',
       movements: [
         { account: { kind: 'held', holdType: 'Withdrawal' }, amount: -total(intent) },
@@ -149,19 +143,8 @@ export const withdrawalJournals = {
         { account: { kind: 'fees' }, amount: intent.feeMinor },
       ],
     }),
-  released: (intent: PaymentIntent, now?: Date) =>
-    journal({
-      merchantId: intent.merchantId,
-      mode: intent.mode,
-      currency: intent.currency,
-      reference: intent.paymentIntentId,
-      ...(now ? { now } : {}),
-      kind: 'withdrawal.released',
-      movements: [
-        { account: { kind: 'held', holdType: 'Withdrawal' }, amount: -total(intent) },
-        { account: { kind: 'available' }, amount: total(intent) },
-      ],
-    }),
+  /** Failed or Cancelled: the hold goes back to available. */
+  released: (intent: PaymentIntent, now?: Date) => releaseHold(scopeOf(intent, now), 'Withdrawal', total(intent), 'withdrawal.released'),
 };
 
 /** SPEC "Withdrawal response". availableBalance is the wallet as read after this request's change. */

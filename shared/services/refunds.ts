@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
-import { journal } from '#shared/domain/ledger.ts';
+import { holdFunds, journal, releaseHold } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import {
@@ -175,35 +175,9 @@ async function changeRefund(
 
 const heldOf = (r: Refund) => r.amountMinor + r.feeMinor;
 
-function holdJournal(r: Refund, now: Date) {
-  return journal({
-    merchantId: r.merchantId,
-    mode: r.mode,
-    currency: r.currency,
-    kind: 'refund.hold',
-    reference: r.id,
-    movements: [
-      { account: { kind: 'available' }, amount: -heldOf(r) },
-      { account: { kind: 'held', holdType: 'Refund' }, amount: heldOf(r) },
-    ],
-    now,
-  });
-}
-
-function releaseJournal(r: Refund, now: Date) {
-  return journal({
-    merchantId: r.merchantId,
-    mode: r.mode,
-    currency: r.currency,
-    kind: 'refund.failed',
-    reference: r.id,
-    movements: [
-      { account: { kind: 'held', holdType: 'Refund' }, amount: -heldOf(r) },
-      { account: { kind: 'available' }, amount: heldOf(r) },
-    ],
-    now,
-  });
-}
+const scopeOf = (r: Refund, now: Date) => ({ merchantId: r.merchantId, mode: r.mode, currency: r.currency, reference: r.id, now });
+const holdJournal = (r: Refund, now: Date) => holdFunds(scopeOf(r, now), 'Refund', heldOf(r), 'refund.hold');
+const releaseJournal = (r: Refund, now: Date) => releaseHold(scopeOf(r, now), 'Refund', heldOf(r), 'refund.failed');
 
 function completedJournal(r: Refund, provider: RefundProvider, now: Date) {
   return journal({

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import { convertMinor } from '#shared/domain/fx.ts';
-import { journal } from '#shared/domain/ledger.ts';
+import { holdFunds, journal, releaseHold } from '#shared/domain/ledger.ts';
 import { nextSettlementRun, type Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import {
@@ -65,35 +65,9 @@ export interface Caller {
 /** A settlement's own index in every transaction built here: its conditional write comes first. */
 const settlementWriteIndex = 0;
 
-function holdJournal(s: Settlement, now: Date) {
-  return journal({
-    merchantId: s.merchantId,
-    mode: s.mode,
-    currency: s.currency,
-    kind: 'settlement.hold',
-    reference: s.id,
-    movements: [
-      { account: { kind: 'available' }, amount: -s.amountMinor },
-      { account: { kind: 'held', holdType: 'Settlement' }, amount: s.amountMinor },
-    ],
-    now,
-  });
-}
-
-function releaseJournal(s: Settlement, kind: string, now: Date) {
-  return journal({
-    merchantId: s.merchantId,
-    mode: s.mode,
-    currency: s.currency,
-    kind,
-    reference: s.id,
-    movements: [
-      { account: { kind: 'held', holdType: 'Settlement' }, amount: -s.amountMinor },
-      { account: { kind: 'available' }, amount: s.amountMinor },
-    ],
-    now,
-  });
-}
+const scopeOf = (s: Settlement, now: Date) => ({ merchantId: s.merchantId, mode: s.mode, currency: s.currency, reference: s.id, now });
+const holdJournal = (s: Settlement, now: Date) => holdFunds(scopeOf(s, now), 'Settlement', s.amountMinor, 'settlement.hold');
+const releaseJournal = (s: Settlement, kind: string, now: Date) => releaseHold(scopeOf(s, now), 'Settlement', s.amountMinor, kind);
 
 function completedJournal(s: Settlement, rail: SettlementRail, now: Date) {
   return journal({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { journal, UnbalancedJournal } from '#shared/domain/ledger.ts';
+import { holdFunds, journal, releaseHold, UnbalancedJournal } from '#shared/domain/ledger.ts';
 
 const base = { merchantId: 'm1', mode: 'test' as const, currency: 'PKR' as const, kind: 'x', reference: 'r' };
 
@@ -21,5 +21,14 @@ describe('double-entry journals', () => {
     expect(() => journal({ ...base, movements: [{ account: { kind: 'available' }, amount: 5 }, { account: { kind: 'fees' }, amount: -4 }] })).toThrow(UnbalancedJournal);
     expect(() => journal({ ...base, movements: [{ account: { kind: 'available' }, amount: 0.5 }, { account: { kind: 'fees' }, amount: -0.5 }] })).toThrow(RangeError);
     expect(() => journal({ ...base, movements: [{ account: { kind: 'available' }, amount: 5 }] })).toThrow(UnbalancedJournal);
+  });
+
+  it('holds and releases funds between available and a hold bucket, and back to where they were', () => {
+    const scope = { merchantId: 'm1', mode: 'test' as const, currency: 'PKR' as const, reference: 's1' };
+    const hold = holdFunds(scope, 'Settlement', 700, 'settlement.hold');
+    const release = releaseHold(scope, 'Settlement', 700, 'settlement.cancelled');
+    expect(hold.delta).toEqual({ available: -700, held: { Settlement: 700 } });
+    expect(release.delta).toEqual({ available: 700, held: { Settlement: -700 } });
+    expect([hold, release].map((j) => j.journal.kind)).toEqual(['settlement.hold', 'settlement.cancelled']);
   });
 });
