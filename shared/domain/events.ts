@@ -1,3 +1,4 @@
+import type { Mode } from './credentials.ts';
 import { randomUUID } from 'node:crypto';
 import type { IntentStatus, PaymentIntent } from './intent.ts';
 import { fromMinor } from './money.ts';
@@ -33,6 +34,19 @@ export interface TransactionStatusChanged {
     IntentType: string;
     MetadataJson: string | null;
   };
+}
+
+/**
+ * An event and where it goes: what the outbox item, a merchant's resend request and a webhook queue
+ * message all carry. `callbackUrl` is the request's; null = the merchant's endpoint for the mode.
+ */
+export interface AddressedEvent {
+  eventId: string;
+  paymentIntentId: string;
+  merchantId: string;
+  mode: Mode;
+  callbackUrl: string | null;
+  event: TransactionStatusChanged;
 }
 
 export function statusChangedEvent(intent: PaymentIntent, previous: IntentStatus, now: Date): TransactionStatusChanged {

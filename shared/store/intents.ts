@@ -1,6 +1,6 @@
 import { BatchGetItemCommand, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { statusChangedEvent, type TransactionStatusChanged } from '#shared/domain/events.ts';
+import { statusChangedEvent, type AddressedEvent, type TransactionStatusChanged } from '#shared/domain/events.ts';
 import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type PaymentIntent } from '#shared/domain/intent.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
@@ -179,13 +179,7 @@ export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: st
   return Boolean(out.Item);
 }
 
-export interface StoredEvent {
-  eventId: string;
-  paymentIntentId: string;
-  merchantId: string;
-  mode: Mode;
-  callbackUrl: string | null;
-  event: TransactionStatusChanged;
+export interface StoredEvent extends AddressedEvent {
   createdAt: string;
 }
 

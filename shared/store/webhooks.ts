@@ -1,6 +1,6 @@
 import { BatchGetItemCommand, BatchWriteItemCommand, type BatchGetItemCommandOutput, GetItemCommand, QueryCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import type { TransactionStatusChanged } from '#shared/domain/events.ts';
+import type { AddressedEvent } from '#shared/domain/events.ts';
 import { db, fromItem, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
 import type { StoredEvent } from './intents.ts';
 import { keys } from './keys.ts';
@@ -176,15 +176,9 @@ export async function getDelivery(paymentIntentId: string, eventId: string): Pro
   return out.Item ? fromItem<DeliveryRecord>(out.Item) : undefined;
 }
 
-export interface ResendRequest {
+export interface ResendRequest extends AddressedEvent {
   resendId: string;
-  eventId: string;
-  paymentIntentId: string;
-  merchantId: string;
-  mode: Mode;
-  callbackUrl: string | null;
   eventCreatedAt: string;
-  event: TransactionStatusChanged;
   requestedAt: string;
 }
 

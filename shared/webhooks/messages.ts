@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Mode } from '#shared/domain/credentials.ts';
-import type { TransactionStatusChanged } from '#shared/domain/events.ts';
+import type { AddressedEvent } from '#shared/domain/events.ts';
 
 /**
  * The webhook queue's message: everything one delivery needs, so the dispatcher reads no event
@@ -9,18 +8,11 @@ import type { TransactionStatusChanged } from '#shared/domain/events.ts';
  * A new round gets the full retry schedule again; the same round is never delivered twice once it
  * has ended (delivered, dead-lettered, or no destination).
  */
-export interface DeliveryMessage {
+export interface DeliveryMessage extends AddressedEvent {
   v: 1;
-  eventId: string;
-  paymentIntentId: string;
-  merchantId: string;
-  mode: Mode;
-  /** The request's callbackUrl; null = the merchant's endpoint for the mode. */
-  callbackUrl: string | null;
   /** createdAt of the outbox item (its sort key), to find the event from its pointer. */
   eventCreatedAt: string;
   roundId: string;
-  event: TransactionStatusChanged;
 }
 
 export type RoundTrigger = 'automatic' | 'resend' | 'redrive';
@@ -37,28 +29,10 @@ export function roundTrigger(roundId: string): RoundTrigger {
 /** Table items the relay turns into messages (the stream filter lists the same entities). */
 export const relayedEntities = ['OutboxEvent', 'WebhookResend'] as const;
 
-interface OutboxImage {
-  entity: 'OutboxEvent';
-  eventId: string;
-  paymentIntentId: string;
-  merchantId: string;
-  mode: Mode;
-  callbackUrl?: string | null;
-  event: TransactionStatusChanged;
-  createdAt: string;
-}
-
-interface ResendImage {
-  entity: 'WebhookResend';
-  resendId: string;
-  eventId: string;
-  paymentIntentId: string;
-  merchantId: string;
-  mode: Mode;
-  callbackUrl?: string | null;
-  event: TransactionStatusChanged;
-  eventCreatedAt: string;
-}
+/** The stream's new images of the two relayed entities (older items may lack callbackUrl). */
+type Image<T> = Omit<AddressedEvent, 'callbackUrl'> & { callbackUrl?: string | null } & T;
+type OutboxImage = Image<{ entity: 'OutboxEvent'; createdAt: string }>;
+type ResendImage = Image<{ entity: 'WebhookResend'; resendId: string; eventCreatedAt: string }>;
 
 /** The message for a new table item, or undefined when the item is not one the relay publishes. */
 export function messageFromItem(item: Record<string, unknown>): DeliveryMessage | undefined {
