@@ -153,10 +153,11 @@ describe('PaymentGatewayStack', () => {
   });
 
   it('alarms on every function’s errors and on API 5xx', () => {
-    for (const route of routeList) {
+    expect(stack.functions.size).toBe(routeList.length + jobList.length);
+    for (const fn of stack.functions.values()) {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         MetricName: 'Errors',
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack.functions.get(route.id)!) } }],
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(fn) } }],
       });
     }
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
