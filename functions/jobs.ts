@@ -50,6 +50,22 @@ export const jobs = {
     timeoutSeconds: 30,
     summary: 'Signs and delivers webhook events; retries on the CONTRACT §10 schedule, then dead-letters.',
   },
+  ledgerVerify: {
+    id: 'ledgerVerify',
+    handler: 'functions/jobs/ledger-verify.ts',
+    trigger: { kind: 'schedule', everySeconds: 3600 },
+    permissions: { table: 'read' },
+    timeoutSeconds: 300,
+    summary: 'Hourly ledger verification of the ledgers whose wallets changed (docs/ledger-verification.md); emits LedgerDiscrepancies.',
+  },
+  ledgerVerifyFull: {
+    id: 'ledgerVerifyFull',
+    handler: 'functions/jobs/ledger-verify-full.ts',
+    trigger: { kind: 'schedule', everySeconds: 86400 },
+    permissions: { table: 'read' },
+    timeoutSeconds: 900,
+    summary: 'Daily full ledger verification: every wallet, journal, payment, settlement and refund (docs/ledger-verification.md); emits LedgerDiscrepancies.',
+  },
 } as const satisfies Record<string, Job>;
 
 export type JobId = keyof typeof jobs;

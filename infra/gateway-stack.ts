@@ -28,6 +28,7 @@ import { tableDefinition } from '#shared/store/table.ts';
 import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { repoRoot } from '#infra/bundling.ts';
 import { GatewayFunction, logRetention } from '#infra/gateway-function.ts';
+import { Observability } from '#infra/observability.ts';
 
 /**
  * Problems API Gateway answers itself, before any Lambda runs: the same bodies as the pipeline's
@@ -74,6 +75,7 @@ export class PaymentGatewayStack extends Stack {
   private deploymentEnvironment: Record<string, string> = {};
   /** One Lambda per route, by route id. */
   readonly functions: ReadonlyMap<string, GatewayFunction>;
+  readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -211,6 +213,16 @@ export class PaymentGatewayStack extends Stack {
     for (const job of jobList) functions.set(job.id, this.jobFunction(job, tableLogicalId, alarm));
     this.functions = functions;
     alarm('StreamFailureAlarm', this.streamFailureQueue.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }), 'Outbox events failed to relay after every retry.');
+    // Dashboard and on-call alarms (docs/operator-runbook.md).
+    this.observability = new Observability(this, 'Observability', {
+      api: this.api,
+      routes: routeList,
+      functions,
+      webhookQueue: this.webhookQueue,
+      deadLetterQueue: this.deadLetterQueue,
+      alarmTopic: this.alarmTopic,
+      streamConsumerId: 'webhookRelay',
+    });
 
     new CfnOutput(this, 'StreamFailureQueueUrl', { value: this.streamFailureQueue.queueUrl });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL; append /Gateway/v1/... or /pay/...' });

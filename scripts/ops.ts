@@ -382,9 +382,31 @@ refundCli
     print(await (await import('#shared/services/refunds.ts')).cancelRefund(id), describeRefund);
   });
 
+program
+  .command('ledger')
+  .description('the ledger and its invariants')
+  .command('verify')
+  .description('check every wallet against its journals and every object against its status (docs/ledger-verification.md); exit 1 on any discrepancy')
+  .option('--merchant <id>', 'only this merchant')
+  .option('--mode <mode>', 'test | live (default both)', mode)
+  .option('--since <duration>', 'only ledgers whose wallets changed in this window: 30m, 24h, 7d', parseDuration)
+  .action(async (o: { merchant?: string; mode?: 'test' | 'live'; since?: number }) => {
+    await connect();
+    const { verifyLedger, discrepancyLine } = await import('#shared/services/ledger-verify.ts');
+    const changedSince = o.since !== undefined ? new Date(Date.now() - o.since * 1000).toISOString() : undefined;
+    const r = await verifyLedger({ merchantId: o.merchant, mode: o.mode, changedSince });
+    print(r, (x: typeof r) =>
+      [
+        ...x.discrepancies.map(discrepancyLine),
+        `${x.discrepancies.length ? 'FAILED' : 'OK'}: ${x.ledgers} ledger(s) of ${x.merchants} merchant(s), ${x.wallets} wallet(s), ${x.journals} journal(s), ${x.objects} object(s); ${x.discrepancies.length} discrepancy(ies).`,
+      ].join('\n'),
+    );
+    if (r.discrepancies.length) process.exitCode = 1;
+  });
+
 try {
   await program.parseAsync(process.argv);
-  process.exit(0);
+  process.exit(process.exitCode ?? 0);
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   if (json()) console.log(JSON.stringify({ error: message }));

@@ -1,15 +1,22 @@
 import type { Context } from 'aws-lambda';
+import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
 import { processDue } from '#shared/services/due.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
+import { oldestDueAt } from '#shared/store/due-index.ts';
+import { keys } from '#shared/store/keys.ts';
 
 /**
  * The due sweeper (functions/jobs.ts): poll the due index every 2 s until the timeout is near.
  * Each pass handles due payment intents (expiry, sandbox outcomes, reconciliation) and due
- * settlements, refunds and automatic-settlement runs.
+ * settlements, refunds and automatic-settlement runs. At the start of each run it emits
+ * DueSweeperLagSeconds: how long the oldest due item has been waiting (0 when none).
  */
 const pollMs = 2_000;
 
 export const handler = async (_event: unknown, context: Context): Promise<void> => {
+  const started = new Date();
+  const oldest = await oldestDueAt([...keys.dueShards(), ...keys.moneyDueShards()], started);
+  emitMetric(metricNames.dueSweeperLag, oldest ? Math.max(0, (started.getTime() - Date.parse(oldest)) / 1000) : 0, {}, MetricUnit.Seconds);
   do {
     const now = new Date();
     await Promise.all([processDue(now), processDueSettlementsAndRefunds(now)]);

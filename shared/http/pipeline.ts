@@ -17,10 +17,12 @@ import {
   type GatewayResponse,
   type Schemas,
 } from './middlewares.ts';
+import { authLogKeys, requestMetrics } from './observability.ts';
 
 /**
  * Every HTTP handler is `httpHandler(routes.x, schemas, fn)`. The pipeline, in order:
  *   traceAndLog      trace id, Svc-Trace-Id on every response, access log
+ *   requestMetrics   log keys traceId/route (+ merchantId/mode after auth), request metrics (./observability.ts)
  *   versionGuard     unknown /Gateway/v{version} → 404
  *   apiKeyAuth       Svc-API-Key → merchant, mode, scopes (401/403)
  *   jsonBody         413 / 415 / 400 for the raw body
@@ -53,8 +55,10 @@ export function httpHandler<S extends Schemas>(
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>()
     .use(traceAndLog(route))
+    .use(requestMetrics(route))
     .use(versionGuard())
     .use(apiKeyAuth(route))
+    .use(authLogKeys())
     .use(jsonBody())
     .use(idempotency())
     .use(problemDetails())

@@ -1,5 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Currency } from '#shared/domain/money.ts';
+import { instrumented } from '#shared/metrics.ts';
 
 /**
  * The bank rail: where payouts leave the gateway. An adapter does two things, and the gateway
@@ -103,7 +104,7 @@ const configured: Partial<Record<Mode, BankRail>> = { test: sandboxBankRail };
 
 /** The rail for a mode; undefined when live mode has no provider configured. */
 export function bankRailFor(mode: Mode): BankRail | undefined {
-  return configured[mode];
+  return instrumented('bank_rail', configured[mode]);
 }
 
 /** Installs a live adapter (deployment wiring) or, in tests, a fake one; `undefined` removes it. */

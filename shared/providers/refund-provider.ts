@@ -1,5 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Currency } from '#shared/domain/money.ts';
+import { instrumented } from '#shared/metrics.ts';
 
 /**
  * The refund provider: returns money to the customer through the original payment's network.
@@ -87,7 +88,7 @@ export const sandboxRefundProvider: RefundProvider = {
 
 const configured: Partial<Record<Mode, RefundProvider>> = { test: sandboxRefundProvider };
 
-export const refundProviderFor = (mode: Mode): RefundProvider | undefined => configured[mode];
+export const refundProviderFor = (mode: Mode): RefundProvider | undefined => instrumented('refund_provider', configured[mode]);
 
 /** Installs a live adapter (deployment wiring) or, in tests, a fake one; `undefined` removes it. */
 export function configureRefundProvider(mode: Mode, provider: RefundProvider | undefined): void {

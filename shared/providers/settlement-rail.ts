@@ -1,6 +1,7 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { SettlementDestination } from '#shared/domain/settlement.ts';
+import { instrumented } from '#shared/metrics.ts';
 
 /**
  * The settlement rail: where settlements leave the gateway (bank transfer or USDT transfer). The
@@ -74,7 +75,7 @@ export const sandboxSettlementRail: SettlementRail = {
 const configured: Partial<Record<Mode, SettlementRail>> = { test: sandboxSettlementRail };
 
 /** The rail for a mode; undefined when live mode has none configured. */
-export const settlementRailFor = (mode: Mode): SettlementRail | undefined => configured[mode];
+export const settlementRailFor = (mode: Mode): SettlementRail | undefined => instrumented('settlement_rail', configured[mode]);
 
 /** Installs a live adapter (deployment wiring) or, in tests, a fake one; `undefined` removes it. */
 export function configureSettlementRail(mode: Mode, rail: SettlementRail | undefined): void {

@@ -1,6 +1,7 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
 import { sandboxWalletProvider } from './wallet-sandbox.ts';
+import { instrumented } from '#shared/metrics.ts';
 
 /**
  * A mobile-wallet provider (JazzCash, Easypaisa) behind one interface: start a charge (the customer
@@ -38,7 +39,7 @@ export interface WalletProviderAdapter {
 const liveAdapters: Partial<Record<WalletProviderId, WalletProviderAdapter>> = {};
 
 export function walletAdapter(mode: Mode, providerId: WalletProviderId): WalletProviderAdapter | undefined {
-  return mode === 'test' ? sandboxWalletProvider(providerId) : liveAdapters[providerId];
+  return instrumented(`wallet_${providerId}`, mode === 'test' ? sandboxWalletProvider(providerId) : liveAdapters[providerId]);
 }
 
 export function providerIdByCode(code: string): WalletProviderId | undefined {

@@ -23,6 +23,7 @@ import { minorUnits } from '#shared/http/schemas.ts';
 import { logger } from '#shared/logger.ts';
 import { refundProviderFor, type RefundInstruction, type RefundProvider } from '#shared/providers/refund-provider.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { emitOutcome } from '#shared/metrics.ts';
 import { findIntent } from '#shared/store/intents.ts';
 import { createRefundWrites, getRefund, listRefundsOfIntent, recordRefundedWrite, refundChange, releaseReservationWrite, reservationWriteIndex } from '#shared/store/refunds.ts';
 import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
@@ -164,6 +165,7 @@ async function changeRefund(
     if (!decision) return { refund: current, changed: false };
     try {
       await transact(decision.writes);
+      if (decision.next.status !== current.status && decision.next.status >= RefundStatus.Completed) emitOutcome('refund', refundStatusNames[decision.next.status], decision.next.amountMinor);
       return { refund: decision.next, changed: true };
     } catch (error) {
       if (error instanceof TransactionFailed && error.failedAt(refundWriteIndex)) continue;

@@ -19,6 +19,7 @@ import { logger } from '#shared/logger.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { settlementRailFor, type SettlementInstruction, type SettlementRail } from '#shared/providers/settlement-rail.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { emitOutcome } from '#shared/metrics.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import {
   createSettlementWrite,
@@ -190,6 +191,7 @@ async function changeSettlement(
     if (!decision) return { settlement: current, changed: false };
     try {
       await transact(decision.writes);
+      if (decision.next.status !== current.status && decision.next.status >= SettlementStatus.Completed) emitOutcome('settlement', settlementStatusNames[decision.next.status], decision.next.amountMinor);
       return { settlement: decision.next, changed: true };
     } catch (error) {
       if (error instanceof TransactionFailed && error.failedAt(settlementWriteIndex)) continue;

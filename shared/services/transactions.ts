@@ -3,6 +3,7 @@ import { isTerminal, type IntentStatus, type PaymentIntent } from '#shared/domai
 import type { Journal, WalletDelta } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { emitOutcome } from '#shared/metrics.ts';
 import { findIntent, getIntent, intentUpdateIndex, transitionWrites, type Transition } from '#shared/store/intents.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 
@@ -42,6 +43,7 @@ export async function changeStatus(
     const transition = transitionWrites(current, decision.to, { ...decision, now: now() });
     try {
       await transact([...transition.writes, ...(decision.journal ? postJournal(decision.journal) : []), ...(decision.extraWrites ?? [])]);
+      if (isTerminal(decision.to)) emitOutcome('payment', decision.to, current.amountMinor, current.intentType);
       return { changed: true, intent: transition.next, transition };
     } catch (error) {
       if (error instanceof TransactionFailed && error.failedAt(intentUpdateIndex)) continue; // someone else changed it first

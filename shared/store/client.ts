@@ -8,6 +8,7 @@ import {
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
+import { tracer } from '#shared/metrics.ts';
 
 /**
  * The DynamoDB client and the few helpers every access pattern shares. Locally DYNAMODB_ENDPOINT
@@ -16,7 +17,8 @@ import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-d
 let client: DynamoDBClient | undefined;
 
 export function db(): DynamoDBClient {
-  client ??= new DynamoDBClient(
+  // Traced (X-Ray subsegments per call) inside Lambda; unchanged elsewhere (shared/metrics.ts).
+  client ??= tracer.captureAWSv3Client(new DynamoDBClient(
     process.env.DYNAMODB_ENDPOINT
       ? {
           endpoint: process.env.DYNAMODB_ENDPOINT,
@@ -25,7 +27,7 @@ export function db(): DynamoDBClient {
           maxAttempts: 5,
         }
       : {},
-  );
+  ));
   return client;
 }
 

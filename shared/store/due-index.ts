@@ -21,3 +21,13 @@ export async function queryDueIndex(shards: readonly string[], now: Date, limitP
   );
   return perShard.flat();
 }
+
+/**
+ * The oldest due time still waiting in the given shards (the sweep's lag: now minus this), or null
+ * when nothing is due. One item per shard, oldest first.
+ */
+export async function oldestDueAt(shards: readonly string[], now: Date): Promise<string | null> {
+  const heads = await queryDueIndex(shards, now, 1);
+  const dueAts = heads.map((i) => String(i.GSI2SK).split('#')[0]!).sort();
+  return dueAts[0] ?? null;
+}

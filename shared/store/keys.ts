@@ -37,6 +37,7 @@ function dueShard(id: string): number {
 export const keys = {
   merchant: (merchantId: string): Key => ({ PK: `MERCHANT#${merchantId}`, SK: 'PROFILE' }),
   merchantListing: (createdAt: string, merchantId: string) => ({ GSI1PK: 'MERCHANTS', GSI1SK: `${createdAt}#${merchantId}` }),
+  allMerchants: () => ({ GSI1PK: 'MERCHANTS' }),
 
   apiKey: (hash: string): Key => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' }),
   apiKeyListing: (merchantId: string, mode: Mode, createdAt: string, keyId: string) => ({
@@ -66,6 +67,7 @@ export const keys = {
     GSI1PK: `MERCHANT#${merchantId}#${mode}#TXN`,
     GSI1SK: `${createdAt}#${paymentIntentId}`,
   }),
+  intentsOfMerchant: (merchantId: string, mode: Mode) => ({ GSI1PK: `MERCHANT#${merchantId}#${mode}#TXN` }),
   orderRef: (mode: Mode, merchantId: string, orderRef: string): Key => ({ PK: `ORDERREF#${mode}#${merchantId}#${orderRef}`, SK: 'ORDERREF' }),
   transactionReference: (mode: Mode, merchantId: string, reference: string): Key => ({ PK: `TXREF#${mode}#${merchantId}#${reference}`, SK: 'TXREF' }),
   outboxEvent: (paymentIntentId: string, createdAt: string, eventId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `EVENT#${createdAt}#${eventId}` }),

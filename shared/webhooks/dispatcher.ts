@@ -16,6 +16,7 @@ import {
 import { postWebhook, type PostResult } from './http.ts';
 import { newDeliveryId, newRedriveRound, roundTrigger, type DeliveryMessage } from './messages.ts';
 import { maxAttempts, retryDelay, timeoutMs } from './policy.ts';
+import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
 import { signedHeaders } from './signing.ts';
 
 /**
@@ -170,10 +171,21 @@ async function attemptOne(message: DeliveryMessage, current: DeliveryRecord | un
     log: [...(current?.log ?? []), record].slice(-maxLoggedAttempts),
   };
   const log = { eventId: message.eventId, merchantId: message.merchantId, deliveryId, attempt, roundAttempt, statusCode: post.statusCode, durationMs: post.durationMs };
+  emitDeliveryMetrics(state, message, current?.deliveredAt ?? null, clock());
   if (state === 'delivered') logger.info('webhook delivered', log);
   else if (state === 'retrying') logger.info('webhook attempt failed', { ...log, error: post.error, nextAttemptAt });
   else logger.warn(`webhook ${state.replace('_', ' ')}`, { ...log, error: post.error });
   return { result, delivery };
+}
+
+/** WebhookAttempts by outcome, dead letters, and commit-to-delivery latency of a first delivery. */
+function emitDeliveryMetrics(state: DeliveryState, message: DeliveryMessage, deliveredBefore: string | null, at: Date) {
+  emitMetric(metricNames.webhookAttempts, 1, { Outcome: state });
+  if (state === 'dead_lettered') emitMetric(metricNames.deadLetters, 1);
+  const committedAt = Date.parse(message.eventCreatedAt ?? '');
+  if (state === 'delivered' && !deliveredBefore && Number.isFinite(committedAt)) {
+    emitMetric(metricNames.commitToDelivery, at.getTime() - committedAt, {}, MetricUnit.Milliseconds);
+  }
 }
 
 export async function dispatchBatch<T>(entries: readonly { ref: T; message: DeliveryMessage }[], ports: DispatchPorts, clock: () => Date = () => new Date()): Promise<{ ref: T; result: DispatchResult }[]> {

@@ -7,6 +7,7 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
+import { tracer } from '#shared/metrics.ts';
 import type { DeliveryMessage } from './messages.ts';
 
 /**
@@ -18,8 +19,9 @@ let client: SQSClient | undefined;
 
 export function sqs(): SQSClient {
   const local = process.env.AWS_ENDPOINT_URL_SQS;
-  client ??= new SQSClient(
-    local ? { endpoint: local, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 5 } : {},
+  // Traced (X-Ray subsegments per call) inside Lambda; unchanged elsewhere (shared/metrics.ts).
+  client ??= tracer.captureAWSv3Client(
+    new SQSClient(local ? { endpoint: local, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 5 } : {}),
   );
   return client;
 }

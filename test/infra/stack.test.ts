@@ -8,6 +8,8 @@ import { tableDefinition } from '#shared/store/table.ts';
 import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { addComplianceChecks } from '#infra/checks.ts';
 import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
+import { alarmThresholds } from '#infra/observability.ts';
+import { metricNames, metricsNamespace, serviceName } from '#shared/metrics.ts';
 
 // `aws:cdk:bundling-stacks: []` makes NodejsFunction skip esbuild (the handler files must still exist).
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -206,5 +208,58 @@ describe('PaymentGatewayStack', () => {
       .map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
     expect(errors).toEqual([]);
     expect(() => app.synth()).not.toThrow();
+  });
+
+  describe('observability (docs/operator-runbook.md)', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([id, r]) => ({ id, ...r.Properties }));
+    const byId = (prefix: string) => alarms.filter((a) => new RegExp(`^Observability${prefix}[0-9A-F]{8}$`).test(a.id));
+    const one = (prefix: string) => {
+      const found = byId(prefix);
+      expect(found, prefix).toHaveLength(1);
+      expect(found[0].AlarmActions).toEqual([{ Ref: stack.resolve(stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource)) }]);
+      return found[0];
+    };
+
+    it('stays well under the CloudFormation limit of 500 resources', () => {
+      expect(Object.keys(resources).length).toBeLessThan(400);
+    });
+
+    it('alarms on a 5xx rate above 1 % over 5 minutes', () => {
+      expect(one('Api5xxRate')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Average', Period: 300, Threshold: alarmThresholds.api5xxRate, ComparisonOperator: 'GreaterThanThreshold' });
+    });
+
+    it('alarms on p99 latency of every route', () => {
+      for (const route of routeList) {
+        expect(one(`LatencyP99${route.id}`), route.id).toMatchObject({
+          Namespace: metricsNamespace,
+          MetricName: metricNames.requestLatency,
+          ExtendedStatistic: 'p99',
+          Dimensions: expect.arrayContaining([{ Name: 'Route', Value: route.id }, { Name: 'service', Value: serviceName }]),
+          Threshold: alarmThresholds.routeLatencyP99Ms,
+        });
+      }
+    });
+
+    it('alarms on dead letters, stream iterator age above 60 s, webhook backlog age, due-sweeper lag and ledger discrepancies', () => {
+      expect(one('DeadLetters')).toMatchObject({ MetricName: metricNames.deadLetters, Threshold: 0 });
+      expect(one('StreamIteratorAge')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'IteratorAge', Threshold: 60_000, Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack.functions.get('webhookRelay')!) } }] });
+      expect(one('WebhookBacklogAge')).toMatchObject({ Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Threshold: alarmThresholds.webhookBacklogAgeSeconds });
+      expect(one('DueSweeperLag')).toMatchObject({ MetricName: metricNames.dueSweeperLag, Threshold: alarmThresholds.dueSweeperLagSeconds });
+      const ledger = one('LedgerDiscrepancy');
+      expect(ledger.Threshold).toBe(0);
+      expect(ledger.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric.MetricName)).toEqual([metricNames.ledgerDiscrepancies, metricNames.ledgerDiscrepancies]);
+    });
+
+    it('schedules the ledger verifier hourly (incremental) and daily (full)', () => {
+      const rules = ofType('AWS::Events::Rule').map(([, r]) => r.Properties.ScheduleExpression);
+      expect(rules).toEqual(expect.arrayContaining(['rate(1 hour)', 'rate(1 day)']));
+    });
+
+    it('has a dashboard showing every gateway metric and the AWS ones behind the alarms', () => {
+      const [dashboard] = ofType('AWS::CloudWatch::Dashboard');
+      const body = JSON.stringify(stack.resolve(dashboard![1].Properties.DashboardBody));
+      for (const name of Object.values(metricNames)) expect(body, name).toContain(name);
+      for (const name of ['5XXError', 'IteratorAge', 'ApproximateAgeOfOldestMessage', 'ApproximateNumberOfMessagesVisible']) expect(body, name).toContain(name);
+    });
   });
 });

@@ -1,0 +1,164 @@
+import type { Mode } from './credentials.ts';
+import { holdTypes, type Journal } from './ledger.ts';
+import type { PaymentIntent } from './intent.ts';
+import { refundStatusNames, type Refund } from './refund.ts';
+import { settlementStatusNames, type Settlement } from './settlement.ts';
+
+/**
+ * The ledger's invariants (docs/ledger-verification.md), as a pure check over everything one
+ * merchant holds in one mode. Returns one discrepancy per broken rule; none when the books hold.
+ *
+ *   wallet-fold     each wallet's balances equal the fold of its journals (available, each held bucket, held total)
+ *   zero-sum        every journal's lines sum to zero, in integer minor units
+ *   negative        no balance below zero
+ *   fees            the platform fee account (journal lines `platform:fees`) equals the fees of the completed objects
+ *   journals        every intent, settlement and refund has exactly the journals its status implies
+ *   refunds         refunded and reserved amounts match the refunds and never exceed the payment
+ *   orphan          no journal names a business object that does not exist
+ */
+export interface Discrepancy {
+  rule: 'wallet-fold' | 'zero-sum' | 'negative' | 'fees' | 'journals' | 'refunds' | 'orphan';
+  merchantId: string;
+  mode: Mode;
+  /** The wallet currency or the business object's id the rule is about. */
+  subject: string;
+  message: string;
+}
+
+export interface LedgerSnapshot {
+  merchantId: string;
+  mode: Mode;
+  wallets: ({ currency: string } & Record<string, unknown>)[];
+  journals: Journal[];
+  intents: (PaymentIntent & { refundReservedMinor?: number })[];
+  settlements: Settlement[];
+  refunds: Refund[];
+}
+
+/** The balance attributes of a wallet item, by name: available, held, held_<HoldType>. */
+const balanceAttributes = ['available', 'held', ...holdTypes.map((t) => `held_${t}`)];
+
+/** What each status of each business object implies: how many journals of each kind (others: 0). */
+type Expectation = Record<string, number>;
+
+function intentExpectation(intent: PaymentIntent): Expectation {
+  const done = intent.status === 'Completed';
+  switch (intent.intentType) {
+    case 'checkout':
+      return { 'checkout.completed': done ? 1 : 0 };
+    case 'deposit':
+      return { 'deposit.completed': done ? 1 : 0 };
+    case 'withdrawal': {
+      const released = intent.status === 'Failed' || intent.status === 'Cancelled' || intent.status === 'Expired';
+      return { 'withdrawal.hold': 1, 'withdrawal.completed': done ? 1 : 0, 'withdrawal.released': released ? 1 : 0 };
+    }
+  }
+}
+
+function settlementExpectation(s: Settlement): Expectation {
+  const name = settlementStatusNames[s.status];
+  return {
+    'settlement.hold': 1,
+    'settlement.completed': name === 'Completed' ? 1 : 0,
+    'settlement.cancelled': name === 'Cancelled' ? 1 : 0,
+    'settlement.failed': name === 'Failed' ? 1 : 0,
+  };
+}
+
+function refundExpectation(r: Refund): Expectation {
+  const name = refundStatusNames[r.status];
+  const held = ['Approved', 'Processing', 'Completed', 'Failed'].includes(name);
+  return { 'refund.hold': held ? 1 : 0, 'refund.completed': name === 'Completed' ? 1 : 0, 'refund.failed': name === 'Failed' ? 1 : 0 };
+}
+
+/** The fee a completed object moved to the platform, by currency. */
+function expectedFees(s: LedgerSnapshot): Map<string, number> {
+  const fees = new Map<string, number>();
+  const add = (currency: string, amount: number) => fees.set(currency, (fees.get(currency) ?? 0) + amount);
+  for (const i of s.intents) if (i.status === 'Completed') add(i.currency, i.feeMinor);
+  for (const x of s.settlements) if (settlementStatusNames[x.status] === 'Completed') add(x.currency, x.feeMinor);
+  for (const r of s.refunds) if (refundStatusNames[r.status] === 'Completed') add(r.currency, r.feeMinor);
+  return fees;
+}
+
+export function checkLedger(s: LedgerSnapshot): Discrepancy[] {
+  const out: Discrepancy[] = [];
+  const report = (rule: Discrepancy['rule'], subject: string, message: string) => out.push({ rule, merchantId: s.merchantId, mode: s.mode, subject, message });
+  const own = (bucket: string) => `merchant:${s.merchantId}:${bucket}`;
+
+  // zero-sum, and the fold of the journals per currency (wallet attributes) and of the fee account.
+  const folds = new Map<string, Record<string, number>>();
+  const feeLines = new Map<string, number>();
+  for (const j of s.journals) {
+    const sum = j.lines.reduce((a, l) => a + l.amount, 0);
+    if (sum !== 0 || j.lines.some((l) => !Number.isSafeInteger(l.amount))) report('zero-sum', j.journalId, `journal ${j.journalId} (${j.kind}, ${j.reference}) sums to ${sum}`);
+    const fold = folds.get(j.currency) ?? Object.fromEntries(balanceAttributes.map((a) => [a, 0]));
+    folds.set(j.currency, fold);
+    for (const l of j.lines) {
+      if (l.account === own('available')) fold.available! += l.amount;
+      for (const t of holdTypes) {
+        if (l.account === own(`held:${t}`)) {
+          fold[`held_${t}`]! += l.amount;
+          fold.held! += l.amount;
+        }
+      }
+      if (l.account === 'platform:fees') feeLines.set(j.currency, (feeLines.get(j.currency) ?? 0) + l.amount);
+    }
+  }
+
+  // wallet-fold and negative, over every currency that has a wallet item or a journal.
+  const wallets = new Map(s.wallets.map((w) => [w.currency, w]));
+  for (const currency of new Set([...wallets.keys(), ...folds.keys()])) {
+    const wallet = wallets.get(currency);
+    const fold = folds.get(currency) ?? Object.fromEntries(balanceAttributes.map((a) => [a, 0]));
+    for (const attribute of balanceAttributes) {
+      const stored = Number(wallet?.[attribute] ?? 0);
+      if (stored !== fold[attribute]) report('wallet-fold', currency, `wallet ${currency} ${attribute} is ${stored}, its journals add up to ${fold[attribute]}`);
+      if (stored < 0) report('negative', currency, `wallet ${currency} ${attribute} is negative (${stored})`);
+    }
+  }
+
+  // fees
+  const expected = expectedFees(s);
+  for (const currency of new Set([...expected.keys(), ...feeLines.keys()])) {
+    const want = expected.get(currency) ?? 0;
+    const got = feeLines.get(currency) ?? 0;
+    if (want !== got) report('fees', currency, `platform fees in ${currency} are ${got} in the journals, the completed objects charged ${want}`);
+  }
+
+  // journals: what each object's status implies; orphan: journals naming no object.
+  const byReference = new Map<string, Journal[]>();
+  for (const j of s.journals) byReference.set(j.reference, [...(byReference.get(j.reference) ?? []), j]);
+  const seen = new Set<string>();
+  const expect = (id: string, label: string, expectation: Expectation) => {
+    seen.add(id);
+    const journals = byReference.get(id) ?? [];
+    const kinds = new Set([...Object.keys(expectation), ...journals.map((j) => j.kind)]);
+    for (const kind of kinds) {
+      const got = journals.filter((j) => j.kind === kind).length;
+      const want = expectation[kind] ?? 0;
+      if (got !== want) report('journals', id, `${label} ${id} has ${got} ${kind} journal(s), its status implies ${want}`);
+    }
+  };
+  for (const i of s.intents) expect(i.paymentIntentId, `${i.status} ${i.intentType}`, intentExpectation(i));
+  for (const x of s.settlements) expect(x.id, `${settlementStatusNames[x.status]} settlement`, settlementExpectation(x));
+  for (const r of s.refunds) expect(r.id, `${refundStatusNames[r.status]} refund`, refundExpectation(r));
+  for (const j of s.journals) {
+    if (!seen.has(j.reference) && /^(checkout|deposit|withdrawal|settlement|refund)\./.test(j.kind)) {
+      report('orphan', j.reference, `journal ${j.journalId} (${j.kind}) names ${j.reference}, which does not exist`);
+    }
+  }
+
+  // refunds: refunded = Σ completed, reserved = Σ live, both ≤ the payment.
+  const refundsOf = new Map<string, Refund[]>();
+  for (const r of s.refunds) refundsOf.set(r.paymentIntentId, [...(refundsOf.get(r.paymentIntentId) ?? []), r]);
+  for (const i of s.intents) {
+    const rs = refundsOf.get(i.paymentIntentId) ?? [];
+    const refunded = rs.filter((r) => refundStatusNames[r.status] === 'Completed').reduce((a, r) => a + r.amountMinor, 0);
+    const reserved = rs.filter((r) => !['Failed', 'Cancelled', 'Rejected', 'Expired'].includes(refundStatusNames[r.status])).reduce((a, r) => a + r.amountMinor, 0);
+    if ((i.refundedMinor ?? 0) !== refunded) report('refunds', i.paymentIntentId, `transaction ${i.paymentIntentId} shows ${i.refundedMinor ?? 0} refunded, its completed refunds add up to ${refunded}`);
+    if ((i.refundReservedMinor ?? 0) !== reserved) report('refunds', i.paymentIntentId, `transaction ${i.paymentIntentId} reserves ${i.refundReservedMinor ?? 0} for refunds, its open and completed refunds add up to ${reserved}`);
+    if (refunded > i.amountMinor || reserved > i.amountMinor) report('refunds', i.paymentIntentId, `transaction ${i.paymentIntentId} of ${i.amountMinor} has ${Math.max(refunded, reserved)} refunded or reserved`);
+  }
+  return out;
+}

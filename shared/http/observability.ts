@@ -1,0 +1,44 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { Route } from '#functions/routes.ts';
+import { logger } from '#shared/logger.ts';
+import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
+import type { GatewayContext, GatewayResponse } from './middlewares.ts';
+
+/**
+ * Request metrics and log context (docs/operator-runbook.md), two small middlewares the pipeline
+ * adds (shared/http/pipeline.ts):
+ *   requestMetrics(route)  right after traceAndLog: every log line of the request carries traceId
+ *                          and route; at the end, Requests {Route, StatusClass} and
+ *                          RequestLatency {Route} (ms), then the request's log keys are cleared.
+ *   authLogKeys()          right after apiKeyAuth: adds merchantId and mode to those log lines.
+ */
+type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>;
+
+export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
+
+export function requestMetrics(route: Route): Middleware {
+  const finish: NonNullable<Middleware['after']> = (request) => {
+    const s = request.context.gateway;
+    const status = (request.response as { statusCode?: number } | undefined)?.statusCode ?? 500;
+    emitMetric(metricNames.requests, 1, { Route: route.id, StatusClass: statusClass(status) });
+    if (s) emitMetric(metricNames.requestLatency, Date.now() - s.startedAt, { Route: route.id }, MetricUnit.Milliseconds);
+    logger.resetKeys();
+  };
+  return {
+    before: (request) => {
+      logger.appendKeys({ traceId: request.context.gateway.traceId, route: route.id });
+    },
+    after: finish,
+    onError: finish,
+  };
+}
+
+export function authLogKeys(): Middleware {
+  return {
+    before: (request) => {
+      const auth = request.context.gateway.auth;
+      if (auth) logger.appendKeys({ merchantId: auth.merchantId, mode: auth.mode });
+    },
+  };
+}

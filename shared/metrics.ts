@@ -1,0 +1,120 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+
+/**
+ * Operational metrics (CloudWatch embedded metric format, Powertools Metrics) and the X-Ray tracer.
+ * `metricNames` is the one list of names and dimensions: the code emits them here and the stack's
+ * dashboard and alarms (infra/observability.ts) read them, so the two cannot drift. Every data
+ * point is flushed at once as its own EMF line (a single-metric instance), so a handler that
+ * throws loses none. Outside Lambda (tests, `npm start`) metrics are off unless
+ * POWERTOOLS_METRICS_DISABLED=false. docs/operator-runbook.md says what each one means.
+ */
+export const metricsNamespace = 'PaymentGateway';
+export const serviceName = 'payment-gateway';
+
+export const metricNames = {
+  /** Route, StatusClass (2xx/4xx/5xx): every HTTP request. */
+  requests: 'Requests',
+  /** Route: milliseconds from the request to its response (p99 alarm per route). */
+  requestLatency: 'RequestLatency',
+  /** Type (checkout/deposit/withdrawal), Outcome (Completed/Failed/Cancelled/Expired): terminal payments. */
+  payments: 'Payments',
+  /** Type, Outcome: the amounts (minor units) of those payments. */
+  paymentAmount: 'PaymentAmount',
+  /** Outcome: refunds reaching a final status. */
+  refunds: 'Refunds',
+  /** Outcome: settlements reaching a final status. */
+  settlements: 'Settlements',
+  /** Provider, Operation: provider call latency (ms) and failed calls. */
+  providerLatency: 'ProviderLatency',
+  providerErrors: 'ProviderErrors',
+  /** Outcome (delivered/retry/dead_letter): webhook delivery attempts. */
+  webhookAttempts: 'WebhookAttempts',
+  /** ms from an event's commit to its successful delivery. */
+  commitToDelivery: 'CommitToDeliveryLatency',
+  /** Webhook events moved to the dead-letter queue. */
+  deadLetters: 'WebhookDeadLetters',
+  /** seconds between the oldest due item's due time and the sweep that found it. */
+  dueSweeperLag: 'DueSweeperLagSeconds',
+  /** Scope (full/incremental): discrepancies found by the ledger verifier. */
+  ledgerDiscrepancies: 'LedgerDiscrepancies',
+  /** Scope: ledgers (merchant × mode) the verifier read. */
+  ledgersVerified: 'LedgersVerified',
+} as const;
+
+const inLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+if (!inLambda && process.env.POWERTOOLS_METRICS_DISABLED === undefined) process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+
+export const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
+
+/** X-Ray: active only inside Lambda (Powertools switches itself off elsewhere). */
+export const tracer = new Tracer({ serviceName });
+
+export type MetricName = (typeof metricNames)[keyof typeof metricNames];
+
+/** Emit one data point with its dimensions, flushed at once. */
+export function emitMetric(name: MetricName, value: number, dimensions: Record<string, string> = {}, unit: (typeof MetricUnit)[keyof typeof MetricUnit] = MetricUnit.Count): void {
+  try {
+    const single = metrics.singleMetric();
+    if (Object.keys(dimensions).length) single.addDimensions(dimensions);
+    single.addMetric(name, unit, value);
+  } catch {
+    // A metric must never fail the money path it observes.
+  }
+}
+
+export { MetricUnit };
+
+/**
+ * A payment (Type checkout/deposit/withdrawal = payout), refund or settlement reached a final
+ * status: a count by outcome, and for payments also the amount (minor units) by Type and Outcome.
+ */
+export function emitOutcome(kind: 'payment' | 'refund' | 'settlement', outcome: string, amountMinor: number, type?: string): void {
+  if (kind === 'payment') {
+    const dimensions = { Type: type ?? 'unknown', Outcome: outcome };
+    emitMetric(metricNames.payments, 1, dimensions);
+    emitMetric(metricNames.paymentAmount, amountMinor, dimensions, MetricUnit.NoUnit);
+  } else {
+    emitMetric(kind === 'refund' ? metricNames.refunds : metricNames.settlements, 1, { Outcome: outcome });
+  }
+}
+
+/**
+ * A provider adapter whose asynchronous methods are timed (ProviderLatency, ProviderErrors with
+ * dimensions Provider = `family`, Operation = the method). The provider layer returns adapters
+ * through this, so every call site is covered without touching it.
+ */
+export function instrumented<T extends object>(family: string, adapter: T): T;
+export function instrumented<T extends object>(family: string, adapter: T | undefined): T | undefined;
+export function instrumented<T extends object>(family: string, adapter: T | undefined): T | undefined {
+  if (!adapter) return adapter;
+  return new Proxy(adapter, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || typeof property !== 'string') return value;
+      return (...args: unknown[]) => {
+        const started = Date.now();
+        const dimensions = { Provider: family, Operation: property };
+        let result: unknown;
+        try {
+          result = value.apply(target, args);
+        } catch (error) {
+          emitMetric(metricNames.providerErrors, 1, dimensions);
+          throw error;
+        }
+        if (!(result instanceof Promise)) return result;
+        return result.then(
+          (ok) => {
+            emitMetric(metricNames.providerLatency, Date.now() - started, dimensions, MetricUnit.Milliseconds);
+            return ok;
+          },
+          (error: unknown) => {
+            emitMetric(metricNames.providerLatency, Date.now() - started, dimensions, MetricUnit.Milliseconds);
+            emitMetric(metricNames.providerErrors, 1, dimensions);
+            throw error;
+          },
+        );
+      };
+    },
+  });
+}

@@ -1,0 +1,77 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import type { PaymentIntent } from '#shared/domain/intent.ts';
+import type { Journal } from '#shared/domain/ledger.ts';
+import type { Refund } from '#shared/domain/refund.ts';
+import type { Settlement } from '#shared/domain/settlement.ts';
+import { queryAll, toValues } from './client.ts';
+import { keys } from './keys.ts';
+import { getRefund, listRefundsOfIntent } from './refunds.ts';
+import { listJournals } from './wallets.ts';
+
+/**
+ * Read side of the ledger verifier (shared/services/ledger-verify.ts): everything that carries or
+ * implies money for one merchant and mode, read with Queries only (the merchant partition, the
+ * GSI1 listings of intents and settlements, the refunds of refunded transactions). No Scan.
+ */
+
+/** A wallet item as stored: balances by attribute (available, held, held_<HoldType>). */
+export type StoredWallet = { currency: string; updatedAt?: string } & Record<string, unknown>;
+
+export interface MerchantLedger {
+  merchantId: string;
+  mode: Mode;
+  wallets: StoredWallet[];
+  journals: Journal[];
+  intents: (PaymentIntent & { refundReservedMinor?: number })[];
+  settlements: Settlement[];
+  refunds: Refund[];
+}
+
+/** Access pattern: every merchant id (GSI1 MERCHANTS listing, a Query). */
+export async function listMerchantIds(): Promise<string[]> {
+  const items = await queryAll<{ merchantId: string }>({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: toValues({ ':pk': keys.allMerchants().GSI1PK }),
+    ProjectionExpression: 'merchantId',
+  });
+  return items.map((i) => i.merchantId);
+}
+
+/** Access pattern: a merchant's wallets in one mode (merchant partition, WALLET#<mode># prefix). */
+export async function listWallets(merchantId: string, mode: Mode, changedSince?: string): Promise<StoredWallet[]> {
+  const k = keys.walletsOfMerchant(merchantId, mode);
+  return queryAll<StoredWallet>({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ...(changedSince ? { FilterExpression: 'updatedAt >= :since' } : {}),
+    ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix, ...(changedSince ? { ':since': changedSince } : {}) }),
+    ConsistentRead: true,
+  });
+}
+
+export async function readMerchantLedger(merchantId: string, mode: Mode): Promise<MerchantLedger> {
+  const [wallets, journals, intents, settlements] = await Promise.all([
+    listWallets(merchantId, mode),
+    listJournals(merchantId, mode),
+    queryAll<MerchantLedger['intents'][number]>({
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: toValues({ ':pk': keys.intentsOfMerchant(merchantId, mode).GSI1PK }),
+    }),
+    queryAll<Settlement>({
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: toValues({ ':pk': keys.settlementsOfMerchant(merchantId, mode).GSI1PK }),
+    }),
+  ]);
+  // Refunds: those of every transaction with a refund reserved or paid, plus any a journal names.
+  const refunds = new Map<string, Refund>();
+  for (const intent of intents.filter((i) => (i.refundReservedMinor ?? 0) > 0 || (i.refundedMinor ?? 0) > 0)) {
+    for (const r of await listRefundsOfIntent(intent.paymentIntentId)) refunds.set(r.id, r);
+  }
+  for (const j of journals.filter((j) => j.kind.startsWith('refund.') && !refunds.has(j.reference))) {
+    const r = await getRefund(j.reference);
+    if (r) refunds.set(r.id, r);
+  }
+  return { merchantId, mode, wallets, journals, intents, settlements, refunds: [...refunds.values()] };
+}
