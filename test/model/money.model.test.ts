@@ -224,7 +224,7 @@ class RejectRefund implements Cmd {
 const commands = [
   fc.integer({ min: 1, max: 5_000 }).map((n) => new Credit(major(n))),
   fc.tuple(fc.integer({ min: 1, max: 100 }), fc.boolean()).map(([n, declined]) => new PayByCard(major(40 * n), declined)),
-  fc.tuple(fc.integer({ min: 100, max: 3_000 }), fc.boolean()).map(([n, keyed]) => new Withdraw(major(n), keyed)),
+  fc.tuple(fc.integer({ min: 300, max: 3_000 }), fc.boolean()).map(([n, keyed]) => new Withdraw(major(n), keyed)),
   fc.boolean().map((same) => new RetryWithdraw(same)),
   fc.nat().map((i) => new RejectWithdrawal(i)),
   fc.tuple(fc.nat(), fc.integer({ min: 10, max: 2_000 })).map(([i, n]) => new Refund(i, major(n))),
@@ -251,5 +251,49 @@ describe('money paths against a model', () => {
     );
     console.log(`model-based money test: ${executed} commands executed and checked over ${sequences} sequences`);
     expect(sequences).toBe(runs);
+  }, 600_000);
+
+  let acceptedTotal = 0;
+  it(`never overdraws under interleaved withdrawals and credits (fc.scheduler, ${Math.max(3, Math.round(runs / 3))} runs, seed ${seed})`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.constantFrom<'withdraw' | 'credit'>('withdraw', 'withdraw', 'credit'), { minLength: 2, maxLength: 10 }),
+        async (s, funded, ops) => {
+          const m = await newMerchant();
+          await setFee(m.merchantId, 'withdrawal', { basisPoints: 0, fixedMinor: 0 });
+          const unit = major(300); // the minimum withdrawal
+          await creditTestWallet(m.merchantId, 'test', funded * unit, 'PKR');
+          const real: Real = { baseUrl: gw.baseUrl, m };
+          // The scheduler decides the order in which the requests start; they then overlap for real.
+          const start = s.scheduleFunction(async (op: 'withdraw' | 'credit') => op);
+          const results = ops.map((op) =>
+            start(op).then(async () => {
+              if (op === 'credit') {
+                await creditTestWallet(m.merchantId, 'test', unit, 'PKR');
+                return 'credited';
+              }
+              const res = await api(real, 'POST', '/Payment/withdraw', payoutBody(unit));
+              expect([200, 409, 422], res.text).toContain(res.status);
+              return res.status;
+            }),
+          );
+          await s.waitAll();
+          const outcomes = await Promise.all(results);
+          const credits = outcomes.filter((o) => o === 'credited').length;
+          const accepted = outcomes.filter((o) => o === 200).length;
+          const conflicts = outcomes.filter((o) => o === 409).length;
+          acceptedTotal += accepted;
+          // Never more than the money there was; all of it when nothing conflicted and nothing was refused.
+          expect(accepted).toBeLessThanOrEqual(funded + credits);
+          if (conflicts === 0 && outcomes.every((o) => o !== 422)) expect(accepted).toBe(outcomes.length - credits);
+          const model: Model = { available: (funded + credits - accepted) * unit, heldWithdrawal: accepted * unit, heldRefund: 0, payments: [], withdrawals: [], refunds: [] };
+          await check(model, real);
+        },
+      ),
+      { numRuns: Math.max(3, Math.round(runs / 3)), seed, endOnFailure: true },
+    );
+    expect(acceptedTotal, 'some withdrawals were accepted').toBeGreaterThan(0);
   }, 600_000);
 });
