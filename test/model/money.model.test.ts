@@ -5,7 +5,8 @@ import { routeList } from '#functions/routes.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { creditTestWallet, setFee } from '#shared/services/merchants.ts';
 import { advanceRefund, approveRefund, rejectRefund } from '#shared/services/refunds.ts';
-import { rejectWithdrawal } from '#shared/services/withdrawals.ts';
+import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawals.ts';
+import { processDue } from '#shared/services/due.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
@@ -13,7 +14,8 @@ import { call, newMerchant, useGateway, type TestMerchant } from '../support/gat
 /**
  * Model-based test of the money paths (fast-check `fc.commands`): random sequences of card
  * checkouts (paid or declined), wallet credits, withdrawals (with Idempotency-Key retries, same and
- * different bodies), operator rejections of withdrawals, refunds (create, approve + process,
+ * different bodies), operator approval (bank accepts, rejects, times out then completes) and
+ * rejection of withdrawals, refunds (create, approve + process,
  * reject), run against the gateway over HTTP on DynamoDB Local and the operator services the ops
  * CLI calls. A small model predicts the available and held balances, each payment's refundable and
  * refunded amounts and each request's answer; after every command the real system must agree with
@@ -38,7 +40,7 @@ interface Model {
   heldWithdrawal: number;
   heldRefund: number;
   payments: Payment[];
-  withdrawals: { id: string; amount: number }[];
+  withdrawals: { id: string; amount: number; account: Account }[];
   refunds: { id: string; paymentId: string; amount: number }[];
   /** The last withdrawal sent with an Idempotency-Key, for retries. */
   keyed?: { key: string; body: Record<string, unknown>; paymentIntentId: string | null; status: number };
@@ -103,20 +105,22 @@ class PayByCard implements Cmd {
   toString = () => `PayByCard(${this.amount}, ${this.declined ? 'declined' : 'approved'})`;
 }
 
-const payoutBody = (amount: number) => ({
+/** The sandbox bank rail's outcome follows the account's last four: accepted, rejected, times out (then completes). */
+type Account = '0000' | '1111' | '2222';
+const payoutBody = (amount: number, account: Account = '0000') => ({
   amount: amount / 100,
   currency: 'PKR',
   description: 'Payout',
   autoProcessPayout: false,
-  customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
+  customerRef: { bankAccountNumber: `PK36SCBL000000112345${account}`, bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
   orderRef: { orderRef: `MW${randomUUID().replaceAll('-', '').slice(0, 16)}` },
 });
 
 class Withdraw implements Cmd {
-  constructor(readonly amount: number, readonly keyed: boolean) {}
+  constructor(readonly amount: number, readonly keyed: boolean, readonly account: Account) {}
   check = () => true;
   async run(model: Model, r: Real) {
-    const body = payoutBody(this.amount);
+    const body = payoutBody(this.amount, this.account);
     const key = randomUUID();
     const res = await api(r, 'POST', '/Payment/withdraw', body, this.keyed ? { 'Idempotency-Key': key } : {});
     if (this.amount > model.available) {
@@ -125,12 +129,12 @@ class Withdraw implements Cmd {
       expect(res.status, res.text).toBe(200);
       model.available -= this.amount;
       model.heldWithdrawal += this.amount;
-      model.withdrawals.push({ id: res.json.paymentIntentId, amount: this.amount });
+      model.withdrawals.push({ id: res.json.paymentIntentId, amount: this.amount, account: this.account });
     }
     if (this.keyed) model.keyed = { key, body, paymentIntentId: res.json?.paymentIntentId ?? null, status: res.status };
     await check(model, r);
   }
-  toString = () => `Withdraw(${this.amount}${this.keyed ? ', keyed' : ''})`;
+  toString = () => `Withdraw(${this.amount}, ${this.account}${this.keyed ? ', keyed' : ''})`;
 }
 
 class RetryWithdraw implements Cmd {
@@ -163,6 +167,26 @@ class RejectWithdrawal implements Cmd {
     await check(model, r);
   }
   toString = () => `RejectWithdrawal(#${this.pick})`;
+}
+
+class ApproveWithdrawal implements Cmd {
+  constructor(readonly pick: number) {}
+  check = (model: Readonly<Model>) => model.withdrawals.length > 0;
+  async run(model: Model, r: Real) {
+    const [w] = model.withdrawals.splice(this.pick % model.withdrawals.length, 1);
+    await approveWithdrawal(w!.id);
+    // The due sweeper's passes, with time moved on (bank completion, then reconciliation of a timeout).
+    for (const seconds of [15, 45, 120]) {
+      if ((await api(r, 'GET', `/Transaction/${w!.id}`)).json.status !== 'Processing') break;
+      await processDue(new Date(Date.now() + seconds * 1000), (i) => i.paymentIntentId === w!.id);
+    }
+    const status = (await api(r, 'GET', `/Transaction/${w!.id}`)).json.status;
+    expect(status).toBe(w!.account === '1111' ? 'Failed' : 'Completed');
+    if (w!.account === '1111') model.available += w!.amount;
+    model.heldWithdrawal -= w!.amount;
+    await check(model, r);
+  }
+  toString = () => `ApproveWithdrawal(#${this.pick})`;
 }
 
 class Refund implements Cmd {
@@ -224,7 +248,8 @@ class RejectRefund implements Cmd {
 const commands = [
   fc.integer({ min: 1, max: 5_000 }).map((n) => new Credit(major(n))),
   fc.tuple(fc.integer({ min: 1, max: 100 }), fc.boolean()).map(([n, declined]) => new PayByCard(major(40 * n), declined)),
-  fc.tuple(fc.integer({ min: 300, max: 3_000 }), fc.boolean()).map(([n, keyed]) => new Withdraw(major(n), keyed)),
+  fc.tuple(fc.integer({ min: 300, max: 3_000 }), fc.boolean(), fc.constantFrom<Account>('0000', '0000', '1111', '2222')).map(([n, keyed, account]) => new Withdraw(major(n), keyed, account)),
+  fc.nat().map((i) => new ApproveWithdrawal(i)),
   fc.boolean().map((same) => new RetryWithdraw(same)),
   fc.nat().map((i) => new RejectWithdrawal(i)),
   fc.tuple(fc.nat(), fc.integer({ min: 10, max: 2_000 })).map(([i, n]) => new Refund(i, major(n))),
