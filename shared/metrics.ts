@@ -1,5 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
+import { faultPoint } from './faults.ts';
 
 /**
  * Operational metrics (CloudWatch embedded metric format, Powertools Metrics) and the X-Ray tracer.
@@ -97,6 +98,7 @@ export function instrumented<T extends object>(family: string, adapter: T | unde
         const dimensions = { Provider: family, Operation: property };
         let result: unknown;
         try {
+          faultPoint(`provider:${family}.${property}`);
           result = value.apply(target, args);
         } catch (error) {
           emitMetric(metricNames.providerErrors, 1, dimensions);
@@ -106,6 +108,7 @@ export function instrumented<T extends object>(family: string, adapter: T | unde
         return result.then(
           (ok) => {
             emitMetric(metricNames.providerLatency, Date.now() - started, dimensions, MetricUnit.Milliseconds);
+            faultPoint(`provider-done:${family}.${property}`);
             return ok;
           },
           (error: unknown) => {
