@@ -6,6 +6,7 @@ import { parseApiKey } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
+import { JsonTooDeep, jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
 import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
 import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
@@ -63,9 +64,12 @@ export const maxBodyBytes = 64 * 1024;
 const jsonType = 'application/json';
 const problemType = 'application/problem+json';
 
+/** On every JSON and problem response (docs/security-and-limits.md). */
+export const securityHeaders = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } as const;
+
 export const serialise = (statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult => ({
   statusCode,
-  headers: { 'Content-Type': statusCode >= 400 ? problemType : jsonType, 'Cache-Control': 'no-store', ...headers },
+  headers: { 'Content-Type': statusCode >= 400 ? problemType : jsonType, ...securityHeaders, ...headers },
   body: JSON.stringify(body),
 });
 
@@ -125,6 +129,7 @@ export function problemDetails(): Middleware {
       else if (request.error instanceof BusinessRuleError) {
         problem = problems.unprocessable(request.error.detail, request.error.code ? { code: request.error.code } : {});
       } else if (request.error instanceof NotFoundError) problem = problems.notFound(request.error.message);
+      else if (request.error instanceof JsonTooDeep) problem = problems.badRequest(`The request is nested deeper than ${maxJsonDepth} levels.`);
       else if (request.error instanceof TransactionFailed && request.error.conflicted) {
         problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.');
       } else {
@@ -188,6 +193,9 @@ export function jsonBody(): Middleware {
       if (s.rawBody.trim() === '') return;
       const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (contentType !== jsonType) throw problems.unsupportedMediaType();
+      if (jsonNestingDepth(s.rawBody) > maxJsonDepth) {
+        throw problems.badRequest(`The request body is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] });
+      }
       try {
         s.json = JSON.parse(s.rawBody);
       } catch {
@@ -266,7 +274,7 @@ function replay(stored: StoredResponse): APIGatewayProxyResult {
     statusCode: stored.statusCode,
     headers: {
       'Content-Type': stored.statusCode >= 400 ? problemType : jsonType,
-      'Cache-Control': 'no-store',
+      ...securityHeaders,
       'Idempotent-Replayed': 'true',
       'Svc-Trace-Id': stored.traceId,
     },
