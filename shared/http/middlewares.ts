@@ -208,6 +208,28 @@ export function jsonBody(): Middleware {
 const idempotencyKeyShape = /^[\x21-\x7e]{1,255}$/;
 
 /**
+ * Answers that never claim or store an Idempotency-Key: 409 (a twin is in flight), and refusals by
+ * authentication, authorisation or rate limiting (401 including `signature mismatch`, 403, 429),
+ * so that someone holding only the API key cannot burn a merchant's predictable keys.
+ */
+const notRecorded = new Set([401, 403, 409, 429]);
+
+/**
+ * What an Idempotency-Key is bound to: the method, the full path with its parameters, the query
+ * string (sorted, so parameter order does not matter) and the body as received.
+ */
+export function requestFingerprint(event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'path' | 'multiValueQueryStringParameters' | 'queryStringParameters'>, rawBody: string): string {
+  const query = Object.entries(event.multiValueQueryStringParameters ?? Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, [v]])))
+    .flatMap(([k, vs]) => (vs ?? []).map((v) => [k, v ?? ''] as const))
+    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return createHash('sha256')
+    .update(JSON.stringify([event.httpMethod, event.path, query]))
+    .update('\n')
+    .update(rawBody)
+    .digest('hex');
+}
+
+/**
  * Idempotency-Key (CONTRACT §5), optimistic: the record is written with the response, either in
  * the handler's own transaction (idempotencyRecorded) or here; if a twin's record is already
  * there, the twin's response is replayed (same body) or the request gets a 409 (twin in flight)
@@ -219,7 +241,7 @@ export function idempotency(): Middleware {
     const problem = !record
       ? problems.conflict('A request with this Idempotency-Key is being processed; retry shortly.')
       : record.requestHash !== scope.requestHash
-        ? problems.unprocessable('This Idempotency-Key was already used with a different request body.')
+        ? problems.unprocessable('This Idempotency-Key was already used with a different request (method, path, query or body).')
         : record.state !== 'completed' || !record.response
           ? problems.conflict('A request with this Idempotency-Key is still being processed; retry shortly.')
           : undefined;
@@ -229,7 +251,7 @@ export function idempotency(): Middleware {
     const s = state(request);
     const response = request.response as APIGatewayProxyResult | GatewayResponse | undefined;
     if (!s.idempotency || s.idempotencyAnswered || !response || !isSerialised(response)) return;
-    if (response.statusCode >= 500 || response.statusCode === 409) return;
+    if (response.statusCode >= 500 || notRecorded.has(response.statusCode)) return;
     const stored: StoredResponse = { statusCode: response.statusCode, body: response.body, traceId: s.traceId };
     if (!(await putCompleted(s.idempotency, stored))) request.response = answer(await getRecord(s.idempotency), s.idempotency, s.traceId);
   };
@@ -244,7 +266,7 @@ export function idempotency(): Middleware {
       if (!idempotencyKeyShape.test(key)) {
         throw problems.badRequest('Idempotency-Key must be 1-255 printable ASCII characters.', { 'Idempotency-Key': ['must be 1-255 printable ASCII characters'] });
       }
-      const requestHash = createHash('sha256').update(`${request.event.httpMethod}\n${request.event.resource ?? request.event.path}\n`).update(s.rawBody).digest('hex');
+      const requestHash = requestFingerprint(request.event, s.rawBody);
       s.idempotency = { mode: s.auth.mode, merchantId: s.auth.merchantId, key, requestHash };
       const existing = await getRecord(s.idempotency);
       const lapsed = existing?.state === 'in_flight' && existing.requestHash === requestHash && existing.leaseExpiresAt !== undefined && Date.parse(existing.leaseExpiresAt) < Date.now();

@@ -54,3 +54,41 @@ describe('hardening: bad input is a 4xx, never a 5xx', () => {
     expect([okAnswer.status, problem.status, missing.status]).toEqual([200, 401, 404]);
   });
 });
+
+describe('hardening: Idempotency-Key cannot be burned or confused', () => {
+  const gw = useGateway([...routeList, signedCreditRoute]);
+  const body = { amount: 25, description: 'Order 9', orderRef: { orderRef: 'ORD9' } };
+
+  it('does not claim the key on a 401 (bad API key or signature mismatch): the genuine request still succeeds', async () => {
+    const m = await newMerchant();
+    const headers = { 'Idempotency-Key': 'order-9' };
+    const forged = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body, secret: 'not-the-secret', headers });
+    expect(forged.status).toBe(401);
+    expect(forged.json.detail).toBe('signature mismatch');
+    const again = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body, secret: 'not-the-secret', headers });
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    const genuine = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body, secret: m.test.secretKey, headers });
+    expect(genuine.status).toBe(200);
+    expect(genuine.headers.get('idempotent-replayed')).toBeNull();
+    expect(await listJournals(m.merchantId, 'test')).toHaveLength(1);
+  });
+
+  it('binds the key to the full path and the query: another resource or query is a 422, never a replay', async () => {
+    const m = await newMerchant();
+    const headers = { 'Idempotency-Key': 'resend-1' };
+    const a = await call(gw.baseUrl, 'POST', '/Gateway/v1/Events/evt_A/resend', { key: m.test.apiKey, headers });
+    expect(a.status).toBe(404);
+    const b = await call(gw.baseUrl, 'POST', '/Gateway/v1/Events/evt_B/resend', { key: m.test.apiKey, headers });
+    expect(b.status).toBe(422);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+
+    const q = { 'Idempotency-Key': 'balance-1' };
+    const usd = await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance?currency=USD', { key: m.test.apiKey, headers: q });
+    const replay = await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance?currency=USD', { key: m.test.apiKey, headers: q });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(usd.text);
+    const other = await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance?currency=PKR', { key: m.test.apiKey, headers: q });
+    expect(other.status).toBe(422);
+    expect(other.json.detail).toMatch(/different request/);
+  });
+});
