@@ -26,7 +26,7 @@ export async function startLocalStack(config: LocalConfig): Promise<LocalStack> 
     await ensureTable(dynamo.endpoint, config.tableName);
     const queues = await startLocalQueues(config.sqsPort);
     const server = createLocalServer();
-    await new Promise<void>((ok, fail) => server.once('error', fail).listen(config.port, ok));
+    await new Promise<void>((ok, fail) => server.once('error', fail).listen(config.port, config.host, ok));
     const jobs = startJobs({
       queueUrl: queues.queueUrl,
       sqsEndpoint: queues.endpoint,
