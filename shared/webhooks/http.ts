@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { isPublicAddress } from '#shared/domain/webhook-url.ts';
+import { isAllowedAddress, localDevelopmentHosts, type AddressPolicy } from '#shared/domain/webhook-url.ts';
 
 /**
  * One webhook POST (CONTRACT §10): a hard deadline (5 s), no redirects (Node's client never
@@ -30,16 +30,9 @@ export class RefusedDestination extends Error {
   readonly code = 'WEBHOOK_DESTINATION_REFUSED';
 }
 
-type Policy = 'public' | 'loopback';
+type Policy = AddressPolicy;
 
-const isLoopbackAddress = (address: string) => {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'loopback';
-};
-const allowed = (policy: Policy, address: string) => (policy === 'public' ? isPublicAddress(address) : isLoopbackAddress(address));
-const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+const allowed = isAllowedAddress;
 
 type Resolver = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
@@ -74,7 +67,7 @@ export function destinationRule(raw: string, allowInsecure: boolean): { url: URL
     return { refused: 'not a valid URL' };
   }
   if (url.username || url.password) return { refused: 'the URL must not contain credentials' };
-  const policy: Policy = allowInsecure && loopbackHosts.has(url.hostname) ? 'loopback' : 'public';
+  const policy: Policy = allowInsecure && localDevelopmentHosts.has(url.hostname) ? 'loopback' : 'public';
   if (policy === 'public' && url.protocol !== 'https:') return { refused: 'the URL must use https' };
   if (policy === 'loopback' && url.protocol !== 'https:' && url.protocol !== 'http:') return { refused: 'the URL must use http(s)' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
