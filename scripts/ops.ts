@@ -213,12 +213,15 @@ program
   .requiredOption('--mode <mode>', 'test | live', mode)
   .requiredOption('--amount <amount>', 'decimal amount', decimalAmount)
   .option('--currency <code>', 'currency', 'PKR')
-  .action(async (o: { merchant: string; mode: 'test' | 'live'; amount: number; currency: string }) => {
+  .option('--reference <ref>', 'makes a retried command credit once (the same reference never credits twice)')
+  .action(async (o: { merchant: string; mode: 'test' | 'live'; amount: number; currency: string; reference?: string }) => {
     await connect();
     const { isSupportedCurrency } = await import('#shared/domain/money.ts');
     if (!isSupportedCurrency(o.currency)) throw new Error(`unsupported currency ${o.currency}`);
-    const r = await (await services()).creditTestWallet(o.merchant, o.mode, await minor(o.amount, o.currency), o.currency);
-    print({ ...r, credited: o.amount }, () => `Credited ${o.amount} ${o.currency} to ${o.merchant} (${o.mode}).`);
+    const r = await (await services()).creditTestWallet(o.merchant, o.mode, await minor(o.amount, o.currency), o.currency, o.reference);
+    print({ ...r, credited: o.amount }, () =>
+      r.alreadyCredited ? `Already credited under reference ${o.reference} (journal ${r.journalId}); nothing changed.` : `Credited ${o.amount} ${o.currency} to ${o.merchant} (${o.mode}).`,
+    );
   });
 
 merchant

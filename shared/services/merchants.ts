@@ -5,10 +5,10 @@ import { defaultFees, defaultSchedule, type Fee, type FeeProduct, type Merchant,
 import type { Currency } from '#shared/domain/money.ts';
 import { assertSafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 import { masterKey, seal } from '#shared/crypto/seal.ts';
-import { transact } from '#shared/store/client.ts';
+import { transact, TransactionFailed } from '#shared/store/client.ts';
 import * as store from '#shared/store/merchants.ts';
 import { armAutoSettlements } from '#shared/store/settlements.ts';
-import { postJournal } from '#shared/store/wallets.ts';
+import { operatorReferenceWrite, postJournal, type OperatorReferenceRecord } from '#shared/store/wallets.ts';
 import { allScopes, type Scope } from '#functions/routes.ts';
 
 /**
@@ -122,24 +122,39 @@ export async function rotateKeys(merchantId: string, mode: Mode, graceSeconds = 
   };
 }
 
-/** Funds a test wallet from the sandbox (test mode only; live money only comes from payments). */
-export async function creditTestWallet(merchantId: string, mode: Mode, amountMinor: number, currency: Currency) {
+/**
+ * Funds a test wallet from the sandbox (test mode only; live money only comes from payments). With
+ * a `reference`, a retried command credits once: the second run reports the first run's credit
+ * (`alreadyCredited: true`) and refuses a different amount or currency under the same reference.
+ */
+export async function creditTestWallet(merchantId: string, mode: Mode, amountMinor: number, currency: Currency, reference?: string) {
   if (mode !== 'test') throw new OperatorError('wallet credit is refused in live mode: live balances only move through payments');
   if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) throw new OperatorError('--amount must be positive');
+  if (reference !== undefined && !/^[\x21-\x7e]{1,128}$/.test(reference)) throw new OperatorError('--reference must be 1-128 printable ASCII characters');
   await requireMerchant(merchantId);
   const entry = journal({
     merchantId,
     mode,
     currency,
     kind: 'wallet.credit',
-    reference: `operator:${randomUUID()}`,
+    reference: reference === undefined ? `operator:${randomUUID()}` : `operator:${reference}`,
     movements: [
       { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amountMinor },
       { account: { kind: 'available' }, amount: amountMinor },
     ],
   });
-  await transact(postJournal(entry));
-  return { merchantId, mode, currency, credited: amountMinor, journalId: entry.journal.journalId };
+  const marker = reference === undefined ? [] : [operatorReferenceWrite(merchantId, mode, 'wallet.credit', { reference, journalId: entry.journal.journalId, amountMinor, currency, createdAt: entry.journal.createdAt })];
+  try {
+    await transact([...marker, ...postJournal(entry)]);
+  } catch (error) {
+    const first = error instanceof TransactionFailed && marker.length ? (error.reasons[0]?.item as OperatorReferenceRecord | undefined) : undefined;
+    if (!first) throw error;
+    if (first.amountMinor !== amountMinor || first.currency !== currency) {
+      throw new OperatorError(`reference ${reference} already credited ${first.amountMinor} minor units of ${first.currency}; use a new reference for a different credit`);
+    }
+    return { merchantId, mode, currency, credited: amountMinor, journalId: first.journalId, reference, alreadyCredited: true };
+  }
+  return { merchantId, mode, currency, credited: amountMinor, journalId: entry.journal.journalId, ...(reference === undefined ? {} : { reference }), alreadyCredited: false };
 }
 
 export async function setFee(merchantId: string, product: FeeProduct, fee: Fee) {

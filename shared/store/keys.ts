@@ -110,4 +110,9 @@ export const keys = {
     PK: `IDEM#${mode}#${merchantId}#${idempotencyKey}`,
     SK: 'IDEM',
   }),
+  /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
+  operatorReference: (merchantId: string, mode: Mode, command: string, reference: string): Key => ({
+    PK: `MERCHANT#${merchantId}`,
+    SK: `OPREF#${mode}#${command}#${reference}`,
+  }),
 } as const;
