@@ -50,6 +50,14 @@ export const jobs = {
     timeoutSeconds: 30,
     summary: 'Signs and delivers webhook events; retries on the CONTRACT §10 schedule, then dead-letters.',
   },
+  webhookSweeper: {
+    id: 'webhookSweeper',
+    handler: 'functions/jobs/webhook-sweeper.ts',
+    trigger: { kind: 'schedule', everySeconds: 60 },
+    permissions: { table: 'readWrite', webhookQueue: 'send' }, // readWrite: moves due-index entries, event pointers
+    timeoutSeconds: 60,
+    summary: 'Webhook safety sweep: sends again outbox events with no delivery record and retries overdue or parked (GSI2 due index, no scans).',
+  },
 } as const satisfies Record<string, Job>;
 
 export type JobId = keyof typeof jobs;

@@ -164,13 +164,19 @@ merchant
   });
 merchant
   .command('webhook')
-  .description("set a mode's webhook endpoint; prints its new signing secret once")
+  .description("set a mode's webhook endpoint (prints its new signing secret once), or --enable a disabled one")
   .requiredOption('--merchant <id>')
   .requiredOption('--mode <mode>', 'test | live', mode)
-  .requiredOption('--url <url>')
+  .option('--url <url>', 'the endpoint URL (with --enable: a callbackUrl to re-enable instead of the endpoint)')
   .option('--allow-insecure-webhooks', 'local development only: allow http://127.0.0.1 receivers')
-  .action(async (o: { merchant: string; mode: 'test' | 'live'; url: string; allowInsecureWebhooks?: boolean }) => {
+  .option('--enable', 're-enable a destination disabled after HTTP 410 or 5 days of failures (docs/webhooks-operations.md)')
+  .action(async (o: { merchant: string; mode: 'test' | 'live'; url?: string; allowInsecureWebhooks?: boolean; enable?: boolean }) => {
     await connect();
+    if (o.enable) {
+      print(await (await services()).enableWebhook(o.merchant, o.mode, o.url), (x: { url: string }) => `Webhook destination ${x.url} enabled.`);
+      return;
+    }
+    if (!o.url) throw new InvalidArgumentError('--url is required (or --enable)');
     print(await (await services()).setWebhook(o.merchant, o.mode, o.url, o.allowInsecureWebhooks), (x: { webhookSecret: string | null }) => (x.webhookSecret ? `Webhook set. Signing secret (shown once): ${x.webhookSecret}` : 'Webhook URL set; its signing secret is unchanged.'));
   });
 

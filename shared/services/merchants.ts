@@ -188,6 +188,20 @@ export async function setStatus(merchantId: string, status: Merchant['status']) 
  * `webhook-secret rotate`); a merchant created before secrets were always issued gets one now,
  * returned once (`webhookSecret` is null when unchanged).
  */
+/**
+ * Re-enables a webhook destination the dispatcher disabled (HTTP 410, or 5 days of failures):
+ * the mode's endpoint URL, or `url` (a request's callbackUrl). Events recorded as
+ * `endpoint_disabled` meanwhile are delivered by a resend or `ops webhooks replay`.
+ */
+export async function enableWebhook(merchantId: string, mode: Mode, url?: string, now = new Date()) {
+  const merchant = await requireMerchant(merchantId);
+  const target = url ?? merchant.webhooks[mode]?.url;
+  if (!target) throw new OperatorError(`no webhook endpoint configured for ${mode} mode; give --url`);
+  const { enableEndpoint } = await import('#shared/store/webhook-health.ts');
+  await enableEndpoint({ merchantId, mode, url: target }, now);
+  return { merchantId, mode, url: target, enabled: true };
+}
+
 export async function setWebhook(merchantId: string, mode: Mode, url: string, allowInsecure?: boolean) {
   const merchant = await requireMerchant(merchantId);
   const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;

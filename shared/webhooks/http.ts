@@ -24,6 +24,8 @@ export interface PostResult {
   error: string | null;
   /** The destination was refused by the SSRF guard (nothing was sent). */
   refused: boolean;
+  /** A 429 or 503 answer's Retry-After header, as sent. */
+  retryAfter?: string;
 }
 
 export class RefusedDestination extends Error {
@@ -115,6 +117,7 @@ export function postWebhook(raw: string, body: string, headers: Record<string, s
           statusCode: status,
           error: status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? `redirect not followed (HTTP ${status})` : `HTTP ${status}`,
           refused: false,
+          ...((status === 429 || status === 503) && typeof res.headers['retry-after'] === 'string' ? { retryAfter: res.headers['retry-after'] } : {}),
         });
       res.on('end', done);
       res.on('close', done);

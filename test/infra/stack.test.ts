@@ -57,6 +57,19 @@ describe('PaymentGatewayStack', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', mappings);
   });
 
+  it('bounds how long a poison stream record blocks its shard, and schedules the webhook sweep', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 5,
+      MaximumRecordAgeInSeconds: 600,
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.functions.get('webhookSweeper')!), 'Arn'] } })],
+    });
+  });
+
   describe.each(routeList.map((route) => [route.id, route] as const))('route %s', (_id, route) => {
     const fn = stack.functions.get(route.id)!;
     const fnId = logicalId(fn);
