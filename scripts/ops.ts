@@ -271,8 +271,8 @@ webhooks
   .description('messages waiting, in flight and dead-lettered')
   .action(async () => {
     const queue = await webhookQueues();
-    print(await queue.queueDepths(), (x: { queue: { visible: number; inFlight: number }; deadLetters: { visible: number } }) =>
-      `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight (retries wait as delayed messages or parked in the table)\ndead letters: ${x.deadLetters.visible}`,
+    print(await queue.queueDepths(), (x: { queue: { visible: number; inFlight: number; delayed: number }; deadLetters: { visible: number } }) =>
+      `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight, ${x.queue.delayed} delayed retries (longer retries are parked in the table)\ndead letters: ${x.deadLetters.visible}`,
     );
   });
 webhooks
