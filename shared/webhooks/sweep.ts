@@ -84,6 +84,6 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
   );
   // Parked retries are routine; an event resent means the pipeline lost something (or was slow).
   if (result.resent || failed.size) logger.warn('webhook sweep sent events again', { ...result, failed: failed.size });
-  else if (result.retries) logger.info('webhook sweep sent waiting retries', result);
+  else if (result.retries) logger.info('webhook sweep sent waiting retries', { ...result });
   return result;
 }
