@@ -262,8 +262,8 @@ export class PaymentGatewayStack extends Stack {
             // A record that keeps failing blocks its shard for minutes, not 24 h: it then goes to the
             // failure destination, and the webhook sweep sends its event from the table (the outbox
             // item stays in the due index until a delivery item exists; docs/webhooks-operations.md).
-            retryAttempts: 5,
-            maxRecordAge: Duration.minutes(10),
+            retryAttempts: trigger.retryAttempts,
+            maxRecordAge: Duration.seconds(trigger.maxRecordAgeSeconds),
             onFailure: new SqsDlq(this.streamFailureQueue),
             filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: [...trigger.entities] } } } })],
           }),

@@ -274,8 +274,8 @@ webhooks
   .description('messages waiting, in flight and dead-lettered')
   .action(async () => {
     const queue = await webhookQueues();
-    print(await queue.queueDepths(), (x: { queue: { visible: number; inFlight: number }; deadLetters: { visible: number } }) =>
-      `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight (retries wait in flight)\ndead letters: ${x.deadLetters.visible}`,
+    print(await queue.queueDepths(), (x: { queue: { visible: number; inFlight: number; delayed: number }; deadLetters: { visible: number } }) =>
+      `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight, ${x.queue.delayed} delayed retries (longer retries are parked in the table)\ndead letters: ${x.deadLetters.visible}`,
     );
   });
 webhooks
@@ -288,6 +288,31 @@ webhooks
     if (result.status === 'FAILED' || result.status === 'CANCELLED') throw new Error(`redrive ${result.status} after ${result.moved} message(s): ${result.failureReason ?? 'no reason given'}`);
     print(result, (x: { status: string; moved: number; failureReason: string | null }) =>
       x.status === 'NOTHING_TO_MOVE' ? 'No dead letters.' : `Redrive ${x.status}: ${x.moved} message(s) moved back.${x.failureReason ? ` ${x.failureReason}` : ''}`,
+    );
+  });
+
+webhooks
+  .command('replay')
+  .description('send again the outbox events committed in a time window, from the table (idempotent by event id: delivered events are skipped)')
+  .requiredOption('--since <iso>', 'ISO 8601 start (inclusive)')
+  .option('--until <iso>', 'ISO 8601 end (inclusive; default now)')
+  .option('--merchant <id>', 'only this merchant')
+  .option('--mode <mode>', 'test | live', mode)
+  .action(async (o: { since: string; until?: string; merchant?: string; mode?: 'test' | 'live' }) => {
+    const iso = (v: string, name: string) => {
+      const t = Date.parse(v);
+      if (Number.isNaN(t)) throw new InvalidArgumentError(`${name} must be an ISO 8601 time`);
+      return new Date(t).toISOString();
+    };
+    const since = iso(o.since, '--since');
+    const until = o.until ? iso(o.until, '--until') : new Date().toISOString();
+    await connect();
+    await webhookQueues();
+    const { replayEvents } = await import('#shared/webhooks/replay.ts');
+    const r = await replayEvents({ since, until, ...(o.merchant ? { merchantId: o.merchant } : {}), ...(o.mode ? { mode: o.mode } : {}) });
+    if (r.failed) process.exitCode = 1;
+    print(r, (x: { scanned: number; sent: number; alreadyDelivered: number; failed: number }) =>
+      `Replay ${since} .. ${until}: ${x.scanned} event(s), ${x.sent} sent, ${x.alreadyDelivered} already delivered${x.failed ? `, ${x.failed} NOT accepted by the queue (run again)` : ''}.`,
     );
   });
 

@@ -1,4 +1,4 @@
-import { BatchGetItemCommand, BatchWriteItemCommand, type BatchGetItemCommandOutput, ConditionalCheckFailedException, GetItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, BatchWriteItemCommand, type BatchGetItemCommandOutput, ConditionalCheckFailedException, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { AddressedEvent } from '#shared/domain/events.ts';
 import { db, fromItem, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
@@ -270,4 +270,29 @@ export function resendWrite(request: ResendRequest): TxItem {
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
+}
+
+/**
+ * Operator access pattern (`ops webhooks replay` only, never a request path): the outbox events
+ * committed in [since, until], optionally of one merchant and mode, page by page. A filtered
+ * Scan: its cost is the table's size, acceptable for a rare recovery run, and independent of the
+ * stream's 24 h retention.
+ */
+export async function* scanOutboxEvents(filter: { since: string; until: string; merchantId?: string; mode?: Mode }): AsyncGenerator<(AddressedEvent & { createdAt: string; entity: 'OutboxEvent' })[]> {
+  const conditions = ['entity = :entity', 'createdAt BETWEEN :since AND :until', ...(filter.merchantId ? ['merchantId = :merchantId'] : []), ...(filter.mode ? ['#mode = :mode'] : [])];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: conditions.join(' AND '),
+        ...(filter.mode ? { ExpressionAttributeNames: { '#mode': 'mode' } } : {}),
+        ExpressionAttributeValues: toValues({ ':entity': 'OutboxEvent', ':since': filter.since, ':until': filter.until, ':merchantId': filter.merchantId, ':mode': filter.mode }),
+        ExclusiveStartKey: start,
+      }),
+    );
+    const page = (out.Items ?? []).map((i) => fromItem<AddressedEvent & { createdAt: string; entity: 'OutboxEvent' }>(i));
+    if (page.length) yield page;
+    start = out.LastEvaluatedKey;
+  } while (start);
 }

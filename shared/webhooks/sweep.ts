@@ -82,6 +82,8 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
       else result.retries++;
     }),
   );
-  if (result.resent || result.retries || failed.size) logger.warn('webhook sweep sent events again', { ...result, failed: failed.size });
+  // Parked retries are routine; an event resent means the pipeline lost something (or was slow).
+  if (result.resent || failed.size) logger.warn('webhook sweep sent events again', { ...result, failed: failed.size });
+  else if (result.retries) logger.info('webhook sweep sent waiting retries', { ...result });
   return result;
 }

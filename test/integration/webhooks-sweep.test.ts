@@ -1,4 +1,9 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
 import { getDelivery, sweepGraceSeconds } from '#shared/store/webhooks.ts';
@@ -16,7 +21,7 @@ import { eventually, startReceiver, useWebhookStack, type Reply, type Receiver }
  * purpose. The dispatcher job runs and delivers to real receivers; the sweep runs with a clock
  * moved ahead instead of waiting.
  */
-useWebhookStack([jobs.webhookDispatcher]);
+const stack = useWebhookStack([jobs.webhookDispatcher]);
 const receivers: Receiver[] = [];
 afterAll(async () => Promise.all(receivers.map((r) => r.stop())));
 afterEach(() => {
@@ -102,4 +107,43 @@ describe('webhook safety sweep', () => {
     await hook.waitFor((ds) => ds.length >= 2);
     await eventually(() => getDelivery(message.paymentIntentId, message.eventId), (r) => r?.state === 'delivered');
   });
+});
+
+/** The operator CLI in its own process, pointed at this file's table and queues. */
+const dataDir = mkdtempSync(join(tmpdir(), 'ops-replay-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+async function ops(...args: string[]) {
+  const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args, '--json'], {
+    cwd: resolve(import.meta.dirname, '..', '..'),
+    env: {
+      ...process.env,
+      DYNAMODB_PORT: new URL(inject('dynamoEndpoint')).port,
+      DYNAMODB_ENDPOINT: '',
+      SQS_PORT: new URL(stack.queues.endpoint).port,
+      TABLE_NAME: stack.tableName,
+      DATA_DIR: dataDir,
+      AWS_ENDPOINT_URL_SQS: '',
+      QUEUE_URL: '',
+      DEAD_LETTER_QUEUE_URL: '',
+    },
+  });
+  return JSON.parse(result.stdout);
+}
+
+describe('ops webhooks replay', () => {
+  it('re-relays a window of outbox events from the table, idempotent by event id; a re-enabled endpoint gets its disabled events', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    let status = 410;
+    const { hook, message } = await committedEvent(() => status);
+    expect(await dispatch(message, dropped)).toMatchObject({ kind: 'endpoint_disabled' }); // 410: disabled at once
+    const args = ['--since', since, '--merchant', message.merchantId, '--mode', 'test'];
+    status = 200;
+    expect(await ops('merchant', 'webhook', '--merchant', message.merchantId, '--mode', 'test', '--enable')).toMatchObject({ enabled: true, url: hook.url });
+    expect(await ops('webhooks', 'replay', ...args)).toMatchObject({ scanned: 1, sent: 1, alreadyDelivered: 0, failed: 0 });
+    await hook.waitFor((ds) => ds.length >= 2);
+    expect(hook.deliveries.map((d) => d.event.id)).toEqual([message.eventId, message.eventId]);
+    await eventually(() => getDelivery(message.paymentIntentId, message.eventId), (r) => r?.state === 'delivered');
+    expect(await ops('webhooks', 'replay', ...args)).toMatchObject({ scanned: 1, sent: 0, alreadyDelivered: 1 });
+    expect(await ops('webhooks', 'replay', '--since', since, '--until', since, '--merchant', message.merchantId)).toMatchObject({ scanned: 0 });
+  }, 60_000);
 });
