@@ -206,8 +206,8 @@ describe('webhooks', { timeout: 60_000 }, () => {
     const port = new URL(hook.url).port;
     const m = await merchantWithEndpoint(hook.url);
     // The local-development switch is off for this merchant: its stored http://127.0.0.1 endpoint is refused too.
-    const { updateMerchant } = await import('#shared/store/merchants.ts');
-    await updateMerchant(m.merchantId, { allowInsecureWebhooks: false });
+    const { changeMerchant } = await import('#shared/store/merchants.ts');
+    await changeMerchant(m.merchantId, () => ({ patch: { allowInsecureWebhooks: false }, result: undefined }));
     const destinations = [
       null, // the stored endpoint: http and loopback
       `https://127.0.0.1:${port}/literal`,
