@@ -56,6 +56,9 @@ function resourcePaths(route: Route): string[] {
   return route.path.includes('{version}') ? supportedVersions.map((v) => route.path.replaceAll('{version}', v)) : [route.path];
 }
 
+/** Table actions of functions that answer unauthenticated requests: no Scan, DeleteItem or BatchWriteItem. */
+export const publicTableActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DescribeTable'];
+
 /** The REST API's one stage (the API version is in the path, not the stage). */
 const apiStageName = 'prod';
 
@@ -206,7 +209,10 @@ export class PaymentGatewayStack extends Stack {
         masterKey: this.masterKey,
         environment: this.deploymentEnvironment,
       });
-      if (route.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
+      // Unauthenticated code (hosted pages, provider callbacks) never scans or deletes: item reads,
+      // queries and conditional puts/updates only (docs/security-and-limits.md).
+      if (route.auth === 'none') this.table.grant(fn, ...publicTableActions);
+      else if (route.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
       else this.table.grantReadData(fn);
       acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
       acknowledge(fn, 'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
