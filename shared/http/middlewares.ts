@@ -12,7 +12,7 @@ import { logger } from '#shared/logger.ts';
 import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
 import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
 import { getApiKeyByHash, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
-import { supportedVersions, type Route } from '#functions/routes.ts';
+import { keyHasScope, supportedVersions, type Route } from '#functions/routes.ts';
 import { HttpProblem, problems, type FieldErrors } from './problem.ts';
 
 /**
@@ -176,7 +176,7 @@ export function apiKeyAuth(route: Route): Middleware {
         secretSealed: key.secretSealed,
       };
       if (key.merchantStatus !== 'active') throw problems.forbidden('The merchant account is suspended.');
-      if (route.scope && !key.scopes.includes(route.scope)) {
+      if (route.scope && !keyHasScope(key.scopes, route.scope)) {
         throw problems.forbidden(`This API key lacks the "${route.scope}" scope.`);
       }
     },

@@ -93,6 +93,13 @@ export async function createMerchant(input: {
   return { merchantId: merchant.merchantId, name: merchant.name, currency: merchant.defaultCurrency, ...credentials };
 }
 
+/** Every merchant change goes through the store's versioned read-modify-write; a missing merchant is an operator error. */
+async function changeMerchant<T>(merchantId: string, change: Parameters<typeof store.changeMerchant<T>>[1]): Promise<T> {
+  return store.changeMerchant(merchantId, change).catch((error: unknown) => {
+    throw error instanceof store.MerchantNotFound || error instanceof store.ConcurrentMerchantChange ? new OperatorError(error.message) : error;
+  });
+}
+
 async function requireMerchant(merchantId: string): Promise<Merchant> {
   const merchant = await store.getMerchant(merchantId);
   if (!merchant) throw new OperatorError(`no merchant ${merchantId}`);
@@ -160,9 +167,10 @@ export async function creditTestWallet(merchantId: string, mode: Mode, amountMin
 export async function setFee(merchantId: string, product: FeeProduct, fee: Fee) {
   if (!Number.isInteger(fee.basisPoints) || fee.basisPoints < 0 || fee.basisPoints > 10_000) throw new OperatorError('basis points must be 0-10000');
   if (!Number.isSafeInteger(fee.fixedMinor) || fee.fixedMinor < 0) throw new OperatorError('fixed fee must be >= 0 minor units');
-  const merchant = await requireMerchant(merchantId);
-  await store.updateMerchant(merchantId, { fees: { ...merchant.fees, [product]: fee } });
-  return { merchantId, fees: { ...merchant.fees, [product]: fee } };
+  return changeMerchant(merchantId, (merchant) => {
+    const fees = { ...merchant.fees, [product]: fee };
+    return { patch: { fees }, result: { merchantId, fees } };
+  });
 }
 
 export async function setSchedule(merchantId: string, schedule: SettlementSchedule) {
@@ -171,15 +179,13 @@ export async function setSchedule(merchantId: string, schedule: SettlementSchedu
   if (frequency === 'monthly' && !(dayOfPeriod && dayOfPeriod >= 1 && dayOfPeriod <= 28)) throw new OperatorError('monthly schedules need --day 1-28');
   if (!Number.isInteger(hourUtc) || hourUtc < 0 || hourUtc > 23) throw new OperatorError('--hour must be 0-23');
   if (frequency !== 'manual' && !schedule.destination) throw new OperatorError('automatic settlements need a destination bank account');
-  await requireMerchant(merchantId);
-  await store.updateMerchant(merchantId, { settlementSchedule: schedule });
+  await changeMerchant(merchantId, () => ({ patch: { settlementSchedule: schedule }, result: undefined }));
   await armAutoSettlements(merchantId, schedule); // the run items the money sweeper picks up (shared/services/settlements.ts)
   return { merchantId, settlementSchedule: schedule };
 }
 
 export async function setStatus(merchantId: string, status: Merchant['status']) {
-  await requireMerchant(merchantId);
-  await store.updateMerchant(merchantId, { status });
+  await changeMerchant(merchantId, () => ({ patch: { status }, result: undefined }));
   return { merchantId, status };
 }
 
@@ -203,13 +209,13 @@ export async function enableWebhook(merchantId: string, mode: Mode, url?: string
 }
 
 export async function setWebhook(merchantId: string, mode: Mode, url: string, allowInsecure?: boolean) {
-  const merchant = await requireMerchant(merchantId);
-  const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;
-  await assertSafeWebhookUrl(url, { allowInsecure: insecure }).catch((e: Error) => {
-    throw new OperatorError(`webhook url ${e.message}`);
+  return changeMerchant(merchantId, async (merchant) => {
+    const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;
+    await assertSafeWebhookUrl(url, { allowInsecure: insecure }).catch((e: Error) => {
+      throw new OperatorError(`webhook url ${e.message}`);
+    });
+    const existing = merchant.webhooks[mode];
+    const { endpoint, secret } = existing?.secrets.length ? { endpoint: { ...existing, url }, secret: null } : await newEndpoint(merchantId, mode, url);
+    return { patch: { webhooks: { ...merchant.webhooks, [mode]: endpoint }, allowInsecureWebhooks: insecure }, result: { merchantId, mode, url, webhookSecret: secret } };
   });
-  const existing = merchant.webhooks[mode];
-  const { endpoint, secret } = existing?.secrets.length ? { endpoint: { ...existing, url }, secret: null } : await newEndpoint(merchantId, mode, url);
-  await store.updateMerchant(merchantId, { webhooks: { ...merchant.webhooks, [mode]: endpoint }, allowInsecureWebhooks: insecure });
-  return { merchantId, mode, url, webhookSecret: secret };
 }

@@ -121,6 +121,11 @@ export const keys = {
     PK: `IDEM#${mode}#${merchantId}#${idempotencyKey}`,
     SK: 'IDEM',
   }),
+  /** A fixed-window quota counter (ttl): `subject` names what is counted, `window` the window's start. */
+  quota: (mode: Mode, merchantId: string, subject: string, window: string): Key => ({
+    PK: `QUOTA#${mode}#${merchantId}#${subject}`,
+    SK: window,
+  }),
   /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
   operatorReference: (merchantId: string, mode: Mode, command: string, reference: string): Key => ({
     PK: `MERCHANT#${merchantId}`,
