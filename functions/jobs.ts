@@ -8,8 +8,12 @@ export type JobTrigger =
   | { kind: 'schedule'; everySeconds: number }
   /** The webhook queue, with partial batch failures (SQSBatchResponse). */
   | { kind: 'queue'; queue: 'webhooks'; batchSize: number; maxConcurrency?: number }
-  /** New table items of the given entities (INSERT only), with partial batch failures. */
-  | { kind: 'stream'; entities: readonly string[]; batchSize: number };
+  /**
+   * New table items of the given entities (INSERT only), with partial batch failures. A record that
+   * keeps failing is given up after `retryAttempts` retries or `maxRecordAgeSeconds` (AWS: to the
+   * stream failure queue; locally: an error log with its keys), so it cannot block its shard.
+   */
+  | { kind: 'stream'; entities: readonly string[]; batchSize: number; retryAttempts: number; maxRecordAgeSeconds: number };
 
 export interface Job {
   readonly id: string;
@@ -36,7 +40,8 @@ export const jobs = {
     id: 'webhookRelay',
     handler: 'functions/webhooks/relay.ts',
     // Entities: shared/webhooks/messages.ts relayedEntities.
-    trigger: { kind: 'stream', entities: ['OutboxEvent', 'WebhookResend'], batchSize: 100 },
+    // A given-up record's event is still sent by the webhook sweep (docs/webhooks-operations.md).
+    trigger: { kind: 'stream', entities: ['OutboxEvent', 'WebhookResend'], batchSize: 100, retryAttempts: 5, maxRecordAgeSeconds: 600 },
     permissions: { table: 'readWrite', webhookQueue: 'send' }, // readWrite: event pointers
     timeoutSeconds: 30,
     summary: 'Outbox relay: committed webhook events (and resend requests) from the table stream to the webhook queue.',
@@ -65,6 +70,14 @@ export const jobs = {
     permissions: { table: 'read' },
     timeoutSeconds: 900,
     summary: 'Daily full ledger verification: every wallet, journal, payment, settlement and refund (docs/ledger-verification.md); emits LedgerDiscrepancies.',
+  },
+  webhookSweeper: {
+    id: 'webhookSweeper',
+    handler: 'functions/jobs/webhook-sweeper.ts',
+    trigger: { kind: 'schedule', everySeconds: 60 },
+    permissions: { table: 'readWrite', webhookQueue: 'send' }, // readWrite: moves due-index entries, event pointers
+    timeoutSeconds: 60,
+    summary: 'Webhook safety sweep: sends again outbox events with no delivery record and retries overdue or parked (GSI2 due index, no scans).',
   },
 } as const satisfies Record<string, Job>;
 

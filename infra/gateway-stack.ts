@@ -19,11 +19,13 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { jobList, type Job } from '#functions/jobs.ts';
 import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
 import { HttpProblem, problems } from '#shared/http/problem.ts';
+import { defaultRateLimits, type RateLimits } from '#shared/http/rate-limits.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { repoRoot } from '#infra/bundling.ts';
@@ -55,6 +57,9 @@ function resourcePaths(route: Route): string[] {
   return route.path.includes('{version}') ? supportedVersions.map((v) => route.path.replaceAll('{version}', v)) : [route.path];
 }
 
+/** Table actions of functions that answer unauthenticated requests: no Scan, DeleteItem or BatchWriteItem. */
+export const publicTableActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DescribeTable'];
+
 /** The REST API's one stage (the API version is in the path, not the stage). */
 const apiStageName = 'prod';
 
@@ -71,6 +76,7 @@ export class PaymentGatewayStack extends Stack {
   readonly streamFailureQueue: Queue;
   readonly alarmTopic: Topic;
   readonly api: RestApi;
+  readonly webAcl: CfnWebACL;
   /** Environment every function gets from the deployment's context values. */
   private deploymentEnvironment: Record<string, string> = {};
   /** One Lambda per route, by route id. */
@@ -150,8 +156,9 @@ export class PaymentGatewayStack extends Stack {
         metricsEnabled: true,
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false, // never log bodies: they carry secrets and card data
-        throttlingRateLimit: 100,
-        throttlingBurstLimit: 200,
+        // A high safety net for the whole stage; clients are limited one by one by the web ACL below.
+        throttlingRateLimit: Number(this.node.tryGetContext('stageRateLimit') ?? 2000),
+        throttlingBurstLimit: Number(this.node.tryGetContext('stageBurstLimit') ?? 4000),
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: AccessLogFormat.jsonWithStandardFields({
           caller: false,
@@ -177,7 +184,11 @@ export class PaymentGatewayStack extends Stack {
     }
     acknowledge(this.api, 'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes (CONTRACT §1); the hosted checkout page is public by design. There are no IAM or Cognito users.', 'AwsSolutions-APIG4', 'AwsSolutions-COG4');
     acknowledge(this.api, 'The Lambda pipeline validates requests (content type, size, schema) so that failures are RFC 9457 problems with per-field errors (CONTRACT §4).', 'AwsSolutions-APIG2');
-    acknowledge(this.api.deploymentStage, 'AWS WAF is a recommended deployment add-on (a web ACL with rate-based and managed rules associated to this stage); it is account- and traffic-specific.', 'AwsSolutions-APIG3');
+    this.webAcl = clientLimitsWebAcl(this, this.api.deploymentStage.stageArn, {
+      perKey: Number(this.node.tryGetContext('rateLimitPerKey') ?? defaultRateLimits.perKey),
+      perIp: Number(this.node.tryGetContext('rateLimitPerIp') ?? defaultRateLimits.perIp),
+      windowSeconds: Number(this.node.tryGetContext('rateLimitWindowSeconds') ?? defaultRateLimits.windowSeconds),
+    });
     acknowledge(this.api, 'API Gateway needs an account-level role to write execution logs; AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy for it.', 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]');
     alarm('Api5xxAlarm', this.api.metricServerError({ period: Duration.minutes(5) }), 'The API returned 5xx responses.');
 
@@ -200,7 +211,10 @@ export class PaymentGatewayStack extends Stack {
         masterKey: this.masterKey,
         environment: this.deploymentEnvironment,
       });
-      if (route.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
+      // Unauthenticated code (hosted pages, provider callbacks) never scans or deletes: item reads,
+      // queries and conditional puts/updates only (docs/security-and-limits.md).
+      if (route.auth === 'none') this.table.grant(fn, ...publicTableActions);
+      else if (route.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
       else this.table.grantReadData(fn);
       acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
       acknowledge(fn, 'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
@@ -271,7 +285,11 @@ export class PaymentGatewayStack extends Stack {
             batchSize: trigger.batchSize,
             bisectBatchOnError: true,
             reportBatchItemFailures: true,
-            retryAttempts: 10_000,
+            // A record that keeps failing blocks its shard for minutes, not 24 h: it then goes to the
+            // failure destination, and the webhook sweep sends its event from the table (the outbox
+            // item stays in the due index until a delivery item exists; docs/webhooks-operations.md).
+            retryAttempts: trigger.retryAttempts,
+            maxRecordAge: Duration.seconds(trigger.maxRecordAgeSeconds),
             onFailure: new SqsDlq(this.streamFailureQueue),
             filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: [...trigger.entities] } } } })],
           }),
@@ -282,4 +300,82 @@ export class PaymentGatewayStack extends Stack {
     alarm(`${job.id}ErrorsAlarm`, fn.metricErrors({ period: Duration.minutes(1) }), `${job.id}: unhandled errors.`);
     return fn;
   }
+}
+
+/**
+ * Per-client limits (docs/security-and-limits.md; the same numbers the local server applies):
+ * rate-based rules counted per Svc-API-Key header (requests without it are not counted by that
+ * rule) and per client IP on the public pages and provider callbacks, plus the AWS managed rule
+ * groups (common rule set, known bad inputs, IP reputation). A limited client gets 429 with a
+ * problem body; WAF prefixes custom headers, so Retry-After arrives as `x-amzn-waf-retry-after`.
+ */
+function clientLimitsWebAcl(scope: Construct, stageArn: string, limits: RateLimits): CfnWebACL {
+  const visibility = (metricName: string) => ({ cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true });
+  const tooMany = {
+    block: {
+      customResponse: {
+        responseCode: 429,
+        customResponseBodyKey: 'tooManyRequests',
+        responseHeaders: [{ name: 'Retry-After', value: String(limits.windowSeconds) }],
+      },
+    },
+  };
+  const pathContains = (text: string) => ({
+    byteMatchStatement: { fieldToMatch: { uriPath: {} }, positionalConstraint: 'CONTAINS', searchString: text, textTransformations: [{ priority: 0, type: 'NONE' }] },
+  });
+  const managed = (name: string, priority: number, countOnly: string[] = []) => ({
+    name,
+    priority,
+    overrideAction: { none: {} },
+    statement: { managedRuleGroupStatement: { vendorName: 'AWS', name, ...(countOnly.length ? { ruleActionOverrides: countOnly.map((rule) => ({ name: rule, actionToUse: { count: {} } })) } : {}) } },
+    visibilityConfig: visibility(name),
+  });
+  const acl = new CfnWebACL(scope, 'ClientLimits', {
+    scope: 'REGIONAL',
+    defaultAction: { allow: {} },
+    visibilityConfig: visibility('payment-gateway'),
+    customResponseBodies: {
+      tooManyRequests: {
+        contentType: 'APPLICATION_JSON',
+        content: JSON.stringify(problems.tooManyRequests('Too many requests from this client; retry after the Retry-After seconds.', limits.windowSeconds).body('waf')),
+      },
+    },
+    rules: [
+      {
+        name: 'PerApiKey',
+        priority: 0,
+        action: tooMany,
+        statement: {
+          rateBasedStatement: {
+            limit: limits.perKey,
+            evaluationWindowSec: limits.windowSeconds,
+            aggregateKeyType: 'CUSTOM_KEYS',
+            customKeys: [{ header: { name: 'svc-api-key', textTransformations: [{ priority: 0, type: 'NONE' }] } }],
+          },
+        },
+        visibilityConfig: visibility('PerApiKey'),
+      },
+      {
+        name: 'PerIpPublic',
+        priority: 1,
+        action: tooMany,
+        statement: {
+          rateBasedStatement: {
+            limit: limits.perIp,
+            evaluationWindowSec: limits.windowSeconds,
+            aggregateKeyType: 'IP',
+            scopeDownStatement: { orStatement: { statements: [pathContains('/pay/'), pathContains('/providers/')] } },
+          },
+        },
+        visibilityConfig: visibility('PerIpPublic'),
+      },
+      managed('AWSManagedRulesAmazonIpReputationList', 2),
+      // Bodies up to 64 KiB are valid here (the pipeline answers 413 above that); server-to-server
+      // merchant clients need not send a User-Agent.
+      managed('AWSManagedRulesCommonRuleSet', 3, ['SizeRestrictions_BODY', 'NoUserAgent_HEADER']),
+      managed('AWSManagedRulesKnownBadInputsRuleSet', 4),
+    ],
+  });
+  new CfnWebACLAssociation(scope, 'ClientLimitsAssociation', { resourceArn: stageArn, webAclArn: acl.attrArn });
+  return acl;
 }

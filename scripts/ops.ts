@@ -164,13 +164,19 @@ merchant
   });
 merchant
   .command('webhook')
-  .description("set a mode's webhook endpoint; prints its new signing secret once")
+  .description("set a mode's webhook endpoint (prints its new signing secret once), or --enable a disabled one")
   .requiredOption('--merchant <id>')
   .requiredOption('--mode <mode>', 'test | live', mode)
-  .requiredOption('--url <url>')
+  .option('--url <url>', 'the endpoint URL (with --enable: a callbackUrl to re-enable instead of the endpoint)')
   .option('--allow-insecure-webhooks', 'local development only: allow http://127.0.0.1 receivers')
-  .action(async (o: { merchant: string; mode: 'test' | 'live'; url: string; allowInsecureWebhooks?: boolean }) => {
+  .option('--enable', 're-enable a destination disabled after HTTP 410 or 5 days of failures (docs/webhooks-operations.md)')
+  .action(async (o: { merchant: string; mode: 'test' | 'live'; url?: string; allowInsecureWebhooks?: boolean; enable?: boolean }) => {
     await connect();
+    if (o.enable) {
+      print(await (await services()).enableWebhook(o.merchant, o.mode, o.url), (x: { url: string }) => `Webhook destination ${x.url} enabled.`);
+      return;
+    }
+    if (!o.url) throw new InvalidArgumentError('--url is required (or --enable)');
     print(await (await services()).setWebhook(o.merchant, o.mode, o.url, o.allowInsecureWebhooks), (x: { webhookSecret: string | null }) => (x.webhookSecret ? `Webhook set. Signing secret (shown once): ${x.webhookSecret}` : 'Webhook URL set; its signing secret is unchanged.'));
   });
 
@@ -213,12 +219,15 @@ program
   .requiredOption('--mode <mode>', 'test | live', mode)
   .requiredOption('--amount <amount>', 'decimal amount', decimalAmount)
   .option('--currency <code>', 'currency', 'PKR')
-  .action(async (o: { merchant: string; mode: 'test' | 'live'; amount: number; currency: string }) => {
+  .option('--reference <ref>', 'makes a retried command credit once (the same reference never credits twice)')
+  .action(async (o: { merchant: string; mode: 'test' | 'live'; amount: number; currency: string; reference?: string }) => {
     await connect();
     const { isSupportedCurrency } = await import('#shared/domain/money.ts');
     if (!isSupportedCurrency(o.currency)) throw new Error(`unsupported currency ${o.currency}`);
-    const r = await (await services()).creditTestWallet(o.merchant, o.mode, await minor(o.amount, o.currency), o.currency);
-    print({ ...r, credited: o.amount }, () => `Credited ${o.amount} ${o.currency} to ${o.merchant} (${o.mode}).`);
+    const r = await (await services()).creditTestWallet(o.merchant, o.mode, await minor(o.amount, o.currency), o.currency, o.reference);
+    print({ ...r, credited: o.amount }, () =>
+      r.alreadyCredited ? `Already credited under reference ${o.reference} (journal ${r.journalId}); nothing changed.` : `Credited ${o.amount} ${o.currency} to ${o.merchant} (${o.mode}).`,
+    );
   });
 
 merchant
@@ -265,8 +274,8 @@ webhooks
   .description('messages waiting, in flight and dead-lettered')
   .action(async () => {
     const queue = await webhookQueues();
-    print(await queue.queueDepths(), (x: { queue: { visible: number; inFlight: number }; deadLetters: { visible: number } }) =>
-      `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight (retries wait in flight)\ndead letters: ${x.deadLetters.visible}`,
+    print(await queue.queueDepths(), (x: { queue: { visible: number; inFlight: number; delayed: number }; deadLetters: { visible: number } }) =>
+      `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight, ${x.queue.delayed} delayed retries (longer retries are parked in the table)\ndead letters: ${x.deadLetters.visible}`,
     );
   });
 webhooks
@@ -279,6 +288,31 @@ webhooks
     if (result.status === 'FAILED' || result.status === 'CANCELLED') throw new Error(`redrive ${result.status} after ${result.moved} message(s): ${result.failureReason ?? 'no reason given'}`);
     print(result, (x: { status: string; moved: number; failureReason: string | null }) =>
       x.status === 'NOTHING_TO_MOVE' ? 'No dead letters.' : `Redrive ${x.status}: ${x.moved} message(s) moved back.${x.failureReason ? ` ${x.failureReason}` : ''}`,
+    );
+  });
+
+webhooks
+  .command('replay')
+  .description('send again the outbox events committed in a time window, from the table (idempotent by event id: delivered events are skipped)')
+  .requiredOption('--since <iso>', 'ISO 8601 start (inclusive)')
+  .option('--until <iso>', 'ISO 8601 end (inclusive; default now)')
+  .option('--merchant <id>', 'only this merchant')
+  .option('--mode <mode>', 'test | live', mode)
+  .action(async (o: { since: string; until?: string; merchant?: string; mode?: 'test' | 'live' }) => {
+    const iso = (v: string, name: string) => {
+      const t = Date.parse(v);
+      if (Number.isNaN(t)) throw new InvalidArgumentError(`${name} must be an ISO 8601 time`);
+      return new Date(t).toISOString();
+    };
+    const since = iso(o.since, '--since');
+    const until = o.until ? iso(o.until, '--until') : new Date().toISOString();
+    await connect();
+    await webhookQueues();
+    const { replayEvents } = await import('#shared/webhooks/replay.ts');
+    const r = await replayEvents({ since, until, ...(o.merchant ? { merchantId: o.merchant } : {}), ...(o.mode ? { mode: o.mode } : {}) });
+    if (r.failed) process.exitCode = 1;
+    print(r, (x: { scanned: number; sent: number; alreadyDelivered: number; failed: number }) =>
+      `Replay ${since} .. ${until}: ${x.scanned} event(s), ${x.sent} sent, ${x.alreadyDelivered} already delivered${x.failed ? `, ${x.failed} NOT accepted by the queue (run again)` : ''}.`,
     );
   });
 

@@ -3,7 +3,7 @@ import { logger } from '#shared/logger.ts';
 import { dispatchBatch } from '#shared/webhooks/dispatcher.ts';
 import { parseMessage, type DeliveryMessage } from '#shared/webhooks/messages.ts';
 import { db } from '#shared/store/client.ts';
-import { retryAfter, sendToDeadLetter, sqs } from '#shared/webhooks/queue.ts';
+import { retryAfter, sendDelayed, sendToDeadLetter, sqs } from '#shared/webhooks/queue.ts';
 
 // The SDK's logger middleware walks every request and response through its sensitive-data filter
 // even with no logger configured; the delivery log's batch writes are large. Nothing is logged
@@ -12,9 +12,9 @@ for (const client of [db(), sqs()]) client.middlewareStack.remove('loggerMiddlew
 
 /**
  * Job webhookDispatcher (functions/jobs.ts): one signed delivery attempt per queue message, the
- * batch in parallel (shared/webhooks/dispatcher.ts). A failed attempt sets the message's visibility
- * timeout to the next step of the retry schedule and reports it as a batch item failure, so SQS
- * delivers it again then. A failing merchant endpoint is not a failure of this function: the
+ * batch in parallel (shared/webhooks/dispatcher.ts). A failed attempt's message is acknowledged: the
+ * next attempt is a new delayed message (up to 15 min) or parked in the table for the webhook sweep,
+ * so waiting retries hold nothing in flight. A failing merchant endpoint is not a failure of this function: the
  * invocation only fails if the delivery log cannot be written (then every message comes back).
  */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -29,12 +29,12 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
       failures.push(record.messageId);
     }
   }
-  const results = await dispatchBatch(entries, { deadLetter: sendToDeadLetter });
+  const results = await dispatchBatch(entries, { deadLetter: sendToDeadLetter, requeue: sendDelayed });
   await Promise.all(
     results.map(async ({ ref, result }) => {
-      if (result.kind !== 'retry' && result.kind !== 'deferred') return;
+      if (result.kind !== 'deferred') return;
       failures.push(ref.messageId);
-      await retryAfter(ref.receiptHandle, result.kind === 'retry' ? result.delaySeconds : 1).catch((error: unknown) =>
+      await retryAfter(ref.receiptHandle, 1).catch((error: unknown) =>
         // The message then comes back after the queue's visibility timeout instead.
         logger.warn('could not set the retry delay', { messageId: ref.messageId, error }),
       );

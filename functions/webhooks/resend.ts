@@ -5,7 +5,8 @@ import { masterKey, open } from '#shared/crypto/seal.ts';
 import { committedResponse, httpHandler } from '#shared/http/pipeline.ts';
 import { problems } from '#shared/http/problem.ts';
 import '#shared/http/schemas.ts';
-import { transact } from '#shared/store/client.ts';
+import { transact, TransactionFailed } from '#shared/store/client.ts';
+import { quotaWindow, quotaWrite, type Quota } from '#shared/store/quotas.ts';
 import { secretAssociatedData } from '#shared/store/merchants.ts';
 import { prepareResend } from '#shared/webhooks/events.ts';
 
@@ -15,6 +16,13 @@ import { prepareResend } from '#shared/webhooks/events.ts';
  * carry `signature` is checked as CONTRACT §2 says for every POST. 202 with the resend id; an
  * Idempotency-Key makes a retried request queue one resend only.
  */
+/** Resend limits (docs/security-and-limits.md), per merchant and mode, hourly fixed windows. */
+export const resendLimits = { perEventPerHour: 10, perHour: 300 };
+const resendQuotas = (eventId: string): Quota[] => [
+  { subject: `resend:event:${eventId}`, limit: resendLimits.perEventPerHour, windowSeconds: 3600 },
+  { subject: 'resend:all', limit: resendLimits.perHour, windowSeconds: 3600 },
+];
+
 export const handler = httpHandler(
   routes.resendEvent,
   {
@@ -30,10 +38,21 @@ export const handler = httpHandler(
       const secret = open(await masterKey(), auth.secretSealed, secretAssociatedData(auth.keyId));
       if (!verifyBodySignature(body, body.signature, secret)) throw problems.unauthorized('signature mismatch');
     }
-    const resend = await prepareResend(auth.merchantId, auth.mode, path.eventId);
+    const now = new Date();
+    const resend = await prepareResend(auth.merchantId, auth.mode, path.eventId, now);
     if (!resend) throw problems.notFound(`No event ${path.eventId}.`);
     const { idempotency, response } = committedResponse(request, 202, resend.body);
-    await transact([resend.write], idempotency ? { idempotency } : {});
+    const quotas = resendQuotas(path.eventId);
+    try {
+      await transact([resend.write, ...quotas.map((q) => quotaWrite(auth.mode, auth.merchantId, q, now))], idempotency ? { idempotency } : {});
+    } catch (error) {
+      const hit = error instanceof TransactionFailed ? quotas.find((_, i) => error.failedAt(i + 1)) : undefined;
+      if (!hit) throw error;
+      throw problems.tooManyRequests(
+        `At most ${hit.limit} resends ${hit.subject.startsWith('resend:event:') ? 'of one event' : 'per merchant and mode'} per hour; retry after the Retry-After seconds.`,
+        quotaWindow(hit, now).resetsInSeconds,
+      );
+    }
     return response;
   },
 );

@@ -8,6 +8,8 @@ import { resolve } from 'node:path';
  */
 export interface LocalConfig {
   port: number;
+  /** The API server's interface: 127.0.0.1 unless HOST says otherwise (DynamoDB Local and SQS are always 127.0.0.1). */
+  host: string;
   dynamoPort: number;
   sqsPort: number;
   dataDir: string;
@@ -22,6 +24,7 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
   const port = Number(env.PORT || 3000);
   return {
     port,
+    host: env.HOST || '127.0.0.1',
     dynamoPort: Number(env.DYNAMODB_PORT || port + 5000),
     sqsPort: Number(env.SQS_PORT || port + 6324),
     dataDir: resolve(repoRoot, env.DATA_DIR || '.data'),

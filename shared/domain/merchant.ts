@@ -61,6 +61,8 @@ export interface Merchant {
   allowInsecureWebhooks: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Bumped by every change (shared/store/merchants.ts changeMerchant); absent on merchants never changed since. */
+  version?: number;
 }
 
 /** The next instant an automatic settlement runs, or null for a manual schedule. Pure. */

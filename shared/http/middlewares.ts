@@ -6,12 +6,13 @@ import { parseApiKey } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
+import { JsonTooDeep, jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
 import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
 import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
 import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
 import { getApiKeyByHash, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
-import { supportedVersions, type Route } from '#functions/routes.ts';
+import { keyHasScope, supportedVersions, type Route } from '#functions/routes.ts';
 import { HttpProblem, problems, type FieldErrors } from './problem.ts';
 
 /**
@@ -63,9 +64,12 @@ export const maxBodyBytes = 64 * 1024;
 const jsonType = 'application/json';
 const problemType = 'application/problem+json';
 
+/** On every JSON and problem response (docs/security-and-limits.md). */
+export const securityHeaders = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } as const;
+
 export const serialise = (statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult => ({
   statusCode,
-  headers: { 'Content-Type': statusCode >= 400 ? problemType : jsonType, 'Cache-Control': 'no-store', ...headers },
+  headers: { 'Content-Type': statusCode >= 400 ? problemType : jsonType, ...securityHeaders, ...headers },
   body: JSON.stringify(body),
 });
 
@@ -125,6 +129,7 @@ export function problemDetails(): Middleware {
       else if (request.error instanceof BusinessRuleError) {
         problem = problems.unprocessable(request.error.detail, request.error.code ? { code: request.error.code } : {});
       } else if (request.error instanceof NotFoundError) problem = problems.notFound(request.error.message);
+      else if (request.error instanceof JsonTooDeep) problem = problems.badRequest(`The request is nested deeper than ${maxJsonDepth} levels.`);
       else if (request.error instanceof TransactionFailed && request.error.conflicted) {
         problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.');
       } else {
@@ -171,7 +176,7 @@ export function apiKeyAuth(route: Route): Middleware {
         secretSealed: key.secretSealed,
       };
       if (key.merchantStatus !== 'active') throw problems.forbidden('The merchant account is suspended.');
-      if (route.scope && !key.scopes.includes(route.scope)) {
+      if (route.scope && !keyHasScope(key.scopes, route.scope)) {
         throw problems.forbidden(`This API key lacks the "${route.scope}" scope.`);
       }
     },
@@ -188,6 +193,9 @@ export function jsonBody(): Middleware {
       if (s.rawBody.trim() === '') return;
       const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (contentType !== jsonType) throw problems.unsupportedMediaType();
+      if (jsonNestingDepth(s.rawBody) > maxJsonDepth) {
+        throw problems.badRequest(`The request body is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] });
+      }
       try {
         s.json = JSON.parse(s.rawBody);
       } catch {
@@ -198,6 +206,28 @@ export function jsonBody(): Middleware {
 }
 
 const idempotencyKeyShape = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Answers that never claim or store an Idempotency-Key: 409 (a twin is in flight), and refusals by
+ * authentication, authorisation or rate limiting (401 including `signature mismatch`, 403, 429),
+ * so that someone holding only the API key cannot burn a merchant's predictable keys.
+ */
+const notRecorded = new Set([401, 403, 409, 429]);
+
+/**
+ * What an Idempotency-Key is bound to: the method, the full path with its parameters, the query
+ * string (sorted, so parameter order does not matter) and the body as received.
+ */
+export function requestFingerprint(event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'path' | 'multiValueQueryStringParameters' | 'queryStringParameters'>, rawBody: string): string {
+  const query = Object.entries(event.multiValueQueryStringParameters ?? Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, [v]])))
+    .flatMap(([k, vs]) => (vs ?? []).map((v) => [k, v ?? ''] as const))
+    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return createHash('sha256')
+    .update(JSON.stringify([event.httpMethod, event.path, query]))
+    .update('\n')
+    .update(rawBody)
+    .digest('hex');
+}
 
 /**
  * Idempotency-Key (CONTRACT §5), optimistic: the record is written with the response, either in
@@ -211,7 +241,7 @@ export function idempotency(): Middleware {
     const problem = !record
       ? problems.conflict('A request with this Idempotency-Key is being processed; retry shortly.')
       : record.requestHash !== scope.requestHash
-        ? problems.unprocessable('This Idempotency-Key was already used with a different request body.')
+        ? problems.unprocessable('This Idempotency-Key was already used with a different request (method, path, query or body).')
         : record.state !== 'completed' || !record.response
           ? problems.conflict('A request with this Idempotency-Key is still being processed; retry shortly.')
           : undefined;
@@ -221,7 +251,7 @@ export function idempotency(): Middleware {
     const s = state(request);
     const response = request.response as APIGatewayProxyResult | GatewayResponse | undefined;
     if (!s.idempotency || s.idempotencyAnswered || !response || !isSerialised(response)) return;
-    if (response.statusCode >= 500 || response.statusCode === 409) return;
+    if (response.statusCode >= 500 || notRecorded.has(response.statusCode)) return;
     const stored: StoredResponse = { statusCode: response.statusCode, body: response.body, traceId: s.traceId };
     if (!(await putCompleted(s.idempotency, stored))) request.response = answer(await getRecord(s.idempotency), s.idempotency, s.traceId);
   };
@@ -236,7 +266,7 @@ export function idempotency(): Middleware {
       if (!idempotencyKeyShape.test(key)) {
         throw problems.badRequest('Idempotency-Key must be 1-255 printable ASCII characters.', { 'Idempotency-Key': ['must be 1-255 printable ASCII characters'] });
       }
-      const requestHash = createHash('sha256').update(`${request.event.httpMethod}\n${request.event.resource ?? request.event.path}\n`).update(s.rawBody).digest('hex');
+      const requestHash = requestFingerprint(request.event, s.rawBody);
       s.idempotency = { mode: s.auth.mode, merchantId: s.auth.merchantId, key, requestHash };
       const existing = await getRecord(s.idempotency);
       const lapsed = existing?.state === 'in_flight' && existing.requestHash === requestHash && existing.leaseExpiresAt !== undefined && Date.parse(existing.leaseExpiresAt) < Date.now();
@@ -266,7 +296,7 @@ function replay(stored: StoredResponse): APIGatewayProxyResult {
     statusCode: stored.statusCode,
     headers: {
       'Content-Type': stored.statusCode >= 400 ? problemType : jsonType,
-      'Cache-Control': 'no-store',
+      ...securityHeaders,
       'Idempotent-Replayed': 'true',
       'Svc-Trace-Id': stored.traceId,
     },

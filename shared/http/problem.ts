@@ -55,5 +55,6 @@ export const problems = {
   tooLarge: (limit: number) => new HttpProblem(413, `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () => new HttpProblem(415, 'POST bodies must be sent with Content-Type: application/json.'),
   unprocessable: (detail: string, extensions: Record<string, unknown> = {}) => new HttpProblem(422, detail, extensions),
+  tooManyRequests: (detail: string, retryAfterSeconds: number) => new HttpProblem(429, detail, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
   internal: () => new HttpProblem(500, 'An internal error occurred. Quote the traceId to support.'),
 };

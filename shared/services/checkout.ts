@@ -26,6 +26,7 @@ import { sandboxCardOutcome } from '#shared/domain/sandbox.ts';
 import { walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
 import { sandboxApprovalDelayMs, sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { getMerchant } from '#shared/store/merchants.ts';
 import { createIntentWrites, getIntent, orderRefWriteIndex, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
 import { changeStatus, type ChangeResult, type Decision } from './transactions.ts';
 
@@ -146,6 +147,15 @@ const chargeStartedRefusal = (form: CheckoutRefusal['form']) =>
     'A wallet payment was already started for this order: enter the code sent to your phone. To pay another way, cancel this payment and start again from the merchant’s site.',
     form,
   );
+const suspendedRefusal = (form: CheckoutRefusal['form']) =>
+  new CheckoutRefusal(422, 'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.', form);
+
+/** A suspended merchant's hosted pages take no payment (docs/security-and-limits.md). */
+async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutRefusal['form']): Promise<void> {
+  const merchant = await getMerchant(merchantId, true);
+  if (!merchant || merchant.status !== 'active') throw suspendedRefusal(form);
+}
+
 const changedRefusal = () => new CheckoutRefusal(422, 'The payment changed meanwhile. Check the page and try again.', 'page');
 const tryAgainRefusal = () => new CheckoutRefusal(422, 'The wallet provider could not be reached. Try again in a moment.', 'page');
 /** How often the sweep asks the provider about a charge awaiting approval. */
@@ -301,6 +311,8 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
   const card = validateCard(input, now);
   if (!card.ok) throw new CheckoutRefusal(400, 'Check the card details.', 'card', card.errors);
   const outcome = sandboxCardOutcome(card.digits);
+  const intent = await getIntent(paymentIntentId);
+  if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'card');
   return customerOutcome(paymentIntentId, now, 'card', (current) => {
     const details = assertPayable(current, 'card');
     if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
@@ -358,6 +370,7 @@ export async function startWalletPayment(paymentIntentId: string, input: { provi
   if (!intent || intent.intentType !== 'checkout') throw notFound();
   if (isTerminal(intent.status)) return intent;
   if (isExpired(intent, now)) return settleOverdue(intent, now, 'wallet');
+  await assertMerchantAcceptsPayments(intent.merchantId, 'wallet');
   const details = assertPayable(intent, 'wallet');
   if (walletChargeStarted(details)) throw chargeStartedRefusal('wallet');
   const offered = offeredMethods(details).walletProviders;
@@ -395,6 +408,8 @@ export async function startWalletPayment(paymentIntentId: string, input: { provi
  */
 export async function confirmWalletOtp(paymentIntentId: string, otp: string, now = new Date()): Promise<PaymentIntent> {
   const right = otp.trim() === sandboxOtp;
+  const intent = await getIntent(paymentIntentId);
+  if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'otp');
   const result = await changePending(paymentIntentId, now, 'otp', (current) => {
     const session = assertPayable(current, 'otp').wallet;
     if (!session || session.stage !== 'otp' || !walletAdapter(current.mode, session.provider)) throw new CheckoutRefusal(422, 'Enter your wallet number first.', 'wallet');

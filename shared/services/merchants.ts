@@ -5,10 +5,10 @@ import { defaultFees, defaultSchedule, type Fee, type FeeProduct, type Merchant,
 import type { Currency } from '#shared/domain/money.ts';
 import { assertSafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 import { masterKey, seal } from '#shared/crypto/seal.ts';
-import { transact } from '#shared/store/client.ts';
+import { transact, TransactionFailed } from '#shared/store/client.ts';
 import * as store from '#shared/store/merchants.ts';
 import { armAutoSettlements } from '#shared/store/settlements.ts';
-import { postJournal } from '#shared/store/wallets.ts';
+import { operatorReferenceWrite, postJournal, type OperatorReferenceRecord } from '#shared/store/wallets.ts';
 import { allScopes, type Scope } from '#functions/routes.ts';
 
 /**
@@ -93,6 +93,13 @@ export async function createMerchant(input: {
   return { merchantId: merchant.merchantId, name: merchant.name, currency: merchant.defaultCurrency, ...credentials };
 }
 
+/** Every merchant change goes through the store's versioned read-modify-write; a missing merchant is an operator error. */
+async function changeMerchant<T>(merchantId: string, change: Parameters<typeof store.changeMerchant<T>>[1]): Promise<T> {
+  return store.changeMerchant(merchantId, change).catch((error: unknown) => {
+    throw error instanceof store.MerchantNotFound || error instanceof store.ConcurrentMerchantChange ? new OperatorError(error.message) : error;
+  });
+}
+
 async function requireMerchant(merchantId: string): Promise<Merchant> {
   const merchant = await store.getMerchant(merchantId);
   if (!merchant) throw new OperatorError(`no merchant ${merchantId}`);
@@ -122,32 +129,48 @@ export async function rotateKeys(merchantId: string, mode: Mode, graceSeconds = 
   };
 }
 
-/** Funds a test wallet from the sandbox (test mode only; live money only comes from payments). */
-export async function creditTestWallet(merchantId: string, mode: Mode, amountMinor: number, currency: Currency) {
+/**
+ * Funds a test wallet from the sandbox (test mode only; live money only comes from payments). With
+ * a `reference`, a retried command credits once: the second run reports the first run's credit
+ * (`alreadyCredited: true`) and refuses a different amount or currency under the same reference.
+ */
+export async function creditTestWallet(merchantId: string, mode: Mode, amountMinor: number, currency: Currency, reference?: string) {
   if (mode !== 'test') throw new OperatorError('wallet credit is refused in live mode: live balances only move through payments');
   if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) throw new OperatorError('--amount must be positive');
+  if (reference !== undefined && !/^[\x21-\x7e]{1,128}$/.test(reference)) throw new OperatorError('--reference must be 1-128 printable ASCII characters');
   await requireMerchant(merchantId);
   const entry = journal({
     merchantId,
     mode,
     currency,
     kind: 'wallet.credit',
-    reference: `operator:${randomUUID()}`,
+    reference: reference === undefined ? `operator:${randomUUID()}` : `operator:${reference}`,
     movements: [
       { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amountMinor },
       { account: { kind: 'available' }, amount: amountMinor },
     ],
   });
-  await transact(postJournal(entry));
-  return { merchantId, mode, currency, credited: amountMinor, journalId: entry.journal.journalId };
+  const marker = reference === undefined ? [] : [operatorReferenceWrite(merchantId, mode, 'wallet.credit', { reference, journalId: entry.journal.journalId, amountMinor, currency, createdAt: entry.journal.createdAt })];
+  try {
+    await transact([...marker, ...postJournal(entry)]);
+  } catch (error) {
+    const first = error instanceof TransactionFailed && marker.length ? (error.reasons[0]?.item as OperatorReferenceRecord | undefined) : undefined;
+    if (!first) throw error;
+    if (first.amountMinor !== amountMinor || first.currency !== currency) {
+      throw new OperatorError(`reference ${reference} already credited ${first.amountMinor} minor units of ${first.currency}; use a new reference for a different credit`);
+    }
+    return { merchantId, mode, currency, credited: amountMinor, journalId: first.journalId, reference, alreadyCredited: true };
+  }
+  return { merchantId, mode, currency, credited: amountMinor, journalId: entry.journal.journalId, ...(reference === undefined ? {} : { reference }), alreadyCredited: false };
 }
 
 export async function setFee(merchantId: string, product: FeeProduct, fee: Fee) {
   if (!Number.isInteger(fee.basisPoints) || fee.basisPoints < 0 || fee.basisPoints > 10_000) throw new OperatorError('basis points must be 0-10000');
   if (!Number.isSafeInteger(fee.fixedMinor) || fee.fixedMinor < 0) throw new OperatorError('fixed fee must be >= 0 minor units');
-  const merchant = await requireMerchant(merchantId);
-  await store.updateMerchant(merchantId, { fees: { ...merchant.fees, [product]: fee } });
-  return { merchantId, fees: { ...merchant.fees, [product]: fee } };
+  return changeMerchant(merchantId, (merchant) => {
+    const fees = { ...merchant.fees, [product]: fee };
+    return { patch: { fees }, result: { merchantId, fees } };
+  });
 }
 
 export async function setSchedule(merchantId: string, schedule: SettlementSchedule) {
@@ -156,15 +179,13 @@ export async function setSchedule(merchantId: string, schedule: SettlementSchedu
   if (frequency === 'monthly' && !(dayOfPeriod && dayOfPeriod >= 1 && dayOfPeriod <= 28)) throw new OperatorError('monthly schedules need --day 1-28');
   if (!Number.isInteger(hourUtc) || hourUtc < 0 || hourUtc > 23) throw new OperatorError('--hour must be 0-23');
   if (frequency !== 'manual' && !schedule.destination) throw new OperatorError('automatic settlements need a destination bank account');
-  await requireMerchant(merchantId);
-  await store.updateMerchant(merchantId, { settlementSchedule: schedule });
+  await changeMerchant(merchantId, () => ({ patch: { settlementSchedule: schedule }, result: undefined }));
   await armAutoSettlements(merchantId, schedule); // the run items the money sweeper picks up (shared/services/settlements.ts)
   return { merchantId, settlementSchedule: schedule };
 }
 
 export async function setStatus(merchantId: string, status: Merchant['status']) {
-  await requireMerchant(merchantId);
-  await store.updateMerchant(merchantId, { status });
+  await changeMerchant(merchantId, () => ({ patch: { status }, result: undefined }));
   return { merchantId, status };
 }
 
@@ -173,14 +194,28 @@ export async function setStatus(merchantId: string, status: Merchant['status']) 
  * `webhook-secret rotate`); a merchant created before secrets were always issued gets one now,
  * returned once (`webhookSecret` is null when unchanged).
  */
-export async function setWebhook(merchantId: string, mode: Mode, url: string, allowInsecure?: boolean) {
+/**
+ * Re-enables a webhook destination the dispatcher disabled (HTTP 410, or 5 days of failures):
+ * the mode's endpoint URL, or `url` (a request's callbackUrl). Events recorded as
+ * `endpoint_disabled` meanwhile are delivered by a resend or `ops webhooks replay`.
+ */
+export async function enableWebhook(merchantId: string, mode: Mode, url?: string, now = new Date()) {
   const merchant = await requireMerchant(merchantId);
-  const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;
-  await assertSafeWebhookUrl(url, { allowInsecure: insecure }).catch((e: Error) => {
-    throw new OperatorError(`webhook url ${e.message}`);
+  const target = url ?? merchant.webhooks[mode]?.url;
+  if (!target) throw new OperatorError(`no webhook endpoint configured for ${mode} mode; give --url`);
+  const { enableEndpoint } = await import('#shared/store/webhook-health.ts');
+  await enableEndpoint({ merchantId, mode, url: target }, now);
+  return { merchantId, mode, url: target, enabled: true };
+}
+
+export async function setWebhook(merchantId: string, mode: Mode, url: string, allowInsecure?: boolean) {
+  return changeMerchant(merchantId, async (merchant) => {
+    const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;
+    await assertSafeWebhookUrl(url, { allowInsecure: insecure }).catch((e: Error) => {
+      throw new OperatorError(`webhook url ${e.message}`);
+    });
+    const existing = merchant.webhooks[mode];
+    const { endpoint, secret } = existing?.secrets.length ? { endpoint: { ...existing, url }, secret: null } : await newEndpoint(merchantId, mode, url);
+    return { patch: { webhooks: { ...merchant.webhooks, [mode]: endpoint }, allowInsecureWebhooks: insecure }, result: { merchantId, mode, url, webhookSecret: secret } };
   });
-  const existing = merchant.webhooks[mode];
-  const { endpoint, secret } = existing?.secrets.length ? { endpoint: { ...existing, url }, secret: null } : await newEndpoint(merchantId, mode, url);
-  await store.updateMerchant(merchantId, { webhooks: { ...merchant.webhooks, [mode]: endpoint }, allowInsecureWebhooks: insecure });
-  return { merchantId, mode, url, webhookSecret: secret };
 }

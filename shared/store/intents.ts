@@ -5,6 +5,7 @@ import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type P
 import { db, fromItem, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
+import { outboxCheckAt } from './webhooks.ts';
 
 /**
  * Payment intents, their reference pointers and their outbox events. A status change is built by
@@ -121,6 +122,8 @@ function outboxWrite(intent: PaymentIntent, event: TransactionStatusChanged): Tx
       TableName: tableName(),
       Item: toItem({
         ...keys.outboxEvent(intent.paymentIntentId, createdAt, event.id),
+        // The webhook sweep checks it once the pipeline had time to deliver (shared/webhooks/sweep.ts).
+        ...keys.webhookDue(event.id, outboxCheckAt(createdAt)),
         entity: 'OutboxEvent',
         eventId: event.id,
         paymentIntentId: intent.paymentIntentId,

@@ -16,8 +16,11 @@ import type { Mode } from '#shared/domain/credentials.ts';
  *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
  *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
  *   OutboxEvent   TXN#<paymentIntentId>               EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
+ *                                                                                       GSI2 (sparse, until the sweep saw a delivery item): WEBHOOKDUE#<shard> / <checkAt>#<eventId>
  *   EventPointer  EVENTID#<eventId>                   EVENTID                           -   (an event by its id; written by the relay)
  *   WebhookDelivery TXN#<paymentIntentId>             DELIVERY#<eventId>                -   (the event's delivery log: rounds, attempts)
+ *                                                                                       GSI2 (sparse, while retrying): WEBHOOKDUE#<shard> / <dueAt>#<eventId>
+ *   WebhookHealth MERCHANT#<merchantId>               WEBHOOKHEALTH#<mode>#<sha256(url)> -  (a destination's failures, disabled or not)
  *   WebhookResend   TXN#<paymentIntentId>             RESEND#<requestedAt>#<resendId>   -   (relayed to SQS by the stream; ttl)
  *   Settlement    SETTLEMENT#<id>                     SETTLEMENT                        MERCHANT#<id>#<mode>#SETTLEMENT / <requestedAt>#<id>
  *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
@@ -77,6 +80,14 @@ export const keys = {
   eventPointer: (eventId: string): Key => ({ PK: `EVENTID#${eventId}`, SK: 'EVENTID' }),
   webhookDelivery: (paymentIntentId: string, eventId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `DELIVERY#${eventId}` }),
   deliveriesOfIntent: (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'DELIVERY#' }),
+  /** A merchant's destination URL's health (shared/store/webhook-health.ts). */
+  webhookHealth: (merchantId: string, mode: Mode, urlHash: string): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `WEBHOOKHEALTH#${mode}#${urlHash}` }),
+  /**
+   * The webhook sweep's due index (GSI2, sparse; shared/webhooks/sweep.ts): outbox events until a
+   * delivery item exists, delivery items while a retry waits (parked or on a delayed message).
+   */
+  webhookDue: (id: string, dueAt: string) => ({ GSI2PK: `WEBHOOKDUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
+  webhookDueShards: () => Array.from({ length: dueShardCount }, (_, i) => `WEBHOOKDUE#${i}`),
   webhookResend: (paymentIntentId: string, requestedAt: string, resendId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `RESEND#${requestedAt}#${resendId}` }),
 
   /**
@@ -111,5 +122,15 @@ export const keys = {
   idempotency: (mode: Mode, merchantId: string, idempotencyKey: string): Key => ({
     PK: `IDEM#${mode}#${merchantId}#${idempotencyKey}`,
     SK: 'IDEM',
+  }),
+  /** A fixed-window quota counter (ttl): `subject` names what is counted, `window` the window's start. */
+  quota: (mode: Mode, merchantId: string, subject: string, window: string): Key => ({
+    PK: `QUOTA#${mode}#${merchantId}#${subject}`,
+    SK: window,
+  }),
+  /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
+  operatorReference: (merchantId: string, mode: Mode, command: string, reference: string): Key => ({
+    PK: `MERCHANT#${merchantId}`,
+    SK: `OPREF#${mode}#${command}#${reference}`,
   }),
 } as const;

@@ -3,7 +3,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import type { Merchant } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { Scope } from '#functions/routes.ts';
-import { db, fromItem, queryAll, setExpression, tableName, toItem, toValues, transact, type TxItem } from './client.ts';
+import { db, fromItem, queryAll, setExpression, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -72,8 +72,8 @@ export async function createMerchant(merchant: Merchant, apiKeys: ApiKeyRecord[]
 }
 
 /** Access pattern: merchant profile by id (GetItem). */
-export async function getMerchant(merchantId: string): Promise<Merchant | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.merchant(merchantId)) }));
+export async function getMerchant(merchantId: string, consistent = false): Promise<Merchant | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.merchant(merchantId)), ConsistentRead: consistent }));
   return out.Item ? fromItem<Merchant>(out.Item) : undefined;
 }
 
@@ -125,14 +125,61 @@ export async function rotateApiKeys(oldKeys: ApiKeyRecord[], newKeys: ApiKeyReco
  * Updates merchant settings. Status, currency, fees and the insecure-webhook switch are also copied
  * onto every key of the merchant in the same transaction, so the very next request sees them.
  */
-export async function updateMerchant(merchantId: string, patch: Partial<Omit<Merchant, 'merchantId' | 'createdAt'>>, now = new Date()): Promise<void> {
+export type MerchantPatch = Partial<Omit<Merchant, 'merchantId' | 'createdAt' | 'version'>>;
+
+/** Another change of the same merchant kept winning the race; nothing of this change was written. */
+export class ConcurrentMerchantChange extends Error {
+  constructor(merchantId: string) {
+    super(`merchant ${merchantId} was changed concurrently by other commands; nothing was changed, retry the command`);
+  }
+}
+
+const merchantChangeAttempts = 20; // each round has a winner: 20 rounds outlast 20 concurrent commands
+
+/**
+ * THE way to change a merchant item: read it (strongly consistent), let `change` compute the patch
+ * from what was read, and write it on the condition that the version is still the one read (the
+ * version is bumped). A concurrent change makes the condition fail; `change` then runs again on the
+ * fresh item, so concurrent commands all take effect. After repeated losses it throws
+ * ConcurrentMerchantChange having written nothing. `change` may throw to refuse.
+ */
+export async function changeMerchant<T>(
+  merchantId: string,
+  change: (merchant: Merchant) => Promise<{ patch: MerchantPatch; result: T }> | { patch: MerchantPatch; result: T },
+  now = new Date(),
+): Promise<T> {
+  for (let attempt = 1; attempt <= merchantChangeAttempts; attempt++) {
+    const merchant = await getMerchant(merchantId, true);
+    if (!merchant) throw new MerchantNotFound(merchantId);
+    const { patch, result } = await change(merchant);
+    try {
+      await updateMerchant(merchantId, patch, now, merchant.version ?? 0);
+      return result;
+    } catch (error) {
+      if (!(error instanceof TransactionFailed && error.failedAt(0))) throw error;
+      await new Promise((r) => setTimeout(r, Math.random() * 25 * attempt));
+    }
+  }
+  throw new ConcurrentMerchantChange(merchantId);
+}
+
+export class MerchantNotFound extends Error {
+  constructor(merchantId: string) {
+    super(`no merchant ${merchantId}`);
+  }
+}
+
+/** One conditional write of the merchant (and the copies on its API keys); only changeMerchant calls it. */
+async function updateMerchant(merchantId: string, patch: MerchantPatch, now: Date, expectedVersion: number): Promise<void> {
+  const set = setExpression({ ...patch, updatedAt: now.toISOString(), version: expectedVersion + 1 });
   const writes: TxItem[] = [
     {
       Update: {
         TableName: tableName(),
         Key: toItem(keys.merchant(merchantId)),
-        ConditionExpression: 'attribute_exists(PK)',
-        ...setExpression({ ...patch, updatedAt: now.toISOString() }),
+        ...set,
+        ConditionExpression: expectedVersion === 0 ? 'attribute_exists(PK) AND attribute_not_exists(#version)' : 'attribute_exists(PK) AND #version = :expectedVersion',
+        ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ...(expectedVersion === 0 ? {} : toValues({ ':expectedVersion': expectedVersion })) },
       },
     },
   ];

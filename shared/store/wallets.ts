@@ -129,3 +129,27 @@ export async function listJournals(merchantId: string, mode: Mode): Promise<Jour
   const k = keys.journalsOfMerchant(merchantId, mode);
   return queryAll<Journal>({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }) });
 }
+
+/** What an operator reference recorded: the command's outcome, so a retry can report it. */
+export interface OperatorReferenceRecord {
+  reference: string;
+  journalId: string;
+  amountMinor: number;
+  currency: Currency;
+  createdAt: string;
+}
+
+/**
+ * The write that makes an operator command with `--reference` happen once: goes into the same
+ * transaction as the command's journal and fails (returning the first run's record) if it ran before.
+ */
+export function operatorReferenceWrite(merchantId: string, mode: Mode, command: string, record: OperatorReferenceRecord): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...keys.operatorReference(merchantId, mode, command, record.reference), entity: 'OperatorReference', command, ...record }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}

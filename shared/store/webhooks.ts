@@ -1,9 +1,10 @@
-import { BatchGetItemCommand, BatchWriteItemCommand, type BatchGetItemCommandOutput, GetItemCommand, QueryCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, BatchWriteItemCommand, type BatchGetItemCommandOutput, ConditionalCheckFailedException, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { AddressedEvent } from '#shared/domain/events.ts';
 import { db, fromItem, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
 import type { StoredEvent } from './intents.ts';
-import { keys } from './keys.ts';
+import { queryDueIndex } from './due-index.ts';
+import { keys, type Key } from './keys.ts';
 
 /**
  * The webhook delivery log (docs/access-patterns.md): an immutable pointer finds an event by its
@@ -21,9 +22,29 @@ export interface EventPointer {
   eventCreatedAt: string;
 }
 
-export type DeliveryState = 'pending' | 'retrying' | 'delivered' | 'dead_lettered' | 'no_destination';
+export type DeliveryState = 'pending' | 'retrying' | 'delivered' | 'dead_lettered' | 'no_destination' | 'endpoint_disabled';
 /** States that end a round: a message of that round is then acknowledged without an attempt. */
-export const closedStates: readonly DeliveryState[] = ['delivered', 'dead_lettered', 'no_destination'];
+export const closedStates: readonly DeliveryState[] = ['delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled'];
+
+/**
+ * The webhook sweep (shared/webhooks/sweep.ts) acts on an outbox event this long after it was
+ * committed if no delivery item exists by then, and on a retry this long after its nextAttemptAt
+ * if no attempt replaced it. WEBHOOK_SWEEP_GRACE_SECONDS overrides it (tests).
+ */
+export const sweepGraceSeconds = (): number => {
+  const raw = Number(process.env.WEBHOOK_SWEEP_GRACE_SECONDS);
+  return Number.isFinite(raw) && raw >= 0 ? raw : 180;
+};
+const plusSeconds = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000).toISOString();
+/** When the sweep first looks at a new outbox event (its GSI2 due time). */
+export const outboxCheckAt = (createdAt: string) => plusSeconds(createdAt, sweepGraceSeconds());
+
+/** A queue message kept on a delivery item while its retry waits (the sweep can send it again). */
+export interface WaitingMessage extends AddressedEvent {
+  v: 1;
+  eventCreatedAt: string;
+  roundId: string;
+}
 
 export interface RoundRecord {
   attempts: number;
@@ -47,6 +68,12 @@ export interface DeliveryRecord {
   lastStatusCode: number | null;
   lastError: string | null;
   nextAttemptAt: string | null;
+  /**
+   * While `retrying`: the message of the next attempt and when the sweep sends it (again): at
+   * nextAttemptAt for a parked retry (no message on the queue), a grace period later for a retry
+   * waiting on the queue as a delayed message (in case that message is lost).
+   */
+  waiting?: { message: WaitingMessage; sweepAt: string } | null;
   /** The first successful delivery. */
   deliveredAt: string | null;
   updatedAt: string;
@@ -73,7 +100,7 @@ export interface AttemptRecord {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
-  outcome: 'delivered' | 'failed' | 'no_destination';
+  outcome: 'delivered' | 'failed' | 'no_destination' | 'endpoint_disabled';
   /** When the next attempt of the round is due (null: none). */
   nextAttemptAt: string | null;
 }
@@ -142,7 +169,51 @@ export async function getDeliveries(events: readonly { paymentIntentId: string; 
  * appended this attempt to its log).
  */
 export async function writeDeliveries(deliveries: readonly DeliveryRecord[]): Promise<void> {
-  await batchWrite(deliveries.map((d) => toItem({ ...keys.webhookDelivery(d.paymentIntentId, d.eventId), entity: 'WebhookDelivery', ...d })));
+  await batchWrite(
+    deliveries.map((d) =>
+      toItem({
+        ...keys.webhookDelivery(d.paymentIntentId, d.eventId),
+        // In the sweep's due index only while a retry waits.
+        ...(d.state === 'retrying' && d.waiting ? keys.webhookDue(d.eventId, d.waiting.sweepAt) : {}),
+        entity: 'WebhookDelivery',
+        ...d,
+      }),
+    ),
+  );
+}
+
+/** An item of the webhook sweep's due index: an outbox event or a waiting delivery item. */
+export type WebhookDueItem =
+  | ({ entity: 'OutboxEvent'; PK: string; SK: string; GSI2SK: string; createdAt: string } & AddressedEvent)
+  | ({ entity: 'WebhookDelivery'; PK: string; SK: string; GSI2SK: string } & DeliveryRecord);
+
+/** Access pattern: what the webhook sweep must look at by `now` (GSI2 query per shard, oldest first, bounded). */
+export async function listWebhookDue(now: Date, limitPerShard = 200): Promise<WebhookDueItem[]> {
+  return (await queryDueIndex(keys.webhookDueShards(), now, limitPerShard)) as unknown as WebhookDueItem[];
+}
+
+/**
+ * Access pattern: take an item out of the sweep's index (dueAt null) or move its due time, only if
+ * nobody changed its entry since the sweep read it (the dispatcher's write wins). False = changed.
+ */
+export async function moveWebhookDue(item: { PK: string; SK: string; GSI2SK: string; eventId: string }, dueAt: string | null): Promise<boolean> {
+  const key: Key = { PK: item.PK, SK: item.SK };
+  const next = dueAt ? keys.webhookDue(item.eventId, dueAt) : undefined;
+  try {
+    await db().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: toItem(key),
+        UpdateExpression: next ? 'SET GSI2SK = :next' : 'REMOVE GSI2PK, GSI2SK',
+        ConditionExpression: 'GSI2SK = :seen',
+        ExpressionAttributeValues: toValues({ ':seen': item.GSI2SK, ...(next ? { ':next': next.GSI2SK } : {}) }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 async function queryPrefix<T>(pk: string, prefix: string): Promise<T[]> {
@@ -199,4 +270,29 @@ export function resendWrite(request: ResendRequest): TxItem {
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
+}
+
+/**
+ * Operator access pattern (`ops webhooks replay` only, never a request path): the outbox events
+ * committed in [since, until], optionally of one merchant and mode, page by page. A filtered
+ * Scan: its cost is the table's size, acceptable for a rare recovery run, and independent of the
+ * stream's 24 h retention.
+ */
+export async function* scanOutboxEvents(filter: { since: string; until: string; merchantId?: string; mode?: Mode }): AsyncGenerator<(AddressedEvent & { createdAt: string; entity: 'OutboxEvent' })[]> {
+  const conditions = ['entity = :entity', 'createdAt BETWEEN :since AND :until', ...(filter.merchantId ? ['merchantId = :merchantId'] : []), ...(filter.mode ? ['#mode = :mode'] : [])];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: conditions.join(' AND '),
+        ...(filter.mode ? { ExpressionAttributeNames: { '#mode': 'mode' } } : {}),
+        ExpressionAttributeValues: toValues({ ':entity': 'OutboxEvent', ':since': filter.since, ':until': filter.until, ':merchantId': filter.merchantId, ':mode': filter.mode }),
+        ExclusiveStartKey: start,
+      }),
+    );
+    const page = (out.Items ?? []).map((i) => fromItem<AddressedEvent & { createdAt: string; entity: 'OutboxEvent' }>(i));
+    if (page.length) yield page;
+    start = out.LastEvaluatedKey;
+  } while (start);
 }

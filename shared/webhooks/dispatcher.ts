@@ -3,11 +3,13 @@ import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
 import { webhookSecretAssociatedData } from '#shared/services/merchants.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
+import { destinationKey, disableEndpoint, getEndpointHealth, recordFailure, recordSuccess, type EndpointHealth } from '#shared/store/webhook-health.ts';
 import {
   closedStates,
   deliveryKey,
   getDeliveries,
   maxLoggedAttempts,
+  sweepGraceSeconds,
   writeDeliveries,
   type AttemptRecord,
   type DeliveryRecord,
@@ -15,7 +17,7 @@ import {
 } from '#shared/store/webhooks.ts';
 import { postWebhook, type PostResult } from './http.ts';
 import { newDeliveryId, newRedriveRound, roundTrigger, type DeliveryMessage } from './messages.ts';
-import { maxAttempts, retryDelay, timeoutMs } from './policy.ts';
+import { disableAfterFailingMs, maxAttempts, maxQueueDelaySeconds, parseRetryAfter, retryDelay, timeoutMs } from './policy.ts';
 import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
 import { signedHeaders } from './signing.ts';
 
@@ -27,9 +29,14 @@ import { signedHeaders } from './signing.ts';
  *   2. destination = the request's callbackUrl, else the merchant's endpoint for the mode; signing
  *      secrets = the endpoint's unexpired secrets (two during a rotation overlap);
  *   3. POST, signed, 5 s deadline, SSRF guard at connect time, redirects not followed;
- *   4. on failure: the next step of the schedule, or after the 8th attempt of the round, the
- *      dead-letter queue (the message goes there with a fresh round id, so an operator's redrive
- *      starts a new round of 8).
+ *   4. on failure: the next step of the schedule (a 429/503's Retry-After honoured), or after the
+ *      8th attempt of the round, the dead-letter queue (the message goes there with a fresh round
+ *      id, so an operator's redrive starts a new round of 8). A retry holds no message in flight:
+ *      up to 15 min it is a new message with DelaySeconds (sent after the log is written), longer
+ *      it is parked on the delivery item in the due index and the webhook sweep sends it when due;
+ *   5. destination health (shared/store/webhook-health.ts): a 410 disables the destination at
+ *      once, 5 days of nothing but failures too; a disabled destination's rounds end as
+ *      `endpoint_disabled` without a request.
  * An event with no destination (or no signing secret) is recorded once and not retried.
  * The batch reads its events' delivery items with one BatchGetItem and writes them back, each with
  * its new attempt appended to its log, with one BatchWriteItem, before any message is acknowledged.
@@ -40,12 +47,15 @@ export type DispatchResult =
   | { kind: 'deferred' }
   | { kind: 'delivered'; attempt: number }
   | { kind: 'no_destination'; attempt: number }
-  | { kind: 'retry'; attempt: number; delaySeconds: number }
-  | { kind: 'dead_lettered'; attempt: number };
+  | { kind: 'retry'; attempt: number; delaySeconds: number; parked: boolean }
+  | { kind: 'dead_lettered'; attempt: number }
+  | { kind: 'endpoint_disabled'; attempt: number };
 
 export interface DispatchPorts {
   /** Puts the message on the dead-letter queue; runs before the attempt is recorded. */
   deadLetter(message: DeliveryMessage): Promise<void>;
+  /** Sends the next attempt as a new message delayed by `delaySeconds` (≤ 900); runs after the log is written. */
+  requeue(message: DeliveryMessage, delaySeconds: number): Promise<void>;
 }
 
 /** Rounds kept on a delivery item (a merchant may resend an event many times). */
@@ -91,9 +101,34 @@ async function destinationFor(message: DeliveryMessage, merchant: Merchant | und
 interface Outcome {
   result: DispatchResult;
   delivery?: DeliveryRecord;
+  requeue?: { message: DeliveryMessage; delaySeconds: number };
 }
 
-async function attemptOne(message: DeliveryMessage, current: DeliveryRecord | undefined, ports: DispatchPorts, clock: () => Date): Promise<Outcome> {
+/** The destination's health after this attempt; true = the destination is now disabled. */
+async function updateHealth(target: { merchantId: string; mode: DeliveryMessage['mode']; url: string }, health: EndpointHealth | undefined, post: PostResult, now: Date): Promise<boolean> {
+  if (post.error === null) {
+    if (health?.failingSince) await recordSuccess(target, now);
+    return false;
+  }
+  if (post.statusCode === 410) {
+    await disableEndpoint(target, 'gone', now);
+    return true;
+  }
+  await recordFailure(target, now);
+  if (health?.failingSince && now.getTime() - Date.parse(health.failingSince) >= disableAfterFailingMs) {
+    await disableEndpoint(target, 'failing', now);
+    return true;
+  }
+  return false;
+}
+
+async function attemptOne(
+  message: DeliveryMessage,
+  current: DeliveryRecord | undefined,
+  healthOf: (merchantId: string, mode: DeliveryMessage['mode'], url: string) => Promise<EndpointHealth | undefined>,
+  ports: DispatchPorts,
+  clock: () => Date,
+): Promise<Outcome> {
   const round = current?.rounds?.[message.roundId];
   if (round && closedStates.includes(round.state)) return { result: { kind: 'skipped' } };
   const startedAt = clock();
@@ -102,33 +137,48 @@ async function attemptOne(message: DeliveryMessage, current: DeliveryRecord | un
   const deliveryId = newDeliveryId();
 
   const destination = await destinationFor(message, await cachedMerchant(message.merchantId), startedAt);
+  const target = 'missing' in destination ? undefined : { merchantId: message.merchantId, mode: message.mode, url: destination.url };
+  const health = target ? await healthOf(target.merchantId, target.mode, target.url) : undefined;
+  let disabled = Boolean(health?.disabledAt);
   let post: PostResult;
   if ('missing' in destination) post = { statusCode: null, durationMs: 0, error: destination.missing, refused: false };
+  else if (disabled) post = { statusCode: null, durationMs: 0, error: `endpoint disabled (${health!.disabledReason}) since ${health!.disabledAt}`, refused: false };
   else {
     const body = JSON.stringify(message.event);
     const headers = signedHeaders({ body, secrets: destination.secrets, eventId: message.eventId, eventType: message.event.type, deliveryId, timestamp: Math.floor(clock().getTime() / 1000) });
     post = await postWebhook(destination.url, body, headers, { allowInsecure: destination.allowInsecure, timeoutMs: timeoutMs() });
+    disabled = await updateHealth(target!, health, post, clock());
   }
 
   let state: DeliveryState;
   let result: DispatchResult;
   let nextAttemptAt: string | null = null;
+  let waiting: DeliveryRecord['waiting'] = null;
+  let requeue: Outcome['requeue'];
   if ('missing' in destination) {
     state = 'no_destination';
     result = { kind: 'no_destination', attempt };
+  } else if (disabled) {
+    state = 'endpoint_disabled';
+    result = { kind: 'endpoint_disabled', attempt };
   } else if (post.error === null) {
     state = 'delivered';
     result = { kind: 'delivered', attempt };
   } else {
-    const delay = roundAttempt < maxAttempts() ? retryDelay(roundAttempt) : undefined;
+    const delay = roundAttempt < maxAttempts() ? retryDelay(roundAttempt, parseRetryAfter(post.retryAfter, clock())) : undefined;
     if (delay === undefined) {
       await ports.deadLetter({ ...message, roundId: newRedriveRound() }); // before the log says so
       state = 'dead_lettered';
       result = { kind: 'dead_lettered', attempt };
     } else {
       state = 'retrying';
-      nextAttemptAt = new Date(clock().getTime() + delay * 1000).toISOString();
-      result = { kind: 'retry', attempt, delaySeconds: delay };
+      const due = clock().getTime() + delay * 1000;
+      nextAttemptAt = new Date(due).toISOString();
+      const parked = delay > maxQueueDelaySeconds;
+      // Queued: the sweep sends it again only if the delayed message got lost; parked: the sweep sends it.
+      waiting = { message, sweepAt: new Date(parked ? due : due + sweepGraceSeconds() * 1000).toISOString() };
+      if (!parked) requeue = { message, delaySeconds: delay };
+      result = { kind: 'retry', attempt, delaySeconds: delay, parked };
     }
   }
 
@@ -147,7 +197,7 @@ async function attemptOne(message: DeliveryMessage, current: DeliveryRecord | un
     statusCode: post.statusCode,
     durationMs: post.durationMs,
     error: post.error,
-    outcome: state === 'delivered' ? 'delivered' : state === 'no_destination' ? 'no_destination' : 'failed',
+    outcome: state === 'delivered' || state === 'no_destination' || state === 'endpoint_disabled' ? state : 'failed',
     nextAttemptAt,
   };
   const rounds = Object.entries({ ...current?.rounds, [message.roundId]: { attempts: roundAttempt, state, startedAt: round?.startedAt ?? startedAt.toISOString() } })
@@ -166,6 +216,7 @@ async function attemptOne(message: DeliveryMessage, current: DeliveryRecord | un
     lastStatusCode: post.statusCode,
     lastError: post.error,
     nextAttemptAt,
+    waiting,
     deliveredAt: current?.deliveredAt ?? (state === 'delivered' ? finishedAt : null),
     updatedAt: finishedAt,
     log: [...(current?.log ?? []), record].slice(-maxLoggedAttempts),
@@ -175,7 +226,7 @@ async function attemptOne(message: DeliveryMessage, current: DeliveryRecord | un
   if (state === 'delivered') logger.info('webhook delivered', log);
   else if (state === 'retrying') logger.info('webhook attempt failed', { ...log, error: post.error, nextAttemptAt });
   else logger.warn(`webhook ${state.replace('_', ' ')}`, { ...log, error: post.error });
-  return { result, delivery };
+  return { result, delivery, ...(requeue ? { requeue } : {}) };
 }
 
 /** WebhookAttempts by outcome, dead letters, and commit-to-delivery latency of a first delivery. */
@@ -190,17 +241,42 @@ function emitDeliveryMetrics(state: DeliveryState, message: DeliveryMessage, del
 
 export async function dispatchBatch<T>(entries: readonly { ref: T; message: DeliveryMessage }[], ports: DispatchPorts, clock: () => Date = () => new Date()): Promise<{ ref: T; result: DispatchResult }[]> {
   const current = await getDeliveries(entries.map((e) => e.message));
+  // Destinations' health: one BatchGetItem for the batch, started when the first destination is known.
+  let healthRead: Promise<Map<string, EndpointHealth>> | undefined;
+  const healthOf = async (merchantId: string, mode: DeliveryMessage['mode'], url: string) => {
+    healthRead ??= Promise.all(entries.map(async ({ message }) => ({ message, merchant: await cachedMerchant(message.merchantId) }))).then((all) =>
+      getEndpointHealth(
+        all.flatMap(({ message, merchant }) => {
+          const u = message.callbackUrl ?? merchant?.webhooks?.[message.mode]?.url;
+          return u ? [{ merchantId: message.merchantId, mode: message.mode, url: u }] : [];
+        }),
+      ),
+    );
+    return (await healthRead).get(destinationKey({ merchantId, mode, url }));
+  };
   const taken = new Set<string>();
   const outcomes = await Promise.all(
     entries.map(async ({ message }): Promise<Outcome> => {
       const key = deliveryKey(message);
       if (taken.has(key)) return { result: { kind: 'deferred' } }; // one attempt per event per batch
       taken.add(key);
-      return attemptOne(message, current.get(key), ports, clock);
+      return attemptOne(message, current.get(key), healthOf, ports, clock);
     }),
   );
   const attempted = outcomes.flatMap((o) => (o.delivery ? [o.delivery] : []));
   if (attempted.length) await writeDeliveries(attempted);
+  await Promise.all(
+    outcomes.flatMap((o) =>
+      o.requeue
+        ? [
+            ports.requeue(o.requeue.message, o.requeue.delaySeconds).catch((error: unknown) =>
+              // The delivery item waits in the due index: the webhook sweep sends it a little later.
+              logger.warn('webhook retry not queued; the sweep will send it', { eventId: o.requeue!.message.eventId, error }),
+            ),
+          ]
+        : [],
+    ),
+  );
   return entries.map((e, i) => ({ ref: e.ref, result: outcomes[i]!.result }));
 }
 

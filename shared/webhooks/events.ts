@@ -11,6 +11,7 @@ import {
   type DeliveryRecord,
 } from '#shared/store/webhooks.ts';
 import { newResendId } from './messages.ts';
+import { deliveryErrorCategory } from './error-categories.ts';
 
 /**
  * What merchants see of their webhooks (README "Webhooks"): a transaction's events with their
@@ -23,7 +24,7 @@ export function deliveryView(d: DeliveryRecord | undefined) {
     attempts: d?.attempts ?? 0,
     lastAttemptAt: d?.lastAttemptAt ?? null,
     lastStatusCode: d?.lastStatusCode ?? null,
-    lastError: d?.lastError ?? null,
+    lastError: deliveryErrorCategory(d?.lastError), // a category, never the raw socket error
     nextAttemptAt: d?.nextAttemptAt ?? null,
     deliveredAt: d?.deliveredAt ?? null,
   };
@@ -40,7 +41,7 @@ export function attemptView(a: AttemptRecord) {
     destination: a.destination,
     statusCode: a.statusCode,
     durationMs: a.durationMs,
-    error: a.error,
+    error: deliveryErrorCategory(a.error), // a category, never the raw socket error
     outcome: a.outcome,
     nextAttemptAt: a.nextAttemptAt,
   };

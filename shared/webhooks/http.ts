@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { isPublicAddress } from '#shared/domain/webhook-url.ts';
+import { isAllowedAddress, localDevelopmentHosts, type AddressPolicy } from '#shared/domain/webhook-url.ts';
 
 /**
  * One webhook POST (CONTRACT §10): a hard deadline (5 s), no redirects (Node's client never
@@ -24,22 +24,17 @@ export interface PostResult {
   error: string | null;
   /** The destination was refused by the SSRF guard (nothing was sent). */
   refused: boolean;
+  /** A 429 or 503 answer's Retry-After header, as sent. */
+  retryAfter?: string;
 }
 
 export class RefusedDestination extends Error {
   readonly code = 'WEBHOOK_DESTINATION_REFUSED';
 }
 
-type Policy = 'public' | 'loopback';
+type Policy = AddressPolicy;
 
-const isLoopbackAddress = (address: string) => {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'loopback';
-};
-const allowed = (policy: Policy, address: string) => (policy === 'public' ? isPublicAddress(address) : isLoopbackAddress(address));
-const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+const allowed = isAllowedAddress;
 
 type Resolver = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
@@ -74,7 +69,7 @@ export function destinationRule(raw: string, allowInsecure: boolean): { url: URL
     return { refused: 'not a valid URL' };
   }
   if (url.username || url.password) return { refused: 'the URL must not contain credentials' };
-  const policy: Policy = allowInsecure && loopbackHosts.has(url.hostname) ? 'loopback' : 'public';
+  const policy: Policy = allowInsecure && localDevelopmentHosts.has(url.hostname) ? 'loopback' : 'public';
   if (policy === 'public' && url.protocol !== 'https:') return { refused: 'the URL must use https' };
   if (policy === 'loopback' && url.protocol !== 'https:' && url.protocol !== 'http:') return { refused: 'the URL must use http(s)' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -122,6 +117,7 @@ export function postWebhook(raw: string, body: string, headers: Record<string, s
           statusCode: status,
           error: status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? `redirect not followed (HTTP ${status})` : `HTTP ${status}`,
           refused: false,
+          ...((status === 429 || status === 503) && typeof res.headers['retry-after'] === 'string' ? { retryAfter: res.headers['retry-after'] } : {}),
         });
       res.on('end', done);
       res.on('close', done);

@@ -24,9 +24,35 @@ export function retrySchedule(): readonly number[] {
 /** Attempts per round (the first one plus one per schedule step). */
 export const maxAttempts = () => retrySchedule().length + 1;
 
-/** Seconds to wait after the `roundAttempt`-th failed attempt of a round; undefined = dead-letter. */
-export function retryDelay(roundAttempt: number): number | undefined {
-  return retrySchedule()[roundAttempt - 1];
+/**
+ * Seconds to wait after the `roundAttempt`-th failed attempt of a round; undefined = dead-letter.
+ * A 429 or 503 answer's Retry-After is honoured: never sooner than it asks, never later than the
+ * schedule's following step (the last step caps itself).
+ */
+export function retryDelay(roundAttempt: number, retryAfterSeconds: number | null = null): number | undefined {
+  const schedule = retrySchedule();
+  const step = schedule[roundAttempt - 1];
+  if (step === undefined || retryAfterSeconds === null) return step;
+  const cap = schedule[roundAttempt] ?? step;
+  return Math.min(Math.max(step, Math.ceil(retryAfterSeconds)), Math.max(cap, step));
+}
+
+/**
+ * SQS's largest DelaySeconds. A shorter retry waits on the queue as a delayed message; a longer one
+ * is parked in the table's due index and sent by the webhook sweep when due (no message in flight).
+ */
+export const maxQueueDelaySeconds = 900;
+
+/** A 410 Gone answer disables the destination at once; failing every attempt this long, too. */
+export const disableAfterFailingMs = 5 * 24 * 3600 * 1000;
+
+/** Retry-After: delay-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now: Date): number | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now.getTime()) / 1000));
 }
 
 export function timeoutMs(): number {

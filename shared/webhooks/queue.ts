@@ -43,12 +43,12 @@ export const deadLetterQueueUrl = () => env('DEAD_LETTER_QUEUE_URL');
 /** SendMessageBatch allows 10 entries and 256 KiB in all; entries are grouped to fit both. */
 const maxBatchBytes = 240 * 1024;
 
-/** Publishes messages; returns the ids of the entries SQS did not accept. */
-export async function publish(entries: readonly { id: string; message: DeliveryMessage }[]): Promise<string[]> {
-  const batches: { Id: string; MessageBody: string }[][] = [];
-  let current: { Id: string; MessageBody: string }[] = [];
+/** Publishes messages (each optionally delayed, at most 900 s); returns the ids of the entries SQS did not accept. */
+export async function publish(entries: readonly { id: string; message: DeliveryMessage; delaySeconds?: number }[]): Promise<string[]> {
+  const batches: { Id: string; MessageBody: string; DelaySeconds?: number }[][] = [];
+  let current: { Id: string; MessageBody: string; DelaySeconds?: number }[] = [];
   let bytes = 0;
-  for (const { id, message } of entries) {
+  for (const { id, message, delaySeconds } of entries) {
     const body = JSON.stringify(message);
     const size = Buffer.byteLength(body, 'utf8');
     if (current.length === 10 || (current.length > 0 && bytes + size > maxBatchBytes)) {
@@ -56,7 +56,7 @@ export async function publish(entries: readonly { id: string; message: DeliveryM
       current = [];
       bytes = 0;
     }
-    current.push({ Id: id, MessageBody: body });
+    current.push({ Id: id, MessageBody: body, ...(delaySeconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))) } : {}) });
     bytes += size;
   }
   if (current.length) batches.push(current);
@@ -74,7 +74,12 @@ export async function publish(entries: readonly { id: string; message: DeliveryM
   return failed;
 }
 
-/** The next attempt: the message stays in flight for `seconds`, then SQS delivers it again. */
+/** The next attempt as a new message, delayed by `seconds` (at most 900): nothing stays in flight meanwhile. */
+export async function sendDelayed(message: DeliveryMessage, seconds: number): Promise<void> {
+  await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl(), MessageBody: JSON.stringify(message), DelaySeconds: Math.min(900, Math.max(0, Math.ceil(seconds))) }));
+}
+
+/** Makes a received message visible again after `seconds` (a deferred message of a busy event). */
 export async function retryAfter(receiptHandle: string, seconds: number): Promise<void> {
   await sqs().send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(), ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
 }

@@ -22,7 +22,7 @@ export type RawBody = string | Uint8Array;
 export type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
 export interface VerifyOptions {
-  /** Maximum distance between the signature timestamp and `now`, in seconds (default 300; 0 = no check). */
+  /** Maximum distance between the signature timestamp and `now`, in seconds: a positive finite number (default 300). */
   toleranceSeconds?: number;
   /** The receiver's clock, Unix seconds (default: now). */
   now?: number;
@@ -48,6 +48,25 @@ export function computeSignature(rawBody: RawBody, timestamp: number, secret: st
   return createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(rawBody).digest('hex');
 }
 
+/**
+ * Fails closed on a misconfigured receiver (a TypeError, not a WebhookSignatureError): a missing,
+ * empty or non-string secret, alone or in a rotation list, would otherwise verify an HMAC anyone
+ * can compute.
+ */
+function checkedSecrets(secrets: unknown): readonly string[] {
+  const keys: unknown[] = typeof secrets === 'string' ? [secrets] : Array.isArray(secrets) ? secrets : [];
+  if (keys.length === 0) throw new TypeError('webhook verification needs at least one secret');
+  for (const key of keys) if (typeof key !== 'string' || key.length === 0) throw new TypeError('every webhook secret must be a non-empty string');
+  return keys as string[];
+}
+
+function checkedTolerance(tolerance: unknown): number {
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance <= 0) {
+    throw new TypeError('toleranceSeconds must be a positive finite number of seconds');
+  }
+  return tolerance;
+}
+
 function sameHex(a: string, b: string): boolean {
   const x = Buffer.from(a, 'utf8');
   const y = Buffer.from(b, 'utf8');
@@ -60,15 +79,14 @@ function sameHex(a: string, b: string): boolean {
  * timestamp is outside the tolerance, or no `v1` matches any secret.
  */
 export function verifySignature(rawBody: RawBody, header: string | null | undefined, secrets: string | readonly string[], options: VerifyOptions = {}): number {
+  const keys = checkedSecrets(secrets);
+  const tolerance = checkedTolerance(options.toleranceSeconds ?? defaultToleranceSeconds);
   if (!header) throw new WebhookSignatureError('missing X-Svc-Signature-V2 header');
   const { timestamp, signatures } = parseSignatureHeader(header);
   if (!Number.isFinite(timestamp)) throw new WebhookSignatureError('the signature header has no timestamp');
   if (signatures.length === 0) throw new WebhookSignatureError('the signature header has no v1 signature');
-  const tolerance = options.toleranceSeconds ?? defaultToleranceSeconds;
   const now = options.now ?? Math.floor(Date.now() / 1000);
-  if (tolerance > 0 && Math.abs(now - timestamp) > tolerance) throw new WebhookSignatureError('the signature timestamp is outside the tolerance');
-  const keys = typeof secrets === 'string' ? [secrets] : secrets;
-  if (keys.length === 0) throw new WebhookSignatureError('no secret to verify with');
+  if (!(Math.abs(now - timestamp) <= tolerance)) throw new WebhookSignatureError('the signature timestamp is outside the tolerance');
   // Every comparison runs, so the time taken does not reveal which secret or signature matched.
   let matched = false;
   for (const secret of keys) {
@@ -81,9 +99,10 @@ export function verifySignature(rawBody: RawBody, header: string | null | undefi
 
 /** The deprecated `X-Svc-Signature`: hex HMAC-SHA256 of the raw body alone (no timestamp, no replay protection). */
 export function verifyLegacySignature(rawBody: RawBody, header: string | null | undefined, secrets: string | readonly string[]): boolean {
+  const keys = checkedSecrets(secrets);
   if (!header) return false;
   let matched = false;
-  for (const secret of typeof secrets === 'string' ? [secrets] : secrets) {
+  for (const secret of keys) {
     matched = sameHex(createHmac('sha256', secret).update(rawBody).digest('hex'), header.trim()) || matched;
   }
   return matched;

@@ -59,6 +59,19 @@ describe('PaymentGatewayStack', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', mappings);
   });
 
+  it('bounds how long a poison stream record blocks its shard, and schedules the webhook sweep', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 5,
+      MaximumRecordAgeInSeconds: 600,
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(stack.functions.get('webhookSweeper')!), 'Arn'] } })],
+    });
+  });
+
   describe.each(routeList.map((route) => [route.id, route] as const))('route %s', (_id, route) => {
     const fn = stack.functions.get(route.id)!;
     const fnId = logicalId(fn);
@@ -97,6 +110,12 @@ describe('PaymentGatewayStack', () => {
     it(`gets ${route.permissions.table} access to the table`, () => {
       const actions = actionsOf(logicalId(fn.role!));
       expect(actions).toContain('dynamodb:Query');
+      if (route.auth === 'none') {
+        // Unauthenticated code: conditional puts/updates, never Scan, DeleteItem or BatchWriteItem.
+        for (const action of ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:*']) expect(actions).not.toContain(action);
+        expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
+        return;
+      }
       for (const action of writeActions) {
         if (route.permissions.table === 'readWrite') expect(actions).toContain(action);
         else expect(actions).not.toContain(action);

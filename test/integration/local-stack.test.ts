@@ -10,9 +10,11 @@ import { freePort } from '../support/global-setup.ts';
 describe('npm start', () => {
   it('serves the API with a seeded merchant and stops DynamoDB Local on SIGINT', async () => {
     const port = await freePort();
+    const dynamoPort = await freePort();
+    const sqsPort = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
       cwd: resolve(import.meta.dirname, '..', '..'),
-      env: { ...process.env, PORT: String(port), IN_MEMORY: '1', DATA_DIR: mkdtempSync(join(tmpdir(), 'start-')), DYNAMODB_PORT: String(await freePort()), SQS_PORT: String(await freePort()), TABLE_NAME: '', DYNAMODB_ENDPOINT: '', SECRETS_MASTER_KEY: '', PUBLIC_BASE_URL: '' },
+      env: { ...process.env, HOST: '', PORT: String(port), IN_MEMORY: '1', DATA_DIR: mkdtempSync(join(tmpdir(), 'start-')), DYNAMODB_PORT: String(dynamoPort), SQS_PORT: String(sqsPort), TABLE_NAME: '', DYNAMODB_ENDPOINT: '', SECRETS_MASTER_KEY: '', PUBLIC_BASE_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -28,6 +30,13 @@ describe('npm start', () => {
       const res = await fetch(`http://127.0.0.1:${port}/Gateway/v1/Account/query-balance`, { method: 'POST', headers: { 'Svc-API-Key': apiKey } });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ currency: 'PKR', availableBalance: 0 });
+      // Nothing of the local stack listens beyond the loopback interface (no HOST given).
+      const listening = execSync('ss -ltnH').toString().split('\n');
+      for (const p of [port, dynamoPort, sqsPort]) {
+        const local = listening.map((line) => line.trim().split(/\s+/)[3]).filter((a) => a?.endsWith(`:${p}`));
+        expect(local.length, `port ${p}`).toBeGreaterThan(0);
+        for (const address of local) expect(address, `port ${p}`).toMatch(/^(127\.0\.0\.1|\[::ffff:127\.0\.0\.1\]):/);
+      }
       const children = execSync(`pgrep -P ${child.pid} || true`).toString().split('\n').filter(Boolean).map(Number);
       const java = children.filter((pid) => execSync(`ps -o comm= -p ${pid} || true`).toString().includes('java'));
       expect(java.length).toBe(1); // DynamoDB Local

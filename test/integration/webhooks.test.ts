@@ -136,7 +136,7 @@ describe('webhooks', { timeout: 60_000 }, () => {
       (r) => r.json?.delivery?.state === 'delivered' && r.json.items.some((a: any) => a.outcome === 'delivered'),
     );
     expect(log.json.items.map((a: any) => [a.attempt, a.statusCode, a.outcome, a.error])).toEqual([
-      [1, 500, 'failed', 'HTTP 500'],
+      [1, 500, 'failed', 'http_status'],
       [2, 200, 'delivered', null],
     ]);
     expect(log.json.items[0].nextAttemptAt).toEqual(expect.any(String));
@@ -155,7 +155,7 @@ describe('webhooks', { timeout: 60_000 }, () => {
       () => call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${first!.event.id}/attempts`, { key: m.test.apiKey }),
       (r) => r.json?.delivery?.state === 'delivered' && r.json.items.some((a: any) => a.outcome === 'delivered'),
     );
-    expect(log.json.items[0]).toMatchObject({ attempt: 1, statusCode: null, outcome: 'failed', error: expect.stringMatching(/^timeout/) });
+    expect(log.json.items[0]).toMatchObject({ attempt: 1, statusCode: null, outcome: 'failed', error: 'timeout' });
     expect(log.json.items[1]).toMatchObject({ attempt: 2, statusCode: 200, outcome: 'delivered' });
   });
 
@@ -197,7 +197,7 @@ describe('webhooks', { timeout: 60_000 }, () => {
       () => call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${first!.event.id}/attempts`, { key: m.test.apiKey }),
       (r) => r.json?.delivery?.state === 'delivered' && r.json.items.some((a: any) => a.outcome === 'delivered'),
     );
-    expect(log.json.items[0]).toMatchObject({ statusCode: 302, outcome: 'failed', error: 'redirect not followed (HTTP 302)' });
+    expect(log.json.items[0]).toMatchObject({ statusCode: 302, outcome: 'failed', error: 'http_status' });
     expect(elsewhere.deliveries).toHaveLength(0);
   });
 
@@ -206,8 +206,8 @@ describe('webhooks', { timeout: 60_000 }, () => {
     const port = new URL(hook.url).port;
     const m = await merchantWithEndpoint(hook.url);
     // The local-development switch is off for this merchant: its stored http://127.0.0.1 endpoint is refused too.
-    const { updateMerchant } = await import('#shared/store/merchants.ts');
-    await updateMerchant(m.merchantId, { allowInsecureWebhooks: false });
+    const { changeMerchant } = await import('#shared/store/merchants.ts');
+    await changeMerchant(m.merchantId, () => ({ patch: { allowInsecureWebhooks: false }, result: undefined }));
     const destinations = [
       null, // the stored endpoint: http and loopback
       `https://127.0.0.1:${port}/literal`,
@@ -229,7 +229,7 @@ describe('webhooks', { timeout: 60_000 }, () => {
       );
       const eventId = events.json.items[0].eventId;
       const log = await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${eventId}/attempts`, { key: m.test.apiKey });
-      expect(log.json.items[0], String(intent.callbackUrl)).toMatchObject({ statusCode: null, outcome: 'failed', error: expect.stringMatching(/^destination refused/) });
+      expect(log.json.items[0], String(intent.callbackUrl)).toMatchObject({ statusCode: null, outcome: 'failed', error: 'destination_refused' });
     }
     expect(hook.deliveries).toHaveLength(0);
   });
@@ -309,7 +309,7 @@ describe('webhooks', { timeout: 60_000 }, () => {
       (r) => r.json?.items?.[0]?.delivery?.state === 'no_destination',
     );
     const eventId = events.json.items[0].eventId;
-    expect(events.json.items[0].delivery).toMatchObject({ attempts: 1, nextAttemptAt: null, lastError: expect.stringMatching(/no callbackUrl and no webhook endpoint/) });
+    expect(events.json.items[0].delivery).toMatchObject({ attempts: 1, nextAttemptAt: null, lastError: 'no_destination' });
 
     const hook = await receiver();
     await setWebhook(m.merchantId, 'test', hook.url, true);

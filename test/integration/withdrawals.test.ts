@@ -96,8 +96,8 @@ describe('withdrawals (payouts)', () => {
     // the key's claim stayed in flight; its lease has lapsed.
     const first = await call(gw.baseUrl, 'POST', path, { key: m.test.apiKey, raw, headers: { 'Content-Type': 'application/json' } });
     expect(first.status).toBe(200);
-    const { createHash } = await import('node:crypto');
-    const requestHash = createHash('sha256').update(`POST\n${routes.withdraw.path}\n`).update(raw).digest('hex');
+    const { requestFingerprint } = await import('#shared/http/middlewares.ts');
+    const requestHash = requestFingerprint({ httpMethod: 'POST', path, queryStringParameters: null, multiValueQueryStringParameters: null }, raw);
     const { claimWrite } = await import('#shared/store/idempotency.ts');
     const scope = { mode: 'test' as const, merchantId: m.merchantId, key: 'died-mid-way', requestHash };
     await transact([claimWrite(scope, { requestHash, state: 'in_flight', leaseExpiresAt: new Date(Date.now() - 1000).toISOString() })]);

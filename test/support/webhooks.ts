@@ -64,7 +64,7 @@ export interface Receiver {
   stop(): Promise<void>;
 }
 
-export async function startReceiver(reply: (delivery: Delivery, all: Delivery[]) => Reply | Promise<Reply> = () => 200): Promise<Receiver> {
+export async function startReceiver(reply: (delivery: Delivery, all: Delivery[]) => Reply | Promise<Reply> = () => 200, port = 0): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -85,7 +85,7 @@ export async function startReceiver(reply: (delivery: Delivery, all: Delivery[])
       if (!res.destroyed) res.writeHead(status, { 'Content-Type': 'text/plain', ...headers }).end(String(status));
     });
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,

@@ -1,0 +1,40 @@
+/**
+ * Per-client request limits (docs/security-and-limits.md). Deployed, they are AWS WAF rate-based
+ * rules on the API stage (infra/gateway-stack.ts; CDK context `rateLimitPerKey`, `rateLimitPerIp`,
+ * `rateLimitWindowSeconds` override them); `npm start` applies the same numbers in the local
+ * API Gateway so merchants can see and test a 429. Counted per window:
+ *   perKey  requests to /Gateway/* carrying the same Svc-API-Key
+ *   perIp   requests from one client IP to the public pages (/pay/*) and provider callbacks (/providers/*)
+ */
+export interface RateLimits {
+  perKey: number;
+  perIp: number;
+  windowSeconds: number;
+}
+
+export const defaultRateLimits: RateLimits = { perKey: 1200, perIp: 300, windowSeconds: 60 };
+
+/** Which limit a request falls under, and the value it is counted by; undefined = not limited here. */
+export function rateLimitSubject(path: string, apiKey: string | undefined, sourceIp: string): { kind: 'perKey' | 'perIp'; id: string } | undefined {
+  if (path.startsWith('/Gateway/')) return apiKey ? { kind: 'perKey', id: apiKey } : undefined;
+  if (path.startsWith('/pay/') || path.startsWith('/providers/')) return { kind: 'perIp', id: sourceIp };
+  return undefined;
+}
+
+/** Fixed-window counters in memory (the local server only; AWS counts in WAF). */
+export function windowCounter(limits: RateLimits, clock: () => number = Date.now) {
+  const counts = new Map<string, { windowStart: number; count: number }>();
+  return (subject: { kind: 'perKey' | 'perIp'; id: string }): { allowed: true } | { allowed: false; retryAfterSeconds: number } => {
+    const ms = limits.windowSeconds * 1000;
+    const now = clock();
+    const windowStart = Math.floor(now / ms) * ms;
+    const key = `${subject.kind}:${subject.id}`;
+    const entry = counts.get(key);
+    const current = entry && entry.windowStart === windowStart ? entry : { windowStart, count: 0 };
+    if (current.count >= limits[subject.kind]) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + ms - now) / 1000)) };
+    current.count++;
+    counts.set(key, current);
+    if (counts.size > 10_000) for (const [k, v] of counts) if (v.windowStart !== windowStart) counts.delete(k);
+    return { allowed: true };
+  };
+}
