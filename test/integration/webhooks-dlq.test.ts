@@ -1,8 +1,3 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
@@ -14,6 +9,7 @@ import { startLocalQueues } from '../../scripts/local/queues.ts';
 import { freePort } from '../support/global-setup.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';
+import { useQueueOps } from '../support/ops.ts';
 import { eventually, startReceiver, useWebhookStack } from '../support/webhooks.ts';
 
 /**
@@ -24,29 +20,8 @@ import { eventually, startReceiver, useWebhookStack } from '../support/webhooks.
 process.env.WEBHOOK_RETRY_SCHEDULE = '0,0,0,0,0,0,0';
 const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);
 const gw = useGateway(routeList);
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '..', '..');
-const dataDir = mkdtempSync(join(tmpdir(), 'ops-webhooks-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
 /** The operator CLI in its own process, pointed at this file's table and queues. */
-async function ops(...args: string[]) {
-  const result = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args, '--json'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DYNAMODB_PORT: new URL(inject('dynamoEndpoint')).port,
-      DYNAMODB_ENDPOINT: '',
-      SQS_PORT: new URL(stack.queues.endpoint).port,
-      TABLE_NAME: stack.tableName,
-      DATA_DIR: dataDir,
-      AWS_ENDPOINT_URL_SQS: '',
-      QUEUE_URL: '',
-      DEAD_LETTER_QUEUE_URL: '',
-    },
-  });
-  return JSON.parse(result.stdout);
-}
+const ops = useQueueOps(stack);
 
 describe('webhook dead letters', () => {
   it('dead-letters after 8 failed attempts, and an operator redrive delivers it with the same event id', async () => {

@@ -1,8 +1,3 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
@@ -13,6 +8,7 @@ import { queueDepths } from '#shared/webhooks/queue.ts';
 import { sweepWebhooks } from '#shared/webhooks/sweep.ts';
 import { newMerchant } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';
+import { useQueueOps } from '../support/ops.ts';
 import { eventually, startReceiver, useWebhookStack, type Reply, type Receiver } from '../support/webhooks.ts';
 
 /**
@@ -110,25 +106,7 @@ describe('webhook safety sweep', () => {
 });
 
 /** The operator CLI in its own process, pointed at this file's table and queues. */
-const dataDir = mkdtempSync(join(tmpdir(), 'ops-replay-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-async function ops(...args: string[]) {
-  const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args, '--json'], {
-    cwd: resolve(import.meta.dirname, '..', '..'),
-    env: {
-      ...process.env,
-      DYNAMODB_PORT: new URL(inject('dynamoEndpoint')).port,
-      DYNAMODB_ENDPOINT: '',
-      SQS_PORT: new URL(stack.queues.endpoint).port,
-      TABLE_NAME: stack.tableName,
-      DATA_DIR: dataDir,
-      AWS_ENDPOINT_URL_SQS: '',
-      QUEUE_URL: '',
-      DEAD_LETTER_QUEUE_URL: '',
-    },
-  });
-  return JSON.parse(result.stdout);
-}
+const ops = useQueueOps(stack);
 
 describe('ops webhooks replay', () => {
   it('re-relays a window of outbox events from the table, idempotent by event id; a re-enabled endpoint gets its disabled events', async () => {

@@ -30,3 +30,29 @@ export function useOps(tableName: () => string = () => inject('tableName')) {
     return { ...result, json };
   };
 }
+
+/**
+ * `npm run ops -- … --json` against a webhook test stack's own table and local queues (the
+ * webhooks, redrive and replay commands). Throws when the command fails; returns its parsed output.
+ */
+export function useQueueOps(stack: { tableName: string; queues: { endpoint: string } }) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ops-webhooks-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  return async function ops(...args: string[]) {
+    const result = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args, '--json'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        DYNAMODB_PORT: new URL(inject('dynamoEndpoint')).port,
+        DYNAMODB_ENDPOINT: '',
+        SQS_PORT: new URL(stack.queues.endpoint).port,
+        TABLE_NAME: stack.tableName,
+        DATA_DIR: dataDir,
+        AWS_ENDPOINT_URL_SQS: '',
+        QUEUE_URL: '',
+        DEAD_LETTER_QUEUE_URL: '',
+      },
+    });
+    return JSON.parse(result.stdout);
+  };
+}
