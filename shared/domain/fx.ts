@@ -66,7 +66,7 @@ function divide(a: bigint, b: bigint, places: number): string {
 /**
  * The sandbox rate table (test mode). Each currency's value in US dollars, as decimal strings;
  * the rate from → to is value(from) / value(to), rounded half up to 8 decimals. Fixed, so tests
- * and merchants can predict every payout (README "Settlements", FX).
+ * and merchants can predict every payout (docs/merchant-guide.md "Settlements", FX).
  */
 export const sandboxUsdValues: Record<Currency, string> = {
   USD: '1',

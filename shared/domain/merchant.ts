@@ -9,7 +9,7 @@ export interface Fee {
 
 export type FeeProduct = 'checkout' | 'deposit' | 'withdrawal' | 'settlement' | 'refund';
 
-/** Documented defaults (README "Fees"); the operator overrides them per merchant. */
+/** Documented defaults (docs/merchant-guide.md "Fees"); the operator overrides them per merchant. */
 export const defaultFees: Record<FeeProduct, Fee> = {
   checkout: { basisPoints: 250, fixedMinor: 0 },
   deposit: { basisPoints: 150, fixedMinor: 0 },

@@ -29,7 +29,7 @@ import { createRefundWrites, getRefund, listRefundsOfIntent, recordRefundedWrite
 import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
 
 /**
- * Refunds (SPEC "Refund", CONTRACT §6, README "Refunds").
+ * Refunds (SPEC "Refund", CONTRACT §6, docs/merchant-guide.md "Refunds").
  *
  *   create    ONE transaction: the refund item (Pending, due at its 7-day expiry), the reservation
  *             of its amount on the transaction (refused when pending + completed refunds would

@@ -33,7 +33,7 @@ import {
 import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
 
 /**
- * Settlements (SPEC "Settlement", CONTRACT §6, README "Settlements").
+ * Settlements (SPEC "Settlement", CONTRACT §6, docs/merchant-guide.md "Settlements").
  *
  *   create    ONE transaction: the settlement item, its hold journal (available → held:Settlement,
  *             refused by the wallet's no-overdraft condition) and the Idempotency-Key record.

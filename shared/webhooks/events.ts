@@ -14,7 +14,7 @@ import { newResendId } from './messages.ts';
 import { deliveryErrorCategory } from './error-categories.ts';
 
 /**
- * What merchants see of their webhooks (README "Webhooks"): a transaction's events with their
+ * What merchants see of their webhooks (docs/merchant-guide.md "Webhooks"): a transaction's events with their
  * delivery state, an event's attempts, and resend requests. Another merchant's or mode's event is
  * "not found" (undefined), never "forbidden".
  */
