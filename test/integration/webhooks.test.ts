@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
@@ -117,6 +118,32 @@ describe('webhooks', { timeout: 60_000 }, () => {
     expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${event.id}/attempts`, { key: m.live.apiKey })).status).toBe(404);
     expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${intent.paymentIntentId}/events`, { key: other.test.apiKey })).status).toBe(404);
     expect((await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${event.id}/resend`, { key: other.test.apiKey })).status).toBe(404);
+  });
+
+  it('signs every delivery the Standard Webhooks way too, one v1 per live secret during a rotation', async () => {
+    const hook = await receiver();
+    const m = await merchantWithEndpoint(hook.url);
+    const old = m.test.webhookSecret!;
+    const first = await seedIntent(m.merchantId, 'test');
+    await complete(first.paymentIntentId);
+    const [d] = await hook.waitFor((ds) => ds.length >= 1);
+    const headers = { 'webhook-id': String(d!.headers['webhook-id']), 'webhook-timestamp': String(d!.headers['webhook-timestamp']), 'webhook-signature': String(d!.headers['webhook-signature']) };
+    expect(headers['webhook-id']).toBe(d!.headers['x-svc-event-id']);
+    expect(headers['webhook-timestamp']).toBe(d!.headers['x-svc-signature-timestamp']);
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    const verified = new Webhook(old).verify(d!.body, headers) as { id: string; type: string };
+    expect(verified).toMatchObject({ id: headers['webhook-id'], type: 'TransactionStatusChanged' });
+    expect(() => new Webhook(old).verify(d!.body.replace('Completed', 'Cancelled'), headers)).toThrow(WebhookVerificationError);
+    expect(() => new Webhook(m.live.webhookSecret!).verify(d!.body, headers)).toThrow(WebhookVerificationError);
+
+    const rotated = await rotateWebhookSecret(m.merchantId, 'test', 3600);
+    const second = await seedIntent(m.merchantId, 'test');
+    await complete(second.paymentIntentId);
+    const [, during] = await hook.waitFor((ds) => ds.length >= 2);
+    const rotatedHeaders = { 'webhook-id': String(during!.headers['webhook-id']), 'webhook-timestamp': String(during!.headers['webhook-timestamp']), 'webhook-signature': String(during!.headers['webhook-signature']) };
+    expect(rotatedHeaders['webhook-signature'].split(' ')).toHaveLength(2);
+    new Webhook(old).verify(during!.body, rotatedHeaders);
+    new Webhook(rotated.webhookSecret).verify(during!.body, rotatedHeaders);
   });
 
   it('retries after a 500 with the same event id and a new delivery id, and logs every attempt', async () => {
