@@ -1,0 +1,41 @@
+/**
+ * Merchant dashboard roles and what each may do (docs/dashboard.md). The one table every dashboard
+ * page and action checks on the server before calling a service.
+ */
+export const dashboardRoles = ['admin', 'developer', 'finance', 'approver', 'viewer'] as const;
+export type DashboardRole = (typeof dashboardRoles)[number];
+
+export const dashboardPermissions = [
+  'balances:read',
+  'payments:read',
+  'refunds:create',
+  'payouts:create',
+  'payouts:approve',
+  'settlements:create',
+  'settlements:approve',
+  'keys:manage',
+  'webhooks:manage',
+  'team:manage',
+  'audit:read',
+] as const;
+export type DashboardPermission = (typeof dashboardPermissions)[number];
+
+const rolePermissions: Readonly<Record<DashboardRole, readonly DashboardPermission[]>> = {
+  admin: dashboardPermissions,
+  developer: ['balances:read', 'payments:read', 'keys:manage', 'webhooks:manage'],
+  finance: ['balances:read', 'payments:read', 'refunds:create', 'payouts:create', 'settlements:create'],
+  approver: ['balances:read', 'payments:read', 'payouts:approve', 'settlements:approve'],
+  viewer: ['balances:read', 'payments:read'],
+};
+
+export function isDashboardRole(value: unknown): value is DashboardRole {
+  return typeof value === 'string' && (dashboardRoles as readonly string[]).includes(value);
+}
+
+export function can(role: DashboardRole, permission: DashboardPermission): boolean {
+  return rolePermissions[role].includes(permission);
+}
+
+export function permissionsOf(role: DashboardRole): readonly DashboardPermission[] {
+  return rolePermissions[role];
+}
