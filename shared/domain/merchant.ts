@@ -85,3 +85,6 @@ export function nextSettlementRun(schedule: SettlementSchedule, now: Date): Date
   const thisMonth = at(y, m, schedule.dayOfPeriod!);
   return thisMonth > now ? thisMonth : at(y, m + 1, schedule.dayOfPeriod!);
 }
+
+/** A suspended merchant's money stays put: no payout, settlement or refund goes to a provider (docs/security-and-limits.md). Pure. */
+export const merchantMaySubmit = (merchant: Pick<Merchant, 'status'> | undefined): boolean => merchant?.status === 'active';

@@ -175,7 +175,7 @@ export function apiKeyAuth(route: Route): Middleware {
         merchantAllowInsecureWebhooks: (key.merchantAllowInsecureWebhooks ?? false) && !process.env.AWS_LAMBDA_FUNCTION_NAME,
         secretSealed: key.secretSealed,
       };
-      if (key.merchantStatus !== 'active') throw problems.forbidden('The merchant account is suspended.');
+      if (key.merchantStatus !== 'active') throw problems.merchantSuspended();
       if (route.scope && !keyHasScope(key.scopes, route.scope)) {
         throw problems.forbidden(`This API key lacks the "${route.scope}" scope.`);
       }

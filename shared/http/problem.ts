@@ -50,6 +50,8 @@ export const problems = {
   /** One body for a missing, malformed, unknown, revoked or expired key (CONTRACT §1). */
   unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.') => new HttpProblem(401, detail),
   forbidden: (detail: string) => new HttpProblem(403, detail),
+  /** Stable `code` so integrations can tell a suspension from a missing scope. */
+  merchantSuspended: () => new HttpProblem(403, 'The merchant account is suspended: no payments, payouts, settlements or refunds are accepted until it is reactivated.', { code: 'merchant_suspended' }),
   notFound: (detail: string) => new HttpProblem(404, detail),
   conflict: (detail: string) => new HttpProblem(409, detail),
   tooLarge: (limit: number) => new HttpProblem(413, `The request body exceeds ${limit} bytes.`),

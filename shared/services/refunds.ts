@@ -1,3 +1,4 @@
+import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
@@ -441,5 +442,6 @@ export async function advanceRefund(id: string, now = new Date()): Promise<Refun
     return (await changeRefund(id, (r) => (r.version === current.version ? dueAgain(r, later(now, inquireAgainMs), now) : null))).refund;
   }
   if (current.status === RefundStatus.Processing && current.attemptedAt) return inquireRefund(current, provider, now);
+  if (!(await merchantMaySubmitNow(current.merchantId))) return current; // suspended: waits for reactivation
   return attemptRefund(id, provider, now);
 }

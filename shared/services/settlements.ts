@@ -1,3 +1,4 @@
+import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
@@ -331,6 +332,7 @@ export async function advanceSettlement(id: string, now = new Date()): Promise<S
     if (!rail) {
       return (await changeSettlement(id, (s) => (s.status === SettlementStatus.Approved ? failWrites(s, 'No settlement rail is configured for this mode.', now) : null))).settlement;
     }
+    if (!(await merchantMaySubmitNow(current.merchantId))) return current; // suspended: waits for reactivation
     // The submission record: only the sweep whose write lands here submits, and only this once.
     const claim = await changeSettlement(id, (s) => {
       if (s.status !== SettlementStatus.Approved) return null;

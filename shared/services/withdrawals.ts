@@ -1,3 +1,4 @@
+import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
 import type { Bank } from '#shared/domain/bank-codes.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
@@ -343,6 +344,7 @@ export async function findWithdrawal(reference: string, scope?: { merchantId: st
 export async function approveWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }) {
   const found = await findWithdrawal(reference, scope);
   if (found.status !== 'Pending') throw new WithdrawalRefused(`withdrawal ${found.paymentIntentId} is ${found.status}; only a Pending withdrawal can be approved`, 'not_pending');
+  if (!(await merchantMaySubmitNow(found.merchantId))) throw new WithdrawalRefused(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
   const rail = bankRailFor(found.mode);
   if (!rail) throw providerUnavailable();
   const now = new Date();
