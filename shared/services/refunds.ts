@@ -21,6 +21,7 @@ import {
 } from '#shared/domain/refund.ts';
 import { problems } from '#shared/http/problem.ts';
 import { minorUnits } from '#shared/http/schemas.ts';
+import { bounded, later, outboundTimings, pastNotFoundGrace } from './outbound.ts';
 import { logger } from '#shared/logger.ts';
 import { refundProviderFor, type RefundInstruction, type RefundProvider } from '#shared/providers/refund-provider.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
@@ -286,18 +287,12 @@ function dueAgain(r: Refund, dueAt: string, now: Date) {
   return { next, writes: [write] };
 }
 
-const later = (now: Date, ms: number) => new Date(now.getTime() + ms).toISOString();
-/** A provider call (refund or status) that has not answered by then is an unknown outcome (the sweeper Lambda runs 60 s). */
-const providerTimeoutMs = 5_000;
 /**
  * An outstanding attempt (recorded, outcome not recorded) is first asked about this long after it
  * was recorded: well after the call's timeout, so the inquiry never overlaps the call.
  */
 const inquireAfterMs = 60_000;
-/** How long before asking again (the provider says Processing, is unreachable, or is not configured). */
-const inquireAgainMs = 30_000;
-/** An attempt the provider still does not know after this long never arrived: it is treated as not sent. */
-const notFoundGraceMs = 15 * 60_000;
+const inquireAgainMs = outboundTimings.reinquireAfterMs;
 /** failureReason when the last attempt never reached the provider. Shown to the merchant. */
 const notReceivedReason = 'The refund request did not reach the refund provider.';
 
@@ -310,26 +305,6 @@ const instructionOf = (r: Refund): RefundInstruction => ({
   amountMinor: r.amountMinor,
   currency: r.currency,
 });
-
-type Unknown = { outcome: 'unknown' };
-
-/** One provider call raced against the timeout; a throw or a timeout is an unknown outcome (never a failure). */
-async function bounded<T>(call: () => Promise<T>, context: Record<string, unknown>): Promise<T | Unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const timeout = new Promise<Unknown>((resolve) => {
-      timer = setTimeout(() => resolve({ outcome: 'unknown' }), providerTimeoutMs);
-    });
-    const answer = await Promise.race([Promise.resolve().then(call), timeout]);
-    if ((answer as Unknown).outcome === 'unknown') logger.warn('refund provider did not answer in time', context);
-    return answer;
-  } catch (error) {
-    logger.warn('refund provider outcome unknown', { ...context, error: error instanceof Error ? error.message : String(error) });
-    return { outcome: 'unknown' };
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** What is known about the outstanding attempt. */
 type Settled = { kind: 'completed'; providerReference: string } | { kind: 'declined'; reason: string } | { kind: 'not_sent' };
@@ -391,7 +366,7 @@ async function attemptRefund(id: string, provider: RefundProvider, sweptAt: Date
   });
   if (!claim.changed || !claim.refund) return claim.refund;
   const claimed = claim.refund;
-  const result = await bounded(() => provider.refund(instructionOf(claimed)), { refundId: id, attempt: claimed.attemptCount, call: 'refund' });
+  const result = await bounded(() => provider.refund(instructionOf(claimed)), 'refund provider', { refundId: id, attempt: claimed.attemptCount, call: 'refund' });
   // Unknown: stays Processing with attemptedAt, due for the status inquiry; never attempted again meanwhile.
   if (result.outcome === 'unknown') return claimed;
   return settleAttempt(claimed, result.outcome === 'completed' ? { kind: 'completed', providerReference: result.providerReference } : { kind: 'declined', reason: result.reason }, provider, now);
@@ -399,7 +374,7 @@ async function attemptRefund(id: string, provider: RefundProvider, sweptAt: Date
 
 /** The outstanding attempt's outcome, from the provider's status inquiry (never a new attempt). */
 async function inquireRefund(current: Refund, provider: RefundProvider, now: Date) {
-  const answer = await bounded(() => provider.status(instructionOf(current)), { refundId: current.id, attempt: current.attemptCount, call: 'status' });
+  const answer = await bounded(() => provider.status(instructionOf(current)), 'refund provider', { refundId: current.id, attempt: current.attemptCount, call: 'status' });
   if ('outcome' in answer) return askAgain(current, now);
   switch (answer.status) {
     case 'Completed':
@@ -407,12 +382,12 @@ async function inquireRefund(current: Refund, provider: RefundProvider, now: Dat
     case 'Failed':
       // For a retry (same reference), "Failed" may still be the previous attempt's decline if the new
       // request has not registered yet: believe it only after the grace period, as for NotFound.
-      if (current.attemptCount > 1 && now.getTime() - Date.parse(current.attemptedAt!) < notFoundGraceMs) return askAgain(current, now);
+      if (current.attemptCount > 1 && !pastNotFoundGrace(current.attemptedAt!, now)) return askAgain(current, now);
       return settleAttempt(current, { kind: 'declined', reason: answer.reason }, provider, now);
     case 'Processing':
       return askAgain(current, now);
     case 'NotFound':
-      if (now.getTime() - Date.parse(current.attemptedAt!) >= notFoundGraceMs) return settleAttempt(current, { kind: 'not_sent' }, provider, now);
+      if (pastNotFoundGrace(current.attemptedAt!, now)) return settleAttempt(current, { kind: 'not_sent' }, provider, now);
       return askAgain(current, now);
   }
 }

@@ -16,6 +16,7 @@ import {
   type SettlementDestination,
   type SettlementView,
 } from '#shared/domain/settlement.ts';
+import { bounded, later, outboundTimings, pastNotFoundGrace } from './outbound.ts';
 import { logger } from '#shared/logger.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { settlementRailFor, type SettlementInstruction, type SettlementRail } from '#shared/providers/settlement-rail.ts';
@@ -265,37 +266,11 @@ const instruction = (s: Settlement): SettlementInstruction => ({
 /** The submission record's time; settlements stored before it existed were submitted when they became Processing. */
 const submittedAtOf = (s: Settlement) => s.submittedAt ?? s.updatedAt;
 
-const later = (now: Date, ms: number) => new Date(now.getTime() + ms).toISOString();
-/** A rail call (submit or status) that has not answered by then is an unknown outcome (the sweeper Lambda runs 60 s). */
-const railTimeoutMs = 5_000;
 /** A submission whose answer was never recorded is first asked about (status inquiry) this long after it was recorded. */
 const inquireAfterMs = 30_000;
-/** How long before asking again when the rail is unreachable or not configured. */
-const retryInquiryMs = 30_000;
-/** A submission the rail still does not know after this long never arrived: Failed, funds released. */
-const notFoundGraceMs = 15 * 60_000;
+const retryInquiryMs = outboundTimings.reinquireAfterMs;
 /** failureReason when the rail never received the submission. Shown to the merchant. */
 const notReceivedReason = 'The settlement did not reach the settlement rail; the funds were released.';
-
-type Unknown = { outcome: 'unknown' };
-
-/** One rail call raced against the timeout; a throw or a timeout is an unknown outcome. */
-async function bounded<T>(call: () => Promise<T>, context: Record<string, unknown>): Promise<T | Unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const timeout = new Promise<Unknown>((resolve) => {
-      timer = setTimeout(() => resolve({ outcome: 'unknown' }), railTimeoutMs);
-    });
-    const answer = await Promise.race([Promise.resolve().then(call), timeout]);
-    if ((answer as Unknown).outcome === 'unknown') logger.warn('settlement rail did not answer in time', context);
-    return answer;
-  } catch (error) {
-    logger.warn('settlement rail outcome unknown', { ...context, error: error instanceof Error ? error.message : String(error) });
-    return { outcome: 'unknown' };
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function failWrites(s: Settlement, reason: string, now: Date) {
   const { next, write } = settlementChange(s, { status: SettlementStatus.Failed, failureReason: reason, processedAt: now.toISOString() }, null, now);
@@ -347,10 +322,10 @@ export async function advanceSettlement(id: string, now = new Date()): Promise<S
     logger.error('settlement cannot be reconciled: no settlement rail for its mode', { settlementId: id, mode: current.mode });
     return askAgain(id, later(now, retryInquiryMs), now);
   }
-  const answer = await bounded(() => rail.status(instruction(current)), { settlementId: id, call: 'status' });
+  const answer = await bounded(() => rail.status(instruction(current)), 'settlement rail', { settlementId: id, call: 'status' });
   if ('outcome' in answer) return askAgain(id, later(now, retryInquiryMs), now);
   if (answer.status === 'Processing') return askAgain(id, later(now, rail.pollIntervalMs), now);
-  if (answer.status === 'NotFound' && now.getTime() - Date.parse(submittedAtOf(current)) < notFoundGraceMs) return askAgain(id, later(now, rail.pollIntervalMs), now);
+  if (answer.status === 'NotFound' && !pastNotFoundGrace(submittedAtOf(current), now)) return askAgain(id, later(now, rail.pollIntervalMs), now);
   const decided = await changeSettlement(id, (s) => {
     if (s.status !== SettlementStatus.Processing) return null;
     if (answer.status === 'Completed') {
@@ -366,7 +341,7 @@ export async function advanceSettlement(id: string, now = new Date()): Promise<S
 
 /** The ONE submit of a settlement whose submission record was just written by this caller. */
 async function submitOnce(s: Settlement, rail: SettlementRail, now: Date): Promise<Settlement | undefined> {
-  const result = await bounded(() => rail.submit(instruction(s)), { settlementId: s.id, call: 'submit' });
+  const result = await bounded(() => rail.submit(instruction(s)), 'settlement rail', { settlementId: s.id, call: 'submit' });
   // Unknown: stays Processing with its submission record, due for the status inquiry.
   if (result.outcome === 'unknown') return s;
   return (

@@ -23,10 +23,11 @@ import {
 } from '#shared/domain/payout.ts';
 import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 import { logger } from '#shared/logger.ts';
-import { bankRailFor, type BankRail, type InquiryResult, type PayoutInstruction, type SubmitResult } from '#shared/providers/bank-rail.ts';
+import { bankRailFor, type BankRail, type PayoutInstruction, type SubmitResult } from '#shared/providers/bank-rail.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { createIntentWrites, findIntent, getIntent, orderRefWriteIndex, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
 import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
+import { bounded, outboundTimings, pastNotFoundGrace } from './outbound.ts';
 import { changeStatus, transactionView } from './transactions.ts';
 
 /**
@@ -70,12 +71,7 @@ export interface ResponseRecord {
   complete?: (body: WithdrawalResponse) => TxItem | undefined;
 }
 
-/** A submit that has not answered by then is an unknown outcome (the Lambda has 10 s). */
-const submitTimeoutMs = 5_000;
-/** A submission the provider still does not know after this long never arrived: the hold is released. */
-const notFoundGraceMs = 15 * 60_000;
-/** How long to wait before asking again when the rail is unreachable. */
-const retryInquiryMs = 60_000;
+const retryInquiryMs = outboundTimings.reinquireAfterMs;
 
 const providerUnavailable = () =>
   new WithdrawalRefused('Payout provider unavailable: no payout provider is configured for this mode.', 'payout_provider_unavailable');
@@ -198,20 +194,8 @@ const instruction = (intent: PaymentIntent): PayoutInstruction => {
 type Outcome = SubmitResult | { outcome: 'unknown' };
 
 /** The one call to the rail's submit. Only callers that just wrote the submission record call it. */
-async function submitOnce(rail: BankRail, intent: PaymentIntent): Promise<Outcome> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const timeout = new Promise<Outcome>((resolve) => {
-      timer = setTimeout(() => resolve({ outcome: 'unknown' }), submitTimeoutMs);
-    });
-    return await Promise.race([rail.submit(instruction(intent)), timeout]);
-  } catch (error) {
-    logger.warn('payout outcome unknown', { paymentIntentId: intent.paymentIntentId, provider: rail.name, error: error instanceof Error ? error.message : String(error) });
-    return { outcome: 'unknown' };
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const submitOnce = (rail: BankRail, intent: PaymentIntent): Promise<Outcome> =>
+  bounded(() => rail.submit(instruction(intent)), 'payout provider', { paymentIntentId: intent.paymentIntentId, provider: rail.name, call: 'submit' });
 
 type Finish = (final: PaymentIntent, released: boolean) => TxItem | undefined;
 
@@ -279,13 +263,8 @@ export async function settleDueWithdrawal(due: PaymentIntent, now = new Date()):
     logger.error('withdrawal cannot be reconciled', { paymentIntentId: intent.paymentIntentId, rail: Boolean(rail), submitted: Boolean(d.submission) });
     return askAgain(retryInquiryMs);
   }
-  let answer: InquiryResult;
-  try {
-    answer = await rail.statusInquiry(instruction(intent));
-  } catch (error) {
-    logger.warn('payout status inquiry failed', { paymentIntentId: intent.paymentIntentId, error: error instanceof Error ? error.message : String(error) });
-    return askAgain(retryInquiryMs);
-  }
+  const answer = await bounded(() => rail.statusInquiry(instruction(intent)), 'payout provider', { paymentIntentId: intent.paymentIntentId, call: 'status' });
+  if ('outcome' in answer) return askAgain(retryInquiryMs);
   switch (answer.status) {
     case 'Completed': {
       const completedAt = answer.completedAt ?? new Date();
@@ -308,7 +287,7 @@ export async function settleDueWithdrawal(due: PaymentIntent, now = new Date()):
       await fail(intent.paymentIntentId, states.rejected('Failed', answer.reason));
       return;
     case 'NotFound':
-      if (Date.now() - Date.parse(d.submission.submittedAt) > notFoundGraceMs) {
+      if (pastNotFoundGrace(d.submission.submittedAt, now)) {
         await fail(intent.paymentIntentId, states.internal(payoutMessages.notReceived(intent.traceId)));
         return;
       }
