@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { computeSignature } from './verify.ts';
+import { computeSignature } from '../../sdk/node/src/webhooks.ts';
 
 /**
  * The headers of one delivery attempt (SPEC "Events" / CONTRACT §10). The timestamp is the time of

@@ -4,7 +4,7 @@ import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
 import { queueDepths } from '#shared/webhooks/queue.ts';
-import { verifySignature } from '#shared/webhooks/verify.ts';
+import { verifySignature } from '../../sdk/node/src/webhooks.ts';
 import { startLocalQueues } from '../../scripts/local/queues.ts';
 import { freePort } from '../support/global-setup.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';

@@ -5,7 +5,7 @@ import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
 import { setWebhook } from '#shared/services/merchants.ts';
-import { constructEvent, nextState, verifyLegacySignature, verifySignature, WebhookSignatureError, type ReceivedState } from '#shared/webhooks/verify.ts';
+import { constructEvent, nextState, verifyLegacySignature, verifySignature, WebhookSignatureError, type ReceivedState } from '../../sdk/node/src/webhooks.ts';
 import { rotateWebhookSecret } from '#shared/webhooks/secrets.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';

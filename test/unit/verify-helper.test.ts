@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { constructEvent, verifyLegacySignature, verifySignature } from '#shared/webhooks/verify.ts';
+import { constructEvent, verifyLegacySignature, verifySignature } from '../../sdk/node/src/webhooks.ts';
 
 const secret = 'whsec_c2VjcmV0IGZvciB0aGUgZmFpbC1jbG9zZWQgdGVzdHM=';
 const body = '{"id":"evt_1","type":"TransactionStatusChanged","created":1700000000,"data":{}}';

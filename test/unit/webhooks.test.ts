@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { destinationRule, guardedLookup } from '#shared/webhooks/http.ts';
 import { retryDelay, maxAttempts, retrySchedule } from '#shared/webhooks/policy.ts';
 import { signedHeaders } from '#shared/webhooks/signing.ts';
-import { constructEvent, nextState, verifyLegacySignature, verifySignature, WebhookSignatureError } from '#shared/webhooks/verify.ts';
+import { constructEvent, nextState, verifyLegacySignature, verifySignature, WebhookSignatureError } from '../../sdk/node/src/webhooks.ts';
 
 const secret = 'whsec_dGVzdCBzZWNyZXQgdGhhdCBpcyBsb25nIGVub3VnaA==';
 const body = JSON.stringify({ id: 'evt_1', type: 'TransactionStatusChanged', created: 1_700_000_000, livemode: false, api_version: 'v1', data: { CurrentStatus: 'Completed' } });

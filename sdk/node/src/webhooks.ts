@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * Webhook verification for merchants (docs/merchant-guide.md "Webhooks"). Self-contained: Node's crypto only, so it
- * can be imported as `svc-payment-gateway/webhooks` or copied into a receiver as it is.
+ * can be imported as `@svc-gateway/node/webhooks` or copied into a receiver as it is.
  *
  *   X-Svc-Signature-V2: t=<unix seconds>,v1=<hex>[,v1=<hex>…]
  *   v1 = hex HMAC-SHA256(key = the endpoint secret `whsec_…` as UTF-8, message = `<t>.<raw body>`)
