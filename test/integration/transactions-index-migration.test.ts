@@ -41,5 +41,5 @@ describe('transaction index migration', () => {
     expect((await pageIntents(merchantId, 'test', { status: 'Pending', limit: 10 })).items.map((i) => i.paymentIntentId)).toEqual([old.paymentIntentId]);
     expect(await backfillIntentIndex()).toBe(0); // re-running changes nothing
     client.destroy();
-  });
+  }, 120_000); // UpdateTable on DynamoDB Local is slow when the whole suite shares it
 });
