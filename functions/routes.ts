@@ -184,6 +184,17 @@ export const routes = {
     permissions: { table: 'readWrite' },
     summary: 'Hosted checkout: the customer cancels (Cancelled).',
   },
+  listTransactions: {
+    id: 'listTransactions',
+    method: 'GET',
+    path: '/Gateway/v{version}/Transactions',
+    handler: 'functions/transactions/list.ts',
+    auth: 'apiKey',
+    scope: 'read',
+    signature: false,
+    permissions: { table: 'read' },
+    summary: 'The merchant’s transactions in the key’s mode, newest first: status, intentType, from, to, orderRef, limit (1-100), startingAfter; { items, hasMore }.',
+  },
   transactionByRef: {
     id: 'transactionByRef',
     method: 'GET',

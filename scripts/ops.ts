@@ -417,6 +417,16 @@ refundCli
   });
 
 program
+  .command('migrate-transaction-index')
+  .description("give every transaction its type-and-status index keys (GSI3); safe to re-run, needed once for transactions created before the transaction list")
+  .action(async () => {
+    await connect();
+    const { backfillIntentIndex } = await import('#shared/store/intents.ts');
+    const updated = await backfillIntentIndex();
+    print({ updated }, () => `Indexed ${updated} transaction(s); the others already were.`);
+  });
+
+program
   .command('ledger')
   .description('the ledger and its invariants')
   .command('verify')

@@ -3,6 +3,7 @@ import { routes } from '#functions/routes.ts';
 import type { SettlementStatus } from '#shared/domain/settlement.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { problems } from '#shared/http/problem.ts';
+import { dateBound, isoDateTime, wholeNumber } from '#shared/http/query-params.ts';
 import '#shared/http/schemas.ts';
 import { settlementPage } from '#shared/services/settlements.ts';
 
@@ -14,36 +15,21 @@ import { settlementPage } from '#shared/services/settlements.ts';
  */
 const names: Record<string, string> = { merchantid: 'MerchantId', status: 'Status', from: 'From', to: 'To', page: 'Page', pagesize: 'PageSize' };
 
-const whole = (min: number, max: number) =>
-  z.pipe(
-    z.string().check(z.refine((s) => /^\d{1,9}$/.test(s) && Number(s) >= min && Number(s) <= max, `must be a whole number from ${min} to ${max}`)),
-    z.transform(Number),
-  );
-const isoDate = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
-const datetime = z.string().check(z.refine((s) => isoDate.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date or date-time (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)'));
-
 const query = z.pipe(
   z.transform((q: unknown) => Object.fromEntries(Object.entries((q ?? {}) as Record<string, string>).map(([k, v]) => [names[k.toLowerCase()] ?? k, v]))),
   z.object({
     MerchantId: z.optional(z.string().check(z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid'))),
-    Status: z.optional(whole(0, 5)),
-    From: z.optional(datetime),
-    To: z.optional(datetime),
-    Page: z.optional(whole(1, 100_000)),
-    PageSize: z.optional(whole(1, 100)),
+    Status: z.optional(wholeNumber(0, 5)),
+    From: z.optional(isoDateTime),
+    To: z.optional(isoDateTime),
+    Page: z.optional(wholeNumber(1, 100_000)),
+    PageSize: z.optional(wholeNumber(1, 100)),
   }),
 );
 
-const dateOnly = (s: string) => s.length === 10;
-const bound = (s: string | undefined, end: boolean) => {
-  if (s === undefined) return undefined;
-  if (!dateOnly(s)) return new Date(s).toISOString();
-  return end ? `${s}T23:59:59.999Z` : `${s}T00:00:00.000Z`;
-};
-
 export const handler = httpHandler(routes.listSettlements, { query }, async ({ auth, query: q }) => {
-  const from = bound(q.From, false);
-  const to = bound(q.To, true);
+  const from = dateBound(q.From, false);
+  const to = dateBound(q.To, true);
   if (from && to && from > to) throw problems.badRequest('From must not be after To.', { 'query.From': ['must not be after To'] });
   return ok(
     await settlementPage(auth.merchantId, auth.mode, {

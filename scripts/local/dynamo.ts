@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
+  UpdateTableCommand,
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
@@ -101,7 +103,28 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   };
 }
 
-/** Creates the table if it does not exist (data kept across restarts). */
+/** A table made before an index was added to the definition gets it (one UpdateTable per index, waiting until ACTIVE). */
+async function addMissingIndexes(client: DynamoDBClient, tableName: string) {
+  const input = createTableInput(tableName);
+  for (const index of input.GlobalSecondaryIndexes ?? []) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.GlobalSecondaryIndexes?.some((g) => g.IndexName === index.IndexName)) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: input.AttributeDefinitions,
+        GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
+      }),
+    );
+    for (let i = 0; i < 600; i++) {
+      const { Table: t } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      if (t?.GlobalSecondaryIndexes?.find((g) => g.IndexName === index.IndexName)?.IndexStatus === 'ACTIVE') break;
+      await new Promise((ok) => setTimeout(ok, 200));
+    }
+  }
+}
+
+/** Creates the table if it does not exist (data kept across restarts), adding indexes it lacks. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<'created' | 'exists'> {
   const client = localClient(endpoint);
   try {
@@ -111,8 +134,9 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     );
     return 'created';
   } catch (error) {
-    if (error instanceof ResourceInUseException) return 'exists';
-    throw error;
+    if (!(error instanceof ResourceInUseException)) throw error;
+    await addMissingIndexes(client, tableName);
+    return 'exists';
   } finally {
     client.destroy();
   }

@@ -310,9 +310,14 @@ export interface Schemas {
   path?: ZodType;
 }
 
-function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: string }[], prefix = ''): FieldErrors {
+function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }[], prefix = ''): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys' && issue.keys) {
+      // Each unknown member by name, so a typo in an optional field is never silently ignored.
+      for (const key of issue.keys) (errors[prefix + [...issue.path.map(String), key].join('.')] ??= []).push('unknown parameter');
+      continue;
+    }
     const path = prefix + (issue.path.map(String).join('.') || '(root)');
     (errors[path] ??= []).push(issue.message);
   }

@@ -1,10 +1,10 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { isTerminal, type IntentStatus, type PaymentIntent } from '#shared/domain/intent.ts';
+import { isTerminal, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
 import type { Journal, WalletDelta } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { emitOutcome } from '#shared/metrics.ts';
-import { findIntent, getIntent, intentUpdateIndex, transitionWrites, type Transition } from '#shared/store/intents.ts';
+import { findIntent, findIntentByOrderRef, getIntent, intentCursor, intentUpdateIndex, pageIntents, transitionWrites, type Transition } from '#shared/store/intents.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 
 /**
@@ -86,4 +86,40 @@ export function transactionView(intent: PaymentIntent) {
 export async function lookupTransaction(merchantId: string, mode: Mode, reference: string) {
   const intent = await findIntent(merchantId, mode, reference);
   return intent && transactionView(intent);
+}
+
+export interface TransactionListQuery {
+  intentType?: IntentType;
+  status?: IntentStatus;
+  from?: string;
+  to?: string;
+  orderRef?: string;
+  startingAfter?: string;
+  limit: number;
+}
+
+/**
+ * GET …/Transactions: the merchant's transactions in one mode, newest first, as the lookup returns
+ * them. `orderRef` is unique per merchant and mode, so it is one pointer read; a cursor that is not
+ * this merchant's and mode's transaction is a 400 (`invalid_cursor`), never a leak.
+ */
+export async function listTransactions(merchantId: string, mode: Mode, q: TransactionListQuery) {
+  if (q.orderRef !== undefined) {
+    const intent = await findIntentByOrderRef(merchantId, mode, q.orderRef);
+    const keep =
+      intent &&
+      (q.intentType === undefined || intent.intentType === q.intentType) &&
+      (q.status === undefined || intent.status === q.status) &&
+      (q.from === undefined || intent.createdAt >= q.from) &&
+      (q.to === undefined || intent.createdAt <= q.to);
+    return { items: keep && !q.startingAfter ? [transactionView(intent)] : [], hasMore: false };
+  }
+  let before: string | undefined;
+  if (q.startingAfter !== undefined) {
+    const cursor = await getIntent(q.startingAfter, false);
+    if (!cursor || cursor.merchantId !== merchantId || cursor.mode !== mode) return 'invalid_cursor' as const;
+    before = intentCursor(cursor);
+  }
+  const page = await pageIntents(merchantId, mode, { ...q, ...(before ? { before } : {}) });
+  return { items: page.items.map(transactionView), hasMore: page.hasMore };
 }

@@ -1,7 +1,7 @@
-import { BatchGetItemCommand, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { statusChangedEvent, type AddressedEvent, type TransactionStatusChanged } from '#shared/domain/events.ts';
-import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type PaymentIntent } from '#shared/domain/intent.ts';
+import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
@@ -26,6 +26,7 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
         Item: toItem({
           ...keys.intent(intent.paymentIntentId),
           ...keys.intentListing(intent.merchantId, intent.mode, intent.createdAt, intent.paymentIntentId),
+          ...keys.intentByTypeStatus(intent.merchantId, intent.mode, intent.intentType, intent.status, intent.createdAt, intent.paymentIntentId),
           ...(options.dueAt ? { ...keys.due(intent.paymentIntentId, options.dueAt), dueAt: options.dueAt } : {}),
           entity: 'Intent',
           ...intent,
@@ -88,6 +89,7 @@ export function transitionWrites(
     feeMinor: next.feeMinor,
     updatedAt: next.updatedAt,
     version: next.version,
+    ...keys.intentByTypeStatus(current.merchantId, current.mode, current.intentType, to, current.createdAt, current.paymentIntentId),
     ...due,
   };
   const fields = Object.keys(set);
@@ -144,7 +146,7 @@ export const intentUpdateIndex = 0;
 
 type Stored = PaymentIntent & Record<string, unknown>;
 const strip = (item: Stored): PaymentIntent => {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g1s, GSI2PK: _g2, GSI2SK: _g2s, entity: _e, dueAt: _d, ...intent } = item;
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g1s, GSI2PK: _g2, GSI2SK: _g2s, GSI3PK: _g3, GSI3SK: _g3s, entity: _e, dueAt: _d, ...intent } = item;
   return intent as PaymentIntent;
 };
 
@@ -255,4 +257,113 @@ export async function rescheduleDue(intent: PaymentIntent, dueAt: string): Promi
     if (error instanceof TransactionFailed && error.failedAt(0)) return false;
     throw error;
   }
+}
+
+const intentTypes: readonly IntentType[] = ['checkout', 'deposit', 'withdrawal'];
+const intentStatuses: readonly IntentStatus[] = ['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired'];
+
+export interface IntentPageQuery {
+  intentType?: IntentType;
+  status?: IntentStatus;
+  /** Inclusive createdAt bounds (ISO 8601, UTC). */
+  from?: string;
+  to?: string;
+  /** Exclusive upper bound: the `<createdAt>#<id>` of the last item already seen. */
+  before?: string;
+  limit: number;
+}
+
+/**
+ * Access pattern: a merchant's intents in one mode, newest first, optionally of one type and/or
+ * status, within createdAt bounds, after a cursor. Without filters: one GSI1 query. With filters:
+ * one GSI3 query per matching (type, status) partition (at most 6), each reading at most limit+1
+ * items, merged newest first. Never a Scan, never a filter expression, so the cost is bounded by
+ * `limit` whatever the merchant's volume.
+ */
+export async function pageIntents(merchantId: string, mode: Mode, q: IntentPageQuery): Promise<{ items: PaymentIntent[]; hasMore: boolean }> {
+  const lower = q.from ?? '0'; // below every ISO timestamp (a key value may not be empty)
+  const upperInclusive = q.to ? `${q.to}#\uffff` : '\uffff';
+  const upper = q.before && q.before < upperInclusive ? q.before : upperInclusive;
+  const exclusive = Boolean(q.before && q.before < upperInclusive);
+  const partitions: { index: 'GSI1' | 'GSI3'; pk: string }[] =
+    q.intentType === undefined && q.status === undefined
+      ? [{ index: 'GSI1', pk: keys.intentsOfMerchant(merchantId, mode).GSI1PK }]
+      : intentTypes
+          .filter((t) => q.intentType === undefined || t === q.intentType)
+          .flatMap((t) => intentStatuses.filter((s) => (q.status === undefined || s === q.status) && reachable(t, s)).map((s) => ({ t, s })))
+          .map(({ t, s }) => ({ index: 'GSI3', pk: keys.intentByTypeStatus(merchantId, mode, t, s, '', '').GSI3PK }));
+  const pages = await Promise.all(
+    partitions.map(({ index, pk }) =>
+      queryAll<Stored>(
+        {
+          IndexName: index,
+          KeyConditionExpression: `#pk = :pk AND #sk BETWEEN :lo AND :hi`,
+          ExpressionAttributeNames: { '#pk': `${index}PK`, '#sk': `${index}SK` },
+          ExpressionAttributeValues: toValues({ ':pk': pk, ':lo': lower, ':hi': upper }),
+          ScanIndexForward: false,
+        },
+        q.limit + 2, // +1 for hasMore, +1 for an exclusive cursor item on the bound
+      ).then((items) => items.map((i) => ({ sk: String(i[`${index}SK`]), intent: strip(i) }))),
+    ),
+  );
+  const merged = pages
+    .flat()
+    .filter((x) => !(exclusive && x.sk === upper))
+    .sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
+  return { items: merged.slice(0, q.limit).map((x) => x.intent), hasMore: merged.length > q.limit };
+}
+
+/** Can an intent of this type ever be in this status? (So a list by type reads only real partitions.) */
+function reachable(type: IntentType, status: IntentStatus): boolean {
+  return status === 'Pending' || intentStatuses.some((from) => canTransition(type, from, status));
+}
+
+/** The `<createdAt>#<id>` cursor of an intent (its position in every listing index). */
+export const intentCursor = (intent: PaymentIntent) => `${intent.createdAt}#${intent.paymentIntentId}`;
+
+/** Migration (not a request path): give every intent its GSI3 keys, by Scan — for `ops migrate-transaction-index` only. */
+export async function backfillIntentIndex(): Promise<number> {
+  let start: Record<string, AttributeValue> | undefined;
+  let updated = 0;
+  do {
+    const out = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'entity = :e',
+        ExpressionAttributeValues: toValues({ ':e': 'Intent' }),
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const raw of out.Items ?? []) {
+      const item = strip(fromItem<Stored>(raw));
+      const want = keys.intentByTypeStatus(item.merchantId, item.mode, item.intentType, item.status, item.createdAt, item.paymentIntentId);
+      const have = fromItem<Record<string, unknown>>(raw);
+      if (have.GSI3PK === want.GSI3PK && have.GSI3SK === want.GSI3SK) continue;
+      try {
+        await db().send(
+          new UpdateItemCommand({
+            TableName: tableName(),
+            Key: toItem(keys.intent(item.paymentIntentId)),
+            UpdateExpression: 'SET GSI3PK = :pk, GSI3SK = :sk',
+            ConditionExpression: '#status = :status',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: toValues({ ':pk': want.GSI3PK, ':sk': want.GSI3SK, ':status': item.status }),
+          }),
+        );
+        updated++;
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error; // changed meanwhile: the transition wrote the keys
+      }
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return updated;
+}
+
+/** Access pattern: a merchant's intent by its orderRef in one mode (the ORDERREF pointer, then GetItem). */
+export async function findIntentByOrderRef(merchantId: string, mode: Mode, orderRef: string): Promise<PaymentIntent | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }));
+  const id = out.Item ? fromItem<{ paymentIntentId: string }>(out.Item).paymentIntentId : undefined;
+  const intent = id ? await getIntent(id) : undefined;
+  return intent && intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
 }

@@ -12,6 +12,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
  *   Journal       MERCHANT#<merchantId>               JOURNAL#<mode>#<createdAt>#<id>   -
  *   Idempotency   IDEM#<mode>#<merchantId>#<key>      IDEM                              -
  *   Intent        TXN#<paymentIntentId>               TXN                               MERCHANT#<id>#<mode>#TXN / <createdAt>#<id>
+ *                                                                                       GSI3: MERCHANT#<id>#<mode>#TXN#<intentType>#<status> / <createdAt>#<id>
  *                                                                                       GSI2 (sparse, while something is due): DUE#<shard> / <dueAt>#<id>
  *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
  *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
@@ -71,6 +72,11 @@ export const keys = {
     GSI1SK: `${createdAt}#${paymentIntentId}`,
   }),
   intentsOfMerchant: (merchantId: string, mode: Mode) => ({ GSI1PK: `MERCHANT#${merchantId}#${mode}#TXN` }),
+  /** GSI3: one partition per (type, status); moved on every status change. */
+  intentByTypeStatus: (merchantId: string, mode: Mode, intentType: string, status: string, createdAt: string, paymentIntentId: string) => ({
+    GSI3PK: `MERCHANT#${merchantId}#${mode}#TXN#${intentType}#${status}`,
+    GSI3SK: `${createdAt}#${paymentIntentId}`,
+  }),
   orderRef: (mode: Mode, merchantId: string, orderRef: string): Key => ({ PK: `ORDERREF#${mode}#${merchantId}#${orderRef}`, SK: 'ORDERREF' }),
   transactionReference: (mode: Mode, merchantId: string, reference: string): Key => ({ PK: `TXREF#${mode}#${merchantId}#${reference}`, SK: 'TXREF' }),
   outboxEvent: (paymentIntentId: string, createdAt: string, eventId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `EVENT#${createdAt}#${eventId}` }),

@@ -15,6 +15,8 @@ export const tableDefinition = {
     { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
     /** GSI2: time buckets for sweeps (expiring sessions, stale charges) without scans. */
     { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+    /** GSI3: filtered listings (a merchant's transactions by type and status). */
+    { indexName: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
   ],
 } as const;
 

@@ -145,7 +145,7 @@ describe('PaymentGatewayStack', () => {
       },
     });
     expect(ttlAttribute).toBe('ttl');
-    expect(globalSecondaryIndexes.map((g) => g.indexName)).toEqual(['GSI1', 'GSI2']);
+    expect(globalSecondaryIndexes.map((g) => g.indexName)).toEqual(['GSI1', 'GSI2', 'GSI3']);
   });
 
   it('encrypts both queues, enforces SSL, and alarms on the dead-letter queue', () => {

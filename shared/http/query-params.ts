@@ -1,0 +1,19 @@
+import * as z from 'zod/mini';
+
+/** Query-string building blocks shared by the list endpoints (settlements, transactions). */
+export const wholeNumber = (min: number, max: number) =>
+  z.pipe(
+    z.string().check(z.refine((s) => /^\d{1,9}$/.test(s) && Number(s) >= min && Number(s) <= max, `must be a whole number from ${min} to ${max}`)),
+    z.transform(Number),
+  );
+const isoDate = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+export const isoDateTime = z
+  .string()
+  .check(z.refine((s) => isoDate.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date or date-time (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)'));
+
+/** A date without a time means the start of that day (UTC) as a lower bound and its end as an upper one. */
+export const dateBound = (s: string | undefined, end: boolean) => {
+  if (s === undefined) return undefined;
+  if (s.length !== 10) return new Date(s).toISOString();
+  return end ? `${s}T23:59:59.999Z` : `${s}T00:00:00.000Z`;
+};
