@@ -27,8 +27,9 @@ import { refundProviderFor, type RefundInstruction, type RefundProvider } from '
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { emitOutcome } from '#shared/metrics.ts';
 import { findIntent } from '#shared/store/intents.ts';
-import { createRefundWrites, getRefund, listRefundsOfIntent, recordRefundedWrite, refundChange, releaseReservationWrite, reservationWriteIndex } from '#shared/store/refunds.ts';
-import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
+import { createRefundWrites, getRefund, listRefundsOfIntent, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
+import { getWallet, postJournal } from '#shared/store/wallets.ts';
+import { changeVersioned } from '#shared/store/versioned.ts';
 
 /**
  * Refunds (SPEC "Refund", CONTRACT §6, docs/merchant-guide.md "Refunds").
@@ -63,8 +64,6 @@ export interface RefundCaller {
   fee: Fee;
   traceId: string;
 }
-
-const refundWriteIndex = 0;
 
 const dayMs = 86_400_000;
 
@@ -120,7 +119,7 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, com
       logger.info('refund created', { refundId: refund.id, paymentIntentId: intent.paymentIntentId, merchantId: caller.merchantId, mode: caller.mode });
       return view;
     } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(reservationWriteIndex)) continue; // a concurrent refund reserved first
+      if (error instanceof TransactionFailed && error.on('reservation')) continue; // a concurrent refund reserved first
       throw error;
     }
   }
@@ -160,21 +159,11 @@ async function changeRefund(
   id: string,
   decide: (current: Refund) => { next: Refund; writes: TxItem[] } | null,
 ): Promise<{ refund: Refund | undefined; changed: boolean }> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await getRefund(id);
-    if (!current) return { refund: undefined, changed: false };
-    const decision = decide(current);
-    if (!decision) return { refund: current, changed: false };
-    try {
-      await transact(decision.writes);
-      if (decision.next.status !== current.status && decision.next.status >= RefundStatus.Completed) emitOutcome('refund', refundStatusNames[decision.next.status], decision.next.amountMinor);
-      return { refund: decision.next, changed: true };
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(refundWriteIndex)) continue;
-      throw error;
-    }
-  }
-  throw new Error(`could not change refund ${id}: too much contention`);
+  const result = await changeVersioned('refund', () => getRefund(id), decide, {
+    label: `refund ${id}`,
+    committed: (before, after) => after.status !== before.status && after.status >= RefundStatus.Completed && emitOutcome('refund', refundStatusNames[after.status], after.amountMinor),
+  });
+  return { refund: result.value, changed: result.changed };
 }
 
 const heldOf = (r: Refund) => r.amountMinor + r.feeMinor;
@@ -239,7 +228,7 @@ export async function approveRefund(id: string, now: () => Date = () => new Date
       now,
     );
   } catch (error) {
-    if (error instanceof TransactionFailed && error.failedAt(1 + walletWriteIndex)) {
+    if (error instanceof TransactionFailed && error.on('wallet')) {
       const r = (await getRefund(id))!;
       const wallet = await getWallet(r.merchantId, r.mode, r.currency, true);
       throw new RefundRefused(

@@ -32,7 +32,8 @@ import {
   settlementChange,
   type SettlementQuery,
 } from '#shared/store/settlements.ts';
-import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
+import { getWallet, postJournal } from '#shared/store/wallets.ts';
+import { changeVersioned } from '#shared/store/versioned.ts';
 
 /**
  * Settlements (SPEC "Settlement", CONTRACT §6, docs/merchant-guide.md "Settlements").
@@ -64,9 +65,6 @@ export interface Caller {
   fee: Fee;
   traceId: string;
 }
-
-/** A settlement's own index in every transaction built here: its conditional write comes first. */
-const settlementWriteIndex = 0;
 
 const scopeOf = (s: Settlement, now: Date) => ({ merchantId: s.merchantId, mode: s.mode, currency: s.currency, reference: s.id, now });
 const holdJournal = (s: Settlement, now: Date) => holdFunds(scopeOf(s, now), 'Settlement', s.amountMinor, 'settlement.hold');
@@ -155,7 +153,7 @@ export async function createSettlement(caller: Caller, input: SettlementInput, c
   try {
     await transact([createSettlementWrite(settlement), ...postJournal(holdJournal(settlement, now))], { idempotency: commit(view) });
   } catch (error) {
-    if (error instanceof TransactionFailed && error.failedAt(1 + walletWriteIndex)) await insufficient(settlement);
+    if (error instanceof TransactionFailed && error.on('wallet')) await insufficient(settlement);
     throw error;
   }
   logger.info('settlement created', { settlementId: settlement.id, merchantId: caller.merchantId, mode: caller.mode, isAuto: false });
@@ -186,21 +184,11 @@ async function changeSettlement(
   id: string,
   decide: (current: Settlement) => Promise<{ next: Settlement; writes: TxItem[] } | null> | { next: Settlement; writes: TxItem[] } | null,
 ): Promise<{ settlement: Settlement | undefined; changed: boolean }> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await getSettlement(id);
-    if (!current) return { settlement: undefined, changed: false };
-    const decision = await decide(current);
-    if (!decision) return { settlement: current, changed: false };
-    try {
-      await transact(decision.writes);
-      if (decision.next.status !== current.status && decision.next.status >= SettlementStatus.Completed) emitOutcome('settlement', settlementStatusNames[decision.next.status], decision.next.amountMinor);
-      return { settlement: decision.next, changed: true };
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(settlementWriteIndex)) continue;
-      throw error;
-    }
-  }
-  throw new Error(`could not change settlement ${id}: too much contention`);
+  const result = await changeVersioned('settlement', () => getSettlement(id), decide, {
+    label: `settlement ${id}`,
+    committed: (before, after) => after.status !== before.status && after.status >= SettlementStatus.Completed && emitOutcome('settlement', settlementStatusNames[after.status], after.amountMinor),
+  });
+  return { settlement: result.value, changed: result.changed };
 }
 
 function requireTransition(s: Settlement, to: SettlementStatus, action: string) {
@@ -398,8 +386,8 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
       if (settlement) await transact([rearm, createSettlementWrite(settlement), ...postJournal(holdJournal(settlement, now))]);
       else await transact([rearm]);
     } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(0)) return undefined; // another sweep ran it
-      if (error instanceof TransactionFailed && settlement && (error.failedAt(2 + walletWriteIndex) || error.failedAt(1))) continue; // the balance moved: read again
+      if (error instanceof TransactionFailed && error.on('run')) return undefined; // another sweep ran it
+      if (error instanceof TransactionFailed && settlement && (error.on('wallet') || error.on('settlement'))) continue; // the balance moved: read again
       throw error;
     }
     if (settlement) logger.info('settlement created', { settlementId: settlement.id, merchantId, mode, isAuto: true });

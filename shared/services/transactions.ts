@@ -2,9 +2,10 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { isTerminal, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
 import type { Journal, WalletDelta } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
-import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import type { TxItem } from '#shared/store/client.ts';
+import { changeVersioned } from '#shared/store/versioned.ts';
 import { emitOutcome } from '#shared/metrics.ts';
-import { findIntent, findIntentByOrderRef, getIntent, intentCursor, intentUpdateIndex, pageIntents, transitionWrites, type Transition } from '#shared/store/intents.ts';
+import { findIntent, findIntentByOrderRef, getIntent, intentCursor, pageIntents, transitionWrites, type Transition } from '#shared/store/intents.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 
 /**
@@ -35,22 +36,19 @@ export async function changeStatus(
   decide: (current: PaymentIntent) => Decision | null,
   now: () => Date = () => new Date(),
 ): Promise<ChangeResult> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await getIntent(paymentIntentId);
-    if (!current || isTerminal(current.status)) return { changed: false, intent: current };
-    const decision = decide(current);
-    if (!decision) return { changed: false, intent: current };
-    const transition = transitionWrites(current, decision.to, { ...decision, now: now() });
-    try {
-      await transact([...transition.writes, ...(decision.journal ? postJournal(decision.journal) : []), ...(decision.extraWrites ?? [])]);
-      if (isTerminal(decision.to)) emitOutcome('payment', decision.to, current.amountMinor, current.intentType);
-      return { changed: true, intent: transition.next, transition };
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(intentUpdateIndex)) continue; // someone else changed it first
-      throw error;
-    }
-  }
-  throw new Error(`could not apply a status change to ${paymentIntentId}: too much contention`);
+  let transition: Transition | undefined;
+  const result = await changeVersioned<PaymentIntent>(
+    'intent',
+    () => getIntent(paymentIntentId),
+    (current) => {
+      const decision = isTerminal(current.status) ? null : decide(current);
+      if (!decision) return null;
+      transition = transitionWrites(current, decision.to, { ...decision, now: now() });
+      return { next: transition.next, writes: [...transition.writes, ...(decision.journal ? postJournal(decision.journal) : []), ...(decision.extraWrites ?? [])] };
+    },
+    { label: `the status of ${paymentIntentId}`, committed: (before, after) => isTerminal(after.status) && emitOutcome('payment', after.status, before.amountMinor, before.intentType) },
+  );
+  return result.changed ? { changed: true, intent: result.value, transition: transition! } : { changed: false, intent: result.value };
 }
 
 /** The transaction object of CONTRACT §6 (camelCase). Card numbers never appear: brand and last four only. */

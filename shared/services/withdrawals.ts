@@ -25,8 +25,8 @@ import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-u
 import { logger } from '#shared/logger.ts';
 import { bankRailFor, type BankRail, type PayoutInstruction, type SubmitResult } from '#shared/providers/bank-rail.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
-import { createIntentWrites, findIntent, getIntent, orderRefWriteIndex, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
-import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
+import { createIntentWrites, findIntent, getIntent, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
+import { getWallet, postJournal } from '#shared/store/wallets.ts';
 import { bounded, outboundTimings, pastNotFoundGrace } from './outbound.ts';
 import { changeStatus, transactionView } from './transactions.ts';
 
@@ -141,8 +141,8 @@ export async function requestWithdrawal(req: WithdrawalRequest, record: Response
     await transact([...creates, ...postJournal(hold)], record.claim ? { idempotency: record.claim } : {});
   } catch (error) {
     if (error instanceof TransactionFailed) {
-      if (error.failedAt(orderRefWriteIndex)) throw new WithdrawalRefused(`orderRef ${req.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
-      if (error.failedAt(creates.length + walletWriteIndex)) {
+      if (error.on('orderRef')) throw new WithdrawalRefused(`orderRef ${req.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
+      if (error.on('wallet')) {
         throw new WithdrawalRefused(
           `Insufficient balance: the withdrawal needs ${fromMinor(req.amountMinor + feeMinor, req.currency)} ${req.currency} (amount plus fee ${fromMinor(feeMinor, req.currency)}), more than the available balance.`,
           'insufficient_balance',
@@ -222,7 +222,7 @@ async function recordOutcome(intent: PaymentIntent, rail: BankRail, outcome: Out
       await transact([write, ...(completion ? [completion] : [])]);
       return { intent: next, released: false, recorded: Boolean(completion) };
     } catch (error) {
-      if (!(error instanceof TransactionFailed && error.failedAt(0))) throw error;
+      if (!(error instanceof TransactionFailed && error.on('intent'))) throw error;
       // Something settled it first (the reconciler): that outcome stands.
       return { intent: (await getIntent(intent.paymentIntentId)) ?? intent, released: false, recorded: false };
     }

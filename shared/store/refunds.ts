@@ -1,6 +1,6 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
-import { db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { db, fromItem, named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { keys } from './keys.ts';
 import { stripKeys, versionedUpdate } from './money-due.ts';
 
@@ -23,7 +23,7 @@ export const reservationWriteIndex = 1;
 
 export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[] {
   return [
-    {
+    named('refund', {
       Put: {
         TableName: tableName(),
         Item: toItem({
@@ -36,8 +36,8 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
         }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
-    },
-    {
+    }),
+    named('reservation', {
       Update: {
         TableName: tableName(),
         Key: toItem(keys.intent(intent.paymentIntentId)),
@@ -46,13 +46,13 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: toValues({ ':amount': r.amountMinor, ':completed': 'Completed', ':maxBefore': intent.amountMinor - r.amountMinor }),
       },
-    },
+    }),
   ];
 }
 
 /** Gives a refund's amount back to the transaction's refundable remainder. */
 export function releaseReservationWrite(r: Refund): TxItem {
-  return {
+  return named('reservation', {
     Update: {
       TableName: tableName(),
       Key: toItem(keys.intent(r.paymentIntentId)),
@@ -60,12 +60,12 @@ export function releaseReservationWrite(r: Refund): TxItem {
       ConditionExpression: 'refundReservedMinor >= :amount',
       ExpressionAttributeValues: toValues({ ':release': -r.amountMinor, ':amount': r.amountMinor }),
     },
-  };
+  });
 }
 
 /** A completed refund: the transaction's refundedAmount grows. */
 export function recordRefundedWrite(r: Refund, now: Date): TxItem {
-  return {
+  return named('reservation', {
     Update: {
       TableName: tableName(),
       Key: toItem(keys.intent(r.paymentIntentId)),
@@ -73,7 +73,7 @@ export function recordRefundedWrite(r: Refund, now: Date): TxItem {
       ConditionExpression: 'refundReservedMinor >= :amount',
       ExpressionAttributeValues: toValues({ ':amount': r.amountMinor, ':now': now.toISOString() }),
     },
-  };
+  });
 }
 
 export function refundChange(
@@ -85,7 +85,7 @@ export function refundChange(
   const next: Refund = { ...current, ...changes, updatedAt: now.toISOString(), version: current.version + 1 };
   const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
   for (const k of Object.keys(changes) as (keyof Refund)[]) set[k] = next[k];
-  return { next, write: versionedUpdate(keys.refund(current.id), current.id, current, set, dueAt) };
+  return { next, write: named('refund', versionedUpdate(keys.refund(current.id), current.id, current, set, dueAt)) };
 }
 
 /** Access pattern: a refund by id (GetItem). */
