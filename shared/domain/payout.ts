@@ -133,13 +133,13 @@ export const withdrawalJournals = {
   /** available −(amount+fee) → held:Withdrawal; the wallet update refuses an overdraft. */
   hold: (scope: JournalScope, amountMinor: number, feeMinor: number) => holdFunds(scope, 'Withdrawal', amountMinor + feeMinor, 'withdrawal.hold'),
   /** Completed: the hold leaves, the amount to the bank rail, the fee to the platform. */
-  completed: (intent: PaymentIntent, now?: Date) =>
+  completed: (intent: PaymentIntent, ledgerAccount: string, now?: Date) =>
     journal({
       ...scopeOf(intent, now),
       kind: 'withdrawal.completed',
       movements: [
         { account: { kind: 'held', holdType: 'Withdrawal' }, amount: -total(intent) },
-        { account: { kind: 'external', name: 'bank_rail' }, amount: intent.amountMinor },
+        { account: { kind: 'external', name: ledgerAccount }, amount: intent.amountMinor },
         { account: { kind: 'fees' }, amount: intent.feeMinor },
       ],
     }),

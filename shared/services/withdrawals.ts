@@ -23,12 +23,13 @@ import {
 } from '#shared/domain/payout.ts';
 import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 import { logger } from '#shared/logger.ts';
-import { bankRailFor, type BankRail, type PayoutInstruction, type SubmitResult } from '#shared/providers/bank-rail.ts';
+import type { PayoutInstruction } from '#shared/providers/bank-rail.ts';
+import { railFor } from '#shared/providers/rails.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
-import { createIntentWrites, findIntent, getIntent, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
+import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
 import { getWallet, postJournal } from '#shared/store/wallets.ts';
-import { bounded, outboundTimings, pastNotFoundGrace } from './outbound.ts';
-import { changeStatus, transactionView } from './transactions.ts';
+import { askLater, inquire, later, recordAnswer, submitAndRecord, submitRecorded, type OutboundProduct } from './outbound.ts';
+import { changeIntent, changeStatus, transactionView, type Decision, type SameStatus } from './transactions.ts';
 
 /**
  * Withdrawals (payouts), SPEC "Withdrawal request" and CONTRACT §6/§9.
@@ -71,8 +72,6 @@ export interface ResponseRecord {
   complete?: (body: WithdrawalResponse) => TxItem | undefined;
 }
 
-const retryInquiryMs = outboundTimings.reinquireAfterMs;
-
 const providerUnavailable = () =>
   new WithdrawalRefused('Payout provider unavailable: no payout provider is configured for this mode.', 'payout_provider_unavailable');
 
@@ -87,13 +86,13 @@ export async function requestWithdrawal(req: WithdrawalRequest, record: Response
       throw e instanceof UnsafeWebhookUrl ? new WithdrawalRefused(`callbackUrl ${e.message}.`, 'callback_url_refused') : e;
     });
   }
-  const rail = bankRailFor(req.mode);
+  const rail = railFor('payout', req.mode);
   if (!rail) throw providerUnavailable();
 
   const now = new Date();
   const feeMinor = feeFor(req.amountMinor, req.fee);
   const submit = req.autoProcessPayout;
-  const reconcileAt = new Date(now.getTime() + rail.reconcileAfterMs);
+  const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
   const transactionReference = newReference();
   const info: PayoutInfo = {
     ...(submit ? states.outcomePending(reconcileAt) : states.pending()),
@@ -155,14 +154,14 @@ export async function requestWithdrawal(req: WithdrawalRequest, record: Response
   const wallet = getWallet(req.merchantId, req.mode, req.currency, true);
   wallet.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
   try {
-    const outcome = submit ? await submitOnce(rail, intent) : undefined;
+    const payout = payouts(record.complete && ((i, released) => record.complete!(respond(i, released))));
+    const answer = submit ? await submitRecorded(payout.product, rail, intent) : undefined;
     const afterHold = (await wallet).available; // read after the hold, before any release below
     const respond = (i: PaymentIntent, released: boolean) => withdrawalResponse(i, afterHold + (released ? i.amountMinor + i.feeMinor : 0));
-    const result = outcome
-      ? await recordOutcome(intent, rail, outcome, record.complete && ((i, released) => record.complete!(respond(i, released))))
-      : { intent, released: false, recorded: false };
-    const body = respond(result.intent, result.released);
-    const completion = result.recorded ? undefined : record.complete?.(body);
+    const final = (answer && (await recordAnswer(payout.product, rail, intent, answer, now))) ?? intent;
+    const { recorded, released } = payout.outcome();
+    const body = respond(final, released);
+    const completion = recorded ? undefined : record.complete?.(body);
     if (completion) await transact([completion]);
     return body;
   } catch (error) {
@@ -191,110 +190,89 @@ const instruction = (intent: PaymentIntent): PayoutInstruction => {
   };
 };
 
-type Outcome = SubmitResult | { outcome: 'unknown' };
-
-/** The one call to the rail's submit. Only callers that just wrote the submission record call it. */
-const submitOnce = (rail: BankRail, intent: PaymentIntent): Promise<Outcome> =>
-  bounded(() => rail.submit(instruction(intent)), 'payout provider', { paymentIntentId: intent.paymentIntentId, provider: rail.name, call: 'submit' });
-
+type PayoutChange = Decision | SameStatus;
+/** The Idempotency-Key completion committed with the answer, from the payout after it (and whether its hold was released). */
 type Finish = (final: PaymentIntent, released: boolean) => TxItem | undefined;
 
 /**
- * Records what the rail answered to the submission of `intent` (Processing, just submitted). An
- * unknown outcome changes nothing: the stored state already says WP_OUTCOME_PENDING and is due for
- * the reconciler. `finish` adds the Idempotency-Key completion to the same commit.
+ * Payouts over the outbound-transfer engine. `finish` (the request that created the payout) adds
+ * the Idempotency-Key completion to the commit that records the answer; `outcome()` says whether
+ * that commit happened and released the hold.
  */
-async function recordOutcome(intent: PaymentIntent, rail: BankRail, outcome: Outcome, finish?: Finish) {
-  const now = new Date();
-  if (outcome.outcome === 'unknown') return { intent, released: false, recorded: false };
-  if (outcome.outcome === 'accepted') {
-    const d = withdrawalDetails(intent);
-    const { next, write } = sameStatusUpdate(intent, {
-      details: {
-        submission: { ...d.submission, providerReference: outcome.providerReference },
-        payoutInfo: payoutInfo(intent, states.accepted(outcome.estimatedCompletionAt, outcome.message)),
-      },
-      dueAt: new Date(now.getTime() + rail.firstCheckAfterMs).toISOString(),
-      now,
-    });
-    const completion = finish?.(next, false);
-    try {
-      await transact([write, ...(completion ? [completion] : [])]);
-      return { intent: next, released: false, recorded: Boolean(completion) };
-    } catch (error) {
-      if (!(error instanceof TransactionFailed && error.on('intent'))) throw error;
-      // Something settled it first (the reconciler): that outcome stands.
-      return { intent: (await getIntent(intent.paymentIntentId)) ?? intent, released: false, recorded: false };
-    }
-  }
-  if (outcome.outcome === 'not_submitted') logger.error('payout not submitted', { paymentIntentId: intent.paymentIntentId, provider: rail.name, detail: outcome.internal });
-  const change = outcome.outcome === 'rejected' ? states.rejected('Failed', outcome.reason) : states.internal(payoutMessages.internal(intent.traceId));
-  return fail(intent.paymentIntentId, change, finish);
-}
-
-/** Processing → Failed, releasing the hold. */
-async function fail(paymentIntentId: string, change: InfoChange, finish?: Finish) {
+function payouts(finish?: Finish) {
   let recorded = false;
-  const result = await changeStatus(paymentIntentId, (current) => {
-    recorded = false;
-    if (current.status !== 'Processing') return null;
-    const details = { payoutInfo: payoutInfo(current, change), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) };
-    const completion = finish?.({ ...current, status: 'Failed', details: { ...current.details, ...details } }, true);
+  let released = false;
+  const finishing = (final: PaymentIntent, release: boolean) => {
+    const completion = finish?.(final, release);
     recorded = Boolean(completion);
-    return { to: 'Failed', reason: change.errorDetails, details, journal: withdrawalJournals.released(current), extraWrites: completion ? [completion] : [] };
-  });
-  if (result.changed) return { intent: result.intent, released: true, recorded };
-  return { intent: result.intent!, released: false, recorded: false };
+    released = release;
+    return completion ? [completion] : [];
+  };
+  const fail = (current: PaymentIntent, change: InfoChange): Decision => {
+    const details = { payoutInfo: payoutInfo(current, change), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) };
+    const extraWrites = finishing({ ...current, status: 'Failed', details: { ...current.details, ...details } }, true);
+    return { to: 'Failed', reason: change.errorDetails, details, journal: withdrawalJournals.released(current), extraWrites };
+  };
+  const product: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutChange> = {
+    who: 'payout provider',
+    context: (i) => ({ paymentIntentId: i.paymentIntentId }),
+    instruction,
+    submittedAt: (i) => withdrawalDetails(i).submission!.submittedAt,
+    outstanding: (current) => current.status === 'Processing',
+    commit: async (asked, decide) =>
+      (
+        await changeIntent(asked.paymentIntentId, (current) => {
+          recorded = released = false;
+          return decide(current);
+        })
+      ).intent,
+    // Only the payout as submitted: if anything moved it on meanwhile (the reconciler), that stands.
+    accepted: ({ current, asked, rail, now }, answer) => {
+      if (current.version !== asked.version) return null;
+      const details = {
+        submission: { ...withdrawalDetails(current).submission, providerReference: answer.providerReference },
+        payoutInfo: payoutInfo(current, states.accepted(answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs), answer.message)),
+      };
+      const extraWrites = finishing({ ...current, details: { ...current.details, ...details } }, false);
+      return { sameStatus: true, details, dueAt: later(now, rail.timings.firstCheckAfterMs), extraWrites };
+    },
+    completed: ({ current, rail, now }, answer) => {
+      const d = withdrawalDetails(current);
+      return {
+        to: 'Completed',
+        details: {
+          payoutInfo: payoutInfo(current, states.completed(answer.completedAt ?? now)),
+          beneficiary: finalBeneficiary(d.beneficiary),
+          submission: { ...d.submission, providerReference: answer.providerReference ?? d.submission?.providerReference ?? null },
+        },
+        journal: withdrawalJournals.completed(current, rail.ledgerAccount),
+      };
+    },
+    failed: ({ current }, why) => {
+      if (why.kind === 'rejected' && why.internal) logger.error('payout not submitted', { paymentIntentId: current.paymentIntentId, detail: why.reason });
+      if (why.kind === 'not_received') return fail(current, states.internal(payoutMessages.notReceived(current.traceId)));
+      return fail(current, why.kind === 'rejected' && why.internal ? states.internal(payoutMessages.internal(current.traceId)) : states.rejected('Failed', why.reason));
+    },
+    dueAgain: ({ current, asked }, dueAt) => (current.version === asked.version ? { sameStatus: true, details: {}, dueAt } : null),
+  };
+  return { product, outcome: () => ({ recorded, released }) };
 }
 
 /**
- * The due handler (shared/services/due.ts): a Processing payout whose check is due. Asks the rail's
- * status inquiry, NEVER submits again. Settles Completed (amount to the bank rail, fee to the
- * platform) or Failed (hold released), or looks again later.
+ * The due handler (shared/services/due.ts): a Processing payout whose check is due. The engine asks
+ * the rail's status inquiry, NEVER submits again: Completed (amount to the rail, fee to the
+ * platform), Failed (hold released), or later.
  */
 export async function settleDueWithdrawal(due: PaymentIntent, now = new Date()): Promise<void> {
   const intent = await getIntent(due.paymentIntentId);
   if (!intent || intent.intentType !== 'withdrawal' || intent.status !== 'Processing') return;
-  const d = withdrawalDetails(intent);
-  const rail = bankRailFor(intent.mode);
-  const later = (ms: number) => new Date(Math.max(now.getTime(), Date.now()) + ms).toISOString();
-  const askAgain = async (ms: number) => void (await rescheduleDue(intent, later(ms))); // false: settled meanwhile
-  if (!rail || !d.submission) {
-    logger.error('withdrawal cannot be reconciled', { paymentIntentId: intent.paymentIntentId, rail: Boolean(rail), submitted: Boolean(d.submission) });
-    return askAgain(retryInquiryMs);
+  const rail = railFor('payout', intent.mode);
+  if (rail && withdrawalDetails(intent).submission) {
+    await inquire(payouts().product, rail, intent, now);
+    return;
   }
-  const answer = await bounded(() => rail.statusInquiry(instruction(intent)), 'payout provider', { paymentIntentId: intent.paymentIntentId, call: 'status' });
-  if ('outcome' in answer) return askAgain(retryInquiryMs);
-  switch (answer.status) {
-    case 'Completed': {
-      const completedAt = answer.completedAt ?? new Date();
-      await changeStatus(intent.paymentIntentId, (current) =>
-        current.status !== 'Processing'
-          ? null
-          : {
-              to: 'Completed',
-              details: {
-                payoutInfo: payoutInfo(current, states.completed(completedAt)),
-                beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary),
-                submission: { ...withdrawalDetails(current).submission, providerReference: answer.providerReference ?? withdrawalDetails(current).submission?.providerReference ?? null },
-              },
-              journal: withdrawalJournals.completed(current),
-            },
-      );
-      return;
-    }
-    case 'Failed':
-      await fail(intent.paymentIntentId, states.rejected('Failed', answer.reason));
-      return;
-    case 'NotFound':
-      if (pastNotFoundGrace(d.submission.submittedAt, now)) {
-        await fail(intent.paymentIntentId, states.internal(payoutMessages.notReceived(intent.traceId)));
-        return;
-      }
-      return askAgain(rail.pollIntervalMs);
-    case 'Processing':
-      return askAgain(rail.pollIntervalMs);
-  }
+  logger.error('withdrawal cannot be reconciled', { paymentIntentId: intent.paymentIntentId, rail: Boolean(rail), submitted: Boolean(withdrawalDetails(intent).submission) });
+  await askLater(payouts().product, rail, intent, now);
 }
 
 /**
@@ -324,10 +302,10 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
   const found = await findWithdrawal(reference, scope);
   if (found.status !== 'Pending') throw new WithdrawalRefused(`withdrawal ${found.paymentIntentId} is ${found.status}; only a Pending withdrawal can be approved`, 'not_pending');
   if (!(await merchantMaySubmitNow(found.merchantId))) throw new WithdrawalRefused(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
-  const rail = bankRailFor(found.mode);
+  const rail = railFor('payout', found.mode);
   if (!rail) throw providerUnavailable();
   const now = new Date();
-  const reconcileAt = new Date(now.getTime() + rail.reconcileAfterMs);
+  const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
   const approved = await changeStatus(found.paymentIntentId, (current) =>
     current.status !== 'Pending'
       ? null
@@ -338,9 +316,7 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
         },
   );
   if (!approved.changed) throw new WithdrawalRefused(`withdrawal ${found.paymentIntentId} is ${approved.intent?.status}; only a Pending withdrawal can be approved`, 'not_pending');
-  const outcome = await submitOnce(rail, approved.intent);
-  const { intent } = await recordOutcome(approved.intent, rail, outcome);
-  return transactionView(intent);
+  return transactionView((await submitAndRecord(payouts().product, rail, approved.intent, now)) ?? approved.intent);
 }
 
 /** Pending → Cancelled (rejected by the operator), releasing the hold. The reason may reach an end customer. */

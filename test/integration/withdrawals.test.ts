@@ -3,7 +3,12 @@ import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { routeList, routes } from '#functions/routes.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { journal, type Journal } from '#shared/domain/ledger.ts';
-import { configureBankRail, sandboxBankRail, sandboxRejection, sandboxSubmissionCount, type BankRail } from '#shared/providers/bank-rail.ts';
+import { sandboxBankRail, sandboxRejection, sandboxSubmissionCount, type PayoutInstruction } from '#shared/providers/bank-rail.ts';
+import type { Rail } from '#shared/providers/rail.ts';
+import { configureRail } from '#shared/providers/rails.ts';
+
+type BankRail = Rail<PayoutInstruction>;
+const configureBankRail = (mode: Mode, rail: BankRail | undefined) => configureRail('payout', mode, rail);
 import { processDue } from '#shared/services/due.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawals.ts';
@@ -317,7 +322,7 @@ describe('withdrawals (payouts)', () => {
   it('reports WP_INTERNAL_ERROR with only the trace id when the provider adapter could not send', async () => {
     const m = await newMerchant();
     await fund(m.merchantId, 'live', 1000_00);
-    configureBankRail('live', { ...sandboxBankRail, name: 'Broken Rail', submit: async () => ({ outcome: 'not_submitted', internal: 'TLS handshake to 10.1.2.3 failed: secret-diagnostic' }) });
+    configureBankRail('live', { ...sandboxBankRail, name: 'Broken Rail', submit: async () => ({ outcome: 'rejected', reason: 'TLS handshake to 10.1.2.3 failed: secret-diagnostic', internal: true }) });
     const r = await withdraw(m, payout(), { mode: 'live' });
     expect(r.status).toBe(200);
     expect(r.json.payoutInfo).toMatchObject({ status: 'Failed', errorCode: 'WP_INTERNAL_ERROR', isSuccess: false });
