@@ -1,4 +1,5 @@
 import type { Currency } from '#shared/domain/money.ts';
+import { hasSandboxReceipt, recordSandboxReceipt } from '#shared/store/sandbox-receipts.ts';
 import type { Rail } from './rail.ts';
 
 /**
@@ -31,6 +32,8 @@ export class BankRailTimeout extends Error {
  *   0000 (and any other)  accepted, completed by the bank within seconds
  *   1111                  rejected by the bank (Failed, WP_REQUEST_REJECTED)
  *   2222                  times out (Processing, WP_OUTCOME_PENDING); the status inquiry says Completed
+ * Like a real bank it answers the status inquiry only for payouts it received (a receipt in the
+ * table, shared/store/sandbox-receipts.ts), NotFound otherwise.
  * Submissions are counted per process, so tests can prove a payout was submitted exactly once.
  */
 const submissions = new Map<string, number>();
@@ -43,6 +46,7 @@ export const sandboxBankRail: Rail<PayoutInstruction> = {
   timings: { firstCheckAfterMs: 3_000, pollIntervalMs: 3_000, inquireAfterMs: 30_000, retryAfterMs: 30_000 },
   async submit(payout) {
     submissions.set(payout.reference, (submissions.get(payout.reference) ?? 0) + 1);
+    await recordSandboxReceipt('bank_rail', payout.reference);
     switch (payout.accountNumber.slice(-4)) {
       case '1111':
         return { outcome: 'rejected', reason: sandboxRejection };
@@ -53,6 +57,7 @@ export const sandboxBankRail: Rail<PayoutInstruction> = {
     }
   },
   async status(payout) {
+    if (!(await hasSandboxReceipt('bank_rail', payout.reference))) return { status: 'NotFound' };
     if (payout.accountNumber.slice(-4) === '1111') return { status: 'Failed', reason: sandboxRejection };
     return { status: 'Completed', providerReference: `SBX${payout.reference}` };
   },

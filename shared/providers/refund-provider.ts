@@ -1,4 +1,5 @@
 import type { Currency } from '#shared/domain/money.ts';
+import { hasSandboxReceipt, recordSandboxReceipt } from '#shared/store/sandbox-receipts.ts';
 import type { Rail } from './rail.ts';
 
 /**
@@ -34,6 +35,8 @@ export const sandboxRefundDecline = 'The payment network declined the refund (sa
  *   .91        every attempt is declined → Failed after 3 attempts (hold released)
  *   .92        the first attempt is declined, the second completes (attemptCount 2)
  *   any other  completes at the first attempt
+ * It answers the status inquiry only for references it received (shared/store/sandbox-receipts.ts),
+ * NotFound otherwise.
  */
 const sandboxDeclines = (i: RefundInstruction) => {
   const cents = i.amountMinor % 100;
@@ -46,10 +49,12 @@ export const sandboxRefundProvider: Rail<RefundInstruction> = {
   ledgerAccount: 'refund_rail',
   timings: { firstCheckAfterMs: 30_000, pollIntervalMs: 30_000, inquireAfterMs: 60_000, retryAfterMs: 2_000 },
   async submit(i) {
+    await recordSandboxReceipt('refund_provider', i.reference);
     if (sandboxDeclines(i)) return { outcome: 'rejected', reason: sandboxRefundDecline };
     return { outcome: 'accepted', providerReference: sandboxProviderReference(i) };
   },
   async status(i) {
+    if (!(await hasSandboxReceipt('refund_provider', i.reference))) return { status: 'NotFound' };
     if (sandboxDeclines(i)) return { status: 'Failed', reason: sandboxRefundDecline };
     return { status: 'Completed', providerReference: sandboxProviderReference(i) };
   },

@@ -28,6 +28,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
  *   AutoSettlement MERCHANT#<merchantId>              AUTOSETTLE#<mode>                 GSI2: MONEYDUE#<shard> / <nextRunAt>#autosettle:<id>:<mode>
  *   Refund        REFUND#<id>                         REFUND                            TXN#<paymentIntentId>#REFUND / <requestedAt>#<id>
  *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
+ *   SandboxReceipt SANDBOX#<rail>#<reference>         RECEIPT                           -   (test mode: what a sandbox rail received; ttl)
  */
 export type Key = { PK: string; SK: string };
 
@@ -134,6 +135,8 @@ export const keys = {
     PK: `QUOTA#${mode}#${merchantId}#${subject}`,
     SK: window,
   }),
+  /** Test mode: a submission a sandbox rail received (shared/store/sandbox-receipts.ts). */
+  sandboxReceipt: (rail: string, reference: string): Key => ({ PK: `SANDBOX#${rail}#${reference}`, SK: 'RECEIPT' }),
   /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
   operatorReference: (merchantId: string, mode: Mode, command: string, reference: string): Key => ({
     PK: `MERCHANT#${merchantId}`,

@@ -6,13 +6,13 @@ import { advanceRefund, approveRefund, cancelRefund, rejectRefund } from '#share
 import type { Rail, StatusAnswer } from '#shared/providers/rail.ts';
 import { configureRail } from '#shared/providers/rails.ts';
 import { sandboxRefundProvider, type RefundInstruction } from '#shared/providers/refund-provider.ts';
+import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { seedIntent } from '../support/intents.ts';
+import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
 
 type RefundProvider = Rail<RefundInstruction>;
 type RefundStatusResult = StatusAnswer;
 const configureRefundProvider = (mode: 'test' | 'live', provider: RefundProvider) => configureRail('refund', mode, provider);
-import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
-import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
 
 describe('refunds', () => {
   const gw = useGateway(routeList);

@@ -13,12 +13,12 @@ import { configureRateSource } from '#shared/providers/fx-rates.ts';
 import type { Rail, StatusAnswer } from '#shared/providers/rail.ts';
 import { configureRail } from '#shared/providers/rails.ts';
 import { sandboxSettlementRail, type SettlementInstruction } from '#shared/providers/settlement-rail.ts';
+import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
 
 type SettlementRail = Rail<SettlementInstruction>;
 type SettlementStatusResult = StatusAnswer;
 const configureSettlementRail = (mode: 'test' | 'live', rail: SettlementRail | undefined) => configureRail('settlement', mode, rail);
-import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
-import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
 
 /** The operator CLI as an operator runs it (see ops-cli.test.ts): a separate process on the same table. */
 async function ops(...args: string[]) {

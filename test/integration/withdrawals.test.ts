@@ -6,9 +6,6 @@ import { journal, type Journal } from '#shared/domain/ledger.ts';
 import { sandboxBankRail, sandboxRejection, sandboxSubmissionCount, type PayoutInstruction } from '#shared/providers/bank-rail.ts';
 import type { Rail } from '#shared/providers/rail.ts';
 import { configureRail } from '#shared/providers/rails.ts';
-
-type BankRail = Rail<PayoutInstruction>;
-const configureBankRail = (mode: Mode, rail: BankRail | undefined) => configureRail('payout', mode, rail);
 import { processDue } from '#shared/services/due.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawals.ts';
@@ -18,6 +15,9 @@ import { getWallet, listJournals, postJournal } from '#shared/store/wallets.ts';
 import { ensureTable } from '../../scripts/local/dynamo.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
+
+type BankRail = Rail<PayoutInstruction>;
+const configureBankRail = (mode: Mode, rail: BankRail | undefined) => configureRail('payout', mode, rail);
 
 /**
  * Withdrawals over HTTP, as a merchant calls them, on this file's own table in the run's DynamoDB
