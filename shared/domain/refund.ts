@@ -2,6 +2,7 @@ import type { Mode } from './credentials.ts';
 import type { PaymentIntent } from './intent.ts';
 import { holdFunds, journal, releaseHold } from './ledger.ts';
 import { fromMinor, toMinor, type Currency } from './money.ts';
+import type { Failure } from './outbound.ts';
 
 /**
  * Refunds (SPEC "Refund", CONTRACT §6). Pure rules: statuses, transitions, what is refundable.
@@ -194,4 +195,18 @@ export function newRefund(
     updatedAt: at,
     version: 1,
   };
+}
+
+/** failureReason when an attempt never reached the provider. Shown to the merchant. */
+export const refundNotReceivedReason = 'The refund request did not reach the refund provider.';
+
+/**
+ * After an attempt that did not pay (declined, or never received): retried with the same
+ * reference while attempts remain, else Failed. The failureReason shown meanwhile keeps the last
+ * decline when the retry was never received.
+ */
+export function refundAfterFailure(r: Pick<Refund, 'attemptCount' | 'failureReason'>, failure: Failure): { retry: boolean; failureReason: string } {
+  const retry = refundRetries(r);
+  if (failure.kind !== 'not_received') return { retry, failureReason: failure.reason };
+  return { retry, failureReason: retry ? (r.failureReason ?? refundNotReceivedReason) : refundNotReceivedReason };
 }

@@ -2,6 +2,7 @@ import type { Mode } from './credentials.ts';
 import { holdFunds, journal, releaseHold } from './ledger.ts';
 import type { Fee } from './merchant.ts';
 import { feeFor, fromMinor, type Currency } from './money.ts';
+import type { Failure } from './outbound.ts';
 import type { UsdtNetwork } from './usdt-address.ts';
 
 /**
@@ -196,3 +197,7 @@ export const settlementJournals = {
       ],
     }),
 };
+
+/** failureReason (shown to the merchant) of a settlement the rail refused, failed or never received. */
+export const settlementFailureReason = (failure: Failure) =>
+  failure.kind === 'not_received' ? 'The settlement did not reach the settlement rail; the funds were released.' : failure.reason;

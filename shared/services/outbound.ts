@@ -1,3 +1,4 @@
+import { decideInquiry, notFoundGraceMs, pastNotFoundGrace, type Failure } from '#shared/domain/outbound.ts';
 import { logger } from '#shared/logger.ts';
 import type { Instruction, Rail, StatusAnswer, SubmitAnswer } from '#shared/providers/rail.ts';
 
@@ -13,14 +14,13 @@ export const outboundTimings = {
   /** How long before asking again when the provider is unreachable, not configured or did not answer. One value for every product. */
   reinquireAfterMs: 30_000,
   /** A submission the provider still does not know after this long never arrived: the funds are released. */
-  notFoundGraceMs: 15 * 60_000,
+  notFoundGraceMs,
 } as const;
 
 /** `now` plus `ms`, as the ISO time the store keeps. */
 export const later = (now: Date, ms: number) => new Date(now.getTime() + ms).toISOString();
 
-/** True once a submission recorded at `submittedAt` is older than the NotFound grace period, by the injected clock. */
-export const pastNotFoundGrace = (submittedAt: string, now: Date) => now.getTime() - Date.parse(submittedAt) >= outboundTimings.notFoundGraceMs;
+export { pastNotFoundGrace };
 
 export type Unknown = { outcome: 'unknown' };
 
@@ -49,8 +49,7 @@ export async function bounded<T>(call: (signal: AbortSignal) => Promise<T>, who:
   }
 }
 
-/** Why a submission ends without paying: the provider refused it, said Failed, or never received it. */
-export type Failure = { kind: 'rejected'; reason: string; internal?: boolean } | { kind: 'failed'; reason: string } | { kind: 'not_received' };
+export type { Failure };
 
 /** What a product's transition sees: the item now, the item the provider was asked about, the rail, the clock. */
 export interface Step<T, I extends Instruction> {
@@ -124,22 +123,15 @@ export async function submitAndRecord<T, I extends Instruction, C>(p: OutboundPr
  */
 export async function inquire<T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I>, asked: T, now: Date): Promise<T | undefined> {
   const answer = await bounded((signal) => rail.status(p.instruction(asked), signal), p.who, { ...p.context(asked), call: 'status' });
-  const again = (ms: number) => decide(p, rail, asked, now, (step) => p.dueAgain(step, later(now, ms)));
-  if ('outcome' in answer) return again(outboundTimings.reinquireAfterMs);
-  const graceOver = pastNotFoundGrace(p.submittedAt(asked), now);
-  switch (answer.status) {
-    case 'Completed':
-      return decide(p, rail, asked, now, (step) => p.completed(step, answer));
-    case 'Failed':
-      if (p.failedMayBeStale?.(asked) && !graceOver) return again(rail.timings.pollIntervalMs);
-      return decide(p, rail, asked, now, (step) => p.failed(step, { kind: 'failed', reason: answer.reason }));
-    case 'NotFound':
-      if (!graceOver) return again(rail.timings.pollIntervalMs);
-      logger.error(`${p.who} never received the submission: failed, funds released`, { ...p.context(asked), submittedAt: p.submittedAt(asked) });
-      return decide(p, rail, asked, now, (step) => p.failed(step, { kind: 'not_received' }));
-    case 'Processing':
-      return again(rail.timings.pollIntervalMs);
+  const answered = 'outcome' in answer ? undefined : answer;
+  const decision = decideInquiry(answered, pastNotFoundGrace(p.submittedAt(asked), now), p.failedMayBeStale?.(asked));
+  if (decision.kind === 'again') {
+    const ms = decision.after === 'poll' ? rail.timings.pollIntervalMs : outboundTimings.reinquireAfterMs;
+    return decide(p, rail, asked, now, (step) => p.dueAgain(step, later(now, ms)));
   }
+  if (decision.kind === 'completed') return decide(p, rail, asked, now, (step) => p.completed(step, answered as Extract<StatusAnswer, { status: 'Completed' }>));
+  if (decision.failure.kind === 'not_received') logger.error(`${p.who} never received the submission`, { ...p.context(asked), submittedAt: p.submittedAt(asked) });
+  return decide(p, rail, asked, now, (step) => p.failed(step, decision.failure));
 }
 
 /** An outstanding submission that cannot be asked about (no rail configured for its mode): due again later. */

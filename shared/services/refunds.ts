@@ -6,6 +6,7 @@ import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor } from '#shared/domain/money.ts';
 import {
   canRefundTransition,
+  refundAfterFailure,
   refundAmount,
   newRefund,
   refundHeldMinor,
@@ -164,9 +165,6 @@ export const rejectRefund = (id: string, reason?: string, now: () => Date = () =
 
 export const cancelRefund = (id: string, now: () => Date = () => new Date()) => operatorChange(id, 'cancelled', (r, at) => closePending(r, RefundStatus.Cancelled, 'Cancelled by the operator.', at), now);
 
-/** failureReason when the last attempt never reached the provider. Shown to the merchant. */
-const notReceivedReason = 'The refund request did not reach the refund provider.';
-
 /** Refunds over the outbound-transfer engine: one submission per attempt, all with the same reference. */
 const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
   who: 'refund provider',
@@ -186,8 +184,8 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
     ]),
   failed: ({ current: r, rail, now }, why) => {
     logger.info('refund attempt unsuccessful', { refundId: r.id, attempt: r.attemptCount, outcome: why.kind });
-    if (refundRetries(r)) return change(r, { failureReason: why.kind === 'not_received' ? (r.failureReason ?? notReceivedReason) : why.reason, attemptedAt: null }, later(now, rail.timings.retryAfterMs), now);
-    const failureReason = why.kind === 'not_received' ? notReceivedReason : why.reason;
+    const { retry, failureReason } = refundAfterFailure(r, why);
+    if (retry) return change(r, { failureReason, attemptedAt: null }, later(now, rail.timings.retryAfterMs), now);
     return change(r, { status: RefundStatus.Failed, processedAt: now.toISOString(), failureReason, attemptedAt: null }, null, now, releaseReservationWrite(r), ...postJournal(refundJournals.released(r, now)));
   },
   dueAgain: ({ current, now }, dueAt) => change(current, {}, dueAt, now),

@@ -7,6 +7,7 @@ import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import {
   canSettlementTransition,
   newSettlement,
+  settlementFailureReason,
   settlementJournals,
   settlementStatusNames,
   settlementView,
@@ -175,7 +176,7 @@ const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = 
       : change(current, { railReference: answer.providerReference }, current.version === asked.version ? later(now, rail.timings.firstCheckAfterMs) : undefined, now),
   completed: ({ current, rail, now }) =>
     change(current, { status: SettlementStatus.Completed, processedAt: now.toISOString(), failureReason: null }, null, now, ...postJournal(settlementJournals.completed(current, rail.ledgerAccount, now))),
-  failed: ({ current, now }, why) => failed(current, why.kind === 'not_received' ? 'The settlement did not reach the settlement rail; the funds were released.' : why.reason, now),
+  failed: ({ current, now }, why) => failed(current, settlementFailureReason(why), now),
   // A settlement stored before the submission record existed gets one now (its grace starts at the latest).
   dueAgain: ({ current, now }, dueAt) => change(current, current.submittedAt ? {} : { submittedAt: current.updatedAt }, dueAt, now),
 };

@@ -1,24 +1,22 @@
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
-import type { Bank } from '#shared/domain/bank-codes.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
-import type { OrderRef, PaymentIntent } from '#shared/domain/intent.ts';
-import type { Fee } from '#shared/domain/merchant.ts';
-import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
+import type { PaymentIntent } from '#shared/domain/intent.ts';
+import { fromMinor } from '#shared/domain/money.ts';
 import {
   finalBeneficiary,
-  maskAccount,
   minimumWithdrawalMinor,
+  newWithdrawal,
   payoutInfo,
+  payoutFailure,
   payoutMessages,
   states,
   withdrawalDetails,
   withdrawalJournals,
   withdrawalResponse,
   type InfoChange,
-  type PayoutInfo,
-  type WithdrawalDetails,
+  type NewWithdrawal,
   type WithdrawalResponse,
 } from '#shared/domain/payout.ts';
 import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
@@ -32,37 +30,19 @@ import { askLater, inquire, later, recordAnswer, submitAndRecord, submitRecorded
 import { changeIntent, changeStatus, transactionView, type Decision, type SameStatus } from './transactions.ts';
 
 /**
- * Withdrawals (payouts), SPEC "Withdrawal request" and CONTRACT §6/§9.
+ * Withdrawals (payouts, docs/merchant-guide.md): declarations over the outbound-transfer engine
+ * (shared/services/outbound.ts, docs/architecture.md).
  *
  *   create    ONE transaction: the intent (+ orderRef uniqueness), the hold journal whose wallet
- *             update refuses an overdraft, and (auto) the submission record: concurrent
- *             withdrawals can never together exceed the available balance.
- *   submit    the bank rail is called only by whoever wrote the submission record (creation with
- *             autoProcessPayout, or the operator's Pending → Processing approval), at most once.
- *             An unknown outcome leaves Processing + WP_OUTCOME_PENDING, due for the reconciler.
- *   settle    the due sweeper asks the rail's status inquiry (never submits): Completed pays out
- *             through the ledger, Failed / Cancelled release the hold.
+ *             update refuses an overdraft, and (auto) the submission record.
+ *   submit    only whoever wrote the submission record (creation with autoProcessPayout, or the
+ *             operator's approval) calls the engine's one submit. Unknown: WP_OUTCOME_PENDING.
+ *   due       the engine's status inquiry: Completed pays out, Failed / Cancelled release the hold.
  */
 /** A business rule refused the withdrawal (422 over HTTP; an error line in the ops tool). Nothing changed. */
 export class WithdrawalRefused extends BusinessRuleError {}
 
-export interface WithdrawalRequest {
-  merchantId: string;
-  mode: Mode;
-  traceId: string;
-  fee: Fee;
-  amountMinor: number;
-  currency: Currency;
-  description: string;
-  autoProcessPayout: boolean;
-  metadataJson: string | null;
-  callbackUrl: string | null;
-  orderRef: OrderRef;
-  bank: Bank;
-  accountNumber: string;
-  accountTitle: string;
-  /** The other customerRef members as given (bankName, name, email, cnic, phone). */
-  customer: Record<string, string>;
+export interface WithdrawalRequest extends NewWithdrawal {
   allowInsecureWebhooks: boolean;
 }
 
@@ -90,48 +70,10 @@ export async function requestWithdrawal(req: WithdrawalRequest, record: Response
   if (!rail) throw providerUnavailable();
 
   const now = new Date();
-  const feeMinor = feeFor(req.amountMinor, req.fee);
   const submit = req.autoProcessPayout;
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
-  const transactionReference = newReference();
-  const info: PayoutInfo = {
-    ...(submit ? states.outcomePending(reconcileAt) : states.pending()),
-    provider: rail.name,
-    transactionReference,
-    traceId: req.traceId,
-    customerBankName: req.bank.name,
-    customerAccountNumber: maskAccount(req.accountNumber),
-  };
-  const details: WithdrawalDetails = {
-    autoProcessPayout: submit,
-    beneficiary: { bankCode: req.bank.code, bankName: req.bank.name, accountNumber: req.accountNumber, accountLast4: req.accountNumber.slice(-4), accountTitle: req.accountTitle },
-    ...(submit ? { submission: { provider: rail.name, submittedAt: now.toISOString() } } : {}),
-    payoutInfo: info,
-  };
-  const intent: PaymentIntent = {
-    paymentIntentId: randomUUID(),
-    merchantId: req.merchantId,
-    mode: req.mode,
-    intentType: 'withdrawal',
-    status: submit ? 'Processing' : 'Pending',
-    amountMinor: req.amountMinor,
-    currency: req.currency,
-    feeMinor,
-    refundedMinor: 0,
-    orderRef: req.orderRef,
-    customerRef: { ...req.customer, bankAccountNumber: info.customerAccountNumber, bankCode: req.bank.code, accountTitle: req.accountTitle },
-    description: req.description,
-    metadataJson: req.metadataJson,
-    callbackUrl: req.callbackUrl,
-    transactionReference,
-    reason: null,
-    traceId: req.traceId,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    expiresAt: null,
-    version: 1,
-    details: details as unknown as Record<string, unknown>,
-  };
+  const intent = newWithdrawal(req, { name: rail.name, reconcileAt }, now, { paymentIntentId: randomUUID(), transactionReference: newReference() });
+  const { feeMinor } = intent;
   const hold = withdrawalJournals.hold({ merchantId: req.merchantId, mode: req.mode, currency: req.currency, reference: intent.paymentIntentId, now }, req.amountMinor, feeMinor);
   // With autoProcessPayout the intent is created Processing WITH its submission record and due
   // for the reconciler: whatever happens after this commit, it is never submitted again.
@@ -250,8 +192,7 @@ function payouts(finish?: Finish) {
     },
     failed: ({ current }, why) => {
       if (why.kind === 'rejected' && why.internal) logger.error('payout not submitted', { paymentIntentId: current.paymentIntentId, detail: why.reason });
-      if (why.kind === 'not_received') return fail(current, states.internal(payoutMessages.notReceived(current.traceId)));
-      return fail(current, why.kind === 'rejected' && why.internal ? states.internal(payoutMessages.internal(current.traceId)) : states.rejected('Failed', why.reason));
+      return fail(current, payoutFailure(why, current.traceId));
     },
     dueAgain: ({ current, asked }, dueAt) => (current.version === asked.version ? { sameStatus: true, details: {}, dueAt } : null),
   };
