@@ -1,6 +1,5 @@
-import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { BusinessRuleError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import { fromMinor } from '#shared/domain/money.ts';
@@ -10,7 +9,6 @@ import {
   newWithdrawal,
   payoutInfo,
   payoutFailure,
-  payoutMessages,
   states,
   withdrawalDetails,
   withdrawalJournals,
@@ -26,8 +24,8 @@ import { railFor } from '#shared/providers/rails.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
 import { getWallet, postJournal } from '#shared/store/wallets.ts';
-import { askLater, inquire, later, recordAnswer, submitAndRecord, submitRecorded, type OutboundProduct } from './outbound.ts';
-import { changeIntent, changeStatus, transactionView, type Decision, type SameStatus } from './transactions.ts';
+import { askLater, inquire, later, recordAnswer, submitRecorded, type OutboundProduct } from './outbound.ts';
+import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
 
 /**
  * Withdrawals (payouts, docs/merchant-guide.md): declarations over the outbound-transfer engine
@@ -52,7 +50,7 @@ export interface ResponseRecord {
   complete?: (body: WithdrawalResponse) => TxItem | undefined;
 }
 
-const providerUnavailable = () =>
+export const providerUnavailable = () =>
   new WithdrawalRefused('Payout provider unavailable: no payout provider is configured for this mode.', 'payout_provider_unavailable');
 
 const newReference = () => `WD${randomUUID().replaceAll('-', '').slice(0, 20).toUpperCase()}`;
@@ -141,7 +139,7 @@ type Finish = (final: PaymentIntent, released: boolean) => TxItem | undefined;
  * the Idempotency-Key completion to the commit that records the answer; `outcome()` says whether
  * that commit happened and released the hold.
  */
-function payouts(finish?: Finish) {
+export function payouts(finish?: Finish) {
   let recorded = false;
   let released = false;
   const finishing = (final: PaymentIntent, release: boolean) => {
@@ -225,54 +223,4 @@ export async function currentWithdrawalResponse(merchantId: string, mode: Mode, 
   const intent = await findIntent(merchantId, mode, orderRef);
   if (!intent || intent.intentType !== 'withdrawal') return undefined;
   return withdrawalResponse(intent, (await getWallet(merchantId, mode, intent.currency, true)).available);
-}
-
-/** Operator commands (npm run ops -- withdrawal approve|reject). */
-
-/** ID is a paymentIntentId; with merchant and mode, also an orderRef or transactionReference. */
-export async function findWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }): Promise<PaymentIntent> {
-  const intent = scope ? await findIntent(scope.merchantId, scope.mode, reference) : await getIntent(reference);
-  if (!intent || intent.intentType !== 'withdrawal') {
-    throw new NotFoundError(scope ? `no withdrawal ${reference} for merchant ${scope.merchantId} (${scope.mode})` : `no withdrawal with paymentIntentId ${reference} (give --merchant and --mode to use an orderRef)`);
-  }
-  return intent;
-}
-
-/** Pending → Processing with the submission record, then the one submit to the rail. */
-export async function approveWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }) {
-  const found = await findWithdrawal(reference, scope);
-  if (found.status !== 'Pending') throw new WithdrawalRefused(`withdrawal ${found.paymentIntentId} is ${found.status}; only a Pending withdrawal can be approved`, 'not_pending');
-  if (!(await merchantMaySubmitNow(found.merchantId))) throw new WithdrawalRefused(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
-  const rail = railFor('payout', found.mode);
-  if (!rail) throw providerUnavailable();
-  const now = new Date();
-  const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
-  const approved = await changeStatus(found.paymentIntentId, (current) =>
-    current.status !== 'Pending'
-      ? null
-      : {
-          to: 'Processing',
-          details: { submission: { provider: rail.name, submittedAt: now.toISOString() }, payoutInfo: payoutInfo(current, { ...states.outcomePending(reconcileAt), provider: rail.name }) },
-          dueAt: reconcileAt.toISOString(),
-        },
-  );
-  if (!approved.changed) throw new WithdrawalRefused(`withdrawal ${found.paymentIntentId} is ${approved.intent?.status}; only a Pending withdrawal can be approved`, 'not_pending');
-  return transactionView((await submitAndRecord(payouts().product, rail, approved.intent, now)) ?? approved.intent);
-}
-
-/** Pending → Cancelled (rejected by the operator), releasing the hold. The reason may reach an end customer. */
-export async function rejectWithdrawal(reference: string, reason: string = payoutMessages.rejectedByOperator, scope?: { merchantId: string; mode: Mode }) {
-  const found = await findWithdrawal(reference, scope);
-  const rejected = await changeStatus(found.paymentIntentId, (current) =>
-    current.status !== 'Pending'
-      ? null
-      : {
-          to: 'Cancelled',
-          reason,
-          details: { payoutInfo: payoutInfo(current, states.rejected('Cancelled', reason)), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) },
-          journal: withdrawalJournals.released(current),
-        },
-  );
-  if (!rejected.changed) throw new WithdrawalRefused(`withdrawal ${found.paymentIntentId} is ${rejected.intent?.status}; only a Pending withdrawal can be rejected`, 'not_pending');
-  return transactionView(rejected.intent);
 }

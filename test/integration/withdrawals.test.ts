@@ -8,7 +8,7 @@ import type { Rail } from '#shared/providers/rail.ts';
 import { configureRail } from '#shared/providers/rails.ts';
 import { processDue } from '#shared/services/due.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
-import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawals.ts';
+import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
 import { transact } from '#shared/store/client.ts';
 import { listEvents } from '#shared/store/intents.ts';
 import { getWallet, listJournals, postJournal } from '#shared/store/wallets.ts';

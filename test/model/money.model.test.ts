@@ -5,7 +5,7 @@ import { routeList } from '#functions/routes.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { creditTestWallet, setFee } from '#shared/services/merchants.ts';
 import { advanceRefund, approveRefund, rejectRefund } from '#shared/services/refunds.ts';
-import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawals.ts';
+import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
 import { processDue } from '#shared/services/due.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
