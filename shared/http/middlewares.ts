@@ -3,7 +3,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import { parseApiKey } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { BusinessRuleError, NotFoundError, RateLimited } from '#shared/domain/errors.ts';
 import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
 import { JsonTooDeep, jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
@@ -129,6 +129,7 @@ export function problemDetails(): Middleware {
       else if (request.error instanceof BusinessRuleError) {
         problem = problems.unprocessable(request.error.detail, request.error.code ? { code: request.error.code } : {});
       } else if (request.error instanceof NotFoundError) problem = problems.notFound(request.error.message);
+      else if (request.error instanceof RateLimited) problem = problems.tooManyRequests(request.error.detail, request.error.retryAfterSeconds);
       else if (request.error instanceof JsonTooDeep) problem = problems.badRequest(`The request is nested deeper than ${maxJsonDepth} levels.`);
       else if (request.error instanceof TransactionFailed && request.error.conflicted) {
         problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.');
@@ -328,11 +329,14 @@ function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: s
  * The MD5 body signature (CONTRACT §2) on routes that carry one, then zod validation of body,
  * query and path. 400 with `errors` for malformed input, 401 "signature mismatch".
  */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
   return {
     before: async (request) => {
       const s = state(request);
-      if (route.signature) {
+      const signed = route.signature === 'ifPresent' ? isRecord(s.json) && s.json.signature !== undefined : route.signature;
+      if (signed) {
         const body = s.json;
         if (body === undefined) throw problems.badRequest('A JSON body is required.', { '(root)': ['required'] });
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {
