@@ -12,7 +12,8 @@ import { logger } from '#shared/logger.ts';
 import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
 import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
 import { getApiKeyByHash, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
-import { keyHasScope, supportedVersions, type Route } from '#functions/routes.ts';
+import { keyHasScope } from '#shared/domain/scopes.ts';
+import { supportedVersions, type Route } from './route.ts';
 import { HttpProblem, problems, type FieldErrors } from './problem.ts';
 
 /**
