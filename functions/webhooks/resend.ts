@@ -27,16 +27,16 @@ export const handler = httpHandler(
   routes.resendEvent,
   {
     path: z.object({ eventId: z.string().check(z.minLength(1), z.maxLength(255)) }),
-    body: z.optional(z.looseObject({ signature: z.optional(z.string()) })),
+    body: z.optional(z.strictObject({ signature: z.optional(z.string()) })),
   },
   async (request) => {
     const { auth, path, body } = request;
     if (body?.signature !== undefined) {
       if (!signatureShape.test(body.signature)) {
-        throw problems.badRequest('The signature field must be 32 lowercase hexadecimal characters.', { signature: ['must be 32 lowercase hexadecimal characters (MD5, see the signature recipe)'] });
+        throw problems.badRequest('The signature field must be 32 lowercase hexadecimal characters.', { signature: ['must be 32 lowercase hexadecimal characters (MD5, see the signature recipe)'] }, 'invalid_signature');
       }
       const secret = open(await masterKey(), auth.secretSealed, secretAssociatedData(auth.keyId));
-      if (!verifyBodySignature(body, body.signature, secret)) throw problems.unauthorized('signature mismatch');
+      if (!verifyBodySignature(body, body.signature, secret)) throw problems.signatureMismatch();
     }
     const now = new Date();
     const resend = await prepareResend(auth.merchantId, auth.mode, path.eventId, now);
