@@ -14,7 +14,7 @@ export const handler = httpHandler(
   routes.resendEvent,
   {
     path: z.object({ eventId: z.string().check(z.minLength(1), z.maxLength(255)) }),
-    body: z.optional(z.looseObject({ signature: z.optional(z.string()) })),
+    body: z.optional(z.strictObject({ signature: z.optional(z.string()) })),
   },
   async (request) => {
     const { auth, path } = request;
