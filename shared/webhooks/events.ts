@@ -1,4 +1,5 @@
 import type { Mode } from '#shared/domain/credentials.ts';
+import { subjectOf } from '#shared/domain/events.ts';
 import { findIntent, listEvents, type StoredEvent } from '#shared/store/intents.ts';
 import type { TxItem } from '#shared/store/client.ts';
 import {
@@ -77,7 +78,7 @@ async function ownedPointer(merchantId: string, mode: Mode, eventId: string) {
 export async function eventAttempts(merchantId: string, mode: Mode, eventId: string) {
   const pointer = await ownedPointer(merchantId, mode, eventId);
   if (!pointer) return undefined;
-  const delivery = await getDelivery(pointer.paymentIntentId, eventId);
+  const delivery = await getDelivery(subjectOf(pointer), eventId);
   return { eventId, paymentIntentId: pointer.paymentIntentId, delivery: deliveryView(delivery), items: (delivery?.log ?? []).map(attemptView) };
 }
 
@@ -98,6 +99,7 @@ export async function prepareResend(merchantId: string, mode: Mode, eventId: str
       resendId,
       eventId,
       paymentIntentId: pointer.paymentIntentId,
+      subject: subjectOf(pointer),
       merchantId,
       mode,
       callbackUrl: stored.callbackUrl ?? null,
