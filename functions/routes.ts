@@ -239,6 +239,17 @@ export const routes = {
     permissions: { table: 'read' },
     summary: 'The delivery log of one webhook event: every attempt with its time, status code, duration and error.',
   },
+  listEvents: {
+    id: 'listEvents',
+    method: 'GET',
+    path: '/Gateway/v{version}/Events',
+    handler: 'functions/webhooks/list-events.ts',
+    auth: 'apiKey',
+    scope: 'read',
+    signature: false,
+    permissions: { table: 'read' },
+    summary: 'The merchant’s webhook events in the key’s mode (kept 30 days), newest first: type, since, until, deliveryState, limit (1-100), startingAfter; { items, hasMore }.',
+  },
   resendEvent: {
     id: 'resendEvent',
     method: 'POST',

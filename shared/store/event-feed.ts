@@ -20,7 +20,7 @@ import type { DeliveryState } from './webhooks.ts';
 export const eventRetentionDays = 30;
 const retentionMs = eventRetentionDays * 24 * 3600 * 1000;
 
-export const deliveryStates: readonly DeliveryState[] = ['pending', 'retrying', 'delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled'];
+export const deliveryStates = ['pending', 'retrying', 'delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled'] as const satisfies readonly DeliveryState[];
 
 export interface FeedEntry {
   eventId: string;

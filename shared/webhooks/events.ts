@@ -1,5 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { subjectOf } from '#shared/domain/events.ts';
+import { feedPosition, getFeedEntry, pageEventFeed, type FeedQuery } from '#shared/store/event-feed.ts';
 import { findIntent, listEvents, type StoredEvent } from '#shared/store/intents.ts';
 import type { TxItem } from '#shared/store/client.ts';
 import {
@@ -67,6 +68,31 @@ export async function transactionEvents(merchantId: string, mode: Mode, referenc
   const [events, deliveries] = await Promise.all([listEvents(intent.paymentIntentId), listDeliveries(intent.paymentIntentId)]);
   const byEvent = new Map(deliveries.map((d) => [d.eventId, d]));
   return { paymentIntentId: intent.paymentIntentId, items: events.map((e) => eventView(e, byEvent.get(e.eventId))) };
+}
+
+export interface EventFeedQuery extends Omit<FeedQuery, 'before'> {
+  /** An event id: the page starts after it. */
+  startingAfter?: string;
+}
+
+/**
+ * GET …/Events: the merchant's events in one mode (the last 30 days), newest first, each with its
+ * current delivery state and the envelope as sent. A cursor that is not this merchant's and mode's
+ * event (or has expired) is `invalid_cursor` (a 400), never a leak.
+ */
+export async function eventsFeed(merchantId: string, mode: Mode, q: EventFeedQuery, now = new Date()) {
+  let before: string | undefined;
+  if (q.startingAfter !== undefined) {
+    const cursor = await getFeedEntry(q.startingAfter);
+    if (!cursor || cursor.merchantId !== merchantId || cursor.mode !== mode) return 'invalid_cursor' as const;
+    before = feedPosition(cursor);
+  }
+  const { startingAfter: _cursor, ...filters } = q;
+  const page = await pageEventFeed(merchantId, mode, { ...filters, ...(before ? { before } : {}) }, now);
+  return {
+    items: page.items.map((e) => ({ eventId: e.eventId, type: e.type, created: e.event.created, deliveryState: e.deliveryState, event: e.event })),
+    hasMore: page.hasMore,
+  };
 }
 
 async function ownedPointer(merchantId: string, mode: Mode, eventId: string) {
