@@ -14,6 +14,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
  *   Intent        TXN#<paymentIntentId>               TXN                               MERCHANT#<id>#<mode>#TXN / <createdAt>#<id>
  *                                                                                       GSI3: MERCHANT#<id>#<mode>#TXN#<intentType>#<status> / <createdAt>#<id>
  *                                                                                       GSI2 (sparse, while something is due): DUE#<shard> / <dueAt>#<id>
+ *                                                                                       GSI2 (sparse, while an approval is held): HELDAPPROVAL / <heldAt>#<id>
  *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
  *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
  *   OutboxEvent   TXN#<paymentIntentId>               EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
@@ -103,6 +104,12 @@ export const keys = {
    */
   due: (id: string, dueAt: string) => ({ GSI2PK: `DUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
   dueShards: () => Array.from({ length: dueShardCount }, (_, i) => `DUE#${i}`),
+  /**
+   * Wallet approvals held for an operator decision (a suspended merchant's deposit or checkout;
+   * shared/services/held-approvals.ts): GSI2, sparse, instead of the due index while held. One
+   * partition: holds are rare and the operator lists them all, oldest first.
+   */
+  heldApproval: (id: string, heldAt: string) => ({ GSI2PK: 'HELDAPPROVAL', GSI2SK: `${heldAt}#${id}` }),
 
   /** Deposits: the wallet provider's reference → the intent (provider callbacks carry only that). */
   providerReference: (provider: string, reference: string): Key => ({ PK: `PROVREF#${provider}#${reference}`, SK: 'PROVREF' }),
