@@ -32,6 +32,15 @@ import type { Mode } from '#shared/domain/credentials.ts';
  */
 export type Key = { PK: string; SK: string };
 
+/**
+ * The partition key prefix of each item family a function may be confined to with an IAM
+ * `dynamodb:LeadingKeys` condition (functions/routes.ts `partitions`, infra/gateway-stack.ts):
+ * intents and their outbox events, merchants with their wallets and journals, provider-reference
+ * pointers. test/infra/stack.test.ts checks them against the key builders below.
+ */
+export const partitionPrefixes = { intent: 'TXN#', merchant: 'MERCHANT#', providerReference: 'PROVREF#' } as const;
+export type PartitionFamily = keyof typeof partitionPrefixes;
+
 const dueShardCount = 4;
 function dueShard(id: string): number {
   let h = 0;
