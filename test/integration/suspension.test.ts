@@ -6,6 +6,7 @@ import { advanceSettlement, approveSettlement, runAutoSettlement } from '#shared
 import { approveWithdrawal } from '#shared/services/withdrawals.ts';
 import { sandboxSubmissionCount } from '#shared/providers/bank-rail.ts';
 import { getAutoSettlementRun } from '#shared/store/settlements.ts';
+import { getIntent } from '#shared/store/intents.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { completedPayment } from '../support/money.ts';
@@ -37,6 +38,20 @@ describe('a suspended merchant', () => {
     const paid = await postForm(gw.baseUrl, `${path}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' });
     expect(paid.status).toBe(303);
     expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBeGreaterThan(0);
+  });
+
+  it('a wallet payment started before the suspension cannot be confirmed with its OTP while suspended', async () => {
+    const m = await newMerchant();
+    const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 1500 }));
+    const path = pagePath(created.json.checkoutUrl);
+    const page = await getPage(gw.baseUrl, path);
+    expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' })).status).toBe(303);
+    await setStatus(m.merchantId, 'suspended');
+    const otp = await postForm(gw.baseUrl, `${path}/otp`, { csrf: page.csrf!, otp: '123456' });
+    expect(otp.status).toBe(422);
+    expect(otp.html).toContain('not accepting payments');
+    expect(await getIntent(created.json.paymentIntentId)).toMatchObject({ status: 'Pending', details: { wallet: { stage: 'otp' } } });
+    expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
   });
 
   it('API requests are refused with the stable code merchant_suspended; an approved refund waits in the sweep until reactivation', async () => {
