@@ -74,7 +74,8 @@ export const routeTableActions = {
  * `partitions` gets them on the table only (no index), under a `dynamodb:LeadingKeys` condition
  * that allows only partition keys of those item families.
  */
-export function routeTablePolicy(route: Route, tableArn: string): PolicyStatement {
+export function routeTablePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
+  if (route.permissions.table === 'none') return undefined;
   const actions = [...routeTableActions[route.permissions.table]];
   if (!route.permissions.partitions) return new PolicyStatement({ actions, resources: [tableArn, `${tableArn}/index/*`] });
   return new PolicyStatement({
@@ -248,8 +249,9 @@ export class PaymentGatewayStack extends Stack {
       // Least privilege per route (docs/security-and-limits.md): item reads, queries and conditional
       // puts/updates only; unauthenticated code (hosted pages, provider callbacks) also confined to
       // its partitions by dynamodb:LeadingKeys.
-      fn.addToRolePolicy(routeTablePolicy(route, this.table.tableArn));
-      if (!route.permissions.partitions) {
+      const tablePolicy = routeTablePolicy(route, this.table.tableArn);
+      if (tablePolicy) fn.addToRolePolicy(tablePolicy);
+      if (tablePolicy && !route.permissions.partitions) {
         acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
       }
       acknowledge(fn, 'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
