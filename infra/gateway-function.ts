@@ -16,14 +16,18 @@ export interface GatewayFunctionProps extends Pick<NodejsFunctionProps, 'descrip
   readonly entry: string;
   /** The one table: TABLE_NAME. Data grants are the caller's (least privilege per route). */
   readonly table: ITable;
-  /** The secret that seals merchant secrets: SECRETS_MASTER_KEY_ARN, read access granted. */
-  readonly masterKey: ISecret;
+  /**
+   * The secrets this function reads, nothing else: `masterKey` (SECRETS_MASTER_KEY_ARN, seals
+   * merchant secrets) and/or `publicPathsKey` (SECRETS_PUBLIC_KEY_ARN, hosted pages and provider
+   * callbacks). Read access is granted to exactly these.
+   */
+  readonly secrets: { readonly masterKey?: ISecret; readonly publicPathsKey?: ISecret };
 }
 
 /** A gateway Lambda: Node.js 24 on arm64, bundled ESM, traced, with the gateway's common environment. */
 export class GatewayFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
-    const { table, masterKey, environment, ...rest } = props;
+    const { table, secrets, environment, ...rest } = props;
     // Created beside the function, as nothing can be its child before super(): a log group with a
     // retention, and a role that may write to that log group only (instead of the
     // AWSLambdaBasicExecutionRole managed policy, which may write to any log group).
@@ -46,14 +50,16 @@ export class GatewayFunction extends NodejsFunction {
       ...rest,
       environment: {
         TABLE_NAME: table.tableName,
-        SECRETS_MASTER_KEY_ARN: masterKey.secretArn,
+        ...(secrets.masterKey ? { SECRETS_MASTER_KEY_ARN: secrets.masterKey.secretArn } : {}),
+        ...(secrets.publicPathsKey ? { SECRETS_PUBLIC_KEY_ARN: secrets.publicPathsKey.secretArn } : {}),
         POWERTOOLS_SERVICE_NAME: 'payment-gateway',
         LOG_LEVEL: 'INFO',
         ...(bundling.sourceMap ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
         ...environment,
       },
     });
-    masterKey.grantRead(this);
+    secrets.masterKey?.grantRead(this);
+    secrets.publicPathsKey?.grantRead(this);
 
     const xray = 'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions, so active tracing needs Resource "*".';
     Validations.of(role).acknowledge(

@@ -366,6 +366,36 @@ withdrawal
     print(await rejectWithdrawal(id, o.reason, withdrawalScope(o)), describeWithdrawal);
   });
 
+/**
+ * Wallet approvals held because the merchant was suspended (docs/security-and-limits.md): listed,
+ * then released (Completed, wallet credited once) or declined (Failed; refund the customer at the
+ * provider). ID is the paymentIntentId of the deposit or checkout.
+ */
+const depositCli = program.command('deposit').description("wallet approvals held while a merchant was suspended (deposits and wallet checkouts)");
+const describeHeld = (x: { paymentIntentId: string; intentType: string; status: string; amount: number; currency: string; merchantId: string; merchantStatus?: string | null }) =>
+  `${x.intentType} ${x.paymentIntentId} of merchant ${x.merchantId}${x.merchantStatus ? ` (${x.merchantStatus})` : ''}: ${x.amount} ${x.currency} is ${x.status}.` +
+  (x.status === 'Failed' ? ' Refund the customer at the wallet provider.' : '');
+depositCli
+  .command('held')
+  .description('list held wallet approvals, oldest first')
+  .action(async () => {
+    await connect();
+    const rows = await (await import('#shared/services/held-decisions.ts')).listHeld();
+    print(rows, (x: typeof rows) => x.map((h) => `${h.paymentIntentId} ${h.intentType} merchant ${h.merchantId} ${h.amount} ${h.currency} held ${h.heldApproval.heldAt} (${h.heldApproval.source})`).join('\n') || 'none');
+  });
+for (const [name, description] of [
+  ['release', 'credit a held approval: Completed, the wallet credited once (the merchant may still be suspended)'],
+  ['decline', 'refuse a held approval: Failed, nothing credited; then refund the customer at the wallet provider'],
+] as const) {
+  depositCli
+    .command(`${name} <paymentIntentId>`)
+    .description(description)
+    .action(async (id: string) => {
+      await connect();
+      print(await (await import('#shared/services/held-decisions.ts')).decideHeldApproval(id, name), describeHeld);
+    });
+}
+
 /** Settlements and refunds awaiting the operator (CONTRACT §6). ID is the settlement or refund id. */
 const settlementCli = program.command('settlement').description('approve, reject or cancel Pending settlements');
 const describeSettlement = (x: { id: string; status: number; failureReason: string | null; fxRate: number | null; payoutAmount: number | null; payoutCurrency: string }) =>

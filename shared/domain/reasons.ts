@@ -16,6 +16,7 @@ export const reasonCodes = {
   wallet_declined: 'The wallet provider declined the charge (ReasonDetail holds its message).',
   unknown_reference: 'The wallet provider does not know the charge.',
   not_approved: 'The customer never approved the wallet charge; it expired.',
+  declined_merchant_suspended: 'The customer approved, but the merchant account was suspended and the operator declined the payment; the customer is refunded by the wallet provider.',
   // withdrawal
   bank_rejected: 'The bank or payout provider rejected the payout (ReasonDetail holds its message).',
   payout_not_sent: 'The payout could not be sent, or the bank never received it; the funds were released.',
@@ -26,8 +27,8 @@ export type ReasonCode = keyof typeof reasonCodes;
 
 /** Codes by intent type (for docs and tests; a code may serve several types). */
 export const reasonCodesByIntentType: Record<'checkout' | 'deposit' | 'withdrawal', readonly ReasonCode[]> = {
-  checkout: ['card_declined', 'insufficient_funds', 'otp_failed', 'customer_cancelled', 'expired', 'customer_declined', 'wallet_declined', 'unknown_reference'],
-  deposit: ['customer_declined', 'wallet_declined', 'unknown_reference', 'not_approved'],
+  checkout: ['card_declined', 'insufficient_funds', 'otp_failed', 'customer_cancelled', 'expired', 'customer_declined', 'wallet_declined', 'unknown_reference', 'declined_merchant_suspended'],
+  deposit: ['customer_declined', 'wallet_declined', 'unknown_reference', 'not_approved', 'declined_merchant_suspended'],
   withdrawal: ['bank_rejected', 'payout_not_sent', 'rejected_by_operator'],
 };
 

@@ -1,7 +1,15 @@
 import type { Scope } from '#shared/domain/scopes.ts';
+import type { PartitionFamily } from '#shared/store/keys.ts';
 
 /** What one row of the route table (functions/routes.ts) declares; the pipeline, the stack and the docs read it. */
 export type HttpMethod = 'GET' | 'POST';
+
+/**
+ * Secrets a function reads (infra grants exactly these): `masterKey` unseals merchants' secret
+ * keys (body signatures) and webhook secrets; `publicPathsKey` derives the hosted forms' anti-CSRF
+ * tokens and the provider-callback verification keys (shared/crypto/seal.ts publicPathsKey).
+ */
+export type SecretName = 'masterKey' | 'publicPathsKey';
 
 export interface Route {
   /** Stable id: the Lambda's logical name and the key handlers import their row by. */
@@ -17,8 +25,18 @@ export interface Route {
   readonly scope?: Scope;
   /** The body carries the MD5 `signature` field of CONTRACT §2 (`ifPresent`: checked only when the optional body carries one). */
   readonly signature: boolean | 'ifPresent';
-  /** What the function may do: grants in AWS. */
-  readonly permissions: { readonly table: 'read' | 'readWrite' };
+  /**
+   * What the function may do: grants in AWS. `read`: item reads and queries; `readWrite`: also
+   * conditional puts and updates (never Scan, DeleteItem or BatchWriteItem on a request path);
+   * `none`: no table access. `secrets`: exactly the secrets it reads. `partitions` confines an
+   * unauthenticated function to the partitions of those item families (IAM `dynamodb:LeadingKeys`;
+   * prefixes in shared/store/keys.ts).
+   */
+  readonly permissions: {
+    readonly table: 'none' | 'read' | 'readWrite';
+    readonly secrets: readonly SecretName[];
+    readonly partitions?: readonly PartitionFamily[];
+  };
   readonly summary: string;
   /** The OpenAPI operation (shared/openapi/document.ts builds docs/openapi.json from it). */
   readonly doc: RouteDoc;

@@ -317,7 +317,13 @@ const EventList = z.strictObject({ items: z.array(FeedItem), hasMore: z.boolean(
 
 const ResendQueued = z.strictObject({ eventId: z.string(), resendId: z.string(), status: z.literal('queued'), requestedAt: dateTime });
 
-const ProviderCallbackResult = z.strictObject({ paymentIntentId: uuid, status: intentStatus.optional(), changed: z.boolean() });
+const ProviderCallbackResult = z.strictObject({
+  paymentIntentId: uuid,
+  status: intentStatus.optional(),
+  changed: z.boolean(),
+  /** An approval of a suspended merchant's charge, held for an operator decision (not credited; status stays Pending). */
+  held: z.literal(true).optional(),
+});
 
 const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
 

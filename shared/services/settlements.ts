@@ -4,7 +4,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import { convertMinor } from '#shared/domain/fx.ts';
 import { holdFunds, journal, releaseHold } from '#shared/domain/ledger.ts';
-import { nextSettlementRun, type Fee } from '#shared/domain/merchant.ts';
+import { merchantMaySubmit, nextSettlementRun, type Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import {
   canSettlementTransition,
@@ -383,7 +383,7 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
     const wallet = merchant && (await getWallet(merchantId, mode, merchant.defaultCurrency, true));
     const amountMinor = wallet ? wallet.available - (schedule?.minimumBalanceMinor ?? 0) : 0;
     let settlement: Settlement | undefined;
-    if (merchant && merchant.status === 'active' && destination && settlementRailFor(mode) && amountMinor > 0) {
+    if (merchant && merchantMaySubmit(merchant) && destination && settlementRailFor(mode) && amountMinor > 0) {
       const input: SettlementInput = {
         amountMinor,
         currency: merchant.defaultCurrency,

@@ -2,7 +2,7 @@ import { BatchGetItemCommand, GetItemCommand, QueryCommand, ScanCommand, UpdateI
 import type { Mode } from '#shared/domain/credentials.ts';
 import { statusChangedEvent, type AddressedEvent, type StoredEvent, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
 import type { ReasonCode } from '#shared/domain/reasons.ts';
-import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
+import { canTransition, IllegalTransition, isTerminal, type HeldApproval, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
@@ -237,6 +237,37 @@ export function sameStatusUpdate(current: PaymentIntent, change: { details: Reco
       },
     },
   };
+}
+
+/**
+ * Holds a wallet approval for an operator decision (shared/services/held-approvals.ts): the
+ * intent stays Pending with details.heldApproval, leaves the due index (no more inquiries, no
+ * expiry) and enters the held list. Only applies to the intent as read (Pending at its version).
+ */
+export function holdApprovalWrite(current: PaymentIntent, held: HeldApproval, now: Date): { next: PaymentIntent; write: TxItem } {
+  const next: PaymentIntent = { ...current, details: { ...current.details, heldApproval: held }, updatedAt: now.toISOString(), version: current.version + 1 };
+  const set: Record<string, unknown> = { details: next.details, updatedAt: next.updatedAt, version: next.version, ...keys.heldApproval(current.paymentIntentId, held.heldAt) };
+  const fields = Object.keys(set);
+  return {
+    next,
+    write: {
+      Update: {
+        TableName: tableName(),
+        Key: toItem(keys.intent(current.paymentIntentId)),
+        UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')} REMOVE dueAt`,
+        ConditionExpression: '#status = :status AND #version = :expected',
+        ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
+        ExpressionAttributeValues: toValues({ ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])), ':status': 'Pending', ':expected': current.version }),
+      },
+    },
+  };
+}
+
+/** Access pattern: wallet approvals held for an operator decision, oldest first (GSI2 `HELDAPPROVAL`). */
+export async function listHeldApprovals(limit = 500): Promise<PaymentIntent[]> {
+  const { GSI2PK } = keys.heldApproval('', '');
+  const items = await queryAll<Stored>({ IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: toValues({ ':pk': GSI2PK }) }, limit);
+  return items.map(strip);
 }
 
 /** "Look again later": keeps a still-open intent in the due index until `dueAt`. False if it changed meanwhile. */

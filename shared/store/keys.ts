@@ -15,6 +15,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   Intent        TXN#<paymentIntentId>               TXN                               MERCHANT#<id>#<mode>#TXN / <createdAt>#<id>
  *                                                                                       GSI3: MERCHANT#<id>#<mode>#TXN#<intentType>#<status> / <createdAt>#<id>
  *                                                                                       GSI2 (sparse, while something is due): DUE#<shard> / <dueAt>#<id>
+ *                                                                                       GSI2 (sparse, while an approval is held): HELDAPPROVAL / <heldAt>#<id>
  *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
  *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
  *   OutboxEvent   <home>                              EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
@@ -37,6 +38,15 @@ import type { EventSubject } from '#shared/domain/events.ts';
 export type Key = { PK: string; SK: string };
 
 const subjectPrefix: Record<EventSubject['kind'], string> = { transaction: 'TXN', refund: 'REFUND', settlement: 'SETTLEMENT' };
+
+/**
+ * The partition key prefix of each item family a function may be confined to with an IAM
+ * `dynamodb:LeadingKeys` condition (functions/routes.ts `partitions`, infra/gateway-stack.ts):
+ * intents and their outbox events, merchants with their wallets and journals, provider-reference
+ * pointers. test/infra/stack.test.ts checks them against the key builders below.
+ */
+export const partitionPrefixes = { intent: 'TXN#', merchant: 'MERCHANT#', providerReference: 'PROVREF#' } as const;
+export type PartitionFamily = keyof typeof partitionPrefixes;
 
 const dueShardCount = 4;
 function dueShard(id: string): number {
@@ -126,6 +136,12 @@ export const keys = {
    */
   due: (id: string, dueAt: string) => ({ GSI2PK: `DUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
   dueShards: () => Array.from({ length: dueShardCount }, (_, i) => `DUE#${i}`),
+  /**
+   * Wallet approvals held for an operator decision (a suspended merchant's deposit or checkout;
+   * shared/services/held-approvals.ts): GSI2, sparse, instead of the due index while held. One
+   * partition: holds are rare and the operator lists them all, oldest first.
+   */
+  heldApproval: (id: string, heldAt: string) => ({ GSI2PK: 'HELDAPPROVAL', GSI2SK: `${heldAt}#${id}` }),
 
   /** Deposits: the wallet provider's reference → the intent (provider callbacks carry only that). */
   providerReference: (provider: string, reference: string): Key => ({ PK: `PROVREF#${provider}#${reference}`, SK: 'PROVREF' }),
