@@ -168,10 +168,11 @@ describe('PaymentGatewayStack', () => {
 
   it('names partition prefixes that match the store keys they stand for', () => {
     expect(keys.intent('x').PK.startsWith(partitionPrefixes.intent)).toBe(true);
-    expect(keys.outboxEvent('x', 't', 'e').PK.startsWith(partitionPrefixes.intent)).toBe(true);
+    expect(keys.outboxEvent({ kind: 'transaction', id: 'x' }, 't', 'e').PK.startsWith(partitionPrefixes.intent)).toBe(true);
     expect(keys.merchant('x').PK.startsWith(partitionPrefixes.merchant)).toBe(true);
     expect(keys.wallet('x', 'test', 'PKR').PK.startsWith(partitionPrefixes.merchant)).toBe(true);
     expect(keys.providerReference('JAZZCASH', 'r').PK.startsWith(partitionPrefixes.providerReference)).toBe(true);
+    expect(keys.eventFeed('e').PK.startsWith(partitionPrefixes.eventFeed)).toBe(true);
   });
 
   it('builds the table from tableDefinition', () => {
