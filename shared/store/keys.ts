@@ -37,16 +37,16 @@ import type { EventSubject } from '#shared/domain/events.ts';
  */
 export type Key = { PK: string; SK: string };
 
-const subjectPrefix: Record<EventSubject['kind'], string> = { transaction: 'TXN', refund: 'REFUND', settlement: 'SETTLEMENT' };
-
 /**
  * The partition key prefix of each item family a function may be confined to with an IAM
  * `dynamodb:LeadingKeys` condition (functions/routes.ts `partitions`, infra/gateway-stack.ts):
  * intents and their outbox events, merchants with their wallets and journals, provider-reference
- * pointers. test/infra/stack.test.ts checks them against the key builders below.
+ * pointers, events-feed entries (written with every status change's event). test/infra/stack.test.ts checks them against the key builders below.
  */
-export const partitionPrefixes = { intent: 'TXN#', merchant: 'MERCHANT#', providerReference: 'PROVREF#' } as const;
+export const partitionPrefixes = { intent: 'TXN#', merchant: 'MERCHANT#', providerReference: 'PROVREF#', eventFeed: 'EVENTFEED#' } as const;
 export type PartitionFamily = keyof typeof partitionPrefixes;
+
+const subjectPrefix: Record<EventSubject['kind'], string> = { transaction: 'TXN', refund: 'REFUND', settlement: 'SETTLEMENT' };
 
 const dueShardCount = 4;
 function dueShard(id: string): number {

@@ -172,6 +172,7 @@ describe('PaymentGatewayStack', () => {
     expect(keys.merchant('x').PK.startsWith(partitionPrefixes.merchant)).toBe(true);
     expect(keys.wallet('x', 'test', 'PKR').PK.startsWith(partitionPrefixes.merchant)).toBe(true);
     expect(keys.providerReference('JAZZCASH', 'r').PK.startsWith(partitionPrefixes.providerReference)).toBe(true);
+    expect(keys.eventFeed('e').PK.startsWith(partitionPrefixes.eventFeed)).toBe(true);
   });
 
   it('builds the table from tableDefinition', () => {
