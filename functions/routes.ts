@@ -33,6 +33,8 @@ export interface Route {
   readonly summary: string;
   /** The OpenAPI operation (shared/openapi/document.ts builds docs/openapi.json from it). */
   readonly doc: RouteDoc;
+  /** Files the handler reads at run time, `source:name`: copied next to the Lambda bundle as `name`. */
+  readonly assets?: readonly string[];
 }
 
 /**
@@ -43,7 +45,7 @@ export interface Route {
  */
 export interface RouteDoc {
   readonly tag: 'Payments' | 'Payouts' | 'Transactions' | 'Refunds' | 'Settlements' | 'Account' | 'Webhooks' | 'Hosted checkout' | 'Providers' | 'Reference';
-  /** Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages). */
+  /** Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS files). */
   readonly success: { readonly status: 200 | 201 | 202; readonly schema: string };
   readonly problems?: readonly (400 | 401 | 403 | 404 | 409 | 410 | 422)[];
   /** A realistic request: path and query parameters, body without `signature` (added when signed). */
@@ -338,6 +340,30 @@ export const routes = {
     permissions: { table: 'read' }, // never touches the table; public routes get the public item-level grant
     summary: 'This API as an OpenAPI 3.1 document (no key needed); the same file as docs/openapi.json.',
     doc: { tag: 'Reference', success: { status: 200, schema: 'OpenApiDocument' } },
+  },
+  // The developer site: the API reference (self-hosted Scalar) and the guides (functions/reference/).
+  docsPage: {
+    id: 'docsPage',
+    method: 'GET',
+    path: '/docs',
+    handler: 'functions/reference/docs.ts',
+    auth: 'none',
+    signature: false,
+    permissions: { table: 'read' }, // never touches the table; public routes get the public item-level grant
+    summary: 'The API reference page (HTML): Scalar, self-hosted, rendering /Gateway/v1/openapi.json; links to the guides.',
+    doc: { tag: 'Reference', success: { status: 200, schema: 'html' } },
+  },
+  docsFile: {
+    id: 'docsFile',
+    method: 'GET',
+    path: '/docs/{name}',
+    handler: 'functions/reference/docs-file.ts',
+    auth: 'none',
+    signature: false,
+    permissions: { table: 'read' },
+    summary: 'A guide (quick-start, signing, webhooks, sandbox, errors) or a file of the reference page (scalar.js, site.js, site.css).',
+    doc: { tag: 'Reference', success: { status: 200, schema: 'static' }, problems: [404], example: { path: { name: 'quick-start' } } },
+    assets: ['node_modules/@scalar/api-reference/dist/browser/standalone.js:scalar-standalone.js'],
   },
 } as const satisfies Record<string, Route>;
 

@@ -210,6 +210,7 @@ export class PaymentGatewayStack extends Stack {
         table: this.table,
         masterKey: this.masterKey,
         environment: this.deploymentEnvironment,
+        ...(route.assets ? { assets: route.assets } : {}),
       });
       // Unauthenticated code (hosted pages, provider callbacks) never scans or deletes: item reads,
       // queries and conditional puts/updates only (docs/security-and-limits.md).

@@ -27,7 +27,8 @@ export const handler = httpHandler(
   routes.resendEvent,
   {
     path: z.object({ eventId: z.string().check(z.minLength(1), z.maxLength(255)) }),
-    body: z.optional(z.strictObject({ signature: z.optional(z.string()) })),
+    // Strict like every body: `reason` is a free-text note for the merchant's own logs (signed with the rest, not stored).
+    body: z.optional(z.strictObject({ reason: z.optional(z.string().check(z.maxLength(500, 'at most 500 characters'))), signature: z.optional(z.string()) })),
   },
   async (request) => {
     const { auth, path, body } = request;
