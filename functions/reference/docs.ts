@@ -12,7 +12,7 @@ export const handler = siteHandler(routes.docsPage, () => ({
     title: 'API reference',
     base: 'docs/',
     reference: true,
-    body: `<main id="api-reference" data-spec-url="Gateway/v1/openapi.json">
+    body: `<main id="reference" data-openapi-url="Gateway/v1/openapi.json">
   <noscript><p class="noscript">The reference needs JavaScript. The same contract is at <a href="Gateway/v1/openapi.json">Gateway/v1/openapi.json</a>.</p></noscript>
 </main>
 <script src="docs/scalar.js"></script>

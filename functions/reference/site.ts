@@ -118,21 +118,24 @@ main.guide h1{font-size:1.7rem;margin:.5rem 0 1rem}
 main.guide h2{font-size:1.25rem;margin-top:2rem}
 pre{background:#f6f8fa;border:1px solid #d8dee4;border-radius:6px;padding:.75rem;overflow-x:auto;font-size:.85rem}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+:not(pre)>code{overflow-wrap:anywhere}
+ol,ul{padding-left:1.25rem}
 table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}
 th,td{border:1px solid #d8dee4;padding:.35rem .6rem;text-align:left;vertical-align:top}
-#api-reference{min-height:60vh}
+#reference{min-height:60vh}
 .noscript{padding:1rem}
 `;
 
 /** The script that mounts Scalar on /docs (no inline script: CSP). */
 export const siteJs = `(function () {
-  var el = document.getElementById('api-reference');
+  var el = document.getElementById('reference');
   if (!el || !window.Scalar || typeof window.Scalar.createApiReference !== 'function') return;
   window.Scalar.createApiReference(el, {
-    url: el.getAttribute('data-spec-url'),
+    url: el.getAttribute('data-openapi-url'),
     withDefaultFonts: false,
     hideClientButton: false,
-    proxyUrl: undefined,
+    // Nothing leaves this origin: no request proxy, no AI agent (it fetches a registry from scalar.com).
+    agent: { disabled: true },
     telemetry: false,
     showDeveloperTools: 'never',
     defaultOpenAllTags: true,
