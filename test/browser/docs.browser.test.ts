@@ -14,8 +14,8 @@ import { call, useGateway } from '../support/gateway.ts';
  * phone and desktop widths go to test-artifacts/.
  */
 const artifacts = resolve(repoRoot, 'test-artifacts');
-const document = JSON.parse(readFileSync(openApiPath, 'utf8')) as { paths: Record<string, Record<string, { operationId: string; summary: string }>> };
-const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
+const openapi = JSON.parse(readFileSync(openApiPath, 'utf8')) as { paths: Record<string, Record<string, { operationId: string; summary: string }>> };
+const operations = Object.values(openapi.paths).flatMap((item) => Object.values(item));
 
 describe('developer site in Chromium', () => {
   const gw = useGateway(routeList);
@@ -51,7 +51,7 @@ describe('developer site in Chromium', () => {
     return { page, problems, foreign, close: () => context.close() };
   }
 
-  const renderedText = (page: Page) => page.evaluate(() => document.body.innerText);
+  const renderedText = (page: Page) => page.evaluate<string>('document.body.innerText');
 
   it('serves the reference page with a strict CSP and the Scalar bundle from its own origin', async () => {
     const r = await call(gw.baseUrl, 'GET', '/docs');
@@ -72,16 +72,19 @@ describe('developer site in Chromium', () => {
     const { page, problems, foreign, close } = await open(width);
     await page.goto(`${gw.baseUrl}/docs`);
     await page.getByText(operations[0]!.summary).first().waitFor({ state: 'attached', timeout: 30_000 });
-    // Scalar renders lazily while scrolling: scroll to the end, then check every operation's summary.
-    for (let y = 0; y < 40; y++) {
-      await page.mouse.wheel(0, 4000);
-      if (await page.evaluate(() => window.innerHeight + window.scrollY >= document.body.scrollHeight - 2)) break;
+    // Scalar renders lazily while scrolling: scroll down until every operation's summary is there
+    // (on a desktop as visible text; on a phone the operation list sits in the collapsed menu).
+    const text = () => (width >= 1000 ? renderedText(page) : page.evaluate<string>("document.body.textContent ?? ''"));
+    let missing: string[] = [];
+    for (let step = 0; step < 80; step++) {
+      const now = await text();
+      missing = operations.filter((op) => !now.includes(op.summary)).map((op) => op.operationId);
+      if (missing.length === 0) break;
+      await page.mouse.wheel(0, 2500);
+      await page.waitForLoadState('networkidle');
     }
-    // On a desktop every operation is visible text; on a phone the operation list sits in the collapsed menu.
-    const text = width >= 1000 ? await renderedText(page) : await page.evaluate(() => document.body.textContent ?? '');
-    const missing = operations.filter((op) => !text.includes(op.summary)).map((op) => op.operationId);
     expect(missing).toEqual([]);
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: resolve(artifacts, `docs-reference-${width}.png`) });
     expect(foreign).toEqual([]);
     expect(problems).toEqual([]);
@@ -97,7 +100,7 @@ describe('developer site in Chromium', () => {
     expect(await nav.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('../docs');
     for (const other of guideNav) expect(await nav.getByRole('link', { name: other.title }).getAttribute('href')).toBe(other.slug);
     if (slug === 'quick-start') await page.screenshot({ path: resolve(artifacts, 'docs-quick-start-375.png'), fullPage: true });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow, 'no horizontal scrolling on a phone').toBeLessThanOrEqual(0);
     expect(foreign).toEqual([]);
     expect(problems).toEqual([]);
