@@ -223,7 +223,14 @@ function successResponse(route: Route): Json {
 }
 
 /** `summary` is the first clause of the row's summary; the whole sentence is the description. */
-const shortSummary = (text: string) => text.split(/ \(|: |; |\. /)[0]!.replace(/\.$/, '');
+function shortSummary(text: string): string {
+  const plain = text.replace(/ \([^)]*\)/g, '');
+  const [head, rest] = plain.split(/: (.*)/s) as [string, string | undefined];
+  // "Hosted checkout: pay by card" → "Pay by card" (the tag already says where it is).
+  const clause = head.split(' ').length <= 2 && rest ? rest : head;
+  const short = clause.split(/: |; |\. /)[0]!.replace(/\.$/, '');
+  return short.charAt(0).toUpperCase() + short.slice(1);
+}
 
 function operation(route: Route, schemas: Schemas | undefined): Json {
   const responses: Json = successResponse(route);
