@@ -5,56 +5,10 @@
  * (shared/openapi/, served and written to docs/openapi.json by `npm run docs`) all read this
  * table. It imports no handler code, so infra can load it cheaply.
  */
-export type Scope = 'payments' | 'payouts' | 'settlements' | 'refunds' | 'balance' | 'read' | 'webhooks';
-export const allScopes: readonly Scope[] = ['payments', 'payouts', 'settlements', 'refunds', 'balance', 'read', 'webhooks'];
-/** Keys issued before `webhooks` existed with every scope of their day count as holding it too. */
-const scopesBeforeWebhooks: readonly Scope[] = ['payments', 'payouts', 'settlements', 'refunds', 'balance', 'read'];
-export const keyHasScope = (scopes: readonly Scope[], scope: Scope): boolean =>
-  scopes.includes(scope) || (scope === 'webhooks' && scopesBeforeWebhooks.every((s) => scopes.includes(s)));
+import type { Route } from '#shared/http/route.ts';
 
-export type HttpMethod = 'GET' | 'POST';
-
-export interface Route {
-  /** Stable id: the Lambda's logical name and the key handlers import their row by. */
-  readonly id: string;
-  readonly method: HttpMethod;
-  /** API Gateway style template; `{version}` is validated by the pipeline. */
-  readonly path: string;
-  /** Handler module, relative to the repository root; it exports `handler`. */
-  readonly handler: string;
-  /** `apiKey`: Svc-API-Key required; `none`: public (hosted checkout page). */
-  readonly auth: 'apiKey' | 'none';
-  /** Scope the key must carry. */
-  readonly scope?: Scope;
-  /** The body carries the MD5 `signature` field of CONTRACT §2. */
-  readonly signature: boolean;
-  /** What the function may do: grants in AWS. */
-  readonly permissions: { readonly table: 'read' | 'readWrite' };
-  readonly summary: string;
-  /** The OpenAPI operation (shared/openapi/document.ts builds docs/openapi.json from it). */
-  readonly doc: RouteDoc;
-  /** Files the handler reads at run time, `source:name`: copied next to the Lambda bundle as `name`. */
-  readonly assets?: readonly string[];
-}
-
-/**
- * What the OpenAPI document says about a route beyond its request schemas (which come from the
- * handler's own zod schemas). The statuses the pipeline itself answers (401/403 for keys, 400 for
- * schemas, 413/415 for POST bodies, 409/422 for Idempotency-Key, 404 for unknown versions, 429,
- * 500) are added by the generator; `problems` lists the ones this route's own logic adds.
- */
-export interface RouteDoc {
-  readonly tag: 'Payments' | 'Payouts' | 'Transactions' | 'Refunds' | 'Settlements' | 'Account' | 'Webhooks' | 'Hosted checkout' | 'Providers' | 'Reference';
-  /** Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS files). */
-  readonly success: { readonly status: 200 | 201 | 202; readonly schema: string };
-  readonly problems?: readonly (400 | 401 | 403 | 404 | 409 | 410 | 422)[];
-  /** A realistic request: path and query parameters, body without `signature` (added when signed). */
-  readonly example?: {
-    readonly path?: Readonly<Record<string, string>>;
-    readonly query?: Readonly<Record<string, string>>;
-    readonly body?: Readonly<Record<string, unknown>>;
-  };
-}
+export { allScopes, keyHasScope, type Scope } from '#shared/domain/scopes.ts';
+export { supportedVersions, type HttpMethod, type Route, type RouteDoc } from '#shared/http/route.ts';
 
 export const routes = {
   queryBalance: {
@@ -282,6 +236,18 @@ export const routes = {
     summary: 'The delivery log of one webhook event: every attempt with its time, status code, duration and error.',
     doc: { tag: 'Webhooks', success: { status: 200, schema: 'EventAttempts' }, problems: [404], example: { path: { eventId: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c' } } },
   },
+  listEvents: {
+    id: 'listEvents',
+    method: 'GET',
+    path: '/Gateway/v{version}/Events',
+    handler: 'functions/webhooks/list-events.ts',
+    auth: 'apiKey',
+    scope: 'read',
+    signature: false,
+    permissions: { table: 'read' },
+    summary: 'The merchant’s webhook events in the key’s mode (kept 30 days), newest first: type, since, until, deliveryState, limit (1-100), startingAfter; { items, hasMore }.',
+    doc: { tag: 'Webhooks', success: { status: 200, schema: 'EventList' }, example: { query: { type: 'RefundStatusChanged', deliveryState: 'delivered', limit: '20' } } },
+  },
   resendEvent: {
     id: 'resendEvent',
     method: 'POST',
@@ -289,7 +255,7 @@ export const routes = {
     handler: 'functions/webhooks/resend.ts',
     auth: 'apiKey',
     scope: 'webhooks',
-    signature: false, // no body needed; a body that carries `signature` is checked (CONTRACT §2)
+    signature: 'ifPresent', // no body needed; a body that carries `signature` is checked (CONTRACT §2)
     permissions: { table: 'readWrite' },
     summary: 'Queues a new delivery of a webhook event (same event id, full retry schedule); 202 with the resend id.',
     doc: { tag: 'Webhooks', success: { status: 202, schema: 'ResendQueued' }, problems: [400, 401, 404], example: { path: { eventId: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c' } } },
@@ -370,5 +336,3 @@ export const routes = {
 export type RouteId = keyof typeof routes;
 export const routeList: readonly Route[] = Object.values(routes);
 
-/** Supported API versions: `/Gateway/v1/...`. Anything else is a 404 problem. */
-export const supportedVersions = ['1'] as const;

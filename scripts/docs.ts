@@ -29,7 +29,7 @@ function row(route: Route): string {
     code(route.path),
     route.auth === 'apiKey' ? 'API key' : 'none',
     route.scope ? code(route.scope) : '—',
-    route.signature ? 'yes' : 'no',
+    route.signature === 'ifPresent' ? 'if present' : route.signature ? 'yes' : 'no',
     route.permissions.table,
     code(route.handler),
     route.summary,

@@ -3,7 +3,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import { parseApiKey } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { DomainError } from '#shared/domain/errors.ts';
 import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
 import { JsonTooDeep, jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
@@ -12,8 +12,9 @@ import { logger } from '#shared/logger.ts';
 import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
 import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
 import { getApiKeyByHash, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
-import { keyHasScope, supportedVersions, type Route } from '#functions/routes.ts';
-import { HttpProblem, problems, type FieldErrors } from './problem.ts';
+import { keyHasScope } from '#shared/domain/scopes.ts';
+import { supportedVersions, type Route } from './route.ts';
+import { HttpProblem, problemFor, problems, type FieldErrors } from './problem.ts';
 
 /**
  * The request pipeline's middlewares. Each is a small middy factory; shared/http/pipeline.ts
@@ -126,9 +127,7 @@ export function problemDetails(): Middleware {
       const { traceId } = state(request);
       let problem: HttpProblem;
       if (request.error instanceof HttpProblem) problem = request.error;
-      else if (request.error instanceof BusinessRuleError) {
-        problem = problems.unprocessable(request.error.detail, request.error.code ? { code: request.error.code } : {});
-      } else if (request.error instanceof NotFoundError) problem = problems.notFound(request.error.message);
+      else if (request.error instanceof DomainError) problem = problemFor(request.error);
       else if (request.error instanceof JsonTooDeep) problem = problems.badRequest(`The request is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, 'body_too_deep');
       else if (request.error instanceof TransactionFailed && request.error.conflicted) {
         problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.', 'concurrent_update');
@@ -332,11 +331,14 @@ function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: s
  * The MD5 body signature (CONTRACT §2) on routes that carry one, then zod validation of body,
  * query and path. 400 with `errors` for malformed input, 401 "signature mismatch".
  */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
   return {
     before: async (request) => {
       const s = state(request);
-      if (route.signature) {
+      const signed = route.signature === 'ifPresent' ? isRecord(s.json) && s.json.signature !== undefined : route.signature;
+      if (signed) {
         const body = s.json;
         if (body === undefined) throw problems.badRequest('A JSON body is required.', { '(root)': ['required'] });
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {

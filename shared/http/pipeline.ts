@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import type { Route } from '#functions/routes.ts';
+import type { Route } from './route.ts';
 import type { TxItem } from '#shared/store/client.ts';
 import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from '#shared/store/idempotency.ts';
 import {

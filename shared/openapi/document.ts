@@ -190,10 +190,10 @@ function requestBody(route: Route, schemas: Schemas | undefined): Json | undefin
   if (!schemas?.body) return undefined;
   const optional = schemas.body._zod.def.type === 'optional';
   const body = route.doc.example?.body;
-  const example = body ? (route.signature ? { ...body, signature: signBody(body as Record<string, unknown>, exampleSecretKey) } : body) : undefined;
+  const example = body ? (route.signature === true ? { ...body, signature: signBody(body as Record<string, unknown>, exampleSecretKey) } : body) : undefined;
   return {
     required: !optional,
-    description: route.signature ? signatureRule : 'Optional. A body that carries `signature` is checked like a signed body (CONTRACT §2).',
+    description: route.signature === true ? signatureRule : 'Optional. A body that carries `signature` is checked like a signed body (CONTRACT §2).',
     content: { 'application/json': { schema: jsonSchema(objectOf(schemas.body)), ...(example ? { example } : {}) } },
   };
 }
@@ -240,7 +240,7 @@ function operation(route: Route, schemas: Schemas | undefined): Json {
   return {
     operationId: route.id,
     summary: shortSummary(route.summary),
-    description: `${route.summary}${scope}${route.signature ? ' The body is signed (see the request body).' : ''}`,
+    description: `${route.summary}${scope}${route.signature === true ? ' The body is signed (see the request body).' : ''}`,
     tags: [route.doc.tag],
     security: route.auth === 'apiKey' ? [{ SvcApiKey: [] }] : [],
     ...(route.scope ? { 'x-scope': route.scope } : {}),

@@ -1,7 +1,7 @@
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { BusinessRuleError, ConflictError, NotFoundError } from '#shared/domain/errors.ts';
 import { holdFunds, journal, releaseHold } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
@@ -19,15 +19,14 @@ import {
   type RefundableIntent,
   type RefundView,
 } from '#shared/domain/refund.ts';
-import { problems } from '#shared/http/problem.ts';
-import { minorUnits } from '#shared/http/schemas.ts';
+import { minorUnits } from '#shared/domain/money.ts';
 import { bounded, later, outboundTimings, pastNotFoundGrace } from './outbound.ts';
 import { logger } from '#shared/logger.ts';
 import { refundProviderFor, type RefundInstruction, type RefundProvider } from '#shared/providers/refund-provider.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { emitOutcome } from '#shared/metrics.ts';
 import { findIntent } from '#shared/store/intents.ts';
-import { createRefundWrites, getRefund, listRefundsOfIntent, recordRefundedWrite, refundChange, releaseReservationWrite, reservationWriteIndex } from '#shared/store/refunds.ts';
+import { createRefundWrites, getRefund, refundEventWrites, listRefundsOfIntent, recordRefundedWrite, refundChange, releaseReservationWrite, reservationWriteIndex } from '#shared/store/refunds.ts';
 import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
 
 /**
@@ -124,7 +123,7 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, com
       throw error;
     }
   }
-  throw problems.conflict('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.', 'concurrent_update');
+  throw new ConflictError('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.');
 }
 
 /** GET /Refunds/{id}: another merchant's or mode's refund does not exist. */
@@ -166,7 +165,8 @@ async function changeRefund(
     const decision = decide(current);
     if (!decision) return { refund: current, changed: false };
     try {
-      await transact(decision.writes);
+      // A status change commits with its RefundStatusChanged event, last so the writes' indexes stay put.
+      await transact([...decision.writes, ...refundEventWrites(current, decision.next)]);
       if (decision.next.status !== current.status && decision.next.status >= RefundStatus.Completed) emitOutcome('refund', refundStatusNames[decision.next.status], decision.next.amountMinor);
       return { refund: decision.next, changed: true };
     } catch (error) {
