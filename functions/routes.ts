@@ -307,6 +307,30 @@ export const routes = {
     summary: 'This API as an OpenAPI 3.1 document (no key needed); the same file as docs/openapi.json.',
     doc: { tag: 'Reference', success: { status: 200, schema: 'OpenApiDocument' } },
   },
+  // The developer site: the API reference (self-hosted Scalar) and the guides (functions/reference/).
+  docsPage: {
+    id: 'docsPage',
+    method: 'GET',
+    path: '/docs',
+    handler: 'functions/reference/docs.ts',
+    auth: 'none',
+    signature: false,
+    permissions: { table: 'none', secrets: [] }, // serves the reference page; no table, no secret
+    summary: 'The API reference page (HTML): Scalar, self-hosted, rendering /Gateway/v1/openapi.json; links to the guides.',
+    doc: { tag: 'Reference', success: { status: 200, schema: 'html' } },
+  },
+  docsFile: {
+    id: 'docsFile',
+    method: 'GET',
+    path: '/docs/{name}',
+    handler: 'functions/reference/docs-file.ts',
+    auth: 'none',
+    signature: false,
+    permissions: { table: 'none', secrets: [] },
+    summary: 'A guide (quick-start, signing, webhooks, sandbox, errors) or a file of the reference page (scalar.js, site.js, site.css).',
+    doc: { tag: 'Reference', success: { status: 200, schema: 'static' }, problems: [404], example: { path: { name: 'quick-start' } } },
+    assets: ['node_modules/@scalar/api-reference/dist/browser/standalone.js:scalar-standalone.js'],
+  },
 } as const satisfies Record<string, Route>;
 
 export type RouteId = keyof typeof routes;

@@ -22,12 +22,14 @@ export interface GatewayFunctionProps extends Pick<NodejsFunctionProps, 'descrip
    * callbacks). Read access is granted to exactly these.
    */
   readonly secrets: { readonly masterKey?: ISecret; readonly publicPathsKey?: ISecret };
+  /** Files the handler reads at run time (`source:name`, source relative to the repository root), copied next to the bundle. */
+  readonly assets?: readonly string[];
 }
 
 /** A gateway Lambda: Node.js 24 on arm64, bundled ESM, traced, with the gateway's common environment. */
 export class GatewayFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
-    const { table, secrets, environment, ...rest } = props;
+    const { table, secrets, environment, assets = [], ...rest } = props;
     // Created beside the function, as nothing can be its child before super(): a log group with a
     // retention, and a role that may write to that log group only (instead of the
     // AWSLambdaBasicExecutionRole managed policy, which may write to any log group).
@@ -41,7 +43,20 @@ export class GatewayFunction extends NodejsFunction {
       memorySize: 512,
       timeout: Duration.seconds(10),
       tracing: Tracing.ACTIVE,
-      bundling,
+      bundling: assets.length
+        ? {
+            ...bundling,
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: (inputDir: string, outputDir: string) =>
+                assets.map((asset) => {
+                  const [source, name] = asset.split(':') as [string, string];
+                  return `cp "${inputDir}/${source}" "${outputDir}/${name}"`;
+                }),
+            },
+          }
+        : bundling,
       logGroup,
       // The AWS Parameters and Secrets extension serves the master key over localhost with caching,
       // so no Secrets Manager SDK client is bundled into the functions (shared/crypto/seal.ts).

@@ -245,6 +245,7 @@ export class PaymentGatewayStack extends Stack {
         table: this.table,
         secrets: this.secretsFor(route.permissions.secrets),
         environment: this.deploymentEnvironment,
+        ...(route.assets ? { assets: route.assets } : {}),
       });
       // Least privilege per route (docs/security-and-limits.md): item reads, queries and conditional
       // puts/updates only; unauthenticated code (hosted pages, provider callbacks) also confined to

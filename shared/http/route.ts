@@ -40,6 +40,8 @@ export interface Route {
   readonly summary: string;
   /** The OpenAPI operation (shared/openapi/document.ts builds docs/openapi.json from it). */
   readonly doc: RouteDoc;
+  /** Files the handler reads at run time, `source:name`: copied next to the Lambda bundle as `name`. */
+  readonly assets?: readonly string[];
 }
 
 /**
@@ -50,7 +52,7 @@ export interface Route {
  */
 export interface RouteDoc {
   readonly tag: 'Payments' | 'Payouts' | 'Transactions' | 'Refunds' | 'Settlements' | 'Account' | 'Webhooks' | 'Hosted checkout' | 'Providers' | 'Reference';
-  /** Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages). */
+  /** Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS files). */
   readonly success: { readonly status: 200 | 201 | 202; readonly schema: string };
   readonly problems?: readonly (400 | 401 | 403 | 404 | 409 | 410 | 422)[];
   /** A realistic request: path and query parameters, body without `signature` (added when signed). */

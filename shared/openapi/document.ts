@@ -50,7 +50,7 @@ function objectOf(schema: z.core.$ZodType): z.core.$ZodType {
 /** The document's path: `/Gateway/v{version}/x` → `/Gateway/v1/x` (the version is not a parameter). */
 export const documentPath = (route: Route) => route.path.replace('{version}', version);
 
-const isPage = (route: Route) => route.doc.success.schema === 'html';
+const isPage = (route: Route) => route.doc.success.schema === 'html' || route.doc.success.schema === 'static';
 
 /** Every status a route can answer besides its success: the pipeline's, then the route's own. */
 export function problemStatuses(route: Route, schemas: Schemas | undefined): number[] {
@@ -199,10 +199,17 @@ function requestBody(route: Route, schemas: Schemas | undefined): Json | undefin
 }
 function successResponse(route: Route): Json {
   const { status, schema: name } = route.doc.success;
+  const htmlPage = { 'text/html': { schema: { type: 'string' }, example: '<!doctype html><html lang="en">…</html>' } };
+  if (name === 'static') {
+    const text = { schema: { type: 'string' } };
+    return { [status]: { description: 'A guide page, or a file of the reference page.', headers: traceHeader, content: { ...htmlPage, 'text/css': text, 'text/javascript': text } } };
+  }
   if (name === 'html') {
     return {
-      [status]: { description: 'An HTML page.', headers: traceHeader, content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html><html lang="en">…</html>' } } },
-      303: { description: 'Redirect (POST-redirect-GET, or to the merchant’s callbackUrl).', headers: { ...traceHeader, Location: { schema: { type: 'string' } } } },
+      [status]: { description: 'An HTML page.', headers: traceHeader, content: htmlPage },
+      ...(route.path.startsWith('/pay/')
+        ? { 303: { description: 'Redirect (POST-redirect-GET, or to the merchant’s callbackUrl).', headers: { ...traceHeader, Location: { schema: { type: 'string' } } } } }
+        : {}),
     };
   }
   if (!(name in responseSchemas)) throw new Error(`route ${route.id}: unknown response schema ${name}`);
@@ -216,7 +223,14 @@ function successResponse(route: Route): Json {
 }
 
 /** `summary` is the first clause of the row's summary; the whole sentence is the description. */
-const shortSummary = (text: string) => text.split(/ \(|: |; |\. /)[0]!.replace(/\.$/, '');
+function shortSummary(text: string): string {
+  const plain = text.replace(/ \([^)]*\)/g, '');
+  const [head, rest] = plain.split(/: (.*)/s) as [string, string | undefined];
+  // "Hosted checkout: pay by card" → "Pay by card" (the tag already says where it is).
+  const clause = head.split(' ').length <= 2 && rest ? rest : head;
+  const short = clause.split(/: |; |\. /)[0]!.replace(/\.$/, '');
+  return short.charAt(0).toUpperCase() + short.slice(1);
+}
 
 function operation(route: Route, schemas: Schemas | undefined): Json {
   const responses: Json = successResponse(route);

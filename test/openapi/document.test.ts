@@ -72,6 +72,12 @@ describe('docs/openapi.json', () => {
     }
   });
 
+  it('gives every operation its own short summary (the reference page lists them)', () => {
+    const summaries = routeList.map((r) => operationOf(r.id).summary as string);
+    expect(new Set(summaries).size).toBe(summaries.length);
+    for (const summary of summaries) expect(summary.length).toBeLessThanOrEqual(100);
+  });
+
   it('describes request bodies strictly (unknown members are refused), from the handler schemas', () => {
     const body = operationOf('initiateCheckout').requestBody.content['application/json'].schema;
     expect(body.additionalProperties).toBe(false);

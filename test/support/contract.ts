@@ -114,6 +114,12 @@ function validate(pointer: string, text: string, where: string) {
   }
 }
 
+/** Loads the document and compiles every response schema up front (useGateway's beforeAll), so no test pays for it mid-flow. */
+export function warmUpContract(): void {
+  const { document } = load();
+  for (const name of Object.keys(document.components.schemas)) validator(`#/components/schemas/${name}`);
+}
+
 /** Validates a value against a document schema (for tests of the document itself). */
 export function validateAgainst(pointer: string, value: unknown): string[] {
   const v = validator(pointer);

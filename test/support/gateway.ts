@@ -4,7 +4,7 @@ import { signBody } from '#shared/domain/body-signature.ts';
 import type { Route } from '#functions/routes.ts';
 import { createMerchant } from '#shared/services/merchants.ts';
 import { createLocalServer } from '../../scripts/local/server.ts';
-import { checkResponse, registerTestOnlyRoutes } from './contract.ts';
+import { checkResponse, registerTestOnlyRoutes, warmUpContract } from './contract.ts';
 
 /**
  * Integration tests call the gateway as a merchant would: over HTTP, through the local API
@@ -15,6 +15,7 @@ export function useGateway(routes?: readonly Route[]) {
   const server = createLocalServer(routes);
   if (routes) registerTestOnlyRoutes(routes);
   beforeAll(async () => {
+    warmUpContract(); // compiles the document's schemas here, not inside the first test's timed flow
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
