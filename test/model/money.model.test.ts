@@ -35,10 +35,10 @@ import { completedPayment } from '../support/money.ts';
  * no discrepancy. Each sequence ends by draining (operator rejects what waits, the clock moves a day
  * on): every hold must be gone.
  *
- * `npm test` runs MODEL_RUNS sequences (default 12, up to MODEL_MAX_COMMANDS = 24 commands each);
+ * `npm test` runs MODEL_RUNS sequences (default 8, up to MODEL_MAX_COMMANDS = 24 commands each);
  * `npm run test:deep` runs many more. The seed is printed; rerun one with MODEL_SEED=<seed>.
  */
-const runs = Number(process.env.MODEL_RUNS ?? 12);
+const runs = Number(process.env.MODEL_RUNS ?? 8);
 const maxCommands = Number(process.env.MODEL_MAX_COMMANDS ?? 24);
 const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2_147_483_647);
 const major = (n: number) => n * 100;
