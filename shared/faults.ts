@@ -7,8 +7,10 @@ import { writeSync } from 'node:fs';
  * run inside Lambda, and a point costs one check until then. Points:
  *   commit:<where>                 right AFTER a TransactWriteItems committed (shared/store/client.ts);
  *                                  <where> names the code that committed: up to three innermost
- *                                  functions of functions/ and shared/ (not the store), e.g.
- *                                  `commit:changeStatus<customerOutcome<payByCard`, `commit:createDeposit<functions/payment/deposit`
+ *                                  functions of functions/ and shared/ (not the store), the
+ *                                  callers with the line they called from, e.g.
+ *                                  `commit:changeSettlement<advanceSettlement:339<processDueSettlementsAndRefunds:19`,
+ *                                  `commit:createDeposit<functions/payment/deposit:35`
  *   provider:<family>.<operation>  right BEFORE a provider call (shared/metrics.ts `instrumented`)
  *   provider-done:<family>.<op>    right AFTER a provider call answered, before anything is recorded
  */
@@ -38,7 +40,7 @@ export function faultPoint(point: string | (() => string)): void {
   }
 }
 
-const ours = /\/((?:functions|shared)\/(?!store\/|faults\.ts|metrics\.ts)[^:]*)\.ts:\d+:\d+\)?$/;
+const ours = /\/((?:functions|shared)\/(?!store\/|faults\.ts|metrics\.ts)[^:]*)\.ts:(\d+):\d+\)?$/;
 /**
  * The name of a commit point: where the committing code is (see above), each frame by its function
  * name, or its module (e.g. `functions/payment/withdraw`) when anonymous. Test-only cost.
@@ -50,10 +52,11 @@ export function commitPointName(): string {
   Error.stackTraceLimit = limit;
   const names: string[] = [];
   for (const line of stack.split('\n').slice(1)) {
-    const module = ours.exec(line)?.[1];
+    const [, module, lineNo] = ours.exec(line) ?? [];
     if (!module) continue;
     const fn = /at (?:async )?(?:Object\.|Module\.)?([\w$.]+) \(/.exec(line)?.[1];
-    const name = fn && fn !== 'Proxy' ? fn : module;
+    // The callers' lines tell apart two commits of one function (a claim and an outcome).
+    const name = `${fn && fn !== 'Proxy' ? fn : module}${names.length ? `:${lineNo}` : ''}`;
     if (names.at(-1) !== name) names.push(name);
     if (names.length === 3) break;
   }

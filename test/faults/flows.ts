@@ -164,58 +164,51 @@ function checkoutFlow(name: string, pay: 'card' | 'wallet'): Flow {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Deposits
+// Deposits and automatic withdrawals: one merchant request, then the sweeps
 
-const depositFlow: Flow = {
-  name: 'deposit',
-  expected: { kind: 'intent', status: 'Completed', available: (ctx) => ctx.amount },
-  setup: (url) => newCtx('deposit', url, 1_500_00),
-  async act(baseUrl, ctx, answer) {
-    const r = await api(baseUrl, ctx, 'POST', '/Payment/deposit', depositBody(ctx), { 'Idempotency-Key': ctx.key });
-    answer({ what: 'deposit', status: r.status, id: r.json?.paymentIntentId });
-    if (r.status === 200) add(ctx.intents, r.json.paymentIntentId);
-    await sweeps(ctx, actSweeps);
-  },
-  async recover(baseUrl, ctx) {
-    const t = await resend(baseUrl, ctx, '/Payment/deposit', depositBody(ctx));
-    add(ctx.intents, t.paymentIntentId);
-    await sweeps(ctx, recoverySweeps);
-  },
-};
-function depositBody(ctx: Ctx) {
-  return { mobileNumber: '03001230000', amount: ctx.amount / 100, walletProvider: 1, description: 'Top up', orderRef: { orderRef: ctx.orderRef }, customerRef: { name: 'Ayesha Khan' } };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Withdrawals (automatic): the bank accepts (0000), or times out and the inquiry says Completed (2222)
-
-function withdrawalFlow(account: '0000' | '2222'): Flow {
-  const body = (ctx: Ctx) => ({
-    amount: ctx.amount / 100,
-    currency: 'PKR',
-    description: 'Payout',
-    autoProcessPayout: true,
-    customerRef: { bankAccountNumber: `PK36SCBL000000112345${account}`, bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
-    orderRef: { orderRef: ctx.orderRef },
-  });
-  const name = `withdrawal …${account}`;
+/** A flow of one keyed merchant request creating a payment intent, finished by the sweeps. */
+function requestFlow(name: string, path: string, body: (ctx: Ctx) => Record<string, unknown>, expected: Flow['expected'], setup: Flow['setup']): Flow {
   return {
     name,
-    expected: { kind: 'intent', status: 'Completed', available: (ctx) => ctx.fundedMinor - ctx.amount },
-    setup: (url) => newCtx(name, url, 500_00, 1000_00),
+    expected,
+    setup,
     async act(baseUrl, ctx, answer) {
-      const r = await api(baseUrl, ctx, 'POST', '/Payment/withdraw', body(ctx), { 'Idempotency-Key': ctx.key });
-      answer({ what: 'withdraw', status: r.status, id: r.json?.paymentIntentId });
+      const r = await api(baseUrl, ctx, 'POST', path, body(ctx), { 'Idempotency-Key': ctx.key });
+      answer({ what: path, status: r.status, id: r.json?.paymentIntentId });
       if (r.status === 200) add(ctx.intents, r.json.paymentIntentId);
       await sweeps(ctx, actSweeps);
     },
     async recover(baseUrl, ctx) {
-      const t = await resend(baseUrl, ctx, '/Payment/withdraw', body(ctx));
-      add(ctx.intents, t.paymentIntentId);
+      add(ctx.intents, (await resend(baseUrl, ctx, path, body(ctx))).paymentIntentId);
       await sweeps(ctx, recoverySweeps);
     },
   };
 }
+
+const depositFlow = requestFlow(
+  'deposit',
+  '/Payment/deposit',
+  (ctx) => ({ mobileNumber: '03001230000', amount: ctx.amount / 100, walletProvider: 1, description: 'Top up', orderRef: { orderRef: ctx.orderRef }, customerRef: { name: 'Ayesha Khan' } }),
+  { kind: 'intent', status: 'Completed', available: (ctx) => ctx.amount },
+  (url) => newCtx('deposit', url, 1_500_00),
+);
+
+/** The bank accepts (0000), or times out and the status inquiry says Completed (2222). */
+const withdrawalFlow = (account: '0000' | '2222') =>
+  requestFlow(
+    `withdrawal …${account}`,
+    '/Payment/withdraw',
+    (ctx) => ({
+      amount: ctx.amount / 100,
+      currency: 'PKR',
+      description: 'Payout',
+      autoProcessPayout: true,
+      customerRef: { bankAccountNumber: `PK36SCBL000000112345${account}`, bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
+      orderRef: { orderRef: ctx.orderRef },
+    }),
+    { kind: 'intent', status: 'Completed', available: (ctx) => ctx.fundedMinor - ctx.amount },
+    (url) => newCtx(`withdrawal …${account}`, url, 500_00, 1000_00),
+  );
 
 // ---------------------------------------------------------------------------------------------
 // Refunds: request, operator approval, processing

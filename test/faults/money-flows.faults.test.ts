@@ -147,8 +147,9 @@ describe('fault points: crash (throw) at every point of every money flow, recove
       note(flow, fired!);
       crashes++;
     }
+    const waitFrom = Date.now();
     const events = await expectAllDelivered();
-    console.log(`fault points (${name}): ${events} outbox events delivered; ${points.length} crashes over ${new Set(points).size} distinct points: ${[...new Set(points)].join(', ')}`);
+    console.log(`fault points (${name}): ${events} outbox events delivered (waited ${Date.now() - waitFrom} ms); ${points.length} crashes over ${new Set(points).size} distinct points: ${[...new Set(points)].join(', ')}`);
   }, 600_000);
 });
 

@@ -30,7 +30,7 @@ import { completedPayment } from '../support/money.ts';
  *   time        Advance(ms): a TEST CLOCK for the sweeps (processDue, processDueSettlementsAndRefunds
  *               take `now`): the clock moves on by ms and the sweeps run at that time; nothing waits.
  * A small model predicts the available balance, the held balance by type (Withdrawal, Settlement,
- * Refund), every object's status and each payment's refunded amount. After every command the real
+ * Refund), every object's status and each payment's refunded and refundable amounts. After every command the real
  * system must agree with the model AND the ledger verifier (docs/ledger-verification.md) must find
  * no discrepancy. Each sequence ends by draining (operator rejects what waits, the clock moves a day
  * on): every hold must be gone.
@@ -112,6 +112,8 @@ async function check(model: Model, r: Real, touched: Payment[] = [], ids: string
   for (const p of touched) {
     const t = await api(r, 'GET', `/Transaction/${p.id}`);
     expect(t.json.refundedAmount, 'refunded').toBe(p.refunded / 100);
+    const refunds = await api(r, 'GET', `/Refunds?trxnRef=${p.id}`);
+    expect(refunds.json.refundableAmount, 'refundable').toBe((p.amount - p.reserved) / 100);
   }
   for (const id of ids) await expectStatus(model, r, id);
   const verified = await verifyLedger({ merchantId: r.m.merchantId, mode: 'test' });
