@@ -8,7 +8,7 @@ import {
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import { faultPoint } from '#shared/faults.ts';
+import { commitPointName, faultPoint } from '#shared/faults.ts';
 import { tracer } from '#shared/metrics.ts';
 
 /**
@@ -84,7 +84,7 @@ export async function transact(items: TxItem[], options: { idempotency?: TxItem 
   for (let attempt = 1; ; attempt++) {
     try {
       await db().send(new TransactWriteItemsCommand({ TransactItems: all }));
-      faultPoint('commit');
+      faultPoint(commitPointName);
       return;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
