@@ -3,6 +3,8 @@
  * stack makes one Lambda per row with its trigger and grants; the local stack (scripts/local/jobs.ts)
  * runs the same handler modules on timers, an SQS poller and a DynamoDB Local stream poller.
  */
+import type { SecretName } from '#functions/routes.ts';
+
 export type JobTrigger =
   /** AWS: an EventBridge rate rule (1 minute at the least); locally a timer of `everySeconds`. */
   | { kind: 'schedule'; everySeconds: number }
@@ -20,7 +22,8 @@ export interface Job {
   /** Handler module, relative to the repository root; it exports `handler`. */
   readonly handler: string;
   readonly trigger: JobTrigger;
-  readonly permissions: { readonly table: 'read' | 'readWrite'; readonly webhookQueue?: 'send'; readonly deadLetterQueue?: 'send' };
+  /** Grants in AWS; `secrets` as in routes.ts (only the dispatcher unseals webhook signing secrets). */
+  readonly permissions: { readonly table: 'read' | 'readWrite'; readonly secrets: readonly SecretName[]; readonly webhookQueue?: 'send'; readonly deadLetterQueue?: 'send' };
   readonly timeoutSeconds: number;
   readonly summary: string;
 }
@@ -32,7 +35,7 @@ export const jobs = {
     // Started every minute; each run keeps polling the due index every 2 s until its timeout is
     // near, so timed outcomes (expiry, sandbox approvals, reconciliation) land within seconds.
     trigger: { kind: 'schedule', everySeconds: 60 },
-    permissions: { table: 'readWrite' },
+    permissions: { table: 'readWrite', secrets: [] },
     timeoutSeconds: 60,
     summary: 'Applies what is due: expired sessions, sandbox outcomes, reconciliation, settlement and refund processing, automatic settlements (GSI2 due index, no scans).',
   },
@@ -42,7 +45,7 @@ export const jobs = {
     // Entities: shared/webhooks/messages.ts relayedEntities.
     // A given-up record's event is still sent by the webhook sweep (docs/webhooks-operations.md).
     trigger: { kind: 'stream', entities: ['OutboxEvent', 'WebhookResend'], batchSize: 100, retryAttempts: 5, maxRecordAgeSeconds: 600 },
-    permissions: { table: 'readWrite', webhookQueue: 'send' }, // readWrite: event pointers
+    permissions: { table: 'readWrite', webhookQueue: 'send', secrets: [] }, // readWrite: event pointers
     timeoutSeconds: 30,
     summary: 'Outbox relay: committed webhook events (and resend requests) from the table stream to the webhook queue.',
   },
@@ -51,7 +54,7 @@ export const jobs = {
     handler: 'functions/webhooks/dispatch.ts',
     // The queue's visibility timeout is 6 × this timeout (infra/gateway-stack.ts).
     trigger: { kind: 'queue', queue: 'webhooks', batchSize: 10, maxConcurrency: 20 },
-    permissions: { table: 'readWrite', deadLetterQueue: 'send' }, // readWrite: the delivery log
+    permissions: { table: 'readWrite', deadLetterQueue: 'send', secrets: ['masterKey'] }, // readWrite: the delivery log
     timeoutSeconds: 30,
     summary: 'Signs and delivers webhook events; retries on the CONTRACT §10 schedule, then dead-letters.',
   },
@@ -59,7 +62,7 @@ export const jobs = {
     id: 'ledgerVerify',
     handler: 'functions/jobs/ledger-verify.ts',
     trigger: { kind: 'schedule', everySeconds: 3600 },
-    permissions: { table: 'read' },
+    permissions: { table: 'read', secrets: [] },
     timeoutSeconds: 300,
     summary: 'Hourly ledger verification of the ledgers whose wallets changed (docs/ledger-verification.md); emits LedgerDiscrepancies.',
   },
@@ -67,7 +70,7 @@ export const jobs = {
     id: 'ledgerVerifyFull',
     handler: 'functions/jobs/ledger-verify-full.ts',
     trigger: { kind: 'schedule', everySeconds: 86400 },
-    permissions: { table: 'read' },
+    permissions: { table: 'read', secrets: [] },
     timeoutSeconds: 900,
     summary: 'Daily full ledger verification: every wallet, journal, payment, settlement and refund (docs/ledger-verification.md); emits LedgerDiscrepancies.',
   },
@@ -75,7 +78,7 @@ export const jobs = {
     id: 'webhookSweeper',
     handler: 'functions/jobs/webhook-sweeper.ts',
     trigger: { kind: 'schedule', everySeconds: 60 },
-    permissions: { table: 'readWrite', webhookQueue: 'send' }, // readWrite: moves due-index entries, event pointers
+    permissions: { table: 'readWrite', webhookQueue: 'send', secrets: [] }, // readWrite: moves due-index entries, event pointers
     timeoutSeconds: 60,
     summary: 'Webhook safety sweep: sends again outbox events with no delivery record and retries overdue or parked (GSI2 due index, no scans).',
   },

@@ -16,14 +16,20 @@ export interface GatewayFunctionProps extends Pick<NodejsFunctionProps, 'descrip
   readonly entry: string;
   /** The one table: TABLE_NAME. Data grants are the caller's (least privilege per route). */
   readonly table: ITable;
-  /** The secret that seals merchant secrets: SECRETS_MASTER_KEY_ARN, read access granted. */
-  readonly masterKey: ISecret;
+  /**
+   * The secrets this function reads, nothing else: `masterKey` (SECRETS_MASTER_KEY_ARN, seals
+   * merchant secrets) and/or `publicPathsKey` (SECRETS_PUBLIC_KEY_ARN, hosted pages and provider
+   * callbacks). Read access is granted to exactly these.
+   */
+  readonly secrets: { readonly masterKey?: ISecret; readonly publicPathsKey?: ISecret };
+  /** Files the handler reads at run time (`source:name`, source relative to the repository root), copied next to the bundle. */
+  readonly assets?: readonly string[];
 }
 
 /** A gateway Lambda: Node.js 24 on arm64, bundled ESM, traced, with the gateway's common environment. */
 export class GatewayFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
-    const { table, masterKey, environment, ...rest } = props;
+    const { table, secrets, environment, assets = [], ...rest } = props;
     // Created beside the function, as nothing can be its child before super(): a log group with a
     // retention, and a role that may write to that log group only (instead of the
     // AWSLambdaBasicExecutionRole managed policy, which may write to any log group).
@@ -37,7 +43,20 @@ export class GatewayFunction extends NodejsFunction {
       memorySize: 512,
       timeout: Duration.seconds(10),
       tracing: Tracing.ACTIVE,
-      bundling,
+      bundling: assets.length
+        ? {
+            ...bundling,
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: (inputDir: string, outputDir: string) =>
+                assets.map((asset) => {
+                  const [source, name] = asset.split(':') as [string, string];
+                  return `cp "${inputDir}/${source}" "${outputDir}/${name}"`;
+                }),
+            },
+          }
+        : bundling,
       logGroup,
       // The AWS Parameters and Secrets extension serves the master key over localhost with caching,
       // so no Secrets Manager SDK client is bundled into the functions (shared/crypto/seal.ts).
@@ -46,14 +65,16 @@ export class GatewayFunction extends NodejsFunction {
       ...rest,
       environment: {
         TABLE_NAME: table.tableName,
-        SECRETS_MASTER_KEY_ARN: masterKey.secretArn,
+        ...(secrets.masterKey ? { SECRETS_MASTER_KEY_ARN: secrets.masterKey.secretArn } : {}),
+        ...(secrets.publicPathsKey ? { SECRETS_PUBLIC_KEY_ARN: secrets.publicPathsKey.secretArn } : {}),
         POWERTOOLS_SERVICE_NAME: 'payment-gateway',
         LOG_LEVEL: 'INFO',
         ...(bundling.sourceMap ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
         ...environment,
       },
     });
-    masterKey.grantRead(this);
+    secrets.masterKey?.grantRead(this);
+    secrets.publicPathsKey?.grantRead(this);
 
     const xray = 'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions, so active tracing needs Resource "*".';
     Validations.of(role).acknowledge(

@@ -12,6 +12,7 @@ import {
 import { ComparisonOperator, TreatMissingData, type Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, CfnTable, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -23,9 +24,10 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { jobList, type Job } from '#functions/jobs.ts';
-import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
+import { routeList, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
 import { HttpProblem, problems } from '#shared/http/problem.ts';
 import { defaultRateLimits, type RateLimits } from '#shared/http/rate-limits.ts';
+import { partitionPrefixes } from '#shared/store/keys.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { repoRoot } from '#infra/bundling.ts';
@@ -57,8 +59,31 @@ function resourcePaths(route: Route): string[] {
   return route.path.includes('{version}') ? supportedVersions.map((v) => route.path.replaceAll('{version}', v)) : [route.path];
 }
 
-/** Table actions of functions that answer unauthenticated requests: no Scan, DeleteItem or BatchWriteItem. */
-export const publicTableActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DescribeTable'];
+/**
+ * Table actions of request paths (routes.ts `permissions.table`): item reads and queries, and for
+ * `readWrite` conditional puts and updates (also inside TransactWriteItems). Never Scan, DeleteItem
+ * or BatchWriteItem: no request path needs them (jobs keep their own grants).
+ */
+export const routeTableActions = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
+  readWrite: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+} as const;
+
+/**
+ * The table grant of one route: its actions on the table and its indexes; a route confined to
+ * `partitions` gets them on the table only (no index), under a `dynamodb:LeadingKeys` condition
+ * that allows only partition keys of those item families.
+ */
+export function routeTablePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
+  if (route.permissions.table === 'none') return undefined;
+  const actions = [...routeTableActions[route.permissions.table]];
+  if (!route.permissions.partitions) return new PolicyStatement({ actions, resources: [tableArn, `${tableArn}/index/*`] });
+  return new PolicyStatement({
+    actions,
+    resources: [tableArn],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': route.permissions.partitions.map((family) => `${partitionPrefixes[family]}*`) } },
+  });
+}
 
 /** The REST API's one stage (the API version is in the path, not the stage). */
 const apiStageName = 'prod';
@@ -69,6 +94,8 @@ const acknowledge = (scope: IConstruct, reason: string, ...ids: string[]) =>
 export class PaymentGatewayStack extends Stack {
   readonly table: Table;
   readonly masterKey: Secret;
+  /** The key of the unauthenticated paths (page CSRF tokens, provider-callback verification); only those functions read it. */
+  readonly publicPathsKey: Secret;
   /** Webhook deliveries; the dispatcher (added later) retries through visibility timeouts. */
   readonly webhookQueue: Queue;
   readonly deadLetterQueue: Queue;
@@ -111,6 +138,14 @@ export class PaymentGatewayStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     acknowledge(this.masterKey, 'Rotating the master key means re-sealing every stored secret under the new key; it is an operator procedure, not a Secrets Manager rotation Lambda.', 'AwsSolutions-SMG4');
+    // Separate from the master key so that code answering unauthenticated requests never holds the
+    // key that unseals merchants' secrets (issue 10 point 16). Rotating it only invalidates open
+    // checkout forms and in-flight sandbox callbacks.
+    this.publicPathsKey = new Secret(this, 'PublicPathsKey', {
+      description: 'Key of the unauthenticated paths: hosted checkout anti-CSRF tokens and provider callback verification.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+    });
+    acknowledge(this.publicPathsKey, 'Rotation invalidates open checkout forms and in-flight callbacks; it is an operator procedure (update the secret value), not a rotation Lambda.', 'AwsSolutions-SMG4');
 
     const queueDefaults = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
     this.deadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });
@@ -208,15 +243,18 @@ export class PaymentGatewayStack extends Stack {
         entry: join(repoRoot, route.handler),
         description: `${route.method} ${route.path}`,
         table: this.table,
-        masterKey: this.masterKey,
+        secrets: this.secretsFor(route.permissions.secrets),
         environment: this.deploymentEnvironment,
+        ...(route.assets ? { assets: route.assets } : {}),
       });
-      // Unauthenticated code (hosted pages, provider callbacks) never scans or deletes: item reads,
-      // queries and conditional puts/updates only (docs/security-and-limits.md).
-      if (route.auth === 'none') this.table.grant(fn, ...publicTableActions);
-      else if (route.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
-      else this.table.grantReadData(fn);
-      acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
+      // Least privilege per route (docs/security-and-limits.md): item reads, queries and conditional
+      // puts/updates only; unauthenticated code (hosted pages, provider callbacks) also confined to
+      // its partitions by dynamodb:LeadingKeys.
+      const tablePolicy = routeTablePolicy(route, this.table.tableArn);
+      if (tablePolicy) fn.addToRolePolicy(tablePolicy);
+      if (tablePolicy && !route.permissions.partitions) {
+        acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
+      }
       acknowledge(fn, 'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
 
       const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
@@ -245,6 +283,15 @@ export class PaymentGatewayStack extends Stack {
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe the on-call address here.' });
     new CfnOutput(this, 'SecretsMasterKeyArn', { value: this.masterKey.secretArn });
+    new CfnOutput(this, 'PublicPathsKeyArn', { value: this.publicPathsKey.secretArn });
+  }
+
+  /** The secrets a route or job lists, as GatewayFunction wants them. */
+  private secretsFor(names: readonly SecretName[]) {
+    return {
+      ...(names.includes('masterKey') ? { masterKey: this.masterKey } : {}),
+      ...(names.includes('publicPathsKey') ? { publicPathsKey: this.publicPathsKey } : {}),
+    };
   }
 
   /** A background function from functions/jobs.ts, with its trigger and grants. */
@@ -253,7 +300,7 @@ export class PaymentGatewayStack extends Stack {
       entry: join(repoRoot, job.handler),
       description: job.summary,
       table: this.table,
-      masterKey: this.masterKey,
+      secrets: this.secretsFor(job.permissions.secrets),
       timeout: Duration.seconds(job.timeoutSeconds),
       environment: { ...this.deploymentEnvironment, QUEUE_URL: this.webhookQueue.queueUrl, DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl },
     });

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { allScopes, type Scope } from '#functions/routes.ts';
+import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 import { localConfig, useLocalStack } from './local/config.ts';
 
 /**
@@ -106,7 +106,7 @@ merchant
     const m = await getMerchant(id);
     if (!m) throw new Error(`no merchant ${id}`);
     const { webhooks, ...rest } = m;
-    const out = { ...rest, webhooks: Object.fromEntries(Object.entries(webhooks).map(([k, v]) => [k, { url: v!.url, secrets: v!.secrets.length }])) };
+    const out = { ...rest, webhooks: Object.fromEntries(Object.entries(webhooks).map(([k, v]) => [k, { url: v!.url, secrets: v!.secrets.length, events: v!.events ?? 'all' }])) };
     print(out, (x) => JSON.stringify(x, null, 2));
   });
 for (const [name, status] of [['suspend', 'suspended'], ['activate', 'active']] as const) {
@@ -170,14 +170,18 @@ merchant
   .option('--url <url>', 'the endpoint URL (with --enable: a callbackUrl to re-enable instead of the endpoint)')
   .option('--allow-insecure-webhooks', 'local development only: allow http://127.0.0.1 receivers')
   .option('--enable', 're-enable a destination disabled after HTTP 410 or 5 days of failures (docs/webhooks-operations.md)')
-  .action(async (o: { merchant: string; mode: 'test' | 'live'; url?: string; allowInsecureWebhooks?: boolean; enable?: boolean }) => {
+  .option('--events <types>', 'event types sent to the endpoint: comma-separated (TransactionStatusChanged,RefundStatusChanged,SettlementStatusChanged) or "all" (the default)')
+  .action(async (o: { merchant: string; mode: 'test' | 'live'; url?: string; allowInsecureWebhooks?: boolean; enable?: boolean; events?: string }) => {
     await connect();
     if (o.enable) {
       print(await (await services()).enableWebhook(o.merchant, o.mode, o.url), (x: { url: string }) => `Webhook destination ${x.url} enabled.`);
       return;
     }
-    if (!o.url) throw new InvalidArgumentError('--url is required (or --enable)');
-    print(await (await services()).setWebhook(o.merchant, o.mode, o.url, o.allowInsecureWebhooks), (x: { webhookSecret: string | null }) => (x.webhookSecret ? `Webhook set. Signing secret (shown once): ${x.webhookSecret}` : 'Webhook URL set; its signing secret is unchanged.'));
+    if (!o.url && o.events === undefined) throw new InvalidArgumentError('--url or --events is required (or --enable)');
+    const svc = await services();
+    print(await svc.setWebhook(o.merchant, o.mode, o.url, o.allowInsecureWebhooks, svc.parseEventTypes(o.events)), (x: { webhookSecret: string | null; events: string[] }) =>
+      [x.webhookSecret ? `Webhook set. Signing secret (shown once): ${x.webhookSecret}` : 'Webhook set; its signing secret is unchanged.', `Event types: ${x.events.join(', ')}`].join('\n'),
+    );
   });
 
 const key = program.command('key').description('API keys');
@@ -361,6 +365,36 @@ withdrawal
     const { rejectWithdrawal } = await import('#shared/services/withdrawal-operator.ts');
     print(await rejectWithdrawal(id, o.reason, withdrawalScope(o)), describeWithdrawal);
   });
+
+/**
+ * Wallet approvals held because the merchant was suspended (docs/security-and-limits.md): listed,
+ * then released (Completed, wallet credited once) or declined (Failed; refund the customer at the
+ * provider). ID is the paymentIntentId of the deposit or checkout.
+ */
+const depositCli = program.command('deposit').description("wallet approvals held while a merchant was suspended (deposits and wallet checkouts)");
+const describeHeld = (x: { paymentIntentId: string; intentType: string; status: string; amount: number; currency: string; merchantId: string; merchantStatus?: string | null }) =>
+  `${x.intentType} ${x.paymentIntentId} of merchant ${x.merchantId}${x.merchantStatus ? ` (${x.merchantStatus})` : ''}: ${x.amount} ${x.currency} is ${x.status}.` +
+  (x.status === 'Failed' ? ' Refund the customer at the wallet provider.' : '');
+depositCli
+  .command('held')
+  .description('list held wallet approvals, oldest first')
+  .action(async () => {
+    await connect();
+    const rows = await (await import('#shared/services/held-decisions.ts')).listHeld();
+    print(rows, (x: typeof rows) => x.map((h) => `${h.paymentIntentId} ${h.intentType} merchant ${h.merchantId} ${h.amount} ${h.currency} held ${h.heldApproval.heldAt} (${h.heldApproval.source})`).join('\n') || 'none');
+  });
+for (const [name, description] of [
+  ['release', 'credit a held approval: Completed, the wallet credited once (the merchant may still be suspended)'],
+  ['decline', 'refuse a held approval: Failed, nothing credited; then refund the customer at the wallet provider'],
+] as const) {
+  depositCli
+    .command(`${name} <paymentIntentId>`)
+    .description(description)
+    .action(async (id: string) => {
+      await connect();
+      print(await (await import('#shared/services/held-decisions.ts')).decideHeldApproval(id, name), describeHeld);
+    });
+}
 
 /** Settlements and refunds awaiting the operator (CONTRACT §6). ID is the settlement or refund id. */
 const settlementCli = program.command('settlement').description('approve, reject or cancel Pending settlements');

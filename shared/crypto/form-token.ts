@@ -1,14 +1,18 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { masterKey } from './seal.ts';
+import { publicPathsKey } from './seal.ts';
 
 /**
  * Anti-CSRF tokens of the hosted checkout forms: HMAC-SHA256 of the subject (e.g. the payment
- * intent) under a key derived from the master key for this purpose only. A form posted from
+ * intent) under a key derived from the public-paths key (never the master key) for this purpose only. A form posted from
  * anywhere but a page we rendered for that subject does not carry a valid token.
  */
 let derived: Promise<Buffer> | undefined;
+/** Tests: forget the derived key (after changing the environment). */
+export const forgetFormKey = () => {
+  derived = undefined;
+};
 const formKey = () =>
-  (derived ??= masterKey()
+  (derived ??= publicPathsKey()
     .then((key) => createHmac('sha256', key).update('hosted-checkout-form-token/v1').digest())
     .catch((error: unknown) => {
       derived = undefined;

@@ -32,22 +32,28 @@ export function deriveMasterKey(secret: string): MasterKey {
   return createHash('sha256').update(secret, 'utf8').digest();
 }
 
-let cached: Promise<MasterKey> | undefined;
+/** A key loaded once per process (cold start); a failed load is tried again on the next call. */
+function loadOnce(load: () => Promise<Buffer>) {
+  let pending: Promise<Buffer> | undefined;
+  const get = () =>
+    (pending ??= load().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    }));
+  return Object.assign(get, { forget: () => void (pending = undefined) });
+}
+
+const loadedMaster = loadOnce(() => loadMasterKey());
+const loadedPublic = loadOnce(() => loadPublicPathsKey());
 
 /** The master key, loaded once per process (cold start). */
-export function masterKey(): Promise<MasterKey> {
-  cached ??= loadMasterKey().catch((error: unknown) => {
-    cached = undefined;
-    throw error;
-  });
-  return cached;
-}
+export const masterKey = (): Promise<MasterKey> => loadedMaster();
 
 /** Outside Lambda (the ops CLI against AWS) a Secrets Manager reader is plugged in here. */
 let secretReader: ((arn: string) => Promise<string>) | undefined;
 export function useSecretReader(reader: (arn: string) => Promise<string>): void {
   secretReader = reader;
-  cached = undefined;
+  forgetLoadedKeys();
 }
 
 async function loadMasterKey(): Promise<MasterKey> {
@@ -56,6 +62,33 @@ async function loadMasterKey(): Promise<MasterKey> {
   const arn = process.env.SECRETS_MASTER_KEY_ARN;
   if (!arn) throw new Error('neither SECRETS_MASTER_KEY nor SECRETS_MASTER_KEY_ARN is set');
   return deriveMasterKey(await (secretReader ?? readFromLambdaExtension)(arn));
+}
+
+/**
+ * The key of the unauthenticated paths (hosted checkout pages, provider callbacks): the hosted
+ * forms' anti-CSRF tokens and the sandbox wallet callbacks' HMAC are derived from it, never from
+ * the master key, so those functions need not (and in AWS cannot) read the master key
+ * (issue 10 point 16). In AWS its own Secrets Manager secret (SECRETS_PUBLIC_KEY_ARN), read only
+ * by those functions; locally SECRETS_PUBLIC_KEY, or, when only an inline SECRETS_MASTER_KEY is
+ * configured (local stack, tests), a key derived from it for this purpose only. An ARN-configured
+ * master key is never used for it.
+ */
+export const publicPathsKey = (): Promise<Buffer> => loadedPublic();
+
+async function loadPublicPathsKey(): Promise<Buffer> {
+  const inline = process.env.SECRETS_PUBLIC_KEY;
+  if (inline) return deriveMasterKey(inline);
+  const arn = process.env.SECRETS_PUBLIC_KEY_ARN;
+  if (arn) return deriveMasterKey(await (secretReader ?? readFromLambdaExtension)(arn));
+  const local = process.env.SECRETS_MASTER_KEY;
+  if (local) return createHash('sha256').update('public-paths-key/v1\0').update(deriveMasterKey(local)).digest();
+  throw new Error('neither SECRETS_PUBLIC_KEY nor SECRETS_PUBLIC_KEY_ARN is set');
+}
+
+/** Tests: forget the loaded keys (after changing the environment). */
+export function forgetLoadedKeys(): void {
+  loadedMaster.forget();
+  loadedPublic.forget();
 }
 
 /** The AWS Parameters and Secrets Lambda extension (a layer on every function; no SDK needed). */

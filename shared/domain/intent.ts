@@ -59,7 +59,13 @@ export interface PaymentIntent {
   callbackUrl: string | null;
   /** The gateway's (or provider's) reference for this transaction; unique per merchant and mode. */
   transactionReference: string;
+  /**
+   * Why it reached its status: a stable code (shared/domain/reasons.ts). Intents stored before
+   * codes existed may hold free text here (withdrawals did); events map it to a code.
+   */
   reason: string | null;
+  /** Free text beside the code (a bank's or provider's message, an operator's note); absent on older intents. */
+  reasonDetail?: string | null;
   /** traceId of the request that created it; repeated on lookups and webhook events. */
   traceId: string;
   createdAt: string;
@@ -70,3 +76,24 @@ export interface PaymentIntent {
   /** Per-type details (checkout: paymentMethod, card; deposit: walletChargeInfo; withdrawal: payoutInfo …). */
   details: Record<string, unknown>;
 }
+
+/**
+ * A wallet provider's approval that arrived while the merchant was suspended: recorded on the
+ * still-Pending intent (details.heldApproval) instead of crediting the wallet, until an operator
+ * releases (Completed, credited once) or declines it (Failed). docs/security-and-limits.md.
+ */
+export interface HeldApproval {
+  heldAt: string;
+  /** Where the approval came from: the provider's signed callback or its status inquiry. */
+  source: 'callback' | 'inquiry';
+  providerReference: string;
+  /** Set by the operator's decision (in the same write as the status change). */
+  decision?: 'released' | 'declined';
+  decidedAt?: string;
+}
+
+export const heldApprovalOf = (intent: PaymentIntent): HeldApproval | undefined =>
+  (intent.details as { heldApproval?: HeldApproval }).heldApproval ?? undefined;
+
+/** The reason of a held approval the operator declined (a Failed checkout or deposit). */
+export const heldApprovalDeclinedReason = 'declined_merchant_suspended';

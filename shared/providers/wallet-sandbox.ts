@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
-import { masterKey } from '#shared/crypto/seal.ts';
-import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from './wallet.ts';
+import { publicPathsKey } from '#shared/crypto/seal.ts';
+import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from './wallet-contract.ts';
 
 /**
  * The sandbox wallet providers of CONTRACT §9. The outcome is chosen by the last four digits of the
@@ -32,9 +32,9 @@ export const sandboxBehaviour = (mobileNumber: string) => {
   }
 };
 
-/** The HMAC key the sandbox signs its callbacks with (derived, never stored). */
+/** The HMAC key the sandbox signs its callbacks with (derived from the public-paths key, never stored). */
 export async function sandboxCallbackSecret(providerId: WalletProviderId): Promise<Buffer> {
-  return createHmac('sha256', await masterKey()).update(`sandbox-wallet-callback:${providerId}`).digest();
+  return createHmac('sha256', await publicPathsKey()).update(`sandbox-wallet-callback:${providerId}`).digest();
 }
 
 /** How the sandbox signs a callback: hex HMAC-SHA256 of the raw body in `X-Provider-Signature`. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { nextSettlementRun } from '#shared/domain/merchant.ts';
+import { merchantMaySubmit, nextSettlementRun } from '#shared/domain/merchant.ts';
 import { newSettlement, settlementJournals, settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
 import { logger } from '#shared/logger.ts';
 import { railFor } from '#shared/providers/rails.ts';
@@ -33,7 +33,7 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
     const wallet = merchant && (await getWallet(merchantId, mode, merchant.defaultCurrency, true));
     const amountMinor = wallet ? wallet.available - (schedule?.minimumBalanceMinor ?? 0) : 0;
     let settlement: Settlement | undefined;
-    if (merchant && merchant.status === 'active' && destination && railFor('settlement', mode) && amountMinor > 0) {
+    if (merchant && merchantMaySubmit(merchant) && destination && railFor('settlement', mode) && amountMinor > 0) {
       const created = newSettlement(
         { merchantId, mode, traceId: `autosettle-${run.runAt}` },
         {

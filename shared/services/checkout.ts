@@ -23,11 +23,13 @@ import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { sandboxCardOutcome } from '#shared/domain/sandbox.ts';
+import { walletDecline } from '#shared/domain/reasons.ts';
 import { walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
 import { sandboxApprovalDelayMs, sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { createIntentWrites, getIntent, orderRefWriteIndex, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
+import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type ChangeResult, type Decision } from './transactions.ts';
 
 /**
@@ -161,7 +163,7 @@ const tryAgainRefusal = () => new CheckoutRefusal(422, 'The wallet provider coul
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
 
-function completedDecision(current: PaymentIntent, source: { card: CardSummary } | { walletProvider: WalletProviderId }): Decision {
+export function completedDecision(current: PaymentIntent, source: { card: CardSummary } | { walletProvider: WalletProviderId }): Decision {
   const details = checkoutDetails(current);
   const feeMinor = checkoutFee(current.amountMinor, details.feeRate ?? defaultFees.checkout);
   return {
@@ -180,10 +182,14 @@ function completedDecision(current: PaymentIntent, source: { card: CardSummary }
   };
 }
 
-/** The provider's answer about a wallet charge decides the payment; Pending decides nothing. */
+/**
+ * The provider's answer about a wallet charge decides the payment; Pending decides nothing, and
+ * neither does any answer about a held approval (suspended merchant: the operator decides).
+ */
 function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, answer: ChargeStatus): Decision | null {
+  if (isHeld(current)) return null;
   if (answer.status === 'Approved') return completedDecision(current, { walletProvider: wallet.provider });
-  if (answer.status === 'Declined') return { to: 'Failed', reason: answer.reason };
+  if (answer.status === 'Declined') return { to: 'Failed', ...walletDecline(answer.reason) };
   return null;
 }
 
@@ -244,7 +250,14 @@ async function settleCheckout(intent: PaymentIntent, now: Date): Promise<{ resul
       hold = true;
     }
   }
+  if (answer?.status === 'Approved' && wallet?.stage === 'approval') {
+    // A suspended merchant is not credited: the approval is held for the operator (held-approvals.ts).
+    const stillThisCharge = (current: PaymentIntent) => checkoutDetails(current).wallet?.stage === 'approval' && sameCharge(current, wallet);
+    const held = await holdApprovalIfSuspended(intent.paymentIntentId, { source: 'inquiry', providerReference: wallet.providerReference }, now, stillThisCharge);
+    if (held) return { result: { changed: false, intent: held }, answer };
+  }
   const result = await changeStatus(intent.paymentIntentId, (current) => {
+    if (isHeld(current)) return null; // held for the operator: neither completed nor expired here
     const waiting = checkoutDetails(current).wallet;
     if (waiting?.stage === 'approval') {
       // Decide only on the answer about this very charge; a charge that reached approval since is looked at again.
@@ -466,7 +479,7 @@ export async function checkoutDue(listed: PaymentIntent, now: Date): Promise<voi
   if (!intent || intent.intentType !== 'checkout' || intent.status !== 'Pending') return;
   const { result } = await settleCheckout(intent, now);
   const after = result.intent;
-  if (result.changed || !after || after.status !== 'Pending') return;
+  if (result.changed || !after || after.status !== 'Pending' || isHeld(after)) return; // a held approval leaves the due index
   const wallet = checkoutDetails(after).wallet;
   const soon = now.getTime() + approvalRecheckMs;
   const deadline = wallet?.stage === 'approval' ? approvalDeadline(after, wallet) : Date.parse(after.expiresAt!);

@@ -1,8 +1,9 @@
+import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
-import type { OrderRef, PaymentIntent } from '#shared/domain/intent.ts';
+import { heldApprovalDeclinedReason, isTerminal, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
 import { journal } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
@@ -14,6 +15,7 @@ import { sandboxApprovalDelayMs } from '#shared/providers/wallet-sandbox.ts';
 import { db, fromItem, tableName, toItem, transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { createIntentWrites, orderRefTaken, orderRefWriteIndex, rescheduleDue } from '#shared/store/intents.ts';
 import { keys } from '#shared/store/keys.ts';
+import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type Decision } from './transactions.ts';
 
 /**
@@ -164,35 +166,52 @@ export async function createDeposit(cmd: DepositCommand, record: (body: DepositR
   return body;
 }
 
-/** What the provider's authoritative answer means for a deposit (Completed credits the wallet, net of the fee). */
-export function decideDeposit(current: PaymentIntent, answer: ChargeStatus, now: Date): Decision | null {
+const chargeInfo = (current: PaymentIntent, status: string, extra: Partial<WalletChargeInfo> = {}) => ({ walletChargeInfo: { ...details(current).walletChargeInfo, status, ...extra } });
+
+/** The approved deposit: Completed, the wallet credited net of the fee (journal in the same transaction). */
+export function depositCompletedDecision(current: PaymentIntent, now: Date): Decision {
   const d = details(current);
-  const chargeInfo = (status: string, extra: Partial<WalletChargeInfo> = {}) => ({ walletChargeInfo: { ...d.walletChargeInfo, status, ...extra } });
+  return {
+    to: 'Completed',
+    reason: null,
+    details: chargeInfo(current, 'Completed', { message: 'Approved by the customer.' }),
+    journal: journal({
+      merchantId: current.merchantId,
+      mode: current.mode,
+      currency: current.currency,
+      kind: 'deposit.completed',
+      reference: current.paymentIntentId,
+      movements: [
+        { account: { kind: 'external', name: `wallet:${walletProviders[d.providerId].code}` }, amount: -current.amountMinor },
+        { account: { kind: 'available' }, amount: current.amountMinor - current.feeMinor },
+        { account: { kind: 'fees' }, amount: current.feeMinor },
+      ],
+      now,
+    }),
+  };
+}
+
+/** A held approval the operator declined: Failed, nothing credited; the customer is refunded at the provider. */
+export const depositDeclinedByOperatorDecision = (current: PaymentIntent): Decision => ({
+  to: 'Failed',
+  reason: heldApprovalDeclinedReason,
+  details: chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'The payment was not accepted for this merchant; the customer is refunded by the wallet provider.' }),
+});
+
+/**
+ * What the provider's authoritative answer means for a deposit (Completed credits the wallet, net
+ * of the fee). A held approval (suspended merchant) is decided by the operator only: null.
+ */
+export function decideDeposit(current: PaymentIntent, answer: ChargeStatus, now: Date): Decision | null {
+  if (isHeld(current)) return null;
   switch (answer.status) {
     case 'Approved':
-      return {
-        to: 'Completed',
-        reason: null,
-        details: chargeInfo('Completed', { message: 'Approved by the customer.' }),
-        journal: journal({
-          merchantId: current.merchantId,
-          mode: current.mode,
-          currency: current.currency,
-          kind: 'deposit.completed',
-          reference: current.paymentIntentId,
-          movements: [
-            { account: { kind: 'external', name: `wallet:${walletProviders[d.providerId].code}` }, amount: -current.amountMinor },
-            { account: { kind: 'available' }, amount: current.amountMinor - current.feeMinor },
-            { account: { kind: 'fees' }, amount: current.feeMinor },
-          ],
-          now,
-        }),
-      };
+      return depositCompletedDecision(current, now);
     case 'Declined':
-      return { to: 'Failed', reason: answer.reason, details: chargeInfo('Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'The customer did not approve the payment.' }) };
+      return { to: 'Failed', ...walletDecline(answer.reason), details: chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'The customer did not approve the payment.' }) };
     case 'Pending':
       return current.expiresAt && now.getTime() >= Date.parse(current.expiresAt)
-        ? { to: 'Expired', reason: 'not_approved', details: chargeInfo('Expired', { isSuccess: false }) }
+        ? { to: 'Expired', reason: 'not_approved', details: chargeInfo(current, 'Expired', { isSuccess: false }) }
         : null;
   }
 }
@@ -212,9 +231,10 @@ export async function reconcileDeposit(intent: PaymentIntent, now: Date): Promis
       return;
     }
   }
+  if (answer.status === 'Approved' && (await holdApprovalIfSuspended(intent.paymentIntentId, { source: 'inquiry', providerReference: details(intent).providerReference }, now))) return;
   const result = await changeStatus(intent.paymentIntentId, (current) => decideDeposit(current, answer, now), () => now);
   reportLateApproval(result, answer);
-  if (!result.changed && result.intent?.status === 'Pending') {
+  if (!result.changed && result.intent?.status === 'Pending' && !isHeld(result.intent)) {
     const next = Math.min(now.getTime() + reconcileEveryMs, Date.parse(result.intent.expiresAt ?? now.toISOString()));
     await rescheduleDue(result.intent, new Date(Math.max(next, now.getTime() + 1000)).toISOString());
   }
@@ -226,7 +246,7 @@ export async function reconcileDeposit(intent: PaymentIntent, now: Date): Promis
  * the provider (this error line is what the alarm on errors catches).
  */
 function reportLateApproval(result: Awaited<ReturnType<typeof changeStatus>>, answer: ChargeStatus) {
-  if (answer.status === 'Approved' && !result.changed && result.intent && result.intent.status !== 'Completed') {
+  if (answer.status === 'Approved' && !result.changed && result.intent && isTerminal(result.intent.status) && result.intent.status !== 'Completed') {
     logger.error('deposit: approval arrived after the deposit closed; refund the customer at the provider', {
       paymentIntentId: result.intent.paymentIntentId,
       status: result.intent.status,
@@ -253,6 +273,10 @@ export async function applyProviderCallback(providerCode: string, headers: Recor
     const pointer = out.Item ? fromItem<{ paymentIntentId: string; mode: Mode }>(out.Item) : undefined;
     if (!pointer || pointer.mode !== mode) throw new NotFoundError(`No charge ${callback.providerReference}.`);
     const answer: ChargeStatus = callback.status === 'Approved' ? { status: 'Approved' } : { status: 'Declined', reason: callback.reason ?? 'customer_declined' };
+    if (answer.status === 'Approved') {
+      const held = await holdApprovalIfSuspended(pointer.paymentIntentId, { source: 'callback', providerReference: callback.providerReference }, now);
+      if (held) return { paymentIntentId: pointer.paymentIntentId, status: held.status, changed: false, held: true };
+    }
     const result = await changeStatus(pointer.paymentIntentId, (current) => decideDeposit(current, answer, now), () => now);
     reportLateApproval(result, answer);
     return { paymentIntentId: pointer.paymentIntentId, status: result.intent?.status, changed: result.changed };

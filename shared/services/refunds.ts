@@ -1,9 +1,9 @@
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { BusinessRuleError, ConflictError, NotFoundError } from '#shared/domain/errors.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
-import { feeFor, fromMinor } from '#shared/domain/money.ts';
+import { feeFor, fromMinor, minorUnits } from '#shared/domain/money.ts';
 import {
   canRefundTransition,
   refundAfterFailure,
@@ -22,15 +22,13 @@ import {
   type RefundableIntent,
   type RefundView,
 } from '#shared/domain/refund.ts';
-import { problems } from '#shared/http/problem.ts';
-import { minorUnits } from '#shared/http/schemas.ts';
 import { logger } from '#shared/logger.ts';
 import { emitOutcome } from '#shared/metrics.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { findIntent } from '#shared/store/intents.ts';
-import { createRefundWrites, getRefund, listRefundsOfIntent, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
+import { createRefundWrites, getRefund, listRefundsOfIntent, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from './outbound.ts';
@@ -86,7 +84,7 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, com
       throw error;
     }
   }
-  throw problems.conflict('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.');
+  throw new ConflictError('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.');
 }
 
 /** GET /Refunds/{id}: another merchant's or mode's refund does not exist. */
@@ -115,7 +113,12 @@ type Change = VersionedChange<Refund>;
 
 /** Read → decide → one conditional transaction, retried on a lost race; a final status counts once. */
 async function changeRefund(id: string, decide: (current: Refund) => Change | null) {
-  const result = await changeVersioned('refund', () => getRefund(id), decide, {
+  // A status change commits with its RefundStatusChanged event in the same transaction.
+  const withEvent = (r: Refund): Change | null => {
+    const c = decide(r);
+    return c && { next: c.next, writes: [...c.writes, ...refundEventWrites(r, c.next)] };
+  };
+  const result = await changeVersioned('refund', () => getRefund(id), withEvent, {
     label: `refund ${id}`,
     committed: (before, after) => after.status !== before.status && after.status >= RefundStatus.Completed && emitOutcome('refund', refundStatusNames[after.status], after.amountMinor),
   });

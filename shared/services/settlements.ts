@@ -23,7 +23,7 @@ import { railFor } from '#shared/providers/rails.ts';
 import type { SettlementInstruction } from '#shared/providers/settlement-rail.ts';
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
-import { createSettlementWrite, getSettlement, listSettlements, settlementChange, type SettlementQuery } from '#shared/store/settlements.ts';
+import { createSettlementWrite, getSettlement, listSettlements, settlementChange, settlementEventWrites, type SettlementQuery } from '#shared/store/settlements.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from './outbound.ts';
@@ -105,7 +105,12 @@ type Change = VersionedChange<Settlement>;
 
 /** Read → decide → one conditional transaction, retried on a lost race; a final status counts once. */
 async function changeSettlement(id: string, decide: (current: Settlement) => Promise<Change | null> | Change | null) {
-  const result = await changeVersioned('settlement', () => getSettlement(id), decide, {
+  // A status change commits with its SettlementStatusChanged event in the same transaction.
+  const withEvent = async (s: Settlement): Promise<Change | null> => {
+    const c = await decide(s);
+    return c && { next: c.next, writes: [...c.writes, ...settlementEventWrites(s, c.next)] };
+  };
+  const result = await changeVersioned('settlement', () => getSettlement(id), withEvent, {
     label: `settlement ${id}`,
     committed: (before, after) => after.status !== before.status && after.status >= SettlementStatus.Completed && emitOutcome('settlement', settlementStatusNames[after.status], after.amountMinor),
   });

@@ -50,7 +50,8 @@ export async function rejectWithdrawal(reference: string, reason: string = payou
       ? null
       : {
           to: 'Cancelled',
-          reason,
+          reason: 'rejected_by_operator',
+          reasonDetail: reason,
           details: { payoutInfo: payoutInfo(current, states.rejected('Cancelled', reason)), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) },
           journal: withdrawalJournals.released(current),
         },

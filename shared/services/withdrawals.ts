@@ -1,3 +1,4 @@
+import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
@@ -148,10 +149,10 @@ export function payouts(finish?: Finish) {
     released = release;
     return completion ? [completion] : [];
   };
-  const fail = (current: PaymentIntent, change: InfoChange): Decision => {
+  const fail = (current: PaymentIntent, reason: ReasonCode, change: InfoChange): Decision => {
     const details = { payoutInfo: payoutInfo(current, change), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) };
     const extraWrites = finishing({ ...current, status: 'Failed', details: { ...current.details, ...details } }, true);
-    return { to: 'Failed', reason: change.errorDetails, details, journal: withdrawalJournals.released(current), extraWrites };
+    return { to: 'Failed', reason, reasonDetail: change.errorDetails, details, journal: withdrawalJournals.released(current), extraWrites };
   };
   const product: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutChange> = {
     who: 'payout provider',
@@ -190,7 +191,8 @@ export function payouts(finish?: Finish) {
     },
     failed: ({ current }, why) => {
       if (why.kind === 'rejected' && why.internal) logger.error('payout not submitted', { paymentIntentId: current.paymentIntentId, detail: why.reason });
-      return fail(current, payoutFailure(why, current.traceId));
+      const reason: ReasonCode = why.kind === 'not_received' || (why.kind === 'rejected' && why.internal) ? 'payout_not_sent' : 'bank_rejected';
+      return fail(current, reason, payoutFailure(why, current.traceId));
     },
     dueAgain: ({ current, asked }, dueAt) => (current.version === asked.version ? { sameStatus: true, details: {}, dueAt } : null),
   };

@@ -8,7 +8,7 @@ import {
   type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import { faultPoint } from '#shared/faults.ts';
+import { commitPointName, faultPoint } from '#shared/faults.ts';
 import { tracer } from '#shared/metrics.ts';
 
 /**
@@ -40,6 +40,8 @@ export function tableName(): string {
 
 export const toItem = (value: Record<string, unknown>) => marshall(value, { removeUndefinedValues: true, convertClassInstanceToMap: false });
 export const fromItem = <T>(item: Record<string, AttributeValue>) => unmarshall(item) as T;
+/** A DynamoDB stream record's image (Lambda's event types declare it loosely) as a plain item. */
+export const fromStreamImage = (image: unknown) => unmarshall(image as Record<string, AttributeValue>) as Record<string, unknown>;
 export const toValues = (values: Record<string, unknown>) => marshall(values as Record<string, NativeAttributeValue>, { removeUndefinedValues: true });
 
 export type TxItem = TransactWriteItem;
@@ -100,7 +102,7 @@ export async function transact(items: TxItem[], options: { idempotency?: TxItem 
   for (let attempt = 1; ; attempt++) {
     try {
       await db().send(new TransactWriteItemsCommand({ TransactItems: all }));
-      faultPoint('commit');
+      faultPoint(commitPointName);
       return;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;

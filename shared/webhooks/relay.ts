@@ -1,8 +1,7 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { logger } from '#shared/logger.ts';
-import { putEventPointers, type EventPointer } from '#shared/store/webhooks.ts';
+import { fromStreamImage } from '#shared/store/client.ts';
+import { pointerOf, putEventPointers, type EventPointer } from '#shared/store/webhooks.ts';
 import { messageFromItem, type DeliveryMessage } from './messages.ts';
 import { publish } from './queue.ts';
 
@@ -22,7 +21,7 @@ export async function relayRecords(records: readonly DynamoDBRecord[]): Promise<
     if (record.eventName !== 'INSERT' || !image) continue;
     let message: DeliveryMessage | undefined;
     try {
-      message = messageFromItem(unmarshall(image as Record<string, AttributeValue>));
+      message = messageFromItem(fromStreamImage(image));
     } catch (error) {
       // Retrying cannot repair an item that does not parse: say so loudly and move on.
       logger.error('outbox relay: unreadable item', { sequenceNumber, error });
@@ -33,7 +32,7 @@ export async function relayRecords(records: readonly DynamoDBRecord[]): Promise<
 
   const pointers: EventPointer[] = entries
     .filter((e) => e.message.roundId === 'initial')
-    .map(({ message: m }) => ({ eventId: m.eventId, paymentIntentId: m.paymentIntentId, merchantId: m.merchantId, mode: m.mode, eventCreatedAt: m.eventCreatedAt }));
+    .map(({ message }) => pointerOf(message));
   await putEventPointers(pointers); // before the message exists, so its attempts are findable by event id
 
   const failed = new Set(await publish(entries.map(({ id, message }) => ({ id, message }))));

@@ -4,6 +4,7 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { jobList } from '#functions/jobs.ts';
 import { routeList, supportedVersions } from '#functions/routes.ts';
+import { keys, partitionPrefixes } from '#shared/store/keys.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { addComplianceChecks } from '#infra/checks.ts';
@@ -26,14 +27,22 @@ function resourcePath(id: string): string {
   return `${ParentId.Ref ? resourcePath(ParentId.Ref) : ''}/${PathPart}`;
 }
 
-/** Every IAM action granted to a role by the policies attached to it. */
-function actionsOf(roleId: string): string[] {
+type Statement = { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
+/** Every IAM statement granted to a role by the policies attached to it. */
+function statementsOf(roleId: string): Statement[] {
   return ofType('AWS::IAM::Policy')
     .filter(([, p]) => p.Properties.Roles.some((r: { Ref?: string }) => r.Ref === roleId))
-    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => s.Action));
+    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
 }
+/** Every IAM action granted to a role by the policies attached to it. */
+const actionsOf = (roleId: string): string[] => statementsOf(roleId).flatMap((s) => s.Action);
+/** The secrets (logical ids) a role may read. */
+const secretsReadBy = (roleId: string): string[] =>
+  statementsOf(roleId)
+    .filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))
+    .flatMap((s) => [s.Resource].flat().map((r) => (r as { Ref?: string }).Ref ?? JSON.stringify(r)));
+const tableStatements = (roleId: string) => statementsOf(roleId).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
 
-const writeActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 
 describe('PaymentGatewayStack', () => {
   it('has one Lambda per route and per job, and no other function', () => {
@@ -86,12 +95,22 @@ describe('PaymentGatewayStack', () => {
         Environment: {
           Variables: {
             TABLE_NAME: { Ref: logicalId(stack.table) },
-            SECRETS_MASTER_KEY_ARN: { Ref: logicalId(stack.masterKey) },
             POWERTOOLS_SERVICE_NAME: 'payment-gateway',
             LOG_LEVEL: 'INFO',
           },
         },
       });
+    });
+
+    it(`reads exactly the secrets it needs (${route.permissions.secrets.join(', ') || 'none'})`, () => {
+      const expected = route.permissions.secrets.map((name) => logicalId(name === 'masterKey' ? stack.masterKey : stack.publicPathsKey));
+      expect(secretsReadBy(logicalId(fn.role!)).sort()).toEqual(expected.sort());
+      const variables = resources[fnId]!.Properties.Environment.Variables;
+      expect(variables.SECRETS_MASTER_KEY_ARN).toEqual(route.permissions.secrets.includes('masterKey') ? { Ref: logicalId(stack.masterKey) } : undefined);
+      expect(variables.SECRETS_PUBLIC_KEY_ARN).toEqual(route.permissions.secrets.includes('publicPathsKey') ? { Ref: logicalId(stack.publicPathsKey) } : undefined);
+      if (route.signature) expect(route.permissions.secrets).toContain('masterKey'); // body signatures unseal the merchant's secret key
+      if (route.auth === 'none') expect(route.permissions.secrets).not.toContain('masterKey'); // never the master key
+      if (route.auth === 'none' && route.permissions.table !== 'none') expect(route.permissions.secrets).toEqual(['publicPathsKey']);
     });
 
     it(`is served at ${route.method} ${route.path}`, () => {
@@ -107,20 +126,53 @@ describe('PaymentGatewayStack', () => {
       }
     });
 
-    it(`gets ${route.permissions.table} access to the table`, () => {
-      const actions = actionsOf(logicalId(fn.role!));
-      expect(actions).toContain('dynamodb:Query');
-      if (route.auth === 'none') {
-        // Unauthenticated code: conditional puts/updates, never Scan, DeleteItem or BatchWriteItem.
-        for (const action of ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:*']) expect(actions).not.toContain(action);
-        expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
-        return;
-      }
-      for (const action of writeActions) {
+    it(`gets ${route.permissions.table} access to the table: item reads, queries${route.permissions.table === 'readWrite' ? ', conditional puts and updates' : ''}; never Scan, DeleteItem or BatchWriteItem`, () => {
+      const actions = actionsOf(logicalId(fn.role!)).filter((a) => a.startsWith('dynamodb:'));
+      if (route.permissions.table === 'none') return void expect(actions).toEqual([]);
+      expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+      for (const action of ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:*', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']) expect(actions).not.toContain(action);
+      for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) {
         if (route.permissions.table === 'readWrite') expect(actions).toContain(action);
         else expect(actions).not.toContain(action);
       }
     });
+
+    if (route.auth === 'none' && route.permissions.table !== 'none') {
+      it(`is confined by dynamodb:LeadingKeys to ${route.permissions.partitions?.join(', ')} partitions, on the table only`, () => {
+        const statements = tableStatements(logicalId(fn.role!));
+        expect(statements.length).toBeGreaterThan(0);
+        const prefixes = route.permissions.partitions!.map((family) => `${partitionPrefixes[family]}*`);
+        for (const statement of statements) {
+          expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes } });
+          expect(statement.Resource).toEqual({ 'Fn::GetAtt': [logicalId(stack.table), 'Arn'] }); // no index
+        }
+        // Never the partitions of API keys, idempotency records, settlements or refunds.
+        for (const forbidden of ['APIKEY#*', 'IDEM#*', 'SETTLEMENT#*', 'REFUND#*', '*']) expect(prefixes).not.toContain(forbidden);
+      });
+    }
+  });
+
+  it('keeps the master key from every function that answers unauthenticated requests, and from jobs that do not unseal', () => {
+    const masterReaders = [...stack.functions.entries()].filter(([, fn]) => secretsReadBy(logicalId(fn.role!)).includes(logicalId(stack.masterKey))).map(([id]) => id);
+    const expected = [...routeList, ...jobList].filter((x) => x.permissions.secrets.includes('masterKey')).map((x) => x.id);
+    expect(masterReaders.sort()).toEqual(expected.sort());
+    expect(expected).toContain('webhookDispatcher');
+    for (const route of routeList.filter((r) => r.auth === 'none')) expect(masterReaders).not.toContain(route.id);
+    for (const id of ['checkoutPage', 'checkoutCard', 'checkoutWallet', 'checkoutOtp', 'checkoutCancel', 'walletProviderCallback']) {
+      expect(secretsReadBy(logicalId(stack.functions.get(id)!.role!))).toEqual([logicalId(stack.publicPathsKey)]);
+    }
+    const publicReaders = [...stack.functions.entries()].filter(([, fn]) => secretsReadBy(logicalId(fn.role!)).includes(logicalId(stack.publicPathsKey))).map(([id]) => id);
+    expect(publicReaders.sort()).toEqual(routeList.filter((r) => r.auth === 'none' && r.permissions.table !== 'none').map((r) => r.id).sort());
+    template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+  });
+
+  it('names partition prefixes that match the store keys they stand for', () => {
+    expect(keys.intent('x').PK.startsWith(partitionPrefixes.intent)).toBe(true);
+    expect(keys.outboxEvent({ kind: 'transaction', id: 'x' }, 't', 'e').PK.startsWith(partitionPrefixes.intent)).toBe(true);
+    expect(keys.merchant('x').PK.startsWith(partitionPrefixes.merchant)).toBe(true);
+    expect(keys.wallet('x', 'test', 'PKR').PK.startsWith(partitionPrefixes.merchant)).toBe(true);
+    expect(keys.providerReference('JAZZCASH', 'r').PK.startsWith(partitionPrefixes.providerReference)).toBe(true);
+    expect(keys.eventFeed('e').PK.startsWith(partitionPrefixes.eventFeed)).toBe(true);
   });
 
   it('builds the table from tableDefinition', () => {
@@ -197,6 +249,7 @@ describe('PaymentGatewayStack', () => {
       status: 404,
       detail: 'No such endpoint.',
       traceId: '$context.requestId',
+      code: 'not_found',
     });
   });
 
@@ -207,7 +260,8 @@ describe('PaymentGatewayStack', () => {
     );
     for (const r of responses) {
       expect(r.ResponseParameters['gatewayresponse.header.Svc-Trace-Id']).toBe('context.requestId');
-      expect(JSON.parse(r.ResponseTemplates['application/json'])).toMatchObject({ status: Number(r.StatusCode), traceId: '$context.requestId' });
+      // Every 4xx carries a stable `code` (CONTRACT §12), the gateway's own answers too.
+      expect(JSON.parse(r.ResponseTemplates['application/json'])).toMatchObject({ status: Number(r.StatusCode), traceId: '$context.requestId', code: expect.any(String) });
     }
     expect(responses.find((r) => r.ResponseType === 'THROTTLED')).toMatchObject({
       StatusCode: '429',

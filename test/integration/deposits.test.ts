@@ -31,6 +31,7 @@ describe('deposits (mobile wallet charges)', () => {
   it('accepts a charge as Pending, completes once when the handset approves, and credits the wallet net of the fee', async () => {
     const m = await newMerchant();
     const body = request();
+    const started = Date.now(); // the charge starts at or after this; the handset answers 3 s after it starts
     const r = await create(m, body);
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({
@@ -41,7 +42,7 @@ describe('deposits (mobile wallet charges)', () => {
     });
     expect((await lookup(m, body.orderRef.orderRef)).json.status).toBe('Pending');
 
-    await sweep(m, later(1000)); // before the handset answers: still Pending
+    await sweep(m, new Date(started + 1000)); // before the handset answers (however slow this machine is): still Pending
     expect((await lookup(m, body.orderRef.orderRef)).json.status).toBe('Pending');
     await sweep(m, later(4000));
     await sweep(m, later(5000)); // a second sweep changes nothing

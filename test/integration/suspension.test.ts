@@ -1,6 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
-import { setStatus } from '#shared/services/merchants.ts';
+import { creditTestWallet, setSchedule, setStatus } from '#shared/services/merchants.ts';
+import { runAutoSettlement } from '#shared/services/auto-settlement.ts';
+import { advanceSettlement, approveSettlement } from '#shared/services/settlements.ts';
+import { approveWithdrawal } from '#shared/services/withdrawal-operator.ts';
+import { sandboxSubmissionCount } from '#shared/providers/bank-rail.ts';
+import { getAutoSettlementRun } from '#shared/store/settlements.ts';
+import { getIntent } from '#shared/store/intents.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { completedPayment } from '../support/money.ts';
@@ -34,6 +41,20 @@ describe('a suspended merchant', () => {
     expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBeGreaterThan(0);
   });
 
+  it('a wallet payment started before the suspension cannot be confirmed with its OTP while suspended', async () => {
+    const m = await newMerchant();
+    const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 1500 }));
+    const path = pagePath(created.json.checkoutUrl);
+    const page = await getPage(gw.baseUrl, path);
+    expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' })).status).toBe(303);
+    await setStatus(m.merchantId, 'suspended');
+    const otp = await postForm(gw.baseUrl, `${path}/otp`, { csrf: page.csrf!, otp: '123456' });
+    expect(otp.status).toBe(422);
+    expect(otp.html).toContain('not accepting payments');
+    expect(await getIntent(created.json.paymentIntentId)).toMatchObject({ status: 'Pending', details: { wallet: { stage: 'otp' } } });
+    expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
+  });
+
   it('API requests are refused with the stable code merchant_suspended; an approved refund waits in the sweep until reactivation', async () => {
     const m = await newMerchant();
     const payment = await completedPayment(m.merchantId, 'test', 50_00);
@@ -51,5 +72,57 @@ describe('a suspended merchant', () => {
     await setStatus(m.merchantId, 'active');
     const done = await advanceRefund(created.json.id, new Date(Date.now() + 6_000));
     expect(done).toMatchObject({ status: 3, attemptCount: 1 });
+  });
+
+  it('a Pending payout cannot be approved while suspended: nothing reaches the bank; after reactivation it is approved once', async () => {
+    const m = await newMerchant();
+    await creditTestWallet(m.merchantId, 'test', 1000_00, 'PKR');
+    const body = {
+      amount: 300,
+      currency: 'PKR',
+      description: 'Payout',
+      autoProcessPayout: false,
+      customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
+      orderRef: { orderRef: `WD${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+    };
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/withdraw', { key: m.test.apiKey, secret: m.test.secretKey, body });
+    expect(created.status, created.text).toBe(200);
+    const reference = created.json.payoutInfo.transactionReference;
+    await setStatus(m.merchantId, 'suspended');
+
+    await expect(approveWithdrawal(created.json.paymentIntentId)).rejects.toMatchObject({ code: 'merchant_suspended' });
+    expect(sandboxSubmissionCount(reference)).toBe(0);
+    const autoPayout = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/withdraw', { key: m.test.apiKey, secret: m.test.secretKey, body: { ...body, autoProcessPayout: true, orderRef: { orderRef: `${body.orderRef.orderRef}B` } } });
+    expect(autoPayout.status).toBe(403);
+    expect(autoPayout.json.code).toBe('merchant_suspended');
+    const lookup = await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${created.json.paymentIntentId}`, { key: m.test.apiKey });
+    expect(lookup.status).toBe(403); // the merchant's own API is refused too
+
+    await setStatus(m.merchantId, 'active');
+    const approved = await approveWithdrawal(created.json.paymentIntentId);
+    expect(approved.status).toBe('Processing');
+    expect(sandboxSubmissionCount(reference)).toBe(1);
+  });
+
+  it('an approved settlement waits in the sweep while suspended (never submitted to the rail), then proceeds; no automatic settlement is created', async () => {
+    const m = await newMerchant();
+    await creditTestWallet(m.merchantId, 'test', 1000_00, 'PKR');
+    const bank = { bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme Ltd' };
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Settlements', { key: m.test.apiKey, secret: m.test.secretKey, body: { amount: 100, currency: 'PKR', ...bank } });
+    expect(created.status, created.text).toBe(200);
+    await approveSettlement(created.json.id);
+    await setSchedule(m.merchantId, { frequency: 'daily', dayOfPeriod: null, hourUtc: 3, minimumBalanceMinor: 100_00, destination: bank });
+    await setStatus(m.merchantId, 'suspended');
+
+    const waiting = await advanceSettlement(created.json.id, new Date(Date.now() + 3_000));
+    expect(waiting).toMatchObject({ status: 1 }); // Approved, not Processing
+    expect(waiting?.railReference ?? null).toBeNull();
+    const run = await getAutoSettlementRun(m.merchantId, 'test');
+    expect(await runAutoSettlement(m.merchantId, 'test', new Date(Date.parse(run!.runAt) + 1_000))).toBeUndefined();
+    expect((await getWallet(m.merchantId, 'test', 'PKR', true)).heldByType.Settlement).toBe(100_00); // only the manual one
+
+    await setStatus(m.merchantId, 'active');
+    const processing = await advanceSettlement(created.json.id, new Date(Date.now() + 6_000));
+    expect(processing).toMatchObject({ status: 2, railReference: expect.stringMatching(/^SBXSTL/) });
   });
 });

@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import middy from '@middy/core';
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Route } from '#functions/routes.ts';
+import { escapeHtml } from '#shared/http/pages.ts';
+import { traceAndLog, type GatewayContext } from '#shared/http/middlewares.ts';
+
+/**
+ * The developer site (GET /docs and /docs/{name}): the API reference rendered by a self-hosted
+ * Scalar bundle (@scalar/api-reference, no CDN) from GET /Gateway/v1/openapi.json, and the guides.
+ * Strict CSP: scripts only from this origin (no inline script), no third-party fonts, images or
+ * connections. Links are relative, so the site works under a stage prefix (/prod/docs) too.
+ */
+export const docsCsp = [
+  "default-src 'none'",
+  "script-src 'self'",
+  // Scalar (Vue) sets inline style attributes and injects its stylesheet at run time.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export const siteHeaders = (contentType: string, cache = 'no-cache'): Record<string, string> => ({
+  'Content-Type': contentType,
+  'Cache-Control': cache,
+  'Content-Security-Policy': docsCsp,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains',
+});
+
+export type SiteResult = { status: number; contentType: string; body: string; cache?: string };
+
+type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | SiteResult, Error, GatewayContext>;
+
+function render(): Middleware {
+  return {
+    after: (request) => {
+      const r = request.response as SiteResult;
+      request.response = { statusCode: r.status, headers: siteHeaders(r.contentType, r.cache), body: r.body };
+    },
+    onError: (request) => {
+      request.response = { statusCode: 500, headers: siteHeaders('text/html; charset=utf-8'), body: page({ title: 'Something went wrong', base: '', body: '<p>Please try again.</p>' }) };
+    },
+  };
+}
+
+/** A public GET: trace id and access log (the JSON pipeline's), then `fn`. */
+export function siteHandler(route: Route, fn: (path: Record<string, string>) => SiteResult | Promise<SiteResult>) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult | SiteResult, Error, GatewayContext>()
+    .use(traceAndLog(route))
+    .use(render())
+    .handler(async (event) => fn((event.pathParameters ?? {}) as Record<string, string>)) as unknown as (
+    event: APIGatewayProxyEvent,
+    context: Context,
+  ) => Promise<APIGatewayProxyResult>;
+}
+
+/** The guides, in the order of the navigation. Content: ./guides.ts. */
+export const guideNav = [
+  { slug: 'quick-start', title: 'Quick start' },
+  { slug: 'signing', title: 'Signing requests' },
+  { slug: 'webhooks', title: 'Webhooks' },
+  { slug: 'sandbox', title: 'Sandbox values' },
+  { slug: 'errors', title: 'Errors' },
+] as const;
+
+/**
+ * One page of the site. `base` is the relative way to /docs/ from the page: '' on /docs/{name},
+ * 'docs/' on /docs itself (relative links keep working under a stage prefix).
+ */
+export function page(options: { title: string; base: string; body: string; reference?: boolean }): string {
+  const { title, base, body } = options;
+  const nav = [
+    `<a href="${base ? 'docs' : '../docs'}"${options.reference ? ' aria-current="page"' : ''}>API reference</a>`,
+    ...guideNav.map((g) => `<a href="${base}${g.slug}"${g.title === title ? ' aria-current="page"' : ''}>${escapeHtml(g.title)}</a>`),
+  ].join('\n      ');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Svc Payment Gateway</title>
+<link rel="stylesheet" href="${base}site.css">
+</head>
+<body${options.reference ? ' class="reference"' : ''}>
+<header class="site">
+  <strong class="brand">Svc Payment Gateway · Developers</strong>
+  <nav aria-label="Developer documentation">
+      ${nav}
+  </nav>
+</header>
+${body}
+</body>
+</html>
+`;
+}
+
+/** The site's own stylesheet (served as /docs/site.css). */
+export const siteCss = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#fff}
+header.site{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center;padding:.75rem 1rem;border-bottom:1px solid #d8dee4;background:#f6f8fa}
+header.site .brand{font-size:1rem}
+header.site nav{display:flex;flex-wrap:wrap;gap:.25rem .9rem}
+header.site a{color:#0a58ca;text-decoration:none}
+header.site a[aria-current=page]{font-weight:600;text-decoration:underline}
+main.guide{max-width:46rem;margin:0 auto;padding:1.25rem 1rem 3rem}
+main.guide h1{font-size:1.7rem;margin:.5rem 0 1rem}
+main.guide h2{font-size:1.25rem;margin-top:2rem}
+pre{background:#f6f8fa;border:1px solid #d8dee4;border-radius:6px;padding:.75rem;overflow-x:auto;font-size:.85rem}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+:not(pre)>code{overflow-wrap:anywhere}
+ol,ul{padding-left:1.25rem}
+table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}
+th,td{border:1px solid #d8dee4;padding:.35rem .6rem;text-align:left;vertical-align:top}
+#reference{min-height:60vh}
+.noscript{padding:1rem}
+`;
+
+/** The script that mounts Scalar on /docs (no inline script: CSP). */
+export const siteJs = `(function () {
+  var el = document.getElementById('reference');
+  if (!el || !window.Scalar || typeof window.Scalar.createApiReference !== 'function') return;
+  window.Scalar.createApiReference(el, {
+    url: el.getAttribute('data-openapi-url'),
+    withDefaultFonts: false,
+    hideClientButton: false,
+    // Nothing leaves this origin: no request proxy, no AI agent (it fetches a registry from scalar.com).
+    agent: { disabled: true },
+    telemetry: false,
+    showDeveloperTools: 'never',
+    defaultOpenAllTags: true,
+    hideDarkModeToggle: false,
+    metaData: { title: 'Svc Payment Gateway API reference' }
+  });
+})();
+`;
+
+/** The Scalar standalone bundle: copied next to the Lambda bundle (route `assets`), or from node_modules locally. */
+let scalarBundle: string | undefined;
+export function scalarJs(): string {
+  if (scalarBundle) return scalarBundle;
+  const candidates = [new URL('./scalar-standalone.js', import.meta.url), new URL('../../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url)];
+  for (const file of candidates) {
+    try {
+      scalarBundle = readFileSync(file, 'utf8');
+      return scalarBundle;
+    } catch {
+      // next candidate
+    }
+  }
+  throw new Error('the Scalar bundle is missing');
+}

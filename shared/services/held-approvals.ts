@@ -1,0 +1,56 @@
+import { heldApprovalOf, type HeldApproval, type PaymentIntent } from '#shared/domain/intent.ts';
+import { merchantMaySubmit } from '#shared/domain/merchant.ts';
+import { logger } from '#shared/logger.ts';
+import { transact, TransactionFailed } from '#shared/store/client.ts';
+import { getIntent, holdApprovalWrite } from '#shared/store/intents.ts';
+import { getMerchant } from '#shared/store/merchants.ts';
+
+/**
+ * A wallet provider's approval (callback or status inquiry) of a suspended merchant's deposit or
+ * checkout is not credited: the intent stays Pending with details.heldApproval, out of the due
+ * index (so it neither expires nor is asked about again), in the held list, until an operator runs
+ * `npm run ops -- deposit release|decline <id>` (shared/services/held-decisions.ts). While held,
+ * every provider path decides nothing about it (decideDeposit, the checkout sweep), so the only way
+ * to credit it is the operator's release, one conditional transaction.
+ */
+export const isHeld = (intent: PaymentIntent): boolean => heldApprovalOf(intent) !== undefined;
+
+/**
+ * Holds `paymentIntentId`'s approval when its merchant may not be credited now. Returns the held
+ * intent (held now or before), or undefined when the approval should be applied as usual (the
+ * merchant is active, the intent is no longer Pending, or `applies` says the approval is not about
+ * the intent's current charge).
+ */
+export async function holdApprovalIfSuspended(
+  paymentIntentId: string,
+  approval: Pick<HeldApproval, 'source' | 'providerReference'>,
+  now: Date,
+  applies: (current: PaymentIntent) => boolean = () => true,
+): Promise<PaymentIntent | undefined> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const current = await getIntent(paymentIntentId);
+    if (!current || current.status !== 'Pending') return undefined;
+    if (isHeld(current)) return current;
+    if (!applies(current)) return undefined;
+    if (merchantMaySubmit(await getMerchant(current.merchantId, true))) return undefined;
+    const held: HeldApproval = { heldAt: now.toISOString(), ...approval };
+    const { next, write } = holdApprovalWrite(current, held, now);
+    try {
+      await transact([write]);
+    } catch (error) {
+      if (error instanceof TransactionFailed && error.failedAt(0)) continue; // changed meanwhile: look again
+      throw error;
+    }
+    // Left for the operator: this warning is the log line the runbook points at.
+    logger.warn('wallet approval held: merchant suspended; an operator must release or decline it (npm run ops -- deposit release|decline)', {
+      paymentIntentId,
+      merchantId: current.merchantId,
+      intentType: current.intentType,
+      amountMinor: current.amountMinor,
+      currency: current.currency,
+      source: approval.source,
+    });
+    return next;
+  }
+  throw new Error(`could not hold the approval of ${paymentIntentId}: too much contention`);
+}

@@ -1,0 +1,109 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeList } from '#functions/routes.ts';
+import { guideNav } from '#functions/reference/site.ts';
+import { openApiPath, repoRoot } from '../../scripts/docs.ts';
+import { call, useGateway } from '../support/gateway.ts';
+
+/**
+ * The developer site in a real Chromium: the reference page renders every operation of the
+ * document with the self-hosted Scalar bundle under the strict CSP (no request leaves the
+ * gateway's origin, no CSP violation, no script error), the guides render, and screenshots at
+ * phone and desktop widths go to test-artifacts/.
+ */
+const artifacts = resolve(repoRoot, 'test-artifacts');
+const openapi = JSON.parse(readFileSync(openApiPath, 'utf8')) as { paths: Record<string, Record<string, { operationId: string; summary: string }>> };
+const operations = Object.values(openapi.paths).flatMap((item) => Object.values(item));
+
+describe('developer site in Chromium', () => {
+  const gw = useGateway(routeList);
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** A page that records script errors, CSP violations and any request to another origin (which it blocks). */
+  async function open(width: number) {
+    const context = await browser.newContext({ viewport: { width, height: 900 }, ...(width < 500 ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}) });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    const foreign: string[] = [];
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(gw.baseUrl) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      foreign.push(url);
+      return route.abort();
+    });
+    return { page, problems, foreign, close: () => context.close() };
+  }
+
+  const renderedText = (page: Page) => page.evaluate<string>('document.body.innerText');
+
+  it('serves the reference page with a strict CSP and the Scalar bundle from its own origin', async () => {
+    const r = await call(gw.baseUrl, 'GET', '/docs');
+    expect(r.status).toBe(200);
+    const csp = r.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-eval');
+    expect(csp).toContain("default-src 'none'");
+    expect(r.text).not.toMatch(/<script>(?!<\/script>)|<script [^>]*>[^<]+<\/script>/); // no inline script
+    expect(r.text).not.toMatch(/https?:\/\/(?!www\.w3\.org)/); // no CDN
+    const bundle = await call(gw.baseUrl, 'GET', '/docs/scalar.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toContain('javascript');
+    expect((await call(gw.baseUrl, 'GET', '/docs/nope')).status).toBe(404);
+  });
+
+  it.each([375, 1280])('renders every operation at %i px, with no foreign request, CSP violation or script error', async (width) => {
+    const { page, problems, foreign, close } = await open(width);
+    await page.goto(`${gw.baseUrl}/docs`);
+    await page.getByText(operations[0]!.summary).first().waitFor({ state: 'attached', timeout: 30_000 });
+    // Scalar renders lazily while scrolling: scroll down until every operation's summary is there
+    // (on a desktop as visible text; on a phone the operation list sits in the collapsed menu).
+    const text = () => (width >= 1000 ? renderedText(page) : page.evaluate<string>("document.body.textContent ?? ''"));
+    let missing: string[] = [];
+    for (let step = 0; step < 80; step++) {
+      const now = await text();
+      missing = operations.filter((op) => !now.includes(op.summary)).map((op) => op.operationId);
+      if (missing.length === 0) break;
+      await page.mouse.wheel(0, 2500);
+      await page.waitForLoadState('networkidle');
+    }
+    expect(missing).toEqual([]);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: resolve(artifacts, `docs-reference-${width}.png`) });
+    expect(foreign).toEqual([]);
+    expect(problems).toEqual([]);
+    await close();
+  }, 120_000);
+
+  it.each(guideNav.map((g) => [g.slug, g.title] as const))('renders the %s guide', async (slug, title) => {
+    const { page, problems, foreign, close } = await open(375);
+    await page.goto(`${gw.baseUrl}/docs/${slug}`);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(title);
+    // Navigation works from a guide: back to the reference and to every other guide.
+    const nav = page.getByRole('navigation', { name: 'Developer documentation' });
+    expect(await nav.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('../docs');
+    for (const other of guideNav) expect(await nav.getByRole('link', { name: other.title }).getAttribute('href')).toBe(other.slug);
+    if (slug === 'quick-start') await page.screenshot({ path: resolve(artifacts, 'docs-quick-start-375.png'), fullPage: true });
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    expect(overflow, 'no horizontal scrolling on a phone').toBeLessThanOrEqual(0);
+    expect(foreign).toEqual([]);
+    expect(problems).toEqual([]);
+    await close();
+  }, 60_000);
+});

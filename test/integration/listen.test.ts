@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { jobs } from '#functions/jobs.ts';
+import { routeList } from '#functions/routes.ts';
+import { constructEvent } from '../../sdk/node/src/webhooks.ts';
+import { listen, trigger, type Approver } from '../../scripts/listen.ts';
+import { newMerchant, useGateway } from '../support/gateway.ts';
+import { useOps } from '../support/ops.ts';
+import { eventually, startReceiver, useWebhookStack, type Delivery } from '../support/webhooks.ts';
+
+// The full local pipeline: the relay fills the events feed, the due sweeper settles sandbox outcomes.
+const stack = useWebhookStack([jobs.webhookRelay, jobs.dueSweeper]);
+const gw = useGateway(routeList);
+const ops = useOps(() => stack.tableName);
+
+const status = (d: Delivery) => String(d.event.data.CurrentStatusName ?? d.event.data.CurrentStatus);
+
+describe('npm run listen: trigger and forward', () => {
+  const stops: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const stop of stops) await stop();
+  });
+
+  it('every trigger scenario ends as it says, and listen forwards each event signed like a real delivery', async () => {
+    const m = await newMerchant({ name: 'Listening Merchant' });
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const receiver = await startReceiver();
+    stops.push(() => receiver.stop());
+    const lines: string[] = [];
+    const controller = new AbortController();
+    const listening = listen(
+      { apiKey: m.test.apiKey, secret, forwardTo: receiver.url, baseUrl: gw.baseUrl, since: new Date(Date.now() - 5_000).toISOString(), pollMs: 300, print: (l) => lines.push(l) },
+      controller.signal,
+    );
+    stops.push(async () => {
+      controller.abort();
+      await listening;
+    });
+    const approver: Approver = async (kind, id) => {
+      const r = await ops(kind, 'approve', id, '--json');
+      if ('failed' in r) throw new Error(`${r.stdout}${r.stderr}`);
+    };
+    const keys = { apiKey: m.test.apiKey, secretKey: m.test.secretKey, baseUrl: gw.baseUrl, approver, print: (l: string) => lines.push(l) };
+    const results: Record<string, Record<string, unknown>> = {};
+    for (const scenario of ['checkout.completed', 'checkout.failed', 'deposit.completed', 'withdrawal.completed', 'withdrawal.failed', 'refund.completed', 'settlement.completed'] as const) {
+      try { results[scenario] = await trigger(scenario, keys); } catch (e: any) { throw new Error(`${scenario}: ${JSON.stringify(e.problem)}`); }
+    }
+
+    const final = (d: Delivery[], type: string, id: string, name: string) =>
+      d.some((x) => x.event.type === type && [x.event.data.TransactionId, x.event.data.RefundId, x.event.data.SettlementId].includes(id) && status(x) === name);
+    const intent = (s: string) => String(results[s]!.paymentIntentId);
+    await receiver.waitFor(
+      (d) =>
+        final(d, 'TransactionStatusChanged', intent('checkout.completed'), 'Completed') &&
+        final(d, 'TransactionStatusChanged', intent('checkout.failed'), 'Failed') &&
+        final(d, 'TransactionStatusChanged', intent('deposit.completed'), 'Completed') &&
+        final(d, 'TransactionStatusChanged', intent('withdrawal.completed'), 'Completed') &&
+        final(d, 'TransactionStatusChanged', intent('withdrawal.failed'), 'Failed') &&
+        final(d, 'RefundStatusChanged', String(results['refund.completed']!.id), 'Completed') &&
+        final(d, 'SettlementStatusChanged', String(results['settlement.completed']!.id), 'Completed'),
+      90_000,
+    );
+
+    // Each forwarded request verifies with the SDK as a real delivery does, once per event.
+    for (const d of receiver.deliveries) {
+      const event = constructEvent(d.body, d.headers as Record<string, string>, [secret]);
+      expect(event.id).toBe(d.headers['webhook-id']);
+      expect(d.headers['x-svc-event-type']).toBe(event.type);
+    }
+    const ids = receiver.deliveries.map((d) => d.event.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // listen prints its line once the receiver's answer is back, a moment after the receiver saw the request.
+    const printed = await eventually(async () => lines.filter((l) => / → 200 /.test(l)).length, (n) => n >= ids.length, 10_000);
+    expect(printed).toBe(ids.length);
+  }, 180_000);
+
+  it('refuses live keys and unknown scenarios before calling anything', async () => {
+    const m = await newMerchant({ name: 'Live Keys' });
+    const { execFile } = await import('node:child_process');
+    const run = (...args: string[]) =>
+      new Promise<{ code: number | null; out: string }>((done) => {
+        execFile(process.execPath, ['--import', 'tsx', 'scripts/listen.ts', ...args], (error, stdout, stderr) => done({ code: error ? (error.code as number) : 0, out: stdout + stderr }));
+      });
+    const live = await run('--api-key', m.live.apiKey, '--secret', 'whsec_x', '--forward-to', 'http://127.0.0.1:9/x', '--base-url', gw.baseUrl);
+    expect(live.code).not.toBe(0);
+    expect(live.out).toMatch(/test-mode API keys/);
+    const unknown = await run('trigger', 'payment.teleported', '--api-key', m.test.apiKey, '--secret-key', m.test.secretKey, '--base-url', gw.baseUrl);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.out).toMatch(/unknown scenario/);
+  });
+});
