@@ -23,7 +23,7 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { jobList, type Job } from '#functions/jobs.ts';
-import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
+import { lambdaGroups, routeList, supportedVersions, type Route } from '#functions/routes.ts';
 import { HttpProblem, problems } from '#shared/http/problem.ts';
 import { defaultRateLimits, type RateLimits } from '#shared/http/rate-limits.ts';
 import { tableDefinition } from '#shared/store/table.ts';
@@ -203,25 +203,33 @@ export class PaymentGatewayStack extends Stack {
     const fxRateSourceUrl: string | undefined = this.node.tryGetContext('fxRateSourceUrl');
     this.deploymentEnvironment = { PUBLIC_BASE_URL: publicBaseUrl, ...(fxRateSourceUrl ? { FX_RATE_SOURCE_URL: fxRateSourceUrl } : {}) };
     const functions = new Map<string, GatewayFunction>();
+    // Rows of a Lambda group (routes.ts lambdaGroups: the dashboard) share one function, created with the first row.
+    const groupFunctions = new Map<string, GatewayFunction>();
     for (const route of routeList) {
-      const fn = new GatewayFunction(this, route.id, {
-        entry: join(repoRoot, route.handler),
-        description: `${route.method} ${route.path}`,
-        table: this.table,
-        masterKey: this.masterKey,
-        environment: this.deploymentEnvironment,
-      });
-      // Unauthenticated code (hosted pages, provider callbacks) never scans or deletes: item reads,
-      // queries and conditional puts/updates only (docs/security-and-limits.md).
-      if (route.auth === 'none') this.table.grant(fn, ...publicTableActions);
-      else if (route.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
-      else this.table.grantReadData(fn);
-      acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
-      acknowledge(fn, 'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+      const group = route.lambda ? lambdaGroups[route.lambda] : undefined;
+      let fn = group ? groupFunctions.get(group.id) : undefined;
+      if (!fn) {
+        fn = new GatewayFunction(this, group?.id ?? route.id, {
+          entry: join(repoRoot, group?.handler ?? route.handler),
+          description: group ? group.summary : `${route.method} ${route.path}`,
+          table: this.table,
+          masterKey: this.masterKey,
+          environment: this.deploymentEnvironment,
+        });
+        // Unauthenticated or cookie-authenticated code (hosted pages, provider callbacks, the
+        // dashboard) never scans or deletes: item reads, queries and conditional puts/updates only
+        // (docs/security-and-limits.md).
+        if (route.auth !== 'apiKey') this.table.grant(fn, ...publicTableActions);
+        else if (route.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
+        else this.table.grantReadData(fn);
+        acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
+        acknowledge(fn, 'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+        alarm(`${group?.id ?? route.id}ErrorsAlarm`, fn.metricErrors({ period: minute }), group ? `${group.summary} Unhandled errors.` : `${route.method} ${route.path}: unhandled errors.`);
+        if (group) groupFunctions.set(group.id, fn);
+      }
 
       const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
       for (const path of resourcePaths(route)) this.api.root.resourceForPath(path).addMethod(route.method, integration);
-      alarm(`${route.id}ErrorsAlarm`, fn.metricErrors({ period: minute }), `${route.method} ${route.path}: unhandled errors.`);
       functions.set(route.id, fn);
     }
     for (const job of jobList) functions.set(job.id, this.jobFunction(job, tableLogicalId, alarm));

@@ -20,7 +20,7 @@ function row(route: Route): string {
     code(route.id),
     route.method,
     code(route.path),
-    route.auth === 'apiKey' ? 'API key' : 'none',
+    route.auth === 'apiKey' ? 'API key' : route.auth === 'session' ? 'dashboard session' : 'none',
     route.scope ? code(route.scope) : '—',
     route.signature ? 'yes' : 'no',
     route.permissions.table,

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { jobList } from '#functions/jobs.ts';
-import { routeList, supportedVersions } from '#functions/routes.ts';
+import { lambdaGroups, routeList, supportedVersions } from '#functions/routes.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { addComplianceChecks } from '#infra/checks.ts';
@@ -36,16 +36,24 @@ function actionsOf(roleId: string): string[] {
 const writeActions = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 
 describe('PaymentGatewayStack', () => {
-  it('has one Lambda per route and per job, and no other function', () => {
+  // Rows of a Lambda group (the dashboard, routes.ts lambdaGroups) share one function.
+  const lambdaCount = routeList.filter((r) => !r.lambda).length + Object.keys(lambdaGroups).length + jobList.length;
+
+  it('has one Lambda per route (or group of rows) and per job, and no other function', () => {
     expect(stack.functions.size).toBe(routeList.length + jobList.length);
-    template.resourceCountIs('AWS::Lambda::Function', routeList.length + jobList.length);
+    template.resourceCountIs('AWS::Lambda::Function', lambdaCount);
+    for (const group of Object.values(lambdaGroups)) {
+      const rows = routeList.filter((r) => r.lambda === group.id);
+      expect(rows.length, group.id).toBeGreaterThan(1);
+      expect(new Set(rows.map((r) => stack.functions.get(r.id))).size, group.id).toBe(1);
+    }
     for (const job of jobList) expect(stack.functions.has(job.id), job.id).toBe(true);
   });
 
   it('passes deployment context (custom checkout host, live FX source) to every function', () => {
     const configured = new PaymentGatewayStack(new App({ context: { 'aws:cdk:bundling-stacks': [], publicBaseUrl: 'https://pay.example.com', fxRateSourceUrl: 'https://fx.example.com/rates' } }), 'Configured');
     const functions = Object.values(Template.fromStack(configured).findResources('AWS::Lambda::Function'));
-    expect(functions.length).toBe(routeList.length + jobList.length);
+    expect(functions.length).toBe(lambdaCount);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({ PUBLIC_BASE_URL: 'https://pay.example.com', FX_RATE_SOURCE_URL: 'https://fx.example.com/rates' });
     }
@@ -110,8 +118,8 @@ describe('PaymentGatewayStack', () => {
     it(`gets ${route.permissions.table} access to the table`, () => {
       const actions = actionsOf(logicalId(fn.role!));
       expect(actions).toContain('dynamodb:Query');
-      if (route.auth === 'none') {
-        // Unauthenticated code: conditional puts/updates, never Scan, DeleteItem or BatchWriteItem.
+      if (route.auth !== 'apiKey') {
+        // Unauthenticated or cookie-authenticated code: conditional puts/updates, never Scan, DeleteItem or BatchWriteItem.
         for (const action of ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:*']) expect(actions).not.toContain(action);
         expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
         return;
