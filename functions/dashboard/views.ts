@@ -19,7 +19,7 @@ export function invitePage(o: { email: string; merchantName: string; csrf: strin
 <p>You were invited to the ${o.merchantName} dashboard as <strong>${o.email}</strong>. Choose a password of at least 12 characters; next you will set up two-factor authentication.</p>
 ${alert(o.error)}
 <form method="post">${hidden(o.csrf)}
-<input type="text" name="username" autocomplete="username" value="${o.email}" hidden readonly>
+<input type="email" name="username" autocomplete="username" value="${o.email}" aria-label="E-mail address" hidden readonly>
 <label for="password">New password</label>
 <input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required${o.field === 'password' ? html` aria-invalid="true"` : ''}>
 <label for="confirm">Repeat the password</label>
@@ -99,7 +99,7 @@ function paymentsTable(items: TransactionView[], caption: string): HtmlT {
   return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table><caption class="muted">${caption}</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Order</th><th scope="col">Payment</th></tr></thead>
 <tbody>${items.map(
-    (t) => html`<tr><td>${when(t.createdAt)}</td><td>${t.intentType}</td><td class="status-${t.status}">${t.status}</td><td class="num">${money(t.amount, t.currency)}</td><td>${t.orderRef.orderRef}</td><td><a href="${path(`/payments/${t.paymentIntentId}`)}">${t.paymentIntentId.slice(0, 8)}…<span class="skip"> payment ${t.orderRef.orderRef}</span></a></td></tr>`,
+    (t) => html`<tr><td>${when(t.createdAt)}</td><td>${t.intentType}</td><td class="status-${t.status}">${t.status}</td><td class="num">${money(t.amount, t.currency)}</td><td>${t.orderRef.orderRef}</td><td><a href="${path(`/payments/${t.paymentIntentId}`)}">${t.paymentIntentId.slice(0, 8)}…<span class="vh"> payment ${t.orderRef.orderRef}</span></a></td></tr>`,
   )}</tbody></table></div>`;
 }
 

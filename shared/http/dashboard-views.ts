@@ -10,6 +10,8 @@ import { html, htmlDocument, styleSource, type Html } from './pages.ts';
 export const dashboardCss = `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
+[hidden]{display:none!important}
+.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 body{margin:0;overflow-wrap:anywhere;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a2e;background:#f4f5f7}
 .skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem}
 .skip:focus{left:.5rem}
@@ -42,7 +44,7 @@ button.secondary{background:#fff;color:#1f47c8;border:1px solid #1f47c8}
 .filters button{margin-top:.75rem}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;margin:.75rem 0}
 .actions a{font-weight:600}
-.table-wrap{overflow-x:auto;background:#fff;border:1px solid #dcdfe6;border-radius:.75rem;margin:0 0 1rem}
+.table-wrap{position:relative;overflow-x:auto;background:#fff;border:1px solid #dcdfe6;border-radius:.75rem;margin:0 0 1rem}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:left;padding:.55rem .75rem;border-bottom:1px solid #e6e8ee;white-space:nowrap}
 th{background:#f8f9fb;font-weight:700}
