@@ -170,8 +170,8 @@ ${mayRefund ? html`<form method="post" action="${path(`/payments/${p.paymentInte
 <button type="submit">Refund</button>
 </form>` : ''}` : ''}
 <h2>Webhook events</h2>
-${d.events.length ? html`<div class="table-wrap" role="region" aria-label="Webhook events" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Status change</th><th scope="col">Delivery</th></tr></thead><tbody>${d.events.map(
-      (e) => html`<tr><td>${when((e as { createdAt?: string }).createdAt)}</td><td>${e.previousStatus ?? '—'} → ${e.currentStatus}</td><td>${JSON.stringify((e.delivery as { state?: string } | null)?.state ?? e.delivery ?? 'not yet')}</td></tr>`,
+${d.events.length ? html`<div class="table-wrap" role="region" aria-label="Webhook events" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status change</th><th scope="col">Delivery</th><th scope="col" class="num">Attempts</th><th scope="col">Last attempt</th></tr></thead><tbody>${d.events.map(
+      (e) => html`<tr><td>${when(typeof e.created === 'number' ? new Date(e.created * 1000).toISOString() : String(e.created ?? ''))}</td><td>${e.eventId}</td><td>${e.previousStatus ?? '—'} → ${e.currentStatus}</td><td>${e.delivery.state}</td><td class="num">${e.delivery.attempts}</td><td>${e.delivery.lastAttemptAt ? `${when(e.delivery.lastAttemptAt)}${e.delivery.lastStatusCode ? ` (HTTP ${e.delivery.lastStatusCode})` : ''}${e.delivery.lastError ? ` ${e.delivery.lastError}` : ''}` : '—'}</td></tr>`,
     )}</tbody></table></div>` : html`<p class="muted">No events.</p>`}
 <p><a href="${path('/payments')}">Back to payments</a></p>`,
   );
