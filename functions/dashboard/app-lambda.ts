@@ -1,5 +1,12 @@
 import { groupHandler } from './group.ts';
+import * as developers from './developers.ts';
+import * as developersRevoke from './developers-revoke.ts';
+import * as developersRoll from './developers-roll.ts';
 import * as home from './home.ts';
+import * as payoutApprove from './payout-approve.ts';
+import * as payoutCreate from './payout-create.ts';
+import * as payoutReject from './payout-reject.ts';
+import * as payouts from './payouts.ts';
 import * as mode from './mode.ts';
 import * as payment from './payment.ts';
 import * as payments from './payments.ts';
@@ -18,4 +25,11 @@ export const handler = groupHandler('dashboardApp', {
   'functions/dashboard/mode.ts': mode,
   'functions/dashboard/team.ts': team,
   'functions/dashboard/team-invite.ts': teamInvite,
+  'functions/dashboard/developers.ts': developers,
+  'functions/dashboard/payouts.ts': payouts,
+  'functions/dashboard/payout-create.ts': payoutCreate,
+  'functions/dashboard/payout-approve.ts': payoutApprove,
+  'functions/dashboard/payout-reject.ts': payoutReject,
+  'functions/dashboard/developers-roll.ts': developersRoll,
+  'functions/dashboard/developers-revoke.ts': developersRevoke,
 });

@@ -3,7 +3,8 @@ import { can } from '#shared/domain/dashboard-roles.ts';
 import { dashboardRoles } from '#shared/domain/dashboard-roles.ts';
 import { framedPage, path, plainPage, type Frame } from '#shared/http/dashboard-views.ts';
 import { html, Html, type Html as HtmlT } from '#shared/http/pages.ts';
-import type { homeSummary, paymentDetail, PaymentFilters, teamPage, TransactionView } from '#shared/services/dashboard.ts';
+import type { apiKeysOf, homeSummary, paymentDetail, PaymentFilters, payoutsPage, teamPage, TransactionView } from '#shared/services/dashboard.ts';
+import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
 
 /** The dashboard's pages (server-rendered HTML, no script; forms post with the session's CSRF token). */
 const money = (amount: number, currency: string) => `${currency} ${amount.toLocaleString('en-US', { minimumFractionDigits: currency === 'USDT' ? 2 : 2, maximumFractionDigits: 6 })}`;
@@ -192,6 +193,55 @@ export function teamView(frame: Frame, t: Awaited<ReturnType<typeof teamPage>>, 
 <div class="table-wrap" role="region" aria-label="Audit log" tabindex="0"><table><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Mode</th><th scope="col">IP</th><th scope="col">Outcome</th></tr></thead>
 <tbody>${t.audit.items.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.actorEmail}</td><td>${a.action}</td><td>${a.target ?? ''}</td><td>${a.mode ?? ''}</td><td>${a.ip ?? ''}</td><td>${a.outcome}${a.detail ? `: ${a.detail}` : ''}</td></tr>`)}</tbody></table></div>
 ${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t.audit.next)}" rel="next">Older entries</a></p>` : ''}`,
+  );
+}
+
+export function developersView(frame: Frame, keys: Awaited<ReturnType<typeof apiKeysOf>>, o: { issued?: { keyId: string; apiKey: string; secretKey: string } } = {}) {
+  return framedPage(
+    'Developers',
+    frame,
+    html`${o.issued ? html`<div class="notice" role="status"><p><strong>New ${frame.mode} key ${o.issued.keyId}. Copy both values now: they are shown only this once.</strong></p>
+<p>API key (Svc-API-Key):</p><p class="secret" id="new-api-key">${o.issued.apiKey}</p>
+<p>Secret key (body signatures):</p><p class="secret" id="new-secret-key">${o.issued.secretKey}</p></div>` : ''}
+<h2>API keys (${frame.mode} mode)</h2>
+<div class="table-wrap" role="region" aria-label="API keys" tabindex="0"><table><thead><tr><th scope="col">Key id</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
+<tbody>${keys.map(
+      (k) => html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td>${k.status}</td><td>${when(k.createdAt)}</td><td>${when(k.expiresAt)}</td><td>${k.status === 'active' || k.status === 'expiring' ? html`<form method="post" action="${path('/developers/keys/revoke')}">${hidden(frame.csrf)}<input type="hidden" name="keyId" value="${k.keyId}"><button type="submit" class="secondary" aria-label="Revoke ${k.keyId}">Revoke</button></form>` : '—'}</td></tr>`,
+    )}</tbody></table></div>
+<form method="post" action="${path('/developers/keys/roll')}" class="card" aria-label="Roll keys">${hidden(frame.csrf)}<h2>Roll the ${frame.mode} keys</h2>
+<p>Creates a new key pair with the same scopes. The current keys keep working for the days you choose, then stop.</p>
+<label for="grace">Old keys keep working for</label><select id="grace" name="graceDays">${[0, 1, 2, 3, 4, 5, 6, 7].map((d) => html`<option value="${d}"${d === 1 ? html` selected` : ''}>${d === 0 ? 'no time: revoke now' : `${d} day${d > 1 ? 's' : ''}`}</option>`)}</select>
+<button type="submit">Create a new key pair</button></form>
+<p class="muted">Webhook endpoints, signing-secret rotation, test events and the delivery log are not in the dashboard yet (operator: <code>npm run ops -- merchant webhook …</code>).</p>`,
+  );
+}
+
+export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPage>>, o: { message?: string; error?: string } = {}) {
+  const approver = can(frame.role, 'payouts:approve');
+  const beneficiary = (t: TransactionView) => {
+    const info = (t as { payoutInfo?: { customerBankName?: string; customerAccountNumber?: string } | null }).payoutInfo;
+    return info ? `${info.customerBankName ?? ''} ${info.customerAccountNumber ?? ''}`.trim() : '';
+  };
+  return framedPage(
+    'Payouts',
+    frame,
+    html`${notice(o.message)}${alert(o.error)}
+<h2>Awaiting approval</h2>
+${p.pending.length ? html`<div class="table-wrap" role="region" aria-label="Payouts awaiting approval" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col" class="num">Amount</th><th scope="col">To</th><th scope="col">Reference</th>${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
+<tbody>${p.pending.map(
+      (t) => html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${beneficiary(t)}</td><td>${t.transactionReference ?? t.orderRef.orderRef}</td>${approver ? html`<td><div class="actions"><form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" aria-label="Approve ${t.transactionReference ?? t.paymentIntentId}">Approve</button></form>
+<form method="post" action="${path(`/payouts/${t.paymentIntentId}/reject`)}">${hidden(frame.csrf)}<label for="reason-${t.paymentIntentId}">Reason</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" autocomplete="off"><button type="submit" class="secondary" aria-label="Reject ${t.transactionReference ?? t.paymentIntentId}">Reject</button></form></div></td>` : ''}</tr>`,
+    )}</tbody></table></div>` : html`<p class="muted">Nothing awaits approval.</p>`}
+${can(frame.role, 'payouts:create') ? html`<form method="post" action="${path('/payouts')}" class="card" aria-label="Create a payout">${hidden(frame.csrf)}<h2>Create a payout</h2>
+<p class="muted">Paid from the ${frame.mode} wallet to a bank account after another user approves it. The fee is held with the amount.</p>
+<label for="payout-amount">Amount</label><input id="payout-amount" name="amount" inputmode="decimal" autocomplete="off" required>
+<label for="payout-bank">Bank</label><select id="payout-bank" name="bankCode">${bankCodes.map((c) => html`<option value="${c}">${resolveBankCode(c)?.name ?? c}</option>`)}</select>
+<label for="payout-account">Account number or IBAN</label><input id="payout-account" name="accountNumber" autocomplete="off" required>
+<label for="payout-title">Account title</label><input id="payout-title" name="accountTitle" autocomplete="off" required>
+<label for="payout-description">Description</label><input id="payout-description" name="description" maxlength="255" autocomplete="off">
+<button type="submit">Create payout</button></form>` : ''}
+<h2>Recent payouts</h2>
+${p.recent.length ? paymentsTable(p.recent, 'Recent payouts') : html`<p class="muted">No other payouts.</p>`}`,
   );
 }
 

@@ -95,7 +95,7 @@ export interface Frame {
   mode: Mode;
   csrf: string;
   /** Which navigation entry is this page. */
-  current: 'home' | 'payments' | 'team';
+  current: 'home' | 'payments' | 'payouts' | 'developers' | 'team';
 }
 
 /** A signed-in page. */
@@ -103,6 +103,8 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
   const nav: [Frame['current'], string, string, boolean][] = [
     ['home', 'Home', path(''), can(frame.role, 'balances:read')],
     ['payments', 'Payments', path('/payments'), can(frame.role, 'payments:read')],
+    ['payouts', 'Payouts', path('/payouts'), can(frame.role, 'payouts:create') || can(frame.role, 'payouts:approve')],
+    ['developers', 'Developers', path('/developers'), can(frame.role, 'keys:manage')],
     ['team', 'Team', path('/team'), can(frame.role, 'team:manage')],
   ];
   const other = frame.mode === 'test' ? 'live' : 'test';

@@ -4,11 +4,17 @@ import { toMinor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletBalance } from '#shared/services/balance.ts';
 import { createRefund, refundsOfTransaction } from '#shared/services/refunds.ts';
 import { listTransactions, lookupTransaction, transactionView, type TransactionListQuery } from '#shared/services/transactions.ts';
-import { auditWrite, listAudit, listUsers } from '#shared/store/dashboard.ts';
-import { getMerchant } from '#shared/store/merchants.ts';
+import { auditWrite, getPayoutMaker, listAudit, listUsers, payoutMakerWrite } from '#shared/store/dashboard.ts';
+import { resolveBankCode } from '#shared/domain/bank-codes.ts';
+import { approveWithdrawal, findWithdrawal, rejectWithdrawal, requestWithdrawal } from '#shared/services/withdrawals.ts';
+import { randomUUID } from 'node:crypto';
+import { minorUnits } from '#shared/http/schemas.ts';
+import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants.ts';
+import { revokeKey, rotateKeys } from '#shared/services/merchants.ts';
+import { transact } from '#shared/store/client.ts';
 import { listWallets } from '#shared/store/wallets.ts';
 import { transactionEvents } from '#shared/webhooks/events.ts';
-import { auditEntry, DashboardRefusal, type Signed } from './dashboard-auth.ts';
+import { auditEntry, auditRefusal, DashboardRefusal, type Signed } from './dashboard-auth.ts';
 
 /**
  * What the dashboard pages show and do, through the same services as the API (transactions,
@@ -167,4 +173,110 @@ export async function refundFromDashboard(signed: Signed, paymentIntentId: strin
 export async function teamPage(merchantId: string, before?: string) {
   const [users, audit] = await Promise.all([listUsers(merchantId), listAudit(merchantId, 50, before)]);
   return { users: users.map((u) => ({ userId: u.userId, email: u.email, role: u.role, status: u.status, twoFactor: Boolean(u.totpSealed), createdAt: u.createdAt })), audit };
+}
+
+/** Developers page: the merchant's API keys of the session's mode, newest first (the keys themselves are never readable again). */
+export async function apiKeysOf(merchantId: string, mode: Mode, now = new Date()) {
+  const keys = await listApiKeys(merchantId, mode);
+  return keys
+    .map((k) => ({
+      keyId: k.keyId,
+      mode: k.mode,
+      scopes: k.scopes,
+      createdAt: k.createdAt,
+      expiresAt: k.expiresAt,
+      status: k.status === 'revoked' ? 'revoked' : k.expiresAt && Date.parse(k.expiresAt) <= now.getTime() ? 'expired' : k.expiresAt ? 'expiring' : 'active',
+    }))
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+}
+
+/** Roll the mode's keys (ops key rotate): a new pair shown once; the old ones stop after `graceSeconds` (0-7 days). */
+export async function rollApiKeys(signed: Signed, graceSeconds: number, now = new Date()) {
+  if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > 7 * 86400) throw new DashboardRefusal(400, 'The old keys may keep working from 0 to 7 days.');
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const rolled = await rotateKeys(merchantId, mode, graceSeconds, now);
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'apikey.roll', { target: rolled.keyId, mode, detail: `old keys: ${rolled.previousKeys.map((k) => k.keyId).join(', ') || 'none'}; grace ${graceSeconds} s` }, now))]);
+  return rolled;
+}
+
+/** Revoke one key of this merchant and mode (another merchant's or mode's key is not found). */
+export async function revokeApiKey(signed: Signed, keyId: string, now = new Date()) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const key = /^key_[A-Za-z0-9_-]{1,64}$/.test(keyId) ? await getApiKeyById(keyId) : undefined;
+  if (!key || key.merchantId !== merchantId || key.mode !== mode) throw new DashboardRefusal(404, 'There is no such API key in this mode.');
+  const revoked = await revokeKey(keyId);
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'apikey.revoke', { target: keyId, mode }, now))]);
+  return revoked;
+}
+
+/** Payouts page: withdrawals awaiting approval, and the latest others. */
+export async function payoutsPage(merchantId: string, mode: Mode) {
+  const [pending, recent] = await Promise.all([
+    listTransactions(merchantId, mode, { intentType: 'withdrawal', status: 'Pending', limit: 50 }),
+    listTransactions(merchantId, mode, { intentType: 'withdrawal', limit: 25 }),
+  ]);
+  const items = (p: typeof pending) => (p === 'invalid_cursor' ? [] : p.items);
+  return { pending: items(pending), recent: items(recent).filter((t) => t.status !== 'Pending') };
+}
+
+/**
+ * A payout (withdrawal) created in the dashboard: the withdrawals service, never auto-processed
+ * (it waits for an approver), with its maker recorded in the service's first transaction.
+ */
+export async function createPayoutFromDashboard(signed: Signed, input: { amount: string; bankCode: string; accountNumber: string; accountTitle: string; description: string }, traceId: string, now = new Date()) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const merchant = await getMerchant(merchantId);
+  if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
+  if (!/^\d+(\.\d+)?$/.test(input.amount.trim())) throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
+  const bank = resolveBankCode(input.bankCode);
+  if (!bank) throw new DashboardRefusal(400, 'Choose a bank.', 'bankCode');
+  const accountNumber = input.accountNumber.replaceAll(' ', '');
+  if (!/^[A-Za-z0-9]{10,24}$/.test(accountNumber)) throw new DashboardRefusal(400, 'The account number or IBAN has 10-24 letters and digits.', 'accountNumber');
+  const accountTitle = input.accountTitle.trim();
+  if (accountTitle.length < 2 || accountTitle.length > 100) throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
+  const currency = merchant.defaultCurrency;
+  const orderRef = `DASH-${randomUUID()}`;
+  const response = await requestWithdrawal(
+    {
+      merchantId,
+      mode,
+      traceId,
+      fee: merchant.fees.withdrawal,
+      amountMinor: minorUnits(Number(input.amount.trim()), currency),
+      currency,
+      description: input.description.trim().slice(0, 255) || 'Payout from the dashboard',
+      autoProcessPayout: false,
+      metadataJson: null,
+      callbackUrl: null,
+      orderRef: { orderRef, discount: null, tax: null },
+      bank,
+      accountNumber,
+      accountTitle,
+      customer: {},
+      allowInsecureWebhooks: false,
+    },
+    { claim: payoutMakerWrite({ merchantId, mode, orderRef, userId: signed.user.userId, email: signed.user.email, createdAt: now.toISOString() }) },
+  );
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'payout.create', { target: `${orderRef} ${input.amount.trim()} ${currency}`, mode }, now))]);
+  return response;
+}
+
+/** Approve or reject a Pending payout; maker-checker: never the user who created it. */
+export async function decidePayout(signed: Signed, paymentIntentId: string, decision: 'approve' | 'reject', reason: string, now = new Date()) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const scope = { merchantId, mode };
+  const payout = await findWithdrawal(paymentIntentId, scope).catch(() => undefined);
+  if (!payout || payout.paymentIntentId !== paymentIntentId) throw new DashboardRefusal(404, 'There is no such payout in this mode.');
+  const maker = await getPayoutMaker(mode, merchantId, payout.orderRef.orderRef);
+  if (maker?.userId === signed.user.userId) {
+    await auditRefusal(merchantId, signed.actor, `payout.${decision}`, paymentIntentId, mode, 'maker-checker: the user created this payout');
+    throw new DashboardRefusal(403, 'You created this payout, so someone else must approve or reject it (maker-checker).');
+  }
+  const result = decision === 'approve' ? await approveWithdrawal(paymentIntentId, scope) : await rejectWithdrawal(paymentIntentId, reason.trim().slice(0, 255) || undefined, scope);
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, `payout.${decision}`, { target: paymentIntentId, mode, ...(reason.trim() ? { detail: reason.trim().slice(0, 255) } : {}) }, now))]);
+  return result;
 }

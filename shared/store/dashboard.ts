@@ -229,3 +229,23 @@ export function addressFailureWrite(address: string, now: Date): TxItem {
     },
   };
 }
+
+export interface PayoutMaker {
+  merchantId: string;
+  mode: Mode;
+  orderRef: string;
+  userId: string;
+  email: string;
+  createdAt: string;
+}
+
+/** D14: who created a dashboard payout, committed in the payout's first transaction (maker-checker). */
+export function payoutMakerWrite(maker: PayoutMaker): TxItem {
+  return { Put: { TableName: tableName(), Item: toItem({ ...keys.payoutMaker(maker.mode, maker.merchantId, maker.orderRef), entity: 'PayoutMaker', ...maker }), ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/** D14: the maker of a payout (undefined for payouts created through the API). */
+export async function getPayoutMaker(mode: Mode, merchantId: string, orderRef: string): Promise<PayoutMaker | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.payoutMaker(mode, merchantId, orderRef)), ConsistentRead: true }));
+  return out.Item ? fromItem<PayoutMaker>(out.Item) : undefined;
+}

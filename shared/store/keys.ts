@@ -34,6 +34,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
  *   DashSession   DASHSESSION#<sha256(cookie)>        DASHSESSION                       -   (30 min idle, 12 h absolute; ttl)
  *   DashAudit     AUDIT#<merchantId>                  <at>#<auditId>                    -   (one year; ttl)
  *   DashThrottle  DASHTHROTTLE#<sha256(address)>      <window start>                    -   (failed sign-ins per client address; ttl)
+ *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a dashboard payout: maker-checker)
  */
 export type Key = { PK: string; SK: string };
 
@@ -150,6 +151,7 @@ export const keys = {
   dashAudit: (merchantId: string, at: string, auditId: string): Key => ({ PK: `AUDIT#${merchantId}`, SK: `${at}#${auditId}` }),
   dashAuditOfMerchant: (merchantId: string) => ({ PK: `AUDIT#${merchantId}` }),
   dashThrottle: (addressHash: string, window: string): Key => ({ PK: `DASHTHROTTLE#${addressHash}`, SK: window }),
+  payoutMaker: (mode: Mode, merchantId: string, orderRef: string): Key => ({ PK: `PAYOUTMAKER#${mode}#${merchantId}#${orderRef}`, SK: 'PAYOUTMAKER' }),
 
   /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
   operatorReference: (merchantId: string, mode: Mode, command: string, reference: string): Key => ({

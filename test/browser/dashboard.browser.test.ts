@@ -186,6 +186,33 @@ describe('merchant dashboard in Chromium', () => {
     // A post without the session's CSRF token is refused too (the admin's, even).
     expect((await page.request.post(url(`/dashboard/payments/${paid.id}/refund`), { form: { csrf: 'forged', amount: '100' } })).status()).toBe(403);
 
+    // Payouts, maker-checker: the admin creates one and may not approve it; an approver does.
+    expect((await viewer.goto(url('/dashboard/payouts')))!.status()).toBe(200);
+    expect(await viewer.getByRole('button', { name: 'Create payout' }).count()).toBe(0);
+    await page.goto(url('/dashboard/payouts'));
+    await page.getByLabel('Amount').fill('300');
+    await page.getByLabel('Account number or IBAN').fill('PK36SCBL0000001123456702');
+    await page.getByLabel('Account title').fill('Acme Books Ltd');
+    await page.getByRole('button', { name: 'Create payout' }).click();
+    await page.getByText(/Payout DASH-.* created/).waitFor();
+    await checkPage(page, '10-payouts');
+    const payoutRows = page.locator('.table-wrap[aria-label="Payouts awaiting approval"] tbody tr');
+    expect(await payoutRows.count()).toBe(1);
+    await page.getByRole('button', { name: /^Approve / }).click();
+    await page.getByRole('heading', { name: 'Request refused' }).waitFor();
+    expect(await page.getByText(/maker-checker/).count()).toBe(1);
+    const approverInvite = await ops('user', 'invite', '--merchant', merchant.merchantId, '--email', `approver-${merchant.merchantId.slice(0, 8)}@acme.test`, '--role', 'approver', '--json');
+    const approver = await newPage(375);
+    await onboard(approver, new URL(approverInvite.json.inviteUrl).pathname, 'approver passphrase 1');
+    await approver.goto(url('/dashboard/payouts'));
+    expect(await approver.getByRole('button', { name: 'Create payout' }).count()).toBe(0);
+    await approver.getByRole('button', { name: /^Approve / }).click();
+    await approver.getByText(/approved/).waitFor();
+    expect(await approver.locator('.table-wrap[aria-label="Payouts awaiting approval"]').count()).toBe(0);
+    const payouts = await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions?intentType=withdrawal', { key: merchant.test.apiKey });
+    expect(payouts.json.items).toHaveLength(1);
+    expect(payouts.json.items[0].status).not.toBe('Pending');
+
     // A recovery code signs in once.
     const recovery = await newPage();
     await recovery.goto(url('/dashboard/sign-in'));
@@ -195,10 +222,29 @@ describe('merchant dashboard in Chromium', () => {
     await recovery.getByRole('button', { name: 'Sign in' }).click();
     await recovery.getByRole('heading', { name: 'Home' }).waitFor();
 
+    // Developers: roll the test keys (old ones revoked now); the new key, shown once, works against the API.
+    await page.goto(url('/dashboard'));
+    await page.getByRole('link', { name: 'Developers' }).click();
+    await page.getByRole('heading', { name: 'Developers' }).waitFor();
+    await page.getByLabel('Old keys keep working for').selectOption('0');
+    await page.getByRole('button', { name: 'Create a new key pair' }).click();
+    const newKey = (await page.locator('#new-api-key').textContent())!.trim();
+    expect(newKey).toMatch(/^pk_test_/);
+    expect((await page.locator('#new-secret-key').textContent())!.trim()).toMatch(/^sk_test_/);
+    await checkPage(page, '9-developers');
+    expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: newKey })).status).toBe(200);
+    expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: merchant.test.apiKey })).status).toBe(401);
+    await page.goto(url('/dashboard/developers'));
+    expect(await page.content()).not.toContain(newKey); // shown once
+    await page.getByRole('button', { name: /^Revoke key_/ }).click();
+    await page.getByRole('heading', { name: 'Developers' }).waitFor();
+    expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: newKey })).status).toBe(401);
+    expect((await viewer.goto(url('/dashboard/developers')))!.status()).toBe(403);
+
     // The audit log shows it all.
     await page.goto(url('/dashboard/team'));
     const audit = await page.locator('.table-wrap[aria-label="Audit log"]').textContent();
-    for (const action of ['user.invite', 'user.set-password', 'user.enrol-2fa', 'user.sign-in', 'user.sign-out', 'refund.create', 'payments.export', 'mode.switch', 'refused POST /dashboard/payments/{id}/refund']) {
+    for (const action of ['user.invite', 'user.set-password', 'user.enrol-2fa', 'user.sign-in', 'user.sign-out', 'refund.create', 'payments.export', 'mode.switch', 'apikey.roll', 'apikey.revoke', 'payout.create', 'payout.approve', 'refused POST /dashboard/payments/{id}/refund', 'refused GET /dashboard/developers']) {
       expect(audit, action).toContain(action);
     }
     expect(audit).toContain('operator (ops CLI)');
