@@ -1,5 +1,5 @@
 import { routes } from '#functions/routes.ts';
-import { BusinessRuleError } from '#shared/domain/errors.ts';
+import { DomainError } from '#shared/domain/errors.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import { HttpProblem } from '#shared/http/problem.ts';
@@ -20,7 +20,7 @@ export const handler = dashboardHandler(routes.dashboardCreatePayout, async (req
     );
     return { redirect: `${dashPath('/payouts')}?created=${encodeURIComponent(payout.merchantReference)}` };
   } catch (error) {
-    const message = error instanceof DashboardRefusal && error.status === 400 ? error.message : error instanceof BusinessRuleError ? error.detail : error instanceof HttpProblem && error.status < 500 ? error.detail : undefined;
+    const message = error instanceof DashboardRefusal && error.status === 400 ? error.message : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable' ? error.detail : error instanceof HttpProblem && error.status < 500 ? error.detail : undefined;
     if (message === undefined) throw error;
     return { status: 422, html: payoutsView(await frameOf(request, 'payouts'), await payoutsPage(user.merchantId, session.mode), { error: message }) };
   }

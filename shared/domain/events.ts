@@ -74,3 +74,8 @@ export function statusChangedEvent(intent: PaymentIntent, previous: IntentStatus
     },
   };
 }
+
+/** An event as the outbox holds it: the addressed envelope and when it was recorded. */
+export interface StoredEvent extends AddressedEvent {
+  createdAt: string;
+}

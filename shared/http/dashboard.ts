@@ -1,15 +1,15 @@
 import middy from '@middy/core';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Route } from '#functions/routes.ts';
+import type { Route } from './route.ts';
 import { formToken, verifyFormToken } from '#shared/crypto/form-token.ts';
 import { can } from '#shared/domain/dashboard-roles.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { DomainError, NotFoundError } from '#shared/domain/errors.ts';
 import { logger } from '#shared/logger.ts';
 import { authenticate, auditRefusal, DashboardRefusal, type Signed } from '#shared/services/dashboard-auth.ts';
 import { traceAndLog, type GatewayContext } from './middlewares.ts';
 import { requestMetrics } from './observability.ts';
-import { HttpProblem } from './problem.ts';
+import { HttpProblem, problemFor } from './problem.ts';
 import { maxFormBytes, pageHeaders } from './pages.ts';
 import { dashboardCss, dashboardStyleSource, errorDocument, path as dashPath } from './dashboard-views.ts';
 
@@ -167,7 +167,7 @@ function renderMiddleware(): Mw {
       }
       if (error instanceof DashboardRefusal) error = new DashboardPageError(error.status, error.status === 404 ? 'Not found' : 'Request refused', error.message);
       else if (error instanceof NotFoundError) error = new DashboardPageError(404, 'Not found', 'There is no such object in this mode.');
-      else if (error instanceof BusinessRuleError) error = new DashboardPageError(422, 'Request refused', error.detail);
+      else if (error instanceof DomainError && problemFor(error).status < 500) error = new DashboardPageError(problemFor(error).status, 'Request refused', error.detail);
       else if (error instanceof HttpProblem && error.status < 500) error = new DashboardPageError(error.status, 'Request refused', error.detail);
       if (!(error instanceof DashboardPageError)) {
         logger.error('unhandled dashboard error', { traceId: request.context.gateway?.traceId, errorName: error?.name, errorMessage: error?.message, stack: error?.stack });

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { isSupportedCurrency, MoneyFormatError, toMinor, type Currency } from '#shared/domain/money.ts';
+import { isSupportedCurrency, type Currency } from '#shared/domain/money.ts';
 import { problems } from './problem.ts';
 
 /**
@@ -22,10 +22,14 @@ export function supportedCurrency(code: string): Currency {
 /** Optional members: absent, null and "" (dropped by the signature recipe too) all mean "not given". */
 export const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.union([z.null(), z.literal(''), schema]));
 
-/** SPEC "Common field rules" and shared objects, for checkout, deposit and withdraw requests. */
+/**
+ * SPEC "Common field rules" and shared objects, for checkout, deposit and withdraw requests. Request
+ * bodies and their nested objects are strict (z.strictObject): an unknown member is a 400
+ * `unknown_parameter` naming it (CONTRACT §12), and the OpenAPI document says additionalProperties: false.
+ */
 export const description = z.string().check(z.regex(/^[A-Za-z0-9 ]{1,200}$/, 'letters, digits and spaces only, 1-200 characters'));
 
-export const orderRef = z.object({
+export const orderRef = z.strictObject({
   orderRef: z.string().check(z.regex(/^[A-Za-z0-9]+$/, 'letters and digits only'), z.maxLength(100, 'at most 100 characters')),
   discount: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
   tax: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
@@ -34,7 +38,7 @@ export const orderRef = z.object({
 const optionalText = (max: number) => z.optional(z.nullable(z.string().check(z.maxLength(max))));
 
 /** customerRef on checkout and deposit: every member optional; email and cnic checked when present. */
-export const customerRef = z.object({
+export const customerRef = z.strictObject({
   name: optionalText(200),
   email: z.optional(z.nullable(z.email('must be a valid e-mail address'))),
   cnic: z.optional(z.nullable(z.string().check(z.regex(/^\d{13}$/, 'must be exactly 13 digits')))),
@@ -65,14 +69,4 @@ export const signature = z.string();
 /** 1 or 2: SPEC `paymentMethod` / `walletProvider`. */
 export const walletProviderId = z.union([z.literal(1), z.literal(2)], 'must be 1 or 2');
 
-/** A decimal amount in the currency's minor units; too many decimals is a 400 on `field` (CONTRACT §3). */
-export function minorUnits(value: number, currency: Currency, field = 'amount'): number {
-  // A well-formed amount that is zero or negative breaks an amount limit: 422 (CONTRACT §4).
-  if (value <= 0) throw problems.unprocessable(`${field} must be greater than 0.`, { code: 'amount_below_minimum' });
-  try {
-    return toMinor(value, currency);
-  } catch (error) {
-    if (error instanceof MoneyFormatError) throw problems.badRequest(`${field} ${error.message}.`, { [field]: [error.message] });
-    throw error;
-  }
-}
+export { minorUnits } from '#shared/domain/money.ts';

@@ -1,6 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { IntentStatus, IntentType } from '#shared/domain/intent.ts';
-import { toMinor, fromMinor, type Currency } from '#shared/domain/money.ts';
+import { fromMinor, minorUnits, toMinor, type Currency } from '#shared/domain/money.ts';
 import { walletBalance } from '#shared/services/balance.ts';
 import { createRefund, refundsOfTransaction } from '#shared/services/refunds.ts';
 import { listTransactions, lookupTransaction, transactionView, type TransactionListQuery } from '#shared/services/transactions.ts';
@@ -8,7 +8,6 @@ import { auditWrite, getPayoutMaker, listAudit, listUsers, payoutMakerWrite } fr
 import { resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { approveWithdrawal, findWithdrawal, rejectWithdrawal, requestWithdrawal } from '#shared/services/withdrawals.ts';
 import { randomUUID } from 'node:crypto';
-import { minorUnits } from '#shared/http/schemas.ts';
 import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants.ts';
 import { revokeKey, rotateKeys } from '#shared/services/merchants.ts';
 import { transact } from '#shared/store/client.ts';
@@ -136,6 +135,16 @@ export async function* paymentsCsv(merchantId: string, mode: Mode, f: Omit<Payme
     if (!page.hasMore || !page.items.length) return;
     startingAfter = page.items.at(-1)!.paymentIntentId;
   }
+}
+
+/** The CSV export, with its audit entry (the filters it used). */
+export async function exportPaymentsCsv(signed: Signed, f: Omit<PaymentFilters, 'startingAfter'>, describe: string, now = new Date()): Promise<string> {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  let csv = '';
+  for await (const chunk of paymentsCsv(merchantId, mode, f)) csv += chunk;
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'payments.export', { mode, detail: describe || 'all' }, now))]);
+  return csv;
 }
 
 /** Payment detail: the transaction, its refunds and its webhook events (with delivery state). */

@@ -2,7 +2,7 @@ import { BatchGetItemCommand, BatchWriteItemCommand, type BatchGetItemCommandOut
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { AddressedEvent } from '#shared/domain/events.ts';
 import { db, fromItem, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
-import type { StoredEvent } from './intents.ts';
+import type { StoredEvent } from '#shared/domain/events.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys, type Key } from './keys.ts';
 

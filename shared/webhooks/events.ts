@@ -1,5 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { findIntent, listEvents, type StoredEvent } from '#shared/store/intents.ts';
+import type { StoredEvent } from '#shared/domain/events.ts';
+import { findIntent, listEvents } from '#shared/store/intents.ts';
 import type { TxItem } from '#shared/store/client.ts';
 import {
   getDelivery,
