@@ -176,6 +176,7 @@ export async function runWebhookBench(): Promise<number> {
               Amount: 150,
               Currency: 'PKR',
               Reason: null,
+              ReasonDetail: null,
               TransactionReference: template.transactionReference,
               CustomerRef: null,
               OrderRef: JSON.stringify({ OrderRef: template.orderRef.orderRef, Discount: null, Tax: null }),

@@ -250,6 +250,18 @@ export const routes = {
     summary: 'The delivery log of one webhook event: every attempt with its time, status code, duration and error.',
     doc: { tag: 'Webhooks', success: { status: 200, schema: 'EventAttempts' }, problems: [404], example: { path: { eventId: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c' } } },
   },
+  listEvents: {
+    id: 'listEvents',
+    method: 'GET',
+    path: '/Gateway/v{version}/Events',
+    handler: 'functions/webhooks/list-events.ts',
+    auth: 'apiKey',
+    scope: 'read',
+    signature: false,
+    permissions: { table: 'read' },
+    summary: 'The merchant’s webhook events in the key’s mode (kept 30 days), newest first: type, since, until, deliveryState, limit (1-100), startingAfter; { items, hasMore }.',
+    doc: { tag: 'Webhooks', success: { status: 200, schema: 'EventList' }, example: { query: { type: 'RefundStatusChanged', deliveryState: 'delivered', limit: '20' } } },
+  },
   resendEvent: {
     id: 'resendEvent',
     method: 'POST',

@@ -106,7 +106,7 @@ merchant
     const m = await getMerchant(id);
     if (!m) throw new Error(`no merchant ${id}`);
     const { webhooks, ...rest } = m;
-    const out = { ...rest, webhooks: Object.fromEntries(Object.entries(webhooks).map(([k, v]) => [k, { url: v!.url, secrets: v!.secrets.length }])) };
+    const out = { ...rest, webhooks: Object.fromEntries(Object.entries(webhooks).map(([k, v]) => [k, { url: v!.url, secrets: v!.secrets.length, events: v!.events ?? 'all' }])) };
     print(out, (x) => JSON.stringify(x, null, 2));
   });
 for (const [name, status] of [['suspend', 'suspended'], ['activate', 'active']] as const) {
@@ -170,14 +170,18 @@ merchant
   .option('--url <url>', 'the endpoint URL (with --enable: a callbackUrl to re-enable instead of the endpoint)')
   .option('--allow-insecure-webhooks', 'local development only: allow http://127.0.0.1 receivers')
   .option('--enable', 're-enable a destination disabled after HTTP 410 or 5 days of failures (docs/webhooks-operations.md)')
-  .action(async (o: { merchant: string; mode: 'test' | 'live'; url?: string; allowInsecureWebhooks?: boolean; enable?: boolean }) => {
+  .option('--events <types>', 'event types sent to the endpoint: comma-separated (TransactionStatusChanged,RefundStatusChanged,SettlementStatusChanged) or "all" (the default)')
+  .action(async (o: { merchant: string; mode: 'test' | 'live'; url?: string; allowInsecureWebhooks?: boolean; enable?: boolean; events?: string }) => {
     await connect();
     if (o.enable) {
       print(await (await services()).enableWebhook(o.merchant, o.mode, o.url), (x: { url: string }) => `Webhook destination ${x.url} enabled.`);
       return;
     }
-    if (!o.url) throw new InvalidArgumentError('--url is required (or --enable)');
-    print(await (await services()).setWebhook(o.merchant, o.mode, o.url, o.allowInsecureWebhooks), (x: { webhookSecret: string | null }) => (x.webhookSecret ? `Webhook set. Signing secret (shown once): ${x.webhookSecret}` : 'Webhook URL set; its signing secret is unchanged.'));
+    if (!o.url && o.events === undefined) throw new InvalidArgumentError('--url or --events is required (or --enable)');
+    const svc = await services();
+    print(await svc.setWebhook(o.merchant, o.mode, o.url, o.allowInsecureWebhooks, svc.parseEventTypes(o.events)), (x: { webhookSecret: string | null; events: string[] }) =>
+      [x.webhookSecret ? `Webhook set. Signing secret (shown once): ${x.webhookSecret}` : 'Webhook set; its signing secret is unchanged.', `Event types: ${x.events.join(', ')}`].join('\n'),
+    );
   });
 
 const key = program.command('key').description('API keys');

@@ -31,6 +31,7 @@ const reasons: Record<string, string> = {
   card_declined: 'Your card was declined.',
   insufficient_funds: 'Your card has insufficient funds.',
   customer_declined: 'The payment was declined in your wallet app.',
+  wallet_declined: 'The wallet provider declined the payment.',
   otp_failed: 'The verification code was entered wrongly too many times.',
   customer_cancelled: 'You cancelled the payment.',
   expired: 'The payment session expired.',

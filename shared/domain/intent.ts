@@ -59,7 +59,13 @@ export interface PaymentIntent {
   callbackUrl: string | null;
   /** The gateway's (or provider's) reference for this transaction; unique per merchant and mode. */
   transactionReference: string;
+  /**
+   * Why it reached its status: a stable code (shared/domain/reasons.ts). Intents stored before
+   * codes existed may hold free text here (withdrawals did); events map it to a code.
+   */
   reason: string | null;
+  /** Free text beside the code (a bank's or provider's message, an operator's note); absent on older intents. */
+  reasonDetail?: string | null;
   /** traceId of the request that created it; repeated on lookups and webhook events. */
   traceId: string;
   createdAt: string;

@@ -1,4 +1,5 @@
 import type { Mode } from './credentials.ts';
+import type { WebhookEventType } from './event-types.ts';
 import type { Currency } from './money.ts';
 
 /** Fee of one product: basis points of the amount plus a fixed part, both in minor units. */
@@ -47,7 +48,13 @@ export interface WebhookEndpoint {
   url: string | null;
   /** Sealed signing secrets: the current one first; an old one may live until `expiresAt`. */
   secrets: { sealed: string; expiresAt: string | null }[];
+  /** The event types sent to `url` (`ops merchant webhook --events`); absent or null: every type. */
+  events?: WebhookEventType[] | null;
 }
+
+/** Does the endpoint subscribe to this event type? (A request's callbackUrl always gets its own events.) */
+export const endpointWants = (endpoint: Pick<WebhookEndpoint, 'events'>, type: string): boolean =>
+  !endpoint.events || endpoint.events.includes(type as WebhookEventType);
 
 export interface Merchant {
   merchantId: string;

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
+import { reasonCodes, type ReasonCode } from '#shared/domain/reasons.ts';
+import { refundStatusNames } from '#shared/domain/refund.ts';
+import { settlementStatusNames } from '#shared/domain/settlement.ts';
 
 /**
  * The bodies the gateway answers with, as zod schemas, for the OpenAPI document. Request schemas
@@ -211,7 +215,8 @@ export const TransactionStatusChanged = envelope(
     CurrentStatus: intentStatus,
     Amount: z.number(),
     Currency: z.string(),
-    Reason: z.string().nullable(),
+    Reason: z.enum(Object.keys(reasonCodes) as [ReasonCode, ...ReasonCode[]]).nullable().meta({ description: 'A stable reason code (see the merchant guide, Reason codes); null when none.' }),
+    ReasonDetail: z.string().nullable().meta({ description: 'Free text for people; never branch on it.' }),
     TransactionReference: z.string(),
     CustomerRef: z.record(z.string(), z.string()).nullable(),
     OrderRef: z.string().meta({ description: 'A JSON string holding OrderRef, Discount, Tax: parse it.' }),
@@ -220,6 +225,45 @@ export const TransactionStatusChanged = envelope(
     TraceId: z.string(),
     IntentType: z.string(),
     MetadataJson: z.string().nullable(),
+  }),
+);
+
+export const RefundStatusChanged = envelope(
+  'RefundStatusChanged',
+  z.strictObject({
+    RefundId: uuid,
+    PaymentIntentId: uuid,
+    TransactionReference: z.string(),
+    PreviousStatus: z.int().meta({ description: 'The refund status integer before the change.' }),
+    CurrentStatus: z.int().meta({ description: 'The refund status integer now.' }),
+    CurrentStatusName: z.enum(refundStatusNames),
+    Amount: z.number(),
+    Currency: z.string(),
+    Reason: z.string().nullable(),
+    AttemptCount: z.int().min(0),
+    MerchantId: uuid,
+    Timestamp: dateTime,
+    TraceId: z.string(),
+  }),
+);
+
+export const SettlementStatusChanged = envelope(
+  'SettlementStatusChanged',
+  z.strictObject({
+    SettlementId: uuid,
+    PreviousStatus: z.int().meta({ description: 'The settlement status integer before the change.' }),
+    CurrentStatus: z.int().meta({ description: 'The settlement status integer now.' }),
+    CurrentStatusName: z.enum(settlementStatusNames),
+    Amount: z.number(),
+    Currency: z.string(),
+    PayoutCurrency: z.string(),
+    PayoutAmount: z.number().nullable(),
+    FxRate: z.number().nullable(),
+    FailureReason: z.string().nullable(),
+    IsAuto: z.boolean(),
+    MerchantId: uuid,
+    Timestamp: dateTime,
+    TraceId: z.string(),
   }),
 );
 
@@ -260,7 +304,16 @@ const Attempt = z.strictObject({
   nextAttemptAt: nullableDateTime,
 });
 
-const EventAttempts = z.strictObject({ eventId: z.string(), paymentIntentId: uuid, delivery: Delivery, items: z.array(Attempt) });
+const EventAttempts = z.strictObject({ eventId: z.string(), paymentIntentId: uuid.nullable(), delivery: Delivery, items: z.array(Attempt) });
+
+const FeedItem = z.strictObject({
+  eventId: z.string(),
+  type: z.enum(webhookEventTypes),
+  created: z.int().meta({ description: 'Unix seconds, as in the envelope.' }),
+  deliveryState: z.enum(deliveryStates),
+  event: z.looseObject({ id: z.string(), type: z.string() }).meta({ description: 'The envelope exactly as sent (see `webhooks`).' }),
+});
+const EventList = z.strictObject({ items: z.array(FeedItem), hasMore: z.boolean() });
 
 const ResendQueued = z.strictObject({ eventId: z.string(), resendId: z.string(), status: z.literal('queued'), requestedAt: dateTime });
 
@@ -282,6 +335,7 @@ export const responseSchemas = {
   TransactionList,
   TransactionEvents,
   EventAttempts,
+  EventList,
   ResendQueued,
   ProviderCallbackResult,
   OpenApiDocument,
@@ -397,6 +451,7 @@ export const transactionStatusChangedExample = {
     Amount: 1500,
     Currency: 'PKR',
     Reason: null,
+    ReasonDetail: null,
     TransactionReference: 'TRX20250601ABC123',
     CustomerRef: { name: 'Ayesha Khan' },
     OrderRef: '{"OrderRef":"ORDER1001","Discount":null,"Tax":null}',
@@ -405,6 +460,53 @@ export const transactionStatusChangedExample = {
     TraceId: trace,
     IntentType: 'checkout',
     MetadataJson: null,
+  },
+};
+
+export const refundStatusChangedExample = {
+  id: 'evt_6c2a0d3b9e4f5a6b7c8d9e0f1a2b3c4d',
+  type: 'RefundStatusChanged',
+  created: 1748774700,
+  livemode: false,
+  api_version: 'v1',
+  data: {
+    RefundId: '7d3e9f1a-2b4c-4d5e-8f6a-1b2c3d4e5f6a',
+    PaymentIntentId: id,
+    TransactionReference: 'TRX20250601ABC123',
+    PreviousStatus: 2,
+    CurrentStatus: 3,
+    CurrentStatusName: 'Completed',
+    Amount: 500,
+    Currency: 'PKR',
+    Reason: 'Customer returned one item',
+    AttemptCount: 1,
+    MerchantId: merchantId,
+    Timestamp: later,
+    TraceId: trace,
+  },
+};
+
+export const settlementStatusChangedExample = {
+  id: 'evt_7d3b1e4c0f5a6b7c8d9e0f1a2b3c4d5e',
+  type: 'SettlementStatusChanged',
+  created: 1748775600,
+  livemode: false,
+  api_version: 'v1',
+  data: {
+    SettlementId: '8e4f0a2b-3c5d-4e6f-9a7b-2c3d4e5f6a7b',
+    PreviousStatus: 2,
+    CurrentStatus: 3,
+    CurrentStatusName: 'Completed',
+    Amount: 5000,
+    Currency: 'PKR',
+    PayoutCurrency: 'PKR',
+    PayoutAmount: 4975,
+    FxRate: null,
+    FailureReason: null,
+    IsAuto: false,
+    MerchantId: merchantId,
+    Timestamp: later,
+    TraceId: trace,
   },
 };
 
@@ -456,6 +558,13 @@ export const responseExamples: Record<ResponseSchemaName, unknown> = {
   TransactionEvents: {
     paymentIntentId: id,
     items: [{ eventId: transactionStatusChangedExample.id, type: 'TransactionStatusChanged', created: 1748772900, previousStatus: 'Pending', currentStatus: 'Completed', delivery, event: transactionStatusChangedExample }],
+  },
+  EventList: {
+    items: [
+      { eventId: refundStatusChangedExample.id, type: 'RefundStatusChanged', created: refundStatusChangedExample.created, deliveryState: 'delivered', event: refundStatusChangedExample },
+      { eventId: transactionStatusChangedExample.id, type: 'TransactionStatusChanged', created: transactionStatusChangedExample.created, deliveryState: 'retrying', event: transactionStatusChangedExample },
+    ],
+    hasMore: false,
   },
   EventAttempts: {
     eventId: transactionStatusChangedExample.id,

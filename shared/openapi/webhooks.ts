@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import { TransactionStatusChanged, transactionStatusChangedExample } from './responses.ts';
+import {
+  RefundStatusChanged,
+  refundStatusChangedExample,
+  SettlementStatusChanged,
+  settlementStatusChangedExample,
+  TransactionStatusChanged,
+  transactionStatusChangedExample,
+} from './responses.ts';
 
 /**
  * The event types the gateway delivers, for the document's `webhooks` section. One entry per type:
@@ -22,6 +29,22 @@ export const webhookEvents: readonly WebhookEventDoc[] = [
       'Sent when a transaction moves between statuses (Pending, Processing, Completed, Failed, Cancelled, Expired), to the request’s callbackUrl or else the merchant’s endpoint for the mode.',
     schema: TransactionStatusChanged,
     example: transactionStatusChangedExample,
+  },
+  {
+    type: 'RefundStatusChanged',
+    summary: 'A refund changed status',
+    description:
+      'Sent on every refund status change (Pending, Approved, Processing, Completed, Failed, Cancelled, Rejected, Expired) to the merchant’s endpoint for the mode, if it subscribes to this type. Statuses are the refund’s integers; CurrentStatusName names the new one.',
+    schema: RefundStatusChanged,
+    example: refundStatusChangedExample,
+  },
+  {
+    type: 'SettlementStatusChanged',
+    summary: 'A settlement changed status',
+    description:
+      'Sent on every settlement status change (Pending, Approved, Processing, Completed, Failed, Cancelled) to the merchant’s endpoint for the mode, if it subscribes to this type. Statuses are the settlement’s integers; CurrentStatusName names the new one.',
+    schema: SettlementStatusChanged,
+    example: settlementStatusChangedExample,
   },
 ];
 

@@ -23,6 +23,7 @@ import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { sandboxCardOutcome } from '#shared/domain/sandbox.ts';
+import { walletDecline } from '#shared/domain/reasons.ts';
 import { walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
 import { sandboxApprovalDelayMs, sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
@@ -183,7 +184,7 @@ function completedDecision(current: PaymentIntent, source: { card: CardSummary }
 /** The provider's answer about a wallet charge decides the payment; Pending decides nothing. */
 function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, answer: ChargeStatus): Decision | null {
   if (answer.status === 'Approved') return completedDecision(current, { walletProvider: wallet.provider });
-  if (answer.status === 'Declined') return { to: 'Failed', reason: answer.reason };
+  if (answer.status === 'Declined') return { to: 'Failed', ...walletDecline(answer.reason) };
   return null;
 }
 

@@ -1,3 +1,4 @@
+import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
@@ -189,7 +190,7 @@ export function decideDeposit(current: PaymentIntent, answer: ChargeStatus, now:
         }),
       };
     case 'Declined':
-      return { to: 'Failed', reason: answer.reason, details: chargeInfo('Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'The customer did not approve the payment.' }) };
+      return { to: 'Failed', ...walletDecline(answer.reason), details: chargeInfo('Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'The customer did not approve the payment.' }) };
     case 'Pending':
       return current.expiresAt && now.getTime() >= Date.parse(current.expiresAt)
         ? { to: 'Expired', reason: 'not_approved', details: chargeInfo('Expired', { isSuccess: false }) }

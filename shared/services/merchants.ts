@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hashApiKey, modes, newApiKey, newKeyId, newSecretKey, newWebhookSecret, type Mode } from '#shared/domain/credentials.ts';
+import { webhookEventTypes, type WebhookEventType } from '#shared/domain/events.ts';
 import { journal } from '#shared/domain/ledger.ts';
 import { defaultFees, defaultSchedule, type Fee, type FeeProduct, type Merchant, type SettlementSchedule, type WebhookEndpoint } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
@@ -208,15 +209,40 @@ export async function enableWebhook(merchantId: string, mode: Mode, url?: string
   return { merchantId, mode, url: target, enabled: true };
 }
 
-export async function setWebhook(merchantId: string, mode: Mode, url: string, allowInsecure?: boolean) {
+/**
+ * `--events A,B` as the endpoint's subscription: undefined = leave it, null = every type (`all`).
+ * Unknown names are an operator error, so a typo never silently unsubscribes.
+ */
+export function parseEventTypes(raw: string | undefined): WebhookEventType[] | null | undefined {
+  if (raw === undefined) return undefined;
+  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 1 && names[0] === 'all') return null;
+  const unknown = names.filter((n) => !(webhookEventTypes as readonly string[]).includes(n));
+  if (names.length === 0 || unknown.length) throw new OperatorError(`--events must be "all" or a comma-separated list of ${webhookEventTypes.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+  return [...new Set(names)] as WebhookEventType[];
+}
+
+/**
+ * Sets a mode's endpoint URL and/or its event-type subscription (`events`: undefined leaves it,
+ * null = every type). A new endpoint gets a signing secret, shown once.
+ */
+export async function setWebhook(merchantId: string, mode: Mode, url: string | undefined, allowInsecure?: boolean, events?: WebhookEventType[] | null) {
   return changeMerchant(merchantId, async (merchant) => {
     const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;
-    await assertSafeWebhookUrl(url, { allowInsecure: insecure }).catch((e: Error) => {
-      throw new OperatorError(`webhook url ${e.message}`);
-    });
     const existing = merchant.webhooks[mode];
-    const { endpoint, secret } = existing?.secrets.length ? { endpoint: { ...existing, url }, secret: null } : await newEndpoint(merchantId, mode, url);
-    return { patch: { webhooks: { ...merchant.webhooks, [mode]: endpoint }, allowInsecureWebhooks: insecure }, result: { merchantId, mode, url, webhookSecret: secret } };
+    const target = url ?? existing?.url;
+    if (!target) throw new OperatorError(`no webhook endpoint configured for ${mode} mode; give --url`);
+    if (url !== undefined) {
+      await assertSafeWebhookUrl(url, { allowInsecure: insecure }).catch((e: Error) => {
+        throw new OperatorError(`webhook url ${e.message}`);
+      });
+    }
+    const { endpoint, secret } = existing?.secrets.length ? { endpoint: { ...existing, url: target }, secret: null } : await newEndpoint(merchantId, mode, target);
+    const subscribed: WebhookEndpoint = events === undefined ? endpoint : { ...endpoint, events };
+    return {
+      patch: { webhooks: { ...merchant.webhooks, [mode]: subscribed }, allowInsecureWebhooks: insecure },
+      result: { merchantId, mode, url: target, events: subscribed.events ?? [...webhookEventTypes], webhookSecret: secret },
+    };
   });
 }
 

@@ -26,7 +26,7 @@ import { refundProviderFor, type RefundInstruction, type RefundProvider } from '
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { emitOutcome } from '#shared/metrics.ts';
 import { findIntent } from '#shared/store/intents.ts';
-import { createRefundWrites, getRefund, listRefundsOfIntent, recordRefundedWrite, refundChange, releaseReservationWrite, reservationWriteIndex } from '#shared/store/refunds.ts';
+import { createRefundWrites, getRefund, refundEventWrites, listRefundsOfIntent, recordRefundedWrite, refundChange, releaseReservationWrite, reservationWriteIndex } from '#shared/store/refunds.ts';
 import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
 
 /**
@@ -165,7 +165,8 @@ async function changeRefund(
     const decision = decide(current);
     if (!decision) return { refund: current, changed: false };
     try {
-      await transact(decision.writes);
+      // A status change commits with its RefundStatusChanged event, last so the writes' indexes stay put.
+      await transact([...decision.writes, ...refundEventWrites(current, decision.next)]);
       if (decision.next.status !== current.status && decision.next.status >= RefundStatus.Completed) emitOutcome('refund', refundStatusNames[decision.next.status], decision.next.amountMinor);
       return { refund: decision.next, changed: true };
     } catch (error) {

@@ -30,6 +30,7 @@ import {
   listSettlements,
   rearmAutoSettlementWrite,
   settlementChange,
+  settlementEventWrites,
   type SettlementQuery,
 } from '#shared/store/settlements.ts';
 import { getWallet, postJournal, walletWriteIndex } from '#shared/store/wallets.ts';
@@ -192,7 +193,8 @@ async function changeSettlement(
     const decision = await decide(current);
     if (!decision) return { settlement: current, changed: false };
     try {
-      await transact(decision.writes);
+      // A status change commits with its SettlementStatusChanged event, last so the writes' indexes stay put.
+      await transact([...decision.writes, ...settlementEventWrites(current, decision.next)]);
       if (decision.next.status !== current.status && decision.next.status >= SettlementStatus.Completed) emitOutcome('settlement', settlementStatusNames[decision.next.status], decision.next.amountMinor);
       return { settlement: decision.next, changed: true };
     } catch (error) {

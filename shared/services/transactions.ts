@@ -1,5 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { isTerminal, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
+import type { ReasonCode } from '#shared/domain/reasons.ts';
 import type { Journal, WalletDelta } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
@@ -16,7 +17,9 @@ import { postJournal } from '#shared/store/wallets.ts';
  */
 export interface Decision {
   to: IntentStatus;
-  reason?: string | null;
+  /** A stable code; free text goes in reasonDetail. */
+  reason?: ReasonCode | null;
+  reasonDetail?: string | null;
   details?: Record<string, unknown>;
   feeMinor?: number;
   dueAt?: string | null;
@@ -71,7 +74,8 @@ export function transactionView(intent: PaymentIntent) {
     description: intent.description,
     metadataJson: intent.metadataJson,
     isLive: intent.mode === 'live',
-    reason: intent.reason,
+    // As before codes existed: the free text where there is some (withdrawals), else the code.
+    reason: intent.reasonDetail ?? intent.reason,
     createdAt: intent.createdAt,
     updatedAt: intent.updatedAt,
     ...(intent.intentType === 'checkout'

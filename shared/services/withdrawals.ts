@@ -1,3 +1,4 @@
+import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
 import type { Bank } from '#shared/domain/bank-codes.ts';
@@ -229,11 +230,11 @@ async function recordOutcome(intent: PaymentIntent, rail: BankRail, outcome: Out
   }
   if (outcome.outcome === 'not_submitted') logger.error('payout not submitted', { paymentIntentId: intent.paymentIntentId, provider: rail.name, detail: outcome.internal });
   const change = outcome.outcome === 'rejected' ? states.rejected('Failed', outcome.reason) : states.internal(payoutMessages.internal(intent.traceId));
-  return fail(intent.paymentIntentId, change, finish);
+  return fail(intent.paymentIntentId, outcome.outcome === 'rejected' ? 'bank_rejected' : 'payout_not_sent', change, finish);
 }
 
 /** Processing → Failed, releasing the hold. */
-async function fail(paymentIntentId: string, change: InfoChange, finish?: Finish) {
+async function fail(paymentIntentId: string, reason: ReasonCode, change: InfoChange, finish?: Finish) {
   let recorded = false;
   const result = await changeStatus(paymentIntentId, (current) => {
     recorded = false;
@@ -241,7 +242,7 @@ async function fail(paymentIntentId: string, change: InfoChange, finish?: Finish
     const details = { payoutInfo: payoutInfo(current, change), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) };
     const completion = finish?.({ ...current, status: 'Failed', details: { ...current.details, ...details } }, true);
     recorded = Boolean(completion);
-    return { to: 'Failed', reason: change.errorDetails, details, journal: withdrawalJournals.released(current), extraWrites: completion ? [completion] : [] };
+    return { to: 'Failed', reason, reasonDetail: change.errorDetails, details, journal: withdrawalJournals.released(current), extraWrites: completion ? [completion] : [] };
   });
   if (result.changed) return { intent: result.intent, released: true, recorded };
   return { intent: result.intent!, released: false, recorded: false };
@@ -284,11 +285,11 @@ export async function settleDueWithdrawal(due: PaymentIntent, now = new Date()):
       return;
     }
     case 'Failed':
-      await fail(intent.paymentIntentId, states.rejected('Failed', answer.reason));
+      await fail(intent.paymentIntentId, 'bank_rejected', states.rejected('Failed', answer.reason));
       return;
     case 'NotFound':
       if (pastNotFoundGrace(d.submission.submittedAt, now)) {
-        await fail(intent.paymentIntentId, states.internal(payoutMessages.notReceived(intent.traceId)));
+        await fail(intent.paymentIntentId, 'payout_not_sent', states.internal(payoutMessages.notReceived(intent.traceId)));
         return;
       }
       return askAgain(rail.pollIntervalMs);
@@ -351,7 +352,8 @@ export async function rejectWithdrawal(reference: string, reason: string = payou
       ? null
       : {
           to: 'Cancelled',
-          reason,
+          reason: 'rejected_by_operator',
+          reasonDetail: reason,
           details: { payoutInfo: payoutInfo(current, states.rejected('Cancelled', reason)), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) },
           journal: withdrawalJournals.released(current),
         },

@@ -1,11 +1,12 @@
 import { BatchGetItemCommand, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { statusChangedEvent, type AddressedEvent, type StoredEvent, type TransactionStatusChanged } from '#shared/domain/events.ts';
+import { statusChangedEvent, type AddressedEvent, type StoredEvent, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
+import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
-import { outboxCheckAt } from './webhooks.ts';
+import { outboxWrites } from './webhooks.ts';
 
 /**
  * Payment intents, their reference pointers and their outbox events. A status change is built by
@@ -67,7 +68,7 @@ export interface Transition {
 export function transitionWrites(
   current: PaymentIntent,
   to: IntentStatus,
-  change: { reason?: string | null; details?: Record<string, unknown>; feeMinor?: number; dueAt?: string | null; now?: Date } = {},
+  change: { reason?: ReasonCode | null; reasonDetail?: string | null; details?: Record<string, unknown>; feeMinor?: number; dueAt?: string | null; now?: Date } = {},
 ): Transition {
   if (!canTransition(current.intentType, current.status, to)) throw new IllegalTransition(current.status, to);
   const now = change.now ?? new Date();
@@ -75,6 +76,7 @@ export function transitionWrites(
     ...current,
     status: to,
     reason: change.reason === undefined ? current.reason : change.reason,
+    reasonDetail: change.reason === undefined ? (current.reasonDetail ?? null) : (change.reasonDetail ?? null),
     details: { ...current.details, ...change.details },
     feeMinor: change.feeMinor ?? current.feeMinor,
     updatedAt: now.toISOString(),
@@ -85,6 +87,7 @@ export function transitionWrites(
   const set: Record<string, unknown> = {
     status: next.status,
     reason: next.reason,
+    reasonDetail: next.reasonDetail,
     details: next.details,
     feeMinor: next.feeMinor,
     updatedAt: next.updatedAt,
@@ -112,33 +115,25 @@ export function transitionWrites(
           }),
         },
       },
-      outboxWrite(current, event),
+      ...outboxWrite(current, event),
     ],
   };
 }
 
-function outboxWrite(intent: PaymentIntent, event: TransactionStatusChanged): TxItem {
-  const createdAt = event.data.Timestamp;
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({
-        ...keys.outboxEvent(intent.paymentIntentId, createdAt, event.id),
-        // The webhook sweep checks it once the pipeline had time to deliver (shared/webhooks/sweep.ts).
-        ...keys.webhookDue(event.id, outboxCheckAt(createdAt)),
-        entity: 'OutboxEvent',
-        eventId: event.id,
-        paymentIntentId: intent.paymentIntentId,
-        merchantId: intent.merchantId,
-        mode: intent.mode,
-        /** Where it goes: the request's callbackUrl, else the merchant's endpoint for the mode. */
-        callbackUrl: intent.callbackUrl,
-        event,
-        createdAt,
-      }),
-      ConditionExpression: 'attribute_not_exists(PK)',
+function outboxWrite(intent: PaymentIntent, event: TransactionStatusChanged): TxItem[] {
+  return outboxWrites(
+    {
+      eventId: event.id,
+      paymentIntentId: intent.paymentIntentId,
+      subject: { kind: 'transaction', id: intent.paymentIntentId },
+      merchantId: intent.merchantId,
+      mode: intent.mode,
+      /** Where it goes: the request's callbackUrl, else the merchant's endpoint for the mode. */
+      callbackUrl: intent.callbackUrl,
+      event,
     },
-  };
+    event.data.Timestamp,
+  );
 }
 
 /** Index of the intent update inside transitionWrites().writes (its condition = lost the race). */
@@ -192,7 +187,7 @@ export async function listIntentsOfMerchant(merchantId: string, mode: Mode, limi
 }
 
 /** Access pattern: the outbox events of an intent, oldest first. */
-export async function listEvents(paymentIntentId: string): Promise<StoredEvent[]> {
+export async function listEvents(paymentIntentId: string): Promise<StoredEvent<TransactionStatusChanged>[]> {
   const k = keys.eventsOfIntent(paymentIntentId);
   const out = await db().send(
     new QueryCommand({
@@ -202,7 +197,7 @@ export async function listEvents(paymentIntentId: string): Promise<StoredEvent[]
       ConsistentRead: true,
     }),
   );
-  return (out.Items ?? []).map((i) => fromItem<StoredEvent & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
+  return (out.Items ?? []).map((i) => fromItem<StoredEvent<TransactionStatusChanged> & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
 }
 
 /** Access pattern: intents due by `now` (the due index, shards `DUE#0-3`). For sweeps. */

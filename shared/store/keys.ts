@@ -1,4 +1,5 @@
 import type { Mode } from '#shared/domain/credentials.ts';
+import type { EventSubject } from '#shared/domain/events.ts';
 
 /**
  * Every key pattern of the single table, in one place. docs/access-patterns.md lists the access
@@ -16,13 +17,17 @@ import type { Mode } from '#shared/domain/credentials.ts';
  *                                                                                       GSI2 (sparse, while something is due): DUE#<shard> / <dueAt>#<id>
  *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
  *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
- *   OutboxEvent   TXN#<paymentIntentId>               EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
+ *   OutboxEvent   <home>                              EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
+ *                 (home = the event's subject: TXN#<paymentIntentId>, REFUND#<refundId> or SETTLEMENT#<settlementId>)
  *                                                                                       GSI2 (sparse, until the sweep saw a delivery item): WEBHOOKDUE#<shard> / <checkAt>#<eventId>
  *   EventPointer  EVENTID#<eventId>                   EVENTID                           -   (an event by its id; written by the relay)
- *   WebhookDelivery TXN#<paymentIntentId>             DELIVERY#<eventId>                -   (the event's delivery log: rounds, attempts)
+ *   EventFeed     EVENTFEED#<eventId>                 EVENTFEED                         EVENTS#<merchantId>#<mode> / <createdAt>#<eventId>
+ *                                                                                       GSI3: EVENTS#<merchantId>#<mode>#<type>#<deliveryState> / <createdAt>#<eventId>
+ *                                                                                       (the events feed; ttl 30 days; moved on every delivery state change)
+ *   WebhookDelivery <home>                            DELIVERY#<eventId>                -   (the event's delivery log: rounds, attempts)
  *                                                                                       GSI2 (sparse, while retrying): WEBHOOKDUE#<shard> / <dueAt>#<eventId>
  *   WebhookHealth MERCHANT#<merchantId>               WEBHOOKHEALTH#<mode>#<sha256(url)> -  (a destination's failures, disabled or not)
- *   WebhookResend   TXN#<paymentIntentId>             RESEND#<requestedAt>#<resendId>   -   (relayed to SQS by the stream; ttl)
+ *   WebhookResend   <home>                            RESEND#<requestedAt>#<resendId>   -   (relayed to SQS by the stream; ttl)
  *   Settlement    SETTLEMENT#<id>                     SETTLEMENT                        MERCHANT#<id>#<mode>#SETTLEMENT / <requestedAt>#<id>
  *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
  *   AutoSettlement MERCHANT#<merchantId>              AUTOSETTLE#<mode>                 GSI2: MONEYDUE#<shard> / <nextRunAt>#autosettle:<id>:<mode>
@@ -37,6 +42,8 @@ import type { Mode } from '#shared/domain/credentials.ts';
  *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a dashboard payout: maker-checker)
  */
 export type Key = { PK: string; SK: string };
+
+const subjectPrefix: Record<EventSubject['kind'], string> = { transaction: 'TXN', refund: 'REFUND', settlement: 'SETTLEMENT' };
 
 const dueShardCount = 4;
 function dueShard(id: string): number {
@@ -86,13 +93,29 @@ export const keys = {
   }),
   orderRef: (mode: Mode, merchantId: string, orderRef: string): Key => ({ PK: `ORDERREF#${mode}#${merchantId}#${orderRef}`, SK: 'ORDERREF' }),
   transactionReference: (mode: Mode, merchantId: string, reference: string): Key => ({ PK: `TXREF#${mode}#${merchantId}#${reference}`, SK: 'TXREF' }),
-  outboxEvent: (paymentIntentId: string, createdAt: string, eventId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `EVENT#${createdAt}#${eventId}` }),
+  /**
+   * An event's home: the partition of what it is about (its transaction, refund or settlement),
+   * which holds its outbox item, delivery log and resend requests.
+   */
+  eventHome: (subject: EventSubject): string => `${subjectPrefix[subject.kind]}#${subject.id}`,
+  outboxEvent: (subject: EventSubject, createdAt: string, eventId: string): Key => ({ PK: keys.eventHome(subject), SK: `EVENT#${createdAt}#${eventId}` }),
   eventsOfIntent: (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'EVENT#' }),
 
-  /** Webhooks (shared/store/webhooks.ts): the delivery log lives in the transaction's partition. */
+  /** Webhooks (shared/store/webhooks.ts): the delivery log lives in the event's home partition. */
   eventPointer: (eventId: string): Key => ({ PK: `EVENTID#${eventId}`, SK: 'EVENTID' }),
-  webhookDelivery: (paymentIntentId: string, eventId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `DELIVERY#${eventId}` }),
+  webhookDelivery: (subject: EventSubject, eventId: string): Key => ({ PK: keys.eventHome(subject), SK: `DELIVERY#${eventId}` }),
   deliveriesOfIntent: (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'DELIVERY#' }),
+  /**
+   * The events feed (shared/store/event-feed.ts): one item per event. GSI1 lists a merchant's
+   * events in a mode; GSI3 by type and delivery state (moved when the state changes). `EVENTS#`
+   * prefixes, so no pattern ever meets the `MERCHANT#` listings of the same indexes.
+   */
+  eventFeed: (eventId: string): Key => ({ PK: `EVENTFEED#${eventId}`, SK: 'EVENTFEED' }),
+  eventFeedListing: (merchantId: string, mode: Mode, createdAt: string, eventId: string) => ({ GSI1PK: `EVENTS#${merchantId}#${mode}`, GSI1SK: `${createdAt}#${eventId}` }),
+  eventFeedByTypeState: (merchantId: string, mode: Mode, type: string, state: string, createdAt: string, eventId: string) => ({
+    GSI3PK: `EVENTS#${merchantId}#${mode}#${type}#${state}`,
+    GSI3SK: `${createdAt}#${eventId}`,
+  }),
   /** A merchant's destination URL's health (shared/store/webhook-health.ts). */
   webhookHealth: (merchantId: string, mode: Mode, urlHash: string): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `WEBHOOKHEALTH#${mode}#${urlHash}` }),
   /**
@@ -101,7 +124,7 @@ export const keys = {
    */
   webhookDue: (id: string, dueAt: string) => ({ GSI2PK: `WEBHOOKDUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
   webhookDueShards: () => Array.from({ length: dueShardCount }, (_, i) => `WEBHOOKDUE#${i}`),
-  webhookResend: (paymentIntentId: string, requestedAt: string, resendId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: `RESEND#${requestedAt}#${resendId}` }),
+  webhookResend: (subject: EventSubject, requestedAt: string, resendId: string): Key => ({ PK: keys.eventHome(subject), SK: `RESEND#${requestedAt}#${resendId}` }),
 
   /**
    * The "due" index (GSI2, sparse): an item that needs attention at a time (a checkout to expire, a

@@ -1,7 +1,9 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
+import { outboxWrites } from './webhooks.ts';
 import { stripKeys, versionedUpdate } from './money-due.ts';
 
 /**
@@ -86,6 +88,18 @@ export function refundChange(
   const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
   for (const k of Object.keys(changes) as (keyof Refund)[]) set[k] = next[k];
   return { next, write: versionedUpdate(keys.refund(current.id), current.id, current, set, dueAt) };
+}
+
+/**
+ * The event of a refund's status change, for the same transaction as the change (empty when the
+ * status stays, e.g. another attempt while Processing): RefundStatusChanged in the refund's
+ * partition, to the merchant's endpoint for the mode (refund requests carry no callbackUrl).
+ */
+export function refundEventWrites(previous: Refund, next: Refund): TxItem[] {
+  if (previous.status === next.status) return [];
+  const event = refundStatusChangedEvent(next, previous.status, new Date(next.updatedAt));
+  const addressed = { eventId: event.id, paymentIntentId: next.paymentIntentId, subject: { kind: 'refund', id: next.id } as const, merchantId: next.merchantId, mode: next.mode, callbackUrl: null, event };
+  return outboxWrites(addressed, event.data.Timestamp);
 }
 
 /** Access pattern: a refund by id (GetItem). */

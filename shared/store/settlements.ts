@@ -3,7 +3,9 @@ import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { nextSettlementRun, type SettlementSchedule } from '#shared/domain/merchant.ts';
 import type { Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
 import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
+import { outboxWrites } from './webhooks.ts';
 import { stripKeys, versionedUpdate } from './money-due.ts';
 
 /**
@@ -43,6 +45,18 @@ export function settlementChange(
   const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
   for (const k of Object.keys(changes) as (keyof Settlement)[]) set[k] = next[k];
   return { next, write: versionedUpdate(keys.settlement(current.id), current.id, current, set, dueAt) };
+}
+
+/**
+ * The event of a settlement's status change, for the same transaction as the change (empty when
+ * the status stays): SettlementStatusChanged in the settlement's partition, to the merchant's
+ * endpoint for the mode.
+ */
+export function settlementEventWrites(previous: Settlement, next: Settlement): TxItem[] {
+  if (previous.status === next.status) return [];
+  const event = settlementStatusChangedEvent(next, previous.status, new Date(next.updatedAt));
+  const addressed = { eventId: event.id, paymentIntentId: null, subject: { kind: 'settlement', id: next.id } as const, merchantId: next.merchantId, mode: next.mode, callbackUrl: null, event };
+  return outboxWrites(addressed, event.data.Timestamp);
 }
 
 /** Access pattern: a settlement by id (GetItem). A non-uuid id is simply not found. */

@@ -1,9 +1,10 @@
 import { BatchGetItemCommand, BatchWriteItemCommand, type BatchGetItemCommandOutput, ConditionalCheckFailedException, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import type { AddressedEvent } from '#shared/domain/events.ts';
+import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject } from '#shared/domain/events.ts';
 import { db, fromItem, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
 import type { StoredEvent } from '#shared/domain/events.ts';
 import { queryDueIndex } from './due-index.ts';
+import { feedEntryItem, feedEntryWrite, type FeedEntry } from './event-feed.ts';
 import { keys, type Key } from './keys.ts';
 
 /**
@@ -15,14 +16,16 @@ import { keys, type Key } from './keys.ts';
  */
 export interface EventPointer {
   eventId: string;
-  paymentIntentId: string;
+  /** The transaction (null for a settlement event); `subject` says where the event lives (subjectOf). */
+  paymentIntentId: string | null;
+  subject?: EventSubject;
   merchantId: string;
   mode: Mode;
   /** The outbox item's createdAt (part of its sort key). */
   eventCreatedAt: string;
 }
 
-export type DeliveryState = 'pending' | 'retrying' | 'delivered' | 'dead_lettered' | 'no_destination' | 'endpoint_disabled';
+export type { DeliveryState };
 /** States that end a round: a message of that round is then acknowledged without an attempt. */
 export const closedStates: readonly DeliveryState[] = ['delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled'];
 
@@ -54,7 +57,8 @@ export interface RoundRecord {
 
 export interface DeliveryRecord {
   eventId: string;
-  paymentIntentId: string;
+  paymentIntentId: string | null;
+  subject?: EventSubject;
   merchantId: string;
   mode: Mode;
   /** Attempts over every round (the number of the latest). */
@@ -86,7 +90,7 @@ export const maxLoggedAttempts = 100;
 
 export interface AttemptRecord {
   eventId: string;
-  paymentIntentId: string;
+  paymentIntentId: string | null;
   /** 1, 2, … over every round. */
   attempt: number;
   /** 1 … 8 within its round. */
@@ -104,6 +108,44 @@ export interface AttemptRecord {
   /** When the next attempt of the round is due (null: none). */
   nextAttemptAt: string | null;
 }
+
+/**
+ * The writes that publish an event, for the transaction that commits what caused it (the
+ * transactional outbox): the outbox item in the event's home partition, which the stream relays
+ * and which sits in the sweep's due index until a delivery item exists, and the event's entry in
+ * the events feed (`pending`).
+ */
+export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxItem[] {
+  const subject = subjectOf(addressed);
+  return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: toItem({
+          ...keys.outboxEvent(subject, createdAt, addressed.eventId),
+          // The webhook sweep checks it once the pipeline had time to deliver (shared/webhooks/sweep.ts).
+          ...keys.webhookDue(addressed.eventId, outboxCheckAt(createdAt)),
+          entity: 'OutboxEvent',
+          ...addressed,
+          subject,
+          createdAt,
+        }),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    feedEntryWrite({ eventId: addressed.eventId, merchantId: addressed.merchantId, mode: addressed.mode, type: addressed.event.type, createdAt, event: addressed.event }),
+  ];
+}
+
+/** The pointer of an event being relayed (or sent again by the sweep or a replay). */
+export const pointerOf = (m: Omit<EventPointer, 'subject'> & { subject?: EventSubject }): EventPointer => ({
+  eventId: m.eventId,
+  paymentIntentId: m.paymentIntentId,
+  subject: subjectOf(m),
+  merchantId: m.merchantId,
+  mode: m.mode,
+  eventCreatedAt: m.eventCreatedAt,
+});
 
 /** Access pattern: record where events live, by id (BatchWriteItem of immutable puts; idempotent). */
 export async function putEventPointers(pointers: readonly EventPointer[]): Promise<void> {
@@ -133,22 +175,23 @@ export async function getEventPointer(eventId: string): Promise<EventPointer | u
 /** Access pattern: one outbox event from its pointer (GetItem). */
 export async function getOutboxEvent(pointer: EventPointer): Promise<StoredEvent | undefined> {
   const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.outboxEvent(pointer.paymentIntentId, pointer.eventCreatedAt, pointer.eventId)) }),
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.outboxEvent(subjectOf(pointer), pointer.eventCreatedAt, pointer.eventId)) }),
   );
   return out.Item ? fromItem<StoredEvent>(out.Item) : undefined;
 }
 
-export const deliveryKey = (d: { paymentIntentId: string; eventId: string }) => `${d.paymentIntentId}/${d.eventId}`;
+type EventRef = { paymentIntentId: string | null; subject?: EventSubject; eventId: string };
+export const deliveryKey = (d: EventRef) => `${keys.eventHome(subjectOf(d))}/${d.eventId}`;
 
 /**
  * Access pattern: the delivery items of a dispatcher batch (one BatchGetItem, consistent), keyed
- * `<paymentIntentId>/<eventId>`.
+ * by deliveryKey (`<home>/<eventId>`).
  */
-export async function getDeliveries(events: readonly { paymentIntentId: string; eventId: string }[]): Promise<Map<string, DeliveryRecord>> {
+export async function getDeliveries(events: readonly EventRef[]): Promise<Map<string, DeliveryRecord>> {
   const found = new Map<string, DeliveryRecord>();
   const unique = [...new Map(events.map((e) => [deliveryKey(e), e])).values()];
   for (let i = 0; i < unique.length; i += 100) {
-    let requested: Record<string, AttributeValue>[] | undefined = unique.slice(i, i + 100).map((e) => toItem(keys.webhookDelivery(e.paymentIntentId, e.eventId)));
+    let requested: Record<string, AttributeValue>[] | undefined = unique.slice(i, i + 100).map((e) => toItem(keys.webhookDelivery(subjectOf(e), e.eventId)));
     for (let attempt = 0; requested?.length; attempt++) {
       if (attempt > 8) throw new Error('BatchGetItem: unprocessed keys after retries');
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
@@ -168,18 +211,23 @@ export async function getDeliveries(events: readonly { paymentIntentId: string; 
  * event's delivery item, replaced whole (the dispatcher read it at the start of the batch and
  * appended this attempt to its log).
  */
-export async function writeDeliveries(deliveries: readonly DeliveryRecord[]): Promise<void> {
-  await batchWrite(
-    deliveries.map((d) =>
+export async function writeDeliveries(deliveries: readonly DeliveryRecord[], feed: readonly FeedEntry[] = [], now = new Date()): Promise<void> {
+  await batchWrite([
+    ...deliveries.map((d) =>
       toItem({
-        ...keys.webhookDelivery(d.paymentIntentId, d.eventId),
+        ...keys.webhookDelivery(subjectOf(d), d.eventId),
         // In the sweep's due index only while a retry waits.
         ...(d.state === 'retrying' && d.waiting ? keys.webhookDue(d.eventId, d.waiting.sweepAt) : {}),
         entity: 'WebhookDelivery',
         ...d,
       }),
     ),
-  );
+    // The events feed's entries whose delivery state changed (shared/store/event-feed.ts).
+    ...feed.flatMap((e) => {
+      const item = feedEntryItem(e, now);
+      return item ? [item] : [];
+    }),
+  ]);
 }
 
 /** An item of the webhook sweep's due index: an outbox event or a waiting delivery item. */
@@ -242,8 +290,9 @@ export async function listDeliveries(paymentIntentId: string): Promise<DeliveryR
 }
 
 /** Access pattern: an event's delivery item with its attempts (GetItem, consistent). */
-export async function getDelivery(paymentIntentId: string, eventId: string): Promise<DeliveryRecord | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.webhookDelivery(paymentIntentId, eventId)), ConsistentRead: true }));
+export async function getDelivery(about: EventSubject | string, eventId: string): Promise<DeliveryRecord | undefined> {
+  const subject: EventSubject = typeof about === 'string' ? { kind: 'transaction', id: about } : about; // a string: a transaction's id
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.webhookDelivery(subject, eventId)), ConsistentRead: true }));
   return out.Item ? fromItem<DeliveryRecord>(out.Item) : undefined;
 }
 
@@ -262,7 +311,7 @@ export function resendWrite(request: ResendRequest): TxItem {
     Put: {
       TableName: tableName(),
       Item: toItem({
-        ...keys.webhookResend(request.paymentIntentId, request.requestedAt, request.resendId),
+        ...keys.webhookResend(subjectOf(request), request.requestedAt, request.resendId),
         entity: 'WebhookResend',
         ...request,
         ttl: ttlIn(resendRetentionSeconds, Date.parse(request.requestedAt)),

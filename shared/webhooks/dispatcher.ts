@@ -1,4 +1,6 @@
-import type { Merchant } from '#shared/domain/merchant.ts';
+import { subjectOf } from '#shared/domain/events.ts';
+import { endpointWants, type Merchant } from '#shared/domain/merchant.ts';
+import type { FeedEntry } from '#shared/store/event-feed.ts';
 import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
 import { db } from '#shared/store/client.ts';
@@ -92,6 +94,8 @@ async function destinationFor(message: DeliveryMessage, merchant: Merchant | und
   const source = message.callbackUrl ? 'callbackUrl' : endpoint ? 'endpoint' : null;
   if (!merchant) return { missing: 'the merchant no longer exists', url, source };
   if (!url || !source) return { missing: `no callbackUrl and no webhook endpoint configured for ${message.mode} mode`, url, source };
+  // An endpoint may subscribe to a subset of event types; a request's own callbackUrl gets its events.
+  if (source === 'endpoint' && !endpointWants(endpoint!, message.event.type)) return { missing: `the ${message.mode} webhook endpoint is not subscribed to ${message.event.type}`, url, source };
   const live = (endpoint?.secrets ?? []).filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime());
   if (live.length === 0) return { missing: `no webhook signing secret for ${message.mode} mode: configure a webhook endpoint`, url, source };
   const key = await masterKey();
@@ -102,6 +106,7 @@ async function destinationFor(message: DeliveryMessage, merchant: Merchant | und
 interface Outcome {
   result: DispatchResult;
   delivery?: DeliveryRecord;
+  feed?: FeedEntry;
   requeue?: { message: DeliveryMessage; delaySeconds: number };
 }
 
@@ -207,6 +212,7 @@ async function attemptOne(
   const delivery: DeliveryRecord = {
     eventId: message.eventId,
     paymentIntentId: message.paymentIntentId,
+    subject: subjectOf(message),
     merchantId: message.merchantId,
     mode: message.mode,
     attempts: attempt,
@@ -227,7 +233,12 @@ async function attemptOne(
   if (state === 'delivered') logger.info('webhook delivered', log);
   else if (state === 'retrying') logger.info('webhook attempt failed', { ...log, error: post.error, nextAttemptAt });
   else logger.warn(`webhook ${state.replace('_', ' ')}`, { ...log, error: post.error });
-  return { result, delivery, ...(requeue ? { requeue } : {}) };
+  // The events feed follows the delivery state (shared/store/event-feed.ts): rewritten when it changes.
+  const feed: FeedEntry | undefined =
+    (current?.state ?? 'pending') === state
+      ? undefined
+      : { eventId: message.eventId, merchantId: message.merchantId, mode: message.mode, type: message.event.type, createdAt: message.eventCreatedAt, deliveryState: state, event: message.event };
+  return { result, delivery, ...(feed ? { feed } : {}), ...(requeue ? { requeue } : {}) };
 }
 
 /** WebhookAttempts by outcome, dead letters, and commit-to-delivery latency of a first delivery. */
@@ -265,7 +276,7 @@ export async function dispatchBatch<T>(entries: readonly { ref: T; message: Deli
     }),
   );
   const attempted = outcomes.flatMap((o) => (o.delivery ? [o.delivery] : []));
-  if (attempted.length) await writeDeliveries(attempted);
+  if (attempted.length) await writeDeliveries(attempted, outcomes.flatMap((o) => (o.feed ? [o.feed] : [])), clock());
   await Promise.all(
     outcomes.flatMap((o) =>
       o.requeue

@@ -1,5 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import type { StoredEvent } from '#shared/domain/events.ts';
+import { subjectOf, type StoredEvent } from '#shared/domain/events.ts';
+import { feedPosition, getFeedEntry, pageEventFeed, type FeedQuery } from '#shared/store/event-feed.ts';
 import { findIntent, listEvents } from '#shared/store/intents.ts';
 import type { TxItem } from '#shared/store/client.ts';
 import {
@@ -69,6 +70,31 @@ export async function transactionEvents(merchantId: string, mode: Mode, referenc
   return { paymentIntentId: intent.paymentIntentId, items: events.map((e) => eventView(e, byEvent.get(e.eventId))) };
 }
 
+export interface EventFeedQuery extends Omit<FeedQuery, 'before'> {
+  /** An event id: the page starts after it. */
+  startingAfter?: string;
+}
+
+/**
+ * GET …/Events: the merchant's events in one mode (the last 30 days), newest first, each with its
+ * current delivery state and the envelope as sent. A cursor that is not this merchant's and mode's
+ * event (or has expired) is `invalid_cursor` (a 400), never a leak.
+ */
+export async function eventsFeed(merchantId: string, mode: Mode, q: EventFeedQuery, now = new Date()) {
+  let before: string | undefined;
+  if (q.startingAfter !== undefined) {
+    const cursor = await getFeedEntry(q.startingAfter);
+    if (!cursor || cursor.merchantId !== merchantId || cursor.mode !== mode) return 'invalid_cursor' as const;
+    before = feedPosition(cursor);
+  }
+  const { startingAfter: _cursor, ...filters } = q;
+  const page = await pageEventFeed(merchantId, mode, { ...filters, ...(before ? { before } : {}) }, now);
+  return {
+    items: page.items.map((e) => ({ eventId: e.eventId, type: e.type, created: e.event.created, deliveryState: e.deliveryState, event: e.event })),
+    hasMore: page.hasMore,
+  };
+}
+
 async function ownedPointer(merchantId: string, mode: Mode, eventId: string) {
   const pointer = await getEventPointer(eventId);
   return pointer && pointer.merchantId === merchantId && pointer.mode === mode ? pointer : undefined;
@@ -78,7 +104,7 @@ async function ownedPointer(merchantId: string, mode: Mode, eventId: string) {
 export async function eventAttempts(merchantId: string, mode: Mode, eventId: string) {
   const pointer = await ownedPointer(merchantId, mode, eventId);
   if (!pointer) return undefined;
-  const delivery = await getDelivery(pointer.paymentIntentId, eventId);
+  const delivery = await getDelivery(subjectOf(pointer), eventId);
   return { eventId, paymentIntentId: pointer.paymentIntentId, delivery: deliveryView(delivery), items: (delivery?.log ?? []).map(attemptView) };
 }
 
@@ -99,6 +125,7 @@ export async function prepareResend(merchantId: string, mode: Mode, eventId: str
       resendId,
       eventId,
       paymentIntentId: pointer.paymentIntentId,
+      subject: subjectOf(pointer),
       merchantId,
       mode,
       callbackUrl: stored.callbackUrl ?? null,

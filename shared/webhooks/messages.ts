@@ -40,6 +40,7 @@ export function messageFromItem(item: Record<string, unknown>): DeliveryMessage 
     v: 1 as const,
     eventId: i.eventId,
     paymentIntentId: i.paymentIntentId,
+    ...(i.subject ? { subject: i.subject } : {}),
     merchantId: i.merchantId,
     mode: i.mode,
     callbackUrl: i.callbackUrl ?? null,
@@ -58,7 +59,8 @@ export function messageFromItem(item: Record<string, unknown>): DeliveryMessage 
 
 export function parseMessage(body: string): DeliveryMessage {
   const m = JSON.parse(body) as DeliveryMessage;
-  if (m?.v !== 1 || typeof m.eventId !== 'string' || typeof m.paymentIntentId !== 'string' || typeof m.roundId !== 'string' || !m.event) {
+  const about = typeof m?.paymentIntentId === 'string' || (typeof m?.subject?.id === 'string' && typeof m.subject.kind === 'string');
+  if (m?.v !== 1 || typeof m.eventId !== 'string' || !about || typeof m.roundId !== 'string' || !m.event) {
     throw new Error('not a webhook delivery message');
   }
   return m;

@@ -1,7 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { logger } from '#shared/logger.ts';
 import { fromStreamImage } from '#shared/store/client.ts';
-import { putEventPointers, type EventPointer } from '#shared/store/webhooks.ts';
+import { pointerOf, putEventPointers, type EventPointer } from '#shared/store/webhooks.ts';
 import { messageFromItem, type DeliveryMessage } from './messages.ts';
 import { publish } from './queue.ts';
 
@@ -32,7 +32,7 @@ export async function relayRecords(records: readonly DynamoDBRecord[]): Promise<
 
   const pointers: EventPointer[] = entries
     .filter((e) => e.message.roundId === 'initial')
-    .map(({ message: m }) => ({ eventId: m.eventId, paymentIntentId: m.paymentIntentId, merchantId: m.merchantId, mode: m.mode, eventCreatedAt: m.eventCreatedAt }));
+    .map(({ message }) => pointerOf(message));
   await putEventPointers(pointers); // before the message exists, so its attempts are findable by event id
 
   const failed = new Set(await publish(entries.map(({ id, message }) => ({ id, message }))));

@@ -1,5 +1,5 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { getDeliveries, putEventPointers, scanOutboxEvents } from '#shared/store/webhooks.ts';
+import { deliveryKey, getDeliveries, pointerOf, putEventPointers, scanOutboxEvents } from '#shared/store/webhooks.ts';
 import { initialRound, messageFromItem, newRedriveRound, type DeliveryMessage } from './messages.ts';
 import { publish } from './queue.ts';
 
@@ -24,7 +24,7 @@ export async function replayEvents(filter: { since: string; until: string; merch
     const deliveries = await getDeliveries(page);
     const messages: DeliveryMessage[] = [];
     for (const item of page) {
-      const delivery = deliveries.get(`${item.paymentIntentId}/${item.eventId}`);
+      const delivery = deliveries.get(deliveryKey(item));
       if (delivery?.deliveredAt) {
         result.alreadyDelivered++;
         continue;
@@ -35,7 +35,7 @@ export async function replayEvents(filter: { since: string; until: string; merch
       messages.push(ended ? { ...message, roundId: newRedriveRound() } : message);
     }
     await putEventPointers(
-      messages.filter((m) => m.roundId === initialRound).map((m) => ({ eventId: m.eventId, paymentIntentId: m.paymentIntentId, merchantId: m.merchantId, mode: m.mode, eventCreatedAt: m.eventCreatedAt })),
+      messages.filter((m) => m.roundId === initialRound).map(pointerOf),
     );
     const failed = await publish(messages.map((message, i) => ({ id: String(i), message })));
     result.sent += messages.length - failed.length;

@@ -1,7 +1,9 @@
 import { logger } from '#shared/logger.ts';
 import {
+  deliveryKey,
   getDeliveries,
   listWebhookDue,
+  pointerOf,
   moveWebhookDue,
   putEventPointers,
   sweepGraceSeconds,
@@ -48,7 +50,7 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
 
   const toSend: { item: WebhookDueItem; message: DeliveryMessage; delaySeconds: number }[] = [];
   for (const item of outbox) {
-    if (delivered.has(`${item.paymentIntentId}/${item.eventId}`)) {
+    if (delivered.has(deliveryKey(item))) {
       if (await moveWebhookDue(item, null)) result.settled++;
       continue;
     }
@@ -70,7 +72,7 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
   await putEventPointers(
     toSend
       .filter((s) => s.item.entity === 'OutboxEvent' && s.message.roundId === initialRound)
-      .map(({ message: m }) => ({ eventId: m.eventId, paymentIntentId: m.paymentIntentId, merchantId: m.merchantId, mode: m.mode, eventCreatedAt: m.eventCreatedAt })),
+      .map(({ message }) => pointerOf(message)),
   );
   const failed = new Set(await publish(toSend.map((s, i) => ({ id: String(i), message: s.message, delaySeconds: s.delaySeconds }))));
   await Promise.all(

@@ -19,7 +19,7 @@ describe('payment intents: status changes, outbox events, lookup', () => {
       outcomes.map((to) =>
         changeStatus(intent.paymentIntentId, (current) => ({
           to,
-          reason: to === 'Completed' ? null : to.toLowerCase(),
+          reason: to === 'Completed' ? null : to === 'Expired' ? 'expired' : to === 'Cancelled' ? 'customer_cancelled' : 'card_declined',
           ...(to === 'Completed'
             ? {
                 journal: journal({

@@ -19,7 +19,7 @@ describe('transaction list', () => {
     // Two become Completed, one Failed: the status index follows every transition.
     await changeStatus(seeded[0]!.paymentIntentId, () => ({ to: 'Completed' }));
     await changeStatus(seeded[3]!.paymentIntentId, () => ({ to: 'Completed' }));
-    await changeStatus(seeded[1]!.paymentIntentId, () => ({ to: 'Failed', reason: 'declined' }));
+    await changeStatus(seeded[1]!.paymentIntentId, () => ({ to: 'Failed', reason: 'card_declined' }));
     return { m, seeded };
   }
   const list = (key: string, qs = '') => call(gw.baseUrl, 'GET', `/Gateway/v1/Transactions${qs}`, { key });

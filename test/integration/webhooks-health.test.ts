@@ -60,7 +60,7 @@ describe('endpoint health', () => {
     const second = message(merchantId);
     expect(await dispatch(second, ports)).toMatchObject({ kind: 'endpoint_disabled' });
     expect(hook.deliveries).toHaveLength(1); // nothing sent to a disabled endpoint
-    const record = await getDelivery(second.paymentIntentId, second.eventId);
+    const record = await getDelivery(second.paymentIntentId!, second.eventId);
     expect(record).toMatchObject({ state: 'endpoint_disabled', nextAttemptAt: null });
     expect(record!.log.at(-1)).toMatchObject({ outcome: 'endpoint_disabled', statusCode: null });
     expect(record!.log.at(-1)!.error).toMatch(/endpoint disabled \(gone\)/);

@@ -185,6 +185,8 @@ describe('withdrawals (payouts)', () => {
     expect(sandboxSubmissionCount(r.json.payoutInfo.transactionReference)).toBe(1);
     const found = await lookup(m, r.json.paymentIntentId);
     expect(found.json).toMatchObject({ status: 'Failed', reason: sandboxRejection, payoutInfo: r.json.payoutInfo });
+    // The event carries a stable code; the bank's text is the detail (the lookup's reason is unchanged).
+    expect((await listEvents(r.json.paymentIntentId)).at(-1)!.event.data).toMatchObject({ CurrentStatus: 'Failed', Reason: 'bank_rejected', ReasonDetail: sandboxRejection });
     expect(await balance(m)).toMatchObject({ availableBalance: 500, pendingBalance: 0 });
     const { journals } = await ledgerTotals(m.merchantId);
     expect(journals.map((j) => j.kind).sort()).toEqual(['wallet.credit', 'withdrawal.hold', 'withdrawal.released']);
@@ -248,6 +250,7 @@ describe('withdrawals (payouts)', () => {
 
     const rejected = await rejectWithdrawal(b.json.merchantReference, 'Account title does not match', { merchantId: m.merchantId, mode: 'test' });
     expect(rejected).toMatchObject({ status: 'Cancelled', reason: 'Account title does not match', payoutInfo: { status: 'Cancelled', errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'Account title does not match' } });
+    expect((await listEvents(b.json.paymentIntentId)).at(-1)!.event.data).toMatchObject({ CurrentStatus: 'Cancelled', Reason: 'rejected_by_operator', ReasonDetail: 'Account title does not match' });
     await expect(approveWithdrawal(b.json.paymentIntentId)).rejects.toThrow(/Cancelled/);
     expect(sandboxSubmissionCount(b.json.payoutInfo.transactionReference)).toBe(0);
     expect(await balance(m)).toMatchObject({ availableBalance: 687, pendingBalance: 0, pendingTransactionCount: 0 });

@@ -3,14 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { signBody as gatewaySign } from '#shared/domain/body-signature.ts';
 import { Gateway, GatewayError, signBody } from '../../sdk/node/src/index.ts';
-import type { TransactionStatusChanged } from '#shared/domain/events.ts';
-import type { WebhookEvent } from '../../sdk/node/src/webhooks.ts';
+import type { RefundStatusChanged, SettlementStatusChanged, TransactionStatusChanged } from '#shared/domain/events.ts';
+import type { RefundStatusChangedEvent, SettlementStatusChangedEvent, WebhookEvent } from '../../sdk/node/src/webhooks.ts';
 
 /**
  * The SDK declares the event envelope itself (it ships without gateway internals). `npm test` type-checks
  * that every event the gateway builds fits that declaration, so the two cannot drift apart silently.
  */
 export const gatewayEventFitsSdk: TransactionStatusChanged extends WebhookEvent ? true : never = true;
+export const refundEventFitsSdk: RefundStatusChanged extends RefundStatusChangedEvent ? true : never = true;
+export const settlementEventFitsSdk: SettlementStatusChanged extends SettlementStatusChangedEvent ? true : never = true;
 
 describe('SDK client', () => {
   it('signs exactly as the gateway verifies', () => {

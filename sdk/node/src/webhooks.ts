@@ -128,7 +128,9 @@ export interface WebhookEvent {
     CurrentStatus: string;
     Amount: number;
     Currency: string;
+    /** A stable code (docs/merchant-guide.md "Reason codes"); free text is in ReasonDetail. */
     Reason: string | null;
+    ReasonDetail?: string | null;
     TransactionReference: string;
     CustomerRef: Record<string, string> | null;
     /** A JSON string: JSON.parse it for { OrderRef, Discount, Tax }. */
@@ -139,6 +141,60 @@ export interface WebhookEvent {
     [field: string]: unknown;
   };
 }
+
+/** A refund's status changed (statuses are the refund's integers: 0 Pending … 7 Expired). */
+export interface RefundStatusChangedEvent {
+  id: string;
+  type: 'RefundStatusChanged';
+  created: number;
+  livemode: boolean;
+  api_version: string;
+  data: {
+    RefundId: string;
+    PaymentIntentId: string;
+    TransactionReference: string;
+    PreviousStatus: number;
+    CurrentStatus: number;
+    CurrentStatusName: string;
+    Amount: number;
+    Currency: string;
+    Reason: string | null;
+    AttemptCount: number;
+    MerchantId: string;
+    Timestamp: string;
+    TraceId: string;
+    [field: string]: unknown;
+  };
+}
+
+/** A settlement's status changed (statuses are the settlement's integers: 0 Pending … 5 Cancelled). */
+export interface SettlementStatusChangedEvent {
+  id: string;
+  type: 'SettlementStatusChanged';
+  created: number;
+  livemode: boolean;
+  api_version: string;
+  data: {
+    SettlementId: string;
+    PreviousStatus: number;
+    CurrentStatus: number;
+    CurrentStatusName: string;
+    Amount: number;
+    Currency: string;
+    PayoutCurrency: string;
+    PayoutAmount: number | null;
+    FxRate: number | null;
+    FailureReason: string | null;
+    IsAuto: boolean;
+    MerchantId: string;
+    Timestamp: string;
+    TraceId: string;
+    [field: string]: unknown;
+  };
+}
+
+/** Any event a delivery may carry: switch on `type` (`X-Svc-Event-Type`). */
+export type AnyWebhookEvent = WebhookEvent | RefundStatusChangedEvent | SettlementStatusChangedEvent;
 
 /**
  * Verifies a delivery and returns its parsed event: the one call a receiver needs.

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeList } from '#functions/routes.ts';
+import { approveRefund } from '#shared/services/refunds.ts';
+import { changeStatus } from '#shared/services/transactions.ts';
+import { pageEventFeed } from '#shared/store/event-feed.ts';
+import { listEvents } from '#shared/store/intents.ts';
+import { dispatch } from '#shared/webhooks/dispatcher.ts';
+import { messageFromItem } from '#shared/webhooks/messages.ts';
+import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { seedIntent } from '../support/intents.ts';
+import { completedPayment } from '../support/money.ts';
+import { startReceiver, type Receiver } from '../support/webhooks.ts';
+
+/**
+ * GET /Gateway/v1/Events (issue 11 point 8): a merchant's events in the key's mode, newest first,
+ * filtered by type, delivery state and time, paged with startingAfter. No pipeline runs here: the
+ * events stay `pending` until the test hands some to the dispatcher itself, so every state is known.
+ */
+const gw = useGateway(routeList);
+let hook: Receiver;
+beforeAll(async () => {
+  process.env.WEBHOOK_MERCHANT_CACHE_MS = '0';
+  hook = await startReceiver();
+});
+afterAll(() => hook.stop());
+
+const ports = { deadLetter: async () => undefined, requeue: async () => undefined };
+const pause = () => new Promise((r) => setTimeout(r, 3)); // distinct millisecond timestamps, so time bounds pick exact events
+
+interface FeedItem {
+  eventId: string;
+  type: string;
+  created: number;
+  deliveryState: string;
+  event: { id: string; type: string; data: Record<string, any> };
+}
+const feed = async (m: TestMerchant, query = '', key = m.test.apiKey) => call(gw.baseUrl, 'GET', `/Gateway/v1/Events${query}`, { key });
+const ids = (items: FeedItem[]) => items.map((i) => i.eventId);
+
+/** Every page of a query, following startingAfter. */
+async function allPages(m: TestMerchant, query: string, limit: number) {
+  const seen: FeedItem[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < 50; page++) {
+    const r = await feed(m, `?limit=${limit}${query}${after ? `&startingAfter=${after}` : ''}`);
+    expect(r.status).toBe(200);
+    expect(r.json.items.length).toBeLessThanOrEqual(limit);
+    seen.push(...r.json.items);
+    if (!r.json.hasMore) return seen;
+    after = r.json.items.at(-1).eventId;
+  }
+  throw new Error('paging did not end');
+}
+
+describe('events feed', { timeout: 60_000 }, () => {
+  it('lists only this merchant and mode, newest first, with the envelope as sent; filters, bounds and cursor', async () => {
+    const m = await newMerchant({ name: 'Feed Merchant', webhookUrl: hook.url, allowInsecureWebhooks: true });
+    const other = await newMerchant();
+    // Six transaction events (the first is the refundable payment), then one refund event.
+    const payment = await completedPayment(m.merchantId, 'test', 100_00);
+    const intents = [payment];
+    for (let i = 0; i < 5; i++) {
+      await pause();
+      const intent = await seedIntent(m.merchantId, 'test');
+      expect((await changeStatus(intent.paymentIntentId, () => ({ to: i % 2 ? 'Failed' : 'Completed', reason: i % 2 ? 'card_declined' : null }))).changed).toBe(true);
+      intents.push(intent);
+    }
+    await pause();
+    const refund = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', { key: m.test.apiKey, secret: m.test.secretKey, body: { trxnRef: payment.orderRef.orderRef, amount: 10 } });
+    await approveRefund(refund.json.id);
+    // Noise that must never appear: the same merchant's live events, another merchant's.
+    const live = await seedIntent(m.merchantId, 'live');
+    await changeStatus(live.paymentIntentId, () => ({ to: 'Completed' }));
+    const foreign = await seedIntent(other.merchantId, 'test');
+    await changeStatus(foreign.paymentIntentId, () => ({ to: 'Completed' }));
+
+    const stored = (await Promise.all(intents.map((i) => listEvents(i.paymentIntentId)))).map((e) => e[0]!);
+    // Two transaction events delivered by the dispatcher; the rest stay pending.
+    for (const s of [stored[1]!, stored[3]!]) {
+      expect(await dispatch(messageFromItem({ ...s, entity: 'OutboxEvent' })!, ports)).toMatchObject({ kind: 'delivered' });
+    }
+
+    const everything = await feed(m);
+    expect(everything.status).toBe(200);
+    expect(everything.json.hasMore).toBe(false);
+    const items: FeedItem[] = everything.json.items;
+    expect(items).toHaveLength(7);
+    expect(items[0]).toMatchObject({ type: 'RefundStatusChanged', deliveryState: 'pending', event: { type: 'RefundStatusChanged', data: { RefundId: refund.json.id, PreviousStatus: 0, CurrentStatus: 1 } } });
+    expect(ids(items.slice(1))).toEqual(stored.map((s) => s.eventId).reverse()); // newest first
+    for (const item of items) {
+      expect(Object.keys(item).sort()).toEqual(['created', 'deliveryState', 'event', 'eventId', 'type']);
+      expect(item.event.id).toBe(item.eventId);
+      expect(item.created).toBe((item.event as { created?: number }).created);
+    }
+    expect(items.find((i) => i.eventId === stored[0]!.eventId)!.event).toEqual(stored[0]!.event); // the envelope as sent
+    expect(items.filter((i) => i.deliveryState === 'delivered').map((i) => i.eventId).sort()).toEqual([stored[1]!.eventId, stored[3]!.eventId].sort());
+    // The delivery that was sent is exactly the event the feed shows.
+    expect(hook.deliveries.map((d) => d.event.id).sort()).toEqual([stored[1]!.eventId, stored[3]!.eventId].sort());
+
+    // Filters: type, deliveryState, both.
+    expect(ids((await feed(m, '?type=RefundStatusChanged')).json.items)).toEqual([items[0]!.eventId]);
+    expect((await feed(m, '?type=SettlementStatusChanged')).json).toEqual({ items: [], hasMore: false });
+    expect(ids((await feed(m, '?deliveryState=delivered')).json.items)).toEqual([stored[3]!.eventId, stored[1]!.eventId]);
+    expect(ids((await feed(m, '?type=TransactionStatusChanged&deliveryState=pending')).json.items)).toEqual([stored[5]!, stored[4]!, stored[2]!, stored[0]!].map((s) => s.eventId));
+    expect(ids((await feed(m, '?deliveryState=pending')).json.items)).toEqual([items[0]!.eventId, ...[stored[5]!, stored[4]!, stored[2]!, stored[0]!].map((s) => s.eventId)]);
+    expect((await feed(m, '?deliveryState=dead_lettered')).json.items).toEqual([]);
+
+    // Time bounds are inclusive, on the event's commit time.
+    const at = (i: number) => stored[i]!.createdAt;
+    expect(ids((await feed(m, `?since=${at(2)}&until=${at(4)}`)).json.items)).toEqual([stored[4]!, stored[3]!, stored[2]!].map((s) => s.eventId));
+    expect(ids((await feed(m, `?since=${at(5)}&type=TransactionStatusChanged`)).json.items)).toEqual([stored[5]!.eventId]);
+    expect(ids((await feed(m, `?until=${at(0)}`)).json.items)).toEqual([stored[0]!.eventId]);
+
+    // The cursor walks every page exactly once, with and without filters.
+    for (const limit of [1, 2, 3, 7]) expect(ids(await allPages(m, '', limit))).toEqual(ids(items));
+    expect(ids(await allPages(m, '&deliveryState=pending', 2))).toEqual(ids((await feed(m, '?deliveryState=pending')).json.items));
+    expect(ids(await allPages(m, `&type=TransactionStatusChanged&since=${at(1)}`, 2))).toEqual(stored.slice(1).map((s) => s.eventId).reverse());
+    const page = await feed(m, '?limit=2');
+    expect(page.json.hasMore).toBe(true);
+    expect(ids((await feed(m, `?limit=100&startingAfter=${page.json.items[1].eventId}`)).json.items)).toEqual(ids(items.slice(2)));
+
+    // Other merchants and modes: never listed, and their event ids are no cursor here.
+    expect((await feed(m, '', m.live.apiKey)).json.items.map((i: FeedItem) => i.event.data.TransactionId)).toEqual([live.paymentIntentId]);
+    expect((await feed(other)).json.items.map((i: FeedItem) => i.event.data.TransactionId)).toEqual([foreign.paymentIntentId]);
+    const foreignEvent = (await listEvents(foreign.paymentIntentId))[0]!.eventId;
+    expect(await feed(m, `?startingAfter=${foreignEvent}`)).toMatchObject({ status: 400, json: { status: 400, title: 'Bad Request' } });
+    const liveEvent = (await listEvents(live.paymentIntentId))[0]!.eventId;
+    expect((await feed(m, `?startingAfter=${liveEvent}`)).status).toBe(400);
+  });
+
+  it('refuses bad queries with a 400 problem', async () => {
+    const m = await newMerchant();
+    for (const query of ['?limit=0', '?limit=101', '?type=Bogus', '?deliveryState=lost', '?since=yesterday', '?startingAfter=abc', '?since=2026-02-02&until=2026-02-01', '?colour=red']) {
+      const r = await feed(m, query);
+      expect(r.status, query).toBe(400);
+      expect(r.json).toMatchObject({ status: 400, title: 'Bad Request' });
+    }
+  });
+
+  it('keeps events 30 days: older entries are outside every query, whatever TTL has not removed yet', async () => {
+    const m = await newMerchant();
+    const intent = await seedIntent(m.merchantId, 'test');
+    await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed' }));
+    const now = Date.now();
+    expect((await pageEventFeed(m.merchantId, 'test', { limit: 10 }, new Date(now + 29 * 86_400_000))).items).toHaveLength(1);
+    expect((await pageEventFeed(m.merchantId, 'test', { limit: 10 }, new Date(now + 31 * 86_400_000))).items).toHaveLength(0);
+  });
+});
