@@ -321,7 +321,7 @@ export class PaymentGatewayStack extends Stack {
     acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
     const trigger = job.trigger;
     switch (trigger.kind) {
-      case 'schedule':
+      case 'schedule': {
         const rule = new Rule(this, `${job.id}Schedule`, {
           schedule: Schedule.rate(Duration.minutes(Math.max(1, Math.ceil(trigger.everySeconds / 60)))),
           targets: [new LambdaFunction(fn, { retryAttempts: 2 })],
@@ -329,6 +329,7 @@ export class PaymentGatewayStack extends Stack {
         acknowledge(rule, 'A missed tick of an idempotent sweep is made up by the next one a minute later; there is no event worth keeping in a dead-letter queue.', 'Serverless-EventBusDLQ');
         acknowledge(fn, 'A scheduled sweep is idempotent and runs again at the next tick; a failed run is retried by the schedule, not a dead-letter queue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
         break;
+      }
       case 'queue':
         fn.addEventSource(new SqsEventSource(this.webhookQueue, { batchSize: trigger.batchSize, reportBatchItemFailures: true, ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}) }));
         acknowledge(fn, 'Invoked synchronously by the SQS event source mapping; failed messages return to the queue and end in its dead-letter queue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
