@@ -24,7 +24,7 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { jobList, type Job } from '#functions/jobs.ts';
-import { routeList, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
+import { lambdaGroups, routeList, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
 import { HttpProblem, problems } from '#shared/http/problem.ts';
 import { defaultRateLimits, type RateLimits } from '#shared/http/rate-limits.ts';
 import { partitionPrefixes } from '#shared/store/keys.ts';
@@ -238,28 +238,36 @@ export class PaymentGatewayStack extends Stack {
     const fxRateSourceUrl: string | undefined = this.node.tryGetContext('fxRateSourceUrl');
     this.deploymentEnvironment = { PUBLIC_BASE_URL: publicBaseUrl, ...(fxRateSourceUrl ? { FX_RATE_SOURCE_URL: fxRateSourceUrl } : {}) };
     const functions = new Map<string, GatewayFunction>();
+    // Rows of a Lambda group (routes.ts lambdaGroups: the dashboard) share one function, created with the first row.
+    const groupFunctions = new Map<string, GatewayFunction>();
     for (const route of routeList) {
-      const fn = new GatewayFunction(this, route.id, {
-        entry: join(repoRoot, route.handler),
-        description: `${route.method} ${route.path}`,
-        table: this.table,
-        secrets: this.secretsFor(route.permissions.secrets),
-        environment: this.deploymentEnvironment,
-        ...(route.assets ? { assets: route.assets } : {}),
-      });
-      // Least privilege per route (docs/security-and-limits.md): item reads, queries and conditional
-      // puts/updates only; unauthenticated code (hosted pages, provider callbacks) also confined to
-      // its partitions by dynamodb:LeadingKeys.
-      const tablePolicy = routeTablePolicy(route, this.table.tableArn);
-      if (tablePolicy) fn.addToRolePolicy(tablePolicy);
-      if (tablePolicy && !route.permissions.partitions) {
-        acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
+      const group = route.lambda ? lambdaGroups[route.lambda] : undefined;
+      let fn = group ? groupFunctions.get(group.id) : undefined;
+      if (!fn) {
+        fn = new GatewayFunction(this, group?.id ?? route.id, {
+          entry: join(repoRoot, group?.handler ?? route.handler),
+          description: group ? group.summary : `${route.method} ${route.path}`,
+          table: this.table,
+          // A group's rows declare the same permissions (test/infra/stack.test.ts checks it).
+          secrets: this.secretsFor(route.permissions.secrets),
+          environment: this.deploymentEnvironment,
+          ...(route.assets ? { assets: route.assets } : {}),
+        });
+        // Least privilege per route (docs/security-and-limits.md): item reads, queries and conditional
+        // puts/updates only; unauthenticated code (hosted pages, provider callbacks) also confined to
+        // its partitions by dynamodb:LeadingKeys.
+        const tablePolicy = routeTablePolicy(route, this.table.tableArn);
+        if (tablePolicy) fn.addToRolePolicy(tablePolicy);
+        if (tablePolicy && !route.permissions.partitions) {
+          acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
+        }
+        acknowledge(fn, 'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+        alarm(`${group?.id ?? route.id}ErrorsAlarm`, fn.metricErrors({ period: minute }), group ? `${group.summary} Unhandled errors.` : `${route.method} ${route.path}: unhandled errors.`);
+        if (group) groupFunctions.set(group.id, fn);
       }
-      acknowledge(fn, 'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
 
       const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
       for (const path of resourcePaths(route)) this.api.root.resourceForPath(path).addMethod(route.method, integration);
-      alarm(`${route.id}ErrorsAlarm`, fn.metricErrors({ period: minute }), `${route.method} ${route.path}: unhandled errors.`);
       functions.set(route.id, fn);
     }
     for (const job of jobList) functions.set(job.id, this.jobFunction(job, tableLogicalId, alarm));
@@ -268,7 +276,9 @@ export class PaymentGatewayStack extends Stack {
     // Dashboard and on-call alarms (docs/operator-runbook.md).
     this.observability = new Observability(this, 'Observability', {
       api: this.api,
-      routes: routeList,
+      // p99 latency alarms per row of its own Lambda; the dashboard's grouped rows are watched by their
+      // group's Errors alarm (22 more per-row alarms would crowd CloudFormation's 500-resource limit).
+      routes: routeList.filter((r) => !r.lambda),
       functions,
       webhookQueue: this.webhookQueue,
       deadLetterQueue: this.deadLetterQueue,
@@ -311,7 +321,7 @@ export class PaymentGatewayStack extends Stack {
     acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
     const trigger = job.trigger;
     switch (trigger.kind) {
-      case 'schedule':
+      case 'schedule': {
         const rule = new Rule(this, `${job.id}Schedule`, {
           schedule: Schedule.rate(Duration.minutes(Math.max(1, Math.ceil(trigger.everySeconds / 60)))),
           targets: [new LambdaFunction(fn, { retryAttempts: 2 })],
@@ -319,6 +329,7 @@ export class PaymentGatewayStack extends Stack {
         acknowledge(rule, 'A missed tick of an idempotent sweep is made up by the next one a minute later; there is no event worth keeping in a dead-letter queue.', 'Serverless-EventBusDLQ');
         acknowledge(fn, 'A scheduled sweep is idempotent and runs again at the next tick; a failed run is retried by the schedule, not a dead-letter queue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
         break;
+      }
       case 'queue':
         fn.addEventSource(new SqsEventSource(this.webhookQueue, { batchSize: trigger.batchSize, reportBatchItemFailures: true, ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}) }));
         acknowledge(fn, 'Invoked synchronously by the SQS event source mapping; failed messages return to the queue and end in its dead-letter queue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');

@@ -27,7 +27,7 @@ function row(route: Route): string {
     code(route.id),
     route.method,
     code(route.path),
-    route.auth === 'apiKey' ? 'API key' : 'none',
+    route.auth === 'apiKey' ? 'API key' : route.auth === 'session' ? 'dashboard session' : 'none',
     route.scope ? code(route.scope) : '—',
     route.signature === 'ifPresent' ? 'if present' : route.signature ? 'yes' : 'no',
     route.permissions.table,

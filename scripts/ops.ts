@@ -450,6 +450,39 @@ refundCli
     print(await (await import('#shared/services/refunds.ts')).cancelRefund(id), describeRefund);
   });
 
+/** Merchant dashboard users (docs/dashboard.md). There is no e-mail service: the invite link is printed to pass on. */
+const userCli = program.command('user').description('merchant dashboard users: invite, reset 2FA, disable');
+const describeUser = (x: { userId: string; email: string; role: string; status: string; twoFactor: string }) =>
+  `User ${x.userId} <${x.email}> (${x.role}) is ${x.status}, two-factor ${x.twoFactor}; every session of the user has ended.`;
+userCli
+  .command('invite')
+  .description('invite a dashboard user: prints { userId, inviteUrl } (the link works once, for 72 hours)')
+  .requiredOption('--merchant <id>', 'merchant id')
+  .requiredOption('--email <email>', "the user's e-mail address (their sign-in name)")
+  .requiredOption('--role <role>', 'admin | developer | finance | approver | viewer')
+  .action(async (o: { merchant: string; email: string; role: string }) => {
+    await connect();
+    const { inviteUser } = await import('#shared/services/dashboard-auth.ts');
+    const r = await inviteUser({ merchantId: o.merchant, email: o.email, role: o.role }, (await import('#shared/services/dashboard-auth.ts')).operatorActor);
+    print({ userId: r.userId, inviteUrl: r.inviteUrl, email: r.email, role: r.role, expiresAt: r.expiresAt }, (x: typeof r) =>
+      `Invited ${x.email} as ${x.role} (user ${x.userId}). Pass on this link; it works once, until ${x.expiresAt}:\n${x.inviteUrl}`,
+    );
+  });
+userCli
+  .command('reset-2fa <userId>')
+  .description("remove a user's authenticator and recovery codes and end their sessions; they set up 2FA again at their next sign-in")
+  .action(async (id: string) => {
+    await connect();
+    print(await (await import('#shared/services/dashboard-auth.ts')).resetTwoFactor(id), describeUser);
+  });
+userCli
+  .command('disable <userId>')
+  .description('disable a dashboard user: no more sign-ins, every session ends at once')
+  .action(async (id: string) => {
+    await connect();
+    print(await (await import('#shared/services/dashboard-auth.ts')).disableUser(id), describeUser);
+  });
+
 program
   .command('migrate-transaction-index')
   .description("give every transaction its type-and-status index keys (GSI3); safe to re-run, needed once for transactions created before the transaction list")

@@ -144,6 +144,8 @@ export function startJobs(options: JobRunnerOptions, jobs: readonly Job[] = jobL
           }),
         ];
       }
+      default:
+        return [];
     }
   });
   return {

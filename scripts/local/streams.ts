@@ -6,6 +6,7 @@ import {
   DynamoDBStreamsClient,
   ExpiredIteratorException,
   GetRecordsCommand,
+  type GetRecordsCommandOutput,
   GetShardIteratorCommand,
   TrimmedDataAccessException,
   type _Record as StreamRecord,
@@ -147,7 +148,7 @@ export async function streamLoop(
         saveCheckpoints(options.checkpointFile, checkpoints);
         return false;
       }
-      let out;
+      let out: GetRecordsCommandOutput;
       try {
         out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: Math.max(job.trigger.batchSize, 1) }));
       } catch (error) {

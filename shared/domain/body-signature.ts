@@ -14,7 +14,7 @@ export function canonicalString(body: Record<string, unknown>): string {
     if (value === null || value === undefined || value === '') return;
     if (depth > maxJsonDepth) throw new JsonTooDeep();
     if (Array.isArray(value)) {
-      value.forEach((item, index) => walk(item, `${path}.${index}`, depth + 1));
+      for (const [index, item] of value.entries()) walk(item, `${path}.${index}`, depth + 1);
     } else if (typeof value === 'object') {
       for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key, depth + 1);
     } else {

@@ -81,10 +81,12 @@ a{color:#2f5bea}
 ul.hints{margin:.25rem 0 0;padding-left:1.1rem}
 code{font-size:.95em}
 `.trim();
-const styleHash = `'sha256-${createHash('sha256').update(css, 'utf8').digest('base64')}'`;
+/** The CSP source that allows one inline stylesheet by its hash. */
+export const styleSource = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+const styleHash = styleSource(css);
 
 /** A whole HTML document. `refreshSeconds` re-loads the page (waiting for an approval, no script). */
-export function htmlDocument(options: { title: string; body: Html; refreshSeconds?: number }): string {
+export function htmlDocument(options: { title: string; body: Html; refreshSeconds?: number; css?: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -92,7 +94,7 @@ export function htmlDocument(options: { title: string; body: Html; refreshSecond
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 ${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">\n` : ''}<title>${escapeHtml(options.title)}</title>
-<style>${css}</style>
+<style>${options.css ?? css}</style>
 </head>
 <body>
 ${options.body.text}
@@ -102,13 +104,13 @@ ${options.body.text}
 }
 
 /** Security headers of every page response. `formActions`: origins forms may post to (or be redirected to) besides our own. */
-export function pageHeaders(formActions: readonly string[] = []): Record<string, string> {
+export function pageHeaders(formActions: readonly string[] = [], styles: string = styleHash): Record<string, string> {
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
     'Content-Security-Policy': [
       "default-src 'none'",
-      `style-src ${styleHash}`,
+      `style-src ${styles}`,
       `form-action 'self'${formActions.map((o) => ` ${o}`).join('')}`,
       "frame-ancestors 'none'",
       "base-uri 'none'",

@@ -1,3 +1,4 @@
+import type { DashboardPermission } from '#shared/domain/dashboard-roles.ts';
 import type { Scope } from '#shared/domain/scopes.ts';
 import type { PartitionFamily } from '#shared/store/keys.ts';
 
@@ -11,6 +12,9 @@ export type HttpMethod = 'GET' | 'POST';
  */
 export type SecretName = 'masterKey' | 'publicPathsKey';
 
+/** Lambdas that serve several rows (functions/routes.ts lambdaGroups): the merchant dashboard. */
+export type LambdaGroupId = 'dashboardSignIn' | 'dashboardApp';
+
 export interface Route {
   /** Stable id: the Lambda's logical name and the key handlers import their row by. */
   readonly id: string;
@@ -19,8 +23,15 @@ export interface Route {
   readonly path: string;
   /** Handler module, relative to the repository root; it exports `handler`. */
   readonly handler: string;
-  /** `apiKey`: Svc-API-Key required; `none`: public (hosted checkout page). */
-  readonly auth: 'apiKey' | 'none';
+  /**
+   * `apiKey`: Svc-API-Key required; `none`: public (hosted checkout page, dashboard sign-in);
+   * `session`: a merchant dashboard session cookie (shared/http/dashboard.ts).
+   */
+  readonly auth: 'apiKey' | 'none' | 'session';
+  /** Dashboard rows: the role permission the signed-in user needs (shared/domain/dashboard-roles.ts). */
+  readonly permission?: DashboardPermission;
+  /** Rows served by a shared Lambda (functions/routes.ts lambdaGroups); absent: the row has its own. */
+  readonly lambda?: LambdaGroupId;
   /** Scope the key must carry. */
   readonly scope?: Scope;
   /** The body carries the MD5 `signature` field of CONTRACT §2 (`ifPresent`: checked only when the optional body carries one). */
@@ -51,7 +62,7 @@ export interface Route {
  * 500) are added by the generator; `problems` lists the ones this route's own logic adds.
  */
 export interface RouteDoc {
-  readonly tag: 'Payments' | 'Payouts' | 'Transactions' | 'Refunds' | 'Settlements' | 'Account' | 'Webhooks' | 'Hosted checkout' | 'Providers' | 'Reference';
+  readonly tag: 'Payments' | 'Payouts' | 'Transactions' | 'Refunds' | 'Settlements' | 'Account' | 'Webhooks' | 'Hosted checkout' | 'Dashboard' | 'Providers' | 'Reference';
   /** Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS files). */
   readonly success: { readonly status: 200 | 201 | 202; readonly schema: string };
   readonly problems?: readonly (400 | 401 | 403 | 404 | 409 | 410 | 422)[];

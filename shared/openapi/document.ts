@@ -259,6 +259,7 @@ const tags: { name: Route['doc']['tag']; description: string }[] = [
   { name: 'Account', description: 'Wallet balance.' },
   { name: 'Webhooks', description: 'Events of a transaction, their delivery attempts, resends.' },
   { name: 'Hosted checkout', description: 'The customer-facing HTML pages behind checkoutUrl (not called by merchants).' },
+  { name: 'Dashboard', description: 'The merchant dashboard (docs/dashboard.md): server-rendered pages and form posts behind a session cookie with a CSRF token (not an API).' },
   { name: 'Providers', description: 'Wallet providers’ signed notifications (provider-facing, not for merchants).' },
   { name: 'Reference', description: 'This document.' },
 ];

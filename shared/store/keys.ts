@@ -35,6 +35,13 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   Refund        REFUND#<id>                         REFUND                            TXN#<paymentIntentId>#REFUND / <requestedAt>#<id>
  *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
  *   SandboxReceipt SANDBOX#<rail>#<reference>         RECEIPT                           -   (test mode: what a sandbox rail received; ttl)
+ *   DashUser      DASHUSER#<userId>                   DASHUSER                          MERCHANT#<merchantId>#DASHUSER / <createdAt>#<userId>
+ *   DashEmail     DASHEMAIL#<lower-case e-mail>       DASHEMAIL                         -   (uniqueness + sign-in lookup)
+ *   DashInvite    DASHINVITE#<sha256(token)>          DASHINVITE                        -   (single use, 72 h; ttl)
+ *   DashSession   DASHSESSION#<sha256(cookie)>        DASHSESSION                       -   (30 min idle, 12 h absolute; ttl)
+ *   DashAudit     AUDIT#<merchantId>                  <at>#<auditId>                    -   (one year; ttl)
+ *   DashThrottle  DASHTHROTTLE#<sha256(address)>      <window start>                    -   (failed sign-ins per client address; ttl)
+ *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a dashboard payout: maker-checker)
  */
 export type Key = { PK: string; SK: string };
 
@@ -176,6 +183,18 @@ export const keys = {
   }),
   /** Test mode: a submission a sandbox rail received (shared/store/sandbox-receipts.ts). */
   sandboxReceipt: (rail: string, reference: string): Key => ({ PK: `SANDBOX#${rail}#${reference}`, SK: 'RECEIPT' }),
+  /** Merchant dashboard (shared/store/dashboard.ts): users, invites, sessions, audit log, sign-in throttling. */
+  dashUser: (userId: string): Key => ({ PK: `DASHUSER#${userId}`, SK: 'DASHUSER' }),
+  dashUserListing: (merchantId: string, createdAt: string, userId: string) => ({ GSI1PK: `MERCHANT#${merchantId}#DASHUSER`, GSI1SK: `${createdAt}#${userId}` }),
+  dashUsersOfMerchant: (merchantId: string) => ({ GSI1PK: `MERCHANT#${merchantId}#DASHUSER` }),
+  dashEmail: (email: string): Key => ({ PK: `DASHEMAIL#${email}`, SK: 'DASHEMAIL' }),
+  dashInvite: (tokenHash: string): Key => ({ PK: `DASHINVITE#${tokenHash}`, SK: 'DASHINVITE' }),
+  dashSession: (sessionHash: string): Key => ({ PK: `DASHSESSION#${sessionHash}`, SK: 'DASHSESSION' }),
+  dashAudit: (merchantId: string, at: string, auditId: string): Key => ({ PK: `AUDIT#${merchantId}`, SK: `${at}#${auditId}` }),
+  dashAuditOfMerchant: (merchantId: string) => ({ PK: `AUDIT#${merchantId}` }),
+  dashThrottle: (addressHash: string, window: string): Key => ({ PK: `DASHTHROTTLE#${addressHash}`, SK: window }),
+  payoutMaker: (mode: Mode, merchantId: string, orderRef: string): Key => ({ PK: `PAYOUTMAKER#${mode}#${merchantId}#${orderRef}`, SK: 'PAYOUTMAKER' }),
+
   /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
   operatorReference: (merchantId: string, mode: Mode, command: string, reference: string): Key => ({
     PK: `MERCHANT#${merchantId}`,

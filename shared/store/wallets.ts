@@ -49,6 +49,13 @@ export async function getWallet(merchantId: string, mode: Mode, currency: Curren
   return toRecord(merchantId, mode, currency, out.Item ? fromItem<WalletItem>(out.Item) : undefined);
 }
 
+/** Access pattern: a merchant's wallets in one mode, every currency (the dashboard's balances). */
+export async function listWallets(merchantId: string, mode: Mode): Promise<WalletRecord[]> {
+  const k = keys.walletsOfMerchant(merchantId, mode);
+  const items = await queryAll<WalletItem & { SK: string }>({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }) });
+  return items.map((item) => toRecord(merchantId, mode, item.SK.slice(k.SKPrefix.length) as Currency, item));
+}
+
 /**
  * The writes that post a journal: the journal item (never overwritten) and one wallet update whose
  * condition refuses any movement that would take `available` or a held bucket below zero.

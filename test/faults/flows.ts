@@ -129,7 +129,7 @@ function checkoutFlow(name: string, pay: 'card' | 'wallet'): Flow {
     for (let step = 0; step < 3; step++) {
       const page = await getPage(baseUrl, path);
       if (page.status !== 200 || !page.csrf) return;
-      let r;
+      let r: Awaited<ReturnType<typeof postForm>>;
       if (pay === 'card' && page.html.includes('name="number"')) {
         r = await postForm(baseUrl, `${path}/card`, { csrf: page.csrf, name: 'Ayesha Khan', number: '4242424242424242', expiry: '12/39', cvc: '123' });
       } else if (page.html.includes('autocomplete="one-time-code"')) {

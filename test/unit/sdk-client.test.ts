@@ -10,9 +10,9 @@ import type { RefundStatusChangedEvent, SettlementStatusChangedEvent, WebhookEve
  * The SDK declares the event envelope itself (it ships without gateway internals). `npm test` type-checks
  * that every event the gateway builds fits that declaration, so the two cannot drift apart silently.
  */
-export const gatewayEventFitsSdk: TransactionStatusChanged extends WebhookEvent ? true : never = true;
-export const refundEventFitsSdk: RefundStatusChanged extends RefundStatusChangedEvent ? true : never = true;
-export const settlementEventFitsSdk: SettlementStatusChanged extends SettlementStatusChangedEvent ? true : never = true;
+const gatewayEventFitsSdk: TransactionStatusChanged extends WebhookEvent ? true : never = true;
+const refundEventFitsSdk: RefundStatusChanged extends RefundStatusChangedEvent ? true : never = true;
+const settlementEventFitsSdk: SettlementStatusChanged extends SettlementStatusChangedEvent ? true : never = true;
 
 describe('SDK client', () => {
   it('signs exactly as the gateway verifies', () => {
@@ -47,4 +47,8 @@ describe('SDK client', () => {
       server.close();
     }
   });
+});
+
+it('the gateway events fit the SDK declarations (checked by tsc; see above)', () => {
+  expect([gatewayEventFitsSdk, refundEventFitsSdk, settlementEventFitsSdk]).toEqual([true, true, true]);
 });

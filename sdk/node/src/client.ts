@@ -6,7 +6,7 @@ export function canonicalString(body: Record<string, unknown>): string {
   const pairs: [string, string][] = [];
   const walk = (value: unknown, path: string): void => {
     if (value === null || value === undefined || value === '') return;
-    if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${path}.${index}`));
+    if (Array.isArray(value)) for (const [index, item] of value.entries()) walk(item, `${path}.${index}`);
     else if (typeof value === 'object') for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key);
     else pairs.push([path, String(value)]);
   };

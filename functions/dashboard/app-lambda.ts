@@ -1,0 +1,35 @@
+import { groupHandler } from './group.ts';
+import * as developers from './developers.ts';
+import * as developersRevoke from './developers-revoke.ts';
+import * as developersRoll from './developers-roll.ts';
+import * as home from './home.ts';
+import * as payoutApprove from './payout-approve.ts';
+import * as payoutCreate from './payout-create.ts';
+import * as payoutReject from './payout-reject.ts';
+import * as payouts from './payouts.ts';
+import * as mode from './mode.ts';
+import * as payment from './payment.ts';
+import * as payments from './payments.ts';
+import * as paymentsExport from './payments-export.ts';
+import * as refund from './refund.ts';
+import * as team from './team.ts';
+import * as teamInvite from './team-invite.ts';
+
+/** The dashboard's signed-in Lambda (routes.ts lambdaGroups.dashboardApp). */
+export const handler = groupHandler('dashboardApp', {
+  'functions/dashboard/home.ts': home,
+  'functions/dashboard/payments.ts': payments,
+  'functions/dashboard/payments-export.ts': paymentsExport,
+  'functions/dashboard/payment.ts': payment,
+  'functions/dashboard/refund.ts': refund,
+  'functions/dashboard/mode.ts': mode,
+  'functions/dashboard/team.ts': team,
+  'functions/dashboard/team-invite.ts': teamInvite,
+  'functions/dashboard/developers.ts': developers,
+  'functions/dashboard/payouts.ts': payouts,
+  'functions/dashboard/payout-create.ts': payoutCreate,
+  'functions/dashboard/payout-approve.ts': payoutApprove,
+  'functions/dashboard/payout-reject.ts': payoutReject,
+  'functions/dashboard/developers-roll.ts': developersRoll,
+  'functions/dashboard/developers-revoke.ts': developersRevoke,
+});

@@ -1,0 +1,40 @@
+import type { Frame } from '#shared/http/dashboard-views.ts';
+import type { DashboardRequest } from '#shared/http/dashboard.ts';
+import { dateBound } from '#shared/http/query-params.ts';
+import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
+import { merchantName, type PaymentFilters } from '#shared/services/dashboard.ts';
+import type { IntentStatus, IntentType } from '#shared/domain/intent.ts';
+
+/** What the signed-in dashboard handlers share: the page frame and the payments filters. */
+export async function frameOf(request: DashboardRequest, current: Frame['current']): Promise<Frame> {
+  const signed = request.signed!;
+  return { merchantName: await merchantName(signed.user.merchantId), email: signed.user.email, role: signed.user.role, mode: signed.session.mode, csrf: request.csrf, current };
+}
+
+const statuses = ['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired'];
+const types = ['checkout', 'deposit', 'withdrawal'];
+const day = /^\d{4}-\d{2}-\d{2}$/;
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** ?q=&status=&type=&from=&to=&after= → the filters (400 page for anything malformed). */
+export function paymentFilters(query: Record<string, string>): { filters: PaymentFilters; echo: Record<string, string> } {
+  const known = new Set(['q', 'status', 'type', 'from', 'to', 'after']);
+  const unknown = Object.keys(query).filter((k) => !known.has(k));
+  if (unknown.length) throw new DashboardRefusal(400, `Unknown filter: ${unknown.join(', ')}.`);
+  const { q = '', status = '', type = '', from = '', to = '', after = '' } = query;
+  if (status && !statuses.includes(status)) throw new DashboardRefusal(400, 'Unknown status filter.');
+  if (type && !types.includes(type)) throw new DashboardRefusal(400, 'Unknown type filter.');
+  if ((from && (!day.test(from) || Number.isNaN(Date.parse(from)))) || (to && (!day.test(to) || Number.isNaN(Date.parse(to))))) throw new DashboardRefusal(400, 'Dates are YYYY-MM-DD.');
+  if (from && to && from > to) throw new DashboardRefusal(400, '"From" must not be after "To".');
+  if (after && !uuid.test(after)) throw new DashboardRefusal(400, 'That page link is not valid.');
+  if (q.length > 255) throw new DashboardRefusal(400, 'The search text is too long.');
+  const filters: PaymentFilters = {
+    ...(q.trim() ? { search: q.trim() } : {}),
+    ...(status ? { status: status as IntentStatus } : {}),
+    ...(type ? { intentType: type as IntentType } : {}),
+    ...(from ? { from: dateBound(from, false)! } : {}),
+    ...(to ? { to: dateBound(to, true)! } : {}),
+    ...(after ? { startingAfter: after.toLowerCase() } : {}),
+  };
+  return { filters, echo: { q: q.trim(), status, type, from, to, after } };
+}

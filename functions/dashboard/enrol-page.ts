@@ -1,0 +1,7 @@
+import { routes } from '#functions/routes.ts';
+import { dashboardHandler } from '#shared/http/dashboard.ts';
+import { enrolmentSecret } from '#shared/services/dashboard-auth.ts';
+import { enrolPage } from './views.ts';
+
+/** GET /dashboard/enrol: the TOTP secret as base32 text, otpauth:// URI and QR code. */
+export const handler = dashboardHandler(routes.dashboardEnrolPage, async ({ signed, csrf }) => ({ status: 200, html: await enrolPage({ ...(await enrolmentSecret(signed!)), csrf }) }), { enrolment: true });

@@ -1,0 +1,19 @@
+import { routes } from '#functions/routes.ts';
+import { dashboardHandler, sessionCookie } from '#shared/http/dashboard.ts';
+import { completeEnrolment, DashboardRefusal, enrolmentSecret } from '#shared/services/dashboard-auth.ts';
+import { enrolPage, recoveryCodesPage } from './views.ts';
+
+/** POST /dashboard/enrol: a code from the app turns 2FA on; the recovery codes are shown this once. */
+export const handler = dashboardHandler(
+  routes.dashboardEnrol,
+  async ({ signed, form, csrf }) => {
+    try {
+      const { recoveryCodes, sessionToken } = await completeEnrolment(signed!, form.get('code') ?? '');
+      return { status: 200, html: recoveryCodesPage(recoveryCodes), setCookie: sessionCookie(sessionToken) };
+    } catch (error) {
+      if (!(error instanceof DashboardRefusal) || error.status !== 400) throw error;
+      return { status: 400, html: await enrolPage({ ...(await enrolmentSecret(signed!)), csrf, error: error.message }) };
+    }
+  },
+  { enrolment: true },
+);

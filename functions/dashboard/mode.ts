@@ -1,0 +1,12 @@
+import { routes } from '#functions/routes.ts';
+import { dashboardHandler } from '#shared/http/dashboard.ts';
+import { path as dashPath } from '#shared/http/dashboard-views.ts';
+import { DashboardRefusal, switchMode } from '#shared/services/dashboard-auth.ts';
+
+/** POST /dashboard/mode: the visible test/live toggle. */
+export const handler = dashboardHandler(routes.dashboardMode, async ({ signed, form }) => {
+  const mode = form.get('mode');
+  if (mode !== 'test' && mode !== 'live') throw new DashboardRefusal(400, 'Choose test or live mode.');
+  await switchMode(signed!, mode);
+  return { redirect: dashPath('') };
+});

@@ -1,0 +1,27 @@
+import { routes } from '#functions/routes.ts';
+import { DomainError } from '#shared/domain/errors.ts';
+import { dashboardHandler } from '#shared/http/dashboard.ts';
+import { path as dashPath } from '#shared/http/dashboard-views.ts';
+import { HttpProblem } from '#shared/http/problem.ts';
+import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
+import { createPayoutFromDashboard, payoutsPage } from '#shared/services/dashboard.ts';
+import { frameOf } from './common.ts';
+import { payoutsView } from './views.ts';
+
+/** POST /dashboard/payouts: the withdrawals service (waits for approval); a refusal re-renders the form with its reason. */
+export const handler = dashboardHandler(routes.dashboardCreatePayout, async (request) => {
+  const f = request.form;
+  const { user, session } = request.signed!;
+  try {
+    const payout = await createPayoutFromDashboard(
+      request.signed!,
+      { amount: f.get('amount') ?? '', bankCode: f.get('bankCode') ?? '', accountNumber: f.get('accountNumber') ?? '', accountTitle: f.get('accountTitle') ?? '', description: f.get('description') ?? '' },
+      request.traceId,
+    );
+    return { redirect: `${dashPath('/payouts')}?created=${encodeURIComponent(payout.merchantReference)}` };
+  } catch (error) {
+    const message = error instanceof DashboardRefusal && error.status === 400 ? error.message : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable' ? error.detail : error instanceof HttpProblem && error.status < 500 ? error.detail : undefined;
+    if (message === undefined) throw error;
+    return { status: 422, html: payoutsView(await frameOf(request, 'payouts'), await payoutsPage(user.merchantId, session.mode), { error: message }) };
+  }
+});

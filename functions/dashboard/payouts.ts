@@ -1,0 +1,13 @@
+import { routes } from '#functions/routes.ts';
+import { dashboardHandler } from '#shared/http/dashboard.ts';
+import { payoutsPage } from '#shared/services/dashboard.ts';
+import { frameOf } from './common.ts';
+import { payoutsView } from './views.ts';
+
+/** GET /dashboard/payouts: awaiting approval, then the latest others. */
+export const handler = dashboardHandler(routes.dashboardPayouts, async (request) => {
+  const { user, session } = request.signed!;
+  const q = request.query;
+  const message = q.created ? `Payout ${q.created} created. It waits for an approver.` : q.decided ? `Payout ${q.decided} ${q.decision === 'approve' ? 'approved' : 'rejected'}.` : undefined;
+  return { status: 200, html: payoutsView(await frameOf(request, 'payouts'), await payoutsPage(user.merchantId, session.mode), message ? { message } : {}) };
+});

@@ -1,0 +1,17 @@
+import { routes } from '#functions/routes.ts';
+import { dashboardHandler, sessionCookie } from '#shared/http/dashboard.ts';
+import { path as dashPath } from '#shared/http/dashboard-views.ts';
+import { DashboardRefusal, signIn } from '#shared/services/dashboard-auth.ts';
+import { signInPage } from './views.ts';
+
+/** POST /dashboard/sign-in: e-mail, password and code → a session cookie (or 2FA enrolment). */
+export const handler = dashboardHandler(routes.dashboardSignIn, async ({ form, ip, csrf }) => {
+  const email = form.get('email') ?? '';
+  try {
+    const { stage, sessionToken } = await signIn({ email, password: form.get('password') ?? '', code: form.get('code') ?? '' }, ip);
+    return { redirect: dashPath(stage === 'full' ? '' : '/enrol'), setCookie: sessionCookie(sessionToken) };
+  } catch (error) {
+    if (!(error instanceof DashboardRefusal)) throw error;
+    return { status: error.status, html: signInPage({ csrf, email, error: error.message }) };
+  }
+});

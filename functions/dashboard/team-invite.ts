@@ -1,0 +1,18 @@
+import { routes } from '#functions/routes.ts';
+import { dashboardHandler } from '#shared/http/dashboard.ts';
+import { DashboardRefusal, inviteUser } from '#shared/services/dashboard-auth.ts';
+import { teamPage } from '#shared/services/dashboard.ts';
+import { frameOf } from './common.ts';
+import { teamView } from './views.ts';
+
+/** POST /dashboard/team/invite: an admin invites a user; the link is shown once to pass on (no e-mail service). */
+export const handler = dashboardHandler(routes.dashboardTeamInvite, async (request) => {
+  const { user, actor } = request.signed!;
+  try {
+    const invited = await inviteUser({ merchantId: user.merchantId, email: request.form.get('email') ?? '', role: request.form.get('role') ?? '' }, actor);
+    return { status: 200, html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { invited }) };
+  } catch (error) {
+    if (!(error instanceof DashboardRefusal) || (error.status !== 400 && error.status !== 409)) throw error;
+    return { status: error.status, html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { error: error.message }) };
+  }
+});

@@ -1,0 +1,248 @@
+import QRCode from 'qrcode';
+import { can } from '#shared/domain/dashboard-roles.ts';
+import { dashboardRoles } from '#shared/domain/dashboard-roles.ts';
+import { framedPage, path, plainPage, type Frame } from '#shared/http/dashboard-views.ts';
+import { html, Html, type Html as HtmlT } from '#shared/http/pages.ts';
+import type { apiKeysOf, homeSummary, paymentDetail, PaymentFilters, payoutsPage, teamPage, TransactionView } from '#shared/services/dashboard.ts';
+import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
+
+/** The dashboard's pages (server-rendered HTML, no script; forms post with the session's CSRF token). */
+const money = (amount: number, currency: string) => `${currency} ${amount.toLocaleString('en-US', { minimumFractionDigits: currency === 'USDT' ? 2 : 2, maximumFractionDigits: 6 })}`;
+const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : '—');
+const hidden = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
+const alert = (message?: string) => (message ? html`<div class="alert" role="alert">${message}</div>` : '');
+const notice = (message?: string) => (message ? html`<div class="notice" role="status">${message}</div>` : '');
+
+export function invitePage(o: { email: string; merchantName: string; csrf: string; error?: string; field?: string }) {
+  return plainPage(
+    'Set your password',
+    html`<div class="card"><h1>Set your password</h1>
+<p>You were invited to the ${o.merchantName} dashboard as <strong>${o.email}</strong>. Choose a password of at least 12 characters; next you will set up two-factor authentication.</p>
+${alert(o.error)}
+<form method="post">${hidden(o.csrf)}
+<input type="email" name="username" autocomplete="username" value="${o.email}" aria-label="E-mail address" hidden readonly>
+<label for="password">New password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required${o.field === 'password' ? html` aria-invalid="true"` : ''}>
+<label for="confirm">Repeat the password</label>
+<input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="12" required${o.field === 'confirm' ? html` aria-invalid="true"` : ''}>
+<button type="submit">Set password</button>
+</form></div>`,
+  );
+}
+
+export async function enrolPage(o: { secret: string; uri: string; email: string; csrf: string; error?: string }) {
+  const svg = await QRCode.toString(o.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  return plainPage(
+    'Set up two-factor authentication',
+    html`<div class="card"><h1>Set up two-factor authentication</h1>
+<p>Every sign-in needs a code from an authenticator app. Scan this QR code with the app, or enter the key by hand.</p>
+<figure class="qr" role="img" aria-label="QR code of the authenticator key">${new Html(svg)}</figure>
+<p>Key (base32):</p><p class="secret" id="totp-secret">${o.secret}</p>
+<p>Or open this link on the device with the app:</p><p class="secret"><a href="${o.uri}" id="totp-uri">${o.uri}</a></p>
+${alert(o.error)}
+<form method="post" action="${path('/enrol')}">${hidden(o.csrf)}
+<label for="code">6-digit code from the app</label>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required${o.error ? html` aria-invalid="true"` : ''}>
+<button type="submit">Turn on two-factor authentication</button>
+</form>
+<form method="post" action="${path('/sign-out')}">${hidden(o.csrf)}<button type="submit" class="secondary">Cancel and sign out</button></form>
+</div>`,
+  );
+}
+
+export function recoveryCodesPage(codes: string[]) {
+  return plainPage(
+    'Save your recovery codes',
+    html`<div class="card"><h1>Save your recovery codes</h1>
+<p>Two-factor authentication is on. If you lose your authenticator, each of these codes signs you in once instead of a 6-digit code. <strong>They are shown only now</strong>: store them in your password manager.</p>
+<ol class="codes" id="recovery-codes">${codes.map((c) => html`<li>${c}</li>`)}</ol>
+<p><a href="${path('')}">Continue to the dashboard</a></p></div>`,
+  );
+}
+
+export function signInPage(o: { csrf: string; email?: string; error?: string; message?: string }) {
+  return plainPage(
+    'Sign in',
+    html`<div class="card"><h1>Sign in to the dashboard</h1>
+${notice(o.message)}${alert(o.error)}
+<form method="post" action="${path('/sign-in')}">${hidden(o.csrf)}
+<label for="email">E-mail address</label>
+<input id="email" name="email" type="email" autocomplete="username" value="${o.email ?? ''}" required>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<label for="code">Authentication code</label>
+<input id="code" name="code" autocomplete="one-time-code" aria-describedby="code-hint" maxlength="11">
+<p class="muted" id="code-hint">The 6-digit code from your authenticator app, or a recovery code.</p>
+<button type="submit">Sign in</button>
+</form></div>`,
+  );
+}
+
+export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>>) {
+  return framedPage(
+    'Home',
+    frame,
+    html`<h2>Balances</h2>
+<div class="grid">${s.balances.map(
+      (b) => html`<section class="card" aria-label="${b.currency} balance"><h3 class="muted">${b.currency}</h3>
+<p class="big">${money(b.availableBalance, b.currency)}</p><p class="muted">available</p>
+<dl><dt>Current</dt><dd>${money(b.currentBalance, b.currency)}</dd><dt>Pending</dt><dd>${money(b.pendingBalance, b.currency)}</dd></dl></section>`,
+    )}</div>
+<h2>Today</h2>
+<div class="grid"><section class="card" aria-label="Today's payments"><p class="big">${s.today.count}${s.today.capped ? '+' : ''}</p><p class="muted">completed payments today (UTC)</p>
+${s.today.volume.map((v) => html`<p>${money(v.amount, v.currency)}</p>`)}</section></div>
+<h2>Recent failures</h2>
+${s.failures.length ? paymentsTable(s.failures, 'Recent failed payments') : html`<p class="muted">No failed payments.</p>`}`,
+  );
+}
+
+function paymentsTable(items: TransactionView[], caption: string): HtmlT {
+  return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table><caption class="muted">${caption}</caption>
+<thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Order</th><th scope="col">Payment</th></tr></thead>
+<tbody>${items.map(
+    (t) => html`<tr><td>${when(t.createdAt)}</td><td>${t.intentType}</td><td class="status-${t.status}">${t.status}</td><td class="num">${money(t.amount, t.currency)}</td><td>${t.orderRef.orderRef}</td><td><a href="${path(`/payments/${t.paymentIntentId}`)}">${t.paymentIntentId.slice(0, 8)}…<span class="vh"> payment ${t.orderRef.orderRef}</span></a></td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+const statuses = ['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired'];
+const types = ['checkout', 'deposit', 'withdrawal'];
+
+export function paymentsView(frame: Frame, o: { filters: Record<string, string>; page: { items: TransactionView[]; hasMore: boolean } }) {
+  const f = o.filters;
+  const query = (extra: Record<string, string>) => {
+    const q = new URLSearchParams(Object.entries({ ...f, ...extra }).filter(([, v]) => v));
+    const s = q.toString();
+    return s ? `?${s}` : '';
+  };
+  const option = (value: string, selected: string | undefined, label = value) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
+  const last = o.page.items.at(-1);
+  return framedPage(
+    'Payments',
+    frame,
+    html`<form method="get" action="${path('/payments')}" class="card" role="search" aria-label="Filter payments"><div class="filters">
+<div><label for="q">Search</label><input id="q" name="q" type="search" value="${f.q ?? ''}" placeholder="orderRef, payment or transaction id"></div>
+<div><label for="status">Status</label><select id="status" name="status">${option('', f.status, 'Any')}${statuses.map((s) => option(s, f.status))}</select></div>
+<div><label for="type">Type</label><select id="type" name="type">${option('', f.type, 'Any')}${types.map((s) => option(s, f.type))}</select></div>
+<div><label for="from">From</label><input id="from" name="from" type="date" value="${f.from ?? ''}"></div>
+<div><label for="to">To</label><input id="to" name="to" type="date" value="${f.to ?? ''}"></div>
+<div><button type="submit">Apply</button></div>
+</div></form>
+<div class="actions"><a href="${path('/payments/export')}${query({ after: '' })}" download>Export every matching payment (CSV)</a>${f.after ? html`<a href="${path('/payments')}${query({ after: '' })}">First page</a>` : ''}</div>
+${o.page.items.length ? paymentsTable(o.page.items, 'Payments, newest first') : html`<p class="card">No payments match.</p>`}
+${o.page.hasMore && last ? html`<p><a href="${path('/payments')}${query({ after: last.paymentIntentId })}" rel="next">Next page</a></p>` : ''}`,
+  );
+}
+
+export function paymentView(frame: Frame, d: Awaited<ReturnType<typeof paymentDetail>>, o: { error?: string; message?: string }) {
+  const p = d.payment;
+  const c = (p.customerRef ?? {}) as Record<string, string>;
+  const card = (p as { card?: { brand?: string; last4?: string } | null }).card;
+  const mayRefund = can(frame.role, 'refunds:create') && d.refunds && p.status === 'Completed' && d.refunds.refundableAmount > 0;
+  return framedPage(
+    `Payment ${p.orderRef.orderRef}`,
+    frame,
+    html`${notice(o.message)}${alert(o.error)}
+<section class="card" aria-label="Summary"><dl>
+<dt>Status</dt><dd class="status-${p.status}">${p.status}${p.reason ? ` (${p.reason})` : ''}</dd>
+<dt>Type</dt><dd>${p.intentType}</dd>
+<dt>Amount</dt><dd>${money(p.amount, p.currency)}</dd>
+<dt>Fee</dt><dd>${money(p.fee, p.currency)}</dd>
+<dt>Refunded</dt><dd>${money(p.refundedAmount, p.currency)}</dd>
+<dt>Order</dt><dd>${p.orderRef.orderRef}</dd>
+<dt>Payment id</dt><dd>${p.paymentIntentId}</dd>
+<dt>Transaction ref.</dt><dd>${p.transactionReference ?? '—'}</dd>
+<dt>Created</dt><dd>${when(p.createdAt)}</dd>
+<dt>Updated</dt><dd>${when(p.updatedAt)}</dd>
+${card ? html`<dt>Card</dt><dd>${card.brand ?? ''} ending ${card.last4 ?? ''}</dd>` : ''}
+${c.name ? html`<dt>Customer</dt><dd>${c.name}</dd>` : ''}${c.email ? html`<dt>E-mail</dt><dd>${c.email}</dd>` : ''}${c.phone ? html`<dt>Phone</dt><dd>${c.phone}</dd>` : ''}
+${p.description ? html`<dt>Description</dt><dd>${p.description}</dd>` : ''}
+</dl></section>
+${d.refunds ? html`<h2>Refunds</h2>
+<p>Refundable: <strong>${money(d.refunds.refundableAmount, p.currency)}</strong></p>
+${d.refunds.items.length ? html`<div class="table-wrap" role="region" aria-label="Refunds" tabindex="0"><table><thead><tr><th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead><tbody>${d.refunds.items.map(
+      (r) => html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td><td>${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'][r.status]}</td><td>${r.reason ?? ''}</td></tr>`,
+    )}</tbody></table></div>` : html`<p class="muted">No refunds.</p>`}
+${mayRefund ? html`<form method="post" action="${path(`/payments/${p.paymentIntentId}/refund`)}" class="card" aria-label="Refund">${hidden(frame.csrf)}
+<h2>Refund</h2>
+<label for="amount">Amount (${p.currency}; empty refunds everything left)</label>
+<input id="amount" name="amount" inputmode="decimal" autocomplete="off">
+<label for="reason">Reason</label>
+<input id="reason" name="reason" maxlength="500" autocomplete="off">
+<button type="submit">Refund</button>
+</form>` : ''}` : ''}
+<h2>Webhook events</h2>
+${d.events.length ? html`<div class="table-wrap" role="region" aria-label="Webhook events" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status change</th><th scope="col">Delivery</th><th scope="col" class="num">Attempts</th><th scope="col">Last attempt</th></tr></thead><tbody>${d.events.map(
+      (e) => html`<tr><td>${when(typeof e.created === 'number' ? new Date(e.created * 1000).toISOString() : String(e.created ?? ''))}</td><td>${e.eventId}</td><td>${e.previousStatus ?? '—'} → ${e.currentStatus}</td><td>${e.delivery.state}</td><td class="num">${e.delivery.attempts}</td><td>${e.delivery.lastAttemptAt ? `${when(e.delivery.lastAttemptAt)}${e.delivery.lastStatusCode ? ` (HTTP ${e.delivery.lastStatusCode})` : ''}${e.delivery.lastError ? ` ${e.delivery.lastError}` : ''}` : '—'}</td></tr>`,
+    )}</tbody></table></div>` : html`<p class="muted">No events.</p>`}
+<p><a href="${path('/payments')}">Back to payments</a></p>`,
+  );
+}
+
+export function teamView(frame: Frame, t: Awaited<ReturnType<typeof teamPage>>, o: { invited?: { email: string; inviteUrl: string }; error?: string } = {}) {
+  return framedPage(
+    'Team',
+    frame,
+    html`${o.invited ? html`<div class="notice" role="status"><p>Invited ${o.invited.email}. Pass on this link (it works once, for 72 hours; it is not shown again):</p><p class="secret" id="invite-url">${o.invited.inviteUrl}</p></div>` : ''}${alert(o.error)}
+<div class="table-wrap" role="region" aria-label="Users" tabindex="0"><table><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">2FA</th><th scope="col">Since</th></tr></thead>
+<tbody>${t.users.map((u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.status}</td><td>${u.twoFactor ? 'on' : 'not set up'}</td><td>${when(u.createdAt)}</td></tr>`)}</tbody></table></div>
+<form method="post" action="${path('/team/invite')}" class="card" aria-label="Invite a user">${hidden(frame.csrf)}<h2>Invite a user</h2>
+<label for="invite-email">E-mail address</label><input id="invite-email" name="email" type="email" autocomplete="off" required>
+<label for="invite-role">Role</label><select id="invite-role" name="role">${dashboardRoles.map((r) => html`<option value="${r}">${r}</option>`)}</select>
+<button type="submit">Create invitation link</button></form>
+<h2>Audit log</h2>
+<div class="table-wrap" role="region" aria-label="Audit log" tabindex="0"><table><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Mode</th><th scope="col">IP</th><th scope="col">Outcome</th></tr></thead>
+<tbody>${t.audit.items.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.actorEmail}</td><td>${a.action}</td><td>${a.target ?? ''}</td><td>${a.mode ?? ''}</td><td>${a.ip ?? ''}</td><td>${a.outcome}${a.detail ? `: ${a.detail}` : ''}</td></tr>`)}</tbody></table></div>
+${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t.audit.next)}" rel="next">Older entries</a></p>` : ''}`,
+  );
+}
+
+export function developersView(frame: Frame, keys: Awaited<ReturnType<typeof apiKeysOf>>, o: { issued?: { keyId: string; apiKey: string; secretKey: string } } = {}) {
+  return framedPage(
+    'Developers',
+    frame,
+    html`${o.issued ? html`<div class="notice" role="status"><p><strong>New ${frame.mode} key ${o.issued.keyId}. Copy both values now: they are shown only this once.</strong></p>
+<p>API key (Svc-API-Key):</p><p class="secret" id="new-api-key">${o.issued.apiKey}</p>
+<p>Secret key (body signatures):</p><p class="secret" id="new-secret-key">${o.issued.secretKey}</p></div>` : ''}
+<h2>API keys (${frame.mode} mode)</h2>
+<div class="table-wrap" role="region" aria-label="API keys" tabindex="0"><table><thead><tr><th scope="col">Key id</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
+<tbody>${keys.map(
+      (k) => html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td>${k.status}</td><td>${when(k.createdAt)}</td><td>${when(k.expiresAt)}</td><td>${k.status === 'active' || k.status === 'expiring' ? html`<form method="post" action="${path('/developers/keys/revoke')}">${hidden(frame.csrf)}<input type="hidden" name="keyId" value="${k.keyId}"><button type="submit" class="secondary" aria-label="Revoke ${k.keyId}">Revoke</button></form>` : '—'}</td></tr>`,
+    )}</tbody></table></div>
+<form method="post" action="${path('/developers/keys/roll')}" class="card" aria-label="Roll keys">${hidden(frame.csrf)}<h2>Roll the ${frame.mode} keys</h2>
+<p>Creates a new key pair with the same scopes. The current keys keep working for the days you choose, then stop.</p>
+<label for="grace">Old keys keep working for</label><select id="grace" name="graceDays">${[0, 1, 2, 3, 4, 5, 6, 7].map((d) => html`<option value="${d}"${d === 1 ? html` selected` : ''}>${d === 0 ? 'no time: revoke now' : `${d} day${d > 1 ? 's' : ''}`}</option>`)}</select>
+<button type="submit">Create a new key pair</button></form>
+<p class="muted">Webhook endpoints, signing-secret rotation, test events and the delivery log are not in the dashboard yet (operator: <code>npm run ops -- merchant webhook …</code>).</p>`,
+  );
+}
+
+export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPage>>, o: { message?: string; error?: string } = {}) {
+  const approver = can(frame.role, 'payouts:approve');
+  const beneficiary = (t: TransactionView) => {
+    const info = (t as { payoutInfo?: { customerBankName?: string; customerAccountNumber?: string } | null }).payoutInfo;
+    return info ? `${info.customerBankName ?? ''} ${info.customerAccountNumber ?? ''}`.trim() : '';
+  };
+  return framedPage(
+    'Payouts',
+    frame,
+    html`${notice(o.message)}${alert(o.error)}
+<h2>Awaiting approval</h2>
+${p.pending.length ? html`<div class="table-wrap" role="region" aria-label="Payouts awaiting approval" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col" class="num">Amount</th><th scope="col">To</th><th scope="col">Reference</th>${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
+<tbody>${p.pending.map(
+      (t) => html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${beneficiary(t)}</td><td>${t.transactionReference ?? t.orderRef.orderRef}</td>${approver ? html`<td><div class="actions"><form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" aria-label="Approve ${t.transactionReference ?? t.paymentIntentId}">Approve</button></form>
+<form method="post" action="${path(`/payouts/${t.paymentIntentId}/reject`)}">${hidden(frame.csrf)}<label for="reason-${t.paymentIntentId}">Reason</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" autocomplete="off"><button type="submit" class="secondary" aria-label="Reject ${t.transactionReference ?? t.paymentIntentId}">Reject</button></form></div></td>` : ''}</tr>`,
+    )}</tbody></table></div>` : html`<p class="muted">Nothing awaits approval.</p>`}
+${can(frame.role, 'payouts:create') ? html`<form method="post" action="${path('/payouts')}" class="card" aria-label="Create a payout">${hidden(frame.csrf)}<h2>Create a payout</h2>
+<p class="muted">Paid from the ${frame.mode} wallet to a bank account after another user approves it. The fee is held with the amount.</p>
+<label for="payout-amount">Amount</label><input id="payout-amount" name="amount" inputmode="decimal" autocomplete="off" required>
+<label for="payout-bank">Bank</label><select id="payout-bank" name="bankCode">${bankCodes.map((c) => html`<option value="${c}">${resolveBankCode(c)?.name ?? c}</option>`)}</select>
+<label for="payout-account">Account number or IBAN</label><input id="payout-account" name="accountNumber" autocomplete="off" required>
+<label for="payout-title">Account title</label><input id="payout-title" name="accountTitle" autocomplete="off" required>
+<label for="payout-description">Description</label><input id="payout-description" name="description" maxlength="255" autocomplete="off">
+<button type="submit">Create payout</button></form>` : ''}
+<h2>Recent payouts</h2>
+${p.recent.length ? paymentsTable(p.recent, 'Recent payouts') : html`<p class="muted">No other payouts.</p>`}`,
+  );
+}
+
+export type { PaymentFilters };

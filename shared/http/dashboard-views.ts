@@ -1,0 +1,128 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import { can, type DashboardRole } from '#shared/domain/dashboard-roles.ts';
+import { html, htmlDocument, styleSource, type Html } from './pages.ts';
+
+/**
+ * The dashboard's page frame: styles (one inline stylesheet allowed by its hash; no script at
+ * all), the header with the merchant, the visible test/live toggle, navigation by role and the
+ * sign-out forms. Pages render their content into it (functions/dashboard/views.ts).
+ */
+export const dashboardCss = `
+*,*::before,*::after{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+[hidden]{display:none!important}
+.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+body{margin:0;overflow-wrap:anywhere;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a2e;background:#f4f5f7}
+.skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem}
+.skip:focus{left:.5rem}
+header.top{background:#fff;border-bottom:1px solid #dcdfe6;padding:.75rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+header.top .brand{font-weight:700;margin:0;flex:1 1 auto}
+.mode{font-size:.8rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;border-radius:.25rem;padding:.15rem .5rem;border:1px solid}
+.mode.test{background:#fff3cd;color:#5c4300;border-color:#c9a227}
+.mode.live{background:#e6f4ea;color:#0a5524;border-color:#5fa86f}
+nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem}
+nav a{display:inline-block;padding:.5rem .75rem;border-radius:.4rem;color:#1f47c8;text-decoration:none;font-weight:600}
+nav a[aria-current=page]{background:#e8edff;color:#1a1a2e}
+.session{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;font-size:.9rem;width:100%}
+.session form{margin:0}
+.session button{width:auto;margin:0;padding:.4rem .7rem;min-height:44px;font-size:.9rem}
+main{max-width:72rem;margin:0 auto;padding:1rem}
+main.narrow{max-width:30rem}
+h1{font-size:1.4rem;margin:.25rem 0 1rem}
+h2{font-size:1.1rem;margin:0 0 .75rem}
+.card{background:#fff;border:1px solid #dcdfe6;border-radius:.75rem;padding:1rem;margin:0 0 1rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr));gap:1rem;margin:0 0 1rem}
+.grid .card{margin:0}
+.big{font-size:1.5rem;font-weight:700;margin:0}
+.muted{color:#4f5567;font-size:.9rem}
+label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+input,select{display:block;width:100%;font:inherit;padding:.6rem .7rem;border:1px solid #767c8c;border-radius:.5rem;background:#fff;color:inherit;min-height:44px}
+input:focus-visible,button:focus-visible,a:focus-visible,select:focus-visible,.table-wrap:focus-visible{outline:3px solid #2f5bea;outline-offset:2px}
+button{display:block;width:100%;margin:1rem 0 0;font:inherit;font-weight:700;padding:.7rem 1rem;border:0;border-radius:.5rem;background:#2f5bea;color:#fff;cursor:pointer;min-height:44px}
+button.secondary{background:#fff;color:#1f47c8;border:1px solid #1f47c8}
+.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:0 1rem;align-items:end}
+.filters button{margin-top:.75rem}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin:.75rem 0}
+.actions a{font-weight:600}
+.table-wrap{position:relative;overflow-x:auto;background:#fff;border:1px solid #dcdfe6;border-radius:.75rem;margin:0 0 1rem}
+table{border-collapse:collapse;width:100%;font-size:.95rem}
+th,td{text-align:left;padding:.55rem .75rem;border-bottom:1px solid #e6e8ee;white-space:nowrap}
+th{background:#f8f9fb;font-weight:700}
+td.num,th.num{text-align:right}
+dl{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.35rem 1rem;margin:0}
+dt{font-weight:600;color:#4f5567}
+dd{margin:0}
+.alert{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#fdecee;color:#7a0016;border:1px solid #f1b5be}
+.notice{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#eef3ff;border:1px solid #c3d2fb}
+.secret{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1rem;background:#f8f9fb;border:1px solid #dcdfe6;border-radius:.4rem;padding:.5rem;word-break:break-all}
+.codes{columns:2;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1.05rem;padding-left:1.25rem}
+.qr{max-width:14rem;margin:.5rem 0;background:#fff}
+.qr svg{display:block;width:100%;height:auto}
+.status-Completed{color:#0a5524;font-weight:600}
+.status-Failed,.status-Expired,.status-Cancelled{color:#a0001c;font-weight:600}
+a{color:#1f47c8}
+`.trim();
+export const dashboardStyleSource = styleSource(dashboardCss);
+
+/** The path prefix of the deployment (the API Gateway stage, e.g. `/prod`), from PUBLIC_BASE_URL. */
+export function basePath(): string {
+  try {
+    return new URL(process.env.PUBLIC_BASE_URL ?? 'http://localhost').pathname.replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
+}
+/** A dashboard URL path: path('/payments') → `/prod/dashboard/payments`. */
+export const path = (p = '') => `${basePath()}/dashboard${p}`;
+
+export function errorDocument(title: string, message: string): string {
+  return htmlDocument({
+    title: `${title} · Dashboard`,
+    css: dashboardCss,
+    body: html`<main class="narrow" id="main"><div class="card" role="alert"><h1>${title}</h1><p>${message}</p><p><a href="${path('')}">Dashboard home</a></p></div></main>`,
+  });
+}
+
+/** A page outside the signed-in frame (invitation, enrolment, sign-in). */
+export function plainPage(title: string, body: Html): string {
+  return htmlDocument({ title: `${title} · Dashboard`, css: dashboardCss, body: html`<main class="narrow" id="main">${body}</main>` });
+}
+
+export interface Frame {
+  merchantName: string;
+  email: string;
+  role: DashboardRole;
+  mode: Mode;
+  csrf: string;
+  /** Which navigation entry is this page. */
+  current: 'home' | 'payments' | 'payouts' | 'developers' | 'team';
+}
+
+/** A signed-in page. */
+export function framedPage(title: string, frame: Frame, body: Html): string {
+  const nav: [Frame['current'], string, string, boolean][] = [
+    ['home', 'Home', path(''), can(frame.role, 'balances:read')],
+    ['payments', 'Payments', path('/payments'), can(frame.role, 'payments:read')],
+    ['payouts', 'Payouts', path('/payouts'), can(frame.role, 'payouts:create') || can(frame.role, 'payouts:approve')],
+    ['developers', 'Developers', path('/developers'), can(frame.role, 'keys:manage')],
+    ['team', 'Team', path('/team'), can(frame.role, 'team:manage')],
+  ];
+  const other = frame.mode === 'test' ? 'live' : 'test';
+  return htmlDocument({
+    title: `${title} · ${frame.merchantName} · Dashboard`,
+    css: dashboardCss,
+    body: html`<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+<p class="brand">${frame.merchantName}</p>
+<span class="mode ${frame.mode}">${frame.mode === 'test' ? 'Test mode' : 'Live mode'}</span>
+<nav aria-label="Dashboard"><ul>${nav.filter(([, , , shown]) => shown).map(([id, label, href]) => html`<li><a href="${href}"${id === frame.current ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>
+<div class="session">
+<span>${frame.email} (${frame.role})</span>
+<form method="post" action="${path('/mode')}"><input type="hidden" name="csrf" value="${frame.csrf}"><input type="hidden" name="mode" value="${other}"><button type="submit" class="secondary">Switch to ${other} mode</button></form>
+<form method="post" action="${path('/sign-out')}"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit" class="secondary">Sign out</button></form>
+<form method="post" action="${path('/sign-out')}"><input type="hidden" name="csrf" value="${frame.csrf}"><input type="hidden" name="everywhere" value="1"><button type="submit" class="secondary">Sign out everywhere</button></form>
+</div>
+</header>
+<main id="main"><h1>${title}</h1>${body}</main>`,
+  });
+}

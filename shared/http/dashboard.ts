@@ -1,0 +1,211 @@
+import middy from '@middy/core';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Route } from './route.ts';
+import { formToken, verifyFormToken } from '#shared/crypto/form-token.ts';
+import { can } from '#shared/domain/dashboard-roles.ts';
+import { DomainError, NotFoundError } from '#shared/domain/errors.ts';
+import { logger } from '#shared/logger.ts';
+import { authenticate, auditRefusal, DashboardRefusal, type Signed } from '#shared/services/dashboard-auth.ts';
+import { traceAndLog, type GatewayContext } from './middlewares.ts';
+import { requestMetrics } from './observability.ts';
+import { HttpProblem, problemFor } from './problem.ts';
+import { maxFormBytes, pageHeaders } from './pages.ts';
+import { dashboardCss, dashboardStyleSource, errorDocument, path as dashPath } from './dashboard-views.ts';
+
+/**
+ * The merchant dashboard's request pipeline (a sibling of pages.ts for the hosted checkout):
+ *   traceAndLog   trace id, access log (ids and statuses only, never a body)
+ *   form          POST: 413 over 16 KiB, 415 unless form-urlencoded, 403 for a cross-site post
+ *   session       `session` rows: the cookie's server-side session (30 min idle), the user's role
+ *                 checked against the row's permission (403 + audit entry); no session: GET →
+ *                 303 to sign-in, POST → 403. A session still enrolling 2FA reaches only enrolment.
+ *   csrf          every POST: the `csrf` field must be the session's token (HMAC of the session id),
+ *                 or on the public forms (sign-in, invitation) the form's own token
+ *   render        HTML with a strict CSP (no script at all, frame-ancestors 'none'), CSV, or 303
+ */
+export const sessionCookieName = () => (secureCookies() ? '__Host-dashboard' : 'dashboard');
+/** Secure cookies everywhere except a local http:// stack. */
+export const secureCookies = () => !(process.env.PUBLIC_BASE_URL ?? '').startsWith('http://');
+
+export function sessionCookie(token: string | null): string {
+  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Strict', ...(secureCookies() ? ['Secure'] : [])];
+  return token === null ? [`${sessionCookieName()}=`, 'Max-Age=0', ...attributes].join('; ') : [`${sessionCookieName()}=${token}`, ...attributes].join('; ');
+}
+
+export const sessionCsrf = (signed: Signed) => formToken(`dashboard-session:${signed.session.sessionHash}`);
+
+export type DashboardResult =
+  | { status: number; html: string; setCookie?: string }
+  | { redirect: string; setCookie?: string }
+  | { status: 200; csv: string; filename: string };
+
+export interface DashboardRequest {
+  traceId: string;
+  method: string;
+  path: Record<string, string>;
+  query: Record<string, string>;
+  form: URLSearchParams;
+  headers: Record<string, string>;
+  ip: string;
+  /** Present on `session` rows. */
+  signed?: Signed;
+  /** The CSRF token to put in every form this response renders. */
+  csrf: string;
+}
+
+type State = GatewayContext['gateway'] & { form?: URLSearchParams; signed?: Signed; setCookie?: string };
+type Mw = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | DashboardResult, Error, GatewayContext>;
+type Req = Request<APIGatewayProxyEvent, APIGatewayProxyResult | DashboardResult, Error, GatewayContext>;
+
+export class DashboardPageError extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Thrown by the pipeline to answer with a 303 (no session: to sign-in; enrolling: to enrolment). */
+class DashboardRedirect extends Error {
+  constructor(
+    readonly location: string,
+    readonly setCookie?: string,
+  ) {
+    super('redirect');
+  }
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
+}
+
+const clientIp = (event: APIGatewayProxyEvent) => event.requestContext?.identity?.sourceIp ?? 'unknown';
+
+function formMiddleware(): Mw {
+  return {
+    before: (request) => {
+      const s = request.context.gateway as State;
+      if (request.event.httpMethod !== 'POST') return;
+      if (Buffer.byteLength(s.rawBody, 'utf8') > maxFormBytes) throw new DashboardPageError(413, 'Request too large', 'The form was too large to process.');
+      const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (contentType !== 'application/x-www-form-urlencoded') throw new DashboardPageError(415, 'Unsupported request', 'Submit the form from the dashboard.');
+      const site = s.headers['sec-fetch-site'];
+      if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new DashboardPageError(403, 'Request refused', 'This form can only be submitted from the dashboard.');
+      s.form = new URLSearchParams(s.rawBody);
+    },
+  };
+}
+
+function sessionMiddleware(route: Route, options: DashboardOptions): Mw {
+  return {
+    before: async (request) => {
+      const s = request.context.gateway as State;
+      const token = cookieValue(s.headers.cookie, sessionCookieName());
+      if (route.auth !== 'session') {
+        if (request.event.httpMethod === 'POST' && !(await verifyFormToken(publicFormSubject(route, request.event.pathParameters ?? {}), s.form?.get('csrf')))) {
+          throw new DashboardPageError(403, 'Request refused', 'This form has expired. Go back, reload the page and try again.');
+        }
+        return;
+      }
+      const signed = await authenticate(token, clientIp(request.event));
+      if (!signed) {
+        if (request.event.httpMethod === 'GET') {
+          throw new DashboardRedirect(dashPath('/sign-in'), token ? sessionCookie(null) : undefined);
+        }
+        throw new DashboardPageError(403, 'Signed out', 'Your session has ended. Sign in again.');
+      }
+      if (request.event.httpMethod === 'POST') {
+        const expected = await sessionCsrf(signed);
+        if (s.form?.get('csrf') !== expected) throw new DashboardPageError(403, 'Request refused', 'This form has expired. Go back, reload the page and try again.');
+      }
+      if (signed.session.stage !== 'full' && !options.enrolment) {
+        throw new DashboardRedirect(dashPath('/enrol'));
+      }
+      if (route.permission && !can(signed.user.role, route.permission)) {
+        await auditRefusal(signed.user.merchantId, signed.actor, `refused ${route.method} ${route.path}`, request.event.path ?? null, signed.session.mode, `role ${signed.user.role} lacks ${route.permission}`);
+        throw new DashboardPageError(403, 'Not allowed', `Your role (${signed.user.role}) does not allow this. Ask an administrator.`);
+      }
+      s.signed = signed;
+    },
+  };
+}
+
+/** The token of a public form (sign-in, invitation): bound to the row and its path. */
+export const publicFormSubject = (route: Pick<Route, 'path'>, path: Record<string, string | undefined>) => `dashboard-form:${route.path}:${path.token ?? ''}`;
+
+const htmlHeaders = () => pageHeaders([], dashboardStyleSource);
+
+function renderMiddleware(): Mw {
+  const serialise = (result: DashboardResult): APIGatewayProxyResult => {
+    if ('csv' in result) {
+      return {
+        statusCode: 200,
+        headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${result.filename}"`, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+        body: result.csv,
+      };
+    }
+    const cookie: Record<string, string> = result.setCookie ? { 'Set-Cookie': result.setCookie } : {};
+    if ('redirect' in result) return { statusCode: 303, headers: { ...htmlHeaders(), ...cookie, Location: result.redirect, 'Content-Type': 'text/plain; charset=utf-8' }, body: '' };
+    return { statusCode: result.status, headers: { ...htmlHeaders(), ...cookie }, body: result.html };
+  };
+  return {
+    after: (request: Req) => {
+      request.response = serialise(request.response as DashboardResult);
+    },
+    onError: (request: Req) => {
+      let error: Error | undefined = request.error ?? undefined;
+      if (error instanceof DashboardRedirect) {
+        request.response = serialise({ redirect: error.location, ...(error.setCookie ? { setCookie: error.setCookie } : {}) });
+        return;
+      }
+      if (error instanceof DashboardRefusal) error = new DashboardPageError(error.status, error.status === 404 ? 'Not found' : 'Request refused', error.message);
+      else if (error instanceof NotFoundError) error = new DashboardPageError(404, 'Not found', 'There is no such object in this mode.');
+      else if (error instanceof DomainError && problemFor(error).status < 500) error = new DashboardPageError(problemFor(error).status, 'Request refused', error.detail);
+      else if (error instanceof HttpProblem && error.status < 500) error = new DashboardPageError(error.status, 'Request refused', error.detail);
+      if (!(error instanceof DashboardPageError)) {
+        logger.error('unhandled dashboard error', { traceId: request.context.gateway?.traceId, errorName: error?.name, errorMessage: error?.message, stack: error?.stack });
+        error = new DashboardPageError(500, 'Something went wrong', 'We could not process this request. Please try again in a moment.');
+      }
+      const e = error as DashboardPageError;
+      request.response = { statusCode: e.status, headers: htmlHeaders(), body: errorDocument(e.title, e.message) };
+    },
+  };
+}
+
+export interface DashboardOptions {
+  /** The row serves a session that has not finished 2FA enrolment (enrolment, sign-out). */
+  enrolment?: boolean;
+}
+
+export function dashboardHandler(route: Route, fn: (request: DashboardRequest) => Promise<DashboardResult>, options: DashboardOptions = {}) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult | DashboardResult, Error, GatewayContext>()
+    .use(traceAndLog(route))
+    .use(requestMetrics(route) as unknown as Mw)
+    .use(renderMiddleware())
+    .use(formMiddleware())
+    .use(sessionMiddleware(route, options))
+    .handler(async (event, context) => {
+      const s = context.gateway as State;
+      const csrf = s.signed ? await sessionCsrf(s.signed) : await formToken(publicFormSubject(route, event.pathParameters ?? {}));
+      return fn({
+        traceId: s.traceId,
+        method: event.httpMethod,
+        path: (event.pathParameters ?? {}) as Record<string, string>,
+        query: (event.queryStringParameters ?? {}) as Record<string, string>,
+        form: s.form ?? new URLSearchParams(),
+        headers: s.headers,
+        ip: clientIp(event),
+        ...(s.signed ? { signed: s.signed } : {}),
+        csrf,
+      });
+    }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+}
+
+export { dashboardCss };

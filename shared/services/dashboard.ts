@@ -1,0 +1,292 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import type { IntentStatus, IntentType } from '#shared/domain/intent.ts';
+import { fromMinor, minorUnits, toMinor, type Currency } from '#shared/domain/money.ts';
+import { walletBalance } from '#shared/services/balance.ts';
+import { createRefund, refundsOfTransaction } from '#shared/services/refunds.ts';
+import { listTransactions, lookupTransaction, transactionView, type TransactionListQuery } from '#shared/services/transactions.ts';
+import { auditWrite, getPayoutMaker, listAudit, listUsers, payoutMakerWrite } from '#shared/store/dashboard.ts';
+import { resolveBankCode } from '#shared/domain/bank-codes.ts';
+import { requestWithdrawal } from '#shared/services/withdrawals.ts';
+import { approveWithdrawal, findWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
+import { randomUUID } from 'node:crypto';
+import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants.ts';
+import { revokeKey, rotateKeys } from '#shared/services/merchants.ts';
+import { transact } from '#shared/store/client.ts';
+import { listWallets } from '#shared/store/wallets.ts';
+import { transactionEvents } from '#shared/webhooks/events.ts';
+import { auditEntry, auditRefusal, DashboardRefusal, type Signed } from './dashboard-auth.ts';
+
+/**
+ * What the dashboard pages show and do, through the same services as the API (transactions,
+ * refunds, balances, webhook events): the dashboard never reads the table around them. Every
+ * read is scoped to the signed-in user's merchant and the session's mode, so another merchant's
+ * (or the other mode's) object is simply not found.
+ */
+export type TransactionView = ReturnType<typeof transactionView>;
+
+export async function merchantName(merchantId: string): Promise<string> {
+  return (await getMerchant(merchantId))?.name ?? merchantId;
+}
+
+/** Home: balances by currency, today's completed volume and count, the latest failures. */
+export async function homeSummary(merchantId: string, mode: Mode, now = new Date()) {
+  const merchant = await getMerchant(merchantId);
+  const wallets = await listWallets(merchantId, mode);
+  const currencies = new Set<Currency>(wallets.map((w) => w.currency));
+  if (merchant) currencies.add(merchant.defaultCurrency);
+  const balances = await Promise.all([...currencies].sort().map((c) => walletBalance(merchantId, mode, c, now)));
+  const from = `${now.toISOString().slice(0, 10)}T00:00:00.000Z`;
+  const volume = new Map<string, number>();
+  let count = 0;
+  let capped = false;
+  let startingAfter: string | undefined;
+  // Today's completed payments, page by page through the list service (at most 2,000 read).
+  for (let pages = 0; pages < 20; pages++) {
+    const page = await listTransactions(merchantId, mode, { status: 'Completed', from, limit: 100, ...(startingAfter ? { startingAfter } : {}) });
+    if (page === 'invalid_cursor') break;
+    for (const t of page.items) {
+      if (t.intentType === 'withdrawal') continue;
+      count++;
+      volume.set(t.currency, (volume.get(t.currency) ?? 0) + toMinor(t.amount, t.currency as Currency));
+    }
+    if (!page.hasMore) break;
+    startingAfter = page.items.at(-1)!.paymentIntentId;
+    capped = pages === 19;
+  }
+  const failures = await listTransactions(merchantId, mode, { status: 'Failed', limit: 5 });
+  return {
+    balances,
+    today: { count, capped, volume: [...volume].map(([currency, minor]) => ({ currency, amount: fromMinor(minor, currency as Currency) })) },
+    failures: failures === 'invalid_cursor' ? [] : failures.items,
+  };
+}
+
+export interface PaymentFilters {
+  status?: IntentStatus;
+  intentType?: IntentType;
+  from?: string;
+  to?: string;
+  /** orderRef, paymentIntentId or transactionReference. */
+  search?: string;
+  startingAfter?: string;
+}
+
+const listQuery = (f: PaymentFilters, limit: number): TransactionListQuery => ({
+  ...(f.status ? { status: f.status } : {}),
+  ...(f.intentType ? { intentType: f.intentType } : {}),
+  ...(f.from ? { from: f.from } : {}),
+  ...(f.to ? { to: f.to } : {}),
+  ...(f.startingAfter ? { startingAfter: f.startingAfter } : {}),
+  limit,
+});
+
+/** One page of payments; a search is one lookup by any of the three references (filters still apply). */
+export async function paymentsPage(merchantId: string, mode: Mode, f: PaymentFilters, limit = 25): Promise<{ items: TransactionView[]; hasMore: boolean }> {
+  if (f.search) {
+    const t = await lookupTransaction(merchantId, mode, f.search);
+    const keep = t && (!f.status || t.status === f.status) && (!f.intentType || t.intentType === f.intentType) && (!f.from || t.createdAt >= f.from) && (!f.to || t.createdAt <= f.to);
+    return { items: keep && !f.startingAfter ? [t] : [], hasMore: false };
+  }
+  const page = await listTransactions(merchantId, mode, listQuery(f, limit));
+  if (page === 'invalid_cursor') throw new DashboardRefusal(400, 'That page link is not valid any more. Start from the first page.');
+  return page;
+}
+
+export const csvColumns = ['paymentIntentId', 'intentType', 'status', 'amount', 'currency', 'fee', 'refundedAmount', 'orderRef', 'transactionReference', 'customerName', 'customerEmail', 'customerPhone', 'createdAt', 'updatedAt', 'reason'] as const;
+
+/** RFC 4180 quoting, and a leading quote for cells a spreadsheet would run as a formula. */
+export function csvCell(value: unknown): string {
+  let text = value === null || value === undefined ? '' : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n']/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+function csvRow(t: TransactionView): string {
+  const c = (t.customerRef ?? {}) as Record<string, unknown>;
+  const values: Record<(typeof csvColumns)[number], unknown> = {
+    paymentIntentId: t.paymentIntentId,
+    intentType: t.intentType,
+    status: t.status,
+    amount: t.amount,
+    currency: t.currency,
+    fee: t.fee,
+    refundedAmount: t.refundedAmount,
+    orderRef: t.orderRef.orderRef,
+    transactionReference: t.transactionReference,
+    customerName: c.name ?? c.customerName,
+    customerEmail: c.email ?? c.customerEmail,
+    customerPhone: c.phone ?? c.customerPhone ?? c.mobile,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    reason: t.reason,
+  };
+  return csvColumns.map((k) => csvCell(values[k])).join(',');
+}
+
+/**
+ * Every payment matching the filters as CSV lines (header first), produced page by page through
+ * the list service, so memory holds one page of transactions at a time.
+ */
+export async function* paymentsCsv(merchantId: string, mode: Mode, f: Omit<PaymentFilters, 'startingAfter'>): AsyncGenerator<string> {
+  yield `${csvColumns.join(',')}\r\n`;
+  let startingAfter: string | undefined;
+  for (;;) {
+    const page = await paymentsPage(merchantId, mode, { ...f, ...(startingAfter ? { startingAfter } : {}) }, 100);
+    if (page.items.length) yield page.items.map((t) => `${csvRow(t)}\r\n`).join('');
+    if (!page.hasMore || !page.items.length) return;
+    startingAfter = page.items.at(-1)!.paymentIntentId;
+  }
+}
+
+/** The CSV export, with its audit entry (the filters it used). */
+export async function exportPaymentsCsv(signed: Signed, f: Omit<PaymentFilters, 'startingAfter'>, describe: string, now = new Date()): Promise<string> {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  let csv = '';
+  for await (const chunk of paymentsCsv(merchantId, mode, f)) csv += chunk;
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'payments.export', { mode, detail: describe || 'all' }, now))]);
+  return csv;
+}
+
+/** Payment detail: the transaction, its refunds and its webhook events (with delivery state). */
+export async function paymentDetail(merchantId: string, mode: Mode, id: string) {
+  const payment = await lookupTransaction(merchantId, mode, id);
+  if (!payment) throw new DashboardRefusal(404, 'There is no such payment in this mode.');
+  const refundable = payment.intentType !== 'withdrawal';
+  const [refunds, events] = await Promise.all([
+    refundable ? refundsOfTransaction(merchantId, mode, payment.paymentIntentId, 1, 100) : undefined,
+    transactionEvents(merchantId, mode, payment.paymentIntentId),
+  ]);
+  return { payment, refunds, events: events?.items ?? [] };
+}
+
+/** The Refund action: the refunds service, with the audit entry in the refund's own transaction. */
+export async function refundFromDashboard(signed: Signed, paymentIntentId: string, input: { amount: string; reason: string }, traceId: string, now = new Date()) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const merchant = await getMerchant(merchantId);
+  if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
+  if (merchant.status !== 'active') throw new DashboardRefusal(403, 'The merchant account is suspended: no refunds are accepted until it is reactivated.');
+  const amountText = input.amount.trim();
+  if (amountText !== '' && !/^\d+(\.\d+)?$/.test(amountText)) throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 250 or 99.50, or leave it empty to refund everything left.', 'amount');
+  if (input.reason.length > 500) throw new DashboardRefusal(400, 'The reason can have at most 500 characters.', 'reason');
+  return createRefund(
+    { merchantId, mode, fee: merchant.fees.refund, traceId },
+    { trxnRef: paymentIntentId, amount: amountText === '' ? null : Number(amountText), reason: input.reason.trim() || null },
+    // The audit entry is committed in the refund's ONE transaction (the slot the API uses for its Idempotency-Key record).
+    (view) => auditWrite(auditEntry(merchantId, signed.actor, 'refund.create', { target: `${paymentIntentId} refund ${view.id} ${view.amount} ${view.currency}`, mode }, now)),
+    now,
+  );
+}
+
+/** Team page: the users and the newest audit entries. */
+export async function teamPage(merchantId: string, before?: string) {
+  const [users, audit] = await Promise.all([listUsers(merchantId), listAudit(merchantId, 50, before)]);
+  return { users: users.map((u) => ({ userId: u.userId, email: u.email, role: u.role, status: u.status, twoFactor: Boolean(u.totpSealed), createdAt: u.createdAt })), audit };
+}
+
+/** Developers page: the merchant's API keys of the session's mode, newest first (the keys themselves are never readable again). */
+export async function apiKeysOf(merchantId: string, mode: Mode, now = new Date()) {
+  const keys = await listApiKeys(merchantId, mode);
+  return keys
+    .map((k) => ({
+      keyId: k.keyId,
+      mode: k.mode,
+      scopes: k.scopes,
+      createdAt: k.createdAt,
+      expiresAt: k.expiresAt,
+      status: k.status === 'revoked' ? 'revoked' : k.expiresAt && Date.parse(k.expiresAt) <= now.getTime() ? 'expired' : k.expiresAt ? 'expiring' : 'active',
+    }))
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+}
+
+/** Roll the mode's keys (ops key rotate): a new pair shown once; the old ones stop after `graceSeconds` (0-7 days). */
+export async function rollApiKeys(signed: Signed, graceSeconds: number, now = new Date()) {
+  if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > 7 * 86400) throw new DashboardRefusal(400, 'The old keys may keep working from 0 to 7 days.');
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const rolled = await rotateKeys(merchantId, mode, graceSeconds, now);
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'apikey.roll', { target: rolled.keyId, mode, detail: `old keys: ${rolled.previousKeys.map((k) => k.keyId).join(', ') || 'none'}; grace ${graceSeconds} s` }, now))]);
+  return rolled;
+}
+
+/** Revoke one key of this merchant and mode (another merchant's or mode's key is not found). */
+export async function revokeApiKey(signed: Signed, keyId: string, now = new Date()) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const key = /^key_[A-Za-z0-9_-]{1,64}$/.test(keyId) ? await getApiKeyById(keyId) : undefined;
+  if (!key || key.merchantId !== merchantId || key.mode !== mode) throw new DashboardRefusal(404, 'There is no such API key in this mode.');
+  const revoked = await revokeKey(keyId);
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'apikey.revoke', { target: keyId, mode }, now))]);
+  return revoked;
+}
+
+/** Payouts page: withdrawals awaiting approval, and the latest others. */
+export async function payoutsPage(merchantId: string, mode: Mode) {
+  const [pending, recent] = await Promise.all([
+    listTransactions(merchantId, mode, { intentType: 'withdrawal', status: 'Pending', limit: 50 }),
+    listTransactions(merchantId, mode, { intentType: 'withdrawal', limit: 25 }),
+  ]);
+  const items = (p: typeof pending) => (p === 'invalid_cursor' ? [] : p.items);
+  return { pending: items(pending), recent: items(recent).filter((t) => t.status !== 'Pending') };
+}
+
+/**
+ * A payout (withdrawal) created in the dashboard: the withdrawals service, never auto-processed
+ * (it waits for an approver), with its maker recorded in the service's first transaction.
+ */
+export async function createPayoutFromDashboard(signed: Signed, input: { amount: string; bankCode: string; accountNumber: string; accountTitle: string; description: string }, traceId: string, now = new Date()) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const merchant = await getMerchant(merchantId);
+  if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
+  if (!/^\d+(\.\d+)?$/.test(input.amount.trim())) throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
+  const bank = resolveBankCode(input.bankCode);
+  if (!bank) throw new DashboardRefusal(400, 'Choose a bank.', 'bankCode');
+  const accountNumber = input.accountNumber.replaceAll(' ', '');
+  if (!/^[A-Za-z0-9]{10,24}$/.test(accountNumber)) throw new DashboardRefusal(400, 'The account number or IBAN has 10-24 letters and digits.', 'accountNumber');
+  const accountTitle = input.accountTitle.trim();
+  if (accountTitle.length < 2 || accountTitle.length > 100) throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
+  const currency = merchant.defaultCurrency;
+  const orderRef = `DASH-${randomUUID()}`;
+  const response = await requestWithdrawal(
+    {
+      merchantId,
+      mode,
+      traceId,
+      fee: merchant.fees.withdrawal,
+      amountMinor: minorUnits(Number(input.amount.trim()), currency),
+      currency,
+      description: input.description.trim().slice(0, 255) || 'Payout from the dashboard',
+      autoProcessPayout: false,
+      metadataJson: null,
+      callbackUrl: null,
+      orderRef: { orderRef, discount: null, tax: null },
+      bank,
+      accountNumber,
+      accountTitle,
+      customer: {},
+      allowInsecureWebhooks: false,
+    },
+    { claim: payoutMakerWrite({ merchantId, mode, orderRef, userId: signed.user.userId, email: signed.user.email, createdAt: now.toISOString() }) },
+  );
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'payout.create', { target: `${orderRef} ${input.amount.trim()} ${currency}`, mode }, now))]);
+  return response;
+}
+
+/** Approve or reject a Pending payout; maker-checker: never the user who created it. */
+export async function decidePayout(signed: Signed, paymentIntentId: string, decision: 'approve' | 'reject', reason: string, now = new Date()) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const scope = { merchantId, mode };
+  const payout = await findWithdrawal(paymentIntentId, scope).catch(() => undefined);
+  if (!payout || payout.paymentIntentId !== paymentIntentId) throw new DashboardRefusal(404, 'There is no such payout in this mode.');
+  const maker = await getPayoutMaker(mode, merchantId, payout.orderRef.orderRef);
+  if (maker?.userId === signed.user.userId) {
+    await auditRefusal(merchantId, signed.actor, `payout.${decision}`, paymentIntentId, mode, 'maker-checker: the user created this payout');
+    throw new DashboardRefusal(403, 'You created this payout, so someone else must approve or reject it (maker-checker).');
+  }
+  const result = decision === 'approve' ? await approveWithdrawal(paymentIntentId, scope) : await rejectWithdrawal(paymentIntentId, reason.trim().slice(0, 255) || undefined, scope);
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, `payout.${decision}`, { target: paymentIntentId, mode, ...(reason.trim() ? { detail: reason.trim().slice(0, 255) } : {}) }, now))]);
+  return result;
+}

@@ -1,0 +1,251 @@
+import { createHash } from 'node:crypto';
+import { GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { Mode } from '#shared/domain/credentials.ts';
+import {
+  addressWindowSeconds,
+  auditRetentionSeconds,
+  type DashboardSession,
+  type DashboardUser,
+} from '#shared/domain/dashboard-session.ts';
+import { db, fromItem, queryAll, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
+import { keys } from './keys.ts';
+
+/**
+ * The merchant dashboard's items (docs/access-patterns.md D1-D12): users (with an e-mail pointer
+ * for uniqueness and sign-in), single-use invites, server-side sessions, the audit log and the
+ * per-address sign-in failure counters. Tokens (invite links, session cookies) are stored only as
+ * their SHA-256.
+ */
+export const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+export interface DashboardInvite {
+  tokenHash: string;
+  userId: string;
+  merchantId: string;
+  email: string;
+  expiresAt: string;
+  usedAt: string | null;
+  createdAt: string;
+}
+
+export interface AuditEntry {
+  auditId: string;
+  merchantId: string;
+  at: string;
+  /** The dashboard user, or `operator` for ops commands. */
+  actorId: string;
+  actorEmail: string;
+  action: string;
+  target: string | null;
+  mode: Mode | null;
+  ip: string | null;
+  outcome: 'ok' | 'refused';
+  detail: string | null;
+}
+
+const userItem = (user: DashboardUser) => ({ ...keys.dashUser(user.userId), ...keys.dashUserListing(user.merchantId, user.createdAt, user.userId), entity: 'DashUser', ...user });
+
+/** D1: a new (invited) user, its e-mail pointer (refused if the e-mail is taken) and its invite, in one transaction. */
+export function createUserWrites(user: DashboardUser, invite: DashboardInvite): TxItem[] {
+  return [
+    { Put: { TableName: tableName(), Item: toItem({ ...keys.dashEmail(user.email), entity: 'DashEmail', email: user.email, userId: user.userId }), ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { TableName: tableName(), Item: toItem(userItem(user)), ConditionExpression: 'attribute_not_exists(PK)' } },
+    inviteWrite(invite),
+  ];
+}
+/** Index of the e-mail pointer in createUserWrites (its failure means the e-mail is taken). */
+export const emailWriteIndex = 0;
+
+export function inviteWrite(invite: DashboardInvite): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...keys.dashInvite(invite.tokenHash), entity: 'DashInvite', ...invite, ttl: Math.floor(Date.parse(invite.expiresAt) / 1000) + 86400 }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** D2: read a user (consistent: sign-in and role checks see the latest role, status and epoch). */
+export async function getUser(userId: string): Promise<DashboardUser | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashUser(userId)), ConsistentRead: true }));
+  return out.Item ? fromItem<DashboardUser>(out.Item) : undefined;
+}
+
+/** D3: a user by e-mail (pointer, then the user). */
+export async function getUserByEmail(email: string): Promise<DashboardUser | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashEmail(email)), ConsistentRead: true }));
+  if (!out.Item) return undefined;
+  return getUser(fromItem<{ userId: string }>(out.Item).userId);
+}
+
+/** D4: a merchant's users, oldest first (the team page). */
+export async function listUsers(merchantId: string): Promise<DashboardUser[]> {
+  const k = keys.dashUsersOfMerchant(merchantId);
+  return queryAll<DashboardUser>({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: toValues({ ':pk': k.GSI1PK }) });
+}
+
+/**
+ * D5: change a user if nobody changed it since it was read (`version`); `version` goes up by one.
+ * The clear-text password, TOTP secret and recovery codes never reach this function: only hashes
+ * and sealed values.
+ */
+export function userUpdateWrite(user: DashboardUser, changes: Partial<Omit<DashboardUser, 'userId' | 'merchantId' | 'email' | 'createdAt' | 'version'>>, now: Date): TxItem {
+  const set: Record<string, unknown> = { ...changes, updatedAt: now.toISOString(), version: user.version + 1 };
+  const fields = Object.keys(set);
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: toItem(keys.dashUser(user.userId)),
+      UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
+      ConditionExpression: '#version = :expected',
+      ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
+      ExpressionAttributeValues: toValues({ ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])), ':expected': user.version }),
+    },
+  };
+}
+
+/** D6: an invite by the SHA-256 of its token. */
+export async function getInvite(hash: string): Promise<DashboardInvite | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashInvite(hash)), ConsistentRead: true }));
+  return out.Item ? fromItem<DashboardInvite>(out.Item) : undefined;
+}
+
+/** D7: use an invite: only once, only before it expires (the condition decides, whatever runs concurrently). */
+export function useInviteWrite(hash: string, now: Date): TxItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: toItem(keys.dashInvite(hash)),
+      UpdateExpression: 'SET usedAt = :now',
+      ConditionExpression: 'attribute_exists(PK) AND usedAt = :null AND expiresAt > :now',
+      ExpressionAttributeValues: toValues({ ':now': now.toISOString(), ':null': null }),
+    },
+  };
+}
+
+const sessionTtl = (session: DashboardSession) => Math.floor(Date.parse(session.expiresAt) / 1000) + 3600;
+
+/** D8: a new session (its TTL removes it an hour after its hard end; idle expiry is checked on read). */
+export function sessionWrite(session: DashboardSession): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...keys.dashSession(session.sessionHash), entity: 'DashSession', ...session, ttl: sessionTtl(session) }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** D9: a session by the SHA-256 of its cookie (consistent: a sign-out is seen at once). */
+export async function getSession(hash: string): Promise<DashboardSession | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashSession(hash)), ConsistentRead: true }));
+  return out.Item ? fromItem<DashboardSession>(out.Item) : undefined;
+}
+
+/** D10: move a live session's idle clock, or switch its mode (never a revoked one). */
+export async function updateSession(hash: string, set: Partial<Pick<DashboardSession, 'lastSeenAt' | 'mode'>>): Promise<boolean> {
+  const fields = Object.keys(set);
+  try {
+    await db().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: toItem(keys.dashSession(hash)),
+        UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK) AND revokedAt = :null',
+        ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
+        ExpressionAttributeValues: toValues({ ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f as keyof typeof set]])), ':null': null }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** D10: end one session (sign-out; an enrolment session replaced by a full one). */
+export function revokeSessionWrite(hash: string, now: Date): TxItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: toItem(keys.dashSession(hash)),
+      UpdateExpression: 'SET revokedAt = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: toValues({ ':now': now.toISOString() }),
+    },
+  };
+}
+
+/** D11: an audit log entry, kept one year (TTL). Goes into the same transaction as the action it records. */
+export function auditWrite(entry: AuditEntry): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...keys.dashAudit(entry.merchantId, entry.at, entry.auditId), entity: 'DashAudit', ...entry, ttl: ttlIn(auditRetentionSeconds, Date.parse(entry.at)) }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** D11: a merchant's audit log, newest first, one page (`before`: the SK of the last entry shown). */
+export async function listAudit(merchantId: string, limit: number, before?: string): Promise<{ items: AuditEntry[]; next: string | null }> {
+  const k = keys.dashAuditOfMerchant(merchantId);
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: before ? 'PK = :pk AND SK < :before' : 'PK = :pk',
+      ExpressionAttributeValues: toValues({ ':pk': k.PK, ...(before ? { ':before': before } : {}) }),
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  const items = (out.Items ?? []).map((i) => fromItem<AuditEntry>(i));
+  const last = items.at(-1);
+  return { items, next: out.LastEvaluatedKey && last ? `${last.at}#${last.auditId}` : null };
+}
+
+const addressHash = (address: string) => createHash('sha256').update(`dash-address:${address}`).digest('hex');
+const addressWindow = (now: Date) => {
+  const ms = addressWindowSeconds * 1000;
+  return new Date(Math.floor(now.getTime() / ms) * ms).toISOString();
+};
+
+/** D12: failed sign-ins from one client address in the current window. */
+export async function addressFailures(address: string, now: Date): Promise<number> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashThrottle(addressHash(address), addressWindow(now))), ConsistentRead: true }));
+  return out.Item ? (fromItem<{ count?: number }>(out.Item).count ?? 0) : 0;
+}
+
+/** D12: count one failed sign-in from an address (in the same transaction as the user's own failure count). */
+export function addressFailureWrite(address: string, now: Date): TxItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: toItem(keys.dashThrottle(addressHash(address), addressWindow(now))),
+      UpdateExpression: 'ADD #count :one SET entity = :entity, #ttl = :ttl',
+      ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
+      ExpressionAttributeValues: toValues({ ':one': 1, ':entity': 'DashThrottle', ':ttl': ttlIn(addressWindowSeconds * 2, now.getTime()) }),
+    },
+  };
+}
+
+export interface PayoutMaker {
+  merchantId: string;
+  mode: Mode;
+  orderRef: string;
+  userId: string;
+  email: string;
+  createdAt: string;
+}
+
+/** D14: who created a dashboard payout, committed in the payout's first transaction (maker-checker). */
+export function payoutMakerWrite(maker: PayoutMaker): TxItem {
+  return { Put: { TableName: tableName(), Item: toItem({ ...keys.payoutMaker(maker.mode, maker.merchantId, maker.orderRef), entity: 'PayoutMaker', ...maker }), ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/** D14: the maker of a payout (undefined for payouts created through the API). */
+export async function getPayoutMaker(mode: Mode, merchantId: string, orderRef: string): Promise<PayoutMaker | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.payoutMaker(mode, merchantId, orderRef)), ConsistentRead: true }));
+  return out.Item ? fromItem<PayoutMaker>(out.Item) : undefined;
+}

@@ -1,0 +1,41 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { payByCard } from '#shared/services/checkout.ts';
+import { checkoutBody, createCheckout } from './checkout.ts';
+import type { TestMerchant } from './gateway.ts';
+
+/** Dashboard test helpers: a completed card payment, axe-core in the page, screenshots as artifacts. */
+export async function completedPayment(baseUrl: string, m: TestMerchant, over: Record<string, unknown> = {}) {
+  const created = await createCheckout(baseUrl, m, checkoutBody(over));
+  if (created.status !== 200) throw new Error(`checkout: ${created.status} ${created.text}`);
+  const id = created.json.paymentIntentId as string;
+  const paid = await payByCard(id, { name: 'Ayesha Khan', number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123' });
+  if (paid.status !== 'Completed') throw new Error(`card payment: ${paid.status}`);
+  return { id, orderRef: paid.orderRef.orderRef };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is now (WCAG 2.x A/AA and best practices). */
+export async function seriousViolations(page: Page): Promise<{ id: string; impact: string; targets: string[] }[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate<{ id: string; impact: string; nodes: { target: string[] }[] }[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
+  );
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
+}
+
+export const artifactsDir = resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'dashboard');
+
+/** Full-page screenshots of the current page at 375 px and 1280 px wide (test-artifacts/dashboard/<name>-<width>.png). */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(artifactsDir, { recursive: true });
+  const original = page.viewportSize() ?? { width: 1280, height: 800 };
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: resolve(artifactsDir, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize(original);
+}

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import {
+  afterFailure,
+  isLocked,
+  lockoutSeconds,
+  lockoutThreshold,
+  passwordProblem,
+  sessionIdleSeconds,
+  sessionNeedsTouch,
+  sessionVerdict,
+  type DashboardSession,
+} from '#shared/domain/dashboard-session.ts';
+import { csvCell } from '#shared/services/dashboard.ts';
+import { publicFormSubject, sessionCookie, sessionCsrf } from '#shared/http/dashboard.ts';
+import { verifyFormToken } from '#shared/crypto/form-token.ts';
+
+const t0 = new Date('2026-01-01T10:00:00.000Z');
+const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
+const session = (over: Partial<DashboardSession> = {}): DashboardSession => ({
+  sessionHash: 'a'.repeat(64),
+  userId: 'u1',
+  merchantId: 'm1',
+  stage: 'full',
+  mode: 'test',
+  epoch: 3,
+  createdAt: t0.toISOString(),
+  lastSeenAt: t0.toISOString(),
+  expiresAt: at(12 * 3600).toISOString(),
+  revokedAt: null,
+  ...over,
+});
+const user = { status: 'active' as const, sessionEpoch: 3 };
+
+describe('dashboard sessions', () => {
+  it('are valid until 30 minutes without activity, then idle', () => {
+    expect(sessionVerdict(session(), user, at(sessionIdleSeconds - 1))).toBe('valid');
+    expect(sessionVerdict(session(), user, at(sessionIdleSeconds))).toBe('idle');
+    // Activity moves the idle clock: seen 20 min in, still valid 45 min in.
+    expect(sessionVerdict(session({ lastSeenAt: at(20 * 60).toISOString() }), user, at(45 * 60))).toBe('valid');
+  });
+
+  it('end at their hard expiry whatever the activity', () => {
+    expect(sessionVerdict(session({ lastSeenAt: at(12 * 3600 - 5).toISOString() }), user, at(12 * 3600))).toBe('expired');
+  });
+
+  it('end for good when revoked, when the user signs out everywhere (epoch), is disabled or deleted', () => {
+    expect(sessionVerdict(session({ revokedAt: t0.toISOString() }), user, at(1))).toBe('revoked');
+    expect(sessionVerdict(session(), { ...user, sessionEpoch: 4 }, at(1))).toBe('superseded');
+    expect(sessionVerdict(session(), { status: 'disabled', sessionEpoch: 3 }, at(1))).toBe('superseded');
+    expect(sessionVerdict(session(), undefined, at(1))).toBe('superseded');
+  });
+
+  it('write the idle clock back at most once a minute', () => {
+    expect(sessionNeedsTouch(session(), at(59))).toBe(false);
+    expect(sessionNeedsTouch(session(), at(60))).toBe(true);
+  });
+
+  it('use HttpOnly, SameSite=Strict cookies, Secure except on a local http stack', () => {
+    const saved = process.env.PUBLIC_BASE_URL;
+    try {
+      process.env.PUBLIC_BASE_URL = 'https://pay.example.com/prod';
+      expect(sessionCookie('tok')).toBe('__Host-dashboard=tok; Path=/; HttpOnly; SameSite=Strict; Secure');
+      expect(sessionCookie(null)).toContain('Max-Age=0');
+      process.env.PUBLIC_BASE_URL = 'http://127.0.0.1:3000';
+      expect(sessionCookie('tok')).toBe('dashboard=tok; Path=/; HttpOnly; SameSite=Strict');
+    } finally {
+      process.env.PUBLIC_BASE_URL = saved;
+    }
+  });
+});
+
+describe('CSRF tokens', () => {
+  it('are bound to the session: another session’s token does not verify', async () => {
+    const mine = await sessionCsrf({ session: session(), user: {} as never, actor: {} as never });
+    const theirs = await sessionCsrf({ session: session({ sessionHash: 'b'.repeat(64) }), user: {} as never, actor: {} as never });
+    expect(mine).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(mine).not.toBe(theirs);
+    expect(await sessionCsrf({ session: session(), user: {} as never, actor: {} as never })).toBe(mine);
+  });
+
+  it('of the public forms are bound to the form and the invitation', async () => {
+    const { formToken } = await import('#shared/crypto/form-token.ts');
+    const invite = publicFormSubject({ path: '/dashboard/invite/{token}' }, { token: 'abc' });
+    const token = await formToken(invite);
+    expect(await verifyFormToken(invite, token)).toBe(true);
+    expect(await verifyFormToken(publicFormSubject({ path: '/dashboard/invite/{token}' }, { token: 'abd' }), token)).toBe(false);
+    expect(await verifyFormToken(publicFormSubject({ path: '/dashboard/sign-in' }, {}), token)).toBe(false);
+  });
+});
+
+describe('sign-in lockout', () => {
+  it(`locks an account for ${lockoutSeconds / 60} minutes at the ${lockoutThreshold}th consecutive failure`, () => {
+    let state = { failedSignIns: 0, lockedUntil: null as string | null };
+    for (let i = 1; i < lockoutThreshold; i++) {
+      state = afterFailure(state, at(i));
+      expect(state).toEqual({ failedSignIns: i, lockedUntil: null });
+      expect(isLocked(state, at(i))).toBe(false);
+    }
+    state = afterFailure(state, at(100));
+    expect(state.lockedUntil).toBe(at(100 + lockoutSeconds).toISOString());
+    expect(isLocked(state, at(100 + lockoutSeconds - 1))).toBe(true);
+    expect(isLocked(state, at(100 + lockoutSeconds))).toBe(false);
+  });
+
+  it('keeps a running lock when a failure arrives during it, and starts a fresh count after it ends', () => {
+    const locked = { failedSignIns: 0, lockedUntil: at(600).toISOString() };
+    expect(afterFailure(locked, at(10))).toEqual({ failedSignIns: 1, lockedUntil: locked.lockedUntil });
+    expect(afterFailure({ failedSignIns: 4, lockedUntil: at(600).toISOString() }, at(601))).toEqual({ failedSignIns: 1, lockedUntil: null });
+  });
+});
+
+describe('passwords and CSV cells', () => {
+  it('asks for 12+ characters that are not the e-mail address', () => {
+    expect(passwordProblem('short', 'a@b.co')).toMatch(/12/);
+    expect(passwordProblem('someone@example.com', 'Someone@Example.com')).toMatch(/e-mail/);
+    expect(passwordProblem('correct horse battery', 'a@b.co')).toBeUndefined();
+  });
+
+  it('quotes CSV cells and defuses spreadsheet formulas', () => {
+    expect(csvCell('plain')).toBe('plain');
+    expect(csvCell('a,b')).toBe('"a,b"');
+    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
+    expect(csvCell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
+    expect(csvCell(null)).toBe('');
+    expect(csvCell(12.5)).toBe('12.5');
+  });
+});
