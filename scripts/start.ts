@@ -10,6 +10,12 @@ import { startLocalStack } from './local/stack.ts';
 const config = localConfig();
 const stack = await startLocalStack(config);
 
+// LIVE_PROVIDERS=emulated: the JazzCash and Easypaisa emulators on 127.0.0.1, and live mode's
+// adapters pointed at them, so pk_live_ keys move (emulated) money end to end. Without it live
+// mode refuses money operations with a 422, as a deployment without provider credentials does.
+const emulated = process.env.LIVE_PROVIDERS === 'emulated' ? await (await import('./emulators/index.ts')).startEmulatedProviders(config.baseUrl) : undefined;
+if (emulated) (await import('#shared/providers/live/index.ts')).configureLiveProviders(emulated.config);
+
 // The demo merchant: created on first start, its keys kept in the git-ignored data folder.
 const { getMerchant } = await import('#shared/store/merchants.ts');
 const { createMerchant } = await import('#shared/services/merchants.ts');
@@ -31,7 +37,15 @@ Demo merchant "${demo.name}" ${demo.merchantId}
   test API key      ${demo.test.apiKey}
   test secret key   ${demo.test.secretKey}
   webhook secret    ${demo.test.webhookSecret}   (endpoint ${`http://127.0.0.1:${config.port + 1}/webhooks`})
-
+${
+  emulated
+    ? `  live API key      ${demo.live.apiKey}
+  live secret key   ${demo.live.secretKey}
+Live providers    EMULATED: JazzCash ${emulated.jazzcash.url}, Easypaisa ${emulated.easypaisa.url}
+`
+    : `Live providers    none (live money operations answer 422; LIVE_PROVIDERS=emulated starts the emulators)
+`
+}
 Try:  curl -s -X POST ${config.baseUrl}/Gateway/v1/Account/query-balance -H 'Svc-API-Key: ${demo.test.apiKey}'
 Operator tool: npm run ops -- --help        Ctrl-C stops everything.
 `);
@@ -41,6 +55,7 @@ const shutdown = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping the local stack...`);
+  await emulated?.close();
   await stack.stop();
   process.exit(0);
 };

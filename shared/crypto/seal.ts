@@ -56,6 +56,9 @@ export function useSecretReader(reader: (arn: string) => Promise<string>): void 
   forgetLoadedKeys();
 }
 
+/** Reads any Secrets Manager secret by ARN the way the keys are read (live provider credentials, shared/providers/live). */
+export const readSecretString = (arn: string): Promise<string> => (secretReader ?? readFromLambdaExtension)(arn);
+
 async function loadMasterKey(): Promise<MasterKey> {
   const inline = process.env.SECRETS_MASTER_KEY;
   if (inline) return deriveMasterKey(inline);

@@ -59,6 +59,12 @@ export interface Rail<I extends Instruction> {
   /** The ledger's external account the money goes to: `external:<ledgerAccount>`. */
   readonly ledgerAccount: string;
   readonly timings: RailTimings;
+  /**
+   * Optional: why this rail can never serve an instruction like `target` (e.g. a live payout rail
+   * that pays wallets only, asked for a bank account), checked before anything is held; the
+   * product refuses the request with a 422. Undefined when it can.
+   */
+  refuses?(target: Partial<I>): string | undefined;
   submit(instruction: I, signal?: AbortSignal): Promise<SubmitAnswer>;
   status(instruction: I, signal?: AbortSignal): Promise<StatusAnswer>;
 }

@@ -10,10 +10,16 @@ export type { ChargeStart, ChargeStatus, ProviderCallback, WalletProviderAdapter
  * A mobile-wallet provider (JazzCash, Easypaisa) behind one interface: start a charge (the customer
  * is prompted on the handset), ask its status (authoritative), and verify + parse the provider's
  * signed callback. Test mode always uses the sandbox; live mode uses the adapters configured for
- * the deployment, and none are configured in this repository (a live request is refused with 422).
+ * the deployment (shared/providers/live); with none, a live request is refused with 422.
  */
-/** Live adapters configured for this deployment (none in this repository). */
+/** Live adapters configured for this deployment (shared/providers/live: configureLiveProviders); none by default. */
 const liveAdapters: Partial<Record<WalletProviderId, WalletProviderAdapter>> = {};
+
+/** Installs (or, with undefined, removes) the live adapter of a provider. */
+export function configureLiveWallet(providerId: WalletProviderId, adapter: WalletProviderAdapter | undefined): void {
+  if (adapter) liveAdapters[providerId] = adapter;
+  else delete liveAdapters[providerId];
+}
 
 export function walletAdapter(mode: Mode, providerId: WalletProviderId): WalletProviderAdapter | undefined {
   return instrumented(`wallet_${providerId}`, mode === 'test' ? sandboxWalletProvider(providerId) : liveAdapters[providerId]);

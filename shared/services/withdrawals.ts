@@ -67,6 +67,8 @@ export async function requestWithdrawal(req: WithdrawalRequest, record: Response
   }
   const rail = railFor('payout', req.mode);
   if (!rail) throw providerUnavailable();
+  const refusal = rail.refuses?.({ bankCode: req.bank.code });
+  if (refusal) throw new WithdrawalRefused(refusal, 'payout_provider_unavailable');
 
   const now = new Date();
   const submit = req.autoProcessPayout;

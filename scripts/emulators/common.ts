@@ -1,0 +1,97 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * What every provider emulator shares: a plain node:http server on 127.0.0.1 (random port), a
+ * body reader, and injectable faults per endpoint:
+ *   '5xx'    answer 503 without processing
+ *   'drop'   process the request, then close the connection without an answer (a timeout after
+ *            processing: the caller cannot know the outcome)
+ *   'slow'   process, then answer after `slowMs`
+ */
+export type Fault = '5xx' | 'drop' | 'slow';
+
+export interface Emulator {
+  readonly url: string;
+  /** The next request to `path` meets `fault` (once). */
+  failNext(path: string, fault: Fault): void;
+  /** How many requests reached each path (processed or not). */
+  hits(path: string): number;
+  close(): Promise<void>;
+}
+
+export interface Exchange {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+export type Answer = { status: number; json?: unknown; text?: string; contentType?: string };
+export type Handler = (exchange: Exchange) => Promise<Answer> | Answer;
+
+export async function startEmulator(name: string, handle: Handler, options: { slowMs?: number } = {}): Promise<Emulator> {
+  const faults = new Map<string, Fault>();
+  const counts = new Map<string, number>();
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      counts.set(path, (counts.get(path) ?? 0) + 1);
+      const fault = faults.get(path);
+      faults.delete(path);
+      if (fault === '5xx') {
+        res.writeHead(503, { 'content-type': 'text/plain' }).end(`${name}: service unavailable`);
+        return;
+      }
+      Promise.resolve()
+        .then(() => handle({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }))
+        .then(
+          (answer) => {
+            if (fault === 'drop') {
+              res.destroy();
+              return;
+            }
+            const send = () => {
+              if (answer.json !== undefined) res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.json));
+              else res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain' }).end(answer.text ?? '');
+            };
+            if (fault === 'slow') setTimeout(send, options.slowMs ?? 2_000);
+            else send();
+          },
+          (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${name}: ${error instanceof Error ? error.message : String(error)}`),
+        );
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    failNext: (path, fault) => void faults.set(path, fault),
+    hits: (path) => counts.get(path) ?? 0,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    },
+  };
+}
+
+/** Posts a notification to the gateway, best effort (a real provider retries; the inquiry is authoritative). */
+export async function notify(url: string | undefined, body: string, contentType: string): Promise<void> {
+  if (!url) return;
+  try {
+    await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body, signal: AbortSignal.timeout(5_000) });
+  } catch {
+    // the gateway's reconciler asks the inquiry API instead
+  }
+}
+
+export const parseBody = (exchange: Exchange): Record<string, string> => {
+  const type = String(exchange.headers['content-type'] ?? '');
+  if (type.includes('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(exchange.body));
+  try {
+    const parsed = JSON.parse(exchange.body) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+};

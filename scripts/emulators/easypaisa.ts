@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { easypaisaCodes as C, easypaisaCredentials, easypaisaMessages, easypaisaPaths as P } from '#shared/providers/live/easypaisa-protocol.ts';
+import { notify, parseBody, startEmulator, type Answer, type Emulator } from './common.ts';
+
+/**
+ * A local Easypaisa following its MA API (docs/providers/easypaisa.md): initiate-ma-transaction
+ * (synchronous: it answers once the customer approved or refused on the handset) and
+ * inquire-transaction, authenticated with the `Credentials` header (a wrong one is refused with
+ * 0010), duplicate orderId refused (0003), an IPN notification after each paid order (GUESS: the
+ * notification carries only the orderId; the gateway asks the inquiry API), and the injectable
+ * faults of scripts/emulators/common.ts. By the last four digits of the wallet number:
+ *   0000 (any other) pays    1111 refused by the customer (0015)    2222 low balance (0013)
+ *   3333 system error (0001) 5555 account does not exist (0014)
+ */
+export interface EasypaisaEmulatorConfig {
+  username: string;
+  password: string;
+  storeId: string;
+  /** Where the IPN goes (the gateway's /providers/wallet/easypaisa/callback). */
+  ipnUrl?: string;
+}
+
+interface Order {
+  amount: string;
+  mobile: string;
+  code: string;
+  transactionId: string;
+  at: Date;
+}
+
+export interface EasypaisaEmulator extends Emulator {
+  orders: Map<string, Order>;
+}
+
+const dateTime = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 19);
+
+export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): Promise<EasypaisaEmulator> {
+  const orders = new Map<string, Order>();
+  const credentials = easypaisaCredentials(config.username, config.password);
+  const answer = (fields: Record<string, unknown>): Answer => ({ status: 200, json: fields });
+  const code = (c: string, extra: Record<string, unknown> = {}) => answer({ ...extra, responseCode: c, responseDesc: easypaisaMessages[c] ?? 'ERROR' });
+
+  const initiate = (r: Record<string, string>): Answer => {
+    if (!r.orderId || !r.storeId || !r.transactionAmount || !r.mobileAccountNo || r.transactionType !== 'MA') return code(C.requiredFieldMissing, { orderId: r.orderId });
+    if (r.storeId !== config.storeId) return code(C.storeMissing, { orderId: r.orderId });
+    if (orders.has(r.orderId)) return code(C.invalidOrderId, { orderId: r.orderId });
+    const last4 = r.mobileAccountNo.slice(-4);
+    const outcome = ({ '1111': C.declined, '2222': C.lowBalance, '3333': C.systemError, '5555': C.accountMissing } as Record<string, string>)[last4] ?? C.success;
+    const order: Order = { amount: r.transactionAmount, mobile: r.mobileAccountNo, code: outcome, transactionId: outcome === C.success ? String(BigInt(`0x${randomBytes(5).toString('hex')}`)) : '', at: new Date() };
+    if (outcome !== C.systemError) orders.set(r.orderId, order);
+    if (outcome === C.success) void notify(config.ipnUrl, JSON.stringify({ orderId: r.orderId, storeId: config.storeId }), 'application/json');
+    return code(outcome, { orderId: r.orderId, storeId: config.storeId, transactionId: order.transactionId, transactionDateTime: dateTime(order.at) });
+  };
+
+  const inquire = (r: Record<string, string>): Answer => {
+    if (r.storeId !== config.storeId) return code(C.storeMissing, { orderId: r.orderId });
+    const order = orders.get(r.orderId ?? '');
+    if (!order) return code(C.invalidOrderId, { orderId: r.orderId });
+    return code(C.success, {
+      orderId: r.orderId,
+      storeId: config.storeId,
+      accountNum: r.accountNum,
+      transactionId: order.transactionId,
+      transactionStatus: order.code === C.success ? 'PAID' : 'FAILED',
+      transactionAmount: order.amount,
+      transactionDateTime: dateTime(order.at),
+      msisdn: order.mobile,
+      paymentMode: 'MA',
+    });
+  };
+
+  const emulator = await startEmulator('easypaisa', (x) => {
+    if (x.headers.credentials !== credentials) return code(C.invalidCredentials);
+    if (x.path === P.initiate) return initiate(parseBody(x));
+    if (x.path === P.inquire) return inquire(parseBody(x));
+    return { status: 404, text: 'not found' };
+  });
+  return Object.assign(emulator, { orders });
+}

@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import {
+  disbursementDecrypt,
+  disbursementEncrypt,
+  jazzCashCodes as C,
+  jazzCashDisbursementSuccess,
+  jazzCashHashValid,
+  jazzCashMessages,
+  jazzCashPaths as P,
+  jazzCashSecureHash,
+} from '#shared/providers/live/jazzcash-protocol.ts';
+import { notify, parseBody, startEmulator, type Answer, type Emulator } from './common.ts';
+
+/**
+ * A local JazzCash that follows the published protocol (docs/providers/jazzcash.md): the MWallet
+ * REST API v2.0 charge, the payment inquiry, the MWallet refund and the MW disbursement API, with
+ * pp_SecureHash verification (a wrong hash is answered 115 as JazzCash does), duplicate
+ * pp_TxnRefNo handling, asynchronous callbacks (form POST of the pp_* fields, signed, to the
+ * return URL) and injectable faults (scripts/emulators/common.ts).
+ *
+ * The customer's behaviour is chosen by the last four digits of the wallet number:
+ *   0000 (any other)  approves on the handset        1111  cancels (112)
+ *   2222              low balance (004, at once)      3333  maintenance (118, at once)
+ *   4444              never answers (stays 157)       5555  account not found (002, at once)
+ * Disbursements, by the receiver's last four: 1111 refused (account not found); any other paid.
+ * Refunds: an amount ending .91 is declined (limit, 001); any other is paid up to the payment.
+ */
+export interface JazzCashEmulatorConfig {
+  merchantId: string;
+  password: string;
+  integritySalt: string;
+  mpin: string;
+  /** Where the signed callbacks go (the gateway's /providers/wallet/jazzcash/callback). */
+  returnUrl?: string;
+  /** How long after the charge request the customer answers on the handset. */
+  decideAfterMs?: number;
+  disbursement: { clientId: string; clientSecret: string; aesKey: string; aesIv: string };
+}
+
+interface Charge {
+  amount: number;
+  mobile: string;
+  code: string;
+  rrn: string;
+  refundedMinor: number;
+}
+
+export interface JazzCashEmulator extends Emulator {
+  charges: Map<string, Charge>;
+  /** Disbursements paid, by referenceId: how many times money left for it. */
+  paidOut: Map<string, number>;
+}
+
+export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Promise<JazzCashEmulator> {
+  const charges = new Map<string, Charge>();
+  const refunds = new Map<string, { txnRefNo: string; amount: number; code: string }>();
+  const disbursements = new Map<string, { code: string; description: string; transactionId: string }>();
+  const paidOut = new Map<string, number>();
+  const tokens = new Set<string>();
+  const salt = config.integritySalt;
+
+  const signed = (fields: Record<string, string>): Answer => ({ status: 200, json: { ...fields, pp_SecureHash: jazzCashSecureHash(fields, salt) } });
+  const refused = (request: Record<string, string>, code: string) =>
+    signed({ pp_TxnRefNo: request.pp_TxnRefNo ?? '', pp_ResponseCode: code, pp_ResponseMessage: jazzCashMessages[code] ?? 'Error' });
+  const authentic = (r: Record<string, string>) => r.pp_MerchantID === config.merchantId && r.pp_Password === config.password;
+
+  const decide = (txnRefNo: string) => {
+    const charge = charges.get(txnRefNo)!;
+    const last4 = charge.mobile.slice(-4);
+    if (last4 === '4444') return;
+    charge.code = last4 === '1111' ? C.cancelledByUser : C.success;
+    const fields: Record<string, string> = {
+      pp_Amount: String(charge.amount),
+      pp_MerchantID: config.merchantId,
+      pp_ResponseCode: charge.code,
+      pp_ResponseMessage: jazzCashMessages[charge.code]!,
+      pp_RetreivalReferenceNo: charge.rrn,
+      pp_TxnCurrency: 'PKR',
+      pp_TxnRefNo: txnRefNo,
+      pp_TxnType: 'MWALLET',
+    };
+    fields.pp_SecureHash = jazzCashSecureHash(fields, salt);
+    void notify(config.returnUrl, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
+  };
+
+  const charge = (r: Record<string, string>): Answer => {
+    if (!jazzCashHashValid(r, salt)) return refused(r, C.invalidHash);
+    if (!authentic(r)) return refused(r, C.invalidCredentials);
+    const amount = Number(r.pp_Amount);
+    if (!/^[A-Za-z0-9]{1,20}$/.test(r.pp_TxnRefNo ?? '') || !Number.isSafeInteger(amount) || amount <= 0 || !/^03\d{9}$/.test(r.pp_MobileNumber ?? '') || r.pp_TxnCurrency !== 'PKR') {
+      return refused(r, C.invalidValue);
+    }
+    if (charges.has(r.pp_TxnRefNo!)) return refused(r, C.duplicate);
+    const mobile = r.pp_MobileNumber!;
+    const immediate: Record<string, string> = { '2222': C.lowBalance, '3333': C.maintenance, '5555': C.accountNotFound };
+    const code = immediate[mobile.slice(-4)];
+    if (code) return refused(r, code);
+    const rrn = randomBytes(6).toString('hex').toUpperCase();
+    charges.set(r.pp_TxnRefNo!, { amount, mobile, code: C.pending, rrn, refundedMinor: 0 });
+    setTimeout(() => decide(r.pp_TxnRefNo!), config.decideAfterMs ?? 20);
+    return signed({
+      pp_Amount: r.pp_Amount!,
+      pp_ResponseCode: C.pending,
+      pp_ResponseMessage: jazzCashMessages[C.pending]!,
+      pp_RetreivalReferenceNo: rrn,
+      pp_TxnRefNo: r.pp_TxnRefNo!,
+      pp_TxnType: 'MWALLET',
+    });
+  };
+
+  const inquiry = (r: Record<string, string>): Answer => {
+    if (!jazzCashHashValid(r, salt)) return refused(r, C.invalidHash);
+    if (!authentic(r)) return refused(r, C.invalidCredentials);
+    const refund = r.pp_RefundTxnRefNo ? refunds.get(r.pp_RefundTxnRefNo) : undefined;
+    if (r.pp_RefundTxnRefNo) {
+      if (!refund) return refused(r, C.transactionDoesNotExist);
+      return signed({ pp_ResponseCode: C.success, pp_ResponseMessage: 'Inquiry successful', pp_PaymentResponseCode: refund.code, pp_RefundTxnRefNo: r.pp_RefundTxnRefNo, pp_TxnRefNo: refund.txnRefNo, pp_Status: refund.code === C.success ? 'Completed' : 'Failed' });
+    }
+    const c = charges.get(r.pp_TxnRefNo ?? '');
+    if (!c) return refused(r, C.transactionDoesNotExist);
+    const status = c.code === C.success ? 'Completed' : c.code === C.pending ? 'Pending' : 'Failed';
+    return signed({ pp_ResponseCode: C.success, pp_ResponseMessage: 'Inquiry successful', pp_PaymentResponseCode: c.code, pp_PaymentResponseMessage: jazzCashMessages[c.code] ?? '', pp_RetreivalReferenceNo: c.rrn, pp_Status: status, pp_TxnRefNo: r.pp_TxnRefNo! });
+  };
+
+  const refund = (r: Record<string, string>): Answer => {
+    if (!jazzCashHashValid(r, salt)) return refused(r, C.invalidHash);
+    if (!authentic(r) || r.pp_MerchantMPIN !== config.mpin) return refused(r, C.invalidCredentials);
+    const key = r.pp_RefundTxnRefNo ?? '';
+    const known = refunds.get(key);
+    if (known && known.code === C.success) return refused(r, C.duplicate); // paid once; the inquiry says Completed
+    const c = charges.get(r.pp_TxnRefNo ?? '');
+    if (!c || c.code !== C.success) return refused(r, C.transactionDoesNotExist);
+    const amount = Number(r.pp_Amount);
+    const code = amount % 100 === 91 ? C.limitExceeded : amount > c.amount - c.refundedMinor ? C.invalidValue : C.success;
+    if (code === C.success) c.refundedMinor += amount;
+    refunds.set(key, { txnRefNo: r.pp_TxnRefNo!, amount, code });
+    return signed({ pp_ResponseCode: code, pp_ResponseMessage: jazzCashMessages[code]!, pp_TxnRefNo: r.pp_TxnRefNo!, pp_RefundTxnRefNo: key });
+  };
+
+  const { disbursement: d } = config;
+  const token = (body: string): Answer => {
+    const form = Object.fromEntries(new URLSearchParams(body));
+    if (form.grant_type !== 'client_credentials' || form.client_id !== d.clientId || form.client_secret !== d.clientSecret) return { status: 401, json: { error: 'invalid_client' } };
+    const t = randomBytes(16).toString('hex');
+    tokens.add(t);
+    return { status: 200, json: { access_token: t, token_type: 'Bearer', expires_in: 3600 } };
+  };
+  const encrypted = (payload: unknown): Answer => ({ status: 200, json: { data: disbursementEncrypt(payload, d.aesKey, d.aesIv) } });
+  const disburse = (authorization: string | undefined, body: Record<string, string>, inquire: boolean): Answer => {
+    if (!tokens.has((authorization ?? '').replace(/^Bearer /, ''))) return { status: 401, json: { error: 'invalid_token' } };
+    let req: Record<string, string>;
+    try {
+      req = disbursementDecrypt<Record<string, string>>(body.data ?? '', d.aesKey, d.aesIv);
+    } catch {
+      return { status: 400, json: { error: 'payload cannot be decrypted' } };
+    }
+    const ref = req.referenceId ?? '';
+    if (inquire) {
+      const known = disbursements.get(ref);
+      if (!known) return encrypted({ responseCode: 'G2P-T-404', responseDescription: 'Transaction not found', referenceId: ref });
+      return encrypted({ responseCode: jazzCashDisbursementSuccess, responseDescription: 'Inquiry successful', referenceId: ref, transactionStatus: known.code === jazzCashDisbursementSuccess ? 'COMPLETED' : 'FAILED', transactionStatusDescription: known.description, transactionID: known.transactionId });
+    }
+    const known = disbursements.get(ref);
+    if (known) return encrypted({ responseCode: 'G2P-T-409', responseDescription: 'Duplicate referenceId', referenceId: ref, transactionID: known.transactionId });
+    if (!/^03\d{9}$/.test(req.receiverMSISDN ?? '') || !/^\d+\.\d{2}$/.test(req.amount ?? '')) return encrypted({ responseCode: 'G2P-T-400', responseDescription: 'Invalid request', referenceId: ref });
+    const refusedReceiver = req.receiverMSISDN!.endsWith('1111');
+    const outcome = refusedReceiver
+      ? { code: 'G2P-T-2', description: 'Receiver account does not exist or is not active', transactionId: '' }
+      : { code: jazzCashDisbursementSuccess, description: 'Transaction processed successfully', transactionId: randomBytes(6).toString('hex').toUpperCase() };
+    disbursements.set(ref, outcome);
+    if (!refusedReceiver) paidOut.set(ref, (paidOut.get(ref) ?? 0) + 1);
+    return encrypted({ responseCode: outcome.code, responseDescription: outcome.description, referenceId: ref, transactionID: outcome.transactionId });
+  };
+
+  const emulator = await startEmulator('jazzcash', (x) => {
+    switch (x.path) {
+      case P.charge:
+        return charge(parseBody(x));
+      case P.inquiry:
+        return inquiry(parseBody(x));
+      case P.refund:
+        return refund(parseBody(x));
+      case P.token:
+        return token(x.body);
+      case P.disburse:
+      case P.disbursementInquiry:
+        return disburse(x.headers.authorization, parseBody(x), x.path === P.disbursementInquiry);
+      default:
+        return { status: 404, text: 'not found' };
+    }
+  });
+  return Object.assign(emulator, { charges, paidOut });
+}

@@ -1,0 +1,52 @@
+/**
+ * Easypaisa's mobile-account (MA) API pieces shared by the live adapter and the local emulator
+ * (docs/providers/easypaisa.md names the source of each detail and marks every guess).
+ */
+export const easypaisaPaths = {
+  initiate: '/easypay-service/rest/v4/initiate-ma-transaction',
+  inquire: '/easypay-service/rest/v4/inquire-transaction',
+} as const;
+
+/** The `Credentials` header: base64 of "username:password". */
+export const easypaisaCredentials = (username: string, password: string) => Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+
+/** transactionAmount is a decimal string in rupees ("1.23"). */
+export const easypaisaAmount = (amountMinor: number) => `${Math.trunc(amountMinor / 100)}.${String(amountMinor % 100).padStart(2, '0')}`;
+
+/**
+ * Response codes. 0000 (SUCCESS) is confirmed by every public client we found; the others are
+ * GUESSES from Easypaisa's merchant integration guide as quoted in third-party material and must
+ * be confirmed with Easypaisa before going live.
+ */
+export const easypaisaCodes = {
+  success: '0000',
+  systemError: '0001',
+  requiredFieldMissing: '0002',
+  invalidOrderId: '0003',
+  merchantAccountMissing: '0004',
+  merchantAccountInactive: '0005',
+  storeMissing: '0006',
+  storeInactive: '0007',
+  invalidCredentials: '0010',
+  lowBalance: '0013',
+  accountMissing: '0014',
+  declined: '0015',
+} as const;
+
+export const easypaisaMessages: Record<string, string> = {
+  '0000': 'SUCCESS',
+  '0001': 'SYSTEM ERROR',
+  '0002': 'REQUIRED FIELD MISSING',
+  '0003': 'INVALID ORDER ID',
+  '0004': 'MERCHANT ACCOUNT DOES NOT EXIST',
+  '0005': 'MERCHANT ACCOUNT NOT ACTIVE',
+  '0006': 'STORE DOES NOT EXIST',
+  '0007': 'STORE NOT ACTIVE',
+  '0010': 'INVALID CREDENTIALS',
+  '0013': 'LOW BALANCE',
+  '0014': 'ACCOUNT DOES NOT EXIST',
+  '0015': 'TRANSACTION DECLINED BY CUSTOMER',
+};
+
+/** orderId: the gateway's reference mapped to a stable value Easypaisa accepts (letters and digits). */
+export const easypaisaOrderId = (reference: string) => reference.replace(/[^A-Za-z0-9]/g, '').slice(0, 40);

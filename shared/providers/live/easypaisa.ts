@@ -1,0 +1,72 @@
+import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from '../wallet-contract.ts';
+import { postToProvider } from './http.ts';
+import { easypaisaAmount, easypaisaCodes as C, easypaisaCredentials, easypaisaMessages, easypaisaOrderId, easypaisaPaths as P } from './easypaisa-protocol.ts';
+
+/** A deployment's Easypaisa credentials for one mode (AWS Secrets Manager, docs/operator-guide.md). */
+export interface EasypaisaConfig {
+  /** https://easypay.easypaisa.com.pk (production) or https://easypaystg.easypaisa.com.pk (staging). */
+  baseUrl: string;
+  username: string;
+  password: string;
+  storeId: string;
+  /** The email address the MA API requires (the merchant's support address). */
+  emailAddress: string;
+}
+
+type Answer = Record<string, string | undefined>;
+
+/**
+ * Easypaisa mobile-account charges. initiate-ma-transaction answers once the customer approved
+ * (0000) or refused on the handset; the deposit then stays Pending until the inquiry (or the IPN,
+ * which only names the order) says PAID. The inquiry is authoritative.
+ */
+export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter {
+  const headers = { credentials: easypaisaCredentials(config.username, config.password) };
+  const post = (path: string, body: Record<string, string>) => postToProvider<Answer>(`${config.baseUrl}${path}`, JSON.stringify(body), { headers, timeoutMs: 60_000 });
+  const mobiles = new Map<string, string>();
+  const inquire = async (orderId: string): Promise<ChargeStatus> => {
+    const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: mobiles.get(orderId) ?? '' });
+    if (answer.responseCode === C.invalidOrderId) return { status: 'Declined', reason: 'unknown_reference' };
+    if (answer.responseCode !== C.success) throw new Error(`Easypaisa inquiry answered ${answer.responseCode}`);
+    if (answer.transactionStatus === 'PAID') return { status: 'Approved' };
+    if (answer.transactionStatus === 'FAILED' || answer.transactionStatus === 'REVERSED') return { status: 'Declined', reason: `Easypaisa: ${answer.transactionStatus}` };
+    return { status: 'Pending' };
+  };
+  return {
+    providerId: 2,
+    name: 'Easypaisa',
+    async startCharge({ reference, mobileNumber, amountMinor, currency }) {
+      if (currency !== 'PKR') return { accepted: false, code: 'rejected', message: 'Easypaisa charges in PKR only.' };
+      const orderId = easypaisaOrderId(reference);
+      let answer: Answer;
+      try {
+        answer = await post(P.initiate, { orderId, storeId: config.storeId, transactionAmount: easypaisaAmount(amountMinor), transactionType: 'MA', mobileAccountNo: mobileNumber, emailAddress: config.emailAddress });
+      } catch {
+        return { accepted: false, code: 'provider_unavailable', message: 'Easypaisa is unavailable; try again later.' };
+      }
+      const code = answer.responseCode ?? '';
+      if (code === C.success) {
+        mobiles.set(orderId, mobileNumber);
+        return { accepted: true, providerReference: orderId, status: 'Processing', message: 'The customer approved the charge; Easypaisa is confirming it.' };
+      }
+      if (code === C.lowBalance) return { accepted: false, code: 'insufficient_balance', message: "The customer's wallet balance is too low for this charge." };
+      if (code === C.systemError) return { accepted: false, code: 'provider_unavailable', message: 'Easypaisa is unavailable; try again later.' };
+      if (code === C.declined) return { accepted: false, code: 'rejected', message: 'The customer did not approve the charge in Easypaisa.' };
+      return { accepted: false, code: 'rejected', message: `Easypaisa refused the charge: ${answer.responseDesc ?? easypaisaMessages[code] ?? 'no reason given'} (${code}).` };
+    },
+    statusInquiry: (providerReference) => inquire(providerReference),
+    async parseCallback(_headers, rawBody): Promise<ProviderCallback | undefined> {
+      // The IPN is unsigned and only names the order: its outcome is read from the inquiry API.
+      let orderId: unknown;
+      try {
+        orderId = (JSON.parse(rawBody) as { orderId?: unknown }).orderId;
+      } catch {
+        return undefined;
+      }
+      if (typeof orderId !== 'string' || !/^[A-Za-z0-9]{1,40}$/.test(orderId)) return undefined;
+      const outcome = await inquire(orderId).catch(() => undefined);
+      if (!outcome || outcome.status === 'Pending') return undefined;
+      return { providerReference: orderId, status: outcome.status, ...(outcome.status === 'Declined' ? { reason: outcome.reason } : {}) };
+    },
+  };
+}
