@@ -293,6 +293,7 @@ export const routes = {
     handler: 'functions/providers/wallet-callback.ts',
     auth: 'none',
     signature: false,
+    formBody: true,
     permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed', 'providerReference'] },
     summary: 'A wallet provider’s signed charge notification (provider-facing, not for merchants).',
     doc: { tag: 'Providers', success: { status: 200, schema: 'ProviderCallbackResult' }, problems: [401, 404, 409], example: { path: { provider: 'jazzcash' } } },

@@ -97,7 +97,7 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     if (code) return refused(r, code);
     const rrn = randomBytes(6).toString('hex').toUpperCase();
     charges.set(r.pp_TxnRefNo!, { amount, mobile, code: C.pending, rrn, refundedMinor: 0 });
-    setTimeout(() => decide(r.pp_TxnRefNo!), config.decideAfterMs ?? 20);
+    setTimeout(() => decide(r.pp_TxnRefNo!), config.decideAfterMs ?? 100);
     return signed({
       pp_Amount: r.pp_Amount!,
       pp_ResponseCode: C.pending,

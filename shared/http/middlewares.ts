@@ -182,8 +182,8 @@ export function apiKeyAuth(route: Route): Middleware {
   };
 }
 
-/** JSON bodies: 413 over 64 KiB, 415 without application/json, 400 when unparseable. */
-export function jsonBody(): Middleware {
+/** JSON bodies: 413 over 64 KiB, 415 without application/json (or a form post where the route takes one), 400 when unparseable. */
+export function jsonBody(options: { formBody?: boolean } = {}): Middleware {
   return {
     before: (request) => {
       const s = state(request);
@@ -191,6 +191,7 @@ export function jsonBody(): Middleware {
       if (Buffer.byteLength(s.rawBody, 'utf8') > maxBodyBytes) throw problems.tooLarge(maxBodyBytes);
       if (s.rawBody.trim() === '') return;
       const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (options.formBody && contentType === 'application/x-www-form-urlencoded') return; // read raw by the handler
       if (contentType !== jsonType) throw problems.unsupportedMediaType();
       if (jsonNestingDepth(s.rawBody) > maxJsonDepth) {
         throw problems.badRequest(`The request body is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, 'body_too_deep');

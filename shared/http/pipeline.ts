@@ -62,7 +62,7 @@ export function httpHandler<S extends Schemas>(
     .use(versionGuard())
     .use(apiKeyAuth(route))
     .use(authLogKeys())
-    .use(jsonBody())
+    .use(jsonBody({ formBody: route.formBody === true }))
     .use(idempotency())
     .use(problemDetails())
     .use(validateAndVerify(route, schemas))

@@ -36,6 +36,8 @@ export interface Route {
   readonly scope?: Scope;
   /** The body carries the MD5 `signature` field of CONTRACT §2 (`ifPresent`: checked only when the optional body carries one). */
   readonly signature: boolean | 'ifPresent';
+  /** Provider-facing rows: the raw body may also be a form post (JazzCash posts its pp_* fields form-encoded); it is not parsed. */
+  readonly formBody?: true;
   /**
    * What the function may do: grants in AWS. `read`: item reads and queries; `readWrite`: also
    * conditional puts and updates (never Scan, DeleteItem or BatchWriteItem on a request path);

@@ -21,6 +21,9 @@ export function configureLiveWallet(providerId: WalletProviderId, adapter: Walle
   else delete liveAdapters[providerId];
 }
 
+/** Whether live mode has at least one wallet provider (the hosted page's live wallet option). */
+export const liveWalletConfigured = () => Object.keys(liveAdapters).length > 0;
+
 export function walletAdapter(mode: Mode, providerId: WalletProviderId): WalletProviderAdapter | undefined {
   return instrumented(`wallet_${providerId}`, mode === 'test' ? sandboxWalletProvider(providerId) : liveAdapters[providerId]);
 }

@@ -25,6 +25,9 @@ import { logger } from '#shared/logger.ts';
 import { sandboxCardOutcome } from '#shared/domain/sandbox.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
+
+/** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
+export { liveWalletConfigured } from '#shared/providers/wallet.ts';
 import { sandboxApprovalDelayMs, sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
