@@ -25,15 +25,16 @@ import { logger } from '#shared/logger.ts';
 import { sandboxCardOutcome } from '#shared/domain/sandbox.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
-
-/** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
-export { liveWalletConfigured } from '#shared/providers/wallet.ts';
 import { sandboxApprovalDelayMs, sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { createIntentWrites, getIntent, orderRefWriteIndex, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type ChangeResult, type Decision } from './transactions.ts';
+import '#shared/providers/live/boot.ts';
+
+/** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
+export { liveWalletConfigured } from '#shared/providers/wallet.ts';
 
 /**
  * Hosted checkout (SPEC "Checkout request", CONTRACT §8, §9): creating a session, and what the

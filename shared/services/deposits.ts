@@ -17,6 +17,7 @@ import { createIntentWrites, orderRefTaken, orderRefWriteIndex, rescheduleDue } 
 import { keys } from '#shared/store/keys.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type Decision } from './transactions.ts';
+import '#shared/providers/live/boot.ts';
 
 /**
  * Deposits: a direct charge against a customer's mobile wallet (SPEC "Deposit request").

@@ -32,6 +32,7 @@ import { createRefundWrites, getRefund, listRefundsOfIntent, refundEventWrites, 
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from './outbound.ts';
+import '#shared/providers/live/boot.ts';
 
 /**
  * Refunds (docs/merchant-guide.md "Refunds"): declarations over the outbound-transfer engine

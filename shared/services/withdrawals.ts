@@ -27,6 +27,7 @@ import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents
 import { getWallet, postJournal } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, recordAnswer, submitRecorded, type OutboundProduct } from './outbound.ts';
 import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
+import '#shared/providers/live/boot.ts';
 
 /**
  * Withdrawals (payouts, docs/merchant-guide.md): declarations over the outbound-transfer engine
