@@ -2,14 +2,21 @@ import { realpathSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
+import { buildOpenApiDocument, loadRouteSchemas, renderOpenApi } from '#shared/openapi/document.ts';
 
 /**
- * `npm run docs`: writes docs/api.md from THE route table (functions/routes.ts). The output depends
- * on routeList only (no dates, no environment), so regenerating an unchanged table is a no-op and
- * test/docs.test.ts can compare the file on disk with a fresh render.
+ * `npm run docs`: writes docs/api.md from THE route table (functions/routes.ts) and
+ * docs/openapi.json (shared/openapi/document.ts: the route table plus the handlers' zod schemas).
+ * The output depends on the code only (no dates, no environment), so regenerating an unchanged
+ * table is a no-op and test/docs.test.ts / test/openapi/document.test.ts compare the files on disk
+ * with a fresh render.
  */
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const apiDocsPath = resolve(repoRoot, 'docs/api.md');
+export const openApiPath = resolve(repoRoot, 'docs/openapi.json');
+
+/** docs/openapi.json as it should be now. */
+export const renderOpenApiFile = async () => renderOpenApi(buildOpenApiDocument(await loadRouteSchemas()));
 
 /** Table cells: no line breaks, and `|` would end the cell. */
 const cell = (value: string) => value.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
@@ -22,7 +29,7 @@ function row(route: Route): string {
     code(route.path),
     route.auth === 'apiKey' ? 'API key' : 'none',
     route.scope ? code(route.scope) : '—',
-    route.signature ? 'yes' : 'no',
+    route.signature === 'ifPresent' ? 'if present' : route.signature ? 'yes' : 'no',
     route.permissions.table,
     code(route.handler),
     route.summary,
@@ -71,4 +78,6 @@ function isMain(): boolean {
 if (isMain()) {
   writeFileSync(apiDocsPath, renderApiDocs());
   console.log(`wrote ${apiDocsPath} (${routeList.length} routes)`);
+  writeFileSync(openApiPath, await renderOpenApiFile());
+  console.log(`wrote ${openApiPath}`);
 }

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { allScopes, type Scope } from '#functions/routes.ts';
+import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 import { localConfig, useLocalStack } from './local/config.ts';
 
 /**

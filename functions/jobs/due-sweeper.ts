@@ -1,9 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
-import { processDue } from '#shared/services/due.ts';
+import { dueLagSeconds, processDue } from '#shared/services/due.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
-import { oldestDueAt } from '#shared/store/due-index.ts';
-import { keys } from '#shared/store/keys.ts';
 
 /**
  * The due sweeper (functions/jobs.ts): poll the due index every 2 s until the timeout is near.
@@ -15,8 +13,7 @@ const pollMs = 2_000;
 
 export const handler = async (_event: unknown, context: Context): Promise<void> => {
   const started = new Date();
-  const oldest = await oldestDueAt([...keys.dueShards(), ...keys.moneyDueShards()], started);
-  emitMetric(metricNames.dueSweeperLag, oldest ? Math.max(0, (started.getTime() - Date.parse(oldest)) / 1000) : 0, {}, MetricUnit.Seconds);
+  emitMetric(metricNames.dueSweeperLag, await dueLagSeconds(started), {}, MetricUnit.Seconds);
   do {
     const now = new Date();
     await Promise.all([processDue(now), processDueSettlementsAndRefunds(now)]);

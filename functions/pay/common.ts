@@ -3,7 +3,7 @@ import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
 import { formToken } from '#shared/crypto/form-token.ts';
 import { PageError, type PageResult } from '#shared/http/pages.ts';
 import { CheckoutRefusal, openCheckout } from '#shared/services/checkout.ts';
-import { getMerchant } from '#shared/store/merchants.ts';
+import { merchantDisplayName } from '#shared/services/merchants.ts';
 import { pendingPage, resultPage } from './views.ts';
 
 /** What the hosted checkout handlers share: the form token's subject, rendering, PRG redirects. */
@@ -17,8 +17,8 @@ export async function showCheckout(intent: PaymentIntent, refusal?: CheckoutRefu
     const back = customerRedirectUrl(intent);
     if (back) return { redirect: back };
   }
-  const [merchant, csrf] = await Promise.all([getMerchant(intent.merchantId), formToken(csrfSubject({ paymentIntentId: intent.paymentIntentId }))]);
-  const ctx = { intent, merchantName: merchant?.name ?? 'Merchant', csrf, ...(refusal ? { refusal } : {}) };
+  const [merchantName, csrf] = await Promise.all([merchantDisplayName(intent.merchantId), formToken(csrfSubject({ paymentIntentId: intent.paymentIntentId }))]);
+  const ctx = { intent, merchantName, csrf, ...(refusal ? { refusal } : {}) };
   return isTerminal(intent.status) ? resultPage(ctx) : pendingPage(ctx);
 }
 

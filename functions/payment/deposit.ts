@@ -6,7 +6,7 @@ import { createDeposit } from '#shared/services/deposits.ts';
 
 /** POST /Gateway/v{version}/Payment/deposit — start a mobile-wallet charge (SPEC "Deposit request"). */
 const body = z
-  .object({
+  .strictObject({
     mobileNumber: z.string().check(z.regex(/^(\+92|0)?3\d{9}$/, 'must be a mobile wallet number such as 03001234567')),
     amount: f.amount,
     walletProvider: f.optional(f.walletProviderId),

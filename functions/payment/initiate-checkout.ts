@@ -12,7 +12,7 @@ import { checkoutCreated, DuplicateOrderRef, newCheckout, saveCheckout } from '#
  * 400s with `errors`; business rules (currency, amount > 10, live provider, duplicate orderRef)
  * are 422s. One transaction: the session, its orderRef claim, its reference, the Idempotency-Key.
  */
-const body = z.object({
+const body = z.strictObject({
   amount: f.amount,
   currency: f.optional(f.currencyCode),
   description: f.description,

@@ -11,7 +11,7 @@ import { transact } from '#shared/store/client.ts';
 /** POST /Gateway/v{version}/Payment/withdraw — a payout from the merchant wallet (SPEC "Withdrawal request"). */
 const text = (min: number, max: number) => z.string().check(z.minLength(min, `must be ${min}-${max} characters`), z.maxLength(max, `must be ${min}-${max} characters`));
 
-const customerRef = z.object({
+const customerRef = z.strictObject({
   bankAccountNumber: z.string().check(z.regex(/^[A-Za-z0-9]{10,24}$/, 'must be 10-24 letters and digits (account number or IBAN, no spaces)')),
   bankCode: text(2, 20),
   accountTitle: text(2, 100),
@@ -22,7 +22,7 @@ const customerRef = z.object({
   phone: optional(text(1, 30)),
 });
 
-const body = z.object({
+const body = z.strictObject({
   amount: f.amount,
   currency: z.string().check(z.regex(/^[A-Za-z]{3}$/, 'must be exactly 3 letters (ISO 4217)')),
   description: f.description,

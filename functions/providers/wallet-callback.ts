@@ -13,7 +13,7 @@ export const handler = httpHandler(routes.walletProviderCallback, { path: z.obje
   try {
     return ok(await applyProviderCallback(path.provider, headers, rawBody));
   } catch (error) {
-    if (error instanceof CallbackNotVerified) throw problems.unauthorized('The provider signature does not verify.');
+    if (error instanceof CallbackNotVerified) throw problems.unauthorized('The provider signature does not verify.', 'provider_signature_invalid');
     throw error;
   }
 });

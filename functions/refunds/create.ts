@@ -5,7 +5,7 @@ import * as f from '#shared/http/schemas.ts';
 import { createRefund } from '#shared/services/refunds.ts';
 
 /** POST /Gateway/v{version}/Refunds — refund all or part of a Completed checkout or deposit (201, status 0, attemptCount 0). */
-const body = z.object({
+const body = z.strictObject({
   trxnRef: z.string().check(z.minLength(1, 'required'), z.maxLength(255, 'at most 255 characters')),
   amount: z.optional(z.nullable(z.number('must be a number'))),
   reason: z.optional(z.nullable(z.string().check(z.maxLength(500, 'at most 500 characters')))),

@@ -12,7 +12,10 @@ import { refundsOfTransaction } from '#shared/services/refunds.ts';
 const names: Record<string, string> = { trxnref: 'trxnRef', page: 'Page', pagesize: 'PageSize' };
 const whole = (min: number, max: number) =>
   z.pipe(
-    z.string().check(z.refine((s) => /^\d{1,9}$/.test(s) && Number(s) >= min && Number(s) <= max, `must be a whole number from ${min} to ${max}`)),
+    z.string().check(
+      z.refine((s) => /^\d{1,9}$/.test(s) && Number(s) >= min && Number(s) <= max, `must be a whole number from ${min} to ${max}`),
+      z.meta({ description: `A whole number from ${min} to ${max}.` }),
+    ),
     z.transform(Number),
   );
 

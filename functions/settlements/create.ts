@@ -12,7 +12,7 @@ const text = (min: number, max: number) => z.string().check(z.minLength(min, `mu
 /** Optional members: absent, null and "" (dropped by the signature recipe too) all mean "not given". */
 const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.union([z.null(), z.literal(''), schema]));
 
-const body = z.object({
+const body = z.strictObject({
   amount: f.amount,
   currency: optional(f.currencyCode),
   payoutCurrency: optional(f.currencyCode),

@@ -1,14 +1,10 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '#shared/logger.ts';
-import { dispatchBatch } from '#shared/webhooks/dispatcher.ts';
+import { dispatchBatch, dropSdkLogging } from '#shared/webhooks/dispatcher.ts';
 import { parseMessage, type DeliveryMessage } from '#shared/webhooks/messages.ts';
-import { db } from '#shared/store/client.ts';
-import { retryAfter, sendDelayed, sendToDeadLetter, sqs } from '#shared/webhooks/queue.ts';
+import { retryAfter, sendDelayed, sendToDeadLetter } from '#shared/webhooks/queue.ts';
 
-// The SDK's logger middleware walks every request and response through its sensitive-data filter
-// even with no logger configured; the delivery log's batch writes are large. Nothing is logged
-// by it here, so it goes.
-for (const client of [db(), sqs()]) client.middlewareStack.remove('loggerMiddleware');
+dropSdkLogging();
 
 /**
  * Job webhookDispatcher (functions/jobs.ts): one signed delivery attempt per queue message, the

@@ -1,11 +1,10 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
-import { webhookEventTypes } from '#shared/domain/events.ts';
+import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { problems } from '#shared/http/problem.ts';
 import { dateBound, isoDateTime, wholeNumber } from '#shared/http/query-params.ts';
 import '#shared/http/schemas.ts';
-import { deliveryStates } from '#shared/store/event-feed.ts';
 import { eventsFeed } from '#shared/webhooks/events.ts';
 
 /**

@@ -1,14 +1,8 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
-import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
-import { masterKey, open } from '#shared/crypto/seal.ts';
 import { committedResponse, httpHandler } from '#shared/http/pipeline.ts';
-import { problems } from '#shared/http/problem.ts';
 import '#shared/http/schemas.ts';
-import { transact, TransactionFailed } from '#shared/store/client.ts';
-import { quotaWindow, quotaWrite, type Quota } from '#shared/store/quotas.ts';
-import { secretAssociatedData } from '#shared/store/merchants.ts';
-import { prepareResend } from '#shared/webhooks/events.ts';
+import { resendEvent } from '#shared/services/event-resend.ts';
 
 /**
  * POST /Gateway/v{version}/Events/{eventId}/resend — queue a new round of delivery of an event
@@ -16,43 +10,14 @@ import { prepareResend } from '#shared/webhooks/events.ts';
  * carry `signature` is checked as CONTRACT §2 says for every POST. 202 with the resend id; an
  * Idempotency-Key makes a retried request queue one resend only.
  */
-/** Resend limits (docs/security-and-limits.md), per merchant and mode, hourly fixed windows. */
-export const resendLimits = { perEventPerHour: 10, perHour: 300 };
-const resendQuotas = (eventId: string): Quota[] => [
-  { subject: `resend:event:${eventId}`, limit: resendLimits.perEventPerHour, windowSeconds: 3600 },
-  { subject: 'resend:all', limit: resendLimits.perHour, windowSeconds: 3600 },
-];
-
 export const handler = httpHandler(
   routes.resendEvent,
   {
     path: z.object({ eventId: z.string().check(z.minLength(1), z.maxLength(255)) }),
-    body: z.optional(z.looseObject({ signature: z.optional(z.string()) })),
+    body: z.optional(z.strictObject({ signature: z.optional(z.string()) })),
   },
   async (request) => {
-    const { auth, path, body } = request;
-    if (body?.signature !== undefined) {
-      if (!signatureShape.test(body.signature)) {
-        throw problems.badRequest('The signature field must be 32 lowercase hexadecimal characters.', { signature: ['must be 32 lowercase hexadecimal characters (MD5, see the signature recipe)'] });
-      }
-      const secret = open(await masterKey(), auth.secretSealed, secretAssociatedData(auth.keyId));
-      if (!verifyBodySignature(body, body.signature, secret)) throw problems.unauthorized('signature mismatch');
-    }
-    const now = new Date();
-    const resend = await prepareResend(auth.merchantId, auth.mode, path.eventId, now);
-    if (!resend) throw problems.notFound(`No event ${path.eventId}.`);
-    const { idempotency, response } = committedResponse(request, 202, resend.body);
-    const quotas = resendQuotas(path.eventId);
-    try {
-      await transact([resend.write, ...quotas.map((q) => quotaWrite(auth.mode, auth.merchantId, q, now))], idempotency ? { idempotency } : {});
-    } catch (error) {
-      const hit = error instanceof TransactionFailed ? quotas.find((_, i) => error.failedAt(i + 1)) : undefined;
-      if (!hit) throw error;
-      throw problems.tooManyRequests(
-        `At most ${hit.limit} resends ${hit.subject.startsWith('resend:event:') ? 'of one event' : 'per merchant and mode'} per hour; retry after the Retry-After seconds.`,
-        quotaWindow(hit, now).resetsInSeconds,
-      );
-    }
-    return response;
+    const { auth, path } = request;
+    return resendEvent({ merchantId: auth.merchantId, mode: auth.mode, eventId: path.eventId, now: new Date() }, (body) => committedResponse(request, 202, body));
   },
 );

@@ -82,7 +82,7 @@ function gatewayProblem(status: 400 | 404 | 413 | 429 | 500, detail: string, ret
   const traceId = randomUUID();
   const problem =
     status === 400
-      ? problems.badRequest(detail)
+      ? problems.badRequest(detail, { '(path)': [detail] })
       : status === 404
         ? problems.notFound(detail)
         : status === 413

@@ -2,6 +2,7 @@ import type { Mode } from './credentials.ts';
 import { randomUUID } from 'node:crypto';
 import type { IntentStatus, PaymentIntent } from './intent.ts';
 import { fromMinor } from './money.ts';
+import type { WebhookEventType } from './event-types.ts';
 import { eventReason, type ReasonCode } from './reasons.ts';
 import { refundStatusNames, type Refund, type RefundStatus } from './refund.ts';
 import { settlementStatusNames, type Settlement, type SettlementStatus } from './settlement.ts';
@@ -12,9 +13,11 @@ import { settlementStatusNames, type Settlement, type SettlementStatus } from '.
  * it (transactional outbox); the id is stable across every delivery attempt.
  */
 export const eventType = 'TransactionStatusChanged';
-export const webhookEventTypes = ['TransactionStatusChanged', 'RefundStatusChanged', 'SettlementStatusChanged'] as const;
-export type WebhookEventType = (typeof webhookEventTypes)[number];
+export { webhookEventTypes, type WebhookEventType } from './event-types.ts';
 export const apiVersion = 'v1';
+/** Where an event's delivery stands (its delivery log's state; `pending` = not tried yet). */
+export const deliveryStates = ['pending', 'retrying', 'delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled'] as const;
+export type DeliveryState = (typeof deliveryStates)[number];
 
 export interface TransactionStatusChanged {
   id: string;
@@ -196,4 +199,10 @@ export function statusChangedEvent(intent: PaymentIntent, previous: IntentStatus
       MetadataJson: intent.metadataJson,
     },
   };
+}
+
+/** An event as the outbox holds it: the addressed envelope and when it was recorded. */
+export interface StoredEvent<E extends WebhookEvent = WebhookEvent> extends AddressedEvent {
+  event: E;
+  createdAt: string;
 }

@@ -1,5 +1,5 @@
 import type { Mode } from './credentials.ts';
-import type { WebhookEventType } from './events.ts';
+import type { WebhookEventType } from './event-types.ts';
 import type { Currency } from './money.ts';
 
 /** Fee of one product: basis points of the amount plus a fixed part, both in minor units. */

@@ -3,7 +3,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import { parseApiKey } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { BusinessRuleError, NotFoundError, RateLimited } from '#shared/domain/errors.ts';
 import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
 import { JsonTooDeep, jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
@@ -12,7 +12,8 @@ import { logger } from '#shared/logger.ts';
 import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
 import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
 import { getApiKeyByHash, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
-import { keyHasScope, supportedVersions, type Route } from '#functions/routes.ts';
+import { keyHasScope } from '#shared/domain/scopes.ts';
+import { supportedVersions, type Route } from './route.ts';
 import { HttpProblem, problems, type FieldErrors } from './problem.ts';
 
 /**
@@ -129,9 +130,10 @@ export function problemDetails(): Middleware {
       else if (request.error instanceof BusinessRuleError) {
         problem = problems.unprocessable(request.error.detail, request.error.code ? { code: request.error.code } : {});
       } else if (request.error instanceof NotFoundError) problem = problems.notFound(request.error.message);
-      else if (request.error instanceof JsonTooDeep) problem = problems.badRequest(`The request is nested deeper than ${maxJsonDepth} levels.`);
+      else if (request.error instanceof RateLimited) problem = problems.tooManyRequests(request.error.detail, request.error.retryAfterSeconds);
+      else if (request.error instanceof JsonTooDeep) problem = problems.badRequest(`The request is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, 'body_too_deep');
       else if (request.error instanceof TransactionFailed && request.error.conflicted) {
-        problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.');
+        problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.', 'concurrent_update');
       } else {
         logger.error('unhandled error', { traceId, error: request.error });
         problem = problems.internal();
@@ -177,7 +179,7 @@ export function apiKeyAuth(route: Route): Middleware {
       };
       if (key.merchantStatus !== 'active') throw problems.merchantSuspended();
       if (route.scope && !keyHasScope(key.scopes, route.scope)) {
-        throw problems.forbidden(`This API key lacks the "${route.scope}" scope.`);
+        throw problems.forbidden(`This API key lacks the "${route.scope}" scope.`, 'missing_scope');
       }
     },
   };
@@ -194,12 +196,12 @@ export function jsonBody(): Middleware {
       const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (contentType !== jsonType) throw problems.unsupportedMediaType();
       if (jsonNestingDepth(s.rawBody) > maxJsonDepth) {
-        throw problems.badRequest(`The request body is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] });
+        throw problems.badRequest(`The request body is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, 'body_too_deep');
       }
       try {
         s.json = JSON.parse(s.rawBody);
       } catch {
-        throw problems.badRequest('The request body is not valid JSON.', { '(root)': ['not valid JSON'] });
+        throw problems.badRequest('The request body is not valid JSON.', { '(root)': ['not valid JSON'] }, 'invalid_json');
       }
     },
   };
@@ -239,11 +241,11 @@ export function idempotency(): Middleware {
   /** The answer a stored record gives this request: its replay, or a 422 / 409 problem. Never throws. */
   const answer = (record: IdempotencyRecord | undefined, scope: IdempotencyScope, traceId: string): APIGatewayProxyResult => {
     const problem = !record
-      ? problems.conflict('A request with this Idempotency-Key is being processed; retry shortly.')
+      ? problems.conflict('A request with this Idempotency-Key is being processed; retry shortly.', 'idempotency_in_flight')
       : record.requestHash !== scope.requestHash
-        ? problems.unprocessable('This Idempotency-Key was already used with a different request (method, path, query or body).')
+        ? problems.unprocessable('This Idempotency-Key was already used with a different request (method, path, query or body).', { code: 'idempotency_key_reused' })
         : record.state !== 'completed' || !record.response
-          ? problems.conflict('A request with this Idempotency-Key is still being processed; retry shortly.')
+          ? problems.conflict('A request with this Idempotency-Key is still being processed; retry shortly.', 'idempotency_in_flight')
           : undefined;
     return problem ? serialise(problem.status, problem.body(traceId)) : replay(record!.response!);
   };
@@ -264,7 +266,7 @@ export function idempotency(): Middleware {
       const key = s.headers['idempotency-key'];
       if (request.event.httpMethod !== 'POST' || key === undefined || !s.auth) return;
       if (!idempotencyKeyShape.test(key)) {
-        throw problems.badRequest('Idempotency-Key must be 1-255 printable ASCII characters.', { 'Idempotency-Key': ['must be 1-255 printable ASCII characters'] });
+        throw problems.badRequest('Idempotency-Key must be 1-255 printable ASCII characters.', { 'Idempotency-Key': ['must be 1-255 printable ASCII characters'] }, 'invalid_idempotency_key');
       }
       const requestHash = requestFingerprint(request.event, s.rawBody);
       s.idempotency = { mode: s.auth.mode, merchantId: s.auth.merchantId, key, requestHash };
@@ -310,12 +312,16 @@ export interface Schemas {
   path?: ZodType;
 }
 
-function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }[], prefix = ''): FieldErrors {
+function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }[], prefix = '', unknown: string[] = []): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys' && issue.keys) {
       // Each unknown member by name, so a typo in an optional field is never silently ignored.
-      for (const key of issue.keys) (errors[prefix + [...issue.path.map(String), key].join('.')] ??= []).push('unknown parameter');
+      for (const key of issue.keys) {
+        const name = prefix + [...issue.path.map(String), key].join('.');
+        unknown.push(name);
+        (errors[name] ??= []).push('unknown parameter');
+      }
       continue;
     }
     const path = prefix + (issue.path.map(String).join('.') || '(root)');
@@ -328,11 +334,14 @@ function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: s
  * The MD5 body signature (CONTRACT §2) on routes that carry one, then zod validation of body,
  * query and path. 400 with `errors` for malformed input, 401 "signature mismatch".
  */
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
   return {
     before: async (request) => {
       const s = state(request);
-      if (route.signature) {
+      const signed = route.signature === 'ifPresent' ? isRecord(s.json) && s.json.signature !== undefined : route.signature;
+      if (signed) {
         const body = s.json;
         if (body === undefined) throw problems.badRequest('A JSON body is required.', { '(root)': ['required'] });
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -342,10 +351,10 @@ export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
         if (typeof signature !== 'string' || !signatureShape.test(signature)) {
           throw problems.badRequest('The signature field must be 32 lowercase hexadecimal characters.', {
             signature: ['must be 32 lowercase hexadecimal characters (MD5, see the signature recipe)'],
-          });
+          }, 'invalid_signature');
         }
         const secret = open(await masterKey(), s.auth!.secretSealed, secretAssociatedData(s.auth!.keyId));
-        if (!verifyBodySignature(body as Record<string, unknown>, signature, secret)) throw problems.unauthorized('signature mismatch');
+        if (!verifyBodySignature(body as Record<string, unknown>, signature, secret)) throw problems.signatureMismatch();
       }
       const parsed: Record<'body' | 'query' | 'path', unknown> = {
         body: s.json,
@@ -353,12 +362,17 @@ export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
         path: request.event.pathParameters ?? {},
       };
       const errors: FieldErrors = {};
+      const unknown: string[] = [];
       for (const part of ['body', 'query', 'path'] as const) {
         const schema = schemas[part];
         if (!schema) continue;
         const result = schema.safeParse(parsed[part]);
         if (result.success) parsed[part] = result.data;
-        else Object.assign(errors, fieldErrors(result.error.issues, part === 'body' ? '' : `${part}.`));
+        else Object.assign(errors, fieldErrors(result.error.issues, part === 'body' ? '' : `${part}.`, unknown));
+      }
+      if (unknown.length) {
+        // Stripe's rule: a typo in an optional member is refused, never silently ignored.
+        throw problems.badRequest(`Unknown parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`, errors, 'unknown_parameter');
       }
       if (Object.keys(errors).length) throw problems.badRequest('The request has invalid or missing fields.', errors);
       s.parsed = parsed;

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { Route } from '#functions/routes.ts';
+import type { Route } from './route.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
 import type { GatewayContext, GatewayResponse } from './middlewares.ts';

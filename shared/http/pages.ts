@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Route } from '#functions/routes.ts';
+import type { Route } from './route.ts';
 import { verifyFormToken } from '#shared/crypto/form-token.ts';
 import { logger } from '#shared/logger.ts';
 import { traceAndLog, type GatewayContext } from './middlewares.ts';

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import type { Route } from '#functions/routes.ts';
+import type { Route } from './route.ts';
 import type { TxItem } from '#shared/store/client.ts';
 import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from '#shared/store/idempotency.ts';
 import {
@@ -48,12 +48,15 @@ export interface GatewayRequest<S extends Schemas> {
 
 export type { Auth, GatewayResponse };
 
+/** A route's Lambda handler, carrying its route row and zod schemas (the OpenAPI generator reads them). */
+export type HttpHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & { readonly route: Route; readonly schemas: Schemas };
+
 export function httpHandler<S extends Schemas>(
   route: Route,
   schemas: S,
   fn: (request: GatewayRequest<S>) => Promise<GatewayResponse>,
-) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>()
+): HttpHandler {
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>()
     .use(traceAndLog(route))
     .use(requestMetrics(route))
     .use(versionGuard())
@@ -76,6 +79,7 @@ export function httpHandler<S extends Schemas>(
         ...(s.idempotency ? { idempotency: s.idempotency } : {}),
       });
     }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+  return Object.assign(handler, { route, schemas });
 }
 
 export const ok = (body: unknown): GatewayResponse => ({ statusCode: 200, body });

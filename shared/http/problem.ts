@@ -1,7 +1,9 @@
 /**
  * Problem details (RFC 9457; CONTRACT §4). Every error a merchant sees is one of these: `type` is
  * the RFC section of the status, `traceId` is added by the pipeline, `errors` (field path →
- * messages) only on 400s. Nothing internal ever goes into `detail` on a 500.
+ * messages) only on 400s, and a stable machine-readable `code` on every one (CONTRACT §12): the
+ * thrower's own, or the status's default below. Nothing internal ever goes into `detail` on a 500.
+ * The codes are listed in the OpenAPI document (shared/openapi/), so keep them stable.
  */
 const statusInfo: Record<number, { title: string; type: string }> = {
   400: { title: 'Bad Request', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1' },
@@ -17,6 +19,21 @@ const statusInfo: Record<number, { title: string; type: string }> = {
   500: { title: 'Internal Server Error', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.6.1' },
 };
 
+/** The `code` of a problem that names none: one per status. */
+export const defaultCodes: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'body_too_large',
+  415: 'unsupported_media_type',
+  422: 'business_rule_violation',
+  429: 'rate_limited',
+  500: 'internal_error',
+};
+
 export type FieldErrors = Record<string, string[]>;
 
 export interface ProblemBody {
@@ -24,6 +41,7 @@ export interface ProblemBody {
   title: string;
   status: number;
   detail: string;
+  code: string;
   traceId?: string;
   errors?: FieldErrors;
   [extension: string]: unknown;
@@ -41,22 +59,25 @@ export class HttpProblem extends Error {
   body(traceId: string): ProblemBody {
     const info = statusInfo[this.status] ?? statusInfo[500]!;
     const { headers: _headers, ...extensions } = this.extensions;
-    return { type: info.type, title: info.title, status: this.status, detail: this.detail, traceId, ...extensions };
+    const code = typeof extensions.code === 'string' ? extensions.code : (defaultCodes[this.status] ?? defaultCodes[500]!);
+    return { type: info.type, title: info.title, status: this.status, detail: this.detail, traceId, ...extensions, code };
   }
 }
 
 export const problems = {
-  badRequest: (detail: string, errors?: FieldErrors) => new HttpProblem(400, detail, errors ? { errors } : {}),
+  badRequest: (detail: string, errors?: FieldErrors, code?: string) => new HttpProblem(400, detail, { ...(errors ? { errors } : {}), ...(code ? { code } : {}) }),
   /** One body for a missing, malformed, unknown, revoked or expired key (CONTRACT §1). */
-  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.') => new HttpProblem(401, detail),
-  forbidden: (detail: string) => new HttpProblem(403, detail),
+  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: string) => new HttpProblem(401, detail, code ? { code } : {}),
+  /** CONTRACT §2: the body's MD5 `signature` does not match. */
+  signatureMismatch: () => new HttpProblem(401, 'signature mismatch', { code: 'signature_mismatch' }),
+  forbidden: (detail: string, code?: string) => new HttpProblem(403, detail, code ? { code } : {}),
   /** Stable `code` so integrations can tell a suspension from a missing scope. */
   merchantSuspended: () => new HttpProblem(403, 'The merchant account is suspended: no payments, payouts, settlements or refunds are accepted until it is reactivated.', { code: 'merchant_suspended' }),
   notFound: (detail: string) => new HttpProblem(404, detail),
-  conflict: (detail: string) => new HttpProblem(409, detail),
+  conflict: (detail: string, code?: string) => new HttpProblem(409, detail, code ? { code } : {}),
   tooLarge: (limit: number) => new HttpProblem(413, `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () => new HttpProblem(415, 'POST bodies must be sent with Content-Type: application/json.'),
-  unprocessable: (detail: string, extensions: Record<string, unknown> = {}) => new HttpProblem(422, detail, extensions),
+  unprocessable: (detail: string, extensions: { code?: string; [key: string]: unknown } = {}) => new HttpProblem(422, detail, extensions),
   tooManyRequests: (detail: string, retryAfterSeconds: number) => new HttpProblem(429, detail, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
   internal: () => new HttpProblem(500, 'An internal error occurred. Quote the traceId to support.'),
 };

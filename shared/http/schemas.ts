@@ -22,10 +22,14 @@ export function supportedCurrency(code: string): Currency {
 /** Optional members: absent, null and "" (dropped by the signature recipe too) all mean "not given". */
 export const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.union([z.null(), z.literal(''), schema]));
 
-/** SPEC "Common field rules" and shared objects, for checkout, deposit and withdraw requests. */
+/**
+ * SPEC "Common field rules" and shared objects, for checkout, deposit and withdraw requests. Request
+ * bodies and their nested objects are strict (z.strictObject): an unknown member is a 400
+ * `unknown_parameter` naming it (CONTRACT §12), and the OpenAPI document says additionalProperties: false.
+ */
 export const description = z.string().check(z.regex(/^[A-Za-z0-9 ]{1,200}$/, 'letters, digits and spaces only, 1-200 characters'));
 
-export const orderRef = z.object({
+export const orderRef = z.strictObject({
   orderRef: z.string().check(z.regex(/^[A-Za-z0-9]+$/, 'letters and digits only'), z.maxLength(100, 'at most 100 characters')),
   discount: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
   tax: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
@@ -34,7 +38,7 @@ export const orderRef = z.object({
 const optionalText = (max: number) => z.optional(z.nullable(z.string().check(z.maxLength(max))));
 
 /** customerRef on checkout and deposit: every member optional; email and cnic checked when present. */
-export const customerRef = z.object({
+export const customerRef = z.strictObject({
   name: optionalText(200),
   email: z.optional(z.nullable(z.email('must be a valid e-mail address'))),
   cnic: z.optional(z.nullable(z.string().check(z.regex(/^\d{13}$/, 'must be exactly 13 digits')))),

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
 import { masterKey } from '#shared/crypto/seal.ts';
-import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from './wallet.ts';
+import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from './wallet-contract.ts';
 
 /**
  * The sandbox wallet providers of CONTRACT §9. The outcome is chosen by the last four digits of the

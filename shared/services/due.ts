@@ -1,6 +1,8 @@
 import type { IntentType, PaymentIntent } from '#shared/domain/intent.ts';
 import { logger } from '#shared/logger.ts';
 import { listDueIntents } from '#shared/store/intents.ts';
+import { oldestDueAt } from '#shared/store/due-index.ts';
+import { keys } from '#shared/store/keys.ts';
 import { checkoutDue } from './checkout.ts';
 import { reconcileDeposit } from './deposits.ts';
 import { settleDueWithdrawal } from './withdrawals.ts';
@@ -39,4 +41,10 @@ export async function processDue(now = new Date(), only?: (intent: PaymentIntent
     }
   }
   return handled;
+}
+
+/** Seconds the oldest due item (intents, settlements, refunds, settlement runs) has waited at `now`; 0 when none. */
+export async function dueLagSeconds(now: Date): Promise<number> {
+  const oldest = await oldestDueAt([...keys.dueShards(), ...keys.moneyDueShards()], now);
+  return oldest ? Math.max(0, (now.getTime() - Date.parse(oldest)) / 1000) : 0;
 }

@@ -8,24 +8,24 @@ import { assertSafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 import { masterKey, seal } from '#shared/crypto/seal.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import * as store from '#shared/store/merchants.ts';
+import { webhookSecretAssociatedData } from '#shared/store/merchants.ts';
+import { OperatorError } from '#shared/domain/errors.ts';
 import { armAutoSettlements } from '#shared/store/settlements.ts';
 import { operatorReferenceWrite, postJournal, type OperatorReferenceRecord } from '#shared/store/wallets.ts';
-import { allScopes, type Scope } from '#functions/routes.ts';
+import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 
 /**
  * Operator-side merchant management: what `npm run ops` and the local seed call. Keys and secrets
  * are returned once, here, and stored only hashed (API keys) or sealed (secret keys, webhook
  * secrets).
  */
-export class OperatorError extends Error {}
+export { OperatorError };
 
 export interface IssuedCredentials {
   keyId: string;
   apiKey: string;
   secretKey: string;
 }
-
-export const webhookSecretAssociatedData = (merchantId: string, mode: Mode) => `whsec:${merchantId}:${mode}`;
 
 async function issueKey(merchant: Pick<Merchant, 'merchantId' | 'status' | 'defaultCurrency' | 'fees' | 'allowInsecureWebhooks'>, mode: Mode, scopes: Scope[], now: Date) {
   const apiKey = newApiKey(mode);
@@ -244,4 +244,9 @@ export async function setWebhook(merchantId: string, mode: Mode, url: string | u
       result: { merchantId, mode, url: target, events: subscribed.events ?? [...webhookEventTypes], webhookSecret: secret },
     };
   });
+}
+
+/** The name the hosted checkout page shows for a merchant ('Merchant' when it cannot be read). */
+export async function merchantDisplayName(merchantId: string): Promise<string> {
+  return (await store.getMerchant(merchantId))?.name ?? 'Merchant';
 }

@@ -124,7 +124,7 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, com
       throw error;
     }
   }
-  throw problems.conflict('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.');
+  throw problems.conflict('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.', 'concurrent_update');
 }
 
 /** GET /Refunds/{id}: another merchant's or mode's refund does not exist. */

@@ -40,6 +40,8 @@ export function tableName(): string {
 
 export const toItem = (value: Record<string, unknown>) => marshall(value, { removeUndefinedValues: true, convertClassInstanceToMap: false });
 export const fromItem = <T>(item: Record<string, AttributeValue>) => unmarshall(item) as T;
+/** A DynamoDB stream record's image (Lambda's event types declare it loosely) as a plain item. */
+export const fromStreamImage = (image: unknown) => unmarshall(image as Record<string, AttributeValue>) as Record<string, unknown>;
 export const toValues = (values: Record<string, unknown>) => marshall(values as Record<string, NativeAttributeValue>, { removeUndefinedValues: true });
 
 export type TxItem = TransactWriteItem;

@@ -1,9 +1,8 @@
 import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { webhookEventTypes, type WebhookEvent, type WebhookEventType } from '#shared/domain/events.ts';
+import { deliveryStates, webhookEventTypes, type DeliveryState, type WebhookEvent, type WebhookEventType } from '#shared/domain/events.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { keys } from './keys.ts';
-import type { DeliveryState } from './webhooks.ts';
 
 /**
  * The events feed (GET /Gateway/v1/Events; docs/access-patterns.md): one `EventFeed` item per
@@ -20,7 +19,6 @@ import type { DeliveryState } from './webhooks.ts';
 export const eventRetentionDays = 30;
 const retentionMs = eventRetentionDays * 24 * 3600 * 1000;
 
-export const deliveryStates = ['pending', 'retrying', 'delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled'] as const satisfies readonly DeliveryState[];
 
 export interface FeedEntry {
   eventId: string;

@@ -1,6 +1,6 @@
 import { BatchGetItemCommand, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { statusChangedEvent, type AddressedEvent, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
+import { statusChangedEvent, type AddressedEvent, type StoredEvent, type TransactionStatusChanged } from '#shared/domain/events.ts';
 import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
@@ -177,11 +177,6 @@ export async function findIntent(merchantId: string, mode: Mode, reference: stri
 export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: string): Promise<boolean> {
   const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }));
   return Boolean(out.Item);
-}
-
-export interface StoredEvent<E extends WebhookEvent = WebhookEvent> extends AddressedEvent {
-  event: E;
-  createdAt: string;
 }
 
 /** Access pattern: a merchant's intents in one mode, newest first (GSI1), at most `limit`. For operators. */

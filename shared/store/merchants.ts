@@ -2,7 +2,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Merchant } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
-import type { Scope } from '#functions/routes.ts';
+import type { Scope } from '#shared/domain/scopes.ts';
 import { db, fromItem, queryAll, setExpression, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { keys } from './keys.ts';
 
@@ -32,6 +32,8 @@ export interface ApiKeyRecord {
 }
 
 export const secretAssociatedData = (keyId: string) => `secret:${keyId}`;
+/** Binds a sealed webhook signing secret to its merchant and mode. */
+export const webhookSecretAssociatedData = (merchantId: string, mode: Mode) => `whsec:${merchantId}:${mode}`;
 
 function apiKeyWrites(key: ApiKeyRecord): TxItem[] {
   return [

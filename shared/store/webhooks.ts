@@ -1,8 +1,8 @@
 import { BatchGetItemCommand, BatchWriteItemCommand, type BatchGetItemCommandOutput, ConditionalCheckFailedException, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { subjectOf, type AddressedEvent, type EventSubject } from '#shared/domain/events.ts';
+import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject } from '#shared/domain/events.ts';
 import { db, fromItem, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
-import type { StoredEvent } from './intents.ts';
+import type { StoredEvent } from '#shared/domain/events.ts';
 import { queryDueIndex } from './due-index.ts';
 import { feedEntryItem, feedEntryWrite, type FeedEntry } from './event-feed.ts';
 import { keys, type Key } from './keys.ts';
@@ -25,7 +25,7 @@ export interface EventPointer {
   eventCreatedAt: string;
 }
 
-export type DeliveryState = 'pending' | 'retrying' | 'delivered' | 'dead_lettered' | 'no_destination' | 'endpoint_disabled';
+export type { DeliveryState } from '#shared/domain/events.ts';
 /** States that end a round: a message of that round is then acknowledged without an attempt. */
 export const closedStates: readonly DeliveryState[] = ['delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled'];
 

@@ -3,8 +3,9 @@ import { endpointWants, type Merchant } from '#shared/domain/merchant.ts';
 import type { FeedEntry } from '#shared/store/event-feed.ts';
 import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
-import { webhookSecretAssociatedData } from '#shared/services/merchants.ts';
-import { getMerchant } from '#shared/store/merchants.ts';
+import { db } from '#shared/store/client.ts';
+import { sqs } from './queue.ts';
+import { getMerchant, webhookSecretAssociatedData } from '#shared/store/merchants.ts';
 import { destinationKey, disableEndpoint, getEndpointHealth, recordFailure, recordSuccess, type EndpointHealth } from '#shared/store/webhook-health.ts';
 import {
   closedStates,
@@ -295,4 +296,13 @@ export async function dispatchBatch<T>(entries: readonly { ref: T; message: Deli
 export async function dispatch(message: DeliveryMessage, ports: DispatchPorts, clock?: () => Date): Promise<DispatchResult> {
   const [only] = await dispatchBatch([{ ref: 0, message }], ports, clock);
   return only!.result;
+}
+
+/**
+ * The SDK's logger middleware walks every request and response through its sensitive-data filter
+ * even with no logger configured, and the delivery log's batch writes are large. Nothing is logged
+ * by it in the dispatcher, so the dispatcher's Lambda drops it from both clients.
+ */
+export function dropSdkLogging(): void {
+  for (const client of [db(), sqs()]) client.middlewareStack.remove('loggerMiddleware');
 }

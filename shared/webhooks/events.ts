@@ -1,7 +1,7 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { subjectOf } from '#shared/domain/events.ts';
+import { subjectOf, type StoredEvent } from '#shared/domain/events.ts';
 import { feedPosition, getFeedEntry, pageEventFeed, type FeedQuery } from '#shared/store/event-feed.ts';
-import { findIntent, listEvents, type StoredEvent } from '#shared/store/intents.ts';
+import { findIntent, listEvents } from '#shared/store/intents.ts';
 import type { TxItem } from '#shared/store/client.ts';
 import {
   getDelivery,

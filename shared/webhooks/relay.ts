@@ -1,7 +1,6 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { logger } from '#shared/logger.ts';
+import { fromStreamImage } from '#shared/store/client.ts';
 import { pointerOf, putEventPointers, type EventPointer } from '#shared/store/webhooks.ts';
 import { messageFromItem, type DeliveryMessage } from './messages.ts';
 import { publish } from './queue.ts';
@@ -22,7 +21,7 @@ export async function relayRecords(records: readonly DynamoDBRecord[]): Promise<
     if (record.eventName !== 'INSERT' || !image) continue;
     let message: DeliveryMessage | undefined;
     try {
-      message = messageFromItem(unmarshall(image as Record<string, AttributeValue>));
+      message = messageFromItem(fromStreamImage(image));
     } catch (error) {
       // Retrying cannot repair an item that does not parse: say so loudly and move on.
       logger.error('outbox relay: unreadable item', { sequenceNumber, error });

@@ -1,8 +1,8 @@
 import { newWebhookSecret, type Mode } from '#shared/domain/credentials.ts';
 import type { WebhookEndpoint } from '#shared/domain/merchant.ts';
 import { masterKey, seal } from '#shared/crypto/seal.ts';
-import { OperatorError, webhookSecretAssociatedData } from '#shared/services/merchants.ts';
-import { changeMerchant, ConcurrentMerchantChange, MerchantNotFound } from '#shared/store/merchants.ts';
+import { OperatorError } from '#shared/domain/errors.ts';
+import { changeMerchant, ConcurrentMerchantChange, MerchantNotFound, webhookSecretAssociatedData } from '#shared/store/merchants.ts';
 
 /**
  * Webhook signing secret rotation (CONTRACT §1): a new `whsec_` secret, shown once, signs every

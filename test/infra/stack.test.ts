@@ -197,6 +197,7 @@ describe('PaymentGatewayStack', () => {
       status: 404,
       detail: 'No such endpoint.',
       traceId: '$context.requestId',
+      code: 'not_found',
     });
   });
 
@@ -207,7 +208,8 @@ describe('PaymentGatewayStack', () => {
     );
     for (const r of responses) {
       expect(r.ResponseParameters['gatewayresponse.header.Svc-Trace-Id']).toBe('context.requestId');
-      expect(JSON.parse(r.ResponseTemplates['application/json'])).toMatchObject({ status: Number(r.StatusCode), traceId: '$context.requestId' });
+      // Every 4xx carries a stable `code` (CONTRACT §12), the gateway's own answers too.
+      expect(JSON.parse(r.ResponseTemplates['application/json'])).toMatchObject({ status: Number(r.StatusCode), traceId: '$context.requestId', code: expect.any(String) });
     }
     expect(responses.find((r) => r.ResponseType === 'THROTTLED')).toMatchObject({
       StatusCode: '429',

@@ -41,8 +41,7 @@ describe('concurrent merchant changes (versioned read-modify-write)', () => {
 
   it('10 concurrent webhook-secret rotations: every printed secret signs deliveries', async () => {
     const { rotateWebhookSecret } = await import('#shared/webhooks/secrets.ts');
-    const { getMerchant } = await import('#shared/store/merchants.ts');
-    const { webhookSecretAssociatedData } = await import('#shared/services/merchants.ts');
+    const { getMerchant, webhookSecretAssociatedData } = await import('#shared/store/merchants.ts');
     const { masterKey, open } = await import('#shared/crypto/seal.ts');
     const m = await newMerchant({ name: 'Rotating', webhookUrl: 'http://127.0.0.1:4999/hook', allowInsecureWebhooks: true });
     const printed = await Promise.all(Array.from({ length: 10 }, () => rotateWebhookSecret(m.merchantId, 'test')));

@@ -4,6 +4,7 @@ import { signBody } from '#shared/domain/body-signature.ts';
 import type { Route } from '#functions/routes.ts';
 import { createMerchant } from '#shared/services/merchants.ts';
 import { createLocalServer } from '../../scripts/local/server.ts';
+import { checkResponse, registerTestOnlyRoutes } from './contract.ts';
 
 /**
  * Integration tests call the gateway as a merchant would: over HTTP, through the local API
@@ -12,6 +13,7 @@ import { createLocalServer } from '../../scripts/local/server.ts';
 export function useGateway(routes?: readonly Route[]) {
   const state = { baseUrl: '' };
   const server = createLocalServer(routes);
+  if (routes) registerTestOnlyRoutes(routes);
   beforeAll(async () => {
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -36,6 +38,11 @@ export interface CallOptions {
   secret?: string;
   headers?: Record<string, string>;
   raw?: string;
+  /**
+   * false: skip the contract check (test/support/contract.ts) for this one call. Only for tests
+   * that send what no merchant could (for example a method the route table does not have).
+   */
+  contract?: boolean;
 }
 
 export async function call(baseUrl: string, method: string, path: string, options: CallOptions = {}) {
@@ -49,6 +56,8 @@ export async function call(baseUrl: string, method: string, path: string, option
   }
   const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
+  // Every response is checked against the OpenAPI document: a status or field it does not list fails the test.
+  if (options.contract !== false) checkResponse(method, path, response.status, response.headers.get('content-type'), text);
   let json: any;
   try {
     json = text ? JSON.parse(text) : undefined;

@@ -140,6 +140,8 @@ export class Gateway {
     events: (reference: string) => this.request<Record<string, unknown>>('GET', `/Gateway/v1/Transaction/${encodeURIComponent(reference)}/events`),
   };
   readonly events = {
+    /** The events feed, newest first: filters `type`, `since`, `until`, `deliveryState`, `limit`, cursor `startingAfter`. */
+    list: (query?: Record<string, string | number | undefined>) => this.request<Record<string, unknown>>('GET', '/Gateway/v1/Events', { query }),
     attempts: (eventId: string) => this.request<Record<string, unknown>>('GET', `/Gateway/v1/Events/${encodeURIComponent(eventId)}/attempts`),
     resend: (eventId: string) => this.request<Record<string, unknown>>('POST', `/Gateway/v1/Events/${encodeURIComponent(eventId)}/resend`),
   };

@@ -1,0 +1,265 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Command, InvalidArgumentError } from 'commander';
+import { Gateway, GatewayError } from '../sdk/node/src/index.ts';
+import { signedHeaders } from '#shared/webhooks/signing.ts';
+
+/**
+ * `npm run listen`: follow a gateway's events feed (GET /Gateway/v1/Events) with a test-mode key and
+ * forward each new event to a local URL, signed with the given endpoint secret exactly as the
+ * dispatcher signs real deliveries, so a receiver on a laptop sees what the deployed endpoint would.
+ * `npm run listen -- trigger <scenario>` creates test-mode activity on demand.
+ * Guide: docs/merchant-guide.md, "Developing webhooks locally".
+ */
+
+interface FeedItem {
+  eventId: string;
+  type: string;
+  created: string;
+  deliveryState: string;
+  event: unknown;
+}
+
+const testKey = (value: string) => {
+  if (!/^pk_test_/.test(value)) throw new InvalidArgumentError('listen and trigger work with test-mode API keys (pk_test_…) only');
+  return value;
+};
+const positive = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive whole number');
+  return n;
+};
+const defaultBaseUrl = () => process.env.GATEWAY_BASE_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+
+/** Reads every feed page newer than `since` (the feed is newest first), oldest first. */
+async function readFeed(gateway: Gateway, since: string, types: string | undefined): Promise<FeedItem[]> {
+  const items: FeedItem[] = [];
+  let startingAfter: string | undefined;
+  for (let page = 0; page < 50; page++) {
+    const answer = await gateway.request<{ items: FeedItem[]; hasMore: boolean }>('GET', '/Gateway/v1/Events', {
+      query: { since, limit: 100, type: types, startingAfter },
+    });
+    items.push(...answer.items);
+    if (!answer.hasMore || answer.items.length === 0) break;
+    startingAfter = answer.items.at(-1)!.eventId;
+  }
+  return items.reverse();
+}
+
+/**
+ * Forwards one event as a real delivery: the same body bytes and every signature header the
+ * dispatcher sends (X-Svc-* and Standard Webhooks), with a fresh delivery id.
+ */
+export async function forward(url: string, secret: string, item: FeedItem, timeoutMs = 10_000): Promise<{ status: number | string; ms: number }> {
+  const body = JSON.stringify(item.event);
+  const headers = signedHeaders({ body, secrets: [secret], eventId: item.eventId, eventType: item.type, deliveryId: `dlv_listen_${randomUUID()}`, timestamp: Math.floor(Date.now() / 1000) });
+  const started = Date.now();
+  try {
+    const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+    await response.arrayBuffer();
+    return { status: response.status, ms: Date.now() - started };
+  } catch (error) {
+    return { status: error instanceof Error ? error.name : 'error', ms: Date.now() - started };
+  }
+}
+
+export interface ListenOptions {
+  apiKey: string;
+  secret: string;
+  forwardTo: string;
+  baseUrl: string;
+  events?: string;
+  since?: string;
+  pollMs: number;
+  /** Stop after this many forwarded events (tests, scripts). */
+  max?: number;
+  print?: (line: string) => void;
+}
+
+/** The listen loop: poll the feed, forward what is new, print one line per event. */
+export async function listen(options: ListenOptions, signal?: AbortSignal): Promise<number> {
+  const print = options.print ?? ((line: string) => console.log(line));
+  const gateway = new Gateway({ apiKey: options.apiKey, baseUrl: options.baseUrl });
+  const seen = new Map<string, number>(); // eventId → created (ms), pruned as the window moves
+  let since = options.since ?? new Date().toISOString();
+  let forwarded = 0;
+  print(`Ready. Forwarding ${options.events ?? 'all'} events of ${options.baseUrl} to ${options.forwardTo} (Ctrl-C stops).`);
+  while (!signal?.aborted) {
+    let fresh: FeedItem[] = [];
+    try {
+      fresh = (await readFeed(gateway, since, options.events)).filter((item) => !seen.has(item.eventId));
+    } catch (error) {
+      print(`feed: ${error instanceof GatewayError ? `${error.status} ${error.message}` : String(error)}`);
+    }
+    for (const item of fresh) {
+      seen.set(item.eventId, Date.parse(item.created));
+      const { status, ms } = await forward(options.forwardTo, options.secret, item);
+      print(`${item.created}  ${item.type.padEnd(26)} ${item.eventId}  → ${status} (${ms} ms)`);
+      forwarded++;
+      if (options.max !== undefined && forwarded >= options.max) return forwarded;
+    }
+    // Events can commit a little out of order: re-read a minute back, the seen set drops repeats.
+    const newest = Math.max(Date.parse(since), ...[...seen.values()]);
+    since = new Date(newest - 60_000).toISOString();
+    for (const [id, created] of seen) if (created < newest - 120_000) seen.delete(id);
+    await new Promise((resolveSleep) => setTimeout(resolveSleep, options.pollMs));
+  }
+  return forwarded;
+}
+
+// ---- trigger ----
+
+const scenarios = ['checkout.completed', 'checkout.failed', 'deposit.completed', 'withdrawal.completed', 'withdrawal.failed', 'refund.completed', 'settlement.completed'] as const;
+type Scenario = (typeof scenarios)[number];
+const orderRef = (prefix: string) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+const bankAccount = (last4: string) => `PK36SCBL000000112345${last4}`;
+
+/** Pays a checkout through the hosted page's sandbox card form, as a customer's browser would. */
+async function payByCard(baseUrl: string, checkoutUrl: string, cardNumber: string): Promise<void> {
+  const page = new URL(checkoutUrl).pathname;
+  const html = await (await fetch(baseUrl + page)).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+  if (!csrf) throw new Error('the hosted checkout page did not offer the card form');
+  const answer = await fetch(`${baseUrl}${page}/card`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+    body: new URLSearchParams({ csrf, name: 'Test Customer', number: cardNumber, expiry: '12/39', cvc: '123' }).toString(),
+  });
+  if (answer.status >= 400) throw new Error(`the card form answered ${answer.status}`);
+}
+
+export type Approver = (kind: 'refund' | 'settlement', id: string) => Promise<void>;
+
+/**
+ * Refunds and settlements wait for the operator's approval. On the local stack the trigger
+ * approves them with the ops tool (`npm run ops -- <kind> approve <id>`); with --no-approve (a
+ * deployed gateway) it prints what the operator runs.
+ */
+const localOps: Approver = async (kind, id) => {
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'ops.ts'), kind, 'approve', id, '--json'], { env: process.env });
+};
+
+async function operatorApproves(kind: 'refund' | 'settlement', id: string, approver: Approver | undefined, print: (line: string) => void): Promise<void> {
+  if (!approver) {
+    print(`  ${kind} ${id} is Pending until the operator runs: npm run ops -- ${kind} approve ${id}`);
+    return;
+  }
+  await approver(kind, id);
+  print(`  ${kind} ${id} approved by the operator tool`);
+}
+
+async function funded(gateway: Gateway, baseUrl: string, amount: number, print: (line: string) => void): Promise<void> {
+  const balance = await gateway.account.balance();
+  if (Number(balance.availableBalance) >= amount) return;
+  print(`  funding the test wallet with a ${amount * 2} PKR card payment first`);
+  const checkout = await gateway.checkouts.create({ amount: amount * 2, currency: 'PKR', description: 'listen trigger funding', orderRef: { orderRef: orderRef('FUND') } } as never);
+  await payByCard(baseUrl, String(checkout.checkoutUrl), '4242424242424242');
+}
+
+export async function trigger(
+  scenario: Scenario,
+  options: { apiKey: string; secretKey: string; baseUrl: string; approver?: Approver; print?: (line: string) => void },
+): Promise<Record<string, unknown>> {
+  const print = options.print ?? ((line: string) => console.log(line));
+  const gateway = new Gateway({ apiKey: options.apiKey, secretKey: options.secretKey, baseUrl: options.baseUrl });
+  const checkout = async (card: string) => {
+    const created = await gateway.checkouts.create({ amount: 1500, currency: 'PKR', description: `listen trigger ${scenario}`, orderRef: { orderRef: orderRef('TRG') } } as never);
+    await payByCard(options.baseUrl, String(created.checkoutUrl), card);
+    return created;
+  };
+  let result: Record<string, unknown>;
+  switch (scenario) {
+    case 'checkout.completed':
+      result = await checkout('4242424242424242');
+      break;
+    case 'checkout.failed':
+      result = await checkout('4000000000000002');
+      break;
+    case 'deposit.completed':
+      result = await gateway.deposits.create({ amount: 500, currency: 'PKR', mobileNumber: '03001230000', walletProvider: 1, description: 'listen trigger', orderRef: { orderRef: orderRef('DEP') } });
+      break;
+    case 'withdrawal.completed':
+    case 'withdrawal.failed': {
+      await funded(gateway, options.baseUrl, 400, print);
+      const last4 = scenario === 'withdrawal.completed' ? '0000' : '1111';
+      result = await gateway.withdrawals.create({
+        amount: 300,
+        currency: 'PKR',
+        description: 'listen trigger payout',
+        autoProcessPayout: true,
+        customerRef: { bankAccountNumber: bankAccount(last4), bankCode: 'MEEZAN', accountTitle: 'Test Customer' },
+        orderRef: { orderRef: orderRef('WD') },
+      });
+      break;
+    }
+    case 'refund.completed': {
+      const paid = await checkout('4242424242424242');
+      await waitForStatus(gateway, String(paid.paymentIntentId), 'Completed');
+      result = await gateway.refunds.create({ trxnRef: String(paid.paymentIntentId), amount: 500, reason: 'listen trigger' });
+      await operatorApproves('refund', String(result.id ?? result.refundId), options.approver, print);
+      break;
+    }
+    case 'settlement.completed': {
+      await funded(gateway, options.baseUrl, 600, print);
+      result = await gateway.settlements.create({ amount: 500, currency: 'PKR', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Test Merchant Ltd' });
+      await operatorApproves('settlement', String(result.id ?? result.settlementId), options.approver, print);
+      break;
+    }
+  }
+  print(`Triggered ${scenario}: ${JSON.stringify(pick(result))}`);
+  return result;
+}
+
+async function waitForStatus(gateway: Gateway, paymentIntentId: string, status: string): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    const tx = (await gateway.transactions.retrieve(paymentIntentId)) as Record<string, unknown>;
+    if (tx.status === status) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${paymentIntentId} did not reach ${status}`);
+}
+
+const pick = (r: Record<string, unknown>) =>
+  Object.fromEntries(['paymentIntentId', 'id', 'refundId', 'settlementId', 'status', 'amount', 'currency'].filter((k) => r[k] !== undefined).map((k) => [k, r[k]]));
+
+// ---- command line ----
+
+async function main(argv: string[]) {
+  const program = new Command('listen')
+    .description('forward a gateway’s test-mode events to a local URL, signed like real deliveries')
+    .requiredOption('--api-key <key>', 'test-mode API key (pk_test_…)', testKey)
+    .option('--secret <whsec>', 'endpoint secret the forwarded events are signed with (whsec_…)')
+    .option('--forward-to <url>', 'where to POST each event, e.g. http://localhost:4000/hooks')
+    .option('--base-url <url>', 'the gateway (default: the local stack)', defaultBaseUrl())
+    .option('--events <types>', 'comma-separated event types (default: all)')
+    .option('--since <iso>', 'also forward events created since this time (default: now)')
+    .option('--poll-ms <ms>', 'how often to read the feed', positive, 1000)
+    .option('--max <n>', 'exit after forwarding n events', positive)
+    .action(async (o) => {
+      if (!o.secret || !/^whsec_/.test(o.secret)) program.error('--secret whsec_… is required (the endpoint secret your receiver verifies with)');
+      if (!o.forwardTo) program.error('--forward-to <url> is required');
+      const controller = new AbortController();
+      process.once('SIGINT', () => controller.abort());
+      await listen({ apiKey: o.apiKey, secret: o.secret, forwardTo: o.forwardTo, baseUrl: o.baseUrl, events: o.events, since: o.since, pollMs: o.pollMs, max: o.max }, controller.signal);
+    });
+  program
+    .command('trigger <scenario>')
+    .description(`create test-mode activity: ${scenarios.join(', ')}`)
+    .requiredOption('--secret-key <key>', 'the test secret key (sk_test_…) that signs request bodies')
+    .option('--no-approve', 'do not approve refunds and settlements with the local ops tool')
+    .action(async (scenario: string, o, command: Command) => {
+      if (!scenarios.includes(scenario as Scenario)) command.error(`unknown scenario ${scenario}; one of ${scenarios.join(', ')}`);
+      const parent = program.opts();
+      try {
+        await trigger(scenario as Scenario, { apiKey: parent.apiKey, secretKey: o.secretKey, baseUrl: parent.baseUrl, ...(o.approve ? { approver: localOps } : {}) });
+      } catch (error) {
+        command.error(error instanceof GatewayError ? `the gateway answered ${error.status} ${error.code ?? ''}: ${error.message}` : String(error));
+      }
+    });
+  await program.parseAsync(argv);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await main(process.argv);

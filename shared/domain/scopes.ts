@@ -1,0 +1,7 @@
+/** What an API key may do. Each route of the table names the scope it needs (docs/merchant-guide.md, API keys). */
+export type Scope = 'payments' | 'payouts' | 'settlements' | 'refunds' | 'balance' | 'read' | 'webhooks';
+export const allScopes: readonly Scope[] = ['payments', 'payouts', 'settlements', 'refunds', 'balance', 'read', 'webhooks'];
+/** Keys issued before `webhooks` existed with every scope of their day count as holding it too. */
+const scopesBeforeWebhooks: readonly Scope[] = ['payments', 'payouts', 'settlements', 'refunds', 'balance', 'read'];
+export const keyHasScope = (scopes: readonly Scope[], scope: Scope): boolean =>
+  scopes.includes(scope) || (scope === 'webhooks' && scopesBeforeWebhooks.every((s) => scopes.includes(s)));

@@ -1,0 +1,47 @@
+import type { Scope } from '#shared/domain/scopes.ts';
+
+/** What one row of the route table (functions/routes.ts) declares; the pipeline, the stack and the docs read it. */
+export type HttpMethod = 'GET' | 'POST';
+
+export interface Route {
+  /** Stable id: the Lambda's logical name and the key handlers import their row by. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  /** API Gateway style template; `{version}` is validated by the pipeline. */
+  readonly path: string;
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  readonly handler: string;
+  /** `apiKey`: Svc-API-Key required; `none`: public (hosted checkout page). */
+  readonly auth: 'apiKey' | 'none';
+  /** Scope the key must carry. */
+  readonly scope?: Scope;
+  /** The body carries the MD5 `signature` field of CONTRACT §2 (`ifPresent`: checked only when the optional body carries one). */
+  readonly signature: boolean | 'ifPresent';
+  /** What the function may do: grants in AWS. */
+  readonly permissions: { readonly table: 'read' | 'readWrite' };
+  readonly summary: string;
+  /** The OpenAPI operation (shared/openapi/document.ts builds docs/openapi.json from it). */
+  readonly doc: RouteDoc;
+}
+
+/**
+ * What the OpenAPI document says about a route beyond its request schemas (which come from the
+ * handler's own zod schemas). The statuses the pipeline itself answers (401/403 for keys, 400 for
+ * schemas, 413/415 for POST bodies, 409/422 for Idempotency-Key, 404 for unknown versions, 429,
+ * 500) are added by the generator; `problems` lists the ones this route's own logic adds.
+ */
+export interface RouteDoc {
+  readonly tag: 'Payments' | 'Payouts' | 'Transactions' | 'Refunds' | 'Settlements' | 'Account' | 'Webhooks' | 'Hosted checkout' | 'Providers' | 'Reference';
+  /** Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages). */
+  readonly success: { readonly status: 200 | 201 | 202; readonly schema: string };
+  readonly problems?: readonly (400 | 401 | 403 | 404 | 409 | 410 | 422)[];
+  /** A realistic request: path and query parameters, body without `signature` (added when signed). */
+  readonly example?: {
+    readonly path?: Readonly<Record<string, string>>;
+    readonly query?: Readonly<Record<string, string>>;
+    readonly body?: Readonly<Record<string, unknown>>;
+  };
+}
+
+/** Supported API versions: `/Gateway/v1/...`. Anything else is a 404 problem. */
+export const supportedVersions = ['1'] as const;

@@ -1,0 +1,600 @@
+import { z } from 'zod';
+
+/**
+ * The bodies the gateway answers with, as zod schemas, for the OpenAPI document. Request schemas
+ * are NOT here: the generator takes them from the handlers (`handler.schemas`), so the document
+ * describes exactly what is validated. These are checked against reality by the contract hook in
+ * test/support/gateway.ts: every response an integration suite receives must match, and every
+ * object is strict, so a field added to a view without documenting it here fails the suites.
+ *
+ * Route rows name their success schema (`doc.success.schema` in functions/routes.ts); each name
+ * here becomes `#/components/schemas/<Name>`, with its example from `responseExamples`.
+ */
+const dateTime = z.string().meta({ format: 'date-time' });
+const nullableDateTime = dateTime.nullable();
+const uuid = z.string().meta({ format: 'uuid' });
+const money = z.number().meta({ description: 'A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6).' });
+const currency = z.string().meta({ description: 'ISO 4217 code, or USDT.', example: 'PKR' });
+const intentStatus = z.enum(['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired']);
+const intentType = z.enum(['checkout', 'deposit', 'withdrawal']);
+
+const Balance = z.strictObject({
+  userId: uuid.meta({ description: 'The merchant id.' }),
+  walletId: z.string(),
+  currentBalance: money.meta({ description: 'availableBalance + pendingBalance.' }),
+  pendingBalance: money.meta({ description: 'Held by pending withdrawals, settlements and refunds.' }),
+  availableBalance: money.meta({ description: 'What can be paid out or settled now.' }),
+  currency,
+  pendingTransactionCount: z.int(),
+  pendingByTransactionType: z.record(z.string(), z.number()),
+  retrievedAt: dateTime,
+});
+
+const SettlementSchedule = z.strictObject({
+  merchantId: uuid,
+  isLive: z.boolean(),
+  enabled: z.boolean(),
+  frequency: z.string().meta({ description: 'manual, daily, weekly or monthly.' }),
+  dayOfPeriod: z.int().nullable().meta({ description: 'weekly: 1 (Monday) … 7; monthly: 1 … 28; otherwise null.' }),
+  hourUtc: z.int(),
+  currency,
+  minimumBalance: money,
+  destination: z.strictObject({ type: z.literal('bank_transfer'), bankName: z.string(), accountTitle: z.string(), ibanLast4: z.string() }).nullable(),
+  nextRunAt: nullableDateTime,
+});
+
+const Settlement = z.strictObject({
+  id: uuid,
+  merchantId: uuid,
+  amount: money,
+  currency,
+  payoutCurrency: currency,
+  payoutAmount: money.nullable().meta({ description: '(amount - fee) × fxRate; known once approved.' }),
+  fee: money,
+  netAmount: money,
+  fxRate: z.number().nullable(),
+  fxRateTimestamp: nullableDateTime,
+  bankName: z.string().nullable(),
+  iban: z.string().nullable(),
+  accountTitle: z.string().nullable(),
+  usdtAddress: z.string().nullable(),
+  usdtNetwork: z.enum(['TRC20', 'ERC20']).nullable(),
+  status: z.int().min(0).max(5).meta({ description: '0 Pending, 1 Approved, 2 Processing, 3 Completed, 4 Failed, 5 Cancelled.' }),
+  isLive: z.boolean(),
+  requestedAt: dateTime,
+  approvedAt: nullableDateTime,
+  processedAt: nullableDateTime,
+  failureReason: z.string().nullable(),
+  isAuto: z.boolean(),
+});
+
+const page = {
+  page: z.int().min(1),
+  pageSize: z.int().min(1).max(100),
+  totalCount: z.int().min(0),
+  totalPages: z.int().min(0),
+  hasMore: z.boolean(),
+};
+
+const SettlementPage = z.strictObject({ items: z.array(Settlement), ...page });
+
+const Refund = z.strictObject({
+  id: uuid,
+  paymentIntentId: uuid,
+  transactionReference: z.string(),
+  amount: money,
+  currency,
+  fee: money,
+  reason: z.string().nullable(),
+  status: z.int().min(0).max(7).meta({ description: '0 Pending, 1 Approved, 2 Processing, 3 Completed, 4 Failed, 5 Cancelled, 6 Rejected, 7 Expired.' }),
+  isLive: z.boolean(),
+  requestedAt: dateTime,
+  approvedAt: nullableDateTime,
+  processedAt: nullableDateTime,
+  expiresAt: dateTime,
+  attemptCount: z.int().min(0),
+  failureReason: z.string().nullable(),
+});
+
+const RefundPage = z.strictObject({
+  items: z.array(Refund),
+  ...page,
+  paymentIntentId: uuid,
+  currency,
+  amount: money,
+  refundedAmount: money,
+  refundableAmount: money,
+});
+
+const CheckoutCreated = z.strictObject({
+  paymentIntentId: uuid,
+  checkoutUrl: z.string().meta({ format: 'uri', description: 'The hosted checkout page: send the customer here.' }),
+  expiresAt: dateTime,
+});
+
+const WalletChargeInfo = z.strictObject({
+  provider: z.string(),
+  status: z.string(),
+  transactionReference: z.string(),
+  message: z.string(),
+  isSuccess: z.boolean(),
+  errorCode: z.string().nullable(),
+  errorDetails: z.string().nullable(),
+  traceId: z.string(),
+});
+
+const PayoutInfo = z.strictObject({
+  status: intentStatus,
+  provider: z.string(),
+  transactionReference: z.string(),
+  message: z.string(),
+  isSuccess: z.boolean(),
+  errorCode: z.enum(['WP_REQUEST_REJECTED', 'WP_OUTCOME_PENDING', 'WP_INTERNAL_ERROR']).nullable(),
+  errorDetails: z.string().nullable(),
+  traceId: z.string(),
+  estimatedCompletionTime: nullableDateTime,
+  customerBankName: z.string(),
+  customerAccountNumber: z.string().meta({ description: 'Masked: only the last four characters show.' }),
+});
+
+const DepositCreated = z.strictObject({
+  paymentIntentId: uuid,
+  amount: money,
+  currency,
+  merchantReference: z.string(),
+  walletChargeInfo: WalletChargeInfo,
+});
+
+const Withdrawal = z.strictObject({
+  paymentIntentId: uuid,
+  amount: money,
+  currency,
+  merchantReference: z.string(),
+  isLive: z.boolean(),
+  fee: money,
+  totalRequired: money.meta({ description: 'amount + fee, held from availableBalance at once.' }),
+  availableBalance: money,
+  payoutInfo: PayoutInfo,
+  traceId: z.string(),
+});
+
+const Card = z.strictObject({ brand: z.string(), last4: z.string(), expMonth: z.int(), expYear: z.int() });
+
+const Transaction = z
+  .strictObject({
+    paymentIntentId: uuid,
+    intentType,
+    status: intentStatus,
+    amount: money,
+    currency,
+    fee: money,
+    refundedAmount: money,
+    merchantReference: z.string(),
+    transactionReference: z.string(),
+    orderRef: z.strictObject({ orderRef: z.string(), discount: z.string().nullable(), tax: z.string().nullable() }),
+    customerRef: z.record(z.string(), z.string()).nullable(),
+    description: z.string(),
+    metadataJson: z.string().nullable(),
+    isLive: z.boolean(),
+    reason: z.string().nullable(),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    expiresAt: nullableDateTime.optional().meta({ description: 'Checkouts only.' }),
+    paymentMethod: z.union([z.string(), z.int()]).nullable().optional().meta({ description: 'Checkouts only.' }),
+    card: Card.nullable().optional().meta({ description: 'Checkouts paid by card: brand and last four only, never the number.' }),
+    walletProvider: z.string().nullable().optional().meta({ description: 'Checkouts only.' }),
+    walletNumberLast4: z.string().nullable().optional().meta({ description: 'Checkouts only.' }),
+    walletChargeInfo: WalletChargeInfo.nullable().optional().meta({ description: 'Deposits only.' }),
+    payoutInfo: PayoutInfo.nullable().optional().meta({ description: 'Withdrawals only.' }),
+    traceId: z.string(),
+  })
+  .meta({ description: 'The transaction object (CONTRACT §6): a checkout, deposit or withdrawal.' });
+
+const TransactionList = z.strictObject({ items: z.array(Transaction), hasMore: z.boolean() });
+
+/** The webhook envelope (SPEC "Events"): lower-case envelope, PascalCase data. */
+const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.strictObject({
+    id: z.string().meta({ description: 'evt_…, the same on every delivery attempt.' }),
+    type: z.literal(type),
+    created: z.int().meta({ description: 'Unix seconds.' }),
+    livemode: z.boolean(),
+    api_version: z.literal('v1'),
+    data,
+  });
+
+export const TransactionStatusChanged = envelope(
+  'TransactionStatusChanged',
+  z.strictObject({
+    TransactionId: uuid,
+    PreviousStatus: intentStatus,
+    CurrentStatus: intentStatus,
+    Amount: z.number(),
+    Currency: z.string(),
+    Reason: z.string().nullable().meta({ description: 'A stable reason code (merchant guide "Reason codes"), or null.' }),
+    ReasonDetail: z.string().nullable().meta({ description: 'Free text beside the code (a bank’s or provider’s message, an operator’s note), or null.' }),
+    TransactionReference: z.string(),
+    CustomerRef: z.record(z.string(), z.string()).nullable(),
+    OrderRef: z.string().meta({ description: 'A JSON string holding OrderRef, Discount, Tax: parse it.' }),
+    MerchantId: uuid,
+    Timestamp: dateTime,
+    TraceId: z.string(),
+    IntentType: z.string(),
+    MetadataJson: z.string().nullable(),
+  }),
+);
+
+export const RefundStatusChanged = envelope(
+  'RefundStatusChanged',
+  z.strictObject({
+    RefundId: uuid,
+    PaymentIntentId: uuid,
+    TransactionReference: z.string(),
+    PreviousStatus: z.int().min(0).max(7),
+    CurrentStatus: z.int().min(0).max(7).meta({ description: '0 Pending, 1 Approved, 2 Processing, 3 Completed, 4 Failed, 5 Cancelled, 6 Rejected, 7 Expired.' }),
+    CurrentStatusName: z.enum(['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired']),
+    Amount: z.number(),
+    Currency: z.string(),
+    Reason: z.string().nullable().meta({ description: 'The refund’s reason as requested.' }),
+    AttemptCount: z.int().min(0),
+    MerchantId: uuid,
+    Timestamp: dateTime,
+    TraceId: z.string(),
+  }),
+);
+
+export const SettlementStatusChanged = envelope(
+  'SettlementStatusChanged',
+  z.strictObject({
+    SettlementId: uuid,
+    PreviousStatus: z.int().min(0).max(5),
+    CurrentStatus: z.int().min(0).max(5).meta({ description: '0 Pending, 1 Approved, 2 Processing, 3 Completed, 4 Failed, 5 Cancelled.' }),
+    CurrentStatusName: z.enum(['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled']),
+    Amount: z.number(),
+    Currency: z.string(),
+    PayoutCurrency: z.string(),
+    PayoutAmount: z.number().nullable(),
+    FxRate: z.number().nullable(),
+    FailureReason: z.string().nullable(),
+    IsAuto: z.boolean(),
+    MerchantId: uuid,
+    Timestamp: dateTime,
+    TraceId: z.string(),
+  }),
+);
+
+const deliveryState = z.enum(['pending', 'retrying', 'delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled']);
+
+const EventFeed = z.strictObject({
+  items: z.array(
+    z.strictObject({
+      eventId: z.string(),
+      type: z.enum(['TransactionStatusChanged', 'RefundStatusChanged', 'SettlementStatusChanged']),
+      created: z.int(),
+      deliveryState,
+      event: z.looseObject({ id: z.string(), type: z.string() }).meta({ description: 'The event exactly as delivered (see `webhooks`).' }),
+    }),
+  ),
+  hasMore: z.boolean(),
+});
+
+const Delivery = z.strictObject({
+  state: z.string().meta({ description: 'pending, delivered, retrying, failed, …' }),
+  attempts: z.int().min(0),
+  lastAttemptAt: nullableDateTime,
+  lastStatusCode: z.int().nullable(),
+  lastError: z.string().nullable().meta({ description: 'A category (timeout, connection_refused, …), never a raw error.' }),
+  nextAttemptAt: nullableDateTime,
+  deliveredAt: nullableDateTime,
+});
+
+const StoredEvent = z.strictObject({
+  eventId: z.string(),
+  type: z.string(),
+  created: z.int(),
+  previousStatus: z.union([z.string(), z.int()]).nullable().optional(),
+  currentStatus: z.union([z.string(), z.int()]).nullable().optional(),
+  delivery: Delivery,
+  event: z.looseObject({ id: z.string(), type: z.string() }).meta({ description: 'The event exactly as delivered (see `webhooks`).' }),
+});
+
+const TransactionEvents = z.strictObject({ paymentIntentId: uuid, items: z.array(StoredEvent) });
+
+const Attempt = z.strictObject({
+  attempt: z.int().min(1),
+  roundAttempt: z.int().min(1),
+  trigger: z.enum(['automatic', 'resend', 'redrive']),
+  deliveryId: z.string(),
+  attemptedAt: dateTime,
+  url: z.string().nullable(),
+  destination: z.enum(['callbackUrl', 'endpoint']).nullable(),
+  statusCode: z.int().nullable(),
+  durationMs: z.number().min(0),
+  error: z.string().nullable(),
+  outcome: z.enum(['delivered', 'failed', 'no_destination', 'endpoint_disabled']),
+  nextAttemptAt: nullableDateTime,
+});
+
+const EventAttempts = z.strictObject({
+  eventId: z.string(),
+  paymentIntentId: uuid.nullable().meta({ description: 'The transaction (a refund event: the refunded one); null for a settlement event.' }),
+  delivery: Delivery,
+  items: z.array(Attempt),
+});
+
+const ResendQueued = z.strictObject({ eventId: z.string(), resendId: z.string(), status: z.literal('queued'), requestedAt: dateTime });
+
+const ProviderCallbackResult = z.strictObject({ paymentIntentId: uuid, status: intentStatus.optional(), changed: z.boolean() });
+
+const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) });
+
+export const responseSchemas = {
+  Balance,
+  SettlementSchedule,
+  Settlement,
+  SettlementPage,
+  Refund,
+  RefundPage,
+  CheckoutCreated,
+  DepositCreated,
+  Withdrawal,
+  Transaction,
+  TransactionList,
+  TransactionEvents,
+  EventAttempts,
+  EventFeed,
+  ResendQueued,
+  ProviderCallbackResult,
+  OpenApiDocument,
+} satisfies Record<string, z.ZodType>;
+export type ResponseSchemaName = keyof typeof responseSchemas;
+
+const id = '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c';
+const merchantId = '9c4e1a7b-2d3f-4e5a-8b6c-0d1e2f3a4b5c';
+const at = '2025-06-01T10:15:00.000Z';
+const later = '2025-06-01T10:45:00.000Z';
+const trace = '1b2c3d4e-5f60-4718-9a0b-1c2d3e4f5a6b';
+
+const settlement = {
+  id,
+  merchantId,
+  amount: 5000,
+  currency: 'PKR',
+  payoutCurrency: 'PKR',
+  payoutAmount: null,
+  fee: 50,
+  netAmount: 4950,
+  fxRate: null,
+  fxRateTimestamp: null,
+  bankName: 'Meezan Bank',
+  iban: 'PK36SCBL0000001123456702',
+  accountTitle: 'Acme Traders',
+  usdtAddress: null,
+  usdtNetwork: null,
+  status: 0,
+  isLive: false,
+  requestedAt: at,
+  approvedAt: null,
+  processedAt: null,
+  failureReason: null,
+  isAuto: false,
+};
+const refund = {
+  id,
+  paymentIntentId: merchantId,
+  transactionReference: 'TRX20250601ABC123',
+  amount: 500,
+  currency: 'PKR',
+  fee: 0,
+  reason: 'Customer returned one item',
+  status: 0,
+  isLive: false,
+  requestedAt: at,
+  approvedAt: null,
+  processedAt: null,
+  expiresAt: '2025-06-08T10:15:00.000Z',
+  attemptCount: 0,
+  failureReason: null,
+};
+const walletChargeInfo = {
+  provider: 'JazzCash',
+  status: 'Pending',
+  transactionReference: 'JC20250601000123',
+  message: 'Approve the payment on your phone.',
+  isSuccess: true,
+  errorCode: null,
+  errorDetails: null,
+  traceId: trace,
+};
+const payoutInfo = {
+  status: 'Processing',
+  provider: 'Bank transfer',
+  transactionReference: 'PO20250601000077',
+  message: 'The payout was accepted by the bank and is being processed.',
+  isSuccess: true,
+  errorCode: null,
+  errorDetails: null,
+  traceId: trace,
+  estimatedCompletionTime: later,
+  customerBankName: 'Standard Chartered',
+  customerAccountNumber: '********************6702',
+};
+const transaction = {
+  paymentIntentId: id,
+  intentType: 'checkout',
+  status: 'Completed',
+  amount: 1500,
+  currency: 'PKR',
+  fee: 45,
+  refundedAmount: 0,
+  merchantReference: 'ORDER1001',
+  transactionReference: 'TRX20250601ABC123',
+  orderRef: { orderRef: 'ORDER1001', discount: null, tax: null },
+  customerRef: { name: 'Ayesha Khan', email: 'ayesha@example.com' },
+  description: 'Order 1001',
+  metadataJson: null,
+  isLive: false,
+  reason: null,
+  createdAt: at,
+  updatedAt: later,
+  expiresAt: later,
+  paymentMethod: 'card',
+  card: { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 },
+  walletProvider: null,
+  walletNumberLast4: null,
+  traceId: trace,
+};
+const delivery = { state: 'delivered', attempts: 1, lastAttemptAt: later, lastStatusCode: 200, lastError: null, nextAttemptAt: null, deliveredAt: later };
+export const transactionStatusChangedExample = {
+  id: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c',
+  type: 'TransactionStatusChanged',
+  created: 1748772900,
+  livemode: false,
+  api_version: 'v1',
+  data: {
+    TransactionId: id,
+    PreviousStatus: 'Pending',
+    CurrentStatus: 'Completed',
+    Amount: 1500,
+    Currency: 'PKR',
+    Reason: null,
+    ReasonDetail: null,
+    TransactionReference: 'TRX20250601ABC123',
+    CustomerRef: { name: 'Ayesha Khan' },
+    OrderRef: '{"OrderRef":"ORDER1001","Discount":null,"Tax":null}',
+    MerchantId: merchantId,
+    Timestamp: later,
+    TraceId: trace,
+    IntentType: 'checkout',
+    MetadataJson: null,
+  },
+};
+
+export const refundStatusChangedExample = {
+  id: 'evt_6c2a9d3e4f6a8b7c1d2e3f4a5b6c5b1f',
+  type: 'RefundStatusChanged',
+  created: 1748773800,
+  livemode: false,
+  api_version: 'v1',
+  data: {
+    RefundId: '7d1e2f3a-4b5c-4d6e-8f70-a1b2c3d4e5f6',
+    PaymentIntentId: id,
+    TransactionReference: 'TRX20250601ABC123',
+    PreviousStatus: 2,
+    CurrentStatus: 3,
+    CurrentStatusName: 'Completed',
+    Amount: 500,
+    Currency: 'PKR',
+    Reason: 'Damaged item',
+    AttemptCount: 1,
+    MerchantId: merchantId,
+    Timestamp: later,
+    TraceId: trace,
+  },
+};
+
+export const settlementStatusChangedExample = {
+  id: 'evt_7d3e4f6a8b7c1d2e3f4a5b6c5b1f0c2a',
+  type: 'SettlementStatusChanged',
+  created: 1748773800,
+  livemode: false,
+  api_version: 'v1',
+  data: {
+    SettlementId: id,
+    PreviousStatus: 1,
+    CurrentStatus: 2,
+    CurrentStatusName: 'Processing',
+    Amount: 5000,
+    Currency: 'PKR',
+    PayoutCurrency: 'PKR',
+    PayoutAmount: 4975,
+    FxRate: null,
+    FailureReason: null,
+    IsAuto: false,
+    MerchantId: merchantId,
+    Timestamp: later,
+    TraceId: trace,
+  },
+};
+
+/** One realistic example per response schema (validated against it by test/openapi/document.test.ts). */
+export const responseExamples: Record<ResponseSchemaName, unknown> = {
+  Balance: {
+    userId: merchantId,
+    walletId: 'wal_test_PKR',
+    currentBalance: 12500,
+    pendingBalance: 2500,
+    availableBalance: 10000,
+    currency: 'PKR',
+    pendingTransactionCount: 1,
+    pendingByTransactionType: { withdrawal: 2500, settlement: 0, refund: 0 },
+    retrievedAt: at,
+  },
+  SettlementSchedule: {
+    merchantId,
+    isLive: false,
+    enabled: true,
+    frequency: 'weekly',
+    dayOfPeriod: 1,
+    hourUtc: 6,
+    currency: 'PKR',
+    minimumBalance: 1000,
+    destination: { type: 'bank_transfer', bankName: 'Meezan Bank', accountTitle: 'Acme Traders', ibanLast4: '6702' },
+    nextRunAt: '2025-06-02T06:00:00.000Z',
+  },
+  Settlement: settlement,
+  SettlementPage: { items: [settlement], page: 1, pageSize: 20, totalCount: 1, totalPages: 1, hasMore: false },
+  Refund: refund,
+  RefundPage: { items: [refund], page: 1, pageSize: 20, totalCount: 1, totalPages: 1, hasMore: false, paymentIntentId: merchantId, currency: 'PKR', amount: 1500, refundedAmount: 0, refundableAmount: 1000 },
+  CheckoutCreated: { paymentIntentId: id, checkoutUrl: `https://pay.example.com/pay/${id}`, expiresAt: later },
+  DepositCreated: { paymentIntentId: id, amount: 1500, currency: 'PKR', merchantReference: 'ORDER1002', walletChargeInfo },
+  Withdrawal: {
+    paymentIntentId: id,
+    amount: 2500,
+    currency: 'PKR',
+    merchantReference: 'PAYOUT77',
+    isLive: false,
+    fee: 25,
+    totalRequired: 2525,
+    availableBalance: 7475,
+    payoutInfo,
+    traceId: trace,
+  },
+  Transaction: transaction,
+  TransactionList: { items: [transaction], hasMore: false },
+  TransactionEvents: {
+    paymentIntentId: id,
+    items: [{ eventId: transactionStatusChangedExample.id, type: 'TransactionStatusChanged', created: 1748772900, previousStatus: 'Pending', currentStatus: 'Completed', delivery, event: transactionStatusChangedExample }],
+  },
+  EventAttempts: {
+    eventId: transactionStatusChangedExample.id,
+    paymentIntentId: id,
+    delivery,
+    items: [
+      {
+        attempt: 1,
+        roundAttempt: 1,
+        trigger: 'automatic',
+        deliveryId: 'dlv_7c1d2e3f4a5b6c5b1f0c2a9d3e4f6a8b',
+        attemptedAt: later,
+        url: 'https://merchant.example.com/webhooks',
+        destination: 'endpoint',
+        statusCode: 200,
+        durationMs: 84,
+        error: null,
+        outcome: 'delivered',
+        nextAttemptAt: null,
+      },
+    ],
+  },
+  EventFeed: {
+    items: [
+      { eventId: refundStatusChangedExample.id, type: 'RefundStatusChanged', created: refundStatusChangedExample.created, deliveryState: 'retrying', event: refundStatusChangedExample },
+      { eventId: transactionStatusChangedExample.id, type: 'TransactionStatusChanged', created: transactionStatusChangedExample.created, deliveryState: 'delivered', event: transactionStatusChangedExample },
+    ],
+    hasMore: true,
+  },
+  ResendQueued: { eventId: transactionStatusChangedExample.id, resendId: 'rsd_2e3f4a5b6c7d8e9f', status: 'queued', requestedAt: later },
+  ProviderCallbackResult: { paymentIntentId: id, status: 'Completed', changed: true },
+  OpenApiDocument: { openapi: '3.1.0', info: { title: 'Svc Payment Gateway API', version: '1' }, paths: {} },
+};

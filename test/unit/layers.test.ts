@@ -1,0 +1,152 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Imports run one way (docs/architecture.md, Layers): functions → services → webhooks →
+ * store / providers → domain. A module may import its own layer and any layer below, never one
+ * above. TypeScript's own import scanner reads the files, so type-only imports count too.
+ */
+const root = resolve(import.meta.dirname, '../..');
+const rank: Record<string, number> = {
+  functions: 6,
+  'shared/http': 5,
+  'shared/services': 4,
+  'shared/webhooks': 3,
+  'shared/store': 2,
+  'shared/providers': 2,
+  'shared/domain': 1,
+  'shared/crypto': 1,
+  // Leaves every layer may use: logging, metrics, fault points, AWS credentials, the SDK's verifier.
+  'shared/logger.ts': 0,
+  'shared/metrics.ts': 0,
+  'shared/faults.ts': 0,
+  'shared/aws': 0,
+  'sdk/node/src': 0,
+};
+/** Only the store speaks DynamoDB. */
+const storeOnly = ['@aws-sdk/client-dynamodb', '@aws-sdk/util-dynamodb', '@aws-sdk/lib-dynamodb'];
+/** Sandbox constants (OTPs, delays) belong to the sandbox providers and the hosted page's hints. */
+const sandboxModules = ['shared/domain/sandbox.ts', 'shared/providers/wallet-sandbox.ts'];
+const sandboxUsers = ['shared/providers', 'functions/pay', 'shared/domain/sandbox.ts'];
+
+/**
+ * Imports still waiting for the engine rework (issue 12) to move them: the list must shrink, never
+ * grow, and an entry that no longer occurs fails the test so it gets removed.
+ */
+const knownDebt = new Set([
+  'shared/services/refunds.ts -> shared/http/problem.ts',
+  'shared/services/refunds.ts -> shared/http/schemas.ts',
+  'functions/payment/withdraw.ts -> shared/store/client.ts',
+  'shared/services/deposits.ts -> @aws-sdk/client-dynamodb',
+  'shared/services/checkout.ts -> shared/domain/sandbox.ts',
+  'shared/services/checkout.ts -> shared/providers/wallet-sandbox.ts',
+  'shared/services/deposits.ts -> shared/providers/wallet-sandbox.ts',
+]);
+const seenDebt = new Set<string>();
+const notDebt = (line: string) => {
+  if (!knownDebt.has(line)) return true;
+  seenDebt.add(line);
+  return false;
+};
+
+const layerOf = (file: string) =>
+  Object.keys(rank)
+    .filter((prefix) => file === prefix || file.startsWith(`${prefix}/`))
+    .sort((a, b) => b.length - a.length)[0];
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(join(root, dir))) {
+    const path = join(dir, name);
+    if (statSync(join(root, path)).isDirectory()) sourceFiles(path, out);
+    else if (name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+interface Edge {
+  from: string;
+  to: string;
+}
+function edges(): Edge[] {
+  const out: Edge[] = [];
+  for (const file of [...sourceFiles('functions'), ...sourceFiles('shared'), ...sourceFiles('sdk/node/src')]) {
+    for (const { fileName } of ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true).importedFiles) {
+      const to = fileName.startsWith('#')
+        ? fileName.slice(1)
+        : fileName.startsWith('.')
+          ? relative(root, resolve(root, dirname(file), fileName))
+          : fileName;
+      out.push({ from: file, to });
+    }
+  }
+  return out;
+}
+
+describe('layers', () => {
+  const all = edges();
+
+  it('reads the imports of every module (the scanner itself works)', () => {
+    expect(all.length).toBeGreaterThan(300);
+    expect(all).toContainEqual({ from: 'shared/http/pipeline.ts', to: 'shared/http/middlewares.ts' });
+  });
+
+  it('no module imports a layer above its own', () => {
+    const upward = all
+      .filter(({ from, to }) => {
+        const a = layerOf(from);
+        const b = layerOf(to);
+        return a !== undefined && b !== undefined && rank[b]! > rank[a]!;
+      })
+      .map(({ from, to }) => `${from} -> ${to}`)
+      .filter(notDebt);
+    expect(upward).toEqual([]);
+  });
+
+  it('handlers reach the store only through services', () => {
+    const reaching = all.filter(({ from, to }) => from.startsWith('functions/') && to.startsWith('shared/store/')).map(({ from, to }) => `${from} -> ${to}`).filter(notDebt);
+    expect(reaching).toEqual([]);
+  });
+
+  it('only the store imports the DynamoDB SDK', () => {
+    const outside = all.filter(({ from, to }) => storeOnly.includes(to) && !from.startsWith('shared/store/')).map(({ from, to }) => `${from} -> ${to}`).filter(notDebt);
+    expect(outside).toEqual([]);
+  });
+
+  it('only the sandbox providers and the hosted page use sandbox constants', () => {
+    const leaks = all
+      .filter(({ from, to }) => sandboxModules.includes(to) && !sandboxUsers.some((p) => from === p || from.startsWith(`${p}/`)))
+      .map(({ from, to }) => `${from} -> ${to}`)
+      .filter(notDebt);
+    expect(leaks).toEqual([]);
+  });
+
+  it('the SDK imports nothing of the gateway', () => {
+    const reaching = all.filter(({ from, to }) => from.startsWith('sdk/') && !to.startsWith('sdk/') && !to.startsWith('node:')).map(({ from, to }) => `${from} -> ${to}`);
+    expect(reaching).toEqual([]);
+  });
+
+  it('no import cycles between modules', () => {
+    const graph = new Map<string, string[]>();
+    for (const { from, to } of all) if (to.endsWith('.ts')) graph.set(from, [...(graph.get(from) ?? []), to]);
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (node: string, path: string[]) => {
+      if (state.get(node) === 'done') return;
+      if (state.get(node) === 'open') {
+        cycles.push([...path.slice(path.indexOf(node)), node].join(' -> '));
+        return;
+      }
+      state.set(node, 'open');
+      for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
+      state.set(node, 'done');
+    };
+    for (const node of graph.keys()) visit(node, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it('every known-debt entry still occurs (remove the ones that were fixed)', () => {
+    expect([...knownDebt].filter((line) => !seenDebt.has(line))).toEqual([]);
+  });
+});
