@@ -246,7 +246,7 @@ export const routes = {
     signature: false,
     permissions: { table: 'read' },
     summary: 'The merchant’s webhook events in the key’s mode (kept 30 days), newest first: type, since, until, deliveryState, limit (1-100), startingAfter; { items, hasMore }.',
-    doc: { tag: 'Webhooks', success: { status: 200, schema: 'EventFeed' }, example: { query: { type: 'RefundStatusChanged', deliveryState: 'retrying', limit: '20' } } },
+    doc: { tag: 'Webhooks', success: { status: 200, schema: 'EventList' }, example: { query: { type: 'RefundStatusChanged', deliveryState: 'delivered', limit: '20' } } },
   },
   resendEvent: {
     id: 'resendEvent',

@@ -1,28 +1,69 @@
 /**
- * Domain outcomes a request can run into, free of HTTP: the pipeline maps them to problem details
- * (BusinessRuleError → 422, NotFoundError → 404, RateLimited → 429 with Retry-After).
+ * The one error type of the domain and the services, free of HTTP. Its category says what kind of
+ * refusal it is; the pipeline maps categories to problem details in one place
+ * (`problemFor`, shared/http/problem.ts): invalid → 400, not_found → 404, conflict → 409,
+ * business_rule → 422 with its stable `code`, rate_limited → 429 with Retry-After,
+ * unavailable → 503. Anything else that escapes a service is a bug and answers 500.
  */
-export class BusinessRuleError extends Error {
+export type ErrorCategory = 'invalid' | 'not_found' | 'conflict' | 'business_rule' | 'rate_limited' | 'unavailable';
+
+export interface DomainErrorOptions {
+  /** Stable machine-readable code (problem body `code`); merchants may branch on it. */
+  code?: string;
+  /** Field → messages, for `invalid` (problem body `errors`). */
+  errors?: Record<string, string[]>;
+  /** For `rate_limited` and `unavailable`: when to try again. */
+  retryAfterSeconds?: number;
+}
+
+export class DomainError extends Error {
+  readonly code: string | undefined;
+  readonly errors: Record<string, string[]> | undefined;
+  readonly retryAfterSeconds: number | undefined;
   constructor(
+    readonly category: ErrorCategory,
     readonly detail: string,
-    /** Stable machine-readable code, added to the problem body as `code`. */
-    readonly code?: string,
+    options: DomainErrorOptions = {},
   ) {
     super(detail);
+    this.name = new.target.name;
+    this.code = options.code;
+    this.errors = options.errors;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
-export class NotFoundError extends Error {}
+/** A request the business rules refuse (422) with a stable `code`. */
+export class BusinessRuleError extends DomainError {
+  constructor(detail: string, code?: string) {
+    super('business_rule', detail, code ? { code } : {});
+  }
+}
 
-/** A refused operator command (ops CLI): its message is shown to the operator as is. */
-export class OperatorError extends Error {}
+/** The object does not exist for this merchant and mode (404; another merchant's objects too). */
+export class NotFoundError extends DomainError {
+  constructor(detail = 'Not found.') {
+    super('not_found', detail);
+  }
+}
 
 /** A per-merchant quota is used up for its window; the caller may retry after `retryAfterSeconds`. */
-export class RateLimited extends Error {
-  constructor(
-    readonly detail: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(detail);
+export class RateLimited extends DomainError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super('rate_limited', detail, { retryAfterSeconds, code: 'rate_limited' });
+  }
+}
+
+/** A concurrent change won; retrying the same request (same Idempotency-Key) is safe. */
+export class ConflictError extends DomainError {
+  constructor(detail: string, code = 'concurrent_update') {
+    super('conflict', detail, { code });
+  }
+}
+
+/** A refused operator command (ops CLI): its message is shown to the operator as is. */
+export class OperatorError extends DomainError {
+  constructor(detail: string) {
+    super('invalid', detail);
   }
 }

@@ -1,3 +1,7 @@
-/** The webhook event types (shared/domain/events.ts builds them); merchants' endpoints subscribe to a subset. */
+/** The event types the gateway sends (docs/merchant-guide.md, Webhooks). */
 export const webhookEventTypes = ['TransactionStatusChanged', 'RefundStatusChanged', 'SettlementStatusChanged'] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+/** Where an event's delivery stands (the events feed's `deliveryState`). */
+export const deliveryStates = ['pending', 'retrying', 'delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled'] as const;
+export type DeliveryState = (typeof deliveryStates)[number];

@@ -2,7 +2,6 @@ import type { Mode } from './credentials.ts';
 import { randomUUID } from 'node:crypto';
 import type { IntentStatus, PaymentIntent } from './intent.ts';
 import { fromMinor } from './money.ts';
-import type { WebhookEventType } from './event-types.ts';
 import { eventReason, type ReasonCode } from './reasons.ts';
 import { refundStatusNames, type Refund, type RefundStatus } from './refund.ts';
 import { settlementStatusNames, type Settlement, type SettlementStatus } from './settlement.ts';
@@ -13,11 +12,10 @@ import { settlementStatusNames, type Settlement, type SettlementStatus } from '.
  * it (transactional outbox); the id is stable across every delivery attempt.
  */
 export const eventType = 'TransactionStatusChanged';
-export { webhookEventTypes, type WebhookEventType } from './event-types.ts';
+import type { WebhookEventType } from './event-types.ts';
+
+export { deliveryStates, webhookEventTypes, type DeliveryState, type WebhookEventType } from './event-types.ts';
 export const apiVersion = 'v1';
-/** Where an event's delivery stands (its delivery log's state; `pending` = not tried yet). */
-export const deliveryStates = ['pending', 'retrying', 'delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled'] as const;
-export type DeliveryState = (typeof deliveryStates)[number];
 
 export interface TransactionStatusChanged {
   id: string;

@@ -1,3 +1,4 @@
+import { BusinessRuleError, DomainError } from './errors.ts';
 /**
  * Money is an integer count of the currency's minor unit (CONTRACT §3). JSON carries decimals;
  * they are converted here, by string arithmetic, never by floating-point multiplication.
@@ -62,4 +63,16 @@ export function feeFor(amountMinor: number, fee: { basisPoints: number; fixedMin
   const total = Number(proportional) + fee.fixedMinor;
   assertMinor(total);
   return total;
+}
+
+/** A decimal amount in the currency's minor units; too many decimals is a 400 on `field` (CONTRACT §3). */
+export function minorUnits(value: number, currency: Currency, field = 'amount'): number {
+  // A well-formed amount that is zero or negative breaks an amount limit: 422 (CONTRACT §4).
+  if (value <= 0) throw new BusinessRuleError(`${field} must be greater than 0.`, 'amount_below_minimum');
+  try {
+    return toMinor(value, currency);
+  } catch (error) {
+    if (error instanceof MoneyFormatError) throw new DomainError('invalid', `${field} ${error.message}.`, { errors: { [field]: [error.message] } });
+    throw error;
+  }
 }

@@ -3,7 +3,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import { parseApiKey } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError, RateLimited } from '#shared/domain/errors.ts';
+import { DomainError } from '#shared/domain/errors.ts';
 import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
 import { JsonTooDeep, jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
@@ -14,7 +14,7 @@ import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope,
 import { getApiKeyByHash, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
 import { keyHasScope } from '#shared/domain/scopes.ts';
 import { supportedVersions, type Route } from './route.ts';
-import { HttpProblem, problems, type FieldErrors } from './problem.ts';
+import { HttpProblem, problemFor, problems, type FieldErrors } from './problem.ts';
 
 /**
  * The request pipeline's middlewares. Each is a small middy factory; shared/http/pipeline.ts
@@ -127,10 +127,7 @@ export function problemDetails(): Middleware {
       const { traceId } = state(request);
       let problem: HttpProblem;
       if (request.error instanceof HttpProblem) problem = request.error;
-      else if (request.error instanceof BusinessRuleError) {
-        problem = problems.unprocessable(request.error.detail, request.error.code ? { code: request.error.code } : {});
-      } else if (request.error instanceof NotFoundError) problem = problems.notFound(request.error.message);
-      else if (request.error instanceof RateLimited) problem = problems.tooManyRequests(request.error.detail, request.error.retryAfterSeconds);
+      else if (request.error instanceof DomainError) problem = problemFor(request.error);
       else if (request.error instanceof JsonTooDeep) problem = problems.badRequest(`The request is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, 'body_too_deep');
       else if (request.error instanceof TransactionFailed && request.error.conflicted) {
         problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.', 'concurrent_update');

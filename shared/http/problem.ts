@@ -1,3 +1,4 @@
+import type { DomainError, ErrorCategory } from '#shared/domain/errors.ts';
 /**
  * Problem details (RFC 9457; CONTRACT §4). Every error a merchant sees is one of these: `type` is
  * the RFC section of the status, `traceId` is added by the pipeline, `errors` (field path →
@@ -17,6 +18,7 @@ const statusInfo: Record<number, { title: string; type: string }> = {
   422: { title: 'Unprocessable Content', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.21' },
   429: { title: 'Too Many Requests', type: 'https://www.rfc-editor.org/rfc/rfc6585#section-4' },
   500: { title: 'Internal Server Error', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.6.1' },
+  503: { title: 'Service Unavailable', type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.6.4' },
 };
 
 /** The `code` of a problem that names none: one per status. */
@@ -32,6 +34,7 @@ export const defaultCodes: Record<number, string> = {
   422: 'business_rule_violation',
   429: 'rate_limited',
   500: 'internal_error',
+  503: 'service_unavailable',
 };
 
 export type FieldErrors = Record<string, string[]>;
@@ -81,3 +84,15 @@ export const problems = {
   tooManyRequests: (detail: string, retryAfterSeconds: number) => new HttpProblem(429, detail, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
   internal: () => new HttpProblem(500, 'An internal error occurred. Quote the traceId to support.'),
 };
+
+const statusOf: Record<ErrorCategory, number> = { invalid: 400, not_found: 404, conflict: 409, business_rule: 422, rate_limited: 429, unavailable: 503 };
+
+/** THE mapping of domain errors to problem details (docs/merchant-guide.md, Errors). */
+export function problemFor(error: DomainError): HttpProblem {
+  const headers = error.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } : undefined;
+  return new HttpProblem(statusOf[error.category], error.detail, {
+    ...(error.code ? { code: error.code } : {}),
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...(headers ? { headers } : {}),
+  });
+}

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { isSupportedCurrency, MoneyFormatError, toMinor, type Currency } from '#shared/domain/money.ts';
+import { isSupportedCurrency, type Currency } from '#shared/domain/money.ts';
 import { problems } from './problem.ts';
 
 /**
@@ -69,14 +69,4 @@ export const signature = z.string();
 /** 1 or 2: SPEC `paymentMethod` / `walletProvider`. */
 export const walletProviderId = z.union([z.literal(1), z.literal(2)], 'must be 1 or 2');
 
-/** A decimal amount in the currency's minor units; too many decimals is a 400 on `field` (CONTRACT §3). */
-export function minorUnits(value: number, currency: Currency, field = 'amount'): number {
-  // A well-formed amount that is zero or negative breaks an amount limit: 422 (CONTRACT §4).
-  if (value <= 0) throw problems.unprocessable(`${field} must be greater than 0.`, { code: 'amount_below_minimum' });
-  try {
-    return toMinor(value, currency);
-  } catch (error) {
-    if (error instanceof MoneyFormatError) throw problems.badRequest(`${field} ${error.message}.`, { [field]: [error.message] });
-    throw error;
-  }
-}
+export { minorUnits } from '#shared/domain/money.ts';

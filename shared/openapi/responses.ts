@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
+import { reasonCodes, type ReasonCode } from '#shared/domain/reasons.ts';
+import { refundStatusNames } from '#shared/domain/refund.ts';
+import { settlementStatusNames } from '#shared/domain/settlement.ts';
 
 /**
  * The bodies the gateway answers with, as zod schemas, for the OpenAPI document. Request schemas
@@ -211,8 +215,8 @@ export const TransactionStatusChanged = envelope(
     CurrentStatus: intentStatus,
     Amount: z.number(),
     Currency: z.string(),
-    Reason: z.string().nullable().meta({ description: 'A stable reason code (merchant guide "Reason codes"), or null.' }),
-    ReasonDetail: z.string().nullable().meta({ description: 'Free text beside the code (a bank’s or provider’s message, an operator’s note), or null.' }),
+    Reason: z.enum(Object.keys(reasonCodes) as [ReasonCode, ...ReasonCode[]]).nullable().meta({ description: 'A stable reason code (see the merchant guide, Reason codes); null when none.' }),
+    ReasonDetail: z.string().nullable().meta({ description: 'Free text for people; never branch on it.' }),
     TransactionReference: z.string(),
     CustomerRef: z.record(z.string(), z.string()).nullable(),
     OrderRef: z.string().meta({ description: 'A JSON string holding OrderRef, Discount, Tax: parse it.' }),
@@ -230,12 +234,12 @@ export const RefundStatusChanged = envelope(
     RefundId: uuid,
     PaymentIntentId: uuid,
     TransactionReference: z.string(),
-    PreviousStatus: z.int().min(0).max(7),
-    CurrentStatus: z.int().min(0).max(7).meta({ description: '0 Pending, 1 Approved, 2 Processing, 3 Completed, 4 Failed, 5 Cancelled, 6 Rejected, 7 Expired.' }),
-    CurrentStatusName: z.enum(['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired']),
+    PreviousStatus: z.int().meta({ description: 'The refund status integer before the change.' }),
+    CurrentStatus: z.int().meta({ description: 'The refund status integer now.' }),
+    CurrentStatusName: z.enum(refundStatusNames),
     Amount: z.number(),
     Currency: z.string(),
-    Reason: z.string().nullable().meta({ description: 'The refund’s reason as requested.' }),
+    Reason: z.string().nullable(),
     AttemptCount: z.int().min(0),
     MerchantId: uuid,
     Timestamp: dateTime,
@@ -247,9 +251,9 @@ export const SettlementStatusChanged = envelope(
   'SettlementStatusChanged',
   z.strictObject({
     SettlementId: uuid,
-    PreviousStatus: z.int().min(0).max(5),
-    CurrentStatus: z.int().min(0).max(5).meta({ description: '0 Pending, 1 Approved, 2 Processing, 3 Completed, 4 Failed, 5 Cancelled.' }),
-    CurrentStatusName: z.enum(['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled']),
+    PreviousStatus: z.int().meta({ description: 'The settlement status integer before the change.' }),
+    CurrentStatus: z.int().meta({ description: 'The settlement status integer now.' }),
+    CurrentStatusName: z.enum(settlementStatusNames),
     Amount: z.number(),
     Currency: z.string(),
     PayoutCurrency: z.string(),
@@ -262,21 +266,6 @@ export const SettlementStatusChanged = envelope(
     TraceId: z.string(),
   }),
 );
-
-const deliveryState = z.enum(['pending', 'retrying', 'delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled']);
-
-const EventFeed = z.strictObject({
-  items: z.array(
-    z.strictObject({
-      eventId: z.string(),
-      type: z.enum(['TransactionStatusChanged', 'RefundStatusChanged', 'SettlementStatusChanged']),
-      created: z.int(),
-      deliveryState,
-      event: z.looseObject({ id: z.string(), type: z.string() }).meta({ description: 'The event exactly as delivered (see `webhooks`).' }),
-    }),
-  ),
-  hasMore: z.boolean(),
-});
 
 const Delivery = z.strictObject({
   state: z.string().meta({ description: 'pending, delivered, retrying, failed, …' }),
@@ -315,12 +304,16 @@ const Attempt = z.strictObject({
   nextAttemptAt: nullableDateTime,
 });
 
-const EventAttempts = z.strictObject({
+const EventAttempts = z.strictObject({ eventId: z.string(), paymentIntentId: uuid.nullable(), delivery: Delivery, items: z.array(Attempt) });
+
+const FeedItem = z.strictObject({
   eventId: z.string(),
-  paymentIntentId: uuid.nullable().meta({ description: 'The transaction (a refund event: the refunded one); null for a settlement event.' }),
-  delivery: Delivery,
-  items: z.array(Attempt),
+  type: z.enum(webhookEventTypes),
+  created: z.int().meta({ description: 'Unix seconds, as in the envelope.' }),
+  deliveryState: z.enum(deliveryStates),
+  event: z.looseObject({ id: z.string(), type: z.string() }).meta({ description: 'The envelope exactly as sent (see `webhooks`).' }),
 });
+const EventList = z.strictObject({ items: z.array(FeedItem), hasMore: z.boolean() });
 
 const ResendQueued = z.strictObject({ eventId: z.string(), resendId: z.string(), status: z.literal('queued'), requestedAt: dateTime });
 
@@ -342,7 +335,7 @@ export const responseSchemas = {
   TransactionList,
   TransactionEvents,
   EventAttempts,
-  EventFeed,
+  EventList,
   ResendQueued,
   ProviderCallbackResult,
   OpenApiDocument,
@@ -471,13 +464,13 @@ export const transactionStatusChangedExample = {
 };
 
 export const refundStatusChangedExample = {
-  id: 'evt_6c2a9d3e4f6a8b7c1d2e3f4a5b6c5b1f',
+  id: 'evt_6c2a0d3b9e4f5a6b7c8d9e0f1a2b3c4d',
   type: 'RefundStatusChanged',
-  created: 1748773800,
+  created: 1748774700,
   livemode: false,
   api_version: 'v1',
   data: {
-    RefundId: '7d1e2f3a-4b5c-4d6e-8f70-a1b2c3d4e5f6',
+    RefundId: '7d3e9f1a-2b4c-4d5e-8f6a-1b2c3d4e5f6a',
     PaymentIntentId: id,
     TransactionReference: 'TRX20250601ABC123',
     PreviousStatus: 2,
@@ -485,7 +478,7 @@ export const refundStatusChangedExample = {
     CurrentStatusName: 'Completed',
     Amount: 500,
     Currency: 'PKR',
-    Reason: 'Damaged item',
+    Reason: 'Customer returned one item',
     AttemptCount: 1,
     MerchantId: merchantId,
     Timestamp: later,
@@ -494,16 +487,16 @@ export const refundStatusChangedExample = {
 };
 
 export const settlementStatusChangedExample = {
-  id: 'evt_7d3e4f6a8b7c1d2e3f4a5b6c5b1f0c2a',
+  id: 'evt_7d3b1e4c0f5a6b7c8d9e0f1a2b3c4d5e',
   type: 'SettlementStatusChanged',
-  created: 1748773800,
+  created: 1748775600,
   livemode: false,
   api_version: 'v1',
   data: {
-    SettlementId: id,
-    PreviousStatus: 1,
-    CurrentStatus: 2,
-    CurrentStatusName: 'Processing',
+    SettlementId: '8e4f0a2b-3c5d-4e6f-9a7b-2c3d4e5f6a7b',
+    PreviousStatus: 2,
+    CurrentStatus: 3,
+    CurrentStatusName: 'Completed',
     Amount: 5000,
     Currency: 'PKR',
     PayoutCurrency: 'PKR',
@@ -566,6 +559,13 @@ export const responseExamples: Record<ResponseSchemaName, unknown> = {
     paymentIntentId: id,
     items: [{ eventId: transactionStatusChangedExample.id, type: 'TransactionStatusChanged', created: 1748772900, previousStatus: 'Pending', currentStatus: 'Completed', delivery, event: transactionStatusChangedExample }],
   },
+  EventList: {
+    items: [
+      { eventId: refundStatusChangedExample.id, type: 'RefundStatusChanged', created: refundStatusChangedExample.created, deliveryState: 'delivered', event: refundStatusChangedExample },
+      { eventId: transactionStatusChangedExample.id, type: 'TransactionStatusChanged', created: transactionStatusChangedExample.created, deliveryState: 'retrying', event: transactionStatusChangedExample },
+    ],
+    hasMore: false,
+  },
   EventAttempts: {
     eventId: transactionStatusChangedExample.id,
     paymentIntentId: id,
@@ -586,13 +586,6 @@ export const responseExamples: Record<ResponseSchemaName, unknown> = {
         nextAttemptAt: null,
       },
     ],
-  },
-  EventFeed: {
-    items: [
-      { eventId: refundStatusChangedExample.id, type: 'RefundStatusChanged', created: refundStatusChangedExample.created, deliveryState: 'retrying', event: refundStatusChangedExample },
-      { eventId: transactionStatusChangedExample.id, type: 'TransactionStatusChanged', created: transactionStatusChangedExample.created, deliveryState: 'delivered', event: transactionStatusChangedExample },
-    ],
-    hasMore: true,
   },
   ResendQueued: { eventId: transactionStatusChangedExample.id, resendId: 'rsd_2e3f4a5b6c7d8e9f', status: 'queued', requestedAt: later },
   ProviderCallbackResult: { paymentIntentId: id, status: 'Completed', changed: true },

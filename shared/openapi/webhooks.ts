@@ -33,14 +33,16 @@ export const webhookEvents: readonly WebhookEventDoc[] = [
   {
     type: 'RefundStatusChanged',
     summary: 'A refund changed status',
-    description: 'Sent on every change of a refund’s status (integers 0-7 with the current one’s name), to the merchant’s endpoint for the mode (if it subscribes to this type).',
+    description:
+      'Sent on every refund status change (Pending, Approved, Processing, Completed, Failed, Cancelled, Rejected, Expired) to the merchant’s endpoint for the mode, if it subscribes to this type. Statuses are the refund’s integers; CurrentStatusName names the new one.',
     schema: RefundStatusChanged,
     example: refundStatusChangedExample,
   },
   {
     type: 'SettlementStatusChanged',
     summary: 'A settlement changed status',
-    description: 'Sent on every change of a settlement’s status (integers 0-5 with the current one’s name), to the merchant’s endpoint for the mode (if it subscribes to this type).',
+    description:
+      'Sent on every settlement status change (Pending, Approved, Processing, Completed, Failed, Cancelled) to the merchant’s endpoint for the mode, if it subscribes to this type. Statuses are the settlement’s integers; CurrentStatusName names the new one.',
     schema: SettlementStatusChanged,
     example: settlementStatusChangedExample,
   },

@@ -1,7 +1,7 @@
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { BusinessRuleError, ConflictError, NotFoundError } from '#shared/domain/errors.ts';
 import { holdFunds, journal, releaseHold } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
@@ -19,8 +19,7 @@ import {
   type RefundableIntent,
   type RefundView,
 } from '#shared/domain/refund.ts';
-import { problems } from '#shared/http/problem.ts';
-import { minorUnits } from '#shared/http/schemas.ts';
+import { minorUnits } from '#shared/domain/money.ts';
 import { bounded, later, outboundTimings, pastNotFoundGrace } from './outbound.ts';
 import { logger } from '#shared/logger.ts';
 import { refundProviderFor, type RefundInstruction, type RefundProvider } from '#shared/providers/refund-provider.ts';
@@ -124,7 +123,7 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, com
       throw error;
     }
   }
-  throw problems.conflict('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.', 'concurrent_update');
+  throw new ConflictError('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.');
 }
 
 /** GET /Refunds/{id}: another merchant's or mode's refund does not exist. */

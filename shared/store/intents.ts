@@ -1,6 +1,6 @@
 import { BatchGetItemCommand, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { statusChangedEvent, type AddressedEvent, type StoredEvent, type TransactionStatusChanged } from '#shared/domain/events.ts';
+import { statusChangedEvent, type AddressedEvent, type StoredEvent, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
 import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { canTransition, IllegalTransition, isTerminal, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';

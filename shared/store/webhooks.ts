@@ -25,7 +25,7 @@ export interface EventPointer {
   eventCreatedAt: string;
 }
 
-export type { DeliveryState } from '#shared/domain/events.ts';
+export type { DeliveryState };
 /** States that end a round: a message of that round is then acknowledged without an attempt. */
 export const closedStates: readonly DeliveryState[] = ['delivered', 'dead_lettered', 'no_destination', 'endpoint_disabled'];
 

@@ -36,8 +36,6 @@ const sandboxUsers = ['shared/providers', 'functions/pay', 'shared/domain/sandbo
  * grow, and an entry that no longer occurs fails the test so it gets removed.
  */
 const knownDebt = new Set([
-  'shared/services/refunds.ts -> shared/http/problem.ts',
-  'shared/services/refunds.ts -> shared/http/schemas.ts',
   'functions/payment/withdraw.ts -> shared/store/client.ts',
   'shared/services/deposits.ts -> @aws-sdk/client-dynamodb',
   'shared/services/checkout.ts -> shared/domain/sandbox.ts',
