@@ -17,7 +17,8 @@ import { signedHeaders } from '#shared/webhooks/signing.ts';
 interface FeedItem {
   eventId: string;
   type: string;
-  created: string;
+  /** Unix seconds, as the envelope's `created`. */
+  created: number;
   deliveryState: string;
   event: unknown;
 }
@@ -94,9 +95,9 @@ export async function listen(options: ListenOptions, signal?: AbortSignal): Prom
       print(`feed: ${error instanceof GatewayError ? `${error.status} ${error.message}` : String(error)}`);
     }
     for (const item of fresh) {
-      seen.set(item.eventId, Date.parse(item.created));
+      seen.set(item.eventId, item.created * 1000);
       const { status, ms } = await forward(options.forwardTo, options.secret, item);
-      print(`${item.created}  ${item.type.padEnd(26)} ${item.eventId}  → ${status} (${ms} ms)`);
+      print(`${new Date(item.created * 1000).toISOString()}  ${item.type.padEnd(26)} ${item.eventId}  → ${status} (${ms} ms)`);
       forwarded++;
       if (options.max !== undefined && forwarded >= options.max) return forwarded;
     }
