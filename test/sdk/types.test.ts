@@ -34,7 +34,7 @@ describe('sdk/node/src/types.gen.ts', () => {
     expect(checkout).toContain('  amount: number;');
     expect(checkout).toContain('  orderRef: {');
     expect(checkout).not.toContain('signature');
-    expect(source).toMatch(/export interface Problem \{[\s\S]*?  code: string;[\s\S]*?  traceId: string;/);
+    expect(source).toMatch(/export interface Problem \{[\s\S]*?\n {2}code: string;[\s\S]*?\n {2}traceId: string;/);
   });
 
   it('prints the JSON Schema subset the document uses', () => {
