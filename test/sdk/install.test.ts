@@ -1,5 +1,5 @@
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +63,57 @@ describe('@svc-gateway/node installed from its tarball', () => {
       expect(result.balance).toMatchObject({ currency: 'PKR', availableBalance: expect.any(Number) });
     }, 90_000);
   }
+});
+
+/** What a browser does on the hosted page: load it, post the card form with the sandbox card 4242…. */
+async function payByCard(checkoutUrl: string): Promise<number> {
+  const page = gw.baseUrl + new URL(checkoutUrl).pathname;
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(page)).text())![1]!;
+  const paid = await fetch(`${page}/card`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+    body: new URLSearchParams({ csrf, name: 'Ayesha Khan', number: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' }).toString(),
+  });
+  return paid.status;
+}
+
+describe('the README', () => {
+  it('first-checkout.mjs runs as written (only the base URL and the receiver port substituted)', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const script = /```js\n(import \{ createServer \}[\s\S]*?)```/.exec(readme)?.[1];
+    expect(script, 'README.md has no first-checkout.mjs block').toBeDefined();
+    expect(script).toContain("baseUrl: 'http://localhost:3000'");
+    expect(script).toContain(".listen(3001, '127.0.0.1')");
+    process.env.WEBHOOK_MERCHANT_CACHE_MS = '0';
+    const port = await freePort();
+    writeFileSync(join(dir, 'first-checkout.mjs'), script!.replace("'http://localhost:3000'", JSON.stringify(gw.baseUrl)).replace('.listen(3001,', `.listen(${port},`));
+    const m = await newMerchant({ name: 'README Merchant', webhookUrl: `http://127.0.0.1:${port}/webhooks`, allowInsecureWebhooks: true });
+    const child = spawn(process.execPath, ['first-checkout.mjs'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, API_KEY: m.test.apiKey, SECRET_KEY: m.test.secretKey, WEBHOOK_SECRET: m.test.webhookSecret! },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((ok) => child.on('exit', ok));
+    const checkoutUrl = await new Promise<string>((ok, fail) => {
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        const found = /pay here: (\S+)/.exec(stdout);
+        if (found) ok(found[1]!);
+      });
+      child.on('exit', () => fail(new Error(`the script ended before printing the checkout URL:\n${stdout}${stderr}`)));
+    });
+    try {
+      expect(await payByCard(checkoutUrl)).toBe(303);
+      expect(await exited, stderr).toBe(0);
+    } finally {
+      child.kill();
+    }
+    expect(stdout).toContain('verified webhook: TransactionStatusChanged Completed');
+    expect(stdout).toMatch(/available balance: \d/);
+  }, 90_000);
 });
 
 describe('the installed declarations', () => {
