@@ -17,7 +17,7 @@ import { signedHeaders } from '#shared/webhooks/signing.ts';
 interface FeedItem {
   eventId: string;
   type: string;
-  /** Unix seconds, as in the envelope. */
+  /** Unix seconds, as the envelope's `created`. */
   created: number;
   deliveryState: string;
   event: unknown;

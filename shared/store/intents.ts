@@ -3,7 +3,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { statusChangedEvent, type AddressedEvent, type StoredEvent, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
 import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { canTransition, IllegalTransition, isTerminal, type HeldApproval, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
-import { db, fromItem, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
+import { db, fromItem, named, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
 import { outboxWrites } from './webhooks.ts';
@@ -21,7 +21,7 @@ export const orderRefWriteIndex = 1;
 export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: string } = {}): TxItem[] {
   const pointer = { paymentIntentId: intent.paymentIntentId, merchantId: intent.merchantId, mode: intent.mode };
   return [
-    {
+    named('intent', {
       Put: {
         TableName: tableName(),
         Item: toItem({
@@ -34,21 +34,21 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
         }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
-    },
-    {
+    }),
+    named('orderRef', {
       Put: {
         TableName: tableName(),
         Item: toItem({ ...keys.orderRef(intent.mode, intent.merchantId, intent.orderRef.orderRef), entity: 'OrderRef', ...pointer }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
-    },
-    {
+    }),
+    named('transactionReference', {
       Put: {
         TableName: tableName(),
         Item: toItem({ ...keys.transactionReference(intent.mode, intent.merchantId, intent.transactionReference), entity: 'TxRef', ...pointer }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
-    },
+    }),
   ];
 }
 
@@ -101,7 +101,7 @@ export function transitionWrites(
     next,
     event,
     writes: [
-      {
+      named('intent', {
         Update: {
           TableName: tableName(),
           Key: toItem(keys.intent(current.paymentIntentId)),
@@ -114,8 +114,8 @@ export function transitionWrites(
             ':expectedVersion': current.version, // not :version: that placeholder SETs the new version
           }),
         },
-      },
-      ...outboxWrite(current, event),
+      }),
+      ...named('event', outboxWrite(current, event)),
     ],
   };
 }
@@ -226,7 +226,7 @@ export function sameStatusUpdate(current: PaymentIntent, change: { details: Reco
   const fields = Object.keys(set);
   return {
     next,
-    write: {
+    write: named('intent', {
       Update: {
         TableName: tableName(),
         Key: toItem(keys.intent(current.paymentIntentId)),
@@ -235,7 +235,7 @@ export function sameStatusUpdate(current: PaymentIntent, change: { details: Reco
         ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
         ExpressionAttributeValues: toValues({ ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])), ':status': current.status, ':expected': current.version }),
       },
-    },
+    }),
   };
 }
 
@@ -276,7 +276,7 @@ export async function rescheduleDue(intent: PaymentIntent, dueAt: string): Promi
     await transact([sameStatusUpdate(intent, { details: {}, dueAt }).write]);
     return true;
   } catch (error) {
-    if (error instanceof TransactionFailed && error.failedAt(0)) return false;
+    if (error instanceof TransactionFailed && error.on('intent')) return false;
     throw error;
   }
 }

@@ -34,6 +34,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   AutoSettlement MERCHANT#<merchantId>              AUTOSETTLE#<mode>                 GSI2: MONEYDUE#<shard> / <nextRunAt>#autosettle:<id>:<mode>
  *   Refund        REFUND#<id>                         REFUND                            TXN#<paymentIntentId>#REFUND / <requestedAt>#<id>
  *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
+ *   SandboxReceipt SANDBOX#<rail>#<reference>         RECEIPT                           -   (test mode: what a sandbox rail received; ttl)
  *   DashUser      DASHUSER#<userId>                   DASHUSER                          MERCHANT#<merchantId>#DASHUSER / <createdAt>#<userId>
  *   DashEmail     DASHEMAIL#<lower-case e-mail>       DASHEMAIL                         -   (uniqueness + sign-in lookup)
  *   DashInvite    DASHINVITE#<sha256(token)>          DASHINVITE                        -   (single use, 72 h; ttl)
@@ -180,6 +181,8 @@ export const keys = {
     PK: `QUOTA#${mode}#${merchantId}#${subject}`,
     SK: window,
   }),
+  /** Test mode: a submission a sandbox rail received (shared/store/sandbox-receipts.ts). */
+  sandboxReceipt: (rail: string, reference: string): Key => ({ PK: `SANDBOX#${rail}#${reference}`, SK: 'RECEIPT' }),
   /** Merchant dashboard (shared/store/dashboard.ts): users, invites, sessions, audit log, sign-in throttling. */
   dashUser: (userId: string): Key => ({ PK: `DASHUSER#${userId}`, SK: 'DASHUSER' }),
   dashUserListing: (merchantId: string, createdAt: string, userId: string) => ({ GSI1PK: `MERCHANT#${merchantId}#DASHUSER`, GSI1SK: `${createdAt}#${userId}` }),
