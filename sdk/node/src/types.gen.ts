@@ -627,7 +627,7 @@ export type EventAttemptsResponse = EventAttempts;
 
 /** Query parameters of listEvents. */
 export interface ListEventsQuery {
-  type?: "TransactionStatusChanged" | "RefundStatusChanged" | "SettlementStatusChanged";
+  type?: string;
   /** An ISO 8601 date or date-time (2025-01-31 or 2025-01-31T12:00:00Z); a date alone is the start of that day (UTC) as a lower bound, its end as an upper one. */
   since?: string;
   /** An ISO 8601 date or date-time (2025-01-31 or 2025-01-31T12:00:00Z); a date alone is the start of that day (UTC) as a lower bound, its end as an upper one. */
