@@ -76,19 +76,19 @@ export async function startEmulator(name: string, handle: Handler, options: { sl
 }
 
 /**
- * Posts a notification to the gateway; like a real provider it tries again (5 times, 200 ms apart)
- * until the gateway answers 2xx. The inquiry stays authoritative.
+ * Posts a notification to the gateway; like a real provider it tries again (10 times, backing off
+ * from 200 ms) until the gateway answers 2xx. The inquiry stays authoritative.
  */
 export async function notify(url: string | undefined, body: string, contentType: string): Promise<void> {
   if (!url) return;
-  for (let attempt = 0; attempt < 5; attempt++) {
+  for (let attempt = 1; attempt <= 10; attempt++) {
     try {
       const r = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body, signal: AbortSignal.timeout(5_000) });
       if (r.ok) return;
     } catch {
       // tried again below; the gateway's reconciler asks the inquiry API anyway
     }
-    await new Promise((ok) => setTimeout(ok, 200));
+    await new Promise((ok) => setTimeout(ok, 200 * attempt));
   }
 }
 
