@@ -24,6 +24,15 @@ export const lambdaGroups = {
   dashboardApp: { id: 'dashboardApp', handler: 'functions/dashboard/app-lambda.ts', summary: 'Merchant dashboard: the signed-in pages and actions.' },
 } as const satisfies Record<LambdaGroupId, { id: LambdaGroupId; handler: string; summary: string }>;
 
+/**
+ * The sign-in group answers unauthenticated requests: like the hosted checkout it reads only the
+ * public-paths key (TOTP secrets are sealed with a key derived from it, shared/crypto/seal.ts
+ * dashboardTotpKey) and is confined by `dynamodb:LeadingKeys` to the dashboard's account items
+ * and the merchant's profile (the invitation page names the company). Never API keys,
+ * idempotency records, intents, settlements or refunds.
+ */
+const signInPartitions = ['dashUser', 'dashEmail', 'dashInvite', 'dashSession', 'dashAudit', 'dashThrottle', 'merchant'] as const;
+
 export const routes = {
   queryBalance: {
     id: 'queryBalance',
@@ -354,7 +363,7 @@ export const routes = {
     auth: 'none',
     lambda: 'dashboardSignIn',
     signature: false,
-    permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
     summary: 'Dashboard: an invitation link: the set-password form (HTML).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
@@ -366,7 +375,7 @@ export const routes = {
     auth: 'none',
     lambda: 'dashboardSignIn',
     signature: false,
-    permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
     summary: 'Dashboard: set the password from an invitation (single use, 72 h); continues to 2FA enrolment.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
@@ -378,7 +387,7 @@ export const routes = {
     auth: 'session',
     lambda: 'dashboardSignIn',
     signature: false,
-    permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
     summary: 'Dashboard: 2FA enrolment: the TOTP secret as text, otpauth:// URI and QR code.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
@@ -390,7 +399,7 @@ export const routes = {
     auth: 'session',
     lambda: 'dashboardSignIn',
     signature: false,
-    permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
     summary: 'Dashboard: confirm 2FA with a code; shows the recovery codes once and signs in.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
@@ -402,7 +411,7 @@ export const routes = {
     auth: 'none',
     lambda: 'dashboardSignIn',
     signature: false,
-    permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
     summary: 'Dashboard: the sign-in form (e-mail, password, one-time code).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
@@ -414,7 +423,7 @@ export const routes = {
     auth: 'none',
     lambda: 'dashboardSignIn',
     signature: false,
-    permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
     summary: 'Dashboard: sign in (throttled per address, lockout per account).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
@@ -426,7 +435,7 @@ export const routes = {
     auth: 'session',
     lambda: 'dashboardSignIn',
     signature: false,
-    permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
     summary: 'Dashboard: sign out of this session, or everywhere.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },

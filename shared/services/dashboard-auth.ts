@@ -18,7 +18,7 @@ import {
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
 import { hashSecret, newRecoveryCodes, verifySecret } from '#shared/crypto/password.ts';
-import { masterKey, open, seal } from '#shared/crypto/seal.ts';
+import { dashboardTotpKey, open, seal } from '#shared/crypto/seal.ts';
 import { newTotpSecret, totpUri, verifyTotp } from '#shared/crypto/totp.ts';
 import { logger } from '#shared/logger.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
@@ -93,8 +93,8 @@ export async function auditRefusal(merchantId: string, actor: Actor, action: str
 
 export const newToken = () => randomBytes(32).toString('base64url');
 const totpAad = (userId: string) => `totp:${userId}`;
-const sealTotp = async (userId: string, secret: string) => seal(await masterKey(), secret, totpAad(userId));
-const openTotp = async (userId: string, sealed: string) => open(await masterKey(), sealed, totpAad(userId));
+const sealTotp = async (userId: string, secret: string) => seal(await dashboardTotpKey(), secret, totpAad(userId));
+const openTotp = async (userId: string, sealed: string) => open(await dashboardTotpKey(), sealed, totpAad(userId));
 
 export function dashboardBaseUrl(): string {
   return (process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
