@@ -1,4 +1,12 @@
 import { groupHandler } from './group.ts';
+import * as developersCreateKey from './developers-create-key.ts';
+import * as webhooks from './webhooks.ts';
+import * as webhooksSave from './webhooks-save.ts';
+import * as webhooksRotate from './webhooks-rotate.ts';
+import * as webhooksState from './webhooks-state.ts';
+import * as webhooksTest from './webhooks-test.ts';
+import * as event from './event.ts';
+import * as eventResend from './event-resend.ts';
 import * as developers from './developers.ts';
 import * as developersRevoke from './developers-revoke.ts';
 import * as developersRoll from './developers-roll.ts';
@@ -32,4 +40,12 @@ export const handler = groupHandler('dashboardApp', {
   'functions/dashboard/payout-reject.ts': payoutReject,
   'functions/dashboard/developers-roll.ts': developersRoll,
   'functions/dashboard/developers-revoke.ts': developersRevoke,
+  'functions/dashboard/developers-create-key.ts': developersCreateKey,
+  'functions/dashboard/webhooks.ts': webhooks,
+  'functions/dashboard/webhooks-save.ts': webhooksSave,
+  'functions/dashboard/webhooks-rotate.ts': webhooksRotate,
+  'functions/dashboard/webhooks-state.ts': webhooksState,
+  'functions/dashboard/webhooks-test.ts': webhooksTest,
+  'functions/dashboard/event.ts': event,
+  'functions/dashboard/event-resend.ts': eventResend,
 });

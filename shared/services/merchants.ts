@@ -131,6 +131,19 @@ export async function rotateKeys(merchantId: string, mode: Mode, graceSeconds = 
 }
 
 /**
+ * One more key pair for a mode with the given scopes (the dashboard's "Create key"): the mode's
+ * other keys are untouched. The key and secret are returned once and stored only hashed / sealed.
+ */
+export async function createKey(merchantId: string, mode: Mode, scopes: Scope[], now = new Date()) {
+  const unknown = scopes.filter((s) => !allScopes.includes(s));
+  if (scopes.length === 0 || unknown.length) throw new OperatorError(`scopes must be some of ${allScopes.join(', ')}`);
+  const merchant = await requireMerchant(merchantId);
+  const { record, issued } = await issueKey(merchant, mode, [...new Set(scopes)], now);
+  await store.rotateApiKeys([], [record], 0, now);
+  return { merchantId, mode, scopes: record.scopes, ...issued };
+}
+
+/**
  * Funds a test wallet from the sandbox (test mode only; live money only comes from payments). With
  * a `reference`, a retried command credits once: the second run reports the first run's credit
  * (`alreadyCredited: true`) and refuses a different amount or currency under the same reference.
@@ -207,6 +220,19 @@ export async function enableWebhook(merchantId: string, mode: Mode, url?: string
   const { enableEndpoint } = await import('#shared/store/webhook-health.ts');
   await enableEndpoint({ merchantId, mode, url: target }, now);
   return { merchantId, mode, url: target, enabled: true };
+}
+
+/**
+ * Disables the mode's webhook endpoint at the merchant's request (the dashboard's "Disable"):
+ * deliveries are recorded as `endpoint_disabled` until it is enabled again (enableWebhook).
+ */
+export async function disableWebhook(merchantId: string, mode: Mode, now = new Date()) {
+  const merchant = await requireMerchant(merchantId);
+  const target = merchant.webhooks[mode]?.url;
+  if (!target) throw new OperatorError(`no webhook endpoint configured for ${mode} mode`);
+  const { disableEndpoint } = await import('#shared/store/webhook-health.ts');
+  await disableEndpoint({ merchantId, mode, url: target }, 'merchant', now);
+  return { merchantId, mode, url: target, enabled: false };
 }
 
 /**

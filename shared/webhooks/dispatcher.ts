@@ -86,7 +86,7 @@ type Destination =
   | { missing: string; url: string | null; source: 'callbackUrl' | 'endpoint' | null };
 
 /** The local-development switch never applies inside a deployed Lambda (CONTRACT §11). */
-const insecureAllowed = (merchant: Merchant) => merchant.allowInsecureWebhooks === true && !process.env.AWS_LAMBDA_FUNCTION_NAME;
+export const insecureAllowed = (merchant: Merchant) => merchant.allowInsecureWebhooks === true && !process.env.AWS_LAMBDA_FUNCTION_NAME;
 
 async function destinationFor(message: DeliveryMessage, merchant: Merchant | undefined, now: Date): Promise<Destination> {
   const endpoint = merchant?.webhooks?.[message.mode];
