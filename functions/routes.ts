@@ -737,6 +737,32 @@ export const routes = {
     summary: 'Dashboard: resend a webhook event (a new delivery round; the hourly resend quotas apply).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
+  dashboardTeamRole: {
+    id: 'dashboardTeamRole',
+    method: 'POST',
+    path: '/dashboard/team/{userId}/role',
+    handler: 'functions/dashboard/team-role.ts',
+    auth: 'session',
+    permission: 'team:manage',
+    lambda: 'dashboardApp',
+    signature: false,
+    permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+    summary: 'Dashboard: change a team member’s role (never the last active admin’s).',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardTeamRemove: {
+    id: 'dashboardTeamRemove',
+    method: 'POST',
+    path: '/dashboard/team/{userId}/remove',
+    handler: 'functions/dashboard/team-remove.ts',
+    auth: 'session',
+    permission: 'team:manage',
+    lambda: 'dashboardApp',
+    signature: false,
+    permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+    summary: 'Dashboard: remove a team member (no more sign-ins, every session ends; never the last active admin).',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
 } as const satisfies Record<string, Route>;
 
 export type RouteId = keyof typeof routes;

@@ -1,4 +1,6 @@
 import { groupHandler } from './group.ts';
+import * as teamRole from './team-role.ts';
+import * as teamRemove from './team-remove.ts';
 import * as developersCreateKey from './developers-create-key.ts';
 import * as webhooks from './webhooks.ts';
 import * as webhooksSave from './webhooks-save.ts';
@@ -48,4 +50,6 @@ export const handler = groupHandler('dashboardApp', {
   'functions/dashboard/webhooks-test.ts': webhooksTest,
   'functions/dashboard/event.ts': event,
   'functions/dashboard/event-resend.ts': eventResend,
+  'functions/dashboard/team-role.ts': teamRole,
+  'functions/dashboard/team-remove.ts': teamRemove,
 });

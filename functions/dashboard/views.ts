@@ -182,13 +182,16 @@ ${d.events.filter((e) => e.attempts.length).map((e) => html`<h3>Attempts of ${e.
   );
 }
 
-export function teamView(frame: Frame, t: Awaited<ReturnType<typeof teamPage>>, o: { invited?: { email: string; inviteUrl: string }; error?: string } = {}) {
+export function teamView(frame: Frame, t: Awaited<ReturnType<typeof teamPage>>, o: { invited?: { email: string; inviteUrl: string }; error?: string; message?: string } = {}) {
   return framedPage(
     'Team',
     frame,
-    html`${o.invited ? html`<div class="notice" role="status"><p>Invited ${o.invited.email}. Pass on this link (it works once, for 72 hours; it is not shown again):</p><p class="secret" id="invite-url">${o.invited.inviteUrl}</p></div>` : ''}${alert(o.error)}
-<div class="table-wrap" role="region" aria-label="Users" tabindex="0"><table><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">2FA</th><th scope="col">Since</th></tr></thead>
-<tbody>${t.users.map((u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.status}</td><td>${u.twoFactor ? 'on' : 'not set up'}</td><td>${when(u.createdAt)}</td></tr>`)}</tbody></table></div>
+    html`${o.invited ? html`<div class="notice" role="status"><p>Invited ${o.invited.email}. Pass on this link (it works once, for 72 hours; it is not shown again):</p><p class="secret" id="invite-url">${o.invited.inviteUrl}</p></div>` : ''}${alert(o.error)}${notice(o.message)}
+<div class="table-wrap" role="region" aria-label="Users" tabindex="0"><table><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">2FA</th><th scope="col">Since</th><th scope="col">Change</th></tr></thead>
+<tbody>${t.users.map(
+      (u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.status === 'disabled' ? 'removed or disabled' : u.status}</td><td>${u.twoFactor ? 'on' : 'not set up'}</td><td>${when(u.createdAt)}</td><td>${u.status === 'disabled' ? '—' : html`<div class="actions"><form method="post" action="${path(`/team/${u.userId}/role`)}" class="inline">${hidden(frame.csrf)}<label for="role-${u.userId}" class="vh">New role of ${u.email}</label><select id="role-${u.userId}" name="role">${dashboardRoles.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change the role of ${u.email}">Change role</button></form>
+<form method="post" action="${path(`/team/${u.userId}/remove`)}" class="inline">${hidden(frame.csrf)}<button type="submit" class="secondary" aria-label="Remove ${u.email}">Remove</button></form></div>`}</td></tr>`,
+    )}</tbody></table></div>
 <form method="post" action="${path('/team/invite')}" class="card" aria-label="Invite a user">${hidden(frame.csrf)}<h2>Invite a user</h2>
 <label for="invite-email">E-mail address</label><input id="invite-email" name="email" type="email" autocomplete="off" required>
 <label for="invite-role">Role</label><select id="invite-role" name="role">${dashboardRoles.map((r) => html`<option value="${r}">${r}</option>`)}</select>

@@ -5,6 +5,9 @@ import { totpCode } from '#shared/crypto/totp.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
 import { completedPayment, screenshots, seriousViolations } from '../support/dashboard.ts';
+import { startReceiver, type Receiver } from '../support/webhooks.ts';
+import { verifySignature } from '../../sdk/node/src/webhooks.ts';
+import { can, dashboardRoles, type DashboardRole } from '#shared/domain/dashboard-roles.ts';
 
 /**
  * The merchant dashboard end to end in Debian's Chromium, on the local stack: the operator invites
@@ -254,5 +257,174 @@ describe('merchant dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
     await recovery.goto(url('/dashboard'));
     await recovery.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+  });
+  /** A user of `role` invited by the operator and signed in (a page of its own). */
+  const userWithRole = async (m: TestMerchant, role: DashboardRole, width = 1280) => {
+    const invite = await ops('user', 'invite', '--merchant', m.merchantId, '--email', `${role}-${m.merchantId.slice(0, 8)}@acme.test`, '--role', role, '--json');
+    expect(invite.json, invite.stderr).toMatchObject({ inviteUrl: expect.any(String) });
+    const page = await newPage(width);
+    await onboard(page, new URL(invite.json.inviteUrl).pathname, `${role} passphrase long enough`);
+    return page;
+  };
+
+  it('role matrix: every page and action of the signed-in dashboard is allowed or refused on the server as the role table says', { timeout: 240_000 }, async () => {
+    const m = await newMerchant({ name: 'Matrix Shop' });
+    // What each role may open, written out (the pages); the actions follow shared/domain/dashboard-roles.ts.
+    const pages: Record<string, readonly DashboardRole[]> = {
+      '/dashboard': dashboardRoles,
+      '/dashboard/payments': dashboardRoles,
+      '/dashboard/payouts': dashboardRoles,
+      '/dashboard/developers': ['admin', 'developer'],
+      '/dashboard/developers/webhooks': ['admin', 'developer'],
+      '/dashboard/team': ['admin'],
+    };
+    const expectedPermissions: Record<DashboardRole, string[]> = {
+      admin: ['refunds:create', 'payouts:create', 'payouts:approve', 'keys:manage', 'webhooks:manage', 'team:manage'],
+      developer: ['keys:manage', 'webhooks:manage'],
+      finance: ['refunds:create', 'payouts:create'],
+      approver: ['payouts:approve'],
+      viewer: [],
+    };
+    const actions = routeList.filter((r) => r.lambda === 'dashboardApp' && r.method === 'POST' && r.permission && !['balances:read', 'payments:read'].includes(r.permission));
+    expect(actions.map((r) => r.id)).toEqual(expect.arrayContaining(['dashboardCreateKey', 'dashboardSaveWebhook', 'dashboardRotateWebhookSecret', 'dashboardWebhookState', 'dashboardWebhookTest', 'dashboardResendEvent']));
+    const dummy: Record<string, string> = { id: '00000000-0000-4000-8000-000000000000', eventId: 'evt_doesnotexist' };
+    for (const role of dashboardRoles) {
+      const page = await userWithRole(m, role);
+      for (const [path, allowed] of Object.entries(pages)) {
+        const response = await page.goto(url(path));
+        expect(response!.status(), `${role} GET ${path}`).toBe(allowed.includes(role) ? 200 : 403);
+        if (allowed.includes(role) && role === 'developer') await checkPage(page, `matrix-${role}-${path.replaceAll('/', '_')}`);
+      }
+      await page.goto(url('/dashboard'));
+      const csrf = await csrfOf(page);
+      for (const route of actions) {
+        const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => dummy[name]!);
+        // An empty form: an allowed role gets the form's own refusal (400/404/422), never 403; a refused role gets 403.
+        const response = await page.request.post(url(path), { form: { csrf }, maxRedirects: 0 });
+        const allowed = expectedPermissions[role].includes(route.permission!);
+        expect(can(role, route.permission!), `${role} ${route.permission}`).toBe(allowed);
+        if (allowed) expect(response.status(), `${role} POST ${path}`).not.toBe(403);
+        else expect(response.status(), `${role} POST ${path}`).toBe(403);
+      }
+    }
+  });
+
+  it('developers: key with chosen scopes used against the API; webhook endpoint, secret shown once, test event verified, rotation, disable/enable, delivery log, Resend; audit', { timeout: 240_000 }, async () => {
+    const m = await newMerchant({ name: 'Hook Shop', allowInsecureWebhooks: true });
+    const receiver: Receiver = await startReceiver(() => 200);
+    try {
+      const paid = await completedPayment(gw.baseUrl, m, { amount: 700 });
+      const admin = await userWithRole(m, 'admin');
+      const dev = await userWithRole(m, 'developer', 375);
+
+      // A key with only the `read` scope, created in test mode: it reads, and is refused a payment.
+      await dev.goto(url('/dashboard/developers'));
+      await dev.getByLabel('Mode').selectOption('test');
+      for (const scope of ['payments', 'payouts', 'settlements', 'refunds', 'balance', 'webhooks']) await dev.getByLabel(scope, { exact: true }).uncheck();
+      await dev.getByRole('button', { name: 'Create key' }).click();
+      const readKey = (await dev.locator('#new-api-key').textContent())!.trim();
+      expect(readKey).toMatch(/^pk_test_/);
+      expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions', { key: readKey })).status).toBe(200);
+      expect((await call(gw.baseUrl, 'POST', '/Gateway/v1/Events/evt_none/resend', { key: readKey })).status).toBe(403); // needs the webhooks scope
+      expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions', { key: m.test.apiKey })).status).toBe(200); // the other keys keep working
+      await dev.goto(url('/dashboard/developers'));
+      expect(await dev.content()).not.toContain(readKey);
+
+      // The webhook endpoint: URL and event types. Every merchant has a signing secret per mode from
+      // its creation (ops merchant create), so saving a URL keeps it: no secret is shown.
+      await dev.getByRole('link', { name: 'Webhook endpoint and delivery log' }).click();
+      await dev.getByRole('heading', { name: 'Webhooks' }).waitFor();
+      await dev.getByLabel('URL').fill(`${receiver.url}/hooks`);
+      await dev.getByRole('button', { name: 'Save the endpoint' }).click();
+      await dev.getByText(/Endpoint saved/).waitFor();
+      expect(await dev.locator('#new-webhook-secret').count()).toBe(0);
+      expect(await dev.locator('#endpoint-url').textContent()).toBe(`${receiver.url}/hooks`);
+      await checkPage(dev, '11-webhooks');
+      const firstSecret = m.test.webhookSecret;
+
+      // Send a test event: signed with that secret.
+      await dev.getByRole('button', { name: 'Send a test event' }).click();
+      await dev.locator('#test-result').waitFor();
+      expect(await dev.locator('#test-result').textContent()).toContain('delivered (HTTP 200)');
+      const [test1] = await receiver.waitFor((d) => d.length >= 1);
+      expect(test1!.event.type).toBe('WebhookTest');
+      expect(() => verifySignature(test1!.body, test1!.headers['x-svc-signature-v2'] as string, firstSecret)).not.toThrow();
+
+      // Rotate with no overlap: the next delivery verifies with the new secret only.
+      await dev.getByLabel('The old secret keeps signing for').selectOption('0');
+      await dev.getByRole('button', { name: 'Rotate the secret' }).click();
+      const secondSecret = (await dev.locator('#new-webhook-secret').textContent())!.trim();
+      expect(secondSecret).toMatch(/^whsec_/);
+      expect(secondSecret).not.toBe(firstSecret);
+      await dev.getByRole('button', { name: 'Send a test event' }).click();
+      await dev.locator('#test-result').waitFor();
+      const test2 = (await receiver.waitFor((d) => d.length >= 2))[1]!;
+      expect(() => verifySignature(test2.body, test2.headers['x-svc-signature-v2'] as string, secondSecret)).not.toThrow();
+      expect(() => verifySignature(test2.body, test2.headers['x-svc-signature-v2'] as string, firstSecret)).toThrow();
+
+      // Disable, then enable again.
+      await dev.getByRole('button', { name: 'Disable the endpoint' }).click();
+      await dev.getByText(/Endpoint disabled/).waitFor();
+      expect(await dev.locator('#endpoint-state').textContent()).toContain('disabled (merchant)');
+      await dev.getByRole('button', { name: 'Enable the endpoint' }).click();
+      await dev.getByText(/Endpoint enabled/).waitFor();
+      expect(await dev.locator('#endpoint-state').textContent()).toBe('enabled');
+
+      // The delivery log, filtered; a Resend from the log.
+      await dev.getByLabel('Event type').selectOption('TransactionStatusChanged');
+      await dev.getByRole('button', { name: 'Apply' }).click();
+      await dev.waitForURL(/type=TransactionStatusChanged/);
+      const rows = dev.locator('.table-wrap[aria-label="Delivery log"] tbody tr');
+      expect(await rows.count()).toBeGreaterThan(0);
+      await dev.getByLabel('Delivery').selectOption('delivered');
+      await dev.getByRole('button', { name: 'Apply' }).click();
+      await dev.waitForURL(/state=delivered/);
+      expect(await dev.locator('.table-wrap[aria-label="Delivery log"]').count()).toBe(0);
+      await dev.goto(url('/dashboard/developers/webhooks?type=TransactionStatusChanged'));
+      await dev.getByRole('button', { name: /^Resend evt_/ }).first().click();
+      await dev.getByText(/Resend queued/).waitFor();
+      await checkPage(dev, '12-event');
+
+      // The payment's page lists its events, each with a Resend button (for those who may resend).
+      await admin.goto(url(`/dashboard/payments/${paid.id}`));
+      const eventRows = admin.locator('.table-wrap[aria-label="Webhook events"] tbody tr');
+      expect(await eventRows.count()).toBeGreaterThan(0);
+      await admin.getByRole('button', { name: /^Resend evt_/ }).first().click();
+      await admin.getByText(/Resend queued/).waitFor();
+
+      // A test event to a disabled endpoint is not sent… and another merchant's event is a 404.
+      const other = await newMerchant({ name: 'Other Hooks' });
+      const foreign = await completedPayment(gw.baseUrl, other, { amount: 100 });
+      const foreignEvents = await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${foreign.id}/events`, { key: other.test.apiKey });
+      const foreignEventId = foreignEvents.json.items?.[0]?.eventId ?? 'evt_none';
+      expect((await admin.goto(url(`/dashboard/events/${foreignEventId}`)))!.status()).toBe(404);
+      expect((await admin.request.post(url(`/dashboard/events/${foreignEventId}/resend`), { form: { csrf: await csrfOf(admin) }, maxRedirects: 0 })).status()).toBe(404);
+
+      // Team: the admin makes the developer a viewer (Developers refused at once), cannot remove or
+      // demote themself as the last admin, then removes the developer (their session ends).
+      const devEmail = `developer-${m.merchantId.slice(0, 8)}@acme.test`;
+      const adminEmail = `admin-${m.merchantId.slice(0, 8)}@acme.test`;
+      await admin.goto(url('/dashboard/team'));
+      await admin.getByLabel(`New role of ${devEmail}`).selectOption('viewer');
+      await admin.getByRole('button', { name: `Change the role of ${devEmail}` }).click();
+      await admin.getByText(`${devEmail} is now viewer.`).waitFor();
+      expect((await dev.goto(url('/dashboard/developers')))!.status()).toBe(403);
+      await admin.getByRole('button', { name: `Remove ${adminEmail}` }).click();
+      await admin.getByText(/last active administrator/).waitFor();
+      await admin.getByLabel(`New role of ${adminEmail}`).selectOption('finance');
+      await admin.getByRole('button', { name: `Change the role of ${adminEmail}` }).click();
+      await admin.getByText(/last active administrator/).waitFor();
+      await checkPage(admin, '13-team-refused');
+      await admin.getByRole('button', { name: `Remove ${devEmail}` }).click();
+      await admin.getByText(`${devEmail} was removed: they can no longer sign in.`).waitFor();
+      await dev.goto(url('/dashboard'));
+      await dev.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+
+      await admin.goto(url('/dashboard/team'));
+      const audit = await admin.locator('.table-wrap[aria-label="Audit log"]').textContent();
+      for (const action of ['apikey.create', 'webhook.save', 'webhook.test', 'webhook.rotate-secret', 'webhook.disable', 'webhook.enable', 'event.resend', 'user.change-role', 'user.remove']) expect(audit, action).toContain(action);
+    } finally {
+      await receiver.stop();
+    }
   });
 });
