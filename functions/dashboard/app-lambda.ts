@@ -1,4 +1,7 @@
 import { groupHandler } from './group.ts';
+import * as settlements from './settlements.ts';
+import * as settlementRequest from './settlement-request.ts';
+import * as settlement from './settlement.ts';
 import * as teamRole from './team-role.ts';
 import * as teamRemove from './team-remove.ts';
 import * as developersCreateKey from './developers-create-key.ts';
@@ -52,4 +55,7 @@ export const handler = groupHandler('dashboardApp', {
   'functions/dashboard/event-resend.ts': eventResend,
   'functions/dashboard/team-role.ts': teamRole,
   'functions/dashboard/team-remove.ts': teamRemove,
+  'functions/dashboard/settlements.ts': settlements,
+  'functions/dashboard/settlement-request.ts': settlementRequest,
+  'functions/dashboard/settlement.ts': settlement,
 });

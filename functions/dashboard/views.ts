@@ -5,6 +5,8 @@ import { framedPage, path, plainPage, type Frame } from '#shared/http/dashboard-
 import { html, Html, type Html as HtmlT } from '#shared/http/pages.ts';
 import type { apiKeysOf, homeSummary, paymentDetail, PaymentFilters, payoutsPage, teamPage, TransactionView } from '#shared/services/dashboard.ts';
 import type { eventDeliveries, webhooksPage } from '#shared/services/dashboard-developers.ts';
+import type { settlementDetail, settlementPreview, settlementsList, SettlementForm } from '#shared/services/dashboard-settlements.ts';
+import { settlementStatusNames } from '#shared/domain/settlement.ts';
 import { allScopes } from '#shared/domain/scopes.ts';
 import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
@@ -331,6 +333,75 @@ ${can(frame.role, 'payouts:create') ? html`<form method="post" action="${path('/
 <button type="submit">Create payout</button></form>` : ''}
 <h2>Recent payouts</h2>
 ${p.recent.length ? paymentsTable(p.recent, 'Recent payouts') : html`<p class="muted">No other payouts.</p>`}`,
+  );
+}
+
+const settlementStatus = (status: number) => settlementStatusNames[status] ?? String(status);
+const destinationText = (v: { bankName: string | null; iban: string | null; accountTitle: string | null; usdtAddress: string | null; usdtNetwork: string | null }) =>
+  v.usdtAddress ? `USDT ${v.usdtNetwork ?? ''} ${v.usdtAddress}` : `${v.bankName ?? ''} ${v.iban ?? ''} (${v.accountTitle ?? ''})`;
+
+export function settlementsView(frame: Frame, list: Awaited<ReturnType<typeof settlementsList>>, o: { error?: string; form?: Partial<SettlementForm> } = {}) {
+  const f = o.form ?? {};
+  return framedPage(
+    'Settlements',
+    frame,
+    html`${alert(o.error)}
+${list.items.length ? html`<div class="table-wrap" role="region" aria-label="Settlements" tabindex="0"><table><thead><tr><th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Payout</th><th scope="col">Status</th><th scope="col">To</th><th scope="col">Settlement</th></tr></thead><tbody>${list.items.map(
+      (v) => html`<tr><td>${when(v.requestedAt)}</td><td class="num">${money(v.amount, v.currency)}</td><td class="num">${v.payoutAmount === null ? `${v.payoutCurrency} at approval` : money(v.payoutAmount, v.payoutCurrency)}</td><td>${settlementStatus(v.status)}</td><td>${destinationText(v)}</td><td><a href="${path(`/settlements/${v.id}`)}">${v.id.slice(0, 8)}…<span class="vh"> settlement of ${money(v.amount, v.currency)}</span></a></td></tr>`,
+    )}</tbody></table></div>` : html`<p class="card">No settlements in ${frame.mode} mode.</p>`}
+${list.hasMore ? html`<p><a href="${path('/settlements')}?page=${list.page + 1}" rel="next">Older settlements</a></p>` : ''}
+${can(frame.role, 'settlements:create') ? html`<form method="post" action="${path('/settlements')}" class="card" aria-label="Request a settlement">${hidden(frame.csrf)}<h2>Request a settlement</h2>
+<p class="muted">Moves available funds of the ${frame.mode} wallet to your bank account, or to a USDT address (converted at the rate of the day). You see the fee and the rate before confirming; the operator approves it.</p>
+<label for="settle-amount">Amount</label><input id="settle-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${f.amount ?? ''}">
+<fieldset><legend>Pay to</legend>
+<label class="check"><input type="radio" name="method" value="bank"${f.method !== 'usdt' ? html` checked` : ''}> Bank account</label>
+<label class="check"><input type="radio" name="method" value="usdt"${f.method === 'usdt' ? html` checked` : ''}> USDT address</label></fieldset>
+<label for="settle-bank">Bank name (bank account)</label><input id="settle-bank" name="bankName" autocomplete="off" value="${f.bankName ?? ''}">
+<label for="settle-iban">IBAN (bank account)</label><input id="settle-iban" name="iban" autocomplete="off" value="${f.iban ?? ''}">
+<label for="settle-title">Account title (bank account)</label><input id="settle-title" name="accountTitle" autocomplete="off" value="${f.accountTitle ?? ''}">
+<label for="settle-usdt">USDT address</label><input id="settle-usdt" name="usdtAddress" autocomplete="off" value="${f.usdtAddress ?? ''}">
+<button type="submit">Review the settlement</button></form>` : ''}`,
+  );
+}
+
+export function settlementConfirmView(frame: Frame, p: Awaited<ReturnType<typeof settlementPreview>>, form: SettlementForm) {
+  return framedPage(
+    'Confirm the settlement',
+    frame,
+    html`<section class="card" aria-label="Settlement preview"><dl>
+<dt>Amount</dt><dd>${money(p.amount, p.currency)}</dd>
+<dt>Fee</dt><dd>${money(p.fee, p.currency)}</dd>
+<dt>Net</dt><dd>${money(p.netAmount, p.currency)}</dd>
+${p.fxRate ? html`<dt>Exchange rate</dt><dd id="fx-rate">1 ${p.currency} = ${p.fxRate} ${p.payoutCurrency} (quoted ${when(p.fxRateAt)}; locked when the operator approves)</dd>` : ''}
+<dt>You receive</dt><dd id="payout-amount">${p.fxRate ? 'about ' : ''}${money(p.payoutAmount, p.payoutCurrency)}</dd>
+<dt>To</dt><dd>${p.destination.type === 'usdt' ? `USDT (${p.destination.network}) ${p.destination.address}` : `${p.destination.bankName} ${p.destination.iban} (${p.destination.accountTitle})`}</dd>
+</dl></section>
+<form method="post" action="${path('/settlements')}" class="card" aria-label="Confirm the settlement">${hidden(frame.csrf)}<input type="hidden" name="confirm" value="1">
+${(['amount', 'method', 'bankName', 'iban', 'accountTitle', 'usdtAddress'] as const).map((k) => html`<input type="hidden" name="${k}" value="${form[k]}">`)}
+<button type="submit">Confirm the settlement</button></form>
+<p><a href="${path('/settlements')}">Cancel</a></p>`,
+  );
+}
+
+export function settlementView(frame: Frame, v: Awaited<ReturnType<typeof settlementDetail>>, o: { message?: string } = {}) {
+  return framedPage(
+    `Settlement ${v.id.slice(0, 8)}`,
+    frame,
+    html`${notice(o.message)}<section class="card" aria-label="Settlement"><dl>
+<dt>Status</dt><dd id="settlement-status">${settlementStatus(v.status)}${v.failureReason ? ` (${v.failureReason})` : ''}</dd>
+<dt>Amount</dt><dd>${money(v.amount, v.currency)}</dd>
+<dt>Fee</dt><dd>${money(v.fee, v.currency)}</dd>
+<dt>Net</dt><dd>${money(v.netAmount, v.currency)}</dd>
+<dt>Payout</dt><dd>${v.payoutAmount === null ? `${v.payoutCurrency}, converted when approved` : money(v.payoutAmount, v.payoutCurrency)}</dd>
+${v.fxRate !== null ? html`<dt>Exchange rate</dt><dd>${v.fxRate} (${when(v.fxRateTimestamp)})</dd>` : ''}
+<dt>To</dt><dd>${destinationText(v)}</dd>
+<dt>Requested</dt><dd>${when(v.requestedAt)}</dd>
+<dt>Approved</dt><dd>${when(v.approvedAt)}</dd>
+<dt>Processed</dt><dd>${when(v.processedAt)}</dd>
+<dt>Automatic</dt><dd>${v.isAuto ? 'yes (schedule)' : 'no'}</dd>
+<dt>Id</dt><dd>${v.id}</dd>
+</dl></section>
+<p><a href="${path('/settlements')}">Back to settlements</a></p>`,
   );
 }
 

@@ -101,7 +101,7 @@ export interface Frame {
   mode: Mode;
   csrf: string;
   /** Which navigation entry is this page. */
-  current: 'home' | 'payments' | 'payouts' | 'developers' | 'team';
+  current: 'home' | 'payments' | 'payouts' | 'settlements' | 'developers' | 'team';
 }
 
 /** A signed-in page. */
@@ -110,6 +110,7 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
     ['home', 'Home', path(''), can(frame.role, 'balances:read')],
     ['payments', 'Payments', path('/payments'), can(frame.role, 'payments:read')],
     ['payouts', 'Payouts', path('/payouts'), can(frame.role, 'payouts:create') || can(frame.role, 'payouts:approve')],
+    ['settlements', 'Settlements', path('/settlements'), can(frame.role, 'payments:read')],
     ['developers', 'Developers', path('/developers'), can(frame.role, 'keys:manage')],
     ['team', 'Team', path('/team'), can(frame.role, 'team:manage')],
   ];

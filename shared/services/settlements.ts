@@ -145,6 +145,34 @@ async function insufficient(s: Settlement): Promise<never> {
 }
 
 /**
+ * What a settlement request would be, before it is made (the dashboard shows it to confirm): the
+ * fee, the net amount and, when converting, the rate quoted now and the payout it gives. The rate
+ * is indicative: it is locked when the settlement is approved. Refused exactly as createSettlement
+ * would be (no rail, no rate, amount too small).
+ */
+export async function previewSettlement(caller: Omit<Caller, 'traceId'>, input: Omit<SettlementInput, 'destination'>, now = new Date()) {
+  railFor(caller.mode);
+  const { feeMinor, netMinor } = settlementAmounts(input.amountMinor, caller.fee);
+  if (netMinor <= 0) throw new SettlementRefused('The amount does not cover the settlement fee.', 'amount_too_small');
+  let fx: { rate: string; at: string; payoutMinor: number } | null = null;
+  if (input.currency !== input.payoutCurrency) {
+    await checkConversion(caller.mode, input.currency, input.payoutCurrency, netMinor, now);
+    const quote = (await rateSourceFor(caller.mode)!.quote(input.currency, input.payoutCurrency, now))!;
+    fx = { rate: quote.rate, at: quote.at, payoutMinor: convertMinor(netMinor, input.currency, input.payoutCurrency, quote.rate) };
+  }
+  return {
+    amount: fromMinor(input.amountMinor, input.currency),
+    currency: input.currency,
+    fee: fromMinor(feeMinor, input.currency),
+    netAmount: fromMinor(netMinor, input.currency),
+    payoutCurrency: input.payoutCurrency,
+    payoutAmount: fx ? fromMinor(fx.payoutMinor, input.payoutCurrency) : fromMinor(netMinor, input.currency),
+    fxRate: fx?.rate ?? null,
+    fxRateAt: fx?.at ?? null,
+  };
+}
+
+/**
  * POST /Settlements. `commit(view)` returns the Idempotency-Key record committed with it (or
  * nothing); the settlement, its hold and that record are ONE transaction.
  */

@@ -5,7 +5,9 @@ import { totpCode } from '#shared/crypto/totp.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
 import { completedPayment, screenshots, seriousViolations } from '../support/dashboard.ts';
-import { startReceiver, type Receiver } from '../support/webhooks.ts';
+import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
+import { jobs } from '#functions/jobs.ts';
+import { creditTestWallet } from '#shared/services/merchants.ts';
 import { verifySignature } from '../../sdk/node/src/webhooks.ts';
 import { can, dashboardRoles, type DashboardRole } from '#shared/domain/dashboard-roles.ts';
 
@@ -17,6 +19,7 @@ import { can, dashboardRoles, type DashboardRole } from '#shared/domain/dashboar
  * 375 px and 1280 px go to test-artifacts/dashboard/.
  */
 describe('merchant dashboard in Chromium', () => {
+  useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]); // real deliveries: the delivery log, attempts and Resend
   const gw = useGateway(routeList);
   const ops = useOps();
   let browser: Browser;
@@ -274,19 +277,20 @@ describe('merchant dashboard in Chromium', () => {
       '/dashboard': dashboardRoles,
       '/dashboard/payments': dashboardRoles,
       '/dashboard/payouts': dashboardRoles,
+      '/dashboard/settlements': dashboardRoles,
       '/dashboard/developers': ['admin', 'developer'],
       '/dashboard/developers/webhooks': ['admin', 'developer'],
       '/dashboard/team': ['admin'],
     };
     const expectedPermissions: Record<DashboardRole, string[]> = {
-      admin: ['refunds:create', 'payouts:create', 'payouts:approve', 'keys:manage', 'webhooks:manage', 'team:manage'],
+      admin: ['refunds:create', 'payouts:create', 'payouts:approve', 'settlements:create', 'keys:manage', 'webhooks:manage', 'team:manage'],
       developer: ['keys:manage', 'webhooks:manage'],
-      finance: ['refunds:create', 'payouts:create'],
+      finance: ['refunds:create', 'payouts:create', 'settlements:create'],
       approver: ['payouts:approve'],
       viewer: [],
     };
     const actions = routeList.filter((r) => r.lambda === 'dashboardApp' && r.method === 'POST' && r.permission && !['balances:read', 'payments:read'].includes(r.permission));
-    expect(actions.map((r) => r.id)).toEqual(expect.arrayContaining(['dashboardCreateKey', 'dashboardSaveWebhook', 'dashboardRotateWebhookSecret', 'dashboardWebhookState', 'dashboardWebhookTest', 'dashboardResendEvent']));
+    expect(actions.map((r) => r.id)).toEqual(expect.arrayContaining(['dashboardCreateKey', 'dashboardSaveWebhook', 'dashboardRotateWebhookSecret', 'dashboardWebhookState', 'dashboardWebhookTest', 'dashboardResendEvent', 'dashboardTeamRole', 'dashboardTeamRemove', 'dashboardRequestSettlement']));
     const dummy: Record<string, string> = { id: '00000000-0000-4000-8000-000000000000', eventId: 'evt_doesnotexist' };
     for (const role of dashboardRoles) {
       const page = await userWithRole(m, role);
@@ -370,27 +374,70 @@ describe('merchant dashboard in Chromium', () => {
       await dev.getByText(/Endpoint enabled/).waitFor();
       expect(await dev.locator('#endpoint-state').textContent()).toBe('enabled');
 
+      // The next real delivery (a new payment's event) verifies with the new secret only.
+      const paid2 = await completedPayment(gw.baseUrl, m, { amount: 800 });
+      const [real] = (await receiver.waitFor((d) => d.some((x) => x.event.data?.TransactionId === paid2.id && x.event.data?.CurrentStatus === 'Completed'), 60_000)).filter(
+        (x) => x.event.data?.TransactionId === paid2.id && x.event.data?.CurrentStatus === 'Completed',
+      );
+      expect(() => verifySignature(real!.body, real!.headers['x-svc-signature-v2'] as string, secondSecret)).not.toThrow();
+      expect(() => verifySignature(real!.body, real!.headers['x-svc-signature-v2'] as string, firstSecret)).toThrow();
+
       // The delivery log, filtered; a Resend from the log.
       await dev.getByLabel('Event type').selectOption('TransactionStatusChanged');
       await dev.getByRole('button', { name: 'Apply' }).click();
       await dev.waitForURL(/type=TransactionStatusChanged/);
-      const rows = dev.locator('.table-wrap[aria-label="Delivery log"] tbody tr');
-      expect(await rows.count()).toBeGreaterThan(0);
-      await dev.getByLabel('Delivery').selectOption('delivered');
+      expect(await dev.locator('.table-wrap[aria-label="Delivery log"] tbody tr').count()).toBeGreaterThan(0);
+      await dev.getByLabel('Delivery', { exact: true }).selectOption('dead_lettered');
       await dev.getByRole('button', { name: 'Apply' }).click();
-      await dev.waitForURL(/state=delivered/);
+      await dev.waitForURL(/state=dead_lettered/);
       expect(await dev.locator('.table-wrap[aria-label="Delivery log"]').count()).toBe(0);
-      await dev.goto(url('/dashboard/developers/webhooks?type=TransactionStatusChanged'));
+      await dev.goto(url('/dashboard/developers/webhooks?type=TransactionStatusChanged&state=delivered'));
+      expect(await dev.locator('.table-wrap[aria-label="Delivery log"] tbody tr').count()).toBeGreaterThan(0);
       await dev.getByRole('button', { name: /^Resend evt_/ }).first().click();
       await dev.getByText(/Resend queued/).waitFor();
       await checkPage(dev, '12-event');
 
-      // The payment's page lists its events, each with a Resend button (for those who may resend).
-      await admin.goto(url(`/dashboard/payments/${paid.id}`));
-      const eventRows = admin.locator('.table-wrap[aria-label="Webhook events"] tbody tr');
-      expect(await eventRows.count()).toBeGreaterThan(0);
+      // The payment's page lists its events with every delivery attempt, and a Resend button.
+      await admin.goto(url(`/dashboard/payments/${paid2.id}`));
+      expect(await admin.locator('.table-wrap[aria-label="Webhook events"] tbody tr').count()).toBeGreaterThan(0);
+      const attempts = admin.locator('.table-wrap[aria-label^="Delivery attempts of"] tbody tr');
+      expect(await attempts.count()).toBeGreaterThan(0);
+      expect(await attempts.first().textContent()).toContain('delivered');
+      await checkPage(admin, '7b-payment-webhooks');
       await admin.getByRole('button', { name: /^Resend evt_/ }).first().click();
       await admin.getByText(/Resend queued/).waitFor();
+
+      // Settlements: a USDT settlement shows its fee and FX rate before it is confirmed.
+      await creditTestWallet(m.merchantId, 'test', 5_000_00, 'PKR');
+      await admin.getByRole('link', { name: 'Settlements' }).click();
+      await admin.getByRole('heading', { name: 'Settlements' }).waitFor();
+      await admin.getByLabel('Amount').fill('2000');
+      await admin.getByLabel('USDT address', { exact: true }).fill('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
+      await admin.getByLabel('USDT address').first().check();
+      await admin.getByRole('button', { name: 'Review the settlement' }).click();
+      await admin.getByRole('heading', { name: 'Confirm the settlement' }).waitFor();
+      expect(await admin.locator('#fx-rate').textContent()).toMatch(/^1 PKR = [0-9.]+ USDT/);
+      expect(await admin.locator('#payout-amount').textContent()).toMatch(/USDT/);
+      await checkPage(admin, '14-settlement-confirm');
+      expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements', { key: m.test.apiKey })).json.items).toHaveLength(0); // nothing yet
+      await admin.getByRole('button', { name: 'Confirm the settlement' }).click();
+      await admin.getByText(/Settlement requested/).waitFor();
+      expect(await admin.locator('#settlement-status').textContent()).toBe('Pending');
+      await checkPage(admin, '15-settlement');
+      const settlements = await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements', { key: m.test.apiKey });
+      expect(settlements.json.items).toMatchObject([{ amount: 2000, currency: 'PKR', payoutCurrency: 'USDT' }]);
+      await admin.goto(url('/dashboard/settlements'));
+      expect(await admin.locator('.table-wrap[aria-label="Settlements"] tbody tr').count()).toBe(1);
+      await checkPage(admin, '16-settlements');
+      // Too much is refused with the service's reason, and changes nothing.
+      await admin.getByLabel('Amount').fill('999999');
+      await admin.getByLabel('Bank name (bank account)').fill('Meezan Bank');
+      await admin.getByLabel('IBAN (bank account)').fill('PK36SCBL0000001123456702');
+      await admin.getByLabel('Account title (bank account)').fill('Hook Shop Ltd');
+      await admin.getByRole('button', { name: 'Review the settlement' }).click();
+      await admin.getByRole('button', { name: 'Confirm the settlement' }).click();
+      await admin.getByText(/Insufficient available balance/).waitFor();
+      expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements', { key: m.test.apiKey })).json.items).toHaveLength(1);
 
       // A test event to a disabled endpoint is not sent… and another merchant's event is a 404.
       const other = await newMerchant({ name: 'Other Hooks' });
@@ -422,7 +469,7 @@ describe('merchant dashboard in Chromium', () => {
 
       await admin.goto(url('/dashboard/team'));
       const audit = await admin.locator('.table-wrap[aria-label="Audit log"]').textContent();
-      for (const action of ['apikey.create', 'webhook.save', 'webhook.test', 'webhook.rotate-secret', 'webhook.disable', 'webhook.enable', 'event.resend', 'user.change-role', 'user.remove']) expect(audit, action).toContain(action);
+      for (const action of ['apikey.create', 'webhook.save', 'webhook.test', 'webhook.rotate-secret', 'webhook.disable', 'webhook.enable', 'event.resend', 'settlement.request', 'user.change-role', 'user.remove']) expect(audit, action).toContain(action);
     } finally {
       await receiver.stop();
     }
