@@ -354,8 +354,8 @@ ${can(frame.role, 'settlements:create') ? html`<form method="post" action="${pat
 <p class="muted">Moves available funds of the ${frame.mode} wallet to your bank account, or to a USDT address (converted at the rate of the day). You see the fee and the rate before confirming; the operator approves it.</p>
 <label for="settle-amount">Amount</label><input id="settle-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${f.amount ?? ''}">
 <fieldset><legend>Pay to</legend>
-<label class="check"><input type="radio" name="method" value="bank"${f.method !== 'usdt' ? html` checked` : ''}> Bank account</label>
-<label class="check"><input type="radio" name="method" value="usdt"${f.method === 'usdt' ? html` checked` : ''}> USDT address</label></fieldset>
+<label class="check"><input type="radio" name="method" value="bank"${f.method !== 'usdt' ? html` checked` : ''}> To a bank account</label>
+<label class="check"><input type="radio" name="method" value="usdt"${f.method === 'usdt' ? html` checked` : ''}> To a USDT address (converted)</label></fieldset>
 <label for="settle-bank">Bank name (bank account)</label><input id="settle-bank" name="bankName" autocomplete="off" value="${f.bankName ?? ''}">
 <label for="settle-iban">IBAN (bank account)</label><input id="settle-iban" name="iban" autocomplete="off" value="${f.iban ?? ''}">
 <label for="settle-title">Account title (bank account)</label><input id="settle-title" name="accountTitle" autocomplete="off" value="${f.accountTitle ?? ''}">

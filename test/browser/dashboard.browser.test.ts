@@ -413,7 +413,7 @@ describe('merchant dashboard in Chromium', () => {
       await admin.getByRole('heading', { name: 'Settlements' }).waitFor();
       await admin.getByLabel('Amount').fill('2000');
       await admin.getByLabel('USDT address', { exact: true }).fill('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
-      await admin.getByLabel('USDT address').first().check();
+      await admin.getByLabel('To a USDT address (converted)').check();
       await admin.getByRole('button', { name: 'Review the settlement' }).click();
       await admin.getByRole('heading', { name: 'Confirm the settlement' }).waitFor();
       expect(await admin.locator('#fx-rate').textContent()).toMatch(/^1 PKR = [0-9.]+ USDT/);
@@ -434,6 +434,7 @@ describe('merchant dashboard in Chromium', () => {
       await admin.getByLabel('Bank name (bank account)').fill('Meezan Bank');
       await admin.getByLabel('IBAN (bank account)').fill('PK36SCBL0000001123456702');
       await admin.getByLabel('Account title (bank account)').fill('Hook Shop Ltd');
+      await admin.getByLabel('To a bank account').check();
       await admin.getByRole('button', { name: 'Review the settlement' }).click();
       await admin.getByRole('button', { name: 'Confirm the settlement' }).click();
       await admin.getByText(/Insufficient available balance/).waitFor();
