@@ -4,7 +4,7 @@ import { dashboardRoles } from '#shared/domain/dashboard-roles.ts';
 import { framedPage, path, plainPage, type Frame } from '#shared/http/dashboard-views.ts';
 import { html, Html, type Html as HtmlT } from '#shared/http/pages.ts';
 import type { apiKeysOf, homeSummary, paymentDetail, PaymentFilters, payoutsPage, teamPage, TransactionView } from '#shared/services/dashboard.ts';
-import type { eventDeliveries, webhooksPage } from '#shared/services/dashboard-developers.ts';
+import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
 import type { settlementDetail, settlementPreview, settlementsList, SettlementForm } from '#shared/services/dashboard-settlements.ts';
 import { settlementStatusNames } from '#shared/domain/settlement.ts';
 import { allScopes } from '#shared/domain/scopes.ts';
@@ -83,7 +83,9 @@ ${notice(o.message)}${alert(o.error)}
   );
 }
 
-export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>>) {
+export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>>, w: Awaited<ReturnType<typeof webhookHealth>>) {
+  const e = w.endpoint;
+  const state = !e ? 'no endpoint configured' : e.disabledAt ? `disabled (${e.disabledReason ?? ''}) since ${when(e.disabledAt)}` : e.failingSince ? `failing since ${when(e.failingSince)}` : 'healthy';
   return framedPage(
     'Home',
     frame,
@@ -97,7 +99,12 @@ export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>
 <div class="grid"><section class="card" aria-label="Today's payments"><p class="big">${s.today.count}${s.today.capped ? '+' : ''}</p><p class="muted">completed payments today (UTC)</p>
 ${s.today.volume.map((v) => html`<p>${money(v.amount, v.currency)}</p>`)}</section></div>
 <h2>Recent failures</h2>
-${s.failures.length ? paymentsTable(s.failures, 'Recent failed payments') : html`<p class="muted">No failed payments.</p>`}`,
+${s.failures.length ? paymentsTable(s.failures, 'Recent failed payments') : html`<p class="muted">No failed payments.</p>`}
+<h2>Webhooks</h2>
+<section class="card" aria-label="Webhook health"><dl>
+<dt>Endpoint</dt><dd id="webhook-health">${state}</dd>
+<dt>Latest events</dt><dd>${w.latest ? `${w.delivered} of the latest ${w.latest} delivered${w.failing ? `, ${w.failing} retrying, dead-lettered or held` : ''}` : 'none in the last 30 days'}</dd>
+</dl>${can(frame.role, 'webhooks:manage') ? html`<p><a href="${path('/developers/webhooks')}">Webhook endpoint and delivery log</a></p>` : ''}</section>`,
   );
 }
 

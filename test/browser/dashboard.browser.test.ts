@@ -19,9 +19,9 @@ import { can, dashboardRoles, type DashboardRole } from '#shared/domain/dashboar
  * 375 px and 1280 px go to test-artifacts/dashboard/.
  */
 describe('merchant dashboard in Chromium', () => {
-  useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]); // real deliveries: the delivery log, attempts and Resend
+  const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]); // real deliveries: the delivery log, attempts and Resend
   const gw = useGateway(routeList);
-  const ops = useOps();
+  const ops = useOps(() => stack.tableName);
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
@@ -381,6 +381,9 @@ describe('merchant dashboard in Chromium', () => {
       );
       expect(() => verifySignature(real!.body, real!.headers['x-svc-signature-v2'] as string, secondSecret)).not.toThrow();
       expect(() => verifySignature(real!.body, real!.headers['x-svc-signature-v2'] as string, firstSecret)).toThrow();
+
+      await admin.goto(url('/dashboard'));
+      expect(await admin.locator('#webhook-health').textContent()).toBe('healthy'); // Home: webhook health
 
       // The delivery log, filtered; a Resend from the log.
       await dev.getByLabel('Event type').selectOption('TransactionStatusChanged');
