@@ -449,6 +449,7 @@ describe('merchant dashboard in Chromium', () => {
       const foreignEvents = await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${foreign.id}/events`, { key: other.test.apiKey });
       const foreignEventId = foreignEvents.json.items?.[0]?.eventId ?? 'evt_none';
       expect((await admin.goto(url(`/dashboard/events/${foreignEventId}`)))!.status()).toBe(404);
+      await admin.goto(url('/dashboard'));
       expect((await admin.request.post(url(`/dashboard/events/${foreignEventId}/resend`), { form: { csrf: await csrfOf(admin) }, maxRedirects: 0 })).status()).toBe(404);
 
       // Team: the admin makes the developer a viewer (Developers refused at once), cannot remove or
