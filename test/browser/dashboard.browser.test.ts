@@ -458,13 +458,13 @@ describe('merchant dashboard in Chromium', () => {
       const adminEmail = `admin-${m.merchantId.slice(0, 8)}@acme.test`;
       await admin.goto(url('/dashboard/team'));
       await admin.getByLabel(`New role of ${devEmail}`).selectOption('viewer');
-      await admin.getByRole('button', { name: `Change the role of ${devEmail}` }).click();
+      await admin.getByRole('button', { name: `Change role of ${devEmail}` }).click();
       await admin.getByText(`${devEmail} is now viewer.`).waitFor();
       expect((await dev.goto(url('/dashboard/developers')))!.status()).toBe(403);
       await admin.getByRole('button', { name: `Remove ${adminEmail}` }).click();
       await admin.getByText(/last active administrator/).waitFor();
       await admin.getByLabel(`New role of ${adminEmail}`).selectOption('finance');
-      await admin.getByRole('button', { name: `Change the role of ${adminEmail}` }).click();
+      await admin.getByRole('button', { name: `Change role of ${adminEmail}` }).click();
       await admin.getByText(/last active administrator/).waitFor();
       await checkPage(admin, '13-team-refused');
       await admin.getByRole('button', { name: `Remove ${devEmail}` }).click();
