@@ -175,7 +175,7 @@ describe('merchant dashboard in Chromium', () => {
     // The admin invites a viewer from the Team page; the link is shown to pass on.
     await page.getByRole('link', { name: 'Team' }).click();
     await page.getByLabel('E-mail address').fill(`viewer-${merchant.merchantId.slice(0, 8)}@acme.test`);
-    await page.getByLabel('Role').selectOption('viewer');
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer');
     await page.getByRole('button', { name: 'Create invitation link' }).click();
     const viewerInvite = new URL((await page.locator('#invite-url').textContent())!.trim()).pathname;
     await checkPage(page, '8-team');
