@@ -351,7 +351,7 @@ withdrawal
   .option('--mode <mode>', 'test | live', mode)
   .action(async (id: string, o: { merchant?: string; mode?: 'test' | 'live' }) => {
     await connect();
-    const { approveWithdrawal } = await import('#shared/services/withdrawals.ts');
+    const { approveWithdrawal } = await import('#shared/services/withdrawal-operator.ts');
     print(await approveWithdrawal(id, withdrawalScope(o)), describeWithdrawal);
   });
 withdrawal
@@ -362,7 +362,7 @@ withdrawal
   .option('--mode <mode>', 'test | live', mode)
   .action(async (id: string, o: { reason?: string; merchant?: string; mode?: 'test' | 'live' }) => {
     await connect();
-    const { rejectWithdrawal } = await import('#shared/services/withdrawals.ts');
+    const { rejectWithdrawal } = await import('#shared/services/withdrawal-operator.ts');
     print(await rejectWithdrawal(id, o.reason, withdrawalScope(o)), describeWithdrawal);
   });
 

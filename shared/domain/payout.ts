@@ -1,6 +1,10 @@
-import type { IntentStatus, PaymentIntent } from './intent.ts';
+import type { Bank } from './bank-codes.ts';
+import type { Mode } from './credentials.ts';
+import type { IntentStatus, OrderRef, PaymentIntent } from './intent.ts';
 import { holdFunds, journal, releaseHold, type JournalScope } from './ledger.ts';
-import { fromMinor, toMinor, type Currency } from './money.ts';
+import type { Fee } from './merchant.ts';
+import { feeFor, fromMinor, toMinor, type Currency } from './money.ts';
+import type { Failure } from './outbound.ts';
 
 /**
  * Withdrawals (payouts): the rules of SPEC "Withdrawal request" and CONTRACT §6/§9 that do not
@@ -133,13 +137,13 @@ export const withdrawalJournals = {
   /** available −(amount+fee) → held:Withdrawal; the wallet update refuses an overdraft. */
   hold: (scope: JournalScope, amountMinor: number, feeMinor: number) => holdFunds(scope, 'Withdrawal', amountMinor + feeMinor, 'withdrawal.hold'),
   /** Completed: the hold leaves, the amount to the bank rail, the fee to the platform. */
-  completed: (intent: PaymentIntent, now?: Date) =>
+  completed: (intent: PaymentIntent, ledgerAccount: string, now?: Date) =>
     journal({
       ...scopeOf(intent, now),
       kind: 'withdrawal.completed',
       movements: [
         { account: { kind: 'held', holdType: 'Withdrawal' }, amount: -total(intent) },
-        { account: { kind: 'external', name: 'bank_rail' }, amount: intent.amountMinor },
+        { account: { kind: 'external', name: ledgerAccount }, amount: intent.amountMinor },
         { account: { kind: 'fees' }, amount: intent.feeMinor },
       ],
     }),
@@ -165,3 +169,81 @@ export function withdrawalResponse(intent: PaymentIntent, availableMinor: number
 }
 
 export type WithdrawalResponse = ReturnType<typeof withdrawalResponse>;
+
+/** What a withdrawal request says, once validated. */
+export interface NewWithdrawal {
+  merchantId: string;
+  mode: Mode;
+  traceId: string;
+  fee: Fee;
+  amountMinor: number;
+  currency: Currency;
+  description: string;
+  autoProcessPayout: boolean;
+  metadataJson: string | null;
+  callbackUrl: string | null;
+  orderRef: OrderRef;
+  bank: Bank;
+  accountNumber: string;
+  accountTitle: string;
+  /** The other customerRef members as given (bankName, name, email, cnic, phone). */
+  customer: Record<string, string>;
+}
+
+/**
+ * The withdrawal intent of a request: Pending (awaiting approval), or with autoProcessPayout
+ * Processing WITH its submission record (the payout is submitted right after this is committed,
+ * and never again), its outcome pending until `provider.reconcileAt`.
+ */
+export function newWithdrawal(req: NewWithdrawal, provider: { name: string; reconcileAt: Date }, now: Date, ids: { paymentIntentId: string; transactionReference: string }): PaymentIntent {
+  const submit = req.autoProcessPayout;
+  const info: PayoutInfo = {
+    ...(submit ? states.outcomePending(provider.reconcileAt) : states.pending()),
+    provider: provider.name,
+    transactionReference: ids.transactionReference,
+    traceId: req.traceId,
+    customerBankName: req.bank.name,
+    customerAccountNumber: maskAccount(req.accountNumber),
+  };
+  const details: WithdrawalDetails = {
+    autoProcessPayout: submit,
+    beneficiary: { bankCode: req.bank.code, bankName: req.bank.name, accountNumber: req.accountNumber, accountLast4: req.accountNumber.slice(-4), accountTitle: req.accountTitle },
+    ...(submit ? { submission: { provider: provider.name, submittedAt: now.toISOString() } } : {}),
+    payoutInfo: info,
+  };
+  return {
+    paymentIntentId: ids.paymentIntentId,
+    merchantId: req.merchantId,
+    mode: req.mode,
+    intentType: 'withdrawal',
+    status: submit ? 'Processing' : 'Pending',
+    amountMinor: req.amountMinor,
+    currency: req.currency,
+    feeMinor: feeFor(req.amountMinor, req.fee),
+    refundedMinor: 0,
+    orderRef: req.orderRef,
+    customerRef: { ...req.customer, bankAccountNumber: info.customerAccountNumber, bankCode: req.bank.code, accountTitle: req.accountTitle },
+    description: req.description,
+    metadataJson: req.metadataJson,
+    callbackUrl: req.callbackUrl,
+    transactionReference: ids.transactionReference,
+    reason: null,
+    traceId: req.traceId,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    expiresAt: null,
+    version: 1,
+    details: details as unknown as Record<string, unknown>,
+  };
+}
+
+/**
+ * payoutInfo of a payout that ends without paying: the bank's reason when it refused or failed it;
+ * only the trace id when the adapter could not send it (its diagnostic is internal) or the bank
+ * never received it.
+ */
+export function payoutFailure(failure: Failure, traceId: string): InfoChange {
+  if (failure.kind === 'not_received') return states.internal(payoutMessages.notReceived(traceId));
+  if (failure.kind === 'rejected' && failure.internal) return states.internal(payoutMessages.internal(traceId));
+  return states.rejected('Failed', failure.reason);
+}

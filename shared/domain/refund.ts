@@ -1,6 +1,8 @@
 import type { Mode } from './credentials.ts';
 import type { PaymentIntent } from './intent.ts';
+import { holdFunds, journal, releaseHold } from './ledger.ts';
 import { fromMinor, toMinor, type Currency } from './money.ts';
+import type { Failure } from './outbound.ts';
 
 /**
  * Refunds (SPEC "Refund", CONTRACT §6). Pure rules: statuses, transitions, what is refundable.
@@ -108,3 +110,103 @@ export function refundView(r: Refund) {
 }
 
 export type RefundView = ReturnType<typeof refundView>;
+
+/**
+ * The amount a refund request may take from a transaction: the whole remainder when no amount is
+ * given, else the amount if it is at least the minimum and no more than the remainder. A refusal
+ * carries its stable code and the merchant-facing text.
+ */
+export function refundAmount(intent: RefundableIntent, requestedMinor: number | undefined): { amountMinor: number } | { code: string; message: string } {
+  const refusal = refundRefusal(intent);
+  if (refusal) return { code: refusal.includes('already refunded') ? 'already_refunded' : 'not_refundable', message: refusal };
+  const remaining = intent.amountMinor - reservedOf(intent);
+  if (requestedMinor === undefined) return { amountMinor: remaining };
+  const minimum = minimumRefundMinor(intent.currency);
+  if (requestedMinor < minimum) return { code: 'amount_below_minimum', message: `The minimum refund is ${fromMinor(minimum, intent.currency)} ${intent.currency}.` };
+  if (requestedMinor > remaining) {
+    return { code: 'amount_exceeds_refundable', message: `The amount exceeds what remains refundable: ${fromMinor(remaining, intent.currency)} ${intent.currency}.` };
+  }
+  return { amountMinor: requestedMinor };
+}
+
+/** After a declined (or never received) attempt: the next attempt, with the same reference, while attempts remain. */
+export const refundRetries = (r: Pick<Refund, 'attemptCount'>) => r.attemptCount < maxRefundAttempts;
+
+/** Whether the sweep may start a new attempt now: approved, or the last attempt was declined and attempts remain. */
+export const refundReadyForAttempt = (r: Refund) =>
+  r.status === RefundStatus.Approved || (r.status === RefundStatus.Processing && r.attemptedAt === null && refundRetries(r));
+
+/** A Pending refund past its expiry. */
+export const refundOverdue = (r: Refund, now: Date) => r.status === RefundStatus.Pending && now.toISOString() >= r.expiresAt;
+
+/** What approval holds: amount + refund fee. */
+export const refundHeldMinor = (r: Refund) => r.amountMinor + r.feeMinor;
+
+const scopeOf = (r: Refund, now: Date) => ({ merchantId: r.merchantId, mode: r.mode, currency: r.currency, reference: r.id, now });
+
+/** Amount + fee are held at approval; Completed pays the amount to the provider and the fee to the platform. */
+export const refundJournals = {
+  hold: (r: Refund, now: Date) => holdFunds(scopeOf(r, now), 'Refund', refundHeldMinor(r), 'refund.hold'),
+  released: (r: Refund, now: Date) => releaseHold(scopeOf(r, now), 'Refund', refundHeldMinor(r), 'refund.failed'),
+  completed: (r: Refund, ledgerAccount: string, now: Date) =>
+    journal({
+      ...scopeOf(r, now),
+      kind: 'refund.completed',
+      movements: [
+        { account: { kind: 'held', holdType: 'Refund' }, amount: -refundHeldMinor(r) },
+        { account: { kind: 'external', name: ledgerAccount }, amount: r.amountMinor },
+        { account: { kind: 'fees' }, amount: r.feeMinor },
+      ],
+    }),
+};
+
+/** A new Pending refund of `intent`, due at its expiry. */
+export function newRefund(
+  owner: { merchantId: string; mode: Mode; traceId: string },
+  intent: PaymentIntent,
+  amountMinor: number,
+  feeMinor: number,
+  reason: string | null,
+  now: Date,
+  id: string,
+): Refund {
+  const at = now.toISOString();
+  return {
+    id,
+    paymentIntentId: intent.paymentIntentId,
+    merchantId: owner.merchantId,
+    mode: owner.mode,
+    intentType: intent.intentType,
+    transactionReference: intent.transactionReference,
+    amountMinor,
+    feeMinor,
+    currency: intent.currency,
+    reason,
+    status: RefundStatus.Pending,
+    attemptCount: 0,
+    requestedAt: at,
+    approvedAt: null,
+    processedAt: null,
+    expiresAt: new Date(now.getTime() + refundExpiryDays * 86_400_000).toISOString(),
+    failureReason: null,
+    providerReference: null,
+    attemptedAt: null,
+    traceId: owner.traceId,
+    updatedAt: at,
+    version: 1,
+  };
+}
+
+/** failureReason when an attempt never reached the provider. Shown to the merchant. */
+export const refundNotReceivedReason = 'The refund request did not reach the refund provider.';
+
+/**
+ * After an attempt that did not pay (declined, or never received): retried with the same
+ * reference while attempts remain, else Failed. The failureReason shown meanwhile keeps the last
+ * decline when the retry was never received.
+ */
+export function refundAfterFailure(r: Pick<Refund, 'attemptCount' | 'failureReason'>, failure: Failure): { retry: boolean; failureReason: string } {
+  const retry = refundRetries(r);
+  if (failure.kind !== 'not_received') return { retry, failureReason: failure.reason };
+  return { retry, failureReason: retry ? (r.failureReason ?? refundNotReceivedReason) : refundNotReceivedReason };
+}

@@ -1,6 +1,8 @@
 import type { Mode } from './credentials.ts';
+import { holdFunds, journal, releaseHold } from './ledger.ts';
 import type { Fee } from './merchant.ts';
 import { feeFor, fromMinor, type Currency } from './money.ts';
+import type { Failure } from './outbound.ts';
 import type { UsdtNetwork } from './usdt-address.ts';
 
 /**
@@ -129,3 +131,73 @@ export function settlementView(s: Settlement) {
 }
 
 export type SettlementView = ReturnType<typeof settlementView>;
+
+/** What a settlement request needs besides its merchant, mode and fee. */
+export interface SettlementInput {
+  amountMinor: number;
+  currency: Currency;
+  payoutCurrency: Currency;
+  destination: SettlementDestination;
+}
+
+/**
+ * A new Pending settlement, or 'amount_too_small' when the fee takes the whole amount. The payout
+ * amount is known at once without conversion; with conversion it is fixed when the rate is locked.
+ */
+export function newSettlement(
+  owner: { merchantId: string; mode: Mode; traceId: string },
+  input: SettlementInput,
+  fee: Fee,
+  isAuto: boolean,
+  now: Date,
+  id: string,
+): Settlement | 'amount_too_small' {
+  const { feeMinor, netMinor } = settlementAmounts(input.amountMinor, fee);
+  if (netMinor <= 0) return 'amount_too_small';
+  const at = now.toISOString();
+  return {
+    id,
+    ...owner,
+    currency: input.currency,
+    amountMinor: input.amountMinor,
+    feeMinor,
+    netMinor,
+    payoutCurrency: input.payoutCurrency,
+    payoutMinor: input.currency !== input.payoutCurrency ? null : netMinor,
+    fxRate: null,
+    fxRateTimestamp: null,
+    destination: input.destination,
+    status: SettlementStatus.Pending,
+    isAuto,
+    requestedAt: at,
+    approvedAt: null,
+    processedAt: null,
+    failureReason: null,
+    submittedAt: null,
+    railReference: null,
+    updatedAt: at,
+    version: 1,
+  };
+}
+
+const scopeOf = (s: Settlement, now: Date) => ({ merchantId: s.merchantId, mode: s.mode, currency: s.currency, reference: s.id, now });
+
+/** The whole amount is held from creation; Completed pays the net to the rail and the fee to the platform. */
+export const settlementJournals = {
+  hold: (s: Settlement, now: Date) => holdFunds(scopeOf(s, now), 'Settlement', s.amountMinor, 'settlement.hold'),
+  released: (s: Settlement, kind: 'settlement.cancelled' | 'settlement.failed', now: Date) => releaseHold(scopeOf(s, now), 'Settlement', s.amountMinor, kind),
+  completed: (s: Settlement, ledgerAccount: string, now: Date) =>
+    journal({
+      ...scopeOf(s, now),
+      kind: 'settlement.completed',
+      movements: [
+        { account: { kind: 'held', holdType: 'Settlement' }, amount: -s.amountMinor },
+        { account: { kind: 'external', name: ledgerAccount }, amount: s.netMinor },
+        { account: { kind: 'fees' }, amount: s.feeMinor },
+      ],
+    }),
+};
+
+/** failureReason (shown to the merchant) of a settlement the rail refused, failed or never received. */
+export const settlementFailureReason = (failure: Failure) =>
+  failure.kind === 'not_received' ? 'The settlement did not reach the settlement rail; the funds were released.' : failure.reason;

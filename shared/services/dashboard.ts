@@ -6,7 +6,8 @@ import { createRefund, refundsOfTransaction } from '#shared/services/refunds.ts'
 import { listTransactions, lookupTransaction, transactionView, type TransactionListQuery } from '#shared/services/transactions.ts';
 import { auditWrite, getPayoutMaker, listAudit, listUsers, payoutMakerWrite } from '#shared/store/dashboard.ts';
 import { resolveBankCode } from '#shared/domain/bank-codes.ts';
-import { approveWithdrawal, findWithdrawal, rejectWithdrawal, requestWithdrawal } from '#shared/services/withdrawals.ts';
+import { requestWithdrawal } from '#shared/services/withdrawals.ts';
+import { approveWithdrawal, findWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
 import { randomUUID } from 'node:crypto';
 import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants.ts';
 import { revokeKey, rotateKeys } from '#shared/services/merchants.ts';

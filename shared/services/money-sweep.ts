@@ -2,7 +2,8 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { logger } from '#shared/logger.ts';
 import { listDueMoneyItems, type DueItem } from '#shared/store/money-due.ts';
 import { advanceRefund } from './refunds.ts';
-import { advanceSettlement, runAutoSettlement } from './settlements.ts';
+import { runAutoSettlement } from './auto-settlement.ts';
+import { advanceSettlement } from './settlements.ts';
 
 /**
  * One pass over the money due index (settlements, refunds, automatic-settlement runs): each due

@@ -1,4 +1,6 @@
+import { decideInquiry, notFoundGraceMs, pastNotFoundGrace, type Failure } from '#shared/domain/outbound.ts';
 import { logger } from '#shared/logger.ts';
+import type { Instruction, Rail, StatusAnswer, SubmitAnswer } from '#shared/providers/rail.ts';
 
 /**
  * The shared timings and the bounded call of the outbound-transfer protocol (withdrawals,
@@ -12,14 +14,13 @@ export const outboundTimings = {
   /** How long before asking again when the provider is unreachable, not configured or did not answer. One value for every product. */
   reinquireAfterMs: 30_000,
   /** A submission the provider still does not know after this long never arrived: the funds are released. */
-  notFoundGraceMs: 15 * 60_000,
+  notFoundGraceMs,
 } as const;
 
 /** `now` plus `ms`, as the ISO time the store keeps. */
 export const later = (now: Date, ms: number) => new Date(now.getTime() + ms).toISOString();
 
-/** True once a submission recorded at `submittedAt` is older than the NotFound grace period, by the injected clock. */
-export const pastNotFoundGrace = (submittedAt: string, now: Date) => now.getTime() - Date.parse(submittedAt) >= outboundTimings.notFoundGraceMs;
+export { pastNotFoundGrace };
 
 export type Unknown = { outcome: 'unknown' };
 
@@ -47,3 +48,92 @@ export async function bounded<T>(call: (signal: AbortSignal) => Promise<T>, who:
     clearTimeout(timer);
   }
 }
+
+export type { Failure };
+
+/** What a product's transition sees: the item now, the item the provider was asked about, the rail, the clock. */
+export interface Step<T, I extends Instruction> {
+  current: T;
+  asked: T;
+  rail: Rail<I>;
+  now: Date;
+}
+
+/**
+ * A product over the protocol (withdrawals, settlements, refunds): how to read and change its item,
+ * its instruction, and its transitions. Each transition returns the product's change (its own
+ * shape, committed by `commit`) or null for "nothing to do". The engine only calls them while the
+ * item is still the submission that was asked about (`outstanding`).
+ */
+export interface OutboundProduct<T, I extends Instruction, C> {
+  /** In logs: 'settlement rail'. */
+  who: string;
+  context(item: T): Record<string, unknown>;
+  instruction(item: T): I;
+  /** When the submission now outstanding was recorded: the NotFound grace starts there. */
+  submittedAt(item: T): string;
+  outstanding(current: T, asked: T): boolean;
+  /** Read → decide → commit → retry (changeVersioned); returns the item after. */
+  commit(asked: T, decide: (current: T) => C | null): Promise<T | undefined>;
+  accepted(step: Step<T, I>, answer: Extract<SubmitAnswer, { outcome: 'accepted' }>): C | null;
+  completed(step: Step<T, I>, answer: Extract<StatusAnswer, { status: 'Completed' }>): C | null;
+  /** Failed, hold released (or, for a product that retries, the next attempt scheduled). */
+  failed(step: Step<T, I>, failure: Failure): C | null;
+  /** Nothing known yet: due again at `dueAt`. */
+  dueAgain(step: Step<T, I>, dueAt: string): C | null;
+  /**
+   * True when a Failed status may still describe an earlier request with the same reference (a
+   * retried refund): it is then believed only after the grace period, as NotFound is.
+   */
+  failedMayBeStale?(item: T): boolean;
+}
+
+type Transition<T, I extends Instruction, C> = (step: Step<T, I>) => C | null;
+
+/** Commits a transition of `asked`, if it is still outstanding when read again. */
+const decide = <T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I>, asked: T, now: Date, transition: Transition<T, I, C>) =>
+  p.commit(asked, (current) => (p.outstanding(current, asked) ? transition({ current, asked, rail, now }) : null));
+
+/** The ONE submit of a submission the caller just recorded, bounded; an unknown outcome is returned as such. */
+export function submitRecorded<T, I extends Instruction>(p: OutboundProduct<T, I, unknown>, rail: Rail<I>, recorded: T): Promise<SubmitAnswer> {
+  return bounded((signal) => rail.submit(p.instruction(recorded), signal), p.who, { ...p.context(recorded), provider: rail.name, call: 'submit' }).then((a) =>
+    'status' in a ? { outcome: 'unknown' as const } : a,
+  );
+}
+
+/**
+ * Records the answer to the submission of `recorded`: accepted or rejected. Unknown changes
+ * nothing: the item already says Processing with its submission record and is due for the inquiry.
+ */
+export function recordAnswer<T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I>, recorded: T, answer: SubmitAnswer, now: Date): Promise<T | undefined> {
+  if (answer.outcome === 'unknown') return Promise.resolve(recorded);
+  if (answer.outcome === 'accepted') return decide(p, rail, recorded, now, (step) => p.accepted(step, answer));
+  return decide(p, rail, recorded, now, (step) => p.failed(step, { kind: 'rejected', reason: answer.reason, ...(answer.internal ? { internal: true } : {}) }));
+}
+
+/** Submit once, then record the answer (the caller recorded the submission). */
+export async function submitAndRecord<T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I>, recorded: T, now: Date): Promise<T | undefined> {
+  return recordAnswer(p, rail, recorded, await submitRecorded(p, rail, recorded), now);
+}
+
+/**
+ * The status inquiry of an outstanding submission (never a new submit): Completed / Failed are
+ * recorded; NotFound after the grace period is a submission that never arrived (released);
+ * Processing, NotFound within the grace, or no answer: due again later.
+ */
+export async function inquire<T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I>, asked: T, now: Date): Promise<T | undefined> {
+  const answer = await bounded((signal) => rail.status(p.instruction(asked), signal), p.who, { ...p.context(asked), call: 'status' });
+  const answered = 'outcome' in answer ? undefined : answer;
+  const decision = decideInquiry(answered, pastNotFoundGrace(p.submittedAt(asked), now), p.failedMayBeStale?.(asked));
+  if (decision.kind === 'again') {
+    const ms = decision.after === 'poll' ? rail.timings.pollIntervalMs : outboundTimings.reinquireAfterMs;
+    return decide(p, rail, asked, now, (step) => p.dueAgain(step, later(now, ms)));
+  }
+  if (decision.kind === 'completed') return decide(p, rail, asked, now, (step) => p.completed(step, answered as Extract<StatusAnswer, { status: 'Completed' }>));
+  if (decision.failure.kind === 'not_received') logger.error(`${p.who} never received the submission`, { ...p.context(asked), submittedAt: p.submittedAt(asked) });
+  return decide(p, rail, asked, now, (step) => p.failed(step, decision.failure));
+}
+
+/** An outstanding submission that cannot be asked about (no rail configured for its mode): due again later. */
+export const askLater = <T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I> | undefined, asked: T, now: Date) =>
+  p.commit(asked, (current) => (p.outstanding(current, asked) ? p.dueAgain({ current, asked, rail: rail!, now }, later(now, outboundTimings.reinquireAfterMs)) : null));

@@ -3,9 +3,10 @@ import { isTerminal, type IntentStatus, type IntentType, type PaymentIntent } fr
 import type { ReasonCode } from '#shared/domain/reasons.ts';
 import type { Journal, WalletDelta } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
-import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import type { TxItem } from '#shared/store/client.ts';
+import { changeVersioned } from '#shared/store/versioned.ts';
 import { emitOutcome } from '#shared/metrics.ts';
-import { findIntent, findIntentByOrderRef, getIntent, intentCursor, intentUpdateIndex, pageIntents, transitionWrites, type Transition } from '#shared/store/intents.ts';
+import { findIntent, findIntentByOrderRef, getIntent, intentCursor, pageIntents, sameStatusUpdate, transitionWrites, type Transition } from '#shared/store/intents.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 
 /**
@@ -33,27 +34,45 @@ export type ChangeResult =
   | { changed: true; intent: PaymentIntent; transition: Transition }
   | { changed: false; intent: PaymentIntent | undefined };
 
-export async function changeStatus(
+export function changeStatus(paymentIntentId: string, decide: (current: PaymentIntent) => Decision | null, now: () => Date = () => new Date()): Promise<ChangeResult> {
+  return changeIntent(paymentIntentId, decide, now) as Promise<ChangeResult>;
+}
+
+/**
+ * A change that keeps the status: the intent learns something (a rail accepted a payout) or is due
+ * again later. No event is written: nothing a merchant watches has changed.
+ */
+export interface SameStatus {
+  sameStatus: true;
+  details: Record<string, unknown>;
+  dueAt: string;
+  extraWrites?: TxItem[];
+}
+
+/** changeStatus() that also accepts same-status changes (shared/store/intents.ts sameStatusUpdate). */
+export async function changeIntent(
   paymentIntentId: string,
-  decide: (current: PaymentIntent) => Decision | null,
+  decide: (current: PaymentIntent) => Decision | SameStatus | null,
   now: () => Date = () => new Date(),
-): Promise<ChangeResult> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await getIntent(paymentIntentId);
-    if (!current || isTerminal(current.status)) return { changed: false, intent: current };
-    const decision = decide(current);
-    if (!decision) return { changed: false, intent: current };
-    const transition = transitionWrites(current, decision.to, { ...decision, now: now() });
-    try {
-      await transact([...transition.writes, ...(decision.journal ? postJournal(decision.journal) : []), ...(decision.extraWrites ?? [])]);
-      if (isTerminal(decision.to)) emitOutcome('payment', decision.to, current.amountMinor, current.intentType);
-      return { changed: true, intent: transition.next, transition };
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(intentUpdateIndex)) continue; // someone else changed it first
-      throw error;
-    }
-  }
-  throw new Error(`could not apply a status change to ${paymentIntentId}: too much contention`);
+): Promise<ChangeResult | { changed: true; intent: PaymentIntent; transition?: undefined }> {
+  let transition: Transition | undefined;
+  const result = await changeVersioned<PaymentIntent>(
+    'intent',
+    () => getIntent(paymentIntentId),
+    (current) => {
+      const decision = isTerminal(current.status) ? null : decide(current);
+      transition = undefined;
+      if (!decision) return null;
+      if ('sameStatus' in decision) {
+        const { next, write } = sameStatusUpdate(current, { details: decision.details, dueAt: decision.dueAt, now: now() });
+        return { next, writes: [write, ...(decision.extraWrites ?? [])] };
+      }
+      transition = transitionWrites(current, decision.to, { ...decision, now: now() });
+      return { next: transition.next, writes: [...transition.writes, ...(decision.journal ? postJournal(decision.journal) : []), ...(decision.extraWrites ?? [])] };
+    },
+    { label: `the status of ${paymentIntentId}`, committed: (before, after) => isTerminal(after.status) && emitOutcome('payment', after.status, before.amountMinor, before.intentType) },
+  );
+  return result.changed ? { changed: true, intent: result.value, transition } : { changed: false, intent: result.value };
 }
 
 /** The transaction object of CONTRACT §6 (camelCase). Card numbers never appear: brand and last four only. */

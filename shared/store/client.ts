@@ -47,6 +47,18 @@ export const toValues = (values: Record<string, unknown>) => marshall(values as 
 export type TxItem = TransactWriteItem;
 
 /**
+ * Named transaction items: a builder tags the writes it returns (`'settlement'`, `'wallet'`,
+ * `'reservation'`, ...), and a caller asks `failed.on('wallet')` instead of counting positions.
+ * The names live beside the items (a WeakMap), so the items sent to DynamoDB are unchanged.
+ */
+const itemNames = new WeakMap<TxItem, string>();
+
+export function named<T extends TxItem | TxItem[]>(name: string, items: T): T {
+  for (const item of Array.isArray(items) ? items : [items]) itemNames.set(item, name);
+  return items;
+}
+
+/**
  * A TransactWriteItems that failed. `reasons[i]` is the cancellation code of item i
  * (`None`, `ConditionalCheckFailed`, `TransactionConflict`, ...), so callers can tell which rule
  * stopped it. `item` holds the current item when the condition asked for it.
@@ -54,12 +66,18 @@ export type TxItem = TransactWriteItem;
 export class TransactionFailed extends Error {
   constructor(
     readonly reasons: { code: string; item?: Record<string, unknown> }[],
+    private readonly names: (string | undefined)[] = [],
   ) {
     super(`transaction cancelled: ${reasons.map((r) => r.code).join(',')}`);
   }
 
   failedAt(index: number): boolean {
     return this.reasons[index]?.code === 'ConditionalCheckFailed';
+  }
+
+  /** True when an item named `name` (see named()) refused its condition. */
+  on(name: string): boolean {
+    return this.reasons.some((r, i) => r.code === 'ConditionalCheckFailed' && this.names[i] === name);
   }
 
   get conflicted(): boolean {
@@ -93,7 +111,7 @@ export async function transact(items: TxItem[], options: { idempotency?: TxItem 
         ...(r.Item ? { item: unmarshall(r.Item) } : {}),
       }));
       if (options.idempotency && reasons[0]?.code === 'ConditionalCheckFailed') throw new IdempotencyKeyTaken();
-      const failed = new TransactionFailed(options.idempotency ? reasons.slice(1) : reasons);
+      const failed = new TransactionFailed(options.idempotency ? reasons.slice(1) : reasons, items.map((i) => itemNames.get(i)));
       // A conflict with a concurrent transaction changed nothing: every write is condition-guarded,
       // so running it again is safe. A failed condition is an answer, not a race.
       const onlyConflict = reasons.some((r) => r.code === 'TransactionConflict') && !reasons.some((r) => r.code === 'ConditionalCheckFailed');

@@ -1,9 +1,9 @@
 import { BatchGetItemCommand, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { statusChangedEvent, type AddressedEvent, type StoredEvent, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
+import { statusChangedEvent, type AddressedEvent, type StoredEvent, type EventSubject, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
 import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { canTransition, IllegalTransition, isTerminal, type HeldApproval, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
-import { db, fromItem, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
+import { db, fromItem, named, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
 import { outboxWrites } from './webhooks.ts';
@@ -21,7 +21,7 @@ export const orderRefWriteIndex = 1;
 export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: string } = {}): TxItem[] {
   const pointer = { paymentIntentId: intent.paymentIntentId, merchantId: intent.merchantId, mode: intent.mode };
   return [
-    {
+    named('intent', {
       Put: {
         TableName: tableName(),
         Item: toItem({
@@ -34,21 +34,21 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
         }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
-    },
-    {
+    }),
+    named('orderRef', {
       Put: {
         TableName: tableName(),
         Item: toItem({ ...keys.orderRef(intent.mode, intent.merchantId, intent.orderRef.orderRef), entity: 'OrderRef', ...pointer }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
-    },
-    {
+    }),
+    named('transactionReference', {
       Put: {
         TableName: tableName(),
         Item: toItem({ ...keys.transactionReference(intent.mode, intent.merchantId, intent.transactionReference), entity: 'TxRef', ...pointer }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
-    },
+    }),
   ];
 }
 
@@ -101,7 +101,7 @@ export function transitionWrites(
     next,
     event,
     writes: [
-      {
+      named('intent', {
         Update: {
           TableName: tableName(),
           Key: toItem(keys.intent(current.paymentIntentId)),
@@ -114,8 +114,8 @@ export function transitionWrites(
             ':expectedVersion': current.version, // not :version: that placeholder SETs the new version
           }),
         },
-      },
-      ...outboxWrite(current, event),
+      }),
+      ...named('event', outboxWrite(current, event)),
     ],
   };
 }
@@ -186,9 +186,11 @@ export async function listIntentsOfMerchant(merchantId: string, mode: Mode, limi
   return items.map(strip);
 }
 
-/** Access pattern: the outbox events of an intent, oldest first. */
-export async function listEvents(paymentIntentId: string): Promise<StoredEvent<TransactionStatusChanged>[]> {
-  const k = keys.eventsOfIntent(paymentIntentId);
+/** Access pattern: the outbox events of an intent (or, given its subject, a refund or settlement), oldest first. */
+export async function listEvents(paymentIntentId: string): Promise<StoredEvent<TransactionStatusChanged>[]>;
+export async function listEvents(subject: EventSubject): Promise<StoredEvent<WebhookEvent>[]>;
+export async function listEvents(about: string | EventSubject): Promise<StoredEvent<WebhookEvent>[]> {
+  const k = keys.eventsOf(typeof about === 'string' ? { kind: 'transaction', id: about } : about);
   const out = await db().send(
     new QueryCommand({
       TableName: tableName(),
@@ -197,7 +199,7 @@ export async function listEvents(paymentIntentId: string): Promise<StoredEvent<T
       ConsistentRead: true,
     }),
   );
-  return (out.Items ?? []).map((i) => fromItem<StoredEvent<TransactionStatusChanged> & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
+  return (out.Items ?? []).map((i) => fromItem<StoredEvent<WebhookEvent> & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
 }
 
 /** Access pattern: intents due by `now` (the due index, shards `DUE#0-3`). For sweeps. */
@@ -226,7 +228,7 @@ export function sameStatusUpdate(current: PaymentIntent, change: { details: Reco
   const fields = Object.keys(set);
   return {
     next,
-    write: {
+    write: named('intent', {
       Update: {
         TableName: tableName(),
         Key: toItem(keys.intent(current.paymentIntentId)),
@@ -235,7 +237,7 @@ export function sameStatusUpdate(current: PaymentIntent, change: { details: Reco
         ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
         ExpressionAttributeValues: toValues({ ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])), ':status': current.status, ':expected': current.version }),
       },
-    },
+    }),
   };
 }
 
@@ -276,7 +278,7 @@ export async function rescheduleDue(intent: PaymentIntent, dueAt: string): Promi
     await transact([sameStatusUpdate(intent, { details: {}, dueAt }).write]);
     return true;
   } catch (error) {
-    if (error instanceof TransactionFailed && error.failedAt(0)) return false;
+    if (error instanceof TransactionFailed && error.on('intent')) return false;
     throw error;
   }
 }

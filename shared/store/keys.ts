@@ -34,6 +34,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   AutoSettlement MERCHANT#<merchantId>              AUTOSETTLE#<mode>                 GSI2: MONEYDUE#<shard> / <nextRunAt>#autosettle:<id>:<mode>
  *   Refund        REFUND#<id>                         REFUND                            TXN#<paymentIntentId>#REFUND / <requestedAt>#<id>
  *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
+ *   SandboxReceipt SANDBOX#<rail>#<reference>         RECEIPT                           -   (test mode: what a sandbox rail received; ttl)
  *   DashUser      DASHUSER#<userId>                   DASHUSER                          MERCHANT#<merchantId>#DASHUSER / <createdAt>#<userId>
  *   DashEmail     DASHEMAIL#<lower-case e-mail>       DASHEMAIL                         -   (uniqueness + sign-in lookup)
  *   DashInvite    DASHINVITE#<sha256(token)>          DASHINVITE                        -   (single use, 72 h; ttl)
@@ -123,7 +124,7 @@ export const keys = {
    */
   eventHome: (subject: EventSubject): string => `${subjectPrefix[subject.kind]}#${subject.id}`,
   outboxEvent: (subject: EventSubject, createdAt: string, eventId: string): Key => ({ PK: keys.eventHome(subject), SK: `EVENT#${createdAt}#${eventId}` }),
-  eventsOfIntent: (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'EVENT#' }),
+  eventsOf: (subject: EventSubject) => ({ PK: keys.eventHome(subject), SKPrefix: 'EVENT#' }),
 
   /** Webhooks (shared/store/webhooks.ts): the delivery log lives in the event's home partition. */
   eventPointer: (eventId: string): Key => ({ PK: `EVENTID#${eventId}`, SK: 'EVENTID' }),
@@ -194,6 +195,8 @@ export const keys = {
     PK: `QUOTA#${mode}#${merchantId}#${subject}`,
     SK: window,
   }),
+  /** Test mode: a submission a sandbox rail received (shared/store/sandbox-receipts.ts). */
+  sandboxReceipt: (rail: string, reference: string): Key => ({ PK: `SANDBOX#${rail}#${reference}`, SK: 'RECEIPT' }),
   /** Merchant dashboard (shared/store/dashboard.ts): users, invites, sessions, audit log, sign-in throttling. */
   dashUser: (userId: string): Key => ({ PK: `DASHUSER#${userId}`, SK: 'DASHUSER' }),
   dashUserListing: (merchantId: string, createdAt: string, userId: string) => ({ GSI1PK: `MERCHANT#${merchantId}#DASHUSER`, GSI1SK: `${createdAt}#${userId}` }),

@@ -1,6 +1,6 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
-import { db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { db, fromItem, named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
 import { outboxWrites } from './webhooks.ts';
@@ -25,7 +25,7 @@ export const reservationWriteIndex = 1;
 
 export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[] {
   return [
-    {
+    named('refund', {
       Put: {
         TableName: tableName(),
         Item: toItem({
@@ -38,8 +38,8 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
         }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
-    },
-    {
+    }),
+    named('reservation', {
       Update: {
         TableName: tableName(),
         Key: toItem(keys.intent(intent.paymentIntentId)),
@@ -48,13 +48,13 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: toValues({ ':amount': r.amountMinor, ':completed': 'Completed', ':maxBefore': intent.amountMinor - r.amountMinor }),
       },
-    },
+    }),
   ];
 }
 
 /** Gives a refund's amount back to the transaction's refundable remainder. */
 export function releaseReservationWrite(r: Refund): TxItem {
-  return {
+  return named('reservation', {
     Update: {
       TableName: tableName(),
       Key: toItem(keys.intent(r.paymentIntentId)),
@@ -62,12 +62,12 @@ export function releaseReservationWrite(r: Refund): TxItem {
       ConditionExpression: 'refundReservedMinor >= :amount',
       ExpressionAttributeValues: toValues({ ':release': -r.amountMinor, ':amount': r.amountMinor }),
     },
-  };
+  });
 }
 
 /** A completed refund: the transaction's refundedAmount grows. */
 export function recordRefundedWrite(r: Refund, now: Date): TxItem {
-  return {
+  return named('reservation', {
     Update: {
       TableName: tableName(),
       Key: toItem(keys.intent(r.paymentIntentId)),
@@ -75,7 +75,7 @@ export function recordRefundedWrite(r: Refund, now: Date): TxItem {
       ConditionExpression: 'refundReservedMinor >= :amount',
       ExpressionAttributeValues: toValues({ ':amount': r.amountMinor, ':now': now.toISOString() }),
     },
-  };
+  });
 }
 
 export function refundChange(
@@ -87,7 +87,7 @@ export function refundChange(
   const next: Refund = { ...current, ...changes, updatedAt: now.toISOString(), version: current.version + 1 };
   const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
   for (const k of Object.keys(changes) as (keyof Refund)[]) set[k] = next[k];
-  return { next, write: versionedUpdate(keys.refund(current.id), current.id, current, set, dueAt) };
+  return { next, write: named('refund', versionedUpdate(keys.refund(current.id), current.id, current, set, dueAt)) };
 }
 
 /**
@@ -99,7 +99,7 @@ export function refundEventWrites(previous: Refund, next: Refund): TxItem[] {
   if (previous.status === next.status) return [];
   const event = refundStatusChangedEvent(next, previous.status, new Date(next.updatedAt));
   const addressed = { eventId: event.id, paymentIntentId: next.paymentIntentId, subject: { kind: 'refund', id: next.id } as const, merchantId: next.merchantId, mode: next.mode, callbackUrl: null, event };
-  return outboxWrites(addressed, event.data.Timestamp);
+  return named('event', outboxWrites(addressed, event.data.Timestamp));
 }
 
 /** Access pattern: a refund by id (GetItem). */

@@ -2,7 +2,7 @@ import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type A
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { nextSettlementRun, type SettlementSchedule } from '#shared/domain/merchant.ts';
 import type { Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
-import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
 import { outboxWrites } from './webhooks.ts';
@@ -16,7 +16,7 @@ import { stripKeys, versionedUpdate } from './money-due.ts';
 const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createSettlementWrite(s: Settlement, options: { dueAt?: string } = {}): TxItem {
-  return {
+  return named('settlement', {
     Put: {
       TableName: tableName(),
       Item: toItem({
@@ -28,7 +28,7 @@ export function createSettlementWrite(s: Settlement, options: { dueAt?: string }
       }),
       ConditionExpression: 'attribute_not_exists(PK)',
     },
-  };
+  });
 }
 
 /**
@@ -44,7 +44,7 @@ export function settlementChange(
   const next: Settlement = { ...current, ...changes, updatedAt: now.toISOString(), version: current.version + 1 };
   const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
   for (const k of Object.keys(changes) as (keyof Settlement)[]) set[k] = next[k];
-  return { next, write: versionedUpdate(keys.settlement(current.id), current.id, current, set, dueAt) };
+  return { next, write: named('settlement', versionedUpdate(keys.settlement(current.id), current.id, current, set, dueAt)) };
 }
 
 /**
@@ -56,7 +56,7 @@ export function settlementEventWrites(previous: Settlement, next: Settlement): T
   if (previous.status === next.status) return [];
   const event = settlementStatusChangedEvent(next, previous.status, new Date(next.updatedAt));
   const addressed = { eventId: event.id, paymentIntentId: null, subject: { kind: 'settlement', id: next.id } as const, merchantId: next.merchantId, mode: next.mode, callbackUrl: null, event };
-  return outboxWrites(addressed, event.data.Timestamp);
+  return named('event', outboxWrites(addressed, event.data.Timestamp));
 }
 
 /** Access pattern: a settlement by id (GetItem). A non-uuid id is simply not found. */
@@ -177,10 +177,10 @@ export async function getAutoSettlementRun(merchantId: string, mode: Mode): Prom
 export function rearmAutoSettlementWrite(run: AutoSettlementRun, nextRunAt: string | null): TxItem {
   const key = toItem(keys.autoSettlement(run.merchantId, run.mode));
   if (nextRunAt === null) {
-    return { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'runAt = :runAt', ExpressionAttributeValues: toValues({ ':runAt': run.runAt }) } };
+    return named('run', { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'runAt = :runAt', ExpressionAttributeValues: toValues({ ':runAt': run.runAt }) } });
   }
   const due = keys.moneyDue(`autosettle:${run.merchantId}:${run.mode}`, nextRunAt);
-  return {
+  return named('run', {
     Update: {
       TableName: tableName(),
       Key: key,
@@ -188,5 +188,5 @@ export function rearmAutoSettlementWrite(run: AutoSettlementRun, nextRunAt: stri
       ConditionExpression: 'runAt = :runAt',
       ExpressionAttributeValues: toValues({ ':runAt': run.runAt, ':next': nextRunAt, ':pk': due.GSI2PK, ':sk': due.GSI2SK }),
     },
-  };
+  });
 }

@@ -3,7 +3,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { holdTypes, type Journal, type WalletDelta } from '#shared/domain/ledger.ts';
 import type { Currency } from '#shared/domain/money.ts';
-import { db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { db, fromItem, named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { keys } from './keys.ts';
 
 /** Materialised wallet balance of one merchant, mode and currency (minor units). */
@@ -95,7 +95,7 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
   }
 
   const writes: TxItem[] = [
-    {
+    named('journal', {
       Put: {
         TableName: tableName(),
         Item: toItem({
@@ -105,10 +105,10 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
         }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
-    },
+    }),
   ];
   if (adds.length > 0) {
-    writes.push({
+    writes.push(named('wallet', {
       Update: {
         TableName: tableName(),
         Key: toItem(keys.wallet(journal.merchantId, journal.mode, journal.currency)),
@@ -123,7 +123,7 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
           ':currency': journal.currency,
         }),
       },
-    });
+    }));
   }
   return writes;
 }

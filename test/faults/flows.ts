@@ -51,7 +51,17 @@ export interface Answer {
 export interface Flow {
   name: string;
   /** The fees that are not zero in this flow: the expected available balance after it. */
-  expected: { status: string | number; available: (ctx: Ctx) => number; kind: 'intent' | 'refund' | 'settlement' };
+  expected: {
+    status: string | number;
+    available: (ctx: Ctx) => number;
+    kind: 'intent' | 'refund' | 'settlement';
+    /**
+     * The outcome when the crash fell between recording the submission and calling the rail: the
+     * rail never received it, so its status inquiry answers NotFound and after the grace the
+     * payment fails with its funds released (it is never submitted a second time).
+     */
+    neverReceived?: { status: string | number; available: (ctx: Ctx) => number };
+  };
   setup(webhookUrl: string): Promise<Ctx>;
   act(baseUrl: string, ctx: Ctx, answer: (a: Answer) => void): Promise<void>;
   recover(baseUrl: string, ctx: Ctx): Promise<void>;
@@ -206,7 +216,12 @@ const withdrawalFlow = (account: '0000' | '2222') =>
       customerRef: { bankAccountNumber: `PK36SCBL000000112345${account}`, bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
       orderRef: { orderRef: ctx.orderRef },
     }),
-    { kind: 'intent', status: 'Completed', available: (ctx) => ctx.fundedMinor - ctx.amount },
+    {
+      kind: 'intent',
+      status: 'Completed',
+      available: (ctx) => ctx.fundedMinor - ctx.amount,
+      neverReceived: { status: 'Failed', available: (ctx) => ctx.fundedMinor },
+    },
     (url) => newCtx(`withdrawal …${account}`, url, 500_00, 1000_00),
   );
 
@@ -260,7 +275,12 @@ function settlementFlow(to: 'bank' | 'usdt'): Flow {
   const name = `settlement ${to}`;
   return {
     name,
-    expected: { kind: 'settlement', status: 3, available: (ctx) => ctx.fundedMinor - ctx.amount },
+    expected: {
+      kind: 'settlement',
+      status: 3,
+      available: (ctx) => ctx.fundedMinor - ctx.amount,
+      neverReceived: { status: 4, available: (ctx) => ctx.fundedMinor },
+    },
     setup: (url) => newCtx(name, url, 600_00, 1000_00),
     async act(baseUrl, ctx, answer) {
       const r = await api(baseUrl, ctx, 'POST', '/Settlements', body(ctx), { 'Idempotency-Key': ctx.key });

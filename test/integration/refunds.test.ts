@@ -3,10 +3,16 @@ import { routeList } from '#functions/routes.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { advanceRefund, approveRefund, cancelRefund, rejectRefund } from '#shared/services/refunds.ts';
-import { configureRefundProvider, sandboxRefundProvider, type RefundInstruction, type RefundProvider, type RefundStatusResult } from '#shared/providers/refund-provider.ts';
+import type { Rail, StatusAnswer } from '#shared/providers/rail.ts';
+import { configureRail } from '#shared/providers/rails.ts';
+import { sandboxRefundProvider, type RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';
 import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
+
+type RefundProvider = Rail<RefundInstruction>;
+type RefundStatusResult = StatusAnswer;
+const configureRefundProvider = (mode: 'test' | 'live', provider: RefundProvider) => configureRail('refund', mode, provider);
 
 describe('refunds', () => {
   const gw = useGateway(routeList);
@@ -213,16 +219,17 @@ describe('refunds', () => {
     const inquiries: string[] = [];
     const paid = new Set<string>();
     const provider: RefundProvider = {
+      name: 'Fake Refunds',
       ledgerAccount: 'fake_refunds',
-      retryAfterMs: 2_000,
-      async refund(i) {
+      timings: { ...sandboxRefundProvider.timings, retryAfterMs: 2_000 },
+      async submit(i) {
         calls.push(i);
         const what = await onRefund(i, calls.length);
-        if (what === 'declined') return { outcome: 'failed', reason: 'Declined by the issuer.' };
+        if (what === 'declined') return { outcome: 'rejected', reason: 'Declined by the issuer.' };
         if (paid.has(i.reference)) throw new Error('provider bug: paid twice');
         paid.add(i.reference);
         if (what === 'lost') throw new Error('socket hang up'); // sent and executed, answer lost
-        return { outcome: 'completed', providerReference: `FAKE-${i.reference}` };
+        return { outcome: 'accepted', providerReference: `FAKE-${i.reference}` };
       },
       async status(i) {
         inquiries.push(i.reference);

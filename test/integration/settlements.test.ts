@@ -6,12 +6,19 @@ import { routeList } from '#functions/routes.ts';
 import { toChecksumAddress } from '#shared/domain/usdt-address.ts';
 import { creditTestWallet, setSchedule } from '#shared/services/merchants.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
-import { advanceSettlement, approveSettlement, cancelSettlement, rejectSettlement, runAutoSettlement } from '#shared/services/settlements.ts';
+import { runAutoSettlement } from '#shared/services/auto-settlement.ts';
+import { advanceSettlement, approveSettlement, cancelSettlement, rejectSettlement } from '#shared/services/settlements.ts';
 import { getAutoSettlementRun } from '#shared/store/settlements.ts';
 import { configureRateSource } from '#shared/providers/fx-rates.ts';
-import { configureSettlementRail, sandboxSettlementRail, type SettlementRail, type SettlementStatusResult } from '#shared/providers/settlement-rail.ts';
+import type { Rail, StatusAnswer } from '#shared/providers/rail.ts';
+import { configureRail } from '#shared/providers/rails.ts';
+import { sandboxSettlementRail, type SettlementInstruction } from '#shared/providers/settlement-rail.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
+
+type SettlementRail = Rail<SettlementInstruction>;
+type SettlementStatusResult = StatusAnswer;
+const configureSettlementRail = (mode: 'test' | 'live', rail: SettlementRail | undefined) => configureRail('settlement', mode, rail);
 
 /** The operator CLI as an operator runs it (see ops-cli.test.ts): a separate process on the same table. */
 async function ops(...args: string[]) {
@@ -303,10 +310,10 @@ describe('settlements', () => {
   it('behaves the same in live mode once a rail and a rate source are configured, submitting once', async () => {
     const submitted: string[] = [];
     const liveRail: SettlementRail = {
+      name: 'Live Rail',
       ledgerAccount: 'live_rail',
-      firstCheckAfterMs: 1_000,
-      pollIntervalMs: 1_000,
-      submit: async (i) => (submitted.push(i.reference), { outcome: 'accepted', railReference: `LIVE${i.reference.slice(0, 8)}` }),
+      timings: { ...sandboxSettlementRail.timings, firstCheckAfterMs: 1_000, pollIntervalMs: 1_000 },
+      submit: async (i) => (submitted.push(i.reference), { outcome: 'accepted', providerReference: `LIVE${i.reference.slice(0, 8)}` }),
       status: async () => ({ status: 'Completed' }),
     };
     configureSettlementRail('live', liveRail);
@@ -335,13 +342,13 @@ describe('settlements', () => {
     const submits: string[] = [];
     const inquiries: string[] = [];
     const rail: SettlementRail = {
+      name: 'Fake Rail',
       ledgerAccount: 'fake_rail',
-      firstCheckAfterMs: 1_000,
-      pollIntervalMs: 1_000,
+      timings: { ...sandboxSettlementRail.timings, firstCheckAfterMs: 1_000, pollIntervalMs: 1_000 },
       async submit(i) {
         submits.push(i.reference);
         await onSubmit(submits.length);
-        return { outcome: 'accepted', railReference: `FAKE${i.reference.slice(0, 8)}` };
+        return { outcome: 'accepted', providerReference: `FAKE${i.reference.slice(0, 8)}` };
       },
       async status(i) {
         inquiries.push(i.reference);

@@ -9,7 +9,7 @@ import { creditTestWallet, setFee } from '#shared/services/merchants.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { advanceRefund, approveRefund, cancelRefund, rejectRefund } from '#shared/services/refunds.ts';
 import { advanceSettlement, approveSettlement, cancelSettlement, rejectSettlement } from '#shared/services/settlements.ts';
-import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawals.ts';
+import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { ensureTable } from '../../scripts/local/dynamo.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';

@@ -1,0 +1,40 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import { instrumented } from '#shared/metrics.ts';
+import { sandboxBankRail, type PayoutInstruction } from './bank-rail.ts';
+import type { Rail } from './rail.ts';
+import { sandboxRefundProvider, type RefundInstruction } from './refund-provider.ts';
+import { sandboxSettlementRail, type SettlementInstruction } from './settlement-rail.ts';
+
+/**
+ * The one registry of outbound rails, per product family and mode. Test mode uses the sandboxes;
+ * live mode uses the adapters configured for the deployment (configureRail); with none, the
+ * product refuses with a 422. Every rail is returned instrumented (latency, errors, fault points)
+ * under its family's metric name.
+ */
+export interface RailInstructions {
+  payout: PayoutInstruction;
+  settlement: SettlementInstruction;
+  refund: RefundInstruction;
+}
+export type RailFamily = keyof RailInstructions;
+
+/** The Provider dimension of the provider metrics and the fault points (unchanged names). */
+const metricFamily: Record<RailFamily, string> = { payout: 'bank_rail', settlement: 'settlement_rail', refund: 'refund_provider' };
+
+const configured: { [F in RailFamily]: Partial<Record<Mode, Rail<RailInstructions[F]>>> } = {
+  payout: { test: sandboxBankRail },
+  settlement: { test: sandboxSettlementRail },
+  refund: { test: sandboxRefundProvider },
+};
+
+/** The rail of a family for a mode; undefined when none is configured (live mode by default). */
+export function railFor<F extends RailFamily>(family: F, mode: Mode): Rail<RailInstructions[F]> | undefined {
+  return instrumented(metricFamily[family], configured[family][mode] as Rail<RailInstructions[F]> | undefined);
+}
+
+/** Installs a live adapter (deployment wiring) or, in tests, a fake one; `undefined` removes it. */
+export function configureRail<F extends RailFamily>(family: F, mode: Mode, rail: Rail<RailInstructions[F]> | undefined): void {
+  const rails = configured[family] as Partial<Record<Mode, Rail<RailInstructions[F]>>>;
+  if (rail) rails[mode] = rail;
+  else delete rails[mode];
+}

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import type { Mode } from '#shared/domain/credentials.ts';
+import { merchantMaySubmit, nextSettlementRun } from '#shared/domain/merchant.ts';
+import { newSettlement, settlementJournals, settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
+import { logger } from '#shared/logger.ts';
+import { railFor } from '#shared/providers/rails.ts';
+import { transact, TransactionFailed } from '#shared/store/client.ts';
+import { getMerchant } from '#shared/store/merchants.ts';
+import { createSettlementWrite, getAutoSettlementRun, rearmAutoSettlementWrite } from '#shared/store/settlements.ts';
+import { getWallet, postJournal } from '#shared/store/wallets.ts';
+
+/** Deterministic id of the settlement a run creates: a run that is swept twice creates it once. */
+function runSettlementId(merchantId: string, mode: Mode, runAt: string): string {
+  const h = createHash('sha256').update(`autosettle:${merchantId}:${mode}:${runAt}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * A due automatic-settlement run: creates an isAuto settlement of the available balance above the
+ * schedule's minimum, to its bank account, in the merchant's currency (no conversion), and moves
+ * the run to the next date, in ONE transaction. Nothing to settle (or no rail in this mode): only
+ * the run moves. Returns the settlement created, if any.
+ */
+export async function runAutoSettlement(merchantId: string, mode: Mode, now = new Date()): Promise<SettlementView | undefined> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const run = await getAutoSettlementRun(merchantId, mode);
+    if (!run || run.runAt > now.toISOString()) return undefined;
+    const merchant = await getMerchant(merchantId);
+    const schedule = merchant?.settlementSchedule;
+    const nextRunAt = schedule ? (nextSettlementRun(schedule, now)?.toISOString() ?? null) : null;
+    const rearm = rearmAutoSettlementWrite(run, nextRunAt);
+    const destination = schedule?.destination;
+    const wallet = merchant && (await getWallet(merchantId, mode, merchant.defaultCurrency, true));
+    const amountMinor = wallet ? wallet.available - (schedule?.minimumBalanceMinor ?? 0) : 0;
+    let settlement: Settlement | undefined;
+    if (merchant && merchantMaySubmit(merchant) && destination && railFor('settlement', mode) && amountMinor > 0) {
+      const created = newSettlement(
+        { merchantId, mode, traceId: `autosettle-${run.runAt}` },
+        {
+          amountMinor,
+          currency: merchant.defaultCurrency,
+          payoutCurrency: merchant.defaultCurrency,
+          destination: { type: 'bank', bankName: destination.bankName, iban: destination.iban, accountTitle: destination.accountTitle },
+        },
+        merchant.fees.settlement,
+        true,
+        now,
+        runSettlementId(merchantId, mode, run.runAt),
+      );
+      // The balance may not cover the fee: then nothing to settle.
+      if (created !== 'amount_too_small') settlement = created;
+    }
+    try {
+      if (settlement) await transact([rearm, createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))]);
+      else await transact([rearm]);
+    } catch (error) {
+      if (error instanceof TransactionFailed && error.on('run')) return undefined; // another sweep ran it
+      if (error instanceof TransactionFailed && settlement && (error.on('wallet') || error.on('settlement'))) continue; // the balance moved: read again
+      throw error;
+    }
+    if (settlement) logger.info('settlement created', { settlementId: settlement.id, merchantId, mode, isAuto: true });
+    return settlement && settlementView(settlement);
+  }
+  throw new Error(`automatic settlement of ${merchantId} (${mode}) could not be applied: too much contention`);
+}

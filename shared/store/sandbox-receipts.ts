@@ -1,0 +1,28 @@
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { db, tableName, toItem, ttlIn } from './client.ts';
+import { keys } from './keys.ts';
+
+/**
+ * What the sandbox rails of test mode received (shared/providers/*-rail.ts, refund-provider.ts):
+ * a receipt per rail and reference, written when a submission arrives, so that a status inquiry
+ * about a reference the sandbox never received answers NotFound as a real provider would. Kept in
+ * the table (not in memory) because the submit and the inquiry run in different Lambdas. Expire
+ * after 30 days (ttl).
+ */
+const receiptTtlSeconds = 30 * 86_400;
+
+/** Access pattern: record a receipt (PutItem; receiving a reference again keeps one receipt). */
+export async function recordSandboxReceipt(rail: string, reference: string, now = new Date()): Promise<void> {
+  await db().send(
+    new PutItemCommand({
+      TableName: tableName(),
+      Item: toItem({ ...keys.sandboxReceipt(rail, reference), entity: 'SandboxReceipt', receivedAt: now.toISOString(), ttl: ttlIn(receiptTtlSeconds, now.getTime()) }),
+    }),
+  );
+}
+
+/** Access pattern: did the sandbox receive this reference (GetItem, consistent)? */
+export async function hasSandboxReceipt(rail: string, reference: string): Promise<boolean> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.sandboxReceipt(rail, reference)), ConsistentRead: true }));
+  return Boolean(out.Item);
+}
