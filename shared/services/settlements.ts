@@ -7,6 +7,7 @@ import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import {
   canSettlementTransition,
   newSettlement,
+  settlementAmounts,
   settlementFailureReason,
   settlementJournals,
   settlementStatusNames,
@@ -68,7 +69,7 @@ async function checkConversion(mode: Mode, from: Currency, to: Currency, netMino
  * would be (no rail, no rate, amount too small).
  */
 export async function previewSettlement(caller: Omit<Caller, 'traceId'>, input: Omit<SettlementInput, 'destination'>, now = new Date()) {
-  railFor(caller.mode);
+  if (!settlementRail(caller.mode)) throw new SettlementRefused('Settlements are not available in live mode: no settlement rail is configured for this deployment.', 'settlement_rail_unavailable');
   const { feeMinor, netMinor } = settlementAmounts(input.amountMinor, caller.fee);
   if (netMinor <= 0) throw new SettlementRefused('The amount does not cover the settlement fee.', 'amount_too_small');
   let fx: { rate: string; at: string; payoutMinor: number } | null = null;
