@@ -25,7 +25,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { jobList, type Job } from '#functions/jobs.ts';
 import { lambdaGroups, routeList, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
-import { HttpProblem, problems } from '#shared/http/problem.ts';
+import { HttpProblem, problemFor, problems } from '#shared/http/problem.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
 import { defaultRateLimits, type RateLimits } from '#shared/http/rate-limits.ts';
 import { partitionPrefixes } from '#shared/store/keys.ts';
 import { tableDefinition } from '#shared/store/table.ts';
@@ -40,7 +41,7 @@ import { Observability } from '#infra/observability.ts';
  */
 const gatewayProblems: readonly { type: ResponseType; problem: HttpProblem; headers?: Record<string, string> }[] = [
   // Unknown path, unknown method on a known path, or an unsupported API version.
-  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, problem: problems.notFound('No such endpoint.') },
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, problem: problemFor(new NotFoundError('No such endpoint.')) },
   { type: ResponseType.THROTTLED, problem: new HttpProblem(429, 'Rate limit exceeded.'), headers: { 'Retry-After': "'1'" } },
   // API Gateway's own 10 MB payload limit; the pipeline enforces the contract's 64 KiB.
   { type: ResponseType.REQUEST_TOO_LARGE, problem: problems.tooLarge(10 * 1024 * 1024) },

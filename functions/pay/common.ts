@@ -34,7 +34,7 @@ export async function customerAction(paymentIntentId: string, action: () => Prom
     return { redirect: back ?? `../${encodeURIComponent(intent.paymentIntentId)}` };
   } catch (error) {
     if (!(error instanceof CheckoutRefusal)) throw error;
-    if (error.status === 404) throw notFoundPage();
+    if (error.category === 'not_found') throw notFoundPage();
     const intent = await openCheckout(paymentIntentId);
     if (!intent) throw notFoundPage();
     return showCheckout(intent, isTerminal(intent.status) ? undefined : error);

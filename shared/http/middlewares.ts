@@ -3,10 +3,10 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import { parseApiKey } from '#shared/domain/credentials.ts';
-import { DomainError } from '#shared/domain/errors.ts';
+import { DomainError, NotFoundError } from '#shared/domain/errors.ts';
 import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
-import { JsonTooDeep, jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
+import { jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
 import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
 import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
@@ -128,7 +128,6 @@ export function problemDetails(): Middleware {
       let problem: HttpProblem;
       if (request.error instanceof HttpProblem) problem = request.error;
       else if (request.error instanceof DomainError) problem = problemFor(request.error);
-      else if (request.error instanceof JsonTooDeep) problem = problems.badRequest(`The request is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, 'body_too_deep');
       else if (request.error instanceof TransactionFailed && request.error.conflicted) {
         problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.', 'concurrent_update');
       } else {
@@ -146,7 +145,7 @@ export function versionGuard(): Middleware {
     before: (request) => {
       const version = request.event.pathParameters?.version;
       if (version !== undefined && !(supportedVersions as readonly string[]).includes(version)) {
-        throw problems.notFound(`API version v${version} does not exist. Supported: ${supportedVersions.map((v) => `v${v}`).join(', ')}.`);
+        throw new NotFoundError(`API version v${version} does not exist. Supported: ${supportedVersions.map((v) => `v${v}`).join(', ')}.`);
       }
     },
   };

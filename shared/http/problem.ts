@@ -76,7 +76,6 @@ export const problems = {
   forbidden: (detail: string, code?: string) => new HttpProblem(403, detail, code ? { code } : {}),
   /** Stable `code` so integrations can tell a suspension from a missing scope. */
   merchantSuspended: () => new HttpProblem(403, 'The merchant account is suspended: no payments, payouts, settlements or refunds are accepted until it is reactivated.', { code: 'merchant_suspended' }),
-  notFound: (detail: string) => new HttpProblem(404, detail),
   conflict: (detail: string, code?: string) => new HttpProblem(409, detail, code ? { code } : {}),
   tooLarge: (limit: number) => new HttpProblem(413, `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () => new HttpProblem(415, 'POST bodies must be sent with Content-Type: application/json.'),
@@ -85,14 +84,14 @@ export const problems = {
   internal: () => new HttpProblem(500, 'An internal error occurred. Quote the traceId to support.'),
 };
 
-const statusOf: Record<ErrorCategory, number> = { invalid: 400, not_found: 404, conflict: 409, business_rule: 422, rate_limited: 429, unavailable: 503 };
+const statusOf: Record<ErrorCategory, number> = { invalid: 400, unauthenticated: 401, not_found: 404, conflict: 409, business_rule: 422, rate_limited: 429, unavailable: 503 };
 
 /** THE mapping of domain errors to problem details (docs/merchant-guide.md, Errors). */
 export function problemFor(error: DomainError): HttpProblem {
   const headers = error.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } : undefined;
   return new HttpProblem(statusOf[error.category], error.detail, {
-    ...(error.code ? { code: error.code } : {}),
     ...(error.errors ? { errors: error.errors } : {}),
+    ...(error.code ? { code: error.code } : {}),
     ...(headers ? { headers } : {}),
   });
 }

@@ -55,6 +55,8 @@ export function sandboxWalletProvider(providerId: WalletProviderId): WalletProvi
   adapter = {
     providerId,
     name: walletProviders[providerId].name,
+    firstInquiryAfterMs: sandboxApprovalDelayMs,
+    otpMatches: (otp) => otp.trim() === sandboxOtp,
     async startCharge({ mobileNumber }, now) {
       switch (sandboxBehaviour(mobileNumber)) {
         case 'insufficient_balance':

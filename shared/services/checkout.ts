@@ -15,6 +15,7 @@ import {
   type CheckoutDetails,
   type WalletSession,
 } from '#shared/domain/checkout.ts';
+import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { isTerminal, type CardSummary, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
 import { journal } from '#shared/domain/ledger.ts';
@@ -22,10 +23,9 @@ import { defaultFees, type Fee } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
-import { sandboxCardOutcome } from '#shared/domain/sandbox.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
-import { walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
-import { sandboxApprovalDelayMs, sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
+import { firstInquiryAt, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
+import { cardNetwork } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { createIntentWrites, getIntent, orderRefWriteIndex, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
@@ -57,8 +57,6 @@ export interface NewCheckout {
   feeRate: Fee;
   traceId: string;
 }
-
-export class DuplicateOrderRef extends Error {}
 
 export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent {
   const details: CheckoutDetails = { paymentMethod: input.paymentMethod, feeRate: input.feeRate };
@@ -109,7 +107,9 @@ export async function saveCheckout(intent: PaymentIntent, idempotency?: TxItem):
   try {
     await transact(createIntentWrites(intent, { dueAt: intent.expiresAt! }), idempotency ? { idempotency } : {});
   } catch (error) {
-    if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) throw new DuplicateOrderRef();
+    if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) {
+      throw new BusinessRuleError(`orderRef ${intent.orderRef.orderRef} was already used for another transaction.`, 'duplicate_order_ref');
+    }
     throw error;
   }
 }
@@ -117,27 +117,30 @@ export async function saveCheckout(intent: PaymentIntent, idempotency?: TxItem):
 // ---------------------------------------------------------------------------------------------
 // The page
 
-/** A request the page refuses without changing anything; shown on the page with `status`. */
-export class CheckoutRefusal extends Error {
+/**
+ * A request the page refuses without changing anything: a DomainError (invalid, not_found or
+ * business_rule) that also says which form of the page shows it and the messages of its fields.
+ */
+export class CheckoutRefusal extends DomainError {
   constructor(
-    readonly status: 400 | 404 | 422,
+    category: 'invalid' | 'not_found' | 'business_rule',
     message: string,
     readonly form: 'card' | 'wallet' | 'otp' | 'page' = 'page',
     readonly fields: Record<string, string> = {},
   ) {
-    super(message);
+    super(category, message);
   }
 }
 
 /** A card result keeps no wallet fields (a card can only pay before any wallet charge was started). */
 const noWallet = { wallet: null, walletProvider: null, walletNumberLast4: null };
-const notFound = () => new CheckoutRefusal(404, 'This payment link is not valid.');
+const notFound = () => new CheckoutRefusal('not_found', 'This payment link is not valid.');
 const expiredDecision = (): Decision => ({ to: 'Expired', reason: 'expired' });
 const liveUnavailable = (form: 'card' | 'wallet') =>
-  new CheckoutRefusal(422, 'Live payments are not available: no payment provider is configured for this deployment.', form);
+  new CheckoutRefusal('business_rule', 'Live payments are not available: no payment provider is configured for this deployment.', form);
 const awaitingApprovalRefusal = (form: CheckoutRefusal['form']) =>
   new CheckoutRefusal(
-    422,
+    'business_rule',
     form === 'page'
       ? 'A wallet payment is waiting for your approval on your phone, so it can no longer be cancelled here. Approve or decline it in your wallet app; if you do nothing, it ends by itself and no money is taken.'
       : 'A wallet payment is waiting for your approval on your phone. Approve or decline it in your wallet app; this page updates by itself.',
@@ -145,12 +148,12 @@ const awaitingApprovalRefusal = (form: CheckoutRefusal['form']) =>
   );
 const chargeStartedRefusal = (form: CheckoutRefusal['form']) =>
   new CheckoutRefusal(
-    422,
+    'business_rule',
     'A wallet payment was already started for this order: enter the code sent to your phone. To pay another way, cancel this payment and start again from the merchant’s site.',
     form,
   );
 const suspendedRefusal = (form: CheckoutRefusal['form']) =>
-  new CheckoutRefusal(422, 'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.', form);
+  new CheckoutRefusal('business_rule', 'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.', form);
 
 /** A suspended merchant's hosted pages take no payment (docs/security-and-limits.md). */
 async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutRefusal['form']): Promise<void> {
@@ -158,8 +161,8 @@ async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutR
   if (!merchant || merchant.status !== 'active') throw suspendedRefusal(form);
 }
 
-const changedRefusal = () => new CheckoutRefusal(422, 'The payment changed meanwhile. Check the page and try again.', 'page');
-const tryAgainRefusal = () => new CheckoutRefusal(422, 'The wallet provider could not be reached. Try again in a moment.', 'page');
+const changedRefusal = () => new CheckoutRefusal('business_rule', 'The payment changed meanwhile. Check the page and try again.', 'page');
+const tryAgainRefusal = () => new CheckoutRefusal('business_rule', 'The wallet provider could not be reached. Try again in a moment.', 'page');
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
 
@@ -322,15 +325,16 @@ async function customerOutcome(paymentIntentId: string, now: Date, form: Checkou
  */
 export async function payByCard(paymentIntentId: string, input: CardInput, now = new Date()): Promise<PaymentIntent> {
   const card = validateCard(input, now);
-  if (!card.ok) throw new CheckoutRefusal(400, 'Check the card details.', 'card', card.errors);
-  const outcome = sandboxCardOutcome(card.digits);
+  if (!card.ok) throw new CheckoutRefusal('invalid', 'Check the card details.', 'card', card.errors);
   const intent = await getIntent(paymentIntentId);
   if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'card');
   return customerOutcome(paymentIntentId, now, 'card', (current) => {
     const details = assertPayable(current, 'card');
     if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
-    if (!offeredMethods(details).card) throw new CheckoutRefusal(422, 'Card payments are not offered for this payment.', 'card');
-    if (current.mode !== 'test') throw liveUnavailable('card');
+    if (!offeredMethods(details).card) throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
+    const network = cardNetwork(current.mode);
+    if (!network) throw liveUnavailable('card');
+    const outcome = network(card.digits);
     if (outcome.result === 'approved') return completedDecision(current, { card: card.summary });
     return { to: 'Failed', reason: outcome.reason, details: { card: card.summary, ...noWallet } };
   });
@@ -392,14 +396,14 @@ export async function startWalletPayment(paymentIntentId: string, input: { provi
   const fields: Record<string, string> = {};
   if (!provider) fields.provider = 'Choose your wallet.';
   if (!number) fields.mobileNumber = 'Enter your mobile wallet number, for example 0300 1234567.';
-  if (!provider || !number) throw new CheckoutRefusal(400, 'Check the wallet details.', 'wallet', fields);
+  if (!provider || !number) throw new CheckoutRefusal('invalid', 'Check the wallet details.', 'wallet', fields);
   const adapter = walletAdapter(intent.mode, provider);
   if (!adapter) throw liveUnavailable('wallet');
   const started = await adapter.startCharge(
     { reference: intent.transactionReference, mobileNumber: number, amountMinor: intent.amountMinor, currency: intent.currency },
     now,
   );
-  if (!started.accepted) throw new CheckoutRefusal(422, started.message, 'wallet');
+  if (!started.accepted) throw new CheckoutRefusal('business_rule', started.message, 'wallet');
   const wallet: WalletSession = { provider, stage: 'otp', providerReference: started.providerReference, otpAttempts: 0 };
   let result: PaymentIntent | undefined;
   try {
@@ -420,27 +424,27 @@ export async function startWalletPayment(paymentIntentId: string, input: { provi
  * answer (sandbox: 0000 approves, 1111 declines, 4444 never answers). Wrong five times: Failed.
  */
 export async function confirmWalletOtp(paymentIntentId: string, otp: string, now = new Date()): Promise<PaymentIntent> {
-  const right = otp.trim() === sandboxOtp;
   const intent = await getIntent(paymentIntentId);
   if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'otp');
   const result = await changePending(paymentIntentId, now, 'otp', (current) => {
     const session = assertPayable(current, 'otp').wallet;
-    if (!session || session.stage !== 'otp' || !walletAdapter(current.mode, session.provider)) throw new CheckoutRefusal(422, 'Enter your wallet number first.', 'wallet');
-    if (!right) {
+    const adapter = session && walletAdapter(current.mode, session.provider);
+    if (!session || session.stage !== 'otp' || !adapter) throw new CheckoutRefusal('business_rule', 'Enter your wallet number first.', 'wallet');
+    if (!(adapter.otpMatches?.(otp) ?? false)) {
       const attempts = session.otpAttempts + 1;
       if (attempts >= maxOtpAttempts) return { status: { to: 'Failed', reason: 'otp_failed' } };
       return { details: { wallet: { ...session, otpAttempts: attempts } } };
     }
     return {
       details: { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } },
-      dueAt: new Date(now.getTime() + sandboxApprovalDelayMs).toISOString(),
+      dueAt: firstInquiryAt(adapter, now).toISOString(),
     };
   });
   const session = checkoutDetails(result).wallet;
   if (result.status === 'Failed' && result.reason === 'otp_failed' && session) await abandonCharge(result, session, false);
   if (result.status === 'Pending' && session?.stage === 'otp') {
     const left = maxOtpAttempts - session.otpAttempts;
-    throw new CheckoutRefusal(400, `That code is not right. ${left} attempt${left === 1 ? '' : 's'} left.`, 'otp', { otp: 'Enter the 6-digit code.' });
+    throw new CheckoutRefusal('invalid', `That code is not right. ${left} attempt${left === 1 ? '' : 's'} left.`, 'otp', { otp: 'Enter the 6-digit code.' });
   }
   return result;
 }

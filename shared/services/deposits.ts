@@ -1,20 +1,17 @@
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
 import { heldApprovalDeclinedReason, isTerminal, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
 import { journal } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
-import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
-import { providerIdByCode, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
-import { sandboxApprovalDelayMs } from '#shared/providers/wallet-sandbox.ts';
-import { db, fromItem, tableName, toItem, transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
-import { createIntentWrites, orderRefTaken, orderRefWriteIndex, rescheduleDue } from '#shared/store/intents.ts';
-import { keys } from '#shared/store/keys.ts';
+import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
+import { firstInquiryAt, providerIdByCode, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
+import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { createIntentWrites, findProviderReference, orderRefTaken, orderRefWriteIndex, providerReferenceWrite, rescheduleDue } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type Decision } from './transactions.ts';
 
@@ -83,11 +80,7 @@ export async function createDeposit(cmd: DepositCommand, record: (body: DepositR
   if (cmd.amountMinor < provider.minimumDepositMinor) {
     throw new BusinessRuleError(`The minimum deposit with ${provider.name} is ${fromMinor(provider.minimumDepositMinor, 'PKR')} PKR.`, 'amount_below_minimum');
   }
-  if (cmd.callbackUrl) {
-    await assertSafeWebhookUrl(cmd.callbackUrl, { allowInsecure: cmd.allowInsecureWebhooks }).catch((e: unknown) => {
-      throw e instanceof UnsafeWebhookUrl ? new BusinessRuleError(`callbackUrl ${e.message}.`, 'callback_url_refused') : e;
-    });
-  }
+  if (cmd.callbackUrl) await assertSafeCallbackUrl(cmd.callbackUrl, cmd.allowInsecureWebhooks);
   const adapter = walletAdapter(cmd.mode, cmd.providerId);
   if (!adapter) throw new BusinessRuleError(`Wallet provider unavailable: ${provider.name} is not configured for live payments.`, 'wallet_provider_unavailable');
 
@@ -144,14 +137,8 @@ export async function createDeposit(cmd: DepositCommand, record: (body: DepositR
     merchantReference: intent.orderRef.orderRef,
     walletChargeInfo,
   };
-  const pointer: TxItem = {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({ ...keys.providerReference(provider.code, started.providerReference), entity: 'ProviderRef', paymentIntentId: intent.paymentIntentId, mode: cmd.mode }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
-  const firstCheck = new Date(now.getTime() + sandboxApprovalDelayMs).toISOString();
+  const pointer = providerReferenceWrite(provider.code, started.providerReference, { paymentIntentId: intent.paymentIntentId, mode: cmd.mode });
+  const firstCheck = firstInquiryAt(adapter, now).toISOString();
   try {
     await transact([...createIntentWrites(intent, { dueAt: firstCheck }), pointer], { idempotency: record(body) });
   } catch (error) {
@@ -255,11 +242,9 @@ function reportLateApproval(result: Awaited<ReturnType<typeof changeStatus>>, an
   }
 }
 
-export class CallbackNotVerified extends Error {}
-
 /**
  * A provider's signed notification. Verified against the provider's test and live adapters; the
- * intent's mode must match the adapter that verified it. Applying it twice changes nothing.
+ * intent's mode must match the adapter that verified it (none verifies: 401). Applying it twice changes nothing.
  */
 export async function applyProviderCallback(providerCode: string, headers: Record<string, string>, rawBody: string, now = new Date()) {
   const providerId = providerIdByCode(providerCode);
@@ -267,10 +252,7 @@ export async function applyProviderCallback(providerCode: string, headers: Recor
   for (const mode of modes) {
     const callback = await walletAdapter(mode, providerId)?.parseCallback(headers, rawBody);
     if (!callback) continue;
-    const out = await db().send(
-      new GetItemCommand({ TableName: tableName(), Key: toItem(keys.providerReference(walletProviders[providerId].code, callback.providerReference)), ConsistentRead: true }),
-    );
-    const pointer = out.Item ? fromItem<{ paymentIntentId: string; mode: Mode }>(out.Item) : undefined;
+    const pointer = await findProviderReference(walletProviders[providerId].code, callback.providerReference);
     if (!pointer || pointer.mode !== mode) throw new NotFoundError(`No charge ${callback.providerReference}.`);
     const answer: ChargeStatus = callback.status === 'Approved' ? { status: 'Approved' } : { status: 'Declined', reason: callback.reason ?? 'customer_declined' };
     if (answer.status === 'Approved') {
@@ -281,5 +263,5 @@ export async function applyProviderCallback(providerCode: string, headers: Recor
     reportLateApproval(result, answer);
     return { paymentIntentId: pointer.paymentIntentId, status: result.intent?.status, changed: result.changed };
   }
-  throw new CallbackNotVerified();
+  throw new DomainError('unauthenticated', 'The provider signature does not verify.', { code: 'provider_signature_invalid' });
 }

@@ -18,7 +18,7 @@ import {
   type NewWithdrawal,
   type WithdrawalResponse,
 } from '#shared/domain/payout.ts';
-import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
+import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { logger } from '#shared/logger.ts';
 import type { PayoutInstruction } from '#shared/providers/bank-rail.ts';
 import { railFor } from '#shared/providers/rails.ts';
@@ -38,8 +38,6 @@ import { changeIntent, type Decision, type SameStatus } from './transactions.ts'
  *             operator's approval) calls the engine's one submit. Unknown: WP_OUTCOME_PENDING.
  *   due       the engine's status inquiry: Completed pays out, Failed / Cancelled release the hold.
  */
-/** A business rule refused the withdrawal (422 over HTTP; an error line in the ops tool). Nothing changed. */
-export class WithdrawalRefused extends BusinessRuleError {}
 
 export interface WithdrawalRequest extends NewWithdrawal {
   allowInsecureWebhooks: boolean;
@@ -52,19 +50,15 @@ export interface ResponseRecord {
 }
 
 export const providerUnavailable = () =>
-  new WithdrawalRefused('Payout provider unavailable: no payout provider is configured for this mode.', 'payout_provider_unavailable');
+  new BusinessRuleError('Payout provider unavailable: no payout provider is configured for this mode.', 'payout_provider_unavailable');
 
 const newReference = () => `WD${randomUUID().replaceAll('-', '').slice(0, 20).toUpperCase()}`;
 
 export async function requestWithdrawal(req: WithdrawalRequest, record: ResponseRecord = {}): Promise<WithdrawalResponse> {
   if (req.amountMinor < minimumWithdrawalMinor(req.currency)) {
-    throw new WithdrawalRefused(`The minimum withdrawal is 300 ${req.currency}.`, 'amount_below_minimum');
+    throw new BusinessRuleError(`The minimum withdrawal is 300 ${req.currency}.`, 'amount_below_minimum');
   }
-  if (req.callbackUrl) {
-    await assertSafeWebhookUrl(req.callbackUrl, { allowInsecure: req.allowInsecureWebhooks }).catch((e: unknown) => {
-      throw e instanceof UnsafeWebhookUrl ? new WithdrawalRefused(`callbackUrl ${e.message}.`, 'callback_url_refused') : e;
-    });
-  }
+  if (req.callbackUrl) await assertSafeCallbackUrl(req.callbackUrl, req.allowInsecureWebhooks);
   const rail = railFor('payout', req.mode);
   if (!rail) throw providerUnavailable();
 
@@ -81,9 +75,9 @@ export async function requestWithdrawal(req: WithdrawalRequest, record: Response
     await transact([...creates, ...postJournal(hold)], record.claim ? { idempotency: record.claim } : {});
   } catch (error) {
     if (error instanceof TransactionFailed) {
-      if (error.on('orderRef')) throw new WithdrawalRefused(`orderRef ${req.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
+      if (error.on('orderRef')) throw new BusinessRuleError(`orderRef ${req.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
       if (error.on('wallet')) {
-        throw new WithdrawalRefused(
+        throw new BusinessRuleError(
           `Insufficient balance: the withdrawal needs ${fromMinor(req.amountMinor + feeMinor, req.currency)} ${req.currency} (amount plus fee ${fromMinor(feeMinor, req.currency)}), more than the available balance.`,
           'insufficient_balance',
         );
@@ -219,10 +213,14 @@ export async function settleDueWithdrawal(due: PaymentIntent, now = new Date()):
 /**
  * Recovery of a withdrawal whose request died between its two commits (its Idempotency-Key claim
  * lapsed): the withdrawal exists, so the retry answers with its current state, read from the store,
- * and completes the key. Undefined when there is no such withdrawal.
+ * and commits the key's completion. Undefined when there is no such withdrawal (or no key to complete).
  */
-export async function currentWithdrawalResponse(merchantId: string, mode: Mode, orderRef: string): Promise<WithdrawalResponse | undefined> {
+export async function recoverWithdrawal(merchantId: string, mode: Mode, orderRef: string, complete: (body: WithdrawalResponse) => TxItem | undefined): Promise<WithdrawalResponse | undefined> {
   const intent = await findIntent(merchantId, mode, orderRef);
   if (!intent || intent.intentType !== 'withdrawal') return undefined;
-  return withdrawalResponse(intent, (await getWallet(merchantId, mode, intent.currency, true)).available);
+  const body = withdrawalResponse(intent, (await getWallet(merchantId, mode, intent.currency, true)).available);
+  const completion = complete(body);
+  if (!completion) return undefined;
+  await transact([completion]);
+  return body;
 }
