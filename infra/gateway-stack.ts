@@ -151,7 +151,7 @@ export class PaymentGatewayStack extends Stack {
     const queueDefaults = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
     this.deadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });
     acknowledge(this.deadLetterQueue, 'This is the dead-letter queue; the operator redrives it (npm run ops).', 'Serverless-SQSRedrivePolicy');
-    // CONTRACT §10: the first attempt plus 7 retries (5 s ... 10 h), then the dead-letter queue.
+    // docs/merchant-guide.md, Webhooks: the first attempt plus 7 retries (5 s ... 10 h), then the dead-letter queue.
     // Visibility timeout: six times the consumer's timeout (AWS guidance for event source mappings).
     this.webhookQueue = new Queue(this, 'WebhookQueue', {
       ...queueDefaults,
@@ -218,8 +218,8 @@ export class PaymentGatewayStack extends Stack {
         templates: { 'application/json': JSON.stringify(problem.body('$context.requestId')) },
       });
     }
-    acknowledge(this.api, 'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes (CONTRACT §1); the hosted checkout page is public by design. There are no IAM or Cognito users.', 'AwsSolutions-APIG4', 'AwsSolutions-COG4');
-    acknowledge(this.api, 'The Lambda pipeline validates requests (content type, size, schema) so that failures are RFC 9457 problems with per-field errors (CONTRACT §4).', 'AwsSolutions-APIG2');
+    acknowledge(this.api, 'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes (docs/merchant-guide.md, Keys and modes); the hosted checkout page is public by design. There are no IAM or Cognito users.', 'AwsSolutions-APIG4', 'AwsSolutions-COG4');
+    acknowledge(this.api, 'The Lambda pipeline validates requests (content type, size, schema) so that failures are RFC 9457 problems with per-field errors (docs/merchant-guide.md, Errors).', 'AwsSolutions-APIG2');
     this.webAcl = clientLimitsWebAcl(this, this.api.deploymentStage.stageArn, {
       perKey: Number(this.node.tryGetContext('rateLimitPerKey') ?? defaultRateLimits.perKey),
       perIp: Number(this.node.tryGetContext('rateLimitPerIp') ?? defaultRateLimits.perIp),

@@ -24,7 +24,7 @@ export async function showCheckout(intent: PaymentIntent, refusal?: CheckoutRefu
 
 /**
  * A customer action (POST): on success POST-redirect-GET, straight to callbackUrl when the payment
- * ended (CONTRACT §8), else back to the page (`../{id}` from `/pay/{id}/<action>`). A refusal
+ * ended (docs/merchant-guide.md, Hosted checkout), else back to the page (`../{id}` from `/pay/{id}/<action>`). A refusal
  * re-renders the page with the message, changing nothing.
  */
 export async function customerAction(paymentIntentId: string, action: () => Promise<PaymentIntent>): Promise<PageResult> {

@@ -9,7 +9,7 @@ import type { CheckoutRefusal } from '#shared/services/checkout.ts';
 import { problemFor } from '#shared/http/problem.ts';
 
 /**
- * The hosted checkout's HTML (CONTRACT §8): one page per state of the session. Mobile first, no
+ * The hosted checkout's HTML (docs/merchant-guide.md, Hosted checkout): one page per state of the session. Mobile first, no
  * script; every field labelled, with the standard autocomplete tokens; every form has exactly one
  * submit button. Form actions and links are relative (`{id}/card` from `/pay/{id}`), so the page
  * works under any base path (API Gateway's stage, a custom domain, the local server).

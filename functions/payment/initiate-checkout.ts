@@ -8,7 +8,7 @@ import * as f from '#shared/http/schemas.ts';
 import { checkoutCreated, newCheckout, saveCheckout } from '#shared/services/checkout.ts';
 
 /**
- * POST /Gateway/v{version}/Payment/initiate-checkout (SPEC "Checkout request"). Shape errors are
+ * POST /Gateway/v{version}/Payment/initiate-checkout (docs/merchant-guide.md, Hosted checkout). Shape errors are
  * 400s with `errors`; business rules (currency, amount > 10, live provider, duplicate orderRef)
  * are 422s. One transaction: the session, its orderRef claim, its reference, the Idempotency-Key.
  */

@@ -8,7 +8,7 @@ import type { WithdrawalResponse } from '#shared/domain/payout.ts';
 import { recoverWithdrawal, requestWithdrawal } from '#shared/services/withdrawals.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 
-/** POST /Gateway/v{version}/Payment/withdraw — a payout from the merchant wallet (SPEC "Withdrawal request"). */
+/** POST /Gateway/v{version}/Payment/withdraw — a payout from the merchant wallet (docs/merchant-guide.md, Withdrawals). */
 const text = (min: number, max: number) => z.string().check(z.minLength(min, `must be ${min}-${max} characters`), z.maxLength(max, `must be ${min}-${max} characters`));
 
 const customerRef = z.strictObject({

@@ -7,16 +7,16 @@ import { feeFor, fromMinor, toMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
 
 /**
- * Withdrawals (payouts): the rules of SPEC "Withdrawal request" and CONTRACT §6/§9 that do not
+ * Withdrawals (payouts): the rules of docs/merchant-guide.md (Withdrawals, Transaction lookup, sandbox) that do not
  * touch a store. Amount + fee is held from `available` at creation; Completed pays the amount out
  * to the bank rail and the fee to the platform; Failed and Cancelled release the hold.
  */
-/** SPEC: minimum 300 for all providers, in the withdrawal's currency (minor units follow its exponent). */
+/** Minimum 300 for all providers, in the withdrawal's currency (minor units follow its exponent). */
 export const minimumWithdrawalMinor = (currency: Currency) => toMinor(300, currency);
 
 export type PayoutErrorCode = 'WP_REQUEST_REJECTED' | 'WP_OUTCOME_PENDING' | 'WP_INTERNAL_ERROR';
 
-/** SPEC `payoutInfo`, as stored in intent.details.payoutInfo and returned by withdraw and the lookup. */
+/** `payoutInfo` (docs/merchant-guide.md, Withdrawals), as stored in intent.details.payoutInfo and returned by withdraw and the lookup. */
 export interface PayoutInfo {
   status: IntentStatus;
   provider: string;
@@ -66,7 +66,7 @@ export function maskAccount(accountNumber: string): string {
 
 export const withdrawalDetails = (intent: PaymentIntent) => intent.details as unknown as WithdrawalDetails;
 
-/** The merchant-facing texts. errorDetails never carries internals (SPEC). */
+/** The merchant-facing texts. errorDetails never carries internals. */
 export const payoutMessages = {
   awaitingApproval: 'The withdrawal is awaiting approval.',
   submitted: 'The payout was accepted by the bank and is being processed.',
@@ -151,7 +151,7 @@ export const withdrawalJournals = {
   released: (intent: PaymentIntent, now?: Date) => releaseHold(scopeOf(intent, now), 'Withdrawal', total(intent), 'withdrawal.released'),
 };
 
-/** SPEC "Withdrawal response". availableBalance is the wallet as read after this request's change. */
+/** docs/merchant-guide.md, Withdrawals. availableBalance is the wallet as read after this request's change. */
 export function withdrawalResponse(intent: PaymentIntent, availableMinor: number) {
   const c = intent.currency;
   return {

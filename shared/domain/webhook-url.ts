@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { BusinessRuleError } from './errors.ts';
 
 /**
- * Webhook destinations (CONTRACT §10): HTTPS, and never an address inside our network: loopback,
+ * Webhook destinations (docs/merchant-guide.md, Webhooks): HTTPS, and never an address inside our network: loopback,
  * private, link-local (cloud metadata 169.254.169.254 included), unique-local, carrier-grade NAT,
  * unspecified or reserved. `allowInsecure` is the local-development switch that admits
  * http(s)://localhost and 127.0.0.1 only.

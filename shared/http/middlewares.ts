@@ -169,7 +169,7 @@ export function apiKeyAuth(route: Route): Middleware {
         scopes: key.scopes,
         merchantCurrency: key.merchantCurrency,
         merchantFees: key.merchantFees ?? defaultFees,
-        // The local-development switch never applies inside a deployed Lambda (CONTRACT §11).
+        // The local-development switch never applies inside a deployed Lambda (docs/operator-guide.md).
         merchantAllowInsecureWebhooks: (key.merchantAllowInsecureWebhooks ?? false) && !process.env.AWS_LAMBDA_FUNCTION_NAME,
         secretSealed: key.secretSealed,
       };
@@ -228,7 +228,7 @@ export function requestFingerprint(event: Pick<APIGatewayProxyEvent, 'httpMethod
 }
 
 /**
- * Idempotency-Key (CONTRACT §5), optimistic: the record is written with the response, either in
+ * Idempotency-Key (docs/merchant-guide.md, Idempotency), optimistic: the record is written with the response, either in
  * the handler's own transaction (idempotencyRecorded) or here; if a twin's record is already
  * there, the twin's response is replayed (same body) or the request gets a 409 (twin in flight)
  * or 422 (same key, different body). 5xx and 409 responses are never recorded.
@@ -327,7 +327,7 @@ function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: s
 }
 
 /**
- * The MD5 body signature (CONTRACT §2) on routes that carry one, then zod validation of body,
+ * The MD5 body signature (docs/merchant-guide.md, Signing a request body) on routes that carry one, then zod validation of body,
  * query and path. 400 with `errors` for malformed input, 401 "signature mismatch".
  */
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,8 +1,8 @@
 import type { DomainError, ErrorCategory } from '#shared/domain/errors.ts';
 /**
- * Problem details (RFC 9457; CONTRACT §4). Every error a merchant sees is one of these: `type` is
+ * Problem details (RFC 9457; docs/merchant-guide.md, Errors). Every error a merchant sees is one of these: `type` is
  * the RFC section of the status, `traceId` is added by the pipeline, `errors` (field path →
- * messages) only on 400s, and a stable machine-readable `code` on every one (CONTRACT §12): the
+ * messages) only on 400s, and a stable machine-readable `code` on every one (docs/merchant-guide.md, Errors): the
  * thrower's own, or the status's default below. Nothing internal ever goes into `detail` on a 500.
  * The codes are listed in the OpenAPI document (shared/openapi/), so keep them stable.
  */
@@ -69,9 +69,9 @@ export class HttpProblem extends Error {
 
 export const problems = {
   badRequest: (detail: string, errors?: FieldErrors, code?: string) => new HttpProblem(400, detail, { ...(errors ? { errors } : {}), ...(code ? { code } : {}) }),
-  /** One body for a missing, malformed, unknown, revoked or expired key (CONTRACT §1). */
+  /** One body for a missing, malformed, unknown, revoked or expired key (docs/merchant-guide.md, Keys and modes). */
   unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: string) => new HttpProblem(401, detail, code ? { code } : {}),
-  /** CONTRACT §2: the body's MD5 `signature` does not match. */
+  /** docs/merchant-guide.md, Signing a request body: the body's MD5 `signature` does not match. */
   signatureMismatch: () => new HttpProblem(401, 'signature mismatch', { code: 'signature_mismatch' }),
   forbidden: (detail: string, code?: string) => new HttpProblem(403, detail, code ? { code } : {}),
   /** Stable `code` so integrations can tell a suspension from a missing scope. */

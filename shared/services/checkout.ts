@@ -33,7 +33,7 @@ import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type ChangeResult, type Decision } from './transactions.ts';
 
 /**
- * Hosted checkout (SPEC "Checkout request", CONTRACT §8, §9): creating a session, and what the
+ * Hosted checkout (docs/merchant-guide.md, Hosted checkout; Hosted checkout: Sandbox): creating a session, and what the
  * customer does on the page: pay by card, pay with a mobile wallet (number, OTP, approval on the
  * handset), cancel. Every status change goes through changeStatus() (conditional write + outbox
  * event + journal in one transaction); the session's expiry and the sandbox handset's answer come
@@ -86,7 +86,7 @@ export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent
   };
 }
 
-/** `{checkout_url}/pay/{paymentIntentId}` (CONTRACT §8); PUBLIC_BASE_URL is the checkout host. */
+/** `{checkout_url}/pay/{paymentIntentId}` (docs/merchant-guide.md, Hosted checkout); PUBLIC_BASE_URL is the checkout host. */
 export function checkoutUrl(paymentIntentId: string): string {
   const base = process.env.PUBLIC_BASE_URL;
   if (!base) throw new Error('PUBLIC_BASE_URL is not set');

@@ -16,7 +16,7 @@ import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type Decision } from './transactions.ts';
 
 /**
- * Deposits: a direct charge against a customer's mobile wallet (SPEC "Deposit request").
+ * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).
  * Acceptance is not payment: the intent stays Pending until the provider's authoritative answer
  * (its callback, or its status inquiry asked by the reconciler) makes it Completed, Failed or
  * Expired. The reconciler is the due sweeper: a deposit is due a few seconds after it starts and
@@ -120,7 +120,7 @@ export async function createDeposit(cmd: DepositCommand, record: (body: DepositR
     description: cmd.description,
     metadataJson: cmd.metadataJson,
     callbackUrl: cmd.callbackUrl,
-    // SPEC: the transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
+    // The transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
     transactionReference: started.providerReference,
     reason: null,
     traceId: cmd.traceId,

@@ -5,7 +5,7 @@ import { OperatorError } from '#shared/domain/errors.ts';
 import { changeMerchant, webhookSecretAssociatedData } from '#shared/store/merchants.ts';
 
 /**
- * Webhook signing secret rotation (CONTRACT §1): a new `whsec_` secret, shown once, signs every
+ * Webhook signing secret rotation (docs/merchant-guide.md, Keys and modes): a new `whsec_` secret, shown once, signs every
  * delivery from now on; the previous secrets keep signing too until `overlapSeconds` have passed
  * (each delivery then carries one `v1=` per live secret), so the merchant can switch receivers
  * without a window in which deliveries fail. Overlap 0 retires the old secrets at once.

@@ -115,7 +115,7 @@ function header(headers: HeaderBag, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The event envelope of SPEC "Events" (lower-case envelope, PascalCase data). */
+/** The event envelope of docs/merchant-guide.md, Webhooks (lower-case envelope, PascalCase data). */
 export interface WebhookEvent {
   id: string;
   type: string;
@@ -207,7 +207,7 @@ export function constructEvent<T = WebhookEvent>(rawBody: RawBody, headers: Head
   return JSON.parse(text) as T;
 }
 
-/** Statuses a transaction never leaves (SPEC "States"). */
+/** Statuses a transaction never leaves (docs/merchant-guide.md, Transaction lookup). */
 export const terminalStatuses: readonly string[] = ['Completed', 'Failed', 'Cancelled', 'Expired'];
 
 /** What a receiver keeps per transaction to order deliveries. */
@@ -221,7 +221,7 @@ export interface ReceivedState {
 }
 
 /**
- * Out-of-order and duplicate deliveries (SPEC "Delivery"): apply an event only if it is newer than
+ * Out-of-order and duplicate deliveries (docs/merchant-guide.md, Webhooks): apply an event only if it is newer than
  * what you hold, and never leave a terminal status. Returns the state to store, or `undefined` when
  * the event must be ignored (a duplicate, an older event, or anything after a terminal status).
  */
