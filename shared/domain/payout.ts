@@ -90,7 +90,8 @@ export function payoutInfo(intent: PaymentIntent, change: InfoChange): PayoutInf
   };
 }
 
-export const states = {
+/** The payoutInfo of each stage of a payout (merged over the stored one by payoutInfo()). */
+export const payoutInfoChanges = {
   pending: (): InfoChange => ({ status: 'Pending', message: payoutMessages.awaitingApproval, isSuccess: true, errorCode: null, errorDetails: null, estimatedCompletionTime: null }),
   /** Written with the submission record, before the rail answers: exactly what a crash leaves behind. */
   outcomePending: (reconcileAt: Date): InfoChange => ({
@@ -198,7 +199,7 @@ export interface NewWithdrawal {
 export function newWithdrawal(req: NewWithdrawal, provider: { name: string; reconcileAt: Date }, now: Date, ids: { paymentIntentId: string; transactionReference: string }): PaymentIntent {
   const submit = req.autoProcessPayout;
   const info: PayoutInfo = {
-    ...(submit ? states.outcomePending(provider.reconcileAt) : states.pending()),
+    ...(submit ? payoutInfoChanges.outcomePending(provider.reconcileAt) : payoutInfoChanges.pending()),
     provider: provider.name,
     transactionReference: ids.transactionReference,
     traceId: req.traceId,
@@ -243,7 +244,7 @@ export function newWithdrawal(req: NewWithdrawal, provider: { name: string; reco
  * never received it.
  */
 export function payoutFailure(failure: Failure, traceId: string): InfoChange {
-  if (failure.kind === 'not_received') return states.internal(payoutMessages.notReceived(traceId));
-  if (failure.kind === 'rejected' && failure.internal) return states.internal(payoutMessages.internal(traceId));
-  return states.rejected('Failed', failure.reason);
+  if (failure.kind === 'not_received') return payoutInfoChanges.internal(payoutMessages.notReceived(traceId));
+  if (failure.kind === 'rejected' && failure.internal) return payoutInfoChanges.internal(payoutMessages.internal(traceId));
+  return payoutInfoChanges.rejected('Failed', failure.reason);
 }

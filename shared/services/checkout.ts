@@ -226,31 +226,31 @@ async function abandonCharge(intent: PaymentIntent, wallet: WalletSession, requi
  * session expires, withdrawing a charge started in the OTP stage first. When the provider cannot
  * confirm a withdrawal, or does not answer, the session stays Pending and is looked at again.
  */
-async function settleCheckout(intent: PaymentIntent, now: Date): Promise<{ result: ChangeResult; answer?: ChargeStatus }> {
+async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ result: ChangeResult; answer?: ChargeStatus }> {
   const wallet = checkoutDetails(intent).wallet ?? undefined;
   const adapter = wallet ? walletAdapter(intent.mode, wallet.provider) : undefined;
   let answer: ChargeStatus | undefined;
-  let hold = false; // a withdrawal the provider did not confirm: do not expire yet
+  let keepOpen = false; // no answer, or a withdrawal the provider did not confirm: do not expire yet
   if (intent.status === 'Pending' && wallet?.stage === 'approval' && adapter) {
     try {
       answer = await adapter.statusInquiry(wallet.providerReference, now);
     } catch (error) {
       logger.warn('wallet status inquiry failed', { paymentIntentId: intent.paymentIntentId, provider: wallet.provider, error });
-      hold = true; // no answer: decide nothing, ask again later
+      keepOpen = true; // no answer: decide nothing, ask again later
     }
     if (answer?.status === 'Pending' && now.getTime() >= approvalDeadline(intent, wallet)) {
       try {
         // Approved between the inquiry and the withdrawal: the second answer completes it.
         if (await abandonCharge(intent, wallet, true)) answer = await adapter.statusInquiry(wallet.providerReference, now);
       } catch {
-        hold = true;
+        keepOpen = true;
       }
     }
   } else if (intent.status === 'Pending' && wallet && isExpired(intent, now)) {
     try {
       await abandonCharge(intent, wallet, true);
     } catch {
-      hold = true;
+      keepOpen = true;
     }
   }
   if (answer?.status === 'Approved' && wallet?.stage === 'approval') {
@@ -266,28 +266,28 @@ async function settleCheckout(intent: PaymentIntent, now: Date): Promise<{ resul
       // Decide only on the answer about this very charge; a charge that reached approval since is looked at again.
       if (wallet?.stage !== 'approval' || !sameCharge(current, wallet)) return null;
       const decision = answer ? walletAnswerDecision(current, waiting, answer) : null;
-      return decision ?? (!hold && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision() : null);
+      return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision() : null);
     }
     if (waiting && (!wallet || !sameCharge(current, wallet))) return null; // started since: withdrawn on the next look
-    return !hold && isExpired(current, now) ? expiredDecision() : null;
+    return !keepOpen && isExpired(current, now) ? expiredDecision() : null;
   });
   return answer ? { result, answer } : { result };
 }
 
-/** The session as the page shows it; an overdue Pending session is settled first (settleCheckout). */
+/** The session as the page shows it; an overdue Pending session is resolved first (resolveCheckout). */
 export async function openCheckout(paymentIntentId: string, now = new Date()): Promise<PaymentIntent | undefined> {
   const intent = await getIntent(paymentIntentId);
   if (!intent || intent.intentType !== 'checkout') return undefined;
   if (intent.status !== 'Pending' || !isExpired(intent, now)) return intent;
-  return (await settleCheckout(intent, now)).result.intent ?? intent;
+  return (await resolveCheckout(intent, now)).result.intent ?? intent;
 }
 
-/** A customer action on an overdue session: settled instead (settleCheckout); refused while it still waits. */
-async function settleOverdue(current: PaymentIntent, now: Date, form: CheckoutRefusal['form']): Promise<PaymentIntent> {
-  const settled = (await settleCheckout(current, now)).result.intent ?? current;
-  if (settled.intentType !== 'checkout') throw notFound();
-  if (settled.status !== 'Pending') return settled;
-  throw awaitingApproval(checkoutDetails(settled)) ? awaitingApprovalRefusal(form) : tryAgainRefusal();
+/** A customer action on an overdue session: resolved instead (resolveCheckout); refused while it still waits. */
+async function resolveOverdue(current: PaymentIntent, now: Date, form: CheckoutRefusal['form']): Promise<PaymentIntent> {
+  const resolved = (await resolveCheckout(current, now)).result.intent ?? current;
+  if (resolved.intentType !== 'checkout') throw notFound();
+  if (resolved.status !== 'Pending') return resolved;
+  throw awaitingApproval(checkoutDetails(resolved)) ? awaitingApprovalRefusal(form) : tryAgainRefusal();
 }
 
 /** The checks every customer action repeats on the intent it is about to change. */
@@ -300,7 +300,7 @@ function assertPayable(current: PaymentIntent, form: 'card' | 'wallet' | 'otp'):
 
 /**
  * A customer action that ends a session that is not overdue (card payment, cancel); what `decide`
- * refuses changes nothing. An overdue session is settled instead, never paid or cancelled.
+ * refuses changes nothing. An overdue session is resolved instead, never paid or cancelled.
  */
 async function customerOutcome(paymentIntentId: string, now: Date, form: CheckoutRefusal['form'], decide: (current: PaymentIntent) => Decision): Promise<PaymentIntent> {
   const seen: { overdue?: PaymentIntent } = {};
@@ -314,7 +314,7 @@ async function customerOutcome(paymentIntentId: string, now: Date, form: Checkou
     return decide(current);
   });
   if (!result.intent || result.intent.intentType !== 'checkout') throw notFound();
-  if (!result.changed && seen.overdue && result.intent.status === 'Pending') return settleOverdue(result.intent, now, form);
+  if (!result.changed && seen.overdue && result.intent.status === 'Pending') return resolveOverdue(result.intent, now, form);
   return result.intent;
 }
 
@@ -342,7 +342,7 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
 
 /**
  * Applies a details-only change to a Pending session (no status change, no event), retrying lost
- * races. An overdue session is settled instead (settleCheckout).
+ * races. An overdue session is resolved instead (resolveCheckout).
  */
 async function changePending(
   paymentIntentId: string,
@@ -354,7 +354,7 @@ async function changePending(
     const current = await getIntent(paymentIntentId);
     if (!current || current.intentType !== 'checkout') throw notFound();
     if (isTerminal(current.status)) return current;
-    if (isExpired(current, now)) return settleOverdue(current, now, form);
+    if (isExpired(current, now)) return resolveOverdue(current, now, form);
     const step = decide(current);
     if ('status' in step) {
       const result = await changeStatus(paymentIntentId, (latest) => (latest.version === current.version ? step.status : null));
@@ -386,7 +386,7 @@ export async function startWalletPayment(paymentIntentId: string, input: { provi
   const intent = await getIntent(paymentIntentId);
   if (!intent || intent.intentType !== 'checkout') throw notFound();
   if (isTerminal(intent.status)) return intent;
-  if (isExpired(intent, now)) return settleOverdue(intent, now, 'wallet');
+  if (isExpired(intent, now)) return resolveOverdue(intent, now, 'wallet');
   await assertMerchantAcceptsPayments(intent.merchantId, 'wallet');
   const details = assertPayable(intent, 'wallet');
   if (walletChargeStarted(details)) throw chargeStartedRefusal('wallet');
@@ -474,14 +474,14 @@ export async function cancelCheckout(paymentIntentId: string, now = new Date()):
 }
 
 /**
- * The due handler of checkouts (shared/services/due.ts): settleCheckout. While the handset has not
+ * The due handler of checkouts (shared/services/due.ts): resolveCheckout. While the handset has not
  * answered, the provider is asked again every 15 seconds until approvalDeadline().
  */
 export async function checkoutDue(listed: PaymentIntent, now: Date): Promise<void> {
   // The due index is eventually consistent: decide on the intent as it is now.
   const intent = await getIntent(listed.paymentIntentId);
   if (!intent || intent.intentType !== 'checkout' || intent.status !== 'Pending') return;
-  const { result } = await settleCheckout(intent, now);
+  const { result } = await resolveCheckout(intent, now);
   const after = result.intent;
   if (result.changed || !after || after.status !== 'Pending' || isHeld(after)) return; // a held approval leaves the due index
   const wallet = checkoutDetails(after).wallet;

@@ -44,7 +44,7 @@ import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from 
  *   process   each attempt is recorded (Processing, attemptCount + 1, attemptedAt) before the
  *             engine's one call; every attempt sends the same reference (the refund id). A definite
  *             decline, or NotFound after the grace period, is retried; the 3rd is Failed with the
- *             hold and the reservation released. An unknown outcome is settled by the status inquiry.
+ *             hold and the reservation released. An unknown outcome is decided by the status inquiry.
  *   reject / cancel / expiry (Pending only): the reservation is released (nothing was held).
  */
 

@@ -37,7 +37,7 @@ import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from 
  *   approve   the operator; locks the FX rate and makes it due now. Reject / cancel (Pending only)
  *             → Cancelled, hold released.
  *   process   the sweep: Approved → Processing with the submission record, then the engine's one
- *             submit; a Processing settlement is settled by the rail's status inquiry only.
+ *             submit; a Processing settlement is decided by the rail's status inquiry only.
  */
 
 export type { SettlementInput };

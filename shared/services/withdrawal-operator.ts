@@ -1,7 +1,7 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
-import { finalBeneficiary, payoutInfo, payoutMessages, states, withdrawalDetails, withdrawalJournals } from '#shared/domain/payout.ts';
+import { finalBeneficiary, payoutInfo, payoutMessages, payoutInfoChanges, withdrawalDetails, withdrawalJournals } from '#shared/domain/payout.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import { findIntent, getIntent } from '#shared/store/intents.ts';
 import { merchantMaySubmitNow } from './merchant-gate.ts';
@@ -34,7 +34,7 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
       ? null
       : {
           to: 'Processing',
-          details: { submission: { provider: rail.name, submittedAt: now.toISOString() }, payoutInfo: payoutInfo(current, { ...states.outcomePending(reconcileAt), provider: rail.name }) },
+          details: { submission: { provider: rail.name, submittedAt: now.toISOString() }, payoutInfo: payoutInfo(current, { ...payoutInfoChanges.outcomePending(reconcileAt), provider: rail.name }) },
           dueAt: reconcileAt.toISOString(),
         },
   );
@@ -52,7 +52,7 @@ export async function rejectWithdrawal(reference: string, reason: string = payou
           to: 'Cancelled',
           reason: 'rejected_by_operator',
           reasonDetail: reason,
-          details: { payoutInfo: payoutInfo(current, states.rejected('Cancelled', reason)), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) },
+          details: { payoutInfo: payoutInfo(current, payoutInfoChanges.rejected('Cancelled', reason)), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) },
           journal: withdrawalJournals.released(current),
         },
   );

@@ -10,7 +10,7 @@ import {
   newWithdrawal,
   payoutInfo,
   payoutFailure,
-  states,
+  payoutInfoChanges,
   withdrawalDetails,
   withdrawalJournals,
   withdrawalResponse,
@@ -166,7 +166,7 @@ export function payouts(finish?: Finish) {
       if (current.version !== asked.version) return null;
       const details = {
         submission: { ...withdrawalDetails(current).submission, providerReference: answer.providerReference },
-        payoutInfo: payoutInfo(current, states.accepted(answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs), answer.message)),
+        payoutInfo: payoutInfo(current, payoutInfoChanges.accepted(answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs), answer.message)),
       };
       const extraWrites = finishing({ ...current, details: { ...current.details, ...details } }, false);
       return { sameStatus: true, details, dueAt: later(now, rail.timings.firstCheckAfterMs), extraWrites };
@@ -176,7 +176,7 @@ export function payouts(finish?: Finish) {
       return {
         to: 'Completed',
         details: {
-          payoutInfo: payoutInfo(current, states.completed(answer.completedAt ?? now)),
+          payoutInfo: payoutInfo(current, payoutInfoChanges.completed(answer.completedAt ?? now)),
           beneficiary: finalBeneficiary(d.beneficiary),
           submission: { ...d.submission, providerReference: answer.providerReference ?? d.submission?.providerReference ?? null },
         },
@@ -198,7 +198,7 @@ export function payouts(finish?: Finish) {
  * the rail's status inquiry, NEVER submits again: Completed (amount to the rail, fee to the
  * platform), Failed (hold released), or later.
  */
-export async function settleDueWithdrawal(due: PaymentIntent, now = new Date()): Promise<void> {
+export async function reconcileWithdrawal(due: PaymentIntent, now = new Date()): Promise<void> {
   const intent = await getIntent(due.paymentIntentId);
   if (!intent || intent.intentType !== 'withdrawal' || intent.status !== 'Processing') return;
   const rail = railFor('payout', intent.mode);
