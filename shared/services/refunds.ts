@@ -27,6 +27,7 @@ import { emitOutcome } from '#shared/metrics.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import type { RecordResponse } from '#shared/store/idempotency.ts';
 import { findIntent } from '#shared/store/intents.ts';
 import { createRefundWrites, getRefund, listRefundsOfIntent, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
@@ -62,10 +63,10 @@ export interface RefundCaller {
 }
 
 /**
- * POST /Refunds. `commit(view)` returns the Idempotency-Key record committed with the refund (or
+ * POST /Refunds. `recordResponse(view)` returns the Idempotency-Key record committed with the refund (or
  * nothing). A lost race on the reservation reads the transaction again and decides again.
  */
-export async function createRefund(caller: RefundCaller, input: RefundInput, commit: (view: RefundView) => TxItem | undefined, now = new Date()): Promise<RefundView> {
+export async function createRefund(caller: RefundCaller, input: RefundInput, recordResponse: RecordResponse<RefundView>, now = new Date()): Promise<RefundView> {
   if (!railFor('refund', caller.mode)) throw new BusinessRuleError('Refunds are not available in live mode: no refund provider is configured for this deployment.', 'refund_provider_unavailable');
   for (let attempt = 0; attempt < 8; attempt++) {
     const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
@@ -75,7 +76,7 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, com
     const refund = newRefund(caller, intent, amount.amountMinor, feeFor(amount.amountMinor, caller.fee), input.reason || null, now, randomUUID());
     const view = refundView(refund);
     try {
-      await transact(createRefundWrites(refund, intent), { idempotency: commit(view) });
+      await transact(createRefundWrites(refund, intent), { idempotency: recordResponse(view) });
       logger.info('refund created', { refundId: refund.id, paymentIntentId: intent.paymentIntentId, merchantId: caller.merchantId, mode: caller.mode });
       return view;
     } catch (error) {

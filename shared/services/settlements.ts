@@ -23,6 +23,7 @@ import { railFor } from '#shared/providers/rails.ts';
 import type { SettlementInstruction } from '#shared/providers/settlement-rail.ts';
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import type { RecordResponse } from '#shared/store/idempotency.ts';
 import { createSettlementWrite, getSettlement, listSettlements, settlementChange, settlementEventWrites, type SettlementQuery } from '#shared/store/settlements.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal } from '#shared/store/wallets.ts';
@@ -61,17 +62,17 @@ async function checkConversion(mode: Mode, from: Currency, to: Currency, netMino
 }
 
 /**
- * POST /Settlements. `commit(view)` returns the Idempotency-Key record committed with it (or
+ * POST /Settlements. `recordResponse(view)` returns the Idempotency-Key record committed with it (or
  * nothing); the settlement, its hold and that record are ONE transaction.
  */
-export async function createSettlement(caller: Caller, input: SettlementInput, commit: (view: SettlementView) => TxItem | undefined, now = new Date()): Promise<SettlementView> {
+export async function createSettlement(caller: Caller, input: SettlementInput, recordResponse: RecordResponse<SettlementView>, now = new Date()): Promise<SettlementView> {
   if (!settlementRail(caller.mode)) throw new BusinessRuleError('Settlements are not available in live mode: no settlement rail is configured for this deployment.', 'settlement_rail_unavailable');
   const settlement = newSettlement(caller, input, caller.fee, false, now, randomUUID());
   if (settlement === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
   if (settlement.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, settlement.netMinor, now);
   const view = settlementView(settlement);
   try {
-    await transact([createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))], { idempotency: commit(view) });
+    await transact([createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))], { idempotency: recordResponse(view) });
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
     const wallet = await getWallet(settlement.merchantId, settlement.mode, settlement.currency, true);

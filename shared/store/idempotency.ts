@@ -28,6 +28,13 @@ export interface IdempotencyRecord {
   leaseExpiresAt?: string;
 }
 
+/**
+ * THE way a service receives its request's Idempotency-Key: given the response it is about to
+ * return, the record to commit in the same transaction as the change (undefined without a key).
+ * docs/architecture.md, The pipeline.
+ */
+export type RecordResponse<T> = (response: T) => TxItem | undefined;
+
 /** How long a two-step request may hold its in-flight claim (the Lambda itself times out in 10 s). */
 export const inFlightLeaseMs = 60_000;
 
