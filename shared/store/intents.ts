@@ -1,6 +1,6 @@
 import { BatchGetItemCommand, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { statusChangedEvent, type AddressedEvent, type StoredEvent, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
+import { statusChangedEvent, type AddressedEvent, type StoredEvent, type EventSubject, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
 import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { canTransition, IllegalTransition, isTerminal, type HeldApproval, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
 import { db, fromItem, named, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
@@ -206,9 +206,11 @@ export async function listIntentsOfMerchant(merchantId: string, mode: Mode, limi
   return items.map(strip);
 }
 
-/** Access pattern: the outbox events of an intent, oldest first. */
-export async function listEvents(paymentIntentId: string): Promise<StoredEvent<TransactionStatusChanged>[]> {
-  const k = keys.eventsOfIntent(paymentIntentId);
+/** Access pattern: the outbox events of an intent (or, given its subject, a refund or settlement), oldest first. */
+export async function listEvents(paymentIntentId: string): Promise<StoredEvent<TransactionStatusChanged>[]>;
+export async function listEvents(subject: EventSubject): Promise<StoredEvent<WebhookEvent>[]>;
+export async function listEvents(about: string | EventSubject): Promise<StoredEvent<WebhookEvent>[]> {
+  const k = keys.eventsOf(typeof about === 'string' ? { kind: 'transaction', id: about } : about);
   const out = await db().send(
     new QueryCommand({
       TableName: tableName(),
@@ -217,7 +219,7 @@ export async function listEvents(paymentIntentId: string): Promise<StoredEvent<T
       ConsistentRead: true,
     }),
   );
-  return (out.Items ?? []).map((i) => fromItem<StoredEvent<TransactionStatusChanged> & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
+  return (out.Items ?? []).map((i) => fromItem<StoredEvent<WebhookEvent> & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
 }
 
 /** Access pattern: intents due by `now` (the due index, shards `DUE#0-3`). For sweeps. */
