@@ -97,3 +97,12 @@ export const heldApprovalOf = (intent: PaymentIntent): HeldApproval | undefined 
 
 /** The reason of a held approval the operator declined (a Failed checkout or deposit). */
 export const heldApprovalDeclinedReason = 'declined_merchant_suspended';
+
+/** What a new intent keeps of the merchant's request as given (checkouts and deposits alike). */
+export const requestedFields = (input: Pick<PaymentIntent, 'orderRef' | 'customerRef' | 'description' | 'metadataJson' | 'callbackUrl'>) => ({
+  orderRef: input.orderRef,
+  customerRef: input.customerRef,
+  description: input.description,
+  metadataJson: input.metadataJson,
+  callbackUrl: input.callbackUrl,
+});

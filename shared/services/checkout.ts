@@ -17,7 +17,7 @@ import {
 } from '#shared/domain/checkout.ts';
 import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { isTerminal, type CardSummary, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
+import { isTerminal, requestedFields, type CardSummary, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
 import { journal } from '#shared/domain/ledger.ts';
 import { defaultFees, type Fee } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
@@ -70,11 +70,7 @@ export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent
     currency: input.currency,
     feeMinor: 0,
     refundedMinor: 0,
-    orderRef: input.orderRef,
-    customerRef: input.customerRef,
-    description: input.description,
-    metadataJson: input.metadataJson,
-    callbackUrl: input.callbackUrl,
+    ...requestedFields(input),
     transactionReference: `chk_${randomBytes(12).toString('hex')}`,
     reason: null,
     traceId: input.traceId,

@@ -2,7 +2,7 @@ import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
-import { heldApprovalDeclinedReason, isTerminal, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
+import { heldApprovalDeclinedReason, isTerminal, requestedFields, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
 import { journal } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
@@ -116,11 +116,7 @@ export async function createDeposit(input: DepositInput, recordResponse: RecordR
     currency: input.currency,
     feeMinor: Math.min(feeFor(input.amountMinor, input.fee), input.amountMinor),
     refundedMinor: 0,
-    orderRef: input.orderRef,
-    customerRef: input.customerRef,
-    description: input.description,
-    metadataJson: input.metadataJson,
-    callbackUrl: input.callbackUrl,
+    ...requestedFields(input),
     // The transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
     transactionReference: started.providerReference,
     reason: null,
