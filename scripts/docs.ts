@@ -53,7 +53,7 @@ export function renderApiDocs(routes: readonly Route[] = routeList): string {
     '',
     '- **Auth**: `API key` = the `Svc-API-Key` header is required; `none` = public.',
     '- **Scope**: the scope the API key must carry.',
-    '- **Signed body**: the JSON body carries the MD5 `signature` field (CONTRACT §2).',
+    '- **Signed body**: the JSON body carries the MD5 `signature` field (docs/merchant-guide.md, Signing a request body).',
     '- **Table**: the function’s DynamoDB grant.',
     `- \`{version}\` in a path is the API version; supported: ${supportedVersions.map((v) => `\`${v}\``).join(', ')} (\`/Gateway/v${supportedVersions[0]}/...\`).`,
     '',

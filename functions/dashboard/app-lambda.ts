@@ -1,4 +1,17 @@
 import { groupHandler } from './group.ts';
+import * as settlements from './settlements.ts';
+import * as settlementRequest from './settlement-request.ts';
+import * as settlement from './settlement.ts';
+import * as teamRole from './team-role.ts';
+import * as teamRemove from './team-remove.ts';
+import * as developersCreateKey from './developers-create-key.ts';
+import * as webhooks from './webhooks.ts';
+import * as webhooksSave from './webhooks-save.ts';
+import * as webhooksRotate from './webhooks-rotate.ts';
+import * as webhooksState from './webhooks-state.ts';
+import * as webhooksTest from './webhooks-test.ts';
+import * as event from './event.ts';
+import * as eventResend from './event-resend.ts';
 import * as developers from './developers.ts';
 import * as developersRevoke from './developers-revoke.ts';
 import * as developersRoll from './developers-roll.ts';
@@ -32,4 +45,17 @@ export const handler = groupHandler('dashboardApp', {
   'functions/dashboard/payout-reject.ts': payoutReject,
   'functions/dashboard/developers-roll.ts': developersRoll,
   'functions/dashboard/developers-revoke.ts': developersRevoke,
+  'functions/dashboard/developers-create-key.ts': developersCreateKey,
+  'functions/dashboard/webhooks.ts': webhooks,
+  'functions/dashboard/webhooks-save.ts': webhooksSave,
+  'functions/dashboard/webhooks-rotate.ts': webhooksRotate,
+  'functions/dashboard/webhooks-state.ts': webhooksState,
+  'functions/dashboard/webhooks-test.ts': webhooksTest,
+  'functions/dashboard/event.ts': event,
+  'functions/dashboard/event-resend.ts': eventResend,
+  'functions/dashboard/team-role.ts': teamRole,
+  'functions/dashboard/team-remove.ts': teamRemove,
+  'functions/dashboard/settlements.ts': settlements,
+  'functions/dashboard/settlement-request.ts': settlementRequest,
+  'functions/dashboard/settlement.ts': settlement,
 });

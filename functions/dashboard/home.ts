@@ -1,11 +1,13 @@
 import { routes } from '#functions/routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { homeSummary } from '#shared/services/dashboard.ts';
+import { webhookHealth } from '#shared/services/dashboard-developers.ts';
 import { frameOf } from './common.ts';
 import { homeView } from './views.ts';
 
-/** GET /dashboard: balances by currency, today's volume and count, recent failures. */
+/** GET /dashboard: balances by currency, today's volume and count, recent failures, webhook health. */
 export const handler = dashboardHandler(routes.dashboardHome, async (request) => {
   const { user, session } = request.signed!;
-  return { status: 200, html: homeView(await frameOf(request, 'home'), await homeSummary(user.merchantId, session.mode)) };
+  const [summary, webhooks] = await Promise.all([homeSummary(user.merchantId, session.mode), webhookHealth(user.merchantId, session.mode)]);
+  return { status: 200, html: homeView(await frameOf(request, 'home'), summary, webhooks) };
 });

@@ -4,6 +4,11 @@ import { dashboardRoles } from '#shared/domain/dashboard-roles.ts';
 import { framedPage, path, plainPage, type Frame } from '#shared/http/dashboard-views.ts';
 import { html, Html, type Html as HtmlT } from '#shared/http/pages.ts';
 import type { apiKeysOf, homeSummary, paymentDetail, PaymentFilters, payoutsPage, teamPage, TransactionView } from '#shared/services/dashboard.ts';
+import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
+import type { settlementDetail, settlementPreview, settlementsList, SettlementForm } from '#shared/services/dashboard-settlements.ts';
+import { settlementStatusNames } from '#shared/domain/settlement.ts';
+import { allScopes } from '#shared/domain/scopes.ts';
+import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
 
 /** The dashboard's pages (server-rendered HTML, no script; forms post with the session's CSRF token). */
@@ -78,7 +83,9 @@ ${notice(o.message)}${alert(o.error)}
   );
 }
 
-export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>>) {
+export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>>, w: Awaited<ReturnType<typeof webhookHealth>>) {
+  const e = w.endpoint;
+  const state = !e ? 'no endpoint configured' : e.disabledAt ? `disabled (${e.disabledReason ?? ''}) since ${when(e.disabledAt)}` : e.failingSince ? `failing since ${when(e.failingSince)}` : 'healthy';
   return framedPage(
     'Home',
     frame,
@@ -92,7 +99,12 @@ export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>
 <div class="grid"><section class="card" aria-label="Today's payments"><p class="big">${s.today.count}${s.today.capped ? '+' : ''}</p><p class="muted">completed payments today (UTC)</p>
 ${s.today.volume.map((v) => html`<p>${money(v.amount, v.currency)}</p>`)}</section></div>
 <h2>Recent failures</h2>
-${s.failures.length ? paymentsTable(s.failures, 'Recent failed payments') : html`<p class="muted">No failed payments.</p>`}`,
+${s.failures.length ? paymentsTable(s.failures, 'Recent failed payments') : html`<p class="muted">No failed payments.</p>`}
+<h2>Webhooks</h2>
+<section class="card" aria-label="Webhook health"><dl>
+<dt>Endpoint</dt><dd id="webhook-health">${state}</dd>
+<dt>Latest events</dt><dd>${w.latest ? `${w.delivered} of the latest ${w.latest} delivered${w.failing ? `, ${w.failing} retrying, dead-lettered or held` : ''}` : 'none in the last 30 days'}</dd>
+</dl>${can(frame.role, 'webhooks:manage') ? html`<p><a href="${path('/developers/webhooks')}">Webhook endpoint and delivery log</a></p>` : ''}</section>`,
   );
 }
 
@@ -171,20 +183,24 @@ ${mayRefund ? html`<form method="post" action="${path(`/payments/${p.paymentInte
 <button type="submit">Refund</button>
 </form>` : ''}` : ''}
 <h2>Webhook events</h2>
-${d.events.length ? html`<div class="table-wrap" role="region" aria-label="Webhook events" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status change</th><th scope="col">Delivery</th><th scope="col" class="num">Attempts</th><th scope="col">Last attempt</th></tr></thead><tbody>${d.events.map(
-      (e) => html`<tr><td>${when(typeof e.created === 'number' ? new Date(e.created * 1000).toISOString() : String(e.created ?? ''))}</td><td>${e.eventId}</td><td>${e.previousStatus ?? '—'} → ${e.currentStatus}</td><td>${e.delivery.state}</td><td class="num">${e.delivery.attempts}</td><td>${e.delivery.lastAttemptAt ? `${when(e.delivery.lastAttemptAt)}${e.delivery.lastStatusCode ? ` (HTTP ${e.delivery.lastStatusCode})` : ''}${e.delivery.lastError ? ` ${e.delivery.lastError}` : ''}` : '—'}</td></tr>`,
-    )}</tbody></table></div>` : html`<p class="muted">No events.</p>`}
+${d.events.length ? html`<div class="table-wrap" role="region" aria-label="Webhook events" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status change</th><th scope="col">Delivery</th><th scope="col" class="num">Attempts</th><th scope="col">Last attempt</th><th scope="col">Resend</th></tr></thead><tbody>${d.events.map(
+      (e) => html`<tr><td>${eventTime(e.created)}</td><td><a href="${path(`/events/${e.eventId}`)}">${e.eventId}</a></td><td>${e.previousStatus ?? '—'} → ${e.currentStatus}</td><td>${e.delivery.state}</td><td class="num">${e.delivery.attempts}</td><td>${e.delivery.lastAttemptAt ? `${when(e.delivery.lastAttemptAt)}${e.delivery.lastStatusCode ? ` (HTTP ${e.delivery.lastStatusCode})` : ''}${e.delivery.lastError ? ` ${e.delivery.lastError}` : ''}` : '—'}</td><td>${resendButton(frame, e.eventId)}</td></tr>`,
+    )}</tbody></table></div>
+${d.events.filter((e) => e.attempts.length).map((e) => html`<h3>Attempts of ${e.eventId}</h3>${attemptsTable(e.attempts, `Delivery attempts of ${e.eventId}`)}`)}` : html`<p class="muted">No events.</p>`}
 <p><a href="${path('/payments')}">Back to payments</a></p>`,
   );
 }
 
-export function teamView(frame: Frame, t: Awaited<ReturnType<typeof teamPage>>, o: { invited?: { email: string; inviteUrl: string }; error?: string } = {}) {
+export function teamView(frame: Frame, t: Awaited<ReturnType<typeof teamPage>>, o: { invited?: { email: string; inviteUrl: string }; error?: string; message?: string } = {}) {
   return framedPage(
     'Team',
     frame,
-    html`${o.invited ? html`<div class="notice" role="status"><p>Invited ${o.invited.email}. Pass on this link (it works once, for 72 hours; it is not shown again):</p><p class="secret" id="invite-url">${o.invited.inviteUrl}</p></div>` : ''}${alert(o.error)}
-<div class="table-wrap" role="region" aria-label="Users" tabindex="0"><table><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">2FA</th><th scope="col">Since</th></tr></thead>
-<tbody>${t.users.map((u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.status}</td><td>${u.twoFactor ? 'on' : 'not set up'}</td><td>${when(u.createdAt)}</td></tr>`)}</tbody></table></div>
+    html`${o.invited ? html`<div class="notice" role="status"><p>Invited ${o.invited.email}. Pass on this link (it works once, for 72 hours; it is not shown again):</p><p class="secret" id="invite-url">${o.invited.inviteUrl}</p></div>` : ''}${alert(o.error)}${notice(o.message)}
+<div class="table-wrap" role="region" aria-label="Users" tabindex="0"><table><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">2FA</th><th scope="col">Since</th><th scope="col">Change</th></tr></thead>
+<tbody>${t.users.map(
+      (u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.status === 'disabled' ? 'removed or disabled' : u.status}</td><td>${u.twoFactor ? 'on' : 'not set up'}</td><td>${when(u.createdAt)}</td><td>${u.status === 'disabled' ? '—' : html`<div class="actions"><form method="post" action="${path(`/team/${u.userId}/role`)}" class="inline">${hidden(frame.csrf)}<label for="role-${u.userId}" class="vh">New role of ${u.email}</label><select id="role-${u.userId}" name="role">${dashboardRoles.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change role of ${u.email}">Change role</button></form>
+<form method="post" action="${path(`/team/${u.userId}/remove`)}" class="inline">${hidden(frame.csrf)}<button type="submit" class="secondary" aria-label="Remove ${u.email}">Remove</button></form></div>`}</td></tr>`,
+    )}</tbody></table></div>
 <form method="post" action="${path('/team/invite')}" class="card" aria-label="Invite a user">${hidden(frame.csrf)}<h2>Invite a user</h2>
 <label for="invite-email">E-mail address</label><input id="invite-email" name="email" type="email" autocomplete="off" required>
 <label for="invite-role">Role</label><select id="invite-role" name="role">${dashboardRoles.map((r) => html`<option value="${r}">${r}</option>`)}</select>
@@ -196,24 +212,106 @@ ${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t
   );
 }
 
-export function developersView(frame: Frame, keys: Awaited<ReturnType<typeof apiKeysOf>>, o: { issued?: { keyId: string; apiKey: string; secretKey: string } } = {}) {
+export function developersView(frame: Frame, keys: Awaited<ReturnType<typeof apiKeysOf>>, o: { issued?: { keyId: string; apiKey: string; secretKey: string; mode?: string }; error?: string } = {}) {
   return framedPage(
     'Developers',
     frame,
-    html`${o.issued ? html`<div class="notice" role="status"><p><strong>New ${frame.mode} key ${o.issued.keyId}. Copy both values now: they are shown only this once.</strong></p>
+    html`${o.issued ? html`<div class="notice" role="status"><p><strong>New ${o.issued.mode ?? frame.mode} key ${o.issued.keyId}. Copy both values now: they are shown only this once.</strong></p>
 <p>API key (Svc-API-Key):</p><p class="secret" id="new-api-key">${o.issued.apiKey}</p>
-<p>Secret key (body signatures):</p><p class="secret" id="new-secret-key">${o.issued.secretKey}</p></div>` : ''}
+<p>Secret key (body signatures):</p><p class="secret" id="new-secret-key">${o.issued.secretKey}</p></div>` : ''}${alert(o.error)}
+${can(frame.role, 'webhooks:manage') ? html`<p class="actions"><a href="${path('/developers/webhooks')}">Webhook endpoint and delivery log</a></p>` : ''}
 <h2>API keys (${frame.mode} mode)</h2>
+<p class="muted">The gateway does not record when a key was last used (see the documentation).</p>
 <div class="table-wrap" role="region" aria-label="API keys" tabindex="0"><table><thead><tr><th scope="col">Key id</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
 <tbody>${keys.map(
       (k) => html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td>${k.status}</td><td>${when(k.createdAt)}</td><td>${when(k.expiresAt)}</td><td>${k.status === 'active' || k.status === 'expiring' ? html`<form method="post" action="${path('/developers/keys/revoke')}">${hidden(frame.csrf)}<input type="hidden" name="keyId" value="${k.keyId}"><button type="submit" class="secondary" aria-label="Revoke ${k.keyId}">Revoke</button></form>` : '—'}</td></tr>`,
     )}</tbody></table></div>
+<form method="post" action="${path('/developers/keys')}" class="card" aria-label="Create a key">${hidden(frame.csrf)}<h2>Create a key</h2>
+<p>A new key pair with the scopes you choose; the other keys keep working.</p>
+<label for="key-mode">Mode</label><select id="key-mode" name="mode">${(['test', 'live'] as const).map((m) => html`<option value="${m}"${m === frame.mode ? html` selected` : ''}>${m}</option>`)}</select>
+<fieldset><legend>Scopes</legend>${allScopes.map((sc) => html`<label class="check"><input type="checkbox" name="scopes" value="${sc}" checked> ${sc}</label>`)}</fieldset>
+<button type="submit">Create key</button></form>
 <form method="post" action="${path('/developers/keys/roll')}" class="card" aria-label="Roll keys">${hidden(frame.csrf)}<h2>Roll the ${frame.mode} keys</h2>
 <p>Creates a new key pair with the same scopes. The current keys keep working for the days you choose, then stop.</p>
 <label for="grace">Old keys keep working for</label><select id="grace" name="graceDays">${[0, 1, 2, 3, 4, 5, 6, 7].map((d) => html`<option value="${d}"${d === 1 ? html` selected` : ''}>${d === 0 ? 'no time: revoke now' : `${d} day${d > 1 ? 's' : ''}`}</option>`)}</select>
-<button type="submit">Create a new key pair</button></form>
-<p class="muted">Webhook endpoints, signing-secret rotation, test events and the delivery log are not in the dashboard yet (operator: <code>npm run ops -- merchant webhook …</code>).</p>`,
+<button type="submit">Create a new key pair</button></form>`,
   );
+}
+
+const eventTime = (created: unknown) => when(typeof created === 'number' ? new Date(created * 1000).toISOString() : String(created ?? ''));
+
+/** The Resend button of one event (webhooks:manage). */
+export const resendButton = (frame: Frame, eventId: string) =>
+  can(frame.role, 'webhooks:manage') ? html`<form method="post" action="${path(`/events/${eventId}/resend`)}" class="inline">${hidden(frame.csrf)}<button type="submit" class="secondary" aria-label="Resend ${eventId}">Resend</button></form>` : '';
+
+export function webhooksView(
+  frame: Frame,
+  w: Awaited<ReturnType<typeof webhooksPage>>,
+  filters: { type?: string; deliveryState?: string },
+  o: { secret?: string; test?: { ok: boolean; statusCode: number | null; durationMs: number; error: string | null; eventId: string }; message?: string; error?: string } = {},
+) {
+  const e = w.endpoint;
+  const option = (value: string, selected: string | undefined, label = value) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
+  const query = new URLSearchParams(Object.entries({ type: filters.type ?? '', state: filters.deliveryState ?? '' }).filter(([, v]) => v));
+  const last = w.log.items.at(-1);
+  return framedPage(
+    'Webhooks',
+    frame,
+    html`${o.secret ? html`<div class="notice" role="status"><p><strong>New signing secret. Copy it now: it is shown only this once.</strong></p><p class="secret" id="new-webhook-secret">${o.secret}</p></div>` : ''}
+${o.test ? html`<div class="${o.test.ok ? 'notice' : 'alert'}" role="status" id="test-result">Test event ${o.test.eventId}: ${o.test.ok ? `delivered (HTTP ${o.test.statusCode}) in ${o.test.durationMs} ms` : `failed: ${o.test.error ?? 'error'}${o.test.statusCode ? ` (HTTP ${o.test.statusCode})` : ''}`}.</div>` : ''}
+${notice(o.message)}${alert(o.error)}
+<h2>Endpoint (${frame.mode} mode)</h2>
+${e ? html`<section class="card" aria-label="Endpoint"><dl>
+<dt>URL</dt><dd id="endpoint-url">${e.url}</dd>
+<dt>State</dt><dd id="endpoint-state">${e.disabledAt ? `disabled (${e.disabledReason ?? ''}) since ${when(e.disabledAt)}` : e.failingSince ? `enabled, failing since ${when(e.failingSince)}` : 'enabled'}</dd>
+<dt>Event types</dt><dd>${e.events ? e.events.join(', ') : 'every type'}</dd>
+<dt>Signing secrets</dt><dd>${e.secrets.map((s) => (s.expiresAt ? `one until ${when(s.expiresAt)}` : 'current')).join('; ')}</dd>
+</dl>
+<div class="actions">
+<form method="post" action="${path('/developers/webhooks/test')}" class="inline">${hidden(frame.csrf)}<button type="submit">Send a test event</button></form>
+<form method="post" action="${path('/developers/webhooks/state')}" class="inline">${hidden(frame.csrf)}<input type="hidden" name="enabled" value="${e.disabledAt ? '1' : '0'}"><button type="submit" class="secondary">${e.disabledAt ? 'Enable' : 'Disable'} the endpoint</button></form>
+</div></section>
+<form method="post" action="${path('/developers/webhooks/rotate')}" class="card" aria-label="Rotate the signing secret">${hidden(frame.csrf)}<h2>Rotate the signing secret</h2>
+<p>A new secret signs every delivery from now on; the old one signs too for the hours you choose, so your receiver can switch without failures.</p>
+<label for="overlap">The old secret keeps signing for</label><select id="overlap" name="overlapHours">${[0, 1, 24, 72, 168].map((h) => html`<option value="${h}"${h === 24 ? html` selected` : ''}>${h === 0 ? 'no time: stop now' : `${h} hours`}</option>`)}</select>
+<button type="submit">Rotate the secret</button></form>` : html`<p class="muted">No endpoint for ${frame.mode} mode yet.</p>`}
+<form method="post" action="${path('/developers/webhooks')}" class="card" aria-label="Endpoint settings">${hidden(frame.csrf)}<h2>${e ? 'Change the endpoint' : 'Add an endpoint'}</h2>
+<label for="webhook-url">URL</label><input id="webhook-url" name="url" type="url" autocomplete="off" required value="${e?.url ?? ''}">
+<fieldset><legend>Event types</legend>${webhookEventTypes.map((t) => html`<label class="check"><input type="checkbox" name="events" value="${t}"${!e?.events || e.events.includes(t) ? html` checked` : ''}> ${t}</label>`)}</fieldset>
+<button type="submit">Save the endpoint</button></form>
+<h2>Delivery log</h2>
+<form method="get" action="${path('/developers/webhooks')}" class="card" role="search" aria-label="Filter the delivery log"><div class="filters">
+<div><label for="log-type">Event type</label><select id="log-type" name="type">${option('', filters.type, 'Any')}${webhookEventTypes.map((t) => option(t, filters.type))}</select></div>
+<div><label for="log-state">Delivery</label><select id="log-state" name="state">${option('', filters.deliveryState, 'Any')}${deliveryStates.map((t) => option(t, filters.deliveryState))}</select></div>
+<div><button type="submit">Apply</button></div></div></form>
+${w.log.items.length ? html`<div class="table-wrap" role="region" aria-label="Delivery log" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Delivery</th><th scope="col">Resend</th></tr></thead><tbody>${w.log.items.map(
+      (ev) => html`<tr><td>${eventTime(ev.created)}</td><td><a href="${path(`/events/${ev.eventId}`)}">${ev.eventId}</a></td><td>${ev.type}</td><td>${ev.deliveryState}</td><td>${resendButton(frame, ev.eventId)}</td></tr>`,
+    )}</tbody></table></div>` : html`<p class="card">No events match (the log keeps 30 days).</p>`}
+${w.log.hasMore && last ? html`<p><a href="${path('/developers/webhooks')}?${new URLSearchParams([...query, ['after', last.eventId]]).toString()}" rel="next">Older events</a></p>` : ''}`,
+  );
+}
+
+export function eventView(frame: Frame, d: Awaited<ReturnType<typeof eventDeliveries>>, o: { message?: string } = {}) {
+  return framedPage(
+    `Event ${d.eventId}`,
+    frame,
+    html`${notice(o.message)}<section class="card" aria-label="Event"><dl>
+<dt>Event</dt><dd>${d.eventId}</dd>
+<dt>Payment</dt><dd>${d.paymentIntentId ? html`<a href="${path(`/payments/${d.paymentIntentId}`)}">${d.paymentIntentId}</a>` : '—'}</dd>
+<dt>Delivery</dt><dd id="event-state">${d.delivery.state}</dd>
+<dt>Attempts</dt><dd>${d.delivery.attempts}</dd>
+<dt>Next attempt</dt><dd>${when(d.delivery.nextAttemptAt)}</dd>
+</dl><div class="actions">${resendButton(frame, d.eventId)}</div></section>
+${attemptsTable(d.items, `Delivery attempts of ${d.eventId}`)}`,
+  );
+}
+
+export function attemptsTable(items: Awaited<ReturnType<typeof eventDeliveries>>['items'], label: string) {
+  return items.length
+    ? html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0"><table><thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Trigger</th><th scope="col">Outcome</th><th scope="col">HTTP</th><th scope="col" class="num">ms</th><th scope="col">Error</th><th scope="col">URL</th></tr></thead><tbody>${items.map(
+        (a) => html`<tr><td>${a.attempt}</td><td>${when(a.attemptedAt)}</td><td>${a.trigger}</td><td>${a.outcome}</td><td>${a.statusCode ?? '—'}</td><td class="num">${a.durationMs}</td><td>${a.error ?? ''}</td><td>${a.url ?? ''}</td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p class="muted">No delivery attempt yet.</p>`;
 }
 
 export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPage>>, o: { message?: string; error?: string } = {}) {
@@ -242,6 +340,75 @@ ${can(frame.role, 'payouts:create') ? html`<form method="post" action="${path('/
 <button type="submit">Create payout</button></form>` : ''}
 <h2>Recent payouts</h2>
 ${p.recent.length ? paymentsTable(p.recent, 'Recent payouts') : html`<p class="muted">No other payouts.</p>`}`,
+  );
+}
+
+const settlementStatus = (status: number) => settlementStatusNames[status] ?? String(status);
+const destinationText = (v: { bankName: string | null; iban: string | null; accountTitle: string | null; usdtAddress: string | null; usdtNetwork: string | null }) =>
+  v.usdtAddress ? `USDT ${v.usdtNetwork ?? ''} ${v.usdtAddress}` : `${v.bankName ?? ''} ${v.iban ?? ''} (${v.accountTitle ?? ''})`;
+
+export function settlementsView(frame: Frame, list: Awaited<ReturnType<typeof settlementsList>>, o: { error?: string; form?: Partial<SettlementForm> } = {}) {
+  const f = o.form ?? {};
+  return framedPage(
+    'Settlements',
+    frame,
+    html`${alert(o.error)}
+${list.items.length ? html`<div class="table-wrap" role="region" aria-label="Settlements" tabindex="0"><table><thead><tr><th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Payout</th><th scope="col">Status</th><th scope="col">To</th><th scope="col">Settlement</th></tr></thead><tbody>${list.items.map(
+      (v) => html`<tr><td>${when(v.requestedAt)}</td><td class="num">${money(v.amount, v.currency)}</td><td class="num">${v.payoutAmount === null ? `${v.payoutCurrency} at approval` : money(v.payoutAmount, v.payoutCurrency)}</td><td>${settlementStatus(v.status)}</td><td>${destinationText(v)}</td><td><a href="${path(`/settlements/${v.id}`)}">${v.id.slice(0, 8)}…<span class="vh"> settlement of ${money(v.amount, v.currency)}</span></a></td></tr>`,
+    )}</tbody></table></div>` : html`<p class="card">No settlements in ${frame.mode} mode.</p>`}
+${list.hasMore ? html`<p><a href="${path('/settlements')}?page=${list.page + 1}" rel="next">Older settlements</a></p>` : ''}
+${can(frame.role, 'settlements:create') ? html`<form method="post" action="${path('/settlements')}" class="card" aria-label="Request a settlement">${hidden(frame.csrf)}<h2>Request a settlement</h2>
+<p class="muted">Moves available funds of the ${frame.mode} wallet to your bank account, or to a USDT address (converted at the rate of the day). You see the fee and the rate before confirming; the operator approves it.</p>
+<label for="settle-amount">Amount</label><input id="settle-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${f.amount ?? ''}">
+<fieldset><legend>Pay to</legend>
+<label class="check"><input type="radio" name="method" value="bank"${f.method !== 'usdt' ? html` checked` : ''}> To a bank account</label>
+<label class="check"><input type="radio" name="method" value="usdt"${f.method === 'usdt' ? html` checked` : ''}> To a USDT address (converted)</label></fieldset>
+<label for="settle-bank">Bank name (bank account)</label><input id="settle-bank" name="bankName" autocomplete="off" value="${f.bankName ?? ''}">
+<label for="settle-iban">IBAN (bank account)</label><input id="settle-iban" name="iban" autocomplete="off" value="${f.iban ?? ''}">
+<label for="settle-title">Account title (bank account)</label><input id="settle-title" name="accountTitle" autocomplete="off" value="${f.accountTitle ?? ''}">
+<label for="settle-usdt">USDT address</label><input id="settle-usdt" name="usdtAddress" autocomplete="off" value="${f.usdtAddress ?? ''}">
+<button type="submit">Review the settlement</button></form>` : ''}`,
+  );
+}
+
+export function settlementConfirmView(frame: Frame, p: Awaited<ReturnType<typeof settlementPreview>>, form: SettlementForm) {
+  return framedPage(
+    'Confirm the settlement',
+    frame,
+    html`<section class="card" aria-label="Settlement preview"><dl>
+<dt>Amount</dt><dd>${money(p.amount, p.currency)}</dd>
+<dt>Fee</dt><dd>${money(p.fee, p.currency)}</dd>
+<dt>Net</dt><dd>${money(p.netAmount, p.currency)}</dd>
+${p.fxRate ? html`<dt>Exchange rate</dt><dd id="fx-rate">1 ${p.currency} = ${p.fxRate} ${p.payoutCurrency} (quoted ${when(p.fxRateAt)}; locked when the operator approves)</dd>` : ''}
+<dt>You receive</dt><dd id="payout-amount">${p.fxRate ? 'about ' : ''}${money(p.payoutAmount, p.payoutCurrency)}</dd>
+<dt>To</dt><dd>${p.destination.type === 'usdt' ? `USDT (${p.destination.network}) ${p.destination.address}` : `${p.destination.bankName} ${p.destination.iban} (${p.destination.accountTitle})`}</dd>
+</dl></section>
+<form method="post" action="${path('/settlements')}" class="card" aria-label="Confirm the settlement">${hidden(frame.csrf)}<input type="hidden" name="confirm" value="1">
+${(['amount', 'method', 'bankName', 'iban', 'accountTitle', 'usdtAddress'] as const).map((k) => html`<input type="hidden" name="${k}" value="${form[k]}">`)}
+<button type="submit">Confirm the settlement</button></form>
+<p><a href="${path('/settlements')}">Cancel</a></p>`,
+  );
+}
+
+export function settlementView(frame: Frame, v: Awaited<ReturnType<typeof settlementDetail>>, o: { message?: string } = {}) {
+  return framedPage(
+    `Settlement ${v.id.slice(0, 8)}`,
+    frame,
+    html`${notice(o.message)}<section class="card" aria-label="Settlement"><dl>
+<dt>Status</dt><dd id="settlement-status">${settlementStatus(v.status)}${v.failureReason ? ` (${v.failureReason})` : ''}</dd>
+<dt>Amount</dt><dd>${money(v.amount, v.currency)}</dd>
+<dt>Fee</dt><dd>${money(v.fee, v.currency)}</dd>
+<dt>Net</dt><dd>${money(v.netAmount, v.currency)}</dd>
+<dt>Payout</dt><dd>${v.payoutAmount === null ? `${v.payoutCurrency}, converted when approved` : money(v.payoutAmount, v.payoutCurrency)}</dd>
+${v.fxRate !== null ? html`<dt>Exchange rate</dt><dd>${v.fxRate} (${when(v.fxRateTimestamp)})</dd>` : ''}
+<dt>To</dt><dd>${destinationText(v)}</dd>
+<dt>Requested</dt><dd>${when(v.requestedAt)}</dd>
+<dt>Approved</dt><dd>${when(v.approvedAt)}</dd>
+<dt>Processed</dt><dd>${when(v.processedAt)}</dd>
+<dt>Automatic</dt><dd>${v.isAuto ? 'yes (schedule)' : 'no'}</dd>
+<dt>Id</dt><dd>${v.id}</dd>
+</dl></section>
+<p><a href="${path('/settlements')}">Back to settlements</a></p>`,
   );
 }
 

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * Secrets the gateway must use later (a merchant's secret key for body signatures, webhook
@@ -88,10 +88,19 @@ async function loadPublicPathsKey(): Promise<Buffer> {
   throw new Error('neither SECRETS_PUBLIC_KEY nor SECRETS_PUBLIC_KEY_ARN is set');
 }
 
+/**
+ * The key that seals dashboard users' TOTP secrets: HKDF-SHA256 of the public-paths key with its
+ * own info label, so the dashboard's unauthenticated sign-in Lambda never needs the master key
+ * (it reads only the public-paths key) and no other use of that key can produce this one.
+ */
+const loadedTotp = loadOnce(async () => Buffer.from(hkdfSync('sha256', await publicPathsKey(), Buffer.alloc(0), 'dashboard-totp-seal/v1', 32)));
+export const dashboardTotpKey = (): Promise<Buffer> => loadedTotp();
+
 /** Tests: forget the loaded keys (after changing the environment). */
 export function forgetLoadedKeys(): void {
   loadedMaster.forget();
   loadedPublic.forget();
+  loadedTotp.forget();
 }
 
 /** The AWS Parameters and Secrets Lambda extension (a layer on every function; no SDK needed). */

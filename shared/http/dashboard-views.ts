@@ -60,6 +60,12 @@ dd{margin:0}
 .qr svg{display:block;width:100%;height:auto}
 .status-Completed{color:#0a5524;font-weight:600}
 .status-Failed,.status-Expired,.status-Cancelled{color:#a0001c;font-weight:600}
+fieldset{border:1px solid #dcdfe6;border-radius:.5rem;margin:.75rem 0 0;padding:.25rem .75rem .5rem}
+legend{font-weight:600;padding:0 .25rem}
+label.check{display:flex;align-items:center;gap:.5rem;margin:.35rem 0;font-weight:400}
+label.check input{width:1.25rem;height:1.25rem;min-height:0;flex:none;margin:0}
+.inline{display:inline;margin:0}
+.inline button{display:inline-block;width:auto;margin:0;padding:.35rem .7rem;min-height:44px}
 a{color:#1f47c8}
 `.trim();
 export const dashboardStyleSource = styleSource(dashboardCss);
@@ -95,7 +101,7 @@ export interface Frame {
   mode: Mode;
   csrf: string;
   /** Which navigation entry is this page. */
-  current: 'home' | 'payments' | 'payouts' | 'developers' | 'team';
+  current: 'home' | 'payments' | 'payouts' | 'settlements' | 'developers' | 'team';
 }
 
 /** A signed-in page. */
@@ -104,6 +110,7 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
     ['home', 'Home', path(''), can(frame.role, 'balances:read')],
     ['payments', 'Payments', path('/payments'), can(frame.role, 'payments:read')],
     ['payouts', 'Payouts', path('/payouts'), can(frame.role, 'payouts:create') || can(frame.role, 'payouts:approve')],
+    ['settlements', 'Settlements', path('/settlements'), can(frame.role, 'payments:read')],
     ['developers', 'Developers', path('/developers'), can(frame.role, 'keys:manage')],
     ['team', 'Team', path('/team'), can(frame.role, 'team:manage')],
   ];

@@ -18,7 +18,7 @@ import {
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
 import { hashSecret, newRecoveryCodes, verifySecret } from '#shared/crypto/password.ts';
-import { masterKey, open, seal } from '#shared/crypto/seal.ts';
+import { dashboardTotpKey, open, seal } from '#shared/crypto/seal.ts';
 import { newTotpSecret, totpUri, verifyTotp } from '#shared/crypto/totp.ts';
 import { logger } from '#shared/logger.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
@@ -32,6 +32,8 @@ import {
   getSession,
   getUser,
   getUserByEmail,
+  activeAdminCheck,
+  listUsers,
   revokeSessionWrite,
   sessionWrite,
   tokenHash,
@@ -93,8 +95,8 @@ export async function auditRefusal(merchantId: string, actor: Actor, action: str
 
 export const newToken = () => randomBytes(32).toString('base64url');
 const totpAad = (userId: string) => `totp:${userId}`;
-const sealTotp = async (userId: string, secret: string) => seal(await masterKey(), secret, totpAad(userId));
-const openTotp = async (userId: string, sealed: string) => open(await masterKey(), sealed, totpAad(userId));
+const sealTotp = async (userId: string, secret: string) => seal(await dashboardTotpKey(), secret, totpAad(userId));
+const openTotp = async (userId: string, sealed: string) => open(await dashboardTotpKey(), sealed, totpAad(userId));
 
 export function dashboardBaseUrl(): string {
   return (process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
@@ -333,3 +335,38 @@ export const resetTwoFactor = (userId: string, actor: Actor = operatorActor) =>
 
 /** `ops user disable`: no more sign-ins, every session ends. */
 export const disableUser = (userId: string, actor: Actor = operatorActor) => operatorChange(userId, 'user.disable', () => ({ status: 'disabled' as const }), actor);
+
+/**
+ * Team page (admin): change a user's role, or remove a user (they can no longer sign in, every
+ * session ends; the audit log keeps what they did). The merchant always keeps an active admin: a
+ * change that would demote or remove the last one is refused, and the transaction checks that
+ * another admin is still active when it commits. Another merchant's user is not found.
+ */
+export async function changeTeamMember(signed: Signed, userId: string, change: { role: DashboardRole } | { remove: true }, now = new Date()) {
+  const merchantId = signed.user.merchantId;
+  const user = /^[0-9a-f-]{36}$/.test(userId) ? await getUser(userId) : undefined;
+  if (!user || user.merchantId !== merchantId || user.status === 'disabled') throw new DashboardRefusal(404, 'There is no such user in your team.');
+  const losesAdmin = user.role === 'admin' && user.status === 'active' && ('remove' in change || change.role !== 'admin');
+  const writes: TxItem[] = [];
+  if (losesAdmin) {
+    const otherAdmin = (await listUsers(merchantId)).find((u) => u.userId !== user.userId && u.role === 'admin' && u.status === 'active');
+    if (!otherAdmin) {
+      await auditRefusal(merchantId, signed.actor, 'remove' in change ? 'user.remove' : 'user.change-role', user.email, null, 'the last active admin');
+      throw new DashboardRefusal(409, 'This is the last active administrator: make someone else an admin first.');
+    }
+    writes.push(activeAdminCheck(otherAdmin.userId));
+  }
+  const action = 'remove' in change ? 'user.remove' : 'user.change-role';
+  const changes: Partial<DashboardUser> = 'remove' in change ? { status: 'disabled', sessionEpoch: user.sessionEpoch + 1 } : { role: change.role };
+  try {
+    await transact([
+      userUpdateWrite(user, changes, now),
+      ...writes,
+      auditWrite(auditEntry(merchantId, signed.actor, action, { target: user.email, detail: 'remove' in change ? null : `${user.role} → ${change.role}` }, now)),
+    ]);
+  } catch (error) {
+    if (error instanceof TransactionFailed) throw new DashboardRefusal(409, 'The team changed meanwhile (or no other administrator is active any more). Reload and try again.');
+    throw error;
+  }
+  return { email: user.email, ...('remove' in change ? { removed: true } : { role: change.role }) };
+}

@@ -13,7 +13,7 @@ import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants
 import { revokeKey, rotateKeys } from '#shared/services/merchants.ts';
 import { transact } from '#shared/store/client.ts';
 import { listWallets } from '#shared/store/wallets.ts';
-import { transactionEvents } from '#shared/webhooks/events.ts';
+import { eventAttempts, transactionEvents } from '#shared/webhooks/events.ts';
 import { auditEntry, auditRefusal, DashboardRefusal, type Signed } from './dashboard-auth.ts';
 
 /**
@@ -148,7 +148,7 @@ export async function exportPaymentsCsv(signed: Signed, f: Omit<PaymentFilters, 
   return csv;
 }
 
-/** Payment detail: the transaction, its refunds and its webhook events (with delivery state). */
+/** Payment detail: the transaction, its refunds and its webhook events (with delivery state and every attempt). */
 export async function paymentDetail(merchantId: string, mode: Mode, id: string) {
   const payment = await lookupTransaction(merchantId, mode, id);
   if (!payment) throw new DashboardRefusal(404, 'There is no such payment in this mode.');
@@ -157,7 +157,9 @@ export async function paymentDetail(merchantId: string, mode: Mode, id: string) 
     refundable ? refundsOfTransaction(merchantId, mode, payment.paymentIntentId, 1, 100) : undefined,
     transactionEvents(merchantId, mode, payment.paymentIntentId),
   ]);
-  return { payment, refunds, events: events?.items ?? [] };
+  const items = events?.items ?? [];
+  const attempts = await Promise.all(items.map((e) => eventAttempts(merchantId, mode, e.eventId)));
+  return { payment, refunds, events: items.map((e, i) => ({ ...e, attempts: attempts[i]?.items ?? [] })) };
 }
 
 /** The Refund action: the refunds service, with the audit entry in the refund's own transaction. */

@@ -94,12 +94,6 @@ export async function createMerchant(input: {
   return { merchantId: merchant.merchantId, name: merchant.name, currency: merchant.defaultCurrency, ...credentials };
 }
 
-/** Every merchant change goes through the store's versioned read-modify-write; a missing merchant is an operator error. */
-async function changeMerchant<T>(merchantId: string, change: Parameters<typeof store.changeMerchant<T>>[1]): Promise<T> {
-  return store.changeMerchant(merchantId, change).catch((error: unknown) => {
-    throw error instanceof store.MerchantNotFound || error instanceof store.ConcurrentMerchantChange ? new OperatorError(error.message) : error;
-  });
-}
 
 async function requireMerchant(merchantId: string): Promise<Merchant> {
   const merchant = await store.getMerchant(merchantId);
@@ -128,6 +122,19 @@ export async function rotateKeys(merchantId: string, mode: Mode, graceSeconds = 
     ...issued,
     previousKeys: old.map((k) => ({ keyId: k.keyId, ...(graceSeconds === 0 ? { status: 'revoked' } : { expiresAt: new Date(now.getTime() + graceSeconds * 1000).toISOString() }) })),
   };
+}
+
+/**
+ * One more key pair for a mode with the given scopes (the dashboard's "Create key"): the mode's
+ * other keys are untouched. The key and secret are returned once and stored only hashed / sealed.
+ */
+export async function createKey(merchantId: string, mode: Mode, scopes: Scope[], now = new Date()) {
+  const unknown = scopes.filter((s) => !allScopes.includes(s));
+  if (scopes.length === 0 || unknown.length) throw new OperatorError(`scopes must be some of ${allScopes.join(', ')}`);
+  const merchant = await requireMerchant(merchantId);
+  const { record, issued } = await issueKey(merchant, mode, [...new Set(scopes)], now);
+  await store.rotateApiKeys([], [record], 0, now);
+  return { merchantId, mode, scopes: record.scopes, ...issued };
 }
 
 /**
@@ -168,7 +175,7 @@ export async function creditTestWallet(merchantId: string, mode: Mode, amountMin
 export async function setFee(merchantId: string, product: FeeProduct, fee: Fee) {
   if (!Number.isInteger(fee.basisPoints) || fee.basisPoints < 0 || fee.basisPoints > 10_000) throw new OperatorError('basis points must be 0-10000');
   if (!Number.isSafeInteger(fee.fixedMinor) || fee.fixedMinor < 0) throw new OperatorError('fixed fee must be >= 0 minor units');
-  return changeMerchant(merchantId, (merchant) => {
+  return store.changeMerchant(merchantId, (merchant) => {
     const fees = { ...merchant.fees, [product]: fee };
     return { patch: { fees }, result: { merchantId, fees } };
   });
@@ -180,13 +187,13 @@ export async function setSchedule(merchantId: string, schedule: SettlementSchedu
   if (frequency === 'monthly' && !(dayOfPeriod && dayOfPeriod >= 1 && dayOfPeriod <= 28)) throw new OperatorError('monthly schedules need --day 1-28');
   if (!Number.isInteger(hourUtc) || hourUtc < 0 || hourUtc > 23) throw new OperatorError('--hour must be 0-23');
   if (frequency !== 'manual' && !schedule.destination) throw new OperatorError('automatic settlements need a destination bank account');
-  await changeMerchant(merchantId, () => ({ patch: { settlementSchedule: schedule }, result: undefined }));
+  await store.changeMerchant(merchantId, () => ({ patch: { settlementSchedule: schedule }, result: undefined }));
   await armAutoSettlements(merchantId, schedule); // the run items the money sweeper picks up (shared/services/settlements.ts)
   return { merchantId, settlementSchedule: schedule };
 }
 
 export async function setStatus(merchantId: string, status: Merchant['status']) {
-  await changeMerchant(merchantId, () => ({ patch: { status }, result: undefined }));
+  await store.changeMerchant(merchantId, () => ({ patch: { status }, result: undefined }));
   return { merchantId, status };
 }
 
@@ -210,6 +217,19 @@ export async function enableWebhook(merchantId: string, mode: Mode, url?: string
 }
 
 /**
+ * Disables the mode's webhook endpoint at the merchant's request (the dashboard's "Disable"):
+ * deliveries are recorded as `endpoint_disabled` until it is enabled again (enableWebhook).
+ */
+export async function disableWebhook(merchantId: string, mode: Mode, now = new Date()) {
+  const merchant = await requireMerchant(merchantId);
+  const target = merchant.webhooks[mode]?.url;
+  if (!target) throw new OperatorError(`no webhook endpoint configured for ${mode} mode`);
+  const { disableEndpoint } = await import('#shared/store/webhook-health.ts');
+  await disableEndpoint({ merchantId, mode, url: target }, 'merchant', now);
+  return { merchantId, mode, url: target, enabled: false };
+}
+
+/**
  * `--events A,B` as the endpoint's subscription: undefined = leave it, null = every type (`all`).
  * Unknown names are an operator error, so a typo never silently unsubscribes.
  */
@@ -227,7 +247,7 @@ export function parseEventTypes(raw: string | undefined): WebhookEventType[] | n
  * null = every type). A new endpoint gets a signing secret, shown once.
  */
 export async function setWebhook(merchantId: string, mode: Mode, url: string | undefined, allowInsecure?: boolean, events?: WebhookEventType[] | null) {
-  return changeMerchant(merchantId, async (merchant) => {
+  return store.changeMerchant(merchantId, async (merchant) => {
     const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;
     const existing = merchant.webhooks[mode];
     const target = url ?? existing?.url;

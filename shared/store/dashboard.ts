@@ -105,6 +105,23 @@ export function userUpdateWrite(user: DashboardUser, changes: Partial<Omit<Dashb
   };
 }
 
+/**
+ * D5b: part of a team change that must leave an administrator: this other user is still an active
+ * admin when the transaction commits (and stays so: the check conflicts with a concurrent change
+ * of that user, so two admins cannot demote each other at once).
+ */
+export function activeAdminCheck(userId: string): TxItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: toItem(keys.dashUser(userId)),
+      ConditionExpression: '#role = :admin AND #status = :active',
+      ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
+      ExpressionAttributeValues: toValues({ ':admin': 'admin', ':active': 'active' }),
+    },
+  };
+}
+
 /** D6: an invite by the SHA-256 of its token. */
 export async function getInvite(hash: string): Promise<DashboardInvite | undefined> {
   const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashInvite(hash)), ConsistentRead: true }));

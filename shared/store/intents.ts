@@ -179,6 +179,26 @@ export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: st
   return Boolean(out.Item);
 }
 
+/**
+ * The pointer from a wallet provider's own charge reference to the intent (its callbacks name only
+ * that reference): a Put for the create transaction, failing if the reference was already recorded.
+ */
+export function providerReferenceWrite(providerCode: string, providerReference: string, pointer: { paymentIntentId: string; mode: Mode }): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...keys.providerReference(providerCode, providerReference), entity: 'ProviderRef', paymentIntentId: pointer.paymentIntentId, mode: pointer.mode }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** Access pattern: the intent a wallet provider's charge reference points at (GetItem, strongly consistent). */
+export async function findProviderReference(providerCode: string, providerReference: string): Promise<{ paymentIntentId: string; mode: Mode } | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.providerReference(providerCode, providerReference)), ConsistentRead: true }));
+  return out.Item ? fromItem<{ paymentIntentId: string; mode: Mode }>(out.Item) : undefined;
+}
+
 /** Access pattern: a merchant's intents in one mode, newest first (GSI1), at most `limit`. For operators. */
 export async function listIntentsOfMerchant(merchantId: string, mode: Mode, limit = 200): Promise<PaymentIntent[]> {
   const { GSI1PK } = keys.intentListing(merchantId, mode, '', '');

@@ -49,9 +49,23 @@ export type Key = { PK: string; SK: string };
  * The partition key prefix of each item family a function may be confined to with an IAM
  * `dynamodb:LeadingKeys` condition (functions/routes.ts `partitions`, infra/gateway-stack.ts):
  * intents and their outbox events, merchants with their wallets and journals, provider-reference
- * pointers, events-feed entries (written with every status change's event). test/infra/stack.test.ts checks them against the key builders below.
+ * pointers, events-feed entries (written with every status change's event), and the dashboard's
+ * account items (users, e-mail pointers, invitations, sessions, audit log, sign-in throttles). test/infra/stack.test.ts checks them against the key builders below.
  */
-export const partitionPrefixes = { intent: 'TXN#', merchant: 'MERCHANT#', providerReference: 'PROVREF#', eventFeed: 'EVENTFEED#' } as const;
+export const partitionPrefixes = {
+  intent: 'TXN#',
+  merchant: 'MERCHANT#',
+  providerReference: 'PROVREF#',
+  eventFeed: 'EVENTFEED#',
+  // The dashboard's sign-in Lambda (routes.ts lambdaGroups.dashboardSignIn): users, their e-mail
+  // pointers, invitations, sessions, the audit log and the per-address sign-in failure counters.
+  dashUser: 'DASHUSER#',
+  dashEmail: 'DASHEMAIL#',
+  dashInvite: 'DASHINVITE#',
+  dashSession: 'DASHSESSION#',
+  dashAudit: 'AUDIT#',
+  dashThrottle: 'DASHTHROTTLE#',
+} as const;
 export type PartitionFamily = keyof typeof partitionPrefixes;
 
 const subjectPrefix: Record<EventSubject['kind'], string> = { transaction: 'TXN', refund: 'REFUND', settlement: 'SETTLEMENT' };

@@ -17,8 +17,8 @@ export interface EndpointHealth {
   failingSince?: string;
   lastFailureAt: string | null;
   disabledAt: string | null;
-  /** Why: `gone` (HTTP 410) or `failing` (every attempt failed for 5 days). */
-  disabledReason: 'gone' | 'failing' | null;
+  /** Why: `gone` (HTTP 410), `failing` (every attempt failed for 5 days) or `merchant` (disabled in the dashboard). */
+  disabledReason: 'gone' | 'failing' | 'merchant' | null;
   updatedAt: string;
 }
 
@@ -75,7 +75,7 @@ export async function recordSuccess(d: Destination, now: Date): Promise<void> {
   await update(d, 'updatedAt = :at REMOVE failingSince', { ':at': now.toISOString() });
 }
 
-export async function disableEndpoint(d: Destination, reason: 'gone' | 'failing', now: Date): Promise<void> {
+export async function disableEndpoint(d: Destination, reason: 'gone' | 'failing' | 'merchant', now: Date): Promise<void> {
   const at = now.toISOString();
   await update(d, 'disabledAt = :at, disabledReason = :reason, updatedAt = :at', { ':at': at, ':reason': reason });
 }

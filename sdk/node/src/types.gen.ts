@@ -272,7 +272,7 @@ export interface SettlementStatusChanged {
   };
 }
 
-/** The transaction object (CONTRACT §6): a checkout, deposit or withdrawal. */
+/** The transaction object (docs/merchant-guide.md, Transaction lookup): a checkout, deposit or withdrawal. */
 export interface Transaction {
   paymentIntentId: string;
   intentType: "checkout" | "deposit" | "withdrawal";

@@ -116,7 +116,7 @@ function header(headers: HeaderBag, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** A transaction's status changed: the envelope of SPEC "Events" (lower-case envelope, PascalCase data), generated from the OpenAPI document. */
+/** A transaction's status changed: the envelope of docs/merchant-guide.md, Webhooks (lower-case envelope, PascalCase data), generated from the OpenAPI document. */
 export type WebhookEvent = TransactionStatusChanged;
 
 /** A refund's status changed (statuses are the refund's integers: 0 Pending … 7 Expired). */
@@ -139,7 +139,7 @@ export function constructEvent<T = WebhookEvent>(rawBody: RawBody, headers: Head
   return JSON.parse(text) as T;
 }
 
-/** Statuses a transaction never leaves (SPEC "States"). */
+/** Statuses a transaction never leaves (docs/merchant-guide.md, Transaction lookup). */
 export const terminalStatuses: readonly string[] = ['Completed', 'Failed', 'Cancelled', 'Expired'];
 
 /** What a receiver keeps per transaction to order deliveries. */
@@ -153,7 +153,7 @@ export interface ReceivedState {
 }
 
 /**
- * Out-of-order and duplicate deliveries (SPEC "Delivery"): apply an event only if it is newer than
+ * Out-of-order and duplicate deliveries (docs/merchant-guide.md, Webhooks): apply an event only if it is newer than
  * what you hold, and never leave a terminal status. Returns the state to store, or `undefined` when
  * the event must be ignored (a duplicate, an older event, or anything after a terminal status).
  */

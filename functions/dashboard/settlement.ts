@@ -1,0 +1,12 @@
+import { routes } from '#functions/routes.ts';
+import { dashboardHandler } from '#shared/http/dashboard.ts';
+import { settlementDetail } from '#shared/services/dashboard-settlements.ts';
+import { frameOf } from './common.ts';
+import { settlementView } from './views.ts';
+
+/** GET /dashboard/settlements/{id}: another merchant's or mode's settlement is a 404. */
+export const handler = dashboardHandler(routes.dashboardSettlement, async (request) => {
+  const { user, session } = request.signed!;
+  const v = await settlementDetail(user.merchantId, session.mode, request.path.id ?? '');
+  return { status: 200, html: settlementView(await frameOf(request, 'settlements'), v, request.query.requested ? { message: 'Settlement requested: the funds are held until the operator approves it.' } : {}) };
+});

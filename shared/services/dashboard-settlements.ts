@@ -1,0 +1,78 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import { minorUnits, type Currency } from '#shared/domain/money.ts';
+import { normaliseAccount, type SettlementDestination } from '#shared/domain/settlement.ts';
+import { checkUsdtAddress } from '#shared/domain/usdt-address.ts';
+import { createSettlement, previewSettlement, settlementFor, settlementPage } from '#shared/services/settlements.ts';
+import { auditWrite } from '#shared/store/dashboard.ts';
+import { getMerchant } from '#shared/store/merchants.ts';
+import { auditEntry, DashboardRefusal, type Signed } from './dashboard-auth.ts';
+
+/**
+ * The Settlements page (docs/dashboard.md) through the settlements service the API uses: the
+ * list, one settlement, and a request in two steps: the preview (fee, net amount, and for USDT the
+ * rate quoted now and the payout it gives) and the confirmation, which creates the settlement with
+ * its audit entry in the settlement's own transaction.
+ */
+export const settlementsList = (merchantId: string, mode: Mode, page: number) => settlementPage(merchantId, mode, { page, pageSize: 25 });
+export const settlementDetail = (merchantId: string, mode: Mode, id: string) => {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new DashboardRefusal(404, 'There is no such settlement in this mode.');
+  return settlementFor(merchantId, mode, id);
+};
+
+export interface SettlementForm {
+  amount: string;
+  method: string;
+  bankName: string;
+  iban: string;
+  accountTitle: string;
+  usdtAddress: string;
+}
+
+async function parse(signed: Signed, form: SettlementForm) {
+  const merchant = await getMerchant(signed.user.merchantId);
+  if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
+  const currency: Currency = merchant.defaultCurrency;
+  const amount = form.amount.trim();
+  if (!/^\d+(\.\d+)?$/.test(amount) || Number(amount) <= 0) throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
+  let amountMinor: number;
+  try {
+    amountMinor = minorUnits(Number(amount), currency);
+  } catch {
+    throw new DashboardRefusal(400, `The amount has too many decimals for ${currency}.`, 'amount');
+  }
+  let destination: SettlementDestination;
+  let payoutCurrency: Currency = currency;
+  if (form.method === 'usdt') {
+    const check = checkUsdtAddress(form.usdtAddress.trim());
+    if (!check.ok) throw new DashboardRefusal(400, `USDT address: ${check.reason}.`, 'usdtAddress');
+    destination = { type: 'usdt', address: check.address, network: check.network };
+    payoutCurrency = 'USDT';
+  } else if (form.method === 'bank') {
+    const bankName = form.bankName.trim();
+    const accountTitle = form.accountTitle.trim();
+    if (bankName.length < 2 || bankName.length > 100) throw new DashboardRefusal(400, 'The bank name has 2-100 characters.', 'bankName');
+    if (accountTitle.length < 2 || accountTitle.length > 100) throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
+    const account = normaliseAccount(form.iban);
+    if (!account.ok) throw new DashboardRefusal(400, `IBAN: ${account.reason}.`, 'iban');
+    destination = { type: 'bank', bankName, iban: account.value, accountTitle };
+  } else {
+    throw new DashboardRefusal(400, 'Choose a bank account or a USDT address.', 'method');
+  }
+  return { merchant, input: { amountMinor, currency, payoutCurrency, destination } };
+}
+
+/** Step 1: what the settlement would be (nothing is written). */
+export async function settlementPreview(signed: Signed, form: SettlementForm, now = new Date()) {
+  const { merchant, input } = await parse(signed, form);
+  const preview = await previewSettlement({ merchantId: merchant.merchantId, mode: signed.session.mode, fee: merchant.fees.settlement }, input, now);
+  return { ...preview, destination: input.destination };
+}
+
+/** Step 2: the settlement (the funds are held until the operator approves it), audited in its own transaction. */
+export async function requestSettlementFromDashboard(signed: Signed, form: SettlementForm, traceId: string, now = new Date()) {
+  const { merchant, input } = await parse(signed, form);
+  const mode = signed.session.mode;
+  return createSettlement({ merchantId: merchant.merchantId, mode, fee: merchant.fees.settlement, traceId }, input, (view) =>
+    auditWrite(auditEntry(merchant.merchantId, signed.actor, 'settlement.request', { target: `${view.id} ${view.amount} ${view.currency} → ${view.payoutCurrency}`, mode }, now)),
+  now);
+}
