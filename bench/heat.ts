@@ -100,7 +100,7 @@ export async function runHeatBench(): Promise<number> {
     const { getIntent } = await import('#shared/store/intents.ts');
     const { getRefund } = await import('#shared/store/refunds.ts');
     const { signBody } = await import('#shared/domain/body-signature.ts');
-    const shardsModule = await import('#shared/store/wallets.ts');
+    const { raiseShards } = await import('#shared/store/shards.ts');
 
     const server: Server = createLocalServer(routeList);
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -149,14 +149,14 @@ export async function runHeatBench(): Promise<number> {
     };
 
     const runs: Run[] = [];
-    const shardRuns = process.env.BENCH_HEAT_SHARDS ? process.env.BENCH_HEAT_SHARDS.split(',').map(Number) : [1, ...('setWalletShards' in shardsModule ? [16] : [])];
+    const shardRuns = process.env.BENCH_HEAT_SHARDS ? process.env.BENCH_HEAT_SHARDS.split(',').map(Number) : [1, 16];
     for (const shards of shardRuns) {
       tallies = new Map();
       arrivals.clear();
-      console.log(`\n== one merchant, wallet shards: ${shards} — ${perOperation} of each operation ==`);
+      console.log(`\n== one merchant on ${shards} shard(s) — ${perOperation} of each operation ==`);
       const merchant = await createMerchant({ name: `Heat ${shards}` });
       await setWebhook(merchant.merchantId, 'test', receiver.ready, true);
-      if (shards > 1) await (shardsModule as unknown as { setWalletShards: (m: string, mode: 'test', c: string, n: number) => Promise<unknown> }).setWalletShards(merchant.merchantId, 'test', 'PKR', shards);
+      if (shards > 1) await raiseShards(merchant.merchantId, 'test', shards, { immediate: true });
       await creditTestWallet(merchant.merchantId, 'test', 10_000_000_00, 'PKR');
       const keys = merchant.test;
       const api = async (method: string, path: string, body?: Record<string, unknown>) => {

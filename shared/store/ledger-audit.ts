@@ -6,6 +6,7 @@ import type { Settlement } from '#shared/domain/settlement.ts';
 import { queryAll, toValues } from './client.ts';
 import { keys } from './keys.ts';
 import { getRefund, listRefundsOfIntent } from './refunds.ts';
+import { readShards } from './shards.ts';
 import { listJournals } from './wallets.ts';
 
 /**
@@ -53,11 +54,19 @@ export async function readMerchantLedger(merchantId: string, mode: Mode): Promis
   const [wallets, journals, intents, settlements] = await Promise.all([
     listWallets(merchantId, mode),
     listJournals(merchantId, mode),
-    queryAll<MerchantLedger['intents'][number]>({
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: toValues({ ':pk': keys.intentsOfMerchant(merchantId, mode).GSI1PK }),
-    }),
+    readShards(merchantId, mode).then(async (shards) =>
+      (
+        await Promise.all(
+          Array.from({ length: shards }, (_, n) =>
+            queryAll<MerchantLedger['intents'][number]>({
+              IndexName: 'GSI1',
+              KeyConditionExpression: 'GSI1PK = :pk',
+              ExpressionAttributeValues: toValues({ ':pk': keys.intentsOfMerchant(merchantId, mode, n).GSI1PK }),
+            }),
+          ),
+        )
+      ).flat(),
+    ),
     queryAll<Settlement>({
       IndexName: 'GSI1',
       KeyConditionExpression: 'GSI1PK = :pk',
