@@ -24,7 +24,7 @@ import type { PayoutInstruction } from '#shared/providers/bank-rail.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
-import { getWallet, postJournal } from '#shared/store/wallets.ts';
+import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, recordAnswer, submitRecorded, type OutboundProduct } from './outbound.ts';
 import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
 
@@ -78,7 +78,7 @@ export async function requestWithdrawal(req: WithdrawalRequest, record: Response
   // for the reconciler: whatever happens after this commit, it is never submitted again.
   const creates = createIntentWrites(intent, submit ? { dueAt: reconcileAt.toISOString() } : {});
   try {
-    await transact([...creates, ...postJournal(hold)], record.claim ? { idempotency: record.claim } : {});
+    await withFunds(req, () => transact([...creates, ...postJournal(hold)], record.claim ? { idempotency: record.claim } : {}));
   } catch (error) {
     if (error instanceof TransactionFailed) {
       if (error.on('orderRef')) throw new WithdrawalRefused(`orderRef ${req.orderRef.orderRef} was already used.`, 'duplicate_order_ref');

@@ -13,6 +13,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   ShardConfig   MERCHANT#<merchantId>               SHARDS#<mode>                     -   (a big merchant's listing shards; absent = 1)
  *                 ([#<shard>]: shard n ≥ 1 of a big merchant's listing, shared/store/shards.ts; shard 0 has no suffix)
  *   Journal       MERCHANT#<merchantId>               JOURNAL#<mode>#<createdAt>#<id>   -
+ *   WalletShard   MERCHANT#<merchantId>#SHARD#<n>     WALLET#<mode>#<currency>          -   (n ≥ 1: a big merchant's credit shard; its journals beside it)
  *   Idempotency   IDEM#<mode>#<merchantId>#<key>      IDEM                              -
  *   Intent        TXN#<paymentIntentId>               TXN                               MERCHANT#<id>#<mode>#TXN[#<shard>] / <createdAt>#<id>
  *                                                                                       GSI3: MERCHANT#<id>#<mode>#TXN#<intentType>#<status>[#<shard>] / <createdAt>#<id>
@@ -49,6 +50,8 @@ export type Key = { PK: string; SK: string };
 
 /** Partition key of shard `n` of a sharded listing: shard 0 is the unsuffixed key (shared/store/shards.ts). */
 export const shardKey = (base: string, n: number) => (n === 0 ? base : `${base}#${n}`);
+/** The partition of a merchant's wallet shard n: shard 0 is the merchant's own partition. */
+const merchantShardPK = (merchantId: string, n: number) => (n === 0 ? `MERCHANT#${merchantId}` : `MERCHANT#${merchantId}#SHARD#${n}`);
 
 /**
  * The partition key prefix of each item family a function may be confined to with an IAM
@@ -94,13 +97,19 @@ export const keys = {
     PK: `MERCHANT#${merchantId}`,
     SK: `WALLET#${mode}#${currency}`,
   }),
-  walletsOfMerchant: (merchantId: string, mode: Mode) => ({ PK: `MERCHANT#${merchantId}`, SKPrefix: `WALLET#${mode}#` }),
+  walletsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({ PK: merchantShardPK(merchantId, shard), SKPrefix: `WALLET#${mode}#` }),
+  /**
+   * Wallet shard n of a big merchant (shared/store/wallets.ts): shard 0 is the wallet item above,
+   * shard n ≥ 1 the same sort key in the merchant's shard partition `MERCHANT#<id>#SHARD#<n>`,
+   * which also holds the journals posted to it.
+   */
+  walletShard: (merchantId: string, mode: Mode, currency: string, shard: number): Key => ({ PK: merchantShardPK(merchantId, shard), SK: `WALLET#${mode}#${currency}` }),
 
-  journal: (merchantId: string, mode: Mode, createdAt: string, journalId: string): Key => ({
-    PK: `MERCHANT#${merchantId}`,
+  journal: (merchantId: string, mode: Mode, createdAt: string, journalId: string, shard = 0): Key => ({
+    PK: merchantShardPK(merchantId, shard),
     SK: `JOURNAL#${mode}#${createdAt}#${journalId}`,
   }),
-  journalsOfMerchant: (merchantId: string, mode: Mode) => ({ PK: `MERCHANT#${merchantId}`, SKPrefix: `JOURNAL#${mode}#` }),
+  journalsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({ PK: merchantShardPK(merchantId, shard), SKPrefix: `JOURNAL#${mode}#` }),
 
   intent: (paymentIntentId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: 'TXN' }),
   /**

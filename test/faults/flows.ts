@@ -6,6 +6,7 @@ import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts
 import { approveRefund, refundsOfTransaction } from '#shared/services/refunds.ts';
 import { approveSettlement } from '#shared/services/settlements.ts';
 import { getRefund } from '#shared/store/refunds.ts';
+import { raiseShards } from '#shared/store/shards.ts';
 import { getSettlement, listSettlements } from '#shared/store/settlements.ts';
 import { checkoutBody, getPage, postForm } from '../support/checkout.ts';
 import { call, newMerchant } from '../support/gateway.ts';
@@ -91,8 +92,15 @@ async function sweeps(ctx: Ctx, times: number[]) {
   for (const ms of times) await sweepAt(ctx, ms);
 }
 
+/**
+ * Every other flow run is a big merchant's, its wallet and listings on 4 shards (docs/scaling.md),
+ * so each crash point is also recovered on the sharded ledger. FAULT_SHARDS=<n> puts them all on n.
+ */
+let runs = 0;
 async function newCtx(flow: string, webhookUrl: string, amount: number, fundedMinor = 0): Promise<Ctx> {
   const m = await newMerchant();
+  const shards = process.env.FAULT_SHARDS ? Number(process.env.FAULT_SHARDS) : runs++ % 2 === 0 ? 1 : 4;
+  if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
   await setWebhook(m.merchantId, 'test', webhookUrl, true);
   for (const product of ['withdrawal', 'refund', 'deposit'] as const) await setFee(m.merchantId, product, { basisPoints: 0, fixedMinor: 0 });
   if (fundedMinor) await creditTestWallet(m.merchantId, 'test', fundedMinor, 'PKR');
