@@ -217,7 +217,16 @@ export interface OperationResult {
   keys: { where: string; key: string; pattern: string; rcu: number; wcu: number }[];
 }
 
-export function summarise(operation: string, t: OperationTally, shared?: (key: string) => boolean): OperationResult {
+/**
+ * A sharded family of partition keys (a merchant's listing shards `…#TXN`, `…#TXN#<n>`; its
+ * wallet shards `MERCHANT#<id>#SHARD#<n>`; the due shards `DUE#<n>`): objects are placed by a
+ * uniform hash of their id, so the expected load of one member is the family's total divided by
+ * the number of members. A short run puts a handful of objects on each shard, whose maximum would
+ * overstate the heat; `families` gives each family's member count.
+ */
+export type Families = (where: string, key: string) => { family: string; members: number } | undefined;
+
+export function summarise(operation: string, t: OperationTally, shared?: (key: string) => boolean, families?: Families): OperationResult {
   const n = Math.max(1, t.count);
   const perOperation = Object.fromEntries([...t.total].map(([w, u]) => [w, { rcu: round(u.rcu / n), wcu: round(u.wcu / n) }]));
   // A key only one instance touched (its payment intent, its idempotency record) is written a
@@ -226,6 +235,22 @@ export function summarise(operation: string, t: OperationTally, shared?: (key: s
     .filter((k) => (shared ? shared(k.key) : n === 1 || k.instances.size > 1))
     .map((k) => ({ where: k.where, key: k.key, pattern: keyPattern(k.key), rcu: round(k.rcu / n), wcu: round(k.wcu / n) }))
     .filter((k) => k.rcu >= 0.01 || k.wcu >= 0.01);
+  if (families) {
+    const grouped = new Map<string, { where: string; key: string; pattern: string; rcu: number; wcu: number; members: number }>();
+    for (const k of keys.splice(0)) {
+      const f = families(k.where, k.key);
+      if (!f) {
+        keys.push(k);
+        continue;
+      }
+      const id = `${k.where} ${f.family}`;
+      const g = grouped.get(id) ?? { where: k.where, key: `${f.family} (each of ${f.members})`, pattern: `${keyPattern(f.family)} (each of ${f.members})`, rcu: 0, wcu: 0, members: f.members };
+      g.rcu += k.rcu;
+      g.wcu += k.wcu;
+      grouped.set(id, g);
+    }
+    for (const g of grouped.values()) keys.push({ where: g.where, key: g.key, pattern: g.pattern, rcu: round(g.rcu / g.members), wcu: round(g.wcu / g.members) });
+  }
   const hottest: OperationResult['hottest'] = {};
   let ceilingPerSecond = Infinity;
   let limitedBy = '-';

@@ -265,7 +265,22 @@ export async function runHeatBench(): Promise<number> {
       // The relay and the dispatcher run concurrently, not one event at a time: a key is shared by
       // events when it names no object of its own (DUE#2, WEBHOOKDUE#1) or only the merchant.
       const merchantWide = (key: string) => !/[0-9a-f]{8}-[0-9a-f]{4}|evt_|_[0-9A-Za-z]{16,}/.test(key.replaceAll(merchant.merchantId, 'M'));
-      const operations = [...tallies].map(([op, t]) => summarise(op, t, op === 'webhook.delivery' ? merchantWide : undefined));
+      // Hash-placed shards: the expected load of one is its family's total over the member count.
+      const { dueShardCount } = await import('#shared/store/keys.ts');
+      const families = (_where: string, key: string) => {
+        const due = /^((?:MONEY|WEBHOOK)?DUE)#\d+$/.exec(key);
+        if (due) return { family: `${due[1]}#<n>`, members: dueShardCount };
+        const wallet = /^(MERCHANT#[^#]+)#SHARD#\d+$/.exec(key);
+        if (wallet && shards > 1) return { family: `${wallet[1]}#SHARD#<n>`, members: shards - 1 };
+        if (shards > 1 && key.includes(merchant.merchantId) && /#(TXN|EVENTS)|^EVENTS#/.test(key)) {
+          const listing = /^(.*?)(?:#(\d+))?$/.exec(key)!;
+          // The listing shards: shard 0 is the unsuffixed key, shard n ≥ 1 the key with `#<n>`.
+          if (/#(TXN|test|live|Pending|Completed|Failed|Processing|Cancelled|Expired|pending|retrying|delivered|dead_lettered|no_destination|endpoint_disabled)$/.test(listing[1]!))
+            return { family: `${listing[1]}[#<n>]`, members: shards };
+        }
+        return undefined;
+      };
+      const operations = [...tallies].map(([op, t]) => summarise(op, t, op === 'webhook.delivery' ? merchantWide : undefined, families));
       const byName = new Map(operations.map((o) => [o.operation, o]));
       const delivery = byName.get('webhook.delivery');
       const withWebhooks = Object.fromEntries(

@@ -70,7 +70,7 @@ const subjectPrefix: Record<EventSubject['kind'], string> = { transaction: 'TXN'
  * per checkout here (docs/scaling.md). 32 partitions take ~32,000 WCU/s; a sweep reads 32 small
  * queries per family. Items written under the earlier 4 shards sit in DUE#0-3, still read.
  */
-const dueShardCount = 32;
+export const dueShardCount = 32;
 function dueShard(id: string): number {
   let h = 0;
   for (const c of id) h = (h * 31 + c.charCodeAt(0)) >>> 0;

@@ -129,12 +129,23 @@ export async function listWallets(merchantId: string, mode: Mode): Promise<Walle
  * the amount moved (0: nothing to move, one shard, or another rebalance won).
  */
 export async function rebalanceWallet(merchantId: string, mode: Mode, currency: Currency, now = new Date()): Promise<number> {
+  return (await rebalance(merchantId, mode, currency, now)).moved;
+}
+
+/** The rebalance, also telling whether its snapshot found every credit shard empty. */
+async function rebalance(merchantId: string, mode: Mode, currency: Currency, now = new Date()): Promise<{ moved: number; empty: boolean }> {
   const shards = await readShards(merchantId, mode);
-  if (shards <= 1) return 0;
-  const items = await readWalletShards(merchantId, mode, currency, shards, true);
+  if (shards <= 1) return { moved: 0, empty: true };
+  let items: (WalletItem | undefined)[];
+  try {
+    items = await readWalletShards(merchantId, mode, currency, shards, true);
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) return { moved: 0, empty: false }; // shards busy: look again
+    throw error;
+  }
   const moves = items.map((item, n) => ({ n, amount: item?.available ?? 0 })).filter((m) => m.n > 0 && m.amount > 0);
   const total = moves.reduce((a, m) => a + m.amount, 0);
-  if (total === 0) return 0;
+  if (total === 0) return { moved: 0, empty: true };
   const at = now.toISOString();
   const update = (n: number, amount: number, condition: boolean): TxItem => ({
     Update: {
@@ -149,29 +160,32 @@ export async function rebalanceWallet(merchantId: string, mode: Mode, currency: 
   try {
     await transact([...moves.map((m) => update(m.n, m.amount, true)), update(0, total, false)]);
   } catch (error) {
-    if (error instanceof TransactionFailed) return 0; // another rebalance moved it first
+    if (error instanceof TransactionFailed) return { moved: 0, empty: false }; // another rebalance moved it first, or contention: look again
     throw error;
   }
-  return total;
+  return { moved: total, empty: false };
 }
 
 /**
  * Runs a transaction that debits a wallet (a hold: withdrawal, settlement, refund). When its wallet
  * condition refuses and the wallet is sharded, the credit shards are moved into shard 0 and it runs
- * again (at most twice more): the no-overdraft rule stays the database condition on shard 0. A
- * refusal then is a real shortfall. One shard: exactly the one attempt it always was.
+ * again: the no-overdraft rule stays the database condition on shard 0. It is a real shortfall
+ * (the refusal is rethrown) once an attempt made after a snapshot that found every credit shard
+ * empty is refused too. One shard: exactly the one attempt it always was.
  */
 type WalletRef = { merchantId: string; mode: Mode; currency: Currency };
 export async function withFunds<T>(of: WalletRef | (() => Promise<WalletRef | undefined>), run: () => Promise<T>): Promise<T> {
+  let emptySeen = false;
   for (let attempt = 0; ; attempt++) {
     try {
       return await run();
     } catch (error) {
-      if (!(error instanceof TransactionFailed && error.on('wallet')) || attempt >= 2) throw error;
+      if (!(error instanceof TransactionFailed && error.on('wallet')) || emptySeen || attempt >= 12) throw error;
       const wallet = typeof of === 'function' ? await of() : of; // read only when refused
       if (!wallet || (await readShards(wallet.merchantId, wallet.mode)) <= 1) throw error;
-      const moved = await rebalanceWallet(wallet.merchantId, wallet.mode, wallet.currency);
-      if (moved === 0 && attempt > 0) throw error;
+      const r = await rebalance(wallet.merchantId, wallet.mode, wallet.currency);
+      emptySeen = r.empty;
+      if (!r.empty && r.moved === 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * (attempt + 1)));
     }
   }
 }
@@ -209,9 +223,12 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
   }
   if (heldTotal !== 0) move('held', heldTotal, 'held');
   // A credit (available only grows, nothing held moves) goes to a shard of a sharded wallet; every
-  // other movement to shard 0, which holds the held buckets and takes every debit.
+  // other movement to shard 0, which holds the held buckets and takes every debit. The journal
+  // item goes to its own shard's partition either way, so debits put only the wallet write on
+  // shard 0's partition (one shard: shard 0, exactly as before).
   const credit = delta.available > 0 && heldTotal === 0 && countDelta === 0 && Object.values(delta.held).every((v) => !v);
-  const shard = credit ? shardOf(journal.journalId, writeShards(journal.merchantId, journal.mode)) : 0;
+  const journalShard = shardOf(journal.journalId, writeShards(journal.merchantId, journal.mode));
+  const shard = credit ? journalShard : 0;
   if (countDelta !== 0) {
     names['#pendingCount'] = 'pendingCount';
     values[':pendingCount'] = countDelta;
@@ -223,7 +240,7 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
       Put: {
         TableName: tableName(),
         Item: toItem({
-          ...keys.journal(journal.merchantId, journal.mode, journal.createdAt, journal.journalId, shard),
+          ...keys.journal(journal.merchantId, journal.mode, journal.createdAt, journal.journalId, journalShard),
           entity: 'Journal',
           ...journal,
         }),
