@@ -56,7 +56,7 @@ export const jobs = {
     trigger: { kind: 'queue', queue: 'webhooks', batchSize: 10, maxConcurrency: 20 },
     permissions: { table: 'readWrite', deadLetterQueue: 'send', secrets: ['masterKey'] }, // readWrite: the delivery log
     timeoutSeconds: 30,
-    summary: 'Signs and delivers webhook events; retries on the CONTRACT §10 schedule, then dead-letters.',
+    summary: 'Signs and delivers webhook events; retries on the documented schedule (docs/merchant-guide.md, Webhooks), then dead-letters.',
   },
   ledgerVerify: {
     id: 'ledgerVerify',

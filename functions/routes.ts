@@ -83,7 +83,7 @@ export const routes = {
     scope: 'read',
     signature: false,
     permissions: { table: 'read', secrets: [] },
-    summary: 'The merchant’s settlements, newest first: MerchantId, Status, From, To, Page, PageSize (1-100); page envelope of CONTRACT §7.',
+    summary: 'The merchant’s settlements, newest first: MerchantId, Status, From, To, Page, PageSize (1-100); page envelope of docs/merchant-guide.md, Listing transactions.',
     doc: { tag: 'Settlements', success: { status: 200, schema: 'SettlementPage' }, example: { query: { Status: '3', From: '2025-01-01', PageSize: '20' } } },
   },
   createRefund: {
@@ -134,7 +134,7 @@ export const routes = {
     summary: 'Creates a hosted checkout session (30 minutes): paymentIntentId, checkoutUrl, expiresAt.',
     doc: { tag: 'Payments', success: { status: 200, schema: 'CheckoutCreated' }, problems: [422], example: { body: { amount: 1500, currency: 'PKR', description: 'Order 1001', orderRef: { orderRef: 'ORDER1001' }, customerRef: { name: 'Ayesha Khan', email: 'ayesha@example.com' }, callbackUrl: 'https://merchant.example.com/orders/1001' } } },
   },
-  // The hosted checkout page (CONTRACT §8): public HTML, form posts with an anti-CSRF token, 303 redirects.
+  // The hosted checkout page (docs/merchant-guide.md, Hosted checkout): public HTML, form posts with an anti-CSRF token, 303 redirects.
   checkoutPage: {
     id: 'checkoutPage',
     method: 'GET',
@@ -269,7 +269,7 @@ export const routes = {
     handler: 'functions/webhooks/resend.ts',
     auth: 'apiKey',
     scope: 'webhooks',
-    signature: 'ifPresent', // no body needed; a body that carries `signature` is checked (CONTRACT §2)
+    signature: 'ifPresent', // no body needed; a body that carries `signature` is checked (docs/merchant-guide.md, Signing a request body)
     permissions: { table: 'readWrite', secrets: ['masterKey'] },
     summary: 'Queues a new delivery of a webhook event (same event id, full retry schedule); 202 with the resend id.',
     doc: { tag: 'Webhooks', success: { status: 202, schema: 'ResendQueued' }, problems: [400, 401, 404], example: { path: { eventId: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c' } } },

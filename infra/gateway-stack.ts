@@ -25,7 +25,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 import { jobList, type Job } from '#functions/jobs.ts';
 import { lambdaGroups, routeList, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
-import { HttpProblem, problems } from '#shared/http/problem.ts';
+import { HttpProblem, problemFor, problems } from '#shared/http/problem.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
 import { defaultRateLimits, type RateLimits } from '#shared/http/rate-limits.ts';
 import { partitionPrefixes } from '#shared/store/keys.ts';
 import { tableDefinition } from '#shared/store/table.ts';
@@ -40,7 +41,7 @@ import { Observability } from '#infra/observability.ts';
  */
 const gatewayProblems: readonly { type: ResponseType; problem: HttpProblem; headers?: Record<string, string> }[] = [
   // Unknown path, unknown method on a known path, or an unsupported API version.
-  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, problem: problems.notFound('No such endpoint.') },
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, problem: problemFor(new NotFoundError('No such endpoint.')) },
   { type: ResponseType.THROTTLED, problem: new HttpProblem(429, 'Rate limit exceeded.'), headers: { 'Retry-After': "'1'" } },
   // API Gateway's own 10 MB payload limit; the pipeline enforces the contract's 64 KiB.
   { type: ResponseType.REQUEST_TOO_LARGE, problem: problems.tooLarge(10 * 1024 * 1024) },
@@ -150,7 +151,7 @@ export class PaymentGatewayStack extends Stack {
     const queueDefaults = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
     this.deadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });
     acknowledge(this.deadLetterQueue, 'This is the dead-letter queue; the operator redrives it (npm run ops).', 'Serverless-SQSRedrivePolicy');
-    // CONTRACT §10: the first attempt plus 7 retries (5 s ... 10 h), then the dead-letter queue.
+    // docs/merchant-guide.md, Webhooks: the first attempt plus 7 retries (5 s ... 10 h), then the dead-letter queue.
     // Visibility timeout: six times the consumer's timeout (AWS guidance for event source mappings).
     this.webhookQueue = new Queue(this, 'WebhookQueue', {
       ...queueDefaults,
@@ -217,8 +218,8 @@ export class PaymentGatewayStack extends Stack {
         templates: { 'application/json': JSON.stringify(problem.body('$context.requestId')) },
       });
     }
-    acknowledge(this.api, 'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes (CONTRACT §1); the hosted checkout page is public by design. There are no IAM or Cognito users.', 'AwsSolutions-APIG4', 'AwsSolutions-COG4');
-    acknowledge(this.api, 'The Lambda pipeline validates requests (content type, size, schema) so that failures are RFC 9457 problems with per-field errors (CONTRACT §4).', 'AwsSolutions-APIG2');
+    acknowledge(this.api, 'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes (docs/merchant-guide.md, Keys and modes); the hosted checkout page is public by design. There are no IAM or Cognito users.', 'AwsSolutions-APIG4', 'AwsSolutions-COG4');
+    acknowledge(this.api, 'The Lambda pipeline validates requests (content type, size, schema) so that failures are RFC 9457 problems with per-field errors (docs/merchant-guide.md, Errors).', 'AwsSolutions-APIG2');
     this.webAcl = clientLimitsWebAcl(this, this.api.deploymentStage.stageArn, {
       perKey: Number(this.node.tryGetContext('rateLimitPerKey') ?? defaultRateLimits.perKey),
       perIp: Number(this.node.tryGetContext('rateLimitPerIp') ?? defaultRateLimits.perIp),

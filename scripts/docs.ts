@@ -3,10 +3,12 @@ import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
 import { buildOpenApiDocument, loadRouteSchemas, renderOpenApi } from '#shared/openapi/document.ts';
+import { renderSdkTypesFile, typesPath } from '../sdk/node/scripts/types.ts';
 
 /**
  * `npm run docs`: writes docs/api.md from THE route table (functions/routes.ts) and
- * docs/openapi.json (shared/openapi/document.ts: the route table plus the handlers' zod schemas).
+ * docs/openapi.json (shared/openapi/document.ts: the route table plus the handlers' zod schemas), and from that
+ * the SDK's sdk/node/src/types.gen.ts.
  * The output depends on the code only (no dates, no environment), so regenerating an unchanged
  * table is a no-op and test/docs.test.ts / test/openapi/document.test.ts compare the files on disk
  * with a fresh render.
@@ -51,7 +53,7 @@ export function renderApiDocs(routes: readonly Route[] = routeList): string {
     '',
     '- **Auth**: `API key` = the `Svc-API-Key` header is required; `none` = public.',
     '- **Scope**: the scope the API key must carry.',
-    '- **Signed body**: the JSON body carries the MD5 `signature` field (CONTRACT §2).',
+    '- **Signed body**: the JSON body carries the MD5 `signature` field (docs/merchant-guide.md, Signing a request body).',
     '- **Table**: the function’s DynamoDB grant.',
     `- \`{version}\` in a path is the API version; supported: ${supportedVersions.map((v) => `\`${v}\``).join(', ')} (\`/Gateway/v${supportedVersions[0]}/...\`).`,
     '',
@@ -80,4 +82,7 @@ if (isMain()) {
   console.log(`wrote ${apiDocsPath} (${routeList.length} routes)`);
   writeFileSync(openApiPath, await renderOpenApiFile());
   console.log(`wrote ${openApiPath}`);
+  // The SDK's types follow the document (sdk/node/scripts/types.ts).
+  writeFileSync(typesPath, renderSdkTypesFile(openApiPath));
+  console.log(`wrote ${typesPath}`);
 }

@@ -17,7 +17,7 @@ import { signedHeaders } from '#shared/webhooks/signing.ts';
 interface FeedItem {
   eventId: string;
   type: string;
-  /** Unix seconds, as in the envelope. */
+  /** Unix seconds, as the envelope's `created`. */
   created: number;
   deliveryState: string;
   event: unknown;
@@ -156,7 +156,7 @@ async function funded(gateway: Gateway, baseUrl: string, amount: number, print: 
   const balance = await gateway.account.balance();
   if (Number(balance.availableBalance) >= amount) return;
   print(`  funding the test wallet with a ${amount * 2} PKR card payment first`);
-  const checkout = await gateway.checkouts.create({ amount: amount * 2, currency: 'PKR', description: 'listen trigger funding', orderRef: { orderRef: orderRef('FUND') } } as never);
+  const checkout = await gateway.checkouts.create({ amount: amount * 2, currency: 'PKR', description: 'listen trigger funding', orderRef: { orderRef: orderRef('FUND') } });
   await payByCard(baseUrl, String(checkout.checkoutUrl), '4242424242424242');
 }
 
@@ -167,11 +167,11 @@ export async function trigger(
   const print = options.print ?? ((line: string) => console.log(line));
   const gateway = new Gateway({ apiKey: options.apiKey, secretKey: options.secretKey, baseUrl: options.baseUrl });
   const checkout = async (card: string) => {
-    const created = await gateway.checkouts.create({ amount: 1500, currency: 'PKR', description: `Listen trigger ${scenario.replace('.', ' ')}`, orderRef: { orderRef: orderRef('TRG') } } as never);
+    const created = await gateway.checkouts.create({ amount: 1500, currency: 'PKR', description: `Listen trigger ${scenario.replace('.', ' ')}`, orderRef: { orderRef: orderRef('TRG') } });
     await payByCard(options.baseUrl, String(created.checkoutUrl), card);
     return created;
   };
-  let result: Record<string, unknown>;
+  let result: object;
   switch (scenario) {
     case 'checkout.completed':
       result = await checkout('4242424242424242');
@@ -199,32 +199,36 @@ export async function trigger(
     case 'refund.completed': {
       const paid = await checkout('4242424242424242');
       await waitForStatus(gateway, String(paid.paymentIntentId), 'Completed');
-      result = await gateway.refunds.create({ trxnRef: String(paid.paymentIntentId), amount: 500, reason: 'listen trigger' });
-      await operatorApproves('refund', String(result.id ?? result.refundId), options.approver, print);
+      const refund = await gateway.refunds.create({ trxnRef: paid.paymentIntentId, amount: 500, reason: 'listen trigger' });
+      await operatorApproves('refund', refund.id, options.approver, print);
+      result = refund;
       break;
     }
     case 'settlement.completed': {
       await funded(gateway, options.baseUrl, 600, print);
-      result = await gateway.settlements.create({ amount: 500, currency: 'PKR', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Test Merchant Ltd' });
-      await operatorApproves('settlement', String(result.id ?? result.settlementId), options.approver, print);
+      const settlement = await gateway.settlements.create({ amount: 500, currency: 'PKR', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Test Merchant Ltd' });
+      await operatorApproves('settlement', settlement.id, options.approver, print);
+      result = settlement;
       break;
     }
   }
   print(`Triggered ${scenario}: ${JSON.stringify(pick(result))}`);
-  return result;
+  return result as Record<string, unknown>;
 }
 
 async function waitForStatus(gateway: Gateway, paymentIntentId: string, status: string): Promise<void> {
   for (let i = 0; i < 60; i++) {
-    const tx = (await gateway.transactions.retrieve(paymentIntentId)) as Record<string, unknown>;
+    const tx = await gateway.transactions.retrieve(paymentIntentId);
     if (tx.status === status) return;
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`${paymentIntentId} did not reach ${status}`);
 }
 
-const pick = (r: Record<string, unknown>) =>
-  Object.fromEntries(['paymentIntentId', 'id', 'refundId', 'settlementId', 'status', 'amount', 'currency'].filter((k) => r[k] !== undefined).map((k) => [k, r[k]]));
+const pick = (answer: object) => {
+  const r = answer as Record<string, unknown>;
+  return Object.fromEntries(['paymentIntentId', 'id', 'refundId', 'settlementId', 'status', 'amount', 'currency'].filter((k) => r[k] !== undefined).map((k) => [k, r[k]]));
+};
 
 // ---- command line ----
 

@@ -3,7 +3,7 @@ import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 import { localConfig, useLocalStack } from './local/config.ts';
 
 /**
- * `npm run ops -- <command>`: the operator's tool (CONTRACT §11). Against the local stack by
+ * `npm run ops -- <command>`: the operator's tool (docs/operator-guide.md). Against the local stack by
  * default (same PORT / DATA_DIR as `npm start`); with OPS_TARGET=aws (or --aws) against a deployed
  * stack, using TABLE_NAME and SECRETS_MASTER_KEY_ARN from the stack's outputs and your AWS
  * credentials. `--json` prints JSON on stdout for any command.
@@ -396,7 +396,7 @@ for (const [name, description] of [
     });
 }
 
-/** Settlements and refunds awaiting the operator (CONTRACT §6). ID is the settlement or refund id. */
+/** Settlements and refunds awaiting the operator (docs/merchant-guide.md, Transaction lookup). ID is the settlement or refund id. */
 const settlementCli = program.command('settlement').description('approve, reject or cancel Pending settlements');
 const describeSettlement = (x: { id: string; status: number; failureReason: string | null; fxRate: number | null; payoutAmount: number | null; payoutCurrency: string }) =>
   `Settlement ${x.id} is ${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled'][x.status]} (${x.status})` +

@@ -4,7 +4,7 @@ import { localConfig } from './local/config.ts';
 import { startLocalStack } from './local/stack.ts';
 
 /**
- * `npm start`: the whole gateway on this machine (CONTRACT §11). PORT (default 3000) moves it;
+ * `npm start`: the whole gateway on this machine (docs/operator-guide.md). PORT (default 3000) moves it;
  * IN_MEMORY=1 keeps DynamoDB in memory instead of .data/; Ctrl-C stops every child process.
  */
 const config = localConfig();

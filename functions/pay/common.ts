@@ -24,7 +24,7 @@ export async function showCheckout(intent: PaymentIntent, refusal?: CheckoutRefu
 
 /**
  * A customer action (POST): on success POST-redirect-GET, straight to callbackUrl when the payment
- * ended (CONTRACT §8), else back to the page (`../{id}` from `/pay/{id}/<action>`). A refusal
+ * ended (docs/merchant-guide.md, Hosted checkout), else back to the page (`../{id}` from `/pay/{id}/<action>`). A refusal
  * re-renders the page with the message, changing nothing.
  */
 export async function customerAction(paymentIntentId: string, action: () => Promise<PaymentIntent>): Promise<PageResult> {
@@ -34,7 +34,7 @@ export async function customerAction(paymentIntentId: string, action: () => Prom
     return { redirect: back ?? `../${encodeURIComponent(intent.paymentIntentId)}` };
   } catch (error) {
     if (!(error instanceof CheckoutRefusal)) throw error;
-    if (error.status === 404) throw notFoundPage();
+    if (error.category === 'not_found') throw notFoundPage();
     const intent = await openCheckout(paymentIntentId);
     if (!intent) throw notFoundPage();
     return showCheckout(intent, isTerminal(intent.status) ? undefined : error);

@@ -6,9 +6,10 @@ import { sandboxCards } from '#shared/domain/sandbox.ts';
 import { sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { html, htmlDocument, type Html, type PageResult } from '#shared/http/pages.ts';
 import type { CheckoutRefusal } from '#shared/services/checkout.ts';
+import { problemFor } from '#shared/http/problem.ts';
 
 /**
- * The hosted checkout's HTML (CONTRACT §8): one page per state of the session. Mobile first, no
+ * The hosted checkout's HTML (docs/merchant-guide.md, Hosted checkout): one page per state of the session. Mobile first, no
  * script; every field labelled, with the standard autocomplete tokens; every form has exactly one
  * submit button. Form actions and links are relative (`{id}/card` from `/pay/{id}`), so the page
  * works under any base path (API Gateway's stage, a custom domain, the local server).
@@ -167,7 +168,7 @@ ${offeredMethods(checkoutDetails(ctx.intent)).card ? html`<li>Card <code>${space
 }
 
 const page = (ctx: PageContext, title: string, body: Html, options: { status?: number; refreshSeconds?: number } = {}): PageResult => ({
-  status: options.status ?? ctx.refusal?.status ?? 200,
+  status: options.status ?? (ctx.refusal ? problemFor(ctx.refusal).status : 200),
   html: htmlDocument({ title: `${title} · ${ctx.merchantName}`, body: html`<main>${header(ctx)}${body}</main>`, ...(options.refreshSeconds ? { refreshSeconds: options.refreshSeconds } : {}) }),
   // Chromium checks form-action on the redirects a form post leads to: allow the callback origin.
   formActions: ctx.intent.callbackUrl ? [new URL(ctx.intent.callbackUrl).origin] : [],

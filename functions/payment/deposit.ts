@@ -4,7 +4,7 @@ import { committedResponse, httpHandler, ok } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
 import { createDeposit } from '#shared/services/deposits.ts';
 
-/** POST /Gateway/v{version}/Payment/deposit — start a mobile-wallet charge (SPEC "Deposit request"). */
+/** POST /Gateway/v{version}/Payment/deposit — start a mobile-wallet charge (docs/merchant-guide.md, Deposits). */
 const body = z
   .strictObject({
     mobileNumber: z.string().check(z.regex(/^(\+92|0)?3\d{9}$/, 'must be a mobile wallet number such as 03001234567')),

@@ -5,10 +5,10 @@ import { httpHandler, twoStepResponse } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
 import { optional } from '#shared/http/schemas.ts';
 import type { WithdrawalResponse } from '#shared/domain/payout.ts';
-import { currentWithdrawalResponse, requestWithdrawal, WithdrawalRefused } from '#shared/services/withdrawals.ts';
-import { transact } from '#shared/store/client.ts';
+import { recoverWithdrawal, requestWithdrawal } from '#shared/services/withdrawals.ts';
+import { BusinessRuleError } from '#shared/domain/errors.ts';
 
-/** POST /Gateway/v{version}/Payment/withdraw — a payout from the merchant wallet (SPEC "Withdrawal request"). */
+/** POST /Gateway/v{version}/Payment/withdraw — a payout from the merchant wallet (docs/merchant-guide.md, Withdrawals). */
 const text = (min: number, max: number) => z.string().check(z.minLength(min, `must be ${min}-${max} characters`), z.maxLength(max, `must be ${min}-${max} characters`));
 
 const customerRef = z.strictObject({
@@ -42,17 +42,13 @@ export const handler = httpHandler(routes.withdraw, { body }, async (request) =>
   const currency = f.supportedCurrency(b.currency.toUpperCase());
   const amountMinor = f.minorUnits(b.amount, currency);
   const bank = resolveBankCode(b.customerRef.bankCode);
-  if (!bank) throw new WithdrawalRefused(`Unknown bankCode "${b.customerRef.bankCode}". Supported codes: ${bankCodes.join(', ')}.`, 'unsupported_bank_code');
+  if (!bank) throw new BusinessRuleError(`Unknown bankCode "${b.customerRef.bankCode}". Supported codes: ${bankCodes.join(', ')}.`, 'unsupported_bank_code');
   const { bankAccountNumber, bankCode: _code, accountTitle, ...others } = b.customerRef;
   const reply = twoStepResponse(request, 200);
   if (request.idempotency?.recovering) {
     // The first request with this key stopped between its two commits: answer with what it created.
-    const current = await currentWithdrawalResponse(auth.merchantId, auth.mode, b.orderRef.orderRef);
-    const completion = current && reply.complete(current);
-    if (current && completion) {
-      await transact([completion]);
-      return reply.response(current);
-    }
+    const current = await recoverWithdrawal(auth.merchantId, auth.mode, b.orderRef.orderRef, reply.complete);
+    if (current) return reply.response(current);
   }
   const response = await requestWithdrawal(
     {

@@ -1,19 +1,13 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
-import { problems } from '#shared/http/problem.ts';
 import '#shared/http/schemas.ts';
-import { applyProviderCallback, CallbackNotVerified } from '#shared/services/deposits.ts';
+import { applyProviderCallback } from '#shared/services/deposits.ts';
 
 /**
  * POST /providers/wallet/{provider}/callback — a wallet provider's signed notification of a
  * charge's outcome (not a merchant endpoint). Verified against the raw body; applied once.
  */
 export const handler = httpHandler(routes.walletProviderCallback, { path: z.object({ provider: z.string().check(z.maxLength(40)) }) }, async ({ path, headers, rawBody }) => {
-  try {
-    return ok(await applyProviderCallback(path.provider, headers, rawBody));
-  } catch (error) {
-    if (error instanceof CallbackNotVerified) throw problems.unauthorized('The provider signature does not verify.', 'provider_signature_invalid');
-    throw error;
-  }
+  return ok(await applyProviderCallback(path.provider, headers, rawBody));
 });

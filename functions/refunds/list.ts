@@ -6,7 +6,7 @@ import { refundsOfTransaction } from '#shared/services/refunds.ts';
 
 /**
  * GET /Gateway/v{version}/Refunds?trxnRef=… — the refunds of one transaction (orderRef,
- * paymentIntentId or transactionReference), newest first, in the CONTRACT §7 envelope plus the
+ * paymentIntentId or transactionReference), newest first, in the list envelope (docs/merchant-guide.md, Listing transactions) plus the
  * transaction's amount, refundedAmount and refundableAmount. Query names are case-insensitive.
  */
 const names: Record<string, string> = { trxnref: 'trxnRef', page: 'Page', pagesize: 'PageSize' };

@@ -9,7 +9,7 @@ import { settlementPage } from '#shared/services/settlements.ts';
 
 /**
  * GET /Gateway/v{version}/Settlements — this merchant's settlements in the key's mode, newest
- * first, in the page envelope of CONTRACT §7. Query names are case-insensitive (MerchantId,
+ * first, in the page envelope of docs/merchant-guide.md, Listing transactions. Query names are case-insensitive (MerchantId,
  * Status, From, To, Page, PageSize). A date without a time means the start of that day (UTC) for
  * From and its end for To; both bounds are inclusive.
  */

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Route } from '#functions/routes.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
-import { problems } from '#shared/http/problem.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
 import '#shared/http/schemas.ts';
 import { lookupTransaction } from '#shared/services/transactions.ts';
 
@@ -9,6 +9,6 @@ import { lookupTransaction } from '#shared/services/transactions.ts';
 export const lookupHandler = (route: Route) =>
   httpHandler(route, { path: z.object({ reference: z.string().check(z.minLength(1), z.maxLength(255)) }) }, async ({ auth, path }) => {
     const transaction = await lookupTransaction(auth.merchantId, auth.mode, path.reference);
-    if (!transaction) throw problems.notFound(`No transaction with reference ${path.reference}.`);
+    if (!transaction) throw new NotFoundError(`No transaction with reference ${path.reference}.`);
     return ok(transaction);
   });

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
-import { problems } from '#shared/http/problem.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
 import '#shared/http/schemas.ts';
 import { eventAttempts } from '#shared/webhooks/events.ts';
 
@@ -11,7 +11,7 @@ export const handler = httpHandler(
   { path: z.object({ eventId: z.string().check(z.minLength(1), z.maxLength(255)) }) },
   async ({ auth, path }) => {
     const attempts = await eventAttempts(auth.merchantId, auth.mode, path.eventId);
-    if (!attempts) throw problems.notFound(`No event ${path.eventId}.`);
+    if (!attempts) throw new NotFoundError(`No event ${path.eventId}.`);
     return ok(attempts);
   },
 );

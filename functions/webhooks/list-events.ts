@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
-import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
+import { deliveryStates, webhookEventTypes, type WebhookEventType } from '#shared/domain/events.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { problems } from '#shared/http/problem.ts';
 import { dateBound, isoDateTime, wholeNumber } from '#shared/http/query-params.ts';
@@ -10,11 +10,17 @@ import { eventsFeed } from '#shared/webhooks/events.ts';
 /**
  * GET /Gateway/v{version}/Events — the merchant's webhook events in the key's mode (kept 30 days),
  * newest first: `{ items: [{ eventId, type, created, deliveryState, event }], hasMore }`. Filters
- * type, since, until, deliveryState; limit 1-100 (20); cursor startingAfter (the last eventId of
+ * type (one or several, comma-separated), since, until, deliveryState; limit 1-100 (20); cursor startingAfter (the last eventId of
  * the previous page).
  */
 export const query = z.strictObject({
-  type: z.optional(z.enum(webhookEventTypes)),
+  /** One type, or several comma-separated. */
+  type: z.optional(
+    z.pipe(
+      z.string().check(z.refine((s) => s.split(',').every((t) => (webhookEventTypes as readonly string[]).includes(t)), `must be one or more of ${webhookEventTypes.join(', ')}, comma-separated`)),
+      z.transform((s) => [...new Set(s.split(','))] as WebhookEventType[]),
+    ),
+  ),
   since: z.optional(isoDateTime),
   until: z.optional(isoDateTime),
   deliveryState: z.optional(z.enum(deliveryStates)),
@@ -27,7 +33,7 @@ export const handler = httpHandler(routes.listEvents, { query }, async ({ auth, 
   const until = dateBound(q.until, true);
   if (since && until && since > until) throw problems.badRequest('since must not be after until.', { 'query.since': ['must not be after until'] });
   const page = await eventsFeed(auth.merchantId, auth.mode, {
-    ...(q.type !== undefined ? { type: q.type } : {}),
+    ...(q.type !== undefined ? { types: q.type } : {}),
     ...(q.deliveryState !== undefined ? { deliveryState: q.deliveryState } : {}),
     ...(since !== undefined ? { since } : {}),
     ...(until !== undefined ? { until } : {}),

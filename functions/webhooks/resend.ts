@@ -7,7 +7,7 @@ import { resendEvent } from '#shared/services/event-resend.ts';
 /**
  * POST /Gateway/v{version}/Events/{eventId}/resend — queue a new round of delivery of an event
  * (same event id, the full retry schedule). No body is needed and none is signed; a body that does
- * carry `signature` is checked as CONTRACT §2 says for every POST. 202 with the resend id; an
+ * carry `signature` is checked as for every POST (docs/merchant-guide.md, Signing a request body). 202 with the resend id; an
  * Idempotency-Key makes a retried request queue one resend only.
  */
 export const handler = httpHandler(

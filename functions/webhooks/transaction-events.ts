@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
-import { problems } from '#shared/http/problem.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
 import '#shared/http/schemas.ts';
 import { transactionEvents } from '#shared/webhooks/events.ts';
 
@@ -11,7 +11,7 @@ export const handler = httpHandler(
   { path: z.object({ reference: z.string().check(z.minLength(1), z.maxLength(255)) }) },
   async ({ auth, path }) => {
     const events = await transactionEvents(auth.merchantId, auth.mode, path.reference);
-    if (!events) throw problems.notFound(`No transaction with reference ${path.reference}.`);
+    if (!events) throw new NotFoundError(`No transaction with reference ${path.reference}.`);
     return ok(events);
   },
 );

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { routeList, type Route } from '#functions/routes.ts';
 import { securityHeaders } from '#shared/http/middlewares.ts';
-import { problems } from '#shared/http/problem.ts';
+import { problemFor, problems } from '#shared/http/problem.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
 import { defaultRateLimits, rateLimitSubject, windowCounter, type RateLimits } from '#shared/http/rate-limits.ts';
 import { loadHandler } from './modules.ts';
 
@@ -84,7 +85,7 @@ function gatewayProblem(status: 400 | 404 | 413 | 429 | 500, detail: string, ret
     status === 400
       ? problems.badRequest(detail, { '(path)': [detail] })
       : status === 404
-        ? problems.notFound(detail)
+        ? problemFor(new NotFoundError(detail))
         : status === 413
           ? problems.tooLarge(maxRawBody)
           : status === 429

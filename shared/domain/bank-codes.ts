@@ -1,7 +1,7 @@
 import { walletProviders } from './providers.ts';
 
 /**
- * Payout destinations (SPEC "Withdrawal request", `customerRef.bankCode`): the banks of SPEC's list
+ * Payout destinations (docs/merchant-guide.md, Withdrawals, `customerRef.bankCode`): the documented banks
  * and nine digital/wallet codes. A code is matched case-insensitively; alternative spellings of a
  * bank's name ("Meezan Bank", "meezan", "Bank of Punjab") resolve to its code. Pure data and rules.
  */
@@ -46,7 +46,7 @@ export const banks: readonly Bank[] = [
   bank('APNA', 'Apna Microfinance Bank', 'microfinance'),
   bank('BURJ', 'Burj Bank', 'microfinance'),
   bank('MIB', 'Mobilink Microfinance Bank', 'microfinance', 'Mobilink Bank', 'Mobilink'),
-  // The nine digital and wallet codes: the upper-case names of the providers and services (SPEC).
+  // The nine digital and wallet codes: the upper-case names of the providers and services (docs/merchant-guide.md, Withdrawals).
   bank(walletProviders[1].code, walletProviders[1].name, 'digital', 'Jazz Cash', 'Mobicash'),
   bank(walletProviders[2].code, walletProviders[2].name, 'digital', 'Easy Paisa', 'Telenor Easypaisa'),
   bank('SADAPAY', 'SadaPay', 'digital', 'Sada Pay'),
@@ -80,7 +80,7 @@ export const spellings: ReadonlyMap<string, string> = (() => {
 
 const byCode = new Map(banks.map((b) => [b.code, b]));
 
-/** The bank a merchant's `bankCode` names, or undefined (SPEC: case-insensitive, alternative spellings). */
+/** The bank a merchant's `bankCode` names, or undefined (case-insensitive, alternative spellings; docs/merchant-guide.md, Withdrawals). */
 export function resolveBankCode(input: string): Bank | undefined {
   const code = spellings.get(joined(input)) ?? spellings.get(significant(input));
   return code === undefined ? undefined : byCode.get(code);

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { JsonTooDeep, maxJsonDepth } from './json-depth.ts';
 
 /**
- * The MD5 body signature of CONTRACT §2: flatten to dotted keys, drop null and empty strings,
+ * The MD5 body signature of docs/merchant-guide.md, Signing a request body: flatten to dotted keys, drop null and empty strings,
  * render with String(), sort by UTF-16 code units, join `k=v&…`, append `&key=<secret>`, MD5 hex.
  */
 export const signatureShape = /^[0-9a-f]{32}$/;

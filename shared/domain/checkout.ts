@@ -5,7 +5,7 @@ import { walletProviders, type WalletProviderId } from './providers.ts';
 import type { CardSummary, PaymentIntent } from './intent.ts';
 
 /**
- * Hosted checkout rules (SPEC "Checkout request", CONTRACT §8): session lifetime, what the page
+ * Hosted checkout rules (docs/merchant-guide.md, Hosted checkout): session lifetime, what the page
  * offers, the wallet number format, the fee and the money movement of a completed payment. Pure.
  */
 export const sessionLifetimeMs = 30 * 60 * 1000;
@@ -72,7 +72,7 @@ export function offeredMethods(details: CheckoutDetails): { card: boolean; walle
 
 export const isExpired = (intent: PaymentIntent, now: Date) => intent.expiresAt !== null && Date.parse(intent.expiresAt) <= now.getTime();
 
-/** Production wallet numbers (SPEC): `^(\+92|0)?3\d{9}$`; spaces and dashes are ignored. */
+/** Production wallet numbers (docs/merchant-guide.md, Deposits): `^(\+92|0)?3\d{9}$`; spaces and dashes are ignored. */
 export function normaliseWalletNumber(text: string): string | undefined {
   const compact = text.replace(/[\s-]/g, '');
   return /^(\+92|0)?3\d{9}$/.test(compact) ? compact : undefined;
@@ -91,7 +91,7 @@ export function completedMovements(amountMinor: number, feeMinor: number, source
   ];
 }
 
-/** CONTRACT §8: GET callbackUrl with paymentIntentId, orderRef and status added to its query. */
+/** docs/merchant-guide.md, Hosted checkout: GET callbackUrl with paymentIntentId, orderRef and status added to its query. */
 export function customerRedirectUrl(intent: PaymentIntent): string | null {
   if (!intent.callbackUrl) return null;
   const url = new URL(intent.callbackUrl);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 
 /**
- * API keys, secret keys and webhook secrets (CONTRACT §1). Keys are shown once; only the SHA-256
+ * API keys, secret keys and webhook secrets (docs/merchant-guide.md, Keys and modes). Keys are shown once; only the SHA-256
  * of an API key is stored. The mode always comes from the key, never from the request.
  */
 export type Mode = 'test' | 'live';

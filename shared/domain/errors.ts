@@ -1,11 +1,12 @@
 /**
  * The one error type of the domain and the services, free of HTTP. Its category says what kind of
  * refusal it is; the pipeline maps categories to problem details in one place
- * (`problemFor`, shared/http/problem.ts): invalid → 400, not_found → 404, conflict → 409,
+ * (`problemFor`, shared/http/problem.ts): invalid → 400, unauthenticated → 401 (a third party's
+ * signature that does not verify), not_found → 404, conflict → 409,
  * business_rule → 422 with its stable `code`, rate_limited → 429 with Retry-After,
  * unavailable → 503. Anything else that escapes a service is a bug and answers 500.
  */
-export type ErrorCategory = 'invalid' | 'not_found' | 'conflict' | 'business_rule' | 'rate_limited' | 'unavailable';
+export type ErrorCategory = 'invalid' | 'unauthenticated' | 'not_found' | 'conflict' | 'business_rule' | 'rate_limited' | 'unavailable';
 
 export interface DomainErrorOptions {
   /** Stable machine-readable code (problem body `code`); merchants may branch on it. */

@@ -7,7 +7,7 @@ import { refundStatusNames, type Refund, type RefundStatus } from './refund.ts';
 import { settlementStatusNames, type Settlement, type SettlementStatus } from './settlement.ts';
 
 /**
- * Webhook events (SPEC "Events", CONTRACT §12): a lower-case envelope with PascalCase data, one
+ * Webhook events (docs/merchant-guide.md, Webhooks): a lower-case envelope with PascalCase data, one
  * type per kind of thing whose status changed. Built when a status change commits and stored with
  * it (transactional outbox); the id is stable across every delivery attempt.
  */

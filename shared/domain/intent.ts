@@ -2,7 +2,7 @@ import type { Mode } from './credentials.ts';
 import type { Currency } from './money.ts';
 
 /**
- * Payment intents (the "transactions" of SPEC): checkouts, deposits and withdrawals. Status rules
+ * Payment intents (the "transactions" of docs/merchant-guide.md): checkouts, deposits and withdrawals. Status rules
  * live here and nowhere else; the store turns a permitted transition into a conditional write so
  * that a terminal state is never left, whatever races.
  */
@@ -12,7 +12,7 @@ export type IntentStatus = 'Pending' | 'Processing' | 'Completed' | 'Failed' | '
 export const terminalStatuses: readonly IntentStatus[] = ['Completed', 'Failed', 'Cancelled', 'Expired'];
 export const isTerminal = (s: IntentStatus) => terminalStatuses.includes(s);
 
-/** from → allowed next statuses, per intent type (CONTRACT §6 and SPEC "States"). */
+/** from → allowed next statuses, per intent type (docs/merchant-guide.md, Transaction lookup). */
 const transitions: Record<IntentType, Partial<Record<IntentStatus, readonly IntentStatus[]>>> = {
   checkout: { Pending: ['Completed', 'Failed', 'Cancelled', 'Expired'] },
   deposit: { Pending: ['Completed', 'Failed', 'Expired'] },
@@ -97,3 +97,12 @@ export const heldApprovalOf = (intent: PaymentIntent): HeldApproval | undefined 
 
 /** The reason of a held approval the operator declined (a Failed checkout or deposit). */
 export const heldApprovalDeclinedReason = 'declined_merchant_suspended';
+
+/** What a new intent keeps of the merchant's request as given (checkouts and deposits alike). */
+export const requestedFields = (input: Pick<PaymentIntent, 'orderRef' | 'customerRef' | 'description' | 'metadataJson' | 'callbackUrl'>) => ({
+  orderRef: input.orderRef,
+  customerRef: input.customerRef,
+  description: input.description,
+  metadataJson: input.metadataJson,
+  callbackUrl: input.callbackUrl,
+});

@@ -1,3 +1,5 @@
+import { DomainError } from './errors.ts';
+
 /**
  * The nesting limit for request JSON (docs/security-and-limits.md): checked on the raw text before
  * anything parses or walks it, so no recursive walk of request data is ever deeper than this.
@@ -24,9 +26,9 @@ export function jsonNestingDepth(text: string): number {
   return deepest;
 }
 
-/** Thrown by walks over already-parsed data that exceed maxJsonDepth (a 400 in the pipeline). */
-export class JsonTooDeep extends Error {
+/** Thrown by walks over already-parsed data that exceed maxJsonDepth: an invalid request (400 `body_too_deep`). */
+export class JsonTooDeep extends DomainError {
   constructor() {
-    super(`JSON nested deeper than ${maxJsonDepth} levels`);
+    super('invalid', `The request is nested deeper than ${maxJsonDepth} levels.`, { errors: { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, code: 'body_too_deep' });
   }
 }

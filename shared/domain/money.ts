@@ -1,6 +1,6 @@
 import { BusinessRuleError, DomainError } from './errors.ts';
 /**
- * Money is an integer count of the currency's minor unit (CONTRACT §3). JSON carries decimals;
+ * Money is an integer count of the currency's minor unit (docs/merchant-guide.md, Endpoints: Money). JSON carries decimals;
  * they are converted here, by string arithmetic, never by floating-point multiplication.
  */
 export const currencyExponents = {
@@ -65,9 +65,9 @@ export function feeFor(amountMinor: number, fee: { basisPoints: number; fixedMin
   return total;
 }
 
-/** A decimal amount in the currency's minor units; too many decimals is a 400 on `field` (CONTRACT §3). */
+/** A decimal amount in the currency's minor units; too many decimals is a 400 on `field` (docs/merchant-guide.md, Endpoints: Money). */
 export function minorUnits(value: number, currency: Currency, field = 'amount'): number {
-  // A well-formed amount that is zero or negative breaks an amount limit: 422 (CONTRACT §4).
+  // A well-formed amount that is zero or negative breaks an amount limit: 422 (docs/merchant-guide.md, Errors).
   if (value <= 0) throw new BusinessRuleError(`${field} must be greater than 0.`, 'amount_below_minimum');
   try {
     return toMinor(value, currency);

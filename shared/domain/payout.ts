@@ -7,16 +7,16 @@ import { feeFor, fromMinor, toMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
 
 /**
- * Withdrawals (payouts): the rules of SPEC "Withdrawal request" and CONTRACT §6/§9 that do not
+ * Withdrawals (payouts): the rules of docs/merchant-guide.md (Withdrawals, Transaction lookup, sandbox) that do not
  * touch a store. Amount + fee is held from `available` at creation; Completed pays the amount out
  * to the bank rail and the fee to the platform; Failed and Cancelled release the hold.
  */
-/** SPEC: minimum 300 for all providers, in the withdrawal's currency (minor units follow its exponent). */
+/** Minimum 300 for all providers, in the withdrawal's currency (minor units follow its exponent). */
 export const minimumWithdrawalMinor = (currency: Currency) => toMinor(300, currency);
 
 export type PayoutErrorCode = 'WP_REQUEST_REJECTED' | 'WP_OUTCOME_PENDING' | 'WP_INTERNAL_ERROR';
 
-/** SPEC `payoutInfo`, as stored in intent.details.payoutInfo and returned by withdraw and the lookup. */
+/** `payoutInfo` (docs/merchant-guide.md, Withdrawals), as stored in intent.details.payoutInfo and returned by withdraw and the lookup. */
 export interface PayoutInfo {
   status: IntentStatus;
   provider: string;
@@ -66,7 +66,7 @@ export function maskAccount(accountNumber: string): string {
 
 export const withdrawalDetails = (intent: PaymentIntent) => intent.details as unknown as WithdrawalDetails;
 
-/** The merchant-facing texts. errorDetails never carries internals (SPEC). */
+/** The merchant-facing texts. errorDetails never carries internals. */
 export const payoutMessages = {
   awaitingApproval: 'The withdrawal is awaiting approval.',
   submitted: 'The payout was accepted by the bank and is being processed.',
@@ -90,7 +90,8 @@ export function payoutInfo(intent: PaymentIntent, change: InfoChange): PayoutInf
   };
 }
 
-export const states = {
+/** The payoutInfo of each stage of a payout (merged over the stored one by payoutInfo()). */
+export const payoutInfoChanges = {
   pending: (): InfoChange => ({ status: 'Pending', message: payoutMessages.awaitingApproval, isSuccess: true, errorCode: null, errorDetails: null, estimatedCompletionTime: null }),
   /** Written with the submission record, before the rail answers: exactly what a crash leaves behind. */
   outcomePending: (reconcileAt: Date): InfoChange => ({
@@ -151,7 +152,7 @@ export const withdrawalJournals = {
   released: (intent: PaymentIntent, now?: Date) => releaseHold(scopeOf(intent, now), 'Withdrawal', total(intent), 'withdrawal.released'),
 };
 
-/** SPEC "Withdrawal response". availableBalance is the wallet as read after this request's change. */
+/** docs/merchant-guide.md, Withdrawals. availableBalance is the wallet as read after this request's change. */
 export function withdrawalResponse(intent: PaymentIntent, availableMinor: number) {
   const c = intent.currency;
   return {
@@ -198,7 +199,7 @@ export interface NewWithdrawal {
 export function newWithdrawal(req: NewWithdrawal, provider: { name: string; reconcileAt: Date }, now: Date, ids: { paymentIntentId: string; transactionReference: string }): PaymentIntent {
   const submit = req.autoProcessPayout;
   const info: PayoutInfo = {
-    ...(submit ? states.outcomePending(provider.reconcileAt) : states.pending()),
+    ...(submit ? payoutInfoChanges.outcomePending(provider.reconcileAt) : payoutInfoChanges.pending()),
     provider: provider.name,
     transactionReference: ids.transactionReference,
     traceId: req.traceId,
@@ -243,7 +244,7 @@ export function newWithdrawal(req: NewWithdrawal, provider: { name: string; reco
  * never received it.
  */
 export function payoutFailure(failure: Failure, traceId: string): InfoChange {
-  if (failure.kind === 'not_received') return states.internal(payoutMessages.notReceived(traceId));
-  if (failure.kind === 'rejected' && failure.internal) return states.internal(payoutMessages.internal(traceId));
-  return states.rejected('Failed', failure.reason);
+  if (failure.kind === 'not_received') return payoutInfoChanges.internal(payoutMessages.notReceived(traceId));
+  if (failure.kind === 'rejected' && failure.internal) return payoutInfoChanges.internal(payoutMessages.internal(traceId));
+  return payoutInfoChanges.rejected('Failed', failure.reason);
 }

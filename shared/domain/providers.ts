@@ -1,7 +1,7 @@
 /**
- * The two mobile-wallet providers of SPEC (paymentMethod / walletProvider 1 and 2). Their codes are
- * also payout bank codes (SPEC: the digital/wallet codes are "the upper-case names of those
- * providers"). Minimum deposit per provider: SPEC "Limits".
+ * The two mobile-wallet providers (docs/merchant-guide.md, Deposits; paymentMethod / walletProvider 1 and 2). Their codes are
+ * also payout bank codes (the digital/wallet codes are "the upper-case names of those
+ * providers"). Minimum deposit per provider: docs/security-and-limits.md.
  */
 export const walletProviders = {
   1: { code: 'JAZZCASH', name: 'JazzCash', minimumDepositMinor: 100_00 },

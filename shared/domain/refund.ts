@@ -5,7 +5,7 @@ import { fromMinor, toMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
 
 /**
- * Refunds (SPEC "Refund", CONTRACT §6). Pure rules: statuses, transitions, what is refundable.
+ * Refunds (docs/merchant-guide.md: Refunds; Transaction lookup). Pure rules: statuses, transitions, what is refundable.
  *
  *   0 Pending --approve (hold)--> 1 Approved --attempt--> 2 Processing --> 3 Completed (wallet debited)
  *   0 Pending --reject--> 6 Rejected;  --cancel--> 5 Cancelled;  --7 days--> 7 Expired
@@ -39,7 +39,7 @@ export const canRefundTransition = (from: RefundStatus, to: RefundStatus) => tra
 
 export const maxRefundAttempts = 3;
 export const refundExpiryDays = 7;
-/** Minimum refund amount, in the transaction's currency (CONTRACT §4: refund minimum 10). */
+/** Minimum refund amount, in the transaction's currency (docs/merchant-guide.md, Refunds: minimum 10). */
 export const minimumRefundMinor = (currency: Currency) => toMinor(10, currency);
 
 export interface Refund {
@@ -88,7 +88,7 @@ export function refundRefusal(intent: RefundableIntent): string | undefined {
   return undefined;
 }
 
-/** The SPEC refund object (plus the transaction reference, fee, expiry and failure reason). */
+/** The refund object merchants see (docs/merchant-guide.md, Refunds). */
 export function refundView(r: Refund) {
   return {
     id: r.id,

@@ -1,5 +1,5 @@
 /**
- * Test mode cards (CONTRACT §9): test keys never reach a real card network; the outcome is chosen
+ * Test mode cards (docs/merchant-guide.md, Hosted checkout: Sandbox): test keys never reach a real card network; the outcome is chosen
  * by the card number. (The sandbox wallet numbers live with the sandbox wallet provider,
  * shared/providers/wallet-sandbox.ts.)
  */

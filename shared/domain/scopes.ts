@@ -1,4 +1,4 @@
-/** What an API key may do. Each route of the table names the scope it needs (docs/merchant-guide.md, API keys). */
+/** What an API key may do. Each route of the table names the scope it needs (docs/merchant-guide.md, Keys and modes). */
 export type Scope = 'payments' | 'payouts' | 'settlements' | 'refunds' | 'balance' | 'read' | 'webhooks';
 export const allScopes: readonly Scope[] = ['payments', 'payouts', 'settlements', 'refunds', 'balance', 'read', 'webhooks'];
 /** Keys issued before `webhooks` existed with every scope of their day count as holding it too. */

@@ -6,7 +6,7 @@ import type { Failure } from './outbound.ts';
 import type { UsdtNetwork } from './usdt-address.ts';
 
 /**
- * Settlements (SPEC "Settlement", CONTRACT §6): moving wallet funds out to the merchant's bank
+ * Settlements (docs/merchant-guide.md: Settlements; Transaction lookup): moving wallet funds out to the merchant's bank
  * account or USDT address. Pure rules: statuses, transitions, amounts, destinations, the view.
  *
  *   0 Pending    --approve-->  1 Approved  (FX rate locked)   --rail-->  2 Processing --> 3 Completed
@@ -100,7 +100,7 @@ export function normaliseAccount(raw: string): { ok: true; value: string } | { o
   return { ok: true, value };
 }
 
-/** The SPEC settlement object (plus isLive and usdtNetwork). */
+/** The settlement object merchants see (docs/merchant-guide.md, Settlements). */
 export function settlementView(s: Settlement) {
   const bank = s.destination.type === 'bank' ? s.destination : null;
   const usdt = s.destination.type === 'usdt' ? s.destination : null;

@@ -1,8 +1,9 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { BusinessRuleError } from './errors.ts';
 
 /**
- * Webhook destinations (CONTRACT §10): HTTPS, and never an address inside our network: loopback,
+ * Webhook destinations (docs/merchant-guide.md, Webhooks): HTTPS, and never an address inside our network: loopback,
  * private, link-local (cloud metadata 169.254.169.254 included), unique-local, carrier-grade NAT,
  * unspecified or reserved. `allowInsecure` is the local-development switch that admits
  * http(s)://localhost and 127.0.0.1 only.
@@ -41,6 +42,13 @@ export function isAllowedAddress(policy: AddressPolicy, address: string): boolea
 export const isPublicAddress = (address: string): boolean => isAllowedAddress('public', address);
 
 /** Checks the URL's form and every address its host resolves to. */
+/** A request's `callbackUrl`: an unsafe one is a business-rule refusal (422 `callback_url_refused`). */
+export async function assertSafeCallbackUrl(raw: string, allowInsecure: boolean): Promise<void> {
+  await assertSafeWebhookUrl(raw, { allowInsecure }).catch((e: unknown) => {
+    throw e instanceof UnsafeWebhookUrl ? new BusinessRuleError(`callbackUrl ${e.message}.`, 'callback_url_refused') : e;
+  });
+}
+
 export async function assertSafeWebhookUrl(raw: string, options: { allowInsecure?: boolean; resolve?: typeof lookup } = {}): Promise<URL> {
   let url: URL;
   try {

@@ -3,10 +3,10 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import { parseApiKey } from '#shared/domain/credentials.ts';
-import { DomainError } from '#shared/domain/errors.ts';
+import { DomainError, NotFoundError } from '#shared/domain/errors.ts';
 import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
-import { JsonTooDeep, jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
+import { jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
 import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
 import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
@@ -80,19 +80,19 @@ const isSerialised = (r: unknown): r is APIGatewayProxyResult => typeof (r as AP
 /** Outermost: trace id, Svc-Trace-Id on every response, one access log line per request. */
 export function traceAndLog(route: Route): Middleware {
   const finish = (request: GwRequest) => {
-    const s = state(request);
-    const response = (request.response ?? serialise(500, problems.internal().body(s.traceId))) as APIGatewayProxyResult;
-    response.headers = { ...response.headers, 'Svc-Trace-Id': String(response.headers?.['Svc-Trace-Id'] ?? s.traceId) };
+    const gw = state(request);
+    const response = (request.response ?? serialise(500, problems.internal().body(gw.traceId))) as APIGatewayProxyResult;
+    response.headers = { ...response.headers, 'Svc-Trace-Id': String(response.headers?.['Svc-Trace-Id'] ?? gw.traceId) };
     request.response = response;
     logger.info('request', {
       route: route.id,
       method: request.event.httpMethod,
       status: response.statusCode,
-      durationMs: Date.now() - s.startedAt,
-      traceId: s.traceId,
-      merchantId: s.auth?.merchantId,
-      mode: s.auth?.mode,
-      keyId: s.auth?.keyId,
+      durationMs: Date.now() - gw.startedAt,
+      traceId: gw.traceId,
+      merchantId: gw.auth?.merchantId,
+      mode: gw.auth?.mode,
+      keyId: gw.auth?.keyId,
       replayed: response.headers?.['Idempotent-Replayed'] === 'true' || undefined,
     });
   };
@@ -128,7 +128,6 @@ export function problemDetails(): Middleware {
       let problem: HttpProblem;
       if (request.error instanceof HttpProblem) problem = request.error;
       else if (request.error instanceof DomainError) problem = problemFor(request.error);
-      else if (request.error instanceof JsonTooDeep) problem = problems.badRequest(`The request is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, 'body_too_deep');
       else if (request.error instanceof TransactionFailed && request.error.conflicted) {
         problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.', 'concurrent_update');
       } else {
@@ -146,7 +145,7 @@ export function versionGuard(): Middleware {
     before: (request) => {
       const version = request.event.pathParameters?.version;
       if (version !== undefined && !(supportedVersions as readonly string[]).includes(version)) {
-        throw problems.notFound(`API version v${version} does not exist. Supported: ${supportedVersions.map((v) => `v${v}`).join(', ')}.`);
+        throw new NotFoundError(`API version v${version} does not exist. Supported: ${supportedVersions.map((v) => `v${v}`).join(', ')}.`);
       }
     },
   };
@@ -157,20 +156,20 @@ export function apiKeyAuth(route: Route): Middleware {
   return {
     before: async (request) => {
       if (route.auth === 'none') return;
-      const s = state(request);
-      const parsed = parseApiKey(s.headers['svc-api-key']);
+      const gw = state(request);
+      const parsed = parseApiKey(gw.headers['svc-api-key']);
       if (!parsed) throw problems.unauthorized();
       const key = await getApiKeyByHash(parsed.hash);
       const expired = key?.expiresAt ? Date.parse(key.expiresAt) <= Date.now() : false;
       if (!key || key.status !== 'active' || expired || key.mode !== parsed.mode) throw problems.unauthorized();
-      s.auth = {
+      gw.auth = {
         keyId: key.keyId,
         merchantId: key.merchantId,
         mode: key.mode,
         scopes: key.scopes,
         merchantCurrency: key.merchantCurrency,
         merchantFees: key.merchantFees ?? defaultFees,
-        // The local-development switch never applies inside a deployed Lambda (CONTRACT §11).
+        // The local-development switch never applies inside a deployed Lambda (docs/operator-guide.md).
         merchantAllowInsecureWebhooks: (key.merchantAllowInsecureWebhooks ?? false) && !process.env.AWS_LAMBDA_FUNCTION_NAME,
         secretSealed: key.secretSealed,
       };
@@ -186,17 +185,17 @@ export function apiKeyAuth(route: Route): Middleware {
 export function jsonBody(): Middleware {
   return {
     before: (request) => {
-      const s = state(request);
+      const gw = state(request);
       if (request.event.httpMethod !== 'POST') return;
-      if (Buffer.byteLength(s.rawBody, 'utf8') > maxBodyBytes) throw problems.tooLarge(maxBodyBytes);
-      if (s.rawBody.trim() === '') return;
-      const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (Buffer.byteLength(gw.rawBody, 'utf8') > maxBodyBytes) throw problems.tooLarge(maxBodyBytes);
+      if (gw.rawBody.trim() === '') return;
+      const contentType = (gw.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (contentType !== jsonType) throw problems.unsupportedMediaType();
-      if (jsonNestingDepth(s.rawBody) > maxJsonDepth) {
+      if (jsonNestingDepth(gw.rawBody) > maxJsonDepth) {
         throw problems.badRequest(`The request body is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, 'body_too_deep');
       }
       try {
-        s.json = JSON.parse(s.rawBody);
+        gw.json = JSON.parse(gw.rawBody);
       } catch {
         throw problems.badRequest('The request body is not valid JSON.', { '(root)': ['not valid JSON'] }, 'invalid_json');
       }
@@ -229,7 +228,7 @@ export function requestFingerprint(event: Pick<APIGatewayProxyEvent, 'httpMethod
 }
 
 /**
- * Idempotency-Key (CONTRACT §5), optimistic: the record is written with the response, either in
+ * Idempotency-Key (docs/merchant-guide.md, Idempotency), optimistic: the record is written with the response, either in
  * the handler's own transaction (idempotencyRecorded) or here; if a twin's record is already
  * there, the twin's response is replayed (same body) or the request gets a 409 (twin in flight)
  * or 422 (same key, different body). 5xx and 409 responses are never recorded.
@@ -247,32 +246,32 @@ export function idempotency(): Middleware {
     return problem ? serialise(problem.status, problem.body(traceId)) : replay(record!.response!);
   };
   const record = async (request: GwRequest) => {
-    const s = state(request);
+    const gw = state(request);
     const response = request.response as APIGatewayProxyResult | GatewayResponse | undefined;
-    if (!s.idempotency || s.idempotencyAnswered || !response || !isSerialised(response)) return;
+    if (!gw.idempotency || gw.idempotencyAnswered || !response || !isSerialised(response)) return;
     if (response.statusCode >= 500 || notRecorded.has(response.statusCode)) return;
-    const stored: StoredResponse = { statusCode: response.statusCode, body: response.body, traceId: s.traceId };
-    if (!(await putCompleted(s.idempotency, stored))) request.response = answer(await getRecord(s.idempotency), s.idempotency, s.traceId);
+    const stored: StoredResponse = { statusCode: response.statusCode, body: response.body, traceId: gw.traceId };
+    if (!(await putCompleted(gw.idempotency, stored))) request.response = answer(await getRecord(gw.idempotency), gw.idempotency, gw.traceId);
   };
   return {
     // A retry whose first request already has a record is answered from it before the handler runs
     // (no side effect such as a provider call happens twice). Concurrent twins that both get past
     // here are settled by the claim inside the business transaction (IdempotencyKeyTaken).
     before: async (request) => {
-      const s = state(request);
-      const key = s.headers['idempotency-key'];
-      if (request.event.httpMethod !== 'POST' || key === undefined || !s.auth) return;
+      const gw = state(request);
+      const key = gw.headers['idempotency-key'];
+      if (request.event.httpMethod !== 'POST' || key === undefined || !gw.auth) return;
       if (!idempotencyKeyShape.test(key)) {
         throw problems.badRequest('Idempotency-Key must be 1-255 printable ASCII characters.', { 'Idempotency-Key': ['must be 1-255 printable ASCII characters'] }, 'invalid_idempotency_key');
       }
-      const requestHash = requestFingerprint(request.event, s.rawBody);
-      s.idempotency = { mode: s.auth.mode, merchantId: s.auth.merchantId, key, requestHash };
-      const existing = await getRecord(s.idempotency);
+      const requestHash = requestFingerprint(request.event, gw.rawBody);
+      gw.idempotency = { mode: gw.auth.mode, merchantId: gw.auth.merchantId, key, requestHash };
+      const existing = await getRecord(gw.idempotency);
       const lapsed = existing?.state === 'in_flight' && existing.requestHash === requestHash && existing.leaseExpiresAt !== undefined && Date.parse(existing.leaseExpiresAt) < Date.now();
       if (lapsed) {
-        s.idempotency.recovering = true; // the handler recovers the dead twin's operation
+        gw.idempotency.recovering = true; // the handler recovers the dead twin's operation
       } else if (existing) {
-        s.idempotencyAnswered = answer(existing, s.idempotency, s.traceId);
+        gw.idempotencyAnswered = answer(existing, gw.idempotency, gw.traceId);
         throw new IdempotencyKeyTaken();
       }
     },
@@ -280,9 +279,9 @@ export function idempotency(): Middleware {
       if (!state(request).idempotencyRecorded) await record(request);
     },
     onError: async (request) => {
-      const s = state(request);
-      if (request.error instanceof IdempotencyKeyTaken && s.idempotency) {
-        request.response = s.idempotencyAnswered ?? answer(await getRecord(s.idempotency), s.idempotency, s.traceId);
+      const gw = state(request);
+      if (request.error instanceof IdempotencyKeyTaken && gw.idempotency) {
+        request.response = gw.idempotencyAnswered ?? answer(await getRecord(gw.idempotency), gw.idempotency, gw.traceId);
         return;
       }
       await record(request);
@@ -328,7 +327,7 @@ function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: s
 }
 
 /**
- * The MD5 body signature (CONTRACT §2) on routes that carry one, then zod validation of body,
+ * The MD5 body signature (docs/merchant-guide.md, Signing a request body) on routes that carry one, then zod validation of body,
  * query and path. 400 with `errors` for malformed input, 401 "signature mismatch".
  */
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -336,10 +335,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
   return {
     before: async (request) => {
-      const s = state(request);
-      const signed = route.signature === 'ifPresent' ? isRecord(s.json) && s.json.signature !== undefined : route.signature;
+      const gw = state(request);
+      const signed = route.signature === 'ifPresent' ? isRecord(gw.json) && gw.json.signature !== undefined : route.signature;
       if (signed) {
-        const body = s.json;
+        const body = gw.json;
         if (body === undefined) throw problems.badRequest('A JSON body is required.', { '(root)': ['required'] });
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {
           throw problems.badRequest('The request body must be a JSON object.', { '(root)': ['must be an object'] });
@@ -350,11 +349,11 @@ export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
             signature: ['must be 32 lowercase hexadecimal characters (MD5, see the signature recipe)'],
           }, 'invalid_signature');
         }
-        const secret = open(await masterKey(), s.auth!.secretSealed, secretAssociatedData(s.auth!.keyId));
+        const secret = open(await masterKey(), gw.auth!.secretSealed, secretAssociatedData(gw.auth!.keyId));
         if (!verifyBodySignature(body as Record<string, unknown>, signature, secret)) throw problems.signatureMismatch();
       }
       const parsed: Record<'body' | 'query' | 'path', unknown> = {
-        body: s.json,
+        body: gw.json,
         query: request.event.queryStringParameters ?? {},
         path: request.event.pathParameters ?? {},
       };
@@ -372,7 +371,7 @@ export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
         throw problems.badRequest(`Unknown parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`, errors, 'unknown_parameter');
       }
       if (Object.keys(errors).length) throw problems.badRequest('The request has invalid or missing fields.', errors);
-      s.parsed = parsed;
+      gw.parsed = parsed;
     },
   };
 }

@@ -19,10 +19,10 @@ export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 
 export function requestMetrics(route: Route): Middleware {
   const finish: NonNullable<Middleware['after']> = (request) => {
-    const s = request.context.gateway;
+    const gw = request.context.gateway;
     const status = (request.response as { statusCode?: number } | undefined)?.statusCode ?? 500;
     emitMetric(metricNames.requests, 1, { Route: route.id, StatusClass: statusClass(status) });
-    if (s) emitMetric(metricNames.requestLatency, Date.now() - s.startedAt, { Route: route.id }, MetricUnit.Milliseconds);
+    if (gw) emitMetric(metricNames.requestLatency, Date.now() - gw.startedAt, { Route: route.id }, MetricUnit.Milliseconds);
     logger.resetKeys();
   };
   return {

@@ -67,16 +67,16 @@ export function httpHandler<S extends Schemas>(
     .use(problemDetails())
     .use(validateAndVerify(route, schemas))
     .handler(async (_event, context) => {
-      const s = context.gateway;
+      const gw = context.gateway;
       return fn({
-        traceId: s.traceId,
-        auth: s.auth!,
-        body: s.parsed!.body as Infer<S, 'body'>,
-        query: s.parsed!.query as Infer<S, 'query'>,
-        path: s.parsed!.path as Infer<S, 'path'>,
-        headers: s.headers,
-        rawBody: s.rawBody,
-        ...(s.idempotency ? { idempotency: s.idempotency } : {}),
+        traceId: gw.traceId,
+        auth: gw.auth!,
+        body: gw.parsed!.body as Infer<S, 'body'>,
+        query: gw.parsed!.query as Infer<S, 'query'>,
+        path: gw.parsed!.path as Infer<S, 'path'>,
+        headers: gw.headers,
+        rawBody: gw.rawBody,
+        ...(gw.idempotency ? { idempotency: gw.idempotency } : {}),
       });
     }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
   return Object.assign(handler, { route, schemas });

@@ -1,8 +1,8 @@
 import type { DomainError, ErrorCategory } from '#shared/domain/errors.ts';
 /**
- * Problem details (RFC 9457; CONTRACT §4). Every error a merchant sees is one of these: `type` is
+ * Problem details (RFC 9457; docs/merchant-guide.md, Errors). Every error a merchant sees is one of these: `type` is
  * the RFC section of the status, `traceId` is added by the pipeline, `errors` (field path →
- * messages) only on 400s, and a stable machine-readable `code` on every one (CONTRACT §12): the
+ * messages) only on 400s, and a stable machine-readable `code` on every one (docs/merchant-guide.md, Errors): the
  * thrower's own, or the status's default below. Nothing internal ever goes into `detail` on a 500.
  * The codes are listed in the OpenAPI document (shared/openapi/), so keep them stable.
  */
@@ -69,14 +69,13 @@ export class HttpProblem extends Error {
 
 export const problems = {
   badRequest: (detail: string, errors?: FieldErrors, code?: string) => new HttpProblem(400, detail, { ...(errors ? { errors } : {}), ...(code ? { code } : {}) }),
-  /** One body for a missing, malformed, unknown, revoked or expired key (CONTRACT §1). */
+  /** One body for a missing, malformed, unknown, revoked or expired key (docs/merchant-guide.md, Keys and modes). */
   unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: string) => new HttpProblem(401, detail, code ? { code } : {}),
-  /** CONTRACT §2: the body's MD5 `signature` does not match. */
+  /** docs/merchant-guide.md, Signing a request body: the body's MD5 `signature` does not match. */
   signatureMismatch: () => new HttpProblem(401, 'signature mismatch', { code: 'signature_mismatch' }),
   forbidden: (detail: string, code?: string) => new HttpProblem(403, detail, code ? { code } : {}),
   /** Stable `code` so integrations can tell a suspension from a missing scope. */
   merchantSuspended: () => new HttpProblem(403, 'The merchant account is suspended: no payments, payouts, settlements or refunds are accepted until it is reactivated.', { code: 'merchant_suspended' }),
-  notFound: (detail: string) => new HttpProblem(404, detail),
   conflict: (detail: string, code?: string) => new HttpProblem(409, detail, code ? { code } : {}),
   tooLarge: (limit: number) => new HttpProblem(413, `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () => new HttpProblem(415, 'POST bodies must be sent with Content-Type: application/json.'),
@@ -85,14 +84,14 @@ export const problems = {
   internal: () => new HttpProblem(500, 'An internal error occurred. Quote the traceId to support.'),
 };
 
-const statusOf: Record<ErrorCategory, number> = { invalid: 400, not_found: 404, conflict: 409, business_rule: 422, rate_limited: 429, unavailable: 503 };
+const statusOf: Record<ErrorCategory, number> = { invalid: 400, unauthenticated: 401, not_found: 404, conflict: 409, business_rule: 422, rate_limited: 429, unavailable: 503 };
 
 /** THE mapping of domain errors to problem details (docs/merchant-guide.md, Errors). */
 export function problemFor(error: DomainError): HttpProblem {
   const headers = error.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } : undefined;
   return new HttpProblem(statusOf[error.category], error.detail, {
-    ...(error.code ? { code: error.code } : {}),
     ...(error.errors ? { errors: error.errors } : {}),
+    ...(error.code ? { code: error.code } : {}),
     ...(headers ? { headers } : {}),
   });
 }

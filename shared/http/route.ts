@@ -34,7 +34,7 @@ export interface Route {
   readonly lambda?: LambdaGroupId;
   /** Scope the key must carry. */
   readonly scope?: Scope;
-  /** The body carries the MD5 `signature` field of CONTRACT §2 (`ifPresent`: checked only when the optional body carries one). */
+  /** The body carries the MD5 `signature` field of docs/merchant-guide.md, Signing a request body (`ifPresent`: checked only when the optional body carries one). */
   readonly signature: boolean | 'ifPresent';
   /**
    * What the function may do: grants in AWS. `read`: item reads and queries; `readWrite`: also

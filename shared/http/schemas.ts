@@ -4,7 +4,7 @@ import { isSupportedCurrency, type Currency } from '#shared/domain/money.ts';
 import { problems } from './problem.ts';
 
 /**
- * zod schemas shared by endpoints (SPEC "Common field rules"). Shape errors are 400s. zod/mini
+ * zod schemas shared by endpoints (docs/merchant-guide.md, Endpoints). Shape errors are 400s. zod/mini
  * keeps every Lambda bundle small (the classic API alone is ~450 kB minified); English messages
  * are switched on here, once. Import `* as z from 'zod/mini'` in handlers; never re-export the
  * namespace object (that defeats tree-shaking and pulls in every locale).
@@ -13,7 +13,7 @@ z.config(en());
 
 export const currencyCode = z.string().check(z.regex(/^[A-Z]{3,4}$/, 'must be an upper-case ISO 4217 code (or USDT)'));
 
-/** A well-formed currency the gateway does not support is a business rule: 422 (CONTRACT §4). */
+/** A well-formed currency the gateway does not support is a business rule: 422 (docs/merchant-guide.md, Errors). */
 export function supportedCurrency(code: string): Currency {
   if (!isSupportedCurrency(code)) throw problems.unprocessable(`Currency ${code} is not supported.`);
   return code;
@@ -23,9 +23,9 @@ export function supportedCurrency(code: string): Currency {
 export const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.union([z.null(), z.literal(''), schema]));
 
 /**
- * SPEC "Common field rules" and shared objects, for checkout, deposit and withdraw requests. Request
+ * the shared request objects (docs/merchant-guide.md, Endpoints) for checkout, deposit and withdraw requests. Request
  * bodies and their nested objects are strict (z.strictObject): an unknown member is a 400
- * `unknown_parameter` naming it (CONTRACT §12), and the OpenAPI document says additionalProperties: false.
+ * `unknown_parameter` naming it (docs/merchant-guide.md, Errors), and the OpenAPI document says additionalProperties: false.
  */
 export const description = z.string().check(z.regex(/^[A-Za-z0-9 ]{1,200}$/, 'letters, digits and spaces only, 1-200 characters'));
 
@@ -66,7 +66,7 @@ export const amount = z.number('must be a number');
 
 export const signature = z.string();
 
-/** 1 or 2: SPEC `paymentMethod` / `walletProvider`. */
+/** 1 or 2: `paymentMethod` / `walletProvider` (docs/merchant-guide.md, Deposits). */
 export const walletProviderId = z.union([z.literal(1), z.literal(2)], 'must be 1 or 2');
 
 export { minorUnits } from '#shared/domain/money.ts';

@@ -20,7 +20,7 @@ export type RouteSchemas = Readonly<Record<string, Schemas | undefined>>;
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const version = supportedVersions[supportedVersions.length - 1]!;
-/** The example secret key the request examples are signed with (CONTRACT §2). */
+/** The example secret key the request examples are signed with (docs/merchant-guide.md, Signing a request body). */
 export const exampleSecretKey = 'sk_test_EXAMPLEexampleEXAMPLEexampleEXAMPLE12';
 
 /** Every route's request schemas, read from its handler module (the handler carries them). */
@@ -147,7 +147,7 @@ function problemComponents(): { schemas: Json; responses: Json } {
 }
 
 const signatureRule = [
-  'The body carries `signature` (CONTRACT §2): remove `signature`; flatten nested objects into dotted keys',
+  'The body carries `signature` (docs/merchant-guide.md, Signing a request body): remove `signature`; flatten nested objects into dotted keys',
   '(`customerRef.name`, `orderRef.orderRef`; array items by index); drop members whose value is null or "";',
   'render strings as they are, numbers in their shortest round-trip form (`100.5`), booleans `true`/`false`;',
   'sort by key (UTF-16 code units); join as `k1=v1&k2=v2&…`, append `&key=<secret key>`; MD5 of the UTF-8 bytes,',
@@ -193,7 +193,7 @@ function requestBody(route: Route, schemas: Schemas | undefined): Json | undefin
   const example = body ? (route.signature === true ? { ...body, signature: signBody(body as Record<string, unknown>, exampleSecretKey) } : body) : undefined;
   return {
     required: !optional,
-    description: route.signature === true ? signatureRule : 'Optional. A body that carries `signature` is checked like a signed body (CONTRACT §2).',
+    description: route.signature === true ? signatureRule : 'Optional. A body that carries `signature` is checked like a signed body (docs/merchant-guide.md, Signing a request body).',
     content: { 'application/json': { schema: jsonSchema(objectOf(schemas.body)), ...(example ? { example } : {}) } },
   };
 }

@@ -192,11 +192,11 @@ const Transaction = z
     payoutInfo: PayoutInfo.nullable().optional().meta({ description: 'Withdrawals only.' }),
     traceId: z.string(),
   })
-  .meta({ description: 'The transaction object (CONTRACT §6): a checkout, deposit or withdrawal.' });
+  .meta({ description: 'The transaction object (docs/merchant-guide.md, Transaction lookup): a checkout, deposit or withdrawal.' });
 
 const TransactionList = z.strictObject({ items: z.array(Transaction), hasMore: z.boolean() });
 
-/** The webhook envelope (SPEC "Events"): lower-case envelope, PascalCase data. */
+/** The webhook envelope (docs/merchant-guide.md, Webhooks): lower-case envelope, PascalCase data. */
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
   z.strictObject({
     id: z.string().meta({ description: 'evt_…, the same on every delivery attempt.' }),

@@ -48,7 +48,7 @@ export const webhookEvents: readonly WebhookEventDoc[] = [
   },
 ];
 
-/** The headers on every delivery (shared/webhooks/signing.ts; SPEC "Events", "Headers"). */
+/** The headers on every delivery (shared/webhooks/signing.ts; docs/merchant-guide.md, Webhooks, "Headers"). */
 export const webhookHeaders = {
   'X-Svc-Signature-V2': {
     description:

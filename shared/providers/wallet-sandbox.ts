@@ -4,7 +4,7 @@ import { publicPathsKey } from '#shared/crypto/seal.ts';
 import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from './wallet-contract.ts';
 
 /**
- * The sandbox wallet providers of CONTRACT §9. The outcome is chosen by the last four digits of the
+ * The sandbox wallet providers of docs/merchant-guide.md, Hosted checkout: Sandbox. The outcome is chosen by the last four digits of the
  * customer's wallet number:
  *   0000 (and any other number)  approved on the handset a few seconds later
  *   1111                         declined by the customer
@@ -55,6 +55,8 @@ export function sandboxWalletProvider(providerId: WalletProviderId): WalletProvi
   adapter = {
     providerId,
     name: walletProviders[providerId].name,
+    firstInquiryAfterMs: sandboxApprovalDelayMs,
+    otpMatches: (otp) => otp.trim() === sandboxOtp,
     async startCharge({ mobileNumber }, now) {
       switch (sandboxBehaviour(mobileNumber)) {
         case 'insufficient_balance':

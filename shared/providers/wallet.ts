@@ -5,6 +5,7 @@ import { instrumented } from '#shared/metrics.ts';
 import type { WalletProviderAdapter } from './wallet-contract.ts';
 
 export type { ChargeStart, ChargeStatus, ProviderCallback, WalletProviderAdapter } from './wallet-contract.ts';
+export { firstInquiryAt } from './wallet-contract.ts';
 
 /**
  * A mobile-wallet provider (JazzCash, Easypaisa) behind one interface: start a charge (the customer

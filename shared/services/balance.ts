@@ -4,7 +4,7 @@ import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 
 /**
- * The SPEC wallet balance object. availableBalance can be paid out or settled; pendingBalance is
+ * The wallet balance object (docs/merchant-guide.md, Endpoints). availableBalance can be paid out or settled; pendingBalance is
  * held by pending withdrawals, settlements and refunds; currentBalance is their sum.
  */
 export async function walletBalance(merchantId: string, mode: Mode, currency: Currency, now = new Date()) {

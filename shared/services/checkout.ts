@@ -15,17 +15,17 @@ import {
   type CheckoutDetails,
   type WalletSession,
 } from '#shared/domain/checkout.ts';
+import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { isTerminal, type CardSummary, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
+import { isTerminal, requestedFields, type CardSummary, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
 import { journal } from '#shared/domain/ledger.ts';
 import { defaultFees, type Fee } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
-import { sandboxCardOutcome } from '#shared/domain/sandbox.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
-import { walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
-import { sandboxApprovalDelayMs, sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
+import { firstInquiryAt, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
+import { cardNetwork } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { createIntentWrites, getIntent, orderRefWriteIndex, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
@@ -33,7 +33,7 @@ import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type ChangeResult, type Decision } from './transactions.ts';
 
 /**
- * Hosted checkout (SPEC "Checkout request", CONTRACT §8, §9): creating a session, and what the
+ * Hosted checkout (docs/merchant-guide.md, Hosted checkout; Hosted checkout: Sandbox): creating a session, and what the
  * customer does on the page: pay by card, pay with a mobile wallet (number, OTP, approval on the
  * handset), cancel. Every status change goes through changeStatus() (conditional write + outbox
  * event + journal in one transaction); the session's expiry and the sandbox handset's answer come
@@ -58,8 +58,6 @@ export interface NewCheckout {
   traceId: string;
 }
 
-export class DuplicateOrderRef extends Error {}
-
 export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent {
   const details: CheckoutDetails = { paymentMethod: input.paymentMethod, feeRate: input.feeRate };
   return {
@@ -72,11 +70,7 @@ export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent
     currency: input.currency,
     feeMinor: 0,
     refundedMinor: 0,
-    orderRef: input.orderRef,
-    customerRef: input.customerRef,
-    description: input.description,
-    metadataJson: input.metadataJson,
-    callbackUrl: input.callbackUrl,
+    ...requestedFields(input),
     transactionReference: `chk_${randomBytes(12).toString('hex')}`,
     reason: null,
     traceId: input.traceId,
@@ -88,7 +82,7 @@ export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent
   };
 }
 
-/** `{checkout_url}/pay/{paymentIntentId}` (CONTRACT §8); PUBLIC_BASE_URL is the checkout host. */
+/** `{checkout_url}/pay/{paymentIntentId}` (docs/merchant-guide.md, Hosted checkout); PUBLIC_BASE_URL is the checkout host. */
 export function checkoutUrl(paymentIntentId: string): string {
   const base = process.env.PUBLIC_BASE_URL;
   if (!base) throw new Error('PUBLIC_BASE_URL is not set');
@@ -109,7 +103,9 @@ export async function saveCheckout(intent: PaymentIntent, idempotency?: TxItem):
   try {
     await transact(createIntentWrites(intent, { dueAt: intent.expiresAt! }), idempotency ? { idempotency } : {});
   } catch (error) {
-    if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) throw new DuplicateOrderRef();
+    if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) {
+      throw new BusinessRuleError(`orderRef ${intent.orderRef.orderRef} was already used for another transaction.`, 'duplicate_order_ref');
+    }
     throw error;
   }
 }
@@ -117,27 +113,30 @@ export async function saveCheckout(intent: PaymentIntent, idempotency?: TxItem):
 // ---------------------------------------------------------------------------------------------
 // The page
 
-/** A request the page refuses without changing anything; shown on the page with `status`. */
-export class CheckoutRefusal extends Error {
+/**
+ * A request the page refuses without changing anything: a DomainError (invalid, not_found or
+ * business_rule) that also says which form of the page shows it and the messages of its fields.
+ */
+export class CheckoutRefusal extends DomainError {
   constructor(
-    readonly status: 400 | 404 | 422,
+    category: 'invalid' | 'not_found' | 'business_rule',
     message: string,
     readonly form: 'card' | 'wallet' | 'otp' | 'page' = 'page',
     readonly fields: Record<string, string> = {},
   ) {
-    super(message);
+    super(category, message);
   }
 }
 
 /** A card result keeps no wallet fields (a card can only pay before any wallet charge was started). */
 const noWallet = { wallet: null, walletProvider: null, walletNumberLast4: null };
-const notFound = () => new CheckoutRefusal(404, 'This payment link is not valid.');
+const notFound = () => new CheckoutRefusal('not_found', 'This payment link is not valid.');
 const expiredDecision = (): Decision => ({ to: 'Expired', reason: 'expired' });
 const liveUnavailable = (form: 'card' | 'wallet') =>
-  new CheckoutRefusal(422, 'Live payments are not available: no payment provider is configured for this deployment.', form);
+  new CheckoutRefusal('business_rule', 'Live payments are not available: no payment provider is configured for this deployment.', form);
 const awaitingApprovalRefusal = (form: CheckoutRefusal['form']) =>
   new CheckoutRefusal(
-    422,
+    'business_rule',
     form === 'page'
       ? 'A wallet payment is waiting for your approval on your phone, so it can no longer be cancelled here. Approve or decline it in your wallet app; if you do nothing, it ends by itself and no money is taken.'
       : 'A wallet payment is waiting for your approval on your phone. Approve or decline it in your wallet app; this page updates by itself.',
@@ -145,12 +144,12 @@ const awaitingApprovalRefusal = (form: CheckoutRefusal['form']) =>
   );
 const chargeStartedRefusal = (form: CheckoutRefusal['form']) =>
   new CheckoutRefusal(
-    422,
+    'business_rule',
     'A wallet payment was already started for this order: enter the code sent to your phone. To pay another way, cancel this payment and start again from the merchant’s site.',
     form,
   );
 const suspendedRefusal = (form: CheckoutRefusal['form']) =>
-  new CheckoutRefusal(422, 'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.', form);
+  new CheckoutRefusal('business_rule', 'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.', form);
 
 /** A suspended merchant's hosted pages take no payment (docs/security-and-limits.md). */
 async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutRefusal['form']): Promise<void> {
@@ -158,8 +157,8 @@ async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutR
   if (!merchant || merchant.status !== 'active') throw suspendedRefusal(form);
 }
 
-const changedRefusal = () => new CheckoutRefusal(422, 'The payment changed meanwhile. Check the page and try again.', 'page');
-const tryAgainRefusal = () => new CheckoutRefusal(422, 'The wallet provider could not be reached. Try again in a moment.', 'page');
+const changedRefusal = () => new CheckoutRefusal('business_rule', 'The payment changed meanwhile. Check the page and try again.', 'page');
+const tryAgainRefusal = () => new CheckoutRefusal('business_rule', 'The wallet provider could not be reached. Try again in a moment.', 'page');
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
 
@@ -223,31 +222,31 @@ async function abandonCharge(intent: PaymentIntent, wallet: WalletSession, requi
  * session expires, withdrawing a charge started in the OTP stage first. When the provider cannot
  * confirm a withdrawal, or does not answer, the session stays Pending and is looked at again.
  */
-async function settleCheckout(intent: PaymentIntent, now: Date): Promise<{ result: ChangeResult; answer?: ChargeStatus }> {
+async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ result: ChangeResult; answer?: ChargeStatus }> {
   const wallet = checkoutDetails(intent).wallet ?? undefined;
   const adapter = wallet ? walletAdapter(intent.mode, wallet.provider) : undefined;
   let answer: ChargeStatus | undefined;
-  let hold = false; // a withdrawal the provider did not confirm: do not expire yet
+  let keepOpen = false; // no answer, or a withdrawal the provider did not confirm: do not expire yet
   if (intent.status === 'Pending' && wallet?.stage === 'approval' && adapter) {
     try {
       answer = await adapter.statusInquiry(wallet.providerReference, now);
     } catch (error) {
       logger.warn('wallet status inquiry failed', { paymentIntentId: intent.paymentIntentId, provider: wallet.provider, error });
-      hold = true; // no answer: decide nothing, ask again later
+      keepOpen = true; // no answer: decide nothing, ask again later
     }
     if (answer?.status === 'Pending' && now.getTime() >= approvalDeadline(intent, wallet)) {
       try {
         // Approved between the inquiry and the withdrawal: the second answer completes it.
         if (await abandonCharge(intent, wallet, true)) answer = await adapter.statusInquiry(wallet.providerReference, now);
       } catch {
-        hold = true;
+        keepOpen = true;
       }
     }
   } else if (intent.status === 'Pending' && wallet && isExpired(intent, now)) {
     try {
       await abandonCharge(intent, wallet, true);
     } catch {
-      hold = true;
+      keepOpen = true;
     }
   }
   if (answer?.status === 'Approved' && wallet?.stage === 'approval') {
@@ -263,28 +262,28 @@ async function settleCheckout(intent: PaymentIntent, now: Date): Promise<{ resul
       // Decide only on the answer about this very charge; a charge that reached approval since is looked at again.
       if (wallet?.stage !== 'approval' || !sameCharge(current, wallet)) return null;
       const decision = answer ? walletAnswerDecision(current, waiting, answer) : null;
-      return decision ?? (!hold && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision() : null);
+      return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision() : null);
     }
     if (waiting && (!wallet || !sameCharge(current, wallet))) return null; // started since: withdrawn on the next look
-    return !hold && isExpired(current, now) ? expiredDecision() : null;
+    return !keepOpen && isExpired(current, now) ? expiredDecision() : null;
   });
   return answer ? { result, answer } : { result };
 }
 
-/** The session as the page shows it; an overdue Pending session is settled first (settleCheckout). */
+/** The session as the page shows it; an overdue Pending session is resolved first (resolveCheckout). */
 export async function openCheckout(paymentIntentId: string, now = new Date()): Promise<PaymentIntent | undefined> {
   const intent = await getIntent(paymentIntentId);
   if (!intent || intent.intentType !== 'checkout') return undefined;
   if (intent.status !== 'Pending' || !isExpired(intent, now)) return intent;
-  return (await settleCheckout(intent, now)).result.intent ?? intent;
+  return (await resolveCheckout(intent, now)).result.intent ?? intent;
 }
 
-/** A customer action on an overdue session: settled instead (settleCheckout); refused while it still waits. */
-async function settleOverdue(current: PaymentIntent, now: Date, form: CheckoutRefusal['form']): Promise<PaymentIntent> {
-  const settled = (await settleCheckout(current, now)).result.intent ?? current;
-  if (settled.intentType !== 'checkout') throw notFound();
-  if (settled.status !== 'Pending') return settled;
-  throw awaitingApproval(checkoutDetails(settled)) ? awaitingApprovalRefusal(form) : tryAgainRefusal();
+/** A customer action on an overdue session: resolved instead (resolveCheckout); refused while it still waits. */
+async function resolveOverdue(current: PaymentIntent, now: Date, form: CheckoutRefusal['form']): Promise<PaymentIntent> {
+  const resolved = (await resolveCheckout(current, now)).result.intent ?? current;
+  if (resolved.intentType !== 'checkout') throw notFound();
+  if (resolved.status !== 'Pending') return resolved;
+  throw awaitingApproval(checkoutDetails(resolved)) ? awaitingApprovalRefusal(form) : tryAgainRefusal();
 }
 
 /** The checks every customer action repeats on the intent it is about to change. */
@@ -297,7 +296,7 @@ function assertPayable(current: PaymentIntent, form: 'card' | 'wallet' | 'otp'):
 
 /**
  * A customer action that ends a session that is not overdue (card payment, cancel); what `decide`
- * refuses changes nothing. An overdue session is settled instead, never paid or cancelled.
+ * refuses changes nothing. An overdue session is resolved instead, never paid or cancelled.
  */
 async function customerOutcome(paymentIntentId: string, now: Date, form: CheckoutRefusal['form'], decide: (current: PaymentIntent) => Decision): Promise<PaymentIntent> {
   const seen: { overdue?: PaymentIntent } = {};
@@ -311,7 +310,7 @@ async function customerOutcome(paymentIntentId: string, now: Date, form: Checkou
     return decide(current);
   });
   if (!result.intent || result.intent.intentType !== 'checkout') throw notFound();
-  if (!result.changed && seen.overdue && result.intent.status === 'Pending') return settleOverdue(result.intent, now, form);
+  if (!result.changed && seen.overdue && result.intent.status === 'Pending') return resolveOverdue(result.intent, now, form);
   return result.intent;
 }
 
@@ -322,15 +321,16 @@ async function customerOutcome(paymentIntentId: string, now: Date, form: Checkou
  */
 export async function payByCard(paymentIntentId: string, input: CardInput, now = new Date()): Promise<PaymentIntent> {
   const card = validateCard(input, now);
-  if (!card.ok) throw new CheckoutRefusal(400, 'Check the card details.', 'card', card.errors);
-  const outcome = sandboxCardOutcome(card.digits);
+  if (!card.ok) throw new CheckoutRefusal('invalid', 'Check the card details.', 'card', card.errors);
   const intent = await getIntent(paymentIntentId);
   if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'card');
   return customerOutcome(paymentIntentId, now, 'card', (current) => {
     const details = assertPayable(current, 'card');
     if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
-    if (!offeredMethods(details).card) throw new CheckoutRefusal(422, 'Card payments are not offered for this payment.', 'card');
-    if (current.mode !== 'test') throw liveUnavailable('card');
+    if (!offeredMethods(details).card) throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
+    const network = cardNetwork(current.mode);
+    if (!network) throw liveUnavailable('card');
+    const outcome = network(card.digits);
     if (outcome.result === 'approved') return completedDecision(current, { card: card.summary });
     return { to: 'Failed', reason: outcome.reason, details: { card: card.summary, ...noWallet } };
   });
@@ -338,7 +338,7 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
 
 /**
  * Applies a details-only change to a Pending session (no status change, no event), retrying lost
- * races. An overdue session is settled instead (settleCheckout).
+ * races. An overdue session is resolved instead (resolveCheckout).
  */
 async function changePending(
   paymentIntentId: string,
@@ -350,7 +350,7 @@ async function changePending(
     const current = await getIntent(paymentIntentId);
     if (!current || current.intentType !== 'checkout') throw notFound();
     if (isTerminal(current.status)) return current;
-    if (isExpired(current, now)) return settleOverdue(current, now, form);
+    if (isExpired(current, now)) return resolveOverdue(current, now, form);
     const step = decide(current);
     if ('status' in step) {
       const result = await changeStatus(paymentIntentId, (latest) => (latest.version === current.version ? step.status : null));
@@ -382,7 +382,7 @@ export async function startWalletPayment(paymentIntentId: string, input: { provi
   const intent = await getIntent(paymentIntentId);
   if (!intent || intent.intentType !== 'checkout') throw notFound();
   if (isTerminal(intent.status)) return intent;
-  if (isExpired(intent, now)) return settleOverdue(intent, now, 'wallet');
+  if (isExpired(intent, now)) return resolveOverdue(intent, now, 'wallet');
   await assertMerchantAcceptsPayments(intent.merchantId, 'wallet');
   const details = assertPayable(intent, 'wallet');
   if (walletChargeStarted(details)) throw chargeStartedRefusal('wallet');
@@ -392,14 +392,14 @@ export async function startWalletPayment(paymentIntentId: string, input: { provi
   const fields: Record<string, string> = {};
   if (!provider) fields.provider = 'Choose your wallet.';
   if (!number) fields.mobileNumber = 'Enter your mobile wallet number, for example 0300 1234567.';
-  if (!provider || !number) throw new CheckoutRefusal(400, 'Check the wallet details.', 'wallet', fields);
+  if (!provider || !number) throw new CheckoutRefusal('invalid', 'Check the wallet details.', 'wallet', fields);
   const adapter = walletAdapter(intent.mode, provider);
   if (!adapter) throw liveUnavailable('wallet');
   const started = await adapter.startCharge(
     { reference: intent.transactionReference, mobileNumber: number, amountMinor: intent.amountMinor, currency: intent.currency },
     now,
   );
-  if (!started.accepted) throw new CheckoutRefusal(422, started.message, 'wallet');
+  if (!started.accepted) throw new CheckoutRefusal('business_rule', started.message, 'wallet');
   const wallet: WalletSession = { provider, stage: 'otp', providerReference: started.providerReference, otpAttempts: 0 };
   let result: PaymentIntent | undefined;
   try {
@@ -420,27 +420,27 @@ export async function startWalletPayment(paymentIntentId: string, input: { provi
  * answer (sandbox: 0000 approves, 1111 declines, 4444 never answers). Wrong five times: Failed.
  */
 export async function confirmWalletOtp(paymentIntentId: string, otp: string, now = new Date()): Promise<PaymentIntent> {
-  const right = otp.trim() === sandboxOtp;
   const intent = await getIntent(paymentIntentId);
   if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'otp');
   const result = await changePending(paymentIntentId, now, 'otp', (current) => {
     const session = assertPayable(current, 'otp').wallet;
-    if (!session || session.stage !== 'otp' || !walletAdapter(current.mode, session.provider)) throw new CheckoutRefusal(422, 'Enter your wallet number first.', 'wallet');
-    if (!right) {
+    const adapter = session && walletAdapter(current.mode, session.provider);
+    if (!session || session.stage !== 'otp' || !adapter) throw new CheckoutRefusal('business_rule', 'Enter your wallet number first.', 'wallet');
+    if (!(adapter.otpMatches?.(otp) ?? false)) {
       const attempts = session.otpAttempts + 1;
       if (attempts >= maxOtpAttempts) return { status: { to: 'Failed', reason: 'otp_failed' } };
       return { details: { wallet: { ...session, otpAttempts: attempts } } };
     }
     return {
       details: { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } },
-      dueAt: new Date(now.getTime() + sandboxApprovalDelayMs).toISOString(),
+      dueAt: firstInquiryAt(adapter, now).toISOString(),
     };
   });
   const session = checkoutDetails(result).wallet;
   if (result.status === 'Failed' && result.reason === 'otp_failed' && session) await abandonCharge(result, session, false);
   if (result.status === 'Pending' && session?.stage === 'otp') {
     const left = maxOtpAttempts - session.otpAttempts;
-    throw new CheckoutRefusal(400, `That code is not right. ${left} attempt${left === 1 ? '' : 's'} left.`, 'otp', { otp: 'Enter the 6-digit code.' });
+    throw new CheckoutRefusal('invalid', `That code is not right. ${left} attempt${left === 1 ? '' : 's'} left.`, 'otp', { otp: 'Enter the 6-digit code.' });
   }
   return result;
 }
@@ -470,14 +470,14 @@ export async function cancelCheckout(paymentIntentId: string, now = new Date()):
 }
 
 /**
- * The due handler of checkouts (shared/services/due.ts): settleCheckout. While the handset has not
+ * The due handler of checkouts (shared/services/due.ts): resolveCheckout. While the handset has not
  * answered, the provider is asked again every 15 seconds until approvalDeadline().
  */
 export async function checkoutDue(listed: PaymentIntent, now: Date): Promise<void> {
   // The due index is eventually consistent: decide on the intent as it is now.
   const intent = await getIntent(listed.paymentIntentId);
   if (!intent || intent.intentType !== 'checkout' || intent.status !== 'Pending') return;
-  const { result } = await settleCheckout(intent, now);
+  const { result } = await resolveCheckout(intent, now);
   const after = result.intent;
   if (result.changed || !after || after.status !== 'Pending' || isHeld(after)) return; // a held approval leaves the due index
   const wallet = checkoutDetails(after).wallet;

@@ -1,25 +1,23 @@
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
-import { heldApprovalDeclinedReason, isTerminal, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
+import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
+import { heldApprovalDeclinedReason, isTerminal, requestedFields, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
 import { journal } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
-import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
-import { providerIdByCode, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
-import { sandboxApprovalDelayMs } from '#shared/providers/wallet-sandbox.ts';
-import { db, fromItem, tableName, toItem, transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
-import { createIntentWrites, orderRefTaken, orderRefWriteIndex, rescheduleDue } from '#shared/store/intents.ts';
-import { keys } from '#shared/store/keys.ts';
+import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
+import { firstInquiryAt, providerIdByCode, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
+import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import type { RecordResponse } from '#shared/store/idempotency.ts';
+import { createIntentWrites, findProviderReference, orderRefTaken, orderRefWriteIndex, providerReferenceWrite, rescheduleDue } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type Decision } from './transactions.ts';
 
 /**
- * Deposits: a direct charge against a customer's mobile wallet (SPEC "Deposit request").
+ * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).
  * Acceptance is not payment: the intent stays Pending until the provider's authoritative answer
  * (its callback, or its status inquiry asked by the reconciler) makes it Completed, Failed or
  * Expired. The reconciler is the due sweeper: a deposit is due a few seconds after it starts and
@@ -28,7 +26,7 @@ import { changeStatus, type Decision } from './transactions.ts';
 export const depositApprovalWindowMs = 5 * 60_000;
 const reconcileEveryMs = 15_000;
 
-export interface DepositCommand {
+export interface DepositInput {
   merchantId: string;
   mode: Mode;
   traceId: string;
@@ -75,28 +73,24 @@ const details = (intent: PaymentIntent) => intent.details as unknown as DepositD
 
 /**
  * Starts a deposit: business rules, the provider's synchronous acceptance, then ONE transaction
- * (intent, orderRef uniqueness, reference pointers, the Idempotency-Key record from `record`).
+ * (intent, orderRef uniqueness, reference pointers, the Idempotency-Key record from `recordResponse`).
  */
-export async function createDeposit(cmd: DepositCommand, record: (body: DepositResponse) => TxItem | undefined, now = new Date()): Promise<DepositResponse> {
-  const provider = walletProviders[cmd.providerId];
-  if (cmd.currency !== 'PKR') throw new BusinessRuleError(`${provider.name} charges in PKR only.`, 'unsupported_currency');
-  if (cmd.amountMinor < provider.minimumDepositMinor) {
+export async function createDeposit(input: DepositInput, recordResponse: RecordResponse<DepositResponse>, now = new Date()): Promise<DepositResponse> {
+  const provider = walletProviders[input.providerId];
+  if (input.currency !== 'PKR') throw new BusinessRuleError(`${provider.name} charges in PKR only.`, 'unsupported_currency');
+  if (input.amountMinor < provider.minimumDepositMinor) {
     throw new BusinessRuleError(`The minimum deposit with ${provider.name} is ${fromMinor(provider.minimumDepositMinor, 'PKR')} PKR.`, 'amount_below_minimum');
   }
-  if (cmd.callbackUrl) {
-    await assertSafeWebhookUrl(cmd.callbackUrl, { allowInsecure: cmd.allowInsecureWebhooks }).catch((e: unknown) => {
-      throw e instanceof UnsafeWebhookUrl ? new BusinessRuleError(`callbackUrl ${e.message}.`, 'callback_url_refused') : e;
-    });
-  }
-  const adapter = walletAdapter(cmd.mode, cmd.providerId);
+  if (input.callbackUrl) await assertSafeCallbackUrl(input.callbackUrl, input.allowInsecureWebhooks);
+  const adapter = walletAdapter(input.mode, input.providerId);
   if (!adapter) throw new BusinessRuleError(`Wallet provider unavailable: ${provider.name} is not configured for live payments.`, 'wallet_provider_unavailable');
 
   // Checked before the customer's handset is prompted; the create transaction below still decides
   // a race. (A retried request with the same Idempotency-Key never gets here: the pipeline answers it.)
-  const duplicate = () => new BusinessRuleError(`orderRef ${cmd.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
-  if (await orderRefTaken(cmd.merchantId, cmd.mode, cmd.orderRef.orderRef)) throw duplicate();
+  const duplicate = () => new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
+  if (await orderRefTaken(input.merchantId, input.mode, input.orderRef.orderRef)) throw duplicate();
   const paymentIntentId = randomUUID();
-  const started = await adapter.startCharge({ reference: paymentIntentId, mobileNumber: cmd.mobileNumber, amountMinor: cmd.amountMinor, currency: cmd.currency }, now);
+  const started = await adapter.startCharge({ reference: paymentIntentId, mobileNumber: input.mobileNumber, amountMinor: input.amountMinor, currency: input.currency }, now);
   if (!started.accepted) {
     const code = started.code === 'provider_unavailable' ? 'wallet_provider_unavailable' : started.code === 'insufficient_balance' ? 'insufficient_customer_balance' : 'charge_rejected';
     throw new BusinessRuleError(started.message, code);
@@ -110,32 +104,28 @@ export async function createDeposit(cmd: DepositCommand, record: (body: DepositR
     isSuccess: true,
     errorCode: null,
     errorDetails: null,
-    traceId: cmd.traceId,
+    traceId: input.traceId,
   };
   const intent: PaymentIntent = {
     paymentIntentId,
-    merchantId: cmd.merchantId,
-    mode: cmd.mode,
+    merchantId: input.merchantId,
+    mode: input.mode,
     intentType: 'deposit',
     status: 'Pending',
-    amountMinor: cmd.amountMinor,
-    currency: cmd.currency,
-    feeMinor: Math.min(feeFor(cmd.amountMinor, cmd.fee), cmd.amountMinor),
+    amountMinor: input.amountMinor,
+    currency: input.currency,
+    feeMinor: Math.min(feeFor(input.amountMinor, input.fee), input.amountMinor),
     refundedMinor: 0,
-    orderRef: cmd.orderRef,
-    customerRef: cmd.customerRef,
-    description: cmd.description,
-    metadataJson: cmd.metadataJson,
-    callbackUrl: cmd.callbackUrl,
-    // SPEC: the transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
+    ...requestedFields(input),
+    // The transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
     transactionReference: started.providerReference,
     reason: null,
-    traceId: cmd.traceId,
+    traceId: input.traceId,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + depositApprovalWindowMs).toISOString(),
     version: 1,
-    details: { providerId: cmd.providerId, providerReference: started.providerReference, walletNumberLast4: cmd.mobileNumber.slice(-4), walletChargeInfo } satisfies DepositDetails,
+    details: { providerId: input.providerId, providerReference: started.providerReference, walletNumberLast4: input.mobileNumber.slice(-4), walletChargeInfo } satisfies DepositDetails,
   };
   const body: DepositResponse = {
     paymentIntentId: intent.paymentIntentId,
@@ -144,21 +134,15 @@ export async function createDeposit(cmd: DepositCommand, record: (body: DepositR
     merchantReference: intent.orderRef.orderRef,
     walletChargeInfo,
   };
-  const pointer: TxItem = {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({ ...keys.providerReference(provider.code, started.providerReference), entity: 'ProviderRef', paymentIntentId: intent.paymentIntentId, mode: cmd.mode }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
-  const firstCheck = new Date(now.getTime() + sandboxApprovalDelayMs).toISOString();
+  const pointer = providerReferenceWrite(provider.code, started.providerReference, { paymentIntentId: intent.paymentIntentId, mode: input.mode });
+  const firstCheck = firstInquiryAt(adapter, now).toISOString();
   try {
-    await transact([...createIntentWrites(intent, { dueAt: firstCheck }), pointer], { idempotency: record(body) });
+    await transact([...createIntentWrites(intent, { dueAt: firstCheck }), pointer], { idempotency: recordResponse(body) });
   } catch (error) {
     // The customer was prompted for a charge that will not be recorded (a twin won the race, or the
     // commit failed): withdraw the prompt so nobody can approve it.
     await adapter.cancelCharge?.(started.providerReference).catch((cancelError: unknown) =>
-      logger.error('deposit: could not cancel an unrecorded charge', { providerReference: started.providerReference, traceId: cmd.traceId, error: cancelError }),
+      logger.error('deposit: could not cancel an unrecorded charge', { providerReference: started.providerReference, traceId: input.traceId, error: cancelError }),
     );
     if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) throw duplicate();
     throw error;
@@ -255,11 +239,9 @@ function reportLateApproval(result: Awaited<ReturnType<typeof changeStatus>>, an
   }
 }
 
-export class CallbackNotVerified extends Error {}
-
 /**
  * A provider's signed notification. Verified against the provider's test and live adapters; the
- * intent's mode must match the adapter that verified it. Applying it twice changes nothing.
+ * intent's mode must match the adapter that verified it (none verifies: 401). Applying it twice changes nothing.
  */
 export async function applyProviderCallback(providerCode: string, headers: Record<string, string>, rawBody: string, now = new Date()) {
   const providerId = providerIdByCode(providerCode);
@@ -267,10 +249,7 @@ export async function applyProviderCallback(providerCode: string, headers: Recor
   for (const mode of modes) {
     const callback = await walletAdapter(mode, providerId)?.parseCallback(headers, rawBody);
     if (!callback) continue;
-    const out = await db().send(
-      new GetItemCommand({ TableName: tableName(), Key: toItem(keys.providerReference(walletProviders[providerId].code, callback.providerReference)), ConsistentRead: true }),
-    );
-    const pointer = out.Item ? fromItem<{ paymentIntentId: string; mode: Mode }>(out.Item) : undefined;
+    const pointer = await findProviderReference(walletProviders[providerId].code, callback.providerReference);
     if (!pointer || pointer.mode !== mode) throw new NotFoundError(`No charge ${callback.providerReference}.`);
     const answer: ChargeStatus = callback.status === 'Approved' ? { status: 'Approved' } : { status: 'Declined', reason: callback.reason ?? 'customer_declined' };
     if (answer.status === 'Approved') {
@@ -281,5 +260,5 @@ export async function applyProviderCallback(providerCode: string, headers: Recor
     reportLateApproval(result, answer);
     return { paymentIntentId: pointer.paymentIntentId, status: result.intent?.status, changed: result.changed };
   }
-  throw new CallbackNotVerified();
+  throw new DomainError('unauthenticated', 'The provider signature does not verify.', { code: 'provider_signature_invalid' });
 }

@@ -5,7 +5,7 @@ import { oldestDueAt } from '#shared/store/due-index.ts';
 import { keys } from '#shared/store/keys.ts';
 import { checkoutDue } from './checkout.ts';
 import { reconcileDeposit } from './deposits.ts';
-import { settleDueWithdrawal } from './withdrawals.ts';
+import { reconcileWithdrawal } from './withdrawals.ts';
 
 /**
  * What happens when an intent's due time comes (it sits in the GSI2 due index until then). Each
@@ -17,7 +17,7 @@ export type DueHandler = (intent: PaymentIntent, now: Date) => Promise<void>;
 const dueHandlers: Partial<Record<IntentType, DueHandler>> = {
   checkout: checkoutDue,
   deposit: reconcileDeposit,
-  withdrawal: settleDueWithdrawal,
+  withdrawal: reconcileWithdrawal,
 };
 
 /**

@@ -94,12 +94,6 @@ export async function createMerchant(input: {
   return { merchantId: merchant.merchantId, name: merchant.name, currency: merchant.defaultCurrency, ...credentials };
 }
 
-/** Every merchant change goes through the store's versioned read-modify-write; a missing merchant is an operator error. */
-async function changeMerchant<T>(merchantId: string, change: Parameters<typeof store.changeMerchant<T>>[1]): Promise<T> {
-  return store.changeMerchant(merchantId, change).catch((error: unknown) => {
-    throw error instanceof store.MerchantNotFound || error instanceof store.ConcurrentMerchantChange ? new OperatorError(error.message) : error;
-  });
-}
 
 async function requireMerchant(merchantId: string): Promise<Merchant> {
   const merchant = await store.getMerchant(merchantId);
@@ -168,7 +162,7 @@ export async function creditTestWallet(merchantId: string, mode: Mode, amountMin
 export async function setFee(merchantId: string, product: FeeProduct, fee: Fee) {
   if (!Number.isInteger(fee.basisPoints) || fee.basisPoints < 0 || fee.basisPoints > 10_000) throw new OperatorError('basis points must be 0-10000');
   if (!Number.isSafeInteger(fee.fixedMinor) || fee.fixedMinor < 0) throw new OperatorError('fixed fee must be >= 0 minor units');
-  return changeMerchant(merchantId, (merchant) => {
+  return store.changeMerchant(merchantId, (merchant) => {
     const fees = { ...merchant.fees, [product]: fee };
     return { patch: { fees }, result: { merchantId, fees } };
   });
@@ -180,13 +174,13 @@ export async function setSchedule(merchantId: string, schedule: SettlementSchedu
   if (frequency === 'monthly' && !(dayOfPeriod && dayOfPeriod >= 1 && dayOfPeriod <= 28)) throw new OperatorError('monthly schedules need --day 1-28');
   if (!Number.isInteger(hourUtc) || hourUtc < 0 || hourUtc > 23) throw new OperatorError('--hour must be 0-23');
   if (frequency !== 'manual' && !schedule.destination) throw new OperatorError('automatic settlements need a destination bank account');
-  await changeMerchant(merchantId, () => ({ patch: { settlementSchedule: schedule }, result: undefined }));
+  await store.changeMerchant(merchantId, () => ({ patch: { settlementSchedule: schedule }, result: undefined }));
   await armAutoSettlements(merchantId, schedule); // the run items the money sweeper picks up (shared/services/settlements.ts)
   return { merchantId, settlementSchedule: schedule };
 }
 
 export async function setStatus(merchantId: string, status: Merchant['status']) {
-  await changeMerchant(merchantId, () => ({ patch: { status }, result: undefined }));
+  await store.changeMerchant(merchantId, () => ({ patch: { status }, result: undefined }));
   return { merchantId, status };
 }
 
@@ -227,7 +221,7 @@ export function parseEventTypes(raw: string | undefined): WebhookEventType[] | n
  * null = every type). A new endpoint gets a signing secret, shown once.
  */
 export async function setWebhook(merchantId: string, mode: Mode, url: string | undefined, allowInsecure?: boolean, events?: WebhookEventType[] | null) {
-  return changeMerchant(merchantId, async (merchant) => {
+  return store.changeMerchant(merchantId, async (merchant) => {
     const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;
     const existing = merchant.webhooks[mode];
     const target = url ?? existing?.url;

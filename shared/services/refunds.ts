@@ -27,6 +27,7 @@ import { emitOutcome } from '#shared/metrics.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import type { RecordResponse } from '#shared/store/idempotency.ts';
 import { findIntent } from '#shared/store/intents.ts';
 import { createRefundWrites, getRefund, listRefundsOfIntent, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
@@ -44,10 +45,9 @@ import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from 
  *   process   each attempt is recorded (Processing, attemptCount + 1, attemptedAt) before the
  *             engine's one call; every attempt sends the same reference (the refund id). A definite
  *             decline, or NotFound after the grace period, is retried; the 3rd is Failed with the
- *             hold and the reservation released. An unknown outcome is settled by the status inquiry.
+ *             hold and the reservation released. An unknown outcome is decided by the status inquiry.
  *   reject / cancel / expiry (Pending only): the reservation is released (nothing was held).
  */
-export class RefundRefused extends BusinessRuleError {}
 
 export interface RefundInput {
   trxnRef: string;
@@ -63,20 +63,20 @@ export interface RefundCaller {
 }
 
 /**
- * POST /Refunds. `commit(view)` returns the Idempotency-Key record committed with the refund (or
+ * POST /Refunds. `recordResponse(view)` returns the Idempotency-Key record committed with the refund (or
  * nothing). A lost race on the reservation reads the transaction again and decides again.
  */
-export async function createRefund(caller: RefundCaller, input: RefundInput, commit: (view: RefundView) => TxItem | undefined, now = new Date()): Promise<RefundView> {
-  if (!railFor('refund', caller.mode)) throw new RefundRefused('Refunds are not available in live mode: no refund provider is configured for this deployment.', 'refund_provider_unavailable');
+export async function createRefund(caller: RefundCaller, input: RefundInput, recordResponse: RecordResponse<RefundView>, now = new Date()): Promise<RefundView> {
+  if (!railFor('refund', caller.mode)) throw new BusinessRuleError('Refunds are not available in live mode: no refund provider is configured for this deployment.', 'refund_provider_unavailable');
   for (let attempt = 0; attempt < 8; attempt++) {
     const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
     if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
     const amount = refundAmount(intent, input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency));
-    if ('code' in amount) throw new RefundRefused(amount.message, amount.code);
+    if ('code' in amount) throw new BusinessRuleError(amount.message, amount.code);
     const refund = newRefund(caller, intent, amount.amountMinor, feeFor(amount.amountMinor, caller.fee), input.reason || null, now, randomUUID());
     const view = refundView(refund);
     try {
-      await transact(createRefundWrites(refund, intent), { idempotency: commit(view) });
+      await transact(createRefundWrites(refund, intent), { idempotency: recordResponse(view) });
       logger.info('refund created', { refundId: refund.id, paymentIntentId: intent.paymentIntentId, merchantId: caller.merchantId, mode: caller.mode });
       return view;
     } catch (error) {
@@ -138,10 +138,10 @@ async function operatorChange(id: string, action: string, decide: (r: Refund, no
   const overdue = await getRefund(id);
   if (overdue && refundOverdue(overdue, now())) {
     await advanceRefund(id, now());
-    throw new RefundRefused(`Refund ${id} expired at ${overdue.expiresAt} without approval.`, 'invalid_status');
+    throw new BusinessRuleError(`Refund ${id} expired at ${overdue.expiresAt} without approval.`, 'invalid_status');
   }
   const refund = await changeRefund(id, (r) => {
-    if (r.status !== RefundStatus.Pending) throw new RefundRefused(`Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`, 'invalid_status');
+    if (r.status !== RefundStatus.Pending) throw new BusinessRuleError(`Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`, 'invalid_status');
     return decide(r, now());
   });
   if (!refund) throw new NotFoundError(`No refund with id ${id}.`);
@@ -159,7 +159,7 @@ export async function approveRefund(id: string, now: () => Date = () => new Date
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
     const r = (await getRefund(id))!;
     const wallet = await getWallet(r.merchantId, r.mode, r.currency, true);
-    throw new RefundRefused(
+    throw new BusinessRuleError(
       `Insufficient available balance to approve refund ${id}: ${fromMinor(wallet.available, r.currency)} ${r.currency} available, ${fromMinor(refundHeldMinor(r), r.currency)} ${r.currency} needed.`,
       'insufficient_balance',
     );

@@ -23,6 +23,7 @@ import { railFor } from '#shared/providers/rails.ts';
 import type { SettlementInstruction } from '#shared/providers/settlement-rail.ts';
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import type { RecordResponse } from '#shared/store/idempotency.ts';
 import { createSettlementWrite, getSettlement, listSettlements, settlementChange, settlementEventWrites, type SettlementQuery } from '#shared/store/settlements.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
@@ -37,9 +38,8 @@ import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from 
  *   approve   the operator; locks the FX rate and makes it due now. Reject / cancel (Pending only)
  *             → Cancelled, hold released.
  *   process   the sweep: Approved → Processing with the submission record, then the engine's one
- *             submit; a Processing settlement is settled by the rail's status inquiry only.
+ *             submit; a Processing settlement is decided by the rail's status inquiry only.
  */
-export class SettlementRefused extends BusinessRuleError {}
 
 export type { SettlementInput };
 
@@ -55,28 +55,29 @@ const settlementRail = (mode: Mode) => railFor('settlement', mode);
 /** Checks the pair has a rate now and that the net amount converts to something; the rate is locked at approval. */
 async function checkConversion(mode: Mode, from: Currency, to: Currency, netMinor: number, now: Date) {
   const source = rateSourceFor(mode);
-  if (!source) throw new SettlementRefused(`Currency conversion is not available in ${mode} mode: no FX rate source is configured.`, 'fx_unavailable');
+  if (!source) throw new BusinessRuleError(`Currency conversion is not available in ${mode} mode: no FX rate source is configured.`, 'fx_unavailable');
   const quote = await source.quote(from, to, now);
-  if (!quote) throw new SettlementRefused(`No exchange rate is available for ${from} to ${to}.`, 'fx_pair_unsupported');
-  if (convertMinor(netMinor, from, to, quote.rate) <= 0) throw new SettlementRefused(`The net amount is too small to pay out in ${to}.`, 'amount_too_small');
+  if (!quote) throw new BusinessRuleError(`No exchange rate is available for ${from} to ${to}.`, 'fx_pair_unsupported');
+  if (convertMinor(netMinor, from, to, quote.rate) <= 0) throw new BusinessRuleError(`The net amount is too small to pay out in ${to}.`, 'amount_too_small');
 }
 
 /**
- * POST /Settlements. `commit(view)` returns the Idempotency-Key record committed with it (or
+ * POST /Settlements. `recordResponse(view)` returns the Idempotency-Key record committed with it (or
  * nothing); the settlement, its hold and that record are ONE transaction.
  */
-export async function createSettlement(caller: Caller, input: SettlementInput, commit: (view: SettlementView) => TxItem | undefined, now = new Date()): Promise<SettlementView> {
-  if (!settlementRail(caller.mode)) throw new SettlementRefused('Settlements are not available in live mode: no settlement rail is configured for this deployment.', 'settlement_rail_unavailable');
+export async function createSettlement(caller: Caller, input: SettlementInput, recordResponse: RecordResponse<SettlementView>, now = new Date()): Promise<SettlementView> {
+  if (!settlementRail(caller.mode)) throw new BusinessRuleError('Settlements are not available in live mode: no settlement rail is configured for this deployment.', 'settlement_rail_unavailable');
   const settlement = newSettlement(caller, input, caller.fee, false, now, randomUUID());
-  if (settlement === 'amount_too_small') throw new SettlementRefused('The amount does not cover the settlement fee.', 'amount_too_small');
+  if (settlement === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
   if (settlement.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, settlement.netMinor, now);
   const view = settlementView(settlement);
   try {
-    await withFunds(settlement, () => transact([createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))], { idempotency: commit(view) }));
+    const idempotency = recordResponse(view);
+    await withFunds(settlement, () => transact([createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))], { idempotency }));
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
     const wallet = await getWallet(settlement.merchantId, settlement.mode, settlement.currency, true);
-    throw new SettlementRefused(
+    throw new BusinessRuleError(
       `Insufficient available balance: ${fromMinor(wallet.available, input.currency)} ${input.currency} available, ${fromMinor(input.amountMinor, input.currency)} ${input.currency} requested.`,
       'insufficient_balance',
     );
@@ -129,7 +130,7 @@ const failed = (s: Settlement, failureReason: string, now: Date) =>
 async function operatorChange(id: string, to: SettlementStatus, action: string, decide: (s: Settlement, now: Date) => Promise<Change>, now: () => Date) {
   const { settlement } = await changeSettlement(id, (s) => {
     if (!canSettlementTransition(s.status, to)) {
-      throw new SettlementRefused(`Settlement ${s.id} is ${settlementStatusNames[s.status]}; only a Pending settlement can be ${action}.`, 'invalid_status');
+      throw new BusinessRuleError(`Settlement ${s.id} is ${settlementStatusNames[s.status]}; only a Pending settlement can be ${action}.`, 'invalid_status');
     }
     return decide(s, now());
   });
@@ -144,9 +145,9 @@ export function approveSettlement(id: string, now: () => Date = () => new Date()
     if (s.currency !== s.payoutCurrency) {
       const source = rateSourceFor(s.mode);
       const quote = source && (await source.quote(s.currency, s.payoutCurrency, at));
-      if (!quote) throw new SettlementRefused(`No exchange rate is available for ${s.currency} to ${s.payoutCurrency} now; try again later or reject.`, 'fx_unavailable');
+      if (!quote) throw new BusinessRuleError(`No exchange rate is available for ${s.currency} to ${s.payoutCurrency} now; try again later or reject.`, 'fx_unavailable');
       const payoutMinor = convertMinor(s.netMinor, s.currency, s.payoutCurrency, quote.rate);
-      if (payoutMinor <= 0) throw new SettlementRefused(`At the current rate the net amount pays out nothing in ${s.payoutCurrency}; reject it.`, 'amount_too_small');
+      if (payoutMinor <= 0) throw new BusinessRuleError(`At the current rate the net amount pays out nothing in ${s.payoutCurrency}; reject it.`, 'amount_too_small');
       Object.assign(lock, { fxRate: quote.rate, fxRateTimestamp: at.toISOString(), payoutMinor });
     }
     return change(s, { status: SettlementStatus.Approved, approvedAt: at.toISOString(), ...lock }, at.toISOString(), at);

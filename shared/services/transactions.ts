@@ -10,7 +10,7 @@ import { findIntent, findIntentByOrderRef, getIntent, intentCursor, pageIntents,
 import { postJournal } from '#shared/store/wallets.ts';
 
 /**
- * Status changes and the transaction object of CONTRACT §6. Every outcome (payment result, expiry,
+ * Status changes and the transaction object of docs/merchant-guide.md, Transaction lookup. Every outcome (payment result, expiry,
  * provider callback, reconciler answer, operator decision) goes through changeStatus(): read the
  * intent, let the caller decide, commit the change + its outbox event + its journal in ONE
  * transaction conditioned on the version read. A lost race re-reads and decides again, so exactly
@@ -75,7 +75,7 @@ export async function changeIntent(
   return result.changed ? { changed: true, intent: result.value, transition } : { changed: false, intent: result.value };
 }
 
-/** The transaction object of CONTRACT §6 (camelCase). Card numbers never appear: brand and last four only. */
+/** The transaction object of docs/merchant-guide.md, Transaction lookup (camelCase). Card numbers never appear: brand and last four only. */
 export function transactionView(intent: PaymentIntent) {
   const d = intent.details as Record<string, unknown>;
   return {

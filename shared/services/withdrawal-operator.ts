@@ -1,13 +1,13 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { NotFoundError } from '#shared/domain/errors.ts';
+import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
-import { finalBeneficiary, payoutInfo, payoutMessages, states, withdrawalDetails, withdrawalJournals } from '#shared/domain/payout.ts';
+import { finalBeneficiary, payoutInfo, payoutMessages, payoutInfoChanges, withdrawalDetails, withdrawalJournals } from '#shared/domain/payout.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import { findIntent, getIntent } from '#shared/store/intents.ts';
 import { merchantMaySubmitNow } from './merchant-gate.ts';
 import { submitAndRecord } from './outbound.ts';
 import { changeStatus, transactionView } from './transactions.ts';
-import { payouts, providerUnavailable, WithdrawalRefused } from './withdrawals.ts';
+import { payouts, providerUnavailable } from './withdrawals.ts';
 
 /** The operator's commands on withdrawals (npm run ops -- withdrawal approve|reject). */
 
@@ -23,8 +23,8 @@ export async function findWithdrawal(reference: string, scope?: { merchantId: st
 /** Pending → Processing with the submission record, then the one submit to the rail. */
 export async function approveWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }) {
   const found = await findWithdrawal(reference, scope);
-  if (found.status !== 'Pending') throw new WithdrawalRefused(`withdrawal ${found.paymentIntentId} is ${found.status}; only a Pending withdrawal can be approved`, 'not_pending');
-  if (!(await merchantMaySubmitNow(found.merchantId))) throw new WithdrawalRefused(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
+  if (found.status !== 'Pending') throw new BusinessRuleError(`withdrawal ${found.paymentIntentId} is ${found.status}; only a Pending withdrawal can be approved`, 'not_pending');
+  if (!(await merchantMaySubmitNow(found.merchantId))) throw new BusinessRuleError(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
   const rail = railFor('payout', found.mode);
   if (!rail) throw providerUnavailable();
   const now = new Date();
@@ -34,11 +34,11 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
       ? null
       : {
           to: 'Processing',
-          details: { submission: { provider: rail.name, submittedAt: now.toISOString() }, payoutInfo: payoutInfo(current, { ...states.outcomePending(reconcileAt), provider: rail.name }) },
+          details: { submission: { provider: rail.name, submittedAt: now.toISOString() }, payoutInfo: payoutInfo(current, { ...payoutInfoChanges.outcomePending(reconcileAt), provider: rail.name }) },
           dueAt: reconcileAt.toISOString(),
         },
   );
-  if (!approved.changed) throw new WithdrawalRefused(`withdrawal ${found.paymentIntentId} is ${approved.intent?.status}; only a Pending withdrawal can be approved`, 'not_pending');
+  if (!approved.changed) throw new BusinessRuleError(`withdrawal ${found.paymentIntentId} is ${approved.intent?.status}; only a Pending withdrawal can be approved`, 'not_pending');
   return transactionView((await submitAndRecord(payouts().product, rail, approved.intent, now)) ?? approved.intent);
 }
 
@@ -52,10 +52,10 @@ export async function rejectWithdrawal(reference: string, reason: string = payou
           to: 'Cancelled',
           reason: 'rejected_by_operator',
           reasonDetail: reason,
-          details: { payoutInfo: payoutInfo(current, states.rejected('Cancelled', reason)), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) },
+          details: { payoutInfo: payoutInfo(current, payoutInfoChanges.rejected('Cancelled', reason)), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) },
           journal: withdrawalJournals.released(current),
         },
   );
-  if (!rejected.changed) throw new WithdrawalRefused(`withdrawal ${found.paymentIntentId} is ${rejected.intent?.status}; only a Pending withdrawal can be rejected`, 'not_pending');
+  if (!rejected.changed) throw new BusinessRuleError(`withdrawal ${found.paymentIntentId} is ${rejected.intent?.status}; only a Pending withdrawal can be rejected`, 'not_pending');
   return transactionView(rejected.intent);
 }

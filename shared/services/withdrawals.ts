@@ -10,7 +10,7 @@ import {
   newWithdrawal,
   payoutInfo,
   payoutFailure,
-  states,
+  payoutInfoChanges,
   withdrawalDetails,
   withdrawalJournals,
   withdrawalResponse,
@@ -18,11 +18,12 @@ import {
   type NewWithdrawal,
   type WithdrawalResponse,
 } from '#shared/domain/payout.ts';
-import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
+import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { logger } from '#shared/logger.ts';
 import type { PayoutInstruction } from '#shared/providers/bank-rail.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import type { RecordResponse } from '#shared/store/idempotency.ts';
 import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
 import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, recordAnswer, submitRecorded, type OutboundProduct } from './outbound.ts';
@@ -38,53 +39,47 @@ import { changeIntent, type Decision, type SameStatus } from './transactions.ts'
  *             operator's approval) calls the engine's one submit. Unknown: WP_OUTCOME_PENDING.
  *   due       the engine's status inquiry: Completed pays out, Failed / Cancelled release the hold.
  */
-/** A business rule refused the withdrawal (422 over HTTP; an error line in the ops tool). Nothing changed. */
-export class WithdrawalRefused extends BusinessRuleError {}
 
-export interface WithdrawalRequest extends NewWithdrawal {
+export interface WithdrawalInput extends NewWithdrawal {
   allowInsecureWebhooks: boolean;
 }
 
 /** The Idempotency-Key of a two-step request: claimed in flight with the first commit, completed with the last. */
-export interface ResponseRecord {
+export interface TwoStepKey {
   claim?: TxItem;
-  complete?: (body: WithdrawalResponse) => TxItem | undefined;
+  complete?: RecordResponse<WithdrawalResponse>;
 }
 
 export const providerUnavailable = () =>
-  new WithdrawalRefused('Payout provider unavailable: no payout provider is configured for this mode.', 'payout_provider_unavailable');
+  new BusinessRuleError('Payout provider unavailable: no payout provider is configured for this mode.', 'payout_provider_unavailable');
 
 const newReference = () => `WD${randomUUID().replaceAll('-', '').slice(0, 20).toUpperCase()}`;
 
-export async function requestWithdrawal(req: WithdrawalRequest, record: ResponseRecord = {}): Promise<WithdrawalResponse> {
-  if (req.amountMinor < minimumWithdrawalMinor(req.currency)) {
-    throw new WithdrawalRefused(`The minimum withdrawal is 300 ${req.currency}.`, 'amount_below_minimum');
+export async function requestWithdrawal(input: WithdrawalInput, key: TwoStepKey = {}): Promise<WithdrawalResponse> {
+  if (input.amountMinor < minimumWithdrawalMinor(input.currency)) {
+    throw new BusinessRuleError(`The minimum withdrawal is 300 ${input.currency}.`, 'amount_below_minimum');
   }
-  if (req.callbackUrl) {
-    await assertSafeWebhookUrl(req.callbackUrl, { allowInsecure: req.allowInsecureWebhooks }).catch((e: unknown) => {
-      throw e instanceof UnsafeWebhookUrl ? new WithdrawalRefused(`callbackUrl ${e.message}.`, 'callback_url_refused') : e;
-    });
-  }
-  const rail = railFor('payout', req.mode);
+  if (input.callbackUrl) await assertSafeCallbackUrl(input.callbackUrl, input.allowInsecureWebhooks);
+  const rail = railFor('payout', input.mode);
   if (!rail) throw providerUnavailable();
 
   const now = new Date();
-  const submit = req.autoProcessPayout;
+  const submit = input.autoProcessPayout;
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
-  const intent = newWithdrawal(req, { name: rail.name, reconcileAt }, now, { paymentIntentId: randomUUID(), transactionReference: newReference() });
+  const intent = newWithdrawal(input, { name: rail.name, reconcileAt }, now, { paymentIntentId: randomUUID(), transactionReference: newReference() });
   const { feeMinor } = intent;
-  const hold = withdrawalJournals.hold({ merchantId: req.merchantId, mode: req.mode, currency: req.currency, reference: intent.paymentIntentId, now }, req.amountMinor, feeMinor);
+  const hold = withdrawalJournals.hold({ merchantId: input.merchantId, mode: input.mode, currency: input.currency, reference: intent.paymentIntentId, now }, input.amountMinor, feeMinor);
   // With autoProcessPayout the intent is created Processing WITH its submission record and due
   // for the reconciler: whatever happens after this commit, it is never submitted again.
   const creates = createIntentWrites(intent, submit ? { dueAt: reconcileAt.toISOString() } : {});
   try {
-    await withFunds(req, () => transact([...creates, ...postJournal(hold)], record.claim ? { idempotency: record.claim } : {}));
+    await withFunds(input, () => transact([...creates, ...postJournal(hold)], key.claim ? { idempotency: key.claim } : {}));
   } catch (error) {
     if (error instanceof TransactionFailed) {
-      if (error.on('orderRef')) throw new WithdrawalRefused(`orderRef ${req.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
+      if (error.on('orderRef')) throw new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
       if (error.on('wallet')) {
-        throw new WithdrawalRefused(
-          `Insufficient balance: the withdrawal needs ${fromMinor(req.amountMinor + feeMinor, req.currency)} ${req.currency} (amount plus fee ${fromMinor(feeMinor, req.currency)}), more than the available balance.`,
+        throw new BusinessRuleError(
+          `Insufficient balance: the withdrawal needs ${fromMinor(input.amountMinor + feeMinor, input.currency)} ${input.currency} (amount plus fee ${fromMinor(feeMinor, input.currency)}), more than the available balance.`,
           'insufficient_balance',
         );
       }
@@ -92,26 +87,26 @@ export async function requestWithdrawal(req: WithdrawalRequest, record: Response
     throw error;
   }
 
-  const wallet = getWallet(req.merchantId, req.mode, req.currency, true);
+  const wallet = getWallet(input.merchantId, input.mode, input.currency, true);
   wallet.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
   try {
-    const payout = payouts(record.complete && ((i, released) => record.complete!(respond(i, released))));
+    const payout = payouts(key.complete && ((i, released) => key.complete!(respond(i, released))));
     const answer = submit ? await submitRecorded(payout.product, rail, intent) : undefined;
     const afterHold = (await wallet).available; // read after the hold, before any release below
     const respond = (i: PaymentIntent, released: boolean) => withdrawalResponse(i, afterHold + (released ? i.amountMinor + i.feeMinor : 0));
     const final = (answer && (await recordAnswer(payout.product, rail, intent, answer, now))) ?? intent;
     const { recorded, released } = payout.outcome();
     const body = respond(final, released);
-    const completion = recorded ? undefined : record.complete?.(body);
+    const completion = recorded ? undefined : key.complete?.(body);
     if (completion) await transact([completion]);
     return body;
   } catch (error) {
     // After the first commit the withdrawal exists: answer from what is stored (the lookup is
     // authoritative), so the Idempotency-Key is never left in flight by a passing fault.
-    logger.error('withdrawal: fault after creation', { paymentIntentId: intent.paymentIntentId, traceId: req.traceId, error });
+    logger.error('withdrawal: fault after creation', { paymentIntentId: intent.paymentIntentId, traceId: input.traceId, error });
     const stored = (await getIntent(intent.paymentIntentId)) ?? intent;
-    const body = withdrawalResponse(stored, (await getWallet(req.merchantId, req.mode, req.currency, true)).available);
-    const completion = record.complete?.(body);
+    const body = withdrawalResponse(stored, (await getWallet(input.merchantId, input.mode, input.currency, true)).available);
+    const completion = key.complete?.(body);
     if (completion) await transact([completion]);
     return body;
   }
@@ -172,7 +167,7 @@ export function payouts(finish?: Finish) {
       if (current.version !== asked.version) return null;
       const details = {
         submission: { ...withdrawalDetails(current).submission, providerReference: answer.providerReference },
-        payoutInfo: payoutInfo(current, states.accepted(answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs), answer.message)),
+        payoutInfo: payoutInfo(current, payoutInfoChanges.accepted(answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs), answer.message)),
       };
       const extraWrites = finishing({ ...current, details: { ...current.details, ...details } }, false);
       return { sameStatus: true, details, dueAt: later(now, rail.timings.firstCheckAfterMs), extraWrites };
@@ -182,7 +177,7 @@ export function payouts(finish?: Finish) {
       return {
         to: 'Completed',
         details: {
-          payoutInfo: payoutInfo(current, states.completed(answer.completedAt ?? now)),
+          payoutInfo: payoutInfo(current, payoutInfoChanges.completed(answer.completedAt ?? now)),
           beneficiary: finalBeneficiary(d.beneficiary),
           submission: { ...d.submission, providerReference: answer.providerReference ?? d.submission?.providerReference ?? null },
         },
@@ -204,7 +199,7 @@ export function payouts(finish?: Finish) {
  * the rail's status inquiry, NEVER submits again: Completed (amount to the rail, fee to the
  * platform), Failed (hold released), or later.
  */
-export async function settleDueWithdrawal(due: PaymentIntent, now = new Date()): Promise<void> {
+export async function reconcileWithdrawal(due: PaymentIntent, now = new Date()): Promise<void> {
   const intent = await getIntent(due.paymentIntentId);
   if (!intent || intent.intentType !== 'withdrawal' || intent.status !== 'Processing') return;
   const rail = railFor('payout', intent.mode);
@@ -219,10 +214,14 @@ export async function settleDueWithdrawal(due: PaymentIntent, now = new Date()):
 /**
  * Recovery of a withdrawal whose request died between its two commits (its Idempotency-Key claim
  * lapsed): the withdrawal exists, so the retry answers with its current state, read from the store,
- * and completes the key. Undefined when there is no such withdrawal.
+ * and commits the key's completion. Undefined when there is no such withdrawal (or no key to complete).
  */
-export async function currentWithdrawalResponse(merchantId: string, mode: Mode, orderRef: string): Promise<WithdrawalResponse | undefined> {
+export async function recoverWithdrawal(merchantId: string, mode: Mode, orderRef: string, complete: RecordResponse<WithdrawalResponse>): Promise<WithdrawalResponse | undefined> {
   const intent = await findIntent(merchantId, mode, orderRef);
   if (!intent || intent.intentType !== 'withdrawal') return undefined;
-  return withdrawalResponse(intent, (await getWallet(merchantId, mode, intent.currency, true)).available);
+  const body = withdrawalResponse(intent, (await getWallet(merchantId, mode, intent.currency, true)).available);
+  const completion = complete(body);
+  if (!completion) return undefined;
+  await transact([completion]);
+  return body;
 }

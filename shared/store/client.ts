@@ -129,7 +129,7 @@ export class TransactionFailed extends Error {
 
 /**
  * The Idempotency-Key of this request is already taken: a twin committed first or is in flight.
- * The request pipeline answers with the twin's response, a 409 or a 422 (CONTRACT §5).
+ * The request pipeline answers with the twin's response, a 409 or a 422 (docs/merchant-guide.md, Idempotency).
  */
 export class IdempotencyKeyTaken extends Error {}
 

@@ -14,7 +14,7 @@ import { readShards, shardOf, writeShards } from './shards.ts';
  * It is written `pending` in the transaction that commits the event, and replaced (Put) by the
  * webhook dispatcher in the same BatchWriteItem as the delivery item whenever an attempt changes
  * the delivery state, which moves it to its new GSI3 partition. So every filter is a key condition
- * on at most 6 partitions (type only: 6 states; state only: 3 types), never a Scan or a filter
+ * on at most 18 partitions (one type: 6 states; one state: 3 types; both: 1), never a Scan or a filter
  * expression, and the cost of a page is bounded by `limit` whatever the merchant's volume.
  */
 export const eventRetentionDays = 30;
@@ -74,7 +74,8 @@ const strip = (item: Record<string, unknown>): FeedEntry => {
 export const feedPosition = (e: Pick<FeedEntry, 'createdAt' | 'eventId'>) => `${e.createdAt}#${e.eventId}`;
 
 export interface FeedQuery {
-  type?: WebhookEventType;
+  /** Only these types (absent: every type). */
+  types?: readonly WebhookEventType[];
   deliveryState?: DeliveryState;
   /** Inclusive createdAt bounds, ISO 8601 UTC with milliseconds. */
   since?: string;
@@ -99,10 +100,10 @@ export async function pageEventFeed(merchantId: string, mode: Mode, q: FeedQuery
   if (upper < lower) return { items: [], hasMore: false };
   const shards = Array.from({ length: await readShards(merchantId, mode) }, (_, n) => n);
   const partitions: { index: 'GSI1' | 'GSI3'; pk: string }[] =
-    q.type === undefined && q.deliveryState === undefined
+    q.types === undefined && q.deliveryState === undefined
       ? shards.map((n) => ({ index: 'GSI1', pk: keys.eventFeedListing(merchantId, mode, '', '', n).GSI1PK }))
       : webhookEventTypes
-          .filter((t) => q.type === undefined || t === q.type)
+          .filter((t) => q.types === undefined || q.types.includes(t))
           .flatMap((t) => deliveryStates.filter((s) => q.deliveryState === undefined || s === q.deliveryState).map((s) => ({ t, s })))
           .flatMap(({ t, s }) => shards.map((n) => ({ index: 'GSI3' as const, pk: keys.eventFeedByTypeState(merchantId, mode, t, s, '', '', n).GSI3PK })));
   const pages = await Promise.all(

@@ -4,7 +4,7 @@ import { db, fromItem, tableName, toItem, ttlIn, type TxItem } from './client.ts
 import { keys } from './keys.ts';
 
 /**
- * Idempotency records (CONTRACT §5): scoped to merchant and mode, kept 24 hours. A record is
+ * Idempotency records (docs/merchant-guide.md, Idempotency): scoped to merchant and mode, kept 24 hours. A record is
  * written optimistically: inside the business transaction when there is one, or alone for
  * responses that changed nothing (validation errors, reads). A failed condition means a twin got
  * there first; the caller then reads the record and replays it, or answers 409/422.
@@ -27,6 +27,13 @@ export interface IdempotencyRecord {
    */
   leaseExpiresAt?: string;
 }
+
+/**
+ * THE way a service receives its request's Idempotency-Key: given the response it is about to
+ * return, the record to commit in the same transaction as the change (undefined without a key).
+ * docs/architecture.md, The pipeline.
+ */
+export type RecordResponse<T> = (response: T) => TxItem | undefined;
 
 /** How long a two-step request may hold its in-flight claim (the Lambda itself times out in 10 s). */
 export const inFlightLeaseMs = 60_000;

@@ -1,6 +1,6 @@
 import { BatchGetItemCommand, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { statusChangedEvent, type AddressedEvent, type StoredEvent, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
+import { statusChangedEvent, type AddressedEvent, type StoredEvent, type EventSubject, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
 import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { canTransition, IllegalTransition, isTerminal, type HeldApproval, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
 import { db, fromItem, named, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
@@ -182,6 +182,26 @@ export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: st
   return Boolean(out.Item);
 }
 
+/**
+ * The pointer from a wallet provider's own charge reference to the intent (its callbacks name only
+ * that reference): a Put for the create transaction, failing if the reference was already recorded.
+ */
+export function providerReferenceWrite(providerCode: string, providerReference: string, pointer: { paymentIntentId: string; mode: Mode }): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...keys.providerReference(providerCode, providerReference), entity: 'ProviderRef', paymentIntentId: pointer.paymentIntentId, mode: pointer.mode }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** Access pattern: the intent a wallet provider's charge reference points at (GetItem, strongly consistent). */
+export async function findProviderReference(providerCode: string, providerReference: string): Promise<{ paymentIntentId: string; mode: Mode } | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.providerReference(providerCode, providerReference)), ConsistentRead: true }));
+  return out.Item ? fromItem<{ paymentIntentId: string; mode: Mode }>(out.Item) : undefined;
+}
+
 /** Access pattern: a merchant's intents in one mode, newest first (GSI1), at most `limit`. For operators. */
 export async function listIntentsOfMerchant(merchantId: string, mode: Mode, limit = 200): Promise<PaymentIntent[]> {
   const shards = await readShards(merchantId, mode);
@@ -198,9 +218,11 @@ function newestFirst<T>(items: T[], sk: (item: T) => string): T[] {
   return items.sort((a, b) => (sk(a) < sk(b) ? 1 : sk(a) > sk(b) ? -1 : 0));
 }
 
-/** Access pattern: the outbox events of an intent, oldest first. */
-export async function listEvents(paymentIntentId: string): Promise<StoredEvent<TransactionStatusChanged>[]> {
-  const k = keys.eventsOfIntent(paymentIntentId);
+/** Access pattern: the outbox events of an intent (or, given its subject, a refund or settlement), oldest first. */
+export async function listEvents(paymentIntentId: string): Promise<StoredEvent<TransactionStatusChanged>[]>;
+export async function listEvents(subject: EventSubject): Promise<StoredEvent<WebhookEvent>[]>;
+export async function listEvents(about: string | EventSubject): Promise<StoredEvent<WebhookEvent>[]> {
+  const k = keys.eventsOf(typeof about === 'string' ? { kind: 'transaction', id: about } : about);
   const out = await db().send(
     new QueryCommand({
       TableName: tableName(),
@@ -209,7 +231,7 @@ export async function listEvents(paymentIntentId: string): Promise<StoredEvent<T
       ConsistentRead: true,
     }),
   );
-  return (out.Items ?? []).map((i) => fromItem<StoredEvent<TransactionStatusChanged> & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
+  return (out.Items ?? []).map((i) => fromItem<StoredEvent<WebhookEvent> & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
 }
 
 /** Access pattern: intents due by `now` (the due index, shards `DUE#0-31`). For sweeps. */

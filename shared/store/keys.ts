@@ -136,7 +136,7 @@ export const keys = {
    */
   eventHome: (subject: EventSubject): string => `${subjectPrefix[subject.kind]}#${subject.id}`,
   outboxEvent: (subject: EventSubject, createdAt: string, eventId: string): Key => ({ PK: keys.eventHome(subject), SK: `EVENT#${createdAt}#${eventId}` }),
-  eventsOfIntent: (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'EVENT#' }),
+  eventsOf: (subject: EventSubject) => ({ PK: keys.eventHome(subject), SKPrefix: 'EVENT#' }),
 
   /** Webhooks (shared/store/webhooks.ts): the delivery log lives in the event's home partition. */
   eventPointer: (eventId: string): Key => ({ PK: `EVENTID#${eventId}`, SK: 'EVENTID' }),

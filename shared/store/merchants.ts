@@ -3,6 +3,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import type { Merchant } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { Scope } from '#shared/domain/scopes.ts';
+import { ConflictError, NotFoundError } from '#shared/domain/errors.ts';
 import { db, fromItem, queryAll, setExpression, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { keys } from './keys.ts';
 
@@ -129,13 +130,6 @@ export async function rotateApiKeys(oldKeys: ApiKeyRecord[], newKeys: ApiKeyReco
  */
 export type MerchantPatch = Partial<Omit<Merchant, 'merchantId' | 'createdAt' | 'version'>>;
 
-/** Another change of the same merchant kept winning the race; nothing of this change was written. */
-export class ConcurrentMerchantChange extends Error {
-  constructor(merchantId: string) {
-    super(`merchant ${merchantId} was changed concurrently by other commands; nothing was changed, retry the command`);
-  }
-}
-
 const merchantChangeAttempts = 20; // each round has a winner: 20 rounds outlast 20 concurrent commands
 
 /**
@@ -143,7 +137,7 @@ const merchantChangeAttempts = 20; // each round has a winner: 20 rounds outlast
  * from what was read, and write it on the condition that the version is still the one read (the
  * version is bumped). A concurrent change makes the condition fail; `change` then runs again on the
  * fresh item, so concurrent commands all take effect. After repeated losses it throws
- * ConcurrentMerchantChange having written nothing. `change` may throw to refuse.
+ * a ConflictError having written nothing (a missing merchant: NotFoundError). `change` may throw to refuse.
  */
 export async function changeMerchant<T>(
   merchantId: string,
@@ -152,7 +146,7 @@ export async function changeMerchant<T>(
 ): Promise<T> {
   for (let attempt = 1; attempt <= merchantChangeAttempts; attempt++) {
     const merchant = await getMerchant(merchantId, true);
-    if (!merchant) throw new MerchantNotFound(merchantId);
+    if (!merchant) throw new NotFoundError(`no merchant ${merchantId}`);
     const { patch, result } = await change(merchant);
     try {
       await updateMerchant(merchantId, patch, now, merchant.version ?? 0);
@@ -162,13 +156,8 @@ export async function changeMerchant<T>(
       await new Promise((r) => setTimeout(r, Math.random() * 25 * attempt));
     }
   }
-  throw new ConcurrentMerchantChange(merchantId);
-}
-
-export class MerchantNotFound extends Error {
-  constructor(merchantId: string) {
-    super(`no merchant ${merchantId}`);
-  }
+  // Another change of the same merchant kept winning the race; nothing of this change was written.
+  throw new ConflictError(`merchant ${merchantId} was changed concurrently by other commands; nothing was changed, retry the command`);
 }
 
 /** One conditional write of the merchant (and the copies on its API keys); only changeMerchant calls it. */

@@ -1,4 +1,4 @@
-import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { named, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys, type Key } from './keys.ts';
 
@@ -56,6 +56,24 @@ export function versionedUpdate(
       }),
     },
   };
+}
+
+/**
+ * A change of a versioned money item (a settlement or a refund) read as `current`: the item after
+ * the change (updatedAt, version + 1) and its conditional write named `subject` (versionedUpdate).
+ */
+export function versionedChange<T extends { id: string; status: number; version: number; updatedAt: string }>(
+  subject: string,
+  key: Key,
+  current: T,
+  changes: Partial<T>,
+  dueAt: string | null | undefined,
+  now: Date,
+): { next: T; write: TxItem } {
+  const next: T = { ...current, ...changes, updatedAt: now.toISOString(), version: current.version + 1 };
+  const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
+  for (const k of Object.keys(changes) as (keyof T & string)[]) set[k] = next[k];
+  return { next, write: named(subject, versionedUpdate(key, current.id, current, set, dueAt)) };
 }
 
 /** Strips the table's own attributes from an item. */

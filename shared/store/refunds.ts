@@ -4,7 +4,7 @@ import { db, fromItem, named, queryAll, tableName, toItem, toValues, type TxItem
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
 import { outboxWrites } from './webhooks.ts';
-import { stripKeys, versionedUpdate } from './money-due.ts';
+import { stripKeys, versionedChange } from './money-due.ts';
 
 /**
  * Refunds (`REFUND#<id>`), listed per transaction on GSI1 (`TXN#<paymentIntentId>#REFUND`,
@@ -84,10 +84,7 @@ export function refundChange(
   dueAt: string | null | undefined,
   now: Date,
 ): { next: Refund; write: TxItem } {
-  const next: Refund = { ...current, ...changes, updatedAt: now.toISOString(), version: current.version + 1 };
-  const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
-  for (const k of Object.keys(changes) as (keyof Refund)[]) set[k] = next[k];
-  return { next, write: named('refund', versionedUpdate(keys.refund(current.id), current.id, current, set, dueAt)) };
+  return versionedChange('refund', keys.refund(current.id), current, changes as Partial<Refund>, dueAt, now);
 }
 
 /**

@@ -6,7 +6,7 @@ import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from '.
 import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
 import { outboxWrites } from './webhooks.ts';
-import { stripKeys, versionedUpdate } from './money-due.ts';
+import { stripKeys, versionedChange } from './money-due.ts';
 
 /**
  * Settlements and the automatic-settlement run items. A settlement is one item (`SETTLEMENT#<id>`)
@@ -41,10 +41,7 @@ export function settlementChange(
   dueAt: string | null | undefined,
   now: Date,
 ): { next: Settlement; write: TxItem } {
-  const next: Settlement = { ...current, ...changes, updatedAt: now.toISOString(), version: current.version + 1 };
-  const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
-  for (const k of Object.keys(changes) as (keyof Settlement)[]) set[k] = next[k];
-  return { next, write: named('settlement', versionedUpdate(keys.settlement(current.id), current.id, current, set, dueAt)) };
+  return versionedChange('settlement', keys.settlement(current.id), current, changes as Partial<Settlement>, dueAt, now);
 }
 
 /**

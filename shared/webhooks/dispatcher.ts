@@ -25,7 +25,7 @@ import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
 import { signedHeaders } from './signing.ts';
 
 /**
- * Delivery attempts for a batch of queue messages (CONTRACT §10). Per message:
+ * Delivery attempts for a batch of queue messages (docs/merchant-guide.md, Webhooks). Per message:
  *   1. its event's delivery item says how many attempts its round has had (our own log, not SQS's
  *      receive count); a message whose round has ended (delivered, dead-lettered, no destination)
  *      is acknowledged without an attempt;
@@ -85,7 +85,7 @@ type Destination =
   | { url: string; source: 'callbackUrl' | 'endpoint'; secrets: string[]; allowInsecure: boolean }
   | { missing: string; url: string | null; source: 'callbackUrl' | 'endpoint' | null };
 
-/** The local-development switch never applies inside a deployed Lambda (CONTRACT §11). */
+/** The local-development switch never applies inside a deployed Lambda (docs/operator-guide.md). */
 const insecureAllowed = (merchant: Merchant) => merchant.allowInsecureWebhooks === true && !process.env.AWS_LAMBDA_FUNCTION_NAME;
 
 async function destinationFor(message: DeliveryMessage, merchant: Merchant | undefined, now: Date): Promise<Destination> {

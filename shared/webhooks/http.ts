@@ -6,7 +6,7 @@ import ipaddr from 'ipaddr.js';
 import { isAllowedAddress, localDevelopmentHosts, type AddressPolicy } from '#shared/domain/webhook-url.ts';
 
 /**
- * One webhook POST (CONTRACT §10): a hard deadline (5 s), no redirects (Node's client never
+ * One webhook POST (docs/merchant-guide.md, Webhooks): a hard deadline (5 s), no redirects (Node's client never
  * follows them; a 3xx is a failure), and the SSRF guard at CONNECT time. The acceptance-time check
  * (assertSafeWebhookUrl) resolved the host once; DNS can answer differently later (rebinding), so
  * every new connection resolves through `guardedLookup`, which refuses the connection unless every

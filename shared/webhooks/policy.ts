@@ -1,5 +1,5 @@
 /**
- * Delivery policy (CONTRACT §10). After a failed attempt (non-2xx, no complete response within
+ * Delivery policy (docs/merchant-guide.md, Webhooks). After a failed attempt (non-2xx, no complete response within
  * 5 s, connection error, refused destination, redirect) the next one follows this schedule; after
  * the last step the message goes to the dead-letter queue. 8 attempts in all, over about 27.5 hours.
  *

@@ -2,10 +2,10 @@ import { newWebhookSecret, type Mode } from '#shared/domain/credentials.ts';
 import type { WebhookEndpoint } from '#shared/domain/merchant.ts';
 import { masterKey, seal } from '#shared/crypto/seal.ts';
 import { OperatorError } from '#shared/domain/errors.ts';
-import { changeMerchant, ConcurrentMerchantChange, MerchantNotFound, webhookSecretAssociatedData } from '#shared/store/merchants.ts';
+import { changeMerchant, webhookSecretAssociatedData } from '#shared/store/merchants.ts';
 
 /**
- * Webhook signing secret rotation (CONTRACT §1): a new `whsec_` secret, shown once, signs every
+ * Webhook signing secret rotation (docs/merchant-guide.md, Keys and modes): a new `whsec_` secret, shown once, signs every
  * delivery from now on; the previous secrets keep signing too until `overlapSeconds` have passed
  * (each delivery then carries one `v1=` per live secret), so the merchant can switch receivers
  * without a window in which deliveries fail. Overlap 0 retires the old secrets at once.
@@ -30,8 +30,6 @@ export async function rotateWebhookSecret(merchantId: string, mode: Mode, overla
       return { patch: { webhooks: { ...merchant.webhooks, [mode]: rotated } }, result: { endpoint, secret, previous } };
     },
     now,
-  ).catch((error: unknown) => {
-    throw error instanceof MerchantNotFound || error instanceof ConcurrentMerchantChange ? new OperatorError(error.message) : error;
-  });
+  );
   return { merchantId, mode, url: endpoint.url, webhookSecret: secret, previousSecrets: previous.map((s) => ({ expiresAt: s.expiresAt })) };
 }

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { computeSignature } from '../../sdk/node/src/webhooks.ts';
 
 /**
- * The headers of one delivery attempt (SPEC "Events" / CONTRACT §10). The timestamp is the time of
+ * The headers of one delivery attempt (docs/merchant-guide.md, Webhooks / docs/merchant-guide.md, Webhooks). The timestamp is the time of
  * the attempt, so a retry is signed afresh; the body is the same bytes every time.
  */
 export const userAgent = 'Svc-Webhook/1.0';
@@ -39,7 +39,7 @@ export function signedHeaders(input: SigningInput): Record<string, string> {
     'User-Agent': userAgent,
     'X-Svc-Signature-V2': `t=${input.timestamp},${v1}`,
     'X-Svc-Signature-Timestamp': String(input.timestamp),
-    // Deprecated (SPEC "Versioning"): HMAC of the body alone, with the newest secret only.
+    // Deprecated (docs/merchant-guide.md, Endpoints): HMAC of the body alone, with the newest secret only.
     'X-Svc-Signature': createHmac('sha256', current).update(input.body, 'utf8').digest('hex'),
     'X-Svc-Event-Type': input.eventType,
     'X-Svc-Event-Id': input.eventId,

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
+import type { EventSubject } from '#shared/domain/events.ts';
 import { armFault, recordFaultPoints } from '#shared/faults.ts';
 import { logger } from '#shared/logger.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
@@ -99,11 +100,13 @@ async function verify(flow: Flow, ctx: Ctx, answers: Answer[], fired: string | n
   const wallet = await getWallet(ctx.merchantId, 'test', 'PKR', true);
   expect(wallet.heldByType, `${at}: holds`).toMatchObject({ Withdrawal: 0, Settlement: 0, Refund: 0 });
   expect(wallet.available, `${at}: available`).toBe(expected.available(ctx));
-  // One outbox event per status change, each delivered to the receiver at least once.
-  const intents = [...ctx.intents, ...(ctx.paymentId ? [ctx.paymentId] : [])];
+  // One outbox event per status change, each delivered to the receiver at least once: the
+  // intents' events, and the refund's or settlement's own (RefundStatusChanged, SettlementStatusChanged).
+  const subjects: EventSubject[] = [...ctx.intents, ...(ctx.paymentId ? [ctx.paymentId] : [])].map((id) => ({ kind: 'transaction', id }));
+  if (flow.expected.kind !== 'intent') subjects.push({ kind: flow.expected.kind, id });
   const eventIds: string[] = [];
-  for (const intent of intents) {
-    const events = await listEvents(intent);
+  for (const subject of subjects) {
+    const events = await listEvents(subject);
     const statuses = events.map((e) => e.event.data.CurrentStatus);
     expect(new Set(statuses).size, `${at}: events ${statuses}`).toBe(statuses.length);
     expect(statuses.length, `${at}: an event per change`).toBeGreaterThan(0);

@@ -272,7 +272,7 @@ describe('PaymentGatewayStack', () => {
     );
     for (const r of responses) {
       expect(r.ResponseParameters['gatewayresponse.header.Svc-Trace-Id']).toBe('context.requestId');
-      // Every 4xx carries a stable `code` (CONTRACT §12), the gateway's own answers too.
+      // Every 4xx carries a stable `code` (docs/merchant-guide.md, Errors), the gateway's own answers too.
       expect(JSON.parse(r.ResponseTemplates['application/json'])).toMatchObject({ status: Number(r.StatusCode), traceId: '$context.requestId', code: expect.any(String) });
     }
     expect(responses.find((r) => r.ResponseType === 'THROTTLED')).toMatchObject({

@@ -58,7 +58,7 @@ describe('deposits (mobile wallet charges)', () => {
     expect(journals[0]!.lines.reduce((s, l) => s + l.amount, 0)).toBe(0);
   });
 
-  it('applies every sandbox wallet number (CONTRACT §9)', async () => {
+  it('applies every sandbox wallet number (docs/merchant-guide.md, Hosted checkout: Sandbox)', async () => {
     const m = await newMerchant();
     const declined = await create(m, request({ mobileNumber: '03001231111' }));
     const never = await create(m, request({ mobileNumber: '+923001234444', walletProvider: 2, amount: 500 }));

@@ -100,6 +100,8 @@ describe('events feed', { timeout: 60_000 }, () => {
     // Filters: type, deliveryState, both.
     expect(ids((await feed(m, '?type=RefundStatusChanged')).json.items)).toEqual([items[0]!.eventId]);
     expect((await feed(m, '?type=SettlementStatusChanged')).json).toEqual({ items: [], hasMore: false });
+    expect(ids((await feed(m, '?type=SettlementStatusChanged,RefundStatusChanged,TransactionStatusChanged')).json.items)).toEqual(ids(items));
+    expect(ids((await feed(m, '?type=RefundStatusChanged,SettlementStatusChanged&deliveryState=pending')).json.items)).toEqual([items[0]!.eventId]);
     expect(ids((await feed(m, '?deliveryState=delivered')).json.items)).toEqual([stored[3]!.eventId, stored[1]!.eventId]);
     expect(ids((await feed(m, '?type=TransactionStatusChanged&deliveryState=pending')).json.items)).toEqual([stored[5]!, stored[4]!, stored[2]!, stored[0]!].map((s) => s.eventId));
     expect(ids((await feed(m, '?deliveryState=pending')).json.items)).toEqual([items[0]!.eventId, ...[stored[5]!, stored[4]!, stored[2]!, stored[0]!].map((s) => s.eventId)]);
@@ -130,10 +132,10 @@ describe('events feed', { timeout: 60_000 }, () => {
 
   it('refuses bad queries with a 400 problem', async () => {
     const m = await newMerchant();
-    for (const query of ['?limit=0', '?limit=101', '?type=Bogus', '?deliveryState=lost', '?since=yesterday', '?startingAfter=abc', '?since=2026-02-02&until=2026-02-01', '?colour=red']) {
+    for (const query of ['?limit=0', '?limit=101', '?type=Bogus', '?type=RefundStatusChanged,Bogus', '?deliveryState=lost', '?since=yesterday', '?startingAfter=abc', '?since=2026-02-02&until=2026-02-01', '?colour=red']) {
       const r = await feed(m, query);
       expect(r.status, query).toBe(400);
-      expect(r.json).toMatchObject({ status: 400, title: 'Bad Request' });
+      expect(r.json).toMatchObject({ status: 400, title: 'Bad Request', code: expect.any(String) });
     }
   });
 

@@ -9,7 +9,7 @@ import { call, newMerchant, useGateway } from '../support/gateway.ts';
 const credit = '/Gateway/v1/Test/signed-credit';
 const body = { amount: 25, description: 'Order 2', orderRef: { orderRef: 'ORD2' } };
 
-describe('Idempotency-Key (CONTRACT §5)', () => {
+describe('Idempotency-Key (docs/merchant-guide.md, Idempotency)', () => {
   const gw = useGateway([...routeList, signedCreditRoute]);
 
   it('replays the first response exactly, with Idempotent-Replayed, and commits once', async () => {

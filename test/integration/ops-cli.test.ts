@@ -9,7 +9,7 @@ const ops = useOps();
 describe('npm run ops', () => {
   const gw = useGateway(routeList);
 
-  it('creates a merchant printing both modes’ keys once, as CONTRACT §11 shows', async () => {
+  it('creates a merchant printing both modes’ keys once, as docs/operator-guide.md shows', async () => {
     const r = await ops('merchant', 'create', '--name', 'Acme', '--json', '--webhook-url', 'http://127.0.0.1:4999/hook', '--allow-insecure-webhooks');
     expect(r.json).toMatchObject({
       merchantId: expect.stringMatching(/^[0-9a-f-]{36}$/),

@@ -15,7 +15,7 @@ import { eventually, startReceiver, useWebhookStack } from '../support/webhooks.
 /**
  * The end of the retry schedule: after the 8th failed attempt the message is in the dead-letter
  * queue, and `npm run ops -- webhooks redrive` (an SQS message move task) brings it back for a new
- * round. Retries are immediate here (WEBHOOK_RETRY_SCHEDULE=0,…); the schedule itself is CONTRACT §10.
+ * round. Retries are immediate here (WEBHOOK_RETRY_SCHEDULE=0,…); the schedule itself is docs/merchant-guide.md, Webhooks.
  */
 process.env.WEBHOOK_RETRY_SCHEDULE = '0,0,0,0,0,0,0';
 const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);

@@ -51,7 +51,7 @@ function stripeStyleVerify(payload: string, header: string, secret: string, tole
 }
 
 describe('webhooks', { timeout: 60_000 }, () => {
-  it('delivers a committed status change, signed, with the SPEC envelope and headers', async () => {
+  it('delivers a committed status change, signed, with the documented envelope and headers', async () => {
     const hook = await receiver();
     const m = await merchantWithEndpoint(`${hook.url}/hooks`);
     const intent = await seedIntent(m.merchantId, 'test');

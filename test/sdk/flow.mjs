@@ -28,8 +28,13 @@ const received = new Promise((resolve, reject) => {
 });
 
 const gateway = new Gateway({ apiKey: API_KEY, secretKey: SECRET_KEY, baseUrl: BASE_URL });
+// Typed errors: a misspelt field (plain JavaScript cannot catch it) is refused with a 400 naming it.
 let problem;
-try { await gateway.refunds.retrieve('nope'); } catch (e) { problem = e; }
+try {
+  await gateway.checkouts.create({ amount: 1500, description: 'Blue shirt', orderRef: { orderRef: `TYPO${Date.now()}` }, orderReff: 'x' });
+} catch (e) { problem = e; }
+let notFound;
+try { await gateway.refunds.retrieve('nope'); } catch (e) { notFound = e; }
 const checkout = await gateway.checkouts.create({ amount: 1500, description: 'Blue shirt', orderRef: { orderRef: `SDK${Date.now()}${MODULE}` } });
 const page = new URL(checkout.checkoutUrl).pathname;
 const html = await (await fetch(BASE_URL + page)).text();
@@ -44,5 +49,6 @@ const balance = await gateway.account.balance();
 console.log(JSON.stringify({
   paidStatus: paid.status, eventType: event.type, eventStatus: event.data.CurrentStatus, transactionId: event.data.TransactionId,
   checkoutId: checkout.paymentIntentId, balance,
-  problem: { isGatewayError: problem instanceof GatewayError, status: problem?.status, code: problem?.code, traceId: problem?.traceId },
+  problem: { isGatewayError: problem instanceof GatewayError, status: problem?.status, code: problem?.code, traceId: problem?.traceId, errors: problem?.errors },
+  notFound: { isGatewayError: notFound instanceof GatewayError, status: notFound?.status, code: notFound?.code, traceId: notFound?.traceId },
 }));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalString, signBody, verifyBodySignature } from '#shared/domain/body-signature.ts';
 
-describe('MD5 body signature (CONTRACT §2)', () => {
+describe('MD5 body signature (docs/merchant-guide.md, Signing a request body)', () => {
   const body = {
     amount: 100.5,
     description: 'Order 42',

@@ -45,7 +45,7 @@ describe('card rules', () => {
 });
 
 describe('checkout rules', () => {
-  it('accepts wallet numbers in the SPEC format only', () => {
+  it('accepts wallet numbers in the documented format only', () => {
     expect(normaliseWalletNumber('0300 123 0000')).toBe('03001230000');
     expect(normaliseWalletNumber('+923001230000')).toBe('+923001230000');
     expect(normaliseWalletNumber('3001230000')).toBe('3001230000');

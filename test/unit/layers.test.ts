@@ -31,24 +31,6 @@ const storeOnly = ['@aws-sdk/client-dynamodb', '@aws-sdk/util-dynamodb', '@aws-s
 const sandboxModules = ['shared/domain/sandbox.ts', 'shared/providers/wallet-sandbox.ts'];
 const sandboxUsers = ['shared/providers', 'functions/pay', 'shared/domain/sandbox.ts'];
 
-/**
- * Imports still waiting for the engine rework (issue 12) to move them: the list must shrink, never
- * grow, and an entry that no longer occurs fails the test so it gets removed.
- */
-const knownDebt = new Set([
-  'functions/payment/withdraw.ts -> shared/store/client.ts',
-  'shared/services/deposits.ts -> @aws-sdk/client-dynamodb',
-  'shared/services/checkout.ts -> shared/domain/sandbox.ts',
-  'shared/services/checkout.ts -> shared/providers/wallet-sandbox.ts',
-  'shared/services/deposits.ts -> shared/providers/wallet-sandbox.ts',
-]);
-const seenDebt = new Set<string>();
-const notDebt = (line: string) => {
-  if (!knownDebt.has(line)) return true;
-  seenDebt.add(line);
-  return false;
-};
-
 const layerOf = (file: string) =>
   Object.keys(rank)
     .filter((prefix) => file === prefix || file.startsWith(`${prefix}/`))
@@ -97,26 +79,24 @@ describe('layers', () => {
         const b = layerOf(to);
         return a !== undefined && b !== undefined && rank[b]! > rank[a]!;
       })
-      .map(({ from, to }) => `${from} -> ${to}`)
-      .filter(notDebt);
+      .map(({ from, to }) => `${from} -> ${to}`);
     expect(upward).toEqual([]);
   });
 
   it('handlers reach the store only through services', () => {
-    const reaching = all.filter(({ from, to }) => from.startsWith('functions/') && to.startsWith('shared/store/')).map(({ from, to }) => `${from} -> ${to}`).filter(notDebt);
+    const reaching = all.filter(({ from, to }) => from.startsWith('functions/') && to.startsWith('shared/store/')).map(({ from, to }) => `${from} -> ${to}`);
     expect(reaching).toEqual([]);
   });
 
   it('only the store imports the DynamoDB SDK', () => {
-    const outside = all.filter(({ from, to }) => storeOnly.includes(to) && !from.startsWith('shared/store/')).map(({ from, to }) => `${from} -> ${to}`).filter(notDebt);
+    const outside = all.filter(({ from, to }) => storeOnly.includes(to) && !from.startsWith('shared/store/')).map(({ from, to }) => `${from} -> ${to}`);
     expect(outside).toEqual([]);
   });
 
   it('only the sandbox providers and the hosted page use sandbox constants', () => {
     const leaks = all
       .filter(({ from, to }) => sandboxModules.includes(to) && !sandboxUsers.some((p) => from === p || from.startsWith(`${p}/`)))
-      .map(({ from, to }) => `${from} -> ${to}`)
-      .filter(notDebt);
+      .map(({ from, to }) => `${from} -> ${to}`);
     expect(leaks).toEqual([]);
   });
 
@@ -142,9 +122,5 @@ describe('layers', () => {
     };
     for (const node of graph.keys()) visit(node, []);
     expect(cycles).toEqual([]);
-  });
-
-  it('every known-debt entry still occurs (remove the ones that were fixed)', () => {
-    expect([...knownDebt].filter((line) => !seenDebt.has(line))).toEqual([]);
   });
 });

@@ -7,8 +7,8 @@ import type { RefundStatusChanged, SettlementStatusChanged, TransactionStatusCha
 import type { RefundStatusChangedEvent, SettlementStatusChangedEvent, WebhookEvent } from '../../sdk/node/src/webhooks.ts';
 
 /**
- * The SDK declares the event envelope itself (it ships without gateway internals). `npm test` type-checks
- * that every event the gateway builds fits that declaration, so the two cannot drift apart silently.
+ * The SDK's event types are generated from docs/openapi.json (it ships without gateway internals). `npm test`
+ * type-checks that every event the gateway builds fits them, so the two cannot drift apart silently.
  */
 const gatewayEventFitsSdk: TransactionStatusChanged extends WebhookEvent ? true : never = true;
 const refundEventFitsSdk: RefundStatusChanged extends RefundStatusChangedEvent ? true : never = true;
@@ -36,7 +36,7 @@ describe('SDK client', () => {
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     try {
       const gateway = new Gateway({ apiKey: 'pk_test_x', secretKey: 'sk_test_x', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retryBaseMs: 1 });
-      const error = await gateway.checkouts.create({ amount: 1, currency: 'PKR', orderRef: 'A' }).catch((e: unknown) => e);
+      const error = await gateway.checkouts.create({ amount: 1, currency: 'PKR', description: 'x', orderRef: { orderRef: 'A' } }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GatewayError);
       expect(error).toMatchObject({ status: 422, code: 'amount_limit', traceId: 'tr_1', message: 'amount too large' });
       expect(seen).toHaveLength(3);

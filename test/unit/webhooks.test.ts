@@ -51,7 +51,7 @@ describe('webhook signatures', () => {
 });
 
 describe('webhook delivery policy', () => {
-  it('retries on the CONTRACT §10 schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead letters', () => {
+  it('retries on the documented schedule (merchant guide, Webhooks): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then dead letters', () => {
     delete process.env.WEBHOOK_RETRY_SCHEDULE;
     expect(retrySchedule()).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
     expect(maxAttempts()).toBe(8);

@@ -15,5 +15,5 @@ execFileSync(process.execPath, [join(root, '../../node_modules/typescript/bin/ts
 // Declarations keep the sources' `.ts` specifiers; published ones point at the `.js` files.
 for (const file of readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.d.ts'))) {
   const path = join(root, 'dist', file);
-  writeFileSync(path, readFileSync(path, 'utf8').replace(/(from '\.\/[\w-]+)\.ts'/g, "$1.js'"));
+  writeFileSync(path, readFileSync(path, 'utf8').replace(/(from '\.\/[\w.-]+?)\.ts'/g, "$1.js'"));
 }

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Balance, CheckoutRequest, DepositRequest, RefundRequest, SettlementRequest, Transaction, WithdrawRequest } from './types.ts';
+import { type Operations, operations, type Problem, type ValidationProblem } from './types.gen.ts';
 
 /** The body-signature recipe of docs/merchant-guide.md "Signing": flatten, drop empties, sort, `&key=<secret>`, MD5 hex. */
 export function canonicalString(body: Record<string, unknown>): string {
@@ -23,17 +23,31 @@ export function signBody(body: Record<string, unknown>, secretKey: string): stri
 export class GatewayError extends Error {
   override name = 'GatewayError';
   readonly status: number;
-  readonly code: string | undefined;
-  readonly traceId: string | undefined;
-  readonly errors: Record<string, string[]> | undefined;
-  readonly problem: Record<string, unknown>;
-  constructor(status: number, problem: Record<string, unknown>) {
+  /**
+   * The problem's stable `code` (docs/merchant-guide.md "Errors"). An answer that is not problem details
+   * (a proxy's HTML page, say) gets `http_<status>`.
+   */
+  readonly code: string;
+  /** Quote it to support; empty when the answer did not carry one. */
+  readonly traceId: string;
+  /** Per-field messages of a 400 (`validation_error`, `unknown_parameter`, …). */
+  readonly errors: ValidationProblem['errors'] | undefined;
+  readonly problem: Problem;
+  constructor(status: number, problem: Partial<Problem> & Record<string, unknown>) {
     super(String(problem.detail ?? problem.title ?? `HTTP ${status}`));
     this.status = status;
-    this.problem = problem;
-    this.code = typeof problem.code === 'string' ? problem.code : undefined;
-    this.traceId = typeof problem.traceId === 'string' ? problem.traceId : undefined;
-    this.errors = problem.errors as Record<string, string[]> | undefined;
+    this.code = typeof problem.code === 'string' ? problem.code : `http_${status}`;
+    this.traceId = typeof problem.traceId === 'string' ? problem.traceId : '';
+    this.errors = problem.errors && typeof problem.errors === 'object' ? problem.errors : undefined;
+    this.problem = {
+      type: String(problem.type ?? 'about:blank'),
+      title: String(problem.title ?? `HTTP ${status}`),
+      status,
+      detail: this.message,
+      code: this.code,
+      traceId: this.traceId,
+      ...(this.errors ? { errors: this.errors } : {}),
+    };
   }
 }
 
@@ -51,11 +65,16 @@ export interface ClientOptions {
 }
 
 export interface RequestOptions {
-  query?: Record<string, string | number | undefined>;
-  body?: Record<string, unknown>;
+  query?: object;
+  body?: object;
   /** Sign the body with the secret key (default: true for POSTs with a body). */
   sign?: boolean;
   /** Default: a fresh UUID per call on every POST, kept across its retries. */
+  idempotencyKey?: string;
+}
+
+/** Options of one POST: the `Idempotency-Key` to send (default: a fresh UUID, kept across retries). */
+export interface PostOptions {
   idempotencyKey?: string;
 }
 
@@ -82,11 +101,11 @@ export class Gateway {
   /** Any endpoint: path relative to the base URL, e.g. `/Gateway/v1/Refunds`. */
   async request<T = unknown>(method: 'GET' | 'POST', path: string, options: RequestOptions = {}): Promise<T> {
     const url = new URL(this.baseUrl + path);
-    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { 'Svc-API-Key': this.#options.apiKey, Accept: 'application/json' };
     let payload: string | undefined;
     if (options.body) {
-      const body = { ...options.body };
+      const body: Record<string, unknown> = { ...options.body };
       if (options.sign ?? method === 'POST') {
         if (!this.#options.secretKey) throw new TypeError('secretKey is required to sign request bodies');
         body.signature = signBody(body, this.#options.secretKey);
@@ -119,31 +138,56 @@ export class Gateway {
     }
   }
 
-  readonly account = { balance: (currency?: string) => this.request<Balance>('POST', '/Gateway/v1/Account/query-balance', { query: { currency } }) };
-  readonly checkouts = { create: (body: CheckoutRequest, o?: RequestOptions) => this.request<Record<string, unknown>>('POST', '/Gateway/v1/Payment/initiate-checkout', { ...o, body: body as unknown as Record<string, unknown> }) };
-  readonly deposits = { create: (body: DepositRequest, o?: RequestOptions) => this.request<Record<string, unknown>>('POST', '/Gateway/v1/Payment/deposit', { ...o, body: body as unknown as Record<string, unknown> }) };
-  readonly withdrawals = { create: (body: WithdrawRequest, o?: RequestOptions) => this.request<Record<string, unknown>>('POST', '/Gateway/v1/Payment/withdraw', { ...o, body: body as unknown as Record<string, unknown> }) };
+  /** One operation of the OpenAPI document by its operationId, typed from it (src/types.gen.ts). */
+  call<K extends keyof Operations>(
+    id: K,
+    args: { path?: Operations[K]['pathParams']; query?: Operations[K]['query']; params?: Operations[K]['params'] } & PostOptions = {},
+  ): Promise<Operations[K]['response']> {
+    const { method, path } = operations[id];
+    const pathParams = (args.path ?? {}) as Record<string, string>;
+    const url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
+    return this.request<Operations[K]['response']>(method, url, { query: args.query, body: args.params, idempotencyKey: args.idempotencyKey });
+  }
+
+  readonly account = {
+    /** Wallet balance for the key's mode (POST /Gateway/v1/Account/query-balance). */
+    balance: (currency?: string, o?: PostOptions) => this.call('queryBalance', { ...o, query: { currency } }),
+  };
+  readonly checkouts = {
+    /** A hosted checkout session: send the customer to `checkoutUrl`. */
+    create: (params: Operations['initiateCheckout']['params'], o?: PostOptions) => this.call('initiateCheckout', { ...o, params }),
+  };
+  readonly deposits = {
+    /** A mobile-wallet charge. */
+    create: (params: Operations['deposit']['params'], o?: PostOptions) => this.call('deposit', { ...o, params }),
+  };
+  readonly withdrawals = {
+    create: (params: Operations['withdraw']['params'], o?: PostOptions) => this.call('withdraw', { ...o, params }),
+  };
   readonly refunds = {
-    create: (body: RefundRequest, o?: RequestOptions) => this.request<Record<string, unknown>>('POST', '/Gateway/v1/Refunds', { ...o, body: body as unknown as Record<string, unknown> }),
-    retrieve: (id: string) => this.request<Record<string, unknown>>('GET', `/Gateway/v1/Refunds/${encodeURIComponent(id)}`),
-    list: (query?: Record<string, string | number | undefined>) => this.request<Record<string, unknown>>('GET', '/Gateway/v1/Refunds', { query }),
+    create: (params: Operations['createRefund']['params'], o?: PostOptions) => this.call('createRefund', { ...o, params }),
+    retrieve: (id: string) => this.call('getRefund', { path: { id } }),
+    list: (query: Operations['listRefunds']['query']) => this.call('listRefunds', { query }),
   };
   readonly settlements = {
-    create: (body: SettlementRequest, o?: RequestOptions) => this.request<Record<string, unknown>>('POST', '/Gateway/v1/Settlements', { ...o, body: body as unknown as Record<string, unknown> }),
-    retrieve: (id: string) => this.request<Record<string, unknown>>('GET', `/Gateway/v1/Settlements/${encodeURIComponent(id)}`),
-    list: (query?: Record<string, string | number | undefined>) => this.request<Record<string, unknown>>('GET', '/Gateway/v1/Settlements', { query }),
-    schedule: () => this.request<Record<string, unknown>>('GET', '/Gateway/v1/Settlements/schedule'),
+    create: (params: Operations['createSettlement']['params'], o?: PostOptions) => this.call('createSettlement', { ...o, params }),
+    retrieve: (id: string) => this.call('getSettlement', { path: { id } }),
+    list: (query?: Operations['listSettlements']['query']) => this.call('listSettlements', { query }),
+    schedule: () => this.call('settlementSchedule'),
   };
   readonly transactions = {
-    retrieve: (reference: string) => this.request<Transaction>('GET', `/Gateway/v1/Transaction/${encodeURIComponent(reference)}`),
-    byOrderRef: (orderRef: string) => this.request<Transaction>('GET', `/Gateway/v1/Transaction/by-ref/${encodeURIComponent(orderRef)}`),
-    events: (reference: string) => this.request<Record<string, unknown>>('GET', `/Gateway/v1/Transaction/${encodeURIComponent(reference)}/events`),
+    /** The merchant's checkouts, deposits and withdrawals, newest first; page with `startingAfter`. */
+    list: (query?: Operations['listTransactions']['query']) => this.call('listTransactions', { query }),
+    /** By paymentIntentId, orderRef or transactionReference. */
+    retrieve: (reference: string) => this.call('transactionByRefAlias', { path: { reference } }),
+    byOrderRef: (orderRef: string) => this.call('transactionByRef', { path: { reference: orderRef } }),
+    events: (reference: string) => this.call('transactionEvents', { path: { reference } }),
   };
   readonly events = {
     /** The events feed, newest first: filters `type`, `since`, `until`, `deliveryState`, `limit`, cursor `startingAfter`. */
-    list: (query?: Record<string, string | number | undefined>) => this.request<Record<string, unknown>>('GET', '/Gateway/v1/Events', { query }),
-    attempts: (eventId: string) => this.request<Record<string, unknown>>('GET', `/Gateway/v1/Events/${encodeURIComponent(eventId)}/attempts`),
-    resend: (eventId: string) => this.request<Record<string, unknown>>('POST', `/Gateway/v1/Events/${encodeURIComponent(eventId)}/resend`),
+    list: (query?: Operations['listEvents']['query']) => this.call('listEvents', { query }),
+    attempts: (eventId: string) => this.call('eventAttempts', { path: { eventId } }),
+    resend: (eventId: string, o?: PostOptions) => this.call('resendEvent', { ...o, path: { eventId } }),
   };
 }
 

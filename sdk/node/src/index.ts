@@ -1,3 +1,4 @@
-export { Gateway, GatewayError, signBody, canonicalString, type ClientOptions, type RequestOptions } from './client.ts';
+export { Gateway, GatewayError, signBody, canonicalString, type ClientOptions, type PostOptions, type RequestOptions } from './client.ts';
 export * as webhooks from './webhooks.ts';
-export type * from './types.ts';
+export type * from './types.gen.ts';
+export { operations } from './types.gen.ts';

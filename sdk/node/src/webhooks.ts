@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { RefundStatusChanged, SettlementStatusChanged, TransactionStatusChanged } from './types.gen.ts';
 
 /**
- * Webhook verification for merchants (docs/merchant-guide.md "Webhooks"). Self-contained: Node's crypto only, so it
- * can be imported as `@svc-gateway/node/webhooks` or copied into a receiver as it is.
+ * Webhook verification for merchants (docs/merchant-guide.md "Webhooks"). Node's crypto only (plus type-only imports of
+ * the generated event types), so it can be imported as `@svc-gateway/node/webhooks`.
  *
  *   X-Svc-Signature-V2: t=<unix seconds>,v1=<hex>[,v1=<hex>…]
  *   v1 = hex HMAC-SHA256(key = the endpoint secret `whsec_…` as UTF-8, message = `<t>.<raw body>`)
@@ -115,83 +116,14 @@ function header(headers: HeaderBag, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The event envelope of SPEC "Events" (lower-case envelope, PascalCase data). */
-export interface WebhookEvent {
-  id: string;
-  type: string;
-  created: number;
-  livemode: boolean;
-  api_version: string;
-  data: {
-    TransactionId: string;
-    PreviousStatus: string;
-    CurrentStatus: string;
-    Amount: number;
-    Currency: string;
-    /** A stable code (docs/merchant-guide.md "Reason codes"); free text is in ReasonDetail. */
-    Reason: string | null;
-    ReasonDetail?: string | null;
-    TransactionReference: string;
-    CustomerRef: Record<string, string> | null;
-    /** A JSON string: JSON.parse it for { OrderRef, Discount, Tax }. */
-    OrderRef: string;
-    MerchantId: string;
-    Timestamp: string;
-    TraceId: string;
-    [field: string]: unknown;
-  };
-}
+/** A transaction's status changed: the envelope of docs/merchant-guide.md, Webhooks (lower-case envelope, PascalCase data), generated from the OpenAPI document. */
+export type WebhookEvent = TransactionStatusChanged;
 
 /** A refund's status changed (statuses are the refund's integers: 0 Pending … 7 Expired). */
-export interface RefundStatusChangedEvent {
-  id: string;
-  type: 'RefundStatusChanged';
-  created: number;
-  livemode: boolean;
-  api_version: string;
-  data: {
-    RefundId: string;
-    PaymentIntentId: string;
-    TransactionReference: string;
-    PreviousStatus: number;
-    CurrentStatus: number;
-    CurrentStatusName: string;
-    Amount: number;
-    Currency: string;
-    Reason: string | null;
-    AttemptCount: number;
-    MerchantId: string;
-    Timestamp: string;
-    TraceId: string;
-    [field: string]: unknown;
-  };
-}
+export type RefundStatusChangedEvent = RefundStatusChanged;
 
 /** A settlement's status changed (statuses are the settlement's integers: 0 Pending … 5 Cancelled). */
-export interface SettlementStatusChangedEvent {
-  id: string;
-  type: 'SettlementStatusChanged';
-  created: number;
-  livemode: boolean;
-  api_version: string;
-  data: {
-    SettlementId: string;
-    PreviousStatus: number;
-    CurrentStatus: number;
-    CurrentStatusName: string;
-    Amount: number;
-    Currency: string;
-    PayoutCurrency: string;
-    PayoutAmount: number | null;
-    FxRate: number | null;
-    FailureReason: string | null;
-    IsAuto: boolean;
-    MerchantId: string;
-    Timestamp: string;
-    TraceId: string;
-    [field: string]: unknown;
-  };
-}
+export type SettlementStatusChangedEvent = SettlementStatusChanged;
 
 /** Any event a delivery may carry: switch on `type` (`X-Svc-Event-Type`). */
 export type AnyWebhookEvent = WebhookEvent | RefundStatusChangedEvent | SettlementStatusChangedEvent;
@@ -207,7 +139,7 @@ export function constructEvent<T = WebhookEvent>(rawBody: RawBody, headers: Head
   return JSON.parse(text) as T;
 }
 
-/** Statuses a transaction never leaves (SPEC "States"). */
+/** Statuses a transaction never leaves (docs/merchant-guide.md, Transaction lookup). */
 export const terminalStatuses: readonly string[] = ['Completed', 'Failed', 'Cancelled', 'Expired'];
 
 /** What a receiver keeps per transaction to order deliveries. */
@@ -221,7 +153,7 @@ export interface ReceivedState {
 }
 
 /**
- * Out-of-order and duplicate deliveries (SPEC "Delivery"): apply an event only if it is newer than
+ * Out-of-order and duplicate deliveries (docs/merchant-guide.md, Webhooks): apply an event only if it is newer than
  * what you hold, and never leave a terminal status. Returns the state to store, or `undefined` when
  * the event must be ignored (a duplicate, an older event, or anything after a terminal status).
  */
