@@ -43,6 +43,12 @@ if (process.argv.slice(2).includes('webhooks')) {
   process.exit(await runWebhookBench());
 }
 
+// `npm run bench -- heat`: one merchant at volume, its capacity model (bench/heat.ts, docs/scaling.md).
+if (process.argv.slice(2).includes('heat')) {
+  const { runHeatBench } = await import('./heat.ts');
+  process.exit(await runHeatBench());
+}
+
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = createServer();

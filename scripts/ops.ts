@@ -483,6 +483,34 @@ userCli
     print(await (await import('#shared/services/dashboard-auth.ts')).disableUser(id), describeUser);
   });
 
+const shardsCli = program.command('shards').description("a big merchant's heat spread over partitions (docs/scaling.md)");
+shardsCli
+  .command('show')
+  .description("a merchant's shard count in a mode (1 = never sharded)")
+  .requiredOption('--merchant <id>', 'merchant id')
+  .requiredOption('--mode <mode>', 'test | live', mode)
+  .action(async (o: { merchant: string; mode: 'test' | 'live' }) => {
+    await connect();
+    const { getShardConfig } = await import('#shared/store/shards.ts');
+    const c = await getShardConfig(o.merchant, o.mode);
+    print({ merchantId: o.merchant, mode: o.mode, ...c }, (x: typeof c) => `${o.merchant} (${o.mode}): ${x.shards} shard(s)${x.effectiveAt ? `, writers use them from ${x.effectiveAt} (${x.previousShards} before)` : ''}`);
+  });
+shardsCli
+  .command('raise')
+  .description("raise a merchant's shard count without downtime: readers read the new shards at once, writers use them two cache periods later (2 min); never lowers it")
+  .requiredOption('--merchant <id>', 'merchant id')
+  .requiredOption('--mode <mode>', 'test | live', mode)
+  .requiredOption('--shards <n>', 'the new count, 1-64', (v) => Number(v))
+  .option('--immediate', 'effective at once: only for a merchant with no traffic (before go-live)')
+  .action(async (o: { merchant: string; mode: 'test' | 'live'; shards: number; immediate?: boolean }) => {
+    await connect();
+    const { getMerchant } = await import('#shared/store/merchants.ts');
+    if (!(await getMerchant(o.merchant))) throw new Error(`no merchant ${o.merchant}`);
+    const { raiseShards } = await import('#shared/store/shards.ts');
+    const c = await raiseShards(o.merchant, o.mode, o.shards, { immediate: o.immediate });
+    print({ merchantId: o.merchant, mode: o.mode, ...c }, (x: typeof c) => `${o.merchant} (${o.mode}): ${x.shards} shard(s); writers use them from ${x.effectiveAt}. Data already written stays in shard 0 and is still read.`);
+  });
+
 program
   .command('migrate-transaction-index')
   .description("give every transaction its type-and-status index keys (GSI3); safe to re-run, needed once for transactions created before the transaction list")

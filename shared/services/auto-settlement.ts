@@ -7,7 +7,7 @@ import { railFor } from '#shared/providers/rails.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { createSettlementWrite, getAutoSettlementRun, rearmAutoSettlementWrite } from '#shared/store/settlements.ts';
-import { getWallet, postJournal } from '#shared/store/wallets.ts';
+import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
 
 /** Deterministic id of the settlement a run creates: a run that is swept twice creates it once. */
 function runSettlementId(merchantId: string, mode: Mode, runAt: string): string {
@@ -51,7 +51,8 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
       if (created !== 'amount_too_small') settlement = created;
     }
     try {
-      if (settlement) await transact([rearm, createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))]);
+      const s = settlement;
+      if (s) await withFunds(s, () => transact([rearm, createSettlementWrite(s), ...postJournal(settlementJournals.hold(s, now))]));
       else await transact([rearm]);
     } catch (error) {
       if (error instanceof TransactionFailed && error.on('run')) return undefined; // another sweep ran it

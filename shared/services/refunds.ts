@@ -31,7 +31,7 @@ import type { RecordResponse } from '#shared/store/idempotency.ts';
 import { findIntent } from '#shared/store/intents.ts';
 import { createRefundWrites, getRefund, listRefundsOfIntent, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
-import { getWallet, postJournal } from '#shared/store/wallets.ts';
+import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from './outbound.ts';
 import '#shared/providers/live/boot.ts';
 
@@ -152,7 +152,10 @@ async function operatorChange(id: string, action: string, decide: (r: Refund, no
 /** Operator: Pending → Approved, holding amount + fee from the wallet; processing starts at once. */
 export async function approveRefund(id: string, now: () => Date = () => new Date()) {
   try {
-    return await operatorChange(id, 'approved', (r, at) => change(r, { status: RefundStatus.Approved, approvedAt: at.toISOString() }, at.toISOString(), at, ...postJournal(refundJournals.hold(r, at))), now);
+    return await withFunds(
+      () => getRefund(id),
+      () => operatorChange(id, 'approved', (r, at) => change(r, { status: RefundStatus.Approved, approvedAt: at.toISOString() }, at.toISOString(), at, ...postJournal(refundJournals.hold(r, at))), now),
+    );
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
     const r = (await getRefund(id))!;

@@ -27,7 +27,7 @@ import { transact, TransactionFailed, type TxItem } from '#shared/store/client.t
 import type { RecordResponse } from '#shared/store/idempotency.ts';
 import { createSettlementWrite, getSettlement, listSettlements, settlementChange, settlementEventWrites, type SettlementQuery } from '#shared/store/settlements.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
-import { getWallet, postJournal } from '#shared/store/wallets.ts';
+import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from './outbound.ts';
 
 /**
@@ -101,7 +101,8 @@ export async function createSettlement(caller: Caller, input: SettlementInput, r
   if (settlement.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, settlement.netMinor, now);
   const view = settlementView(settlement);
   try {
-    await transact([createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))], { idempotency: recordResponse(view) });
+    const idempotency = recordResponse(view);
+    await withFunds(settlement, () => transact([createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))], { idempotency }));
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
     const wallet = await getWallet(settlement.merchantId, settlement.mode, settlement.currency, true);

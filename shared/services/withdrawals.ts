@@ -25,7 +25,7 @@ import { railFor } from '#shared/providers/rails.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import type { RecordResponse } from '#shared/store/idempotency.ts';
 import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
-import { getWallet, postJournal } from '#shared/store/wallets.ts';
+import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, recordAnswer, submitRecorded, type OutboundProduct } from './outbound.ts';
 import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
 import '#shared/providers/live/boot.ts';
@@ -76,7 +76,7 @@ export async function requestWithdrawal(input: WithdrawalInput, key: TwoStepKey 
   // for the reconciler: whatever happens after this commit, it is never submitted again.
   const creates = createIntentWrites(intent, submit ? { dueAt: reconcileAt.toISOString() } : {});
   try {
-    await transact([...creates, ...postJournal(hold)], key.claim ? { idempotency: key.claim } : {});
+    await withFunds(input, () => transact([...creates, ...postJournal(hold)], key.claim ? { idempotency: key.claim } : {}));
   } catch (error) {
     if (error instanceof TransactionFailed) {
       if (error.on('orderRef')) throw new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');

@@ -1,4 +1,5 @@
 import {
+  type ConsumedCapacity,
   DynamoDBClient,
   QueryCommand,
   TransactionCanceledException,
@@ -30,6 +31,47 @@ export function db(): DynamoDBClient {
       : {},
   ));
   return client;
+}
+
+/**
+ * Bench/test-only: what each call consumed. `captureConsumedCapacity(listener)` adds one middleware
+ * to the shared client that asks every call for `ReturnConsumedCapacity: 'INDEXES'` and hands the
+ * command, its input and the ConsumedCapacity answered to `listener`; the returned function removes
+ * it again. Nothing calls it in the request path, so production clients carry no middleware and
+ * send exactly what they did (bench/heat.ts uses it).
+ */
+export interface CapacityRecord {
+  command: string;
+  input: Record<string, unknown>;
+  consumed: ConsumedCapacity[];
+  failed: boolean;
+}
+
+const capacityCommands = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem', 'TransactWriteItems', 'TransactGetItems']);
+
+export function captureConsumedCapacity(listener: (record: CapacityRecord) => void): () => void {
+  const name = 'captureConsumedCapacity';
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = String(context.commandName ?? '').replace(/Command$/, '');
+      if (!capacityCommands.has(command)) return next(args);
+      const input = args.input as Record<string, unknown>;
+      input.ReturnConsumedCapacity = 'INDEXES';
+      try {
+        const out = await next(args);
+        const consumed = (out.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
+        listener({ command, input, consumed: consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed], failed: false });
+        return out;
+      } catch (error) {
+        listener({ command, input, consumed: [], failed: true });
+        throw error;
+      }
+    },
+    { step: 'initialize', name },
+  );
+  return () => {
+    db().middlewareStack.remove(name);
+  };
 }
 
 export function tableName(): string {

@@ -2,7 +2,7 @@ import { queryAll, toValues } from './client.ts';
 
 /**
  * The due index (GSI2, sparse): an item that needs attention at a time carries GSI2PK = a shard of
- * its family (`DUE#0-3` intents, `MONEYDUE#0-3` settlements, refunds and automatic-settlement runs)
+ * its family (`DUE#0-31` intents, `MONEYDUE#0-31` settlements, refunds and automatic-settlement runs)
  * and GSI2SK = `<dueAt>#<id>` until it is dealt with. A sweep reads every shard up to `now`, oldest
  * first, a bounded number per shard, never scanning the table.
  */

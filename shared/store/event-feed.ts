@@ -3,6 +3,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { deliveryStates, webhookEventTypes, type DeliveryState, type WebhookEvent, type WebhookEventType } from '#shared/domain/events.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { keys } from './keys.ts';
+import { readShards, shardOf, writeShards } from './shards.ts';
 
 /**
  * The events feed (GET /Gateway/v1/Events; docs/access-patterns.md): one `EventFeed` item per
@@ -33,10 +34,13 @@ export interface FeedEntry {
 }
 
 function feedItem(e: FeedEntry) {
+  // A big merchant's feed is spread over its shards (shared/store/shards.ts); a rewrite may move an
+  // entry to another shard after a raise, which readers read too.
+  const shard = shardOf(e.eventId, writeShards(e.merchantId, e.mode));
   return toItem({
     ...keys.eventFeed(e.eventId),
-    ...keys.eventFeedListing(e.merchantId, e.mode, e.createdAt, e.eventId),
-    ...keys.eventFeedByTypeState(e.merchantId, e.mode, e.type, e.deliveryState, e.createdAt, e.eventId),
+    ...keys.eventFeedListing(e.merchantId, e.mode, e.createdAt, e.eventId, shard),
+    ...keys.eventFeedByTypeState(e.merchantId, e.mode, e.type, e.deliveryState, e.createdAt, e.eventId, shard),
     entity: 'EventFeed',
     ...e,
     ttl: Math.floor((Date.parse(e.createdAt) + retentionMs) / 1000),
@@ -94,13 +98,14 @@ export async function pageEventFeed(merchantId: string, mode: Mode, q: FeedQuery
   const exclusive = Boolean(q.before && q.before < upperInclusive);
   const upper = exclusive ? q.before! : upperInclusive;
   if (upper < lower) return { items: [], hasMore: false };
+  const shards = Array.from({ length: await readShards(merchantId, mode) }, (_, n) => n);
   const partitions: { index: 'GSI1' | 'GSI3'; pk: string }[] =
     q.types === undefined && q.deliveryState === undefined
-      ? [{ index: 'GSI1', pk: keys.eventFeedListing(merchantId, mode, '', '').GSI1PK }]
+      ? shards.map((n) => ({ index: 'GSI1', pk: keys.eventFeedListing(merchantId, mode, '', '', n).GSI1PK }))
       : webhookEventTypes
           .filter((t) => q.types === undefined || q.types.includes(t))
           .flatMap((t) => deliveryStates.filter((s) => q.deliveryState === undefined || s === q.deliveryState).map((s) => ({ t, s })))
-          .map(({ t, s }) => ({ index: 'GSI3', pk: keys.eventFeedByTypeState(merchantId, mode, t, s, '', '').GSI3PK }));
+          .flatMap(({ t, s }) => shards.map((n) => ({ index: 'GSI3' as const, pk: keys.eventFeedByTypeState(merchantId, mode, t, s, '', '', n).GSI3PK })));
   const pages = await Promise.all(
     partitions.map(({ index, pk }) =>
       queryAll<Record<string, unknown>>(

@@ -6,6 +6,7 @@ import { canTransition, IllegalTransition, isTerminal, type HeldApproval, type I
 import { db, fromItem, named, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
+import { readShards, shardOf, writeShards } from './shards.ts';
 import { outboxWrites } from './webhooks.ts';
 
 /**
@@ -20,14 +21,16 @@ export const orderRefWriteIndex = 1;
 
 export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: string } = {}): TxItem[] {
   const pointer = { paymentIntentId: intent.paymentIntentId, merchantId: intent.merchantId, mode: intent.mode };
+  // A big merchant's listings are spread over its shards (shared/store/shards.ts); one shard = the unsuffixed keys.
+  const shard = shardOf(intent.paymentIntentId, writeShards(intent.merchantId, intent.mode));
   return [
     named('intent', {
       Put: {
         TableName: tableName(),
         Item: toItem({
           ...keys.intent(intent.paymentIntentId),
-          ...keys.intentListing(intent.merchantId, intent.mode, intent.createdAt, intent.paymentIntentId),
-          ...keys.intentByTypeStatus(intent.merchantId, intent.mode, intent.intentType, intent.status, intent.createdAt, intent.paymentIntentId),
+          ...keys.intentListing(intent.merchantId, intent.mode, intent.createdAt, intent.paymentIntentId, shard),
+          ...keys.intentByTypeStatus(intent.merchantId, intent.mode, intent.intentType, intent.status, intent.createdAt, intent.paymentIntentId, shard),
           ...(options.dueAt ? { ...keys.due(intent.paymentIntentId, options.dueAt), dueAt: options.dueAt } : {}),
           entity: 'Intent',
           ...intent,
@@ -92,7 +95,7 @@ export function transitionWrites(
     feeMinor: next.feeMinor,
     updatedAt: next.updatedAt,
     version: next.version,
-    ...keys.intentByTypeStatus(current.merchantId, current.mode, current.intentType, to, current.createdAt, current.paymentIntentId),
+    ...keys.intentByTypeStatus(current.merchantId, current.mode, current.intentType, to, current.createdAt, current.paymentIntentId, shardOf(current.paymentIntentId, writeShards(current.merchantId, current.mode))),
     ...due,
   };
   const fields = Object.keys(set);
@@ -201,9 +204,18 @@ export async function findProviderReference(providerCode: string, providerRefere
 
 /** Access pattern: a merchant's intents in one mode, newest first (GSI1), at most `limit`. For operators. */
 export async function listIntentsOfMerchant(merchantId: string, mode: Mode, limit = 200): Promise<PaymentIntent[]> {
-  const { GSI1PK } = keys.intentListing(merchantId, mode, '', '');
-  const items = await queryAll<Stored>({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: toValues({ ':pk': GSI1PK }), ScanIndexForward: false }, limit);
-  return items.map(strip);
+  const shards = await readShards(merchantId, mode);
+  const pages = await Promise.all(
+    Array.from({ length: shards }, (_, n) =>
+      queryAll<Stored>({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: toValues({ ':pk': keys.intentsOfMerchant(merchantId, mode, n).GSI1PK }), ScanIndexForward: false }, limit),
+    ),
+  );
+  return newestFirst(pages.flat(), (i) => String(i.GSI1SK)).slice(0, limit).map(strip);
+}
+
+/** Items of several partitions of one listing, merged newest first by their sort key. */
+function newestFirst<T>(items: T[], sk: (item: T) => string): T[] {
+  return items.sort((a, b) => (sk(a) < sk(b) ? 1 : sk(a) > sk(b) ? -1 : 0));
 }
 
 /** Access pattern: the outbox events of an intent (or, given its subject, a refund or settlement), oldest first. */
@@ -222,7 +234,7 @@ export async function listEvents(about: string | EventSubject): Promise<StoredEv
   return (out.Items ?? []).map((i) => fromItem<StoredEvent<WebhookEvent> & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
 }
 
-/** Access pattern: intents due by `now` (the due index, shards `DUE#0-3`). For sweeps. */
+/** Access pattern: intents due by `now` (the due index, shards `DUE#0-31`). For sweeps. */
 export async function listDueIntents(now: Date, limitPerShard = 100): Promise<PaymentIntent[]> {
   const items = await queryDueIndex(keys.dueShards(), now, limitPerShard);
   return items.filter((i) => i.entity === 'Intent').map((i) => strip(i as Stored));
@@ -329,13 +341,15 @@ export async function pageIntents(merchantId: string, mode: Mode, q: IntentPageQ
   const upperInclusive = q.to ? `${q.to}#\uffff` : '\uffff';
   const upper = q.before && q.before < upperInclusive ? q.before : upperInclusive;
   const exclusive = Boolean(q.before && q.before < upperInclusive);
+  // Every shard of every matching listing partition (one shard for a merchant that was never sharded).
+  const shards = Array.from({ length: await readShards(merchantId, mode) }, (_, n) => n);
   const partitions: { index: 'GSI1' | 'GSI3'; pk: string }[] =
     q.intentType === undefined && q.status === undefined
-      ? [{ index: 'GSI1', pk: keys.intentsOfMerchant(merchantId, mode).GSI1PK }]
+      ? shards.map((n) => ({ index: 'GSI1', pk: keys.intentsOfMerchant(merchantId, mode, n).GSI1PK }))
       : intentTypes
           .filter((t) => q.intentType === undefined || t === q.intentType)
           .flatMap((t) => intentStatuses.filter((s) => (q.status === undefined || s === q.status) && reachable(t, s)).map((s) => ({ t, s })))
-          .map(({ t, s }) => ({ index: 'GSI3', pk: keys.intentByTypeStatus(merchantId, mode, t, s, '', '').GSI3PK }));
+          .flatMap(({ t, s }) => shards.map((n) => ({ index: 'GSI3' as const, pk: keys.intentByTypeStatus(merchantId, mode, t, s, '', '', n).GSI3PK })));
   const pages = await Promise.all(
     partitions.map(({ index, pk }) =>
       queryAll<Stored>(
@@ -382,7 +396,8 @@ export async function backfillIntentIndex(): Promise<number> {
       const item = strip(fromItem<Stored>(raw));
       const want = keys.intentByTypeStatus(item.merchantId, item.mode, item.intentType, item.status, item.createdAt, item.paymentIntentId);
       const have = fromItem<Record<string, unknown>>(raw);
-      if (have.GSI3PK === want.GSI3PK && have.GSI3SK === want.GSI3SK) continue;
+      // A big merchant's intent may sit in a shard of its partition (`<want>#<n>`): that is where it belongs.
+      if ((have.GSI3PK === want.GSI3PK || String(have.GSI3PK).startsWith(`${want.GSI3PK}#`)) && have.GSI3SK === want.GSI3SK) continue;
       try {
         await db().send(
           new UpdateItemCommand({

@@ -10,10 +10,13 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   ApiKey        APIKEY#<sha256(apiKey)>             APIKEY                            MERCHANT#<merchantId> / APIKEY#<mode>#<createdAt>#<keyId>
  *   ApiKeyId      APIKEYID#<keyId>                    APIKEYID                          -
  *   Wallet        MERCHANT#<merchantId>               WALLET#<mode>#<currency>          -
+ *   ShardConfig   MERCHANT#<merchantId>               SHARDS#<mode>                     -   (a big merchant's listing shards; absent = 1)
+ *                 ([#<shard>]: shard n ≥ 1 of a big merchant's listing, shared/store/shards.ts; shard 0 has no suffix)
  *   Journal       MERCHANT#<merchantId>               JOURNAL#<mode>#<createdAt>#<id>   -
+ *   WalletShard   MERCHANT#<merchantId>#SHARD#<n>     WALLET#<mode>#<currency>          -   (n ≥ 1: a big merchant's credit shard; its journals beside it)
  *   Idempotency   IDEM#<mode>#<merchantId>#<key>      IDEM                              -
- *   Intent        TXN#<paymentIntentId>               TXN                               MERCHANT#<id>#<mode>#TXN / <createdAt>#<id>
- *                                                                                       GSI3: MERCHANT#<id>#<mode>#TXN#<intentType>#<status> / <createdAt>#<id>
+ *   Intent        TXN#<paymentIntentId>               TXN                               MERCHANT#<id>#<mode>#TXN[#<shard>] / <createdAt>#<id>
+ *                                                                                       GSI3: MERCHANT#<id>#<mode>#TXN#<intentType>#<status>[#<shard>] / <createdAt>#<id>
  *                                                                                       GSI2 (sparse, while something is due): DUE#<shard> / <dueAt>#<id>
  *                                                                                       GSI2 (sparse, while an approval is held): HELDAPPROVAL / <heldAt>#<id>
  *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
@@ -22,8 +25,8 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *                 (home = the event's subject: TXN#<paymentIntentId>, REFUND#<refundId> or SETTLEMENT#<settlementId>)
  *                                                                                       GSI2 (sparse, until the sweep saw a delivery item): WEBHOOKDUE#<shard> / <checkAt>#<eventId>
  *   EventPointer  EVENTID#<eventId>                   EVENTID                           -   (an event by its id; written by the relay)
- *   EventFeed     EVENTFEED#<eventId>                 EVENTFEED                         EVENTS#<merchantId>#<mode> / <createdAt>#<eventId>
- *                                                                                       GSI3: EVENTS#<merchantId>#<mode>#<type>#<deliveryState> / <createdAt>#<eventId>
+ *   EventFeed     EVENTFEED#<eventId>                 EVENTFEED                         EVENTS#<merchantId>#<mode>[#<shard>] / <createdAt>#<eventId>
+ *                                                                                       GSI3: EVENTS#<merchantId>#<mode>#<type>#<deliveryState>[#<shard>] / <createdAt>#<eventId>
  *                                                                                       (the events feed; ttl 30 days; moved on every delivery state change)
  *   WebhookDelivery <home>                            DELIVERY#<eventId>                -   (the event's delivery log: rounds, attempts)
  *                                                                                       GSI2 (sparse, while retrying): WEBHOOKDUE#<shard> / <dueAt>#<eventId>
@@ -44,6 +47,11 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a dashboard payout: maker-checker)
  */
 export type Key = { PK: string; SK: string };
+
+/** Partition key of shard `n` of a sharded listing: shard 0 is the unsuffixed key (shared/store/shards.ts). */
+export const shardKey = (base: string, n: number) => (n === 0 ? base : `${base}#${n}`);
+/** The partition of a merchant's wallet shard n: shard 0 is the merchant's own partition. */
+const merchantShardPK = (merchantId: string, n: number) => (n === 0 ? `MERCHANT#${merchantId}` : `MERCHANT#${merchantId}#SHARD#${n}`);
 
 /**
  * The partition key prefix of each item family a function may be confined to with an IAM
@@ -70,7 +78,13 @@ export type PartitionFamily = keyof typeof partitionPrefixes;
 
 const subjectPrefix: Record<EventSubject['kind'], string> = { transaction: 'TXN', refund: 'REFUND', settlement: 'SETTLEMENT' };
 
-const dueShardCount = 4;
+/**
+ * Shards of the platform-wide due indexes (GSI2 `DUE#`, `MONEYDUE#`, `WEBHOOKDUE#`): every intent
+ * update rewrites its due entry while it is due, so one big merchant alone puts several write units
+ * per checkout here (docs/scaling.md). 32 partitions take ~32,000 WCU/s; a sweep reads 32 small
+ * queries per family. Items written under the earlier 4 shards sit in DUE#0-3, still read.
+ */
+export const dueShardCount = 32;
 function dueShard(id: string): number {
   let h = 0;
   for (const c of id) h = (h * 31 + c.charCodeAt(0)) >>> 0;
@@ -97,25 +111,37 @@ export const keys = {
     PK: `MERCHANT#${merchantId}`,
     SK: `WALLET#${mode}#${currency}`,
   }),
-  walletsOfMerchant: (merchantId: string, mode: Mode) => ({ PK: `MERCHANT#${merchantId}`, SKPrefix: `WALLET#${mode}#` }),
+  walletsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({ PK: merchantShardPK(merchantId, shard), SKPrefix: `WALLET#${mode}#` }),
+  /**
+   * Wallet shard n of a big merchant (shared/store/wallets.ts): shard 0 is the wallet item above,
+   * shard n ≥ 1 the same sort key in the merchant's shard partition `MERCHANT#<id>#SHARD#<n>`,
+   * which also holds the journals posted to it.
+   */
+  walletShard: (merchantId: string, mode: Mode, currency: string, shard: number): Key => ({ PK: merchantShardPK(merchantId, shard), SK: `WALLET#${mode}#${currency}` }),
 
-  journal: (merchantId: string, mode: Mode, createdAt: string, journalId: string): Key => ({
-    PK: `MERCHANT#${merchantId}`,
+  journal: (merchantId: string, mode: Mode, createdAt: string, journalId: string, shard = 0): Key => ({
+    PK: merchantShardPK(merchantId, shard),
     SK: `JOURNAL#${mode}#${createdAt}#${journalId}`,
   }),
-  journalsOfMerchant: (merchantId: string, mode: Mode) => ({ PK: `MERCHANT#${merchantId}`, SKPrefix: `JOURNAL#${mode}#` }),
+  journalsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({ PK: merchantShardPK(merchantId, shard), SKPrefix: `JOURNAL#${mode}#` }),
 
   intent: (paymentIntentId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: 'TXN' }),
-  intentListing: (merchantId: string, mode: Mode, createdAt: string, paymentIntentId: string) => ({
-    GSI1PK: `MERCHANT#${merchantId}#${mode}#TXN`,
+  /**
+   * Listings are sharded for a big merchant (shared/store/shards.ts): shard n ≥ 1 appends `#<n>`,
+   * shard 0 is the unsuffixed key every merchant had before.
+   */
+  intentListing: (merchantId: string, mode: Mode, createdAt: string, paymentIntentId: string, shard = 0) => ({
+    GSI1PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN`, shard),
     GSI1SK: `${createdAt}#${paymentIntentId}`,
   }),
-  intentsOfMerchant: (merchantId: string, mode: Mode) => ({ GSI1PK: `MERCHANT#${merchantId}#${mode}#TXN` }),
-  /** GSI3: one partition per (type, status); moved on every status change. */
-  intentByTypeStatus: (merchantId: string, mode: Mode, intentType: string, status: string, createdAt: string, paymentIntentId: string) => ({
-    GSI3PK: `MERCHANT#${merchantId}#${mode}#TXN#${intentType}#${status}`,
+  intentsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({ GSI1PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN`, shard) }),
+  /** GSI3: one partition per (type, status) (and shard); moved on every status change. */
+  intentByTypeStatus: (merchantId: string, mode: Mode, intentType: string, status: string, createdAt: string, paymentIntentId: string, shard = 0) => ({
+    GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN#${intentType}#${status}`, shard),
     GSI3SK: `${createdAt}#${paymentIntentId}`,
   }),
+  /** A merchant's shard count in a mode (shared/store/shards.ts); absent = 1. */
+  shardConfig: (merchantId: string, mode: Mode): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `SHARDS#${mode}` }),
   orderRef: (mode: Mode, merchantId: string, orderRef: string): Key => ({ PK: `ORDERREF#${mode}#${merchantId}#${orderRef}`, SK: 'ORDERREF' }),
   transactionReference: (mode: Mode, merchantId: string, reference: string): Key => ({ PK: `TXREF#${mode}#${merchantId}#${reference}`, SK: 'TXREF' }),
   /**
@@ -136,9 +162,9 @@ export const keys = {
    * prefixes, so no pattern ever meets the `MERCHANT#` listings of the same indexes.
    */
   eventFeed: (eventId: string): Key => ({ PK: `EVENTFEED#${eventId}`, SK: 'EVENTFEED' }),
-  eventFeedListing: (merchantId: string, mode: Mode, createdAt: string, eventId: string) => ({ GSI1PK: `EVENTS#${merchantId}#${mode}`, GSI1SK: `${createdAt}#${eventId}` }),
-  eventFeedByTypeState: (merchantId: string, mode: Mode, type: string, state: string, createdAt: string, eventId: string) => ({
-    GSI3PK: `EVENTS#${merchantId}#${mode}#${type}#${state}`,
+  eventFeedListing: (merchantId: string, mode: Mode, createdAt: string, eventId: string, shard = 0) => ({ GSI1PK: shardKey(`EVENTS#${merchantId}#${mode}`, shard), GSI1SK: `${createdAt}#${eventId}` }),
+  eventFeedByTypeState: (merchantId: string, mode: Mode, type: string, state: string, createdAt: string, eventId: string, shard = 0) => ({
+    GSI3PK: shardKey(`EVENTS#${merchantId}#${mode}#${type}#${state}`, shard),
     GSI3SK: `${createdAt}#${eventId}`,
   }),
   /** A merchant's destination URL's health (shared/store/webhook-health.ts). */

@@ -6,7 +6,8 @@ import type { Settlement } from '#shared/domain/settlement.ts';
 import { queryAll, toValues } from './client.ts';
 import { keys } from './keys.ts';
 import { getRefund, listRefundsOfIntent } from './refunds.ts';
-import { listJournals } from './wallets.ts';
+import { readShards } from './shards.ts';
+import { listJournals, sumWalletItems } from './wallets.ts';
 
 /**
  * Read side of the ledger verifier (shared/services/ledger-verify.ts): everything that carries or
@@ -40,24 +41,42 @@ export async function listMerchantIds(): Promise<string[]> {
 
 /** Access pattern: a merchant's wallets in one mode (merchant partition, WALLET#<mode># prefix). */
 export async function listWallets(merchantId: string, mode: Mode, changedSince?: string): Promise<StoredWallet[]> {
-  const k = keys.walletsOfMerchant(merchantId, mode);
-  return queryAll<StoredWallet>({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-    ...(changedSince ? { FilterExpression: 'updatedAt >= :since' } : {}),
-    ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix, ...(changedSince ? { ':since': changedSince } : {}) }),
-    ConsistentRead: true,
-  });
+  // A sharded wallet (shared/store/wallets.ts): each shard partition's items, summed by currency.
+  const shards = await readShards(merchantId, mode);
+  const parts = await Promise.all(
+    Array.from({ length: shards }, (_, n) => {
+      const k = keys.walletsOfMerchant(merchantId, mode, n);
+      return queryAll<StoredWallet>({
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ...(changedSince ? { FilterExpression: 'updatedAt >= :since' } : {}),
+        ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix, ...(changedSince ? { ':since': changedSince } : {}) }),
+        ConsistentRead: true,
+      });
+    }),
+  );
+  if (parts.length === 1) return parts[0]!;
+  const byCurrency = new Map<string, StoredWallet[]>();
+  for (const item of parts.flat()) byCurrency.set(item.currency, [...(byCurrency.get(item.currency) ?? []), item]);
+  return [...byCurrency.values()].map((items) => sumWalletItems(items)!);
 }
 
 export async function readMerchantLedger(merchantId: string, mode: Mode): Promise<MerchantLedger> {
   const [wallets, journals, intents, settlements] = await Promise.all([
     listWallets(merchantId, mode),
     listJournals(merchantId, mode),
-    queryAll<MerchantLedger['intents'][number]>({
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: toValues({ ':pk': keys.intentsOfMerchant(merchantId, mode).GSI1PK }),
-    }),
+    readShards(merchantId, mode).then(async (shards) =>
+      (
+        await Promise.all(
+          Array.from({ length: shards }, (_, n) =>
+            queryAll<MerchantLedger['intents'][number]>({
+              IndexName: 'GSI1',
+              KeyConditionExpression: 'GSI1PK = :pk',
+              ExpressionAttributeValues: toValues({ ':pk': keys.intentsOfMerchant(merchantId, mode, n).GSI1PK }),
+            }),
+          ),
+        )
+      ).flat(),
+    ),
     queryAll<Settlement>({
       IndexName: 'GSI1',
       KeyConditionExpression: 'GSI1PK = :pk',

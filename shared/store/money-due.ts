@@ -17,7 +17,7 @@ export interface DueItem {
   dueAt: string;
 }
 
-/** Access pattern: money items due by `now` (the due index, shards `MONEYDUE#0-3`). For the sweep. */
+/** Access pattern: money items due by `now` (the due index, shards `MONEYDUE#0-31`). For the sweep. */
 export async function listDueMoneyItems(now: Date, limitPerShard = 100): Promise<DueItem[]> {
   const due: DueItem[] = [];
   for (const raw of await queryDueIndex(keys.moneyDueShards(), now, limitPerShard)) {

@@ -1,16 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
+import { raiseShards } from '#shared/store/shards.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';
 
-/** GET /Gateway/v1/Transactions: newest first, filters, cursor paging, isolation, bad parameters. */
-describe('transaction list', () => {
+/**
+ * GET /Gateway/v1/Transactions: newest first, filters, cursor paging, isolation, bad parameters;
+ * for a merchant on one listing shard and one on five (shared/store/shards.ts: the same order and
+ * cursor semantics over merged partitions).
+ */
+describe.each([1, 5])('transaction list (%i listing shards)', (shards) => {
   const gw = useGateway(routeList);
   const at = (minute: number) => new Date(Date.UTC(2026, 0, 10, 12, minute)).toISOString();
 
   async function seedMany() {
     const m = await newMerchant();
+    if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
     const seeded = [];
     for (let i = 0; i < 7; i++) {
       const intentType = (['checkout', 'deposit', 'withdrawal'] as const)[i % 3];

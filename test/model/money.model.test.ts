@@ -10,6 +10,7 @@ import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts
 import { advanceRefund, approveRefund, cancelRefund, rejectRefund } from '#shared/services/refunds.ts';
 import { advanceSettlement, approveSettlement, cancelSettlement, rejectSettlement } from '#shared/services/settlements.ts';
 import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
+import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { ensureTable } from '../../scripts/local/dynamo.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
@@ -573,8 +574,15 @@ const newModel = (): Model => ({
   statuses: new Map(),
 });
 
+/**
+ * Every other merchant is a big one: its wallet and listings spread over 4 shards (shared/store/shards.ts,
+ * docs/scaling.md), so every property holds for the sharded ledger too. MODEL_SHARDS=<n> puts them all on n.
+ */
+let merchants = 0;
 async function modelMerchant() {
   const m = await newMerchant();
+  const shards = process.env.MODEL_SHARDS ? Number(process.env.MODEL_SHARDS) : merchants++ % 2 === 0 ? 1 : 4;
+  if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
   for (const product of ['withdrawal', 'refund', 'deposit'] as const) await setFee(m.merchantId, product, { basisPoints: 0, fixedMinor: 0 });
   return m;
 }

@@ -1,0 +1,349 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Attributor, limits, mixLoad, OperationTally, type OperationResult, prices, summarise } from './heat-model.ts';
+
+/**
+ * `npm run bench -- heat`: ONE merchant, mode and currency at volume. A realistic, bounded mix runs
+ * through the real handlers (local API Gateway emulation) on DynamoDB Local, sequentially, each
+ * instance of an operation tagged, with `ReturnConsumedCapacity: INDEXES` on every call
+ * (captureConsumedCapacity in shared/store/client.ts):
+ *   checkout.paid       POST initiate-checkout, the hosted page, the card form, the sweeps to Completed
+ *   deposit.approved    POST deposit, the sandbox wallet's approval (sweeps) to Completed
+ *   withdrawal.auto     POST withdraw (autoProcessPayout), the bank rail (sweeps) to Completed
+ *   refund.approved     POST /Refunds on a paid checkout, operator approval, the rail (sweeps) to Completed
+ *   webhook.delivery    the outbox relay and the dispatcher delivering every event above to a 127.0.0.1 receiver
+ * Per operation: read and write units in total (table and each index) and on the hottest partition
+ * key of each; the ceiling (operations per second before a key passes 1,000 WCU/s or 3,000 RCU/s);
+ * the cost per million at on-demand prices; the round trips of each step. Then the target mix
+ * (2,000 paid checkouts/s with 500 payouts/s, and the webhooks they cause). The model:
+ * docs/scaling.md. Results: bench/results/heat.json. Knobs: BENCH_HEAT_OPS (25 per operation),
+ * BENCH_HEAT_SHARDS (wallet shards of the merchant, default: the runs listed in `shardRuns`).
+ */
+const perOperation = Number(process.env.BENCH_HEAT_OPS ?? 25);
+const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+export const targetMix = { 'checkout.paid': 2_000, 'withdrawal.auto': 500 } as const;
+
+interface Run {
+  shards: number;
+  operations: OperationResult[];
+  targetMix: ReturnType<typeof mixLoad>;
+  /** Each operation alone with the webhooks it causes (its outbox events delivered). */
+  withWebhooks: Record<string, { ceilingPerSecond: number; limitedBy: string }>;
+}
+
+export async function runHeatBench(): Promise<number> {
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  const cleanup = async () => {
+    for (let next = cleanups.pop(); next; next = cleanups.pop()) await Promise.resolve(next()).catch((e: unknown) => console.error('cleanup failed:', e));
+  };
+  const onSignal = (signal: string) => {
+    console.error(`\n${signal}: stopping`);
+    void cleanup().then(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const { startDynamoLocal, ensureTable } = await import('../scripts/local/dynamo.ts');
+    const dynamo = await startDynamoLocal({ port: await freePort() });
+    cleanups.push(() => dynamo.stop());
+    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.TABLE_NAME = 'payment-gateway-heat-bench';
+    await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
+
+    const peer = async (args: string[]) => {
+      const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-peers.ts', import.meta.url)), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      cleanups.push(() => new Promise((ok) => (child.exitCode !== null ? ok(undefined) : (child.once('exit', ok), child.kill('SIGTERM')))));
+      const ready = await new Promise<string>((ok, fail) => {
+        child.on('message', (m: { ready?: string }) => m.ready && ok(m.ready));
+        child.once('exit', (code) => fail(new Error(`bench/webhook-peers.ts ${args[0]} exited (${code})`)));
+      });
+      return { child, ready };
+    };
+    const { localQueueUrls } = await import('../scripts/local/queues.ts');
+    const sqsPort = await freePort();
+    await peer(['sqs', String(sqsPort)]);
+    const queues = localQueueUrls(sqsPort);
+    process.env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
+    const arrivals = new Set<string>();
+    const receiver = await peer(['receiver']);
+    receiver.child.on('message', (m: { arrivals?: [string, number][] }) => {
+      for (const [id] of m.arrivals ?? []) arrivals.add(id);
+    });
+
+    const { db, captureConsumedCapacity } = await import('#shared/store/client.ts');
+    cleanups.push(() => db().destroy());
+    const { routeList } = await import('#functions/routes.ts');
+    const { jobs } = await import('#functions/jobs.ts');
+    const { startJobs } = await import('../scripts/local/jobs.ts');
+    const { createLocalServer } = await import('../scripts/local/server.ts');
+    const { createMerchant, creditTestWallet, setWebhook } = await import('#shared/services/merchants.ts');
+    const { processDue } = await import('#shared/services/due.ts');
+    const { processDueSettlementsAndRefunds } = await import('#shared/services/money-sweep.ts');
+    const { approveRefund } = await import('#shared/services/refunds.ts');
+    const { getIntent } = await import('#shared/store/intents.ts');
+    const { getRefund } = await import('#shared/store/refunds.ts');
+    const { signBody } = await import('#shared/domain/body-signature.ts');
+    const { raiseShards } = await import('#shared/store/shards.ts');
+
+    const server: Server = createLocalServer(routeList);
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    cleanups.push(async () => {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    });
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    // Every call is tagged with the operation and step running: the merchant's requests, the page
+    // and the sweeps run one at a time (a global tag); the relay and dispatcher run concurrently in
+    // their own async context (AsyncLocalStorage) and are tagged webhook.delivery.
+    const jobsContext = new AsyncLocalStorage<{ op: string }>();
+    let current: { op: string; step: string } | undefined;
+    let tallies = new Map<string, OperationTally>();
+    const attributor = new Attributor();
+    const tally = (op: string) => {
+      let t = tallies.get(op);
+      if (!t) tallies.set(op, (t = new OperationTally()));
+      return t;
+    };
+    const stopCapture = captureConsumedCapacity((record) => {
+      const attributed = attributor.touches(record);
+      const job = jobsContext.getStore();
+      if (job) tally(job.op).add(record, attributed, 'relay + dispatcher');
+      else if (current) tally(current.op).add(record, attributed, current.step);
+    });
+    cleanups.push(stopCapture);
+    const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+      const before = current;
+      current = before ? { op: before.op, step: name } : undefined;
+      try {
+        return await run();
+      } finally {
+        current = before;
+      }
+    };
+    const instance = async (op: string, run: () => Promise<void>) => {
+      tally(op).count++;
+      current = { op, step: '-' };
+      try {
+        await run();
+      } finally {
+        current = undefined;
+      }
+    };
+
+    const runs: Run[] = [];
+    const shardRuns = process.env.BENCH_HEAT_SHARDS ? process.env.BENCH_HEAT_SHARDS.split(',').map(Number) : [1, 16];
+    for (const shards of shardRuns) {
+      tallies = new Map();
+      arrivals.clear();
+      console.log(`\n== one merchant on ${shards} shard(s) — ${perOperation} of each operation ==`);
+      const merchant = await createMerchant({ name: `Heat ${shards}` });
+      await setWebhook(merchant.merchantId, 'test', receiver.ready, true);
+      if (shards > 1) await raiseShards(merchant.merchantId, 'test', shards, { immediate: true });
+      await creditTestWallet(merchant.merchantId, 'test', 10_000_000_00, 'PKR');
+      const keys = merchant.test;
+      const api = async (method: string, path: string, body?: Record<string, unknown>) => {
+        const headers: Record<string, string> = { 'Svc-API-Key': keys.apiKey, 'Idempotency-Key': randomUUID() };
+        let payload: string | undefined;
+        if (body) {
+          payload = JSON.stringify({ ...body, signature: signBody(body, keys.secretKey) });
+          headers['Content-Type'] = 'application/json';
+        }
+        const response = await fetch(`${baseUrl}/Gateway/v1${path}`, { method, headers, body: payload });
+        const text = await response.text();
+        if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+        return JSON.parse(text);
+      };
+      const form = async (path: string, fields?: Record<string, string>) => {
+        const response = await fetch(`${baseUrl}${path}`, {
+          method: fields ? 'POST' : 'GET',
+          redirect: 'manual',
+          ...(fields ? { headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' }, body: new URLSearchParams(fields).toString() } : {}),
+        });
+        const html = await response.text();
+        return { status: response.status, html, csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] };
+      };
+      const sweep = async (ms: number[]) => {
+        for (const at of ms) {
+          await processDue(new Date(Date.now() + at), (i) => i.merchantId === merchant.merchantId);
+          await processDueSettlementsAndRefunds(new Date(Date.now() + at));
+        }
+      };
+      const untagged = async <T>(run: () => Promise<T>) => {
+        const before = current;
+        current = undefined;
+        try {
+          return await run();
+        } finally {
+          current = before;
+        }
+      };
+      const expectStatus = async (id: string, status: string) => {
+        const intent = await untagged(() => getIntent(id));
+        if (intent?.status !== status) throw new Error(`${intent?.intentType} ${id} ended ${intent?.status}, not ${status}`);
+      };
+
+      // The relay and the dispatcher, started in their own context.
+      const relayAndDispatcher = jobsContext.run({ op: 'webhook.delivery' }, () =>
+        startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl }, [jobs.webhookRelay, jobs.webhookDispatcher]),
+      );
+      cleanups.push(() => relayAndDispatcher.stop());
+
+      const paid: string[] = [];
+      for (let i = 0; i < perOperation; i++) {
+        await instance('checkout.paid', async () => {
+          const created = await step('create', () => api('POST', '/Payment/initiate-checkout', { amount: 1500, description: 'Sale day order', orderRef: { orderRef: `HEAT${randomUUID().replaceAll('-', '').slice(0, 16)}` } }));
+          const path = `/pay/${created.paymentIntentId}`;
+          const page = await step('page', () => form(path));
+          const card = await step('pay', () => form(`${path}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number: '4242424242424242', expiry: '12/39', cvc: '123' }));
+          if (card.status !== 303) throw new Error(`card form answered ${card.status}`);
+          await step('sweeps', () => sweep([5_000, 20_000]));
+          await expectStatus(created.paymentIntentId, 'Completed');
+          paid.push(created.paymentIntentId);
+        });
+      }
+      for (let i = 0; i < perOperation; i++) {
+        await instance('deposit.approved', async () => {
+          const r = await step('create', () =>
+            api('POST', '/Payment/deposit', { mobileNumber: '03001230000', amount: 1000, walletProvider: 1, description: 'Top up', orderRef: { orderRef: `HEATD${randomUUID().replaceAll('-', '').slice(0, 16)}` }, customerRef: { name: 'Ayesha Khan' } }),
+          );
+          await step('sweeps', () => sweep([5_000, 20_000]));
+          await expectStatus(r.paymentIntentId, 'Completed');
+        });
+      }
+      for (let i = 0; i < perOperation; i++) {
+        await instance('withdrawal.auto', async () => {
+          const r = await step('create', () =>
+            api('POST', '/Payment/withdraw', {
+              amount: 500,
+              currency: 'PKR',
+              description: 'Payout',
+              autoProcessPayout: true,
+              customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
+              orderRef: { orderRef: `HEATW${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+            }),
+          );
+          await step('sweeps', () => sweep([5_000, 20_000, 60_000]));
+          await expectStatus(r.paymentIntentId, 'Completed');
+        });
+      }
+      for (const id of paid) {
+        await instance('refund.approved', async () => {
+          const r = await step('create', () => api('POST', '/Refunds', { trxnRef: id, amount: 100 }));
+          await step('approve', () => approveRefund(r.id));
+          await step('sweeps', () => sweep([3_000, 6_000, 9_000, 12_000]));
+          const refund = await untagged(() => getRefund(r.id));
+          if (refund?.status !== 3) throw new Error(`refund ${r.id} ended ${refund?.status}, not 3 (Completed)`);
+        });
+      }
+
+      // Every event committed above delivered to the receiver.
+      const events = [...tallies].filter(([op]) => op !== 'webhook.delivery').reduce((a, [, t]) => a + t.outboxEvents, 0);
+      const deadline = Date.now() + 120_000;
+      while (arrivals.size < events && Date.now() < deadline) await sleep(50);
+      await relayAndDispatcher.stop();
+      if (arrivals.size < events) throw new Error(`only ${arrivals.size} of ${events} events reached the receiver`);
+      tally('webhook.delivery').count = arrivals.size;
+
+      // The relay and the dispatcher run concurrently, not one event at a time: a key is shared by
+      // events when it names no object of its own (DUE#2, WEBHOOKDUE#1) or only the merchant.
+      const merchantWide = (key: string) => !/[0-9a-f]{8}-[0-9a-f]{4}|evt_|_[0-9A-Za-z]{16,}/.test(key.replaceAll(merchant.merchantId, 'M'));
+      // Hash-placed shards: the expected load of one is its family's total over the member count.
+      const { dueShardCount } = await import('#shared/store/keys.ts');
+      const families = (_where: string, key: string) => {
+        const due = /^((?:MONEY|WEBHOOK)?DUE)#\d+$/.exec(key);
+        if (due) return { family: `${due[1]}#<n>`, members: dueShardCount };
+        const wallet = /^(MERCHANT#[^#]+)#SHARD#\d+$/.exec(key);
+        if (wallet && shards > 1) return { family: `${wallet[1]}#SHARD#<n>`, members: shards - 1 };
+        if (shards > 1 && key.includes(merchant.merchantId) && /#(TXN|EVENTS)|^EVENTS#/.test(key)) {
+          const listing = /^(.*?)(?:#(\d+))?$/.exec(key)!;
+          // The listing shards: shard 0 is the unsuffixed key, shard n ≥ 1 the key with `#<n>`.
+          if (/#(TXN|test|live|Pending|Completed|Failed|Processing|Cancelled|Expired|pending|retrying|delivered|dead_lettered|no_destination|endpoint_disabled)$/.test(listing[1]!))
+            return { family: `${listing[1]}[#<n>]`, members: shards };
+        }
+        return undefined;
+      };
+      const operations = [...tallies].map(([op, t]) => summarise(op, t, op === 'webhook.delivery' ? merchantWide : undefined, families));
+      const byName = new Map(operations.map((o) => [o.operation, o]));
+      const delivery = byName.get('webhook.delivery');
+      const withWebhooks = Object.fromEntries(
+        operations
+          .filter((o) => o.operation !== 'webhook.delivery')
+          .map((o) => {
+            const m = mixLoad(operations, { [o.operation]: 1, 'webhook.delivery': o.outboxEventsPerOperation });
+            return [o.operation, { ceilingPerSecond: Math.floor(1 / m.factor), limitedBy: `${m.hottest.where} ${m.hottest.pattern}` }];
+          }),
+      );
+      const target = mixLoad(operations, {
+        ...targetMix,
+        'webhook.delivery': Object.entries(targetMix).reduce((a, [op, rate]) => a + rate * (byName.get(op)?.outboxEventsPerOperation ?? 0), 0),
+      });
+      runs.push({ shards, operations, targetMix: target, withWebhooks });
+      print(runs.at(-1)!, delivery);
+    }
+
+    const report = {
+      generatedAt: new Date().toISOString(),
+      node: process.version,
+      operationsEach: perOperation,
+      limits,
+      prices,
+      targetMix,
+      runs: runs.map((r) => ({ ...r, operations: r.operations.map((o) => ({ ...o, keys: o.keys.filter((k) => k.rcu + k.wcu >= 0.05) })) })),
+    };
+    mkdirSync(resultsDir, { recursive: true });
+    writeFileSync(join(resultsDir, 'heat.json'), `${JSON.stringify(report, null, 2)}\n`);
+    console.log('\nwrote bench/results/heat.json');
+    return 0;
+  } catch (error) {
+    console.error('heat bench crashed:', error);
+    return 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+const pad = (s: string | number, n: number) => String(s).padEnd(n);
+const padStart = (s: string | number, n: number) => String(s).padStart(n);
+
+function print(run: Run, _delivery: OperationResult | undefined) {
+  const where = [...new Set(run.operations.flatMap((o) => Object.keys(o.perOperation)))].sort((a, b) => (a === 'table' ? -1 : b === 'table' ? 1 : a.localeCompare(b)));
+  console.log(`\nunits per operation (RCU/WCU): total, and on the hottest partition key`);
+  console.log(`${pad('operation', 18)}${where.map((w) => pad(`${w} total`, 14)).join('')}${padStart('ceiling/s', 11)}  $/M ops  round trips per step`);
+  for (const o of run.operations) {
+    const cells = where.map((w) => pad(o.perOperation[w] ? `${o.perOperation[w]!.rcu}/${o.perOperation[w]!.wcu}` : '-', 14)).join('');
+    const trips = Object.entries(o.roundTrips)
+      .map(([s, r]) => `${s} ${r.perInstance}`)
+      .join(', ');
+    console.log(`${pad(o.operation, 18)}${cells}${padStart(o.ceilingPerSecond === Infinity ? '∞' : o.ceilingPerSecond, 11)}  ${padStart(o.usdPerMillion.toFixed(2), 7)}  ${trips}`);
+  }
+  console.log(`\nhottest partition key per operation (units per operation, RCU/WCU)`);
+  for (const o of run.operations) {
+    for (const [w, h] of Object.entries(o.hottest)) console.log(`  ${pad(o.operation, 18)}${pad(w, 6)}${pad(h.pattern, 52)}${h.rcu}/${h.wcu}`);
+    console.log(`  ${pad(o.operation, 18)}ceiling ${o.ceilingPerSecond}/s alone, limited by ${o.limitedBy}; with its webhooks ${run.withWebhooks[o.operation]?.ceilingPerSecond ?? '-'}/s`);
+  }
+  const t = run.targetMix;
+  console.log(
+    `\ntarget mix ${Object.entries(t.rates)
+      .map(([op, r]) => `${op} ${Math.round(r)}/s`)
+      .join(' + ')}: load ${t.factor.toFixed(2)}× the hottest key's limit (${t.hottest.where} ${t.hottest.pattern}: ${t.hottest.rcu} RCU/s, ${t.hottest.wcu} WCU/s) → ${t.sustainable ? 'sustainable' : 'NOT sustainable'}`,
+  );
+  console.log(`prices: $${prices.usdPerMillionWrite}/M write units, $${prices.usdPerMillionRead}/M read units (on-demand, ${prices.region}, ${prices.tableClass}); limits ${limits.wcuPerKey} WCU/s, ${limits.rcuPerKey} RCU/s per partition key`);
+}
