@@ -14,7 +14,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, CfnTable, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -107,6 +107,7 @@ export class PaymentGatewayStack extends Stack {
   readonly webAcl: CfnWebACL;
   /** Environment every function gets from the deployment's context values. */
   private deploymentEnvironment: Record<string, string> = {};
+  private liveProvidersSecret: ISecret | undefined;
   /** One Lambda per route, by route id. */
   readonly functions: ReadonlyMap<string, GatewayFunction>;
   readonly observability: Observability;
@@ -237,7 +238,17 @@ export class PaymentGatewayStack extends Stack {
     // Deployment configuration passed to every function: `cdk deploy -c fxRateSourceUrl=https://…`
     // plugs the live FX rate source into settlements (shared/providers/fx-rates.ts).
     const fxRateSourceUrl: string | undefined = this.node.tryGetContext('fxRateSourceUrl');
-    this.deploymentEnvironment = { PUBLIC_BASE_URL: publicBaseUrl, ...(fxRateSourceUrl ? { FX_RATE_SOURCE_URL: fxRateSourceUrl } : {}) };
+    // `cdk deploy -c liveProvidersSecretArn=arn:…` installs the live wallet, refund and payout adapters
+    // (shared/providers/live, docs/operator-guide.md "Live providers") from that JSON secret at cold
+    // start; every function may move money through a service that loads them, so each may read it.
+    // Without it live mode refuses money operations with a 422, as before.
+    const liveProvidersSecretArn: string | undefined = this.node.tryGetContext('liveProvidersSecretArn');
+    this.liveProvidersSecret = liveProvidersSecretArn ? Secret.fromSecretCompleteArn(this, 'LiveProvidersSecret', liveProvidersSecretArn) : undefined;
+    this.deploymentEnvironment = {
+      PUBLIC_BASE_URL: publicBaseUrl,
+      ...(fxRateSourceUrl ? { FX_RATE_SOURCE_URL: fxRateSourceUrl } : {}),
+      ...(liveProvidersSecretArn ? { LIVE_PROVIDERS_SECRET_ARN: liveProvidersSecretArn } : {}),
+    };
     const functions = new Map<string, GatewayFunction>();
     // Rows of a Lambda group (routes.ts lambdaGroups: the dashboard) share one function, created with the first row.
     const groupFunctions = new Map<string, GatewayFunction>();
@@ -254,6 +265,7 @@ export class PaymentGatewayStack extends Stack {
           environment: this.deploymentEnvironment,
           ...(route.assets ? { assets: route.assets } : {}),
         });
+        this.liveProvidersSecret?.grantRead(fn);
         // Least privilege per route (docs/security-and-limits.md): item reads, queries and conditional
         // puts/updates only; unauthenticated code (hosted pages, provider callbacks) also confined to
         // its partitions by dynamodb:LeadingKeys.
@@ -315,6 +327,7 @@ export class PaymentGatewayStack extends Stack {
       timeout: Duration.seconds(job.timeoutSeconds),
       environment: { ...this.deploymentEnvironment, QUEUE_URL: this.webhookQueue.queueUrl, DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl },
     });
+    this.liveProvidersSecret?.grantRead(fn);
     if (job.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
     else this.table.grantReadData(fn);
     if (job.permissions.webhookQueue === 'send') this.webhookQueue.grantSendMessages(fn);

@@ -59,14 +59,28 @@ describe('PaymentGatewayStack', () => {
     for (const job of jobList) expect(stack.functions.has(job.id), job.id).toBe(true);
   });
 
-  it('passes deployment context (custom checkout host, live FX source) to every function', () => {
-    const configured = new PaymentGatewayStack(new App({ context: { 'aws:cdk:bundling-stacks': [], publicBaseUrl: 'https://pay.example.com', fxRateSourceUrl: 'https://fx.example.com/rates' } }), 'Configured');
-    const functions = Object.values(Template.fromStack(configured).findResources('AWS::Lambda::Function'));
+  it('passes deployment context (custom checkout host, live FX source, live providers secret) to every function', () => {
+    const liveArn = 'arn:aws:secretsmanager:us-east-1:111122223333:secret:gateway/live-providers-AbCdEf';
+    const context = { 'aws:cdk:bundling-stacks': [], publicBaseUrl: 'https://pay.example.com', fxRateSourceUrl: 'https://fx.example.com/rates', liveProvidersSecretArn: liveArn };
+    const configured = Template.fromStack(new PaymentGatewayStack(new App({ context }), 'Configured'));
+    const functions = Object.values(configured.findResources('AWS::Lambda::Function'));
     expect(functions.length).toBe(lambdaCount);
     for (const fn of functions) {
-      expect(fn.Properties.Environment.Variables).toMatchObject({ PUBLIC_BASE_URL: 'https://pay.example.com', FX_RATE_SOURCE_URL: 'https://fx.example.com/rates' });
+      expect(fn.Properties.Environment.Variables).toMatchObject({ PUBLIC_BASE_URL: 'https://pay.example.com', FX_RATE_SOURCE_URL: 'https://fx.example.com/rates', LIVE_PROVIDERS_SECRET_ARN: liveArn });
     }
-    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) expect(fn.Properties.Environment.Variables.FX_RATE_SOURCE_URL).toBeUndefined();
+    // Each function's role may read the live providers' secret (and nothing grants it without the context).
+    const readsLive = (t: Template) =>
+      Object.values(t.findResources('AWS::IAM::Policy')).filter((p) =>
+        (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some(
+          (st) => [st.Action].flat().includes('secretsmanager:GetSecretValue') && JSON.stringify(st.Resource).includes(liveArn),
+        ),
+      ).length;
+    expect(readsLive(configured)).toBe(lambdaCount);
+    expect(readsLive(template)).toBe(0);
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables.FX_RATE_SOURCE_URL).toBeUndefined();
+      expect(fn.Properties.Environment.Variables.LIVE_PROVIDERS_SECRET_ARN).toBeUndefined();
+    }
   });
 
   it('triggers each job as the jobs table says', () => {
