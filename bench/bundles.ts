@@ -85,7 +85,11 @@ function loadOnce(file: string, env: NodeJS.ProcessEnv): Promise<number> {
         if (code !== 0) throw new Error(`exit ${code}`);
         resolvePromise((JSON.parse(out) as { ms: number }).ms);
       } catch (error) {
-        reject(new Error(`importing ${relative(repoRoot, file).split(sep).join('/')} failed (${(error as Error).message}): ${err.slice(-1500) || out.slice(-500)}`));
+        reject(
+          new Error(
+            `importing ${relative(repoRoot, file).split(sep).join('/')} failed (${(error as Error).message}): ${err.slice(-1500) || out.slice(-500)}`,
+          ),
+        );
       }
     });
   });

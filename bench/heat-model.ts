@@ -68,7 +68,7 @@ export class Attributor {
       const names = (u.ExpressionAttributeNames ?? {}) as Record<string, string>;
       const values = (u.ExpressionAttributeValues ?? {}) as Record<string, AttributeValue>;
       const expression = String(u.UpdateExpression ?? '');
-      const resolve = (token: string) => (token.startsWith('#') ? names[token] ?? token : token);
+      const resolve = (token: string) => (token.startsWith('#') ? (names[token] ?? token) : token);
       const set = /SET\s+(.*?)(?=\s+(?:REMOVE|ADD|DELETE)\s|$)/s.exec(expression)?.[1] ?? '';
       for (const m of set.matchAll(/(#?[\w]+)\s*=\s*(:[\w]+)/g)) {
         const n = indexKeyAttribute(resolve(m[1]!));
@@ -79,7 +79,10 @@ export class Attributor {
         }
       }
       const remove = /REMOVE\s+(.*?)(?=\s+(?:SET|ADD|DELETE)\s|$)/s.exec(expression)?.[1] ?? '';
-      for (const token of remove.split(',').map((t) => t.trim()).filter(Boolean)) {
+      for (const token of remove
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean)) {
         const n = indexKeyAttribute(resolve(token));
         if (n && index[`GSI${n}`]) {
           moved.push({ where: `GSI${n}`, key: index[`GSI${n}`]!, weight: 1 });
@@ -122,7 +125,8 @@ export class Attributor {
         break;
       }
       case 'BatchGetItem':
-        for (const request of Object.values(input.RequestItems ?? {}) as { Keys: Record<string, AttributeValue>[] }[]) for (const k of request.Keys) keyOnly(k);
+        for (const request of Object.values(input.RequestItems ?? {}) as { Keys: Record<string, AttributeValue>[] }[])
+          for (const k of request.Keys) keyOnly(k);
         break;
       case 'TransactGetItems':
         for (const t of input.TransactItems ?? []) keyOnly(t.Get.Key);
@@ -178,7 +182,9 @@ export class OperationTally {
     this.steps.set(step, s);
     const field: keyof Units = attributed.read ? 'rcu' : 'wcu';
     if (record.command === 'TransactWriteItems')
-      this.outboxEvents += ((record.input.TransactItems as any[]) ?? []).filter((t) => t.Put && str(t.Put.Item.SK)?.startsWith('EVENT#')).length;
+      this.outboxEvents += ((record.input.TransactItems as any[]) ?? []).filter(
+        (t) => t.Put && str(t.Put.Item.SK)?.startsWith('EVENT#'),
+      ).length;
     for (const [where, units] of reported(record.consumed)) {
       const t = this.total.get(where) ?? { rcu: 0, wcu: 0 };
       t[field] += units;
@@ -244,12 +250,20 @@ export function summarise(operation: string, t: OperationTally, shared?: (key: s
         continue;
       }
       const id = `${k.where} ${f.family}`;
-      const g = grouped.get(id) ?? { where: k.where, key: `${f.family} (each of ${f.members})`, pattern: `${keyPattern(f.family)} (each of ${f.members})`, rcu: 0, wcu: 0, members: f.members };
+      const g = grouped.get(id) ?? {
+        where: k.where,
+        key: `${f.family} (each of ${f.members})`,
+        pattern: `${keyPattern(f.family)} (each of ${f.members})`,
+        rcu: 0,
+        wcu: 0,
+        members: f.members,
+      };
       g.rcu += k.rcu;
       g.wcu += k.wcu;
       grouped.set(id, g);
     }
-    for (const g of grouped.values()) keys.push({ where: g.where, key: g.key, pattern: g.pattern, rcu: round(g.rcu / g.members), wcu: round(g.wcu / g.members) });
+    for (const g of grouped.values())
+      keys.push({ where: g.where, key: g.key, pattern: g.pattern, rcu: round(g.rcu / g.members), wcu: round(g.wcu / g.members) });
   }
   const hottest: OperationResult['hottest'] = {};
   let ceilingPerSecond = Infinity;
@@ -257,7 +271,8 @@ export function summarise(operation: string, t: OperationTally, shared?: (key: s
   for (const k of keys) {
     const load = Math.max(k.wcu / limits.wcuPerKey, k.rcu / limits.rcuPerKey);
     const h = hottest[k.where];
-    if (!h || Math.max(h.wcu / limits.wcuPerKey, h.rcu / limits.rcuPerKey) < load) hottest[k.where] = { key: k.key, pattern: k.pattern, rcu: k.rcu, wcu: k.wcu };
+    if (!h || Math.max(h.wcu / limits.wcuPerKey, h.rcu / limits.rcuPerKey) < load)
+      hottest[k.where] = { key: k.key, pattern: k.pattern, rcu: k.rcu, wcu: k.wcu };
     if (load > 0 && 1 / load < ceilingPerSecond) {
       ceilingPerSecond = 1 / load;
       limitedBy = `${k.where} ${k.pattern} (${k.wcu / limits.wcuPerKey >= k.rcu / limits.rcuPerKey ? `${k.wcu} WCU` : `${k.rcu} RCU`})`;
@@ -268,7 +283,9 @@ export function summarise(operation: string, t: OperationTally, shared?: (key: s
   return {
     operation,
     instances: t.count,
-    roundTrips: Object.fromEntries([...t.steps].map(([step, s]) => [step, { perInstance: round(s.calls / n), commands: s.commands.slice(0, 12) }])),
+    roundTrips: Object.fromEntries(
+      [...t.steps].map(([step, s]) => [step, { perInstance: round(s.calls / n), commands: s.commands.slice(0, 12) }]),
+    ),
     perOperation,
     hottest,
     ceilingPerSecond: Math.floor(ceilingPerSecond),
@@ -304,5 +321,10 @@ export function mixLoad(results: OperationResult[], rates: Record<string, number
     const factor = Math.max(l.wcu / limits.wcuPerKey, l.rcu / limits.rcuPerKey);
     if (factor > worst.factor) worst = { factor, ...l };
   }
-  return { rates, factor: worst.factor, sustainable: worst.factor <= 1, hottest: { ...worst, rcu: round(worst.rcu), wcu: round(worst.wcu) } };
+  return {
+    rates,
+    factor: worst.factor,
+    sustainable: worst.factor <= 1,
+    hottest: { ...worst, rcu: round(worst.rcu), wcu: round(worst.wcu) },
+  };
 }

@@ -51,7 +51,8 @@ interface Run {
 export async function runHeatBench(): Promise<number> {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   const cleanup = async () => {
-    for (let next = cleanups.pop(); next; next = cleanups.pop()) await Promise.resolve(next()).catch((e: unknown) => console.error('cleanup failed:', e));
+    for (let next = cleanups.pop(); next; next = cleanups.pop())
+      await Promise.resolve(next()).catch((e: unknown) => console.error('cleanup failed:', e));
   };
   const onSignal = (signal: string) => {
     console.error(`\n${signal}: stopping`);
@@ -68,7 +69,10 @@ export async function runHeatBench(): Promise<number> {
     await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
 
     const peer = async (args: string[]) => {
-      const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-peers.ts', import.meta.url)), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-peers.ts', import.meta.url)), args, {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
       cleanups.push(() => new Promise((ok) => (child.exitCode !== null ? ok(undefined) : (child.once('exit', ok), child.kill('SIGTERM')))));
       const ready = await new Promise<string>((ok, fail) => {
         child.on('message', (m: { ready?: string }) => m.ready && ok(m.ready));
@@ -175,7 +179,12 @@ export async function runHeatBench(): Promise<number> {
         const response = await fetch(`${baseUrl}${path}`, {
           method: fields ? 'POST' : 'GET',
           redirect: 'manual',
-          ...(fields ? { headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' }, body: new URLSearchParams(fields).toString() } : {}),
+          ...(fields
+            ? {
+                headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+                body: new URLSearchParams(fields).toString(),
+              }
+            : {}),
         });
         const html = await response.text();
         return { status: response.status, html, csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] };
@@ -202,17 +211,28 @@ export async function runHeatBench(): Promise<number> {
 
       // The relay and the dispatcher, started in their own context.
       const relayAndDispatcher = jobsContext.run({ op: 'webhook.delivery' }, () =>
-        startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl }, [jobs.webhookRelay, jobs.webhookDispatcher]),
+        startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl }, [
+          jobs.webhookRelay,
+          jobs.webhookDispatcher,
+        ]),
       );
       cleanups.push(() => relayAndDispatcher.stop());
 
       const paid: string[] = [];
       for (let i = 0; i < perOperation; i++) {
         await instance('checkout.paid', async () => {
-          const created = await step('create', () => api('POST', '/Payment/initiate-checkout', { amount: 1500, description: 'Sale day order', orderRef: { orderRef: `HEAT${randomUUID().replaceAll('-', '').slice(0, 16)}` } }));
+          const created = await step('create', () =>
+            api('POST', '/Payment/initiate-checkout', {
+              amount: 1500,
+              description: 'Sale day order',
+              orderRef: { orderRef: `HEAT${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+            }),
+          );
           const path = `/pay/${created.paymentIntentId}`;
           const page = await step('page', () => form(path));
-          const card = await step('pay', () => form(`${path}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number: '4242424242424242', expiry: '12/39', cvc: '123' }));
+          const card = await step('pay', () =>
+            form(`${path}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number: '4242424242424242', expiry: '12/39', cvc: '123' }),
+          );
           if (card.status !== 303) throw new Error(`card form answered ${card.status}`);
           await step('sweeps', () => sweep([5_000, 20_000]));
           await expectStatus(created.paymentIntentId, 'Completed');
@@ -222,7 +242,14 @@ export async function runHeatBench(): Promise<number> {
       for (let i = 0; i < perOperation; i++) {
         await instance('deposit.approved', async () => {
           const r = await step('create', () =>
-            api('POST', '/Payment/deposit', { mobileNumber: '03001230000', amount: 1000, walletProvider: 1, description: 'Top up', orderRef: { orderRef: `HEATD${randomUUID().replaceAll('-', '').slice(0, 16)}` }, customerRef: { name: 'Ayesha Khan' } }),
+            api('POST', '/Payment/deposit', {
+              mobileNumber: '03001230000',
+              amount: 1000,
+              walletProvider: 1,
+              description: 'Top up',
+              orderRef: { orderRef: `HEATD${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+              customerRef: { name: 'Ayesha Khan' },
+            }),
           );
           await step('sweeps', () => sweep([5_000, 20_000]));
           await expectStatus(r.paymentIntentId, 'Completed');
@@ -264,7 +291,8 @@ export async function runHeatBench(): Promise<number> {
 
       // The relay and the dispatcher run concurrently, not one event at a time: a key is shared by
       // events when it names no object of its own (DUE#2, WEBHOOKDUE#1) or only the merchant.
-      const merchantWide = (key: string) => !/[0-9a-f]{8}-[0-9a-f]{4}|evt_|_[0-9A-Za-z]{16,}/.test(key.replaceAll(merchant.merchantId, 'M'));
+      const merchantWide = (key: string) =>
+        !/[0-9a-f]{8}-[0-9a-f]{4}|evt_|_[0-9A-Za-z]{16,}/.test(key.replaceAll(merchant.merchantId, 'M'));
       // Hash-placed shards: the expected load of one is its family's total over the member count.
       const { dueShardCount } = await import('#shared/store/keys.ts');
       const families = (_where: string, key: string) => {
@@ -275,7 +303,11 @@ export async function runHeatBench(): Promise<number> {
         if (shards > 1 && key.includes(merchant.merchantId) && /#(TXN|EVENTS)|^EVENTS#/.test(key)) {
           const listing = /^(.*?)(?:#(\d+))?$/.exec(key)!;
           // The listing shards: shard 0 is the unsuffixed key, shard n ≥ 1 the key with `#<n>`.
-          if (/#(TXN|test|live|Pending|Completed|Failed|Processing|Cancelled|Expired|pending|retrying|delivered|dead_lettered|no_destination|endpoint_disabled)$/.test(listing[1]!))
+          if (
+            /#(TXN|test|live|Pending|Completed|Failed|Processing|Cancelled|Expired|pending|retrying|delivered|dead_lettered|no_destination|endpoint_disabled)$/.test(
+              listing[1]!,
+            )
+          )
             return { family: `${listing[1]}[#<n>]`, members: shards };
         }
         return undefined;
@@ -293,7 +325,10 @@ export async function runHeatBench(): Promise<number> {
       );
       const target = mixLoad(operations, {
         ...targetMix,
-        'webhook.delivery': Object.entries(targetMix).reduce((a, [op, rate]) => a + rate * (byName.get(op)?.outboxEventsPerOperation ?? 0), 0),
+        'webhook.delivery': Object.entries(targetMix).reduce(
+          (a, [op, rate]) => a + rate * (byName.get(op)?.outboxEventsPerOperation ?? 0),
+          0,
+        ),
       });
       runs.push({ shards, operations, targetMix: target, withWebhooks });
       print(runs.at(-1)!, delivery);
@@ -324,26 +359,39 @@ const pad = (s: string | number, n: number) => String(s).padEnd(n);
 const padStart = (s: string | number, n: number) => String(s).padStart(n);
 
 function print(run: Run, _delivery: OperationResult | undefined) {
-  const where = [...new Set(run.operations.flatMap((o) => Object.keys(o.perOperation)))].sort((a, b) => (a === 'table' ? -1 : b === 'table' ? 1 : a.localeCompare(b)));
+  const where = [...new Set(run.operations.flatMap((o) => Object.keys(o.perOperation)))].sort((a, b) =>
+    a === 'table' ? -1 : b === 'table' ? 1 : a.localeCompare(b),
+  );
   console.log(`\nunits per operation (RCU/WCU): total, and on the hottest partition key`);
-  console.log(`${pad('operation', 18)}${where.map((w) => pad(`${w} total`, 14)).join('')}${padStart('ceiling/s', 11)}  $/M ops  round trips per step`);
+  console.log(
+    `${pad('operation', 18)}${where.map((w) => pad(`${w} total`, 14)).join('')}${padStart('ceiling/s', 11)}  $/M ops  round trips per step`,
+  );
   for (const o of run.operations) {
     const cells = where.map((w) => pad(o.perOperation[w] ? `${o.perOperation[w]!.rcu}/${o.perOperation[w]!.wcu}` : '-', 14)).join('');
     const trips = Object.entries(o.roundTrips)
       .map(([s, r]) => `${s} ${r.perInstance}`)
       .join(', ');
-    console.log(`${pad(o.operation, 18)}${cells}${padStart(o.ceilingPerSecond === Infinity ? '∞' : o.ceilingPerSecond, 11)}  ${padStart(o.usdPerMillion.toFixed(2), 7)}  ${trips}`);
+    console.log(
+      `${pad(o.operation, 18)}${cells}${padStart(o.ceilingPerSecond === Infinity ? '∞' : o.ceilingPerSecond, 11)}  ${padStart(o.usdPerMillion.toFixed(2), 7)}  ${trips}`,
+    );
   }
   console.log(`\nhottest partition key per operation (units per operation, RCU/WCU)`);
   for (const o of run.operations) {
-    for (const [w, h] of Object.entries(o.hottest)) console.log(`  ${pad(o.operation, 18)}${pad(w, 6)}${pad(h.pattern, 52)}${h.rcu}/${h.wcu}`);
-    console.log(`  ${pad(o.operation, 18)}ceiling ${o.ceilingPerSecond}/s alone, limited by ${o.limitedBy}; with its webhooks ${run.withWebhooks[o.operation]?.ceilingPerSecond ?? '-'}/s`);
+    for (const [w, h] of Object.entries(o.hottest))
+      console.log(`  ${pad(o.operation, 18)}${pad(w, 6)}${pad(h.pattern, 52)}${h.rcu}/${h.wcu}`);
+    console.log(
+      `  ${pad(o.operation, 18)}ceiling ${o.ceilingPerSecond}/s alone, limited by ${o.limitedBy}; with its webhooks ${run.withWebhooks[o.operation]?.ceilingPerSecond ?? '-'}/s`,
+    );
   }
   const t = run.targetMix;
   console.log(
     `\ntarget mix ${Object.entries(t.rates)
       .map(([op, r]) => `${op} ${Math.round(r)}/s`)
-      .join(' + ')}: load ${t.factor.toFixed(2)}× the hottest key's limit (${t.hottest.where} ${t.hottest.pattern}: ${t.hottest.rcu} RCU/s, ${t.hottest.wcu} WCU/s) → ${t.sustainable ? 'sustainable' : 'NOT sustainable'}`,
+      .join(
+        ' + ',
+      )}: load ${t.factor.toFixed(2)}× the hottest key's limit (${t.hottest.where} ${t.hottest.pattern}: ${t.hottest.rcu} RCU/s, ${t.hottest.wcu} WCU/s) → ${t.sustainable ? 'sustainable' : 'NOT sustainable'}`,
   );
-  console.log(`prices: $${prices.usdPerMillionWrite}/M write units, $${prices.usdPerMillionRead}/M read units (on-demand, ${prices.region}, ${prices.tableClass}); limits ${limits.wcuPerKey} WCU/s, ${limits.rcuPerKey} RCU/s per partition key`);
+  console.log(
+    `prices: $${prices.usdPerMillionWrite}/M write units, $${prices.usdPerMillionRead}/M read units (on-demand, ${prices.region}, ${prices.tableClass}); limits ${limits.wcuPerKey} WCU/s, ${limits.rcuPerKey} RCU/s per partition key`,
+  );
 }

@@ -56,11 +56,18 @@ function roundTripCell(r: RouteResult): string {
 export function missedTargets(routes: RouteResult[]): string[] {
   const missed: string[] = [];
   for (const r of routes) {
-    if (r.roundTrips?.met === false) missed.push(`${r.id}: ${r.roundTrips.calls} DynamoDB round trips (${r.roundTrips.commands.join(', ')}), target ≤ ${r.roundTrips.target}`);
-    if (r.bundle && 'bytes' in r.bundle && !r.bundle.met) missed.push(`${r.id}: bundle ${kB(r.bundle.bytes)} kB, target ≤ ${kB(r.bundle.target)} kB`);
-    if (r.load && 'medianMs' in r.load && !r.load.met) missed.push(`${r.id}: module load ${ms(r.load.medianMs)} ms, target ≤ ${r.load.target} ms`);
+    if (r.roundTrips?.met === false)
+      missed.push(
+        `${r.id}: ${r.roundTrips.calls} DynamoDB round trips (${r.roundTrips.commands.join(', ')}), target ≤ ${r.roundTrips.target}`,
+      );
+    if (r.bundle && 'bytes' in r.bundle && !r.bundle.met)
+      missed.push(`${r.id}: bundle ${kB(r.bundle.bytes)} kB, target ≤ ${kB(r.bundle.target)} kB`);
+    if (r.load && 'medianMs' in r.load && !r.load.met)
+      missed.push(`${r.id}: module load ${ms(r.load.medianMs)} ms, target ≤ ${r.load.target} ms`);
     if (targets.roundTrips[r.id as keyof typeof targets.roundTrips] !== undefined && !r.roundTrips) {
-      missed.push(`${r.id}: round trips not measured (${requestCell(r)}), target ≤ ${targets.roundTrips[r.id as keyof typeof targets.roundTrips]}`);
+      missed.push(
+        `${r.id}: round trips not measured (${requestCell(r)}), target ≤ ${targets.roundTrips[r.id as keyof typeof targets.roundTrips]}`,
+      );
     }
   }
   return missed;
@@ -85,7 +92,16 @@ export function renderReport(results: BenchResults): string {
   ]);
   const out = [
     table(
-      ['Route', 'Endpoint', 'Request', 'DDB round trips', 'Commands', `p50 / p95 ms (n=${results.latencyRequests})`, `Bundle kB (≤${kB(results.targets.bundleBytes)})`, `Load ms (≤${results.targets.loadMs})`],
+      [
+        'Route',
+        'Endpoint',
+        'Request',
+        'DDB round trips',
+        'Commands',
+        `p50 / p95 ms (n=${results.latencyRequests})`,
+        `Bundle kB (≤${kB(results.targets.bundleBytes)})`,
+        `Load ms (≤${results.targets.loadMs})`,
+      ],
       rows,
     ),
     '',
@@ -97,12 +113,15 @@ export function renderReport(results: BenchResults): string {
       n.push(`${r.id}: round trips varied over the latency run: ${r.roundTrips.minOverRun}..${r.roundTrips.maxOverRun}`);
     }
     if (r.latency?.failed) n.push(`${r.id}: ${r.latency.failed}/${r.latency.requests} latency requests did not answer as expected`);
-    if (r.bundle && 'topInputs' in r.bundle) n.push(`${r.id}: bundle by package: ${r.bundle.topInputs.map((t) => `${t.name} ${kB(t.bytes)}`).join(', ')} kB`);
+    if (r.bundle && 'topInputs' in r.bundle)
+      n.push(`${r.id}: bundle by package: ${r.bundle.topInputs.map((t) => `${t.name} ${kB(t.bytes)}`).join(', ')} kB`);
     if (r.load && 'runsMs' in r.load) n.push(`${r.id}: load runs ms: ${r.load.runsMs.map(ms).join(', ')}`);
     return n;
   });
   if (results.loadBaseline) {
-    notes.push(`load baseline (import() of an empty module in a fresh node): ${ms(results.loadBaseline.medianMs)} ms median, included in every load time`);
+    notes.push(
+      `load baseline (import() of an empty module in a fresh node): ${ms(results.loadBaseline.medianMs)} ms median, included in every load time`,
+    );
   }
   if (notes.length) out.push(...notes.map((n) => `  ${n}`), '');
   for (const e of results.errors) out.push(`ERROR  ${e}`);

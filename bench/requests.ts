@@ -38,7 +38,13 @@ function toRequest(route: Route, sample: RequestSample, ctx: SampleContext): Ben
     body = JSON.stringify(route.signature ? { ...json, signature: signBody(json, keys.secretKey) } : json);
     headers['Content-Type'] ??= 'application/json';
   }
-  return { method: route.method, path: `${path}${query}`, headers, ...(body !== undefined ? { body } : {}), ...(sample.expectStatus ? { expectStatus: sample.expectStatus } : {}) };
+  return {
+    method: route.method,
+    path: `${path}${query}`,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+    ...(sample.expectStatus ? { expectStatus: sample.expectStatus } : {}),
+  };
 }
 
 export function planRequest(route: Route, sample: Sample | undefined): RequestPlan {
@@ -73,6 +79,7 @@ export async function send(baseUrl: string, request: BenchRequest): Promise<Benc
     ...(request.body !== undefined ? { body: request.body } : {}),
   });
   const text = await response.text();
-  const ok = request.expectStatus !== undefined ? response.status === request.expectStatus : response.status >= 200 && response.status < 300;
+  const ok =
+    request.expectStatus !== undefined ? response.status === request.expectStatus : response.status >= 200 && response.status < 300;
   return { status: response.status, ok, text };
 }

@@ -91,11 +91,20 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-async function measureBundles(routes: readonly Route[], results: Map<string, RouteResult>, errors: string[]): Promise<LoadResult | undefined> {
+async function measureBundles(
+  routes: readonly Route[],
+  results: Map<string, RouteResult>,
+  errors: string[],
+): Promise<LoadResult | undefined> {
   const outDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   cleanups.push({ name: 'bundle dir', run: async () => rmSync(outDir, { recursive: true, force: true }) });
   // A function's environment: what the stack sets (no DYNAMODB_ENDPOINT in AWS, but harmless).
-  const env = lambdaLikeEnv({ ...benchEnv, DYNAMODB_ENDPOINT: 'http://127.0.0.1:1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' });
+  const env = lambdaLikeEnv({
+    ...benchEnv,
+    DYNAMODB_ENDPOINT: 'http://127.0.0.1:1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+  });
   let baseline: LoadResult | undefined;
   try {
     baseline = await measureBaselineLoad(outDir, env, loadRuns);
@@ -109,7 +118,12 @@ async function measureBundles(routes: readonly Route[], results: Map<string, Rou
     try {
       const bundle = await bundleRoute(route, outDir);
       file = bundle.file;
-      r.bundle = { bytes: bundle.bytes, target: targets.bundleBytes, met: bundle.bytes <= targets.bundleBytes, topInputs: bundle.topInputs };
+      r.bundle = {
+        bytes: bundle.bytes,
+        target: targets.bundleBytes,
+        met: bundle.bytes <= targets.bundleBytes,
+        topInputs: bundle.topInputs,
+      };
     } catch (error) {
       checkInterrupted();
       r.bundle = { error: (error as Error).message };
@@ -152,7 +166,8 @@ async function measureRequests(
       r.request.status = warm.status;
       if (!warm.ok) {
         r.request.problem = `${plan.kind === 'generic' ? 'generic request' : 'sample'} got ${warm.status}`;
-        if (plan.kind === 'sample') errors.push(`${route.id}: the sample in bench/samples.ts got ${warm.status}: ${warm.text.slice(0, 300)}`);
+        if (plan.kind === 'sample')
+          errors.push(`${route.id}: the sample in bench/samples.ts got ${warm.status}: ${warm.text.slice(0, 300)}`);
         continue;
       }
 
@@ -218,7 +233,10 @@ async function main(): Promise<number> {
   const started = performance.now();
   const errors: string[] = [];
   const results = new Map<string, RouteResult>(
-    routeList.map((route) => [route.id, { id: route.id, method: route.method, path: route.path, handler: route.handler, request: { kind: 'none' } }]),
+    routeList.map((route) => [
+      route.id,
+      { id: route.id, method: route.method, path: route.path, handler: route.handler, request: { kind: 'none' } },
+    ]),
   );
 
   // 1. Bundles and cold imports first, while DynamoDB Local is not yet competing for the CPU.
@@ -241,7 +259,11 @@ async function main(): Promise<number> {
       });
       await Promise.race([dynamo.stop(), killed]);
       const stopped = dynamo.process.exitCode !== null || dynamo.process.signalCode !== null;
-      console.log(stopped ? `stopped DynamoDB Local (pid ${dynamo.process.pid})` : `WARNING: DynamoDB Local (pid ${dynamo.process.pid}) may still be running`);
+      console.log(
+        stopped
+          ? `stopped DynamoDB Local (pid ${dynamo.process.pid})`
+          : `WARNING: DynamoDB Local (pid ${dynamo.process.pid}) may still be running`,
+      );
     },
   });
   checkInterrupted();

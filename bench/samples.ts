@@ -47,10 +47,18 @@ export const samples: Partial<Record<RouteId, Sample>> = {
   queryBalance: { note: 'no Idempotency-Key, default currency' },
   settlementSchedule: {},
   // The webhook events of a payment seeded once (not counted): lookup, then events and deliveries in parallel.
-  transactionEvents: async ({ merchant }) => ({ pathParameters: { reference: await benchPayment(merchant) }, note: 'orderRef lookup + 2 queries in parallel' }),
+  transactionEvents: async ({ merchant }) => ({
+    pathParameters: { reference: await benchPayment(merchant) },
+    note: 'orderRef lookup + 2 queries in parallel',
+  }),
   // A fresh orderRef each time (no Idempotency-Key): one transaction.
   initiateCheckout: ({ iteration }) => ({
-    body: { amount: 1500, description: 'Bench checkout', orderRef: { orderRef: `BENCHCHK${Date.now()}${iteration}` }, customerRef: { name: 'Bench Customer' } },
+    body: {
+      amount: 1500,
+      description: 'Bench checkout',
+      orderRef: { orderRef: `BENCHCHK${Date.now()}${iteration}` },
+      customerRef: { name: 'Bench Customer' },
+    },
     note: 'no Idempotency-Key, no callbackUrl',
   }),
   // A fresh Pending session each time (created before the request, not counted).
@@ -63,7 +71,13 @@ export const samples: Partial<Record<RouteId, Sample>> = {
     const { formToken } = await import('#shared/crypto/form-token.ts');
     return {
       pathParameters: { paymentIntentId },
-      form: { csrf: await formToken(`checkout:${paymentIntentId}`), name: 'Bench Customer', number: '4242424242424242', expiry: '12/39', cvc: '123' },
+      form: {
+        csrf: await formToken(`checkout:${paymentIntentId}`),
+        name: 'Bench Customer',
+        number: '4242424242424242',
+        expiry: '12/39',
+        cvc: '123',
+      },
       expectStatus: 303,
       note: 'sandbox card 4242: the Completed transaction (intent, event, journal, wallet)',
     };
@@ -100,7 +114,10 @@ export const samples: Partial<Record<RouteId, Sample>> = {
   createSettlement: async ({ merchant }) => {
     const { creditTestWallet } = await import('#shared/services/merchants.ts');
     await creditTestWallet(merchant.merchantId, 'test', 1_00, 'PKR');
-    return { body: { amount: 1, currency: 'PKR', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Bench Ltd' }, note: 'bank transfer, no conversion: one transaction (settlement, hold journal, wallet)' };
+    return {
+      body: { amount: 1, currency: 'PKR', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Bench Ltd' },
+      note: 'bank transfer, no conversion: one transaction (settlement, hold journal, wallet)',
+    };
   },
   getSettlement: async ({ merchant }) => ({ pathParameters: { id: await benchSettlement(merchant) }, note: 'one GetItem' }),
   listSettlements: async ({ merchant }) => {
@@ -108,7 +125,11 @@ export const samples: Partial<Record<RouteId, Sample>> = {
     return { query: { Page: '1', PageSize: '20' }, note: 'GSI1 page query + COUNT query in parallel' };
   },
   // A 10.00 refund of a large Completed payment, created once (not counted).
-  createRefund: async ({ merchant }) => ({ body: { trxnRef: await benchPayment(merchant), amount: 10, reason: 'Bench refund' }, expectStatus: 201, note: 'transaction lookup + one transaction (refund, reservation)' }),
+  createRefund: async ({ merchant }) => ({
+    body: { trxnRef: await benchPayment(merchant), amount: 10, reason: 'Bench refund' },
+    expectStatus: 201,
+    note: 'transaction lookup + one transaction (refund, reservation)',
+  }),
   getRefund: async ({ merchant }) => ({ pathParameters: { id: await benchRefund(merchant) }, note: 'one GetItem' }),
   listRefunds: async ({ merchant }) => {
     const trxnRef = await benchPayment(merchant);
@@ -127,7 +148,12 @@ function benchSettlement(merchant: SampleMerchant): Promise<string> {
     await creditTestWallet(merchant.merchantId, 'test', 10_00, 'PKR');
     const view = await createSettlement(
       { merchantId: merchant.merchantId, mode: 'test', fee: defaultFees.settlement, traceId: 'bench' },
-      { amountMinor: 10_00, currency: 'PKR', payoutCurrency: 'PKR', destination: { type: 'bank', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Bench Ltd' } },
+      {
+        amountMinor: 10_00,
+        currency: 'PKR',
+        payoutCurrency: 'PKR',
+        destination: { type: 'bank', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Bench Ltd' },
+      },
       () => undefined,
     );
     return view.id;
@@ -179,7 +205,11 @@ function benchRefund(merchant: SampleMerchant): Promise<string> {
   refundId ??= (async () => {
     const { createRefund } = await import('#shared/services/refunds.ts');
     const { defaultFees } = await import('#shared/domain/merchant.ts');
-    const view = await createRefund({ merchantId: merchant.merchantId, mode: 'test', fee: defaultFees.refund, traceId: 'bench' }, { trxnRef: await benchPayment(merchant), amount: 10 }, () => undefined);
+    const view = await createRefund(
+      { merchantId: merchant.merchantId, mode: 'test', fee: defaultFees.refund, traceId: 'bench' },
+      { trxnRef: await benchPayment(merchant), amount: 10 },
+      () => undefined,
+    );
     return view.id;
   })();
   return refundId;

@@ -52,7 +52,8 @@ async function waitUntil(done: () => boolean, timeoutMs: number, what: string) {
 export async function runWebhookBench(): Promise<number> {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   const cleanup = async () => {
-    for (let next = cleanups.pop(); next; next = cleanups.pop()) await Promise.resolve(next()).catch((e: unknown) => console.error('cleanup failed:', e));
+    for (let next = cleanups.pop(); next; next = cleanups.pop())
+      await Promise.resolve(next()).catch((e: unknown) => console.error('cleanup failed:', e));
   };
   let interrupted = false;
   const onSignal = (signal: string) => {
@@ -86,7 +87,10 @@ export async function runWebhookBench(): Promise<number> {
     process.env.TABLE_NAME = 'payment-gateway-webhook-bench';
     await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
     const peer = async (args: string[]) => {
-      const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-peers.ts', import.meta.url)), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-peers.ts', import.meta.url)), args, {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
       cleanups.push(() => new Promise((ok) => (child.exitCode !== null ? ok(undefined) : (child.once('exit', ok), child.kill('SIGTERM')))));
       const ready = await new Promise<string>((ok, fail) => {
         child.on('message', (m: { ready?: string }) => m.ready && ok(m.ready));
@@ -118,7 +122,10 @@ export async function runWebhookBench(): Promise<number> {
     const newIntent = () => seedIntent(merchant.merchantId, 'test', { description: 'Bench order' });
 
     // 3. Commit-to-receiver latency.
-    const relayAndDispatcher = startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl }, [jobs.webhookRelay, jobs.webhookDispatcher]);
+    const relayAndDispatcher = startJobs(
+      { queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl },
+      [jobs.webhookRelay, jobs.webhookDispatcher],
+    );
     cleanups.push(() => relayAndDispatcher.stop());
     const warmup = 20;
     console.log(`latency: ${warmup} warm-up + ${eventsForLatency} status changes, one every ${gapMs} ms...`);
@@ -196,9 +203,10 @@ export async function runWebhookBench(): Promise<number> {
     }
     const started = Date.now();
     const cpuBefore = process.cpuUsage();
-    const dispatcher = startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl, queuePollers: pollers }, [
-      jobs.webhookDispatcher,
-    ]);
+    const dispatcher = startJobs(
+      { queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl, queuePollers: pollers },
+      [jobs.webhookDispatcher],
+    );
     cleanups.push(() => dispatcher.stop());
     await waitUntil(() => arrivals.size >= deliveriesForThroughput, 300_000, 'every queued delivery at the receiver');
     const seconds = (Math.max(...arrivals.values()) - started) / 1000;
@@ -206,7 +214,14 @@ export async function runWebhookBench(): Promise<number> {
     // CPU this process spent per delivery: what one dispatcher process could do if DynamoDB Local and
     // the other processes sharing the machine kept up.
     const cpuMsPerDelivery = (cpu.user + cpu.system) / 1000 / deliveriesForThroughput;
-    const throughput = { deliveries: deliveriesForThroughput, seconds, perSecond: deliveriesForThroughput / seconds, pollers, cpuMsPerDelivery, cpuBoundPerSecond: 1000 / cpuMsPerDelivery };
+    const throughput = {
+      deliveries: deliveriesForThroughput,
+      seconds,
+      perSecond: deliveriesForThroughput / seconds,
+      pollers,
+      cpuMsPerDelivery,
+      cpuBoundPerSecond: 1000 / cpuMsPerDelivery,
+    };
 
     const t = targets.webhooks;
     const report = {
@@ -222,7 +237,9 @@ export async function runWebhookBench(): Promise<number> {
     console.log(`
 commit → receiver latency (n=${latency.events}): p50 ${latency.p50Ms.toFixed(0)} ms (≤ ${t.p50Ms}) ${mark(latency.p50Ms <= t.p50Ms)}, p99 ${latency.p99Ms.toFixed(0)} ms (≤ ${t.p99Ms}) ${mark(latency.p99Ms <= t.p99Ms)}, max ${latency.maxMs.toFixed(0)} ms
 deliveries per second, one dispatcher process: ${throughput.perSecond.toFixed(0)}/s (≥ ${t.deliveriesPerSecond}) ${mark(report.throughput.met)} (${throughput.deliveries} in ${seconds.toFixed(2)} s, ${pollers} pollers × 10; its CPU: ${cpuMsPerDelivery.toFixed(2)} ms per delivery, ≈ ${throughput.cpuBoundPerSecond.toFixed(0)}/s if it were the only limit)
-bundles: ${Object.entries(bundles).map(([id, b]) => ('bytes' in b ? `${id} ${(b.bytes / 1000).toFixed(1)} kB ${mark(b.met)}` : `${id} ERROR`)).join(', ')} (≤ ${(targets.bundleBytes / 1000).toFixed(0)} kB)`);
+bundles: ${Object.entries(bundles)
+      .map(([id, b]) => ('bytes' in b ? `${id} ${(b.bytes / 1000).toFixed(1)} kB ${mark(b.met)}` : `${id} ERROR`))
+      .join(', ')} (≤ ${(targets.bundleBytes / 1000).toFixed(0)} kB)`);
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(join(resultsDir, 'webhooks.json'), `${JSON.stringify(report, null, 2)}\n`);
     console.log('wrote bench/results/webhooks.json');

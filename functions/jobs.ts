@@ -23,7 +23,12 @@ export interface Job {
   readonly handler: string;
   readonly trigger: JobTrigger;
   /** Grants in AWS; `secrets` as in routes.ts (only the dispatcher unseals webhook signing secrets). */
-  readonly permissions: { readonly table: 'read' | 'readWrite'; readonly secrets: readonly SecretName[]; readonly webhookQueue?: 'send'; readonly deadLetterQueue?: 'send' };
+  readonly permissions: {
+    readonly table: 'read' | 'readWrite';
+    readonly secrets: readonly SecretName[];
+    readonly webhookQueue?: 'send';
+    readonly deadLetterQueue?: 'send';
+  };
   readonly timeoutSeconds: number;
   readonly summary: string;
 }
@@ -37,7 +42,8 @@ export const jobs = {
     trigger: { kind: 'schedule', everySeconds: 60 },
     permissions: { table: 'readWrite', secrets: [] },
     timeoutSeconds: 60,
-    summary: 'Applies what is due: expired sessions, sandbox outcomes, reconciliation, settlement and refund processing, automatic settlements (GSI2 due index, no scans).',
+    summary:
+      'Applies what is due: expired sessions, sandbox outcomes, reconciliation, settlement and refund processing, automatic settlements (GSI2 due index, no scans).',
   },
   webhookRelay: {
     id: 'webhookRelay',
@@ -72,7 +78,8 @@ export const jobs = {
     trigger: { kind: 'schedule', everySeconds: 86400 },
     permissions: { table: 'read', secrets: [] },
     timeoutSeconds: 900,
-    summary: 'Daily full ledger verification: every wallet, journal, payment, settlement and refund (docs/ledger-verification.md); emits LedgerDiscrepancies.',
+    summary:
+      'Daily full ledger verification: every wallet, journal, payment, settlement and refund (docs/ledger-verification.md); emits LedgerDiscrepancies.',
   },
   webhookSweeper: {
     id: 'webhookSweeper',
@@ -80,7 +87,8 @@ export const jobs = {
     trigger: { kind: 'schedule', everySeconds: 60 },
     permissions: { table: 'readWrite', webhookQueue: 'send', secrets: [] }, // readWrite: moves due-index entries, event pointers
     timeoutSeconds: 60,
-    summary: 'Webhook safety sweep: sends again outbox events with no delivery record and retries overdue or parked (GSI2 due index, no scans).',
+    summary:
+      'Webhook safety sweep: sends again outbox events with no delivery record and retries overdue or parked (GSI2 due index, no scans).',
   },
 } as const satisfies Record<string, Job>;
 

@@ -20,8 +20,16 @@ export { supportedVersions, type HttpMethod, type LambdaGroupId, type Route, typ
  * The group's handler dispatches an event to the row's own handler by method and path template.
  */
 export const lambdaGroups = {
-  dashboardSignIn: { id: 'dashboardSignIn', handler: 'functions/dashboard/sign-in-lambda.ts', summary: 'Merchant dashboard: invitation, password, 2FA enrolment, sign-in and sign-out pages.' },
-  dashboardApp: { id: 'dashboardApp', handler: 'functions/dashboard/app-lambda.ts', summary: 'Merchant dashboard: the signed-in pages and actions.' },
+  dashboardSignIn: {
+    id: 'dashboardSignIn',
+    handler: 'functions/dashboard/sign-in-lambda.ts',
+    summary: 'Merchant dashboard: invitation, password, 2FA enrolment, sign-in and sign-out pages.',
+  },
+  dashboardApp: {
+    id: 'dashboardApp',
+    handler: 'functions/dashboard/app-lambda.ts',
+    summary: 'Merchant dashboard: the signed-in pages and actions.',
+  },
 } as const satisfies Record<LambdaGroupId, { id: LambdaGroupId; handler: string; summary: string }>;
 
 /**
@@ -67,8 +75,16 @@ export const routes = {
     scope: 'settlements',
     signature: true,
     permissions: { table: 'readWrite', secrets: ['masterKey'] },
-    summary: 'Settle wallet funds to a bank account or a USDT address (TRC20/ERC20); the amount is held until Completed, Failed or Cancelled.',
-    doc: { tag: 'Settlements', success: { status: 200, schema: 'Settlement' }, problems: [422], example: { body: { amount: 5000, currency: 'PKR', bankName: 'Meezan Bank', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme Traders' } } },
+    summary:
+      'Settle wallet funds to a bank account or a USDT address (TRC20/ERC20); the amount is held until Completed, Failed or Cancelled.',
+    doc: {
+      tag: 'Settlements',
+      success: { status: 200, schema: 'Settlement' },
+      problems: [422],
+      example: {
+        body: { amount: 5000, currency: 'PKR', bankName: 'Meezan Bank', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme Traders' },
+      },
+    },
   },
   // The literal /Settlements/schedule above wins over /Settlements/{id} (local server and API Gateway).
   getSettlement: {
@@ -81,7 +97,12 @@ export const routes = {
     signature: false,
     permissions: { table: 'read', secrets: [] },
     summary: 'One settlement by id (404 for another merchant’s or mode’s, 400 for a non-uuid).',
-    doc: { tag: 'Settlements', success: { status: 200, schema: 'Settlement' }, problems: [404], example: { path: { id: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } } },
+    doc: {
+      tag: 'Settlements',
+      success: { status: 200, schema: 'Settlement' },
+      problems: [404],
+      example: { path: { id: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
+    },
   },
   listSettlements: {
     id: 'listSettlements',
@@ -92,8 +113,13 @@ export const routes = {
     scope: 'read',
     signature: false,
     permissions: { table: 'read', secrets: [] },
-    summary: 'The merchant’s settlements, newest first: MerchantId, Status, From, To, Page, PageSize (1-100); page envelope of docs/merchant-guide.md, Listing transactions.',
-    doc: { tag: 'Settlements', success: { status: 200, schema: 'SettlementPage' }, example: { query: { Status: '3', From: '2025-01-01', PageSize: '20' } } },
+    summary:
+      'The merchant’s settlements, newest first: MerchantId, Status, From, To, Page, PageSize (1-100); page envelope of docs/merchant-guide.md, Listing transactions.',
+    doc: {
+      tag: 'Settlements',
+      success: { status: 200, schema: 'SettlementPage' },
+      example: { query: { Status: '3', From: '2025-01-01', PageSize: '20' } },
+    },
   },
   createRefund: {
     id: 'createRefund',
@@ -105,7 +131,12 @@ export const routes = {
     signature: true,
     permissions: { table: 'readWrite', secrets: ['masterKey'] },
     summary: 'Refund all (amount omitted) or part of a Completed checkout or deposit; 201, Pending until the operator approves.',
-    doc: { tag: 'Refunds', success: { status: 201, schema: 'Refund' }, problems: [404, 422], example: { body: { trxnRef: 'ORDER1001', amount: 500, reason: 'Customer returned one item' } } },
+    doc: {
+      tag: 'Refunds',
+      success: { status: 201, schema: 'Refund' },
+      problems: [404, 422],
+      example: { body: { trxnRef: 'ORDER1001', amount: 500, reason: 'Customer returned one item' } },
+    },
   },
   getRefund: {
     id: 'getRefund',
@@ -117,7 +148,12 @@ export const routes = {
     signature: false,
     permissions: { table: 'read', secrets: [] },
     summary: 'One refund by id (404 for another merchant’s or mode’s, 400 for a non-uuid).',
-    doc: { tag: 'Refunds', success: { status: 200, schema: 'Refund' }, problems: [404], example: { path: { id: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } } },
+    doc: {
+      tag: 'Refunds',
+      success: { status: 200, schema: 'Refund' },
+      problems: [404],
+      example: { path: { id: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
+    },
   },
   listRefunds: {
     id: 'listRefunds',
@@ -141,7 +177,21 @@ export const routes = {
     signature: true,
     permissions: { table: 'readWrite', secrets: ['masterKey'] },
     summary: 'Creates a hosted checkout session (30 minutes): paymentIntentId, checkoutUrl, expiresAt.',
-    doc: { tag: 'Payments', success: { status: 200, schema: 'CheckoutCreated' }, problems: [422], example: { body: { amount: 1500, currency: 'PKR', description: 'Order 1001', orderRef: { orderRef: 'ORDER1001' }, customerRef: { name: 'Ayesha Khan', email: 'ayesha@example.com' }, callbackUrl: 'https://merchant.example.com/orders/1001' } } },
+    doc: {
+      tag: 'Payments',
+      success: { status: 200, schema: 'CheckoutCreated' },
+      problems: [422],
+      example: {
+        body: {
+          amount: 1500,
+          currency: 'PKR',
+          description: 'Order 1001',
+          orderRef: { orderRef: 'ORDER1001' },
+          customerRef: { name: 'Ayesha Khan', email: 'ayesha@example.com' },
+          callbackUrl: 'https://merchant.example.com/orders/1001',
+        },
+      },
+    },
   },
   // The hosted checkout page (docs/merchant-guide.md, Hosted checkout): public HTML, form posts with an anti-CSRF token, 303 redirects.
   checkoutPage: {
@@ -152,8 +202,14 @@ export const routes = {
     auth: 'none',
     signature: false,
     permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] }, // an overdue session is moved to Expired when opened
-    summary: 'Hosted checkout page (HTML): card and wallet forms, the wallet approval wait, the result or expired page, or a 303 to callbackUrl.',
-    doc: { tag: 'Hosted checkout', success: { status: 200, schema: 'html' }, problems: [404, 410], example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } } },
+    summary:
+      'Hosted checkout page (HTML): card and wallet forms, the wallet approval wait, the result or expired page, or a 303 to callbackUrl.',
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'html' },
+      problems: [404, 410],
+      example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
+    },
   },
   checkoutCard: {
     id: 'checkoutCard',
@@ -164,7 +220,12 @@ export const routes = {
     signature: false,
     permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
     summary: 'Hosted checkout: pay by card (form post; only brand, last four and expiry are kept).',
-    doc: { tag: 'Hosted checkout', success: { status: 200, schema: 'html' }, problems: [400, 403, 404, 409, 410], example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } } },
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'html' },
+      problems: [400, 403, 404, 409, 410],
+      example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
+    },
   },
   checkoutWallet: {
     id: 'checkoutWallet',
@@ -175,7 +236,12 @@ export const routes = {
     signature: false,
     permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
     summary: 'Hosted checkout: pay with a mobile wallet, step 1 (provider and number; the OTP is sent).',
-    doc: { tag: 'Hosted checkout', success: { status: 200, schema: 'html' }, problems: [400, 403, 404, 409, 410], example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } } },
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'html' },
+      problems: [400, 403, 404, 409, 410],
+      example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
+    },
   },
   checkoutOtp: {
     id: 'checkoutOtp',
@@ -186,7 +252,12 @@ export const routes = {
     signature: false,
     permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
     summary: 'Hosted checkout: pay with a mobile wallet, step 2 (the OTP; then the customer approves on the phone).',
-    doc: { tag: 'Hosted checkout', success: { status: 200, schema: 'html' }, problems: [400, 403, 404, 409, 410], example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } } },
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'html' },
+      problems: [400, 403, 404, 409, 410],
+      example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
+    },
   },
   checkoutCancel: {
     id: 'checkoutCancel',
@@ -197,7 +268,12 @@ export const routes = {
     signature: false,
     permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
     summary: 'Hosted checkout: the customer cancels (Cancelled).',
-    doc: { tag: 'Hosted checkout', success: { status: 200, schema: 'html' }, problems: [400, 403, 404, 409, 410], example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } } },
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'html' },
+      problems: [400, 403, 404, 409, 410],
+      example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
+    },
   },
   listTransactions: {
     id: 'listTransactions',
@@ -208,8 +284,13 @@ export const routes = {
     scope: 'read',
     signature: false,
     permissions: { table: 'read', secrets: [] },
-    summary: 'The merchant’s transactions in the key’s mode, newest first: status, intentType, from, to, orderRef, limit (1-100), startingAfter; { items, hasMore }.',
-    doc: { tag: 'Transactions', success: { status: 200, schema: 'TransactionList' }, example: { query: { status: 'Completed', intentType: 'checkout', limit: '20' } } },
+    summary:
+      'The merchant’s transactions in the key’s mode, newest first: status, intentType, from, to, orderRef, limit (1-100), startingAfter; { items, hasMore }.',
+    doc: {
+      tag: 'Transactions',
+      success: { status: 200, schema: 'TransactionList' },
+      example: { query: { status: 'Completed', intentType: 'checkout', limit: '20' } },
+    },
   },
   transactionByRef: {
     id: 'transactionByRef',
@@ -221,7 +302,12 @@ export const routes = {
     signature: false,
     permissions: { table: 'read', secrets: [] },
     summary: 'A transaction by orderRef, paymentIntentId or transactionReference (also the payout status inquiry).',
-    doc: { tag: 'Transactions', success: { status: 200, schema: 'Transaction' }, problems: [404], example: { path: { reference: 'ORDER1001' } } },
+    doc: {
+      tag: 'Transactions',
+      success: { status: 200, schema: 'Transaction' },
+      problems: [404],
+      example: { path: { reference: 'ORDER1001' } },
+    },
   },
   transactionByRefAlias: {
     id: 'transactionByRefAlias',
@@ -233,7 +319,12 @@ export const routes = {
     signature: false,
     permissions: { table: 'read', secrets: [] },
     summary: 'Alias of Transaction/by-ref/{reference}.',
-    doc: { tag: 'Transactions', success: { status: 200, schema: 'Transaction' }, problems: [404], example: { path: { reference: 'ORDER1001' } } },
+    doc: {
+      tag: 'Transactions',
+      success: { status: 200, schema: 'Transaction' },
+      problems: [404],
+      example: { path: { reference: 'ORDER1001' } },
+    },
   },
   transactionEvents: {
     id: 'transactionEvents',
@@ -244,8 +335,14 @@ export const routes = {
     scope: 'read',
     signature: false,
     permissions: { table: 'read', secrets: [] },
-    summary: 'The webhook events of a transaction (by orderRef, paymentIntentId or transactionReference), oldest first, with their delivery state.',
-    doc: { tag: 'Webhooks', success: { status: 200, schema: 'TransactionEvents' }, problems: [404], example: { path: { reference: 'ORDER1001' } } },
+    summary:
+      'The webhook events of a transaction (by orderRef, paymentIntentId or transactionReference), oldest first, with their delivery state.',
+    doc: {
+      tag: 'Webhooks',
+      success: { status: 200, schema: 'TransactionEvents' },
+      problems: [404],
+      example: { path: { reference: 'ORDER1001' } },
+    },
   },
   eventAttempts: {
     id: 'eventAttempts',
@@ -257,7 +354,12 @@ export const routes = {
     signature: false,
     permissions: { table: 'read', secrets: [] },
     summary: 'The delivery log of one webhook event: every attempt with its time, status code, duration and error.',
-    doc: { tag: 'Webhooks', success: { status: 200, schema: 'EventAttempts' }, problems: [404], example: { path: { eventId: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c' } } },
+    doc: {
+      tag: 'Webhooks',
+      success: { status: 200, schema: 'EventAttempts' },
+      problems: [404],
+      example: { path: { eventId: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c' } },
+    },
   },
   listEvents: {
     id: 'listEvents',
@@ -268,8 +370,13 @@ export const routes = {
     scope: 'read',
     signature: false,
     permissions: { table: 'read', secrets: [] },
-    summary: 'The merchant’s webhook events in the key’s mode (kept 30 days), newest first: type, since, until, deliveryState, limit (1-100), startingAfter; { items, hasMore }.',
-    doc: { tag: 'Webhooks', success: { status: 200, schema: 'EventList' }, example: { query: { type: 'RefundStatusChanged', deliveryState: 'delivered', limit: '20' } } },
+    summary:
+      'The merchant’s webhook events in the key’s mode (kept 30 days), newest first: type, since, until, deliveryState, limit (1-100), startingAfter; { items, hasMore }.',
+    doc: {
+      tag: 'Webhooks',
+      success: { status: 200, schema: 'EventList' },
+      example: { query: { type: 'RefundStatusChanged', deliveryState: 'delivered', limit: '20' } },
+    },
   },
   resendEvent: {
     id: 'resendEvent',
@@ -281,7 +388,12 @@ export const routes = {
     signature: 'ifPresent', // no body needed; a body that carries `signature` is checked (docs/merchant-guide.md, Signing a request body)
     permissions: { table: 'readWrite', secrets: ['masterKey'] },
     summary: 'Queues a new delivery of a webhook event (same event id, full retry schedule); 202 with the resend id.',
-    doc: { tag: 'Webhooks', success: { status: 202, schema: 'ResendQueued' }, problems: [400, 401, 404], example: { path: { eventId: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c' } } },
+    doc: {
+      tag: 'Webhooks',
+      success: { status: 202, schema: 'ResendQueued' },
+      problems: [400, 401, 404],
+      example: { path: { eventId: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c' } },
+    },
   },
   deposit: {
     id: 'deposit',
@@ -293,7 +405,21 @@ export const routes = {
     signature: true,
     permissions: { table: 'readWrite', secrets: ['masterKey'] },
     summary: 'Start a mobile-wallet charge (deposit); Pending until the customer approves on the handset.',
-    doc: { tag: 'Payments', success: { status: 200, schema: 'DepositCreated' }, problems: [422], example: { body: { mobileNumber: '03001234567', amount: 1500, walletProvider: 1, currency: 'PKR', description: 'Order 1002', orderRef: { orderRef: 'ORDER1002' } } } },
+    doc: {
+      tag: 'Payments',
+      success: { status: 200, schema: 'DepositCreated' },
+      problems: [422],
+      example: {
+        body: {
+          mobileNumber: '03001234567',
+          amount: 1500,
+          walletProvider: 1,
+          currency: 'PKR',
+          description: 'Order 1002',
+          orderRef: { orderRef: 'ORDER1002' },
+        },
+      },
+    },
   },
   walletProviderCallback: {
     id: 'walletProviderCallback',
@@ -305,7 +431,12 @@ export const routes = {
     formBody: true,
     permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed', 'providerReference'] },
     summary: 'A wallet provider’s signed charge notification (provider-facing, not for merchants).',
-    doc: { tag: 'Providers', success: { status: 200, schema: 'ProviderCallbackResult' }, problems: [401, 404, 409], example: { path: { provider: 'jazzcash' } } },
+    doc: {
+      tag: 'Providers',
+      success: { status: 200, schema: 'ProviderCallbackResult' },
+      problems: [401, 404, 409],
+      example: { path: { provider: 'jazzcash' } },
+    },
   },
   withdraw: {
     id: 'withdraw',
@@ -316,8 +447,23 @@ export const routes = {
     scope: 'payouts',
     signature: true,
     permissions: { table: 'readWrite', secrets: ['masterKey'] },
-    summary: 'Create a withdrawal (payout) to a bank or wallet account: amount + fee held at once; sent to the bank now (autoProcessPayout) or after operator approval.',
-    doc: { tag: 'Payouts', success: { status: 200, schema: 'Withdrawal' }, problems: [422], example: { body: { amount: 2500, currency: 'PKR', description: 'Supplier payout 77', orderRef: { orderRef: 'PAYOUT77' }, customerRef: { bankAccountNumber: 'PK36SCBL0000001123456702', bankCode: 'SCBL', accountTitle: 'Bilal Ahmed' }, autoProcessPayout: true } } },
+    summary:
+      'Create a withdrawal (payout) to a bank or wallet account: amount + fee held at once; sent to the bank now (autoProcessPayout) or after operator approval.',
+    doc: {
+      tag: 'Payouts',
+      success: { status: 200, schema: 'Withdrawal' },
+      problems: [422],
+      example: {
+        body: {
+          amount: 2500,
+          currency: 'PKR',
+          description: 'Supplier payout 77',
+          orderRef: { orderRef: 'PAYOUT77' },
+          customerRef: { bankAccountNumber: 'PK36SCBL0000001123456702', bankCode: 'SCBL', accountTitle: 'Bilal Ahmed' },
+          autoProcessPayout: true,
+        },
+      },
+    },
   },
   // The machine-readable contract (shared/openapi/document.ts; docs/openapi.json is the same file).
   openApiDocument: {
@@ -787,7 +933,8 @@ export const routes = {
     lambda: 'dashboardApp',
     signature: false,
     permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
-    summary: 'Dashboard: request a settlement to a bank account or a USDT address: a preview (fee, net, FX rate) first, then the confirmation.',
+    summary:
+      'Dashboard: request a settlement to a bank account or a USDT address: a preview (fee, net, FX rate) first, then the confirmation.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardSettlement: {
@@ -807,4 +954,3 @@ export const routes = {
 
 export type RouteId = keyof typeof routes;
 export const routeList: readonly Route[] = Object.values(routes);
-

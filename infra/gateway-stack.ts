@@ -47,7 +47,10 @@ const gatewayProblems: readonly { type: ResponseType; problem: HttpProblem; head
   { type: ResponseType.REQUEST_TOO_LARGE, problem: problems.tooLarge(10 * 1024 * 1024) },
   { type: ResponseType.WAF_FILTERED, problem: problems.forbidden('The request was blocked.') },
   // Catch-alls: the usual status varies by cause, but the body states one, so it is fixed.
-  { type: ResponseType.DEFAULT_4XX, problem: problems.badRequest('The request could not be processed.', { '(request)': ['refused by the API gateway'] }) },
+  {
+    type: ResponseType.DEFAULT_4XX,
+    problem: problems.badRequest('The request could not be processed.', { '(request)': ['refused by the API gateway'] }),
+  },
   { type: ResponseType.DEFAULT_5XX, problem: problems.internal() },
 ];
 
@@ -67,7 +70,14 @@ function resourcePaths(route: Route): string[] {
  */
 export const routeTableActions = {
   read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
-  readWrite: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  readWrite: [
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+  ],
 } as const;
 
 /**
@@ -82,7 +92,9 @@ export function routeTablePolicy(route: Route, tableArn: string): PolicyStatemen
   return new PolicyStatement({
     actions,
     resources: [tableArn],
-    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': route.permissions.partitions.map((family) => `${partitionPrefixes[family]}*`) } },
+    conditions: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': route.permissions.partitions.map((family) => `${partitionPrefixes[family]}*`) },
+    },
   });
 }
 
@@ -129,7 +141,11 @@ export class PaymentGatewayStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     for (const gsi of globalSecondaryIndexes) {
-      this.table.addGlobalSecondaryIndex({ indexName: gsi.indexName, partitionKey: stringKey(gsi.partitionKey), sortKey: stringKey(gsi.sortKey) });
+      this.table.addGlobalSecondaryIndex({
+        indexName: gsi.indexName,
+        partitionKey: stringKey(gsi.partitionKey),
+        sortKey: stringKey(gsi.sortKey),
+      });
     }
 
     // shared/crypto/seal.ts derives the AES-256-GCM key as SHA-256 of this string: 64 random
@@ -139,7 +155,11 @@ export class PaymentGatewayStack extends Stack {
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    acknowledge(this.masterKey, 'Rotating the master key means re-sealing every stored secret under the new key; it is an operator procedure, not a Secrets Manager rotation Lambda.', 'AwsSolutions-SMG4');
+    acknowledge(
+      this.masterKey,
+      'Rotating the master key means re-sealing every stored secret under the new key; it is an operator procedure, not a Secrets Manager rotation Lambda.',
+      'AwsSolutions-SMG4',
+    );
     // Separate from the master key so that code answering unauthenticated requests never holds the
     // key that unseals merchants' secrets (issue 10 point 16). Rotating it only invalidates open
     // checkout forms and in-flight sandbox callbacks.
@@ -147,11 +167,19 @@ export class PaymentGatewayStack extends Stack {
       description: 'Key of the unauthenticated paths: hosted checkout anti-CSRF tokens and provider callback verification.',
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
     });
-    acknowledge(this.publicPathsKey, 'Rotation invalidates open checkout forms and in-flight callbacks; it is an operator procedure (update the secret value), not a rotation Lambda.', 'AwsSolutions-SMG4');
+    acknowledge(
+      this.publicPathsKey,
+      'Rotation invalidates open checkout forms and in-flight callbacks; it is an operator procedure (update the secret value), not a rotation Lambda.',
+      'AwsSolutions-SMG4',
+    );
 
     const queueDefaults = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
     this.deadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });
-    acknowledge(this.deadLetterQueue, 'This is the dead-letter queue; the operator redrives it (npm run ops).', 'Serverless-SQSRedrivePolicy');
+    acknowledge(
+      this.deadLetterQueue,
+      'This is the dead-letter queue; the operator redrives it (npm run ops).',
+      'Serverless-SQSRedrivePolicy',
+    );
     // docs/merchant-guide.md, Webhooks: the first attempt plus 7 retries (5 s ... 10 h), then the dead-letter queue.
     // Visibility timeout: six times the consumer's timeout (AWS guidance for event source mappings).
     this.webhookQueue = new Queue(this, 'WebhookQueue', {
@@ -163,10 +191,19 @@ export class PaymentGatewayStack extends Stack {
     });
     // Stream batches that keep failing after every retry land here instead of being dropped.
     this.streamFailureQueue = new Queue(this, 'StreamFailureQueue', { ...queueDefaults, retentionPeriod: Duration.days(14) });
-    acknowledge(this.streamFailureQueue, 'This is the stream failure destination itself; an operator inspects and replays it.', 'Serverless-SQSRedrivePolicy', 'AwsSolutions-SQS3');
+    acknowledge(
+      this.streamFailureQueue,
+      'This is the stream failure destination itself; an operator inspects and replays it.',
+      'Serverless-SQSRedrivePolicy',
+      'AwsSolutions-SQS3',
+    );
 
     this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: 'Payment gateway alarms', enforceSSL: true });
-    acknowledge(this.alarmTopic, 'Alarm notifications carry no sensitive data, and CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key.', 'AwsSolutions-SNS2');
+    acknowledge(
+      this.alarmTopic,
+      'Alarm notifications carry no sensitive data, and CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key.',
+      'AwsSolutions-SNS2',
+    );
     const alarm = (alarmId: string, metric: Metric, description: string) =>
       metric
         .createAlarm(this, alarmId, {
@@ -178,7 +215,11 @@ export class PaymentGatewayStack extends Stack {
         })
         .addAlarmAction(new SnsAction(this.alarmTopic));
     const minute = Duration.minutes(1);
-    alarm('WebhookDeadLetterAlarm', this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }), 'Webhook deliveries exhausted their retries.');
+    alarm(
+      'WebhookDeadLetterAlarm',
+      this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }),
+      'Webhook deliveries exhausted their retries.',
+    );
 
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention });
     this.api = new RestApi(this, 'Api', {
@@ -219,14 +260,27 @@ export class PaymentGatewayStack extends Stack {
         templates: { 'application/json': JSON.stringify(problem.body('$context.requestId')) },
       });
     }
-    acknowledge(this.api, 'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes (docs/merchant-guide.md, Keys and modes); the hosted checkout page is public by design. There are no IAM or Cognito users.', 'AwsSolutions-APIG4', 'AwsSolutions-COG4');
-    acknowledge(this.api, 'The Lambda pipeline validates requests (content type, size, schema) so that failures are RFC 9457 problems with per-field errors (docs/merchant-guide.md, Errors).', 'AwsSolutions-APIG2');
+    acknowledge(
+      this.api,
+      'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes (docs/merchant-guide.md, Keys and modes); the hosted checkout page is public by design. There are no IAM or Cognito users.',
+      'AwsSolutions-APIG4',
+      'AwsSolutions-COG4',
+    );
+    acknowledge(
+      this.api,
+      'The Lambda pipeline validates requests (content type, size, schema) so that failures are RFC 9457 problems with per-field errors (docs/merchant-guide.md, Errors).',
+      'AwsSolutions-APIG2',
+    );
     this.webAcl = clientLimitsWebAcl(this, this.api.deploymentStage.stageArn, {
       perKey: Number(this.node.tryGetContext('rateLimitPerKey') ?? defaultRateLimits.perKey),
       perIp: Number(this.node.tryGetContext('rateLimitPerIp') ?? defaultRateLimits.perIp),
       windowSeconds: Number(this.node.tryGetContext('rateLimitWindowSeconds') ?? defaultRateLimits.windowSeconds),
     });
-    acknowledge(this.api, 'API Gateway needs an account-level role to write execution logs; AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy for it.', 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]');
+    acknowledge(
+      this.api,
+      'API Gateway needs an account-level role to write execution logs; AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy for it.',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    );
     alarm('Api5xxAlarm', this.api.metricServerError({ period: Duration.minutes(5) }), 'The API returned 5xx responses.');
 
     const tableLogicalId: string = this.resolve(this.getLogicalId(this.table.node.defaultChild as CfnTable));
@@ -234,7 +288,8 @@ export class PaymentGatewayStack extends Stack {
     // (built from the API id, not `api.url`, which would make the functions depend on the
     // deployment that depends on them), or the `publicBaseUrl` context value for a custom domain.
     const publicBaseUrl: string =
-      this.node.tryGetContext('publicBaseUrl') ?? `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${apiStageName}`;
+      this.node.tryGetContext('publicBaseUrl') ??
+      `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${apiStageName}`;
     // Deployment configuration passed to every function: `cdk deploy -c fxRateSourceUrl=https://…`
     // plugs the live FX rate source into settlements (shared/providers/fx-rates.ts).
     const fxRateSourceUrl: string | undefined = this.node.tryGetContext('fxRateSourceUrl');
@@ -243,7 +298,9 @@ export class PaymentGatewayStack extends Stack {
     // start; every function may move money through a service that loads them, so each may read it.
     // Without it live mode refuses money operations with a 422, as before.
     const liveProvidersSecretArn: string | undefined = this.node.tryGetContext('liveProvidersSecretArn');
-    this.liveProvidersSecret = liveProvidersSecretArn ? Secret.fromSecretCompleteArn(this, 'LiveProvidersSecret', liveProvidersSecretArn) : undefined;
+    this.liveProvidersSecret = liveProvidersSecretArn
+      ? Secret.fromSecretCompleteArn(this, 'LiveProvidersSecret', liveProvidersSecretArn)
+      : undefined;
     this.deploymentEnvironment = {
       PUBLIC_BASE_URL: publicBaseUrl,
       ...(fxRateSourceUrl ? { FX_RATE_SOURCE_URL: fxRateSourceUrl } : {}),
@@ -272,10 +329,23 @@ export class PaymentGatewayStack extends Stack {
         const tablePolicy = routeTablePolicy(route, this.table.tableArn);
         if (tablePolicy) fn.addToRolePolicy(tablePolicy);
         if (tablePolicy && !route.permissions.partitions) {
-          acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
+          acknowledge(
+            fn.role!,
+            'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.',
+            `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+          );
         }
-        acknowledge(fn, 'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
-        alarm(`${group?.id ?? route.id}ErrorsAlarm`, fn.metricErrors({ period: minute }), group ? `${group.summary} Unhandled errors.` : `${route.method} ${route.path}: unhandled errors.`);
+        acknowledge(
+          fn,
+          'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.',
+          'Serverless-LambdaDLQ',
+          'Serverless-LambdaAsyncFailureDestination',
+        );
+        alarm(
+          `${group?.id ?? route.id}ErrorsAlarm`,
+          fn.metricErrors({ period: minute }),
+          group ? `${group.summary} Unhandled errors.` : `${route.method} ${route.path}: unhandled errors.`,
+        );
         if (group) groupFunctions.set(group.id, fn);
       }
 
@@ -285,7 +355,11 @@ export class PaymentGatewayStack extends Stack {
     }
     for (const job of jobList) functions.set(job.id, this.jobFunction(job, tableLogicalId, alarm));
     this.functions = functions;
-    alarm('StreamFailureAlarm', this.streamFailureQueue.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }), 'Outbox events failed to relay after every retry.');
+    alarm(
+      'StreamFailureAlarm',
+      this.streamFailureQueue.metricApproximateNumberOfMessagesVisible({ period: minute, statistic: 'Maximum' }),
+      'Outbox events failed to relay after every retry.',
+    );
     // Dashboard and on-call alarms (docs/operator-runbook.md).
     this.observability = new Observability(this, 'Observability', {
       api: this.api,
@@ -325,14 +399,22 @@ export class PaymentGatewayStack extends Stack {
       table: this.table,
       secrets: this.secretsFor(job.permissions.secrets),
       timeout: Duration.seconds(job.timeoutSeconds),
-      environment: { ...this.deploymentEnvironment, QUEUE_URL: this.webhookQueue.queueUrl, DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl },
+      environment: {
+        ...this.deploymentEnvironment,
+        QUEUE_URL: this.webhookQueue.queueUrl,
+        DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
+      },
     });
     this.liveProvidersSecret?.grantRead(fn);
     if (job.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
     else this.table.grantReadData(fn);
     if (job.permissions.webhookQueue === 'send') this.webhookQueue.grantSendMessages(fn);
     if (job.permissions.deadLetterQueue === 'send') this.deadLetterQueue.grantSendMessages(fn);
-    acknowledge(fn.role!, 'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.', `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`);
+    acknowledge(
+      fn.role!,
+      'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.',
+      `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+    );
     const trigger = job.trigger;
     switch (trigger.kind) {
       case 'schedule': {
@@ -340,15 +422,39 @@ export class PaymentGatewayStack extends Stack {
           schedule: Schedule.rate(Duration.minutes(Math.max(1, Math.ceil(trigger.everySeconds / 60)))),
           targets: [new LambdaFunction(fn, { retryAttempts: 2 })],
         });
-        acknowledge(rule, 'A missed tick of an idempotent sweep is made up by the next one a minute later; there is no event worth keeping in a dead-letter queue.', 'Serverless-EventBusDLQ');
-        acknowledge(fn, 'A scheduled sweep is idempotent and runs again at the next tick; a failed run is retried by the schedule, not a dead-letter queue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+        acknowledge(
+          rule,
+          'A missed tick of an idempotent sweep is made up by the next one a minute later; there is no event worth keeping in a dead-letter queue.',
+          'Serverless-EventBusDLQ',
+        );
+        acknowledge(
+          fn,
+          'A scheduled sweep is idempotent and runs again at the next tick; a failed run is retried by the schedule, not a dead-letter queue.',
+          'Serverless-LambdaDLQ',
+          'Serverless-LambdaAsyncFailureDestination',
+        );
         break;
       }
       case 'queue':
-        fn.addEventSource(new SqsEventSource(this.webhookQueue, { batchSize: trigger.batchSize, reportBatchItemFailures: true, ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}) }));
-        acknowledge(fn, 'Invoked synchronously by the SQS event source mapping; failed messages return to the queue and end in its dead-letter queue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+        fn.addEventSource(
+          new SqsEventSource(this.webhookQueue, {
+            batchSize: trigger.batchSize,
+            reportBatchItemFailures: true,
+            ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}),
+          }),
+        );
+        acknowledge(
+          fn,
+          'Invoked synchronously by the SQS event source mapping; failed messages return to the queue and end in its dead-letter queue.',
+          'Serverless-LambdaDLQ',
+          'Serverless-LambdaAsyncFailureDestination',
+        );
         // SQS event source mappings have no on-failure destination: the queue's redrive policy is it.
-        acknowledge(fn, 'An SQS event source mapping cannot have an on-failure destination; the webhook queue\'s redrive policy moves failing messages to its dead-letter queue.', 'Serverless-LambdaEventSourceMappingDestination');
+        acknowledge(
+          fn,
+          "An SQS event source mapping cannot have an on-failure destination; the webhook queue's redrive policy moves failing messages to its dead-letter queue.",
+          'Serverless-LambdaEventSourceMappingDestination',
+        );
         break;
       case 'stream':
         fn.addEventSource(
@@ -363,10 +469,20 @@ export class PaymentGatewayStack extends Stack {
             retryAttempts: trigger.retryAttempts,
             maxRecordAge: Duration.seconds(trigger.maxRecordAgeSeconds),
             onFailure: new SqsDlq(this.streamFailureQueue),
-            filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { NewImage: { entity: { S: [...trigger.entities] } } } })],
+            filters: [
+              FilterCriteria.filter({
+                eventName: FilterRule.isEqual('INSERT'),
+                dynamodb: { NewImage: { entity: { S: [...trigger.entities] } } },
+              }),
+            ],
           }),
         );
-        acknowledge(fn, 'Invoked synchronously by the stream event source mapping, whose failure destination is the StreamFailureQueue.', 'Serverless-LambdaDLQ', 'Serverless-LambdaAsyncFailureDestination');
+        acknowledge(
+          fn,
+          'Invoked synchronously by the stream event source mapping, whose failure destination is the StreamFailureQueue.',
+          'Serverless-LambdaDLQ',
+          'Serverless-LambdaAsyncFailureDestination',
+        );
         break;
     }
     alarm(`${job.id}ErrorsAlarm`, fn.metricErrors({ period: Duration.minutes(1) }), `${job.id}: unhandled errors.`);
@@ -393,13 +509,24 @@ function clientLimitsWebAcl(scope: Construct, stageArn: string, limits: RateLimi
     },
   };
   const pathContains = (text: string) => ({
-    byteMatchStatement: { fieldToMatch: { uriPath: {} }, positionalConstraint: 'CONTAINS', searchString: text, textTransformations: [{ priority: 0, type: 'NONE' }] },
+    byteMatchStatement: {
+      fieldToMatch: { uriPath: {} },
+      positionalConstraint: 'CONTAINS',
+      searchString: text,
+      textTransformations: [{ priority: 0, type: 'NONE' }],
+    },
   });
   const managed = (name: string, priority: number, countOnly: string[] = []) => ({
     name,
     priority,
     overrideAction: { none: {} },
-    statement: { managedRuleGroupStatement: { vendorName: 'AWS', name, ...(countOnly.length ? { ruleActionOverrides: countOnly.map((rule) => ({ name: rule, actionToUse: { count: {} } })) } : {}) } },
+    statement: {
+      managedRuleGroupStatement: {
+        vendorName: 'AWS',
+        name,
+        ...(countOnly.length ? { ruleActionOverrides: countOnly.map((rule) => ({ name: rule, actionToUse: { count: {} } })) } : {}),
+      },
+    },
     visibilityConfig: visibility(name),
   });
   const acl = new CfnWebACL(scope, 'ClientLimits', {
@@ -409,7 +536,11 @@ function clientLimitsWebAcl(scope: Construct, stageArn: string, limits: RateLimi
     customResponseBodies: {
       tooManyRequests: {
         contentType: 'APPLICATION_JSON',
-        content: JSON.stringify(problems.tooManyRequests('Too many requests from this client; retry after the Retry-After seconds.', limits.windowSeconds).body('waf')),
+        content: JSON.stringify(
+          problems
+            .tooManyRequests('Too many requests from this client; retry after the Retry-After seconds.', limits.windowSeconds)
+            .body('waf'),
+        ),
       },
     },
     rules: [

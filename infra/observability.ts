@@ -84,18 +84,45 @@ export class Observability extends Construct {
     const errorRate = api.metricServerError({ period: five, statistic: 'Average' });
     alarm('Api5xxRate', errorRate, alarmThresholds.api5xxRate, 'More than 1 % of API requests answered 5xx over 5 minutes.');
     for (const route of routes) {
-      alarm(`LatencyP99${route.id}`, emf(metricNames.requestLatency, 'p99', { Route: route.id }), alarmThresholds.routeLatencyP99Ms, `${route.method} ${route.path}: p99 latency above ${alarmThresholds.routeLatencyP99Ms} ms over 5 minutes.`);
+      alarm(
+        `LatencyP99${route.id}`,
+        emf(metricNames.requestLatency, 'p99', { Route: route.id }),
+        alarmThresholds.routeLatencyP99Ms,
+        `${route.method} ${route.path}: p99 latency above ${alarmThresholds.routeLatencyP99Ms} ms over 5 minutes.`,
+      );
     }
     const deadLetters = deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' });
-    alarm('DeadLetters', emf(metricNames.deadLetters, 'Sum', {}, Duration.minutes(1)), 0, 'Webhook events exhausted their retries and were dead-lettered.');
+    alarm(
+      'DeadLetters',
+      emf(metricNames.deadLetters, 'Sum', {}, Duration.minutes(1)),
+      0,
+      'Webhook events exhausted their retries and were dead-lettered.',
+    );
     const relay = functions.get(props.streamConsumerId);
     if (!relay) throw new Error(`no function ${props.streamConsumerId}`);
     const iteratorAge = relay.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) });
-    alarm('StreamIteratorAge', iteratorAge, alarmThresholds.streamIteratorAgeMs, 'The outbox relay is more than 60 s behind the table stream: webhooks are delayed.', 3);
+    alarm(
+      'StreamIteratorAge',
+      iteratorAge,
+      alarmThresholds.streamIteratorAgeMs,
+      'The outbox relay is more than 60 s behind the table stream: webhooks are delayed.',
+      3,
+    );
     const backlogAge = webhookQueue.metricApproximateAgeOfOldestMessage({ period: five, statistic: 'Maximum' });
-    alarm('WebhookBacklogAge', backlogAge, alarmThresholds.webhookBacklogAgeSeconds, 'A webhook message has waited longer than the whole retry schedule allows: the dispatcher is not consuming.');
+    alarm(
+      'WebhookBacklogAge',
+      backlogAge,
+      alarmThresholds.webhookBacklogAgeSeconds,
+      'A webhook message has waited longer than the whole retry schedule allows: the dispatcher is not consuming.',
+    );
     const sweeperLag = emf(metricNames.dueSweeperLag, 'Maximum');
-    alarm('DueSweeperLag', sweeperLag, alarmThresholds.dueSweeperLagSeconds, 'Due items (expiries, reconciliations, settlements, refunds) wait more than 2 minutes: the due sweeper is behind or failing.', 2);
+    alarm(
+      'DueSweeperLag',
+      sweeperLag,
+      alarmThresholds.dueSweeperLagSeconds,
+      'Due items (expiries, reconciliations, settlements, refunds) wait more than 2 minutes: the due sweeper is behind or failing.',
+      2,
+    );
     const discrepancies = new MathExpression({
       expression: 'FILL(full, 0) + FILL(incremental, 0)',
       usingMetrics: {
@@ -113,14 +140,33 @@ export class Observability extends Construct {
       new TextWidget({ markdown: '# Payment gateway\nAlarms and what to do: docs/operator-runbook.md', width: 24, height: 2 }),
       graph('Requests by route and status', [search(metricNames.requests, ['Route', 'StatusClass'], 'Sum', '')], [errorRate]),
       graph('Latency p99 by route (ms)', [search(metricNames.requestLatency, ['Route'], 'p99', '')]),
-      graph('Payments by type and outcome', [search(metricNames.payments, ['Type', 'Outcome'], 'Sum', '')], [search(metricNames.paymentAmount, ['Type', 'Outcome'], 'Sum', 'amount')]),
-      graph('Refunds and settlements by outcome', [search(metricNames.refunds, ['Outcome'], 'Sum', 'refunds'), search(metricNames.settlements, ['Outcome'], 'Sum', 'settlements')]),
-      graph('Provider calls: latency p99 (ms) and errors', [search(metricNames.providerLatency, ['Provider', 'Operation'], 'p99', '')], [search(metricNames.providerErrors, ['Provider', 'Operation'], 'Sum', 'errors')]),
-      graph('Webhook attempts by outcome, dead letters', [search(metricNames.webhookAttempts, ['Outcome'], 'Sum', '')], [deadLetters, emf(metricNames.deadLetters, 'Sum')]),
+      graph(
+        'Payments by type and outcome',
+        [search(metricNames.payments, ['Type', 'Outcome'], 'Sum', '')],
+        [search(metricNames.paymentAmount, ['Type', 'Outcome'], 'Sum', 'amount')],
+      ),
+      graph('Refunds and settlements by outcome', [
+        search(metricNames.refunds, ['Outcome'], 'Sum', 'refunds'),
+        search(metricNames.settlements, ['Outcome'], 'Sum', 'settlements'),
+      ]),
+      graph(
+        'Provider calls: latency p99 (ms) and errors',
+        [search(metricNames.providerLatency, ['Provider', 'Operation'], 'p99', '')],
+        [search(metricNames.providerErrors, ['Provider', 'Operation'], 'Sum', 'errors')],
+      ),
+      graph(
+        'Webhook attempts by outcome, dead letters',
+        [search(metricNames.webhookAttempts, ['Outcome'], 'Sum', '')],
+        [deadLetters, emf(metricNames.deadLetters, 'Sum')],
+      ),
       graph('Commit-to-delivery latency (ms)', [emf(metricNames.commitToDelivery, 'p50'), emf(metricNames.commitToDelivery, 'p99')]),
       graph('Stream iterator age (ms), webhook backlog age (s)', [iteratorAge], [backlogAge]),
       graph('Due sweeper lag (s)', [sweeperLag]),
-      graph('Ledger: discrepancies and ledgers verified', [discrepancies], [search(metricNames.ledgersVerified, ['Scope'], 'Sum', 'verified')]),
+      graph(
+        'Ledger: discrepancies and ledgers verified',
+        [discrepancies],
+        [search(metricNames.ledgersVerified, ['Scope'], 'Sum', 'verified')],
+      ),
     );
   }
 }

@@ -53,9 +53,21 @@ async function readFeed(gateway: Gateway, since: string, types: string | undefin
  * Forwards one event as a real delivery: the same body bytes and every signature header the
  * dispatcher sends (X-Svc-* and Standard Webhooks), with a fresh delivery id.
  */
-export async function forward(url: string, secret: string, item: FeedItem, timeoutMs = 10_000): Promise<{ status: number | string; ms: number }> {
+export async function forward(
+  url: string,
+  secret: string,
+  item: FeedItem,
+  timeoutMs = 10_000,
+): Promise<{ status: number | string; ms: number }> {
   const body = JSON.stringify(item.event);
-  const headers = signedHeaders({ body, secrets: [secret], eventId: item.eventId, eventType: item.type, deliveryId: `dlv_listen_${randomUUID()}`, timestamp: Math.floor(Date.now() / 1000) });
+  const headers = signedHeaders({
+    body,
+    secrets: [secret],
+    eventId: item.eventId,
+    eventType: item.type,
+    deliveryId: `dlv_listen_${randomUUID()}`,
+    timestamp: Math.floor(Date.now() / 1000),
+  });
   const started = Date.now();
   try {
     const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
@@ -112,7 +124,15 @@ export async function listen(options: ListenOptions, signal?: AbortSignal): Prom
 
 // ---- trigger ----
 
-const scenarios = ['checkout.completed', 'checkout.failed', 'deposit.completed', 'withdrawal.completed', 'withdrawal.failed', 'refund.completed', 'settlement.completed'] as const;
+const scenarios = [
+  'checkout.completed',
+  'checkout.failed',
+  'deposit.completed',
+  'withdrawal.completed',
+  'withdrawal.failed',
+  'refund.completed',
+  'settlement.completed',
+] as const;
 type Scenario = (typeof scenarios)[number];
 const orderRef = (prefix: string) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 16)}`;
 const bankAccount = (last4: string) => `PK36SCBL000000112345${last4}`;
@@ -140,10 +160,17 @@ export type Approver = (kind: 'refund' | 'settlement', id: string) => Promise<vo
  * deployed gateway) it prints what the operator runs.
  */
 const localOps: Approver = async (kind, id) => {
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'ops.ts'), kind, 'approve', id, '--json'], { env: process.env });
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'ops.ts'), kind, 'approve', id, '--json'], {
+    env: process.env,
+  });
 };
 
-async function operatorApproves(kind: 'refund' | 'settlement', id: string, approver: Approver | undefined, print: (line: string) => void): Promise<void> {
+async function operatorApproves(
+  kind: 'refund' | 'settlement',
+  id: string,
+  approver: Approver | undefined,
+  print: (line: string) => void,
+): Promise<void> {
   if (!approver) {
     print(`  ${kind} ${id} is Pending until the operator runs: npm run ops -- ${kind} approve ${id}`);
     return;
@@ -156,7 +183,12 @@ async function funded(gateway: Gateway, baseUrl: string, amount: number, print: 
   const balance = await gateway.account.balance();
   if (Number(balance.availableBalance) >= amount) return;
   print(`  funding the test wallet with a ${amount * 2} PKR card payment first`);
-  const checkout = await gateway.checkouts.create({ amount: amount * 2, currency: 'PKR', description: 'listen trigger funding', orderRef: { orderRef: orderRef('FUND') } });
+  const checkout = await gateway.checkouts.create({
+    amount: amount * 2,
+    currency: 'PKR',
+    description: 'listen trigger funding',
+    orderRef: { orderRef: orderRef('FUND') },
+  });
   await payByCard(baseUrl, String(checkout.checkoutUrl), '4242424242424242');
 }
 
@@ -167,7 +199,12 @@ export async function trigger(
   const print = options.print ?? ((line: string) => console.log(line));
   const gateway = new Gateway({ apiKey: options.apiKey, secretKey: options.secretKey, baseUrl: options.baseUrl });
   const checkout = async (card: string) => {
-    const created = await gateway.checkouts.create({ amount: 1500, currency: 'PKR', description: `Listen trigger ${scenario.replace('.', ' ')}`, orderRef: { orderRef: orderRef('TRG') } });
+    const created = await gateway.checkouts.create({
+      amount: 1500,
+      currency: 'PKR',
+      description: `Listen trigger ${scenario.replace('.', ' ')}`,
+      orderRef: { orderRef: orderRef('TRG') },
+    });
     await payByCard(options.baseUrl, String(created.checkoutUrl), card);
     return created;
   };
@@ -180,7 +217,14 @@ export async function trigger(
       result = await checkout('4000000000000002');
       break;
     case 'deposit.completed':
-      result = await gateway.deposits.create({ amount: 500, currency: 'PKR', mobileNumber: '03001230000', walletProvider: 1, description: 'listen trigger', orderRef: { orderRef: orderRef('DEP') } });
+      result = await gateway.deposits.create({
+        amount: 500,
+        currency: 'PKR',
+        mobileNumber: '03001230000',
+        walletProvider: 1,
+        description: 'listen trigger',
+        orderRef: { orderRef: orderRef('DEP') },
+      });
       break;
     case 'withdrawal.completed':
     case 'withdrawal.failed': {
@@ -206,7 +250,13 @@ export async function trigger(
     }
     case 'settlement.completed': {
       await funded(gateway, options.baseUrl, 600, print);
-      const settlement = await gateway.settlements.create({ amount: 500, currency: 'PKR', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Test Merchant Ltd' });
+      const settlement = await gateway.settlements.create({
+        amount: 500,
+        currency: 'PKR',
+        bankName: 'HBL',
+        iban: 'PK36SCBL0000001123456702',
+        accountTitle: 'Test Merchant Ltd',
+      });
       await operatorApproves('settlement', settlement.id, options.approver, print);
       result = settlement;
       break;
@@ -227,7 +277,11 @@ async function waitForStatus(gateway: Gateway, paymentIntentId: string, status: 
 
 const pick = (answer: object) => {
   const r = answer as Record<string, unknown>;
-  return Object.fromEntries(['paymentIntentId', 'id', 'refundId', 'settlementId', 'status', 'amount', 'currency'].filter((k) => r[k] !== undefined).map((k) => [k, r[k]]));
+  return Object.fromEntries(
+    ['paymentIntentId', 'id', 'refundId', 'settlementId', 'status', 'amount', 'currency']
+      .filter((k) => r[k] !== undefined)
+      .map((k) => [k, r[k]]),
+  );
 };
 
 // ---- command line ----
@@ -244,11 +298,24 @@ async function main(argv: string[]) {
     .option('--poll-ms <ms>', 'how often to read the feed', positive, 1000)
     .option('--max <n>', 'exit after forwarding n events', positive)
     .action(async (o) => {
-      if (!o.secret || !/^whsec_/.test(o.secret)) program.error('--secret whsec_… is required (the endpoint secret your receiver verifies with)');
+      if (!o.secret || !/^whsec_/.test(o.secret))
+        program.error('--secret whsec_… is required (the endpoint secret your receiver verifies with)');
       if (!o.forwardTo) program.error('--forward-to <url> is required');
       const controller = new AbortController();
       process.once('SIGINT', () => controller.abort());
-      await listen({ apiKey: o.apiKey, secret: o.secret, forwardTo: o.forwardTo, baseUrl: o.baseUrl, events: o.events, since: o.since, pollMs: o.pollMs, max: o.max }, controller.signal);
+      await listen(
+        {
+          apiKey: o.apiKey,
+          secret: o.secret,
+          forwardTo: o.forwardTo,
+          baseUrl: o.baseUrl,
+          events: o.events,
+          since: o.since,
+          pollMs: o.pollMs,
+          max: o.max,
+        },
+        controller.signal,
+      );
     });
   program
     .command('trigger <scenario>')
@@ -259,9 +326,16 @@ async function main(argv: string[]) {
       if (!scenarios.includes(scenario as Scenario)) command.error(`unknown scenario ${scenario}; one of ${scenarios.join(', ')}`);
       const parent = program.opts();
       try {
-        await trigger(scenario as Scenario, { apiKey: parent.apiKey, secretKey: o.secretKey, baseUrl: parent.baseUrl, ...(o.approve ? { approver: localOps } : {}) });
+        await trigger(scenario as Scenario, {
+          apiKey: parent.apiKey,
+          secretKey: o.secretKey,
+          baseUrl: parent.baseUrl,
+          ...(o.approve ? { approver: localOps } : {}),
+        });
       } catch (error) {
-        command.error(error instanceof GatewayError ? `the gateway answered ${error.status} ${error.code ?? ''}: ${error.message}` : String(error));
+        command.error(
+          error instanceof GatewayError ? `the gateway answered ${error.status} ${error.code ?? ''}: ${error.message}` : String(error),
+        );
       }
     });
   await program.parseAsync(argv);

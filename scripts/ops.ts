@@ -23,7 +23,8 @@ function print(result: unknown, human: (r: never) => string) {
 async function connect() {
   if (program.opts().aws || process.env.OPS_TARGET === 'aws') {
     if (!process.env.TABLE_NAME) throw new Error('TABLE_NAME is required with --aws (see the stack output TableName)');
-    if (!process.env.SECRETS_MASTER_KEY_ARN) throw new Error('SECRETS_MASTER_KEY_ARN is required with --aws (see the stack output SecretsMasterKeyArn)');
+    if (!process.env.SECRETS_MASTER_KEY_ARN)
+      throw new Error('SECRETS_MASTER_KEY_ARN is required with --aws (see the stack output SecretsMasterKeyArn)');
     const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
     const { useSecretReader } = await import('#shared/crypto/seal.ts');
     const client = new SecretsManagerClient({});
@@ -37,7 +38,9 @@ async function connect() {
   try {
     await db().send(new ListTablesCommand({}));
   } catch {
-    throw new Error(`The local stack is not running on port ${config.port} (DynamoDB Local ${process.env.DYNAMODB_ENDPOINT}). Start it with \`npm start\` (same PORT and DATA_DIR).`);
+    throw new Error(
+      `The local stack is not running on port ${config.port} (DynamoDB Local ${process.env.DYNAMODB_ENDPOINT}). Start it with \`npm start\` (same PORT and DATA_DIR).`,
+    );
   }
 }
 
@@ -58,7 +61,10 @@ export function parseDuration(v: string): number {
   return Number(m[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
 }
 function parseScopes(v: string): Scope[] {
-  const scopes = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !(allScopes as readonly string[]).includes(s));
   if (scopes.length === 0 || unknown.length) throw new InvalidArgumentError(`scopes are ${allScopes.join(', ')}`);
   return scopes as Scope[];
@@ -87,14 +93,26 @@ merchant
     await connect();
     const { isSupportedCurrency } = await import('#shared/domain/money.ts');
     if (!isSupportedCurrency(o.currency)) throw new Error(`unsupported currency ${o.currency}`);
-    const r = await (await services()).createMerchant({ name: o.name, currency: o.currency, webhookUrl: o.webhookUrl, allowInsecureWebhooks: o.allowInsecureWebhooks, scopes: o.scopes });
+    const r = await (await services()).createMerchant({
+      name: o.name,
+      currency: o.currency,
+      webhookUrl: o.webhookUrl,
+      allowInsecureWebhooks: o.allowInsecureWebhooks,
+      scopes: o.scopes,
+    });
     const out = {
       merchantId: r.merchantId,
       test: { apiKey: r.test.apiKey, secretKey: r.test.secretKey, webhookSecret: r.test.webhookSecret, keyId: r.test.keyId },
       live: { apiKey: r.live.apiKey, secretKey: r.live.secretKey, webhookSecret: r.live.webhookSecret, keyId: r.live.keyId },
     };
     print(out, (x: typeof out) =>
-      [`Merchant ${o.name}: ${x.merchantId}`, ...(['test', 'live'] as const).map((m) => `  ${m}: apiKey ${x[m].apiKey}\n        secretKey ${x[m].secretKey}\n        webhookSecret ${x[m].webhookSecret}`), 'These keys are shown once. Store them now.'].join('\n'),
+      [
+        `Merchant ${o.name}: ${x.merchantId}`,
+        ...(['test', 'live'] as const).map(
+          (m) => `  ${m}: apiKey ${x[m].apiKey}\n        secretKey ${x[m].secretKey}\n        webhookSecret ${x[m].webhookSecret}`,
+        ),
+        'These keys are shown once. Store them now.',
+      ].join('\n'),
     );
   });
 merchant
@@ -106,10 +124,18 @@ merchant
     const m = await getMerchant(id);
     if (!m) throw new Error(`no merchant ${id}`);
     const { webhooks, ...rest } = m;
-    const out = { ...rest, webhooks: Object.fromEntries(Object.entries(webhooks).map(([k, v]) => [k, { url: v!.url, secrets: v!.secrets.length, events: v!.events ?? 'all' }])) };
+    const out = {
+      ...rest,
+      webhooks: Object.fromEntries(
+        Object.entries(webhooks).map(([k, v]) => [k, { url: v!.url, secrets: v!.secrets.length, events: v!.events ?? 'all' }]),
+      ),
+    };
     print(out, (x) => JSON.stringify(x, null, 2));
   });
-for (const [name, status] of [['suspend', 'suspended'], ['activate', 'active']] as const) {
+for (const [name, status] of [
+  ['suspend', 'suspended'],
+  ['activate', 'active'],
+] as const) {
   merchant
     .command(`${name} <merchantId>`)
     .description(`${name} a merchant (its keys get 403 while suspended)`)
@@ -133,7 +159,10 @@ merchant
     const m = await getMerchant(o.merchant);
     if (!m) throw new Error(`no merchant ${o.merchant}`);
     const fixedMinor = await minor(o.fixed, m.defaultCurrency);
-    print(await (await services()).setFee(o.merchant, o.product as (typeof products)[number], { basisPoints: o.bps, fixedMinor }), () => `Fee for ${o.product} set.`);
+    print(
+      await (await services()).setFee(o.merchant, o.product as (typeof products)[number], { basisPoints: o.bps, fixedMinor }),
+      () => `Fee for ${o.product} set.`,
+    );
   });
 merchant
   .command('schedule')
@@ -146,22 +175,35 @@ merchant
   .option('--bank-name <name>')
   .option('--iban <iban>')
   .option('--account-title <title>')
-  .action(async (o: { merchant: string; frequency: string; day?: number; hour: number; minimum: number; bankName?: string; iban?: string; accountTitle?: string }) => {
-    await connect();
-    if (!['manual', 'daily', 'weekly', 'monthly'].includes(o.frequency)) throw new Error('--frequency must be manual, daily, weekly or monthly');
-    const { getMerchant } = await import('#shared/store/merchants.ts');
-    const m = await getMerchant(o.merchant);
-    if (!m) throw new Error(`no merchant ${o.merchant}`);
-    const destination = o.bankName && o.iban && o.accountTitle ? { bankName: o.bankName, iban: o.iban, accountTitle: o.accountTitle } : null;
-    const r = await (await services()).setSchedule(o.merchant, {
-      frequency: o.frequency as 'manual',
-      dayOfPeriod: o.day ?? null,
-      hourUtc: o.hour,
-      minimumBalanceMinor: await minor(o.minimum, m.defaultCurrency),
-      destination,
-    });
-    print(r, () => `Settlement schedule set to ${o.frequency}.`);
-  });
+  .action(
+    async (o: {
+      merchant: string;
+      frequency: string;
+      day?: number;
+      hour: number;
+      minimum: number;
+      bankName?: string;
+      iban?: string;
+      accountTitle?: string;
+    }) => {
+      await connect();
+      if (!['manual', 'daily', 'weekly', 'monthly'].includes(o.frequency))
+        throw new Error('--frequency must be manual, daily, weekly or monthly');
+      const { getMerchant } = await import('#shared/store/merchants.ts');
+      const m = await getMerchant(o.merchant);
+      if (!m) throw new Error(`no merchant ${o.merchant}`);
+      const destination =
+        o.bankName && o.iban && o.accountTitle ? { bankName: o.bankName, iban: o.iban, accountTitle: o.accountTitle } : null;
+      const r = await (await services()).setSchedule(o.merchant, {
+        frequency: o.frequency as 'manual',
+        dayOfPeriod: o.day ?? null,
+        hourUtc: o.hour,
+        minimumBalanceMinor: await minor(o.minimum, m.defaultCurrency),
+        destination,
+      });
+      print(r, () => `Settlement schedule set to ${o.frequency}.`);
+    },
+  );
 merchant
   .command('webhook')
   .description("set a mode's webhook endpoint (prints its new signing secret once), or --enable a disabled one")
@@ -170,19 +212,41 @@ merchant
   .option('--url <url>', 'the endpoint URL (with --enable: a callbackUrl to re-enable instead of the endpoint)')
   .option('--allow-insecure-webhooks', 'local development only: allow http://127.0.0.1 receivers')
   .option('--enable', 're-enable a destination disabled after HTTP 410 or 5 days of failures (docs/webhooks-operations.md)')
-  .option('--events <types>', 'event types sent to the endpoint: comma-separated (TransactionStatusChanged,RefundStatusChanged,SettlementStatusChanged) or "all" (the default)')
-  .action(async (o: { merchant: string; mode: 'test' | 'live'; url?: string; allowInsecureWebhooks?: boolean; enable?: boolean; events?: string }) => {
-    await connect();
-    if (o.enable) {
-      print(await (await services()).enableWebhook(o.merchant, o.mode, o.url), (x: { url: string }) => `Webhook destination ${x.url} enabled.`);
-      return;
-    }
-    if (!o.url && o.events === undefined) throw new InvalidArgumentError('--url or --events is required (or --enable)');
-    const svc = await services();
-    print(await svc.setWebhook(o.merchant, o.mode, o.url, o.allowInsecureWebhooks, svc.parseEventTypes(o.events)), (x: { webhookSecret: string | null; events: string[] }) =>
-      [x.webhookSecret ? `Webhook set. Signing secret (shown once): ${x.webhookSecret}` : 'Webhook set; its signing secret is unchanged.', `Event types: ${x.events.join(', ')}`].join('\n'),
-    );
-  });
+  .option(
+    '--events <types>',
+    'event types sent to the endpoint: comma-separated (TransactionStatusChanged,RefundStatusChanged,SettlementStatusChanged) or "all" (the default)',
+  )
+  .action(
+    async (o: {
+      merchant: string;
+      mode: 'test' | 'live';
+      url?: string;
+      allowInsecureWebhooks?: boolean;
+      enable?: boolean;
+      events?: string;
+    }) => {
+      await connect();
+      if (o.enable) {
+        print(
+          await (await services()).enableWebhook(o.merchant, o.mode, o.url),
+          (x: { url: string }) => `Webhook destination ${x.url} enabled.`,
+        );
+        return;
+      }
+      if (!o.url && o.events === undefined) throw new InvalidArgumentError('--url or --events is required (or --enable)');
+      const svc = await services();
+      print(
+        await svc.setWebhook(o.merchant, o.mode, o.url, o.allowInsecureWebhooks, svc.parseEventTypes(o.events)),
+        (x: { webhookSecret: string | null; events: string[] }) =>
+          [
+            x.webhookSecret
+              ? `Webhook set. Signing secret (shown once): ${x.webhookSecret}`
+              : 'Webhook set; its signing secret is unchanged.',
+            `Event types: ${x.events.join(', ')}`,
+          ].join('\n'),
+      );
+    },
+  );
 
 const key = program.command('key').description('API keys');
 key
@@ -201,7 +265,10 @@ key
   .option('--scopes <list>', 'scopes of the new key (default: those of the key it replaces)', parseScopes)
   .action(async (o: { merchant: string; mode: 'test' | 'live'; grace: number; scopes?: Scope[] }) => {
     await connect();
-    print(await (await services()).rotateKeys(o.merchant, o.mode, o.grace, new Date(), o.scopes), (x: { apiKey: string; secretKey: string }) => `New ${o.mode} pair (shown once):\n  apiKey    ${x.apiKey}\n  secretKey ${x.secretKey}`);
+    print(
+      await (await services()).rotateKeys(o.merchant, o.mode, o.grace, new Date(), o.scopes),
+      (x: { apiKey: string; secretKey: string }) => `New ${o.mode} pair (shown once):\n  apiKey    ${x.apiKey}\n  secretKey ${x.secretKey}`,
+    );
   });
 key
   .command('list')
@@ -210,8 +277,19 @@ key
   .action(async (o: { merchant: string }) => {
     await connect();
     const { listApiKeys } = await import('#shared/store/merchants.ts');
-    const keys = (await listApiKeys(o.merchant)).map(({ keyId, mode: m, status, scopes, expiresAt, createdAt }) => ({ keyId, mode: m, status, scopes, expiresAt, createdAt }));
-    print(keys, (x: typeof keys) => x.map((k) => `${k.keyId} ${k.mode} ${k.status}${k.expiresAt ? ` expires ${k.expiresAt}` : ''}`).join('\n') || 'no keys');
+    const keys = (await listApiKeys(o.merchant)).map(({ keyId, mode: m, status, scopes, expiresAt, createdAt }) => ({
+      keyId,
+      mode: m,
+      status,
+      scopes,
+      expiresAt,
+      createdAt,
+    }));
+    print(
+      keys,
+      (x: typeof keys) =>
+        x.map((k) => `${k.keyId} ${k.mode} ${k.status}${k.expiresAt ? ` expires ${k.expiresAt}` : ''}`).join('\n') || 'no keys',
+    );
   });
 
 program
@@ -230,7 +308,9 @@ program
     if (!isSupportedCurrency(o.currency)) throw new Error(`unsupported currency ${o.currency}`);
     const r = await (await services()).creditTestWallet(o.merchant, o.mode, await minor(o.amount, o.currency), o.currency, o.reference);
     print({ ...r, credited: o.amount }, () =>
-      r.alreadyCredited ? `Already credited under reference ${o.reference} (journal ${r.journalId}); nothing changed.` : `Credited ${o.amount} ${o.currency} to ${o.merchant} (${o.mode}).`,
+      r.alreadyCredited
+        ? `Already credited under reference ${o.reference} (journal ${r.journalId}); nothing changed.`
+        : `Credited ${o.amount} ${o.currency} to ${o.merchant} (${o.mode}).`,
     );
   });
 
@@ -245,8 +325,13 @@ merchant
   .action(async (o: { merchant: string; mode: 'test' | 'live'; overlap: number }) => {
     await connect();
     const { rotateWebhookSecret } = await import('#shared/webhooks/secrets.ts');
-    print(await rotateWebhookSecret(o.merchant, o.mode, o.overlap), (x: { webhookSecret: string; previousSecrets: { expiresAt: string }[] }) =>
-      [`New ${o.mode} webhook signing secret (shown once): ${x.webhookSecret}`, ...x.previousSecrets.map((p) => `  previous secret signs until ${p.expiresAt}`)].join('\n'),
+    print(
+      await rotateWebhookSecret(o.merchant, o.mode, o.overlap),
+      (x: { webhookSecret: string; previousSecrets: { expiresAt: string }[] }) =>
+        [
+          `New ${o.mode} webhook signing secret (shown once): ${x.webhookSecret}`,
+          ...x.previousSecrets.map((p) => `  previous secret signs until ${p.expiresAt}`),
+        ].join('\n'),
     );
   });
 
@@ -254,7 +339,9 @@ merchant
 async function webhookQueues() {
   if (program.opts().aws || process.env.OPS_TARGET === 'aws') {
     if (!process.env.QUEUE_URL || !process.env.DEAD_LETTER_QUEUE_URL) {
-      throw new Error('QUEUE_URL and DEAD_LETTER_QUEUE_URL are required with --aws (see the stack outputs QueueUrl and DeadLetterQueueUrl)');
+      throw new Error(
+        'QUEUE_URL and DEAD_LETTER_QUEUE_URL are required with --aws (see the stack outputs QueueUrl and DeadLetterQueueUrl)',
+      );
     }
   } else {
     const { localQueueUrls } = await import('./local/queues.ts');
@@ -267,7 +354,9 @@ async function webhookQueues() {
   try {
     await queue.queueDepths();
   } catch (error) {
-    throw new Error(`The webhook queues are not reachable (${process.env.QUEUE_URL}): ${(error as Error).message}. Locally, start them with \`npm start\` (same PORT).`);
+    throw new Error(
+      `The webhook queues are not reachable (${process.env.QUEUE_URL}): ${(error as Error).message}. Locally, start them with \`npm start\` (same PORT).`,
+    );
   }
   return queue;
 }
@@ -278,8 +367,10 @@ webhooks
   .description('messages waiting, in flight and dead-lettered')
   .action(async () => {
     const queue = await webhookQueues();
-    print(await queue.queueDepths(), (x: { queue: { visible: number; inFlight: number; delayed: number }; deadLetters: { visible: number } }) =>
-      `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight, ${x.queue.delayed} delayed retries (longer retries are parked in the table)\ndead letters: ${x.deadLetters.visible}`,
+    print(
+      await queue.queueDepths(),
+      (x: { queue: { visible: number; inFlight: number; delayed: number }; deadLetters: { visible: number } }) =>
+        `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight, ${x.queue.delayed} delayed retries (longer retries are parked in the table)\ndead letters: ${x.deadLetters.visible}`,
     );
   });
 webhooks
@@ -289,15 +380,20 @@ webhooks
   .action(async (o: { rate?: number }) => {
     const queue = await webhookQueues();
     const result = await queue.redriveDeadLetters(o.rate ? { maxPerSecond: o.rate } : {});
-    if (result.status === 'FAILED' || result.status === 'CANCELLED') throw new Error(`redrive ${result.status} after ${result.moved} message(s): ${result.failureReason ?? 'no reason given'}`);
+    if (result.status === 'FAILED' || result.status === 'CANCELLED')
+      throw new Error(`redrive ${result.status} after ${result.moved} message(s): ${result.failureReason ?? 'no reason given'}`);
     print(result, (x: { status: string; moved: number; failureReason: string | null }) =>
-      x.status === 'NOTHING_TO_MOVE' ? 'No dead letters.' : `Redrive ${x.status}: ${x.moved} message(s) moved back.${x.failureReason ? ` ${x.failureReason}` : ''}`,
+      x.status === 'NOTHING_TO_MOVE'
+        ? 'No dead letters.'
+        : `Redrive ${x.status}: ${x.moved} message(s) moved back.${x.failureReason ? ` ${x.failureReason}` : ''}`,
     );
   });
 
 webhooks
   .command('replay')
-  .description('send again the outbox events committed in a time window, from the table (idempotent by event id: delivered events are skipped)')
+  .description(
+    'send again the outbox events committed in a time window, from the table (idempotent by event id: delivered events are skipped)',
+  )
   .requiredOption('--since <iso>', 'ISO 8601 start (inclusive)')
   .option('--until <iso>', 'ISO 8601 end (inclusive; default now)')
   .option('--merchant <id>', 'only this merchant')
@@ -315,8 +411,10 @@ webhooks
     const { replayEvents } = await import('#shared/webhooks/replay.ts');
     const r = await replayEvents({ since, until, ...(o.merchant ? { merchantId: o.merchant } : {}), ...(o.mode ? { mode: o.mode } : {}) });
     if (r.failed) process.exitCode = 1;
-    print(r, (x: { scanned: number; sent: number; alreadyDelivered: number; failed: number }) =>
-      `Replay ${since} .. ${until}: ${x.scanned} event(s), ${x.sent} sent, ${x.alreadyDelivered} already delivered${x.failed ? `, ${x.failed} NOT accepted by the queue (run again)` : ''}.`,
+    print(
+      r,
+      (x: { scanned: number; sent: number; alreadyDelivered: number; failed: number }) =>
+        `Replay ${since} .. ${until}: ${x.scanned} event(s), ${x.sent} sent, ${x.alreadyDelivered} already delivered${x.failed ? `, ${x.failed} NOT accepted by the queue (run again)` : ''}.`,
     );
   });
 
@@ -326,7 +424,11 @@ const withdrawalScope = (o: { merchant?: string; mode?: 'test' | 'live' }) => {
   if (Boolean(o.merchant) !== Boolean(o.mode)) throw new Error('--merchant and --mode go together');
   return o.merchant && o.mode ? { merchantId: o.merchant, mode: o.mode } : undefined;
 };
-const describeWithdrawal = (x: { paymentIntentId: string; status: string; payoutInfo: { errorCode: string | null; errorDetails: string | null } | null }) =>
+const describeWithdrawal = (x: {
+  paymentIntentId: string;
+  status: string;
+  payoutInfo: { errorCode: string | null; errorDetails: string | null } | null;
+}) =>
   `Withdrawal ${x.paymentIntentId} is ${x.status}${x.payoutInfo?.errorCode ? ` (${x.payoutInfo.errorCode}: ${x.payoutInfo.errorDetails})` : ''}.`;
 withdrawal
   .command('list')
@@ -341,8 +443,23 @@ withdrawal
     const rows = (await listIntentsOfMerchant(o.merchant, o.mode))
       .filter((i) => i.intentType === 'withdrawal' && (o.status === 'all' || i.status === o.status))
       .map(transactionView)
-      .map(({ paymentIntentId, merchantReference, amount, currency, fee, status, createdAt, payoutInfo }) => ({ paymentIntentId, merchantReference, amount, currency, fee, status, createdAt, payoutInfo }));
-    print(rows, (x: typeof rows) => x.map((w) => `${w.paymentIntentId} ${w.merchantReference} ${w.amount} ${w.currency} (fee ${w.fee}) ${w.status} ${w.createdAt}`).join('\n') || 'none');
+      .map(({ paymentIntentId, merchantReference, amount, currency, fee, status, createdAt, payoutInfo }) => ({
+        paymentIntentId,
+        merchantReference,
+        amount,
+        currency,
+        fee,
+        status,
+        createdAt,
+        payoutInfo,
+      }));
+    print(
+      rows,
+      (x: typeof rows) =>
+        x
+          .map((w) => `${w.paymentIntentId} ${w.merchantReference} ${w.amount} ${w.currency} (fee ${w.fee}) ${w.status} ${w.createdAt}`)
+          .join('\n') || 'none',
+    );
   });
 withdrawal
   .command('approve <id>')
@@ -371,8 +488,18 @@ withdrawal
  * then released (Completed, wallet credited once) or declined (Failed; refund the customer at the
  * provider). ID is the paymentIntentId of the deposit or checkout.
  */
-const depositCli = program.command('deposit').description("wallet approvals held while a merchant was suspended (deposits and wallet checkouts)");
-const describeHeld = (x: { paymentIntentId: string; intentType: string; status: string; amount: number; currency: string; merchantId: string; merchantStatus?: string | null }) =>
+const depositCli = program
+  .command('deposit')
+  .description('wallet approvals held while a merchant was suspended (deposits and wallet checkouts)');
+const describeHeld = (x: {
+  paymentIntentId: string;
+  intentType: string;
+  status: string;
+  amount: number;
+  currency: string;
+  merchantId: string;
+  merchantStatus?: string | null;
+}) =>
   `${x.intentType} ${x.paymentIntentId} of merchant ${x.merchantId}${x.merchantStatus ? ` (${x.merchantStatus})` : ''}: ${x.amount} ${x.currency} is ${x.status}.` +
   (x.status === 'Failed' ? ' Refund the customer at the wallet provider.' : '');
 depositCli
@@ -381,7 +508,16 @@ depositCli
   .action(async () => {
     await connect();
     const rows = await (await import('#shared/services/held-decisions.ts')).listHeld();
-    print(rows, (x: typeof rows) => x.map((h) => `${h.paymentIntentId} ${h.intentType} merchant ${h.merchantId} ${h.amount} ${h.currency} held ${h.heldApproval.heldAt} (${h.heldApproval.source})`).join('\n') || 'none');
+    print(
+      rows,
+      (x: typeof rows) =>
+        x
+          .map(
+            (h) =>
+              `${h.paymentIntentId} ${h.intentType} merchant ${h.merchantId} ${h.amount} ${h.currency} held ${h.heldApproval.heldAt} (${h.heldApproval.source})`,
+          )
+          .join('\n') || 'none',
+    );
   });
 for (const [name, description] of [
   ['release', 'credit a held approval: Completed, the wallet credited once (the merchant may still be suspended)'],
@@ -398,7 +534,14 @@ for (const [name, description] of [
 
 /** Settlements and refunds awaiting the operator (docs/merchant-guide.md, Transaction lookup). ID is the settlement or refund id. */
 const settlementCli = program.command('settlement').description('approve, reject or cancel Pending settlements');
-const describeSettlement = (x: { id: string; status: number; failureReason: string | null; fxRate: number | null; payoutAmount: number | null; payoutCurrency: string }) =>
+const describeSettlement = (x: {
+  id: string;
+  status: number;
+  failureReason: string | null;
+  fxRate: number | null;
+  payoutAmount: number | null;
+  payoutCurrency: string;
+}) =>
   `Settlement ${x.id} is ${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled'][x.status]} (${x.status})` +
   `${x.payoutAmount !== null ? `, pays ${x.payoutAmount} ${x.payoutCurrency}${x.fxRate !== null ? ` at ${x.fxRate}` : ''}` : ''}${x.failureReason ? `: ${x.failureReason}` : ''}.`;
 settlementCli
@@ -463,9 +606,14 @@ userCli
   .action(async (o: { merchant: string; email: string; role: string }) => {
     await connect();
     const { inviteUser } = await import('#shared/services/dashboard-auth.ts');
-    const r = await inviteUser({ merchantId: o.merchant, email: o.email, role: o.role }, (await import('#shared/services/dashboard-auth.ts')).operatorActor);
-    print({ userId: r.userId, inviteUrl: r.inviteUrl, email: r.email, role: r.role, expiresAt: r.expiresAt }, (x: typeof r) =>
-      `Invited ${x.email} as ${x.role} (user ${x.userId}). Pass on this link; it works once, until ${x.expiresAt}:\n${x.inviteUrl}`,
+    const r = await inviteUser(
+      { merchantId: o.merchant, email: o.email, role: o.role },
+      (await import('#shared/services/dashboard-auth.ts')).operatorActor,
+    );
+    print(
+      { userId: r.userId, inviteUrl: r.inviteUrl, email: r.email, role: r.role, expiresAt: r.expiresAt },
+      (x: typeof r) =>
+        `Invited ${x.email} as ${x.role} (user ${x.userId}). Pass on this link; it works once, until ${x.expiresAt}:\n${x.inviteUrl}`,
     );
   });
 userCli
@@ -493,11 +641,17 @@ shardsCli
     await connect();
     const { getShardConfig } = await import('#shared/store/shards.ts');
     const c = await getShardConfig(o.merchant, o.mode);
-    print({ merchantId: o.merchant, mode: o.mode, ...c }, (x: typeof c) => `${o.merchant} (${o.mode}): ${x.shards} shard(s)${x.effectiveAt ? `, writers use them from ${x.effectiveAt} (${x.previousShards} before)` : ''}`);
+    print(
+      { merchantId: o.merchant, mode: o.mode, ...c },
+      (x: typeof c) =>
+        `${o.merchant} (${o.mode}): ${x.shards} shard(s)${x.effectiveAt ? `, writers use them from ${x.effectiveAt} (${x.previousShards} before)` : ''}`,
+    );
   });
 shardsCli
   .command('raise')
-  .description("raise a merchant's shard count without downtime: readers read the new shards at once, writers use them two cache periods later (2 min); never lowers it")
+  .description(
+    "raise a merchant's shard count without downtime: readers read the new shards at once, writers use them two cache periods later (2 min); never lowers it",
+  )
   .requiredOption('--merchant <id>', 'merchant id')
   .requiredOption('--mode <mode>', 'test | live', mode)
   .requiredOption('--shards <n>', 'the new count, 1-64', (v) => Number(v))
@@ -508,12 +662,18 @@ shardsCli
     if (!(await getMerchant(o.merchant))) throw new Error(`no merchant ${o.merchant}`);
     const { raiseShards } = await import('#shared/store/shards.ts');
     const c = await raiseShards(o.merchant, o.mode, o.shards, { immediate: o.immediate });
-    print({ merchantId: o.merchant, mode: o.mode, ...c }, (x: typeof c) => `${o.merchant} (${o.mode}): ${x.shards} shard(s); writers use them from ${x.effectiveAt}. Data already written stays in shard 0 and is still read.`);
+    print(
+      { merchantId: o.merchant, mode: o.mode, ...c },
+      (x: typeof c) =>
+        `${o.merchant} (${o.mode}): ${x.shards} shard(s); writers use them from ${x.effectiveAt}. Data already written stays in shard 0 and is still read.`,
+    );
   });
 
 program
   .command('migrate-transaction-index')
-  .description("give every transaction its type-and-status index keys (GSI3); safe to re-run, needed once for transactions created before the transaction list")
+  .description(
+    'give every transaction its type-and-status index keys (GSI3); safe to re-run, needed once for transactions created before the transaction list',
+  )
   .action(async () => {
     await connect();
     const { backfillIntentIndex } = await import('#shared/store/intents.ts');
@@ -525,7 +685,9 @@ program
   .command('ledger')
   .description('the ledger and its invariants')
   .command('verify')
-  .description('check every wallet against its journals and every object against its status (docs/ledger-verification.md); exit 1 on any discrepancy')
+  .description(
+    'check every wallet against its journals and every object against its status (docs/ledger-verification.md); exit 1 on any discrepancy',
+  )
   .option('--merchant <id>', 'only this merchant')
   .option('--mode <mode>', 'test | live (default both)', mode)
   .option('--since <duration>', 'only ledgers whose wallets changed in this window: 30m, 24h, 7d', parseDuration)

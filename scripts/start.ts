@@ -13,7 +13,10 @@ const stack = await startLocalStack(config);
 // LIVE_PROVIDERS=emulated: the JazzCash and Easypaisa emulators on 127.0.0.1, and live mode's
 // adapters pointed at them, so pk_live_ keys move (emulated) money end to end. Without it live
 // mode refuses money operations with a 422, as a deployment without provider credentials does.
-const emulated = process.env.LIVE_PROVIDERS === 'emulated' ? await (await import('./emulators/index.ts')).startEmulatedProviders(config.baseUrl) : undefined;
+const emulated =
+  process.env.LIVE_PROVIDERS === 'emulated'
+    ? await (await import('./emulators/index.ts')).startEmulatedProviders(config.baseUrl)
+    : undefined;
 if (emulated) (await import('#shared/providers/live/index.ts')).configureLiveProviders(emulated.config);
 
 // The demo merchant: created on first start, its keys kept in the git-ignored data folder.
@@ -22,7 +25,12 @@ const { createMerchant } = await import('#shared/services/merchants.ts');
 const demoFile = resolve(config.dataDir, 'demo-merchant.json');
 let demo = existsSync(demoFile) && !config.inMemory ? JSON.parse(readFileSync(demoFile, 'utf8')) : undefined;
 if (!demo || !(await getMerchant(demo.merchantId))) {
-  demo = await createMerchant({ name: 'Demo Store', currency: 'PKR', webhookUrl: `http://127.0.0.1:${config.port + 1}/webhooks`, allowInsecureWebhooks: true });
+  demo = await createMerchant({
+    name: 'Demo Store',
+    currency: 'PKR',
+    webhookUrl: `http://127.0.0.1:${config.port + 1}/webhooks`,
+    allowInsecureWebhooks: true,
+  });
   writeFileSync(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 });
 }
 

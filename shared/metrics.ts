@@ -54,7 +54,12 @@ export const tracer = new Tracer({ serviceName });
 export type MetricName = (typeof metricNames)[keyof typeof metricNames];
 
 /** Emit one data point with its dimensions, flushed at once. */
-export function emitMetric(name: MetricName, value: number, dimensions: Record<string, string> = {}, unit: (typeof MetricUnit)[keyof typeof MetricUnit] = MetricUnit.Count): void {
+export function emitMetric(
+  name: MetricName,
+  value: number,
+  dimensions: Record<string, string> = {},
+  unit: (typeof MetricUnit)[keyof typeof MetricUnit] = MetricUnit.Count,
+): void {
   try {
     const single = metrics.singleMetric();
     if (Object.keys(dimensions).length) single.addDimensions(dimensions);

@@ -8,7 +8,14 @@ import type { IntentStatus, IntentType } from '#shared/domain/intent.ts';
 /** What the signed-in dashboard handlers share: the page frame and the payments filters. */
 export async function frameOf(request: DashboardRequest, current: Frame['current']): Promise<Frame> {
   const signed = request.signed!;
-  return { merchantName: await merchantName(signed.user.merchantId), email: signed.user.email, role: signed.user.role, mode: signed.session.mode, csrf: request.csrf, current };
+  return {
+    merchantName: await merchantName(signed.user.merchantId),
+    email: signed.user.email,
+    role: signed.user.role,
+    mode: signed.session.mode,
+    csrf: request.csrf,
+    current,
+  };
 }
 
 const statuses = ['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired'];
@@ -24,7 +31,8 @@ export function paymentFilters(query: Record<string, string>): { filters: Paymen
   const { q = '', status = '', type = '', from = '', to = '', after = '' } = query;
   if (status && !statuses.includes(status)) throw new DashboardRefusal(400, 'Unknown status filter.');
   if (type && !types.includes(type)) throw new DashboardRefusal(400, 'Unknown type filter.');
-  if ((from && (!day.test(from) || Number.isNaN(Date.parse(from)))) || (to && (!day.test(to) || Number.isNaN(Date.parse(to))))) throw new DashboardRefusal(400, 'Dates are YYYY-MM-DD.');
+  if ((from && (!day.test(from) || Number.isNaN(Date.parse(from)))) || (to && (!day.test(to) || Number.isNaN(Date.parse(to)))))
+    throw new DashboardRefusal(400, 'Dates are YYYY-MM-DD.');
   if (from && to && from > to) throw new DashboardRefusal(400, '"From" must not be after "To".');
   if (after && !uuid.test(after)) throw new DashboardRefusal(400, 'That page link is not valid.');
   if (q.length > 255) throw new DashboardRefusal(400, 'The search text is too long.');

@@ -8,6 +8,12 @@ import { developersView } from './views.ts';
 /** POST /dashboard/developers/keys: a new key pair with the chosen mode and scopes, in this response only. */
 export const handler = dashboardHandler(routes.dashboardCreateKey, async (request) => {
   const { user, session } = request.signed!;
-  const issued = await createApiKeyFromDashboard(request.signed!, { mode: request.form.get('mode') ?? '', scopes: request.form.getAll('scopes') });
-  return { status: 200, html: developersView(await frameOf(request, 'developers'), await apiKeysOf(user.merchantId, session.mode), { issued }) };
+  const issued = await createApiKeyFromDashboard(request.signed!, {
+    mode: request.form.get('mode') ?? '',
+    scopes: request.form.getAll('scopes'),
+  });
+  return {
+    status: 200,
+    html: developersView(await frameOf(request, 'developers'), await apiKeysOf(user.merchantId, session.mode), { issued }),
+  };
 });

@@ -11,5 +11,8 @@ export const handler = dashboardHandler(routes.dashboardRollKey, async (request)
   const grace = request.form.get('graceDays') ?? '';
   if (!/^[0-7]$/.test(grace)) throw new DashboardRefusal(400, 'Choose how many days (0 to 7) the old keys keep working.');
   const issued = await rollApiKeys(request.signed!, Number(grace) * 86400);
-  return { status: 200, html: developersView(await frameOf(request, 'developers'), await apiKeysOf(user.merchantId, session.mode), { issued }) };
+  return {
+    status: 200,
+    html: developersView(await frameOf(request, 'developers'), await apiKeysOf(user.merchantId, session.mode), { issued }),
+  };
 });

@@ -4,4 +4,8 @@ import { enrolmentSecret } from '#shared/services/dashboard-auth.ts';
 import { enrolPage } from './views.ts';
 
 /** GET /dashboard/enrol: the TOTP secret as base32 text, otpauth:// URI and QR code. */
-export const handler = dashboardHandler(routes.dashboardEnrolPage, async ({ signed, csrf }) => ({ status: 200, html: await enrolPage({ ...(await enrolmentSecret(signed!)), csrf }) }), { enrolment: true });
+export const handler = dashboardHandler(
+  routes.dashboardEnrolPage,
+  async ({ signed, csrf }) => ({ status: 200, html: await enrolPage({ ...(await enrolmentSecret(signed!)), csrf }) }),
+  { enrolment: true },
+);

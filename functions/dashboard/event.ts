@@ -8,5 +8,12 @@ import { eventView } from './views.ts';
 export const handler = dashboardHandler(routes.dashboardEvent, async (request) => {
   const { user, session } = request.signed!;
   const d = await eventDeliveries(user.merchantId, session.mode, request.path.eventId ?? '');
-  return { status: 200, html: eventView(await frameOf(request, 'payments'), d, request.query.resent ? { message: `Resend queued (${request.query.resent.slice(0, 40)}): a new delivery round starts now.` } : {}) };
+  return {
+    status: 200,
+    html: eventView(
+      await frameOf(request, 'payments'),
+      d,
+      request.query.resent ? { message: `Resend queued (${request.query.resent.slice(0, 40)}): a new delivery round starts now.` } : {},
+    ),
+  };
 });

@@ -12,6 +12,9 @@ export const handler = dashboardHandler(routes.dashboardAcceptInvite, async ({ p
   } catch (error) {
     if (!(error instanceof DashboardRefusal) || error.status !== 400) throw error;
     const { invite, merchantName } = await openInvite(path.token!);
-    return { status: 400, html: invitePage({ email: invite.email, merchantName, csrf, error: error.message, ...(error.field ? { field: error.field } : {}) }) };
+    return {
+      status: 400,
+      html: invitePage({ email: invite.email, merchantName, csrf, error: error.message, ...(error.field ? { field: error.field } : {}) }),
+    };
   }
 });

@@ -8,5 +8,12 @@ import { paymentView } from './views.ts';
 export const handler = dashboardHandler(routes.dashboardPayment, async (request) => {
   const { user, session } = request.signed!;
   const detail = await paymentDetail(user.merchantId, session.mode, request.path.id!);
-  return { status: 200, html: paymentView(await frameOf(request, 'payments'), detail, request.query.refunded ? { message: `Refund requested (${request.query.refunded}). It stays Pending until it is approved.` } : {}) };
+  return {
+    status: 200,
+    html: paymentView(
+      await frameOf(request, 'payments'),
+      detail,
+      request.query.refunded ? { message: `Refund requested (${request.query.refunded}). It stays Pending until it is approved.` } : {},
+    ),
+  };
 });

@@ -8,5 +8,11 @@ import { paymentsView } from './views.ts';
 export const handler = dashboardHandler(routes.dashboardPayments, async (request) => {
   const { user, session } = request.signed!;
   const { filters, echo } = paymentFilters(request.query);
-  return { status: 200, html: paymentsView(await frameOf(request, 'payments'), { filters: echo, page: await paymentsPage(user.merchantId, session.mode, filters) }) };
+  return {
+    status: 200,
+    html: paymentsView(await frameOf(request, 'payments'), {
+      filters: echo,
+      page: await paymentsPage(user.merchantId, session.mode, filters),
+    }),
+  };
 });

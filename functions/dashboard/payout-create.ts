@@ -15,13 +15,29 @@ export const handler = dashboardHandler(routes.dashboardCreatePayout, async (req
   try {
     const payout = await createPayoutFromDashboard(
       request.signed!,
-      { amount: f.get('amount') ?? '', bankCode: f.get('bankCode') ?? '', accountNumber: f.get('accountNumber') ?? '', accountTitle: f.get('accountTitle') ?? '', description: f.get('description') ?? '' },
+      {
+        amount: f.get('amount') ?? '',
+        bankCode: f.get('bankCode') ?? '',
+        accountNumber: f.get('accountNumber') ?? '',
+        accountTitle: f.get('accountTitle') ?? '',
+        description: f.get('description') ?? '',
+      },
       request.traceId,
     );
     return { redirect: `${dashPath('/payouts')}?created=${encodeURIComponent(payout.merchantReference)}` };
   } catch (error) {
-    const message = error instanceof DashboardRefusal && error.status === 400 ? error.message : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable' ? error.detail : error instanceof HttpProblem && error.status < 500 ? error.detail : undefined;
+    const message =
+      error instanceof DashboardRefusal && error.status === 400
+        ? error.message
+        : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable'
+          ? error.detail
+          : error instanceof HttpProblem && error.status < 500
+            ? error.detail
+            : undefined;
     if (message === undefined) throw error;
-    return { status: 422, html: payoutsView(await frameOf(request, 'payouts'), await payoutsPage(user.merchantId, session.mode), { error: message }) };
+    return {
+      status: 422,
+      html: payoutsView(await frameOf(request, 'payouts'), await payoutsPage(user.merchantId, session.mode), { error: message }),
+    };
   }
 });

@@ -8,6 +8,13 @@ import { payoutsView } from './views.ts';
 export const handler = dashboardHandler(routes.dashboardPayouts, async (request) => {
   const { user, session } = request.signed!;
   const q = request.query;
-  const message = q.created ? `Payout ${q.created} created. It waits for an approver.` : q.decided ? `Payout ${q.decided} ${q.decision === 'approve' ? 'approved' : 'rejected'}.` : undefined;
-  return { status: 200, html: payoutsView(await frameOf(request, 'payouts'), await payoutsPage(user.merchantId, session.mode), message ? { message } : {}) };
+  const message = q.created
+    ? `Payout ${q.created} created. It waits for an approver.`
+    : q.decided
+      ? `Payout ${q.decided} ${q.decision === 'approve' ? 'approved' : 'rejected'}.`
+      : undefined;
+  return {
+    status: 200,
+    html: payoutsView(await frameOf(request, 'payouts'), await payoutsPage(user.merchantId, session.mode), message ? { message } : {}),
+  };
 });

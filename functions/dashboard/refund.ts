@@ -13,11 +13,26 @@ export const handler = dashboardHandler(routes.dashboardRefund, async (request) 
   const { user, session } = request.signed!;
   const id = request.path.id!;
   try {
-    const refund = await refundFromDashboard(request.signed!, id, { amount: request.form.get('amount') ?? '', reason: request.form.get('reason') ?? '' }, request.traceId);
+    const refund = await refundFromDashboard(
+      request.signed!,
+      id,
+      { amount: request.form.get('amount') ?? '', reason: request.form.get('reason') ?? '' },
+      request.traceId,
+    );
     return { redirect: `${dashPath(`/payments/${encodeURIComponent(id)}`)}?refunded=${refund.id}` };
   } catch (error) {
-    const message = error instanceof DashboardRefusal && error.status === 400 ? error.message : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable' ? error.detail : error instanceof HttpProblem && error.status < 500 && error.status !== 404 ? error.detail : undefined;
+    const message =
+      error instanceof DashboardRefusal && error.status === 400
+        ? error.message
+        : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable'
+          ? error.detail
+          : error instanceof HttpProblem && error.status < 500 && error.status !== 404
+            ? error.detail
+            : undefined;
     if (message === undefined) throw error;
-    return { status: 422, html: paymentView(await frameOf(request, 'payments'), await paymentDetail(user.merchantId, session.mode, id), { error: message }) };
+    return {
+      status: 422,
+      html: paymentView(await frameOf(request, 'payments'), await paymentDetail(user.merchantId, session.mode, id), { error: message }),
+    };
   }
 });

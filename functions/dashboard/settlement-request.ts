@@ -3,7 +3,12 @@ import { DomainError } from '#shared/domain/errors.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
-import { requestSettlementFromDashboard, settlementPreview, settlementsList, type SettlementForm } from '#shared/services/dashboard-settlements.ts';
+import {
+  requestSettlementFromDashboard,
+  settlementPreview,
+  settlementsList,
+  type SettlementForm,
+} from '#shared/services/dashboard-settlements.ts';
 import { frameOf } from './common.ts';
 import { settlementConfirmView, settlementsView } from './views.ts';
 
@@ -20,13 +25,27 @@ export const handler = dashboardHandler(routes.dashboardRequestSettlement, async
   };
   try {
     if (request.form.get('confirm') !== '1') {
-      return { status: 200, html: settlementConfirmView(await frameOf(request, 'settlements'), await settlementPreview(request.signed!, form), form) };
+      return {
+        status: 200,
+        html: settlementConfirmView(await frameOf(request, 'settlements'), await settlementPreview(request.signed!, form), form),
+      };
     }
     const created = await requestSettlementFromDashboard(request.signed!, form, request.traceId);
     return { redirect: `${dashPath(`/settlements/${created.id}`)}?requested=1` };
   } catch (error) {
-    const message = error instanceof DashboardRefusal && error.status === 400 ? error.message : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable' ? error.detail : undefined;
+    const message =
+      error instanceof DashboardRefusal && error.status === 400
+        ? error.message
+        : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable'
+          ? error.detail
+          : undefined;
     if (message === undefined) throw error;
-    return { status: 422, html: settlementsView(await frameOf(request, 'settlements'), await settlementsList(user.merchantId, session.mode, 1), { error: message, form }) };
+    return {
+      status: 422,
+      html: settlementsView(await frameOf(request, 'settlements'), await settlementsList(user.merchantId, session.mode, 1), {
+        error: message,
+        form,
+      }),
+    };
   }
 });

@@ -8,5 +8,12 @@ import { settlementView } from './views.ts';
 export const handler = dashboardHandler(routes.dashboardSettlement, async (request) => {
   const { user, session } = request.signed!;
   const v = await settlementDetail(user.merchantId, session.mode, request.path.id ?? '');
-  return { status: 200, html: settlementView(await frameOf(request, 'settlements'), v, request.query.requested ? { message: 'Settlement requested: the funds are held until the operator approves it.' } : {}) };
+  return {
+    status: 200,
+    html: settlementView(
+      await frameOf(request, 'settlements'),
+      v,
+      request.query.requested ? { message: 'Settlement requested: the funds are held until the operator approves it.' } : {},
+    ),
+  };
 });

@@ -9,6 +9,10 @@ import { settlementsView } from './views.ts';
 export const handler = dashboardHandler(routes.dashboardSettlements, async (request) => {
   const { user, session } = request.signed!;
   const page = request.query.page ?? '1';
-  if (Object.keys(request.query).some((k) => k !== 'page') || !/^\d{1,5}$/.test(page) || page === '0') throw new DashboardRefusal(400, 'That page link is not valid.');
-  return { status: 200, html: settlementsView(await frameOf(request, 'settlements'), await settlementsList(user.merchantId, session.mode, Number(page))) };
+  if (Object.keys(request.query).some((k) => k !== 'page') || !/^\d{1,5}$/.test(page) || page === '0')
+    throw new DashboardRefusal(400, 'That page link is not valid.');
+  return {
+    status: 200,
+    html: settlementsView(await frameOf(request, 'settlements'), await settlementsList(user.merchantId, session.mode, Number(page))),
+  };
 });

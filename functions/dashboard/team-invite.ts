@@ -9,10 +9,16 @@ import { teamView } from './views.ts';
 export const handler = dashboardHandler(routes.dashboardTeamInvite, async (request) => {
   const { user, actor } = request.signed!;
   try {
-    const invited = await inviteUser({ merchantId: user.merchantId, email: request.form.get('email') ?? '', role: request.form.get('role') ?? '' }, actor);
+    const invited = await inviteUser(
+      { merchantId: user.merchantId, email: request.form.get('email') ?? '', role: request.form.get('role') ?? '' },
+      actor,
+    );
     return { status: 200, html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { invited }) };
   } catch (error) {
     if (!(error instanceof DashboardRefusal) || (error.status !== 400 && error.status !== 409)) throw error;
-    return { status: error.status, html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { error: error.message }) };
+    return {
+      status: error.status,
+      html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { error: error.message }),
+    };
   }
 });

@@ -10,7 +10,12 @@ export const handler = dashboardHandler(routes.dashboardTeamRemove, async (reque
   const { user } = request.signed!;
   try {
     const removed = await changeTeamMember(request.signed!, request.path.userId ?? '', { remove: true });
-    return { status: 200, html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { message: `${removed.email} was removed: they can no longer sign in.` }) };
+    return {
+      status: 200,
+      html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), {
+        message: `${removed.email} was removed: they can no longer sign in.`,
+      }),
+    };
   } catch (error) {
     if (!(error instanceof DashboardRefusal) || error.status !== 409) throw error;
     return { status: 409, html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { error: error.message }) };

@@ -13,9 +13,15 @@ export const handler = dashboardHandler(routes.dashboardTeamRole, async (request
   try {
     if (!isDashboardRole(role)) throw new DashboardRefusal(400, 'Choose a role: admin, developer, finance, approver or viewer.');
     const changed = await changeTeamMember(request.signed!, request.path.userId ?? '', { role });
-    return { status: 200, html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { message: `${changed.email} is now ${role}.` }) };
+    return {
+      status: 200,
+      html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { message: `${changed.email} is now ${role}.` }),
+    };
   } catch (error) {
     if (!(error instanceof DashboardRefusal) || (error.status !== 400 && error.status !== 409)) throw error;
-    return { status: error.status, html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { error: error.message }) };
+    return {
+      status: error.status,
+      html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { error: error.message }),
+    };
   }
 });

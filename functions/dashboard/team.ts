@@ -8,6 +8,7 @@ import { teamView } from './views.ts';
 /** GET /dashboard/team: users and the audit log (admins). */
 export const handler = dashboardHandler(routes.dashboardTeam, async (request) => {
   const before = request.query.before;
-  if (before !== undefined && !/^\d{4}-\d{2}-\d{2}T[\d:.]+Z#[0-9a-f-]{36}$/.test(before)) throw new DashboardRefusal(400, 'That page link is not valid.');
+  if (before !== undefined && !/^\d{4}-\d{2}-\d{2}T[\d:.]+Z#[0-9a-f-]{36}$/.test(before))
+    throw new DashboardRefusal(400, 'That page link is not valid.');
   return { status: 200, html: teamView(await frameOf(request, 'team'), await teamPage(request.signed!.user.merchantId, before)) };
 });

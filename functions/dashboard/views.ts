@@ -3,7 +3,15 @@ import { can } from '#shared/domain/dashboard-roles.ts';
 import { dashboardRoles } from '#shared/domain/dashboard-roles.ts';
 import { framedPage, path, plainPage, type Frame } from '#shared/http/dashboard-views.ts';
 import { html, Html, type Html as HtmlT } from '#shared/http/pages.ts';
-import type { apiKeysOf, homeSummary, paymentDetail, PaymentFilters, payoutsPage, teamPage, TransactionView } from '#shared/services/dashboard.ts';
+import type {
+  apiKeysOf,
+  homeSummary,
+  paymentDetail,
+  PaymentFilters,
+  payoutsPage,
+  teamPage,
+  TransactionView,
+} from '#shared/services/dashboard.ts';
 import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
 import type { settlementDetail, settlementPreview, settlementsList, SettlementForm } from '#shared/services/dashboard-settlements.ts';
 import { settlementStatusNames } from '#shared/domain/settlement.ts';
@@ -12,7 +20,8 @@ import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
 
 /** The dashboard's pages (server-rendered HTML, no script; forms post with the session's CSRF token). */
-const money = (amount: number, currency: string) => `${currency} ${amount.toLocaleString('en-US', { minimumFractionDigits: currency === 'USDT' ? 2 : 2, maximumFractionDigits: 6 })}`;
+const money = (amount: number, currency: string) =>
+  `${currency} ${amount.toLocaleString('en-US', { minimumFractionDigits: currency === 'USDT' ? 2 : 2, maximumFractionDigits: 6 })}`;
 const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : '—');
 const hidden = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
 const alert = (message?: string) => (message ? html`<div class="alert" role="alert">${message}</div>` : '');
@@ -85,7 +94,13 @@ ${notice(o.message)}${alert(o.error)}
 
 export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>>, w: Awaited<ReturnType<typeof webhookHealth>>) {
   const e = w.endpoint;
-  const state = !e ? 'no endpoint configured' : e.disabledAt ? `disabled (${e.disabledReason ?? ''}) since ${when(e.disabledAt)}` : e.failingSince ? `failing since ${when(e.failingSince)}` : 'healthy';
+  const state = !e
+    ? 'no endpoint configured'
+    : e.disabledAt
+      ? `disabled (${e.disabledReason ?? ''}) since ${when(e.disabledAt)}`
+      : e.failingSince
+        ? `failing since ${when(e.failingSince)}`
+        : 'healthy';
   return framedPage(
     'Home',
     frame,
@@ -112,7 +127,8 @@ function paymentsTable(items: TransactionView[], caption: string): HtmlT {
   return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table><caption class="muted">${caption}</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Order</th><th scope="col">Payment</th></tr></thead>
 <tbody>${items.map(
-    (t) => html`<tr><td>${when(t.createdAt)}</td><td>${t.intentType}</td><td class="status-${t.status}">${t.status}</td><td class="num">${money(t.amount, t.currency)}</td><td>${t.orderRef.orderRef}</td><td><a href="${path(`/payments/${t.paymentIntentId}`)}">${t.paymentIntentId.slice(0, 8)}…<span class="vh"> payment ${t.orderRef.orderRef}</span></a></td></tr>`,
+    (t) =>
+      html`<tr><td>${when(t.createdAt)}</td><td>${t.intentType}</td><td class="status-${t.status}">${t.status}</td><td class="num">${money(t.amount, t.currency)}</td><td>${t.orderRef.orderRef}</td><td><a href="${path(`/payments/${t.paymentIntentId}`)}">${t.paymentIntentId.slice(0, 8)}…<span class="vh"> payment ${t.orderRef.orderRef}</span></a></td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -126,7 +142,8 @@ export function paymentsView(frame: Frame, o: { filters: Record<string, string>;
     const s = q.toString();
     return s ? `?${s}` : '';
   };
-  const option = (value: string, selected: string | undefined, label = value) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
+  const option = (value: string, selected: string | undefined, label = value) =>
+    html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
   const last = o.page.items.at(-1);
   return framedPage(
     'Payments',
@@ -169,37 +186,64 @@ ${card ? html`<dt>Card</dt><dd>${card.brand ?? ''} ending ${card.last4 ?? ''}</d
 ${c.name ? html`<dt>Customer</dt><dd>${c.name}</dd>` : ''}${c.email ? html`<dt>E-mail</dt><dd>${c.email}</dd>` : ''}${c.phone ? html`<dt>Phone</dt><dd>${c.phone}</dd>` : ''}
 ${p.description ? html`<dt>Description</dt><dd>${p.description}</dd>` : ''}
 </dl></section>
-${d.refunds ? html`<h2>Refunds</h2>
+${
+  d.refunds
+    ? html`<h2>Refunds</h2>
 <p>Refundable: <strong>${money(d.refunds.refundableAmount, p.currency)}</strong></p>
-${d.refunds.items.length ? html`<div class="table-wrap" role="region" aria-label="Refunds" tabindex="0"><table><thead><tr><th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead><tbody>${d.refunds.items.map(
-      (r) => html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td><td>${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'][r.status]}</td><td>${r.reason ?? ''}</td></tr>`,
-    )}</tbody></table></div>` : html`<p class="muted">No refunds.</p>`}
-${mayRefund ? html`<form method="post" action="${path(`/payments/${p.paymentIntentId}/refund`)}" class="card" aria-label="Refund">${hidden(frame.csrf)}
+${
+  d.refunds.items.length
+    ? html`<div class="table-wrap" role="region" aria-label="Refunds" tabindex="0"><table><thead><tr><th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead><tbody>${d.refunds.items.map(
+        (r) =>
+          html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td><td>${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'][r.status]}</td><td>${r.reason ?? ''}</td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p class="muted">No refunds.</p>`
+}
+${
+  mayRefund
+    ? html`<form method="post" action="${path(`/payments/${p.paymentIntentId}/refund`)}" class="card" aria-label="Refund">${hidden(frame.csrf)}
 <h2>Refund</h2>
 <label for="amount">Amount (${p.currency}; empty refunds everything left)</label>
 <input id="amount" name="amount" inputmode="decimal" autocomplete="off">
 <label for="reason">Reason</label>
 <input id="reason" name="reason" maxlength="500" autocomplete="off">
 <button type="submit">Refund</button>
-</form>` : ''}` : ''}
+</form>`
+    : ''
+}`
+    : ''
+}
 <h2>Webhook events</h2>
-${d.events.length ? html`<div class="table-wrap" role="region" aria-label="Webhook events" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status change</th><th scope="col">Delivery</th><th scope="col" class="num">Attempts</th><th scope="col">Last attempt</th><th scope="col">Resend</th></tr></thead><tbody>${d.events.map(
-      (e) => html`<tr><td>${eventTime(e.created)}</td><td><a href="${path(`/events/${e.eventId}`)}">${e.eventId}</a></td><td>${e.previousStatus ?? '—'} → ${e.currentStatus}</td><td>${e.delivery.state}</td><td class="num">${e.delivery.attempts}</td><td>${e.delivery.lastAttemptAt ? `${when(e.delivery.lastAttemptAt)}${e.delivery.lastStatusCode ? ` (HTTP ${e.delivery.lastStatusCode})` : ''}${e.delivery.lastError ? ` ${e.delivery.lastError}` : ''}` : '—'}</td><td>${resendButton(frame, e.eventId)}</td></tr>`,
-    )}</tbody></table></div>
-${d.events.filter((e) => e.attempts.length).map((e) => html`<h3>Attempts of ${e.eventId}</h3>${attemptsTable(e.attempts, `Delivery attempts of ${e.eventId}`)}`)}` : html`<p class="muted">No events.</p>`}
+${
+  d.events.length
+    ? html`<div class="table-wrap" role="region" aria-label="Webhook events" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status change</th><th scope="col">Delivery</th><th scope="col" class="num">Attempts</th><th scope="col">Last attempt</th><th scope="col">Resend</th></tr></thead><tbody>${d.events.map(
+        (e) =>
+          html`<tr><td>${eventTime(e.created)}</td><td><a href="${path(`/events/${e.eventId}`)}">${e.eventId}</a></td><td>${e.previousStatus ?? '—'} → ${e.currentStatus}</td><td>${e.delivery.state}</td><td class="num">${e.delivery.attempts}</td><td>${e.delivery.lastAttemptAt ? `${when(e.delivery.lastAttemptAt)}${e.delivery.lastStatusCode ? ` (HTTP ${e.delivery.lastStatusCode})` : ''}${e.delivery.lastError ? ` ${e.delivery.lastError}` : ''}` : '—'}</td><td>${resendButton(frame, e.eventId)}</td></tr>`,
+      )}</tbody></table></div>
+${d.events.filter((e) => e.attempts.length).map((e) => html`<h3>Attempts of ${e.eventId}</h3>${attemptsTable(e.attempts, `Delivery attempts of ${e.eventId}`)}`)}`
+    : html`<p class="muted">No events.</p>`
+}
 <p><a href="${path('/payments')}">Back to payments</a></p>`,
   );
 }
 
-export function teamView(frame: Frame, t: Awaited<ReturnType<typeof teamPage>>, o: { invited?: { email: string; inviteUrl: string }; error?: string; message?: string } = {}) {
+export function teamView(
+  frame: Frame,
+  t: Awaited<ReturnType<typeof teamPage>>,
+  o: { invited?: { email: string; inviteUrl: string }; error?: string; message?: string } = {},
+) {
   return framedPage(
     'Team',
     frame,
     html`${o.invited ? html`<div class="notice" role="status"><p>Invited ${o.invited.email}. Pass on this link (it works once, for 72 hours; it is not shown again):</p><p class="secret" id="invite-url">${o.invited.inviteUrl}</p></div>` : ''}${alert(o.error)}${notice(o.message)}
 <div class="table-wrap" role="region" aria-label="Users" tabindex="0"><table><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">2FA</th><th scope="col">Since</th><th scope="col">Change</th></tr></thead>
 <tbody>${t.users.map(
-      (u) => html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.status === 'disabled' ? 'removed or disabled' : u.status}</td><td>${u.twoFactor ? 'on' : 'not set up'}</td><td>${when(u.createdAt)}</td><td>${u.status === 'disabled' ? '—' : html`<div class="actions"><form method="post" action="${path(`/team/${u.userId}/role`)}" class="inline">${hidden(frame.csrf)}<label for="role-${u.userId}" class="vh">New role of ${u.email}</label><select id="role-${u.userId}" name="role">${dashboardRoles.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change role of ${u.email}">Change role</button></form>
-<form method="post" action="${path(`/team/${u.userId}/remove`)}" class="inline">${hidden(frame.csrf)}<button type="submit" class="secondary" aria-label="Remove ${u.email}">Remove</button></form></div>`}</td></tr>`,
+      (u) =>
+        html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.status === 'disabled' ? 'removed or disabled' : u.status}</td><td>${u.twoFactor ? 'on' : 'not set up'}</td><td>${when(u.createdAt)}</td><td>${
+          u.status === 'disabled'
+            ? '—'
+            : html`<div class="actions"><form method="post" action="${path(`/team/${u.userId}/role`)}" class="inline">${hidden(frame.csrf)}<label for="role-${u.userId}" class="vh">New role of ${u.email}</label><select id="role-${u.userId}" name="role">${dashboardRoles.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change role of ${u.email}">Change role</button></form>
+<form method="post" action="${path(`/team/${u.userId}/remove`)}" class="inline">${hidden(frame.csrf)}<button type="submit" class="secondary" aria-label="Remove ${u.email}">Remove</button></form></div>`
+        }</td></tr>`,
     )}</tbody></table></div>
 <form method="post" action="${path('/team/invite')}" class="card" aria-label="Invite a user">${hidden(frame.csrf)}<h2>Invite a user</h2>
 <label for="invite-email">E-mail address</label><input id="invite-email" name="email" type="email" autocomplete="off" required>
@@ -212,19 +256,28 @@ ${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t
   );
 }
 
-export function developersView(frame: Frame, keys: Awaited<ReturnType<typeof apiKeysOf>>, o: { issued?: { keyId: string; apiKey: string; secretKey: string; mode?: string }; error?: string } = {}) {
+export function developersView(
+  frame: Frame,
+  keys: Awaited<ReturnType<typeof apiKeysOf>>,
+  o: { issued?: { keyId: string; apiKey: string; secretKey: string; mode?: string }; error?: string } = {},
+) {
   return framedPage(
     'Developers',
     frame,
-    html`${o.issued ? html`<div class="notice" role="status"><p><strong>New ${o.issued.mode ?? frame.mode} key ${o.issued.keyId}. Copy both values now: they are shown only this once.</strong></p>
+    html`${
+      o.issued
+        ? html`<div class="notice" role="status"><p><strong>New ${o.issued.mode ?? frame.mode} key ${o.issued.keyId}. Copy both values now: they are shown only this once.</strong></p>
 <p>API key (Svc-API-Key):</p><p class="secret" id="new-api-key">${o.issued.apiKey}</p>
-<p>Secret key (body signatures):</p><p class="secret" id="new-secret-key">${o.issued.secretKey}</p></div>` : ''}${alert(o.error)}
+<p>Secret key (body signatures):</p><p class="secret" id="new-secret-key">${o.issued.secretKey}</p></div>`
+        : ''
+    }${alert(o.error)}
 ${can(frame.role, 'webhooks:manage') ? html`<p class="actions"><a href="${path('/developers/webhooks')}">Webhook endpoint and delivery log</a></p>` : ''}
 <h2>API keys (${frame.mode} mode)</h2>
 <p class="muted">The gateway does not record when a key was last used (see the documentation).</p>
 <div class="table-wrap" role="region" aria-label="API keys" tabindex="0"><table><thead><tr><th scope="col">Key id</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
 <tbody>${keys.map(
-      (k) => html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td>${k.status}</td><td>${when(k.createdAt)}</td><td>${when(k.expiresAt)}</td><td>${k.status === 'active' || k.status === 'expiring' ? html`<form method="post" action="${path('/developers/keys/revoke')}">${hidden(frame.csrf)}<input type="hidden" name="keyId" value="${k.keyId}"><button type="submit" class="secondary" aria-label="Revoke ${k.keyId}">Revoke</button></form>` : '—'}</td></tr>`,
+      (k) =>
+        html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td>${k.status}</td><td>${when(k.createdAt)}</td><td>${when(k.expiresAt)}</td><td>${k.status === 'active' || k.status === 'expiring' ? html`<form method="post" action="${path('/developers/keys/revoke')}">${hidden(frame.csrf)}<input type="hidden" name="keyId" value="${k.keyId}"><button type="submit" class="secondary" aria-label="Revoke ${k.keyId}">Revoke</button></form>` : '—'}</td></tr>`,
     )}</tbody></table></div>
 <form method="post" action="${path('/developers/keys')}" class="card" aria-label="Create a key">${hidden(frame.csrf)}<h2>Create a key</h2>
 <p>A new key pair with the scopes you choose; the other keys keep working.</p>
@@ -242,16 +295,24 @@ const eventTime = (created: unknown) => when(typeof created === 'number' ? new D
 
 /** The Resend button of one event (webhooks:manage). */
 export const resendButton = (frame: Frame, eventId: string) =>
-  can(frame.role, 'webhooks:manage') ? html`<form method="post" action="${path(`/events/${eventId}/resend`)}" class="inline">${hidden(frame.csrf)}<button type="submit" class="secondary" aria-label="Resend ${eventId}">Resend</button></form>` : '';
+  can(frame.role, 'webhooks:manage')
+    ? html`<form method="post" action="${path(`/events/${eventId}/resend`)}" class="inline">${hidden(frame.csrf)}<button type="submit" class="secondary" aria-label="Resend ${eventId}">Resend</button></form>`
+    : '';
 
 export function webhooksView(
   frame: Frame,
   w: Awaited<ReturnType<typeof webhooksPage>>,
   filters: { type?: string; deliveryState?: string },
-  o: { secret?: string; test?: { ok: boolean; statusCode: number | null; durationMs: number; error: string | null; eventId: string }; message?: string; error?: string } = {},
+  o: {
+    secret?: string;
+    test?: { ok: boolean; statusCode: number | null; durationMs: number; error: string | null; eventId: string };
+    message?: string;
+    error?: string;
+  } = {},
 ) {
   const e = w.endpoint;
-  const option = (value: string, selected: string | undefined, label = value) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
+  const option = (value: string, selected: string | undefined, label = value) =>
+    html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
   const query = new URLSearchParams(Object.entries({ type: filters.type ?? '', state: filters.deliveryState ?? '' }).filter(([, v]) => v));
   const last = w.log.items.at(-1);
   return framedPage(
@@ -261,7 +322,9 @@ export function webhooksView(
 ${o.test ? html`<div class="${o.test.ok ? 'notice' : 'alert'}" role="status" id="test-result">Test event ${o.test.eventId}: ${o.test.ok ? `delivered (HTTP ${o.test.statusCode}) in ${o.test.durationMs} ms` : `failed: ${o.test.error ?? 'error'}${o.test.statusCode ? ` (HTTP ${o.test.statusCode})` : ''}`}.</div>` : ''}
 ${notice(o.message)}${alert(o.error)}
 <h2>Endpoint (${frame.mode} mode)</h2>
-${e ? html`<section class="card" aria-label="Endpoint"><dl>
+${
+  e
+    ? html`<section class="card" aria-label="Endpoint"><dl>
 <dt>URL</dt><dd id="endpoint-url">${e.url}</dd>
 <dt>State</dt><dd id="endpoint-state">${e.disabledAt ? `disabled (${e.disabledReason ?? ''}) since ${when(e.disabledAt)}` : e.failingSince ? `enabled, failing since ${when(e.failingSince)}` : 'enabled'}</dd>
 <dt>Event types</dt><dd>${e.events ? e.events.join(', ') : 'every type'}</dd>
@@ -274,7 +337,9 @@ ${e ? html`<section class="card" aria-label="Endpoint"><dl>
 <form method="post" action="${path('/developers/webhooks/rotate')}" class="card" aria-label="Rotate the signing secret">${hidden(frame.csrf)}<h2>Rotate the signing secret</h2>
 <p>A new secret signs every delivery from now on; the old one signs too for the hours you choose, so your receiver can switch without failures.</p>
 <label for="overlap">The old secret keeps signing for</label><select id="overlap" name="overlapHours">${[0, 1, 24, 72, 168].map((h) => html`<option value="${h}"${h === 24 ? html` selected` : ''}>${h === 0 ? 'no time: stop now' : `${h} hours`}</option>`)}</select>
-<button type="submit">Rotate the secret</button></form>` : html`<p class="muted">No endpoint for ${frame.mode} mode yet.</p>`}
+<button type="submit">Rotate the secret</button></form>`
+    : html`<p class="muted">No endpoint for ${frame.mode} mode yet.</p>`
+}
 <form method="post" action="${path('/developers/webhooks')}" class="card" aria-label="Endpoint settings">${hidden(frame.csrf)}<h2>${e ? 'Change the endpoint' : 'Add an endpoint'}</h2>
 <label for="webhook-url">URL</label><input id="webhook-url" name="url" type="url" autocomplete="off" required value="${e?.url ?? ''}">
 <fieldset><legend>Event types</legend>${webhookEventTypes.map((t) => html`<label class="check"><input type="checkbox" name="events" value="${t}"${!e?.events || e.events.includes(t) ? html` checked` : ''}> ${t}</label>`)}</fieldset>
@@ -284,9 +349,14 @@ ${e ? html`<section class="card" aria-label="Endpoint"><dl>
 <div><label for="log-type">Event type</label><select id="log-type" name="type">${option('', filters.type, 'Any')}${webhookEventTypes.map((t) => option(t, filters.type))}</select></div>
 <div><label for="log-state">Delivery</label><select id="log-state" name="state">${option('', filters.deliveryState, 'Any')}${deliveryStates.map((t) => option(t, filters.deliveryState))}</select></div>
 <div><button type="submit">Apply</button></div></div></form>
-${w.log.items.length ? html`<div class="table-wrap" role="region" aria-label="Delivery log" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Delivery</th><th scope="col">Resend</th></tr></thead><tbody>${w.log.items.map(
-      (ev) => html`<tr><td>${eventTime(ev.created)}</td><td><a href="${path(`/events/${ev.eventId}`)}">${ev.eventId}</a></td><td>${ev.type}</td><td>${ev.deliveryState}</td><td>${resendButton(frame, ev.eventId)}</td></tr>`,
-    )}</tbody></table></div>` : html`<p class="card">No events match (the log keeps 30 days).</p>`}
+${
+  w.log.items.length
+    ? html`<div class="table-wrap" role="region" aria-label="Delivery log" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Delivery</th><th scope="col">Resend</th></tr></thead><tbody>${w.log.items.map(
+        (ev) =>
+          html`<tr><td>${eventTime(ev.created)}</td><td><a href="${path(`/events/${ev.eventId}`)}">${ev.eventId}</a></td><td>${ev.type}</td><td>${ev.deliveryState}</td><td>${resendButton(frame, ev.eventId)}</td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p class="card">No events match (the log keeps 30 days).</p>`
+}
 ${w.log.hasMore && last ? html`<p><a href="${path('/developers/webhooks')}?${new URLSearchParams([...query, ['after', last.eventId]]).toString()}" rel="next">Older events</a></p>` : ''}`,
   );
 }
@@ -309,7 +379,8 @@ ${attemptsTable(d.items, `Delivery attempts of ${d.eventId}`)}`,
 export function attemptsTable(items: Awaited<ReturnType<typeof eventDeliveries>>['items'], label: string) {
   return items.length
     ? html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0"><table><thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Trigger</th><th scope="col">Outcome</th><th scope="col">HTTP</th><th scope="col" class="num">ms</th><th scope="col">Error</th><th scope="col">URL</th></tr></thead><tbody>${items.map(
-        (a) => html`<tr><td>${a.attempt}</td><td>${when(a.attemptedAt)}</td><td>${a.trigger}</td><td>${a.outcome}</td><td>${a.statusCode ?? '—'}</td><td class="num">${a.durationMs}</td><td>${a.error ?? ''}</td><td>${a.url ?? ''}</td></tr>`,
+        (a) =>
+          html`<tr><td>${a.attempt}</td><td>${when(a.attemptedAt)}</td><td>${a.trigger}</td><td>${a.outcome}</td><td>${a.statusCode ?? '—'}</td><td class="num">${a.durationMs}</td><td>${a.error ?? ''}</td><td>${a.url ?? ''}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p class="muted">No delivery attempt yet.</p>`;
 }
@@ -325,39 +396,68 @@ export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPa
     frame,
     html`${notice(o.message)}${alert(o.error)}
 <h2>Awaiting approval</h2>
-${p.pending.length ? html`<div class="table-wrap" role="region" aria-label="Payouts awaiting approval" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col" class="num">Amount</th><th scope="col">To</th><th scope="col">Reference</th>${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
+${
+  p.pending.length
+    ? html`<div class="table-wrap" role="region" aria-label="Payouts awaiting approval" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col" class="num">Amount</th><th scope="col">To</th><th scope="col">Reference</th>${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
 <tbody>${p.pending.map(
-      (t) => html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${beneficiary(t)}</td><td>${t.transactionReference ?? t.orderRef.orderRef}</td>${approver ? html`<td><div class="actions"><form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" aria-label="Approve ${t.transactionReference ?? t.paymentIntentId}">Approve</button></form>
-<form method="post" action="${path(`/payouts/${t.paymentIntentId}/reject`)}">${hidden(frame.csrf)}<label for="reason-${t.paymentIntentId}">Reason</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" autocomplete="off"><button type="submit" class="secondary" aria-label="Reject ${t.transactionReference ?? t.paymentIntentId}">Reject</button></form></div></td>` : ''}</tr>`,
-    )}</tbody></table></div>` : html`<p class="muted">Nothing awaits approval.</p>`}
-${can(frame.role, 'payouts:create') ? html`<form method="post" action="${path('/payouts')}" class="card" aria-label="Create a payout">${hidden(frame.csrf)}<h2>Create a payout</h2>
+        (t) =>
+          html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${beneficiary(t)}</td><td>${t.transactionReference ?? t.orderRef.orderRef}</td>${
+            approver
+              ? html`<td><div class="actions"><form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" aria-label="Approve ${t.transactionReference ?? t.paymentIntentId}">Approve</button></form>
+<form method="post" action="${path(`/payouts/${t.paymentIntentId}/reject`)}">${hidden(frame.csrf)}<label for="reason-${t.paymentIntentId}">Reason</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" autocomplete="off"><button type="submit" class="secondary" aria-label="Reject ${t.transactionReference ?? t.paymentIntentId}">Reject</button></form></div></td>`
+              : ''
+          }</tr>`,
+      )}</tbody></table></div>`
+    : html`<p class="muted">Nothing awaits approval.</p>`
+}
+${
+  can(frame.role, 'payouts:create')
+    ? html`<form method="post" action="${path('/payouts')}" class="card" aria-label="Create a payout">${hidden(frame.csrf)}<h2>Create a payout</h2>
 <p class="muted">Paid from the ${frame.mode} wallet to a bank account after another user approves it. The fee is held with the amount.</p>
 <label for="payout-amount">Amount</label><input id="payout-amount" name="amount" inputmode="decimal" autocomplete="off" required>
 <label for="payout-bank">Bank</label><select id="payout-bank" name="bankCode">${bankCodes.map((c) => html`<option value="${c}">${resolveBankCode(c)?.name ?? c}</option>`)}</select>
 <label for="payout-account">Account number or IBAN</label><input id="payout-account" name="accountNumber" autocomplete="off" required>
 <label for="payout-title">Account title</label><input id="payout-title" name="accountTitle" autocomplete="off" required>
 <label for="payout-description">Description</label><input id="payout-description" name="description" maxlength="255" autocomplete="off">
-<button type="submit">Create payout</button></form>` : ''}
+<button type="submit">Create payout</button></form>`
+    : ''
+}
 <h2>Recent payouts</h2>
 ${p.recent.length ? paymentsTable(p.recent, 'Recent payouts') : html`<p class="muted">No other payouts.</p>`}`,
   );
 }
 
 const settlementStatus = (status: number) => settlementStatusNames[status] ?? String(status);
-const destinationText = (v: { bankName: string | null; iban: string | null; accountTitle: string | null; usdtAddress: string | null; usdtNetwork: string | null }) =>
-  v.usdtAddress ? `USDT ${v.usdtNetwork ?? ''} ${v.usdtAddress}` : `${v.bankName ?? ''} ${v.iban ?? ''} (${v.accountTitle ?? ''})`;
+const destinationText = (v: {
+  bankName: string | null;
+  iban: string | null;
+  accountTitle: string | null;
+  usdtAddress: string | null;
+  usdtNetwork: string | null;
+}) => (v.usdtAddress ? `USDT ${v.usdtNetwork ?? ''} ${v.usdtAddress}` : `${v.bankName ?? ''} ${v.iban ?? ''} (${v.accountTitle ?? ''})`);
 
-export function settlementsView(frame: Frame, list: Awaited<ReturnType<typeof settlementsList>>, o: { error?: string; form?: Partial<SettlementForm> } = {}) {
+export function settlementsView(
+  frame: Frame,
+  list: Awaited<ReturnType<typeof settlementsList>>,
+  o: { error?: string; form?: Partial<SettlementForm> } = {},
+) {
   const f = o.form ?? {};
   return framedPage(
     'Settlements',
     frame,
     html`${alert(o.error)}
-${list.items.length ? html`<div class="table-wrap" role="region" aria-label="Settlements" tabindex="0"><table><thead><tr><th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Payout</th><th scope="col">Status</th><th scope="col">To</th><th scope="col">Settlement</th></tr></thead><tbody>${list.items.map(
-      (v) => html`<tr><td>${when(v.requestedAt)}</td><td class="num">${money(v.amount, v.currency)}</td><td class="num">${v.payoutAmount === null ? `${v.payoutCurrency} at approval` : money(v.payoutAmount, v.payoutCurrency)}</td><td>${settlementStatus(v.status)}</td><td>${destinationText(v)}</td><td><a href="${path(`/settlements/${v.id}`)}">${v.id.slice(0, 8)}…<span class="vh"> settlement of ${money(v.amount, v.currency)}</span></a></td></tr>`,
-    )}</tbody></table></div>` : html`<p class="card">No settlements in ${frame.mode} mode.</p>`}
+${
+  list.items.length
+    ? html`<div class="table-wrap" role="region" aria-label="Settlements" tabindex="0"><table><thead><tr><th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Payout</th><th scope="col">Status</th><th scope="col">To</th><th scope="col">Settlement</th></tr></thead><tbody>${list.items.map(
+        (v) =>
+          html`<tr><td>${when(v.requestedAt)}</td><td class="num">${money(v.amount, v.currency)}</td><td class="num">${v.payoutAmount === null ? `${v.payoutCurrency} at approval` : money(v.payoutAmount, v.payoutCurrency)}</td><td>${settlementStatus(v.status)}</td><td>${destinationText(v)}</td><td><a href="${path(`/settlements/${v.id}`)}">${v.id.slice(0, 8)}…<span class="vh"> settlement of ${money(v.amount, v.currency)}</span></a></td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p class="card">No settlements in ${frame.mode} mode.</p>`
+}
 ${list.hasMore ? html`<p><a href="${path('/settlements')}?page=${list.page + 1}" rel="next">Older settlements</a></p>` : ''}
-${can(frame.role, 'settlements:create') ? html`<form method="post" action="${path('/settlements')}" class="card" aria-label="Request a settlement">${hidden(frame.csrf)}<h2>Request a settlement</h2>
+${
+  can(frame.role, 'settlements:create')
+    ? html`<form method="post" action="${path('/settlements')}" class="card" aria-label="Request a settlement">${hidden(frame.csrf)}<h2>Request a settlement</h2>
 <p class="muted">Moves available funds of the ${frame.mode} wallet to your bank account, or to a USDT address (converted at the rate of the day). You see the fee and the rate before confirming; the operator approves it.</p>
 <label for="settle-amount">Amount</label><input id="settle-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${f.amount ?? ''}">
 <fieldset><legend>Pay to</legend>
@@ -367,7 +467,9 @@ ${can(frame.role, 'settlements:create') ? html`<form method="post" action="${pat
 <label for="settle-iban">IBAN (bank account)</label><input id="settle-iban" name="iban" autocomplete="off" value="${f.iban ?? ''}">
 <label for="settle-title">Account title (bank account)</label><input id="settle-title" name="accountTitle" autocomplete="off" value="${f.accountTitle ?? ''}">
 <label for="settle-usdt">USDT address</label><input id="settle-usdt" name="usdtAddress" autocomplete="off" value="${f.usdtAddress ?? ''}">
-<button type="submit">Review the settlement</button></form>` : ''}`,
+<button type="submit">Review the settlement</button></form>`
+    : ''
+}`,
   );
 }
 

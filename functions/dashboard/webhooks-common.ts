@@ -5,7 +5,10 @@ import { frameOf } from './common.ts';
 import { webhooksView } from './views.ts';
 
 /** The webhooks page after an action: its result (a secret shown once, a test's answer) or the refusal's reason. */
-export async function afterWebhookAction(request: DashboardRequest, action: () => Promise<Parameters<typeof webhooksView>[3]>): Promise<DashboardResult> {
+export async function afterWebhookAction(
+  request: DashboardRequest,
+  action: () => Promise<Parameters<typeof webhooksView>[3]>,
+): Promise<DashboardResult> {
   const { user, session } = request.signed!;
   let shown: Parameters<typeof webhooksView>[3];
   let status = 200;
@@ -16,5 +19,8 @@ export async function afterWebhookAction(request: DashboardRequest, action: () =
     shown = { error: error.message };
     status = 422;
   }
-  return { status, html: webhooksView(await frameOf(request, 'developers'), await webhooksPage(user.merchantId, session.mode, {}), {}, shown) };
+  return {
+    status,
+    html: webhooksView(await frameOf(request, 'developers'), await webhooksPage(user.merchantId, session.mode, {}), {}, shown),
+  };
 }

@@ -7,6 +7,8 @@ import { afterWebhookAction } from './webhooks-common.ts';
 export const handler = dashboardHandler(routes.dashboardSaveWebhook, (request) =>
   afterWebhookAction(request, async () => {
     const saved = await saveWebhookEndpoint(request.signed!, { url: request.form.get('url') ?? '', events: request.form.getAll('events') });
-    return saved.webhookSecret ? { secret: saved.webhookSecret, message: 'Endpoint saved.' } : { message: 'Endpoint saved. Deliveries are signed with your current signing secret; rotate it to get a new one.' };
+    return saved.webhookSecret
+      ? { secret: saved.webhookSecret, message: 'Endpoint saved.' }
+      : { message: 'Endpoint saved. Deliveries are signed with your current signing secret; rotate it to get a new one.' };
   }),
 );

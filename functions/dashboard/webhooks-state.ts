@@ -10,6 +10,11 @@ export const handler = dashboardHandler(routes.dashboardWebhookState, (request) 
     const enabled = request.form.get('enabled');
     if (enabled !== '0' && enabled !== '1') throw new DashboardRefusal(400, 'Choose enable or disable.');
     await setEndpointEnabled(request.signed!, enabled === '1');
-    return { message: enabled === '1' ? 'Endpoint enabled. Events recorded as endpoint_disabled meanwhile can be resent from the log.' : 'Endpoint disabled: deliveries stop until you enable it.' };
+    return {
+      message:
+        enabled === '1'
+          ? 'Endpoint enabled. Events recorded as endpoint_disabled meanwhile can be resent from the log.'
+          : 'Endpoint disabled: deliveries stop until you enable it.',
+    };
   }),
 );

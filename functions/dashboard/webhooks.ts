@@ -8,5 +8,8 @@ import { webhooksView } from './views.ts';
 export const handler = dashboardHandler(routes.dashboardWebhooks, async (request) => {
   const { user, session } = request.signed!;
   const filters = deliveryLogFilters(request.query);
-  return { status: 200, html: webhooksView(await frameOf(request, 'developers'), await webhooksPage(user.merchantId, session.mode, filters), filters) };
+  return {
+    status: 200,
+    html: webhooksView(await frameOf(request, 'developers'), await webhooksPage(user.merchantId, session.mode, filters), filters),
+  };
 });

@@ -9,7 +9,8 @@ import { pendingPage, resultPage } from './views.ts';
 /** What the hosted checkout handlers share: the form token's subject, rendering, PRG redirects. */
 export const csrfSubject = (path: Record<string, string>) => `checkout:${path.paymentIntentId ?? ''}`;
 
-export const notFoundPage = () => new PageError(404, 'Payment not found', 'This payment link is not valid. Ask the merchant for a new one.');
+export const notFoundPage = () =>
+  new PageError(404, 'Payment not found', 'This payment link is not valid. Ask the merchant for a new one.');
 
 /** The page for the session as it is now; a finished payment with a callbackUrl goes back to the merchant. */
 export async function showCheckout(intent: PaymentIntent, refusal?: CheckoutRefusal): Promise<PageResult> {
@@ -17,7 +18,10 @@ export async function showCheckout(intent: PaymentIntent, refusal?: CheckoutRefu
     const back = customerRedirectUrl(intent);
     if (back) return { redirect: back };
   }
-  const [merchantName, csrf] = await Promise.all([merchantDisplayName(intent.merchantId), formToken(csrfSubject({ paymentIntentId: intent.paymentIntentId }))]);
+  const [merchantName, csrf] = await Promise.all([
+    merchantDisplayName(intent.merchantId),
+    formToken(csrfSubject({ paymentIntentId: intent.paymentIntentId })),
+  ]);
   const ctx = { intent, merchantName, csrf, ...(refusal ? { refusal } : {}) };
   return isTerminal(intent.status) ? resultPage(ctx) : pendingPage(ctx);
 }

@@ -169,7 +169,11 @@ ${offeredMethods(checkoutDetails(ctx.intent)).card ? html`<li>Card <code>${space
 
 const page = (ctx: PageContext, title: string, body: Html, options: { status?: number; refreshSeconds?: number } = {}): PageResult => ({
   status: options.status ?? (ctx.refusal ? problemFor(ctx.refusal).status : 200),
-  html: htmlDocument({ title: `${title} · ${ctx.merchantName}`, body: html`<main>${header(ctx)}${body}</main>`, ...(options.refreshSeconds ? { refreshSeconds: options.refreshSeconds } : {}) }),
+  html: htmlDocument({
+    title: `${title} · ${ctx.merchantName}`,
+    body: html`<main>${header(ctx)}${body}</main>`,
+    ...(options.refreshSeconds ? { refreshSeconds: options.refreshSeconds } : {}),
+  }),
   // Chromium checks form-action on the redirects a form post leads to: allow the callback origin.
   formActions: ctx.intent.callbackUrl ? [new URL(ctx.intent.callbackUrl).origin] : [],
 });
@@ -184,7 +188,8 @@ export function pendingPage(ctx: PageContext): PageResult {
   const methods = offeredMethods(d);
   // The forms this state shows; a refusal about any other is shown at the top of the page.
   const shown = d.wallet?.stage === 'approval' ? [] : d.wallet?.stage === 'otp' ? ['otp'] : [...(methods.card ? ['card'] : []), 'wallet'];
-  const pageAlert = ctx.refusal && !shown.includes(ctx.refusal.form) ? html`<p class="alert" role="alert">${ctx.refusal.message}</p>` : html``;
+  const pageAlert =
+    ctx.refusal && !shown.includes(ctx.refusal.form) ? html`<p class="alert" role="alert">${ctx.refusal.message}</p>` : html``;
   if (d.wallet?.stage === 'approval') {
     return page(
       ctx,
@@ -217,14 +222,26 @@ export function resultPage(ctx: PageContext): PageResult {
     : d.walletNumberLast4
       ? html`<p class="muted">${d.walletProvider} wallet ending ${d.walletNumberLast4}</p>`
       : html``;
-  const reason = intent.reason ? reasons[intent.reason] ?? '' : '';
+  const reason = intent.reason ? (reasons[intent.reason] ?? '') : '';
   switch (intent.status) {
     case 'Completed':
-      return page(ctx, 'Payment successful', html`<section class="card" role="status"><h1 class="ok">Payment successful</h1><p>You paid ${formatMoney(intent.amountMinor, intent.currency)} to ${ctx.merchantName}.</p>${paidWith}<p class="muted">Reference ${intent.transactionReference}</p></section>${summary(intent)}${returnLink}`);
+      return page(
+        ctx,
+        'Payment successful',
+        html`<section class="card" role="status"><h1 class="ok">Payment successful</h1><p>You paid ${formatMoney(intent.amountMinor, intent.currency)} to ${ctx.merchantName}.</p>${paidWith}<p class="muted">Reference ${intent.transactionReference}</p></section>${summary(intent)}${returnLink}`,
+      );
     case 'Failed':
-      return page(ctx, 'Payment failed', html`<section class="card" role="alert"><h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}<p>No money was taken. To try again, return to ${ctx.merchantName} and start a new payment.</p></section>${summary(intent)}${returnLink}`);
+      return page(
+        ctx,
+        'Payment failed',
+        html`<section class="card" role="alert"><h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}<p>No money was taken. To try again, return to ${ctx.merchantName} and start a new payment.</p></section>${summary(intent)}${returnLink}`,
+      );
     case 'Cancelled':
-      return page(ctx, 'Payment cancelled', html`<section class="card" role="status"><h1>Payment cancelled</h1><p>You cancelled this payment. No money was taken.</p></section>${summary(intent)}${returnLink}`);
+      return page(
+        ctx,
+        'Payment cancelled',
+        html`<section class="card" role="status"><h1>Payment cancelled</h1><p>You cancelled this payment. No money was taken.</p></section>${summary(intent)}${returnLink}`,
+      );
     default:
       return page(
         ctx,

@@ -8,7 +8,10 @@ export const handler = pageHandler(
   routes.checkoutWallet,
   async ({ path, form }) =>
     customerAction(path.paymentIntentId!, () =>
-      startWalletPayment(path.paymentIntentId!, { provider: form.get('provider') ?? undefined, mobileNumber: form.get('mobileNumber') ?? '' }),
+      startWalletPayment(path.paymentIntentId!, {
+        provider: form.get('provider') ?? undefined,
+        mobileNumber: form.get('mobileNumber') ?? '',
+      }),
     ),
   { csrfSubject },
 );

@@ -33,21 +33,30 @@ export const handler = httpHandler(routes.initiateCheckout, { body }, async (req
     throw new BusinessRuleError(`The checkout amount must be greater than 10 ${currency}.`, 'amount_below_minimum');
   }
   if (auth.mode !== 'test' && !liveWalletConfigured()) {
-    throw new BusinessRuleError('Live checkout is not available: no card or wallet provider is configured for this deployment.', 'provider_unavailable');
+    throw new BusinessRuleError(
+      'Live checkout is not available: no card or wallet provider is configured for this deployment.',
+      'provider_unavailable',
+    );
   }
 
   const callbackUrl = input.callbackUrl || null;
   if (callbackUrl) await assertSafeCallbackUrl(callbackUrl, auth.merchantAllowInsecureWebhooks);
 
   const present = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? undefined : value);
-  const customerRef = Object.fromEntries(Object.entries(input.customerRef || {}).flatMap(([k, v]) => (present(v) ? [[k, v]] : []))) as Record<string, string>;
+  const customerRef = Object.fromEntries(
+    Object.entries(input.customerRef || {}).flatMap(([k, v]) => (present(v) ? [[k, v]] : [])),
+  ) as Record<string, string>;
   const intent = newCheckout({
     merchantId: auth.merchantId,
     mode: auth.mode,
     amountMinor,
     currency,
     description: input.description,
-    orderRef: { orderRef: input.orderRef.orderRef, discount: present(input.orderRef.discount) ?? null, tax: present(input.orderRef.tax) ?? null },
+    orderRef: {
+      orderRef: input.orderRef.orderRef,
+      discount: present(input.orderRef.discount) ?? null,
+      tax: present(input.orderRef.tax) ?? null,
+    },
     customerRef: Object.keys(customerRef).length ? customerRef : null,
     callbackUrl,
     paymentMethod: input.paymentMethod || null,

@@ -9,10 +9,13 @@ import { recoverWithdrawal, requestWithdrawal } from '#shared/services/withdrawa
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 
 /** POST /Gateway/v{version}/Payment/withdraw — a payout from the merchant wallet (docs/merchant-guide.md, Withdrawals). */
-const text = (min: number, max: number) => z.string().check(z.minLength(min, `must be ${min}-${max} characters`), z.maxLength(max, `must be ${min}-${max} characters`));
+const text = (min: number, max: number) =>
+  z.string().check(z.minLength(min, `must be ${min}-${max} characters`), z.maxLength(max, `must be ${min}-${max} characters`));
 
 const customerRef = z.strictObject({
-  bankAccountNumber: z.string().check(z.regex(/^[A-Za-z0-9]{10,24}$/, 'must be 10-24 letters and digits (account number or IBAN, no spaces)')),
+  bankAccountNumber: z
+    .string()
+    .check(z.regex(/^[A-Za-z0-9]{10,24}$/, 'must be 10-24 letters and digits (account number or IBAN, no spaces)')),
   bankCode: text(2, 20),
   accountTitle: text(2, 100),
   bankName: optional(text(2, 100)),
@@ -42,7 +45,11 @@ export const handler = httpHandler(routes.withdraw, { body }, async (request) =>
   const currency = f.supportedCurrency(b.currency.toUpperCase());
   const amountMinor = f.minorUnits(b.amount, currency);
   const bank = resolveBankCode(b.customerRef.bankCode);
-  if (!bank) throw new BusinessRuleError(`Unknown bankCode "${b.customerRef.bankCode}". Supported codes: ${bankCodes.join(', ')}.`, 'unsupported_bank_code');
+  if (!bank)
+    throw new BusinessRuleError(
+      `Unknown bankCode "${b.customerRef.bankCode}". Supported codes: ${bankCodes.join(', ')}.`,
+      'unsupported_bank_code',
+    );
   const { bankAccountNumber, bankCode: _code, accountTitle, ...others } = b.customerRef;
   const reply = twoStepResponse(request, 200);
   if (request.idempotency?.recovering) {

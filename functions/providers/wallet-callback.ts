@@ -8,6 +8,10 @@ import { applyProviderCallback } from '#shared/services/deposits.ts';
  * POST /providers/wallet/{provider}/callback — a wallet provider's signed notification of a
  * charge's outcome (not a merchant endpoint). Verified against the raw body; applied once.
  */
-export const handler = httpHandler(routes.walletProviderCallback, { path: z.object({ provider: z.string().check(z.maxLength(40)) }) }, async ({ path, headers, rawBody }) => {
-  return ok(await applyProviderCallback(path.provider, headers, rawBody));
-});
+export const handler = httpHandler(
+  routes.walletProviderCallback,
+  { path: z.object({ provider: z.string().check(z.maxLength(40)) }) },
+  async ({ path, headers, rawBody }) => {
+    return ok(await applyProviderCallback(path.provider, headers, rawBody));
+  },
+);

@@ -18,6 +18,15 @@ export const handler = siteHandler(routes.docsFile, ({ name = '' }) => {
   const file = Object.hasOwn(files, name) ? files[name]! : undefined;
   if (file) return file();
   const guide = Object.hasOwn(guides, name) ? guides[name]! : undefined;
-  if (guide) return { status: 200, contentType: html, body: page({ title: guide.title, base: '', body: `<main class="guide">${guide.html}</main>` }) };
-  return { status: 404, contentType: html, body: page({ title: 'Not found', base: '', body: `<main class="guide"><h1>Not found</h1><p>No page ${escapeHtml(name)}.</p></main>` }) };
+  if (guide)
+    return {
+      status: 200,
+      contentType: html,
+      body: page({ title: guide.title, base: '', body: `<main class="guide">${guide.html}</main>` }),
+    };
+  return {
+    status: 404,
+    contentType: html,
+    body: page({ title: 'Not found', base: '', body: `<main class="guide"><h1>Not found</h1><p>No page ${escapeHtml(name)}.</p></main>` }),
+  };
 });

@@ -48,7 +48,11 @@ function render(): Middleware {
       request.response = { statusCode: r.status, headers: siteHeaders(r.contentType, r.cache), body: r.body };
     },
     onError: (request) => {
-      request.response = { statusCode: 500, headers: siteHeaders('text/html; charset=utf-8'), body: page({ title: 'Something went wrong', base: '', body: '<p>Please try again.</p>' }) };
+      request.response = {
+        statusCode: 500,
+        headers: siteHeaders('text/html; charset=utf-8'),
+        body: page({ title: 'Something went wrong', base: '', body: '<p>Please try again.</p>' }),
+      };
     },
   };
 }
@@ -149,7 +153,10 @@ export const siteJs = `(function () {
 let scalarBundle: string | undefined;
 export function scalarJs(): string {
   if (scalarBundle) return scalarBundle;
-  const candidates = [new URL('./scalar-standalone.js', import.meta.url), new URL('../../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url)];
+  const candidates = [
+    new URL('./scalar-standalone.js', import.meta.url),
+    new URL('../../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url),
+  ];
   for (const file of candidates) {
     try {
       scalarBundle = readFileSync(file, 'utf8');

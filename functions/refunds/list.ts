@@ -20,7 +20,9 @@ const whole = (min: number, max: number) =>
   );
 
 const query = z.pipe(
-  z.transform((q: unknown) => Object.fromEntries(Object.entries((q ?? {}) as Record<string, string>).map(([k, v]) => [names[k.toLowerCase()] ?? k, v]))),
+  z.transform((q: unknown) =>
+    Object.fromEntries(Object.entries((q ?? {}) as Record<string, string>).map(([k, v]) => [names[k.toLowerCase()] ?? k, v])),
+  ),
   z.object({
     trxnRef: z.string('required').check(z.minLength(1, 'required'), z.maxLength(255, 'at most 255 characters')),
     Page: z.optional(whole(1, 100_000)),

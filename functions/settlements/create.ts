@@ -8,7 +8,8 @@ import * as f from '#shared/http/schemas.ts';
 import { createSettlement } from '#shared/services/settlements.ts';
 
 /** POST /Gateway/v{version}/Settlements — move wallet funds to a bank account or a USDT address (200, status 0). */
-const text = (min: number, max: number) => z.string().check(z.minLength(min, `must be ${min}-${max} characters`), z.maxLength(max, `must be ${min}-${max} characters`));
+const text = (min: number, max: number) =>
+  z.string().check(z.minLength(min, `must be ${min}-${max} characters`), z.maxLength(max, `must be ${min}-${max} characters`));
 /** Optional members: absent, null and "" (dropped by the signature recipe too) all mean "not given". */
 const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.union([z.null(), z.literal(''), schema]));
 
@@ -43,7 +44,8 @@ function destinationOf(b: Body): { destination: SettlementDestination; payoutCur
     if (b.iban) {
       const account = normaliseAccount(b.iban);
       if (!account.ok) errors.iban = [account.reason];
-      else if (b.bankName && b.accountTitle) destination = { type: 'bank', bankName: b.bankName, iban: account.value, accountTitle: b.accountTitle };
+      else if (b.bankName && b.accountTitle)
+        destination = { type: 'bank', bankName: b.bankName, iban: account.value, accountTitle: b.accountTitle };
     }
     if (b.payoutCurrency === 'USDT') errors.payoutCurrency = ['USDT is paid to a usdtAddress, not to a bank account'];
   }

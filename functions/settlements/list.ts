@@ -13,12 +13,23 @@ import { settlementPage } from '#shared/services/settlements.ts';
  * Status, From, To, Page, PageSize). A date without a time means the start of that day (UTC) for
  * From and its end for To; both bounds are inclusive.
  */
-const names: Record<string, string> = { merchantid: 'MerchantId', status: 'Status', from: 'From', to: 'To', page: 'Page', pagesize: 'PageSize' };
+const names: Record<string, string> = {
+  merchantid: 'MerchantId',
+  status: 'Status',
+  from: 'From',
+  to: 'To',
+  page: 'Page',
+  pagesize: 'PageSize',
+};
 
 const query = z.pipe(
-  z.transform((q: unknown) => Object.fromEntries(Object.entries((q ?? {}) as Record<string, string>).map(([k, v]) => [names[k.toLowerCase()] ?? k, v]))),
+  z.transform((q: unknown) =>
+    Object.fromEntries(Object.entries((q ?? {}) as Record<string, string>).map(([k, v]) => [names[k.toLowerCase()] ?? k, v])),
+  ),
   z.object({
-    MerchantId: z.optional(z.string().check(z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid'))),
+    MerchantId: z.optional(
+      z.string().check(z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid')),
+    ),
     Status: z.optional(wholeNumber(0, 5)),
     From: z.optional(isoDateTime),
     To: z.optional(isoDateTime),

@@ -18,7 +18,11 @@ export const query = z.strictObject({
   to: z.optional(isoDateTime),
   orderRef: z.optional(z.string().check(z.minLength(1), z.maxLength(255))),
   limit: z.optional(wholeNumber(1, 100)),
-  startingAfter: z.optional(z.string().check(z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a paymentIntentId (uuid)'))),
+  startingAfter: z.optional(
+    z
+      .string()
+      .check(z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a paymentIntentId (uuid)')),
+  ),
 });
 
 export const handler = httpHandler(routes.listTransactions, { query }, async ({ auth, query: q }) => {
@@ -34,6 +38,9 @@ export const handler = httpHandler(routes.listTransactions, { query }, async ({ 
     ...(q.startingAfter !== undefined ? { startingAfter: q.startingAfter.toLowerCase() } : {}),
     limit: q.limit ?? 20,
   });
-  if (page === 'invalid_cursor') throw problems.badRequest('startingAfter is not one of your transactions in this mode.', { 'query.startingAfter': ['no such transaction'] });
+  if (page === 'invalid_cursor')
+    throw problems.badRequest('startingAfter is not one of your transactions in this mode.', {
+      'query.startingAfter': ['no such transaction'],
+    });
   return ok(page);
 });

@@ -17,7 +17,14 @@ export const query = z.strictObject({
   /** One type, or several comma-separated. */
   type: z.optional(
     z.pipe(
-      z.string().check(z.refine((s) => s.split(',').every((t) => (webhookEventTypes as readonly string[]).includes(t)), `must be one or more of ${webhookEventTypes.join(', ')}, comma-separated`)),
+      z
+        .string()
+        .check(
+          z.refine(
+            (s) => s.split(',').every((t) => (webhookEventTypes as readonly string[]).includes(t)),
+            `must be one or more of ${webhookEventTypes.join(', ')}, comma-separated`,
+          ),
+        ),
       z.transform((s) => [...new Set(s.split(','))] as WebhookEventType[]),
     ),
   ),
@@ -31,7 +38,8 @@ export const query = z.strictObject({
 export const handler = httpHandler(routes.listEvents, { query }, async ({ auth, query: q }) => {
   const since = dateBound(q.since, false);
   const until = dateBound(q.until, true);
-  if (since && until && since > until) throw problems.badRequest('since must not be after until.', { 'query.since': ['must not be after until'] });
+  if (since && until && since > until)
+    throw problems.badRequest('since must not be after until.', { 'query.since': ['must not be after until'] });
   const page = await eventsFeed(auth.merchantId, auth.mode, {
     ...(q.type !== undefined ? { types: q.type } : {}),
     ...(q.deliveryState !== undefined ? { deliveryState: q.deliveryState } : {}),
@@ -40,6 +48,9 @@ export const handler = httpHandler(routes.listEvents, { query }, async ({ auth, 
     ...(q.startingAfter !== undefined ? { startingAfter: q.startingAfter } : {}),
     limit: q.limit ?? 20,
   });
-  if (page === 'invalid_cursor') throw problems.badRequest('startingAfter is not one of your events in this mode (or is older than 30 days).', { 'query.startingAfter': ['no such event'] });
+  if (page === 'invalid_cursor')
+    throw problems.badRequest('startingAfter is not one of your events in this mode (or is older than 30 days).', {
+      'query.startingAfter': ['no such event'],
+    });
   return ok(page);
 });

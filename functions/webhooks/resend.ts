@@ -18,6 +18,8 @@ export const handler = httpHandler(
   },
   async (request) => {
     const { auth, path } = request;
-    return resendEvent({ merchantId: auth.merchantId, mode: auth.mode, eventId: path.eventId, now: new Date() }, (body) => committedResponse(request, 202, body));
+    return resendEvent({ merchantId: auth.merchantId, mode: auth.mode, eventId: path.eventId, now: new Date() }, (body) =>
+      committedResponse(request, 202, body),
+    );
   },
 );

@@ -52,13 +52,15 @@ export async function startEmulator(name: string, handle: Handler, options: { sl
               return;
             }
             const send = () => {
-              if (answer.json !== undefined) res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.json));
+              if (answer.json !== undefined)
+                res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.json));
               else res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain' }).end(answer.text ?? '');
             };
             if (fault === 'slow') setTimeout(send, options.slowMs ?? 2_000);
             else send();
           },
-          (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${name}: ${error instanceof Error ? error.message : String(error)}`),
+          (error: unknown) =>
+            res.writeHead(500, { 'content-type': 'text/plain' }).end(`${name}: ${error instanceof Error ? error.message : String(error)}`),
         );
     });
   });

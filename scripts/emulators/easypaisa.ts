@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { easypaisaCodes as C, easypaisaCredentials, easypaisaMessages, easypaisaPaths as P } from '#shared/providers/live/easypaisa-protocol.ts';
+import {
+  easypaisaCodes as C,
+  easypaisaCredentials,
+  easypaisaMessages,
+  easypaisaPaths as P,
+} from '#shared/providers/live/easypaisa-protocol.ts';
 import { notify, parseBody, startEmulator, type Answer, type Emulator } from './common.ts';
 
 /**
@@ -38,18 +43,34 @@ export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): P
   const orders = new Map<string, Order>();
   const credentials = easypaisaCredentials(config.username, config.password);
   const answer = (fields: Record<string, unknown>): Answer => ({ status: 200, json: fields });
-  const code = (c: string, extra: Record<string, unknown> = {}) => answer({ ...extra, responseCode: c, responseDesc: easypaisaMessages[c] ?? 'ERROR' });
+  const code = (c: string, extra: Record<string, unknown> = {}) =>
+    answer({ ...extra, responseCode: c, responseDesc: easypaisaMessages[c] ?? 'ERROR' });
 
   const initiate = (r: Record<string, string>): Answer => {
-    if (!r.orderId || !r.storeId || !r.transactionAmount || !r.mobileAccountNo || r.transactionType !== 'MA') return code(C.requiredFieldMissing, { orderId: r.orderId });
+    if (!r.orderId || !r.storeId || !r.transactionAmount || !r.mobileAccountNo || r.transactionType !== 'MA')
+      return code(C.requiredFieldMissing, { orderId: r.orderId });
     if (r.storeId !== config.storeId) return code(C.storeMissing, { orderId: r.orderId });
     if (orders.has(r.orderId)) return code(C.invalidOrderId, { orderId: r.orderId });
     const last4 = r.mobileAccountNo.slice(-4);
-    const outcome = ({ '1111': C.declined, '2222': C.lowBalance, '3333': C.systemError, '5555': C.accountMissing } as Record<string, string>)[last4] ?? C.success;
-    const order: Order = { amount: r.transactionAmount, mobile: r.mobileAccountNo, code: outcome, transactionId: outcome === C.success ? String(BigInt(`0x${randomBytes(5).toString('hex')}`)) : '', at: new Date() };
+    const outcome =
+      ({ '1111': C.declined, '2222': C.lowBalance, '3333': C.systemError, '5555': C.accountMissing } as Record<string, string>)[last4] ??
+      C.success;
+    const order: Order = {
+      amount: r.transactionAmount,
+      mobile: r.mobileAccountNo,
+      code: outcome,
+      transactionId: outcome === C.success ? String(BigInt(`0x${randomBytes(5).toString('hex')}`)) : '',
+      at: new Date(),
+    };
     if (outcome !== C.systemError) orders.set(r.orderId, order);
-    if (outcome === C.success) void notify(config.ipnUrl, JSON.stringify({ orderId: r.orderId, storeId: config.storeId }), 'application/json');
-    return code(outcome, { orderId: r.orderId, storeId: config.storeId, transactionId: order.transactionId, transactionDateTime: dateTime(order.at) });
+    if (outcome === C.success)
+      void notify(config.ipnUrl, JSON.stringify({ orderId: r.orderId, storeId: config.storeId }), 'application/json');
+    return code(outcome, {
+      orderId: r.orderId,
+      storeId: config.storeId,
+      transactionId: order.transactionId,
+      transactionDateTime: dateTime(order.at),
+    });
   };
 
   const inquire = (r: Record<string, string>): Answer => {

@@ -25,14 +25,31 @@ export async function startEmulatedProviders(gatewayBaseUrl: string, options: { 
     disbursement: { clientId: secret(8), clientSecret: secret(16), aesKey: secret(8), aesIv: secret(8) },
   };
   const ep = { username: `store${secret(3)}`, password: secret(8), storeId: String(100000 + (randomBytes(3).readUIntBE(0, 3) % 900000)) };
-  const jazzcash = await startJazzCashEmulator({ ...jc, returnUrl: `${gatewayBaseUrl}/providers/wallet/jazzcash/callback`, ...(options.decideAfterMs !== undefined ? { decideAfterMs: options.decideAfterMs } : {}) });
+  const jazzcash = await startJazzCashEmulator({
+    ...jc,
+    returnUrl: `${gatewayBaseUrl}/providers/wallet/jazzcash/callback`,
+    ...(options.decideAfterMs !== undefined ? { decideAfterMs: options.decideAfterMs } : {}),
+  });
   const easypaisa = await startEasypaisaEmulator({ ...ep, ipnUrl: `${gatewayBaseUrl}/providers/wallet/easypaisa/callback` });
   return {
     jazzcash,
     easypaisa,
     config: {
-      jazzcash: { baseUrl: jazzcash.url, merchantId: jc.merchantId, password: jc.password, integritySalt: jc.integritySalt, mpin: jc.mpin, disbursement: { baseUrl: jazzcash.url, ...jc.disbursement } },
-      easypaisa: { baseUrl: easypaisa.url, username: ep.username, password: ep.password, storeId: ep.storeId, emailAddress: 'payments@example.com' },
+      jazzcash: {
+        baseUrl: jazzcash.url,
+        merchantId: jc.merchantId,
+        password: jc.password,
+        integritySalt: jc.integritySalt,
+        mpin: jc.mpin,
+        disbursement: { baseUrl: jazzcash.url, ...jc.disbursement },
+      },
+      easypaisa: {
+        baseUrl: easypaisa.url,
+        username: ep.username,
+        password: ep.password,
+        storeId: ep.storeId,
+        emailAddress: 'payments@example.com',
+      },
     },
     close: async () => {
       await Promise.all([jazzcash.close(), easypaisa.close()]);

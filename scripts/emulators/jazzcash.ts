@@ -59,7 +59,10 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
   const tokens = new Set<string>();
   const salt = config.integritySalt;
 
-  const signed = (fields: Record<string, string>): Answer => ({ status: 200, json: { ...fields, pp_SecureHash: jazzCashSecureHash(fields, salt) } });
+  const signed = (fields: Record<string, string>): Answer => ({
+    status: 200,
+    json: { ...fields, pp_SecureHash: jazzCashSecureHash(fields, salt) },
+  });
   const refused = (request: Record<string, string>, code: string) =>
     signed({ pp_TxnRefNo: request.pp_TxnRefNo ?? '', pp_ResponseCode: code, pp_ResponseMessage: jazzCashMessages[code] ?? 'Error' });
   const authentic = (r: Record<string, string>) => r.pp_MerchantID === config.merchantId && r.pp_Password === config.password;
@@ -87,7 +90,13 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     if (!jazzCashHashValid(r, salt)) return refused(r, C.invalidHash);
     if (!authentic(r)) return refused(r, C.invalidCredentials);
     const amount = Number(r.pp_Amount);
-    if (!/^[A-Za-z0-9]{1,20}$/.test(r.pp_TxnRefNo ?? '') || !Number.isSafeInteger(amount) || amount <= 0 || !/^03\d{9}$/.test(r.pp_MobileNumber ?? '') || r.pp_TxnCurrency !== 'PKR') {
+    if (
+      !/^[A-Za-z0-9]{1,20}$/.test(r.pp_TxnRefNo ?? '') ||
+      !Number.isSafeInteger(amount) ||
+      amount <= 0 ||
+      !/^03\d{9}$/.test(r.pp_MobileNumber ?? '') ||
+      r.pp_TxnCurrency !== 'PKR'
+    ) {
       return refused(r, C.invalidValue);
     }
     if (charges.has(r.pp_TxnRefNo!)) return refused(r, C.duplicate);
@@ -114,12 +123,27 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     const refund = r.pp_RefundTxnRefNo ? refunds.get(r.pp_RefundTxnRefNo) : undefined;
     if (r.pp_RefundTxnRefNo) {
       if (!refund) return refused(r, C.transactionDoesNotExist);
-      return signed({ pp_ResponseCode: C.success, pp_ResponseMessage: 'Inquiry successful', pp_PaymentResponseCode: refund.code, pp_RefundTxnRefNo: r.pp_RefundTxnRefNo, pp_TxnRefNo: refund.txnRefNo, pp_Status: refund.code === C.success ? 'Completed' : 'Failed' });
+      return signed({
+        pp_ResponseCode: C.success,
+        pp_ResponseMessage: 'Inquiry successful',
+        pp_PaymentResponseCode: refund.code,
+        pp_RefundTxnRefNo: r.pp_RefundTxnRefNo,
+        pp_TxnRefNo: refund.txnRefNo,
+        pp_Status: refund.code === C.success ? 'Completed' : 'Failed',
+      });
     }
     const c = charges.get(r.pp_TxnRefNo ?? '');
     if (!c) return refused(r, C.transactionDoesNotExist);
     const status = c.code === C.success ? 'Completed' : c.code === C.pending ? 'Pending' : 'Failed';
-    return signed({ pp_ResponseCode: C.success, pp_ResponseMessage: 'Inquiry successful', pp_PaymentResponseCode: c.code, pp_PaymentResponseMessage: jazzCashMessages[c.code] ?? '', pp_RetreivalReferenceNo: c.rrn, pp_Status: status, pp_TxnRefNo: r.pp_TxnRefNo! });
+    return signed({
+      pp_ResponseCode: C.success,
+      pp_ResponseMessage: 'Inquiry successful',
+      pp_PaymentResponseCode: c.code,
+      pp_PaymentResponseMessage: jazzCashMessages[c.code] ?? '',
+      pp_RetreivalReferenceNo: c.rrn,
+      pp_Status: status,
+      pp_TxnRefNo: r.pp_TxnRefNo!,
+    });
   };
 
   const refund = (r: Record<string, string>): Answer => {
@@ -134,13 +158,19 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     const code = amount % 100 === 91 ? C.limitExceeded : amount > c.amount - c.refundedMinor ? C.invalidValue : C.success;
     if (code === C.success) c.refundedMinor += amount;
     refunds.set(key, { txnRefNo: r.pp_TxnRefNo!, amount, code });
-    return signed({ pp_ResponseCode: code, pp_ResponseMessage: jazzCashMessages[code]!, pp_TxnRefNo: r.pp_TxnRefNo!, pp_RefundTxnRefNo: key });
+    return signed({
+      pp_ResponseCode: code,
+      pp_ResponseMessage: jazzCashMessages[code]!,
+      pp_TxnRefNo: r.pp_TxnRefNo!,
+      pp_RefundTxnRefNo: key,
+    });
   };
 
   const { disbursement: d } = config;
   const token = (body: string): Answer => {
     const form = Object.fromEntries(new URLSearchParams(body));
-    if (form.grant_type !== 'client_credentials' || form.client_id !== d.clientId || form.client_secret !== d.clientSecret) return { status: 401, json: { error: 'invalid_client' } };
+    if (form.grant_type !== 'client_credentials' || form.client_id !== d.clientId || form.client_secret !== d.clientSecret)
+      return { status: 401, json: { error: 'invalid_client' } };
     const t = randomBytes(16).toString('hex');
     tokens.add(t);
     return { status: 200, json: { access_token: t, token_type: 'Bearer', expires_in: 3600 } };
@@ -158,18 +188,41 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     if (inquire) {
       const known = disbursements.get(ref);
       if (!known) return encrypted({ responseCode: 'G2P-T-404', responseDescription: 'Transaction not found', referenceId: ref });
-      return encrypted({ responseCode: jazzCashDisbursementSuccess, responseDescription: 'Inquiry successful', referenceId: ref, transactionStatus: known.code === jazzCashDisbursementSuccess ? 'COMPLETED' : 'FAILED', transactionStatusDescription: known.description, transactionID: known.transactionId });
+      return encrypted({
+        responseCode: jazzCashDisbursementSuccess,
+        responseDescription: 'Inquiry successful',
+        referenceId: ref,
+        transactionStatus: known.code === jazzCashDisbursementSuccess ? 'COMPLETED' : 'FAILED',
+        transactionStatusDescription: known.description,
+        transactionID: known.transactionId,
+      });
     }
     const known = disbursements.get(ref);
-    if (known) return encrypted({ responseCode: 'G2P-T-409', responseDescription: 'Duplicate referenceId', referenceId: ref, transactionID: known.transactionId });
-    if (!/^03\d{9}$/.test(req.receiverMSISDN ?? '') || !/^\d+\.\d{2}$/.test(req.amount ?? '')) return encrypted({ responseCode: 'G2P-T-400', responseDescription: 'Invalid request', referenceId: ref });
+    if (known)
+      return encrypted({
+        responseCode: 'G2P-T-409',
+        responseDescription: 'Duplicate referenceId',
+        referenceId: ref,
+        transactionID: known.transactionId,
+      });
+    if (!/^03\d{9}$/.test(req.receiverMSISDN ?? '') || !/^\d+\.\d{2}$/.test(req.amount ?? ''))
+      return encrypted({ responseCode: 'G2P-T-400', responseDescription: 'Invalid request', referenceId: ref });
     const refusedReceiver = req.receiverMSISDN!.endsWith('1111');
     const outcome = refusedReceiver
       ? { code: 'G2P-T-2', description: 'Receiver account does not exist or is not active', transactionId: '' }
-      : { code: jazzCashDisbursementSuccess, description: 'Transaction processed successfully', transactionId: randomBytes(6).toString('hex').toUpperCase() };
+      : {
+          code: jazzCashDisbursementSuccess,
+          description: 'Transaction processed successfully',
+          transactionId: randomBytes(6).toString('hex').toUpperCase(),
+        };
     disbursements.set(ref, outcome);
     if (!refusedReceiver) paidOut.set(ref, (paidOut.get(ref) ?? 0) + 1);
-    return encrypted({ responseCode: outcome.code, responseDescription: outcome.description, referenceId: ref, transactionID: outcome.transactionId });
+    return encrypted({
+      responseCode: outcome.code,
+      responseDescription: outcome.description,
+      referenceId: ref,
+      transactionID: outcome.transactionId,
+    });
   };
 
   const emulator = await startEmulator('jazzcash', (x) => {

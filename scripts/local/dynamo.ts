@@ -130,7 +130,10 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
   try {
     await client.send(new CreateTableCommand(createTableInput(tableName)));
     await client.send(
-      new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true } }),
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+      }),
     );
     return 'created';
   } catch (error) {

@@ -31,7 +31,6 @@ export interface RunningJobs {
   stop(): Promise<void>;
 }
 
-
 /** A Lambda context; once `signal` aborts, the remaining time reads 0 so long-running handlers wind down. */
 export function jobContext(job: Job, signal?: AbortSignal): Context {
   const deadline = Date.now() + job.timeoutSeconds * 1000;
@@ -68,7 +67,11 @@ async function scheduleLoop(job: Job & { trigger: { kind: 'schedule' } }, everyS
 /** Delivers webhook-queue messages to a queue job as the SQS event source mapping would. */
 async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: JobRunnerOptions, signal: AbortSignal) {
   const handler = await loadHandler<(event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>>(job.handler);
-  const sqs = new SQSClient({ endpoint: options.sqsEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const sqs = new SQSClient({
+    endpoint: options.sqsEndpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   while (!signal.aborted) {
     try {
       // Short polls: local-aws-sqs holds a long poll until the batch is FULL (SQS returns as soon as
@@ -109,7 +112,12 @@ async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: Job
       }
       const done = messages.filter((m) => !failed.has(m.MessageId!));
       if (done.length) {
-        await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+        await sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: options.queueUrl,
+            Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+          }),
+        );
       }
     } catch (error) {
       if (!signal.aborted) logger.error('queue poller error', { job: job.id, error });
@@ -136,10 +144,16 @@ export function startJobs(options: JobRunnerOptions, jobs: readonly Job[] = jobL
       case 'stream': {
         const dynamoEndpoint = process.env.DYNAMODB_ENDPOINT;
         const tableName = process.env.TABLE_NAME;
-        if (!dynamoEndpoint || !tableName) throw new Error(`job ${job.id}: DYNAMODB_ENDPOINT and TABLE_NAME must be set for the local stream runner`);
+        if (!dynamoEndpoint || !tableName)
+          throw new Error(`job ${job.id}: DYNAMODB_ENDPOINT and TABLE_NAME must be set for the local stream runner`);
         const checkpointFile = options.streamCheckpointDir ? join(options.streamCheckpointDir, `${job.id}.json`) : undefined;
         return [
-          streamLoop({ ...job, trigger }, { dynamoEndpoint, tableName, ...(checkpointFile ? { checkpointFile } : {}) }, () => jobContext(job, controller.signal), controller.signal).catch((error: unknown) => {
+          streamLoop(
+            { ...job, trigger },
+            { dynamoEndpoint, tableName, ...(checkpointFile ? { checkpointFile } : {}) },
+            () => jobContext(job, controller.signal),
+            controller.signal,
+          ).catch((error: unknown) => {
             if (!controller.signal.aborted) logger.error('stream runner stopped', { job: job.id, error });
           }),
         ];

@@ -22,7 +22,11 @@ const accountId = '000000000000';
 /** The queue URLs of a local SQS on `port` (the ops tool finds `npm start`'s queues with it). */
 export function localQueueUrls(port: number) {
   const endpoint = `http://127.0.0.1:${port}`;
-  return { endpoint, queueUrl: `${endpoint}/${accountId}/${webhookQueueName}`, deadLetterQueueUrl: `${endpoint}/${accountId}/${deadLetterQueueName}` };
+  return {
+    endpoint,
+    queueUrl: `${endpoint}/${accountId}/${webhookQueueName}`,
+    deadLetterQueueUrl: `${endpoint}/${accountId}/${deadLetterQueueName}`,
+  };
 }
 
 export interface RunningQueues {
@@ -45,7 +49,10 @@ export async function startLocalQueues(port: number): Promise<RunningQueues> {
       {
         QueueName: webhookQueueName,
         Attributes: {
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: `arn:aws:sqs:${region}:${accountId}:${deadLetterQueueName}`, maxReceiveCount: localMaxReceiveCount }),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: `arn:aws:sqs:${region}:${accountId}:${deadLetterQueueName}`,
+            maxReceiveCount: localMaxReceiveCount,
+          }),
         },
       },
     ],

@@ -98,7 +98,13 @@ function gatewayProblem(status: 400 | 404 | 413 | 429 | 500, detail: string, ret
   };
 }
 
-export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, pathParameters: Record<string, string>, body: Buffer): APIGatewayProxyEvent {
+export function toProxyEvent(
+  req: IncomingMessage,
+  url: URL,
+  route: Route,
+  pathParameters: Record<string, string>,
+  body: Buffer,
+): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -133,7 +139,10 @@ export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, pathP
       authorizer: null,
       protocol: 'HTTP/1.1',
       httpMethod: req.method ?? 'GET',
-      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: req.headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      identity: {
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: req.headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
       path: url.pathname,
       stage: 'local',
       requestId,
@@ -171,11 +180,15 @@ export function createLocalServer(routes: readonly Route[] = routeList, options:
   return createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      const subject = count && rateLimitSubject(url.pathname, req.headers['svc-api-key'] as string | undefined, req.socket.remoteAddress ?? '127.0.0.1');
+      const subject =
+        count && rateLimitSubject(url.pathname, req.headers['svc-api-key'] as string | undefined, req.socket.remoteAddress ?? '127.0.0.1');
       const verdict = subject ? count!(subject) : undefined;
       if (verdict && !verdict.allowed) {
         const what = subject!.kind === 'perKey' ? 'this API key' : 'this client address';
-        return send(res, gatewayProblem(429, `Too many requests for ${what}; retry after the Retry-After seconds.`, verdict.retryAfterSeconds));
+        return send(
+          res,
+          gatewayProblem(429, `Too many requests for ${what}; retry after the Retry-After seconds.`, verdict.retryAfterSeconds),
+        );
       }
       const match = matchRoute(compiled, req.method ?? 'GET', url.pathname);
       if (!match) return send(res, gatewayProblem(404, 'No such endpoint.'));

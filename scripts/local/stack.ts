@@ -21,7 +21,10 @@ export interface LocalStack {
 
 export async function startLocalStack(config: LocalConfig): Promise<LocalStack> {
   useLocalStack(config);
-  const dynamo = await startDynamoLocal({ port: config.dynamoPort, ...(config.inMemory ? {} : { dbPath: resolve(config.dataDir, 'dynamodb') }) });
+  const dynamo = await startDynamoLocal({
+    port: config.dynamoPort,
+    ...(config.inMemory ? {} : { dbPath: resolve(config.dataDir, 'dynamodb') }),
+  });
   try {
     await ensureTable(dynamo.endpoint, config.tableName);
     const queues = await startLocalQueues(config.sqsPort);
@@ -33,7 +36,8 @@ export async function startLocalStack(config: LocalConfig): Promise<LocalStack> 
     const { sweepWebhooks } = await import('#shared/webhooks/sweep.ts');
     const { sweepGraceSeconds } = await import('#shared/store/webhooks.ts');
     const recovered = await sweepWebhooks(new Date(), { horizonSeconds: sweepGraceSeconds() });
-    if (recovered.resent || recovered.retries) console.log(`Recovered webhooks after a restart: ${recovered.resent} events and ${recovered.retries} retries queued again.`);
+    if (recovered.resent || recovered.retries)
+      console.log(`Recovered webhooks after a restart: ${recovered.resent} events and ${recovered.retries} retries queued again.`);
     const server = createLocalServer();
     await new Promise<void>((ok, fail) => server.once('error', fail).listen(config.port, config.host, ok));
     const jobs = startJobs({

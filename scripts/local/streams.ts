@@ -44,7 +44,6 @@ interface Checkpoints {
 
 type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
-
 function loadCheckpoints(file: string | undefined, streamArn: string): Checkpoints {
   if (file && existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as Checkpoints;
@@ -71,7 +70,9 @@ function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord
     awsRegion: record.awsRegion,
     eventSourceARN: streamArn,
     dynamodb: {
-      ...(d.ApproximateCreationDateTime ? { ApproximateCreationDateTime: Math.floor(new Date(d.ApproximateCreationDateTime).getTime() / 1000) } : {}),
+      ...(d.ApproximateCreationDateTime
+        ? { ApproximateCreationDateTime: Math.floor(new Date(d.ApproximateCreationDateTime).getTime() / 1000) }
+        : {}),
       Keys: d.Keys as never,
       NewImage: d.NewImage as never,
       SequenceNumber: d.SequenceNumber,
@@ -92,7 +93,11 @@ export async function streamLoop(
 ): Promise<void> {
   const handler = await loadHandler<StreamHandler>(job.handler);
   const table = localClient(options.dynamoEndpoint);
-  const streams = new DynamoDBStreamsClient({ endpoint: options.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const streams = new DynamoDBStreamsClient({
+    endpoint: options.dynamoEndpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const pollMs = options.pollMs ?? 100;
   try {
     let streamArn: string | undefined;
@@ -173,11 +178,18 @@ export async function streamLoop(
         const poison = firstFailed === -1 ? undefined : records[firstFailed]!;
         const poisonSeq = poison?.dynamodb?.SequenceNumber;
         const retries = poisonSeq && poisonSeq === lastFailedSequence ? failures : 0;
-        const ageSeconds = poison?.dynamodb?.ApproximateCreationDateTime ? (Date.now() - poison.dynamodb.ApproximateCreationDateTime.getTime()) / 1000 : 0;
+        const ageSeconds = poison?.dynamodb?.ApproximateCreationDateTime
+          ? (Date.now() - poison.dynamodb.ApproximateCreationDateTime.getTime()) / 1000
+          : 0;
         if (poison && (retries >= job.trigger.retryAttempts || ageSeconds > job.trigger.maxRecordAgeSeconds)) {
           // Given up, as the AWS mapping does (its failure destination gets metadata only): the log
           // carries the item's keys, and the table still has it for the webhook sweep.
-          logger.error('stream record given up after its retries', { job: job.id, sequenceNumber: poisonSeq, keys: poison.dynamodb?.Keys, retries });
+          logger.error('stream record given up after its retries', {
+            job: job.id,
+            sequenceNumber: poisonSeq,
+            keys: poison.dynamodb?.Keys,
+            retries,
+          });
           acknowledge(shardId, poisonSeq!);
           iterators.delete(shardId);
           failures = 0;

@@ -20,7 +20,9 @@ const formKey = () =>
     }));
 
 export async function formToken(subject: string): Promise<string> {
-  return createHmac('sha256', await formKey()).update(subject).digest('base64url');
+  return createHmac('sha256', await formKey())
+    .update(subject)
+    .digest('base64url');
 }
 
 export async function verifyFormToken(subject: string, token: string | null | undefined): Promise<boolean> {

@@ -93,7 +93,9 @@ async function loadPublicPathsKey(): Promise<Buffer> {
  * own info label, so the dashboard's unauthenticated sign-in Lambda never needs the master key
  * (it reads only the public-paths key) and no other use of that key can produce this one.
  */
-const loadedTotp = loadOnce(async () => Buffer.from(hkdfSync('sha256', await publicPathsKey(), Buffer.alloc(0), 'dashboard-totp-seal/v1', 32)));
+const loadedTotp = loadOnce(async () =>
+  Buffer.from(hkdfSync('sha256', await publicPathsKey(), Buffer.alloc(0), 'dashboard-totp-seal/v1', 32)),
+);
 export const dashboardTotpKey = (): Promise<Buffer> => loadedTotp();
 
 /** Tests: forget the loaded keys (after changing the environment). */

@@ -63,9 +63,16 @@ export const bankCodes: readonly string[] = banks.map((b) => b.code);
 /** Words that do not tell banks apart ("Meezan Bank Limited" → MEEZAN). */
 const noise = new Set(['BANK', 'LIMITED', 'LTD', 'PAKISTAN', 'PK', 'OF', 'THE', 'AND', 'MICROFINANCE', 'MFB', 'PLC', 'WALLET']);
 
-const words = (text: string) => text.toUpperCase().split(/[^A-Z0-9]+/).filter(Boolean);
+const words = (text: string) =>
+  text
+    .toUpperCase()
+    .split(/[^A-Z0-9]+/)
+    .filter(Boolean);
 const joined = (text: string) => words(text).join('');
-const significant = (text: string) => words(text).filter((w) => !noise.has(w)).join('');
+const significant = (text: string) =>
+  words(text)
+    .filter((w) => !noise.has(w))
+    .join('');
 
 /** Every spelling (normalised) → code. Built once; a spelling shared by two banks is a bug (unit test). */
 export const spellings: ReadonlyMap<string, string> = (() => {

@@ -29,7 +29,9 @@ export function canonicalString(body: Record<string, unknown>): string {
 }
 
 export function signBody(body: Record<string, unknown>, secretKey: string): string {
-  return createHash('md5').update(`${canonicalString(body)}&key=${secretKey}`, 'utf8').digest('hex');
+  return createHash('md5')
+    .update(`${canonicalString(body)}&key=${secretKey}`, 'utf8')
+    .digest('hex');
 }
 
 /** Constant-time comparison with the signature made with the key's paired secret. */

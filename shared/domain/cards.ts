@@ -73,7 +73,8 @@ export function validateCard(input: CardInput, now: Date): ValidCard {
   else if (expiry.year > now.getUTCFullYear() + 20) errors.expiry = 'Enter a valid expiry date.';
   const cvcLength = brand === 'amex' ? [4] : [3, 4];
   const cvc = input.cvc.trim();
-  if (!/^\d+$/.test(cvc) || !cvcLength.includes(cvc.length)) errors.cvc = brand === 'amex' ? 'Enter the 4-digit security code.' : 'Enter the 3 or 4-digit security code.';
+  if (!/^\d+$/.test(cvc) || !cvcLength.includes(cvc.length))
+    errors.cvc = brand === 'amex' ? 'Enter the 4-digit security code.' : 'Enter the 3 or 4-digit security code.';
   if (Object.keys(errors).length > 0 || !expiry) return { ok: false, errors };
   return { ok: true, digits, summary: { brand, last4: digits.slice(-4), expMonth: expiry.month, expYear: expiry.year } };
 }

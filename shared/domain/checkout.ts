@@ -82,7 +82,11 @@ export function normaliseWalletNumber(text: string): string | undefined {
 export const checkoutFee = (amountMinor: number, rate: Fee) => Math.min(feeFor(amountMinor, rate), amountMinor);
 
 /** Completed: the money arrives from the card network or wallet provider, net of the fee. */
-export function completedMovements(amountMinor: number, feeMinor: number, source: { card: true } | { walletProvider: WalletProviderId }): { account: Account; amount: number }[] {
+export function completedMovements(
+  amountMinor: number,
+  feeMinor: number,
+  source: { card: true } | { walletProvider: WalletProviderId },
+): { account: Account; amount: number }[] {
   const external = 'card' in source ? 'card_network' : `wallet_${walletProviders[source.walletProvider].code.toLowerCase()}`;
   return [
     { account: { kind: 'external', name: external }, amount: -amountMinor },

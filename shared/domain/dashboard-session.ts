@@ -69,7 +69,11 @@ export interface DashboardSession {
 export type SessionVerdict = 'valid' | 'idle' | 'expired' | 'revoked' | 'superseded';
 
 /** Is this session still good for `user` at `now`? */
-export function sessionVerdict(session: DashboardSession, user: Pick<DashboardUser, 'status' | 'sessionEpoch'> | undefined, now: Date): SessionVerdict {
+export function sessionVerdict(
+  session: DashboardSession,
+  user: Pick<DashboardUser, 'status' | 'sessionEpoch'> | undefined,
+  now: Date,
+): SessionVerdict {
   if (session.revokedAt) return 'revoked';
   if (!user || user.status === 'disabled' || user.sessionEpoch !== session.epoch) return 'superseded';
   if (now.getTime() >= Date.parse(session.expiresAt)) return 'expired';
@@ -78,13 +82,18 @@ export function sessionVerdict(session: DashboardSession, user: Pick<DashboardUs
 }
 
 /** Whether a request at `now` should move the idle clock forward (written at most once a minute). */
-export const sessionNeedsTouch = (session: DashboardSession, now: Date) => now.getTime() - Date.parse(session.lastSeenAt) >= sessionTouchSeconds * 1000;
+export const sessionNeedsTouch = (session: DashboardSession, now: Date) =>
+  now.getTime() - Date.parse(session.lastSeenAt) >= sessionTouchSeconds * 1000;
 
 /** Is the account locked at `now`? */
-export const isLocked = (user: Pick<DashboardUser, 'lockedUntil'>, now: Date) => user.lockedUntil !== null && Date.parse(user.lockedUntil) > now.getTime();
+export const isLocked = (user: Pick<DashboardUser, 'lockedUntil'>, now: Date) =>
+  user.lockedUntil !== null && Date.parse(user.lockedUntil) > now.getTime();
 
 /** After a failed sign-in: the new failure count and, at the threshold, the lock's end. */
-export function afterFailure(user: Pick<DashboardUser, 'failedSignIns' | 'lockedUntil'>, now: Date): { failedSignIns: number; lockedUntil: string | null } {
+export function afterFailure(
+  user: Pick<DashboardUser, 'failedSignIns' | 'lockedUntil'>,
+  now: Date,
+): { failedSignIns: number; lockedUntil: string | null } {
   // A lock that ran out starts a fresh count.
   const previous = user.lockedUntil && Date.parse(user.lockedUntil) <= now.getTime() ? 0 : user.failedSignIns;
   const failedSignIns = previous + 1;

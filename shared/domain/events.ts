@@ -189,7 +189,11 @@ export function statusChangedEvent(intent: PaymentIntent, previous: IntentStatus
       ...eventReason(intent),
       TransactionReference: intent.transactionReference,
       CustomerRef: intent.customerRef,
-      OrderRef: JSON.stringify({ OrderRef: intent.orderRef.orderRef, Discount: intent.orderRef.discount ?? null, Tax: intent.orderRef.tax ?? null }),
+      OrderRef: JSON.stringify({
+        OrderRef: intent.orderRef.orderRef,
+        Discount: intent.orderRef.discount ?? null,
+        Tax: intent.orderRef.tax ?? null,
+      }),
       MerchantId: intent.merchantId,
       Timestamp: now.toISOString(),
       TraceId: intent.traceId,

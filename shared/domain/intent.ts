@@ -24,7 +24,10 @@ export function canTransition(type: IntentType, from: IntentStatus, to: IntentSt
 }
 
 export class IllegalTransition extends Error {
-  constructor(readonly from: IntentStatus, readonly to: IntentStatus) {
+  constructor(
+    readonly from: IntentStatus,
+    readonly to: IntentStatus,
+  ) {
     super(`a ${from} transaction cannot become ${to}`);
   }
 }
@@ -99,7 +102,9 @@ export const heldApprovalOf = (intent: PaymentIntent): HeldApproval | undefined 
 export const heldApprovalDeclinedReason = 'declined_merchant_suspended';
 
 /** What a new intent keeps of the merchant's request as given (checkouts and deposits alike). */
-export const requestedFields = (input: Pick<PaymentIntent, 'orderRef' | 'customerRef' | 'description' | 'metadataJson' | 'callbackUrl'>) => ({
+export const requestedFields = (
+  input: Pick<PaymentIntent, 'orderRef' | 'customerRef' | 'description' | 'metadataJson' | 'callbackUrl'>,
+) => ({
   orderRef: input.orderRef,
   customerRef: input.customerRef,
   description: input.description,

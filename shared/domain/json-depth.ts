@@ -17,7 +17,8 @@ export function jsonNestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
@@ -29,6 +30,9 @@ export function jsonNestingDepth(text: string): number {
 /** Thrown by walks over already-parsed data that exceed maxJsonDepth: an invalid request (400 `body_too_deep`). */
 export class JsonTooDeep extends DomainError {
   constructor() {
-    super('invalid', `The request is nested deeper than ${maxJsonDepth} levels.`, { errors: { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, code: 'body_too_deep' });
+    super('invalid', `The request is nested deeper than ${maxJsonDepth} levels.`, {
+      errors: { '(root)': [`nested deeper than ${maxJsonDepth} levels`] },
+      code: 'body_too_deep',
+    });
   }
 }

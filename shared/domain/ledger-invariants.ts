@@ -83,7 +83,8 @@ function expectedFees(s: LedgerSnapshot): Map<string, number> {
 
 export function checkLedger(s: LedgerSnapshot): Discrepancy[] {
   const out: Discrepancy[] = [];
-  const report = (rule: Discrepancy['rule'], subject: string, message: string) => out.push({ rule, merchantId: s.merchantId, mode: s.mode, subject, message });
+  const report = (rule: Discrepancy['rule'], subject: string, message: string) =>
+    out.push({ rule, merchantId: s.merchantId, mode: s.mode, subject, message });
   const own = (bucket: string) => `merchant:${s.merchantId}:${bucket}`;
 
   // zero-sum, and the fold of the journals per currency (wallet attributes) and of the fee account.
@@ -91,7 +92,8 @@ export function checkLedger(s: LedgerSnapshot): Discrepancy[] {
   const feeLines = new Map<string, number>();
   for (const j of s.journals) {
     const sum = j.lines.reduce((a, l) => a + l.amount, 0);
-    if (sum !== 0 || j.lines.some((l) => !Number.isSafeInteger(l.amount))) report('zero-sum', j.journalId, `journal ${j.journalId} (${j.kind}, ${j.reference}) sums to ${sum}`);
+    if (sum !== 0 || j.lines.some((l) => !Number.isSafeInteger(l.amount)))
+      report('zero-sum', j.journalId, `journal ${j.journalId} (${j.kind}, ${j.reference}) sums to ${sum}`);
     const fold = folds.get(j.currency) ?? Object.fromEntries(balanceAttributes.map((a) => [a, 0]));
     folds.set(j.currency, fold);
     for (const l of j.lines) {
@@ -113,7 +115,8 @@ export function checkLedger(s: LedgerSnapshot): Discrepancy[] {
     const fold = folds.get(currency) ?? Object.fromEntries(balanceAttributes.map((a) => [a, 0]));
     for (const attribute of balanceAttributes) {
       const stored = Number(wallet?.[attribute] ?? 0);
-      if (stored !== fold[attribute]) report('wallet-fold', currency, `wallet ${currency} ${attribute} is ${stored}, its journals add up to ${fold[attribute]}`);
+      if (stored !== fold[attribute])
+        report('wallet-fold', currency, `wallet ${currency} ${attribute} is ${stored}, its journals add up to ${fold[attribute]}`);
       if (stored < 0) report('negative', currency, `wallet ${currency} ${attribute} is negative (${stored})`);
     }
   }
@@ -123,7 +126,8 @@ export function checkLedger(s: LedgerSnapshot): Discrepancy[] {
   for (const currency of new Set([...expected.keys(), ...feeLines.keys()])) {
     const want = expected.get(currency) ?? 0;
     const got = feeLines.get(currency) ?? 0;
-    if (want !== got) report('fees', currency, `platform fees in ${currency} are ${got} in the journals, the completed objects charged ${want}`);
+    if (want !== got)
+      report('fees', currency, `platform fees in ${currency} are ${got} in the journals, the completed objects charged ${want}`);
   }
 
   // journals: what each object's status implies; orphan: journals naming no object.
@@ -155,10 +159,27 @@ export function checkLedger(s: LedgerSnapshot): Discrepancy[] {
   for (const i of s.intents) {
     const rs = refundsOf.get(i.paymentIntentId) ?? [];
     const refunded = rs.filter((r) => refundStatusNames[r.status] === 'Completed').reduce((a, r) => a + r.amountMinor, 0);
-    const reserved = rs.filter((r) => !['Failed', 'Cancelled', 'Rejected', 'Expired'].includes(refundStatusNames[r.status])).reduce((a, r) => a + r.amountMinor, 0);
-    if ((i.refundedMinor ?? 0) !== refunded) report('refunds', i.paymentIntentId, `transaction ${i.paymentIntentId} shows ${i.refundedMinor ?? 0} refunded, its completed refunds add up to ${refunded}`);
-    if ((i.refundReservedMinor ?? 0) !== reserved) report('refunds', i.paymentIntentId, `transaction ${i.paymentIntentId} reserves ${i.refundReservedMinor ?? 0} for refunds, its open and completed refunds add up to ${reserved}`);
-    if (refunded > i.amountMinor || reserved > i.amountMinor) report('refunds', i.paymentIntentId, `transaction ${i.paymentIntentId} of ${i.amountMinor} has ${Math.max(refunded, reserved)} refunded or reserved`);
+    const reserved = rs
+      .filter((r) => !['Failed', 'Cancelled', 'Rejected', 'Expired'].includes(refundStatusNames[r.status]))
+      .reduce((a, r) => a + r.amountMinor, 0);
+    if ((i.refundedMinor ?? 0) !== refunded)
+      report(
+        'refunds',
+        i.paymentIntentId,
+        `transaction ${i.paymentIntentId} shows ${i.refundedMinor ?? 0} refunded, its completed refunds add up to ${refunded}`,
+      );
+    if ((i.refundReservedMinor ?? 0) !== reserved)
+      report(
+        'refunds',
+        i.paymentIntentId,
+        `transaction ${i.paymentIntentId} reserves ${i.refundReservedMinor ?? 0} for refunds, its open and completed refunds add up to ${reserved}`,
+      );
+    if (refunded > i.amountMinor || reserved > i.amountMinor)
+      report(
+        'refunds',
+        i.paymentIntentId,
+        `transaction ${i.paymentIntentId} of ${i.amountMinor} has ${Math.max(refunded, reserved)} refunded or reserved`,
+      );
   }
   return out;
 }

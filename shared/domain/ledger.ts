@@ -17,11 +17,7 @@ import { assertMinor, type Currency } from './money.ts';
 export type HoldType = 'Withdrawal' | 'Settlement' | 'Refund';
 export const holdTypes: readonly HoldType[] = ['Withdrawal', 'Settlement', 'Refund'];
 
-export type Account =
-  | { kind: 'available' }
-  | { kind: 'held'; holdType: HoldType }
-  | { kind: 'fees' }
-  | { kind: 'external'; name: string };
+export type Account = { kind: 'available' } | { kind: 'held'; holdType: HoldType } | { kind: 'fees' } | { kind: 'external'; name: string };
 
 export interface JournalLine {
   account: string;

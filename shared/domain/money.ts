@@ -72,7 +72,8 @@ export function minorUnits(value: number, currency: Currency, field = 'amount'):
   try {
     return toMinor(value, currency);
   } catch (error) {
-    if (error instanceof MoneyFormatError) throw new DomainError('invalid', `${field} ${error.message}.`, { errors: { [field]: [error.message] } });
+    if (error instanceof MoneyFormatError)
+      throw new DomainError('invalid', `${field} ${error.message}.`, { errors: { [field]: [error.message] } });
     throw error;
   }
 }

@@ -10,10 +10,18 @@ export const notFoundGraceMs = 15 * 60_000;
 export const pastNotFoundGrace = (submittedAt: string, now: Date) => now.getTime() - Date.parse(submittedAt) >= notFoundGraceMs;
 
 /** Why a submission ends without paying: the provider refused it, said Failed, or never received it. */
-export type Failure = { kind: 'rejected'; reason: string; internal?: boolean } | { kind: 'failed'; reason: string } | { kind: 'not_received' };
+export type Failure =
+  | { kind: 'rejected'; reason: string; internal?: boolean }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'not_received' };
 
 /** What the provider said to a status inquiry; undefined when it did not answer (error, timeout). */
-export type InquiryAnswer = { status: 'Completed' } | { status: 'Failed'; reason: string } | { status: 'Processing' } | { status: 'NotFound' } | undefined;
+export type InquiryAnswer =
+  | { status: 'Completed' }
+  | { status: 'Failed'; reason: string }
+  | { status: 'Processing' }
+  | { status: 'NotFound' }
+  | undefined;
 
 export type InquiryDecision =
   | { kind: 'completed' }
@@ -32,7 +40,9 @@ export function decideInquiry(answer: InquiryAnswer, graceOver: boolean, failedM
     case 'Completed':
       return { kind: 'completed' };
     case 'Failed':
-      return failedMayBeStale && !graceOver ? { kind: 'again', after: 'poll' } : { kind: 'failed', failure: { kind: 'failed', reason: answer.reason } };
+      return failedMayBeStale && !graceOver
+        ? { kind: 'again', after: 'poll' }
+        : { kind: 'failed', failure: { kind: 'failed', reason: answer.reason } };
     case 'NotFound':
       return graceOver ? { kind: 'failed', failure: { kind: 'not_received' } } : { kind: 'again', after: 'poll' };
     case 'Processing':

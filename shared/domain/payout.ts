@@ -75,10 +75,13 @@ export const payoutMessages = {
   completed: 'The payout was completed.',
   rejectedByOperator: 'The withdrawal was not approved.',
   internal: (traceId: string) => `An internal error occurred; the payout was not sent. Quote traceId ${traceId} to support.`,
-  notReceived: (traceId: string) => `The bank did not receive the payout; it was not sent and the funds were released. Quote traceId ${traceId} to support.`,
+  notReceived: (traceId: string) =>
+    `The bank did not receive the payout; it was not sent and the funds were released. Quote traceId ${traceId} to support.`,
 };
 
-export type InfoChange = Pick<PayoutInfo, 'status' | 'message' | 'isSuccess' | 'errorCode' | 'errorDetails' | 'estimatedCompletionTime'> & { provider?: string };
+export type InfoChange = Pick<PayoutInfo, 'status' | 'message' | 'isSuccess' | 'errorCode' | 'errorDetails' | 'estimatedCompletionTime'> & {
+  provider?: string;
+};
 
 /** payoutInfo for the intent after a change (status, texts), the rest from what is stored. */
 export function payoutInfo(intent: PaymentIntent, change: InfoChange): PayoutInfo {
@@ -92,7 +95,14 @@ export function payoutInfo(intent: PaymentIntent, change: InfoChange): PayoutInf
 
 /** The payoutInfo of each stage of a payout (merged over the stored one by payoutInfo()). */
 export const payoutInfoChanges = {
-  pending: (): InfoChange => ({ status: 'Pending', message: payoutMessages.awaitingApproval, isSuccess: true, errorCode: null, errorDetails: null, estimatedCompletionTime: null }),
+  pending: (): InfoChange => ({
+    status: 'Pending',
+    message: payoutMessages.awaitingApproval,
+    isSuccess: true,
+    errorCode: null,
+    errorDetails: null,
+    estimatedCompletionTime: null,
+  }),
   /** Written with the submission record, before the rail answers: exactly what a crash leaves behind. */
   outcomePending: (reconcileAt: Date): InfoChange => ({
     status: 'Processing',
@@ -110,7 +120,14 @@ export const payoutInfoChanges = {
     errorDetails: null,
     estimatedCompletionTime: estimatedCompletion.toISOString(),
   }),
-  completed: (at: Date): InfoChange => ({ status: 'Completed', message: payoutMessages.completed, isSuccess: true, errorCode: null, errorDetails: null, estimatedCompletionTime: at.toISOString() }),
+  completed: (at: Date): InfoChange => ({
+    status: 'Completed',
+    message: payoutMessages.completed,
+    isSuccess: true,
+    errorCode: null,
+    errorDetails: null,
+    estimatedCompletionTime: at.toISOString(),
+  }),
   rejected: (status: 'Failed' | 'Cancelled', reason: string): InfoChange => ({
     status,
     message: status === 'Cancelled' ? 'The withdrawal was rejected.' : 'The bank rejected the payout.',
@@ -119,7 +136,14 @@ export const payoutInfoChanges = {
     errorDetails: reason,
     estimatedCompletionTime: null,
   }),
-  internal: (detail: string): InfoChange => ({ status: 'Failed', message: 'The payout failed.', isSuccess: false, errorCode: 'WP_INTERNAL_ERROR', errorDetails: detail, estimatedCompletionTime: null }),
+  internal: (detail: string): InfoChange => ({
+    status: 'Failed',
+    message: 'The payout failed.',
+    isSuccess: false,
+    errorCode: 'WP_INTERNAL_ERROR',
+    errorDetails: detail,
+    estimatedCompletionTime: null,
+  }),
 };
 
 /** Final beneficiary: the full account number is dropped once nothing can be sent any more. */
@@ -136,7 +160,8 @@ const scopeOf = (intent: PaymentIntent, now?: Date): JournalScope => ({
 
 export const withdrawalJournals = {
   /** available −(amount+fee) → held:Withdrawal; the wallet update refuses an overdraft. */
-  hold: (scope: JournalScope, amountMinor: number, feeMinor: number) => holdFunds(scope, 'Withdrawal', amountMinor + feeMinor, 'withdrawal.hold'),
+  hold: (scope: JournalScope, amountMinor: number, feeMinor: number) =>
+    holdFunds(scope, 'Withdrawal', amountMinor + feeMinor, 'withdrawal.hold'),
   /** Completed: the hold leaves, the amount to the bank rail, the fee to the platform. */
   completed: (intent: PaymentIntent, ledgerAccount: string, now?: Date) =>
     journal({
@@ -196,7 +221,12 @@ export interface NewWithdrawal {
  * Processing WITH its submission record (the payout is submitted right after this is committed,
  * and never again), its outcome pending until `provider.reconcileAt`.
  */
-export function newWithdrawal(req: NewWithdrawal, provider: { name: string; reconcileAt: Date }, now: Date, ids: { paymentIntentId: string; transactionReference: string }): PaymentIntent {
+export function newWithdrawal(
+  req: NewWithdrawal,
+  provider: { name: string; reconcileAt: Date },
+  now: Date,
+  ids: { paymentIntentId: string; transactionReference: string },
+): PaymentIntent {
   const submit = req.autoProcessPayout;
   const info: PayoutInfo = {
     ...(submit ? payoutInfoChanges.outcomePending(provider.reconcileAt) : payoutInfoChanges.pending()),
@@ -208,7 +238,13 @@ export function newWithdrawal(req: NewWithdrawal, provider: { name: string; reco
   };
   const details: WithdrawalDetails = {
     autoProcessPayout: submit,
-    beneficiary: { bankCode: req.bank.code, bankName: req.bank.name, accountNumber: req.accountNumber, accountLast4: req.accountNumber.slice(-4), accountTitle: req.accountTitle },
+    beneficiary: {
+      bankCode: req.bank.code,
+      bankName: req.bank.name,
+      accountNumber: req.accountNumber,
+      accountLast4: req.accountNumber.slice(-4),
+      accountTitle: req.accountTitle,
+    },
     ...(submit ? { submission: { provider: provider.name, submittedAt: now.toISOString() } } : {}),
     payoutInfo: info,
   };
@@ -223,7 +259,12 @@ export function newWithdrawal(req: NewWithdrawal, provider: { name: string; reco
     feeMinor: feeFor(req.amountMinor, req.fee),
     refundedMinor: 0,
     orderRef: req.orderRef,
-    customerRef: { ...req.customer, bankAccountNumber: info.customerAccountNumber, bankCode: req.bank.code, accountTitle: req.accountTitle },
+    customerRef: {
+      ...req.customer,
+      bankAccountNumber: info.customerAccountNumber,
+      bankCode: req.bank.code,
+      accountTitle: req.accountTitle,
+    },
     description: req.description,
     metadataJson: req.metadataJson,
     callbackUrl: req.callbackUrl,

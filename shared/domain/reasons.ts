@@ -16,7 +16,8 @@ export const reasonCodes = {
   wallet_declined: 'The wallet provider declined the charge (ReasonDetail holds its message).',
   unknown_reference: 'The wallet provider does not know the charge.',
   not_approved: 'The customer never approved the wallet charge; it expired.',
-  declined_merchant_suspended: 'The wallet approval arrived while the merchant was suspended and the operator declined it; the customer is refunded by the provider.',
+  declined_merchant_suspended:
+    'The wallet approval arrived while the merchant was suspended and the operator declined it; the customer is refunded by the provider.',
   // withdrawal
   bank_rejected: 'The bank or payout provider rejected the payout (ReasonDetail holds its message).',
   payout_not_sent: 'The payout could not be sent, or the bank never received it; the funds were released.',
@@ -27,7 +28,17 @@ export type ReasonCode = keyof typeof reasonCodes;
 
 /** Codes by intent type (for docs and tests; a code may serve several types). */
 export const reasonCodesByIntentType: Record<'checkout' | 'deposit' | 'withdrawal', readonly ReasonCode[]> = {
-  checkout: ['card_declined', 'insufficient_funds', 'otp_failed', 'customer_cancelled', 'expired', 'customer_declined', 'wallet_declined', 'unknown_reference', 'declined_merchant_suspended'],
+  checkout: [
+    'card_declined',
+    'insufficient_funds',
+    'otp_failed',
+    'customer_cancelled',
+    'expired',
+    'customer_declined',
+    'wallet_declined',
+    'unknown_reference',
+    'declined_merchant_suspended',
+  ],
   deposit: ['customer_declined', 'wallet_declined', 'unknown_reference', 'not_approved', 'declined_merchant_suspended'],
   withdrawal: ['bank_rejected', 'payout_not_sent', 'rejected_by_operator'],
 };
@@ -45,11 +56,20 @@ export function walletDecline(raw: string | undefined): { reason: ReasonCode; re
  * free text in `reason` (withdrawals did): that text becomes the detail, and the code is the
  * type's generic one, so `Reason` is a code whatever is stored.
  */
-export function eventReason(intent: { intentType: string; status: string; reason: string | null; reasonDetail?: string | null }): { Reason: ReasonCode | null; ReasonDetail: string | null } {
+export function eventReason(intent: { intentType: string; status: string; reason: string | null; reasonDetail?: string | null }): {
+  Reason: ReasonCode | null;
+  ReasonDetail: string | null;
+} {
   const detail = intent.reasonDetail ?? null;
   if (intent.reason === null) return { Reason: null, ReasonDetail: detail };
   if (isReasonCode(intent.reason)) return { Reason: intent.reason, ReasonDetail: detail };
   const fallback: ReasonCode =
-    intent.intentType === 'withdrawal' ? (intent.status === 'Cancelled' ? 'rejected_by_operator' : 'bank_rejected') : intent.status === 'Expired' ? 'expired' : 'wallet_declined';
+    intent.intentType === 'withdrawal'
+      ? intent.status === 'Cancelled'
+        ? 'rejected_by_operator'
+        : 'bank_rejected'
+      : intent.status === 'Expired'
+        ? 'expired'
+        : 'wallet_declined';
   return { Reason: fallback, ReasonDetail: detail ?? intent.reason };
 }

@@ -20,7 +20,16 @@ import type { Failure } from './outbound.ts';
  * The refunds of one transaction never add up to more than its amount: every refund that is not
  * Failed, Cancelled, Rejected or Expired is reserved on the transaction (`refundReservedMinor`).
  */
-export const RefundStatus = { Pending: 0, Approved: 1, Processing: 2, Completed: 3, Failed: 4, Cancelled: 5, Rejected: 6, Expired: 7 } as const;
+export const RefundStatus = {
+  Pending: 0,
+  Approved: 1,
+  Processing: 2,
+  Completed: 3,
+  Failed: 4,
+  Cancelled: 5,
+  Rejected: 6,
+  Expired: 7,
+} as const;
 export type RefundStatus = (typeof RefundStatus)[keyof typeof RefundStatus];
 export const refundStatusNames = ['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'] as const;
 
@@ -116,15 +125,22 @@ export type RefundView = ReturnType<typeof refundView>;
  * given, else the amount if it is at least the minimum and no more than the remainder. A refusal
  * carries its stable code and the merchant-facing text.
  */
-export function refundAmount(intent: RefundableIntent, requestedMinor: number | undefined): { amountMinor: number } | { code: string; message: string } {
+export function refundAmount(
+  intent: RefundableIntent,
+  requestedMinor: number | undefined,
+): { amountMinor: number } | { code: string; message: string } {
   const refusal = refundRefusal(intent);
   if (refusal) return { code: refusal.includes('already refunded') ? 'already_refunded' : 'not_refundable', message: refusal };
   const remaining = intent.amountMinor - reservedOf(intent);
   if (requestedMinor === undefined) return { amountMinor: remaining };
   const minimum = minimumRefundMinor(intent.currency);
-  if (requestedMinor < minimum) return { code: 'amount_below_minimum', message: `The minimum refund is ${fromMinor(minimum, intent.currency)} ${intent.currency}.` };
+  if (requestedMinor < minimum)
+    return { code: 'amount_below_minimum', message: `The minimum refund is ${fromMinor(minimum, intent.currency)} ${intent.currency}.` };
   if (requestedMinor > remaining) {
-    return { code: 'amount_exceeds_refundable', message: `The amount exceeds what remains refundable: ${fromMinor(remaining, intent.currency)} ${intent.currency}.` };
+    return {
+      code: 'amount_exceeds_refundable',
+      message: `The amount exceeds what remains refundable: ${fromMinor(remaining, intent.currency)} ${intent.currency}.`,
+    };
   }
   return { amountMinor: requestedMinor };
 }
@@ -205,7 +221,10 @@ export const refundNotReceivedReason = 'The refund request did not reach the ref
  * reference while attempts remain, else Failed. The failureReason shown meanwhile keeps the last
  * decline when the retry was never received.
  */
-export function refundAfterFailure(r: Pick<Refund, 'attemptCount' | 'failureReason'>, failure: Failure): { retry: boolean; failureReason: string } {
+export function refundAfterFailure(
+  r: Pick<Refund, 'attemptCount' | 'failureReason'>,
+  failure: Failure,
+): { retry: boolean; failureReason: string } {
   const retry = refundRetries(r);
   if (failure.kind !== 'not_received') return { retry, failureReason: failure.reason };
   return { retry, failureReason: retry ? (r.failureReason ?? refundNotReceivedReason) : refundNotReceivedReason };

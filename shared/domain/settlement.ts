@@ -185,7 +185,8 @@ const scopeOf = (s: Settlement, now: Date) => ({ merchantId: s.merchantId, mode:
 /** The whole amount is held from creation; Completed pays the net to the rail and the fee to the platform. */
 export const settlementJournals = {
   hold: (s: Settlement, now: Date) => holdFunds(scopeOf(s, now), 'Settlement', s.amountMinor, 'settlement.hold'),
-  released: (s: Settlement, kind: 'settlement.cancelled' | 'settlement.failed', now: Date) => releaseHold(scopeOf(s, now), 'Settlement', s.amountMinor, kind),
+  released: (s: Settlement, kind: 'settlement.cancelled' | 'settlement.failed', now: Date) =>
+    releaseHold(scopeOf(s, now), 'Settlement', s.amountMinor, kind),
   completed: (s: Settlement, ledgerAccount: string, now: Date) =>
     journal({
       ...scopeOf(s, now),

@@ -92,7 +92,12 @@ function checkEthereum(address: string): AddressCheck {
   if (toChecksumAddress(address) === address) return { ok: true, network: 'ERC20', address };
   const body = address.slice(2);
   const oneCase = body === body.toLowerCase() || body === body.toUpperCase();
-  return { ok: false, reason: oneCase ? 'must carry its EIP-55 checksum (mixed-case letters, as wallets show it)' : 'has a wrong EIP-55 checksum (check for a typo)' };
+  return {
+    ok: false,
+    reason: oneCase
+      ? 'must carry its EIP-55 checksum (mixed-case letters, as wallets show it)'
+      : 'has a wrong EIP-55 checksum (check for a typo)',
+  };
 }
 
 /** Validates a USDT address and tells its network. */

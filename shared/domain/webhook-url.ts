@@ -58,7 +58,8 @@ export async function assertSafeWebhookUrl(raw: string, options: { allowInsecure
   }
   if (raw.length > 2048) throw new UnsafeWebhookUrl('must be at most 2048 characters');
   if (url.username || url.password) throw new UnsafeWebhookUrl('must not contain credentials');
-  if (options.allowInsecure && localDevelopmentHosts.has(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:')) return url;
+  if (options.allowInsecure && localDevelopmentHosts.has(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:'))
+    return url;
   if (url.protocol !== 'https:') throw new UnsafeWebhookUrl('must use https');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = ipaddr.isValid(host)

@@ -30,7 +30,9 @@ export const secureCookies = () => !(process.env.PUBLIC_BASE_URL ?? '').startsWi
 
 export function sessionCookie(token: string | null): string {
   const attributes = ['Path=/', 'HttpOnly', 'SameSite=Strict', ...(secureCookies() ? ['Secure'] : [])];
-  return token === null ? [`${sessionCookieName()}=`, 'Max-Age=0', ...attributes].join('; ') : [`${sessionCookieName()}=${token}`, ...attributes].join('; ');
+  return token === null
+    ? [`${sessionCookieName()}=`, 'Max-Age=0', ...attributes].join('; ')
+    : [`${sessionCookieName()}=${token}`, ...attributes].join('; ');
 }
 
 export const sessionCsrf = (signed: Signed) => formToken(`dashboard-session:${signed.session.sessionHash}`);
@@ -93,11 +95,14 @@ function formMiddleware(): Mw {
     before: (request) => {
       const s = request.context.gateway as State;
       if (request.event.httpMethod !== 'POST') return;
-      if (Buffer.byteLength(s.rawBody, 'utf8') > maxFormBytes) throw new DashboardPageError(413, 'Request too large', 'The form was too large to process.');
+      if (Buffer.byteLength(s.rawBody, 'utf8') > maxFormBytes)
+        throw new DashboardPageError(413, 'Request too large', 'The form was too large to process.');
       const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (contentType !== 'application/x-www-form-urlencoded') throw new DashboardPageError(415, 'Unsupported request', 'Submit the form from the dashboard.');
+      if (contentType !== 'application/x-www-form-urlencoded')
+        throw new DashboardPageError(415, 'Unsupported request', 'Submit the form from the dashboard.');
       const site = s.headers['sec-fetch-site'];
-      if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new DashboardPageError(403, 'Request refused', 'This form can only be submitted from the dashboard.');
+      if (site !== undefined && site !== 'same-origin' && site !== 'none')
+        throw new DashboardPageError(403, 'Request refused', 'This form can only be submitted from the dashboard.');
       s.form = new URLSearchParams(s.rawBody);
     },
   };
@@ -109,7 +114,10 @@ function sessionMiddleware(route: Route, options: DashboardOptions): Mw {
       const s = request.context.gateway as State;
       const token = cookieValue(s.headers.cookie, sessionCookieName());
       if (route.auth !== 'session') {
-        if (request.event.httpMethod === 'POST' && !(await verifyFormToken(publicFormSubject(route, request.event.pathParameters ?? {}), s.form?.get('csrf')))) {
+        if (
+          request.event.httpMethod === 'POST' &&
+          !(await verifyFormToken(publicFormSubject(route, request.event.pathParameters ?? {}), s.form?.get('csrf')))
+        ) {
           throw new DashboardPageError(403, 'Request refused', 'This form has expired. Go back, reload the page and try again.');
         }
         return;
@@ -123,13 +131,21 @@ function sessionMiddleware(route: Route, options: DashboardOptions): Mw {
       }
       if (request.event.httpMethod === 'POST') {
         const expected = await sessionCsrf(signed);
-        if (s.form?.get('csrf') !== expected) throw new DashboardPageError(403, 'Request refused', 'This form has expired. Go back, reload the page and try again.');
+        if (s.form?.get('csrf') !== expected)
+          throw new DashboardPageError(403, 'Request refused', 'This form has expired. Go back, reload the page and try again.');
       }
       if (signed.session.stage !== 'full' && !options.enrolment) {
         throw new DashboardRedirect(dashPath('/enrol'));
       }
       if (route.permission && !can(signed.user.role, route.permission)) {
-        await auditRefusal(signed.user.merchantId, signed.actor, `refused ${route.method} ${route.path}`, request.event.path ?? null, signed.session.mode, `role ${signed.user.role} lacks ${route.permission}`);
+        await auditRefusal(
+          signed.user.merchantId,
+          signed.actor,
+          `refused ${route.method} ${route.path}`,
+          request.event.path ?? null,
+          signed.session.mode,
+          `role ${signed.user.role} lacks ${route.permission}`,
+        );
         throw new DashboardPageError(403, 'Not allowed', `Your role (${signed.user.role}) does not allow this. Ask an administrator.`);
       }
       s.signed = signed;
@@ -138,7 +154,8 @@ function sessionMiddleware(route: Route, options: DashboardOptions): Mw {
 }
 
 /** The token of a public form (sign-in, invitation): bound to the row and its path. */
-export const publicFormSubject = (route: Pick<Route, 'path'>, path: Record<string, string | undefined>) => `dashboard-form:${route.path}:${path.token ?? ''}`;
+export const publicFormSubject = (route: Pick<Route, 'path'>, path: Record<string, string | undefined>) =>
+  `dashboard-form:${route.path}:${path.token ?? ''}`;
 
 const htmlHeaders = () => pageHeaders([], dashboardStyleSource);
 
@@ -147,12 +164,22 @@ function renderMiddleware(): Mw {
     if ('csv' in result) {
       return {
         statusCode: 200,
-        headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="${result.filename}"`, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+        headers: {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Content-Disposition': `attachment; filename="${result.filename}"`,
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+        },
         body: result.csv,
       };
     }
     const cookie: Record<string, string> = result.setCookie ? { 'Set-Cookie': result.setCookie } : {};
-    if ('redirect' in result) return { statusCode: 303, headers: { ...htmlHeaders(), ...cookie, Location: result.redirect, 'Content-Type': 'text/plain; charset=utf-8' }, body: '' };
+    if ('redirect' in result)
+      return {
+        statusCode: 303,
+        headers: { ...htmlHeaders(), ...cookie, Location: result.redirect, 'Content-Type': 'text/plain; charset=utf-8' },
+        body: '',
+      };
     return { statusCode: result.status, headers: { ...htmlHeaders(), ...cookie }, body: result.html };
   };
   return {
@@ -165,12 +192,20 @@ function renderMiddleware(): Mw {
         request.response = serialise({ redirect: error.location, ...(error.setCookie ? { setCookie: error.setCookie } : {}) });
         return;
       }
-      if (error instanceof DashboardRefusal) error = new DashboardPageError(error.status, error.status === 404 ? 'Not found' : 'Request refused', error.message);
+      if (error instanceof DashboardRefusal)
+        error = new DashboardPageError(error.status, error.status === 404 ? 'Not found' : 'Request refused', error.message);
       else if (error instanceof NotFoundError) error = new DashboardPageError(404, 'Not found', 'There is no such object in this mode.');
-      else if (error instanceof DomainError && problemFor(error).status < 500) error = new DashboardPageError(problemFor(error).status, 'Request refused', error.detail);
-      else if (error instanceof HttpProblem && error.status < 500) error = new DashboardPageError(error.status, 'Request refused', error.detail);
+      else if (error instanceof DomainError && problemFor(error).status < 500)
+        error = new DashboardPageError(problemFor(error).status, 'Request refused', error.detail);
+      else if (error instanceof HttpProblem && error.status < 500)
+        error = new DashboardPageError(error.status, 'Request refused', error.detail);
       if (!(error instanceof DashboardPageError)) {
-        logger.error('unhandled dashboard error', { traceId: request.context.gateway?.traceId, errorName: error?.name, errorMessage: error?.message, stack: error?.stack });
+        logger.error('unhandled dashboard error', {
+          traceId: request.context.gateway?.traceId,
+          errorName: error?.name,
+          errorMessage: error?.message,
+          stack: error?.stack,
+        });
         error = new DashboardPageError(500, 'Something went wrong', 'We could not process this request. Please try again in a moment.');
       }
       const e = error as DashboardPageError;
@@ -184,7 +219,11 @@ export interface DashboardOptions {
   enrolment?: boolean;
 }
 
-export function dashboardHandler(route: Route, fn: (request: DashboardRequest) => Promise<DashboardResult>, options: DashboardOptions = {}) {
+export function dashboardHandler(
+  route: Route,
+  fn: (request: DashboardRequest) => Promise<DashboardResult>,
+  options: DashboardOptions = {},
+) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult | DashboardResult, Error, GatewayContext>()
     .use(traceAndLog(route))
     .use(requestMetrics(route) as unknown as Mw)

@@ -129,7 +129,10 @@ export function problemDetails(): Middleware {
       if (request.error instanceof HttpProblem) problem = request.error;
       else if (request.error instanceof DomainError) problem = problemFor(request.error);
       else if (request.error instanceof TransactionFailed && request.error.conflicted) {
-        problem = problems.conflict('A concurrent request changed the same object; retry with the same Idempotency-Key.', 'concurrent_update');
+        problem = problems.conflict(
+          'A concurrent request changed the same object; retry with the same Idempotency-Key.',
+          'concurrent_update',
+        );
       } else {
         logger.error('unhandled error', { traceId, error: request.error });
         problem = problems.internal();
@@ -193,7 +196,11 @@ export function jsonBody(options: { formBody?: boolean } = {}): Middleware {
       if (options.formBody && contentType === 'application/x-www-form-urlencoded') return; // read raw by the handler
       if (contentType !== jsonType) throw problems.unsupportedMediaType();
       if (jsonNestingDepth(gw.rawBody) > maxJsonDepth) {
-        throw problems.badRequest(`The request body is nested deeper than ${maxJsonDepth} levels.`, { '(root)': [`nested deeper than ${maxJsonDepth} levels`] }, 'body_too_deep');
+        throw problems.badRequest(
+          `The request body is nested deeper than ${maxJsonDepth} levels.`,
+          { '(root)': [`nested deeper than ${maxJsonDepth} levels`] },
+          'body_too_deep',
+        );
       }
       try {
         gw.json = JSON.parse(gw.rawBody);
@@ -217,8 +224,14 @@ const notRecorded = new Set([401, 403, 409, 429]);
  * What an Idempotency-Key is bound to: the method, the full path with its parameters, the query
  * string (sorted, so parameter order does not matter) and the body as received.
  */
-export function requestFingerprint(event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'path' | 'multiValueQueryStringParameters' | 'queryStringParameters'>, rawBody: string): string {
-  const query = Object.entries(event.multiValueQueryStringParameters ?? Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, [v]])))
+export function requestFingerprint(
+  event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'path' | 'multiValueQueryStringParameters' | 'queryStringParameters'>,
+  rawBody: string,
+): string {
+  const query = Object.entries(
+    event.multiValueQueryStringParameters ??
+      Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, [v]])),
+  )
     .flatMap(([k, vs]) => (vs ?? []).map((v) => [k, v ?? ''] as const))
     .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
   return createHash('sha256')
@@ -240,7 +253,9 @@ export function idempotency(): Middleware {
     const problem = !record
       ? problems.conflict('A request with this Idempotency-Key is being processed; retry shortly.', 'idempotency_in_flight')
       : record.requestHash !== scope.requestHash
-        ? problems.unprocessable('This Idempotency-Key was already used with a different request (method, path, query or body).', { code: 'idempotency_key_reused' })
+        ? problems.unprocessable('This Idempotency-Key was already used with a different request (method, path, query or body).', {
+            code: 'idempotency_key_reused',
+          })
         : record.state !== 'completed' || !record.response
           ? problems.conflict('A request with this Idempotency-Key is still being processed; retry shortly.', 'idempotency_in_flight')
           : undefined;
@@ -252,7 +267,8 @@ export function idempotency(): Middleware {
     if (!gw.idempotency || gw.idempotencyAnswered || !response || !isSerialised(response)) return;
     if (response.statusCode >= 500 || notRecorded.has(response.statusCode)) return;
     const stored: StoredResponse = { statusCode: response.statusCode, body: response.body, traceId: gw.traceId };
-    if (!(await putCompleted(gw.idempotency, stored))) request.response = answer(await getRecord(gw.idempotency), gw.idempotency, gw.traceId);
+    if (!(await putCompleted(gw.idempotency, stored)))
+      request.response = answer(await getRecord(gw.idempotency), gw.idempotency, gw.traceId);
   };
   return {
     // A retry whose first request already has a record is answered from it before the handler runs
@@ -263,12 +279,20 @@ export function idempotency(): Middleware {
       const key = gw.headers['idempotency-key'];
       if (request.event.httpMethod !== 'POST' || key === undefined || !gw.auth) return;
       if (!idempotencyKeyShape.test(key)) {
-        throw problems.badRequest('Idempotency-Key must be 1-255 printable ASCII characters.', { 'Idempotency-Key': ['must be 1-255 printable ASCII characters'] }, 'invalid_idempotency_key');
+        throw problems.badRequest(
+          'Idempotency-Key must be 1-255 printable ASCII characters.',
+          { 'Idempotency-Key': ['must be 1-255 printable ASCII characters'] },
+          'invalid_idempotency_key',
+        );
       }
       const requestHash = requestFingerprint(request.event, gw.rawBody);
       gw.idempotency = { mode: gw.auth.mode, merchantId: gw.auth.merchantId, key, requestHash };
       const existing = await getRecord(gw.idempotency);
-      const lapsed = existing?.state === 'in_flight' && existing.requestHash === requestHash && existing.leaseExpiresAt !== undefined && Date.parse(existing.leaseExpiresAt) < Date.now();
+      const lapsed =
+        existing?.state === 'in_flight' &&
+        existing.requestHash === requestHash &&
+        existing.leaseExpiresAt !== undefined &&
+        Date.parse(existing.leaseExpiresAt) < Date.now();
       if (lapsed) {
         gw.idempotency.recovering = true; // the handler recovers the dead twin's operation
       } else if (existing) {
@@ -309,7 +333,11 @@ export interface Schemas {
   path?: ZodType;
 }
 
-function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }[], prefix = '', unknown: string[] = []): FieldErrors {
+function fieldErrors(
+  issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }[],
+  prefix = '',
+  unknown: string[] = [],
+): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys' && issue.keys) {
@@ -346,9 +374,13 @@ export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
         }
         const signature = (body as Record<string, unknown>).signature;
         if (typeof signature !== 'string' || !signatureShape.test(signature)) {
-          throw problems.badRequest('The signature field must be 32 lowercase hexadecimal characters.', {
-            signature: ['must be 32 lowercase hexadecimal characters (MD5, see the signature recipe)'],
-          }, 'invalid_signature');
+          throw problems.badRequest(
+            'The signature field must be 32 lowercase hexadecimal characters.',
+            {
+              signature: ['must be 32 lowercase hexadecimal characters (MD5, see the signature recipe)'],
+            },
+            'invalid_signature',
+          );
         }
         const secret = open(await masterKey(), gw.auth!.secretSealed, secretAssociatedData(gw.auth!.keyId));
         if (!verifyBodySignature(body as Record<string, unknown>, signature, secret)) throw problems.signatureMismatch();

@@ -162,9 +162,11 @@ function formBody(csrfSubject: (path: Record<string, string>) => string): PageMi
     before: async (request) => {
       const s = request.context.gateway as PageState;
       if (request.event.httpMethod !== 'POST') return;
-      if (Buffer.byteLength(s.rawBody, 'utf8') > maxFormBytes) throw new PageError(413, 'Request too large', 'The form was too large to process.');
+      if (Buffer.byteLength(s.rawBody, 'utf8') > maxFormBytes)
+        throw new PageError(413, 'Request too large', 'The form was too large to process.');
       const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (contentType !== 'application/x-www-form-urlencoded') throw new PageError(415, 'Unsupported request', 'Please submit the form from the payment page.');
+      if (contentType !== 'application/x-www-form-urlencoded')
+        throw new PageError(415, 'Unsupported request', 'Please submit the form from the payment page.');
       const site = s.headers['sec-fetch-site'];
       if (site !== undefined && site !== 'same-origin' && site !== 'none') {
         throw new PageError(403, 'Request refused', 'This form can only be submitted from the payment page.');
@@ -197,7 +199,12 @@ function renderPage(): PageMiddleware {
       let error = request.error;
       if (!(error instanceof PageError)) {
         // Never the request body or event: they may carry card data.
-        logger.error('unhandled page error', { traceId: request.context.gateway?.traceId, errorName: error?.name, errorMessage: error?.message, stack: error?.stack });
+        logger.error('unhandled page error', {
+          traceId: request.context.gateway?.traceId,
+          errorName: error?.name,
+          errorMessage: error?.message,
+          stack: error?.stack,
+        });
         error = new PageError(500, 'Something went wrong', 'We could not process this request. Please try again in a moment.');
       }
       const pageError = error as PageError;

@@ -49,7 +49,10 @@ export interface GatewayRequest<S extends Schemas> {
 export type { Auth, GatewayResponse };
 
 /** A route's Lambda handler, carrying its route row and zod schemas (the OpenAPI generator reads them). */
-export type HttpHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & { readonly route: Route; readonly schemas: Schemas };
+export type HttpHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
+  readonly route: Route;
+  readonly schemas: Schemas;
+};
 
 export function httpHandler<S extends Schemas>(
   route: Route,
@@ -90,7 +93,11 @@ export const created = (body: unknown): GatewayResponse => ({ statusCode: 201, b
  * Idempotency-Key record goes into the same TransactWriteItems (`transact(items, { idempotency })`).
  * A twin that committed first then surfaces as IdempotencyKeyTaken and is answered by replay.
  */
-export function committedResponse(request: GatewayRequest<Schemas>, statusCode: number, body: unknown): { idempotency?: TxItem; response: GatewayResponse } {
+export function committedResponse(
+  request: GatewayRequest<Schemas>,
+  statusCode: number,
+  body: unknown,
+): { idempotency?: TxItem; response: GatewayResponse } {
   const response: GatewayResponse = { statusCode, body };
   if (!request.idempotency) return { response };
   return {
@@ -112,7 +119,13 @@ export function committedResponse(request: GatewayRequest<Schemas>, statusCode: 
 export function twoStepResponse(request: GatewayRequest<Schemas>, statusCode: number) {
   const scope = request.idempotency;
   return {
-    claim: scope ? claimWrite(scope, { requestHash: scope.requestHash, state: 'in_flight', leaseExpiresAt: new Date(Date.now() + inFlightLeaseMs).toISOString() }) : undefined,
+    claim: scope
+      ? claimWrite(scope, {
+          requestHash: scope.requestHash,
+          state: 'in_flight',
+          leaseExpiresAt: new Date(Date.now() + inFlightLeaseMs).toISOString(),
+        })
+      : undefined,
     complete: (body: unknown): TxItem | undefined =>
       scope ? completeWrite(scope, { statusCode, body: JSON.stringify(body), traceId: request.traceId }) : undefined,
     response: (body: unknown): GatewayResponse => ({ statusCode, body, ...(scope ? { idempotencyRecorded: true } : {}) }),

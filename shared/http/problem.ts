@@ -68,27 +68,44 @@ export class HttpProblem extends Error {
 }
 
 export const problems = {
-  badRequest: (detail: string, errors?: FieldErrors, code?: string) => new HttpProblem(400, detail, { ...(errors ? { errors } : {}), ...(code ? { code } : {}) }),
+  badRequest: (detail: string, errors?: FieldErrors, code?: string) =>
+    new HttpProblem(400, detail, { ...(errors ? { errors } : {}), ...(code ? { code } : {}) }),
   /** One body for a missing, malformed, unknown, revoked or expired key (docs/merchant-guide.md, Keys and modes). */
-  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: string) => new HttpProblem(401, detail, code ? { code } : {}),
+  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: string) =>
+    new HttpProblem(401, detail, code ? { code } : {}),
   /** docs/merchant-guide.md, Signing a request body: the body's MD5 `signature` does not match. */
   signatureMismatch: () => new HttpProblem(401, 'signature mismatch', { code: 'signature_mismatch' }),
   forbidden: (detail: string, code?: string) => new HttpProblem(403, detail, code ? { code } : {}),
   /** Stable `code` so integrations can tell a suspension from a missing scope. */
-  merchantSuspended: () => new HttpProblem(403, 'The merchant account is suspended: no payments, payouts, settlements or refunds are accepted until it is reactivated.', { code: 'merchant_suspended' }),
+  merchantSuspended: () =>
+    new HttpProblem(
+      403,
+      'The merchant account is suspended: no payments, payouts, settlements or refunds are accepted until it is reactivated.',
+      { code: 'merchant_suspended' },
+    ),
   conflict: (detail: string, code?: string) => new HttpProblem(409, detail, code ? { code } : {}),
   tooLarge: (limit: number) => new HttpProblem(413, `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () => new HttpProblem(415, 'POST bodies must be sent with Content-Type: application/json.'),
   unprocessable: (detail: string, extensions: { code?: string; [key: string]: unknown } = {}) => new HttpProblem(422, detail, extensions),
-  tooManyRequests: (detail: string, retryAfterSeconds: number) => new HttpProblem(429, detail, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
+  tooManyRequests: (detail: string, retryAfterSeconds: number) =>
+    new HttpProblem(429, detail, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
   internal: () => new HttpProblem(500, 'An internal error occurred. Quote the traceId to support.'),
 };
 
-const statusOf: Record<ErrorCategory, number> = { invalid: 400, unauthenticated: 401, not_found: 404, conflict: 409, business_rule: 422, rate_limited: 429, unavailable: 503 };
+const statusOf: Record<ErrorCategory, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  not_found: 404,
+  conflict: 409,
+  business_rule: 422,
+  rate_limited: 429,
+  unavailable: 503,
+};
 
 /** THE mapping of domain errors to problem details (docs/merchant-guide.md, Errors). */
 export function problemFor(error: DomainError): HttpProblem {
-  const headers = error.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } : undefined;
+  const headers =
+    error.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } : undefined;
   return new HttpProblem(statusOf[error.category], error.detail, {
     ...(error.errors ? { errors: error.errors } : {}),
     ...(error.code ? { code: error.code } : {}),

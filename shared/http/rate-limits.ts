@@ -15,7 +15,11 @@ export interface RateLimits {
 export const defaultRateLimits: RateLimits = { perKey: 1200, perIp: 300, windowSeconds: 60 };
 
 /** Which limit a request falls under, and the value it is counted by; undefined = not limited here. */
-export function rateLimitSubject(path: string, apiKey: string | undefined, sourceIp: string): { kind: 'perKey' | 'perIp'; id: string } | undefined {
+export function rateLimitSubject(
+  path: string,
+  apiKey: string | undefined,
+  sourceIp: string,
+): { kind: 'perKey' | 'perIp'; id: string } | undefined {
   if (path.startsWith('/Gateway/')) return apiKey ? { kind: 'perKey', id: apiKey } : undefined;
   if (path.startsWith('/pay/') || path.startsWith('/providers/')) return { kind: 'perIp', id: sourceIp };
   return undefined;
@@ -31,7 +35,8 @@ export function windowCounter(limits: RateLimits, clock: () => number = Date.now
     const key = `${subject.kind}:${subject.id}`;
     const entry = counts.get(key);
     const current = entry && entry.windowStart === windowStart ? entry : { windowStart, count: 0 };
-    if (current.count >= limits[subject.kind]) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + ms - now) / 1000)) };
+    if (current.count >= limits[subject.kind])
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + ms - now) / 1000)) };
     current.count++;
     counts.set(key, current);
     if (counts.size > 10_000) for (const [k, v] of counts) if (v.windowStart !== windowStart) counts.delete(k);

@@ -64,7 +64,18 @@ export interface Route {
  * 500) are added by the generator; `problems` lists the ones this route's own logic adds.
  */
 export interface RouteDoc {
-  readonly tag: 'Payments' | 'Payouts' | 'Transactions' | 'Refunds' | 'Settlements' | 'Account' | 'Webhooks' | 'Hosted checkout' | 'Dashboard' | 'Providers' | 'Reference';
+  readonly tag:
+    | 'Payments'
+    | 'Payouts'
+    | 'Transactions'
+    | 'Refunds'
+    | 'Settlements'
+    | 'Account'
+    | 'Webhooks'
+    | 'Hosted checkout'
+    | 'Dashboard'
+    | 'Providers'
+    | 'Reference';
   /** Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS files). */
   readonly success: { readonly status: 200 | 201 | 202; readonly schema: string };
   readonly problems?: readonly (400 | 401 | 403 | 404 | 409 | 410 | 422)[];

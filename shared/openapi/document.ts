@@ -100,7 +100,9 @@ function problemComponents(): { schemas: Json; responses: Json } {
         type: 'string',
         description: `Stable machine-readable code. Defaults per status: ${Object.entries(defaultCodes)
           .map(([status, code]) => `${status} \`${code}\``)
-          .join(', ')}; specific ones include \`unknown_parameter\`, \`invalid_json\`, \`invalid_signature\`, \`signature_mismatch\`, \`missing_scope\`, \`merchant_suspended\`, \`idempotency_in_flight\`, \`idempotency_key_reused\`, \`concurrent_update\`, \`amount_below_minimum\`, \`duplicate_order_ref\`, \`insufficient_balance\`.`,
+          .join(
+            ', ',
+          )}; specific ones include \`unknown_parameter\`, \`invalid_json\`, \`invalid_signature\`, \`signature_mismatch\`, \`missing_scope\`, \`merchant_suspended\`, \`idempotency_in_flight\`, \`idempotency_key_reused\`, \`concurrent_update\`, \`amount_below_minimum\`, \`duplicate_order_ref\`, \`insufficient_balance\`.`,
       },
       traceId: { type: 'string', description: 'Equal to the Svc-Trace-Id header.' },
       errors: { $ref: '#/components/schemas/FieldErrors' },
@@ -113,12 +115,28 @@ function problemComponents(): { schemas: Json; responses: Json } {
       additionalProperties: { type: 'array', items: { type: 'string' } },
     },
     Problem: problem,
-    ValidationProblem: { ...problem, required: [...problem.required, 'errors'], description: 'A 400: `errors` names every field at fault.' },
+    ValidationProblem: {
+      ...problem,
+      required: [...problem.required, 'errors'],
+      description: 'A 400: `errors` names every field at fault.',
+    },
   };
   const responses: Json = {};
   for (const [status, text] of Object.entries(statusText)) {
     const code = Number(status);
-    const title = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 410: 'Gone', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error' }[code]!;
+    const title = {
+      400: 'Bad Request',
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      404: 'Not Found',
+      409: 'Conflict',
+      410: 'Gone',
+      413: 'Content Too Large',
+      415: 'Unsupported Media Type',
+      422: 'Unprocessable Content',
+      429: 'Too Many Requests',
+      500: 'Internal Server Error',
+    }[code]!;
     const example: Json = {
       type: `https://www.rfc-editor.org/rfc/rfc9110#section-15.${code >= 500 ? 6 : 5}.1`,
       title,
@@ -131,7 +149,9 @@ function problemComponents(): { schemas: Json; responses: Json } {
     responses[`Problem${status}`] = {
       description: text,
       headers: { ...traceHeader, ...(code === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}) },
-      content: { 'application/problem+json': { schema: { $ref: `#/components/schemas/${code === 400 ? 'ValidationProblem' : 'Problem'}` }, example } },
+      content: {
+        'application/problem+json': { schema: { $ref: `#/components/schemas/${code === 400 ? 'ValidationProblem' : 'Problem'}` }, example },
+      },
     };
     // Hosted checkout pages answer errors as HTML pages (the local gateway's own 413/429 stay problem+json).
     responses[`Page${status}`] = {
@@ -162,7 +182,13 @@ function parameters(route: Route, schemas: Schemas | undefined): Json[] {
     if (!schema) {
       if (where === 'path') {
         for (const [, name] of documentPath(route).matchAll(/\{(\w+)\}/g)) {
-          out.push({ name, in: 'path', required: true, schema: { type: 'string' }, ...(example.path?.[name!] ? { example: example.path[name!] } : {}) });
+          out.push({
+            name,
+            in: 'path',
+            required: true,
+            schema: { type: 'string' },
+            ...(example.path?.[name!] ? { example: example.path[name!] } : {}),
+          });
         }
       }
       continue;
@@ -190,10 +216,17 @@ function requestBody(route: Route, schemas: Schemas | undefined): Json | undefin
   if (!schemas?.body) return undefined;
   const optional = schemas.body._zod.def.type === 'optional';
   const body = route.doc.example?.body;
-  const example = body ? (route.signature === true ? { ...body, signature: signBody(body as Record<string, unknown>, exampleSecretKey) } : body) : undefined;
+  const example = body
+    ? route.signature === true
+      ? { ...body, signature: signBody(body as Record<string, unknown>, exampleSecretKey) }
+      : body
+    : undefined;
   return {
     required: !optional,
-    description: route.signature === true ? signatureRule : 'Optional. A body that carries `signature` is checked like a signed body (docs/merchant-guide.md, Signing a request body).',
+    description:
+      route.signature === true
+        ? signatureRule
+        : 'Optional. A body that carries `signature` is checked like a signed body (docs/merchant-guide.md, Signing a request body).',
     content: { 'application/json': { schema: jsonSchema(objectOf(schemas.body)), ...(example ? { example } : {}) } },
   };
 }
@@ -202,13 +235,24 @@ function successResponse(route: Route): Json {
   const htmlPage = { 'text/html': { schema: { type: 'string' }, example: '<!doctype html><html lang="en">…</html>' } };
   if (name === 'static') {
     const text = { schema: { type: 'string' } };
-    return { [status]: { description: 'A guide page, or a file of the reference page.', headers: traceHeader, content: { ...htmlPage, 'text/css': text, 'text/javascript': text } } };
+    return {
+      [status]: {
+        description: 'A guide page, or a file of the reference page.',
+        headers: traceHeader,
+        content: { ...htmlPage, 'text/css': text, 'text/javascript': text },
+      },
+    };
   }
   if (name === 'html') {
     return {
       [status]: { description: 'An HTML page.', headers: traceHeader, content: htmlPage },
       ...(route.path.startsWith('/pay/')
-        ? { 303: { description: 'Redirect (POST-redirect-GET, or to the merchant’s callbackUrl).', headers: { ...traceHeader, Location: { schema: { type: 'string' } } } } }
+        ? {
+            303: {
+              description: 'Redirect (POST-redirect-GET, or to the merchant’s callbackUrl).',
+              headers: { ...traceHeader, Location: { schema: { type: 'string' } } },
+            },
+          }
         : {}),
     };
   }
@@ -216,8 +260,13 @@ function successResponse(route: Route): Json {
   return {
     [status]: {
       description: route.summary,
-      headers: { ...traceHeader, ...(route.method === 'POST' ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}) },
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` }, example: responseExamples[name as ResponseSchemaName] } },
+      headers: {
+        ...traceHeader,
+        ...(route.method === 'POST' ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
+      },
+      content: {
+        'application/json': { schema: { $ref: `#/components/schemas/${name}` }, example: responseExamples[name as ResponseSchemaName] },
+      },
     },
   };
 }
@@ -234,7 +283,8 @@ function shortSummary(text: string): string {
 
 function operation(route: Route, schemas: Schemas | undefined): Json {
   const responses: Json = successResponse(route);
-  for (const status of problemStatuses(route, schemas)) responses[status] = { $ref: `#/components/responses/${isPage(route) ? 'Page' : 'Problem'}${status}` };
+  for (const status of problemStatuses(route, schemas))
+    responses[status] = { $ref: `#/components/responses/${isPage(route) ? 'Page' : 'Problem'}${status}` };
   const body = requestBody(route, schemas);
   const scope = route.scope ? ` Scope: \`${route.scope}\`.` : '';
   return {
@@ -259,7 +309,11 @@ const tags: { name: Route['doc']['tag']; description: string }[] = [
   { name: 'Account', description: 'Wallet balance.' },
   { name: 'Webhooks', description: 'Events of a transaction, their delivery attempts, resends.' },
   { name: 'Hosted checkout', description: 'The customer-facing HTML pages behind checkoutUrl (not called by merchants).' },
-  { name: 'Dashboard', description: 'The merchant dashboard (docs/dashboard.md): server-rendered pages and form posts behind a session cookie with a CSRF token (not an API).' },
+  {
+    name: 'Dashboard',
+    description:
+      'The merchant dashboard (docs/dashboard.md): server-rendered pages and form posts behind a session cookie with a CSRF token (not an API).',
+  },
   { name: 'Providers', description: 'Wallet providers’ signed notifications (provider-facing, not for merchants).' },
   { name: 'Reference', description: 'This document.' },
 ];
@@ -268,7 +322,8 @@ export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonl
   const registry = z.registry<{ id: string }>();
   for (const [name, s] of Object.entries(responseSchemas)) registry.add(s, { id: name });
   for (const event of webhookEvents) registry.add(event.schema, { id: event.type });
-  const generated = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'output', uri: (id) => `#/components/schemas/${id}` }).schemas as Record<string, Json>;
+  const generated = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'output', uri: (id) => `#/components/schemas/${id}` })
+    .schemas as Record<string, Json>;
   const componentSchemas: Json = {};
   for (const [name, s] of Object.entries(generated).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const { $schema: _drop, $id: _id, ...rest } = s;
@@ -291,8 +346,18 @@ export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonl
         description: `${event.description} Answer 2xx within 5 seconds; otherwise the delivery is retried with backoff under the same event id (at-least-once, unordered: deduplicate on X-Svc-Event-Id).`,
         tags: ['Webhooks'],
         security: [],
-        parameters: Object.entries(webhookHeaders).map(([name, h]) => ({ name, in: 'header', required: true, description: h.description, schema: { type: 'string' }, example: h.example })),
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${event.type}` }, example: event.example } } },
+        parameters: Object.entries(webhookHeaders).map(([name, h]) => ({
+          name,
+          in: 'header',
+          required: true,
+          description: h.description,
+          schema: { type: 'string' },
+          example: h.example,
+        })),
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${event.type}` }, example: event.example } },
+        },
         responses: { 200: { description: 'Any 2xx acknowledges the delivery.' } },
       },
     };
@@ -313,14 +378,21 @@ export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonl
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Gateway support', email: 'support@example.com' },
     },
-    servers: [{ url: 'http://localhost:3000', description: 'The local stack (`npm start`); a deployment serves the same paths on its API URL.' }],
+    servers: [
+      { url: 'http://localhost:3000', description: 'The local stack (`npm start`); a deployment serves the same paths on its API URL.' },
+    ],
     security: [{ SvcApiKey: [] }],
     tags,
     paths,
     webhooks,
     components: {
       securitySchemes: {
-        SvcApiKey: { type: 'apiKey', in: 'header', name: 'Svc-API-Key', description: 'pk_test_… or pk_live_…: the mode comes from the key. Scopes per key.' },
+        SvcApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Svc-API-Key',
+          description: 'pk_test_… or pk_live_…: the mode comes from the key. Scopes per key.',
+        },
       },
       parameters: {
         IdempotencyKey: {
@@ -336,7 +408,10 @@ export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonl
       headers: {
         SvcTraceId: { description: 'The traceId of this request (on every response).', schema: { type: 'string' } },
         RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
-        IdempotentReplayed: { description: '`true` when this is the replay of an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+        IdempotentReplayed: {
+          description: '`true` when this is the replay of an earlier request with the same Idempotency-Key.',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
       schemas: { ...componentSchemas, ...problemsPart.schemas },
       responses,

@@ -43,7 +43,9 @@ const SettlementSchedule = z.strictObject({
   hourUtc: z.int(),
   currency,
   minimumBalance: money,
-  destination: z.strictObject({ type: z.literal('bank_transfer'), bankName: z.string(), accountTitle: z.string(), ibanLast4: z.string() }).nullable(),
+  destination: z
+    .strictObject({ type: z.literal('bank_transfer'), bankName: z.string(), accountTitle: z.string(), ibanLast4: z.string() })
+    .nullable(),
   nextRunAt: nullableDateTime,
 });
 
@@ -90,7 +92,11 @@ const Refund = z.strictObject({
   currency,
   fee: money,
   reason: z.string().nullable(),
-  status: z.int().min(0).max(7).meta({ description: '0 Pending, 1 Approved, 2 Processing, 3 Completed, 4 Failed, 5 Cancelled, 6 Rejected, 7 Expired.' }),
+  status: z
+    .int()
+    .min(0)
+    .max(7)
+    .meta({ description: '0 Pending, 1 Approved, 2 Processing, 3 Completed, 4 Failed, 5 Cancelled, 6 Rejected, 7 Expired.' }),
   isLive: z.boolean(),
   requestedAt: dateTime,
   approvedAt: nullableDateTime,
@@ -215,7 +221,10 @@ export const TransactionStatusChanged = envelope(
     CurrentStatus: intentStatus,
     Amount: z.number(),
     Currency: z.string(),
-    Reason: z.enum(Object.keys(reasonCodes) as [ReasonCode, ...ReasonCode[]]).nullable().meta({ description: 'A stable reason code (see the merchant guide, Reason codes); null when none.' }),
+    Reason: z
+      .enum(Object.keys(reasonCodes) as [ReasonCode, ...ReasonCode[]])
+      .nullable()
+      .meta({ description: 'A stable reason code (see the merchant guide, Reason codes); null when none.' }),
     ReasonDetail: z.string().nullable().meta({ description: 'Free text for people; never branch on it.' }),
     TransactionReference: z.string(),
     CustomerRef: z.record(z.string(), z.string()).nullable(),
@@ -304,7 +313,12 @@ const Attempt = z.strictObject({
   nextAttemptAt: nullableDateTime,
 });
 
-const EventAttempts = z.strictObject({ eventId: z.string(), paymentIntentId: uuid.nullable(), delivery: Delivery, items: z.array(Attempt) });
+const EventAttempts = z.strictObject({
+  eventId: z.string(),
+  paymentIntentId: uuid.nullable(),
+  delivery: Delivery,
+  items: z.array(Attempt),
+});
 
 const FeedItem = z.strictObject({
   eventId: z.string(),
@@ -443,7 +457,15 @@ const transaction = {
   walletNumberLast4: null,
   traceId: trace,
 };
-const delivery = { state: 'delivered', attempts: 1, lastAttemptAt: later, lastStatusCode: 200, lastError: null, nextAttemptAt: null, deliveredAt: later };
+const delivery = {
+  state: 'delivered',
+  attempts: 1,
+  lastAttemptAt: later,
+  lastStatusCode: 200,
+  lastError: null,
+  nextAttemptAt: null,
+  deliveredAt: later,
+};
 export const transactionStatusChangedExample = {
   id: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c',
   type: 'TransactionStatusChanged',
@@ -544,7 +566,19 @@ export const responseExamples: Record<ResponseSchemaName, unknown> = {
   Settlement: settlement,
   SettlementPage: { items: [settlement], page: 1, pageSize: 20, totalCount: 1, totalPages: 1, hasMore: false },
   Refund: refund,
-  RefundPage: { items: [refund], page: 1, pageSize: 20, totalCount: 1, totalPages: 1, hasMore: false, paymentIntentId: merchantId, currency: 'PKR', amount: 1500, refundedAmount: 0, refundableAmount: 1000 },
+  RefundPage: {
+    items: [refund],
+    page: 1,
+    pageSize: 20,
+    totalCount: 1,
+    totalPages: 1,
+    hasMore: false,
+    paymentIntentId: merchantId,
+    currency: 'PKR',
+    amount: 1500,
+    refundedAmount: 0,
+    refundableAmount: 1000,
+  },
   CheckoutCreated: { paymentIntentId: id, checkoutUrl: `https://pay.example.com/pay/${id}`, expiresAt: later },
   DepositCreated: { paymentIntentId: id, amount: 1500, currency: 'PKR', merchantReference: 'ORDER1002', walletChargeInfo },
   Withdrawal: {
@@ -563,12 +597,34 @@ export const responseExamples: Record<ResponseSchemaName, unknown> = {
   TransactionList: { items: [transaction], hasMore: false },
   TransactionEvents: {
     paymentIntentId: id,
-    items: [{ eventId: transactionStatusChangedExample.id, type: 'TransactionStatusChanged', created: 1748772900, previousStatus: 'Pending', currentStatus: 'Completed', delivery, event: transactionStatusChangedExample }],
+    items: [
+      {
+        eventId: transactionStatusChangedExample.id,
+        type: 'TransactionStatusChanged',
+        created: 1748772900,
+        previousStatus: 'Pending',
+        currentStatus: 'Completed',
+        delivery,
+        event: transactionStatusChangedExample,
+      },
+    ],
   },
   EventList: {
     items: [
-      { eventId: refundStatusChangedExample.id, type: 'RefundStatusChanged', created: refundStatusChangedExample.created, deliveryState: 'delivered', event: refundStatusChangedExample },
-      { eventId: transactionStatusChangedExample.id, type: 'TransactionStatusChanged', created: transactionStatusChangedExample.created, deliveryState: 'retrying', event: transactionStatusChangedExample },
+      {
+        eventId: refundStatusChangedExample.id,
+        type: 'RefundStatusChanged',
+        created: refundStatusChangedExample.created,
+        deliveryState: 'delivered',
+        event: refundStatusChangedExample,
+      },
+      {
+        eventId: transactionStatusChangedExample.id,
+        type: 'TransactionStatusChanged',
+        created: transactionStatusChangedExample.created,
+        deliveryState: 'retrying',
+        event: transactionStatusChangedExample,
+      },
     ],
     hasMore: false,
   },

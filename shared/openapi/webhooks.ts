@@ -56,11 +56,20 @@ export const webhookHeaders = {
     example: 't=1748772900,v1=5d41402abc4b2a76b9719d911017c592ae41b6f4a1d2c3e4f5a6b7c8d9e0f1a2',
   },
   'X-Svc-Signature-Timestamp': { description: 'The Unix timestamp, also inside X-Svc-Signature-V2.', example: '1748772900' },
-  'X-Svc-Signature': { description: 'Deprecated: hex HMAC-SHA256 of the body alone, with the newest secret. Verify X-Svc-Signature-V2 instead.', example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' },
+  'X-Svc-Signature': {
+    description: 'Deprecated: hex HMAC-SHA256 of the body alone, with the newest secret. Verify X-Svc-Signature-V2 instead.',
+    example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  },
   'X-Svc-Event-Type': { description: 'The event type, as in `type`.', example: 'TransactionStatusChanged' },
-  'X-Svc-Event-Id': { description: 'The event id (`id`), the same on every attempt: deduplicate on it.', example: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c' },
+  'X-Svc-Event-Id': {
+    description: 'The event id (`id`), the same on every attempt: deduplicate on it.',
+    example: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c',
+  },
   'X-Svc-Delivery-Id': { description: 'The id of this delivery attempt.', example: 'dlv_7c1d2e3f4a5b6c5b1f0c2a9d3e4f6a8b' },
   'webhook-id': { description: 'Standard Webhooks: the event id.', example: 'evt_5b1f0c2a9d3e4f6a8b7c1d2e3f4a5b6c' },
   'webhook-timestamp': { description: 'Standard Webhooks: Unix seconds.', example: '1748772900' },
-  'webhook-signature': { description: 'Standard Webhooks: `v1,<base64>` per live secret, space separated (verifies with standardwebhooks libraries).', example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+  'webhook-signature': {
+    description: 'Standard Webhooks: `v1,<base64>` per live secret, space separated (verifies with standardwebhooks libraries).',
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
 } as const;

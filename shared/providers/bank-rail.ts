@@ -38,7 +38,8 @@ export class BankRailTimeout extends Error {
  */
 const submissions = new Map<string, number>();
 
-export const sandboxRejection = 'The beneficiary bank rejected the payout: the account cannot receive funds. Check the account details with the customer.';
+export const sandboxRejection =
+  'The beneficiary bank rejected the payout: the account cannot receive funds. Check the account details with the customer.';
 
 export const sandboxBankRail: Rail<PayoutInstruction> = {
   name: 'Sandbox Bank Rail',
@@ -53,7 +54,11 @@ export const sandboxBankRail: Rail<PayoutInstruction> = {
       case '2222':
         throw new BankRailTimeout();
       default:
-        return { outcome: 'accepted', providerReference: `SBX${payout.reference}`, estimatedCompletionAt: new Date(Date.parse(payout.submittedAt) + 10_000) };
+        return {
+          outcome: 'accepted',
+          providerReference: `SBX${payout.reference}`,
+          estimatedCompletionAt: new Date(Date.parse(payout.submittedAt) + 10_000),
+        };
     }
   },
   async status(payout) {

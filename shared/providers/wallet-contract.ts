@@ -17,7 +17,8 @@ export interface ProviderCallback {
 export const defaultFirstInquiryAfterMs = 3_000;
 
 /** When to ask first about a charge prompted at `now`. */
-export const firstInquiryAt = (adapter: WalletProviderAdapter, now: Date) => new Date(now.getTime() + (adapter.firstInquiryAfterMs ?? defaultFirstInquiryAfterMs));
+export const firstInquiryAt = (adapter: WalletProviderAdapter, now: Date) =>
+  new Date(now.getTime() + (adapter.firstInquiryAfterMs ?? defaultFirstInquiryAfterMs));
 
 export interface WalletProviderAdapter {
   readonly providerId: WalletProviderId;

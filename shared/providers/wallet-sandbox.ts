@@ -34,12 +34,16 @@ export const sandboxBehaviour = (mobileNumber: string) => {
 
 /** The HMAC key the sandbox signs its callbacks with (derived from the public-paths key, never stored). */
 export async function sandboxCallbackSecret(providerId: WalletProviderId): Promise<Buffer> {
-  return createHmac('sha256', await publicPathsKey()).update(`sandbox-wallet-callback:${providerId}`).digest();
+  return createHmac('sha256', await publicPathsKey())
+    .update(`sandbox-wallet-callback:${providerId}`)
+    .digest();
 }
 
 /** How the sandbox signs a callback: hex HMAC-SHA256 of the raw body in `X-Provider-Signature`. */
 export async function signSandboxCallback(providerId: WalletProviderId, rawBody: string): Promise<string> {
-  return createHmac('sha256', await sandboxCallbackSecret(providerId)).update(rawBody).digest('hex');
+  return createHmac('sha256', await sandboxCallbackSecret(providerId))
+    .update(rawBody)
+    .digest('hex');
 }
 
 const parseReference = (reference: string) => {
@@ -62,7 +66,11 @@ export function sandboxWalletProvider(providerId: WalletProviderId): WalletProvi
         case 'insufficient_balance':
           return { accepted: false, code: 'insufficient_balance', message: "The customer's wallet balance is too low for this charge." };
         case 'unavailable':
-          return { accepted: false, code: 'provider_unavailable', message: `${walletProviders[providerId].name} is unavailable; try again later.` };
+          return {
+            accepted: false,
+            code: 'provider_unavailable',
+            message: `${walletProviders[providerId].name} is unavailable; try again later.`,
+          };
         default:
           return {
             accepted: true,
@@ -94,7 +102,11 @@ export function sandboxWalletProvider(providerId: WalletProviderId): WalletProvi
       try {
         const body = JSON.parse(rawBody) as { reference?: unknown; status?: unknown; reason?: unknown };
         if (typeof body.reference !== 'string' || (body.status !== 'Approved' && body.status !== 'Declined')) return undefined;
-        return { providerReference: body.reference, status: body.status, ...(typeof body.reason === 'string' ? { reason: body.reason } : {}) };
+        return {
+          providerReference: body.reference,
+          status: body.status,
+          ...(typeof body.reason === 'string' ? { reason: body.reason } : {}),
+        };
       } catch {
         return undefined;
       }

@@ -153,7 +153,11 @@ const chargeStartedRefusal = (form: CheckoutRefusal['form']) =>
     form,
   );
 const suspendedRefusal = (form: CheckoutRefusal['form']) =>
-  new CheckoutRefusal('business_rule', 'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.', form);
+  new CheckoutRefusal(
+    'business_rule',
+    'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.',
+    form,
+  );
 
 /** A suspended merchant's hosted pages take no payment (docs/security-and-limits.md). */
 async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutRefusal['form']): Promise<void> {
@@ -162,7 +166,8 @@ async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutR
 }
 
 const changedRefusal = () => new CheckoutRefusal('business_rule', 'The payment changed meanwhile. Check the page and try again.', 'page');
-const tryAgainRefusal = () => new CheckoutRefusal('business_rule', 'The wallet provider could not be reached. Try again in a moment.', 'page');
+const tryAgainRefusal = () =>
+  new CheckoutRefusal('business_rule', 'The wallet provider could not be reached. Try again in a moment.', 'page');
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
 
@@ -180,7 +185,11 @@ export function completedDecision(current: PaymentIntent, source: { card: CardSu
       currency: current.currency,
       kind: 'checkout.completed',
       reference: current.paymentIntentId,
-      movements: completedMovements(current.amountMinor, feeMinor, 'card' in source ? { card: true } : { walletProvider: source.walletProvider }),
+      movements: completedMovements(
+        current.amountMinor,
+        feeMinor,
+        'card' in source ? { card: true } : { walletProvider: source.walletProvider },
+      ),
     }),
   };
 }
@@ -197,7 +206,8 @@ function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, ans
 }
 
 /** The session still waits for this very charge (a newer one may have replaced it). */
-const sameCharge = (current: PaymentIntent, wallet: WalletSession) => checkoutDetails(current).wallet?.providerReference === wallet.providerReference;
+const sameCharge = (current: PaymentIntent, wallet: WalletSession) =>
+  checkoutDetails(current).wallet?.providerReference === wallet.providerReference;
 
 /**
  * Withdraws a started wallet charge nobody will credit (cancelled or expired before the OTP, an
@@ -255,8 +265,14 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
   }
   if (answer?.status === 'Approved' && wallet?.stage === 'approval') {
     // A suspended merchant is not credited: the approval is held for the operator (held-approvals.ts).
-    const stillThisCharge = (current: PaymentIntent) => checkoutDetails(current).wallet?.stage === 'approval' && sameCharge(current, wallet);
-    const held = await holdApprovalIfSuspended(intent.paymentIntentId, { source: 'inquiry', providerReference: wallet.providerReference }, now, stillThisCharge);
+    const stillThisCharge = (current: PaymentIntent) =>
+      checkoutDetails(current).wallet?.stage === 'approval' && sameCharge(current, wallet);
+    const held = await holdApprovalIfSuspended(
+      intent.paymentIntentId,
+      { source: 'inquiry', providerReference: wallet.providerReference },
+      now,
+      stillThisCharge,
+    );
     if (held) return { result: { changed: false, intent: held }, answer };
   }
   const result = await changeStatus(intent.paymentIntentId, (current) => {
@@ -302,7 +318,12 @@ function assertPayable(current: PaymentIntent, form: 'card' | 'wallet' | 'otp'):
  * A customer action that ends a session that is not overdue (card payment, cancel); what `decide`
  * refuses changes nothing. An overdue session is resolved instead, never paid or cancelled.
  */
-async function customerOutcome(paymentIntentId: string, now: Date, form: CheckoutRefusal['form'], decide: (current: PaymentIntent) => Decision): Promise<PaymentIntent> {
+async function customerOutcome(
+  paymentIntentId: string,
+  now: Date,
+  form: CheckoutRefusal['form'],
+  decide: (current: PaymentIntent) => Decision,
+): Promise<PaymentIntent> {
   const seen: { overdue?: PaymentIntent } = {};
   const result = await changeStatus(paymentIntentId, (current) => {
     if (current.intentType !== 'checkout') throw notFound();
@@ -331,7 +352,8 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
   return customerOutcome(paymentIntentId, now, 'card', (current) => {
     const details = assertPayable(current, 'card');
     if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
-    if (!offeredMethods(details).card) throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
+    if (!offeredMethods(details).card)
+      throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
     const network = cardNetwork(current.mode);
     if (!network) throw liveUnavailable('card');
     const outcome = network(card.digits);
@@ -381,7 +403,11 @@ async function changePending(
  * time (sandbox numbers ending 2222: balance too low, 3333: provider unavailable) changes nothing.
  * One wallet charge per session: once one was started, another (or a card payment) is refused.
  */
-export async function startWalletPayment(paymentIntentId: string, input: { provider: string | undefined; mobileNumber: string }, now = new Date()): Promise<PaymentIntent> {
+export async function startWalletPayment(
+  paymentIntentId: string,
+  input: { provider: string | undefined; mobileNumber: string },
+  now = new Date(),
+): Promise<PaymentIntent> {
   const number = normaliseWalletNumber(input.mobileNumber);
   const intent = await getIntent(paymentIntentId);
   if (!intent || intent.intentType !== 'checkout') throw notFound();
@@ -429,7 +455,8 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
   const result = await changePending(paymentIntentId, now, 'otp', (current) => {
     const session = assertPayable(current, 'otp').wallet;
     const adapter = session && walletAdapter(current.mode, session.provider);
-    if (!session || session.stage !== 'otp' || !adapter) throw new CheckoutRefusal('business_rule', 'Enter your wallet number first.', 'wallet');
+    if (!session || session.stage !== 'otp' || !adapter)
+      throw new CheckoutRefusal('business_rule', 'Enter your wallet number first.', 'wallet');
     if (!(adapter.otpMatches?.(otp) ?? false)) {
       const attempts = session.otpAttempts + 1;
       if (attempts >= maxOtpAttempts) return { status: { to: 'Failed', reason: 'otp_failed' } };
@@ -444,7 +471,9 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
   if (result.status === 'Failed' && result.reason === 'otp_failed' && session) await abandonCharge(result, session, false);
   if (result.status === 'Pending' && session?.stage === 'otp') {
     const left = maxOtpAttempts - session.otpAttempts;
-    throw new CheckoutRefusal('invalid', `That code is not right. ${left} attempt${left === 1 ? '' : 's'} left.`, 'otp', { otp: 'Enter the 6-digit code.' });
+    throw new CheckoutRefusal('invalid', `That code is not right. ${left} attempt${left === 1 ? '' : 's'} left.`, 'otp', {
+      otp: 'Enter the 6-digit code.',
+    });
   }
   return result;
 }
@@ -456,7 +485,7 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
 export async function cancelCheckout(paymentIntentId: string, now = new Date()): Promise<PaymentIntent> {
   const intent = await getIntent(paymentIntentId);
   if (!intent || intent.intentType !== 'checkout') throw notFound();
-  const started = intent.status === 'Pending' && !isExpired(intent, now) ? checkoutDetails(intent).wallet ?? undefined : undefined;
+  const started = intent.status === 'Pending' && !isExpired(intent, now) ? (checkoutDetails(intent).wallet ?? undefined) : undefined;
   if (started?.stage === 'approval') throw awaitingApprovalRefusal('page');
   if (started) {
     try {

@@ -68,7 +68,13 @@ export interface Actor {
 }
 export const operatorActor: Actor = { actorId: 'operator', actorEmail: 'operator (ops CLI)', ip: null };
 
-export function auditEntry(merchantId: string, actor: Actor, action: string, fields: { target?: string | null; mode?: Mode | null; outcome?: 'ok' | 'refused'; detail?: string | null }, now = new Date()): AuditEntry {
+export function auditEntry(
+  merchantId: string,
+  actor: Actor,
+  action: string,
+  fields: { target?: string | null; mode?: Mode | null; outcome?: 'ok' | 'refused'; detail?: string | null },
+  now = new Date(),
+): AuditEntry {
   return {
     auditId: randomUUID(),
     merchantId,
@@ -85,7 +91,14 @@ export function auditEntry(merchantId: string, actor: Actor, action: string, fie
 }
 
 /** Records a refusal (role, maker-checker) in the audit log; never fails the request it describes. */
-export async function auditRefusal(merchantId: string, actor: Actor, action: string, target: string | null, mode: Mode | null, detail: string): Promise<void> {
+export async function auditRefusal(
+  merchantId: string,
+  actor: Actor,
+  action: string,
+  target: string | null,
+  mode: Mode | null,
+  detail: string,
+): Promise<void> {
   try {
     await transact([auditWrite(auditEntry(merchantId, actor, action, { target, mode, outcome: 'refused', detail }))]);
   } catch (error) {
@@ -106,7 +119,8 @@ export function dashboardBaseUrl(): string {
 export async function inviteUser(input: { merchantId: string; email: string; role: string }, actor: Actor, now = new Date()) {
   const email = normaliseEmail(input.email);
   if (!emailShape.test(email) || email.length > 254) throw new DashboardRefusal(400, 'Enter a valid e-mail address.', 'email');
-  if (!isDashboardRole(input.role)) throw new DashboardRefusal(400, 'Choose a role: admin, developer, finance, approver or viewer.', 'role');
+  if (!isDashboardRole(input.role))
+    throw new DashboardRefusal(400, 'Choose a role: admin, developer, finance, approver or viewer.', 'role');
   const merchant = await getMerchant(input.merchantId);
   if (!merchant) throw new DashboardRefusal(404, `No merchant ${input.merchantId}.`);
   const at = now.toISOString();
@@ -133,11 +147,20 @@ export async function inviteUser(input: { merchantId: string; email: string; rol
   const expiresAt = new Date(now.getTime() + inviteLifetimeSeconds * 1000).toISOString();
   try {
     await transact([
-      ...createUserWrites(user, { tokenHash: tokenHash(token), userId: user.userId, merchantId: user.merchantId, email, expiresAt, usedAt: null, createdAt: at }),
+      ...createUserWrites(user, {
+        tokenHash: tokenHash(token),
+        userId: user.userId,
+        merchantId: user.merchantId,
+        email,
+        expiresAt,
+        usedAt: null,
+        createdAt: at,
+      }),
       auditWrite(auditEntry(user.merchantId, actor, 'user.invite', { target: `${email} (${user.role})` }, now)),
     ]);
   } catch (error) {
-    if (error instanceof TransactionFailed && error.failedAt(emailWriteIndex)) throw new DashboardRefusal(409, 'A dashboard user with this e-mail address already exists.', 'email');
+    if (error instanceof TransactionFailed && error.failedAt(emailWriteIndex))
+      throw new DashboardRefusal(409, 'A dashboard user with this e-mail address already exists.', 'email');
     throw error;
   }
   return { userId: user.userId, email, role: user.role, inviteUrl: `${dashboardBaseUrl()}/dashboard/invite/${token}`, expiresAt };
@@ -147,13 +170,20 @@ export async function inviteUser(input: { merchantId: string; email: string; rol
 export async function openInvite(token: string, now = new Date()) {
   const invite = await getInvite(tokenHash(token));
   if (!invite) throw new DashboardRefusal(404, 'This invitation link is not valid. Ask your administrator for a new one.');
-  if (invite.usedAt) throw new DashboardRefusal(410, 'This invitation link was already used. Sign in instead, or ask for a new invitation.');
-  if (Date.parse(invite.expiresAt) <= now.getTime()) throw new DashboardRefusal(410, 'This invitation link has expired (links last 72 hours). Ask your administrator for a new one.');
+  if (invite.usedAt)
+    throw new DashboardRefusal(410, 'This invitation link was already used. Sign in instead, or ask for a new invitation.');
+  if (Date.parse(invite.expiresAt) <= now.getTime())
+    throw new DashboardRefusal(410, 'This invitation link has expired (links last 72 hours). Ask your administrator for a new one.');
   const merchant = await getMerchant(invite.merchantId);
   return { invite, merchantName: merchant?.name ?? 'your company' };
 }
 
-function newSession(user: DashboardUser, stage: DashboardSession['stage'], now: Date, mode: Mode = 'test'): { token: string; session: DashboardSession } {
+function newSession(
+  user: DashboardUser,
+  stage: DashboardSession['stage'],
+  now: Date,
+  mode: Mode = 'test',
+): { token: string; session: DashboardSession } {
   const token = newToken();
   const lifetime = stage === 'enrol' ? enrolmentSeconds : sessionAbsoluteSeconds;
   return {
@@ -187,12 +217,17 @@ export async function acceptInvite(token: string, password: string, confirm: str
   try {
     await transact([
       useInviteWrite(tokenHash(token), now),
-      userUpdateWrite(user, { passwordHash: await hashSecret(password), totpSealed: null, totpPendingSealed: pending, sessionEpoch: next.sessionEpoch }, now),
+      userUpdateWrite(
+        user,
+        { passwordHash: await hashSecret(password), totpSealed: null, totpPendingSealed: pending, sessionEpoch: next.sessionEpoch },
+        now,
+      ),
       sessionWrite(session),
       auditWrite(auditEntry(user.merchantId, { actorId: user.userId, actorEmail: user.email, ip }, 'user.set-password', {}, now)),
     ]);
   } catch (error) {
-    if (error instanceof TransactionFailed && (error.failedAt(0) || error.failedAt(1))) throw new DashboardRefusal(410, 'This invitation link was already used.');
+    if (error instanceof TransactionFailed && (error.failedAt(0) || error.failedAt(1)))
+      throw new DashboardRefusal(410, 'This invitation link was already used.');
     throw error;
   }
   return { sessionToken };
@@ -217,12 +252,25 @@ export async function completeEnrolment(signed: Signed, code: string, now = new 
   if (!user.totpPendingSealed) throw new DashboardRefusal(409, 'Two-factor authentication is already set up. Sign in instead.');
   const secret = await openTotp(user.userId, user.totpPendingSealed);
   const step = verifyTotp(secret, code.trim(), now.getTime());
-  if (step === undefined) throw new DashboardRefusal(400, 'That code is not right. Enter the 6-digit code your authenticator app shows now.', 'code');
+  if (step === undefined)
+    throw new DashboardRefusal(400, 'That code is not right. Enter the 6-digit code your authenticator app shows now.', 'code');
   const recoveryCodes = newRecoveryCodes();
   const hashes = await Promise.all(recoveryCodes.map((c) => hashSecret(c)));
   const { token, session } = newSession(user, 'full', now, signed.session.mode);
   await transact([
-    userUpdateWrite(user, { status: 'active', totpSealed: user.totpPendingSealed, totpPendingSealed: null, lastTotpStep: step, recoveryCodeHashes: hashes, failedSignIns: 0, lockedUntil: null }, now),
+    userUpdateWrite(
+      user,
+      {
+        status: 'active',
+        totpSealed: user.totpPendingSealed,
+        totpPendingSealed: null,
+        lastTotpStep: step,
+        recoveryCodeHashes: hashes,
+        failedSignIns: 0,
+        lockedUntil: null,
+      },
+      now,
+    ),
     revokeSessionWrite(signed.session.sessionHash, now),
     sessionWrite(session),
     auditWrite(auditEntry(user.merchantId, signed.actor, 'user.enrol-2fa', {}, now)),
@@ -239,8 +287,13 @@ const wrongCredentials = 'The e-mail address, password or code is not right.';
  * address. A user without a second factor yet (new, or after a 2FA reset) gets an enrolment
  * session instead of a full one.
  */
-export async function signIn(input: { email: string; password: string; code: string }, ip: string, now = new Date()): Promise<{ stage: 'enrol' | 'full'; sessionToken: string }> {
-  if ((await addressFailures(ip, now)) >= addressFailureLimit) throw new DashboardRefusal(429, 'Too many failed sign-ins from this network. Wait 15 minutes and try again.');
+export async function signIn(
+  input: { email: string; password: string; code: string },
+  ip: string,
+  now = new Date(),
+): Promise<{ stage: 'enrol' | 'full'; sessionToken: string }> {
+  if ((await addressFailures(ip, now)) >= addressFailureLimit)
+    throw new DashboardRefusal(429, 'Too many failed sign-ins from this network. Wait 15 minutes and try again.');
   const email = normaliseEmail(input.email);
   const user = emailShape.test(email) ? await getUserByEmail(email) : undefined;
   if (!user || !user.passwordHash || user.status === 'disabled') {
@@ -250,7 +303,10 @@ export async function signIn(input: { email: string; password: string; code: str
   }
   const actor: Actor = { actorId: user.userId, actorEmail: user.email, ip };
   if (isLocked(user, now)) {
-    await transact([addressFailureWrite(ip, now), auditWrite(auditEntry(user.merchantId, actor, 'user.sign-in', { outcome: 'refused', detail: 'account locked' }, now))]);
+    await transact([
+      addressFailureWrite(ip, now),
+      auditWrite(auditEntry(user.merchantId, actor, 'user.sign-in', { outcome: 'refused', detail: 'account locked' }, now)),
+    ]);
     throw new DashboardRefusal(429, 'This account is locked for 15 minutes after repeated failed sign-ins.');
   }
   const passwordOk = await verifySecret(input.password, user.passwordHash);
@@ -262,10 +318,16 @@ export async function signIn(input: { email: string; password: string; code: str
     if (looksLikeRecoveryCode(code)) {
       const checks = await Promise.all(user.recoveryCodeHashes.map((h) => verifySecret(code, h)));
       const index = checks.indexOf(true);
-      if (index >= 0) secondFactor = { ok: true, changes: { recoveryCodeHashes: user.recoveryCodeHashes.filter((_, i) => i !== index) }, how: 'recovery code' };
+      if (index >= 0)
+        secondFactor = {
+          ok: true,
+          changes: { recoveryCodeHashes: user.recoveryCodeHashes.filter((_, i) => i !== index) },
+          how: 'recovery code',
+        };
     } else {
       const step = verifyTotp(await openTotp(user.userId, user.totpSealed!), code, now.getTime());
-      if (step !== undefined && step > user.lastTotpStep) secondFactor = { ok: true, changes: { lastTotpStep: step }, how: 'authenticator code' };
+      if (step !== undefined && step > user.lastTotpStep)
+        secondFactor = { ok: true, changes: { lastTotpStep: step }, how: 'authenticator code' };
     }
   }
   if (!passwordOk || !secondFactor.ok) {
@@ -273,7 +335,15 @@ export async function signIn(input: { email: string; password: string; code: str
     await transact([
       userUpdateWrite(user, failure, now),
       addressFailureWrite(ip, now),
-      auditWrite(auditEntry(user.merchantId, actor, 'user.sign-in', { outcome: 'refused', detail: failure.lockedUntil ? 'wrong credentials; account locked' : 'wrong credentials' }, now)),
+      auditWrite(
+        auditEntry(
+          user.merchantId,
+          actor,
+          'user.sign-in',
+          { outcome: 'refused', detail: failure.lockedUntil ? 'wrong credentials; account locked' : 'wrong credentials' },
+          now,
+        ),
+      ),
     ]);
     throw new DashboardRefusal(400, wrongCredentials);
   }
@@ -282,7 +352,11 @@ export async function signIn(input: { email: string; password: string; code: str
   const writes: TxItem[] = [];
   if (stage === 'enrol' && !user.totpPendingSealed) changes.totpPendingSealed = await sealTotp(user.userId, newTotpSecret());
   const { token, session } = newSession(user, stage, now);
-  writes.push(userUpdateWrite(user, changes, now), sessionWrite(session), auditWrite(auditEntry(user.merchantId, actor, 'user.sign-in', { detail: secondFactor.how }, now)));
+  writes.push(
+    userUpdateWrite(user, changes, now),
+    sessionWrite(session),
+    auditWrite(auditEntry(user.merchantId, actor, 'user.sign-in', { detail: secondFactor.how }, now)),
+  );
   await transact(writes);
   return { stage, sessionToken: token };
 }
@@ -309,18 +383,35 @@ export async function signOut(signed: Signed, everywhere: boolean, now = new Dat
 
 /** The visible test/live toggle: the session's mode. */
 export async function switchMode(signed: Signed, mode: Mode, now = new Date()) {
-  if (!(await updateSession(signed.session.sessionHash, { mode }))) throw new DashboardRefusal(403, 'Your session has ended. Sign in again.');
+  if (!(await updateSession(signed.session.sessionHash, { mode })))
+    throw new DashboardRefusal(403, 'Your session has ended. Sign in again.');
   await transact([auditWrite(auditEntry(signed.user.merchantId, signed.actor, 'mode.switch', { mode }, now))]);
 }
 
-async function operatorChange(userId: string, action: string, change: (user: DashboardUser) => Partial<DashboardUser>, actor: Actor, now = new Date()) {
+async function operatorChange(
+  userId: string,
+  action: string,
+  change: (user: DashboardUser) => Partial<DashboardUser>,
+  actor: Actor,
+  now = new Date(),
+) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const user = await getUser(userId);
     if (!user) throw new DashboardRefusal(404, `No dashboard user ${userId}.`);
     try {
-      await transact([userUpdateWrite(user, { ...change(user), sessionEpoch: user.sessionEpoch + 1 }, now), auditWrite(auditEntry(user.merchantId, actor, action, { target: user.email }, now))]);
+      await transact([
+        userUpdateWrite(user, { ...change(user), sessionEpoch: user.sessionEpoch + 1 }, now),
+        auditWrite(auditEntry(user.merchantId, actor, action, { target: user.email }, now)),
+      ]);
       const after = (await getUser(userId))!;
-      return { userId, email: after.email, merchantId: after.merchantId, role: after.role, status: after.status, twoFactor: after.totpSealed ? 'enrolled' : 'not enrolled' };
+      return {
+        userId,
+        email: after.email,
+        merchantId: after.merchantId,
+        role: after.role,
+        status: after.status,
+        twoFactor: after.totpSealed ? 'enrolled' : 'not enrolled',
+      };
     } catch (error) {
       if (error instanceof TransactionFailed && error.failedAt(0)) continue;
       throw error;
@@ -331,10 +422,16 @@ async function operatorChange(userId: string, action: string, change: (user: Das
 
 /** `ops user reset-2fa`: the second factor and recovery codes are removed, every session ends; the next sign-in enrols again. */
 export const resetTwoFactor = (userId: string, actor: Actor = operatorActor) =>
-  operatorChange(userId, 'user.reset-2fa', () => ({ totpSealed: null, totpPendingSealed: null, recoveryCodeHashes: [], lastTotpStep: 0 }), actor);
+  operatorChange(
+    userId,
+    'user.reset-2fa',
+    () => ({ totpSealed: null, totpPendingSealed: null, recoveryCodeHashes: [], lastTotpStep: 0 }),
+    actor,
+  );
 
 /** `ops user disable`: no more sign-ins, every session ends. */
-export const disableUser = (userId: string, actor: Actor = operatorActor) => operatorChange(userId, 'user.disable', () => ({ status: 'disabled' as const }), actor);
+export const disableUser = (userId: string, actor: Actor = operatorActor) =>
+  operatorChange(userId, 'user.disable', () => ({ status: 'disabled' as const }), actor);
 
 /**
  * Team page (admin): change a user's role, or remove a user (they can no longer sign in, every
@@ -342,30 +439,53 @@ export const disableUser = (userId: string, actor: Actor = operatorActor) => ope
  * change that would demote or remove the last one is refused, and the transaction checks that
  * another admin is still active when it commits. Another merchant's user is not found.
  */
-export async function changeTeamMember(signed: Signed, userId: string, change: { role: DashboardRole } | { remove: true }, now = new Date()) {
+export async function changeTeamMember(
+  signed: Signed,
+  userId: string,
+  change: { role: DashboardRole } | { remove: true },
+  now = new Date(),
+) {
   const merchantId = signed.user.merchantId;
   const user = /^[0-9a-f-]{36}$/.test(userId) ? await getUser(userId) : undefined;
-  if (!user || user.merchantId !== merchantId || user.status === 'disabled') throw new DashboardRefusal(404, 'There is no such user in your team.');
+  if (!user || user.merchantId !== merchantId || user.status === 'disabled')
+    throw new DashboardRefusal(404, 'There is no such user in your team.');
   const losesAdmin = user.role === 'admin' && user.status === 'active' && ('remove' in change || change.role !== 'admin');
   const writes: TxItem[] = [];
   if (losesAdmin) {
     const otherAdmin = (await listUsers(merchantId)).find((u) => u.userId !== user.userId && u.role === 'admin' && u.status === 'active');
     if (!otherAdmin) {
-      await auditRefusal(merchantId, signed.actor, 'remove' in change ? 'user.remove' : 'user.change-role', user.email, null, 'the last active admin');
+      await auditRefusal(
+        merchantId,
+        signed.actor,
+        'remove' in change ? 'user.remove' : 'user.change-role',
+        user.email,
+        null,
+        'the last active admin',
+      );
       throw new DashboardRefusal(409, 'This is the last active administrator: make someone else an admin first.');
     }
     writes.push(activeAdminCheck(otherAdmin.userId));
   }
   const action = 'remove' in change ? 'user.remove' : 'user.change-role';
-  const changes: Partial<DashboardUser> = 'remove' in change ? { status: 'disabled', sessionEpoch: user.sessionEpoch + 1 } : { role: change.role };
+  const changes: Partial<DashboardUser> =
+    'remove' in change ? { status: 'disabled', sessionEpoch: user.sessionEpoch + 1 } : { role: change.role };
   try {
     await transact([
       userUpdateWrite(user, changes, now),
       ...writes,
-      auditWrite(auditEntry(merchantId, signed.actor, action, { target: user.email, detail: 'remove' in change ? null : `${user.role} → ${change.role}` }, now)),
+      auditWrite(
+        auditEntry(
+          merchantId,
+          signed.actor,
+          action,
+          { target: user.email, detail: 'remove' in change ? null : `${user.role} → ${change.role}` },
+          now,
+        ),
+      ),
     ]);
   } catch (error) {
-    if (error instanceof TransactionFailed) throw new DashboardRefusal(409, 'The team changed meanwhile (or no other administrator is active any more). Reload and try again.');
+    if (error instanceof TransactionFailed)
+      throw new DashboardRefusal(409, 'The team changed meanwhile (or no other administrator is active any more). Reload and try again.');
     throw error;
   }
   return { email: user.email, ...('remove' in change ? { removed: true } : { role: change.role }) };

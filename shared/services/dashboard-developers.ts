@@ -20,11 +20,25 @@ import { auditEntry, DashboardRefusal, type Signed } from './dashboard-auth.ts';
  * user's merchant and the session's mode and writes its audit entry.
  */
 const audit = (signed: Signed, action: string, fields: { target?: string | null; detail?: string | null; mode?: Mode }, now: Date) =>
-  transact([auditWrite(auditEntry(signed.user.merchantId, signed.actor, action, { mode: fields.mode ?? signed.session.mode, target: fields.target ?? null, detail: fields.detail ?? null }, now))]);
+  transact([
+    auditWrite(
+      auditEntry(
+        signed.user.merchantId,
+        signed.actor,
+        action,
+        { mode: fields.mode ?? signed.session.mode, target: fields.target ?? null, detail: fields.detail ?? null },
+        now,
+      ),
+    ),
+  ]);
 
 /** The operator tool's messages say `--flag`; the dashboard shows them as plain sentences. */
 const refusal = (error: unknown): never => {
-  if (error instanceof OperatorError) throw new DashboardRefusal(400, error.message.replace(/--(\w+)/g, '$1').replace(/^./, (c) => c.toUpperCase()));
+  if (error instanceof OperatorError)
+    throw new DashboardRefusal(
+      400,
+      error.message.replace(/--(\w+)/g, '$1').replace(/^./, (c) => c.toUpperCase()),
+    );
   throw error;
 };
 
@@ -42,7 +56,11 @@ export function deliveryLogFilters(query: Record<string, string>): DeliveryLogFi
   if (type && !(webhookEventTypes as readonly string[]).includes(type)) throw new DashboardRefusal(400, 'Unknown event type.');
   if (state && !(deliveryStates as readonly string[]).includes(state)) throw new DashboardRefusal(400, 'Unknown delivery state.');
   if (after && !/^evt_[A-Za-z0-9_-]{1,80}$/.test(after)) throw new DashboardRefusal(400, 'That page link is not valid.');
-  return { ...(type ? { type: type as WebhookEventType } : {}), ...(state ? { deliveryState: state as DeliveryState } : {}), ...(after ? { startingAfter: after } : {}) };
+  return {
+    ...(type ? { type: type as WebhookEventType } : {}),
+    ...(state ? { deliveryState: state as DeliveryState } : {}),
+    ...(after ? { startingAfter: after } : {}),
+  };
 }
 
 /** The mode's endpoint (URL, event types, secrets' expiry, health) and one page of its delivery log. */
@@ -58,7 +76,9 @@ export async function webhooksPage(merchantId: string, mode: Mode, filters: Deli
       ? {
           url: endpoint.url,
           events: endpoint.events ?? null,
-          secrets: endpoint.secrets.filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime()).map((s) => ({ expiresAt: s.expiresAt })),
+          secrets: endpoint.secrets
+            .filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime())
+            .map((s) => ({ expiresAt: s.expiresAt })),
           disabledAt: health?.disabledAt ?? null,
           disabledReason: health?.disabledReason ?? null,
           failingSince: health?.failingSince ?? null,
@@ -76,7 +96,9 @@ export async function webhookHealth(merchantId: string, mode: Mode, now = new Da
     endpoint: page.endpoint,
     latest: latest.length,
     delivered: latest.filter((e) => e.deliveryState === 'delivered').length,
-    failing: latest.filter((e) => e.deliveryState === 'retrying' || e.deliveryState === 'dead_lettered' || e.deliveryState === 'endpoint_disabled').length,
+    failing: latest.filter(
+      (e) => e.deliveryState === 'retrying' || e.deliveryState === 'dead_lettered' || e.deliveryState === 'endpoint_disabled',
+    ).length,
   };
 }
 
@@ -86,16 +108,24 @@ export async function saveWebhookEndpoint(signed: Signed, input: { url: string; 
   if (!url || url.length > 2048) throw new DashboardRefusal(400, 'Enter the https:// address of your webhook receiver.', 'url');
   const events = [...new Set(input.events)];
   if (events.length === 0) throw new DashboardRefusal(400, 'Choose at least one event type.', 'events');
-  if (events.some((e) => !(webhookEventTypes as readonly string[]).includes(e))) throw new DashboardRefusal(400, 'Unknown event type.', 'events');
+  if (events.some((e) => !(webhookEventTypes as readonly string[]).includes(e)))
+    throw new DashboardRefusal(400, 'Unknown event type.', 'events');
   const all = events.length === webhookEventTypes.length;
-  const saved = await setWebhook(signed.user.merchantId, signed.session.mode, url, undefined, all ? null : (events as WebhookEventType[])).catch(refusal);
+  const saved = await setWebhook(
+    signed.user.merchantId,
+    signed.session.mode,
+    url,
+    undefined,
+    all ? null : (events as WebhookEventType[]),
+  ).catch(refusal);
   await audit(signed, 'webhook.save', { target: url, detail: all ? 'every event type' : events.join(', ') }, now);
   return saved;
 }
 
 /** A new signing secret, shown once; the old ones keep signing for `overlapHours` (0-168). */
 export async function rotateEndpointSecret(signed: Signed, overlapHours: number, now = new Date()) {
-  if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > 168) throw new DashboardRefusal(400, 'The old secret may keep signing for 0 to 168 hours.');
+  if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > 168)
+    throw new DashboardRefusal(400, 'The old secret may keep signing for 0 to 168 hours.');
   const rotated = await rotateWebhookSecret(signed.user.merchantId, signed.session.mode, overlapHours * 3600, now).catch(refusal);
   await audit(signed, 'webhook.rotate-secret', { target: rotated.url, detail: `old secrets sign for ${overlapHours} h` }, now);
   return rotated;
@@ -115,7 +145,15 @@ export async function sendEndpointTestEvent(signed: Signed, now = new Date()) {
   if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
   const result = await sendTestEvent(merchant, signed.session.mode, now);
   if (!result.sent) throw new DashboardRefusal(400, `No test event sent: ${result.reason}.`);
-  await audit(signed, 'webhook.test', { target: result.url, detail: result.ok ? `HTTP ${result.statusCode}` : `failed: ${result.error}${result.statusCode ? ` (HTTP ${result.statusCode})` : ''}` }, now);
+  await audit(
+    signed,
+    'webhook.test',
+    {
+      target: result.url,
+      detail: result.ok ? `HTTP ${result.statusCode}` : `failed: ${result.error}${result.statusCode ? ` (HTTP ${result.statusCode})` : ''}`,
+    },
+    now,
+  );
   return result;
 }
 
@@ -131,9 +169,11 @@ export async function resendFromDashboard(signed: Signed, eventId: string, now =
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   if (!/^evt_[A-Za-z0-9_-]{1,80}$/.test(eventId)) throw new DashboardRefusal(404, 'There is no such event in this mode.');
-  const queued = await resendEvent({ merchantId, mode, eventId, now }, (body) => ({ response: body as { resendId: string } })).catch((error: unknown) => {
-    throw error instanceof NotFoundError ? new DashboardRefusal(404, 'There is no such event in this mode.') : error;
-  });
+  const queued = await resendEvent({ merchantId, mode, eventId, now }, (body) => ({ response: body as { resendId: string } })).catch(
+    (error: unknown) => {
+      throw error instanceof NotFoundError ? new DashboardRefusal(404, 'There is no such event in this mode.') : error;
+    },
+  );
   await audit(signed, 'event.resend', { target: eventId, detail: queued.resendId }, now);
   return queued;
 }

@@ -33,7 +33,8 @@ async function parse(signed: Signed, form: SettlementForm) {
   if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
   const currency: Currency = merchant.defaultCurrency;
   const amount = form.amount.trim();
-  if (!/^\d+(\.\d+)?$/.test(amount) || Number(amount) <= 0) throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
+  if (!/^\d+(\.\d+)?$/.test(amount) || Number(amount) <= 0)
+    throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
   let amountMinor: number;
   try {
     amountMinor = minorUnits(Number(amount), currency);
@@ -51,7 +52,8 @@ async function parse(signed: Signed, form: SettlementForm) {
     const bankName = form.bankName.trim();
     const accountTitle = form.accountTitle.trim();
     if (bankName.length < 2 || bankName.length > 100) throw new DashboardRefusal(400, 'The bank name has 2-100 characters.', 'bankName');
-    if (accountTitle.length < 2 || accountTitle.length > 100) throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
+    if (accountTitle.length < 2 || accountTitle.length > 100)
+      throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
     const account = normaliseAccount(form.iban);
     if (!account.ok) throw new DashboardRefusal(400, `IBAN: ${account.reason}.`, 'iban');
     destination = { type: 'bank', bankName, iban: account.value, accountTitle };
@@ -64,7 +66,11 @@ async function parse(signed: Signed, form: SettlementForm) {
 /** Step 1: what the settlement would be (nothing is written). */
 export async function settlementPreview(signed: Signed, form: SettlementForm, now = new Date()) {
   const { merchant, input } = await parse(signed, form);
-  const preview = await previewSettlement({ merchantId: merchant.merchantId, mode: signed.session.mode, fee: merchant.fees.settlement }, input, now);
+  const preview = await previewSettlement(
+    { merchantId: merchant.merchantId, mode: signed.session.mode, fee: merchant.fees.settlement },
+    input,
+    now,
+  );
   return { ...preview, destination: input.destination };
 }
 
@@ -72,7 +78,19 @@ export async function settlementPreview(signed: Signed, form: SettlementForm, no
 export async function requestSettlementFromDashboard(signed: Signed, form: SettlementForm, traceId: string, now = new Date()) {
   const { merchant, input } = await parse(signed, form);
   const mode = signed.session.mode;
-  return createSettlement({ merchantId: merchant.merchantId, mode, fee: merchant.fees.settlement, traceId }, input, (view) =>
-    auditWrite(auditEntry(merchant.merchantId, signed.actor, 'settlement.request', { target: `${view.id} ${view.amount} ${view.currency} → ${view.payoutCurrency}`, mode }, now)),
-  now);
+  return createSettlement(
+    { merchantId: merchant.merchantId, mode, fee: merchant.fees.settlement, traceId },
+    input,
+    (view) =>
+      auditWrite(
+        auditEntry(
+          merchant.merchantId,
+          signed.actor,
+          'settlement.request',
+          { target: `${view.id} ${view.amount} ${view.currency} → ${view.payoutCurrency}`, mode },
+          now,
+        ),
+      ),
+    now,
+  );
 }

@@ -42,7 +42,12 @@ export async function homeSummary(merchantId: string, mode: Mode, now = new Date
   let startingAfter: string | undefined;
   // Today's completed payments, page by page through the list service (at most 2,000 read).
   for (let pages = 0; pages < 20; pages++) {
-    const page = await listTransactions(merchantId, mode, { status: 'Completed', from, limit: 100, ...(startingAfter ? { startingAfter } : {}) });
+    const page = await listTransactions(merchantId, mode, {
+      status: 'Completed',
+      from,
+      limit: 100,
+      ...(startingAfter ? { startingAfter } : {}),
+    });
     if (page === 'invalid_cursor') break;
     for (const t of page.items) {
       if (t.intentType === 'withdrawal') continue;
@@ -56,7 +61,11 @@ export async function homeSummary(merchantId: string, mode: Mode, now = new Date
   const failures = await listTransactions(merchantId, mode, { status: 'Failed', limit: 5 });
   return {
     balances,
-    today: { count, capped, volume: [...volume].map(([currency, minor]) => ({ currency, amount: fromMinor(minor, currency as Currency) })) },
+    today: {
+      count,
+      capped,
+      volume: [...volume].map(([currency, minor]) => ({ currency, amount: fromMinor(minor, currency as Currency) })),
+    },
     failures: failures === 'invalid_cursor' ? [] : failures.items,
   };
 }
@@ -81,10 +90,20 @@ const listQuery = (f: PaymentFilters, limit: number): TransactionListQuery => ({
 });
 
 /** One page of payments; a search is one lookup by any of the three references (filters still apply). */
-export async function paymentsPage(merchantId: string, mode: Mode, f: PaymentFilters, limit = 25): Promise<{ items: TransactionView[]; hasMore: boolean }> {
+export async function paymentsPage(
+  merchantId: string,
+  mode: Mode,
+  f: PaymentFilters,
+  limit = 25,
+): Promise<{ items: TransactionView[]; hasMore: boolean }> {
   if (f.search) {
     const t = await lookupTransaction(merchantId, mode, f.search);
-    const keep = t && (!f.status || t.status === f.status) && (!f.intentType || t.intentType === f.intentType) && (!f.from || t.createdAt >= f.from) && (!f.to || t.createdAt <= f.to);
+    const keep =
+      t &&
+      (!f.status || t.status === f.status) &&
+      (!f.intentType || t.intentType === f.intentType) &&
+      (!f.from || t.createdAt >= f.from) &&
+      (!f.to || t.createdAt <= f.to);
     return { items: keep && !f.startingAfter ? [t] : [], hasMore: false };
   }
   const page = await listTransactions(merchantId, mode, listQuery(f, limit));
@@ -92,7 +111,23 @@ export async function paymentsPage(merchantId: string, mode: Mode, f: PaymentFil
   return page;
 }
 
-export const csvColumns = ['paymentIntentId', 'intentType', 'status', 'amount', 'currency', 'fee', 'refundedAmount', 'orderRef', 'transactionReference', 'customerName', 'customerEmail', 'customerPhone', 'createdAt', 'updatedAt', 'reason'] as const;
+export const csvColumns = [
+  'paymentIntentId',
+  'intentType',
+  'status',
+  'amount',
+  'currency',
+  'fee',
+  'refundedAmount',
+  'orderRef',
+  'transactionReference',
+  'customerName',
+  'customerEmail',
+  'customerPhone',
+  'createdAt',
+  'updatedAt',
+  'reason',
+] as const;
 
 /** RFC 4180 quoting, and a leading quote for cells a spreadsheet would run as a formula. */
 export function csvCell(value: unknown): string {
@@ -139,7 +174,12 @@ export async function* paymentsCsv(merchantId: string, mode: Mode, f: Omit<Payme
 }
 
 /** The CSV export, with its audit entry (the filters it used). */
-export async function exportPaymentsCsv(signed: Signed, f: Omit<PaymentFilters, 'startingAfter'>, describe: string, now = new Date()): Promise<string> {
+export async function exportPaymentsCsv(
+  signed: Signed,
+  f: Omit<PaymentFilters, 'startingAfter'>,
+  describe: string,
+  now = new Date(),
+): Promise<string> {
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   let csv = '';
@@ -163,20 +203,41 @@ export async function paymentDetail(merchantId: string, mode: Mode, id: string) 
 }
 
 /** The Refund action: the refunds service, with the audit entry in the refund's own transaction. */
-export async function refundFromDashboard(signed: Signed, paymentIntentId: string, input: { amount: string; reason: string }, traceId: string, now = new Date()) {
+export async function refundFromDashboard(
+  signed: Signed,
+  paymentIntentId: string,
+  input: { amount: string; reason: string },
+  traceId: string,
+  now = new Date(),
+) {
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   const merchant = await getMerchant(merchantId);
   if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
-  if (merchant.status !== 'active') throw new DashboardRefusal(403, 'The merchant account is suspended: no refunds are accepted until it is reactivated.');
+  if (merchant.status !== 'active')
+    throw new DashboardRefusal(403, 'The merchant account is suspended: no refunds are accepted until it is reactivated.');
   const amountText = input.amount.trim();
-  if (amountText !== '' && !/^\d+(\.\d+)?$/.test(amountText)) throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 250 or 99.50, or leave it empty to refund everything left.', 'amount');
+  if (amountText !== '' && !/^\d+(\.\d+)?$/.test(amountText))
+    throw new DashboardRefusal(
+      400,
+      'Enter the amount as a number, e.g. 250 or 99.50, or leave it empty to refund everything left.',
+      'amount',
+    );
   if (input.reason.length > 500) throw new DashboardRefusal(400, 'The reason can have at most 500 characters.', 'reason');
   return createRefund(
     { merchantId, mode, fee: merchant.fees.refund, traceId },
     { trxnRef: paymentIntentId, amount: amountText === '' ? null : Number(amountText), reason: input.reason.trim() || null },
     // The audit entry is committed in the refund's ONE transaction (the slot the API uses for its Idempotency-Key record).
-    (view) => auditWrite(auditEntry(merchantId, signed.actor, 'refund.create', { target: `${paymentIntentId} refund ${view.id} ${view.amount} ${view.currency}`, mode }, now)),
+    (view) =>
+      auditWrite(
+        auditEntry(
+          merchantId,
+          signed.actor,
+          'refund.create',
+          { target: `${paymentIntentId} refund ${view.id} ${view.amount} ${view.currency}`, mode },
+          now,
+        ),
+      ),
     now,
   );
 }
@@ -184,7 +245,17 @@ export async function refundFromDashboard(signed: Signed, paymentIntentId: strin
 /** Team page: the users and the newest audit entries. */
 export async function teamPage(merchantId: string, before?: string) {
   const [users, audit] = await Promise.all([listUsers(merchantId), listAudit(merchantId, 50, before)]);
-  return { users: users.map((u) => ({ userId: u.userId, email: u.email, role: u.role, status: u.status, twoFactor: Boolean(u.totpSealed), createdAt: u.createdAt })), audit };
+  return {
+    users: users.map((u) => ({
+      userId: u.userId,
+      email: u.email,
+      role: u.role,
+      status: u.status,
+      twoFactor: Boolean(u.totpSealed),
+      createdAt: u.createdAt,
+    })),
+    audit,
+  };
 }
 
 /** Developers page: the merchant's API keys of the session's mode, newest first (the keys themselves are never readable again). */
@@ -197,18 +268,40 @@ export async function apiKeysOf(merchantId: string, mode: Mode, now = new Date()
       scopes: k.scopes,
       createdAt: k.createdAt,
       expiresAt: k.expiresAt,
-      status: k.status === 'revoked' ? 'revoked' : k.expiresAt && Date.parse(k.expiresAt) <= now.getTime() ? 'expired' : k.expiresAt ? 'expiring' : 'active',
+      status:
+        k.status === 'revoked'
+          ? 'revoked'
+          : k.expiresAt && Date.parse(k.expiresAt) <= now.getTime()
+            ? 'expired'
+            : k.expiresAt
+              ? 'expiring'
+              : 'active',
     }))
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
 }
 
 /** Roll the mode's keys (ops key rotate): a new pair shown once; the old ones stop after `graceSeconds` (0-7 days). */
 export async function rollApiKeys(signed: Signed, graceSeconds: number, now = new Date()) {
-  if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > 7 * 86400) throw new DashboardRefusal(400, 'The old keys may keep working from 0 to 7 days.');
+  if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > 7 * 86400)
+    throw new DashboardRefusal(400, 'The old keys may keep working from 0 to 7 days.');
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   const rolled = await rotateKeys(merchantId, mode, graceSeconds, now);
-  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'apikey.roll', { target: rolled.keyId, mode, detail: `old keys: ${rolled.previousKeys.map((k) => k.keyId).join(', ') || 'none'}; grace ${graceSeconds} s` }, now))]);
+  await transact([
+    auditWrite(
+      auditEntry(
+        merchantId,
+        signed.actor,
+        'apikey.roll',
+        {
+          target: rolled.keyId,
+          mode,
+          detail: `old keys: ${rolled.previousKeys.map((k) => k.keyId).join(', ') || 'none'}; grace ${graceSeconds} s`,
+        },
+        now,
+      ),
+    ),
+  ]);
   return rolled;
 }
 
@@ -237,18 +330,26 @@ export async function payoutsPage(merchantId: string, mode: Mode) {
  * A payout (withdrawal) created in the dashboard: the withdrawals service, never auto-processed
  * (it waits for an approver), with its maker recorded in the service's first transaction.
  */
-export async function createPayoutFromDashboard(signed: Signed, input: { amount: string; bankCode: string; accountNumber: string; accountTitle: string; description: string }, traceId: string, now = new Date()) {
+export async function createPayoutFromDashboard(
+  signed: Signed,
+  input: { amount: string; bankCode: string; accountNumber: string; accountTitle: string; description: string },
+  traceId: string,
+  now = new Date(),
+) {
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   const merchant = await getMerchant(merchantId);
   if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
-  if (!/^\d+(\.\d+)?$/.test(input.amount.trim())) throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
+  if (!/^\d+(\.\d+)?$/.test(input.amount.trim()))
+    throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
   const bank = resolveBankCode(input.bankCode);
   if (!bank) throw new DashboardRefusal(400, 'Choose a bank.', 'bankCode');
   const accountNumber = input.accountNumber.replaceAll(' ', '');
-  if (!/^[A-Za-z0-9]{10,24}$/.test(accountNumber)) throw new DashboardRefusal(400, 'The account number or IBAN has 10-24 letters and digits.', 'accountNumber');
+  if (!/^[A-Za-z0-9]{10,24}$/.test(accountNumber))
+    throw new DashboardRefusal(400, 'The account number or IBAN has 10-24 letters and digits.', 'accountNumber');
   const accountTitle = input.accountTitle.trim();
-  if (accountTitle.length < 2 || accountTitle.length > 100) throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
+  if (accountTitle.length < 2 || accountTitle.length > 100)
+    throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
   const currency = merchant.defaultCurrency;
   const orderRef = `DASH-${randomUUID()}`;
   const response = await requestWithdrawal(
@@ -270,14 +371,33 @@ export async function createPayoutFromDashboard(signed: Signed, input: { amount:
       customer: {},
       allowInsecureWebhooks: false,
     },
-    { claim: payoutMakerWrite({ merchantId, mode, orderRef, userId: signed.user.userId, email: signed.user.email, createdAt: now.toISOString() }) },
+    {
+      claim: payoutMakerWrite({
+        merchantId,
+        mode,
+        orderRef,
+        userId: signed.user.userId,
+        email: signed.user.email,
+        createdAt: now.toISOString(),
+      }),
+    },
   );
-  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'payout.create', { target: `${orderRef} ${input.amount.trim()} ${currency}`, mode }, now))]);
+  await transact([
+    auditWrite(
+      auditEntry(merchantId, signed.actor, 'payout.create', { target: `${orderRef} ${input.amount.trim()} ${currency}`, mode }, now),
+    ),
+  ]);
   return response;
 }
 
 /** Approve or reject a Pending payout; maker-checker: never the user who created it. */
-export async function decidePayout(signed: Signed, paymentIntentId: string, decision: 'approve' | 'reject', reason: string, now = new Date()) {
+export async function decidePayout(
+  signed: Signed,
+  paymentIntentId: string,
+  decision: 'approve' | 'reject',
+  reason: string,
+  now = new Date(),
+) {
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   const scope = { merchantId, mode };
@@ -285,10 +405,30 @@ export async function decidePayout(signed: Signed, paymentIntentId: string, deci
   if (!payout || payout.paymentIntentId !== paymentIntentId) throw new DashboardRefusal(404, 'There is no such payout in this mode.');
   const maker = await getPayoutMaker(mode, merchantId, payout.orderRef.orderRef);
   if (maker?.userId === signed.user.userId) {
-    await auditRefusal(merchantId, signed.actor, `payout.${decision}`, paymentIntentId, mode, 'maker-checker: the user created this payout');
+    await auditRefusal(
+      merchantId,
+      signed.actor,
+      `payout.${decision}`,
+      paymentIntentId,
+      mode,
+      'maker-checker: the user created this payout',
+    );
     throw new DashboardRefusal(403, 'You created this payout, so someone else must approve or reject it (maker-checker).');
   }
-  const result = decision === 'approve' ? await approveWithdrawal(paymentIntentId, scope) : await rejectWithdrawal(paymentIntentId, reason.trim().slice(0, 255) || undefined, scope);
-  await transact([auditWrite(auditEntry(merchantId, signed.actor, `payout.${decision}`, { target: paymentIntentId, mode, ...(reason.trim() ? { detail: reason.trim().slice(0, 255) } : {}) }, now))]);
+  const result =
+    decision === 'approve'
+      ? await approveWithdrawal(paymentIntentId, scope)
+      : await rejectWithdrawal(paymentIntentId, reason.trim().slice(0, 255) || undefined, scope);
+  await transact([
+    auditWrite(
+      auditEntry(
+        merchantId,
+        signed.actor,
+        `payout.${decision}`,
+        { target: paymentIntentId, mode, ...(reason.trim() ? { detail: reason.trim().slice(0, 255) } : {}) },
+        now,
+      ),
+    ),
+  ]);
   return result;
 }

@@ -12,7 +12,14 @@ import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { firstInquiryAt, providerIdByCode, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import type { RecordResponse } from '#shared/store/idempotency.ts';
-import { createIntentWrites, findProviderReference, orderRefTaken, orderRefWriteIndex, providerReferenceWrite, rescheduleDue } from '#shared/store/intents.ts';
+import {
+  createIntentWrites,
+  findProviderReference,
+  orderRefTaken,
+  orderRefWriteIndex,
+  providerReferenceWrite,
+  rescheduleDue,
+} from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type Decision } from './transactions.ts';
 import '#shared/providers/live/boot.ts';
@@ -76,24 +83,43 @@ const details = (intent: PaymentIntent) => intent.details as unknown as DepositD
  * Starts a deposit: business rules, the provider's synchronous acceptance, then ONE transaction
  * (intent, orderRef uniqueness, reference pointers, the Idempotency-Key record from `recordResponse`).
  */
-export async function createDeposit(input: DepositInput, recordResponse: RecordResponse<DepositResponse>, now = new Date()): Promise<DepositResponse> {
+export async function createDeposit(
+  input: DepositInput,
+  recordResponse: RecordResponse<DepositResponse>,
+  now = new Date(),
+): Promise<DepositResponse> {
   const provider = walletProviders[input.providerId];
   if (input.currency !== 'PKR') throw new BusinessRuleError(`${provider.name} charges in PKR only.`, 'unsupported_currency');
   if (input.amountMinor < provider.minimumDepositMinor) {
-    throw new BusinessRuleError(`The minimum deposit with ${provider.name} is ${fromMinor(provider.minimumDepositMinor, 'PKR')} PKR.`, 'amount_below_minimum');
+    throw new BusinessRuleError(
+      `The minimum deposit with ${provider.name} is ${fromMinor(provider.minimumDepositMinor, 'PKR')} PKR.`,
+      'amount_below_minimum',
+    );
   }
   if (input.callbackUrl) await assertSafeCallbackUrl(input.callbackUrl, input.allowInsecureWebhooks);
   const adapter = walletAdapter(input.mode, input.providerId);
-  if (!adapter) throw new BusinessRuleError(`Wallet provider unavailable: ${provider.name} is not configured for live payments.`, 'wallet_provider_unavailable');
+  if (!adapter)
+    throw new BusinessRuleError(
+      `Wallet provider unavailable: ${provider.name} is not configured for live payments.`,
+      'wallet_provider_unavailable',
+    );
 
   // Checked before the customer's handset is prompted; the create transaction below still decides
   // a race. (A retried request with the same Idempotency-Key never gets here: the pipeline answers it.)
   const duplicate = () => new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
   if (await orderRefTaken(input.merchantId, input.mode, input.orderRef.orderRef)) throw duplicate();
   const paymentIntentId = randomUUID();
-  const started = await adapter.startCharge({ reference: paymentIntentId, mobileNumber: input.mobileNumber, amountMinor: input.amountMinor, currency: input.currency }, now);
+  const started = await adapter.startCharge(
+    { reference: paymentIntentId, mobileNumber: input.mobileNumber, amountMinor: input.amountMinor, currency: input.currency },
+    now,
+  );
   if (!started.accepted) {
-    const code = started.code === 'provider_unavailable' ? 'wallet_provider_unavailable' : started.code === 'insufficient_balance' ? 'insufficient_customer_balance' : 'charge_rejected';
+    const code =
+      started.code === 'provider_unavailable'
+        ? 'wallet_provider_unavailable'
+        : started.code === 'insufficient_balance'
+          ? 'insufficient_customer_balance'
+          : 'charge_rejected';
     throw new BusinessRuleError(started.message, code);
   }
 
@@ -126,7 +152,12 @@ export async function createDeposit(input: DepositInput, recordResponse: RecordR
     updatedAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + depositApprovalWindowMs).toISOString(),
     version: 1,
-    details: { providerId: input.providerId, providerReference: started.providerReference, walletNumberLast4: input.mobileNumber.slice(-4), walletChargeInfo } satisfies DepositDetails,
+    details: {
+      providerId: input.providerId,
+      providerReference: started.providerReference,
+      walletNumberLast4: input.mobileNumber.slice(-4),
+      walletChargeInfo,
+    } satisfies DepositDetails,
   };
   const body: DepositResponse = {
     paymentIntentId: intent.paymentIntentId,
@@ -135,7 +166,10 @@ export async function createDeposit(input: DepositInput, recordResponse: RecordR
     merchantReference: intent.orderRef.orderRef,
     walletChargeInfo,
   };
-  const pointer = providerReferenceWrite(provider.code, started.providerReference, { paymentIntentId: intent.paymentIntentId, mode: input.mode });
+  const pointer = providerReferenceWrite(provider.code, started.providerReference, {
+    paymentIntentId: intent.paymentIntentId,
+    mode: input.mode,
+  });
   const firstCheck = firstInquiryAt(adapter, now).toISOString();
   try {
     await transact([...createIntentWrites(intent, { dueAt: firstCheck }), pointer], { idempotency: recordResponse(body) });
@@ -143,7 +177,11 @@ export async function createDeposit(input: DepositInput, recordResponse: RecordR
     // The customer was prompted for a charge that will not be recorded (a twin won the race, or the
     // commit failed): withdraw the prompt so nobody can approve it.
     await adapter.cancelCharge?.(started.providerReference).catch((cancelError: unknown) =>
-      logger.error('deposit: could not cancel an unrecorded charge', { providerReference: started.providerReference, traceId: input.traceId, error: cancelError }),
+      logger.error('deposit: could not cancel an unrecorded charge', {
+        providerReference: started.providerReference,
+        traceId: input.traceId,
+        error: cancelError,
+      }),
     );
     if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) throw duplicate();
     throw error;
@@ -151,7 +189,9 @@ export async function createDeposit(input: DepositInput, recordResponse: RecordR
   return body;
 }
 
-const chargeInfo = (current: PaymentIntent, status: string, extra: Partial<WalletChargeInfo> = {}) => ({ walletChargeInfo: { ...details(current).walletChargeInfo, status, ...extra } });
+const chargeInfo = (current: PaymentIntent, status: string, extra: Partial<WalletChargeInfo> = {}) => ({
+  walletChargeInfo: { ...details(current).walletChargeInfo, status, ...extra },
+});
 
 /** The approved deposit: Completed, the wallet credited net of the fee (journal in the same transaction). */
 export function depositCompletedDecision(current: PaymentIntent, now: Date): Decision {
@@ -180,7 +220,11 @@ export function depositCompletedDecision(current: PaymentIntent, now: Date): Dec
 export const depositDeclinedByOperatorDecision = (current: PaymentIntent): Decision => ({
   to: 'Failed',
   reason: heldApprovalDeclinedReason,
-  details: chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'The payment was not accepted for this merchant; the customer is refunded by the wallet provider.' }),
+  details: chargeInfo(current, 'Failed', {
+    isSuccess: false,
+    errorCode: 'WP_REQUEST_REJECTED',
+    errorDetails: 'The payment was not accepted for this merchant; the customer is refunded by the wallet provider.',
+  }),
 });
 
 /**
@@ -193,7 +237,15 @@ export function decideDeposit(current: PaymentIntent, answer: ChargeStatus, now:
     case 'Approved':
       return depositCompletedDecision(current, now);
     case 'Declined':
-      return { to: 'Failed', ...walletDecline(answer.reason), details: chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'The customer did not approve the payment.' }) };
+      return {
+        to: 'Failed',
+        ...walletDecline(answer.reason),
+        details: chargeInfo(current, 'Failed', {
+          isSuccess: false,
+          errorCode: 'WP_REQUEST_REJECTED',
+          errorDetails: 'The customer did not approve the payment.',
+        }),
+      };
     case 'Pending':
       return current.expiresAt && now.getTime() >= Date.parse(current.expiresAt)
         ? { to: 'Expired', reason: 'not_approved', details: chargeInfo(current, 'Expired', { isSuccess: false }) }
@@ -216,8 +268,20 @@ export async function reconcileDeposit(intent: PaymentIntent, now: Date): Promis
       return;
     }
   }
-  if (answer.status === 'Approved' && (await holdApprovalIfSuspended(intent.paymentIntentId, { source: 'inquiry', providerReference: details(intent).providerReference }, now))) return;
-  const result = await changeStatus(intent.paymentIntentId, (current) => decideDeposit(current, answer, now), () => now);
+  if (
+    answer.status === 'Approved' &&
+    (await holdApprovalIfSuspended(
+      intent.paymentIntentId,
+      { source: 'inquiry', providerReference: details(intent).providerReference },
+      now,
+    ))
+  )
+    return;
+  const result = await changeStatus(
+    intent.paymentIntentId,
+    (current) => decideDeposit(current, answer, now),
+    () => now,
+  );
   reportLateApproval(result, answer);
   if (!result.changed && result.intent?.status === 'Pending' && !isHeld(result.intent)) {
     const next = Math.min(now.getTime() + reconcileEveryMs, Date.parse(result.intent.expiresAt ?? now.toISOString()));
@@ -231,7 +295,13 @@ export async function reconcileDeposit(intent: PaymentIntent, now: Date): Promis
  * the provider (this error line is what the alarm on errors catches).
  */
 function reportLateApproval(result: Awaited<ReturnType<typeof changeStatus>>, answer: ChargeStatus) {
-  if (answer.status === 'Approved' && !result.changed && result.intent && isTerminal(result.intent.status) && result.intent.status !== 'Completed') {
+  if (
+    answer.status === 'Approved' &&
+    !result.changed &&
+    result.intent &&
+    isTerminal(result.intent.status) &&
+    result.intent.status !== 'Completed'
+  ) {
     logger.error('deposit: approval arrived after the deposit closed; refund the customer at the provider', {
       paymentIntentId: result.intent.paymentIntentId,
       status: result.intent.status,
@@ -252,12 +322,21 @@ export async function applyProviderCallback(providerCode: string, headers: Recor
     if (!callback) continue;
     const pointer = await findProviderReference(walletProviders[providerId].code, callback.providerReference);
     if (!pointer || pointer.mode !== mode) throw new NotFoundError(`No charge ${callback.providerReference}.`);
-    const answer: ChargeStatus = callback.status === 'Approved' ? { status: 'Approved' } : { status: 'Declined', reason: callback.reason ?? 'customer_declined' };
+    const answer: ChargeStatus =
+      callback.status === 'Approved' ? { status: 'Approved' } : { status: 'Declined', reason: callback.reason ?? 'customer_declined' };
     if (answer.status === 'Approved') {
-      const held = await holdApprovalIfSuspended(pointer.paymentIntentId, { source: 'callback', providerReference: callback.providerReference }, now);
+      const held = await holdApprovalIfSuspended(
+        pointer.paymentIntentId,
+        { source: 'callback', providerReference: callback.providerReference },
+        now,
+      );
       if (held) return { paymentIntentId: pointer.paymentIntentId, status: held.status, changed: false, held: true };
     }
-    const result = await changeStatus(pointer.paymentIntentId, (current) => decideDeposit(current, answer, now), () => now);
+    const result = await changeStatus(
+      pointer.paymentIntentId,
+      (current) => decideDeposit(current, answer, now),
+      () => now,
+    );
     reportLateApproval(result, answer);
     return { paymentIntentId: pointer.paymentIntentId, status: result.intent?.status, changed: result.changed };
   }

@@ -42,14 +42,17 @@ export async function holdApprovalIfSuspended(
       throw error;
     }
     // Left for the operator: this warning is the log line the runbook points at.
-    logger.warn('wallet approval held: merchant suspended; an operator must release or decline it (npm run ops -- deposit release|decline)', {
-      paymentIntentId,
-      merchantId: current.merchantId,
-      intentType: current.intentType,
-      amountMinor: current.amountMinor,
-      currency: current.currency,
-      source: approval.source,
-    });
+    logger.warn(
+      'wallet approval held: merchant suspended; an operator must release or decline it (npm run ops -- deposit release|decline)',
+      {
+        paymentIntentId,
+        merchantId: current.merchantId,
+        intentType: current.intentType,
+        amountMinor: current.amountMinor,
+        currency: current.currency,
+        source: approval.source,
+      },
+    );
     return next;
   }
   throw new Error(`could not hold the approval of ${paymentIntentId}: too much contention`);

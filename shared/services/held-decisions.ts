@@ -20,7 +20,9 @@ export type HeldDecision = 'release' | 'decline';
 
 export async function listHeld() {
   const held = await listHeldApprovals();
-  return held.filter((i) => i.status === 'Pending' && heldApprovalOf(i)).map((i) => ({ ...transactionView(i), merchantId: i.merchantId, heldApproval: heldApprovalOf(i)! }));
+  return held
+    .filter((i) => i.status === 'Pending' && heldApprovalOf(i))
+    .map((i) => ({ ...transactionView(i), merchantId: i.merchantId, heldApproval: heldApprovalOf(i)! }));
 }
 
 export async function decideHeldApproval(paymentIntentId: string, decision: HeldDecision, now = new Date()) {
@@ -37,7 +39,9 @@ export async function decideHeldApproval(paymentIntentId: string, decision: Held
     (current): Decision | null => {
       const held = heldApprovalOf(current);
       if (current.status !== 'Pending' || !held || held.decision) return null;
-      const decided = { heldApproval: { ...held, decision: decision === 'release' ? 'released' : 'declined', decidedAt: now.toISOString() } };
+      const decided = {
+        heldApproval: { ...held, decision: decision === 'release' ? 'released' : 'declined', decidedAt: now.toISOString() },
+      };
       const base = decision === 'release' ? released(current, now) : declined(current);
       return { ...base, details: { ...base.details, ...decided } };
     },
@@ -45,8 +49,15 @@ export async function decideHeldApproval(paymentIntentId: string, decision: Held
   );
   if (!result.changed) throw notHeld(result.intent);
   const merchant = await getMerchant(found.merchantId, true);
-  const context = { paymentIntentId, merchantId: found.merchantId, merchantStatus: merchant?.status, amountMinor: found.amountMinor, currency: found.currency };
-  if (decision === 'decline') logger.error('held wallet approval declined by the operator: refund the customer at the wallet provider', context);
+  const context = {
+    paymentIntentId,
+    merchantId: found.merchantId,
+    merchantStatus: merchant?.status,
+    amountMinor: found.amountMinor,
+    currency: found.currency,
+  };
+  if (decision === 'decline')
+    logger.error('held wallet approval declined by the operator: refund the customer at the wallet provider', context);
   else logger.info('held wallet approval released by the operator: wallet credited', context);
   return { ...transactionView(result.intent), merchantId: found.merchantId, merchantStatus: merchant?.status ?? null };
 }
@@ -54,7 +65,8 @@ export async function decideHeldApproval(paymentIntentId: string, decision: Held
 function released(current: PaymentIntent, now: Date): Decision {
   if (current.intentType === 'deposit') return depositCompletedDecision(current, now);
   const wallet = checkoutDetails(current).wallet;
-  if (current.intentType !== 'checkout' || !wallet) throw new OperatorError(`transaction ${current.paymentIntentId} has no wallet charge to release`);
+  if (current.intentType !== 'checkout' || !wallet)
+    throw new OperatorError(`transaction ${current.paymentIntentId} has no wallet charge to release`);
   return completedDecision(current, { walletProvider: wallet.provider });
 }
 

@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { hashApiKey, modes, newApiKey, newKeyId, newSecretKey, newWebhookSecret, type Mode } from '#shared/domain/credentials.ts';
 import { webhookEventTypes, type WebhookEventType } from '#shared/domain/events.ts';
 import { journal } from '#shared/domain/ledger.ts';
-import { defaultFees, defaultSchedule, type Fee, type FeeProduct, type Merchant, type SettlementSchedule, type WebhookEndpoint } from '#shared/domain/merchant.ts';
+import {
+  defaultFees,
+  defaultSchedule,
+  type Fee,
+  type FeeProduct,
+  type Merchant,
+  type SettlementSchedule,
+  type WebhookEndpoint,
+} from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import { assertSafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 import { masterKey, seal } from '#shared/crypto/seal.ts';
@@ -27,7 +35,12 @@ export interface IssuedCredentials {
   secretKey: string;
 }
 
-async function issueKey(merchant: Pick<Merchant, 'merchantId' | 'status' | 'defaultCurrency' | 'fees' | 'allowInsecureWebhooks'>, mode: Mode, scopes: Scope[], now: Date) {
+async function issueKey(
+  merchant: Pick<Merchant, 'merchantId' | 'status' | 'defaultCurrency' | 'fees' | 'allowInsecureWebhooks'>,
+  mode: Mode,
+  scopes: Scope[],
+  now: Date,
+) {
   const apiKey = newApiKey(mode);
   const secretKey = newSecretKey(mode);
   const keyId = newKeyId();
@@ -51,7 +64,10 @@ async function issueKey(merchant: Pick<Merchant, 'merchantId' | 'status' | 'defa
 
 async function newEndpoint(merchantId: string, mode: Mode, url: string | null) {
   const secret = newWebhookSecret();
-  const endpoint: WebhookEndpoint = { url, secrets: [{ sealed: seal(await masterKey(), secret, webhookSecretAssociatedData(merchantId, mode)), expiresAt: null }] };
+  const endpoint: WebhookEndpoint = {
+    url,
+    secrets: [{ sealed: seal(await masterKey(), secret, webhookSecretAssociatedData(merchantId, mode)), expiresAt: null }],
+  };
   return { endpoint, secret };
 }
 
@@ -65,9 +81,10 @@ export async function createMerchant(input: {
 }) {
   const now = input.now ?? new Date();
   const allowInsecure = input.allowInsecureWebhooks ?? false;
-  if (input.webhookUrl) await assertSafeWebhookUrl(input.webhookUrl, { allowInsecure }).catch((e: Error) => {
-    throw new OperatorError(`--webhook-url ${e.message}`);
-  });
+  if (input.webhookUrl)
+    await assertSafeWebhookUrl(input.webhookUrl, { allowInsecure }).catch((e: Error) => {
+      throw new OperatorError(`--webhook-url ${e.message}`);
+    });
   const merchant: Merchant = {
     merchantId: randomUUID(),
     name: input.name,
@@ -94,7 +111,6 @@ export async function createMerchant(input: {
   return { merchantId: merchant.merchantId, name: merchant.name, currency: merchant.defaultCurrency, ...credentials };
 }
 
-
 async function requireMerchant(merchantId: string): Promise<Merchant> {
   const merchant = await store.getMerchant(merchantId);
   if (!merchant) throw new OperatorError(`no merchant ${merchantId}`);
@@ -113,14 +129,19 @@ export async function revokeKey(keyOrId: string) {
 export async function rotateKeys(merchantId: string, mode: Mode, graceSeconds = 24 * 3600, now = new Date(), scopes?: Scope[]) {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new OperatorError('--grace must be a whole number of seconds >= 0');
   const merchant = await requireMerchant(merchantId);
-  const old = (await store.listApiKeys(merchantId, mode)).filter((k) => k.status === 'active' && (!k.expiresAt || Date.parse(k.expiresAt) > now.getTime()));
+  const old = (await store.listApiKeys(merchantId, mode)).filter(
+    (k) => k.status === 'active' && (!k.expiresAt || Date.parse(k.expiresAt) > now.getTime()),
+  );
   const { record, issued } = await issueKey(merchant, mode, scopes ?? old[0]?.scopes ?? [...allScopes], now);
   await store.rotateApiKeys(old, [record], graceSeconds, now);
   return {
     merchantId,
     mode,
     ...issued,
-    previousKeys: old.map((k) => ({ keyId: k.keyId, ...(graceSeconds === 0 ? { status: 'revoked' } : { expiresAt: new Date(now.getTime() + graceSeconds * 1000).toISOString() }) })),
+    previousKeys: old.map((k) => ({
+      keyId: k.keyId,
+      ...(graceSeconds === 0 ? { status: 'revoked' } : { expiresAt: new Date(now.getTime() + graceSeconds * 1000).toISOString() }),
+    })),
   };
 }
 
@@ -145,7 +166,8 @@ export async function createKey(merchantId: string, mode: Mode, scopes: Scope[],
 export async function creditTestWallet(merchantId: string, mode: Mode, amountMinor: number, currency: Currency, reference?: string) {
   if (mode !== 'test') throw new OperatorError('wallet credit is refused in live mode: live balances only move through payments');
   if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) throw new OperatorError('--amount must be positive');
-  if (reference !== undefined && !/^[\x21-\x7e]{1,128}$/.test(reference)) throw new OperatorError('--reference must be 1-128 printable ASCII characters');
+  if (reference !== undefined && !/^[\x21-\x7e]{1,128}$/.test(reference))
+    throw new OperatorError('--reference must be 1-128 printable ASCII characters');
   await requireMerchant(merchantId);
   const entry = journal({
     merchantId,
@@ -158,22 +180,45 @@ export async function creditTestWallet(merchantId: string, mode: Mode, amountMin
       { account: { kind: 'available' }, amount: amountMinor },
     ],
   });
-  const marker = reference === undefined ? [] : [operatorReferenceWrite(merchantId, mode, 'wallet.credit', { reference, journalId: entry.journal.journalId, amountMinor, currency, createdAt: entry.journal.createdAt })];
+  const marker =
+    reference === undefined
+      ? []
+      : [
+          operatorReferenceWrite(merchantId, mode, 'wallet.credit', {
+            reference,
+            journalId: entry.journal.journalId,
+            amountMinor,
+            currency,
+            createdAt: entry.journal.createdAt,
+          }),
+        ];
   try {
     await transact([...marker, ...postJournal(entry)]);
   } catch (error) {
-    const first = error instanceof TransactionFailed && marker.length ? (error.reasons[0]?.item as OperatorReferenceRecord | undefined) : undefined;
+    const first =
+      error instanceof TransactionFailed && marker.length ? (error.reasons[0]?.item as OperatorReferenceRecord | undefined) : undefined;
     if (!first) throw error;
     if (first.amountMinor !== amountMinor || first.currency !== currency) {
-      throw new OperatorError(`reference ${reference} already credited ${first.amountMinor} minor units of ${first.currency}; use a new reference for a different credit`);
+      throw new OperatorError(
+        `reference ${reference} already credited ${first.amountMinor} minor units of ${first.currency}; use a new reference for a different credit`,
+      );
     }
     return { merchantId, mode, currency, credited: amountMinor, journalId: first.journalId, reference, alreadyCredited: true };
   }
-  return { merchantId, mode, currency, credited: amountMinor, journalId: entry.journal.journalId, ...(reference === undefined ? {} : { reference }), alreadyCredited: false };
+  return {
+    merchantId,
+    mode,
+    currency,
+    credited: amountMinor,
+    journalId: entry.journal.journalId,
+    ...(reference === undefined ? {} : { reference }),
+    alreadyCredited: false,
+  };
 }
 
 export async function setFee(merchantId: string, product: FeeProduct, fee: Fee) {
-  if (!Number.isInteger(fee.basisPoints) || fee.basisPoints < 0 || fee.basisPoints > 10_000) throw new OperatorError('basis points must be 0-10000');
+  if (!Number.isInteger(fee.basisPoints) || fee.basisPoints < 0 || fee.basisPoints > 10_000)
+    throw new OperatorError('basis points must be 0-10000');
   if (!Number.isSafeInteger(fee.fixedMinor) || fee.fixedMinor < 0) throw new OperatorError('fixed fee must be >= 0 minor units');
   return store.changeMerchant(merchantId, (merchant) => {
     const fees = { ...merchant.fees, [product]: fee };
@@ -183,8 +228,10 @@ export async function setFee(merchantId: string, product: FeeProduct, fee: Fee) 
 
 export async function setSchedule(merchantId: string, schedule: SettlementSchedule) {
   const { frequency, dayOfPeriod, hourUtc } = schedule;
-  if (frequency === 'weekly' && !(dayOfPeriod && dayOfPeriod >= 1 && dayOfPeriod <= 7)) throw new OperatorError('weekly schedules need --day 1-7');
-  if (frequency === 'monthly' && !(dayOfPeriod && dayOfPeriod >= 1 && dayOfPeriod <= 28)) throw new OperatorError('monthly schedules need --day 1-28');
+  if (frequency === 'weekly' && !(dayOfPeriod && dayOfPeriod >= 1 && dayOfPeriod <= 7))
+    throw new OperatorError('weekly schedules need --day 1-7');
+  if (frequency === 'monthly' && !(dayOfPeriod && dayOfPeriod >= 1 && dayOfPeriod <= 28))
+    throw new OperatorError('monthly schedules need --day 1-28');
   if (!Number.isInteger(hourUtc) || hourUtc < 0 || hourUtc > 23) throw new OperatorError('--hour must be 0-23');
   if (frequency !== 'manual' && !schedule.destination) throw new OperatorError('automatic settlements need a destination bank account');
   await store.changeMerchant(merchantId, () => ({ patch: { settlementSchedule: schedule }, result: undefined }));
@@ -235,10 +282,16 @@ export async function disableWebhook(merchantId: string, mode: Mode, now = new D
  */
 export function parseEventTypes(raw: string | undefined): WebhookEventType[] | null | undefined {
   if (raw === undefined) return undefined;
-  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 1 && names[0] === 'all') return null;
   const unknown = names.filter((n) => !(webhookEventTypes as readonly string[]).includes(n));
-  if (names.length === 0 || unknown.length) throw new OperatorError(`--events must be "all" or a comma-separated list of ${webhookEventTypes.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+  if (names.length === 0 || unknown.length)
+    throw new OperatorError(
+      `--events must be "all" or a comma-separated list of ${webhookEventTypes.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+    );
   return [...new Set(names)] as WebhookEventType[];
 }
 
@@ -246,7 +299,13 @@ export function parseEventTypes(raw: string | undefined): WebhookEventType[] | n
  * Sets a mode's endpoint URL and/or its event-type subscription (`events`: undefined leaves it,
  * null = every type). A new endpoint gets a signing secret, shown once.
  */
-export async function setWebhook(merchantId: string, mode: Mode, url: string | undefined, allowInsecure?: boolean, events?: WebhookEventType[] | null) {
+export async function setWebhook(
+  merchantId: string,
+  mode: Mode,
+  url: string | undefined,
+  allowInsecure?: boolean,
+  events?: WebhookEventType[] | null,
+) {
   return store.changeMerchant(merchantId, async (merchant) => {
     const insecure = allowInsecure ?? merchant.allowInsecureWebhooks;
     const existing = merchant.webhooks[mode];
@@ -257,7 +316,9 @@ export async function setWebhook(merchantId: string, mode: Mode, url: string | u
         throw new OperatorError(`webhook url ${e.message}`);
       });
     }
-    const { endpoint, secret } = existing?.secrets.length ? { endpoint: { ...existing, url: target }, secret: null } : await newEndpoint(merchantId, mode, target);
+    const { endpoint, secret } = existing?.secrets.length
+      ? { endpoint: { ...existing, url: target }, secret: null }
+      : await newEndpoint(merchantId, mode, target);
     const subscribed: WebhookEndpoint = events === undefined ? endpoint : { ...endpoint, events };
     return {
       patch: { webhooks: { ...merchant.webhooks, [mode]: subscribed }, allowInsecureWebhooks: insecure },

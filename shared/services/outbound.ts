@@ -28,7 +28,11 @@ export type Unknown = { outcome: 'unknown' };
  * One provider call raced against the timeout; a throw or a timeout is an unknown outcome (never a
  * failure). The call receives an AbortSignal that is aborted when the time is up.
  */
-export async function bounded<T>(call: (signal: AbortSignal) => Promise<T>, who: string, context: Record<string, unknown>): Promise<T | Unknown> {
+export async function bounded<T>(
+  call: (signal: AbortSignal) => Promise<T>,
+  who: string,
+  context: Record<string, unknown>,
+): Promise<T | Unknown> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -91,28 +95,52 @@ export interface OutboundProduct<T, I extends Instruction, C> {
 type Transition<T, I extends Instruction, C> = (step: Step<T, I>) => C | null;
 
 /** Commits a transition of `asked`, if it is still outstanding when read again. */
-const decide = <T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I>, asked: T, now: Date, transition: Transition<T, I, C>) =>
-  p.commit(asked, (current) => (p.outstanding(current, asked) ? transition({ current, asked, rail, now }) : null));
+const decide = <T, I extends Instruction, C>(
+  p: OutboundProduct<T, I, C>,
+  rail: Rail<I>,
+  asked: T,
+  now: Date,
+  transition: Transition<T, I, C>,
+) => p.commit(asked, (current) => (p.outstanding(current, asked) ? transition({ current, asked, rail, now }) : null));
 
 /** The ONE submit of a submission the caller just recorded, bounded; an unknown outcome is returned as such. */
-export function submitRecorded<T, I extends Instruction>(p: OutboundProduct<T, I, unknown>, rail: Rail<I>, recorded: T): Promise<SubmitAnswer> {
-  return bounded((signal) => rail.submit(p.instruction(recorded), signal), p.who, { ...p.context(recorded), provider: rail.name, call: 'submit' }).then((a) =>
-    'status' in a ? { outcome: 'unknown' as const } : a,
-  );
+export function submitRecorded<T, I extends Instruction>(
+  p: OutboundProduct<T, I, unknown>,
+  rail: Rail<I>,
+  recorded: T,
+): Promise<SubmitAnswer> {
+  return bounded((signal) => rail.submit(p.instruction(recorded), signal), p.who, {
+    ...p.context(recorded),
+    provider: rail.name,
+    call: 'submit',
+  }).then((a) => ('status' in a ? { outcome: 'unknown' as const } : a));
 }
 
 /**
  * Records the answer to the submission of `recorded`: accepted or rejected. Unknown changes
  * nothing: the item already says Processing with its submission record and is due for the inquiry.
  */
-export function recordAnswer<T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I>, recorded: T, answer: SubmitAnswer, now: Date): Promise<T | undefined> {
+export function recordAnswer<T, I extends Instruction, C>(
+  p: OutboundProduct<T, I, C>,
+  rail: Rail<I>,
+  recorded: T,
+  answer: SubmitAnswer,
+  now: Date,
+): Promise<T | undefined> {
   if (answer.outcome === 'unknown') return Promise.resolve(recorded);
   if (answer.outcome === 'accepted') return decide(p, rail, recorded, now, (step) => p.accepted(step, answer));
-  return decide(p, rail, recorded, now, (step) => p.failed(step, { kind: 'rejected', reason: answer.reason, ...(answer.internal ? { internal: true } : {}) }));
+  return decide(p, rail, recorded, now, (step) =>
+    p.failed(step, { kind: 'rejected', reason: answer.reason, ...(answer.internal ? { internal: true } : {}) }),
+  );
 }
 
 /** Submit once, then record the answer (the caller recorded the submission). */
-export async function submitAndRecord<T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I>, recorded: T, now: Date): Promise<T | undefined> {
+export async function submitAndRecord<T, I extends Instruction, C>(
+  p: OutboundProduct<T, I, C>,
+  rail: Rail<I>,
+  recorded: T,
+  now: Date,
+): Promise<T | undefined> {
   return recordAnswer(p, rail, recorded, await submitRecorded(p, rail, recorded), now);
 }
 
@@ -121,7 +149,12 @@ export async function submitAndRecord<T, I extends Instruction, C>(p: OutboundPr
  * recorded; NotFound after the grace period is a submission that never arrived (released);
  * Processing, NotFound within the grace, or no answer: due again later.
  */
-export async function inquire<T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I>, asked: T, now: Date): Promise<T | undefined> {
+export async function inquire<T, I extends Instruction, C>(
+  p: OutboundProduct<T, I, C>,
+  rail: Rail<I>,
+  asked: T,
+  now: Date,
+): Promise<T | undefined> {
   const answer = await bounded((signal) => rail.status(p.instruction(asked), signal), p.who, { ...p.context(asked), call: 'status' });
   const answered = 'outcome' in answer ? undefined : answer;
   const decision = decideInquiry(answered, pastNotFoundGrace(p.submittedAt(asked), now), p.failedMayBeStale?.(asked));
@@ -129,11 +162,15 @@ export async function inquire<T, I extends Instruction, C>(p: OutboundProduct<T,
     const ms = decision.after === 'poll' ? rail.timings.pollIntervalMs : outboundTimings.reinquireAfterMs;
     return decide(p, rail, asked, now, (step) => p.dueAgain(step, later(now, ms)));
   }
-  if (decision.kind === 'completed') return decide(p, rail, asked, now, (step) => p.completed(step, answered as Extract<StatusAnswer, { status: 'Completed' }>));
-  if (decision.failure.kind === 'not_received') logger.error(`${p.who} never received the submission`, { ...p.context(asked), submittedAt: p.submittedAt(asked) });
+  if (decision.kind === 'completed')
+    return decide(p, rail, asked, now, (step) => p.completed(step, answered as Extract<StatusAnswer, { status: 'Completed' }>));
+  if (decision.failure.kind === 'not_received')
+    logger.error(`${p.who} never received the submission`, { ...p.context(asked), submittedAt: p.submittedAt(asked) });
   return decide(p, rail, asked, now, (step) => p.failed(step, decision.failure));
 }
 
 /** An outstanding submission that cannot be asked about (no rail configured for its mode): due again later. */
 export const askLater = <T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I> | undefined, asked: T, now: Date) =>
-  p.commit(asked, (current) => (p.outstanding(current, asked) ? p.dueAgain({ current, asked, rail: rail!, now }, later(now, outboundTimings.reinquireAfterMs)) : null));
+  p.commit(asked, (current) =>
+    p.outstanding(current, asked) ? p.dueAgain({ current, asked, rail: rail!, now }, later(now, outboundTimings.reinquireAfterMs)) : null,
+  );

@@ -29,7 +29,15 @@ import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import type { RecordResponse } from '#shared/store/idempotency.ts';
 import { findIntent } from '#shared/store/intents.ts';
-import { createRefundWrites, getRefund, listRefundsOfIntent, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
+import {
+  createRefundWrites,
+  getRefund,
+  listRefundsOfIntent,
+  refundEventWrites,
+  recordRefundedWrite,
+  refundChange,
+  releaseReservationWrite,
+} from '#shared/store/refunds.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from './outbound.ts';
@@ -67,18 +75,43 @@ export interface RefundCaller {
  * POST /Refunds. `recordResponse(view)` returns the Idempotency-Key record committed with the refund (or
  * nothing). A lost race on the reservation reads the transaction again and decides again.
  */
-export async function createRefund(caller: RefundCaller, input: RefundInput, recordResponse: RecordResponse<RefundView>, now = new Date()): Promise<RefundView> {
-  if (!railFor('refund', caller.mode)) throw new BusinessRuleError('Refunds are not available in live mode: no refund provider is configured for this deployment.', 'refund_provider_unavailable');
+export async function createRefund(
+  caller: RefundCaller,
+  input: RefundInput,
+  recordResponse: RecordResponse<RefundView>,
+  now = new Date(),
+): Promise<RefundView> {
+  if (!railFor('refund', caller.mode))
+    throw new BusinessRuleError(
+      'Refunds are not available in live mode: no refund provider is configured for this deployment.',
+      'refund_provider_unavailable',
+    );
   for (let attempt = 0; attempt < 8; attempt++) {
     const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
     if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
-    const amount = refundAmount(intent, input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency));
+    const amount = refundAmount(
+      intent,
+      input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency),
+    );
     if ('code' in amount) throw new BusinessRuleError(amount.message, amount.code);
-    const refund = newRefund(caller, intent, amount.amountMinor, feeFor(amount.amountMinor, caller.fee), input.reason || null, now, randomUUID());
+    const refund = newRefund(
+      caller,
+      intent,
+      amount.amountMinor,
+      feeFor(amount.amountMinor, caller.fee),
+      input.reason || null,
+      now,
+      randomUUID(),
+    );
     const view = refundView(refund);
     try {
       await transact(createRefundWrites(refund, intent), { idempotency: recordResponse(view) });
-      logger.info('refund created', { refundId: refund.id, paymentIntentId: intent.paymentIntentId, merchantId: caller.merchantId, mode: caller.mode });
+      logger.info('refund created', {
+        refundId: refund.id,
+        paymentIntentId: intent.paymentIntentId,
+        merchantId: caller.merchantId,
+        mode: caller.mode,
+      });
       return view;
     } catch (error) {
       if (error instanceof TransactionFailed && error.on('reservation')) continue; // a concurrent refund reserved first
@@ -103,7 +136,15 @@ export async function refundsOfTransaction(merchantId: string, mode: Mode, trxnR
   const totalPages = Math.ceil(all.length / pageSize);
   return {
     items: all.slice((page - 1) * pageSize, page * pageSize).map(refundView),
-    ...{ page, pageSize, totalCount: all.length, totalPages, hasMore: page < totalPages, paymentIntentId: intent.paymentIntentId, currency: intent.currency },
+    ...{
+      page,
+      pageSize,
+      totalCount: all.length,
+      totalPages,
+      hasMore: page < totalPages,
+      paymentIntentId: intent.paymentIntentId,
+      currency: intent.currency,
+    },
     amount: fromMinor(intent.amountMinor, intent.currency),
     refundedAmount: fromMinor(intent.refundedMinor, intent.currency),
     refundableAmount: fromMinor(intent.status === 'Completed' ? intent.amountMinor - reservedOf(intent) : 0, intent.currency),
@@ -121,7 +162,10 @@ async function changeRefund(id: string, decide: (current: Refund) => Change | nu
   };
   const result = await changeVersioned('refund', () => getRefund(id), withEvent, {
     label: `refund ${id}`,
-    committed: (before, after) => after.status !== before.status && after.status >= RefundStatus.Completed && emitOutcome('refund', refundStatusNames[after.status], after.amountMinor),
+    committed: (before, after) =>
+      after.status !== before.status &&
+      after.status >= RefundStatus.Completed &&
+      emitOutcome('refund', refundStatusNames[after.status], after.amountMinor),
   });
   return result.value;
 }
@@ -133,7 +177,8 @@ function change(r: Refund, changes: Partial<Refund>, dueAt: string | null | unde
 }
 
 /** Pending → a final status that releases the reservation (nothing was held while Pending). */
-const closePending = (r: Refund, status: RefundStatus, failureReason: string | null, now: Date) => change(r, { status, failureReason }, null, now, releaseReservationWrite(r));
+const closePending = (r: Refund, status: RefundStatus, failureReason: string | null, now: Date) =>
+  change(r, { status, failureReason }, null, now, releaseReservationWrite(r));
 
 async function operatorChange(id: string, action: string, decide: (r: Refund, now: Date) => Change, now: () => Date) {
   const overdue = await getRefund(id);
@@ -142,7 +187,11 @@ async function operatorChange(id: string, action: string, decide: (r: Refund, no
     throw new BusinessRuleError(`Refund ${id} expired at ${overdue.expiresAt} without approval.`, 'invalid_status');
   }
   const refund = await changeRefund(id, (r) => {
-    if (r.status !== RefundStatus.Pending) throw new BusinessRuleError(`Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`, 'invalid_status');
+    if (r.status !== RefundStatus.Pending)
+      throw new BusinessRuleError(
+        `Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`,
+        'invalid_status',
+      );
     return decide(r, now());
   });
   if (!refund) throw new NotFoundError(`No refund with id ${id}.`);
@@ -154,7 +203,20 @@ export async function approveRefund(id: string, now: () => Date = () => new Date
   try {
     return await withFunds(
       () => getRefund(id),
-      () => operatorChange(id, 'approved', (r, at) => change(r, { status: RefundStatus.Approved, approvedAt: at.toISOString() }, at.toISOString(), at, ...postJournal(refundJournals.hold(r, at))), now),
+      () =>
+        operatorChange(
+          id,
+          'approved',
+          (r, at) =>
+            change(
+              r,
+              { status: RefundStatus.Approved, approvedAt: at.toISOString() },
+              at.toISOString(),
+              at,
+              ...postJournal(refundJournals.hold(r, at)),
+            ),
+          now,
+        ),
     );
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
@@ -168,9 +230,15 @@ export async function approveRefund(id: string, now: () => Date = () => new Date
 }
 
 export const rejectRefund = (id: string, reason?: string, now: () => Date = () => new Date()) =>
-  operatorChange(id, 'rejected', (r, at) => closePending(r, RefundStatus.Rejected, reason ? `Rejected by the operator: ${reason}` : 'Rejected by the operator.', at), now);
+  operatorChange(
+    id,
+    'rejected',
+    (r, at) => closePending(r, RefundStatus.Rejected, reason ? `Rejected by the operator: ${reason}` : 'Rejected by the operator.', at),
+    now,
+  );
 
-export const cancelRefund = (id: string, now: () => Date = () => new Date()) => operatorChange(id, 'cancelled', (r, at) => closePending(r, RefundStatus.Cancelled, 'Cancelled by the operator.', at), now);
+export const cancelRefund = (id: string, now: () => Date = () => new Date()) =>
+  operatorChange(id, 'cancelled', (r, at) => closePending(r, RefundStatus.Cancelled, 'Cancelled by the operator.', at), now);
 
 /** Refunds over the outbound-transfer engine: one submission per attempt, all with the same reference. */
 const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
@@ -181,19 +249,36 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
     ...{ transactionReference: r.transactionReference, amountMinor: r.amountMinor, currency: r.currency },
   }),
   submittedAt: (r) => r.attemptedAt!,
-  outstanding: (r, asked) => r.status === RefundStatus.Processing && r.attemptCount === asked.attemptCount && r.attemptedAt === asked.attemptedAt,
+  outstanding: (r, asked) =>
+    r.status === RefundStatus.Processing && r.attemptCount === asked.attemptCount && r.attemptedAt === asked.attemptedAt,
   commit: (asked, decide) => changeRefund(asked.id, decide),
   accepted: (step, answer) => refunds.completed(step, { status: 'Completed', providerReference: answer.providerReference }),
   completed: ({ current: r, rail, now }, answer) =>
-    change(r, { status: RefundStatus.Completed, processedAt: now.toISOString(), providerReference: answer.providerReference ?? null, failureReason: null, attemptedAt: null }, null, now, ...[
-      recordRefundedWrite(r, now),
-      ...postJournal(refundJournals.completed(r, rail.ledgerAccount, now)),
-    ]),
+    change(
+      r,
+      {
+        status: RefundStatus.Completed,
+        processedAt: now.toISOString(),
+        providerReference: answer.providerReference ?? null,
+        failureReason: null,
+        attemptedAt: null,
+      },
+      null,
+      now,
+      ...[recordRefundedWrite(r, now), ...postJournal(refundJournals.completed(r, rail.ledgerAccount, now))],
+    ),
   failed: ({ current: r, rail, now }, why) => {
     logger.info('refund attempt unsuccessful', { refundId: r.id, attempt: r.attemptCount, outcome: why.kind });
     const { retry, failureReason } = refundAfterFailure(r, why);
     if (retry) return change(r, { failureReason, attemptedAt: null }, later(now, rail.timings.retryAfterMs), now);
-    return change(r, { status: RefundStatus.Failed, processedAt: now.toISOString(), failureReason, attemptedAt: null }, null, now, releaseReservationWrite(r), ...postJournal(refundJournals.released(r, now)));
+    return change(
+      r,
+      { status: RefundStatus.Failed, processedAt: now.toISOString(), failureReason, attemptedAt: null },
+      null,
+      now,
+      releaseReservationWrite(r),
+      ...postJournal(refundJournals.released(r, now)),
+    );
   },
   dueAgain: ({ current, now }, dueAt) => change(current, {}, dueAt, now),
   // A retry's "Failed" may still be the previous attempt's decline until the new request registers.
@@ -208,13 +293,23 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
 export async function advanceRefund(id: string, now = new Date()): Promise<Refund | undefined> {
   const current = await getRefund(id);
   if (!current) return undefined;
-  if (refundOverdue(current, now)) return changeRefund(id, (r) => (refundOverdue(r, now) ? closePending(r, RefundStatus.Expired, 'Not approved within 7 days.', now) : null));
+  if (refundOverdue(current, now))
+    return changeRefund(id, (r) =>
+      refundOverdue(r, now) ? closePending(r, RefundStatus.Expired, 'Not approved within 7 days.', now) : null,
+    );
   if (current.status !== RefundStatus.Approved && current.status !== RefundStatus.Processing) return current;
-  if (current.status === RefundStatus.Processing && (current.attemptedAt === undefined || (current.attemptedAt === null && !refundRetries(current)))) {
+  if (
+    current.status === RefundStatus.Processing &&
+    (current.attemptedAt === undefined || (current.attemptedAt === null && !refundRetries(current)))
+  ) {
     // Stored before attempts shared one reference (`<id>-<attempt>` was sent): an earlier attempt
     // may have paid. Neither paying nor releasing is safe without the provider's word on each
     // reference. Out of the sweep, for support.
-    logger.error('refund needs manual reconciliation with the provider', { refundId: id, attempt: current.attemptCount, references: `${id}-1..${id}-${current.attemptCount}` });
+    logger.error('refund needs manual reconciliation with the provider', {
+      refundId: id,
+      attempt: current.attemptCount,
+      references: `${id}-1..${id}-${current.attemptCount}`,
+    });
     return changeRefund(id, (r) => (r.version === current.version ? change(r, {}, null, now) : null));
   }
   const rail = railFor('refund', current.mode);
@@ -230,7 +325,14 @@ export async function advanceRefund(id: string, now = new Date()): Promise<Refun
   let recorded = false;
   const claimed = await changeRefund(id, (r) => {
     recorded = refundReadyForAttempt(r) && canRefundTransition(r.status, RefundStatus.Processing);
-    return recorded ? change(r, { status: RefundStatus.Processing, attemptCount: r.attemptCount + 1, attemptedAt: at.toISOString() }, later(at, rail.timings.inquireAfterMs), at) : null;
+    return recorded
+      ? change(
+          r,
+          { status: RefundStatus.Processing, attemptCount: r.attemptCount + 1, attemptedAt: at.toISOString() },
+          later(at, rail.timings.inquireAfterMs),
+          at,
+        )
+      : null;
   });
   return recorded ? submitAndRecord(refunds, rail, claimed!, at) : claimed;
 }

@@ -25,7 +25,14 @@ import type { SettlementInstruction } from '#shared/providers/settlement-rail.ts
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import type { RecordResponse } from '#shared/store/idempotency.ts';
-import { createSettlementWrite, getSettlement, listSettlements, settlementChange, settlementEventWrites, type SettlementQuery } from '#shared/store/settlements.ts';
+import {
+  createSettlementWrite,
+  getSettlement,
+  listSettlements,
+  settlementChange,
+  settlementEventWrites,
+  type SettlementQuery,
+} from '#shared/store/settlements.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from './outbound.ts';
@@ -56,10 +63,12 @@ const settlementRail = (mode: Mode) => railFor('settlement', mode);
 /** Checks the pair has a rate now and that the net amount converts to something; the rate is locked at approval. */
 async function checkConversion(mode: Mode, from: Currency, to: Currency, netMinor: number, now: Date) {
   const source = rateSourceFor(mode);
-  if (!source) throw new BusinessRuleError(`Currency conversion is not available in ${mode} mode: no FX rate source is configured.`, 'fx_unavailable');
+  if (!source)
+    throw new BusinessRuleError(`Currency conversion is not available in ${mode} mode: no FX rate source is configured.`, 'fx_unavailable');
   const quote = await source.quote(from, to, now);
   if (!quote) throw new BusinessRuleError(`No exchange rate is available for ${from} to ${to}.`, 'fx_pair_unsupported');
-  if (convertMinor(netMinor, from, to, quote.rate) <= 0) throw new BusinessRuleError(`The net amount is too small to pay out in ${to}.`, 'amount_too_small');
+  if (convertMinor(netMinor, from, to, quote.rate) <= 0)
+    throw new BusinessRuleError(`The net amount is too small to pay out in ${to}.`, 'amount_too_small');
 }
 
 /**
@@ -69,7 +78,11 @@ async function checkConversion(mode: Mode, from: Currency, to: Currency, netMino
  * would be (no rail, no rate, amount too small).
  */
 export async function previewSettlement(caller: Omit<Caller, 'traceId'>, input: Omit<SettlementInput, 'destination'>, now = new Date()) {
-  if (!settlementRail(caller.mode)) throw new BusinessRuleError('Settlements are not available in live mode: no settlement rail is configured for this deployment.', 'settlement_rail_unavailable');
+  if (!settlementRail(caller.mode))
+    throw new BusinessRuleError(
+      'Settlements are not available in live mode: no settlement rail is configured for this deployment.',
+      'settlement_rail_unavailable',
+    );
   const { feeMinor, netMinor } = settlementAmounts(input.amountMinor, caller.fee);
   if (netMinor <= 0) throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
   let fx: { rate: string; at: string; payoutMinor: number } | null = null;
@@ -94,15 +107,26 @@ export async function previewSettlement(caller: Omit<Caller, 'traceId'>, input: 
  * POST /Settlements. `recordResponse(view)` returns the Idempotency-Key record committed with it (or
  * nothing); the settlement, its hold and that record are ONE transaction.
  */
-export async function createSettlement(caller: Caller, input: SettlementInput, recordResponse: RecordResponse<SettlementView>, now = new Date()): Promise<SettlementView> {
-  if (!settlementRail(caller.mode)) throw new BusinessRuleError('Settlements are not available in live mode: no settlement rail is configured for this deployment.', 'settlement_rail_unavailable');
+export async function createSettlement(
+  caller: Caller,
+  input: SettlementInput,
+  recordResponse: RecordResponse<SettlementView>,
+  now = new Date(),
+): Promise<SettlementView> {
+  if (!settlementRail(caller.mode))
+    throw new BusinessRuleError(
+      'Settlements are not available in live mode: no settlement rail is configured for this deployment.',
+      'settlement_rail_unavailable',
+    );
   const settlement = newSettlement(caller, input, caller.fee, false, now, randomUUID());
   if (settlement === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
   if (settlement.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, settlement.netMinor, now);
   const view = settlementView(settlement);
   try {
     const idempotency = recordResponse(view);
-    await withFunds(settlement, () => transact([createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))], { idempotency }));
+    await withFunds(settlement, () =>
+      transact([createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))], { idempotency }),
+    );
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
     const wallet = await getWallet(settlement.merchantId, settlement.mode, settlement.currency, true);
@@ -126,7 +150,9 @@ export async function settlementFor(merchantId: string, mode: Mode, id: string):
 export async function settlementPage(merchantId: string, mode: Mode, query: SettlementQuery & { merchantIdFilter?: string }) {
   const { merchantIdFilter, ...q } = query;
   const { items, totalCount } =
-    merchantIdFilter !== undefined && merchantIdFilter.toLowerCase() !== merchantId.toLowerCase() ? { items: [], totalCount: 0 } : await listSettlements(merchantId, mode, q);
+    merchantIdFilter !== undefined && merchantIdFilter.toLowerCase() !== merchantId.toLowerCase()
+      ? { items: [], totalCount: 0 }
+      : await listSettlements(merchantId, mode, q);
   const totalPages = Math.ceil(totalCount / q.pageSize);
   return { items: items.map(settlementView), page: q.page, pageSize: q.pageSize, totalCount, totalPages, hasMore: q.page < totalPages };
 }
@@ -142,7 +168,10 @@ async function changeSettlement(id: string, decide: (current: Settlement) => Pro
   };
   const result = await changeVersioned('settlement', () => getSettlement(id), withEvent, {
     label: `settlement ${id}`,
-    committed: (before, after) => after.status !== before.status && after.status >= SettlementStatus.Completed && emitOutcome('settlement', settlementStatusNames[after.status], after.amountMinor),
+    committed: (before, after) =>
+      after.status !== before.status &&
+      after.status >= SettlementStatus.Completed &&
+      emitOutcome('settlement', settlementStatusNames[after.status], after.amountMinor),
   });
   return { settlement: result.value, changed: result.changed };
 }
@@ -154,12 +183,27 @@ function change(s: Settlement, changes: Partial<Settlement>, dueAt: string | nul
 }
 
 const failed = (s: Settlement, failureReason: string, now: Date) =>
-  change(s, { status: SettlementStatus.Failed, failureReason, processedAt: now.toISOString() }, null, now, ...postJournal(settlementJournals.released(s, 'settlement.failed', now)));
+  change(
+    s,
+    { status: SettlementStatus.Failed, failureReason, processedAt: now.toISOString() },
+    null,
+    now,
+    ...postJournal(settlementJournals.released(s, 'settlement.failed', now)),
+  );
 
-async function operatorChange(id: string, to: SettlementStatus, action: string, decide: (s: Settlement, now: Date) => Promise<Change>, now: () => Date) {
+async function operatorChange(
+  id: string,
+  to: SettlementStatus,
+  action: string,
+  decide: (s: Settlement, now: Date) => Promise<Change>,
+  now: () => Date,
+) {
   const { settlement } = await changeSettlement(id, (s) => {
     if (!canSettlementTransition(s.status, to)) {
-      throw new BusinessRuleError(`Settlement ${s.id} is ${settlementStatusNames[s.status]}; only a Pending settlement can be ${action}.`, 'invalid_status');
+      throw new BusinessRuleError(
+        `Settlement ${s.id} is ${settlementStatusNames[s.status]}; only a Pending settlement can be ${action}.`,
+        'invalid_status',
+      );
     }
     return decide(s, now());
   });
@@ -169,29 +213,56 @@ async function operatorChange(id: string, to: SettlementStatus, action: string, 
 
 /** Operator: Pending → Approved, locking the FX rate when converting; processing starts at once. */
 export function approveSettlement(id: string, now: () => Date = () => new Date()) {
-  return operatorChange(id, SettlementStatus.Approved, 'approved', async (s, at) => {
-    const lock: Partial<Settlement> = {};
-    if (s.currency !== s.payoutCurrency) {
-      const source = rateSourceFor(s.mode);
-      const quote = source && (await source.quote(s.currency, s.payoutCurrency, at));
-      if (!quote) throw new BusinessRuleError(`No exchange rate is available for ${s.currency} to ${s.payoutCurrency} now; try again later or reject.`, 'fx_unavailable');
-      const payoutMinor = convertMinor(s.netMinor, s.currency, s.payoutCurrency, quote.rate);
-      if (payoutMinor <= 0) throw new BusinessRuleError(`At the current rate the net amount pays out nothing in ${s.payoutCurrency}; reject it.`, 'amount_too_small');
-      Object.assign(lock, { fxRate: quote.rate, fxRateTimestamp: at.toISOString(), payoutMinor });
-    }
-    return change(s, { status: SettlementStatus.Approved, approvedAt: at.toISOString(), ...lock }, at.toISOString(), at);
-  }, now);
+  return operatorChange(
+    id,
+    SettlementStatus.Approved,
+    'approved',
+    async (s, at) => {
+      const lock: Partial<Settlement> = {};
+      if (s.currency !== s.payoutCurrency) {
+        const source = rateSourceFor(s.mode);
+        const quote = source && (await source.quote(s.currency, s.payoutCurrency, at));
+        if (!quote)
+          throw new BusinessRuleError(
+            `No exchange rate is available for ${s.currency} to ${s.payoutCurrency} now; try again later or reject.`,
+            'fx_unavailable',
+          );
+        const payoutMinor = convertMinor(s.netMinor, s.currency, s.payoutCurrency, quote.rate);
+        if (payoutMinor <= 0)
+          throw new BusinessRuleError(
+            `At the current rate the net amount pays out nothing in ${s.payoutCurrency}; reject it.`,
+            'amount_too_small',
+          );
+        Object.assign(lock, { fxRate: quote.rate, fxRateTimestamp: at.toISOString(), payoutMinor });
+      }
+      return change(s, { status: SettlementStatus.Approved, approvedAt: at.toISOString(), ...lock }, at.toISOString(), at);
+    },
+    now,
+  );
 }
 
 /** Operator: Pending → Cancelled, the hold released. `failureReason` tells the merchant why. */
 const cancelWith = (id: string, failureReason: string, action: string, now: () => Date) =>
-  operatorChange(id, SettlementStatus.Cancelled, action, async (s, at) =>
-    change(s, { status: SettlementStatus.Cancelled, failureReason }, null, at, ...postJournal(settlementJournals.released(s, 'settlement.cancelled', at))), now);
+  operatorChange(
+    id,
+    SettlementStatus.Cancelled,
+    action,
+    async (s, at) =>
+      change(
+        s,
+        { status: SettlementStatus.Cancelled, failureReason },
+        null,
+        at,
+        ...postJournal(settlementJournals.released(s, 'settlement.cancelled', at)),
+      ),
+    now,
+  );
 
 export const rejectSettlement = (id: string, reason?: string, now: () => Date = () => new Date()) =>
   cancelWith(id, reason ? `Rejected by the operator: ${reason}` : 'Rejected by the operator.', 'rejected', now);
 
-export const cancelSettlement = (id: string, now: () => Date = () => new Date()) => cancelWith(id, 'Cancelled by the operator.', 'cancelled', now);
+export const cancelSettlement = (id: string, now: () => Date = () => new Date()) =>
+  cancelWith(id, 'Cancelled by the operator.', 'cancelled', now);
 
 /** The submission record's time; settlements stored before it existed were submitted when they became Processing. */
 const submittedAtOf = (s: Settlement) => s.submittedAt ?? s.updatedAt;
@@ -200,7 +271,13 @@ const submittedAtOf = (s: Settlement) => s.submittedAt ?? s.updatedAt;
 const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = {
   who: 'settlement rail',
   context: (s) => ({ settlementId: s.id }),
-  instruction: (s) => ({ reference: s.id, payoutMinor: s.payoutMinor ?? s.netMinor, payoutCurrency: s.payoutCurrency, destination: s.destination, submittedAt: submittedAtOf(s) }),
+  instruction: (s) => ({
+    reference: s.id,
+    payoutMinor: s.payoutMinor ?? s.netMinor,
+    payoutCurrency: s.payoutCurrency,
+    destination: s.destination,
+    submittedAt: submittedAtOf(s),
+  }),
   submittedAt: submittedAtOf,
   outstanding: (current) => current.status === SettlementStatus.Processing,
   commit: async (asked, decide) => (await changeSettlement(asked.id, decide)).settlement,
@@ -208,9 +285,20 @@ const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = 
   accepted: ({ current, asked, rail, now }, answer) =>
     current.railReference !== null
       ? null
-      : change(current, { railReference: answer.providerReference }, current.version === asked.version ? later(now, rail.timings.firstCheckAfterMs) : undefined, now),
+      : change(
+          current,
+          { railReference: answer.providerReference },
+          current.version === asked.version ? later(now, rail.timings.firstCheckAfterMs) : undefined,
+          now,
+        ),
   completed: ({ current, rail, now }) =>
-    change(current, { status: SettlementStatus.Completed, processedAt: now.toISOString(), failureReason: null }, null, now, ...postJournal(settlementJournals.completed(current, rail.ledgerAccount, now))),
+    change(
+      current,
+      { status: SettlementStatus.Completed, processedAt: now.toISOString(), failureReason: null },
+      null,
+      now,
+      ...postJournal(settlementJournals.completed(current, rail.ledgerAccount, now)),
+    ),
   failed: ({ current, now }, why) => failed(current, settlementFailureReason(why), now),
   // A settlement stored before the submission record existed gets one now (its grace starts at the latest).
   dueAgain: ({ current, now }, dueAt) => change(current, current.submittedAt ? {} : { submittedAt: current.updatedAt }, dueAt, now),
@@ -228,11 +316,18 @@ export async function advanceSettlement(id: string, now = new Date()): Promise<S
   if (!current) return undefined;
   const rail = settlementRail(current.mode);
   if (current.status === SettlementStatus.Approved) {
-    if (!rail) return (await changeSettlement(id, (s) => (s.status === SettlementStatus.Approved ? failed(s, 'No settlement rail is configured for this mode.', now) : null))).settlement;
+    if (!rail)
+      return (
+        await changeSettlement(id, (s) =>
+          s.status === SettlementStatus.Approved ? failed(s, 'No settlement rail is configured for this mode.', now) : null,
+        )
+      ).settlement;
     if (!(await merchantMaySubmitNow(current.merchantId))) return current; // suspended: waits for reactivation
     // The submission record: only the sweep whose write lands here submits, and only this once.
     const claim = await changeSettlement(id, (s) =>
-      s.status === SettlementStatus.Approved ? change(s, { status: SettlementStatus.Processing, submittedAt: now.toISOString() }, later(now, rail.timings.inquireAfterMs), now) : null,
+      s.status === SettlementStatus.Approved
+        ? change(s, { status: SettlementStatus.Processing, submittedAt: now.toISOString() }, later(now, rail.timings.inquireAfterMs), now)
+        : null,
     );
     return claim.changed ? submitAndRecord(settlements, rail, claim.settlement!, now) : claim.settlement;
   }

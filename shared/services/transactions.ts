@@ -6,7 +6,16 @@ import { fromMinor } from '#shared/domain/money.ts';
 import type { TxItem } from '#shared/store/client.ts';
 import { changeVersioned } from '#shared/store/versioned.ts';
 import { emitOutcome } from '#shared/metrics.ts';
-import { findIntent, findIntentByOrderRef, getIntent, intentCursor, pageIntents, sameStatusUpdate, transitionWrites, type Transition } from '#shared/store/intents.ts';
+import {
+  findIntent,
+  findIntentByOrderRef,
+  getIntent,
+  intentCursor,
+  pageIntents,
+  sameStatusUpdate,
+  transitionWrites,
+  type Transition,
+} from '#shared/store/intents.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 
 /**
@@ -34,7 +43,11 @@ export type ChangeResult =
   | { changed: true; intent: PaymentIntent; transition: Transition }
   | { changed: false; intent: PaymentIntent | undefined };
 
-export function changeStatus(paymentIntentId: string, decide: (current: PaymentIntent) => Decision | null, now: () => Date = () => new Date()): Promise<ChangeResult> {
+export function changeStatus(
+  paymentIntentId: string,
+  decide: (current: PaymentIntent) => Decision | null,
+  now: () => Date = () => new Date(),
+): Promise<ChangeResult> {
   return changeIntent(paymentIntentId, decide, now) as Promise<ChangeResult>;
 }
 
@@ -68,9 +81,15 @@ export async function changeIntent(
         return { next, writes: [write, ...(decision.extraWrites ?? [])] };
       }
       transition = transitionWrites(current, decision.to, { ...decision, now: now() });
-      return { next: transition.next, writes: [...transition.writes, ...(decision.journal ? postJournal(decision.journal) : []), ...(decision.extraWrites ?? [])] };
+      return {
+        next: transition.next,
+        writes: [...transition.writes, ...(decision.journal ? postJournal(decision.journal) : []), ...(decision.extraWrites ?? [])],
+      };
     },
-    { label: `the status of ${paymentIntentId}`, committed: (before, after) => isTerminal(after.status) && emitOutcome('payment', after.status, before.amountMinor, before.intentType) },
+    {
+      label: `the status of ${paymentIntentId}`,
+      committed: (before, after) => isTerminal(after.status) && emitOutcome('payment', after.status, before.amountMinor, before.intentType),
+    },
   );
   return result.changed ? { changed: true, intent: result.value, transition } : { changed: false, intent: result.value };
 }
@@ -98,7 +117,13 @@ export function transactionView(intent: PaymentIntent) {
     createdAt: intent.createdAt,
     updatedAt: intent.updatedAt,
     ...(intent.intentType === 'checkout'
-      ? { expiresAt: intent.expiresAt, paymentMethod: d.paymentMethod ?? null, card: d.card ?? null, walletProvider: d.walletProvider ?? null, walletNumberLast4: d.walletNumberLast4 ?? null }
+      ? {
+          expiresAt: intent.expiresAt,
+          paymentMethod: d.paymentMethod ?? null,
+          card: d.card ?? null,
+          walletProvider: d.walletProvider ?? null,
+          walletNumberLast4: d.walletNumberLast4 ?? null,
+        }
       : {}),
     ...(intent.intentType === 'deposit' ? { walletChargeInfo: d.walletChargeInfo ?? null } : {}),
     ...(intent.intentType === 'withdrawal' ? { payoutInfo: d.payoutInfo ?? null } : {}),

@@ -1,7 +1,14 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
-import { finalBeneficiary, payoutInfo, payoutMessages, payoutInfoChanges, withdrawalDetails, withdrawalJournals } from '#shared/domain/payout.ts';
+import {
+  finalBeneficiary,
+  payoutInfo,
+  payoutMessages,
+  payoutInfoChanges,
+  withdrawalDetails,
+  withdrawalJournals,
+} from '#shared/domain/payout.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import { findIntent, getIntent } from '#shared/store/intents.ts';
 import { merchantMaySubmitNow } from './merchant-gate.ts';
@@ -15,7 +22,11 @@ import { payouts, providerUnavailable } from './withdrawals.ts';
 export async function findWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }): Promise<PaymentIntent> {
   const intent = scope ? await findIntent(scope.merchantId, scope.mode, reference) : await getIntent(reference);
   if (!intent || intent.intentType !== 'withdrawal') {
-    throw new NotFoundError(scope ? `no withdrawal ${reference} for merchant ${scope.merchantId} (${scope.mode})` : `no withdrawal with paymentIntentId ${reference} (give --merchant and --mode to use an orderRef)`);
+    throw new NotFoundError(
+      scope
+        ? `no withdrawal ${reference} for merchant ${scope.merchantId} (${scope.mode})`
+        : `no withdrawal with paymentIntentId ${reference} (give --merchant and --mode to use an orderRef)`,
+    );
   }
   return intent;
 }
@@ -23,8 +34,13 @@ export async function findWithdrawal(reference: string, scope?: { merchantId: st
 /** Pending → Processing with the submission record, then the one submit to the rail. */
 export async function approveWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }) {
   const found = await findWithdrawal(reference, scope);
-  if (found.status !== 'Pending') throw new BusinessRuleError(`withdrawal ${found.paymentIntentId} is ${found.status}; only a Pending withdrawal can be approved`, 'not_pending');
-  if (!(await merchantMaySubmitNow(found.merchantId))) throw new BusinessRuleError(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
+  if (found.status !== 'Pending')
+    throw new BusinessRuleError(
+      `withdrawal ${found.paymentIntentId} is ${found.status}; only a Pending withdrawal can be approved`,
+      'not_pending',
+    );
+  if (!(await merchantMaySubmitNow(found.merchantId)))
+    throw new BusinessRuleError(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
   const rail = railFor('payout', found.mode);
   if (!rail) throw providerUnavailable();
   const now = new Date();
@@ -34,16 +50,27 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
       ? null
       : {
           to: 'Processing',
-          details: { submission: { provider: rail.name, submittedAt: now.toISOString() }, payoutInfo: payoutInfo(current, { ...payoutInfoChanges.outcomePending(reconcileAt), provider: rail.name }) },
+          details: {
+            submission: { provider: rail.name, submittedAt: now.toISOString() },
+            payoutInfo: payoutInfo(current, { ...payoutInfoChanges.outcomePending(reconcileAt), provider: rail.name }),
+          },
           dueAt: reconcileAt.toISOString(),
         },
   );
-  if (!approved.changed) throw new BusinessRuleError(`withdrawal ${found.paymentIntentId} is ${approved.intent?.status}; only a Pending withdrawal can be approved`, 'not_pending');
+  if (!approved.changed)
+    throw new BusinessRuleError(
+      `withdrawal ${found.paymentIntentId} is ${approved.intent?.status}; only a Pending withdrawal can be approved`,
+      'not_pending',
+    );
   return transactionView((await submitAndRecord(payouts().product, rail, approved.intent, now)) ?? approved.intent);
 }
 
 /** Pending → Cancelled (rejected by the operator), releasing the hold. The reason may reach an end customer. */
-export async function rejectWithdrawal(reference: string, reason: string = payoutMessages.rejectedByOperator, scope?: { merchantId: string; mode: Mode }) {
+export async function rejectWithdrawal(
+  reference: string,
+  reason: string = payoutMessages.rejectedByOperator,
+  scope?: { merchantId: string; mode: Mode },
+) {
   const found = await findWithdrawal(reference, scope);
   const rejected = await changeStatus(found.paymentIntentId, (current) =>
     current.status !== 'Pending'
@@ -52,10 +79,17 @@ export async function rejectWithdrawal(reference: string, reason: string = payou
           to: 'Cancelled',
           reason: 'rejected_by_operator',
           reasonDetail: reason,
-          details: { payoutInfo: payoutInfo(current, payoutInfoChanges.rejected('Cancelled', reason)), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) },
+          details: {
+            payoutInfo: payoutInfo(current, payoutInfoChanges.rejected('Cancelled', reason)),
+            beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary),
+          },
           journal: withdrawalJournals.released(current),
         },
   );
-  if (!rejected.changed) throw new BusinessRuleError(`withdrawal ${found.paymentIntentId} is ${rejected.intent?.status}; only a Pending withdrawal can be rejected`, 'not_pending');
+  if (!rejected.changed)
+    throw new BusinessRuleError(
+      `withdrawal ${found.paymentIntentId} is ${rejected.intent?.status}; only a Pending withdrawal can be rejected`,
+      'not_pending',
+    );
   return transactionView(rejected.intent);
 }

@@ -69,9 +69,16 @@ export async function requestWithdrawal(input: WithdrawalInput, key: TwoStepKey 
   const now = new Date();
   const submit = input.autoProcessPayout;
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
-  const intent = newWithdrawal(input, { name: rail.name, reconcileAt }, now, { paymentIntentId: randomUUID(), transactionReference: newReference() });
+  const intent = newWithdrawal(input, { name: rail.name, reconcileAt }, now, {
+    paymentIntentId: randomUUID(),
+    transactionReference: newReference(),
+  });
   const { feeMinor } = intent;
-  const hold = withdrawalJournals.hold({ merchantId: input.merchantId, mode: input.mode, currency: input.currency, reference: intent.paymentIntentId, now }, input.amountMinor, feeMinor);
+  const hold = withdrawalJournals.hold(
+    { merchantId: input.merchantId, mode: input.mode, currency: input.currency, reference: intent.paymentIntentId, now },
+    input.amountMinor,
+    feeMinor,
+  );
   // With autoProcessPayout the intent is created Processing WITH its submission record and due
   // for the reconciler: whatever happens after this commit, it is never submitted again.
   const creates = createIntentWrites(intent, submit ? { dueAt: reconcileAt.toISOString() } : {});
@@ -170,7 +177,13 @@ export function payouts(finish?: Finish) {
       if (current.version !== asked.version) return null;
       const details = {
         submission: { ...withdrawalDetails(current).submission, providerReference: answer.providerReference },
-        payoutInfo: payoutInfo(current, payoutInfoChanges.accepted(answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs), answer.message)),
+        payoutInfo: payoutInfo(
+          current,
+          payoutInfoChanges.accepted(
+            answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs),
+            answer.message,
+          ),
+        ),
       };
       const extraWrites = finishing({ ...current, details: { ...current.details, ...details } }, false);
       return { sameStatus: true, details, dueAt: later(now, rail.timings.firstCheckAfterMs), extraWrites };
@@ -188,8 +201,10 @@ export function payouts(finish?: Finish) {
       };
     },
     failed: ({ current }, why) => {
-      if (why.kind === 'rejected' && why.internal) logger.error('payout not submitted', { paymentIntentId: current.paymentIntentId, detail: why.reason });
-      const reason: ReasonCode = why.kind === 'not_received' || (why.kind === 'rejected' && why.internal) ? 'payout_not_sent' : 'bank_rejected';
+      if (why.kind === 'rejected' && why.internal)
+        logger.error('payout not submitted', { paymentIntentId: current.paymentIntentId, detail: why.reason });
+      const reason: ReasonCode =
+        why.kind === 'not_received' || (why.kind === 'rejected' && why.internal) ? 'payout_not_sent' : 'bank_rejected';
       return fail(current, reason, payoutFailure(why, current.traceId));
     },
     dueAgain: ({ current, asked }, dueAt) => (current.version === asked.version ? { sameStatus: true, details: {}, dueAt } : null),
@@ -210,7 +225,11 @@ export async function reconcileWithdrawal(due: PaymentIntent, now = new Date()):
     await inquire(payouts().product, rail, intent, now);
     return;
   }
-  logger.error('withdrawal cannot be reconciled', { paymentIntentId: intent.paymentIntentId, rail: Boolean(rail), submitted: Boolean(withdrawalDetails(intent).submission) });
+  logger.error('withdrawal cannot be reconciled', {
+    paymentIntentId: intent.paymentIntentId,
+    rail: Boolean(rail),
+    submitted: Boolean(withdrawalDetails(intent).submission),
+  });
   await askLater(payouts().product, rail, intent, now);
 }
 
@@ -219,7 +238,12 @@ export async function reconcileWithdrawal(due: PaymentIntent, now = new Date()):
  * lapsed): the withdrawal exists, so the retry answers with its current state, read from the store,
  * and commits the key's completion. Undefined when there is no such withdrawal (or no key to complete).
  */
-export async function recoverWithdrawal(merchantId: string, mode: Mode, orderRef: string, complete: RecordResponse<WithdrawalResponse>): Promise<WithdrawalResponse | undefined> {
+export async function recoverWithdrawal(
+  merchantId: string,
+  mode: Mode,
+  orderRef: string,
+  complete: RecordResponse<WithdrawalResponse>,
+): Promise<WithdrawalResponse | undefined> {
   const intent = await findIntent(merchantId, mode, orderRef);
   if (!intent || intent.intentType !== 'withdrawal') return undefined;
   const body = withdrawalResponse(intent, (await getWallet(merchantId, mode, intent.currency, true)).available);

@@ -20,16 +20,18 @@ let client: DynamoDBClient | undefined;
 
 export function db(): DynamoDBClient {
   // Traced (X-Ray subsegments per call) inside Lambda; unchanged elsewhere (shared/metrics.ts).
-  client ??= tracer.captureAWSv3Client(new DynamoDBClient(
-    process.env.DYNAMODB_ENDPOINT
-      ? {
-          endpoint: process.env.DYNAMODB_ENDPOINT,
-          region: process.env.AWS_REGION ?? 'local',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-          maxAttempts: 5,
-        }
-      : {},
-  ));
+  client ??= tracer.captureAWSv3Client(
+    new DynamoDBClient(
+      process.env.DYNAMODB_ENDPOINT
+        ? {
+            endpoint: process.env.DYNAMODB_ENDPOINT,
+            region: process.env.AWS_REGION ?? 'local',
+            credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+            maxAttempts: 5,
+          }
+        : {},
+    ),
+  );
   return client;
 }
 
@@ -47,7 +49,18 @@ export interface CapacityRecord {
   failed: boolean;
 }
 
-const capacityCommands = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem', 'TransactWriteItems', 'TransactGetItems']);
+const capacityCommands = new Set([
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+  'TransactGetItems',
+]);
 
 export function captureConsumedCapacity(listener: (record: CapacityRecord) => void): () => void {
   const name = 'captureConsumedCapacity';
@@ -60,7 +73,12 @@ export function captureConsumedCapacity(listener: (record: CapacityRecord) => vo
       try {
         const out = await next(args);
         const consumed = (out.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
-        listener({ command, input, consumed: consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed], failed: false });
+        listener({
+          command,
+          input,
+          consumed: consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed],
+          failed: false,
+        });
         return out;
       } catch (error) {
         listener({ command, input, consumed: [], failed: true });
@@ -80,11 +98,13 @@ export function tableName(): string {
   return name;
 }
 
-export const toItem = (value: Record<string, unknown>) => marshall(value, { removeUndefinedValues: true, convertClassInstanceToMap: false });
+export const toItem = (value: Record<string, unknown>) =>
+  marshall(value, { removeUndefinedValues: true, convertClassInstanceToMap: false });
 export const fromItem = <T>(item: Record<string, AttributeValue>) => unmarshall(item) as T;
 /** A DynamoDB stream record's image (Lambda's event types declare it loosely) as a plain item. */
 export const fromStreamImage = (image: unknown) => unmarshall(image as Record<string, AttributeValue>) as Record<string, unknown>;
-export const toValues = (values: Record<string, unknown>) => marshall(values as Record<string, NativeAttributeValue>, { removeUndefinedValues: true });
+export const toValues = (values: Record<string, unknown>) =>
+  marshall(values as Record<string, NativeAttributeValue>, { removeUndefinedValues: true });
 
 export type TxItem = TransactWriteItem;
 
@@ -153,10 +173,14 @@ export async function transact(items: TxItem[], options: { idempotency?: TxItem 
         ...(r.Item ? { item: unmarshall(r.Item) } : {}),
       }));
       if (options.idempotency && reasons[0]?.code === 'ConditionalCheckFailed') throw new IdempotencyKeyTaken();
-      const failed = new TransactionFailed(options.idempotency ? reasons.slice(1) : reasons, items.map((i) => itemNames.get(i)));
+      const failed = new TransactionFailed(
+        options.idempotency ? reasons.slice(1) : reasons,
+        items.map((i) => itemNames.get(i)),
+      );
       // A conflict with a concurrent transaction changed nothing: every write is condition-guarded,
       // so running it again is safe. A failed condition is an answer, not a race.
-      const onlyConflict = reasons.some((r) => r.code === 'TransactionConflict') && !reasons.some((r) => r.code === 'ConditionalCheckFailed');
+      const onlyConflict =
+        reasons.some((r) => r.code === 'TransactionConflict') && !reasons.some((r) => r.code === 'ConditionalCheckFailed');
       if (!onlyConflict || attempt >= maxConflictAttempts) throw failed;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     }
@@ -183,12 +207,20 @@ export function setExpression(set: Record<string, unknown>) {
  * due index reads a bounded number per shard). Used by access patterns that read whole (small)
  * collections: a merchant's keys, a transaction's refunds, a journal.
  */
-export async function queryAll<T = Record<string, unknown>>(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, limit = Infinity): Promise<T[]> {
+export async function queryAll<T = Record<string, unknown>>(
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  limit = Infinity,
+): Promise<T[]> {
   const items: T[] = [];
   let start: Record<string, AttributeValue> | undefined;
   do {
     const out = await db().send(
-      new QueryCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start, ...(Number.isFinite(limit) ? { Limit: limit - items.length } : {}) }),
+      new QueryCommand({
+        ...input,
+        TableName: tableName(),
+        ExclusiveStartKey: start,
+        ...(Number.isFinite(limit) ? { Limit: limit - items.length } : {}),
+      }),
     );
     items.push(...(out.Items ?? []).map((i) => unmarshall(i) as T));
     start = out.LastEvaluatedKey;

@@ -43,12 +43,23 @@ export interface AuditEntry {
   detail: string | null;
 }
 
-const userItem = (user: DashboardUser) => ({ ...keys.dashUser(user.userId), ...keys.dashUserListing(user.merchantId, user.createdAt, user.userId), entity: 'DashUser', ...user });
+const userItem = (user: DashboardUser) => ({
+  ...keys.dashUser(user.userId),
+  ...keys.dashUserListing(user.merchantId, user.createdAt, user.userId),
+  entity: 'DashUser',
+  ...user,
+});
 
 /** D1: a new (invited) user, its e-mail pointer (refused if the e-mail is taken) and its invite, in one transaction. */
 export function createUserWrites(user: DashboardUser, invite: DashboardInvite): TxItem[] {
   return [
-    { Put: { TableName: tableName(), Item: toItem({ ...keys.dashEmail(user.email), entity: 'DashEmail', email: user.email, userId: user.userId }), ConditionExpression: 'attribute_not_exists(PK)' } },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: toItem({ ...keys.dashEmail(user.email), entity: 'DashEmail', email: user.email, userId: user.userId }),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
     { Put: { TableName: tableName(), Item: toItem(userItem(user)), ConditionExpression: 'attribute_not_exists(PK)' } },
     inviteWrite(invite),
   ];
@@ -60,7 +71,12 @@ export function inviteWrite(invite: DashboardInvite): TxItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: toItem({ ...keys.dashInvite(invite.tokenHash), entity: 'DashInvite', ...invite, ttl: Math.floor(Date.parse(invite.expiresAt) / 1000) + 86400 }),
+      Item: toItem({
+        ...keys.dashInvite(invite.tokenHash),
+        entity: 'DashInvite',
+        ...invite,
+        ttl: Math.floor(Date.parse(invite.expiresAt) / 1000) + 86400,
+      }),
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
@@ -82,7 +98,11 @@ export async function getUserByEmail(email: string): Promise<DashboardUser | und
 /** D4: a merchant's users, oldest first (the team page). */
 export async function listUsers(merchantId: string): Promise<DashboardUser[]> {
   const k = keys.dashUsersOfMerchant(merchantId);
-  return queryAll<DashboardUser>({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: toValues({ ':pk': k.GSI1PK }) });
+  return queryAll<DashboardUser>({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: toValues({ ':pk': k.GSI1PK }),
+  });
 }
 
 /**
@@ -90,7 +110,11 @@ export async function listUsers(merchantId: string): Promise<DashboardUser[]> {
  * The clear-text password, TOTP secret and recovery codes never reach this function: only hashes
  * and sealed values.
  */
-export function userUpdateWrite(user: DashboardUser, changes: Partial<Omit<DashboardUser, 'userId' | 'merchantId' | 'email' | 'createdAt' | 'version'>>, now: Date): TxItem {
+export function userUpdateWrite(
+  user: DashboardUser,
+  changes: Partial<Omit<DashboardUser, 'userId' | 'merchantId' | 'email' | 'createdAt' | 'version'>>,
+  now: Date,
+): TxItem {
   const set: Record<string, unknown> = { ...changes, updatedAt: now.toISOString(), version: user.version + 1 };
   const fields = Object.keys(set);
   return {
@@ -171,7 +195,10 @@ export async function updateSession(hash: string, set: Partial<Pick<DashboardSes
         UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
         ConditionExpression: 'attribute_exists(PK) AND revokedAt = :null',
         ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
-        ExpressionAttributeValues: toValues({ ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f as keyof typeof set]])), ':null': null }),
+        ExpressionAttributeValues: toValues({
+          ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f as keyof typeof set]])),
+          ':null': null,
+        }),
       }),
     );
     return true;
@@ -199,7 +226,12 @@ export function auditWrite(entry: AuditEntry): TxItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: toItem({ ...keys.dashAudit(entry.merchantId, entry.at, entry.auditId), entity: 'DashAudit', ...entry, ttl: ttlIn(auditRetentionSeconds, Date.parse(entry.at)) }),
+      Item: toItem({
+        ...keys.dashAudit(entry.merchantId, entry.at, entry.auditId),
+        entity: 'DashAudit',
+        ...entry,
+        ttl: ttlIn(auditRetentionSeconds, Date.parse(entry.at)),
+      }),
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
@@ -230,7 +262,13 @@ const addressWindow = (now: Date) => {
 
 /** D12: failed sign-ins from one client address in the current window. */
 export async function addressFailures(address: string, now: Date): Promise<number> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashThrottle(addressHash(address), addressWindow(now))), ConsistentRead: true }));
+  const out = await db().send(
+    new GetItemCommand({
+      TableName: tableName(),
+      Key: toItem(keys.dashThrottle(addressHash(address), addressWindow(now))),
+      ConsistentRead: true,
+    }),
+  );
   return out.Item ? (fromItem<{ count?: number }>(out.Item).count ?? 0) : 0;
 }
 
@@ -258,11 +296,19 @@ export interface PayoutMaker {
 
 /** D14: who created a dashboard payout, committed in the payout's first transaction (maker-checker). */
 export function payoutMakerWrite(maker: PayoutMaker): TxItem {
-  return { Put: { TableName: tableName(), Item: toItem({ ...keys.payoutMaker(maker.mode, maker.merchantId, maker.orderRef), entity: 'PayoutMaker', ...maker }), ConditionExpression: 'attribute_not_exists(PK)' } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...keys.payoutMaker(maker.mode, maker.merchantId, maker.orderRef), entity: 'PayoutMaker', ...maker }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
 }
 
 /** D14: the maker of a payout (undefined for payouts created through the API). */
 export async function getPayoutMaker(mode: Mode, merchantId: string, orderRef: string): Promise<PayoutMaker | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.payoutMaker(mode, merchantId, orderRef)), ConsistentRead: true }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.payoutMaker(mode, merchantId, orderRef)), ConsistentRead: true }),
+  );
   return out.Item ? fromItem<PayoutMaker>(out.Item) : undefined;
 }

@@ -49,7 +49,9 @@ function feedItem(e: FeedEntry) {
 
 /** The entry of a new event (Put, in the transaction that commits the event). */
 export function feedEntryWrite(e: Omit<FeedEntry, 'deliveryState'>): TxItem {
-  return { Put: { TableName: tableName(), Item: feedItem({ ...e, deliveryState: 'pending' }), ConditionExpression: 'attribute_not_exists(PK)' } };
+  return {
+    Put: { TableName: tableName(), Item: feedItem({ ...e, deliveryState: 'pending' }), ConditionExpression: 'attribute_not_exists(PK)' },
+  };
 }
 
 /**
@@ -91,7 +93,12 @@ export interface FeedQuery {
  * not removed yet is outside the key condition), after a cursor. One Query per partition, each
  * reading at most limit + 2 entries, merged newest first.
  */
-export async function pageEventFeed(merchantId: string, mode: Mode, q: FeedQuery, now = new Date()): Promise<{ items: FeedEntry[]; hasMore: boolean }> {
+export async function pageEventFeed(
+  merchantId: string,
+  mode: Mode,
+  q: FeedQuery,
+  now = new Date(),
+): Promise<{ items: FeedEntry[]; hasMore: boolean }> {
   const oldest = new Date(now.getTime() - retentionMs).toISOString();
   const lower = q.since && q.since > oldest ? q.since : oldest;
   const upperInclusive = q.until ? `${q.until}#\uffff` : '\uffff';
@@ -105,7 +112,9 @@ export async function pageEventFeed(merchantId: string, mode: Mode, q: FeedQuery
       : webhookEventTypes
           .filter((t) => q.types === undefined || q.types.includes(t))
           .flatMap((t) => deliveryStates.filter((s) => q.deliveryState === undefined || s === q.deliveryState).map((s) => ({ t, s })))
-          .flatMap(({ t, s }) => shards.map((n) => ({ index: 'GSI3' as const, pk: keys.eventFeedByTypeState(merchantId, mode, t, s, '', '', n).GSI3PK })));
+          .flatMap(({ t, s }) =>
+            shards.map((n) => ({ index: 'GSI3' as const, pk: keys.eventFeedByTypeState(merchantId, mode, t, s, '', '', n).GSI3PK })),
+          );
   const pages = await Promise.all(
     partitions.map(({ index, pk }) =>
       queryAll<Record<string, unknown>>(

@@ -1,8 +1,30 @@
-import { BatchGetItemCommand, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  GetItemCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { statusChangedEvent, type AddressedEvent, type StoredEvent, type EventSubject, type TransactionStatusChanged, type WebhookEvent } from '#shared/domain/events.ts';
+import {
+  statusChangedEvent,
+  type AddressedEvent,
+  type StoredEvent,
+  type EventSubject,
+  type TransactionStatusChanged,
+  type WebhookEvent,
+} from '#shared/domain/events.ts';
 import type { ReasonCode } from '#shared/domain/reasons.ts';
-import { canTransition, IllegalTransition, isTerminal, type HeldApproval, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
+import {
+  canTransition,
+  IllegalTransition,
+  isTerminal,
+  type HeldApproval,
+  type IntentStatus,
+  type IntentType,
+  type PaymentIntent,
+} from '#shared/domain/intent.ts';
 import { db, fromItem, named, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
@@ -30,7 +52,15 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
         Item: toItem({
           ...keys.intent(intent.paymentIntentId),
           ...keys.intentListing(intent.merchantId, intent.mode, intent.createdAt, intent.paymentIntentId, shard),
-          ...keys.intentByTypeStatus(intent.merchantId, intent.mode, intent.intentType, intent.status, intent.createdAt, intent.paymentIntentId, shard),
+          ...keys.intentByTypeStatus(
+            intent.merchantId,
+            intent.mode,
+            intent.intentType,
+            intent.status,
+            intent.createdAt,
+            intent.paymentIntentId,
+            shard,
+          ),
           ...(options.dueAt ? { ...keys.due(intent.paymentIntentId, options.dueAt), dueAt: options.dueAt } : {}),
           entity: 'Intent',
           ...intent,
@@ -48,7 +78,11 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
     named('transactionReference', {
       Put: {
         TableName: tableName(),
-        Item: toItem({ ...keys.transactionReference(intent.mode, intent.merchantId, intent.transactionReference), entity: 'TxRef', ...pointer }),
+        Item: toItem({
+          ...keys.transactionReference(intent.mode, intent.merchantId, intent.transactionReference),
+          entity: 'TxRef',
+          ...pointer,
+        }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     }),
@@ -71,7 +105,14 @@ export interface Transition {
 export function transitionWrites(
   current: PaymentIntent,
   to: IntentStatus,
-  change: { reason?: ReasonCode | null; reasonDetail?: string | null; details?: Record<string, unknown>; feeMinor?: number; dueAt?: string | null; now?: Date } = {},
+  change: {
+    reason?: ReasonCode | null;
+    reasonDetail?: string | null;
+    details?: Record<string, unknown>;
+    feeMinor?: number;
+    dueAt?: string | null;
+    now?: Date;
+  } = {},
 ): Transition {
   if (!canTransition(current.intentType, current.status, to)) throw new IllegalTransition(current.status, to);
   const now = change.now ?? new Date();
@@ -95,7 +136,15 @@ export function transitionWrites(
     feeMinor: next.feeMinor,
     updatedAt: next.updatedAt,
     version: next.version,
-    ...keys.intentByTypeStatus(current.merchantId, current.mode, current.intentType, to, current.createdAt, current.paymentIntentId, shardOf(current.paymentIntentId, writeShards(current.merchantId, current.mode))),
+    ...keys.intentByTypeStatus(
+      current.merchantId,
+      current.mode,
+      current.intentType,
+      to,
+      current.createdAt,
+      current.paymentIntentId,
+      shardOf(current.paymentIntentId, writeShards(current.merchantId, current.mode)),
+    ),
     ...due,
   };
   const fields = Object.keys(set);
@@ -144,14 +193,28 @@ export const intentUpdateIndex = 0;
 
 type Stored = PaymentIntent & Record<string, unknown>;
 const strip = (item: Stored): PaymentIntent => {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g1s, GSI2PK: _g2, GSI2SK: _g2s, GSI3PK: _g3, GSI3SK: _g3s, entity: _e, dueAt: _d, ...intent } = item;
+  const {
+    PK: _pk,
+    SK: _sk,
+    GSI1PK: _g1,
+    GSI1SK: _g1s,
+    GSI2PK: _g2,
+    GSI2SK: _g2s,
+    GSI3PK: _g3,
+    GSI3SK: _g3s,
+    entity: _e,
+    dueAt: _d,
+    ...intent
+  } = item;
   return intent as PaymentIntent;
 };
 
 /** Access pattern: an intent by id (GetItem). */
 export async function getIntent(paymentIntentId: string, consistent = true): Promise<PaymentIntent | undefined> {
   if (!uuidShape.test(paymentIntentId)) return undefined;
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.intent(paymentIntentId)), ConsistentRead: consistent }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.intent(paymentIntentId)), ConsistentRead: consistent }),
+  );
   return out.Item ? strip(fromItem<Stored>(out.Item)) : undefined;
 }
 
@@ -178,7 +241,9 @@ export async function findIntent(merchantId: string, mode: Mode, reference: stri
 
 /** Access pattern: is an orderRef already used by this merchant in this mode? (GetItem; a pre-check, the create transaction still decides.) */
 export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: string): Promise<boolean> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }),
+  );
   return Boolean(out.Item);
 }
 
@@ -186,19 +251,37 @@ export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: st
  * The pointer from a wallet provider's own charge reference to the intent (its callbacks name only
  * that reference): a Put for the create transaction, failing if the reference was already recorded.
  */
-export function providerReferenceWrite(providerCode: string, providerReference: string, pointer: { paymentIntentId: string; mode: Mode }): TxItem {
+export function providerReferenceWrite(
+  providerCode: string,
+  providerReference: string,
+  pointer: { paymentIntentId: string; mode: Mode },
+): TxItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: toItem({ ...keys.providerReference(providerCode, providerReference), entity: 'ProviderRef', paymentIntentId: pointer.paymentIntentId, mode: pointer.mode }),
+      Item: toItem({
+        ...keys.providerReference(providerCode, providerReference),
+        entity: 'ProviderRef',
+        paymentIntentId: pointer.paymentIntentId,
+        mode: pointer.mode,
+      }),
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
 }
 
 /** Access pattern: the intent a wallet provider's charge reference points at (GetItem, strongly consistent). */
-export async function findProviderReference(providerCode: string, providerReference: string): Promise<{ paymentIntentId: string; mode: Mode } | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.providerReference(providerCode, providerReference)), ConsistentRead: true }));
+export async function findProviderReference(
+  providerCode: string,
+  providerReference: string,
+): Promise<{ paymentIntentId: string; mode: Mode } | undefined> {
+  const out = await db().send(
+    new GetItemCommand({
+      TableName: tableName(),
+      Key: toItem(keys.providerReference(providerCode, providerReference)),
+      ConsistentRead: true,
+    }),
+  );
   return out.Item ? fromItem<{ paymentIntentId: string; mode: Mode }>(out.Item) : undefined;
 }
 
@@ -207,10 +290,20 @@ export async function listIntentsOfMerchant(merchantId: string, mode: Mode, limi
   const shards = await readShards(merchantId, mode);
   const pages = await Promise.all(
     Array.from({ length: shards }, (_, n) =>
-      queryAll<Stored>({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: toValues({ ':pk': keys.intentsOfMerchant(merchantId, mode, n).GSI1PK }), ScanIndexForward: false }, limit),
+      queryAll<Stored>(
+        {
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: toValues({ ':pk': keys.intentsOfMerchant(merchantId, mode, n).GSI1PK }),
+          ScanIndexForward: false,
+        },
+        limit,
+      ),
     ),
   );
-  return newestFirst(pages.flat(), (i) => String(i.GSI1SK)).slice(0, limit).map(strip);
+  return newestFirst(pages.flat(), (i) => String(i.GSI1SK))
+    .slice(0, limit)
+    .map(strip);
 }
 
 /** Items of several partitions of one listing, merged newest first by their sort key. */
@@ -231,7 +324,9 @@ export async function listEvents(about: string | EventSubject): Promise<StoredEv
       ConsistentRead: true,
     }),
   );
-  return (out.Items ?? []).map((i) => fromItem<StoredEvent<WebhookEvent> & { entity: string }>(i)).filter((e) => e.entity === 'OutboxEvent');
+  return (out.Items ?? [])
+    .map((i) => fromItem<StoredEvent<WebhookEvent> & { entity: string }>(i))
+    .filter((e) => e.entity === 'OutboxEvent');
 }
 
 /** Access pattern: intents due by `now` (the due index, shards `DUE#0-31`). For sweeps. */
@@ -247,9 +342,17 @@ export async function listDueIntents(now: Date, limitPerShard = 100): Promise<Pa
  * version) and bumps the version, so it never overwrites an outcome that won meanwhile, and no
  * event is written (nothing a merchant watches has changed).
  */
-export function sameStatusUpdate(current: PaymentIntent, change: { details: Record<string, unknown>; dueAt: string; now?: Date }): { next: PaymentIntent; write: TxItem } {
+export function sameStatusUpdate(
+  current: PaymentIntent,
+  change: { details: Record<string, unknown>; dueAt: string; now?: Date },
+): { next: PaymentIntent; write: TxItem } {
   const now = change.now ?? new Date();
-  const next: PaymentIntent = { ...current, details: { ...current.details, ...change.details }, updatedAt: now.toISOString(), version: current.version + 1 };
+  const next: PaymentIntent = {
+    ...current,
+    details: { ...current.details, ...change.details },
+    updatedAt: now.toISOString(),
+    version: current.version + 1,
+  };
   const set: Record<string, unknown> = {
     details: next.details,
     updatedAt: next.updatedAt,
@@ -267,7 +370,11 @@ export function sameStatusUpdate(current: PaymentIntent, change: { details: Reco
         UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
         ConditionExpression: '#status = :status AND #version = :expected',
         ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
-        ExpressionAttributeValues: toValues({ ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])), ':status': current.status, ':expected': current.version }),
+        ExpressionAttributeValues: toValues({
+          ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
+          ':status': current.status,
+          ':expected': current.version,
+        }),
       },
     }),
   };
@@ -279,8 +386,18 @@ export function sameStatusUpdate(current: PaymentIntent, change: { details: Reco
  * expiry) and enters the held list. Only applies to the intent as read (Pending at its version).
  */
 export function holdApprovalWrite(current: PaymentIntent, held: HeldApproval, now: Date): { next: PaymentIntent; write: TxItem } {
-  const next: PaymentIntent = { ...current, details: { ...current.details, heldApproval: held }, updatedAt: now.toISOString(), version: current.version + 1 };
-  const set: Record<string, unknown> = { details: next.details, updatedAt: next.updatedAt, version: next.version, ...keys.heldApproval(current.paymentIntentId, held.heldAt) };
+  const next: PaymentIntent = {
+    ...current,
+    details: { ...current.details, heldApproval: held },
+    updatedAt: now.toISOString(),
+    version: current.version + 1,
+  };
+  const set: Record<string, unknown> = {
+    details: next.details,
+    updatedAt: next.updatedAt,
+    version: next.version,
+    ...keys.heldApproval(current.paymentIntentId, held.heldAt),
+  };
   const fields = Object.keys(set);
   return {
     next,
@@ -291,7 +408,11 @@ export function holdApprovalWrite(current: PaymentIntent, held: HeldApproval, no
         UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')} REMOVE dueAt`,
         ConditionExpression: '#status = :status AND #version = :expected',
         ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
-        ExpressionAttributeValues: toValues({ ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])), ':status': 'Pending', ':expected': current.version }),
+        ExpressionAttributeValues: toValues({
+          ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
+          ':status': 'Pending',
+          ':expected': current.version,
+        }),
       },
     },
   };
@@ -300,7 +421,10 @@ export function holdApprovalWrite(current: PaymentIntent, held: HeldApproval, no
 /** Access pattern: wallet approvals held for an operator decision, oldest first (GSI2 `HELDAPPROVAL`). */
 export async function listHeldApprovals(limit = 500): Promise<PaymentIntent[]> {
   const { GSI2PK } = keys.heldApproval('', '');
-  const items = await queryAll<Stored>({ IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: toValues({ ':pk': GSI2PK }) }, limit);
+  const items = await queryAll<Stored>(
+    { IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: toValues({ ':pk': GSI2PK }) },
+    limit,
+  );
   return items.map(strip);
 }
 
@@ -336,7 +460,11 @@ export interface IntentPageQuery {
  * items, merged newest first. Never a Scan, never a filter expression, so the cost is bounded by
  * `limit` whatever the merchant's volume.
  */
-export async function pageIntents(merchantId: string, mode: Mode, q: IntentPageQuery): Promise<{ items: PaymentIntent[]; hasMore: boolean }> {
+export async function pageIntents(
+  merchantId: string,
+  mode: Mode,
+  q: IntentPageQuery,
+): Promise<{ items: PaymentIntent[]; hasMore: boolean }> {
   const lower = q.from ?? '0'; // below every ISO timestamp (a key value may not be empty)
   const upperInclusive = q.to ? `${q.to}#\uffff` : '\uffff';
   const upper = q.before && q.before < upperInclusive ? q.before : upperInclusive;
@@ -348,8 +476,12 @@ export async function pageIntents(merchantId: string, mode: Mode, q: IntentPageQ
       ? shards.map((n) => ({ index: 'GSI1', pk: keys.intentsOfMerchant(merchantId, mode, n).GSI1PK }))
       : intentTypes
           .filter((t) => q.intentType === undefined || t === q.intentType)
-          .flatMap((t) => intentStatuses.filter((s) => (q.status === undefined || s === q.status) && reachable(t, s)).map((s) => ({ t, s })))
-          .flatMap(({ t, s }) => shards.map((n) => ({ index: 'GSI3' as const, pk: keys.intentByTypeStatus(merchantId, mode, t, s, '', '', n).GSI3PK })));
+          .flatMap((t) =>
+            intentStatuses.filter((s) => (q.status === undefined || s === q.status) && reachable(t, s)).map((s) => ({ t, s })),
+          )
+          .flatMap(({ t, s }) =>
+            shards.map((n) => ({ index: 'GSI3' as const, pk: keys.intentByTypeStatus(merchantId, mode, t, s, '', '', n).GSI3PK })),
+          );
   const pages = await Promise.all(
     partitions.map(({ index, pk }) =>
       queryAll<Stored>(
@@ -421,7 +553,9 @@ export async function backfillIntentIndex(): Promise<number> {
 
 /** Access pattern: a merchant's intent by its orderRef in one mode (the ORDERREF pointer, then GetItem). */
 export async function findIntentByOrderRef(merchantId: string, mode: Mode, orderRef: string): Promise<PaymentIntent | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }),
+  );
   const id = out.Item ? fromItem<{ paymentIntentId: string }>(out.Item).paymentIntentId : undefined;
   const intent = id ? await getIntent(id) : undefined;
   return intent && intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;

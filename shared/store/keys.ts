@@ -111,19 +111,28 @@ export const keys = {
     PK: `MERCHANT#${merchantId}`,
     SK: `WALLET#${mode}#${currency}`,
   }),
-  walletsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({ PK: merchantShardPK(merchantId, shard), SKPrefix: `WALLET#${mode}#` }),
+  walletsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({
+    PK: merchantShardPK(merchantId, shard),
+    SKPrefix: `WALLET#${mode}#`,
+  }),
   /**
    * Wallet shard n of a big merchant (shared/store/wallets.ts): shard 0 is the wallet item above,
    * shard n ≥ 1 the same sort key in the merchant's shard partition `MERCHANT#<id>#SHARD#<n>`,
    * which also holds the journals posted to it.
    */
-  walletShard: (merchantId: string, mode: Mode, currency: string, shard: number): Key => ({ PK: merchantShardPK(merchantId, shard), SK: `WALLET#${mode}#${currency}` }),
+  walletShard: (merchantId: string, mode: Mode, currency: string, shard: number): Key => ({
+    PK: merchantShardPK(merchantId, shard),
+    SK: `WALLET#${mode}#${currency}`,
+  }),
 
   journal: (merchantId: string, mode: Mode, createdAt: string, journalId: string, shard = 0): Key => ({
     PK: merchantShardPK(merchantId, shard),
     SK: `JOURNAL#${mode}#${createdAt}#${journalId}`,
   }),
-  journalsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({ PK: merchantShardPK(merchantId, shard), SKPrefix: `JOURNAL#${mode}#` }),
+  journalsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({
+    PK: merchantShardPK(merchantId, shard),
+    SKPrefix: `JOURNAL#${mode}#`,
+  }),
 
   intent: (paymentIntentId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: 'TXN' }),
   /**
@@ -136,20 +145,37 @@ export const keys = {
   }),
   intentsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({ GSI1PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN`, shard) }),
   /** GSI3: one partition per (type, status) (and shard); moved on every status change. */
-  intentByTypeStatus: (merchantId: string, mode: Mode, intentType: string, status: string, createdAt: string, paymentIntentId: string, shard = 0) => ({
+  intentByTypeStatus: (
+    merchantId: string,
+    mode: Mode,
+    intentType: string,
+    status: string,
+    createdAt: string,
+    paymentIntentId: string,
+    shard = 0,
+  ) => ({
     GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN#${intentType}#${status}`, shard),
     GSI3SK: `${createdAt}#${paymentIntentId}`,
   }),
   /** A merchant's shard count in a mode (shared/store/shards.ts); absent = 1. */
   shardConfig: (merchantId: string, mode: Mode): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `SHARDS#${mode}` }),
-  orderRef: (mode: Mode, merchantId: string, orderRef: string): Key => ({ PK: `ORDERREF#${mode}#${merchantId}#${orderRef}`, SK: 'ORDERREF' }),
-  transactionReference: (mode: Mode, merchantId: string, reference: string): Key => ({ PK: `TXREF#${mode}#${merchantId}#${reference}`, SK: 'TXREF' }),
+  orderRef: (mode: Mode, merchantId: string, orderRef: string): Key => ({
+    PK: `ORDERREF#${mode}#${merchantId}#${orderRef}`,
+    SK: 'ORDERREF',
+  }),
+  transactionReference: (mode: Mode, merchantId: string, reference: string): Key => ({
+    PK: `TXREF#${mode}#${merchantId}#${reference}`,
+    SK: 'TXREF',
+  }),
   /**
    * An event's home: the partition of what it is about (its transaction, refund or settlement),
    * which holds its outbox item, delivery log and resend requests.
    */
   eventHome: (subject: EventSubject): string => `${subjectPrefix[subject.kind]}#${subject.id}`,
-  outboxEvent: (subject: EventSubject, createdAt: string, eventId: string): Key => ({ PK: keys.eventHome(subject), SK: `EVENT#${createdAt}#${eventId}` }),
+  outboxEvent: (subject: EventSubject, createdAt: string, eventId: string): Key => ({
+    PK: keys.eventHome(subject),
+    SK: `EVENT#${createdAt}#${eventId}`,
+  }),
   eventsOf: (subject: EventSubject) => ({ PK: keys.eventHome(subject), SKPrefix: 'EVENT#' }),
 
   /** Webhooks (shared/store/webhooks.ts): the delivery log lives in the event's home partition. */
@@ -162,20 +188,29 @@ export const keys = {
    * prefixes, so no pattern ever meets the `MERCHANT#` listings of the same indexes.
    */
   eventFeed: (eventId: string): Key => ({ PK: `EVENTFEED#${eventId}`, SK: 'EVENTFEED' }),
-  eventFeedListing: (merchantId: string, mode: Mode, createdAt: string, eventId: string, shard = 0) => ({ GSI1PK: shardKey(`EVENTS#${merchantId}#${mode}`, shard), GSI1SK: `${createdAt}#${eventId}` }),
+  eventFeedListing: (merchantId: string, mode: Mode, createdAt: string, eventId: string, shard = 0) => ({
+    GSI1PK: shardKey(`EVENTS#${merchantId}#${mode}`, shard),
+    GSI1SK: `${createdAt}#${eventId}`,
+  }),
   eventFeedByTypeState: (merchantId: string, mode: Mode, type: string, state: string, createdAt: string, eventId: string, shard = 0) => ({
     GSI3PK: shardKey(`EVENTS#${merchantId}#${mode}#${type}#${state}`, shard),
     GSI3SK: `${createdAt}#${eventId}`,
   }),
   /** A merchant's destination URL's health (shared/store/webhook-health.ts). */
-  webhookHealth: (merchantId: string, mode: Mode, urlHash: string): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `WEBHOOKHEALTH#${mode}#${urlHash}` }),
+  webhookHealth: (merchantId: string, mode: Mode, urlHash: string): Key => ({
+    PK: `MERCHANT#${merchantId}`,
+    SK: `WEBHOOKHEALTH#${mode}#${urlHash}`,
+  }),
   /**
    * The webhook sweep's due index (GSI2, sparse; shared/webhooks/sweep.ts): outbox events until a
    * delivery item exists, delivery items while a retry waits (parked or on a delayed message).
    */
   webhookDue: (id: string, dueAt: string) => ({ GSI2PK: `WEBHOOKDUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
   webhookDueShards: () => Array.from({ length: dueShardCount }, (_, i) => `WEBHOOKDUE#${i}`),
-  webhookResend: (subject: EventSubject, requestedAt: string, resendId: string): Key => ({ PK: keys.eventHome(subject), SK: `RESEND#${requestedAt}#${resendId}` }),
+  webhookResend: (subject: EventSubject, requestedAt: string, resendId: string): Key => ({
+    PK: keys.eventHome(subject),
+    SK: `RESEND#${requestedAt}#${resendId}`,
+  }),
 
   /**
    * The "due" index (GSI2, sparse): an item that needs attention at a time (a checkout to expire, a
@@ -203,7 +238,10 @@ export const keys = {
   settlementsOfMerchant: (merchantId: string, mode: Mode) => ({ GSI1PK: `MERCHANT#${merchantId}#${mode}#SETTLEMENT` }),
   autoSettlement: (merchantId: string, mode: Mode): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `AUTOSETTLE#${mode}` }),
   refund: (id: string): Key => ({ PK: `REFUND#${id}`, SK: 'REFUND' }),
-  refundListing: (paymentIntentId: string, requestedAt: string, id: string) => ({ GSI1PK: `TXN#${paymentIntentId}#REFUND`, GSI1SK: `${requestedAt}#${id}` }),
+  refundListing: (paymentIntentId: string, requestedAt: string, id: string) => ({
+    GSI1PK: `TXN#${paymentIntentId}#REFUND`,
+    GSI1SK: `${requestedAt}#${id}`,
+  }),
   refundsOfIntent: (paymentIntentId: string) => ({ GSI1PK: `TXN#${paymentIntentId}#REFUND` }),
   /**
    * The due index (GSI2) for settlements, refunds and automatic-settlement runs: the same sparse
@@ -225,7 +263,10 @@ export const keys = {
   sandboxReceipt: (rail: string, reference: string): Key => ({ PK: `SANDBOX#${rail}#${reference}`, SK: 'RECEIPT' }),
   /** Merchant dashboard (shared/store/dashboard.ts): users, invites, sessions, audit log, sign-in throttling. */
   dashUser: (userId: string): Key => ({ PK: `DASHUSER#${userId}`, SK: 'DASHUSER' }),
-  dashUserListing: (merchantId: string, createdAt: string, userId: string) => ({ GSI1PK: `MERCHANT#${merchantId}#DASHUSER`, GSI1SK: `${createdAt}#${userId}` }),
+  dashUserListing: (merchantId: string, createdAt: string, userId: string) => ({
+    GSI1PK: `MERCHANT#${merchantId}#DASHUSER`,
+    GSI1SK: `${createdAt}#${userId}`,
+  }),
   dashUsersOfMerchant: (merchantId: string) => ({ GSI1PK: `MERCHANT#${merchantId}#DASHUSER` }),
   dashEmail: (email: string): Key => ({ PK: `DASHEMAIL#${email}`, SK: 'DASHEMAIL' }),
   dashInvite: (tokenHash: string): Key => ({ PK: `DASHINVITE#${tokenHash}`, SK: 'DASHINVITE' }),
@@ -233,7 +274,10 @@ export const keys = {
   dashAudit: (merchantId: string, at: string, auditId: string): Key => ({ PK: `AUDIT#${merchantId}`, SK: `${at}#${auditId}` }),
   dashAuditOfMerchant: (merchantId: string) => ({ PK: `AUDIT#${merchantId}` }),
   dashThrottle: (addressHash: string, window: string): Key => ({ PK: `DASHTHROTTLE#${addressHash}`, SK: window }),
-  payoutMaker: (mode: Mode, merchantId: string, orderRef: string): Key => ({ PK: `PAYOUTMAKER#${mode}#${merchantId}#${orderRef}`, SK: 'PAYOUTMAKER' }),
+  payoutMaker: (mode: Mode, merchantId: string, orderRef: string): Key => ({
+    PK: `PAYOUTMAKER#${mode}#${merchantId}#${orderRef}`,
+    SK: 'PAYOUTMAKER',
+  }),
 
   /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
   operatorReference: (merchantId: string, mode: Mode, command: string, reference: string): Key => ({

@@ -66,7 +66,12 @@ export async function createMerchant(merchant: Merchant, apiKeys: ApiKeyRecord[]
     {
       Put: {
         TableName: tableName(),
-        Item: toItem({ ...keys.merchant(merchant.merchantId), ...keys.merchantListing(merchant.createdAt, merchant.merchantId), entity: 'Merchant', ...merchant }),
+        Item: toItem({
+          ...keys.merchant(merchant.merchantId),
+          ...keys.merchantListing(merchant.createdAt, merchant.merchantId),
+          entity: 'Merchant',
+          ...merchant,
+        }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -76,7 +81,9 @@ export async function createMerchant(merchant: Merchant, apiKeys: ApiKeyRecord[]
 
 /** Access pattern: merchant profile by id (GetItem). */
 export async function getMerchant(merchantId: string, consistent = false): Promise<Merchant | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.merchant(merchantId)), ConsistentRead: consistent }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.merchant(merchantId)), ConsistentRead: consistent }),
+  );
   return out.Item ? fromItem<Merchant>(out.Item) : undefined;
 }
 
@@ -117,10 +124,16 @@ export async function revokeApiKey(hash: string, now = new Date()): Promise<void
  * Rotation: the new keys are written and the old ones either revoked (grace 0) or given an expiry,
  * in one transaction, so there is never a moment with no working key.
  */
-export async function rotateApiKeys(oldKeys: ApiKeyRecord[], newKeys: ApiKeyRecord[], graceSeconds: number, now = new Date()): Promise<void> {
-  const ending = graceSeconds === 0
-    ? { status: 'revoked', revokedAt: now.toISOString() }
-    : { expiresAt: new Date(now.getTime() + graceSeconds * 1000).toISOString() };
+export async function rotateApiKeys(
+  oldKeys: ApiKeyRecord[],
+  newKeys: ApiKeyRecord[],
+  graceSeconds: number,
+  now = new Date(),
+): Promise<void> {
+  const ending =
+    graceSeconds === 0
+      ? { status: 'revoked', revokedAt: now.toISOString() }
+      : { expiresAt: new Date(now.getTime() + graceSeconds * 1000).toISOString() };
   await transact([...oldKeys.map((k) => keyUpdate(k.hash, ending)), ...newKeys.flatMap(apiKeyWrites)]);
 }
 
@@ -169,8 +182,14 @@ async function updateMerchant(merchantId: string, patch: MerchantPatch, now: Dat
         TableName: tableName(),
         Key: toItem(keys.merchant(merchantId)),
         ...set,
-        ConditionExpression: expectedVersion === 0 ? 'attribute_exists(PK) AND attribute_not_exists(#version)' : 'attribute_exists(PK) AND #version = :expectedVersion',
-        ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ...(expectedVersion === 0 ? {} : toValues({ ':expectedVersion': expectedVersion })) },
+        ConditionExpression:
+          expectedVersion === 0
+            ? 'attribute_exists(PK) AND attribute_not_exists(#version)'
+            : 'attribute_exists(PK) AND #version = :expectedVersion',
+        ExpressionAttributeValues: {
+          ...set.ExpressionAttributeValues,
+          ...(expectedVersion === 0 ? {} : toValues({ ':expectedVersion': expectedVersion })),
+        },
       },
     },
   ];

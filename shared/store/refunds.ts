@@ -46,7 +46,11 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
         UpdateExpression: 'ADD refundReservedMinor :amount',
         ConditionExpression: '#status = :completed AND (attribute_not_exists(refundReservedMinor) OR refundReservedMinor <= :maxBefore)',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: toValues({ ':amount': r.amountMinor, ':completed': 'Completed', ':maxBefore': intent.amountMinor - r.amountMinor }),
+        ExpressionAttributeValues: toValues({
+          ':amount': r.amountMinor,
+          ':completed': 'Completed',
+          ':maxBefore': intent.amountMinor - r.amountMinor,
+        }),
       },
     }),
   ];
@@ -95,7 +99,15 @@ export function refundChange(
 export function refundEventWrites(previous: Refund, next: Refund): TxItem[] {
   if (previous.status === next.status) return [];
   const event = refundStatusChangedEvent(next, previous.status, new Date(next.updatedAt));
-  const addressed = { eventId: event.id, paymentIntentId: next.paymentIntentId, subject: { kind: 'refund', id: next.id } as const, merchantId: next.merchantId, mode: next.mode, callbackUrl: null, event };
+  const addressed = {
+    eventId: event.id,
+    paymentIntentId: next.paymentIntentId,
+    subject: { kind: 'refund', id: next.id } as const,
+    merchantId: next.merchantId,
+    mode: next.mode,
+    callbackUrl: null,
+    event,
+  };
   return named('event', outboxWrites(addressed, event.data.Timestamp));
 }
 
@@ -109,6 +121,11 @@ export async function getRefund(id: string, consistent = true): Promise<Refund |
 /** Access pattern: the refunds of one transaction, newest first (GSI1 Query; a transaction has few). */
 export async function listRefundsOfIntent(paymentIntentId: string): Promise<Refund[]> {
   const { GSI1PK } = keys.refundsOfIntent(paymentIntentId);
-  const items = await queryAll({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: toValues({ ':pk': GSI1PK }), ScanIndexForward: false });
+  const items = await queryAll({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: toValues({ ':pk': GSI1PK }),
+    ScanIndexForward: false,
+  });
   return items.map((i) => stripKeys<Refund>(i));
 }

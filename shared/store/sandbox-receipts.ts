@@ -16,13 +16,20 @@ export async function recordSandboxReceipt(rail: string, reference: string, now 
   await db().send(
     new PutItemCommand({
       TableName: tableName(),
-      Item: toItem({ ...keys.sandboxReceipt(rail, reference), entity: 'SandboxReceipt', receivedAt: now.toISOString(), ttl: ttlIn(receiptTtlSeconds, now.getTime()) }),
+      Item: toItem({
+        ...keys.sandboxReceipt(rail, reference),
+        entity: 'SandboxReceipt',
+        receivedAt: now.toISOString(),
+        ttl: ttlIn(receiptTtlSeconds, now.getTime()),
+      }),
     }),
   );
 }
 
 /** Access pattern: did the sandbox receive this reference (GetItem, consistent)? */
 export async function hasSandboxReceipt(rail: string, reference: string): Promise<boolean> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.sandboxReceipt(rail, reference)), ConsistentRead: true }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.sandboxReceipt(rail, reference)), ConsistentRead: true }),
+  );
   return Boolean(out.Item);
 }

@@ -52,7 +52,15 @@ export function settlementChange(
 export function settlementEventWrites(previous: Settlement, next: Settlement): TxItem[] {
   if (previous.status === next.status) return [];
   const event = settlementStatusChangedEvent(next, previous.status, new Date(next.updatedAt));
-  const addressed = { eventId: event.id, paymentIntentId: null, subject: { kind: 'settlement', id: next.id } as const, merchantId: next.merchantId, mode: next.mode, callbackUrl: null, event };
+  const addressed = {
+    eventId: event.id,
+    paymentIntentId: null,
+    subject: { kind: 'settlement', id: next.id } as const,
+    merchantId: next.merchantId,
+    mode: next.mode,
+    callbackUrl: null,
+    event,
+  };
   return named('event', outboxWrites(addressed, event.data.Timestamp));
 }
 
@@ -99,7 +107,11 @@ function listingQuery(merchantId: string, mode: Mode, q: SettlementQuery) {
  * with Select COUNT on the same condition (it reads, and is billed for, every matching entry; at
  * most 1 MB per round trip). Both run in parallel.
  */
-export async function listSettlements(merchantId: string, mode: Mode, q: SettlementQuery): Promise<{ items: Settlement[]; totalCount: number }> {
+export async function listSettlements(
+  merchantId: string,
+  mode: Mode,
+  q: SettlementQuery,
+): Promise<{ items: Settlement[]; totalCount: number }> {
   const base = listingQuery(merchantId, mode, q);
   const need = q.page * q.pageSize;
   const readItems = async () => {
@@ -164,7 +176,9 @@ export async function armAutoSettlements(merchantId: string, schedule: Settlemen
 }
 
 export async function getAutoSettlementRun(merchantId: string, mode: Mode): Promise<AutoSettlementRun | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.autoSettlement(merchantId, mode)), ConsistentRead: true }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.autoSettlement(merchantId, mode)), ConsistentRead: true }),
+  );
   if (!out.Item) return undefined;
   const { merchantId: m, mode: md, runAt } = fromItem<AutoSettlementRun>(out.Item);
   return { merchantId: m, mode: md, runAt };
@@ -174,7 +188,14 @@ export async function getAutoSettlementRun(merchantId: string, mode: Mode): Prom
 export function rearmAutoSettlementWrite(run: AutoSettlementRun, nextRunAt: string | null): TxItem {
   const key = toItem(keys.autoSettlement(run.merchantId, run.mode));
   if (nextRunAt === null) {
-    return named('run', { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'runAt = :runAt', ExpressionAttributeValues: toValues({ ':runAt': run.runAt }) } });
+    return named('run', {
+      Delete: {
+        TableName: tableName(),
+        Key: key,
+        ConditionExpression: 'runAt = :runAt',
+        ExpressionAttributeValues: toValues({ ':runAt': run.runAt }),
+      },
+    });
   }
   const due = keys.moneyDue(`autosettle:${run.merchantId}:${run.mode}`, nextRunAt);
   return named('run', {

@@ -35,7 +35,9 @@ const cacheKey = (merchantId: string, mode: Mode) => `${merchantId}#${mode}`;
 
 /** Access pattern: a merchant's shard config in one mode (GetItem; absent = one shard). */
 export async function getShardConfig(merchantId: string, mode: Mode): Promise<ShardConfig> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.shardConfig(merchantId, mode)), ConsistentRead: true }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.shardConfig(merchantId, mode)), ConsistentRead: true }),
+  );
   if (!out.Item) return single;
   const item = fromItem<ShardConfig>(out.Item);
   return { shards: item.shards, previousShards: item.previousShards, effectiveAt: item.effectiveAt ?? null };
@@ -96,12 +98,18 @@ export const shardedKeys = (base: string, count: number) => Array.from({ length:
  * writers use it from effectiveAt (now + 2 × cacheMs). `immediate` makes it effective at once:
  * only for a merchant with no traffic (tests, a migration before go-live).
  */
-export async function raiseShards(merchantId: string, mode: Mode, shards: number, options: { now?: Date; immediate?: boolean } = {}): Promise<ShardConfig> {
+export async function raiseShards(
+  merchantId: string,
+  mode: Mode,
+  shards: number,
+  options: { now?: Date; immediate?: boolean } = {},
+): Promise<ShardConfig> {
   if (!Number.isInteger(shards) || shards < 1 || shards > maxShards) throw new RangeError(`shards must be 1-${maxShards}`);
   const now = options.now ?? new Date();
   const current = await getShardConfig(merchantId, mode);
   if (shards < current.shards) throw new RangeError(`shards only grow: ${merchantId} (${mode}) has ${current.shards}`);
-  const writing = current.effectiveAt !== null && now.getTime() >= Date.parse(current.effectiveAt) ? current.shards : current.previousShards;
+  const writing =
+    current.effectiveAt !== null && now.getTime() >= Date.parse(current.effectiveAt) ? current.shards : current.previousShards;
   const next: ShardConfig = {
     shards,
     previousShards: options.immediate ? shards : writing,
@@ -111,11 +119,20 @@ export async function raiseShards(merchantId: string, mode: Mode, shards: number
     new UpdateItemCommand({
       TableName: tableName(),
       Key: toItem(keys.shardConfig(merchantId, mode)),
-      UpdateExpression: 'SET shards = :s, previousShards = :p, effectiveAt = :e, updatedAt = :now, entity = :entity, merchantId = :m, #mode = :mode',
+      UpdateExpression:
+        'SET shards = :s, previousShards = :p, effectiveAt = :e, updatedAt = :now, entity = :entity, merchantId = :m, #mode = :mode',
       // Never lower it, even against a concurrent raise.
       ConditionExpression: 'attribute_not_exists(shards) OR shards <= :s',
       ExpressionAttributeNames: { '#mode': 'mode' },
-      ExpressionAttributeValues: toValues({ ':s': next.shards, ':p': next.previousShards, ':e': next.effectiveAt, ':now': now.toISOString(), ':entity': 'ShardConfig', ':m': merchantId, ':mode': mode }),
+      ExpressionAttributeValues: toValues({
+        ':s': next.shards,
+        ':p': next.previousShards,
+        ':e': next.effectiveAt,
+        ':now': now.toISOString(),
+        ':entity': 'ShardConfig',
+        ':m': merchantId,
+        ':mode': mode,
+      }),
     }),
   );
   cache.set(cacheKey(merchantId, mode), { config: next, loadedAt: now.getTime() });

@@ -60,9 +60,13 @@ export function sumWalletItems<T extends Record<string, unknown>>(items: T[]): T
   const sum: Record<string, unknown> = { ...items[0] };
   for (const item of items.slice(1)) {
     for (const [attribute, value] of Object.entries(item)) {
-      if (typeof value === 'number' && (attribute === 'available' || attribute === 'held' || attribute === 'pendingCount' || attribute.startsWith('held_'))) {
+      if (
+        typeof value === 'number' &&
+        (attribute === 'available' || attribute === 'held' || attribute === 'pendingCount' || attribute.startsWith('held_'))
+      ) {
         sum[attribute] = ((sum[attribute] as number | undefined) ?? 0) + value;
-      } else if (attribute === 'updatedAt' && typeof value === 'string' && (typeof sum.updatedAt !== 'string' || value > sum.updatedAt)) sum.updatedAt = value;
+      } else if (attribute === 'updatedAt' && typeof value === 'string' && (typeof sum.updatedAt !== 'string' || value > sum.updatedAt))
+        sum.updatedAt = value;
       else if (!(attribute in sum)) sum[attribute] = value;
     }
   }
@@ -70,12 +74,20 @@ export function sumWalletItems<T extends Record<string, unknown>>(items: T[]): T
 }
 
 /** Every shard's item of one wallet, in ONE call: TransactGetItems (a snapshot) when consistent, else BatchGetItem. */
-async function readWalletShards(merchantId: string, mode: Mode, currency: Currency, shards: number, consistent: boolean): Promise<(WalletItem | undefined)[]> {
+async function readWalletShards(
+  merchantId: string,
+  mode: Mode,
+  currency: Currency,
+  shards: number,
+  consistent: boolean,
+): Promise<(WalletItem | undefined)[]> {
   const shardKeys = Array.from({ length: shards }, (_, n) => keys.walletShard(merchantId, mode, currency, n));
   if (consistent) {
     for (let attempt = 1; ; attempt++) {
       try {
-        const out = await db().send(new TransactGetItemsCommand({ TransactItems: shardKeys.map((k) => ({ Get: { TableName: tableName(), Key: toItem(k) } })) }));
+        const out = await db().send(
+          new TransactGetItemsCommand({ TransactItems: shardKeys.map((k) => ({ Get: { TableName: tableName(), Key: toItem(k) } })) }),
+        );
         return (out.Responses ?? []).map((r) => (r.Item ? fromItem<WalletItem>(r.Item) : undefined));
       } catch (error) {
         // A transaction writing one of the shards at this moment: read again (nothing was read).
@@ -116,8 +128,12 @@ export async function listWallets(merchantId: string, mode: Mode): Promise<Walle
   const byCurrency = new Map<string, WalletItem[]>();
   for (let n = 0; n < shards; n++) {
     const k = keys.walletsOfMerchant(merchantId, mode, n);
-    const items = await queryAll<WalletItem & { SK: string }>({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }) });
-    for (const item of items) byCurrency.set(item.SK.slice(k.SKPrefix.length), [...(byCurrency.get(item.SK.slice(k.SKPrefix.length)) ?? []), item]);
+    const items = await queryAll<WalletItem & { SK: string }>({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
+    });
+    for (const item of items)
+      byCurrency.set(item.SK.slice(k.SKPrefix.length), [...(byCurrency.get(item.SK.slice(k.SKPrefix.length)) ?? []), item]);
   }
   return [...byCurrency].map(([currency, items]) => toRecord(merchantId, mode, currency as Currency, sumWalletItems(items)));
 }
@@ -154,7 +170,15 @@ async function rebalance(merchantId: string, mode: Mode, currency: Currency, now
       UpdateExpression: 'SET updatedAt = :now, entity = :entity, merchantId = :m, #mode = :mode, currency = :c ADD available :amount',
       ...(condition ? { ConditionExpression: 'available >= :need' } : {}),
       ExpressionAttributeNames: { '#mode': 'mode' },
-      ExpressionAttributeValues: toValues({ ':now': at, ':entity': 'Wallet', ':m': merchantId, ':mode': mode, ':c': currency, ':amount': condition ? -amount : amount, ...(condition ? { ':need': amount } : {}) }),
+      ExpressionAttributeValues: toValues({
+        ':now': at,
+        ':entity': 'Wallet',
+        ':m': merchantId,
+        ':mode': mode,
+        ':c': currency,
+        ':amount': condition ? -amount : amount,
+        ...(condition ? { ':need': amount } : {}),
+      }),
     },
   });
   try {
@@ -249,22 +273,24 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
     }),
   ];
   if (adds.length > 0) {
-    writes.push(named('wallet', {
-      Update: {
-        TableName: tableName(),
-        Key: toItem(keys.walletShard(journal.merchantId, journal.mode, journal.currency, shard)),
-        UpdateExpression: `SET #updatedAt = :now, entity = :entity, merchantId = :merchantId, #mode = :mode, currency = :currency ADD ${adds.join(', ')}`,
-        ...(conditions.length ? { ConditionExpression: conditions.join(' AND ') } : {}),
-        ExpressionAttributeNames: { ...names, '#mode': 'mode' },
-        ExpressionAttributeValues: toValues({
-          ...values,
-          ':entity': 'Wallet',
-          ':merchantId': journal.merchantId,
-          ':mode': journal.mode,
-          ':currency': journal.currency,
-        }),
-      },
-    }));
+    writes.push(
+      named('wallet', {
+        Update: {
+          TableName: tableName(),
+          Key: toItem(keys.walletShard(journal.merchantId, journal.mode, journal.currency, shard)),
+          UpdateExpression: `SET #updatedAt = :now, entity = :entity, merchantId = :merchantId, #mode = :mode, currency = :currency ADD ${adds.join(', ')}`,
+          ...(conditions.length ? { ConditionExpression: conditions.join(' AND ') } : {}),
+          ExpressionAttributeNames: { ...names, '#mode': 'mode' },
+          ExpressionAttributeValues: toValues({
+            ...values,
+            ':entity': 'Wallet',
+            ':merchantId': journal.merchantId,
+            ':mode': journal.mode,
+            ':currency': journal.currency,
+          }),
+        },
+      }),
+    );
   }
   return writes;
 }
@@ -278,7 +304,10 @@ export async function listJournals(merchantId: string, mode: Mode): Promise<Jour
   const parts = await Promise.all(
     Array.from({ length: shards }, (_, n) => {
       const k = keys.journalsOfMerchant(merchantId, mode, n);
-      return queryAll<Journal & { SK: string }>({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }) });
+      return queryAll<Journal & { SK: string }>({
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
+      });
     }),
   );
   if (parts.length === 1) return parts[0]!;
@@ -302,7 +331,12 @@ export function operatorReferenceWrite(merchantId: string, mode: Mode, command: 
   return {
     Put: {
       TableName: tableName(),
-      Item: toItem({ ...keys.operatorReference(merchantId, mode, command, record.reference), entity: 'OperatorReference', command, ...record }),
+      Item: toItem({
+        ...keys.operatorReference(merchantId, mode, command, record.reference),
+        entity: 'OperatorReference',
+        command,
+        ...record,
+      }),
       ConditionExpression: 'attribute_not_exists(PK)',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },

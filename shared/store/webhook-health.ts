@@ -59,7 +59,13 @@ async function update(d: Destination, expression: string, values: Record<string,
       Key: toItem(healthKey(d)),
       UpdateExpression: `SET entity = :entity, merchantId = :merchantId, #mode = :mode, #url = :url, ${expression}`,
       ExpressionAttributeNames: { '#mode': 'mode', '#url': 'url' },
-      ExpressionAttributeValues: toValues({ ':entity': 'WebhookHealth', ':merchantId': d.merchantId, ':mode': d.mode, ':url': d.url, ...values }),
+      ExpressionAttributeValues: toValues({
+        ':entity': 'WebhookHealth',
+        ':merchantId': d.merchantId,
+        ':mode': d.mode,
+        ':url': d.url,
+        ...values,
+      }),
     }),
   );
 }
@@ -82,5 +88,8 @@ export async function disableEndpoint(d: Destination, reason: 'gone' | 'failing'
 
 /** The operator's or merchant's re-enable: not disabled, no failure streak. */
 export async function enableEndpoint(d: Destination, now: Date): Promise<void> {
-  await update(d, 'disabledAt = :null, disabledReason = :null, updatedAt = :at REMOVE failingSince', { ':null': null, ':at': now.toISOString() });
+  await update(d, 'disabledAt = :null, disabledReason = :null, updatedAt = :at REMOVE failingSince', {
+    ':null': null,
+    ':at': now.toISOString(),
+  });
 }

@@ -1,4 +1,15 @@
-import { BatchGetItemCommand, BatchWriteItemCommand, type BatchGetItemCommandOutput, ConditionalCheckFailedException, GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  type BatchGetItemCommandOutput,
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject } from '#shared/domain/events.ts';
 import { db, fromItem, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
@@ -133,7 +144,14 @@ export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxIt
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
-    feedEntryWrite({ eventId: addressed.eventId, merchantId: addressed.merchantId, mode: addressed.mode, type: addressed.event.type, createdAt, event: addressed.event }),
+    feedEntryWrite({
+      eventId: addressed.eventId,
+      merchantId: addressed.merchantId,
+      mode: addressed.mode,
+      type: addressed.event.type,
+      createdAt,
+      event: addressed.event,
+    }),
   ];
 }
 
@@ -175,7 +193,10 @@ export async function getEventPointer(eventId: string): Promise<EventPointer | u
 /** Access pattern: one outbox event from its pointer (GetItem). */
 export async function getOutboxEvent(pointer: EventPointer): Promise<StoredEvent | undefined> {
   const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.outboxEvent(subjectOf(pointer), pointer.eventCreatedAt, pointer.eventId)) }),
+    new GetItemCommand({
+      TableName: tableName(),
+      Key: toItem(keys.outboxEvent(subjectOf(pointer), pointer.eventCreatedAt, pointer.eventId)),
+    }),
   );
   return out.Item ? fromItem<StoredEvent>(out.Item) : undefined;
 }
@@ -191,11 +212,15 @@ export async function getDeliveries(events: readonly EventRef[]): Promise<Map<st
   const found = new Map<string, DeliveryRecord>();
   const unique = [...new Map(events.map((e) => [deliveryKey(e), e])).values()];
   for (let i = 0; i < unique.length; i += 100) {
-    let requested: Record<string, AttributeValue>[] | undefined = unique.slice(i, i + 100).map((e) => toItem(keys.webhookDelivery(subjectOf(e), e.eventId)));
+    let requested: Record<string, AttributeValue>[] | undefined = unique
+      .slice(i, i + 100)
+      .map((e) => toItem(keys.webhookDelivery(subjectOf(e), e.eventId)));
     for (let attempt = 0; requested?.length; attempt++) {
       if (attempt > 8) throw new Error('BatchGetItem: unprocessed keys after retries');
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-      const out: BatchGetItemCommandOutput = await db().send(new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: requested, ConsistentRead: true } } }));
+      const out: BatchGetItemCommandOutput = await db().send(
+        new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: requested, ConsistentRead: true } } }),
+      );
       for (const item of out.Responses?.[tableName()] ?? []) {
         const d = fromItem<DeliveryRecord>(item);
         found.set(deliveryKey(d), d);
@@ -211,7 +236,11 @@ export async function getDeliveries(events: readonly EventRef[]): Promise<Map<st
  * event's delivery item, replaced whole (the dispatcher read it at the start of the batch and
  * appended this attempt to its log).
  */
-export async function writeDeliveries(deliveries: readonly DeliveryRecord[], feed: readonly FeedEntry[] = [], now = new Date()): Promise<void> {
+export async function writeDeliveries(
+  deliveries: readonly DeliveryRecord[],
+  feed: readonly FeedEntry[] = [],
+  now = new Date(),
+): Promise<void> {
   await batchWrite([
     ...deliveries.map((d) =>
       toItem({
@@ -244,7 +273,10 @@ export async function listWebhookDue(now: Date, limitPerShard = 200): Promise<We
  * Access pattern: take an item out of the sweep's index (dueAt null) or move its due time, only if
  * nobody changed its entry since the sweep read it (the dispatcher's write wins). False = changed.
  */
-export async function moveWebhookDue(item: { PK: string; SK: string; GSI2SK: string; eventId: string }, dueAt: string | null): Promise<boolean> {
+export async function moveWebhookDue(
+  item: { PK: string; SK: string; GSI2SK: string; eventId: string },
+  dueAt: string | null,
+): Promise<boolean> {
   const key: Key = { PK: item.PK, SK: item.SK };
   const next = dueAt ? keys.webhookDue(item.eventId, dueAt) : undefined;
   try {
@@ -292,7 +324,9 @@ export async function listDeliveries(paymentIntentId: string): Promise<DeliveryR
 /** Access pattern: an event's delivery item with its attempts (GetItem, consistent). */
 export async function getDelivery(about: EventSubject | string, eventId: string): Promise<DeliveryRecord | undefined> {
   const subject: EventSubject = typeof about === 'string' ? { kind: 'transaction', id: about } : about; // a string: a transaction's id
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.webhookDelivery(subject, eventId)), ConsistentRead: true }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.webhookDelivery(subject, eventId)), ConsistentRead: true }),
+  );
   return out.Item ? fromItem<DeliveryRecord>(out.Item) : undefined;
 }
 
@@ -327,8 +361,18 @@ export function resendWrite(request: ResendRequest): TxItem {
  * Scan: its cost is the table's size, acceptable for a rare recovery run, and independent of the
  * stream's 24 h retention.
  */
-export async function* scanOutboxEvents(filter: { since: string; until: string; merchantId?: string; mode?: Mode }): AsyncGenerator<(AddressedEvent & { createdAt: string; entity: 'OutboxEvent' })[]> {
-  const conditions = ['entity = :entity', 'createdAt BETWEEN :since AND :until', ...(filter.merchantId ? ['merchantId = :merchantId'] : []), ...(filter.mode ? ['#mode = :mode'] : [])];
+export async function* scanOutboxEvents(filter: {
+  since: string;
+  until: string;
+  merchantId?: string;
+  mode?: Mode;
+}): AsyncGenerator<(AddressedEvent & { createdAt: string; entity: 'OutboxEvent' })[]> {
+  const conditions = [
+    'entity = :entity',
+    'createdAt BETWEEN :since AND :until',
+    ...(filter.merchantId ? ['merchantId = :merchantId'] : []),
+    ...(filter.mode ? ['#mode = :mode'] : []),
+  ];
   let start: Record<string, AttributeValue> | undefined;
   do {
     const out = await db().send(
@@ -336,7 +380,13 @@ export async function* scanOutboxEvents(filter: { since: string; until: string; 
         TableName: tableName(),
         FilterExpression: conditions.join(' AND '),
         ...(filter.mode ? { ExpressionAttributeNames: { '#mode': 'mode' } } : {}),
-        ExpressionAttributeValues: toValues({ ':entity': 'OutboxEvent', ':since': filter.since, ':until': filter.until, ':merchantId': filter.merchantId, ':mode': filter.mode }),
+        ExpressionAttributeValues: toValues({
+          ':entity': 'OutboxEvent',
+          ':since': filter.since,
+          ':until': filter.until,
+          ':merchantId': filter.merchantId,
+          ':mode': filter.mode,
+        }),
         ExclusiveStartKey: start,
       }),
     );

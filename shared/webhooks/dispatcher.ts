@@ -6,7 +6,14 @@ import { logger } from '#shared/logger.ts';
 import { db } from '#shared/store/client.ts';
 import { sqs } from './queue.ts';
 import { getMerchant, webhookSecretAssociatedData } from '#shared/store/merchants.ts';
-import { destinationKey, disableEndpoint, getEndpointHealth, recordFailure, recordSuccess, type EndpointHealth } from '#shared/store/webhook-health.ts';
+import {
+  destinationKey,
+  disableEndpoint,
+  getEndpointHealth,
+  recordFailure,
+  recordSuccess,
+  type EndpointHealth,
+} from '#shared/store/webhook-health.ts';
 import {
   closedStates,
   deliveryKey,
@@ -95,9 +102,11 @@ async function destinationFor(message: DeliveryMessage, merchant: Merchant | und
   if (!merchant) return { missing: 'the merchant no longer exists', url, source };
   if (!url || !source) return { missing: `no callbackUrl and no webhook endpoint configured for ${message.mode} mode`, url, source };
   // An endpoint may subscribe to a subset of event types; a request's own callbackUrl gets its events.
-  if (source === 'endpoint' && !endpointWants(endpoint!, message.event.type)) return { missing: `the ${message.mode} webhook endpoint is not subscribed to ${message.event.type}`, url, source };
+  if (source === 'endpoint' && !endpointWants(endpoint!, message.event.type))
+    return { missing: `the ${message.mode} webhook endpoint is not subscribed to ${message.event.type}`, url, source };
   const live = (endpoint?.secrets ?? []).filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime());
-  if (live.length === 0) return { missing: `no webhook signing secret for ${message.mode} mode: configure a webhook endpoint`, url, source };
+  if (live.length === 0)
+    return { missing: `no webhook signing secret for ${message.mode} mode: configure a webhook endpoint`, url, source };
   const key = await masterKey();
   const secrets = live.map((s) => open(key, s.sealed, webhookSecretAssociatedData(merchant.merchantId, message.mode)));
   return { url, source, secrets, allowInsecure: insecureAllowed(merchant) };
@@ -111,7 +120,12 @@ interface Outcome {
 }
 
 /** The destination's health after this attempt; true = the destination is now disabled. */
-async function updateHealth(target: { merchantId: string; mode: DeliveryMessage['mode']; url: string }, health: EndpointHealth | undefined, post: PostResult, now: Date): Promise<boolean> {
+async function updateHealth(
+  target: { merchantId: string; mode: DeliveryMessage['mode']; url: string },
+  health: EndpointHealth | undefined,
+  post: PostResult,
+  now: Date,
+): Promise<boolean> {
   if (post.error === null) {
     if (health?.failingSince) await recordSuccess(target, now);
     return false;
@@ -148,10 +162,23 @@ async function attemptOne(
   let disabled = Boolean(health?.disabledAt);
   let post: PostResult;
   if ('missing' in destination) post = { statusCode: null, durationMs: 0, error: destination.missing, refused: false };
-  else if (disabled) post = { statusCode: null, durationMs: 0, error: `endpoint disabled (${health!.disabledReason}) since ${health!.disabledAt}`, refused: false };
+  else if (disabled)
+    post = {
+      statusCode: null,
+      durationMs: 0,
+      error: `endpoint disabled (${health!.disabledReason}) since ${health!.disabledAt}`,
+      refused: false,
+    };
   else {
     const body = JSON.stringify(message.event);
-    const headers = signedHeaders({ body, secrets: destination.secrets, eventId: message.eventId, eventType: message.event.type, deliveryId, timestamp: Math.floor(clock().getTime() / 1000) });
+    const headers = signedHeaders({
+      body,
+      secrets: destination.secrets,
+      eventId: message.eventId,
+      eventType: message.event.type,
+      deliveryId,
+      timestamp: Math.floor(clock().getTime() / 1000),
+    });
     post = await postWebhook(destination.url, body, headers, { allowInsecure: destination.allowInsecure, timeoutMs: timeoutMs() });
     disabled = await updateHealth(target!, health, post, clock());
   }
@@ -206,7 +233,10 @@ async function attemptOne(
     outcome: state === 'delivered' || state === 'no_destination' || state === 'endpoint_disabled' ? state : 'failed',
     nextAttemptAt,
   };
-  const rounds = Object.entries({ ...current?.rounds, [message.roundId]: { attempts: roundAttempt, state, startedAt: round?.startedAt ?? startedAt.toISOString() } })
+  const rounds = Object.entries({
+    ...current?.rounds,
+    [message.roundId]: { attempts: roundAttempt, state, startedAt: round?.startedAt ?? startedAt.toISOString() },
+  })
     .sort(([, a], [, b]) => (a.startedAt < b.startedAt ? -1 : 1))
     .slice(-keptRounds);
   const delivery: DeliveryRecord = {
@@ -228,7 +258,15 @@ async function attemptOne(
     updatedAt: finishedAt,
     log: [...(current?.log ?? []), record].slice(-maxLoggedAttempts),
   };
-  const log = { eventId: message.eventId, merchantId: message.merchantId, deliveryId, attempt, roundAttempt, statusCode: post.statusCode, durationMs: post.durationMs };
+  const log = {
+    eventId: message.eventId,
+    merchantId: message.merchantId,
+    deliveryId,
+    attempt,
+    roundAttempt,
+    statusCode: post.statusCode,
+    durationMs: post.durationMs,
+  };
   emitDeliveryMetrics(state, message, current?.deliveredAt ?? null, clock());
   if (state === 'delivered') logger.info('webhook delivered', log);
   else if (state === 'retrying') logger.info('webhook attempt failed', { ...log, error: post.error, nextAttemptAt });
@@ -237,7 +275,15 @@ async function attemptOne(
   const feed: FeedEntry | undefined =
     (current?.state ?? 'pending') === state
       ? undefined
-      : { eventId: message.eventId, merchantId: message.merchantId, mode: message.mode, type: message.event.type, createdAt: message.eventCreatedAt, deliveryState: state, event: message.event };
+      : {
+          eventId: message.eventId,
+          merchantId: message.merchantId,
+          mode: message.mode,
+          type: message.event.type,
+          createdAt: message.eventCreatedAt,
+          deliveryState: state,
+          event: message.event,
+        };
   return { result, delivery, ...(feed ? { feed } : {}), ...(requeue ? { requeue } : {}) };
 }
 
@@ -251,18 +297,23 @@ function emitDeliveryMetrics(state: DeliveryState, message: DeliveryMessage, del
   }
 }
 
-export async function dispatchBatch<T>(entries: readonly { ref: T; message: DeliveryMessage }[], ports: DispatchPorts, clock: () => Date = () => new Date()): Promise<{ ref: T; result: DispatchResult }[]> {
+export async function dispatchBatch<T>(
+  entries: readonly { ref: T; message: DeliveryMessage }[],
+  ports: DispatchPorts,
+  clock: () => Date = () => new Date(),
+): Promise<{ ref: T; result: DispatchResult }[]> {
   const current = await getDeliveries(entries.map((e) => e.message));
   // Destinations' health: one BatchGetItem for the batch, started when the first destination is known.
   let healthRead: Promise<Map<string, EndpointHealth>> | undefined;
   const healthOf = async (merchantId: string, mode: DeliveryMessage['mode'], url: string) => {
-    healthRead ??= Promise.all(entries.map(async ({ message }) => ({ message, merchant: await cachedMerchant(message.merchantId) }))).then((all) =>
-      getEndpointHealth(
-        all.flatMap(({ message, merchant }) => {
-          const u = message.callbackUrl ?? merchant?.webhooks?.[message.mode]?.url;
-          return u ? [{ merchantId: message.merchantId, mode: message.mode, url: u }] : [];
-        }),
-      ),
+    healthRead ??= Promise.all(entries.map(async ({ message }) => ({ message, merchant: await cachedMerchant(message.merchantId) }))).then(
+      (all) =>
+        getEndpointHealth(
+          all.flatMap(({ message, merchant }) => {
+            const u = message.callbackUrl ?? merchant?.webhooks?.[message.mode]?.url;
+            return u ? [{ merchantId: message.merchantId, mode: message.mode, url: u }] : [];
+          }),
+        ),
     );
     return (await healthRead).get(destinationKey({ merchantId, mode, url }));
   };
@@ -276,7 +327,12 @@ export async function dispatchBatch<T>(entries: readonly { ref: T; message: Deli
     }),
   );
   const attempted = outcomes.flatMap((o) => (o.delivery ? [o.delivery] : []));
-  if (attempted.length) await writeDeliveries(attempted, outcomes.flatMap((o) => (o.feed ? [o.feed] : [])), clock());
+  if (attempted.length)
+    await writeDeliveries(
+      attempted,
+      outcomes.flatMap((o) => (o.feed ? [o.feed] : [])),
+      clock(),
+    );
   await Promise.all(
     outcomes.flatMap((o) =>
       o.requeue

@@ -4,10 +4,19 @@
  * stored attempt and in our logs; showing it would let a merchant fingerprint hosts and ports
  * through the gateway.
  */
-export const deliveryErrorCategories = ['connection_failed', 'timeout', 'tls_error', 'invalid_response', 'http_status', 'destination_refused', 'no_destination'] as const;
+export const deliveryErrorCategories = [
+  'connection_failed',
+  'timeout',
+  'tls_error',
+  'invalid_response',
+  'http_status',
+  'destination_refused',
+  'no_destination',
+] as const;
 export type DeliveryErrorCategory = (typeof deliveryErrorCategories)[number];
 
-const tlsCode = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO|ERR_OSSL_|HOSTNAME_MISMATCH)/;
+const tlsCode =
+  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO|ERR_OSSL_|HOSTNAME_MISMATCH)/;
 const parseCode = /^(HPE_|ERR_INVALID_|ERR_HTTP_)/;
 
 /** The category of an attempt's raw error (as shared/webhooks/http.ts and the dispatcher word it); null = no error. */

@@ -90,7 +90,13 @@ export async function eventsFeed(merchantId: string, mode: Mode, q: EventFeedQue
   const { startingAfter: _cursor, ...filters } = q;
   const page = await pageEventFeed(merchantId, mode, { ...filters, ...(before ? { before } : {}) }, now);
   return {
-    items: page.items.map((e) => ({ eventId: e.eventId, type: e.type, created: e.event.created, deliveryState: e.deliveryState, event: e.event })),
+    items: page.items.map((e) => ({
+      eventId: e.eventId,
+      type: e.type,
+      created: e.event.created,
+      deliveryState: e.deliveryState,
+      event: e.event,
+    })),
     hasMore: page.hasMore,
   };
 }
@@ -105,7 +111,12 @@ export async function eventAttempts(merchantId: string, mode: Mode, eventId: str
   const pointer = await ownedPointer(merchantId, mode, eventId);
   if (!pointer) return undefined;
   const delivery = await getDelivery(subjectOf(pointer), eventId);
-  return { eventId, paymentIntentId: pointer.paymentIntentId, delivery: deliveryView(delivery), items: (delivery?.log ?? []).map(attemptView) };
+  return {
+    eventId,
+    paymentIntentId: pointer.paymentIntentId,
+    delivery: deliveryView(delivery),
+    items: (delivery?.log ?? []).map(attemptView),
+  };
 }
 
 /**
@@ -113,7 +124,12 @@ export async function eventAttempts(merchantId: string, mode: Mode, eventId: str
  * new delivery ids, the full retry schedule again). The caller commits it with its idempotency
  * record; the stream relays it to the queue.
  */
-export async function prepareResend(merchantId: string, mode: Mode, eventId: string, now = new Date()): Promise<{ write: TxItem; body: { eventId: string; resendId: string; status: 'queued'; requestedAt: string } } | undefined> {
+export async function prepareResend(
+  merchantId: string,
+  mode: Mode,
+  eventId: string,
+  now = new Date(),
+): Promise<{ write: TxItem; body: { eventId: string; resendId: string; status: 'queued'; requestedAt: string } } | undefined> {
   const pointer = await ownedPointer(merchantId, mode, eventId);
   if (!pointer) return undefined;
   const stored = await getOutboxEvent(pointer);

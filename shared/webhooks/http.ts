@@ -36,7 +36,11 @@ type Policy = AddressPolicy;
 
 const allowed = isAllowedAddress;
 
-type Resolver = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /** A `lookup` for net.connect that fails unless every address the host resolves to is allowed. */
 export function guardedLookup(policy: Policy, resolve: Resolver = dnsLookup as Resolver): LookupFunction {
@@ -44,7 +48,11 @@ export function guardedLookup(policy: Policy, resolve: Resolver = dnsLookup as R
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error);
       if (addresses.length === 0 || !addresses.every((a) => allowed(policy, a.address))) {
-        return callback(new RefusedDestination(`${hostname} resolves to a ${policy === 'public' ? 'private, loopback, link-local or reserved' : 'non-loopback'} address`));
+        return callback(
+          new RefusedDestination(
+            `${hostname} resolves to a ${policy === 'public' ? 'private, loopback, link-local or reserved' : 'non-loopback'} address`,
+          ),
+        );
       }
       if ((options as LookupAllOptions).all) return callback(null, addresses);
       return callback(null, addresses[0]!.address, addresses[0]!.family);
@@ -77,11 +85,17 @@ export function destinationRule(raw: string, allowInsecure: boolean): { url: URL
   return { url, policy };
 }
 
-export function postWebhook(raw: string, body: string, headers: Record<string, string>, options: { allowInsecure: boolean; timeoutMs: number }): Promise<PostResult> {
+export function postWebhook(
+  raw: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowInsecure: boolean; timeoutMs: number },
+): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const rule = destinationRule(raw, options.allowInsecure);
-  if ('refused' in rule) return Promise.resolve({ statusCode: null, durationMs: 0, error: `destination refused: ${rule.refused}`, refused: true });
+  if ('refused' in rule)
+    return Promise.resolve({ statusCode: null, durationMs: 0, error: `destination refused: ${rule.refused}`, refused: true });
   const { url, policy } = rule;
   const secure = url.protocol === 'https:';
   const agent = policy === 'public' ? agents.public : secure ? agents.loopbackHttps : agents.loopbackHttp;
@@ -115,9 +129,16 @@ export function postWebhook(raw: string, body: string, headers: Record<string, s
       const done = () =>
         finish({
           statusCode: status,
-          error: status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? `redirect not followed (HTTP ${status})` : `HTTP ${status}`,
+          error:
+            status >= 200 && status < 300
+              ? null
+              : status >= 300 && status < 400
+                ? `redirect not followed (HTTP ${status})`
+                : `HTTP ${status}`,
           refused: false,
-          ...((status === 429 || status === 503) && typeof res.headers['retry-after'] === 'string' ? { retryAfter: res.headers['retry-after'] } : {}),
+          ...((status === 429 || status === 503) && typeof res.headers['retry-after'] === 'string'
+            ? { retryAfter: res.headers['retry-after'] }
+            : {}),
         });
       res.on('end', done);
       res.on('close', done);

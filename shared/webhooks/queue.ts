@@ -21,7 +21,16 @@ export function sqs(): SQSClient {
   const local = process.env.AWS_ENDPOINT_URL_SQS;
   // Traced (X-Ray subsegments per call) inside Lambda; unchanged elsewhere (shared/metrics.ts).
   client ??= tracer.captureAWSv3Client(
-    new SQSClient(local ? { endpoint: local, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 5 } : {}),
+    new SQSClient(
+      local
+        ? {
+            endpoint: local,
+            region: process.env.AWS_REGION ?? 'local',
+            credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+            maxAttempts: 5,
+          }
+        : {},
+    ),
   );
   return client;
 }
@@ -56,7 +65,11 @@ export async function publish(entries: readonly { id: string; message: DeliveryM
       current = [];
       bytes = 0;
     }
-    current.push({ Id: id, MessageBody: body, ...(delaySeconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))) } : {}) });
+    current.push({
+      Id: id,
+      MessageBody: body,
+      ...(delaySeconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))) } : {}),
+    });
     bytes += size;
   }
   if (current.length) batches.push(current);
@@ -76,7 +89,13 @@ export async function publish(entries: readonly { id: string; message: DeliveryM
 
 /** The next attempt as a new message, delayed by `seconds` (at most 900): nothing stays in flight meanwhile. */
 export async function sendDelayed(message: DeliveryMessage, seconds: number): Promise<void> {
-  await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl(), MessageBody: JSON.stringify(message), DelaySeconds: Math.min(900, Math.max(0, Math.ceil(seconds))) }));
+  await sqs().send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl(),
+      MessageBody: JSON.stringify(message),
+      DelaySeconds: Math.min(900, Math.max(0, Math.ceil(seconds))),
+    }),
+  );
 }
 
 /** Makes a received message visible again after `seconds` (a deferred message of a busy event). */
@@ -99,10 +118,17 @@ async function queueArn(url: string): Promise<string> {
 export async function queueDepths() {
   const depth = async (url: string) => {
     const out = await sqs().send(
-      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      }),
     );
     const a = out.Attributes ?? {};
-    return { visible: Number(a.ApproximateNumberOfMessages ?? 0), inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0), delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0) };
+    return {
+      visible: Number(a.ApproximateNumberOfMessages ?? 0),
+      inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0),
+      delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
+    };
   };
   const [queue, deadLetters] = await Promise.all([depth(queueUrl()), depth(deadLetterQueueUrl())]);
   return { queue, deadLetters };
@@ -118,16 +144,25 @@ export async function redriveDeadLetters(options: { waitMs?: number; maxPerSecon
   const before = (await queueDepths()).deadLetters;
   if (before.visible === 0) return { status: 'NOTHING_TO_MOVE', moved: 0, failureReason: null as string | null };
   await sqs().send(
-    new StartMessageMoveTaskCommand({ SourceArn: source, DestinationArn: destination, ...(options.maxPerSecond ? { MaxNumberOfMessagesPerSecond: options.maxPerSecond } : {}) }),
+    new StartMessageMoveTaskCommand({
+      SourceArn: source,
+      DestinationArn: destination,
+      ...(options.maxPerSecond ? { MaxNumberOfMessagesPerSecond: options.maxPerSecond } : {}),
+    }),
   );
   const deadline = Date.now() + (options.waitMs ?? 120_000);
   for (;;) {
     const out = await sqs().send(new ListMessageMoveTasksCommand({ SourceArn: source, MaxResults: 10 }));
     const task = out.Results?.[0]; // the most recent task first: the one just started
     if (task && task.Status !== 'RUNNING') {
-      return { status: task.Status ?? 'UNKNOWN', moved: Number(task.ApproximateNumberOfMessagesMoved ?? 0), failureReason: task.FailureReason ?? null };
+      return {
+        status: task.Status ?? 'UNKNOWN',
+        moved: Number(task.ApproximateNumberOfMessagesMoved ?? 0),
+        failureReason: task.FailureReason ?? null,
+      };
     }
-    if (Date.now() > deadline) return { status: 'RUNNING', moved: Number(task?.ApproximateNumberOfMessagesMoved ?? 0), failureReason: null };
+    if (Date.now() > deadline)
+      return { status: 'RUNNING', moved: Number(task?.ApproximateNumberOfMessagesMoved ?? 0), failureReason: null };
     await new Promise((r) => setTimeout(r, 250));
   }
 }

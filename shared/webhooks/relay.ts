@@ -30,9 +30,7 @@ export async function relayRecords(records: readonly DynamoDBRecord[]): Promise<
   }
   if (entries.length === 0) return { failedSequenceNumbers: [] };
 
-  const pointers: EventPointer[] = entries
-    .filter((e) => e.message.roundId === 'initial')
-    .map(({ message }) => pointerOf(message));
+  const pointers: EventPointer[] = entries.filter((e) => e.message.roundId === 'initial').map(({ message }) => pointerOf(message));
   await putEventPointers(pointers); // before the message exists, so its attempts are findable by event id
 
   const failed = new Set(await publish(entries.map(({ id, message }) => ({ id, message }))));

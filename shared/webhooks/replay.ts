@@ -34,9 +34,7 @@ export async function replayEvents(filter: { since: string; until: string; merch
       const ended = delivery && delivery.state !== 'retrying' && delivery.state !== 'pending';
       messages.push(ended ? { ...message, roundId: newRedriveRound() } : message);
     }
-    await putEventPointers(
-      messages.filter((m) => m.roundId === initialRound).map(pointerOf),
-    );
+    await putEventPointers(messages.filter((m) => m.roundId === initialRound).map(pointerOf));
     const failed = await publish(messages.map((message, i) => ({ id: String(i), message })));
     result.sent += messages.length - failed.length;
     result.failed += failed.length;

@@ -21,7 +21,10 @@ export async function rotateWebhookSecret(merchantId: string, mode: Mode, overla
       if (!endpoint) throw new OperatorError(`merchant ${merchantId} has no ${mode} webhook endpoint: set one with \`merchant webhook\``);
       const until = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
       const live = endpoint.secrets.filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime());
-      const previous = overlapSeconds === 0 ? [] : live.map((s) => ({ sealed: s.sealed, expiresAt: s.expiresAt !== null && s.expiresAt < until ? s.expiresAt : until }));
+      const previous =
+        overlapSeconds === 0
+          ? []
+          : live.map((s) => ({ sealed: s.sealed, expiresAt: s.expiresAt !== null && s.expiresAt < until ? s.expiresAt : until }));
       const secret = newWebhookSecret();
       const rotated: WebhookEndpoint = {
         url: endpoint.url,

@@ -47,6 +47,8 @@ export function signedHeaders(input: SigningInput): Record<string, string> {
     // Standard Webhooks: one `v1,<base64>` per live secret, space separated, as the spec allows.
     'webhook-id': input.eventId,
     'webhook-timestamp': String(input.timestamp),
-    'webhook-signature': input.secrets.map((secret) => `v1,${standardWebhooksSignature(secret, input.eventId, input.timestamp, input.body)}`).join(' '),
+    'webhook-signature': input.secrets
+      .map((secret) => `v1,${standardWebhooksSignature(secret, input.eventId, input.timestamp, input.body)}`)
+      .join(' '),
   };
 }

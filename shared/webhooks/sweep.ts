@@ -70,9 +70,7 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
 
   // An event the relay never saw has no pointer yet: write it first (idempotent), as the relay does.
   await putEventPointers(
-    toSend
-      .filter((s) => s.item.entity === 'OutboxEvent' && s.message.roundId === initialRound)
-      .map(({ message }) => pointerOf(message)),
+    toSend.filter((s) => s.item.entity === 'OutboxEvent' && s.message.roundId === initialRound).map(({ message }) => pointerOf(message)),
   );
   const failed = new Set(await publish(toSend.map((s, i) => ({ id: String(i), message: s.message, delaySeconds: s.delaySeconds }))));
   await Promise.all(

@@ -29,8 +29,23 @@ export async function sendTestEvent(merchant: Merchant, mode: Mode, now = new Da
   const secrets = live.map((s) => open(key, s.sealed, webhookSecretAssociatedData(merchant.merchantId, mode)));
   const eventId = `evt_test_${randomUUID().replaceAll('-', '')}`;
   const timestamp = Math.floor(now.getTime() / 1000);
-  const body = JSON.stringify({ id: eventId, type: testEventType, created: timestamp, livemode: mode === 'live', api_version: apiVersion, data: { message: 'A test event sent from the dashboard.' } });
+  const body = JSON.stringify({
+    id: eventId,
+    type: testEventType,
+    created: timestamp,
+    livemode: mode === 'live',
+    api_version: apiVersion,
+    data: { message: 'A test event sent from the dashboard.' },
+  });
   const headers = signedHeaders({ body, secrets, eventId, eventType: testEventType, deliveryId: newDeliveryId(), timestamp });
   const post = await postWebhook(endpoint.url, body, headers, { allowInsecure: insecureAllowed(merchant), timeoutMs: timeoutMs() });
-  return { sent: true as const, eventId, url: endpoint.url, statusCode: post.statusCode, durationMs: post.durationMs, ok: post.error === null, error: deliveryErrorCategory(post.error) };
+  return {
+    sent: true as const,
+    eventId,
+    url: endpoint.url,
+    statusCode: post.statusCode,
+    durationMs: post.durationMs,
+    ok: post.error === null,
+    error: deliveryErrorCategory(post.error),
+  };
 }

@@ -25,12 +25,23 @@ describe('hosted checkout in Chromium', () => {
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     // The merchant's return page (callbackUrl): records where the customer lands.
     receiver = createServer((req, res) => {
       returns.push(new URL(req.url ?? '/', receiverUrl));
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Merchant</title><h1>Back at the shop</h1>');
+      res
+        .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><title>Merchant</title><h1>Back at the shop</h1>');
     });
     await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
@@ -42,15 +53,25 @@ describe('hosted checkout in Chromium', () => {
   });
 
   const phone = async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     return context.newPage();
   };
   const start = async (m: TestMerchant, over: Record<string, unknown> = {}) => {
     const created = await createCheckout(gw.baseUrl, m, checkoutBody(over));
     expect(created.status, created.text).toBe(200);
-    return { id: created.json.paymentIntentId as string, url: `${gw.baseUrl}${pagePath(created.json.checkoutUrl)}`, expiresAt: created.json.expiresAt as string };
+    return {
+      id: created.json.paymentIntentId as string,
+      url: `${gw.baseUrl}${pagePath(created.json.checkoutUrl)}`,
+      expiresAt: created.json.expiresAt as string,
+    };
   };
-  const lookup = async (m: TestMerchant, id: string) => (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${id}`, { key: m.test.apiKey })).json;
+  const lookup = async (m: TestMerchant, id: string) =>
+    (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${id}`, { key: m.test.apiKey })).json;
   const payByCard = async (page: Page, number: string, amount = 'PKR 1,500.00') => {
     await page.getByLabel('Name on card').fill('Ayesha Khan');
     await page.getByLabel('Card number').fill(number);
@@ -71,14 +92,22 @@ describe('hosted checkout in Chromium', () => {
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     // Every visible field has a label; every form exactly one submit button.
     // (Browser-side expressions as strings: the project's TypeScript has no DOM types.)
-    expect(await page.evaluate<number>("[...document.querySelectorAll('input:not([type=hidden])')].filter((i) => i.labels.length === 0).length")).toBe(0);
-    expect(await page.evaluate<number[]>("[...document.forms].map((f) => f.querySelectorAll('button[type=submit]').length)")).toEqual([1, 1, 1]);
+    expect(
+      await page.evaluate<number>("[...document.querySelectorAll('input:not([type=hidden])')].filter((i) => i.labels.length === 0).length"),
+    ).toBe(0);
+    expect(await page.evaluate<number[]>("[...document.forms].map((f) => f.querySelectorAll('button[type=submit]').length)")).toEqual([
+      1, 1, 1,
+    ]);
     await page.screenshot({ path: '/tmp/checkout-page.png', fullPage: true });
 
     await payByCard(page, '4242 4242 4242 4242');
     await page.getByRole('heading', { name: 'Payment successful' }).waitFor();
     expect(await page.getByText('VISA ending 4242').count()).toBe(1);
-    expect(await lookup(m, id)).toMatchObject({ status: 'Completed', fee: 37.5, card: { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2034 } });
+    expect(await lookup(m, id)).toMatchObject({
+      status: 'Completed',
+      fee: 37.5,
+      card: { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2034 },
+    });
     expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(1500_00 - 37_50);
     expect((await listEvents(id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Completed']);
     await page.context().close();

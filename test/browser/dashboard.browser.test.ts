@@ -28,7 +28,16 @@ describe('merchant dashboard in Chromium', () => {
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -47,8 +56,13 @@ describe('merchant dashboard in Chromium', () => {
     expect(await seriousViolations(page), name).toEqual([]);
     const original = page.viewportSize()!;
     await page.setViewportSize({ width: 375, height: 800 });
-    const wide = await page.evaluate<string[]>("[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 376).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))");
-    expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${name} at 375 px: ${wide.slice(0, 8).join(', ')}`).toBeLessThanOrEqual(375);
+    const wide = await page.evaluate<string[]>(
+      "[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 376).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))",
+    );
+    expect(
+      await page.evaluate<number>('document.documentElement.scrollWidth'),
+      `${name} at 375 px: ${wide.slice(0, 8).join(', ')}`,
+    ).toBeLessThanOrEqual(375);
     await page.setViewportSize(original);
     await screenshots(page, name);
   };
@@ -84,17 +98,28 @@ describe('merchant dashboard in Chromium', () => {
   let merchant: TestMerchant;
   let other: TestMerchant;
 
-  it('invite → password → TOTP → sign in → find a payment → partial refund; CSV; mode toggle; scoping; a viewer refused on the server; audit log', { timeout: 240_000 }, async () => {
+  it('invite → password → TOTP → sign in → find a payment → partial refund; CSV; mode toggle; scoping; a viewer refused on the server; audit log', {
+    timeout: 240_000,
+  }, async () => {
     merchant = await newMerchant({ name: 'Acme Books' });
     other = await newMerchant({ name: 'Other Shop' });
-    const paid = await completedPayment(gw.baseUrl, merchant, { amount: 1500, customerRef: { name: 'Ayesha Khan', email: 'ayesha@example.com' } });
-    const more = [await completedPayment(gw.baseUrl, merchant, { amount: 200 }), await completedPayment(gw.baseUrl, merchant, { amount: 300 })];
+    const paid = await completedPayment(gw.baseUrl, merchant, {
+      amount: 1500,
+      customerRef: { name: 'Ayesha Khan', email: 'ayesha@example.com' },
+    });
+    const more = [
+      await completedPayment(gw.baseUrl, merchant, { amount: 200 }),
+      await completedPayment(gw.baseUrl, merchant, { amount: 300 }),
+    ];
     const foreign = await completedPayment(gw.baseUrl, other, { amount: 999 });
 
     // The operator invites the first admin.
     const email = `admin-${merchant.merchantId.slice(0, 8)}@acme.test`;
     const invited = await ops('user', 'invite', '--merchant', merchant.merchantId, '--email', email, '--role', 'admin', '--json');
-    expect(invited.json, invited.stderr).toMatchObject({ userId: expect.any(String), inviteUrl: expect.stringMatching(/\/dashboard\/invite\/[A-Za-z0-9_-]{43}$/) });
+    expect(invited.json, invited.stderr).toMatchObject({
+      userId: expect.any(String),
+      inviteUrl: expect.stringMatching(/\/dashboard\/invite\/[A-Za-z0-9_-]{43}$/),
+    });
     const invitePath = new URL(invited.json.inviteUrl).pathname;
 
     const page = await newPage();
@@ -149,7 +174,9 @@ describe('merchant dashboard in Chromium', () => {
     await page.getByLabel(/^Amount/).fill('5000');
     await page.getByRole('button', { name: 'Refund' }).click();
     await page.getByText(/exceeds what remains refundable/).waitFor();
-    expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Refunds?trxnRef=${paid.id}`, { key: merchant.test.apiKey })).json.items).toHaveLength(1);
+    expect(
+      (await call(gw.baseUrl, 'GET', `/Gateway/v1/Refunds?trxnRef=${paid.id}`, { key: merchant.test.apiKey })).json.items,
+    ).toHaveLength(1);
 
     // CSV export of every filtered row (not just one page).
     const csv = await page.request.get(url('/dashboard/payments/export?status=Completed'));
@@ -157,7 +184,12 @@ describe('merchant dashboard in Chromium', () => {
     expect(csv.headers()['content-type']).toContain('text/csv');
     const lines = (await csv.text()).trim().split('\r\n');
     expect(lines[0]).toMatch(/^paymentIntentId,intentType,status,amount/);
-    expect(lines.slice(1).map((l) => l.split(',')[0]).sort()).toEqual([paid.id, ...more.map((p) => p.id)].sort());
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.split(',')[0])
+        .sort(),
+    ).toEqual([paid.id, ...more.map((p) => p.id)].sort());
 
     // Another merchant's payment does not exist here.
     const foreignPage = await page.goto(url(`/dashboard/payments/${foreign.id}`));
@@ -185,12 +217,18 @@ describe('merchant dashboard in Chromium', () => {
     await onboard(viewer, viewerInvite, 'another long passphrase');
     await viewer.goto(url(`/dashboard/payments/${paid.id}`));
     expect(await viewer.getByRole('button', { name: 'Refund' }).count()).toBe(0);
-    const forged = await viewer.request.post(url(`/dashboard/payments/${paid.id}/refund`), { form: { csrf: await csrfOf(viewer), amount: '100', reason: 'x' } });
+    const forged = await viewer.request.post(url(`/dashboard/payments/${paid.id}/refund`), {
+      form: { csrf: await csrfOf(viewer), amount: '100', reason: 'x' },
+    });
     expect(forged.status()).toBe(403);
     expect((await viewer.goto(url('/dashboard/team')))!.status()).toBe(403);
-    expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Refunds?trxnRef=${paid.id}`, { key: merchant.test.apiKey })).json.items).toHaveLength(1);
+    expect(
+      (await call(gw.baseUrl, 'GET', `/Gateway/v1/Refunds?trxnRef=${paid.id}`, { key: merchant.test.apiKey })).json.items,
+    ).toHaveLength(1);
     // A post without the session's CSRF token is refused too (the admin's, even).
-    expect((await page.request.post(url(`/dashboard/payments/${paid.id}/refund`), { form: { csrf: 'forged', amount: '100' } })).status()).toBe(403);
+    expect(
+      (await page.request.post(url(`/dashboard/payments/${paid.id}/refund`), { form: { csrf: 'forged', amount: '100' } })).status(),
+    ).toBe(403);
 
     // Payouts, maker-checker: the admin creates one and may not approve it; an approver does.
     expect((await viewer.goto(url('/dashboard/payouts')))!.status()).toBe(200);
@@ -207,7 +245,17 @@ describe('merchant dashboard in Chromium', () => {
     await page.getByRole('button', { name: /^Approve / }).click();
     await page.getByRole('heading', { name: 'Request refused' }).waitFor();
     expect(await page.getByText(/maker-checker/).count()).toBe(1);
-    const approverInvite = await ops('user', 'invite', '--merchant', merchant.merchantId, '--email', `approver-${merchant.merchantId.slice(0, 8)}@acme.test`, '--role', 'approver', '--json');
+    const approverInvite = await ops(
+      'user',
+      'invite',
+      '--merchant',
+      merchant.merchantId,
+      '--email',
+      `approver-${merchant.merchantId.slice(0, 8)}@acme.test`,
+      '--role',
+      'approver',
+      '--json',
+    );
     const approver = await newPage(375);
     await onboard(approver, new URL(approverInvite.json.inviteUrl).pathname, 'approver passphrase 1');
     await approver.goto(url('/dashboard/payouts'));
@@ -250,7 +298,22 @@ describe('merchant dashboard in Chromium', () => {
     // The audit log shows it all.
     await page.goto(url('/dashboard/team'));
     const audit = await page.locator('.table-wrap[aria-label="Audit log"]').textContent();
-    for (const action of ['user.invite', 'user.set-password', 'user.enrol-2fa', 'user.sign-in', 'user.sign-out', 'refund.create', 'payments.export', 'mode.switch', 'apikey.roll', 'apikey.revoke', 'payout.create', 'payout.approve', 'refused POST /dashboard/payments/{id}/refund', 'refused GET /dashboard/developers']) {
+    for (const action of [
+      'user.invite',
+      'user.set-password',
+      'user.enrol-2fa',
+      'user.sign-in',
+      'user.sign-out',
+      'refund.create',
+      'payments.export',
+      'mode.switch',
+      'apikey.roll',
+      'apikey.revoke',
+      'payout.create',
+      'payout.approve',
+      'refused POST /dashboard/payments/{id}/refund',
+      'refused GET /dashboard/developers',
+    ]) {
       expect(audit, action).toContain(action);
     }
     expect(audit).toContain('operator (ops CLI)');
@@ -263,14 +326,26 @@ describe('merchant dashboard in Chromium', () => {
   });
   /** A user of `role` invited by the operator and signed in (a page of its own). */
   const userWithRole = async (m: TestMerchant, role: DashboardRole, width = 1280) => {
-    const invite = await ops('user', 'invite', '--merchant', m.merchantId, '--email', `${role}-${m.merchantId.slice(0, 8)}@acme.test`, '--role', role, '--json');
+    const invite = await ops(
+      'user',
+      'invite',
+      '--merchant',
+      m.merchantId,
+      '--email',
+      `${role}-${m.merchantId.slice(0, 8)}@acme.test`,
+      '--role',
+      role,
+      '--json',
+    );
     expect(invite.json, invite.stderr).toMatchObject({ inviteUrl: expect.any(String) });
     const page = await newPage(width);
     await onboard(page, new URL(invite.json.inviteUrl).pathname, `${role} passphrase long enough`);
     return page;
   };
 
-  it('role matrix: every page and action of the signed-in dashboard is allowed or refused on the server as the role table says', { timeout: 240_000 }, async () => {
+  it('role matrix: every page and action of the signed-in dashboard is allowed or refused on the server as the role table says', {
+    timeout: 240_000,
+  }, async () => {
     const m = await newMerchant({ name: 'Matrix Shop' });
     // What each role may open, written out (the pages); the actions follow shared/domain/dashboard-roles.ts.
     const pages: Record<string, readonly DashboardRole[]> = {
@@ -289,8 +364,23 @@ describe('merchant dashboard in Chromium', () => {
       approver: ['payouts:approve'],
       viewer: [],
     };
-    const actions = routeList.filter((r) => r.lambda === 'dashboardApp' && r.method === 'POST' && r.permission && !['balances:read', 'payments:read'].includes(r.permission));
-    expect(actions.map((r) => r.id)).toEqual(expect.arrayContaining(['dashboardCreateKey', 'dashboardSaveWebhook', 'dashboardRotateWebhookSecret', 'dashboardWebhookState', 'dashboardWebhookTest', 'dashboardResendEvent', 'dashboardTeamRole', 'dashboardTeamRemove', 'dashboardRequestSettlement']));
+    const actions = routeList.filter(
+      (r) =>
+        r.lambda === 'dashboardApp' && r.method === 'POST' && r.permission && !['balances:read', 'payments:read'].includes(r.permission),
+    );
+    expect(actions.map((r) => r.id)).toEqual(
+      expect.arrayContaining([
+        'dashboardCreateKey',
+        'dashboardSaveWebhook',
+        'dashboardRotateWebhookSecret',
+        'dashboardWebhookState',
+        'dashboardWebhookTest',
+        'dashboardResendEvent',
+        'dashboardTeamRole',
+        'dashboardTeamRemove',
+        'dashboardRequestSettlement',
+      ]),
+    );
     const dummy: Record<string, string> = { id: '00000000-0000-4000-8000-000000000000', eventId: 'evt_doesnotexist' };
     for (const role of dashboardRoles) {
       const page = await userWithRole(m, role);
@@ -313,7 +403,9 @@ describe('merchant dashboard in Chromium', () => {
     }
   });
 
-  it('developers: key with chosen scopes used against the API; webhook endpoint, secret shown once, test event verified, rotation, disable/enable, delivery log, Resend; audit', { timeout: 240_000 }, async () => {
+  it('developers: key with chosen scopes used against the API; webhook endpoint, secret shown once, test event verified, rotation, disable/enable, delivery log, Resend; audit', {
+    timeout: 240_000,
+  }, async () => {
     const m = await newMerchant({ name: 'Hook Shop', allowInsecureWebhooks: true });
     const receiver: Receiver = await startReceiver(() => 200);
     try {
@@ -324,7 +416,8 @@ describe('merchant dashboard in Chromium', () => {
       // A key with only the `read` scope, created in test mode: it reads, and is refused a payment.
       await dev.goto(url('/dashboard/developers'));
       await dev.getByLabel('Mode').selectOption('test');
-      for (const scope of ['payments', 'payouts', 'settlements', 'refunds', 'balance', 'webhooks']) await dev.getByLabel(scope, { exact: true }).uncheck();
+      for (const scope of ['payments', 'payouts', 'settlements', 'refunds', 'balance', 'webhooks'])
+        await dev.getByLabel(scope, { exact: true }).uncheck();
       await dev.getByRole('button', { name: 'Create key' }).click();
       const readKey = (await dev.locator('#new-api-key').textContent())!.trim();
       expect(readKey).toMatch(/^pk_test_/);
@@ -376,9 +469,12 @@ describe('merchant dashboard in Chromium', () => {
 
       // The next real delivery (a new payment's event) verifies with the new secret only.
       const paid2 = await completedPayment(gw.baseUrl, m, { amount: 800 });
-      const [real] = (await receiver.waitFor((d) => d.some((x) => x.event.data?.TransactionId === paid2.id && x.event.data?.CurrentStatus === 'Completed'), 60_000)).filter(
-        (x) => x.event.data?.TransactionId === paid2.id && x.event.data?.CurrentStatus === 'Completed',
-      );
+      const [real] = (
+        await receiver.waitFor(
+          (d) => d.some((x) => x.event.data?.TransactionId === paid2.id && x.event.data?.CurrentStatus === 'Completed'),
+          60_000,
+        )
+      ).filter((x) => x.event.data?.TransactionId === paid2.id && x.event.data?.CurrentStatus === 'Completed');
       expect(() => verifySignature(real!.body, real!.headers['x-svc-signature-v2'] as string, secondSecret)).not.toThrow();
       expect(() => verifySignature(real!.body, real!.headers['x-svc-signature-v2'] as string, firstSecret)).toThrow();
 
@@ -396,7 +492,10 @@ describe('merchant dashboard in Chromium', () => {
       expect(await dev.locator('.table-wrap[aria-label="Delivery log"]').count()).toBe(0);
       await dev.goto(url('/dashboard/developers/webhooks?type=TransactionStatusChanged&state=delivered'));
       expect(await dev.locator('.table-wrap[aria-label="Delivery log"] tbody tr').count()).toBeGreaterThan(0);
-      await dev.getByRole('button', { name: /^Resend evt_/ }).first().click();
+      await dev
+        .getByRole('button', { name: /^Resend evt_/ })
+        .first()
+        .click();
       await dev.getByText(/Resend queued/).waitFor();
       await checkPage(dev, '12-event');
 
@@ -407,7 +506,10 @@ describe('merchant dashboard in Chromium', () => {
       expect(await attempts.count()).toBeGreaterThan(0);
       expect(await attempts.first().textContent()).toContain('delivered');
       await checkPage(admin, '7b-payment-webhooks');
-      await admin.getByRole('button', { name: /^Resend evt_/ }).first().click();
+      await admin
+        .getByRole('button', { name: /^Resend evt_/ })
+        .first()
+        .click();
       await admin.getByText(/Resend queued/).waitFor();
 
       // Settlements: a USDT settlement shows its fee and FX rate before it is confirmed.
@@ -450,7 +552,14 @@ describe('merchant dashboard in Chromium', () => {
       const foreignEventId = foreignEvents.json.items?.[0]?.eventId ?? 'evt_none';
       expect((await admin.goto(url(`/dashboard/events/${foreignEventId}`)))!.status()).toBe(404);
       await admin.goto(url('/dashboard'));
-      expect((await admin.request.post(url(`/dashboard/events/${foreignEventId}/resend`), { form: { csrf: await csrfOf(admin) }, maxRedirects: 0 })).status()).toBe(404);
+      expect(
+        (
+          await admin.request.post(url(`/dashboard/events/${foreignEventId}/resend`), {
+            form: { csrf: await csrfOf(admin) },
+            maxRedirects: 0,
+          })
+        ).status(),
+      ).toBe(404);
 
       // Team: the admin makes the developer a viewer (Developers refused at once), cannot remove or
       // demote themself as the last admin, then removes the developer (their session ends).
@@ -474,7 +583,19 @@ describe('merchant dashboard in Chromium', () => {
 
       await admin.goto(url('/dashboard/team'));
       const audit = await admin.locator('.table-wrap[aria-label="Audit log"]').textContent();
-      for (const action of ['apikey.create', 'webhook.save', 'webhook.test', 'webhook.rotate-secret', 'webhook.disable', 'webhook.enable', 'event.resend', 'settlement.request', 'user.change-role', 'user.remove']) expect(audit, action).toContain(action);
+      for (const action of [
+        'apikey.create',
+        'webhook.save',
+        'webhook.test',
+        'webhook.rotate-secret',
+        'webhook.disable',
+        'webhook.enable',
+        'event.resend',
+        'settlement.request',
+        'user.change-role',
+        'user.remove',
+      ])
+        expect(audit, action).toContain(action);
     } finally {
       await receiver.stop();
     }

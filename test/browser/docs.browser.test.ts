@@ -14,7 +14,9 @@ import { call, useGateway } from '../support/gateway.ts';
  * phone and desktop widths go to test-artifacts/.
  */
 const artifacts = resolve(repoRoot, 'test-artifacts');
-const openapi = JSON.parse(readFileSync(openApiPath, 'utf8')) as { paths: Record<string, Record<string, { operationId: string; summary: string }>> };
+const openapi = JSON.parse(readFileSync(openApiPath, 'utf8')) as {
+  paths: Record<string, Record<string, { operationId: string; summary: string }>>;
+};
 const operations = Object.values(openapi.paths).flatMap((item) => Object.values(item));
 
 describe('developer site in Chromium', () => {
@@ -25,7 +27,16 @@ describe('developer site in Chromium', () => {
     mkdirSync(artifacts, { recursive: true });
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -34,7 +45,10 @@ describe('developer site in Chromium', () => {
 
   /** A page that records script errors, CSP violations and any request to another origin (which it blocks). */
   async function open(width: number) {
-    const context = await browser.newContext({ viewport: { width, height: 900 }, ...(width < 500 ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}) });
+    const context = await browser.newContext({
+      viewport: { width, height: 900 },
+      ...(width < 500 ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
+    });
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
@@ -68,42 +82,50 @@ describe('developer site in Chromium', () => {
     expect((await call(gw.baseUrl, 'GET', '/docs/nope')).status).toBe(404);
   });
 
-  it.each([375, 1280])('renders every operation at %i px, with no foreign request, CSP violation or script error', async (width) => {
-    const { page, problems, foreign, close } = await open(width);
-    await page.goto(`${gw.baseUrl}/docs`);
-    await page.getByText(operations[0]!.summary).first().waitFor({ state: 'attached', timeout: 30_000 });
-    // Scalar renders lazily while scrolling: scroll down until every operation's summary is there
-    // (on a desktop as visible text; on a phone the operation list sits in the collapsed menu).
-    const text = () => (width >= 1000 ? renderedText(page) : page.evaluate<string>("document.body.textContent ?? ''"));
-    let missing: string[] = [];
-    for (let step = 0; step < 80; step++) {
-      const now = await text();
-      missing = operations.filter((op) => !now.includes(op.summary)).map((op) => op.operationId);
-      if (missing.length === 0) break;
-      await page.mouse.wheel(0, 2500);
-      await page.waitForLoadState('networkidle');
-    }
-    expect(missing).toEqual([]);
-    await page.evaluate('window.scrollTo(0, 0)');
-    await page.screenshot({ path: resolve(artifacts, `docs-reference-${width}.png`) });
-    expect(foreign).toEqual([]);
-    expect(problems).toEqual([]);
-    await close();
-  }, 120_000);
+  it.each([375, 1280])(
+    'renders every operation at %i px, with no foreign request, CSP violation or script error',
+    async (width) => {
+      const { page, problems, foreign, close } = await open(width);
+      await page.goto(`${gw.baseUrl}/docs`);
+      await page.getByText(operations[0]!.summary).first().waitFor({ state: 'attached', timeout: 30_000 });
+      // Scalar renders lazily while scrolling: scroll down until every operation's summary is there
+      // (on a desktop as visible text; on a phone the operation list sits in the collapsed menu).
+      const text = () => (width >= 1000 ? renderedText(page) : page.evaluate<string>("document.body.textContent ?? ''"));
+      let missing: string[] = [];
+      for (let step = 0; step < 80; step++) {
+        const now = await text();
+        missing = operations.filter((op) => !now.includes(op.summary)).map((op) => op.operationId);
+        if (missing.length === 0) break;
+        await page.mouse.wheel(0, 2500);
+        await page.waitForLoadState('networkidle');
+      }
+      expect(missing).toEqual([]);
+      await page.evaluate('window.scrollTo(0, 0)');
+      await page.screenshot({ path: resolve(artifacts, `docs-reference-${width}.png`) });
+      expect(foreign).toEqual([]);
+      expect(problems).toEqual([]);
+      await close();
+    },
+    120_000,
+  );
 
-  it.each(guideNav.map((g) => [g.slug, g.title] as const))('renders the %s guide', async (slug, title) => {
-    const { page, problems, foreign, close } = await open(375);
-    await page.goto(`${gw.baseUrl}/docs/${slug}`);
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(title);
-    // Navigation works from a guide: back to the reference and to every other guide.
-    const nav = page.getByRole('navigation', { name: 'Developer documentation' });
-    expect(await nav.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('../docs');
-    for (const other of guideNav) expect(await nav.getByRole('link', { name: other.title }).getAttribute('href')).toBe(other.slug);
-    if (slug === 'quick-start') await page.screenshot({ path: resolve(artifacts, 'docs-quick-start-375.png'), fullPage: true });
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-    expect(overflow, 'no horizontal scrolling on a phone').toBeLessThanOrEqual(0);
-    expect(foreign).toEqual([]);
-    expect(problems).toEqual([]);
-    await close();
-  }, 60_000);
+  it.each(guideNav.map((g) => [g.slug, g.title] as const))(
+    'renders the %s guide',
+    async (slug, title) => {
+      const { page, problems, foreign, close } = await open(375);
+      await page.goto(`${gw.baseUrl}/docs/${slug}`);
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(title);
+      // Navigation works from a guide: back to the reference and to every other guide.
+      const nav = page.getByRole('navigation', { name: 'Developer documentation' });
+      expect(await nav.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('../docs');
+      for (const other of guideNav) expect(await nav.getByRole('link', { name: other.title }).getAttribute('href')).toBe(other.slug);
+      if (slug === 'quick-start') await page.screenshot({ path: resolve(artifacts, 'docs-quick-start-375.png'), fullPage: true });
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      expect(overflow, 'no horizontal scrolling on a phone').toBeLessThanOrEqual(0);
+      expect(foreign).toEqual([]);
+      expect(problems).toEqual([]);
+      await close();
+    },
+    60_000,
+  );
 });

@@ -105,7 +105,8 @@ async function newCtx(flow: string, webhookUrl: string, amount: number, fundedMi
   const shards = process.env.FAULT_SHARDS ? Number(process.env.FAULT_SHARDS) : shardedFlows.has(flow) ? 4 : 1;
   if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
   await setWebhook(m.merchantId, 'test', webhookUrl, true);
-  for (const product of ['withdrawal', 'refund', 'deposit'] as const) await setFee(m.merchantId, product, { basisPoints: 0, fixedMinor: 0 });
+  for (const product of ['withdrawal', 'refund', 'deposit'] as const)
+    await setFee(m.merchantId, product, { basisPoints: 0, fixedMinor: 0 });
   if (fundedMinor) await creditTestWallet(m.merchantId, 'test', fundedMinor, 'PKR');
   // The funding credit lands on a shard chosen by its journal id: moved into shard 0 now, so a
   // hold's points are the same in every run of the flow (the rebalance itself is covered by
@@ -156,7 +157,13 @@ function checkoutFlow(name: string, pay: 'card' | 'wallet'): Flow {
       if (page.status !== 200 || !page.csrf) return;
       let r: Awaited<ReturnType<typeof postForm>>;
       if (pay === 'card' && page.html.includes('name="number"')) {
-        r = await postForm(baseUrl, `${path}/card`, { csrf: page.csrf, name: 'Ayesha Khan', number: '4242424242424242', expiry: '12/39', cvc: '123' });
+        r = await postForm(baseUrl, `${path}/card`, {
+          csrf: page.csrf,
+          name: 'Ayesha Khan',
+          number: '4242424242424242',
+          expiry: '12/39',
+          cvc: '123',
+        });
       } else if (page.html.includes('autocomplete="one-time-code"')) {
         r = await postForm(baseUrl, `${path}/otp`, { csrf: page.csrf, otp: '123456' });
       } else if (pay === 'wallet' && page.html.includes('name="mobileNumber"')) {
@@ -192,7 +199,13 @@ function checkoutFlow(name: string, pay: 'card' | 'wallet'): Flow {
 // Deposits and automatic withdrawals: one merchant request, then the sweeps
 
 /** A flow of one keyed merchant request creating a payment intent, finished by the sweeps. */
-function requestFlow(name: string, path: string, body: (ctx: Ctx) => Record<string, unknown>, expected: Flow['expected'], setup: Flow['setup']): Flow {
+function requestFlow(
+  name: string,
+  path: string,
+  body: (ctx: Ctx) => Record<string, unknown>,
+  expected: Flow['expected'],
+  setup: Flow['setup'],
+): Flow {
   return {
     name,
     expected,
@@ -213,7 +226,14 @@ function requestFlow(name: string, path: string, body: (ctx: Ctx) => Record<stri
 const depositFlow = requestFlow(
   'deposit',
   '/Payment/deposit',
-  (ctx) => ({ mobileNumber: '03001230000', amount: ctx.amount / 100, walletProvider: 1, description: 'Top up', orderRef: { orderRef: ctx.orderRef }, customerRef: { name: 'Ayesha Khan' } }),
+  (ctx) => ({
+    mobileNumber: '03001230000',
+    amount: ctx.amount / 100,
+    walletProvider: 1,
+    description: 'Top up',
+    orderRef: { orderRef: ctx.orderRef },
+    customerRef: { name: 'Ayesha Khan' },
+  }),
   { kind: 'intent', status: 'Completed', available: (ctx) => ctx.amount },
   (url) => newCtx('deposit', url, 1_500_00),
 );
@@ -255,7 +275,14 @@ const refundFlow: Flow = {
     return ctx;
   },
   async act(baseUrl, ctx, answer) {
-    const r = await api(baseUrl, ctx, 'POST', '/Refunds', { trxnRef: ctx.paymentId, amount: ctx.amount / 100 }, { 'Idempotency-Key': ctx.key });
+    const r = await api(
+      baseUrl,
+      ctx,
+      'POST',
+      '/Refunds',
+      { trxnRef: ctx.paymentId, amount: ctx.amount / 100 },
+      { 'Idempotency-Key': ctx.key },
+    );
     answer({ what: 'refund', status: r.status, id: r.json?.id });
     if (r.status !== 201) return;
     add(ctx.refunds, r.json.id);
@@ -264,13 +291,27 @@ const refundFlow: Flow = {
     for (const ms of [3_000, 6_000, 9_000, 12_000]) await sweepAt(ctx, ms);
   },
   async recover(baseUrl, ctx) {
-    const again = await api(baseUrl, ctx, 'POST', '/Refunds', { trxnRef: ctx.paymentId, amount: ctx.amount / 100 }, { 'Idempotency-Key': ctx.key });
+    const again = await api(
+      baseUrl,
+      ctx,
+      'POST',
+      '/Refunds',
+      { trxnRef: ctx.paymentId, amount: ctx.amount / 100 },
+      { 'Idempotency-Key': ctx.key },
+    );
     if (again.status === 201) add(ctx.refunds, again.json.id);
     else {
       const listed = await refundsOfTransaction(ctx.merchantId, 'test', ctx.paymentId!, 1, 50);
       for (const x of listed.items) add(ctx.refunds, x.id);
       if (ctx.refunds.length === 0) {
-        const fresh = await api(baseUrl, ctx, 'POST', '/Refunds', { trxnRef: ctx.paymentId, amount: ctx.amount / 100 }, { 'Idempotency-Key': randomUUID() });
+        const fresh = await api(
+          baseUrl,
+          ctx,
+          'POST',
+          '/Refunds',
+          { trxnRef: ctx.paymentId, amount: ctx.amount / 100 },
+          { 'Idempotency-Key': randomUUID() },
+        );
         if (fresh.status !== 201) throw new Error(`recovery: refund answered ${fresh.status} ${fresh.text}`);
         add(ctx.refunds, fresh.json.id);
       }

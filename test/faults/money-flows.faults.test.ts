@@ -85,7 +85,10 @@ async function verify(flow: Flow, ctx: Ctx, answers: Answer[], fired: string | n
     expect(byRef.json?.paymentIntentId, `${at}: visible by its reference`).toBe(id);
     expect(byRef.json.status, `${at}: final status`).toBe(expected.status);
     const listed = await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions', { key: ctx.apiKey });
-    expect(listed.json.items.map((t: { paymentIntentId: string }) => t.paymentIntentId), `${at}: the merchant's only transaction`).toEqual([id]);
+    expect(
+      listed.json.items.map((t: { paymentIntentId: string }) => t.paymentIntentId),
+      `${at}: the merchant's only transaction`,
+    ).toEqual([id]);
   } else if (flow.expected.kind === 'refund') {
     expect((await getRefund(id))?.status, `${at}: final status`).toBe(expected.status);
   } else {
@@ -135,30 +138,36 @@ const note = (flow: Flow, point: string) => {
 };
 
 describe('fault points: crash (throw) at every point of every money flow, recover, nothing lost or doubled', () => {
-  it.each(flows.map((f) => f.name))('%s', async (name) => {
-    expect(stack.tableName).toBeTruthy();
-    const flow = flowByName(name);
-    const points = await pointsOf(flow);
-    expect(points.length, `${name} reaches fault points`).toBeGreaterThan(0);
-    for (let n = 1; n <= points.length; n++) {
-      const ctx = await flow.setup(hook.url);
-      const answers: Answer[] = [];
-      const rec = recordFaultPoints();
-      const fault = armFault(n);
-      await flow.act(gw.baseUrl, ctx, (a) => answers.push(a)).catch(() => undefined);
-      fault.disarm();
-      const fired = fault.fired();
-      expect(fired, `${name}: point #${n} (${points[n - 1]}) fired`).toBe(points[n - 1]);
-      await flow.recover(gw.baseUrl, ctx);
-      rec.stop();
-      await verify(flow, ctx, answers, fired, rec.points);
-      note(flow, fired!);
-      crashes++;
-    }
-    const waitFrom = Date.now();
-    const events = await expectAllDelivered();
-    console.log(`fault points (${name}): ${events} outbox events delivered (waited ${Date.now() - waitFrom} ms); ${points.length} crashes over ${new Set(points).size} distinct points: ${[...new Set(points)].join(', ')}`);
-  }, 600_000);
+  it.each(flows.map((f) => f.name))(
+    '%s',
+    async (name) => {
+      expect(stack.tableName).toBeTruthy();
+      const flow = flowByName(name);
+      const points = await pointsOf(flow);
+      expect(points.length, `${name} reaches fault points`).toBeGreaterThan(0);
+      for (let n = 1; n <= points.length; n++) {
+        const ctx = await flow.setup(hook.url);
+        const answers: Answer[] = [];
+        const rec = recordFaultPoints();
+        const fault = armFault(n);
+        await flow.act(gw.baseUrl, ctx, (a) => answers.push(a)).catch(() => undefined);
+        fault.disarm();
+        const fired = fault.fired();
+        expect(fired, `${name}: point #${n} (${points[n - 1]}) fired`).toBe(points[n - 1]);
+        await flow.recover(gw.baseUrl, ctx);
+        rec.stop();
+        await verify(flow, ctx, answers, fired, rec.points);
+        note(flow, fired!);
+        crashes++;
+      }
+      const waitFrom = Date.now();
+      const events = await expectAllDelivered();
+      console.log(
+        `fault points (${name}): ${events} outbox events delivered (waited ${Date.now() - waitFrom} ms); ${points.length} crashes over ${new Set(points).size} distinct points: ${[...new Set(points)].join(', ')}`,
+      );
+    },
+    600_000,
+  );
 });
 
 /** Runs `act` in its own process (the local stack), SIGKILLed at the n-th point; returns what it said. */
@@ -188,26 +197,32 @@ function actInProcess(flow: Flow, ctx: Ctx, n: number) {
 
 const killFlows = process.env.DEEP_TESTS ? flows.map((f) => f.name) : ['withdrawal …0000'];
 describe('fault points: the local stack process killed (SIGKILL) at every point, a new process recovers', () => {
-  it.each(killFlows)('%s', async (name) => {
-    const flow = flowByName(name);
-    const points = await pointsOf(flow);
-    for (let n = 1; n <= points.length; n++) {
-      const ctx = await flow.setup(hook.url);
-      const child = await actInProcess(flow, ctx, n);
-      expect(child.killed, `${name}: killed at point #${n}`).toBe(points[n - 1]);
-      // The ids the dead process learnt are lost with it, except what it answered.
-      for (const a of child.answers) if (a.status < 400 && a.id) (flow.expected.kind === 'intent' ? ctx.intents : flow.expected.kind === 'refund' ? ctx.refunds : ctx.settlements).push(a.id);
-      ctx.intents = [...new Set(ctx.intents)];
-      const rec = recordFaultPoints();
-      await flow.recover(gw.baseUrl, ctx);
-      rec.stop();
-      await verify(flow, ctx, child.answers, child.killed, [...child.points, ...rec.points]);
-      note(flow, `kill ${child.killed}`);
-      crashes++;
-    }
-    await expectAllDelivered();
-    console.log(`fault points (${name}, process killed): ${points.length} kills`);
-  }, 900_000);
+  it.each(killFlows)(
+    '%s',
+    async (name) => {
+      const flow = flowByName(name);
+      const points = await pointsOf(flow);
+      for (let n = 1; n <= points.length; n++) {
+        const ctx = await flow.setup(hook.url);
+        const child = await actInProcess(flow, ctx, n);
+        expect(child.killed, `${name}: killed at point #${n}`).toBe(points[n - 1]);
+        // The ids the dead process learnt are lost with it, except what it answered.
+        for (const a of child.answers)
+          if (a.status < 400 && a.id)
+            (flow.expected.kind === 'intent' ? ctx.intents : flow.expected.kind === 'refund' ? ctx.refunds : ctx.settlements).push(a.id);
+        ctx.intents = [...new Set(ctx.intents)];
+        const rec = recordFaultPoints();
+        await flow.recover(gw.baseUrl, ctx);
+        rec.stop();
+        await verify(flow, ctx, child.answers, child.killed, [...child.points, ...rec.points]);
+        note(flow, `kill ${child.killed}`);
+        crashes++;
+      }
+      await expectAllDelivered();
+      console.log(`fault points (${name}, process killed): ${points.length} kills`);
+    },
+    900_000,
+  );
 });
 
 afterAll(() => {

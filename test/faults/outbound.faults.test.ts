@@ -37,9 +37,15 @@ describe('crash between "submission recorded" and "provider called"', () => {
     expect(fault.fired()).toBe('provider:settlement_rail.submit');
     expect(await hasSandboxReceipt('settlement_rail', s.id)).toBe(false);
 
-    expect(await advanceSettlement(s.id, new Date((t += 31_000)))).toMatchObject({ status: SettlementStatus.Processing, railReference: null });
+    expect(await advanceSettlement(s.id, new Date((t += 31_000)))).toMatchObject({
+      status: SettlementStatus.Processing,
+      railReference: null,
+    });
     expect(await advanceSettlement(s.id, new Date((t += minutes(5))))).toMatchObject({ status: SettlementStatus.Processing });
-    expect(await advanceSettlement(s.id, new Date((t += minutes(11))))).toMatchObject({ status: SettlementStatus.Failed, failureReason: expect.stringMatching(/did not reach/) });
+    expect(await advanceSettlement(s.id, new Date((t += minutes(11))))).toMatchObject({
+      status: SettlementStatus.Failed,
+      failureReason: expect.stringMatching(/did not reach/),
+    });
     expect(await hasSandboxReceipt('settlement_rail', s.id)).toBe(false); // never submitted again
     expect(await getWallet(m.merchantId, 'test', 'PKR', true)).toMatchObject({ available: 1000_00, held: 0 });
     await expectLedgerConsistent(m.merchantId, 'test');
@@ -67,7 +73,11 @@ describe('crash between "submission recorded" and "provider called"', () => {
       failureReason: expect.stringMatching(/did not reach/),
     });
     expect(await hasSandboxReceipt('refund_provider', r.id)).toBe(false);
-    expect(await advanceRefund(r.id, new Date((t += 3_000)))).toMatchObject({ status: RefundStatus.Completed, attemptCount: 2, failureReason: null });
+    expect(await advanceRefund(r.id, new Date((t += 3_000)))).toMatchObject({
+      status: RefundStatus.Completed,
+      attemptCount: 2,
+      failureReason: null,
+    });
     expect(await hasSandboxReceipt('refund_provider', r.id)).toBe(true);
     expect(await getWallet(m.merchantId, 'test', 'PKR', true)).toMatchObject({ available: 60_00, held: 0 });
     expect((await expectLedgerConsistent(m.merchantId, 'test')).external('refund_rail')).toBe(40_00);

@@ -18,7 +18,8 @@ const stack = new PaymentGatewayStack(newApp(), 'Test');
 const template = Template.fromStack(stack);
 const resources: Record<string, { Type: string; Properties?: any }> = template.toJSON().Resources;
 
-const logicalId = (construct: { node: { defaultChild?: unknown } }) => stack.resolve(stack.getLogicalId(construct.node.defaultChild as CfnResource)) as string;
+const logicalId = (construct: { node: { defaultChild?: unknown } }) =>
+  stack.resolve(stack.getLogicalId(construct.node.defaultChild as CfnResource)) as string;
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
 /** The full path of an API Gateway resource, rebuilt from PathPart/ParentId in the template. */
@@ -43,7 +44,6 @@ const secretsReadBy = (roleId: string): string[] =>
     .flatMap((s) => [s.Resource].flat().map((r) => (r as { Ref?: string }).Ref ?? JSON.stringify(r)));
 const tableStatements = (roleId: string) => statementsOf(roleId).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
 
-
 describe('PaymentGatewayStack', () => {
   // Rows of a Lambda group (the dashboard, routes.ts lambdaGroups) share one function.
   const lambdaCount = routeList.filter((r) => !r.lambda).length + Object.keys(lambdaGroups).length + jobList.length;
@@ -61,12 +61,21 @@ describe('PaymentGatewayStack', () => {
 
   it('passes deployment context (custom checkout host, live FX source, live providers secret) to every function', () => {
     const liveArn = 'arn:aws:secretsmanager:us-east-1:111122223333:secret:gateway/live-providers-AbCdEf';
-    const context = { 'aws:cdk:bundling-stacks': [], publicBaseUrl: 'https://pay.example.com', fxRateSourceUrl: 'https://fx.example.com/rates', liveProvidersSecretArn: liveArn };
+    const context = {
+      'aws:cdk:bundling-stacks': [],
+      publicBaseUrl: 'https://pay.example.com',
+      fxRateSourceUrl: 'https://fx.example.com/rates',
+      liveProvidersSecretArn: liveArn,
+    };
     const configured = Template.fromStack(new PaymentGatewayStack(new App({ context }), 'Configured'));
     const functions = Object.values(configured.findResources('AWS::Lambda::Function'));
     expect(functions.length).toBe(lambdaCount);
     for (const fn of functions) {
-      expect(fn.Properties.Environment.Variables).toMatchObject({ PUBLIC_BASE_URL: 'https://pay.example.com', FX_RATE_SOURCE_URL: 'https://fx.example.com/rates', LIVE_PROVIDERS_SECRET_ARN: liveArn });
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        PUBLIC_BASE_URL: 'https://pay.example.com',
+        FX_RATE_SOURCE_URL: 'https://fx.example.com/rates',
+        LIVE_PROVIDERS_SECRET_ARN: liveArn,
+      });
     }
     // Each function's role may read the live providers' secret (and nothing grants it without the context).
     const readsLive = (t: Template) =>
@@ -128,8 +137,12 @@ describe('PaymentGatewayStack', () => {
       const expected = route.permissions.secrets.map((name) => logicalId(name === 'masterKey' ? stack.masterKey : stack.publicPathsKey));
       expect(secretsReadBy(logicalId(fn.role!)).sort()).toEqual(expected.sort());
       const variables = resources[fnId]!.Properties.Environment.Variables;
-      expect(variables.SECRETS_MASTER_KEY_ARN).toEqual(route.permissions.secrets.includes('masterKey') ? { Ref: logicalId(stack.masterKey) } : undefined);
-      expect(variables.SECRETS_PUBLIC_KEY_ARN).toEqual(route.permissions.secrets.includes('publicPathsKey') ? { Ref: logicalId(stack.publicPathsKey) } : undefined);
+      expect(variables.SECRETS_MASTER_KEY_ARN).toEqual(
+        route.permissions.secrets.includes('masterKey') ? { Ref: logicalId(stack.masterKey) } : undefined,
+      );
+      expect(variables.SECRETS_PUBLIC_KEY_ARN).toEqual(
+        route.permissions.secrets.includes('publicPathsKey') ? { Ref: logicalId(stack.publicPathsKey) } : undefined,
+      );
       if (route.signature) expect(route.permissions.secrets).toContain('masterKey'); // body signatures unseal the merchant's secret key
       // Never the master key in unauthenticated code (the dashboard's sign-in Lambda included:
       // TOTP secrets are sealed with a key derived from the public-paths key).
@@ -154,7 +167,15 @@ describe('PaymentGatewayStack', () => {
       const actions = actionsOf(logicalId(fn.role!)).filter((a) => a.startsWith('dynamodb:'));
       if (route.permissions.table === 'none') return void expect(actions).toEqual([]);
       expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-      for (const action of ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:*', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']) expect(actions).not.toContain(action);
+      for (const action of [
+        'dynamodb:Scan',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:*',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+      ])
+        expect(actions).not.toContain(action);
       for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) {
         if (route.permissions.table === 'readWrite') expect(actions).toContain(action);
         else expect(actions).not.toContain(action);
@@ -177,7 +198,9 @@ describe('PaymentGatewayStack', () => {
   });
 
   it('keeps the master key from every function that answers unauthenticated requests, and from jobs that do not unseal', () => {
-    const masterReaders = [...stack.functions.entries()].filter(([, fn]) => secretsReadBy(logicalId(fn.role!)).includes(logicalId(stack.masterKey))).map(([id]) => id);
+    const masterReaders = [...stack.functions.entries()]
+      .filter(([, fn]) => secretsReadBy(logicalId(fn.role!)).includes(logicalId(stack.masterKey)))
+      .map(([id]) => id);
     const expected = [...routeList, ...jobList].filter((x) => x.permissions.secrets.includes('masterKey')).map((x) => x.id);
     expect(masterReaders.sort()).toEqual(expected.sort());
     expect(expected).toContain('webhookDispatcher');
@@ -185,10 +208,22 @@ describe('PaymentGatewayStack', () => {
     for (const id of ['checkoutPage', 'checkoutCard', 'checkoutWallet', 'checkoutOtp', 'checkoutCancel', 'walletProviderCallback']) {
       expect(secretsReadBy(logicalId(stack.functions.get(id)!.role!))).toEqual([logicalId(stack.publicPathsKey)]);
     }
-    const publicReaders = [...stack.functions.entries()].filter(([, fn]) => secretsReadBy(logicalId(fn.role!)).includes(logicalId(stack.publicPathsKey))).map(([id]) => id);
+    const publicReaders = [...stack.functions.entries()]
+      .filter(([, fn]) => secretsReadBy(logicalId(fn.role!)).includes(logicalId(stack.publicPathsKey)))
+      .map(([id]) => id);
     const publicRows = routeList.filter((r) => r.auth !== 'apiKey' && r.permissions.secrets.includes('publicPathsKey'));
     expect(publicReaders.sort()).toEqual(publicRows.map((r) => r.id).sort()); // stack.functions is keyed by row
-    expect(publicRows.filter((r) => r.auth === 'none').map((r) => r.id).sort()).toEqual(routeList.filter((r) => r.auth === 'none' && r.permissions.table !== 'none').map((r) => r.id).sort());
+    expect(
+      publicRows
+        .filter((r) => r.auth === 'none')
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(
+      routeList
+        .filter((r) => r.auth === 'none' && r.permissions.table !== 'none')
+        .map((r) => r.id)
+        .sort(),
+    );
     // The dashboard's signed-in Lambda reads the public-paths key too (its CSRF tokens), behind a session.
     expect(publicRows.filter((r) => r.auth !== 'none').every((r) => r.auth === 'session')).toBe(true);
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
@@ -271,7 +306,9 @@ describe('PaymentGatewayStack', () => {
   });
 
   it('answers unknown routes with a 404 problem', () => {
-    const [, notFound] = ofType('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === 'MISSING_AUTHENTICATION_TOKEN')!;
+    const [, notFound] = ofType('AWS::ApiGateway::GatewayResponse').find(
+      ([, r]) => r.Properties.ResponseType === 'MISSING_AUTHENTICATION_TOKEN',
+    )!;
     expect(notFound.Properties.StatusCode).toBe('404');
     expect(notFound.Properties.ResponseParameters).toMatchObject({
       'gatewayresponse.header.Content-Type': "'application/problem+json'",
@@ -295,7 +332,11 @@ describe('PaymentGatewayStack', () => {
     for (const r of responses) {
       expect(r.ResponseParameters['gatewayresponse.header.Svc-Trace-Id']).toBe('context.requestId');
       // Every 4xx carries a stable `code` (docs/merchant-guide.md, Errors), the gateway's own answers too.
-      expect(JSON.parse(r.ResponseTemplates['application/json'])).toMatchObject({ status: Number(r.StatusCode), traceId: '$context.requestId', code: expect.any(String) });
+      expect(JSON.parse(r.ResponseTemplates['application/json'])).toMatchObject({
+        status: Number(r.StatusCode),
+        traceId: '$context.requestId',
+        code: expect.any(String),
+      });
     }
     expect(responses.find((r) => r.ResponseType === 'THROTTLED')).toMatchObject({
       StatusCode: '429',
@@ -323,7 +364,9 @@ describe('PaymentGatewayStack', () => {
     const one = (prefix: string) => {
       const found = byId(prefix);
       expect(found, prefix).toHaveLength(1);
-      expect(found[0].AlarmActions).toEqual([{ Ref: stack.resolve(stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource)) }]);
+      expect(found[0].AlarmActions).toEqual([
+        { Ref: stack.resolve(stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource)) },
+      ]);
       return found[0];
     };
 
@@ -334,7 +377,14 @@ describe('PaymentGatewayStack', () => {
     });
 
     it('alarms on a 5xx rate above 1 % over 5 minutes', () => {
-      expect(one('Api5xxRate')).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Average', Period: 300, Threshold: alarmThresholds.api5xxRate, ComparisonOperator: 'GreaterThanThreshold' });
+      expect(one('Api5xxRate')).toMatchObject({
+        Namespace: 'AWS/ApiGateway',
+        MetricName: '5XXError',
+        Statistic: 'Average',
+        Period: 300,
+        Threshold: alarmThresholds.api5xxRate,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
     });
 
     it('alarms on p99 latency of every route with its own Lambda', () => {
@@ -343,7 +393,10 @@ describe('PaymentGatewayStack', () => {
           Namespace: metricsNamespace,
           MetricName: metricNames.requestLatency,
           ExtendedStatistic: 'p99',
-          Dimensions: expect.arrayContaining([{ Name: 'Route', Value: route.id }, { Name: 'service', Value: serviceName }]),
+          Dimensions: expect.arrayContaining([
+            { Name: 'Route', Value: route.id },
+            { Name: 'service', Value: serviceName },
+          ]),
           Threshold: alarmThresholds.routeLatencyP99Ms,
         });
       }
@@ -351,12 +404,27 @@ describe('PaymentGatewayStack', () => {
 
     it('alarms on dead letters, stream iterator age above 60 s, webhook backlog age, due-sweeper lag and ledger discrepancies', () => {
       expect(one('DeadLetters')).toMatchObject({ MetricName: metricNames.deadLetters, Threshold: 0 });
-      expect(one('StreamIteratorAge')).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'IteratorAge', Threshold: 60_000, Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack.functions.get('webhookRelay')!) } }] });
-      expect(one('WebhookBacklogAge')).toMatchObject({ Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Threshold: alarmThresholds.webhookBacklogAgeSeconds });
-      expect(one('DueSweeperLag')).toMatchObject({ MetricName: metricNames.dueSweeperLag, Threshold: alarmThresholds.dueSweeperLagSeconds });
+      expect(one('StreamIteratorAge')).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'IteratorAge',
+        Threshold: 60_000,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(stack.functions.get('webhookRelay')!) } }],
+      });
+      expect(one('WebhookBacklogAge')).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Threshold: alarmThresholds.webhookBacklogAgeSeconds,
+      });
+      expect(one('DueSweeperLag')).toMatchObject({
+        MetricName: metricNames.dueSweeperLag,
+        Threshold: alarmThresholds.dueSweeperLagSeconds,
+      });
       const ledger = one('LedgerDiscrepancy');
       expect(ledger.Threshold).toBe(0);
-      expect(ledger.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric.MetricName)).toEqual([metricNames.ledgerDiscrepancies, metricNames.ledgerDiscrepancies]);
+      expect(ledger.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric.MetricName)).toEqual([
+        metricNames.ledgerDiscrepancies,
+        metricNames.ledgerDiscrepancies,
+      ]);
     });
 
     it('schedules the ledger verifier hourly (incremental) and daily (full)', () => {
@@ -368,7 +436,8 @@ describe('PaymentGatewayStack', () => {
       const [dashboard] = ofType('AWS::CloudWatch::Dashboard');
       const body = JSON.stringify(stack.resolve(dashboard![1].Properties.DashboardBody));
       for (const name of Object.values(metricNames)) expect(body, name).toContain(name);
-      for (const name of ['5XXError', 'IteratorAge', 'ApproximateAgeOfOldestMessage', 'ApproximateNumberOfMessagesVisible']) expect(body, name).toContain(name);
+      for (const name of ['5XXError', 'IteratorAge', 'ApproximateAgeOfOldestMessage', 'ApproximateNumberOfMessagesVisible'])
+        expect(body, name).toContain(name);
     });
   });
 });

@@ -18,11 +18,23 @@ describe('per-client limits (WAFv2 on the API stage)', () => {
         Match.objectLike({
           Name: 'PerApiKey',
           Action: { Block: { CustomResponse: Match.objectLike({ ResponseCode: 429 }) } },
-          Statement: { RateBasedStatement: Match.objectLike({ Limit: defaultRateLimits.perKey, AggregateKeyType: 'CUSTOM_KEYS', CustomKeys: [{ Header: Match.objectLike({ Name: 'svc-api-key' }) }] }) },
+          Statement: {
+            RateBasedStatement: Match.objectLike({
+              Limit: defaultRateLimits.perKey,
+              AggregateKeyType: 'CUSTOM_KEYS',
+              CustomKeys: [{ Header: Match.objectLike({ Name: 'svc-api-key' }) }],
+            }),
+          },
         }),
         Match.objectLike({
           Name: 'PerIpPublic',
-          Statement: { RateBasedStatement: Match.objectLike({ Limit: defaultRateLimits.perIp, AggregateKeyType: 'IP', ScopeDownStatement: Match.anyValue() }) },
+          Statement: {
+            RateBasedStatement: Match.objectLike({
+              Limit: defaultRateLimits.perIp,
+              AggregateKeyType: 'IP',
+              ScopeDownStatement: Match.anyValue(),
+            }),
+          },
         }),
         Match.objectLike({ Statement: { ManagedRuleGroupStatement: Match.objectLike({ Name: 'AWSManagedRulesAmazonIpReputationList' }) } }),
         Match.objectLike({ Statement: { ManagedRuleGroupStatement: Match.objectLike({ Name: 'AWSManagedRulesCommonRuleSet' }) } }),
@@ -40,8 +52,14 @@ describe('per-client limits (WAFv2 on the API stage)', () => {
     expect(stage.Properties.MethodSettings[0].ThrottlingRateLimit).toBeGreaterThanOrEqual(1000);
     synth({ rateLimitPerKey: 50, rateLimitPerIp: 20, rateLimitWindowSeconds: 300 }).hasResourceProperties('AWS::WAFv2::WebACL', {
       Rules: Match.arrayWith([
-        Match.objectLike({ Name: 'PerApiKey', Statement: { RateBasedStatement: Match.objectLike({ Limit: 50, EvaluationWindowSec: 300 }) } }),
-        Match.objectLike({ Name: 'PerIpPublic', Statement: { RateBasedStatement: Match.objectLike({ Limit: 20, EvaluationWindowSec: 300 }) } }),
+        Match.objectLike({
+          Name: 'PerApiKey',
+          Statement: { RateBasedStatement: Match.objectLike({ Limit: 50, EvaluationWindowSec: 300 }) },
+        }),
+        Match.objectLike({
+          Name: 'PerIpPublic',
+          Statement: { RateBasedStatement: Match.objectLike({ Limit: 20, EvaluationWindowSec: 300 }) },
+        }),
       ]),
     });
   });

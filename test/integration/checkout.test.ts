@@ -25,7 +25,8 @@ const card = (number: string) => ({ name: 'Ayesha Khan', number, expiry: '12/39'
 
 describe('hosted checkout', () => {
   const gw = useGateway(routeList);
-  const lookup = async (m: TestMerchant, ref: string) => (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${ref}`, { key: m.test.apiKey })).json;
+  const lookup = async (m: TestMerchant, ref: string) =>
+    (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${ref}`, { key: m.test.apiKey })).json;
   /** Creates a session and opens its page: the page path and its form token. */
   const open = async (m: TestMerchant, over: Record<string, unknown> = {}) => {
     const created = await createCheckout(gw.baseUrl, m, checkoutBody(over));
@@ -39,7 +40,14 @@ describe('hosted checkout', () => {
   describe('POST /Payment/initiate-checkout', () => {
     it('creates a 30-minute session with every field kept, and the lookup returns it', async () => {
       const m = await newMerchant();
-      const customerRef = { name: 'Ayesha Khan', email: 'ayesha@example.com', cnic: '3520212345671', phone: '03001234567', shippingAddress: '1 Mall Road Lahore', estimatedDays: '3' };
+      const customerRef = {
+        name: 'Ayesha Khan',
+        email: 'ayesha@example.com',
+        cnic: '3520212345671',
+        phone: '03001234567',
+        shippingAddress: '1 Mall Road Lahore',
+        estimatedDays: '3',
+      };
       const body = checkoutBody({
         amount: 1500.5,
         orderRef: { orderRef: orderId(), discount: '10%', tax: '5' },
@@ -78,8 +86,12 @@ describe('hosted checkout', () => {
       expect((await lookup(m, t.transactionReference)).paymentIntentId).toBe(r.json.paymentIntentId);
       // Another merchant's or the other mode's key: 404, never 403.
       const foreign = await newMerchant();
-      expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${r.json.paymentIntentId}`, { key: foreign.test.apiKey })).status).toBe(404);
-      expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${body.orderRef.orderRef}`, { key: m.live.apiKey })).status).toBe(404);
+      expect(
+        (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${r.json.paymentIntentId}`, { key: foreign.test.apiKey })).status,
+      ).toBe(404);
+      expect(
+        (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${body.orderRef.orderRef}`, { key: m.live.apiKey })).status,
+      ).toBe(404);
     });
 
     it('uses the currency given, else the merchant’s, and replays an Idempotency-Key', async () => {
@@ -126,7 +138,8 @@ describe('hosted checkout', () => {
       expect(r.headers.get('content-type')).toContain('application/problem+json');
       expect(Object.keys(r.json.errors)).toContain(field);
       const ref = (body.orderRef as { orderRef?: string } | undefined)?.orderRef;
-      if (ref && /^[A-Za-z0-9]+$/.test(ref)) expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${ref}`, { key: m.test.apiKey })).status).toBe(404);
+      if (ref && /^[A-Za-z0-9]+$/.test(ref))
+        expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${ref}`, { key: m.test.apiKey })).status).toBe(404);
     });
 
     it('422 for the business rules: amount, currency, duplicate orderRef, refused callbackUrl, live mode', async () => {
@@ -240,7 +253,11 @@ describe('hosted checkout', () => {
       expect((await postForm(gw.baseUrl, `${path}/cancel`, {})).status).toBe(403);
       expect((await postForm(gw.baseUrl, `${path}/cancel`, { csrf: csrf.slice(1) + 'A' })).status).toBe(403);
       expect((await postForm(gw.baseUrl, `${path}/cancel`, { csrf }, { 'Sec-Fetch-Site': 'cross-site' })).status).toBe(403);
-      const json = await fetch(`${gw.baseUrl}${path}/cancel`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ csrf }) });
+      const json = await fetch(`${gw.baseUrl}${path}/cancel`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ csrf }),
+      });
       expect(json.status).toBe(415);
       // Another session's token does not work here.
       const other = await open(m);
@@ -258,7 +275,12 @@ describe('hosted checkout', () => {
       expect(r.status).toBe(303);
       const back = new URL(r.location!);
       expect(`${back.origin}${back.pathname}`).toBe('http://127.0.0.1:9/return');
-      expect(Object.fromEntries(back.searchParams)).toEqual({ session: 'abc', paymentIntentId: id, orderRef: (await lookup(m, id)).orderRef.orderRef, status: 'Cancelled' });
+      expect(Object.fromEntries(back.searchParams)).toEqual({
+        session: 'abc',
+        paymentIntentId: id,
+        orderRef: (await lookup(m, id)).orderRef.orderRef,
+        status: 'Cancelled',
+      });
       expect(await lookup(m, id)).toMatchObject({ status: 'Cancelled', reason: 'customer_cancelled' });
       // Opening the page again goes back to the merchant too.
       expect((await getPage(gw.baseUrl, path)).location).toBe(r.location);
@@ -304,7 +326,13 @@ describe('hosted checkout', () => {
       expect((await lookup(m, id)).status).toBe('Pending');
 
       await sweep(m, later(5_000));
-      expect(await lookup(m, id)).toMatchObject({ status: 'Completed', fee: 50, walletProvider: 'JazzCash', walletNumberLast4: '0000', card: null });
+      expect(await lookup(m, id)).toMatchObject({
+        status: 'Completed',
+        fee: 50,
+        walletProvider: 'JazzCash',
+        walletNumberLast4: '0000',
+        card: null,
+      });
       expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(2000_00 - 50_00);
       expect((await listEvents(id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Completed']);
       expect((await getPage(gw.baseUrl, path)).html).toContain('Payment successful');
@@ -322,7 +350,8 @@ describe('hosted checkout', () => {
 
       const declined = await startWallet(m, '03001231111');
       const never = await startWallet(m, '03001234444');
-      for (const s of [declined, never]) expect((await postForm(gw.baseUrl, `${s.path}/otp`, { csrf: s.csrf, otp: '123456' })).status).toBe(303);
+      for (const s of [declined, never])
+        expect((await postForm(gw.baseUrl, `${s.path}/otp`, { csrf: s.csrf, otp: '123456' })).status).toBe(303);
       await sweep(m, later(5_000));
       expect(await lookup(m, declined.id)).toMatchObject({ status: 'Failed', reason: 'customer_declined' });
       expect((await lookup(m, never.id)).status).toBe('Pending');
@@ -410,7 +439,9 @@ describe('hosted checkout', () => {
       expect((await lookup(m, approval.id)).status).toBe('Pending');
 
       const s = await open(m);
-      expect((await postForm(gw.baseUrl, `${s.path}/wallet`, { csrf: s.csrf, provider: '1', mobileNumber: '03001230000' })).status).toBe(303);
+      expect((await postForm(gw.baseUrl, `${s.path}/wallet`, { csrf: s.csrf, provider: '1', mobileNumber: '03001230000' })).status).toBe(
+        303,
+      );
       const otpPage = await getPage(gw.baseUrl, s.path);
       expect(otpPage.html).not.toContain(`action="${s.id}/wallet"`);
       const byCard = await postForm(gw.baseUrl, `${s.path}/card`, { csrf: s.csrf, ...card('4242424242424242') });
@@ -436,7 +467,9 @@ describe('hosted checkout', () => {
       expect((await lookup(m, id)).status).toBe('Pending');
       await sweep(m, new Date(Date.parse(created.json.expiresAt) + 1_000));
       expect(await lookup(m, id)).toMatchObject({ status: 'Expired', reason: 'expired' });
-      expect((await listEvents(id)).map((e) => [e.event.data.PreviousStatus, e.event.data.CurrentStatus])).toEqual([['Pending', 'Expired']]);
+      expect((await listEvents(id)).map((e) => [e.event.data.PreviousStatus, e.event.data.CurrentStatus])).toEqual([
+        ['Pending', 'Expired'],
+      ]);
       const page = await getPage(gw.baseUrl, pagePath(created.json.checkoutUrl));
       expect(page.status).toBe(410);
       expect(page.html).toContain('This payment session has expired');
@@ -486,4 +519,3 @@ describe('hosted checkout', () => {
     });
   });
 });
-

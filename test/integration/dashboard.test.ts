@@ -17,12 +17,18 @@ describe('dashboard accounts', { timeout: 120_000 }, () => {
   const ops = useOps();
   const password = 'a long enough passphrase';
 
-  const get = (path: string, cookie?: string) => fetch(`${gw.baseUrl}${path}`, { redirect: 'manual', headers: cookie ? { Cookie: cookie } : {} });
+  const get = (path: string, cookie?: string) =>
+    fetch(`${gw.baseUrl}${path}`, { redirect: 'manual', headers: cookie ? { Cookie: cookie } : {} });
   const post = (path: string, fields: Record<string, string>, cookie?: string, headers: Record<string, string> = {}) =>
     fetch(`${gw.baseUrl}${path}`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin', ...(cookie ? { Cookie: cookie } : {}), ...headers },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'Sec-Fetch-Site': 'same-origin',
+        ...(cookie ? { Cookie: cookie } : {}),
+        ...headers,
+      },
       body: new URLSearchParams(fields).toString(),
     });
   const csrfIn = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
@@ -56,14 +62,27 @@ describe('dashboard accounts', { timeout: 120_000 }, () => {
     expect(await again.text()).toContain('already used');
     const badRole = await ops('user', 'invite', '--merchant', u.merchant.merchantId, '--email', 'x@dash.test', '--role', 'owner', '--json');
     expect(badRole.json).toMatchObject({ error: expect.stringContaining('role') });
-    const taken = await ops('user', 'invite', '--merchant', u.merchant.merchantId, '--email', u.email.toUpperCase(), '--role', 'viewer', '--json');
+    const taken = await ops(
+      'user',
+      'invite',
+      '--merchant',
+      u.merchant.merchantId,
+      '--email',
+      u.email.toUpperCase(),
+      '--role',
+      'viewer',
+      '--json',
+    );
     expect(taken.json).toMatchObject({ error: expect.stringContaining('already exists') });
     expect((await get('/dashboard/invite/not-a-real-token-at-all')).status).toBe(404);
   });
 
   it('invitations expire after 72 hours', async () => {
     const m = await newMerchant({ name: 'Late Co' });
-    const invite = await inviteUser({ merchantId: m.merchantId, email: `late-${m.merchantId.slice(0, 8)}@dash.test`, role: 'viewer' }, operatorActor);
+    const invite = await inviteUser(
+      { merchantId: m.merchantId, email: `late-${m.merchantId.slice(0, 8)}@dash.test`, role: 'viewer' },
+      operatorActor,
+    );
     const token = invite.inviteUrl.split('/').at(-1)!;
     const later = new Date(Date.now() + 72 * 3600 * 1000 + 1000);
     await expect(acceptInvite(token, password, password, null, later)).rejects.toMatchObject({ status: 410 });
@@ -80,7 +99,12 @@ describe('dashboard accounts', { timeout: 120_000 }, () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(await home.text()).not.toContain('<script');
     const signIn = await get('/dashboard/sign-in');
-    const form = await post('/dashboard/sign-in', { csrf: csrfIn(await signIn.text()), email: u.email, password, code: totpCode(u.secret, Date.now() + 30_000) });
+    const form = await post('/dashboard/sign-in', {
+      csrf: csrfIn(await signIn.text()),
+      email: u.email,
+      password,
+      code: totpCode(u.secret, Date.now() + 30_000),
+    });
     expect(form.status).toBe(303);
     expect(form.headers.get('set-cookie')).toMatch(/^dashboard=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict$/);
     const anonymous = await get('/dashboard/payments');
@@ -108,7 +132,7 @@ describe('dashboard accounts', { timeout: 120_000 }, () => {
     expect(await authenticate(token, null, new Date(Date.now() + (sessionIdleSeconds - 60) * 1000))).toBeDefined();
     // That request moved the idle clock: 30 minutes after it, not before.
     expect(await authenticate(token, null, new Date(Date.now() + (2 * sessionIdleSeconds - 90) * 1000))).toBeDefined();
-    expect(await authenticate(token, null, new Date(Date.now() + (3 * sessionIdleSeconds) * 1000))).toBeUndefined();
+    expect(await authenticate(token, null, new Date(Date.now() + 3 * sessionIdleSeconds * 1000))).toBeUndefined();
     const csrf = csrfIn(await (await get('/dashboard', u.cookie)).text());
     const out = await post('/dashboard/sign-out', { csrf }, u.cookie);
     expect(out.status).toBe(303);
@@ -119,9 +143,14 @@ describe('dashboard accounts', { timeout: 120_000 }, () => {
   it(`locks an account after ${lockoutThreshold} failed sign-ins, even for the right password and code`, async () => {
     const u = await enrolledUser();
     for (let i = 0; i < lockoutThreshold; i++) {
-      await expect(signIn({ email: u.email, password: 'wrong password here', code: '000000' }, '192.0.2.10')).rejects.toMatchObject({ status: 400 });
+      await expect(signIn({ email: u.email, password: 'wrong password here', code: '000000' }, '192.0.2.10')).rejects.toMatchObject({
+        status: 400,
+      });
     }
-    await expect(signIn({ email: u.email, password, code: totpCode(u.secret, Date.now() + 30_000) }, '192.0.2.11')).rejects.toMatchObject({ status: 429, message: expect.stringContaining('locked') });
+    await expect(signIn({ email: u.email, password, code: totpCode(u.secret, Date.now() + 30_000) }, '192.0.2.11')).rejects.toMatchObject({
+      status: 429,
+      message: expect.stringContaining('locked'),
+    });
     const audit = await listAudit(u.merchant.merchantId, 50);
     expect(audit.items.filter((a) => a.action === 'user.sign-in' && a.outcome === 'refused').length).toBe(lockoutThreshold + 1);
   });

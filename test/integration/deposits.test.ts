@@ -38,7 +38,14 @@ describe('deposits (mobile wallet charges)', () => {
       amount: 1000,
       currency: 'PKR',
       merchantReference: body.orderRef.orderRef,
-      walletChargeInfo: { provider: 'JazzCash', status: 'Pending', isSuccess: true, errorCode: null, errorDetails: null, traceId: r.headers.get('svc-trace-id') },
+      walletChargeInfo: {
+        provider: 'JazzCash',
+        status: 'Pending',
+        isSuccess: true,
+        errorCode: null,
+        errorDetails: null,
+        traceId: r.headers.get('svc-trace-id'),
+      },
     });
     expect((await lookup(m, body.orderRef.orderRef)).json.status).toBe('Pending');
 
@@ -72,7 +79,11 @@ describe('deposits (mobile wallet charges)', () => {
     expect(down.json.code).toBe('wallet_provider_unavailable');
 
     await sweep(m, later(4000));
-    expect((await lookup(m, declined.json.paymentIntentId)).json).toMatchObject({ status: 'Failed', reason: 'customer_declined', walletChargeInfo: { isSuccess: false } });
+    expect((await lookup(m, declined.json.paymentIntentId)).json).toMatchObject({
+      status: 'Failed',
+      reason: 'customer_declined',
+      walletChargeInfo: { isSuccess: false },
+    });
     expect((await lookup(m, never.json.paymentIntentId)).json.status).toBe('Pending');
     await sweep(m, later(6 * 60_000));
     expect((await lookup(m, never.json.paymentIntentId)).json).toMatchObject({ status: 'Expired', reason: 'not_approved' });
@@ -135,7 +146,10 @@ describe('deposits (mobile wallet charges)', () => {
     const reference = r.json.walletChargeInfo.transactionReference;
     const raw = JSON.stringify({ reference, status: 'Approved' });
     const send = async (signature: string, provider = 'jazzcash') =>
-      call(gw.baseUrl, 'POST', `/providers/wallet/${provider}/callback`, { raw, headers: { 'Content-Type': 'application/json', 'X-Provider-Signature': signature } });
+      call(gw.baseUrl, 'POST', `/providers/wallet/${provider}/callback`, {
+        raw,
+        headers: { 'Content-Type': 'application/json', 'X-Provider-Signature': signature },
+      });
     const signature = await signSandboxCallback(1, raw);
     expect((await send('0'.repeat(64))).status).toBe(401);
     expect((await send(signature, 'nopay')).status).toBe(404);
@@ -152,10 +166,17 @@ describe('deposits (mobile wallet charges)', () => {
     const charges = await Promise.all([1, 2, 3, 4].map(() => create(m, request())));
     await Promise.all(
       charges.flatMap((c) => {
-        const raw = JSON.stringify({ reference: c.json.walletChargeInfo.transactionReference, status: 'Declined', reason: 'customer_declined' });
+        const raw = JSON.stringify({
+          reference: c.json.walletChargeInfo.transactionReference,
+          status: 'Declined',
+          reason: 'customer_declined',
+        });
         return [
           signSandboxCallback(1, raw).then((sig) =>
-            call(gw.baseUrl, 'POST', '/providers/wallet/jazzcash/callback', { raw, headers: { 'Content-Type': 'application/json', 'X-Provider-Signature': sig } }),
+            call(gw.baseUrl, 'POST', '/providers/wallet/jazzcash/callback', {
+              raw,
+              headers: { 'Content-Type': 'application/json', 'X-Provider-Signature': sig },
+            }),
           ),
           sweep(m, later(4000)),
         ];

@@ -62,11 +62,18 @@ describe('events feed', { timeout: 60_000 }, () => {
     for (let i = 0; i < 5; i++) {
       await pause();
       const intent = await seedIntent(m.merchantId, 'test');
-      expect((await changeStatus(intent.paymentIntentId, () => ({ to: i % 2 ? 'Failed' : 'Completed', reason: i % 2 ? 'card_declined' : null }))).changed).toBe(true);
+      expect(
+        (await changeStatus(intent.paymentIntentId, () => ({ to: i % 2 ? 'Failed' : 'Completed', reason: i % 2 ? 'card_declined' : null })))
+          .changed,
+      ).toBe(true);
       intents.push(intent);
     }
     await pause();
-    const refund = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', { key: m.test.apiKey, secret: m.test.secretKey, body: { trxnRef: payment.orderRef.orderRef, amount: 10 } });
+    const refund = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { trxnRef: payment.orderRef.orderRef, amount: 10 },
+    });
     await approveRefund(refund.json.id);
     // Noise that must never appear: the same merchant's live events, another merchant's.
     const live = await seedIntent(m.merchantId, 'live');
@@ -85,7 +92,11 @@ describe('events feed', { timeout: 60_000 }, () => {
     expect(everything.json.hasMore).toBe(false);
     const items: FeedItem[] = everything.json.items;
     expect(items).toHaveLength(7);
-    expect(items[0]).toMatchObject({ type: 'RefundStatusChanged', deliveryState: 'pending', event: { type: 'RefundStatusChanged', data: { RefundId: refund.json.id, PreviousStatus: 0, CurrentStatus: 1 } } });
+    expect(items[0]).toMatchObject({
+      type: 'RefundStatusChanged',
+      deliveryState: 'pending',
+      event: { type: 'RefundStatusChanged', data: { RefundId: refund.json.id, PreviousStatus: 0, CurrentStatus: 1 } },
+    });
     expect(ids(items.slice(1))).toEqual(stored.map((s) => s.eventId).reverse()); // newest first
     for (const item of items) {
       expect(Object.keys(item).sort()).toEqual(['created', 'deliveryState', 'event', 'eventId', 'type']);
@@ -93,30 +104,51 @@ describe('events feed', { timeout: 60_000 }, () => {
       expect(item.created).toBe((item.event as { created?: number }).created);
     }
     expect(items.find((i) => i.eventId === stored[0]!.eventId)!.event).toEqual(stored[0]!.event); // the envelope as sent
-    expect(items.filter((i) => i.deliveryState === 'delivered').map((i) => i.eventId).sort()).toEqual([stored[1]!.eventId, stored[3]!.eventId].sort());
+    expect(
+      items
+        .filter((i) => i.deliveryState === 'delivered')
+        .map((i) => i.eventId)
+        .sort(),
+    ).toEqual([stored[1]!.eventId, stored[3]!.eventId].sort());
     // The delivery that was sent is exactly the event the feed shows.
     expect(hook.deliveries.map((d) => d.event.id).sort()).toEqual([stored[1]!.eventId, stored[3]!.eventId].sort());
 
     // Filters: type, deliveryState, both.
     expect(ids((await feed(m, '?type=RefundStatusChanged')).json.items)).toEqual([items[0]!.eventId]);
     expect((await feed(m, '?type=SettlementStatusChanged')).json).toEqual({ items: [], hasMore: false });
-    expect(ids((await feed(m, '?type=SettlementStatusChanged,RefundStatusChanged,TransactionStatusChanged')).json.items)).toEqual(ids(items));
-    expect(ids((await feed(m, '?type=RefundStatusChanged,SettlementStatusChanged&deliveryState=pending')).json.items)).toEqual([items[0]!.eventId]);
+    expect(ids((await feed(m, '?type=SettlementStatusChanged,RefundStatusChanged,TransactionStatusChanged')).json.items)).toEqual(
+      ids(items),
+    );
+    expect(ids((await feed(m, '?type=RefundStatusChanged,SettlementStatusChanged&deliveryState=pending')).json.items)).toEqual([
+      items[0]!.eventId,
+    ]);
     expect(ids((await feed(m, '?deliveryState=delivered')).json.items)).toEqual([stored[3]!.eventId, stored[1]!.eventId]);
-    expect(ids((await feed(m, '?type=TransactionStatusChanged&deliveryState=pending')).json.items)).toEqual([stored[5]!, stored[4]!, stored[2]!, stored[0]!].map((s) => s.eventId));
-    expect(ids((await feed(m, '?deliveryState=pending')).json.items)).toEqual([items[0]!.eventId, ...[stored[5]!, stored[4]!, stored[2]!, stored[0]!].map((s) => s.eventId)]);
+    expect(ids((await feed(m, '?type=TransactionStatusChanged&deliveryState=pending')).json.items)).toEqual(
+      [stored[5]!, stored[4]!, stored[2]!, stored[0]!].map((s) => s.eventId),
+    );
+    expect(ids((await feed(m, '?deliveryState=pending')).json.items)).toEqual([
+      items[0]!.eventId,
+      ...[stored[5]!, stored[4]!, stored[2]!, stored[0]!].map((s) => s.eventId),
+    ]);
     expect((await feed(m, '?deliveryState=dead_lettered')).json.items).toEqual([]);
 
     // Time bounds are inclusive, on the event's commit time.
     const at = (i: number) => stored[i]!.createdAt;
-    expect(ids((await feed(m, `?since=${at(2)}&until=${at(4)}`)).json.items)).toEqual([stored[4]!, stored[3]!, stored[2]!].map((s) => s.eventId));
+    expect(ids((await feed(m, `?since=${at(2)}&until=${at(4)}`)).json.items)).toEqual(
+      [stored[4]!, stored[3]!, stored[2]!].map((s) => s.eventId),
+    );
     expect(ids((await feed(m, `?since=${at(5)}&type=TransactionStatusChanged`)).json.items)).toEqual([stored[5]!.eventId]);
     expect(ids((await feed(m, `?until=${at(0)}`)).json.items)).toEqual([stored[0]!.eventId]);
 
     // The cursor walks every page exactly once, with and without filters.
     for (const limit of [1, 2, 3, 7]) expect(ids(await allPages(m, '', limit))).toEqual(ids(items));
     expect(ids(await allPages(m, '&deliveryState=pending', 2))).toEqual(ids((await feed(m, '?deliveryState=pending')).json.items));
-    expect(ids(await allPages(m, `&type=TransactionStatusChanged&since=${at(1)}`, 2))).toEqual(stored.slice(1).map((s) => s.eventId).reverse());
+    expect(ids(await allPages(m, `&type=TransactionStatusChanged&since=${at(1)}`, 2))).toEqual(
+      stored
+        .slice(1)
+        .map((s) => s.eventId)
+        .reverse(),
+    );
     const page = await feed(m, '?limit=2');
     expect(page.json.hasMore).toBe(true);
     expect(ids((await feed(m, `?limit=100&startingAfter=${page.json.items[1].eventId}`)).json.items)).toEqual(ids(items.slice(2)));
@@ -132,7 +164,17 @@ describe('events feed', { timeout: 60_000 }, () => {
 
   it('refuses bad queries with a 400 problem', async () => {
     const m = await newMerchant();
-    for (const query of ['?limit=0', '?limit=101', '?type=Bogus', '?type=RefundStatusChanged,Bogus', '?deliveryState=lost', '?since=yesterday', '?startingAfter=abc', '?since=2026-02-02&until=2026-02-01', '?colour=red']) {
+    for (const query of [
+      '?limit=0',
+      '?limit=101',
+      '?type=Bogus',
+      '?type=RefundStatusChanged,Bogus',
+      '?deliveryState=lost',
+      '?since=yesterday',
+      '?startingAfter=abc',
+      '?since=2026-02-02&until=2026-02-01',
+      '?colour=red',
+    ]) {
       const r = await feed(m, query);
       expect(r.status, query).toBe(400);
       expect(r.json).toMatchObject({ status: 400, title: 'Bad Request', code: expect.any(String) });

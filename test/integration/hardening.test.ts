@@ -15,7 +15,11 @@ describe('hardening: bad input is a 4xx, never a 5xx', () => {
   it('refuses JSON nested thousands of levels deep with a 400 on signed routes and on resend', async () => {
     const m = await newMerchant();
     for (const path of [credit, '/Gateway/v1/Events/evt_x/resend', '/Gateway/v1/Payment/initiate-checkout']) {
-      const r = await call(gw.baseUrl, 'POST', path, { key: m.test.apiKey, raw: nested(5000), headers: { 'Content-Type': 'application/json' } });
+      const r = await call(gw.baseUrl, 'POST', path, {
+        key: m.test.apiKey,
+        raw: nested(5000),
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(r.status, path).toBe(400);
       expect(r.headers.get('content-type')).toBe('application/problem+json');
       expect(r.json.detail).toMatch(/nested deeper than 32 levels/);

@@ -35,7 +35,10 @@ describe('wallet approvals of a suspended merchant', { timeout: 180_000 }, () =>
     });
   const callback = async (reference: string, status: 'Approved' | 'Declined') => {
     const raw = JSON.stringify({ reference, status, ...(status === 'Declined' ? { reason: 'customer_declined' } : {}) });
-    return call(gw.baseUrl, 'POST', '/providers/wallet/jazzcash/callback', { raw, headers: { 'Content-Type': 'application/json', 'X-Provider-Signature': await signSandboxCallback(1, raw) } });
+    return call(gw.baseUrl, 'POST', '/providers/wallet/jazzcash/callback', {
+      raw,
+      headers: { 'Content-Type': 'application/json', 'X-Provider-Signature': await signSandboxCallback(1, raw) },
+    });
   };
 
   it('holds a callback approval (replays, declines and expiry change nothing), lists it, and credits it exactly once on release', async () => {
@@ -52,7 +55,10 @@ describe('wallet approvals of a suspended merchant', { timeout: 180_000 }, () =>
     expect((await callback(reference, 'Approved')).json).toMatchObject({ status: 'Pending', held: true });
     expect((await callback(reference, 'Declined')).json).toMatchObject({ status: 'Pending', changed: false });
     await sweep(m, later(10 * 60_000)); // past the deposit's expiry: a held approval neither expires nor is asked about
-    expect(await getIntent(id)).toMatchObject({ status: 'Pending', details: { heldApproval: { source: 'callback', providerReference: reference } } });
+    expect(await getIntent(id)).toMatchObject({
+      status: 'Pending',
+      details: { heldApproval: { source: 'callback', providerReference: reference } },
+    });
     expect(await available(m)).toBe(0);
     expect(await statuses(id)).toEqual([]);
 
@@ -63,7 +69,10 @@ describe('wallet approvals of a suspended merchant', { timeout: 180_000 }, () =>
     expect(await available(m)).toBe(0);
 
     // Five operators release at once, one declines: exactly one decision wins, credited at most once.
-    const decisions = await Promise.allSettled([...Array.from({ length: 5 }, () => decideHeldApproval(id, 'release')), decideHeldApproval(id, 'decline')]);
+    const decisions = await Promise.allSettled([
+      ...Array.from({ length: 5 }, () => decideHeldApproval(id, 'release')),
+      decideHeldApproval(id, 'decline'),
+    ]);
     expect(decisions.filter((d) => d.status === 'fulfilled')).toHaveLength(1);
     const after = await getIntent(id);
     expect(['Completed', 'Failed']).toContain(after!.status);
@@ -87,12 +96,20 @@ describe('wallet approvals of a suspended merchant', { timeout: 180_000 }, () =>
 
     const declined = await ops('deposit', 'decline', id, '--json');
     expect(failed(declined), declined.stderr).toBe(false);
-    expect(declined.json).toMatchObject({ paymentIntentId: id, status: 'Failed', reason: 'declined_merchant_suspended', walletChargeInfo: { status: 'Failed', isSuccess: false } });
+    expect(declined.json).toMatchObject({
+      paymentIntentId: id,
+      status: 'Failed',
+      reason: 'declined_merchant_suspended',
+      walletChargeInfo: { status: 'Failed', isSuccess: false },
+    });
     expect(failed(await ops('deposit', 'release', id, '--json'))).toBe(true);
     expect(await available(m)).toBe(0);
     expect(await statuses(id)).toEqual(['Failed']);
     await setStatus(m.merchantId, 'active');
-    expect((await callback(created.json.walletChargeInfo.transactionReference, 'Approved')).json).toMatchObject({ status: 'Failed', changed: false });
+    expect((await callback(created.json.walletChargeInfo.transactionReference, 'Approved')).json).toMatchObject({
+      status: 'Failed',
+      changed: false,
+    });
     expect(await available(m)).toBe(0);
   });
 
@@ -102,7 +119,9 @@ describe('wallet approvals of a suspended merchant', { timeout: 180_000 }, () =>
     const id = created.json.paymentIntentId;
     const path = pagePath(created.json.checkoutUrl);
     const page = await getPage(gw.baseUrl, path);
-    expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' })).status).toBe(303);
+    expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' })).status).toBe(
+      303,
+    );
     expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf: page.csrf!, otp: '123456' })).status).toBe(303);
     await setStatus(m.merchantId, 'suspended'); // the customer approves on the handset after the suspension
 

@@ -44,13 +44,26 @@ describe('Idempotency-Key (docs/merchant-guide.md, Idempotency)', () => {
     const m = await newMerchant();
     const headers = { 'Idempotency-Key': 'shared-key' };
     expect((await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body, secret: m.test.secretKey, headers })).status).toBe(200);
-    const different = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body: { ...body, amount: 26 }, secret: m.test.secretKey, headers });
+    const different = await call(gw.baseUrl, 'POST', credit, {
+      key: m.test.apiKey,
+      body: { ...body, amount: 26 },
+      secret: m.test.secretKey,
+      headers,
+    });
     expect(different.status).toBe(422);
     expect(different.json.detail).toMatch(/different request/);
     // Same key in live mode and for another merchant: independent.
-    expect((await call(gw.baseUrl, 'POST', credit, { key: m.live.apiKey, body, secret: m.live.secretKey, headers })).headers.get('idempotent-replayed')).toBeNull();
+    expect(
+      (await call(gw.baseUrl, 'POST', credit, { key: m.live.apiKey, body, secret: m.live.secretKey, headers })).headers.get(
+        'idempotent-replayed',
+      ),
+    ).toBeNull();
     const other = await newMerchant();
-    expect((await call(gw.baseUrl, 'POST', credit, { key: other.test.apiKey, body, secret: other.test.secretKey, headers })).headers.get('idempotent-replayed')).toBeNull();
+    expect(
+      (await call(gw.baseUrl, 'POST', credit, { key: other.test.apiKey, body, secret: other.test.secretKey, headers })).headers.get(
+        'idempotent-replayed',
+      ),
+    ).toBeNull();
     expect((await listJournals(m.merchantId, 'test')).length).toBe(1);
   });
 
@@ -68,9 +81,18 @@ describe('Idempotency-Key (docs/merchant-guide.md, Idempotency)', () => {
     // A twin that claimed the key and has not finished: 409, and nothing is committed.
     const raw = JSON.stringify({ ...body, signature: (await import('#shared/domain/body-signature.ts')).signBody(body, m.test.secretKey) });
     const { requestFingerprint } = await import('#shared/http/middlewares.ts');
-    const requestHash = requestFingerprint({ httpMethod: 'POST', path: credit, queryStringParameters: null, multiValueQueryStringParameters: null }, raw);
-    await transact([claimWrite({ mode: 'test', merchantId: m.merchantId, key: 'in-flight', requestHash }, { requestHash, state: 'in_flight' })]);
-    const inFlight = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, raw, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'in-flight' } });
+    const requestHash = requestFingerprint(
+      { httpMethod: 'POST', path: credit, queryStringParameters: null, multiValueQueryStringParameters: null },
+      raw,
+    );
+    await transact([
+      claimWrite({ mode: 'test', merchantId: m.merchantId, key: 'in-flight', requestHash }, { requestHash, state: 'in_flight' }),
+    ]);
+    const inFlight = await call(gw.baseUrl, 'POST', credit, {
+      key: m.test.apiKey,
+      raw,
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'in-flight' },
+    });
     expect(inFlight.status).toBe(409);
     expect((await listJournals(m.merchantId, 'test')).length).toBe(0);
   });
@@ -79,7 +101,12 @@ describe('Idempotency-Key (docs/merchant-guide.md, Idempotency)', () => {
     const m = await newMerchant();
     const headers = { 'Idempotency-Key': 'reused-elsewhere' };
     expect((await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body, secret: m.test.secretKey, headers })).status).toBe(200);
-    const invalid = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body: { ...body, description: 'bad!' }, secret: m.test.secretKey, headers });
+    const invalid = await call(gw.baseUrl, 'POST', credit, {
+      key: m.test.apiKey,
+      body: { ...body, description: 'bad!' },
+      secret: m.test.secretKey,
+      headers,
+    });
     expect(invalid.status).toBe(422);
     expect(invalid.headers.get('svc-trace-id')).toBe(invalid.json.traceId);
     const read = await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey, headers });
@@ -89,7 +116,12 @@ describe('Idempotency-Key (docs/merchant-guide.md, Idempotency)', () => {
 
   it('validates the key itself', async () => {
     const m = await newMerchant();
-    const r = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body, secret: m.test.secretKey, headers: { 'Idempotency-Key': 'x'.repeat(256) } });
+    const r = await call(gw.baseUrl, 'POST', credit, {
+      key: m.test.apiKey,
+      body,
+      secret: m.test.secretKey,
+      headers: { 'Idempotency-Key': 'x'.repeat(256) },
+    });
     expect(r.status).toBe(400);
     expect(r.json.errors['Idempotency-Key']).toBeDefined();
   });

@@ -43,7 +43,12 @@ describe('payment intents: status changes, outbox events, lookup', () => {
     const final = winners[0]!.intent;
     const events = await listEvents(intent.paymentIntentId);
     expect(events.length).toBe(1);
-    expect(events[0]!.event.data).toMatchObject({ PreviousStatus: 'Pending', CurrentStatus: final.status, TransactionId: intent.paymentIntentId, TraceId: intent.traceId });
+    expect(events[0]!.event.data).toMatchObject({
+      PreviousStatus: 'Pending',
+      CurrentStatus: final.status,
+      TransactionId: intent.paymentIntentId,
+      TraceId: intent.traceId,
+    });
     expect(JSON.parse(events[0]!.event.data.OrderRef)).toEqual({ OrderRef: intent.orderRef.orderRef, Discount: null, Tax: '5' });
     const credited = (await getWallet(m.merchantId, 'test', 'PKR', true)).available;
     expect(credited).toBe(final.status === 'Completed' ? 150_00 : 0);

@@ -34,7 +34,14 @@ describe('ledger verify', () => {
     const w = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/withdraw', {
       key: m.test.apiKey,
       secret: m.test.secretKey,
-      body: { amount: 300, currency: 'PKR', description: 'payout', autoProcessPayout: false, customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' }, orderRef: { orderRef: `LV${Date.now()}` } },
+      body: {
+        amount: 300,
+        currency: 'PKR',
+        description: 'payout',
+        autoProcessPayout: false,
+        customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
+        orderRef: { orderRef: `LV${Date.now()}` },
+      },
     });
     expect(w.status).toBe(200);
 
@@ -47,12 +54,19 @@ describe('ledger verify', () => {
 
     // An operator "fixes" a balance by hand: the wallet no longer equals its journals.
     await db().send(
-      new UpdateItemCommand({ TableName: table(), Key: toItem(keys.wallet(m.merchantId, 'test', 'PKR')), UpdateExpression: 'ADD available :one', ExpressionAttributeValues: toValues({ ':one': 1 }) }),
+      new UpdateItemCommand({
+        TableName: table(),
+        Key: toItem(keys.wallet(m.merchantId, 'test', 'PKR')),
+        UpdateExpression: 'ADD available :one',
+        ExpressionAttributeValues: toValues({ ':one': 1 }),
+      }),
     );
     const red = await ops('ledger', 'verify', '--mode', 'test');
     expect('failed' in red && red.code).toBe(1);
     const lines = red.stdout.trim().split('\n');
-    expect(lines.filter((l) => l.includes(' wallet-fold '))).toEqual([expect.stringContaining(`${m.merchantId} test wallet-fold PKR: wallet PKR available is`)]);
+    expect(lines.filter((l) => l.includes(' wallet-fold '))).toEqual([
+      expect.stringContaining(`${m.merchantId} test wallet-fold PKR: wallet PKR available is`),
+    ]);
     expect(lines.at(-1)).toMatch(/^FAILED: .* 1 discrepancy/);
     // The other merchant alone is still fine.
     expect((await ops('ledger', 'verify', '--merchant', other.merchantId, '--json')).json.discrepancies).toEqual([]);

@@ -32,7 +32,12 @@ describe('ledger on DynamoDB Local', () => {
       }
     }
     const wallet = await getWallet(m.merchantId, 'test', 'PKR', true);
-    expect(wallet).toMatchObject({ available: 0, held: 1000_00, pendingCount: 10, heldByType: { Withdrawal: 1000_00, Settlement: 0, Refund: 0 } });
+    expect(wallet).toMatchObject({
+      available: 0,
+      held: 1000_00,
+      pendingCount: 10,
+      heldByType: { Withdrawal: 1000_00, Settlement: 0, Refund: 0 },
+    });
   });
 
   it('writes journals whose lines sum to zero, and balances equal the sum of the journals', async () => {

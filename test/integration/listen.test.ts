@@ -29,7 +29,15 @@ describe('npm run listen: trigger and forward', () => {
     const lines: string[] = [];
     const controller = new AbortController();
     const listening = listen(
-      { apiKey: m.test.apiKey, secret, forwardTo: receiver.url, baseUrl: gw.baseUrl, since: new Date(Date.now() - 5_000).toISOString(), pollMs: 300, print: (l) => lines.push(l) },
+      {
+        apiKey: m.test.apiKey,
+        secret,
+        forwardTo: receiver.url,
+        baseUrl: gw.baseUrl,
+        since: new Date(Date.now() - 5_000).toISOString(),
+        pollMs: 300,
+        print: (l) => lines.push(l),
+      },
       controller.signal,
     );
     stops.push(async () => {
@@ -42,12 +50,29 @@ describe('npm run listen: trigger and forward', () => {
     };
     const keys = { apiKey: m.test.apiKey, secretKey: m.test.secretKey, baseUrl: gw.baseUrl, approver, print: (l: string) => lines.push(l) };
     const results: Record<string, Record<string, unknown>> = {};
-    for (const scenario of ['checkout.completed', 'checkout.failed', 'deposit.completed', 'withdrawal.completed', 'withdrawal.failed', 'refund.completed', 'settlement.completed'] as const) {
-      try { results[scenario] = await trigger(scenario, keys); } catch (e: any) { throw new Error(`${scenario}: ${JSON.stringify(e.problem)}`); }
+    for (const scenario of [
+      'checkout.completed',
+      'checkout.failed',
+      'deposit.completed',
+      'withdrawal.completed',
+      'withdrawal.failed',
+      'refund.completed',
+      'settlement.completed',
+    ] as const) {
+      try {
+        results[scenario] = await trigger(scenario, keys);
+      } catch (e: any) {
+        throw new Error(`${scenario}: ${JSON.stringify(e.problem)}`);
+      }
     }
 
     const final = (d: Delivery[], type: string, id: string, name: string) =>
-      d.some((x) => x.event.type === type && [x.event.data.TransactionId, x.event.data.RefundId, x.event.data.SettlementId].includes(id) && status(x) === name);
+      d.some(
+        (x) =>
+          x.event.type === type &&
+          [x.event.data.TransactionId, x.event.data.RefundId, x.event.data.SettlementId].includes(id) &&
+          status(x) === name,
+      );
     const intent = (s: string) => String(results[s]!.paymentIntentId);
     await receiver.waitFor(
       (d) =>
@@ -70,7 +95,11 @@ describe('npm run listen: trigger and forward', () => {
     const ids = receiver.deliveries.map((d) => d.event.id);
     expect(new Set(ids).size).toBe(ids.length);
     // listen prints its line once the receiver's answer is back, a moment after the receiver saw the request.
-    const printed = await eventually(async () => lines.filter((l) => / → 200 /.test(l)).length, (n) => n >= ids.length, 10_000);
+    const printed = await eventually(
+      async () => lines.filter((l) => / → 200 /.test(l)).length,
+      (n) => n >= ids.length,
+      10_000,
+    );
     expect(printed).toBe(ids.length);
   }, 180_000);
 
@@ -79,12 +108,32 @@ describe('npm run listen: trigger and forward', () => {
     const { execFile } = await import('node:child_process');
     const run = (...args: string[]) =>
       new Promise<{ code: number | null; out: string }>((done) => {
-        execFile(process.execPath, ['--import', 'tsx', 'scripts/listen.ts', ...args], (error, stdout, stderr) => done({ code: error ? (error.code as number) : 0, out: stdout + stderr }));
+        execFile(process.execPath, ['--import', 'tsx', 'scripts/listen.ts', ...args], (error, stdout, stderr) =>
+          done({ code: error ? (error.code as number) : 0, out: stdout + stderr }),
+        );
       });
-    const live = await run('--api-key', m.live.apiKey, '--secret', 'whsec_x', '--forward-to', 'http://127.0.0.1:9/x', '--base-url', gw.baseUrl);
+    const live = await run(
+      '--api-key',
+      m.live.apiKey,
+      '--secret',
+      'whsec_x',
+      '--forward-to',
+      'http://127.0.0.1:9/x',
+      '--base-url',
+      gw.baseUrl,
+    );
     expect(live.code).not.toBe(0);
     expect(live.out).toMatch(/test-mode API keys/);
-    const unknown = await run('trigger', 'payment.teleported', '--api-key', m.test.apiKey, '--secret-key', m.test.secretKey, '--base-url', gw.baseUrl);
+    const unknown = await run(
+      'trigger',
+      'payment.teleported',
+      '--api-key',
+      m.test.apiKey,
+      '--secret-key',
+      m.test.secretKey,
+      '--base-url',
+      gw.baseUrl,
+    );
     expect(unknown.code).not.toBe(0);
     expect(unknown.out).toMatch(/unknown scenario/);
   });

@@ -42,11 +42,23 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/deposit', {
       key: m.live.apiKey,
       secret: m.live.secretKey,
-      body: { mobileNumber: '03001230000', amount: 1000, walletProvider: 1, description: 'Top up', orderRef: { orderRef: ref('LD') }, customerRef: { name: 'Ayesha Khan' }, ...over },
+      body: {
+        mobileNumber: '03001230000',
+        amount: 1000,
+        walletProvider: 1,
+        description: 'Top up',
+        orderRef: { orderRef: ref('LD') },
+        customerRef: { name: 'Ayesha Khan' },
+        ...over,
+      },
     });
-  const lookup = async (m: TestMerchant, orderRef: string) => (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${orderRef}`, { key: m.live.apiKey })).json;
+  const lookup = async (m: TestMerchant, orderRef: string) =>
+    (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${orderRef}`, { key: m.live.apiKey })).json;
   const webhookFor = (paymentIntentId: string, status: string) =>
-    receiver.waitFor((all) => all.some((d) => d.event.data.TransactionId === paymentIntentId && d.event.data.CurrentStatus === status), 90_000);
+    receiver.waitFor(
+      (all) => all.some((d) => d.event.data.TransactionId === paymentIntentId && d.event.data.CurrentStatus === status),
+      90_000,
+    );
   const withdraw = (m: TestMerchant, over: Record<string, unknown>, customer: Record<string, unknown>) =>
     call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/withdraw', {
       key: m.live.apiKey,
@@ -67,7 +79,10 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     const body = { orderRef: { orderRef: ref('LD') }, amount };
     const r = await deposit(m, body);
     expect(r.status, r.text).toBe(200);
-    await eventually(() => lookup(m, body.orderRef.orderRef), (t) => t.status === 'Completed');
+    await eventually(
+      () => lookup(m, body.orderRef.orderRef),
+      (t) => t.status === 'Completed',
+    );
     return { m, deposit: r.json, orderRef: body.orderRef.orderRef };
   };
 
@@ -90,7 +105,10 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(r.status, r.text).toBe(200);
     expect(r.json.walletChargeInfo).toMatchObject({ provider: 'JazzCash', status: 'Pending', isSuccess: true });
     expect(r.json.walletChargeInfo.transactionReference).toMatch(/^T[0-9A-F]{19}$/);
-    await eventually(() => lookup(m, body.orderRef.orderRef), (t) => t.status === 'Completed');
+    await eventually(
+      () => lookup(m, body.orderRef.orderRef),
+      (t) => t.status === 'Completed',
+    );
     await sweep(m, later(60_000)); // the reconciler changes nothing afterwards
     expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(1000_00 - 15_00);
     await webhookFor(r.json.paymentIntentId, 'Completed');
@@ -101,7 +119,10 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     const m = await merchant();
     const declined = await deposit(m, { mobileNumber: '03001231111' });
     expect(declined.status).toBe(200);
-    const failed = await eventually(() => lookup(m, declined.json.merchantReference), (t) => t.status === 'Failed');
+    const failed = await eventually(
+      () => lookup(m, declined.json.merchantReference),
+      (t) => t.status === 'Failed',
+    );
     expect(failed.reason).toBe('customer_declined');
     await webhookFor(declined.json.paymentIntentId, 'Failed');
     const cases: [string, string][] = [
@@ -124,10 +145,22 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
   it('JazzCash verifies pp_SecureHash: a request signed with the wrong salt is refused with 115, a forged callback with 401', async () => {
     const cfg = providers.config.jazzcash!;
     const fields = { pp_TxnRefNo: 'T0000000000000000001', pp_MerchantID: cfg.merchantId, pp_Password: cfg.password };
-    const forged = await fetch(`${cfg.baseUrl}${jazzCashPaths.inquiry}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, pp_SecureHash: jazzCashSecureHash(fields, 'wrong-salt') }) });
+    const forged = await fetch(`${cfg.baseUrl}${jazzCashPaths.inquiry}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...fields, pp_SecureHash: jazzCashSecureHash(fields, 'wrong-salt') }),
+    });
     expect(((await forged.json()) as { pp_ResponseCode?: string }).pp_ResponseCode).toBe('115');
-    const callback = new URLSearchParams({ pp_TxnRefNo: 'T0000000000000000001', pp_ResponseCode: '000', pp_SecureHash: jazzCashSecureHash({ pp_TxnRefNo: 'T0000000000000000001', pp_ResponseCode: '000' }, 'wrong-salt') });
-    const r = await fetch(`${gw.baseUrl}/providers/wallet/jazzcash/callback`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: callback.toString() });
+    const callback = new URLSearchParams({
+      pp_TxnRefNo: 'T0000000000000000001',
+      pp_ResponseCode: '000',
+      pp_SecureHash: jazzCashSecureHash({ pp_TxnRefNo: 'T0000000000000000001', pp_ResponseCode: '000' }, 'wrong-salt'),
+    });
+    const r = await fetch(`${gw.baseUrl}/providers/wallet/jazzcash/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: callback.toString(),
+    });
     expect(r.status).toBe(401);
   });
 
@@ -136,7 +169,10 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     const r = await deposit(m, { walletProvider: 2, amount: 500 });
     expect(r.status, r.text).toBe(200);
     expect(r.json.walletChargeInfo).toMatchObject({ provider: 'Easypaisa', status: 'Processing' });
-    const done = await eventually(() => lookup(m, r.json.merchantReference), (t) => t.status === 'Completed');
+    const done = await eventually(
+      () => lookup(m, r.json.merchantReference),
+      (t) => t.status === 'Completed',
+    );
     expect(done.amount).toBe(500);
     await webhookFor(r.json.paymentIntentId, 'Completed');
     const cases: [string, string][] = [
@@ -158,7 +194,9 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(created.status, created.text).toBe(200);
     const path = pagePath(created.json.checkoutUrl);
     const page = await getPage(gw.baseUrl, path);
-    expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' })).status).toBe(303);
+    expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' })).status).toBe(
+      303,
+    );
     expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf: page.csrf!, otp: '123456' })).status).toBe(303);
     const id = created.json.paymentIntentId as string;
     const get = async () => (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${id}`, { key: m.live.apiKey })).json;
@@ -169,13 +207,19 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
 
   it('refund of a JazzCash payment: paid through the MWallet refund API, Completed, refunded once', async () => {
     const { m, deposit: paid } = await fundedMerchant(1000);
-    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', { key: m.live.apiKey, secret: m.live.secretKey, body: { trxnRef: paid.paymentIntentId, amount: 400, reason: 'Returned' } });
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { trxnRef: paid.paymentIntentId, amount: 400, reason: 'Returned' },
+    });
     expect(created.status, created.text).toBe(201);
     await approveRefund(created.json.id);
     const done = await advanceRefund(created.json.id, later(1_000));
     expect(done).toMatchObject({ status: 3, attemptCount: 1 });
     expect(providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
-    expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${paid.paymentIntentId}`, { key: m.live.apiKey })).json.refundedAmount).toBe(400);
+    expect(
+      (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${paid.paymentIntentId}`, { key: m.live.apiKey })).json.refundedAmount,
+    ).toBe(400);
     await advanceRefund(created.json.id, later(120_000)); // nothing more happens
     expect(providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
   });
@@ -221,7 +265,11 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     it('bank accounts and Easypaisa wallets are refused in live mode with the 422 (no public API)', async () => {
       const { m } = await fundedMerchant(2000);
       for (const bankCode of ['MEEZAN', 'EASYPAISA']) {
-        const r = await withdraw(m, {}, { bankCode, bankAccountNumber: bankCode === 'MEEZAN' ? 'PK36SCBL0000001123450000' : '03451230000' });
+        const r = await withdraw(
+          m,
+          {},
+          { bankCode, bankAccountNumber: bankCode === 'MEEZAN' ? 'PK36SCBL0000001123450000' : '03451230000' },
+        );
         expect(r.status, bankCode).toBe(422);
         expect(r.json.code).toBe('payout_provider_unavailable');
       }

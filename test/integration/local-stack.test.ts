@@ -14,7 +14,19 @@ describe('npm start', () => {
     const sqsPort = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
       cwd: resolve(import.meta.dirname, '..', '..'),
-      env: { ...process.env, HOST: '', PORT: String(port), IN_MEMORY: '1', DATA_DIR: mkdtempSync(join(tmpdir(), 'start-')), DYNAMODB_PORT: String(dynamoPort), SQS_PORT: String(sqsPort), TABLE_NAME: '', DYNAMODB_ENDPOINT: '', SECRETS_MASTER_KEY: '', PUBLIC_BASE_URL: '' },
+      env: {
+        ...process.env,
+        HOST: '',
+        PORT: String(port),
+        IN_MEMORY: '1',
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'start-')),
+        DYNAMODB_PORT: String(dynamoPort),
+        SQS_PORT: String(sqsPort),
+        TABLE_NAME: '',
+        DYNAMODB_ENDPOINT: '',
+        SECRETS_MASTER_KEY: '',
+        PUBLIC_BASE_URL: '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -27,7 +39,10 @@ describe('npm start', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
       const apiKey = /test API key\s+(pk_test_\S+)/.exec(out)![1]!;
-      const res = await fetch(`http://127.0.0.1:${port}/Gateway/v1/Account/query-balance`, { method: 'POST', headers: { 'Svc-API-Key': apiKey } });
+      const res = await fetch(`http://127.0.0.1:${port}/Gateway/v1/Account/query-balance`, {
+        method: 'POST',
+        headers: { 'Svc-API-Key': apiKey },
+      });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ currency: 'PKR', availableBalance: 0 });
       // Nothing of the local stack listens beyond the loopback interface (no HOST given).

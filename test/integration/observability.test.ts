@@ -60,8 +60,18 @@ describe('request observability', () => {
 
     expect(r.statusCode).toBe(200);
     expect(bad.statusCode).toBe(500);
-    expect(lines.find((l) => l.message === 'inside the service')).toMatchObject({ traceId: 'trace-one', route: 'queryBalance', merchantId: m.merchantId, mode: 'test' });
-    expect(lines.find((l) => l.message === 'unhandled error')).toMatchObject({ traceId: 'trace-two', route: 'queryBalance', merchantId: m.merchantId, mode: 'test' });
+    expect(lines.find((l) => l.message === 'inside the service')).toMatchObject({
+      traceId: 'trace-one',
+      route: 'queryBalance',
+      merchantId: m.merchantId,
+      mode: 'test',
+    });
+    expect(lines.find((l) => l.message === 'unhandled error')).toMatchObject({
+      traceId: 'trace-two',
+      route: 'queryBalance',
+      merchantId: m.merchantId,
+      mode: 'test',
+    });
     expect(lines.find((l) => l.message === 'after the request')).not.toHaveProperty('traceId');
 
     const requests = lines.filter((l) => l._aws && 'Requests' in l).map((l) => ({ Route: l.Route, StatusClass: l.StatusClass }));

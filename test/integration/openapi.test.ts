@@ -33,7 +33,12 @@ describe('OpenAPI document and strict bodies', () => {
     const r = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', {
       key: m.test.apiKey,
       secret: m.test.secretKey,
-      body: { ...checkout, amout: 1500, orderRef: { orderRef: 'STRICT1', orderReff: 'x' }, customerRef: { name: 'A', emial: 'a@example.com' } },
+      body: {
+        ...checkout,
+        amout: 1500,
+        orderRef: { orderRef: 'STRICT1', orderReff: 'x' },
+        customerRef: { name: 'A', emial: 'a@example.com' },
+      },
     });
     expect(r.status).toBe(400);
     expect(r.json.code).toBe('unknown_parameter');
@@ -44,17 +49,36 @@ describe('OpenAPI document and strict bodies', () => {
     expect(lookup.status).toBe(404);
     expect(lookup.json.code).toBe('not_found');
     // The same body without the typos is accepted.
-    const ok = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', { key: m.test.apiKey, secret: m.test.secretKey, body: checkout });
+    const ok = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: checkout,
+    });
     expect(ok.status).toBe(200);
   });
 
   it('refuses unknown members on every signed create endpoint', async () => {
     const m = await newMerchant();
     const posts: [string, Record<string, unknown>][] = [
-      ['/Gateway/v1/Payment/deposit', { mobileNumber: '03001234567', amount: 500, description: 'x', orderRef: { orderRef: 'D1' }, walet: 1 }],
-      ['/Gateway/v1/Payment/withdraw', { amount: 500, currency: 'PKR', description: 'x', orderRef: { orderRef: 'W1' }, customerRef: { bankAccountNumber: '12345678901', bankCode: 'HBL', accountTitle: 'A B', iban: 'x' } }],
+      [
+        '/Gateway/v1/Payment/deposit',
+        { mobileNumber: '03001234567', amount: 500, description: 'x', orderRef: { orderRef: 'D1' }, walet: 1 },
+      ],
+      [
+        '/Gateway/v1/Payment/withdraw',
+        {
+          amount: 500,
+          currency: 'PKR',
+          description: 'x',
+          orderRef: { orderRef: 'W1' },
+          customerRef: { bankAccountNumber: '12345678901', bankCode: 'HBL', accountTitle: 'A B', iban: 'x' },
+        },
+      ],
       ['/Gateway/v1/Refunds', { trxnRef: 'nothing', amount: 10, reasn: 'x' }],
-      ['/Gateway/v1/Settlements', { amount: 100, bankName: 'Meezan Bank', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme', swift: 'x' }],
+      [
+        '/Gateway/v1/Settlements',
+        { amount: 100, bankName: 'Meezan Bank', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme', swift: 'x' },
+      ],
     ];
     for (const [path, body] of posts) {
       const r = await call(gw.baseUrl, 'POST', path, { key: m.test.apiKey, secret: m.test.secretKey, body });
@@ -67,10 +91,37 @@ describe('OpenAPI document and strict bodies', () => {
     const m = await newMerchant();
     const cases: [number, string, Promise<{ status: number; json: { code: string } }>][] = [
       [401, 'unauthorized', call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions', { key: 'pk_test_nope' })],
-      [400, 'invalid_json', call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', { key: m.test.apiKey, raw: '{', headers: { 'Content-Type': 'application/json' } })],
-      [400, 'invalid_signature', call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', { key: m.test.apiKey, body: { ...checkout, signature: 'x' } })],
-      [401, 'signature_mismatch', call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', { key: m.test.apiKey, body: { ...checkout, signature: '0'.repeat(32) } })],
-      [415, 'unsupported_media_type', call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', { key: m.test.apiKey, raw: '{}', headers: { 'Content-Type': 'text/plain' } })],
+      [
+        400,
+        'invalid_json',
+        call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', {
+          key: m.test.apiKey,
+          raw: '{',
+          headers: { 'Content-Type': 'application/json' },
+        }),
+      ],
+      [
+        400,
+        'invalid_signature',
+        call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', { key: m.test.apiKey, body: { ...checkout, signature: 'x' } }),
+      ],
+      [
+        401,
+        'signature_mismatch',
+        call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', {
+          key: m.test.apiKey,
+          body: { ...checkout, signature: '0'.repeat(32) },
+        }),
+      ],
+      [
+        415,
+        'unsupported_media_type',
+        call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', {
+          key: m.test.apiKey,
+          raw: '{}',
+          headers: { 'Content-Type': 'text/plain' },
+        }),
+      ],
       [404, 'not_found', call(gw.baseUrl, 'GET', '/Gateway/v1/Refunds/3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c', { key: m.test.apiKey })],
       [400, 'invalid_request', call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions?limit=0', { key: m.test.apiKey })],
     ];

@@ -10,15 +10,44 @@ describe('npm run ops', () => {
   const gw = useGateway(routeList);
 
   it('creates a merchant printing both modes’ keys once, as docs/operator-guide.md shows', async () => {
-    const r = await ops('merchant', 'create', '--name', 'Acme', '--json', '--webhook-url', 'http://127.0.0.1:4999/hook', '--allow-insecure-webhooks');
+    const r = await ops(
+      'merchant',
+      'create',
+      '--name',
+      'Acme',
+      '--json',
+      '--webhook-url',
+      'http://127.0.0.1:4999/hook',
+      '--allow-insecure-webhooks',
+    );
     expect(r.json).toMatchObject({
       merchantId: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      test: { apiKey: expect.stringMatching(/^pk_test_[0-9A-Za-z]{32,}$/), secretKey: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32,}$/), webhookSecret: expect.stringMatching(/^whsec_/) },
-      live: { apiKey: expect.stringMatching(/^pk_live_/), secretKey: expect.stringMatching(/^sk_live_/), webhookSecret: expect.stringMatching(/^whsec_/) },
+      test: {
+        apiKey: expect.stringMatching(/^pk_test_[0-9A-Za-z]{32,}$/),
+        secretKey: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32,}$/),
+        webhookSecret: expect.stringMatching(/^whsec_/),
+      },
+      live: {
+        apiKey: expect.stringMatching(/^pk_live_/),
+        secretKey: expect.stringMatching(/^sk_live_/),
+        webhookSecret: expect.stringMatching(/^whsec_/),
+      },
     });
     expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: r.json.test.apiKey })).status).toBe(200);
 
-    const credit = await ops('wallet', 'credit', '--merchant', r.json.merchantId, '--mode', 'test', '--amount', '5000', '--currency', 'PKR', '--json');
+    const credit = await ops(
+      'wallet',
+      'credit',
+      '--merchant',
+      r.json.merchantId,
+      '--mode',
+      'test',
+      '--amount',
+      '5000',
+      '--currency',
+      'PKR',
+      '--json',
+    );
     expect(credit.json).toMatchObject({ credited: 5000 });
     const balance = await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: r.json.test.apiKey });
     expect(balance.json.availableBalance).toBe(5000);
@@ -34,17 +63,45 @@ describe('npm run ops', () => {
     expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: r.json.live.apiKey })).status).toBe(401);
     expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: rotated.json.apiKey })).status).toBe(200);
 
-    const schedule = await ops('merchant', 'schedule', '--merchant', r.json.merchantId, '--frequency', 'weekly', '--day', '1', '--hour', '2', '--bank-name', 'HBL', '--iban', 'PK36SCBL0000001123456702', '--account-title', 'Acme Ltd', '--json');
+    const schedule = await ops(
+      'merchant',
+      'schedule',
+      '--merchant',
+      r.json.merchantId,
+      '--frequency',
+      'weekly',
+      '--day',
+      '1',
+      '--hour',
+      '2',
+      '--bank-name',
+      'HBL',
+      '--iban',
+      'PK36SCBL0000001123456702',
+      '--account-title',
+      'Acme Ltd',
+      '--json',
+    );
     expect(schedule.json.settlementSchedule.frequency).toBe('weekly');
     const shown = await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: rotated.json.apiKey });
-    expect(shown.json).toMatchObject({ enabled: true, frequency: 'weekly', dayOfPeriod: 1, hourUtc: 2, destination: { bankName: 'HBL', ibanLast4: '6702' } });
+    expect(shown.json).toMatchObject({
+      enabled: true,
+      frequency: 'weekly',
+      dayOfPeriod: 1,
+      hourUtc: 2,
+      destination: { bankName: 'HBL', ibanLast4: '6702' },
+    });
     expect(shown.text).not.toContain('PK36SCBL0000001123456702');
   }, 60_000);
 
   it('issues keys with restricted scopes', async () => {
     const r = await ops('merchant', 'create', '--name', 'Readonly', '--scopes', 'read,balance', '--json');
     expect((await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: r.json.test.apiKey })).status).toBe(200);
-    const refused = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/deposit', { key: r.json.test.apiKey, body: { amount: 500 }, secret: r.json.test.secretKey });
+    const refused = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/deposit', {
+      key: r.json.test.apiKey,
+      body: { amount: 500 },
+      secret: r.json.test.secretKey,
+    });
     expect(refused.status).toBe(403);
     expect((await ops('merchant', 'create', '--name', 'Bad', '--scopes', 'everything', '--json')).stderr).toMatch(/scopes are/);
   }, 30_000);

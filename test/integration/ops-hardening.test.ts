@@ -47,14 +47,18 @@ describe('concurrent merchant changes (versioned read-modify-write)', () => {
     const printed = await Promise.all(Array.from({ length: 10 }, () => rotateWebhookSecret(m.merchantId, 'test')));
     const endpoint = (await getMerchant(m.merchantId, true))!.webhooks.test!;
     const key = await masterKey();
-    const signing = endpoint.secrets.filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > Date.now()).map((s) => open(key, s.sealed, webhookSecretAssociatedData(m.merchantId, 'test')));
+    const signing = endpoint.secrets
+      .filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > Date.now())
+      .map((s) => open(key, s.sealed, webhookSecretAssociatedData(m.merchantId, 'test')));
     for (const r of printed) expect(signing).toContain(r.webhookSecret);
   });
 
   it('the CLI: concurrent `ops merchant fee` commands all exit 0 and all take effect', async () => {
     const m = await newMerchant();
     const products = ['checkout', 'deposit', 'withdrawal', 'settlement', 'refund'];
-    const runs = await Promise.all(products.map((p, i) => ops('merchant', 'fee', '--merchant', m.merchantId, '--product', p, '--bps', String(200 + i), '--json')));
+    const runs = await Promise.all(
+      products.map((p, i) => ops('merchant', 'fee', '--merchant', m.merchantId, '--product', p, '--bps', String(200 + i), '--json')),
+    );
     for (const r of runs) expect(r, r.stdout).not.toHaveProperty('failed');
     const { getMerchant } = await import('#shared/store/merchants.ts');
     const fees = (await getMerchant(m.merchantId, true))!.fees;

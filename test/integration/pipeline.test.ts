@@ -45,11 +45,23 @@ describe('request pipeline', () => {
 
   it('limits bodies: 413 over 64 KiB, 415 without JSON content type, 400 unparseable', async () => {
     const m = await newMerchant();
-    const big = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body: { ...body, description: 'a'.repeat(70 * 1024) }, secret: m.test.secretKey });
+    const big = await call(gw.baseUrl, 'POST', credit, {
+      key: m.test.apiKey,
+      body: { ...body, description: 'a'.repeat(70 * 1024) },
+      secret: m.test.secretKey,
+    });
     expect(big.status).toBe(413);
-    const text = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, raw: JSON.stringify(body), headers: { 'Content-Type': 'text/plain' } });
+    const text = await call(gw.baseUrl, 'POST', credit, {
+      key: m.test.apiKey,
+      raw: JSON.stringify(body),
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(text.status).toBe(415);
-    const broken = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, raw: '{"amount": ', headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+    const broken = await call(gw.baseUrl, 'POST', credit, {
+      key: m.test.apiKey,
+      raw: '{"amount": ',
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    });
     expect(broken.status).toBe(400);
     expect(broken.json.detail).toMatch(/not valid JSON/);
     expect((await listJournals(m.merchantId, 'test')).length).toBe(0);

@@ -21,7 +21,8 @@ describe('local per-key and per-IP limits', () => {
   it('answers 429 problem+json with Retry-After once one API key exceeds its limit; other keys are unaffected', async () => {
     const a = await newMerchant();
     const b = await newMerchant();
-    for (let i = 0; i < 3; i++) expect((await call(base, 'POST', '/Gateway/v1/Account/query-balance', { key: a.test.apiKey })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await call(base, 'POST', '/Gateway/v1/Account/query-balance', { key: a.test.apiKey })).status).toBe(200);
     const limited = await call(base, 'POST', '/Gateway/v1/Account/query-balance', { key: a.test.apiKey });
     expect(limited.status).toBe(429);
     expect(limited.headers.get('content-type')).toBe('application/problem+json');

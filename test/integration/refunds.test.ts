@@ -19,7 +19,8 @@ describe('refunds', () => {
   const refund = (m: TestMerchant, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', { key: m.test.apiKey, secret: m.test.secretKey, body, headers });
   const get = (m: TestMerchant, path: string, key = m.test.apiKey) => call(gw.baseUrl, 'GET', `/Gateway/v1${path}`, { key });
-  const balance = async (m: TestMerchant) => (await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey })).json;
+  const balance = async (m: TestMerchant) =>
+    (await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey })).json;
   /** Approve, then step the refund until it is terminal (what the sweeper does every 2 s), time moving on. */
   const approveAndProcess = async (id: string) => {
     await approveRefund(id);
@@ -74,7 +75,17 @@ describe('refunds', () => {
     expect(ledger.external('refund_rail')).toBe(150_00);
 
     const list = await get(m, `/Refunds?trxnRef=${payment.orderRef.orderRef}`);
-    expect(list.json).toMatchObject({ totalCount: 2, page: 1, pageSize: 20, totalPages: 1, hasMore: false, amount: 150, refundedAmount: 150, refundableAmount: 0, paymentIntentId: payment.paymentIntentId });
+    expect(list.json).toMatchObject({
+      totalCount: 2,
+      page: 1,
+      pageSize: 20,
+      totalPages: 1,
+      hasMore: false,
+      amount: 150,
+      refundedAmount: 150,
+      refundableAmount: 0,
+      paymentIntentId: payment.paymentIntentId,
+    });
     expect(list.json.items.map((r: { id: string }) => r.id)).toEqual([rest.json.id, first.json.id]);
     const paged = await get(m, `/Refunds?trxnref=${payment.transactionReference}&PageSize=1&Page=2`);
     expect(paged.json).toMatchObject({ totalPages: 2, hasMore: false });
@@ -112,7 +123,11 @@ describe('refunds', () => {
     expect((await refund(m, { trxnRef: 'NOSUCHORDER' })).status).toBe(404);
     const other = await newMerchant();
     expect((await refund(other, { trxnRef: ref })).status).toBe(404);
-    const live = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', { key: m.live.apiKey, secret: m.live.secretKey, body: { trxnRef: ref } });
+    const live = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { trxnRef: ref },
+    });
     expect(live.status).toBe(422); // live mode: no refund provider configured in this deployment
     expect(live.json.code).toBe('refund_provider_unavailable');
 
@@ -141,7 +156,10 @@ describe('refunds', () => {
     const a = await refund(m, { trxnRef: payment.paymentIntentId, amount: 50 });
     const b = await refund(m, { trxnRef: payment.paymentIntentId, amount: 50 });
     expect((await refund(m, { trxnRef: payment.paymentIntentId })).status).toBe(422);
-    expect(await rejectRefund(a.json.id, 'fraud check')).toMatchObject({ status: 6, failureReason: 'Rejected by the operator: fraud check' });
+    expect(await rejectRefund(a.json.id, 'fraud check')).toMatchObject({
+      status: 6,
+      failureReason: 'Rejected by the operator: fraud check',
+    });
     expect(await cancelRefund(b.json.id)).toMatchObject({ status: 5 });
     await expect(approveRefund(a.json.id)).rejects.toThrow(/only a Pending refund/);
 
@@ -214,7 +232,10 @@ describe('refunds', () => {
    * A fake refund provider that counts its calls: `refund` runs `onRefund` (throw = unknown
    * outcome), `status` answers from `paid` (the references it paid) unless `onStatus` says otherwise.
    */
-  function countingProvider(onRefund: (i: RefundInstruction, n: number) => Promise<'paid' | 'declined' | 'lost'>, onStatus?: (reference: string) => RefundStatusResult | undefined) {
+  function countingProvider(
+    onRefund: (i: RefundInstruction, n: number) => Promise<'paid' | 'declined' | 'lost'>,
+    onStatus?: (reference: string) => RefundStatusResult | undefined,
+  ) {
     const calls: RefundInstruction[] = [];
     const inquiries: string[] = [];
     const paid = new Set<string>();
@@ -233,7 +254,10 @@ describe('refunds', () => {
       },
       async status(i) {
         inquiries.push(i.reference);
-        return onStatus?.(i.reference) ?? (paid.has(i.reference) ? { status: 'Completed', providerReference: `FAKE-${i.reference}` } : { status: 'NotFound' });
+        return (
+          onStatus?.(i.reference) ??
+          (paid.has(i.reference) ? { status: 'Completed', providerReference: `FAKE-${i.reference}` } : { status: 'NotFound' })
+        );
       },
     };
     return { provider, calls, inquiries, paid };
@@ -281,7 +305,11 @@ describe('refunds', () => {
     await withProvider(fake.provider, async () => {
       const { m, id } = await approvedRefund(25);
       let t = Date.now();
-      expect(await advanceRefund(id, new Date((t += 1_000)))).toMatchObject({ status: 2, attemptCount: 1, failureReason: 'Declined by the issuer.' });
+      expect(await advanceRefund(id, new Date((t += 1_000)))).toMatchObject({
+        status: 2,
+        attemptCount: 1,
+        failureReason: 'Declined by the issuer.',
+      });
       expect(await advanceRefund(id, new Date((t += 3_000)))).toMatchObject({ status: 3, attemptCount: 2, failureReason: null });
       expect(fake.calls.map((c) => [c.reference, c.attempt])).toEqual([
         [id, 1],
@@ -299,7 +327,10 @@ describe('refunds', () => {
     let registered = false;
     const fake = countingProvider(
       async (_i, n) => (n === 1 ? 'declined' : 'lost'),
-      (reference) => (registered ? { status: 'Completed', providerReference: `FAKE-${reference}` } : { status: 'Failed', reason: 'Declined by the issuer.' }),
+      (reference) =>
+        registered
+          ? { status: 'Completed', providerReference: `FAKE-${reference}` }
+          : { status: 'Failed', reason: 'Declined by the issuer.' },
     );
     await withProvider(fake.provider, async () => {
       const { m, id } = await approvedRefund(25);
@@ -327,7 +358,10 @@ describe('refunds', () => {
       expect(await advanceRefund(id, new Date((t += 61_000)))).toMatchObject({ status: 3, attemptCount: 3 });
       expect(fake.calls.map((c) => c.reference)).toEqual([id, id, id]);
       expect(await balance(m)).toMatchObject({ availableBalance: 70, pendingBalance: 0 });
-      expect((await get(m, `/Refunds?trxnRef=${payment.paymentIntentId}`)).json).toMatchObject({ refundedAmount: 30, refundableAmount: 70 });
+      expect((await get(m, `/Refunds?trxnRef=${payment.paymentIntentId}`)).json).toMatchObject({
+        refundedAmount: 30,
+        refundableAmount: 70,
+      });
       await expectLedgerConsistent(m.merchantId, 'test');
     });
   });
@@ -345,9 +379,16 @@ describe('refunds', () => {
         await advanceRefund(id, new Date((t += 15 * 60_000))); // NotFound after it: not sent
       }
       expect(fake.calls.map((c) => c.reference)).toEqual([id, id, id]);
-      expect((await get(m, `/Refunds/${id}`)).json).toMatchObject({ status: 4, attemptCount: 3, failureReason: expect.stringMatching(/did not reach/) });
+      expect((await get(m, `/Refunds/${id}`)).json).toMatchObject({
+        status: 4,
+        attemptCount: 3,
+        failureReason: expect.stringMatching(/did not reach/),
+      });
       expect(await balance(m)).toMatchObject({ availableBalance: 100, pendingBalance: 0 });
-      expect((await get(m, `/Refunds?trxnRef=${payment.paymentIntentId}`)).json).toMatchObject({ refundedAmount: 0, refundableAmount: 100 });
+      expect((await get(m, `/Refunds?trxnRef=${payment.paymentIntentId}`)).json).toMatchObject({
+        refundedAmount: 0,
+        refundableAmount: 100,
+      });
       await expectLedgerConsistent(m.merchantId, 'test');
     });
   });

@@ -20,7 +20,10 @@ describe('hardening: resend needs the webhooks scope and is rate limited', () =>
       (r) => r.json?.items?.length > 0,
     );
     const eventId = events.json.items[0].eventId as string;
-    await eventually(() => call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${eventId}/attempts`, { key: m.test.apiKey }), (r) => r.status === 200);
+    await eventually(
+      () => call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${eventId}/attempts`, { key: m.test.apiKey }),
+      (r) => r.status === 200,
+    );
     return eventId;
   }
 
@@ -38,8 +41,12 @@ describe('hardening: resend needs the webhooks scope and is rate limited', () =>
   it('allows 10 resends per event per hour, then 429 with Retry-After (changing nothing, claiming no Idempotency-Key)', async () => {
     const m = await newMerchant();
     const eventId = await eventOf(m);
-    for (let i = 0; i < 10; i++) expect((await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey })).status).toBe(202);
-    const limited = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey, headers: { 'Idempotency-Key': 'resend-11' } });
+    for (let i = 0; i < 10; i++)
+      expect((await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey })).status).toBe(202);
+    const limited = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, {
+      key: m.test.apiKey,
+      headers: { 'Idempotency-Key': 'resend-11' },
+    });
     expect(limited.status).toBe(429);
     expect(limited.headers.get('content-type')).toBe('application/problem+json');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -58,7 +65,12 @@ describe('hardening: resend needs the webhooks scope and is rate limited', () =>
     const m = await newMerchant();
     const eventId = await eventOf(m);
     const { window } = quotaWindow({ subject: 'resend:all', limit: 300, windowSeconds: 3600 }, new Date());
-    await db().send(new PutItemCommand({ TableName: tableName(), Item: toItem({ ...keys.quota('test', m.merchantId, 'resend:all', window), count: 299 }) }));
+    await db().send(
+      new PutItemCommand({
+        TableName: tableName(),
+        Item: toItem({ ...keys.quota('test', m.merchantId, 'resend:all', window), count: 299 }),
+      }),
+    );
     expect((await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey })).status).toBe(202);
     const limited = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey });
     expect(limited.status).toBe(429);

@@ -39,7 +39,8 @@ describe('settlements', () => {
   const post = (m: TestMerchant, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     call(gw.baseUrl, 'POST', '/Gateway/v1/Settlements', { key: m.test.apiKey, secret: m.test.secretKey, body, headers });
   const get = (m: TestMerchant, path: string, key = m.test.apiKey) => call(gw.baseUrl, 'GET', `/Gateway/v1${path}`, { key });
-  const balance = async (m: TestMerchant) => (await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey })).json;
+  const balance = async (m: TestMerchant) =>
+    (await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey })).json;
   /** Steps a settlement until it is terminal (what the sweeper does every 2 s), with time moving on. */
   const settle = async (id: string) => {
     let t = Date.now();
@@ -101,7 +102,18 @@ describe('settlements', () => {
     const m = await funded(2000);
     const r = await post(m, { amount: 1000, usdtAddress: trc20 });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ currency: 'PKR', payoutCurrency: 'USDT', usdtAddress: trc20, usdtNetwork: 'TRC20', fee: 5, netAmount: 995, payoutAmount: null, fxRate: null, bankName: null, iban: null });
+    expect(r.json).toMatchObject({
+      currency: 'PKR',
+      payoutCurrency: 'USDT',
+      usdtAddress: trc20,
+      usdtNetwork: 'TRC20',
+      fee: 5,
+      netAmount: 995,
+      payoutAmount: null,
+      fxRate: null,
+      bankName: null,
+      iban: null,
+    });
     const approved = await approveSettlement(r.json.id);
     // Sandbox PKR→USDT = 0.0036 / 1.0008 = 0.00359712; 995 × 0.00359712 = 3.5791344 → 3.579134 (6 decimals, down)
     expect(approved).toMatchObject({ status: 1, fxRate: 0.00359712, payoutAmount: 3.579134, fxRateTimestamp: approved.approvedAt });
@@ -124,7 +136,10 @@ describe('settlements', () => {
     await approveSettlement(failing.json.id);
     const failed = await settle(failing.json.id);
     expect(failed).toMatchObject({ status: 4, failureReason: expect.stringMatching(/rejected/) });
-    expect(await rejectSettlement(rejected.json.id, 'account not verified')).toMatchObject({ status: 5, failureReason: 'Rejected by the operator: account not verified' });
+    expect(await rejectSettlement(rejected.json.id, 'account not verified')).toMatchObject({
+      status: 5,
+      failureReason: 'Rejected by the operator: account not verified',
+    });
     expect(await cancelSettlement(cancelled.json.id)).toMatchObject({ status: 5 });
     expect(await balance(m)).toMatchObject({ availableBalance: 1000, pendingBalance: 0 });
 
@@ -163,7 +178,11 @@ describe('settlements', () => {
     expect(tooMuch.json).toMatchObject({ code: 'insufficient_balance', detail: expect.stringMatching(/100 PKR available/) });
     const otherWallet = await post(m, { amount: 5, currency: 'USD', ...bank });
     expect(otherWallet.status).toBe(422);
-    const live = await call(gw.baseUrl, 'POST', '/Gateway/v1/Settlements', { key: m.live.apiKey, secret: m.live.secretKey, body: { amount: 10, ...bank } });
+    const live = await call(gw.baseUrl, 'POST', '/Gateway/v1/Settlements', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { amount: 10, ...bank },
+    });
     expect(live.status).toBe(422);
     expect(live.json.code).toBe('settlement_rail_unavailable');
     expect((await get(m, '/Settlements')).json.totalCount).toBe(0);
@@ -248,11 +267,27 @@ describe('settlements', () => {
 
     expect((await get(m, `/Settlements?MerchantId=${m.merchantId}`)).json.totalCount).toBe(5);
     const other = await newMerchant();
-    expect((await get(m, `/Settlements?MerchantId=${other.merchantId}`)).json).toEqual({ items: [], page: 1, pageSize: 20, totalCount: 0, totalPages: 0, hasMore: false });
+    expect((await get(m, `/Settlements?MerchantId=${other.merchantId}`)).json).toEqual({
+      items: [],
+      page: 1,
+      pageSize: 20,
+      totalCount: 0,
+      totalPages: 0,
+      hasMore: false,
+    });
     expect((await get(other, '/Settlements')).json.totalCount).toBe(0);
     expect((await get(m, '/Settlements', m.live.apiKey)).json.totalCount).toBe(0);
 
-    for (const q of ['PageSize=0', 'PageSize=101', 'Page=0', 'Status=6', 'Status=x', 'From=yesterday', 'MerchantId=abc', 'From=2025-02-01&To=2025-01-01']) {
+    for (const q of [
+      'PageSize=0',
+      'PageSize=101',
+      'Page=0',
+      'Status=6',
+      'Status=x',
+      'From=yesterday',
+      'MerchantId=abc',
+      'From=2025-02-01&To=2025-01-01',
+    ]) {
       const r = await get(m, `/Settlements?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.json.errors, q).toBeDefined();
@@ -270,7 +305,16 @@ describe('settlements', () => {
     const [a, b] = await Promise.all([runAutoSettlement(m.merchantId, 'test', at), runAutoSettlement(m.merchantId, 'test', at)]);
     const createdOnce = [a, b].filter(Boolean);
     expect(createdOnce).toHaveLength(1);
-    expect(createdOnce[0]).toMatchObject({ isAuto: true, amount: 900, fee: 4.5, netAmount: 895.5, payoutCurrency: 'PKR', bankName: 'HBL', iban: bank.iban, status: 0 });
+    expect(createdOnce[0]).toMatchObject({
+      isAuto: true,
+      amount: 900,
+      fee: 4.5,
+      netAmount: 895.5,
+      payoutCurrency: 'PKR',
+      bankName: 'HBL',
+      iban: bank.iban,
+      status: 0,
+    });
     expect((await getAutoSettlementRun(m.merchantId, 'test'))!.runAt > run!.runAt).toBe(true);
     expect(await balance(m)).toMatchObject({ availableBalance: 100, pendingBalance: 900 });
     const listed = await get(m, '/Settlements');
@@ -299,12 +343,21 @@ describe('settlements', () => {
     const a = await post(m, { amount: 10, ...bank });
     const b = await post(m, { amount: 20, ...bank });
     expect(await ops('settlement', 'approve', a.json.id)).toMatchObject({ id: a.json.id, status: 1 });
-    expect(await ops('settlement', 'reject', b.json.id, '--reason', 'unverified account')).toMatchObject({ status: 5, failureReason: 'Rejected by the operator: unverified account' });
+    expect(await ops('settlement', 'reject', b.json.id, '--reason', 'unverified account')).toMatchObject({
+      status: 5,
+      failureReason: 'Rejected by the operator: unverified account',
+    });
     expect(await ops('settlement', 'cancel', b.json.id)).toMatchObject({ error: expect.stringMatching(/only a Pending settlement/) });
     const payment = await completedPayment(m.merchantId, 'test', 50_00);
-    const refund = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', { key: m.test.apiKey, secret: m.test.secretKey, body: { trxnRef: payment.orderRef.orderRef } });
+    const refund = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { trxnRef: payment.orderRef.orderRef },
+    });
     expect(await ops('refund', 'reject', refund.json.id, '--reason', 'duplicate')).toMatchObject({ id: refund.json.id, status: 6 });
-    expect(await ops('refund', 'approve', '00000000-0000-4000-8000-000000000000')).toMatchObject({ error: expect.stringMatching(/No refund/) });
+    expect(await ops('refund', 'approve', '00000000-0000-4000-8000-000000000000')).toMatchObject({
+      error: expect.stringMatching(/No refund/),
+    });
   }, 60_000);
 
   it('behaves the same in live mode once a rail and a rate source are configured, submitting once', async () => {
@@ -321,7 +374,11 @@ describe('settlements', () => {
     try {
       const m = await newMerchant();
       await completedPayment(m.merchantId, 'live', 1000_00);
-      const r = await call(gw.baseUrl, 'POST', '/Gateway/v1/Settlements', { key: m.live.apiKey, secret: m.live.secretKey, body: { amount: 1000, usdtAddress: trc20 } });
+      const r = await call(gw.baseUrl, 'POST', '/Gateway/v1/Settlements', {
+        key: m.live.apiKey,
+        secret: m.live.secretKey,
+        body: { amount: 1000, usdtAddress: trc20 },
+      });
       expect(r.status).toBe(200);
       expect(r.json).toMatchObject({ isLive: true, payoutAmount: null });
       expect(await approveSettlement(r.json.id)).toMatchObject({ fxRate: 0.0035, payoutAmount: 3.4825 }); // 995 × 0.0035
@@ -409,7 +466,10 @@ describe('settlements', () => {
       expect(await advanceSettlement(s.json.id, new Date((t += 1_000)))).toMatchObject({ status: 2 });
       expect(await advanceSettlement(s.json.id, new Date((t += 31_000)))).toMatchObject({ status: 2 }); // NotFound within the grace period
       expect(await advanceSettlement(s.json.id, new Date((t += 5 * 60_000)))).toMatchObject({ status: 2 });
-      expect(await advanceSettlement(s.json.id, new Date((t += 15 * 60_000)))).toMatchObject({ status: 4, failureReason: expect.stringMatching(/did not reach/) });
+      expect(await advanceSettlement(s.json.id, new Date((t += 15 * 60_000)))).toMatchObject({
+        status: 4,
+        failureReason: expect.stringMatching(/did not reach/),
+      });
       expect(fake.submits).toEqual([s.json.id]);
       expect(await balance(m)).toMatchObject({ availableBalance: 1000, pendingBalance: 0 });
       expect((await expectLedgerConsistent(m.merchantId, 'test')).external('fake_rail')).toBe(0);

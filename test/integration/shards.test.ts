@@ -18,7 +18,15 @@ import { useOps } from '../support/ops.ts';
 const at = (minute: number) => new Date(Date.UTC(2026, 1, 1, 9, minute)).toISOString();
 
 async function gsi1Count(pk: string) {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: toValues({ ':pk': pk }), Select: 'COUNT' }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: toValues({ ':pk': pk }),
+      Select: 'COUNT',
+    }),
+  );
   return out.Count ?? 0;
 }
 
@@ -56,12 +64,17 @@ describe('listing shards', () => {
     const seeded = [];
     for (let i = 0; i < 4; i++) seeded.push(await seedIntent(m.merchantId, 'test', { createdAt: at(i), updatedAt: at(i) }));
     await raiseShards(m.merchantId, 'test', 6, { immediate: true });
-    for (let i = 4; i < 16; i++) seeded.push(await seedIntent(m.merchantId, 'test', { intentType: i % 2 ? 'deposit' : 'checkout', createdAt: at(i), updatedAt: at(i) }));
+    for (let i = 4; i < 16; i++)
+      seeded.push(
+        await seedIntent(m.merchantId, 'test', { intentType: i % 2 ? 'deposit' : 'checkout', createdAt: at(i), updatedAt: at(i) }),
+      );
     await changeStatus(seeded[1]!.paymentIntentId, () => ({ to: 'Completed' }));
     await changeStatus(seeded[9]!.paymentIntentId, () => ({ to: 'Completed' }));
 
     // The new ones are spread: more than one shard holds some, shard 0 holds every old one.
-    const counts = await Promise.all(Array.from({ length: 6 }, (_, n) => gsi1Count(keys.intentsOfMerchant(m.merchantId, 'test', n).GSI1PK)));
+    const counts = await Promise.all(
+      Array.from({ length: 6 }, (_, n) => gsi1Count(keys.intentsOfMerchant(m.merchantId, 'test', n).GSI1PK)),
+    );
     expect(counts.reduce((a, b) => a + b, 0)).toBe(16);
     expect(counts.filter((c) => c > 0).length).toBeGreaterThan(1);
     expect(counts[0]).toBeGreaterThanOrEqual(4);
@@ -79,7 +92,10 @@ describe('listing shards', () => {
       before = `${last.createdAt}#${last.paymentIntentId}`;
     }
     expect(seen).toEqual(newestFirst);
-    expect((await pageIntents(m.merchantId, 'test', { status: 'Completed', limit: 10 })).items.map((i) => i.paymentIntentId)).toEqual([seeded[9]!.paymentIntentId, seeded[1]!.paymentIntentId]);
+    expect((await pageIntents(m.merchantId, 'test', { status: 'Completed', limit: 10 })).items.map((i) => i.paymentIntentId)).toEqual([
+      seeded[9]!.paymentIntentId,
+      seeded[1]!.paymentIntentId,
+    ]);
     expect((await pageIntents(m.merchantId, 'test', { intentType: 'deposit', status: 'Pending', limit: 50 })).items).toHaveLength(5); // 6 deposits, one Completed
 
     // The GSI3 backfill (ops migrate-transaction-index) leaves sharded keys where they are.

@@ -17,7 +17,7 @@ import { call, newMerchant, useGateway } from '../support/gateway.ts';
 describe('a suspended merchant', () => {
   const gw = useGateway(routeList);
 
-  it("hosted pages refuse payment with a clear page; the session stays payable-later and nothing is credited", async () => {
+  it('hosted pages refuse payment with a clear page; the session stays payable-later and nothing is credited', async () => {
     const m = await newMerchant();
     const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 1500 }));
     expect(created.status, created.text).toBe(200);
@@ -25,7 +25,13 @@ describe('a suspended merchant', () => {
     const page = await getPage(gw.baseUrl, path);
     await setStatus(m.merchantId, 'suspended');
 
-    const card = await postForm(gw.baseUrl, `${path}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' });
+    const card = await postForm(gw.baseUrl, `${path}/card`, {
+      csrf: page.csrf!,
+      name: 'Ayesha Khan',
+      number: '4242 4242 4242 4242',
+      expiry: '12/39',
+      cvc: '123',
+    });
     expect(card.status).toBe(422);
     expect(card.html).toContain('not accepting payments');
     const wallet = await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001234567' });
@@ -36,7 +42,13 @@ describe('a suspended merchant', () => {
     await setStatus(m.merchantId, 'active');
     const lookup = await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${created.json.paymentIntentId}`, { key: m.test.apiKey });
     expect(lookup.json.status).toBe('Pending');
-    const paid = await postForm(gw.baseUrl, `${path}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' });
+    const paid = await postForm(gw.baseUrl, `${path}/card`, {
+      csrf: page.csrf!,
+      name: 'Ayesha Khan',
+      number: '4242 4242 4242 4242',
+      expiry: '12/39',
+      cvc: '123',
+    });
     expect(paid.status).toBe(303);
     expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBeGreaterThan(0);
   });
@@ -46,7 +58,9 @@ describe('a suspended merchant', () => {
     const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 1500 }));
     const path = pagePath(created.json.checkoutUrl);
     const page = await getPage(gw.baseUrl, path);
-    expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' })).status).toBe(303);
+    expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' })).status).toBe(
+      303,
+    );
     await setStatus(m.merchantId, 'suspended');
     const otp = await postForm(gw.baseUrl, `${path}/otp`, { csrf: page.csrf!, otp: '123456' });
     expect(otp.status).toBe(422);
@@ -58,12 +72,20 @@ describe('a suspended merchant', () => {
   it('API requests are refused with the stable code merchant_suspended; an approved refund waits in the sweep until reactivation', async () => {
     const m = await newMerchant();
     const payment = await completedPayment(m.merchantId, 'test', 50_00);
-    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', { key: m.test.apiKey, secret: m.test.secretKey, body: { trxnRef: payment.paymentIntentId, amount: 20 } });
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { trxnRef: payment.paymentIntentId, amount: 20 },
+    });
     expect(created.status, created.text).toBe(201);
     await approveRefund(created.json.id);
     await setStatus(m.merchantId, 'suspended');
 
-    const refused = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', { key: m.test.apiKey, secret: m.test.secretKey, body: { trxnRef: payment.paymentIntentId, amount: 10 } });
+    const refused = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { trxnRef: payment.paymentIntentId, amount: 10 },
+    });
     expect(refused.status).toBe(403);
     expect(refused.json).toMatchObject({ code: 'merchant_suspended', detail: expect.stringMatching(/suspended/) });
     const waiting = await advanceRefund(created.json.id, new Date(Date.now() + 3_000));
@@ -92,7 +114,11 @@ describe('a suspended merchant', () => {
 
     await expect(approveWithdrawal(created.json.paymentIntentId)).rejects.toMatchObject({ code: 'merchant_suspended' });
     expect(sandboxSubmissionCount(reference)).toBe(0);
-    const autoPayout = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/withdraw', { key: m.test.apiKey, secret: m.test.secretKey, body: { ...body, autoProcessPayout: true, orderRef: { orderRef: `${body.orderRef.orderRef}B` } } });
+    const autoPayout = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/withdraw', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { ...body, autoProcessPayout: true, orderRef: { orderRef: `${body.orderRef.orderRef}B` } },
+    });
     expect(autoPayout.status).toBe(403);
     expect(autoPayout.json.code).toBe('merchant_suspended');
     const lookup = await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${created.json.paymentIntentId}`, { key: m.test.apiKey });
@@ -108,7 +134,11 @@ describe('a suspended merchant', () => {
     const m = await newMerchant();
     await creditTestWallet(m.merchantId, 'test', 1000_00, 'PKR');
     const bank = { bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme Ltd' };
-    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Settlements', { key: m.test.apiKey, secret: m.test.secretKey, body: { amount: 100, currency: 'PKR', ...bank } });
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Settlements', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { amount: 100, currency: 'PKR', ...bank },
+    });
     expect(created.status, created.text).toBe(200);
     await approveSettlement(created.json.id);
     await setSchedule(m.merchantId, { frequency: 'daily', dayOfPeriod: null, hourUtc: 3, minimumBalanceMinor: 100_00, destination: bank });

@@ -31,7 +31,13 @@ describe.runIf(process.env.DEEP_TESTS === '1')('transaction index migration', ()
     const merchantId = randomUUID();
     const old = await seedIntent(merchantId, 'test');
     // As written before the index existed: no GSI3 keys.
-    await client.send(new UpdateItemCommand({ TableName: tableName, Key: toItem(keys.intent(old.paymentIntentId)), UpdateExpression: 'REMOVE GSI3PK, GSI3SK' }));
+    await client.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: toItem(keys.intent(old.paymentIntentId)),
+        UpdateExpression: 'REMOVE GSI3PK, GSI3SK',
+      }),
+    );
 
     expect(await ensureTable(endpoint, tableName)).toBe('exists');
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -39,7 +45,9 @@ describe.runIf(process.env.DEEP_TESTS === '1')('transaction index migration', ()
     expect((await pageIntents(merchantId, 'test', { status: 'Pending', limit: 10 })).items).toEqual([]);
 
     expect(await backfillIntentIndex()).toBe(1);
-    expect((await pageIntents(merchantId, 'test', { status: 'Pending', limit: 10 })).items.map((i) => i.paymentIntentId)).toEqual([old.paymentIntentId]);
+    expect((await pageIntents(merchantId, 'test', { status: 'Pending', limit: 10 })).items.map((i) => i.paymentIntentId)).toEqual([
+      old.paymentIntentId,
+    ]);
     expect(await backfillIntentIndex()).toBe(0); // re-running changes nothing
     client.destroy();
   }, 120_000); // UpdateTable on DynamoDB Local is slow when the whole suite shares it

@@ -17,7 +17,9 @@ import { call, newMerchant, useGateway, type TestMerchant } from '../support/gat
 async function shardBalances(merchantId: string, shards: number) {
   const out = [];
   for (let n = 0; n < shards; n++) {
-    const r = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.walletShard(merchantId, 'test', 'PKR', n)), ConsistentRead: true }));
+    const r = await db().send(
+      new GetItemCommand({ TableName: tableName(), Key: toItem(keys.walletShard(merchantId, 'test', 'PKR', n)), ConsistentRead: true }),
+    );
     out.push(r.Item ? (fromItem<{ available?: number }>(r.Item).available ?? 0) : 0);
   }
   return out;

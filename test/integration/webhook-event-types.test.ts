@@ -34,13 +34,47 @@ async function receiver() {
   return r;
 }
 
-const refundFields = ['RefundId', 'PaymentIntentId', 'TransactionReference', 'PreviousStatus', 'CurrentStatus', 'CurrentStatusName', 'Amount', 'Currency', 'Reason', 'AttemptCount', 'MerchantId', 'Timestamp', 'TraceId'];
-const settlementFields = ['SettlementId', 'PreviousStatus', 'CurrentStatus', 'CurrentStatusName', 'Amount', 'Currency', 'PayoutCurrency', 'PayoutAmount', 'FxRate', 'FailureReason', 'IsAuto', 'MerchantId', 'Timestamp', 'TraceId'];
-const ofType = (ds: Delivery[], type: string) => ds.filter((d) => d.event.type === type).sort((a, b) => (a.event.data.Timestamp < b.event.data.Timestamp ? -1 : 1));
+const refundFields = [
+  'RefundId',
+  'PaymentIntentId',
+  'TransactionReference',
+  'PreviousStatus',
+  'CurrentStatus',
+  'CurrentStatusName',
+  'Amount',
+  'Currency',
+  'Reason',
+  'AttemptCount',
+  'MerchantId',
+  'Timestamp',
+  'TraceId',
+];
+const settlementFields = [
+  'SettlementId',
+  'PreviousStatus',
+  'CurrentStatus',
+  'CurrentStatusName',
+  'Amount',
+  'Currency',
+  'PayoutCurrency',
+  'PayoutAmount',
+  'FxRate',
+  'FailureReason',
+  'IsAuto',
+  'MerchantId',
+  'Timestamp',
+  'TraceId',
+];
+const ofType = (ds: Delivery[], type: string) =>
+  ds.filter((d) => d.event.type === type).sort((a, b) => (a.event.data.Timestamp < b.event.data.Timestamp ? -1 : 1));
 
 async function refundToCompletion(m: TestMerchant) {
   const payment = await completedPayment(m.merchantId, 'test', 100_00);
-  const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', { key: m.test.apiKey, secret: m.test.secretKey, body: { trxnRef: payment.orderRef.orderRef, amount: 40, reason: 'Damaged item' } });
+  const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+    key: m.test.apiKey,
+    secret: m.test.secretKey,
+    body: { trxnRef: payment.orderRef.orderRef, amount: 40, reason: 'Damaged item' },
+  });
   expect(created.status).toBe(201);
   await approveRefund(created.json.id);
   let t = Date.now();
@@ -68,7 +102,9 @@ describe('refund and settlement events', { timeout: 90_000 }, () => {
     const m = await newMerchant({ name: 'Events Merchant', webhookUrl: `${hook.url}/hooks`, allowInsecureWebhooks: true });
     const refund = await refundToCompletion(m);
     const settlementId = await settlementToCompletion(m);
-    const all = await hook.waitFor((ds) => ofType(ds, 'RefundStatusChanged').length >= 3 && ofType(ds, 'SettlementStatusChanged').length >= 3);
+    const all = await hook.waitFor(
+      (ds) => ofType(ds, 'RefundStatusChanged').length >= 3 && ofType(ds, 'SettlementStatusChanged').length >= 3,
+    );
     const secret = m.test.webhookSecret!;
 
     for (const d of [...ofType(all, 'RefundStatusChanged'), ...ofType(all, 'SettlementStatusChanged')]) {
@@ -78,7 +114,13 @@ describe('refund and settlement events', { timeout: 90_000 }, () => {
       expect(d.headers['x-svc-event-type']).toBe(event.type);
       expect(Object.keys(event).sort()).toEqual(['api_version', 'created', 'data', 'id', 'livemode', 'type']);
       expect(event).toMatchObject({ livemode: false, api_version: 'v1' });
-      expect(() => stripe.webhooks.constructEvent(d.body.replace('"Currency":"PKR"', '"Currency":"USD"'), String(d.headers['x-svc-signature-v2']), secret)).toThrow();
+      expect(() =>
+        stripe.webhooks.constructEvent(
+          d.body.replace('"Currency":"PKR"', '"Currency":"USD"'),
+          String(d.headers['x-svc-signature-v2']),
+          secret,
+        ),
+      ).toThrow();
       expect(() => stripe.webhooks.constructEvent(d.body, String(d.headers['x-svc-signature-v2']), m.live.webhookSecret!)).toThrow();
     }
 
@@ -112,24 +154,41 @@ describe('refund and settlement events', { timeout: 90_000 }, () => {
       [2, 3, 'Completed'],
     ]);
     for (const data of settlements) expect(Object.keys(data).sort()).toEqual([...settlementFields].sort());
-    expect(settlements[2]).toMatchObject({ SettlementId: settlementId, Amount: 500, Currency: 'PKR', PayoutCurrency: 'PKR', PayoutAmount: expect.any(Number), FailureReason: null, IsAuto: false, MerchantId: m.merchantId });
+    expect(settlements[2]).toMatchObject({
+      SettlementId: settlementId,
+      Amount: 500,
+      Currency: 'PKR',
+      PayoutCurrency: 'PKR',
+      PayoutAmount: expect.any(Number),
+      FailureReason: null,
+      IsAuto: false,
+      MerchantId: m.merchantId,
+    });
 
     // Logged and resendable like TransactionStatusChanged: the attempts route and a resend with the same id.
     const refundEvent = ofType(all, 'RefundStatusChanged')[2]!.event;
     const attempts = await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${refundEvent.id}/attempts`, { key: m.test.apiKey });
-    expect(attempts.json).toMatchObject({ eventId: refundEvent.id, paymentIntentId: refund.payment.paymentIntentId, delivery: { state: 'delivered', attempts: 1 } });
-    const settlementEvent = ofType(all, 'SettlementStatusChanged')[0]!.event;
-    expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${settlementEvent.id}/attempts`, { key: m.test.apiKey })).json).toMatchObject({
-      eventId: settlementEvent.id,
-      paymentIntentId: null,
-      delivery: { state: 'delivered' },
-      items: [{ outcome: 'delivered', destination: 'endpoint', statusCode: 200 }],
+    expect(attempts.json).toMatchObject({
+      eventId: refundEvent.id,
+      paymentIntentId: refund.payment.paymentIntentId,
+      delivery: { state: 'delivered', attempts: 1 },
     });
+    const settlementEvent = ofType(all, 'SettlementStatusChanged')[0]!.event;
+    expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${settlementEvent.id}/attempts`, { key: m.test.apiKey })).json).toMatchObject(
+      {
+        eventId: settlementEvent.id,
+        paymentIntentId: null,
+        delivery: { state: 'delivered' },
+        items: [{ outcome: 'delivered', destination: 'endpoint', statusCode: 200 }],
+      },
+    );
     for (const id of [refundEvent.id, settlementEvent.id]) {
       const resent = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${id}/resend`, { key: m.test.apiKey });
       expect(resent.status).toBe(202);
     }
-    const again = await hook.waitFor((ds) => ds.filter((d) => d.event.id === refundEvent.id || d.event.id === settlementEvent.id).length >= 4);
+    const again = await hook.waitFor(
+      (ds) => ds.filter((d) => d.event.id === refundEvent.id || d.event.id === settlementEvent.id).length >= 4,
+    );
     const resentRefund = again.filter((d) => d.event.id === refundEvent.id);
     expect(resentRefund[1]!.body).toBe(resentRefund[0]!.body);
     expect(resentRefund[1]!.headers['x-svc-delivery-id']).not.toBe(resentRefund[0]!.headers['x-svc-delivery-id']);
@@ -141,7 +200,11 @@ describe('refund and settlement events', { timeout: 90_000 }, () => {
   it('sends an endpoint only the event types it subscribes to; the others are recorded as no_destination', async () => {
     const hook = await receiver();
     const m = await newMerchant({ name: 'Subscriber', webhookUrl: hook.url, allowInsecureWebhooks: true });
-    expect(await setWebhook(m.merchantId, 'test', undefined, undefined, parseEventTypes('RefundStatusChanged'))).toMatchObject({ url: hook.url, events: ['RefundStatusChanged'], webhookSecret: null });
+    expect(await setWebhook(m.merchantId, 'test', undefined, undefined, parseEventTypes('RefundStatusChanged'))).toMatchObject({
+      url: hook.url,
+      events: ['RefundStatusChanged'],
+      webhookSecret: null,
+    });
     const intent = await seedIntent(m.merchantId, 'test');
     const change = await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed' }));
     expect(change.changed).toBe(true);
@@ -157,7 +220,9 @@ describe('refund and settlement events', { timeout: 90_000 }, () => {
     expect(hook.deliveries.every((d) => d.event.data.RefundId === refund.id)).toBe(true);
 
     // "all" restores the default; unknown names are refused.
-    expect(await setWebhook(m.merchantId, 'test', undefined, undefined, parseEventTypes('all'))).toMatchObject({ events: ['TransactionStatusChanged', 'RefundStatusChanged', 'SettlementStatusChanged'] });
+    expect(await setWebhook(m.merchantId, 'test', undefined, undefined, parseEventTypes('all'))).toMatchObject({
+      events: ['TransactionStatusChanged', 'RefundStatusChanged', 'SettlementStatusChanged'],
+    });
     expect(() => parseEventTypes('RefundStatusChanged,Bogus')).toThrow(/unknown: Bogus/);
     const second = await seedIntent(m.merchantId, 'test');
     await changeStatus(second.paymentIntentId, () => ({ to: 'Completed' }));

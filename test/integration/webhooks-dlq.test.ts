@@ -72,11 +72,17 @@ describe('webhook dead letters', () => {
     try {
       const m = await newMerchant({ name: 'Rotating', webhookUrl: hook.url, allowInsecureWebhooks: true });
       const rotated = await ops('merchant', 'webhook-secret', 'rotate', '--merchant', m.merchantId, '--mode', 'test', '--overlap', '24h');
-      expect(rotated).toMatchObject({ merchantId: m.merchantId, mode: 'test', webhookSecret: expect.stringMatching(/^whsec_/), previousSecrets: [{ expiresAt: expect.any(String) }] });
+      expect(rotated).toMatchObject({
+        merchantId: m.merchantId,
+        mode: 'test',
+        webhookSecret: expect.stringMatching(/^whsec_/),
+        previousSecrets: [{ expiresAt: expect.any(String) }],
+      });
       const intent = await seedIntent(m.merchantId, 'test');
       await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed' }));
       const [d] = await hook.waitFor((ds) => ds.length >= 1);
-      for (const secret of [m.test.webhookSecret!, rotated.webhookSecret]) verifySignature(d!.body, String(d!.headers['x-svc-signature-v2']), secret);
+      for (const secret of [m.test.webhookSecret!, rotated.webhookSecret])
+        verifySignature(d!.body, String(d!.headers['x-svc-signature-v2']), secret);
     } finally {
       await hook.stop();
     }
@@ -84,13 +90,24 @@ describe('webhook dead letters', () => {
 
   it('local SQS counts a visibility change as a receive, which is why its redrive policy doubles maxReceiveCount', async () => {
     const queues = await startLocalQueues(await freePort());
-    const client = new SQSClient({ endpoint: queues.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new SQSClient({
+      endpoint: queues.endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
       await client.send(new SendMessageCommand({ QueueUrl: queues.queueUrl, MessageBody: 'probe' }));
-      const receive = () => client.send(new ReceiveMessageCommand({ QueueUrl: queues.queueUrl, WaitTimeSeconds: 0, AttributeNames: ['All'] }));
+      const receive = () =>
+        client.send(new ReceiveMessageCommand({ QueueUrl: queues.queueUrl, WaitTimeSeconds: 0, AttributeNames: ['All'] }));
       const first = await eventually(receive, (r) => (r.Messages?.length ?? 0) === 1);
       expect(first.Messages![0]!.Attributes?.ApproximateReceiveCount).toBe('1');
-      await client.send(new ChangeMessageVisibilityCommand({ QueueUrl: queues.queueUrl, ReceiptHandle: first.Messages![0]!.ReceiptHandle!, VisibilityTimeout: 0 }));
+      await client.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queues.queueUrl,
+          ReceiptHandle: first.Messages![0]!.ReceiptHandle!,
+          VisibilityTimeout: 0,
+        }),
+      );
       const second = await eventually(receive, (r) => (r.Messages?.length ?? 0) === 1);
       expect(second.Messages![0]!.Attributes?.ApproximateReceiveCount).toBe('3'); // AWS would say 2
     } finally {

@@ -44,7 +44,14 @@ function message(merchantId: string): DeliveryMessage {
     callbackUrl: null,
     eventCreatedAt: at,
     roundId: 'initial',
-    event: { id: eventId, type: 'TransactionStatusChanged', created: 0, livemode: false, api_version: 'v1', data: { TransactionId: paymentIntentId } } as DeliveryMessage['event'],
+    event: {
+      id: eventId,
+      type: 'TransactionStatusChanged',
+      created: 0,
+      livemode: false,
+      api_version: 'v1',
+      data: { TransactionId: paymentIntentId },
+    } as DeliveryMessage['event'],
   };
 }
 

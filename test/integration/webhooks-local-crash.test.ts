@@ -23,7 +23,18 @@ async function start(ports: { port: number; dynamoPort: number; sqsPort: number 
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
     detached: true, // its own process group, killed as a whole
-    env: { ...process.env, PORT: String(ports.port), DATA_DIR: dataDir, DYNAMODB_PORT: String(ports.dynamoPort), SQS_PORT: String(ports.sqsPort), IN_MEMORY: '', TABLE_NAME: '', DYNAMODB_ENDPOINT: '', SECRETS_MASTER_KEY: '', PUBLIC_BASE_URL: '' },
+    env: {
+      ...process.env,
+      PORT: String(ports.port),
+      DATA_DIR: dataDir,
+      DYNAMODB_PORT: String(ports.dynamoPort),
+      SQS_PORT: String(ports.sqsPort),
+      IN_MEMORY: '',
+      TABLE_NAME: '',
+      DYNAMODB_ENDPOINT: '',
+      SECRETS_MASTER_KEY: '',
+      PUBLIC_BASE_URL: '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -62,7 +73,10 @@ describe('npm start killed with SIGKILL', () => {
       }
       expect(events).toHaveLength(10);
       await hook.waitFor((ds) => new Set(ds.map((d) => d.event.id)).size === 10); // every first attempt failed…
-      await eventually(() => Promise.all(events.map((e) => getDelivery(e.paymentIntentId, e.eventId))), (ds) => ds.every((d) => d?.state === 'retrying'));
+      await eventually(
+        () => Promise.all(events.map((e) => getDelivery(e.paymentIntentId, e.eventId))),
+        (ds) => ds.every((d) => d?.state === 'retrying'),
+      );
       await killGroup(first.child, 'SIGKILL'); // …and the 5 s retries were waiting on the in-memory queue
       await new Promise((r) => setTimeout(r, 6_000)); // their time has passed while nothing ran
       status = 200;
@@ -70,7 +84,10 @@ describe('npm start killed with SIGKILL', () => {
       current = await start(ports);
       await hook.waitFor((ds) => new Set(ds.slice(before).map((d) => d.event.id)).size === 10, 150_000);
       expect(new Set(hook.deliveries.slice(before).map((d) => d.event.id))).toEqual(new Set(events.map((e) => e.eventId)));
-      await eventually(() => Promise.all(events.map((e) => getDelivery(e.paymentIntentId, e.eventId))), (ds) => ds.every((d) => d?.state === 'delivered'));
+      await eventually(
+        () => Promise.all(events.map((e) => getDelivery(e.paymentIntentId, e.eventId))),
+        (ds) => ds.every((d) => d?.state === 'delivered'),
+      );
     } finally {
       if (current.child.exitCode === null) await killGroup(current.child, 'SIGINT').catch(() => undefined);
       await hook.stop();

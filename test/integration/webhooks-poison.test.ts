@@ -14,7 +14,10 @@ import { startReceiver, useWebhookStack, type Receiver } from '../support/webhoo
  */
 // Batches of one record: everything behind the poison record waits for it to be given up (with larger
 // batches the same holds once more than a batch of records is behind it).
-useWebhookStack([{ ...jobs.webhookRelay, handler: 'test/fixtures/webhooks/poison-relay.ts', trigger: { ...jobs.webhookRelay.trigger, batchSize: 1 } }, jobs.webhookDispatcher]);
+useWebhookStack([
+  { ...jobs.webhookRelay, handler: 'test/fixtures/webhooks/poison-relay.ts', trigger: { ...jobs.webhookRelay.trigger, batchSize: 1 } },
+  jobs.webhookDispatcher,
+]);
 const receivers: Receiver[] = [];
 afterAll(async () => {
   delete process.env.POISON_INTENT;

@@ -34,20 +34,32 @@ afterEach(async () => {
 afterAll(() => rmSync(checkpointDir, { recursive: true, force: true }));
 
 function spawnTs(file: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((ok) => child.once('exit', (code, signal) => ok({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((ok) =>
+    child.once('exit', (code, signal) => ok({ code, signal })),
+  );
   return { child, exited, output: () => output };
 }
 
-const startRelay = (fault = '') => spawnTs('test/fixtures/webhooks/relay-process.ts', { RELAY_FAULT: fault, CHECKPOINT_DIR: checkpointDir });
+const startRelay = (fault = '') =>
+  spawnTs('test/fixtures/webhooks/relay-process.ts', { RELAY_FAULT: fault, CHECKPOINT_DIR: checkpointDir });
 const checkpoint = (): string | undefined => {
   if (!existsSync(checkpointFile)) return undefined;
-  const shards = Object.values((JSON.parse(readFileSync(checkpointFile, 'utf8')) as { shards: Record<string, { sequenceNumber?: string }> }).shards);
-  return shards.map((s) => s.sequenceNumber ?? '').sort().at(-1);
+  const shards = Object.values(
+    (JSON.parse(readFileSync(checkpointFile, 'utf8')) as { shards: Record<string, { sequenceNumber?: string }> }).shards,
+  );
+  return shards
+    .map((s) => s.sequenceNumber ?? '')
+    .sort()
+    .at(-1);
 };
 const queueEmpty = async () => {
   const d = await queueDepths();
@@ -95,7 +107,10 @@ describe('outbox relay crashes', () => {
       // The restarted relay reads the unacknowledged record again and publishes it a second time;
       // the dispatcher sees that round already delivered and acknowledges the copy silently.
       startRelay();
-      await eventually(async () => checkpoint(), (after) => after !== undefined && (before === undefined || after > before));
+      await eventually(
+        async () => checkpoint(),
+        (after) => after !== undefined && (before === undefined || after > before),
+      );
       await eventually(queueEmpty, (empty) => empty);
       expect(hook.deliveries.map((x) => x.event.id)).toEqual([d!.event.id]);
     } finally {

@@ -61,7 +61,10 @@ describe('webhook safety sweep', () => {
     expect(swept.resent).toBeGreaterThanOrEqual(1);
     const [d] = await hook.waitFor((ds) => ds.length >= 1);
     expect(d!.event.id).toBe(message.eventId);
-    await eventually(() => getDelivery(message.paymentIntentId!, message.eventId), (r) => r?.state === 'delivered');
+    await eventually(
+      () => getDelivery(message.paymentIntentId!, message.eventId),
+      (r) => r?.state === 'delivered',
+    );
     const again = await sweepWebhooks(later(3 * sweepGraceSeconds() + 2));
     expect(again).toMatchObject({ resent: 0, retries: 0 });
     expect(again.settled).toBeGreaterThanOrEqual(1);
@@ -80,7 +83,10 @@ describe('webhook safety sweep', () => {
     expect((await sweepWebhooks(later(5 + sweepGraceSeconds() + 1))).retries).toBe(1);
     await hook.waitFor((ds) => ds.length >= 2);
     expect(hook.deliveries.map((d) => d.event.id)).toEqual([message.eventId, message.eventId]);
-    const done = await eventually(() => getDelivery(message.paymentIntentId!, message.eventId), (r) => r?.state === 'delivered');
+    const done = await eventually(
+      () => getDelivery(message.paymentIntentId!, message.eventId),
+      (r) => r?.state === 'delivered',
+    );
     expect(done!.waiting).toBeNull();
   });
 
@@ -101,7 +107,10 @@ describe('webhook safety sweep', () => {
     expect(await queueIsEmpty()).toBe(true);
     expect((await sweepWebhooks(later(3601))).retries).toBe(1);
     await hook.waitFor((ds) => ds.length >= 2);
-    await eventually(() => getDelivery(message.paymentIntentId!, message.eventId), (r) => r?.state === 'delivered');
+    await eventually(
+      () => getDelivery(message.paymentIntentId!, message.eventId),
+      (r) => r?.state === 'delivered',
+    );
   });
 });
 
@@ -116,12 +125,20 @@ describe('ops webhooks replay', () => {
     expect(await dispatch(message, dropped)).toMatchObject({ kind: 'endpoint_disabled' }); // 410: disabled at once
     const args = ['--since', since, '--merchant', message.merchantId, '--mode', 'test'];
     status = 200;
-    expect(await ops('merchant', 'webhook', '--merchant', message.merchantId, '--mode', 'test', '--enable')).toMatchObject({ enabled: true, url: hook.url });
+    expect(await ops('merchant', 'webhook', '--merchant', message.merchantId, '--mode', 'test', '--enable')).toMatchObject({
+      enabled: true,
+      url: hook.url,
+    });
     expect(await ops('webhooks', 'replay', ...args)).toMatchObject({ scanned: 1, sent: 1, alreadyDelivered: 0, failed: 0 });
     await hook.waitFor((ds) => ds.length >= 2);
     expect(hook.deliveries.map((d) => d.event.id)).toEqual([message.eventId, message.eventId]);
-    await eventually(() => getDelivery(message.paymentIntentId!, message.eventId), (r) => r?.state === 'delivered');
+    await eventually(
+      () => getDelivery(message.paymentIntentId!, message.eventId),
+      (r) => r?.state === 'delivered',
+    );
     expect(await ops('webhooks', 'replay', ...args)).toMatchObject({ scanned: 1, sent: 0, alreadyDelivered: 1 });
-    expect(await ops('webhooks', 'replay', '--since', since, '--until', since, '--merchant', message.merchantId)).toMatchObject({ scanned: 0 });
+    expect(await ops('webhooks', 'replay', '--since', since, '--until', since, '--merchant', message.merchantId)).toMatchObject({
+      scanned: 0,
+    });
   }, 60_000);
 });

@@ -5,7 +5,14 @@ import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
 import { setWebhook } from '#shared/services/merchants.ts';
-import { constructEvent, nextState, verifyLegacySignature, verifySignature, WebhookSignatureError, type ReceivedState } from '../../sdk/node/src/webhooks.ts';
+import {
+  constructEvent,
+  nextState,
+  verifyLegacySignature,
+  verifySignature,
+  WebhookSignatureError,
+  type ReceivedState,
+} from '../../sdk/node/src/webhooks.ts';
 import { rotateWebhookSecret } from '#shared/webhooks/secrets.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';
@@ -64,7 +71,9 @@ describe('webhooks', { timeout: 60_000 }, () => {
     expect(stripeStyleVerify(d!.body, String(d!.headers['x-svc-signature-v2']), secret)).toBe(true);
     const event = constructEvent(d!.body, d!.headers, secret);
     expect(verifyLegacySignature(d!.body, String(d!.headers['x-svc-signature']), secret)).toBe(true);
-    expect(() => verifySignature(d!.body.replace('Completed', 'Cancelled'), String(d!.headers['x-svc-signature-v2']), secret)).toThrow(WebhookSignatureError);
+    expect(() => verifySignature(d!.body.replace('Completed', 'Cancelled'), String(d!.headers['x-svc-signature-v2']), secret)).toThrow(
+      WebhookSignatureError,
+    );
     expect(() => verifySignature(d!.body, String(d!.headers['x-svc-signature-v2']), m.live.webhookSecret!)).toThrow(WebhookSignatureError);
 
     expect(d!.path).toBe('/hooks');
@@ -76,9 +85,17 @@ describe('webhooks', { timeout: 60_000 }, () => {
       'x-svc-signature-timestamp': expect.stringMatching(/^\d+$/),
       'x-svc-delivery-id': expect.stringMatching(/^dlv_[0-9a-f]{32}$/),
     });
-    expect(d!.headers['x-svc-signature-v2']).toBe(`t=${d!.headers['x-svc-signature-timestamp']},v1=${createHmac('sha256', secret).update(`${d!.headers['x-svc-signature-timestamp']}.${d!.body}`).digest('hex')}`);
+    expect(d!.headers['x-svc-signature-v2']).toBe(
+      `t=${d!.headers['x-svc-signature-timestamp']},v1=${createHmac('sha256', secret).update(`${d!.headers['x-svc-signature-timestamp']}.${d!.body}`).digest('hex')}`,
+    );
     expect(Object.keys(event).sort()).toEqual(['api_version', 'created', 'data', 'id', 'livemode', 'type']);
-    expect(event).toMatchObject({ id: changed.changed && changed.transition.event.id, type: 'TransactionStatusChanged', livemode: false, api_version: 'v1', created: expect.any(Number) });
+    expect(event).toMatchObject({
+      id: changed.changed && changed.transition.event.id,
+      type: 'TransactionStatusChanged',
+      livemode: false,
+      api_version: 'v1',
+      created: expect.any(Number),
+    });
     expect(event.data).toMatchObject({
       TransactionId: intent.paymentIntentId,
       PreviousStatus: 'Pending',
@@ -102,21 +119,45 @@ describe('webhooks', { timeout: 60_000 }, () => {
     expect(listed.status).toBe(200);
     expect(listed.json).toMatchObject({
       paymentIntentId: intent.paymentIntentId,
-      items: [{ eventId: event.id, type: 'TransactionStatusChanged', previousStatus: 'Pending', currentStatus: 'Completed', delivery: { state: 'delivered', attempts: 1, lastStatusCode: 200 }, event: { id: event.id } }],
+      items: [
+        {
+          eventId: event.id,
+          type: 'TransactionStatusChanged',
+          previousStatus: 'Pending',
+          currentStatus: 'Completed',
+          delivery: { state: 'delivered', attempts: 1, lastStatusCode: 200 },
+          event: { id: event.id },
+        },
+      ],
     });
     const attempts = await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${event.id}/attempts`, { key: m.test.apiKey });
     expect(attempts.status).toBe(200);
     expect(attempts.json).toMatchObject({
       eventId: event.id,
       paymentIntentId: intent.paymentIntentId,
-      items: [{ attempt: 1, trigger: 'automatic', deliveryId: d!.headers['x-svc-delivery-id'], statusCode: 200, error: null, outcome: 'delivered', url: `${hook.url}/hooks`, destination: 'endpoint', durationMs: expect.any(Number), attemptedAt: expect.any(String) }],
+      items: [
+        {
+          attempt: 1,
+          trigger: 'automatic',
+          deliveryId: d!.headers['x-svc-delivery-id'],
+          statusCode: 200,
+          error: null,
+          outcome: 'delivered',
+          url: `${hook.url}/hooks`,
+          destination: 'endpoint',
+          durationMs: expect.any(Number),
+          attemptedAt: expect.any(String),
+        },
+      ],
     });
 
     // Other merchants and the other mode see nothing.
     const other = await newMerchant();
     expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${event.id}/attempts`, { key: other.test.apiKey })).status).toBe(404);
     expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${event.id}/attempts`, { key: m.live.apiKey })).status).toBe(404);
-    expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${intent.paymentIntentId}/events`, { key: other.test.apiKey })).status).toBe(404);
+    expect(
+      (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${intent.paymentIntentId}/events`, { key: other.test.apiKey })).status,
+    ).toBe(404);
     expect((await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${event.id}/resend`, { key: other.test.apiKey })).status).toBe(404);
   });
 
@@ -127,7 +168,11 @@ describe('webhooks', { timeout: 60_000 }, () => {
     const first = await seedIntent(m.merchantId, 'test');
     await complete(first.paymentIntentId);
     const [d] = await hook.waitFor((ds) => ds.length >= 1);
-    const headers = { 'webhook-id': String(d!.headers['webhook-id']), 'webhook-timestamp': String(d!.headers['webhook-timestamp']), 'webhook-signature': String(d!.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(d!.headers['webhook-id']),
+      'webhook-timestamp': String(d!.headers['webhook-timestamp']),
+      'webhook-signature': String(d!.headers['webhook-signature']),
+    };
     expect(headers['webhook-id']).toBe(d!.headers['x-svc-event-id']);
     expect(headers['webhook-timestamp']).toBe(d!.headers['x-svc-signature-timestamp']);
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -140,7 +185,11 @@ describe('webhooks', { timeout: 60_000 }, () => {
     const second = await seedIntent(m.merchantId, 'test');
     await complete(second.paymentIntentId);
     const [, during] = await hook.waitFor((ds) => ds.length >= 2);
-    const rotatedHeaders = { 'webhook-id': String(during!.headers['webhook-id']), 'webhook-timestamp': String(during!.headers['webhook-timestamp']), 'webhook-signature': String(during!.headers['webhook-signature']) };
+    const rotatedHeaders = {
+      'webhook-id': String(during!.headers['webhook-id']),
+      'webhook-timestamp': String(during!.headers['webhook-timestamp']),
+      'webhook-signature': String(during!.headers['webhook-signature']),
+    };
     expect(rotatedHeaders['webhook-signature'].split(' ')).toHaveLength(2);
     new Webhook(old).verify(during!.body, rotatedHeaders);
     new Webhook(rotated.webhookSecret).verify(during!.body, rotatedHeaders);
@@ -186,7 +235,7 @@ describe('webhooks', { timeout: 60_000 }, () => {
     expect(log.json.items[1]).toMatchObject({ attempt: 2, statusCode: 200, outcome: 'delivered' });
   });
 
-  it('sends to the request\'s callbackUrl when there is one, else to the merchant endpoint', async () => {
+  it("sends to the request's callbackUrl when there is one, else to the merchant endpoint", async () => {
     const endpoint = await receiver();
     const callback = await receiver();
     const m = await merchantWithEndpoint(`${endpoint.url}/endpoint`);
@@ -209,7 +258,9 @@ describe('webhooks', { timeout: 60_000 }, () => {
     const intent = await seedIntent(m.merchantId, 'test', { callbackUrl: `${callback.url}/cb` });
     await complete(intent.paymentIntentId);
     await callback.waitFor((ds) => ds.length >= 1);
-    const event = constructEvent(callback.deliveries[0]!.body, callback.deliveries[0]!.headers, m.test.webhookSecret) as { data: { TransactionId: string } };
+    const event = constructEvent(callback.deliveries[0]!.body, callback.deliveries[0]!.headers, m.test.webhookSecret) as {
+      data: { TransactionId: string };
+    };
     expect(event.data.TransactionId).toBe(intent.paymentIntentId);
   });
 
@@ -256,12 +307,16 @@ describe('webhooks', { timeout: 60_000 }, () => {
       );
       const eventId = events.json.items[0].eventId;
       const log = await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${eventId}/attempts`, { key: m.test.apiKey });
-      expect(log.json.items[0], String(intent.callbackUrl)).toMatchObject({ statusCode: null, outcome: 'failed', error: 'destination_refused' });
+      expect(log.json.items[0], String(intent.callbackUrl)).toMatchObject({
+        statusCode: null,
+        outcome: 'failed',
+        error: 'destination_refused',
+      });
     }
     expect(hook.deliveries).toHaveLength(0);
   });
 
-  it('never moves a receiver\'s terminal state backwards when deliveries arrive out of order', async () => {
+  it("never moves a receiver's terminal state backwards when deliveries arrive out of order", async () => {
     // The receiver keeps one state per transaction with the exported helper. It holds the first
     // delivery (Pending → Processing) until the later event (Processing → Completed) has arrived,
     // then fails it, so its retry arrives after the terminal event.
@@ -340,10 +395,16 @@ describe('webhooks', { timeout: 60_000 }, () => {
 
     const hook = await receiver();
     await setWebhook(m.merchantId, 'test', hook.url, true);
-    const resend = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey, headers: { 'Idempotency-Key': `resend-${eventId}` } });
+    const resend = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, {
+      key: m.test.apiKey,
+      headers: { 'Idempotency-Key': `resend-${eventId}` },
+    });
     expect(resend.status).toBe(202);
     expect(resend.json).toMatchObject({ eventId, resendId: expect.stringMatching(/^rs_/), status: 'queued' });
-    const replay = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey, headers: { 'Idempotency-Key': `resend-${eventId}` } });
+    const replay = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, {
+      key: m.test.apiKey,
+      headers: { 'Idempotency-Key': `resend-${eventId}` },
+    });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.json.resendId).toBe(resend.json.resendId);
 
@@ -366,12 +427,22 @@ describe('webhooks', { timeout: 60_000 }, () => {
     await complete(intent.paymentIntentId);
     const [original] = await hook.waitFor((ds) => ds.length >= 1);
     const eventId = original!.event.id;
-    const bad = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey, body: { signature: '0'.repeat(32) } });
+    const bad = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, {
+      key: m.test.apiKey,
+      body: { signature: '0'.repeat(32) },
+    });
     expect(bad.status).toBe(401);
     expect(bad.json.detail).toBe('signature mismatch');
-    const malformed = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey, body: { signature: 'nope' } });
+    const malformed = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, {
+      key: m.test.apiKey,
+      body: { signature: 'nope' },
+    });
     expect(malformed.status).toBe(400);
-    const signed = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey, body: {}, secret: m.test.secretKey });
+    const signed = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, {
+      key: m.test.apiKey,
+      body: {},
+      secret: m.test.secretKey,
+    });
     expect(signed.status).toBe(202);
     const [, again] = await hook.waitFor((ds) => ds.length >= 2);
     expect(again!.event.id).toBe(eventId);

@@ -85,9 +85,16 @@ async function ledgerTotals(merchantId: string, mode: Mode = 'test') {
 describe('withdrawals (payouts)', () => {
   const gw = useGateway(routeList);
   const withdraw = (m: TestMerchant, body: Record<string, unknown>, options: { mode?: Mode; headers?: Record<string, string> } = {}) =>
-    call(gw.baseUrl, 'POST', path, { key: m[options.mode ?? 'test'].apiKey, secret: m[options.mode ?? 'test'].secretKey, body, ...(options.headers ? { headers: options.headers } : {}) });
-  const lookup = (m: TestMerchant, ref: string, mode: Mode = 'test') => call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${ref}`, { key: m[mode].apiKey });
-  const balance = async (m: TestMerchant) => (await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey })).json;
+    call(gw.baseUrl, 'POST', path, {
+      key: m[options.mode ?? 'test'].apiKey,
+      secret: m[options.mode ?? 'test'].secretKey,
+      body,
+      ...(options.headers ? { headers: options.headers } : {}),
+    });
+  const lookup = (m: TestMerchant, ref: string, mode: Mode = 'test') =>
+    call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${ref}`, { key: m[mode].apiKey });
+  const balance = async (m: TestMerchant) =>
+    (await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey })).json;
 
   afterEach(() => configureBankRail('live', undefined));
 
@@ -102,7 +109,10 @@ describe('withdrawals (payouts)', () => {
     const first = await call(gw.baseUrl, 'POST', path, { key: m.test.apiKey, raw, headers: { 'Content-Type': 'application/json' } });
     expect(first.status).toBe(200);
     const { requestFingerprint } = await import('#shared/http/middlewares.ts');
-    const requestHash = requestFingerprint({ httpMethod: 'POST', path, queryStringParameters: null, multiValueQueryStringParameters: null }, raw);
+    const requestHash = requestFingerprint(
+      { httpMethod: 'POST', path, queryStringParameters: null, multiValueQueryStringParameters: null },
+      raw,
+    );
     const { claimWrite } = await import('#shared/store/idempotency.ts');
     const scope = { mode: 'test' as const, merchantId: m.merchantId, key: 'died-mid-way', requestHash };
     await transact([claimWrite(scope, { requestHash, state: 'in_flight', leaseExpiresAt: new Date(Date.now() - 1000).toISOString() })]);
@@ -119,15 +129,27 @@ describe('withdrawals (payouts)', () => {
     expect(wallet.pendingCount).toBe(1);
 
     // A claim still within its lease is a twin in flight: 409.
-    await transact([claimWrite({ ...scope, key: 'in-flight-now' }, { requestHash, state: 'in_flight', leaseExpiresAt: new Date(Date.now() + 60_000).toISOString() })]);
-    const busy = await call(gw.baseUrl, 'POST', path, { key: m.test.apiKey, raw, headers: { ...headers, 'Idempotency-Key': 'in-flight-now' } });
+    await transact([
+      claimWrite(
+        { ...scope, key: 'in-flight-now' },
+        { requestHash, state: 'in_flight', leaseExpiresAt: new Date(Date.now() + 60_000).toISOString() },
+      ),
+    ]);
+    const busy = await call(gw.baseUrl, 'POST', path, {
+      key: m.test.apiKey,
+      raw,
+      headers: { ...headers, 'Idempotency-Key': 'in-flight-now' },
+    });
     expect(busy.status).toBe(409);
   });
 
   it('pays out automatically: held at once, submitted once, completed by the bank, balance moved once', async () => {
     const m = await newMerchant();
     await fund(m.merchantId, 'test', 1000_00);
-    const body = payout({ metadataJson: '{"batch":3}' }, { bankCode: 'Meezan Bank', bankName: 'Meezan', email: 'a@example.com', cnic: '3520212345671' });
+    const body = payout(
+      { metadataJson: '{"batch":3}' },
+      { bankCode: 'Meezan Bank', bankName: 'Meezan', email: 'a@example.com', cnic: '3520212345671' },
+    );
     const r = await withdraw(m, body);
     expect(r.status).toBe(200);
     expect(r.json).toEqual({
@@ -157,16 +179,35 @@ describe('withdrawals (payouts)', () => {
     const reference = r.json.payoutInfo.transactionReference;
     expect(sandboxSubmissionCount(reference)).toBe(1);
     expect(Date.parse(r.json.payoutInfo.estimatedCompletionTime) - Date.now()).toBeLessThanOrEqual(10_000);
-    expect(await balance(m)).toMatchObject({ availableBalance: 687, pendingBalance: 313, currentBalance: 1000, pendingByTransactionType: { Withdrawal: 313 } });
+    expect(await balance(m)).toMatchObject({
+      availableBalance: 687,
+      pendingBalance: 313,
+      currentBalance: 1000,
+      pendingByTransactionType: { Withdrawal: 313 },
+    });
 
     const before = await lookup(m, body.orderRef.orderRef);
-    expect(before.json).toMatchObject({ status: 'Processing', intentType: 'withdrawal', fee: 13, payoutInfo: r.json.payoutInfo, metadataJson: '{"batch":3}' });
-    expect(before.json.customerRef).toMatchObject({ bankCode: 'MEEZAN', bankAccountNumber: '********************0000', bankName: 'Meezan', cnic: '3520212345671' });
+    expect(before.json).toMatchObject({
+      status: 'Processing',
+      intentType: 'withdrawal',
+      fee: 13,
+      payoutInfo: r.json.payoutInfo,
+      metadataJson: '{"batch":3}',
+    });
+    expect(before.json.customerRef).toMatchObject({
+      bankCode: 'MEEZAN',
+      bankAccountNumber: '********************0000',
+      bankName: 'Meezan',
+      cnic: '3520212345671',
+    });
     expect(before.text).not.toContain(account('0000'));
 
     expect(await processDue(seconds(10))).toBeGreaterThanOrEqual(1); // the sandbox bank completes within 10 s
     const after = await lookup(m, r.json.paymentIntentId);
-    expect(after.json).toMatchObject({ status: 'Completed', payoutInfo: { status: 'Completed', isSuccess: true, errorCode: null, traceId: r.json.traceId } });
+    expect(after.json).toMatchObject({
+      status: 'Completed',
+      payoutInfo: { status: 'Completed', isSuccess: true, errorCode: null, traceId: r.json.traceId },
+    });
     expect(await balance(m)).toMatchObject({ availableBalance: 687, pendingBalance: 0, currentBalance: 687 });
     await processDue(seconds(60));
     expect(sandboxSubmissionCount(reference)).toBe(1);
@@ -186,12 +227,22 @@ describe('withdrawals (payouts)', () => {
     const r = await withdraw(m, payout({}, { bankAccountNumber: account('1111') }));
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ availableBalance: 500, totalRequired: 313 });
-    expect(r.json.payoutInfo).toMatchObject({ status: 'Failed', isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails: sandboxRejection, traceId: r.json.traceId });
+    expect(r.json.payoutInfo).toMatchObject({
+      status: 'Failed',
+      isSuccess: false,
+      errorCode: 'WP_REQUEST_REJECTED',
+      errorDetails: sandboxRejection,
+      traceId: r.json.traceId,
+    });
     expect(sandboxSubmissionCount(r.json.payoutInfo.transactionReference)).toBe(1);
     const found = await lookup(m, r.json.paymentIntentId);
     expect(found.json).toMatchObject({ status: 'Failed', reason: sandboxRejection, payoutInfo: r.json.payoutInfo });
     // The event carries a stable code; the bank's text is the detail (the lookup's reason is unchanged).
-    expect((await listEvents(r.json.paymentIntentId)).at(-1)!.event.data).toMatchObject({ CurrentStatus: 'Failed', Reason: 'bank_rejected', ReasonDetail: sandboxRejection });
+    expect((await listEvents(r.json.paymentIntentId)).at(-1)!.event.data).toMatchObject({
+      CurrentStatus: 'Failed',
+      Reason: 'bank_rejected',
+      ReasonDetail: sandboxRejection,
+    });
     expect(await balance(m)).toMatchObject({ availableBalance: 500, pendingBalance: 0 });
     const { journals } = await ledgerTotals(m.merchantId);
     expect(journals.map((j) => j.kind).sort()).toEqual(['wallet.credit', 'withdrawal.hold', 'withdrawal.released']);
@@ -205,7 +256,12 @@ describe('withdrawals (payouts)', () => {
     const idem = { 'Idempotency-Key': `k-${randomUUID()}` };
     const r = await withdraw(m, body, { headers: idem });
     expect(r.status).toBe(200);
-    expect(r.json.payoutInfo).toMatchObject({ status: 'Processing', isSuccess: false, errorCode: 'WP_OUTCOME_PENDING', errorDetails: expect.stringMatching(/Do not submit it again/) });
+    expect(r.json.payoutInfo).toMatchObject({
+      status: 'Processing',
+      isSuccess: false,
+      errorCode: 'WP_OUTCOME_PENDING',
+      errorDetails: expect.stringMatching(/Do not submit it again/),
+    });
     const reference = r.json.payoutInfo.transactionReference;
     expect(sandboxSubmissionCount(reference)).toBe(1);
 
@@ -248,19 +304,39 @@ describe('withdrawals (payouts)', () => {
     const approvals = await Promise.allSettled(Array.from({ length: 5 }, () => approveWithdrawal(a.json.paymentIntentId)));
     expect(approvals.filter((x) => x.status === 'fulfilled').length).toBe(1);
     expect(sandboxSubmissionCount(a.json.payoutInfo.transactionReference)).toBe(1);
-    expect((await lookup(m, a.json.paymentIntentId)).json).toMatchObject({ status: 'Processing', payoutInfo: { status: 'Processing', isSuccess: true } });
+    expect((await lookup(m, a.json.paymentIntentId)).json).toMatchObject({
+      status: 'Processing',
+      payoutInfo: { status: 'Processing', isSuccess: true },
+    });
     await expect(rejectWithdrawal(a.json.paymentIntentId)).rejects.toThrow(/Processing/);
     await processDue(seconds(10));
     expect((await lookup(m, a.json.paymentIntentId)).json.status).toBe('Completed');
 
-    const rejected = await rejectWithdrawal(b.json.merchantReference, 'Account title does not match', { merchantId: m.merchantId, mode: 'test' });
-    expect(rejected).toMatchObject({ status: 'Cancelled', reason: 'Account title does not match', payoutInfo: { status: 'Cancelled', errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'Account title does not match' } });
-    expect((await listEvents(b.json.paymentIntentId)).at(-1)!.event.data).toMatchObject({ CurrentStatus: 'Cancelled', Reason: 'rejected_by_operator', ReasonDetail: 'Account title does not match' });
+    const rejected = await rejectWithdrawal(b.json.merchantReference, 'Account title does not match', {
+      merchantId: m.merchantId,
+      mode: 'test',
+    });
+    expect(rejected).toMatchObject({
+      status: 'Cancelled',
+      reason: 'Account title does not match',
+      payoutInfo: { status: 'Cancelled', errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'Account title does not match' },
+    });
+    expect((await listEvents(b.json.paymentIntentId)).at(-1)!.event.data).toMatchObject({
+      CurrentStatus: 'Cancelled',
+      Reason: 'rejected_by_operator',
+      ReasonDetail: 'Account title does not match',
+    });
     await expect(approveWithdrawal(b.json.paymentIntentId)).rejects.toThrow(/Cancelled/);
     expect(sandboxSubmissionCount(b.json.payoutInfo.transactionReference)).toBe(0);
     expect(await balance(m)).toMatchObject({ availableBalance: 687, pendingBalance: 0, pendingTransactionCount: 0 });
     const { journals } = await ledgerTotals(m.merchantId);
-    expect(journals.map((j) => j.kind).sort()).toEqual(['wallet.credit', 'withdrawal.completed', 'withdrawal.hold', 'withdrawal.hold', 'withdrawal.released']);
+    expect(journals.map((j) => j.kind).sort()).toEqual([
+      'wallet.credit',
+      'withdrawal.completed',
+      'withdrawal.hold',
+      'withdrawal.hold',
+      'withdrawal.released',
+    ]);
     expect((await listEvents(a.json.paymentIntentId)).map((e) => e.event.data.CurrentStatus)).toEqual(['Processing', 'Completed']);
     expect((await listEvents(b.json.paymentIntentId)).map((e) => e.event.data.CurrentStatus)).toEqual(['Cancelled']);
   });
@@ -327,7 +403,11 @@ describe('withdrawals (payouts)', () => {
   it('reports WP_INTERNAL_ERROR with only the trace id when the provider adapter could not send', async () => {
     const m = await newMerchant();
     await fund(m.merchantId, 'live', 1000_00);
-    configureBankRail('live', { ...sandboxBankRail, name: 'Broken Rail', submit: async () => ({ outcome: 'rejected', reason: 'TLS handshake to 10.1.2.3 failed: secret-diagnostic', internal: true }) });
+    configureBankRail('live', {
+      ...sandboxBankRail,
+      name: 'Broken Rail',
+      submit: async () => ({ outcome: 'rejected', reason: 'TLS handshake to 10.1.2.3 failed: secret-diagnostic', internal: true }),
+    });
     const r = await withdraw(m, payout(), { mode: 'live' });
     expect(r.status).toBe(200);
     expect(r.json.payoutInfo).toMatchObject({ status: 'Failed', errorCode: 'WP_INTERNAL_ERROR', isSuccess: false });
@@ -382,7 +462,10 @@ describe('withdrawals (payouts)', () => {
       ['email', { email: 'not-an-email' }, 'customerRef.email'],
       ['cnic of 12', { cnic: '352021234567' }, 'customerRef.cnic'],
     ];
-    for (const [name, override, field] of [...malformed.map(([n, o, f]) => [n, payout(o), f] as const), ...customer.map(([n, o, f]) => [n, payout({}, o), f] as const)]) {
+    for (const [name, override, field] of [
+      ...malformed.map(([n, o, f]) => [n, payout(o), f] as const),
+      ...customer.map(([n, o, f]) => [n, payout({}, o), f] as const),
+    ]) {
       const r = await withdraw(m, JSON.parse(JSON.stringify(override)));
       expect(r.status, name).toBe(400);
       expect(Object.keys(r.json.errors), name).toContain(field);
@@ -406,9 +489,18 @@ describe('withdrawals (payouts)', () => {
     expect(await balance(m)).toMatchObject({ availableBalance: 400, pendingBalance: 0 });
 
     // Accepted as well: the boundaries, optional members null or "", lower-case currency, bank names.
-    const ok = await withdraw(m, payout({ amount: 300, currency: 'pkr', autoProcessPayout: false, intentType: 'withdrawal', callbackUrl: null }, { bankAccountNumber: '1234567890', bankCode: 'bank al habib', accountTitle: 'AK', bankName: '', email: null }));
+    const ok = await withdraw(
+      m,
+      payout(
+        { amount: 300, currency: 'pkr', autoProcessPayout: false, intentType: 'withdrawal', callbackUrl: null },
+        { bankAccountNumber: '1234567890', bankCode: 'bank al habib', accountTitle: 'AK', bankName: '', email: null },
+      ),
+    );
     expect(ok.status).toBe(200);
-    expect(ok.json).toMatchObject({ currency: 'PKR', payoutInfo: { customerBankName: 'Bank AL Habib', customerAccountNumber: '******7890' } });
+    expect(ok.json).toMatchObject({
+      currency: 'PKR',
+      payoutInfo: { customerBankName: 'Bank AL Habib', customerAccountNumber: '******7890' },
+    });
     const dup = await withdraw(m, payout({ orderRef: { orderRef: ok.json.merchantReference } }));
     expect(dup.status).toBe(422);
     expect(dup.json.code).toBe('duplicate_order_ref');
@@ -420,11 +512,31 @@ describe('withdrawals (payouts)', () => {
     const a = await withdraw(m, payout({ autoProcessPayout: false }));
     const b = await withdraw(m, payout({ autoProcessPayout: false }));
     const pending = await ops('withdrawal', 'list', '--merchant', m.merchantId, '--mode', 'test', '--json');
-    expect(pending.json.map((w: { paymentIntentId: string }) => w.paymentIntentId).sort()).toEqual([a.json.paymentIntentId, b.json.paymentIntentId].sort());
+    expect(pending.json.map((w: { paymentIntentId: string }) => w.paymentIntentId).sort()).toEqual(
+      [a.json.paymentIntentId, b.json.paymentIntentId].sort(),
+    );
     const approved = await ops('withdrawal', 'approve', a.json.paymentIntentId, '--json');
-    expect(approved.json).toMatchObject({ paymentIntentId: a.json.paymentIntentId, status: 'Processing', payoutInfo: { status: 'Processing', isSuccess: true } });
-    const rejected = await ops('withdrawal', 'reject', b.json.merchantReference, '--merchant', m.merchantId, '--mode', 'test', '--reason', 'Beneficiary not verified', '--json');
-    expect(rejected.json).toMatchObject({ status: 'Cancelled', payoutInfo: { errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'Beneficiary not verified' } });
+    expect(approved.json).toMatchObject({
+      paymentIntentId: a.json.paymentIntentId,
+      status: 'Processing',
+      payoutInfo: { status: 'Processing', isSuccess: true },
+    });
+    const rejected = await ops(
+      'withdrawal',
+      'reject',
+      b.json.merchantReference,
+      '--merchant',
+      m.merchantId,
+      '--mode',
+      'test',
+      '--reason',
+      'Beneficiary not verified',
+      '--json',
+    );
+    expect(rejected.json).toMatchObject({
+      status: 'Cancelled',
+      payoutInfo: { errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'Beneficiary not verified' },
+    });
     const twice = await ops('withdrawal', 'approve', b.json.paymentIntentId, '--json');
     expect(twice.json.error).toMatch(/Cancelled/);
     await processDue(seconds(10));

@@ -93,7 +93,11 @@ interface Real {
 type Cmd = fc.AsyncCommand<Model, Real>;
 
 const api = (r: Real, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-  call(r.baseUrl, method, `/Gateway/v1${path}`, { key: r.m.test.apiKey, ...(body !== undefined ? { body, secret: r.m.test.secretKey } : {}), headers });
+  call(r.baseUrl, method, `/Gateway/v1${path}`, {
+    key: r.m.test.apiKey,
+    ...(body !== undefined ? { body, secret: r.m.test.secretKey } : {}),
+    headers,
+  });
 
 const clock = (model: Model) => new Date(Date.now() + model.offset);
 
@@ -157,12 +161,17 @@ async function openCheckout(r: Real, amount: number, headers?: Record<string, st
 }
 
 class PayByCard implements Cmd {
-  constructor(readonly amount: number, readonly declined: boolean) {}
+  constructor(
+    readonly amount: number,
+    readonly declined: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, r: Real) {
     const { id, path, csrf } = await openCheckout(r, this.amount);
     const number = this.declined ? '4000000000000002' : '4242424242424242';
-    expect((await postForm(r.baseUrl, `${path}/card`, { csrf, name: 'Ayesha Khan', number, expiry: '12/39', cvc: '123' })).status).toBe(303);
+    expect((await postForm(r.baseUrl, `${path}/card`, { csrf, name: 'Ayesha Khan', number, expiry: '12/39', cvc: '123' })).status).toBe(
+      303,
+    );
     if (!this.declined) {
       model.available += this.amount - checkoutFee(this.amount);
       model.payments.push({ id, amount: this.amount, reserved: 0, refunded: 0 });
@@ -175,7 +184,11 @@ class PayByCard implements Cmd {
 
 /** A checkout left open (it expires after 30 minutes), or cancelled by the customer on the page. */
 class OpenCheckout implements Cmd {
-  constructor(readonly amount: number, readonly keyed: boolean, readonly cancel: boolean) {}
+  constructor(
+    readonly amount: number,
+    readonly keyed: boolean,
+    readonly cancel: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, r: Real) {
     const key = randomUUID();
@@ -196,7 +209,10 @@ class OpenCheckout implements Cmd {
 
 /** Wallet payment on the hosted page: number, OTP; the handset's answer comes with the sweeps. */
 class PayByWallet implements Cmd {
-  constructor(readonly amount: number, readonly number: '0000' | '1111' | '4444') {}
+  constructor(
+    readonly amount: number,
+    readonly number: '0000' | '1111' | '4444',
+  ) {}
   check = () => true;
   async run(model: Model, r: Real) {
     const startedFrom = Date.now();
@@ -220,7 +236,11 @@ const depositBody = (amount: number, number: string) => ({
 });
 
 class Deposit implements Cmd {
-  constructor(readonly amount: number, readonly number: '0000' | '1111' | '4444', readonly keyed: boolean) {}
+  constructor(
+    readonly amount: number,
+    readonly number: '0000' | '1111' | '4444',
+    readonly keyed: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, r: Real) {
     const body = depositBody(this.amount, this.number);
@@ -251,7 +271,12 @@ class Advance implements Cmd {
   async run(model: Model, r: Real) {
     model.offset += this.ms;
     await sweep(model, r);
-    await check(model, r, [], [...model.statuses.keys()].filter((id) => model.statuses.get(id)!.kind === 'intent'));
+    await check(
+      model,
+      r,
+      [],
+      [...model.statuses.keys()].filter((id) => model.statuses.get(id)!.kind === 'intent'),
+    );
   }
   toString = () => `Advance(${this.ms / 1000} s)`;
 }
@@ -303,7 +328,11 @@ const payoutBody = (amount: number, account: Account = '0000') => ({
 });
 
 class Withdraw implements Cmd {
-  constructor(readonly amount: number, readonly keyed: boolean, readonly account: Account) {}
+  constructor(
+    readonly amount: number,
+    readonly keyed: boolean,
+    readonly account: Account,
+  ) {}
   check = () => true;
   async run(model: Model, r: Real) {
     const body = payoutBody(this.amount, this.account);
@@ -320,7 +349,15 @@ class Withdraw implements Cmd {
       model.statuses.set(res.json.paymentIntentId, { kind: 'intent', status: 'Pending' });
       ids.push(res.json.paymentIntentId);
     }
-    if (this.keyed) model.keyed = { path: '/Payment/withdraw', key, body, id: res.json?.paymentIntentId ?? null, status: res.status, money: 'withdrawal' };
+    if (this.keyed)
+      model.keyed = {
+        path: '/Payment/withdraw',
+        key,
+        body,
+        id: res.json?.paymentIntentId ?? null,
+        status: res.status,
+        money: 'withdrawal',
+      };
     await check(model, r, [], ids);
   }
   toString = () => `Withdraw(${this.amount}, ${this.account}${this.keyed ? ', keyed' : ''})`;
@@ -381,12 +418,23 @@ class ApproveWithdrawal implements Cmd {
   toString = () => `ApproveWithdrawal(#${this.pick})`;
 }
 
-const bank = (rejected: boolean) => ({ bankName: 'HBL', iban: rejected ? 'PK61SCBL0000001123451111' : 'PK36SCBL0000001123456702', accountTitle: 'Acme Ltd' });
+const bank = (rejected: boolean) => ({
+  bankName: 'HBL',
+  iban: rejected ? 'PK61SCBL0000001123451111' : 'PK36SCBL0000001123456702',
+  accountTitle: 'Acme Ltd',
+});
 const usdt = (rejected: boolean) =>
-  rejected ? { usdtAddress: toChecksumAddress('0x00000000000000000000000000000000abcd1111'), payoutCurrency: 'USDT' } : { usdtAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' };
+  rejected
+    ? { usdtAddress: toChecksumAddress('0x00000000000000000000000000000000abcd1111'), payoutCurrency: 'USDT' }
+    : { usdtAddress: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' };
 
 class Settle implements Cmd {
-  constructor(readonly amount: number, readonly to: 'bank' | 'usdt', readonly rejected: boolean, readonly keyed: boolean) {}
+  constructor(
+    readonly amount: number,
+    readonly to: 'bank' | 'usdt',
+    readonly rejected: boolean,
+    readonly keyed: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, r: Real) {
     const body = { amount: this.amount / 100, ...(this.to === 'bank' ? { currency: 'PKR', ...bank(this.rejected) } : usdt(this.rejected)) };
@@ -430,7 +478,10 @@ class ApproveSettlement implements Cmd {
 }
 
 class CloseSettlement implements Cmd {
-  constructor(readonly pick: number, readonly how: 'reject' | 'cancel') {}
+  constructor(
+    readonly pick: number,
+    readonly how: 'reject' | 'cancel',
+  ) {}
   check = (model: Readonly<Model>) => model.settlements.length > 0;
   async run(model: Model, r: Real) {
     const [s] = model.settlements.splice(this.pick % model.settlements.length, 1);
@@ -446,7 +497,11 @@ class CloseSettlement implements Cmd {
 
 /** A refund: partial (amount) or full (no amount: what remains refundable). */
 class Refund implements Cmd {
-  constructor(readonly pick: number, readonly amount: number | null, readonly keyed: boolean) {}
+  constructor(
+    readonly pick: number,
+    readonly amount: number | null,
+    readonly keyed: boolean,
+  ) {}
   check = (model: Readonly<Model>) => model.payments.length > 0;
   async run(model: Model, r: Real) {
     const p = model.payments[this.pick % model.payments.length]!;
@@ -466,7 +521,8 @@ class Refund implements Cmd {
     } else {
       expect(res.status, res.text).toBe(422);
     }
-    if (this.keyed && this.amount !== null) model.keyed = { path: '/Refunds', key, body, id: res.json?.id ?? null, status: res.status, money: 'refund' };
+    if (this.keyed && this.amount !== null)
+      model.keyed = { path: '/Refunds', key, body, id: res.json?.id ?? null, status: res.status, money: 'refund' };
     await check(model, r, [p], ids);
   }
   toString = () => `Refund(#${this.pick}, ${this.amount ?? 'full'}${this.keyed ? ', keyed' : ''})`;
@@ -500,7 +556,10 @@ class ApproveRefund implements Cmd {
 }
 
 class CloseRefund implements Cmd {
-  constructor(readonly pick: number, readonly how: 'reject' | 'cancel') {}
+  constructor(
+    readonly pick: number,
+    readonly how: 'reject' | 'cancel',
+  ) {}
   check = (model: Readonly<Model>) => model.refunds.length > 0;
   async run(model: Model, r: Real) {
     const [refund] = model.refunds.splice(this.pick % model.refunds.length, 1);
@@ -519,19 +578,27 @@ const commands = [
   fc.integer({ min: 1, max: 5_000 }).map((n) => new Credit(major(n))),
   fc.tuple(fc.integer({ min: 1, max: 100 }), fc.boolean()).map(([n, declined]) => new PayByCard(major(40 * n), declined)),
   fc.tuple(fc.integer({ min: 1, max: 100 }), walletNumber).map(([n, number]) => new PayByWallet(major(40 * n), number)),
-  fc.tuple(fc.integer({ min: 1, max: 100 }), fc.boolean(), fc.boolean()).map(([n, keyed, cancel]) => new OpenCheckout(major(40 * n), keyed, cancel)),
-  fc.tuple(fc.integer({ min: 100, max: 5_000 }), walletNumber, fc.boolean()).map(([n, number, keyed]) => new Deposit(major(n), number, keyed)),
+  fc
+    .tuple(fc.integer({ min: 1, max: 100 }), fc.boolean(), fc.boolean())
+    .map(([n, keyed, cancel]) => new OpenCheckout(major(40 * n), keyed, cancel)),
+  fc
+    .tuple(fc.integer({ min: 100, max: 5_000 }), walletNumber, fc.boolean())
+    .map(([n, number, keyed]) => new Deposit(major(n), number, keyed)),
   fc.constantFrom(5_000, 20_000, 90_000, 6 * 60_000, 31 * 60_000).map((ms) => new Advance(ms)),
-  fc.tuple(fc.integer({ min: 300, max: 3_000 }), fc.boolean(), fc.constantFrom<Account>('0000', '0000', '1111', '2222')).map(([n, keyed, account]) => new Withdraw(major(n), keyed, account)),
+  fc
+    .tuple(fc.integer({ min: 300, max: 3_000 }), fc.boolean(), fc.constantFrom<Account>('0000', '0000', '1111', '2222'))
+    .map(([n, keyed, account]) => new Withdraw(major(n), keyed, account)),
   fc.nat().map((i) => new ApproveWithdrawal(i)),
   fc.nat().map((i) => new RejectWithdrawal(i)),
-  fc.tuple(fc.integer({ min: 100, max: 3_000 }), fc.constantFrom<'bank' | 'usdt'>('bank', 'usdt'), fc.boolean(), fc.boolean()).map(
-    ([n, to, rejected, keyed]) => new Settle(major(n), to, rejected, keyed),
-  ),
+  fc
+    .tuple(fc.integer({ min: 100, max: 3_000 }), fc.constantFrom<'bank' | 'usdt'>('bank', 'usdt'), fc.boolean(), fc.boolean())
+    .map(([n, to, rejected, keyed]) => new Settle(major(n), to, rejected, keyed)),
   fc.nat().map((i) => new ApproveSettlement(i)),
   fc.tuple(fc.nat(), fc.constantFrom<'reject' | 'cancel'>('reject', 'cancel')).map(([i, how]) => new CloseSettlement(i, how)),
   fc.boolean().map((same) => new RetryKeyed(same)),
-  fc.tuple(fc.nat(), fc.option(fc.integer({ min: 5, max: 2_000 }), { freq: 4 }), fc.boolean()).map(([i, n, keyed]) => new Refund(i, n === null ? null : major(n), keyed)),
+  fc
+    .tuple(fc.nat(), fc.option(fc.integer({ min: 5, max: 2_000 }), { freq: 4 }), fc.boolean())
+    .map(([i, n, keyed]) => new Refund(i, n === null ? null : major(n), keyed)),
   fc.nat().map((i) => new ApproveRefund(i)),
   fc.tuple(fc.nat(), fc.constantFrom<'reject' | 'cancel'>('reject', 'cancel')).map(([i, how]) => new CloseRefund(i, how)),
 ];
@@ -583,7 +650,8 @@ async function modelMerchant() {
   const m = await newMerchant();
   const shards = process.env.MODEL_SHARDS ? Number(process.env.MODEL_SHARDS) : merchants++ % 2 === 0 ? 1 : 4;
   if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
-  for (const product of ['withdrawal', 'refund', 'deposit'] as const) await setFee(m.merchantId, product, { basisPoints: 0, fixedMinor: 0 });
+  for (const product of ['withdrawal', 'refund', 'deposit'] as const)
+    await setFee(m.merchantId, product, { basisPoints: 0, fixedMinor: 0 });
   return m;
 }
 
@@ -591,7 +659,9 @@ describe('money paths against a model', () => {
   const gw = useGateway(routeList);
 
   it(`agree with the model after every command (${runs} sequences of up to ${maxCommands}, seed ${seed})`, async () => {
-    console.log(`model-based money test: ${runs} sequences, up to ${maxCommands} commands each, seed ${seed} (rerun with MODEL_SEED=${seed})`);
+    console.log(
+      `model-based money test: ${runs} sequences, up to ${maxCommands} commands each, seed ${seed} (rerun with MODEL_SEED=${seed})`,
+    );
     let sequences = 0;
     const kinds = new Set<string>();
     await fc.assert(
@@ -607,7 +677,9 @@ describe('money paths against a model', () => {
       }),
       { numRuns: runs, seed, endOnFailure: true },
     );
-    console.log(`model-based money test: ${executed} commands executed and checked over ${sequences} sequences; command kinds run: ${[...kinds].sort().join(', ')}`);
+    console.log(
+      `model-based money test: ${executed} commands executed and checked over ${sequences} sequences; command kinds run: ${[...kinds].sort().join(', ')}`,
+    );
     expect(sequences).toBe(runs);
   }, 900_000);
 
@@ -665,7 +737,8 @@ describe('money paths against a model', () => {
           expect(withdrawn + settled + keyedOne).toBeLessThanOrEqual(funded + 3 + credits);
           expect(refunds, 'refunds never above the payment').toBeLessThanOrEqual(3);
           const conflicts = outcomes.filter(([, r]) => r === 409).length;
-          if (conflicts === 0 && ops.filter((o) => o === 'refund').length <= 3) expect(refunds).toBe(ops.filter((o) => o === 'refund').length);
+          if (conflicts === 0 && ops.filter((o) => o === 'refund').length <= 3)
+            expect(refunds).toBe(ops.filter((o) => o === 'refund').length);
           const pendingRefund = await api(real, 'GET', `/Transaction/${payment.paymentIntentId}`);
           expect(pendingRefund.json.status).toBe('Completed');
           const model: Model = {

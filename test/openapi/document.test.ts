@@ -2,7 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import * as domainEvents from '#shared/domain/events.ts';
-import { buildOpenApiDocument, documentPath, loadRouteSchemas, problemStatuses, renderOpenApi, type RouteSchemas } from '#shared/openapi/document.ts';
+import {
+  buildOpenApiDocument,
+  documentPath,
+  loadRouteSchemas,
+  problemStatuses,
+  renderOpenApi,
+  type RouteSchemas,
+} from '#shared/openapi/document.ts';
 import { responseExamples, responseSchemas } from '#shared/openapi/responses.ts';
 import { webhookEvents } from '#shared/openapi/webhooks.ts';
 import { openApiPath } from '../../scripts/docs.ts';
@@ -46,8 +53,14 @@ describe('docs/openapi.json', () => {
     expect(op.security).toEqual(route.auth === 'apiKey' ? [{ SvcApiKey: [] }] : []);
     // Path parameters: every {name} of the path, described.
     const pathParams = [...documentPath(route).matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-    expect(op.parameters.filter((p: Json) => p.in === 'path').map((p: Json) => p.name).sort()).toEqual(pathParams.sort());
-    if (route.method === 'POST' && route.auth === 'apiKey') expect(op.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+    expect(
+      op.parameters
+        .filter((p: Json) => p.in === 'path')
+        .map((p: Json) => p.name)
+        .sort(),
+    ).toEqual(pathParams.sort());
+    if (route.method === 'POST' && route.auth === 'apiKey')
+      expect(op.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
     // Every status the pipeline or the route can answer is listed, each with a body.
     const statuses = Object.keys(op.responses).map(Number);
     expect(statuses).toContain(route.doc.success.status);
@@ -101,12 +114,17 @@ describe('docs/openapi.json', () => {
   });
 
   it('has a webhook for every event type of shared/domain/events.ts, with the signature headers', () => {
-    const declared = (Object.values(domainEvents) as unknown[]).filter((v): v is string => typeof v === 'string' && /^[A-Z]\w+Changed$/.test(v));
+    const declared = (Object.values(domainEvents) as unknown[]).filter(
+      (v): v is string => typeof v === 'string' && /^[A-Z]\w+Changed$/.test(v),
+    );
     expect(declared.length).toBeGreaterThan(0);
-    for (const type of declared) expect(Object.keys(document.webhooks), `webhook ${type} (add it to shared/openapi/webhooks.ts)`).toContain(type);
+    for (const type of declared)
+      expect(Object.keys(document.webhooks), `webhook ${type} (add it to shared/openapi/webhooks.ts)`).toContain(type);
     for (const event of webhookEvents) {
       const op = document.webhooks[event.type].post;
-      expect(op.parameters.map((p: Json) => p.name)).toEqual(expect.arrayContaining(['X-Svc-Signature-V2', 'X-Svc-Event-Id', 'X-Svc-Event-Type', 'X-Svc-Delivery-Id']));
+      expect(op.parameters.map((p: Json) => p.name)).toEqual(
+        expect.arrayContaining(['X-Svc-Signature-V2', 'X-Svc-Event-Id', 'X-Svc-Event-Type', 'X-Svc-Delivery-Id']),
+      );
       expect(validateAgainst(`#/components/schemas/${event.type}`, event.example)).toEqual([]);
     }
   });
@@ -127,13 +145,17 @@ describe('the contract check on every test response', () => {
   });
 
   it('refuses an undocumented field', () => {
-    expect(() => checkResponse('GET', path, 200, 'application/json', JSON.stringify({ ...transaction, cardNumber: '4242424242424242' }))).toThrow(ContractViolation);
+    expect(() =>
+      checkResponse('GET', path, 200, 'application/json', JSON.stringify({ ...transaction, cardNumber: '4242424242424242' })),
+    ).toThrow(ContractViolation);
   });
 
   it('refuses a missing field or a wrong type', () => {
     const { status: _status, ...missing } = transaction;
     expect(() => checkResponse('GET', path, 200, 'application/json', JSON.stringify(missing))).toThrow(/status/);
-    expect(() => checkResponse('GET', path, 200, 'application/json', JSON.stringify({ ...transaction, amount: '15.00' }))).toThrow(ContractViolation);
+    expect(() => checkResponse('GET', path, 200, 'application/json', JSON.stringify({ ...transaction, amount: '15.00' }))).toThrow(
+      ContractViolation,
+    );
   });
 
   it('refuses an undocumented status and an undocumented content type', () => {
@@ -142,9 +164,17 @@ describe('the contract check on every test response', () => {
   });
 
   it('refuses a problem without a code', () => {
-    const problem = { type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.5', title: 'Not Found', status: 404, detail: 'No transaction.', traceId: 't' };
+    const problem = {
+      type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.5',
+      title: 'Not Found',
+      status: 404,
+      detail: 'No transaction.',
+      traceId: 't',
+    };
     expect(() => checkResponse('GET', path, 404, 'application/problem+json', JSON.stringify(problem))).toThrow(/code/);
-    expect(() => checkResponse('GET', path, 404, 'application/problem+json', JSON.stringify({ ...problem, code: 'not_found' }))).not.toThrow();
+    expect(() =>
+      checkResponse('GET', path, 404, 'application/problem+json', JSON.stringify({ ...problem, code: 'not_found' })),
+    ).not.toThrow();
   });
 
   it('matches literal paths before templated ones, and any version to the v1 operation', () => {

@@ -24,7 +24,16 @@ describe('OpenAPI lint', () => {
   }, 150_000);
 
   it('Spectral (spectral:oas): zero errors', () => {
-    const r = run(bin('spectral'), ['lint', openApiPath, '--ruleset', resolve(repoRoot, '.spectral.yaml'), '--fail-severity', 'error', '--format', 'text']);
+    const r = run(bin('spectral'), [
+      'lint',
+      openApiPath,
+      '--ruleset',
+      resolve(repoRoot, '.spectral.yaml'),
+      '--fail-severity',
+      'error',
+      '--format',
+      'text',
+    ]);
     expect(r.output).not.toMatch(/\d+:\d+\s+error\s/);
     expect(r.status, r.output).toBe(0);
   }, 150_000);

@@ -16,7 +16,10 @@ const received = new Promise((resolve, reject) => {
       try {
         const event = webhooks.constructEvent(Buffer.concat(chunks), req.headers, [WEBHOOK_SECRET]);
         res.writeHead(200).end();
-        if (event.data.CurrentStatus === 'Completed') { server.close(); resolve(event); }
+        if (event.data.CurrentStatus === 'Completed') {
+          server.close();
+          resolve(event);
+        }
       } catch (error) {
         res.writeHead(400).end();
         server.close();
@@ -32,23 +35,51 @@ const gateway = new Gateway({ apiKey: API_KEY, secretKey: SECRET_KEY, baseUrl: B
 let problem;
 try {
   await gateway.checkouts.create({ amount: 1500, description: 'Blue shirt', orderRef: { orderRef: `TYPO${Date.now()}` }, orderReff: 'x' });
-} catch (e) { problem = e; }
+} catch (e) {
+  problem = e;
+}
 let notFound;
-try { await gateway.refunds.retrieve('nope'); } catch (e) { notFound = e; }
-const checkout = await gateway.checkouts.create({ amount: 1500, description: 'Blue shirt', orderRef: { orderRef: `SDK${Date.now()}${MODULE}` } });
+try {
+  await gateway.refunds.retrieve('nope');
+} catch (e) {
+  notFound = e;
+}
+const checkout = await gateway.checkouts.create({
+  amount: 1500,
+  description: 'Blue shirt',
+  orderRef: { orderRef: `SDK${Date.now()}${MODULE}` },
+});
 const page = new URL(checkout.checkoutUrl).pathname;
 const html = await (await fetch(BASE_URL + page)).text();
 const csrf = /name="csrf" value="([^"]+)"/.exec(html)[1];
 const paid = await fetch(`${BASE_URL}${page}/card`, {
-  method: 'POST', redirect: 'manual',
+  method: 'POST',
+  redirect: 'manual',
   headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
   body: new URLSearchParams({ csrf, name: 'Ayesha Khan', number: '4242424242424242', expiry: '12/39', cvc: '123' }).toString(),
 });
 const event = await received;
 const balance = await gateway.account.balance();
-console.log(JSON.stringify({
-  paidStatus: paid.status, eventType: event.type, eventStatus: event.data.CurrentStatus, transactionId: event.data.TransactionId,
-  checkoutId: checkout.paymentIntentId, balance,
-  problem: { isGatewayError: problem instanceof GatewayError, status: problem?.status, code: problem?.code, traceId: problem?.traceId, errors: problem?.errors },
-  notFound: { isGatewayError: notFound instanceof GatewayError, status: notFound?.status, code: notFound?.code, traceId: notFound?.traceId },
-}));
+console.log(
+  JSON.stringify({
+    paidStatus: paid.status,
+    eventType: event.type,
+    eventStatus: event.data.CurrentStatus,
+    transactionId: event.data.TransactionId,
+    checkoutId: checkout.paymentIntentId,
+    balance,
+    problem: {
+      isGatewayError: problem instanceof GatewayError,
+      status: problem?.status,
+      code: problem?.code,
+      traceId: problem?.traceId,
+      errors: problem?.errors,
+    },
+    notFound: {
+      isGatewayError: notFound instanceof GatewayError,
+      status: notFound?.status,
+      code: notFound?.code,
+      traceId: notFound?.traceId,
+    },
+  }),
+);

@@ -25,16 +25,29 @@ beforeAll(() => {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true }));
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: dir, stdio: 'pipe' });
   copyFileSync(join(import.meta.dirname, 'flow.mjs'), join(dir, 'flow.mjs'));
-  for (const file of readdirSync(join(import.meta.dirname, 'consumer'))) copyFileSync(join(import.meta.dirname, 'consumer', file), join(dir, file));
+  for (const file of readdirSync(join(import.meta.dirname, 'consumer')))
+    copyFileSync(join(import.meta.dirname, 'consumer', file), join(dir, file));
 }, 120_000);
 
 /** tsc over files of the merchant folder, as a merchant's project would: NodeNext, strict, the package's own .d.ts checked too. */
 function tsc(files: string[]): { status: number; output: string } {
   const tsconfig = `tsconfig.${files[0]}.json`;
-  writeFileSync(join(dir, tsconfig), JSON.stringify({
-    compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
-    files,
-  }));
+  writeFileSync(
+    join(dir, tsconfig),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+        typeRoots: [join(root, 'node_modules/@types')],
+      },
+      files,
+    }),
+  );
   const run = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { cwd: dir, encoding: 'utf8' });
   return { status: run.status ?? -1, output: `${run.stdout}${run.stderr}` };
 }
@@ -46,18 +59,42 @@ describe('@svc-gateway/node installed from its tarball', () => {
       const port = await freePort();
       const m = await newMerchant({ name: 'SDK Merchant', webhookUrl: `http://127.0.0.1:${port}/hooks`, allowInsecureWebhooks: true });
       const out = await new Promise<string>((ok, fail) => {
-        execFile(process.execPath, ['flow.mjs'], {
-          cwd: dir, timeout: 60_000,
-          env: { PATH: process.env.PATH, BASE_URL: gw.baseUrl, API_KEY: m.test.apiKey, SECRET_KEY: m.test.secretKey, WEBHOOK_SECRET: m.test.webhookSecret!, RECEIVER_PORT: String(port), MODULE: module },
-        }, (error, stdout, stderr) => (error ? fail(new Error(`${error.message}\n${stderr}`)) : ok(stdout)));
+        execFile(
+          process.execPath,
+          ['flow.mjs'],
+          {
+            cwd: dir,
+            timeout: 60_000,
+            env: {
+              PATH: process.env.PATH,
+              BASE_URL: gw.baseUrl,
+              API_KEY: m.test.apiKey,
+              SECRET_KEY: m.test.secretKey,
+              WEBHOOK_SECRET: m.test.webhookSecret!,
+              RECEIVER_PORT: String(port),
+              MODULE: module,
+            },
+          },
+          (error, stdout, stderr) => (error ? fail(new Error(`${error.message}\n${stderr}`)) : ok(stdout)),
+        );
       });
       const result = JSON.parse(out.trim().split('\n').pop()!);
       expect(result).toMatchObject({ paidStatus: 303, eventType: 'TransactionStatusChanged', eventStatus: 'Completed' });
       expect(result.transactionId).toBe(result.checkoutId);
       // A 4xx is a GatewayError with the problem's stable code, its trace id and, on a 400, the field map.
-      expect(result.problem).toMatchObject({ isGatewayError: true, status: 400, code: 'unknown_parameter', traceId: expect.stringMatching(/\S/) });
+      expect(result.problem).toMatchObject({
+        isGatewayError: true,
+        status: 400,
+        code: 'unknown_parameter',
+        traceId: expect.stringMatching(/\S/),
+      });
       expect(Object.keys(result.problem.errors)).toEqual(['orderReff']);
-      expect(result.notFound).toMatchObject({ isGatewayError: true, status: expect.any(Number), code: expect.stringMatching(/^[a-z_]+$/), traceId: expect.stringMatching(/\S/) });
+      expect(result.notFound).toMatchObject({
+        isGatewayError: true,
+        status: expect.any(Number),
+        code: expect.stringMatching(/^[a-z_]+$/),
+        traceId: expect.stringMatching(/\S/),
+      });
       expect(result.notFound.status).toBeGreaterThanOrEqual(400);
       expect(result.notFound.status).toBeLessThan(500);
       expect(result.balance).toMatchObject({ currency: 'PKR', availableBalance: expect.any(Number) });
@@ -87,7 +124,10 @@ describe('the README', () => {
     expect(script).toContain(".listen(3001, '127.0.0.1')");
     process.env.WEBHOOK_MERCHANT_CACHE_MS = '0';
     const port = await freePort();
-    writeFileSync(join(dir, 'first-checkout.mjs'), script!.replace("'http://localhost:3000'", JSON.stringify(gw.baseUrl)).replace('.listen(3001,', `.listen(${port},`));
+    writeFileSync(
+      join(dir, 'first-checkout.mjs'),
+      script!.replace("'http://localhost:3000'", JSON.stringify(gw.baseUrl)).replace('.listen(3001,', `.listen(${port},`),
+    );
     const m = await newMerchant({ name: 'README Merchant', webhookUrl: `http://127.0.0.1:${port}/webhooks`, allowInsecureWebhooks: true });
     const child = spawn(process.execPath, ['first-checkout.mjs'], {
       cwd: dir,

@@ -10,7 +10,9 @@ const document = JSON.parse(readFileSync(documentPath, 'utf8'));
 
 describe('sdk/node/src/types.gen.ts', () => {
   it('is up to date with docs/openapi.json (run `npm run docs` or `npm run sdk:types`)', () => {
-    expect(readFileSync(typesPath, 'utf8') === renderSdkTypesFile(), 'sdk/node/src/types.gen.ts is stale: run `npm run sdk:types`').toBe(true);
+    expect(readFileSync(typesPath, 'utf8') === renderSdkTypesFile(), 'sdk/node/src/types.gen.ts is stale: run `npm run sdk:types`').toBe(
+      true,
+    );
   });
 
   it('changes when the document changes (the staleness check can fail)', () => {
@@ -42,7 +44,9 @@ describe('sdk/node/src/types.gen.ts', () => {
     expect(typeOf({ type: ['string', 'null'] })).toBe('string | null');
     expect(typeOf({ type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } })).toBe('(string | number)[]');
     expect(typeOf({ type: 'object', additionalProperties: { type: 'number' } })).toBe('Record<string, number>');
-    expect(typeOf({ type: 'object', properties: { a: { enum: ['x', 'y'] } }, required: ['a'], additionalProperties: false })).toBe('{\n  a: "x" | "y";\n}');
+    expect(typeOf({ type: 'object', properties: { a: { enum: ['x', 'y'] } }, required: ['a'], additionalProperties: false })).toBe(
+      '{\n  a: "x" | "y";\n}',
+    );
     expect(typeOf({ $ref: '#/components/schemas/Problem' })).toBe('Problem');
     expect(typeOf({})).toBe('unknown');
   });

@@ -12,9 +12,19 @@ export const checkoutBody = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-export function createCheckout(baseUrl: string, m: TestMerchant, body: Record<string, unknown>, options: { mode?: 'test' | 'live'; headers?: Record<string, string> } = {}) {
+export function createCheckout(
+  baseUrl: string,
+  m: TestMerchant,
+  body: Record<string, unknown>,
+  options: { mode?: 'test' | 'live'; headers?: Record<string, string> } = {},
+) {
   const keys = m[options.mode ?? 'test'];
-  return call(baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', { key: keys.apiKey, secret: keys.secretKey, body, ...(options.headers ? { headers: options.headers } : {}) });
+  return call(baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', {
+    key: keys.apiKey,
+    secret: keys.secretKey,
+    body,
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
 }
 
 /** The page path of a checkoutUrl, on the test server (checkoutUrl carries PUBLIC_BASE_URL's host). */

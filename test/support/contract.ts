@@ -46,7 +46,8 @@ function validator(pointer: string): ValidateFunction {
   return v;
 }
 
-const deref = (document: Json, node: Json): Json => (typeof node?.$ref === 'string' ? deref(document, resolvePointer(document, node.$ref)) : node);
+const deref = (document: Json, node: Json): Json =>
+  typeof node?.$ref === 'string' ? deref(document, resolvePointer(document, node.$ref)) : node;
 function resolvePointer(document: Json, ref: string): Json {
   return ref
     .replace(/^#\//, '')
@@ -89,14 +90,20 @@ export function checkResponse(method: string, path: string, status: number, cont
   }
   const declared = found.operation.responses?.[String(status)];
   if (!declared) {
-    throw new ContractViolation(`${where}: status ${status} is not documented for ${found.operation.operationId} (${Object.keys(found.operation.responses).join(', ')})`);
+    throw new ContractViolation(
+      `${where}: status ${status} is not documented for ${found.operation.operationId} (${Object.keys(found.operation.responses).join(', ')})`,
+    );
   }
   const response = deref(document, declared);
   if (!response.content || text === '') return;
   const media = response.content[mediaType];
-  if (!media) throw new ContractViolation(`${where}: content type "${mediaType}" is not documented (${Object.keys(response.content).join(', ')})`);
+  if (!media)
+    throw new ContractViolation(`${where}: content type "${mediaType}" is not documented (${Object.keys(response.content).join(', ')})`);
   if (!mediaType.endsWith('json') || !media.schema) return;
-  const pointer = typeof media.schema.$ref === 'string' ? media.schema.$ref.slice(1) : `/paths/${found.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/${mediaType.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`;
+  const pointer =
+    typeof media.schema.$ref === 'string'
+      ? media.schema.$ref.slice(1)
+      : `/paths/${found.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/${mediaType.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`;
   validate(`#${pointer.replace(/^#/, '')}`, text, `${where} (${found.operation.operationId})`);
 }
 
@@ -109,7 +116,10 @@ function validate(pointer: string, text: string, where: string) {
   }
   const v = validator(pointer);
   if (!v(body)) {
-    const errors = (v.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` "${String(e.params.additionalProperty)}"` : ''}`);
+    const errors = (v.errors ?? []).map(
+      (e) =>
+        `${e.instancePath || '(root)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` "${String(e.params.additionalProperty)}"` : ''}`,
+    );
     throw new ContractViolation(`${where}: the body does not match ${pointer}: ${errors.slice(0, 8).join('; ')}\n${text.slice(0, 600)}`);
   }
 }

@@ -24,7 +24,9 @@ export async function seriousViolations(page: Page): Promise<{ id: string; impac
   const violations = await page.evaluate<{ id: string; impact: string; nodes: { target: string[] }[] }[]>(
     "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
   );
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
 }
 
 export const artifactsDir = resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'dashboard');

@@ -51,7 +51,9 @@ export async function call(baseUrl: string, method: string, path: string, option
   if (options.key) headers['Svc-API-Key'] = options.key;
   let body = options.raw;
   if (options.body !== undefined) {
-    const payload = options.secret ? { ...(options.body as object), signature: signBody(options.body as Record<string, unknown>, options.secret) } : options.body;
+    const payload = options.secret
+      ? { ...(options.body as object), signature: signBody(options.body as Record<string, unknown>, options.secret) }
+      : options.body;
     body = JSON.stringify(payload);
     headers['Content-Type'] ??= 'application/json';
   }

@@ -7,8 +7,17 @@ import { getWallet, listJournals } from '#shared/store/wallets.ts';
 import { seedIntent } from './intents.ts';
 
 /** A Completed checkout (or deposit) of `amountMinor` whose amount was credited to the wallet. */
-export async function completedPayment(merchantId: string, mode: Mode, amountMinor: number, options: { intentType?: 'checkout' | 'deposit' | 'withdrawal'; currency?: Currency } = {}) {
-  const intent = await seedIntent(merchantId, mode, { amountMinor, intentType: options.intentType ?? 'checkout', currency: options.currency ?? 'PKR' });
+export async function completedPayment(
+  merchantId: string,
+  mode: Mode,
+  amountMinor: number,
+  options: { intentType?: 'checkout' | 'deposit' | 'withdrawal'; currency?: Currency } = {},
+) {
+  const intent = await seedIntent(merchantId, mode, {
+    amountMinor,
+    intentType: options.intentType ?? 'checkout',
+    currency: options.currency ?? 'PKR',
+  });
   const done = await changeStatus(intent.paymentIntentId, (current) => ({
     to: current.intentType === 'withdrawal' ? 'Failed' : 'Completed',
     ...(current.intentType === 'withdrawal'
@@ -39,7 +48,10 @@ export async function expectLedgerConsistent(merchantId: string, mode: Mode, cur
   const journals = (await listJournals(merchantId, mode)).filter((j) => j.currency === currency);
   const sums: Record<string, number> = {};
   for (const j of journals) {
-    expect(j.lines.reduce((s, l) => s + l.amount, 0), j.kind).toBe(0);
+    expect(
+      j.lines.reduce((s, l) => s + l.amount, 0),
+      j.kind,
+    ).toBe(0);
     for (const l of j.lines) sums[l.account] = (sums[l.account] ?? 0) + l.amount;
   }
   const wallet = await getWallet(merchantId, mode, currency, true);

@@ -19,7 +19,14 @@ export function useOps(tableName: () => string = () => inject('tableName')) {
     const port = new URL(inject('dynamoEndpoint')).port;
     const result = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], {
       cwd: root,
-      env: { ...process.env, DYNAMODB_PORT: port, TABLE_NAME: tableName(), SECRETS_MASTER_KEY: process.env.SECRETS_MASTER_KEY, DATA_DIR: dataDir, DYNAMODB_ENDPOINT: '' },
+      env: {
+        ...process.env,
+        DYNAMODB_PORT: port,
+        TABLE_NAME: tableName(),
+        SECRETS_MASTER_KEY: process.env.SECRETS_MASTER_KEY,
+        DATA_DIR: dataDir,
+        DYNAMODB_ENDPOINT: '',
+      },
     }).catch((e: { stdout: string; stderr: string; code: number }) => ({ ...e, failed: true as const }));
     let json: any;
     try {

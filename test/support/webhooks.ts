@@ -29,7 +29,12 @@ export function useWebhookStack(jobs: readonly Job[], options: { streamCheckpoin
     state.queues = await startLocalQueues(await freePort());
     if (jobs.length) {
       state.jobs = startJobs(
-        { queueUrl: state.queues.queueUrl, sqsEndpoint: state.queues.endpoint, deadLetterQueueUrl: state.queues.deadLetterQueueUrl, ...options },
+        {
+          queueUrl: state.queues.queueUrl,
+          sqsEndpoint: state.queues.endpoint,
+          deadLetterQueueUrl: state.queues.deadLetterQueueUrl,
+          ...options,
+        },
         jobs,
       );
     } else {
@@ -64,7 +69,10 @@ export interface Receiver {
   stop(): Promise<void>;
 }
 
-export async function startReceiver(reply: (delivery: Delivery, all: Delivery[]) => Reply | Promise<Reply> = () => 200, port = 0): Promise<Receiver> {
+export async function startReceiver(
+  reply: (delivery: Delivery, all: Delivery[]) => Reply | Promise<Reply> = () => 200,
+  port = 0,
+): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -94,7 +102,9 @@ export async function startReceiver(reply: (delivery: Delivery, all: Delivery[])
       const deadline = Date.now() + timeoutMs;
       while (!predicate(deliveries)) {
         if (Date.now() > deadline) {
-          throw new Error(`receiver ${url}: condition not met in ${timeoutMs} ms; got ${deliveries.length} deliveries: ${deliveries.map((d) => `${d.event.id}:${d.event.data?.CurrentStatus}`).join(', ')}`);
+          throw new Error(
+            `receiver ${url}: condition not met in ${timeoutMs} ms; got ${deliveries.length} deliveries: ${deliveries.map((d) => `${d.event.id}:${d.event.data?.CurrentStatus}`).join(', ')}`,
+          );
         }
         await new Promise((ok) => setTimeout(ok, 25));
       }
@@ -113,7 +123,8 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value)?.slice(0, 2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value)?.slice(0, 2000)}`);
     await new Promise((ok) => setTimeout(ok, 50));
   }
 }

@@ -54,7 +54,12 @@ describe('checkout rules', () => {
   });
 
   it('adds paymentIntentId, orderRef and status to the callbackUrl, keeping its own query', () => {
-    const intent = { paymentIntentId: 'pi', orderRef: { orderRef: 'INV1' }, status: 'Completed', callbackUrl: 'https://shop.example/return?x=1&status=old' } as PaymentIntent;
+    const intent = {
+      paymentIntentId: 'pi',
+      orderRef: { orderRef: 'INV1' },
+      status: 'Completed',
+      callbackUrl: 'https://shop.example/return?x=1&status=old',
+    } as PaymentIntent;
     expect(customerRedirectUrl(intent)).toBe('https://shop.example/return?x=1&status=Completed&paymentIntentId=pi&orderRef=INV1');
     expect(customerRedirectUrl({ ...intent, callbackUrl: null })).toBeNull();
   });

@@ -105,7 +105,10 @@ describe('sign-in lockout', () => {
   it('keeps a running lock when a failure arrives during it, and starts a fresh count after it ends', () => {
     const locked = { failedSignIns: 0, lockedUntil: at(600).toISOString() };
     expect(afterFailure(locked, at(10))).toEqual({ failedSignIns: 1, lockedUntil: locked.lockedUntil });
-    expect(afterFailure({ failedSignIns: 4, lockedUntil: at(600).toISOString() }, at(601))).toEqual({ failedSignIns: 1, lockedUntil: null });
+    expect(afterFailure({ failedSignIns: 4, lockedUntil: at(600).toISOString() }, at(601))).toEqual({
+      failedSignIns: 1,
+      lockedUntil: null,
+    });
   });
 });
 

@@ -84,12 +84,16 @@ describe('layers', () => {
   });
 
   it('handlers reach the store only through services', () => {
-    const reaching = all.filter(({ from, to }) => from.startsWith('functions/') && to.startsWith('shared/store/')).map(({ from, to }) => `${from} -> ${to}`);
+    const reaching = all
+      .filter(({ from, to }) => from.startsWith('functions/') && to.startsWith('shared/store/'))
+      .map(({ from, to }) => `${from} -> ${to}`);
     expect(reaching).toEqual([]);
   });
 
   it('only the store imports the DynamoDB SDK', () => {
-    const outside = all.filter(({ from, to }) => storeOnly.includes(to) && !from.startsWith('shared/store/')).map(({ from, to }) => `${from} -> ${to}`);
+    const outside = all
+      .filter(({ from, to }) => storeOnly.includes(to) && !from.startsWith('shared/store/'))
+      .map(({ from, to }) => `${from} -> ${to}`);
     expect(outside).toEqual([]);
   });
 
@@ -101,7 +105,9 @@ describe('layers', () => {
   });
 
   it('the SDK imports nothing of the gateway', () => {
-    const reaching = all.filter(({ from, to }) => from.startsWith('sdk/') && !to.startsWith('sdk/') && !to.startsWith('node:')).map(({ from, to }) => `${from} -> ${to}`);
+    const reaching = all
+      .filter(({ from, to }) => from.startsWith('sdk/') && !to.startsWith('sdk/') && !to.startsWith('node:'))
+      .map(({ from, to }) => `${from} -> ${to}`);
     expect(reaching).toEqual([]);
   });
 

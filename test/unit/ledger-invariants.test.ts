@@ -18,8 +18,30 @@ const checkoutCompleted = (id: string, amount: number, fee: number) =>
     ],
   }).journal;
 const intent = (over: Partial<PaymentIntent> & { refundReservedMinor?: number }) =>
-  ({ paymentIntentId: 'pi1', merchantId, mode: 'test', intentType: 'checkout', status: 'Completed', amountMinor: 1000, currency: 'PKR', feeMinor: 30, refundedMinor: 0, ...over }) as PaymentIntent;
-const refund = (over: Partial<Refund>) => ({ id: 'r1', paymentIntentId: 'pi1', merchantId, mode: 'test', amountMinor: 400, feeMinor: 0, currency: 'PKR', status: RefundStatus.Pending, ...over }) as Refund;
+  ({
+    paymentIntentId: 'pi1',
+    merchantId,
+    mode: 'test',
+    intentType: 'checkout',
+    status: 'Completed',
+    amountMinor: 1000,
+    currency: 'PKR',
+    feeMinor: 30,
+    refundedMinor: 0,
+    ...over,
+  }) as PaymentIntent;
+const refund = (over: Partial<Refund>) =>
+  ({
+    id: 'r1',
+    paymentIntentId: 'pi1',
+    merchantId,
+    mode: 'test',
+    amountMinor: 400,
+    feeMinor: 0,
+    currency: 'PKR',
+    status: RefundStatus.Pending,
+    ...over,
+  }) as Refund;
 
 function snapshot(over: Partial<LedgerSnapshot> = {}): LedgerSnapshot {
   return {
@@ -53,7 +75,14 @@ describe('ledger invariants', () => {
   });
 
   it('reports a Completed checkout credited twice or never, and a fee that does not match', () => {
-    expect(rules(snapshot({ journals: [checkoutCompleted('pi1', 1000, 30), checkoutCompleted('pi1', 1000, 30)], wallets: [{ currency: 'PKR', available: 1940 }] }))).toEqual(['fees PKR', 'journals pi1']);
+    expect(
+      rules(
+        snapshot({
+          journals: [checkoutCompleted('pi1', 1000, 30), checkoutCompleted('pi1', 1000, 30)],
+          wallets: [{ currency: 'PKR', available: 1940 }],
+        }),
+      ),
+    ).toEqual(['fees PKR', 'journals pi1']);
     expect(rules(snapshot({ journals: [], wallets: [] }))).toEqual(['fees PKR', 'journals pi1']);
     expect(rules(snapshot({ intents: [intent({ feeMinor: 31 })] }))).toEqual(['fees PKR']);
   });
@@ -62,7 +91,9 @@ describe('ledger invariants', () => {
     const w = intent({ paymentIntentId: 'w1', intentType: 'withdrawal', status: 'Failed', amountMinor: 200, feeMinor: 0 });
     const hold = holdFunds(scope('w1'), 'Withdrawal', 200, 'withdrawal.hold').journal;
     const wallets = [{ currency: 'PKR', available: 770, held: 200, held_Withdrawal: 200 }];
-    expect(rules(snapshot({ intents: [intent({}), w], journals: [checkoutCompleted('pi1', 1000, 30), hold], wallets }))).toEqual(['journals w1']);
+    expect(rules(snapshot({ intents: [intent({}), w], journals: [checkoutCompleted('pi1', 1000, 30), hold], wallets }))).toEqual([
+      'journals w1',
+    ]);
     const released = releaseHold(scope('w1'), 'Withdrawal', 200, 'withdrawal.released').journal;
     expect(rules(snapshot({ intents: [intent({}), w], journals: [checkoutCompleted('pi1', 1000, 30), hold, released] }))).toEqual([]);
   });
@@ -70,11 +101,22 @@ describe('ledger invariants', () => {
   it('reports refunded and reserved amounts that do not match the refunds, and journals naming nothing', () => {
     const done = refund({ status: RefundStatus.Completed });
     const holdR = holdFunds(scope('r1'), 'Refund', 400, 'refund.hold').journal;
-    const paid = journal({ ...scope('r1'), kind: 'refund.completed', movements: [{ account: { kind: 'held', holdType: 'Refund' }, amount: -400 }, { account: { kind: 'external', name: 'card_network' }, amount: 400 }] }).journal;
+    const paid = journal({
+      ...scope('r1'),
+      kind: 'refund.completed',
+      movements: [
+        { account: { kind: 'held', holdType: 'Refund' }, amount: -400 },
+        { account: { kind: 'external', name: 'card_network' }, amount: 400 },
+      ],
+    }).journal;
     const journals = [checkoutCompleted('pi1', 1000, 30), holdR, paid];
     const wallets = [{ currency: 'PKR', available: 570 }];
-    expect(rules(snapshot({ journals, wallets, refunds: [done], intents: [intent({ refundedMinor: 400, refundReservedMinor: 400 })] }))).toEqual([]);
-    expect(rules(snapshot({ journals, wallets, refunds: [done], intents: [intent({ refundedMinor: 0, refundReservedMinor: 400 })] }))).toEqual(['refunds pi1']);
+    expect(
+      rules(snapshot({ journals, wallets, refunds: [done], intents: [intent({ refundedMinor: 400, refundReservedMinor: 400 })] })),
+    ).toEqual([]);
+    expect(
+      rules(snapshot({ journals, wallets, refunds: [done], intents: [intent({ refundedMinor: 0, refundReservedMinor: 400 })] })),
+    ).toEqual(['refunds pi1']);
     expect(rules(snapshot({ journals, wallets, refunds: [], intents: [intent({})] }))).toEqual(['orphan r1', 'orphan r1']);
   });
 });

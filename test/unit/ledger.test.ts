@@ -18,8 +18,24 @@ describe('double-entry journals', () => {
   });
 
   it('refuses unbalanced, fractional or one-sided journals', () => {
-    expect(() => journal({ ...base, movements: [{ account: { kind: 'available' }, amount: 5 }, { account: { kind: 'fees' }, amount: -4 }] })).toThrow(UnbalancedJournal);
-    expect(() => journal({ ...base, movements: [{ account: { kind: 'available' }, amount: 0.5 }, { account: { kind: 'fees' }, amount: -0.5 }] })).toThrow(RangeError);
+    expect(() =>
+      journal({
+        ...base,
+        movements: [
+          { account: { kind: 'available' }, amount: 5 },
+          { account: { kind: 'fees' }, amount: -4 },
+        ],
+      }),
+    ).toThrow(UnbalancedJournal);
+    expect(() =>
+      journal({
+        ...base,
+        movements: [
+          { account: { kind: 'available' }, amount: 0.5 },
+          { account: { kind: 'fees' }, amount: -0.5 },
+        ],
+      }),
+    ).toThrow(RangeError);
     expect(() => journal({ ...base, movements: [{ account: { kind: 'available' }, amount: 5 }] })).toThrow(UnbalancedJournal);
   });
 

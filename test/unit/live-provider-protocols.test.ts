@@ -1,7 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { easypaisaAmount, easypaisaCredentials } from '#shared/providers/live/easypaisa-protocol.ts';
-import { disbursementDecrypt, disbursementEncrypt, jazzCashDateTime, jazzCashHashValid, jazzCashSecureHash, jazzCashTxnRefNo } from '#shared/providers/live/jazzcash-protocol.ts';
+import {
+  disbursementDecrypt,
+  disbursementEncrypt,
+  jazzCashDateTime,
+  jazzCashHashValid,
+  jazzCashSecureHash,
+  jazzCashTxnRefNo,
+} from '#shared/providers/live/jazzcash-protocol.ts';
 
 /**
  * JazzCash's pp_SecureHash as documented (docs/providers/jazzcash.md): HMAC-SHA256 keyed with the
@@ -63,7 +70,9 @@ describe('JazzCash pp_SecureHash', () => {
 
   it('round-trips the disbursement payload encryption', () => {
     const payload = { receiverMSISDN: '03001230000', amount: '300.00', referenceId: 'WD1' };
-    expect(disbursementDecrypt(disbursementEncrypt(payload, '0123456789abcdef', 'fedcba9876543210'), '0123456789abcdef', 'fedcba9876543210')).toEqual(payload);
+    expect(
+      disbursementDecrypt(disbursementEncrypt(payload, '0123456789abcdef', 'fedcba9876543210'), '0123456789abcdef', 'fedcba9876543210'),
+    ).toEqual(payload);
   });
 });
 

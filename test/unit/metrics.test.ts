@@ -33,7 +33,10 @@ describe('metrics (EMF)', () => {
     m.emitOutcome('payment', 'Completed', 1234_00, 'checkout');
     c.restore();
     const [count, amount] = c.lines();
-    expect(count._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: m.metricsNamespace, Metrics: [{ Name: 'Payments', Unit: 'Count' }] });
+    expect(count._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: m.metricsNamespace,
+      Metrics: [{ Name: 'Payments', Unit: 'Count' }],
+    });
     expect(count).toMatchObject({ service: m.serviceName, Type: 'checkout', Outcome: 'Completed', Payments: 1 });
     expect(amount).toMatchObject({ Type: 'checkout', Outcome: 'Completed', PaymentAmount: 1234_00 });
   });
@@ -51,7 +54,9 @@ describe('metrics (EMF)', () => {
     await expect(adapter.submit(true)).resolves.toBe('accepted');
     await expect(adapter.submit(false)).rejects.toThrow('down');
     c.restore();
-    const emitted = c.lines().map((l) => ({ metric: l._aws.CloudWatchMetrics[0].Metrics[0].Name, Provider: l.Provider, Operation: l.Operation }));
+    const emitted = c
+      .lines()
+      .map((l) => ({ metric: l._aws.CloudWatchMetrics[0].Metrics[0].Name, Provider: l.Provider, Operation: l.Operation }));
     expect(emitted).toEqual([
       { metric: 'ProviderLatency', Provider: 'bank_rail', Operation: 'submit' },
       { metric: 'ProviderLatency', Provider: 'bank_rail', Operation: 'submit' },

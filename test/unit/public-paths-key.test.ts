@@ -28,8 +28,9 @@ function configure(env: Partial<Record<(typeof names)[number], string>>) {
 describe('the public-paths key', () => {
   beforeEach(() => configure({}));
   afterEach(() => {
-    for (const n of names) if (saved[n] === undefined) delete process.env[n];
-    else process.env[n] = saved[n];
+    for (const n of names)
+      if (saved[n] === undefined) delete process.env[n];
+      else process.env[n] = saved[n];
     forgetLoadedKeys();
     forgetFormKey();
   });

@@ -9,9 +9,15 @@ describe('settlement schedule', () => {
     expect(nextSettlementRun(defaultSchedule, now)).toBeNull();
     expect(nextSettlementRun({ ...defaultSchedule, frequency: 'daily', hourUtc: 6 }, now)?.toISOString()).toBe('2026-11-23T06:00:00.000Z');
     expect(nextSettlementRun({ ...defaultSchedule, frequency: 'daily', hourUtc: 9 }, now)?.toISOString()).toBe('2026-11-22T09:00:00.000Z');
-    expect(nextSettlementRun({ ...defaultSchedule, frequency: 'weekly', dayOfPeriod: 1, hourUtc: 2 }, now)?.toISOString()).toBe('2026-11-23T02:00:00.000Z');
-    expect(nextSettlementRun({ ...defaultSchedule, frequency: 'weekly', dayOfPeriod: 7, hourUtc: 2 }, now)?.toISOString()).toBe('2026-11-29T02:00:00.000Z');
-    expect(nextSettlementRun({ ...defaultSchedule, frequency: 'monthly', dayOfPeriod: 1, hourUtc: 0 }, now)?.toISOString()).toBe('2026-12-01T00:00:00.000Z');
+    expect(nextSettlementRun({ ...defaultSchedule, frequency: 'weekly', dayOfPeriod: 1, hourUtc: 2 }, now)?.toISOString()).toBe(
+      '2026-11-23T02:00:00.000Z',
+    );
+    expect(nextSettlementRun({ ...defaultSchedule, frequency: 'weekly', dayOfPeriod: 7, hourUtc: 2 }, now)?.toISOString()).toBe(
+      '2026-11-29T02:00:00.000Z',
+    );
+    expect(nextSettlementRun({ ...defaultSchedule, frequency: 'monthly', dayOfPeriod: 1, hourUtc: 0 }, now)?.toISOString()).toBe(
+      '2026-12-01T00:00:00.000Z',
+    );
   });
 });
 

@@ -35,8 +35,15 @@ describe('SDK client', () => {
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     try {
-      const gateway = new Gateway({ apiKey: 'pk_test_x', secretKey: 'sk_test_x', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retryBaseMs: 1 });
-      const error = await gateway.checkouts.create({ amount: 1, currency: 'PKR', description: 'x', orderRef: { orderRef: 'A' } }).catch((e: unknown) => e);
+      const gateway = new Gateway({
+        apiKey: 'pk_test_x',
+        secretKey: 'sk_test_x',
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        retryBaseMs: 1,
+      });
+      const error = await gateway.checkouts
+        .create({ amount: 1, currency: 'PKR', description: 'x', orderRef: { orderRef: 'A' } })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GatewayError);
       expect(error).toMatchObject({ status: 422, code: 'amount_limit', traceId: 'tr_1', message: 'amount too large' });
       expect(seen).toHaveLength(3);

@@ -24,12 +24,23 @@ describe('USDT addresses', () => {
   });
 
   it('validates ERC20 addresses with the EIP-55 checksum (the EIP’s own test vectors)', () => {
-    for (const a of ['0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359', '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB', '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb']) {
+    for (const a of [
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+      '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB',
+      '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb',
+    ]) {
       expect(toChecksumAddress(a.toLowerCase())).toBe(a);
       expect(checkUsdtAddress(a)).toEqual({ ok: true, network: 'ERC20', address: a });
     }
-    expect(checkUsdtAddress('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD')).toMatchObject({ ok: false, reason: expect.stringMatching(/wrong EIP-55/) });
-    expect(checkUsdtAddress('0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')).toMatchObject({ ok: false, reason: expect.stringMatching(/must carry its EIP-55/) });
+    expect(checkUsdtAddress('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/wrong EIP-55/),
+    });
+    expect(checkUsdtAddress('0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/must carry its EIP-55/),
+    });
     expect(checkUsdtAddress('1BoatSLRHtKNngkdXEeobR76b53LETtpyT')).toMatchObject({ ok: false });
   });
 });
@@ -68,7 +79,9 @@ describe('the live rate source adapter', () => {
     expect(await source.quote('PKR', 'USD', now)).toEqual({ from: 'PKR', to: 'USD', rate: '0.0036', at: now.toISOString() });
     expect(asked).toBe('https://rates.example/v1/rate?from=PKR&to=USD');
     expect(await httpRateSource('https://r.example', answer(404, {})).quote('PKR', 'USD', now)).toBeUndefined();
-    await expect(httpRateSource('https://r.example', answer(200, { rate: 0.0036 })).quote('PKR', 'USD', now)).rejects.toThrow(/decimal string/);
+    await expect(httpRateSource('https://r.example', answer(200, { rate: 0.0036 })).quote('PKR', 'USD', now)).rejects.toThrow(
+      /decimal string/,
+    );
     await expect(httpRateSource('https://r.example', answer(503, {})).quote('PKR', 'USD', now)).rejects.toThrow(/503/);
   });
 });
@@ -90,7 +103,8 @@ describe('settlement amounts and bank accounts', () => {
 });
 
 describe('refund rules', () => {
-  const intent = (over: Partial<PaymentIntent> & { refundReservedMinor?: number }) => ({ intentType: 'checkout', status: 'Completed', amountMinor: 15_000, ...over }) as PaymentIntent;
+  const intent = (over: Partial<PaymentIntent> & { refundReservedMinor?: number }) =>
+    ({ intentType: 'checkout', status: 'Completed', amountMinor: 15_000, ...over }) as PaymentIntent;
   it('refunds only Completed checkouts and deposits with something left', () => {
     expect(refundRefusal(intent({}))).toBeUndefined();
     expect(refundRefusal(intent({ intentType: 'deposit' }))).toBeUndefined();
@@ -99,7 +113,13 @@ describe('refund rules', () => {
     expect(refundRefusal(intent({ refundReservedMinor: 15_000 }))).toMatch(/already refunded/);
   });
   it('never leaves a terminal status', () => {
-    for (const terminal of [RefundStatus.Completed, RefundStatus.Failed, RefundStatus.Cancelled, RefundStatus.Rejected, RefundStatus.Expired]) {
+    for (const terminal of [
+      RefundStatus.Completed,
+      RefundStatus.Failed,
+      RefundStatus.Cancelled,
+      RefundStatus.Rejected,
+      RefundStatus.Expired,
+    ]) {
       for (let to = 0; to <= 7; to++) expect(canRefundTransition(terminal, to as RefundStatus)).toBe(false);
     }
     expect(canRefundTransition(RefundStatus.Pending, RefundStatus.Approved)).toBe(true);

@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { assertSafeWebhookUrl, isPublicAddress, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 
-const resolvesTo = (...addresses: string[]) => (async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))) as never;
+const resolvesTo = (...addresses: string[]) =>
+  (async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))) as never;
 
 describe('webhook destinations (SSRF guard at acceptance)', () => {
   it('classifies addresses', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fd00::1', 'fe80::1', '0.0.0.0', '100.64.0.1', '::ffff:127.0.0.1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+      '0.0.0.0',
+      '100.64.0.1',
+      '::ffff:127.0.0.1',
+    ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
     expect(isPublicAddress('93.184.216.34')).toBe(true);
@@ -13,8 +26,12 @@ describe('webhook destinations (SSRF guard at acceptance)', () => {
   });
 
   it('accepts https URLs that resolve to public addresses only', async () => {
-    await expect(assertSafeWebhookUrl('https://hooks.example.com/x', { resolve: resolvesTo('93.184.216.34') })).resolves.toBeInstanceOf(URL);
-    await expect(assertSafeWebhookUrl('https://hooks.example.com/x', { resolve: resolvesTo('93.184.216.34', '10.0.0.5') })).rejects.toThrow(UnsafeWebhookUrl);
+    await expect(assertSafeWebhookUrl('https://hooks.example.com/x', { resolve: resolvesTo('93.184.216.34') })).resolves.toBeInstanceOf(
+      URL,
+    );
+    await expect(assertSafeWebhookUrl('https://hooks.example.com/x', { resolve: resolvesTo('93.184.216.34', '10.0.0.5') })).rejects.toThrow(
+      UnsafeWebhookUrl,
+    );
     await expect(assertSafeWebhookUrl('http://hooks.example.com/x', { resolve: resolvesTo('93.184.216.34') })).rejects.toThrow(/https/);
     await expect(assertSafeWebhookUrl('https://169.254.169.254/latest')).rejects.toThrow(UnsafeWebhookUrl);
     await expect(assertSafeWebhookUrl('https://user:pw@hooks.example.com/')).rejects.toThrow(/credentials/);

@@ -6,9 +6,17 @@ import { signedHeaders } from '#shared/webhooks/signing.ts';
 import { constructEvent, nextState, verifyLegacySignature, verifySignature, WebhookSignatureError } from '../../sdk/node/src/webhooks.ts';
 
 const secret = 'whsec_dGVzdCBzZWNyZXQgdGhhdCBpcyBsb25nIGVub3VnaA==';
-const body = JSON.stringify({ id: 'evt_1', type: 'TransactionStatusChanged', created: 1_700_000_000, livemode: false, api_version: 'v1', data: { CurrentStatus: 'Completed' } });
+const body = JSON.stringify({
+  id: 'evt_1',
+  type: 'TransactionStatusChanged',
+  created: 1_700_000_000,
+  livemode: false,
+  api_version: 'v1',
+  data: { CurrentStatus: 'Completed' },
+});
 const now = 1_700_000_100;
-const sign = (secrets: string[], t = now) => signedHeaders({ body, secrets, eventId: 'evt_1', eventType: 'TransactionStatusChanged', deliveryId: 'dlv_1', timestamp: t });
+const sign = (secrets: string[], t = now) =>
+  signedHeaders({ body, secrets, eventId: 'evt_1', eventType: 'TransactionStatusChanged', deliveryId: 'dlv_1', timestamp: t });
 
 describe('webhook signatures', () => {
   it('signs like Stripe: t=<unix>,v1=HMAC-SHA256(secret, "<t>.<raw body>")', () => {
@@ -39,7 +47,11 @@ describe('webhook signatures', () => {
   });
 
   it('keeps the newest event per transaction and never leaves a terminal status', () => {
-    const ev = (id: string, created: number, status: string, ms = 0) => ({ id, created, data: { CurrentStatus: status, Timestamp: new Date(created * 1000 + ms).toISOString() } as never });
+    const ev = (id: string, created: number, status: string, ms = 0) => ({
+      id,
+      created,
+      data: { CurrentStatus: status, Timestamp: new Date(created * 1000 + ms).toISOString() } as never,
+    });
     const processing = nextState(undefined, ev('a', 10, 'Processing'))!;
     expect(nextState(processing, ev('a', 10, 'Processing'))).toBeUndefined(); // duplicate
     const completed = nextState(processing, ev('b', 11, 'Completed'))!;
@@ -62,7 +74,13 @@ describe('webhook delivery policy', () => {
 
   it('refuses non-HTTPS and internal destinations before connecting, and internal answers at connect time', async () => {
     expect(destinationRule('http://hooks.example.com/x', false)).toEqual({ refused: 'the URL must use https' });
-    for (const url of ['https://127.0.0.1/x', 'https://10.0.0.8/x', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://[fd00::1]/x']) {
+    for (const url of [
+      'https://127.0.0.1/x',
+      'https://10.0.0.8/x',
+      'https://169.254.169.254/latest',
+      'https://[::1]/x',
+      'https://[fd00::1]/x',
+    ]) {
       expect(destinationRule(url, false), url).toHaveProperty('refused');
     }
     expect(destinationRule('https://user:pw@hooks.example.com/', false)).toHaveProperty('refused');
@@ -71,9 +89,17 @@ describe('webhook delivery policy', () => {
     expect(destinationRule('http://10.0.0.8/x', true)).toHaveProperty('refused'); // the local switch admits loopback only
 
     const resolver = (...addresses: string[]) =>
-      ((_host: string, _o: unknown, cb: (e: null, a: { address: string; family: number }[]) => void) => cb(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })))) as never;
+      ((_host: string, _o: unknown, cb: (e: null, a: { address: string; family: number }[]) => void) =>
+        cb(
+          null,
+          addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+        )) as never;
     const lookup = (policy: 'public' | 'loopback', ...addresses: string[]) =>
-      new Promise<unknown>((ok, fail) => guardedLookup(policy, resolver(...addresses))('hooks.example.com', { all: true }, (e: Error | null, a: unknown) => (e ? fail(e) : ok(a))));
+      new Promise<unknown>((ok, fail) =>
+        guardedLookup(policy, resolver(...addresses))('hooks.example.com', { all: true }, (e: Error | null, a: unknown) =>
+          e ? fail(e) : ok(a),
+        ),
+      );
     await expect(lookup('public', '93.184.216.34')).resolves.toEqual([{ address: '93.184.216.34', family: 4 }]);
     await expect(lookup('public', '93.184.216.34', '10.1.2.3')).rejects.toThrow(/private, loopback/); // DNS rebinding answer
     await expect(lookup('public', '169.254.169.254')).rejects.toThrow(/private, loopback/);

@@ -8,10 +8,24 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 const entryPoints = [join(root, 'src/index.ts'), join(root, 'src/webhooks.ts')];
-for (const [format, ext] of [['esm', '.js'], ['cjs', '.cjs']] as const) {
-  await build({ entryPoints, outdir: join(root, 'dist'), bundle: true, platform: 'node', target: 'node20', format, outExtension: { '.js': ext }, logLevel: 'warning' });
+for (const [format, ext] of [
+  ['esm', '.js'],
+  ['cjs', '.cjs'],
+] as const) {
+  await build({
+    entryPoints,
+    outdir: join(root, 'dist'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format,
+    outExtension: { '.js': ext },
+    logLevel: 'warning',
+  });
 }
-execFileSync(process.execPath, [join(root, '../../node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+execFileSync(process.execPath, [join(root, '../../node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
+  stdio: 'inherit',
+});
 // Declarations keep the sources' `.ts` specifiers; published ones point at the `.js` files.
 for (const file of readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.d.ts'))) {
   const path = join(root, 'dist', file);

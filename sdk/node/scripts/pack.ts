@@ -5,5 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 await import('./build.ts');
-const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', root], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!;
+const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', root], { cwd: root, encoding: 'utf8' })
+  .trim()
+  .split('\n')
+  .pop()!;
 console.log(join(root, out));

@@ -20,7 +20,9 @@ const refName = (ref: string) => ref.slice(ref.lastIndexOf('/') + 1);
 function comment(text: string | undefined, indent: string): string[] {
   if (!text) return [];
   const lines = text.replace(/\*\//g, '*\\/').trim().split(/\r?\n/);
-  return lines.length === 1 ? [`${indent}/** ${lines[0]} */`] : [`${indent}/**`, ...lines.map((l) => `${indent} * ${l}`.trimEnd()), `${indent} */`];
+  return lines.length === 1
+    ? [`${indent}/** ${lines[0]} */`]
+    : [`${indent}/**`, ...lines.map((l) => `${indent} * ${l}`.trimEnd()), `${indent} */`];
 }
 
 /** Parenthesised when it is a union or an intersection, so `[]` and `&` bind to the whole. */
@@ -98,7 +100,8 @@ function queryType(schema: Schema): string {
 function merchantOperations(document: Json): { path: string; method: string; op: Json }[] {
   const out: { path: string; method: string; op: Json }[] = [];
   for (const [path, item] of Object.entries(document.paths as Json)) {
-    for (const [method, op] of Object.entries(item as Json)) if (op.security?.some((s: Json) => 'SvcApiKey' in s)) out.push({ path, method, op });
+    for (const [method, op] of Object.entries(item as Json))
+      if (op.security?.some((s: Json) => 'SvcApiKey' in s)) out.push({ path, method, op });
   }
   return out;
 }
@@ -111,7 +114,8 @@ export function renderSdkTypes(document: Json): string {
     '// ---- Schemas (components.schemas) ----',
     '',
   ];
-  for (const [name, schema] of Object.entries(document.components.schemas as Record<string, Schema>)) out.push(...declaration(name, schema));
+  for (const [name, schema] of Object.entries(document.components.schemas as Record<string, Schema>))
+    out.push(...declaration(name, schema));
 
   const operations: string[] = [];
   for (const { path, method, op } of merchantOperations(document)) {
@@ -126,7 +130,8 @@ export function renderSdkTypes(document: Json): string {
     const queryParams = parameters.filter((p) => p.in === 'query');
     if (queryParams.length) {
       out.push(...comment(`Query parameters of ${op.operationId}.`, ''), `export interface ${name}Query {`);
-      for (const p of queryParams) out.push(...comment(p.description, '  '), `  ${key(p.name)}${p.required ? '' : '?'}: ${queryType(p.schema)};`);
+      for (const p of queryParams)
+        out.push(...comment(p.description, '  '), `  ${key(p.name)}${p.required ? '' : '?'}: ${queryType(p.schema)};`);
       out.push('}', '');
       entry.query = `${name}Query`;
     } else entry.query = 'never';
@@ -142,18 +147,30 @@ export function renderSdkTypes(document: Json): string {
 
     const success = Object.entries(op.responses as Json).find(([status]) => /^2\d\d$/.test(status));
     const responseSchema = success?.[1].content?.['application/json']?.schema as Schema | undefined;
-    out.push(...comment(`${success?.[0] ?? ''} answer of ${op.operationId}.`.trim(), ''), `export type ${name}Response = ${typeOf(responseSchema)};`, '');
+    out.push(
+      ...comment(`${success?.[0] ?? ''} answer of ${op.operationId}.`.trim(), ''),
+      `export type ${name}Response = ${typeOf(responseSchema)};`,
+      '',
+    );
     entry.response = `${name}Response`;
     const errorStatuses = Object.keys(op.responses).filter((s) => /^[45]\d\d$/.test(s));
     entry.errorStatus = errorStatuses.join(' | ') || 'never';
-    operations.push(...comment(op.summary, '  '), `  ${key(op.operationId)}: {`, ...Object.entries(entry).map(([k, v]) => `    ${k}: ${v};`), '  };');
+    operations.push(
+      ...comment(op.summary, '  '),
+      `  ${key(op.operationId)}: {`,
+      ...Object.entries(entry).map(([k, v]) => `    ${k}: ${v};`),
+      '  };',
+    );
   }
-  out.push('/** Every merchant API operation by operationId: method, path, parameters, body, answer, and the problem statuses it can answer. */');
+  out.push(
+    '/** Every merchant API operation by operationId: method, path, parameters, body, answer, and the problem statuses it can answer. */',
+  );
   out.push('export interface Operations {', ...operations, '}', '');
   out.push('/** Method and path of every merchant API operation (what the client calls). */');
   out.push('export const operations = {');
-  for (const { path, method, op } of merchantOperations(document)) out.push(`  ${key(op.operationId)}: { method: ${JSON.stringify(method.toUpperCase())}, path: ${JSON.stringify(path)} },`);
-  out.push('} as const satisfies { [K in keyof Operations]: { method: Operations[K][\'method\']; path: Operations[K][\'path\'] } };', '');
+  for (const { path, method, op } of merchantOperations(document))
+    out.push(`  ${key(op.operationId)}: { method: ${JSON.stringify(method.toUpperCase())}, path: ${JSON.stringify(path)} },`);
+  out.push("} as const satisfies { [K in keyof Operations]: { method: Operations[K]['method']; path: Operations[K]['path'] } };", '');
   out.push('/** Names of the webhook event types (the document’s `webhooks` section). */');
   out.push(`export type WebhookEventType = ${union(Object.keys(document.webhooks ?? {}).map((k) => JSON.stringify(k))) || 'never'};`, '');
   return out.join('\n');

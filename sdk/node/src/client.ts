@@ -16,7 +16,9 @@ export function canonicalString(body: Record<string, unknown>): string {
 }
 
 export function signBody(body: Record<string, unknown>, secretKey: string): string {
-  return createHash('md5').update(`${canonicalString(body)}&key=${secretKey}`, 'utf8').digest('hex');
+  return createHash('md5')
+    .update(`${canonicalString(body)}&key=${secretKey}`, 'utf8')
+    .digest('hex');
 }
 
 /** A problem-details answer (RFC 9457) as an error: `status`, a stable `code`, the `traceId` to quote to support. */
@@ -134,7 +136,10 @@ export class Gateway {
         await sleep(response.status === 429 ? (retryAfterMs(response.headers.get('Retry-After')) ?? backoff) : backoff);
         continue;
       }
-      throw new GatewayError(response.status, (parsed && typeof parsed === 'object' ? parsed : { detail: text }) as Record<string, unknown>);
+      throw new GatewayError(
+        response.status,
+        (parsed && typeof parsed === 'object' ? parsed : { detail: text }) as Record<string, unknown>,
+      );
     }
   }
 
@@ -146,7 +151,11 @@ export class Gateway {
     const { method, path } = operations[id];
     const pathParams = (args.path ?? {}) as Record<string, string>;
     const url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
-    return this.request<Operations[K]['response']>(method, url, { query: args.query, body: args.params, idempotencyKey: args.idempotencyKey });
+    return this.request<Operations[K]['response']>(method, url, {
+      query: args.query,
+      body: args.params,
+      idempotencyKey: args.idempotencyKey,
+    });
   }
 
   readonly account = {

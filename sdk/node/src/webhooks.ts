@@ -57,7 +57,8 @@ export function computeSignature(rawBody: RawBody, timestamp: number, secret: st
 function checkedSecrets(secrets: unknown): readonly string[] {
   const keys: unknown[] = typeof secrets === 'string' ? [secrets] : Array.isArray(secrets) ? secrets : [];
   if (keys.length === 0) throw new TypeError('webhook verification needs at least one secret');
-  for (const key of keys) if (typeof key !== 'string' || key.length === 0) throw new TypeError('every webhook secret must be a non-empty string');
+  for (const key of keys)
+    if (typeof key !== 'string' || key.length === 0) throw new TypeError('every webhook secret must be a non-empty string');
   return keys as string[];
 }
 
@@ -79,7 +80,12 @@ function sameHex(a: string, b: string): boolean {
  * the signed timestamp; throws WebhookSignatureError when the header is missing or malformed, the
  * timestamp is outside the tolerance, or no `v1` matches any secret.
  */
-export function verifySignature(rawBody: RawBody, header: string | null | undefined, secrets: string | readonly string[], options: VerifyOptions = {}): number {
+export function verifySignature(
+  rawBody: RawBody,
+  header: string | null | undefined,
+  secrets: string | readonly string[],
+  options: VerifyOptions = {},
+): number {
   const keys = checkedSecrets(secrets);
   const tolerance = checkedTolerance(options.toleranceSeconds ?? defaultToleranceSeconds);
   if (!header) throw new WebhookSignatureError('missing X-Svc-Signature-V2 header');
@@ -133,7 +139,12 @@ export type AnyWebhookEvent = WebhookEvent | RefundStatusChangedEvent | Settleme
  *
  *   const event = constructEvent(rawBody, request.headers, [process.env.WEBHOOK_SECRET]);
  */
-export function constructEvent<T = WebhookEvent>(rawBody: RawBody, headers: HeaderBag, secrets: string | readonly string[], options: VerifyOptions = {}): T {
+export function constructEvent<T = WebhookEvent>(
+  rawBody: RawBody,
+  headers: HeaderBag,
+  secrets: string | readonly string[],
+  options: VerifyOptions = {},
+): T {
   verifySignature(rawBody, header(headers, 'X-Svc-Signature-V2'), secrets, options);
   const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
   return JSON.parse(text) as T;
@@ -157,8 +168,16 @@ export interface ReceivedState {
  * what you hold, and never leave a terminal status. Returns the state to store, or `undefined` when
  * the event must be ignored (a duplicate, an older event, or anything after a terminal status).
  */
-export function nextState(current: ReceivedState | undefined, event: Pick<WebhookEvent, 'id' | 'created' | 'data'>): ReceivedState | undefined {
-  const incoming: ReceivedState = { status: event.data.CurrentStatus, created: event.created, timestamp: event.data.Timestamp, eventId: event.id };
+export function nextState(
+  current: ReceivedState | undefined,
+  event: Pick<WebhookEvent, 'id' | 'created' | 'data'>,
+): ReceivedState | undefined {
+  const incoming: ReceivedState = {
+    status: event.data.CurrentStatus,
+    created: event.created,
+    timestamp: event.data.Timestamp,
+    eventId: event.id,
+  };
   if (!current) return incoming;
   if (current.eventId === incoming.eventId) return undefined;
   if (terminalStatuses.includes(current.status)) return undefined;

@@ -8,7 +8,8 @@ export const easypaisaPaths = {
 } as const;
 
 /** The `Credentials` header: base64 of "username:password". */
-export const easypaisaCredentials = (username: string, password: string) => Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+export const easypaisaCredentials = (username: string, password: string) =>
+  Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
 
 /** transactionAmount is a decimal string in rupees ("1.23"). */
 export const easypaisaAmount = (amountMinor: number) => `${Math.trunc(amountMinor / 100)}.${String(amountMinor % 100).padStart(2, '0')}`;

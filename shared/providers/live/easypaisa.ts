@@ -1,6 +1,13 @@
 import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from '../wallet-contract.ts';
 import { postToProvider } from './http.ts';
-import { easypaisaAmount, easypaisaCodes as C, easypaisaCredentials, easypaisaMessages, easypaisaOrderId, easypaisaPaths as P } from './easypaisa-protocol.ts';
+import {
+  easypaisaAmount,
+  easypaisaCodes as C,
+  easypaisaCredentials,
+  easypaisaMessages,
+  easypaisaOrderId,
+  easypaisaPaths as P,
+} from './easypaisa-protocol.ts';
 
 /** A deployment's Easypaisa credentials for one mode (AWS Secrets Manager, docs/operator-guide.md). */
 export interface EasypaisaConfig {
@@ -22,14 +29,16 @@ type Answer = Record<string, string | undefined>;
  */
 export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter {
   const headers = { credentials: easypaisaCredentials(config.username, config.password) };
-  const post = (path: string, body: Record<string, string>) => postToProvider<Answer>(`${config.baseUrl}${path}`, JSON.stringify(body), { headers, timeoutMs: 60_000 });
+  const post = (path: string, body: Record<string, string>) =>
+    postToProvider<Answer>(`${config.baseUrl}${path}`, JSON.stringify(body), { headers, timeoutMs: 60_000 });
   const mobiles = new Map<string, string>();
   const inquire = async (orderId: string): Promise<ChargeStatus> => {
     const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: mobiles.get(orderId) ?? '' });
     if (answer.responseCode === C.invalidOrderId) return { status: 'Declined', reason: 'unknown_reference' };
     if (answer.responseCode !== C.success) throw new Error(`Easypaisa inquiry answered ${answer.responseCode}`);
     if (answer.transactionStatus === 'PAID') return { status: 'Approved' };
-    if (answer.transactionStatus === 'FAILED' || answer.transactionStatus === 'REVERSED') return { status: 'Declined', reason: `Easypaisa: ${answer.transactionStatus}` };
+    if (answer.transactionStatus === 'FAILED' || answer.transactionStatus === 'REVERSED')
+      return { status: 'Declined', reason: `Easypaisa: ${answer.transactionStatus}` };
     return { status: 'Pending' };
   };
   return {
@@ -43,19 +52,38 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
       const orderId = easypaisaOrderId(reference);
       let answer: Answer;
       try {
-        answer = await post(P.initiate, { orderId, storeId: config.storeId, transactionAmount: easypaisaAmount(amountMinor), transactionType: 'MA', mobileAccountNo: mobileNumber, emailAddress: config.emailAddress });
+        answer = await post(P.initiate, {
+          orderId,
+          storeId: config.storeId,
+          transactionAmount: easypaisaAmount(amountMinor),
+          transactionType: 'MA',
+          mobileAccountNo: mobileNumber,
+          emailAddress: config.emailAddress,
+        });
       } catch {
         return { accepted: false, code: 'provider_unavailable', message: 'Easypaisa is unavailable; try again later.' };
       }
       const code = answer.responseCode ?? '';
       if (code === C.success) {
         mobiles.set(orderId, mobileNumber);
-        return { accepted: true, providerReference: orderId, status: 'Processing', message: 'The customer approved the charge; Easypaisa is confirming it.' };
+        return {
+          accepted: true,
+          providerReference: orderId,
+          status: 'Processing',
+          message: 'The customer approved the charge; Easypaisa is confirming it.',
+        };
       }
-      if (code === C.lowBalance) return { accepted: false, code: 'insufficient_balance', message: "The customer's wallet balance is too low for this charge." };
-      if (code === C.systemError) return { accepted: false, code: 'provider_unavailable', message: 'Easypaisa is unavailable; try again later.' };
-      if (code === C.declined) return { accepted: false, code: 'rejected', message: 'The customer did not approve the charge in Easypaisa.' };
-      return { accepted: false, code: 'rejected', message: `Easypaisa refused the charge: ${answer.responseDesc ?? easypaisaMessages[code] ?? 'no reason given'} (${code}).` };
+      if (code === C.lowBalance)
+        return { accepted: false, code: 'insufficient_balance', message: "The customer's wallet balance is too low for this charge." };
+      if (code === C.systemError)
+        return { accepted: false, code: 'provider_unavailable', message: 'Easypaisa is unavailable; try again later.' };
+      if (code === C.declined)
+        return { accepted: false, code: 'rejected', message: 'The customer did not approve the charge in Easypaisa.' };
+      return {
+        accepted: false,
+        code: 'rejected',
+        message: `Easypaisa refused the charge: ${answer.responseDesc ?? easypaisaMessages[code] ?? 'no reason given'} (${code}).`,
+      };
     },
     statusInquiry: (providerReference) => inquire(providerReference),
     async parseCallback(_headers, rawBody): Promise<ProviderCallback | undefined> {

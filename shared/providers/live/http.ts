@@ -15,7 +15,12 @@ export async function postToProvider<T>(
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers: { 'content-type': options.contentType ?? 'application/json', ...options.headers }, body, signal });
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': options.contentType ?? 'application/json', ...options.headers },
+      body,
+      signal,
+    });
   } catch (error) {
     throw new ProviderUnreachable(`no answer from ${new URL(url).host}: ${error instanceof Error ? error.message : String(error)}`);
   }

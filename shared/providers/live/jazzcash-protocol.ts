@@ -17,7 +17,9 @@ export function jazzCashSecureHash(fields: Record<string, string | undefined>, i
     .sort()
     .map((k) => fields[k] ?? '')
     .filter((v) => v !== '');
-  return createHmac('sha256', integritySalt).update([integritySalt, ...values].join('&'), 'utf8').digest('hex');
+  return createHmac('sha256', integritySalt)
+    .update([integritySalt, ...values].join('&'), 'utf8')
+    .digest('hex');
 }
 
 /** Compares a received pp_SecureHash (either case) with the one the fields deserve. */
@@ -29,7 +31,10 @@ export function jazzCashHashValid(fields: Record<string, string | undefined>, in
 
 /** yyyyMMddHHmmss in Pakistan time (UTC+5, no daylight saving), as pp_TxnDateTime wants. */
 export function jazzCashDateTime(at: Date): string {
-  return new Date(at.getTime() + 5 * 3_600_000).toISOString().replace(/[^0-9]/g, '').slice(0, 14);
+  return new Date(at.getTime() + 5 * 3_600_000)
+    .toISOString()
+    .replace(/[^0-9]/g, '')
+    .slice(0, 14);
 }
 
 /**

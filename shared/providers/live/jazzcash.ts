@@ -36,12 +36,14 @@ type Fields = Record<string, string>;
 async function signedCall(config: JazzCashConfig, path: string, fields: Fields, signal?: AbortSignal): Promise<Fields> {
   const body = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, config.integritySalt) };
   const answer = await postToProvider<Fields>(`${config.baseUrl}${path}`, JSON.stringify(body), { ...(signal ? { signal } : {}) });
-  if (answer.pp_SecureHash !== undefined && !jazzCashHashValid(answer, config.integritySalt)) throw new Error('JazzCash answer failed pp_SecureHash verification');
+  if (answer.pp_SecureHash !== undefined && !jazzCashHashValid(answer, config.integritySalt))
+    throw new Error('JazzCash answer failed pp_SecureHash verification');
   return answer;
 }
 
 const credentials = (config: JazzCashConfig) => ({ pp_MerchantID: config.merchantId, pp_Password: config.password });
-const message = (a: Fields) => a.pp_ResponseMessage || jazzCashMessages[a.pp_ResponseCode ?? ''] || `JazzCash answered ${a.pp_ResponseCode}`;
+const message = (a: Fields) =>
+  a.pp_ResponseMessage || jazzCashMessages[a.pp_ResponseCode ?? ''] || `JazzCash answered ${a.pp_ResponseCode}`;
 
 /** Maps a charge's final pp_ResponseCode to our wallet answer. */
 const chargeOutcome = (code: string, text: string): ChargeStatus => {
@@ -81,10 +83,17 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       }
       const code = answer.pp_ResponseCode ?? '';
       if (code === C.success || code === C.pending) {
-        return { accepted: true, providerReference: txnRefNo, status: 'Pending', message: "Approval request sent to the customer's handset." };
+        return {
+          accepted: true,
+          providerReference: txnRefNo,
+          status: 'Pending',
+          message: "Approval request sent to the customer's handset.",
+        };
       }
-      if (code === C.lowBalance) return { accepted: false, code: 'insufficient_balance', message: "The customer's wallet balance is too low for this charge." };
-      if (jazzCashUnavailable.has(code)) return { accepted: false, code: 'provider_unavailable', message: 'JazzCash is unavailable; try again later.' };
+      if (code === C.lowBalance)
+        return { accepted: false, code: 'insufficient_balance', message: "The customer's wallet balance is too low for this charge." };
+      if (jazzCashUnavailable.has(code))
+        return { accepted: false, code: 'provider_unavailable', message: 'JazzCash is unavailable; try again later.' };
       return { accepted: false, code: 'rejected', message: `JazzCash refused the charge: ${message(answer)} (${code}).` };
     },
     async statusInquiry(providerReference) {
@@ -105,7 +114,11 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       if (!fields.pp_TxnRefNo || !jazzCashHashValid(fields, config.integritySalt)) return undefined;
       const outcome = chargeOutcome(fields.pp_ResponseCode ?? '', fields.pp_ResponseMessage ?? '');
       if (outcome.status === 'Pending') return undefined;
-      return { providerReference: fields.pp_TxnRefNo, status: outcome.status, ...(outcome.status === 'Declined' ? { reason: outcome.reason } : {}) };
+      return {
+        providerReference: fields.pp_TxnRefNo,
+        status: outcome.status,
+        ...(outcome.status === 'Declined' ? { reason: outcome.reason } : {}),
+      };
     },
   };
 }
@@ -125,7 +138,14 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
       const answer = await signedCall(
         config,
         P.refund,
-        { pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference), pp_RefundTxnRefNo: refundRef(i), pp_Amount: String(i.amountMinor), pp_TxnCurrency: 'PKR', ...credentials(config), pp_MerchantMPIN: config.mpin },
+        {
+          pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference),
+          pp_RefundTxnRefNo: refundRef(i),
+          pp_Amount: String(i.amountMinor),
+          pp_TxnCurrency: 'PKR',
+          ...credentials(config),
+          pp_MerchantMPIN: config.mpin,
+        },
         signal,
       );
       const code = answer.pp_ResponseCode ?? '';
@@ -135,7 +155,12 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
       return { outcome: 'rejected', reason: `JazzCash declined the refund: ${message(answer)} (${code}).` };
     },
     async status(i, signal): Promise<StatusAnswer> {
-      const answer = await signedCall(config, P.inquiry, { pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference), pp_RefundTxnRefNo: refundRef(i), ...credentials(config) }, signal);
+      const answer = await signedCall(
+        config,
+        P.inquiry,
+        { pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference), pp_RefundTxnRefNo: refundRef(i), ...credentials(config) },
+        signal,
+      );
       const code = answer.pp_ResponseCode ?? '';
       if (code === C.transactionDoesNotExist) return { status: 'NotFound' };
       if (code !== C.success) throw new Error(`JazzCash refund inquiry answered ${code}`);
@@ -153,17 +178,28 @@ export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutIns
   let token: { value: string; until: number } | undefined;
   const bearer = async (signal?: AbortSignal) => {
     if (token && token.until > Date.now()) return token.value;
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: d!.clientId, client_secret: d!.clientSecret }).toString();
-    const answer = await postToProvider<{ access_token?: string; expires_in?: number }>(`${d!.baseUrl}${P.token}`, form, { contentType: 'application/x-www-form-urlencoded', ...(signal ? { signal } : {}) });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: d!.clientId,
+      client_secret: d!.clientSecret,
+    }).toString();
+    const answer = await postToProvider<{ access_token?: string; expires_in?: number }>(`${d!.baseUrl}${P.token}`, form, {
+      contentType: 'application/x-www-form-urlencoded',
+      ...(signal ? { signal } : {}),
+    });
     if (!answer.access_token) throw new Error('JazzCash token endpoint gave no access_token');
     token = { value: answer.access_token, until: Date.now() + Math.max(0, (answer.expires_in ?? 0) - 60) * 1000 };
     return token.value;
   };
   const call = async (path: string, payload: Record<string, string>, signal?: AbortSignal) => {
-    const answer = await postToProvider<{ data?: string }>(`${d!.baseUrl}${path}`, JSON.stringify({ data: disbursementEncrypt(payload, d!.aesKey, d!.aesIv) }), {
-      headers: { authorization: `Bearer ${await bearer(signal)}` },
-      ...(signal ? { signal } : {}),
-    });
+    const answer = await postToProvider<{ data?: string }>(
+      `${d!.baseUrl}${path}`,
+      JSON.stringify({ data: disbursementEncrypt(payload, d!.aesKey, d!.aesIv) }),
+      {
+        headers: { authorization: `Bearer ${await bearer(signal)}` },
+        ...(signal ? { signal } : {}),
+      },
+    );
     return disbursementDecrypt<Record<string, string>>(answer.data ?? '', d!.aesKey, d!.aesIv);
   };
   const referenceId = (i: PayoutInstruction) => i.reference;
@@ -176,17 +212,23 @@ export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutIns
       if (i.currency !== 'PKR') return { outcome: 'rejected', reason: 'JazzCash pays out PKR only.' };
       const amount = `${Math.trunc(i.amountMinor / 100)}.${String(i.amountMinor % 100).padStart(2, '0')}`;
       const answer = await call(P.disburse, { receiverMSISDN: i.accountNumber, amount, referenceId: referenceId(i) }, signal);
-      if (answer.responseCode === jazzCashDisbursementSuccess) return { outcome: 'accepted', providerReference: answer.transactionID || null };
+      if (answer.responseCode === jazzCashDisbursementSuccess)
+        return { outcome: 'accepted', providerReference: answer.transactionID || null };
       if (answer.responseCode === 'G2P-T-409') return { outcome: 'unknown' }; // the reference was already taken: ask the inquiry
-      return { outcome: 'rejected', reason: `JazzCash refused the payout: ${answer.responseDescription ?? 'no reason given'} (${answer.responseCode}).` };
+      return {
+        outcome: 'rejected',
+        reason: `JazzCash refused the payout: ${answer.responseDescription ?? 'no reason given'} (${answer.responseCode}).`,
+      };
     },
     async status(i, signal): Promise<StatusAnswer> {
       if (!d) return { status: 'Processing' };
       const answer = await call(P.disbursementInquiry, { referenceId: referenceId(i), requestId: randomUUID() }, signal);
       if (answer.responseCode === 'G2P-T-404') return { status: 'NotFound' };
-      if (answer.responseCode !== jazzCashDisbursementSuccess) throw new Error(`JazzCash disbursement inquiry answered ${answer.responseCode}`);
+      if (answer.responseCode !== jazzCashDisbursementSuccess)
+        throw new Error(`JazzCash disbursement inquiry answered ${answer.responseCode}`);
       if (answer.transactionStatus === 'COMPLETED') return { status: 'Completed', providerReference: answer.transactionID || null };
-      if (answer.transactionStatus === 'FAILED') return { status: 'Failed', reason: `JazzCash refused the payout: ${answer.transactionStatusDescription ?? 'no reason given'}.` };
+      if (answer.transactionStatus === 'FAILED')
+        return { status: 'Failed', reason: `JazzCash refused the payout: ${answer.transactionStatusDescription ?? 'no reason given'}.` };
       return { status: 'Processing' };
     },
   };
