@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { processDue } from '#shared/services/due.ts';
@@ -23,19 +24,7 @@ describe('hosted checkout in Chromium', () => {
   const returns: URL[] = [];
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     // The merchant's return page (callbackUrl): records where the customer lands.
     receiver = createServer((req, res) => {
       returns.push(new URL(req.url ?? '/', receiverUrl));
