@@ -1,12 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Attributor, limits, mixLoad, OperationTally, type OperationResult, prices, summarise } from './heat-model.ts';
+import { startBenchStack } from './local-stack.ts';
 
 /**
  * `npm run bench -- heat`: ONE merchant, mode and currency at volume. A realistic, bounded mix runs
@@ -28,14 +28,6 @@ import { Attributor, limits, mixLoad, OperationTally, type OperationResult, pric
 const perOperation = Number(process.env.BENCH_HEAT_OPS ?? 25);
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 export const targetMix = { 'checkout.paid': 2_000, 'withdrawal.auto': 500 } as const;
@@ -61,30 +53,7 @@ export async function runHeatBench(): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const { startDynamoLocal, ensureTable } = await import('../scripts/local/dynamo.ts');
-    const dynamo = await startDynamoLocal({ port: await freePort() });
-    cleanups.push(() => dynamo.stop());
-    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-    process.env.TABLE_NAME = 'payment-gateway-heat-bench';
-    await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
-
-    const peer = async (args: string[]) => {
-      const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-peers.ts', import.meta.url)), args, {
-        execArgv: ['--import', 'tsx'],
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      });
-      cleanups.push(() => new Promise((ok) => (child.exitCode !== null ? ok(undefined) : (child.once('exit', ok), child.kill('SIGTERM')))));
-      const ready = await new Promise<string>((ok, fail) => {
-        child.on('message', (m: { ready?: string }) => m.ready && ok(m.ready));
-        child.once('exit', (code) => fail(new Error(`bench/webhook-peers.ts ${args[0]} exited (${code})`)));
-      });
-      return { child, ready };
-    };
-    const { localQueueUrls } = await import('../scripts/local/queues.ts');
-    const sqsPort = await freePort();
-    await peer(['sqs', String(sqsPort)]);
-    const queues = localQueueUrls(sqsPort);
-    process.env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
+    const { peer, queues } = await startBenchStack('payment-gateway-heat-bench', cleanups);
     const arrivals = new Set<string>();
     const receiver = await peer(['receiver']);
     receiver.child.on('message', (m: { arrivals?: [string, number][] }) => {

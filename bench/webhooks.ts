@@ -1,13 +1,12 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jobs, type Job } from '#functions/jobs.ts';
 import type { Route } from '#functions/routes.ts';
 import { bundleRoute } from './bundles.ts';
+import { startBenchStack } from './local-stack.ts';
 import { targets } from './targets.ts';
 
 /**
@@ -30,14 +29,6 @@ const deliveriesForThroughput = Number(process.env.BENCH_WEBHOOK_DELIVERIES ?? 2
 const pollers = Number(process.env.BENCH_WEBHOOK_POLLERS ?? 16);
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
@@ -80,29 +71,7 @@ export async function runWebhookBench(): Promise<number> {
     }
 
     // 2. The local stack.
-    const { startDynamoLocal, ensureTable } = await import('../scripts/local/dynamo.ts');
-    const dynamo = await startDynamoLocal({ port: await freePort() });
-    cleanups.push(() => dynamo.stop());
-    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-    process.env.TABLE_NAME = 'payment-gateway-webhook-bench';
-    await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
-    const peer = async (args: string[]) => {
-      const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-peers.ts', import.meta.url)), args, {
-        execArgv: ['--import', 'tsx'],
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      });
-      cleanups.push(() => new Promise((ok) => (child.exitCode !== null ? ok(undefined) : (child.once('exit', ok), child.kill('SIGTERM')))));
-      const ready = await new Promise<string>((ok, fail) => {
-        child.on('message', (m: { ready?: string }) => m.ready && ok(m.ready));
-        child.once('exit', (code) => fail(new Error(`bench/webhook-peers.ts ${args[0]} exited (${code})`)));
-      });
-      return { child, ready };
-    };
-    const { localQueueUrls } = await import('../scripts/local/queues.ts');
-    const sqsPort = await freePort();
-    await peer(['sqs', String(sqsPort)]);
-    const queues = localQueueUrls(sqsPort);
-    process.env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
+    const { peer, queues } = await startBenchStack('payment-gateway-webhook-bench', cleanups);
     const { startJobs } = await import('../scripts/local/jobs.ts');
     const { db } = await import('#shared/store/client.ts');
     cleanups.push(() => db().destroy());

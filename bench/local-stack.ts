@@ -1,0 +1,49 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** Cleanup steps a benchmark runs in reverse order when it ends or is interrupted. */
+export type Cleanups = (() => Promise<unknown> | unknown)[];
+
+/** A free TCP port on 127.0.0.1. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+/**
+ * The local stack a benchmark runs against: DynamoDB Local with its table, and local SQS in its own
+ * process (bench/webhook-peers.ts), both on 127.0.0.1, with the environment pointed at them.
+ * `peer` starts further peer processes (e.g. the webhook receiver); all are stopped by `cleanups`.
+ */
+export async function startBenchStack(tableName: string, cleanups: Cleanups) {
+  const { startDynamoLocal, ensureTable } = await import('../scripts/local/dynamo.ts');
+  const dynamo = await startDynamoLocal({ port: await freePort() });
+  cleanups.push(() => dynamo.stop());
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  process.env.TABLE_NAME = tableName;
+  await ensureTable(dynamo.endpoint, tableName);
+
+  const peer = async (args: string[]) => {
+    const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-peers.ts', import.meta.url)), args, {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    cleanups.push(() => new Promise((ok) => (child.exitCode !== null ? ok(undefined) : (child.once('exit', ok), child.kill('SIGTERM')))));
+    const ready = await new Promise<string>((ok, fail) => {
+      child.on('message', (m: { ready?: string }) => m.ready && ok(m.ready));
+      child.once('exit', (code) => fail(new Error(`bench/webhook-peers.ts ${args[0]} exited (${code})`)));
+    });
+    return { child, ready };
+  };
+  const { localQueueUrls } = await import('../scripts/local/queues.ts');
+  const sqsPort = await freePort();
+  await peer(['sqs', String(sqsPort)]);
+  const queues = localQueueUrls(sqsPort);
+  process.env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
+  return { peer, queues, sqsPort };
+}
