@@ -146,15 +146,17 @@ function benchSettlement(merchant: SampleMerchant): Promise<string> {
     const { createSettlement } = await import('#shared/services/settlements.ts');
     const { defaultFees } = await import('#shared/domain/merchant.ts');
     await creditTestWallet(merchant.merchantId, 'test', 10_00, 'PKR');
-    const view = await createSettlement(
-      { merchantId: merchant.merchantId, mode: 'test', fee: defaultFees.settlement, traceId: 'bench' },
-      {
-        amountMinor: 10_00,
-        currency: 'PKR',
-        payoutCurrency: 'PKR',
-        destination: { type: 'bank', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Bench Ltd' },
-      },
-      () => undefined,
+    const { commitRequest } = await import('#shared/store/request.ts');
+    const view = await commitRequest(() =>
+      createSettlement(
+        { merchantId: merchant.merchantId, mode: 'test', fee: defaultFees.settlement, traceId: 'bench' },
+        {
+          amountMinor: 10_00,
+          currency: 'PKR',
+          payoutCurrency: 'PKR',
+          destination: { type: 'bank', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Bench Ltd' },
+        },
+      ),
     );
     return view.id;
   })();
@@ -205,11 +207,10 @@ function benchRefund(merchant: SampleMerchant): Promise<string> {
   refundId ??= (async () => {
     const { createRefund } = await import('#shared/services/refunds.ts');
     const { defaultFees } = await import('#shared/domain/merchant.ts');
-    const view = await createRefund(
-      { merchantId: merchant.merchantId, mode: 'test', fee: defaultFees.refund, traceId: 'bench' },
-      { trxnRef: await benchPayment(merchant), amount: 10 },
-      () => undefined,
-    );
+    const { commitRequest } = await import('#shared/store/request.ts');
+    const trxnRef = await benchPayment(merchant);
+    const caller = { merchantId: merchant.merchantId, mode: 'test' as const, fee: defaultFees.refund, traceId: 'bench' };
+    const view = await commitRequest(() => createRefund(caller, { trxnRef, amount: 10 }));
     return view.id;
   })();
   return refundId;
@@ -233,6 +234,7 @@ async function benchCheckout(merchant: SampleMerchant, orderRef: string): Promis
     feeRate: defaultFees.checkout,
     traceId: 'bench',
   });
-  await saveCheckout(intent);
+  const { commitRequest } = await import('#shared/store/request.ts');
+  await commitRequest(async () => saveCheckout(intent));
   return intent.paymentIntentId;
 }

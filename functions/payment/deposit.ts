@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
-import { committedResponse, httpHandler, ok } from '#shared/http/pipeline.ts';
+import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
 import { createDeposit } from '#shared/services/deposits.ts';
 
@@ -31,29 +31,21 @@ export const handler = httpHandler(routes.deposit, { body }, async (request) => 
   const { auth, body: b } = request;
   const currency = f.supportedCurrency(b.currency || auth.merchantCurrency);
   const providerId = b.walletProvider || b.paymentMethod || 1;
-  let recorded = false;
-  const response = await createDeposit(
-    {
-      merchantId: auth.merchantId,
-      mode: auth.mode,
-      traceId: request.traceId,
-      currency,
-      amountMinor: f.minorUnits(b.amount, currency),
-      providerId,
-      mobileNumber: b.mobileNumber,
-      description: b.description,
-      orderRef: b.orderRef,
-      customerRef: (b.customerRef || null) as Record<string, string> | null,
-      callbackUrl: b.callbackUrl || null,
-      metadataJson: b.metadataJson || null,
-      fee: auth.merchantFees.deposit,
-      allowInsecureWebhooks: auth.merchantAllowInsecureWebhooks,
-    },
-    (responseBody) => {
-      const { idempotency } = committedResponse(request, 200, responseBody);
-      recorded = idempotency !== undefined;
-      return idempotency;
-    },
-  );
-  return { ...ok(response), idempotencyRecorded: recorded };
+  const input = {
+    merchantId: auth.merchantId,
+    mode: auth.mode,
+    traceId: request.traceId,
+    currency,
+    amountMinor: f.minorUnits(b.amount, currency),
+    providerId,
+    mobileNumber: b.mobileNumber,
+    description: b.description,
+    orderRef: b.orderRef,
+    customerRef: (b.customerRef || null) as Record<string, string> | null,
+    callbackUrl: b.callbackUrl || null,
+    metadataJson: b.metadataJson || null,
+    fee: auth.merchantFees.deposit,
+    allowInsecureWebhooks: auth.merchantAllowInsecureWebhooks,
+  };
+  return commit(request, 200, () => createDeposit(input));
 });

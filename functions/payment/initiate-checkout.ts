@@ -2,10 +2,10 @@ import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
 import { toMinor } from '#shared/domain/money.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
-import { committedResponse, httpHandler } from '#shared/http/pipeline.ts';
+import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import * as f from '#shared/http/schemas.ts';
-import { checkoutCreated, liveWalletConfigured, newCheckout, saveCheckout } from '#shared/services/checkout.ts';
+import { liveWalletConfigured, newCheckout, saveCheckout } from '#shared/services/checkout.ts';
 
 /**
  * POST /Gateway/v{version}/Payment/initiate-checkout (docs/merchant-guide.md, Hosted checkout). Shape errors are
@@ -64,7 +64,5 @@ export const handler = httpHandler(routes.initiateCheckout, { body }, async (req
     feeRate: auth.merchantFees.checkout,
     traceId: request.traceId,
   });
-  const { idempotency, response } = committedResponse(request, 200, checkoutCreated(intent));
-  await saveCheckout(intent, idempotency);
-  return response;
+  return commit(request, 200, async () => saveCheckout(intent));
 });

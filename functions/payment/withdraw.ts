@@ -1,10 +1,9 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
-import { httpHandler, twoStepResponse } from '#shared/http/pipeline.ts';
+import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
 import { optional } from '#shared/http/schemas.ts';
-import type { WithdrawalResponse } from '#shared/domain/payout.ts';
 import { recoverWithdrawal, requestWithdrawal } from '#shared/services/withdrawals.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 
@@ -51,14 +50,13 @@ export const handler = httpHandler(routes.withdraw, { body }, async (request) =>
       'unsupported_bank_code',
     );
   const { bankAccountNumber, bankCode: _code, accountTitle, ...others } = b.customerRef;
-  const reply = twoStepResponse(request, 200);
   if (request.idempotency?.recovering) {
     // The first request with this key stopped between its two commits: answer with what it created.
-    const current = await recoverWithdrawal(auth.merchantId, auth.mode, b.orderRef.orderRef, reply.complete);
-    if (current) return reply.response(current);
+    const stored = await recoverWithdrawal(auth.merchantId, auth.mode, b.orderRef.orderRef);
+    if (stored) return commit(request, 200, async () => stored);
   }
-  const response = await requestWithdrawal(
-    {
+  return commit(request, 200, () =>
+    requestWithdrawal({
       merchantId: auth.merchantId,
       mode: auth.mode,
       traceId: request.traceId,
@@ -75,8 +73,6 @@ export const handler = httpHandler(routes.withdraw, { body }, async (request) =>
       accountTitle,
       customer: Object.fromEntries(Object.entries(others).filter((e): e is [string, string] => Boolean(e[1]))),
       allowInsecureWebhooks: auth.merchantAllowInsecureWebhooks,
-    },
-    { ...(reply.claim ? { claim: reply.claim } : {}), complete: (r: WithdrawalResponse) => reply.complete(r) },
+    }),
   );
-  return reply.response(response);
 });

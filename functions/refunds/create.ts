@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
-import { committedResponse, created, httpHandler, type GatewayResponse } from '#shared/http/pipeline.ts';
+import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
 import { createRefund } from '#shared/services/refunds.ts';
 
@@ -14,15 +14,6 @@ const body = z.strictObject({
 
 export const handler = httpHandler(routes.createRefund, { body }, async (request) => {
   const { auth, body: b } = request;
-  let response: GatewayResponse | undefined;
-  const view = await createRefund(
-    { merchantId: auth.merchantId, mode: auth.mode, fee: auth.merchantFees.refund, traceId: request.traceId },
-    { trxnRef: b.trxnRef, amount: b.amount ?? null, reason: b.reason ?? null },
-    (v) => {
-      const committed = committedResponse(request, 201, v);
-      response = committed.response;
-      return committed.idempotency;
-    },
-  );
-  return response ?? created(view);
+  const caller = { merchantId: auth.merchantId, mode: auth.mode, fee: auth.merchantFees.refund, traceId: request.traceId };
+  return commit(request, 201, () => createRefund(caller, { trxnRef: b.trxnRef, amount: b.amount ?? null, reason: b.reason ?? null }));
 });

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
 import { normaliseAccount, type SettlementDestination } from '#shared/domain/settlement.ts';
 import { checkUsdtAddress } from '#shared/domain/usdt-address.ts';
-import { committedResponse, httpHandler, type GatewayResponse } from '#shared/http/pipeline.ts';
+import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import { problems, type FieldErrors } from '#shared/http/problem.ts';
 import * as f from '#shared/http/schemas.ts';
 import { createSettlement } from '#shared/services/settlements.ts';
@@ -59,15 +59,6 @@ export const handler = httpHandler(routes.createSettlement, { body }, async (req
   const currency = f.supportedCurrency(b.currency || auth.merchantCurrency);
   const payoutCurrency = f.supportedCurrency(forced ?? (b.payoutCurrency || currency));
   const amountMinor = f.minorUnits(b.amount, currency);
-  let response!: GatewayResponse;
-  await createSettlement(
-    { merchantId: auth.merchantId, mode: auth.mode, fee: auth.merchantFees.settlement, traceId: request.traceId },
-    { amountMinor, currency, payoutCurrency, destination },
-    (view) => {
-      const committed = committedResponse(request, 200, view);
-      response = committed.response;
-      return committed.idempotency;
-    },
-  );
-  return response;
+  const caller = { merchantId: auth.merchantId, mode: auth.mode, fee: auth.merchantFees.settlement, traceId: request.traceId };
+  return commit(request, 200, () => createSettlement(caller, { amountMinor, currency, payoutCurrency, destination }));
 });

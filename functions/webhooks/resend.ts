@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
-import { committedResponse, httpHandler } from '#shared/http/pipeline.ts';
+import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import '#shared/http/schemas.ts';
 import { resendEvent } from '#shared/services/event-resend.ts';
 
@@ -18,8 +18,8 @@ export const handler = httpHandler(
   },
   async (request) => {
     const { auth, path } = request;
-    return resendEvent({ merchantId: auth.merchantId, mode: auth.mode, eventId: path.eventId, now: new Date() }, (body) =>
-      committedResponse(request, 202, body),
+    return commit(request, 202, () =>
+      resendEvent({ merchantId: auth.merchantId, mode: auth.mode, eventId: path.eventId, now: new Date() }),
     );
   },
 );

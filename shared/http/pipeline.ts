@@ -2,8 +2,8 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { Route } from './route.ts';
-import type { TxItem } from '#shared/store/client.ts';
-import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from '#shared/store/idempotency.ts';
+import type { IdempotencyScope } from '#shared/store/idempotency.ts';
+import { commitRequest, type RequestChange } from '#shared/store/request.ts';
 import {
   apiKeyAuth,
   idempotency,
@@ -89,45 +89,17 @@ export const ok = (body: unknown): GatewayResponse => ({ statusCode: 200, body }
 export const created = (body: unknown): GatewayResponse => ({ statusCode: 201, body });
 
 /**
- * For handlers whose change is one transaction: the response is fixed before the commit, and its
- * Idempotency-Key record goes into the same TransactWriteItems (`transact(items, { idempotency })`).
- * A twin that committed first then surfaces as IdempotencyKeyTaken and is answered by replay.
+ * For handlers that change something: the service decides (shared/store/request.ts, RequestChange)
+ * and this commits its writes with the request's Idempotency-Key record in the same
+ * TransactWriteItems, so a retry replays exactly this response. A twin that committed first
+ * surfaces as IdempotencyKeyTaken and is answered by replay, 409 or 422 (the idempotency middleware).
  */
-export function committedResponse(
+export async function commit<R>(
   request: GatewayRequest<Schemas>,
   statusCode: number,
-  body: unknown,
-): { idempotency?: TxItem; response: GatewayResponse } {
-  const response: GatewayResponse = { statusCode, body };
-  if (!request.idempotency) return { response };
-  return {
-    idempotency: claimWrite(request.idempotency, {
-      requestHash: request.idempotency.requestHash,
-      state: 'completed',
-      response: { statusCode, body: JSON.stringify(body), traceId: request.traceId },
-    }),
-    response: { ...response, idempotencyRecorded: true },
-  };
-}
-
-/**
- * For handlers that commit twice with a provider call in between (withdrawals): `claim` goes into
- * the first transaction and marks the Idempotency-Key in flight (a twin gets 409 and never reaches
- * the provider); `complete(body)` goes into the last write and records exactly the body that
- * `response(body)` returns. The handler must commit `complete(body)` before returning `response(body)`.
- */
-export function twoStepResponse(request: GatewayRequest<Schemas>, statusCode: number) {
+  decide: () => Promise<RequestChange<R>>,
+): Promise<GatewayResponse> {
   const scope = request.idempotency;
-  return {
-    claim: scope
-      ? claimWrite(scope, {
-          requestHash: scope.requestHash,
-          state: 'in_flight',
-          leaseExpiresAt: new Date(Date.now() + inFlightLeaseMs).toISOString(),
-        })
-      : undefined,
-    complete: (body: unknown): TxItem | undefined =>
-      scope ? completeWrite(scope, { statusCode, body: JSON.stringify(body), traceId: request.traceId }) : undefined,
-    response: (body: unknown): GatewayResponse => ({ statusCode, body, ...(scope ? { idempotencyRecorded: true } : {}) }),
-  };
+  const body = await commitRequest(decide, scope && { scope, statusCode, traceId: request.traceId });
+  return { statusCode, body, ...(scope ? { idempotencyRecorded: true } : {}) };
 }

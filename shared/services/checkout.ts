@@ -26,9 +26,10 @@ import { logger } from '#shared/logger.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { firstInquiryAt, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
 import { cardNetwork } from '#shared/providers/cards.ts';
-import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
-import { createIntentWrites, getIntent, orderRefWriteIndex, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
+import { createIntentWrites, getIntent, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
+import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type ChangeResult, type Decision } from './transactions.ts';
 import '#shared/providers/live/boot.ts';
@@ -103,15 +104,16 @@ export const checkoutCreated = (intent: PaymentIntent) => ({
  * Saves the session, its orderRef claim and its reference pointer (and the request's
  * Idempotency-Key record) in one transaction. Due at expiresAt, so the sweep finds it unopened.
  */
-export async function saveCheckout(intent: PaymentIntent, idempotency?: TxItem): Promise<void> {
-  try {
-    await transact(createIntentWrites(intent, { dueAt: intent.expiresAt! }), idempotency ? { idempotency } : {});
-  } catch (error) {
-    if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) {
-      throw new BusinessRuleError(`orderRef ${intent.orderRef.orderRef} was already used for another transaction.`, 'duplicate_order_ref');
-    }
-    throw error;
-  }
+export function saveCheckout(intent: PaymentIntent): FinalChange<ReturnType<typeof checkoutCreated>> {
+  const { orderRef } = intent.orderRef;
+  return {
+    writes: createIntentWrites(intent, { dueAt: intent.expiresAt! }),
+    response: checkoutCreated(intent),
+    refused: (failed) =>
+      failed.on('orderRef')
+        ? new BusinessRuleError(`orderRef ${orderRef} was already used for another transaction.`, 'duplicate_order_ref')
+        : undefined,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

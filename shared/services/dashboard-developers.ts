@@ -12,6 +12,7 @@ import { eventAttempts, eventsFeed } from '#shared/webhooks/events.ts';
 import { rotateWebhookSecret } from '#shared/webhooks/secrets.ts';
 import { sendTestEvent } from '#shared/webhooks/test-event.ts';
 import { auditEntry, DashboardRefusal, type Signed } from './dashboard-auth.ts';
+import { commitRequest } from '#shared/store/request.ts';
 
 /**
  * The Developers page's webhook and API-key actions (docs/dashboard.md), through the services the
@@ -169,11 +170,9 @@ export async function resendFromDashboard(signed: Signed, eventId: string, now =
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   if (!/^evt_[A-Za-z0-9_-]{1,80}$/.test(eventId)) throw new DashboardRefusal(404, 'There is no such event in this mode.');
-  const queued = await resendEvent({ merchantId, mode, eventId, now }, (body) => ({ response: body as { resendId: string } })).catch(
-    (error: unknown) => {
-      throw error instanceof NotFoundError ? new DashboardRefusal(404, 'There is no such event in this mode.') : error;
-    },
-  );
+  const queued = await commitRequest(() => resendEvent({ merchantId, mode, eventId, now })).catch((error: unknown) => {
+    throw error instanceof NotFoundError ? new DashboardRefusal(404, 'There is no such event in this mode.') : error;
+  });
   await audit(signed, 'event.resend', { target: eventId, detail: queued.resendId }, now);
   return queued;
 }

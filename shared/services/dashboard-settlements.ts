@@ -6,6 +6,7 @@ import { createSettlement, previewSettlement, settlementFor, settlementPage } fr
 import { auditWrite } from '#shared/store/dashboard.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { auditEntry, DashboardRefusal, type Signed } from './dashboard-auth.ts';
+import { commitRequest, withWrites } from '#shared/store/request.ts';
 
 /**
  * The Settlements page (docs/dashboard.md) through the settlements service the API uses: the
@@ -78,19 +79,21 @@ export async function settlementPreview(signed: Signed, form: SettlementForm, no
 export async function requestSettlementFromDashboard(signed: Signed, form: SettlementForm, traceId: string, now = new Date()) {
   const { merchant, input } = await parse(signed, form);
   const mode = signed.session.mode;
-  return createSettlement(
-    { merchantId: merchant.merchantId, mode, fee: merchant.fees.settlement, traceId },
-    input,
-    (view) =>
-      auditWrite(
-        auditEntry(
-          merchant.merchantId,
-          signed.actor,
-          'settlement.request',
-          { target: `${view.id} ${view.amount} ${view.currency} → ${view.payoutCurrency}`, mode },
-          now,
+  const caller = { merchantId: merchant.merchantId, mode, fee: merchant.fees.settlement, traceId };
+  return commitRequest(
+    withWrites(
+      () => createSettlement(caller, input, now),
+      ({ response: view }) => [
+        auditWrite(
+          auditEntry(
+            merchant.merchantId,
+            signed.actor,
+            'settlement.request',
+            { target: `${view.id} ${view.amount} ${view.currency} → ${view.payoutCurrency}`, mode },
+            now,
+          ),
         ),
-      ),
-    now,
+      ],
+    ),
   );
 }

@@ -15,6 +15,7 @@ import { transact } from '#shared/store/client.ts';
 import { listWallets } from '#shared/store/wallets.ts';
 import { eventAttempts, transactionEvents } from '#shared/webhooks/events.ts';
 import { auditEntry, auditRefusal, DashboardRefusal, type Signed } from './dashboard-auth.ts';
+import { commitRequest, withWrites } from '#shared/store/request.ts';
 
 /**
  * What the dashboard pages show and do, through the same services as the API (transactions,
@@ -224,21 +225,23 @@ export async function refundFromDashboard(
       'amount',
     );
   if (input.reason.length > 500) throw new DashboardRefusal(400, 'The reason can have at most 500 characters.', 'reason');
-  return createRefund(
-    { merchantId, mode, fee: merchant.fees.refund, traceId },
-    { trxnRef: paymentIntentId, amount: amountText === '' ? null : Number(amountText), reason: input.reason.trim() || null },
-    // The audit entry is committed in the refund's ONE transaction (the slot the API uses for its Idempotency-Key record).
-    (view) =>
-      auditWrite(
-        auditEntry(
-          merchantId,
-          signed.actor,
-          'refund.create',
-          { target: `${paymentIntentId} refund ${view.id} ${view.amount} ${view.currency}`, mode },
-          now,
+  const refund = { trxnRef: paymentIntentId, amount: amountText === '' ? null : Number(amountText), reason: input.reason.trim() || null };
+  // The audit entry is committed in the refund's ONE transaction.
+  return commitRequest(
+    withWrites(
+      () => createRefund({ merchantId, mode, fee: merchant.fees.refund, traceId }, refund, now),
+      ({ response: view }) => [
+        auditWrite(
+          auditEntry(
+            merchantId,
+            signed.actor,
+            'refund.create',
+            { target: `${paymentIntentId} refund ${view.id} ${view.amount} ${view.currency}`, mode },
+            now,
+          ),
         ),
-      ),
-    now,
+      ],
+    ),
   );
 }
 
@@ -352,8 +355,9 @@ export async function createPayoutFromDashboard(
     throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
   const currency = merchant.defaultCurrency;
   const orderRef = `DASH-${randomUUID()}`;
-  const response = await requestWithdrawal(
-    {
+  const maker = { merchantId, mode, orderRef, userId: signed.user.userId, email: signed.user.email, createdAt: now.toISOString() };
+  const decide = () =>
+    requestWithdrawal({
       merchantId,
       mode,
       traceId,
@@ -370,18 +374,9 @@ export async function createPayoutFromDashboard(
       accountTitle,
       customer: {},
       allowInsecureWebhooks: false,
-    },
-    {
-      claim: payoutMakerWrite({
-        merchantId,
-        mode,
-        orderRef,
-        userId: signed.user.userId,
-        email: signed.user.email,
-        createdAt: now.toISOString(),
-      }),
-    },
-  );
+    });
+  // The maker is recorded in the withdrawal's first transaction.
+  const response = await commitRequest(withWrites(decide, () => [payoutMakerWrite(maker)]));
   await transact([
     auditWrite(
       auditEntry(merchantId, signed.actor, 'payout.create', { target: `${orderRef} ${input.amount.trim()} ${currency}`, mode }, now),

@@ -10,16 +10,8 @@ import { walletProviders, type WalletProviderId } from '#shared/domain/providers
 import { logger } from '#shared/logger.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { firstInquiryAt, providerIdByCode, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
-import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
-import type { RecordResponse } from '#shared/store/idempotency.ts';
-import {
-  createIntentWrites,
-  findProviderReference,
-  orderRefTaken,
-  orderRefWriteIndex,
-  providerReferenceWrite,
-  rescheduleDue,
-} from '#shared/store/intents.ts';
+import type { FinalChange } from '#shared/store/request.ts';
+import { createIntentWrites, findProviderReference, orderRefTaken, providerReferenceWrite, rescheduleDue } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type Decision } from './transactions.ts';
 import '#shared/providers/live/boot.ts';
@@ -83,11 +75,7 @@ const details = (intent: PaymentIntent) => intent.details as unknown as DepositD
  * Starts a deposit: business rules, the provider's synchronous acceptance, then ONE transaction
  * (intent, orderRef uniqueness, reference pointers, the Idempotency-Key record from `recordResponse`).
  */
-export async function createDeposit(
-  input: DepositInput,
-  recordResponse: RecordResponse<DepositResponse>,
-  now = new Date(),
-): Promise<DepositResponse> {
+export async function createDeposit(input: DepositInput, now = new Date()): Promise<FinalChange<DepositResponse>> {
   const provider = walletProviders[input.providerId];
   if (input.currency !== 'PKR') throw new BusinessRuleError(`${provider.name} charges in PKR only.`, 'unsupported_currency');
   if (input.amountMinor < provider.minimumDepositMinor) {
@@ -171,22 +159,22 @@ export async function createDeposit(
     mode: input.mode,
   });
   const firstCheck = firstInquiryAt(adapter, now).toISOString();
-  try {
-    await transact([...createIntentWrites(intent, { dueAt: firstCheck }), pointer], { idempotency: recordResponse(body) });
-  } catch (error) {
+  return {
+    writes: [...createIntentWrites(intent, { dueAt: firstCheck }), pointer],
+    response: body,
+    refused: (failed) => (failed.on('orderRef') ? duplicate() : undefined),
     // The customer was prompted for a charge that will not be recorded (a twin won the race, or the
     // commit failed): withdraw the prompt so nobody can approve it.
-    await adapter.cancelCharge?.(started.providerReference).catch((cancelError: unknown) =>
-      logger.error('deposit: could not cancel an unrecorded charge', {
-        providerReference: started.providerReference,
-        traceId: input.traceId,
-        error: cancelError,
-      }),
-    );
-    if (error instanceof TransactionFailed && error.failedAt(orderRefWriteIndex)) throw duplicate();
-    throw error;
-  }
-  return body;
+    abandoned: async () => {
+      await adapter.cancelCharge?.(started.providerReference).catch((cancelError: unknown) =>
+        logger.error('deposit: could not cancel an unrecorded charge', {
+          providerReference: started.providerReference,
+          traceId: input.traceId,
+          error: cancelError,
+        }),
+      );
+    },
+  };
 }
 
 const chargeInfo = (current: PaymentIntent, status: string, extra: Partial<WalletChargeInfo> = {}) => ({

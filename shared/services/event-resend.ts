@@ -1,6 +1,7 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { NotFoundError, RateLimited } from '#shared/domain/errors.ts';
-import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { named } from '#shared/store/client.ts';
+import type { FinalChange } from '#shared/store/request.ts';
 import { quotaWindow, quotaWrite, type Quota } from '#shared/store/quotas.ts';
 import { prepareResend } from '#shared/webhooks/events.ts';
 
@@ -16,24 +17,23 @@ const resendQuotas = (eventId: string): Quota[] => [
  * schedule) in one transaction with both resend quotas and the caller's Idempotency-Key record.
  * `respond` turns the answer into the response and the idempotency write that records it.
  */
-export async function resendEvent<R>(
-  input: { merchantId: string; mode: Mode; eventId: string; now: Date },
-  respond: (body: unknown) => { idempotency?: TxItem; response: R },
-): Promise<R> {
+export async function resendEvent(input: { merchantId: string; mode: Mode; eventId: string; now: Date }) {
   const { merchantId, mode, eventId, now } = input;
   const resend = await prepareResend(merchantId, mode, eventId, now);
   if (!resend) throw new NotFoundError(`No event ${eventId}.`);
-  const { idempotency, response } = respond(resend.body);
   const quotas = resendQuotas(eventId);
-  try {
-    await transact([resend.write, ...quotas.map((q) => quotaWrite(mode, merchantId, q, now))], idempotency ? { idempotency } : {});
-  } catch (error) {
-    const hit = error instanceof TransactionFailed ? quotas.find((_, i) => error.failedAt(i + 1)) : undefined;
-    if (!hit) throw error;
-    throw new RateLimited(
-      `At most ${hit.limit} resends ${hit.subject.startsWith('resend:event:') ? 'of one event' : 'per merchant and mode'} per hour; retry after the Retry-After seconds.`,
-      quotaWindow(hit, now).resetsInSeconds,
-    );
-  }
-  return response;
+  return {
+    writes: [resend.write, ...quotas.map((q) => named(q.subject, quotaWrite(mode, merchantId, q, now)))],
+    response: resend.body,
+    refused: (failed) => {
+      const hit = quotas.find((q) => failed.on(q.subject));
+      const what = hit?.subject.startsWith('resend:event:') ? 'of one event' : 'per merchant and mode';
+      return hit
+        ? new RateLimited(
+            `At most ${hit.limit} resends ${what} per hour; retry after the Retry-After seconds.`,
+            quotaWindow(hit, now).resetsInSeconds,
+          )
+        : undefined;
+    },
+  } satisfies FinalChange<typeof resend.body>;
 }

@@ -117,9 +117,26 @@ export function submitRecorded<T, I extends Instruction>(
 }
 
 /**
- * Records the answer to the submission of `recorded`: accepted or rejected. Unknown changes
- * nothing: the item already says Processing with its submission record and is due for the inquiry.
+ * What the answer to the submission of `recorded` changes, as a decision about the item read again
+ * (for a caller that commits it itself); undefined for an unknown outcome, which changes nothing:
+ * the item already says Processing with its submission record and is due for the inquiry.
  */
+export function answerDecision<T, I extends Instruction, C>(
+  p: OutboundProduct<T, I, C>,
+  rail: Rail<I>,
+  recorded: T,
+  answer: SubmitAnswer,
+  now: Date,
+): ((current: T) => C | null) | undefined {
+  if (answer.outcome === 'unknown') return undefined;
+  const transition: Transition<T, I, C> =
+    answer.outcome === 'accepted'
+      ? (step) => p.accepted(step, answer)
+      : (step) => p.failed(step, { kind: 'rejected', reason: answer.reason, ...(answer.internal ? { internal: true } : {}) });
+  return (current) => (p.outstanding(current, recorded) ? transition({ current, asked: recorded, rail, now }) : null);
+}
+
+/** Records the answer to the submission of `recorded` (accepted or rejected; unknown changes nothing). */
 export function recordAnswer<T, I extends Instruction, C>(
   p: OutboundProduct<T, I, C>,
   rail: Rail<I>,
@@ -127,11 +144,8 @@ export function recordAnswer<T, I extends Instruction, C>(
   answer: SubmitAnswer,
   now: Date,
 ): Promise<T | undefined> {
-  if (answer.outcome === 'unknown') return Promise.resolve(recorded);
-  if (answer.outcome === 'accepted') return decide(p, rail, recorded, now, (step) => p.accepted(step, answer));
-  return decide(p, rail, recorded, now, (step) =>
-    p.failed(step, { kind: 'rejected', reason: answer.reason, ...(answer.internal ? { internal: true } : {}) }),
-  );
+  const decision = answerDecision(p, rail, recorded, answer, now);
+  return decision ? p.commit(recorded, decision) : Promise.resolve(recorded);
 }
 
 /** Submit once, then record the answer (the caller recorded the submission). */

@@ -1,7 +1,7 @@
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, ConflictError, NotFoundError } from '#shared/domain/errors.ts';
+import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, minorUnits } from '#shared/domain/money.ts';
 import {
@@ -26,8 +26,8 @@ import { logger } from '#shared/logger.ts';
 import { emitOutcome } from '#shared/metrics.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
-import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
-import type { RecordResponse } from '#shared/store/idempotency.ts';
+import { TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import type { FinalChange } from '#shared/store/request.ts';
 import { findIntent } from '#shared/store/intents.ts';
 import {
   createRefundWrites,
@@ -72,53 +72,34 @@ export interface RefundCaller {
 }
 
 /**
- * POST /Refunds. `recordResponse(view)` returns the Idempotency-Key record committed with the refund (or
- * nothing). A lost race on the reservation reads the transaction again and decides again.
+ * POST /Refunds: the refund, Pending and due at its 7-day expiry, with the reservation of its
+ * amount on the transaction. A lost race on the reservation decides again from a fresh read.
  */
-export async function createRefund(
-  caller: RefundCaller,
-  input: RefundInput,
-  recordResponse: RecordResponse<RefundView>,
-  now = new Date(),
-): Promise<RefundView> {
+export async function createRefund(caller: RefundCaller, input: RefundInput, now = new Date()): Promise<FinalChange<RefundView>> {
   if (!railFor('refund', caller.mode))
     throw new BusinessRuleError(
       'Refunds are not available in live mode: no refund provider is configured for this deployment.',
       'refund_provider_unavailable',
     );
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
-    if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
-    const amount = refundAmount(
-      intent,
-      input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency),
-    );
-    if ('code' in amount) throw new BusinessRuleError(amount.message, amount.code);
-    const refund = newRefund(
-      caller,
-      intent,
-      amount.amountMinor,
-      feeFor(amount.amountMinor, caller.fee),
-      input.reason || null,
-      now,
-      randomUUID(),
-    );
-    const view = refundView(refund);
-    try {
-      await transact(createRefundWrites(refund, intent), { idempotency: recordResponse(view) });
+  const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
+  if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
+  const given = input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency);
+  const amount = refundAmount(intent, given);
+  if ('code' in amount) throw new BusinessRuleError(amount.message, amount.code);
+  const fee = feeFor(amount.amountMinor, caller.fee);
+  const refund = newRefund(caller, intent, amount.amountMinor, fee, input.reason || null, now, randomUUID());
+  return {
+    writes: createRefundWrites(refund, intent),
+    response: refundView(refund),
+    refused: (failed) => (failed.on('reservation') ? 'again' : undefined), // a concurrent refund reserved first
+    committed: () =>
       logger.info('refund created', {
         refundId: refund.id,
         paymentIntentId: intent.paymentIntentId,
-        merchantId: caller.merchantId,
+        merchantId: intent.merchantId,
         mode: caller.mode,
-      });
-      return view;
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.on('reservation')) continue; // a concurrent refund reserved first
-      throw error;
-    }
-  }
-  throw new ConflictError('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.');
+      }),
+  };
 }
 
 /** GET /Refunds/{id}: another merchant's or mode's refund does not exist. */

@@ -23,8 +23,8 @@ import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { SettlementInstruction } from '#shared/providers/settlement-rail.ts';
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
-import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
-import type { RecordResponse } from '#shared/store/idempotency.ts';
+import { type TxItem } from '#shared/store/client.ts';
+import type { FinalChange } from '#shared/store/request.ts';
 import {
   createSettlementWrite,
   getSettlement,
@@ -34,7 +34,7 @@ import {
   type SettlementQuery,
 } from '#shared/store/settlements.ts';
 import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
-import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
+import { getWallet, postJournal } from '#shared/store/wallets.ts';
 import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from './outbound.ts';
 
 /**
@@ -59,6 +59,11 @@ export interface Caller {
 }
 
 const settlementRail = (mode: Mode) => railFor('settlement', mode);
+const railUnavailable = () =>
+  new BusinessRuleError(
+    'Settlements are not available in live mode: no settlement rail is configured for this deployment.',
+    'settlement_rail_unavailable',
+  );
 
 /** Checks the pair has a rate now and that the net amount converts to something; the rate is locked at approval. */
 async function checkConversion(mode: Mode, from: Currency, to: Currency, netMinor: number, now: Date) {
@@ -78,11 +83,7 @@ async function checkConversion(mode: Mode, from: Currency, to: Currency, netMino
  * would be (no rail, no rate, amount too small).
  */
 export async function previewSettlement(caller: Omit<Caller, 'traceId'>, input: Omit<SettlementInput, 'destination'>, now = new Date()) {
-  if (!settlementRail(caller.mode))
-    throw new BusinessRuleError(
-      'Settlements are not available in live mode: no settlement rail is configured for this deployment.',
-      'settlement_rail_unavailable',
-    );
+  if (!settlementRail(caller.mode)) throw railUnavailable();
   const { feeMinor, netMinor } = settlementAmounts(input.amountMinor, caller.fee);
   if (netMinor <= 0) throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
   let fx: { rate: string; at: string; payoutMinor: number } | null = null;
@@ -103,40 +104,27 @@ export async function previewSettlement(caller: Omit<Caller, 'traceId'>, input: 
   };
 }
 
-/**
- * POST /Settlements. `recordResponse(view)` returns the Idempotency-Key record committed with it (or
- * nothing); the settlement, its hold and that record are ONE transaction.
- */
-export async function createSettlement(
-  caller: Caller,
-  input: SettlementInput,
-  recordResponse: RecordResponse<SettlementView>,
-  now = new Date(),
-): Promise<SettlementView> {
-  if (!settlementRail(caller.mode))
-    throw new BusinessRuleError(
-      'Settlements are not available in live mode: no settlement rail is configured for this deployment.',
-      'settlement_rail_unavailable',
-    );
+/** POST /Settlements: the settlement with its hold (refused by the wallet's no-overdraft condition). */
+export async function createSettlement(caller: Caller, input: SettlementInput, now = new Date()): Promise<FinalChange<SettlementView>> {
+  if (!settlementRail(caller.mode)) throw railUnavailable();
   const settlement = newSettlement(caller, input, caller.fee, false, now, randomUUID());
   if (settlement === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
   if (settlement.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, settlement.netMinor, now);
-  const view = settlementView(settlement);
-  try {
-    const idempotency = recordResponse(view);
-    await withFunds(settlement, () =>
-      transact([createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))], { idempotency }),
-    );
-  } catch (error) {
-    if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
-    const wallet = await getWallet(settlement.merchantId, settlement.mode, settlement.currency, true);
-    throw new BusinessRuleError(
-      `Insufficient available balance: ${fromMinor(wallet.available, input.currency)} ${input.currency} available, ${fromMinor(input.amountMinor, input.currency)} ${input.currency} requested.`,
-      'insufficient_balance',
-    );
-  }
-  logger.info('settlement created', { settlementId: settlement.id, merchantId: caller.merchantId, mode: caller.mode, isAuto: false });
-  return view;
+  const { merchantId, mode, currency } = settlement;
+  return {
+    writes: [createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))],
+    response: settlementView(settlement),
+    debits: settlement,
+    refused: async (failed) => {
+      if (!failed.on('wallet')) return undefined;
+      const available = fromMinor((await getWallet(merchantId, mode, currency, true)).available, currency);
+      return new BusinessRuleError(
+        `Insufficient available balance: ${available} ${currency} available, ${fromMinor(input.amountMinor, currency)} ${currency} requested.`,
+        'insufficient_balance',
+      );
+    },
+    committed: () => logger.info('settlement created', { settlementId: settlement.id, merchantId, mode, isAuto: false }),
+  };
 }
 
 /** GET /Settlements/{id}: another merchant's or mode's settlement does not exist. */

@@ -3,7 +3,6 @@ import { isTerminal, type IntentStatus, type IntentType, type PaymentIntent } fr
 import type { ReasonCode } from '#shared/domain/reasons.ts';
 import type { Journal, WalletDelta } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
-import type { TxItem } from '#shared/store/client.ts';
 import { changeVersioned } from '#shared/store/versioned.ts';
 import { emitOutcome } from '#shared/metrics.ts';
 import {
@@ -35,8 +34,6 @@ export interface Decision {
   dueAt?: string | null;
   /** Ledger movement committed with the change (e.g. crediting the wallet on Completed). */
   journal?: { journal: Journal; delta: WalletDelta };
-  /** Extra writes in the same transaction (e.g. an Idempotency-Key record). */
-  extraWrites?: TxItem[];
 }
 
 export type ChangeResult =
@@ -59,7 +56,26 @@ export interface SameStatus {
   sameStatus: true;
   details: Record<string, unknown>;
   dueAt: string;
-  extraWrites?: TxItem[];
+}
+
+/**
+ * The writes of a decision about `current` (its version-conditioned update, event, journal), for
+ * changeIntent or for a request that commits them itself (shared/store/request.ts); `committed`
+ * reports a final status's outcome metric once the writes are committed.
+ */
+export function intentChange(current: PaymentIntent, decision: Decision | SameStatus, now: Date) {
+  if ('sameStatus' in decision) {
+    const { next, write } = sameStatusUpdate(current, { details: decision.details, dueAt: decision.dueAt, now });
+    return { next, writes: [write], committed: () => undefined };
+  }
+  const transition = transitionWrites(current, decision.to, { ...decision, now });
+  const { next } = transition;
+  return {
+    next,
+    transition,
+    writes: [...transition.writes, ...(decision.journal ? postJournal(decision.journal) : [])],
+    committed: () => isTerminal(next.status) && emitOutcome('payment', next.status, current.amountMinor, current.intentType),
+  };
 }
 
 /** changeStatus() that also accepts same-status changes (shared/store/intents.ts sameStatusUpdate). */
@@ -68,30 +84,20 @@ export async function changeIntent(
   decide: (current: PaymentIntent) => Decision | SameStatus | null,
   now: () => Date = () => new Date(),
 ): Promise<ChangeResult | { changed: true; intent: PaymentIntent; transition?: undefined }> {
-  let transition: Transition | undefined;
+  let change: ReturnType<typeof intentChange> | undefined;
   const result = await changeVersioned<PaymentIntent>(
     'intent',
     () => getIntent(paymentIntentId),
     (current) => {
       const decision = isTerminal(current.status) ? null : decide(current);
-      transition = undefined;
-      if (!decision) return null;
-      if ('sameStatus' in decision) {
-        const { next, write } = sameStatusUpdate(current, { details: decision.details, dueAt: decision.dueAt, now: now() });
-        return { next, writes: [write, ...(decision.extraWrites ?? [])] };
-      }
-      transition = transitionWrites(current, decision.to, { ...decision, now: now() });
-      return {
-        next: transition.next,
-        writes: [...transition.writes, ...(decision.journal ? postJournal(decision.journal) : []), ...(decision.extraWrites ?? [])],
-      };
+      change = decision ? intentChange(current, decision, now()) : undefined;
+      return change ?? null;
     },
-    {
-      label: `the status of ${paymentIntentId}`,
-      committed: (before, after) => isTerminal(after.status) && emitOutcome('payment', after.status, before.amountMinor, before.intentType),
-    },
+    { label: `the status of ${paymentIntentId}`, committed: () => change?.committed() },
   );
-  return result.changed ? { changed: true, intent: result.value, transition } : { changed: false, intent: result.value };
+  return result.changed
+    ? { changed: true, intent: result.value, transition: change?.transition }
+    : { changed: false, intent: result.value };
 }
 
 /** The transaction object of docs/merchant-guide.md, Transaction lookup (camelCase). Card numbers never appear: brand and last four only. */

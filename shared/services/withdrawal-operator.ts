@@ -62,7 +62,7 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
       `withdrawal ${found.paymentIntentId} is ${approved.intent?.status}; only a Pending withdrawal can be approved`,
       'not_pending',
     );
-  return transactionView((await submitAndRecord(payouts().product, rail, approved.intent, now)) ?? approved.intent);
+  return transactionView((await submitAndRecord(payouts, rail, approved.intent, now)) ?? approved.intent);
 }
 
 /** Pending → Cancelled (rejected by the operator), releasing the hold. The reason may reach an end customer. */

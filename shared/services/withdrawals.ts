@@ -22,12 +22,12 @@ import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { logger } from '#shared/logger.ts';
 import type { PayoutInstruction } from '#shared/providers/bank-rail.ts';
 import { railFor } from '#shared/providers/rails.ts';
-import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
-import type { RecordResponse } from '#shared/store/idempotency.ts';
+import type { SubmitAnswer } from '#shared/providers/rail.ts';
 import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
-import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
-import { askLater, inquire, later, recordAnswer, submitRecorded, type OutboundProduct } from './outbound.ts';
-import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
+import type { FinalChange, RequestChange } from '#shared/store/request.ts';
+import { getWallet, postJournal } from '#shared/store/wallets.ts';
+import { answerDecision, askLater, inquire, later, submitRecorded, type OutboundProduct } from './outbound.ts';
+import { changeIntent, intentChange, type Decision, type SameStatus } from './transactions.ts';
 import '#shared/providers/live/boot.ts';
 
 /**
@@ -45,18 +45,17 @@ export interface WithdrawalInput extends NewWithdrawal {
   allowInsecureWebhooks: boolean;
 }
 
-/** The Idempotency-Key of a two-step request: claimed in flight with the first commit, completed with the last. */
-export interface TwoStepKey {
-  claim?: TxItem;
-  complete?: RecordResponse<WithdrawalResponse>;
-}
-
 export const providerUnavailable = () =>
   new BusinessRuleError('Payout provider unavailable: no payout provider is configured for this mode.', 'payout_provider_unavailable');
 
 const newReference = () => `WD${randomUUID().replaceAll('-', '').slice(0, 20).toUpperCase()}`;
 
-export async function requestWithdrawal(input: WithdrawalInput, key: TwoStepKey = {}): Promise<WithdrawalResponse> {
+/**
+ * POST /Payment/withdraw, a two-step request (shared/store/request.ts): the first commit holds the
+ * funds and (auto) records the submission; `next` submits once and records the answer in the
+ * commit that stores the response.
+ */
+export async function requestWithdrawal(input: WithdrawalInput): Promise<RequestChange<WithdrawalResponse>> {
   if (input.amountMinor < minimumWithdrawalMinor(input.currency)) {
     throw new BusinessRuleError(`The minimum withdrawal is 300 ${input.currency}.`, 'amount_below_minimum');
   }
@@ -82,44 +81,43 @@ export async function requestWithdrawal(input: WithdrawalInput, key: TwoStepKey 
   // With autoProcessPayout the intent is created Processing WITH its submission record and due
   // for the reconciler: whatever happens after this commit, it is never submitted again.
   const creates = createIntentWrites(intent, submit ? { dueAt: reconcileAt.toISOString() } : {});
-  try {
-    await withFunds(input, () => transact([...creates, ...postJournal(hold)], key.claim ? { idempotency: key.claim } : {}));
-  } catch (error) {
-    if (error instanceof TransactionFailed) {
-      if (error.on('orderRef')) throw new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
-      if (error.on('wallet')) {
-        throw new BusinessRuleError(
-          `Insufficient balance: the withdrawal needs ${fromMinor(input.amountMinor + feeMinor, input.currency)} ${input.currency} (amount plus fee ${fromMinor(feeMinor, input.currency)}), more than the available balance.`,
-          'insufficient_balance',
-        );
-      }
-    }
-    throw error;
-  }
-
-  const wallet = getWallet(input.merchantId, input.mode, input.currency, true);
-  wallet.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-  try {
-    const payout = payouts(key.complete && ((i, released) => key.complete!(respond(i, released))));
-    const answer = submit ? await submitRecorded(payout.product, rail, intent) : undefined;
-    const afterHold = (await wallet).available; // read after the hold, before any release below
-    const respond = (i: PaymentIntent, released: boolean) => withdrawalResponse(i, afterHold + (released ? i.amountMinor + i.feeMinor : 0));
-    const final = (answer && (await recordAnswer(payout.product, rail, intent, answer, now))) ?? intent;
-    const { recorded, released } = payout.outcome();
-    const body = respond(final, released);
-    const completion = recorded ? undefined : key.complete?.(body);
-    if (completion) await transact([completion]);
-    return body;
-  } catch (error) {
-    // After the first commit the withdrawal exists: answer from what is stored (the lookup is
-    // authoritative), so the Idempotency-Key is never left in flight by a passing fault.
-    logger.error('withdrawal: fault after creation', { paymentIntentId: intent.paymentIntentId, traceId: input.traceId, error });
-    const stored = (await getIntent(intent.paymentIntentId)) ?? intent;
-    const body = withdrawalResponse(stored, (await getWallet(input.merchantId, input.mode, input.currency, true)).available);
-    const completion = key.complete?.(body);
-    if (completion) await transact([completion]);
-    return body;
-  }
+  // After the first commit, once: the balance after the hold (before any release) and the one submit.
+  let afterHold: Promise<[number, SubmitAnswer | undefined]> | undefined;
+  const answered = () =>
+    (afterHold ??= Promise.all([
+      getWallet(input.merchantId, input.mode, input.currency, true).then((w) => w.available),
+      submit ? submitRecorded(payouts, rail, intent) : undefined,
+    ]));
+  return {
+    writes: [...creates, ...postJournal(hold)],
+    debits: input,
+    refused: (failed) => {
+      if (failed.on('orderRef'))
+        return new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
+      if (!failed.on('wallet')) return undefined;
+      const [total, fee] = [fromMinor(input.amountMinor + feeMinor, input.currency), fromMinor(feeMinor, input.currency)];
+      return new BusinessRuleError(
+        `Insufficient balance: the withdrawal needs ${total} ${input.currency} (amount plus fee ${fee}), more than the available balance.`,
+        'insufficient_balance',
+      );
+    },
+    next: async () => {
+      const [available, answer] = await answered();
+      const decide = answer && answerDecision(payouts, rail, intent, answer, now);
+      const current = decide ? ((await getIntent(intent.paymentIntentId)) ?? intent) : intent;
+      const decision = decide?.(current);
+      const change = decision ? intentChange(current, decision, new Date()) : undefined;
+      const released = decision && 'to' in decision && decision.to === 'Failed';
+      const final = change?.next ?? current;
+      return {
+        writes: change?.writes ?? [],
+        response: withdrawalResponse(final, available + (released ? final.amountMinor + final.feeMinor : 0)),
+        refused: (failed) => (failed.on('intent') ? 'again' : undefined),
+        ...(change ? { committed: change.committed } : {}),
+      };
+    },
+    fallback: async () => (await storedWithdrawal(intent.paymentIntentId))!,
+  };
 }
 
 const instruction = (intent: PaymentIntent): PayoutInstruction => {
@@ -137,80 +135,56 @@ const instruction = (intent: PaymentIntent): PayoutInstruction => {
 };
 
 type PayoutChange = Decision | SameStatus;
-/** The Idempotency-Key completion committed with the answer, from the payout after it (and whether its hold was released). */
-type Finish = (final: PaymentIntent, released: boolean) => TxItem | undefined;
 
-/**
- * Payouts over the outbound-transfer engine. `finish` (the request that created the payout) adds
- * the Idempotency-Key completion to the commit that records the answer; `outcome()` says whether
- * that commit happened and released the hold.
- */
-export function payouts(finish?: Finish) {
-  let recorded = false;
-  let released = false;
-  const finishing = (final: PaymentIntent, release: boolean) => {
-    const completion = finish?.(final, release);
-    recorded = Boolean(completion);
-    released = release;
-    return completion ? [completion] : [];
-  };
-  const fail = (current: PaymentIntent, reason: ReasonCode, change: InfoChange): Decision => {
-    const details = { payoutInfo: payoutInfo(current, change), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) };
-    const extraWrites = finishing({ ...current, status: 'Failed', details: { ...current.details, ...details } }, true);
-    return { to: 'Failed', reason, reasonDetail: change.errorDetails, details, journal: withdrawalJournals.released(current), extraWrites };
-  };
-  const product: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutChange> = {
-    who: 'payout provider',
-    context: (i) => ({ paymentIntentId: i.paymentIntentId }),
-    instruction,
-    submittedAt: (i) => withdrawalDetails(i).submission!.submittedAt,
-    outstanding: (current) => current.status === 'Processing',
-    commit: async (asked, decide) =>
-      (
-        await changeIntent(asked.paymentIntentId, (current) => {
-          recorded = released = false;
-          return decide(current);
-        })
-      ).intent,
-    // Only the payout as submitted: if anything moved it on meanwhile (the reconciler), that stands.
-    accepted: ({ current, asked, rail, now }, answer) => {
-      if (current.version !== asked.version) return null;
-      const details = {
-        submission: { ...withdrawalDetails(current).submission, providerReference: answer.providerReference },
-        payoutInfo: payoutInfo(
-          current,
-          payoutInfoChanges.accepted(
-            answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs),
-            answer.message,
-          ),
+const fail = (current: PaymentIntent, reason: ReasonCode, change: InfoChange): Decision => {
+  const details = { payoutInfo: payoutInfo(current, change), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) };
+  return { to: 'Failed', reason, reasonDetail: change.errorDetails, details, journal: withdrawalJournals.released(current) };
+};
+
+/** Payouts over the outbound-transfer engine: their instruction and transitions. */
+export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutChange> = {
+  who: 'payout provider',
+  context: (i) => ({ paymentIntentId: i.paymentIntentId }),
+  instruction,
+  submittedAt: (i) => withdrawalDetails(i).submission!.submittedAt,
+  outstanding: (current) => current.status === 'Processing',
+  commit: async (asked, decide) => (await changeIntent(asked.paymentIntentId, decide)).intent,
+  // Only the payout as submitted: if anything moved it on meanwhile (the reconciler), that stands.
+  accepted: ({ current, asked, rail, now }, answer) => {
+    if (current.version !== asked.version) return null;
+    const details = {
+      submission: { ...withdrawalDetails(current).submission, providerReference: answer.providerReference },
+      payoutInfo: payoutInfo(
+        current,
+        payoutInfoChanges.accepted(
+          answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs),
+          answer.message,
         ),
-      };
-      const extraWrites = finishing({ ...current, details: { ...current.details, ...details } }, false);
-      return { sameStatus: true, details, dueAt: later(now, rail.timings.firstCheckAfterMs), extraWrites };
-    },
-    completed: ({ current, rail, now }, answer) => {
-      const d = withdrawalDetails(current);
-      return {
-        to: 'Completed',
-        details: {
-          payoutInfo: payoutInfo(current, payoutInfoChanges.completed(answer.completedAt ?? now)),
-          beneficiary: finalBeneficiary(d.beneficiary),
-          submission: { ...d.submission, providerReference: answer.providerReference ?? d.submission?.providerReference ?? null },
-        },
-        journal: withdrawalJournals.completed(current, rail.ledgerAccount),
-      };
-    },
-    failed: ({ current }, why) => {
-      if (why.kind === 'rejected' && why.internal)
-        logger.error('payout not submitted', { paymentIntentId: current.paymentIntentId, detail: why.reason });
-      const reason: ReasonCode =
-        why.kind === 'not_received' || (why.kind === 'rejected' && why.internal) ? 'payout_not_sent' : 'bank_rejected';
-      return fail(current, reason, payoutFailure(why, current.traceId));
-    },
-    dueAgain: ({ current, asked }, dueAt) => (current.version === asked.version ? { sameStatus: true, details: {}, dueAt } : null),
-  };
-  return { product, outcome: () => ({ recorded, released }) };
-}
+      ),
+    };
+    return { sameStatus: true, details, dueAt: later(now, rail.timings.firstCheckAfterMs) };
+  },
+  completed: ({ current, rail, now }, answer) => {
+    const d = withdrawalDetails(current);
+    return {
+      to: 'Completed',
+      details: {
+        payoutInfo: payoutInfo(current, payoutInfoChanges.completed(answer.completedAt ?? now)),
+        beneficiary: finalBeneficiary(d.beneficiary),
+        submission: { ...d.submission, providerReference: answer.providerReference ?? d.submission?.providerReference ?? null },
+      },
+      journal: withdrawalJournals.completed(current, rail.ledgerAccount),
+    };
+  },
+  failed: ({ current }, why) => {
+    if (why.kind === 'rejected' && why.internal)
+      logger.error('payout not submitted', { paymentIntentId: current.paymentIntentId, detail: why.reason });
+    const reason: ReasonCode =
+      why.kind === 'not_received' || (why.kind === 'rejected' && why.internal) ? 'payout_not_sent' : 'bank_rejected';
+    return fail(current, reason, payoutFailure(why, current.traceId));
+  },
+  dueAgain: ({ current, asked }, dueAt) => (current.version === asked.version ? { sameStatus: true, details: {}, dueAt } : null),
+};
 
 /**
  * The due handler (shared/services/due.ts): a Processing payout whose check is due. The engine asks
@@ -222,7 +196,7 @@ export async function reconcileWithdrawal(due: PaymentIntent, now = new Date()):
   if (!intent || intent.intentType !== 'withdrawal' || intent.status !== 'Processing') return;
   const rail = railFor('payout', intent.mode);
   if (rail && withdrawalDetails(intent).submission) {
-    await inquire(payouts().product, rail, intent, now);
+    await inquire(payouts, rail, intent, now);
     return;
   }
   logger.error('withdrawal cannot be reconciled', {
@@ -230,25 +204,25 @@ export async function reconcileWithdrawal(due: PaymentIntent, now = new Date()):
     rail: Boolean(rail),
     submitted: Boolean(withdrawalDetails(intent).submission),
   });
-  await askLater(payouts().product, rail, intent, now);
+  await askLater(payouts, rail, intent, now);
+}
+
+/** The withdrawal as stored, as the response to its request (with no writes). */
+async function storedWithdrawal(paymentIntentId: string): Promise<FinalChange<WithdrawalResponse> | undefined> {
+  const intent = await getIntent(paymentIntentId);
+  if (!intent) return undefined;
+  return {
+    writes: [],
+    response: withdrawalResponse(intent, (await getWallet(intent.merchantId, intent.mode, intent.currency, true)).available),
+  };
 }
 
 /**
  * Recovery of a withdrawal whose request died between its two commits (its Idempotency-Key claim
- * lapsed): the withdrawal exists, so the retry answers with its current state, read from the store,
- * and commits the key's completion. Undefined when there is no such withdrawal (or no key to complete).
+ * lapsed): the retry answers with the withdrawal as stored, which the pipeline commits with the
+ * key's response. Undefined when there is no such withdrawal.
  */
-export async function recoverWithdrawal(
-  merchantId: string,
-  mode: Mode,
-  orderRef: string,
-  complete: RecordResponse<WithdrawalResponse>,
-): Promise<WithdrawalResponse | undefined> {
+export async function recoverWithdrawal(merchantId: string, mode: Mode, orderRef: string) {
   const intent = await findIntent(merchantId, mode, orderRef);
-  if (!intent || intent.intentType !== 'withdrawal') return undefined;
-  const body = withdrawalResponse(intent, (await getWallet(merchantId, mode, intent.currency, true)).available);
-  const completion = complete(body);
-  if (!completion) return undefined;
-  await transact([completion]);
-  return body;
+  return intent?.intentType === 'withdrawal' ? storedWithdrawal(intent.paymentIntentId) : undefined;
 }

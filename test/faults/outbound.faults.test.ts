@@ -9,6 +9,7 @@ import { hasSandboxReceipt } from '#shared/store/sandbox-receipts.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { newMerchant } from '../support/gateway.ts';
 import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
+import { commitRequest } from '#shared/store/request.ts';
 
 /**
  * The crash between "submission recorded" and "provider called", per product (the withdrawal one
@@ -27,7 +28,9 @@ describe('crash between "submission recorded" and "provider called"', () => {
     await creditTestWallet(m.merchantId, 'test', 1000_00, 'PKR');
     const caller = { merchantId: m.merchantId, mode: 'test' as const, fee: noFee, traceId: 'crash-settlement' };
     const destination = { type: 'bank' as const, bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme Ltd' };
-    const s = await createSettlement(caller, { amountMinor: 400_00, currency: 'PKR', payoutCurrency: 'PKR', destination }, () => undefined);
+    const s = await commitRequest(() =>
+      createSettlement(caller, { amountMinor: 400_00, currency: 'PKR', payoutCurrency: 'PKR', destination }),
+    );
     await approveSettlement(s.id);
 
     let t = Date.now();
@@ -55,7 +58,7 @@ describe('crash between "submission recorded" and "provider called"', () => {
     const m = await newMerchant();
     const payment = await completedPayment(m.merchantId, 'test', 100_00);
     const caller = { merchantId: m.merchantId, mode: 'test' as const, fee: noFee, traceId: 'crash-refund' };
-    const r = await createRefund(caller, { trxnRef: payment.paymentIntentId, amount: 40 }, () => undefined);
+    const r = await commitRequest(() => createRefund(caller, { trxnRef: payment.paymentIntentId, amount: 40 }));
     await approveRefund(r.id);
 
     let t = Date.now() + 1_000;

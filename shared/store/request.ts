@@ -1,0 +1,113 @@
+import { ConflictError } from '#shared/domain/errors.ts';
+import { logger } from '#shared/logger.ts';
+import { transact, TransactionFailed, type TxItem } from './client.ts';
+import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from './idempotency.ts';
+import { withFunds } from './wallets.ts';
+
+/**
+ * THE shape of a state-changing request (docs/architecture.md, Idempotency): a service decides and
+ * returns the writes of ONE TransactWriteItems with the response that answers it; it never commits.
+ * `commitRequest` commits them, adding the request's Idempotency-Key record to the same transaction
+ * (the HTTP pipeline's `commit` passes the key; the dashboard, the bench and tests pass none).
+ */
+export type RequestChange<R> = FinalChange<R> | (ChangeWrites & TwoStep<R>);
+/** A change whose response is known when it is decided. */
+export type FinalChange<R> = ChangeWrites & Final<R>;
+
+type Refusal = Error | 'again' | undefined;
+
+interface ChangeWrites {
+  writes: TxItem[];
+  /**
+   * A refused condition of one of `writes` (`failed.on('orderRef')`): the error to answer with, or
+   * 'again' to decide again from fresh reads (a lost race). Anything else is rethrown as is.
+   */
+  refused?: (failed: TransactionFailed) => Refusal | Promise<Refusal>;
+  /** The wallet `writes` debit: its no-overdraft refusal may first rebalance the wallet's shards (withFunds). */
+  debits?: Parameters<typeof withFunds>[0];
+  /** The writes were not committed (refused, a twin won, an error): undo what happened outside the table. */
+  abandoned?: () => Promise<void>;
+  /** After the commit (outcome metrics). */
+  committed?: () => void;
+}
+
+interface Final<R> {
+  response: R;
+}
+
+/**
+ * A request with a provider call between two commits (the withdrawal): `writes` commit with the key
+ * claimed in flight (a twin gets 409 and never reaches the provider); `next`, called once they are
+ * committed (and again on 'again'), makes the call and decides the final change, committed with
+ * the key's response. If that fails, `fallback` answers from what is stored.
+ */
+interface TwoStep<R> {
+  next: () => Promise<FinalChange<R>>;
+  fallback: () => Promise<FinalChange<R>>;
+}
+
+/** The request's Idempotency-Key and how its response is stored. */
+export interface RequestKey {
+  scope: IdempotencyScope;
+  statusCode: number;
+  traceId: string;
+}
+
+type Decide<R> = () => Promise<RequestChange<R>>;
+
+/** Decide → commit (with `record`) → on 'again' decide again. */
+async function commitOne<R, C extends RequestChange<R>>(decide: () => Promise<C>, record: (change: C) => TxItem | undefined): Promise<C> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const change = await decide();
+    const run = () => transact(change.writes, { idempotency: record(change) });
+    try {
+      await (change.debits ? withFunds(change.debits, run) : run());
+    } catch (error) {
+      const answer = error instanceof TransactionFailed ? await change.refused?.(error) : undefined;
+      if (answer === 'again') continue;
+      await change.abandoned?.();
+      throw answer ?? error;
+    }
+    change.committed?.();
+    return change;
+  }
+  throw new ConflictError('Too many concurrent requests changed the same item; retry with the same Idempotency-Key.');
+}
+
+/**
+ * Commits what a service decided, with the Idempotency-Key record when there is a key: the
+ * completed response in the same transaction; for a two-step request an in-flight claim with the
+ * first commit and the response with the last. A retry after a claim lapsed (`scope.recovering`)
+ * completes the dead twin's claim. Returns the response.
+ */
+export async function commitRequest<R>(decide: Decide<R>, key?: RequestKey): Promise<R> {
+  const stored = (response: R) => ({ statusCode: key!.statusCode, body: JSON.stringify(response), traceId: key!.traceId });
+  const complete = (change: Final<R>) => key && completeWrite(key.scope, stored(change.response));
+  const first = await commitOne(decide, (change) => {
+    if (!key) return undefined;
+    const { scope } = key;
+    if ('next' in change) {
+      const leaseExpiresAt = new Date(Date.now() + inFlightLeaseMs).toISOString();
+      return claimWrite(scope, { requestHash: scope.requestHash, state: 'in_flight', leaseExpiresAt });
+    }
+    if (scope.recovering) return complete(change);
+    return claimWrite(scope, { requestHash: scope.requestHash, state: 'completed', response: stored(change.response) });
+  });
+  if (!('next' in first)) return first.response;
+  try {
+    return (await commitOne(first.next, complete)).response;
+  } catch (error) {
+    // After the first commit the operation exists: answer from what is stored, so the key is
+    // never left in flight by a passing fault (the sweeps finish the operation).
+    logger.error('request: fault after its first commit', { error });
+    return (await commitOne(first.fallback, complete)).response;
+  }
+}
+
+/** The same request with more writes in its (first) transaction: an audit entry, a maker record. */
+export const withWrites =
+  <C extends RequestChange<unknown>>(decide: () => Promise<C>, extra: (change: C) => TxItem[]): (() => Promise<C>) =>
+  async () => {
+    const change = await decide();
+    return { ...change, writes: [...change.writes, ...extra(change)] };
+  };
