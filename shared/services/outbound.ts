@@ -1,6 +1,7 @@
 import { decideInquiry, notFoundGraceMs, pastNotFoundGrace, type Failure } from '#shared/domain/outbound.ts';
 import { logger } from '#shared/logger.ts';
 import type { Instruction, Rail, StatusAnswer, SubmitAnswer } from '#shared/providers/rail.ts';
+import type { VersionedResult } from '#shared/store/versioned.ts';
 
 /**
  * The shared timings and the bounded call of the outbound-transfer protocol (withdrawals,
@@ -181,6 +182,27 @@ export async function inquire<T, I extends Instruction, C>(
   if (decision.failure.kind === 'not_received')
     logger.error(`${p.who} never received the submission`, { ...p.context(asked), submittedAt: p.submittedAt(asked) });
   return decide(p, rail, asked, now, (step) => p.failed(step, decision.failure));
+}
+
+/**
+ * Whoever's version-conditioned write of the submission record landed (`recording`) submits, once,
+ * and records the answer; anyone else gets the item as it is.
+ */
+export async function submitOnce<T, I extends Instruction, C>(
+  p: OutboundProduct<T, I, C>,
+  rail: Rail<I>,
+  now: Date,
+  recording: Promise<VersionedResult<T>>,
+): Promise<T | undefined> {
+  const recorded = await recording;
+  return recorded.changed ? submitAndRecord(p, rail, recorded.value, now) : recorded.value;
+}
+
+/** An outstanding submission: the rail's status inquiry; without a rail for its mode, logged and due again later. */
+export function inquireOrLater<T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I> | undefined, asked: T, now: Date) {
+  if (rail) return inquire(p, rail, asked, now);
+  logger.error(`${p.who}: none is configured for the mode; asking again later`, p.context(asked));
+  return askLater(p, rail, asked, now);
 }
 
 /** An outstanding submission that cannot be asked about (no rail configured for its mode): due again later. */

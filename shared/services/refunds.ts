@@ -13,7 +13,6 @@ import {
   refundJournals,
   refundOverdue,
   refundReadyForAttempt,
-  refundRetries,
   refundStatusNames,
   RefundStatus,
   refundView,
@@ -23,10 +22,9 @@ import {
   type RefundView,
 } from '#shared/domain/refund.ts';
 import { logger } from '#shared/logger.ts';
-import { emitOutcome } from '#shared/metrics.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
-import { TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { TransactionFailed } from '#shared/store/client.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { findIntent } from '#shared/store/intents.ts';
 import {
@@ -38,9 +36,10 @@ import {
   refundChange,
   releaseReservationWrite,
 } from '#shared/store/refunds.ts';
-import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
+import type { VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
-import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from './outbound.ts';
+import { moneyItems } from './money-items.ts';
+import { inquire, inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
 import '#shared/providers/live/boot.ts';
 
 /**
@@ -134,77 +133,53 @@ export async function refundsOfTransaction(merchantId: string, mode: Mode, trxnR
 
 type Change = VersionedChange<Refund>;
 
-/** Read → decide → one conditional transaction, retried on a lost race; a final status counts once. */
-async function changeRefund(id: string, decide: (current: Refund) => Change | null) {
-  // A status change commits with its RefundStatusChanged event in the same transaction.
-  const withEvent = (r: Refund): Change | null => {
-    const c = decide(r);
-    return c && { next: c.next, writes: [...c.writes, ...refundEventWrites(r, c.next)] };
-  };
-  const result = await changeVersioned('refund', () => getRefund(id), withEvent, {
-    label: `refund ${id}`,
-    committed: (before, after) =>
-      after.status !== before.status &&
-      after.status >= RefundStatus.Completed &&
-      emitOutcome('refund', refundStatusNames[after.status], after.amountMinor),
-  });
-  return result.value;
-}
-
-/** refundChange with extra writes in the same transaction. */
-function change(r: Refund, changes: Partial<Refund>, dueAt: string | null | undefined, now: Date, ...extra: TxItem[]): Change {
-  const { next, write } = refundChange(r, changes, dueAt, now);
-  return { next, writes: [write, ...extra] };
-}
+/** Read → decide → commit with the status event; the operator's commands on a Pending refund. */
+const items = moneyItems({
+  subject: 'refund',
+  read: getRefund,
+  writes: { change: refundChange, eventWrites: refundEventWrites },
+  statusNames: refundStatusNames,
+  finalFrom: RefundStatus.Completed,
+  pending: RefundStatus.Pending,
+});
+const change = items.write;
+const commit = async (id: string, decide: (current: Refund) => Change | null) => (await items.change(id, decide)).value;
 
 /** Pending → a final status that releases the reservation (nothing was held while Pending). */
 const closePending = (r: Refund, status: RefundStatus, failureReason: string | null, now: Date) =>
   change(r, { status, failureReason }, null, now, releaseReservationWrite(r));
 
+/** An operator's command on a Pending refund; an overdue one expires first (and is refused). */
 async function operatorChange(id: string, action: string, decide: (r: Refund, now: Date) => Change, now: () => Date) {
   const overdue = await getRefund(id);
   if (overdue && refundOverdue(overdue, now())) {
     await advanceRefund(id, now());
     throw new BusinessRuleError(`Refund ${id} expired at ${overdue.expiresAt} without approval.`, 'invalid_status');
   }
-  const refund = await changeRefund(id, (r) => {
-    if (r.status !== RefundStatus.Pending)
-      throw new BusinessRuleError(
-        `Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`,
-        'invalid_status',
-      );
-    return decide(r, now());
-  });
-  if (!refund) throw new NotFoundError(`No refund with id ${id}.`);
-  return refundView(refund);
+  return refundView(await items.operator(id, action, (r) => decide(r, now())));
 }
 
 /** Operator: Pending → Approved, holding amount + fee from the wallet; processing starts at once. */
 export async function approveRefund(id: string, now: () => Date = () => new Date()) {
+  const hold = (r: Refund, at: Date) =>
+    change(
+      r,
+      { status: RefundStatus.Approved, approvedAt: at.toISOString() },
+      at.toISOString(),
+      at,
+      ...postJournal(refundJournals.hold(r, at)),
+    );
   try {
     return await withFunds(
       () => getRefund(id),
-      () =>
-        operatorChange(
-          id,
-          'approved',
-          (r, at) =>
-            change(
-              r,
-              { status: RefundStatus.Approved, approvedAt: at.toISOString() },
-              at.toISOString(),
-              at,
-              ...postJournal(refundJournals.hold(r, at)),
-            ),
-          now,
-        ),
+      () => operatorChange(id, 'approved', hold, now),
     );
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
     const r = (await getRefund(id))!;
-    const wallet = await getWallet(r.merchantId, r.mode, r.currency, true);
+    const available = fromMinor((await getWallet(r.merchantId, r.mode, r.currency, true)).available, r.currency);
     throw new BusinessRuleError(
-      `Insufficient available balance to approve refund ${id}: ${fromMinor(wallet.available, r.currency)} ${r.currency} available, ${fromMinor(refundHeldMinor(r), r.currency)} ${r.currency} needed.`,
+      `Insufficient available balance to approve refund ${id}: ${available} ${r.currency} available, ${fromMinor(refundHeldMinor(r), r.currency)} ${r.currency} needed.`,
       'insufficient_balance',
     );
   }
@@ -232,34 +207,20 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
   submittedAt: (r) => r.attemptedAt!,
   outstanding: (r, asked) =>
     r.status === RefundStatus.Processing && r.attemptCount === asked.attemptCount && r.attemptedAt === asked.attemptedAt,
-  commit: (asked, decide) => changeRefund(asked.id, decide),
+  commit: (asked, decide) => commit(asked.id, decide),
   accepted: (step, answer) => refunds.completed(step, { status: 'Completed', providerReference: answer.providerReference }),
-  completed: ({ current: r, rail, now }, answer) =>
-    change(
-      r,
-      {
-        status: RefundStatus.Completed,
-        processedAt: now.toISOString(),
-        providerReference: answer.providerReference ?? null,
-        failureReason: null,
-        attemptedAt: null,
-      },
-      null,
-      now,
-      ...[recordRefundedWrite(r, now), ...postJournal(refundJournals.completed(r, rail.ledgerAccount, now))],
-    ),
+  completed: ({ current: r, rail, now }, answer) => {
+    const providerReference = answer.providerReference ?? null;
+    const completed = { status: RefundStatus.Completed, processedAt: now.toISOString(), providerReference, failureReason: null };
+    const journal = postJournal(refundJournals.completed(r, rail.ledgerAccount, now));
+    return change(r, { ...completed, attemptedAt: null }, null, now, recordRefundedWrite(r, now), ...journal);
+  },
   failed: ({ current: r, rail, now }, why) => {
     logger.info('refund attempt unsuccessful', { refundId: r.id, attempt: r.attemptCount, outcome: why.kind });
     const { retry, failureReason } = refundAfterFailure(r, why);
     if (retry) return change(r, { failureReason, attemptedAt: null }, later(now, rail.timings.retryAfterMs), now);
-    return change(
-      r,
-      { status: RefundStatus.Failed, processedAt: now.toISOString(), failureReason, attemptedAt: null },
-      null,
-      now,
-      releaseReservationWrite(r),
-      ...postJournal(refundJournals.released(r, now)),
-    );
+    const failed = { status: RefundStatus.Failed, processedAt: now.toISOString(), failureReason, attemptedAt: null };
+    return change(r, failed, null, now, releaseReservationWrite(r), ...postJournal(refundJournals.released(r, now)));
   },
   dueAgain: ({ current, now }, dueAt) => change(current, {}, dueAt, now),
   // A retry's "Failed" may still be the previous attempt's decline until the new request registers.
@@ -275,45 +236,23 @@ export async function advanceRefund(id: string, now = new Date()): Promise<Refun
   const current = await getRefund(id);
   if (!current) return undefined;
   if (refundOverdue(current, now))
-    return changeRefund(id, (r) =>
-      refundOverdue(r, now) ? closePending(r, RefundStatus.Expired, 'Not approved within 7 days.', now) : null,
-    );
+    return commit(id, (r) => (refundOverdue(r, now) ? closePending(r, RefundStatus.Expired, 'Not approved within 7 days.', now) : null));
   if (current.status !== RefundStatus.Approved && current.status !== RefundStatus.Processing) return current;
-  if (
-    current.status === RefundStatus.Processing &&
-    (current.attemptedAt === undefined || (current.attemptedAt === null && !refundRetries(current)))
-  ) {
-    // Stored before attempts shared one reference (`<id>-<attempt>` was sent): an earlier attempt
-    // may have paid. Neither paying nor releasing is safe without the provider's word on each
-    // reference. Out of the sweep, for support.
-    logger.error('refund needs manual reconciliation with the provider', {
-      refundId: id,
-      attempt: current.attemptCount,
-      references: `${id}-1..${id}-${current.attemptCount}`,
-    });
-    return changeRefund(id, (r) => (r.version === current.version ? change(r, {}, null, now) : null));
-  }
   const rail = railFor('refund', current.mode);
-  if (!rail) {
-    logger.error('refund cannot be processed: no refund provider for its mode', { refundId: id, mode: current.mode });
-    return askLater({ ...refunds, outstanding: (r, asked) => r.version === asked.version }, rail, current, now);
-  }
+  // Without a provider for its mode, an Approved refund waits as an outstanding attempt does.
+  if (!rail) return inquireOrLater({ ...refunds, outstanding: (r, asked) => r.version === asked.version }, rail, current, now);
   if (current.status === RefundStatus.Processing && current.attemptedAt) return inquire(refunds, rail, current, now);
   if (!(await merchantMaySubmitNow(current.merchantId))) return current; // suspended: waits for reactivation
   // The attempt is recorded at the real time of the call, not the start of a possibly long sweep
   // pass, so the inquiry scheduled after it cannot overtake the call it asks about.
   const at = new Date(Math.max(now.getTime(), Date.now()));
-  let recorded = false;
-  const claimed = await changeRefund(id, (r) => {
-    recorded = refundReadyForAttempt(r) && canRefundTransition(r.status, RefundStatus.Processing);
-    return recorded
-      ? change(
-          r,
-          { status: RefundStatus.Processing, attemptCount: r.attemptCount + 1, attemptedAt: at.toISOString() },
-          later(at, rail.timings.inquireAfterMs),
-          at,
-        )
-      : null;
-  });
-  return recorded ? submitAndRecord(refunds, rail, claimed!, at) : claimed;
+  const attempt = (r: Refund) => ({ status: RefundStatus.Processing, attemptCount: r.attemptCount + 1, attemptedAt: at.toISOString() });
+  const ready = (r: Refund) => refundReadyForAttempt(r) && canRefundTransition(r.status, RefundStatus.Processing);
+  const dueAt = later(at, rail.timings.inquireAfterMs);
+  return submitOnce(
+    refunds,
+    rail,
+    at,
+    items.change(id, (r) => (ready(r) ? change(r, attempt(r), dueAt, at) : null)),
+  );
 }

@@ -5,7 +5,6 @@ import { convertMinor } from '#shared/domain/fx.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import {
-  canSettlementTransition,
   newSettlement,
   settlementAmounts,
   settlementFailureReason,
@@ -18,12 +17,10 @@ import {
   type SettlementView,
 } from '#shared/domain/settlement.ts';
 import { logger } from '#shared/logger.ts';
-import { emitOutcome } from '#shared/metrics.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { SettlementInstruction } from '#shared/providers/settlement-rail.ts';
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
-import { type TxItem } from '#shared/store/client.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import {
   createSettlementWrite,
@@ -33,9 +30,10 @@ import {
   settlementEventWrites,
   type SettlementQuery,
 } from '#shared/store/settlements.ts';
-import { changeVersioned, type VersionedChange } from '#shared/store/versioned.ts';
+import type { VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal } from '#shared/store/wallets.ts';
-import { askLater, inquire, later, submitAndRecord, type OutboundProduct } from './outbound.ts';
+import { moneyItems } from './money-items.ts';
+import { inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
 
 /**
  * Settlements (docs/merchant-guide.md "Settlements"): declarations over the outbound-transfer
@@ -147,103 +145,58 @@ export async function settlementPage(merchantId: string, mode: Mode, query: Sett
 
 type Change = VersionedChange<Settlement>;
 
-/** Read → decide → one conditional transaction, retried on a lost race; a final status counts once. */
-async function changeSettlement(id: string, decide: (current: Settlement) => Promise<Change | null> | Change | null) {
-  // A status change commits with its SettlementStatusChanged event in the same transaction.
-  const withEvent = async (s: Settlement): Promise<Change | null> => {
-    const c = await decide(s);
-    return c && { next: c.next, writes: [...c.writes, ...settlementEventWrites(s, c.next)] };
-  };
-  const result = await changeVersioned('settlement', () => getSettlement(id), withEvent, {
-    label: `settlement ${id}`,
-    committed: (before, after) =>
-      after.status !== before.status &&
-      after.status >= SettlementStatus.Completed &&
-      emitOutcome('settlement', settlementStatusNames[after.status], after.amountMinor),
-  });
-  return { settlement: result.value, changed: result.changed };
-}
+/** Read → decide → commit with the status event; the operator's commands on a Pending settlement. */
+const items = moneyItems({
+  subject: 'settlement',
+  read: getSettlement,
+  writes: { change: settlementChange, eventWrites: settlementEventWrites },
+  statusNames: settlementStatusNames,
+  finalFrom: SettlementStatus.Completed,
+  pending: SettlementStatus.Pending,
+});
+const change = items.write;
+const commit = async (id: string, decide: (current: Settlement) => Change | null) => (await items.change(id, decide)).value;
 
-/** settlementChange with extra writes in the same transaction. */
-function change(s: Settlement, changes: Partial<Settlement>, dueAt: string | null | undefined, now: Date, ...extra: TxItem[]): Change {
-  const { next, write } = settlementChange(s, changes, dueAt, now);
-  return { next, writes: [write, ...extra] };
-}
-
+const released = (
+  s: Settlement,
+  status: SettlementStatus,
+  failureReason: string,
+  journal: 'settlement.failed' | 'settlement.cancelled',
+  now: Date,
+  more = {},
+) => change(s, { status, failureReason, ...more }, null, now, ...postJournal(settlementJournals.released(s, journal, now)));
 const failed = (s: Settlement, failureReason: string, now: Date) =>
-  change(
-    s,
-    { status: SettlementStatus.Failed, failureReason, processedAt: now.toISOString() },
-    null,
-    now,
-    ...postJournal(settlementJournals.released(s, 'settlement.failed', now)),
-  );
-
-async function operatorChange(
-  id: string,
-  to: SettlementStatus,
-  action: string,
-  decide: (s: Settlement, now: Date) => Promise<Change>,
-  now: () => Date,
-) {
-  const { settlement } = await changeSettlement(id, (s) => {
-    if (!canSettlementTransition(s.status, to)) {
-      throw new BusinessRuleError(
-        `Settlement ${s.id} is ${settlementStatusNames[s.status]}; only a Pending settlement can be ${action}.`,
-        'invalid_status',
-      );
-    }
-    return decide(s, now());
-  });
-  if (!settlement) throw new NotFoundError(`No settlement with id ${id}.`);
-  return settlementView(settlement);
-}
+  released(s, SettlementStatus.Failed, failureReason, 'settlement.failed', now, { processedAt: now.toISOString() });
 
 /** Operator: Pending → Approved, locking the FX rate when converting; processing starts at once. */
-export function approveSettlement(id: string, now: () => Date = () => new Date()) {
-  return operatorChange(
-    id,
-    SettlementStatus.Approved,
-    'approved',
-    async (s, at) => {
-      const lock: Partial<Settlement> = {};
-      if (s.currency !== s.payoutCurrency) {
-        const source = rateSourceFor(s.mode);
-        const quote = source && (await source.quote(s.currency, s.payoutCurrency, at));
-        if (!quote)
-          throw new BusinessRuleError(
-            `No exchange rate is available for ${s.currency} to ${s.payoutCurrency} now; try again later or reject.`,
-            'fx_unavailable',
-          );
-        const payoutMinor = convertMinor(s.netMinor, s.currency, s.payoutCurrency, quote.rate);
-        if (payoutMinor <= 0)
-          throw new BusinessRuleError(
-            `At the current rate the net amount pays out nothing in ${s.payoutCurrency}; reject it.`,
-            'amount_too_small',
-          );
-        Object.assign(lock, { fxRate: quote.rate, fxRateTimestamp: at.toISOString(), payoutMinor });
-      }
-      return change(s, { status: SettlementStatus.Approved, approvedAt: at.toISOString(), ...lock }, at.toISOString(), at);
-    },
-    now,
-  );
+export async function approveSettlement(id: string, now: () => Date = () => new Date()) {
+  const at = now();
+  const approved = await items.operator(id, 'approved', async (s) => {
+    const lock: Partial<Settlement> = {};
+    if (s.currency !== s.payoutCurrency) {
+      const quote = await rateSourceFor(s.mode)?.quote(s.currency, s.payoutCurrency, at);
+      if (!quote)
+        throw new BusinessRuleError(
+          `No exchange rate is available for ${s.currency} to ${s.payoutCurrency} now; try again later or reject.`,
+          'fx_unavailable',
+        );
+      const payoutMinor = convertMinor(s.netMinor, s.currency, s.payoutCurrency, quote.rate);
+      if (payoutMinor <= 0)
+        throw new BusinessRuleError(
+          `At the current rate the net amount pays out nothing in ${s.payoutCurrency}; reject it.`,
+          'amount_too_small',
+        );
+      Object.assign(lock, { fxRate: quote.rate, fxRateTimestamp: at.toISOString(), payoutMinor });
+    }
+    return change(s, { status: SettlementStatus.Approved, approvedAt: at.toISOString(), ...lock }, at.toISOString(), at);
+  });
+  return settlementView(approved);
 }
 
 /** Operator: Pending → Cancelled, the hold released. `failureReason` tells the merchant why. */
-const cancelWith = (id: string, failureReason: string, action: string, now: () => Date) =>
-  operatorChange(
-    id,
-    SettlementStatus.Cancelled,
-    action,
-    async (s, at) =>
-      change(
-        s,
-        { status: SettlementStatus.Cancelled, failureReason },
-        null,
-        at,
-        ...postJournal(settlementJournals.released(s, 'settlement.cancelled', at)),
-      ),
-    now,
+const cancelWith = async (id: string, failureReason: string, action: string, now: () => Date) =>
+  settlementView(
+    await items.operator(id, action, (s) => released(s, SettlementStatus.Cancelled, failureReason, 'settlement.cancelled', now())),
   );
 
 export const rejectSettlement = (id: string, reason?: string, now: () => Date = () => new Date()) =>
@@ -251,9 +204,6 @@ export const rejectSettlement = (id: string, reason?: string, now: () => Date = 
 
 export const cancelSettlement = (id: string, now: () => Date = () => new Date()) =>
   cancelWith(id, 'Cancelled by the operator.', 'cancelled', now);
-
-/** The submission record's time; settlements stored before it existed were submitted when they became Processing. */
-const submittedAtOf = (s: Settlement) => s.submittedAt ?? s.updatedAt;
 
 /** Settlements over the outbound-transfer engine: their instruction and transitions. */
 const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = {
@@ -264,21 +214,17 @@ const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = 
     payoutMinor: s.payoutMinor ?? s.netMinor,
     payoutCurrency: s.payoutCurrency,
     destination: s.destination,
-    submittedAt: submittedAtOf(s),
+    submittedAt: s.submittedAt!,
   }),
-  submittedAt: submittedAtOf,
+  submittedAt: (s) => s.submittedAt!,
   outstanding: (current) => current.status === SettlementStatus.Processing,
-  commit: async (asked, decide) => (await changeSettlement(asked.id, decide)).settlement,
+  commit: (asked, decide) => commit(asked.id, decide),
   // If an inquiry already moved it on (its schedule stands), only the reference is recorded.
-  accepted: ({ current, asked, rail, now }, answer) =>
-    current.railReference !== null
-      ? null
-      : change(
-          current,
-          { railReference: answer.providerReference },
-          current.version === asked.version ? later(now, rail.timings.firstCheckAfterMs) : undefined,
-          now,
-        ),
+  accepted: ({ current, asked, rail, now }, answer) => {
+    if (current.railReference !== null) return null;
+    const dueAt = current.version === asked.version ? later(now, rail.timings.firstCheckAfterMs) : undefined;
+    return change(current, { railReference: answer.providerReference }, dueAt, now);
+  },
   completed: ({ current, rail, now }) =>
     change(
       current,
@@ -288,8 +234,7 @@ const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = 
       ...postJournal(settlementJournals.completed(current, rail.ledgerAccount, now)),
     ),
   failed: ({ current, now }, why) => failed(current, settlementFailureReason(why), now),
-  // A settlement stored before the submission record existed gets one now (its grace starts at the latest).
-  dueAgain: ({ current, now }, dueAt) => change(current, current.submittedAt ? {} : { submittedAt: current.updatedAt }, dueAt, now),
+  dueAgain: ({ current, now }, dueAt) => change(current, {}, dueAt, now),
 };
 
 /**
@@ -303,24 +248,19 @@ export async function advanceSettlement(id: string, now = new Date()): Promise<S
   const current = await getSettlement(id);
   if (!current) return undefined;
   const rail = settlementRail(current.mode);
-  if (current.status === SettlementStatus.Approved) {
-    if (!rail)
-      return (
-        await changeSettlement(id, (s) =>
-          s.status === SettlementStatus.Approved ? failed(s, 'No settlement rail is configured for this mode.', now) : null,
-        )
-      ).settlement;
+  const approved = (s: Settlement) => s.status === SettlementStatus.Approved;
+  if (approved(current)) {
+    if (!rail) return commit(id, (s) => (approved(s) ? failed(s, 'No settlement rail is configured for this mode.', now) : null));
     if (!(await merchantMaySubmitNow(current.merchantId))) return current; // suspended: waits for reactivation
-    // The submission record: only the sweep whose write lands here submits, and only this once.
-    const claim = await changeSettlement(id, (s) =>
-      s.status === SettlementStatus.Approved
-        ? change(s, { status: SettlementStatus.Processing, submittedAt: now.toISOString() }, later(now, rail.timings.inquireAfterMs), now)
-        : null,
+    const processing = { status: SettlementStatus.Processing, submittedAt: now.toISOString() };
+    const dueAt = later(now, rail.timings.inquireAfterMs);
+    return submitOnce(
+      settlements,
+      rail,
+      now,
+      items.change(id, (s) => (approved(s) ? change(s, processing, dueAt, now) : null)),
     );
-    return claim.changed ? submitAndRecord(settlements, rail, claim.settlement!, now) : claim.settlement;
   }
   if (current.status !== SettlementStatus.Processing) return current;
-  if (rail) return inquire(settlements, rail, current, now);
-  logger.error('settlement cannot be reconciled: no settlement rail for its mode', { settlementId: id, mode: current.mode });
-  return askLater(settlements, rail, current, now);
+  return inquireOrLater(settlements, rail, current, now);
 }

@@ -26,7 +26,7 @@ import type { SubmitAnswer } from '#shared/providers/rail.ts';
 import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
 import type { FinalChange, RequestChange } from '#shared/store/request.ts';
 import { getWallet, postJournal } from '#shared/store/wallets.ts';
-import { answerDecision, askLater, inquire, later, submitRecorded, type OutboundProduct } from './outbound.ts';
+import { answerDecision, inquireOrLater, later, submitRecorded, type OutboundProduct } from './outbound.ts';
 import { changeIntent, intentChange, type Decision, type SameStatus } from './transactions.ts';
 import '#shared/providers/live/boot.ts';
 
@@ -194,17 +194,7 @@ export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutCh
 export async function reconcileWithdrawal(due: PaymentIntent, now = new Date()): Promise<void> {
   const intent = await getIntent(due.paymentIntentId);
   if (!intent || intent.intentType !== 'withdrawal' || intent.status !== 'Processing') return;
-  const rail = railFor('payout', intent.mode);
-  if (rail && withdrawalDetails(intent).submission) {
-    await inquire(payouts, rail, intent, now);
-    return;
-  }
-  logger.error('withdrawal cannot be reconciled', {
-    paymentIntentId: intent.paymentIntentId,
-    rail: Boolean(rail),
-    submitted: Boolean(withdrawalDetails(intent).submission),
-  });
-  await askLater(payouts, rail, intent, now);
+  await inquireOrLater(payouts, railFor('payout', intent.mode), intent, now);
 }
 
 /** The withdrawal as stored, as the response to its request (with no writes). */

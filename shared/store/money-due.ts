@@ -1,6 +1,9 @@
 import { named, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys, type Key } from './keys.ts';
+import { outboxWrites } from './webhooks.ts';
+import type { Mode } from '#shared/domain/credentials.ts';
+import type { WebhookEvent } from '#shared/domain/events.ts';
 
 /**
  * The due index of settlements, refunds and automatic-settlement runs (GSI2, `MONEYDUE#<shard>`,
@@ -74,6 +77,39 @@ export function versionedChange<T extends { id: string; status: number; version:
   const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
   for (const k of Object.keys(changes) as (keyof T & string)[]) set[k] = next[k];
   return { next, write: named(subject, versionedUpdate(key, current.id, current, set, dueAt)) };
+}
+
+type MoneyItem = { id: string; merchantId: string; mode: Mode; status: number; version: number; updatedAt: string };
+
+/**
+ * The writes of one kind of versioned money item (settlements, refunds): `change`, its
+ * versionedChange named `subject`; `eventWrites`, the event of a status change (none when the
+ * status stays) in the item's partition, to the merchant's endpoint for the mode, for the same
+ * transaction as the change.
+ */
+export function moneyItemWrites<T extends MoneyItem, Fixed extends keyof T>(
+  subject: 'settlement' | 'refund',
+  key: (id: string) => Key,
+  statusEvent: (next: T, previous: T['status'], at: Date) => WebhookEvent,
+  paymentIntentId: (item: T) => string | null,
+) {
+  return {
+    change: (current: T, changes: Partial<Omit<T, Fixed>>, dueAt: string | null | undefined, now: Date) =>
+      versionedChange(subject, key(current.id), current, changes as Partial<T>, dueAt, now),
+    eventWrites(previous: T, next: T): TxItem[] {
+      if (previous.status === next.status) return [];
+      const event = statusEvent(next, previous.status, new Date(next.updatedAt));
+      const { merchantId, mode } = next;
+      const addressed = {
+        eventId: event.id,
+        paymentIntentId: paymentIntentId(next),
+        subject: { kind: subject, id: next.id },
+        merchantId,
+        mode,
+      };
+      return named('event', outboxWrites({ ...addressed, callbackUrl: null, event }, event.data.Timestamp));
+    },
+  };
 }
 
 /** Strips the table's own attributes from an item. */

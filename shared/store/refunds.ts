@@ -3,8 +3,7 @@ import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
 import { db, fromItem, named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
-import { outboxWrites } from './webhooks.ts';
-import { stripKeys, versionedChange } from './money-due.ts';
+import { moneyItemWrites, stripKeys } from './money-due.ts';
 
 /**
  * Refunds (`REFUND#<id>`), listed per transaction on GSI1 (`TXN#<paymentIntentId>#REFUND`,
@@ -82,34 +81,16 @@ export function recordRefundedWrite(r: Refund, now: Date): TxItem {
   });
 }
 
-export function refundChange(
-  current: Refund,
-  changes: Partial<Omit<Refund, 'id' | 'paymentIntentId' | 'merchantId' | 'mode' | 'version'>>,
-  dueAt: string | null | undefined,
-  now: Date,
-): { next: Refund; write: TxItem } {
-  return versionedChange('refund', keys.refund(current.id), current, changes as Partial<Refund>, dueAt, now);
-}
-
-/**
- * The event of a refund's status change, for the same transaction as the change (empty when the
- * status stays, e.g. another attempt while Processing): RefundStatusChanged in the refund's
- * partition, to the merchant's endpoint for the mode (refund requests carry no callbackUrl).
- */
-export function refundEventWrites(previous: Refund, next: Refund): TxItem[] {
-  if (previous.status === next.status) return [];
-  const event = refundStatusChangedEvent(next, previous.status, new Date(next.updatedAt));
-  const addressed = {
-    eventId: event.id,
-    paymentIntentId: next.paymentIntentId,
-    subject: { kind: 'refund', id: next.id } as const,
-    merchantId: next.merchantId,
-    mode: next.mode,
-    callbackUrl: null,
-    event,
-  };
-  return named('event', outboxWrites(addressed, event.data.Timestamp));
-}
+const refundWrites = moneyItemWrites<Refund, 'id' | 'paymentIntentId' | 'merchantId' | 'mode' | 'version'>(
+  'refund',
+  keys.refund,
+  refundStatusChangedEvent,
+  (r) => r.paymentIntentId,
+);
+/** A change of a refund read as `current` (versionedChange). */
+export const refundChange = refundWrites.change;
+/** RefundStatusChanged (refund requests carry no callbackUrl), for the transaction of the change. */
+export const refundEventWrites = refundWrites.eventWrites;
 
 /** Access pattern: a refund by id (GetItem). */
 export async function getRefund(id: string, consistent = true): Promise<Refund | undefined> {

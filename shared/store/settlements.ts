@@ -5,8 +5,7 @@ import type { Settlement, SettlementStatus } from '#shared/domain/settlement.ts'
 import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
-import { outboxWrites } from './webhooks.ts';
-import { stripKeys, versionedChange } from './money-due.ts';
+import { moneyItemWrites, stripKeys } from './money-due.ts';
 
 /**
  * Settlements and the automatic-settlement run items. A settlement is one item (`SETTLEMENT#<id>`)
@@ -31,38 +30,16 @@ export function createSettlementWrite(s: Settlement, options: { dueAt?: string }
   });
 }
 
-/**
- * A change of a settlement read as `current`: returns the settlement after the change and its
- * conditional write (refused if the settlement changed since it was read). `dueAt`: see versionedUpdate.
- */
-export function settlementChange(
-  current: Settlement,
-  changes: Partial<Omit<Settlement, 'id' | 'merchantId' | 'mode' | 'version'>>,
-  dueAt: string | null | undefined,
-  now: Date,
-): { next: Settlement; write: TxItem } {
-  return versionedChange('settlement', keys.settlement(current.id), current, changes as Partial<Settlement>, dueAt, now);
-}
-
-/**
- * The event of a settlement's status change, for the same transaction as the change (empty when
- * the status stays): SettlementStatusChanged in the settlement's partition, to the merchant's
- * endpoint for the mode.
- */
-export function settlementEventWrites(previous: Settlement, next: Settlement): TxItem[] {
-  if (previous.status === next.status) return [];
-  const event = settlementStatusChangedEvent(next, previous.status, new Date(next.updatedAt));
-  const addressed = {
-    eventId: event.id,
-    paymentIntentId: null,
-    subject: { kind: 'settlement', id: next.id } as const,
-    merchantId: next.merchantId,
-    mode: next.mode,
-    callbackUrl: null,
-    event,
-  };
-  return named('event', outboxWrites(addressed, event.data.Timestamp));
-}
+const settlementWrites = moneyItemWrites<Settlement, 'id' | 'merchantId' | 'mode' | 'version'>(
+  'settlement',
+  keys.settlement,
+  settlementStatusChangedEvent,
+  () => null,
+);
+/** A change of a settlement read as `current` (versionedChange). */
+export const settlementChange = settlementWrites.change;
+/** SettlementStatusChanged, for the transaction of the change. */
+export const settlementEventWrites = settlementWrites.eventWrites;
 
 /** Access pattern: a settlement by id (GetItem). A non-uuid id is simply not found. */
 export async function getSettlement(id: string, consistent = true): Promise<Settlement | undefined> {
