@@ -143,7 +143,7 @@ let settlementId: Promise<string> | undefined;
 function benchSettlement(merchant: SampleMerchant): Promise<string> {
   settlementId ??= (async () => {
     const { creditTestWallet } = await import('#shared/services/merchants.ts');
-    const { createSettlement } = await import('#shared/services/settlements.ts');
+    const { createSettlement } = await import('#shared/services/settlement-requests.ts');
     const { defaultFees } = await import('#shared/domain/merchant.ts');
     await creditTestWallet(merchant.merchantId, 'test', 10_00, 'PKR');
     const { commitRequest } = await import('#shared/store/request.ts');
@@ -205,7 +205,7 @@ function benchPayment(merchant: SampleMerchant): Promise<string> {
 let refundId: Promise<string> | undefined;
 function benchRefund(merchant: SampleMerchant): Promise<string> {
   refundId ??= (async () => {
-    const { createRefund } = await import('#shared/services/refunds.ts');
+    const { createRefund } = await import('#shared/services/refund-requests.ts');
     const { defaultFees } = await import('#shared/domain/merchant.ts');
     const { commitRequest } = await import('#shared/store/request.ts');
     const trxnRef = await benchPayment(merchant);

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
-import { createRefund } from '#shared/services/refunds.ts';
+import { createRefund } from '#shared/services/refund-requests.ts';
 
 /** POST /Gateway/v{version}/Refunds — refund all or part of a Completed checkout or deposit (201, status 0, attemptCount 0). */
 const body = z.strictObject({

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import '#shared/http/schemas.ts';
-import { refundFor } from '#shared/services/refunds.ts';
+import { refundFor } from '#shared/services/refund-requests.ts';
 
 /** GET /Gateway/v{version}/Refunds/{id} — one refund of this merchant and mode (404 otherwise, 400 for a non-uuid). */
 const path = z.object({

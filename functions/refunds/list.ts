@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import '#shared/http/schemas.ts';
-import { refundsOfTransaction } from '#shared/services/refunds.ts';
+import { refundsOfTransaction } from '#shared/services/refund-requests.ts';
 
 /**
  * GET /Gateway/v{version}/Refunds?trxnRef=… — the refunds of one transaction (orderRef,

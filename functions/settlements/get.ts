@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import '#shared/http/schemas.ts';
-import { settlementFor } from '#shared/services/settlements.ts';
+import { settlementFor } from '#shared/services/settlement-requests.ts';
 
 /** GET /Gateway/v{version}/Settlements/{id} — one settlement of this merchant and mode (404 otherwise, 400 for a non-uuid). */
 const path = z.object({

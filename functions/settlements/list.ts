@@ -5,7 +5,7 @@ import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { problems } from '#shared/http/problem.ts';
 import { dateBound, isoDateTime, wholeNumber } from '#shared/http/query-params.ts';
 import '#shared/http/schemas.ts';
-import { settlementPage } from '#shared/services/settlements.ts';
+import { settlementPage } from '#shared/services/settlement-requests.ts';
 
 /**
  * GET /Gateway/v{version}/Settlements — this merchant's settlements in the key's mode, newest

@@ -1,6 +1,6 @@
 import type { Currency } from '#shared/domain/money.ts';
-import { hasSandboxReceipt, recordSandboxReceipt } from '#shared/store/sandbox-receipts.ts';
 import type { Rail } from './rail.ts';
+import { sandboxRail } from './sandbox-rail.ts';
 
 /**
  * The refund rail: returns money to the customer through the original payment's network. Its
@@ -38,24 +38,8 @@ export const sandboxRefundDecline = 'The payment network declined the refund (sa
  * It answers the status inquiry only for references it received (shared/store/sandbox-receipts.ts),
  * NotFound otherwise.
  */
-const sandboxDeclines = (i: RefundInstruction) => {
-  const cents = i.amountMinor % 100;
-  return cents === 91 || (cents === 92 && i.attempt === 1);
-};
-const sandboxProviderReference = (i: RefundInstruction) => `SBXRFD${i.reference.replaceAll('-', '').slice(0, 20).toUpperCase()}`;
-
-export const sandboxRefundProvider: Rail<RefundInstruction> = {
-  name: 'Sandbox Refund Provider',
-  ledgerAccount: 'refund_rail',
-  timings: { firstCheckAfterMs: 30_000, pollIntervalMs: 30_000, inquireAfterMs: 60_000, retryAfterMs: 2_000 },
-  async submit(i) {
-    await recordSandboxReceipt('refund_provider', i.reference);
-    if (sandboxDeclines(i)) return { outcome: 'rejected', reason: sandboxRefundDecline };
-    return { outcome: 'accepted', providerReference: sandboxProviderReference(i) };
-  },
-  async status(i) {
-    if (!(await hasSandboxReceipt('refund_provider', i.reference))) return { status: 'NotFound' };
-    if (sandboxDeclines(i)) return { status: 'Failed', reason: sandboxRefundDecline };
-    return { status: 'Completed', providerReference: sandboxProviderReference(i) };
-  },
-};
+export const sandboxRefundProvider: Rail<RefundInstruction> = sandboxRail(
+  { receipts: 'refund_provider', name: 'Sandbox Refund Provider', ledgerAccount: 'refund_rail', prefix: 'SBXRFD' },
+  { firstCheckAfterMs: 30_000, pollIntervalMs: 30_000, inquireAfterMs: 60_000, retryAfterMs: 2_000 },
+  (i) => (i.amountMinor % 100 === 91 || (i.amountMinor % 100 === 92 && i.attempt === 1) ? sandboxRefundDecline : undefined),
+);

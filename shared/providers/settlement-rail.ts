@@ -1,7 +1,7 @@
 import type { Currency } from '#shared/domain/money.ts';
 import type { SettlementDestination } from '#shared/domain/settlement.ts';
-import { hasSandboxReceipt, recordSandboxReceipt } from '#shared/store/sandbox-receipts.ts';
 import type { Rail } from './rail.ts';
+import { sandboxRail } from './sandbox-rail.ts';
 
 /**
  * The settlement rail (bank transfer or USDT transfer): its instruction and the sandbox of test
@@ -27,17 +27,8 @@ const last4 = (i: SettlementInstruction) => (i.destination.type === 'bank' ? i.d
  * It answers the status inquiry only for references it received (shared/store/sandbox-receipts.ts),
  * NotFound otherwise.
  */
-export const sandboxSettlementRail: Rail<SettlementInstruction> = {
-  name: 'Sandbox Settlement Rail',
-  ledgerAccount: 'settlement_rail',
-  timings: { firstCheckAfterMs: 2_000, pollIntervalMs: 2_000, inquireAfterMs: 30_000, retryAfterMs: 30_000 },
-  async submit(i) {
-    await recordSandboxReceipt('settlement_rail', i.reference);
-    if (last4(i) === '1111') return { outcome: 'rejected', reason: sandboxSettlementRejection };
-    return { outcome: 'accepted', providerReference: `SBXSTL${i.reference.replaceAll('-', '').slice(0, 20).toUpperCase()}` };
-  },
-  async status(i) {
-    if (!(await hasSandboxReceipt('settlement_rail', i.reference))) return { status: 'NotFound' };
-    return last4(i) === '1111' ? { status: 'Failed', reason: sandboxSettlementRejection } : { status: 'Completed' };
-  },
-};
+export const sandboxSettlementRail: Rail<SettlementInstruction> = sandboxRail(
+  { receipts: 'settlement_rail', name: 'Sandbox Settlement Rail', ledgerAccount: 'settlement_rail', prefix: 'SBXSTL' },
+  { firstCheckAfterMs: 2_000, pollIntervalMs: 2_000, inquireAfterMs: 30_000, retryAfterMs: 30_000 },
+  (i) => (last4(i) === '1111' ? sandboxSettlementRejection : undefined),
+);

@@ -2,7 +2,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { minorUnits, type Currency } from '#shared/domain/money.ts';
 import { normaliseAccount, type SettlementDestination } from '#shared/domain/settlement.ts';
 import { checkUsdtAddress } from '#shared/domain/usdt-address.ts';
-import { createSettlement, previewSettlement, settlementFor, settlementPage } from '#shared/services/settlements.ts';
+import { createSettlement, previewSettlement, settlementFor, settlementPage } from '#shared/services/settlement-requests.ts';
 import { auditWrite } from '#shared/store/dashboard.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { auditEntry, DashboardRefusal, type Signed } from './dashboard-auth.ts';

@@ -2,7 +2,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import type { IntentStatus, IntentType } from '#shared/domain/intent.ts';
 import { fromMinor, minorUnits, toMinor, type Currency } from '#shared/domain/money.ts';
 import { walletBalance } from '#shared/services/balance.ts';
-import { createRefund, refundsOfTransaction } from '#shared/services/refunds.ts';
+import { createRefund, refundsOfTransaction } from '#shared/services/refund-requests.ts';
 import { listTransactions, lookupTransaction, transactionView, type TransactionListQuery } from '#shared/services/transactions.ts';
 import { auditWrite, getPayoutMaker, listAudit, listUsers, payoutMakerWrite } from '#shared/store/dashboard.ts';
 import { resolveBankCode } from '#shared/domain/bank-codes.ts';
@@ -203,6 +203,13 @@ export async function paymentDetail(merchantId: string, mode: Mode, id: string) 
   return { payment, refunds, events: items.map((e, i) => ({ ...e, attempts: attempts[i]?.items ?? [] })) };
 }
 
+/** The signed-in user's merchant and the session's mode; 404 when the merchant is gone. */
+async function sessionMerchant(signed: Signed) {
+  const merchant = await getMerchant(signed.user.merchantId);
+  if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
+  return { merchant, merchantId: merchant.merchantId, mode: signed.session.mode };
+}
+
 /** The Refund action: the refunds service, with the audit entry in the refund's own transaction. */
 export async function refundFromDashboard(
   signed: Signed,
@@ -211,10 +218,7 @@ export async function refundFromDashboard(
   traceId: string,
   now = new Date(),
 ) {
-  const { merchantId } = signed.user;
-  const mode = signed.session.mode;
-  const merchant = await getMerchant(merchantId);
-  if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
+  const { merchant, merchantId, mode } = await sessionMerchant(signed);
   if (merchant.status !== 'active')
     throw new DashboardRefusal(403, 'The merchant account is suspended: no refunds are accepted until it is reactivated.');
   const amountText = input.amount.trim();
@@ -339,10 +343,7 @@ export async function createPayoutFromDashboard(
   traceId: string,
   now = new Date(),
 ) {
-  const { merchantId } = signed.user;
-  const mode = signed.session.mode;
-  const merchant = await getMerchant(merchantId);
-  if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
+  const { merchant, merchantId, mode } = await sessionMerchant(signed);
   if (!/^\d+(\.\d+)?$/.test(input.amount.trim()))
     throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
   const bank = resolveBankCode(input.bankCode);

@@ -15,22 +15,24 @@ interface MoneyItem {
   amountMinor: number;
 }
 
-export interface MoneyItemSpec<T extends MoneyItem, Changes> {
-  subject: 'settlement' | 'refund';
-  read: (id: string) => Promise<T | undefined>;
-  /** The store's builders (moneyItemWrites). */
-  writes: {
-    change: (current: T, changes: Changes, dueAt: string | null | undefined, now: Date) => { next: T; write: TxItem };
-    eventWrites: (previous: T, next: T) => TxItem[];
-  };
-  statusNames: readonly string[];
-  /** Statuses from this one on are final (their outcome metric is emitted once). */
-  finalFrom: number;
-  pending: number;
+/** The store's builders of one kind of item (moneyItemWrites). */
+interface Writes<T, Changes> {
+  change: (current: T, changes: Changes, dueAt: string | null | undefined, now: Date) => { next: T; write: TxItem };
+  eventWrites: (previous: T, next: T) => TxItem[];
 }
 
-export function moneyItems<T extends MoneyItem, Changes>(spec: MoneyItemSpec<T, Changes>) {
+/**
+ * `statusNames` by status number: Pending is the one operators decide, Completed and those after
+ * it are final (their outcome metric is emitted once).
+ */
+export function moneyItems<T extends MoneyItem, Changes>(
+  subject: 'settlement' | 'refund',
+  read: (id: string) => Promise<T | undefined>,
+  writes: Writes<T, Changes>,
+  statusNames: readonly string[],
+) {
   type Change = VersionedChange<T>;
+  const spec = { subject, read, writes, statusNames, pending: statusNames.indexOf('Pending'), finalFrom: statusNames.indexOf('Completed') };
   const noun = spec.subject[0]!.toUpperCase() + spec.subject.slice(1);
   /** Read → decide → one conditional transaction (with the status event), retried on a lost race. */
   const change = (id: string, decide: (current: T) => Promise<Change | null> | Change | null) =>
@@ -51,6 +53,8 @@ export function moneyItems<T extends MoneyItem, Changes>(spec: MoneyItemSpec<T, 
     );
   return {
     change,
+    /** Read → decide → commit; the item after (or as it is when nothing changed). */
+    commit: async (id: string, decide: (current: T) => Change | null) => (await change(id, decide)).value,
     /** The store's change with extra writes (journals, reservations) in the same transaction. */
     write(current: T, changes: Changes, dueAt: string | null | undefined, now: Date, ...extra: TxItem[]): Change {
       const { next, write } = spec.writes.change(current, changes, dueAt, now);

@@ -1,7 +1,6 @@
 import { decideInquiry, notFoundGraceMs, pastNotFoundGrace, type Failure } from '#shared/domain/outbound.ts';
 import { logger } from '#shared/logger.ts';
 import type { Instruction, Rail, StatusAnswer, SubmitAnswer } from '#shared/providers/rail.ts';
-import type { VersionedResult } from '#shared/store/versioned.ts';
 
 /**
  * The shared timings and the bounded call of the outbound-transfer protocol (withdrawals,
@@ -137,28 +136,6 @@ export function answerDecision<T, I extends Instruction, C>(
   return (current) => (p.outstanding(current, recorded) ? transition({ current, asked: recorded, rail, now }) : null);
 }
 
-/** Records the answer to the submission of `recorded` (accepted or rejected; unknown changes nothing). */
-export function recordAnswer<T, I extends Instruction, C>(
-  p: OutboundProduct<T, I, C>,
-  rail: Rail<I>,
-  recorded: T,
-  answer: SubmitAnswer,
-  now: Date,
-): Promise<T | undefined> {
-  const decision = answerDecision(p, rail, recorded, answer, now);
-  return decision ? p.commit(recorded, decision) : Promise.resolve(recorded);
-}
-
-/** Submit once, then record the answer (the caller recorded the submission). */
-export async function submitAndRecord<T, I extends Instruction, C>(
-  p: OutboundProduct<T, I, C>,
-  rail: Rail<I>,
-  recorded: T,
-  now: Date,
-): Promise<T | undefined> {
-  return recordAnswer(p, rail, recorded, await submitRecorded(p, rail, recorded), now);
-}
-
 /**
  * The status inquiry of an outstanding submission (never a new submit): Completed / Failed are
  * recorded; NotFound after the grace period is a submission that never arrived (released);
@@ -186,16 +163,19 @@ export async function inquire<T, I extends Instruction, C>(
 
 /**
  * Whoever's version-conditioned write of the submission record landed (`recording`) submits, once,
- * and records the answer; anyone else gets the item as it is.
+ * and records the answer (accepted or rejected; unknown changes nothing: the item already says
+ * Processing with its submission record and is due for the inquiry); anyone else gets the item as it is.
  */
 export async function submitOnce<T, I extends Instruction, C>(
   p: OutboundProduct<T, I, C>,
   rail: Rail<I>,
   now: Date,
-  recording: Promise<VersionedResult<T>>,
+  recording: Promise<{ changed: boolean; value: T | undefined }>,
 ): Promise<T | undefined> {
-  const recorded = await recording;
-  return recorded.changed ? submitAndRecord(p, rail, recorded.value, now) : recorded.value;
+  const { changed, value: recorded } = await recording;
+  if (!changed || recorded === undefined) return recorded;
+  const decision = answerDecision(p, rail, recorded, await submitRecorded(p, rail, recorded), now);
+  return decision ? p.commit(recorded, decision) : recorded;
 }
 
 /** An outstanding submission: the rail's status inquiry; without a rail for its mode, logged and due again later. */

@@ -1,14 +1,9 @@
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
-import { randomUUID } from 'node:crypto';
-import type { Mode } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
-import type { Fee } from '#shared/domain/merchant.ts';
-import { feeFor, fromMinor, minorUnits } from '#shared/domain/money.ts';
+import { BusinessRuleError } from '#shared/domain/errors.ts';
+import { fromMinor } from '#shared/domain/money.ts';
 import {
   canRefundTransition,
   refundAfterFailure,
-  refundAmount,
-  newRefund,
   refundHeldMinor,
   refundJournals,
   refundOverdue,
@@ -16,26 +11,13 @@ import {
   refundStatusNames,
   RefundStatus,
   refundView,
-  reservedOf,
   type Refund,
-  type RefundableIntent,
-  type RefundView,
 } from '#shared/domain/refund.ts';
 import { logger } from '#shared/logger.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { TransactionFailed } from '#shared/store/client.ts';
-import type { FinalChange } from '#shared/store/request.ts';
-import { findIntent } from '#shared/store/intents.ts';
-import {
-  createRefundWrites,
-  getRefund,
-  listRefundsOfIntent,
-  refundEventWrites,
-  recordRefundedWrite,
-  refundChange,
-  releaseReservationWrite,
-} from '#shared/store/refunds.ts';
+import { getRefund, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
 import type { VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
 import { moneyItems } from './money-items.ts';
@@ -46,9 +28,8 @@ import '#shared/providers/live/boot.ts';
  * Refunds (docs/merchant-guide.md "Refunds"): declarations over the outbound-transfer engine
  * (shared/services/outbound.ts, docs/architecture.md).
  *
- *   create    ONE transaction: the refund (Pending, due at its 7-day expiry), the reservation of
- *             its amount on the transaction (refused when refunds would exceed the amount) and the
- *             Idempotency-Key record.
+ *   create    refund-requests.ts: the refund (Pending, due at its 7-day expiry) with the
+ *             reservation of its amount on the transaction (refused when refunds would exceed it).
  *   approve   the operator; amount + fee are HELD from the wallet (no overdraft).
  *   process   each attempt is recorded (Processing, attemptCount + 1, attemptedAt) before the
  *             engine's one call; every attempt sends the same reference (the refund id). A definite
@@ -57,93 +38,11 @@ import '#shared/providers/live/boot.ts';
  *   reject / cancel / expiry (Pending only): the reservation is released (nothing was held).
  */
 
-export interface RefundInput {
-  trxnRef: string;
-  amount?: number | null;
-  reason?: string | null;
-}
-
-export interface RefundCaller {
-  merchantId: string;
-  mode: Mode;
-  fee: Fee;
-  traceId: string;
-}
-
-/**
- * POST /Refunds: the refund, Pending and due at its 7-day expiry, with the reservation of its
- * amount on the transaction. A lost race on the reservation decides again from a fresh read.
- */
-export async function createRefund(caller: RefundCaller, input: RefundInput, now = new Date()): Promise<FinalChange<RefundView>> {
-  if (!railFor('refund', caller.mode))
-    throw new BusinessRuleError(
-      'Refunds are not available in live mode: no refund provider is configured for this deployment.',
-      'refund_provider_unavailable',
-    );
-  const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
-  if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
-  const given = input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency);
-  const amount = refundAmount(intent, given);
-  if ('code' in amount) throw new BusinessRuleError(amount.message, amount.code);
-  const fee = feeFor(amount.amountMinor, caller.fee);
-  const refund = newRefund(caller, intent, amount.amountMinor, fee, input.reason || null, now, randomUUID());
-  return {
-    writes: createRefundWrites(refund, intent),
-    response: refundView(refund),
-    refused: (failed) => (failed.on('reservation') ? 'again' : undefined), // a concurrent refund reserved first
-    committed: () =>
-      logger.info('refund created', {
-        refundId: refund.id,
-        paymentIntentId: intent.paymentIntentId,
-        merchantId: intent.merchantId,
-        mode: caller.mode,
-      }),
-  };
-}
-
-/** GET /Refunds/{id}: another merchant's or mode's refund does not exist. */
-export async function refundFor(merchantId: string, mode: Mode, id: string): Promise<RefundView> {
-  const r = await getRefund(id);
-  if (!r || r.merchantId !== merchantId || r.mode !== mode) throw new NotFoundError(`No refund with id ${id}.`);
-  return refundView(r);
-}
-
-/** GET /Refunds?trxnRef=: the refunds of one transaction (newest first) with what remains refundable. */
-export async function refundsOfTransaction(merchantId: string, mode: Mode, trxnRef: string, page: number, pageSize: number) {
-  const intent = (await findIntent(merchantId, mode, trxnRef)) as RefundableIntent | undefined;
-  if (!intent) throw new NotFoundError(`No transaction with reference ${trxnRef}.`);
-  const all = await listRefundsOfIntent(intent.paymentIntentId);
-  const totalPages = Math.ceil(all.length / pageSize);
-  return {
-    items: all.slice((page - 1) * pageSize, page * pageSize).map(refundView),
-    ...{
-      page,
-      pageSize,
-      totalCount: all.length,
-      totalPages,
-      hasMore: page < totalPages,
-      paymentIntentId: intent.paymentIntentId,
-      currency: intent.currency,
-    },
-    amount: fromMinor(intent.amountMinor, intent.currency),
-    refundedAmount: fromMinor(intent.refundedMinor, intent.currency),
-    refundableAmount: fromMinor(intent.status === 'Completed' ? intent.amountMinor - reservedOf(intent) : 0, intent.currency),
-  };
-}
-
 type Change = VersionedChange<Refund>;
 
 /** Read → decide → commit with the status event; the operator's commands on a Pending refund. */
-const items = moneyItems({
-  subject: 'refund',
-  read: getRefund,
-  writes: { change: refundChange, eventWrites: refundEventWrites },
-  statusNames: refundStatusNames,
-  finalFrom: RefundStatus.Completed,
-  pending: RefundStatus.Pending,
-});
-const change = items.write;
-const commit = async (id: string, decide: (current: Refund) => Change | null) => (await items.change(id, decide)).value;
+const items = moneyItems('refund', getRefund, { change: refundChange, eventWrites: refundEventWrites }, refundStatusNames);
+const { write: change, commit } = items;
 
 /** Pending → a final status that releases the reservation (nothing was held while Pending). */
 const closePending = (r: Refund, status: RefundStatus, failureReason: string | null, now: Date) =>

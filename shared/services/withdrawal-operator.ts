@@ -12,7 +12,7 @@ import {
 import { railFor } from '#shared/providers/rails.ts';
 import { findIntent, getIntent } from '#shared/store/intents.ts';
 import { merchantMaySubmitNow } from './merchant-gate.ts';
-import { submitAndRecord } from './outbound.ts';
+import { submitOnce } from './outbound.ts';
 import { changeStatus, transactionView } from './transactions.ts';
 import { payouts, providerUnavailable } from './withdrawals.ts';
 
@@ -62,7 +62,9 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
       `withdrawal ${found.paymentIntentId} is ${approved.intent?.status}; only a Pending withdrawal can be approved`,
       'not_pending',
     );
-  return transactionView((await submitAndRecord(payouts, rail, approved.intent, now)) ?? approved.intent);
+  return transactionView(
+    (await submitOnce(payouts, rail, now, Promise.resolve({ changed: true, value: approved.intent }))) ?? approved.intent,
+  );
 }
 
 /** Pending → Cancelled (rejected by the operator), releasing the hold. The reason may reach an end customer. */

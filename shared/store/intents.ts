@@ -9,7 +9,6 @@ import {
 import type { Mode } from '#shared/domain/credentials.ts';
 import {
   statusChangedEvent,
-  type AddressedEvent,
   type StoredEvent,
   type EventSubject,
   type TransactionStatusChanged,

@@ -1,4 +1,5 @@
-import { named, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys, type Key } from './keys.ts';
 import { outboxWrites } from './webhooks.ts';
@@ -110,6 +111,15 @@ export function moneyItemWrites<T extends MoneyItem, Fixed extends keyof T>(
       return named('event', outboxWrites({ ...addressed, callbackUrl: null, event }, event.data.Timestamp));
     },
   };
+}
+
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Access pattern: a settlement or refund by id (GetItem). A non-uuid id is simply not found. */
+export async function getMoneyItem<T>(key: (id: string) => Key, id: string, consistent: boolean): Promise<T | undefined> {
+  if (!uuidShape.test(id)) return undefined;
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(key(id)), ConsistentRead: consistent }));
+  return out.Item ? stripKeys<T>(fromItem(out.Item)) : undefined;
 }
 
 /** Strips the table's own attributes from an item. */

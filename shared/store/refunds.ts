@@ -1,9 +1,8 @@
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
-import { db, fromItem, named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
-import { moneyItemWrites, stripKeys } from './money-due.ts';
+import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
 
 /**
  * Refunds (`REFUND#<id>`), listed per transaction on GSI1 (`TXN#<paymentIntentId>#REFUND`,
@@ -17,7 +16,6 @@ import { moneyItemWrites, stripKeys } from './money-due.ts';
  * `version`: the intent is Completed (terminal), so no status transition can race them, and
  * transitionWrites() SETs neither counter, so nothing overwrites them.
  */
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Index of the reservation update inside createRefundWrites (its condition = over-refund / not refundable). */
 export const reservationWriteIndex = 1;
@@ -81,23 +79,14 @@ export function recordRefundedWrite(r: Refund, now: Date): TxItem {
   });
 }
 
-const refundWrites = moneyItemWrites<Refund, 'id' | 'paymentIntentId' | 'merchantId' | 'mode' | 'version'>(
-  'refund',
-  keys.refund,
-  refundStatusChangedEvent,
-  (r) => r.paymentIntentId,
-);
-/** A change of a refund read as `current` (versionedChange). */
-export const refundChange = refundWrites.change;
-/** RefundStatusChanged (refund requests carry no callbackUrl), for the transaction of the change. */
-export const refundEventWrites = refundWrites.eventWrites;
+/** A change of a refund read as `current` (versionedChange) and its RefundStatusChanged (no callbackUrl). */
+export const { change: refundChange, eventWrites: refundEventWrites } = moneyItemWrites<
+  Refund,
+  'id' | 'paymentIntentId' | 'merchantId' | 'mode' | 'version'
+>('refund', keys.refund, refundStatusChangedEvent, (r) => r.paymentIntentId);
 
 /** Access pattern: a refund by id (GetItem). */
-export async function getRefund(id: string, consistent = true): Promise<Refund | undefined> {
-  if (!uuidShape.test(id)) return undefined;
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.refund(id)), ConsistentRead: consistent }));
-  return out.Item ? stripKeys<Refund>(fromItem(out.Item)) : undefined;
-}
+export const getRefund = (id: string, consistent = true) => getMoneyItem<Refund>(keys.refund, id, consistent);
 
 /** Access pattern: the refunds of one transaction, newest first (GSI1 Query; a transaction has few). */
 export async function listRefundsOfIntent(paymentIntentId: string): Promise<Refund[]> {

@@ -5,14 +5,13 @@ import type { Settlement, SettlementStatus } from '#shared/domain/settlement.ts'
 import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
-import { moneyItemWrites, stripKeys } from './money-due.ts';
+import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
 
 /**
  * Settlements and the automatic-settlement run items. A settlement is one item (`SETTLEMENT#<id>`)
  * listed per merchant and mode on GSI1 (`MERCHANT#<id>#<mode>#SETTLEMENT`, `<requestedAt>#<id>`),
  * and in the money due index while the sweep has work on it.
  */
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createSettlementWrite(s: Settlement, options: { dueAt?: string } = {}): TxItem {
   return named('settlement', {
@@ -30,23 +29,14 @@ export function createSettlementWrite(s: Settlement, options: { dueAt?: string }
   });
 }
 
-const settlementWrites = moneyItemWrites<Settlement, 'id' | 'merchantId' | 'mode' | 'version'>(
-  'settlement',
-  keys.settlement,
-  settlementStatusChangedEvent,
-  () => null,
-);
-/** A change of a settlement read as `current` (versionedChange). */
-export const settlementChange = settlementWrites.change;
-/** SettlementStatusChanged, for the transaction of the change. */
-export const settlementEventWrites = settlementWrites.eventWrites;
+/** A change of a settlement read as `current` (versionedChange) and its SettlementStatusChanged. */
+export const { change: settlementChange, eventWrites: settlementEventWrites } = moneyItemWrites<
+  Settlement,
+  'id' | 'merchantId' | 'mode' | 'version'
+>('settlement', keys.settlement, settlementStatusChangedEvent, () => null);
 
-/** Access pattern: a settlement by id (GetItem). A non-uuid id is simply not found. */
-export async function getSettlement(id: string, consistent = true): Promise<Settlement | undefined> {
-  if (!uuidShape.test(id)) return undefined;
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.settlement(id)), ConsistentRead: consistent }));
-  return out.Item ? stripKeys<Settlement>(fromItem(out.Item)) : undefined;
-}
+/** Access pattern: a settlement by id (GetItem). */
+export const getSettlement = (id: string, consistent = true) => getMoneyItem<Settlement>(keys.settlement, id, consistent);
 
 export interface SettlementQuery {
   status?: SettlementStatus;

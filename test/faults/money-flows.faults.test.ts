@@ -7,7 +7,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
 import { armFault, recordFaultPoints } from '#shared/faults.ts';
 import { logger } from '#shared/logger.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
-import { refundsOfTransaction } from '#shared/services/refunds.ts';
+import { refundsOfTransaction } from '#shared/services/refund-requests.ts';
 import { listEvents } from '#shared/store/intents.ts';
 import { getRefund } from '#shared/store/refunds.ts';
 import { getSettlement, listSettlements } from '#shared/store/settlements.ts';

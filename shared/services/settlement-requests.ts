@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { Mode } from '#shared/domain/credentials.ts';
+import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { convertMinor } from '#shared/domain/fx.ts';
+import type { Fee } from '#shared/domain/merchant.ts';
+import { fromMinor, type Currency } from '#shared/domain/money.ts';
+import {
+  newSettlement,
+  settlementAmounts,
+  settlementJournals,
+  settlementView,
+  type SettlementInput,
+  type SettlementView,
+} from '#shared/domain/settlement.ts';
+import { logger } from '#shared/logger.ts';
+import { rateSourceFor } from '#shared/providers/fx-rates.ts';
+import { railFor } from '#shared/providers/rails.ts';
+import type { FinalChange } from '#shared/store/request.ts';
+import { createSettlementWrite, getSettlement, listSettlements, type SettlementQuery } from '#shared/store/settlements.ts';
+import { getWallet, postJournal } from '#shared/store/wallets.ts';
+
+/**
+ * The merchant's settlement requests (docs/merchant-guide.md "Settlements"): preview, create (ONE
+ * transaction: the settlement, its hold journal refused by the wallet's no-overdraft condition,
+ * and the Idempotency-Key record, committed by the caller: shared/store/request.ts), read, list.
+ * What happens to a settlement after it was requested is in settlements.ts.
+ */
+export type { SettlementInput };
+
+export interface Caller {
+  merchantId: string;
+  mode: Mode;
+  fee: Fee;
+  traceId: string;
+}
+
+const settlementRail = (mode: Mode) => railFor('settlement', mode);
+const railUnavailable = () =>
+  new BusinessRuleError(
+    'Settlements are not available in live mode: no settlement rail is configured for this deployment.',
+    'settlement_rail_unavailable',
+  );
+
+/** Checks the pair has a rate now and that the net amount converts to something; the rate is locked at approval. */
+async function checkConversion(mode: Mode, from: Currency, to: Currency, netMinor: number, now: Date) {
+  const source = rateSourceFor(mode);
+  if (!source)
+    throw new BusinessRuleError(`Currency conversion is not available in ${mode} mode: no FX rate source is configured.`, 'fx_unavailable');
+  const quote = await source.quote(from, to, now);
+  if (!quote) throw new BusinessRuleError(`No exchange rate is available for ${from} to ${to}.`, 'fx_pair_unsupported');
+  if (convertMinor(netMinor, from, to, quote.rate) <= 0)
+    throw new BusinessRuleError(`The net amount is too small to pay out in ${to}.`, 'amount_too_small');
+}
+
+/**
+ * What a settlement request would be, before it is made (the dashboard shows it to confirm): the
+ * fee, the net amount and, when converting, the rate quoted now and the payout it gives. The rate
+ * is indicative: it is locked when the settlement is approved. Refused exactly as createSettlement
+ * would be (no rail, no rate, amount too small).
+ */
+export async function previewSettlement(caller: Omit<Caller, 'traceId'>, input: Omit<SettlementInput, 'destination'>, now = new Date()) {
+  if (!settlementRail(caller.mode)) throw railUnavailable();
+  const { feeMinor, netMinor } = settlementAmounts(input.amountMinor, caller.fee);
+  if (netMinor <= 0) throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
+  let fx: { rate: string; at: string; payoutMinor: number } | null = null;
+  if (input.currency !== input.payoutCurrency) {
+    await checkConversion(caller.mode, input.currency, input.payoutCurrency, netMinor, now);
+    const quote = (await rateSourceFor(caller.mode)!.quote(input.currency, input.payoutCurrency, now))!;
+    fx = { rate: quote.rate, at: quote.at, payoutMinor: convertMinor(netMinor, input.currency, input.payoutCurrency, quote.rate) };
+  }
+  return {
+    amount: fromMinor(input.amountMinor, input.currency),
+    currency: input.currency,
+    fee: fromMinor(feeMinor, input.currency),
+    netAmount: fromMinor(netMinor, input.currency),
+    payoutCurrency: input.payoutCurrency,
+    payoutAmount: fx ? fromMinor(fx.payoutMinor, input.payoutCurrency) : fromMinor(netMinor, input.currency),
+    fxRate: fx?.rate ?? null,
+    fxRateAt: fx?.at ?? null,
+  };
+}
+
+/** POST /Settlements: the settlement with its hold (refused by the wallet's no-overdraft condition). */
+export async function createSettlement(caller: Caller, input: SettlementInput, now = new Date()): Promise<FinalChange<SettlementView>> {
+  if (!settlementRail(caller.mode)) throw railUnavailable();
+  const settlement = newSettlement(caller, input, caller.fee, false, now, randomUUID());
+  if (settlement === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
+  if (settlement.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, settlement.netMinor, now);
+  const { merchantId, mode, currency } = settlement;
+  return {
+    writes: [createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))],
+    response: settlementView(settlement),
+    debits: settlement,
+    refused: async (failed) => {
+      if (!failed.on('wallet')) return undefined;
+      const available = fromMinor((await getWallet(merchantId, mode, currency, true)).available, currency);
+      return new BusinessRuleError(
+        `Insufficient available balance: ${available} ${currency} available, ${fromMinor(input.amountMinor, currency)} ${currency} requested.`,
+        'insufficient_balance',
+      );
+    },
+    committed: () => logger.info('settlement created', { settlementId: settlement.id, merchantId, mode, isAuto: false }),
+  };
+}
+
+/** GET /Settlements/{id}: another merchant's or mode's settlement does not exist. */
+export async function settlementFor(merchantId: string, mode: Mode, id: string): Promise<SettlementView> {
+  const s = await getSettlement(id);
+  if (!s || s.merchantId !== merchantId || s.mode !== mode) throw new NotFoundError(`No settlement with id ${id}.`);
+  return settlementView(s);
+}
+
+/** GET /Settlements: one page. A foreign MerchantId filter gives an empty page. */
+export async function settlementPage(merchantId: string, mode: Mode, query: SettlementQuery & { merchantIdFilter?: string }) {
+  const { merchantIdFilter, ...q } = query;
+  const { items, totalCount } =
+    merchantIdFilter !== undefined && merchantIdFilter.toLowerCase() !== merchantId.toLowerCase()
+      ? { items: [], totalCount: 0 }
+      : await listSettlements(merchantId, mode, q);
+  const totalPages = Math.ceil(totalCount / q.pageSize);
+  return { items: items.map(settlementView), page: q.page, pageSize: q.pageSize, totalCount, totalPages, hasMore: q.page < totalPages };
+}
