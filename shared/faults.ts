@@ -9,7 +9,7 @@ import { writeSync } from 'node:fs';
  *                                  <where> names the code that committed: up to three innermost
  *                                  functions of functions/ and shared/ (not the store), the
  *                                  callers with the line they called from, e.g.
- *                                  `commit:changeSettlement<advanceSettlement:339<processDueSettlementsAndRefunds:19`,
+ *                                  `commit:submitOnce<processDueSettlementsAndRefunds:20`,
  *                                  `commit:createDeposit<functions/payment/deposit:35`
  *   provider:<family>.<operation>  right BEFORE a provider call (shared/metrics.ts `instrumented`)
  *   provider-done:<family>.<op>    right AFTER a provider call answered, before anything is recorded

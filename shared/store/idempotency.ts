@@ -5,7 +5,8 @@ import { keys } from './keys.ts';
 
 /**
  * Idempotency records (docs/merchant-guide.md, Idempotency): scoped to merchant and mode, kept 24 hours. A record is
- * written optimistically: inside the business transaction when there is one, or alone for
+ * written optimistically: inside the business transaction when there is one (commitRequest,
+ * shared/store/request.ts), or alone for
  * responses that changed nothing (validation errors, reads). A failed condition means a twin got
  * there first; the caller then reads the record and replays it, or answers 409/422.
  */
@@ -27,13 +28,6 @@ export interface IdempotencyRecord {
    */
   leaseExpiresAt?: string;
 }
-
-/**
- * THE way a service receives its request's Idempotency-Key: given the response it is about to
- * return, the record to commit in the same transaction as the change (undefined without a key).
- * docs/architecture.md, The pipeline.
- */
-export type RecordResponse<T> = (response: T) => TxItem | undefined;
 
 /** How long a two-step request may hold its in-flight claim (the Lambda itself times out in 10 s). */
 export const inFlightLeaseMs = 60_000;

@@ -29,8 +29,8 @@ export function roundTrigger(roundId: string): RoundTrigger {
 /** Table items the relay turns into messages (the stream filter lists the same entities). */
 export const relayedEntities = ['OutboxEvent', 'WebhookResend'] as const;
 
-/** The stream's new images of the two relayed entities (older items may lack callbackUrl). */
-type Image<T> = Omit<AddressedEvent, 'callbackUrl'> & { callbackUrl?: string | null } & T;
+/** The stream's new images of the two relayed entities (outboxWrites, resendWrite). */
+type Image<T> = AddressedEvent & T;
 type OutboxImage = Image<{ entity: 'OutboxEvent'; createdAt: string }>;
 type ResendImage = Image<{ entity: 'WebhookResend'; resendId: string; eventCreatedAt: string }>;
 
@@ -43,7 +43,7 @@ export function messageFromItem(item: Record<string, unknown>): DeliveryMessage 
     ...(i.subject ? { subject: i.subject } : {}),
     merchantId: i.merchantId,
     mode: i.mode,
-    callbackUrl: i.callbackUrl ?? null,
+    callbackUrl: i.callbackUrl,
     event: i.event,
   });
   if (item.entity === 'OutboxEvent') {
