@@ -39,7 +39,9 @@ async function connect() {
     await db().send(new ListTablesCommand({}));
   } catch {
     throw new Error(
-      `The local stack is not running on port ${config.port} (DynamoDB Local ${process.env.DYNAMODB_ENDPOINT}). Start it with \`npm start\` (same PORT and DATA_DIR).`,
+      `The local stack is not running on port ${config.port} ` +
+        `(DynamoDB Local ${process.env.DYNAMODB_ENDPOINT}). Start it ` +
+        `with \`npm start\` (same PORT and DATA_DIR).`,
     );
   }
 }
@@ -355,7 +357,9 @@ async function webhookQueues() {
     await queue.queueDepths();
   } catch (error) {
     throw new Error(
-      `The webhook queues are not reachable (${process.env.QUEUE_URL}): ${(error as Error).message}. Locally, start them with \`npm start\` (same PORT).`,
+      `The webhook queues are not reachable ` +
+        `(${process.env.QUEUE_URL}): ${(error as Error).message}. ` +
+        `Locally, start them with \`npm start\` (same PORT).`,
     );
   }
   return queue;
@@ -370,7 +374,8 @@ webhooks
     print(
       await queue.queueDepths(),
       (x: { queue: { visible: number; inFlight: number; delayed: number }; deadLetters: { visible: number } }) =>
-        `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight, ${x.queue.delayed} delayed retries (longer retries are parked in the table)\ndead letters: ${x.deadLetters.visible}`,
+        `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight, ${x.queue.delayed} delayed ` +
+        `retries (longer retries are parked in the table)\ndead letters: ${x.deadLetters.visible}`,
     );
   });
 webhooks
@@ -650,7 +655,8 @@ shardsCli
 shardsCli
   .command('raise')
   .description(
-    "raise a merchant's shard count without downtime: readers read the new shards at once, writers use them two cache periods later (2 min); never lowers it",
+    "raise a merchant's shard count without downtime: readers read the new shards at " +
+      'once, writers use them two cache periods later (2 min); never lowers it',
   )
   .requiredOption('--merchant <id>', 'merchant id')
   .requiredOption('--mode <mode>', 'test | live', mode)
@@ -665,14 +671,16 @@ shardsCli
     print(
       { merchantId: o.merchant, mode: o.mode, ...c },
       (x: typeof c) =>
-        `${o.merchant} (${o.mode}): ${x.shards} shard(s); writers use them from ${x.effectiveAt}. Data already written stays in shard 0 and is still read.`,
+        `${o.merchant} (${o.mode}): ${x.shards} shard(s); writers use them ` +
+        `from ${x.effectiveAt}. Data already written stays in shard 0 and is still read.`,
     );
   });
 
 program
   .command('migrate-transaction-index')
   .description(
-    'give every transaction its type-and-status index keys (GSI3); safe to re-run, needed once for transactions created before the transaction list',
+    'give every transaction its type-and-status index keys (GSI3); safe to re-run, ' +
+      'needed once for transactions created before the transaction list',
   )
   .action(async () => {
     await connect();
