@@ -375,7 +375,8 @@ describe('refunds', () => {
       let t = Date.now();
       for (let attempt = 1; attempt <= 3; attempt++) {
         expect(await advanceRefund(id, new Date((t += 3_000)))).toMatchObject({ status: 2, attemptCount: attempt });
-        expect(await advanceRefund(id, new Date((t += 61_000)))).toMatchObject({ status: 2, attemptCount: attempt }); // NotFound, within the grace period
+        // NotFound, within the grace period
+        expect(await advanceRefund(id, new Date((t += 61_000)))).toMatchObject({ status: 2, attemptCount: attempt });
         await advanceRefund(id, new Date((t += 15 * 60_000))); // NotFound after it: not sent
       }
       expect(fake.calls.map((c) => c.reference)).toEqual([id, id, id]);

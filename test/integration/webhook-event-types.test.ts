@@ -130,7 +130,8 @@ describe('refund and settlement events', { timeout: 90_000 }, () => {
       [1, 2, 'Processing'],
       [2, 3, 'Completed'],
     ]);
-    for (const data of refunds) expect(Object.keys(data).sort()).toEqual([...refundFields].sort()); // exactly these members (the stored map keeps no order)
+    // exactly these members (the stored map keeps no order)
+    for (const data of refunds) expect(Object.keys(data).sort()).toEqual([...refundFields].sort());
     expect(refunds[2]).toEqual({
       RefundId: refund.id,
       PaymentIntentId: refund.payment.paymentIntentId,

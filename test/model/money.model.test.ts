@@ -678,7 +678,8 @@ describe('money paths against a model', () => {
       { numRuns: runs, seed, endOnFailure: true },
     );
     console.log(
-      `model-based money test: ${executed} commands executed and checked over ${sequences} sequences; command kinds run: ${[...kinds].sort().join(', ')}`,
+      `model-based money test: ${executed} commands executed and checked ` +
+        `over ${sequences} sequences; command kinds run: ${[...kinds].sort().join(', ')}`,
     );
     expect(sequences).toBe(runs);
   }, 900_000);
