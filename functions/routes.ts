@@ -202,7 +202,8 @@ export const routes = {
     handler: 'functions/pay/page.ts',
     auth: 'none',
     signature: false,
-    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] }, // an overdue session is moved to Expired when opened
+    // an overdue session is moved to Expired when opened
+    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
     summary:
       'Hosted checkout page (HTML): card and wallet forms, the wallet approval wait, the result or expired page, or a 303 to callbackUrl.',
     doc: {

@@ -250,7 +250,8 @@ export function resultPage(ctx: PageContext): PageResult {
         ctx,
         'Payment successful',
         html`<section class="card" role="status"><h1 class="ok">Payment successful</h1>\
-<p>You paid ${formatMoney(intent.amountMinor, intent.currency)} to ${ctx.merchantName}.</p>${paidWith}<p class="muted">Reference ${intent.transactionReference}</p></section>${summary(intent)}${returnLink}`,
+<p>You paid ${formatMoney(intent.amountMinor, intent.currency)} to ${ctx.merchantName}.</p>${paidWith}\
+<p class="muted">Reference ${intent.transactionReference}</p></section>${summary(intent)}${returnLink}`,
       );
     case 'Failed':
       return page(
