@@ -216,7 +216,8 @@ merchant
   .option('--enable', 're-enable a destination disabled after HTTP 410 or 5 days of failures (docs/webhooks-operations.md)')
   .option(
     '--events <types>',
-    'event types sent to the endpoint: comma-separated (TransactionStatusChanged,RefundStatusChanged,SettlementStatusChanged) or "all" (the default)',
+    'event types sent to the endpoint: comma-separated ' +
+      '(TransactionStatusChanged,RefundStatusChanged,SettlementStatusChanged) or "all" (the default)',
   )
   .action(
     async (o: {
@@ -419,7 +420,8 @@ webhooks
     print(
       r,
       (x: { scanned: number; sent: number; alreadyDelivered: number; failed: number }) =>
-        `Replay ${since} .. ${until}: ${x.scanned} event(s), ${x.sent} sent, ${x.alreadyDelivered} already delivered${x.failed ? `, ${x.failed} NOT accepted by the queue (run again)` : ''}.`,
+        `Replay ${since} .. ${until}: ${x.scanned} event(s), ${x.sent} sent, ${x.alreadyDelivered} already delivered` +
+        `${x.failed ? `, ${x.failed} NOT accepted by the queue (run again)` : ''}.`,
     );
   });
 
@@ -434,7 +436,8 @@ const describeWithdrawal = (x: {
   status: string;
   payoutInfo: { errorCode: string | null; errorDetails: string | null } | null;
 }) =>
-  `Withdrawal ${x.paymentIntentId} is ${x.status}${x.payoutInfo?.errorCode ? ` (${x.payoutInfo.errorCode}: ${x.payoutInfo.errorDetails})` : ''}.`;
+  `Withdrawal ${x.paymentIntentId} is ${x.status}` +
+  `${x.payoutInfo?.errorCode ? ` (${x.payoutInfo.errorCode}: ${x.payoutInfo.errorDetails})` : ''}.`;
 withdrawal
   .command('list')
   .description("a merchant's withdrawals, newest first (default: those awaiting approval)")
@@ -505,7 +508,8 @@ const describeHeld = (x: {
   merchantId: string;
   merchantStatus?: string | null;
 }) =>
-  `${x.intentType} ${x.paymentIntentId} of merchant ${x.merchantId}${x.merchantStatus ? ` (${x.merchantStatus})` : ''}: ${x.amount} ${x.currency} is ${x.status}.` +
+  `${x.intentType} ${x.paymentIntentId} of merchant ${x.merchantId}${x.merchantStatus ? ` (${x.merchantStatus})` : ''}: ` +
+  `${x.amount} ${x.currency} is ${x.status}.` +
   (x.status === 'Failed' ? ' Refund the customer at the wallet provider.' : '');
 depositCli
   .command('held')
@@ -519,7 +523,8 @@ depositCli
         x
           .map(
             (h) =>
-              `${h.paymentIntentId} ${h.intentType} merchant ${h.merchantId} ${h.amount} ${h.currency} held ${h.heldApproval.heldAt} (${h.heldApproval.source})`,
+              `${h.paymentIntentId} ${h.intentType} merchant ${h.merchantId} ${h.amount} ${h.currency} ` +
+              `held ${h.heldApproval.heldAt} (${h.heldApproval.source})`,
           )
           .join('\n') || 'none',
     );
@@ -548,7 +553,8 @@ const describeSettlement = (x: {
   payoutCurrency: string;
 }) =>
   `Settlement ${x.id} is ${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled'][x.status]} (${x.status})` +
-  `${x.payoutAmount !== null ? `, pays ${x.payoutAmount} ${x.payoutCurrency}${x.fxRate !== null ? ` at ${x.fxRate}` : ''}` : ''}${x.failureReason ? `: ${x.failureReason}` : ''}.`;
+  `${x.payoutAmount !== null ? `, pays ${x.payoutAmount} ${x.payoutCurrency}${x.fxRate !== null ? ` at ${x.fxRate}` : ''}` : ''}` +
+  `${x.failureReason ? `: ${x.failureReason}` : ''}.`;
 settlementCli
   .command('approve <id>')
   .description('approve a Pending settlement: the FX rate is locked now and processing starts (test mode: done within seconds)')
@@ -574,7 +580,9 @@ settlementCli
 
 const refundCli = program.command('refund').description('approve, reject or cancel Pending refunds');
 const describeRefund = (x: { id: string; status: number; amount: number; currency: string; failureReason: string | null }) =>
-  `Refund ${x.id} of ${x.amount} ${x.currency} is ${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'][x.status]} (${x.status})${x.failureReason ? `: ${x.failureReason}` : ''}.`;
+  `Refund ${x.id} of ${x.amount} ${x.currency} is ` +
+  `${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'][x.status]} (${x.status})` +
+  `${x.failureReason ? `: ${x.failureReason}` : ''}.`;
 refundCli
   .command('approve <id>')
   .description('approve a Pending refund: amount + fee are held from the wallet and processing starts (test mode: done within seconds)')
@@ -649,7 +657,8 @@ shardsCli
     print(
       { merchantId: o.merchant, mode: o.mode, ...c },
       (x: typeof c) =>
-        `${o.merchant} (${o.mode}): ${x.shards} shard(s)${x.effectiveAt ? `, writers use them from ${x.effectiveAt} (${x.previousShards} before)` : ''}`,
+        `${o.merchant} (${o.mode}): ${x.shards} shard(s)` +
+        `${x.effectiveAt ? `, writers use them from ${x.effectiveAt} (${x.previousShards} before)` : ''}`,
     );
   });
 shardsCli
@@ -707,7 +716,8 @@ program
     print(r, (x: typeof r) =>
       [
         ...x.discrepancies.map(discrepancyLine),
-        `${x.discrepancies.length ? 'FAILED' : 'OK'}: ${x.ledgers} ledger(s) of ${x.merchants} merchant(s), ${x.wallets} wallet(s), ${x.journals} journal(s), ${x.objects} object(s); ${x.discrepancies.length} discrepancy(ies).`,
+        `${x.discrepancies.length ? 'FAILED' : 'OK'}: ${x.ledgers} ledger(s) of ${x.merchants} merchant(s), ${x.wallets} wallet(s), ` +
+          `${x.journals} journal(s), ${x.objects} object(s); ${x.discrepancies.length} discrepancy(ies).`,
       ].join('\n'),
     );
     if (r.discrepancies.length) process.exitCode = 1;
