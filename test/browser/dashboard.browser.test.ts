@@ -88,7 +88,7 @@ describe('merchant dashboard in Chromium', () => {
   let merchant: TestMerchant;
   let other: TestMerchant;
 
-  it('invite → password → TOTP → sign in → find a payment → partial refund; CSV; mode toggle; scoping; a viewer refused on the server; audit log', {
+  it('invite → password → TOTP → sign in → find a payment → partial refund; CSV; mode toggle; scoping; viewer refused server-side; audit', {
     timeout: 240_000,
   }, async () => {
     merchant = await newMerchant({ name: 'Acme Books' });
@@ -393,7 +393,7 @@ describe('merchant dashboard in Chromium', () => {
     }
   });
 
-  it('developers: key with chosen scopes used against the API; webhook endpoint, secret shown once, test event verified, rotation, disable/enable, delivery log, Resend; audit', {
+  it('developers: scoped key used on the API; webhook endpoint, secret shown once, test event, rotation, disabling, log, Resend; audit', {
     timeout: 240_000,
   }, async () => {
     const m = await newMerchant({ name: 'Hook Shop', allowInsecureWebhooks: true });

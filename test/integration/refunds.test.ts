@@ -366,7 +366,7 @@ describe('refunds', () => {
     });
   });
 
-  it('treats NotFound after the grace period as never sent: resent with the same reference, Failed with the hold released after the 3rd', async () => {
+  it('treats NotFound after the grace period as never sent: resent with its reference, Failed and released after the 3rd', async () => {
     const fake = countingProvider(async () => {
       throw new Error('connect ECONNREFUSED'); // never reached the provider
     });

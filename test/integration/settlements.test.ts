@@ -451,7 +451,7 @@ describe('settlements', () => {
     });
   });
 
-  it('fails a submission the rail never received (NotFound after the grace period), releasing the funds, without resubmitting', async () => {
+  it('fails a submission the rail never received (NotFound after the grace period), releasing the funds, not resubmitting', async () => {
     const fake = countingRail(
       async () => {
         throw new Error('connect ECONNREFUSED');

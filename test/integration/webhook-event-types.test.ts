@@ -97,7 +97,7 @@ async function settlementToCompletion(m: TestMerchant) {
 }
 
 describe('refund and settlement events', { timeout: 90_000 }, () => {
-  it('sends RefundStatusChanged and SettlementStatusChanged on every status change, verifiable with stripe.webhooks.constructEvent', async () => {
+  it('sends RefundStatusChanged and SettlementStatusChanged on each status change, checked by stripe.webhooks.constructEvent', async () => {
     const hook = await receiver();
     const m = await newMerchant({ name: 'Events Merchant', webhookUrl: `${hook.url}/hooks`, allowInsecureWebhooks: true });
     const refund = await refundToCompletion(m);
