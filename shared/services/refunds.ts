@@ -78,7 +78,8 @@ export async function approveRefund(id: string, now: () => Date = () => new Date
     const r = (await getRefund(id))!;
     const available = fromMinor((await getWallet(r.merchantId, r.mode, r.currency, true)).available, r.currency);
     throw new BusinessRuleError(
-      `Insufficient available balance to approve refund ${id}: ${available} ${r.currency} available, ${fromMinor(refundHeldMinor(r), r.currency)} ${r.currency} needed.`,
+      `Insufficient available balance to approve refund ${id}: ${available} ${r.currency} available, ` +
+        `${fromMinor(refundHeldMinor(r), r.currency)} ${r.currency} needed.`,
       'insufficient_balance',
     );
   }

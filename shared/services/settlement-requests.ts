@@ -95,7 +95,8 @@ export async function createSettlement(caller: Caller, input: SettlementInput, n
       if (!failed.on('wallet')) return undefined;
       const available = fromMinor((await getWallet(merchantId, mode, currency, true)).available, currency);
       return new BusinessRuleError(
-        `Insufficient available balance: ${available} ${currency} available, ${fromMinor(input.amountMinor, currency)} ${currency} requested.`,
+        `Insufficient available balance: ${available} ${currency} available, ` +
+          `${fromMinor(input.amountMinor, currency)} ${currency} requested.`,
         'insufficient_balance',
       );
     },

@@ -97,7 +97,8 @@ export async function requestWithdrawal(input: WithdrawalInput): Promise<Request
       if (!failed.on('wallet')) return undefined;
       const [total, fee] = [fromMinor(input.amountMinor + feeMinor, input.currency), fromMinor(feeMinor, input.currency)];
       return new BusinessRuleError(
-        `Insufficient balance: the withdrawal needs ${total} ${input.currency} (amount plus fee ${fee}), more than the available balance.`,
+        `Insufficient balance: the withdrawal needs ${total} ${input.currency} (amount plus fee ${fee}), ` +
+          'more than the available balance.',
         'insufficient_balance',
       );
     },
