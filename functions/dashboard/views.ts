@@ -149,7 +149,7 @@ export function paymentsView(frame: Frame, o: { filters: Record<string, string>;
     'Payments',
     frame,
     html`<form method="get" action="${path('/payments')}" class="card" role="search" aria-label="Filter payments"><div class="filters">
-<div><label for="q">Search</label><input id="q" name="q" type="search" value="${f.q ?? ''}" placeholder="orderRef, payment or transaction id"></div>
+<div><label for="q">Search</label><input id="q" name="q" type="search" value="${f.q ?? ''}" placeholder="orderRef, payment or transaction id, customer e-mail or phone"></div>
 <div><label for="status">Status</label><select id="status" name="status">${option('', f.status, 'Any')}${statuses.map((s) => option(s, f.status))}</select></div>
 <div><label for="type">Type</label><select id="type" name="type">${option('', f.type, 'Any')}${types.map((s) => option(s, f.type))}</select></div>
 <div><label for="from">From</label><input id="from" name="from" type="date" value="${f.from ?? ''}"></div>

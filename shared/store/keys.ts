@@ -21,6 +21,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *                                                                                       GSI2 (sparse, while an approval is held): HELDAPPROVAL / <heldAt>#<id>
  *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
  *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
+ *   CustomerPayment CUSTOMER#<mode>#<merchantId>#<email|phone>#<sha256>  <createdAt>#<id>  -  (a customer's payments; hash, never the value)
  *   OutboxEvent   <home>                              EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
  *                 (home = the event's subject: TXN#<paymentIntentId>, REFUND#<refundId> or SETTLEMENT#<settlementId>)
  *                                                                                       GSI2 (sparse, until the sweep saw a delivery item): WEBHOOKDUE#<shard> / <checkAt>#<eventId>
@@ -166,6 +167,18 @@ export const keys = {
   transactionReference: (mode: Mode, merchantId: string, reference: string): Key => ({
     PK: `TXREF#${mode}#${merchantId}#${reference}`,
     SK: 'TXREF',
+  }),
+  /**
+   * A customer's payments (dashboard search by e-mail or phone; shared/store/customer-index.ts):
+   * one pointer per intent and contact, in a partition named by a SHA-256 digest of the merchant,
+   * mode and normalized contact, so the key never holds the e-mail address or phone number itself.
+   */
+  customerPayment: (mode: Mode, merchantId: string, kind: string, digest: string, createdAt: string, paymentIntentId: string): Key => ({
+    PK: `CUSTOMER#${mode}#${merchantId}#${kind}#${digest}`,
+    SK: `${createdAt}#${paymentIntentId}`,
+  }),
+  paymentsOfCustomer: (mode: Mode, merchantId: string, kind: string, digest: string) => ({
+    PK: `CUSTOMER#${mode}#${merchantId}#${kind}#${digest}`,
   }),
   /**
    * An event's home: the partition of what it is about (its transaction, refund or settlement),
