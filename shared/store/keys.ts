@@ -56,7 +56,7 @@ const merchantShardPK = (merchantId: string, n: number) => (n === 0 ? `MERCHANT#
 
 /**
  * The partition key prefix of each item family a function may be confined to with an IAM
- * `dynamodb:LeadingKeys` condition (functions/routes.ts `partitions`, infra/gateway-stack.ts):
+ * `dynamodb:LeadingKeys` condition (functions/routes.ts `partitions`, infra/route-stack.ts):
  * intents and their outbox events, merchants with their wallets and journals, provider-reference
  * pointers, events-feed entries (written with every status change's event), and the dashboard's
  * account items (users, e-mail pointers, invitations, sessions, audit log, sign-in throttles). test/infra/stack.test.ts checks them against the key builders below.
