@@ -71,6 +71,12 @@ export interface PaymentGatewayStackProps extends StackProps {
   readonly routes?: readonly Route[];
 }
 
+/**
+ * The root stack (`cdk deploy PaymentGateway`): the table, queues, secrets, the REST API with its
+ * deployment, stage and web ACL, the background jobs, alarms and dashboard, and the `/docs` routes.
+ * The other routes live in nested stacks (infra/route-stack.ts) deployed with it, so that no stack
+ * nears CloudFormation's 500 resources (docs/operator-guide.md, Deploying).
+ */
 export class PaymentGatewayStack extends Stack {
   readonly table: Table;
   readonly masterKey: Secret;
