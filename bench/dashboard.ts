@@ -285,7 +285,8 @@ export async function runDashboardBench(): Promise<number> {
       rows: [] as number[],
     }));
     console.log(
-      `\nmeasuring ${scenarios.length} scenarios interleaved, ${requestsPerScenario} sequential requests each (after ${warmup} untimed rounds)...`,
+      `\nmeasuring ${scenarios.length} scenarios interleaved, ${requestsPerScenario} sequential requests each ` +
+        `(after ${warmup} untimed rounds)...`,
     );
     for (let round = 0; round < warmup + requestsPerScenario; round++) {
       for (const [index, s] of scenarios.entries()) {
@@ -328,7 +329,8 @@ export async function runDashboardBench(): Promise<number> {
       '|---|---:|---:|---:|---:|---:|---:|---|',
       ...results.map(
         (r) =>
-          `| ${r.scenario} | ${r.requests} | ${r.p50Ms} | ${r.p95Ms} | ${r.maxMs} | ${range(r.dynamoCallsPerRequest)} | ${range(r.rowsPerPage)} | ${r.met ? 'met' : 'MISSED'} |`,
+          `| ${r.scenario} | ${r.requests} | ${r.p50Ms} | ${r.p95Ms} | ${r.maxMs} | ` +
+          `${range(r.dynamoCallsPerRequest)} | ${range(r.rowsPerPage)} | ${r.met ? 'met' : 'MISSED'} |`,
       ),
     ].join('\n');
     console.log(`\n${transactions.toLocaleString('en')} transactions for one merchant (${realSample} through the services)\n\n${table}`);

@@ -133,7 +133,8 @@ export class PaymentGatewayStack extends Stack {
     });
     acknowledge(
       this.masterKey,
-      'Rotating the master key means re-sealing every stored secret under the new key; it is an operator procedure, not a Secrets Manager rotation Lambda.',
+      'Rotating the master key means re-sealing every stored secret under the new key; ' +
+        'it is an operator procedure, not a Secrets Manager rotation Lambda.',
       'AwsSolutions-SMG4',
     );
     // Separate from the master key so that code answering unauthenticated requests never holds the
@@ -145,7 +146,8 @@ export class PaymentGatewayStack extends Stack {
     });
     acknowledge(
       this.publicPathsKey,
-      'Rotation invalidates open checkout forms and in-flight callbacks; it is an operator procedure (update the secret value), not a rotation Lambda.',
+      'Rotation invalidates open checkout forms and in-flight callbacks; it is an ' +
+        'operator procedure (update the secret value), not a rotation Lambda.',
       'AwsSolutions-SMG4',
     );
 
@@ -244,7 +246,8 @@ export class PaymentGatewayStack extends Stack {
     });
     acknowledge(
       this.api,
-      'API Gateway needs an account-level role to write execution logs; AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy for it.',
+      'API Gateway needs an account-level role to write execution logs; ' +
+        'AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy for it.',
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
     );
     alarm('Api5xxAlarm', this.api.metricServerError({ period: Duration.minutes(5) }), 'The API returned 5xx responses.');
@@ -369,12 +372,14 @@ export class PaymentGatewayStack extends Stack {
         });
         acknowledge(
           rule,
-          'A missed tick of an idempotent sweep is made up by the next one a minute later; there is no event worth keeping in a dead-letter queue.',
+          'A missed tick of an idempotent sweep is made up by the next one a minute ' +
+            'later; there is no event worth keeping in a dead-letter queue.',
           'Serverless-EventBusDLQ',
         );
         acknowledge(
           fn,
-          'A scheduled sweep is idempotent and runs again at the next tick; a failed run is retried by the schedule, not a dead-letter queue.',
+          'A scheduled sweep is idempotent and runs again at the next tick; a ' +
+            'failed run is retried by the schedule, not a dead-letter queue.',
           'Serverless-LambdaDLQ',
           'Serverless-LambdaAsyncFailureDestination',
         );
@@ -397,7 +402,8 @@ export class PaymentGatewayStack extends Stack {
         // SQS event source mappings have no on-failure destination: the queue's redrive policy is it.
         acknowledge(
           fn,
-          "An SQS event source mapping cannot have an on-failure destination; the webhook queue's redrive policy moves failing messages to its dead-letter queue.",
+          'An SQS event source mapping cannot have an on-failure destination; the webhook ' +
+            "queue's redrive policy moves failing messages to its dead-letter queue.",
           'Serverless-LambdaEventSourceMappingDestination',
         );
         break;

@@ -93,13 +93,15 @@ export const acknowledge = (scope: IConstruct, reason: string, ...ids: string[])
 export function acknowledgeApiMethods(api: IConstruct): void {
   acknowledge(
     api,
-    'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes (docs/merchant-guide.md, Keys and modes); the hosted checkout page is public by design. There are no IAM or Cognito users.',
+    'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes ' +
+      '(docs/merchant-guide.md, Keys and modes); the hosted checkout page is public by design. There are no IAM or Cognito users.',
     'AwsSolutions-APIG4',
     'AwsSolutions-COG4',
   );
   acknowledge(
     api,
-    'The Lambda pipeline validates requests (content type, size, schema) so that failures are RFC 9457 problems with per-field errors (docs/merchant-guide.md, Errors).',
+    'The Lambda pipeline validates requests (content type, size, schema) so that failures are ' +
+      'RFC 9457 problems with per-field errors (docs/merchant-guide.md, Errors).',
     'AwsSolutions-APIG2',
   );
 }

@@ -261,7 +261,9 @@ export async function getIntentsOf(merchantId: string, mode: Mode, ids: readonly
   return ids.map((id) => found.get(id)).filter((i): i is PaymentIntent => Boolean(i && i.merchantId === merchantId && i.mode === mode));
 }
 
-/** Access pattern: is an orderRef already used by this merchant in this mode? (GetItem; a pre-check, the create transaction still decides.) */
+/**
+ * Access pattern: is an orderRef already used by this merchant in this mode? (GetItem; a pre-check, the create transaction still decides.)
+ */
 export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: string): Promise<boolean> {
   const out = await db().send(
     new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }),
@@ -565,7 +567,8 @@ export async function backfillIntentIndex(): Promise<number> {
         );
         updated++;
       } catch (error) {
-        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error; // changed meanwhile: the transition wrote the keys
+        // changed meanwhile: the transition wrote the keys
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
       }
     }
     start = out.LastEvaluatedKey;
