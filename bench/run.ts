@@ -43,6 +43,12 @@ if (process.argv.slice(2).includes('webhooks')) {
   process.exit(await runWebhookBench());
 }
 
+// `npm run bench -- dashboard`: the dashboard's payments list with 100,000 transactions for one merchant (bench/dashboard.ts).
+if (process.argv.slice(2).includes('dashboard')) {
+  const { runDashboardBench } = await import('./dashboard.ts');
+  process.exit(await runDashboardBench());
+}
+
 // `npm run bench -- heat`: one merchant at volume, its capacity model (bench/heat.ts, docs/scaling.md).
 if (process.argv.slice(2).includes('heat')) {
   const { runHeatBench } = await import('./heat.ts');

@@ -14,8 +14,8 @@ export const logRetention = RetentionDays.ONE_MONTH;
 export interface GatewayFunctionProps extends Pick<NodejsFunctionProps, 'description' | 'timeout' | 'environment'> {
   /** Absolute path of the handler module; it exports `handler`. */
   readonly entry: string;
-  /** The one table: TABLE_NAME. Data grants are the caller's (least privilege per route). */
-  readonly table: ITable;
+  /** The one table (its name: TABLE_NAME). Data grants are the caller's (least privilege per route). */
+  readonly table: Pick<ITable, 'tableName'>;
   /**
    * The secrets this function reads, nothing else: `masterKey` (SECRETS_MASTER_KEY_ARN, seals
    * merchant secrets) and/or `publicPathsKey` (SECRETS_PUBLIC_KEY_ARN, hosted pages and provider

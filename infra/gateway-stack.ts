@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   EndpointType,
-  LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
   ResponseType,
@@ -11,8 +10,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { ComparisonOperator, TreatMissingData, type Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { AttributeType, BillingMode, CfnTable, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AttributeType, BillingMode, type CfnTable, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -22,17 +20,28 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import type { Construct, IConstruct } from 'constructs';
+import type { Construct } from 'constructs';
 import { jobList, type Job } from '#functions/jobs.ts';
-import { lambdaGroups, routeList, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
+import { routeList, type Route } from '#functions/routes.ts';
 import { HttpProblem, problemFor, problems } from '#shared/http/problem.ts';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { defaultRateLimits, type RateLimits } from '#shared/http/rate-limits.ts';
-import { partitionPrefixes } from '#shared/store/keys.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { repoRoot } from '#infra/bundling.ts';
 import { GatewayFunction, logRetention } from '#infra/gateway-function.ts';
+import {
+  acknowledge,
+  acknowledgeApiMethods,
+  addRouteFunctions,
+  type NestedRouteStackName,
+  nestedRouteStackNames,
+  resourcePaths,
+  type RouteResources,
+  RouteStack,
+  routeStackOf,
+  secretsFor,
+} from '#infra/route-stack.ts';
 import { Observability } from '#infra/observability.ts';
 
 /**
@@ -54,56 +63,20 @@ const gatewayProblems: readonly { type: ResponseType; problem: HttpProblem; head
   { type: ResponseType.DEFAULT_5XX, problem: problems.internal() },
 ];
 
-/**
- * API Gateway path parameters must be whole segments, so `v{version}` cannot be one: each supported
- * version gets literal resources (`/Gateway/v1/...`) and any other version is an unknown path, the
- * gateway's 404 problem. Whole-segment `{param}`s stay path parameters.
- */
-function resourcePaths(route: Route): string[] {
-  return route.path.includes('{version}') ? supportedVersions.map((v) => route.path.replaceAll('{version}', v)) : [route.path];
-}
-
-/**
- * Table actions of request paths (routes.ts `permissions.table`): item reads and queries, and for
- * `readWrite` conditional puts and updates (also inside TransactWriteItems). Never Scan, DeleteItem
- * or BatchWriteItem: no request path needs them (jobs keep their own grants).
- */
-export const routeTableActions = {
-  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
-  readWrite: [
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:ConditionCheckItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-  ],
-} as const;
-
-/**
- * The table grant of one route: its actions on the table and its indexes; a route confined to
- * `partitions` gets them on the table only (no index), under a `dynamodb:LeadingKeys` condition
- * that allows only partition keys of those item families.
- */
-export function routeTablePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
-  if (route.permissions.table === 'none') return undefined;
-  const actions = [...routeTableActions[route.permissions.table]];
-  if (!route.permissions.partitions) return new PolicyStatement({ actions, resources: [tableArn, `${tableArn}/index/*`] });
-  return new PolicyStatement({
-    actions,
-    resources: [tableArn],
-    conditions: {
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': route.permissions.partitions.map((family) => `${partitionPrefixes[family]}*`) },
-    },
-  });
-}
-
 /** The REST API's one stage (the API version is in the path, not the stage). */
 const apiStageName = 'prod';
 
-const acknowledge = (scope: IConstruct, reason: string, ...ids: string[]) =>
-  Validations.of(scope).acknowledge(...ids.map((id) => ({ id, reason })));
+export interface PaymentGatewayStackProps extends StackProps {
+  /** The route table to serve; functions/routes.ts unless a test synthesizes a variant. */
+  readonly routes?: readonly Route[];
+}
 
+/**
+ * The root stack (`cdk deploy PaymentGateway`): the table, queues, secrets, the REST API with its
+ * deployment, stage and web ACL, the background jobs, alarms and dashboard, and the `/docs` routes.
+ * The other routes live in nested stacks (infra/route-stack.ts) deployed with it, so that no stack
+ * nears CloudFormation's 500 resources (docs/operator-guide.md, Deploying).
+ */
 export class PaymentGatewayStack extends Stack {
   readonly table: Table;
   readonly masterKey: Secret;
@@ -120,12 +93,15 @@ export class PaymentGatewayStack extends Stack {
   /** Environment every function gets from the deployment's context values. */
   private deploymentEnvironment: Record<string, string> = {};
   private liveProvidersSecret: ISecret | undefined;
-  /** One Lambda per route, by route id. */
+  /** The nested stacks serving most routes (infra/route-stack.ts), by name. */
+  readonly routeStacks: ReadonlyMap<NestedRouteStackName, RouteStack>;
+  /** One Lambda per route, by route id (in this stack or a nested one), and per job. */
   readonly functions: ReadonlyMap<string, GatewayFunction>;
   readonly observability: Observability;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
-    super(scope, id, props);
+  constructor(scope: Construct, id: string, props: PaymentGatewayStackProps = {}) {
+    const { routes: routeTable = routeList, ...stackProps } = props;
+    super(scope, id, stackProps);
 
     const { partitionKey, sortKey, ttlAttribute, streamView, globalSecondaryIndexes } = tableDefinition;
     const stringKey = (name: string) => ({ name, type: AttributeType.STRING });
@@ -262,19 +238,7 @@ export class PaymentGatewayStack extends Stack {
         templates: { 'application/json': JSON.stringify(problem.body('$context.requestId')) },
       });
     }
-    acknowledge(
-      this.api,
-      'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes ' +
-        '(docs/merchant-guide.md, Keys and modes); the hosted checkout page is public by design. There are no IAM or Cognito users.',
-      'AwsSolutions-APIG4',
-      'AwsSolutions-COG4',
-    );
-    acknowledge(
-      this.api,
-      'The Lambda pipeline validates requests (content type, size, schema) so that failures are ' +
-        'RFC 9457 problems with per-field errors (docs/merchant-guide.md, Errors).',
-      'AwsSolutions-APIG2',
-    );
+    acknowledgeApiMethods(this.api);
     this.webAcl = clientLimitsWebAcl(this, this.api.deploymentStage.stageArn, {
       perKey: Number(this.node.tryGetContext('rateLimitPerKey') ?? defaultRateLimits.perKey),
       perIp: Number(this.node.tryGetContext('rateLimitPerIp') ?? defaultRateLimits.perIp),
@@ -311,53 +275,40 @@ export class PaymentGatewayStack extends Stack {
       ...(fxRateSourceUrl ? { FX_RATE_SOURCE_URL: fxRateSourceUrl } : {}),
       ...(liveProvidersSecretArn ? { LIVE_PROVIDERS_SECRET_ARN: liveProvidersSecretArn } : {}),
     };
-    const functions = new Map<string, GatewayFunction>();
-    // Rows of a Lambda group (routes.ts lambdaGroups: the dashboard) share one function, created with the first row.
-    const groupFunctions = new Map<string, GatewayFunction>();
-    for (const route of routeList) {
-      const group = route.lambda ? lambdaGroups[route.lambda] : undefined;
-      let fn = group ? groupFunctions.get(group.id) : undefined;
-      if (!fn) {
-        fn = new GatewayFunction(this, group?.id ?? route.id, {
-          entry: join(repoRoot, group?.handler ?? route.handler),
-          description: group ? group.summary : `${route.method} ${route.path}`,
-          table: this.table,
-          // A group's rows declare the same permissions (test/infra/stack.test.ts checks it).
-          secrets: this.secretsFor(route.permissions.secrets),
-          environment: this.deploymentEnvironment,
-          ...(route.assets ? { assets: route.assets } : {}),
-        });
-        this.liveProvidersSecret?.grantRead(fn);
-        // Least privilege per route (docs/security-and-limits.md): item reads, queries and conditional
-        // puts/updates only; unauthenticated code (hosted pages, provider callbacks) also confined to
-        // its partitions by dynamodb:LeadingKeys.
-        const tablePolicy = routeTablePolicy(route, this.table.tableArn);
-        if (tablePolicy) fn.addToRolePolicy(tablePolicy);
-        if (tablePolicy && !route.permissions.partitions) {
-          acknowledge(
-            fn.role!,
-            'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.',
-            `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
-          );
-        }
-        acknowledge(
-          fn,
-          'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.',
-          'Serverless-LambdaDLQ',
-          'Serverless-LambdaAsyncFailureDestination',
-        );
-        alarm(
-          `${group?.id ?? route.id}ErrorsAlarm`,
-          fn.metricErrors({ period: minute }),
-          group ? `${group.summary} Unhandled errors.` : `${route.method} ${route.path}: unhandled errors.`,
-        );
-        if (group) groupFunctions.set(group.id, fn);
-      }
-
-      const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
-      for (const path of resourcePaths(route)) this.api.root.resourceForPath(path).addMethod(route.method, integration);
-      functions.set(route.id, fn);
+    const shared: RouteResources = {
+      table: this.table,
+      masterKey: this.masterKey,
+      publicPathsKey: this.publicPathsKey,
+      alarmTopic: this.alarmTopic,
+      environment: this.deploymentEnvironment,
+      ...(this.liveProvidersSecret ? { liveProvidersSecret: this.liveProvidersSecret } : {}),
+    };
+    // The routes of the root's own subtrees, then one nested stack per group of subtrees
+    // (infra/route-stack.ts routeStackBySegment), each with its functions, methods and permissions.
+    const functions = addRouteFunctions(
+      this,
+      this.api,
+      routeTable.filter((r) => routeStackOf(r) === 'root'),
+      shared,
+      `${tableLogicalId}.Arn`,
+      minute,
+    );
+    const routeStacks = new Map<NestedRouteStackName, RouteStack>();
+    for (const name of nestedRouteStackNames) {
+      const routes = routeTable.filter((r) => routeStackOf(r) === name);
+      if (!routes.length) continue;
+      const nested = new RouteStack(this, name, { restApi: this.api, stageName: apiStageName, routes, shared, minute });
+      routeStacks.set(name, nested);
+      for (const [id, fn] of nested.functions) functions.set(id, fn);
+      // The stage's deployment must follow the nested methods: it waits for their stack, and a
+      // change of any nested route (or of the function behind it) makes a new deployment.
+      this.api.latestDeployment!.node.addDependency(nested);
+      this.api.latestDeployment!.addToLogicalId({
+        stack: name,
+        routes: routes.map((r) => ({ method: r.method, paths: resourcePaths(r), fn: r.lambda ?? r.id })),
+      });
     }
+    this.routeStacks = routeStacks;
     for (const job of jobList) functions.set(job.id, this.jobFunction(job, tableLogicalId, alarm));
     this.functions = functions;
     alarm(
@@ -369,8 +320,8 @@ export class PaymentGatewayStack extends Stack {
     this.observability = new Observability(this, 'Observability', {
       api: this.api,
       // p99 latency alarms per row of its own Lambda; the dashboard's grouped rows are watched by their
-      // group's Errors alarm (22 more per-row alarms would crowd CloudFormation's 500-resource limit).
-      routes: routeList.filter((r) => !r.lambda),
+      // group's Errors alarm.
+      routes: routeTable.filter((r) => !r.lambda),
       functions,
       webhookQueue: this.webhookQueue,
       deadLetterQueue: this.deadLetterQueue,
@@ -388,21 +339,13 @@ export class PaymentGatewayStack extends Stack {
     new CfnOutput(this, 'PublicPathsKeyArn', { value: this.publicPathsKey.secretArn });
   }
 
-  /** The secrets a route or job lists, as GatewayFunction wants them. */
-  private secretsFor(names: readonly SecretName[]) {
-    return {
-      ...(names.includes('masterKey') ? { masterKey: this.masterKey } : {}),
-      ...(names.includes('publicPathsKey') ? { publicPathsKey: this.publicPathsKey } : {}),
-    };
-  }
-
   /** A background function from functions/jobs.ts, with its trigger and grants. */
   private jobFunction(job: Job, tableLogicalId: string, alarm: (id: string, metric: Metric, description: string) => void): GatewayFunction {
     const fn = new GatewayFunction(this, job.id, {
       entry: join(repoRoot, job.handler),
       description: job.summary,
       table: this.table,
-      secrets: this.secretsFor(job.permissions.secrets),
+      secrets: secretsFor(job.permissions.secrets, this),
       timeout: Duration.seconds(job.timeoutSeconds),
       environment: {
         ...this.deploymentEnvironment,

@@ -171,7 +171,7 @@ export function paymentsView(frame: Frame, o: { filters: Record<string, string>;
     frame,
     html`<form method="get" action="${path('/payments')}" class="card" role="search" aria-label="Filter payments"><div class="filters">
 <div><label for="q">Search</label><input id="q" name="q" type="search" value="${f.q ?? ''}" placeholder="orderRef, payment or transaction \
-id"></div>
+id, customer e-mail or phone"></div>
 <div><label for="status">Status</label>\
 <select id="status" name="status">${option('', f.status, 'Any')}${statuses.map((s) => option(s, f.status))}</select></div>
 <div><label for="type">Type</label>\

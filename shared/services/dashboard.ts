@@ -3,7 +3,14 @@ import type { IntentStatus, IntentType } from '#shared/domain/intent.ts';
 import { fromMinor, minorUnits, toMinor, type Currency } from '#shared/domain/money.ts';
 import { walletBalance } from '#shared/services/balance.ts';
 import { createRefund, refundsOfTransaction } from '#shared/services/refund-requests.ts';
-import { listTransactions, lookupTransaction, transactionView, type TransactionListQuery } from '#shared/services/transactions.ts';
+import {
+  customerTransactions,
+  listTransactions,
+  lookupTransaction,
+  transactionView,
+  type TransactionListQuery,
+} from '#shared/services/transactions.ts';
+import { contactOfSearch } from '#shared/store/customer-index.ts';
 import { auditWrite, getPayoutMaker, listAudit, listUsers, payoutMakerWrite } from '#shared/store/dashboard.ts';
 import { resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { requestWithdrawal } from '#shared/services/withdrawals.ts';
@@ -76,7 +83,7 @@ export interface PaymentFilters {
   intentType?: IntentType;
   from?: string;
   to?: string;
-  /** orderRef, paymentIntentId or transactionReference. */
+  /** orderRef, paymentIntentId, transactionReference, or the customer's e-mail address or phone number. */
   search?: string;
   startingAfter?: string;
 }
@@ -90,7 +97,11 @@ const listQuery = (f: PaymentFilters, limit: number): TransactionListQuery => ({
   limit,
 });
 
-/** One page of payments; a search is one lookup by any of the three references (filters still apply). */
+/**
+ * One page of payments. A search is one lookup by any of the three references, and, when the text
+ * looks like an e-mail address or a phone number, the customer's payments (customer index, paged
+ * like the list); the filters apply to both.
+ */
 export async function paymentsPage(
   merchantId: string,
   mode: Mode,
@@ -98,14 +109,22 @@ export async function paymentsPage(
   limit = 25,
 ): Promise<{ items: TransactionView[]; hasMore: boolean }> {
   if (f.search) {
-    const t = await lookupTransaction(merchantId, mode, f.search);
-    const keep =
-      t &&
+    const keep = (t: TransactionView) =>
       (!f.status || t.status === f.status) &&
       (!f.intentType || t.intentType === f.intentType) &&
       (!f.from || t.createdAt >= f.from) &&
       (!f.to || t.createdAt <= f.to);
-    return { items: keep && !f.startingAfter ? [t] : [], hasMore: false };
+    // The reference hit, on the first page only (the customer's payments are paged behind it).
+    const direct = f.startingAfter ? undefined : await lookupTransaction(merchantId, mode, f.search);
+    const hit = direct && keep(direct) ? [direct] : [];
+    const contact = contactOfSearch(f.search);
+    if (!contact) return { items: hit, hasMore: false };
+    const page = await customerTransactions(merchantId, mode, contact, listQuery(f, limit));
+    if (page === 'invalid_cursor') throw new DashboardRefusal(400, 'That page link is not valid any more. Start from the first page.');
+    return {
+      items: [...hit, ...page.items.filter((t) => !hit.some((h) => h.paymentIntentId === t.paymentIntentId))],
+      hasMore: page.hasMore,
+    };
   }
   const page = await listTransactions(merchantId, mode, listQuery(f, limit));
   if (page === 'invalid_cursor') throw new DashboardRefusal(400, 'That page link is not valid any more. Start from the first page.');

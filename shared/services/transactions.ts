@@ -9,6 +9,7 @@ import {
   findIntent,
   findIntentByOrderRef,
   getIntent,
+  getIntentsOf,
   intentCursor,
   pageIntents,
   sameStatusUpdate,
@@ -16,6 +17,7 @@ import {
   type Transition,
 } from '#shared/store/intents.ts';
 import { postJournal } from '#shared/store/wallets.ts';
+import { type Contact, pageCustomerPayments } from '#shared/store/customer-index.ts';
 
 /**
  * Status changes and the transaction object of docs/merchant-guide.md, Transaction lookup. Every outcome (payment result, expiry,
@@ -178,4 +180,39 @@ export async function listTransactions(merchantId: string, mode: Mode, q: Transa
   }
   const page = await pageIntents(merchantId, mode, { ...q, ...(before ? { before } : {}) });
   return { items: page.items.map(transactionView), hasMore: page.hasMore };
+}
+
+/**
+ * A customer's transactions with a merchant in one mode, by e-mail address or phone number
+ * (customerRef.email / customerRef.phone; shared/store/customer-index.ts), newest first, with the
+ * list's filters and `startingAfter` cursor. Each round is one Query of the customer's pointers and
+ * one BatchGetItem of their intents; status and type are checked on those, at most 5 rounds per page.
+ */
+export async function customerTransactions(merchantId: string, mode: Mode, contact: Contact, q: Omit<TransactionListQuery, 'orderRef'>) {
+  let before: string | undefined;
+  if (q.startingAfter !== undefined) {
+    const cursor = await getIntent(q.startingAfter, false);
+    if (!cursor || cursor.merchantId !== merchantId || cursor.mode !== mode) return 'invalid_cursor' as const;
+    before = intentCursor(cursor);
+  }
+  const filtered = q.status !== undefined || q.intentType !== undefined;
+  const items: PaymentIntent[] = [];
+  let more = true;
+  for (let round = 0; round < 5 && more && items.length <= q.limit; round++) {
+    const page = await pageCustomerPayments(merchantId, mode, contact, {
+      ...(q.from ? { from: q.from } : {}),
+      ...(q.to ? { to: q.to } : {}),
+      ...(before ? { before } : {}),
+      limit: filtered ? 100 : q.limit + 1 - items.length,
+    });
+    const intents = await getIntentsOf(merchantId, mode, page.ids);
+    items.push(
+      ...intents.filter(
+        (i) => (q.status === undefined || i.status === q.status) && (q.intentType === undefined || i.intentType === q.intentType),
+      ),
+    );
+    before = page.last;
+    more = page.more;
+  }
+  return { items: items.slice(0, q.limit).map(transactionView), hasMore: items.length > q.limit || (more && items.length > 0) };
 }

@@ -25,6 +25,7 @@ import {
   type PaymentIntent,
 } from '#shared/domain/intent.ts';
 import { db, fromItem, named, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
+import { customerIndexWrites } from './customer-index.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
@@ -85,6 +86,8 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     }),
+    // The customer's e-mail and phone pointers (dashboard search; shared/store/customer-index.ts).
+    ...customerIndexWrites(intent),
   ];
 }
 
@@ -236,6 +239,25 @@ export async function findIntent(merchantId: string, mode: Mode, reference: stri
   if (!id) return undefined;
   const intent = await getIntent(id);
   return intent && intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
+}
+
+/**
+ * Access pattern C3 (second step): intents by id, in the order given, only this merchant's in this
+ * mode (BatchGetItem, consistent, at most 100 ids; unprocessed keys asked again).
+ */
+export async function getIntentsOf(merchantId: string, mode: Mode, ids: readonly string[]): Promise<PaymentIntent[]> {
+  if (ids.length > 100) throw new Error('at most 100 ids per call');
+  const found = new Map<string, PaymentIntent>();
+  let pending: Record<string, AttributeValue>[] = [...new Set(ids)].map((id) => toItem(keys.intent(id)));
+  for (let round = 0; pending.length && round < 5; round++) {
+    const out = await db().send(new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+    for (const item of out.Responses?.[tableName()] ?? []) {
+      const intent = strip(fromItem<Stored>(item));
+      found.set(intent.paymentIntentId, intent);
+    }
+    pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Record<string, AttributeValue>[];
+  }
+  return ids.map((id) => found.get(id)).filter((i): i is PaymentIntent => Boolean(i && i.merchantId === merchantId && i.mode === mode));
 }
 
 /**

@@ -24,6 +24,8 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *                 GSI2 (sparse, while an approval is held): HELDAPPROVAL / <heldAt>#<id>
  *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
  *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
+ *   CustomerPayment CUSTOMER#<mode>#<merchantId>#<email|phone>#<sha256>  <createdAt>#<id>  -
+ *                 (a customer's payments: the digest, never the address or number; shared/store/customer-index.ts)
  *   OutboxEvent   <home>                              EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
  *                 (home = the event's subject: TXN#<paymentIntentId>, REFUND#<refundId> or SETTLEMENT#<settlementId>)
  *                 GSI2 (sparse, until the sweep saw a delivery item): WEBHOOKDUE#<shard> / <checkAt>#<eventId>
@@ -62,7 +64,7 @@ const merchantShardPK = (merchantId: string, n: number) => (n === 0 ? `MERCHANT#
 
 /**
  * The partition key prefix of each item family a function may be confined to with an IAM
- * `dynamodb:LeadingKeys` condition (functions/routes.ts `partitions`, infra/gateway-stack.ts):
+ * `dynamodb:LeadingKeys` condition (functions/routes.ts `partitions`, infra/route-stack.ts):
  * intents and their outbox events, merchants with their wallets and journals, provider-reference
  * pointers, events-feed entries (written with every status change's event), and the dashboard's
  * account items (users, e-mail pointers, invitations, sessions, audit log, sign-in throttles). test/infra/stack.test.ts checks
@@ -174,6 +176,18 @@ export const keys = {
   transactionReference: (mode: Mode, merchantId: string, reference: string): Key => ({
     PK: `TXREF#${mode}#${merchantId}#${reference}`,
     SK: 'TXREF',
+  }),
+  /**
+   * A customer's payments (dashboard search by e-mail or phone; shared/store/customer-index.ts):
+   * one pointer per intent and contact, in a partition named by a SHA-256 digest of the merchant,
+   * mode and normalized contact, so the key never holds the e-mail address or phone number itself.
+   */
+  customerPayment: (mode: Mode, merchantId: string, kind: string, digest: string, createdAt: string, paymentIntentId: string): Key => ({
+    PK: `CUSTOMER#${mode}#${merchantId}#${kind}#${digest}`,
+    SK: `${createdAt}#${paymentIntentId}`,
+  }),
+  paymentsOfCustomer: (mode: Mode, merchantId: string, kind: string, digest: string) => ({
+    PK: `CUSTOMER#${mode}#${merchantId}#${kind}#${digest}`,
   }),
   /**
    * An event's home: the partition of what it is about (its transaction, refund or settlement),

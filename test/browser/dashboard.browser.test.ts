@@ -6,6 +6,7 @@ import { totpCode } from '#shared/crypto/totp.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
 import { completedPayment, screenshots, seriousViolations } from '../support/dashboard.ts';
+import { checkoutBody, createCheckout } from '../support/checkout.ts';
 import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
 import { jobs } from '#functions/jobs.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
@@ -591,5 +592,55 @@ describe('merchant dashboard in Chromium', () => {
     } finally {
       await receiver.stop();
     }
+  });
+
+  it('payments: search by the customer’s e-mail or phone (any common spelling), with filters; another merchant’s customer is not found', {
+    timeout: 180_000,
+  }, async () => {
+    const m = await newMerchant({ name: 'Search Shop' });
+    const elsewhere = await newMerchant({ name: 'Elsewhere' });
+    const sana = { name: 'Sana Malik', email: 'Sana.Malik@Example.com', phone: '+92 300 1234567' };
+    const first = await completedPayment(gw.baseUrl, m, { amount: 120, customerRef: sana });
+    const second = await completedPayment(gw.baseUrl, m, { amount: 340, customerRef: { name: 'Sana Malik', phone: '0300-1234567' } });
+    const pending = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 560, customerRef: { email: 'sana.malik@example.com' } }));
+    expect(pending.status).toBe(200);
+    const someoneElse = await completedPayment(gw.baseUrl, m, {
+      amount: 780,
+      customerRef: { email: 'bilal@example.com', phone: '03331234567' },
+    });
+    const foreign = await completedPayment(gw.baseUrl, elsewhere, { amount: 990, customerRef: sana });
+
+    const page = await userWithRole(m, 'viewer');
+    const search = async (text: string, status = '') => {
+      await page.goto(url('/dashboard/payments'));
+      await page.getByLabel('Search').fill(text);
+      await page.getByLabel('Status').selectOption(status);
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.waitForURL(/q=/);
+      return page.locator('tbody tr a').evaluateAll((links) => links.map((a) => a.getAttribute('href')!.split('/').pop()!));
+    };
+    const pendingId = pending.json.paymentIntentId as string;
+    // E-mail: case and spaces do not matter; newest first.
+    expect(await search('  SANA.malik@example.COM ')).toEqual([pendingId, first.id]);
+    await checkPage(page, '15-payments-customer-search');
+    // Phone: +92, 0 and punctuation are the same number.
+    expect(await search('03001234567')).toEqual([second.id, first.id]);
+    expect(await search('+92 300 123 4567')).toEqual([second.id, first.id]);
+    // Filters still apply.
+    expect(await search('sana.malik@example.com', 'Pending')).toEqual([pendingId]);
+    expect(await search('0300 1234567', 'Failed')).toEqual([]);
+    expect(await page.getByText('No payments match.').count()).toBe(1);
+    // Another customer's and another merchant's payments are never in the results.
+    const all = [...(await search('sana.malik@example.com')), ...(await search('03001234567'))];
+    expect(all).not.toContain(someoneElse.id);
+    expect(all).not.toContain(foreign.id);
+    expect(await search('bilal@example.com')).toEqual([someoneElse.id]);
+    // The references still work from the same box.
+    expect(await search(first.orderRef)).toEqual([first.id]);
+    // A found payment opens from the results and shows the customer's contact as the payment holds it.
+    await search('sana.malik@example.com', 'Completed');
+    await page.locator('tbody tr a').first().click();
+    await page.getByRole('heading', { name: `Payment ${first.orderRef}` }).waitFor();
+    expect(await page.getByText(sana.email).count()).toBe(1);
   });
 });

@@ -1,0 +1,242 @@
+import { join } from 'node:path';
+import { CfnParameter, type Duration, NestedStack, Validations } from 'aws-cdk-lib';
+import { type IRestApi, LambdaIntegration, RestApi, Stage } from 'aws-cdk-lib/aws-apigateway';
+import { ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { Construct, IConstruct } from 'constructs';
+import { lambdaGroups, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
+import { partitionPrefixes } from '#shared/store/keys.ts';
+import { repoRoot } from '#infra/bundling.ts';
+import { GatewayFunction } from '#infra/gateway-function.ts';
+
+/**
+ * Which stack serves each first path segment of the route table: the root stack or one of its
+ * nested stacks. CloudFormation allows 500 resources per stack and every route brings a method, a
+ * Lambda permission and path resources (and, with a Lambda of its own, a function, role, policy,
+ * log group and alarm), so the routes live in nested stacks that `cdk deploy` deploys with the root
+ * (test/infra/stack.test.ts bounds each). A segment is a whole subtree, so no API Gateway resource
+ * is created by two stacks. A new first segment must be placed here (synthesis fails otherwise).
+ * The root keeps the reference pages: CDK refuses a REST API without a method of its own.
+ */
+export const routeStackBySegment = {
+  Gateway: 'MerchantApi',
+  pay: 'HostedPages',
+  providers: 'HostedPages',
+  dashboard: 'Dashboard',
+  docs: 'root',
+} as const satisfies Record<string, string>;
+
+export type RouteStackName = (typeof routeStackBySegment)[keyof typeof routeStackBySegment];
+export type NestedRouteStackName = Exclude<RouteStackName, 'root'>;
+export const nestedRouteStackNames = ['MerchantApi', 'HostedPages', 'Dashboard'] as const satisfies readonly NestedRouteStackName[];
+
+/** The stack that serves a route (by its first path segment). */
+export function routeStackOf(route: Route): RouteStackName {
+  const segment = route.path.split('/')[1] ?? '';
+  const stack = (routeStackBySegment as Record<string, RouteStackName>)[segment];
+  if (!stack) throw new Error(`Route ${route.id} (${route.path}): place /${segment} in routeStackBySegment (infra/route-stack.ts).`);
+  return stack;
+}
+
+/**
+ * API Gateway path parameters must be whole segments, so `v{version}` cannot be one: each supported
+ * version gets literal resources (`/Gateway/v1/...`) and any other version is an unknown path, the
+ * gateway's 404 problem. Whole-segment `{param}`s stay path parameters.
+ */
+export function resourcePaths(route: Route): string[] {
+  return route.path.includes('{version}') ? supportedVersions.map((v) => route.path.replaceAll('{version}', v)) : [route.path];
+}
+
+/**
+ * Table actions of request paths (routes.ts `permissions.table`): item reads and queries, and for
+ * `readWrite` conditional puts and updates (also inside TransactWriteItems). Never Scan, DeleteItem
+ * or BatchWriteItem: no request path needs them (jobs keep their own grants).
+ */
+export const routeTableActions = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
+  readWrite: [
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+  ],
+} as const;
+
+/**
+ * The table grant of one route: its actions on the table and its indexes; a route confined to
+ * `partitions` gets them on the table only (no index), under a `dynamodb:LeadingKeys` condition
+ * that allows only partition keys of those item families.
+ */
+export function routeTablePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
+  if (route.permissions.table === 'none') return undefined;
+  const actions = [...routeTableActions[route.permissions.table]];
+  if (!route.permissions.partitions) return new PolicyStatement({ actions, resources: [tableArn, `${tableArn}/index/*`] });
+  return new PolicyStatement({
+    actions,
+    resources: [tableArn],
+    conditions: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': route.permissions.partitions.map((family) => `${partitionPrefixes[family]}*`) },
+    },
+  });
+}
+
+export const acknowledge = (scope: IConstruct, reason: string, ...ids: string[]) =>
+  Validations.of(scope).acknowledge(...ids.map((id) => ({ id, reason })));
+
+/** The REST API's methods, wherever they are defined, authenticate and validate in the Lambda pipeline. */
+export function acknowledgeApiMethods(api: IConstruct): void {
+  acknowledge(
+    api,
+    'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes ' +
+      '(docs/merchant-guide.md, Keys and modes); the hosted checkout page is public by design. There are no IAM or Cognito users.',
+    'AwsSolutions-APIG4',
+    'AwsSolutions-COG4',
+  );
+  acknowledge(
+    api,
+    'The Lambda pipeline validates requests (content type, size, schema) so that failures are ' +
+      'RFC 9457 problems with per-field errors (docs/merchant-guide.md, Errors).',
+    'AwsSolutions-APIG2',
+  );
+}
+
+/** What the route functions of any stack share with the root stack. */
+export interface RouteResources {
+  readonly table: Pick<ITable, 'tableName' | 'tableArn'>;
+  readonly masterKey: ISecret;
+  readonly publicPathsKey: ISecret;
+  readonly alarmTopic: ITopic;
+  /** Environment every function gets from the deployment's context values. */
+  readonly environment: Record<string, string>;
+  /** `cdk deploy -c liveProvidersSecretArn=…`: every function may read it (docs/operator-guide.md). */
+  readonly liveProvidersSecret?: ISecret;
+}
+
+/** The secrets a route or job lists, as GatewayFunction wants them. */
+export function secretsFor(names: readonly SecretName[], resources: Pick<RouteResources, 'masterKey' | 'publicPathsKey'>) {
+  return {
+    ...(names.includes('masterKey') ? { masterKey: resources.masterKey } : {}),
+    ...(names.includes('publicPathsKey') ? { publicPathsKey: resources.publicPathsKey } : {}),
+  };
+}
+
+/** An alarm on any metric above 0 over one period, notifying the alarm topic. */
+export function zeroAlarm(scope: Construct, id: string, metric: Metric, topic: ITopic, description: string): void {
+  metric
+    .createAlarm(scope, id, {
+      alarmDescription: description,
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    })
+    .addAlarmAction(new SnsAction(topic));
+}
+
+/**
+ * One Lambda per route (or per Lambda group of rows) in `scope`, each with its least-privilege
+ * table grant, its secrets, an errors alarm and its API Gateway methods on `api`.
+ * `tableArnFinding` is how cdk-nag names the table ARN in this stack (for the index wildcard).
+ */
+export function addRouteFunctions(
+  scope: Construct,
+  api: IRestApi,
+  routes: readonly Route[],
+  shared: RouteResources,
+  tableArnFinding: string,
+  minute: Duration,
+): Map<string, GatewayFunction> {
+  const functions = new Map<string, GatewayFunction>();
+  // Rows of a Lambda group (routes.ts lambdaGroups: the dashboard) share one function, created with the first row.
+  const groupFunctions = new Map<string, GatewayFunction>();
+  for (const route of routes) {
+    const group = route.lambda ? lambdaGroups[route.lambda] : undefined;
+    let fn = group ? groupFunctions.get(group.id) : undefined;
+    if (!fn) {
+      fn = new GatewayFunction(scope, group?.id ?? route.id, {
+        entry: join(repoRoot, group?.handler ?? route.handler),
+        description: group ? group.summary : `${route.method} ${route.path}`,
+        table: shared.table,
+        // A group's rows declare the same permissions (test/infra/stack.test.ts checks it).
+        secrets: secretsFor(route.permissions.secrets, shared),
+        environment: shared.environment,
+        ...(route.assets ? { assets: route.assets } : {}),
+      });
+      shared.liveProvidersSecret?.grantRead(fn);
+      // Least privilege per route (docs/security-and-limits.md): item reads, queries and conditional
+      // puts/updates only; unauthenticated code (hosted pages, provider callbacks) also confined to
+      // its partitions by dynamodb:LeadingKeys.
+      const tablePolicy = routeTablePolicy(route, shared.table.tableArn);
+      if (tablePolicy) fn.addToRolePolicy(tablePolicy);
+      if (tablePolicy && !route.permissions.partitions) {
+        acknowledge(
+          fn.role!,
+          'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.',
+          `AwsSolutions-IAM5[Resource::<${tableArnFinding}>/index/*]`,
+        );
+      }
+      acknowledge(
+        fn,
+        'Invoked synchronously by API Gateway: a failure is returned to the caller, there are no asynchronous events to dead-letter.',
+        'Serverless-LambdaDLQ',
+        'Serverless-LambdaAsyncFailureDestination',
+      );
+      zeroAlarm(
+        scope,
+        `${group?.id ?? route.id}ErrorsAlarm`,
+        fn.metricErrors({ period: minute }),
+        shared.alarmTopic,
+        group ? `${group.summary} Unhandled errors.` : `${route.method} ${route.path}: unhandled errors.`,
+      );
+      if (group) groupFunctions.set(group.id, fn);
+    }
+
+    const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
+    for (const path of resourcePaths(route)) api.root.resourceForPath(path).addMethod(route.method, integration);
+    functions.set(route.id, fn);
+  }
+  return functions;
+}
+
+export interface RouteStackProps {
+  readonly restApi: RestApi;
+  readonly stageName: string;
+  readonly routes: readonly Route[];
+  readonly shared: RouteResources;
+  readonly minute: Duration;
+}
+
+/**
+ * A nested stack serving whole path subtrees of the one REST API (routeStackBySegment): their
+ * resources, methods, Lambda permissions and functions. The REST API, its deployment and stage
+ * stay in the root stack, which redeploys the stage when a nested route changes. The table comes
+ * in as the explicit parameters TableName and TableArn (so cdk-nag findings name them); the rest
+ * (secrets, alarm topic, API id) as CDK's automatic cross-stack parameters.
+ */
+export class RouteStack extends NestedStack {
+  readonly functions: ReadonlyMap<string, GatewayFunction>;
+
+  constructor(scope: Construct, id: NestedRouteStackName, props: RouteStackProps) {
+    const { restApi, stageName, routes, shared, minute } = props;
+    super(scope, id, {
+      description: `Payment gateway routes: ${id}.`,
+      parameters: { TableName: shared.table.tableName, TableArn: shared.table.tableArn },
+    });
+    const table = {
+      tableName: new CfnParameter(this, 'TableName', { type: 'String' }).valueAsString,
+      tableArn: new CfnParameter(this, 'TableArn', { type: 'String' }).valueAsString,
+    };
+    const api = RestApi.fromRestApiAttributes(this, 'Api', { restApiId: restApi.restApiId, rootResourceId: restApi.restApiRootResourceId });
+    acknowledgeApiMethods(api);
+    // A literal stage name in the Lambda permissions' source ARNs: a reference to the root's stage
+    // would make the stage (which depends on these methods) and this stack depend on each other.
+    api.deploymentStage = Stage.fromStageAttributes(this, 'Stage', { stageName, restApi: api }) as Stage;
+    this.functions = addRouteFunctions(this, api, routes, { ...shared, table }, 'TableArn', minute);
+  }
+}
