@@ -2,6 +2,7 @@ import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '#shared/domain/errors.ts';
+import { holdShardField } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, minorUnits } from '#shared/domain/money.ts';
 import {
@@ -154,10 +155,10 @@ export async function refundsOfTransaction(merchantId: string, mode: Mode, trxnR
 type Change = VersionedChange<Refund>;
 
 /** Read → decide → one conditional transaction, retried on a lost race; a final status counts once. */
-async function changeRefund(id: string, decide: (current: Refund) => Change | null) {
+async function changeRefund(id: string, decide: (current: Refund) => Change | null | Promise<Change | null>) {
   // A status change commits with its RefundStatusChanged event in the same transaction.
-  const withEvent = (r: Refund): Change | null => {
-    const c = decide(r);
+  const withEvent = async (r: Refund): Promise<Change | null> => {
+    const c = await decide(r);
     return c && { next: c.next, writes: [...c.writes, ...refundEventWrites(r, c.next)] };
   };
   const result = await changeVersioned('refund', () => getRefund(id), withEvent, {
@@ -180,7 +181,7 @@ function change(r: Refund, changes: Partial<Refund>, dueAt: string | null | unde
 const closePending = (r: Refund, status: RefundStatus, failureReason: string | null, now: Date) =>
   change(r, { status, failureReason }, null, now, releaseReservationWrite(r));
 
-async function operatorChange(id: string, action: string, decide: (r: Refund, now: Date) => Change, now: () => Date) {
+async function operatorChange(id: string, action: string, decide: (r: Refund, now: Date) => Change | Promise<Change>, now: () => Date) {
   const overdue = await getRefund(id);
   if (overdue && refundOverdue(overdue, now())) {
     await advanceRefund(id, now());
@@ -201,22 +202,18 @@ async function operatorChange(id: string, action: string, decide: (r: Refund, no
 /** Operator: Pending → Approved, holding amount + fee from the wallet; processing starts at once. */
 export async function approveRefund(id: string, now: () => Date = () => new Date()) {
   try {
-    return await withFunds(
-      () => getRefund(id),
-      () =>
-        operatorChange(
-          id,
-          'approved',
-          (r, at) =>
-            change(
-              r,
-              { status: RefundStatus.Approved, approvedAt: at.toISOString() },
-              at.toISOString(),
-              at,
-              ...postJournal(refundJournals.hold(r, at)),
-            ),
-          now,
-        ),
+    return await withFunds((place) =>
+      operatorChange(
+        id,
+        'approved',
+        async (r, at) => {
+          // The hold's wallet shard (0 unless sharded), recorded on the refund for its completion or release.
+          const walletShard = holdShardField(await place({ ...r, reference: r.id, need: refundHeldMinor(r) }));
+          const approved = { status: RefundStatus.Approved, approvedAt: at.toISOString(), ...walletShard };
+          return change(r, approved, at.toISOString(), at, ...postJournal(refundJournals.hold({ ...r, ...walletShard }, at)));
+        },
+        now,
+      ),
     );
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;

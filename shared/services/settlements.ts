@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import { convertMinor } from '#shared/domain/fx.ts';
+import { holdShardField } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import {
@@ -124,9 +125,13 @@ export async function createSettlement(
   const view = settlementView(settlement);
   try {
     const idempotency = recordResponse(view);
-    await withFunds(settlement, () =>
-      transact([createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))], { idempotency }),
-    );
+    await withFunds(async (place) => {
+      const s = {
+        ...settlement,
+        ...holdShardField(await place({ ...settlement, reference: settlement.id, need: settlement.amountMinor })),
+      };
+      await transact([createSettlementWrite(s), ...postJournal(settlementJournals.hold(s, now))], { idempotency });
+    });
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
     const wallet = await getWallet(settlement.merchantId, settlement.mode, settlement.currency, true);

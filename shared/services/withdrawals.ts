@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
+import { holdShardField } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import {
   finalBeneficiary,
@@ -69,21 +70,31 @@ export async function requestWithdrawal(input: WithdrawalInput, key: TwoStepKey 
   const now = new Date();
   const submit = input.autoProcessPayout;
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
-  const intent = newWithdrawal(input, { name: rail.name, reconcileAt }, now, {
+  const draft = newWithdrawal(input, { name: rail.name, reconcileAt }, now, {
     paymentIntentId: randomUUID(),
     transactionReference: newReference(),
   });
-  const { feeMinor } = intent;
-  const hold = withdrawalJournals.hold(
-    { merchantId: input.merchantId, mode: input.mode, currency: input.currency, reference: intent.paymentIntentId, now },
-    input.amountMinor,
-    feeMinor,
-  );
-  // With autoProcessPayout the intent is created Processing WITH its submission record and due
-  // for the reconciler: whatever happens after this commit, it is never submitted again.
-  const creates = createIntentWrites(intent, submit ? { dueAt: reconcileAt.toISOString() } : {});
+  const { feeMinor } = draft;
+  const wallet = { merchantId: input.merchantId, mode: input.mode, currency: input.currency };
+  let intent: PaymentIntent;
   try {
-    await withFunds(input, () => transact([...creates, ...postJournal(hold)], key.claim ? { idempotency: key.claim } : {}));
+    // The hold's wallet shard (0 unless sharded) is recorded on the intent for its completion or release.
+    intent = await withFunds(async (place) => {
+      const placed = {
+        ...draft,
+        ...holdShardField(await place({ ...wallet, reference: draft.paymentIntentId, need: draft.amountMinor + feeMinor })),
+      };
+      const hold = withdrawalJournals.hold(
+        { ...wallet, reference: placed.paymentIntentId, now, walletShard: placed.walletShard },
+        input.amountMinor,
+        feeMinor,
+      );
+      // With autoProcessPayout the intent is created Processing WITH its submission record and due
+      // for the reconciler: whatever happens after this commit, it is never submitted again.
+      const creates = createIntentWrites(placed, submit ? { dueAt: reconcileAt.toISOString() } : {});
+      await transact([...creates, ...postJournal(hold)], key.claim ? { idempotency: key.claim } : {});
+      return placed;
+    });
   } catch (error) {
     if (error instanceof TransactionFailed) {
       if (error.on('orderRef')) throw new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
@@ -97,12 +108,12 @@ export async function requestWithdrawal(input: WithdrawalInput, key: TwoStepKey 
     throw error;
   }
 
-  const wallet = getWallet(input.merchantId, input.mode, input.currency, true);
-  wallet.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+  const balance = getWallet(input.merchantId, input.mode, input.currency, true);
+  balance.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
   try {
     const payout = payouts(key.complete && ((i, released) => key.complete!(respond(i, released))));
     const answer = submit ? await submitRecorded(payout.product, rail, intent) : undefined;
-    const afterHold = (await wallet).available; // read after the hold, before any release below
+    const afterHold = (await balance).available; // read after the hold, before any release below
     const respond = (i: PaymentIntent, released: boolean) => withdrawalResponse(i, afterHold + (released ? i.amountMinor + i.feeMinor : 0));
     const final = (answer && (await recordAnswer(payout.product, rail, intent, answer, now))) ?? intent;
     const { recorded, released } = payout.outcome();
