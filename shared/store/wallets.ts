@@ -163,16 +163,16 @@ function moveWrite(wallet: WalletRef, n: number, amount: number, at: string): Tx
 }
 
 /**
- * Moves `amounts[n]` of shard n's available (n ≥ 1) into shard 0 in ONE transaction, each move
- * conditioned on the shard still having it. Not a ledger movement: the money stays in the same
- * account, so no journal. False when refused (another rebalance or a debit took it first).
+ * Moves `amount` of each listed shard's available into shard `into` (0 unless told) in ONE
+ * transaction, each move conditioned on the shard still having it. Not a ledger movement: the
+ * money stays in the same account, so no journal. False when refused (another move or a hold took it first).
  */
-async function moveIntoShard0(wallet: WalletRef, moves: { n: number; amount: number }[], now = new Date()): Promise<boolean> {
+async function moveIntoShard(wallet: WalletRef, moves: { n: number; amount: number }[], now = new Date(), into = 0): Promise<boolean> {
   const total = moves.reduce((a, m) => a + m.amount, 0);
   if (total === 0) return true;
   const at = now.toISOString();
   try {
-    await transact([...moves.map((m) => moveWrite(wallet, m.n, -m.amount, at)), moveWrite(wallet, 0, total, at)]);
+    await transact([...moves.map((m) => moveWrite(wallet, m.n, -m.amount, at)), moveWrite(wallet, into, total, at)]);
     return true;
   } catch (error) {
     if (error instanceof TransactionFailed) return false;
@@ -181,12 +181,19 @@ async function moveIntoShard0(wallet: WalletRef, moves: { n: number; amount: num
 }
 
 /**
- * Every credit shard's available moved into shard 0, from a snapshot (ops, tests). Returns the
- * amount moved (0: nothing to move, one shard, or the shards changed meanwhile).
+ * Every other shard's available moved into shard 0 (or `into`), from a snapshot (ops, tests).
+ * Returns the amount moved (0: nothing to move, one shard, or the shards changed meanwhile).
  */
-export async function rebalanceWallet(merchantId: string, mode: Mode, currency: Currency, now = new Date()): Promise<number> {
+export async function rebalanceWallet(
+  merchantId: string,
+  mode: Mode,
+  currency: Currency,
+  options: { now?: Date; into?: number } = {},
+): Promise<number> {
+  const into = options.into ?? 0;
   const shards = await readShards(merchantId, mode);
   if (shards <= 1) return 0;
+  if (!Number.isInteger(into) || into < 0 || into >= shards) throw new RangeError(`no shard ${into} of ${shards}`);
   let items: (WalletItem | undefined)[];
   try {
     items = await readWalletShards(merchantId, mode, currency, shards, true);
@@ -194,8 +201,9 @@ export async function rebalanceWallet(merchantId: string, mode: Mode, currency: 
     if (error instanceof TransactionCanceledException) return 0;
     throw error;
   }
-  const moves = items.map((item, n) => ({ n, amount: item?.available ?? 0 })).filter((m) => m.n > 0 && m.amount > 0);
-  return (await moveIntoShard0({ merchantId, mode, currency }, moves, now)) ? moves.reduce((a, m) => a + m.amount, 0) : 0;
+  const moves = items.map((item, n) => ({ n, amount: item?.available ?? 0 })).filter((m) => m.n !== into && m.amount > 0);
+  const moved = await moveIntoShard({ merchantId, mode, currency }, moves, options.now, into);
+  return moved ? moves.reduce((a, m) => a + m.amount, 0) : 0;
 }
 
 type WalletRef = { merchantId: string; mode: Mode; currency: Currency };
@@ -269,7 +277,7 @@ async function consolidate(hold: HoldRef, shards: number, state: Placement): Pro
     moves.push({ n, amount });
     missing -= amount;
   }
-  if (await moveIntoShard0(hold, moves)) {
+  if (await moveIntoShard(hold, moves)) {
     for (const m of moves) {
       available[m.n]! -= m.amount;
       available[0]! += m.amount;
