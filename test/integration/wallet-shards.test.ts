@@ -1,12 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
+import { resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
-import { reconcileWithdrawal } from '#shared/services/withdrawals.ts';
+import { reconcileWithdrawal, requestWithdrawal } from '#shared/services/withdrawals.ts';
 import { db, fromItem, tableName, toItem } from '#shared/store/client.ts';
 import { getIntent } from '#shared/store/intents.ts';
+import { getMerchant } from '#shared/store/merchants.ts';
 import { keys } from '#shared/store/keys.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals, listWallets, rebalanceWallet } from '#shared/store/wallets.ts';
@@ -123,25 +126,37 @@ describe('wallet shards', () => {
     // with the amount and others need the missing half moved into shard 0.
     for (let i = 0; i < 20; i++) await creditTestWallet(m.merchantId, 'test', 156_50, 'PKR');
     expect((await shardBalances(m.merchantId, 4)).filter((b) => b > 0).length).toBeGreaterThan(1);
-    const results = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => withdraw(m, `SHARDW${i}X${m.merchantId.slice(0, 8)}`, i % 2 === 0)),
+    // The service the withdraw endpoint calls, 200 at once: on a loaded machine 200 concurrent HTTP
+    // requests outlive the local Lambda emulation's 30 s deadline, which is not what this tests
+    // (the one-shard test in withdrawals.test.ts and the test above go through HTTP).
+    const fee = (await getMerchant(m.merchantId))!.fees.withdrawal;
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 200 }, (_, i) =>
+        requestWithdrawal({
+          ...{ merchantId: m.merchantId, mode: 'test', traceId: randomUUID(), fee, amountMinor: 300_00, currency: 'PKR' },
+          ...{ description: 'Payout', autoProcessPayout: i % 2 === 0, metadataJson: null, callbackUrl: null },
+          orderRef: { orderRef: `SHARDW${i}X${m.merchantId.slice(0, 8)}`, discount: null, tax: null },
+          ...{ bank: resolveBankCode('MEEZAN')!, accountNumber: 'PK36SCBL0000001123450000', accountTitle: 'Ayesha Khan' },
+          ...{ customer: {}, allowInsecureWebhooks: false },
+        }),
+      ),
     );
-    const accepted = results.filter((r) => r.status === 200);
-    const refused = results.filter((r) => r.status === 422);
+    const accepted = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as { code?: string; message?: string }] : []));
+    expect(refused.filter((e) => e.code !== 'insufficient_balance').map((e) => `${e.code} ${e.message}`)).toEqual([]);
     expect(accepted.length).toBe(10);
     expect(refused.length).toBe(190);
-    for (const r of refused) expect(r.json.code).toBe('insufficient_balance');
-    for (const r of accepted) expect(r.json.availableBalance).toBeGreaterThanOrEqual(0);
+    for (const r of accepted) expect(r.availableBalance).toBeGreaterThanOrEqual(0);
     expect(await getWallet(m.merchantId, 'test', 'PKR', true)).toMatchObject({ available: 0, held: 10 * 313_00, pendingCount: 10 });
     expect((await shardBalances(m.merchantId, 4)).every((b) => b === 0)).toBe(true);
 
     // Every hold completes on the shard it was taken from (approved or automatic, then the inquiry).
-    for (const r of accepted) if (r.json.payoutInfo.status === 'Pending') await approveWithdrawal(r.json.paymentIntentId);
-    for (const r of accepted) await reconcileWithdrawal((await getIntent(r.json.paymentIntentId))!, new Date(Date.now() + 40_000));
+    for (const r of accepted) if (r.payoutInfo.status === 'Pending') await approveWithdrawal(r.paymentIntentId);
+    for (const r of accepted) await reconcileWithdrawal((await getIntent(r.paymentIntentId))!, new Date(Date.now() + 40_000));
     for (let n = 0; n < 4; n++) expect(await shardItem(m.merchantId, n)).toMatchObject({ available: 0, held: 0, held_Withdrawal: 0 });
     expect(await getWallet(m.merchantId, 'test', 'PKR', true)).toMatchObject({ available: 0, held: 0, pendingCount: 0 });
-    const completed = await Promise.all(accepted.map(async (r) => (await getIntent(r.json.paymentIntentId))!.status));
+    const completed = await Promise.all(accepted.map(async (r) => (await getIntent(r.paymentIntentId))!.status));
     expect(completed.every((s) => s === 'Completed')).toBe(true);
     expect((await verifyLedger({ merchantId: m.merchantId, mode: 'test' })).discrepancies).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 });
