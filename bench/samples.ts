@@ -147,7 +147,7 @@ function benchSettlement(merchant: SampleMerchant): Promise<string> {
     const { defaultFees } = await import('#shared/domain/merchant.ts');
     await creditTestWallet(merchant.merchantId, 'test', 10_00, 'PKR');
     const { commitRequest } = await import('#shared/store/request.ts');
-    const view = await commitRequest(() =>
+    const view = await commitRequest((place) =>
       createSettlement(
         { merchantId: merchant.merchantId, mode: 'test', fee: defaultFees.settlement, traceId: 'bench' },
         {
@@ -156,6 +156,7 @@ function benchSettlement(merchant: SampleMerchant): Promise<string> {
           payoutCurrency: 'PKR',
           destination: { type: 'bank', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Bench Ltd' },
         },
+        place,
       ),
     );
     return view.id;

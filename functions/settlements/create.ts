@@ -60,5 +60,5 @@ export const handler = httpHandler(routes.createSettlement, { body }, async (req
   const payoutCurrency = f.supportedCurrency(forced ?? (b.payoutCurrency || currency));
   const amountMinor = f.minorUnits(b.amount, currency);
   const caller = { merchantId: auth.merchantId, mode: auth.mode, fee: auth.merchantFees.settlement, traceId: request.traceId };
-  return commit(request, 200, () => createSettlement(caller, { amountMinor, currency, payoutCurrency, destination }));
+  return commit(request, 200, (place) => createSettlement(caller, { amountMinor, currency, payoutCurrency, destination }, place));
 });

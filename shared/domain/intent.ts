@@ -78,6 +78,8 @@ export interface PaymentIntent {
   version: number;
   /** Per-type details (checkout: paymentMethod, card; deposit: walletChargeInfo; withdrawal: payoutInfo …). */
   details: Record<string, unknown>;
+  /** A withdrawal's hold shard of a sharded wallet (shared/store/wallets.ts); absent = shard 0. */
+  walletShard?: number;
 }
 
 /**

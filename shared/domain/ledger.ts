@@ -35,6 +35,12 @@ export interface Journal {
   reference: string;
   lines: JournalLine[];
   createdAt: string;
+  /**
+   * The wallet shard a hold was taken from, and so the shard its release or completion moves
+   * (shared/store/wallets.ts). Absent = shard 0 (every one-shard merchant, every hold from before
+   * debits were spread). Credits ignore it: they go to a shard chosen by their journal id.
+   */
+  walletShard?: number;
 }
 
 /** What a journal does to the merchant's materialised wallet. */
@@ -70,6 +76,7 @@ export function journal(input: {
   reference: string;
   movements: { account: Account; amount: number }[];
   now?: Date;
+  walletShard?: number | undefined;
 }): { journal: Journal; delta: WalletDelta } {
   const movements = input.movements.filter((m) => m.amount !== 0);
   if (movements.length < 2) throw new UnbalancedJournal('a journal needs at least two non-zero lines');
@@ -92,6 +99,7 @@ export function journal(input: {
       reference: input.reference,
       lines: movements.map(({ account, amount }) => ({ account: accountName(input.merchantId, account), amount })),
       createdAt: (input.now ?? new Date()).toISOString(),
+      ...(input.walletShard ? { walletShard: input.walletShard } : {}),
     },
     delta,
   };
@@ -104,7 +112,12 @@ export interface JournalScope {
   currency: Currency;
   reference: string;
   now?: Date;
+  /** The business object's recorded hold shard (its `walletShard`), absent = 0. */
+  walletShard?: number | undefined;
 }
+
+/** The `walletShard` of a business object whose hold is on shard n: nothing for shard 0 (items unchanged). */
+export const holdShardField = (n: number | undefined): { walletShard?: number } => (n ? { walletShard: n } : {});
 
 /**
  * available −amount → held:<holdType> +amount: funds reserved for a withdrawal, settlement or

@@ -157,6 +157,7 @@ const scopeOf = (intent: PaymentIntent, now?: Date): JournalScope => ({
   currency: intent.currency,
   reference: intent.paymentIntentId,
   ...(now ? { now } : {}),
+  walletShard: intent.walletShard,
 });
 
 export const withdrawalJournals = {

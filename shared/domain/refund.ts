@@ -82,6 +82,8 @@ export interface Refund {
   traceId: string;
   updatedAt: string;
   version: number;
+  /** The hold's shard of a sharded wallet (shared/store/wallets.ts), set at approval; absent = shard 0. */
+  walletShard?: number;
 }
 
 /** The intent as refunds see it: with the reservation counter kept on the intent item. */
@@ -158,7 +160,10 @@ export const refundOverdue = (r: Refund, now: Date) => r.status === RefundStatus
 /** What approval holds: amount + refund fee. */
 export const refundHeldMinor = (r: Refund) => r.amountMinor + r.feeMinor;
 
-const scopeOf = (r: Refund, now: Date) => ({ merchantId: r.merchantId, mode: r.mode, currency: r.currency, reference: r.id, now });
+const scopeOf = (r: Refund, now: Date) => ({
+  ...{ merchantId: r.merchantId, mode: r.mode, currency: r.currency, reference: r.id, now },
+  walletShard: r.walletShard,
+});
 
 /** Amount + fee are held at approval; Completed pays the amount to the provider and the fee to the platform. */
 export const refundJournals = {

@@ -71,6 +71,8 @@ export interface Settlement {
   traceId: string;
   updatedAt: string;
   version: number;
+  /** The hold's shard of a sharded wallet (shared/store/wallets.ts); absent = shard 0. */
+  walletShard?: number;
 }
 
 /** fee and net of an amount (fee rounded half up, see feeFor); net must stay positive. */
@@ -180,7 +182,10 @@ export function newSettlement(
   };
 }
 
-const scopeOf = (s: Settlement, now: Date) => ({ merchantId: s.merchantId, mode: s.mode, currency: s.currency, reference: s.id, now });
+const scopeOf = (s: Settlement, now: Date) => ({
+  ...{ merchantId: s.merchantId, mode: s.mode, currency: s.currency, reference: s.id, now },
+  walletShard: s.walletShard,
+});
 
 /** The whole amount is held from creation; Completed pays the net to the rail and the fee to the platform. */
 export const settlementJournals = {

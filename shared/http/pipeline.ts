@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as z from 'zod/mini';
 import type { Route } from './route.ts';
 import type { IdempotencyScope } from '#shared/store/idempotency.ts';
-import { commitRequest, type RequestChange } from '#shared/store/request.ts';
+import { commitRequest, type Decide, type RequestChange } from '#shared/store/request.ts';
 import {
   apiKeyAuth,
   idempotency,
@@ -94,11 +94,7 @@ export const created = (body: unknown): GatewayResponse => ({ statusCode: 201, b
  * TransactWriteItems, so a retry replays exactly this response. A twin that committed first
  * surfaces as IdempotencyKeyTaken and is answered by replay, 409 or 422 (the idempotency middleware).
  */
-export async function commit<R>(
-  request: GatewayRequest<Schemas>,
-  statusCode: number,
-  decide: () => Promise<RequestChange<R>>,
-): Promise<GatewayResponse> {
+export async function commit<R>(request: GatewayRequest<Schemas>, statusCode: number, decide: Decide<R>): Promise<GatewayResponse> {
   const scope = request.idempotency;
   const body = await commitRequest(decide, scope && { scope, statusCode, traceId: request.traceId });
   return { statusCode, body, ...(scope ? { idempotencyRecorded: true } : {}) };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { merchantMaySubmit, nextSettlementRun } from '#shared/domain/merchant.ts';
 import { newSettlement, settlementJournals, settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
+import { holdShardField } from '#shared/domain/ledger.ts';
 import { logger } from '#shared/logger.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
@@ -53,7 +54,11 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
     }
     try {
       const s = settlement;
-      if (s) await withFunds(s, () => transact([rearm, createSettlementWrite(s), ...postJournal(settlementJournals.hold(s, now))]));
+      if (s)
+        await withFunds(async (place) => {
+          const held = { ...s, ...holdShardField(await place({ ...s, reference: s.id, need: s.amountMinor })) };
+          await transact([rearm, createSettlementWrite(held), ...postJournal(settlementJournals.hold(held, now))]);
+        });
       else await transact([rearm]);
     } catch (error) {
       if (error instanceof TransactionFailed && error.on('run')) return undefined; // another sweep ran it

@@ -27,7 +27,7 @@ import { walletDecline } from '#shared/domain/reasons.ts';
 import { firstInquiryAt, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
 import { cardNetwork } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
-import { getMerchant } from '#shared/store/merchants.ts';
+import { getMerchantCached } from '#shared/store/merchants.ts';
 import { createIntentWrites, getIntent, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
@@ -164,9 +164,12 @@ const suspendedRefusal = (form: CheckoutRefusal['form']) =>
     form,
   );
 
-/** A suspended merchant's hosted pages take no payment (docs/security-and-limits.md). */
+/**
+ * A suspended merchant's hosted pages take no payment (docs/security-and-limits.md), from the
+ * process's cached profile: a suspension made elsewhere applies within MERCHANT_CACHE_MS (docs/scaling.md).
+ */
 async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutRefusal['form']): Promise<void> {
-  const merchant = await getMerchant(merchantId, true);
+  const merchant = await getMerchantCached(merchantId);
   if (!merchant || merchant.status !== 'active') throw suspendedRefusal(form);
 }
 

@@ -82,7 +82,7 @@ export async function requestSettlementFromDashboard(signed: Signed, form: Settl
   const caller = { merchantId: merchant.merchantId, mode, fee: merchant.fees.settlement, traceId };
   return commitRequest(
     withWrites(
-      () => createSettlement(caller, input, now),
+      (place) => createSettlement(caller, input, place, now),
       ({ response: view }) => [
         auditWrite(
           auditEntry(

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants.ts';
 import { revokeKey, rotateKeys } from '#shared/services/merchants.ts';
 import { transact } from '#shared/store/client.ts';
-import { listWallets } from '#shared/store/wallets.ts';
+import { listWallets, type PlaceHold } from '#shared/store/wallets.ts';
 import { eventAttempts, transactionEvents } from '#shared/webhooks/events.ts';
 import { auditEntry, auditRefusal, DashboardRefusal, type Signed } from './dashboard-auth.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
@@ -376,25 +376,28 @@ export async function createPayoutFromDashboard(
   const currency = merchant.defaultCurrency;
   const orderRef = `DASH-${randomUUID()}`;
   const maker = { merchantId, mode, orderRef, userId: signed.user.userId, email: signed.user.email, createdAt: now.toISOString() };
-  const decide = () =>
-    requestWithdrawal({
-      merchantId,
-      mode,
-      traceId,
-      fee: merchant.fees.withdrawal,
-      amountMinor: minorUnits(Number(input.amount.trim()), currency),
-      currency,
-      description: input.description.trim().slice(0, 255) || 'Payout from the dashboard',
-      autoProcessPayout: false,
-      metadataJson: null,
-      callbackUrl: null,
-      orderRef: { orderRef, discount: null, tax: null },
-      bank,
-      accountNumber,
-      accountTitle,
-      customer: {},
-      allowInsecureWebhooks: false,
-    });
+  const decide = (place: PlaceHold) =>
+    requestWithdrawal(
+      {
+        merchantId,
+        mode,
+        traceId,
+        fee: merchant.fees.withdrawal,
+        amountMinor: minorUnits(Number(input.amount.trim()), currency),
+        currency,
+        description: input.description.trim().slice(0, 255) || 'Payout from the dashboard',
+        autoProcessPayout: false,
+        metadataJson: null,
+        callbackUrl: null,
+        orderRef: { orderRef, discount: null, tax: null },
+        bank,
+        accountNumber,
+        accountTitle,
+        customer: {},
+        allowInsecureWebhooks: false,
+      },
+      place,
+    );
   // The maker is recorded in the withdrawal's first transaction.
   const response = await commitRequest(withWrites(decide, () => [payoutMakerWrite(maker)]));
   await transact([

@@ -1,5 +1,6 @@
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
+import { holdShardField } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import {
   canRefundTransition,
@@ -19,7 +20,7 @@ import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { TransactionFailed } from '#shared/store/client.ts';
 import { getRefund, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
 import type { VersionedChange } from '#shared/store/versioned.ts';
-import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
+import { getWallet, postJournal, withFunds, type PlaceHold } from '#shared/store/wallets.ts';
 import { moneyItems } from './money-items.ts';
 import { inquire, inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
 import '#shared/providers/live/boot.ts';
@@ -49,7 +50,7 @@ const closePending = (r: Refund, status: RefundStatus, failureReason: string | n
   change(r, { status, failureReason }, null, now, releaseReservationWrite(r));
 
 /** An operator's command on a Pending refund; an overdue one expires first (and is refused). */
-async function operatorChange(id: string, action: string, decide: (r: Refund, now: Date) => Change, now: () => Date) {
+async function operatorChange(id: string, action: string, decide: (r: Refund, now: Date) => Change | Promise<Change>, now: () => Date) {
   const overdue = await getRefund(id);
   if (overdue && refundOverdue(overdue, now())) {
     await advanceRefund(id, now());
@@ -60,19 +61,14 @@ async function operatorChange(id: string, action: string, decide: (r: Refund, no
 
 /** Operator: Pending → Approved, holding amount + fee from the wallet; processing starts at once. */
 export async function approveRefund(id: string, now: () => Date = () => new Date()) {
-  const hold = (r: Refund, at: Date) =>
-    change(
-      r,
-      { status: RefundStatus.Approved, approvedAt: at.toISOString() },
-      at.toISOString(),
-      at,
-      ...postJournal(refundJournals.hold(r, at)),
-    );
+  // The hold's wallet shard (0 unless sharded) is recorded on the refund for its completion or release.
+  const hold = async (r: Refund, at: Date, place: PlaceHold) => {
+    const walletShard = holdShardField(await place({ ...r, reference: r.id, need: refundHeldMinor(r) }));
+    const approved = { status: RefundStatus.Approved, approvedAt: at.toISOString(), ...walletShard };
+    return change(r, approved, at.toISOString(), at, ...postJournal(refundJournals.hold({ ...r, ...walletShard }, at)));
+  };
   try {
-    return await withFunds(
-      () => getRefund(id),
-      () => operatorChange(id, 'approved', hold, now),
-    );
+    return await withFunds((place) => operatorChange(id, 'approved', (r, at) => hold(r, at, place), now));
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
     const r = (await getRefund(id))!;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import { convertMinor } from '#shared/domain/fx.ts';
+import { holdShardField } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import {
@@ -17,7 +18,7 @@ import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { createSettlementWrite, getSettlement, listSettlements, type SettlementQuery } from '#shared/store/settlements.ts';
-import { getWallet, postJournal } from '#shared/store/wallets.ts';
+import { getWallet, postJournal, type PlaceHold } from '#shared/store/wallets.ts';
 
 /**
  * The merchant's settlement requests (docs/merchant-guide.md "Settlements"): preview, create (ONE
@@ -81,16 +82,22 @@ export async function previewSettlement(caller: Omit<Caller, 'traceId'>, input: 
 }
 
 /** POST /Settlements: the settlement with its hold (refused by the wallet's no-overdraft condition). */
-export async function createSettlement(caller: Caller, input: SettlementInput, now = new Date()): Promise<FinalChange<SettlementView>> {
+export async function createSettlement(
+  caller: Caller,
+  input: SettlementInput,
+  place: PlaceHold,
+  now = new Date(),
+): Promise<FinalChange<SettlementView>> {
   if (!settlementRail(caller.mode)) throw railUnavailable();
-  const settlement = newSettlement(caller, input, caller.fee, false, now, randomUUID());
-  if (settlement === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
-  if (settlement.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, settlement.netMinor, now);
+  const draft = newSettlement(caller, input, caller.fee, false, now, randomUUID());
+  if (draft === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
+  if (draft.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, draft.netMinor, now);
+  // The hold's wallet shard (0 unless sharded) is recorded on the settlement for its completion or release.
+  const settlement = { ...draft, ...holdShardField(await place({ ...draft, reference: draft.id, need: draft.amountMinor })) };
   const { merchantId, mode, currency } = settlement;
   return {
     writes: [createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))],
     response: settlementView(settlement),
-    debits: settlement,
     refused: async (failed) => {
       if (!failed.on('wallet')) return undefined;
       const available = fromMinor((await getWallet(merchantId, mode, currency, true)).available, currency);

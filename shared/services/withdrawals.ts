@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
+import { holdShardField } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import {
   finalBeneficiary,
@@ -25,7 +26,7 @@ import { railFor } from '#shared/providers/rails.ts';
 import type { SubmitAnswer } from '#shared/providers/rail.ts';
 import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
 import type { FinalChange, RequestChange } from '#shared/store/request.ts';
-import { getWallet, postJournal } from '#shared/store/wallets.ts';
+import { getWallet, postJournal, type PlaceHold } from '#shared/store/wallets.ts';
 import { answerDecision, inquireOrLater, later, submitRecorded, type OutboundProduct } from './outbound.ts';
 import { changeIntent, intentChange, type Decision, type SameStatus } from './transactions.ts';
 import '#shared/providers/live/boot.ts';
@@ -55,7 +56,7 @@ const newReference = () => `WD${randomUUID().replaceAll('-', '').slice(0, 20).to
  * funds and (auto) records the submission; `next` submits once and records the answer in the
  * commit that stores the response.
  */
-export async function requestWithdrawal(input: WithdrawalInput): Promise<RequestChange<WithdrawalResponse>> {
+export async function requestWithdrawal(input: WithdrawalInput, place: PlaceHold): Promise<RequestChange<WithdrawalResponse>> {
   if (input.amountMinor < minimumWithdrawalMinor(input.currency)) {
     throw new BusinessRuleError(`The minimum withdrawal is 300 ${input.currency}.`, 'amount_below_minimum');
   }
@@ -68,13 +69,17 @@ export async function requestWithdrawal(input: WithdrawalInput): Promise<Request
   const now = new Date();
   const submit = input.autoProcessPayout;
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
-  const intent = newWithdrawal(input, { name: rail.name, reconcileAt }, now, {
+  const draft = newWithdrawal(input, { name: rail.name, reconcileAt }, now, {
     paymentIntentId: randomUUID(),
     transactionReference: newReference(),
   });
-  const { feeMinor } = intent;
+  const { feeMinor } = draft;
+  const wallet = { merchantId: input.merchantId, mode: input.mode, currency: input.currency };
+  // The hold's wallet shard (0 unless sharded) is recorded on the intent for its completion or release.
+  const need = draft.amountMinor + feeMinor;
+  const intent = { ...draft, ...holdShardField(await place({ ...wallet, reference: draft.paymentIntentId, need })) };
   const hold = withdrawalJournals.hold(
-    { merchantId: input.merchantId, mode: input.mode, currency: input.currency, reference: intent.paymentIntentId, now },
+    { ...wallet, reference: intent.paymentIntentId, now, walletShard: intent.walletShard },
     input.amountMinor,
     feeMinor,
   );
@@ -90,7 +95,6 @@ export async function requestWithdrawal(input: WithdrawalInput): Promise<Request
     ]));
   return {
     writes: [...creates, ...postJournal(hold)],
-    debits: input,
     refused: (failed) => {
       if (failed.on('orderRef'))
         return new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');

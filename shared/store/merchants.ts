@@ -87,6 +87,35 @@ export async function getMerchant(merchantId: string, consistent = false): Promi
   return out.Item ? fromItem<Merchant>(out.Item) : undefined;
 }
 
+/**
+ * The merchant profile as the hot paths read it, from a per-process (per Lambda container) cache:
+ * the hosted checkout page and its payments (docs/scaling.md: one partition key takes at most
+ * 3,000 read units/s, and a big merchant's every checkout read its one profile item twice) and the
+ * webhook dispatcher. An entry is read strongly consistent and used for at most `maxAgeMs`
+ * (MERCHANT_CACHE_MS, default 30 s): a change made in another process (an operator suspending the
+ * merchant, a dashboard edit in another container) reaches these paths within that time; a change
+ * made through changeMerchant in this process drops the entry at once.
+ */
+const profiles = new Map<string, { at: number; merchant: Promise<Merchant | undefined> }>();
+const maxCachedProfiles = 10_000;
+export const merchantCacheMs = () => Number(process.env.MERCHANT_CACHE_MS ?? 30_000);
+
+export function getMerchantCached(merchantId: string, maxAgeMs = merchantCacheMs()): Promise<Merchant | undefined> {
+  const hit = profiles.get(merchantId);
+  if (hit && Date.now() - hit.at < maxAgeMs) return hit.merchant;
+  const merchant = getMerchant(merchantId, true);
+  const entry = { at: Date.now(), merchant };
+  profiles.set(merchantId, entry);
+  merchant.catch(() => profiles.get(merchantId) === entry && profiles.delete(merchantId));
+  if (profiles.size > maxCachedProfiles) profiles.delete(profiles.keys().next().value!);
+  return merchant;
+}
+
+/** Drops a merchant's cached profile (its profile changed in this process). */
+export function forgetCachedMerchant(merchantId: string): void {
+  profiles.delete(merchantId);
+}
+
 /** Access pattern: authenticate a request by the SHA-256 of its API key (strongly consistent GetItem). */
 export async function getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
   const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.apiKey(hash)), ConsistentRead: true }));
@@ -201,5 +230,9 @@ async function updateMerchant(merchantId: string, patch: MerchantPatch, now: Dat
   if (Object.keys(denormalised).length) {
     for (const key of await listApiKeys(merchantId)) writes.push(keyUpdate(key.hash, denormalised));
   }
-  await transact(writes);
+  try {
+    await transact(writes);
+  } finally {
+    forgetCachedMerchant(merchantId); // whatever the outcome: the next read sees what is stored
+  }
 }

@@ -2,7 +2,7 @@ import { ConflictError } from '#shared/domain/errors.ts';
 import { logger } from '#shared/logger.ts';
 import { transact, TransactionFailed, type TxItem } from './client.ts';
 import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from './idempotency.ts';
-import { withFunds } from './wallets.ts';
+import { withFunds, type PlaceHold } from './wallets.ts';
 
 /**
  * THE shape of a state-changing request (docs/architecture.md, Idempotency): a service decides and
@@ -23,8 +23,6 @@ interface ChangeWrites {
    * 'again' to decide again from fresh reads (a lost race). Anything else is rethrown as is.
    */
   refused?: (failed: TransactionFailed) => Refusal | Promise<Refusal>;
-  /** The wallet `writes` debit: its no-overdraft refusal may first rebalance the wallet's shards (withFunds). */
-  debits?: Parameters<typeof withFunds>[0];
   /** The writes were not committed (refused, a twin won, an error): undo what happened outside the table. */
   abandoned?: () => Promise<void>;
   /** After the commit (outcome metrics). */
@@ -53,23 +51,35 @@ export interface RequestKey {
   traceId: string;
 }
 
-type Decide<R> = () => Promise<RequestChange<R>>;
+/**
+ * Decides the change. A change that takes a hold from a wallet asks `place` for the wallet shard
+ * (withFunds, docs/scaling.md) and records it on its business item and hold journal; a refused
+ * hold decides again on another shard.
+ */
+export type Decide<R> = (place: PlaceHold) => Promise<RequestChange<R>>;
 
 /** Decide → commit (with `record`) → on 'again' decide again. */
-async function commitOne<R, C extends RequestChange<R>>(decide: () => Promise<C>, record: (change: C) => TxItem | undefined): Promise<C> {
+async function commitOne<R, C extends RequestChange<R>>(
+  decide: (place: PlaceHold) => Promise<C>,
+  record: (change: C) => TxItem | undefined,
+): Promise<C> {
   for (let attempt = 0; attempt < 8; attempt++) {
-    const change = await decide();
-    const run = () => transact(change.writes, { idempotency: record(change) });
+    let change: C | undefined;
     try {
-      await (change.debits ? withFunds(change.debits, run) : run());
+      await withFunds(async (place) => {
+        change = undefined;
+        change = await decide(place);
+        await transact(change.writes, { idempotency: record(change) });
+      });
     } catch (error) {
+      if (!change) throw error;
       const answer = error instanceof TransactionFailed ? await change.refused?.(error) : undefined;
       if (answer === 'again') continue;
       await change.abandoned?.();
       throw answer ?? error;
     }
-    change.committed?.();
-    return change;
+    change!.committed?.();
+    return change!;
   }
   throw new ConflictError('Too many concurrent requests changed the same item; retry with the same Idempotency-Key.');
 }
@@ -106,8 +116,8 @@ export async function commitRequest<R>(decide: Decide<R>, key?: RequestKey): Pro
 
 /** The same request with more writes in its (first) transaction: an audit entry, a maker record. */
 export const withWrites =
-  <C extends RequestChange<unknown>>(decide: () => Promise<C>, extra: (change: C) => TxItem[]): (() => Promise<C>) =>
-  async () => {
-    const change = await decide();
+  <C extends RequestChange<unknown>>(decide: (place: PlaceHold) => Promise<C>, extra: (change: C) => TxItem[]) =>
+  async (place: PlaceHold): Promise<C> => {
+    const change = await decide(place);
     return { ...change, writes: [...change.writes, ...extra(change)] };
   };

@@ -10,13 +10,15 @@ import { readShards, shardOf, writeShards } from './shards.ts';
 /**
  * Wallet shards (docs/scaling.md). A merchant with one shard (every merchant until an operator
  * raises it: `ops shards raise`) has exactly the one wallet item and journals it always had. A big
- * merchant's wallet is N items of the same account: shard 0 (the original item) carries every debit
- * and hold, with the no-overdraft condition; credits (a paid checkout, a deposit, an operator
- * credit) go to a shard chosen per journal, unconditionally (an ADD, never refused), each with its
- * journal in the shard's own partition. The balance is the sum of the shards, read in ONE call (a
- * TransactGetItems when it must be exact, so a rebalance in flight is never counted twice). When a
- * debit finds shard 0 short, rebalanceWallet() moves every credit shard's available into shard 0
- * in one transaction (conditioned per shard) and the debit runs again (withFunds).
+ * merchant's wallet is N items of the same account. Credits (a paid checkout, a deposit, an
+ * operator credit) go to a shard chosen per journal, unconditionally (an ADD, never refused). A
+ * hold (withdrawal, settlement, refund) is taken from a shard that has the amount, under the
+ * no-overdraft condition on that shard (withFunds), and the shard is recorded on the business
+ * object (`walletShard`), so its release or completion moves the held bucket of the same shard.
+ * Journals sit in their own shard's partition. The balance is the sum of the shards, read in ONE
+ * call (a TransactGetItems when it must be exact, so a rebalance in flight is never counted twice).
+ * When no shard has a hold's amount, the missing part is moved into shard 0 (one transaction,
+ * each move conditioned) and the hold is taken there.
  */
 
 /** Materialised wallet balance of one merchant, mode and currency (minor units). */
@@ -145,79 +147,182 @@ export async function listWallets(merchantId: string, mode: Mode): Promise<Walle
   return [...byCurrency].map(([currency, items]) => toRecord(merchantId, mode, currency as Currency, sumWalletItems(items)));
 }
 
-/**
- * A sharded wallet's credit shards moved into shard 0, where debits are taken: ONE transaction,
- * each shard's move conditioned on what was read (so a concurrent rebalance makes this one change
- * nothing). Not a ledger movement: the money stays in the same account, so no journal. Returns
- * the amount moved (0: nothing to move, one shard, or another rebalance won).
- */
-export async function rebalanceWallet(merchantId: string, mode: Mode, currency: Currency, now = new Date()): Promise<number> {
-  return (await rebalance(merchantId, mode, currency, now)).moved;
-}
-
-/** The rebalance, also telling whether its snapshot found every credit shard empty. */
-async function rebalance(merchantId: string, mode: Mode, currency: Currency, now = new Date()): Promise<{ moved: number; empty: boolean }> {
-  const shards = await readShards(merchantId, mode);
-  if (shards <= 1) return { moved: 0, empty: true };
-  let items: (WalletItem | undefined)[];
-  try {
-    items = await readWalletShards(merchantId, mode, currency, shards, true);
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) return { moved: 0, empty: false }; // shards busy: look again
-    throw error;
-  }
-  const moves = items.map((item, n) => ({ n, amount: item?.available ?? 0 })).filter((m) => m.n > 0 && m.amount > 0);
-  const total = moves.reduce((a, m) => a + m.amount, 0);
-  if (total === 0) return { moved: 0, empty: true };
-  const at = now.toISOString();
-  const update = (n: number, amount: number, condition: boolean): TxItem => ({
+/** One shard's `available` moved by `amount` (a rebalance): conditioned when it leaves the shard. */
+function moveWrite(wallet: WalletRef, n: number, amount: number, at: string): TxItem {
+  return {
     Update: {
       TableName: tableName(),
-      Key: toItem(keys.walletShard(merchantId, mode, currency, n)),
+      Key: toItem(keys.walletShard(wallet.merchantId, wallet.mode, wallet.currency, n)),
       UpdateExpression: 'SET updatedAt = :now, entity = :entity, merchantId = :m, #mode = :mode, currency = :c ADD available :amount',
-      ...(condition ? { ConditionExpression: 'available >= :need' } : {}),
+      ...(amount < 0 ? { ConditionExpression: 'available >= :need' } : {}),
       ExpressionAttributeNames: { '#mode': 'mode' },
       ExpressionAttributeValues: toValues({
         ':now': at,
         ':entity': 'Wallet',
-        ':m': merchantId,
-        ':mode': mode,
-        ':c': currency,
-        ':amount': condition ? -amount : amount,
-        ...(condition ? { ':need': amount } : {}),
+        ':m': wallet.merchantId,
+        ':mode': wallet.mode,
+        ':c': wallet.currency,
+        ':amount': amount,
+        ...(amount < 0 ? { ':need': -amount } : {}),
       }),
     },
-  });
-  try {
-    await transact([...moves.map((m) => update(m.n, m.amount, true)), update(0, total, false)]);
-  } catch (error) {
-    // another rebalance moved it first, or contention: look again
-    if (error instanceof TransactionFailed) return { moved: 0, empty: false };
-    throw error;
-  }
-  return { moved: total, empty: false };
+  };
 }
 
 /**
- * Runs a transaction that debits a wallet (a hold: withdrawal, settlement, refund). When its wallet
- * condition refuses and the wallet is sharded, the credit shards are moved into shard 0 and it runs
- * again: the no-overdraft rule stays the database condition on shard 0. It is a real shortfall
- * (the refusal is rethrown) once an attempt made after a snapshot that found every credit shard
- * empty is refused too. One shard: exactly the one attempt it always was.
+ * Moves `amount` of each listed shard's available into shard `into` (0 unless told) in ONE
+ * transaction, each move conditioned on the shard still having it. Not a ledger movement: the
+ * money stays in the same account, so no journal. False when refused (another move or a hold took it first).
  */
+async function moveIntoShard(wallet: WalletRef, moves: { n: number; amount: number }[], now = new Date(), into = 0): Promise<boolean> {
+  const total = moves.reduce((a, m) => a + m.amount, 0);
+  if (total === 0) return true;
+  const at = now.toISOString();
+  try {
+    await transact([...moves.map((m) => moveWrite(wallet, m.n, -m.amount, at)), moveWrite(wallet, into, total, at)]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionFailed) return false;
+    throw error;
+  }
+}
+
+/**
+ * Every other shard's available moved into shard 0 (or `into`), from a snapshot (ops, tests).
+ * Returns the amount moved (0: nothing to move, one shard, or the shards changed meanwhile).
+ */
+export async function rebalanceWallet(
+  merchantId: string,
+  mode: Mode,
+  currency: Currency,
+  options: { now?: Date; into?: number } = {},
+): Promise<number> {
+  const into = options.into ?? 0;
+  const shards = await readShards(merchantId, mode);
+  if (shards <= 1) return 0;
+  if (!Number.isInteger(into) || into < 0 || into >= shards) throw new RangeError(`no shard ${into} of ${shards}`);
+  let items: (WalletItem | undefined)[];
+  try {
+    items = await readWalletShards(merchantId, mode, currency, shards, true);
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) return 0;
+    throw error;
+  }
+  const moves = items.map((item, n) => ({ n, amount: item?.available ?? 0 })).filter((m) => m.n !== into && m.amount > 0);
+  const moved = await moveIntoShard({ merchantId, mode, currency }, moves, options.now, into);
+  return moved ? moves.reduce((a, m) => a + m.amount, 0) : 0;
+}
+
 type WalletRef = { merchantId: string; mode: Mode; currency: Currency };
-export async function withFunds<T>(of: WalletRef | (() => Promise<WalletRef | undefined>), run: () => Promise<T>): Promise<T> {
-  let emptySeen = false;
-  for (let attempt = 0; ; attempt++) {
+
+/** What a hold needs: its wallet, the business object it is for (its id) and the amount taken from available. */
+export interface HoldRef extends WalletRef {
+  reference: string;
+  need: number;
+}
+
+/** Where a hold goes: the wallet shard its debit is taken from (0 for a one-shard merchant). */
+export type PlaceHold = (hold: HoldRef) => Promise<number>;
+
+interface Placement {
+  /** Shards' available as last seen (an eventually consistent read, or the snapshot after a rebalance). */
+  view?: number[];
+  /** Shards refused since that view. */
+  tried: Set<number>;
+  /** A consistent snapshot found less than the hold needs in the whole wallet: the next refusal is final. */
+  final: boolean;
+  /** The last rebalance met concurrent writes: wait a little before the next attempt. */
+  contended: boolean;
+}
+
+const maxHoldAttempts = 24;
+
+/** The shard for this attempt of a hold. */
+async function choose(hold: HoldRef, state: Placement): Promise<number> {
+  const shards = await readShards(hold.merchantId, hold.mode);
+  if (shards <= 1) {
+    state.final = true; // one shard: exactly the one attempt it always was
+    return 0;
+  }
+  // One read of every shard (BatchGetItem), only for a sharded wallet, only once per request.
+  state.view ??= (await readWalletShards(hold.merchantId, hold.mode, hold.currency, shards, false)).map((i) => i?.available ?? 0);
+  const candidates = state.view.flatMap((available, n) => (available >= hold.need && !state.tried.has(n) ? [n] : []));
+  // Spread over every shard that has the funds, by the object's id (the same choice on a retry of the same view).
+  if (candidates.length) return candidates[shardOf(hold.reference, candidates.length)]!;
+  return consolidate(hold, shards, state);
+}
+
+/**
+ * No shard known to hold the amount: a snapshot of every shard (TransactGetItems). If the whole
+ * wallet has less, the hold is tried once more on shard 0 and a refusal is final (a real
+ * shortfall). Otherwise just the missing part is moved into shard 0 from the richest shards (one
+ * transaction, each move conditioned) and the hold is tried there.
+ */
+async function consolidate(hold: HoldRef, shards: number, state: Placement): Promise<number> {
+  state.tried.clear();
+  state.contended = false;
+  let available: number[];
+  try {
+    available = (await readWalletShards(hold.merchantId, hold.mode, hold.currency, shards, true)).map((i) => i?.available ?? 0);
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    delete state.view; // shards busy: read again next time
+    state.contended = true;
+    return 0;
+  }
+  state.view = available;
+  if (available.reduce((a, b) => a + b, 0) < hold.need) {
+    state.final = true;
+    return 0;
+  }
+  let missing = hold.need - available[0]!;
+  const moves: { n: number; amount: number }[] = [];
+  for (const n of available.map((_, n) => n).sort((a, b) => available[b]! - available[a]!)) {
+    if (missing <= 0) break;
+    if (n === 0 || available[n]! <= 0) continue;
+    const amount = Math.min(available[n]!, missing);
+    moves.push({ n, amount });
+    missing -= amount;
+  }
+  if (await moveIntoShard(hold, moves)) {
+    for (const m of moves) {
+      available[m.n]! -= m.amount;
+      available[0]! += m.amount;
+    }
+  } else {
+    delete state.view;
+    state.contended = true;
+  }
+  return 0;
+}
+
+/**
+ * Runs a transaction that takes a hold from a wallet (withdrawal, settlement, refund). `run` asks
+ * `place(hold)` for the shard (once per attempt; the same answer however often it asks) and
+ * records it on its business object (`walletShard`, so the release or completion journal moves
+ * the same shard) and on the hold journal. One shard: always 0, no read, one attempt, exactly as
+ * before sharding. A sharded wallet: the shards are read once (one BatchGetItem) and the hold goes
+ * to a shard that has the amount; a shard that refuses (the database condition: never an
+ * overdraft) is not tried again; when none has it, the missing part is moved into shard 0 from a
+ * snapshot and the hold is tried there. The refusal is rethrown as final once the snapshot finds
+ * the whole wallet short, or after maxHoldAttempts under contention.
+ */
+export async function withFunds<T>(run: (place: PlaceHold) => Promise<T>): Promise<T> {
+  const state: Placement = { tried: new Set(), final: false, contended: false };
+  for (let attempt = 1; ; attempt++) {
+    let placed: Promise<number> | undefined;
+    const place: PlaceHold = (hold) => {
+      placed ??= choose(hold, state);
+      return placed;
+    };
     try {
-      return await run();
+      return await run(place);
     } catch (error) {
-      if (!(error instanceof TransactionFailed && error.on('wallet')) || emptySeen || attempt >= 12) throw error;
-      const wallet = typeof of === 'function' ? await of() : of; // read only when refused
-      if (!wallet || (await readShards(wallet.merchantId, wallet.mode)) <= 1) throw error;
-      const r = await rebalance(wallet.merchantId, wallet.mode, wallet.currency);
-      emptySeen = r.empty;
-      if (!r.empty && r.moved === 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * (attempt + 1)));
+      if (!(error instanceof TransactionFailed && error.on('wallet')) || placed === undefined) throw error;
+      const shard = await placed;
+      if (state.final || attempt >= maxHoldAttempts) throw error;
+      state.tried.add(shard);
+      if (state.contended) await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }
 }
@@ -254,13 +359,13 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
     countDelta += Math.sign(amount);
   }
   if (heldTotal !== 0) move('held', heldTotal, 'held');
-  // A credit (available only grows, nothing held moves) goes to a shard of a sharded wallet; every
-  // other movement to shard 0, which holds the held buckets and takes every debit. The journal
-  // item goes to its own shard's partition either way, so debits put only the wallet write on
-  // shard 0's partition (one shard: shard 0, exactly as before).
+  // A credit (available only grows, nothing held moves) goes to a shard of a sharded wallet chosen
+  // by its journal id; every other movement to the shard its hold was taken from (the business
+  // object's walletShard, carried by the journal; absent = 0). The journal item goes to its own
+  // shard's partition either way (one shard: shard 0 for everything, exactly as before).
   const credit = delta.available > 0 && heldTotal === 0 && countDelta === 0 && Object.values(delta.held).every((v) => !v);
   const journalShard = shardOf(journal.journalId, writeShards(journal.merchantId, journal.mode));
-  const shard = credit ? journalShard : 0;
+  const shard = credit ? journalShard : (journal.walletShard ?? 0);
   if (countDelta !== 0) {
     names['#pendingCount'] = 'pendingCount';
     values[':pendingCount'] = countDelta;

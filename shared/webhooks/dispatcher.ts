@@ -5,7 +5,7 @@ import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
 import { db } from '#shared/store/client.ts';
 import { sqs } from './queue.ts';
-import { getMerchant, webhookSecretAssociatedData } from '#shared/store/merchants.ts';
+import { getMerchantCached, webhookSecretAssociatedData } from '#shared/store/merchants.ts';
 import {
   destinationKey,
   disableEndpoint,
@@ -76,17 +76,8 @@ const keptRounds = 20;
  * WEBHOOK_MERCHANT_CACHE_MS (default 5 s): a changed endpoint or rotated secret is used within
  * seconds, and a busy dispatcher does not read the same merchant for every delivery.
  */
-const merchantCache = new Map<string, { at: number; merchant: Promise<Merchant | undefined> }>();
-function cachedMerchant(merchantId: string): Promise<Merchant | undefined> {
-  const ttl = Number(process.env.WEBHOOK_MERCHANT_CACHE_MS ?? 5_000);
-  const hit = merchantCache.get(merchantId);
-  if (hit && Date.now() - hit.at < ttl) return hit.merchant;
-  const merchant = getMerchant(merchantId);
-  merchantCache.set(merchantId, { at: Date.now(), merchant });
-  merchant.catch(() => merchantCache.delete(merchantId));
-  if (merchantCache.size > 10_000) merchantCache.delete(merchantCache.keys().next().value!);
-  return merchant;
-}
+const cachedMerchant = (merchantId: string): Promise<Merchant | undefined> =>
+  getMerchantCached(merchantId, Number(process.env.WEBHOOK_MERCHANT_CACHE_MS ?? 5_000));
 
 type Destination =
   | { url: string; source: 'callbackUrl' | 'endpoint'; secrets: string[]; allowInsecure: boolean }

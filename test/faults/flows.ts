@@ -109,10 +109,11 @@ async function newCtx(flow: string, webhookUrl: string, amount: number, fundedMi
   for (const product of ['withdrawal', 'refund', 'deposit'] as const)
     await setFee(m.merchantId, product, { basisPoints: 0, fixedMinor: 0 });
   if (fundedMinor) await creditTestWallet(m.merchantId, 'test', fundedMinor, 'PKR');
-  // The funding credit lands on a shard chosen by its journal id: moved into shard 0 now, so a
-  // hold's points are the same in every run of the flow (the rebalance itself is covered by
-  // test/integration/wallet-shards.test.ts and the model-based test).
-  if (shards > 1) await rebalanceWallet(m.merchantId, 'test', 'PKR');
+  // The funding credit lands on a shard chosen by its journal id: moved into shard 1 now, so a
+  // hold finds its amount on that one shard in every run (the same points each time) and its
+  // completion or release moves a shard other than 0, as recorded on its object (walletShard).
+  // The moves themselves are covered by test/integration/wallet-shards.test.ts and the model-based test.
+  if (shards > 1) await rebalanceWallet(m.merchantId, 'test', 'PKR', { into: 1 });
   return {
     flow,
     merchantId: m.merchantId,
@@ -270,7 +271,7 @@ const refundFlow: Flow = {
   async setup(url) {
     const ctx = await newCtx('refund', url, 400_00);
     const paid = await completedPayment(ctx.merchantId, 'test', 1000_00);
-    await rebalanceWallet(ctx.merchantId, 'test', 'PKR'); // see newCtx: the same points in every run
+    await rebalanceWallet(ctx.merchantId, 'test', 'PKR', { into: 1 }); // see newCtx: the same points in every run
     ctx.paymentId = paid.paymentIntentId;
     ctx.fundedMinor = 1000_00;
     return ctx;

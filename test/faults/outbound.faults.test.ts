@@ -30,8 +30,8 @@ describe('crash between "submission recorded" and "provider called"', () => {
     await creditTestWallet(m.merchantId, 'test', 1000_00, 'PKR');
     const caller = { merchantId: m.merchantId, mode: 'test' as const, fee: noFee, traceId: 'crash-settlement' };
     const destination = { type: 'bank' as const, bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme Ltd' };
-    const s = await commitRequest(() =>
-      createSettlement(caller, { amountMinor: 400_00, currency: 'PKR', payoutCurrency: 'PKR', destination }),
+    const s = await commitRequest((place) =>
+      createSettlement(caller, { amountMinor: 400_00, currency: 'PKR', payoutCurrency: 'PKR', destination }, place),
     );
     await approveSettlement(s.id);
 
