@@ -31,6 +31,7 @@ export interface PageContext {
 const reasons: Record<string, string> = {
   card_declined: 'Your card was declined.',
   insufficient_funds: 'Your card has insufficient funds.',
+  authentication_failed: 'Your card issuer could not verify you (3-D Secure).',
   customer_declined: 'The payment was declined in your wallet app.',
   wallet_declined: 'The wallet provider declined the payment.',
   otp_failed: 'The verification code was entered wrongly too many times.',

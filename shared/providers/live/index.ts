@@ -1,7 +1,9 @@
 import { readSecretString } from '#shared/crypto/seal.ts';
+import { configureLiveCards } from '../cards.ts';
 import { configureRail } from '../rails.ts';
 import { configureLiveWallet } from '../wallet.ts';
 import { easypaisaWallet, type EasypaisaConfig } from './easypaisa.ts';
+import { jazzCashCards } from './jazzcash-card.ts';
 import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, type JazzCashConfig } from './jazzcash.ts';
 
 /**
@@ -11,6 +13,7 @@ import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, type Jazz
  * configuration keeps refusing live requests with the 422 of each product.
  *
  *   wallet charges (deposits, hosted wallet)  JazzCash and/or Easypaisa
+ *   card payments (hosted page, 3-D Secure)    JazzCash
  *   refunds                                    JazzCash (Easypaisa publishes no refund API)
  *   payouts                                    to JazzCash wallets only (bankCode JAZZCASH);
  *                                              bank accounts and Easypaisa wallets: 422
@@ -24,6 +27,7 @@ export interface LiveProvidersConfig {
 export function configureLiveProviders(config: LiveProvidersConfig | undefined): void {
   configureLiveWallet(1, config?.jazzcash && jazzCashWallet(config.jazzcash));
   configureLiveWallet(2, config?.easypaisa && easypaisaWallet(config.easypaisa));
+  configureLiveCards(config?.jazzcash && jazzCashCards(config.jazzcash));
   configureRail('refund', 'live', config?.jazzcash && jazzCashRefundRail(config.jazzcash));
   const disbursement = config?.jazzcash?.disbursement ? jazzCashDisbursementRail(config.jazzcash) : undefined;
   configureRail(
