@@ -58,9 +58,8 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
   return {
     providerId: 1,
     name: 'JazzCash',
-    // The provider sends no one-time code (the customer approves with the MPIN on the handset):
-    // the hosted page's code step has nothing to check in live mode (docs/providers: to be removed from the live page).
-    otpMatches: () => true,
+    // No otpMatches: the provider sends no one-time code (the customer approves with the MPIN on the
+    // handset), so the hosted page skips its code step and waits for the approval at once.
     async startCharge({ reference, mobileNumber, amountMinor, currency }, now) {
       const txnRefNo = jazzCashTxnRefNo(reference);
       const fields: Fields = {
