@@ -10,6 +10,7 @@ import { customerAction } from './common.ts';
  */
 export const handler = pageHandler(
   routes.checkoutCardReturn,
-  async ({ path, form }) => customerAction(path.paymentIntentId!, () => completeCardReturn(path.paymentIntentId!, Object.fromEntries(form))),
+  async ({ path, form }) =>
+    customerAction(path.paymentIntentId!, () => completeCardReturn(path.paymentIntentId!, Object.fromEntries(form))),
   { crossSite: true },
 );

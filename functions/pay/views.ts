@@ -230,7 +230,8 @@ export function pendingPage(ctx: PageContext): PageResult {
   const d = checkoutDetails(ctx.intent);
   const methods = offeredMethods(d);
   // The forms this state shows; a refusal about any other is shown at the top of the page.
-  const shown = d.cardAuth || d.wallet?.stage === 'approval' ? [] : d.wallet?.stage === 'otp' ? ['otp'] : [...(methods.card ? ['card'] : []), 'wallet'];
+  const shown =
+    d.cardAuth || d.wallet?.stage === 'approval' ? [] : d.wallet?.stage === 'otp' ? ['otp'] : [...(methods.card ? ['card'] : []), 'wallet'];
   const pageAlert =
     ctx.refusal && !shown.includes(ctx.refusal.form) ? html`<p class="alert" role="alert">${ctx.refusal.message}</p>` : html``;
   if (d.cardAuth) return cardAuthPage(ctx, pageAlert);

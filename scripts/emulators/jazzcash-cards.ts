@@ -48,15 +48,15 @@ export interface CardEmulatorContext {
   setCode(txnRefNo: string, code: string): void;
 }
 
-const escape = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeText = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const hiddenForm = (action: string, fields: Record<string, string>, button: string) =>
-  `<form method="post" action="${escape(action)}">${Object.entries(fields)
-    .map(([k, v]) => `<input type="hidden" name="${escape(k)}" value="${escape(v)}">`)
-    .join('')}<button type="submit">${escape(button)}</button></form>`;
+  `<form method="post" action="${escapeText(action)}">${Object.entries(fields)
+    .map(([k, v]) => `<input type="hidden" name="${escapeText(k)}" value="${escapeText(v)}">`)
+    .join('')}<button type="submit">${escapeText(button)}</button></form>`;
 const htmlPage = (title: string, body: string): Answer => ({
   status: 200,
   contentType: 'text/html; charset=utf-8',
-  text: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body>${body}</body></html>`,
+  text: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeText(title)}</title></head><body>${body}</body></html>`,
 });
 
 export function cardEmulator(ctx: CardEmulatorContext) {
@@ -121,7 +121,7 @@ export function cardEmulator(ctx: CardEmulatorContext) {
     const keep = { MD: txn.secureId, TermUrl: txn.returnUrl };
     return htmlPage(
       'Card verification',
-      `<h1>Verify the payment</h1><p>Card ending ${escape(txn.last4)}, PKR ${txn.amount / 100}.</p>` +
+      `<h1>Verify the payment</h1><p>Card ending ${escapeText(txn.last4)}, PKR ${txn.amount / 100}.</p>` +
         hiddenForm('/acs/complete', { ...keep, decision: 'pass' }, 'Approve') +
         hiddenForm('/acs/complete', { ...keep, decision: 'fail' }, 'Fail verification'),
     );

@@ -53,7 +53,9 @@ export interface LiveCardProvider {
       returnUrl: string;
     },
     now: Date,
-  ): Promise<{ accepted: true; challenge: CardChallenge } | { accepted: false; code: 'provider_unavailable' | 'rejected'; message: string }>;
+  ): Promise<
+    { accepted: true; challenge: CardChallenge } | { accepted: false; code: 'provider_unavailable' | 'rejected'; message: string }
+  >;
   /** Verifies the provider's signature over the returned fields; undefined when it does not verify. */
   verifyReturn(fields: Record<string, string>): CardReturn | undefined;
   /** Checks the authentication with the provider (server to server), then authorises and captures. */

@@ -624,7 +624,11 @@ function cardDecision(current: PaymentIntent, auth: CardAuthSession, answer: Car
  * nothing), and the provider confirms the authentication server to server, authorises and
  * captures. Its answer decides; no answer leaves the payment to the sweep's inquiry.
  */
-export async function completeCardReturn(paymentIntentId: string, fields: Record<string, string>, now = new Date()): Promise<PaymentIntent> {
+export async function completeCardReturn(
+  paymentIntentId: string,
+  fields: Record<string, string>,
+  now = new Date(),
+): Promise<PaymentIntent> {
   const intent = await getIntent(paymentIntentId);
   if (!intent || intent.intentType !== 'checkout') throw notFound();
   const auth = checkoutDetails(intent).cardAuth;
@@ -632,7 +636,12 @@ export async function completeCardReturn(paymentIntentId: string, fields: Record
   if (auth.stage === 'confirming') throw cardConfirmingRefusal('page');
   const provider = liveCardProvider();
   const returned = provider?.verifyReturn(fields);
-  if (!provider || !returned || returned.providerReference !== auth.providerReference || returned.authenticationId !== auth.authenticationId) {
+  if (
+    !provider ||
+    !returned ||
+    returned.providerReference !== auth.providerReference ||
+    returned.authenticationId !== auth.authenticationId
+  ) {
     logger.warn('card return refused: the signature or the references do not match', { paymentIntentId });
     throw new CheckoutRefusal('invalid', 'The answer from your bank’s verification could not be verified. No money was taken.', 'page');
   }

@@ -30,7 +30,11 @@ import { credentials, message, signedCall, type Fields, type JazzCashConfig } fr
  */
 export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
   const common = () => ({ pp_Version: '2.0', pp_TxnType: jazzCashTxnTypes.card, ...credentials(config) });
-  const unavailable = { accepted: false as const, code: 'provider_unavailable' as const, message: 'JazzCash is unavailable; try again later.' };
+  const unavailable = {
+    accepted: false as const,
+    code: 'provider_unavailable' as const,
+    message: 'JazzCash is unavailable; try again later.',
+  };
 
   /** A definite refusal of the authorisation (nothing was charged) in our vocabulary. */
   const declined = (answer: Fields, what: string): CardConfirmation => {
