@@ -2,7 +2,9 @@ import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, ConflictError, NotFoundError } from '#shared/domain/errors.ts';
+import type { PaymentIntent } from '#shared/domain/intent.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
+import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { feeFor, fromMinor, minorUnits } from '#shared/domain/money.ts';
 import {
   canRefundTransition,
@@ -89,6 +91,8 @@ export async function createRefund(
   for (let attempt = 0; attempt < 8; attempt++) {
     const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
     if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
+    const refusal = railFor('refund', caller.mode)?.refuses?.({ walletProviderId: paidThrough(intent) });
+    if (refusal) throw new BusinessRuleError(refusal, 'refund_provider_unavailable');
     const amount = refundAmount(
       intent,
       input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency),
@@ -119,6 +123,12 @@ export async function createRefund(
     }
   }
   throw new ConflictError('Too many concurrent refunds of this transaction; retry with the same Idempotency-Key.');
+}
+
+/** The wallet provider that took a payment (a deposit's, or a checkout's wallet), or null for a card. */
+function paidThrough(intent: PaymentIntent): WalletProviderId | null {
+  const d = intent.details as { providerId?: WalletProviderId; wallet?: { provider?: WalletProviderId } | null };
+  return d.providerId ?? d.wallet?.provider ?? null;
 }
 
 /** GET /Refunds/{id}: another merchant's or mode's refund does not exist. */

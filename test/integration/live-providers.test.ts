@@ -227,6 +227,25 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
   });
 
+  it('refund of an Easypaisa payment: refused with the 422 (Easypaisa publishes no refund API); nothing reserved', async () => {
+    const m = await merchant();
+    const r = await deposit(m, { walletProvider: 2, amount: 500 });
+    expect(r.status, r.text).toBe(200);
+    await eventually(
+      () => lookup(m, r.json.merchantReference),
+      (t) => t.status === 'Completed',
+    );
+    const refused = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { trxnRef: r.json.paymentIntentId, amount: 100, reason: 'Returned' },
+    });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json.code).toBe('refund_provider_unavailable');
+    expect(refused.json.detail).toContain('Easypaisa');
+    expect((await lookup(m, r.json.merchantReference)).refundedAmount ?? 0).toBe(0);
+  });
+
   describe('payouts to JazzCash wallets (MW disbursement API)', () => {
     it('pays a wallet: Completed by the inquiry, webhook delivered', async () => {
       const { m } = await fundedMerchant(2000);

@@ -14,7 +14,8 @@ import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, type Jazz
  *
  *   wallet charges (deposits, hosted wallet)  JazzCash and/or Easypaisa
  *   card payments (hosted page, 3-D Secure)    JazzCash
- *   refunds                                    JazzCash (Easypaisa publishes no refund API)
+ *   refunds                                    JazzCash wallet and card payments; Easypaisa
+ *                                              payments: 422 (Easypaisa publishes no refund API)
  *   payouts                                    to JazzCash wallets only (bankCode JAZZCASH);
  *                                              bank accounts and Easypaisa wallets: 422
  *   settlements                                none (no public bank API): 422
@@ -28,7 +29,18 @@ export function configureLiveProviders(config: LiveProvidersConfig | undefined):
   configureLiveWallet(1, config?.jazzcash && jazzCashWallet(config.jazzcash));
   configureLiveWallet(2, config?.easypaisa && easypaisaWallet(config.easypaisa));
   configureLiveCards(config?.jazzcash && jazzCashCards(config.jazzcash));
-  configureRail('refund', 'live', config?.jazzcash && jazzCashRefundRail(config.jazzcash));
+  const refunds = config?.jazzcash && jazzCashRefundRail(config.jazzcash);
+  configureRail(
+    'refund',
+    'live',
+    refunds && {
+      ...refunds,
+      refuses: (target) =>
+        target.walletProviderId === 2
+          ? 'Live refunds of Easypaisa payments are not available: Easypaisa publishes no refund API this gateway can use. Refund the customer from the Easypaisa merchant portal.'
+          : undefined,
+    },
+  );
   const disbursement = config?.jazzcash?.disbursement ? jazzCashDisbursementRail(config.jazzcash) : undefined;
   configureRail(
     'payout',
