@@ -3,7 +3,7 @@ import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { checkoutDetails } from '#shared/domain/checkout.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
-import { jazzCashPaths } from '#shared/providers/live/jazzcash-protocol.ts';
+import { jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
 import { processDue } from '#shared/services/due.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { getIntent } from '#shared/store/intents.ts';
@@ -143,6 +143,32 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
       expect((await returnToGateway(ret)).status).toBe(303);
       expect((await getIntent(id))!, number).toMatchObject({ status: 'Failed', reason });
       await webhookFor(id, 'Failed');
+    }
+  });
+
+  it('the emulated card APIs check pp_SecureHash like the wallet ones: a wrong salt is answered 115', async () => {
+    const cfg = providers.config.jazzcash!;
+    const fields = {
+      pp_Version: '2.0',
+      pp_TxnType: 'MPAY',
+      pp_TxnRefNo: 'T0000000000000000C01',
+      pp_MerchantID: cfg.merchantId,
+      pp_Password: cfg.password,
+      pp_Amount: '10000',
+      pp_TxnCurrency: 'PKR',
+    };
+    for (const path of [
+      jazzCashPaths.cardEnrollment,
+      jazzCashPaths.cardProcessAcs,
+      jazzCashPaths.cardAuthorize,
+      jazzCashPaths.cardCapture,
+    ]) {
+      const r = await fetch(`${cfg.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...fields, pp_SecureHash: jazzCashSecureHash(fields, 'wrong-salt') }),
+      });
+      expect(((await r.json()) as { pp_ResponseCode?: string }).pp_ResponseCode, path).toBe('115');
     }
   });
 
