@@ -238,7 +238,8 @@ export const routes = {
     signature: false,
     permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
     summary:
-      'Hosted checkout, live cards: the card provider sends the customer back from the 3-D Secure challenge (signed form post; verified, then authorised and captured).',
+      'Hosted checkout, live cards: the card provider sends the customer back from the 3-D Secure challenge ' +
+      '(signed form post; verified, then authorised and captured).',
     doc: {
       tag: 'Hosted checkout',
       success: { status: 200, schema: 'html' },

@@ -173,7 +173,8 @@ async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutR
 const cardAuthRefusal = (form: CheckoutRefusal['form']) =>
   new CheckoutRefusal(
     'business_rule',
-    'A card payment was started for this order: finish the verification with your bank, or cancel this payment and start again from the merchant’s site.',
+    'A card payment was started for this order: finish the verification with your bank, ' +
+      'or cancel this payment and start again from the merchant’s site.',
     form,
   );
 const cardConfirmingRefusal = (form: CheckoutRefusal['form']) =>

@@ -191,7 +191,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason: 'authentication_failed' });
   });
 
-  it('a capture whose answer is lost: Pending until the sweep asks the inquiry, then Completed; captured once, never re-authorised', async () => {
+  it('a capture whose answer is lost: Pending until the sweep asks the inquiry, then Completed; captured once', async () => {
     const m = await merchant();
     const { id, ret } = await cardToChallenge(m, '4111111111111111', 'pass');
     providers.jazzcash.failNext(jazzCashPaths.cardCapture, 'drop');
@@ -212,7 +212,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect(txn).toMatchObject({ authorizations: 1, captures: 1 });
   });
 
-  it('an authorisation lost after processing is captured by the inquiry; one never processed (5xx) ends Failed, nothing taken', async () => {
+  it('an authorisation lost after processing is captured by the inquiry; one never processed (5xx) ends Failed', async () => {
     const m = await merchant();
     const lost = await cardToChallenge(m, '4111111111111111', 'pass');
     providers.jazzcash.failNext(jazzCashPaths.cardAuthorize, 'drop');

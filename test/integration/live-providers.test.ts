@@ -188,7 +188,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     }
   });
 
-  it('hosted checkout, JazzCash wallet option: no code step in live mode; the approval takes it to Completed with its webhook', async () => {
+  it('hosted checkout, JazzCash wallet option: no code step in live mode; approved → Completed with its webhook', async () => {
     const m = await merchant();
     const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 2000 }), { mode: 'live' });
     expect(created.status, created.text).toBe(200);

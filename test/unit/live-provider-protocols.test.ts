@@ -103,7 +103,8 @@ describe('JazzCash card requests and the 3-D Secure return', () => {
     pp_SecureHash: '',
   };
   const cardString =
-    's4ndb0xsalt&20000&billRef&5123456789012346&Description of transaction&Yes&Test00127801&0123456789&Yes&PKR&20221125153215&20221202153215&T20221125153218&MPAY&API&2.0';
+    's4ndb0xsalt&20000&billRef&5123456789012346&Description of transaction&Yes&Test00127801&0123456789&Yes&PKR' +
+    '&20221125153215&20221202153215&T20221125153218&MPAY&API&2.0';
 
   it('signs the documented Initiate Authentication sample by the documented rule', () => {
     expect(jazzCashSecureHash(cardSample, 's4ndb0xsalt')).toBe(createHmac('sha256', 's4ndb0xsalt').update(cardString).digest('hex'));

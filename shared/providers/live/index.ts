@@ -37,7 +37,8 @@ export function configureLiveProviders(config: LiveProvidersConfig | undefined):
       ...refunds,
       refuses: (target) =>
         target.walletProviderId === 2
-          ? 'Live refunds of Easypaisa payments are not available: Easypaisa publishes no refund API this gateway can use. Refund the customer from the Easypaisa merchant portal.'
+          ? 'Live refunds of Easypaisa payments are not available: Easypaisa publishes no refund API this gateway can use. ' +
+            'Refund the customer from the Easypaisa merchant portal.'
           : undefined,
     },
   );
