@@ -229,6 +229,24 @@ export const routes = {
       example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
     },
   },
+  checkoutCardReturn: {
+    id: 'checkoutCardReturn',
+    method: 'POST',
+    path: '/pay/{paymentIntentId}/card-return',
+    handler: 'functions/pay/card-return.ts',
+    auth: 'none',
+    signature: false,
+    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
+    summary:
+      'Hosted checkout, live cards: the card provider sends the customer back from the 3-D Secure challenge ' +
+      '(signed form post; verified, then authorised and captured).',
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'html' },
+      problems: [400, 404, 409, 410],
+      example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
+    },
+  },
   checkoutWallet: {
     id: 'checkoutWallet',
     method: 'POST',

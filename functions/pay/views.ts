@@ -31,6 +31,7 @@ export interface PageContext {
 const reasons: Record<string, string> = {
   card_declined: 'Your card was declined.',
   insufficient_funds: 'Your card has insufficient funds.',
+  authentication_failed: 'Your card issuer could not verify you (3-D Secure).',
   customer_declined: 'The payment was declined in your wallet app.',
   wallet_declined: 'The wallet provider declined the payment.',
   otp_failed: 'The verification code was entered wrongly too many times.',
@@ -186,7 +187,12 @@ succeeds, <code>${spaced(sandboxCards.declined)}</code> is declined; any future 
 </section>`;
 }
 
-const page = (ctx: PageContext, title: string, body: Html, options: { status?: number; refreshSeconds?: number } = {}): PageResult => ({
+const page = (
+  ctx: PageContext,
+  title: string,
+  body: Html,
+  options: { status?: number; refreshSeconds?: number; formActions?: string[] } = {},
+): PageResult => ({
   status: options.status ?? (ctx.refusal ? problemFor(ctx.refusal).status : 200),
   html: htmlDocument({
     title: `${title} · ${ctx.merchantName}`,
@@ -194,8 +200,45 @@ const page = (ctx: PageContext, title: string, body: Html, options: { status?: n
     ...(options.refreshSeconds ? { refreshSeconds: options.refreshSeconds } : {}),
   }),
   // Chromium checks form-action on the redirects a form post leads to: allow the callback origin.
-  formActions: ctx.intent.callbackUrl ? [new URL(ctx.intent.callbackUrl).origin] : [],
+  formActions: [...(ctx.intent.callbackUrl ? [new URL(ctx.intent.callbackUrl).origin] : []), ...(options.formActions ?? [])],
 });
+
+/**
+ * A live card payment in its 3-D Secure step: the form that takes the customer to the card
+ * issuer's challenge (a plain POST of the provider's fields; no script), then, once back, the wait
+ * while the payment is confirmed.
+ */
+function cardAuthPage(ctx: PageContext, pageAlert: Html): PageResult {
+  const auth = checkoutDetails(ctx.intent).cardAuth!;
+  const card = html`${auth.card.brand.toUpperCase()} ending <strong>${auth.card.last4}</strong>`;
+  if (auth.stage === 'confirming') {
+    return page(
+      ctx,
+      'Confirming your payment',
+      html`${summary(ctx.intent)}${pageAlert}
+<section class="card" aria-labelledby="confirm-heading" aria-live="polite">
+<h1 id="confirm-heading">Confirming your card payment</h1>
+<p>Your bank verified your ${card}. We are confirming the payment with the card network.</p>
+<p class="muted">This page updates by itself. <a href="${ctx.intent.paymentIntentId}">Check now</a></p>
+</section>`,
+      { refreshSeconds: 3 },
+    );
+  }
+  return page(
+    ctx,
+    'Verify with your bank',
+    html`${summary(ctx.intent)}${pageAlert}
+<section class="card" aria-labelledby="verify-heading">
+<h1 id="verify-heading">Verify the payment with your bank</h1>
+<p>Your bank checks this payment with your ${card} (3-D Secure). You come back to this page afterwards.</p>
+<form method="post" action="${auth.url}">
+${Object.entries(auth.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit">Continue to your bank</button>
+</form>
+</section>${cancelForm(ctx)}`,
+    { formActions: [new URL(auth.url).origin] },
+  );
+}
 
 /**
  * The page of a Pending session: choose and pay, enter the OTP, or wait for the approval. Once a
@@ -206,9 +249,11 @@ export function pendingPage(ctx: PageContext): PageResult {
   const d = checkoutDetails(ctx.intent);
   const methods = offeredMethods(d);
   // The forms this state shows; a refusal about any other is shown at the top of the page.
-  const shown = d.wallet?.stage === 'approval' ? [] : d.wallet?.stage === 'otp' ? ['otp'] : [...(methods.card ? ['card'] : []), 'wallet'];
+  const shown =
+    d.cardAuth || d.wallet?.stage === 'approval' ? [] : d.wallet?.stage === 'otp' ? ['otp'] : [...(methods.card ? ['card'] : []), 'wallet'];
   const pageAlert =
     ctx.refusal && !shown.includes(ctx.refusal.form) ? html`<p class="alert" role="alert">${ctx.refusal.message}</p>` : html``;
+  if (d.cardAuth) return cardAuthPage(ctx, pageAlert);
   if (d.wallet?.stage === 'approval') {
     return page(
       ctx,

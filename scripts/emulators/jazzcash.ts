@@ -10,6 +10,7 @@ import {
   jazzCashSecureHash,
 } from '#shared/providers/live/jazzcash-protocol.ts';
 import { notify, parseBody, startEmulator, type Answer, type Emulator } from './common.ts';
+import { cardEmulator, type CardTxn } from './jazzcash-cards.ts';
 
 /**
  * A local JazzCash that follows the published protocol (docs/providers/jazzcash.md): the MWallet
@@ -24,6 +25,7 @@ import { notify, parseBody, startEmulator, type Answer, type Emulator } from './
  *   4444              never answers (stays 157)       5555  account not found (002, at once)
  * Disbursements, by the receiver's last four: 1111 refused (account not found); any other paid.
  * Refunds: an amount ending .91 is declined (limit, 001); any other is paid up to the payment.
+ * Cards with 3-D Secure: scripts/emulators/jazzcash-cards.ts.
  */
 export interface JazzCashEmulatorConfig {
   merchantId: string;
@@ -38,6 +40,8 @@ export interface JazzCashEmulatorConfig {
 }
 
 interface Charge {
+  /** MWALLET, or MPAY for a card payment (scripts/emulators/jazzcash-cards.ts). */
+  type: 'MWALLET' | 'MPAY';
   amount: number;
   mobile: string;
   code: string;
@@ -49,6 +53,8 @@ export interface JazzCashEmulator extends Emulator {
   charges: Map<string, Charge>;
   /** Disbursements paid, by referenceId: how many times money left for it. */
   paidOut: Map<string, number>;
+  /** Card payments by pp_TxnRefNo (authorisations and captures counted). */
+  cards: Map<string, CardTxn>;
 }
 
 export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Promise<JazzCashEmulator> {
@@ -66,6 +72,22 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
   const refused = (request: Record<string, string>, code: string) =>
     signed({ pp_TxnRefNo: request.pp_TxnRefNo ?? '', pp_ResponseCode: code, pp_ResponseMessage: jazzCashMessages[code] ?? 'Error' });
   const authentic = (r: Record<string, string>) => r.pp_MerchantID === config.merchantId && r.pp_Password === config.password;
+
+  const cards = cardEmulator({
+    salt,
+    authentic,
+    signed,
+    refused,
+    book: (txnRefNo, entry) => {
+      if (charges.has(txnRefNo)) return false;
+      if (entry) charges.set(txnRefNo, { type: 'MPAY', ...entry, mobile: '', rrn: randomBytes(6).toString('hex'), refundedMinor: 0 });
+      return true;
+    },
+    setCode: (txnRefNo, code) => {
+      const c = charges.get(txnRefNo);
+      if (c) c.code = code;
+    },
+  });
 
   const decide = (txnRefNo: string) => {
     const charge = charges.get(txnRefNo)!;
@@ -105,7 +127,7 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     const code = immediate[mobile.slice(-4)];
     if (code) return refused(r, code);
     const rrn = randomBytes(6).toString('hex').toUpperCase();
-    charges.set(r.pp_TxnRefNo!, { amount, mobile, code: C.pending, rrn, refundedMinor: 0 });
+    charges.set(r.pp_TxnRefNo!, { type: 'MWALLET', amount, mobile, code: C.pending, rrn, refundedMinor: 0 });
     setTimeout(() => decide(r.pp_TxnRefNo!), config.decideAfterMs ?? 100);
     return signed({
       pp_Amount: r.pp_Amount!,
@@ -134,8 +156,16 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     }
     const c = charges.get(r.pp_TxnRefNo ?? '');
     if (!c) return refused(r, C.transactionDoesNotExist);
-    const status = c.code === C.success ? 'Completed' : c.code === C.pending ? 'Pending' : 'Failed';
+    const status =
+      c.type === 'MPAY'
+        ? (cards.status(r.pp_TxnRefNo!) ?? 'Failed')
+        : c.code === C.success
+          ? 'Completed'
+          : c.code === C.pending
+            ? 'Pending'
+            : 'Failed';
     return signed({
+      pp_TxnType: c.type,
       pp_ResponseCode: C.success,
       pp_ResponseMessage: 'Inquiry successful',
       pp_PaymentResponseCode: c.code,
@@ -232,6 +262,7 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
       case P.inquiry:
         return inquiry(parseBody(x));
       case P.refund:
+      case P.cardRefund:
         return refund(parseBody(x));
       case P.token:
         return token(x.body);
@@ -239,8 +270,8 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
       case P.disbursementInquiry:
         return disburse(x.headers.authorization, parseBody(x), x.path === P.disbursementInquiry);
       default:
-        return { status: 404, text: 'not found' };
+        return cards.handle(x, parseBody(x)) ?? { status: 404, text: 'not found' };
     }
   });
-  return Object.assign(emulator, { charges, paidOut });
+  return Object.assign(emulator, { charges, paidOut, cards: cards.cards });
 }

@@ -21,7 +21,29 @@ export interface CheckoutDetails {
   walletProvider?: string;
   walletNumberLast4?: string;
   wallet?: WalletSession;
+  /** A live card payment in its 3-D Secure step (never the number or CVC). */
+  cardAuth?: CardAuthSession;
 }
+
+/**
+ * A live card payment between the 3-D Secure enrollment and its outcome. `challenge`: the customer
+ * is sent to the issuer's page and returns to /pay/{id}/card/return; `confirming`: the return was
+ * verified and the authorisation is under way, or its answer was lost (the sweep asks the
+ * provider's inquiry; it never authorises again).
+ */
+export interface CardAuthSession {
+  stage: 'challenge' | 'confirming';
+  providerReference: string;
+  authenticationId: string;
+  /** Where the browser POSTs `fields` for the challenge (the issuer's ACS). */
+  url: string;
+  fields: Record<string, string>;
+  card: CardSummary;
+  startedAt: string;
+}
+
+/** A card payment's 3-D Secure step was started: no wallet charge and no other card may start on the session. */
+export const cardAuthStarted = (details: CheckoutDetails) => details.cardAuth != null;
 
 /**
  * A wallet payment in progress: the charge was started with the provider (which prompts the

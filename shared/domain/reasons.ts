@@ -8,6 +8,7 @@ export const reasonCodes = {
   // checkout (card)
   card_declined: 'The card was declined by its issuer.',
   insufficient_funds: 'The card has insufficient funds.',
+  authentication_failed: 'The cardholder did not pass the card issuer’s 3-D Secure check (ReasonDetail holds the provider’s message).',
   otp_failed: 'The customer entered the wallet verification code wrongly too many times.',
   customer_cancelled: 'The customer cancelled on the payment page.',
   expired: 'The checkout session expired before the customer paid.',
@@ -31,6 +32,7 @@ export const reasonCodesByIntentType: Record<'checkout' | 'deposit' | 'withdrawa
   checkout: [
     'card_declined',
     'insufficient_funds',
+    'authentication_failed',
     'otp_failed',
     'customer_cancelled',
     'expired',

@@ -162,8 +162,12 @@ type PageMiddyRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult | Pa
 
 export const maxFormBytes = 16 * 1024;
 
-/** POST bodies: form-urlencoded, small, same-origin, carrying the form token of `csrfSubject`. */
-function formBody(csrfSubject: (path: Record<string, string>) => string): PageMiddleware {
+/**
+ * POST bodies: form-urlencoded, small, same-origin, carrying the form token of `csrfSubject`. A
+ * `crossSite` route (a provider sending the customer back, e.g. from a 3-D Secure challenge) takes
+ * cross-site posts without a form token: its handler verifies the provider's signature instead.
+ */
+function formBody(csrfSubject: (path: Record<string, string>) => string, crossSite: boolean): PageMiddleware {
   return {
     before: async (request) => {
       const s = request.context.gateway as PageState;
@@ -173,11 +177,12 @@ function formBody(csrfSubject: (path: Record<string, string>) => string): PageMi
       const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (contentType !== 'application/x-www-form-urlencoded')
         throw new PageError(415, 'Unsupported request', 'Please submit the form from the payment page.');
+      s.form = new URLSearchParams(s.rawBody);
+      if (crossSite) return;
       const site = s.headers['sec-fetch-site'];
       if (site !== undefined && site !== 'same-origin' && site !== 'none') {
         throw new PageError(403, 'Request refused', 'This form can only be submitted from the payment page.');
       }
-      s.form = new URLSearchParams(s.rawBody);
       if (!(await verifyFormToken(csrfSubject(request.event.pathParameters as Record<string, string>), s.form.get('csrf')))) {
         throw new PageError(403, 'Request refused', 'This form has expired. Go back, reload the payment page and try again.');
       }
@@ -222,12 +227,12 @@ function renderPage(): PageMiddleware {
 export function pageHandler(
   route: Route,
   fn: (request: PageRequest) => Promise<PageResult>,
-  options: { csrfSubject?: (path: Record<string, string>) => string } = {},
+  options: { csrfSubject?: (path: Record<string, string>) => string; crossSite?: boolean } = {},
 ) {
   const csrfSubject = options.csrfSubject ?? ((path) => route.id + JSON.stringify(path));
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult | PageResult, Error, GatewayContext>()
     .use(traceAndLog(route))
-    .use(formBody(csrfSubject))
+    .use(formBody(csrfSubject, options.crossSite ?? false))
     .use(renderPage())
     .handler(async (event, context) => {
       const s = context.gateway as PageState;

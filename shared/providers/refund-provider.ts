@@ -1,4 +1,5 @@
 import type { Currency } from '#shared/domain/money.ts';
+import type { WalletProviderId } from '#shared/domain/providers.ts';
 import type { Rail } from './rail.ts';
 import { sandboxRail } from './sandbox-rail.ts';
 
@@ -26,6 +27,12 @@ export interface RefundInstruction {
   transactionReference: string;
   amountMinor: number;
   currency: Currency;
+  /**
+   * What took the payment: a wallet provider's id (1 JazzCash, 2 Easypaisa) or null (a card).
+   * Read by a rail's `refuses` when the refund is requested (a live rail that cannot refund
+   * through that network refuses with a 422 before anything is reserved).
+   */
+  walletProviderId?: WalletProviderId | null;
 }
 
 export const sandboxRefundDecline = 'The payment network declined the refund (sandbox amount ending .91/.92).';

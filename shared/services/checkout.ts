@@ -3,6 +3,7 @@ import { validateCard, type CardInput } from '#shared/domain/cards.ts';
 import {
   approvalDeadline,
   awaitingApproval,
+  cardAuthStarted,
   checkoutDetails,
   checkoutFee,
   completedMovements,
@@ -12,6 +13,7 @@ import {
   offeredMethods,
   sessionLifetimeMs,
   walletChargeStarted,
+  type CardAuthSession,
   type CheckoutDetails,
   type WalletSession,
 } from '#shared/domain/checkout.ts';
@@ -25,7 +27,7 @@ import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { firstInquiryAt, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
-import { cardNetwork } from '#shared/providers/cards.ts';
+import { cardNetwork, liveCardProvider, type CardConfirmation } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
 import { createIntentWrites, getIntent, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
@@ -173,6 +175,15 @@ async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutR
   if (!merchant || merchant.status !== 'active') throw suspendedRefusal(form);
 }
 
+const cardAuthRefusal = (form: CheckoutRefusal['form']) =>
+  new CheckoutRefusal(
+    'business_rule',
+    'A card payment was started for this order: finish the verification with your bank, ' +
+      'or cancel this payment and start again from the merchant’s site.',
+    form,
+  );
+const cardConfirmingRefusal = (form: CheckoutRefusal['form']) =>
+  new CheckoutRefusal('business_rule', 'Your card payment is being confirmed with your bank. This page updates by itself.', form);
 const changedRefusal = () => new CheckoutRefusal('business_rule', 'The payment changed meanwhile. Check the page and try again.', 'page');
 const tryAgainRefusal = () =>
   new CheckoutRefusal('business_rule', 'The wallet provider could not be reached. Try again in a moment.', 'page');
@@ -245,6 +256,8 @@ async function abandonCharge(intent: PaymentIntent, wallet: WalletSession, requi
  * confirm a withdrawal, or does not answer, the session stays Pending and is looked at again.
  */
 async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ result: ChangeResult; answer?: ChargeStatus }> {
+  const cardAuth = checkoutDetails(intent).cardAuth;
+  if (intent.status === 'Pending' && cardAuth?.stage === 'confirming') return { result: await resolveCardPayment(intent, cardAuth, now) };
   const wallet = checkoutDetails(intent).wallet ?? undefined;
   const adapter = wallet ? walletAdapter(intent.mode, wallet.provider) : undefined;
   let answer: ChargeStatus | undefined;
@@ -285,6 +298,7 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
   }
   const result = await changeStatus(intent.paymentIntentId, (current) => {
     if (isHeld(current)) return null; // held for the operator: neither completed nor expired here
+    if (checkoutDetails(current).cardAuth?.stage === 'confirming') return null; // only the card provider's answer ends it
     const waiting = checkoutDetails(current).wallet;
     if (waiting?.stage === 'approval') {
       // Decide only on the answer about this very charge; a charge that reached approval since is looked at again.
@@ -357,6 +371,7 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
   if (!card.ok) throw new CheckoutRefusal('invalid', 'Check the card details.', 'card', card.errors);
   const intent = await getIntent(paymentIntentId);
   if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'card');
+  if (intent?.intentType === 'checkout' && intent.mode === 'live') return startLiveCardPayment(intent, card, input.cvc.trim(), now);
   return customerOutcome(paymentIntentId, now, 'card', (current) => {
     const details = assertPayable(current, 'card');
     if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
@@ -377,7 +392,7 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
 async function changePending(
   paymentIntentId: string,
   now: Date,
-  form: 'wallet' | 'otp',
+  form: 'card' | 'wallet' | 'otp' | 'page',
   decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Decision },
 ): Promise<PaymentIntent> {
   for (let attempt = 0; attempt < 8; attempt++) {
@@ -424,6 +439,7 @@ export async function startWalletPayment(
   await assertMerchantAcceptsPayments(intent.merchantId, 'wallet');
   const details = assertPayable(intent, 'wallet');
   if (walletChargeStarted(details)) throw chargeStartedRefusal('wallet');
+  if (cardAuthStarted(details)) throw cardAuthRefusal('wallet');
   const offered = offeredMethods(details).walletProviders;
   const chosen = Number(input.provider ?? (offered.length === 1 ? offered[0] : NaN));
   const provider = offered.find((p) => p === chosen);
@@ -438,12 +454,21 @@ export async function startWalletPayment(
     now,
   );
   if (!started.accepted) throw new CheckoutRefusal('business_rule', started.message, 'wallet');
-  const wallet: WalletSession = { provider, stage: 'otp', providerReference: started.providerReference, otpAttempts: 0 };
+  // A provider that sends no one-time code (every live one: the customer approves with the MPIN on
+  // the handset) skips the code step: the charge awaits the approval at once.
+  const wallet: WalletSession = adapter.otpMatches
+    ? { provider, stage: 'otp', providerReference: started.providerReference, otpAttempts: 0 }
+    : { provider, stage: 'approval', providerReference: started.providerReference, otpAttempts: 0, approvalRequestedAt: now.toISOString() };
   let result: PaymentIntent | undefined;
   try {
     result = await changePending(paymentIntentId, now, 'wallet', (current) => {
-      if (walletChargeStarted(assertPayable(current, 'wallet'))) throw chargeStartedRefusal('wallet'); // another tab was faster
-      return { details: { wallet, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) } };
+      const latest = assertPayable(current, 'wallet');
+      if (walletChargeStarted(latest)) throw chargeStartedRefusal('wallet'); // another tab was faster
+      if (cardAuthStarted(latest)) throw cardAuthRefusal('wallet');
+      return {
+        details: { wallet, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) },
+        ...(wallet.stage === 'approval' ? { dueAt: firstInquiryAt(adapter, now).toISOString() } : {}),
+      };
     });
   } finally {
     // Not recorded (refused, expired or ended meanwhile): nobody would credit this charge.
@@ -505,6 +530,7 @@ export async function cancelCheckout(paymentIntentId: string, now = new Date()):
   return customerOutcome(paymentIntentId, now, 'page', (current) => {
     const details = checkoutDetails(current);
     if (awaitingApproval(details)) throw awaitingApprovalRefusal('page');
+    if (details.cardAuth?.stage === 'confirming') throw cardConfirmingRefusal('page');
     if (details.wallet && (!started || !sameCharge(current, started))) throw changedRefusal(); // a charge was started meanwhile
     return { to: 'Cancelled', reason: 'customer_cancelled' };
   });
@@ -523,8 +549,139 @@ export async function checkoutDue(listed: PaymentIntent, now: Date): Promise<voi
   if (result.changed || !after || after.status !== 'Pending' || isHeld(after)) return; // a held approval leaves the due index
   const wallet = checkoutDetails(after).wallet;
   const soon = now.getTime() + approvalRecheckMs;
+  if (checkoutDetails(after).cardAuth?.stage === 'confirming') {
+    await rescheduleDue(after, new Date(soon).toISOString()); // a card outcome unknown: the inquiry again soon
+    return;
+  }
   const deadline = wallet?.stage === 'approval' ? approvalDeadline(after, wallet) : Date.parse(after.expiresAt!);
   // Past the deadline (a withdrawal the provider did not confirm): try again soon, not at every sweep.
   const next = deadline <= now.getTime() ? soon : wallet?.stage === 'approval' ? Math.min(soon, deadline) : deadline;
   await rescheduleDue(after, new Date(Math.max(next, now.getTime() + 1_000)).toISOString());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live card payments with 3-D Secure (docs/providers/jazzcash.md, Cards with 3-D Secure)
+
+/** Where the provider sends the customer back after the challenge: POST /pay/{id}/card-return. */
+export const cardReturnUrl = (paymentIntentId: string) => `${checkoutUrl(paymentIntentId)}/card-return`;
+
+/**
+ * A live card payment, step 1: the provider checks the card's 3-D Secure enrollment and answers
+ * the issuer's challenge; the session keeps the challenge and the card summary (the number and
+ * CVC go to the provider in this request only) and the page sends the customer to the challenge.
+ * A refusal changes nothing. One card payment per session, and none once a wallet charge started.
+ */
+async function startLiveCardPayment(
+  intent: PaymentIntent,
+  card: { digits: string; summary: CardSummary },
+  cvc: string,
+  now: Date,
+): Promise<PaymentIntent> {
+  if (isTerminal(intent.status)) return intent;
+  if (isExpired(intent, now)) return resolveOverdue(intent, now, 'card');
+  const refuseStarted = (details: CheckoutDetails) => {
+    if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
+    if (cardAuthStarted(details)) throw cardAuthRefusal('card');
+  };
+  const details = assertPayable(intent, 'card');
+  refuseStarted(details);
+  if (!offeredMethods(details).card) throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
+  const provider = liveCardProvider();
+  if (!provider) throw liveUnavailable('card');
+  const started = await provider.startAuthentication(
+    {
+      reference: intent.transactionReference,
+      card: { digits: card.digits, expMonth: card.summary.expMonth, expYear: card.summary.expYear, cvc },
+      amountMinor: intent.amountMinor,
+      currency: intent.currency,
+      returnUrl: cardReturnUrl(intent.paymentIntentId),
+    },
+    now,
+  );
+  if (!started.accepted) throw new CheckoutRefusal('business_rule', started.message, 'card');
+  const { challenge } = started;
+  const cardAuth: CardAuthSession = {
+    stage: 'challenge',
+    providerReference: challenge.providerReference,
+    authenticationId: challenge.authenticationId,
+    url: challenge.url,
+    fields: challenge.fields,
+    card: card.summary,
+    startedAt: now.toISOString(),
+  };
+  // Nothing is authorised before the customer's return: a challenge not recorded here costs nothing.
+  return changePending(intent.paymentIntentId, now, 'card', (current) => {
+    refuseStarted(assertPayable(current, 'card'));
+    return { details: { cardAuth } };
+  });
+}
+
+/** The decision a card provider's answer makes (Unknown makes none). */
+function cardDecision(current: PaymentIntent, auth: CardAuthSession, answer: CardConfirmation): Decision | null {
+  const mine = checkoutDetails(current).cardAuth;
+  if (current.status !== 'Pending' || mine?.stage !== 'confirming' || mine.providerReference !== auth.providerReference) return null;
+  if (answer.status === 'Approved') return completedDecision(current, { card: auth.card });
+  if (answer.status === 'Declined')
+    return { to: 'Failed', reason: answer.reason, reasonDetail: answer.detail, details: { card: auth.card, ...noWallet } };
+  return null;
+}
+
+/**
+ * A live card payment, step 2: the customer's browser comes back from the challenge with the
+ * provider's signed fields. They are verified (signature, this session's reference and
+ * authentication); the session moves to `confirming` (once: a repeated return authorises
+ * nothing), and the provider confirms the authentication server to server, authorises and
+ * captures. Its answer decides; no answer leaves the payment to the sweep's inquiry.
+ */
+export async function completeCardReturn(
+  paymentIntentId: string,
+  fields: Record<string, string>,
+  now = new Date(),
+): Promise<PaymentIntent> {
+  const intent = await getIntent(paymentIntentId);
+  if (!intent || intent.intentType !== 'checkout') throw notFound();
+  const auth = checkoutDetails(intent).cardAuth;
+  if (intent.status !== 'Pending' || !auth) return intent;
+  if (auth.stage === 'confirming') throw cardConfirmingRefusal('page');
+  const provider = liveCardProvider();
+  const returned = provider?.verifyReturn(fields);
+  if (
+    !provider ||
+    !returned ||
+    returned.providerReference !== auth.providerReference ||
+    returned.authenticationId !== auth.authenticationId
+  ) {
+    logger.warn('card return refused: the signature or the references do not match', { paymentIntentId });
+    throw new CheckoutRefusal('invalid', 'The answer from your bank’s verification could not be verified. No money was taken.', 'page');
+  }
+  const claimed = await changePending(paymentIntentId, now, 'page', (current) => {
+    const latest = checkoutDetails(current).cardAuth;
+    if (latest?.stage !== 'challenge' || latest.providerReference !== auth.providerReference) throw cardConfirmingRefusal('page');
+    return { details: { cardAuth: { ...latest, stage: 'confirming' } }, dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString() };
+  });
+  if (claimed.status !== 'Pending' || checkoutDetails(claimed).cardAuth?.stage !== 'confirming') return claimed;
+  const answer = await provider.confirm({ ...returned, amountMinor: intent.amountMinor, currency: intent.currency }, now);
+  if (answer.status === 'Unknown') {
+    logger.warn('card payment outcome unknown; the sweep asks the inquiry', { paymentIntentId });
+    return claimed;
+  }
+  const result = await changeStatus(paymentIntentId, (current) => cardDecision(current, auth, answer));
+  return result.intent ?? claimed;
+}
+
+/** The sweep's look at a card payment whose outcome is unknown: the provider's inquiry (never a new authorisation). */
+async function resolveCardPayment(intent: PaymentIntent, auth: CardAuthSession, now: Date): Promise<ChangeResult> {
+  const provider = liveCardProvider();
+  let answer: CardConfirmation = { status: 'Unknown' };
+  try {
+    if (provider)
+      answer = await provider.resolve(
+        { providerReference: auth.providerReference, amountMinor: intent.amountMinor, currency: intent.currency },
+        now,
+      );
+  } catch (error) {
+    logger.warn('card inquiry failed', { paymentIntentId: intent.paymentIntentId, error });
+  }
+  if (answer.status === 'Unknown') return { changed: false, intent };
+  return changeStatus(intent.paymentIntentId, (current) => cardDecision(current, auth, answer));
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import type { PaymentIntent } from '#shared/domain/intent.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
+import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { feeFor, fromMinor, minorUnits } from '#shared/domain/money.ts';
 import { refundAmount, newRefund, refundView, reservedOf, type RefundableIntent, type RefundView } from '#shared/domain/refund.ts';
 import { logger } from '#shared/logger.ts';
@@ -42,6 +44,8 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, now
     );
   const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
   if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
+  const refusal = railFor('refund', caller.mode)?.refuses?.({ walletProviderId: paidThrough(intent) });
+  if (refusal) throw new BusinessRuleError(refusal, 'refund_provider_unavailable');
   const given = input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency);
   const amount = refundAmount(intent, given);
   if ('code' in amount) throw new BusinessRuleError(amount.message, amount.code);
@@ -59,6 +63,12 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, now
         mode: caller.mode,
       }),
   };
+}
+
+/** The wallet provider that took a payment (a deposit's, or a checkout's wallet), or null for a card. */
+function paidThrough(intent: PaymentIntent): WalletProviderId | null {
+  const d = intent.details as { providerId?: WalletProviderId; wallet?: { provider?: WalletProviderId } | null };
+  return d.providerId ?? d.wallet?.provider ?? null;
 }
 
 /** GET /Refunds/{id}: another merchant's or mode's refund does not exist. */

@@ -188,7 +188,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     }
   });
 
-  it('hosted checkout, JazzCash wallet option: the live page takes the wallet payment to Completed with its webhook', async () => {
+  it('hosted checkout, JazzCash wallet option: no code step in live mode; approved → Completed with its webhook', async () => {
     const m = await merchant();
     const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 2000 }), { mode: 'live' });
     expect(created.status, created.text).toBe(200);
@@ -197,7 +197,10 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' })).status).toBe(
       303,
     );
-    expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf: page.csrf!, otp: '123456' })).status).toBe(303);
+    // Live providers send no one-time code: the page goes straight to "approve on your phone".
+    const waiting = await getPage(gw.baseUrl, path);
+    expect(waiting.html).toContain('Approve the payment on your phone');
+    expect(waiting.html).not.toContain('name="otp"');
     const id = created.json.paymentIntentId as string;
     const get = async () => (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${id}`, { key: m.live.apiKey })).json;
     await sweep(m, later(10_000));
@@ -222,6 +225,25 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     ).toBe(400);
     await advanceRefund(created.json.id, later(120_000)); // nothing more happens
     expect(providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
+  });
+
+  it('refund of an Easypaisa payment: refused with the 422 (Easypaisa publishes no refund API); nothing reserved', async () => {
+    const m = await merchant();
+    const r = await deposit(m, { walletProvider: 2, amount: 500 });
+    expect(r.status, r.text).toBe(200);
+    await eventually(
+      () => lookup(m, r.json.merchantReference),
+      (t) => t.status === 'Completed',
+    );
+    const refused = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { trxnRef: r.json.paymentIntentId, amount: 100, reason: 'Returned' },
+    });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json.code).toBe('refund_provider_unavailable');
+    expect(refused.json.detail).toContain('Easypaisa');
+    expect((await lookup(m, r.json.merchantReference)).refundedAmount ?? 0).toBe(0);
   });
 
   describe('payouts to JazzCash wallets (MW disbursement API)', () => {

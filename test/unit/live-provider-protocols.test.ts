@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { easypaisaAmount, easypaisaCredentials } from '#shared/providers/live/easypaisa-protocol.ts';
+import { jazzCashCards } from '#shared/providers/live/jazzcash-card.ts';
 import {
   disbursementDecrypt,
   disbursementEncrypt,
@@ -74,6 +75,55 @@ describe('JazzCash pp_SecureHash', () => {
     expect(
       disbursementDecrypt(disbursementEncrypt(payload, '0123456789abcdef', 'fedcba9876543210'), '0123456789abcdef', 'fedcba9876543210'),
     ).toEqual(payload);
+  });
+});
+
+/**
+ * The card APIs are signed by the same rule. The v4.2 API reference's "Initiate Authentication"
+ * sample request (docs/providers/jazzcash.md, S1a) leaves pp_SecureHash empty, so its digest is
+ * computed here from the documented string, written out by hand.
+ */
+describe('JazzCash card requests and the 3-D Secure return', () => {
+  const cardSample = {
+    pp_Version: '2.0',
+    pp_IsRegisteredCustomer: 'Yes',
+    pp_ShouldTokenizeCardNumber: 'Yes',
+    pp_TxnType: 'MPAY',
+    pp_TxnRefNo: 'T20221125153218',
+    pp_MerchantID: 'Test00127801',
+    pp_Password: '0123456789',
+    pp_Amount: '20000',
+    pp_TxnCurrency: 'PKR',
+    pp_TxnDateTime: '20221125153215',
+    pp_TxnExpiryDateTime: '20221202153215',
+    pp_BillReference: 'billRef',
+    pp_Description: 'Description of transaction',
+    pp_CustomerCardNumber: '5123456789012346',
+    pp_UsageMode: 'API',
+    pp_SecureHash: '',
+  };
+  const cardString =
+    's4ndb0xsalt&20000&billRef&5123456789012346&Description of transaction&Yes&Test00127801&0123456789&Yes&PKR' +
+    '&20221125153215&20221202153215&T20221125153218&MPAY&API&2.0';
+
+  it('signs the documented Initiate Authentication sample by the documented rule', () => {
+    expect(jazzCashSecureHash(cardSample, 's4ndb0xsalt')).toBe(createHmac('sha256', 's4ndb0xsalt').update(cardString).digest('hex'));
+  });
+
+  it('accepts only a return whose pp_* fields carry the right hash; PaRes is required, not signed', () => {
+    const cards = jazzCashCards({ baseUrl: 'http://127.0.0.1:9', merchantId: 'M', password: 'p', integritySalt: 'salt', mpin: '1234' });
+    const fields = { pp_TxnRefNo: 'T0000000000000000001', pp_3dSecureID: '3DS1', pp_ResponseCode: '125', pp_ResponseMessage: 'failed' };
+    const signed = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, 'salt'), PaRes: 'opaque' };
+    expect(cards.verifyReturn(signed)).toEqual({
+      providerReference: 'T0000000000000000001',
+      authenticationId: '3DS1',
+      authenticationResult: 'opaque',
+    });
+    expect(cards.verifyReturn({ ...signed, pp_ResponseCode: '000' })).toBeUndefined();
+    expect(cards.verifyReturn({ ...signed, pp_3dSecureID: '3DS2' })).toBeUndefined();
+    expect(cards.verifyReturn({ ...signed, pp_SecureHash: jazzCashSecureHash(fields, 'other') })).toBeUndefined();
+    const { PaRes: _, ...withoutPaRes } = signed;
+    expect(cards.verifyReturn(withoutPaRes)).toBeUndefined();
   });
 });
 

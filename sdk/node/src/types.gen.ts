@@ -391,7 +391,7 @@ export interface TransactionStatusChanged {
     Amount: number;
     Currency: string;
     /** A stable reason code (see the merchant guide, Reason codes); null when none. */
-    Reason: "card_declined" | "insufficient_funds" | "otp_failed" | "customer_cancelled" | "expired" | "customer_declined" | "wallet_declined" | "unknown_reference" | "not_approved" | "declined_merchant_suspended" | "bank_rejected" | "payout_not_sent" | "rejected_by_operator" | null;
+    Reason: "card_declined" | "insufficient_funds" | "authentication_failed" | "otp_failed" | "customer_cancelled" | "expired" | "customer_declined" | "wallet_declined" | "unknown_reference" | "not_approved" | "declined_merchant_suspended" | "bank_rejected" | "payout_not_sent" | "rejected_by_operator" | null;
     /** Free text for people; never branch on it. */
     ReasonDetail: string | null;
     TransactionReference: string;

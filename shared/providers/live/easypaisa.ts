@@ -44,9 +44,8 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
   return {
     providerId: 2,
     name: 'Easypaisa',
-    // The provider sends no one-time code (the customer approves with the MPIN on the handset):
-    // the hosted page's code step has nothing to check in live mode (docs/providers: to be removed from the live page).
-    otpMatches: () => true,
+    // No otpMatches: the provider sends no one-time code (the customer approves with the MPIN on the
+    // handset), so the hosted page skips its code step and waits for the approval at once.
     async startCharge({ reference, mobileNumber, amountMinor, currency }) {
       if (currency !== 'PKR') return { accepted: false, code: 'rejected', message: 'Easypaisa charges in PKR only.' };
       const orderId = easypaisaOrderId(reference);

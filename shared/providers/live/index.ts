@@ -1,7 +1,9 @@
 import { readSecretString } from '#shared/crypto/seal.ts';
+import { configureLiveCards } from '../cards.ts';
 import { configureRail } from '../rails.ts';
 import { configureLiveWallet } from '../wallet.ts';
 import { easypaisaWallet, type EasypaisaConfig } from './easypaisa.ts';
+import { jazzCashCards } from './jazzcash-card.ts';
 import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, type JazzCashConfig } from './jazzcash.ts';
 
 /**
@@ -11,7 +13,9 @@ import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, type Jazz
  * configuration keeps refusing live requests with the 422 of each product.
  *
  *   wallet charges (deposits, hosted wallet)  JazzCash and/or Easypaisa
- *   refunds                                    JazzCash (Easypaisa publishes no refund API)
+ *   card payments (hosted page, 3-D Secure)    JazzCash
+ *   refunds                                    JazzCash wallet and card payments; Easypaisa
+ *                                              payments: 422 (Easypaisa publishes no refund API)
  *   payouts                                    to JazzCash wallets only (bankCode JAZZCASH);
  *                                              bank accounts and Easypaisa wallets: 422
  *   settlements                                none (no public bank API): 422
@@ -24,7 +28,20 @@ export interface LiveProvidersConfig {
 export function configureLiveProviders(config: LiveProvidersConfig | undefined): void {
   configureLiveWallet(1, config?.jazzcash && jazzCashWallet(config.jazzcash));
   configureLiveWallet(2, config?.easypaisa && easypaisaWallet(config.easypaisa));
-  configureRail('refund', 'live', config?.jazzcash && jazzCashRefundRail(config.jazzcash));
+  configureLiveCards(config?.jazzcash && jazzCashCards(config.jazzcash));
+  const refunds = config?.jazzcash && jazzCashRefundRail(config.jazzcash);
+  configureRail(
+    'refund',
+    'live',
+    refunds && {
+      ...refunds,
+      refuses: (target) =>
+        target.walletProviderId === 2
+          ? 'Live refunds of Easypaisa payments are not available: Easypaisa publishes no refund API this gateway can use. ' +
+            'Refund the customer from the Easypaisa merchant portal.'
+          : undefined,
+    },
+  );
   const disbursement = config?.jazzcash?.disbursement ? jazzCashDisbursementRail(config.jazzcash) : undefined;
   configureRail(
     'payout',

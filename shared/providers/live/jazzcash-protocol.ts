@@ -92,6 +92,8 @@ export const jazzCashMessages: Record<string, string> = {
   '118': 'Transaction not allowed due to maintenance.',
   '124': 'Duplicate transaction reference.',
   '157': 'Transaction is pending.',
+  '125': '3D Secure authentication failed.',
+  '126': 'Transaction already captured.',
 };
 
 /** Codes that mean the provider could not take the request now (try again later), not a refusal. */
@@ -124,4 +126,22 @@ export const jazzCashPaths = {
   token: '/token',
   disburse: '/rest/api/wso2/v1/disbursement/mw-to-mw',
   disbursementInquiry: '/rest/api/wso2/v1/disbursement/inquiry',
+  // Card APIs, version 2.0 (docs/providers/jazzcash.md, Cards with 3-D Secure)
+  cardEnrollment: '/ApplicationAPI/API/2.0/Purchase/Check3DsEnrollment',
+  cardProcessAcs: '/ApplicationAPI/API/2.0/ProcessACS',
+  cardAuthorize: '/ApplicationAPI/API/2.0/authorize/AuthorizePayment',
+  cardCapture: '/ApplicationAPI/API/2.0/authorize/Capture',
+  cardRefund: '/ApplicationAPI/API/2.0/authorize/Refund',
 } as const;
+
+/**
+ * Card response codes the published table does not list (GUESSES, docs/providers/jazzcash.md):
+ * the code of a failed 3-D Secure authentication, and that of a capture already done.
+ */
+export const jazzCashCardCodes = {
+  authenticationFailed: '125',
+  alreadyCaptured: '126',
+} as const;
+
+/** pp_TxnType of card transactions (MPAY, Sandbox documentation) and of wallet ones. */
+export const jazzCashTxnTypes = { card: 'MPAY', wallet: 'MWALLET' } as const;

@@ -15,6 +15,7 @@ import {
   jazzCashPaths as P,
   jazzCashSecureHash,
   jazzCashTxnRefNo,
+  jazzCashTxnTypes,
   jazzCashUnavailable,
 } from './jazzcash-protocol.ts';
 
@@ -30,10 +31,10 @@ export interface JazzCashConfig {
   disbursement?: { baseUrl: string; clientId: string; clientSecret: string; aesKey: string; aesIv: string };
 }
 
-type Fields = Record<string, string>;
+export type Fields = Record<string, string>;
 
 /** POSTs signed pp_* fields; the answer's pp_SecureHash must verify (else it is treated as no answer). */
-async function signedCall(config: JazzCashConfig, path: string, fields: Fields, signal?: AbortSignal): Promise<Fields> {
+export async function signedCall(config: JazzCashConfig, path: string, fields: Fields, signal?: AbortSignal): Promise<Fields> {
   const body = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, config.integritySalt) };
   const answer = await postToProvider<Fields>(`${config.baseUrl}${path}`, JSON.stringify(body), { ...(signal ? { signal } : {}) });
   if (answer.pp_SecureHash !== undefined && !jazzCashHashValid(answer, config.integritySalt))
@@ -41,8 +42,8 @@ async function signedCall(config: JazzCashConfig, path: string, fields: Fields, 
   return answer;
 }
 
-const credentials = (config: JazzCashConfig) => ({ pp_MerchantID: config.merchantId, pp_Password: config.password });
-const message = (a: Fields) =>
+export const credentials = (config: JazzCashConfig) => ({ pp_MerchantID: config.merchantId, pp_Password: config.password });
+export const message = (a: Fields) =>
   a.pp_ResponseMessage || jazzCashMessages[a.pp_ResponseCode ?? ''] || `JazzCash answered ${a.pp_ResponseCode}`;
 
 /** Maps a charge's final pp_ResponseCode to our wallet answer. */
@@ -57,9 +58,8 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
   return {
     providerId: 1,
     name: 'JazzCash',
-    // The provider sends no one-time code (the customer approves with the MPIN on the handset):
-    // the hosted page's code step has nothing to check in live mode (docs/providers: to be removed from the live page).
-    otpMatches: () => true,
+    // No otpMatches: the provider sends no one-time code (the customer approves with the MPIN on the
+    // handset), so the hosted page skips its code step and waits for the approval at once.
     async startCharge({ reference, mobileNumber, amountMinor, currency }, now) {
       const txnRefNo = jazzCashTxnRefNo(reference);
       const fields: Fields = {
@@ -135,11 +135,17 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
     timings: { firstCheckAfterMs: 30_000, pollIntervalMs: 30_000, inquireAfterMs: 60_000, retryAfterMs: 60_000 },
     async submit(i, signal): Promise<SubmitAnswer> {
       if (i.currency !== 'PKR') return { outcome: 'rejected', reason: 'JazzCash refunds PKR payments only.' };
+      const txnRefNo = jazzCashTxnRefNo(i.transactionReference);
+      // Card payments (pp_TxnType MPAY) are refunded through the card API, wallet payments through the MWallet one.
+      const payment = await signedCall(config, P.inquiry, { pp_TxnRefNo: txnRefNo, ...credentials(config) }, signal).catch(() => undefined);
+      if (!payment) return { outcome: 'rejected', reason: 'JazzCash could not be reached to look the payment up.', internal: true };
+      const card = payment.pp_TxnType === jazzCashTxnTypes.card;
       const answer = await signedCall(
         config,
-        P.refund,
+        card ? P.cardRefund : P.refund,
         {
-          pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference),
+          ...(card ? { pp_Version: '2.0', pp_TxnType: jazzCashTxnTypes.card } : {}),
+          pp_TxnRefNo: txnRefNo,
           pp_RefundTxnRefNo: refundRef(i),
           pp_Amount: String(i.amountMinor),
           pp_TxnCurrency: 'PKR',

@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import {
+  jazzCashCardCodes as CC,
+  jazzCashCodes as C,
+  jazzCashHashValid,
+  jazzCashMessages,
+  jazzCashPaths as P,
+  jazzCashSecureHash,
+} from '#shared/providers/live/jazzcash-protocol.ts';
+import type { Answer, Exchange } from './common.ts';
+
+/**
+ * The JazzCash emulator's card APIs with 3-D Secure (docs/providers/jazzcash.md, Cards with 3-D
+ * Secure): Check3DsEnrollment, the issuer's challenge page (the ACS, here on the emulator at /acs),
+ * ProcessACS, AuthorizePayment and Capture; refunds and the inquiry are the emulator's shared ones.
+ * Every API call is signed (a wrong pp_SecureHash is answered 115), a repeated pp_TxnRefNo is
+ * refused (124), an authorisation comes only after a passed challenge, and a second capture is
+ * refused (126). The challenge page lets the tester pass or fail it. By card number:
+ *   4000 0000 0000 0002  the issuer declines the authorisation (059)
+ *   4000 0000 0000 9995  insufficient funds (004)
+ *   any other valid card  authorised
+ * The card number and CVC are not kept (only the last four digits).
+ */
+export type CardState = 'Enrolled' | 'AuthenticationFailed' | 'Authenticated' | 'Authorized' | 'Captured' | 'Declined';
+
+export interface CardTxn {
+  txnRefNo: string;
+  secureId: string;
+  paReq: string;
+  paRes?: string;
+  decision?: 'pass' | 'fail';
+  returnUrl: string;
+  amount: number;
+  last4: string;
+  declineCode?: string;
+  state: CardState;
+  authorizations: number;
+  captures: number;
+}
+
+export interface CardEmulatorContext {
+  salt: string;
+  authentic(r: Record<string, string>): boolean;
+  signed(fields: Record<string, string>): Answer;
+  refused(r: Record<string, string>, code: string): Answer;
+  /** The shared payment book (inquiry and refunds read it): a card payment is `000` once captured. */
+  book(txnRefNo: string, entry: { amount: number; code: string } | undefined): boolean;
+  setCode(txnRefNo: string, code: string): void;
+}
+
+const escapeText = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const hiddenForm = (action: string, fields: Record<string, string>, button: string) =>
+  `<form method="post" action="${escapeText(action)}">${Object.entries(fields)
+    .map(([k, v]) => `<input type="hidden" name="${escapeText(k)}" value="${escapeText(v)}">`)
+    .join('')}<button type="submit">${escapeText(button)}</button></form>`;
+const htmlPage = (title: string, body: string): Answer => ({
+  status: 200,
+  contentType: 'text/html; charset=utf-8',
+  text: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeText(title)}</title></head><body>${body}</body></html>`,
+});
+
+export function cardEmulator(ctx: CardEmulatorContext) {
+  const cards = new Map<string, CardTxn>();
+  const bySecureId = new Map<string, CardTxn>();
+  const form = (x: Exchange) => Object.fromEntries(new URLSearchParams(x.body));
+  const check = (r: Record<string, string>) => {
+    if (!jazzCashHashValid(r, ctx.salt)) return ctx.refused(r, C.invalidHash);
+    if (!ctx.authentic(r)) return ctx.refused(r, C.invalidCredentials);
+    return undefined;
+  };
+
+  const enroll = (r: Record<string, string>, host: string): Answer => {
+    const bad = check(r);
+    if (bad) return bad;
+    const amount = Number(r.pp_Amount);
+    const digits = r.pp_CustomerCardNumber ?? '';
+    if (
+      r.pp_TxnType !== 'MPAY' ||
+      !r.pp_TxnRefNo ||
+      !Number.isSafeInteger(amount) ||
+      amount <= 0 ||
+      r.pp_TxnCurrency !== 'PKR' ||
+      !/^\d{12,19}$/.test(digits) ||
+      !/^\d{4}$/.test(r.pp_CustomerCardExpiry ?? '') ||
+      !/^\d{3,4}$/.test(r.pp_CustomerCardCvv ?? '') ||
+      !/^https?:\/\//.test(r.pp_ReturnURL ?? '')
+    )
+      return ctx.refused(r, C.invalidValue);
+    if (!ctx.book(r.pp_TxnRefNo, { amount, code: C.pending })) return ctx.refused(r, C.duplicate);
+    const declineCode = ({ '4000000000000002': C.rejectedByHost, '4000000000009995': C.lowBalance } as Record<string, string>)[digits];
+    const txn: CardTxn = {
+      txnRefNo: r.pp_TxnRefNo,
+      secureId: `3DS${randomBytes(8).toString('hex').toUpperCase()}`,
+      paReq: randomBytes(24).toString('base64'),
+      returnUrl: r.pp_ReturnURL!,
+      amount,
+      last4: digits.slice(-4),
+      ...(declineCode ? { declineCode } : {}),
+      state: 'Enrolled',
+      authorizations: 0,
+      captures: 0,
+    };
+    cards.set(txn.txnRefNo, txn);
+    bySecureId.set(txn.secureId, txn);
+    return ctx.signed({
+      pp_ResponseCode: C.success,
+      pp_ResponseMessage: 'Card enrolled in 3D Secure',
+      pp_TxnRefNo: txn.txnRefNo,
+      pp_3dSecureID: txn.secureId,
+      pp_IsEnrolled: 'Y',
+      pp_ACSUrl: `http://${host}/acs`,
+      pp_PaReq: txn.paReq,
+    });
+  };
+
+  /** The issuer's challenge page: the browser POSTs PaReq, MD and TermUrl. */
+  const acs = (f: Record<string, string>): Answer => {
+    const txn = bySecureId.get(f.MD ?? '');
+    if (!txn || txn.paReq !== f.PaReq || txn.returnUrl !== f.TermUrl || txn.state !== 'Enrolled')
+      return { status: 400, contentType: 'text/plain', text: 'acs: unknown or used authentication request' };
+    const keep = { MD: txn.secureId, TermUrl: txn.returnUrl };
+    return htmlPage(
+      'Card verification',
+      `<h1>Verify the payment</h1><p>Card ending ${escapeText(txn.last4)}, PKR ${txn.amount / 100}.</p>` +
+        hiddenForm('/acs/complete', { ...keep, decision: 'pass' }, 'Approve') +
+        hiddenForm('/acs/complete', { ...keep, decision: 'fail' }, 'Fail verification'),
+    );
+  };
+
+  /** The challenge's end: back to the merchant's return URL with signed pp_* fields and the PaRes. */
+  const acsComplete = (f: Record<string, string>): Answer => {
+    const txn = bySecureId.get(f.MD ?? '');
+    if (!txn || txn.returnUrl !== f.TermUrl || txn.state !== 'Enrolled' || txn.decision)
+      return { status: 400, contentType: 'text/plain', text: 'acs: unknown or used authentication request' };
+    txn.decision = f.decision === 'pass' ? 'pass' : 'fail';
+    txn.paRes = randomBytes(24).toString('base64');
+    const code = txn.decision === 'pass' ? C.success : CC.authenticationFailed;
+    const fields: Record<string, string> = {
+      pp_TxnRefNo: txn.txnRefNo,
+      pp_3dSecureID: txn.secureId,
+      pp_ResponseCode: code,
+      pp_ResponseMessage: jazzCashMessages[code] ?? '',
+    };
+    fields.pp_SecureHash = jazzCashSecureHash(fields, ctx.salt);
+    fields.PaRes = txn.paRes;
+    return htmlPage(
+      'Returning to the merchant',
+      `${hiddenForm(txn.returnUrl, fields, 'Continue')}<script>document.forms[0].submit()</script>`,
+    );
+  };
+
+  const processAcs = (r: Record<string, string>): Answer => {
+    const bad = check(r);
+    if (bad) return bad;
+    const txn = bySecureId.get(r.pp_3dSecureID ?? '');
+    if (!txn || txn.txnRefNo !== r.pp_TxnRefNo) return ctx.refused(r, C.transactionDoesNotExist);
+    if (!txn.paRes || txn.paRes !== r.paRes) return ctx.refused(r, C.invalidValue);
+    if (txn.state === 'Enrolled') txn.state = txn.decision === 'pass' ? 'Authenticated' : 'AuthenticationFailed';
+    if (txn.state === 'AuthenticationFailed') {
+      ctx.setCode(txn.txnRefNo, CC.authenticationFailed);
+      return ctx.refused(r, CC.authenticationFailed);
+    }
+    return ctx.signed({ pp_ResponseCode: C.success, pp_ResponseMessage: 'Authentication successful', pp_TxnRefNo: txn.txnRefNo });
+  };
+
+  const authorize = (r: Record<string, string>): Answer => {
+    const bad = check(r);
+    if (bad) return bad;
+    const txn = cards.get(r.pp_TxnRefNo ?? '');
+    if (!txn || txn.secureId !== r.pp_3dSecureID) return ctx.refused(r, C.transactionDoesNotExist);
+    if (txn.state !== 'Authenticated') return ctx.refused(r, txn.state === 'Enrolled' ? C.notAllowed : C.duplicate);
+    if (Number(r.pp_Amount) !== txn.amount || r.pp_TxnCurrency !== 'PKR') return ctx.refused(r, C.invalidValue);
+    txn.authorizations++;
+    if (txn.declineCode) {
+      txn.state = 'Declined';
+      ctx.setCode(txn.txnRefNo, txn.declineCode);
+      return ctx.refused(r, txn.declineCode);
+    }
+    txn.state = 'Authorized';
+    return ctx.signed({
+      pp_ResponseCode: C.success,
+      pp_ResponseMessage: 'Authorized',
+      pp_TxnRefNo: txn.txnRefNo,
+      pp_AuthCode: randomBytes(3).toString('hex').toUpperCase(),
+    });
+  };
+
+  const capture = (r: Record<string, string>): Answer => {
+    const bad = check(r);
+    if (bad) return bad;
+    const txn = cards.get(r.pp_TxnRefNo ?? '');
+    if (!txn) return ctx.refused(r, C.transactionDoesNotExist);
+    if (txn.state === 'Captured') return ctx.refused(r, CC.alreadyCaptured);
+    if (txn.state !== 'Authorized') return ctx.refused(r, C.notAllowed);
+    if (Number(r.pp_Amount) !== txn.amount) return ctx.refused(r, C.invalidValue);
+    txn.state = 'Captured';
+    txn.captures++;
+    ctx.setCode(txn.txnRefNo, C.success);
+    return ctx.signed({ pp_ResponseCode: C.success, pp_ResponseMessage: 'Captured', pp_TxnRefNo: txn.txnRefNo });
+  };
+
+  return {
+    cards,
+    /** The inquiry's pp_Status of a card payment (GUESS at the values, docs/providers/jazzcash.md). */
+    status: (txnRefNo: string) => cards.get(txnRefNo)?.state,
+    handle(x: Exchange, body: Record<string, string>): Answer | undefined {
+      switch (x.path) {
+        case P.cardEnrollment:
+          return enroll(body, String(x.headers.host ?? '127.0.0.1'));
+        case '/acs':
+          return acs(form(x));
+        case '/acs/complete':
+          return acsComplete(form(x));
+        case P.cardProcessAcs:
+          return processAcs(body);
+        case P.cardAuthorize:
+          return authorize(body);
+        case P.cardCapture:
+          return capture(body);
+        default:
+          return undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,282 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '#functions/jobs.ts';
+import { routeList } from '#functions/routes.ts';
+import { checkoutDetails } from '#shared/domain/checkout.ts';
+import { configureLiveProviders } from '#shared/providers/live/index.ts';
+import { jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
+import { processDue } from '#shared/services/due.ts';
+import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
+import { getIntent } from '#shared/store/intents.ts';
+import { getWallet } from '#shared/store/wallets.ts';
+import { startEmulatedProviders, type EmulatedProviders } from '../../scripts/emulators/index.ts';
+import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
+import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
+
+/**
+ * Live card payments on the hosted page against the JazzCash emulator (scripts/emulators/jazzcash-cards.ts):
+ * card form → 3-D Secure challenge on the issuer's page → signed return to /pay/{id}/card-return →
+ * ProcessACS, authorisation and capture server to server. Plain HTTP plays the browser: it submits
+ * exactly the forms the pages contain.
+ */
+useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);
+
+const later = (ms: number) => new Date(Date.now() + ms);
+const decode = (t: string) =>
+  t.replace(/&(amp|lt|gt|quot|#39|#(\d+));/g, (_, name: string, code?: string) =>
+    code ? String.fromCharCode(Number(code)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" } as Record<string, string>)[name]!,
+  );
+
+/** The forms of an HTML page: action and hidden fields, in order. */
+function forms(html: string): { action: string; fields: Record<string, string> }[] {
+  return [...html.matchAll(/<form method="post" action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)].map((m) => ({
+    action: decode(m[1]!),
+    fields: Object.fromEntries(
+      [...m[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((i) => [decode(i[1]!), decode(i[2]!)]),
+    ),
+  }));
+}
+
+const postUrl = async (url: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
+  const response = await fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: response.status, html: await response.text(), location: response.headers.get('location') };
+};
+
+describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 180_000 }, () => {
+  const gw = useGateway(routeList);
+  let providers: EmulatedProviders;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    providers = await startEmulatedProviders(gw.baseUrl);
+    configureLiveProviders(providers.config);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    configureLiveProviders(undefined);
+    await providers?.close();
+    await receiver?.stop();
+  });
+
+  const merchant = () => newMerchant({ name: 'Live Card Merchant', webhookUrl: `${receiver.url}/hooks`, allowInsecureWebhooks: true });
+  const webhookFor = (id: string, status: string) =>
+    receiver.waitFor((all) => all.some((d) => d.event.data.TransactionId === id && d.event.data.CurrentStatus === status), 90_000);
+  const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+
+  /** Card form → challenge page → the customer's choice there; returns the signed return form the issuer's page posts. */
+  async function cardToChallenge(m: TestMerchant, number: string, decision: 'pass' | 'fail', amount = 2500) {
+    const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount }), { mode: 'live' });
+    expect(created.status, created.text).toBe(200);
+    const id = created.json.paymentIntentId as string;
+    const path = pagePath(created.json.checkoutUrl);
+    const page = await getPage(gw.baseUrl, path);
+    const card = await postForm(gw.baseUrl, `${path}/card`, {
+      csrf: page.csrf!,
+      name: 'Ayesha Khan',
+      number,
+      expiry: '12/34',
+      cvc: '123',
+    });
+    expect(card.status, card.html).toBe(303);
+    const verify = await getPage(gw.baseUrl, path);
+    expect(verify.html).toContain('Verify the payment with your bank');
+    expect(verify.headers.get('content-security-policy')).toContain(new URL(providers.jazzcash.url).origin);
+    const toBank = forms(verify.html).find((f) => f.action.startsWith(providers.jazzcash.url))!;
+    expect(Object.keys(toBank.fields).sort()).toEqual(['MD', 'PaReq', 'TermUrl']);
+    const acs = await postUrl(toBank.action, toBank.fields);
+    expect(acs.status).toBe(200);
+    const choice = forms(acs.html).find((f) => f.fields.decision === decision)!;
+    const back = await postUrl(new URL(choice.action, providers.jazzcash.url).toString(), choice.fields);
+    const ret = forms(back.html)[0]!;
+    expect(new URL(ret.action).pathname).toBe(`${path}/card-return`);
+    return { id, path, ret };
+  }
+  /** The issuer's page posting back to us (cross-site, no form token), as the browser does. */
+  const returnToGateway = (ret: { action: string; fields: Record<string, string> }) =>
+    postUrl(`${gw.baseUrl}${new URL(ret.action).pathname}`, ret.fields, { 'Sec-Fetch-Site': 'cross-site' });
+  const lookup = async (m: TestMerchant, id: string) =>
+    (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${id}`, { key: m.live.apiKey })).json;
+
+  it('3-D Secure passed: authorised and captured once, Completed with its webhook; only brand and last four kept', async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '4111 1111 1111 1111', 'pass');
+    const back = await returnToGateway(ret);
+    expect(back.status, back.html).toBe(303);
+    const done = await lookup(m, id);
+    expect(done).toMatchObject({ status: 'Completed', card: { brand: 'visa', last4: '1111', expMonth: 12, expYear: 2034 } });
+    await webhookFor(id, 'Completed');
+    const txn = providers.jazzcash.cards.get(checkoutDetails((await getIntent(id))!).cardAuth!.providerReference)!;
+    expect(txn).toMatchObject({ state: 'Captured', authorizations: 1, captures: 1, last4: '1111' });
+    expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(2500_00 - 62_50);
+    const stored = JSON.stringify(await getIntent(id));
+    expect(stored).not.toContain('4111111111111111');
+    expect(stored).not.toContain('"123"');
+    // The same return again authorises nothing.
+    await returnToGateway(ret);
+    expect(txn).toMatchObject({ authorizations: 1, captures: 1 });
+  });
+
+  it('3-D Secure failed: Failed with reason authentication_failed and its webhook; nothing authorised', async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '5123 4567 8901 2346', 'fail');
+    expect((await returnToGateway(ret)).status).toBe(303);
+    expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason: 'authentication_failed' });
+    const hook = await webhookFor(id, 'Failed');
+    expect(hook.find((d) => d.event.data.TransactionId === id && d.event.data.CurrentStatus === 'Failed')!.event.data.Reason).toBe(
+      'authentication_failed',
+    );
+    const ref = checkoutDetails((await getIntent(id))!).cardAuth!.providerReference;
+    expect(providers.jazzcash.cards.get(ref)).toMatchObject({ state: 'AuthenticationFailed', authorizations: 0 });
+  });
+
+  it('issuer declines after a passed challenge: 059 → card_declined, 004 → insufficient_funds', async () => {
+    const m = await merchant();
+    for (const [number, reason] of [
+      ['4000000000000002', 'card_declined'],
+      ['4000000000009995', 'insufficient_funds'],
+    ] as const) {
+      const { id, ret } = await cardToChallenge(m, number, 'pass');
+      expect((await returnToGateway(ret)).status).toBe(303);
+      expect((await getIntent(id))!, number).toMatchObject({ status: 'Failed', reason });
+      await webhookFor(id, 'Failed');
+    }
+  });
+
+  it('the emulated card APIs check pp_SecureHash like the wallet ones: a wrong salt is answered 115', async () => {
+    const cfg = providers.config.jazzcash!;
+    const fields = {
+      pp_Version: '2.0',
+      pp_TxnType: 'MPAY',
+      pp_TxnRefNo: 'T0000000000000000C01',
+      pp_MerchantID: cfg.merchantId,
+      pp_Password: cfg.password,
+      pp_Amount: '10000',
+      pp_TxnCurrency: 'PKR',
+    };
+    for (const path of [
+      jazzCashPaths.cardEnrollment,
+      jazzCashPaths.cardProcessAcs,
+      jazzCashPaths.cardAuthorize,
+      jazzCashPaths.cardCapture,
+    ]) {
+      const r = await fetch(`${cfg.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...fields, pp_SecureHash: jazzCashSecureHash(fields, 'wrong-salt') }),
+      });
+      expect(((await r.json()) as { pp_ResponseCode?: string }).pp_ResponseCode, path).toBe('115');
+    }
+  });
+
+  it('a tampered return (hash or outcome changed in the browser) is refused and changes nothing', async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '4111111111111111', 'fail');
+    const authorizeHits = providers.jazzcash.hits(jazzCashPaths.cardAuthorize);
+    // The browser claims success: the hash no longer verifies.
+    const forged = await returnToGateway({ ...ret, fields: { ...ret.fields, pp_ResponseCode: '000' } });
+    expect(forged.status).toBe(400);
+    expect(forged.html).toContain('could not be verified');
+    const badHash = await returnToGateway({ ...ret, fields: { ...ret.fields, pp_SecureHash: '0'.repeat(64) } });
+    expect(badHash.status).toBe(400);
+    const intent = (await getIntent(id))!;
+    expect(intent.status).toBe('Pending');
+    expect(checkoutDetails(intent).cardAuth?.stage).toBe('challenge');
+    expect(providers.jazzcash.hits(jazzCashPaths.cardAuthorize)).toBe(authorizeHits);
+    // A validly signed return still cannot pass a failed challenge: ProcessACS (server to server) decides.
+    expect((await returnToGateway(ret)).status).toBe(303);
+    expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason: 'authentication_failed' });
+  });
+
+  it('a capture whose answer is lost: Pending until the sweep asks the inquiry, then Completed; captured once', async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '4111111111111111', 'pass');
+    providers.jazzcash.failNext(jazzCashPaths.cardCapture, 'drop');
+    expect((await returnToGateway(ret)).status).toBe(303);
+    const pending = (await getIntent(id))!;
+    expect(pending.status).toBe('Pending');
+    expect(checkoutDetails(pending).cardAuth?.stage).toBe('confirming');
+    const page = await getPage(gw.baseUrl, `/pay/${id}`);
+    expect(page.html).toContain('Confirming your card payment');
+    const authorizeHits = providers.jazzcash.hits(jazzCashPaths.cardAuthorize);
+    await sweep(m, later(60_000));
+    expect((await getIntent(id))!.status).toBe('Completed');
+    await webhookFor(id, 'Completed');
+    const txn = providers.jazzcash.cards.get(checkoutDetails(pending).cardAuth!.providerReference)!;
+    expect(txn).toMatchObject({ state: 'Captured', authorizations: 1, captures: 1 });
+    expect(providers.jazzcash.hits(jazzCashPaths.cardAuthorize)).toBe(authorizeHits);
+    await sweep(m, later(120_000)); // nothing more happens
+    expect(txn).toMatchObject({ authorizations: 1, captures: 1 });
+  });
+
+  it('an authorisation lost after processing is captured by the inquiry; one never processed (5xx) ends Failed', async () => {
+    const m = await merchant();
+    const lost = await cardToChallenge(m, '4111111111111111', 'pass');
+    providers.jazzcash.failNext(jazzCashPaths.cardAuthorize, 'drop');
+    await returnToGateway(lost.ret);
+    expect((await getIntent(lost.id))!.status).toBe('Pending');
+    await sweep(m, later(60_000));
+    expect((await getIntent(lost.id))!.status).toBe('Completed');
+    const lostTxn = providers.jazzcash.cards.get(checkoutDetails((await getIntent(lost.id))!).cardAuth!.providerReference)!;
+    expect(lostTxn).toMatchObject({ authorizations: 1, captures: 1 });
+
+    const down = await cardToChallenge(m, '4111111111111111', 'pass');
+    providers.jazzcash.failNext(jazzCashPaths.cardAuthorize, '5xx');
+    await returnToGateway(down.ret);
+    expect((await getIntent(down.id))!.status).toBe('Pending');
+    await sweep(m, later(60_000));
+    expect((await getIntent(down.id))!).toMatchObject({ status: 'Failed', reason: 'card_declined' });
+    const downTxn = providers.jazzcash.cards.get(checkoutDetails((await getIntent(down.id))!).cardAuth!.providerReference)!;
+    expect(downTxn).toMatchObject({ authorizations: 0, captures: 0 });
+  });
+
+  it('refund of a live card payment: through the card refund API, Completed, refunded once', async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '4111111111111111', 'pass', 3000);
+    await returnToGateway(ret);
+    expect((await lookup(m, id)).status).toBe('Completed');
+    const cardRefunds = providers.jazzcash.hits(jazzCashPaths.cardRefund);
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { trxnRef: id, amount: 1000, reason: 'Returned' },
+    });
+    expect(created.status, created.text).toBe(201);
+    await approveRefund(created.json.id);
+    expect(await advanceRefund(created.json.id, later(1_000))).toMatchObject({ status: 3, attemptCount: 1 });
+    expect(providers.jazzcash.hits(jazzCashPaths.cardRefund)).toBe(cardRefunds + 1);
+    const ref = checkoutDetails((await getIntent(id))!).cardAuth!.providerReference;
+    expect(providers.jazzcash.charges.get(ref)).toMatchObject({ type: 'MPAY', refundedMinor: 1000_00 });
+    expect((await lookup(m, id)).refundedAmount).toBe(1000);
+    await advanceRefund(created.json.id, later(120_000));
+    expect(providers.jazzcash.charges.get(ref)?.refundedMinor).toBe(1000_00);
+  });
+
+  it('a card verification in progress blocks a wallet charge; without a live card provider the card form is refused', async () => {
+    const m = await merchant();
+    const { path } = await cardToChallenge(m, '4111111111111111', 'pass');
+    const page = await getPage(gw.baseUrl, path);
+    const wallet = await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' });
+    expect(wallet.status).toBe(422);
+    expect(wallet.html).toContain('finish the verification with your bank');
+    configureLiveProviders({ easypaisa: providers.config.easypaisa! });
+    try {
+      const created = await createCheckout(gw.baseUrl, m, checkoutBody(), { mode: 'live' });
+      const p = pagePath(created.json.checkoutUrl);
+      const fresh = await getPage(gw.baseUrl, p);
+      const refused = await postForm(gw.baseUrl, `${p}/card`, {
+        csrf: fresh.csrf!,
+        name: 'A K',
+        number: '4111111111111111',
+        expiry: '12/34',
+        cvc: '123',
+      });
+      expect(refused.html).toContain('Live payments are not available');
+    } finally {
+      configureLiveProviders(providers.config);
+    }
+  });
+});
