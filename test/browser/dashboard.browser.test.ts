@@ -644,7 +644,7 @@ describe('merchant dashboard in Chromium', () => {
     await admin.getByRole('link', { name: 'Settings' }).click();
     await admin.getByRole('heading', { name: 'Settings' }).waitFor();
     expect(await admin.locator('#current-policy').textContent()).toContain('whichever decides first');
-    await admin.getByLabel(/^Both/).check();
+    await admin.getByRole('radio', { name: /Both:/ }).check();
     await admin.getByRole('button', { name: 'Save' }).click();
     await admin.getByText('Saved.').waitFor();
     expect(await admin.locator('#current-policy').textContent()).toContain("both the merchant's approvers and the operator");
@@ -719,7 +719,7 @@ describe('merchant dashboard in Chromium', () => {
 
     // Setting: the operator only. The approver sees no Approve button and a forged approval is refused.
     await admin.goto(url('/dashboard/settings'));
-    await admin.getByLabel(/^The operator/).check();
+    await admin.getByRole('radio', { name: /The operator:/ }).check();
     await admin.getByRole('button', { name: 'Save' }).click();
     await admin.getByText('Saved.').waitFor();
     await finance.goto(url('/dashboard/payouts'));
