@@ -472,7 +472,7 @@ ${list.hasMore ? html`<p><a href="${path('/settlements')}?page=${list.page + 1}"
 ${
   can(frame.role, 'settlements:create')
     ? html`<form method="post" action="${path('/settlements')}" class="card" aria-label="Request a settlement">${hidden(frame.csrf)}<h2>Request a settlement</h2>
-<p class="muted">Moves available funds of the ${frame.mode} wallet to your bank account, or to a USDT address (converted at the rate of the day). You see the fee and the rate before confirming; the operator approves it.</p>
+<p class="muted">Moves available funds of the ${frame.mode} wallet to your bank account, or to a USDT address (converted at the rate of the day). You see the fee and the rate before confirming; another user or the operator approves it (Settings).</p>
 <label for="settle-amount">Amount</label><input id="settle-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${f.amount ?? ''}">
 <fieldset><legend>Pay to</legend>
 <label class="check"><input type="radio" name="method" value="bank"${f.method !== 'usdt' ? html` checked` : ''}> To a bank account</label>
@@ -495,7 +495,7 @@ export function settlementConfirmView(frame: Frame, p: Awaited<ReturnType<typeof
 <dt>Amount</dt><dd>${money(p.amount, p.currency)}</dd>
 <dt>Fee</dt><dd>${money(p.fee, p.currency)}</dd>
 <dt>Net</dt><dd>${money(p.netAmount, p.currency)}</dd>
-${p.fxRate ? html`<dt>Exchange rate</dt><dd id="fx-rate">1 ${p.currency} = ${p.fxRate} ${p.payoutCurrency} (quoted ${when(p.fxRateAt)}; locked when the operator approves)</dd>` : ''}
+${p.fxRate ? html`<dt>Exchange rate</dt><dd id="fx-rate">1 ${p.currency} = ${p.fxRate} ${p.payoutCurrency} (quoted ${when(p.fxRateAt)}; locked when it is approved)</dd>` : ''}
 <dt>You receive</dt><dd id="payout-amount">${p.fxRate ? 'about ' : ''}${money(p.payoutAmount, p.payoutCurrency)}</dd>
 <dt>To</dt><dd>${p.destination.type === 'usdt' ? `USDT (${p.destination.network}) ${p.destination.address}` : `${p.destination.bankName} ${p.destination.iban} (${p.destination.accountTitle})`}</dd>
 </dl></section>

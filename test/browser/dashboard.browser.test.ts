@@ -250,7 +250,7 @@ describe('merchant dashboard in Chromium', () => {
     await approver.goto(url('/dashboard/payouts'));
     expect(await approver.getByRole('button', { name: 'Create payout' }).count()).toBe(0);
     await approver.getByRole('button', { name: /^Approve / }).click();
-    await approver.getByText(/approved/).waitFor();
+    await approver.getByText(/^Payout .* approved\.$/).waitFor();
     expect(await approver.locator('.table-wrap[aria-label="Payouts awaiting approval"]').count()).toBe(0);
     const payouts = await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions?intentType=withdrawal', { key: merchant.test.apiKey });
     expect(payouts.json.items).toHaveLength(1);
