@@ -576,7 +576,7 @@ export function settingsView(frame: Frame, s: Awaited<ReturnType<typeof settings
 <p class="muted" id="current-policy">Now: ${s.policyText}.</p>
 <fieldset><legend>Approved by</legend>${policyChoices.map(
       ([value, label, help]) =>
-        html`<label class="check"><input type="radio" name="payoutApprovals" value="${value}"${s.policy === value ? html` checked` : ''}> ${label}: <span class="muted">${help}</span></label>`,
+        html`<label class="check"><input type="radio" name="payoutApprovals" value="${value}"${s.policy === value ? html` checked` : ''}><span><strong>${label}:</strong> <span class="muted">${help}</span></span></label>`,
     )}</fieldset>
 <button type="submit">Save</button></form>`,
   );
