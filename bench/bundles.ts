@@ -87,7 +87,8 @@ function loadOnce(file: string, env: NodeJS.ProcessEnv): Promise<number> {
       } catch (error) {
         reject(
           new Error(
-            `importing ${relative(repoRoot, file).split(sep).join('/')} failed (${(error as Error).message}): ${err.slice(-1500) || out.slice(-500)}`,
+            `importing ${relative(repoRoot, file).split(sep).join('/')} failed (${(error as Error).message}): ` +
+              (err.slice(-1500) || out.slice(-500)),
           ),
         );
       }

@@ -273,9 +273,10 @@ export async function runHeatBench(): Promise<number> {
           const listing = /^(.*?)(?:#(\d+))?$/.exec(key)!;
           // The listing shards: shard 0 is the unsuffixed key, shard n ≥ 1 the key with `#<n>`.
           if (
-            /#(TXN|test|live|Pending|Completed|Failed|Processing|Cancelled|Expired|pending|retrying|delivered|dead_lettered|no_destination|endpoint_disabled)$/.test(
-              listing[1]!,
-            )
+            new RegExp(
+              '#(TXN|test|live|Pending|Completed|Failed|Processing|Cancelled|Expired|' +
+                'pending|retrying|delivered|dead_lettered|no_destination|endpoint_disabled)$',
+            ).test(listing[1]!)
           )
             return { family: `${listing[1]}[#<n>]`, members: shards };
         }
@@ -341,7 +342,8 @@ function print(run: Run, _delivery: OperationResult | undefined) {
       .map(([s, r]) => `${s} ${r.perInstance}`)
       .join(', ');
     console.log(
-      `${pad(o.operation, 18)}${cells}${padStart(o.ceilingPerSecond === Infinity ? '∞' : o.ceilingPerSecond, 11)}  ${padStart(o.usdPerMillion.toFixed(2), 7)}  ${trips}`,
+      `${pad(o.operation, 18)}${cells}${padStart(o.ceilingPerSecond === Infinity ? '∞' : o.ceilingPerSecond, 11)}  ` +
+        `${padStart(o.usdPerMillion.toFixed(2), 7)}  ${trips}`,
     );
   }
   console.log(`\nhottest partition key per operation (units per operation, RCU/WCU)`);
@@ -349,18 +351,20 @@ function print(run: Run, _delivery: OperationResult | undefined) {
     for (const [w, h] of Object.entries(o.hottest))
       console.log(`  ${pad(o.operation, 18)}${pad(w, 6)}${pad(h.pattern, 52)}${h.rcu}/${h.wcu}`);
     console.log(
-      `  ${pad(o.operation, 18)}ceiling ${o.ceilingPerSecond}/s alone, limited by ${o.limitedBy}; with its webhooks ${run.withWebhooks[o.operation]?.ceilingPerSecond ?? '-'}/s`,
+      `  ${pad(o.operation, 18)}ceiling ${o.ceilingPerSecond}/s alone, limited by ${o.limitedBy}; ` +
+        `with its webhooks ${run.withWebhooks[o.operation]?.ceilingPerSecond ?? '-'}/s`,
     );
   }
   const t = run.targetMix;
   console.log(
     `\ntarget mix ${Object.entries(t.rates)
       .map(([op, r]) => `${op} ${Math.round(r)}/s`)
-      .join(
-        ' + ',
-      )}: load ${t.factor.toFixed(2)}× the hottest key's limit (${t.hottest.where} ${t.hottest.pattern}: ${t.hottest.rcu} RCU/s, ${t.hottest.wcu} WCU/s) → ${t.sustainable ? 'sustainable' : 'NOT sustainable'}`,
+      .join(' + ')}: load ${t.factor.toFixed(2)}× the hottest key's limit ` +
+      `(${t.hottest.where} ${t.hottest.pattern}: ${t.hottest.rcu} RCU/s, ${t.hottest.wcu} WCU/s) → ` +
+      (t.sustainable ? 'sustainable' : 'NOT sustainable'),
   );
   console.log(
-    `prices: $${prices.usdPerMillionWrite}/M write units, $${prices.usdPerMillionRead}/M read units (on-demand, ${prices.region}, ${prices.tableClass}); limits ${limits.wcuPerKey} WCU/s, ${limits.rcuPerKey} RCU/s per partition key`,
+    `prices: $${prices.usdPerMillionWrite}/M write units, $${prices.usdPerMillionRead}/M read units ` +
+      `(on-demand, ${prices.region}, ${prices.tableClass}); limits ${limits.wcuPerKey} WCU/s, ${limits.rcuPerKey} RCU/s per partition key`,
   );
 }

@@ -120,7 +120,9 @@ export function renderReport(results: BenchResults): string {
   });
   if (results.loadBaseline) {
     notes.push(
-      `load baseline (import() of an empty module in a fresh node): ${ms(results.loadBaseline.medianMs)} ms median, included in every load time`,
+      `load baseline (import() of an empty module in a fresh ` +
+        `node): ${ms(results.loadBaseline.medianMs)} ms ` +
+        `median, included in every load time`,
     );
   }
   if (notes.length) out.push(...notes.map((n) => `  ${n}`), '');

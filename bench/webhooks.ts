@@ -204,8 +204,11 @@ export async function runWebhookBench(): Promise<number> {
     };
     const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
     console.log(`
-commit → receiver latency (n=${latency.events}): p50 ${latency.p50Ms.toFixed(0)} ms (≤ ${t.p50Ms}) ${mark(latency.p50Ms <= t.p50Ms)}, p99 ${latency.p99Ms.toFixed(0)} ms (≤ ${t.p99Ms}) ${mark(latency.p99Ms <= t.p99Ms)}, max ${latency.maxMs.toFixed(0)} ms
-deliveries per second, one dispatcher process: ${throughput.perSecond.toFixed(0)}/s (≥ ${t.deliveriesPerSecond}) ${mark(report.throughput.met)} (${throughput.deliveries} in ${seconds.toFixed(2)} s, ${pollers} pollers × 10; its CPU: ${cpuMsPerDelivery.toFixed(2)} ms per delivery, ≈ ${throughput.cpuBoundPerSecond.toFixed(0)}/s if it were the only limit)
+commit → receiver latency (n=${latency.events}): p50 ${latency.p50Ms.toFixed(0)} ms (≤ ${t.p50Ms}) ${mark(latency.p50Ms <= t.p50Ms)}, \
+p99 ${latency.p99Ms.toFixed(0)} ms (≤ ${t.p99Ms}) ${mark(latency.p99Ms <= t.p99Ms)}, max ${latency.maxMs.toFixed(0)} ms
+deliveries per second, one dispatcher process: ${throughput.perSecond.toFixed(0)}/s (≥ ${t.deliveriesPerSecond}) \
+${mark(report.throughput.met)} (${throughput.deliveries} in ${seconds.toFixed(2)} s, ${pollers} pollers × 10; \
+its CPU: ${cpuMsPerDelivery.toFixed(2)} ms per delivery, ≈ ${throughput.cpuBoundPerSecond.toFixed(0)}/s if it were the only limit)
 bundles: ${Object.entries(bundles)
       .map(([id, b]) => ('bytes' in b ? `${id} ${(b.bytes / 1000).toFixed(1)} kB ${mark(b.met)}` : `${id} ERROR`))
       .join(', ')} (≤ ${(targets.bundleBytes / 1000).toFixed(0)} kB)`);

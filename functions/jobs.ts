@@ -43,7 +43,8 @@ export const jobs = {
     permissions: { table: 'readWrite', secrets: [] },
     timeoutSeconds: 60,
     summary:
-      'Applies what is due: expired sessions, sandbox outcomes, reconciliation, settlement and refund processing, automatic settlements (GSI2 due index, no scans).',
+      'Applies what is due: expired sessions, sandbox outcomes, reconciliation, settlement ' +
+      'and refund processing, automatic settlements (GSI2 due index, no scans).',
   },
   webhookRelay: {
     id: 'webhookRelay',
@@ -79,7 +80,8 @@ export const jobs = {
     permissions: { table: 'read', secrets: [] },
     timeoutSeconds: 900,
     summary:
-      'Daily full ledger verification: every wallet, journal, payment, settlement and refund (docs/ledger-verification.md); emits LedgerDiscrepancies.',
+      'Daily full ledger verification: every wallet, journal, payment, settlement and ' +
+      'refund (docs/ledger-verification.md); emits LedgerDiscrepancies.',
   },
   webhookSweeper: {
     id: 'webhookSweeper',

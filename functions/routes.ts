@@ -114,7 +114,8 @@ export const routes = {
     signature: false,
     permissions: { table: 'read', secrets: [] },
     summary:
-      'The merchant’s settlements, newest first: MerchantId, Status, From, To, Page, PageSize (1-100); page envelope of docs/merchant-guide.md, Listing transactions.',
+      'The merchant’s settlements, newest first: MerchantId, Status, From, To, Page, PageSize ' +
+      '(1-100); page envelope of docs/merchant-guide.md, Listing transactions.',
     doc: {
       tag: 'Settlements',
       success: { status: 200, schema: 'SettlementPage' },
@@ -201,7 +202,8 @@ export const routes = {
     handler: 'functions/pay/page.ts',
     auth: 'none',
     signature: false,
-    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] }, // an overdue session is moved to Expired when opened
+    // an overdue session is moved to Expired when opened
+    permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
     summary:
       'Hosted checkout page (HTML): card and wallet forms, the wallet approval wait, the result or expired page, or a 303 to callbackUrl.',
     doc: {
@@ -285,7 +287,8 @@ export const routes = {
     signature: false,
     permissions: { table: 'read', secrets: [] },
     summary:
-      'The merchant’s transactions in the key’s mode, newest first: status, intentType, from, to, orderRef, limit (1-100), startingAfter; { items, hasMore }.',
+      'The merchant’s transactions in the key’s mode, newest first: status, intentType, ' +
+      'from, to, orderRef, limit (1-100), startingAfter; { items, hasMore }.',
     doc: {
       tag: 'Transactions',
       success: { status: 200, schema: 'TransactionList' },
@@ -336,7 +339,8 @@ export const routes = {
     signature: false,
     permissions: { table: 'read', secrets: [] },
     summary:
-      'The webhook events of a transaction (by orderRef, paymentIntentId or transactionReference), oldest first, with their delivery state.',
+      'The webhook events of a transaction (by orderRef, paymentIntentId or ' +
+      'transactionReference), oldest first, with their delivery state.',
     doc: {
       tag: 'Webhooks',
       success: { status: 200, schema: 'TransactionEvents' },
@@ -371,7 +375,8 @@ export const routes = {
     signature: false,
     permissions: { table: 'read', secrets: [] },
     summary:
-      'The merchant’s webhook events in the key’s mode (kept 30 days), newest first: type, since, until, deliveryState, limit (1-100), startingAfter; { items, hasMore }.',
+      'The merchant’s webhook events in the key’s mode (kept 30 days), newest first: type, ' +
+      'since, until, deliveryState, limit (1-100), startingAfter; { items, hasMore }.',
     doc: {
       tag: 'Webhooks',
       success: { status: 200, schema: 'EventList' },
@@ -448,7 +453,8 @@ export const routes = {
     signature: true,
     permissions: { table: 'readWrite', secrets: ['masterKey'] },
     summary:
-      'Create a withdrawal (payout) to a bank or wallet account: amount + fee held at once; sent to the bank now (autoProcessPayout) or after operator approval.',
+      'Create a withdrawal (payout) to a bank or wallet account: amount + fee held at once; ' +
+      'sent to the bank now (autoProcessPayout) or after operator approval.',
     doc: {
       tag: 'Payouts',
       success: { status: 200, schema: 'Withdrawal' },

@@ -157,7 +157,8 @@ export class PaymentGatewayStack extends Stack {
     });
     acknowledge(
       this.masterKey,
-      'Rotating the master key means re-sealing every stored secret under the new key; it is an operator procedure, not a Secrets Manager rotation Lambda.',
+      'Rotating the master key means re-sealing every stored secret under the new key; ' +
+        'it is an operator procedure, not a Secrets Manager rotation Lambda.',
       'AwsSolutions-SMG4',
     );
     // Separate from the master key so that code answering unauthenticated requests never holds the
@@ -169,7 +170,8 @@ export class PaymentGatewayStack extends Stack {
     });
     acknowledge(
       this.publicPathsKey,
-      'Rotation invalidates open checkout forms and in-flight callbacks; it is an operator procedure (update the secret value), not a rotation Lambda.',
+      'Rotation invalidates open checkout forms and in-flight callbacks; it is an ' +
+        'operator procedure (update the secret value), not a rotation Lambda.',
       'AwsSolutions-SMG4',
     );
 
@@ -262,13 +264,15 @@ export class PaymentGatewayStack extends Stack {
     }
     acknowledge(
       this.api,
-      'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes (docs/merchant-guide.md, Keys and modes); the hosted checkout page is public by design. There are no IAM or Cognito users.',
+      'Merchant routes authenticate with the Svc-API-Key header, checked by the Lambda pipeline against SHA-256 key hashes ' +
+        '(docs/merchant-guide.md, Keys and modes); the hosted checkout page is public by design. There are no IAM or Cognito users.',
       'AwsSolutions-APIG4',
       'AwsSolutions-COG4',
     );
     acknowledge(
       this.api,
-      'The Lambda pipeline validates requests (content type, size, schema) so that failures are RFC 9457 problems with per-field errors (docs/merchant-guide.md, Errors).',
+      'The Lambda pipeline validates requests (content type, size, schema) so that failures are ' +
+        'RFC 9457 problems with per-field errors (docs/merchant-guide.md, Errors).',
       'AwsSolutions-APIG2',
     );
     this.webAcl = clientLimitsWebAcl(this, this.api.deploymentStage.stageArn, {
@@ -278,7 +282,8 @@ export class PaymentGatewayStack extends Stack {
     });
     acknowledge(
       this.api,
-      'API Gateway needs an account-level role to write execution logs; AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy for it.',
+      'API Gateway needs an account-level role to write execution logs; ' +
+        'AmazonAPIGatewayPushToCloudWatchLogs is the AWS-maintained policy for it.',
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
     );
     alarm('Api5xxAlarm', this.api.metricServerError({ period: Duration.minutes(5) }), 'The API returned 5xx responses.');
@@ -424,12 +429,14 @@ export class PaymentGatewayStack extends Stack {
         });
         acknowledge(
           rule,
-          'A missed tick of an idempotent sweep is made up by the next one a minute later; there is no event worth keeping in a dead-letter queue.',
+          'A missed tick of an idempotent sweep is made up by the next one a minute ' +
+            'later; there is no event worth keeping in a dead-letter queue.',
           'Serverless-EventBusDLQ',
         );
         acknowledge(
           fn,
-          'A scheduled sweep is idempotent and runs again at the next tick; a failed run is retried by the schedule, not a dead-letter queue.',
+          'A scheduled sweep is idempotent and runs again at the next tick; a ' +
+            'failed run is retried by the schedule, not a dead-letter queue.',
           'Serverless-LambdaDLQ',
           'Serverless-LambdaAsyncFailureDestination',
         );
@@ -452,7 +459,8 @@ export class PaymentGatewayStack extends Stack {
         // SQS event source mappings have no on-failure destination: the queue's redrive policy is it.
         acknowledge(
           fn,
-          "An SQS event source mapping cannot have an on-failure destination; the webhook queue's redrive policy moves failing messages to its dead-letter queue.",
+          'An SQS event source mapping cannot have an on-failure destination; the webhook ' +
+            "queue's redrive policy moves failing messages to its dead-letter queue.",
           'Serverless-LambdaEventSourceMappingDestination',
         );
         break;

@@ -55,7 +55,8 @@ export function renderApiDocs(routes: readonly Route[] = routeList): string {
     '- **Scope**: the scope the API key must carry.',
     '- **Signed body**: the JSON body carries the MD5 `signature` field (docs/merchant-guide.md, Signing a request body).',
     '- **Table**: the function’s DynamoDB grant.',
-    `- \`{version}\` in a path is the API version; supported: ${supportedVersions.map((v) => `\`${v}\``).join(', ')} (\`/Gateway/v${supportedVersions[0]}/...\`).`,
+    `- \`{version}\` in a path is the API version; supported: ${supportedVersions.map((v) => `\`${v}\``).join(', ')} ` +
+      `(\`/Gateway/v${supportedVersions[0]}/...\`).`,
     '',
     `${routes.length} endpoint${routes.length === 1 ? '' : 's'}:`,
     '',

@@ -39,7 +39,9 @@ async function connect() {
     await db().send(new ListTablesCommand({}));
   } catch {
     throw new Error(
-      `The local stack is not running on port ${config.port} (DynamoDB Local ${process.env.DYNAMODB_ENDPOINT}). Start it with \`npm start\` (same PORT and DATA_DIR).`,
+      `The local stack is not running on port ${config.port} ` +
+        `(DynamoDB Local ${process.env.DYNAMODB_ENDPOINT}). Start it ` +
+        `with \`npm start\` (same PORT and DATA_DIR).`,
     );
   }
 }
@@ -214,7 +216,8 @@ merchant
   .option('--enable', 're-enable a destination disabled after HTTP 410 or 5 days of failures (docs/webhooks-operations.md)')
   .option(
     '--events <types>',
-    'event types sent to the endpoint: comma-separated (TransactionStatusChanged,RefundStatusChanged,SettlementStatusChanged) or "all" (the default)',
+    'event types sent to the endpoint: comma-separated ' +
+      '(TransactionStatusChanged,RefundStatusChanged,SettlementStatusChanged) or "all" (the default)',
   )
   .action(
     async (o: {
@@ -355,7 +358,9 @@ async function webhookQueues() {
     await queue.queueDepths();
   } catch (error) {
     throw new Error(
-      `The webhook queues are not reachable (${process.env.QUEUE_URL}): ${(error as Error).message}. Locally, start them with \`npm start\` (same PORT).`,
+      `The webhook queues are not reachable ` +
+        `(${process.env.QUEUE_URL}): ${(error as Error).message}. ` +
+        `Locally, start them with \`npm start\` (same PORT).`,
     );
   }
   return queue;
@@ -370,7 +375,8 @@ webhooks
     print(
       await queue.queueDepths(),
       (x: { queue: { visible: number; inFlight: number; delayed: number }; deadLetters: { visible: number } }) =>
-        `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight, ${x.queue.delayed} delayed retries (longer retries are parked in the table)\ndead letters: ${x.deadLetters.visible}`,
+        `webhook queue: ${x.queue.visible} waiting, ${x.queue.inFlight} in flight, ${x.queue.delayed} delayed ` +
+        `retries (longer retries are parked in the table)\ndead letters: ${x.deadLetters.visible}`,
     );
   });
 webhooks
@@ -414,7 +420,8 @@ webhooks
     print(
       r,
       (x: { scanned: number; sent: number; alreadyDelivered: number; failed: number }) =>
-        `Replay ${since} .. ${until}: ${x.scanned} event(s), ${x.sent} sent, ${x.alreadyDelivered} already delivered${x.failed ? `, ${x.failed} NOT accepted by the queue (run again)` : ''}.`,
+        `Replay ${since} .. ${until}: ${x.scanned} event(s), ${x.sent} sent, ${x.alreadyDelivered} already delivered` +
+        `${x.failed ? `, ${x.failed} NOT accepted by the queue (run again)` : ''}.`,
     );
   });
 
@@ -429,7 +436,8 @@ const describeWithdrawal = (x: {
   status: string;
   payoutInfo: { errorCode: string | null; errorDetails: string | null } | null;
 }) =>
-  `Withdrawal ${x.paymentIntentId} is ${x.status}${x.payoutInfo?.errorCode ? ` (${x.payoutInfo.errorCode}: ${x.payoutInfo.errorDetails})` : ''}.`;
+  `Withdrawal ${x.paymentIntentId} is ${x.status}` +
+  `${x.payoutInfo?.errorCode ? ` (${x.payoutInfo.errorCode}: ${x.payoutInfo.errorDetails})` : ''}.`;
 withdrawal
   .command('list')
   .description("a merchant's withdrawals, newest first (default: those awaiting approval)")
@@ -464,7 +472,8 @@ withdrawal
 withdrawal
   .command('approve <id>')
   .description(
-    "approve a Pending withdrawal: it is submitted to the bank rail (once); under the merchant's payout-approvals setting (both: recorded until its approver approves too)",
+    'approve a Pending withdrawal: it is submitted to the bank rail (once); ' +
+      "under the merchant's payout-approvals setting (both: recorded until its approver approves too)",
   )
   .option('--merchant <id>', 'with --mode: ID may be an orderRef or transactionReference')
   .option('--mode <mode>', 'test | live', mode)
@@ -508,7 +517,8 @@ const describeHeld = (x: {
   merchantId: string;
   merchantStatus?: string | null;
 }) =>
-  `${x.intentType} ${x.paymentIntentId} of merchant ${x.merchantId}${x.merchantStatus ? ` (${x.merchantStatus})` : ''}: ${x.amount} ${x.currency} is ${x.status}.` +
+  `${x.intentType} ${x.paymentIntentId} of merchant ${x.merchantId}${x.merchantStatus ? ` (${x.merchantStatus})` : ''}: ` +
+  `${x.amount} ${x.currency} is ${x.status}.` +
   (x.status === 'Failed' ? ' Refund the customer at the wallet provider.' : '');
 depositCli
   .command('held')
@@ -522,7 +532,8 @@ depositCli
         x
           .map(
             (h) =>
-              `${h.paymentIntentId} ${h.intentType} merchant ${h.merchantId} ${h.amount} ${h.currency} held ${h.heldApproval.heldAt} (${h.heldApproval.source})`,
+              `${h.paymentIntentId} ${h.intentType} merchant ${h.merchantId} ${h.amount} ${h.currency} ` +
+              `held ${h.heldApproval.heldAt} (${h.heldApproval.source})`,
           )
           .join('\n') || 'none',
     );
@@ -551,11 +562,13 @@ const describeSettlement = (x: {
   payoutCurrency: string;
 }) =>
   `Settlement ${x.id} is ${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled'][x.status]} (${x.status})` +
-  `${x.payoutAmount !== null ? `, pays ${x.payoutAmount} ${x.payoutCurrency}${x.fxRate !== null ? ` at ${x.fxRate}` : ''}` : ''}${x.failureReason ? `: ${x.failureReason}` : ''}.`;
+  `${x.payoutAmount !== null ? `, pays ${x.payoutAmount} ${x.payoutCurrency}${x.fxRate !== null ? ` at ${x.fxRate}` : ''}` : ''}` +
+  `${x.failureReason ? `: ${x.failureReason}` : ''}.`;
 settlementCli
   .command('approve <id>')
   .description(
-    "approve a Pending settlement: the FX rate is locked now and processing starts (test mode: within seconds); under the merchant's payout-approvals setting",
+    'approve a Pending settlement: the FX rate is locked now and processing starts (test mode: within seconds); ' +
+      "under the merchant's payout-approvals setting",
   )
   .action(async (id: string) => {
     await connect();
@@ -585,7 +598,9 @@ settlementCli
 
 const refundCli = program.command('refund').description('approve, reject or cancel Pending refunds');
 const describeRefund = (x: { id: string; status: number; amount: number; currency: string; failureReason: string | null }) =>
-  `Refund ${x.id} of ${x.amount} ${x.currency} is ${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'][x.status]} (${x.status})${x.failureReason ? `: ${x.failureReason}` : ''}.`;
+  `Refund ${x.id} of ${x.amount} ${x.currency} is ` +
+  `${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'][x.status]} (${x.status})` +
+  `${x.failureReason ? `: ${x.failureReason}` : ''}.`;
 refundCli
   .command('approve <id>')
   .description('approve a Pending refund: amount + fee are held from the wallet and processing starts (test mode: done within seconds)')
@@ -660,13 +675,15 @@ shardsCli
     print(
       { merchantId: o.merchant, mode: o.mode, ...c },
       (x: typeof c) =>
-        `${o.merchant} (${o.mode}): ${x.shards} shard(s)${x.effectiveAt ? `, writers use them from ${x.effectiveAt} (${x.previousShards} before)` : ''}`,
+        `${o.merchant} (${o.mode}): ${x.shards} shard(s)` +
+        `${x.effectiveAt ? `, writers use them from ${x.effectiveAt} (${x.previousShards} before)` : ''}`,
     );
   });
 shardsCli
   .command('raise')
   .description(
-    "raise a merchant's shard count without downtime: readers read the new shards at once, writers use them two cache periods later (2 min); never lowers it",
+    "raise a merchant's shard count without downtime: readers read the new shards at " +
+      'once, writers use them two cache periods later (2 min); never lowers it',
   )
   .requiredOption('--merchant <id>', 'merchant id')
   .requiredOption('--mode <mode>', 'test | live', mode)
@@ -681,14 +698,16 @@ shardsCli
     print(
       { merchantId: o.merchant, mode: o.mode, ...c },
       (x: typeof c) =>
-        `${o.merchant} (${o.mode}): ${x.shards} shard(s); writers use them from ${x.effectiveAt}. Data already written stays in shard 0 and is still read.`,
+        `${o.merchant} (${o.mode}): ${x.shards} shard(s); writers use them ` +
+        `from ${x.effectiveAt}. Data already written stays in shard 0 and is still read.`,
     );
   });
 
 program
   .command('migrate-transaction-index')
   .description(
-    'give every transaction its type-and-status index keys (GSI3); safe to re-run, needed once for transactions created before the transaction list',
+    'give every transaction its type-and-status index keys (GSI3); safe to re-run, ' +
+      'needed once for transactions created before the transaction list',
   )
   .action(async () => {
     await connect();
@@ -700,7 +719,8 @@ program
 program
   .command('migrate-refund-index')
   .description(
-    "give every refund its merchant-wide list keys (GSI3: the dashboard's refunds list); safe to re-run, needed once for refunds created before that list",
+    "give every refund its merchant-wide list keys (GSI3: the dashboard's refunds list); " +
+      'safe to re-run, needed once for refunds created before that list',
   )
   .action(async () => {
     await connect();
@@ -727,7 +747,8 @@ program
     print(r, (x: typeof r) =>
       [
         ...x.discrepancies.map(discrepancyLine),
-        `${x.discrepancies.length ? 'FAILED' : 'OK'}: ${x.ledgers} ledger(s) of ${x.merchants} merchant(s), ${x.wallets} wallet(s), ${x.journals} journal(s), ${x.objects} object(s); ${x.discrepancies.length} discrepancy(ies).`,
+        `${x.discrepancies.length ? 'FAILED' : 'OK'}: ${x.ledgers} ledger(s) of ${x.merchants} merchant(s), ${x.wallets} wallet(s), ` +
+          `${x.journals} journal(s), ${x.objects} object(s); ${x.discrepancies.length} discrepancy(ies).`,
       ].join('\n'),
     );
     if (r.discrepancies.length) process.exitCode = 1;

@@ -35,14 +35,17 @@ export function invitePage(o: { email: string; merchantName: string; csrf: strin
   return plainPage(
     'Set your password',
     html`<div class="card"><h1>Set your password</h1>
-<p>You were invited to the ${o.merchantName} dashboard as <strong>${o.email}</strong>. Choose a password of at least 12 characters; next you will set up two-factor authentication.</p>
+<p>You were invited to the ${o.merchantName} dashboard as <strong>${o.email}</strong>. Choose a password of at least 12 characters; next \
+you will set up two-factor authentication.</p>
 ${alert(o.error)}
 <form method="post">${hidden(o.csrf)}
 <input type="email" name="username" autocomplete="username" value="${o.email}" aria-label="E-mail address" hidden readonly>
 <label for="password">New password</label>
-<input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required${o.field === 'password' ? html` aria-invalid="true"` : ''}>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="12" \
+required${o.field === 'password' ? html` aria-invalid="true"` : ''}>
 <label for="confirm">Repeat the password</label>
-<input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="12" required${o.field === 'confirm' ? html` aria-invalid="true"` : ''}>
+<input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="12" \
+required${o.field === 'confirm' ? html` aria-invalid="true"` : ''}>
 <button type="submit">Set password</button>
 </form></div>`,
   );
@@ -60,10 +63,12 @@ export async function enrolPage(o: { secret: string; uri: string; email: string;
 ${alert(o.error)}
 <form method="post" action="${path('/enrol')}">${hidden(o.csrf)}
 <label for="code">6-digit code from the app</label>
-<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required${o.error ? html` aria-invalid="true"` : ''}>
+<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}\
+" maxlength="6" required${o.error ? html` aria-invalid="true"` : ''}>
 <button type="submit">Turn on two-factor authentication</button>
 </form>
-<form method="post" action="${path('/sign-out')}">${hidden(o.csrf)}<button type="submit" class="secondary">Cancel and sign out</button></form>
+<form method="post" action="${path('/sign-out')}">${hidden(o.csrf)}<button type="submit" class="secondary">Cancel and sign out</button>\
+</form>
 </div>`,
   );
 }
@@ -72,7 +77,8 @@ export function recoveryCodesPage(codes: string[]) {
   return plainPage(
     'Save your recovery codes',
     html`<div class="card"><h1>Save your recovery codes</h1>
-<p>Two-factor authentication is on. If you lose your authenticator, each of these codes signs you in once instead of a 6-digit code. <strong>They are shown only now</strong>: store them in your password manager.</p>
+<p>Two-factor authentication is on. If you lose your authenticator, each of these codes signs you in once instead of a 6-digit code. \
+<strong>They are shown only now</strong>: store them in your password manager.</p>
 <ol class="codes" id="recovery-codes">${codes.map((c) => html`<li>${c}</li>`)}</ol>
 <p><a href="${path('')}">Continue to the dashboard</a></p></div>`,
   );
@@ -112,27 +118,42 @@ export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>
 <div class="grid">${s.balances.map(
       (b) => html`<section class="card" aria-label="${b.currency} balance"><h3 class="muted">${b.currency}</h3>
 <p class="big">${money(b.availableBalance, b.currency)}</p><p class="muted">available</p>
-<dl><dt>Current</dt><dd>${money(b.currentBalance, b.currency)}</dd><dt>Pending</dt><dd>${money(b.pendingBalance, b.currency)}</dd></dl></section>`,
+<dl><dt>Current</dt><dd>${money(b.currentBalance, b.currency)}</dd><dt>Pending</dt><dd>${money(b.pendingBalance, b.currency)}</dd></dl>\
+</section>`,
     )}</div>
 <h2>Today</h2>
-<div class="grid"><section class="card" aria-label="Today's payments"><p class="big">${s.today.count}${s.today.capped ? '+' : ''}</p><p class="muted">completed payments today (UTC)</p>
+<div class="grid"><section class="card" aria-label="Today's payments">\
+<p class="big">${s.today.count}${s.today.capped ? '+' : ''}</p><p class="muted">completed payments today (UTC)</p>
 ${s.today.volume.map((v) => html`<p>${money(v.amount, v.currency)}</p>`)}</section></div>
 <h2>Recent failures</h2>
 ${s.failures.length ? paymentsTable(s.failures, 'Recent failed payments') : html`<p class="muted">No failed payments.</p>`}
 <h2>Webhooks</h2>
 <section class="card" aria-label="Webhook health"><dl>
 <dt>Endpoint</dt><dd id="webhook-health">${state}</dd>
-<dt>Latest events</dt><dd>${w.latest ? `${w.delivered} of the latest ${w.latest} delivered${w.failing ? `, ${w.failing} retrying, dead-lettered or held` : ''}` : 'none in the last 30 days'}</dd>
-</dl>${can(frame.role, 'webhooks:manage') ? html`<p><a href="${path('/developers/webhooks')}">Webhook endpoint and delivery log</a></p>` : ''}</section>`,
+<dt>Latest events</dt><dd>${
+      w.latest
+        ? `${w.delivered} of the latest ${w.latest} delivered${w.failing ? `, ${w.failing} retrying, dead-lettered or held` : ''}`
+        : 'none in the last 30 days'
+    }</dd>
+</dl>${
+      can(frame.role, 'webhooks:manage')
+        ? html`<p><a href="${path('/developers/webhooks')}">Webhook endpoint and delivery \
+log</a></p>`
+        : ''
+    }</section>`,
   );
 }
 
 function paymentsTable(items: TransactionView[], caption: string): HtmlT {
   return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table><caption class="muted">${caption}</caption>
-<thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="num">Amount</th><th scope="col">Order</th><th scope="col">Payment</th></tr></thead>
+<thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="num">Amount</th>\
+<th scope="col">Order</th><th scope="col">Payment</th></tr></thead>
 <tbody>${items.map(
     (t) =>
-      html`<tr><td>${when(t.createdAt)}</td><td>${t.intentType}</td><td class="status-${t.status}">${t.status}</td><td class="num">${money(t.amount, t.currency)}</td><td>${t.orderRef.orderRef}</td><td><a href="${path(`/payments/${t.paymentIntentId}`)}">${t.paymentIntentId.slice(0, 8)}…<span class="vh"> payment ${t.orderRef.orderRef}</span></a></td></tr>`,
+      html`<tr><td>${when(t.createdAt)}</td><td>${t.intentType}</td><td class="status-${t.status}">${t.status}</td>\
+<td class="num">${money(t.amount, t.currency)}</td><td>${t.orderRef.orderRef}</td><td>\
+<a href="${path(`/payments/${t.paymentIntentId}`)}">${t.paymentIntentId.slice(0, 8)}…<span class="vh"> \
+payment ${t.orderRef.orderRef}</span></a></td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -153,16 +174,25 @@ export function paymentsView(frame: Frame, o: { filters: Record<string, string>;
     'Payments',
     frame,
     html`<form method="get" action="${path('/payments')}" class="card" role="search" aria-label="Filter payments"><div class="filters">
-<div><label for="q">Search</label><input id="q" name="q" type="search" value="${f.q ?? ''}" placeholder="orderRef, payment or transaction id"></div>
-<div><label for="status">Status</label><select id="status" name="status">${option('', f.status, 'Any')}${statuses.map((s) => option(s, f.status))}</select></div>
-<div><label for="type">Type</label><select id="type" name="type">${option('', f.type, 'Any')}${types.map((s) => option(s, f.type))}</select></div>
+<div><label for="q">Search</label><input id="q" name="q" type="search" value="${f.q ?? ''}" placeholder="orderRef, payment or transaction \
+id"></div>
+<div><label for="status">Status</label>\
+<select id="status" name="status">${option('', f.status, 'Any')}${statuses.map((s) => option(s, f.status))}</select></div>
+<div><label for="type">Type</label>\
+<select id="type" name="type">${option('', f.type, 'Any')}${types.map((s) => option(s, f.type))}</select></div>
 <div><label for="from">From</label><input id="from" name="from" type="date" value="${f.from ?? ''}"></div>
 <div><label for="to">To</label><input id="to" name="to" type="date" value="${f.to ?? ''}"></div>
 <div><button type="submit">Apply</button></div>
 </div></form>
-<div class="actions"><a href="${path('/payments/export')}${query({ after: '' })}" download>Export every matching payment (CSV)</a>${f.after ? html`<a href="${path('/payments')}${query({ after: '' })}">First page</a>` : ''}</div>
+<div class="actions"><a href="${path('/payments/export')}${query({ after: '' })}" download>Export every matching payment \
+(CSV)</a>${f.after ? html`<a href="${path('/payments')}${query({ after: '' })}">First page</a>` : ''}</div>
 ${o.page.items.length ? paymentsTable(o.page.items, 'Payments, newest first') : html`<p class="card">No payments match.</p>`}
-${o.page.hasMore && last ? html`<p><a href="${path('/payments')}${query({ after: last.paymentIntentId })}" rel="next">Next page</a></p>` : ''}`,
+${
+  o.page.hasMore && last
+    ? html`<p><a href="${path('/payments')}${query({ after: last.paymentIntentId })}" rel="next">Next \
+page</a></p>`
+    : ''
+}`,
   );
 }
 
@@ -187,7 +217,12 @@ export function paymentView(frame: Frame, d: Awaited<ReturnType<typeof paymentDe
 <dt>Created</dt><dd>${when(p.createdAt)}</dd>
 <dt>Updated</dt><dd>${when(p.updatedAt)}</dd>
 ${card ? html`<dt>Card</dt><dd>${card.brand ?? ''} ending ${card.last4 ?? ''}</dd>` : ''}
-${c.name ? html`<dt>Customer</dt><dd>${c.name}</dd>` : ''}${c.email ? html`<dt>E-mail</dt><dd>${c.email}</dd>` : ''}${c.phone ? html`<dt>Phone</dt><dd>${c.phone}</dd>` : ''}
+${c.name ? html`<dt>Customer</dt><dd>${c.name}</dd>` : ''}${
+  c.email
+    ? html`<dt>E-mail</dt>\
+<dd>${c.email}</dd>`
+    : ''
+}${c.phone ? html`<dt>Phone</dt><dd>${c.phone}</dd>` : ''}
 ${p.description ? html`<dt>Description</dt><dd>${p.description}</dd>` : ''}
 </dl></section>
 ${
@@ -196,15 +231,19 @@ ${
 <p>Refundable: <strong>${money(d.refunds.refundableAmount, p.currency)}</strong></p>
 ${
   d.refunds.items.length
-    ? html`<div class="table-wrap" role="region" aria-label="Refunds" tabindex="0"><table><thead><tr><th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead><tbody>${d.refunds.items.map(
+    ? html`<div class="table-wrap" role="region" aria-label="Refunds" tabindex="0"><table><thead><tr><th scope="col">Requested</th>\
+<th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th></tr></thead><tbody>${d.refunds.items.map(
         (r) =>
-          html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td><td>${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'][r.status]}</td><td>${r.reason ?? ''}</td></tr>`,
+          html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td>\
+<td>${['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'][r.status]}</td>\
+<td>${r.reason ?? ''}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p class="muted">No refunds.</p>`
 }
 ${
   mayRefund
-    ? html`<form method="post" action="${path(`/payments/${p.paymentIntentId}/refund`)}" class="card" aria-label="Refund">${hidden(frame.csrf)}
+    ? html`<form method="post" \
+action="${path(`/payments/${p.paymentIntentId}/refund`)}" class="card" aria-label="Refund">${hidden(frame.csrf)}
 <h2>Refund</h2>
 <label for="amount">Amount (${p.currency}; empty refunds everything left)</label>
 <input id="amount" name="amount" inputmode="decimal" autocomplete="off">
@@ -219,11 +258,25 @@ ${
 <h2>Webhook events</h2>
 ${
   d.events.length
-    ? html`<div class="table-wrap" role="region" aria-label="Webhook events" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status change</th><th scope="col">Delivery</th><th scope="col" class="num">Attempts</th><th scope="col">Last attempt</th><th scope="col">Resend</th></tr></thead><tbody>${d.events.map(
+    ? html`<div class="table-wrap" role="region" aria-label="Webhook events" tabindex="0"><table><thead><tr><th scope="col">Created</th>\
+<th scope="col">Event</th><th scope="col">Status change</th><th scope="col">Delivery</th><th scope="col" class="num">Attempts</th>\
+<th scope="col">Last attempt</th><th scope="col">Resend</th></tr></thead><tbody>${d.events.map(
         (e) =>
-          html`<tr><td>${eventTime(e.created)}</td><td><a href="${path(`/events/${e.eventId}`)}">${e.eventId}</a></td><td>${e.previousStatus ?? '—'} → ${e.currentStatus}</td><td>${e.delivery.state}</td><td class="num">${e.delivery.attempts}</td><td>${e.delivery.lastAttemptAt ? `${when(e.delivery.lastAttemptAt)}${e.delivery.lastStatusCode ? ` (HTTP ${e.delivery.lastStatusCode})` : ''}${e.delivery.lastError ? ` ${e.delivery.lastError}` : ''}` : '—'}</td><td>${resendButton(frame, e.eventId)}</td></tr>`,
+          html`<tr><td>${eventTime(e.created)}</td><td><a href="${path(`/events/${e.eventId}`)}">${e.eventId}</a></td>\
+<td>${e.previousStatus ?? '—'} → ${e.currentStatus}</td><td>${e.delivery.state}</td><td class="num">${e.delivery.attempts}</td>\
+<td>${
+            e.delivery.lastAttemptAt
+              ? `${when(e.delivery.lastAttemptAt)}${e.delivery.lastStatusCode ? ` (HTTP ${e.delivery.lastStatusCode})` : ''}` +
+                (e.delivery.lastError ? ` ${e.delivery.lastError}` : '')
+              : '—'
+          }</td><td>${resendButton(frame, e.eventId)}</td></tr>`,
       )}</tbody></table></div>
-${d.events.filter((e) => e.attempts.length).map((e) => html`<h3>Attempts of ${e.eventId}</h3>${attemptsTable(e.attempts, `Delivery attempts of ${e.eventId}`)}`)}`
+${d.events
+  .filter((e) => e.attempts.length)
+  .map(
+    (e) => html`<h3>Attempts \
+of ${e.eventId}</h3>${attemptsTable(e.attempts, `Delivery attempts of ${e.eventId}`)}`,
+  )}`
     : html`<p class="muted">No events.</p>`
 }
 <p><a href="${path('/payments')}">Back to payments</a></p>`,
@@ -238,24 +291,46 @@ export function teamView(
   return framedPage(
     'Team',
     frame,
-    html`${o.invited ? html`<div class="notice" role="status"><p>Invited ${o.invited.email}. Pass on this link (it works once, for 72 hours; it is not shown again):</p><p class="secret" id="invite-url">${o.invited.inviteUrl}</p></div>` : ''}${alert(o.error)}${notice(o.message)}
-<div class="table-wrap" role="region" aria-label="Users" tabindex="0"><table><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">2FA</th><th scope="col">Since</th><th scope="col">Change</th></tr></thead>
+    html`${
+      o.invited
+        ? html`<div class="notice" role="status">\
+<p>Invited ${o.invited.email}. Pass on this link (it works once, for 72 hours; it is not shown again):</p>\
+<p class="secret" id="invite-url">${o.invited.inviteUrl}</p></div>`
+        : ''
+    }${alert(o.error)}${notice(o.message)}
+<div class="table-wrap" role="region" aria-label="Users" tabindex="0"><table><thead><tr><th scope="col">E-mail</th>\
+<th scope="col">Role</th><th scope="col">Status</th><th scope="col">2FA</th><th scope="col">Since</th><th scope="col">Change</th></tr>\
+</thead>
 <tbody>${t.users.map(
       (u) =>
-        html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.status === 'disabled' ? 'removed or disabled' : u.status}</td><td>${u.twoFactor ? 'on' : 'not set up'}</td><td>${when(u.createdAt)}</td><td>${
+        html`<tr><td>${u.email}</td><td>${u.role}</td><td>${u.status === 'disabled' ? 'removed or disabled' : u.status}</td>\
+<td>${u.twoFactor ? 'on' : 'not set up'}</td><td>${when(u.createdAt)}</td><td>${
           u.status === 'disabled'
             ? '—'
-            : html`<div class="actions"><form method="post" action="${path(`/team/${u.userId}/role`)}" class="inline">${hidden(frame.csrf)}<label for="role-${u.userId}" class="vh">New role of ${u.email}</label><select id="role-${u.userId}" name="role">${dashboardRoles.map((r) => html`<option value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`)}</select><button type="submit" class="secondary" aria-label="Change role of ${u.email}">Change role</button></form>
-<form method="post" action="${path(`/team/${u.userId}/remove`)}" class="inline">${hidden(frame.csrf)}<button type="submit" class="secondary" aria-label="Remove ${u.email}">Remove</button></form></div>`
+            : html`<div class="actions">\
+<form method="post" action="${path(`/team/${u.userId}/role`)}" class="inline">${hidden(frame.csrf)}<label for="role-${u.userId}" \
+class="vh">New role of ${u.email}</label><select id="role-${u.userId}" name="role">${dashboardRoles.map(
+                (r) => html`<option \
+value="${r}"${r === u.role ? html` selected` : ''}>${r}</option>`,
+              )}</select>\
+<button type="submit" class="secondary" aria-label="Change role of ${u.email}">Change role</button></form>
+<form method="post" action="${path(`/team/${u.userId}/remove`)}" class="inline">${hidden(frame.csrf)}<button type="submit" \
+class="secondary" aria-label="Remove ${u.email}">Remove</button></form></div>`
         }</td></tr>`,
     )}</tbody></table></div>
 <form method="post" action="${path('/team/invite')}" class="card" aria-label="Invite a user">${hidden(frame.csrf)}<h2>Invite a user</h2>
 <label for="invite-email">E-mail address</label><input id="invite-email" name="email" type="email" autocomplete="off" required>
-<label for="invite-role">Role</label><select id="invite-role" name="role">${dashboardRoles.map((r) => html`<option value="${r}">${r}</option>`)}</select>
+<label for="invite-role">Role</label>\
+<select id="invite-role" name="role">${dashboardRoles.map((r) => html`<option value="${r}">${r}</option>`)}</select>
 <button type="submit">Create invitation link</button></form>
 <h2>Audit log</h2>
-<div class="table-wrap" role="region" aria-label="Audit log" tabindex="0"><table><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Mode</th><th scope="col">IP</th><th scope="col">Outcome</th></tr></thead>
-<tbody>${t.audit.items.map((a) => html`<tr><td>${when(a.at)}</td><td>${a.actorEmail}</td><td>${a.action}</td><td>${a.target ?? ''}</td><td>${a.mode ?? ''}</td><td>${a.ip ?? ''}</td><td>${a.outcome}${a.detail ? `: ${a.detail}` : ''}</td></tr>`)}</tbody></table></div>
+<div class="table-wrap" role="region" aria-label="Audit log" tabindex="0"><table><thead><tr><th scope="col">When</th>\
+<th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Mode</th><th scope="col">IP</th>\
+<th scope="col">Outcome</th></tr></thead>
+<tbody>${t.audit.items.map(
+      (a) => html`<tr><td>${when(a.at)}</td><td>${a.actorEmail}</td><td>${a.action}</td><td>${a.target ?? ''}</td>\
+<td>${a.mode ?? ''}</td><td>${a.ip ?? ''}</td><td>${a.outcome}${a.detail ? `: ${a.detail}` : ''}</td></tr>`,
+    )}</tbody></table></div>
 ${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t.audit.next)}" rel="next">Older entries</a></p>` : ''}`,
   );
 }
@@ -270,27 +345,54 @@ export function developersView(
     frame,
     html`${
       o.issued
-        ? html`<div class="notice" role="status"><p><strong>New ${o.issued.mode ?? frame.mode} key ${o.issued.keyId}. Copy both values now: they are shown only this once.</strong></p>
+        ? html`<div class="notice" role="status"><p>\
+<strong>New ${o.issued.mode ?? frame.mode} key ${o.issued.keyId}. Copy both values now: they are shown only this once.</strong></p>
 <p>API key (Svc-API-Key):</p><p class="secret" id="new-api-key">${o.issued.apiKey}</p>
 <p>Secret key (body signatures):</p><p class="secret" id="new-secret-key">${o.issued.secretKey}</p></div>`
         : ''
     }${alert(o.error)}
-${can(frame.role, 'webhooks:manage') ? html`<p class="actions"><a href="${path('/developers/webhooks')}">Webhook endpoint and delivery log</a></p>` : ''}
+${
+  can(frame.role, 'webhooks:manage')
+    ? html`<p class="actions">\
+<a href="${path('/developers/webhooks')}">Webhook endpoint and delivery log</a></p>`
+    : ''
+}
 <h2>API keys (${frame.mode} mode)</h2>
 <p class="muted">Last used: when the key last authenticated a request, to within 5 minutes.</p>
-<div class="table-wrap" role="region" aria-label="API keys" tabindex="0"><table><thead><tr><th scope="col">Key id</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
+<div class="table-wrap" role="region" aria-label="API keys" tabindex="0"><table><thead><tr><th scope="col">Key id</th>\
+<th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th>\
+<th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
 <tbody>${keys.map(
       (k) =>
-        html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td>${k.status}</td><td>${when(k.createdAt)}</td><td class="last-used">${k.lastUsedAt ? when(k.lastUsedAt) : 'never'}</td><td>${when(k.expiresAt)}</td><td>${k.status === 'active' || k.status === 'expiring' ? html`<form method="post" action="${path('/developers/keys/revoke')}">${hidden(frame.csrf)}<input type="hidden" name="keyId" value="${k.keyId}"><button type="submit" class="secondary" aria-label="Revoke ${k.keyId}">Revoke</button></form>` : '—'}</td></tr>`,
+        html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td>${k.status}</td><td>${when(k.createdAt)}</td>\
+<td class="last-used">${k.lastUsedAt ? when(k.lastUsedAt) : 'never'}</td><td>${when(k.expiresAt)}</td><td>${
+          k.status === 'active' || k.status === 'expiring'
+            ? html`<form method="post" \
+action="${path('/developers/keys/revoke')}">${hidden(frame.csrf)}<input type="hidden" name="keyId" value="${k.keyId}">\
+<button type="submit" class="secondary" aria-label="Revoke ${k.keyId}">Revoke</button></form>`
+            : '—'
+        }</td></tr>`,
     )}</tbody></table></div>
 <form method="post" action="${path('/developers/keys')}" class="card" aria-label="Create a key">${hidden(frame.csrf)}<h2>Create a key</h2>
 <p>A new key pair with the scopes you choose; the other keys keep working.</p>
-<label for="key-mode">Mode</label><select id="key-mode" name="mode">${(['test', 'live'] as const).map((m) => html`<option value="${m}"${m === frame.mode ? html` selected` : ''}>${m}</option>`)}</select>
-<fieldset><legend>Scopes</legend>${allScopes.map((sc) => html`<label class="check"><input type="checkbox" name="scopes" value="${sc}" checked> ${sc}</label>`)}</fieldset>
+<label for="key-mode">Mode</label>\
+<select id="key-mode" name="mode">${(['test', 'live'] as const).map(
+      (m) => html`<option \
+value="${m}"${m === frame.mode ? html` selected` : ''}>${m}</option>`,
+    )}</select>
+<fieldset><legend>Scopes</legend>${allScopes.map(
+      (sc) => html`<label class="check">\
+<input type="checkbox" name="scopes" value="${sc}" checked> ${sc}</label>`,
+    )}</fieldset>
 <button type="submit">Create key</button></form>
-<form method="post" action="${path('/developers/keys/roll')}" class="card" aria-label="Roll keys">${hidden(frame.csrf)}<h2>Roll the ${frame.mode} keys</h2>
+<form method="post" action="${path('/developers/keys/roll')}" class="card" \
+aria-label="Roll keys">${hidden(frame.csrf)}<h2>Roll the ${frame.mode} keys</h2>
 <p>Creates a new key pair with the same scopes. The current keys keep working for the days you choose, then stop.</p>
-<label for="grace">Old keys keep working for</label><select id="grace" name="graceDays">${[0, 1, 2, 3, 4, 5, 6, 7].map((d) => html`<option value="${d}"${d === 1 ? html` selected` : ''}>${d === 0 ? 'no time: revoke now' : `${d} day${d > 1 ? 's' : ''}`}</option>`)}</select>
+<label for="grace">Old keys keep working for</label>\
+<select id="grace" name="graceDays">${[0, 1, 2, 3, 4, 5, 6, 7].map(
+      (d) => html`<option \
+value="${d}"${d === 1 ? html` selected` : ''}>${d === 0 ? 'no time: revoke now' : `${d} day${d > 1 ? 's' : ''}`}</option>`,
+    )}</select>
 <button type="submit">Create a new key pair</button></form>`,
   );
 }
@@ -300,7 +402,9 @@ const eventTime = (created: unknown) => when(typeof created === 'number' ? new D
 /** The Resend button of one event (webhooks:manage). */
 export const resendButton = (frame: Frame, eventId: string) =>
   can(frame.role, 'webhooks:manage')
-    ? html`<form method="post" action="${path(`/events/${eventId}/resend`)}" class="inline">${hidden(frame.csrf)}<button type="submit" class="secondary" aria-label="Resend ${eventId}">Resend</button></form>`
+    ? html`<form method="post" \
+action="${path(`/events/${eventId}/resend`)}" class="inline">${hidden(frame.csrf)}<button type="submit" class="secondary" \
+aria-label="Resend ${eventId}">Resend</button></form>`
     : '';
 
 export function webhooksView(
@@ -322,46 +426,93 @@ export function webhooksView(
   return framedPage(
     'Webhooks',
     frame,
-    html`${o.secret ? html`<div class="notice" role="status"><p><strong>New signing secret. Copy it now: it is shown only this once.</strong></p><p class="secret" id="new-webhook-secret">${o.secret}</p></div>` : ''}
-${o.test ? html`<div class="${o.test.ok ? 'notice' : 'alert'}" role="status" id="test-result">Test event ${o.test.eventId}: ${o.test.ok ? `delivered (HTTP ${o.test.statusCode}) in ${o.test.durationMs} ms` : `failed: ${o.test.error ?? 'error'}${o.test.statusCode ? ` (HTTP ${o.test.statusCode})` : ''}`}.</div>` : ''}
+    html`${
+      o.secret
+        ? html`<div class="notice" role="status"><p>\
+<strong>New signing secret. Copy it now: it is shown only this once.</strong></p>\
+<p class="secret" id="new-webhook-secret">${o.secret}</p></div>`
+        : ''
+    }
+${
+  o.test
+    ? html`<div class="${o.test.ok ? 'notice' : 'alert'}" role="status" id="test-result">Test \
+event ${o.test.eventId}: ${
+        o.test.ok
+          ? `delivered (HTTP ${o.test.statusCode}) in ${o.test.durationMs} ms`
+          : `failed: ${o.test.error ?? 'error'}${o.test.statusCode ? ` (HTTP ${o.test.statusCode})` : ''}`
+      }.</div>`
+    : ''
+}
 ${notice(o.message)}${alert(o.error)}
 <h2>Endpoint (${frame.mode} mode)</h2>
 ${
   e
     ? html`<section class="card" aria-label="Endpoint"><dl>
 <dt>URL</dt><dd id="endpoint-url">${e.url}</dd>
-<dt>State</dt><dd id="endpoint-state">${e.disabledAt ? `disabled (${e.disabledReason ?? ''}) since ${when(e.disabledAt)}` : e.failingSince ? `enabled, failing since ${when(e.failingSince)}` : 'enabled'}</dd>
+<dt>State</dt><dd id="endpoint-state">${
+        e.disabledAt
+          ? `disabled (${e.disabledReason ?? ''}) since ${when(e.disabledAt)}`
+          : e.failingSince
+            ? `enabled, failing since ${when(e.failingSince)}`
+            : 'enabled'
+      }</dd>
 <dt>Event types</dt><dd>${e.events ? e.events.join(', ') : 'every type'}</dd>
 <dt>Signing secrets</dt><dd>${e.secrets.map((s) => (s.expiresAt ? `one until ${when(s.expiresAt)}` : 'current')).join('; ')}</dd>
 </dl>
 <div class="actions">
-<form method="post" action="${path('/developers/webhooks/test')}" class="inline">${hidden(frame.csrf)}<button type="submit">Send a test event</button></form>
-<form method="post" action="${path('/developers/webhooks/state')}" class="inline">${hidden(frame.csrf)}<input type="hidden" name="enabled" value="${e.disabledAt ? '1' : '0'}"><button type="submit" class="secondary">${e.disabledAt ? 'Enable' : 'Disable'} the endpoint</button></form>
+<form method="post" action="${path('/developers/webhooks/test')}" class="inline">${hidden(frame.csrf)}<button type="submit">Send a test \
+event</button></form>
+<form method="post" action="${path('/developers/webhooks/state')}" class="inline">${hidden(frame.csrf)}<input type="hidden" \
+name="enabled" value="${e.disabledAt ? '1' : '0'}"><button type="submit" \
+class="secondary">${e.disabledAt ? 'Enable' : 'Disable'} the endpoint</button></form>
 </div></section>
-<form method="post" action="${path('/developers/webhooks/rotate')}" class="card" aria-label="Rotate the signing secret">${hidden(frame.csrf)}<h2>Rotate the signing secret</h2>
-<p>A new secret signs every delivery from now on; the old one signs too for the hours you choose, so your receiver can switch without failures.</p>
-<label for="overlap">The old secret keeps signing for</label><select id="overlap" name="overlapHours">${[0, 1, 24, 72, 168].map((h) => html`<option value="${h}"${h === 24 ? html` selected` : ''}>${h === 0 ? 'no time: stop now' : `${h} hours`}</option>`)}</select>
+<form method="post" action="${path('/developers/webhooks/rotate')}" class="card" aria-label="Rotate the signing \
+secret">${hidden(frame.csrf)}<h2>Rotate the signing secret</h2>
+<p>A new secret signs every delivery from now on; the old one signs too for the hours you choose, so your receiver can switch without \
+failures.</p>
+<label for="overlap">The old secret keeps signing for</label>\
+<select id="overlap" name="overlapHours">${[0, 1, 24, 72, 168].map(
+        (h) => html`<option \
+value="${h}"${h === 24 ? html` selected` : ''}>${h === 0 ? 'no time: stop now' : `${h} hours`}</option>`,
+      )}</select>
 <button type="submit">Rotate the secret</button></form>`
     : html`<p class="muted">No endpoint for ${frame.mode} mode yet.</p>`
 }
-<form method="post" action="${path('/developers/webhooks')}" class="card" aria-label="Endpoint settings">${hidden(frame.csrf)}<h2>${e ? 'Change the endpoint' : 'Add an endpoint'}</h2>
+<form method="post" action="${path('/developers/webhooks')}" class="card" aria-label="Endpoint \
+settings">${hidden(frame.csrf)}<h2>${e ? 'Change the endpoint' : 'Add an endpoint'}</h2>
 <label for="webhook-url">URL</label><input id="webhook-url" name="url" type="url" autocomplete="off" required value="${e?.url ?? ''}">
-<fieldset><legend>Event types</legend>${webhookEventTypes.map((t) => html`<label class="check"><input type="checkbox" name="events" value="${t}"${!e?.events || e.events.includes(t) ? html` checked` : ''}> ${t}</label>`)}</fieldset>
+<fieldset><legend>Event types</legend>${webhookEventTypes.map(
+      (t) => html`<label class="check">\
+<input type="checkbox" name="events" value="${t}"${!e?.events || e.events.includes(t) ? html` checked` : ''}> ${t}</label>`,
+    )}</fieldset>
 <button type="submit">Save the endpoint</button></form>
 <h2>Delivery log</h2>
-<form method="get" action="${path('/developers/webhooks')}" class="card" role="search" aria-label="Filter the delivery log"><div class="filters">
-<div><label for="log-type">Event type</label><select id="log-type" name="type">${option('', filters.type, 'Any')}${webhookEventTypes.map((t) => option(t, filters.type))}</select></div>
-<div><label for="log-state">Delivery</label><select id="log-state" name="state">${option('', filters.deliveryState, 'Any')}${deliveryStates.map((t) => option(t, filters.deliveryState))}</select></div>
+<form method="get" action="${path('/developers/webhooks')}" class="card" role="search" aria-label="Filter the delivery log">\
+<div class="filters">
+<div><label for="log-type">Event type</label>\
+<select id="log-type" name="type">${option('', filters.type, 'Any')}${webhookEventTypes.map((t) => option(t, filters.type))}</select></div>
+<div><label for="log-state">Delivery</label>\
+<select id="log-state" name="state">${option('', filters.deliveryState, 'Any')}\
+${deliveryStates.map((t) => option(t, filters.deliveryState))}</select></div>
 <div><button type="submit">Apply</button></div></div></form>
 ${
   w.log.items.length
-    ? html`<div class="table-wrap" role="region" aria-label="Delivery log" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Delivery</th><th scope="col">Resend</th></tr></thead><tbody>${w.log.items.map(
+    ? html`<div class="table-wrap" role="region" aria-label="Delivery log" tabindex="0"><table><thead><tr><th scope="col">Created</th>\
+<th scope="col">Event</th><th scope="col">Type</th><th scope="col">Delivery</th><th scope="col">Resend</th></tr>\
+</thead><tbody>${w.log.items.map(
         (ev) =>
-          html`<tr><td>${eventTime(ev.created)}</td><td><a href="${path(`/events/${ev.eventId}`)}">${ev.eventId}</a></td><td>${ev.type}</td><td>${ev.deliveryState}</td><td>${resendButton(frame, ev.eventId)}</td></tr>`,
+          html`<tr><td>${eventTime(ev.created)}</td><td>\
+<a href="${path(`/events/${ev.eventId}`)}">${ev.eventId}</a></td><td>${ev.type}</td><td>${ev.deliveryState}</td>\
+<td>${resendButton(frame, ev.eventId)}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p class="card">No events match (the log keeps 30 days).</p>`
 }
-${w.log.hasMore && last ? html`<p><a href="${path('/developers/webhooks')}?${new URLSearchParams([...query, ['after', last.eventId]]).toString()}" rel="next">Older events</a></p>` : ''}`,
+${
+  w.log.hasMore && last
+    ? html`<p><a href="${path('/developers/webhooks')}?${new URLSearchParams([...query, ['after', last.eventId]]).toString()}" \
+rel="next">Older events</a></p>`
+    : ''
+}`,
   );
 }
 
@@ -382,9 +533,13 @@ ${attemptsTable(d.items, `Delivery attempts of ${d.eventId}`)}`,
 
 export function attemptsTable(items: Awaited<ReturnType<typeof eventDeliveries>>['items'], label: string) {
   return items.length
-    ? html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0"><table><thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Trigger</th><th scope="col">Outcome</th><th scope="col">HTTP</th><th scope="col" class="num">ms</th><th scope="col">Error</th><th scope="col">URL</th></tr></thead><tbody>${items.map(
+    ? html`<div class="table-wrap" role="region" \
+aria-label="${label}" tabindex="0"><table><thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Trigger</th>\
+<th scope="col">Outcome</th><th scope="col">HTTP</th><th scope="col" class="num">ms</th><th scope="col">Error</th><th scope="col">URL</th>\
+</tr></thead><tbody>${items.map(
         (a) =>
-          html`<tr><td>${a.attempt}</td><td>${when(a.attemptedAt)}</td><td>${a.trigger}</td><td>${a.outcome}</td><td>${a.statusCode ?? '—'}</td><td class="num">${a.durationMs}</td><td>${a.error ?? ''}</td><td>${a.url ?? ''}</td></tr>`,
+          html`<tr><td>${a.attempt}</td><td>${when(a.attemptedAt)}</td><td>${a.trigger}</td><td>${a.outcome}</td>\
+<td>${a.statusCode ?? '—'}</td><td class="num">${a.durationMs}</td><td>${a.error ?? ''}</td><td>${a.url ?? ''}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p class="muted">No delivery attempt yet.</p>`;
 }
@@ -412,24 +567,39 @@ export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPa
 <p class="muted" id="approval-policy">Manual payouts are approved by ${p.policyText}.</p>
 ${
   p.pending.length
-    ? html`<div class="table-wrap" role="region" aria-label="Payouts awaiting approval" tabindex="0"><table><thead><tr><th scope="col">Created</th><th scope="col" class="num">Amount</th><th scope="col">To</th><th scope="col">Reference</th>${p.policy === 'both' ? html`<th scope="col">Approvals</th>` : ''}${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
+    ? html`<div class="table-wrap" role="region" aria-label="Payouts awaiting approval" tabindex="0"><table><thead><tr>\
+<th scope="col">Created</th><th scope="col" class="num">Amount</th><th scope="col">To</th>\
+<th scope="col">Reference</th>${p.policy === 'both' ? html`<th scope="col">Approvals</th>` : ''}\
+${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
 <tbody>${p.pending.map(
         (t) =>
-          html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${beneficiary(t)}</td><td>${t.transactionReference ?? t.orderRef.orderRef}</td>${p.policy === 'both' ? html`<td class="approvals">${approvalsText(p.approvals[t.paymentIntentId])}</td>` : ''}${
-            approver
-              ? html`<td><div class="actions"><form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" aria-label="Approve ${t.transactionReference ?? t.paymentIntentId}">Approve</button></form>
-<form method="post" action="${path(`/payouts/${t.paymentIntentId}/reject`)}">${hidden(frame.csrf)}<label for="reason-${t.paymentIntentId}">Reason</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" autocomplete="off"><button type="submit" class="secondary" aria-label="Reject ${t.transactionReference ?? t.paymentIntentId}">Reject</button></form></div></td>`
-              : ''
-          }</tr>`,
+          html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${beneficiary(t)}</td>\
+<td>${t.transactionReference ?? t.orderRef.orderRef}</td>\
+${p.policy === 'both' ? html`<td class="approvals">${approvalsText(p.approvals[t.paymentIntentId])}</td>` : ''}${
+  approver
+    ? html`<td><div class="actions">\
+<form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" \
+aria-label="Approve ${t.transactionReference ?? t.paymentIntentId}">Approve</button></form>
+<form method="post" action="${path(`/payouts/${t.paymentIntentId}/reject`)}">${hidden(frame.csrf)}<label \
+for="reason-${t.paymentIntentId}">Reason</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" autocomplete="off">\
+<button type="submit" class="secondary" aria-label="Reject ${t.transactionReference ?? t.paymentIntentId}">Reject</button></form>\
+</div></td>`
+    : ''
+}</tr>`,
       )}</tbody></table></div>`
     : html`<p class="muted">Nothing awaits approval.</p>`
 }
 ${
   can(frame.role, 'payouts:create')
-    ? html`<form method="post" action="${path('/payouts')}" class="card" aria-label="Create a payout">${hidden(frame.csrf)}<h2>Create a payout</h2>
+    ? html`<form method="post" \
+action="${path('/payouts')}" class="card" aria-label="Create a payout">${hidden(frame.csrf)}<h2>Create a payout</h2>
 <p class="muted">Paid from the ${frame.mode} wallet to a bank account after another user approves it. The fee is held with the amount.</p>
 <label for="payout-amount">Amount</label><input id="payout-amount" name="amount" inputmode="decimal" autocomplete="off" required>
-<label for="payout-bank">Bank</label><select id="payout-bank" name="bankCode">${bankCodes.map((c) => html`<option value="${c}">${resolveBankCode(c)?.name ?? c}</option>`)}</select>
+<label for="payout-bank">Bank</label>\
+<select id="payout-bank" name="bankCode">${bankCodes.map(
+        (c) => html`<option \
+value="${c}">${resolveBankCode(c)?.name ?? c}</option>`,
+      )}</select>
 <label for="payout-account">Account number or IBAN</label><input id="payout-account" name="accountNumber" autocomplete="off" required>
 <label for="payout-title">Account title</label><input id="payout-title" name="accountTitle" autocomplete="off" required>
 <label for="payout-description">Description</label><input id="payout-description" name="description" maxlength="255" autocomplete="off">
@@ -462,24 +632,36 @@ export function settlementsView(
     html`${alert(o.error)}
 ${
   list.items.length
-    ? html`<div class="table-wrap" role="region" aria-label="Settlements" tabindex="0"><table><thead><tr><th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Payout</th><th scope="col">Status</th><th scope="col">To</th><th scope="col">Settlement</th></tr></thead><tbody>${list.items.map(
+    ? html`<div class="table-wrap" role="region" aria-label="Settlements" tabindex="0"><table><thead><tr><th scope="col">Requested</th>\
+<th scope="col" class="num">Amount</th><th scope="col" class="num">Payout</th><th scope="col">Status</th><th scope="col">To</th>\
+<th scope="col">Settlement</th></tr></thead><tbody>${list.items.map(
         (v) =>
-          html`<tr><td>${when(v.requestedAt)}</td><td class="num">${money(v.amount, v.currency)}</td><td class="num">${v.payoutAmount === null ? `${v.payoutCurrency} at approval` : money(v.payoutAmount, v.payoutCurrency)}</td><td>${settlementStatus(v.status)}</td><td>${destinationText(v)}</td><td><a href="${path(`/settlements/${v.id}`)}">${v.id.slice(0, 8)}…<span class="vh"> settlement of ${money(v.amount, v.currency)}</span></a></td></tr>`,
+          html`<tr><td>${when(v.requestedAt)}</td><td class="num">${money(v.amount, v.currency)}</td><td \
+class="num">${v.payoutAmount === null ? `${v.payoutCurrency} at approval` : money(v.payoutAmount, v.payoutCurrency)}</td>\
+<td>${settlementStatus(v.status)}</td><td>${destinationText(v)}</td><td>\
+<a href="${path(`/settlements/${v.id}`)}">${v.id.slice(0, 8)}…<span class="vh"> settlement of ${money(v.amount, v.currency)}</span></a>\
+</td></tr>`,
       )}</tbody></table></div>`
     : html`<p class="card">No settlements in ${frame.mode} mode.</p>`
 }
 ${list.hasMore ? html`<p><a href="${path('/settlements')}?page=${list.page + 1}" rel="next">Older settlements</a></p>` : ''}
 ${
   can(frame.role, 'settlements:create')
-    ? html`<form method="post" action="${path('/settlements')}" class="card" aria-label="Request a settlement">${hidden(frame.csrf)}<h2>Request a settlement</h2>
-<p class="muted">Moves available funds of the ${frame.mode} wallet to your bank account, or to a USDT address (converted at the rate of the day). You see the fee and the rate before confirming; another user or the operator approves it (Settings).</p>
-<label for="settle-amount">Amount</label><input id="settle-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${f.amount ?? ''}">
+    ? html`<form method="post" \
+action="${path('/settlements')}" class="card" aria-label="Request a settlement">${hidden(frame.csrf)}<h2>Request a settlement</h2>
+<p class="muted">Moves available funds of the ${frame.mode} wallet to your bank account, or to a USDT address (converted at the rate of \
+the day). You see the fee and the rate before confirming; another user or the operator approves it (Settings).</p>
+<label for="settle-amount">Amount</label><input id="settle-amount" name="amount" inputmode="decimal" autocomplete="off" \
+required value="${f.amount ?? ''}">
 <fieldset><legend>Pay to</legend>
 <label class="check"><input type="radio" name="method" value="bank"${f.method !== 'usdt' ? html` checked` : ''}> To a bank account</label>
-<label class="check"><input type="radio" name="method" value="usdt"${f.method === 'usdt' ? html` checked` : ''}> To a USDT address (converted)</label></fieldset>
-<label for="settle-bank">Bank name (bank account)</label><input id="settle-bank" name="bankName" autocomplete="off" value="${f.bankName ?? ''}">
+<label class="check"><input type="radio" name="method" value="usdt"${f.method === 'usdt' ? html` checked` : ''}> To a USDT address \
+(converted)</label></fieldset>
+<label for="settle-bank">Bank name (bank account)</label>\
+<input id="settle-bank" name="bankName" autocomplete="off" value="${f.bankName ?? ''}">
 <label for="settle-iban">IBAN (bank account)</label><input id="settle-iban" name="iban" autocomplete="off" value="${f.iban ?? ''}">
-<label for="settle-title">Account title (bank account)</label><input id="settle-title" name="accountTitle" autocomplete="off" value="${f.accountTitle ?? ''}">
+<label for="settle-title">Account title (bank account)</label>\
+<input id="settle-title" name="accountTitle" autocomplete="off" value="${f.accountTitle ?? ''}">
 <label for="settle-usdt">USDT address</label><input id="settle-usdt" name="usdtAddress" autocomplete="off" value="${f.usdtAddress ?? ''}">
 <button type="submit">Review the settlement</button></form>`
     : ''
@@ -495,12 +677,26 @@ export function settlementConfirmView(frame: Frame, p: Awaited<ReturnType<typeof
 <dt>Amount</dt><dd>${money(p.amount, p.currency)}</dd>
 <dt>Fee</dt><dd>${money(p.fee, p.currency)}</dd>
 <dt>Net</dt><dd>${money(p.netAmount, p.currency)}</dd>
-${p.fxRate ? html`<dt>Exchange rate</dt><dd id="fx-rate">1 ${p.currency} = ${p.fxRate} ${p.payoutCurrency} (quoted ${when(p.fxRateAt)}; locked when it is approved)</dd>` : ''}
+${
+  p.fxRate
+    ? html`<dt>Exchange rate</dt>\
+<dd id="fx-rate">1 ${p.currency} = ${p.fxRate} ${p.payoutCurrency} (quoted ${when(p.fxRateAt)}; locked when it is \
+approved)</dd>`
+    : ''
+}
 <dt>You receive</dt><dd id="payout-amount">${p.fxRate ? 'about ' : ''}${money(p.payoutAmount, p.payoutCurrency)}</dd>
-<dt>To</dt><dd>${p.destination.type === 'usdt' ? `USDT (${p.destination.network}) ${p.destination.address}` : `${p.destination.bankName} ${p.destination.iban} (${p.destination.accountTitle})`}</dd>
+<dt>To</dt><dd>${
+      p.destination.type === 'usdt'
+        ? `USDT (${p.destination.network}) ${p.destination.address}`
+        : `${p.destination.bankName} ${p.destination.iban} (${p.destination.accountTitle})`
+    }</dd>
 </dl></section>
-<form method="post" action="${path('/settlements')}" class="card" aria-label="Confirm the settlement">${hidden(frame.csrf)}<input type="hidden" name="confirm" value="1">
-${(['amount', 'method', 'bankName', 'iban', 'accountTitle', 'usdtAddress'] as const).map((k) => html`<input type="hidden" name="${k}" value="${form[k]}">`)}
+<form method="post" action="${path('/settlements')}" class="card" aria-label="Confirm the \
+settlement">${hidden(frame.csrf)}<input type="hidden" name="confirm" value="1">
+${(['amount', 'method', 'bankName', 'iban', 'accountTitle', 'usdtAddress'] as const).map(
+  (k) => html`<input type="hidden" \
+name="${k}" value="${form[k]}">`,
+)}
 <button type="submit">Confirm the settlement</button></form>
 <p><a href="${path('/settlements')}">Cancel</a></p>`,
   );
@@ -515,7 +711,9 @@ export function settlementView(frame: Frame, v: Awaited<ReturnType<typeof settle
 <dt>Amount</dt><dd>${money(v.amount, v.currency)}</dd>
 <dt>Fee</dt><dd>${money(v.fee, v.currency)}</dd>
 <dt>Net</dt><dd>${money(v.netAmount, v.currency)}</dd>
-<dt>Payout</dt><dd>${v.payoutAmount === null ? `${v.payoutCurrency}, converted when approved` : money(v.payoutAmount, v.payoutCurrency)}</dd>
+<dt>Payout</dt><dd>${
+      v.payoutAmount === null ? `${v.payoutCurrency}, converted when approved` : money(v.payoutAmount, v.payoutCurrency)
+    }</dd>
 ${v.fxRate !== null ? html`<dt>Exchange rate</dt><dd>${v.fxRate} (${when(v.fxRateTimestamp)})</dd>` : ''}
 <dt>To</dt><dd>${destinationText(v)}</dd>
 <dt>Requested</dt><dd>${when(v.requestedAt)}</dd>
@@ -523,14 +721,22 @@ ${v.fxRate !== null ? html`<dt>Exchange rate</dt><dd>${v.fxRate} (${when(v.fxRat
 <dt>Processed</dt><dd>${when(v.processedAt)}</dd>
 <dt>Automatic</dt><dd>${v.isAuto ? 'yes (schedule)' : 'no'}</dd>
 <dt>Requested by</dt><dd>${v.maker ? v.maker.email : 'the API or the schedule'}</dd>
-${v.status === 0 ? html`<dt>Approved by</dt><dd id="settlement-approvals">${v.policyText}${v.policy === 'both' ? ` (${approvalsText(v.approvals)})` : ''}</dd>` : ''}
+${
+  v.status === 0
+    ? html`<dt>Approved by</dt>\
+<dd id="settlement-approvals">${v.policyText}${v.policy === 'both' ? ` (${approvalsText(v.approvals)})` : ''}</dd>`
+    : ''
+}
 <dt>Id</dt><dd>${v.id}</dd>
 </dl></section>
 ${
   v.status === 0 && can(frame.role, 'settlements:approve') && v.policy !== 'operator' && v.maker?.email !== frame.email
     ? html`<section class="card" aria-label="Decide"><h2>Approve or reject</h2><div class="actions">
-<form method="post" action="${path(`/settlements/${v.id}/approve`)}">${hidden(frame.csrf)}<button type="submit">Approve settlement</button></form>
-<form method="post" action="${path(`/settlements/${v.id}/reject`)}">${hidden(frame.csrf)}<label for="settle-reason">Reason</label><input id="settle-reason" name="reason" maxlength="255" autocomplete="off"><button type="submit" class="secondary">Reject settlement</button></form>
+<form method="post" action="${path(`/settlements/${v.id}/approve`)}">${hidden(frame.csrf)}\
+<button type="submit">Approve settlement</button></form>
+<form method="post" action="${path(`/settlements/${v.id}/reject`)}">${hidden(frame.csrf)}<label for="settle-reason">Reason</label>\
+<input id="settle-reason" name="reason" maxlength="255" autocomplete="off">\
+<button type="submit" class="secondary">Reject settlement</button></form>
 </div></section>`
     : ''
 }
@@ -546,14 +752,20 @@ export function refundsView(frame: Frame, p: Awaited<ReturnType<typeof refundsPa
     html`<p class="muted">Every refund of the ${frame.mode} mode, newest first. Refund a payment from its page.</p>
 ${
   p.items.length
-    ? html`<div class="table-wrap" role="region" aria-label="Refunds, newest first" tabindex="0"><table><thead><tr><th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Payment</th></tr></thead>
+    ? html`<div class="table-wrap" role="region" aria-label="Refunds, newest first" tabindex="0"><table><thead><tr>\
+<th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th>\
+<th scope="col">Payment</th></tr></thead>
 <tbody>${p.items.map(
         (r) =>
-          html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td><td>${refundStatusNames[r.status] ?? String(r.status)}${r.failureReason ? ` (${r.failureReason})` : ''}</td><td>${r.reason ?? '—'}</td><td><a href="${path(`/payments/${r.paymentIntentId}`)}">${r.transactionReference ?? r.paymentIntentId.slice(0, 8)}<span class="vh"> refund ${r.id}</span></a></td></tr>`,
+          html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td>\
+<td>${refundStatusNames[r.status] ?? String(r.status)}${r.failureReason ? ` (${r.failureReason})` : ''}</td><td>${r.reason ?? '—'}</td>\
+<td><a href="${path(`/payments/${r.paymentIntentId}`)}">${r.transactionReference ?? r.paymentIntentId.slice(0, 8)}\
+<span class="vh"> refund ${r.id}</span></a></td></tr>`,
       )}</tbody></table></div>`
     : html`<p class="card">No refunds in ${frame.mode} mode.</p>`
 }
-<div class="actions">${o.after ? html`<a href="${path('/refunds')}">First page</a>` : ''}${p.hasMore && last ? html`<a href="${path('/refunds')}?after=${last.id}" rel="next">Next page</a>` : ''}</div>`,
+<div class="actions">${o.after ? html`<a href="${path('/refunds')}">First page</a>` : ''}\
+${p.hasMore && last ? html`<a href="${path('/refunds')}?after=${last.id}" rel="next">Next page</a>` : ''}</div>`,
   );
 }
 
@@ -572,11 +784,13 @@ export function settingsView(frame: Frame, s: Awaited<ReturnType<typeof settings
     'Settings',
     frame,
     html`${notice(o.message)}${alert(o.error)}
-<form method="post" action="${path('/settings')}" class="card" aria-label="Payout approvals">${hidden(frame.csrf)}<h2>Who approves manual payouts and settlements</h2>
+<form method="post" action="${path('/settings')}" class="card" aria-label="Payout approvals">${hidden(frame.csrf)}\
+<h2>Who approves manual payouts and settlements</h2>
 <p class="muted" id="current-policy">Now: ${s.policyText}.</p>
 <fieldset><legend>Approved by</legend>${policyChoices.map(
       ([value, label, help]) =>
-        html`<label class="check"><input type="radio" name="payoutApprovals" value="${value}"${s.policy === value ? html` checked` : ''}><span><strong>${label}:</strong> <span class="muted">${help}</span></span></label>`,
+        html`<label class="check"><input type="radio" name="payoutApprovals" value="${value}"${s.policy === value ? html` checked` : ''}>\
+<span><strong>${label}:</strong> <span class="muted">${help}</span></span></label>`,
     )}</fieldset>
 <button type="submit">Save</button></form>`,
   );

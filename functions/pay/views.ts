@@ -39,7 +39,12 @@ const reasons: Record<string, string> = {
 };
 
 function header(ctx: PageContext): Html {
-  return html`<header class="merchant"><p>${ctx.merchantName}</p>${ctx.intent.mode === 'test' ? html`<span class="badge">Test mode</span>` : ''}</header>`;
+  return html`<header class="merchant"><p>${ctx.merchantName}</p>${
+    ctx.intent.mode === 'test'
+      ? html`<span class="badge">Test \
+mode</span>`
+      : ''
+  }</header>`;
 }
 
 function summary(intent: PaymentIntent): Html {
@@ -78,12 +83,14 @@ ${csrfField(ctx)}
 <input type="text" id="cc-name" name="name" autocomplete="cc-name" required maxlength="100"${name.attrs}>
 ${name.message}
 <label for="cc-number">Card number</label>
-<input type="text" id="cc-number" name="number" autocomplete="cc-number" inputmode="numeric" required maxlength="23" placeholder="1234 1234 1234 1234"${number.attrs}>
+<input type="text" id="cc-number" name="number" autocomplete="cc-number" inputmode="numeric" required maxlength="23" placeholder="1234 \
+1234 1234 1234"${number.attrs}>
 ${number.message}
 <div class="row">
 <div>
 <label for="cc-exp">Expiry (MM/YY)</label>
-<input type="text" id="cc-exp" name="expiry" autocomplete="cc-exp" inputmode="numeric" required maxlength="7" placeholder="MM/YY"${expiry.attrs}>
+<input type="text" id="cc-exp" name="expiry" autocomplete="cc-exp" inputmode="numeric" required maxlength="7" \
+placeholder="MM/YY"${expiry.attrs}>
 ${expiry.message}
 </div>
 <div>
@@ -103,17 +110,22 @@ function walletFields(ctx: PageContext): Html {
   const number = fieldError(ctx, 'wallet', 'mobileNumber');
   const providerInput =
     offered.length === 1
-      ? html`<input type="hidden" name="provider" value="${offered[0]}"><p>Pay with your <strong>${walletProviders[offered[0]!].name}</strong> wallet.</p>`
+      ? html`<input type="hidden" \
+name="provider" value="${offered[0]}"><p>Pay with your <strong>${walletProviders[offered[0]!].name}</strong> wallet.</p>`
       : html`<fieldset${provider.attrs}>
 <legend>Wallet</legend>
 <div class="choice">
-${offered.map((p, i) => html`<label for="wallet-provider-${p}"><input type="radio" id="wallet-provider-${p}" name="provider" value="${p}"${i === 0 ? html` checked` : ''}> ${walletProviders[p].name}</label>`)}
+${offered.map(
+  (p, i) => html`<label for="wallet-provider-${p}"><input type="radio" \
+id="wallet-provider-${p}" name="provider" value="${p}"${i === 0 ? html` checked` : ''}> ${walletProviders[p].name}</label>`,
+)}
 </div>
 ${provider.message}
 </fieldset>`;
   return html`${providerInput}
 <label for="wallet-number">Mobile number</label>
-<input type="tel" id="wallet-number" name="mobileNumber" autocomplete="tel" inputmode="tel" required maxlength="20" placeholder="03XX XXXXXXX"${number.attrs}>
+<input type="tel" id="wallet-number" name="mobileNumber" autocomplete="tel" inputmode="tel" required maxlength="20" placeholder="03XX \
+XXXXXXX"${number.attrs}>
 ${number.message}
 <button type="submit">Send verification code</button>`;
 }
@@ -139,11 +151,13 @@ ${formAlert(ctx, 'otp')}
 <form method="post" action="${ctx.intent.paymentIntentId}/otp">
 ${csrfField(ctx)}
 <label for="wallet-otp">Verification code</label>
-<input type="text" id="wallet-otp" name="otp" autocomplete="one-time-code" inputmode="numeric" required maxlength="6" pattern="[0-9]{6}"${otp.attrs}>
+<input type="text" id="wallet-otp" name="otp" autocomplete="one-time-code" inputmode="numeric" required maxlength="6" \
+pattern="[0-9]{6}"${otp.attrs}>
 ${otp.message}
 <button type="submit">Confirm payment</button>
 </form>
-<p class="muted">The payment request already went to this number, so it cannot be changed. To use another number or pay another way, cancel this payment and start again from ${ctx.merchantName}.</p>
+<p class="muted">The payment request already went to this number, so it cannot be changed. To use another number or pay another way, \
+cancel this payment and start again from ${ctx.merchantName}.</p>
 </section>`;
 }
 
@@ -161,7 +175,12 @@ function testHints(ctx: PageContext): Html {
   return html`<section class="notice" aria-label="Test mode">
 <p><strong>Test mode:</strong> no real money moves.</p>
 <ul class="hints">
-${offeredMethods(checkoutDetails(ctx.intent)).card ? html`<li>Card <code>${spaced(sandboxCards.approved)}</code> succeeds, <code>${spaced(sandboxCards.declined)}</code> is declined; any future expiry and CVC.</li>` : ''}
+${
+  offeredMethods(checkoutDetails(ctx.intent)).card
+    ? html`<li>Card <code>${spaced(sandboxCards.approved)}</code> \
+succeeds, <code>${spaced(sandboxCards.declined)}</code> is declined; any future expiry and CVC.</li>`
+    : ''
+}
 <li>Wallet numbers ending 0000 approve, 1111 decline; the code is <code>${sandboxOtp}</code>.</li>
 </ul>
 </section>`;
@@ -197,8 +216,10 @@ export function pendingPage(ctx: PageContext): PageResult {
       html`${summary(ctx.intent)}${pageAlert}
 <section class="card" aria-labelledby="approve-heading" aria-live="polite">
 <h1 id="approve-heading">Approve the payment on your phone</h1>
-<p>Open your ${d.walletProvider} app for the number ending <strong>${d.walletNumberLast4}</strong> and approve the payment of ${formatMoney(ctx.intent.amountMinor, ctx.intent.currency)}.</p>
-<p>Waiting for your approval on your phone. The payment can no longer be cancelled here: approve or decline it in your wallet app. If you do nothing, it ends by itself and no money is taken.</p>
+<p>Open your ${d.walletProvider} app for the number ending <strong>${d.walletNumberLast4}</strong> and approve the \
+payment of ${formatMoney(ctx.intent.amountMinor, ctx.intent.currency)}.</p>
+<p>Waiting for your approval on your phone. The payment can no longer be cancelled here: approve or decline it in your wallet app. If you \
+do nothing, it ends by itself and no money is taken.</p>
 <p class="muted">This page updates by itself. <a href="${ctx.intent.paymentIntentId}">Check now</a></p>
 </section>`,
       { refreshSeconds: 3 },
@@ -228,25 +249,32 @@ export function resultPage(ctx: PageContext): PageResult {
       return page(
         ctx,
         'Payment successful',
-        html`<section class="card" role="status"><h1 class="ok">Payment successful</h1><p>You paid ${formatMoney(intent.amountMinor, intent.currency)} to ${ctx.merchantName}.</p>${paidWith}<p class="muted">Reference ${intent.transactionReference}</p></section>${summary(intent)}${returnLink}`,
+        html`<section class="card" role="status"><h1 class="ok">Payment successful</h1>\
+<p>You paid ${formatMoney(intent.amountMinor, intent.currency)} to ${ctx.merchantName}.</p>${paidWith}\
+<p class="muted">Reference ${intent.transactionReference}</p></section>${summary(intent)}${returnLink}`,
       );
     case 'Failed':
       return page(
         ctx,
         'Payment failed',
-        html`<section class="card" role="alert"><h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}<p>No money was taken. To try again, return to ${ctx.merchantName} and start a new payment.</p></section>${summary(intent)}${returnLink}`,
+        html`<section class="card" role="alert">\
+<h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}<p>No money was taken. To try again, \
+return to ${ctx.merchantName} and start a new payment.</p></section>${summary(intent)}${returnLink}`,
       );
     case 'Cancelled':
       return page(
         ctx,
         'Payment cancelled',
-        html`<section class="card" role="status"><h1>Payment cancelled</h1><p>You cancelled this payment. No money was taken.</p></section>${summary(intent)}${returnLink}`,
+        html`<section class="card" role="status"><h1>Payment cancelled</h1><p>You cancelled this payment. No money was taken.</p>\
+</section>${summary(intent)}${returnLink}`,
       );
     default:
       return page(
         ctx,
         'Session expired',
-        html`<section class="card" role="alert"><h1>This payment session has expired</h1><p>Payment sessions last 30 minutes. No money was taken.</p><p>Return to ${ctx.merchantName} and start the payment again to get a new link.</p></section>${summary(intent)}${returnLink}`,
+        html`<section class="card" role="alert"><h1>This payment session has expired</h1>\
+<p>Payment sessions last 30 minutes. No money was taken.</p>\
+<p>Return to ${ctx.merchantName} and start the payment again to get a new link.</p></section>${summary(intent)}${returnLink}`,
         { status: 410 },
       );
   }

@@ -13,7 +13,8 @@ export const handler = siteHandler(routes.docsPage, () => ({
     base: 'docs/',
     reference: true,
     body: `<main id="reference" data-openapi-url="Gateway/v1/openapi.json">
-  <noscript><p class="noscript">The reference needs JavaScript. The same contract is at <a href="Gateway/v1/openapi.json">Gateway/v1/openapi.json</a>.</p></noscript>
+  <noscript><p class="noscript">The reference needs JavaScript. The same contract is at <a \
+href="Gateway/v1/openapi.json">Gateway/v1/openapi.json</a>.</p></noscript>
 </main>
 <script src="docs/scalar.js"></script>
 <script src="docs/site.js"></script>`,

@@ -13,7 +13,8 @@ local stack (<code>npm start</code>, <code>http://localhost:3000</code>) or a de
 <h2>1. Get test keys</h2>
 <p>The operator creates your merchant and gives you, per mode, an API key <code>pk_test_…</code>, a secret key
 <code>sk_test_…</code> and a webhook signing secret <code>whsec_…</code>. Each is shown once. Locally:</p>
-<pre><code>npm run --silent ops -- merchant create --name "Acme" --webhook-url http://127.0.0.1:4000/hooks --allow-insecure-webhooks --json</code></pre>
+<pre><code>npm run --silent ops -- merchant create --name "Acme" --webhook-url http://127.0.0.1:4000/hooks --allow-insecure-webhooks \
+--json</code></pre>
 <p>Keep the secret key and the webhook secret on your server: never in a browser or an app.</p>
 <h2>2. Install the SDK</h2>
 <pre><code>npm run sdk:pack            # in the gateway repository: builds svc-gateway-node-*.tgz
@@ -55,17 +56,21 @@ computed with your <strong>secret key</strong>. The SDK does this for you.</p>
 <h2>The recipe</h2>
 <ol>
 <li>Take the JSON body without <code>signature</code>.</li>
-<li>Flatten nested objects into dotted keys: <code>orderRef.orderRef</code>, <code>customerRef.name</code>; array items by index (<code>items.0.sku</code>).</li>
+<li>Flatten nested objects into dotted keys: <code>orderRef.orderRef</code>, <code>customerRef.name</code>; array items by index \
+(<code>items.0.sku</code>).</li>
 <li>Leave out members whose value is <code>null</code> or the empty string.</li>
-<li>Write each value as text: strings unchanged, numbers as JavaScript <code>String(n)</code> (<code>100.5</code>, not <code>100.50</code>), booleans <code>true</code>/<code>false</code>.</li>
+<li>Write each value as text: strings unchanged, numbers as JavaScript <code>String(n)</code> (<code>100.5</code>, not \
+<code>100.50</code>), booleans <code>true</code>/<code>false</code>.</li>
 <li>Sort by key (plain JavaScript string order).</li>
-<li>Join as <code>k1=v1&amp;k2=v2…</code>, append <code>&amp;key=&lt;secret key&gt;</code>, and take the MD5 of the UTF-8 bytes as 32 lowercase hex characters.</li>
+<li>Join as <code>k1=v1&amp;k2=v2…</code>, append <code>&amp;key=&lt;secret key&gt;\
+</code>, and take the MD5 of the UTF-8 bytes as 32 lowercase hex characters.</li>
 </ol>
 <h2>Worked example</h2>
 <p>Secret key <code>sk_test_0123456789abcdefghijABCDEFGHIJ0123</code>, body:</p>
 <pre><code>{ "amount": 1500, "currency": "PKR", "description": "Blue shirt", "orderRef": { "orderRef": "INV1001" } }</code></pre>
 <p>String to hash:</p>
-<pre><code>amount=1500&amp;currency=PKR&amp;description=Blue shirt&amp;orderRef.orderRef=INV1001&amp;key=sk_test_0123456789abcdefghijABCDEFGHIJ0123</code></pre>
+<pre><code>amount=1500&amp;currency=PKR&amp;description=Blue shirt&amp;orderRef.orderRef=INV1001&amp;\
+key=sk_test_0123456789abcdefghijABCDEFGHIJ0123</code></pre>
 <p>Signature: <code>c3681d857eb1300237776aaa486d44cd</code>.</p>
 <h2>In Node without the SDK</h2>
 <pre><code>import { createHash } from 'node:crypto';
@@ -101,8 +106,10 @@ to your endpoint for the key's mode. The event types and their bodies are in the
 <h2>Verify every delivery</h2>
 <ol>
 <li>Read the <strong>raw</strong> body: do not parse and re-serialise it before verifying.</li>
-<li>Take <code>t</code> and the <code>v1</code> values from <code>X-Svc-Signature-V2</code> (<code>t=&lt;unix&gt;,v1=&lt;hex&gt;</code>; during a secret rotation there is one <code>v1</code> per live secret).</li>
-<li>Compute hex HMAC-SHA256 of <code>&lt;t&gt;.&lt;raw body&gt;</code> keyed with your whole <code>whsec_…</code> secret, and compare it with each <code>v1</code> in constant time.</li>
+<li>Take <code>t</code> and the <code>v1</code> values from <code>X-Svc-Signature-V2</code> (<code>t=&lt;unix&gt;,v1=&lt;hex&gt;\
+</code>; during a secret rotation there is one <code>v1</code> per live secret).</li>
+<li>Compute hex HMAC-SHA256 of <code>&lt;t&gt;.&lt;raw body&gt;</code> keyed with your whole <code>whsec_…</code> secret, and compare it \
+with each <code>v1</code> in constant time.</li>
 <li>Refuse a <code>t</code> more than 300 seconds away from your clock.</li>
 </ol>
 <pre><code>import { webhooks } from '@svc-gateway/node';
@@ -116,7 +123,8 @@ app.post('/hooks', express.raw({ type: 'application/json' }), (req, res) =&gt; {
 <h2>Answer fast, expect duplicates</h2>
 <ul>
 <li>Answer <code>2xx</code> within 5 seconds; anything else (redirects included) is retried with backoff under the same event id.</li>
-<li>Delivery is at least once and unordered: deduplicate on <code>X-Svc-Event-Id</code>, keep the newest <code>created</code>; a terminal status is never left.</li>
+<li>Delivery is at least once and unordered: deduplicate on <code>X-Svc-Event-Id</code>, keep the newest <code>created</code>; a terminal \
+status is never left.</li>
 <li>Webhooks are not a guarantee: for a transaction with no terminal event after a few minutes, look it up
 (<code>GET /Gateway/v1/Transaction/{reference}</code>).</li>
 </ul>
@@ -170,15 +178,23 @@ stable <code>code</code> to branch on, a human <code>detail</code>, and the <cod
   "traceId": "1b2c3d4e-5f60-4718-9a0b-1c2d3e4f5a6b", "errors": { "orderRef.orderReff": ["unknown parameter"] }
 }</code></pre>
 <table><thead><tr><th>Status</th><th>Codes</th><th>What to do</th></tr></thead><tbody>
-<tr><td>400</td><td><code>invalid_request</code>, <code>unknown_parameter</code>, <code>invalid_json</code>, <code>invalid_signature</code>, <code>invalid_idempotency_key</code></td><td>Fix the request: <code>errors</code> names every field at fault. Do not retry unchanged.</td></tr>
+<tr><td>400</td><td><code>invalid_request</code>, <code>unknown_parameter</code>, <code>invalid_json</code>, \
+<code>invalid_signature</code>, <code>invalid_idempotency_key</code></td>\
+<td>Fix the request: <code>errors</code> names every field at fault. Do not retry unchanged.</td></tr>
 <tr><td>401</td><td><code>unauthorized</code>, <code>signature_mismatch</code></td><td>Check the key and the signing recipe.</td></tr>
-<tr><td>403</td><td><code>missing_scope</code>, <code>merchant_suspended</code></td><td>Use a key with the scope, or contact the operator.</td></tr>
+<tr><td>403</td><td><code>missing_scope</code>, <code>merchant_suspended</code></td>\
+<td>Use a key with the scope, or contact the operator.</td></tr>
 <tr><td>404</td><td><code>not_found</code></td><td>No such object for this merchant and mode (another mode's ids are 404 too).</td></tr>
-<tr><td>409</td><td><code>idempotency_in_flight</code>, <code>concurrent_update</code></td><td>Retry after a moment with the same Idempotency-Key.</td></tr>
-<tr><td>413, 415</td><td><code>body_too_large</code>, <code>unsupported_media_type</code></td><td>Send JSON under 64 KiB with <code>Content-Type: application/json</code>.</td></tr>
-<tr><td>422</td><td><code>amount_below_minimum</code>, <code>duplicate_order_ref</code>, <code>insufficient_balance</code>, <code>idempotency_key_reused</code>, … (<code>business_rule_violation</code> otherwise)</td><td>A business rule refused a well-formed request: change the request.</td></tr>
+<tr><td>409</td><td><code>idempotency_in_flight</code>, <code>concurrent_update</code></td>\
+<td>Retry after a moment with the same Idempotency-Key.</td></tr>
+<tr><td>413, 415</td><td><code>body_too_large</code>, <code>unsupported_media_type</code></td>\
+<td>Send JSON under 64 KiB with <code>Content-Type: application/json</code>.</td></tr>
+<tr><td>422</td><td><code>amount_below_minimum</code>, <code>duplicate_order_ref</code>, <code>insufficient_balance</code>, \
+<code>idempotency_key_reused</code>, … (<code>business_rule_violation</code> otherwise)</td>\
+<td>A business rule refused a well-formed request: change the request.</td></tr>
 <tr><td>429</td><td><code>rate_limited</code></td><td>Wait for <code>Retry-After</code> seconds.</td></tr>
-<tr><td>500</td><td><code>internal_error</code></td><td>Retry with the same Idempotency-Key; quote the <code>traceId</code> to support.</td></tr>
+<tr><td>500</td><td><code>internal_error</code></td><td>Retry with the same Idempotency-Key; quote the <code>traceId</code> to \
+support.</td></tr>
 </tbody></table>
 <p>The reference lists, for every operation, each status it can answer.</p>
 `,

@@ -112,7 +112,8 @@ ${body}
 export const siteCss = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#fff}
-header.site{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center;padding:.75rem 1rem;border-bottom:1px solid #d8dee4;background:#f6f8fa}
+header.site{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center;padding:.75rem 1rem;border-bottom:1px solid #d8dee4;\
+background:#f6f8fa}
 header.site .brand{font-size:1rem}
 header.site nav{display:flex;flex-wrap:wrap;gap:.25rem .9rem}
 header.site a{color:#0a58ca;text-decoration:none}

@@ -172,7 +172,8 @@ export function checkLedger(s: LedgerSnapshot): Discrepancy[] {
       report(
         'refunds',
         i.paymentIntentId,
-        `transaction ${i.paymentIntentId} reserves ${i.refundReservedMinor ?? 0} for refunds, its open and completed refunds add up to ${reserved}`,
+        `transaction ${i.paymentIntentId} reserves ${i.refundReservedMinor ?? 0} for ` +
+          `refunds, its open and completed refunds add up to ${reserved}`,
       );
     if (refunded > i.amountMinor || reserved > i.amountMinor)
       report(

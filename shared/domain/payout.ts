@@ -71,7 +71,8 @@ export const payoutMessages = {
   awaitingApproval: 'The withdrawal is awaiting approval.',
   submitted: 'The payout was accepted by the bank and is being processed.',
   outcomePending:
-    'The payout was submitted to the bank and its outcome is not known yet. Do not submit it again: the final status arrives by webhook and on the transaction lookup.',
+    'The payout was submitted to the bank and its outcome is not known yet. Do not submit it ' +
+    'again: the final status arrives by webhook and on the transaction lookup.',
   completed: 'The payout was completed.',
   rejectedByOperator: 'The withdrawal was not approved.',
   internal: (traceId: string) => `An internal error occurred; the payout was not sent. Quote traceId ${traceId} to support.`,

@@ -15,9 +15,11 @@ html{-webkit-text-size-adjust:100%}
 body{margin:0;overflow-wrap:anywhere;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a2e;background:#f4f5f7}
 .skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem}
 .skip:focus{left:.5rem}
-header.top{background:#fff;border-bottom:1px solid #dcdfe6;padding:.75rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+header.top{background:#fff;border-bottom:1px solid #dcdfe6;padding:.75rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;\
+align-items:center}
 header.top .brand{font-weight:700;margin:0;flex:1 1 auto}
-.mode{font-size:.8rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;border-radius:.25rem;padding:.15rem .5rem;border:1px solid}
+.mode{font-size:.8rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;border-radius:.25rem;padding:.15rem .5rem;\
+border:1px solid}
 .mode.test{background:#fff3cd;color:#5c4300;border-color:#c9a227}
 .mode.live{background:#e6f4ea;color:#0a5524;border-color:#5fa86f}
 nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem}
@@ -36,9 +38,12 @@ h2{font-size:1.1rem;margin:0 0 .75rem}
 .big{font-size:1.5rem;font-weight:700;margin:0}
 .muted{color:#4f5567;font-size:.9rem}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
-input,select{display:block;width:100%;font:inherit;padding:.6rem .7rem;border:1px solid #767c8c;border-radius:.5rem;background:#fff;color:inherit;min-height:44px}
-input:focus-visible,button:focus-visible,a:focus-visible,select:focus-visible,.table-wrap:focus-visible{outline:3px solid #2f5bea;outline-offset:2px}
-button{display:block;width:100%;margin:1rem 0 0;font:inherit;font-weight:700;padding:.7rem 1rem;border:0;border-radius:.5rem;background:#2f5bea;color:#fff;cursor:pointer;min-height:44px}
+input,select{display:block;width:100%;font:inherit;padding:.6rem .7rem;border:1px solid #767c8c;border-radius:.5rem;background:#fff;\
+color:inherit;min-height:44px}
+input:focus-visible,button:focus-visible,a:focus-visible,select:focus-visible,.table-wrap:focus-visible{outline:3px solid #2f5bea;\
+outline-offset:2px}
+button{display:block;width:100%;margin:1rem 0 0;font:inherit;font-weight:700;padding:.7rem 1rem;border:0;border-radius:.5rem;\
+background:#2f5bea;color:#fff;cursor:pointer;min-height:44px}
 button.secondary{background:#fff;color:#1f47c8;border:1px solid #1f47c8}
 .filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:0 1rem;align-items:end}
 .filters button{margin-top:.75rem}
@@ -54,7 +59,8 @@ dt{font-weight:600;color:#4f5567}
 dd{margin:0}
 .alert{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#fdecee;color:#7a0016;border:1px solid #f1b5be}
 .notice{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#eef3ff;border:1px solid #c3d2fb}
-.secret{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1rem;background:#f8f9fb;border:1px solid #dcdfe6;border-radius:.4rem;padding:.5rem;word-break:break-all}
+.secret{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1rem;background:#f8f9fb;border:1px solid #dcdfe6;border-radius:.4rem;\
+padding:.5rem;word-break:break-all}
 .codes{columns:2;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1.05rem;padding-left:1.25rem}
 .qr{max-width:14rem;margin:.5rem 0;background:#fff}
 .qr svg{display:block;width:100%;height:auto}
@@ -85,7 +91,8 @@ export function errorDocument(title: string, message: string): string {
   return htmlDocument({
     title: `${title} · Dashboard`,
     css: dashboardCss,
-    body: html`<main class="narrow" id="main"><div class="card" role="alert"><h1>${title}</h1><p>${message}</p><p><a href="${path('')}">Dashboard home</a></p></div></main>`,
+    body: html`<main class="narrow" id="main"><div class="card" role="alert"><h1>${title}</h1><p>${message}</p><p>\
+<a href="${path('')}">Dashboard home</a></p></div></main>`,
   });
 }
 
@@ -117,6 +124,9 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
     ['settings', 'Settings', path('/settings'), can(frame.role, 'settings:manage')],
   ];
   const other = frame.mode === 'test' ? 'live' : 'test';
+  const links = nav
+    .filter(([, , , shown]) => shown)
+    .map(([id, label, href]) => html`<li><a href="${href}"${id === frame.current ? html` aria-current="page"` : ''}>${label}</a></li>`);
   return htmlDocument({
     title: `${title} · ${frame.merchantName} · Dashboard`,
     css: dashboardCss,
@@ -124,12 +134,15 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
 <header class="top">
 <p class="brand">${frame.merchantName}</p>
 <span class="mode ${frame.mode}">${frame.mode === 'test' ? 'Test mode' : 'Live mode'}</span>
-<nav aria-label="Dashboard"><ul>${nav.filter(([, , , shown]) => shown).map(([id, label, href]) => html`<li><a href="${href}"${id === frame.current ? html` aria-current="page"` : ''}>${label}</a></li>`)}</ul></nav>
+<nav aria-label="Dashboard"><ul>${links}</ul></nav>
 <div class="session">
 <span>${frame.email} (${frame.role})</span>
-<form method="post" action="${path('/mode')}"><input type="hidden" name="csrf" value="${frame.csrf}"><input type="hidden" name="mode" value="${other}"><button type="submit" class="secondary">Switch to ${other} mode</button></form>
-<form method="post" action="${path('/sign-out')}"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit" class="secondary">Sign out</button></form>
-<form method="post" action="${path('/sign-out')}"><input type="hidden" name="csrf" value="${frame.csrf}"><input type="hidden" name="everywhere" value="1"><button type="submit" class="secondary">Sign out everywhere</button></form>
+<form method="post" action="${path('/mode')}"><input type="hidden" name="csrf" value="${frame.csrf}">\
+<input type="hidden" name="mode" value="${other}"><button type="submit" class="secondary">Switch to ${other} mode</button></form>
+<form method="post" action="${path('/sign-out')}"><input type="hidden" name="csrf" value="${frame.csrf}">\
+<button type="submit" class="secondary">Sign out</button></form>
+<form method="post" action="${path('/sign-out')}"><input type="hidden" name="csrf" value="${frame.csrf}">\
+<input type="hidden" name="everywhere" value="1"><button type="submit" class="secondary">Sign out everywhere</button></form>
 </div>
 </header>
 <main id="main"><h1>${title}</h1>${body}</main>`,

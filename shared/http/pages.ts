@@ -50,7 +50,8 @@ body{margin:0;overflow-wrap:anywhere;font:16px/1.5 system-ui,-apple-system,"Sego
 main{max-width:30rem;margin:0 auto;padding:1rem}
 header.merchant{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin:.25rem 0 1rem}
 header.merchant p{margin:0;font-weight:600;font-size:1.05rem}
-.badge{font-size:.75rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;background:#fff3cd;color:#6b4e00;border:1px solid #e0c060;border-radius:.25rem;padding:.1rem .4rem}
+.badge{font-size:.75rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;background:#fff3cd;color:#6b4e00;\
+border:1px solid #e0c060;border-radius:.25rem;padding:.1rem .4rem}
 .card{background:#fff;border:1px solid #dcdfe6;border-radius:.75rem;padding:1rem;margin:0 0 1rem}
 .summary .amount{font-size:1.75rem;font-weight:700;margin:0}
 .summary p{margin:.25rem 0 0}
@@ -59,15 +60,18 @@ h1{font-size:1.35rem;margin:0 0 .5rem}
 h2{font-size:1.1rem;margin:0 0 .75rem}
 label,legend{display:block;font-weight:600;margin:.75rem 0 .25rem}
 fieldset{border:0;padding:0;margin:0}
-input[type=text],input[type=tel]{display:block;width:100%;font:inherit;font-size:1rem;padding:.7rem .75rem;border:1px solid #8a90a0;border-radius:.5rem;background:#fff;color:inherit}
+input[type=text],input[type=tel]{display:block;width:100%;font:inherit;font-size:1rem;padding:.7rem .75rem;border:1px solid #8a90a0;\
+border-radius:.5rem;background:#fff;color:inherit}
 input:focus-visible,button:focus-visible,a:focus-visible,summary:focus-visible{outline:3px solid #2f5bea;outline-offset:2px}
 input[aria-invalid=true]{border-color:#b00020}
 .row{display:flex;gap:.75rem}
 .row>div{flex:1;min-width:0}
 .choice{display:flex;gap:.5rem;flex-wrap:wrap}
-.choice label{display:flex;align-items:center;gap:.4rem;font-weight:500;margin:0;padding:.6rem .8rem;border:1px solid #8a90a0;border-radius:.5rem;background:#fff;flex:1;min-width:8rem}
+.choice label{display:flex;align-items:center;gap:.4rem;font-weight:500;margin:0;padding:.6rem .8rem;border:1px solid #8a90a0;\
+border-radius:.5rem;background:#fff;flex:1;min-width:8rem}
 .choice input{width:1.1rem;height:1.1rem;margin:0}
-button{display:block;width:100%;margin:1rem 0 0;font:inherit;font-size:1.05rem;font-weight:700;padding:.8rem 1rem;border:0;border-radius:.5rem;background:#2f5bea;color:#fff;cursor:pointer;min-height:48px}
+button{display:block;width:100%;margin:1rem 0 0;font:inherit;font-size:1.05rem;font-weight:700;padding:.8rem 1rem;border:0;\
+border-radius:.5rem;background:#2f5bea;color:#fff;cursor:pointer;min-height:48px}
 button.secondary{background:#fff;color:#2f5bea;border:1px solid #2f5bea;font-weight:600}
 form.cancel button{margin:0 0 1rem}
 .field-error{color:#b00020;font-size:.9rem;margin:.25rem 0 0}
@@ -77,7 +81,8 @@ form.cancel button{margin:0 0 1rem}
 .bad{color:#b00020}
 details summary{cursor:pointer;color:#2f5bea;font-weight:600;margin-top:.75rem}
 a{color:#2f5bea}
-.button-link{display:block;text-align:center;margin:1rem 0 0;padding:.8rem 1rem;border-radius:.5rem;background:#2f5bea;color:#fff;font-weight:700;text-decoration:none}
+.button-link{display:block;text-align:center;margin:1rem 0 0;padding:.8rem 1rem;border-radius:.5rem;background:#2f5bea;color:#fff;\
+font-weight:700;text-decoration:none}
 ul.hints{margin:.25rem 0 0;padding-left:1.1rem}
 code{font-size:.95em}
 `.trim();
@@ -93,7 +98,8 @@ export function htmlDocument(options: { title: string; body: Html; refreshSecond
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
-${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">\n` : ''}<title>${escapeHtml(options.title)}</title>
+${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">\n` : ''}\
+<title>${escapeHtml(options.title)}</title>
 <style>${options.css ?? css}</style>
 </head>
 <body>

@@ -17,7 +17,8 @@ export const isoDateTime = z.string().check(
   ),
   z.meta({
     description:
-      'An ISO 8601 date or date-time (2025-01-31 or 2025-01-31T12:00:00Z); a date alone is the start of that day (UTC) as a lower bound, its end as an upper one.',
+      'An ISO 8601 date or date-time (2025-01-31 or 2025-01-31T12:00:00Z); a date alone is ' +
+      'the start of that day (UTC) as a lower bound, its end as an upper one.',
   }),
 );
 

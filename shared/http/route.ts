@@ -34,7 +34,10 @@ export interface Route {
   readonly lambda?: LambdaGroupId;
   /** Scope the key must carry. */
   readonly scope?: Scope;
-  /** The body carries the MD5 `signature` field of docs/merchant-guide.md, Signing a request body (`ifPresent`: checked only when the optional body carries one). */
+  /**
+   * The body carries the MD5 `signature` field of docs/merchant-guide.md, Signing a request body (`ifPresent`: checked only when the
+   * optional body carries one).
+   */
   readonly signature: boolean | 'ifPresent';
   /** Provider-facing rows: the raw body may also be a form post (JazzCash posts its pp_* fields form-encoded); it is not parsed. */
   readonly formBody?: true;
@@ -76,7 +79,9 @@ export interface RouteDoc {
     | 'Dashboard'
     | 'Providers'
     | 'Reference';
-  /** Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS files). */
+  /**
+   * Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS files).
+   */
   readonly success: { readonly status: 200 | 201 | 202; readonly schema: string };
   readonly problems?: readonly (400 | 401 | 403 | 404 | 409 | 410 | 422)[];
   /** A realistic request: path and query parameters, body without `signature` (added when signed). */

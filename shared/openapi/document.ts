@@ -78,7 +78,9 @@ const statusText: Record<number, string> = {
   410: 'The checkout session has ended.',
   413: 'The body is larger than 64 KiB.',
   415: 'A POST without Content-Type: application/json.',
-  422: 'A well-formed request that breaks a business rule (amount limits, currency, duplicate orderRef, balance, …), or an Idempotency-Key reused with a different request.',
+  422:
+    'A well-formed request that breaks a business rule (amount limits, currency, duplicate ' +
+    'orderRef, balance, …), or an Idempotency-Key reused with a different request.',
   429: 'Rate limited: retry after the Retry-After seconds.',
   500: 'An internal error; nothing internal is shown. Quote the traceId.',
 };
@@ -98,11 +100,13 @@ function problemComponents(): { schemas: Json; responses: Json } {
       detail: { type: 'string' },
       code: {
         type: 'string',
-        description: `Stable machine-readable code. Defaults per status: ${Object.entries(defaultCodes)
-          .map(([status, code]) => `${status} \`${code}\``)
-          .join(
-            ', ',
-          )}; specific ones include \`unknown_parameter\`, \`invalid_json\`, \`invalid_signature\`, \`signature_mismatch\`, \`missing_scope\`, \`merchant_suspended\`, \`idempotency_in_flight\`, \`idempotency_key_reused\`, \`concurrent_update\`, \`amount_below_minimum\`, \`duplicate_order_ref\`, \`insufficient_balance\`.`,
+        description:
+          `Stable machine-readable code. Defaults per status: ${Object.entries(defaultCodes)
+            .map(([status, code]) => `${status} \`${code}\``)
+            .join(', ')}; ` +
+          'specific ones include `unknown_parameter`, `invalid_json`, `invalid_signature`, `signature_mismatch`, `missing_scope`, ' +
+          '`merchant_suspended`, `idempotency_in_flight`, `idempotency_key_reused`, `concurrent_update`, `amount_below_minimum`, ' +
+          '`duplicate_order_ref`, `insufficient_balance`.',
       },
       traceId: { type: 'string', description: 'Equal to the Svc-Trace-Id header.' },
       errors: { $ref: '#/components/schemas/FieldErrors' },
@@ -167,7 +171,8 @@ function problemComponents(): { schemas: Json; responses: Json } {
 }
 
 const signatureRule = [
-  'The body carries `signature` (docs/merchant-guide.md, Signing a request body): remove `signature`; flatten nested objects into dotted keys',
+  'The body carries `signature` (docs/merchant-guide.md, Signing a request ' +
+    'body): remove `signature`; flatten nested objects into dotted keys',
   '(`customerRef.name`, `orderRef.orderRef`; array items by index); drop members whose value is null or "";',
   'render strings as they are, numbers in their shortest round-trip form (`100.5`), booleans `true`/`false`;',
   'sort by key (UTF-16 code units); join as `k1=v1&k2=v2&…`, append `&key=<secret key>`; MD5 of the UTF-8 bytes,',
@@ -312,7 +317,8 @@ const tags: { name: Route['doc']['tag']; description: string }[] = [
   {
     name: 'Dashboard',
     description:
-      'The merchant dashboard (docs/dashboard.md): server-rendered pages and form posts behind a session cookie with a CSRF token (not an API).',
+      'The merchant dashboard (docs/dashboard.md): server-rendered pages and form ' +
+      'posts behind a session cookie with a CSRF token (not an API).',
   },
   { name: 'Providers', description: 'Wallet providers’ signed notifications (provider-facing, not for merchants).' },
   { name: 'Reference', description: 'This document.' },
@@ -343,7 +349,9 @@ export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonl
       post: {
         operationId: `webhook${event.type}`,
         summary: event.summary,
-        description: `${event.description} Answer 2xx within 5 seconds; otherwise the delivery is retried with backoff under the same event id (at-least-once, unordered: deduplicate on X-Svc-Event-Id).`,
+        description:
+          `${event.description} Answer 2xx within 5 seconds; otherwise the delivery is retried with backoff ` +
+          `under the same event id (at-least-once, unordered: deduplicate on X-Svc-Event-Id).`,
         tags: ['Webhooks'],
         security: [],
         parameters: Object.entries(webhookHeaders).map(([name, h]) => ({
@@ -374,7 +382,9 @@ export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonl
       version,
       summary: 'Hosted checkout, mobile-wallet charges, payouts, refunds, settlements and signed webhooks.',
       description:
-        'Generated from the route table and the zod schemas the handlers validate with (`npm run docs`). Amounts are decimal numbers in the currency (integers of the minor unit inside). Errors are RFC 9457 problem details with a stable `code`. Any POST may carry an `Idempotency-Key`.',
+        'Generated from the route table and the zod schemas the handlers validate with (`npm run docs`). ' +
+        'Amounts are decimal numbers in the currency (integers of the minor unit inside). Errors are RFC ' +
+        '9457 problem details with a stable `code`. Any POST may carry an `Idempotency-Key`.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Gateway support', email: 'support@example.com' },
     },
@@ -400,7 +410,9 @@ export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonl
           in: 'header',
           required: false,
           description:
-            '1-255 printable ASCII characters, scoped to the merchant and mode, kept 24 hours. The same key and request replays the first response (header Idempotent-Replayed: true); a different request with the key is a 422; a twin still in flight is a 409.',
+            '1-255 printable ASCII characters, scoped to the merchant and mode, kept 24 hours. The ' +
+            'same key and request replays the first response (header Idempotent-Replayed: true); a ' +
+            'different request with the key is a 422; a twin still in flight is a 409.',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
           example: 'order-1001-attempt-1',
         },

@@ -26,7 +26,8 @@ export const webhookEvents: readonly WebhookEventDoc[] = [
     type: 'TransactionStatusChanged',
     summary: 'A checkout, deposit or withdrawal changed status',
     description:
-      'Sent when a transaction moves between statuses (Pending, Processing, Completed, Failed, Cancelled, Expired), to the request’s callbackUrl or else the merchant’s endpoint for the mode.',
+      'Sent when a transaction moves between statuses (Pending, Processing, Completed, Failed, Cancelled, ' +
+      'Expired), to the request’s callbackUrl or else the merchant’s endpoint for the mode.',
     schema: TransactionStatusChanged,
     example: transactionStatusChangedExample,
   },
@@ -34,7 +35,9 @@ export const webhookEvents: readonly WebhookEventDoc[] = [
     type: 'RefundStatusChanged',
     summary: 'A refund changed status',
     description:
-      'Sent on every refund status change (Pending, Approved, Processing, Completed, Failed, Cancelled, Rejected, Expired) to the merchant’s endpoint for the mode, if it subscribes to this type. Statuses are the refund’s integers; CurrentStatusName names the new one.',
+      'Sent on every refund status change (Pending, Approved, Processing, Completed, Failed, ' +
+      'Cancelled, Rejected, Expired) to the merchant’s endpoint for the mode, if it subscribes to ' +
+      'this type. Statuses are the refund’s integers; CurrentStatusName names the new one.',
     schema: RefundStatusChanged,
     example: refundStatusChangedExample,
   },
@@ -42,7 +45,9 @@ export const webhookEvents: readonly WebhookEventDoc[] = [
     type: 'SettlementStatusChanged',
     summary: 'A settlement changed status',
     description:
-      'Sent on every settlement status change (Pending, Approved, Processing, Completed, Failed, Cancelled) to the merchant’s endpoint for the mode, if it subscribes to this type. Statuses are the settlement’s integers; CurrentStatusName names the new one.',
+      'Sent on every settlement status change (Pending, Approved, Processing, Completed, Failed, ' +
+      'Cancelled) to the merchant’s endpoint for the mode, if it subscribes to this type. ' +
+      'Statuses are the settlement’s integers; CurrentStatusName names the new one.',
     schema: SettlementStatusChanged,
     example: settlementStatusChangedExample,
   },
@@ -52,7 +57,9 @@ export const webhookEvents: readonly WebhookEventDoc[] = [
 export const webhookHeaders = {
   'X-Svc-Signature-V2': {
     description:
-      '`t=<unix>,v1=<hex>`: the header to verify. `v1` is hex HMAC-SHA256 of `<timestamp>.<raw body>` with the endpoint’s whsec_ secret; during a secret rotation one `v1=` per live secret is sent. Compare in constant time and refuse timestamps more than 300 seconds from your clock.',
+      '`t=<unix>,v1=<hex>`: the header to verify. `v1` is hex HMAC-SHA256 of `<timestamp>.<raw body>` with ' +
+      'the endpoint’s whsec_ secret; during a secret rotation one `v1=` per live secret is sent. Compare ' +
+      'in constant time and refuse timestamps more than 300 seconds from your clock.',
     example: 't=1748772900,v1=5d41402abc4b2a76b9719d911017c592ae41b6f4a1d2c3e4f5a6b7c8d9e0f1a2',
   },
   'X-Svc-Signature-Timestamp': { description: 'The Unix timestamp, also inside X-Svc-Signature-V2.', example: '1748772900' },

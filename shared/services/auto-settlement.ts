@@ -12,7 +12,8 @@ import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
 /** Deterministic id of the settlement a run creates: a run that is swept twice creates it once. */
 function runSettlementId(merchantId: string, mode: Mode, runAt: string): string {
   const h = createHash('sha256').update(`autosettle:${merchantId}:${mode}:${runAt}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  const variant = ((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /**
@@ -56,7 +57,8 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
       else await transact([rearm]);
     } catch (error) {
       if (error instanceof TransactionFailed && error.on('run')) return undefined; // another sweep ran it
-      if (error instanceof TransactionFailed && settlement && (error.on('wallet') || error.on('settlement'))) continue; // the balance moved: read again
+      // the balance moved: read again
+      if (error instanceof TransactionFailed && settlement && (error.on('wallet') || error.on('settlement'))) continue;
       throw error;
     }
     if (settlement) logger.info('settlement created', { settlementId: settlement.id, merchantId, mode, isAuto: true });

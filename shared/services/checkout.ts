@@ -142,14 +142,17 @@ const awaitingApprovalRefusal = (form: CheckoutRefusal['form']) =>
   new CheckoutRefusal(
     'business_rule',
     form === 'page'
-      ? 'A wallet payment is waiting for your approval on your phone, so it can no longer be cancelled here. Approve or decline it in your wallet app; if you do nothing, it ends by itself and no money is taken.'
-      : 'A wallet payment is waiting for your approval on your phone. Approve or decline it in your wallet app; this page updates by itself.',
+      ? 'A wallet payment is waiting for your approval on your phone, so it can no longer be cancelled here. Approve ' +
+          'or decline it in your wallet app; if you do nothing, it ends by itself and no money is taken.'
+      : 'A wallet payment is waiting for your approval on your phone. Approve or ' +
+          'decline it in your wallet app; this page updates by itself.',
     form,
   );
 const chargeStartedRefusal = (form: CheckoutRefusal['form']) =>
   new CheckoutRefusal(
     'business_rule',
-    'A wallet payment was already started for this order: enter the code sent to your phone. To pay another way, cancel this payment and start again from the merchant’s site.',
+    'A wallet payment was already started for this order: enter the code sent to your phone. To ' +
+      'pay another way, cancel this payment and start again from the merchant’s site.',
     form,
   );
 const suspendedRefusal = (form: CheckoutRefusal['form']) =>

@@ -31,7 +31,8 @@ export async function resendEvent<R>(
     const hit = error instanceof TransactionFailed ? quotas.find((_, i) => error.failedAt(i + 1)) : undefined;
     if (!hit) throw error;
     throw new RateLimited(
-      `At most ${hit.limit} resends ${hit.subject.startsWith('resend:event:') ? 'of one event' : 'per merchant and mode'} per hour; retry after the Retry-After seconds.`,
+      `At most ${hit.limit} resends ${hit.subject.startsWith('resend:event:') ? 'of one event' : 'per merchant and mode'} per hour; ` +
+        'retry after the Retry-After seconds.',
       quotaWindow(hit, now).resetsInSeconds,
     );
   }

@@ -30,7 +30,9 @@ export async function decideHeldApproval(paymentIntentId: string, decision: Held
   const notHeld = (intent: PaymentIntent | undefined) =>
     new OperatorError(
       intent
-        ? `transaction ${paymentIntentId} is ${intent.status}${heldApprovalOf(intent)?.decision ? ` (${heldApprovalOf(intent)!.decision})` : ''}; only a Pending held approval can be released or declined`
+        ? `transaction ${paymentIntentId} is ${intent.status}` +
+            (heldApprovalOf(intent)?.decision ? ` (${heldApprovalOf(intent)!.decision})` : '') +
+            '; only a Pending held approval can be released or declined'
         : `no transaction ${paymentIntentId}`,
     );
   if (!found || found.status !== 'Pending' || !heldApprovalOf(found)) throw notHeld(found);

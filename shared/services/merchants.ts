@@ -200,7 +200,8 @@ export async function creditTestWallet(merchantId: string, mode: Mode, amountMin
     if (!first) throw error;
     if (first.amountMinor !== amountMinor || first.currency !== currency) {
       throw new OperatorError(
-        `reference ${reference} already credited ${first.amountMinor} minor units of ${first.currency}; use a new reference for a different credit`,
+        `reference ${reference} already credited ${first.amountMinor} minor units ` +
+          `of ${first.currency}; use a new reference for a different credit`,
       );
     }
     return { merchantId, mode, currency, credited: amountMinor, journalId: first.journalId, reference, alreadyCredited: true };
@@ -290,7 +291,8 @@ export function parseEventTypes(raw: string | undefined): WebhookEventType[] | n
   const unknown = names.filter((n) => !(webhookEventTypes as readonly string[]).includes(n));
   if (names.length === 0 || unknown.length)
     throw new OperatorError(
-      `--events must be "all" or a comma-separated list of ${webhookEventTypes.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+      `--events must be "all" or a comma-separated list of ${webhookEventTypes.join(', ')}` +
+        (unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''),
     );
   return [...new Set(names)] as WebhookEventType[];
 }

@@ -244,7 +244,8 @@ export async function approveRefund(id: string, now: () => Date = () => new Date
     const r = (await getRefund(id))!;
     const wallet = await getWallet(r.merchantId, r.mode, r.currency, true);
     throw new BusinessRuleError(
-      `Insufficient available balance to approve refund ${id}: ${fromMinor(wallet.available, r.currency)} ${r.currency} available, ${fromMinor(refundHeldMinor(r), r.currency)} ${r.currency} needed.`,
+      `Insufficient available balance to approve refund ${id}: ${fromMinor(wallet.available, r.currency)} ${r.currency} available, ` +
+        `${fromMinor(refundHeldMinor(r), r.currency)} ${r.currency} needed.`,
       'insufficient_balance',
     );
   }

@@ -131,7 +131,8 @@ export async function createSettlement(
     if (!(error instanceof TransactionFailed && error.on('wallet'))) throw error;
     const wallet = await getWallet(settlement.merchantId, settlement.mode, settlement.currency, true);
     throw new BusinessRuleError(
-      `Insufficient available balance: ${fromMinor(wallet.available, input.currency)} ${input.currency} available, ${fromMinor(input.amountMinor, input.currency)} ${input.currency} requested.`,
+      `Insufficient available balance: ${fromMinor(wallet.available, input.currency)} ${input.currency} ` +
+        `available, ${fromMinor(input.amountMinor, input.currency)} ${input.currency} requested.`,
       'insufficient_balance',
     );
   }

@@ -94,7 +94,9 @@ export async function changeIntent(
   return result.changed ? { changed: true, intent: result.value, transition } : { changed: false, intent: result.value };
 }
 
-/** The transaction object of docs/merchant-guide.md, Transaction lookup (camelCase). Card numbers never appear: brand and last four only. */
+/**
+ * The transaction object of docs/merchant-guide.md, Transaction lookup (camelCase). Card numbers never appear: brand and last four only.
+ */
 export function transactionView(intent: PaymentIntent) {
   const d = intent.details as Record<string, unknown>;
   return {

@@ -89,7 +89,8 @@ export async function requestWithdrawal(input: WithdrawalInput, key: TwoStepKey 
       if (error.on('orderRef')) throw new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
       if (error.on('wallet')) {
         throw new BusinessRuleError(
-          `Insufficient balance: the withdrawal needs ${fromMinor(input.amountMinor + feeMinor, input.currency)} ${input.currency} (amount plus fee ${fromMinor(feeMinor, input.currency)}), more than the available balance.`,
+          `Insufficient balance: the withdrawal needs ${fromMinor(input.amountMinor + feeMinor, input.currency)} ${input.currency} ` +
+            `(amount plus fee ${fromMinor(feeMinor, input.currency)}), more than the available balance.`,
           'insufficient_balance',
         );
       }

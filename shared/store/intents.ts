@@ -239,7 +239,9 @@ export async function findIntent(merchantId: string, mode: Mode, reference: stri
   return intent && intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
 }
 
-/** Access pattern: is an orderRef already used by this merchant in this mode? (GetItem; a pre-check, the create transaction still decides.) */
+/**
+ * Access pattern: is an orderRef already used by this merchant in this mode? (GetItem; a pre-check, the create transaction still decides.)
+ */
 export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: string): Promise<boolean> {
   const out = await db().send(
     new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }),
@@ -543,7 +545,8 @@ export async function backfillIntentIndex(): Promise<number> {
         );
         updated++;
       } catch (error) {
-        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error; // changed meanwhile: the transition wrote the keys
+        // changed meanwhile: the transition wrote the keys
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
       }
     }
     start = out.LastEvaluatedKey;

@@ -7,47 +7,54 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *
  *   entity        PK                                  SK                                GSI1PK / GSI1SK
  *   Merchant      MERCHANT#<merchantId>               PROFILE                           MERCHANTS / <createdAt>#<merchantId>
- *   ApiKey        APIKEY#<sha256(apiKey)>             APIKEY                            MERCHANT#<merchantId> / APIKEY#<mode>#<createdAt>#<keyId>
+ *   ApiKey        APIKEY#<sha256(apiKey)>             APIKEY
+ *                 GSI1: MERCHANT#<merchantId> / APIKEY#<mode>#<createdAt>#<keyId>
  *   ApiKeyId      APIKEYID#<keyId>                    APIKEYID                          -
  *   Wallet        MERCHANT#<merchantId>               WALLET#<mode>#<currency>          -
  *   ShardConfig   MERCHANT#<merchantId>               SHARDS#<mode>                     -   (a big merchant's listing shards; absent = 1)
  *                 ([#<shard>]: shard n ≥ 1 of a big merchant's listing, shared/store/shards.ts; shard 0 has no suffix)
  *   Journal       MERCHANT#<merchantId>               JOURNAL#<mode>#<createdAt>#<id>   -
- *   WalletShard   MERCHANT#<merchantId>#SHARD#<n>     WALLET#<mode>#<currency>          -   (n ≥ 1: a big merchant's credit shard; its journals beside it)
+ *   WalletShard   MERCHANT#<merchantId>#SHARD#<n>     WALLET#<mode>#<currency>          -
+ *                 (n ≥ 1: a big merchant's credit shard; its journals beside it)
  *   Idempotency   IDEM#<mode>#<merchantId>#<key>      IDEM                              -
- *   Intent        TXN#<paymentIntentId>               TXN                               MERCHANT#<id>#<mode>#TXN[#<shard>] / <createdAt>#<id>
- *                                                                                       GSI3: MERCHANT#<id>#<mode>#TXN#<intentType>#<status>[#<shard>] / <createdAt>#<id>
- *                                                                                       GSI2 (sparse, while something is due): DUE#<shard> / <dueAt>#<id>
- *                                                                                       GSI2 (sparse, while an approval is held): HELDAPPROVAL / <heldAt>#<id>
+ *   Intent        TXN#<paymentIntentId>               TXN
+ *                 GSI1: MERCHANT#<id>#<mode>#TXN[#<shard>] / <createdAt>#<id>
+ *                 GSI3: MERCHANT#<id>#<mode>#TXN#<intentType>#<status>[#<shard>] / <createdAt>#<id>
+ *                 GSI2 (sparse, while something is due): DUE#<shard> / <dueAt>#<id>
+ *                 GSI2 (sparse, while an approval is held): HELDAPPROVAL / <heldAt>#<id>
  *   OrderRef      ORDERREF#<mode>#<merchantId>#<ref>  ORDERREF                          -   (uniqueness + lookup pointer)
  *   TxRef         TXREF#<mode>#<merchantId>#<ref>     TXREF                             -   (lookup pointer)
  *   OutboxEvent   <home>                              EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
  *                 (home = the event's subject: TXN#<paymentIntentId>, REFUND#<refundId> or SETTLEMENT#<settlementId>)
- *                                                                                       GSI2 (sparse, until the sweep saw a delivery item): WEBHOOKDUE#<shard> / <checkAt>#<eventId>
+ *                 GSI2 (sparse, until the sweep saw a delivery item): WEBHOOKDUE#<shard> / <checkAt>#<eventId>
  *   EventPointer  EVENTID#<eventId>                   EVENTID                           -   (an event by its id; written by the relay)
- *   EventFeed     EVENTFEED#<eventId>                 EVENTFEED                         EVENTS#<merchantId>#<mode>[#<shard>] / <createdAt>#<eventId>
- *                                                                                       GSI3: EVENTS#<merchantId>#<mode>#<type>#<deliveryState>[#<shard>] / <createdAt>#<eventId>
- *                                                                                       (the events feed; ttl 30 days; moved on every delivery state change)
+ *   EventFeed     EVENTFEED#<eventId>                 EVENTFEED
+ *                 GSI1: EVENTS#<merchantId>#<mode>[#<shard>] / <createdAt>#<eventId>
+ *                 GSI3: EVENTS#<merchantId>#<mode>#<type>#<deliveryState>[#<shard>] / <createdAt>#<eventId>
+ *                 (the events feed; ttl 30 days; moved on every delivery state change)
  *   WebhookDelivery <home>                            DELIVERY#<eventId>                -   (the event's delivery log: rounds, attempts)
- *                                                                                       GSI2 (sparse, while retrying): WEBHOOKDUE#<shard> / <dueAt>#<eventId>
+ *                 GSI2 (sparse, while retrying): WEBHOOKDUE#<shard> / <dueAt>#<eventId>
  *   WebhookHealth MERCHANT#<merchantId>               WEBHOOKHEALTH#<mode>#<sha256(url)> -  (a destination's failures, disabled or not)
  *   WebhookResend   <home>                            RESEND#<requestedAt>#<resendId>   -   (relayed to SQS by the stream; ttl)
- *   Settlement    SETTLEMENT#<id>                     SETTLEMENT                        MERCHANT#<id>#<mode>#SETTLEMENT / <requestedAt>#<id>
- *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
- *   AutoSettlement MERCHANT#<merchantId>              AUTOSETTLE#<mode>                 GSI2: MONEYDUE#<shard> / <nextRunAt>#autosettle:<id>:<mode>
+ *   Settlement    SETTLEMENT#<id>                     SETTLEMENT
+ *                 GSI1: MERCHANT#<id>#<mode>#SETTLEMENT / <requestedAt>#<id>
+ *                 GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
+ *   AutoSettlement MERCHANT#<merchantId>              AUTOSETTLE#<mode>
+ *                 GSI2: MONEYDUE#<shard> / <nextRunAt>#autosettle:<id>:<mode>
  *   Refund        REFUND#<id>                         REFUND                            TXN#<paymentIntentId>#REFUND / <requestedAt>#<id>
- *                                                                                       GSI3: MERCHANT#<id>#<mode>#REFUND / <requestedAt>#<id> (the merchant's refunds)
- *                                                                                       GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
+ *                 GSI3: MERCHANT#<id>#<mode>#REFUND / <requestedAt>#<id> (the merchant's refunds)
+ *                 GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
  *   SandboxReceipt SANDBOX#<rail>#<reference>         RECEIPT                           -   (test mode: what a sandbox rail received; ttl)
- *   DashUser      DASHUSER#<userId>                   DASHUSER                          MERCHANT#<merchantId>#DASHUSER / <createdAt>#<userId>
+ *   DashUser      DASHUSER#<userId>                   DASHUSER
+ *                 GSI1: MERCHANT#<merchantId>#DASHUSER / <createdAt>#<userId>
  *   DashEmail     DASHEMAIL#<lower-case e-mail>       DASHEMAIL                         -   (uniqueness + sign-in lookup)
  *   DashInvite    DASHINVITE#<sha256(token)>          DASHINVITE                        -   (single use, 72 h; ttl)
  *   DashSession   DASHSESSION#<sha256(cookie)>        DASHSESSION                       -   (30 min idle, 12 h absolute; ttl)
  *   DashAudit     AUDIT#<merchantId>                  <at>#<auditId>                    -   (one year; ttl)
  *   DashThrottle  DASHTHROTTLE#<sha256(address)>      <window start>                    -   (failed sign-ins per client address; ttl)
  *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a dashboard payout: maker-checker)
- *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (who requested a dashboard settlement: maker-checker)
- *   Approvals     APPROVALS#<payout|settlement>#<id>  APPROVALS                         -   (who approved so far when both sides must approve)
+ *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (who requested a dashboard settlement)
+ *   Approvals     APPROVALS#<payout|settlement>#<id>  APPROVALS                         -   (who approved so far: both sides approve)
  */
 export type Key = { PK: string; SK: string };
 
@@ -61,7 +68,8 @@ const merchantShardPK = (merchantId: string, n: number) => (n === 0 ? `MERCHANT#
  * `dynamodb:LeadingKeys` condition (functions/routes.ts `partitions`, infra/gateway-stack.ts):
  * intents and their outbox events, merchants with their wallets and journals, provider-reference
  * pointers, events-feed entries (written with every status change's event), and the dashboard's
- * account items (users, e-mail pointers, invitations, sessions, audit log, sign-in throttles). test/infra/stack.test.ts checks them against the key builders below.
+ * account items (users, e-mail pointers, invitations, sessions, audit log, sign-in throttles). test/infra/stack.test.ts checks
+ * them against the key builders below.
  */
 export const partitionPrefixes = {
   intent: 'TXN#',

@@ -35,7 +35,8 @@ export interface WalletRecord {
 /** A stable wallet id derived from its owner, so a wallet has an id before its first movement. */
 export function walletIdFor(merchantId: string, mode: Mode, currency: string): string {
   const h = createHash('sha256').update(`wallet:${merchantId}:${mode}:${currency}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  const variant = ((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 type WalletItem = Partial<Record<string, unknown>> & { available?: number; held?: number; pendingCount?: number; updatedAt?: string };
@@ -109,7 +110,10 @@ async function readWalletShards(
   return shardKeys.map((k) => found.get(k.PK));
 }
 
-/** Access pattern: wallet of a merchant, mode and currency (GetItem; a sharded wallet: its shards in one TransactGetItems/BatchGetItem, summed). */
+/**
+ * Access pattern: wallet of a merchant, mode and currency (GetItem; a sharded wallet: its shards in one TransactGetItems/BatchGetItem,
+ * summed).
+ */
 export async function getWallet(merchantId: string, mode: Mode, currency: Currency, consistent = false): Promise<WalletRecord> {
   const shards = await readShards(merchantId, mode);
   if (shards > 1) {
@@ -122,7 +126,10 @@ export async function getWallet(merchantId: string, mode: Mode, currency: Curren
   return toRecord(merchantId, mode, currency, out.Item ? fromItem<WalletItem>(out.Item) : undefined);
 }
 
-/** Access pattern: a merchant's wallets in one mode, every currency (the dashboard's balances): each shard partition's wallets, summed by currency. */
+/**
+ * Access pattern: a merchant's wallets in one mode, every currency (the dashboard's balances): each shard partition's wallets, summed by
+ * currency.
+ */
 export async function listWallets(merchantId: string, mode: Mode): Promise<WalletRecord[]> {
   const shards = await readShards(merchantId, mode);
   const byCurrency = new Map<string, WalletItem[]>();
@@ -184,7 +191,8 @@ async function rebalance(merchantId: string, mode: Mode, currency: Currency, now
   try {
     await transact([...moves.map((m) => update(m.n, m.amount, true)), update(0, total, false)]);
   } catch (error) {
-    if (error instanceof TransactionFailed) return { moved: 0, empty: false }; // another rebalance moved it first, or contention: look again
+    // another rebalance moved it first, or contention: look again
+    if (error instanceof TransactionFailed) return { moved: 0, empty: false };
     throw error;
   }
   return { moved: total, empty: false };
@@ -278,7 +286,9 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
         Update: {
           TableName: tableName(),
           Key: toItem(keys.walletShard(journal.merchantId, journal.mode, journal.currency, shard)),
-          UpdateExpression: `SET #updatedAt = :now, entity = :entity, merchantId = :merchantId, #mode = :mode, currency = :currency ADD ${adds.join(', ')}`,
+          UpdateExpression:
+            `SET #updatedAt = :now, entity = :entity, merchantId = :merchantId, ` +
+            `#mode = :mode, currency = :currency ADD ${adds.join(', ')}`,
           ...(conditions.length ? { ConditionExpression: conditions.join(' AND ') } : {}),
           ExpressionAttributeNames: { ...names, '#mode': 'mode' },
           ExpressionAttributeValues: toValues({

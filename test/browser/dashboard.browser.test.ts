@@ -46,7 +46,8 @@ describe('merchant dashboard in Chromium', () => {
     const original = page.viewportSize()!;
     await page.setViewportSize({ width: 375, height: 800 });
     const wide = await page.evaluate<string[]>(
-      "[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 376).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))",
+      "[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 376)" +
+        ".map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))",
     );
     expect(
       await page.evaluate<number>('document.documentElement.scrollWidth'),
@@ -87,7 +88,7 @@ describe('merchant dashboard in Chromium', () => {
   let merchant: TestMerchant;
   let other: TestMerchant;
 
-  it('invite → password → TOTP → sign in → find a payment → partial refund; CSV; mode toggle; scoping; a viewer refused on the server; audit log', {
+  it('invite → password → TOTP → sign in → find a payment → partial refund; CSV; mode toggle; scoping; viewer refused server-side; audit', {
     timeout: 240_000,
   }, async () => {
     merchant = await newMerchant({ name: 'Acme Books' });
@@ -407,7 +408,7 @@ describe('merchant dashboard in Chromium', () => {
     }
   });
 
-  it('developers: key with chosen scopes used against the API; webhook endpoint, secret shown once, test event verified, rotation, disable/enable, delivery log, Resend; audit', {
+  it('developers: scoped key used on the API; webhook endpoint, secret shown once, test event, rotation, disabling, log, Resend; audit', {
     timeout: 240_000,
   }, async () => {
     const m = await newMerchant({ name: 'Hook Shop', allowInsecureWebhooks: true });
@@ -426,8 +427,10 @@ describe('merchant dashboard in Chromium', () => {
       const readKey = (await dev.locator('#new-api-key').textContent())!.trim();
       expect(readKey).toMatch(/^pk_test_/);
       expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions', { key: readKey })).status).toBe(200);
-      expect((await call(gw.baseUrl, 'POST', '/Gateway/v1/Events/evt_none/resend', { key: readKey })).status).toBe(403); // needs the webhooks scope
-      expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions', { key: m.test.apiKey })).status).toBe(200); // the other keys keep working
+      // needs the webhooks scope
+      expect((await call(gw.baseUrl, 'POST', '/Gateway/v1/Events/evt_none/resend', { key: readKey })).status).toBe(403);
+      // the other keys keep working
+      expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions', { key: m.test.apiKey })).status).toBe(200);
       await dev.goto(url('/dashboard/developers'));
       expect(await dev.content()).not.toContain(readKey);
 

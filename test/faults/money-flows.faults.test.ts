@@ -36,7 +36,8 @@ import { flowByName, flows, type Answer, type Ctx, type Flow } from './flows.ts'
  *     statuses, the last one final) and each reached the webhook receiver on 127.0.0.1;
  *   - the ledger verifier (`ops ledger verify`, docs/ledger-verification.md) finds nothing.
  * Separately the local stack PROCESS (API server and sweeps, test/fixtures/faults/flow-process.ts)
- * is killed with SIGKILL at each point (FAULT_LOGS=1 shows the injected faults' error logs), and a fresh process (this one) recovers; `npm test` does that
+ * is killed with SIGKILL at each point (FAULT_LOGS=1 shows the injected faults' error logs), and a fresh process (this one) recovers;
+ * `npm test` does that
  * for the automatic withdrawal, `npm run test:deep` (DEEP_TESTS=1) for all. The number of points is printed.
  */
 const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);
@@ -163,7 +164,8 @@ describe('fault points: crash (throw) at every point of every money flow, recove
       const waitFrom = Date.now();
       const events = await expectAllDelivered();
       console.log(
-        `fault points (${name}): ${events} outbox events delivered (waited ${Date.now() - waitFrom} ms); ${points.length} crashes over ${new Set(points).size} distinct points: ${[...new Set(points)].join(', ')}`,
+        `fault points (${name}): ${events} outbox events delivered (waited ${Date.now() - waitFrom} ms); ` +
+          `${points.length} crashes over ${new Set(points).size} distinct points: ${[...new Set(points)].join(', ')}`,
       );
     },
     600_000,

@@ -163,7 +163,8 @@ describe('PaymentGatewayStack', () => {
       }
     });
 
-    it(`gets ${route.permissions.table} access to the table: item reads, queries${route.permissions.table === 'readWrite' ? ', conditional puts and updates' : ''}; never Scan, DeleteItem or BatchWriteItem`, () => {
+    const writes = route.permissions.table === 'readWrite' ? ', conditional puts and updates' : '';
+    it(`gets ${route.permissions.table} access to the table: item reads, queries${writes}; no Scan, DeleteItem or BatchWriteItem`, () => {
       const actions = actionsOf(logicalId(fn.role!)).filter((a) => a.startsWith('dynamodb:'));
       if (route.permissions.table === 'none') return void expect(actions).toEqual([]);
       expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));

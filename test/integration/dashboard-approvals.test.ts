@@ -151,7 +151,7 @@ describe('payout and settlement approvals by setting', () => {
     expect(await status(m, b)).toBe('Processing');
   });
 
-  it('settlements: maker-checker in the dashboard, and the same setting (operator refuses the approver; both waits for the operator)', async () => {
+  it('settlements: maker-checker in the dashboard, and the same setting (operator refuses the approver; both waits)', async () => {
     const m = await funded();
     const form = {
       amount: '500',

@@ -41,7 +41,7 @@ describe('wallet approvals of a suspended merchant', { timeout: 180_000 }, () =>
     });
   };
 
-  it('holds a callback approval (replays, declines and expiry change nothing), lists it, and credits it exactly once on release', async () => {
+  it('holds a callback approval (replays, declines, expiry change nothing), lists it, and credits it exactly once on release', async () => {
     const m = await newMerchant();
     const created = await deposit(m, '03001234444'); // the handset never answers the inquiry: only the callback decides
     expect(created.status, created.text).toBe(200);

@@ -366,7 +366,7 @@ describe('refunds', () => {
     });
   });
 
-  it('treats NotFound after the grace period as never sent: resent with the same reference, Failed with the hold released after the 3rd', async () => {
+  it('treats NotFound after the grace period as never sent: resent with its reference, Failed and released after the 3rd', async () => {
     const fake = countingProvider(async () => {
       throw new Error('connect ECONNREFUSED'); // never reached the provider
     });
@@ -375,7 +375,8 @@ describe('refunds', () => {
       let t = Date.now();
       for (let attempt = 1; attempt <= 3; attempt++) {
         expect(await advanceRefund(id, new Date((t += 3_000)))).toMatchObject({ status: 2, attemptCount: attempt });
-        expect(await advanceRefund(id, new Date((t += 61_000)))).toMatchObject({ status: 2, attemptCount: attempt }); // NotFound, within the grace period
+        // NotFound, within the grace period
+        expect(await advanceRefund(id, new Date((t += 61_000)))).toMatchObject({ status: 2, attemptCount: attempt });
         await advanceRefund(id, new Date((t += 15 * 60_000))); // NotFound after it: not sent
       }
       expect(fake.calls.map((c) => c.reference)).toEqual([id, id, id]);

@@ -451,7 +451,7 @@ describe('settlements', () => {
     });
   });
 
-  it('fails a submission the rail never received (NotFound after the grace period), releasing the funds, without resubmitting', async () => {
+  it('fails a submission the rail never received (NotFound after the grace period), releasing the funds, not resubmitting', async () => {
     const fake = countingRail(
       async () => {
         throw new Error('connect ECONNREFUSED');
@@ -492,7 +492,8 @@ describe('settlements', () => {
       const [a, b] = await Promise.all([advanceSettlement(s.json.id, new Date((t += 1_000))), advanceSettlement(s.json.id, new Date(t))]);
       expect(Date.now() - started).toBeLessThan(10_000);
       expect([a?.status, b?.status]).toEqual([2, 2]);
-      expect(await advanceSettlement(s.json.id, new Date((t += 31_000)))).toMatchObject({ status: 2, railReference: null }); // the rail: Processing
+      // the rail: Processing
+      expect(await advanceSettlement(s.json.id, new Date((t += 31_000)))).toMatchObject({ status: 2, railReference: null });
       release();
       await new Promise((r) => setTimeout(r, 50));
       expect(await advanceSettlement(s.json.id, new Date((t += 31_000)))).toMatchObject({ status: 3 });

@@ -96,7 +96,8 @@ describe('listing shards', () => {
       seeded[9]!.paymentIntentId,
       seeded[1]!.paymentIntentId,
     ]);
-    expect((await pageIntents(m.merchantId, 'test', { intentType: 'deposit', status: 'Pending', limit: 50 })).items).toHaveLength(5); // 6 deposits, one Completed
+    // 6 deposits, one Completed
+    expect((await pageIntents(m.merchantId, 'test', { intentType: 'deposit', status: 'Pending', limit: 50 })).items).toHaveLength(5);
 
     // The GSI3 backfill (ops migrate-transaction-index) leaves sharded keys where they are.
     const before3 = (await pageIntents(m.merchantId, 'test', { status: 'Pending', limit: 50 })).items.length;

@@ -69,7 +69,7 @@ describe('a suspended merchant', () => {
     expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
   });
 
-  it('API requests are refused with the stable code merchant_suspended; an approved refund waits in the sweep until reactivation', async () => {
+  it('API requests are refused with code merchant_suspended; an approved refund waits in the sweep until reactivation', async () => {
     const m = await newMerchant();
     const payment = await completedPayment(m.merchantId, 'test', 50_00);
     const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
@@ -130,7 +130,7 @@ describe('a suspended merchant', () => {
     expect(sandboxSubmissionCount(reference)).toBe(1);
   });
 
-  it('an approved settlement waits in the sweep while suspended (never submitted to the rail), then proceeds; no automatic settlement is created', async () => {
+  it('an approved settlement waits in the sweep while suspended (not sent to the rail), then proceeds; none is auto-created', async () => {
     const m = await newMerchant();
     await creditTestWallet(m.merchantId, 'test', 1000_00, 'PKR');
     const bank = { bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme Ltd' };

@@ -64,7 +64,7 @@ describe('wallet shards', () => {
     expect((await verifyLedger({ merchantId: m.merchantId, mode: 'test' })).discrepancies).toEqual([]);
   });
 
-  it('never overdraws: of 50 concurrent withdrawals against a sharded balance for 10, exactly 10 are accepted (as the one-shard test in withdrawals.test.ts)', async () => {
+  it('never overdraws: of 50 concurrent withdrawals against a sharded balance for 10, exactly 10 are accepted', async () => {
     const m = await newMerchant();
     await raiseShards(m.merchantId, 'test', 4, { immediate: true });
     // 10 withdrawals' worth (300 + the 13 fee each), credited in pieces that land on several shards.

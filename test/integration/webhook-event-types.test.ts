@@ -97,7 +97,7 @@ async function settlementToCompletion(m: TestMerchant) {
 }
 
 describe('refund and settlement events', { timeout: 90_000 }, () => {
-  it('sends RefundStatusChanged and SettlementStatusChanged on every status change, verifiable with stripe.webhooks.constructEvent', async () => {
+  it('sends RefundStatusChanged and SettlementStatusChanged on each status change, checked by stripe.webhooks.constructEvent', async () => {
     const hook = await receiver();
     const m = await newMerchant({ name: 'Events Merchant', webhookUrl: `${hook.url}/hooks`, allowInsecureWebhooks: true });
     const refund = await refundToCompletion(m);
@@ -130,7 +130,8 @@ describe('refund and settlement events', { timeout: 90_000 }, () => {
       [1, 2, 'Processing'],
       [2, 3, 'Completed'],
     ]);
-    for (const data of refunds) expect(Object.keys(data).sort()).toEqual([...refundFields].sort()); // exactly these members (the stored map keeps no order)
+    // exactly these members (the stored map keeps no order)
+    for (const data of refunds) expect(Object.keys(data).sort()).toEqual([...refundFields].sort());
     expect(refunds[2]).toEqual({
       RefundId: refund.id,
       PaymentIntentId: refund.payment.paymentIntentId,

@@ -103,7 +103,8 @@ describe('Retry-After', () => {
     let reply: Reply = 503;
     const { merchantId } = await endpoint(() => reply);
     reply = { status: 503, headers: { 'Retry-After': '120' } };
-    expect(await dispatch(message(merchantId), ports)).toMatchObject({ kind: 'retry', delaySeconds: 120, parked: false }); // schedule: 5 s, then 300 s
+    // schedule: 5 s, then 300 s
+    expect(await dispatch(message(merchantId), ports)).toMatchObject({ kind: 'retry', delaySeconds: 120, parked: false });
     reply = { status: 429, headers: { 'Retry-After': '86400' } };
     expect(await dispatch(message(merchantId), ports)).toMatchObject({ kind: 'retry', delaySeconds: 300 });
     reply = { status: 429, headers: { 'Retry-After': new Date(Date.now() + 60_000).toUTCString() } };

@@ -118,7 +118,7 @@ describe('webhook safety sweep', () => {
 const ops = useQueueOps(stack);
 
 describe('ops webhooks replay', () => {
-  it('re-relays a window of outbox events from the table, idempotent by event id; a re-enabled endpoint gets its disabled events', async () => {
+  it('re-relays a window of outbox events, idempotent by event id; a re-enabled endpoint gets its disabled events', async () => {
     const since = new Date(Date.now() - 1000).toISOString();
     let status = 410;
     const { hook, message } = await committedEvent(() => status);

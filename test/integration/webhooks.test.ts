@@ -86,7 +86,8 @@ describe('webhooks', { timeout: 60_000 }, () => {
       'x-svc-delivery-id': expect.stringMatching(/^dlv_[0-9a-f]{32}$/),
     });
     expect(d!.headers['x-svc-signature-v2']).toBe(
-      `t=${d!.headers['x-svc-signature-timestamp']},v1=${createHmac('sha256', secret).update(`${d!.headers['x-svc-signature-timestamp']}.${d!.body}`).digest('hex')}`,
+      `t=${d!.headers['x-svc-signature-timestamp']},` +
+        `v1=${createHmac('sha256', secret).update(`${d!.headers['x-svc-signature-timestamp']}.${d!.body}`).digest('hex')}`,
     );
     expect(Object.keys(event).sort()).toEqual(['api_version', 'created', 'data', 'id', 'livemode', 'type']);
     expect(event).toMatchObject({

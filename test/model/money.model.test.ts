@@ -678,7 +678,8 @@ describe('money paths against a model', () => {
       { numRuns: runs, seed, endOnFailure: true },
     );
     console.log(
-      `model-based money test: ${executed} commands executed and checked over ${sequences} sequences; command kinds run: ${[...kinds].sort().join(', ')}`,
+      `model-based money test: ${executed} commands executed and checked ` +
+        `over ${sequences} sequences; command kinds run: ${[...kinds].sort().join(', ')}`,
     );
     expect(sequences).toBe(runs);
   }, 900_000);
@@ -690,7 +691,8 @@ describe('money paths against a model', () => {
    */
   let acceptedTotal = 0;
   type Op = 'withdraw' | 'settle' | 'credit' | 'refund' | 'keyed';
-  it(`never overdraws or over-refunds under interleaved requests (fc.scheduler, ${Math.max(3, Math.round(runs / 3))} runs, seed ${seed})`, async () => {
+  const scheduledRuns = Math.max(3, Math.round(runs / 3));
+  it(`never overdraws or over-refunds under interleaved requests (fc.scheduler, ${scheduledRuns} runs, seed ${seed})`, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
@@ -749,7 +751,7 @@ describe('money paths against a model', () => {
           await check(model, real);
         },
       ),
-      { numRuns: Math.max(3, Math.round(runs / 3)), seed, endOnFailure: true },
+      { numRuns: scheduledRuns, seed, endOnFailure: true },
     );
     expect(acceptedTotal, 'some requests were accepted').toBeGreaterThan(0);
   }, 600_000);

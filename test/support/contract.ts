@@ -91,7 +91,8 @@ export function checkResponse(method: string, path: string, status: number, cont
   const declared = found.operation.responses?.[String(status)];
   if (!declared) {
     throw new ContractViolation(
-      `${where}: status ${status} is not documented for ${found.operation.operationId} (${Object.keys(found.operation.responses).join(', ')})`,
+      `${where}: status ${status} is not documented for ${found.operation.operationId} ` +
+        `(${Object.keys(found.operation.responses).join(', ')})`,
     );
   }
   const response = deref(document, declared);
@@ -103,7 +104,8 @@ export function checkResponse(method: string, path: string, status: number, cont
   const pointer =
     typeof media.schema.$ref === 'string'
       ? media.schema.$ref.slice(1)
-      : `/paths/${found.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/${mediaType.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`;
+      : `/paths/${found.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}` +
+        `/content/${mediaType.replace(/~/g, '~0').replace(/\//g, '~1')}/schema`;
   validate(`#${pointer.replace(/^#/, '')}`, text, `${where} (${found.operation.operationId})`);
 }
 
@@ -118,7 +120,8 @@ function validate(pointer: string, text: string, where: string) {
   if (!v(body)) {
     const errors = (v.errors ?? []).map(
       (e) =>
-        `${e.instancePath || '(root)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` "${String(e.params.additionalProperty)}"` : ''}`,
+        `${e.instancePath || '(root)'} ${e.message}` +
+        (e.params && 'additionalProperty' in e.params ? ` "${String(e.params.additionalProperty)}"` : ''),
     );
     throw new ContractViolation(`${where}: the body does not match ${pointer}: ${errors.slice(0, 8).join('; ')}\n${text.slice(0, 600)}`);
   }

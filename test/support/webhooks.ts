@@ -103,7 +103,8 @@ export async function startReceiver(
       while (!predicate(deliveries)) {
         if (Date.now() > deadline) {
           throw new Error(
-            `receiver ${url}: condition not met in ${timeoutMs} ms; got ${deliveries.length} deliveries: ${deliveries.map((d) => `${d.event.id}:${d.event.data?.CurrentStatus}`).join(', ')}`,
+            `receiver ${url}: condition not met in ${timeoutMs} ms; got ${deliveries.length} deliveries: ` +
+              deliveries.map((d) => `${d.event.id}:${d.event.data?.CurrentStatus}`).join(', '),
           );
         }
         await new Promise((ok) => setTimeout(ok, 25));

@@ -15,7 +15,8 @@ describe('MD5 body signature (docs/merchant-guide.md, Signing a request body)', 
 
   it('flattens, drops null and empty, renders String(), sorts by code unit', () => {
     expect(canonicalString(body)).toBe(
-      'amount=100.5&autoProcessPayout=false&customerRef.email=a@example.com&customerRef.name=Ayesha Khan&description=Order 42&items.0.sku=B&items.1.sku=A&orderRef.orderRef=ORD42',
+      'amount=100.5&autoProcessPayout=false&customerRef.email=a@example.com&customerRef.name=Ayesha ' +
+        'Khan&description=Order 42&items.0.sku=B&items.1.sku=A&orderRef.orderRef=ORD42',
     );
   });
 

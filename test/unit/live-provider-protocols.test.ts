@@ -35,7 +35,8 @@ const guideRequest = {
 };
 const salt = '440982v92s';
 const documentedString =
-  '440982v92s&10000&JC-ORDER-123&MWallet One Time Payment&EN&MYCONTENT5&h2x1yxctww&https://wallets.mycodigital.io/api/v1/jazzcash/callback&PKR&20251217123456&20251218123456&T20251217123456&MWALLET&1.1&03123456789';
+  '440982v92s&10000&JC-ORDER-123&MWallet One Time Payment&EN&MYCONTENT5&h2x1yxctww&' +
+  'https://wallets.mycodigital.io/api/v1/jazzcash/callback&PKR&20251217123456&20251218123456&T20251217123456&MWALLET&1.1&03123456789';
 
 describe('JazzCash pp_SecureHash', () => {
   it('hashes the documented string (sorted pp* values, salt first, joined by &)', () => {

@@ -122,7 +122,10 @@ function header(headers: HeaderBag, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** A transaction's status changed: the envelope of docs/merchant-guide.md, Webhooks (lower-case envelope, PascalCase data), generated from the OpenAPI document. */
+/**
+ * A transaction's status changed: the envelope of docs/merchant-guide.md, Webhooks (lower-case envelope, PascalCase data), generated from
+ * the OpenAPI document.
+ */
 export type WebhookEvent = TransactionStatusChanged;
 
 /** A refund's status changed (statuses are the refund's integers: 0 Pending … 7 Expired). */

@@ -34,7 +34,11 @@ export function configureLiveProviders(config: LiveProvidersConfig | undefined):
       refuses: (target) =>
         target.bankCode === undefined || target.bankCode.toUpperCase() === 'JAZZCASH'
           ? undefined
-          : `Live payouts go to JazzCash wallets only (bankCode JAZZCASH): ${target.bankCode.toUpperCase() === 'EASYPAISA' ? 'Easypaisa publishes no disbursement API we can use' : 'no bank publishes a payout API this gateway can use'}.`,
+          : `Live payouts go to JazzCash wallets only (bankCode JAZZCASH): ${
+              target.bankCode.toUpperCase() === 'EASYPAISA'
+                ? 'Easypaisa publishes no disbursement API we can use'
+                : 'no bank publishes a payout API this gateway can use'
+            }.`,
     },
   );
 }
