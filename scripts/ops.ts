@@ -471,13 +471,22 @@ withdrawal
   });
 withdrawal
   .command('approve <id>')
-  .description('approve a Pending withdrawal: it is submitted to the bank rail (once)')
+  .description(
+    'approve a Pending withdrawal: it is submitted to the bank rail (once); ' +
+      "under the merchant's payout-approvals setting (both: recorded until its approver approves too)",
+  )
   .option('--merchant <id>', 'with --mode: ID may be an orderRef or transactionReference')
   .option('--mode <mode>', 'test | live', mode)
   .action(async (id: string, o: { merchant?: string; mode?: 'test' | 'live' }) => {
     await connect();
-    const { approveWithdrawal } = await import('#shared/services/withdrawal-operator.ts');
-    print(await approveWithdrawal(id, withdrawalScope(o)), describeWithdrawal);
+    const { operatorApproveWithdrawal } = await import('#shared/services/approvals.ts');
+    const outcome = await operatorApproveWithdrawal(id, withdrawalScope(o));
+    if (outcome.state === 'approved') print(outcome.result, describeWithdrawal);
+    else
+      print(
+        { state: 'waiting', waitingFor: outcome.waitingFor, approvals: outcome.approvals },
+        () => "The operator's approval is recorded; the payout waits for the merchant's approver (payout approvals: both).",
+      );
   });
 withdrawal
   .command('reject <id>')
@@ -557,10 +566,19 @@ const describeSettlement = (x: {
   `${x.failureReason ? `: ${x.failureReason}` : ''}.`;
 settlementCli
   .command('approve <id>')
-  .description('approve a Pending settlement: the FX rate is locked now and processing starts (test mode: done within seconds)')
+  .description(
+    'approve a Pending settlement: the FX rate is locked now and processing starts (test mode: within seconds); ' +
+      "under the merchant's payout-approvals setting",
+  )
   .action(async (id: string) => {
     await connect();
-    print(await (await import('#shared/services/settlements.ts')).approveSettlement(id), describeSettlement);
+    const outcome = await (await import('#shared/services/approvals.ts')).operatorApproveSettlement(id);
+    if (outcome.state === 'approved') print(outcome.result, describeSettlement);
+    else
+      print(
+        { state: 'waiting', waitingFor: outcome.waitingFor, approvals: outcome.approvals },
+        () => "The operator's approval is recorded; the settlement waits for the merchant's approver (payout approvals: both).",
+      );
   });
 settlementCli
   .command('reject <id>')
@@ -696,6 +714,19 @@ program
     const { backfillIntentIndex } = await import('#shared/store/intents.ts');
     const updated = await backfillIntentIndex();
     print({ updated }, () => `Indexed ${updated} transaction(s); the others already were.`);
+  });
+
+program
+  .command('migrate-refund-index')
+  .description(
+    "give every refund its merchant-wide list keys (GSI3: the dashboard's refunds list); " +
+      'safe to re-run, needed once for refunds created before that list',
+  )
+  .action(async () => {
+    await connect();
+    const { backfillRefundIndex } = await import('#shared/store/refunds.ts');
+    const updated = await backfillRefundIndex();
+    print({ updated }, () => `Indexed ${updated} refund(s); the others already were.`);
   });
 
 program

@@ -27,6 +27,11 @@ import * as paymentsExport from './payments-export.ts';
 import * as refund from './refund.ts';
 import * as team from './team.ts';
 import * as teamInvite from './team-invite.ts';
+import * as settlementApprove from './settlement-approve.ts';
+import * as settlementReject from './settlement-reject.ts';
+import * as refunds from './refunds.ts';
+import * as settings from './settings.ts';
+import * as settingsSave from './settings-save.ts';
 
 /** The dashboard's signed-in Lambda (routes.ts lambdaGroups.dashboardApp). */
 export const handler = groupHandler('dashboardApp', {
@@ -58,4 +63,9 @@ export const handler = groupHandler('dashboardApp', {
   'functions/dashboard/settlements.ts': settlements,
   'functions/dashboard/settlement-request.ts': settlementRequest,
   'functions/dashboard/settlement.ts': settlement,
+  'functions/dashboard/settlement-approve.ts': settlementApprove,
+  'functions/dashboard/settlement-reject.ts': settlementReject,
+  'functions/dashboard/refunds.ts': refunds,
+  'functions/dashboard/settings.ts': settings,
+  'functions/dashboard/settings-save.ts': settingsSave,
 });

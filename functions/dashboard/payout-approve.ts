@@ -5,6 +5,8 @@ import { decidePayout } from '#shared/services/dashboard.ts';
 
 /** POST /dashboard/payouts/{id}/approve: an approver, never the payout's creator (maker-checker). */
 export const handler = dashboardHandler(routes.dashboardApprovePayout, async (request) => {
-  await decidePayout(request.signed!, request.path.id!, 'approve', request.form.get('reason') ?? '');
-  return { redirect: `${dashPath('/payouts')}?decided=${encodeURIComponent(request.path.id!)}&decision=approve` };
+  const { waiting } = await decidePayout(request.signed!, request.path.id!, 'approve', request.form.get('reason') ?? '');
+  return {
+    redirect: `${dashPath('/payouts')}?decided=${encodeURIComponent(request.path.id!)}&decision=${waiting ? 'waiting' : 'approve'}`,
+  };
 });

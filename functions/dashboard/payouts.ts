@@ -11,7 +11,9 @@ export const handler = dashboardHandler(routes.dashboardPayouts, async (request)
   const message = q.created
     ? `Payout ${q.created} created. It waits for an approver.`
     : q.decided
-      ? `Payout ${q.decided} ${q.decision === 'approve' ? 'approved' : 'rejected'}.`
+      ? q.decision === 'waiting'
+        ? `Your approval of payout ${q.decided} is recorded. It waits for the operator's approval.`
+        : `Payout ${q.decided} ${q.decision === 'approve' ? 'approved' : 'rejected'}.`
       : undefined;
   return {
     status: 200,

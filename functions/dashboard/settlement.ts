@@ -4,6 +4,12 @@ import { settlementDetail } from '#shared/services/dashboard-settlements.ts';
 import { frameOf } from './common.ts';
 import { settlementView } from './views.ts';
 
+const decidedText: Record<string, string> = {
+  approve: 'Settlement approved.',
+  reject: 'Settlement rejected: the funds are released.',
+  waiting: "Your approval is recorded. The settlement waits for the operator's approval.",
+};
+
 /** GET /dashboard/settlements/{id}: another merchant's or mode's settlement is a 404. */
 export const handler = dashboardHandler(routes.dashboardSettlement, async (request) => {
   const { user, session } = request.signed!;
@@ -13,7 +19,11 @@ export const handler = dashboardHandler(routes.dashboardSettlement, async (reque
     html: settlementView(
       await frameOf(request, 'settlements'),
       v,
-      request.query.requested ? { message: 'Settlement requested: the funds are held until the operator approves it.' } : {},
+      request.query.requested
+        ? { message: 'Settlement requested: the funds are held until it is approved.' }
+        : request.query.decided
+          ? { message: decidedText[request.query.decided] ?? 'Done.' }
+          : {},
     ),
   };
 });

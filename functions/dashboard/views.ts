@@ -9,12 +9,16 @@ import type {
   paymentDetail,
   PaymentFilters,
   payoutsPage,
+  refundsPage,
+  settingsOf,
   teamPage,
   TransactionView,
 } from '#shared/services/dashboard.ts';
 import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
 import type { settlementDetail, settlementPreview, settlementsList, SettlementForm } from '#shared/services/dashboard-settlements.ts';
 import { settlementStatusNames } from '#shared/domain/settlement.ts';
+import { refundStatusNames } from '#shared/domain/refund.ts';
+import type { Approvals } from '#shared/store/dashboard.ts';
 import { allScopes } from '#shared/domain/scopes.ts';
 import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
@@ -354,14 +358,14 @@ ${
     : ''
 }
 <h2>API keys (${frame.mode} mode)</h2>
-<p class="muted">The gateway does not record when a key was last used (see the documentation).</p>
+<p class="muted">Last used: when the key last authenticated a request, to within 5 minutes.</p>
 <div class="table-wrap" role="region" aria-label="API keys" tabindex="0"><table><thead><tr><th scope="col">Key id</th>\
-<th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Revoke</th>\
-</tr></thead>
+<th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th>\
+<th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
 <tbody>${keys.map(
       (k) =>
         html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td>${k.status}</td><td>${when(k.createdAt)}</td>\
-<td>${when(k.expiresAt)}</td><td>${
+<td class="last-used">${k.lastUsedAt ? when(k.lastUsedAt) : 'never'}</td><td>${when(k.expiresAt)}</td><td>${
           k.status === 'active' || k.status === 'expiring'
             ? html`<form method="post" \
 action="${path('/developers/keys/revoke')}">${hidden(frame.csrf)}<input type="hidden" name="keyId" value="${k.keyId}">\
@@ -540,8 +544,17 @@ aria-label="${label}" tabindex="0"><table><thead><tr><th scope="col">#</th><th s
     : html`<p class="muted">No delivery attempt yet.</p>`;
 }
 
+/** Who approved so far, when both the merchant's approver and the operator must approve. */
+const approvalsText = (a: Approvals | undefined) =>
+  a && (a.merchant || a.operator)
+    ? [
+        a.merchant ? `approved by ${a.merchant.email ?? 'an approver'}` : "waiting for the merchant's approver",
+        a.operator ? 'approved by the operator' : 'waiting for the operator',
+      ].join('; ')
+    : 'no approval yet';
+
 export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPage>>, o: { message?: string; error?: string } = {}) {
-  const approver = can(frame.role, 'payouts:approve');
+  const approver = can(frame.role, 'payouts:approve') && p.policy !== 'operator';
   const beneficiary = (t: TransactionView) => {
     const info = (t as { payoutInfo?: { customerBankName?: string; customerAccountNumber?: string } | null }).payoutInfo;
     return info ? `${info.customerBankName ?? ''} ${info.customerAccountNumber ?? ''}`.trim() : '';
@@ -551,25 +564,28 @@ export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPa
     frame,
     html`${notice(o.message)}${alert(o.error)}
 <h2>Awaiting approval</h2>
+<p class="muted" id="approval-policy">Manual payouts are approved by ${p.policyText}.</p>
 ${
   p.pending.length
     ? html`<div class="table-wrap" role="region" aria-label="Payouts awaiting approval" tabindex="0"><table><thead><tr>\
 <th scope="col">Created</th><th scope="col" class="num">Amount</th><th scope="col">To</th>\
-<th scope="col">Reference</th>${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
+<th scope="col">Reference</th>${p.policy === 'both' ? html`<th scope="col">Approvals</th>` : ''}\
+${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
 <tbody>${p.pending.map(
         (t) =>
           html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${beneficiary(t)}</td>\
-<td>${t.transactionReference ?? t.orderRef.orderRef}</td>${
-            approver
-              ? html`<td><div class="actions">\
+<td>${t.transactionReference ?? t.orderRef.orderRef}</td>\
+${p.policy === 'both' ? html`<td class="approvals">${approvalsText(p.approvals[t.paymentIntentId])}</td>` : ''}${
+  approver
+    ? html`<td><div class="actions">\
 <form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" \
 aria-label="Approve ${t.transactionReference ?? t.paymentIntentId}">Approve</button></form>
 <form method="post" action="${path(`/payouts/${t.paymentIntentId}/reject`)}">${hidden(frame.csrf)}<label \
 for="reason-${t.paymentIntentId}">Reason</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" autocomplete="off">\
 <button type="submit" class="secondary" aria-label="Reject ${t.transactionReference ?? t.paymentIntentId}">Reject</button></form>\
 </div></td>`
-              : ''
-          }</tr>`,
+    : ''
+}</tr>`,
       )}</tbody></table></div>`
     : html`<p class="muted">Nothing awaits approval.</p>`
 }
@@ -634,7 +650,7 @@ ${
     ? html`<form method="post" \
 action="${path('/settlements')}" class="card" aria-label="Request a settlement">${hidden(frame.csrf)}<h2>Request a settlement</h2>
 <p class="muted">Moves available funds of the ${frame.mode} wallet to your bank account, or to a USDT address (converted at the rate of \
-the day). You see the fee and the rate before confirming; the operator approves it.</p>
+the day). You see the fee and the rate before confirming; another user or the operator approves it (Settings).</p>
 <label for="settle-amount">Amount</label><input id="settle-amount" name="amount" inputmode="decimal" autocomplete="off" \
 required value="${f.amount ?? ''}">
 <fieldset><legend>Pay to</legend>
@@ -664,8 +680,8 @@ export function settlementConfirmView(frame: Frame, p: Awaited<ReturnType<typeof
 ${
   p.fxRate
     ? html`<dt>Exchange rate</dt>\
-<dd id="fx-rate">1 ${p.currency} = ${p.fxRate} ${p.payoutCurrency} (quoted ${when(p.fxRateAt)}; locked when the operator \
-approves)</dd>`
+<dd id="fx-rate">1 ${p.currency} = ${p.fxRate} ${p.payoutCurrency} (quoted ${when(p.fxRateAt)}; locked when it is \
+approved)</dd>`
     : ''
 }
 <dt>You receive</dt><dd id="payout-amount">${p.fxRate ? 'about ' : ''}${money(p.payoutAmount, p.payoutCurrency)}</dd>
@@ -704,9 +720,79 @@ ${v.fxRate !== null ? html`<dt>Exchange rate</dt><dd>${v.fxRate} (${when(v.fxRat
 <dt>Approved</dt><dd>${when(v.approvedAt)}</dd>
 <dt>Processed</dt><dd>${when(v.processedAt)}</dd>
 <dt>Automatic</dt><dd>${v.isAuto ? 'yes (schedule)' : 'no'}</dd>
+<dt>Requested by</dt><dd>${v.maker ? v.maker.email : 'the API or the schedule'}</dd>
+${
+  v.status === 0
+    ? html`<dt>Approved by</dt>\
+<dd id="settlement-approvals">${v.policyText}${v.policy === 'both' ? ` (${approvalsText(v.approvals)})` : ''}</dd>`
+    : ''
+}
 <dt>Id</dt><dd>${v.id}</dd>
 </dl></section>
+${
+  v.status === 0 && can(frame.role, 'settlements:approve') && v.policy !== 'operator' && v.maker?.email !== frame.email
+    ? html`<section class="card" aria-label="Decide"><h2>Approve or reject</h2><div class="actions">
+<form method="post" action="${path(`/settlements/${v.id}/approve`)}">${hidden(frame.csrf)}\
+<button type="submit">Approve settlement</button></form>
+<form method="post" action="${path(`/settlements/${v.id}/reject`)}">${hidden(frame.csrf)}<label for="settle-reason">Reason</label>\
+<input id="settle-reason" name="reason" maxlength="255" autocomplete="off">\
+<button type="submit" class="secondary">Reject settlement</button></form>
+</div></section>`
+    : ''
+}
 <p><a href="${path('/settlements')}">Back to settlements</a></p>`,
+  );
+}
+
+export function refundsView(frame: Frame, p: Awaited<ReturnType<typeof refundsPage>>, o: { after?: string | undefined }) {
+  const last = p.items.at(-1);
+  return framedPage(
+    'Refunds',
+    frame,
+    html`<p class="muted">Every refund of the ${frame.mode} mode, newest first. Refund a payment from its page.</p>
+${
+  p.items.length
+    ? html`<div class="table-wrap" role="region" aria-label="Refunds, newest first" tabindex="0"><table><thead><tr>\
+<th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th>\
+<th scope="col">Payment</th></tr></thead>
+<tbody>${p.items.map(
+        (r) =>
+          html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td>\
+<td>${refundStatusNames[r.status] ?? String(r.status)}${r.failureReason ? ` (${r.failureReason})` : ''}</td><td>${r.reason ?? '—'}</td>\
+<td><a href="${path(`/payments/${r.paymentIntentId}`)}">${r.transactionReference ?? r.paymentIntentId.slice(0, 8)}\
+<span class="vh"> refund ${r.id}</span></a></td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p class="card">No refunds in ${frame.mode} mode.</p>`
+}
+<div class="actions">${o.after ? html`<a href="${path('/refunds')}">First page</a>` : ''}\
+${p.hasMore && last ? html`<a href="${path('/refunds')}?after=${last.id}" rel="next">Next page</a>` : ''}</div>`,
+  );
+}
+
+const policyChoices = [
+  [
+    'merchant',
+    'Your approvers',
+    'An approver or admin approves in the dashboard (never the user who created it). The operator can still reject.',
+  ],
+  ['operator', 'The operator', 'The gateway operator approves; your approvers cannot approve or reject.'],
+  ['both', 'Both', 'One of your approvers and the operator must both approve, in either order.'],
+] as const;
+
+export function settingsView(frame: Frame, s: Awaited<ReturnType<typeof settingsOf>>, o: { message?: string; error?: string } = {}) {
+  return framedPage(
+    'Settings',
+    frame,
+    html`${notice(o.message)}${alert(o.error)}
+<form method="post" action="${path('/settings')}" class="card" aria-label="Payout approvals">${hidden(frame.csrf)}\
+<h2>Who approves manual payouts and settlements</h2>
+<p class="muted" id="current-policy">Now: ${s.policyText}.</p>
+<fieldset><legend>Approved by</legend>${policyChoices.map(
+      ([value, label, help]) =>
+        html`<label class="check"><input type="radio" name="payoutApprovals" value="${value}"${s.policy === value ? html` checked` : ''}>\
+<span><strong>${label}:</strong> <span class="muted">${help}</span></span></label>`,
+    )}</fieldset>
+<button type="submit">Save</button></form>`,
   );
 }
 

@@ -17,6 +17,7 @@ export const dashboardPermissions = [
   'webhooks:manage',
   'team:manage',
   'audit:read',
+  'settings:manage',
 ] as const;
 export type DashboardPermission = (typeof dashboardPermissions)[number];
 

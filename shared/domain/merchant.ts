@@ -56,6 +56,14 @@ export interface WebhookEndpoint {
 export const endpointWants = (endpoint: Pick<WebhookEndpoint, 'events'>, type: string): boolean =>
   !endpoint.events || endpoint.events.includes(type as WebhookEventType);
 
+/**
+ * Who approves the merchant's manual payouts and its settlements (the dashboard's Settings page):
+ * its own approvers in the dashboard, the operator (ops CLI), or both (both must approve, in either
+ * order). Absent: either one, whichever decides first (the behaviour before the setting existed).
+ */
+export const payoutApprovalPolicies = ['merchant', 'operator', 'both'] as const;
+export type PayoutApprovalPolicy = (typeof payoutApprovalPolicies)[number];
+
 export interface Merchant {
   merchantId: string;
   name: string;
@@ -66,6 +74,8 @@ export interface Merchant {
   webhooks: Partial<Record<Mode, WebhookEndpoint>>;
   /** Local development only: accept http://127.0.0.1 / localhost webhook receivers. */
   allowInsecureWebhooks: boolean;
+  /** Who approves manual payouts and settlements; absent = either the merchant's approvers or the operator. */
+  payoutApprovals?: PayoutApprovalPolicy;
   createdAt: string;
   updatedAt: string;
   /** Bumped by every change (shared/store/merchants.ts changeMerchant); absent on merchants never changed since. */

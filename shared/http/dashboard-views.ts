@@ -108,7 +108,7 @@ export interface Frame {
   mode: Mode;
   csrf: string;
   /** Which navigation entry is this page. */
-  current: 'home' | 'payments' | 'payouts' | 'settlements' | 'developers' | 'team';
+  current: 'home' | 'payments' | 'refunds' | 'payouts' | 'settlements' | 'developers' | 'team' | 'settings';
 }
 
 /** A signed-in page. */
@@ -116,10 +116,12 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
   const nav: [Frame['current'], string, string, boolean][] = [
     ['home', 'Home', path(''), can(frame.role, 'balances:read')],
     ['payments', 'Payments', path('/payments'), can(frame.role, 'payments:read')],
+    ['refunds', 'Refunds', path('/refunds'), can(frame.role, 'payments:read')],
     ['payouts', 'Payouts', path('/payouts'), can(frame.role, 'payouts:create') || can(frame.role, 'payouts:approve')],
     ['settlements', 'Settlements', path('/settlements'), can(frame.role, 'payments:read')],
     ['developers', 'Developers', path('/developers'), can(frame.role, 'keys:manage')],
     ['team', 'Team', path('/team'), can(frame.role, 'team:manage')],
+    ['settings', 'Settings', path('/settings'), can(frame.role, 'settings:manage')],
   ];
   const other = frame.mode === 'test' ? 'live' : 'test';
   const links = nav

@@ -11,7 +11,7 @@ import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
 import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
 import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
-import { getApiKeyByHash, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
+import { getApiKeyByHash, keyUseDue, recordKeyUse, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
 import { keyHasScope } from '#shared/domain/scopes.ts';
 import { supportedVersions, type Route } from './route.ts';
 import { HttpProblem, problemFor, problems, type FieldErrors } from './problem.ts';
@@ -44,6 +44,8 @@ export interface PipelineState {
   /** The response an existing Idempotency-Key record gave this request (replay, 409 or 422). */
   idempotencyAnswered?: APIGatewayProxyResult;
   parsed?: { body: unknown; query: unknown; path: unknown };
+  /** The key's last-used write, running beside the handler (apiKeyAuth); awaited, never failing, before the response. */
+  keyUse?: Promise<void>;
 }
 
 /** What a handler returns; the pipeline serialises it. */
@@ -180,6 +182,21 @@ export function apiKeyAuth(route: Route): Middleware {
       if (route.scope && !keyHasScope(key.scopes, route.scope)) {
         throw problems.forbidden(`This API key lacks the "${route.scope}" scope.`, 'missing_scope');
       }
+      // Last-used time (the Developers page): a write only when the stored value is older than the
+      // interval, started now and run beside the handler; a failure is logged and changes nothing else.
+      const now = new Date();
+      if (keyUseDue(key, now)) {
+        gw.keyUse = recordKeyUse(parsed.hash, now).then(
+          () => undefined,
+          (error: unknown) => logger.warn('api key last-used not recorded', { keyId: key.keyId, error: String(error) }),
+        );
+      }
+    },
+    after: async (request) => {
+      await state(request).keyUse;
+    },
+    onError: async (request) => {
+      await state(request).keyUse;
     },
   };
 }

@@ -3,10 +3,14 @@ import { minorUnits, type Currency } from '#shared/domain/money.ts';
 import { normaliseAccount, type SettlementDestination } from '#shared/domain/settlement.ts';
 import { checkUsdtAddress } from '#shared/domain/usdt-address.ts';
 import { createSettlement, previewSettlement, settlementFor, settlementPage } from '#shared/services/settlement-requests.ts';
-import { auditWrite } from '#shared/store/dashboard.ts';
+import { SettlementStatus } from '#shared/domain/settlement.ts';
+import { auditWrite, getSettlementMaker, settlementMakerWrite } from '#shared/store/dashboard.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
-import { auditEntry, DashboardRefusal, type Signed } from './dashboard-auth.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
+import { transact } from '#shared/store/client.ts';
+import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayReject } from './approvals.ts';
+import { approveSettlement, rejectSettlement } from './settlements.ts';
+import { auditEntry, auditRefusal, DashboardRefusal, type Signed } from './dashboard-auth.ts';
 
 /**
  * The Settlements page (docs/dashboard.md) through the settlements service the API uses: the
@@ -15,10 +19,68 @@ import { commitRequest, withWrites } from '#shared/store/request.ts';
  * its audit entry in the settlement's own transaction.
  */
 export const settlementsList = (merchantId: string, mode: Mode, page: number) => settlementPage(merchantId, mode, { page, pageSize: 25 });
-export const settlementDetail = (merchantId: string, mode: Mode, id: string) => {
+const settlementOf = (merchantId: string, mode: Mode, id: string) => {
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw new DashboardRefusal(404, 'There is no such settlement in this mode.');
   return settlementFor(merchantId, mode, id);
 };
+
+/** One settlement with who requested it (dashboard requests), the approval setting and the approvals so far. */
+export async function settlementDetail(merchantId: string, mode: Mode, id: string) {
+  const view = await settlementOf(merchantId, mode, id);
+  const [maker, policy, approvals] = await Promise.all([getSettlementMaker(id), approvalPolicy(merchantId), approvalsOf('settlement', id)]);
+  return {
+    ...view,
+    maker: maker ? { userId: maker.userId, email: maker.email } : null,
+    policy,
+    policyText: describePolicy(policy),
+    approvals,
+  };
+}
+
+/**
+ * Approve or reject a Pending settlement in the dashboard (approvers and admins): maker-checker
+ * (never the user who requested it), under the merchant's setting of who approves; audited.
+ */
+export async function decideSettlement(signed: Signed, id: string, decision: 'approve' | 'reject', reason: string, now = new Date()) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const s = await settlementOf(merchantId, mode, id);
+  if (s.status !== SettlementStatus.Pending) throw new DashboardRefusal(409, 'Only a Pending settlement can be approved or rejected.');
+  const refuse = async (status: 403, message: string) => {
+    await auditRefusal(merchantId, signed.actor, `settlement.${decision}`, id, mode, message);
+    return new DashboardRefusal(status, message);
+  };
+  const maker = await getSettlementMaker(id);
+  if (maker?.userId === signed.user.userId)
+    throw await refuse(403, 'You requested this settlement, so someone else must approve or reject it (maker-checker).');
+  const policy = await approvalPolicy(merchantId);
+  const why = reason.trim().slice(0, 255);
+  let waiting = false;
+  try {
+    if (decision === 'reject') {
+      if (!mayReject(policy, 'merchant')) throw new ApproverNotAllowed(policy, 'settlements');
+      await rejectSettlement(id, why || undefined, () => now, signed.user.email);
+    } else {
+      const outcome = await approveUnderPolicy(
+        'settlement',
+        id,
+        merchantId,
+        { side: 'merchant', userId: signed.user.userId, email: signed.user.email },
+        () => approveSettlement(id),
+        now,
+      );
+      waiting = outcome.state === 'waiting';
+    }
+  } catch (error) {
+    if (error instanceof ApproverNotAllowed) throw await refuse(403, error.detail);
+    throw error;
+  }
+  const detail = [waiting ? 'approval recorded; waiting for the operator' : '', why].filter(Boolean).join('; ');
+  await transact([
+    auditWrite(auditEntry(merchantId, signed.actor, `settlement.${decision}`, { target: id, mode, ...(detail ? { detail } : {}) }, now)),
+  ]);
+  return { waiting };
+}
 
 export interface SettlementForm {
   amount: string;
@@ -75,15 +137,27 @@ export async function settlementPreview(signed: Signed, form: SettlementForm, no
   return { ...preview, destination: input.destination };
 }
 
-/** Step 2: the settlement (the funds are held until the operator approves it), audited in its own transaction. */
+/**
+ * Step 2: the settlement (the funds are held until it is approved), with its maker (maker-checker)
+ * and the audit entry in the settlement's own transaction.
+ */
 export async function requestSettlementFromDashboard(signed: Signed, form: SettlementForm, traceId: string, now = new Date()) {
   const { merchant, input } = await parse(signed, form);
   const mode = signed.session.mode;
   const caller = { merchantId: merchant.merchantId, mode, fee: merchant.fees.settlement, traceId };
+  // The settlement, its maker (for maker-checker) and the audit entry: one transaction.
   return commitRequest(
     withWrites(
       (place) => createSettlement(caller, input, place, now),
       ({ response: view }) => [
+        settlementMakerWrite({
+          settlementId: view.id,
+          merchantId: merchant.merchantId,
+          mode,
+          userId: signed.user.userId,
+          email: signed.user.email,
+          createdAt: now.toISOString(),
+        }),
         auditWrite(
           auditEntry(
             merchant.merchantId,

@@ -2,7 +2,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import type { IntentStatus, IntentType } from '#shared/domain/intent.ts';
 import { fromMinor, minorUnits, toMinor, type Currency } from '#shared/domain/money.ts';
 import { walletBalance } from '#shared/services/balance.ts';
-import { createRefund, refundsOfTransaction } from '#shared/services/refund-requests.ts';
+import { createRefund, refundsOfMerchant, refundsOfTransaction } from '#shared/services/refund-requests.ts';
 import {
   customerTransactions,
   listTransactions,
@@ -17,12 +17,16 @@ import { requestWithdrawal } from '#shared/services/withdrawals.ts';
 import { approveWithdrawal, findWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
 import { randomUUID } from 'node:crypto';
 import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants.ts';
+import type { Approvals } from '#shared/store/dashboard.ts';
 import { revokeKey, rotateKeys } from '#shared/services/merchants.ts';
 import { transact } from '#shared/store/client.ts';
 import { listWallets, type PlaceHold } from '#shared/store/wallets.ts';
 import { eventAttempts, transactionEvents } from '#shared/webhooks/events.ts';
 import { auditEntry, auditRefusal, DashboardRefusal, type Signed } from './dashboard-auth.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
+import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayReject } from './approvals.ts';
+import { payoutApprovalPolicies, type PayoutApprovalPolicy } from '#shared/domain/merchant.ts';
+import { changeMerchant } from '#shared/store/merchants.ts';
 
 /**
  * What the dashboard pages show and do, through the same services as the API (transactions,
@@ -294,6 +298,7 @@ export async function apiKeysOf(merchantId: string, mode: Mode, now = new Date()
       scopes: k.scopes,
       createdAt: k.createdAt,
       expiresAt: k.expiresAt,
+      lastUsedAt: k.lastUsedAt ?? null,
       status:
         k.status === 'revoked'
           ? 'revoked'
@@ -342,14 +347,26 @@ export async function revokeApiKey(signed: Signed, keyId: string, now = new Date
   return revoked;
 }
 
-/** Payouts page: withdrawals awaiting approval, and the latest others. */
+/** Payouts page: withdrawals awaiting approval (with the approvals so far when both sides approve), and the latest others. */
 export async function payoutsPage(merchantId: string, mode: Mode) {
-  const [pending, recent] = await Promise.all([
+  const [pending, recent, policy] = await Promise.all([
     listTransactions(merchantId, mode, { intentType: 'withdrawal', status: 'Pending', limit: 50 }),
     listTransactions(merchantId, mode, { intentType: 'withdrawal', limit: 25 }),
+    approvalPolicy(merchantId),
   ]);
   const items = (p: typeof pending) => (p === 'invalid_cursor' ? [] : p.items);
-  return { pending: items(pending), recent: items(recent).filter((t) => t.status !== 'Pending') };
+  const waiting = items(pending);
+  const approvals: Record<string, Approvals> =
+    policy === 'both'
+      ? Object.fromEntries(await Promise.all(waiting.map(async (t) => [t.paymentIntentId, await approvalsOf('payout', t.paymentIntentId)])))
+      : {};
+  return {
+    pending: waiting,
+    recent: items(recent).filter((t) => t.status !== 'Pending'),
+    policy,
+    policyText: describePolicy(policy),
+    approvals,
+  };
 }
 
 /**
@@ -398,14 +415,15 @@ export async function createPayoutFromDashboard(
       },
       place,
     );
-  // The maker is recorded in the withdrawal's first transaction.
-  const response = await commitRequest(withWrites(decide, () => [payoutMakerWrite(maker)]));
-  await transact([
-    auditWrite(
-      auditEntry(merchantId, signed.actor, 'payout.create', { target: `${orderRef} ${input.amount.trim()} ${currency}`, mode }, now),
-    ),
-  ]);
-  return response;
+  // The maker and the audit entry are recorded in the withdrawal's first transaction.
+  const audit = auditEntry(
+    merchantId,
+    signed.actor,
+    'payout.create',
+    { target: `${orderRef} ${input.amount.trim()} ${currency}`, mode },
+    now,
+  );
+  return commitRequest(withWrites(decide, () => [payoutMakerWrite(maker), auditWrite(audit)]));
 }
 
 /** Approve or reject a Pending payout; maker-checker: never the user who created it. */
@@ -421,6 +439,8 @@ export async function decidePayout(
   const scope = { merchantId, mode };
   const payout = await findWithdrawal(paymentIntentId, scope).catch(() => undefined);
   if (!payout || payout.paymentIntentId !== paymentIntentId) throw new DashboardRefusal(404, 'There is no such payout in this mode.');
+  if (payout.status !== 'Pending')
+    throw new DashboardRefusal(409, `This payout is ${payout.status}; only a Pending payout can be decided.`);
   const maker = await getPayoutMaker(mode, merchantId, payout.orderRef.orderRef);
   if (maker?.userId === signed.user.userId) {
     await auditRefusal(
@@ -433,20 +453,72 @@ export async function decidePayout(
     );
     throw new DashboardRefusal(403, 'You created this payout, so someone else must approve or reject it (maker-checker).');
   }
-  const result =
-    decision === 'approve'
-      ? await approveWithdrawal(paymentIntentId, scope)
-      : await rejectWithdrawal(paymentIntentId, reason.trim().slice(0, 255) || undefined, scope);
+  // Who may decide: the merchant's setting (the operator, its approvers, or both).
+  const policy = await approvalPolicy(merchantId);
+  if (decision === 'reject' && !mayReject(policy, 'merchant')) {
+    const refusal = new ApproverNotAllowed(policy, 'manual payouts');
+    await auditRefusal(merchantId, signed.actor, 'payout.reject', paymentIntentId, mode, refusal.detail);
+    throw new DashboardRefusal(403, refusal.detail);
+  }
+  let waiting = false;
+  try {
+    if (decision === 'approve') {
+      const outcome = await approveUnderPolicy(
+        'payout',
+        paymentIntentId,
+        merchantId,
+        { side: 'merchant', userId: signed.user.userId, email: signed.user.email },
+        () => approveWithdrawal(paymentIntentId, scope),
+        now,
+      );
+      waiting = outcome.state === 'waiting';
+    } else {
+      await rejectWithdrawal(paymentIntentId, reason.trim().slice(0, 255) || undefined, scope);
+    }
+  } catch (error) {
+    if (!(error instanceof ApproverNotAllowed)) throw error;
+    await auditRefusal(merchantId, signed.actor, `payout.${decision}`, paymentIntentId, mode, error.detail);
+    throw new DashboardRefusal(403, error.detail);
+  }
+  const detail = [waiting ? 'approval recorded; waiting for the operator' : '', reason.trim().slice(0, 255)].filter(Boolean).join('; ');
   await transact([
     auditWrite(
-      auditEntry(
-        merchantId,
-        signed.actor,
-        `payout.${decision}`,
-        { target: paymentIntentId, mode, ...(reason.trim() ? { detail: reason.trim().slice(0, 255) } : {}) },
-        now,
-      ),
+      auditEntry(merchantId, signed.actor, `payout.${decision}`, { target: paymentIntentId, mode, ...(detail ? { detail } : {}) }, now),
     ),
   ]);
-  return result;
+  return { waiting };
+}
+
+/** Settings page: who approves manual payouts and settlements. */
+export async function settingsOf(merchantId: string) {
+  const policy = await approvalPolicy(merchantId);
+  return { policy, policyText: describePolicy(policy) };
+}
+
+/** Save who approves manual payouts and settlements (admins; audited). */
+export async function savePayoutApprovals(signed: Signed, value: string, now = new Date()) {
+  if (!(payoutApprovalPolicies as readonly string[]).includes(value))
+    throw new DashboardRefusal(400, 'Choose who approves manual payouts and settlements.', 'payoutApprovals');
+  const { merchantId } = signed.user;
+  const policy = value as PayoutApprovalPolicy;
+  const before = await changeMerchant(
+    merchantId,
+    (m) => ({ patch: { payoutApprovals: policy }, result: m.payoutApprovals ?? 'either' }),
+    now,
+  );
+  await transact([
+    auditWrite(
+      auditEntry(merchantId, signed.actor, 'settings.payout-approvals', { target: merchantId, detail: `${before} → ${policy}` }, now),
+    ),
+  ]);
+  return policy;
+}
+
+/** Refunds page: the merchant's refunds in the session's mode, newest first, 25 per page (cursor: a refund id). */
+export async function refundsPage(merchantId: string, mode: Mode, after?: string) {
+  if (after !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(after))
+    throw new DashboardRefusal(400, 'That page link is not valid.');
+  const page = await refundsOfMerchant(merchantId, mode, { limit: 25, ...(after ? { startingAfter: after.toLowerCase() } : {}) });
+  if (page === 'invalid_cursor') throw new DashboardRefusal(400, 'That page link is not valid. Start from the first page.');
+  return page;
 }

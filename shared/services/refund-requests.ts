@@ -10,7 +10,7 @@ import { logger } from '#shared/logger.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { findIntent } from '#shared/store/intents.ts';
-import { createRefundWrites, getRefund, listRefundsOfIntent } from '#shared/store/refunds.ts';
+import { createRefundWrites, getRefund, listRefundsOfIntent, pageRefundsOfMerchant } from '#shared/store/refunds.ts';
 import '#shared/providers/live/boot.ts';
 
 /**
@@ -99,4 +99,24 @@ export async function refundsOfTransaction(merchantId: string, mode: Mode, trxnR
     refundedAmount: fromMinor(intent.refundedMinor, intent.currency),
     refundableAmount: fromMinor(intent.status === 'Completed' ? intent.amountMinor - reservedOf(intent) : 0, intent.currency),
   };
+}
+
+/**
+ * A merchant's refunds in one mode, newest first, `limit` per page; `startingAfter` is the id of the
+ * last refund of the previous page (another merchant's or mode's refund, or an unknown id, is
+ * 'invalid_cursor').
+ */
+export async function refundsOfMerchant(
+  merchantId: string,
+  mode: Mode,
+  query: { limit: number; startingAfter?: string },
+): Promise<{ items: RefundView[]; hasMore: boolean } | 'invalid_cursor'> {
+  let before: { requestedAt: string; id: string } | undefined;
+  if (query.startingAfter) {
+    const cursor = await getRefund(query.startingAfter, false);
+    if (!cursor || cursor.merchantId !== merchantId || cursor.mode !== mode) return 'invalid_cursor';
+    before = { requestedAt: cursor.requestedAt, id: cursor.id };
+  }
+  const page = await pageRefundsOfMerchant(merchantId, mode, query.limit, before);
+  return { items: page.items.map(refundView), hasMore: page.hasMore };
 }

@@ -82,8 +82,9 @@ const cancelWith = async (id: string, failureReason: string, action: string, now
     await items.operator(id, action, (s) => released(s, SettlementStatus.Cancelled, failureReason, 'settlement.cancelled', now())),
   );
 
-export const rejectSettlement = (id: string, reason?: string, now: () => Date = () => new Date()) =>
-  cancelWith(id, reason ? `Rejected by the operator: ${reason}` : 'Rejected by the operator.', 'rejected', now);
+/** Pending → Cancelled; `by` names who rejected it in `failureReason` (the operator, or a dashboard approver's e-mail). */
+export const rejectSettlement = (id: string, reason?: string, now: () => Date = () => new Date(), by = 'the operator') =>
+  cancelWith(id, reason ? `Rejected by ${by}: ${reason}` : `Rejected by ${by}.`, 'rejected', now);
 
 export const cancelSettlement = (id: string, now: () => Date = () => new Date()) =>
   cancelWith(id, 'Cancelled by the operator.', 'cancelled', now);

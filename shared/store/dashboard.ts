@@ -312,3 +312,75 @@ export async function getPayoutMaker(mode: Mode, merchantId: string, orderRef: s
   );
   return out.Item ? fromItem<PayoutMaker>(out.Item) : undefined;
 }
+
+export interface SettlementMaker {
+  settlementId: string;
+  merchantId: string;
+  mode: Mode;
+  userId: string;
+  email: string;
+  createdAt: string;
+}
+
+/** D15: who requested a dashboard settlement, committed in the settlement's own transaction (maker-checker). */
+export function settlementMakerWrite(maker: SettlementMaker): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...keys.settlementMaker(maker.settlementId), entity: 'SettlementMaker', ...maker }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** D15: the maker of a settlement (undefined for settlements requested through the API or by the schedule). */
+export async function getSettlementMaker(settlementId: string): Promise<SettlementMaker | undefined> {
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.settlementMaker(settlementId)), ConsistentRead: true }),
+  );
+  return out.Item ? fromItem<SettlementMaker>(out.Item) : undefined;
+}
+
+export type ApprovalKind = 'payout' | 'settlement';
+/** One side's approval of a payout or settlement (the merchant's approver, or the operator). */
+export interface SideApproval {
+  at: string;
+  userId?: string;
+  email?: string;
+}
+export interface Approvals {
+  merchant?: SideApproval;
+  operator?: SideApproval;
+}
+
+/**
+ * D16: record one side's approval of a payout or settlement that both sides must approve, and
+ * return both sides' approvals as they are after it (UpdateItem, ALL_NEW). The first approval of a
+ * side stays (`if_not_exists`): a repeat changes nothing, and a retry after a crash still sees both.
+ */
+export async function recordSideApproval(
+  kind: ApprovalKind,
+  id: string,
+  side: keyof Approvals,
+  approval: SideApproval,
+): Promise<Approvals> {
+  const out = await db().send(
+    new UpdateItemCommand({
+      TableName: tableName(),
+      Key: toItem(keys.approvals(kind, id)),
+      UpdateExpression: 'SET #side = if_not_exists(#side, :approval), entity = :entity',
+      ExpressionAttributeNames: { '#side': side },
+      ExpressionAttributeValues: toValues({ ':approval': approval, ':entity': 'Approvals' }),
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  const item = fromItem<Approvals>(out.Attributes ?? {});
+  return { ...(item.merchant ? { merchant: item.merchant } : {}), ...(item.operator ? { operator: item.operator } : {}) };
+}
+
+/** D16: the approvals recorded so far (empty when none). */
+export async function getApprovals(kind: ApprovalKind, id: string): Promise<Approvals> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.approvals(kind, id)), ConsistentRead: true }));
+  const item = out.Item ? fromItem<Approvals>(out.Item) : {};
+  return { ...(item.merchant ? { merchant: item.merchant } : {}), ...(item.operator ? { operator: item.operator } : {}) };
+}

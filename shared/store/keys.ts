@@ -44,6 +44,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   AutoSettlement MERCHANT#<merchantId>              AUTOSETTLE#<mode>
  *                 GSI2: MONEYDUE#<shard> / <nextRunAt>#autosettle:<id>:<mode>
  *   Refund        REFUND#<id>                         REFUND                            TXN#<paymentIntentId>#REFUND / <requestedAt>#<id>
+ *                 GSI3: MERCHANT#<id>#<mode>#REFUND / <requestedAt>#<id> (the merchant's refunds)
  *                 GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
  *   SandboxReceipt SANDBOX#<rail>#<reference>         RECEIPT                           -   (test mode: what a sandbox rail received; ttl)
  *   DashUser      DASHUSER#<userId>                   DASHUSER
@@ -54,6 +55,8 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   DashAudit     AUDIT#<merchantId>                  <at>#<auditId>                    -   (one year; ttl)
  *   DashThrottle  DASHTHROTTLE#<sha256(address)>      <window start>                    -   (failed sign-ins per client address; ttl)
  *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a dashboard payout: maker-checker)
+ *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (who requested a dashboard settlement)
+ *   Approvals     APPROVALS#<payout|settlement>#<id>  APPROVALS                         -   (who approved so far: both sides approve)
  */
 export type Key = { PK: string; SK: string };
 
@@ -265,6 +268,11 @@ export const keys = {
     GSI1SK: `${requestedAt}#${id}`,
   }),
   refundsOfIntent: (paymentIntentId: string) => ({ GSI1PK: `TXN#${paymentIntentId}#REFUND` }),
+  /** GSI3: a merchant's refunds in one mode, newest first (the dashboard's refunds list; one partition: refunds are few). */
+  refundOfMerchant: (merchantId: string, mode: Mode, requestedAt: string, id: string) => ({
+    GSI3PK: `MERCHANT#${merchantId}#${mode}#REFUND`,
+    GSI3SK: `${requestedAt}#${id}`,
+  }),
   /**
    * The due index (GSI2) for settlements, refunds and automatic-settlement runs: the same sparse
    * time-bucket pattern as `due`, in its own shards so each sweep reads only its own items.
@@ -300,6 +308,8 @@ export const keys = {
     PK: `PAYOUTMAKER#${mode}#${merchantId}#${orderRef}`,
     SK: 'PAYOUTMAKER',
   }),
+  settlementMaker: (settlementId: string): Key => ({ PK: `SETTLEMENTMAKER#${settlementId}`, SK: 'SETTLEMENTMAKER' }),
+  approvals: (kind: 'payout' | 'settlement', id: string): Key => ({ PK: `APPROVALS#${kind}#${id}`, SK: 'APPROVALS' }),
 
   /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
   operatorReference: (merchantId: string, mode: Mode, command: string, reference: string): Key => ({

@@ -1,4 +1,4 @@
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Merchant } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
@@ -30,6 +30,8 @@ export interface ApiKeyRecord {
   merchantAllowInsecureWebhooks: boolean;
   createdAt: string;
   revokedAt?: string;
+  /** When the key last authenticated a request, to within `keyUseInterval` (recordKeyUse); absent: never since recorded. */
+  lastUsedAt?: string;
 }
 
 export const secretAssociatedData = (keyId: string) => `secret:${keyId}`;
@@ -137,6 +139,39 @@ export async function listApiKeys(merchantId: string, mode?: Mode): Promise<ApiK
     KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
     ExpressionAttributeValues: toValues({ ':pk': k.GSI1PK, ':sk': k.GSI1SKPrefix }),
   });
+}
+
+/** How stale a key's `lastUsedAt` may be before a request records it again: at most one write per key per interval. */
+export const keyUseIntervalMs = 5 * 60_000;
+
+/** Whether a request authenticated by `key` at `now` should record the use (the stored value is missing or older than the interval). */
+export const keyUseDue = (key: Pick<ApiKeyRecord, 'lastUsedAt'>, now: Date) =>
+  !key.lastUsedAt || Date.parse(key.lastUsedAt) <= now.getTime() - keyUseIntervalMs;
+
+/**
+ * Access pattern 1b: record that a key was used. One conditional UpdateItem on the key item, applied
+ * only while the stored `lastUsedAt` is missing or older than the interval, so concurrent requests
+ * that all read a stale value write it once (the others fail the condition: false).
+ */
+export async function recordKeyUse(hash: string, now = new Date()): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: toItem(keys.apiKey(hash)),
+        UpdateExpression: 'SET lastUsedAt = :now',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt <= :stale)',
+        ExpressionAttributeValues: toValues({
+          ':now': now.toISOString(),
+          ':stale': new Date(now.getTime() - keyUseIntervalMs).toISOString(),
+        }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }
 
 function keyUpdate(hash: string, set: Record<string, unknown>): TxItem {

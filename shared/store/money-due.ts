@@ -124,6 +124,18 @@ export async function getMoneyItem<T>(key: (id: string) => Key, id: string, cons
 
 /** Strips the table's own attributes from an item. */
 export function stripKeys<T>(item: Record<string, unknown>): T {
-  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g1s, GSI2PK: _g2, GSI2SK: _g2s, entity: _e, dueAt: _d, ...rest } = item;
+  const {
+    PK: _pk,
+    SK: _sk,
+    GSI1PK: _g1,
+    GSI1SK: _g1s,
+    GSI2PK: _g2,
+    GSI2SK: _g2s,
+    GSI3PK: _g3,
+    GSI3SK: _g3s,
+    entity: _e,
+    dueAt: _d,
+    ...rest
+  } = item;
   return rest as T;
 }

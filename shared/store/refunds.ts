@@ -1,12 +1,16 @@
+import { GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { Mode } from '#shared/domain/credentials.ts';
 import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
-import { named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { db, fromItem, named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
 
 /**
  * Refunds (`REFUND#<id>`), listed per transaction on GSI1 (`TXN#<paymentIntentId>#REFUND`,
- * `<requestedAt>#<id>`), in the money due index while something is due (expiry, an attempt).
+ * `<requestedAt>#<id>`) and per merchant and mode on GSI3 (`MERCHANT#<id>#<mode>#REFUND`, same sort
+ * key; written at creation, never changed: status changes touch neither), in the money due index
+ * while something is due (expiry, an attempt).
  *
  * The over-refund guard lives on the INTENT item: `refundReservedMinor` sums every refund of the
  * transaction that is not Failed, Cancelled, Rejected or Expired. Creating a refund ADDs its amount
@@ -28,6 +32,7 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
         Item: toItem({
           ...keys.refund(r.id),
           ...keys.refundListing(r.paymentIntentId, r.requestedAt, r.id),
+          ...keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id),
           ...keys.moneyDue(r.id, r.expiresAt),
           dueAt: r.expiresAt,
           entity: 'Refund',
@@ -98,4 +103,71 @@ export async function listRefundsOfIntent(paymentIntentId: string): Promise<Refu
     ScanIndexForward: false,
   });
   return items.map((i) => stripKeys<Refund>(i));
+}
+
+/**
+ * Access pattern R5: a merchant's refunds in one mode, newest first, one page (GSI3 Query, `Limit`
+ * limit + 1), optionally before a cursor (the `<requestedAt>#<id>` of the last refund shown,
+ * excluded). The caller checks the cursor refund belongs to the merchant and mode.
+ */
+export async function pageRefundsOfMerchant(
+  merchantId: string,
+  mode: Mode,
+  limit: number,
+  before?: { requestedAt: string; id: string },
+): Promise<{ items: Refund[]; hasMore: boolean }> {
+  const { GSI3PK } = keys.refundOfMerchant(merchantId, mode, '', '');
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'GSI3',
+      KeyConditionExpression: before ? 'GSI3PK = :pk AND GSI3SK < :before' : 'GSI3PK = :pk',
+      ExpressionAttributeValues: toValues({ ':pk': GSI3PK, ...(before ? { ':before': `${before.requestedAt}#${before.id}` } : {}) }),
+      ScanIndexForward: false,
+      Limit: limit + 1,
+    }),
+  );
+  const items = (out.Items ?? []).map((i) => stripKeys<Refund>(fromItem(i)));
+  return { items: items.slice(0, limit), hasMore: items.length > limit };
+}
+
+/**
+ * Migration R6 (not a request path; `ops migrate-refund-index`): give every refund written before
+ * the merchant-wide list its GSI3 keys, by Scan (`entity = Refund`) and one conditional UpdateItem
+ * per refund without them. Safe to re-run and to run while refunds are created and change status
+ * (the keys never change once set). Returns how many refunds it indexed.
+ */
+export async function backfillRefundIndex(): Promise<number> {
+  let start: Record<string, AttributeValue> | undefined;
+  let updated = 0;
+  do {
+    const out = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'entity = :e AND attribute_not_exists(GSI3PK)',
+        ExpressionAttributeValues: toValues({ ':e': 'Refund' }),
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const raw of out.Items ?? []) {
+      const r = fromItem<Refund>(raw);
+      const want = keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id);
+      try {
+        await db().send(
+          new UpdateItemCommand({
+            TableName: tableName(),
+            Key: toItem(keys.refund(r.id)),
+            UpdateExpression: 'SET GSI3PK = :pk, GSI3SK = :sk',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(GSI3PK)',
+            ExpressionAttributeValues: toValues({ ':pk': want.GSI3PK, ':sk': want.GSI3SK }),
+          }),
+        );
+        updated++;
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error; // indexed meanwhile
+      }
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return updated;
 }

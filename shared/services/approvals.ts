@@ -1,0 +1,119 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import type { PayoutApprovalPolicy } from '#shared/domain/merchant.ts';
+import { SettlementStatus } from '#shared/domain/settlement.ts';
+import { transact } from '#shared/store/client.ts';
+import { auditWrite, getApprovals, recordSideApproval, type ApprovalKind, type Approvals } from '#shared/store/dashboard.ts';
+import { getMerchant } from '#shared/store/merchants.ts';
+import { getSettlement } from '#shared/store/settlements.ts';
+import { auditEntry, operatorActor } from './dashboard-auth.ts';
+import { approveSettlement } from './settlements.ts';
+import { approveWithdrawal, findWithdrawal } from './withdrawal-operator.ts';
+
+/**
+ * Who approves a merchant's manual payouts and settlements (docs/dashboard.md, Settings): the
+ * merchant setting `payoutApprovals` decides whether the merchant's approvers (dashboard), the
+ * operator (ops CLI) or both must approve; absent, either one does. Every approval of a Pending
+ * payout or settlement, from the dashboard or the ops CLI, goes through `approveUnderPolicy`.
+ * Rejections: the operator may always reject; the merchant's approvers unless the setting is
+ * `operator`.
+ */
+export type ApprovalPolicy = PayoutApprovalPolicy | 'either';
+export type ApproverSide = 'merchant' | 'operator';
+export type Approver = { side: 'merchant'; userId: string; email: string } | { side: 'operator' };
+
+export type ApprovalOutcome<T> =
+  | { state: 'approved'; result: T; approvals: Approvals }
+  | { state: 'waiting'; waitingFor: ApproverSide; approvals: Approvals };
+
+export async function approvalPolicy(merchantId: string): Promise<ApprovalPolicy> {
+  return (await getMerchant(merchantId, true))?.payoutApprovals ?? 'either';
+}
+
+const policyText: Record<ApprovalPolicy, string> = {
+  either: "the merchant's approvers or the operator, whichever decides first",
+  merchant: "the merchant's approvers (dashboard)",
+  operator: 'the operator',
+  both: "both the merchant's approvers and the operator",
+};
+export const describePolicy = (policy: ApprovalPolicy) => policyText[policy];
+
+export const mayApprove = (policy: ApprovalPolicy, side: ApproverSide) => policy === 'either' || policy === 'both' || policy === side;
+export const mayReject = (policy: ApprovalPolicy, side: ApproverSide) => side === 'operator' || policy !== 'operator';
+
+/** A side the merchant's setting leaves out of approving (or rejecting) this payout or settlement. */
+export class ApproverNotAllowed extends BusinessRuleError {
+  constructor(
+    readonly policy: ApprovalPolicy,
+    what: string,
+  ) {
+    super(`This merchant's ${what} are approved by ${policyText[policy]} (merchant setting).`, 'approver_not_allowed');
+  }
+}
+
+/**
+ * Approve a Pending payout or settlement as `approver` under the merchant's policy. The caller has
+ * checked that the object is Pending (and maker-checker). `both`: the side's approval is recorded
+ * (D16) and `approve` runs only once the other side's is there too, whichever came first; a retry
+ * after a crash between the two finds both and approves (the approval itself is status-guarded).
+ */
+export async function approveUnderPolicy<T>(
+  kind: ApprovalKind,
+  id: string,
+  merchantId: string,
+  approver: Approver,
+  approve: () => Promise<T>,
+  now = new Date(),
+): Promise<ApprovalOutcome<T>> {
+  const policy = await approvalPolicy(merchantId);
+  if (!mayApprove(policy, approver.side)) throw new ApproverNotAllowed(policy, kind === 'payout' ? 'manual payouts' : 'settlements');
+  if (policy !== 'both') return { state: 'approved', result: await approve(), approvals: {} };
+  const approvals = await recordSideApproval(kind, id, approver.side, {
+    at: now.toISOString(),
+    ...(approver.side === 'merchant' ? { userId: approver.userId, email: approver.email } : {}),
+  });
+  const other: ApproverSide = approver.side === 'merchant' ? 'operator' : 'merchant';
+  if (!approvals[other]) return { state: 'waiting', waitingFor: other, approvals };
+  return { state: 'approved', result: await approve(), approvals };
+}
+
+/** The approvals recorded so far of a payout or settlement (only `both` records them). */
+export const approvalsOf = (kind: ApprovalKind, id: string) => getApprovals(kind, id);
+
+async function auditOperator(merchantId: string, mode: Mode, action: string, target: string, detail: string) {
+  await transact([auditWrite(auditEntry(merchantId, operatorActor, action, { target, mode, detail }))]);
+}
+
+/** `ops withdrawal approve`: under the merchant's setting (refused when only its approvers approve). */
+export async function operatorApproveWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }) {
+  const found = await findWithdrawal(reference, scope);
+  if (found.status !== 'Pending')
+    return { state: 'approved' as const, result: await approveWithdrawal(found.paymentIntentId), approvals: {} };
+  const outcome = await approveUnderPolicy('payout', found.paymentIntentId, found.merchantId, { side: 'operator' }, () =>
+    approveWithdrawal(found.paymentIntentId),
+  );
+  await auditOperator(
+    found.merchantId,
+    found.mode,
+    'payout.approve',
+    found.paymentIntentId,
+    outcome.state === 'approved' ? 'approved by the operator' : 'operator approval recorded; waiting for the merchant',
+  );
+  return outcome;
+}
+
+/** `ops settlement approve`: under the merchant's setting (refused when only its approvers approve). */
+export async function operatorApproveSettlement(id: string) {
+  const s = await getSettlement(id);
+  if (!s) throw new NotFoundError(`No settlement with id ${id}.`);
+  if (s.status !== SettlementStatus.Pending) return { state: 'approved' as const, result: await approveSettlement(id), approvals: {} };
+  const outcome = await approveUnderPolicy('settlement', id, s.merchantId, { side: 'operator' }, () => approveSettlement(id));
+  await auditOperator(
+    s.merchantId,
+    s.mode,
+    'settlement.approve',
+    id,
+    outcome.state === 'approved' ? 'approved by the operator' : 'operator approval recorded; waiting for the merchant',
+  );
+  return outcome;
+}

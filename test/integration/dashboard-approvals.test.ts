@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { routeList } from '#functions/routes.ts';
+import type { DashboardRole } from '#shared/domain/dashboard-roles.ts';
+import type { DashboardSession, DashboardUser } from '#shared/domain/dashboard-session.ts';
+import type { Signed } from '#shared/services/dashboard-auth.ts';
+import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
+import { decidePayout, savePayoutApprovals } from '#shared/services/dashboard.ts';
+import { decideSettlement, requestSettlementFromDashboard, settlementDetail } from '#shared/services/dashboard-settlements.ts';
+import { creditTestWallet } from '#shared/services/merchants.ts';
+import { settlementFor } from '#shared/services/settlement-requests.ts';
+import { lookupTransaction } from '#shared/services/transactions.ts';
+import { getApprovals, listAudit } from '#shared/store/dashboard.ts';
+import { getMerchant } from '#shared/store/merchants.ts';
+import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { useOps } from '../support/ops.ts';
+
+/**
+ * Who approves manual payouts and settlements (the merchant setting `payoutApprovals`): each
+ * setting decides whether a dashboard approver, the operator (ops CLI) or both must approve;
+ * maker-checker for settlements requested in the dashboard. Services as the dashboard calls them,
+ * the ops CLI as the operator runs it, DynamoDB Local.
+ */
+describe('payout and settlement approvals by setting', () => {
+  const gw = useGateway(routeList);
+  const ops = useOps();
+
+  /** A signed-in dashboard user of `role` (what the dashboard pipeline hands the services). */
+  const signedAs = (m: TestMerchant, role: DashboardRole): Signed => {
+    const userId = randomUUID();
+    const email = `${role}-${userId.slice(0, 6)}@shop.test`;
+    const now = new Date().toISOString();
+    return {
+      user: { userId, merchantId: m.merchantId, email, role, status: 'active' } as DashboardUser,
+      session: { userId, merchantId: m.merchantId, mode: 'test', stage: 'full', createdAt: now, lastSeenAt: now } as DashboardSession,
+      actor: { actorId: userId, actorEmail: email, ip: '127.0.0.1' },
+    };
+  };
+  const funded = async () => {
+    const m = await newMerchant();
+    await creditTestWallet(m.merchantId, 'test', 10_000_00, 'PKR');
+    return m;
+  };
+  /** A manual payout through the API (autoProcessPayout false: it waits Pending for approval). */
+  const manualPayout = async (m: TestMerchant) => {
+    const r = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/withdraw', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: {
+        amount: 300,
+        currency: 'PKR',
+        description: 'Payout',
+        autoProcessPayout: false,
+        customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
+        orderRef: { orderRef: `WD${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+      },
+    });
+    expect(r.status, r.text).toBe(200);
+    return r.json.paymentIntentId as string;
+  };
+  const status = async (m: TestMerchant, id: string) => (await lookupTransaction(m.merchantId, 'test', id))?.status;
+  const refused = async (p: Promise<unknown>, status: number, text: RegExp) => {
+    const error = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(DashboardRefusal);
+    expect((error as DashboardRefusal).status).toBe(status);
+    expect((error as DashboardRefusal).message).toMatch(text);
+  };
+  const setting = async (m: TestMerchant, value: string) => savePayoutApprovals(signedAs(m, 'admin'), value);
+
+  it('the setting: admins save merchant, operator or both (audited); anything else is refused and changes nothing', async () => {
+    const m = await newMerchant();
+    expect((await getMerchant(m.merchantId))?.payoutApprovals).toBeUndefined();
+    await refused(setting(m, 'anyone'), 400, /Choose who approves/);
+    await refused(setting(m, ''), 400, /Choose who approves/);
+    expect((await getMerchant(m.merchantId))?.payoutApprovals).toBeUndefined();
+    for (const value of ['merchant', 'operator', 'both'] as const) {
+      await setting(m, value);
+      expect((await getMerchant(m.merchantId, true))?.payoutApprovals).toBe(value);
+    }
+    const audit = (await listAudit(m.merchantId, 50)).items.map((a) => `${a.action} ${a.detail}`);
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        'settings.payout-approvals either → merchant',
+        'settings.payout-approvals merchant → operator',
+        'settings.payout-approvals operator → both',
+      ]),
+    );
+  });
+
+  it('unset (either): a dashboard approver or the operator approves, whichever comes first', async () => {
+    const m = await funded();
+    const [a, b] = [await manualPayout(m), await manualPayout(m)];
+    expect(await decidePayout(signedAs(m, 'approver'), a, 'approve', '')).toEqual({ waiting: false });
+    expect(await status(m, a)).toBe('Processing');
+    const byOperator = await ops('withdrawal', 'approve', b, '--json');
+    expect(byOperator.json, byOperator.stderr).toMatchObject({ paymentIntentId: b, status: 'Processing' });
+  });
+
+  it("merchant: only the merchant's approvers approve; the operator's approval is refused, its rejection still works", async () => {
+    const m = await funded();
+    await setting(m, 'merchant');
+    const [a, b] = [await manualPayout(m), await manualPayout(m)];
+    const byOperator = await ops('withdrawal', 'approve', a, '--json');
+    expect(byOperator.stdout + byOperator.stderr).toMatch(/approved by the merchant's approvers/);
+    expect(await status(m, a)).toBe('Pending');
+    await decidePayout(signedAs(m, 'approver'), a, 'approve', '');
+    expect(await status(m, a)).toBe('Processing');
+    const rejected = await ops('withdrawal', 'reject', b, '--reason', 'Suspicious', '--json');
+    expect(rejected.json, rejected.stderr).toMatchObject({ status: 'Cancelled' });
+  });
+
+  it("operator: the merchant's approvers can neither approve nor reject (403, audited); the operator approves", async () => {
+    const m = await funded();
+    await setting(m, 'operator');
+    const a = await manualPayout(m);
+    const approver = signedAs(m, 'approver');
+    await refused(decidePayout(approver, a, 'approve', ''), 403, /approved by the operator/);
+    await refused(decidePayout(approver, a, 'reject', 'no'), 403, /approved by the operator/);
+    expect(await status(m, a)).toBe('Pending');
+    const audit = await listAudit(m.merchantId, 50);
+    expect(audit.items.filter((e) => e.outcome === 'refused').map((e) => e.action)).toEqual(
+      expect.arrayContaining(['payout.approve', 'payout.reject']),
+    );
+    const byOperator = await ops('withdrawal', 'approve', a, '--json');
+    expect(byOperator.json, byOperator.stderr).toMatchObject({ status: 'Processing' });
+  });
+
+  it('both: neither approval alone submits the payout; the second one does, in either order', async () => {
+    const m = await funded();
+    await setting(m, 'both');
+    const [a, b] = [await manualPayout(m), await manualPayout(m)];
+    // Merchant first: recorded, still Pending (a second approver changes nothing); then the operator's approval submits it.
+    expect(await decidePayout(signedAs(m, 'approver'), a, 'approve', '')).toEqual({ waiting: true });
+    expect(await decidePayout(signedAs(m, 'admin'), a, 'approve', '')).toEqual({ waiting: true });
+    expect(await status(m, a)).toBe('Pending');
+    expect(await getApprovals('payout', a)).toEqual({ merchant: expect.objectContaining({ email: expect.stringMatching(/^approver-/) }) });
+    const second = await ops('withdrawal', 'approve', a, '--json');
+    expect(second.json, second.stderr).toMatchObject({ status: 'Processing' });
+    // Operator first: recorded and waiting for the merchant; then the approver's approval submits it.
+    const first = await ops('withdrawal', 'approve', b, '--json');
+    expect(first.json, first.stderr).toMatchObject({
+      state: 'waiting',
+      waitingFor: 'merchant',
+      approvals: { operator: { at: expect.any(String) } },
+    });
+    expect(await status(m, b)).toBe('Pending');
+    expect(await decidePayout(signedAs(m, 'approver'), b, 'approve', '')).toEqual({ waiting: false });
+    expect(await status(m, b)).toBe('Processing');
+  });
+
+  it('settlements: maker-checker in the dashboard, and the same setting (operator refuses the approver; both waits)', async () => {
+    const m = await funded();
+    const form = {
+      amount: '500',
+      method: 'bank',
+      bankName: 'HBL',
+      iban: 'PK36SCBL0000001123456702',
+      accountTitle: 'Acme Ltd',
+      usdtAddress: '',
+    };
+    const finance = signedAs(m, 'finance');
+    const approver = signedAs(m, 'approver');
+    const s1 = await requestSettlementFromDashboard(finance, form, 'trace-1');
+    expect((await settlementDetail(m.merchantId, 'test', s1.id)).maker).toMatchObject({ email: finance.user.email });
+    // The requester may never decide it, even as an admin-like role holding the permission.
+    await refused(decideSettlement({ ...finance, user: { ...finance.user, role: 'admin' } }, s1.id, 'approve', ''), 403, /maker-checker/);
+    await expect(decideSettlement(approver, randomUUID(), 'approve', '')).rejects.toThrow(/No settlement/); // a 404 page
+    expect(await decideSettlement(approver, s1.id, 'approve', '')).toEqual({ waiting: false });
+    expect((await settlementFor(m.merchantId, 'test', s1.id)).status).toBeGreaterThanOrEqual(1);
+    await refused(decideSettlement(approver, s1.id, 'reject', ''), 409, /Only a Pending settlement/);
+
+    const s2 = await requestSettlementFromDashboard(finance, form, 'trace-2');
+    await decideSettlement(approver, s2.id, 'reject', 'Wrong account');
+    expect(await settlementFor(m.merchantId, 'test', s2.id)).toMatchObject({
+      status: 5,
+      failureReason: `Rejected by ${approver.user.email}: Wrong account`,
+    });
+
+    await setting(m, 'operator');
+    const s3 = await requestSettlementFromDashboard(finance, form, 'trace-3');
+    await refused(decideSettlement(approver, s3.id, 'approve', ''), 403, /approved by the operator/);
+    expect((await settlementFor(m.merchantId, 'test', s3.id)).status).toBe(0);
+
+    await setting(m, 'both');
+    expect(await decideSettlement(approver, s3.id, 'approve', '')).toEqual({ waiting: true });
+    expect((await settlementFor(m.merchantId, 'test', s3.id)).status).toBe(0);
+    const byOperator = await ops('settlement', 'approve', s3.id, '--json');
+    expect(byOperator.json, byOperator.stderr).toMatchObject({ id: s3.id });
+    expect((await settlementFor(m.merchantId, 'test', s3.id)).status).toBeGreaterThanOrEqual(1);
+
+    await setting(m, 'merchant');
+    const s4 = await requestSettlementFromDashboard(finance, form, 'trace-4');
+    const refusedOperator = await ops('settlement', 'approve', s4.id, '--json');
+    expect(refusedOperator.stdout + refusedOperator.stderr).toMatch(/approved by the merchant's approvers/);
+    expect((await settlementFor(m.merchantId, 'test', s4.id)).status).toBe(0);
+  });
+});
