@@ -86,6 +86,20 @@ export function routeTablePolicy(route: Route, tableArn: string): PolicyStatemen
   });
 }
 
+/**
+ * A read-only route that authenticates with an API key records the key's last use (at most one
+ * conditional UpdateItem per key per 5 minutes, docs/dashboard.md): UpdateItem on API-key items
+ * only, under a `dynamodb:LeadingKeys` condition.
+ */
+export function keyUsePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
+  if (route.auth !== 'apiKey' || route.permissions.table !== 'read') return undefined;
+  return new PolicyStatement({
+    actions: ['dynamodb:UpdateItem'],
+    resources: [tableArn],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } },
+  });
+}
+
 export const acknowledge = (scope: IConstruct, reason: string, ...ids: string[]) =>
   Validations.of(scope).acknowledge(...ids.map((id) => ({ id, reason })));
 
@@ -174,6 +188,8 @@ export function addRouteFunctions(
       // its partitions by dynamodb:LeadingKeys.
       const tablePolicy = routeTablePolicy(route, shared.table.tableArn);
       if (tablePolicy) fn.addToRolePolicy(tablePolicy);
+      const keyUse = keyUsePolicy(route, shared.table.tableArn);
+      if (keyUse) fn.addToRolePolicy(keyUse);
       if (tablePolicy && !route.permissions.partitions) {
         acknowledge(
           fn.role!,

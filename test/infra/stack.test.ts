@@ -72,6 +72,11 @@ const secretsReadBy = (roleId: string): string[] =>
   statementsOf(roleId)
     .filter((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'))
     .flatMap((s) => [s.Resource].flat().map((r) => (r as { Ref?: string }).Ref ?? JSON.stringify(r)));
+/** The actions a role has on any partition (statements without a dynamodb:LeadingKeys condition). */
+const unconfinedActions = (roleId: string): string[] =>
+  statementsOf(roleId)
+    .filter((s) => !JSON.stringify(s.Condition ?? {}).includes('dynamodb:LeadingKeys'))
+    .flatMap((s) => [s.Action].flat());
 const tableStatements = (roleId: string) => statementsOf(roleId).filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
 
 describe('PaymentGatewayStack', () => {
@@ -274,9 +279,19 @@ describe('PaymentGatewayStack', () => {
         expect(actions).not.toContain(action);
       for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) {
         if (route.permissions.table === 'readWrite') expect(actions).toContain(action);
-        else expect(actions).not.toContain(action);
+        else expect(unconfinedActions(logicalId(fn.role!))).not.toContain(action);
       }
     });
+
+    if (route.auth === 'apiKey' && route.permissions.table === 'read') {
+      it('may update API-key items only (the key last-used time), confined by dynamodb:LeadingKeys', () => {
+        const keyUse = tableStatements(logicalId(fn.role!)).filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem'));
+        expect(keyUse).toHaveLength(1);
+        expect([keyUse[0]!.Action].flat()).toEqual(['dynamodb:UpdateItem']);
+        expect(keyUse[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } });
+        expect(keyUse[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalId(stack.table), 'Arn'] }); // no index
+      });
+    }
 
     if (route.auth === 'none' && route.permissions.table !== 'none') {
       it(`is confined by dynamodb:LeadingKeys to ${route.permissions.partitions?.join(', ')} partitions, on the table only`, () => {
