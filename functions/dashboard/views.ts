@@ -18,7 +18,7 @@ import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/servi
 import type { settlementDetail, settlementPreview, settlementsList, SettlementForm } from '#shared/services/dashboard-settlements.ts';
 import { settlementStatusNames } from '#shared/domain/settlement.ts';
 import { refundStatusNames } from '#shared/domain/refund.ts';
-import type { Approvals } from '#shared/store/dashboard.ts';
+import type { Approvals } from '#shared/services/approvals.ts';
 import { allScopes } from '#shared/domain/scopes.ts';
 import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';

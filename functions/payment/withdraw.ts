@@ -4,7 +4,7 @@ import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
 import { optional } from '#shared/http/schemas.ts';
-import { recoverWithdrawal, requestWithdrawal } from '#shared/services/withdrawals.ts';
+import { recoverWithdrawal, requestWithdrawal } from '#shared/services/withdrawal-requests.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 
 /** POST /Gateway/v{version}/Payment/withdraw — a payout from the merchant wallet (docs/merchant-guide.md, Withdrawals). */

@@ -117,3 +117,6 @@ export async function operatorApproveSettlement(id: string) {
   );
   return outcome;
 }
+
+/** What each side has approved (the dashboard's pages show it). */
+export type { Approvals } from '#shared/store/dashboard.ts';

@@ -13,7 +13,7 @@ import {
 import { contactOfSearch } from '#shared/store/customer-index.ts';
 import { auditWrite, getPayoutMaker, listAudit, listUsers, payoutMakerWrite } from '#shared/store/dashboard.ts';
 import { resolveBankCode } from '#shared/domain/bank-codes.ts';
-import { requestWithdrawal } from '#shared/services/withdrawals.ts';
+import { requestWithdrawal } from '#shared/services/withdrawal-requests.ts';
 import { approveWithdrawal, findWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
 import { randomUUID } from 'node:crypto';
 import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants.ts';

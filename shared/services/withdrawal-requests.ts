@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { BusinessRuleError } from '#shared/domain/errors.ts';
+import type { Mode } from '#shared/domain/credentials.ts';
+import { holdShardField } from '#shared/domain/ledger.ts';
+import { fromMinor } from '#shared/domain/money.ts';
+import {
+  minimumWithdrawalMinor,
+  newWithdrawal,
+  withdrawalJournals,
+  withdrawalResponse,
+  type NewWithdrawal,
+  type WithdrawalResponse,
+} from '#shared/domain/payout.ts';
+import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
+import { railFor } from '#shared/providers/rails.ts';
+import type { SubmitAnswer } from '#shared/providers/rail.ts';
+import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
+import type { FinalChange, RequestChange } from '#shared/store/request.ts';
+import { getWallet, postJournal, type PlaceHold } from '#shared/store/wallets.ts';
+import { answerDecision, submitRecorded } from './outbound.ts';
+import { intentChange } from './transactions.ts';
+import '#shared/providers/live/boot.ts';
+
+import { payouts, providerUnavailable } from './withdrawals.ts';
+
+/**
+ * The merchant's withdrawal requests (POST /Payment/withdraw, docs/merchant-guide.md): the request
+ * and the recovery of one whose request died between its two commits. What happens to a
+ * withdrawal after it was requested is in withdrawals.ts.
+ */
+
+export interface WithdrawalInput extends NewWithdrawal {
+  allowInsecureWebhooks: boolean;
+}
+
+const newReference = () => `WD${randomUUID().replaceAll('-', '').slice(0, 20).toUpperCase()}`;
+
+/**
+ * POST /Payment/withdraw, a two-step request (shared/store/request.ts): the first commit holds the
+ * funds and (auto) records the submission; `next` submits once and records the answer in the
+ * commit that stores the response.
+ */
+export async function requestWithdrawal(input: WithdrawalInput, place: PlaceHold): Promise<RequestChange<WithdrawalResponse>> {
+  if (input.amountMinor < minimumWithdrawalMinor(input.currency)) {
+    throw new BusinessRuleError(`The minimum withdrawal is 300 ${input.currency}.`, 'amount_below_minimum');
+  }
+  if (input.callbackUrl) await assertSafeCallbackUrl(input.callbackUrl, input.allowInsecureWebhooks);
+  const rail = railFor('payout', input.mode);
+  if (!rail) throw providerUnavailable();
+  const refusal = rail.refuses?.({ bankCode: input.bank.code });
+  if (refusal) throw new BusinessRuleError(refusal, 'payout_provider_unavailable');
+
+  const now = new Date();
+  const submit = input.autoProcessPayout;
+  const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
+  const draft = newWithdrawal(input, { name: rail.name, reconcileAt }, now, {
+    paymentIntentId: randomUUID(),
+    transactionReference: newReference(),
+  });
+  const { feeMinor } = draft;
+  const wallet = { merchantId: input.merchantId, mode: input.mode, currency: input.currency };
+  // The hold's wallet shard (0 unless sharded) is recorded on the intent for its completion or release.
+  const need = draft.amountMinor + feeMinor;
+  const intent = { ...draft, ...holdShardField(await place({ ...wallet, reference: draft.paymentIntentId, need })) };
+  const hold = withdrawalJournals.hold(
+    { ...wallet, reference: intent.paymentIntentId, now, walletShard: intent.walletShard },
+    input.amountMinor,
+    feeMinor,
+  );
+  // With autoProcessPayout the intent is created Processing WITH its submission record and due
+  // for the reconciler: whatever happens after this commit, it is never submitted again.
+  const creates = createIntentWrites(intent, submit ? { dueAt: reconcileAt.toISOString() } : {});
+  // After the first commit, once: the balance after the hold (before any release) and the one submit.
+  let afterHold: Promise<[number, SubmitAnswer | undefined]> | undefined;
+  const answered = () =>
+    (afterHold ??= Promise.all([
+      getWallet(input.merchantId, input.mode, input.currency, true).then((w) => w.available),
+      submit ? submitRecorded(payouts, rail, intent) : undefined,
+    ]));
+  return {
+    writes: [...creates, ...postJournal(hold)],
+    refused: (failed) => {
+      if (failed.on('orderRef'))
+        return new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
+      if (!failed.on('wallet')) return undefined;
+      const [total, fee] = [fromMinor(input.amountMinor + feeMinor, input.currency), fromMinor(feeMinor, input.currency)];
+      return new BusinessRuleError(
+        `Insufficient balance: the withdrawal needs ${total} ${input.currency} (amount plus fee ${fee}), ` +
+          'more than the available balance.',
+        'insufficient_balance',
+      );
+    },
+    next: async () => {
+      const [available, answer] = await answered();
+      const decide = answer && answerDecision(payouts, rail, intent, answer, now);
+      const current = decide ? ((await getIntent(intent.paymentIntentId)) ?? intent) : intent;
+      const decision = decide?.(current);
+      const change = decision ? intentChange(current, decision, new Date()) : undefined;
+      const released = decision && 'to' in decision && decision.to === 'Failed';
+      const final = change?.next ?? current;
+      return {
+        writes: change?.writes ?? [],
+        response: withdrawalResponse(final, available + (released ? final.amountMinor + final.feeMinor : 0)),
+        refused: (failed) => (failed.on('intent') ? 'again' : undefined),
+        ...(change ? { committed: change.committed } : {}),
+      };
+    },
+    fallback: async () => (await storedWithdrawal(intent.paymentIntentId))!,
+  };
+}
+
+/** The withdrawal as stored, as the response to its request (with no writes). */
+async function storedWithdrawal(paymentIntentId: string): Promise<FinalChange<WithdrawalResponse> | undefined> {
+  const intent = await getIntent(paymentIntentId);
+  if (!intent) return undefined;
+  return {
+    writes: [],
+    response: withdrawalResponse(intent, (await getWallet(intent.merchantId, intent.mode, intent.currency, true)).available),
+  };
+}
+
+/**
+ * Recovery of a withdrawal whose request died between its two commits (its Idempotency-Key claim
+ * lapsed): the retry answers with the withdrawal as stored, which the pipeline commits with the
+ * key's response. Undefined when there is no such withdrawal.
+ */
+export async function recoverWithdrawal(merchantId: string, mode: Mode, orderRef: string) {
+  const intent = await findIntent(merchantId, mode, orderRef);
+  return intent?.intentType === 'withdrawal' ? storedWithdrawal(intent.paymentIntentId) : undefined;
+}
