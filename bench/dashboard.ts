@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { IntentStatus, IntentType, PaymentIntent } from '#shared/domain/intent.ts';
-import { startBenchStack } from './local-stack.ts';
+import { startBenchStack, startLocalApi } from './local-stack.ts';
 
 /**
  * `npm run bench -- dashboard`: the merchant dashboard's payments list with 100,000 transactions
@@ -87,8 +85,7 @@ export async function runDashboardBench(): Promise<number> {
     const { db, tableName, toItem } = await import('#shared/store/client.ts');
     cleanups.push(() => db().destroy());
     const { BatchWriteItemCommand, GetItemCommand } = await import('@aws-sdk/client-dynamodb');
-    const { routeList, routes } = await import('#functions/routes.ts');
-    const { createLocalServer } = await import('../scripts/local/server.ts');
+    const { routes } = await import('#functions/routes.ts');
     const { createMerchant } = await import('#shared/services/merchants.ts');
     const { payByCard } = await import('#shared/services/checkout.ts');
     const { inviteUser, operatorActor } = await import('#shared/services/dashboard-auth.ts');
@@ -99,13 +96,7 @@ export async function runDashboardBench(): Promise<number> {
     const { send } = await import('./requests.ts');
     const { signBody } = await import('#shared/domain/body-signature.ts');
 
-    const server: Server = createLocalServer(routeList);
-    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-    cleanups.push(async () => {
-      server.closeAllConnections();
-      await new Promise((ok) => server.close(ok));
-    });
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const baseUrl = await startLocalApi(cleanups);
     const merchant = await createMerchant({ name: 'Dashboard Bench' });
 
     // 1. A sample through the real services: hosted checkouts created over HTTP, paid by card.

@@ -1,12 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Attributor, limits, mixLoad, OperationTally, type OperationResult, prices, summarise } from './heat-model.ts';
-import { startBenchStack } from './local-stack.ts';
+import { startBenchStack, startLocalApi } from './local-stack.ts';
 
 /**
  * `npm run bench -- heat`: ONE merchant, mode and currency at volume. A realistic, bounded mix runs
@@ -62,10 +60,8 @@ export async function runHeatBench(): Promise<number> {
 
     const { db, captureConsumedCapacity } = await import('#shared/store/client.ts');
     cleanups.push(() => db().destroy());
-    const { routeList } = await import('#functions/routes.ts');
     const { jobs } = await import('#functions/jobs.ts');
     const { startJobs } = await import('../scripts/local/jobs.ts');
-    const { createLocalServer } = await import('../scripts/local/server.ts');
     const { createMerchant, creditTestWallet, setWebhook } = await import('#shared/services/merchants.ts');
     const { processDue } = await import('#shared/services/due.ts');
     const { processDueSettlementsAndRefunds } = await import('#shared/services/money-sweep.ts');
@@ -75,13 +71,7 @@ export async function runHeatBench(): Promise<number> {
     const { signBody } = await import('#shared/domain/body-signature.ts');
     const { raiseShards } = await import('#shared/store/shards.ts');
 
-    const server: Server = createLocalServer(routeList);
-    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-    cleanups.push(async () => {
-      server.closeAllConnections();
-      await new Promise((ok) => server.close(ok));
-    });
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const baseUrl = await startLocalApi(cleanups);
 
     // Every call is tagged with the operation and step running: the merchant's requests, the page
     // and the sweeps run one at a time (a global tag); the relay and dispatcher run concurrently in

@@ -47,3 +47,16 @@ export async function startBenchStack(tableName: string, cleanups: Cleanups) {
   process.env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
   return { peer, queues, sqsPort };
 }
+
+/** The gateway's local HTTP server (every route of the one route table) on 127.0.0.1; stopped by `cleanups`. */
+export async function startLocalApi(cleanups: Cleanups): Promise<string> {
+  const { routeList } = await import('#functions/routes.ts');
+  const { createLocalServer } = await import('../scripts/local/server.ts');
+  const server = createLocalServer(routeList);
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise((ok) => server.close(ok));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}

@@ -2,11 +2,15 @@ import {
   type ConsumedCapacity,
   DynamoDBClient,
   QueryCommand,
+  ScanCommand,
   TransactionCanceledException,
   TransactWriteItemsCommand,
   type AttributeValue,
   type QueryCommandInput,
+  type ScanCommandInput,
   type TransactWriteItem,
+  UpdateItemCommand,
+  type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { commitPointName, faultPoint } from '#shared/faults.ts';
@@ -226,4 +230,27 @@ export async function queryAll<T = Record<string, unknown>>(
     start = out.LastEvaluatedKey;
   } while (start && items.length < limit);
   return items;
+}
+
+/** Every non-empty page of a Scan of the table (one-off migrations and operator replays, never a request path). */
+export async function* scanPages(
+  input: Omit<ScanCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): AsyncGenerator<Record<string, AttributeValue>[]> {
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await db().send(new ScanCommand({ ...input, TableName: tableName(), ExclusiveStartKey: start }));
+    if (out.Items?.length) yield out.Items;
+    start = out.LastEvaluatedKey;
+  } while (start);
+}
+
+/** A conditional UpdateItem of a migration: false when its condition refused it (the item changed meanwhile). */
+export async function updateIfStill(input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
+  try {
+    await db().send(new UpdateItemCommand({ ...input, TableName: tableName() }));
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }

@@ -1,11 +1,4 @@
-import {
-  BatchGetItemCommand,
-  GetItemCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-} from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, GetItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import {
   statusChangedEvent,
@@ -24,7 +17,20 @@ import {
   type IntentType,
   type PaymentIntent,
 } from '#shared/domain/intent.ts';
-import { db, fromItem, named, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
+import {
+  db,
+  fromItem,
+  named,
+  queryAll,
+  scanPages,
+  tableName,
+  toItem,
+  toValues,
+  transact,
+  TransactionFailed,
+  type TxItem,
+  updateIfStill,
+} from './client.ts';
 import { customerIndexWrites } from './customer-index.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
@@ -536,42 +542,24 @@ export const intentCursor = (intent: PaymentIntent) => `${intent.createdAt}#${in
 
 /** Migration (not a request path): give every intent its GSI3 keys, by Scan — for `ops migrate-transaction-index` only. */
 export async function backfillIntentIndex(): Promise<number> {
-  let start: Record<string, AttributeValue> | undefined;
   let updated = 0;
-  do {
-    const out = await db().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'entity = :e',
-        ExpressionAttributeValues: toValues({ ':e': 'Intent' }),
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const raw of out.Items ?? []) {
+  for await (const page of scanPages({ FilterExpression: 'entity = :e', ExpressionAttributeValues: toValues({ ':e': 'Intent' }) })) {
+    for (const raw of page) {
       const item = strip(fromItem<Stored>(raw));
       const want = keys.intentByTypeStatus(item.merchantId, item.mode, item.intentType, item.status, item.createdAt, item.paymentIntentId);
       const have = fromItem<Record<string, unknown>>(raw);
       // A big merchant's intent may sit in a shard of its partition (`<want>#<n>`): that is where it belongs.
       if ((have.GSI3PK === want.GSI3PK || String(have.GSI3PK).startsWith(`${want.GSI3PK}#`)) && have.GSI3SK === want.GSI3SK) continue;
-      try {
-        await db().send(
-          new UpdateItemCommand({
-            TableName: tableName(),
-            Key: toItem(keys.intent(item.paymentIntentId)),
-            UpdateExpression: 'SET GSI3PK = :pk, GSI3SK = :sk',
-            ConditionExpression: '#status = :status',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: toValues({ ':pk': want.GSI3PK, ':sk': want.GSI3SK, ':status': item.status }),
-          }),
-        );
-        updated++;
-      } catch (error) {
-        // changed meanwhile: the transition wrote the keys
-        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      }
+      const indexed = await updateIfStill({
+        Key: toItem(keys.intent(item.paymentIntentId)),
+        UpdateExpression: 'SET GSI3PK = :pk, GSI3SK = :sk',
+        ConditionExpression: '#status = :status', // else changed meanwhile: the transition wrote the keys
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: toValues({ ':pk': want.GSI3PK, ':sk': want.GSI3SK, ':status': item.status }),
+      });
+      if (indexed) updated++;
     }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  }
   return updated;
 }
 

@@ -1,7 +1,7 @@
-import { GetItemCommand, QueryCommand, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
-import { db, fromItem, named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { db, fromItem, named, queryAll, scanPages, tableName, toItem, toValues, type TxItem, updateIfStill } from './client.ts';
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import { keys } from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
@@ -138,36 +138,23 @@ export async function pageRefundsOfMerchant(
  * (the keys never change once set). Returns how many refunds it indexed.
  */
 export async function backfillRefundIndex(): Promise<number> {
-  let start: Record<string, AttributeValue> | undefined;
   let updated = 0;
-  do {
-    const out = await db().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'entity = :e AND attribute_not_exists(GSI3PK)',
-        ExpressionAttributeValues: toValues({ ':e': 'Refund' }),
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const raw of out.Items ?? []) {
+  const missing = {
+    FilterExpression: 'entity = :e AND attribute_not_exists(GSI3PK)',
+    ExpressionAttributeValues: toValues({ ':e': 'Refund' }),
+  };
+  for await (const page of scanPages(missing)) {
+    for (const raw of page) {
       const r = fromItem<Refund>(raw);
       const want = keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id);
-      try {
-        await db().send(
-          new UpdateItemCommand({
-            TableName: tableName(),
-            Key: toItem(keys.refund(r.id)),
-            UpdateExpression: 'SET GSI3PK = :pk, GSI3SK = :sk',
-            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(GSI3PK)',
-            ExpressionAttributeValues: toValues({ ':pk': want.GSI3PK, ':sk': want.GSI3SK }),
-          }),
-        );
-        updated++;
-      } catch (error) {
-        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error; // indexed meanwhile
-      }
+      const indexed = await updateIfStill({
+        Key: toItem(keys.refund(r.id)),
+        UpdateExpression: 'SET GSI3PK = :pk, GSI3SK = :sk',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(GSI3PK)', // else indexed meanwhile
+        ExpressionAttributeValues: toValues({ ':pk': want.GSI3PK, ':sk': want.GSI3SK }),
+      });
+      if (indexed) updated++;
     }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  }
   return updated;
 }

@@ -5,14 +5,13 @@ import {
   ConditionalCheckFailedException,
   GetItemCommand,
   QueryCommand,
-  ScanCommand,
   UpdateItemCommand,
   type AttributeValue,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject } from '#shared/domain/events.ts';
-import { db, fromItem, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
+import { db, fromItem, scanPages, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
 import type { StoredEvent } from '#shared/domain/events.ts';
 import { queryDueIndex } from './due-index.ts';
 import { feedEntryItem, feedEntryWrite, type FeedEntry } from './event-feed.ts';
@@ -373,25 +372,16 @@ export async function* scanOutboxEvents(filter: {
     ...(filter.merchantId ? ['merchantId = :merchantId'] : []),
     ...(filter.mode ? ['#mode = :mode'] : []),
   ];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await db().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: conditions.join(' AND '),
-        ...(filter.mode ? { ExpressionAttributeNames: { '#mode': 'mode' } } : {}),
-        ExpressionAttributeValues: toValues({
-          ':entity': 'OutboxEvent',
-          ':since': filter.since,
-          ':until': filter.until,
-          ':merchantId': filter.merchantId,
-          ':mode': filter.mode,
-        }),
-        ExclusiveStartKey: start,
-      }),
-    );
-    const page = (out.Items ?? []).map((i) => fromItem<AddressedEvent & { createdAt: string; entity: 'OutboxEvent' }>(i));
-    if (page.length) yield page;
-    start = out.LastEvaluatedKey;
-  } while (start);
+  const pages = scanPages({
+    FilterExpression: conditions.join(' AND '),
+    ...(filter.mode ? { ExpressionAttributeNames: { '#mode': 'mode' } } : {}),
+    ExpressionAttributeValues: toValues({
+      ':entity': 'OutboxEvent',
+      ':since': filter.since,
+      ':until': filter.until,
+      ':merchantId': filter.merchantId,
+      ':mode': filter.mode,
+    }),
+  });
+  for await (const page of pages) yield page.map((i) => fromItem<AddressedEvent & { createdAt: string; entity: 'OutboxEvent' }>(i));
 }
