@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { checkoutDetails } from '#shared/domain/checkout.ts';
@@ -8,10 +8,10 @@ import { processDue } from '#shared/services/due.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { getWallet } from '#shared/store/wallets.ts';
-import { startEmulatedProviders, type EmulatedProviders } from '../../scripts/emulators/index.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
-import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
-import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
+import { call, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { useEmulatedLive } from '../support/live.ts';
+import { useWebhookStack } from '../support/webhooks.ts';
 
 /**
  * Live card payments on the hosted page against the JazzCash emulator (scripts/emulators/jazzcash-cards.ts):
@@ -49,22 +49,11 @@ const postUrl = async (url: string, fields: Record<string, string>, headers: Rec
 
 describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 180_000 }, () => {
   const gw = useGateway(routeList);
-  let providers: EmulatedProviders;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    providers = await startEmulatedProviders(gw.baseUrl);
-    configureLiveProviders(providers.config);
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    configureLiveProviders(undefined);
-    await providers?.close();
-    await receiver?.stop();
-  });
+  const live = useEmulatedLive(gw);
 
-  const merchant = () => newMerchant({ name: 'Live Card Merchant', webhookUrl: `${receiver.url}/hooks`, allowInsecureWebhooks: true });
+  const merchant = () => live.merchant('Live Card Merchant');
   const webhookFor = (id: string, status: string) =>
-    receiver.waitFor((all) => all.some((d) => d.event.data.TransactionId === id && d.event.data.CurrentStatus === status), 90_000);
+    live.receiver.waitFor((all) => all.some((d) => d.event.data.TransactionId === id && d.event.data.CurrentStatus === status), 90_000);
   const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
 
   /** Card form → challenge page → the customer's choice there; returns the signed return form the issuer's page posts. */
@@ -84,13 +73,13 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect(card.status, card.html).toBe(303);
     const verify = await getPage(gw.baseUrl, path);
     expect(verify.html).toContain('Verify the payment with your bank');
-    expect(verify.headers.get('content-security-policy')).toContain(new URL(providers.jazzcash.url).origin);
-    const toBank = forms(verify.html).find((f) => f.action.startsWith(providers.jazzcash.url))!;
+    expect(verify.headers.get('content-security-policy')).toContain(new URL(live.providers.jazzcash.url).origin);
+    const toBank = forms(verify.html).find((f) => f.action.startsWith(live.providers.jazzcash.url))!;
     expect(Object.keys(toBank.fields).sort()).toEqual(['MD', 'PaReq', 'TermUrl']);
     const acs = await postUrl(toBank.action, toBank.fields);
     expect(acs.status).toBe(200);
     const choice = forms(acs.html).find((f) => f.fields.decision === decision)!;
-    const back = await postUrl(new URL(choice.action, providers.jazzcash.url).toString(), choice.fields);
+    const back = await postUrl(new URL(choice.action, live.providers.jazzcash.url).toString(), choice.fields);
     const ret = forms(back.html)[0]!;
     expect(new URL(ret.action).pathname).toBe(`${path}/card-return`);
     return { id, path, ret };
@@ -109,7 +98,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     const done = await lookup(m, id);
     expect(done).toMatchObject({ status: 'Completed', card: { brand: 'visa', last4: '1111', expMonth: 12, expYear: 2034 } });
     await webhookFor(id, 'Completed');
-    const txn = providers.jazzcash.cards.get(checkoutDetails((await getIntent(id))!).cardAuth!.providerReference)!;
+    const txn = live.providers.jazzcash.cards.get(checkoutDetails((await getIntent(id))!).cardAuth!.providerReference)!;
     expect(txn).toMatchObject({ state: 'Captured', authorizations: 1, captures: 1, last4: '1111' });
     expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(2500_00 - 62_50);
     const stored = JSON.stringify(await getIntent(id));
@@ -130,7 +119,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
       'authentication_failed',
     );
     const ref = checkoutDetails((await getIntent(id))!).cardAuth!.providerReference;
-    expect(providers.jazzcash.cards.get(ref)).toMatchObject({ state: 'AuthenticationFailed', authorizations: 0 });
+    expect(live.providers.jazzcash.cards.get(ref)).toMatchObject({ state: 'AuthenticationFailed', authorizations: 0 });
   });
 
   it('issuer declines after a passed challenge: 059 → card_declined, 004 → insufficient_funds', async () => {
@@ -147,7 +136,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
   });
 
   it('the emulated card APIs check pp_SecureHash like the wallet ones: a wrong salt is answered 115', async () => {
-    const cfg = providers.config.jazzcash!;
+    const cfg = live.providers.config.jazzcash!;
     const fields = {
       pp_Version: '2.0',
       pp_TxnType: 'MPAY',
@@ -175,7 +164,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
   it('a tampered return (hash or outcome changed in the browser) is refused and changes nothing', async () => {
     const m = await merchant();
     const { id, ret } = await cardToChallenge(m, '4111111111111111', 'fail');
-    const authorizeHits = providers.jazzcash.hits(jazzCashPaths.cardAuthorize);
+    const authorizeHits = live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize);
     // The browser claims success: the hash no longer verifies.
     const forged = await returnToGateway({ ...ret, fields: { ...ret.fields, pp_ResponseCode: '000' } });
     expect(forged.status).toBe(400);
@@ -185,7 +174,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     const intent = (await getIntent(id))!;
     expect(intent.status).toBe('Pending');
     expect(checkoutDetails(intent).cardAuth?.stage).toBe('challenge');
-    expect(providers.jazzcash.hits(jazzCashPaths.cardAuthorize)).toBe(authorizeHits);
+    expect(live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize)).toBe(authorizeHits);
     // A validly signed return still cannot pass a failed challenge: ProcessACS (server to server) decides.
     expect((await returnToGateway(ret)).status).toBe(303);
     expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason: 'authentication_failed' });
@@ -194,20 +183,20 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
   it('a capture whose answer is lost: Pending until the sweep asks the inquiry, then Completed; captured once', async () => {
     const m = await merchant();
     const { id, ret } = await cardToChallenge(m, '4111111111111111', 'pass');
-    providers.jazzcash.failNext(jazzCashPaths.cardCapture, 'drop');
+    live.providers.jazzcash.failNext(jazzCashPaths.cardCapture, 'drop');
     expect((await returnToGateway(ret)).status).toBe(303);
     const pending = (await getIntent(id))!;
     expect(pending.status).toBe('Pending');
     expect(checkoutDetails(pending).cardAuth?.stage).toBe('confirming');
     const page = await getPage(gw.baseUrl, `/pay/${id}`);
     expect(page.html).toContain('Confirming your card payment');
-    const authorizeHits = providers.jazzcash.hits(jazzCashPaths.cardAuthorize);
+    const authorizeHits = live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize);
     await sweep(m, later(60_000));
     expect((await getIntent(id))!.status).toBe('Completed');
     await webhookFor(id, 'Completed');
-    const txn = providers.jazzcash.cards.get(checkoutDetails(pending).cardAuth!.providerReference)!;
+    const txn = live.providers.jazzcash.cards.get(checkoutDetails(pending).cardAuth!.providerReference)!;
     expect(txn).toMatchObject({ state: 'Captured', authorizations: 1, captures: 1 });
-    expect(providers.jazzcash.hits(jazzCashPaths.cardAuthorize)).toBe(authorizeHits);
+    expect(live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize)).toBe(authorizeHits);
     await sweep(m, later(120_000)); // nothing more happens
     expect(txn).toMatchObject({ authorizations: 1, captures: 1 });
   });
@@ -215,21 +204,21 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
   it('an authorisation lost after processing is captured by the inquiry; one never processed (5xx) ends Failed', async () => {
     const m = await merchant();
     const lost = await cardToChallenge(m, '4111111111111111', 'pass');
-    providers.jazzcash.failNext(jazzCashPaths.cardAuthorize, 'drop');
+    live.providers.jazzcash.failNext(jazzCashPaths.cardAuthorize, 'drop');
     await returnToGateway(lost.ret);
     expect((await getIntent(lost.id))!.status).toBe('Pending');
     await sweep(m, later(60_000));
     expect((await getIntent(lost.id))!.status).toBe('Completed');
-    const lostTxn = providers.jazzcash.cards.get(checkoutDetails((await getIntent(lost.id))!).cardAuth!.providerReference)!;
+    const lostTxn = live.providers.jazzcash.cards.get(checkoutDetails((await getIntent(lost.id))!).cardAuth!.providerReference)!;
     expect(lostTxn).toMatchObject({ authorizations: 1, captures: 1 });
 
     const down = await cardToChallenge(m, '4111111111111111', 'pass');
-    providers.jazzcash.failNext(jazzCashPaths.cardAuthorize, '5xx');
+    live.providers.jazzcash.failNext(jazzCashPaths.cardAuthorize, '5xx');
     await returnToGateway(down.ret);
     expect((await getIntent(down.id))!.status).toBe('Pending');
     await sweep(m, later(60_000));
     expect((await getIntent(down.id))!).toMatchObject({ status: 'Failed', reason: 'card_declined' });
-    const downTxn = providers.jazzcash.cards.get(checkoutDetails((await getIntent(down.id))!).cardAuth!.providerReference)!;
+    const downTxn = live.providers.jazzcash.cards.get(checkoutDetails((await getIntent(down.id))!).cardAuth!.providerReference)!;
     expect(downTxn).toMatchObject({ authorizations: 0, captures: 0 });
   });
 
@@ -238,7 +227,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     const { id, ret } = await cardToChallenge(m, '4111111111111111', 'pass', 3000);
     await returnToGateway(ret);
     expect((await lookup(m, id)).status).toBe('Completed');
-    const cardRefunds = providers.jazzcash.hits(jazzCashPaths.cardRefund);
+    const cardRefunds = live.providers.jazzcash.hits(jazzCashPaths.cardRefund);
     const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
       key: m.live.apiKey,
       secret: m.live.secretKey,
@@ -247,12 +236,12 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect(created.status, created.text).toBe(201);
     await approveRefund(created.json.id);
     expect(await advanceRefund(created.json.id, later(1_000))).toMatchObject({ status: 3, attemptCount: 1 });
-    expect(providers.jazzcash.hits(jazzCashPaths.cardRefund)).toBe(cardRefunds + 1);
+    expect(live.providers.jazzcash.hits(jazzCashPaths.cardRefund)).toBe(cardRefunds + 1);
     const ref = checkoutDetails((await getIntent(id))!).cardAuth!.providerReference;
-    expect(providers.jazzcash.charges.get(ref)).toMatchObject({ type: 'MPAY', refundedMinor: 1000_00 });
+    expect(live.providers.jazzcash.charges.get(ref)).toMatchObject({ type: 'MPAY', refundedMinor: 1000_00 });
     expect((await lookup(m, id)).refundedAmount).toBe(1000);
     await advanceRefund(created.json.id, later(120_000));
-    expect(providers.jazzcash.charges.get(ref)?.refundedMinor).toBe(1000_00);
+    expect(live.providers.jazzcash.charges.get(ref)?.refundedMinor).toBe(1000_00);
   });
 
   it('a card verification in progress blocks a wallet charge; without a live card provider the card form is refused', async () => {
@@ -262,7 +251,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     const wallet = await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' });
     expect(wallet.status).toBe(422);
     expect(wallet.html).toContain('finish the verification with your bank');
-    configureLiveProviders({ easypaisa: providers.config.easypaisa! });
+    configureLiveProviders({ easypaisa: live.providers.config.easypaisa! });
     try {
       const created = await createCheckout(gw.baseUrl, m, checkoutBody(), { mode: 'live' });
       const p = pagePath(created.json.checkoutUrl);
@@ -276,7 +265,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
       });
       expect(refused.html).toContain('Live payments are not available');
     } finally {
-      configureLiveProviders(providers.config);
+      configureLiveProviders(live.providers.config);
     }
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
@@ -6,10 +6,10 @@ import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { processDue } from '#shared/services/due.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { getWallet } from '#shared/store/wallets.ts';
-import { startEmulatedProviders, type EmulatedProviders } from '../../scripts/emulators/index.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
-import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
-import { eventually, startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
+import { call, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { useEmulatedLive } from '../support/live.ts';
+import { eventually, useWebhookStack } from '../support/webhooks.ts';
 
 /**
  * Live mode end to end against the provider emulators (scripts/emulators): a pk_live_ key, the
@@ -25,19 +25,8 @@ const later = (ms: number) => new Date(Date.now() + ms);
 
 describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 }, () => {
   const gw = useGateway(routeList);
-  let providers: EmulatedProviders;
-  let receiver: Receiver;
-  beforeAll(async () => {
-    providers = await startEmulatedProviders(gw.baseUrl);
-    configureLiveProviders(providers.config);
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    configureLiveProviders(undefined);
-    await providers?.close();
-    await receiver?.stop();
-  });
-  const merchant = () => newMerchant({ name: 'Live Merchant', webhookUrl: `${receiver.url}/hooks`, allowInsecureWebhooks: true });
+  const live = useEmulatedLive(gw);
+  const merchant = () => live.merchant('Live Merchant');
   const deposit = (m: TestMerchant, over: Record<string, unknown>) =>
     call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/deposit', {
       key: m.live.apiKey,
@@ -55,7 +44,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
   const lookup = async (m: TestMerchant, orderRef: string) =>
     (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${orderRef}`, { key: m.live.apiKey })).json;
   const webhookFor = (paymentIntentId: string, status: string) =>
-    receiver.waitFor(
+    live.receiver.waitFor(
       (all) => all.some((d) => d.event.data.TransactionId === paymentIntentId && d.event.data.CurrentStatus === status),
       90_000,
     );
@@ -95,7 +84,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     const w = await withdraw(m, {}, {});
     expect(w.status).toBe(422);
     expect(w.json.code).toBe('payout_provider_unavailable');
-    configureLiveProviders(providers.config);
+    configureLiveProviders(live.providers.config);
   });
 
   it('JazzCash deposit: Pending, then the signed callback completes it, credited once, webhook delivered', async () => {
@@ -112,7 +101,10 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     await sweep(m, later(60_000)); // the reconciler changes nothing afterwards
     expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(1000_00 - 15_00);
     await webhookFor(r.json.paymentIntentId, 'Completed');
-    expect(providers.jazzcash.charges.get(r.json.walletChargeInfo.transactionReference)).toMatchObject({ amount: 1000_00, code: '000' });
+    expect(live.providers.jazzcash.charges.get(r.json.walletChargeInfo.transactionReference)).toMatchObject({
+      amount: 1000_00,
+      code: '000',
+    });
   });
 
   it('JazzCash charge codes: 112 → Failed customer_declined; 004, 118 and 002 refused at once with our codes', async () => {
@@ -136,14 +128,14 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       expect(r.json.code, mobileNumber).toBe(code);
     }
     // A provider 5xx at the charge request: nothing started, the merchant may retry.
-    providers.jazzcash.failNext(jazzCashPaths.charge, '5xx');
+    live.providers.jazzcash.failNext(jazzCashPaths.charge, '5xx');
     const down = await deposit(m, {});
     expect(down.status).toBe(422);
     expect(down.json.code).toBe('wallet_provider_unavailable');
   });
 
   it('JazzCash verifies pp_SecureHash: a request signed with the wrong salt is refused with 115, a forged callback with 401', async () => {
-    const cfg = providers.config.jazzcash!;
+    const cfg = live.providers.config.jazzcash!;
     const fields = { pp_TxnRefNo: 'T0000000000000000001', pp_MerchantID: cfg.merchantId, pp_Password: cfg.password };
     const forged = await fetch(`${cfg.baseUrl}${jazzCashPaths.inquiry}`, {
       method: 'POST',
@@ -219,12 +211,12 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     await approveRefund(created.json.id);
     const done = await advanceRefund(created.json.id, later(1_000));
     expect(done).toMatchObject({ status: 3, attemptCount: 1 });
-    expect(providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
+    expect(live.providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
     expect(
       (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${paid.paymentIntentId}`, { key: m.live.apiKey })).json.refundedAmount,
     ).toBe(400);
     await advanceRefund(created.json.id, later(120_000)); // nothing more happens
-    expect(providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
+    expect(live.providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
   });
 
   it('refund of an Easypaisa payment: refused with the 422 (Easypaisa publishes no refund API); nothing reserved', async () => {
@@ -256,7 +248,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       const done = await lookup(m, w.json.merchantReference);
       expect(done.status).toBe('Completed');
       await webhookFor(w.json.paymentIntentId, 'Completed');
-      expect(providers.jazzcash.paidOut.get((await lookup(m, w.json.merchantReference)).transactionReference)).toBe(1);
+      expect(live.providers.jazzcash.paidOut.get((await lookup(m, w.json.merchantReference)).transactionReference)).toBe(1);
     });
 
     it('a refused receiver: Failed WP_REQUEST_REJECTED, funds released, webhook delivered', async () => {
@@ -271,16 +263,16 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
 
     it('a timeout after processing: outcome pending, settled Completed by the inquiry, paid exactly once', async () => {
       const { m } = await fundedMerchant(2000);
-      providers.jazzcash.failNext(jazzCashPaths.disburse, 'drop');
+      live.providers.jazzcash.failNext(jazzCashPaths.disburse, 'drop');
       const w = await withdraw(m, {}, {});
       expect(w.status, w.text).toBe(200);
       expect(w.json.payoutInfo).toMatchObject({ status: 'Processing', errorCode: 'WP_OUTCOME_PENDING' });
-      const submits = providers.jazzcash.hits(jazzCashPaths.disburse);
+      const submits = live.providers.jazzcash.hits(jazzCashPaths.disburse);
       await sweep(m, later(60_000));
       await sweep(m, later(120_000));
       expect(await lookup(m, w.json.merchantReference)).toMatchObject({ status: 'Completed' });
-      expect(providers.jazzcash.hits(jazzCashPaths.disburse)).toBe(submits); // never resubmitted
-      expect(providers.jazzcash.paidOut.get((await lookup(m, w.json.merchantReference)).transactionReference)).toBe(1);
+      expect(live.providers.jazzcash.hits(jazzCashPaths.disburse)).toBe(submits); // never resubmitted
+      expect(live.providers.jazzcash.paidOut.get((await lookup(m, w.json.merchantReference)).transactionReference)).toBe(1);
       await webhookFor(w.json.paymentIntentId, 'Completed');
     });
 
