@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { IntentStatus, IntentType, PaymentIntent } from '#shared/domain/intent.ts';
-import { startBenchStack, startLocalApi } from './local-stack.ts';
+import { benchCleanups, startBenchStack, startLocalApi } from './local-stack.ts';
 
 /**
  * `npm run bench -- dashboard`: the merchant dashboard's payments list with 100,000 transactions
@@ -68,17 +68,7 @@ export const customerEmail = (k: number) => `customer${k}@example.com`;
 export const customerPhone = (k: number) => `0300${String(1_000_000 + k).slice(1)}`;
 
 export async function runDashboardBench(): Promise<number> {
-  const cleanups: (() => Promise<unknown> | unknown)[] = [];
-  const cleanup = async () => {
-    for (let next = cleanups.pop(); next; next = cleanups.pop())
-      await Promise.resolve(next()).catch((e: unknown) => console.error('cleanup failed:', e));
-  };
-  const onSignal = (signal: string) => {
-    console.error(`\n${signal}: stopping`);
-    void cleanup().then(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const { cleanups, cleanup } = benchCleanups();
   const started = performance.now();
   try {
     await startBenchStack('payment-gateway-dashboard-bench', cleanups);

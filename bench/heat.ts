@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Attributor, limits, mixLoad, OperationTally, type OperationResult, prices, summarise } from './heat-model.ts';
-import { startBenchStack, startLocalApi } from './local-stack.ts';
+import { benchCleanups, startBenchStack, startLocalApi } from './local-stack.ts';
 
 /**
  * `npm run bench -- heat`: ONE merchant, mode and currency at volume. A realistic, bounded mix runs
@@ -39,17 +39,7 @@ interface Run {
 }
 
 export async function runHeatBench(): Promise<number> {
-  const cleanups: (() => Promise<unknown> | unknown)[] = [];
-  const cleanup = async () => {
-    for (let next = cleanups.pop(); next; next = cleanups.pop())
-      await Promise.resolve(next()).catch((e: unknown) => console.error('cleanup failed:', e));
-  };
-  const onSignal = (signal: string) => {
-    console.error(`\n${signal}: stopping`);
-    void cleanup().then(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const { cleanups, cleanup } = benchCleanups();
   try {
     const { peer, queues } = await startBenchStack('payment-gateway-heat-bench', cleanups);
     const arrivals = new Set<string>();

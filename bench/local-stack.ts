@@ -60,3 +60,24 @@ export async function startLocalApi(cleanups: Cleanups): Promise<string> {
   });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
+
+/**
+ * One benchmark's cleanups: `cleanup()` runs them in reverse order (at its end, or on SIGINT or
+ * SIGTERM, after which the process exits 130); `interrupted()` says whether a signal came.
+ */
+export function benchCleanups() {
+  const cleanups: Cleanups = [];
+  let interrupted = false;
+  const cleanup = async () => {
+    for (let next = cleanups.pop(); next; next = cleanups.pop())
+      await Promise.resolve(next()).catch((e: unknown) => console.error('cleanup failed:', e));
+  };
+  const onSignal = (signal: string) => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping`);
+    void cleanup().then(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return { cleanups, cleanup, interrupted: () => interrupted };
+}

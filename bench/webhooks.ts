@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { jobs, type Job } from '#functions/jobs.ts';
 import type { Route } from '#functions/routes.ts';
 import { bundleRoute } from './bundles.ts';
-import { startBenchStack } from './local-stack.ts';
+import { benchCleanups, startBenchStack } from './local-stack.ts';
 import { targets } from './targets.ts';
 
 /**
@@ -41,19 +41,7 @@ async function waitUntil(done: () => boolean, timeoutMs: number, what: string) {
 }
 
 export async function runWebhookBench(): Promise<number> {
-  const cleanups: (() => Promise<unknown> | unknown)[] = [];
-  const cleanup = async () => {
-    for (let next = cleanups.pop(); next; next = cleanups.pop())
-      await Promise.resolve(next()).catch((e: unknown) => console.error('cleanup failed:', e));
-  };
-  let interrupted = false;
-  const onSignal = (signal: string) => {
-    interrupted = true;
-    console.error(`\n${signal}: stopping`);
-    void cleanup().then(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const { cleanups, cleanup, interrupted } = benchCleanups();
   const errors: string[] = [];
   try {
     // 1. Bundles of the two job functions, as the stack builds them.
@@ -102,7 +90,7 @@ export async function runWebhookBench(): Promise<number> {
     for (let i = 0; i < warmup + eventsForLatency; i++) intents.push(await newIntent());
     const commits = new Map<string, number>();
     for (const [i, intent] of intents.entries()) {
-      if (interrupted) return 130;
+      if (interrupted()) return 130;
       const started = performance.now();
       const change = await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed' }));
       if (!change.changed) throw new Error('status change did not apply');
@@ -217,7 +205,7 @@ bundles: ${Object.entries(bundles)
     console.log('wrote bench/results/webhooks.json');
     return errors.length ? 1 : 0;
   } catch (error) {
-    if (interrupted) return 130;
+    if (interrupted()) return 130;
     console.error('webhook bench crashed:', error);
     return 1;
   } finally {

@@ -34,6 +34,7 @@ import {
 import { customerIndexWrites } from './customer-index.ts';
 import { queryDueIndex } from './due-index.ts';
 import { keys } from './keys.ts';
+import { stripKeys } from './money-due.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 import { outboxWrites } from './webhooks.ts';
 
@@ -200,22 +201,7 @@ function outboxWrite(intent: PaymentIntent, event: TransactionStatusChanged): Tx
 export const intentUpdateIndex = 0;
 
 type Stored = PaymentIntent & Record<string, unknown>;
-const strip = (item: Stored): PaymentIntent => {
-  const {
-    PK: _pk,
-    SK: _sk,
-    GSI1PK: _g1,
-    GSI1SK: _g1s,
-    GSI2PK: _g2,
-    GSI2SK: _g2s,
-    GSI3PK: _g3,
-    GSI3SK: _g3s,
-    entity: _e,
-    dueAt: _d,
-    ...intent
-  } = item;
-  return intent as PaymentIntent;
-};
+const strip = (item: Stored): PaymentIntent => stripKeys<PaymentIntent>(item);
 
 /** Access pattern: an intent by id (GetItem). */
 export async function getIntent(paymentIntentId: string, consistent = true): Promise<PaymentIntent | undefined> {
