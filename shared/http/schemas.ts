@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { isSupportedCurrency, type Currency } from '#shared/domain/money.ts';
+import { amountDescription, isSupportedCurrency, type Currency } from '#shared/domain/money.ts';
+import { orderRefMaxLength, orderRefPattern } from '#shared/domain/references.ts';
 import { problems } from './problem.ts';
 
 /**
@@ -30,7 +31,10 @@ export const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.uni
 export const description = z.string().check(z.regex(/^[A-Za-z0-9 ]{1,200}$/, 'letters, digits and spaces only, 1-200 characters'));
 
 export const orderRef = z.strictObject({
-  orderRef: z.string().check(z.regex(/^[A-Za-z0-9]+$/, 'letters and digits only'), z.maxLength(100, 'at most 100 characters')),
+  orderRef: z.string().check(
+    z.regex(orderRefPattern, 'letters and digits only'),
+    z.maxLength(orderRefMaxLength, `at most ${orderRefMaxLength} characters`),
+  ),
   discount: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
   tax: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
 });
@@ -62,7 +66,7 @@ export const metadataJson = z.string().check(
 );
 
 /** A decimal amount; minorUnits() checks its sign (422) and its decimals against the currency (400). */
-export const amount = z.number('must be a number');
+export const amount = z.number('must be a number').register(z.globalRegistry, { description: amountDescription });
 
 export const signature = z.string();
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { amountDescription } from '#shared/domain/money.ts';
 import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { reasonCodes, type ReasonCode } from '#shared/domain/reasons.ts';
 import { refundStatusNames } from '#shared/domain/refund.ts';
@@ -17,7 +18,7 @@ import { settlementStatusNames } from '#shared/domain/settlement.ts';
 const dateTime = z.string().meta({ format: 'date-time' });
 const nullableDateTime = dateTime.nullable();
 const uuid = z.string().meta({ format: 'uuid' });
-const money = z.number().meta({ description: 'A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6).' });
+const money = z.number().meta({ description: amountDescription });
 const currency = z.string().meta({ description: 'ISO 4217 code, or USDT.', example: 'PKR' });
 const intentStatus = z.enum(['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired']);
 const intentType = z.enum(['checkout', 'deposit', 'withdrawal']);

@@ -13,9 +13,9 @@ import {
 import { contactOfSearch } from '#shared/store/customer-index.ts';
 import { auditWrite, getPayoutMaker, listAudit, listUsers, payoutMakerWrite } from '#shared/store/dashboard.ts';
 import { resolveBankCode } from '#shared/domain/bank-codes.ts';
+import { generatedOrderRef } from '#shared/domain/references.ts';
 import { requestWithdrawal } from '#shared/services/withdrawal-requests.ts';
 import { approveWithdrawal, findWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
-import { randomUUID } from 'node:crypto';
 import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants.ts';
 import type { Approvals } from '#shared/store/dashboard.ts';
 import { revokeKey, rotateKeys } from '#shared/services/merchants.ts';
@@ -391,7 +391,7 @@ export async function createPayoutFromDashboard(
   if (accountTitle.length < 2 || accountTitle.length > 100)
     throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
   const currency = merchant.defaultCurrency;
-  const orderRef = `DASH-${randomUUID()}`;
+  const orderRef = generatedOrderRef('DASH');
   const maker = { merchantId, mode, orderRef, userId: signed.user.userId, email: signed.user.email, createdAt: now.toISOString() };
   const decide = (place: PlaceHold) =>
     requestWithdrawal(

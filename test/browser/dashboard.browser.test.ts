@@ -229,7 +229,7 @@ describe('merchant dashboard in Chromium', () => {
     await page.getByLabel('Account number or IBAN').fill('PK36SCBL0000001123456702');
     await page.getByLabel('Account title').fill('Acme Books Ltd');
     await page.getByRole('button', { name: 'Create payout' }).click();
-    await page.getByText(/Payout DASH-.* created/).waitFor();
+    await page.getByText(/Payout DASH[0-9a-f]+ created/).waitFor();
     await checkPage(page, '10-payouts');
     const payoutRows = page.locator('.table-wrap[aria-label="Payouts awaiting approval"] tbody tr');
     expect(await payoutRows.count()).toBe(1);
@@ -712,7 +712,7 @@ describe('merchant dashboard in Chromium', () => {
     await finance.getByLabel('Account number or IBAN').fill('PK36SCBL0000001123456702');
     await finance.getByLabel('Account title').fill('Lahore Crafts Ltd');
     await finance.getByRole('button', { name: 'Create payout' }).click();
-    await finance.getByText(/Payout DASH-.* created/).waitFor();
+    await finance.getByText(/Payout DASH[0-9a-f]+ created/).waitFor();
     await approver.goto(url('/dashboard/payouts'));
     await approver.getByRole('button', { name: /^Approve / }).click();
     await approver.getByText(/is recorded\. It waits for the operator/).waitFor();
@@ -782,7 +782,7 @@ describe('merchant dashboard in Chromium', () => {
     await finance.getByLabel('Account number or IBAN').fill('PK36SCBL0000001123456702');
     await finance.getByLabel('Account title').fill('Lahore Crafts Ltd');
     await finance.getByRole('button', { name: 'Create payout' }).click();
-    await finance.getByText(/Payout DASH-.* created/).waitFor();
+    await finance.getByText(/Payout DASH[0-9a-f]+ created/).waitFor();
     await approver.goto(url('/dashboard/payouts'));
     expect(await approver.locator('#approval-policy').textContent()).toContain('approved by the operator');
     expect(await approver.getByRole('button', { name: /^Approve / }).count()).toBe(0);

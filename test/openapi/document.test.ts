@@ -35,6 +35,21 @@ const operationOf = (id: string) => {
 };
 
 describe('docs/openapi.json', () => {
+  it('says on every amount field, in requests and responses, that amounts are decimal major units', () => {
+    const moneyFields: [string, Json][] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (!node || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node as Json)) {
+        if (key === 'amount' && value && typeof value === 'object' && value.type === 'number')
+          moneyFields.push([`${path}/${key}`, value]);
+        walk(value, `${path}/${key}`);
+      }
+    };
+    walk(document, '#');
+    expect(moneyFields.filter(([p]) => p.includes('requestBody')).length).toBeGreaterThan(3);
+    for (const [path, field] of moneyFields) expect(field.description, path).toMatch(/major unit: 1500 is 1,500\.00/);
+  });
+
   it('is up to date with the route table and the handlers’ schemas (run `npm run docs`)', () => {
     expect(existsSync(openApiPath), 'docs/openapi.json is missing: run `npm run docs`').toBe(true);
     expect(readFileSync(openApiPath, 'utf8') === renderOpenApi(document), 'docs/openapi.json is stale: run `npm run docs`').toBe(true);

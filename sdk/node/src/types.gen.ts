@@ -29,7 +29,7 @@ export interface CheckoutCreated {
 
 export interface DepositCreated {
   paymentIntentId: string;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   /** ISO 4217 code, or USDT. */
   currency: string;
@@ -111,11 +111,11 @@ export interface Refund {
   id: string;
   paymentIntentId: string;
   transactionReference: string;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   /** ISO 4217 code, or USDT. */
   currency: string;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   fee: number;
   reason: string | null;
   /** 0 Pending, 1 Approved, 2 Processing, 3 Completed, 4 Failed, 5 Cancelled, 6 Rejected, 7 Expired. */
@@ -139,11 +139,11 @@ export interface RefundPage {
   paymentIntentId: string;
   /** ISO 4217 code, or USDT. */
   currency: string;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   refundedAmount: number;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   refundableAmount: number;
 }
 
@@ -184,7 +184,7 @@ export interface ResendQueued {
 export interface Settlement {
   id: string;
   merchantId: string;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   /** ISO 4217 code, or USDT. */
   currency: string;
@@ -192,9 +192,9 @@ export interface Settlement {
   payoutCurrency: string;
   /** (amount - fee) × fxRate; known once approved. */
   payoutAmount: number | null;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   fee: number;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   netAmount: number;
   fxRate: number | null;
   fxRateTimestamp: string | null;
@@ -233,7 +233,7 @@ export interface SettlementSchedule {
   hourUtc: number;
   /** ISO 4217 code, or USDT. */
   currency: string;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   minimumBalance: number;
   destination: {
     type: "bank_transfer";
@@ -277,13 +277,13 @@ export interface Transaction {
   paymentIntentId: string;
   intentType: "checkout" | "deposit" | "withdrawal";
   status: "Pending" | "Processing" | "Completed" | "Failed" | "Cancelled" | "Expired";
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   /** ISO 4217 code, or USDT. */
   currency: string;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   fee: number;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   refundedAmount: number;
   merchantReference: string;
   transactionReference: string;
@@ -408,17 +408,17 @@ export interface TransactionStatusChanged {
 
 export interface Withdrawal {
   paymentIntentId: string;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   /** ISO 4217 code, or USDT. */
   currency: string;
   merchantReference: string;
   isLive: boolean;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   fee: number;
   /** amount + fee, held from availableBalance at once. */
   totalRequired: number;
-  /** A decimal amount in the currency (PKR and USD: 2 decimals, USDT: 6). */
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   availableBalance: number;
   payoutInfo: {
     status: "Pending" | "Processing" | "Completed" | "Failed" | "Cancelled" | "Expired";
@@ -487,6 +487,7 @@ export type SettlementScheduleResponse = SettlementSchedule;
 
 /** Body of createSettlement (`signature` is added by the client). */
 export interface CreateSettlementParams {
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   currency?: null | "" | string;
   payoutCurrency?: null | "" | string;
@@ -559,6 +560,7 @@ export type GetRefundResponse = Refund;
 
 /** Body of initiateCheckout (`signature` is added by the client). */
 export interface InitiateCheckoutParams {
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   currency?: null | "" | string;
   description: string;
@@ -651,6 +653,7 @@ export type ResendEventResponse = ResendQueued;
 /** Body of deposit (`signature` is added by the client). */
 export interface DepositParams {
   mobileNumber: string;
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   walletProvider?: null | "" | 1 | 2;
   paymentMethod?: null | "" | 1 | 2;
@@ -681,6 +684,7 @@ export type DepositResponse = DepositCreated;
 
 /** Body of withdraw (`signature` is added by the client). */
 export interface WithdrawParams {
+  /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   currency: string;
   description: string;
