@@ -80,5 +80,5 @@ export function minorUnits(value: number, currency: Currency, field = 'amount'):
 
 /** How the API speaks money, for the reference and the SDK's types: decimal major units, never minor units. */
 export const amountDescription =
-  'A decimal amount in the currency\'s major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, ' +
+  "A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, " +
   'USDT: 6). Not minor units; the gateway stores integer minor units internally.';

@@ -10,6 +10,7 @@ export const orderRefMaxLength = 100;
 /** A fresh orderRef for a request the gateway makes on the merchant's behalf (e.g. a dashboard payout): `DASH3f2a…`. */
 export function generatedOrderRef(prefix: string): string {
   const ref = `${prefix}${randomUUID().replaceAll('-', '')}`;
-  if (!orderRefPattern.test(ref) || ref.length > orderRefMaxLength) throw new Error(`generated orderRef prefix ${prefix} breaks the API's rule`);
+  if (!orderRefPattern.test(ref) || ref.length > orderRefMaxLength)
+    throw new Error(`generated orderRef prefix ${prefix} breaks the API's rule`);
   return ref;
 }

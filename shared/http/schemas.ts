@@ -31,10 +31,9 @@ export const optional = <T extends z.ZodMiniType>(schema: T) => z.optional(z.uni
 export const description = z.string().check(z.regex(/^[A-Za-z0-9 ]{1,200}$/, 'letters, digits and spaces only, 1-200 characters'));
 
 export const orderRef = z.strictObject({
-  orderRef: z.string().check(
-    z.regex(orderRefPattern, 'letters and digits only'),
-    z.maxLength(orderRefMaxLength, `at most ${orderRefMaxLength} characters`),
-  ),
+  orderRef: z
+    .string()
+    .check(z.regex(orderRefPattern, 'letters and digits only'), z.maxLength(orderRefMaxLength, `at most ${orderRefMaxLength} characters`)),
   discount: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
   tax: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
 });

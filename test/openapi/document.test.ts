@@ -40,8 +40,7 @@ describe('docs/openapi.json', () => {
     const walk = (node: unknown, path: string): void => {
       if (!node || typeof node !== 'object') return;
       for (const [key, value] of Object.entries(node as Json)) {
-        if (key === 'amount' && value && typeof value === 'object' && value.type === 'number')
-          moneyFields.push([`${path}/${key}`, value]);
+        if (key === 'amount' && value && typeof value === 'object' && value.type === 'number') moneyFields.push([`${path}/${key}`, value]);
         walk(value, `${path}/${key}`);
       }
     };
