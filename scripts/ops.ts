@@ -119,20 +119,14 @@ merchant
   });
 merchant
   .command('show <merchantId>')
-  .description("a merchant's settings (never its keys)")
+  .description("a merchant's profile: status, fees, settlement schedule, approvals, webhooks (never its keys or secrets)")
   .action(async (id: string) => {
     await connect();
     const { getMerchant } = await import('#shared/store/merchants.ts');
     const m = await getMerchant(id);
     if (!m) throw new Error(`no merchant ${id}`);
-    const { webhooks, ...rest } = m;
-    const out = {
-      ...rest,
-      webhooks: Object.fromEntries(
-        Object.entries(webhooks).map(([k, v]) => [k, { url: v!.url, secrets: v!.secrets.length, events: v!.events ?? 'all' }]),
-      ),
-    };
-    print(out, (x) => JSON.stringify(x, null, 2));
+    const { merchantProfileView, describeMerchantProfile } = await import('#shared/services/merchant-profile.ts');
+    print(merchantProfileView(m), describeMerchantProfile);
   });
 for (const [name, status] of [
   ['suspend', 'suspended'],

@@ -9,6 +9,49 @@ const ops = useOps();
 describe('npm run ops', () => {
   const gw = useGateway(routeList);
 
+  it('shows a merchant as a readable profile, and --json in the documented shape without table keys or secrets', async () => {
+    const created = await ops(
+      'merchant',
+      'create',
+      '--name',
+      'Profile Shop',
+      '--json',
+      '--webhook-url',
+      'http://127.0.0.1:4999/h',
+      '--allow-insecure-webhooks',
+    );
+    const id = created.json.merchantId as string;
+    const shown = await ops('merchant', 'show', id, '--json');
+    expect(Object.keys(shown.json).sort()).toEqual([
+      'allowInsecureWebhooks',
+      'createdAt',
+      'defaultCurrency',
+      'fees',
+      'merchantId',
+      'name',
+      'payoutApprovals',
+      'settlementSchedule',
+      'status',
+      'updatedAt',
+      'webhooks',
+    ]);
+    expect(shown.json).toMatchObject({
+      merchantId: id,
+      name: 'Profile Shop',
+      status: 'active',
+      payoutApprovals: 'either',
+      fees: { checkout: { percent: expect.any(Number), fixed: expect.any(Number) } },
+      settlementSchedule: { minimumBalance: expect.any(Number) },
+      webhooks: { test: { url: 'http://127.0.0.1:4999/h', secrets: 1, events: 'all' } },
+    });
+    expect(shown.stdout).not.toMatch(/whsec_|"PK"|"SK"|GSI|Minor/);
+    const human = await ops('merchant', 'show', id);
+    expect(human.stdout).toMatch(/^Profile Shop \([0-9a-f-]{36}\): active\n/);
+    expect(human.stdout).toMatch(/\n {2}checkout {4}\d+(\.\d+)? % \+ \d+\.\d{2} PKR\n/);
+    expect(human.stdout).toMatch(/\n {2}test {2}http:\/\/127\.0\.0\.1:4999\/h \(all events; 1 signing secret\)\n/);
+    expect(human.stdout).not.toMatch(/[{}"]|whsec_|\bPK\b|\bSK\b/);
+  }, 120_000);
+
   it('creates a merchant printing both modes’ keys once, as docs/operator-guide.md shows', async () => {
     const r = await ops(
       'merchant',
