@@ -38,6 +38,8 @@ console.log(`
 Payment gateway running (local stack)
   API               ${config.baseUrl}/Gateway/v1/...
   Hosted checkout   ${config.baseUrl}/pay/...
+  API reference     ${config.baseUrl}/docs
+  Dashboard         ${config.baseUrl}/dashboard
   DynamoDB Local    ${stack.dynamo.endpoint} (${config.inMemory ? 'in memory' : `data in ${config.dataDir}`})
   SQS (local)       ${stack.queues.endpoint}
 
@@ -55,6 +57,8 @@ Live providers    EMULATED: JazzCash ${emulated.jazzcash.url}, Easypaisa ${emula
 `
 }
 Try:  curl -s -X POST ${config.baseUrl}/Gateway/v1/Account/query-balance -H 'Svc-API-Key: ${demo.test.apiKey}'
+Dashboard: invite yourself, then open the printed link and set a password and an authenticator:
+      npm run ops -- user invite --merchant ${demo.merchantId} --email you@example.com --role admin
 Operator tool: npm run ops -- --help        Ctrl-C stops everything.
 `);
 

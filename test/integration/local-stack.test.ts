@@ -45,6 +45,13 @@ describe('npm start', () => {
       });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ currency: 'PKR', availableBalance: 0 });
+      // The banner names the reference, the dashboard and how to invite yourself, and they answer.
+      for (const name of ['API reference', 'Dashboard']) {
+        const url = new RegExp(`${name}\\s+(http://\\S+)`).exec(out)?.[1];
+        expect(url, `${name} in the banner`).toBeDefined();
+        expect((await fetch(url!, { redirect: 'manual' })).status, name).toBeLessThan(400);
+      }
+      expect(out).toMatch(/npm run ops -- user invite --merchant [0-9a-f-]{36} --email \S+ --role admin/);
       // Nothing of the local stack listens beyond the loopback interface (no HOST given).
       const listening = execSync('ss -ltnH').toString().split('\n');
       for (const p of [port, dynamoPort, sqsPort]) {
