@@ -770,6 +770,7 @@ ${p.hasMore && last ? html`<a href="${path('/refunds')}?after=${last.id}" rel="n
 }
 
 const policyChoices = [
+  ['either', 'Either side', 'Your approvers or the operator, whichever decides first (the setting of a new account).'],
   [
     'merchant',
     'Your approvers',

@@ -61,7 +61,7 @@ export const endpointWants = (endpoint: Pick<WebhookEndpoint, 'events'>, type: s
  * its own approvers in the dashboard, the operator (ops CLI), or both (both must approve, in either
  * order). Absent: either one, whichever decides first (the behaviour before the setting existed).
  */
-export const payoutApprovalPolicies = ['merchant', 'operator', 'both'] as const;
+export const payoutApprovalPolicies = ['either', 'merchant', 'operator', 'both'] as const;
 export type PayoutApprovalPolicy = (typeof payoutApprovalPolicies)[number];
 
 export interface Merchant {

@@ -5,7 +5,9 @@ import type { DashboardRole } from '#shared/domain/dashboard-roles.ts';
 import type { DashboardSession, DashboardUser } from '#shared/domain/dashboard-session.ts';
 import type { Signed } from '#shared/services/dashboard-auth.ts';
 import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
-import { decidePayout, savePayoutApprovals } from '#shared/services/dashboard.ts';
+import { settingsView } from '#functions/dashboard/views.ts';
+import { approvalPolicy } from '#shared/services/approvals.ts';
+import { decidePayout, savePayoutApprovals, settingsOf } from '#shared/services/dashboard.ts';
 import { decideSettlement, requestSettlementFromDashboard, settlementDetail } from '#shared/services/dashboard-settlements.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { settlementFor } from '#shared/services/settlement-requests.ts';
@@ -88,6 +90,19 @@ describe('payout and settlement approvals by setting', () => {
         'settings.payout-approvals operator → both',
       ]),
     );
+    await setting(m, 'either');
+    expect(await approvalPolicy(m.merchantId)).toBe('either');
+  });
+
+  it('the settings page always shows the current rule as one of its options, selected', async () => {
+    const m = await newMerchant();
+    const frame = { merchantName: 'M', email: 'admin@shop.test', role: 'admin', mode: 'test', csrf: 'x', current: 'settings' } as const;
+    for (const value of [undefined, 'merchant', 'operator', 'both', 'either'] as const) {
+      if (value) await setting(m, value);
+      const page = String(settingsView(frame, await settingsOf(m.merchantId)));
+      const checked = [...page.matchAll(/<input type="radio" name="payoutApprovals" value="(\w+)" checked>/g)].map((x) => x[1]);
+      expect(checked, String(value)).toEqual([value ?? 'either']);
+    }
   });
 
   it('unset (either): a dashboard approver or the operator approves, whichever comes first', async () => {
