@@ -350,8 +350,34 @@ export interface Schemas {
   path?: ZodType;
 }
 
+/** The value at a zod issue's path in the input, to tell a missing member from a mistyped one. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+
+/**
+ * One message per field a newcomer can act on: a missing member is "required" (whatever the schema's own wording),
+ * a mistyped one "must be a number, not a string"; a format rule keeps the specification's wording from the schema.
+ */
+function fieldMessage(issue: { path: readonly PropertyKey[]; message: string; code?: string }, input: unknown): string {
+  if (issue.code !== 'invalid_type') return issue.message;
+  const value = valueAt(input, issue.path);
+  if (value === undefined) return 'required';
+  const expected = /^Invalid input: expected (\w+)/.exec(issue.message)?.[1];
+  if (!expected) return issue.message;
+  return `must be ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}, not ${kindOf(value)}`;
+}
+
 function fieldErrors(
   issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }[],
+  input: unknown,
   prefix = '',
   unknown: string[] = [],
 ): FieldErrors {
@@ -367,9 +393,15 @@ function fieldErrors(
       continue;
     }
     const path = prefix + (issue.path.map(String).join('.') || '(root)');
-    (errors[path] ??= []).push(issue.message);
+    (errors[path] ??= []).push(fieldMessage(issue, input));
   }
   return errors;
+}
+
+/** "amount (required), orderRef.orderRef (letters and digits only)": the detail names every field at fault (the first five). */
+export function describeFieldErrors(errors: FieldErrors): string {
+  const fields = Object.entries(errors).map(([field, messages]) => `${field} (${messages.join('; ')})`);
+  return fields.length > 5 ? `${fields.slice(0, 5).join(', ')} and ${fields.length - 5} more` : fields.join(', ');
 }
 
 /**
@@ -414,13 +446,14 @@ export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
         if (!schema) continue;
         const result = schema.safeParse(parsed[part]);
         if (result.success) parsed[part] = result.data;
-        else Object.assign(errors, fieldErrors(result.error.issues, part === 'body' ? '' : `${part}.`, unknown));
+        else Object.assign(errors, fieldErrors(result.error.issues, parsed[part], part === 'body' ? '' : `${part}.`, unknown));
       }
       if (unknown.length) {
         // Stripe's rule: a typo in an optional member is refused, never silently ignored.
         throw problems.badRequest(`Unknown parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`, errors, 'unknown_parameter');
       }
-      if (Object.keys(errors).length) throw problems.badRequest('The request has invalid or missing fields.', errors);
+      if (Object.keys(errors).length)
+        throw problems.badRequest(`The request has invalid or missing fields: ${describeFieldErrors(errors)}.`, errors);
       gw.parsed = parsed;
     },
   };

@@ -74,7 +74,14 @@ export const problems = {
   unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: string) =>
     new HttpProblem(401, detail, code ? { code } : {}),
   /** docs/merchant-guide.md, Signing a request body: the body's MD5 `signature` does not match. */
-  signatureMismatch: () => new HttpProblem(401, 'signature mismatch', { code: 'signature_mismatch' }),
+  signatureMismatch: () =>
+    new HttpProblem(401, 'signature mismatch', {
+      code: 'signature_mismatch',
+      hint:
+        'The body signature is MD5 over the body members except `signature` (null and "" dropped, sorted by key, ' +
+        'joined as k=v&k=v) followed by &key=<secret key>, using the sk_test_ or sk_live_ secret issued with the Svc-API-Key ' +
+        'you sent. Guide: /docs/signing (or let the SDK sign).',
+    }),
   forbidden: (detail: string, code?: string) => new HttpProblem(403, detail, code ? { code } : {}),
   /** Stable `code` so integrations can tell a suspension from a missing scope. */
   merchantSuspended: () =>

@@ -110,12 +110,15 @@ function problemComponents(): { schemas: Json; responses: Json } {
       },
       traceId: { type: 'string', description: 'Equal to the Svc-Trace-Id header.' },
       errors: { $ref: '#/components/schemas/FieldErrors' },
+      hint: { type: 'string', description: 'What to check next, with a link to the guide (e.g. on `signature_mismatch`).' },
     },
   };
   const schemas: Json = {
     FieldErrors: {
       type: 'object',
-      description: 'Field path (`orderRef.orderRef`, `query.limit`, `(root)`) → messages.',
+      description:
+        'Field path (`orderRef.orderRef`, `query.limit`, `(root)`) → messages: `required` for a missing member, ' +
+        '`must be a number, not a string` for a mistyped one, otherwise the rule the value breaks.',
       additionalProperties: { type: 'array', items: { type: 'string' } },
     },
     Problem: problem,

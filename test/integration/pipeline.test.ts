@@ -20,6 +20,7 @@ describe('request pipeline', () => {
     const wrongSecret = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body, secret: m.live.secretKey });
     expect(wrongSecret.status).toBe(401);
     expect(wrongSecret.json.detail).toBe('signature mismatch');
+    expect(wrongSecret.json.hint).toMatch(/MD5 over the body members.*&key=<secret key>.*sk_test_ or sk_live_.*\/docs\/signing/);
 
     const tampered = await call(gw.baseUrl, 'POST', credit, {
       key: m.test.apiKey,
@@ -41,6 +42,23 @@ describe('request pipeline', () => {
     expect(r.status).toBe(400);
     expect(Object.keys(r.json.errors).sort()).toEqual(['amount', 'description', 'orderRef.orderRef']);
     expect(r.json.type).toBe('https://www.rfc-editor.org/rfc/rfc9110#section-15.5.1');
+    expect(r.json.errors.amount).toEqual(['must be a number, not a string']);
+    expect(r.json.detail).toMatch(/^The request has invalid or missing fields: amount \(must be a number, not a string\), /);
+  });
+
+  it('names every missing field as required, at any depth, in errors and in the detail', async () => {
+    const m = await newMerchant();
+    const r = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body: { description: 'Order 1' }, secret: m.test.secretKey });
+    expect(r.status).toBe(400);
+    expect(r.json.errors).toEqual({ amount: ['required'], orderRef: ['required'] });
+    expect(r.json.detail).toBe('The request has invalid or missing fields: amount (required), orderRef (required).');
+    const nested = await call(gw.baseUrl, 'POST', credit, {
+      key: m.test.apiKey,
+      body: { amount: 10, description: 'Order 1', orderRef: { discount: '5' } },
+      secret: m.test.secretKey,
+    });
+    expect(nested.json.errors).toEqual({ 'orderRef.orderRef': ['required'] });
+    expect(nested.json.errors['orderRef.orderRef']).not.toContain('Invalid input');
   });
 
   it('limits bodies: 413 over 64 KiB, 415 without JSON content type, 400 unparseable', async () => {

@@ -437,7 +437,7 @@ export interface Withdrawal {
   traceId: string;
 }
 
-/** Field path (`orderRef.orderRef`, `query.limit`, `(root)`) → messages. */
+/** Field path (`orderRef.orderRef`, `query.limit`, `(root)`) → messages: `required` for a missing member, `must be a number, not a string` for a mistyped one, otherwise the rule the value breaks. */
 export type FieldErrors = Record<string, string[]>;
 
 /** Problem details (RFC 9457). `code` is stable: branch on it, not on `detail`. */
@@ -452,6 +452,8 @@ export interface Problem {
   /** Equal to the Svc-Trace-Id header. */
   traceId: string;
   errors?: FieldErrors;
+  /** What to check next, with a link to the guide (e.g. on `signature_mismatch`). */
+  hint?: string;
 }
 
 /** A 400: `errors` names every field at fault. */
@@ -466,6 +468,8 @@ export interface ValidationProblem {
   /** Equal to the Svc-Trace-Id header. */
   traceId: string;
   errors: FieldErrors;
+  /** What to check next, with a link to the guide (e.g. on `signature_mismatch`). */
+  hint?: string;
 }
 
 // ---- queryBalance: POST /Gateway/v1/Account/query-balance ----
