@@ -4,6 +4,7 @@
  * runs the same handler modules on timers, an SQS poller and a DynamoDB Local stream poller.
  */
 import type { SecretName } from '#functions/routes.ts';
+import { relayedEntities } from '#shared/webhooks/messages.ts';
 
 export type JobTrigger =
   /** AWS: an EventBridge rate rule (1 minute at the least); locally a timer of `everySeconds`. */
@@ -49,9 +50,8 @@ export const jobs = {
   webhookRelay: {
     id: 'webhookRelay',
     handler: 'functions/webhooks/relay.ts',
-    // Entities: shared/webhooks/messages.ts relayedEntities.
     // A given-up record's event is still sent by the webhook sweep (docs/webhooks-operations.md).
-    trigger: { kind: 'stream', entities: ['OutboxEvent', 'WebhookResend'], batchSize: 100, retryAttempts: 5, maxRecordAgeSeconds: 600 },
+    trigger: { kind: 'stream', entities: relayedEntities, batchSize: 100, retryAttempts: 5, maxRecordAgeSeconds: 600 },
     permissions: { table: 'readWrite', webhookQueue: 'send', secrets: [] }, // readWrite: event pointers
     timeoutSeconds: 30,
     summary: 'Outbox relay: committed webhook events (and resend requests) from the table stream to the webhook queue.',

@@ -3,7 +3,7 @@ import type { DashboardRequest } from '#shared/http/dashboard.ts';
 import { dateBound } from '#shared/http/query-params.ts';
 import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { merchantName, type PaymentFilters } from '#shared/services/dashboard.ts';
-import type { IntentStatus, IntentType } from '#shared/domain/intent.ts';
+import { isIntentStatus, isIntentType, type IntentStatus, type IntentType } from '#shared/domain/intent.ts';
 
 /** What the signed-in dashboard handlers share: the page frame and the payments filters. */
 export async function frameOf(request: DashboardRequest, current: Frame['current']): Promise<Frame> {
@@ -18,8 +18,6 @@ export async function frameOf(request: DashboardRequest, current: Frame['current
   };
 }
 
-const statuses = ['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired'];
-const types = ['checkout', 'deposit', 'withdrawal'];
 const day = /^\d{4}-\d{2}-\d{2}$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -29,8 +27,8 @@ export function paymentFilters(query: Record<string, string>): { filters: Paymen
   const unknown = Object.keys(query).filter((k) => !known.has(k));
   if (unknown.length) throw new DashboardRefusal(400, `Unknown filter: ${unknown.join(', ')}.`);
   const { q = '', status = '', type = '', from = '', to = '', after = '' } = query;
-  if (status && !statuses.includes(status)) throw new DashboardRefusal(400, 'Unknown status filter.');
-  if (type && !types.includes(type)) throw new DashboardRefusal(400, 'Unknown type filter.');
+  if (status && !isIntentStatus(status)) throw new DashboardRefusal(400, 'Unknown status filter.');
+  if (type && !isIntentType(type)) throw new DashboardRefusal(400, 'Unknown type filter.');
   if ((from && (!day.test(from) || Number.isNaN(Date.parse(from)))) || (to && (!day.test(to) || Number.isNaN(Date.parse(to)))))
     throw new DashboardRefusal(400, 'Dates are YYYY-MM-DD.');
   if (from && to && from > to) throw new DashboardRefusal(400, '"From" must not be after "To".');

@@ -16,6 +16,7 @@ import type {
 } from '#shared/services/dashboard.ts';
 import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
 import type { settlementDetail, settlementPreview, settlementsList, SettlementForm } from '#shared/services/dashboard-settlements.ts';
+import { intentStatuses, intentTypes } from '#shared/domain/intent.ts';
 import { settlementStatusNames } from '#shared/domain/settlement.ts';
 import { refundStatusNames } from '#shared/domain/refund.ts';
 import type { Approvals } from '#shared/services/approvals.ts';
@@ -157,9 +158,6 @@ payment ${t.orderRef.orderRef}</span></a></td></tr>`,
   )}</tbody></table></div>`;
 }
 
-const statuses = ['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired'];
-const types = ['checkout', 'deposit', 'withdrawal'];
-
 export function paymentsView(frame: Frame, o: { filters: Record<string, string>; page: { items: TransactionView[]; hasMore: boolean } }) {
   const f = o.filters;
   const query = (extra: Record<string, string>) => {
@@ -177,9 +175,9 @@ export function paymentsView(frame: Frame, o: { filters: Record<string, string>;
 <div><label for="q">Search</label><input id="q" name="q" type="search" value="${f.q ?? ''}" placeholder="orderRef, payment or transaction \
 id, customer e-mail or phone"></div>
 <div><label for="status">Status</label>\
-<select id="status" name="status">${option('', f.status, 'Any')}${statuses.map((s) => option(s, f.status))}</select></div>
+<select id="status" name="status">${option('', f.status, 'Any')}${intentStatuses.map((s) => option(s, f.status))}</select></div>
 <div><label for="type">Type</label>\
-<select id="type" name="type">${option('', f.type, 'Any')}${types.map((s) => option(s, f.type))}</select></div>
+<select id="type" name="type">${option('', f.type, 'Any')}${intentTypes.map((s) => option(s, f.type))}</select></div>
 <div><label for="from">From</label><input id="from" name="from" type="date" value="${f.from ?? ''}"></div>
 <div><label for="to">To</label><input id="to" name="to" type="date" value="${f.to ?? ''}"></div>
 <div><button type="submit">Apply</button></div>

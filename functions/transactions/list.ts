@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { routes } from '#functions/routes.ts';
+import { intentStatuses, intentTypes } from '#shared/domain/intent.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { problems } from '#shared/http/problem.ts';
 import { dateBound, isoDateTime, wholeNumber } from '#shared/http/query-params.ts';
@@ -12,8 +13,8 @@ import { listTransactions } from '#shared/services/transactions.ts';
  * limit 1-100 (20); cursor startingAfter (the last paymentIntentId of the previous page).
  */
 export const query = z.strictObject({
-  status: z.optional(z.enum(['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired'])),
-  intentType: z.optional(z.enum(['checkout', 'deposit', 'withdrawal'])),
+  status: z.optional(z.enum(intentStatuses)),
+  intentType: z.optional(z.enum(intentTypes)),
   from: z.optional(isoDateTime),
   to: z.optional(isoDateTime),
   orderRef: z.optional(z.string().check(z.minLength(1), z.maxLength(255))),

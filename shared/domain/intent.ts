@@ -6,8 +6,13 @@ import type { Currency } from './money.ts';
  * live here and nowhere else; the store turns a permitted transition into a conditional write so
  * that a terminal state is never left, whatever races.
  */
-export type IntentType = 'checkout' | 'deposit' | 'withdrawal';
-export type IntentStatus = 'Pending' | 'Processing' | 'Completed' | 'Failed' | 'Cancelled' | 'Expired';
+/** Every intent type and status, once: the API's filters, the reference, the dashboard and the store read these lists. */
+export const intentTypes = ['checkout', 'deposit', 'withdrawal'] as const;
+export const intentStatuses = ['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired'] as const;
+export type IntentType = (typeof intentTypes)[number];
+export type IntentStatus = (typeof intentStatuses)[number];
+export const isIntentType = (value: string): value is IntentType => (intentTypes as readonly string[]).includes(value);
+export const isIntentStatus = (value: string): value is IntentStatus => (intentStatuses as readonly string[]).includes(value);
 
 export const terminalStatuses: readonly IntentStatus[] = ['Completed', 'Failed', 'Cancelled', 'Expired'];
 export const isTerminal = (s: IntentStatus) => terminalStatuses.includes(s);

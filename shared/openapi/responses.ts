@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { intentStatuses, intentTypes } from '#shared/domain/intent.ts';
 import { amountDescription } from '#shared/domain/money.ts';
 import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { reasonCodes, type ReasonCode } from '#shared/domain/reasons.ts';
@@ -20,8 +21,8 @@ const nullableDateTime = dateTime.nullable();
 const uuid = z.string().meta({ format: 'uuid' });
 const money = z.number().meta({ description: amountDescription });
 const currency = z.string().meta({ description: 'ISO 4217 code, or USDT.', example: 'PKR' });
-const intentStatus = z.enum(['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired']);
-const intentType = z.enum(['checkout', 'deposit', 'withdrawal']);
+const intentStatus = z.enum(intentStatuses);
+const intentType = z.enum(intentTypes);
 
 const Balance = z.strictObject({
   userId: uuid.meta({ description: 'The merchant id.' }),

@@ -7,7 +7,7 @@ import {
   customerTransactions,
   listTransactions,
   lookupTransaction,
-  transactionView,
+  type transactionView,
   type TransactionListQuery,
 } from '#shared/services/transactions.ts';
 import { contactOfSearch } from '#shared/store/customer-index.ts';

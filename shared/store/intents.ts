@@ -10,6 +10,8 @@ import {
 import type { ReasonCode } from '#shared/domain/reasons.ts';
 import {
   canTransition,
+  intentStatuses,
+  intentTypes,
   IllegalTransition,
   isTerminal,
   type HeldApproval,
@@ -453,9 +455,6 @@ export async function rescheduleDue(intent: PaymentIntent, dueAt: string): Promi
     throw error;
   }
 }
-
-const intentTypes: readonly IntentType[] = ['checkout', 'deposit', 'withdrawal'];
-const intentStatuses: readonly IntentStatus[] = ['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired'];
 
 export interface IntentPageQuery {
   intentType?: IntentType;
