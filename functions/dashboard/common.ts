@@ -10,6 +10,7 @@ export async function frameOf(request: DashboardRequest, current: Frame['current
   const signed = request.signed!;
   return {
     merchantName: await merchantName(signed.user.merchantId),
+    userId: signed.user.userId,
     email: signed.user.email,
     role: signed.user.role,
     mode: signed.session.mode,

@@ -551,6 +551,15 @@ const approvalsText = (a: Approvals | undefined) =>
       ].join('; ')
     : 'no approval yet';
 
+/** What a payout's creator waits for, by the approval setting. */
+const waitsFor = (policy: Awaited<ReturnType<typeof payoutsPage>>['policy']) =>
+  ({
+    operator: 'the operator',
+    both: 'another approver and the operator',
+    merchant: 'another approver',
+    either: 'another approver or the operator',
+  })[policy];
+
 export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPage>>, o: { message?: string; error?: string } = {}) {
   const approver = can(frame.role, 'payouts:approve') && p.policy !== 'operator';
   const beneficiary = (t: TransactionView) => {
@@ -574,15 +583,18 @@ ${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
           html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${beneficiary(t)}</td>\
 <td>${t.transactionReference ?? t.orderRef.orderRef}</td>\
 ${p.policy === 'both' ? html`<td class="approvals">${approvalsText(p.approvals[t.paymentIntentId])}</td>` : ''}${
-  approver
-    ? html`<td><div class="actions">\
+  approver && p.makers[t.paymentIntentId] === frame.userId
+    ? html`<td class="muted">You created this payout: it waits for ${waitsFor(p.policy)}.</td>`
+    : approver
+      ? html`<td><div class="actions">\
 <form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" \
 aria-label="Approve ${t.transactionReference ?? t.paymentIntentId}">Approve</button></form>
 <form method="post" action="${path(`/payouts/${t.paymentIntentId}/reject`)}">${hidden(frame.csrf)}<label \
-for="reason-${t.paymentIntentId}">Reason</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" autocomplete="off">\
+for="reason-${t.paymentIntentId}">Reason (required)</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" \
+autocomplete="off" required>\
 <button type="submit" class="secondary" aria-label="Reject ${t.transactionReference ?? t.paymentIntentId}">Reject</button></form>\
 </div></td>`
-    : ''
+      : ''
 }</tr>`,
       )}</tbody></table></div>`
     : html`<p class="muted">Nothing awaits approval.</p>`

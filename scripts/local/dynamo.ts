@@ -57,7 +57,8 @@ export async function startDynamoLocal(options: { port: number; dbPath?: string 
   exited.catch(() => undefined);
   const endpoint = `http://127.0.0.1:${options.port}`;
   const client = localClient(endpoint);
-  const deadline = Date.now() + 60_000;
+  // A liveness bound, not a timing goal: a loaded 2-core machine takes well over a minute to start the JVM.
+  const deadline = Date.now() + 180_000;
   for (;;) {
     try {
       await Promise.race([client.send(new ListTablesCommand({})), exited]);

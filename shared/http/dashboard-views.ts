@@ -103,6 +103,8 @@ export function plainPage(title: string, body: Html): string {
 
 export interface Frame {
   merchantName: string;
+  /** The signed-in user (their own payouts show what they wait for, not Approve / Reject). */
+  userId: string;
   email: string;
   role: DashboardRole;
   mode: Mode;

@@ -360,8 +360,17 @@ export async function payoutsPage(merchantId: string, mode: Mode) {
     policy === 'both'
       ? Object.fromEntries(await Promise.all(waiting.map(async (t) => [t.paymentIntentId, await approvalsOf('payout', t.paymentIntentId)])))
       : {};
+  // Who created each waiting payout: its creator is shown what it waits for, never Approve / Reject (maker-checker).
+  const makers: Record<string, string> = Object.fromEntries(
+    (
+      await Promise.all(
+        waiting.map(async (t) => [t.paymentIntentId, (await getPayoutMaker(mode, merchantId, t.orderRef.orderRef))?.userId]),
+      )
+    ).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
   return {
     pending: waiting,
+    makers,
     recent: items(recent).filter((t) => t.status !== 'Pending'),
     policy,
     policyText: describePolicy(policy),
@@ -437,6 +446,8 @@ export async function decidePayout(
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   const scope = { merchantId, mode };
+  if (decision === 'reject' && !reason.trim())
+    throw new DashboardRefusal(400, 'Give a reason for rejecting: the payout’s creator reads it.', 'reason');
   const payout = await findWithdrawal(paymentIntentId, scope).catch(() => undefined);
   if (!payout || payout.paymentIntentId !== paymentIntentId) throw new DashboardRefusal(404, 'There is no such payout in this mode.');
   if (payout.status !== 'Pending')

@@ -5,9 +5,9 @@ import type { DashboardRole } from '#shared/domain/dashboard-roles.ts';
 import type { DashboardSession, DashboardUser } from '#shared/domain/dashboard-session.ts';
 import type { Signed } from '#shared/services/dashboard-auth.ts';
 import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
-import { settingsView } from '#functions/dashboard/views.ts';
+import { payoutsView, settingsView } from '#functions/dashboard/views.ts';
 import { approvalPolicy } from '#shared/services/approvals.ts';
-import { decidePayout, savePayoutApprovals, settingsOf } from '#shared/services/dashboard.ts';
+import { createPayoutFromDashboard, decidePayout, payoutsPage, savePayoutApprovals, settingsOf } from '#shared/services/dashboard.ts';
 import { decideSettlement, requestSettlementFromDashboard, settlementDetail } from '#shared/services/dashboard-settlements.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { settlementFor } from '#shared/services/settlement-requests.ts';
@@ -96,13 +96,55 @@ describe('payout and settlement approvals by setting', () => {
 
   it('the settings page always shows the current rule as one of its options, selected', async () => {
     const m = await newMerchant();
-    const frame = { merchantName: 'M', email: 'admin@shop.test', role: 'admin', mode: 'test', csrf: 'x', current: 'settings' } as const;
+    const frame = {
+      merchantName: 'M',
+      userId: 'u1',
+      email: 'admin@shop.test',
+      role: 'admin',
+      mode: 'test',
+      csrf: 'x',
+      current: 'settings',
+    } as const;
     for (const value of [undefined, 'merchant', 'operator', 'both', 'either'] as const) {
       if (value) await setting(m, value);
       const page = String(settingsView(frame, await settingsOf(m.merchantId)));
       const checked = [...page.matchAll(/<input type="radio" name="payoutApprovals" value="(\w+)" checked>/g)].map((x) => x[1]);
       expect(checked, String(value)).toEqual([value ?? 'either']);
     }
+  });
+
+  it("a payout's creator is shown what it waits for, never Approve / Reject; a rejection needs a reason", async () => {
+    const m = await funded();
+    const [maker, checker] = [signedAs(m, 'admin'), signedAs(m, 'approver')];
+    await createPayoutFromDashboard(maker, {
+      amount: '400',
+      bankCode: 'MEEZAN',
+      accountNumber: 'PK36SCBL0000001123450000',
+      accountTitle: 'Ayesha Khan',
+      description: 'Supplier',
+    });
+    const page = await payoutsPage(m.merchantId, 'test');
+    const id = page.pending[0]!.paymentIntentId;
+    const frameOf = (s: Signed) =>
+      ({
+        merchantName: 'M',
+        userId: s.user.userId,
+        email: s.user.email,
+        role: s.user.role,
+        mode: 'test',
+        csrf: 'x',
+        current: 'payouts',
+      }) as const;
+    const forMaker = String(payoutsView(frameOf(maker), page));
+    expect(forMaker).toContain('You created this payout: it waits for another approver or the operator.');
+    expect(forMaker).not.toContain(`/payouts/${id}/approve`);
+    const forChecker = String(payoutsView(frameOf(checker), page));
+    expect(forChecker).toContain(`/payouts/${id}/approve`);
+    expect(forChecker).toMatch(/name="reason" maxlength="255" autocomplete="off" required>/);
+    await refused(decidePayout(checker, id, 'reject', '   '), 400, /Give a reason for rejecting/);
+    expect(await status(m, id)).toBe('Pending');
+    await decidePayout(checker, id, 'reject', 'Account title does not match');
+    expect(await status(m, id)).toBe('Cancelled');
   });
 
   it('unset (either): a dashboard approver or the operator approves, whichever comes first', async () => {
