@@ -78,9 +78,10 @@ function cardForm(ctx: PageContext): Html {
   return html`<section class="card" aria-labelledby="card-heading">
 <h2 id="card-heading">Pay by card</h2>
 ${formAlert(ctx, 'card')}
-<form method="post" action="${id}/card" autocomplete="on">
+<p class="muted" id="card-required">Every field is required.</p>
+<form method="post" action="${id}/card" autocomplete="on" aria-describedby="card-required">
 ${csrfField(ctx)}
-<label for="cc-name">Name on card</label>
+<label for="cc-name">Name on card <span class="muted">(as printed on the card)</span></label>
 <input type="text" id="cc-name" name="name" autocomplete="cc-name" required maxlength="100"${name.attrs}>
 ${name.message}
 <label for="cc-number">Card number</label>

@@ -188,6 +188,9 @@ describe('hosted checkout', () => {
       expect(page.html).toContain('Two books');
       for (const token of ['cc-name', 'cc-number', 'cc-exp', 'cc-csc', 'tel']) expect(page.html).toContain(`autocomplete="${token}"`);
       for (const id of ['cc-name', 'cc-number', 'cc-exp', 'cc-csc', 'wallet-number']) expect(page.html).toContain(`<label for="${id}">`);
+      // The customer learns before submitting that every card field, the name included, is required.
+      expect(page.html).toContain('<p class="muted" id="card-required">Every field is required.</p>');
+      expect(page.html).toMatch(/<label for="cc-name">Name on card <span class="muted">\(as printed on the card\)<\/span><\/label>/);
       expect(page.html).not.toMatch(/<script/i);
       expect(page.html).not.toMatch(/ style="/);
     });
