@@ -54,6 +54,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   DashSession   DASHSESSION#<sha256(cookie)>        DASHSESSION                       -   (30 min idle, 12 h absolute; ttl)
  *   DashAudit     AUDIT#<merchantId>                  <at>#<auditId>                    -   (one year; ttl)
  *   DashThrottle  DASHTHROTTLE#<sha256(address)>      <window start>                    -   (failed sign-ins per client address; ttl)
+ *                 DASHUSER#<userId>                   FAILURES#<window start>           -   (failed sign-ins of one account; ttl)
  *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a dashboard payout: maker-checker)
  *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (who requested a dashboard settlement)
  *   Approvals     APPROVALS#<payout|settlement>#<id>  APPROVALS                         -   (who approved so far: both sides approve)
@@ -304,6 +305,8 @@ export const keys = {
   dashAudit: (merchantId: string, at: string, auditId: string): Key => ({ PK: `AUDIT#${merchantId}`, SK: `${at}#${auditId}` }),
   dashAuditOfMerchant: (merchantId: string) => ({ PK: `AUDIT#${merchantId}` }),
   dashThrottle: (addressHash: string, window: string): Key => ({ PK: `DASHTHROTTLE#${addressHash}`, SK: window }),
+  /** An account's failed sign-ins in one window (atomic ADD; in the user's partition, so the sign-in Lambda's keys cover it). */
+  dashUserFailures: (userId: string, window: string): Key => ({ PK: `DASHUSER#${userId}`, SK: `FAILURES#${window}` }),
   payoutMaker: (mode: Mode, merchantId: string, orderRef: string): Key => ({
     PK: `PAYOUTMAKER#${mode}#${merchantId}#${orderRef}`,
     SK: 'PAYOUTMAKER',
