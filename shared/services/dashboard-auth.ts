@@ -29,7 +29,6 @@ import {
   countAddressFailure,
   countUserFailure,
   createUserWrites,
-  emailWriteIndex,
   getInvite,
   getSession,
   getUser,
@@ -39,6 +38,7 @@ import {
   lockUser,
   revokeSessionWrite,
   sessionWrite,
+  signInUserIdOf,
   tokenHash,
   updateSession,
   useInviteWrite,
@@ -118,7 +118,14 @@ export function dashboardBaseUrl(): string {
   return (process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
 }
 
-/** Operator (`ops user invite`) or admin (Team page): a new user and a single-use 72 h link. */
+/**
+ * Operator (`ops user invite`) or admin (Team page): a new user and a single-use 72 h link. The
+ * answer is the same whether or not the address already has an account at another merchant, so an
+ * admin cannot learn who has one: such an address is invited too (listed as invited), but an
+ * account belongs to one merchant, so its owner is told so when they follow the link and the
+ * existing account is not touched (acceptInvite). Only an address this merchant already invited is
+ * refused (409): the admin sees their own team anyway.
+ */
 export async function inviteUser(input: { merchantId: string; email: string; role: string }, actor: Actor, now = new Date()) {
   const email = normaliseEmail(input.email);
   if (!emailShape.test(email) || email.length > 254) throw new DashboardRefusal(400, 'Enter a valid e-mail address.', 'email');
@@ -126,46 +133,53 @@ export async function inviteUser(input: { merchantId: string; email: string; rol
     throw new DashboardRefusal(400, 'Choose a role: admin, developer, finance, approver or viewer.', 'role');
   const merchant = await getMerchant(input.merchantId);
   if (!merchant) throw new DashboardRefusal(404, `No merchant ${input.merchantId}.`);
+  const inTeam = () => new DashboardRefusal(409, 'A dashboard user with this e-mail address already exists in your team.', 'email');
   const at = now.toISOString();
-  const user: DashboardUser = {
-    userId: randomUUID(),
-    merchantId: input.merchantId,
-    email,
-    role: input.role as DashboardRole,
-    status: 'invited',
-    passwordHash: null,
-    totpSealed: null,
-    totpPendingSealed: null,
-    lastTotpStep: 0,
-    recoveryCodeHashes: [],
-    lockedUntil: null,
-    sessionEpoch: 1,
-    createdAt: at,
-    createdBy: actor.actorId,
-    updatedAt: at,
-    version: 1,
-  };
   const token = newToken();
   const expiresAt = new Date(now.getTime() + inviteLifetimeSeconds * 1000).toISOString();
-  try {
-    await transact([
-      ...createUserWrites(user, {
-        tokenHash: tokenHash(token),
-        userId: user.userId,
-        merchantId: user.merchantId,
-        email,
-        expiresAt,
-        usedAt: null,
-        createdAt: at,
-      }),
-      auditWrite(auditEntry(user.merchantId, actor, 'user.invite', { target: `${email} (${user.role})` }, now)),
-    ]);
-  } catch (error) {
-    if (error instanceof TransactionFailed && error.failedAt(emailWriteIndex))
-      throw new DashboardRefusal(409, 'A dashboard user with this e-mail address already exists.', 'email');
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    const ownerId = await signInUserIdOf(email);
+    if (ownerId && (await getUser(ownerId))?.merchantId === input.merchantId) throw inTeam();
+    const user: DashboardUser = {
+      userId: randomUUID(),
+      merchantId: input.merchantId,
+      email,
+      role: input.role as DashboardRole,
+      status: 'invited',
+      passwordHash: null,
+      totpSealed: null,
+      totpPendingSealed: null,
+      lastTotpStep: 0,
+      recoveryCodeHashes: [],
+      lockedUntil: null,
+      sessionEpoch: 1,
+      createdAt: at,
+      createdBy: actor.actorId,
+      updatedAt: at,
+      version: 1,
+    };
+    const invite = {
+      tokenHash: tokenHash(token),
+      userId: user.userId,
+      merchantId: user.merchantId,
+      email,
+      expiresAt,
+      usedAt: null,
+      createdAt: at,
+    };
+    try {
+      await transact([
+        ...createUserWrites(user, invite, !ownerId),
+        auditWrite(auditEntry(user.merchantId, actor, 'user.invite', { target: `${email} (${user.role})` }, now)),
+      ]);
+      return { userId: user.userId, email, role: user.role, inviteUrl: `${dashboardBaseUrl()}/dashboard/invite/${token}`, expiresAt };
+    } catch (error) {
+      if (!(error instanceof TransactionFailed)) throw error;
+      if (error.on('member')) throw inTeam();
+      // The address got its account meanwhile (another merchant's invite): invite it as such.
+      if (!error.on('email') || attempt >= 2) throw error;
+    }
   }
-  return { userId: user.userId, email, role: user.role, inviteUrl: `${dashboardBaseUrl()}/dashboard/invite/${token}`, expiresAt };
 }
 
 /** What the invite page shows, or a refusal when the link is unknown, used or expired. */
@@ -213,6 +227,14 @@ export async function acceptInvite(token: string, password: string, confirm: str
   const problem = passwordProblem(password, user.email);
   if (problem) throw new DashboardRefusal(400, problem, 'password');
   if (password !== confirm) throw new DashboardRefusal(400, 'The two passwords do not match.', 'confirm');
+  // An address invited while it had an account at another merchant (inviteUser): that account is
+  // its only one; the invitation cannot make a second, nor touch the first.
+  if ((await signInUserIdOf(user.email)) !== user.userId)
+    throw new DashboardRefusal(
+      409,
+      'This e-mail address already has a dashboard account with another company, and an account belongs to one company. ' +
+        'Sign in to that account, or ask whoever invited you to invite a different e-mail address.',
+    );
   const pending = await sealTotp(user.userId, newTotpSecret());
   const next = { ...user, sessionEpoch: user.sessionEpoch + 1 };
   const { token: sessionToken, session } = newSession(next, 'enrol', now);
@@ -310,7 +332,9 @@ async function secondFactorOf(user: DashboardUser, code: string, now: Date): Pro
     return { ok: true, changes: { recoveryCodeHashes: stored.filter((_, i) => i !== index) }, how: 'recovery code' };
   }
   const step = verifyTotp(await openTotp(user.userId, user.totpSealed), code, now.getTime());
-  return step !== undefined && step > user.lastTotpStep ? { ok: true, changes: { lastTotpStep: step }, how: 'authenticator code' } : refused;
+  return step !== undefined && step > user.lastTotpStep
+    ? { ok: true, changes: { lastTotpStep: step }, how: 'authenticator code' }
+    : refused;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type DashboardSession,
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
-import { db, fromItem, queryAll, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
+import { db, fromItem, named, queryAll, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
 import { keys, type Key } from './keys.ts';
 
 /**
@@ -52,22 +52,33 @@ const userItem = (user: DashboardUser) => ({
   ...user,
 });
 
-/** D1: a new (invited) user, its e-mail pointer (refused if the e-mail is taken) and its invite, in one transaction. */
-export function createUserWrites(user: DashboardUser, invite: DashboardInvite): TxItem[] {
+/**
+ * D1: a new (invited) user of a merchant and its invite, in one transaction, with the merchant's
+ * membership marker for the e-mail (refused if the merchant already invited it) and, when the
+ * address has no account yet, the sign-in e-mail pointer (refused if it was taken meanwhile). An
+ * address that already has an account elsewhere gets the user and invite without the pointer
+ * (shared/services/dashboard-auth.ts inviteUser: the invitation cannot be accepted, one account
+ * belongs to one merchant).
+ */
+export function createUserWrites(user: DashboardUser, invite: DashboardInvite, claimSignInEmail: boolean): TxItem[] {
+  const put = (item: Record<string, unknown>): TxItem => ({
+    Put: { TableName: tableName(), Item: toItem(item), ConditionExpression: 'attribute_not_exists(PK)' },
+  });
   return [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({ ...keys.dashEmail(user.email), entity: 'DashEmail', email: user.email, userId: user.userId }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    { Put: { TableName: tableName(), Item: toItem(userItem(user)), ConditionExpression: 'attribute_not_exists(PK)' } },
+    named('member', put({ ...keys.dashMember(user.email, user.merchantId), entity: 'DashMember', email: user.email, userId: user.userId })),
+    ...(claimSignInEmail
+      ? [named('email', put({ ...keys.dashEmail(user.email), entity: 'DashEmail', email: user.email, userId: user.userId }))]
+      : []),
+    put(userItem(user)),
     inviteWrite(invite),
   ];
 }
-/** Index of the e-mail pointer in createUserWrites (its failure means the e-mail is taken). */
-export const emailWriteIndex = 0;
+
+/** D3b: the user that signs in with this e-mail address (the pointer's user id), if any. */
+export async function signInUserIdOf(email: string): Promise<string | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashEmail(email)), ConsistentRead: true }));
+  return out.Item ? fromItem<{ userId: string }>(out.Item).userId : undefined;
+}
 
 export function inviteWrite(invite: DashboardInvite): TxItem {
   return {
@@ -92,9 +103,8 @@ export async function getUser(userId: string): Promise<DashboardUser | undefined
 
 /** D3: a user by e-mail (pointer, then the user). */
 export async function getUserByEmail(email: string): Promise<DashboardUser | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashEmail(email)), ConsistentRead: true }));
-  if (!out.Item) return undefined;
-  return getUser(fromItem<{ userId: string }>(out.Item).userId);
+  const userId = await signInUserIdOf(email);
+  return userId ? getUser(userId) : undefined;
 }
 
 /** D4: a merchant's users, oldest first (the team page). */

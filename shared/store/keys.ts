@@ -50,6 +50,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   DashUser      DASHUSER#<userId>                   DASHUSER
  *                 GSI1: MERCHANT#<merchantId>#DASHUSER / <createdAt>#<userId>
  *   DashEmail     DASHEMAIL#<lower-case e-mail>       DASHEMAIL                         -   (uniqueness + sign-in lookup)
+ *   DashMember    DASHEMAIL#<lower-case e-mail>       MERCHANT#<merchantId>             -   (a merchant invited the address once)
  *   DashInvite    DASHINVITE#<sha256(token)>          DASHINVITE                        -   (single use, 72 h; ttl)
  *   DashSession   DASHSESSION#<sha256(cookie)>        DASHSESSION                       -   (30 min idle, 12 h absolute; ttl)
  *   DashAudit     AUDIT#<merchantId>                  <at>#<auditId>                    -   (one year; ttl)
@@ -300,6 +301,8 @@ export const keys = {
   }),
   dashUsersOfMerchant: (merchantId: string) => ({ GSI1PK: `MERCHANT#${merchantId}#DASHUSER` }),
   dashEmail: (email: string): Key => ({ PK: `DASHEMAIL#${email}`, SK: 'DASHEMAIL' }),
+  /** A merchant invited this e-mail address (one user per address and merchant; next to the address's sign-in pointer). */
+  dashMember: (email: string, merchantId: string): Key => ({ PK: `DASHEMAIL#${email}`, SK: `MERCHANT#${merchantId}` }),
   dashInvite: (tokenHash: string): Key => ({ PK: `DASHINVITE#${tokenHash}`, SK: 'DASHINVITE' }),
   dashSession: (sessionHash: string): Key => ({ PK: `DASHSESSION#${sessionHash}`, SK: 'DASHSESSION' }),
   dashAudit: (merchantId: string, at: string, auditId: string): Key => ({ PK: `AUDIT#${merchantId}`, SK: `${at}#${auditId}` }),

@@ -120,9 +120,10 @@ describe('dashboard sign-in', { timeout: 120_000 }, () => {
     }
     const after = (await getUser(u.userId))!;
     expect(Date.parse(after.lockedUntil!)).toBeGreaterThan(Date.now());
-    await expect(
-      signIn({ email: u.email, password, code: totpCode(u.secret, Date.now() + 30_000) }, address()),
-    ).rejects.toMatchObject({ status: 429, message: expect.stringContaining('locked') });
+    await expect(signIn({ email: u.email, password, code: totpCode(u.secret, Date.now() + 30_000) }, address())).rejects.toMatchObject({
+      status: 429,
+      message: expect.stringContaining('locked'),
+    });
     const audit = (await listAudit(u.merchantId, 50)).items.filter((a) => a.action === 'user.sign-in' && a.outcome === 'refused');
     expect(audit.length).toBe(11);
     expect(audit.filter((a) => a.detail === 'wrong credentials; account locked').length).toBeGreaterThanOrEqual(1);
