@@ -89,7 +89,7 @@ describe('dashboard sign-in', { timeout: 120_000 }, () => {
     await expect(signIn({ email: u.email, password, code }, ip)).rejects.toMatchObject({ status: 400 });
   });
 
-  it('keeps recovery codes stored before the keyed digest (scrypt) working, with the same work for a right and a wrong password', async () => {
+  it('keeps scrypt-stored recovery codes (before the keyed digest) working, the same work for a right and a wrong password', async () => {
     const u = await enrolledUser();
     const legacyCodes = newRecoveryCodes(3);
     const user = (await getUser(u.userId))!;
