@@ -53,7 +53,7 @@ describe('a suspended merchant', () => {
     expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBeGreaterThan(0);
   });
 
-  it('a suspended merchant's hosted page is the "not accepting payments" page, without a form; reactivated, the form is back', async () => {
+  it('the hosted page of a suspended merchant is the "not accepting payments" page, without a form, back once reactivated', async () => {
     const m = await newMerchant();
     const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 1500 }));
     expect(created.status, created.text).toBe(200);
