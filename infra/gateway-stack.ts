@@ -444,8 +444,9 @@ export class PaymentGatewayStack extends Stack {
 /**
  * Per-client limits (docs/security-and-limits.md; the same numbers the local server applies):
  * rate-based rules counted per Svc-API-Key header (requests without it are not counted by that
- * rule) and per client IP on the public pages and provider callbacks, plus the AWS managed rule
- * groups (common rule set, known bad inputs, IP reputation). A limited client gets 429 with a
+ * rule) and per client IP on the public pages, the provider callbacks and the merchant dashboard
+ * (its sign-in above all; not limited by the local server), plus the AWS managed rule groups
+ * (common rule set, known bad inputs, IP reputation). A limited client gets 429 with a
  * problem body; WAF prefixes custom headers, so Retry-After arrives as `x-amzn-waf-retry-after`.
  */
 function clientLimitsWebAcl(scope: Construct, stageArn: string, limits: RateLimits): CfnWebACL {
@@ -518,7 +519,9 @@ function clientLimitsWebAcl(scope: Construct, stageArn: string, limits: RateLimi
             limit: limits.perIp,
             evaluationWindowSec: limits.windowSeconds,
             aggregateKeyType: 'IP',
-            scopeDownStatement: { orStatement: { statements: [pathContains('/pay/'), pathContains('/providers/')] } },
+            scopeDownStatement: {
+              orStatement: { statements: [pathContains('/pay/'), pathContains('/providers/'), pathContains('/dashboard')] },
+            },
           },
         },
         visibilityConfig: visibility('PerIpPublic'),

@@ -5,7 +5,7 @@ import { walletProviders } from '#shared/domain/providers.ts';
 import { sandboxCards } from '#shared/domain/sandbox.ts';
 import { sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { html, htmlDocument, type Html, type PageResult } from '#shared/http/pages.ts';
-import type { CheckoutRefusal } from '#shared/services/checkout.ts';
+import { notAcceptingPaymentsMessage, type CheckoutRefusal } from '#shared/services/checkout.ts';
 import { problemFor } from '#shared/http/problem.ts';
 
 /**
@@ -276,6 +276,20 @@ do nothing, it ends by itself and no money is taken.</p>
       ? html`${otpForm(ctx)}`
       : html`${methods.card ? cardForm(ctx) : ''}${methods.walletProviders.length ? walletForm(ctx) : ''}`;
   return page(ctx, 'Pay', html`<h1>Complete your payment</h1>${summary(ctx.intent)}${pageAlert}${body}${cancelForm(ctx)}${testHints(ctx)}`);
+}
+
+/**
+ * A Pending session of a merchant that takes no payments now (suspended): no form; the session
+ * stays as it is (it can be paid if the merchant is reactivated before it expires).
+ */
+export function notAcceptingPage(ctx: PageContext): PageResult {
+  const back = customerRedirectUrl(ctx.intent);
+  return page(
+    ctx,
+    'Not accepting payments',
+    html`<section class="card" role="alert"><h1>Not accepting payments</h1><p>${notAcceptingPaymentsMessage}</p></section>\
+${summary(ctx.intent)}${back ? html`<a class="button-link" href="${back}">Return to ${ctx.merchantName}</a>` : ''}`,
+  );
 }
 
 /** A terminal session: the result (Completed, Failed, Cancelled) or the expired page. */

@@ -98,11 +98,22 @@ const loadedTotp = loadOnce(async () =>
 );
 export const dashboardTotpKey = (): Promise<Buffer> => loadedTotp();
 
+/**
+ * The HMAC key of dashboard recovery codes (their stored digests, shared/crypto/password.ts):
+ * HKDF-SHA256 of the public-paths key with its own label, like the TOTP sealing key, so a table
+ * dump alone cannot test guessed codes and the sign-in Lambda still needs no master key.
+ */
+const loadedRecovery = loadOnce(async () =>
+  Buffer.from(hkdfSync('sha256', await publicPathsKey(), Buffer.alloc(0), 'dashboard-recovery-code/v1', 32)),
+);
+export const dashboardRecoveryKey = (): Promise<Buffer> => loadedRecovery();
+
 /** Tests: forget the loaded keys (after changing the environment). */
 export function forgetLoadedKeys(): void {
   loadedMaster.forget();
   loadedPublic.forget();
   loadedTotp.forget();
+  loadedRecovery.forget();
 }
 
 /** The AWS Parameters and Secrets Lambda extension (a layer on every function; no SDK needed). */

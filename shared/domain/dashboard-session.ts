@@ -16,9 +16,10 @@ export const inviteLifetimeSeconds = 72 * 3600;
 export const enrolmentSeconds = 15 * 60;
 export const auditRetentionSeconds = 365 * 86400;
 
-/** Consecutive sign-in failures that lock an account, and for how long. */
+/** Failed sign-ins of one account within one window that lock it, and for how long. */
 export const lockoutThreshold = 5;
 export const lockoutSeconds = 15 * 60;
+export const accountWindowSeconds = 15 * 60;
 /** Failed sign-ins one client address may make per window, whichever accounts they name. */
 export const addressFailureLimit = 20;
 export const addressWindowSeconds = 15 * 60;
@@ -38,8 +39,12 @@ export interface DashboardUser {
   totpPendingSealed: string | null;
   /** The last TOTP step accepted: the same code is never accepted twice. */
   lastTotpStep: number;
+  /**
+   * The unused recovery codes: `hmac$…` keyed digests (shared/crypto/password.ts), or for codes
+   * made before those, `scrypt$…` hashes (still accepted; see signIn).
+   */
   recoveryCodeHashes: string[];
-  failedSignIns: number;
+  /** Set by a failure that passes the threshold (no version check); failures are counted outside the user item. */
   lockedUntil: string | null;
   /** Bumped by "sign out everywhere", a 2FA reset and disabling: older sessions stop working. */
   sessionEpoch: number;
@@ -89,17 +94,19 @@ export const sessionNeedsTouch = (session: DashboardSession, now: Date) =>
 export const isLocked = (user: Pick<DashboardUser, 'lockedUntil'>, now: Date) =>
   user.lockedUntil !== null && Date.parse(user.lockedUntil) > now.getTime();
 
-/** After a failed sign-in: the new failure count and, at the threshold, the lock's end. */
-export function afterFailure(
-  user: Pick<DashboardUser, 'failedSignIns' | 'lockedUntil'>,
-  now: Date,
-): { failedSignIns: number; lockedUntil: string | null } {
-  // A lock that ran out starts a fresh count.
-  const previous = user.lockedUntil && Date.parse(user.lockedUntil) <= now.getTime() ? 0 : user.failedSignIns;
-  const failedSignIns = previous + 1;
-  return failedSignIns >= lockoutThreshold
-    ? { failedSignIns: 0, lockedUntil: new Date(now.getTime() + lockoutSeconds * 1000).toISOString() }
-    : { failedSignIns, lockedUntil: user.lockedUntil && Date.parse(user.lockedUntil) > now.getTime() ? user.lockedUntil : null };
+/**
+ * The lock a failed sign-in sets, given the account's failures in the current window counted
+ * atomically with it (shared/store/dashboard.ts countUserFailure): from the threshold on, the
+ * account is locked for lockoutSeconds from now; below it, no lock. Concurrent failures each see
+ * their own count, so none is lost and the one that passes the threshold locks.
+ */
+export const lockAfterFailures = (failuresInWindow: number, now: Date): string | null =>
+  failuresInWindow >= lockoutThreshold ? new Date(now.getTime() + lockoutSeconds * 1000).toISOString() : null;
+
+/** Start of the fixed window `now` falls in (the per-account and per-address failure counters), ISO 8601. */
+export function failureWindow(now: Date, seconds: number): string {
+  const ms = seconds * 1000;
+  return new Date(Math.floor(now.getTime() / ms) * ms).toISOString();
 }
 
 /** Passwords: at least 12 characters (NIST SP 800-63B: length over composition rules), at most 256. */

@@ -4,7 +4,9 @@
  * `rateLimitWindowSeconds` override them); `npm start` applies the same numbers in the local
  * API Gateway so merchants can see and test a 429. Counted per window:
  *   perKey  requests to /Gateway/* carrying the same Svc-API-Key
- *   perIp   requests from one client IP to the public pages (/pay/*) and provider callbacks (/providers/*)
+ *   perIp   requests from one client IP to the public pages (/pay/*) and provider callbacks (/providers/*);
+ *           deployed, WAF counts the dashboard (/dashboard*) under this limit too (the local server
+ *           does not, so tests and benchmarks can drive the dashboard; its sign-in has its own throttle)
  */
 export interface RateLimits {
   perKey: number;

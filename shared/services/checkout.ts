@@ -159,20 +159,22 @@ const chargeStartedRefusal = (form: CheckoutRefusal['form']) =>
       'pay another way, cancel this payment and start again from the merchant’s site.',
     form,
   );
-const suspendedRefusal = (form: CheckoutRefusal['form']) =>
-  new CheckoutRefusal(
-    'business_rule',
-    'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.',
-    form,
-  );
+/** What the hosted page tells a customer of a merchant that takes no payments (suspended). */
+export const notAcceptingPaymentsMessage =
+  'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.';
+const suspendedRefusal = (form: CheckoutRefusal['form']) => new CheckoutRefusal('business_rule', notAcceptingPaymentsMessage, form);
 
 /**
- * A suspended merchant's hosted pages take no payment (docs/security-and-limits.md), from the
- * process's cached profile: a suspension made elsewhere applies within MERCHANT_CACHE_MS (docs/scaling.md).
+ * A suspended merchant's hosted pages show no payment form and take no payment
+ * (docs/security-and-limits.md), from the process's cached profile: a suspension made elsewhere
+ * applies within MERCHANT_CACHE_MS (docs/scaling.md).
  */
+export async function merchantAcceptsPayments(merchantId: string): Promise<boolean> {
+  return (await getMerchantCached(merchantId))?.status === 'active';
+}
+
 async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutRefusal['form']): Promise<void> {
-  const merchant = await getMerchantCached(merchantId);
-  if (!merchant || merchant.status !== 'active') throw suspendedRefusal(form);
+  if (!(await merchantAcceptsPayments(merchantId))) throw suspendedRefusal(form);
 }
 
 const cardAuthRefusal = (form: CheckoutRefusal['form']) =>

@@ -3,11 +3,11 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { isDashboardRole, type DashboardRole } from '#shared/domain/dashboard-roles.ts';
 import {
   addressFailureLimit,
-  afterFailure,
   emailShape,
   enrolmentSeconds,
   inviteLifetimeSeconds,
   isLocked,
+  lockAfterFailures,
   looksLikeRecoveryCode,
   normaliseEmail,
   passwordProblem,
@@ -17,25 +17,28 @@ import {
   type DashboardSession,
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
-import { hashSecret, newRecoveryCodes, verifySecret } from '#shared/crypto/password.ts';
-import { dashboardTotpKey, open, seal } from '#shared/crypto/seal.ts';
+import { hashSecret, isLegacyRecoveryHash, newRecoveryCodes, recoveryCodeDigest, verifySecret } from '#shared/crypto/password.ts';
+import { dashboardRecoveryKey, dashboardTotpKey, open, seal } from '#shared/crypto/seal.ts';
 import { newTotpSecret, totpUri, verifyTotp } from '#shared/crypto/totp.ts';
 import { logger } from '#shared/logger.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import {
   addressFailures,
-  addressFailureWrite,
   auditWrite,
+  clearUserFailuresWrite,
+  countAddressFailure,
+  countUserFailure,
   createUserWrites,
-  emailWriteIndex,
   getInvite,
   getSession,
   getUser,
   getUserByEmail,
   activeAdminCheck,
   listUsers,
+  lockUser,
   revokeSessionWrite,
   sessionWrite,
+  signInUserIdOf,
   tokenHash,
   updateSession,
   useInviteWrite,
@@ -115,7 +118,14 @@ export function dashboardBaseUrl(): string {
   return (process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
 }
 
-/** Operator (`ops user invite`) or admin (Team page): a new user and a single-use 72 h link. */
+/**
+ * Operator (`ops user invite`) or admin (Team page): a new user and a single-use 72 h link. The
+ * answer is the same whether or not the address already has an account at another merchant, so an
+ * admin cannot learn who has one: such an address is invited too (listed as invited), but an
+ * account belongs to one merchant, so its owner is told so when they follow the link and the
+ * existing account is not touched (acceptInvite). Only an address this merchant already invited is
+ * refused (409): the admin sees their own team anyway.
+ */
 export async function inviteUser(input: { merchantId: string; email: string; role: string }, actor: Actor, now = new Date()) {
   const email = normaliseEmail(input.email);
   if (!emailShape.test(email) || email.length > 254) throw new DashboardRefusal(400, 'Enter a valid e-mail address.', 'email');
@@ -123,47 +133,53 @@ export async function inviteUser(input: { merchantId: string; email: string; rol
     throw new DashboardRefusal(400, 'Choose a role: admin, developer, finance, approver or viewer.', 'role');
   const merchant = await getMerchant(input.merchantId);
   if (!merchant) throw new DashboardRefusal(404, `No merchant ${input.merchantId}.`);
+  const inTeam = () => new DashboardRefusal(409, 'A dashboard user with this e-mail address already exists in your team.', 'email');
   const at = now.toISOString();
-  const user: DashboardUser = {
-    userId: randomUUID(),
-    merchantId: input.merchantId,
-    email,
-    role: input.role as DashboardRole,
-    status: 'invited',
-    passwordHash: null,
-    totpSealed: null,
-    totpPendingSealed: null,
-    lastTotpStep: 0,
-    recoveryCodeHashes: [],
-    failedSignIns: 0,
-    lockedUntil: null,
-    sessionEpoch: 1,
-    createdAt: at,
-    createdBy: actor.actorId,
-    updatedAt: at,
-    version: 1,
-  };
   const token = newToken();
   const expiresAt = new Date(now.getTime() + inviteLifetimeSeconds * 1000).toISOString();
-  try {
-    await transact([
-      ...createUserWrites(user, {
-        tokenHash: tokenHash(token),
-        userId: user.userId,
-        merchantId: user.merchantId,
-        email,
-        expiresAt,
-        usedAt: null,
-        createdAt: at,
-      }),
-      auditWrite(auditEntry(user.merchantId, actor, 'user.invite', { target: `${email} (${user.role})` }, now)),
-    ]);
-  } catch (error) {
-    if (error instanceof TransactionFailed && error.failedAt(emailWriteIndex))
-      throw new DashboardRefusal(409, 'A dashboard user with this e-mail address already exists.', 'email');
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    const ownerId = await signInUserIdOf(email);
+    if (ownerId && (await getUser(ownerId))?.merchantId === input.merchantId) throw inTeam();
+    const user: DashboardUser = {
+      userId: randomUUID(),
+      merchantId: input.merchantId,
+      email,
+      role: input.role as DashboardRole,
+      status: 'invited',
+      passwordHash: null,
+      totpSealed: null,
+      totpPendingSealed: null,
+      lastTotpStep: 0,
+      recoveryCodeHashes: [],
+      lockedUntil: null,
+      sessionEpoch: 1,
+      createdAt: at,
+      createdBy: actor.actorId,
+      updatedAt: at,
+      version: 1,
+    };
+    const invite = {
+      tokenHash: tokenHash(token),
+      userId: user.userId,
+      merchantId: user.merchantId,
+      email,
+      expiresAt,
+      usedAt: null,
+      createdAt: at,
+    };
+    try {
+      await transact([
+        ...createUserWrites(user, invite, !ownerId),
+        auditWrite(auditEntry(user.merchantId, actor, 'user.invite', { target: `${email} (${user.role})` }, now)),
+      ]);
+      return { userId: user.userId, email, role: user.role, inviteUrl: `${dashboardBaseUrl()}/dashboard/invite/${token}`, expiresAt };
+    } catch (error) {
+      if (!(error instanceof TransactionFailed)) throw error;
+      if (error.on('member')) throw inTeam();
+      // The address got its account meanwhile (another merchant's invite): invite it as such.
+      if (!error.on('email') || attempt >= 2) throw error;
+    }
   }
-  return { userId: user.userId, email, role: user.role, inviteUrl: `${dashboardBaseUrl()}/dashboard/invite/${token}`, expiresAt };
 }
 
 /** What the invite page shows, or a refusal when the link is unknown, used or expired. */
@@ -211,6 +227,14 @@ export async function acceptInvite(token: string, password: string, confirm: str
   const problem = passwordProblem(password, user.email);
   if (problem) throw new DashboardRefusal(400, problem, 'password');
   if (password !== confirm) throw new DashboardRefusal(400, 'The two passwords do not match.', 'confirm');
+  // An address invited while it had an account at another merchant (inviteUser): that account is
+  // its only one; the invitation cannot make a second, nor touch the first.
+  if ((await signInUserIdOf(user.email)) !== user.userId)
+    throw new DashboardRefusal(
+      409,
+      'This e-mail address already has a dashboard account with another company, and an account belongs to one company. ' +
+        'Sign in to that account, or ask whoever invited you to invite a different e-mail address.',
+    );
   const pending = await sealTotp(user.userId, newTotpSecret());
   const next = { ...user, sessionEpoch: user.sessionEpoch + 1 };
   const { token: sessionToken, session } = newSession(next, 'enrol', now);
@@ -255,7 +279,8 @@ export async function completeEnrolment(signed: Signed, code: string, now = new 
   if (step === undefined)
     throw new DashboardRefusal(400, 'That code is not right. Enter the 6-digit code your authenticator app shows now.', 'code');
   const recoveryCodes = newRecoveryCodes();
-  const hashes = await Promise.all(recoveryCodes.map((c) => hashSecret(c)));
+  const key = await dashboardRecoveryKey();
+  const hashes = recoveryCodes.map((c) => recoveryCodeDigest(key, c));
   const { token, session } = newSession(user, 'full', now, signed.session.mode);
   await transact([
     userUpdateWrite(
@@ -266,7 +291,6 @@ export async function completeEnrolment(signed: Signed, code: string, now = new 
         totpPendingSealed: null,
         lastTotpStep: step,
         recoveryCodeHashes: hashes,
-        failedSignIns: 0,
         lockedUntil: null,
       },
       now,
@@ -280,12 +304,58 @@ export async function completeEnrolment(signed: Signed, code: string, now = new 
 
 const dummyHash = hashSecret('not-a-password-of-anyone');
 const wrongCredentials = 'The e-mail address, password or code is not right.';
+const lockedRefusal = () => new DashboardRefusal(429, 'This account is locked for 15 minutes after repeated failed sign-ins.');
+
+interface SecondFactor {
+  ok: boolean;
+  changes: Partial<DashboardUser>;
+  how: string;
+}
+
+/**
+ * The second factor a sign-in gives, checked whether or not the password was right (the work must
+ * not tell). A recovery code costs one keyed hash looked up among the stored digests; codes stored
+ * before those (scrypt) are all checked, every time a recovery-shaped code names such a user, so
+ * that work too is the same for a right and a wrong password.
+ */
+async function secondFactorOf(user: DashboardUser, code: string, now: Date): Promise<SecondFactor> {
+  const refused = { ok: false, changes: {}, how: 'none' };
+  if (!user.totpSealed) return { ok: true, changes: {}, how: 'none yet: enrolment' };
+  if (looksLikeRecoveryCode(code)) {
+    const stored = user.recoveryCodeHashes;
+    let index = stored.indexOf(recoveryCodeDigest(await dashboardRecoveryKey(), code));
+    if (index < 0 && stored.some(isLegacyRecoveryHash)) {
+      const checks = await Promise.all(stored.map((h) => (isLegacyRecoveryHash(h) ? verifySecret(code, h) : false)));
+      index = checks.indexOf(true);
+    }
+    if (index < 0) return refused;
+    return { ok: true, changes: { recoveryCodeHashes: stored.filter((_, i) => i !== index) }, how: 'recovery code' };
+  }
+  const step = verifyTotp(await openTotp(user.userId, user.totpSealed), code, now.getTime());
+  return step !== undefined && step > user.lastTotpStep
+    ? { ok: true, changes: { lastTotpStep: step }, how: 'authenticator code' }
+    : refused;
+}
+
+/**
+ * A failed sign-in of an account: the account's and the address's failures are each counted by one
+ * atomic ADD (never a read-modify-write of the user, so concurrent failures all count and none
+ * fails on another), and the failure that reaches the threshold locks the account.
+ */
+async function refuseSignIn(user: DashboardUser, actor: Actor, ip: string, now: Date): Promise<DashboardRefusal> {
+  const [failures] = await Promise.all([countUserFailure(user.userId, now), countAddressFailure(ip, now)]);
+  const lock = lockAfterFailures(failures, now);
+  if (lock) await lockUser(user.userId, lock);
+  await auditRefusal(user.merchantId, actor, 'user.sign-in', null, null, lock ? 'wrong credentials; account locked' : 'wrong credentials');
+  return new DashboardRefusal(400, wrongCredentials);
+}
 
 /**
  * Sign-in: e-mail, password and a TOTP (or recovery) code. Refused for a client address over its
  * failure budget (429) and for a locked account; every failure counts for the account and the
  * address. A user without a second factor yet (new, or after a 2FA reset) gets an enrolment
- * session instead of a full one.
+ * session instead of a full one. Every attempt that reaches the password check runs exactly one
+ * scrypt, against a dummy hash when there is no such account (docs/security-and-limits.md).
  */
 export async function signIn(
   input: { email: string; password: string; code: string },
@@ -295,70 +365,48 @@ export async function signIn(
   if ((await addressFailures(ip, now)) >= addressFailureLimit)
     throw new DashboardRefusal(429, 'Too many failed sign-ins from this network. Wait 15 minutes and try again.');
   const email = normaliseEmail(input.email);
-  const user = emailShape.test(email) ? await getUserByEmail(email) : undefined;
+  const code = input.code.trim().toLowerCase();
+  let user = emailShape.test(email) ? await getUserByEmail(email) : undefined;
   if (!user || !user.passwordHash || user.status === 'disabled') {
-    await verifySecret(input.password, await dummyHash); // the same work whether or not the account exists
-    await transact([addressFailureWrite(ip, now)]);
+    // The same work whether or not the account exists: one scrypt, and the code's keyed hash.
+    await verifySecret(input.password, await dummyHash);
+    if (looksLikeRecoveryCode(code)) recoveryCodeDigest(await dashboardRecoveryKey(), code);
+    await countAddressFailure(ip, now);
     throw new DashboardRefusal(400, wrongCredentials);
   }
   const actor: Actor = { actorId: user.userId, actorEmail: user.email, ip };
   if (isLocked(user, now)) {
-    await transact([
-      addressFailureWrite(ip, now),
-      auditWrite(auditEntry(user.merchantId, actor, 'user.sign-in', { outcome: 'refused', detail: 'account locked' }, now)),
-    ]);
-    throw new DashboardRefusal(429, 'This account is locked for 15 minutes after repeated failed sign-ins.');
+    await Promise.all([countAddressFailure(ip, now), auditRefusal(user.merchantId, actor, 'user.sign-in', null, null, 'account locked')]);
+    throw lockedRefusal();
   }
-  const passwordOk = await verifySecret(input.password, user.passwordHash);
-  let secondFactor: { ok: boolean; changes: Partial<DashboardUser>; how: string } = { ok: false, changes: {}, how: 'none' };
-  if (passwordOk && !user.totpSealed) {
-    secondFactor = { ok: true, changes: {}, how: 'none yet: enrolment' };
-  } else if (passwordOk) {
-    const code = input.code.trim().toLowerCase();
-    if (looksLikeRecoveryCode(code)) {
-      const checks = await Promise.all(user.recoveryCodeHashes.map((h) => verifySecret(code, h)));
-      const index = checks.indexOf(true);
-      if (index >= 0)
-        secondFactor = {
-          ok: true,
-          changes: { recoveryCodeHashes: user.recoveryCodeHashes.filter((_, i) => i !== index) },
-          how: 'recovery code',
-        };
-    } else {
-      const step = verifyTotp(await openTotp(user.userId, user.totpSealed!), code, now.getTime());
-      if (step !== undefined && step > user.lastTotpStep)
-        secondFactor = { ok: true, changes: { lastTotpStep: step }, how: 'authenticator code' };
+  const passwordHash = user.passwordHash;
+  const passwordOk = await verifySecret(input.password, passwordHash);
+  // A concurrent change of the user (a TOTP step or recovery code used by a twin sign-in, a lock)
+  // fails the version condition: the decision is taken again on the user as it is now.
+  for (let attempt = 1; ; attempt++) {
+    const secondFactor = await secondFactorOf(user, code, now);
+    if (!passwordOk || !secondFactor.ok) throw await refuseSignIn(user, actor, ip, now);
+    const stage = user.totpSealed ? 'full' : 'enrol';
+    const changes: Partial<DashboardUser> = { ...secondFactor.changes, lockedUntil: null };
+    if (stage === 'enrol' && !user.totpPendingSealed) changes.totpPendingSealed = await sealTotp(user.userId, newTotpSecret());
+    const { token, session } = newSession(user, stage, now);
+    try {
+      await transact([
+        userUpdateWrite(user, changes, now),
+        clearUserFailuresWrite(user.userId, now),
+        sessionWrite(session),
+        auditWrite(auditEntry(user.merchantId, actor, 'user.sign-in', { detail: secondFactor.how }, now)),
+      ]);
+      return { stage, sessionToken: token };
+    } catch (error) {
+      if (!(error instanceof TransactionFailed && error.failedAt(0))) throw error;
+      const fresh = await getUser(user.userId);
+      if (!fresh || fresh.status === 'disabled' || fresh.passwordHash !== passwordHash || attempt >= 5)
+        throw new DashboardRefusal(400, wrongCredentials);
+      if (isLocked(fresh, now)) throw lockedRefusal();
+      user = fresh;
     }
   }
-  if (!passwordOk || !secondFactor.ok) {
-    const failure = afterFailure(user, now);
-    await transact([
-      userUpdateWrite(user, failure, now),
-      addressFailureWrite(ip, now),
-      auditWrite(
-        auditEntry(
-          user.merchantId,
-          actor,
-          'user.sign-in',
-          { outcome: 'refused', detail: failure.lockedUntil ? 'wrong credentials; account locked' : 'wrong credentials' },
-          now,
-        ),
-      ),
-    ]);
-    throw new DashboardRefusal(400, wrongCredentials);
-  }
-  const stage = user.totpSealed ? 'full' : 'enrol';
-  const changes: Partial<DashboardUser> = { ...secondFactor.changes, failedSignIns: 0, lockedUntil: null };
-  const writes: TxItem[] = [];
-  if (stage === 'enrol' && !user.totpPendingSealed) changes.totpPendingSealed = await sealTotp(user.userId, newTotpSecret());
-  const { token, session } = newSession(user, stage, now);
-  writes.push(
-    userUpdateWrite(user, changes, now),
-    sessionWrite(session),
-    auditWrite(auditEntry(user.merchantId, actor, 'user.sign-in', { detail: secondFactor.how }, now)),
-  );
-  await transact(writes);
-  return { stage, sessionToken: token };
 }
 
 /** The session behind a cookie, if it is still good; moves its idle clock (at most once a minute). */

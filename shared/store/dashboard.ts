@@ -2,13 +2,15 @@ import { createHash } from 'node:crypto';
 import { GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import {
+  accountWindowSeconds,
   addressWindowSeconds,
   auditRetentionSeconds,
+  failureWindow,
   type DashboardSession,
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
-import { db, fromItem, queryAll, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
-import { keys } from './keys.ts';
+import { db, fromItem, named, queryAll, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
+import { keys, type Key } from './keys.ts';
 
 /**
  * The merchant dashboard's items (docs/access-patterns.md D1-D12): users (with an e-mail pointer
@@ -50,22 +52,33 @@ const userItem = (user: DashboardUser) => ({
   ...user,
 });
 
-/** D1: a new (invited) user, its e-mail pointer (refused if the e-mail is taken) and its invite, in one transaction. */
-export function createUserWrites(user: DashboardUser, invite: DashboardInvite): TxItem[] {
+/**
+ * D1: a new (invited) user of a merchant and its invite, in one transaction, with the merchant's
+ * membership marker for the e-mail (refused if the merchant already invited it) and, when the
+ * address has no account yet, the sign-in e-mail pointer (refused if it was taken meanwhile). An
+ * address that already has an account elsewhere gets the user and invite without the pointer
+ * (shared/services/dashboard-auth.ts inviteUser: the invitation cannot be accepted, one account
+ * belongs to one merchant).
+ */
+export function createUserWrites(user: DashboardUser, invite: DashboardInvite, claimSignInEmail: boolean): TxItem[] {
+  const put = (item: Record<string, unknown>): TxItem => ({
+    Put: { TableName: tableName(), Item: toItem(item), ConditionExpression: 'attribute_not_exists(PK)' },
+  });
   return [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({ ...keys.dashEmail(user.email), entity: 'DashEmail', email: user.email, userId: user.userId }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    { Put: { TableName: tableName(), Item: toItem(userItem(user)), ConditionExpression: 'attribute_not_exists(PK)' } },
+    named('member', put({ ...keys.dashMember(user.email, user.merchantId), entity: 'DashMember', email: user.email, userId: user.userId })),
+    ...(claimSignInEmail
+      ? [named('email', put({ ...keys.dashEmail(user.email), entity: 'DashEmail', email: user.email, userId: user.userId }))]
+      : []),
+    put(userItem(user)),
     inviteWrite(invite),
   ];
 }
-/** Index of the e-mail pointer in createUserWrites (its failure means the e-mail is taken). */
-export const emailWriteIndex = 0;
+
+/** D3b: the user that signs in with this e-mail address (the pointer's user id), if any. */
+export async function signInUserIdOf(email: string): Promise<string | undefined> {
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashEmail(email)), ConsistentRead: true }));
+  return out.Item ? fromItem<{ userId: string }>(out.Item).userId : undefined;
+}
 
 export function inviteWrite(invite: DashboardInvite): TxItem {
   return {
@@ -90,9 +103,8 @@ export async function getUser(userId: string): Promise<DashboardUser | undefined
 
 /** D3: a user by e-mail (pointer, then the user). */
 export async function getUserByEmail(email: string): Promise<DashboardUser | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashEmail(email)), ConsistentRead: true }));
-  if (!out.Item) return undefined;
-  return getUser(fromItem<{ userId: string }>(out.Item).userId);
+  const userId = await signInUserIdOf(email);
+  return userId ? getUser(userId) : undefined;
 }
 
 /** D4: a merchant's users, oldest first (the team page). */
@@ -255,34 +267,60 @@ export async function listAudit(merchantId: string, limit: number, before?: stri
 }
 
 const addressHash = (address: string) => createHash('sha256').update(`dash-address:${address}`).digest('hex');
-const addressWindow = (now: Date) => {
-  const ms = addressWindowSeconds * 1000;
-  return new Date(Math.floor(now.getTime() / ms) * ms).toISOString();
-};
+const addressKey = (address: string, now: Date) => keys.dashThrottle(addressHash(address), failureWindow(now, addressWindowSeconds));
+const userFailuresKey = (userId: string, now: Date) => keys.dashUserFailures(userId, failureWindow(now, accountWindowSeconds));
 
 /** D12: failed sign-ins from one client address in the current window. */
 export async function addressFailures(address: string, now: Date): Promise<number> {
-  const out = await db().send(
-    new GetItemCommand({
-      TableName: tableName(),
-      Key: toItem(keys.dashThrottle(addressHash(address), addressWindow(now))),
-      ConsistentRead: true,
-    }),
-  );
+  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(addressKey(address, now)), ConsistentRead: true }));
   return out.Item ? (fromItem<{ count?: number }>(out.Item).count ?? 0) : 0;
 }
 
-/** D12: count one failed sign-in from an address (in the same transaction as the user's own failure count). */
-export function addressFailureWrite(address: string, now: Date): TxItem {
-  return {
-    Update: {
+/** One atomic `ADD count 1` on a window counter; the count after it (no read-modify-write: concurrent failures all count). */
+async function countOne(key: Key, windowSeconds: number, now: Date): Promise<number> {
+  const out = await db().send(
+    new UpdateItemCommand({
       TableName: tableName(),
-      Key: toItem(keys.dashThrottle(addressHash(address), addressWindow(now))),
+      Key: toItem(key),
       UpdateExpression: 'ADD #count :one SET entity = :entity, #ttl = :ttl',
       ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-      ExpressionAttributeValues: toValues({ ':one': 1, ':entity': 'DashThrottle', ':ttl': ttlIn(addressWindowSeconds * 2, now.getTime()) }),
-    },
-  };
+      ExpressionAttributeValues: toValues({ ':one': 1, ':entity': 'DashThrottle', ':ttl': ttlIn(windowSeconds * 2, now.getTime()) }),
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(fromItem<{ count?: number }>(out.Attributes ?? {}).count ?? 0);
+}
+
+/** D12: count one failed sign-in from an address; the address's failures in the window after it. */
+export const countAddressFailure = (address: string, now: Date) => countOne(addressKey(address, now), addressWindowSeconds, now);
+
+/** D12b: count one failed sign-in of an account; the account's failures in the window after it. */
+export const countUserFailure = (userId: string, now: Date) => countOne(userFailuresKey(userId, now), accountWindowSeconds, now);
+
+/** D12b: a successful sign-in starts the account's count afresh (in the sign-in's transaction). */
+export function clearUserFailuresWrite(userId: string, now: Date): TxItem {
+  return { Delete: { TableName: tableName(), Key: toItem(userFailuresKey(userId, now)) } };
+}
+
+/**
+ * D5c: lock an account until `until` (a failure that passed the threshold). A plain UpdateItem of
+ * `lockedUntil` only, without the version condition: concurrent failures each set (about) the same
+ * lock and never fail on each other; a later lock end is never moved earlier.
+ */
+export async function lockUser(userId: string, until: string): Promise<void> {
+  try {
+    await db().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: toItem(keys.dashUser(userId)),
+        UpdateExpression: 'SET lockedUntil = :until',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lockedUntil) OR lockedUntil = :null OR lockedUntil < :until)',
+        ExpressionAttributeValues: toValues({ ':until': until, ':null': null }),
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
 }
 
 export interface PayoutMaker {

@@ -50,10 +50,12 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   DashUser      DASHUSER#<userId>                   DASHUSER
  *                 GSI1: MERCHANT#<merchantId>#DASHUSER / <createdAt>#<userId>
  *   DashEmail     DASHEMAIL#<lower-case e-mail>       DASHEMAIL                         -   (uniqueness + sign-in lookup)
+ *   DashMember    DASHEMAIL#<lower-case e-mail>       MERCHANT#<merchantId>             -   (a merchant invited the address once)
  *   DashInvite    DASHINVITE#<sha256(token)>          DASHINVITE                        -   (single use, 72 h; ttl)
  *   DashSession   DASHSESSION#<sha256(cookie)>        DASHSESSION                       -   (30 min idle, 12 h absolute; ttl)
  *   DashAudit     AUDIT#<merchantId>                  <at>#<auditId>                    -   (one year; ttl)
  *   DashThrottle  DASHTHROTTLE#<sha256(address)>      <window start>                    -   (failed sign-ins per client address; ttl)
+ *                 DASHUSER#<userId>                   FAILURES#<window start>           -   (failed sign-ins of one account; ttl)
  *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a dashboard payout: maker-checker)
  *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (who requested a dashboard settlement)
  *   Approvals     APPROVALS#<payout|settlement>#<id>  APPROVALS                         -   (who approved so far: both sides approve)
@@ -299,11 +301,15 @@ export const keys = {
   }),
   dashUsersOfMerchant: (merchantId: string) => ({ GSI1PK: `MERCHANT#${merchantId}#DASHUSER` }),
   dashEmail: (email: string): Key => ({ PK: `DASHEMAIL#${email}`, SK: 'DASHEMAIL' }),
+  /** A merchant invited this e-mail address (one user per address and merchant; next to the address's sign-in pointer). */
+  dashMember: (email: string, merchantId: string): Key => ({ PK: `DASHEMAIL#${email}`, SK: `MERCHANT#${merchantId}` }),
   dashInvite: (tokenHash: string): Key => ({ PK: `DASHINVITE#${tokenHash}`, SK: 'DASHINVITE' }),
   dashSession: (sessionHash: string): Key => ({ PK: `DASHSESSION#${sessionHash}`, SK: 'DASHSESSION' }),
   dashAudit: (merchantId: string, at: string, auditId: string): Key => ({ PK: `AUDIT#${merchantId}`, SK: `${at}#${auditId}` }),
   dashAuditOfMerchant: (merchantId: string) => ({ PK: `AUDIT#${merchantId}` }),
   dashThrottle: (addressHash: string, window: string): Key => ({ PK: `DASHTHROTTLE#${addressHash}`, SK: window }),
+  /** An account's failed sign-ins in one window (atomic ADD; in the user's partition, so the sign-in Lambda's keys cover it). */
+  dashUserFailures: (userId: string, window: string): Key => ({ PK: `DASHUSER#${userId}`, SK: `FAILURES#${window}` }),
   payoutMaker: (mode: Mode, merchantId: string, orderRef: string): Key => ({
     PK: `PAYOUTMAKER#${mode}#${merchantId}#${orderRef}`,
     SK: 'PAYOUTMAKER',

@@ -77,6 +77,56 @@ describe('dashboard accounts', { timeout: 120_000 }, () => {
     expect((await get('/dashboard/invite/not-a-real-token-at-all')).status).toBe(404);
   });
 
+  it('inviting an address with an account at another merchant answers as for a new one; its owner cannot accept', async () => {
+    const [first, second] = [await enrolledUser(), await enrolledUser()];
+    const fresh = `fresh-${second.merchant.merchantId.slice(0, 8)}@dash.test`;
+    const invite = async (admin: typeof first, email: string) => {
+      const csrf = csrfIn(await (await get('/dashboard/team', admin.cookie)).text());
+      const response = await post('/dashboard/team/invite', { csrf, email, role: 'viewer' }, admin.cookie);
+      return { status: response.status, html: await response.text() };
+    };
+    // `first` invites second's address (an account elsewhere), `second` a fresh one: the same answer.
+    const elsewhere = await invite(first, second.email);
+    const unused = await invite(second, fresh);
+    const shape = (html: string) =>
+      html
+        .replace(/(admin|fresh)-[0-9a-f]{8}@dash\.test/g, 'EMAIL')
+        .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'ID')
+        .replace(/\/dashboard\/invite\/[A-Za-z0-9_-]{43}/g, '/dashboard/invite/TOKEN')
+        .replace(/name="csrf" value="[^"]+"/g, 'CSRF')
+        .replace(/\d{4}-\d{2}-\d{2}[T ][\d:.]+Z?/g, 'TIME');
+    expect(elsewhere.status).toBe(200);
+    expect(unused.status).toBe(elsewhere.status);
+    expect(elsewhere.html).toContain('id="invite-url"');
+    expect(shape(unused.html)).toBe(shape(elsewhere.html));
+    // Inviting the same address again is refused alike (the admin's own team).
+    const [again, freshAgain] = [await invite(first, second.email), await invite(second, fresh)];
+    expect([again.status, freshAgain.status]).toEqual([409, 409]);
+    expect(shape(again.html)).toBe(shape(freshAgain.html));
+
+    // The owner of the existing account follows the link: the same form, then a clear refusal; the account is untouched.
+    const link = new URL(/id="invite-url">([^<]+)</.exec(elsewhere.html)![1]!).pathname;
+    const form = await get(link);
+    expect(form.status).toBe(200);
+    const refused = await post(link, {
+      csrf: csrfIn(await form.text()),
+      password: 'another long passphrase',
+      confirm: 'another long passphrase',
+    });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain('already has a dashboard account');
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    const signedIn = await signIn({ email: second.email, password, code: totpCode(second.secret, Date.now() + 30_000) }, '192.0.2.40');
+    const session = (await authenticate(signedIn.sessionToken, null))!;
+    expect(session.user).toMatchObject({ userId: second.userId, merchantId: second.merchant.merchantId, role: 'admin' });
+    // The fresh address accepts as usual.
+    const freshLink = new URL(/id="invite-url">([^<]+)</.exec(unused.html)![1]!).pathname;
+    const freshForm = await get(freshLink);
+    const accepted = await post(freshLink, { csrf: csrfIn(await freshForm.text()), password, confirm: password });
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.get('location')).toBe('/dashboard/enrol');
+  });
+
   it('invitations expire after 72 hours', async () => {
     const m = await newMerchant({ name: 'Late Co' });
     const invite = await inviteUser(

@@ -53,6 +53,25 @@ describe('a suspended merchant', () => {
     expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBeGreaterThan(0);
   });
 
+  it('the hosted page of a suspended merchant is the "not accepting payments" page, without a form, back once reactivated', async () => {
+    const m = await newMerchant();
+    const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 1500 }));
+    expect(created.status, created.text).toBe(200);
+    const path = pagePath(created.json.checkoutUrl);
+    expect((await getPage(gw.baseUrl, path)).html).toContain('<form');
+    // setStatus in this process drops its cached profile; another process sees it within MERCHANT_CACHE_MS.
+    await setStatus(m.merchantId, 'suspended');
+    const suspended = await getPage(gw.baseUrl, path);
+    expect(suspended.status).toBe(200);
+    expect(suspended.html).toContain('not accepting payments');
+    expect(suspended.html).not.toContain('<form');
+    expect(suspended.html).not.toContain('name="number"');
+    await setStatus(m.merchantId, 'active');
+    const reactivated = await getPage(gw.baseUrl, path);
+    expect(reactivated.html).toContain('name="number"');
+    expect(reactivated.html).not.toContain('not accepting payments');
+  });
+
   it('a wallet payment started before the suspension cannot be confirmed with its OTP while suspended', async () => {
     const m = await newMerchant();
     const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 1500 }));

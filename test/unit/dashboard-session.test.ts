@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
-  afterFailure,
+  failureWindow,
   isLocked,
+  lockAfterFailures,
   lockoutSeconds,
   lockoutThreshold,
   passwordProblem,
@@ -89,26 +90,19 @@ describe('CSRF tokens', () => {
 });
 
 describe('sign-in lockout', () => {
-  it(`locks an account for ${lockoutSeconds / 60} minutes at the ${lockoutThreshold}th consecutive failure`, () => {
-    let state = { failedSignIns: 0, lockedUntil: null as string | null };
-    for (let i = 1; i < lockoutThreshold; i++) {
-      state = afterFailure(state, at(i));
-      expect(state).toEqual({ failedSignIns: i, lockedUntil: null });
-      expect(isLocked(state, at(i))).toBe(false);
-    }
-    state = afterFailure(state, at(100));
-    expect(state.lockedUntil).toBe(at(100 + lockoutSeconds).toISOString());
-    expect(isLocked(state, at(100 + lockoutSeconds - 1))).toBe(true);
-    expect(isLocked(state, at(100 + lockoutSeconds))).toBe(false);
+  it(`locks an account for ${lockoutSeconds / 60} minutes from the failure that reaches ${lockoutThreshold} in the window`, () => {
+    for (let count = 1; count < lockoutThreshold; count++) expect(lockAfterFailures(count, at(count))).toBeNull();
+    const lockedUntil = lockAfterFailures(lockoutThreshold, at(100));
+    expect(lockedUntil).toBe(at(100 + lockoutSeconds).toISOString());
+    expect(isLocked({ lockedUntil }, at(100 + lockoutSeconds - 1))).toBe(true);
+    expect(isLocked({ lockedUntil }, at(100 + lockoutSeconds))).toBe(false);
+    // Concurrent failures past the threshold each lock (the same 15 minutes), none is lost.
+    expect(lockAfterFailures(lockoutThreshold + 5, at(100))).toBe(lockedUntil);
   });
 
-  it('keeps a running lock when a failure arrives during it, and starts a fresh count after it ends', () => {
-    const locked = { failedSignIns: 0, lockedUntil: at(600).toISOString() };
-    expect(afterFailure(locked, at(10))).toEqual({ failedSignIns: 1, lockedUntil: locked.lockedUntil });
-    expect(afterFailure({ failedSignIns: 4, lockedUntil: at(600).toISOString() }, at(601))).toEqual({
-      failedSignIns: 1,
-      lockedUntil: null,
-    });
+  it('counts failures in fixed windows', () => {
+    expect(failureWindow(new Date('2026-01-01T10:14:59.999Z'), 900)).toBe('2026-01-01T10:00:00.000Z');
+    expect(failureWindow(new Date('2026-01-01T10:15:00.000Z'), 900)).toBe('2026-01-01T10:15:00.000Z');
   });
 });
 
