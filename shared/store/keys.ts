@@ -54,8 +54,9 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   DashSession   DASHSESSION#<sha256(cookie)>        DASHSESSION                       -   (30 min idle, 12 h absolute; ttl)
  *   DashAudit     AUDIT#<merchantId>                  <at>#<auditId>                    -   (one year; ttl)
  *   DashThrottle  DASHTHROTTLE#<sha256(address)>      <window start>                    -   (failed sign-ins per client address; ttl)
- *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a dashboard payout: maker-checker)
- *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (who requested a dashboard settlement)
+ *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a payout: dashboard or minted key)
+ *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (who requested a settlement: dashboard or minted key)
+ *   RefundMaker   REFUNDMAKER#<refundId>              REFUNDMAKER                       -   (who requested a refund: dashboard or minted key)
  *   Approvals     APPROVALS#<payout|settlement>#<id>  APPROVALS                         -   (who approved so far: both sides approve)
  */
 export type Key = { PK: string; SK: string };
@@ -309,6 +310,7 @@ export const keys = {
     SK: 'PAYOUTMAKER',
   }),
   settlementMaker: (settlementId: string): Key => ({ PK: `SETTLEMENTMAKER#${settlementId}`, SK: 'SETTLEMENTMAKER' }),
+  refundMaker: (refundId: string): Key => ({ PK: `REFUNDMAKER#${refundId}`, SK: 'REFUNDMAKER' }),
   approvals: (kind: 'payout' | 'settlement', id: string): Key => ({ PK: `APPROVALS#${kind}#${id}`, SK: 'APPROVALS' }),
 
   /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
