@@ -6,7 +6,10 @@ import { mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
 import { frameOf } from './common.ts';
 import { homeView } from './views.ts';
 
-/** GET /dashboard: balances by currency, today's volume and count, recent failures, webhook health; admins: money-out keys minted lately. */
+/**
+ * GET /dashboard: balances by currency, today's volume and count, recent failures, webhook health;
+ * admins also see the money-out keys minted lately.
+ */
 export const handler = dashboardHandler(routes.dashboardHome, async (request) => {
   const { user, session } = request.signed!;
   const [summary, webhooks, minted] = await Promise.all([

@@ -54,9 +54,9 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   DashSession   DASHSESSION#<sha256(cookie)>        DASHSESSION                       -   (30 min idle, 12 h absolute; ttl)
  *   DashAudit     AUDIT#<merchantId>                  <at>#<auditId>                    -   (one year; ttl)
  *   DashThrottle  DASHTHROTTLE#<sha256(address)>      <window start>                    -   (failed sign-ins per client address; ttl)
- *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a payout: dashboard or minted key)
- *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (who requested a settlement: dashboard or minted key)
- *   RefundMaker   REFUNDMAKER#<refundId>              REFUNDMAKER                       -   (who requested a refund: dashboard or minted key)
+ *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (a payout's maker: dashboard or key minter)
+ *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (a settlement's maker)
+ *   RefundMaker   REFUNDMAKER#<refundId>              REFUNDMAKER                       -   (a refund's maker)
  *   Approvals     APPROVALS#<payout|settlement>#<id>  APPROVALS                         -   (who approved so far: both sides approve)
  */
 export type Key = { PK: string; SK: string };
