@@ -90,7 +90,7 @@ describe('merchant dashboard in Chromium', () => {
   let other: TestMerchant;
 
   it('invite → password → TOTP → sign in → find a payment → partial refund; CSV; mode toggle; scoping; viewer refused server-side; audit', {
-    timeout: 240_000,
+    timeout: 300_000, // the key roll waits up to 30 s for a fresh authenticator step (step-up)
   }, async () => {
     merchant = await newMerchant({ name: 'Acme Books' });
     other = await newMerchant({ name: 'Other Shop' });
