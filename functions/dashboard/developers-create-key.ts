@@ -1,19 +1,21 @@
 import { routes } from '#functions/routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
-import { apiKeysOf } from '#shared/services/dashboard.ts';
-import { createApiKeyFromDashboard } from '#shared/services/dashboard-developers.ts';
-import { frameOf } from './common.ts';
-import { developersView } from './views.ts';
+import { createApiKeyFromDashboard } from '#shared/services/dashboard-keys.ts';
+import { developersPage, developersRefusal } from './common.ts';
 
-/** POST /dashboard/developers/keys: a new key pair with the chosen mode and scopes, in this response only. */
+/**
+ * POST /dashboard/developers/keys: a new key pair with the chosen mode and scopes, in this response
+ * only; money-out scopes need an admin and the `code` field (step-up). A refusal re-renders the page.
+ */
 export const handler = dashboardHandler(routes.dashboardCreateKey, async (request) => {
-  const { user, session } = request.signed!;
-  const issued = await createApiKeyFromDashboard(request.signed!, {
-    mode: request.form.get('mode') ?? '',
-    scopes: request.form.getAll('scopes'),
-  });
-  return {
-    status: 200,
-    html: developersView(await frameOf(request, 'developers'), await apiKeysOf(user.merchantId, session.mode), { issued }),
-  };
+  try {
+    const issued = await createApiKeyFromDashboard(request.signed!, {
+      mode: request.form.get('mode') ?? '',
+      scopes: request.form.getAll('scopes'),
+      code: request.form.get('code') ?? '',
+    });
+    return developersPage(request, 200, { issued });
+  } catch (error) {
+    return developersRefusal(request, error);
+  }
 });

@@ -1,11 +1,6 @@
 import { routes } from '#functions/routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
-import { apiKeysOf } from '#shared/services/dashboard.ts';
-import { frameOf } from './common.ts';
-import { developersView } from './views.ts';
+import { developersPage } from './common.ts';
 
-/** GET /dashboard/developers: the mode's API keys. */
-export const handler = dashboardHandler(routes.dashboardDevelopers, async (request) => {
-  const { user, session } = request.signed!;
-  return { status: 200, html: developersView(await frameOf(request, 'developers'), await apiKeysOf(user.merchantId, session.mode)) };
-});
+/** GET /dashboard/developers: the mode's API keys (admins: and the money-out keys minted lately). */
+export const handler = dashboardHandler(routes.dashboardDevelopers, (request) => developersPage(request, 200));

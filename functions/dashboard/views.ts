@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import { can } from '#shared/domain/dashboard-roles.ts';
+import { can, keyScopesOf } from '#shared/domain/dashboard-roles.ts';
 import { dashboardRoles } from '#shared/domain/dashboard-roles.ts';
 import { framedPage, path, plainPage, type Frame } from '#shared/http/dashboard-views.ts';
 import { html, Html, type Html as HtmlT } from '#shared/http/pages.ts';
@@ -15,12 +15,13 @@ import type {
   TransactionView,
 } from '#shared/services/dashboard.ts';
 import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
+import { mintNoticeDays, type mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
 import type { settlementDetail, settlementPreview, settlementsList, SettlementForm } from '#shared/services/dashboard-settlements.ts';
 import { intentStatuses, intentTypes } from '#shared/domain/intent.ts';
 import { settlementStatusNames } from '#shared/domain/settlement.ts';
 import { refundStatusNames } from '#shared/domain/refund.ts';
 import type { Approvals } from '#shared/services/approvals.ts';
-import { allScopes } from '#shared/domain/scopes.ts';
+import { isMoneyOut } from '#shared/domain/scopes.ts';
 import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
 
@@ -103,7 +104,12 @@ ${notice(o.message)}${alert(o.error)}
   );
 }
 
-export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>>, w: Awaited<ReturnType<typeof webhookHealth>>) {
+export function homeView(
+  frame: Frame,
+  s: Awaited<ReturnType<typeof homeSummary>>,
+  w: Awaited<ReturnType<typeof webhookHealth>>,
+  minted: MintedKeys = [],
+) {
   const e = w.endpoint;
   const state = !e
     ? 'no endpoint configured'
@@ -115,7 +121,7 @@ export function homeView(frame: Frame, s: Awaited<ReturnType<typeof homeSummary>
   return framedPage(
     'Home',
     frame,
-    html`<h2>Balances</h2>
+    html`${mintedKeysNotice(minted)}<h2>Balances</h2>
 <div class="grid">${s.balances.map(
       (b) => html`<section class="card" aria-label="${b.currency} balance"><h3 class="muted">${b.currency}</h3>
 <p class="big">${money(b.availableBalance, b.currency)}</p><p class="muted">available</p>
@@ -333,11 +339,37 @@ ${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t
   );
 }
 
+type MintedKeys = Awaited<ReturnType<typeof mintedMoneyOutKeys>>;
+
+/** Admins' notice (Home, Developers): the keys that move money out minted lately, by whom. */
+export const mintedKeysNotice = (minted: MintedKeys) =>
+  minted.length
+    ? html`<section class="notice" role="status" aria-label="Money-out keys minted lately"><p><strong>API keys that \
+move money out, minted in the last ${mintNoticeDays} days:</strong></p><ul>${minted.map(
+        (k) => html`<li>${k.keyId} (${k.mode}): ${k.scopes.join(', ')}, minted by ${k.mintedBy} on ${when(k.createdAt)}\
+${k.active ? '' : ' (no longer active)'}</li>`,
+      )}</ul><p>Revoke any you do not recognise on the Developers page of its mode.</p></section>`
+    : '';
+
+/** The step-up field of a key form (admins): a fresh authenticator code, needed for money-out scopes. */
+const stepUpField = (id: string, invalid: boolean) => html`<label for="${id}">Authentication code</label>
+<p class="muted" id="${id}-hint">Needed for keys with payouts, settlements or refunds: a fresh code from your authenticator app.</p>
+<input id="${id}" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6" \
+aria-describedby="${id}-hint${invalid ? ' key-error' : ''}"${invalid ? html` aria-invalid="true"` : ''}>`;
+
 export function developersView(
   frame: Frame,
   keys: Awaited<ReturnType<typeof apiKeysOf>>,
-  o: { issued?: { keyId: string; apiKey: string; secretKey: string; mode?: string }; error?: string } = {},
+  o: {
+    issued?: { keyId: string; apiKey: string; secretKey: string; mode?: string };
+    error?: string;
+    field?: string;
+    minted?: MintedKeys;
+  } = {},
 ) {
+  const admin = frame.role === 'admin';
+  const scopes = keyScopesOf(frame.role);
+  const invalid = (field: string) => o.field === field;
   return framedPage(
     'Developers',
     frame,
@@ -348,7 +380,7 @@ export function developersView(
 <p>API key (Svc-API-Key):</p><p class="secret" id="new-api-key">${o.issued.apiKey}</p>
 <p>Secret key (body signatures):</p><p class="secret" id="new-secret-key">${o.issued.secretKey}</p></div>`
         : ''
-    }${alert(o.error)}
+    }${o.error ? html`<div class="alert" role="alert" id="key-error">${o.error}</div>` : ''}${mintedKeysNotice(o.minted ?? [])}
 ${
   can(frame.role, 'webhooks:manage')
     ? html`<p class="actions">\
@@ -372,25 +404,29 @@ action="${path('/developers/keys/revoke')}">${hidden(frame.csrf)}<input type="hi
         }</td></tr>`,
     )}</tbody></table></div>
 <form method="post" action="${path('/developers/keys')}" class="card" aria-label="Create a key">${hidden(frame.csrf)}<h2>Create a key</h2>
-<p>A new key pair with the scopes you choose; the other keys keep working.</p>
+<p>A new key pair with the scopes you choose; the other keys keep working. You may choose the scopes your role uses in the \
+dashboard${admin ? '' : '; keys that move money out (payouts, settlements, refunds) are minted by an admin'}.</p>
 <label for="key-mode">Mode</label>\
 <select id="key-mode" name="mode">${(['test', 'live'] as const).map(
       (m) => html`<option \
 value="${m}"${m === frame.mode ? html` selected` : ''}>${m}</option>`,
     )}</select>
-<fieldset><legend>Scopes</legend>${allScopes.map(
+<fieldset${invalid('scopes') ? html` aria-describedby="key-error"` : ''}><legend>Scopes</legend>${scopes.map(
       (sc) => html`<label class="check">\
-<input type="checkbox" name="scopes" value="${sc}" checked> ${sc}</label>`,
+<input type="checkbox" name="scopes" value="${sc}"${isMoneyOut(sc) ? '' : html` checked`}> ${sc}</label>`,
     )}</fieldset>
+${admin ? stepUpField('key-code', invalid('code')) : ''}
 <button type="submit">Create key</button></form>
 <form method="post" action="${path('/developers/keys/roll')}" class="card" \
 aria-label="Roll keys">${hidden(frame.csrf)}<h2>Roll the ${frame.mode} keys</h2>
-<p>Creates a new key pair with the same scopes. The current keys keep working for the days you choose, then stop.</p>
+<p>Creates a new key pair with the same scopes. The current keys keep working for the days you choose, then stop.\
+${admin ? '' : ' Keys that move money out are rolled by an admin.'}</p>
 <label for="grace">Old keys keep working for</label>\
 <select id="grace" name="graceDays">${[0, 1, 2, 3, 4, 5, 6, 7].map(
       (d) => html`<option \
 value="${d}"${d === 1 ? html` selected` : ''}>${d === 0 ? 'no time: revoke now' : `${d} day${d > 1 ? 's' : ''}`}</option>`,
     )}</select>
+${admin ? stepUpField('roll-code', invalid('code')) : ''}
 <button type="submit">Create a new key pair</button></form>`,
   );
 }
@@ -730,7 +766,9 @@ ${v.fxRate !== null ? html`<dt>Exchange rate</dt><dd>${v.fxRate} (${when(v.fxRat
 <dt>Approved</dt><dd>${when(v.approvedAt)}</dd>
 <dt>Processed</dt><dd>${when(v.processedAt)}</dd>
 <dt>Automatic</dt><dd>${v.isAuto ? 'yes (schedule)' : 'no'}</dd>
-<dt>Requested by</dt><dd>${v.maker ? v.maker.email : 'the API or the schedule'}</dd>
+<dt>Requested by</dt><dd>${
+      v.maker ? `${v.maker.email}${v.maker.keyId ? ` (API key ${v.maker.keyId})` : ''}` : 'the API or the schedule'
+    }</dd>
 ${
   v.status === 0
     ? html`<dt>Approved by</dt>\

@@ -74,6 +74,7 @@ export const handler = httpHandler(routes.withdraw, { body }, async (request) =>
         accountTitle,
         customer: Object.fromEntries(Object.entries(others).filter((e): e is [string, string] => Boolean(e[1]))),
         allowInsecureWebhooks: auth.merchantAllowInsecureWebhooks,
+        ...(auth.maker ? { maker: auth.maker } : {}),
       },
       place,
     ),

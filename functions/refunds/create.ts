@@ -14,6 +14,12 @@ const body = z.strictObject({
 
 export const handler = httpHandler(routes.createRefund, { body }, async (request) => {
   const { auth, body: b } = request;
-  const caller = { merchantId: auth.merchantId, mode: auth.mode, fee: auth.merchantFees.refund, traceId: request.traceId };
+  const caller = {
+    merchantId: auth.merchantId,
+    mode: auth.mode,
+    fee: auth.merchantFees.refund,
+    traceId: request.traceId,
+    ...(auth.maker ? { maker: auth.maker } : {}),
+  };
   return commit(request, 201, () => createRefund(caller, { trxnRef: b.trxnRef, amount: b.amount ?? null, reason: b.reason ?? null }));
 });

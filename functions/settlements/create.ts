@@ -59,6 +59,12 @@ export const handler = httpHandler(routes.createSettlement, { body }, async (req
   const currency = f.supportedCurrency(b.currency || auth.merchantCurrency);
   const payoutCurrency = f.supportedCurrency(forced ?? (b.payoutCurrency || currency));
   const amountMinor = f.minorUnits(b.amount, currency);
-  const caller = { merchantId: auth.merchantId, mode: auth.mode, fee: auth.merchantFees.settlement, traceId: request.traceId };
+  const caller = {
+    merchantId: auth.merchantId,
+    mode: auth.mode,
+    fee: auth.merchantFees.settlement,
+    traceId: request.traceId,
+    ...(auth.maker ? { maker: auth.maker } : {}),
+  };
   return commit(request, 200, (place) => createSettlement(caller, { amountMinor, currency, payoutCurrency, destination }, place));
 });

@@ -1,3 +1,5 @@
+import { allScopes, isMoneyOut, type Scope } from './scopes.ts';
+
 /**
  * Merchant dashboard roles and what each may do (docs/dashboard.md). The one table every dashboard
  * page and action checks on the server before calling a service.
@@ -40,3 +42,23 @@ export function can(role: DashboardRole, permission: DashboardPermission): boole
 export function permissionsOf(role: DashboardRole): readonly DashboardPermission[] {
   return rolePermissions[role];
 }
+
+/**
+ * The dashboard permission an API key scope stands for: a role may put a scope on a key only when
+ * it holds that permission in the dashboard, and money-out scopes only as an admin (with step-up).
+ */
+const scopePermission: Readonly<Record<Scope, DashboardPermission>> = {
+  payments: 'payments:read',
+  read: 'payments:read',
+  balance: 'balances:read',
+  webhooks: 'webhooks:manage',
+  refunds: 'refunds:create',
+  payouts: 'payouts:create',
+  settlements: 'settlements:create',
+};
+
+export const mayPutOnKey = (role: DashboardRole, scope: Scope): boolean =>
+  can(role, scopePermission[scope]) && (!isMoneyOut(scope) || role === 'admin');
+
+/** The scopes `role` may put on a key it mints (create or roll), in the order of allScopes. */
+export const keyScopesOf = (role: DashboardRole): Scope[] => allScopes.filter((s) => mayPutOnKey(role, s));

@@ -63,6 +63,12 @@ export const endpointWants = (endpoint: Pick<WebhookEndpoint, 'events'>, type: s
  */
 export const payoutApprovalPolicies = ['either', 'merchant', 'operator', 'both'] as const;
 export type PayoutApprovalPolicy = (typeof payoutApprovalPolicies)[number];
+/**
+ * Under `operator` and `both` an API withdrawal with `autoProcessPayout: true` is held Pending for
+ * approval like a manual one: no key alone moves money out past the operator's approval.
+ */
+export const holdsAutomaticPayouts = (policy: PayoutApprovalPolicy | 'either' | undefined): boolean =>
+  policy === 'operator' || policy === 'both';
 
 export interface Merchant {
   merchantId: string;

@@ -69,6 +69,7 @@ export const withdrawalDetails = (intent: PaymentIntent) => intent.details as un
 /** The merchant-facing texts. errorDetails never carries internals. */
 export const payoutMessages = {
   awaitingApproval: 'The withdrawal is awaiting approval.',
+  heldForApproval: "The withdrawal is awaiting approval: the merchant's payoutApprovals setting holds automatic payouts for approval too.",
   submitted: 'The payout was accepted by the bank and is being processed.',
   outcomePending:
     'The payout was submitted to the bank and its outcome is not known yet. Do not submit it ' +
@@ -96,9 +97,9 @@ export function payoutInfo(intent: PaymentIntent, change: InfoChange): PayoutInf
 
 /** The payoutInfo of each stage of a payout (merged over the stored one by payoutInfo()). */
 export const payoutInfoChanges = {
-  pending: (): InfoChange => ({
+  pending: (message = payoutMessages.awaitingApproval): InfoChange => ({
     status: 'Pending',
-    message: payoutMessages.awaitingApproval,
+    message,
     isSuccess: true,
     errorCode: null,
     errorDetails: null,
@@ -221,17 +222,20 @@ export interface NewWithdrawal {
 /**
  * The withdrawal intent of a request: Pending (awaiting approval), or with autoProcessPayout
  * Processing WITH its submission record (the payout is submitted right after this is committed,
- * and never again), its outcome pending until `provider.reconcileAt`.
+ * and never again), its outcome pending until `provider.reconcileAt`. `held`: the merchant's
+ * approval setting holds automatic payouts too (holdsAutomaticPayouts): Pending whatever was asked.
  */
 export function newWithdrawal(
   req: NewWithdrawal,
   provider: { name: string; reconcileAt: Date },
   now: Date,
   ids: { paymentIntentId: string; transactionReference: string },
+  held = false,
 ): PaymentIntent {
-  const submit = req.autoProcessPayout;
+  const submit = req.autoProcessPayout && !held;
+  const pending = payoutInfoChanges.pending(req.autoProcessPayout ? payoutMessages.heldForApproval : payoutMessages.awaitingApproval);
   const info: PayoutInfo = {
-    ...(submit ? payoutInfoChanges.outcomePending(provider.reconcileAt) : payoutInfoChanges.pending()),
+    ...(submit ? payoutInfoChanges.outcomePending(provider.reconcileAt) : pending),
     provider: provider.name,
     transactionReference: ids.transactionReference,
     traceId: req.traceId,

@@ -5,3 +5,9 @@ export const allScopes: readonly Scope[] = ['payments', 'payouts', 'settlements'
 const scopesBeforeWebhooks: readonly Scope[] = ['payments', 'payouts', 'settlements', 'refunds', 'balance', 'read'];
 export const keyHasScope = (scopes: readonly Scope[], scope: Scope): boolean =>
   scopes.includes(scope) || (scope === 'webhooks' && scopesBeforeWebhooks.every((s) => scopes.includes(s)));
+/**
+ * Scopes that move money out of the merchant's wallet. A key holding one is minted in the dashboard
+ * only by an admin with a fresh second-factor code (docs/security-and-limits.md, API keys and roles).
+ */
+export const moneyOutScopes: readonly Scope[] = ['payouts', 'settlements', 'refunds'];
+export const isMoneyOut = (scope: Scope): boolean => moneyOutScopes.includes(scope);

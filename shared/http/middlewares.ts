@@ -29,6 +29,11 @@ export interface Auth {
   merchantFees: ApiKeyRecord['merchantFees'];
   merchantAllowInsecureWebhooks: boolean;
   secretSealed: string;
+  /**
+   * The maker of what this key creates (payouts, settlements, refunds): the dashboard user who
+   * minted it, with the key's id; absent for keys no dashboard user minted (maker-checker has no one to refuse).
+   */
+  maker?: { userId: string; email: string; keyId: string };
 }
 
 export interface PipelineState {
@@ -177,6 +182,7 @@ export function apiKeyAuth(route: Route): Middleware {
         // The local-development switch never applies inside a deployed Lambda (docs/operator-guide.md).
         merchantAllowInsecureWebhooks: (key.merchantAllowInsecureWebhooks ?? false) && !process.env.AWS_LAMBDA_FUNCTION_NAME,
         secretSealed: key.secretSealed,
+        ...(key.mintedBy ? { maker: { userId: key.mintedBy.userId, email: key.mintedBy.email, keyId: key.keyId } } : {}),
       };
       if (key.merchantStatus !== 'active') throw problems.merchantSuspended();
       if (route.scope && !keyHasScope(key.scopes, route.scope)) {

@@ -21,7 +21,8 @@ import { hashSecret, isLegacyRecoveryHash, newRecoveryCodes, recoveryCodeDigest,
 import { dashboardRecoveryKey, dashboardTotpKey, open, seal } from '#shared/crypto/seal.ts';
 import { newTotpSecret, totpUri, verifyTotp } from '#shared/crypto/totp.ts';
 import { logger } from '#shared/logger.ts';
-import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { named, transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
+import { quotaCheck, quotaWrite, type Quota } from '#shared/store/quotas.ts';
 import {
   addressFailures,
   auditWrite,
@@ -40,10 +41,12 @@ import {
   sessionWrite,
   signInUserIdOf,
   tokenHash,
+  totpStepWrite,
   updateSession,
   useInviteWrite,
   userUpdateWrite,
   type AuditEntry,
+  type Maker,
 } from '#shared/store/dashboard.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 
@@ -108,6 +111,9 @@ export async function auditRefusal(
     logger.error('audit write failed', { merchantId, action, errorName: (error as Error).name });
   }
 }
+
+/** How a maker made what they may not decide, in a maker-checker refusal: through an API key they minted, or in the dashboard. */
+export const throughKey = (maker: Maker) => (maker.keyId ? ` (through API key ${maker.keyId}, which you minted)` : '');
 
 export const newToken = () => randomBytes(32).toString('base64url');
 const totpAad = (userId: string) => `totp:${userId}`;
@@ -261,6 +267,71 @@ export interface Signed {
   session: DashboardSession;
   user: DashboardUser;
   actor: Actor;
+}
+
+/** Step-up: wrong codes a user may give per 15-minute window; then step-up is refused until the window ends. */
+export const stepUpFailureLimit = 5;
+const stepUpQuota = (userId: string): Quota => ({ subject: `step-up:${userId}`, limit: stepUpFailureLimit, windowSeconds: 15 * 60 });
+/** One failure counter per user, whichever mode the session is in (the quota key names a mode). */
+const stepUpCounterMode: Mode = 'live';
+const stepUpItems = { code: 'step-up-code', limit: 'step-up-limit' } as const;
+const stepUpRefusals = {
+  missing: 'Enter a code from your authenticator app: this action needs a fresh second-factor code.',
+  wrong: 'That authenticator code is not right. Enter the current code from your authenticator app.',
+  used: 'That authenticator code was already used. Wait for the next code and enter it.',
+  limit: 'Too many wrong authenticator codes. Wait 15 minutes and try again.',
+};
+
+async function stepUpRefused(signed: Signed, what: string, why: keyof typeof stepUpRefusals, now: Date): Promise<DashboardRefusal> {
+  const { merchantId } = signed.user;
+  const audit = (detail: string) =>
+    auditWrite(auditEntry(merchantId, signed.actor, 'user.step-up', { mode: signed.session.mode, outcome: 'refused', detail }, now));
+  const counted = why === 'wrong' || why === 'used';
+  try {
+    // A wrong or replayed code counts against the budget in the same transaction as its audit entry.
+    const count = counted
+      ? [named(stepUpItems.limit, quotaWrite(stepUpCounterMode, merchantId, stepUpQuota(signed.user.userId), now))]
+      : [];
+    await transact([...count, audit(`${what}: ${why === 'limit' ? 'too many wrong codes' : `${why} code`}`)]);
+  } catch (error) {
+    if (!(error instanceof TransactionFailed && error.on(stepUpItems.limit))) throw error;
+    await transact([audit(`${what}: too many wrong codes`)]);
+    return new DashboardRefusal(429, stepUpRefusals.limit, 'code');
+  }
+  return new DashboardRefusal(why === 'limit' ? 429 : 400, stepUpRefusals[why], 'code');
+}
+
+/**
+ * Step-up (docs/security-and-limits.md): a fresh authenticator code for a sensitive action (`what`
+ * names it in the audit log). A valid code gives the writes to commit WITH the action: the code's
+ * TOTP step is used up (refused if that step or a later one was accepted before, at sign-in or a
+ * step-up: no replay, even concurrently), the failure budget is checked, and the `user.step-up`
+ * audit entry. A missing, wrong or replayed code is audited (wrong and replayed ones count: 5 per
+ * 15 minutes) and the refusal is thrown. Recovery codes never step up.
+ */
+export async function stepUp(signed: Signed, code: string, what: string, now = new Date()): Promise<TxItem[]> {
+  const { user } = signed;
+  const given = code.trim();
+  if (!given) throw await stepUpRefused(signed, what, 'missing', now);
+  const step = user.totpSealed ? verifyTotp(await openTotp(user.userId, user.totpSealed), given, now.getTime()) : undefined;
+  if (step === undefined) throw await stepUpRefused(signed, what, 'wrong', now);
+  if (step <= user.lastTotpStep) throw await stepUpRefused(signed, what, 'used', now);
+  return [
+    named(stepUpItems.code, totpStepWrite(user.userId, step, now)),
+    named(stepUpItems.limit, quotaCheck(stepUpCounterMode, user.merchantId, stepUpQuota(user.userId), now)),
+    auditWrite(auditEntry(user.merchantId, signed.actor, 'user.step-up', { mode: signed.session.mode, detail: what }, now)),
+  ];
+}
+
+/**
+ * The action committed with stepUp's writes failed: when the step-up's own conditions refused it
+ * (the code was used meanwhile, or the failure budget ran out), the audited refusal; else the error.
+ */
+export async function stepUpLost(error: unknown, signed: Signed, what: string, now = new Date()): Promise<unknown> {
+  if (!(error instanceof TransactionFailed)) return error;
+  if (error.on(stepUpItems.code)) return stepUpRefused(signed, what, 'used', now);
+  if (error.on(stepUpItems.limit)) return stepUpRefused(signed, what, 'limit', now);
+  return error;
 }
 
 /** The enrolment page: the pending secret as base32 text and otpauth:// URI. */

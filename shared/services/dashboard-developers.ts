@@ -1,8 +1,7 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { deliveryStates, webhookEventTypes, type DeliveryState, type WebhookEventType } from '#shared/domain/events.ts';
 import { NotFoundError, OperatorError } from '#shared/domain/errors.ts';
-import { allScopes, type Scope } from '#shared/domain/scopes.ts';
-import { createKey, disableWebhook, enableWebhook, setWebhook } from '#shared/services/merchants.ts';
+import { disableWebhook, enableWebhook, setWebhook } from '#shared/services/merchants.ts';
 import { resendEvent } from '#shared/services/event-resend.ts';
 import { transact } from '#shared/store/client.ts';
 import { auditWrite } from '#shared/store/dashboard.ts';
@@ -17,7 +16,7 @@ import { commitRequest } from '#shared/store/request.ts';
 /**
  * The Developers page's webhook and API-key actions (docs/dashboard.md), through the services the
  * operator tool and the API use (setWebhook, rotateWebhookSecret, enableWebhook/disableWebhook,
- * createKey, eventsFeed, eventAttempts, resendEvent). Each action is scoped to the signed-in
+ * eventsFeed, eventAttempts, resendEvent; API keys are minted in dashboard-keys.ts). Each action is scoped to the signed-in
  * user's merchant and the session's mode and writes its audit entry.
  */
 const audit = (signed: Signed, action: string, fields: { target?: string | null; detail?: string | null; mode?: Mode }, now: Date) =>
@@ -34,7 +33,7 @@ const audit = (signed: Signed, action: string, fields: { target?: string | null;
   ]);
 
 /** The operator tool's messages say `--flag`; the dashboard shows them as plain sentences. */
-const refusal = (error: unknown): never => {
+export const refusal = (error: unknown): never => {
   if (error instanceof OperatorError)
     throw new DashboardRefusal(
       400,
@@ -175,15 +174,4 @@ export async function resendFromDashboard(signed: Signed, eventId: string, now =
   });
   await audit(signed, 'event.resend', { target: eventId, detail: queued.resendId }, now);
   return queued;
-}
-
-/** Create a key pair for a mode with chosen scopes; key and secret are in the answer only. */
-export async function createApiKeyFromDashboard(signed: Signed, input: { mode: string; scopes: string[] }, now = new Date()) {
-  if (input.mode !== 'test' && input.mode !== 'live') throw new DashboardRefusal(400, 'Choose test or live.', 'mode');
-  const scopes = [...new Set(input.scopes)];
-  if (scopes.length === 0) throw new DashboardRefusal(400, 'Choose at least one scope.', 'scopes');
-  if (scopes.some((s) => !allScopes.includes(s as Scope))) throw new DashboardRefusal(400, 'Unknown scope.', 'scopes');
-  const issued = await createKey(signed.user.merchantId, input.mode, scopes as Scope[], now).catch(refusal);
-  await audit(signed, 'apikey.create', { target: issued.keyId, mode: input.mode, detail: `scopes: ${issued.scopes.join(', ')}` }, now);
-  return issued;
 }

@@ -4,13 +4,13 @@ import { normaliseAccount, type SettlementDestination } from '#shared/domain/set
 import { checkUsdtAddress } from '#shared/domain/usdt-address.ts';
 import { createSettlement, previewSettlement, settlementFor, settlementPage } from '#shared/services/settlement-requests.ts';
 import { SettlementStatus } from '#shared/domain/settlement.ts';
-import { auditWrite, getSettlementMaker, settlementMakerWrite } from '#shared/store/dashboard.ts';
+import { auditWrite, getSettlementMaker } from '#shared/store/dashboard.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
 import { transact } from '#shared/store/client.ts';
 import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayReject } from './approvals.ts';
 import { approveSettlement, rejectSettlement } from './settlements.ts';
-import { auditEntry, auditRefusal, DashboardRefusal, type Signed } from './dashboard-auth.ts';
+import { auditEntry, auditRefusal, DashboardRefusal, throughKey, type Signed } from './dashboard-auth.ts';
 
 /**
  * The Settlements page (docs/dashboard.md) through the settlements service the API uses: the
@@ -30,7 +30,7 @@ export async function settlementDetail(merchantId: string, mode: Mode, id: strin
   const [maker, policy, approvals] = await Promise.all([getSettlementMaker(id), approvalPolicy(merchantId), approvalsOf('settlement', id)]);
   return {
     ...view,
-    maker: maker ? { userId: maker.userId, email: maker.email } : null,
+    maker: maker ? { userId: maker.userId, email: maker.email, keyId: maker.keyId ?? null } : null,
     policy,
     policyText: describePolicy(policy),
     approvals,
@@ -52,7 +52,10 @@ export async function decideSettlement(signed: Signed, id: string, decision: 'ap
   };
   const maker = await getSettlementMaker(id);
   if (maker?.userId === signed.user.userId)
-    throw await refuse(403, 'You requested this settlement, so someone else must approve or reject it (maker-checker).');
+    throw await refuse(
+      403,
+      `You requested this settlement${throughKey(maker)}, so someone else must approve or reject it (maker-checker).`,
+    );
   const policy = await approvalPolicy(merchantId);
   const why = reason.trim().slice(0, 255);
   let waiting = false;
@@ -144,20 +147,13 @@ export async function settlementPreview(signed: Signed, form: SettlementForm, no
 export async function requestSettlementFromDashboard(signed: Signed, form: SettlementForm, traceId: string, now = new Date()) {
   const { merchant, input } = await parse(signed, form);
   const mode = signed.session.mode;
-  const caller = { merchantId: merchant.merchantId, mode, fee: merchant.fees.settlement, traceId };
-  // The settlement, its maker (for maker-checker) and the audit entry: one transaction.
+  const maker = { userId: signed.user.userId, email: signed.user.email };
+  const caller = { merchantId: merchant.merchantId, mode, fee: merchant.fees.settlement, traceId, maker };
+  // The settlement, its maker (for maker-checker, written by the service) and the audit entry: one transaction.
   return commitRequest(
     withWrites(
       (place) => createSettlement(caller, input, place, now),
       ({ response: view }) => [
-        settlementMakerWrite({
-          settlementId: view.id,
-          merchantId: merchant.merchantId,
-          mode,
-          userId: signed.user.userId,
-          email: signed.user.email,
-          createdAt: now.toISOString(),
-        }),
         auditWrite(
           auditEntry(
             merchant.merchantId,

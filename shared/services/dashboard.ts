@@ -11,18 +11,18 @@ import {
   type TransactionListQuery,
 } from '#shared/services/transactions.ts';
 import { contactOfSearch } from '#shared/store/customer-index.ts';
-import { auditWrite, getPayoutMaker, listAudit, listUsers, payoutMakerWrite } from '#shared/store/dashboard.ts';
+import { auditWrite, getPayoutMaker, listAudit, listUsers } from '#shared/store/dashboard.ts';
 import { resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { generatedOrderRef } from '#shared/domain/references.ts';
 import { requestWithdrawal } from '#shared/services/withdrawal-requests.ts';
 import { approveWithdrawal, findWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
 import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants.ts';
 import type { Approvals } from '#shared/store/dashboard.ts';
-import { revokeKey, rotateKeys } from '#shared/services/merchants.ts';
+import { revokeKey } from '#shared/services/merchants.ts';
 import { transact } from '#shared/store/client.ts';
 import { listWallets, type PlaceHold } from '#shared/store/wallets.ts';
 import { eventAttempts, transactionEvents } from '#shared/webhooks/events.ts';
-import { auditEntry, auditRefusal, DashboardRefusal, type Signed } from './dashboard-auth.ts';
+import { auditEntry, auditRefusal, DashboardRefusal, throughKey, type Signed } from './dashboard-auth.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
 import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayReject } from './approvals.ts';
 import { payoutApprovalPolicies, type PayoutApprovalPolicy } from '#shared/domain/merchant.ts';
@@ -256,7 +256,12 @@ export async function refundFromDashboard(
   // The audit entry is committed in the refund's ONE transaction.
   return commitRequest(
     withWrites(
-      () => createRefund({ merchantId, mode, fee: merchant.fees.refund, traceId }, refund, now),
+      () =>
+        createRefund(
+          { merchantId, mode, fee: merchant.fees.refund, traceId, maker: { userId: signed.user.userId, email: signed.user.email } },
+          refund,
+          now,
+        ),
       ({ response: view }) => [
         auditWrite(
           auditEntry(
@@ -309,31 +314,6 @@ export async function apiKeysOf(merchantId: string, mode: Mode, now = new Date()
               : 'active',
     }))
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
-}
-
-/** Roll the mode's keys (ops key rotate): a new pair shown once; the old ones stop after `graceSeconds` (0-7 days). */
-export async function rollApiKeys(signed: Signed, graceSeconds: number, now = new Date()) {
-  if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > 7 * 86400)
-    throw new DashboardRefusal(400, 'The old keys may keep working from 0 to 7 days.');
-  const { merchantId } = signed.user;
-  const mode = signed.session.mode;
-  const rolled = await rotateKeys(merchantId, mode, graceSeconds, now);
-  await transact([
-    auditWrite(
-      auditEntry(
-        merchantId,
-        signed.actor,
-        'apikey.roll',
-        {
-          target: rolled.keyId,
-          mode,
-          detail: `old keys: ${rolled.previousKeys.map((k) => k.keyId).join(', ') || 'none'}; grace ${graceSeconds} s`,
-        },
-        now,
-      ),
-    ),
-  ]);
-  return rolled;
 }
 
 /** Revoke one key of this merchant and mode (another merchant's or mode's key is not found). */
@@ -401,7 +381,6 @@ export async function createPayoutFromDashboard(
     throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
   const currency = merchant.defaultCurrency;
   const orderRef = generatedOrderRef('DASH');
-  const maker = { merchantId, mode, orderRef, userId: signed.user.userId, email: signed.user.email, createdAt: now.toISOString() };
   const decide = (place: PlaceHold) =>
     requestWithdrawal(
       {
@@ -421,10 +400,11 @@ export async function createPayoutFromDashboard(
         accountTitle,
         customer: {},
         allowInsecureWebhooks: false,
+        maker: { userId: signed.user.userId, email: signed.user.email },
       },
       place,
     );
-  // The maker and the audit entry are recorded in the withdrawal's first transaction.
+  // The maker (written by the service) and the audit entry are recorded in the withdrawal's first transaction.
   const audit = auditEntry(
     merchantId,
     signed.actor,
@@ -432,10 +412,10 @@ export async function createPayoutFromDashboard(
     { target: `${orderRef} ${input.amount.trim()} ${currency}`, mode },
     now,
   );
-  return commitRequest(withWrites(decide, () => [payoutMakerWrite(maker), auditWrite(audit)]));
+  return commitRequest(withWrites(decide, () => [auditWrite(audit)]));
 }
 
-/** Approve or reject a Pending payout; maker-checker: never the user who created it. */
+/** Approve or reject a Pending payout; maker-checker: never the user who created it (in the dashboard or with a key they minted). */
 export async function decidePayout(
   signed: Signed,
   paymentIntentId: string,
@@ -460,9 +440,12 @@ export async function decidePayout(
       `payout.${decision}`,
       paymentIntentId,
       mode,
-      'maker-checker: the user created this payout',
+      `maker-checker: the user created this payout${throughKey(maker)}`,
     );
-    throw new DashboardRefusal(403, 'You created this payout, so someone else must approve or reject it (maker-checker).');
+    throw new DashboardRefusal(
+      403,
+      `You created this payout${throughKey(maker)}, so someone else must approve or reject it (maker-checker).`,
+    );
   }
   // Who may decide: the merchant's setting (the operator, its approvers, or both).
   const policy = await approvalPolicy(merchantId);

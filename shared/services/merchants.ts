@@ -14,7 +14,7 @@ import {
 import type { Currency } from '#shared/domain/money.ts';
 import { assertSafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 import { masterKey, seal } from '#shared/crypto/seal.ts';
-import { transact, TransactionFailed } from '#shared/store/client.ts';
+import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import * as store from '#shared/store/merchants.ts';
 import { webhookSecretAssociatedData } from '#shared/store/merchants.ts';
 import { OperatorError } from '#shared/domain/errors.ts';
@@ -35,11 +35,22 @@ export interface IssuedCredentials {
   secretKey: string;
 }
 
+/**
+ * A key minted for a dashboard user: recorded on the key (`mintedBy`), and `authorize` runs with
+ * the new key's id and scopes before anything is written: it throws to refuse, or returns writes
+ * committed in the key's own transaction (the step-up record, audit entries).
+ */
+export interface Minting {
+  by: store.KeyMinter;
+  authorize: (key: { keyId: string; scopes: Scope[]; replaces: string[] }) => Promise<TxItem[]>;
+}
+
 async function issueKey(
   merchant: Pick<Merchant, 'merchantId' | 'status' | 'defaultCurrency' | 'fees' | 'allowInsecureWebhooks'>,
   mode: Mode,
   scopes: Scope[],
   now: Date,
+  mintedBy?: store.KeyMinter,
 ) {
   const apiKey = newApiKey(mode);
   const secretKey = newSecretKey(mode);
@@ -58,6 +69,7 @@ async function issueKey(
     merchantFees: merchant.fees,
     merchantAllowInsecureWebhooks: merchant.allowInsecureWebhooks,
     createdAt: now.toISOString(),
+    ...(mintedBy ? { mintedBy: { userId: mintedBy.userId, email: mintedBy.email } } : {}),
   };
   return { record, issued: { keyId, apiKey, secretKey } satisfies IssuedCredentials };
 }
@@ -126,14 +138,22 @@ export async function revokeKey(keyOrId: string) {
 }
 
 /** New pair for a mode; the old active keys keep working for `graceSeconds` (0 = revoked now). */
-export async function rotateKeys(merchantId: string, mode: Mode, graceSeconds = 24 * 3600, now = new Date(), scopes?: Scope[]) {
+export async function rotateKeys(
+  merchantId: string,
+  mode: Mode,
+  graceSeconds = 24 * 3600,
+  now = new Date(),
+  scopes?: Scope[],
+  mint?: Minting,
+) {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0) throw new OperatorError('--grace must be a whole number of seconds >= 0');
   const merchant = await requireMerchant(merchantId);
   const old = (await store.listApiKeys(merchantId, mode)).filter(
     (k) => k.status === 'active' && (!k.expiresAt || Date.parse(k.expiresAt) > now.getTime()),
   );
-  const { record, issued } = await issueKey(merchant, mode, scopes ?? old[0]?.scopes ?? [...allScopes], now);
-  await store.rotateApiKeys(old, [record], graceSeconds, now);
+  const { record, issued } = await issueKey(merchant, mode, scopes ?? old[0]?.scopes ?? [...allScopes], now, mint?.by);
+  const also = mint ? await mint.authorize({ keyId: record.keyId, scopes: record.scopes, replaces: old.map((k) => k.keyId) }) : [];
+  await store.rotateApiKeys(old, [record], graceSeconds, now, also);
   return {
     merchantId,
     mode,
@@ -149,12 +169,13 @@ export async function rotateKeys(merchantId: string, mode: Mode, graceSeconds = 
  * One more key pair for a mode with the given scopes (the dashboard's "Create key"): the mode's
  * other keys are untouched. The key and secret are returned once and stored only hashed / sealed.
  */
-export async function createKey(merchantId: string, mode: Mode, scopes: Scope[], now = new Date()) {
+export async function createKey(merchantId: string, mode: Mode, scopes: Scope[], now = new Date(), mint?: Minting) {
   const unknown = scopes.filter((s) => !allScopes.includes(s));
   if (scopes.length === 0 || unknown.length) throw new OperatorError(`scopes must be some of ${allScopes.join(', ')}`);
   const merchant = await requireMerchant(merchantId);
-  const { record, issued } = await issueKey(merchant, mode, [...new Set(scopes)], now);
-  await store.rotateApiKeys([], [record], 0, now);
+  const { record, issued } = await issueKey(merchant, mode, [...new Set(scopes)], now, mint?.by);
+  const also = mint ? await mint.authorize({ keyId: record.keyId, scopes: record.scopes, replaces: [] }) : [];
+  await store.rotateApiKeys([], [record], 0, now, also);
   return { merchantId, mode, scopes: record.scopes, ...issued };
 }
 

@@ -10,6 +10,7 @@ import { logger } from '#shared/logger.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { findIntent } from '#shared/store/intents.ts';
+import { refundMakerWrite, type Maker } from '#shared/store/dashboard.ts';
 import { createRefundWrites, getRefund, listRefundsOfIntent, pageRefundsOfMerchant } from '#shared/store/refunds.ts';
 import '#shared/providers/live/boot.ts';
 
@@ -30,6 +31,8 @@ export interface RefundCaller {
   mode: Mode;
   fee: Fee;
   traceId: string;
+  /** Who asked (a dashboard user, or the user who minted the API key): recorded with the refund. */
+  maker?: Maker;
 }
 
 /**
@@ -51,8 +54,12 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, now
   if ('code' in amount) throw new BusinessRuleError(amount.message, amount.code);
   const fee = feeFor(amount.amountMinor, caller.fee);
   const refund = newRefund(caller, intent, amount.amountMinor, fee, input.reason || null, now, randomUUID());
+  const { maker } = caller;
+  const made = maker
+    ? [refundMakerWrite({ ...maker, refundId: refund.id, merchantId: refund.merchantId, mode: refund.mode, createdAt: refund.requestedAt })]
+    : [];
   return {
-    writes: createRefundWrites(refund, intent),
+    writes: [...createRefundWrites(refund, intent), ...made],
     response: refundView(refund),
     refused: (failed) => (failed.on('reservation') ? 'again' : undefined), // a concurrent refund reserved first
     committed: () =>

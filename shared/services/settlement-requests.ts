@@ -17,6 +17,7 @@ import { logger } from '#shared/logger.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
+import { settlementMakerWrite, type Maker } from '#shared/store/dashboard.ts';
 import { createSettlementWrite, getSettlement, listSettlements, type SettlementQuery } from '#shared/store/settlements.ts';
 import { getWallet, postJournal, type PlaceHold } from '#shared/store/wallets.ts';
 
@@ -33,6 +34,8 @@ export interface Caller {
   mode: Mode;
   fee: Fee;
   traceId: string;
+  /** Who asked (a dashboard user, or the user who minted the API key): recorded for maker-checker. */
+  maker?: Maker;
 }
 
 const settlementRail = (mode: Mode) => railFor('settlement', mode);
@@ -88,15 +91,20 @@ export async function createSettlement(
   place: PlaceHold,
   now = new Date(),
 ): Promise<FinalChange<SettlementView>> {
+  const { maker, ...owner } = caller;
   if (!settlementRail(caller.mode)) throw railUnavailable();
-  const draft = newSettlement(caller, input, caller.fee, false, now, randomUUID());
+  const draft = newSettlement(owner, input, caller.fee, false, now, randomUUID());
   if (draft === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
   if (draft.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, draft.netMinor, now);
   // The hold's wallet shard (0 unless sharded) is recorded on the settlement for its completion or release.
   const settlement = { ...draft, ...holdShardField(await place({ ...draft, reference: draft.id, need: draft.amountMinor })) };
   const { merchantId, mode, currency } = settlement;
+  // The maker (maker-checker) in the settlement's own transaction.
+  const made = maker
+    ? [settlementMakerWrite({ ...maker, settlementId: settlement.id, merchantId, mode, createdAt: now.toISOString() })]
+    : [];
   return {
-    writes: [createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now))],
+    writes: [createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now)), ...made],
     response: settlementView(settlement),
     refused: async (failed) => {
       if (!failed.on('wallet')) return undefined;

@@ -14,7 +14,10 @@ import {
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { railFor } from '#shared/providers/rails.ts';
 import type { SubmitAnswer } from '#shared/providers/rail.ts';
+import { holdsAutomaticPayouts } from '#shared/domain/merchant.ts';
+import { payoutMakerWrite, type Maker } from '#shared/store/dashboard.ts';
 import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
+import { getMerchant } from '#shared/store/merchants.ts';
 import type { FinalChange, RequestChange } from '#shared/store/request.ts';
 import { getWallet, postJournal, type PlaceHold } from '#shared/store/wallets.ts';
 import { answerDecision, submitRecorded } from './outbound.ts';
@@ -31,6 +34,8 @@ import { payouts, providerUnavailable } from './withdrawals.ts';
 
 export interface WithdrawalInput extends NewWithdrawal {
   allowInsecureWebhooks: boolean;
+  /** Who asked (a dashboard user, or the user who minted the API key): recorded for maker-checker. */
+  maker?: Maker;
 }
 
 const newReference = () => `WD${randomUUID().replaceAll('-', '').slice(0, 20).toUpperCase()}`;
@@ -51,12 +56,17 @@ export async function requestWithdrawal(input: WithdrawalInput, place: PlaceHold
   if (refusal) throw new BusinessRuleError(refusal, 'payout_provider_unavailable');
 
   const now = new Date();
-  const submit = input.autoProcessPayout;
+  // The merchant's approval setting may hold automatic payouts for approval too.
+  const held = input.autoProcessPayout && holdsAutomaticPayouts((await getMerchant(input.merchantId, true))?.payoutApprovals);
+  const submit = input.autoProcessPayout && !held;
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
-  const draft = newWithdrawal(input, { name: rail.name, reconcileAt }, now, {
-    paymentIntentId: randomUUID(),
-    transactionReference: newReference(),
-  });
+  const draft = newWithdrawal(
+    input,
+    { name: rail.name, reconcileAt },
+    now,
+    { paymentIntentId: randomUUID(), transactionReference: newReference() },
+    held,
+  );
   const { feeMinor } = draft;
   const wallet = { merchantId: input.merchantId, mode: input.mode, currency: input.currency };
   // The hold's wallet shard (0 unless sharded) is recorded on the intent for its completion or release.
@@ -70,6 +80,9 @@ export async function requestWithdrawal(input: WithdrawalInput, place: PlaceHold
   // With autoProcessPayout the intent is created Processing WITH its submission record and due
   // for the reconciler: whatever happens after this commit, it is never submitted again.
   const creates = createIntentWrites(intent, submit ? { dueAt: reconcileAt.toISOString() } : {});
+  // The maker (maker-checker) in the withdrawal's first transaction.
+  const { merchantId, mode, orderRef, maker } = input;
+  const made = maker ? [payoutMakerWrite({ ...maker, merchantId, mode, orderRef: orderRef.orderRef, createdAt: now.toISOString() })] : [];
   // After the first commit, once: the balance after the hold (before any release) and the one submit.
   let afterHold: Promise<[number, SubmitAnswer | undefined]> | undefined;
   const answered = () =>
@@ -78,7 +91,7 @@ export async function requestWithdrawal(input: WithdrawalInput, place: PlaceHold
       submit ? submitRecorded(payouts, rail, intent) : undefined,
     ]));
   return {
-    writes: [...creates, ...postJournal(hold)],
+    writes: [...creates, ...postJournal(hold), ...made],
     refused: (failed) => {
       if (failed.on('orderRef'))
         return new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');

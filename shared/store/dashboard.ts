@@ -323,16 +323,24 @@ export async function lockUser(userId: string, until: string): Promise<void> {
   }
 }
 
-export interface PayoutMaker {
+/**
+ * Who made a payout, settlement or refund (maker-checker): the dashboard user who created it, or
+ * the user who minted the API key it was created with (`keyId` then names the key).
+ */
+export interface Maker {
+  userId: string;
+  email: string;
+  keyId?: string;
+}
+
+export interface PayoutMaker extends Maker {
   merchantId: string;
   mode: Mode;
   orderRef: string;
-  userId: string;
-  email: string;
   createdAt: string;
 }
 
-/** D14: who created a dashboard payout, committed in the payout's first transaction (maker-checker). */
+/** D14: who created a payout (dashboard or minted key), committed in the payout's first transaction (maker-checker). */
 export function payoutMakerWrite(maker: PayoutMaker): TxItem {
   return {
     Put: {
@@ -343,7 +351,7 @@ export function payoutMakerWrite(maker: PayoutMaker): TxItem {
   };
 }
 
-/** D14: the maker of a payout (undefined for payouts created through the API). */
+/** D14: the maker of a payout (undefined for payouts created with a key no dashboard user minted). */
 export async function getPayoutMaker(mode: Mode, merchantId: string, orderRef: string): Promise<PayoutMaker | undefined> {
   const out = await db().send(
     new GetItemCommand({ TableName: tableName(), Key: toItem(keys.payoutMaker(mode, merchantId, orderRef)), ConsistentRead: true }),
@@ -351,16 +359,14 @@ export async function getPayoutMaker(mode: Mode, merchantId: string, orderRef: s
   return out.Item ? fromItem<PayoutMaker>(out.Item) : undefined;
 }
 
-export interface SettlementMaker {
+export interface SettlementMaker extends Maker {
   settlementId: string;
   merchantId: string;
   mode: Mode;
-  userId: string;
-  email: string;
   createdAt: string;
 }
 
-/** D15: who requested a dashboard settlement, committed in the settlement's own transaction (maker-checker). */
+/** D15: who requested a settlement (dashboard or minted key), committed in the settlement's own transaction (maker-checker). */
 export function settlementMakerWrite(maker: SettlementMaker): TxItem {
   return {
     Put: {
@@ -371,12 +377,57 @@ export function settlementMakerWrite(maker: SettlementMaker): TxItem {
   };
 }
 
-/** D15: the maker of a settlement (undefined for settlements requested through the API or by the schedule). */
+/** D15: the maker of a settlement (undefined for the schedule's and those requested with a key no dashboard user minted). */
 export async function getSettlementMaker(settlementId: string): Promise<SettlementMaker | undefined> {
   const out = await db().send(
     new GetItemCommand({ TableName: tableName(), Key: toItem(keys.settlementMaker(settlementId)), ConsistentRead: true }),
   );
   return out.Item ? fromItem<SettlementMaker>(out.Item) : undefined;
+}
+
+export interface RefundMaker extends Maker {
+  refundId: string;
+  merchantId: string;
+  mode: Mode;
+  createdAt: string;
+}
+
+/** D17: who requested a refund (dashboard or minted key), committed in the refund's own transaction. */
+export function refundMakerWrite(maker: RefundMaker): TxItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...keys.refundMaker(maker.refundId), entity: 'RefundMaker', ...maker }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** D17: the maker of a refund (undefined for refunds requested with a key no dashboard user minted). */
+export async function getRefundMaker(refundId: string): Promise<RefundMaker | undefined> {
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.refundMaker(refundId)), ConsistentRead: true }),
+  );
+  return out.Item ? fromItem<RefundMaker>(out.Item) : undefined;
+}
+
+/**
+ * D18: a step-up (a fresh second-factor code for a sensitive action, such as minting a money-out
+ * key) uses TOTP step `step`: only if no later or equal step was accepted before (sign-in or
+ * step-up), so a code is never accepted twice, even by two concurrent requests. The version moves
+ * on, so a sign-in that read the user before this cannot write an older step back.
+ */
+export function totpStepWrite(userId: string, step: number, now: Date): TxItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: toItem(keys.dashUser(userId)),
+      UpdateExpression: 'SET lastTotpStep = :step, updatedAt = :now ADD #version :one',
+      ConditionExpression: 'attribute_exists(PK) AND lastTotpStep < :step',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: toValues({ ':step': step, ':now': now.toISOString(), ':one': 1 }),
+    },
+  };
 }
 
 export type ApprovalKind = 'payout' | 'settlement';

@@ -56,8 +56,9 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   DashAudit     AUDIT#<merchantId>                  <at>#<auditId>                    -   (one year; ttl)
  *   DashThrottle  DASHTHROTTLE#<sha256(address)>      <window start>                    -   (failed sign-ins per client address; ttl)
  *                 DASHUSER#<userId>                   FAILURES#<window start>           -   (failed sign-ins of one account; ttl)
- *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (who created a dashboard payout: maker-checker)
- *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (who requested a dashboard settlement)
+ *   PayoutMaker   PAYOUTMAKER#<mode>#<merchantId>#<orderRef>  PAYOUTMAKER              -   (a payout's maker: dashboard or key minter)
+ *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (a settlement's maker)
+ *   RefundMaker   REFUNDMAKER#<refundId>              REFUNDMAKER                       -   (a refund's maker)
  *   Approvals     APPROVALS#<payout|settlement>#<id>  APPROVALS                         -   (who approved so far: both sides approve)
  */
 export type Key = { PK: string; SK: string };
@@ -315,6 +316,7 @@ export const keys = {
     SK: 'PAYOUTMAKER',
   }),
   settlementMaker: (settlementId: string): Key => ({ PK: `SETTLEMENTMAKER#${settlementId}`, SK: 'SETTLEMENTMAKER' }),
+  refundMaker: (refundId: string): Key => ({ PK: `REFUNDMAKER#${refundId}`, SK: 'REFUNDMAKER' }),
   approvals: (kind: 'payout' | 'settlement', id: string): Key => ({ PK: `APPROVALS#${kind}#${id}`, SK: 'APPROVALS' }),
 
   /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */

@@ -32,6 +32,18 @@ export interface ApiKeyRecord {
   revokedAt?: string;
   /** When the key last authenticated a request, to within `keyUseInterval` (recordKeyUse); absent: never since recorded. */
   lastUsedAt?: string;
+  /**
+   * The dashboard user who minted the key (create or roll); absent for keys of the operator's tool
+   * and keys minted before this was recorded. Payouts, settlements and refunds created with the key
+   * have this user as their maker (maker-checker).
+   */
+  mintedBy?: KeyMinter;
+}
+
+/** Who minted a key in the dashboard. */
+export interface KeyMinter {
+  userId: string;
+  email: string;
 }
 
 export const secretAssociatedData = (keyId: string) => `secret:${keyId}`;
@@ -186,19 +198,21 @@ export async function revokeApiKey(hash: string, now = new Date()): Promise<void
 
 /**
  * Rotation: the new keys are written and the old ones either revoked (grace 0) or given an expiry,
- * in one transaction, so there is never a moment with no working key.
+ * in one transaction, so there is never a moment with no working key. `also`: more writes of the
+ * same transaction (the dashboard's step-up record and audit entries).
  */
 export async function rotateApiKeys(
   oldKeys: ApiKeyRecord[],
   newKeys: ApiKeyRecord[],
   graceSeconds: number,
   now = new Date(),
+  also: TxItem[] = [],
 ): Promise<void> {
   const ending =
     graceSeconds === 0
       ? { status: 'revoked', revokedAt: now.toISOString() }
       : { expiresAt: new Date(now.getTime() + graceSeconds * 1000).toISOString() };
-  await transact([...oldKeys.map((k) => keyUpdate(k.hash, ending)), ...newKeys.flatMap(apiKeyWrites)]);
+  await transact([...oldKeys.map((k) => keyUpdate(k.hash, ending)), ...newKeys.flatMap(apiKeyWrites), ...also]);
 }
 
 /**

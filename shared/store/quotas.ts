@@ -33,3 +33,17 @@ export function quotaWrite(mode: Mode, merchantId: string, quota: Quota, now: Da
     },
   };
 }
+
+/** Part of an action that must stay within a quota without counting itself (the counter is unchanged). */
+export function quotaCheck(mode: Mode, merchantId: string, quota: Quota, now: Date): TxItem {
+  const { window } = quotaWindow(quota, now);
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: toItem(keys.quota(mode, merchantId, quota.subject, window)),
+      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: toValues({ ':limit': quota.limit }),
+    },
+  };
+}

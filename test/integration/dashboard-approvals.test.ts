@@ -116,13 +116,17 @@ describe('payout and settlement approvals by setting', () => {
   it("a payout's creator is shown what it waits for, never Approve / Reject; a rejection needs a reason", async () => {
     const m = await funded();
     const [maker, checker] = [signedAs(m, 'admin'), signedAs(m, 'approver')];
-    await createPayoutFromDashboard(maker, {
-      amount: '400',
-      bankCode: 'MEEZAN',
-      accountNumber: 'PK36SCBL0000001123450000',
-      accountTitle: 'Ayesha Khan',
-      description: 'Supplier',
-    });
+    await createPayoutFromDashboard(
+      maker,
+      {
+        amount: '400',
+        bankCode: 'MEEZAN',
+        accountNumber: 'PK36SCBL0000001123450000',
+        accountTitle: 'Ayesha Khan',
+        description: 'Supplier',
+      },
+      randomUUID(),
+    );
     const page = await payoutsPage(m.merchantId, 'test');
     const id = page.pending[0]!.paymentIntentId;
     const frameOf = (s: Signed) =>
