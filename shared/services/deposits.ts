@@ -269,6 +269,8 @@ export async function reconcileDeposit(
   const adapter = walletAdapter(intent.mode, details(intent).providerId);
   const answer: ChargeStatus = adapter ? await adapter.statusInquiry(details(intent).providerReference, now) : { status: 'Pending' };
   trigger.confirm?.(answer);
+  // The reconciler keeps its own schedule; a notification, which anyone may send, never moves it.
+  const reschedules = trigger.source === 'inquiry';
   const unchanged = (current: PaymentIntent | undefined, held?: true): InquiryResult => ({
     paymentIntentId: intent.paymentIntentId,
     status: current?.status,
@@ -286,7 +288,7 @@ export async function reconcileDeposit(
       await adapter.cancelCharge(details(intent).providerReference);
     } catch (error) {
       logger.warn('deposit: provider did not confirm cancellation; not expiring yet', { paymentIntentId: intent.paymentIntentId, error });
-      await rescheduleDue(intent, new Date(now.getTime() + reconcileEveryMs).toISOString());
+      if (reschedules) await rescheduleDue(intent, new Date(now.getTime() + reconcileEveryMs).toISOString());
       return unchanged(intent);
     }
   }
@@ -304,7 +306,7 @@ export async function reconcileDeposit(
     () => now,
   );
   reportLateApproval(result, answer);
-  if (!result.changed && result.intent?.status === 'Pending' && !isHeld(result.intent)) {
+  if (reschedules && !result.changed && result.intent?.status === 'Pending' && !isHeld(result.intent)) {
     const next = Math.min(now.getTime() + reconcileEveryMs, Date.parse(result.intent.expiresAt ?? now.toISOString()));
     await rescheduleDue(result.intent, new Date(Math.max(next, now.getTime() + 1000)).toISOString());
   }
