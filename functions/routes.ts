@@ -453,11 +453,13 @@ export const routes = {
     signature: false,
     formBody: true,
     permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed', 'providerReference'] },
-    summary: 'A wallet provider’s signed charge notification (provider-facing, not for merchants).',
+    summary:
+      'A wallet provider’s signed charge notification (provider-facing, not for merchants): a trigger; ' +
+      'the provider’s status inquiry decides.',
     doc: {
       tag: 'Providers',
       success: { status: 200, schema: 'ProviderCallbackResult' },
-      problems: [401, 404, 409],
+      problems: [400, 401, 404, 409],
       example: { path: { provider: 'jazzcash' } },
     },
   },

@@ -5,8 +5,9 @@ import '#shared/http/schemas.ts';
 import { applyProviderCallback } from '#shared/services/deposits.ts';
 
 /**
- * POST /providers/wallet/{provider}/callback — a wallet provider's signed notification of a
- * charge's outcome (not a merchant endpoint). Verified against the raw body; applied once.
+ * POST /providers/wallet/{provider}/callback — a wallet provider's signed notification about a
+ * charge (not a merchant endpoint). Verified against the raw body and the stored charge; only the
+ * provider's status inquiry, asked at once, decides.
  */
 export const handler = httpHandler(
   routes.walletProviderCallback,

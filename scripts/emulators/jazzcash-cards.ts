@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import {
   jazzCashCardCodes as CC,
   jazzCashCodes as C,
-  jazzCashHashValid,
   jazzCashMessages,
   jazzCashPaths as P,
   jazzCashSecureHash,
@@ -40,7 +39,8 @@ export interface CardTxn {
 
 export interface CardEmulatorContext {
   salt: string;
-  authentic(r: Record<string, string>): boolean;
+  /** The unsigned refusal of a request without a valid pp_SecureHash or the merchant's credentials; undefined when authentic. */
+  unauthenticated(r: Record<string, string>): Answer | undefined;
   signed(fields: Record<string, string>): Answer;
   refused(r: Record<string, string>, code: string): Answer;
   /** The shared payment book (inquiry and refunds read it): a card payment is `000` once captured. */
@@ -63,11 +63,7 @@ export function cardEmulator(ctx: CardEmulatorContext) {
   const cards = new Map<string, CardTxn>();
   const bySecureId = new Map<string, CardTxn>();
   const form = (x: Exchange) => Object.fromEntries(new URLSearchParams(x.body));
-  const check = (r: Record<string, string>) => {
-    if (!jazzCashHashValid(r, ctx.salt)) return ctx.refused(r, C.invalidHash);
-    if (!ctx.authentic(r)) return ctx.refused(r, C.invalidCredentials);
-    return undefined;
-  };
+  const check = (r: Record<string, string>) => ctx.unauthenticated(r);
 
   const enroll = (r: Record<string, string>, host: string): Answer => {
     const bad = check(r);

@@ -15,7 +15,8 @@ import { cardEmulator, type CardTxn } from './jazzcash-cards.ts';
 /**
  * A local JazzCash that follows the published protocol (docs/providers/jazzcash.md): the MWallet
  * REST API v2.0 charge, the payment inquiry, the MWallet refund and the MW disbursement API, with
- * pp_SecureHash verification (a wrong hash is answered 115 as JazzCash does), duplicate
+ * pp_SecureHash and credential checks (a wrong hash is answered 115, wrong credentials 101, both
+ * unsigned and naming no transaction), duplicate
  * pp_TxnRefNo handling, asynchronous callbacks (form POST of the pp_* fields, signed, to the
  * return URL) and injectable faults (scripts/emulators/common.ts).
  *
@@ -71,11 +72,23 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
   });
   const refused = (request: Record<string, string>, code: string) =>
     signed({ pp_TxnRefNo: request.pp_TxnRefNo ?? '', pp_ResponseCode: code, pp_ResponseMessage: jazzCashMessages[code] ?? 'Error' });
-  const authentic = (r: Record<string, string>) => r.pp_MerchantID === config.merchantId && r.pp_Password === config.password;
+  /**
+   * As the real API: a request without a valid pp_SecureHash (115) or the merchant's credentials
+   * (101) is refused, and the refusal is neither signed nor echoes the request's fields, so that
+   * nobody without the integrity salt can obtain a signed field set naming some transaction.
+   */
+  const unauthenticated = (r: Record<string, string>, extra = true): Answer | undefined => {
+    const code = !jazzCashHashValid(r, salt)
+      ? C.invalidHash
+      : r.pp_MerchantID !== config.merchantId || r.pp_Password !== config.password || !extra
+        ? C.invalidCredentials
+        : undefined;
+    return code ? { status: 200, json: { pp_ResponseCode: code, pp_ResponseMessage: jazzCashMessages[code] } } : undefined;
+  };
 
   const cards = cardEmulator({
     salt,
-    authentic,
+    unauthenticated,
     signed,
     refused,
     book: (txnRefNo, entry) => {
@@ -109,8 +122,8 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
   };
 
   const charge = (r: Record<string, string>): Answer => {
-    if (!jazzCashHashValid(r, salt)) return refused(r, C.invalidHash);
-    if (!authentic(r)) return refused(r, C.invalidCredentials);
+    const refusal = unauthenticated(r);
+    if (refusal) return refusal;
     const amount = Number(r.pp_Amount);
     if (
       !/^[A-Za-z0-9]{1,20}$/.test(r.pp_TxnRefNo ?? '') ||
@@ -140,8 +153,8 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
   };
 
   const inquiry = (r: Record<string, string>): Answer => {
-    if (!jazzCashHashValid(r, salt)) return refused(r, C.invalidHash);
-    if (!authentic(r)) return refused(r, C.invalidCredentials);
+    const refusal = unauthenticated(r);
+    if (refusal) return refusal;
     const refund = r.pp_RefundTxnRefNo ? refunds.get(r.pp_RefundTxnRefNo) : undefined;
     if (r.pp_RefundTxnRefNo) {
       if (!refund) return refused(r, C.transactionDoesNotExist);
@@ -177,8 +190,8 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
   };
 
   const refund = (r: Record<string, string>): Answer => {
-    if (!jazzCashHashValid(r, salt)) return refused(r, C.invalidHash);
-    if (!authentic(r) || r.pp_MerchantMPIN !== config.mpin) return refused(r, C.invalidCredentials);
+    const refusal = unauthenticated(r, r.pp_MerchantMPIN === config.mpin);
+    if (refusal) return refusal;
     const key = r.pp_RefundTxnRefNo ?? '';
     const known = refunds.get(key);
     if (known && known.code === C.success) return refused(r, C.duplicate); // paid once; the inquiry says Completed

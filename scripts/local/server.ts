@@ -105,20 +105,18 @@ export function toProxyEvent(
   pathParameters: Record<string, string>,
   body: Buffer,
 ): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i]!;
-    const value = req.rawHeaders[i + 1]!;
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
-  }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
-  for (const [k, v] of url.searchParams) {
-    query[k] = v;
-    (multiQuery[k] ??= []).push(v);
-  }
+  // As API Gateway's JSON event: every name (`__proto__` and `constructor` included) an own member.
+  const collect = (pairs: Iterable<[string, string]>) => {
+    const all = new Map<string, string[]>();
+    for (const [k, v] of pairs) all.set(k, [...(all.get(k) ?? []), v]);
+    return {
+      single: Object.fromEntries([...all].map(([k, vs]) => [k, vs.at(-1)!])) as Record<string, string>,
+      multi: Object.fromEntries(all) as Record<string, string[]>,
+    };
+  };
+  const rawHeaders = req.rawHeaders.flatMap((name, i) => (i % 2 === 0 ? [[name, req.rawHeaders[i + 1]!] as [string, string]] : []));
+  const { single: headers, multi: multiValueHeaders } = collect(rawHeaders);
+  const { single: query, multi: multiQuery } = collect(url.searchParams);
   const hasQuery = Object.keys(query).length > 0;
   const requestId = randomUUID();
   return {

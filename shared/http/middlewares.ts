@@ -105,8 +105,9 @@ export function traceAndLog(route: Route): Middleware {
   };
   return {
     before: (request) => {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(request.event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+      const headers: Record<string, string> = Object.fromEntries(
+        Object.entries(request.event.headers ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k.toLowerCase(), v]])),
+      );
       const raw = request.event.body ?? '';
       request.context.gateway = {
         traceId: request.event.requestContext?.requestId || randomUUID(),
@@ -381,27 +382,30 @@ function fieldMessage(issue: { path: readonly PropertyKey[]; message: string; co
   return `must be ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}, not ${kindOf(value)}`;
 }
 
-function fieldErrors(
+/**
+ * zod issues → field errors, collected in a Map: a member named `__proto__`, `constructor` or
+ * `toString` is a field name like any other (a plain object would read Object.prototype's members).
+ */
+function collectFieldErrors(
   issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }[],
   input: unknown,
-  prefix = '',
-  unknown: string[] = [],
-): FieldErrors {
-  const errors: FieldErrors = {};
+  prefix: string,
+  errors: Map<string, string[]>,
+  unknown: string[],
+): void {
+  const add = (name: string, message: string) => errors.set(name, [...(errors.get(name) ?? []), message]);
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys' && issue.keys) {
       // Each unknown member by name, so a typo in an optional field is never silently ignored.
       for (const key of issue.keys) {
         const name = prefix + [...issue.path.map(String), key].join('.');
         unknown.push(name);
-        (errors[name] ??= []).push('unknown parameter');
+        add(name, 'unknown parameter');
       }
       continue;
     }
-    const path = prefix + (issue.path.map(String).join('.') || '(root)');
-    (errors[path] ??= []).push(fieldMessage(issue, input));
+    add(prefix + (issue.path.map(String).join('.') || '(root)'), fieldMessage(issue, input));
   }
-  return errors;
 }
 
 /** "amount (required), orderRef.orderRef (letters and digits only)": the detail names every field at fault (the first five). */
@@ -445,21 +449,22 @@ export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
         query: request.event.queryStringParameters ?? {},
         path: request.event.pathParameters ?? {},
       };
-      const errors: FieldErrors = {};
+      const found = new Map<string, string[]>();
       const unknown: string[] = [];
       for (const part of ['body', 'query', 'path'] as const) {
         const schema = schemas[part];
         if (!schema) continue;
         const result = schema.safeParse(parsed[part]);
         if (result.success) parsed[part] = result.data;
-        else Object.assign(errors, fieldErrors(result.error.issues, parsed[part], part === 'body' ? '' : `${part}.`, unknown));
+        else collectFieldErrors(result.error.issues, parsed[part], part === 'body' ? '' : `${part}.`, found, unknown);
       }
+      // Object.fromEntries defines own members, so a `__proto__` field name stays a plain member.
+      const errors: FieldErrors = Object.fromEntries(found);
       if (unknown.length) {
         // Stripe's rule: a typo in an optional member is refused, never silently ignored.
         throw problems.badRequest(`Unknown parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`, errors, 'unknown_parameter');
       }
-      if (Object.keys(errors).length)
-        throw problems.badRequest(`The request has invalid or missing fields: ${describeFieldErrors(errors)}.`, errors);
+      if (found.size) throw problems.badRequest(`The request has invalid or missing fields: ${describeFieldErrors(errors)}.`, errors);
       gw.parsed = parsed;
     },
   };

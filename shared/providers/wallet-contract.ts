@@ -5,12 +5,25 @@ export type ChargeStart =
   | { accepted: true; providerReference: string; status: 'Pending' | 'Processing'; message: string }
   | { accepted: false; code: 'insufficient_balance' | 'provider_unavailable' | 'rejected'; message: string };
 
-export type ChargeStatus = { status: 'Pending' } | { status: 'Approved' } | { status: 'Declined'; reason: string };
+/** The provider's answer about a charge; `providerTransactionId` is its own id of the charge when it gives one. */
+export type ChargeStatus = ({ status: 'Pending' } | { status: 'Approved' } | { status: 'Declined'; reason: string }) & {
+  providerTransactionId?: string;
+};
 
-export interface ProviderCallback {
+/**
+ * A provider's notification about a charge, authenticated (its signature verified) but not
+ * believed: it names the charge and states a few facts. It never decides: the gateway checks
+ * the facts against the stored payment, then asks `statusInquiry`, whose answer alone moves the
+ * payment (docs/security-and-limits.md, Provider callbacks).
+ */
+export interface ProviderNotification {
   providerReference: string;
-  status: 'Approved' | 'Declined';
-  reason?: string;
+  /** The amount the notification states (minor units), when it states one: it must be the stored payment's. */
+  amountMinor?: number;
+  /** The provider's own id of the charge (JazzCash's retrieval reference), when stated: it must be the inquiry's. */
+  providerTransactionId?: string;
+  /** Members that name another merchant account or transaction type than this adapter's: the notification is refused. */
+  mismatched: string[];
 }
 
 /** When an adapter states no `firstInquiryAfterMs`: a handset prompt is rarely answered sooner. */
@@ -28,9 +41,10 @@ export interface WalletProviderAdapter {
   /** Whether the one-time code the customer typed is the one the provider sent (hosted checkout's wallet step). */
   otpMatches?(otp: string): boolean;
   startCharge(charge: { reference: string; mobileNumber: string; amountMinor: number; currency: string }, now: Date): Promise<ChargeStart>;
+  /** The provider's authenticated server-to-server answer: the only thing that decides a charge. */
   statusInquiry(providerReference: string, now: Date): Promise<ChargeStatus>;
-  /** Verifies the provider's signature over the raw body; undefined when it does not verify. */
-  parseCallback(headers: Record<string, string>, rawBody: string): Promise<ProviderCallback | undefined>;
+  /** Verifies the provider's signature over the raw body and reads what it states; undefined when it does not verify. */
+  parseCallback(headers: Record<string, string>, rawBody: string): Promise<ProviderNotification | undefined>;
   /**
    * Withdraws a prompt the gateway will not record or will expire, so the customer cannot approve
    * a charge nobody credits. Throws when the provider cannot confirm it.

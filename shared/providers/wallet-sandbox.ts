@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
 import { publicPathsKey } from '#shared/crypto/seal.ts';
-import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from './wallet-contract.ts';
+import type { ChargeStatus, ProviderNotification, WalletProviderAdapter } from './wallet-contract.ts';
 
 /**
  * The sandbox wallet providers of docs/merchant-guide.md, Hosted checkout: Sandbox. The outcome is chosen by the last four digits of the
@@ -12,7 +12,10 @@ import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from './wa
  *   3333                         provider unavailable: refused at request time
  *   4444                         never approved: stays Pending until the charge expires
  * The fixed test OTP is 123456. The sandbox keeps no state: its reference carries what a real
- * provider's records would (the number's last four and when the prompt was sent).
+ * provider's records would (the number's last four and when the prompt was sent). A signed sandbox
+ * callback (`X-Provider-Signature`, a key only the gateway holds) plays the customer's answer on
+ * the handset: this process's sandbox records it, the first one per charge, and its inquiry, which
+ * the gateway then asks as it asks every provider, answers with it.
  */
 export const sandboxOtp = '123456';
 export const sandboxApprovalDelayMs = 3_000;
@@ -52,6 +55,9 @@ const parseReference = (reference: string) => {
 };
 
 const adapters = new Map<WalletProviderId, WalletProviderAdapter>();
+/** Answers played by signed sandbox callbacks, by reference (the first per charge). */
+const handsetAnswers = new Map<string, ChargeStatus>();
+const maxHandsetAnswers = 10_000;
 
 export function sandboxWalletProvider(providerId: WalletProviderId): WalletProviderAdapter {
   let adapter = adapters.get(providerId);
@@ -83,6 +89,8 @@ export function sandboxWalletProvider(providerId: WalletProviderId): WalletProvi
     async statusInquiry(providerReference, now): Promise<ChargeStatus> {
       const ref = parseReference(providerReference);
       if (!ref || ref.providerId !== providerId) return { status: 'Declined', reason: 'unknown_reference' };
+      const played = handsetAnswers.get(providerReference);
+      if (played) return played;
       const answered = now.getTime() >= ref.startedAt + sandboxApprovalDelayMs;
       switch (sandboxBehaviour(ref.last4)) {
         case 'never_approves':
@@ -95,18 +103,19 @@ export function sandboxWalletProvider(providerId: WalletProviderId): WalletProvi
     },
     // The sandbox's prompts are stateless: there is nothing to withdraw.
     async cancelCharge() {},
-    async parseCallback(headers, rawBody): Promise<ProviderCallback | undefined> {
+    async parseCallback(headers, rawBody): Promise<ProviderNotification | undefined> {
       const given = Buffer.from(headers['x-provider-signature'] ?? '', 'utf8');
       const expected = Buffer.from(await signSandboxCallback(providerId, rawBody), 'utf8');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
       try {
         const body = JSON.parse(rawBody) as { reference?: unknown; status?: unknown; reason?: unknown };
         if (typeof body.reference !== 'string' || (body.status !== 'Approved' && body.status !== 'Declined')) return undefined;
-        return {
-          providerReference: body.reference,
-          status: body.status,
-          ...(typeof body.reason === 'string' ? { reason: body.reason } : {}),
-        };
+        const reason = typeof body.reason === 'string' ? body.reason : 'customer_declined';
+        if (parseReference(body.reference)?.providerId === providerId && !handsetAnswers.has(body.reference)) {
+          if (handsetAnswers.size >= maxHandsetAnswers) handsetAnswers.delete(handsetAnswers.keys().next().value!);
+          handsetAnswers.set(body.reference, body.status === 'Approved' ? { status: 'Approved' } : { status: 'Declined', reason });
+        }
+        return { providerReference: body.reference, mismatched: [] };
       } catch {
         return undefined;
       }

@@ -4,14 +4,15 @@ import { sandboxWalletProvider } from './wallet-sandbox.ts';
 import { instrumented } from '#shared/metrics.ts';
 import type { WalletProviderAdapter } from './wallet-contract.ts';
 
-export type { ChargeStart, ChargeStatus, ProviderCallback, WalletProviderAdapter } from './wallet-contract.ts';
+export type { ChargeStart, ChargeStatus, ProviderNotification, WalletProviderAdapter } from './wallet-contract.ts';
 export { firstInquiryAt } from './wallet-contract.ts';
 
 /**
  * A mobile-wallet provider (JazzCash, Easypaisa) behind one interface: start a charge (the customer
- * is prompted on the handset), ask its status (authoritative), and verify + parse the provider's
- * signed callback. Test mode always uses the sandbox; live mode uses the adapters configured for
- * the deployment (shared/providers/live); with none, a live request is refused with 422.
+ * is prompted on the handset), ask its status (authoritative, the only answer that decides), and
+ * verify + read the provider's signed notification (a trigger to ask). Test mode always uses the
+ * sandbox; live mode uses the adapters configured for the deployment (shared/providers/live); with
+ * none, a live request is refused with 422.
  */
 /** Live adapters configured for this deployment (shared/providers/live: configureLiveProviders); none by default. */
 const liveAdapters: Partial<Record<WalletProviderId, WalletProviderAdapter>> = {};

@@ -11,16 +11,23 @@ import { logger } from '#shared/logger.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { firstInquiryAt, providerIdByCode, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
 import type { FinalChange } from '#shared/store/request.ts';
-import { createIntentWrites, findProviderReference, orderRefTaken, providerReferenceWrite, rescheduleDue } from '#shared/store/intents.ts';
+import {
+  createIntentWrites,
+  findProviderReference,
+  getIntent,
+  orderRefTaken,
+  providerReferenceWrite,
+  rescheduleDue,
+} from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type Decision } from './transactions.ts';
 import '#shared/providers/live/boot.ts';
 
 /**
  * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).
- * Acceptance is not payment: the intent stays Pending until the provider's authoritative answer
- * (its callback, or its status inquiry asked by the reconciler) makes it Completed, Failed or
- * Expired. The reconciler is the due sweeper: a deposit is due a few seconds after it starts and
+ * Acceptance is not payment: the intent stays Pending until the provider's authoritative answer,
+ * its status inquiry (asked by the reconciler, or at once when the provider's callback notifies),
+ * makes it Completed, Failed or Expired. The reconciler is the due sweeper: a deposit is due a few seconds after it starts and
  * then every 15 s until it expires.
  */
 export const depositApprovalWindowMs = 5 * 60_000;
@@ -241,40 +248,71 @@ export function decideDeposit(current: PaymentIntent, answer: ChargeStatus, now:
   }
 }
 
-/** The reconciler (a due handler): ask the provider, apply its answer, or look again later. */
-export async function reconcileDeposit(intent: PaymentIntent, now: Date): Promise<void> {
+/** What asking the provider did to a deposit (a callback's answer). */
+export interface InquiryResult {
+  paymentIntentId: string;
+  status: PaymentIntent['status'] | undefined;
+  changed: boolean;
+  held?: true;
+}
+
+/**
+ * Asks the provider's status inquiry about a deposit and applies its answer, or looks again later:
+ * the reconciler (a due handler) and, at once, a provider's notification (which only triggers it).
+ * `confirm` sees the answer before anything changes and may refuse it by throwing.
+ */
+export async function reconcileDeposit(
+  intent: PaymentIntent,
+  now: Date,
+  trigger: { source: 'inquiry' | 'callback'; confirm?: (answer: ChargeStatus) => void } = { source: 'inquiry' },
+): Promise<InquiryResult> {
   const adapter = walletAdapter(intent.mode, details(intent).providerId);
   const answer: ChargeStatus = adapter ? await adapter.statusInquiry(details(intent).providerReference, now) : { status: 'Pending' };
-  const expiring = answer.status === 'Pending' && intent.expiresAt !== null && now.getTime() >= Date.parse(intent.expiresAt);
+  trigger.confirm?.(answer);
+  // The reconciler keeps its own schedule; a notification, which anyone may send, never moves it.
+  const reschedules = trigger.source === 'inquiry';
+  const unchanged = (current: PaymentIntent | undefined, held?: true): InquiryResult => ({
+    paymentIntentId: intent.paymentIntentId,
+    status: current?.status,
+    changed: false,
+    ...(held ? { held } : {}),
+  });
+  const expiring =
+    intent.status === 'Pending' &&
+    answer.status === 'Pending' &&
+    intent.expiresAt !== null &&
+    now.getTime() >= Date.parse(intent.expiresAt);
   if (expiring && adapter?.cancelCharge) {
     // Withdraw the prompt first: a charge approved after we wrote Expired would be money nobody credits.
     try {
       await adapter.cancelCharge(details(intent).providerReference);
     } catch (error) {
       logger.warn('deposit: provider did not confirm cancellation; not expiring yet', { paymentIntentId: intent.paymentIntentId, error });
-      await rescheduleDue(intent, new Date(now.getTime() + reconcileEveryMs).toISOString());
-      return;
+      if (reschedules) await rescheduleDue(intent, new Date(now.getTime() + reconcileEveryMs).toISOString());
+      return unchanged(intent);
     }
   }
-  if (
-    answer.status === 'Approved' &&
-    (await holdApprovalIfSuspended(
+  if (answer.status === 'Approved') {
+    const held = await holdApprovalIfSuspended(
       intent.paymentIntentId,
-      { source: 'inquiry', providerReference: details(intent).providerReference },
+      { source: trigger.source, providerReference: details(intent).providerReference },
       now,
-    ))
-  )
-    return;
+    );
+    if (held) return unchanged(held, true);
+  }
   const result = await changeStatus(
     intent.paymentIntentId,
     (current) => decideDeposit(current, answer, now),
     () => now,
   );
   reportLateApproval(result, answer);
-  if (!result.changed && result.intent?.status === 'Pending' && !isHeld(result.intent)) {
+  if (reschedules && !result.changed && result.intent?.status === 'Pending' && !isHeld(result.intent)) {
     const next = Math.min(now.getTime() + reconcileEveryMs, Date.parse(result.intent.expiresAt ?? now.toISOString()));
     await rescheduleDue(result.intent, new Date(Math.max(next, now.getTime() + 1000)).toISOString());
   }
+  return result.changed
+    ? { paymentIntentId: intent.paymentIntentId, status: result.intent.status, changed: true }
+    : unchanged(result.intent);
 }
 
 /**
@@ -299,34 +337,52 @@ function reportLateApproval(result: Awaited<ReturnType<typeof changeStatus>>, an
 }
 
 /**
- * A provider's signed notification. Verified against the provider's test and live adapters; the
- * intent's mode must match the adapter that verified it (none verifies: 401). Applying it twice changes nothing.
+ * A provider's notification (POST /providers/wallet/{provider}/callback) is a trigger, never the
+ * decision (docs/security-and-limits.md, Provider callbacks): its signature is verified by the
+ * provider's test or live adapter (none verifies: 401), the charge it names must be of that mode
+ * (404), what it states (merchant account, transaction type, amount) must be the stored payment's
+ * (400, nothing changes), and then the provider's own status inquiry is asked, whose answer alone
+ * moves the payment (as the reconciler's would); its transaction id must be the notification's.
+ * The provider unreachable: nothing changes and the reconciler asks later. Applying it twice changes nothing.
  */
-export async function applyProviderCallback(providerCode: string, headers: Record<string, string>, rawBody: string, now = new Date()) {
+export async function applyProviderCallback(
+  providerCode: string,
+  headers: Record<string, string>,
+  rawBody: string,
+  now = new Date(),
+): Promise<InquiryResult> {
   const providerId = providerIdByCode(providerCode);
   if (!providerId) throw new NotFoundError(`No wallet provider ${providerCode}.`);
   for (const mode of modes) {
-    const callback = await walletAdapter(mode, providerId)?.parseCallback(headers, rawBody);
-    if (!callback) continue;
-    const pointer = await findProviderReference(walletProviders[providerId].code, callback.providerReference);
-    if (!pointer || pointer.mode !== mode) throw new NotFoundError(`No charge ${callback.providerReference}.`);
-    const answer: ChargeStatus =
-      callback.status === 'Approved' ? { status: 'Approved' } : { status: 'Declined', reason: callback.reason ?? 'customer_declined' };
-    if (answer.status === 'Approved') {
-      const held = await holdApprovalIfSuspended(
-        pointer.paymentIntentId,
-        { source: 'callback', providerReference: callback.providerReference },
-        now,
-      );
-      if (held) return { paymentIntentId: pointer.paymentIntentId, status: held.status, changed: false, held: true };
+    const notification = await walletAdapter(mode, providerId)?.parseCallback(headers, rawBody);
+    if (!notification) continue;
+    const pointer = await findProviderReference(walletProviders[providerId].code, notification.providerReference);
+    const intent = pointer?.mode === mode ? await getIntent(pointer.paymentIntentId) : undefined;
+    if (intent?.intentType !== 'deposit') throw new NotFoundError(`No charge ${notification.providerReference}.`);
+    const mismatched = [...notification.mismatched];
+    if (notification.amountMinor !== undefined && notification.amountMinor !== intent.amountMinor) mismatched.push('amount');
+    if (mismatched.length) throw notificationMismatch(mismatched);
+    const confirm = (answer: ChargeStatus) => {
+      const stated = notification.providerTransactionId;
+      if (stated && answer.providerTransactionId && stated !== answer.providerTransactionId) throw notificationMismatch(['transaction id']);
+    };
+    try {
+      return await reconcileDeposit(intent, now, { source: 'callback', confirm });
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      // Acknowledged as it stands: the deposit stays due, and the reconciler asks again shortly.
+      logger.warn('deposit: provider inquiry failed after a notification; the reconciler asks later', {
+        paymentIntentId: intent.paymentIntentId,
+        error,
+      });
+      return { paymentIntentId: intent.paymentIntentId, status: intent.status, changed: false };
     }
-    const result = await changeStatus(
-      pointer.paymentIntentId,
-      (current) => decideDeposit(current, answer, now),
-      () => now,
-    );
-    reportLateApproval(result, answer);
-    return { paymentIntentId: pointer.paymentIntentId, status: result.intent?.status, changed: result.changed };
   }
   throw new DomainError('unauthenticated', 'The provider signature does not verify.', { code: 'provider_signature_invalid' });
 }
+
+const notificationMismatch = (fields: string[]) =>
+  new DomainError('invalid', `The notification does not match the stored charge: ${fields.join(', ')}. Nothing changed.`, {
+    code: 'provider_notification_mismatch',
+    errors: Object.fromEntries(fields.map((f) => [f, ['does not match the stored charge']])),
+  });

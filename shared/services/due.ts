@@ -16,7 +16,7 @@ export type DueHandler = (intent: PaymentIntent, now: Date) => Promise<void>;
 
 const dueHandlers: Partial<Record<IntentType, DueHandler>> = {
   checkout: checkoutDue,
-  deposit: reconcileDeposit,
+  deposit: async (intent, now) => void (await reconcileDeposit(intent, now)),
   withdrawal: reconcileWithdrawal,
 };
 

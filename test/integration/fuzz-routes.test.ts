@@ -1,7 +1,20 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { routeList } from '#functions/routes.ts';
+import { csrfSubject } from '#functions/pay/common.ts';
+import { routeList, type Route } from '#functions/routes.ts';
+import { formToken } from '#shared/crypto/form-token.ts';
+import { totpCode } from '#shared/crypto/totp.ts';
 import { signBody } from '#shared/domain/body-signature.ts';
+import { publicFormSubject, sessionCookieName, sessionCsrf } from '#shared/http/dashboard.ts';
+import {
+  acceptInvite,
+  authenticate,
+  completeEnrolment,
+  enrolmentSecret,
+  inviteUser,
+  operatorActor,
+} from '#shared/services/dashboard-auth.ts';
+import { checkoutBody, createCheckout } from '../support/checkout.ts';
 import { newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 
 /**
@@ -78,6 +91,15 @@ const request = fc.record({
   key: fc.constantFrom('test', 'live', 'none', 'garbage'),
 });
 
+/** What every fuzzed response must be: below 500, and a JSON error is problem+json. */
+async function expectClean(response: Response, what: string) {
+  const contentType = response.headers.get('content-type') ?? '';
+  await response.arrayBuffer();
+  expect(response.status, what).toBeLessThan(500);
+  if (response.status >= 400 && !contentType.startsWith('text/html'))
+    expect(contentType, `${what} ${response.status}`).toBe('application/problem+json');
+}
+
 describe('every route, arbitrary input: never a 5xx', () => {
   const gw = useGateway(routeList);
   let m: TestMerchant;
@@ -112,13 +134,173 @@ describe('every route, arbitrary input: never a 5xx', () => {
           headers,
           ...(r.route.method === 'GET' ? {} : { body }),
         });
-        const contentType = response.headers.get('content-type') ?? '';
-        await response.arrayBuffer();
-        expect(response.status, `${r.route.method} ${path}`).toBeLessThan(500);
-        if (response.status >= 400 && !contentType.startsWith('text/html'))
-          expect(contentType, `${r.route.method} ${path} ${response.status}`).toBe('application/problem+json');
+        await expectClean(response, `${r.route.method} ${path}`);
       }),
       { seed, numRuns, endOnFailure: true },
     );
   }, 120_000);
+});
+
+/**
+ * Member names that are also Object.prototype's (`__proto__`, `constructor`, `toString`, ...), at
+ * every depth of a JSON body (signed with the key's secret, so they get past the signature to
+ * validation), as form fields (with a valid form or session token, so they reach the handler), as
+ * query parameters, path parameters and header names: a clean 4xx or a normal answer, never a
+ * 5xx, and the server's Object.prototype is left as it was. Generated as text: an object literal in
+ * this file would turn a `__proto__` member into a prototype.
+ */
+const poisonNames = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'] as const;
+const poisonRuns = Number(process.env.FUZZ_POISON_RUNS || 150);
+const poison = fc.constantFrom(...poisonNames);
+const member = fc.oneof(
+  { weight: 4, arbitrary: poison },
+  { weight: 2, arbitrary: field },
+  { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+);
+const scalar = fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null)).map((v) => JSON.stringify(v));
+const { tree } = fc.letrec<{ tree: string; object: string; array: string }>((tie) => ({
+  tree: fc.oneof({ depthSize: 'small', maxDepth: 5 }, scalar, tie('object'), tie('array')),
+  object: fc
+    .array(fc.tuple(member, tie('tree')), { maxLength: 4 })
+    .map((members) => `{${members.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
+  array: fc.array(tie('tree'), { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
+}));
+/** Plausible bodies (checkout, deposit, withdraw, refund members) the poisoned members join. */
+const bases = [
+  '{}',
+  JSON.stringify(checkoutBody({ orderRef: { orderRef: 'FUZZ1' } })),
+  '{"amount":150,"description":"Fuzz","mobileNumber":"03001234567","walletProvider":1,"orderRef":{"orderRef":"FUZZ2"}}',
+  '{"amount":150,"currency":"PKR","description":"Fuzz","customerRef":{"accountNumber":"PK36SCBL0000001123456702"}}',
+  '{"trxnRef":"x","amount":1,"reason":"fuzz"}',
+];
+/** A JSON object whose members (and their members, at any depth) include the prototype names. */
+const poisonedJson = fc
+  .tuple(fc.constantFrom(...bases), fc.array(fc.tuple(member, tree), { minLength: 1, maxLength: 4 }))
+  .map(([base, members]) => {
+    const added = members.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',');
+    return base === '{}' ? `{${added}}` : `${base.slice(0, -1)},${added}}`;
+  });
+/** Flat names (form fields, query parameters) written as nested-looking names too. */
+const flatName = fc.oneof(
+  member,
+  fc.tuple(poison, fc.oneof(poison, field)).map(([a, b]) => `${a}[${b}]`),
+  fc.tuple(fc.oneof(poison, field), poison).map(([a, b]) => `${a}.${b}`),
+);
+const pairs = fc.array(fc.tuple(flatName, text), { minLength: 1, maxLength: 5 });
+
+const poisonRequest = fc.record({
+  route: fc.constantFrom(...routeList),
+  params: fc.array(fc.oneof(poison, text.map(encodeURIComponent)), { minLength: 4, maxLength: 4 }),
+  realIds: fc.boolean(),
+  json: poisonedJson,
+  form: pairs,
+  query: fc.array(fc.tuple(flatName, text), { maxLength: 3 }),
+  headerNames: fc.array(poison, { maxLength: 2 }),
+  sign: fc.nat(9).map((n) => n > 0),
+  token: fc.nat(9).map((n) => n > 0),
+  live: fc.boolean(),
+});
+
+describe('prototype member names, everywhere: refused cleanly, never a 5xx', () => {
+  const gw = useGateway(routeList);
+  let m: TestMerchant;
+  let intentId = '';
+  const dashboard = { cookie: '', csrf: '', token: '' };
+
+  /** An enrolled admin of its own merchant (key rolls in the dashboard cannot break the API merchant's keys). */
+  async function signInAdmin() {
+    const owner = await newMerchant({ name: 'Fuzz Dashboard' });
+    const password = 'a long enough passphrase';
+    const invite = await inviteUser(
+      { merchantId: owner.merchantId, email: `fuzz-${owner.merchantId}@fuzz.test`, role: 'admin' },
+      operatorActor,
+    );
+    const { sessionToken } = await acceptInvite(new URL(invite.inviteUrl).pathname.split('/').pop()!, password, password, null);
+    const enrolling = (await authenticate(sessionToken, '127.0.0.1'))!;
+    const { secret } = await enrolmentSecret(enrolling);
+    const { sessionToken: full } = await completeEnrolment(enrolling, totpCode(secret, Date.now()));
+    dashboard.token = full;
+    dashboard.cookie = `${sessionCookieName()}=${full}`;
+    dashboard.csrf = await sessionCsrf((await authenticate(full, '127.0.0.1'))!);
+  }
+
+  beforeAll(async () => {
+    m = await newMerchant();
+    const created = await createCheckout(gw.baseUrl, m, checkoutBody());
+    expect(created.status, created.text).toBe(200);
+    intentId = created.json.paymentIntentId as string;
+    await signInAdmin();
+  });
+
+  /** The form token the route's page would have rendered for these path parameters. */
+  async function formCsrf(route: Route, path: Record<string, string>): Promise<string> {
+    if (route.path.startsWith('/pay/')) return formToken(csrfSubject(path));
+    if (route.auth === 'session') return dashboard.csrf;
+    return formToken(publicFormSubject(route, path));
+  }
+
+  it(`holds for ${poisonRuns} generated requests (seed ${seed})`, async () => {
+    const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+    await fc.assert(
+      fc.asyncProperty(poisonRequest, async (r) => {
+        let i = 0;
+        const path: Record<string, string> = {};
+        const url = r.route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+          const real =
+            r.realIds && ({ paymentIntentId: intentId, provider: r.live ? 'jazzcash' : 'easypaisa' } as Record<string, string>)[name];
+          const value = name === 'version' ? '1' : real || r.params[i++ % 4]!;
+          path[name] = decodeURIComponent(value);
+          return value;
+        });
+        const keys = r.live ? m.live : m.test;
+        const headers: [string, string][] = r.headerNames.map((name) => [name, 'x']);
+        let body: string | undefined;
+        const page = r.route.auth !== 'apiKey';
+        if (r.route.auth === 'apiKey') headers.push(['Svc-API-Key', keys.apiKey]);
+        // A generated sign-out or mode switch may have ended the session: sign in again.
+        if (r.route.auth === 'session' && !(await authenticate(dashboard.token, '127.0.0.1'))) await signInAdmin();
+        if (r.route.auth === 'session') headers.push(['Cookie', dashboard.cookie]);
+        if (r.route.method === 'POST' && page) {
+          const form = new URLSearchParams(r.form);
+          if (r.token) form.append('csrf', await formCsrf(r.route, path));
+          headers.push(['Content-Type', 'application/x-www-form-urlencoded'], ['Sec-Fetch-Site', 'same-origin']);
+          body = form.toString();
+        } else if (r.route.method === 'POST') {
+          const parsed = JSON.parse(r.json) as Record<string, unknown>;
+          body = r.sign ? JSON.stringify({ ...parsed, signature: signBody(parsed, keys.secretKey) }) : r.json;
+          headers.push(['Content-Type', 'application/json']);
+        }
+        const qs = new URLSearchParams(r.query).toString();
+        const response = await fetch(`${gw.baseUrl}${url}${qs ? `?${qs}` : ''}`, {
+          method: r.route.method,
+          headers,
+          body,
+          redirect: 'manual',
+        });
+        await expectClean(response, `${r.route.method} ${url}${qs ? `?${qs}` : ''} ${body ?? ''}`);
+        expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeBefore);
+        expect(({} as Record<string, unknown>).admin).toBeUndefined();
+      }),
+      { seed, numRuns: poisonRuns, endOnFailure: true },
+    );
+  }, 180_000);
+
+  it('a signed body whose top level is __proto__ or constructor is a 400 naming the member on checkout, deposit and withdraw', async () => {
+    for (const route of ['initiate-checkout', 'deposit', 'withdraw']) {
+      for (const raw of ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '{"toString":1,"valueOf":{"a":1}}']) {
+        const parsed = JSON.parse(raw) as Record<string, unknown>;
+        const response = await fetch(`${gw.baseUrl}/Gateway/v1/Payment/${route}`, {
+          method: 'POST',
+          headers: { 'Svc-API-Key': m.test.apiKey, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ ...parsed, signature: signBody(parsed, m.test.secretKey) }),
+        });
+        const problem = (await response.json()) as { code: string; errors: Record<string, string[]> };
+        expect(response.status, `${route} ${raw}`).toBe(400);
+        expect(response.headers.get('content-type')).toBe('application/problem+json');
+        expect(problem.code).toBe('unknown_parameter');
+        for (const name of Object.keys(parsed)) expect(Object.hasOwn(problem.errors, name), `${route} ${name}`).toBe(true);
+      }
+    }
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
 });

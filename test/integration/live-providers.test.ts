@@ -5,6 +5,7 @@ import { jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzca
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { processDue } from '#shared/services/due.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
+import { getIntent } from '#shared/store/intents.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
 import { call, useGateway, type TestMerchant } from '../support/gateway.ts';
@@ -154,6 +155,141 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       body: callback.toString(),
     });
     expect(r.status).toBe(401);
+  });
+
+  describe('a provider callback is a trigger: the inquiry decides', () => {
+    const post = (body: string, type = 'application/x-www-form-urlencoded', provider = 'jazzcash') =>
+      fetch(`${gw.baseUrl}/providers/wallet/${provider}/callback`, { method: 'POST', headers: { 'content-type': type }, body });
+    /** A live JazzCash deposit whose customer has not answered yet (…4444: the handset never answers). */
+    const pendingDeposit = async () => {
+      const m = await merchant();
+      const r = await deposit(m, { mobileNumber: '03001234444', amount: 1000 });
+      expect(r.status, r.text).toBe(200);
+      const reference = r.json.walletChargeInfo.transactionReference as string;
+      return { m, id: r.json.paymentIntentId as string, reference, charge: live.providers.jazzcash.charges.get(reference)! };
+    };
+    /** The pp_* field set JazzCash posts to the return URL, signed with `salt` (the deployment's by default). */
+    const notification = (fields: Record<string, string>, salt = live.providers.config.jazzcash!.integritySalt) =>
+      new URLSearchParams({ ...fields, pp_SecureHash: jazzCashSecureHash(fields, salt) }).toString();
+    const genuine = (reference: string, charge: { amount: number; rrn: string }, code: string) => ({
+      pp_Amount: String(charge.amount),
+      pp_MerchantID: live.providers.config.jazzcash!.merchantId,
+      pp_ResponseCode: code,
+      pp_ResponseMessage: 'x',
+      pp_RetreivalReferenceNo: charge.rrn,
+      pp_TxnCurrency: 'PKR',
+      pp_TxnRefNo: reference,
+      pp_TxnType: 'MWALLET',
+    });
+    const intentOf = async (id: string) => (await getIntent(id))!;
+
+    it('the refusal JazzCash answers any caller, posted for another party’s Pending deposit, changes nothing', async () => {
+      const victim = await pendingDeposit();
+      // The attacker asks JazzCash about the victim's charge without credentials (the issue's attack).
+      const cfg = live.providers.config.jazzcash!;
+      const refusal = await fetch(`${cfg.baseUrl}${jazzCashPaths.inquiry}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ pp_TxnRefNo: victim.reference, pp_MerchantID: 'MCATTACKER', pp_Password: 'x', pp_SecureHash: '0' }),
+      });
+      const fields = (await refusal.json()) as Record<string, string>;
+      expect(fields.pp_ResponseCode).toBe('115');
+      const r = await post(new URLSearchParams(fields).toString());
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.status).toBeLessThan(500);
+      // Even a genuine, fully matching, correctly signed field set saying "cancelled by the customer"
+      // (or "paid") only makes the gateway ask: JazzCash's inquiry says Pending, so it stays Pending.
+      const inquiries = live.providers.jazzcash.hits(jazzCashPaths.inquiry);
+      for (const code of ['112', '000']) {
+        const answered = await post(notification(genuine(victim.reference, victim.charge, code)));
+        expect(answered.status, code).toBe(200);
+        expect(await answered.json()).toMatchObject({ paymentIntentId: victim.id, status: 'Pending', changed: false });
+      }
+      expect(live.providers.jazzcash.hits(jazzCashPaths.inquiry)).toBe(inquiries + 2);
+      expect(await intentOf(victim.id)).toMatchObject({ status: 'Pending', version: 1 });
+      expect((await getWallet(victim.m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+    });
+
+    it('a signed notification unlike the stored charge (amount, merchant, type, retrieval ref) is refused; nothing changes', async () => {
+      const victim = await pendingDeposit();
+      const inquiries = live.providers.jazzcash.hits(jazzCashPaths.inquiry);
+      const base = genuine(victim.reference, victim.charge, '000');
+      const cases: [Record<string, string>, string][] = [
+        [{ pp_Amount: '1' }, 'amount'],
+        [{ pp_MerchantID: 'MCOTHER' }, 'pp_MerchantID'],
+        [{ pp_TxnType: 'MPAY' }, 'pp_TxnType'],
+        [{ pp_RetreivalReferenceNo: '' }, 'pp_RetreivalReferenceNo'],
+      ];
+      for (const [over, field] of cases) {
+        const r = await post(notification({ ...base, ...over }));
+        const problem = (await r.json()) as { code: string; errors: Record<string, string[]> };
+        expect(r.status, field).toBe(400);
+        expect(problem.code).toBe('provider_notification_mismatch');
+        expect(Object.keys(problem.errors)).toContain(field);
+      }
+      expect(live.providers.jazzcash.hits(jazzCashPaths.inquiry)).toBe(inquiries);
+      // The handset approves; a notification whose retrieval reference is not the inquiry's is still refused.
+      victim.charge.code = '000';
+      const other = await post(notification({ ...base, pp_RetreivalReferenceNo: 'FFFFFFFFFFFF' }));
+      expect(other.status).toBe(400);
+      expect(await intentOf(victim.id)).toMatchObject({ status: 'Pending', version: 1 });
+      expect((await getWallet(victim.m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+    });
+
+    it('a genuine notification completes the charge through the inquiry, once', async () => {
+      const { m, id, reference, charge } = await pendingDeposit();
+      charge.code = '000'; // the customer approves on the handset (JazzCash's own record)
+      const inquiries = live.providers.jazzcash.hits(jazzCashPaths.inquiry);
+      const first = await post(notification(genuine(reference, charge, '000')));
+      expect(await first.json()).toMatchObject({ paymentIntentId: id, status: 'Completed', changed: true });
+      expect(live.providers.jazzcash.hits(jazzCashPaths.inquiry)).toBe(inquiries + 1);
+      const again = await post(notification(genuine(reference, charge, '000')));
+      expect(await again.json()).toMatchObject({ status: 'Completed', changed: false });
+      expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(1000_00 - 15_00);
+      await webhookFor(id, 'Completed');
+    });
+
+    it('the JazzCash emulator refuses an unsigned or unauthenticated inquiry, unsigned and naming no transaction', async () => {
+      const { reference } = await pendingDeposit();
+      const cfg = live.providers.config.jazzcash!;
+      const ask = async (fields: Record<string, string>) => {
+        const r = await fetch(`${cfg.baseUrl}${jazzCashPaths.inquiry}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(fields),
+        });
+        return (await r.json()) as Record<string, string>;
+      };
+      const credentials = { pp_TxnRefNo: reference, pp_MerchantID: cfg.merchantId, pp_Password: cfg.password };
+      const unsigned = await ask(credentials);
+      const wrongPassword = { ...credentials, pp_Password: 'guess' };
+      const unauthenticated = await ask({ ...wrongPassword, pp_SecureHash: jazzCashSecureHash(wrongPassword, cfg.integritySalt) });
+      for (const [answer, code] of [
+        [unsigned, '115'],
+        [unauthenticated, '101'],
+      ] as const) {
+        expect(answer.pp_ResponseCode).toBe(code);
+        expect(answer.pp_SecureHash).toBeUndefined();
+        expect(answer.pp_TxnRefNo).toBeUndefined();
+        expect(answer.pp_PaymentResponseCode).toBeUndefined();
+      }
+      const signed = await ask({ ...credentials, pp_SecureHash: jazzCashSecureHash(credentials, cfg.integritySalt) });
+      expect(signed).toMatchObject({ pp_ResponseCode: '000', pp_PaymentResponseCode: '157', pp_TxnRefNo: reference });
+    });
+
+    it('an Easypaisa IPN naming another store is refused; one naming the order only makes the gateway ask', async () => {
+      const m = await merchant();
+      const r = await deposit(m, { walletProvider: 2, amount: 500 });
+      expect(r.status, r.text).toBe(200);
+      const orderId = r.json.walletChargeInfo.transactionReference as string;
+      const storeId = live.providers.config.easypaisa!.storeId;
+      const other = await post(JSON.stringify({ orderId, storeId: `9${storeId}` }), 'application/json', 'easypaisa');
+      expect(other.status).toBe(400);
+      expect(((await other.json()) as { code: string }).code).toBe('provider_notification_mismatch');
+      const ipn = await post(JSON.stringify({ orderId, storeId }), 'application/json', 'easypaisa');
+      expect(ipn.status).toBe(200);
+      expect(await ipn.json()).toMatchObject({ paymentIntentId: r.json.paymentIntentId, status: 'Completed' });
+    });
   });
 
   it('Easypaisa deposit: approved on the handset, confirmed by the inquiry after the IPN; refusals mapped', async () => {

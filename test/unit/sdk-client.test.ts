@@ -1,8 +1,8 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { signBody as gatewaySign } from '#shared/domain/body-signature.ts';
-import { Gateway, GatewayError, signBody } from '../../sdk/node/src/index.ts';
+import { Gateway, GatewayError, GatewayRedirectError, signBody } from '../../sdk/node/src/index.ts';
 import type { RefundStatusChanged, SettlementStatusChanged, TransactionStatusChanged } from '#shared/domain/events.ts';
 import type { RefundStatusChangedEvent, SettlementStatusChangedEvent, WebhookEvent } from '../../sdk/node/src/webhooks.ts';
 
@@ -52,6 +52,65 @@ describe('SDK client', () => {
       expect(seen[0]!.signature).toMatch(/^[0-9a-f]{32}$/);
     } finally {
       server.close();
+    }
+  });
+});
+
+describe('SDK client and redirects', () => {
+  /** A real HTTP server on 127.0.0.1 recording what reaches it; `reply` answers each request. */
+  async function server(reply: (req: IncomingMessage, res: ServerResponse) => void) {
+    const seen: { path: string; apiKey: string | undefined; body: string }[] = [];
+    const s = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        seen.push({ path: req.url ?? '', apiKey: req.headers['svc-api-key'] as string | undefined, body });
+        reply(req, res);
+      });
+    });
+    await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
+    return { seen, origin: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, close: () => s.close() };
+  }
+
+  it('refuses a 307 to another origin with GatewayRedirectError; the other origin never gets the key or the body', async () => {
+    const other = await server((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'));
+    const gateway = await server((req, res) => res.writeHead(307, { Location: `${other.origin}${req.url}` }).end());
+    try {
+      const client = new Gateway({ apiKey: 'pk_test_redirect', secretKey: 'sk_test_x', baseUrl: gateway.origin, retryBaseMs: 1 });
+      for (const attempt of [
+        () => client.checkouts.create({ amount: 1, description: 'x', orderRef: { orderRef: 'A' } }),
+        () => client.transactions.list({ limit: 1 }),
+      ]) {
+        const error = await attempt().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(GatewayRedirectError);
+        expect(error).toBeInstanceOf(GatewayError);
+        expect(error).toMatchObject({ status: 307, code: 'redirect_refused', targetOrigin: other.origin, crossOrigin: true });
+        expect((error as Error).message).toContain(`307 with a redirect to another origin, ${other.origin}`);
+      }
+      expect(other.seen).toEqual([]);
+      expect(gateway.seen.map((s) => s.apiKey)).toEqual(['pk_test_redirect', 'pk_test_redirect']); // one attempt each, no retry
+    } finally {
+      other.close();
+      gateway.close();
+    }
+  });
+
+  it('does not follow a redirect on the same origin either (308 with a signed body, 302 on a GET)', async () => {
+    const gateway = await server((req, res) => {
+      if (req.url?.startsWith('/moved')) return res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+      res.writeHead(req.method === 'POST' ? 308 : 302, { Location: `/moved${req.url}` }).end();
+    });
+    try {
+      const client = new Gateway({ apiKey: 'pk_test_same', secretKey: 'sk_test_x', baseUrl: gateway.origin, retryBaseMs: 1 });
+      const post = await client.deposits
+        .create({ amount: 1, description: 'x', mobileNumber: '03001234567', orderRef: { orderRef: 'B' } })
+        .catch((e: unknown) => e);
+      expect(post).toMatchObject({ name: 'GatewayRedirectError', status: 308, crossOrigin: false, targetOrigin: gateway.origin });
+      const get = await client.settlements.schedule().catch((e: unknown) => e);
+      expect(get).toMatchObject({ name: 'GatewayRedirectError', status: 302, crossOrigin: false });
+      expect(gateway.seen.map((s) => s.path.startsWith('/moved'))).toEqual([false, false]);
+    } finally {
+      gateway.close();
     }
   });
 });

@@ -53,6 +53,45 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * The gateway answered with a redirect (3xx). The client never follows one, to the same origin or
+ * another: it would re-send `Svc-API-Key`, the signed body and the `Idempotency-Key` to wherever
+ * the `Location` points. A redirect means `baseUrl` (or a proxy in front of it) is wrong: fix that.
+ */
+export class GatewayRedirectError extends GatewayError {
+  override name = 'GatewayRedirectError';
+  /** The redirect target as given in `Location` (resolved against the request URL); empty when absent or unreadable. */
+  readonly location: string;
+  /** The origin (scheme, host, port) the redirect points to; empty when unknown. */
+  readonly targetOrigin: string;
+  /** The target is another origin than `baseUrl`'s. */
+  readonly crossOrigin: boolean;
+  constructor(status: number, requestUrl: URL, location: string | null) {
+    let target: URL | undefined;
+    try {
+      target = location ? new URL(location, requestUrl) : undefined;
+    } catch {
+      target = undefined;
+    }
+    const crossOrigin = target !== undefined && target.origin !== requestUrl.origin;
+    const where = target
+      ? crossOrigin
+        ? `another origin, ${target.origin}`
+        : `${target.pathname} on the same origin`
+      : 'an unknown target';
+    super(status, {
+      title: 'Redirect refused',
+      code: 'redirect_refused',
+      detail:
+        `The gateway answered ${status} with a redirect to ${where}. The client does not follow redirects and sent ` +
+        `nothing there (no API key, no body): check baseUrl (${requestUrl.origin}).`,
+    });
+    this.location = target?.href ?? '';
+    this.targetOrigin = target?.origin ?? '';
+    this.crossOrigin = crossOrigin;
+  }
+}
+
 export interface ClientOptions {
   apiKey: string;
   /** The secret key paired with the API key; needed for signed POSTs. */
@@ -123,11 +162,16 @@ export class Gateway {
       const backoff = Math.random() * Math.min(5000, base * 2 ** attempt);
       let response: Response;
       try {
-        response = await doFetch(url, { method, headers, body: payload });
+        // Never follow a redirect: it would carry the API key and the signed body to the Location.
+        response = await doFetch(url, { method, headers, body: payload, redirect: 'manual' });
       } catch (error) {
         if (attempt >= maxRetries) throw error;
         await sleep(backoff);
         continue;
+      }
+      if ((response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect') {
+        await response.body?.cancel();
+        throw new GatewayRedirectError(response.status, url, response.headers.get('Location'));
       }
       const text = await response.text();
       const parsed = text ? safeJson(text) : undefined;

@@ -1,4 +1,4 @@
-import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from '../wallet-contract.ts';
+import type { ChargeStatus, ProviderNotification, WalletProviderAdapter } from '../wallet-contract.ts';
 import { postToProvider } from './http.ts';
 import {
   easypaisaAmount,
@@ -36,10 +36,11 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
     const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: mobiles.get(orderId) ?? '' });
     if (answer.responseCode === C.invalidOrderId) return { status: 'Declined', reason: 'unknown_reference' };
     if (answer.responseCode !== C.success) throw new Error(`Easypaisa inquiry answered ${answer.responseCode}`);
-    if (answer.transactionStatus === 'PAID') return { status: 'Approved' };
+    const id = answer.transactionId ? { providerTransactionId: answer.transactionId } : {};
+    if (answer.transactionStatus === 'PAID') return { status: 'Approved', ...id };
     if (answer.transactionStatus === 'FAILED' || answer.transactionStatus === 'REVERSED')
-      return { status: 'Declined', reason: `Easypaisa: ${answer.transactionStatus}` };
-    return { status: 'Pending' };
+      return { status: 'Declined', reason: `Easypaisa: ${answer.transactionStatus}`, ...id };
+    return { status: 'Pending', ...id };
   };
   return {
     providerId: 2,
@@ -85,18 +86,18 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
       };
     },
     statusInquiry: (providerReference) => inquire(providerReference),
-    async parseCallback(_headers, rawBody): Promise<ProviderCallback | undefined> {
-      // The IPN is unsigned and only names the order: its outcome is read from the inquiry API.
-      let orderId: unknown;
+    async parseCallback(_headers, rawBody): Promise<ProviderNotification | undefined> {
+      // The IPN is unsigned and only names the order (and the store): the gateway asks the inquiry API.
+      let ipn: { orderId?: unknown; storeId?: unknown } | null;
       try {
-        orderId = (JSON.parse(rawBody) as { orderId?: unknown }).orderId;
+        ipn = JSON.parse(rawBody) as { orderId?: unknown; storeId?: unknown } | null;
       } catch {
         return undefined;
       }
+      const orderId = ipn?.orderId;
       if (typeof orderId !== 'string' || !/^[A-Za-z0-9]{1,40}$/.test(orderId)) return undefined;
-      const outcome = await inquire(orderId).catch(() => undefined);
-      if (!outcome || outcome.status === 'Pending') return undefined;
-      return { providerReference: orderId, status: outcome.status, ...(outcome.status === 'Declined' ? { reason: outcome.reason } : {}) };
+      const otherStore = ipn?.storeId !== undefined && String(ipn.storeId) !== config.storeId;
+      return { providerReference: orderId, mismatched: otherStore ? ['storeId'] : [] };
     },
   };
 }

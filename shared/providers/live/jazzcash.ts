@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PayoutInstruction } from '../bank-rail.ts';
 import type { Rail, StatusAnswer, SubmitAnswer } from '../rail.ts';
 import type { RefundInstruction } from '../refund-provider.ts';
-import type { ChargeStatus, ProviderCallback, WalletProviderAdapter } from '../wallet-contract.ts';
+import type { ChargeStatus, ProviderNotification, WalletProviderAdapter } from '../wallet-contract.ts';
 import { postToProvider } from './http.ts';
 import {
   disbursementDecrypt,
@@ -98,12 +98,18 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
     },
     async statusInquiry(providerReference) {
       const answer = await signedCall(config, P.inquiry, { pp_TxnRefNo: providerReference, ...credentials(config) });
+      // Only a signed answer decides (signedCall has verified the hash when there is one).
+      if (answer.pp_SecureHash === undefined) throw new Error('JazzCash inquiry answer carries no pp_SecureHash');
       const code = answer.pp_ResponseCode ?? '';
       if (code === C.transactionDoesNotExist) return { status: 'Declined', reason: 'unknown_reference' };
       if (code !== C.success) throw new Error(`JazzCash inquiry answered ${code}`);
-      return chargeOutcome(answer.pp_PaymentResponseCode ?? '', answer.pp_PaymentResponseMessage ?? '');
+      const rrn = answer.pp_RetreivalReferenceNo ? { providerTransactionId: answer.pp_RetreivalReferenceNo } : {};
+      return { ...chargeOutcome(answer.pp_PaymentResponseCode ?? '', answer.pp_PaymentResponseMessage ?? ''), ...rrn };
     },
-    async parseCallback(headers, rawBody): Promise<ProviderCallback | undefined> {
+    // The pp_* fields posted to the return URL, signed with the integrity salt. Its pp_ResponseCode is
+    // never read: anyone can obtain a signed field set (an answer to some request), so the
+    // notification only names the charge; the inquiry decides.
+    async parseCallback(headers, rawBody): Promise<ProviderNotification | undefined> {
       const type = headers['content-type'] ?? '';
       let fields: Fields;
       try {
@@ -111,13 +117,19 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       } catch {
         return undefined;
       }
-      if (!fields.pp_TxnRefNo || !jazzCashHashValid(fields, config.integritySalt)) return undefined;
-      const outcome = chargeOutcome(fields.pp_ResponseCode ?? '', fields.pp_ResponseMessage ?? '');
-      if (outcome.status === 'Pending') return undefined;
+      if (!fields || typeof fields !== 'object' || typeof fields.pp_TxnRefNo !== 'string' || !fields.pp_TxnRefNo) return undefined;
+      if (!jazzCashHashValid(fields, config.integritySalt)) return undefined;
+      const mismatched = [
+        ...(fields.pp_MerchantID === config.merchantId ? [] : ['pp_MerchantID']),
+        ...(fields.pp_TxnType === jazzCashTxnTypes.wallet ? [] : ['pp_TxnType']),
+        ...(/^\d{1,15}$/.test(fields.pp_Amount ?? '') ? [] : ['pp_Amount']),
+        ...(fields.pp_RetreivalReferenceNo ? [] : ['pp_RetreivalReferenceNo']),
+      ];
       return {
         providerReference: fields.pp_TxnRefNo,
-        status: outcome.status,
-        ...(outcome.status === 'Declined' ? { reason: outcome.reason } : {}),
+        ...(/^\d{1,15}$/.test(fields.pp_Amount ?? '') ? { amountMinor: Number(fields.pp_Amount) } : {}),
+        ...(fields.pp_RetreivalReferenceNo ? { providerTransactionId: fields.pp_RetreivalReferenceNo } : {}),
+        mismatched,
       };
     },
   };
