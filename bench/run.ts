@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { routeList, type Route } from '#functions/routes.ts';
 import { bundleRoute, lambdaLikeEnv, measureBaselineLoad, measureLoad, type LoadResult } from './bundles.ts';
 import type { DynamoCounter } from './counter.ts';
+import { freePort, startLocalApi, type Cleanups } from './local-stack.ts';
 import { missedTargets, renderReport, type BenchResults, type RouteResult } from './report.ts';
 import { planRequest, send, type BenchRequest } from './requests.ts';
 import { samples, type SampleContext, type SampleMerchant } from './samples.ts';
@@ -54,15 +53,6 @@ if (process.argv.slice(2).includes('heat')) {
   const { runHeatBench } = await import('./heat.ts');
   process.exit(await runHeatBench());
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 
@@ -279,22 +269,20 @@ async function main(): Promise<number> {
   const { db } = await import('#shared/store/client.ts');
   cleanups.push({ name: 'DynamoDB client', run: async () => db().destroy() });
   const { createMerchant } = await import('#shared/services/merchants.ts');
-  const { createLocalServer } = await import('../scripts/local/server.ts');
   const { countDynamoCalls } = await import('./counter.ts');
 
   const merchant = await createMerchant({ name: 'Bench Merchant' });
   const counter = countDynamoCalls(db());
 
-  const server: Server = createLocalServer(routeList);
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  // The local API Gateway with the per-key / per-IP limits raised (bench/local-stack.ts benchRateLimits).
+  const apiCleanups: Cleanups = [];
   cleanups.push({
     name: 'local server',
     run: async () => {
-      server.closeAllConnections();
-      await new Promise((ok) => server.close(ok));
+      for (let stop = apiCleanups.pop(); stop; stop = apiCleanups.pop()) await stop();
     },
   });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const baseUrl = await startLocalApi(apiCleanups);
 
   // 3. Requests: round trips (warm) and latency.
   console.log(`measuring DynamoDB round trips and latency (${latencyRequests} sequential requests per route)...\n`);
