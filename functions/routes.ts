@@ -132,7 +132,10 @@ const definitions = [
 type Documented<D extends RouteDefinition> = D & Pick<Route, 'summary' | 'doc'>;
 type Table<D extends readonly RouteDefinition[]> = { readonly [R in D[number] as R['id']]: Documented<R> };
 
-function table<const D extends readonly RouteDefinition[]>(rows: D, docs: Record<D[number]['id'], Pick<Route, 'summary' | 'doc'>>): Table<D> {
+function table<const D extends readonly RouteDefinition[]>(
+  rows: D,
+  docs: Record<D[number]['id'], Pick<Route, 'summary' | 'doc'>>,
+): Table<D> {
   const out: Record<string, Route> = {};
   for (const row of rows) {
     if (out[row.id]) throw new Error(`route id ${row.id} appears twice in functions/routes.ts`);

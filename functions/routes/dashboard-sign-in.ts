@@ -1,6 +1,7 @@
 /**
  * Route definitions (functions/routes.ts, the one route table, lists them with their docs):
- * The merchant dashboard’s sign-in Lambda (routes.ts lambdaGroups.dashboardSignIn): invitation, password, 2FA enrolment, sign-in and sign-out.
+ * The merchant dashboard’s sign-in Lambda (routes.ts lambdaGroups.dashboardSignIn): invitation,
+ * password, 2FA enrolment, sign-in and sign-out.
  * A handler imports its own row from here, so its bundle holds that row only (no other route, no
  * summary, docs or examples: functions/route-docs.ts).
  */

@@ -132,7 +132,9 @@ export function traceAwsClient<C extends object>(client: C): C {
           ...(status ? { http: { response: { status } } } : {}),
           ...(throttled ? { throttle: true } : {}),
           ...(error && (status === undefined || status >= 500) ? { fault: true } : error ? { error: true } : {}),
-          ...(error ? { cause: { exceptions: [{ id: randomBytes(8).toString('hex'), type: error.name, message: error.message, remote: true }] } } : {}),
+          ...(error
+            ? { cause: { exceptions: [{ id: randomBytes(8).toString('hex'), type: error.name, message: error.message, remote: true }] } }
+            : {}),
         });
       };
       try {
