@@ -141,6 +141,8 @@ function table<const D extends readonly RouteDefinition[]>(
     if (out[row.id]) throw new Error(`route id ${row.id} appears twice in functions/routes.ts`);
     out[row.id] = { ...row, ...docs[row.id as D[number]['id']] };
   }
+  const orphans = Object.keys(docs).filter((id) => !out[id]);
+  if (orphans.length) throw new Error(`functions/route-docs.ts documents no route: ${orphans.join(', ')}`);
   return out as Table<D>;
 }
 
