@@ -3,8 +3,28 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import type { Route } from '#functions/routes.ts';
+import { jobList } from '#functions/jobs.ts';
+import { lambdaGroups, routeList, type Route } from '#functions/routes.ts';
 import { esbuildOptionsFor, repoRoot } from '#infra/bundling.ts';
+
+/**
+ * Every Lambda the stack creates, by id and handler module: one per route row, one per group of
+ * rows (the dashboard's two, routes.ts lambdaGroups) and one per job (functions/jobs.ts).
+ */
+export function lambdaEntries(): { id: string; handler: string }[] {
+  const entries = new Map<string, string>();
+  for (const route of routeList)
+    if (route.lambda) entries.set(route.lambda, lambdaGroups[route.lambda].handler);
+    else entries.set(route.id, route.handler);
+  for (const job of jobList) entries.set(job.id, job.handler);
+  return [...entries].map(([id, handler]) => ({ id, handler }));
+}
+
+/** The minified size of a handler's Lambda bundle, built in memory with the stack's esbuild options. */
+export async function bundleBytes(handler: string): Promise<number> {
+  const result = await build({ ...esbuildOptionsFor(resolve(repoRoot, handler)), write: false, logLevel: 'silent' });
+  return result.outputFiles[0]!.contents.byteLength;
+}
 
 /**
  * The Lambda bundle of a route, built with exactly the options the CDK stack uses

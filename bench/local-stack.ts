@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { rateLimitEnv, rateLimitsFromEnv, type RateLimits } from '#shared/http/rate-limits.ts';
 
 /** Cleanup steps a benchmark runs in reverse order when it ends or is interrupted. */
 export type Cleanups = (() => Promise<unknown> | unknown)[];
@@ -48,11 +49,22 @@ export async function startBenchStack(tableName: string, cleanups: Cleanups) {
   return { peer, queues, sqsPort };
 }
 
+/**
+ * The local per-key and per-IP limits, raised as RATE_LIMIT_PER_KEY / RATE_LIMIT_PER_IP raise them
+ * for `npm start` (docs/security-and-limits.md): a benchmark sends thousands of requests with one key
+ * from one address, and a throttled sample measures the 429 instead of the route. The limiter still
+ * counts every request, so its cost stays in the figures.
+ */
+export const benchRateLimits: RateLimits = rateLimitsFromEnv({
+  [rateLimitEnv.perKey]: String(1_000_000_000),
+  [rateLimitEnv.perIp]: String(1_000_000_000),
+});
+
 /** The gateway's local HTTP server (every route of the one route table) on 127.0.0.1; stopped by `cleanups`. */
 export async function startLocalApi(cleanups: Cleanups): Promise<string> {
   const { routeList } = await import('#functions/routes.ts');
   const { createLocalServer } = await import('../scripts/local/server.ts');
-  const server = createLocalServer(routeList);
+  const server = createLocalServer(routeList, { rateLimits: benchRateLimits });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   cleanups.push(async () => {
     server.closeAllConnections();

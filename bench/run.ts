@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { routeList, type Route } from '#functions/routes.ts';
+import { lambdaGroups, routeList, type Route } from '#functions/routes.ts';
 import { bundleRoute, lambdaLikeEnv, measureBaselineLoad, measureLoad, type LoadResult } from './bundles.ts';
 import type { DynamoCounter } from './counter.ts';
+import { freePort, startLocalApi, type Cleanups } from './local-stack.ts';
 import { missedTargets, renderReport, type BenchResults, type RouteResult } from './report.ts';
 import { planRequest, send, type BenchRequest } from './requests.ts';
 import { samples, type SampleContext, type SampleMerchant } from './samples.ts';
@@ -54,15 +53,6 @@ if (process.argv.slice(2).includes('heat')) {
   const { runHeatBench } = await import('./heat.ts');
   process.exit(await runHeatBench());
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 
@@ -117,12 +107,20 @@ async function measureBundles(
   } catch (error) {
     errors.push(`baseline module load failed: ${(error as Error).message}`);
   }
+  // A row served by a group's Lambda (the dashboard) is measured as that Lambda, once per group.
+  const byHandler = new Map<string, Pick<RouteResult, 'bundle' | 'load'>>();
   for (const route of routes) {
     checkInterrupted();
     const r = results.get(route.id)!;
+    const handler = route.lambda ? lambdaGroups[route.lambda].handler : route.handler;
+    const seen = byHandler.get(handler);
+    if (seen) {
+      Object.assign(r, seen);
+      continue;
+    }
     let file: string | undefined;
     try {
-      const bundle = await bundleRoute(route, outDir);
+      const bundle = await bundleRoute({ ...route, handler }, outDir);
       file = bundle.file;
       r.bundle = {
         bytes: bundle.bytes,
@@ -135,15 +133,17 @@ async function measureBundles(
       r.bundle = { error: (error as Error).message };
       errors.push(`${route.id}: bundling failed: ${(error as Error).message}`);
     }
-    if (!file) continue;
-    try {
-      const load = await measureLoad(file, env, loadRuns);
-      r.load = { ...load, target: targets.loadMs, met: load.medianMs <= targets.loadMs };
-    } catch (error) {
-      checkInterrupted();
-      r.load = { error: (error as Error).message };
-      errors.push(`${route.id}: module load failed: ${(error as Error).message}`);
+    if (file) {
+      try {
+        const load = await measureLoad(file, env, loadRuns);
+        r.load = { ...load, target: targets.loadMs, met: load.medianMs <= targets.loadMs };
+      } catch (error) {
+        checkInterrupted();
+        r.load = { error: (error as Error).message };
+        errors.push(`${route.id}: module load failed: ${(error as Error).message}`);
+      }
     }
+    byHandler.set(handler, { ...(r.bundle ? { bundle: r.bundle } : {}), ...(r.load ? { load: r.load } : {}) });
   }
   return baseline;
 }
@@ -279,22 +279,20 @@ async function main(): Promise<number> {
   const { db } = await import('#shared/store/client.ts');
   cleanups.push({ name: 'DynamoDB client', run: async () => db().destroy() });
   const { createMerchant } = await import('#shared/services/merchants.ts');
-  const { createLocalServer } = await import('../scripts/local/server.ts');
   const { countDynamoCalls } = await import('./counter.ts');
 
   const merchant = await createMerchant({ name: 'Bench Merchant' });
   const counter = countDynamoCalls(db());
 
-  const server: Server = createLocalServer(routeList);
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  // The local API Gateway with the per-key / per-IP limits raised (bench/local-stack.ts benchRateLimits).
+  const apiCleanups: Cleanups = [];
   cleanups.push({
     name: 'local server',
     run: async () => {
-      server.closeAllConnections();
-      await new Promise((ok) => server.close(ok));
+      for (let stop = apiCleanups.pop(); stop; stop = apiCleanups.pop()) await stop();
     },
   });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const baseUrl = await startLocalApi(apiCleanups);
 
   // 3. Requests: round trips (warm) and latency.
   console.log(`measuring DynamoDB round trips and latency (${latencyRequests} sequential requests per route)...\n`);

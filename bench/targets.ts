@@ -7,10 +7,39 @@ import type { RouteId } from '#functions/routes.ts';
 export const targets = {
   /** DynamoDB round trips per warm request, for the routes that have a budget. */
   roundTrips: { queryBalance: 2 } as Partial<Record<RouteId, number>>,
-  /** Minified bundle size per Lambda, in bytes (350 kB, SI: 350 000 bytes). */
-  bundleBytes: 350_000,
+  /** Minified bundle size per Lambda, in bytes (300 kB, SI: 300 000 bytes); the median over all Lambdas: 250 kB. */
+  bundleBytes: 300_000,
+  medianBundleBytes: 250_000,
   /** Median time to import() the bundle in a fresh Node process (the cold-start init share). */
   loadMs: 50,
   /** `npm run bench -- webhooks`: commit-to-receiver latency on the local stack, and one dispatcher process's rate. */
   webhooks: { p50Ms: 1_000, p99Ms: 3_000, deliveriesPerSecond: 500 },
 };
+
+/**
+ * What test/infra/bundles.test.ts holds every Lambda to (bytes, minified, the stack's esbuild
+ * options): targets.bundleBytes, except the Lambdas listed here, which still exceed it and may not
+ * grow past their figure (measured 2026-11-26 plus about 2 %; lower a figure whenever a change
+ * shrinks the bundle, and drop the entry once it is under the target). docs/scaling.md, Lambda
+ * bundles, says where their bytes go.
+ */
+export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
+  createSettlement: 312_000,
+  checkoutPage: 313_000,
+  createRefund: 314_000,
+  checkoutCancel: 316_000,
+  checkoutOtp: 316_000,
+  checkoutCardReturn: 316_000,
+  checkoutWallet: 318_000,
+  dueSweeper: 319_000,
+  checkoutCard: 320_000,
+  initiateCheckout: 324_000,
+  deposit: 329_000,
+  walletProviderCallback: 330_000,
+  dashboardSignIn: 347_000,
+  withdraw: 349_000,
+  openApiDocument: 381_000,
+  dashboardApp: 535_000,
+};
+/** The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). */
+export const medianBundleBudget = 300_000;

@@ -22,6 +22,14 @@ const tsconfig = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
 /** In Lambda, credentials always come from the environment: bundle the env provider only. */
 const alias = { '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../shared/aws/lambda-credentials.ts', import.meta.url)) };
 
+/**
+ * Bundled, but never loaded by our clients: the SDK imports its event-stream support lazily (an
+ * `await import()` in @smithy/core's HttpProtocol) for operations that stream events, and DynamoDB
+ * and SQS have none. Left external, that import stays an unused dynamic import instead of 22 kB in
+ * every bundle; a client that did stream events would fail loudly (module not found), not silently.
+ */
+const external = ['@smithy/core/event-streams'];
+
 export const bundling = {
   format: OutputFormat.ESM,
   target,
@@ -30,9 +38,9 @@ export const bundling = {
   mainFields,
   banner,
   tsconfig,
-  // Nothing is external: the AWS SDK v3 is bundled on purpose (pinned version, tree-shaken, no
-  // dependency on the runtime's copy).
-  externalModules: [],
+  // The AWS SDK v3 is bundled on purpose (pinned version, tree-shaken, no dependency on the
+  // runtime's copy, faster to load: docs/scaling.md, Lambda bundles); only `external` is left out.
+  externalModules: external,
   esbuildArgs: Object.fromEntries(Object.entries(alias).map(([from, to]) => [`--alias:${from}`, to])),
   forceDockerBundling: false,
 } satisfies BundlingOptions;
@@ -49,7 +57,7 @@ export function esbuildOptionsFor(entry: string): BuildOptions {
     sourcemap: sourceMap,
     mainFields,
     banner: { js: banner },
-    external: [],
+    external,
     alias,
     tsconfig,
   };

@@ -5,10 +5,12 @@ import { startLocalStack } from './local/stack.ts';
 
 /**
  * `npm start`: the whole gateway on this machine (docs/operator-guide.md). PORT (default 3000) moves it;
- * IN_MEMORY=1 keeps DynamoDB in memory instead of .data/; Ctrl-C stops every child process.
+ * IN_MEMORY=1 keeps DynamoDB in memory instead of .data/; RATE_LIMIT_PER_KEY, RATE_LIMIT_PER_IP and
+ * RATE_LIMIT_WINDOW_SECONDS set the local rate limits (docs/security-and-limits.md); Ctrl-C stops every child process.
  */
 const config = localConfig();
 const stack = await startLocalStack(config);
+const limits = config.rateLimits;
 
 // LIVE_PROVIDERS=emulated: the JazzCash and Easypaisa emulators on 127.0.0.1, and live mode's
 // adapters pointed at them, so pk_live_ keys move (emulated) money end to end. Without it live
@@ -42,6 +44,7 @@ Payment gateway running (local stack)
   Dashboard         ${config.baseUrl}/dashboard
   DynamoDB Local    ${stack.dynamo.endpoint} (${config.inMemory ? 'in memory' : `data in ${config.dataDir}`})
   SQS (local)       ${stack.queues.endpoint}
+  Rate limits       ${limits.perKey} per API key, ${limits.perIp} per IP, per ${limits.windowSeconds} s (RATE_LIMIT_*)
 
 Demo merchant "${demo.name}" ${demo.merchantId}
   test API key      ${demo.test.apiKey}

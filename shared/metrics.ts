@@ -1,9 +1,9 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
 import { faultPoint } from './faults.ts';
 
 /**
- * Operational metrics (CloudWatch embedded metric format, Powertools Metrics) and the X-Ray tracer.
+ * Operational metrics (CloudWatch embedded metric format, Powertools Metrics); X-Ray tracing of the
+ * AWS SDK calls is shared/aws/tracing.ts.
  * `metricNames` is the one list of names and dimensions: the code emits them here and the stack's
  * dashboard and alarms (infra/observability.ts) read them, so the two cannot drift. Every data
  * point is flushed at once as its own EMF line (a single-metric instance), so a handler that
@@ -47,9 +47,6 @@ const inLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
 if (!inLambda && process.env.POWERTOOLS_METRICS_DISABLED === undefined) process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
 export const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
-
-/** X-Ray: active only inside Lambda (Powertools switches itself off elsewhere). */
-export const tracer = new Tracer({ serviceName });
 
 export type MetricName = (typeof metricNames)[keyof typeof metricNames];
 

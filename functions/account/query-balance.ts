@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/account.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import * as z from 'zod/mini';
 import { currencyCode, supportedCurrency } from '#shared/http/schemas.ts';

@@ -1,3 +1,4 @@
+import * as rows from '#functions/routes/dashboard-app.ts';
 import { groupHandler } from './group.ts';
 import * as settlements from './settlements.ts';
 import * as settlementRequest from './settlement-request.ts';
@@ -34,7 +35,7 @@ import * as settings from './settings.ts';
 import * as settingsSave from './settings-save.ts';
 
 /** The dashboard's signed-in Lambda (routes.ts lambdaGroups.dashboardApp). */
-export const handler = groupHandler('dashboardApp', {
+export const handler = groupHandler('dashboardApp', rows, {
   'functions/dashboard/home.ts': home,
   'functions/dashboard/payments.ts': payments,
   'functions/dashboard/payments-export.ts': paymentsExport,

@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import { resendFromDashboard } from '#shared/services/dashboard-developers.ts';

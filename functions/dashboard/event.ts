@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { eventDeliveries } from '#shared/services/dashboard-developers.ts';
 import { frameOf } from './common.ts';

@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/dashboard-sign-in.ts';
 import { dashboardHandler, sessionCookie } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import { acceptInvite, DashboardRefusal, openInvite } from '#shared/services/dashboard-auth.ts';

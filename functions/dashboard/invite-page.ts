@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/dashboard-sign-in.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { openInvite } from '#shared/services/dashboard-auth.ts';
 import { invitePage } from './views.ts';

@@ -1,3 +1,4 @@
+import * as rows from '#functions/routes/dashboard-sign-in.ts';
 import { groupHandler } from './group.ts';
 import * as enrol from './enrol.ts';
 import * as enrolPage from './enrol-page.ts';
@@ -8,7 +9,7 @@ import * as signInPage from './sign-in-page.ts';
 import * as signOut from './sign-out.ts';
 
 /** The dashboard's sign-in Lambda (routes.ts lambdaGroups.dashboardSignIn). */
-export const handler = groupHandler('dashboardSignIn', {
+export const handler = groupHandler('dashboardSignIn', rows, {
   'functions/dashboard/invite-page.ts': invitePage,
   'functions/dashboard/invite-accept.ts': inviteAccept,
   'functions/dashboard/enrol-page.ts': enrolPage,

@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/dashboard-sign-in.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { signInPage } from './views.ts';
 

@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/dashboard-app.ts';
 import { isDashboardRole } from '#shared/domain/dashboard-roles.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { changeTeamMember, DashboardRefusal } from '#shared/services/dashboard-auth.ts';

@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { rotateEndpointSecret } from '#shared/services/dashboard-developers.ts';

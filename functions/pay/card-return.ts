@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/pay.ts';
 import { pageHandler } from '#shared/http/pages.ts';
 import { completeCardReturn } from '#shared/services/checkout.ts';
 import { customerAction } from './common.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/payment.ts';
 import { toMinor } from '#shared/domain/money.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';

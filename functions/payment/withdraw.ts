@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/payment.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';

@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/reference.ts';
 import { escapeHtml } from '#shared/http/pages.ts';
 import { guides } from './guides.ts';
 import { page, scalarJs, siteCss, siteJs, siteHandler, type SiteResult } from './site.ts';

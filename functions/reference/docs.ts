@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/reference.ts';
 import { page, siteHandler } from './site.ts';
 
 /**

@@ -1,5 +1,5 @@
 import document from '../../docs/openapi.json' with { type: 'json' };
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/reference.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 
 /**

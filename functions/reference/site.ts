@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Route } from '#functions/routes.ts';
+import type { RouteDefinition } from '#functions/routes.ts';
 import { escapeHtml } from '#shared/http/pages.ts';
 import { traceAndLog, type GatewayContext } from '#shared/http/middlewares.ts';
 
@@ -58,7 +58,7 @@ function render(): Middleware {
 }
 
 /** A public GET: trace id and access log (the JSON pipeline's), then `fn`. */
-export function siteHandler(route: Route, fn: (path: Record<string, string>) => SiteResult | Promise<SiteResult>) {
+export function siteHandler(route: RouteDefinition, fn: (path: Record<string, string>) => SiteResult | Promise<SiteResult>) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult | SiteResult, Error, GatewayContext>()
     .use(traceAndLog(route))
     .use(render())

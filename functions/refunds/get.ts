@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/refunds.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import '#shared/http/schemas.ts';
 import { refundFor } from '#shared/services/refund-requests.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/settlements.ts';
 import { normaliseAccount, type SettlementDestination } from '#shared/domain/settlement.ts';
 import { checkUsdtAddress } from '#shared/domain/usdt-address.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';

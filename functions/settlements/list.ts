@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/settlements.ts';
 import type { SettlementStatus } from '#shared/domain/settlement.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { problems } from '#shared/http/problem.ts';

@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/settlements.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { settlementSchedule } from '#shared/services/settlement-schedule.ts';
 

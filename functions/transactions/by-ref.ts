@@ -1,4 +1,4 @@
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/transactions.ts';
 import { lookupHandler } from './lookup.ts';
 
 /** GET /Gateway/v{version}/Transaction/by-ref/{reference} */

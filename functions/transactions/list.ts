@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/transactions.ts';
 import { intentStatuses, intentTypes } from '#shared/domain/intent.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { problems } from '#shared/http/problem.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/webhooks.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import '#shared/http/schemas.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { routes } from '#functions/routes.ts';
+import * as routes from '#functions/routes/webhooks.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import '#shared/http/schemas.ts';
 import { resendEvent } from '#shared/services/event-resend.ts';

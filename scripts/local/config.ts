@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { rateLimitsFromEnv, type RateLimits } from '#shared/http/rate-limits.ts';
 
 /**
  * Where the local stack lives. Everything derives from PORT and DATA_DIR, so `npm start` and
@@ -16,6 +17,8 @@ export interface LocalConfig {
   tableName: string;
   baseUrl: string;
   inMemory: boolean;
+  /** The per-key / per-IP limits of the local API Gateway (RATE_LIMIT_* variables, docs/security-and-limits.md). */
+  rateLimits: RateLimits;
 }
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
@@ -31,6 +34,7 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
     tableName: env.TABLE_NAME || 'payment-gateway',
     baseUrl: env.PUBLIC_BASE_URL || `http://localhost:${port}`,
     inMemory: env.IN_MEMORY === '1' || env.IN_MEMORY === 'true',
+    rateLimits: rateLimitsFromEnv(env),
   };
 }
 

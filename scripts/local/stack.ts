@@ -38,7 +38,7 @@ export async function startLocalStack(config: LocalConfig): Promise<LocalStack> 
     const recovered = await sweepWebhooks(new Date(), { horizonSeconds: sweepGraceSeconds() });
     if (recovered.resent || recovered.retries)
       console.log(`Recovered webhooks after a restart: ${recovered.resent} events and ${recovered.retries} retries queued again.`);
-    const server = createLocalServer();
+    const server = createLocalServer(undefined, { rateLimits: config.rateLimits });
     await new Promise<void>((ok, fail) => server.once('error', fail).listen(config.port, config.host, ok));
     const jobs = startJobs({
       queueUrl: queues.queueUrl,

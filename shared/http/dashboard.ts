@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Route } from './route.ts';
+import type { RouteDefinition } from './route.ts';
 import { formToken, verifyFormToken } from '#shared/crypto/form-token.ts';
 import { can } from '#shared/domain/dashboard-roles.ts';
 import { DomainError, NotFoundError } from '#shared/domain/errors.ts';
@@ -108,7 +108,7 @@ function formMiddleware(): Mw {
   };
 }
 
-function sessionMiddleware(route: Route, options: DashboardOptions): Mw {
+function sessionMiddleware(route: RouteDefinition, options: DashboardOptions): Mw {
   return {
     before: async (request) => {
       const s = request.context.gateway as State;
@@ -154,7 +154,7 @@ function sessionMiddleware(route: Route, options: DashboardOptions): Mw {
 }
 
 /** The token of a public form (sign-in, invitation): bound to the row and its path. */
-export const publicFormSubject = (route: Pick<Route, 'path'>, path: Record<string, string | undefined>) =>
+export const publicFormSubject = (route: Pick<RouteDefinition, 'path'>, path: Record<string, string | undefined>) =>
   `dashboard-form:${route.path}:${path.token ?? ''}`;
 
 const htmlHeaders = () => pageHeaders([], dashboardStyleSource);
@@ -220,7 +220,7 @@ export interface DashboardOptions {
 }
 
 export function dashboardHandler(
-  route: Route,
+  route: RouteDefinition,
   fn: (request: DashboardRequest) => Promise<DashboardResult>,
   options: DashboardOptions = {},
 ) {

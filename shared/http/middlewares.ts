@@ -13,7 +13,7 @@ import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts'
 import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
 import { getApiKeyByHash, keyUseDue, recordKeyUse, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
 import { keyHasScope } from '#shared/domain/scopes.ts';
-import { supportedVersions, type Route } from './route.ts';
+import { supportedVersions, type RouteDefinition } from './route.ts';
 import { HttpProblem, problemFor, problems, type FieldErrors } from './problem.ts';
 
 /**
@@ -85,7 +85,7 @@ const state = (request: GwRequest) => request.context.gateway;
 const isSerialised = (r: unknown): r is APIGatewayProxyResult => typeof (r as APIGatewayProxyResult)?.body === 'string';
 
 /** Outermost: trace id, Svc-Trace-Id on every response, one access log line per request. */
-export function traceAndLog(route: Route): Middleware {
+export function traceAndLog(route: RouteDefinition): Middleware {
   const finish = (request: GwRequest) => {
     const gw = state(request);
     const response = (request.response ?? serialise(500, problems.internal().body(gw.traceId))) as APIGatewayProxyResult;
@@ -163,7 +163,7 @@ export function versionGuard(): Middleware {
 }
 
 /** Svc-API-Key: looked up by SHA-256; mode, scopes and merchant status come from the key item. */
-export function apiKeyAuth(route: Route): Middleware {
+export function apiKeyAuth(route: RouteDefinition): Middleware {
   return {
     before: async (request) => {
       if (route.auth === 'none') return;
@@ -420,7 +420,7 @@ export function describeFieldErrors(errors: FieldErrors): string {
  */
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export function validateAndVerify(route: Route, schemas: Schemas): Middleware {
+export function validateAndVerify(route: RouteDefinition, schemas: Schemas): Middleware {
   return {
     before: async (request) => {
       const gw = state(request);

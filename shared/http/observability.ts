@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { Route } from './route.ts';
+import type { RouteDefinition } from './route.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
 import type { GatewayContext, GatewayResponse } from './middlewares.ts';
@@ -17,7 +17,7 @@ type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | Ga
 
 export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 
-export function requestMetrics(route: Route): Middleware {
+export function requestMetrics(route: RouteDefinition): Middleware {
   const finish: NonNullable<Middleware['after']> = (request) => {
     const gw = request.context.gateway;
     const status = (request.response as { statusCode?: number } | undefined)?.statusCode ?? 500;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Route } from './route.ts';
+import type { RouteDefinition } from './route.ts';
 import { verifyFormToken } from '#shared/crypto/form-token.ts';
 import { logger } from '#shared/logger.ts';
 import { traceAndLog, type GatewayContext } from './middlewares.ts';
@@ -225,7 +225,7 @@ function renderPage(): PageMiddleware {
 }
 
 export function pageHandler(
-  route: Route,
+  route: RouteDefinition,
   fn: (request: PageRequest) => Promise<PageResult>,
   options: { csrfSubject?: (path: Record<string, string>) => string; crossSite?: boolean } = {},
 ) {

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import type { Route } from './route.ts';
+import type { RouteDefinition } from './route.ts';
 import type { IdempotencyScope } from '#shared/store/idempotency.ts';
 import { commitRequest, type Decide, type RequestChange } from '#shared/store/request.ts';
 import {
@@ -50,12 +50,12 @@ export type { Auth, GatewayResponse };
 
 /** A route's Lambda handler, carrying its route row and zod schemas (the OpenAPI generator reads them). */
 export type HttpHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
-  readonly route: Route;
+  readonly route: RouteDefinition;
   readonly schemas: Schemas;
 };
 
 export function httpHandler<S extends Schemas>(
-  route: Route,
+  route: RouteDefinition,
   schemas: S,
   fn: (request: GatewayRequest<S>) => Promise<GatewayResponse>,
 ): HttpHandler {

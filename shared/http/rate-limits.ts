@@ -2,7 +2,9 @@
  * Per-client request limits (docs/security-and-limits.md). Deployed, they are AWS WAF rate-based
  * rules on the API stage (infra/gateway-stack.ts; CDK context `rateLimitPerKey`, `rateLimitPerIp`,
  * `rateLimitWindowSeconds` override them); `npm start` applies the same numbers in the local
- * API Gateway so merchants can see and test a 429. Counted per window:
+ * API Gateway so merchants can see and test a 429, and RATE_LIMIT_PER_KEY, RATE_LIMIT_PER_IP and
+ * RATE_LIMIT_WINDOW_SECONDS override them there (benchmarks and load tests raise them; see
+ * rateLimitsFromEnv). Counted per window:
  *   perKey  requests to /Gateway/* carrying the same Svc-API-Key
  *   perIp   requests from one client IP to the public pages (/pay/*) and provider callbacks (/providers/*);
  *           deployed, WAF counts the dashboard (/dashboard*) under this limit too (the local server
@@ -15,6 +17,30 @@ export interface RateLimits {
 }
 
 export const defaultRateLimits: RateLimits = { perKey: 1200, perIp: 300, windowSeconds: 60 };
+
+/** The environment variables of the local stack's limits (`npm start`), one per field. */
+export const rateLimitEnv = {
+  perKey: 'RATE_LIMIT_PER_KEY',
+  perIp: 'RATE_LIMIT_PER_IP',
+  windowSeconds: 'RATE_LIMIT_WINDOW_SECONDS',
+} as const satisfies Record<keyof RateLimits, string>;
+
+/**
+ * The local limits: defaultRateLimits, each overridden by its variable of rateLimitEnv when set.
+ * A value that is not a positive whole number stops the start with the variable's name (a typo
+ * must not silently leave a benchmark throttled, or a merchant's test without its 429).
+ */
+export function rateLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): RateLimits {
+  const limits = { ...defaultRateLimits };
+  for (const field of Object.keys(rateLimitEnv) as (keyof RateLimits)[]) {
+    const raw = env[rateLimitEnv[field]];
+    if (raw === undefined || raw === '') continue;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${rateLimitEnv[field]}=${raw}: expected a positive whole number`);
+    limits[field] = value;
+  }
+  return limits;
+}
 
 /** Which limit a request falls under, and the value it is counted by; undefined = not limited here. */
 export function rateLimitSubject(

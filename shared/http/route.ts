@@ -15,7 +15,8 @@ export type SecretName = 'masterKey' | 'publicPathsKey';
 /** Lambdas that serve several rows (functions/routes.ts lambdaGroups): the merchant dashboard. */
 export type LambdaGroupId = 'dashboardSignIn' | 'dashboardApp';
 
-export interface Route {
+/** A row of the route table without its docs: what a handler and the request pipeline read (functions/routes/). */
+export interface RouteDefinition {
   /** Stable id: the Lambda's logical name and the key handlers import their row by. */
   readonly id: string;
   readonly method: HttpMethod;
@@ -53,11 +54,15 @@ export interface Route {
     readonly secrets: readonly SecretName[];
     readonly partitions?: readonly PartitionFamily[];
   };
+  /** Files the handler reads at run time, `source:name`: copied next to the Lambda bundle as `name`. */
+  readonly assets?: readonly string[];
+}
+
+/** A row of the route table (functions/routes.ts): its definition, summary and OpenAPI operation (functions/route-docs.ts). */
+export interface Route extends RouteDefinition {
   readonly summary: string;
   /** The OpenAPI operation (shared/openapi/document.ts builds docs/openapi.json from it). */
   readonly doc: RouteDoc;
-  /** Files the handler reads at run time, `source:name`: copied next to the Lambda bundle as `name`. */
-  readonly assets?: readonly string[];
 }
 
 /**

@@ -19,6 +19,7 @@ import * as store from '#shared/store/merchants.ts';
 import { webhookSecretAssociatedData } from '#shared/store/merchants.ts';
 import { OperatorError } from '#shared/domain/errors.ts';
 import { armAutoSettlements } from '#shared/store/settlements.ts';
+import { disableEndpoint, enableEndpoint } from '#shared/store/webhook-health.ts';
 import { operatorReferenceWrite, postJournal, type OperatorReferenceRecord } from '#shared/store/wallets.ts';
 import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 
@@ -280,7 +281,6 @@ export async function enableWebhook(merchantId: string, mode: Mode, url?: string
   const merchant = await requireMerchant(merchantId);
   const target = url ?? merchant.webhooks[mode]?.url;
   if (!target) throw new OperatorError(`no webhook endpoint configured for ${mode} mode; give --url`);
-  const { enableEndpoint } = await import('#shared/store/webhook-health.ts');
   await enableEndpoint({ merchantId, mode, url: target }, now);
   return { merchantId, mode, url: target, enabled: true };
 }
@@ -293,7 +293,6 @@ export async function disableWebhook(merchantId: string, mode: Mode, now = new D
   const merchant = await requireMerchant(merchantId);
   const target = merchant.webhooks[mode]?.url;
   if (!target) throw new OperatorError(`no webhook endpoint configured for ${mode} mode`);
-  const { disableEndpoint } = await import('#shared/store/webhook-health.ts');
   await disableEndpoint({ merchantId, mode, url: target }, 'merchant', now);
   return { merchantId, mode, url: target, enabled: false };
 }

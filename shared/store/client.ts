@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { commitPointName, faultPoint } from '#shared/faults.ts';
-import { tracer } from '#shared/metrics.ts';
+import { traceAwsClient } from '#shared/aws/tracing.ts';
 
 /**
  * The DynamoDB client and the few helpers every access pattern shares. Locally DYNAMODB_ENDPOINT
@@ -23,8 +23,8 @@ import { tracer } from '#shared/metrics.ts';
 let client: DynamoDBClient | undefined;
 
 export function db(): DynamoDBClient {
-  // Traced (X-Ray subsegments per call) inside Lambda; unchanged elsewhere (shared/metrics.ts).
-  client ??= tracer.captureAWSv3Client(
+  // Traced (an X-Ray subsegment per call) inside Lambda; unchanged elsewhere (shared/aws/tracing.ts).
+  client ??= traceAwsClient(
     new DynamoDBClient(
       process.env.DYNAMODB_ENDPOINT
         ? {

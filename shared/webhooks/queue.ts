@@ -7,7 +7,7 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { tracer } from '#shared/metrics.ts';
+import { traceAwsClient } from '#shared/aws/tracing.ts';
 import type { DeliveryMessage } from './messages.ts';
 
 /**
@@ -19,8 +19,8 @@ let client: SQSClient | undefined;
 
 export function sqs(): SQSClient {
   const local = process.env.AWS_ENDPOINT_URL_SQS;
-  // Traced (X-Ray subsegments per call) inside Lambda; unchanged elsewhere (shared/metrics.ts).
-  client ??= tracer.captureAWSv3Client(
+  // Traced (an X-Ray subsegment per call) inside Lambda; unchanged elsewhere (shared/aws/tracing.ts).
+  client ??= traceAwsClient(
     new SQSClient(
       local
         ? {

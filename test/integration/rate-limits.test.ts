@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
-import { defaultRateLimits, windowCounter } from '#shared/http/rate-limits.ts';
+import { defaultRateLimits, rateLimitsFromEnv, windowCounter } from '#shared/http/rate-limits.ts';
+import { localConfig } from '../../scripts/local/config.ts';
 import { createLocalServer } from '../../scripts/local/server.ts';
+import { benchRateLimits } from '../../bench/local-stack.ts';
 import { call, newMerchant } from '../support/gateway.ts';
 
 /** The local API Gateway applies the per-key and per-IP limits WAF applies when deployed. */
@@ -46,5 +48,28 @@ describe('local per-key and per-IP limits', () => {
     expect(count({ kind: 'perIp', id: 'x' })).toEqual({ allowed: false, retryAfterSeconds: 60 });
     now = 60_000;
     expect(count({ kind: 'perIp', id: 'x' })).toEqual({ allowed: true });
+  });
+});
+
+/** `npm start` takes its limits from RATE_LIMIT_* (docs/security-and-limits.md); benchmarks raise them. */
+describe('local limits as settings of npm start', () => {
+  it('defaults to the deployed WAF numbers and takes each variable over its default', () => {
+    expect(localConfig({}).rateLimits).toEqual(defaultRateLimits);
+    expect(localConfig({ RATE_LIMIT_PER_KEY: '50000', RATE_LIMIT_WINDOW_SECONDS: '120' }).rateLimits).toEqual({
+      ...defaultRateLimits,
+      perKey: 50_000,
+      windowSeconds: 120,
+    });
+    expect(rateLimitsFromEnv({ RATE_LIMIT_PER_IP: '7', RATE_LIMIT_PER_KEY: '' })).toEqual({ ...defaultRateLimits, perIp: 7 });
+  });
+
+  it('refuses a value that is not a positive whole number, naming the variable', () => {
+    for (const bad of ['0', '-5', '1.5', 'lots', '1e400'])
+      expect(() => rateLimitsFromEnv({ RATE_LIMIT_PER_IP: bad })).toThrow(`RATE_LIMIT_PER_IP=${bad}: expected a positive whole number`);
+  });
+
+  it('the benchmarks raise both limits far above what one run sends', () => {
+    expect(benchRateLimits.perKey).toBeGreaterThanOrEqual(1_000_000);
+    expect(benchRateLimits.perIp).toBeGreaterThanOrEqual(1_000_000);
   });
 });

@@ -1,0 +1,18 @@
+/**
+ * Route definitions (functions/routes.ts, the one route table, lists them with their docs):
+ * The wallet balance.
+ * A handler imports its own row from here, so its bundle holds that row only (no other route, no
+ * summary, docs or examples: functions/route-docs.ts).
+ */
+import type { RouteDefinition } from '#shared/http/route.ts';
+
+export const queryBalance = {
+  id: 'queryBalance',
+  method: 'POST',
+  path: '/Gateway/v{version}/Account/query-balance',
+  handler: 'functions/account/query-balance.ts',
+  auth: 'apiKey',
+  scope: 'balance',
+  signature: false,
+  permissions: { table: 'readWrite', secrets: [] }, // readWrite: Idempotency-Key records on this POST
+} as const satisfies RouteDefinition;

@@ -1,0 +1,52 @@
+/**
+ * Route definitions (functions/routes.ts, the one route table, lists them with their docs):
+ * Settlements: create, read, list, and the automatic settlement schedule.
+ * A handler imports its own row from here, so its bundle holds that row only (no other route, no
+ * summary, docs or examples: functions/route-docs.ts).
+ */
+import type { RouteDefinition } from '#shared/http/route.ts';
+
+export const settlementSchedule = {
+  id: 'settlementSchedule',
+  method: 'GET',
+  path: '/Gateway/v{version}/Settlements/schedule',
+  handler: 'functions/settlements/schedule.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'read', secrets: [] },
+} as const satisfies RouteDefinition;
+
+export const createSettlement = {
+  id: 'createSettlement',
+  method: 'POST',
+  path: '/Gateway/v{version}/Settlements',
+  handler: 'functions/settlements/create.ts',
+  auth: 'apiKey',
+  scope: 'settlements',
+  signature: true,
+  permissions: { table: 'readWrite', secrets: ['masterKey'] },
+} as const satisfies RouteDefinition;
+
+// The literal /Settlements/schedule above wins over /Settlements/{id} (local server and API Gateway).
+export const getSettlement = {
+  id: 'getSettlement',
+  method: 'GET',
+  path: '/Gateway/v{version}/Settlements/{id}',
+  handler: 'functions/settlements/get.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'read', secrets: [] },
+} as const satisfies RouteDefinition;
+
+export const listSettlements = {
+  id: 'listSettlements',
+  method: 'GET',
+  path: '/Gateway/v{version}/Settlements',
+  handler: 'functions/settlements/list.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'read', secrets: [] },
+} as const satisfies RouteDefinition;

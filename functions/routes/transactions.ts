@@ -1,0 +1,40 @@
+/**
+ * Route definitions (functions/routes.ts, the one route table, lists them with their docs):
+ * Transactions: the list and the look-up by reference.
+ * A handler imports its own row from here, so its bundle holds that row only (no other route, no
+ * summary, docs or examples: functions/route-docs.ts).
+ */
+import type { RouteDefinition } from '#shared/http/route.ts';
+
+export const listTransactions = {
+  id: 'listTransactions',
+  method: 'GET',
+  path: '/Gateway/v{version}/Transactions',
+  handler: 'functions/transactions/list.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'read', secrets: [] },
+} as const satisfies RouteDefinition;
+
+export const transactionByRef = {
+  id: 'transactionByRef',
+  method: 'GET',
+  path: '/Gateway/v{version}/Transaction/by-ref/{reference}',
+  handler: 'functions/transactions/by-ref.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'read', secrets: [] },
+} as const satisfies RouteDefinition;
+
+export const transactionByRefAlias = {
+  id: 'transactionByRefAlias',
+  method: 'GET',
+  path: '/Gateway/v{version}/Transaction/{reference}',
+  handler: 'functions/transactions/by-ref-alias.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'read', secrets: [] },
+} as const satisfies RouteDefinition;

@@ -1,0 +1,51 @@
+/**
+ * Route definitions (functions/routes.ts, the one route table, lists them with their docs):
+ * Webhook events: the feed, a transaction’s events, delivery attempts, resends.
+ * A handler imports its own row from here, so its bundle holds that row only (no other route, no
+ * summary, docs or examples: functions/route-docs.ts).
+ */
+import type { RouteDefinition } from '#shared/http/route.ts';
+
+export const transactionEvents = {
+  id: 'transactionEvents',
+  method: 'GET',
+  path: '/Gateway/v{version}/Transaction/{reference}/events',
+  handler: 'functions/webhooks/transaction-events.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'read', secrets: [] },
+} as const satisfies RouteDefinition;
+
+export const eventAttempts = {
+  id: 'eventAttempts',
+  method: 'GET',
+  path: '/Gateway/v{version}/Events/{eventId}/attempts',
+  handler: 'functions/webhooks/event-attempts.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'read', secrets: [] },
+} as const satisfies RouteDefinition;
+
+export const listEvents = {
+  id: 'listEvents',
+  method: 'GET',
+  path: '/Gateway/v{version}/Events',
+  handler: 'functions/webhooks/list-events.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'read', secrets: [] },
+} as const satisfies RouteDefinition;
+
+export const resendEvent = {
+  id: 'resendEvent',
+  method: 'POST',
+  path: '/Gateway/v{version}/Events/{eventId}/resend',
+  handler: 'functions/webhooks/resend.ts',
+  auth: 'apiKey',
+  scope: 'webhooks',
+  signature: 'ifPresent', // no body needed; a body that carries `signature` is checked (docs/merchant-guide.md, Signing a request body)
+  permissions: { table: 'readWrite', secrets: ['masterKey'] },
+} as const satisfies RouteDefinition;

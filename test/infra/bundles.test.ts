@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { bundleBytes, lambdaEntries } from '../../bench/bundles.ts';
+import { bundleBudgetExceptions, medianBundleBudget, targets } from '../../bench/targets.ts';
+
+/**
+ * Bundle size is deterministic: every Lambda is built here with the stack's esbuild options
+ * (infra/bundling.ts) and held to its budget (bench/targets.ts), so no change can silently grow a
+ * function again (issue 26: median 455 kB, largest 747 kB when nothing checked it). `npm run bench`
+ * reports the sizes with their biggest inputs and the module load times.
+ */
+describe('Lambda bundle budgets', async () => {
+  const entries = lambdaEntries();
+  const sizes = new Map(await Promise.all(entries.map(async ({ id, handler }) => [id, await bundleBytes(handler)] as const)));
+
+  it('builds every Lambda the stack creates', () => {
+    expect(entries.map((e) => e.id)).toEqual(
+      expect.arrayContaining(['queryBalance', 'dashboardApp', 'dashboardSignIn', 'webhookDispatcher']),
+    );
+    expect(sizes.size).toBe(entries.length);
+  });
+
+  it.each(entries.map((e) => e.id))('%s stays within its budget', (id) => {
+    const budget = bundleBudgetExceptions[id] ?? targets.bundleBytes;
+    expect(sizes.get(id)!, `${id}: ${sizes.get(id)} bytes, budget ${budget}`).toBeLessThanOrEqual(budget);
+  });
+
+  it('lists as exceptions only Lambdas that need one (an entry over the target for a Lambda now under it goes)', () => {
+    const needless = Object.keys(bundleBudgetExceptions).filter((id) => !sizes.has(id) || sizes.get(id)! <= targets.bundleBytes);
+    expect(needless).toEqual([]);
+  });
+
+  it('keeps the median within its budget', () => {
+    const sorted = [...sizes.values()].sort((a, b) => a - b);
+    expect(sorted[Math.floor(sorted.length / 2)]!).toBeLessThanOrEqual(medianBundleBudget);
+  });
+
+  it('bundles no X-Ray SDK and no docs: a handler carries its own route row only', async () => {
+    const { build } = await import('esbuild');
+    const { esbuildOptionsFor, repoRoot } = await import('#infra/bundling.ts');
+    const { resolve } = await import('node:path');
+    const result = await build({
+      ...esbuildOptionsFor(resolve(repoRoot, 'functions/account/query-balance.ts')),
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.filter((i) => /aws-xray-sdk|powertools\/tracer|functions\/routes\.ts|route-docs/.test(i))).toEqual([]);
+    expect(inputs).toContain('functions/routes/account.ts');
+  });
+});
