@@ -24,6 +24,7 @@ export const targets = {
  * bundles, says where their bytes go.
  */
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
+  listRefunds: 306_000, // + the refund maker (issue 24) put it just over the target
   createSettlement: 312_000,
   checkoutPage: 313_000,
   createRefund: 314_000,
@@ -36,10 +37,10 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   initiateCheckout: 324_000,
   deposit: 329_000,
   walletProviderCallback: 330_000,
-  dashboardSignIn: 347_000,
+  dashboardSignIn: 367_000, // + equal-work sign-in, keyed recovery codes, atomic lockout (issue 24)
   withdraw: 349_000,
   openApiDocument: 381_000,
-  dashboardApp: 535_000,
+  dashboardApp: 551_000, // + key minting with step-up and the minted-key notice (issue 24)
 };
 /** The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). */
 export const medianBundleBudget = 300_000;
