@@ -18,7 +18,7 @@ import {
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
 import { hashSecret, newRecoveryCodes, verifySecret } from '#shared/crypto/password.ts';
-import { dashboardTotpKey, open, seal } from '#shared/crypto/seal.ts';
+import { dashboardTotpKey, legacyDashboardTotpKey, open, seal } from '#shared/crypto/seal.ts';
 import { newTotpSecret, totpUri, verifyTotp } from '#shared/crypto/totp.ts';
 import { logger } from '#shared/logger.ts';
 import { transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
@@ -109,7 +109,17 @@ export async function auditRefusal(
 export const newToken = () => randomBytes(32).toString('base64url');
 const totpAad = (userId: string) => `totp:${userId}`;
 const sealTotp = async (userId: string, secret: string) => seal(await dashboardTotpKey(), secret, totpAad(userId));
-const openTotp = async (userId: string, sealed: string) => open(await dashboardTotpKey(), sealed, totpAad(userId));
+const openTotp = async (userId: string, sealed: string) => (await openTotpWith(userId, sealed)).secret;
+/** Opens a seed under the TOTP key, or one sealed before it had its own secret under the legacy key (`legacy: true`). */
+async function openTotpWith(userId: string, sealed: string): Promise<{ secret: string; legacy: boolean }> {
+  try {
+    return { secret: open(await dashboardTotpKey(), sealed, totpAad(userId)), legacy: false };
+  } catch (error) {
+    const legacy = await legacyDashboardTotpKey().catch(() => undefined);
+    if (!legacy || legacy.equals(await dashboardTotpKey())) throw error;
+    return { secret: open(legacy, sealed, totpAad(userId)), legacy: true };
+  }
+}
 
 export function dashboardBaseUrl(): string {
   return (process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
@@ -325,9 +335,12 @@ export async function signIn(
           how: 'recovery code',
         };
     } else {
-      const step = verifyTotp(await openTotp(user.userId, user.totpSealed!), code, now.getTime());
+      const opened = await openTotpWith(user.userId, user.totpSealed!);
+      const step = verifyTotp(opened.secret, code, now.getTime());
+      // A seed sealed under the legacy key is sealed again under the TOTP key's own secret.
+      const resealed = opened.legacy ? { totpSealed: await sealTotp(user.userId, opened.secret) } : {};
       if (step !== undefined && step > user.lastTotpStep)
-        secondFactor = { ok: true, changes: { lastTotpStep: step }, how: 'authenticator code' };
+        secondFactor = { ok: true, changes: { lastTotpStep: step, ...resealed }, how: 'authenticator code' };
     }
   }
   if (!passwordOk || !secondFactor.ok) {

@@ -13,34 +13,10 @@ import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import { routeStackOf } from '#infra/route-stack.ts';
 import { alarmThresholds } from '#infra/observability.ts';
 import { metricNames, metricsNamespace, serviceName } from '#shared/metrics.ts';
+import { type Resources, wholeTemplate } from '../support/templates.ts';
 
 // `aws:cdk:bundling-stacks: []` makes NodejsFunction skip esbuild (the handler files must still exist).
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-
-type Resources = Record<string, { Type: string; Properties?: any; DependsOn?: string[] }>;
-/**
- * The root stack and its nested route stacks (infra/route-stack.ts) as one template: each nested
- * template's parameters replaced by the root values passed to them, so a nested function's
- * TABLE_NAME or secret grant reads as the root's `{ Ref: <table> }` like a root function's.
- */
-function wholeTemplate(root: PaymentGatewayStack): Template {
-  const resources: Resources = { ...Template.fromStack(root).toJSON().Resources };
-  for (const nested of root.routeStacks.values()) {
-    const passed = resources[root.resolve(root.getLogicalId(nested.nestedStackResource!))]!.Properties.Parameters;
-    const substitute = (value: unknown): unknown => {
-      if (Array.isArray(value)) return value.map(substitute);
-      if (!value || typeof value !== 'object') return value;
-      const ref = (value as { Ref?: string }).Ref;
-      if (typeof ref === 'string' && ref in passed) return passed[ref];
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]));
-    };
-    for (const [id, resource] of Object.entries(Template.fromStack(nested).toJSON().Resources as Resources)) {
-      if (id in resources) throw new Error(`logical id ${id} in two stacks`);
-      resources[id] = substitute(resource) as Resources[string];
-    }
-  }
-  return Template.fromJSON({ Resources: resources });
-}
 
 const stack = new PaymentGatewayStack(newApp(), 'Test');
 const template = wholeTemplate(stack);
