@@ -18,14 +18,31 @@ export type JobTrigger =
    */
   | { kind: 'stream'; entities: readonly string[]; batchSize: number; retryAttempts: number; maxRecordAgeSeconds: number };
 
+export type TableAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem'
+  | 'ConditionCheckItem';
+
 export interface Job {
   readonly id: string;
   /** Handler module, relative to the repository root; it exports `handler`. */
   readonly handler: string;
   readonly trigger: JobTrigger;
-  /** Grants in AWS; `secrets` as in routes.ts (only the dispatcher unseals webhook signing secrets). */
+  /**
+   * Grants in AWS, exactly what the handler's code calls (test/infra/code-grants.test.ts reads each
+   * bundle): `table` the DynamoDB actions (TransactGetItems needs GetItem; TransactWriteItems the
+   * action of each item kind), `indexes` when it queries GSI1-3; `secrets` as in routes.ts (only the
+   * dispatcher unseals webhook signing secrets); `send` to the webhook queue and/or its dead-letter
+   * queue (the queue trigger's own receive/delete/visibility grants come with it).
+   */
   readonly permissions: {
-    readonly table: 'read' | 'readWrite';
+    readonly table: readonly TableAction[];
+    readonly indexes?: true;
     readonly secrets: readonly SecretName[];
     readonly webhookQueue?: 'send';
     readonly deadLetterQueue?: 'send';
@@ -41,7 +58,13 @@ export const jobs = {
     // Started every minute; each run keeps polling the due index every 2 s until its timeout is
     // near, so timed outcomes (expiry, sandbox approvals, reconciliation) land within seconds.
     trigger: { kind: 'schedule', everySeconds: 60 },
-    permissions: { table: 'readWrite', secrets: [] },
+    // DeleteItem: a transaction's Delete of a disarmed automatic-settlement run; liveProviders:
+    // reconciliation asks the live provider about pending charges.
+    permissions: {
+      table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      indexes: true,
+      secrets: ['liveProviders'],
+    },
     timeoutSeconds: 60,
     summary:
       'Applies what is due: expired sessions, sandbox outcomes, reconciliation, settlement ' +
@@ -52,7 +75,7 @@ export const jobs = {
     handler: 'functions/webhooks/relay.ts',
     // A given-up record's event is still sent by the webhook sweep (docs/webhooks-operations.md).
     trigger: { kind: 'stream', entities: relayedEntities, batchSize: 100, retryAttempts: 5, maxRecordAgeSeconds: 600 },
-    permissions: { table: 'readWrite', webhookQueue: 'send', secrets: [] }, // readWrite: event pointers
+    permissions: { table: ['BatchWriteItem'], webhookQueue: 'send', secrets: [] }, // BatchWriteItem: event pointers
     timeoutSeconds: 30,
     summary: 'Outbox relay: committed webhook events (and resend requests) from the table stream to the webhook queue.',
   },
@@ -61,7 +84,14 @@ export const jobs = {
     handler: 'functions/webhooks/dispatch.ts',
     // The queue's visibility timeout is 6 × this timeout (infra/gateway-stack.ts).
     trigger: { kind: 'queue', queue: 'webhooks', batchSize: 10, maxConcurrency: 20 },
-    permissions: { table: 'readWrite', deadLetterQueue: 'send', secrets: ['masterKey'] }, // readWrite: the delivery log
+    // The delivery log (BatchWriteItem, UpdateItem); the next attempt as a delayed message on the
+    // webhook queue (sendDelayed), the last failed one to the dead-letter queue.
+    permissions: {
+      table: ['GetItem', 'BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
+      webhookQueue: 'send',
+      deadLetterQueue: 'send',
+      secrets: ['masterKey'],
+    },
     timeoutSeconds: 30,
     summary: 'Signs and delivers webhook events; retries on the documented schedule (docs/merchant-guide.md, Webhooks), then dead-letters.',
   },
@@ -69,7 +99,7 @@ export const jobs = {
     id: 'ledgerVerify',
     handler: 'functions/jobs/ledger-verify.ts',
     trigger: { kind: 'schedule', everySeconds: 3600 },
-    permissions: { table: 'read', secrets: [] },
+    permissions: { table: ['GetItem', 'Query'], indexes: true, secrets: [] },
     timeoutSeconds: 300,
     summary: 'Hourly ledger verification of the ledgers whose wallets changed (docs/ledger-verification.md); emits LedgerDiscrepancies.',
   },
@@ -77,7 +107,7 @@ export const jobs = {
     id: 'ledgerVerifyFull',
     handler: 'functions/jobs/ledger-verify-full.ts',
     trigger: { kind: 'schedule', everySeconds: 86400 },
-    permissions: { table: 'read', secrets: [] },
+    permissions: { table: ['GetItem', 'Query'], indexes: true, secrets: [] },
     timeoutSeconds: 900,
     summary:
       'Daily full ledger verification: every wallet, journal, payment, settlement and ' +
@@ -87,7 +117,8 @@ export const jobs = {
     id: 'webhookSweeper',
     handler: 'functions/jobs/webhook-sweeper.ts',
     trigger: { kind: 'schedule', everySeconds: 60 },
-    permissions: { table: 'readWrite', webhookQueue: 'send', secrets: [] }, // readWrite: moves due-index entries, event pointers
+    // UpdateItem: moves due-index entries; BatchWriteItem: event pointers.
+    permissions: { table: ['BatchGetItem', 'Query', 'UpdateItem', 'BatchWriteItem'], indexes: true, webhookQueue: 'send', secrets: [] },
     timeoutSeconds: 60,
     summary:
       'Webhook safety sweep: sends again outbox events with no delivery record and retries overdue or parked (GSI2 due index, no scans).',

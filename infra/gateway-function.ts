@@ -1,12 +1,21 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import type { SecretName } from '#functions/routes.ts';
 import { bundling } from '#infra/bundling.ts';
+
+/** The environment variable that carries each secret's ARN to the code (shared/crypto/seal.ts, shared/providers/live). */
+export const secretArnVariables = {
+  masterKey: 'SECRETS_MASTER_KEY_ARN',
+  publicPathsKey: 'SECRETS_PUBLIC_KEY_ARN',
+  totpKey: 'SECRETS_TOTP_KEY_ARN',
+  liveProviders: 'LIVE_PROVIDERS_SECRET_ARN',
+} as const satisfies Record<SecretName, string>;
 
 /** Retention of every log group the stack creates. */
 export const logRetention = RetentionDays.ONE_MONTH;
@@ -17,11 +26,11 @@ export interface GatewayFunctionProps extends Pick<NodejsFunctionProps, 'descrip
   /** The one table (its name: TABLE_NAME). Data grants are the caller's (least privilege per route). */
   readonly table: Pick<ITable, 'tableName'>;
   /**
-   * The secrets this function reads, nothing else: `masterKey` (SECRETS_MASTER_KEY_ARN, seals
-   * merchant secrets) and/or `publicPathsKey` (SECRETS_PUBLIC_KEY_ARN, hosted pages and provider
-   * callbacks). Read access is granted to exactly these.
+   * The secrets this function reads, nothing else (shared/http/route.ts SecretName), each passed as
+   * its ARN variable (secretArnVariables). Only secretsmanager:GetSecretValue is granted, on exactly
+   * these: the Parameters and Secrets extension needs nothing else.
    */
-  readonly secrets: { readonly masterKey?: ISecret; readonly publicPathsKey?: ISecret };
+  readonly secrets: Partial<Record<SecretName, ISecret>>;
   /** Files the handler reads at run time (`source:name`, source relative to the repository root), copied next to the bundle. */
   readonly assets?: readonly string[];
 }
@@ -65,16 +74,16 @@ export class GatewayFunction extends NodejsFunction {
       ...rest,
       environment: {
         TABLE_NAME: table.tableName,
-        ...(secrets.masterKey ? { SECRETS_MASTER_KEY_ARN: secrets.masterKey.secretArn } : {}),
-        ...(secrets.publicPathsKey ? { SECRETS_PUBLIC_KEY_ARN: secrets.publicPathsKey.secretArn } : {}),
+        ...Object.fromEntries(Object.entries(secrets).map(([name, secret]) => [secretArnVariables[name as SecretName], secret.secretArn])),
         POWERTOOLS_SERVICE_NAME: 'payment-gateway',
         LOG_LEVEL: 'INFO',
         ...(bundling.sourceMap ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
         ...environment,
       },
     });
-    secrets.masterKey?.grantRead(this);
-    secrets.publicPathsKey?.grantRead(this);
+    const readable = Object.values(secrets).map((secret) => secret.secretArn);
+    if (readable.length)
+      role.addToPrincipalPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: readable }));
 
     const xray = 'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions, so active tracing needs Resource "*".';
     Validations.of(role).acknowledge(

@@ -15,6 +15,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -22,7 +23,7 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { jobList, type Job } from '#functions/jobs.ts';
-import { routeList, type Route } from '#functions/routes.ts';
+import { routeList, type Route, type SecretName } from '#functions/routes.ts';
 import { HttpProblem, problemFor, problems } from '#shared/http/problem.ts';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { defaultRateLimits, type RateLimits } from '#shared/http/rate-limits.ts';
@@ -82,6 +83,8 @@ export class PaymentGatewayStack extends Stack {
   readonly masterKey: Secret;
   /** The key of the unauthenticated paths (page CSRF tokens, provider-callback verification); only those functions read it. */
   readonly publicPathsKey: Secret;
+  /** The key that seals dashboard users' TOTP seeds; only the dashboard functions that check codes read it. */
+  readonly totpKey: Secret;
   /** Webhook deliveries; the dispatcher (added later) retries through visibility timeouts. */
   readonly webhookQueue: Queue;
   readonly deadLetterQueue: Queue;
@@ -92,7 +95,8 @@ export class PaymentGatewayStack extends Stack {
   readonly webAcl: CfnWebACL;
   /** Environment every function gets from the deployment's context values. */
   private deploymentEnvironment: Record<string, string> = {};
-  private liveProvidersSecret: ISecret | undefined;
+  /** Every secret by name (shared/http/route.ts SecretName); `liveProviders` only when configured. */
+  private secrets: Partial<Record<SecretName, ISecret>> = {};
   /** The nested stacks serving most routes (infra/route-stack.ts), by name. */
   readonly routeStacks: ReadonlyMap<NestedRouteStackName, RouteStack>;
   /** One Lambda per route, by route id (in this stack or a nested one), and per job. */
@@ -148,6 +152,18 @@ export class PaymentGatewayStack extends Stack {
       this.publicPathsKey,
       'Rotation invalidates open checkout forms and in-flight callbacks; it is an ' +
         'operator procedure (update the secret value), not a rotation Lambda.',
+      'AwsSolutions-SMG4',
+    );
+    // Seals dashboard users' TOTP seeds (shared/crypto/seal.ts dashboardTotpKey), read only by the
+    // dashboard functions that check codes. Losing it makes every enrolled user re-enrol: RETAIN.
+    this.totpKey = new Secret(this, 'DashboardTotpKey', {
+      description: "Key that seals dashboard users' two-factor (TOTP) seeds.",
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    acknowledge(
+      this.totpKey,
+      'Rotating it means re-sealing every TOTP seed under the new key; it is an operator procedure, not a rotation Lambda.',
       'AwsSolutions-SMG4',
     );
 
@@ -267,21 +283,23 @@ export class PaymentGatewayStack extends Stack {
     // start; every function may move money through a service that loads them, so each may read it.
     // Without it live mode refuses money operations with a 422, as before.
     const liveProvidersSecretArn: string | undefined = this.node.tryGetContext('liveProvidersSecretArn');
-    this.liveProvidersSecret = liveProvidersSecretArn
-      ? Secret.fromSecretCompleteArn(this, 'LiveProvidersSecret', liveProvidersSecretArn)
-      : undefined;
+    this.secrets = {
+      masterKey: this.masterKey,
+      publicPathsKey: this.publicPathsKey,
+      totpKey: this.totpKey,
+      ...(liveProvidersSecretArn
+        ? { liveProviders: Secret.fromSecretCompleteArn(this, 'LiveProvidersSecret', liveProvidersSecretArn) }
+        : {}),
+    };
     this.deploymentEnvironment = {
       PUBLIC_BASE_URL: publicBaseUrl,
       ...(fxRateSourceUrl ? { FX_RATE_SOURCE_URL: fxRateSourceUrl } : {}),
-      ...(liveProvidersSecretArn ? { LIVE_PROVIDERS_SECRET_ARN: liveProvidersSecretArn } : {}),
     };
     const shared: RouteResources = {
       table: this.table,
-      masterKey: this.masterKey,
-      publicPathsKey: this.publicPathsKey,
       alarmTopic: this.alarmTopic,
       environment: this.deploymentEnvironment,
-      ...(this.liveProvidersSecret ? { liveProvidersSecret: this.liveProvidersSecret } : {}),
+      secrets: this.secrets,
     };
     // The routes of the root's own subtrees, then one nested stack per group of subtrees
     // (infra/route-stack.ts routeStackBySegment), each with its functions, methods and permissions.
@@ -337,6 +355,9 @@ export class PaymentGatewayStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Subscribe the on-call address here.' });
     new CfnOutput(this, 'SecretsMasterKeyArn', { value: this.masterKey.secretArn });
     new CfnOutput(this, 'PublicPathsKeyArn', { value: this.publicPathsKey.secretArn });
+    new CfnOutput(this, 'DashboardTotpKeyArn', { value: this.totpKey.secretArn });
+    // What `ops --aws --outputs <file>` builds dashboard invite links from (scripts/ops.ts).
+    new CfnOutput(this, 'PublicBaseUrl', { value: publicBaseUrl, description: 'Hosted checkout and dashboard host.' });
   }
 
   /** A background function from functions/jobs.ts, with its trigger and grants. */
@@ -345,7 +366,7 @@ export class PaymentGatewayStack extends Stack {
       entry: join(repoRoot, job.handler),
       description: job.summary,
       table: this.table,
-      secrets: secretsFor(job.permissions.secrets, this),
+      secrets: secretsFor(job.permissions.secrets, this.secrets),
       timeout: Duration.seconds(job.timeoutSeconds),
       environment: {
         ...this.deploymentEnvironment,
@@ -353,16 +374,25 @@ export class PaymentGatewayStack extends Stack {
         DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
       },
     });
-    this.liveProvidersSecret?.grantRead(fn);
-    if (job.permissions.table === 'readWrite') this.table.grantReadWriteData(fn);
-    else this.table.grantReadData(fn);
-    if (job.permissions.webhookQueue === 'send') this.webhookQueue.grantSendMessages(fn);
-    if (job.permissions.deadLetterQueue === 'send') this.deadLetterQueue.grantSendMessages(fn);
-    acknowledge(
-      fn.role!,
-      'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.',
-      `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+    // Exactly the actions the job's code calls (functions/jobs.ts), on the indexes only if it queries one.
+    const tableArn = this.table.tableArn;
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: job.permissions.table.map((action) => `dynamodb:${action}`),
+        resources: job.permissions.indexes ? [tableArn, `${tableArn}/index/*`] : [tableArn],
+      }),
     );
+    // SendMessage only: the queue trigger grants the dispatcher's receive, delete and visibility changes.
+    const send = (queue: Queue) => fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+    if (job.permissions.webhookQueue === 'send') send(this.webhookQueue);
+    if (job.permissions.deadLetterQueue === 'send') send(this.deadLetterQueue);
+    if (job.permissions.indexes) {
+      acknowledge(
+        fn.role!,
+        'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.',
+        `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+      );
+    }
     const trigger = job.trigger;
     switch (trigger.kind) {
       case 'schedule': {

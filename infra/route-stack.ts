@@ -9,7 +9,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct, IConstruct } from 'constructs';
 import { lambdaGroups, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
-import { partitionPrefixes } from '#shared/store/keys.ts';
+import { type PartitionFamily, partitionPrefixes } from '#shared/store/keys.ts';
 import { repoRoot } from '#infra/bundling.ts';
 import { GatewayFunction } from '#infra/gateway-function.ts';
 
@@ -52,51 +52,63 @@ export function resourcePaths(route: Route): string[] {
 }
 
 /**
- * Table actions of request paths (routes.ts `permissions.table`): item reads and queries, and for
- * `readWrite` conditional puts and updates (also inside TransactWriteItems). Never Scan, DeleteItem
- * or BatchWriteItem: no request path needs them (jobs keep their own grants).
+ * Table actions of request paths (routes.ts `permissions.table`): item reads (also inside
+ * TransactGetItems) and queries, and for `readWrite` conditional puts and updates (also inside
+ * TransactWriteItems); ConditionCheckItem only for rows whose transactions hold ConditionCheck items
+ * (`conditionChecks`). Never Scan, DeleteItem or BatchWriteItem: no request path calls them (jobs
+ * have their own list). test/infra/code-grants.test.ts compares these with each bundle's calls.
  */
 export const routeTableActions = {
-  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'],
-  readWrite: [
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:ConditionCheckItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-  ],
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
 } as const;
 
+const leadingKeys = (families: readonly PartitionFamily[]) => ({
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': families.map((family) => `${partitionPrefixes[family]}*`) },
+});
+
 /**
- * The table grant of one route: its actions on the table and its indexes; a route confined to
+ * The table grants of one route: its actions on the table and its indexes; a route confined to
  * `partitions` gets them on the table only (no index), under a `dynamodb:LeadingKeys` condition
- * that allows only partition keys of those item families.
+ * that allows only partition keys of those item families, and its writes only on its
+ * `writePartitions` when it names fewer (the dashboard's sign-in Lambda reads the merchant profile,
+ * never writes it).
  */
-export function routeTablePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
-  if (route.permissions.table === 'none') return undefined;
-  const actions = [...routeTableActions[route.permissions.table]];
-  if (!route.permissions.partitions) return new PolicyStatement({ actions, resources: [tableArn, `${tableArn}/index/*`] });
-  return new PolicyStatement({
-    actions,
-    resources: [tableArn],
-    conditions: {
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': route.permissions.partitions.map((family) => `${partitionPrefixes[family]}*`) },
-    },
-  });
+export function routeTablePolicies(route: Route, tableArn: string): PolicyStatement[] {
+  const { table, partitions, writePartitions, conditionChecks } = route.permissions;
+  if (table === 'none') return [];
+  const reads: string[] = [...routeTableActions.read];
+  const writes: string[] =
+    table === 'readWrite' ? [...routeTableActions.write, ...(conditionChecks ? ['dynamodb:ConditionCheckItem'] : [])] : [];
+  if (!partitions) return [new PolicyStatement({ actions: [...reads, ...writes], resources: [tableArn, `${tableArn}/index/*`] })];
+  if (!writePartitions || !writes.length) {
+    return [new PolicyStatement({ actions: [...reads, ...writes], resources: [tableArn], conditions: leadingKeys(partitions) })];
+  }
+  return [
+    new PolicyStatement({ actions: reads, resources: [tableArn], conditions: leadingKeys(partitions) }),
+    new PolicyStatement({ actions: writes, resources: [tableArn], conditions: leadingKeys(writePartitions) }),
+  ];
 }
+
+/** The attributes the key last-used update may name: the key (PK, SK) and lastUsedAt (shared/store/merchants.ts recordKeyUse). */
+export const keyUseAttributes = ['PK', 'SK', 'lastUsedAt'] as const;
 
 /**
  * A read-only route that authenticates with an API key records the key's last use (at most one
  * conditional UpdateItem per key per 5 minutes, docs/dashboard.md): UpdateItem on API-key items
- * only, under a `dynamodb:LeadingKeys` condition.
+ * only (`dynamodb:LeadingKeys`), naming no attribute but lastUsedAt (`dynamodb:Attributes`) and
+ * returning nothing (`dynamodb:ReturnValues` NONE).
  */
 export function keyUsePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
   if (route.auth !== 'apiKey' || route.permissions.table !== 'read') return undefined;
   return new PolicyStatement({
     actions: ['dynamodb:UpdateItem'],
     resources: [tableArn],
-    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } },
+    conditions: {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyUseAttributes] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+    },
   });
 }
 
@@ -123,21 +135,19 @@ export function acknowledgeApiMethods(api: IConstruct): void {
 /** What the route functions of any stack share with the root stack. */
 export interface RouteResources {
   readonly table: Pick<ITable, 'tableName' | 'tableArn'>;
-  readonly masterKey: ISecret;
-  readonly publicPathsKey: ISecret;
   readonly alarmTopic: ITopic;
   /** Environment every function gets from the deployment's context values. */
   readonly environment: Record<string, string>;
-  /** `cdk deploy -c liveProvidersSecretArn=…`: every function may read it (docs/operator-guide.md). */
-  readonly liveProvidersSecret?: ISecret;
+  /**
+   * The secrets by name; `liveProviders` only with `cdk deploy -c liveProvidersSecretArn=…`
+   * (docs/operator-guide.md), read only by the rows that list it.
+   */
+  readonly secrets: Partial<Record<SecretName, ISecret>>;
 }
 
-/** The secrets a route or job lists, as GatewayFunction wants them. */
-export function secretsFor(names: readonly SecretName[], resources: Pick<RouteResources, 'masterKey' | 'publicPathsKey'>) {
-  return {
-    ...(names.includes('masterKey') ? { masterKey: resources.masterKey } : {}),
-    ...(names.includes('publicPathsKey') ? { publicPathsKey: resources.publicPathsKey } : {}),
-  };
+/** The secrets a route or job lists, as GatewayFunction wants them (an unconfigured one is left out). */
+export function secretsFor(names: readonly SecretName[], secrets: RouteResources['secrets']): Partial<Record<SecretName, ISecret>> {
+  return Object.fromEntries(names.flatMap((name) => (secrets[name] ? [[name, secrets[name]]] : [])));
 }
 
 /** An alarm on any metric above 0 over one period, notifying the alarm topic. */
@@ -178,19 +188,18 @@ export function addRouteFunctions(
         description: group ? group.summary : `${route.method} ${route.path}`,
         table: shared.table,
         // A group's rows declare the same permissions (test/infra/stack.test.ts checks it).
-        secrets: secretsFor(route.permissions.secrets, shared),
+        secrets: secretsFor(route.permissions.secrets, shared.secrets),
         environment: shared.environment,
         ...(route.assets ? { assets: route.assets } : {}),
       });
-      shared.liveProvidersSecret?.grantRead(fn);
       // Least privilege per route (docs/security-and-limits.md): item reads, queries and conditional
       // puts/updates only; unauthenticated code (hosted pages, provider callbacks) also confined to
       // its partitions by dynamodb:LeadingKeys.
-      const tablePolicy = routeTablePolicy(route, shared.table.tableArn);
-      if (tablePolicy) fn.addToRolePolicy(tablePolicy);
+      const tablePolicies = routeTablePolicies(route, shared.table.tableArn);
+      for (const policy of tablePolicies) fn.addToRolePolicy(policy);
       const keyUse = keyUsePolicy(route, shared.table.tableArn);
       if (keyUse) fn.addToRolePolicy(keyUse);
-      if (tablePolicy && !route.permissions.partitions) {
+      if (tablePolicies.length && !route.permissions.partitions) {
         acknowledge(
           fn.role!,
           'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.',

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 import { localConfig, useLocalStack } from './local/config.ts';
@@ -12,6 +13,7 @@ const program = new Command('ops')
   .description('Operator tool for the payment gateway')
   .option('--json', 'print JSON')
   .option('--aws', 'operate on the deployed stack (TABLE_NAME, SECRETS_MASTER_KEY_ARN, AWS credentials)')
+  .option('--outputs <file>', 'with --aws: the stack outputs `cdk deploy --outputs-file` wrote (table, queues, secrets, base URL)')
   .showHelpAfterError();
 
 const json = () => Boolean(program.opts().json);
@@ -20,9 +22,51 @@ function print(result: unknown, human: (r: never) => string) {
   console.log(json() ? JSON.stringify(result, null, 2) : human(result as never));
 }
 
+const onAws = () => Boolean(program.opts().aws || process.env.OPS_TARGET === 'aws');
+
+/** The environment each stack output stands for (infra/gateway-stack.ts CfnOutputs). */
+const outputVariables: Record<string, string> = {
+  TableName: 'TABLE_NAME',
+  QueueUrl: 'QUEUE_URL',
+  DeadLetterQueueUrl: 'DEAD_LETTER_QUEUE_URL',
+  SecretsMasterKeyArn: 'SECRETS_MASTER_KEY_ARN',
+  PublicPathsKeyArn: 'SECRETS_PUBLIC_KEY_ARN',
+  DashboardTotpKeyArn: 'SECRETS_TOTP_KEY_ARN',
+  PublicBaseUrl: 'PUBLIC_BASE_URL',
+};
+
+/**
+ * `--outputs cdk-outputs.json`: the file `cdk deploy --outputs-file` writes ({ <stack>: { <output>: value } },
+ * one stack) sets the table, queues, secrets and public base URL; its values win over the environment.
+ */
+export function applyStackOutputs(file: string): void {
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, string>>;
+  const stacks = Object.entries(parsed).filter(([, outputs]) => outputs && typeof outputs === 'object' && 'TableName' in outputs);
+  if (stacks.length !== 1) throw new Error(`${file}: expected the outputs of one gateway stack (with TableName), found ${stacks.length}`);
+  for (const [output, variable] of Object.entries(outputVariables)) {
+    const value = stacks[0]![1][output];
+    if (value) process.env[variable] = value;
+  }
+}
+
+/**
+ * Links the operator hands out carry the deployed host: against AWS there is no localhost default
+ * (shared/services/dashboard-auth.ts dashboardBaseUrl), so without PublicBaseUrl it refuses before writing anything.
+ */
+function requirePublicBaseUrl(): void {
+  if (onAws() && !process.env.PUBLIC_BASE_URL) {
+    throw new Error(
+      'The deployed stack’s public base URL is unknown: pass --outputs cdk-outputs.json (its PublicBaseUrl output) ' +
+        'or set PUBLIC_BASE_URL. Refusing to print a localhost link.',
+    );
+  }
+}
+
 async function connect() {
-  if (program.opts().aws || process.env.OPS_TARGET === 'aws') {
-    if (!process.env.TABLE_NAME) throw new Error('TABLE_NAME is required with --aws (see the stack output TableName)');
+  if (onAws()) {
+    const outputs: string | undefined = program.opts().outputs;
+    if (outputs) applyStackOutputs(outputs);
+    if (!process.env.TABLE_NAME) throw new Error('TABLE_NAME is required with --aws (--outputs, or the stack output TableName)');
     if (!process.env.SECRETS_MASTER_KEY_ARN)
       throw new Error('SECRETS_MASTER_KEY_ARN is required with --aws (see the stack output SecretsMasterKeyArn)');
     const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
@@ -334,10 +378,12 @@ merchant
 
 /** The webhook queues: `npm start`'s local SQS (same PORT), or with --aws the stack's QUEUE_URL and DEAD_LETTER_QUEUE_URL. */
 async function webhookQueues() {
-  if (program.opts().aws || process.env.OPS_TARGET === 'aws') {
+  if (onAws()) {
+    const outputs: string | undefined = program.opts().outputs;
+    if (outputs) applyStackOutputs(outputs);
     if (!process.env.QUEUE_URL || !process.env.DEAD_LETTER_QUEUE_URL) {
       throw new Error(
-        'QUEUE_URL and DEAD_LETTER_QUEUE_URL are required with --aws (see the stack outputs QueueUrl and DeadLetterQueueUrl)',
+        'QUEUE_URL and DEAD_LETTER_QUEUE_URL are required with --aws (--outputs, or the stack outputs QueueUrl and DeadLetterQueueUrl)',
       );
     }
   } else {
@@ -630,6 +676,7 @@ userCli
   .requiredOption('--role <role>', 'admin | developer | finance | approver | viewer')
   .action(async (o: { merchant: string; email: string; role: string }) => {
     await connect();
+    requirePublicBaseUrl();
     const { inviteUser } = await import('#shared/services/dashboard-auth.ts');
     const r = await inviteUser(
       { merchantId: o.merchant, email: o.email, role: o.role },

@@ -6,6 +6,18 @@
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
 
+/**
+ * The signed-in dashboard: every page touches the session and may move money (refunds, payouts,
+ * settlements: the live providers), unseal merchants' secrets (webhook secrets), check a fresh
+ * second-factor code before minting a money-out API key (step-up: the TOTP seal key), and check in
+ * one transaction that another administrator remains (ConditionCheck items).
+ */
+const appPermissions = {
+  table: 'readWrite',
+  secrets: ['masterKey', 'publicPathsKey', 'liveProviders', 'totpKey'],
+  conditionChecks: true,
+} as const satisfies RouteDefinition['permissions'];
+
 export const dashboardHome = {
   id: 'dashboardHome',
   method: 'GET',
@@ -15,7 +27,7 @@ export const dashboardHome = {
   permission: 'balances:read',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardPayments = {
@@ -27,7 +39,7 @@ export const dashboardPayments = {
   permission: 'payments:read',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardPaymentsExport = {
@@ -39,7 +51,7 @@ export const dashboardPaymentsExport = {
   permission: 'payments:read',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardPayment = {
@@ -51,7 +63,7 @@ export const dashboardPayment = {
   permission: 'payments:read',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardRefund = {
@@ -63,7 +75,7 @@ export const dashboardRefund = {
   permission: 'refunds:create',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardMode = {
@@ -74,7 +86,7 @@ export const dashboardMode = {
   auth: 'session',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardTeam = {
@@ -86,7 +98,7 @@ export const dashboardTeam = {
   permission: 'team:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardTeamInvite = {
@@ -98,7 +110,7 @@ export const dashboardTeamInvite = {
   permission: 'team:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardDevelopers = {
@@ -110,7 +122,7 @@ export const dashboardDevelopers = {
   permission: 'keys:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardRollKey = {
@@ -122,7 +134,7 @@ export const dashboardRollKey = {
   permission: 'keys:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardRevokeKey = {
@@ -134,7 +146,7 @@ export const dashboardRevokeKey = {
   permission: 'keys:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardPayouts = {
@@ -146,7 +158,7 @@ export const dashboardPayouts = {
   permission: 'payments:read',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardCreatePayout = {
@@ -158,7 +170,7 @@ export const dashboardCreatePayout = {
   permission: 'payouts:create',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardApprovePayout = {
@@ -170,7 +182,7 @@ export const dashboardApprovePayout = {
   permission: 'payouts:approve',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardRejectPayout = {
@@ -182,7 +194,7 @@ export const dashboardRejectPayout = {
   permission: 'payouts:approve',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardCreateKey = {
@@ -194,7 +206,7 @@ export const dashboardCreateKey = {
   permission: 'keys:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardWebhooks = {
@@ -206,7 +218,7 @@ export const dashboardWebhooks = {
   permission: 'webhooks:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardSaveWebhook = {
@@ -218,7 +230,7 @@ export const dashboardSaveWebhook = {
   permission: 'webhooks:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardRotateWebhookSecret = {
@@ -230,7 +242,7 @@ export const dashboardRotateWebhookSecret = {
   permission: 'webhooks:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardWebhookState = {
@@ -242,7 +254,7 @@ export const dashboardWebhookState = {
   permission: 'webhooks:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardWebhookTest = {
@@ -254,7 +266,7 @@ export const dashboardWebhookTest = {
   permission: 'webhooks:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardEvent = {
@@ -266,7 +278,7 @@ export const dashboardEvent = {
   permission: 'payments:read',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardResendEvent = {
@@ -278,7 +290,7 @@ export const dashboardResendEvent = {
   permission: 'webhooks:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardTeamRole = {
@@ -290,7 +302,7 @@ export const dashboardTeamRole = {
   permission: 'team:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardTeamRemove = {
@@ -302,7 +314,7 @@ export const dashboardTeamRemove = {
   permission: 'team:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardSettlements = {
@@ -314,7 +326,7 @@ export const dashboardSettlements = {
   permission: 'payments:read',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardRequestSettlement = {
@@ -326,7 +338,7 @@ export const dashboardRequestSettlement = {
   permission: 'settlements:create',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardSettlement = {
@@ -338,7 +350,7 @@ export const dashboardSettlement = {
   permission: 'payments:read',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardApproveSettlement = {
@@ -350,7 +362,7 @@ export const dashboardApproveSettlement = {
   permission: 'settlements:approve',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardRejectSettlement = {
@@ -362,7 +374,7 @@ export const dashboardRejectSettlement = {
   permission: 'settlements:approve',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardRefunds = {
@@ -374,7 +386,7 @@ export const dashboardRefunds = {
   permission: 'payments:read',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardSettings = {
@@ -386,7 +398,7 @@ export const dashboardSettings = {
   permission: 'settings:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardSaveSettings = {
@@ -398,5 +410,5 @@ export const dashboardSaveSettings = {
   permission: 'settings:manage',
   lambda: 'dashboardApp',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'publicPathsKey'] },
+  permissions: appPermissions,
 } as const satisfies RouteDefinition;

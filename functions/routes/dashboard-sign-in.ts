@@ -8,13 +8,20 @@
 import type { RouteDefinition } from '#shared/http/route.ts';
 
 /**
- * The sign-in group answers unauthenticated requests: like the hosted checkout it reads only the
- * public-paths key (TOTP secrets are sealed with a key derived from it, shared/crypto/seal.ts
- * dashboardTotpKey) and is confined by `dynamodb:LeadingKeys` to the dashboard's account items
- * and the merchant's profile (the invitation page names the company). Never API keys,
- * idempotency records, intents, settlements or refunds.
+ * The sign-in group answers unauthenticated requests: like the hosted checkout it never reads the
+ * master key, only the public-paths key (its forms' anti-CSRF tokens) and the TOTP seal key (it
+ * checks codes, shared/crypto/seal.ts dashboardTotpKey). It is confined by `dynamodb:LeadingKeys`
+ * to the dashboard's account items and the merchant's profile (the invitation page names the
+ * company), and writes only the account items: never a merchant's profile, wallets or journals,
+ * API keys, idempotency records, intents, settlements or refunds.
  */
-const signInPartitions = ['dashUser', 'dashEmail', 'dashInvite', 'dashSession', 'dashAudit', 'dashThrottle', 'merchant'] as const;
+const signInWrites = ['dashUser', 'dashEmail', 'dashInvite', 'dashSession', 'dashAudit', 'dashThrottle'] as const;
+const signInPermissions = {
+  table: 'readWrite',
+  secrets: ['publicPathsKey', 'totpKey'],
+  partitions: [...signInWrites, 'merchant'],
+  writePartitions: signInWrites,
+} as const satisfies RouteDefinition['permissions'];
 
 // The merchant dashboard (docs/dashboard.md): server-rendered pages, session cookie, CSRF token on every form.
 export const dashboardInvitePage = {
@@ -25,7 +32,7 @@ export const dashboardInvitePage = {
   auth: 'none',
   lambda: 'dashboardSignIn',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
+  permissions: signInPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardAcceptInvite = {
@@ -36,7 +43,7 @@ export const dashboardAcceptInvite = {
   auth: 'none',
   lambda: 'dashboardSignIn',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
+  permissions: signInPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardEnrolPage = {
@@ -47,7 +54,7 @@ export const dashboardEnrolPage = {
   auth: 'session',
   lambda: 'dashboardSignIn',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
+  permissions: signInPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardEnrol = {
@@ -58,7 +65,7 @@ export const dashboardEnrol = {
   auth: 'session',
   lambda: 'dashboardSignIn',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
+  permissions: signInPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardSignInPage = {
@@ -69,7 +76,7 @@ export const dashboardSignInPage = {
   auth: 'none',
   lambda: 'dashboardSignIn',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
+  permissions: signInPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardSignIn = {
@@ -80,7 +87,7 @@ export const dashboardSignIn = {
   auth: 'none',
   lambda: 'dashboardSignIn',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
+  permissions: signInPermissions,
 } as const satisfies RouteDefinition;
 
 export const dashboardSignOut = {
@@ -91,5 +98,5 @@ export const dashboardSignOut = {
   auth: 'session',
   lambda: 'dashboardSignIn',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: signInPartitions },
+  permissions: signInPermissions,
 } as const satisfies RouteDefinition;

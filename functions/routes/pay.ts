@@ -6,6 +6,13 @@
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
 
+/** The hosted checkout pages: unauthenticated, confined to the checkout's partitions; they charge through the providers. */
+const checkoutPermissions = {
+  table: 'readWrite',
+  secrets: ['publicPathsKey', 'liveProviders'],
+  partitions: ['intent', 'merchant', 'eventFeed'],
+} as const satisfies RouteDefinition['permissions'];
+
 // The hosted checkout page (docs/merchant-guide.md, Hosted checkout): public HTML, form posts with an anti-CSRF token, 303 redirects.
 export const checkoutPage = {
   id: 'checkoutPage',
@@ -15,7 +22,7 @@ export const checkoutPage = {
   auth: 'none',
   signature: false,
   // an overdue session is moved to Expired when opened
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
+  permissions: checkoutPermissions,
 } as const satisfies RouteDefinition;
 
 export const checkoutCard = {
@@ -25,7 +32,7 @@ export const checkoutCard = {
   handler: 'functions/pay/card.ts',
   auth: 'none',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
+  permissions: checkoutPermissions,
 } as const satisfies RouteDefinition;
 
 export const checkoutCardReturn = {
@@ -35,7 +42,7 @@ export const checkoutCardReturn = {
   handler: 'functions/pay/card-return.ts',
   auth: 'none',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
+  permissions: checkoutPermissions,
 } as const satisfies RouteDefinition;
 
 export const checkoutWallet = {
@@ -45,7 +52,7 @@ export const checkoutWallet = {
   handler: 'functions/pay/wallet.ts',
   auth: 'none',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
+  permissions: checkoutPermissions,
 } as const satisfies RouteDefinition;
 
 export const checkoutOtp = {
@@ -55,7 +62,7 @@ export const checkoutOtp = {
   handler: 'functions/pay/otp.ts',
   auth: 'none',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
+  permissions: checkoutPermissions,
 } as const satisfies RouteDefinition;
 
 export const checkoutCancel = {
@@ -65,5 +72,5 @@ export const checkoutCancel = {
   handler: 'functions/pay/cancel.ts',
   auth: 'none',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed'] },
+  permissions: checkoutPermissions,
 } as const satisfies RouteDefinition;

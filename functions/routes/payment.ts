@@ -14,7 +14,7 @@ export const initiateCheckout = {
   auth: 'apiKey',
   scope: 'payments',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey'] },
+  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'] },
 } as const satisfies RouteDefinition;
 
 export const deposit = {
@@ -25,7 +25,7 @@ export const deposit = {
   auth: 'apiKey',
   scope: 'payments',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey'] },
+  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'] },
 } as const satisfies RouteDefinition;
 
 export const withdraw = {
@@ -36,5 +36,5 @@ export const withdraw = {
   auth: 'apiKey',
   scope: 'payouts',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey'] },
+  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'] },
 } as const satisfies RouteDefinition;

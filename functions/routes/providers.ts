@@ -14,5 +14,9 @@ export const walletProviderCallback = {
   auth: 'none',
   signature: false,
   formBody: true,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], partitions: ['intent', 'merchant', 'eventFeed', 'providerReference'] },
+  permissions: {
+    table: 'readWrite',
+    secrets: ['publicPathsKey', 'liveProviders'],
+    partitions: ['intent', 'merchant', 'eventFeed', 'providerReference'],
+  },
 } as const satisfies RouteDefinition;

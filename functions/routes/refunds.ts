@@ -14,7 +14,7 @@ export const createRefund = {
   auth: 'apiKey',
   scope: 'refunds',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey'] },
+  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'] },
 } as const satisfies RouteDefinition;
 
 export const getRefund = {

@@ -43,8 +43,10 @@ function loadOnce(load: () => Promise<Buffer>) {
   return Object.assign(get, { forget: () => void (pending = undefined) });
 }
 
-const loadedMaster = loadOnce(() => loadMasterKey());
-const loadedPublic = loadOnce(() => loadPublicPathsKey());
+// Pure: a bundle that never reads a key keeps neither its loader nor its environment variable, so
+// test/infra/code-grants.test.ts can tell from each bundle which secrets the function reads.
+const loadedMaster = /* @__PURE__ */ loadOnce(() => loadMasterKey());
+const loadedPublic = /* @__PURE__ */ loadOnce(() => loadPublicPathsKey());
 
 /** The master key, loaded once per process (cold start). */
 export const masterKey = (): Promise<MasterKey> => loadedMaster();
@@ -89,22 +91,37 @@ async function loadPublicPathsKey(): Promise<Buffer> {
 }
 
 /**
- * The key that seals dashboard users' TOTP secrets: HKDF-SHA256 of the public-paths key with its
- * own info label, so the dashboard's unauthenticated sign-in Lambda never needs the master key
- * (it reads only the public-paths key) and no other use of that key can produce this one.
+ * The key that seals dashboard users' TOTP secrets. In AWS its own Secrets Manager secret
+ * (SECRETS_TOTP_KEY_ARN), read only by the dashboard functions that check codes; locally
+ * SECRETS_TOTP_KEY, or, with neither set (local stack, tests), the legacy key below.
  */
-const loadedTotp = loadOnce(async () =>
-  Buffer.from(hkdfSync('sha256', await publicPathsKey(), Buffer.alloc(0), 'dashboard-totp-seal/v1', 32)),
-);
+const loadedTotp = /* @__PURE__ */ loadOnce(async () => {
+  const inline = process.env.SECRETS_TOTP_KEY;
+  if (inline) return deriveMasterKey(inline);
+  const arn = process.env.SECRETS_TOTP_KEY_ARN;
+  if (arn) return deriveMasterKey(await (secretReader ?? readFromLambdaExtension)(arn));
+  return legacyDashboardTotpKey();
+});
 export const dashboardTotpKey = (): Promise<Buffer> => loadedTotp();
 
 /**
- * The HMAC key of dashboard recovery codes (their stored digests, shared/crypto/password.ts):
- * HKDF-SHA256 of the public-paths key with its own label, like the TOTP sealing key, so a table
- * dump alone cannot test guessed codes and the sign-in Lambda still needs no master key.
+ * The TOTP seal key before it had its own secret: HKDF-SHA256 of the public-paths key with its own
+ * info label. Seeds sealed under it stay readable (shared/services/dashboard-auth.ts openTotp falls
+ * back to it and re-seals under dashboardTotpKey at the user's next sign-in; docs/security-and-limits.md).
  */
-const loadedRecovery = loadOnce(async () =>
-  Buffer.from(hkdfSync('sha256', await publicPathsKey(), Buffer.alloc(0), 'dashboard-recovery-code/v1', 32)),
+const loadedLegacyTotp = /* @__PURE__ */ loadOnce(async () =>
+  Buffer.from(hkdfSync('sha256', await publicPathsKey(), Buffer.alloc(0), 'dashboard-totp-seal/v1', 32)),
+);
+export const legacyDashboardTotpKey = (): Promise<Buffer> => loadedLegacyTotp();
+
+/**
+ * The HMAC key of dashboard recovery codes (their stored digests, shared/crypto/password.ts):
+ * HKDF-SHA256 of the TOTP seal key with its own label, so a table dump alone cannot test guessed
+ * codes, the sign-in Lambda needs no master key, and the public checkout functions (which read the
+ * public-paths key) cannot derive it once the TOTP key has its own secret.
+ */
+const loadedRecovery = /* @__PURE__ */ loadOnce(async () =>
+  Buffer.from(hkdfSync('sha256', await dashboardTotpKey(), Buffer.alloc(0), 'dashboard-recovery-code/v1', 32)),
 );
 export const dashboardRecoveryKey = (): Promise<Buffer> => loadedRecovery();
 
@@ -114,6 +131,7 @@ export function forgetLoadedKeys(): void {
   loadedPublic.forget();
   loadedTotp.forget();
   loadedRecovery.forget();
+  loadedLegacyTotp.forget();
 }
 
 /** The AWS Parameters and Secrets Lambda extension (a layer on every function; no SDK needed). */

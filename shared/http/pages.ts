@@ -6,6 +6,7 @@ import type { RouteDefinition } from './route.ts';
 import { verifyFormToken } from '#shared/crypto/form-token.ts';
 import { logger } from '#shared/logger.ts';
 import { traceAndLog, type GatewayContext } from './middlewares.ts';
+import { requestMetrics } from './observability.ts';
 
 /**
  * The sibling of the JSON pipeline for server-rendered HTML pages (the hosted checkout): public
@@ -230,20 +231,26 @@ export function pageHandler(
   options: { csrfSubject?: (path: Record<string, string>) => string; crossSite?: boolean } = {},
 ) {
   const csrfSubject = options.csrfSubject ?? ((path) => route.id + JSON.stringify(path));
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult | PageResult, Error, GatewayContext>()
-    .use(traceAndLog(route))
-    .use(formBody(csrfSubject, options.crossSite ?? false))
-    .use(renderPage())
-    .handler(async (event, context) => {
-      const s = context.gateway as PageState;
-      return fn({
-        traceId: s.traceId,
-        method: event.httpMethod,
-        pathname: event.path ?? '',
-        path: (event.pathParameters ?? {}) as Record<string, string>,
-        query: (event.queryStringParameters ?? {}) as Record<string, string>,
-        form: s.form ?? new URLSearchParams(),
-        headers: s.headers,
-      });
-    }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+  return (
+    middy<APIGatewayProxyEvent, APIGatewayProxyResult | PageResult, Error, GatewayContext>()
+      .use(traceAndLog(route))
+      // The request metrics every wrapper emits (the route's p99 latency alarm watches them).
+      .use(
+        requestMetrics(route) as unknown as MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | PageResult, Error, GatewayContext>,
+      )
+      .use(formBody(csrfSubject, options.crossSite ?? false))
+      .use(renderPage())
+      .handler(async (event, context) => {
+        const s = context.gateway as PageState;
+        return fn({
+          traceId: s.traceId,
+          method: event.httpMethod,
+          pathname: event.path ?? '',
+          path: (event.pathParameters ?? {}) as Record<string, string>,
+          query: (event.queryStringParameters ?? {}) as Record<string, string>,
+          form: s.form ?? new URLSearchParams(),
+          headers: s.headers,
+        });
+      }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>
+  );
 }

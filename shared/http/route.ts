@@ -6,11 +6,15 @@ import type { PartitionFamily } from '#shared/store/keys.ts';
 export type HttpMethod = 'GET' | 'POST';
 
 /**
- * Secrets a function reads (infra grants exactly these): `masterKey` unseals merchants' secret
+ * Secrets a function reads (infra grants exactly these, GetSecretValue only; test/infra/code-grants.test.ts
+ * checks each against what the function's bundled code reads): `masterKey` unseals merchants' secret
  * keys (body signatures) and webhook secrets; `publicPathsKey` derives the hosted forms' anti-CSRF
- * tokens and the provider-callback verification keys (shared/crypto/seal.ts publicPathsKey).
+ * tokens and the provider-callback verification keys (shared/crypto/seal.ts publicPathsKey);
+ * `totpKey` seals dashboard users' TOTP seeds (the functions that check codes); `liveProviders` is
+ * the live provider credentials (`-c liveProvidersSecretArn`), for code that loads the live adapters
+ * (shared/providers/live/boot.ts).
  */
-export type SecretName = 'masterKey' | 'publicPathsKey';
+export type SecretName = 'masterKey' | 'publicPathsKey' | 'totpKey' | 'liveProviders';
 
 /** Lambdas that serve several rows (functions/routes.ts lambdaGroups): the merchant dashboard. */
 export type LambdaGroupId = 'dashboardSignIn' | 'dashboardApp';
@@ -47,12 +51,16 @@ export interface RouteDefinition {
    * conditional puts and updates (never Scan, DeleteItem or BatchWriteItem on a request path);
    * `none`: no table access. `secrets`: exactly the secrets it reads. `partitions` confines an
    * unauthenticated function to the partitions of those item families (IAM `dynamodb:LeadingKeys`;
-   * prefixes in shared/store/keys.ts).
+   * prefixes in shared/store/keys.ts); `writePartitions` narrows its puts and updates to fewer
+   * families (default: all of `partitions`). `conditionChecks`: its transactions hold ConditionCheck
+   * items (dynamodb:ConditionCheckItem).
    */
   readonly permissions: {
     readonly table: 'none' | 'read' | 'readWrite';
     readonly secrets: readonly SecretName[];
     readonly partitions?: readonly PartitionFamily[];
+    readonly writePartitions?: readonly PartitionFamily[];
+    readonly conditionChecks?: true;
   };
   /** Files the handler reads at run time, `source:name`: copied next to the Lambda bundle as `name`. */
   readonly assets?: readonly string[];

@@ -18,7 +18,7 @@ import {
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
 import { hashSecret, isLegacyRecoveryHash, newRecoveryCodes, recoveryCodeDigest, verifySecret } from '#shared/crypto/password.ts';
-import { dashboardRecoveryKey, dashboardTotpKey, open, seal } from '#shared/crypto/seal.ts';
+import { dashboardRecoveryKey, dashboardTotpKey, legacyDashboardTotpKey, open, seal } from '#shared/crypto/seal.ts';
 import { newTotpSecret, totpUri, verifyTotp } from '#shared/crypto/totp.ts';
 import { logger } from '#shared/logger.ts';
 import { named, transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
@@ -118,7 +118,17 @@ export const throughKey = (maker: Maker) => (maker.keyId ? ` (through API key ${
 export const newToken = () => randomBytes(32).toString('base64url');
 const totpAad = (userId: string) => `totp:${userId}`;
 const sealTotp = async (userId: string, secret: string) => seal(await dashboardTotpKey(), secret, totpAad(userId));
-const openTotp = async (userId: string, sealed: string) => open(await dashboardTotpKey(), sealed, totpAad(userId));
+const openTotp = async (userId: string, sealed: string) => (await openTotpWith(userId, sealed)).secret;
+/** Opens a seed under the TOTP key, or one sealed before it had its own secret under the legacy key (`legacy: true`). */
+async function openTotpWith(userId: string, sealed: string): Promise<{ secret: string; legacy: boolean }> {
+  try {
+    return { secret: open(await dashboardTotpKey(), sealed, totpAad(userId)), legacy: false };
+  } catch (error) {
+    const legacy = await legacyDashboardTotpKey().catch(() => undefined);
+    if (!legacy || legacy.equals(await dashboardTotpKey())) throw error;
+    return { secret: open(legacy, sealed, totpAad(userId)), legacy: true };
+  }
+}
 
 export function dashboardBaseUrl(): string {
   return (process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
@@ -402,10 +412,12 @@ async function secondFactorOf(user: DashboardUser, code: string, now: Date): Pro
     if (index < 0) return refused;
     return { ok: true, changes: { recoveryCodeHashes: stored.filter((_, i) => i !== index) }, how: 'recovery code' };
   }
-  const step = verifyTotp(await openTotp(user.userId, user.totpSealed), code, now.getTime());
-  return step !== undefined && step > user.lastTotpStep
-    ? { ok: true, changes: { lastTotpStep: step }, how: 'authenticator code' }
-    : refused;
+  const opened = await openTotpWith(user.userId, user.totpSealed);
+  const step = verifyTotp(opened.secret, code, now.getTime());
+  if (step === undefined || step <= user.lastTotpStep) return refused;
+  // A seed sealed under the legacy key is sealed again under the TOTP key's own secret.
+  const resealed = opened.legacy ? { totpSealed: await sealTotp(user.userId, opened.secret) } : {};
+  return { ok: true, changes: { lastTotpStep: step, ...resealed }, how: 'authenticator code' };
 }
 
 /**

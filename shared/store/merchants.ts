@@ -171,8 +171,11 @@ export async function recordKeyUse(hash: string, now = new Date()): Promise<bool
       new UpdateItemCommand({
         TableName: tableName(),
         Key: toItem(keys.apiKey(hash)),
+        // Names PK and lastUsedAt only and returns nothing: the IAM grant of read-only routes allows
+        // exactly that (infra/route-stack.ts keyUsePolicy: dynamodb:Attributes, dynamodb:ReturnValues).
         UpdateExpression: 'SET lastUsedAt = :now',
         ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt <= :stale)',
+        ReturnValues: 'NONE',
         ExpressionAttributeValues: toValues({
           ':now': now.toISOString(),
           ':stale': new Date(now.getTime() - keyUseIntervalMs).toISOString(),

@@ -13,34 +13,10 @@ import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import { routeStackOf } from '#infra/route-stack.ts';
 import { alarmThresholds } from '#infra/observability.ts';
 import { metricNames, metricsNamespace, serviceName } from '#shared/metrics.ts';
+import { type Resources, wholeTemplate } from '../support/templates.ts';
 
 // `aws:cdk:bundling-stacks: []` makes NodejsFunction skip esbuild (the handler files must still exist).
 const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-
-type Resources = Record<string, { Type: string; Properties?: any; DependsOn?: string[] }>;
-/**
- * The root stack and its nested route stacks (infra/route-stack.ts) as one template: each nested
- * template's parameters replaced by the root values passed to them, so a nested function's
- * TABLE_NAME or secret grant reads as the root's `{ Ref: <table> }` like a root function's.
- */
-function wholeTemplate(root: PaymentGatewayStack): Template {
-  const resources: Resources = { ...Template.fromStack(root).toJSON().Resources };
-  for (const nested of root.routeStacks.values()) {
-    const passed = resources[root.resolve(root.getLogicalId(nested.nestedStackResource!))]!.Properties.Parameters;
-    const substitute = (value: unknown): unknown => {
-      if (Array.isArray(value)) return value.map(substitute);
-      if (!value || typeof value !== 'object') return value;
-      const ref = (value as { Ref?: string }).Ref;
-      if (typeof ref === 'string' && ref in passed) return passed[ref];
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]));
-    };
-    for (const [id, resource] of Object.entries(Template.fromStack(nested).toJSON().Resources as Resources)) {
-      if (id in resources) throw new Error(`logical id ${id} in two stacks`);
-      resources[id] = substitute(resource) as Resources[string];
-    }
-  }
-  return Template.fromJSON({ Resources: resources });
-}
 
 const stack = new PaymentGatewayStack(newApp(), 'Test');
 const template = wholeTemplate(stack);
@@ -174,17 +150,43 @@ describe('PaymentGatewayStack', () => {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         PUBLIC_BASE_URL: 'https://pay.example.com',
         FX_RATE_SOURCE_URL: 'https://fx.example.com/rates',
-        LIVE_PROVIDERS_SECRET_ARN: liveArn,
       });
     }
-    // Each function's role may read the live providers' secret (and nothing grants it without the context).
+    // Only the functions that load the live adapters get the secret's ARN and may read it (issue 23):
+    // never the docs, the dashboard's sign-in, the read-only API or the webhook jobs.
+    const liveLambdas = new Set(
+      [...routeList, ...jobList]
+        .filter((x) => x.permissions.secrets.includes('liveProviders'))
+        .map((x) => ('lambda' in x && x.lambda) || x.id),
+    );
+    expect([...liveLambdas].sort()).toEqual(
+      [
+        'createRefund',
+        'initiateCheckout',
+        'checkoutPage',
+        'checkoutCard',
+        'checkoutCardReturn',
+        'checkoutWallet',
+        'checkoutOtp',
+        'checkoutCancel',
+        'deposit',
+        'walletProviderCallback',
+        'withdraw',
+        'dashboardApp',
+        'dueSweeper',
+      ].sort(),
+    );
+    expect(functions.filter((fn) => fn.Properties.Environment.Variables.LIVE_PROVIDERS_SECRET_ARN === liveArn)).toHaveLength(
+      liveLambdas.size,
+    );
+    // Each of those roles may read the live providers' secret (and nothing grants it without the context).
     const readsLive = (t: Template) =>
       Object.values(t.findResources('AWS::IAM::Policy')).filter((p) =>
         (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some(
           (st) => [st.Action].flat().includes('secretsmanager:GetSecretValue') && JSON.stringify(st.Resource).includes(liveArn),
         ),
       ).length;
-    expect(readsLive(configured)).toBe(lambdaCount);
+    expect(readsLive(configured)).toBe(liveLambdas.size);
     expect(readsLive(template)).toBe(0);
     for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
       expect(fn.Properties.Environment.Variables.FX_RATE_SOURCE_URL).toBeUndefined();
@@ -234,7 +236,9 @@ describe('PaymentGatewayStack', () => {
     });
 
     it(`reads exactly the secrets it needs (${route.permissions.secrets.join(', ') || 'none'})`, () => {
-      const expected = route.permissions.secrets.map((name) => logicalId(name === 'masterKey' ? stack.masterKey : stack.publicPathsKey));
+      const secrets = { masterKey: stack.masterKey, publicPathsKey: stack.publicPathsKey, totpKey: stack.totpKey };
+      // The live providers secret only with its context value (tested above).
+      const expected = route.permissions.secrets.flatMap((name) => (name === 'liveProviders' ? [] : [logicalId(secrets[name])]));
       expect(secretsReadBy(logicalId(fn.role!)).sort()).toEqual(expected.sort());
       const variables = resources[fnId]!.Properties.Environment.Variables;
       expect(variables.SECRETS_MASTER_KEY_ARN).toEqual(
@@ -247,7 +251,15 @@ describe('PaymentGatewayStack', () => {
       // Never the master key in unauthenticated code (the dashboard's sign-in Lambda included:
       // TOTP secrets are sealed with a key derived from the public-paths key).
       if (route.auth === 'none') expect(route.permissions.secrets).not.toContain('masterKey');
-      if (route.auth === 'none' && route.permissions.table !== 'none') expect(route.permissions.secrets).toEqual(['publicPathsKey']);
+      // Unauthenticated code with table access: the public-paths key, plus the live providers (checkout,
+      // callbacks) or the TOTP seal key (the dashboard's sign-in, which checks codes); never another key.
+      if (route.auth === 'none' && route.permissions.table !== 'none') {
+        expect(route.permissions.secrets).toContain('publicPathsKey');
+        const extra = route.lambda === 'dashboardSignIn' ? 'totpKey' : 'liveProviders';
+        expect(route.permissions.secrets.filter((n) => n !== 'publicPathsKey')).toEqual([extra]);
+      }
+      // The TOTP seal key only in the dashboard's sign-in (issue 23).
+      expect(route.permissions.secrets.includes('totpKey')).toBe(route.lambda === 'dashboardSignIn');
     });
 
     it(`is served at ${route.method} ${route.path}`, () => {
@@ -288,7 +300,12 @@ describe('PaymentGatewayStack', () => {
         const keyUse = tableStatements(logicalId(fn.role!)).filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem'));
         expect(keyUse).toHaveLength(1);
         expect([keyUse[0]!.Action].flat()).toEqual(['dynamodb:UpdateItem']);
-        expect(keyUse[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } });
+        // Only the lastUsedAt attribute (and the key), returning nothing (issue 23).
+        expect(keyUse[0]!.Condition).toEqual({
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'lastUsedAt'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        });
         expect(keyUse[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalId(stack.table), 'Arn'] }); // no index
       });
     }
@@ -298,9 +315,18 @@ describe('PaymentGatewayStack', () => {
         const statements = tableStatements(logicalId(fn.role!));
         expect(statements.length).toBeGreaterThan(0);
         const prefixes = route.permissions.partitions!.map((family) => `${partitionPrefixes[family]}*`);
+        const writePrefixes = (route.permissions.writePartitions ?? route.permissions.partitions!).map((f) => `${partitionPrefixes[f]}*`);
         for (const statement of statements) {
-          expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes } });
+          const writes = [statement.Action].flat().some((a) => a === 'dynamodb:PutItem' || a === 'dynamodb:UpdateItem');
+          expect(statement.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': writes ? writePrefixes : prefixes } });
           expect(statement.Resource).toEqual({ 'Fn::GetAtt': [logicalId(stack.table), 'Arn'] }); // no index
+        }
+        // The dashboard's sign-in reads the merchant's profile but writes no MERCHANT# item (wallets, journals, profiles).
+        if (route.lambda === 'dashboardSignIn') {
+          const writeStatements = statements.filter((st) => [st.Action].flat().includes('dynamodb:PutItem'));
+          expect(writeStatements).toHaveLength(1);
+          expect(JSON.stringify(writeStatements[0]!.Condition)).not.toContain('MERCHANT#');
+          expect(prefixes).toContain('MERCHANT#*');
         }
         // Never the partitions of API keys, idempotency records, settlements or refunds.
         for (const forbidden of ['APIKEY#*', 'IDEM#*', 'SETTLEMENT#*', 'REFUND#*', '*']) expect(prefixes).not.toContain(forbidden);
@@ -338,6 +364,43 @@ describe('PaymentGatewayStack', () => {
     // The dashboard's signed-in Lambda reads the public-paths key too (its CSRF tokens), behind a session.
     expect(publicRows.filter((r) => r.auth !== 'none').every((r) => r.auth === 'session')).toBe(true);
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
+  });
+
+  describe('least privilege from the code (issue 23; test/infra/code-grants.test.ts derives each grant from the bundles)', () => {
+    const roleOf = (id: string) => logicalId(stack.functions.get(id)!.role!);
+    const lambdaIds = [...new Set([...stack.functions.keys()].map((id) => routeList.find((r) => r.id === id)?.lambda ?? id))];
+    const holders = (action: string) =>
+      lambdaIds.filter((id) => actionsOf(roleOf(routeList.find((r) => (r.lambda ?? r.id) === id)?.id ?? id)).includes(action));
+
+    it('lets the webhook dispatcher send delayed retries to the webhook queue and last failures to its dead-letter queue', () => {
+      const sends = statementsOf(roleOf('webhookDispatcher')).filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
+      expect(sends.map((s) => s.Resource)).toEqual(
+        expect.arrayContaining([
+          { 'Fn::GetAtt': [logicalId(stack.webhookQueue), 'Arn'] },
+          { 'Fn::GetAtt': [logicalId(stack.deadLetterQueue), 'Arn'] },
+        ]),
+      );
+      expect(holders('sqs:SendMessage').sort()).toEqual(['webhookDispatcher', 'webhookRelay', 'webhookSweeper']);
+    });
+
+    it('grants ConditionCheckItem, DeleteItem, Scan and DescribeSecret only where code calls them', () => {
+      expect(holders('dynamodb:ConditionCheckItem')).toEqual(['dashboardApp']); // activeAdminCheck in team changes
+      expect(holders('dynamodb:DeleteItem')).toEqual(['dueSweeper']); // the Delete of a disarmed automatic settlement
+      expect(holders('dynamodb:Scan')).toEqual([]); // scans are the ops tool's backfills only
+      expect(holders('secretsmanager:DescribeSecret')).toEqual([]);
+      expect(holders('dynamodb:BatchWriteItem').sort()).toEqual(['webhookDispatcher', 'webhookRelay', 'webhookSweeper']);
+    });
+
+    it('gives the TOTP seal key its own secret, read only by the dashboard sign-in', () => {
+      const readers = lambdaIds.filter((id) =>
+        secretsReadBy(roleOf(routeList.find((r) => (r.lambda ?? r.id) === id)?.id ?? id)).includes(logicalId(stack.totpKey)),
+      );
+      expect(readers).toEqual(['dashboardSignIn']);
+      template.hasResource('AWS::SecretsManager::Secret', {
+        DeletionPolicy: 'Retain',
+        Properties: Match.objectLike({ Description: Match.stringLikeRegexp('TOTP') }),
+      });
+    });
   });
 
   it('names partition prefixes that match the store keys they stand for', () => {

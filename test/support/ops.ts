@@ -12,7 +12,7 @@ import { afterAll, inject } from 'vitest';
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..', '..');
 
-export function useOps(tableName: () => string = () => inject('tableName')) {
+export function useOps(tableName: () => string = () => inject('tableName'), extraEnv: () => NodeJS.ProcessEnv = () => ({})) {
   const dataDir = mkdtempSync(join(tmpdir(), 'ops-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   return async function ops(...args: string[]) {
@@ -26,6 +26,7 @@ export function useOps(tableName: () => string = () => inject('tableName')) {
         SECRETS_MASTER_KEY: process.env.SECRETS_MASTER_KEY,
         DATA_DIR: dataDir,
         DYNAMODB_ENDPOINT: '',
+        ...extraEnv(),
       },
     }).catch((e: { stdout: string; stderr: string; code: number }) => ({ ...e, failed: true as const }));
     let json: any;

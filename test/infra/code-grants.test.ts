@@ -1,0 +1,190 @@
+import { App, type CfnResource, Stack } from 'aws-cdk-lib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { jobList } from '#functions/jobs.ts';
+import { lambdaGroups, type Route, routeList, type SecretName } from '#functions/routes.ts';
+import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
+import type { GatewayFunction } from '#infra/gateway-function.ts';
+import { type CodeNeeds, codeNeeds, lambdaEntries, type QueueName } from '../support/code-needs.ts';
+import { type Resources, wholeTemplate } from '../support/templates.ts';
+
+/**
+ * Every call a function's code makes is granted, and nothing else is (issue 23). Each Lambda's
+ * bundle (test/support/code-needs.ts) names the DynamoDB actions, queue sends and secrets its
+ * code can reach; the synthesized roles (root and nested stacks, with a live providers secret
+ * configured) must grant each of them, and grant no table action, queue send or secret the code
+ * never reaches. Reachable code a function's requests never run is excused only by a line of
+ * `reviewed` below, naming the modules and the reason; a stale line fails too.
+ */
+const liveArn = 'arn:aws:secretsmanager:us-east-1:111122223333:secret:gateway/live-providers-AbCdEf';
+const app = new App({ context: { 'aws:cdk:bundling-stacks': [], liveProvidersSecretArn: liveArn } });
+const stack = new PaymentGatewayStack(app, 'Grants');
+const resources: Resources = wholeTemplate(stack).toJSON().Resources;
+
+const logicalId = (construct: { node: { defaultChild?: unknown } } & { node: unknown }) => {
+  const owner = Stack.of(construct as never);
+  return owner.resolve(owner.getLogicalId((construct as { node: { defaultChild: CfnResource } }).node.defaultChild)) as string;
+};
+type Statement = { Action: string | string[]; Resource: unknown; Condition?: unknown };
+function statementsOf(fn: GatewayFunction): Statement[] {
+  const roleId = logicalId(fn.role as never);
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: { Ref?: string }) => x.Ref === roleId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+const actions = (s: Statement) => [s.Action].flat();
+const targets = (s: Statement) => [s.Resource].flat().map((r) => JSON.stringify(r));
+
+const tableArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.table), 'Arn'] });
+const queueArns: Record<QueueName, string> = {
+  webhookQueue: JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.webhookQueue), 'Arn'] }),
+  deadLetterQueue: JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.deadLetterQueue), 'Arn'] }),
+};
+const secretArns: Record<SecretName, string> = {
+  masterKey: JSON.stringify({ Ref: logicalId(stack.masterKey) }),
+  publicPathsKey: JSON.stringify({ Ref: logicalId(stack.publicPathsKey) }),
+  totpKey: JSON.stringify({ Ref: logicalId(stack.totpKey) }),
+  liveProviders: JSON.stringify(liveArn),
+};
+
+/** What a role grants: table actions, whether on the indexes, queue actions and secrets. */
+function grantsOf(fn: GatewayFunction) {
+  const statements = statementsOf(fn);
+  const onTable = statements.filter((s) => targets(s).some((t) => t.startsWith(tableArn.slice(0, -1))));
+  return {
+    dynamodb: new Set(onTable.flatMap(actions).filter((a) => a.startsWith('dynamodb:'))),
+    indexes: onTable.some((s) => targets(s).some((t) => t.includes('/index/*'))),
+    queue: (queue: QueueName) =>
+      new Set(
+        statements
+          .filter((s) => targets(s).includes(queueArns[queue]))
+          .flatMap(actions)
+          .filter((a) => a.startsWith('sqs:')),
+      ),
+    secrets: new Set(
+      (Object.keys(secretArns) as SecretName[]).filter((name) =>
+        statements.some((s) => actions(s).includes('secretsmanager:GetSecretValue') && targets(s).includes(secretArns[name])),
+      ),
+    ),
+    statements,
+  };
+}
+
+/** The route rows of a Lambda (a group's rows, or the one row), none for a job. */
+const rowsOf = (id: string): Route[] => routeList.filter((r) => (r.lambda ?? r.id) === id);
+const isReadRoute = (id: string) => rowsOf(id).length > 0 && rowsOf(id).every((r) => r.permissions.table === 'read');
+const unsigned = (id: string) => rowsOf(id).length > 0 && rowsOf(id).every((r) => r.signature === false);
+
+/**
+ * Calls a function's bundle can reach but its requests never make, one reason each. `need` is an
+ * IAM action or a secret; the excuse holds only if every module needing it is listed.
+ */
+const reviewed: { applies: (id: string) => boolean; need: string; modules: string[]; reason: string }[] = [
+  {
+    applies: (id) => id === 'openApiDocument',
+    need: '*',
+    modules: ['*'],
+    reason: 'imports every handler for its zod schemas (shared/openapi/document.ts) and runs none of them',
+  },
+  {
+    applies: isReadRoute,
+    need: 'dynamodb:PutItem',
+    modules: ['shared/store/idempotency.ts'],
+    reason: 'the idempotency middleware writes only on POST; every read-only row is a GET',
+  },
+  {
+    applies: isReadRoute,
+    need: 'dynamodb:UpdateItem',
+    modules: ['shared/store/idempotency.ts'],
+    reason: 'the idempotency middleware writes only on POST; every read-only row is a GET',
+  },
+  {
+    applies: isReadRoute,
+    need: 'dynamodb:PutItem',
+    modules: ['shared/store/sandbox-receipts.ts'],
+    reason: 'the sandbox rails record a receipt when a settlement or refund is processed (due sweeper, dashboard); reads only view',
+  },
+  {
+    applies: unsigned,
+    need: 'masterKey',
+    modules: ['shared/http/middlewares.ts'],
+    reason: "the body-signature check (validateAndVerify) unseals the merchant's secret only for rows with signature",
+  },
+  {
+    applies: (id) => id === 'getRefund' || id === 'listRefunds',
+    need: 'liveProviders',
+    modules: ['shared/providers/live/boot.ts', 'shared/providers/live/index.ts'],
+    reason:
+      'shared/services/refunds.ts loads the live adapters when LIVE_PROVIDERS_SECRET_ARN is set; ' +
+      'these reads never call a provider and do not get the variable',
+  },
+  {
+    applies: (id) => id === 'deposit' || id === 'dueSweeper',
+    need: 'publicPathsKey',
+    modules: ['shared/providers/wallet-sandbox.ts'],
+    reason: "the sandbox wallet adapter's parseCallback; only the provider-callback route parses callbacks",
+  },
+];
+const excused = (id: string, need: string, modules: Iterable<string>) =>
+  [...modules].every((module) =>
+    reviewed.some((r) => r.applies(id) && (r.need === '*' || r.need === need) && (r.modules.includes('*') || r.modules.includes(module))),
+  );
+
+let needs: Map<string, CodeNeeds>;
+beforeAll(async () => {
+  needs = await codeNeeds();
+}, 300_000);
+
+const lambdas = [...lambdaEntries().keys()];
+const functionOf = (id: string) => stack.functions.get(rowsOf(id)[0]?.id ?? id)!;
+
+describe('every call a function’s code makes is granted, and nothing else', () => {
+  it('covers every Lambda of the stack', () => {
+    expect(new Set([...stack.functions.values()]).size).toBe(lambdas.length);
+    expect(lambdas).toEqual(expect.arrayContaining([...Object.keys(lambdaGroups), ...jobList.map((j) => j.id)]));
+    expect(needs.size).toBe(lambdas.length);
+  });
+
+  describe.each(lambdas)('%s', (id) => {
+    it('may call each DynamoDB action its code calls, and no other', () => {
+      const code = needs.get(id)!;
+      const granted = grantsOf(functionOf(id));
+      const missing = [...code.dynamodb].filter(([action, modules]) => !granted.dynamodb.has(action) && !excused(id, action, modules));
+      expect(missing.map(([action, modules]) => `${action} (${[...modules].join(', ')})`)).toEqual([]);
+      if (id === 'openApiDocument') return void expect([...granted.dynamodb]).toEqual([]);
+      // Jobs: exactly their calls. Routes: the read actions of their row's kind (item reads and
+      // queries, whichever the code uses), but no write, ConditionCheckItem, Scan, DeleteItem or
+      // BatchWriteItem their code does not call.
+      const reads = rowsOf(id).length ? ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] : [];
+      expect([...granted.dynamodb].filter((action) => !code.dynamodb.has(action) && !reads.includes(action))).toEqual([]);
+      if (code.indexes) expect(granted.indexes || rowsOf(id).some((r) => r.permissions.partitions)).toBe(true);
+      if (!rowsOf(id).length) expect(granted.indexes).toBe(code.indexes); // jobs: the indexes only if they query one
+    });
+
+    it('may send to exactly the queues its code sends to', () => {
+      const code = needs.get(id)!;
+      const granted = grantsOf(functionOf(id));
+      for (const queue of ['webhookQueue', 'deadLetterQueue'] as const) {
+        const wanted = code.queues.get(queue) ?? new Set<string>();
+        for (const action of wanted) expect(granted.queue(queue), `${queue} ${action}`).toContain(action);
+        expect(granted.queue(queue).has('sqs:SendMessage'), `${queue} SendMessage`).toBe(wanted.has('sqs:SendMessage'));
+      }
+    });
+
+    it('reads exactly the secrets its code reads, and gets their ARNs', () => {
+      const code = needs.get(id)!;
+      const granted = grantsOf(functionOf(id));
+      const wanted = [...code.secrets].filter(([name, modules]) => !excused(id, name, modules)).map(([name]) => name);
+      expect([...granted.secrets].sort()).toEqual(wanted.sort());
+      // Only GetSecretValue (the Parameters and Secrets extension needs nothing else).
+      for (const s of granted.statements.filter((st) => actions(st).some((a) => a.startsWith('secretsmanager:'))))
+        expect(actions(s)).toEqual(['secretsmanager:GetSecretValue']);
+    });
+  });
+
+  it('has no stale reviewed line', () => {
+    for (const line of reviewed) {
+      const used = lambdas.filter((id) => line.applies(id));
+      expect(used.length, line.reason).toBeGreaterThan(0);
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { routes } from '#functions/routes.ts';
+import { repoRoot } from '#infra/bundling.ts';
+import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
+import { metricNames, metricsNamespace } from '#shared/metrics.ts';
+import { wholeTemplate } from '../support/templates.ts';
+
+/**
+ * Every alarm on a gateway (EMF) metric watches a metric its function emits (issue 23: the hosted
+ * pages and the docs used wrappers without the request metrics, so their latency alarms watched
+ * nothing). The alarms come from the synthesized templates (root and nested stacks); each per-route
+ * alarm's function handler runs once locally and its EMF output must carry that metric with the
+ * alarm's dimensions.
+ */
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+
+type Dimension = { Name: string; Value: unknown };
+const stack = new PaymentGatewayStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Alarms');
+const alarms = Object.entries(wholeTemplate(stack).toJSON().Resources as Record<string, { Type: string; Properties: any }>)
+  .filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm')
+  .flatMap(([id, r]) => {
+    const metrics: { Namespace?: string; MetricName: string; Dimensions?: Dimension[] }[] = r.Properties.MetricName
+      ? [r.Properties]
+      : (r.Properties.Metrics ?? []).filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric);
+    return metrics.map((m) => ({ id, name: m.MetricName, namespace: m.Namespace, dimensions: m.Dimensions ?? [] }));
+  })
+  .filter((a) => a.namespace === metricsNamespace);
+
+function captureEmf() {
+  const lines: { _aws?: { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] }; [key: string]: unknown }[] = [];
+  for (const stream of [process.stdout, process.stderr]) {
+    vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        try {
+          lines.push(JSON.parse(line));
+        } catch {
+          /* not JSON */
+        }
+      }
+      return true;
+    });
+  }
+  return lines;
+}
+
+/** A request API Gateway could send for the route: path parameters filled with unknown values. */
+function eventFor(route: (typeof routes)[keyof typeof routes]): APIGatewayProxyEvent {
+  const pathParameters: Record<string, string> = {};
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    pathParameters[name] = name === 'version' ? '1' : randomUUID();
+    return pathParameters[name]!;
+  });
+  return {
+    httpMethod: route.method,
+    path,
+    resource: route.path,
+    pathParameters,
+    queryStringParameters: null,
+    headers: route.method === 'POST' ? { 'Content-Type': 'application/json' } : {},
+    body: route.method === 'POST' ? '{}' : null,
+    isBase64Encoded: false,
+    requestContext: { requestId: randomUUID(), identity: { sourceIp: '127.0.0.1' } },
+  } as unknown as APIGatewayProxyEvent;
+}
+
+describe('alarms on gateway metrics (issue 23)', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  const perRoute = alarms.filter((a) => a.dimensions.some((d) => d.Name === 'Route'));
+
+  it('lists a p99 latency alarm per route with its own Lambda, and the job metrics', () => {
+    expect(perRoute.length).toBe(Object.values(routes).filter((r) => !('lambda' in r)).length);
+    expect(perRoute.every((a) => a.name === metricNames.requestLatency)).toBe(true);
+    // The others watch metrics the jobs emit: dead letters (dispatcher), sweeper lag, ledger discrepancies.
+    expect([...new Set(alarms.filter((a) => !perRoute.includes(a)).map((a) => a.name))].sort()).toEqual(
+      [metricNames.deadLetters, metricNames.dueSweeperLag, metricNames.ledgerDiscrepancies].sort(),
+    );
+  });
+
+  it.each(perRoute.map((a) => [a.dimensions.find((d) => d.Name === 'Route')!.Value as string, a] as const))(
+    'route %s emits the metric its alarm watches',
+    async (routeId, alarm) => {
+      const route = routes[routeId as keyof typeof routes];
+      const { handler } = (await import(pathToFileURL(join(repoRoot, route.handler)).href)) as {
+        handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number }>;
+      };
+      const emitted = captureEmf();
+      const response = await handler(eventFor(route), {} as Context);
+      vi.restoreAllMocks();
+      expect(response.statusCode).toBeGreaterThanOrEqual(200);
+      const matching = emitted.filter(
+        (line) =>
+          line._aws &&
+          line._aws.CloudWatchMetrics.some((m) => m.Namespace === metricsNamespace && m.Metrics.some((x) => x.Name === alarm.name)) &&
+          alarm.dimensions.every((d) => line[d.Name] === d.Value),
+      );
+      expect(matching, `${alarm.name} ${JSON.stringify(alarm.dimensions)}`).toHaveLength(1);
+    },
+  );
+});

@@ -1,0 +1,148 @@
+import { build } from 'esbuild';
+import { jobList } from '#functions/jobs.ts';
+import { lambdaGroups, routeList, type SecretName } from '#functions/routes.ts';
+import { esbuildOptionsFor } from '#infra/bundling.ts';
+
+/**
+ * What each Lambda's code may call in AWS, read from its bundle: every function entry is bundled
+ * the way it ships (infra/bundling.ts: esbuild, tree-shaken) but unminified, so each of our modules
+ * keeps its `// shared/...` header and its call sites. Only code of this repository counts (the
+ * SDK's own waiters are never called). Reachable is not the same as called: the caller compares
+ * with the grants and keeps a short reviewed allowlist for calls a function's requests never make.
+ */
+export type QueueName = 'webhookQueue' | 'deadLetterQueue';
+
+export interface CodeNeeds {
+  /** IAM actions on the table, each with the modules whose code needs it. */
+  readonly dynamodb: Map<string, Set<string>>;
+  /** Queries that name an index (GSI1-3). */
+  readonly indexes: boolean;
+  /** IAM actions per queue. */
+  readonly queues: Map<QueueName, Set<string>>;
+  /** Secrets whose ARN variable the code reads, each with the modules that call for the key. */
+  readonly secrets: Map<SecretName, Set<string>>;
+}
+
+/** The Lambda of each function: route rows of a group share the group's id. */
+export function lambdaEntries(): Map<string, string> {
+  const entries = new Map<string, string>();
+  for (const r of routeList) entries.set(r.lambda ?? r.id, r.lambda ? lambdaGroups[r.lambda].handler : r.handler);
+  for (const j of jobList) entries.set(j.id, j.handler);
+  return entries;
+}
+
+const commandActions: Record<string, string[]> = {
+  GetItem: ['dynamodb:GetItem'],
+  BatchGetItem: ['dynamodb:BatchGetItem'],
+  TransactGetItems: ['dynamodb:GetItem'],
+  Query: ['dynamodb:Query'],
+  Scan: ['dynamodb:Scan'],
+  PutItem: ['dynamodb:PutItem'],
+  UpdateItem: ['dynamodb:UpdateItem'],
+  DeleteItem: ['dynamodb:DeleteItem'],
+  BatchWriteItem: ['dynamodb:BatchWriteItem'],
+};
+/** The item kinds of TransactWriteItems and the action each needs (IAM checks each item). */
+const transactItemActions: Record<string, string> = {
+  Put: 'dynamodb:PutItem',
+  Update: 'dynamodb:UpdateItem',
+  ConditionCheck: 'dynamodb:ConditionCheckItem',
+  Delete: 'dynamodb:DeleteItem',
+};
+const sqsActions: Record<string, string> = {
+  SendMessage: 'sqs:SendMessage',
+  SendMessageBatch: 'sqs:SendMessage',
+  ChangeMessageVisibility: 'sqs:ChangeMessageVisibility',
+  GetQueueAttributes: 'sqs:GetQueueAttributes',
+  DeleteMessage: 'sqs:DeleteMessage',
+  ReceiveMessage: 'sqs:ReceiveMessage',
+};
+/** The environment variable each secret's ARN reaches the code by. */
+export const secretVariables: Record<SecretName, string> = {
+  masterKey: 'SECRETS_MASTER_KEY_ARN',
+  publicPathsKey: 'SECRETS_PUBLIC_KEY_ARN',
+  totpKey: 'SECRETS_TOTP_KEY_ARN',
+  liveProviders: 'LIVE_PROVIDERS_SECRET_ARN',
+};
+
+/** Calls that load each secret, outside the modules that define the loaders. */
+const secretCalls: Record<SecretName, RegExp> = {
+  masterKey: /\bmasterKey\d*\(\)/,
+  publicPathsKey: /\b(publicPathsKey|legacyDashboardTotpKey)\d*\(\)/,
+  totpKey: /\bdashboardTotpKey\d*\(\)/,
+  liveProviders: /\bconfigureLiveProvidersFromSecret\d*\(\)/,
+};
+const loaderModules = ['shared/crypto/seal.ts', 'shared/providers/live/index.ts'];
+
+/** Splits an unminified esbuild bundle into the code of each of our modules. */
+function ownModules(bundle: string): Map<string, string> {
+  const modules = new Map<string, string>();
+  let current: string | undefined;
+  let lines: string[] = [];
+  const flush = () => {
+    if (current && /^(shared|functions)\//.test(current)) modules.set(current, (modules.get(current) ?? '') + lines.join('\n'));
+  };
+  for (const line of bundle.split('\n')) {
+    const header = /^\s*\/\/ (\S+\.[cm]?[jt]s)$/.exec(line);
+    if (header) {
+      flush();
+      current = header[1];
+      lines = [];
+    } else lines.push(line);
+  }
+  flush();
+  return modules;
+}
+
+export function needsOf(bundle: string): CodeNeeds {
+  const needs: CodeNeeds = { dynamodb: new Map(), indexes: false, queues: new Map(), secrets: new Map() };
+  const read = new Set<SecretName>();
+  const callers = new Map<SecretName, Set<string>>();
+  const need = (action: string, module: string) => {
+    if (!needs.dynamodb.has(action)) needs.dynamodb.set(action, new Set());
+    needs.dynamodb.get(action)!.add(module);
+  };
+  let transactWrites = false;
+  const transactItems: [string, string][] = [];
+  for (const [module, code] of ownModules(bundle)) {
+    for (const [, command] of code.matchAll(/new (\w+)Command\(/g)) {
+      for (const action of commandActions[command!] ?? []) need(action, module);
+      if (command === 'TransactWriteItems') transactWrites = true;
+    }
+    for (const [, kind] of code.matchAll(/\b(Put|Update|ConditionCheck|Delete): \{/g)) transactItems.push([kind!, module]);
+    if (/\bIndexName: /.test(code)) (needs as { indexes: boolean }).indexes = true;
+    for (const [, command, url] of code.matchAll(/new (\w+)Command\(\s*\{\s*QueueUrl: (\w+)\(\)/g)) {
+      const action = sqsActions[command!];
+      if (!action) continue;
+      const queue: QueueName = /^deadLetterQueueUrl\d*$/.test(url!) ? 'deadLetterQueue' : 'webhookQueue';
+      if (!needs.queues.has(queue)) needs.queues.set(queue, new Set());
+      needs.queues.get(queue)!.add(action);
+    }
+    for (const [name, variable] of Object.entries(secretVariables) as [SecretName, string][]) {
+      if (code.includes(`process.env.${variable}`)) read.add(name);
+      if (!loaderModules.includes(module) && secretCalls[name].test(code)) callers.set(name, (callers.get(name) ?? new Set()).add(module));
+    }
+  }
+  for (const name of read) needs.secrets.set(name, callers.get(name) ?? new Set(loaderModules.slice(0, 1)));
+  if (transactWrites) for (const [kind, module] of transactItems) need(transactItemActions[kind]!, module);
+  return needs;
+}
+
+/** Bundles every Lambda entry once (about half a minute on a busy machine) and reads its needs. */
+export async function codeNeeds(): Promise<Map<string, CodeNeeds>> {
+  const entries = lambdaEntries();
+  const out = await build({
+    ...esbuildOptionsFor('unused'),
+    entryPoints: Object.fromEntries([...entries].map(([id, entry]) => [id, entry])),
+    minify: false,
+    write: false,
+    outdir: '/tmp/code-needs',
+    logLevel: 'error',
+  });
+  const byId = new Map<string, CodeNeeds>();
+  for (const file of out.outputFiles) {
+    const id = /([^/]+)\.js$/.exec(file.path)![1]!;
+    byId.set(id, needsOf(file.text));
+  }
+  return byId;
+}
