@@ -297,9 +297,20 @@ export const countAddressFailure = (address: string, now: Date) => countOne(addr
 /** D12b: count one failed sign-in of an account; the account's failures in the window after it. */
 export const countUserFailure = (userId: string, now: Date) => countOne(userFailuresKey(userId, now), accountWindowSeconds, now);
 
-/** D12b: a successful sign-in starts the account's count afresh (in the sign-in's transaction). */
+/**
+ * D12b: a successful sign-in starts the account's count afresh (in the sign-in's transaction): an Update
+ * to zero rather than a Delete, so the sign-in Lambda needs no DeleteItem grant (issue 23).
+ */
 export function clearUserFailuresWrite(userId: string, now: Date): TxItem {
-  return { Delete: { TableName: tableName(), Key: toItem(userFailuresKey(userId, now)) } };
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: toItem(userFailuresKey(userId, now)),
+      UpdateExpression: 'SET #count = :zero, entity = :entity, #ttl = :ttl',
+      ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
+      ExpressionAttributeValues: toValues({ ':zero': 0, ':entity': 'DashThrottle', ':ttl': ttlIn(accountWindowSeconds * 2, now.getTime()) }),
+    },
+  };
 }
 
 /**

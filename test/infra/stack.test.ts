@@ -258,8 +258,9 @@ describe('PaymentGatewayStack', () => {
         const extra = route.lambda === 'dashboardSignIn' ? 'totpKey' : 'liveProviders';
         expect(route.permissions.secrets.filter((n) => n !== 'publicPathsKey')).toEqual([extra]);
       }
-      // The TOTP seal key only in the dashboard's sign-in (issue 23).
-      expect(route.permissions.secrets.includes('totpKey')).toBe(route.lambda === 'dashboardSignIn');
+      // The TOTP seal key only in the dashboard functions that check codes: the sign-in, and the signed-in
+      // app's step-up before minting a money-out key (issues 23 and 24).
+      expect(route.permissions.secrets.includes('totpKey')).toBe(route.lambda === 'dashboardSignIn' || route.lambda === 'dashboardApp');
     });
 
     it(`is served at ${route.method} ${route.path}`, () => {
@@ -391,11 +392,11 @@ describe('PaymentGatewayStack', () => {
       expect(holders('dynamodb:BatchWriteItem').sort()).toEqual(['webhookDispatcher', 'webhookRelay', 'webhookSweeper']);
     });
 
-    it('gives the TOTP seal key its own secret, read only by the dashboard sign-in', () => {
+    it('gives the TOTP seal key its own secret, read only by the dashboard functions that check codes', () => {
       const readers = lambdaIds.filter((id) =>
         secretsReadBy(roleOf(routeList.find((r) => (r.lambda ?? r.id) === id)?.id ?? id)).includes(logicalId(stack.totpKey)),
       );
-      expect(readers).toEqual(['dashboardSignIn']);
+      expect(readers.sort()).toEqual(['dashboardApp', 'dashboardSignIn']);
       template.hasResource('AWS::SecretsManager::Secret', {
         DeletionPolicy: 'Retain',
         Properties: Match.objectLike({ Description: Match.stringLikeRegexp('TOTP') }),
