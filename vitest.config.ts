@@ -25,7 +25,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     maxWorkers: workers,
     projects: [
-      { extends: true, test: { name: 'unit', include: unit, pool: 'threads', setupFiles: ['test/support/unit-env.ts'] } },
+      { extends: true, test: { name: 'unit', include: unit, pool: 'threads', isolate: false, setupFiles: ['test/support/unit-env.ts'] } },
       { extends: true, test: { name: 'infra', include: infra, pool: 'forks', setupFiles: ['test/support/unit-env.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...unit, ...infra, ...e2e], ...database } },
       { extends: true, test: { name: 'e2e', include: e2e, ...database } },
