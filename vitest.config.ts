@@ -22,7 +22,7 @@ const database = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['
 export default defineConfig({
   test: {
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000, // suite setups import every handler or start servers: slow on a loaded machine
     maxWorkers: workers,
     projects: [
       { extends: true, test: { name: 'unit', include: unit, pool: 'threads', isolate: false, setupFiles: ['test/support/unit-env.ts'] } },
