@@ -17,7 +17,7 @@ const workers = Number(process.env.TEST_WORKERS) || 3;
 const unit = ['test/unit/**/*.test.ts', 'test/openapi/document.test.ts', 'test/docs.test.ts', 'test/sdk/types.test.ts'];
 const infra = ['test/infra/**/*.test.ts', 'test/openapi/lint.test.ts'];
 const e2e = ['test/browser/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/sdk/install.test.ts'];
-const database = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/env.ts'], pool: 'forks' } as const;
+const database = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/env.ts'], pool: 'forks' as const };
 
 export default defineConfig({
   test: {
