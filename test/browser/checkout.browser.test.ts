@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.ts';
+import { launchChromium, screenshot } from '../support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { processDue } from '#shared/services/due.ts';
@@ -87,7 +87,7 @@ describe('hosted checkout in Chromium', () => {
     expect(await page.evaluate<number[]>("[...document.forms].map((f) => f.querySelectorAll('button[type=submit]').length)")).toEqual([
       1, 1, 1,
     ]);
-    await page.screenshot({ path: '/tmp/checkout-page.png', fullPage: true });
+    await screenshot(page, 'checkout-390', { fullPage: true });
 
     await payByCard(page, '4242 4242 4242 4242');
     await page.getByRole('heading', { name: 'Payment successful' }).waitFor();

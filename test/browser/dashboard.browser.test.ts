@@ -17,8 +17,9 @@ import { can, dashboardRoles, type DashboardRole } from '#shared/domain/dashboar
  * The merchant dashboard end to end in Debian's Chromium, on the local stack: the operator invites
  * an admin (ops CLI), who sets a password, enrols TOTP, keeps the recovery codes, signs in, finds a
  * payment by its orderRef and refunds part of it, exports CSV, switches mode, invites a viewer, and
- * the viewer is refused the refund on the server. axe-core runs on every page; screenshots at
- * 375 px and 1280 px go to test-artifacts/dashboard/.
+ * the viewer is refused the refund on the server. axe-core runs once on every page checked (at the
+ * page's own width), which is also checked for horizontal scrolling at 375 px; screenshots at 375 px
+ * and 1280 px are taken only by `npm run docs:screenshots`.
  */
 describe('merchant dashboard in Chromium', () => {
   const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]); // real deliveries: the delivery log, attempts and Resend

@@ -1,20 +1,18 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.ts';
+import { launchChromium, screenshot } from '../support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { guideNav } from '#functions/reference/site.ts';
-import { openApiPath, repoRoot } from '../../scripts/docs.ts';
+import { openApiPath } from '../../scripts/docs.ts';
 import { call, useGateway } from '../support/gateway.ts';
 
 /**
  * The developer site in a real Chromium: the reference page renders every operation of the
  * document with the self-hosted Scalar bundle under the strict CSP (no request leaves the
- * gateway's origin, no CSP violation, no script error), the guides render, and screenshots at
- * phone and desktop widths go to test-artifacts/.
+ * gateway's origin, no CSP violation, no script error), the guides render (screenshots at phone and
+ * desktop widths only under `npm run docs:screenshots`).
  */
-const artifacts = resolve(repoRoot, 'test-artifacts');
 const openapi = JSON.parse(readFileSync(openApiPath, 'utf8')) as {
   paths: Record<string, Record<string, { operationId: string; summary: string }>>;
 };
@@ -25,7 +23,6 @@ describe('developer site in Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -90,7 +87,7 @@ describe('developer site in Chromium', () => {
       }
       expect(missing).toEqual([]);
       await page.evaluate('window.scrollTo(0, 0)');
-      await page.screenshot({ path: resolve(artifacts, `docs-reference-${width}.png`) });
+      await screenshot(page, `docs-reference-${width}`);
       expect(foreign).toEqual([]);
       expect(problems).toEqual([]);
       await close();
@@ -108,7 +105,7 @@ describe('developer site in Chromium', () => {
       const nav = page.getByRole('navigation', { name: 'Developer documentation' });
       expect(await nav.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('../docs');
       for (const other of guideNav) expect(await nav.getByRole('link', { name: other.title }).getAttribute('href')).toBe(other.slug);
-      if (slug === 'quick-start') await page.screenshot({ path: resolve(artifacts, 'docs-quick-start-375.png'), fullPage: true });
+      if (slug === 'quick-start') await screenshot(page, 'docs-quick-start-375', { fullPage: true });
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow, 'no horizontal scrolling on a phone').toBeLessThanOrEqual(0);
       expect(foreign).toEqual([]);

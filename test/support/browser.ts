@@ -1,4 +1,6 @@
-import { type Browser, chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /**
  * The Debian Chromium the browser tests drive (playwright-core cannot download browsers here):
@@ -19,4 +21,17 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * Where screenshots go: only `npm run docs:screenshots` (scripts/docs-screenshots.ts) sets
+ * DOCS_SCREENSHOTS_DIR; in `npm test` the browser tests assert and take no pictures.
+ */
+export const screenshotsDir = process.env.DOCS_SCREENSHOTS_DIR;
+
+/** A screenshot named `<name>.png` in DOCS_SCREENSHOTS_DIR, or nothing when it is unset. */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (!screenshotsDir) return;
+  mkdirSync(screenshotsDir, { recursive: true });
+  await page.screenshot({ path: resolve(screenshotsDir, `${name}.png`), ...options });
 }

@@ -1,12 +1,13 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { payByCard } from '#shared/services/checkout.ts';
+import { screenshot, screenshotsDir } from './browser.ts';
 import { checkoutBody, createCheckout } from './checkout.ts';
 import type { TestMerchant } from './gateway.ts';
 
-/** Dashboard test helpers: a completed card payment, axe-core in the page, screenshots as artifacts. */
+/** Dashboard test helpers: a completed card payment, axe-core in the page, screenshots for the docs. */
 export async function completedPayment(baseUrl: string, m: TestMerchant, over: Record<string, unknown> = {}) {
   const created = await createCheckout(baseUrl, m, checkoutBody(over));
   if (created.status !== 200) throw new Error(`checkout: ${created.status} ${created.text}`);
@@ -29,15 +30,19 @@ export async function seriousViolations(page: Page): Promise<{ id: string; impac
     .map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
 }
 
-export const artifactsDir = resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'dashboard');
+/** Kept for older imports: `npm run docs:screenshots` decides where pictures go (test/support/browser.ts). */
+export const artifactsDir = screenshotsDir ?? resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'dashboard');
 
-/** Full-page screenshots of the current page at 375 px and 1280 px wide (test-artifacts/dashboard/<name>-<width>.png). */
+/**
+ * Full-page screenshots of the current page at 375 px and 1280 px wide (`<name>-<width>.png`), only
+ * under `npm run docs:screenshots`; in `npm test` nothing (the tests assert, they take no pictures).
+ */
 export async function screenshots(page: Page, name: string): Promise<void> {
-  mkdirSync(artifactsDir, { recursive: true });
+  if (!screenshotsDir) return;
   const original = page.viewportSize() ?? { width: 1280, height: 800 };
   for (const width of [375, 1280]) {
     await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: resolve(artifactsDir, `${name}-${width}.png`), fullPage: true });
+    await screenshot(page, `${name}-${width}`, { fullPage: true });
   }
   await page.setViewportSize(original);
 }

@@ -1,9 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { ensureTable } from '../../scripts/local/dynamo.ts';
+import { workerTableName } from './global-setup.ts';
 
-/** Every test process talks to the run's DynamoDB Local, with a throwaway master key. */
-process.env.TABLE_NAME = inject('tableName');
+/**
+ * Every integration and e2e test process talks to the run's DynamoDB Local, with a throwaway master
+ * key, in its worker's own table: files run in parallel (one per worker), and a file that scans the
+ * table (ledger verify, sweeps, replays) sees only what ran before it in the same worker, as when
+ * every file ran one after another. `inject('tableName')` answers this worker's table too.
+ */
+const table = workerTableName(process.env.VITEST_POOL_ID ?? '1');
+const state = (globalThis as { __vitest_worker__?: { providedContext: Record<string, unknown> } }).__vitest_worker__;
+if (state) state.providedContext = { ...state.providedContext, tableName: table };
+process.env.TABLE_NAME = table;
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+await ensureTable(process.env.DYNAMODB_ENDPOINT, table); // made by the global setup; a no-op unless workers grew
 process.env.AWS_REGION = 'local';
 process.env.SECRETS_MASTER_KEY ??= randomBytes(32).toString('base64');
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';

@@ -1,8 +1,13 @@
 import { createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
-import { ensureTable, startDynamoLocal } from '../../scripts/local/dynamo.ts';
+import { ensureTable, startDynamoLocal, type RunningDynamo } from '../../scripts/local/dynamo.ts';
 
-/** Starts one real DynamoDB Local (in memory) on a free port for the whole run, with the table. */
+/**
+ * The database projects' global setup (vitest.config.ts: `integration` and `e2e`; never `unit`):
+ * ONE DynamoDB Local (in memory) on a free port for the whole run, shared by every project that
+ * asks for it, and one table per worker (`payment-gateway-test-w<VITEST_POOL_ID>`, see ./env.ts),
+ * so files running at the same time never see each other's items.
+ */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -16,17 +21,32 @@ export async function freePort(): Promise<number> {
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamoEndpoint: string;
+    /** The table of the worker running the file (./env.ts sets it per worker). */
     tableName: string;
+    /** What the per-worker table names start with. */
+    tablePrefix: string;
   }
 }
 
+export const tablePrefix = 'payment-gateway-test';
+export const workerTableName = (poolId: string | number) => `${tablePrefix}-w${poolId}`;
+
+/** One JVM per run even when two projects run this setup: the first starts it, the last stops it. */
+const shared = globalThis as { __testDynamo?: { ready: Promise<RunningDynamo>; users: number } };
+
 export default async function setup(project: TestProject) {
-  const dynamo = await startDynamoLocal({ port: await freePort() });
-  const tableName = 'payment-gateway-test';
-  await ensureTable(dynamo.endpoint, tableName);
+  shared.__testDynamo ??= { ready: freePort().then((port) => startDynamoLocal({ port })), users: 0 };
+  const run = shared.__testDynamo;
+  run.users++;
+  const dynamo = await run.ready;
+  const workers = Math.max(1, Number(project.config.maxWorkers) || 1);
+  await Promise.all(Array.from({ length: workers }, (_, i) => ensureTable(dynamo.endpoint, workerTableName(i + 1))));
   project.provide('dynamoEndpoint', dynamo.endpoint);
-  project.provide('tableName', tableName);
+  project.provide('tablePrefix', tablePrefix);
+  project.provide('tableName', workerTableName(1));
   return async () => {
+    if (--run.users > 0) return;
+    shared.__testDynamo = undefined;
     await dynamo.stop();
   };
 }

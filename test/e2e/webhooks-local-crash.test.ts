@@ -58,7 +58,7 @@ describe('npm start killed with SIGKILL', () => {
     const ports = { port: await freePort(), dynamoPort: await freePort(), sqsPort: await freePort() };
     let status = 500;
     const hook = await startReceiver(() => status, ports.port + 1); // the demo merchant's endpoint
-    let first = await start(ports);
+    const first = await start(ports);
     let current = first;
     try {
       // This process commits the status changes into the stack's own table, as its API would.
