@@ -308,7 +308,11 @@ export function clearUserFailuresWrite(userId: string, now: Date): TxItem {
       Key: toItem(userFailuresKey(userId, now)),
       UpdateExpression: 'SET #count = :zero, entity = :entity, #ttl = :ttl',
       ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-      ExpressionAttributeValues: toValues({ ':zero': 0, ':entity': 'DashThrottle', ':ttl': ttlIn(accountWindowSeconds * 2, now.getTime()) }),
+      ExpressionAttributeValues: toValues({
+        ':zero': 0,
+        ':entity': 'DashThrottle',
+        ':ttl': ttlIn(accountWindowSeconds * 2, now.getTime()),
+      }),
     },
   };
 }
