@@ -235,9 +235,16 @@ describe('merchant dashboard in Chromium', () => {
     await checkPage(page, '10-payouts');
     const payoutRows = page.locator('.table-wrap[aria-label="Payouts awaiting approval"] tbody tr');
     expect(await payoutRows.count()).toBe(1);
-    await page.getByRole('button', { name: /^Approve / }).click();
-    await page.getByRole('heading', { name: 'Request refused' }).waitFor();
-    expect(await page.getByText(/maker-checker/).count()).toBe(1);
+    // Its creator is shown what it waits for, not Approve / Reject; a forged approval is refused on the server.
+    await page.getByText('You created this payout: it waits for another approver or the operator.').waitFor();
+    expect(await page.getByRole('button', { name: /^(Approve|Reject) / }).count()).toBe(0);
+    const own = await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions?intentType=withdrawal', { key: merchant.test.apiKey });
+    const forgedApproval = await page.request.post(url(`/dashboard/payouts/${own.json.items[0].paymentIntentId}/approve`), {
+      form: { csrf: await csrfOf(page) },
+      maxRedirects: 0,
+    });
+    expect(forgedApproval.status()).toBe(403);
+    expect(await forgedApproval.text()).toContain('maker-checker');
     const approverInvite = await ops(
       'user',
       'invite',
