@@ -9,6 +9,7 @@ import { repoRoot } from '#infra/bundling.ts';
 import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import { metricNames, metricsNamespace } from '#shared/metrics.ts';
 import { wholeTemplate } from '../support/templates.ts';
+import { captureJsonLines } from '../support/output.ts';
 
 /**
  * Every alarm on a gateway (EMF) metric watches a metric its function emits (issue 23: the hosted
@@ -31,22 +32,8 @@ const alarms = Object.entries(wholeTemplate(stack).toJSON().Resources as Record<
   })
   .filter((a) => a.namespace === metricsNamespace);
 
-function captureEmf() {
-  const lines: { _aws?: { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] }; [key: string]: unknown }[] = [];
-  for (const stream of [process.stdout, process.stderr]) {
-    vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
-      for (const line of String(chunk).split('\n').filter(Boolean)) {
-        try {
-          lines.push(JSON.parse(line));
-        } catch {
-          /* not JSON */
-        }
-      }
-      return true;
-    });
-  }
-  return lines;
-}
+type EmfLine = { _aws?: { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] }; [key: string]: unknown };
+const captureEmf = () => captureJsonLines<EmfLine>();
 
 /** A request API Gateway could send for the route: path parameters filled with unknown values. */
 function eventFor(route: (typeof routes)[keyof typeof routes]): APIGatewayProxyEvent {

@@ -4,6 +4,7 @@ import { routes } from '#functions/routes.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { logger } from '#shared/logger.ts';
 import { newMerchant } from '../support/gateway.ts';
+import { captureJsonLines } from '../support/output.ts';
 
 /**
  * The pipeline's observability (shared/http/observability.ts): every log line a request writes
@@ -12,22 +13,7 @@ import { newMerchant } from '../support/gateway.ts';
  */
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 
-function captureOutput() {
-  const lines: any[] = [];
-  for (const stream of [process.stdout, process.stderr]) {
-    vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
-      for (const line of String(chunk).split('\n').filter(Boolean)) {
-        try {
-          lines.push(JSON.parse(line));
-        } catch {
-          /* not JSON */
-        }
-      }
-      return true;
-    });
-  }
-  return lines;
-}
+const captureOutput = () => captureJsonLines();
 
 const event = (apiKey: string, requestId: string) =>
   ({
