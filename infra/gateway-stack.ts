@@ -7,11 +7,13 @@ import {
   MethodLoggingLevel,
   ResponseType,
   RestApi,
+  SecurityPolicy,
 } from 'aws-cdk-lib/aws-apigateway';
 import { ComparisonOperator, TreatMissingData, type Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, type CfnTable, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -272,9 +274,12 @@ export class PaymentGatewayStack extends Stack {
     // The hosted checkout host of `checkoutUrl` ({checkout_url}/pay/{id}): this API's stage URL
     // (built from the API id, not `api.url`, which would make the functions depend on the
     // deployment that depends on them), or the `publicBaseUrl` context value for a custom domain.
+    const customDomain = this.customDomain();
     const publicBaseUrl: string =
       this.node.tryGetContext('publicBaseUrl') ??
-      `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${apiStageName}`;
+      (customDomain
+        ? `https://${customDomain}`
+        : `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${apiStageName}`);
     // Deployment configuration passed to every function: `cdk deploy -c fxRateSourceUrl=https://…`
     // plugs the live FX rate source into settlements (shared/providers/fx-rates.ts).
     const fxRateSourceUrl: string | undefined = this.node.tryGetContext('fxRateSourceUrl');
@@ -358,6 +363,33 @@ export class PaymentGatewayStack extends Stack {
     new CfnOutput(this, 'DashboardTotpKeyArn', { value: this.totpKey.secretArn });
     // What `ops --aws --outputs <file>` builds dashboard invite links from (scripts/ops.ts).
     new CfnOutput(this, 'PublicBaseUrl', { value: publicBaseUrl, description: 'Hosted checkout and dashboard host.' });
+  }
+
+  /**
+   * `cdk deploy -c domainName=pay.example.com -c certificateArn=arn:aws:acm:…` serves the API (and so
+   * the hosted checkout and the dashboard) on the merchant-facing host: a regional custom domain with
+   * an ACM certificate of the same region, TLS 1.2, mapped at its root to the stage. The DNS record
+   * (CNAME or alias to the `CustomDomainTarget` output) is the operator's, as the zone may live anywhere.
+   */
+  private customDomain(): string | undefined {
+    const domainName: string | undefined = this.node.tryGetContext('domainName');
+    const certificateArn: string | undefined = this.node.tryGetContext('certificateArn');
+    if (!domainName && !certificateArn) return undefined;
+    if (!domainName || !certificateArn) {
+      throw new Error('A custom domain needs both context values: -c domainName=… -c certificateArn=arn:aws:acm:…');
+    }
+    const domain = this.api.addDomainName('CustomDomain', {
+      domainName,
+      certificate: Certificate.fromCertificateArn(this, 'CustomDomainCertificate', certificateArn),
+      endpointType: EndpointType.REGIONAL,
+      securityPolicy: SecurityPolicy.TLS_1_2,
+    });
+    new CfnOutput(this, 'CustomDomainTarget', {
+      value: domain.domainNameAliasDomainName,
+      description: `Point ${domainName} here: a CNAME, or an alias record in the zone CustomDomainZoneId.`,
+    });
+    new CfnOutput(this, 'CustomDomainZoneId', { value: domain.domainNameAliasHostedZoneId });
+    return domainName;
   }
 
   /** A background function from functions/jobs.ts, with its trigger and grants. */

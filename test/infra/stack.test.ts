@@ -194,6 +194,31 @@ describe('PaymentGatewayStack', () => {
     }
   });
 
+  it('serves a custom domain with its certificate when both context values are given, and links to it', () => {
+    const certificateArn = 'arn:aws:acm:us-east-1:111122223333:certificate/0f1e2d3c-aaaa-bbbb-cccc-111122223333';
+    const context = { 'aws:cdk:bundling-stacks': [], domainName: 'pay.example.com', certificateArn };
+    const stack = new PaymentGatewayStack(new App({ context }), 'Domain');
+    const root = Template.fromStack(stack);
+    root.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'pay.example.com',
+      RegionalCertificateArn: certificateArn,
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      SecurityPolicy: 'TLS_1_2',
+    });
+    root.resourceCountIs('AWS::ApiGateway::BasePathMapping', 1);
+    expect(Object.keys(root.toJSON().Outputs)).toEqual(expect.arrayContaining(['CustomDomainTarget', 'CustomDomainZoneId']));
+    expect(root.toJSON().Outputs.PublicBaseUrl.Value).toBe('https://pay.example.com');
+    // Invite links and checkoutUrl carry the custom host in every function.
+    for (const fn of Object.values(wholeTemplate(stack).findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables.PUBLIC_BASE_URL).toBe('https://pay.example.com');
+    }
+    template.resourceCountIs('AWS::ApiGateway::DomainName', 0);
+    // Half a domain is a mistake caught at synth, not a stack that serves nothing.
+    expect(() => new PaymentGatewayStack(new App({ context: { domainName: 'pay.example.com' } }), 'Half')).toThrow(
+      /certificateArn/,
+    );
+  });
+
   it('triggers each job as the jobs table says', () => {
     const schedules = jobList.filter((j) => j.trigger.kind === 'schedule').length;
     template.resourceCountIs('AWS::Events::Rule', schedules);
