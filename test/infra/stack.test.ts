@@ -214,9 +214,7 @@ describe('PaymentGatewayStack', () => {
     }
     template.resourceCountIs('AWS::ApiGateway::DomainName', 0);
     // Half a domain is a mistake caught at synth, not a stack that serves nothing.
-    expect(() => new PaymentGatewayStack(new App({ context: { domainName: 'pay.example.com' } }), 'Half')).toThrow(
-      /certificateArn/,
-    );
+    expect(() => new PaymentGatewayStack(new App({ context: { domainName: 'pay.example.com' } }), 'Half')).toThrow(/certificateArn/);
   });
 
   it('triggers each job as the jobs table says', () => {
