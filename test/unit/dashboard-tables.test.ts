@@ -3,8 +3,9 @@ import { dashboardCss, labelTableCells } from '#shared/http/dashboard-views.ts';
 
 describe('dashboard tables on narrow screens', () => {
   const table =
-    '<div class="table-wrap"><table><thead><tr><th scope="col">Key id</th><th scope="col" class="num">Amount <span class="vh">(PKR)</span></th>' +
-    '<th scope="col">Say "hi"</th></tr></thead><tbody><tr><td>key_1</td><td class="num">15.00</td><td><form><button>Revoke</button></form></td></tr>' +
+    '<div class="table-wrap"><table><thead><tr><th scope="col">Key id</th>' +
+    '<th scope="col" class="num">Amount <span class="vh">(PKR)</span></th><th scope="col">Say "hi"</th></tr></thead>' +
+    '<tbody><tr><td>key_1</td><td class="num">15.00</td><td><form><button>Revoke</button></form></td></tr>' +
     '<tr><td>key_2</td><td class="num">7.00</td><td>—</td></tr></tbody></table></div>';
 
   it("labels every body cell with its column's header, stripped of markup and quoted safely", () => {
