@@ -1,4 +1,4 @@
-import { checkoutDetails, customerRedirectUrl, offeredMethods } from '#shared/domain/checkout.ts';
+import { checkoutDetails, customerRedirectUrl, customerReturnBase, offeredMethods } from '#shared/domain/checkout.ts';
 import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
 import { currencyExponents } from '#shared/domain/money.ts';
 import { walletProviders } from '#shared/domain/providers.ts';
@@ -200,9 +200,14 @@ const page = (
     body: html`<main>${header(ctx)}${body}</main>`,
     ...(options.refreshSeconds ? { refreshSeconds: options.refreshSeconds } : {}),
   }),
-  // Chromium checks form-action on the redirects a form post leads to: allow the callback origin.
-  formActions: [...(ctx.intent.callbackUrl ? [new URL(ctx.intent.callbackUrl).origin] : []), ...(options.formActions ?? [])],
+  // Chromium checks form-action on the redirects a form post leads to: allow the return origin.
+  formActions: [...returnOrigin(ctx.intent), ...(options.formActions ?? [])],
 });
+
+const returnOrigin = (intent: PaymentIntent): string[] => {
+  const base = customerReturnBase(intent);
+  return base ? [new URL(base).origin] : [];
+};
 
 /**
  * A live card payment in its 3-D Secure step: the form that takes the customer to the card

@@ -23,6 +23,8 @@ export interface CheckoutDetails {
   wallet?: WalletSession;
   /** A live card payment in its 3-D Secure step (never the number or CVC). */
   cardAuth?: CardAuthSession;
+  /** Where the customer goes back to after the payment, when it is not the callbackUrl. */
+  returnUrl?: string | null;
 }
 
 /**
@@ -117,10 +119,21 @@ export function completedMovements(
   ];
 }
 
-/** docs/merchant-guide.md, Hosted checkout: GET callbackUrl with paymentIntentId, orderRef and status added to its query. */
+/**
+ * Where the customer goes back to the merchant: the session's `returnUrl`, else its `callbackUrl`
+ * (the specification's single URL for both the webhook and the customer's return).
+ */
+export const customerReturnBase = (intent: PaymentIntent): string | null =>
+  (intent.intentType === 'checkout' ? checkoutDetails(intent).returnUrl : null) ?? intent.callbackUrl;
+
+/**
+ * docs/merchant-guide.md, Hosted checkout: GET the return URL (returnUrl, else callbackUrl) with
+ * paymentIntentId, orderRef and status added to its query.
+ */
 export function customerRedirectUrl(intent: PaymentIntent): string | null {
-  if (!intent.callbackUrl) return null;
-  const url = new URL(intent.callbackUrl);
+  const base = customerReturnBase(intent);
+  if (!base) return null;
+  const url = new URL(base);
   url.searchParams.set('paymentIntentId', intent.paymentIntentId);
   url.searchParams.set('orderRef', intent.orderRef.orderRef);
   url.searchParams.set('status', intent.status);

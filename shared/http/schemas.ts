@@ -51,6 +51,19 @@ export const customerRef = z.strictObject({
 });
 
 export const callbackUrl = z.string().check(z.maxLength(2048, 'at most 2048 characters'), z.url('must be an absolute URL'));
+/**
+ * Where the customer's browser goes after the hosted checkout (never fetched by the gateway, so no
+ * address check): https, or http only to localhost / 127.0.0.1 for local development.
+ */
+export const returnUrl = z.string().check(
+  z.maxLength(2048, 'at most 2048 characters'),
+  z.url('must be an absolute URL'),
+  z.refine((raw) => {
+    const url = URL.canParse(raw) ? new URL(raw) : null;
+    if (!url || url.username || url.password) return false;
+    return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+  }, 'must be an https URL (http only for localhost), without credentials'),
+);
 
 export const metadataJson = z.string().check(
   z.maxLength(16_384, 'at most 16 KiB'),

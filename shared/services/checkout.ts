@@ -59,6 +59,8 @@ export interface NewCheckout {
   orderRef: OrderRef;
   customerRef: Record<string, string> | null;
   callbackUrl: string | null;
+  /** Where the customer returns after paying or cancelling, when not to callbackUrl (issue 27). */
+  returnUrl?: string | null;
   paymentMethod: WalletProviderId | null;
   metadataJson: string | null;
   feeRate: Fee;
@@ -66,7 +68,11 @@ export interface NewCheckout {
 }
 
 export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent {
-  const details: CheckoutDetails = { paymentMethod: input.paymentMethod, feeRate: input.feeRate };
+  const details: CheckoutDetails = {
+    paymentMethod: input.paymentMethod,
+    feeRate: input.feeRate,
+    ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
+  };
   return {
     paymentIntentId: randomUUID(),
     merchantId: input.merchantId,

@@ -126,6 +126,9 @@ describe('hosted checkout', () => {
       ['customerRef.cnic not 13 digits', { customerRef: { cnic: '352021234567' } }, 'customerRef.cnic'],
       ['callbackUrl not a URL', { callbackUrl: 'not a url' }, 'callbackUrl'],
       ['callbackUrl over 2048 characters', { callbackUrl: `https://example.com/${'a'.repeat(2040)}` }, 'callbackUrl'],
+      ['returnUrl a script', { returnUrl: 'javascript:alert(1)' }, 'returnUrl'],
+      ['returnUrl over plain http', { returnUrl: 'http://shop.example.com/back' }, 'returnUrl'],
+      ['returnUrl with credentials', { returnUrl: 'https://user:pass@shop.example.com/back' }, 'returnUrl'],
       ['paymentMethod 3', { paymentMethod: 3 }, 'paymentMethod'],
       ['metadataJson not JSON', { metadataJson: '{cart' }, 'metadataJson'],
       ['intentType of another endpoint', { intentType: 'deposit' }, 'intentType'],
@@ -287,6 +290,22 @@ describe('hosted checkout', () => {
       expect(await lookup(m, id)).toMatchObject({ status: 'Cancelled', reason: 'customer_cancelled' });
       // Opening the page again goes back to the merchant too.
       expect((await getPage(gw.baseUrl, path)).location).toBe(r.location);
+    });
+
+    it('sends the customer to returnUrl when given, while events still go to callbackUrl', async () => {
+      const m = await newMerchant({ name: 'Local Shop', allowInsecureWebhooks: true });
+      const callbackUrl = 'http://127.0.0.1:9/hooks';
+      const returnUrl = 'https://shop.example.com/thanks?cart=7';
+      const { id, path, csrf, page } = await open(m, { callbackUrl, returnUrl });
+      expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://shop.example.com;");
+      const r = await postForm(gw.baseUrl, `${path}/cancel`, { csrf });
+      expect(r.status).toBe(303);
+      const back = new URL(r.location!);
+      expect(`${back.origin}${back.pathname}`).toBe('https://shop.example.com/thanks');
+      expect(Object.fromEntries(back.searchParams)).toMatchObject({ cart: '7', paymentIntentId: id, status: 'Cancelled' });
+      expect((await getPage(gw.baseUrl, path)).location).toBe(r.location);
+      expect((await getIntent(id))?.callbackUrl).toBe(callbackUrl);
+      expect((await listEvents(id)).map((e) => e.callbackUrl)).toContain(callbackUrl);
     });
 
     it('offers only the wallet provider given by paymentMethod', async () => {

@@ -582,6 +582,7 @@ export interface InitiateCheckoutParams {
     tax?: string | null;
   };
   callbackUrl?: null | "" | string;
+  returnUrl?: null | "" | string;
   intentType?: null | "" | "checkout";
   paymentMethod?: null | "" | 1 | 2;
   metadataJson?: null | "" | string;
