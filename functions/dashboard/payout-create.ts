@@ -24,7 +24,7 @@ export const handler = dashboardHandler(routes.dashboardCreatePayout, async (req
       },
       request.traceId,
     );
-    return { redirect: `${dashPath('/payouts')}?created=${encodeURIComponent(payout.merchantReference)}` };
+    return { redirect: `${dashPath('/payouts')}?created=${encodeURIComponent(payout.paymentIntentId)}` };
   } catch (error) {
     const message =
       error instanceof DashboardRefusal && error.status === 400

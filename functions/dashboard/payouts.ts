@@ -2,18 +2,18 @@ import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { payoutsPage } from '#shared/services/dashboard.ts';
 import { frameOf } from './common.ts';
-import { payoutsView } from './views.ts';
+import { payoutsView, shortId } from './views.ts';
 
 /** GET /dashboard/payouts: awaiting approval, then the latest others. */
 export const handler = dashboardHandler(routes.dashboardPayouts, async (request) => {
   const { user, session } = request.signed!;
   const q = request.query;
   const message = q.created
-    ? `Payout ${q.created} created. It waits for an approver.`
+    ? `Payout ${shortId(q.created)} created. It waits for an approver.`
     : q.decided
       ? q.decision === 'waiting'
-        ? `Your approval of payout ${q.decided} is recorded. It waits for the operator's approval.`
-        : `Payout ${q.decided} ${q.decision === 'approve' ? 'approved' : 'rejected'}.`
+        ? `Your approval of payout ${shortId(q.decided)} is recorded. It waits for the operator's approval.`
+        : `Payout ${shortId(q.decided)} ${q.decision === 'approve' ? 'approved' : 'rejected'}.`
       : undefined;
   return {
     status: 200,

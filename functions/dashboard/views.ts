@@ -29,6 +29,15 @@ import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
 const money = (amount: number, currency: string) =>
   `${currency} ${amount.toLocaleString('en-US', { minimumFractionDigits: currency === 'USDT' ? 2 : 2, maximumFractionDigits: 6 })}`;
 const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : '—');
+/**
+ * A payment's (or payout's) one id on every page: its payment id (`paymentIntentId`, the API's and
+ * the webhooks' id), shortened to its first 8 characters in lists and headings; the merchant's own
+ * reference (`orderRef`) and the gateway's transaction reference are labelled as such where shown.
+ */
+export const shortId = (paymentIntentId: string) => paymentIntentId.slice(0, 8);
+const paymentLink = (paymentIntentId: string, what: string) =>
+  html`<a href="${path(`/payments/${paymentIntentId}`)}"><code>${shortId(paymentIntentId)}</code><span class="vh"> ${what}</span></a>`;
+const kindName = (intentType: string) => (intentType === 'withdrawal' ? 'Payout' : intentType === 'deposit' ? 'Deposit' : 'Payment');
 const hidden = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
 const alert = (message?: string) => (message ? html`<div class="alert" role="alert">${message}</div>` : '');
 const notice = (message?: string) => (message ? html`<div class="notice" role="status">${message}</div>` : '');
@@ -154,13 +163,15 @@ log</a></p>`
 function paymentsTable(items: TransactionView[], caption: string): HtmlT {
   return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table><caption class="muted">${caption}</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="num">Amount</th>\
-<th scope="col">Order</th><th scope="col">Payment</th></tr></thead>
+<th scope="col">Payment id</th><th scope="col">Your reference</th></tr></thead>
 <tbody>${items.map(
     (t) =>
       html`<tr><td>${when(t.createdAt)}</td><td>${t.intentType}</td><td class="status-${t.status}">${t.status}</td>\
-<td class="num">${money(t.amount, t.currency)}</td><td>${t.orderRef.orderRef}</td><td>\
-<a href="${path(`/payments/${t.paymentIntentId}`)}">${t.paymentIntentId.slice(0, 8)}…<span class="vh"> \
-payment ${t.orderRef.orderRef}</span></a></td></tr>`,
+<td class="num">${money(t.amount, t.currency)}</td><td>${paymentLink(
+        t.paymentIntentId,
+        `${kindName(t.intentType).toLowerCase()} \
+${t.orderRef.orderRef}`,
+      )}</td><td>${t.orderRef.orderRef}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -206,7 +217,7 @@ export function paymentView(frame: Frame, d: Awaited<ReturnType<typeof paymentDe
   const card = (p as { card?: { brand?: string; last4?: string } | null }).card;
   const mayRefund = can(frame.role, 'refunds:create') && d.refunds && p.status === 'Completed' && d.refunds.refundableAmount > 0;
   return framedPage(
-    `Payment ${p.orderRef.orderRef}`,
+    `${kindName(p.intentType)} ${shortId(p.paymentIntentId)}`,
     frame,
     html`${notice(o.message)}${alert(o.error)}
 <section class="card" aria-label="Summary"><dl>
@@ -215,9 +226,9 @@ export function paymentView(frame: Frame, d: Awaited<ReturnType<typeof paymentDe
 <dt>Amount</dt><dd>${money(p.amount, p.currency)}</dd>
 <dt>Fee</dt><dd>${money(p.fee, p.currency)}</dd>
 <dt>Refunded</dt><dd>${money(p.refundedAmount, p.currency)}</dd>
-<dt>Order</dt><dd>${p.orderRef.orderRef}</dd>
-<dt>Payment id</dt><dd>${p.paymentIntentId}</dd>
-<dt>Transaction ref.</dt><dd>${p.transactionReference ?? '—'}</dd>
+<dt>Payment id</dt><dd><code>${p.paymentIntentId}</code></dd>
+<dt>Your reference (orderRef)</dt><dd>${p.orderRef.orderRef}</dd>
+<dt>Gateway reference</dt><dd>${p.transactionReference ?? '—'}</dd>
 <dt>Created</dt><dd>${when(p.createdAt)}</dd>
 <dt>Updated</dt><dd>${when(p.updatedAt)}</dd>
 ${card ? html`<dt>Card</dt><dd>${card.brand ?? ''} ending ${card.last4 ?? ''}</dd>` : ''}
@@ -612,23 +623,23 @@ ${
   p.pending.length
     ? html`<div class="table-wrap" role="region" aria-label="Payouts awaiting approval" tabindex="0"><table><thead><tr>\
 <th scope="col">Created</th><th scope="col" class="num">Amount</th><th scope="col">To</th>\
-<th scope="col">Reference</th>${p.policy === 'both' ? html`<th scope="col">Approvals</th>` : ''}\
+<th scope="col">Payment id</th><th scope="col">Your reference</th>${p.policy === 'both' ? html`<th scope="col">Approvals</th>` : ''}\
 ${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
 <tbody>${p.pending.map(
         (t) =>
           html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${beneficiary(t)}</td>\
-<td>${t.transactionReference ?? t.orderRef.orderRef}</td>\
+<td>${paymentLink(t.paymentIntentId, 'payout')}</td><td>${t.orderRef.orderRef}</td>\
 ${p.policy === 'both' ? html`<td class="approvals">${approvalsText(p.approvals[t.paymentIntentId])}</td>` : ''}${
   approver && p.makers[t.paymentIntentId] === frame.userId
     ? html`<td class="muted">You created this payout: it waits for ${waitsFor(p.policy)}.</td>`
     : approver
       ? html`<td><div class="actions">\
 <form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" \
-aria-label="Approve ${t.transactionReference ?? t.paymentIntentId}">Approve</button></form>
+aria-label="Approve payout ${shortId(t.paymentIntentId)}">Approve</button></form>
 <form method="post" action="${path(`/payouts/${t.paymentIntentId}/reject`)}">${hidden(frame.csrf)}<label \
 for="reason-${t.paymentIntentId}">Reason (required)</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" \
 autocomplete="off" required>\
-<button type="submit" class="secondary" aria-label="Reject ${t.transactionReference ?? t.paymentIntentId}">Reject</button></form>\
+<button type="submit" class="secondary" aria-label="Reject payout ${shortId(t.paymentIntentId)}">Reject</button></form>\
 </div></td>`
       : ''
 }</tr>`,
@@ -802,13 +813,12 @@ ${
   p.items.length
     ? html`<div class="table-wrap" role="region" aria-label="Refunds, newest first" tabindex="0"><table><thead><tr>\
 <th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th>\
-<th scope="col">Payment</th></tr></thead>
+<th scope="col">Payment id</th></tr></thead>
 <tbody>${p.items.map(
         (r) =>
           html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td>\
 <td>${refundStatusNames[r.status] ?? String(r.status)}${r.failureReason ? ` (${r.failureReason})` : ''}</td><td>${r.reason ?? '—'}</td>\
-<td><a href="${path(`/payments/${r.paymentIntentId}`)}">${r.transactionReference ?? r.paymentIntentId.slice(0, 8)}\
-<span class="vh"> refund ${r.id}</span></a></td></tr>`,
+<td>${paymentLink(r.paymentIntentId, `refund ${r.id}`)}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p class="card">No refunds in ${frame.mode} mode.</p>`
 }

@@ -161,7 +161,8 @@ describe('merchant dashboard in Chromium', () => {
     await page.waitForURL(/q=/);
     expect(await page.locator('tbody tr').count()).toBe(1);
     await page.locator('tbody tr a').click();
-    await page.getByRole('heading', { name: `Payment ${paid.orderRef}` }).waitFor();
+    await page.getByRole('heading', { name: `Payment ${paid.id.slice(0, 8)}` }).waitFor();
+    expect(await page.getByText(paid.orderRef, { exact: true }).count()).toBe(1); // labelled as the merchant's reference
     expect(await page.getByText('VISA ending 4242').count()).toBe(1);
     expect(await page.getByText('4242 4242').count()).toBe(0);
     await checkPage(page, '7-payment');
@@ -243,10 +244,13 @@ describe('merchant dashboard in Chromium', () => {
     await page.getByLabel('Account number or IBAN').fill('PK36SCBL0000001123456702');
     await page.getByLabel('Account title').fill('Acme Books Ltd');
     await page.getByRole('button', { name: 'Create payout' }).click();
-    await page.getByText(/Payout DASH[0-9a-f]+ created/).waitFor();
+    const createdText = await page.getByText(/Payout [0-9a-f]{8} created/).textContent();
     await checkPage(page, '10-payouts');
     const payoutRows = page.locator('.table-wrap[aria-label="Payouts awaiting approval"] tbody tr');
     expect(await payoutRows.count()).toBe(1);
+    // One id for the payout: the message's id is the row's payment id, and the API's paymentIntentId.
+    const payoutId = /Payout ([0-9a-f]{8}) created/.exec(createdText ?? '')![1]!;
+    expect(await payoutRows.locator('td[data-label="Payment id"] code').textContent()).toBe(payoutId);
     // Its creator is shown what it waits for, not Approve / Reject; a forged approval is refused on the server.
     await page.getByText('You created this payout: it waits for another approver or the operator.').waitFor();
     expect(await page.getByRole('button', { name: /^(Approve|Reject) / }).count()).toBe(0);
@@ -255,6 +259,7 @@ describe('merchant dashboard in Chromium', () => {
       form: { csrf: await csrfOf(page) },
       maxRedirects: 0,
     });
+    expect(own.json.items[0].paymentIntentId.slice(0, 8)).toBe(payoutId);
     expect(forgedApproval.status()).toBe(403);
     expect(await forgedApproval.text()).toContain('maker-checker');
     const approverInvite = await ops(
@@ -680,7 +685,7 @@ describe('merchant dashboard in Chromium', () => {
     // A found payment opens from the results and shows the customer's contact as the payment holds it.
     await search('sana.malik@example.com', 'Completed');
     await page.locator('tbody tr a').first().click();
-    await page.getByRole('heading', { name: `Payment ${first.orderRef}` }).waitFor();
+    await page.getByRole('heading', { name: `Payment ${first.id.slice(0, 8)}` }).waitFor();
     expect(await page.getByText(sana.email).count()).toBe(1);
   });
 
@@ -737,7 +742,7 @@ describe('merchant dashboard in Chromium', () => {
     await finance.getByLabel('Account number or IBAN').fill('PK36SCBL0000001123456702');
     await finance.getByLabel('Account title').fill('Lahore Crafts Ltd');
     await finance.getByRole('button', { name: 'Create payout' }).click();
-    await finance.getByText(/Payout DASH[0-9a-f]+ created/).waitFor();
+    await finance.getByText(/Payout [0-9a-f]{8} created/).waitFor();
     await approver.goto(url('/dashboard/payouts'));
     await approver.getByRole('button', { name: /^Approve / }).click();
     await approver.getByText(/is recorded\. It waits for the operator/).waitFor();
@@ -807,7 +812,7 @@ describe('merchant dashboard in Chromium', () => {
     await finance.getByLabel('Account number or IBAN').fill('PK36SCBL0000001123456702');
     await finance.getByLabel('Account title').fill('Lahore Crafts Ltd');
     await finance.getByRole('button', { name: 'Create payout' }).click();
-    await finance.getByText(/Payout DASH[0-9a-f]+ created/).waitFor();
+    await finance.getByText(/Payout [0-9a-f]{8} created/).waitFor();
     await approver.goto(url('/dashboard/payouts'));
     expect(await approver.locator('#approval-policy').textContent()).toContain('approved by the operator');
     expect(await approver.getByRole('button', { name: /^Approve / }).count()).toBe(0);
