@@ -1,7 +1,7 @@
 import * as routes from '#functions/routes/reference.ts';
 import { escapeHtml } from '#shared/http/pages.ts';
 import { guides } from './guides.ts';
-import { page, scalarJs, siteCss, siteJs, siteHandler, type SiteResult } from './site.ts';
+import { faviconSvg, page, scalarJs, siteCss, siteJs, siteHandler, type SiteResult } from './site.ts';
 
 /**
  * GET /docs/{name} — the guides (quick-start, signing, webhooks, sandbox, errors) and the site's
@@ -12,6 +12,7 @@ const files: Record<string, () => SiteResult> = {
   'scalar.js': () => ({ status: 200, contentType: 'text/javascript; charset=utf-8', body: scalarJs(), cache: 'public, max-age=3600' }),
   'site.js': () => ({ status: 200, contentType: 'text/javascript; charset=utf-8', body: siteJs }),
   'site.css': () => ({ status: 200, contentType: 'text/css; charset=utf-8', body: siteCss }),
+  'favicon.svg': () => ({ status: 200, contentType: 'image/svg+xml', body: faviconSvg, cache: 'public, max-age=86400' }),
 };
 
 export const handler = siteHandler(routes.docsFile, ({ name = '' }) => {

@@ -101,6 +101,7 @@ export function page(options: { title: string; base: string; body: string; refer
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Svc Payment Gateway</title>
 <link rel="stylesheet" href="${base}site.css">
+<link rel="icon" href="${base}favicon.svg" type="image/svg+xml">
 </head>
 <body${options.reference ? ' class="reference"' : ''}>
 <header class="site">
@@ -114,6 +115,11 @@ ${body}
 </html>
 `;
 }
+
+/** The site's icon (served as /docs/favicon.svg): a card on the brand colour, no external file. */
+export const faviconSvg =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0a58ca"/>' +
+  '<rect x="6" y="9" width="20" height="14" rx="2.5" fill="#fff"/><rect x="6" y="12" width="20" height="3" fill="#0a58ca"/></svg>';
 
 /** The site's own stylesheet (served as /docs/site.css). */
 export const siteCss = `
@@ -152,6 +158,12 @@ export const siteJs = `(function () {
     showDeveloperTools: 'never',
     defaultOpenAllTags: true,
     hideDarkModeToggle: false,
+    // The samples show where your public key goes instead of Scalar's YOUR_SECRET_TOKEN placeholder:
+    // the secret key never travels in a header (it signs bodies: see the Signing requests guide).
+    authentication: {
+      preferredSecurityScheme: 'SvcApiKey',
+      securitySchemes: { SvcApiKey: { value: 'pk_test_your_public_key' } }
+    },
     metaData: { title: 'Svc Payment Gateway API reference' }
   });
 })();

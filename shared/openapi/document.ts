@@ -385,9 +385,13 @@ export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonl
       version,
       summary: 'Hosted checkout, mobile-wallet charges, payouts, refunds, settlements and signed webhooks.',
       description:
-        'Generated from the route table and the zod schemas the handlers validate with (`npm run docs`). ' +
-        'Amounts are decimal numbers in the currency (integers of the minor unit inside). Errors are RFC ' +
-        '9457 problem details with a stable `code`. Any POST may carry an `Idempotency-Key`.',
+        'Take payments on a hosted checkout page or as mobile-wallet charges, pay out to bank accounts and wallets, ' +
+        'refund, settle your balance, and receive signed webhooks. Every request carries your public key in the ' +
+        '`Svc-API-Key` header (`pk_test_…` in test mode, which never reaches a real provider; `pk_live_…` in live ' +
+        'mode). POSTs that move money also carry a `signature` in the body, computed with your secret key ' +
+        '(`sk_…`, never sent): see the Signing requests guide, or let the SDK do it. Amounts are decimal numbers ' +
+        'in the currency’s major unit (`1500` is PKR 1,500.00). Errors are RFC 9457 problem details with a stable ' +
+        '`code`. Send an `Idempotency-Key` with any POST to retry it safely. Start with the Quick start guide.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Gateway support', email: 'support@example.com' },
     },

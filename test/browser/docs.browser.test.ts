@@ -87,6 +87,14 @@ describe('developer site in Chromium', () => {
       }
       expect(missing).toEqual([]);
       await page.evaluate('window.scrollTo(0, 0)');
+      // Samples show where the public key goes, never Scalar's placeholder; the tab has the site's icon.
+      await page.waitForFunction("(document.body.textContent ?? '').includes('pk_test_your_public_key')", null, { timeout: 30_000 });
+      expect(await page.evaluate<string>("document.body.textContent ?? ''")).not.toContain('YOUR_SECRET_TOKEN');
+      const icon = await page.evaluate<number>(
+        "fetch(document.querySelector('link[rel=icon]').href).then((r) => (r.ok ? r.text() : '')).then((t) => t.length)",
+      );
+      expect(icon).toBeGreaterThan(100);
+      await page.evaluate('window.scrollTo(0, 0)');
       await screenshot(page, `docs-reference-${width}`);
       expect(foreign).toEqual([]);
       expect(problems).toEqual([]);
