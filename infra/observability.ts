@@ -133,6 +133,12 @@ export class Observability extends Construct {
       period: Duration.hours(1),
     });
     alarm('LedgerDiscrepancy', discrepancies, 0, 'The ledger verifier found a wallet, journal or object that does not add up.');
+    alarm(
+      'CardOutcomeUnresolved',
+      emf(metricNames.cardOutcomeUnresolved, 'Sum'),
+      0,
+      'A live card payment has had no answer from the card provider for 24 hours: an operator must find out whether it was charged.',
+    );
 
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) => new GraphWidget({ title, left, right, width: 12, height: 6 });
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: 'payment-gateway', defaultInterval: Duration.hours(3) });
