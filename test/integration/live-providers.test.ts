@@ -249,7 +249,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       await webhookFor(id, 'Completed');
     });
 
-    it('a payment JazzCash reports 121 ("marked confirmed by Merchant", Completed in S2) completes; the inquiry RRN spelling is read', async () => {
+    it('a payment JazzCash reports as 121 ("marked confirmed by Merchant", Completed in S2) completes; either RRN spelling', async () => {
       const { m, id, reference, charge } = await pendingDeposit();
       charge.code = '121'; // JazzCash's own record of a taken payment
       const r = await post(notification(genuine(reference, charge, '000')));

@@ -150,7 +150,7 @@ export const jazzCashPaths = {
   disbursementInquiry: '/rest/api/wso2/v1/disbursement/inquiry',
   // Card APIs, version 2.0 (docs/providers/jazzcash.md, Cards with 3-D Secure)
   cardEnrollment: '/ApplicationAPI/API/2.0/Purchase/Check3DsEnrollment',
-  cardProcessAcs: '/ApplicationAPI/API/2.0/ProcessACS',
+  cardProcessAcs: '/ApplicationAPI/API/ProcessACS', // R1 (README), the only source naming it: no version segment
   cardAuthorize: '/ApplicationAPI/API/2.0/authorize/AuthorizePayment',
   cardCapture: '/ApplicationAPI/API/2.0/authorize/Capture',
   // Refund and Void without the version segment: R1 (README), the code-index clients (docs/providers/jazzcash.md)
