@@ -47,7 +47,7 @@ export async function signedCall(config: JazzCashConfig, path: string, fields: F
  * The retrieval reference of an answer: the return/callback spells it pp_RetreivalReferenceNo, the
  * inquiry answer pp_RetrievalReferenceNo (R3's recorded inquiry answer); either is read.
  */
-export const retrievalReference = (a: Fields): string | undefined => a.pp_RetrievalReferenceNo || a.pp_RetreivalReferenceNo || undefined;
+const retrievalReference = (a: Fields): string | undefined => a.pp_RetrievalReferenceNo || a.pp_RetreivalReferenceNo || undefined;
 
 export const credentials = (config: JazzCashConfig) => ({ pp_MerchantID: config.merchantId, pp_Password: config.password });
 export const message = (a: Fields) =>
