@@ -133,6 +133,13 @@ export class Observability extends Construct {
       period: Duration.hours(1),
     });
     alarm('LedgerDiscrepancy', discrepancies, 0, 'The ledger verifier found a wallet, journal or object that does not add up.');
+    const unresolvedCards = emf(metricNames.cardOutcomeUnresolved, 'Sum');
+    alarm(
+      'CardOutcomeUnresolved',
+      unresolvedCards,
+      0,
+      'A live card payment has had no answer from the card provider for 24 hours: an operator must find out whether it was charged.',
+    );
 
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) => new GraphWidget({ title, left, right, width: 12, height: 6 });
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: 'payment-gateway', defaultInterval: Duration.hours(3) });
@@ -161,7 +168,7 @@ export class Observability extends Construct {
       ),
       graph('Commit-to-delivery latency (ms)', [emf(metricNames.commitToDelivery, 'p50'), emf(metricNames.commitToDelivery, 'p99')]),
       graph('Stream iterator age (ms), webhook backlog age (s)', [iteratorAge], [backlogAge]),
-      graph('Due sweeper lag (s)', [sweeperLag]),
+      graph('Due sweeper lag (s), card payments left for the operator', [sweeperLag], [unresolvedCards]),
       graph(
         'Ledger: discrepancies and ledgers verified',
         [discrepancies],

@@ -41,6 +41,8 @@ export const metricNames = {
   ledgerDiscrepancies: 'LedgerDiscrepancies',
   /** Scope: ledgers (merchant × mode) the verifier read. */
   ledgersVerified: 'LedgersVerified',
+  /** A live card payment whose outcome the provider has not told within the cap: left for the operator. */
+  cardOutcomeUnresolved: 'CardOutcomeUnresolved',
 } as const;
 
 const inLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);

@@ -16,6 +16,8 @@ import { notify, parseBody, startEmulator, type Answer, type Emulator } from './
  * faults of scripts/emulators/common.ts. By the last four digits of the wallet number:
  *   0000 (any other) pays    1111 refused by the customer (0015)    2222 low balance (0013)
  *   3333 system error (0001) 5555 account does not exist (0014)
+ *   6666 accepted (0000), then BLOCKED by Easypaisa: the inquiry says so (E3's statuses)
+ * The inquiry answers as E3's recorded ones: transactionStatus, no transactionId.
  */
 export interface EasypaisaEmulatorConfig {
   username: string;
@@ -26,6 +28,8 @@ export interface EasypaisaEmulatorConfig {
 }
 
 interface Order {
+  /** The inquiry's transactionStatus (E3): PAID, FAILED, BLOCKED, ... */
+  status: string;
   amount: string;
   mobile: string;
   code: string;
@@ -56,6 +60,7 @@ export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): P
       ({ '1111': C.declined, '2222': C.lowBalance, '3333': C.systemError, '5555': C.accountMissing } as Record<string, string>)[last4] ??
       C.success;
     const order: Order = {
+      status: outcome !== C.success ? 'FAILED' : last4 === '6666' ? 'BLOCKED' : 'PAID',
       amount: r.transactionAmount,
       mobile: r.mobileAccountNo,
       code: outcome,
@@ -63,7 +68,7 @@ export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): P
       at: new Date(),
     };
     if (outcome !== C.systemError) orders.set(r.orderId, order);
-    if (outcome === C.success)
+    if (order.status === 'PAID')
       void notify(config.ipnUrl, JSON.stringify({ orderId: r.orderId, storeId: config.storeId }), 'application/json');
     return code(outcome, {
       orderId: r.orderId,
@@ -81,8 +86,7 @@ export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): P
       orderId: r.orderId,
       storeId: config.storeId,
       accountNum: r.accountNum,
-      transactionId: order.transactionId,
-      transactionStatus: order.code === C.success ? 'PAID' : 'FAILED',
+      transactionStatus: order.status,
       transactionAmount: order.amount,
       transactionDateTime: dateTime(order.at),
       msisdn: order.mobile,

@@ -1,26 +1,34 @@
 import { randomBytes } from 'node:crypto';
-import {
-  jazzCashCardCodes as CC,
-  jazzCashCodes as C,
-  jazzCashMessages,
-  jazzCashPaths as P,
-  jazzCashSecureHash,
-} from '#shared/providers/live/jazzcash-protocol.ts';
+import { jazzCashCodes as C, jazzCashMessages, jazzCashPaths as P, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
 import type { Answer, Exchange } from './common.ts';
 
 /**
  * The JazzCash emulator's card APIs with 3-D Secure (docs/providers/jazzcash.md, Cards with 3-D
  * Secure): Check3DsEnrollment, the issuer's challenge page (the ACS, here on the emulator at /acs),
- * ProcessACS, AuthorizePayment and Capture; refunds and the inquiry are the emulator's shared ones.
- * Every API call is signed (a wrong pp_SecureHash is answered 115), a repeated pp_TxnRefNo is
- * refused (124), an authorisation comes only after a passed challenge, and a second capture is
- * refused (126). The challenge page lets the tester pass or fail it. By card number:
+ * ProcessACS, AuthorizePayment, Capture and Void; refunds and the inquiry are the emulator's shared
+ * ones. Every API call is signed (a wrong pp_SecureHash is answered 115), a repeated pp_TxnRefNo is
+ * refused (422, S2's duplication code), an authorisation comes only after a passed challenge (or a
+ * frictionless authentication), a second capture is refused (111) and a failed challenge answers
+ * 446 (S2 "Authentication_failed"). The challenge page lets the tester pass or fail it. By card number:
  *   4000 0000 0000 0002  the issuer declines the authorisation (059)
- *   4000 0000 0000 9995  insufficient funds (004)
- *   any other valid card  authorised
+ *   4000 0000 0000 9995  insufficient funds (405, S2's card code)
+ *   4000 0000 0000 0259  authorised, but every capture is refused (059): the authorisation must be voided
+ *   4000 0000 0000 3055  frictionless: authenticated at enrollment, no challenge (pp_3dSecureID, no ACS URL)
+ *   4000 0000 0000 3063  not enrolled in 3-D Secure: refused at enrollment (419)
+ *   any other valid card  challenged, then authorised
  * The card number and CVC are not kept (only the last four digits).
  */
-export type CardState = 'Enrolled' | 'AuthenticationFailed' | 'Authenticated' | 'Authorized' | 'Captured' | 'Declined';
+export type CardState = 'Enrolled' | 'AuthenticationFailed' | 'Authenticated' | 'Authorized' | 'Captured' | 'Declined' | 'Voided';
+
+/** S2 "Authentication_failed": what ProcessACS answers after a failed challenge (GUESS at which of 415/446). */
+const authenticationFailed = '446';
+const cardScenarios: Record<string, { decline?: string; captureRefused?: true; frictionless?: true; notEnrolled?: true }> = {
+  '4000000000000002': { decline: C.rejectedByHost },
+  '4000000000009995': { decline: '405' },
+  '4000000000000259': { captureRefused: true },
+  '4000000000003055': { frictionless: true },
+  '4000000000003063': { notEnrolled: true },
+};
 
 export interface CardTxn {
   txnRefNo: string;
@@ -32,9 +40,11 @@ export interface CardTxn {
   amount: number;
   last4: string;
   declineCode?: string;
+  captureRefused?: boolean;
   state: CardState;
   authorizations: number;
   captures: number;
+  voids: number;
 }
 
 export interface CardEmulatorContext {
@@ -82,8 +92,9 @@ export function cardEmulator(ctx: CardEmulatorContext) {
       !/^https?:\/\//.test(r.pp_ReturnURL ?? '')
     )
       return ctx.refused(r, C.invalidValue);
+    const scenario = cardScenarios[digits] ?? {};
+    if (scenario.notEnrolled) return ctx.refused(r, '419');
     if (!ctx.book(r.pp_TxnRefNo, { amount, code: C.pending })) return ctx.refused(r, C.duplicate);
-    const declineCode = ({ '4000000000000002': C.rejectedByHost, '4000000000009995': C.lowBalance } as Record<string, string>)[digits];
     const txn: CardTxn = {
       txnRefNo: r.pp_TxnRefNo,
       secureId: `3DS${randomBytes(8).toString('hex').toUpperCase()}`,
@@ -91,13 +102,22 @@ export function cardEmulator(ctx: CardEmulatorContext) {
       returnUrl: r.pp_ReturnURL!,
       amount,
       last4: digits.slice(-4),
-      ...(declineCode ? { declineCode } : {}),
-      state: 'Enrolled',
+      ...(scenario.decline ? { declineCode: scenario.decline } : {}),
+      ...(scenario.captureRefused ? { captureRefused: true } : {}),
+      state: scenario.frictionless ? 'Authenticated' : 'Enrolled',
       authorizations: 0,
       captures: 0,
+      voids: 0,
     };
     cards.set(txn.txnRefNo, txn);
     bySecureId.set(txn.secureId, txn);
+    if (scenario.frictionless)
+      return ctx.signed({
+        pp_ResponseCode: C.success,
+        pp_ResponseMessage: 'Authentication successful (frictionless)',
+        pp_TxnRefNo: txn.txnRefNo,
+        pp_3dSecureID: txn.secureId,
+      });
     return ctx.signed({
       pp_ResponseCode: C.success,
       pp_ResponseMessage: 'Card enrolled in 3D Secure',
@@ -130,7 +150,7 @@ export function cardEmulator(ctx: CardEmulatorContext) {
       return { status: 400, contentType: 'text/plain', text: 'acs: unknown or used authentication request' };
     txn.decision = f.decision === 'pass' ? 'pass' : 'fail';
     txn.paRes = randomBytes(24).toString('base64');
-    const code = txn.decision === 'pass' ? C.success : CC.authenticationFailed;
+    const code = txn.decision === 'pass' ? C.success : authenticationFailed;
     const fields: Record<string, string> = {
       pp_TxnRefNo: txn.txnRefNo,
       pp_3dSecureID: txn.secureId,
@@ -153,8 +173,8 @@ export function cardEmulator(ctx: CardEmulatorContext) {
     if (!txn.paRes || txn.paRes !== r.paRes) return ctx.refused(r, C.invalidValue);
     if (txn.state === 'Enrolled') txn.state = txn.decision === 'pass' ? 'Authenticated' : 'AuthenticationFailed';
     if (txn.state === 'AuthenticationFailed') {
-      ctx.setCode(txn.txnRefNo, CC.authenticationFailed);
-      return ctx.refused(r, CC.authenticationFailed);
+      ctx.setCode(txn.txnRefNo, authenticationFailed);
+      return ctx.refused(r, authenticationFailed);
     }
     return ctx.signed({ pp_ResponseCode: C.success, pp_ResponseMessage: 'Authentication successful', pp_TxnRefNo: txn.txnRefNo });
   };
@@ -186,13 +206,26 @@ export function cardEmulator(ctx: CardEmulatorContext) {
     if (bad) return bad;
     const txn = cards.get(r.pp_TxnRefNo ?? '');
     if (!txn) return ctx.refused(r, C.transactionDoesNotExist);
-    if (txn.state === 'Captured') return ctx.refused(r, CC.alreadyCaptured);
     if (txn.state !== 'Authorized') return ctx.refused(r, C.notAllowed);
     if (Number(r.pp_Amount) !== txn.amount) return ctx.refused(r, C.invalidValue);
+    if (txn.captureRefused) return ctx.refused(r, C.rejectedByHost);
     txn.state = 'Captured';
     txn.captures++;
     ctx.setCode(txn.txnRefNo, C.success);
     return ctx.signed({ pp_ResponseCode: C.success, pp_ResponseMessage: 'Captured', pp_TxnRefNo: txn.txnRefNo });
+  };
+
+  /** Void: releases an authorisation that was not captured. */
+  const voidAuthorization = (r: Record<string, string>): Answer => {
+    const bad = check(r);
+    if (bad) return bad;
+    const txn = cards.get(r.pp_TxnRefNo ?? '');
+    if (!txn) return ctx.refused(r, C.transactionDoesNotExist);
+    if (txn.state !== 'Authorized') return ctx.refused(r, C.notAllowed);
+    txn.state = 'Voided';
+    txn.voids++;
+    ctx.setCode(txn.txnRefNo, C.rejectedByHost);
+    return ctx.signed({ pp_ResponseCode: C.success, pp_ResponseMessage: 'Voided', pp_TxnRefNo: txn.txnRefNo });
   };
 
   return {
@@ -213,6 +246,8 @@ export function cardEmulator(ctx: CardEmulatorContext) {
           return authorize(body);
         case P.cardCapture:
           return capture(body);
+        case P.cardVoid:
+          return voidAuthorization(body);
         default:
           return undefined;
       }

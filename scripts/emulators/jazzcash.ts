@@ -16,16 +16,18 @@ import { cardEmulator, type CardTxn } from './jazzcash-cards.ts';
  * A local JazzCash that follows the published protocol (docs/providers/jazzcash.md): the MWallet
  * REST API v2.0 charge, the payment inquiry, the MWallet refund and the MW disbursement API, with
  * pp_SecureHash and credential checks (a wrong hash is answered 115, wrong credentials 101, both
- * unsigned and naming no transaction), duplicate
- * pp_TxnRefNo handling, asynchronous callbacks (form POST of the pp_* fields, signed, to the
- * return URL) and injectable faults (scripts/emulators/common.ts).
+ * unsigned and naming no transaction), a repeated pp_TxnRefNo refused (422, S2's duplication code),
+ * one refund per payment (a second is answered 131 or 451, as S2's codes), asynchronous callbacks
+ * (form POST of the pp_* fields, signed, to the return URL) and injectable faults
+ * (scripts/emulators/common.ts).
  *
  * The customer's behaviour is chosen by the last four digits of the wallet number:
  *   0000 (any other)  approves on the handset        1111  cancels (112)
  *   2222              low balance (004, at once)      3333  maintenance (118, at once)
  *   4444              never answers (stays 157)       5555  account not found (002, at once)
  * Disbursements, by the receiver's last four: 1111 refused (account not found); any other paid.
- * Refunds: an amount ending .91 is declined (limit, 001); any other is paid up to the payment.
+ * Refunds (no refund reference: the payment is the key): an amount ending .91 is declined (limit,
+ * 001); any other is paid up to the payment, once; the inquiry then answers 131 / Refunded.
  * Cards with 3-D Secure: scripts/emulators/jazzcash-cards.ts.
  */
 export interface JazzCashEmulatorConfig {
@@ -44,6 +46,8 @@ interface Charge {
   /** MWALLET, or MPAY for a card payment (scripts/emulators/jazzcash-cards.ts). */
   type: 'MWALLET' | 'MPAY';
   amount: number;
+  /** pp_TxnDateTime of the request. */
+  at: string;
   mobile: string;
   code: string;
   rrn: string;
@@ -60,7 +64,6 @@ export interface JazzCashEmulator extends Emulator {
 
 export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Promise<JazzCashEmulator> {
   const charges = new Map<string, Charge>();
-  const refunds = new Map<string, { txnRefNo: string; amount: number; code: string }>();
   const disbursements = new Map<string, { code: string; description: string; transactionId: string }>();
   const paidOut = new Map<string, number>();
   const tokens = new Set<string>();
@@ -93,7 +96,8 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     refused,
     book: (txnRefNo, entry) => {
       if (charges.has(txnRefNo)) return false;
-      if (entry) charges.set(txnRefNo, { type: 'MPAY', ...entry, mobile: '', rrn: randomBytes(6).toString('hex'), refundedMinor: 0 });
+      if (entry)
+        charges.set(txnRefNo, { type: 'MPAY', ...entry, at: '', mobile: '', rrn: randomBytes(6).toString('hex'), refundedMinor: 0 });
       return true;
     },
     setCode: (txnRefNo, code) => {
@@ -107,15 +111,26 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     const last4 = charge.mobile.slice(-4);
     if (last4 === '4444') return;
     charge.code = last4 === '1111' ? C.cancelledByUser : C.success;
+    // The field set of a recorded return (R3's CompletePurchase mock, R6's response fields): empty ones are not hashed.
     const fields: Record<string, string> = {
-      pp_Amount: String(charge.amount),
+      pp_Version: '2.0',
+      pp_TxnType: 'MWALLET',
+      pp_Language: 'EN',
       pp_MerchantID: config.merchantId,
+      pp_SubMerchantId: '',
+      pp_BankID: '',
+      pp_Amount: String(charge.amount),
+      pp_TxnCurrency: 'PKR',
+      pp_TxnDateTime: charge.at,
+      pp_BillReference: txnRefNo,
+      pp_TxnRefNo: txnRefNo,
+      pp_AuthCode: charge.code === C.success ? randomBytes(6).toString('hex').replace(/[a-f]/g, '7') : '',
       pp_ResponseCode: charge.code,
       pp_ResponseMessage: jazzCashMessages[charge.code]!,
       pp_RetreivalReferenceNo: charge.rrn,
-      pp_TxnCurrency: 'PKR',
-      pp_TxnRefNo: txnRefNo,
-      pp_TxnType: 'MWALLET',
+      pp_SettlementExpiry: '',
+      ppmpf_1: '',
+      ppmbf_1: '',
     };
     fields.pp_SecureHash = jazzCashSecureHash(fields, salt);
     void notify(config.returnUrl, new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded');
@@ -140,7 +155,8 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     const code = immediate[mobile.slice(-4)];
     if (code) return refused(r, code);
     const rrn = randomBytes(6).toString('hex').toUpperCase();
-    charges.set(r.pp_TxnRefNo!, { type: 'MWALLET', amount, mobile, code: C.pending, rrn, refundedMinor: 0 });
+    const at = r.pp_TxnDateTime ?? '';
+    charges.set(r.pp_TxnRefNo!, { type: 'MWALLET', amount, at, mobile, code: C.pending, rrn, refundedMinor: 0 });
     setTimeout(() => decide(r.pp_TxnRefNo!), config.decideAfterMs ?? 100);
     return signed({
       pp_Amount: r.pp_Amount!,
@@ -155,65 +171,55 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
   const inquiry = (r: Record<string, string>): Answer => {
     const refusal = unauthenticated(r);
     if (refusal) return refusal;
-    const refund = r.pp_RefundTxnRefNo ? refunds.get(r.pp_RefundTxnRefNo) : undefined;
-    if (r.pp_RefundTxnRefNo) {
-      if (!refund) return refused(r, C.transactionDoesNotExist);
-      return signed({
-        pp_ResponseCode: C.success,
-        pp_ResponseMessage: 'Inquiry successful',
-        pp_PaymentResponseCode: refund.code,
-        pp_RefundTxnRefNo: r.pp_RefundTxnRefNo,
-        pp_TxnRefNo: refund.txnRefNo,
-        pp_Status: refund.code === C.success ? 'Completed' : 'Failed',
-      });
-    }
     const c = charges.get(r.pp_TxnRefNo ?? '');
     if (!c) return refused(r, C.transactionDoesNotExist);
-    const status =
-      c.type === 'MPAY'
+    const refunded = c.refundedMinor > 0;
+    const code = refunded ? C.refunded : c.code;
+    const status = refunded
+      ? 'Refunded'
+      : c.type === 'MPAY'
         ? (cards.status(r.pp_TxnRefNo!) ?? 'Failed')
         : c.code === C.success
           ? 'Completed'
           : c.code === C.pending
             ? 'Pending'
             : 'Failed';
+    // The inquiry answer spells the retrieval reference pp_RetrievalReferenceNo (R3's recorded answer).
     return signed({
       pp_TxnType: c.type,
       pp_ResponseCode: C.success,
-      pp_ResponseMessage: 'Inquiry successful',
-      pp_PaymentResponseCode: c.code,
-      pp_PaymentResponseMessage: jazzCashMessages[c.code] ?? '',
-      pp_RetreivalReferenceNo: c.rrn,
+      pp_ResponseMessage: 'Thank you for Using JazzCash, your operation successfully completed.',
+      pp_PaymentResponseCode: code,
+      pp_PaymentResponseMessage: jazzCashMessages[code] ?? '',
+      pp_RetrievalReferenceNo: c.rrn,
       pp_Status: status,
       pp_TxnRefNo: r.pp_TxnRefNo!,
     });
   };
 
-  const refund = (r: Record<string, string>): Answer => {
-    const refusal = unauthenticated(r, r.pp_MerchantMPIN === config.mpin);
+  /** The MWallet refund (with the merchant's MPIN) and the card refund: one per payment, no refund reference. */
+  const refund = (r: Record<string, string>, card: boolean): Answer => {
+    const refusal = unauthenticated(r, card || r.pp_MerchantMPIN === config.mpin);
     if (refusal) return refusal;
-    const key = r.pp_RefundTxnRefNo ?? '';
-    const known = refunds.get(key);
-    if (known && known.code === C.success) return refused(r, C.duplicate); // paid once; the inquiry says Completed
     const c = charges.get(r.pp_TxnRefNo ?? '');
-    if (!c || c.code !== C.success) return refused(r, C.transactionDoesNotExist);
+    if (!c || c.code !== C.success || (c.type === 'MPAY') !== card) return refused(r, C.transactionDoesNotExist);
     const amount = Number(r.pp_Amount);
-    const code = amount % 100 === 91 ? C.limitExceeded : amount > c.amount - c.refundedMinor ? C.invalidValue : C.success;
+    if (c.refundedMinor > 0) return refused(r, c.refundedMinor < c.amount ? C.multiplePartialRefunds : C.refunded);
+    const code =
+      amount % 100 === 91
+        ? C.limitExceeded
+        : !Number.isSafeInteger(amount) || amount <= 0 || amount > c.amount
+          ? C.invalidValue
+          : C.success;
     if (code === C.success) c.refundedMinor += amount;
-    refunds.set(key, { txnRefNo: r.pp_TxnRefNo!, amount, code });
-    return signed({
-      pp_ResponseCode: code,
-      pp_ResponseMessage: jazzCashMessages[code]!,
-      pp_TxnRefNo: r.pp_TxnRefNo!,
-      pp_RefundTxnRefNo: key,
-    });
+    return signed({ pp_ResponseCode: code, pp_ResponseMessage: jazzCashMessages[code]!, pp_TxnRefNo: r.pp_TxnRefNo! });
   };
 
   const { disbursement: d } = config;
-  const token = (body: string): Answer => {
+  const token = (body: string, authorization: string | undefined): Answer => {
     const form = Object.fromEntries(new URLSearchParams(body));
-    if (form.grant_type !== 'client_credentials' || form.client_id !== d.clientId || form.client_secret !== d.clientSecret)
-      return { status: 401, json: { error: 'invalid_client' } };
+    const basic = `Basic ${Buffer.from(`${d.clientId}:${d.clientSecret}`, 'utf8').toString('base64')}`;
+    if (form.grant_type !== 'client_credentials' || authorization !== basic) return { status: 401, json: { error: 'invalid_client' } };
     const t = randomBytes(16).toString('hex');
     tokens.add(t);
     return { status: 200, json: { access_token: t, token_type: 'Bearer', expires_in: 3600 } };
@@ -227,19 +233,22 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     } catch {
       return { status: 400, json: { error: 'payload cannot be decrypted' } };
     }
-    const ref = req.referenceId ?? '';
     if (inquire) {
-      const known = disbursements.get(ref);
-      if (!known) return encrypted({ responseCode: 'G2P-T-404', responseDescription: 'Transaction not found', referenceId: ref });
+      const original = req.originalReferenceId ?? '';
+      const known = disbursements.get(original);
+      if (!known)
+        return encrypted({ responseCode: 'G2P-T-404', responseDescription: 'Transaction not found', referenceID: req.referenceID });
+      // R7's recorded inquiry answer: capitalised transactionStatus and isReversed.
       return encrypted({
         responseCode: jazzCashDisbursementSuccess,
-        responseDescription: 'Inquiry successful',
-        referenceId: ref,
-        transactionStatus: known.code === jazzCashDisbursementSuccess ? 'COMPLETED' : 'FAILED',
-        transactionStatusDescription: known.description,
+        responseDescription: known.description,
+        referenceID: req.referenceID,
+        transactionStatus: known.code === jazzCashDisbursementSuccess ? 'Completed' : 'Failed',
         transactionID: known.transactionId,
+        isReversed: '0',
       });
     }
+    const ref = req.referenceId ?? '';
     const known = disbursements.get(ref);
     if (known)
       return encrypted({
@@ -276,9 +285,9 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
         return inquiry(parseBody(x));
       case P.refund:
       case P.cardRefund:
-        return refund(parseBody(x));
+        return refund(parseBody(x), x.path === P.cardRefund);
       case P.token:
-        return token(x.body);
+        return token(x.body, x.headers.authorization);
       case P.disburse:
       case P.disbursementInquiry:
         return disburse(x.headers.authorization, parseBody(x), x.path === P.disbursementInquiry);

@@ -42,6 +42,8 @@ export interface CardAuthSession {
   fields: Record<string, string>;
   card: CardSummary;
   startedAt: string;
+  /** No answer from the provider within cardConfirmCapMs: left for the operator (alarm CardOutcomeUnresolved). */
+  operatorAlertedAt?: string;
 }
 
 /** A card payment's 3-D Secure step was started: no wallet charge and no other card may start on the session. */

@@ -54,11 +54,18 @@ export interface LiveCardProvider {
     },
     now: Date,
   ): Promise<
-    { accepted: true; challenge: CardChallenge } | { accepted: false; code: 'provider_unavailable' | 'rejected'; message: string }
+    | { accepted: true; challenge: CardChallenge }
+    /** Authenticated without a challenge (frictionless): confirm() with an empty authenticationResult. */
+    | { accepted: true; frictionless: { providerReference: string; authenticationId: string } }
+    | { accepted: false; code: 'provider_unavailable' | 'rejected'; message: string }
   >;
   /** Verifies the provider's signature over the returned fields; undefined when it does not verify. */
   verifyReturn(fields: Record<string, string>): CardReturn | undefined;
-  /** Checks the authentication with the provider (server to server), then authorises and captures. */
+  /**
+   * Checks the authentication with the provider (server to server; nothing to check when frictionless,
+   * authenticationResult ''), then authorises and captures; an authorisation whose capture is refused
+   * is voided (Unknown until the provider confirms the void).
+   */
   confirm(payment: CardReturn & { amountMinor: number; currency: string }, now: Date): Promise<CardConfirmation>;
   /**
    * After an unknown outcome: asks the provider's inquiry, never authorises again. A payment

@@ -33,6 +33,11 @@ export interface RefundInstruction {
    * through that network refuses with a 422 before anything is reserved).
    */
   walletProviderId?: WalletProviderId | null;
+  /**
+   * What earlier refunds of the payment paid or hold (minor units). Read by a rail's `refuses` when
+   * the refund is requested (JazzCash refunds a payment once: shared/providers/live/jazzcash.ts).
+   */
+  earlierRefundsMinor?: number;
 }
 
 export const sandboxRefundDecline = 'The payment network declined the refund (sandbox amount ending .91/.92).';

@@ -25,9 +25,10 @@ import { defaultFees, type Fee } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
+import { emitMetric, metricNames } from '#shared/metrics.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { firstInquiryAt, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
-import { cardNetwork, liveCardProvider, type CardConfirmation } from '#shared/providers/cards.ts';
+import { cardNetwork, liveCardProvider, type CardConfirmation, type CardReturn } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
 import { createIntentWrites, getIntent, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
@@ -557,14 +558,46 @@ export async function checkoutDue(listed: PaymentIntent, now: Date): Promise<voi
   if (result.changed || !after || after.status !== 'Pending' || isHeld(after)) return; // a held approval leaves the due index
   const wallet = checkoutDetails(after).wallet;
   const soon = now.getTime() + approvalRecheckMs;
-  if (checkoutDetails(after).cardAuth?.stage === 'confirming') {
-    await rescheduleDue(after, new Date(soon).toISOString()); // a card outcome unknown: the inquiry again soon
+  const cardAuth = checkoutDetails(after).cardAuth;
+  if (cardAuth?.stage === 'confirming') {
+    await rescheduleCardInquiry(after, cardAuth, now);
     return;
   }
   const deadline = wallet?.stage === 'approval' ? approvalDeadline(after, wallet) : Date.parse(after.expiresAt!);
   // Past the deadline (a withdrawal the provider did not confirm): try again soon, not at every sweep.
   const next = deadline <= now.getTime() ? soon : wallet?.stage === 'approval' ? Math.min(soon, deadline) : deadline;
   await rescheduleDue(after, new Date(Math.max(next, now.getTime() + 1_000)).toISOString());
+}
+
+/** How long a card payment's unknown outcome is asked about before it is left for the operator. */
+export const cardConfirmCapMs = 24 * 3_600_000;
+/** The longest wait between two inquiries about a card payment's unknown outcome (before the cap). */
+const cardInquiryMaxGapMs = 3_600_000;
+
+/**
+ * The next inquiry about a card payment whose outcome is unknown: backing off (the wait grows with
+ * the time already waited, from 15 s up to an hour) for cardConfirmCapMs; then it is left for the
+ * operator: the metric CardOutcomeUnresolved (alarm, docs/operator-runbook.md) and an ERROR log,
+ * once a day while the provider still has no answer. It stays Pending and is never authorised again.
+ */
+async function rescheduleCardInquiry(intent: PaymentIntent, cardAuth: CardAuthSession, now: Date): Promise<void> {
+  const waited = now.getTime() - Date.parse(cardAuth.startedAt);
+  if (waited < cardConfirmCapMs) {
+    const gap = Math.min(Math.max(approvalRecheckMs, waited), cardInquiryMaxGapMs);
+    await rescheduleDue(intent, new Date(now.getTime() + gap).toISOString());
+    return;
+  }
+  emitMetric(metricNames.cardOutcomeUnresolved, 1);
+  logger.error('card payment outcome unknown past the cap: left for the operator (runbook: cardoutcomeunresolved)', {
+    paymentIntentId: intent.paymentIntentId,
+    merchantId: intent.merchantId,
+    providerReference: cardAuth.providerReference,
+    amountMinor: intent.amountMinor,
+    currency: intent.currency,
+    confirmingSince: cardAuth.startedAt,
+  });
+  const dueAt = new Date(now.getTime() + cardConfirmCapMs).toISOString();
+  await rescheduleDue(intent, dueAt, { cardAuth: { ...cardAuth, operatorAlertedAt: cardAuth.operatorAlertedAt ?? now.toISOString() } });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -607,6 +640,24 @@ async function startLiveCardPayment(
     now,
   );
   if (!started.accepted) throw new CheckoutRefusal('business_rule', started.message, 'card');
+  if ('frictionless' in started) {
+    // Authenticated without a challenge: recorded as confirming first (one authorisation per session), then confirmed.
+    const { providerReference, authenticationId } = started.frictionless;
+    const cardAuth: CardAuthSession = {
+      stage: 'confirming',
+      providerReference,
+      authenticationId,
+      url: '',
+      fields: {},
+      card: card.summary,
+      startedAt: now.toISOString(),
+    };
+    const claimed = await changePending(intent.paymentIntentId, now, 'card', (current) => {
+      refuseStarted(assertPayable(current, 'card'));
+      return { details: { cardAuth }, dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString() };
+    });
+    return confirmCard(claimed, cardAuth, { providerReference, authenticationId, authenticationResult: '' }, now);
+  }
   const { challenge } = started;
   const cardAuth: CardAuthSession = {
     stage: 'challenge',
@@ -622,6 +673,23 @@ async function startLiveCardPayment(
     refuseStarted(assertPayable(current, 'card'));
     return { details: { cardAuth } };
   });
+}
+
+/**
+ * The provider's confirmation of a card payment claimed as `confirming` (the verified return, or a
+ * frictionless authentication): authorise and capture; its answer decides, no answer leaves the
+ * payment to the sweep's inquiry.
+ */
+async function confirmCard(claimed: PaymentIntent, auth: CardAuthSession, authenticated: CardReturn, now: Date): Promise<PaymentIntent> {
+  const provider = liveCardProvider();
+  if (!provider || claimed.status !== 'Pending' || checkoutDetails(claimed).cardAuth?.stage !== 'confirming') return claimed;
+  const answer = await provider.confirm({ ...authenticated, amountMinor: claimed.amountMinor, currency: claimed.currency }, now);
+  if (answer.status === 'Unknown') {
+    logger.warn('card payment outcome unknown; the sweep asks the inquiry', { paymentIntentId: claimed.paymentIntentId });
+    return claimed;
+  }
+  const result = await changeStatus(claimed.paymentIntentId, (current) => cardDecision(current, auth, answer));
+  return result.intent ?? claimed;
 }
 
 /** The decision a card provider's answer makes (Unknown makes none). */
@@ -662,19 +730,14 @@ export async function completeCardReturn(
     logger.warn('card return refused: the signature or the references do not match', { paymentIntentId });
     throw new CheckoutRefusal('invalid', 'The answer from your bank’s verification could not be verified. No money was taken.', 'page');
   }
+  // Suspended since the card was started: nothing is authorised (the page says why; the session expires as usual).
+  await assertMerchantAcceptsPayments(intent.merchantId, 'page');
   const claimed = await changePending(paymentIntentId, now, 'page', (current) => {
     const latest = checkoutDetails(current).cardAuth;
     if (latest?.stage !== 'challenge' || latest.providerReference !== auth.providerReference) throw cardConfirmingRefusal('page');
     return { details: { cardAuth: { ...latest, stage: 'confirming' } }, dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString() };
   });
-  if (claimed.status !== 'Pending' || checkoutDetails(claimed).cardAuth?.stage !== 'confirming') return claimed;
-  const answer = await provider.confirm({ ...returned, amountMinor: intent.amountMinor, currency: intent.currency }, now);
-  if (answer.status === 'Unknown') {
-    logger.warn('card payment outcome unknown; the sweep asks the inquiry', { paymentIntentId });
-    return claimed;
-  }
-  const result = await changeStatus(paymentIntentId, (current) => cardDecision(current, auth, answer));
-  return result.intent ?? claimed;
+  return confirmCard(claimed, auth, returned, now);
 }
 
 /** The sweep's look at a card payment whose outcome is unknown: the provider's inquiry (never a new authorisation). */

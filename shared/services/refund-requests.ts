@@ -47,7 +47,10 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, now
     );
   const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
   if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
-  const refusal = railFor('refund', caller.mode)?.refuses?.({ walletProviderId: paidThrough(intent) });
+  const refusal = railFor('refund', caller.mode)?.refuses?.({
+    walletProviderId: paidThrough(intent),
+    earlierRefundsMinor: reservedOf(intent),
+  });
   if (refusal) throw new BusinessRuleError(refusal, 'refund_provider_unavailable');
   const given = input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency);
   const amount = refundAmount(intent, given);

@@ -446,9 +446,9 @@ export async function listHeldApprovals(limit = 500): Promise<PaymentIntent[]> {
 }
 
 /** "Look again later": keeps a still-open intent in the due index until `dueAt`. False if it changed meanwhile. */
-export async function rescheduleDue(intent: PaymentIntent, dueAt: string): Promise<boolean> {
+export async function rescheduleDue(intent: PaymentIntent, dueAt: string, details: Record<string, unknown> = {}): Promise<boolean> {
   try {
-    await transact([sameStatusUpdate(intent, { details: {}, dueAt }).write]);
+    await transact([sameStatusUpdate(intent, { details, dueAt }).write]);
     return true;
   } catch (error) {
     if (error instanceof TransactionFailed && error.on('intent')) return false;

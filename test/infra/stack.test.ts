@@ -594,7 +594,7 @@ describe('PaymentGatewayStack', () => {
       }
     });
 
-    it('alarms on dead letters, stream iterator age above 60 s, webhook backlog age, due-sweeper lag and ledger discrepancies', () => {
+    it('alarms on dead letters, stream iterator age, webhook backlog age, due-sweeper lag, ledger discrepancies, unresolved cards', () => {
       expect(one('DeadLetters')).toMatchObject({ MetricName: metricNames.deadLetters, Threshold: 0 });
       expect(one('StreamIteratorAge')).toMatchObject({
         Namespace: 'AWS/Lambda',
@@ -617,6 +617,7 @@ describe('PaymentGatewayStack', () => {
         metricNames.ledgerDiscrepancies,
         metricNames.ledgerDiscrepancies,
       ]);
+      expect(one('CardOutcomeUnresolved')).toMatchObject({ MetricName: metricNames.cardOutcomeUnresolved, Statistic: 'Sum', Threshold: 0 });
     });
 
     it('schedules the ledger verifier hourly (incremental) and daily (full)', () => {

@@ -63,9 +63,10 @@ describe('alarms on gateway metrics (issue 23)', () => {
   it('lists a p99 latency alarm per route with its own Lambda, and the job metrics', () => {
     expect(perRoute.length).toBe(Object.values(routes).filter((r) => !('lambda' in r)).length);
     expect(perRoute.every((a) => a.name === metricNames.requestLatency)).toBe(true);
-    // The others watch metrics the jobs emit: dead letters (dispatcher), sweeper lag, ledger discrepancies.
+    // The others watch metrics the jobs emit: dead letters (dispatcher), sweeper lag, ledger discrepancies,
+    // card outcomes left for the operator (due sweeper; emitted in test/integration/live-cards.test.ts).
     expect([...new Set(alarms.filter((a) => !perRoute.includes(a)).map((a) => a.name))].sort()).toEqual(
-      [metricNames.deadLetters, metricNames.dueSweeperLag, metricNames.ledgerDiscrepancies].sort(),
+      [metricNames.deadLetters, metricNames.dueSweeperLag, metricNames.ledgerDiscrepancies, metricNames.cardOutcomeUnresolved].sort(),
     );
   });
 

@@ -1,9 +1,13 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { checkoutDetails } from '#shared/domain/checkout.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
+import { setStatus } from '#shared/services/merchants.ts';
 import { jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
+import { cardConfirmCapMs } from '#shared/services/checkout.ts';
 import { processDue } from '#shared/services/due.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { getIntent } from '#shared/store/intents.ts';
@@ -151,6 +155,8 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
       jazzCashPaths.cardProcessAcs,
       jazzCashPaths.cardAuthorize,
       jazzCashPaths.cardCapture,
+      jazzCashPaths.cardVoid,
+      jazzCashPaths.cardRefund,
     ]) {
       const r = await fetch(`${cfg.baseUrl}${path}`, {
         method: 'POST',
@@ -220,6 +226,124 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect((await getIntent(down.id))!).toMatchObject({ status: 'Failed', reason: 'card_declined' });
     const downTxn = live.providers.jazzcash.cards.get(checkoutDetails((await getIntent(down.id))!).cardAuth!.providerReference)!;
     expect(downTxn).toMatchObject({ authorizations: 0, captures: 0 });
+  });
+
+  it('a capture JazzCash refuses: the authorisation is voided, Failed card_declined; never left authorised', async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '4000 0000 0000 0259', 'pass');
+    expect((await returnToGateway(ret)).status).toBe(303);
+    expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason: 'card_declined' });
+    expect((await getIntent(id))!.reasonDetail).toContain('voided');
+    const txn = live.providers.jazzcash.cards.get(checkoutDetails((await getIntent(id))!).cardAuth!.providerReference)!;
+    expect(txn).toMatchObject({ state: 'Voided', authorizations: 1, captures: 0, voids: 1 });
+    await webhookFor(id, 'Failed');
+    expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+  });
+
+  it('a refused capture whose void is lost stays confirming; the sweep voids it then, and the payment fails', async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '4000000000000259', 'pass');
+    live.providers.jazzcash.failNext(jazzCashPaths.cardVoid, '5xx');
+    expect((await returnToGateway(ret)).status).toBe(303);
+    const pending = (await getIntent(id))!;
+    expect(pending.status).toBe('Pending');
+    const txn = live.providers.jazzcash.cards.get(checkoutDetails(pending).cardAuth!.providerReference)!;
+    expect(txn).toMatchObject({ state: 'Authorized', voids: 0 });
+    await sweep(m, later(60_000));
+    expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason: 'card_declined' });
+    expect(txn).toMatchObject({ state: 'Voided', authorizations: 1, captures: 0, voids: 1 });
+  });
+
+  it('a frictionless card (authenticated at enrollment) is charged without a challenge; a card not enrolled is refused', async () => {
+    const m = await merchant();
+    const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 2500 }), { mode: 'live' });
+    const id = created.json.paymentIntentId as string;
+    const path = pagePath(created.json.checkoutUrl);
+    const card = (number: string, csrf: string) =>
+      postForm(gw.baseUrl, `${path}/card`, { csrf, name: 'Ayesha Khan', number, expiry: '12/34', cvc: '123' });
+    const acsCalls = live.providers.jazzcash.hits(jazzCashPaths.cardProcessAcs);
+    const notEnrolled = await card('4000 0000 0000 3063', (await getPage(gw.baseUrl, path)).csrf!);
+    expect(notEnrolled.status).toBe(422);
+    expect(notEnrolled.html).toContain('not enrolled in 3-D Secure');
+    expect(checkoutDetails((await getIntent(id))!).cardAuth).toBeUndefined();
+    const paid = await card('4000 0000 0000 3055', (await getPage(gw.baseUrl, path)).csrf!);
+    expect(paid.status, paid.html).toBe(303);
+    expect(await lookup(m, id)).toMatchObject({ status: 'Completed', card: { last4: '3055' } });
+    expect(live.providers.jazzcash.hits(jazzCashPaths.cardProcessAcs)).toBe(acsCalls); // no challenge to check
+    const txn = live.providers.jazzcash.cards.get(checkoutDetails((await getIntent(id))!).cardAuth!.providerReference)!;
+    expect(txn).toMatchObject({ state: 'Captured', authorizations: 1, captures: 1 });
+    await webhookFor(id, 'Completed');
+  });
+
+  it('a confirming payment is asked about with a growing gap, then left for the operator (alarm metric), never every 15 s', async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '4111111111111111', 'pass');
+    live.providers.jazzcash.failNext(jazzCashPaths.cardCapture, 'drop');
+    await returnToGateway(ret);
+    const startedAt = Date.parse(checkoutDetails((await getIntent(id))!).cardAuth!.startedAt);
+    // JazzCash stops answering altogether (its inquiry too): a local stand-in that counts and answers 503.
+    let asked = 0;
+    const down = createServer((_req, res) => {
+      asked++;
+      res.writeHead(503).end();
+    });
+    await new Promise<void>((ok) => down.listen(0, '127.0.0.1', ok));
+    const downUrl = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
+    configureLiveProviders({ ...live.providers.config, jazzcash: { ...live.providers.config.jazzcash!, baseUrl: downUrl } });
+    const askedAt = async (after: number) => {
+      const before = asked;
+      await sweep(m, new Date(startedAt + after));
+      return asked > before;
+    };
+    try {
+      const minute = 60_000;
+      const hour = 60 * minute;
+      // [time after the start, asked then?]: the gap grows with the time waited (15 s up to an hour).
+      const schedule: [number, boolean][] = [
+        [minute, true],
+        [minute + 20_000, false], // 15 s after the last look: not asked again
+        [2 * minute + 10_000, true],
+        [3 * minute, false],
+        [hour, true],
+        [hour + 30 * minute, false],
+        [2 * hour + minute, true],
+        [3 * hour + 2 * minute, true], // never more than an hour apart before the cap
+      ];
+      for (const [after, expected] of schedule) expect(await askedAt(after), `${after / 1000} s`).toBe(expected);
+      const past = startedAt + cardConfirmCapMs + minute;
+      expect(await askedAt(cardConfirmCapMs + minute)).toBe(true);
+      const left = (await getIntent(id))!;
+      expect(left.status).toBe('Pending');
+      expect(checkoutDetails(left).cardAuth).toMatchObject({ stage: 'confirming', operatorAlertedAt: new Date(past).toISOString() });
+      expect(await askedAt(cardConfirmCapMs + 3 * hour)).toBe(false); // left for the operator: once a day from now on
+    } finally {
+      configureLiveProviders(live.providers.config);
+      await new Promise((ok) => down.close(ok));
+    }
+    // JazzCash answers again: the daily look settles it (captured once, never authorised twice).
+    await sweep(m, new Date(startedAt + 2 * cardConfirmCapMs + 2 * 60_000));
+    expect((await getIntent(id))!.status).toBe('Completed');
+  });
+
+  it('a merchant suspended between the card start and its return: nothing is authorised; the page says why', async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '4111111111111111', 'pass');
+    const authorizeHits = live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize);
+    const acsHits = live.providers.jazzcash.hits(jazzCashPaths.cardProcessAcs);
+    await setStatus(m.merchantId, 'suspended');
+    try {
+      const back = await returnToGateway(ret);
+      expect(back.status).toBe(422);
+      expect(back.html).toContain('not accepting payments');
+      expect(live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize)).toBe(authorizeHits);
+      expect(live.providers.jazzcash.hits(jazzCashPaths.cardProcessAcs)).toBe(acsHits);
+      const intent = (await getIntent(id))!;
+      expect(intent.status).toBe('Pending');
+      expect(checkoutDetails(intent).cardAuth?.stage).toBe('challenge');
+      expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+    } finally {
+      await setStatus(m.merchantId, 'active');
+    }
   });
 
   it('refund of a live card payment: through the card refund API, Completed, refunded once', async () => {

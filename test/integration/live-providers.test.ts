@@ -249,6 +249,14 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       await webhookFor(id, 'Completed');
     });
 
+    it('a payment JazzCash reports as 121 ("marked confirmed by Merchant", Completed in S2) completes', async () => {
+      const { m, id, reference, charge } = await pendingDeposit();
+      charge.code = '121'; // JazzCash's own record of a taken payment
+      const r = await post(notification(genuine(reference, charge, '000')));
+      expect(await r.json()).toMatchObject({ paymentIntentId: id, status: 'Completed', changed: true });
+      expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(1000_00 - 15_00);
+    });
+
     it('the JazzCash emulator refuses an unsigned or unauthenticated inquiry, unsigned and naming no transaction', async () => {
       const { reference } = await pendingDeposit();
       const cfg = live.providers.config.jazzcash!;
@@ -316,6 +324,16 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     }
   });
 
+  it('an Easypaisa charge the inquiry says BLOCKED (E3) ends Failed instead of waiting forever; nothing credited', async () => {
+    const m = await merchant();
+    const r = await deposit(m, { walletProvider: 2, amount: 500, mobileNumber: '03451236666' });
+    expect(r.status, r.text).toBe(200);
+    await sweep(m, later(60_000));
+    await sweep(m, later(120_000));
+    expect(await lookup(m, r.json.merchantReference)).toMatchObject({ status: 'Failed' });
+    expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+  });
+
   it('hosted checkout, JazzCash wallet option: no code step in live mode; approved → Completed with its webhook', async () => {
     const m = await merchant();
     const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 2000 }), { mode: 'live' });
@@ -353,6 +371,32 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     ).toBe(400);
     await advanceRefund(created.json.id, later(120_000)); // nothing more happens
     expect(live.providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
+  });
+
+  it('JazzCash refunds a payment once: a lost answer is settled by the payment inquiry (131), a second refund is refused', async () => {
+    const { m, deposit: paid } = await fundedMerchant(1000);
+    const refund = (amount: number) =>
+      call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+        key: m.live.apiKey,
+        secret: m.live.secretKey,
+        body: { trxnRef: paid.paymentIntentId, amount, reason: 'Returned' },
+      });
+    const created = await refund(300);
+    expect(created.status, created.text).toBe(201);
+    await approveRefund(created.json.id);
+    live.providers.jazzcash.failNext(jazzCashPaths.refund, 'drop'); // processed, answer lost
+    const submits = live.providers.jazzcash.hits(jazzCashPaths.refund);
+    await advanceRefund(created.json.id, later(1_000));
+    const done = await advanceRefund(created.json.id, later(120_000));
+    expect(done).toMatchObject({ status: 3, attemptCount: 1 });
+    expect(live.providers.jazzcash.hits(jazzCashPaths.refund)).toBe(submits + 1); // never sent again
+    expect(live.providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(300_00);
+    // JazzCash takes no second (partial) refund of a payment (S2: 451): refused when requested, nothing reserved.
+    const second = await refund(100);
+    expect(second.status, second.text).toBe(422);
+    expect(second.json).toMatchObject({ code: 'refund_provider_unavailable' });
+    expect(second.json.detail).toContain('refunds a payment once');
+    expect((await lookup(m, paid.merchantReference)).refundedAmount).toBe(300);
   });
 
   it('refund of an Easypaisa payment: refused with the 422 (Easypaisa publishes no refund API); nothing reserved', async () => {

@@ -13,10 +13,10 @@ import {
 
 /**
  * JazzCash's pp_SecureHash as documented (docs/providers/jazzcash.md): HMAC-SHA256 keyed with the
- * integrity salt over "salt&" + the non-empty pp* values sorted by field name, joined by '&'. The
- * documentation we could read gives no worked digest (the public guide's example digest does not
- * match its own input), so the vector is the guide's request with the digest computed here from the
- * documented string, written out independently of the implementation.
+ * integrity salt over "salt&" + the non-empty pp* values sorted by field name, joined by '&', in
+ * upper-case hex. JazzCash's "HMAC-SHA256 (Hash) Calculation" document gives a worked example with
+ * its digest (S8); the second vector is a public guide's request with the digest computed here from
+ * the documented string, written out independently of the implementation.
  */
 const guideRequest = {
   pp_Version: '1.1',
@@ -40,10 +40,22 @@ const documentedString =
   'https://wallets.mycodigital.io/api/v1/jazzcash/callback&PKR&20251217123456&20251218123456&T20251217123456&MWALLET&1.1&03123456789';
 
 describe('JazzCash pp_SecureHash', () => {
+  it("matches the worked example of JazzCash's hash document, digest and case included", () => {
+    const example = {
+      pp_Amount: '25000',
+      pp_MerchantID: 'MC25041',
+      pp_MerchantMPIN: '1234',
+      pp_Password: 'sz1v4agvyf',
+      pp_TxnCurrency: 'PKR',
+      pp_TxnRefNo: 'T20220518150213',
+    };
+    expect(jazzCashSecureHash(example, '3vv9wu3a18')).toBe('2C595361C2DA0E502D18BFBAA92CF4740330215E5E8AD0CF4489A64E7400B117');
+  });
+
   it('hashes the documented string (sorted pp* values, salt first, joined by &)', () => {
     const expected = createHmac('sha256', salt).update(documentedString).digest('hex');
     expect(expected).toBe('37bd0d99b659497e341f835e7996998136615582fb66144febfc85762150da08');
-    expect(jazzCashSecureHash(guideRequest, salt)).toBe(expected);
+    expect(jazzCashSecureHash(guideRequest, salt)).toBe(expected.toUpperCase());
   });
 
   it('leaves out empty values and pp_SecureHash itself; other fields do not count', () => {
@@ -56,7 +68,7 @@ describe('JazzCash pp_SecureHash', () => {
   it('verifies a hash in either case and refuses a wrong salt or a changed field', () => {
     const signed = { ...guideRequest, pp_SecureHash: jazzCashSecureHash(guideRequest, salt) };
     expect(jazzCashHashValid(signed, salt)).toBe(true);
-    expect(jazzCashHashValid({ ...signed, pp_SecureHash: signed.pp_SecureHash.toUpperCase() }, salt)).toBe(true);
+    expect(jazzCashHashValid({ ...signed, pp_SecureHash: signed.pp_SecureHash.toLowerCase() }, salt)).toBe(true);
     expect(jazzCashHashValid(signed, 'other-salt')).toBe(false);
     expect(jazzCashHashValid({ ...signed, pp_Amount: '1' }, salt)).toBe(false);
     expect(jazzCashHashValid({ ...guideRequest }, salt)).toBe(false);
@@ -107,12 +119,14 @@ describe('JazzCash card requests and the 3-D Secure return', () => {
     '&20221125153215&20221202153215&T20221125153218&MPAY&API&2.0';
 
   it('signs the documented Initiate Authentication sample by the documented rule', () => {
-    expect(jazzCashSecureHash(cardSample, 's4ndb0xsalt')).toBe(createHmac('sha256', 's4ndb0xsalt').update(cardString).digest('hex'));
+    expect(jazzCashSecureHash(cardSample, 's4ndb0xsalt')).toBe(
+      createHmac('sha256', 's4ndb0xsalt').update(cardString).digest('hex').toUpperCase(),
+    );
   });
 
   it('accepts only a return whose pp_* fields carry the right hash; PaRes is required, not signed', () => {
     const cards = jazzCashCards({ baseUrl: 'http://127.0.0.1:9', merchantId: 'M', password: 'p', integritySalt: 'salt', mpin: '1234' });
-    const fields = { pp_TxnRefNo: 'T0000000000000000001', pp_3dSecureID: '3DS1', pp_ResponseCode: '125', pp_ResponseMessage: 'failed' };
+    const fields = { pp_TxnRefNo: 'T0000000000000000001', pp_3dSecureID: '3DS1', pp_ResponseCode: '446', pp_ResponseMessage: 'failed' };
     const signed = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, 'salt'), PaRes: 'opaque' };
     expect(cards.verifyReturn(signed)).toEqual({
       providerReference: 'T0000000000000000001',

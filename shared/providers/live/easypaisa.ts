@@ -22,6 +22,9 @@ export interface EasypaisaConfig {
 
 type Answer = Record<string, string | undefined>;
 
+/** Inquiry statuses that end a charge unpaid (E3: FAILED, BLOCKED, EXPIRED, REVERSED). */
+const finalRefusals = new Set(['FAILED', 'BLOCKED', 'EXPIRED', 'REVERSED']);
+
 /**
  * Easypaisa mobile-account charges. initiate-ma-transaction answers once the customer approved
  * (0000) or refused on the handset; the deposit then stays Pending until the inquiry (or the IPN,
@@ -36,10 +39,13 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
     const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: mobiles.get(orderId) ?? '' });
     if (answer.responseCode === C.invalidOrderId) return { status: 'Declined', reason: 'unknown_reference' };
     if (answer.responseCode !== C.success) throw new Error(`Easypaisa inquiry answered ${answer.responseCode}`);
+    // transactionStatus: PAID, PENDING, FAILED, BLOCKED, EXPIRED, REVERSED (E3); the inquiry carries no
+    // transactionId (E3), so the initiate answer's one (kept by the charge) stays the provider id.
     const id = answer.transactionId ? { providerTransactionId: answer.transactionId } : {};
-    if (answer.transactionStatus === 'PAID') return { status: 'Approved', ...id };
-    if (answer.transactionStatus === 'FAILED' || answer.transactionStatus === 'REVERSED')
-      return { status: 'Declined', reason: `Easypaisa: ${answer.transactionStatus}`, ...id };
+    const status = answer.transactionStatus ?? '';
+    if (status === 'PAID') return { status: 'Approved', ...id };
+    if (finalRefusals.has(status))
+      return { status: 'Declined', reason: `Easypaisa: ${status}${answer.errorReason ? ` (${answer.errorReason})` : ''}`, ...id };
     return { status: 'Pending', ...id };
   };
   return {

@@ -4,7 +4,7 @@ import { configureRail } from '../rails.ts';
 import { configureLiveWallet } from '../wallet.ts';
 import { easypaisaWallet, type EasypaisaConfig } from './easypaisa.ts';
 import { jazzCashCards } from './jazzcash-card.ts';
-import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, type JazzCashConfig } from './jazzcash.ts';
+import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, refundOnce, type JazzCashConfig } from './jazzcash.ts';
 
 /**
  * The live providers of a deployment: which adapters live mode uses, from the credentials in
@@ -14,8 +14,8 @@ import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, type Jazz
  *
  *   wallet charges (deposits, hosted wallet)  JazzCash and/or Easypaisa
  *   card payments (hosted page, 3-D Secure)    JazzCash
- *   refunds                                    JazzCash wallet and card payments; Easypaisa
- *                                              payments: 422 (Easypaisa publishes no refund API)
+ *   refunds                                    JazzCash wallet and card payments, once per payment;
+ *                                              Easypaisa payments: 422 (no public refund API)
  *   payouts                                    to JazzCash wallets only (bankCode JAZZCASH);
  *                                              bank accounts and Easypaisa wallets: 422
  *   settlements                                none (no public bank API): 422
@@ -39,7 +39,7 @@ export function configureLiveProviders(config: LiveProvidersConfig | undefined):
         target.walletProviderId === 2
           ? 'Live refunds of Easypaisa payments are not available: Easypaisa publishes no refund API this gateway can use. ' +
             'Refund the customer from the Easypaisa merchant portal.'
-          : undefined,
+          : refundOnce(target.earlierRefundsMinor),
     },
   );
   const disbursement = config?.jazzcash?.disbursement ? jazzCashDisbursementRail(config.jazzcash) : undefined;

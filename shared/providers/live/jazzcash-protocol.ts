@@ -8,8 +8,10 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqu
 /**
  * pp_SecureHash: HMAC-SHA256 keyed with the integrity salt over
  *   salt & value1 & value2 ...
- * where the values are those of every field whose name starts with `pp` (pp_* and ppmpf_*),
- * except pp_SecureHash, sorted by field name (ordinal), empty values left out; lower-case hex.
+ * where the values are those of every field whose name starts with `pp` (pp_*, ppmpf_*, ppmbf_*),
+ * except pp_SecureHash, sorted by field name (ordinal), empty values left out; upper-case hex, as
+ * JazzCash's "HMAC-SHA256 (Hash) Calculation" document's worked example (its digest is pinned in
+ * test/unit/live-provider-protocols.test.ts).
  */
 export function jazzCashSecureHash(fields: Record<string, string | undefined>, integritySalt: string): string {
   const values = Object.keys(fields)
@@ -19,12 +21,13 @@ export function jazzCashSecureHash(fields: Record<string, string | undefined>, i
     .filter((v) => v !== '');
   return createHmac('sha256', integritySalt)
     .update([integritySalt, ...values].join('&'), 'utf8')
-    .digest('hex');
+    .digest('hex')
+    .toUpperCase();
 }
 
 /** Compares a received pp_SecureHash (either case) with the one the fields deserve. */
 export function jazzCashHashValid(fields: Record<string, string | undefined>, integritySalt: string): boolean {
-  const given = Buffer.from((fields.pp_SecureHash ?? '').toLowerCase(), 'utf8');
+  const given = Buffer.from((fields.pp_SecureHash ?? '').toUpperCase(), 'utf8');
   const expected = Buffer.from(jazzCashSecureHash(fields, integritySalt), 'utf8');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
@@ -38,7 +41,7 @@ export function jazzCashDateTime(at: Date): string {
 }
 
 /**
- * pp_TxnRefNo (at most 20 characters, letters and digits): a reference already in that form is
+ * pp_TxnRefNo (at most 20 letters and digits: docs/providers/jazzcash.md): a reference already in that form is
  * used as is; any other gateway reference is mapped deterministically, so a refund can find the
  * charge from the payment's transactionReference alone.
  */
@@ -47,7 +50,7 @@ export function jazzCashTxnRefNo(reference: string): string {
   return `T${createHash('sha256').update(reference).digest('hex').slice(0, 19).toUpperCase()}`;
 }
 
-/** Response codes of the JazzCash payment gateway (Sandbox documentation, "Resources"). */
+/** Response codes of the JazzCash payment gateway (Sandbox documentation, "Resources", S2 in docs/providers/jazzcash.md). */
 export const jazzCashCodes = {
   success: '000',
   limitExceeded: '001',
@@ -67,8 +70,16 @@ export const jazzCashCodes = {
   invalidHash: '115',
   expired: '116',
   maintenance: '118',
-  duplicate: '124', // GUESS: the code JazzCash gives to a repeated pp_TxnRefNo is not in the published table we found.
+  /** "Transaction has been marked confirmed by Merchant": mapped to Completed by S2 (an inquiry answer, R3). */
+  confirmedByMerchant: '121',
+  dropped: '129',
+  /** "Transaction is Refunded": the payment's refund is done (one refund per payment, see refundOnce). */
+  refunded: '131',
   pending: '157',
+  /** "declined due to duplication": S2's only duplication code; that a repeated pp_TxnRefNo gets it is a GUESS. */
+  duplicate: '422',
+  multiplePartialRefunds: '451',
+  partialRefundNotAllowed: '454',
 } as const;
 
 export const jazzCashMessages: Record<string, string> = {
@@ -90,22 +101,33 @@ export const jazzCashMessages: Record<string, string> = {
   '115': 'Invalid hash received.',
   '116': 'Transaction Expired',
   '118': 'Transaction not allowed due to maintenance.',
-  '124': 'Duplicate transaction reference.',
+  '121': 'Transaction has been marked confirmed by Merchant.',
+  '129': 'Transaction is dropped.',
+  '131': 'Transaction is Refunded',
   '157': 'Transaction is pending.',
-  '125': '3D Secure authentication failed.',
-  '126': 'Transaction already captured.',
+  '405': 'Your transaction was declined because of insufficient balance in your card',
+  '415': 'Your 3D Secure ID verification was failed, please use correct ID and try again.',
+  '419': 'Your Card is not enrolled in 3D secure, please contact your bank and active your 3D secure ID',
+  '422': 'Your transaction was declined due to duplication, please try again',
+  '446': 'Authentication_failed',
+  '451': 'Multiple partial refunds are not allowed.',
+  '453': 'Sorry! Your transaction was declined because of insufficient account balance',
+  '454': 'Partial refund is not allowed.',
 };
+
+/** pp_PaymentResponseCode values S2 maps to "Completed": the payment was taken. */
+export const jazzCashPaid = new Set<string>(['000', '121']);
 
 /** Codes that mean the provider could not take the request now (try again later), not a refusal. */
 export const jazzCashUnavailable = new Set<string>(['055', '058', '062', '118']);
 
-/** The disbursement API's success code (GUESS from memory of the MW Disbursement API 2.0 document). */
+/** The disbursement API's success code (R7 and two further clients, docs/providers/jazzcash.md). */
 export const jazzCashDisbursementSuccess = 'G2P-T-0';
 
 /**
- * The disbursement API's payload encryption (GUESS at the cipher: the MW Disbursement API 2.0
- * document describes an encryption layer with a key and IV issued to the merchant; AES-128-CBC,
- * hex, is what we implement and what the emulator expects).
+ * The disbursement API's payload encryption: AES-128-CBC with the key and IV issued to the
+ * merchant (both used as UTF-8 bytes), the JSON payload as hex in `{"data": ...}`, answers the
+ * same way (R7, backend/src/utils/enc_dec.ts).
  */
 
 export function disbursementEncrypt(payload: unknown, key: string, iv: string): string {
@@ -128,19 +150,22 @@ export const jazzCashPaths = {
   disbursementInquiry: '/rest/api/wso2/v1/disbursement/inquiry',
   // Card APIs, version 2.0 (docs/providers/jazzcash.md, Cards with 3-D Secure)
   cardEnrollment: '/ApplicationAPI/API/2.0/Purchase/Check3DsEnrollment',
-  cardProcessAcs: '/ApplicationAPI/API/2.0/ProcessACS',
+  cardProcessAcs: '/ApplicationAPI/API/ProcessACS', // R1 (README), the only source naming it: no version segment
   cardAuthorize: '/ApplicationAPI/API/2.0/authorize/AuthorizePayment',
   cardCapture: '/ApplicationAPI/API/2.0/authorize/Capture',
-  cardRefund: '/ApplicationAPI/API/2.0/authorize/Refund',
+  // Refund and Void without the version segment: R1 (README), the code-index clients (docs/providers/jazzcash.md)
+  cardRefund: '/ApplicationAPI/API/authorize/Refund',
+  cardVoid: '/ApplicationAPI/API/authorize/Void',
 } as const;
 
-/**
- * Card response codes the published table does not list (GUESSES, docs/providers/jazzcash.md):
- * the code of a failed 3-D Secure authentication, and that of a capture already done.
- */
+/** Card response codes of S2 the card adapter maps (docs/providers/jazzcash.md, Cards with 3-D Secure). */
 export const jazzCashCardCodes = {
-  authenticationFailed: '125',
-  alreadyCaptured: '126',
+  /** 415 "3D Secure ID verification was failed", 446 "Authentication_failed". */
+  authenticationFailed: new Set<string>(['415', '446']),
+  /** 004 low balance (wallets), 405 and 453 insufficient balance (cards). */
+  insufficientFunds: new Set<string>(['004', '405', '453']),
+  /** 419 not enrolled, 433/434 not enrolled, 448 card does not support 3-D Secure. */
+  notEnrolled: new Set<string>(['419', '433', '434', '448']),
 } as const;
 
 /** pp_TxnType of card transactions (MPAY, Sandbox documentation) and of wallet ones. */

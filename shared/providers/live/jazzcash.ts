@@ -12,6 +12,7 @@ import {
   jazzCashDisbursementSuccess,
   jazzCashHashValid,
   jazzCashMessages,
+  jazzCashPaid,
   jazzCashPaths as P,
   jazzCashSecureHash,
   jazzCashTxnRefNo,
@@ -42,13 +43,19 @@ export async function signedCall(config: JazzCashConfig, path: string, fields: F
   return answer;
 }
 
+/**
+ * The retrieval reference of an answer: the return/callback spells it pp_RetreivalReferenceNo, the
+ * inquiry answer pp_RetrievalReferenceNo (R3's recorded inquiry answer); either is read.
+ */
+const retrievalReference = (a: Fields): string | undefined => a.pp_RetrievalReferenceNo || a.pp_RetreivalReferenceNo || undefined;
+
 export const credentials = (config: JazzCashConfig) => ({ pp_MerchantID: config.merchantId, pp_Password: config.password });
 export const message = (a: Fields) =>
   a.pp_ResponseMessage || jazzCashMessages[a.pp_ResponseCode ?? ''] || `JazzCash answered ${a.pp_ResponseCode}`;
 
-/** Maps a charge's final pp_ResponseCode to our wallet answer. */
+/** Maps a charge's final pp_PaymentResponseCode to our wallet answer (S2: 000 and 121 are Completed). */
 const chargeOutcome = (code: string, text: string): ChargeStatus => {
-  if (code === C.success) return { status: 'Approved' };
+  if (jazzCashPaid.has(code)) return { status: 'Approved' };
   if (code === C.pending) return { status: 'Pending' };
   if (code === C.cancelledByUser) return { status: 'Declined', reason: 'customer_declined' };
   return { status: 'Declined', reason: `JazzCash ${code}: ${text}` };
@@ -103,7 +110,8 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       const code = answer.pp_ResponseCode ?? '';
       if (code === C.transactionDoesNotExist) return { status: 'Declined', reason: 'unknown_reference' };
       if (code !== C.success) throw new Error(`JazzCash inquiry answered ${code}`);
-      const rrn = answer.pp_RetreivalReferenceNo ? { providerTransactionId: answer.pp_RetreivalReferenceNo } : {};
+      const retrieval = retrievalReference(answer);
+      const rrn = retrieval ? { providerTransactionId: retrieval } : {};
       return { ...chargeOutcome(answer.pp_PaymentResponseCode ?? '', answer.pp_PaymentResponseMessage ?? ''), ...rrn };
     },
     // The pp_* fields posted to the return URL, signed with the integrity salt. Its pp_ResponseCode is
@@ -136,11 +144,16 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
 }
 
 /**
- * Refunds of JazzCash wallet payments (MWallet refund API), idempotent per refund id through
- * pp_RefundTxnRefNo (GUESS, docs/providers/jazzcash.md), with the inquiry by that reference.
+ * Refunds of JazzCash payments: the MWallet refund API for wallet payments, the card refund API for
+ * card ones. Neither takes a refund reference (pp_TxnRefNo, pp_Amount, pp_TxnCurrency, credentials,
+ * pp_MerchantMPIN: docs/providers/jazzcash.md), and JazzCash refunds a payment once (S2: 451, 454),
+ * so the gateway allows one JazzCash refund per payment (refundOnce) and the payment itself is the
+ * idempotency key: a repeated request answers 131 ("Transaction is Refunded") and the payment
+ * inquiry says whether the refund was made.
  */
 export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstruction> {
-  const refundRef = (i: RefundInstruction) => jazzCashTxnRefNo(`refund:${i.reference}`);
+  const inquire = (i: RefundInstruction, signal?: AbortSignal) =>
+    signedCall(config, P.inquiry, { pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference), ...credentials(config) }, signal);
   return {
     name: 'JazzCash',
     ledgerAccount: 'refund_rail',
@@ -149,46 +162,50 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
       if (i.currency !== 'PKR') return { outcome: 'rejected', reason: 'JazzCash refunds PKR payments only.' };
       const txnRefNo = jazzCashTxnRefNo(i.transactionReference);
       // Card payments (pp_TxnType MPAY) are refunded through the card API, wallet payments through the MWallet one.
-      const payment = await signedCall(config, P.inquiry, { pp_TxnRefNo: txnRefNo, ...credentials(config) }, signal).catch(() => undefined);
+      const payment = await inquire(i, signal).catch(() => undefined);
       if (!payment) return { outcome: 'rejected', reason: 'JazzCash could not be reached to look the payment up.', internal: true };
+      if (refundedAnswer(payment)) return { outcome: 'unknown' }; // made already (an earlier attempt): the status says
       const card = payment.pp_TxnType === jazzCashTxnTypes.card;
       const answer = await signedCall(
         config,
         card ? P.cardRefund : P.refund,
         {
-          ...(card ? { pp_Version: '2.0', pp_TxnType: jazzCashTxnTypes.card } : {}),
           pp_TxnRefNo: txnRefNo,
-          pp_RefundTxnRefNo: refundRef(i),
           pp_Amount: String(i.amountMinor),
           pp_TxnCurrency: 'PKR',
           ...credentials(config),
-          pp_MerchantMPIN: config.mpin,
+          ...(card ? {} : { pp_MerchantMPIN: config.mpin }),
         },
         signal,
       );
       const code = answer.pp_ResponseCode ?? '';
-      if (code === C.success) return { outcome: 'accepted', providerReference: refundRef(i) };
-      if (code === C.duplicate) return { outcome: 'unknown' }; // already taken: the inquiry says how it ended
+      if (code === C.success) return { outcome: 'accepted', providerReference: txnRefNo };
+      if (code === C.refunded) return { outcome: 'unknown' }; // already refunded: the inquiry says how it ended
       if (jazzCashUnavailable.has(code)) return { outcome: 'unknown' };
       return { outcome: 'rejected', reason: `JazzCash declined the refund: ${message(answer)} (${code}).` };
     },
     async status(i, signal): Promise<StatusAnswer> {
-      const answer = await signedCall(
-        config,
-        P.inquiry,
-        { pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference), pp_RefundTxnRefNo: refundRef(i), ...credentials(config) },
-        signal,
-      );
+      const answer = await inquire(i, signal);
       const code = answer.pp_ResponseCode ?? '';
       if (code === C.transactionDoesNotExist) return { status: 'NotFound' };
       if (code !== C.success) throw new Error(`JazzCash refund inquiry answered ${code}`);
-      const payment = answer.pp_PaymentResponseCode ?? '';
-      if (payment === C.success) return { status: 'Completed', providerReference: refundRef(i) };
-      if (payment === C.pending) return { status: 'Processing' };
-      return { status: 'Failed', reason: `JazzCash declined the refund: ${jazzCashMessages[payment] ?? payment} (${payment}).` };
+      // One refund per payment: a refunded payment is this refund; a payment not refunded never received it.
+      return refundedAnswer(answer)
+        ? { status: 'Completed', providerReference: jazzCashTxnRefNo(i.transactionReference) }
+        : { status: 'NotFound' };
     },
   };
 }
+
+/** The inquiry says the payment was refunded: 131 "Transaction is Refunded" (S2) or pp_Status Refunded (GUESS at the value). */
+const refundedAnswer = (a: Fields) => a.pp_PaymentResponseCode === C.refunded || /^refunded$/i.test(a.pp_Status ?? '');
+
+/** JazzCash refunds a payment once (S2: 451, 454): a second refund of the same payment is refused when requested. */
+export const refundOnce = (earlierRefundsMinor: number | undefined): string | undefined =>
+  (earlierRefundsMinor ?? 0) > 0
+    ? 'This payment already has a refund: JazzCash refunds a payment once (no partial refunds after a first one). ' +
+      'Refund the rest from the JazzCash merchant portal.'
+    : undefined;
 
 /** Payouts to JazzCash wallets through the MW disbursement API (OAuth2 client credentials, encrypted payloads). */
 export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutInstruction> {
@@ -196,13 +213,12 @@ export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutIns
   let token: { value: string; until: number } | undefined;
   const bearer = async (signal?: AbortSignal) => {
     if (token && token.until > Date.now()) return token.value;
-    const form = new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: d!.clientId,
-      client_secret: d!.clientSecret,
-    }).toString();
+    // OAuth2 client credentials in a Basic header (R7; RFC 6749 2.3.1), the grant in the form.
+    const basic = Buffer.from(`${d!.clientId}:${d!.clientSecret}`, 'utf8').toString('base64');
+    const form = new URLSearchParams({ grant_type: 'client_credentials' }).toString();
     const answer = await postToProvider<{ access_token?: string; expires_in?: number }>(`${d!.baseUrl}${P.token}`, form, {
       contentType: 'application/x-www-form-urlencoded',
+      headers: { authorization: `Basic ${basic}` },
       ...(signal ? { signal } : {}),
     });
     if (!answer.access_token) throw new Error('JazzCash token endpoint gave no access_token');
@@ -240,13 +256,17 @@ export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutIns
     },
     async status(i, signal): Promise<StatusAnswer> {
       if (!d) return { status: 'Processing' };
-      const answer = await call(P.disbursementInquiry, { referenceId: referenceId(i), requestId: randomUUID() }, signal);
+      // The inquiry names the transfer by originalReferenceId and carries its own referenceID (R7).
+      const answer = await call(P.disbursementInquiry, { originalReferenceId: referenceId(i), referenceID: randomUUID() }, signal);
       if (answer.responseCode === 'G2P-T-404') return { status: 'NotFound' };
       if (answer.responseCode !== jazzCashDisbursementSuccess)
         throw new Error(`JazzCash disbursement inquiry answered ${answer.responseCode}`);
-      if (answer.transactionStatus === 'COMPLETED') return { status: 'Completed', providerReference: answer.transactionID || null };
-      if (answer.transactionStatus === 'FAILED')
-        return { status: 'Failed', reason: `JazzCash refused the payout: ${answer.transactionStatusDescription ?? 'no reason given'}.` };
+      // transactionStatus in R7's recorded answer is capitalised ("Completed", "Cancelled"); compared without case.
+      const state = (answer.transactionStatus ?? '').toLowerCase();
+      if (state === 'completed' && answer.isReversed !== '1')
+        return { status: 'Completed', providerReference: answer.transactionID || null };
+      if (['failed', 'cancelled', 'reversed'].includes(state) || answer.isReversed === '1')
+        return { status: 'Failed', reason: `JazzCash refused the payout: ${answer.responseDescription ?? state}.` };
       return { status: 'Processing' };
     },
   };
