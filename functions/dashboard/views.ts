@@ -146,11 +146,15 @@ ${s.failures.length ? paymentsTable(s.failures, 'Recent failed payments') : html
 <h2>Webhooks</h2>
 <section class="card" aria-label="Webhook health"><dl>
 <dt>Endpoint</dt><dd id="webhook-health">${state}</dd>
-<dt>Latest events</dt><dd>${
-      w.latest
-        ? `${w.delivered} of the latest ${w.latest} delivered${w.failing ? `, ${w.failing} retrying, dead-lettered or held` : ''}`
-        : 'none in the last 30 days'
-    }</dd>
+<dt>Latest events</dt><dd id="webhook-latest">${
+      w.latest ? `${w.delivered} of the latest ${w.latest} delivered` : 'none in the last 30 days'
+    }${w.troubles
+      .filter((t) => t.count > 0)
+      .map((t) =>
+        can(frame.role, 'webhooks:manage')
+          ? html`, <a href="${path('/developers/webhooks')}?state=${t.state}">${t.count} ${t.label}</a>`
+          : html`, ${t.count} ${t.label}`,
+      )}</dd>
 </dl>${
       can(frame.role, 'webhooks:manage')
         ? html`<p><a href="${path('/developers/webhooks')}">Webhook endpoint and delivery \

@@ -88,17 +88,26 @@ export async function webhooksPage(merchantId: string, mode: Mode, filters: Deli
   };
 }
 
-/** Home: the mode's endpoint health and how many of the latest events are not delivered. */
+/**
+ * Home: the mode's endpoint health and where the latest events' deliveries stand, each kind of
+ * trouble on its own: retrying (the gateway still tries), dead-lettered (retries used up: resend
+ * them) and held (the endpoint is disabled: they go out when it is enabled again).
+ */
 export async function webhookHealth(merchantId: string, mode: Mode, now = new Date()) {
   const page = await webhooksPage(merchantId, mode, {}, now);
   const latest = page.log.items;
+  const count = (state: DeliveryState) => latest.filter((e) => e.deliveryState === state).length;
   return {
     endpoint: page.endpoint,
     latest: latest.length,
-    delivered: latest.filter((e) => e.deliveryState === 'delivered').length,
-    failing: latest.filter(
-      (e) => e.deliveryState === 'retrying' || e.deliveryState === 'dead_lettered' || e.deliveryState === 'endpoint_disabled',
-    ).length,
+    delivered: count('delivered'),
+    troubles: (
+      [
+        ['retrying', 'retrying'],
+        ['dead_lettered', 'dead-lettered'],
+        ['endpoint_disabled', 'held (endpoint disabled)'],
+      ] as const
+    ).map(([state, label]) => ({ state, label, count: count(state) })),
   };
 }
 
