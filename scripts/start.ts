@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { localConfig } from './local/config.ts';
+import { localConfig, nodeNotice } from './local/config.ts';
 import { startLocalStack } from './local/stack.ts';
 
 /**
@@ -62,7 +62,7 @@ Live providers    EMULATED: JazzCash ${emulated.jazzcash.url}, Easypaisa ${emula
 Try:  curl -s -X POST ${config.baseUrl}/Gateway/v1/Account/query-balance -H 'Svc-API-Key: ${demo.test.apiKey}'
 Dashboard: invite yourself, then open the printed link and set a password and an authenticator:
       npm run ops -- user invite --merchant ${demo.merchantId} --email you@example.com --role admin
-Operator tool: npm run ops -- --help        Ctrl-C stops everything.
+Operator tool: npm run ops -- --help        Ctrl-C stops everything.${nodeNotice ? `\n${nodeNotice}` : ''}
 `);
 
 let stopping = false;

@@ -4,6 +4,18 @@ import { resolve } from 'node:path';
 import { rateLimitsFromEnv, type RateLimits } from '#shared/http/rate-limits.ts';
 
 /**
+ * The AWS SDK warns from every process under Node < 22 that its releases after January 2027 need
+ * Node 22. The local tools (npm start, ops, listen, bench) say it once, in the `npm start` banner
+ * (`nodeNotice`), instead of on every command; deployed functions run Node 24.
+ */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+export const nodeNotice =
+  nodeMajor < 22
+    ? `Node ${process.versions.node} works; use Node 22 or later before January 2027 (AWS SDK releases after then need it).`
+    : null;
+
+/**
  * Where the local stack lives. Everything derives from PORT and DATA_DIR, so `npm start` and
  * `npm run ops` find each other with no flags: DynamoDB Local on PORT+5000, SQS on PORT+6324.
  */

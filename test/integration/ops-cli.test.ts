@@ -4,7 +4,7 @@ import { call, useGateway } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
 
 /** The operator CLI as an operator runs it: a separate process against the running stack's table. */
-const ops = useOps();
+const ops = useOps(undefined, () => ({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined }));
 
 describe('npm run ops', () => {
   const gw = useGateway(routeList);
@@ -51,6 +51,12 @@ describe('npm run ops', () => {
     expect(human.stdout).toMatch(/\n {2}test {2}http:\/\/127\.0\.0\.1:4999\/h \(all events; 1 signing secret\)\n/);
     expect(human.stdout).not.toMatch(/[{}"]|whsec_|\bPK\b|\bSK\b/);
   }, 120_000);
+
+  it('does not greet the operator with the AWS SDK’s Node version warning (npm start says it once)', async () => {
+    const r = await ops('merchant', 'create', '--name', 'Quiet', '--json');
+    expect(r.json?.merchantId, r.stderr).toBeTruthy();
+    expect(r.stderr).not.toContain('NodeVersionSupportWarning');
+  });
 
   it('creates a merchant printing both modes’ keys once, as docs/operator-guide.md shows', async () => {
     const r = await ops(
