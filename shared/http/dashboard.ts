@@ -11,7 +11,7 @@ import { traceAndLog, type GatewayContext } from './middlewares.ts';
 import { requestMetrics } from './observability.ts';
 import { HttpProblem, problemFor } from './problem.ts';
 import { maxFormBytes, pageHeaders } from './pages.ts';
-import { dashboardCss, dashboardStyleSource, errorDocument, path as dashPath } from './dashboard-views.ts';
+import { dashboardStyleSource, errorDocument, path as dashPath } from './dashboard-views.ts';
 
 /**
  * The merchant dashboard's request pipeline (a sibling of pages.ts for the hosted checkout):
@@ -246,5 +246,3 @@ export function dashboardHandler(
       });
     }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 }
-
-export { dashboardCss };

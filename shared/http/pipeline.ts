@@ -86,7 +86,6 @@ export function httpHandler<S extends Schemas>(
 }
 
 export const ok = (body: unknown): GatewayResponse => ({ statusCode: 200, body });
-export const created = (body: unknown): GatewayResponse => ({ statusCode: 201, body });
 
 /**
  * For handlers that change something: the service decides (shared/store/request.ts, RequestChange)
