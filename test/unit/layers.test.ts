@@ -34,12 +34,14 @@ const rank: Record<string, number> = {
 const httpStoreImports: Record<string, string> = {
   'shared/http/route.ts -> shared/store/keys.ts':
     'a route row names the key families its Lambda may touch (PartitionFamily, a type) so infra can grant just those',
-  'shared/http/middlewares.ts -> shared/store/client.ts':
-    'the presenter maps the store errors TransactionFailed (409 concurrent_update) and IdempotencyKeyTaken (replay)',
-  'shared/http/middlewares.ts -> shared/store/idempotency.ts':
-    'the Idempotency-Key record is an HTTP contract (replay, 409, 422) read and written by the pipeline itself',
-  'shared/http/pipeline.ts -> shared/store/idempotency.ts': 'the request scope type handed to services',
-  'shared/http/pipeline.ts -> shared/store/request.ts': "commit(): a service's writes plus the Idempotency-Key record in one transaction",
+  'shared/http/presenter.ts -> shared/store/client.ts': 'a lost transaction race (TransactionFailed) is answered 409 concurrent_update',
+  'shared/http/idempotency.ts -> shared/store/client.ts': 'IdempotencyKeyTaken: a twin committed the same key first',
+  'shared/http/idempotency.ts -> shared/store/idempotency.ts':
+    'the Idempotency-Key record is an HTTP contract (replay, 409, 422) kept by the one idempotency module',
+  'shared/http/idempotency.ts -> shared/store/request.ts':
+    "commit(): a service's writes plus the Idempotency-Key record in one transaction",
+  'shared/http/middlewares.ts -> shared/store/client.ts': 'problemDetails leaves IdempotencyKeyTaken to the idempotency middleware',
+  'shared/http/middlewares.ts -> shared/store/idempotency.ts': "the pipeline state carries the request's IdempotencyScope (a type)",
   'shared/http/middlewares.ts -> shared/store/merchants.ts': 'API-key authentication: the key item by hash, its last-used time',
 };
 /** Only the store speaks DynamoDB. */
