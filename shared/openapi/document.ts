@@ -12,8 +12,8 @@ import { webhookEvents, webhookHeaders } from './webhooks.ts';
  * THE OpenAPI 3.1 document, built from the route table its caller passes (functions/routes.ts, which
  * this layer does not import: paths, auth, scopes, signature, `doc`) and the very zod schemas the
  * handlers validate with (`handler.schemas`, via zod 4's JSON Schema conversion), plus the response
- * bodies of ./responses.ts and the webhook events of ./webhooks.ts. Deterministic: the same inputs give the same bytes, so docs/openapi.json
- * (written by `npm run docs`, served by GET /Gateway/v1/openapi.json) is checked for staleness.
+ * bodies of ./responses.ts and the webhook events of ./webhooks.ts. Deterministic: the same inputs
+ * give the same bytes, so docs/openapi.json (written by `npm run docs`, served by GET /Gateway/v1/openapi.json) is checked for staleness.
  */
 type Json = Record<string, unknown>;
 export type RouteSchemas = Readonly<Record<string, Schemas | undefined>>;
