@@ -190,12 +190,17 @@ export interface DashboardOptions {
   enrolment?: boolean;
 }
 
+/** A dashboard row's handler, carrying its row (the group Lambdas dispatch by it: functions/dashboard/group.ts). */
+export type DashboardHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
+  readonly route: RouteDefinition;
+};
+
 export function dashboardHandler(
   route: RouteDefinition,
   fn: (request: DashboardRequest) => Promise<DashboardResult>,
   options: DashboardOptions = {},
-) {
-  return httpBase<DashboardResult>(route)
+): DashboardHandler {
+  const handler = httpBase<DashboardResult>(route)
     .use(renderMiddleware())
     .use(formMiddleware())
     .use(sessionMiddleware(route, options))
@@ -214,4 +219,5 @@ export function dashboardHandler(
         csrf,
       });
     }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+  return Object.assign(handler, { route });
 }
