@@ -18,7 +18,7 @@ export const apiDocsPath = resolve(repoRoot, 'docs/api.md');
 export const openApiPath = resolve(repoRoot, 'docs/openapi.json');
 
 /** docs/openapi.json as it should be now. */
-export const renderOpenApiFile = async () => renderOpenApi(buildOpenApiDocument(await loadRouteSchemas()));
+export const renderOpenApiFile = async () => renderOpenApi(buildOpenApiDocument(await loadRouteSchemas(routeList), routeList));
 
 /** Table cells: no line breaks, and `|` would end the cell. */
 const cell = (value: string) => value.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();

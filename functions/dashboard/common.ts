@@ -1,11 +1,12 @@
 import type { Frame } from '#shared/http/dashboard-views.ts';
 import type { DashboardRequest } from '#shared/http/dashboard.ts';
 import { dateBound } from '#shared/http/query-params.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { apiKeysOf, merchantName, type PaymentFilters } from '#shared/services/dashboard.ts';
 import { mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
 import { developersView } from './views.ts';
 import { isIntentStatus, isIntentType, type IntentStatus, type IntentType } from '#shared/domain/intent.ts';
+import { userRefusal, isRefusal } from '#shared/domain/errors.ts';
+import { statusOf } from '#shared/http/presenter.ts';
 
 /** What the signed-in dashboard handlers share: the page frame, the payments filters, the Developers page. */
 export async function frameOf(request: DashboardRequest, current: Frame['current']): Promise<Frame> {
@@ -28,15 +29,15 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function paymentFilters(query: Record<string, string>): { filters: PaymentFilters; echo: Record<string, string> } {
   const known = new Set(['q', 'status', 'type', 'from', 'to', 'after']);
   const unknown = Object.keys(query).filter((k) => !known.has(k));
-  if (unknown.length) throw new DashboardRefusal(400, `Unknown filter: ${unknown.join(', ')}.`);
+  if (unknown.length) throw userRefusal('invalid', `Unknown filter: ${unknown.join(', ')}.`);
   const { q = '', status = '', type = '', from = '', to = '', after = '' } = query;
-  if (status && !isIntentStatus(status)) throw new DashboardRefusal(400, 'Unknown status filter.');
-  if (type && !isIntentType(type)) throw new DashboardRefusal(400, 'Unknown type filter.');
+  if (status && !isIntentStatus(status)) throw userRefusal('invalid', 'Unknown status filter.');
+  if (type && !isIntentType(type)) throw userRefusal('invalid', 'Unknown type filter.');
   if ((from && (!day.test(from) || Number.isNaN(Date.parse(from)))) || (to && (!day.test(to) || Number.isNaN(Date.parse(to)))))
-    throw new DashboardRefusal(400, 'Dates are YYYY-MM-DD.');
-  if (from && to && from > to) throw new DashboardRefusal(400, '"From" must not be after "To".');
-  if (after && !uuid.test(after)) throw new DashboardRefusal(400, 'That page link is not valid.');
-  if (q.length > 255) throw new DashboardRefusal(400, 'The search text is too long.');
+    throw userRefusal('invalid', 'Dates are YYYY-MM-DD.');
+  if (from && to && from > to) throw userRefusal('invalid', '"From" must not be after "To".');
+  if (after && !uuid.test(after)) throw userRefusal('invalid', 'That page link is not valid.');
+  if (q.length > 255) throw userRefusal('invalid', 'The search text is too long.');
   const filters: PaymentFilters = {
     ...(q.trim() ? { search: q.trim() } : {}),
     ...(status ? { status: status as IntentStatus } : {}),
@@ -68,6 +69,6 @@ export async function developersPage(
 
 /** A key action's refusal (a wrong code, a scope the role may not use) re-renders the Developers page with it. */
 export async function developersRefusal(request: DashboardRequest, error: unknown) {
-  if (!(error instanceof DashboardRefusal) || error.status === 404) throw error;
-  return developersPage(request, error.status, { error: error.message, ...(error.field ? { field: error.field } : {}) });
+  if (!isRefusal(error) || error.category === 'not_found' || statusOf(error) >= 500) throw error;
+  return developersPage(request, statusOf(error), { error: error.message, ...(error.field ? { field: error.field } : {}) });
 }

@@ -1,8 +1,8 @@
 import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { rollApiKeys } from '#shared/services/dashboard-keys.ts';
 import { developersPage, developersRefusal } from './common.ts';
+import { userRefusal } from '#shared/domain/errors.ts';
 
 /**
  * POST /dashboard/developers/keys/roll: the new key and secret are in this response only (no redirect,
@@ -11,7 +11,7 @@ import { developersPage, developersRefusal } from './common.ts';
 export const handler = dashboardHandler(routes.dashboardRollKey, async (request) => {
   try {
     const grace = request.form.get('graceDays') ?? '';
-    if (!/^[0-7]$/.test(grace)) throw new DashboardRefusal(400, 'Choose how many days (0 to 7) the old keys keep working.', 'graceDays');
+    if (!/^[0-7]$/.test(grace)) throw userRefusal('invalid', 'Choose how many days (0 to 7) the old keys keep working.', 'graceDays');
     const issued = await rollApiKeys(request.signed!, Number(grace) * 86400, request.form.get('code') ?? '');
     return developersPage(request, 200, { issued });
   } catch (error) {

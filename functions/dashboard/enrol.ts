@@ -1,7 +1,8 @@
 import * as routes from '#functions/routes/dashboard-sign-in.ts';
 import { dashboardHandler, sessionCookie } from '#shared/http/dashboard.ts';
-import { completeEnrolment, DashboardRefusal, enrolmentSecret } from '#shared/services/dashboard-auth.ts';
+import { completeEnrolment, enrolmentSecret } from '#shared/services/dashboard-auth.ts';
 import { enrolPage, recoveryCodesPage } from './views.ts';
+import { isRefusal } from '#shared/domain/errors.ts';
 
 /** POST /dashboard/enrol: a code from the app turns 2FA on; the recovery codes are shown this once. */
 export const handler = dashboardHandler(
@@ -11,7 +12,7 @@ export const handler = dashboardHandler(
       const { recoveryCodes, sessionToken } = await completeEnrolment(signed!, form.get('code') ?? '');
       return { status: 200, html: recoveryCodesPage(recoveryCodes), setCookie: sessionCookie(sessionToken) };
     } catch (error) {
-      if (!(error instanceof DashboardRefusal) || error.status !== 400) throw error;
+      if (!isRefusal(error, 'invalid')) throw error;
       return { status: 400, html: await enrolPage({ ...(await enrolmentSecret(signed!)), csrf, error: error.message }) };
     }
   },

@@ -1,8 +1,9 @@
 import * as routes from '#functions/routes/dashboard-sign-in.ts';
 import { dashboardHandler, sessionCookie } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
-import { acceptInvite, DashboardRefusal, openInvite } from '#shared/services/dashboard-auth.ts';
+import { acceptInvite, openInvite } from '#shared/services/dashboard-auth.ts';
 import { invitePage } from './views.ts';
+import { isRefusal } from '#shared/domain/errors.ts';
 
 /** POST /dashboard/invite/{token}: set the password (the invitation is used) → 2FA enrolment. */
 export const handler = dashboardHandler(routes.dashboardAcceptInvite, async ({ path, form, ip, csrf }) => {
@@ -10,7 +11,7 @@ export const handler = dashboardHandler(routes.dashboardAcceptInvite, async ({ p
     const { sessionToken } = await acceptInvite(path.token!, form.get('password') ?? '', form.get('confirm') ?? '', ip);
     return { redirect: dashPath('/enrol'), setCookie: sessionCookie(sessionToken) };
   } catch (error) {
-    if (!(error instanceof DashboardRefusal) || error.status !== 400) throw error;
+    if (!isRefusal(error, 'invalid')) throw error;
     const { invite, merchantName } = await openInvite(path.token!);
     return {
       status: 400,

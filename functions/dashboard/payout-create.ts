@@ -1,12 +1,10 @@
 import * as routes from '#functions/routes/dashboard-app.ts';
-import { DomainError } from '#shared/domain/errors.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
-import { HttpProblem } from '#shared/http/problem.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { createPayoutFromDashboard, payoutsPage } from '#shared/services/dashboard.ts';
 import { frameOf } from './common.ts';
 import { payoutsView } from './views.ts';
+import { formMessage } from '#shared/http/presenter.ts';
 
 /** POST /dashboard/payouts: the withdrawals service (waits for approval); a refusal re-renders the form with its reason. */
 export const handler = dashboardHandler(routes.dashboardCreatePayout, async (request) => {
@@ -26,15 +24,7 @@ export const handler = dashboardHandler(routes.dashboardCreatePayout, async (req
     );
     return { redirect: `${dashPath('/payouts')}?created=${encodeURIComponent(payout.paymentIntentId)}` };
   } catch (error) {
-    const message =
-      error instanceof DashboardRefusal && error.status === 400
-        ? error.message
-        : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable'
-          ? error.detail
-          : error instanceof HttpProblem && error.status < 500
-            ? error.detail
-            : undefined;
-    if (message === undefined) throw error;
+    const message = formMessage(error);
     return {
       status: 422,
       html: payoutsView(await frameOf(request, 'payouts'), await payoutsPage(user.merchantId, session.mode), { error: message }),

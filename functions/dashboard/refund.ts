@@ -1,12 +1,10 @@
 import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
-import { DomainError } from '#shared/domain/errors.ts';
-import { HttpProblem } from '#shared/http/problem.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { paymentDetail, refundFromDashboard } from '#shared/services/dashboard.ts';
 import { frameOf } from './common.ts';
 import { paymentView } from './views.ts';
+import { formMessage } from '#shared/http/presenter.ts';
 
 /** POST /dashboard/payments/{id}/refund: the refunds service; a refusal re-renders the page with its reason. */
 export const handler = dashboardHandler(routes.dashboardRefund, async (request) => {
@@ -21,15 +19,7 @@ export const handler = dashboardHandler(routes.dashboardRefund, async (request) 
     );
     return { redirect: `${dashPath(`/payments/${encodeURIComponent(id)}`)}?refunded=${refund.id}` };
   } catch (error) {
-    const message =
-      error instanceof DashboardRefusal && error.status === 400
-        ? error.message
-        : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable'
-          ? error.detail
-          : error instanceof HttpProblem && error.status < 500 && error.status !== 404
-            ? error.detail
-            : undefined;
-    if (message === undefined) throw error;
+    const message = formMessage(error);
     return {
       status: 422,
       html: paymentView(await frameOf(request, 'payments'), await paymentDetail(user.merchantId, session.mode, id), { error: message }),

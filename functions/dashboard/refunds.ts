@@ -1,14 +1,14 @@
 import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { refundsPage } from '#shared/services/dashboard.ts';
 import { frameOf } from './common.ts';
 import { refundsView } from './views.ts';
+import { userRefusal } from '#shared/domain/errors.ts';
 
 /** GET /dashboard/refunds (?after=<refundId>): every refund of the merchant in the mode, newest first, 25 per page. */
 export const handler = dashboardHandler(routes.dashboardRefunds, async (request) => {
   const { user, session } = request.signed!;
-  if (Object.keys(request.query).some((k) => k !== 'after')) throw new DashboardRefusal(400, 'That page link is not valid.');
+  if (Object.keys(request.query).some((k) => k !== 'after')) throw userRefusal('invalid', 'That page link is not valid.');
   const after = request.query.after || undefined;
   return {
     status: 200,

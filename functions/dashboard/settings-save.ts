@@ -1,10 +1,10 @@
 import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { savePayoutApprovals, settingsOf } from '#shared/services/dashboard.ts';
 import { frameOf } from './common.ts';
 import { settingsView } from './views.ts';
+import { isRefusal } from '#shared/domain/errors.ts';
 
 /** POST /dashboard/settings: who approves manual payouts and settlements; a bad value re-renders the form with its reason. */
 export const handler = dashboardHandler(routes.dashboardSaveSettings, async (request) => {
@@ -12,7 +12,7 @@ export const handler = dashboardHandler(routes.dashboardSaveSettings, async (req
     await savePayoutApprovals(request.signed!, request.form.get('payoutApprovals') ?? '');
     return { redirect: `${dashPath('/settings')}?saved=1` };
   } catch (error) {
-    if (!(error instanceof DashboardRefusal && error.status === 400)) throw error;
+    if (!isRefusal(error, 'invalid')) throw error;
     return {
       status: 400,
       html: settingsView(await frameOf(request, 'settings'), await settingsOf(request.signed!.user.merchantId), { error: error.message }),

@@ -1,8 +1,6 @@
 import * as routes from '#functions/routes/dashboard-app.ts';
-import { DomainError } from '#shared/domain/errors.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import {
   requestSettlementFromDashboard,
   settlementPreview,
@@ -11,6 +9,7 @@ import {
 } from '#shared/services/dashboard-settlements.ts';
 import { frameOf } from './common.ts';
 import { settlementConfirmView, settlementsView } from './views.ts';
+import { formMessage } from '#shared/http/presenter.ts';
 
 /** POST /dashboard/settlements: without confirm=1 the preview (fee, net, FX) to confirm; with it, the settlement. */
 export const handler = dashboardHandler(routes.dashboardRequestSettlement, async (request) => {
@@ -33,13 +32,7 @@ export const handler = dashboardHandler(routes.dashboardRequestSettlement, async
     const created = await requestSettlementFromDashboard(request.signed!, form, request.traceId);
     return { redirect: `${dashPath(`/settlements/${created.id}`)}?requested=1` };
   } catch (error) {
-    const message =
-      error instanceof DashboardRefusal && error.status === 400
-        ? error.message
-        : error instanceof DomainError && error.category !== 'not_found' && error.category !== 'unavailable'
-          ? error.detail
-          : undefined;
-    if (message === undefined) throw error;
+    const message = formMessage(error);
     return {
       status: 422,
       html: settlementsView(await frameOf(request, 'settlements'), await settlementsList(user.merchantId, session.mode, 1), {

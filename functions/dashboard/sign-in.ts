@@ -1,8 +1,10 @@
 import * as routes from '#functions/routes/dashboard-sign-in.ts';
 import { dashboardHandler, sessionCookie } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
-import { DashboardRefusal, signIn } from '#shared/services/dashboard-auth.ts';
+import { signIn } from '#shared/services/dashboard-auth.ts';
 import { signInPage } from './views.ts';
+import { isRefusal } from '#shared/domain/errors.ts';
+import { statusOf } from '#shared/http/presenter.ts';
 
 /** POST /dashboard/sign-in: e-mail, password and code → a session cookie (or 2FA enrolment). */
 export const handler = dashboardHandler(routes.dashboardSignIn, async ({ form, ip, csrf }) => {
@@ -11,7 +13,7 @@ export const handler = dashboardHandler(routes.dashboardSignIn, async ({ form, i
     const { stage, sessionToken } = await signIn({ email, password: form.get('password') ?? '', code: form.get('code') ?? '' }, ip);
     return { redirect: dashPath(stage === 'full' ? '' : '/enrol'), setCookie: sessionCookie(sessionToken) };
   } catch (error) {
-    if (!(error instanceof DashboardRefusal)) throw error;
-    return { status: error.status, html: signInPage({ csrf, email, error: error.message }) };
+    if (!isRefusal(error)) throw error;
+    return { status: statusOf(error), html: signInPage({ csrf, email, error: error.message }) };
   }
 });

@@ -1,9 +1,11 @@
 import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
-import { DashboardRefusal, inviteUser } from '#shared/services/dashboard-auth.ts';
+import { inviteUser } from '#shared/services/dashboard-auth.ts';
 import { teamPage } from '#shared/services/dashboard.ts';
 import { frameOf } from './common.ts';
 import { teamView } from './views.ts';
+import { isRefusal } from '#shared/domain/errors.ts';
+import { statusOf } from '#shared/http/presenter.ts';
 
 /** POST /dashboard/team/invite: an admin invites a user; the link is shown once to pass on (no e-mail service). */
 export const handler = dashboardHandler(routes.dashboardTeamInvite, async (request) => {
@@ -15,9 +17,9 @@ export const handler = dashboardHandler(routes.dashboardTeamInvite, async (reque
     );
     return { status: 200, html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { invited }) };
   } catch (error) {
-    if (!(error instanceof DashboardRefusal) || (error.status !== 400 && error.status !== 409)) throw error;
+    if (!isRefusal(error, 'invalid', 'conflict')) throw error;
     return {
-      status: error.status,
+      status: statusOf(error),
       html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { error: error.message }),
     };
   }

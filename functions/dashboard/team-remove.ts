@@ -1,9 +1,10 @@
 import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
-import { changeTeamMember, DashboardRefusal } from '#shared/services/dashboard-auth.ts';
+import { changeTeamMember } from '#shared/services/dashboard-auth.ts';
 import { teamPage } from '#shared/services/dashboard.ts';
 import { frameOf } from './common.ts';
 import { teamView } from './views.ts';
+import { isRefusal } from '#shared/domain/errors.ts';
 
 /** POST /dashboard/team/{userId}/remove: an admin removes a member (never the last active admin). */
 export const handler = dashboardHandler(routes.dashboardTeamRemove, async (request) => {
@@ -17,7 +18,7 @@ export const handler = dashboardHandler(routes.dashboardTeamRemove, async (reque
       }),
     };
   } catch (error) {
-    if (!(error instanceof DashboardRefusal) || error.status !== 409) throw error;
+    if (!isRefusal(error, 'conflict')) throw error;
     return { status: 409, html: teamView(await frameOf(request, 'team'), await teamPage(user.merchantId), { error: error.message }) };
   }
 });

@@ -1,14 +1,14 @@
 import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { teamPage } from '#shared/services/dashboard.ts';
 import { frameOf } from './common.ts';
 import { teamView } from './views.ts';
+import { userRefusal } from '#shared/domain/errors.ts';
 
 /** GET /dashboard/team: users and the audit log (admins). */
 export const handler = dashboardHandler(routes.dashboardTeam, async (request) => {
   const before = request.query.before;
   if (before !== undefined && !/^\d{4}-\d{2}-\d{2}T[\d:.]+Z#[0-9a-f-]{36}$/.test(before))
-    throw new DashboardRefusal(400, 'That page link is not valid.');
+    throw userRefusal('invalid', 'That page link is not valid.');
   return { status: 200, html: teamView(await frameOf(request, 'team'), await teamPage(request.signed!.user.merchantId, before)) };
 });

@@ -1,8 +1,8 @@
 import type { DashboardRequest, DashboardResult } from '#shared/http/dashboard.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { webhooksPage } from '#shared/services/dashboard-developers.ts';
 import { frameOf } from './common.ts';
 import { webhooksView } from './views.ts';
+import { isRefusal } from '#shared/domain/errors.ts';
 
 /** The webhooks page after an action: its result (a secret shown once, a test's answer) or the refusal's reason. */
 export async function afterWebhookAction(
@@ -15,7 +15,7 @@ export async function afterWebhookAction(
   try {
     shown = await action();
   } catch (error) {
-    if (!(error instanceof DashboardRefusal) || error.status !== 400) throw error;
+    if (!isRefusal(error, 'invalid')) throw error;
     shown = { error: error.message };
     status = 422;
   }

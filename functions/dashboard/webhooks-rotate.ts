@@ -1,14 +1,14 @@
 import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
 import { rotateEndpointSecret } from '#shared/services/dashboard-developers.ts';
 import { afterWebhookAction } from './webhooks-common.ts';
+import { userRefusal } from '#shared/domain/errors.ts';
 
 /** POST /dashboard/developers/webhooks/rotate: a new signing secret, in this response only. */
 export const handler = dashboardHandler(routes.dashboardRotateWebhookSecret, (request) =>
   afterWebhookAction(request, async () => {
     const hours = request.form.get('overlapHours') ?? '';
-    if (!/^\d{1,3}$/.test(hours)) throw new DashboardRefusal(400, 'Choose how long the old secret keeps signing.');
+    if (!/^\d{1,3}$/.test(hours)) throw userRefusal('invalid', 'Choose how long the old secret keeps signing.');
     const rotated = await rotateEndpointSecret(request.signed!, Number(hours));
     return { secret: rotated.webhookSecret };
   }),

@@ -2,6 +2,7 @@ import type { Context } from 'aws-lambda';
 import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
 import { dueLagSeconds, processDue } from '#shared/services/due.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
+import { jobHandler } from '#shared/aws/handler-base.ts';
 
 /**
  * The due sweeper (functions/jobs.ts): poll the due index every 2 s until the timeout is near.
@@ -11,7 +12,7 @@ import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts
  */
 const pollMs = 2_000;
 
-export const handler = async (_event: unknown, context: Context): Promise<void> => {
+export const handler = jobHandler('dueSweeper', async (_event: unknown, context: Context): Promise<void> => {
   const started = new Date();
   emitMetric(metricNames.dueSweeperLag, await dueLagSeconds(started), {}, MetricUnit.Seconds);
   do {
@@ -19,4 +20,4 @@ export const handler = async (_event: unknown, context: Context): Promise<void> 
     await Promise.all([processDue(now), processDueSettlementsAndRefunds(now)]);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   } while (context.getRemainingTimeInMillis() > pollMs + 5_000);
-};
+});

@@ -1,4 +1,5 @@
 import { verifyAndReport } from '#shared/services/ledger-verify.ts';
+import { jobHandler } from '#shared/aws/handler-base.ts';
 
 /**
  * The hourly ledger verifier (functions/jobs.ts `ledgerVerify`): the ledgers whose wallets changed
@@ -7,4 +8,6 @@ import { verifyAndReport } from '#shared/services/ledger-verify.ts';
  */
 const windowMs = 65 * 60_000;
 
-export const handler = async () => verifyAndReport({ changedSince: new Date(Date.now() - windowMs).toISOString() });
+export const handler = jobHandler('ledgerVerify', async () =>
+  verifyAndReport({ changedSince: new Date(Date.now() - windowMs).toISOString() }),
+);

@@ -50,33 +50,33 @@ export const handler = httpHandler(routes.withdraw, { body }, async (request) =>
       'unsupported_bank_code',
     );
   const { bankAccountNumber, bankCode: _code, accountTitle, ...others } = b.customerRef;
-  if (request.idempotency?.recovering) {
+  return commit(
+    request,
+    200,
+    (place) =>
+      requestWithdrawal(
+        {
+          merchantId: auth.merchantId,
+          mode: auth.mode,
+          traceId: request.traceId,
+          fee: auth.merchantFees.withdrawal,
+          amountMinor,
+          currency,
+          description: b.description,
+          autoProcessPayout: b.autoProcessPayout ?? false,
+          metadataJson: given(b.metadataJson) ?? null,
+          callbackUrl: given(b.callbackUrl) ?? null,
+          orderRef: { orderRef: b.orderRef.orderRef, discount: b.orderRef.discount ?? null, tax: b.orderRef.tax ?? null },
+          bank,
+          accountNumber: bankAccountNumber,
+          accountTitle,
+          customer: Object.fromEntries(Object.entries(others).filter((e): e is [string, string] => Boolean(e[1]))),
+          allowInsecureWebhooks: auth.merchantAllowInsecureWebhooks,
+          ...(auth.maker ? { maker: auth.maker } : {}),
+        },
+        place,
+      ),
     // The first request with this key stopped between its two commits: answer with what it created.
-    const stored = await recoverWithdrawal(auth.merchantId, auth.mode, b.orderRef.orderRef);
-    if (stored) return commit(request, 200, async () => stored);
-  }
-  return commit(request, 200, (place) =>
-    requestWithdrawal(
-      {
-        merchantId: auth.merchantId,
-        mode: auth.mode,
-        traceId: request.traceId,
-        fee: auth.merchantFees.withdrawal,
-        amountMinor,
-        currency,
-        description: b.description,
-        autoProcessPayout: b.autoProcessPayout ?? false,
-        metadataJson: given(b.metadataJson) ?? null,
-        callbackUrl: given(b.callbackUrl) ?? null,
-        orderRef: { orderRef: b.orderRef.orderRef, discount: b.orderRef.discount ?? null, tax: b.orderRef.tax ?? null },
-        bank,
-        accountNumber: bankAccountNumber,
-        accountTitle,
-        customer: Object.fromEntries(Object.entries(others).filter((e): e is [string, string] => Boolean(e[1]))),
-        allowInsecureWebhooks: auth.merchantAllowInsecureWebhooks,
-        ...(auth.maker ? { maker: auth.maker } : {}),
-      },
-      place,
-    ),
+    { recover: () => recoverWithdrawal(auth.merchantId, auth.mode, b.orderRef.orderRef) },
   );
 });

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
-import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { RouteDefinition } from '#functions/routes.ts';
 import { escapeHtml } from '#shared/http/pages.ts';
-import { traceAndLog, type GatewayContext } from '#shared/http/middlewares.ts';
-import { requestMetrics } from '#shared/http/observability.ts';
+import type { GatewayContext } from '#shared/http/middlewares.ts';
+import { httpBase } from '#shared/http/observability.ts';
 
 /**
  * The developer site (GET /docs and /docs/{name}): the API reference rendered by a self-hosted
@@ -60,19 +59,12 @@ function render(): Middleware {
 
 /** A public GET: trace id and access log (the JSON pipeline's), then `fn`. */
 export function siteHandler(route: RouteDefinition, fn: (path: Record<string, string>) => SiteResult | Promise<SiteResult>) {
-  return (
-    middy<APIGatewayProxyEvent, APIGatewayProxyResult | SiteResult, Error, GatewayContext>()
-      .use(traceAndLog(route))
-      // The request metrics every wrapper emits (the route's p99 latency alarm watches them).
-      .use(
-        requestMetrics(route) as unknown as MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | SiteResult, Error, GatewayContext>,
-      )
-      .use(render())
-      .handler(async (event) => fn((event.pathParameters ?? {}) as Record<string, string>)) as unknown as (
-      event: APIGatewayProxyEvent,
-      context: Context,
-    ) => Promise<APIGatewayProxyResult>
-  );
+  return httpBase<SiteResult>(route)
+    .use(render())
+    .handler(async (event) => fn((event.pathParameters ?? {}) as Record<string, string>)) as unknown as (
+    event: APIGatewayProxyEvent,
+    context: Context,
+  ) => Promise<APIGatewayProxyResult>;
 }
 
 /** The guides, in the order of the navigation. Content: ./guides.ts. */

@@ -3,6 +3,7 @@ import { logger } from '#shared/logger.ts';
 import { dispatchBatch, dropSdkLogging } from '#shared/webhooks/dispatcher.ts';
 import { parseMessage, type DeliveryMessage } from '#shared/webhooks/messages.ts';
 import { retryAfter, sendDelayed, sendToDeadLetter } from '#shared/webhooks/queue.ts';
+import { jobHandler } from '#shared/aws/handler-base.ts';
 
 dropSdkLogging();
 
@@ -13,7 +14,7 @@ dropSdkLogging();
  * so waiting retries hold nothing in flight. A failing merchant endpoint is not a failure of this function: the
  * invocation only fails if the delivery log cannot be written (then every message comes back).
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+export const handler = jobHandler('webhookDispatcher', async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const failures: string[] = [];
   const entries: { ref: { messageId: string; receiptHandle: string }; message: DeliveryMessage }[] = [];
   for (const record of event.Records) {
@@ -37,4 +38,4 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     }),
   );
   return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
-};
+});

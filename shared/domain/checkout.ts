@@ -88,8 +88,6 @@ export const maxOtpAttempts = 5;
 
 export const checkoutDetails = (intent: PaymentIntent) => intent.details as unknown as CheckoutDetails;
 
-export type PaymentChoice = 'card' | 'wallet';
-
 /** What the page offers: card only without a paymentMethod; wallets restricted to the one given. */
 export function offeredMethods(details: CheckoutDetails): { card: boolean; walletProviders: WalletProviderId[] } {
   if (details.paymentMethod) return { card: false, walletProviders: [details.paymentMethod] };

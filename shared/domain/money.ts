@@ -14,7 +14,6 @@ export const currencyExponents = {
 } as const;
 
 export type Currency = keyof typeof currencyExponents;
-export const supportedCurrencies = Object.keys(currencyExponents) as Currency[];
 
 export function isSupportedCurrency(code: string): code is Currency {
   return Object.hasOwn(currencyExponents, code);

@@ -9,4 +9,3 @@ export const walletProviders = {
 } as const;
 
 export type WalletProviderId = keyof typeof walletProviders;
-export const isWalletProviderId = (n: unknown): n is WalletProviderId => n === 1 || n === 2;

@@ -23,17 +23,6 @@ export const SettlementStatus = { Pending: 0, Approved: 1, Processing: 2, Comple
 export type SettlementStatus = (typeof SettlementStatus)[keyof typeof SettlementStatus];
 export const settlementStatusNames = ['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled'] as const;
 
-const transitions: Record<SettlementStatus, readonly SettlementStatus[]> = {
-  0: [1, 5],
-  1: [2, 4],
-  2: [3, 4],
-  3: [],
-  4: [],
-  5: [],
-};
-
-export const canSettlementTransition = (from: SettlementStatus, to: SettlementStatus) => transitions[from].includes(to);
-
 export type SettlementDestination =
   | { type: 'bank'; bankName: string; iban: string; accountTitle: string }
   | { type: 'usdt'; address: string; network: UsdtNetwork };

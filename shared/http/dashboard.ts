@@ -1,17 +1,14 @@
-import middy from '@middy/core';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { RouteDefinition } from './route.ts';
 import { formToken, verifyFormToken } from '#shared/crypto/form-token.ts';
 import { can } from '#shared/domain/dashboard-roles.ts';
-import { DomainError, NotFoundError } from '#shared/domain/errors.ts';
-import { logger } from '#shared/logger.ts';
-import { authenticate, auditRefusal, DashboardRefusal, type Signed } from '#shared/services/dashboard-auth.ts';
-import { traceAndLog, type GatewayContext } from './middlewares.ts';
-import { requestMetrics } from './observability.ts';
-import { HttpProblem, problemFor } from './problem.ts';
+import { authenticate, auditRefusal, type Signed } from '#shared/services/dashboard-auth.ts';
+import type { GatewayContext } from './middlewares.ts';
+import { PageError, presentPage } from './presenter.ts';
+import { httpBase } from './observability.ts';
 import { maxFormBytes, pageHeaders } from './pages.ts';
-import { dashboardCss, dashboardStyleSource, errorDocument, path as dashPath } from './dashboard-views.ts';
+import { dashboardStyleSource, errorDocument, path as dashPath } from './dashboard-views.ts';
 
 /**
  * The merchant dashboard's request pipeline (a sibling of pages.ts for the hosted checkout):
@@ -60,16 +57,6 @@ type State = GatewayContext['gateway'] & { form?: URLSearchParams; signed?: Sign
 type Mw = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | DashboardResult, Error, GatewayContext>;
 type Req = Request<APIGatewayProxyEvent, APIGatewayProxyResult | DashboardResult, Error, GatewayContext>;
 
-export class DashboardPageError extends Error {
-  constructor(
-    readonly status: number,
-    readonly title: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** Thrown by the pipeline to answer with a 303 (no session: to sign-in; enrolling: to enrolment). */
 class DashboardRedirect extends Error {
   constructor(
@@ -96,13 +83,13 @@ function formMiddleware(): Mw {
       const s = request.context.gateway as State;
       if (request.event.httpMethod !== 'POST') return;
       if (Buffer.byteLength(s.rawBody, 'utf8') > maxFormBytes)
-        throw new DashboardPageError(413, 'Request too large', 'The form was too large to process.');
+        throw new PageError(413, 'Request too large', 'The form was too large to process.');
       const contentType = (s.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (contentType !== 'application/x-www-form-urlencoded')
-        throw new DashboardPageError(415, 'Unsupported request', 'Submit the form from the dashboard.');
+        throw new PageError(415, 'Unsupported request', 'Submit the form from the dashboard.');
       const site = s.headers['sec-fetch-site'];
       if (site !== undefined && site !== 'same-origin' && site !== 'none')
-        throw new DashboardPageError(403, 'Request refused', 'This form can only be submitted from the dashboard.');
+        throw new PageError(403, 'Request refused', 'This form can only be submitted from the dashboard.');
       s.form = new URLSearchParams(s.rawBody);
     },
   };
@@ -118,7 +105,7 @@ function sessionMiddleware(route: RouteDefinition, options: DashboardOptions): M
           request.event.httpMethod === 'POST' &&
           !(await verifyFormToken(publicFormSubject(route, request.event.pathParameters ?? {}), s.form?.get('csrf')))
         ) {
-          throw new DashboardPageError(403, 'Request refused', 'This form has expired. Go back, reload the page and try again.');
+          throw new PageError(403, 'Request refused', 'This form has expired. Go back, reload the page and try again.');
         }
         return;
       }
@@ -127,12 +114,12 @@ function sessionMiddleware(route: RouteDefinition, options: DashboardOptions): M
         if (request.event.httpMethod === 'GET') {
           throw new DashboardRedirect(dashPath('/sign-in'), token ? sessionCookie(null) : undefined);
         }
-        throw new DashboardPageError(403, 'Signed out', 'Your session has ended. Sign in again.');
+        throw new PageError(403, 'Signed out', 'Your session has ended. Sign in again.');
       }
       if (request.event.httpMethod === 'POST') {
         const expected = await sessionCsrf(signed);
         if (s.form?.get('csrf') !== expected)
-          throw new DashboardPageError(403, 'Request refused', 'This form has expired. Go back, reload the page and try again.');
+          throw new PageError(403, 'Request refused', 'This form has expired. Go back, reload the page and try again.');
       }
       if (signed.session.stage !== 'full' && !options.enrolment) {
         throw new DashboardRedirect(dashPath('/enrol'));
@@ -146,7 +133,7 @@ function sessionMiddleware(route: RouteDefinition, options: DashboardOptions): M
           signed.session.mode,
           `role ${signed.user.role} lacks ${route.permission}`,
         );
-        throw new DashboardPageError(403, 'Not allowed', `Your role (${signed.user.role}) does not allow this. Ask an administrator.`);
+        throw new PageError(403, 'Not allowed', `Your role (${signed.user.role}) does not allow this. Ask an administrator.`);
       }
       s.signed = signed;
     },
@@ -187,28 +174,12 @@ function renderMiddleware(): Mw {
       request.response = serialise(request.response as DashboardResult);
     },
     onError: (request: Req) => {
-      let error: Error | undefined = request.error ?? undefined;
+      const error = request.error;
       if (error instanceof DashboardRedirect) {
         request.response = serialise({ redirect: error.location, ...(error.setCookie ? { setCookie: error.setCookie } : {}) });
         return;
       }
-      if (error instanceof DashboardRefusal)
-        error = new DashboardPageError(error.status, error.status === 404 ? 'Not found' : 'Request refused', error.message);
-      else if (error instanceof NotFoundError) error = new DashboardPageError(404, 'Not found', 'There is no such object in this mode.');
-      else if (error instanceof DomainError && problemFor(error).status < 500)
-        error = new DashboardPageError(problemFor(error).status, 'Request refused', error.detail);
-      else if (error instanceof HttpProblem && error.status < 500)
-        error = new DashboardPageError(error.status, 'Request refused', error.detail);
-      if (!(error instanceof DashboardPageError)) {
-        logger.error('unhandled dashboard error', {
-          traceId: request.context.gateway?.traceId,
-          errorName: error?.name,
-          errorMessage: error?.message,
-          stack: error?.stack,
-        });
-        error = new DashboardPageError(500, 'Something went wrong', 'We could not process this request. Please try again in a moment.');
-      }
-      const e = error as DashboardPageError;
+      const e = presentPage('dashboard', error, request.context.gateway?.traceId);
       request.response = { statusCode: e.status, headers: htmlHeaders(), body: errorDocument(e.title, e.message) };
     },
   };
@@ -219,14 +190,17 @@ export interface DashboardOptions {
   enrolment?: boolean;
 }
 
+/** A dashboard row's handler, carrying its row (the group Lambdas dispatch by it: functions/dashboard/group.ts). */
+export type DashboardHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
+  readonly route: RouteDefinition;
+};
+
 export function dashboardHandler(
   route: RouteDefinition,
   fn: (request: DashboardRequest) => Promise<DashboardResult>,
   options: DashboardOptions = {},
-) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult | DashboardResult, Error, GatewayContext>()
-    .use(traceAndLog(route))
-    .use(requestMetrics(route) as unknown as Mw)
+): DashboardHandler {
+  const handler = httpBase<DashboardResult>(route)
     .use(renderMiddleware())
     .use(formMiddleware())
     .use(sessionMiddleware(route, options))
@@ -245,6 +219,5 @@ export function dashboardHandler(
         csrf,
       });
     }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+  return Object.assign(handler, { route });
 }
-
-export { dashboardCss };

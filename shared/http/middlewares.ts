@@ -1,20 +1,21 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodMiniType as ZodType } from 'zod/mini';
 import { parseApiKey } from '#shared/domain/credentials.ts';
-import { DomainError, NotFoundError } from '#shared/domain/errors.ts';
+import { NotFoundError } from '#shared/domain/errors.ts';
 import { defaultFees } from '#shared/domain/merchant.ts';
 import { signatureShape, verifyBodySignature } from '#shared/domain/body-signature.ts';
 import { jsonNestingDepth, maxJsonDepth } from '#shared/domain/json-depth.ts';
 import { masterKey, open } from '#shared/crypto/seal.ts';
 import { logger } from '#shared/logger.ts';
-import { IdempotencyKeyTaken, TransactionFailed } from '#shared/store/client.ts';
-import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
+import { IdempotencyKeyTaken } from '#shared/store/client.ts';
+import type { IdempotencyScope } from '#shared/store/idempotency.ts';
 import { getApiKeyByHash, keyUseDue, recordKeyUse, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
 import { keyHasScope } from '#shared/domain/scopes.ts';
 import { supportedVersions, type RouteDefinition } from './route.ts';
-import { HttpProblem, problemFor, problems, type FieldErrors } from './problem.ts';
+import { problems, type FieldErrors } from './problem.ts';
+import { presentProblem } from './presenter.ts';
 
 /**
  * The request pipeline's middlewares. Each is a small middy factory; shared/http/pipeline.ts
@@ -65,12 +66,12 @@ export interface GatewayResponse {
 }
 
 export type GatewayContext = Context & { gateway: PipelineState };
-type GwRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>;
-type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>;
+export type GwRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>;
+export type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>;
 
 export const maxBodyBytes = 64 * 1024;
-const jsonType = 'application/json';
-const problemType = 'application/problem+json';
+export const jsonType = 'application/json';
+export const problemType = 'application/problem+json';
 
 /** On every JSON and problem response (docs/security-and-limits.md). */
 export const securityHeaders = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } as const;
@@ -81,8 +82,8 @@ export const serialise = (statusCode: number, body: unknown, headers: Record<str
   body: JSON.stringify(body),
 });
 
-const state = (request: GwRequest) => request.context.gateway;
-const isSerialised = (r: unknown): r is APIGatewayProxyResult => typeof (r as APIGatewayProxyResult)?.body === 'string';
+export const state = (request: GwRequest) => request.context.gateway;
+export const isSerialised = (r: unknown): r is APIGatewayProxyResult => typeof (r as APIGatewayProxyResult)?.body === 'string';
 
 /** Outermost: trace id, Svc-Trace-Id on every response, one access log line per request. */
 export function traceAndLog(route: RouteDefinition): Middleware {
@@ -133,18 +134,7 @@ export function problemDetails(): Middleware {
     onError: (request) => {
       if (request.error instanceof IdempotencyKeyTaken) return; // answered by idempotency()
       const { traceId } = state(request);
-      let problem: HttpProblem;
-      if (request.error instanceof HttpProblem) problem = request.error;
-      else if (request.error instanceof DomainError) problem = problemFor(request.error);
-      else if (request.error instanceof TransactionFailed && request.error.conflicted) {
-        problem = problems.conflict(
-          'A concurrent request changed the same object; retry with the same Idempotency-Key.',
-          'concurrent_update',
-        );
-      } else {
-        logger.error('unhandled error', { traceId, error: request.error });
-        problem = problems.internal();
-      }
+      const problem = presentProblem(request.error, traceId);
       request.response = serialise(problem.status, problem.body(traceId), problem.extensions.headers);
     },
   };
@@ -232,122 +222,6 @@ export function jsonBody(options: { formBody?: boolean } = {}): Middleware {
         throw problems.badRequest('The request body is not valid JSON.', { '(root)': ['not valid JSON'] }, 'invalid_json');
       }
     },
-  };
-}
-
-const idempotencyKeyShape = /^[\x21-\x7e]{1,255}$/;
-
-/**
- * Answers that never claim or store an Idempotency-Key: 409 (a twin is in flight), and refusals by
- * authentication, authorisation or rate limiting (401 including `signature mismatch`, 403, 429),
- * so that someone holding only the API key cannot burn a merchant's predictable keys.
- */
-const notRecorded = new Set([401, 403, 409, 429]);
-
-/**
- * What an Idempotency-Key is bound to: the method, the full path with its parameters, the query
- * string (sorted, so parameter order does not matter) and the body as received.
- */
-export function requestFingerprint(
-  event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'path' | 'multiValueQueryStringParameters' | 'queryStringParameters'>,
-  rawBody: string,
-): string {
-  const query = Object.entries(
-    event.multiValueQueryStringParameters ??
-      Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, [v]])),
-  )
-    .flatMap(([k, vs]) => (vs ?? []).map((v) => [k, v ?? ''] as const))
-    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
-  return createHash('sha256')
-    .update(JSON.stringify([event.httpMethod, event.path, query]))
-    .update('\n')
-    .update(rawBody)
-    .digest('hex');
-}
-
-/**
- * Idempotency-Key (docs/merchant-guide.md, Idempotency), optimistic: the record is written with the response, either in
- * the handler's own transaction (idempotencyRecorded) or here; if a twin's record is already
- * there, the twin's response is replayed (same body) or the request gets a 409 (twin in flight)
- * or 422 (same key, different body). 5xx and 409 responses are never recorded.
- */
-export function idempotency(): Middleware {
-  /** The answer a stored record gives this request: its replay, or a 422 / 409 problem. Never throws. */
-  const answer = (record: IdempotencyRecord | undefined, scope: IdempotencyScope, traceId: string): APIGatewayProxyResult => {
-    const problem = !record
-      ? problems.conflict('A request with this Idempotency-Key is being processed; retry shortly.', 'idempotency_in_flight')
-      : record.requestHash !== scope.requestHash
-        ? problems.unprocessable('This Idempotency-Key was already used with a different request (method, path, query or body).', {
-            code: 'idempotency_key_reused',
-          })
-        : record.state !== 'completed' || !record.response
-          ? problems.conflict('A request with this Idempotency-Key is still being processed; retry shortly.', 'idempotency_in_flight')
-          : undefined;
-    return problem ? serialise(problem.status, problem.body(traceId)) : replay(record!.response!);
-  };
-  const record = async (request: GwRequest) => {
-    const gw = state(request);
-    const response = request.response as APIGatewayProxyResult | GatewayResponse | undefined;
-    if (!gw.idempotency || gw.idempotencyAnswered || !response || !isSerialised(response)) return;
-    if (response.statusCode >= 500 || notRecorded.has(response.statusCode)) return;
-    const stored: StoredResponse = { statusCode: response.statusCode, body: response.body, traceId: gw.traceId };
-    if (!(await putCompleted(gw.idempotency, stored)))
-      request.response = answer(await getRecord(gw.idempotency), gw.idempotency, gw.traceId);
-  };
-  return {
-    // A retry whose first request already has a record is answered from it before the handler runs
-    // (no side effect such as a provider call happens twice). Concurrent twins that both get past
-    // here are settled by the claim inside the business transaction (IdempotencyKeyTaken).
-    before: async (request) => {
-      const gw = state(request);
-      const key = gw.headers['idempotency-key'];
-      if (request.event.httpMethod !== 'POST' || key === undefined || !gw.auth) return;
-      if (!idempotencyKeyShape.test(key)) {
-        throw problems.badRequest(
-          'Idempotency-Key must be 1-255 printable ASCII characters.',
-          { 'Idempotency-Key': ['must be 1-255 printable ASCII characters'] },
-          'invalid_idempotency_key',
-        );
-      }
-      const requestHash = requestFingerprint(request.event, gw.rawBody);
-      gw.idempotency = { mode: gw.auth.mode, merchantId: gw.auth.merchantId, key, requestHash };
-      const existing = await getRecord(gw.idempotency);
-      const lapsed =
-        existing?.state === 'in_flight' &&
-        existing.requestHash === requestHash &&
-        existing.leaseExpiresAt !== undefined &&
-        Date.parse(existing.leaseExpiresAt) < Date.now();
-      if (lapsed) {
-        gw.idempotency.recovering = true; // the handler recovers the dead twin's operation
-      } else if (existing) {
-        gw.idempotencyAnswered = answer(existing, gw.idempotency, gw.traceId);
-        throw new IdempotencyKeyTaken();
-      }
-    },
-    after: async (request) => {
-      if (!state(request).idempotencyRecorded) await record(request);
-    },
-    onError: async (request) => {
-      const gw = state(request);
-      if (request.error instanceof IdempotencyKeyTaken && gw.idempotency) {
-        request.response = gw.idempotencyAnswered ?? answer(await getRecord(gw.idempotency), gw.idempotency, gw.traceId);
-        return;
-      }
-      await record(request);
-    },
-  };
-}
-
-function replay(stored: StoredResponse): APIGatewayProxyResult {
-  return {
-    statusCode: stored.statusCode,
-    headers: {
-      'Content-Type': stored.statusCode >= 400 ? problemType : jsonType,
-      ...securityHeaders,
-      'Idempotent-Replayed': 'true',
-      'Svc-Trace-Id': stored.traceId,
-    },
-    body: stored.body,
   };
 }
 

@@ -3,7 +3,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { RouteDefinition } from './route.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
-import type { GatewayContext, GatewayResponse } from './middlewares.ts';
+import { handlerBase } from '#shared/aws/handler-base.ts';
+import { traceAndLog, type GatewayContext, type GatewayResponse } from './middlewares.ts';
 
 /**
  * Request metrics and log context (docs/operator-runbook.md), two small middlewares the pipeline
@@ -41,4 +42,15 @@ export function authLogKeys(): Middleware {
       if (auth) logger.appendKeys({ merchantId: auth.merchantId, mode: auth.mode });
     },
   };
+}
+
+/**
+ * The start of every HTTP kind's middy chain (API, hosted page, dashboard): the handler base
+ * (shared/aws/handler-base.ts), then traceAndLog and requestMetrics; the kind's pipeline adds the rest.
+ */
+export function httpBase<Result>(route: RouteDefinition) {
+  type Mw = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | Result, Error, GatewayContext>;
+  return handlerBase<APIGatewayProxyEvent, APIGatewayProxyResult | Result, GatewayContext>()
+    .use(traceAndLog(route) as unknown as Mw)
+    .use(requestMetrics(route) as unknown as Mw);
 }

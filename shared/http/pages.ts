@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import middy from '@middy/core';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { RouteDefinition } from './route.ts';
 import { verifyFormToken } from '#shared/crypto/form-token.ts';
-import { logger } from '#shared/logger.ts';
-import { traceAndLog, type GatewayContext } from './middlewares.ts';
-import { requestMetrics } from './observability.ts';
+import type { GatewayContext } from './middlewares.ts';
+import { PageError, presentPage } from './presenter.ts';
+import { httpBase } from './observability.ts';
 
 /**
  * The sibling of the JSON pipeline for server-rendered HTML pages (the hosted checkout): public
@@ -134,16 +133,7 @@ export function pageHeaders(formActions: readonly string[] = [], styles: string 
 
 export type PageResult = { status: number; html: string; formActions?: readonly string[] } | { redirect: string };
 
-/** An error shown as a page: status, heading and one sentence for the customer. */
-export class PageError extends Error {
-  constructor(
-    readonly status: number,
-    readonly title: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { PageError }; // ./presenter.ts, for the hosted checkout's handlers
 
 export interface PageRequest {
   traceId: string;
@@ -208,18 +198,7 @@ function renderPage(): PageMiddleware {
       request.response = serialise(request.response as PageResult);
     },
     onError: (request: PageMiddyRequest) => {
-      let error = request.error;
-      if (!(error instanceof PageError)) {
-        // Never the request body or event: they may carry card data.
-        logger.error('unhandled page error', {
-          traceId: request.context.gateway?.traceId,
-          errorName: error?.name,
-          errorMessage: error?.message,
-          stack: error?.stack,
-        });
-        error = new PageError(500, 'Something went wrong', 'We could not process this request. Please try again in a moment.');
-      }
-      const pageError = error as PageError;
+      const pageError = presentPage('page', request.error, request.context.gateway?.traceId);
       request.response = { statusCode: pageError.status, headers: pageHeaders(), body: errorPage(pageError) };
     },
   };
@@ -231,26 +210,19 @@ export function pageHandler(
   options: { csrfSubject?: (path: Record<string, string>) => string; crossSite?: boolean } = {},
 ) {
   const csrfSubject = options.csrfSubject ?? ((path) => route.id + JSON.stringify(path));
-  return (
-    middy<APIGatewayProxyEvent, APIGatewayProxyResult | PageResult, Error, GatewayContext>()
-      .use(traceAndLog(route))
-      // The request metrics every wrapper emits (the route's p99 latency alarm watches them).
-      .use(
-        requestMetrics(route) as unknown as MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | PageResult, Error, GatewayContext>,
-      )
-      .use(formBody(csrfSubject, options.crossSite ?? false))
-      .use(renderPage())
-      .handler(async (event, context) => {
-        const s = context.gateway as PageState;
-        return fn({
-          traceId: s.traceId,
-          method: event.httpMethod,
-          pathname: event.path ?? '',
-          path: (event.pathParameters ?? {}) as Record<string, string>,
-          query: (event.queryStringParameters ?? {}) as Record<string, string>,
-          form: s.form ?? new URLSearchParams(),
-          headers: s.headers,
-        });
-      }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>
-  );
+  return httpBase<PageResult>(route)
+    .use(formBody(csrfSubject, options.crossSite ?? false))
+    .use(renderPage())
+    .handler(async (event, context) => {
+      const s = context.gateway as PageState;
+      return fn({
+        traceId: s.traceId,
+        method: event.httpMethod,
+        pathname: event.path ?? '',
+        path: (event.pathParameters ?? {}) as Record<string, string>,
+        query: (event.queryStringParameters ?? {}) as Record<string, string>,
+        form: s.form ?? new URLSearchParams(),
+        headers: s.headers,
+      });
+    }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 }

@@ -1,23 +1,20 @@
-import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { RouteDefinition } from './route.ts';
-import type { IdempotencyScope } from '#shared/store/idempotency.ts';
-import { commitRequest, type Decide, type RequestChange } from '#shared/store/request.ts';
 import {
   apiKeyAuth,
-  idempotency,
   jsonBody,
   problemDetails,
-  traceAndLog,
   validateAndVerify,
   versionGuard,
   type Auth,
-  type GatewayContext,
   type GatewayResponse,
   type Schemas,
 } from './middlewares.ts';
-import { authLogKeys, requestMetrics } from './observability.ts';
+import { authLogKeys, httpBase } from './observability.ts';
+import { idempotency, type IdempotencyScope } from './idempotency.ts';
+
+export { commit } from './idempotency.ts';
 
 /**
  * Every HTTP handler is `httpHandler(routes.x, schemas, fn)`. The pipeline, in order:
@@ -26,7 +23,7 @@ import { authLogKeys, requestMetrics } from './observability.ts';
  *   versionGuard     unknown /Gateway/v{version} → 404
  *   apiKeyAuth       Svc-API-Key → merchant, mode, scopes (401/403)
  *   jsonBody         413 / 415 / 400 for the raw body
- *   idempotency      Idempotency-Key claim, replay, 409, 422
+ *   idempotency      Idempotency-Key claim, replay, 409, 422 (./idempotency.ts, with commit())
  *   problemDetails   results and errors → JSON / problem+json
  *   validateAndVerify  MD5 signature (400/401) and zod schemas (400 with `errors`)
  * then `fn`, which calls a domain service and returns { statusCode, body }.
@@ -59,9 +56,7 @@ export function httpHandler<S extends Schemas>(
   schemas: S,
   fn: (request: GatewayRequest<S>) => Promise<GatewayResponse>,
 ): HttpHandler {
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult | GatewayResponse, Error, GatewayContext>()
-    .use(traceAndLog(route))
-    .use(requestMetrics(route))
+  const handler = httpBase<GatewayResponse>(route)
     .use(versionGuard())
     .use(apiKeyAuth(route))
     .use(authLogKeys())
@@ -86,16 +81,3 @@ export function httpHandler<S extends Schemas>(
 }
 
 export const ok = (body: unknown): GatewayResponse => ({ statusCode: 200, body });
-export const created = (body: unknown): GatewayResponse => ({ statusCode: 201, body });
-
-/**
- * For handlers that change something: the service decides (shared/store/request.ts, RequestChange)
- * and this commits its writes with the request's Idempotency-Key record in the same
- * TransactWriteItems, so a retry replays exactly this response. A twin that committed first
- * surfaces as IdempotencyKeyTaken and is answered by replay, 409 or 422 (the idempotency middleware).
- */
-export async function commit<R>(request: GatewayRequest<Schemas>, statusCode: number, decide: Decide<R>): Promise<GatewayResponse> {
-  const scope = request.idempotency;
-  const body = await commitRequest(decide, scope && { scope, statusCode, traceId: request.traceId });
-  return { statusCode, body, ...(scope ? { idempotencyRecorded: true } : {}) };
-}

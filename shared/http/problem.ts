@@ -102,8 +102,10 @@ export const problems = {
 const statusOf: Record<ErrorCategory, number> = {
   invalid: 400,
   unauthenticated: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   business_rule: 422,
   rate_limited: 429,
   unavailable: 503,

@@ -1,19 +1,19 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
 import { signBody } from '#shared/domain/body-signature.ts';
 import type { Schemas } from '#shared/http/middlewares.ts';
+import { supportedVersions, type Route } from '#shared/http/route.ts';
 import { defaultCodes } from '#shared/http/problem.ts';
 import { responseExamples, responseSchemas, type ResponseSchemaName } from './responses.ts';
 import { webhookEvents, webhookHeaders } from './webhooks.ts';
 
 /**
- * THE OpenAPI 3.1 document, built from the route table (functions/routes.ts: paths, auth, scopes,
- * signature, `doc`) and the very zod schemas the handlers validate with (`handler.schemas`, via
- * zod 4's JSON Schema conversion), plus the response bodies of ./responses.ts and the webhook
- * events of ./webhooks.ts. Deterministic: the same inputs give the same bytes, so docs/openapi.json
- * (written by `npm run docs`, served by GET /Gateway/v1/openapi.json) is checked for staleness.
+ * THE OpenAPI 3.1 document, built from the route table its caller passes (functions/routes.ts, which
+ * this layer does not import: paths, auth, scopes, signature, `doc`) and the very zod schemas the
+ * handlers validate with (`handler.schemas`, via zod 4's JSON Schema conversion), plus the response
+ * bodies of ./responses.ts and the webhook events of ./webhooks.ts. Deterministic: the same inputs
+ * give the same bytes, so docs/openapi.json (written by `npm run docs`, served by GET /Gateway/v1/openapi.json) is checked for staleness.
  */
 type Json = Record<string, unknown>;
 export type RouteSchemas = Readonly<Record<string, Schemas | undefined>>;
@@ -24,7 +24,7 @@ const version = supportedVersions[supportedVersions.length - 1]!;
 export const exampleSecretKey = 'sk_test_EXAMPLEexampleEXAMPLEexampleEXAMPLE12';
 
 /** Every route's request schemas, read from its handler module (the handler carries them). */
-export async function loadRouteSchemas(routes: readonly Route[] = routeList): Promise<RouteSchemas> {
+export async function loadRouteSchemas(routes: readonly Route[]): Promise<RouteSchemas> {
   const out: Record<string, Schemas | undefined> = {};
   for (const route of routes) {
     const module = (await import(pathToFileURL(resolve(repoRoot, route.handler)).href)) as { handler?: { schemas?: Schemas } };
@@ -327,7 +327,7 @@ const tags: { name: Route['doc']['tag']; description: string }[] = [
   { name: 'Reference', description: 'This document.' },
 ];
 
-export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonly Route[] = routeList): Json {
+export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonly Route[]): Json {
   const registry = z.registry<{ id: string }>();
   for (const [name, s] of Object.entries(responseSchemas)) registry.add(s, { id: name });
   for (const event of webhookEvents) registry.add(event.schema, { id: event.type });

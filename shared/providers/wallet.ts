@@ -4,7 +4,7 @@ import { sandboxWalletProvider } from './wallet-sandbox.ts';
 import { instrumented } from '#shared/metrics.ts';
 import type { WalletProviderAdapter } from './wallet-contract.ts';
 
-export type { ChargeStart, ChargeStatus, ProviderNotification, WalletProviderAdapter } from './wallet-contract.ts';
+export type { ChargeStatus, WalletProviderAdapter } from './wallet-contract.ts';
 export { firstInquiryAt } from './wallet-contract.ts';
 
 /**

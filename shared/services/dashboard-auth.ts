@@ -20,6 +20,7 @@ import {
 import { hashSecret, isLegacyRecoveryHash, newRecoveryCodes, recoveryCodeDigest, verifySecret } from '#shared/crypto/password.ts';
 import { dashboardRecoveryKey, dashboardTotpKey, legacyDashboardTotpKey, open, seal } from '#shared/crypto/seal.ts';
 import { newTotpSecret, totpUri, verifyTotp } from '#shared/crypto/totp.ts';
+import { userRefusal, type DomainError } from '#shared/domain/errors.ts';
 import { logger } from '#shared/logger.ts';
 import { named, transact, TransactionFailed, type TxItem } from '#shared/store/client.ts';
 import { quotaCheck, quotaWrite, type Quota } from '#shared/store/quotas.ts';
@@ -56,16 +57,6 @@ import { getMerchant } from '#shared/store/merchants.ts';
  * with an idle timeout, sign-out (here or everywhere), the test/live toggle, and the operator's
  * 2FA reset and disable. Every change is ONE transaction that includes its audit log entry.
  */
-export class DashboardRefusal extends Error {
-  constructor(
-    readonly status: 400 | 403 | 404 | 409 | 410 | 422 | 429,
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-}
-
 /** Who did something, for the audit log. */
 export interface Actor {
   actorId: string;
@@ -144,12 +135,11 @@ export function dashboardBaseUrl(): string {
  */
 export async function inviteUser(input: { merchantId: string; email: string; role: string }, actor: Actor, now = new Date()) {
   const email = normaliseEmail(input.email);
-  if (!emailShape.test(email) || email.length > 254) throw new DashboardRefusal(400, 'Enter a valid e-mail address.', 'email');
-  if (!isDashboardRole(input.role))
-    throw new DashboardRefusal(400, 'Choose a role: admin, developer, finance, approver or viewer.', 'role');
+  if (!emailShape.test(email) || email.length > 254) throw userRefusal('invalid', 'Enter a valid e-mail address.', 'email');
+  if (!isDashboardRole(input.role)) throw userRefusal('invalid', 'Choose a role: admin, developer, finance, approver or viewer.', 'role');
   const merchant = await getMerchant(input.merchantId);
-  if (!merchant) throw new DashboardRefusal(404, `No merchant ${input.merchantId}.`);
-  const inTeam = () => new DashboardRefusal(409, 'A dashboard user with this e-mail address already exists in your team.', 'email');
+  if (!merchant) throw userRefusal('not_found', `No merchant ${input.merchantId}.`);
+  const inTeam = () => userRefusal('conflict', 'A dashboard user with this e-mail address already exists in your team.', 'email');
   const at = now.toISOString();
   const token = newToken();
   const expiresAt = new Date(now.getTime() + inviteLifetimeSeconds * 1000).toISOString();
@@ -201,11 +191,10 @@ export async function inviteUser(input: { merchantId: string; email: string; rol
 /** What the invite page shows, or a refusal when the link is unknown, used or expired. */
 export async function openInvite(token: string, now = new Date()) {
   const invite = await getInvite(tokenHash(token));
-  if (!invite) throw new DashboardRefusal(404, 'This invitation link is not valid. Ask your administrator for a new one.');
-  if (invite.usedAt)
-    throw new DashboardRefusal(410, 'This invitation link was already used. Sign in instead, or ask for a new invitation.');
+  if (!invite) throw userRefusal('not_found', 'This invitation link is not valid. Ask your administrator for a new one.');
+  if (invite.usedAt) throw userRefusal('gone', 'This invitation link was already used. Sign in instead, or ask for a new invitation.');
   if (Date.parse(invite.expiresAt) <= now.getTime())
-    throw new DashboardRefusal(410, 'This invitation link has expired (links last 72 hours). Ask your administrator for a new one.');
+    throw userRefusal('gone', 'This invitation link has expired (links last 72 hours). Ask your administrator for a new one.');
   const merchant = await getMerchant(invite.merchantId);
   return { invite, merchantName: merchant?.name ?? 'your company' };
 }
@@ -239,15 +228,15 @@ function newSession(
 export async function acceptInvite(token: string, password: string, confirm: string, ip: string | null, now = new Date()) {
   const { invite } = await openInvite(token, now);
   const user = await getUser(invite.userId);
-  if (!user || user.status === 'disabled') throw new DashboardRefusal(410, 'This invitation is no longer valid.');
+  if (!user || user.status === 'disabled') throw userRefusal('gone', 'This invitation is no longer valid.');
   const problem = passwordProblem(password, user.email);
-  if (problem) throw new DashboardRefusal(400, problem, 'password');
-  if (password !== confirm) throw new DashboardRefusal(400, 'The two passwords do not match.', 'confirm');
+  if (problem) throw userRefusal('invalid', problem, 'password');
+  if (password !== confirm) throw userRefusal('invalid', 'The two passwords do not match.', 'confirm');
   // An address invited while it had an account at another merchant (inviteUser): that account is
   // its only one; the invitation cannot make a second, nor touch the first.
   if ((await signInUserIdOf(user.email)) !== user.userId)
-    throw new DashboardRefusal(
-      409,
+    throw userRefusal(
+      'conflict',
       'This e-mail address already has a dashboard account with another company, and an account belongs to one company. ' +
         'Sign in to that account, or ask whoever invited you to invite a different e-mail address.',
     );
@@ -267,7 +256,7 @@ export async function acceptInvite(token: string, password: string, confirm: str
     ]);
   } catch (error) {
     if (error instanceof TransactionFailed && (error.failedAt(0) || error.failedAt(1)))
-      throw new DashboardRefusal(410, 'This invitation link was already used.');
+      throw userRefusal('gone', 'This invitation link was already used.');
     throw error;
   }
   return { sessionToken };
@@ -292,7 +281,7 @@ const stepUpRefusals = {
   limit: 'Too many wrong authenticator codes. Wait 15 minutes and try again.',
 };
 
-async function stepUpRefused(signed: Signed, what: string, why: keyof typeof stepUpRefusals, now: Date): Promise<DashboardRefusal> {
+async function stepUpRefused(signed: Signed, what: string, why: keyof typeof stepUpRefusals, now: Date): Promise<DomainError> {
   const { merchantId } = signed.user;
   const audit = (detail: string) =>
     auditWrite(auditEntry(merchantId, signed.actor, 'user.step-up', { mode: signed.session.mode, outcome: 'refused', detail }, now));
@@ -306,9 +295,9 @@ async function stepUpRefused(signed: Signed, what: string, why: keyof typeof ste
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on(stepUpItems.limit))) throw error;
     await transact([audit(`${what}: too many wrong codes`)]);
-    return new DashboardRefusal(429, stepUpRefusals.limit, 'code');
+    return userRefusal('rate_limited', stepUpRefusals.limit, 'code');
   }
-  return new DashboardRefusal(why === 'limit' ? 429 : 400, stepUpRefusals[why], 'code');
+  return userRefusal(why === 'limit' ? 'rate_limited' : 'invalid', stepUpRefusals[why], 'code');
 }
 
 /**
@@ -346,7 +335,7 @@ export async function stepUpLost(error: unknown, signed: Signed, what: string, n
 
 /** The enrolment page: the pending secret as base32 text and otpauth:// URI. */
 export async function enrolmentSecret(signed: Signed) {
-  if (!signed.user.totpPendingSealed) throw new DashboardRefusal(409, 'Two-factor authentication is already set up. Sign in instead.');
+  if (!signed.user.totpPendingSealed) throw userRefusal('conflict', 'Two-factor authentication is already set up. Sign in instead.');
   const secret = await openTotp(signed.user.userId, signed.user.totpPendingSealed);
   return { secret, uri: totpUri(secret, signed.user.email), email: signed.user.email };
 }
@@ -354,11 +343,11 @@ export async function enrolmentSecret(signed: Signed) {
 /** A correct code from the pending secret: 2FA is on, recovery codes are made (shown once), a full session replaces the enrolment one. */
 export async function completeEnrolment(signed: Signed, code: string, now = new Date()) {
   const { user } = signed;
-  if (!user.totpPendingSealed) throw new DashboardRefusal(409, 'Two-factor authentication is already set up. Sign in instead.');
+  if (!user.totpPendingSealed) throw userRefusal('conflict', 'Two-factor authentication is already set up. Sign in instead.');
   const secret = await openTotp(user.userId, user.totpPendingSealed);
   const step = verifyTotp(secret, code.trim(), now.getTime());
   if (step === undefined)
-    throw new DashboardRefusal(400, 'That code is not right. Enter the 6-digit code your authenticator app shows now.', 'code');
+    throw userRefusal('invalid', 'That code is not right. Enter the 6-digit code your authenticator app shows now.', 'code');
   const recoveryCodes = newRecoveryCodes();
   const key = await dashboardRecoveryKey();
   const hashes = recoveryCodes.map((c) => recoveryCodeDigest(key, c));
@@ -385,7 +374,7 @@ export async function completeEnrolment(signed: Signed, code: string, now = new 
 
 const dummyHash = hashSecret('not-a-password-of-anyone');
 const wrongCredentials = 'The e-mail address, password or code is not right.';
-const lockedRefusal = () => new DashboardRefusal(429, 'This account is locked for 15 minutes after repeated failed sign-ins.');
+const lockedRefusal = () => userRefusal('rate_limited', 'This account is locked for 15 minutes after repeated failed sign-ins.');
 
 interface SecondFactor {
   ok: boolean;
@@ -425,12 +414,12 @@ async function secondFactorOf(user: DashboardUser, code: string, now: Date): Pro
  * atomic ADD (never a read-modify-write of the user, so concurrent failures all count and none
  * fails on another), and the failure that reaches the threshold locks the account.
  */
-async function refuseSignIn(user: DashboardUser, actor: Actor, ip: string, now: Date): Promise<DashboardRefusal> {
+async function refuseSignIn(user: DashboardUser, actor: Actor, ip: string, now: Date): Promise<DomainError> {
   const [failures] = await Promise.all([countUserFailure(user.userId, now), countAddressFailure(ip, now)]);
   const lock = lockAfterFailures(failures, now);
   if (lock) await lockUser(user.userId, lock);
   await auditRefusal(user.merchantId, actor, 'user.sign-in', null, null, lock ? 'wrong credentials; account locked' : 'wrong credentials');
-  return new DashboardRefusal(400, wrongCredentials);
+  return userRefusal('invalid', wrongCredentials);
 }
 
 /**
@@ -446,7 +435,7 @@ export async function signIn(
   now = new Date(),
 ): Promise<{ stage: 'enrol' | 'full'; sessionToken: string }> {
   if ((await addressFailures(ip, now)) >= addressFailureLimit)
-    throw new DashboardRefusal(429, 'Too many failed sign-ins from this network. Wait 15 minutes and try again.');
+    throw userRefusal('rate_limited', 'Too many failed sign-ins from this network. Wait 15 minutes and try again.');
   const email = normaliseEmail(input.email);
   const code = input.code.trim().toLowerCase();
   let user = emailShape.test(email) ? await getUserByEmail(email) : undefined;
@@ -455,7 +444,7 @@ export async function signIn(
     await verifySecret(input.password, await dummyHash);
     if (looksLikeRecoveryCode(code)) recoveryCodeDigest(await dashboardRecoveryKey(), code);
     await countAddressFailure(ip, now);
-    throw new DashboardRefusal(400, wrongCredentials);
+    throw userRefusal('invalid', wrongCredentials);
   }
   const actor: Actor = { actorId: user.userId, actorEmail: user.email, ip };
   if (isLocked(user, now)) {
@@ -485,7 +474,7 @@ export async function signIn(
       if (!(error instanceof TransactionFailed && error.failedAt(0))) throw error;
       const fresh = await getUser(user.userId);
       if (!fresh || fresh.status === 'disabled' || fresh.passwordHash !== passwordHash || attempt >= 5)
-        throw new DashboardRefusal(400, wrongCredentials);
+        throw userRefusal('invalid', wrongCredentials);
       if (isLocked(fresh, now)) throw lockedRefusal();
       user = fresh;
     }
@@ -515,7 +504,7 @@ export async function signOut(signed: Signed, everywhere: boolean, now = new Dat
 /** The visible test/live toggle: the session's mode. */
 export async function switchMode(signed: Signed, mode: Mode, now = new Date()) {
   if (!(await updateSession(signed.session.sessionHash, { mode })))
-    throw new DashboardRefusal(403, 'Your session has ended. Sign in again.');
+    throw userRefusal('forbidden', 'Your session has ended. Sign in again.');
   await transact([auditWrite(auditEntry(signed.user.merchantId, signed.actor, 'mode.switch', { mode }, now))]);
 }
 
@@ -528,7 +517,7 @@ async function operatorChange(
 ) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const user = await getUser(userId);
-    if (!user) throw new DashboardRefusal(404, `No dashboard user ${userId}.`);
+    if (!user) throw userRefusal('not_found', `No dashboard user ${userId}.`);
     try {
       await transact([
         userUpdateWrite(user, { ...change(user), sessionEpoch: user.sessionEpoch + 1 }, now),
@@ -548,7 +537,7 @@ async function operatorChange(
       throw error;
     }
   }
-  throw new DashboardRefusal(409, 'The user changed concurrently; try again.');
+  throw userRefusal('conflict', 'The user changed concurrently; try again.');
 }
 
 /** `ops user reset-2fa`: the second factor and recovery codes are removed, every session ends; the next sign-in enrols again. */
@@ -579,7 +568,7 @@ export async function changeTeamMember(
   const merchantId = signed.user.merchantId;
   const user = /^[0-9a-f-]{36}$/.test(userId) ? await getUser(userId) : undefined;
   if (!user || user.merchantId !== merchantId || user.status === 'disabled')
-    throw new DashboardRefusal(404, 'There is no such user in your team.');
+    throw userRefusal('not_found', 'There is no such user in your team.');
   const losesAdmin = user.role === 'admin' && user.status === 'active' && ('remove' in change || change.role !== 'admin');
   const writes: TxItem[] = [];
   if (losesAdmin) {
@@ -593,7 +582,7 @@ export async function changeTeamMember(
         null,
         'the last active admin',
       );
-      throw new DashboardRefusal(409, 'This is the last active administrator: make someone else an admin first.');
+      throw userRefusal('conflict', 'This is the last active administrator: make someone else an admin first.');
     }
     writes.push(activeAdminCheck(otherAdmin.userId));
   }
@@ -616,7 +605,7 @@ export async function changeTeamMember(
     ]);
   } catch (error) {
     if (error instanceof TransactionFailed)
-      throw new DashboardRefusal(409, 'The team changed meanwhile (or no other administrator is active any more). Reload and try again.');
+      throw userRefusal('conflict', 'The team changed meanwhile (or no other administrator is active any more). Reload and try again.');
     throw error;
   }
   return { email: user.email, ...('remove' in change ? { removed: true } : { role: change.role }) };

@@ -1,6 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { deliveryStates, webhookEventTypes, type DeliveryState, type WebhookEventType } from '#shared/domain/events.ts';
-import { NotFoundError, OperatorError } from '#shared/domain/errors.ts';
+import { NotFoundError, OperatorError, userRefusal } from '#shared/domain/errors.ts';
 import { disableWebhook, enableWebhook, setWebhook } from '#shared/services/merchants.ts';
 import { resendEvent } from '#shared/services/event-resend.ts';
 import { transact } from '#shared/store/client.ts';
@@ -10,7 +10,7 @@ import { destinationKey, getEndpointHealth } from '#shared/store/webhook-health.
 import { eventAttempts, eventsFeed } from '#shared/webhooks/events.ts';
 import { rotateWebhookSecret } from '#shared/webhooks/secrets.ts';
 import { sendTestEvent } from '#shared/webhooks/test-event.ts';
-import { auditEntry, DashboardRefusal, type Signed } from './dashboard-auth.ts';
+import { auditEntry, type Signed } from './dashboard-auth.ts';
 import { commitRequest } from '#shared/store/request.ts';
 
 /**
@@ -35,8 +35,8 @@ const audit = (signed: Signed, action: string, fields: { target?: string | null;
 /** The operator tool's messages say `--flag`; the dashboard shows them as plain sentences. */
 export const refusal = (error: unknown): never => {
   if (error instanceof OperatorError)
-    throw new DashboardRefusal(
-      400,
+    throw userRefusal(
+      'invalid',
       error.message.replace(/--(\w+)/g, '$1').replace(/^./, (c) => c.toUpperCase()),
     );
   throw error;
@@ -51,11 +51,11 @@ export interface DeliveryLogFilters {
 /** ?type=&state=&after= → delivery log filters (400 for anything malformed). */
 export function deliveryLogFilters(query: Record<string, string>): DeliveryLogFilters {
   const unknown = Object.keys(query).filter((k) => !['type', 'state', 'after'].includes(k));
-  if (unknown.length) throw new DashboardRefusal(400, `Unknown filter: ${unknown.join(', ')}.`);
+  if (unknown.length) throw userRefusal('invalid', `Unknown filter: ${unknown.join(', ')}.`);
   const { type = '', state = '', after = '' } = query;
-  if (type && !(webhookEventTypes as readonly string[]).includes(type)) throw new DashboardRefusal(400, 'Unknown event type.');
-  if (state && !(deliveryStates as readonly string[]).includes(state)) throw new DashboardRefusal(400, 'Unknown delivery state.');
-  if (after && !/^evt_[A-Za-z0-9_-]{1,80}$/.test(after)) throw new DashboardRefusal(400, 'That page link is not valid.');
+  if (type && !(webhookEventTypes as readonly string[]).includes(type)) throw userRefusal('invalid', 'Unknown event type.');
+  if (state && !(deliveryStates as readonly string[]).includes(state)) throw userRefusal('invalid', 'Unknown delivery state.');
+  if (after && !/^evt_[A-Za-z0-9_-]{1,80}$/.test(after)) throw userRefusal('invalid', 'That page link is not valid.');
   return {
     ...(type ? { type: type as WebhookEventType } : {}),
     ...(state ? { deliveryState: state as DeliveryState } : {}),
@@ -70,7 +70,7 @@ export async function webhooksPage(merchantId: string, mode: Mode, filters: Deli
   const destination = endpoint?.url ? { merchantId, mode, url: endpoint.url } : undefined;
   const health = destination ? (await getEndpointHealth([destination])).get(destinationKey(destination)) : undefined;
   const log = await eventsFeed(merchantId, mode, { ...filters, limit: 25 }, now);
-  if (log === 'invalid_cursor') throw new DashboardRefusal(400, 'That page link is not valid any more. Start from the first page.');
+  if (log === 'invalid_cursor') throw userRefusal('invalid', 'That page link is not valid any more. Start from the first page.');
   return {
     endpoint: endpoint?.url
       ? {
@@ -114,11 +114,11 @@ export async function webhookHealth(merchantId: string, mode: Mode, now = new Da
 /** Set the endpoint's URL and event types; a new endpoint's signing secret is returned once. */
 export async function saveWebhookEndpoint(signed: Signed, input: { url: string; events: string[] }, now = new Date()) {
   const url = input.url.trim();
-  if (!url || url.length > 2048) throw new DashboardRefusal(400, 'Enter the https:// address of your webhook receiver.', 'url');
+  if (!url || url.length > 2048) throw userRefusal('invalid', 'Enter the https:// address of your webhook receiver.', 'url');
   const events = [...new Set(input.events)];
-  if (events.length === 0) throw new DashboardRefusal(400, 'Choose at least one event type.', 'events');
+  if (events.length === 0) throw userRefusal('invalid', 'Choose at least one event type.', 'events');
   if (events.some((e) => !(webhookEventTypes as readonly string[]).includes(e)))
-    throw new DashboardRefusal(400, 'Unknown event type.', 'events');
+    throw userRefusal('invalid', 'Unknown event type.', 'events');
   const all = events.length === webhookEventTypes.length;
   const saved = await setWebhook(
     signed.user.merchantId,
@@ -134,7 +134,7 @@ export async function saveWebhookEndpoint(signed: Signed, input: { url: string; 
 /** A new signing secret, shown once; the old ones keep signing for `overlapHours` (0-168). */
 export async function rotateEndpointSecret(signed: Signed, overlapHours: number, now = new Date()) {
   if (!Number.isInteger(overlapHours) || overlapHours < 0 || overlapHours > 168)
-    throw new DashboardRefusal(400, 'The old secret may keep signing for 0 to 168 hours.');
+    throw userRefusal('invalid', 'The old secret may keep signing for 0 to 168 hours.');
   const rotated = await rotateWebhookSecret(signed.user.merchantId, signed.session.mode, overlapHours * 3600, now).catch(refusal);
   await audit(signed, 'webhook.rotate-secret', { target: rotated.url, detail: `old secrets sign for ${overlapHours} h` }, now);
   return rotated;
@@ -151,9 +151,9 @@ export async function setEndpointEnabled(signed: Signed, enabled: boolean, now =
 /** One signed `WebhookTest` delivery now; the answer is shown, nothing is stored but the audit entry. */
 export async function sendEndpointTestEvent(signed: Signed, now = new Date()) {
   const merchant = await getMerchant(signed.user.merchantId);
-  if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
+  if (!merchant) throw userRefusal('not_found', 'Unknown merchant.');
   const result = await sendTestEvent(merchant, signed.session.mode, now);
-  if (!result.sent) throw new DashboardRefusal(400, `No test event sent: ${result.reason}.`);
+  if (!result.sent) throw userRefusal('invalid', `No test event sent: ${result.reason}.`);
   await audit(
     signed,
     'webhook.test',
@@ -169,7 +169,7 @@ export async function sendEndpointTestEvent(signed: Signed, now = new Date()) {
 /** An event's delivery attempts (every round), or 404 for another merchant's or mode's event. */
 export async function eventDeliveries(merchantId: string, mode: Mode, eventId: string) {
   const attempts = /^evt_[A-Za-z0-9_-]{1,80}$/.test(eventId) ? await eventAttempts(merchantId, mode, eventId) : undefined;
-  if (!attempts) throw new DashboardRefusal(404, 'There is no such event in this mode.');
+  if (!attempts) throw userRefusal('not_found', 'There is no such event in this mode.');
   return attempts;
 }
 
@@ -177,9 +177,9 @@ export async function eventDeliveries(merchantId: string, mode: Mode, eventId: s
 export async function resendFromDashboard(signed: Signed, eventId: string, now = new Date()) {
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
-  if (!/^evt_[A-Za-z0-9_-]{1,80}$/.test(eventId)) throw new DashboardRefusal(404, 'There is no such event in this mode.');
+  if (!/^evt_[A-Za-z0-9_-]{1,80}$/.test(eventId)) throw userRefusal('not_found', 'There is no such event in this mode.');
   const queued = await commitRequest(() => resendEvent({ merchantId, mode, eventId, now })).catch((error: unknown) => {
-    throw error instanceof NotFoundError ? new DashboardRefusal(404, 'There is no such event in this mode.') : error;
+    throw error instanceof NotFoundError ? userRefusal('not_found', 'There is no such event in this mode.') : error;
   });
   await audit(signed, 'event.resend', { target: eventId, detail: queued.resendId }, now);
   return queued;

@@ -3,9 +3,10 @@ import { mayPutOnKey } from '#shared/domain/dashboard-roles.ts';
 import { allScopes, isMoneyOut, type Scope } from '#shared/domain/scopes.ts';
 import { auditWrite } from '#shared/store/dashboard.ts';
 import { listApiKeys } from '#shared/store/merchants.ts';
-import { auditEntry, auditRefusal, DashboardRefusal, stepUp, stepUpLost, type Signed } from './dashboard-auth.ts';
+import { auditEntry, auditRefusal, stepUp, stepUpLost, type Signed } from './dashboard-auth.ts';
 import { refusal } from './dashboard-developers.ts';
 import { createKey, rotateKeys, type Minting } from './merchants.ts';
+import { userRefusal } from '#shared/domain/errors.ts';
 
 /**
  * Minting API keys in the dashboard (create and roll; docs/security-and-limits.md, API keys and
@@ -30,8 +31,8 @@ function minting(signed: Signed, action: MintAction, mode: Mode, code: string, d
           ? 'only an admin mints keys that move money out (payouts, settlements, refunds)'
           : 'your role does not use it in the dashboard';
         await auditRefusal(merchantId, signed.actor, action, null, mode, `scopes not allowed for the ${role} role: ${refused.join(', ')}`);
-        throw new DashboardRefusal(
-          403,
+        throw userRefusal(
+          'forbidden',
           `Your role (${role}) may not put ${refused.join(', ')} on a key: ${why}. Nothing was created.`,
           'scopes',
         );
@@ -55,10 +56,10 @@ export async function createApiKeyFromDashboard(
   input: { mode: string; scopes: string[]; code?: string },
   now = new Date(),
 ) {
-  if (input.mode !== 'test' && input.mode !== 'live') throw new DashboardRefusal(400, 'Choose test or live.', 'mode');
+  if (input.mode !== 'test' && input.mode !== 'live') throw userRefusal('invalid', 'Choose test or live.', 'mode');
   const scopes = [...new Set(input.scopes)];
-  if (scopes.length === 0) throw new DashboardRefusal(400, 'Choose at least one scope.', 'scopes');
-  if (scopes.some((s) => !allScopes.includes(s as Scope))) throw new DashboardRefusal(400, 'Unknown scope.', 'scopes');
+  if (scopes.length === 0) throw userRefusal('invalid', 'Choose at least one scope.', 'scopes');
+  if (scopes.some((s) => !allScopes.includes(s as Scope))) throw userRefusal('invalid', 'Unknown scope.', 'scopes');
   const mint = minting(signed, 'apikey.create', input.mode, input.code ?? '', () => '', now);
   return createKey(signed.user.merchantId, input.mode, scopes as Scope[], now, mint).catch((e: unknown) =>
     mintFailed(e, signed, 'apikey.create', now),
@@ -71,7 +72,7 @@ export async function createApiKeyFromDashboard(
  */
 export async function rollApiKeys(signed: Signed, graceSeconds: number, code = '', now = new Date()) {
   if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > 7 * 86400)
-    throw new DashboardRefusal(400, 'The old keys may keep working from 0 to 7 days.');
+    throw userRefusal('invalid', 'The old keys may keep working from 0 to 7 days.');
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   const mint = minting(signed, 'apikey.roll', mode, code, (old) => `; old keys: ${old.join(', ') || 'none'}; grace ${graceSeconds} s`, now);

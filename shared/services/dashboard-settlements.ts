@@ -10,7 +10,8 @@ import { commitRequest, withWrites } from '#shared/store/request.ts';
 import { transact } from '#shared/store/client.ts';
 import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayReject } from './approvals.ts';
 import { approveSettlement, rejectSettlement } from './settlements.ts';
-import { auditEntry, auditRefusal, DashboardRefusal, throughKey, type Signed } from './dashboard-auth.ts';
+import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
+import { userRefusal } from '#shared/domain/errors.ts';
 
 /**
  * The Settlements page (docs/dashboard.md) through the settlements service the API uses: the
@@ -20,7 +21,7 @@ import { auditEntry, auditRefusal, DashboardRefusal, throughKey, type Signed } f
  */
 export const settlementsList = (merchantId: string, mode: Mode, page: number) => settlementPage(merchantId, mode, { page, pageSize: 25 });
 const settlementOf = (merchantId: string, mode: Mode, id: string) => {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) throw new DashboardRefusal(404, 'There is no such settlement in this mode.');
+  if (!/^[0-9a-f-]{36}$/i.test(id)) throw userRefusal('not_found', 'There is no such settlement in this mode.');
   return settlementFor(merchantId, mode, id);
 };
 
@@ -45,15 +46,15 @@ export async function decideSettlement(signed: Signed, id: string, decision: 'ap
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   const s = await settlementOf(merchantId, mode, id);
-  if (s.status !== SettlementStatus.Pending) throw new DashboardRefusal(409, 'Only a Pending settlement can be approved or rejected.');
-  const refuse = async (status: 403, message: string) => {
+  if (s.status !== SettlementStatus.Pending) throw userRefusal('conflict', 'Only a Pending settlement can be approved or rejected.');
+  const refuse = async (category: 'forbidden', message: string) => {
     await auditRefusal(merchantId, signed.actor, `settlement.${decision}`, id, mode, message);
-    return new DashboardRefusal(status, message);
+    return userRefusal(category, message);
   };
   const maker = await getSettlementMaker(id);
   if (maker?.userId === signed.user.userId)
     throw await refuse(
-      403,
+      'forbidden',
       `You requested this settlement${throughKey(maker)}, so someone else must approve or reject it (maker-checker).`,
     );
   const policy = await approvalPolicy(merchantId);
@@ -75,7 +76,7 @@ export async function decideSettlement(signed: Signed, id: string, decision: 'ap
       waiting = outcome.state === 'waiting';
     }
   } catch (error) {
-    if (error instanceof ApproverNotAllowed) throw await refuse(403, error.detail);
+    if (error instanceof ApproverNotAllowed) throw await refuse('forbidden', error.detail);
     throw error;
   }
   const detail = [waiting ? 'approval recorded; waiting for the operator' : '', why].filter(Boolean).join('; ');
@@ -96,35 +97,35 @@ export interface SettlementForm {
 
 async function parse(signed: Signed, form: SettlementForm) {
   const merchant = await getMerchant(signed.user.merchantId);
-  if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
+  if (!merchant) throw userRefusal('not_found', 'Unknown merchant.');
   const currency: Currency = merchant.defaultCurrency;
   const amount = form.amount.trim();
   if (!/^\d+(\.\d+)?$/.test(amount) || Number(amount) <= 0)
-    throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
+    throw userRefusal('invalid', 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
   let amountMinor: number;
   try {
     amountMinor = minorUnits(Number(amount), currency);
   } catch {
-    throw new DashboardRefusal(400, `The amount has too many decimals for ${currency}.`, 'amount');
+    throw userRefusal('invalid', `The amount has too many decimals for ${currency}.`, 'amount');
   }
   let destination: SettlementDestination;
   let payoutCurrency: Currency = currency;
   if (form.method === 'usdt') {
     const check = checkUsdtAddress(form.usdtAddress.trim());
-    if (!check.ok) throw new DashboardRefusal(400, `USDT address: ${check.reason}.`, 'usdtAddress');
+    if (!check.ok) throw userRefusal('invalid', `USDT address: ${check.reason}.`, 'usdtAddress');
     destination = { type: 'usdt', address: check.address, network: check.network };
     payoutCurrency = 'USDT';
   } else if (form.method === 'bank') {
     const bankName = form.bankName.trim();
     const accountTitle = form.accountTitle.trim();
-    if (bankName.length < 2 || bankName.length > 100) throw new DashboardRefusal(400, 'The bank name has 2-100 characters.', 'bankName');
+    if (bankName.length < 2 || bankName.length > 100) throw userRefusal('invalid', 'The bank name has 2-100 characters.', 'bankName');
     if (accountTitle.length < 2 || accountTitle.length > 100)
-      throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
+      throw userRefusal('invalid', 'The account title has 2-100 characters.', 'accountTitle');
     const account = normaliseAccount(form.iban);
-    if (!account.ok) throw new DashboardRefusal(400, `IBAN: ${account.reason}.`, 'iban');
+    if (!account.ok) throw userRefusal('invalid', `IBAN: ${account.reason}.`, 'iban');
     destination = { type: 'bank', bankName, iban: account.value, accountTitle };
   } else {
-    throw new DashboardRefusal(400, 'Choose a bank account or a USDT address.', 'method');
+    throw userRefusal('invalid', 'Choose a bank account or a USDT address.', 'method');
   }
   return { merchant, input: { amountMinor, currency, payoutCurrency, destination } };
 }

@@ -22,11 +22,12 @@ import { revokeKey } from '#shared/services/merchants.ts';
 import { transact } from '#shared/store/client.ts';
 import { listWallets, type PlaceHold } from '#shared/store/wallets.ts';
 import { eventAttempts, transactionEvents } from '#shared/webhooks/events.ts';
-import { auditEntry, auditRefusal, DashboardRefusal, throughKey, type Signed } from './dashboard-auth.ts';
+import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
 import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayReject } from './approvals.ts';
 import { payoutApprovalPolicies, type PayoutApprovalPolicy } from '#shared/domain/merchant.ts';
 import { changeMerchant } from '#shared/store/merchants.ts';
+import { userRefusal } from '#shared/domain/errors.ts';
 
 /**
  * What the dashboard pages show and do, through the same services as the API (transactions,
@@ -124,14 +125,14 @@ export async function paymentsPage(
     const contact = contactOfSearch(f.search);
     if (!contact) return { items: hit, hasMore: false };
     const page = await customerTransactions(merchantId, mode, contact, listQuery(f, limit));
-    if (page === 'invalid_cursor') throw new DashboardRefusal(400, 'That page link is not valid any more. Start from the first page.');
+    if (page === 'invalid_cursor') throw userRefusal('invalid', 'That page link is not valid any more. Start from the first page.');
     return {
       items: [...hit, ...page.items.filter((t) => !hit.some((h) => h.paymentIntentId === t.paymentIntentId))],
       hasMore: page.hasMore,
     };
   }
   const page = await listTransactions(merchantId, mode, listQuery(f, limit));
-  if (page === 'invalid_cursor') throw new DashboardRefusal(400, 'That page link is not valid any more. Start from the first page.');
+  if (page === 'invalid_cursor') throw userRefusal('invalid', 'That page link is not valid any more. Start from the first page.');
   return page;
 }
 
@@ -215,7 +216,7 @@ export async function exportPaymentsCsv(
 /** Payment detail: the transaction, its refunds and its webhook events (with delivery state and every attempt). */
 export async function paymentDetail(merchantId: string, mode: Mode, id: string) {
   const payment = await lookupTransaction(merchantId, mode, id);
-  if (!payment) throw new DashboardRefusal(404, 'There is no such payment in this mode.');
+  if (!payment) throw userRefusal('not_found', 'There is no such payment in this mode.');
   const refundable = payment.intentType !== 'withdrawal';
   const [refunds, events] = await Promise.all([
     refundable ? refundsOfTransaction(merchantId, mode, payment.paymentIntentId, 1, 100) : undefined,
@@ -229,7 +230,7 @@ export async function paymentDetail(merchantId: string, mode: Mode, id: string) 
 /** The signed-in user's merchant and the session's mode; 404 when the merchant is gone. */
 async function sessionMerchant(signed: Signed) {
   const merchant = await getMerchant(signed.user.merchantId);
-  if (!merchant) throw new DashboardRefusal(404, 'Unknown merchant.');
+  if (!merchant) throw userRefusal('not_found', 'Unknown merchant.');
   return { merchant, merchantId: merchant.merchantId, mode: signed.session.mode };
 }
 
@@ -243,15 +244,11 @@ export async function refundFromDashboard(
 ) {
   const { merchant, merchantId, mode } = await sessionMerchant(signed);
   if (merchant.status !== 'active')
-    throw new DashboardRefusal(403, 'The merchant account is suspended: no refunds are accepted until it is reactivated.');
+    throw userRefusal('forbidden', 'The merchant account is suspended: no refunds are accepted until it is reactivated.');
   const amountText = input.amount.trim();
   if (amountText !== '' && !/^\d+(\.\d+)?$/.test(amountText))
-    throw new DashboardRefusal(
-      400,
-      'Enter the amount as a number, e.g. 250 or 99.50, or leave it empty to refund everything left.',
-      'amount',
-    );
-  if (input.reason.length > 500) throw new DashboardRefusal(400, 'The reason can have at most 500 characters.', 'reason');
+    throw userRefusal('invalid', 'Enter the amount as a number, e.g. 250 or 99.50, or leave it empty to refund everything left.', 'amount');
+  if (input.reason.length > 500) throw userRefusal('invalid', 'The reason can have at most 500 characters.', 'reason');
   const refund = { trxnRef: paymentIntentId, amount: amountText === '' ? null : Number(amountText), reason: input.reason.trim() || null };
   // The audit entry is committed in the refund's ONE transaction.
   return commitRequest(
@@ -321,7 +318,7 @@ export async function revokeApiKey(signed: Signed, keyId: string, now = new Date
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   const key = /^key_[A-Za-z0-9_-]{1,64}$/.test(keyId) ? await getApiKeyById(keyId) : undefined;
-  if (!key || key.merchantId !== merchantId || key.mode !== mode) throw new DashboardRefusal(404, 'There is no such API key in this mode.');
+  if (!key || key.merchantId !== merchantId || key.mode !== mode) throw userRefusal('not_found', 'There is no such API key in this mode.');
   const revoked = await revokeKey(keyId);
   await transact([auditWrite(auditEntry(merchantId, signed.actor, 'apikey.revoke', { target: keyId, mode }, now))]);
   return revoked;
@@ -370,15 +367,15 @@ export async function createPayoutFromDashboard(
 ) {
   const { merchant, merchantId, mode } = await sessionMerchant(signed);
   if (!/^\d+(\.\d+)?$/.test(input.amount.trim()))
-    throw new DashboardRefusal(400, 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
+    throw userRefusal('invalid', 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
   const bank = resolveBankCode(input.bankCode);
-  if (!bank) throw new DashboardRefusal(400, 'Choose a bank.', 'bankCode');
+  if (!bank) throw userRefusal('invalid', 'Choose a bank.', 'bankCode');
   const accountNumber = input.accountNumber.replaceAll(' ', '');
   if (!/^[A-Za-z0-9]{10,24}$/.test(accountNumber))
-    throw new DashboardRefusal(400, 'The account number or IBAN has 10-24 letters and digits.', 'accountNumber');
+    throw userRefusal('invalid', 'The account number or IBAN has 10-24 letters and digits.', 'accountNumber');
   const accountTitle = input.accountTitle.trim();
   if (accountTitle.length < 2 || accountTitle.length > 100)
-    throw new DashboardRefusal(400, 'The account title has 2-100 characters.', 'accountTitle');
+    throw userRefusal('invalid', 'The account title has 2-100 characters.', 'accountTitle');
   const currency = merchant.defaultCurrency;
   const orderRef = generatedOrderRef('DASH');
   const decide = (place: PlaceHold) =>
@@ -427,11 +424,10 @@ export async function decidePayout(
   const mode = signed.session.mode;
   const scope = { merchantId, mode };
   if (decision === 'reject' && !reason.trim())
-    throw new DashboardRefusal(400, 'Give a reason for rejecting: the payout’s creator reads it.', 'reason');
+    throw userRefusal('invalid', 'Give a reason for rejecting: the payout’s creator reads it.', 'reason');
   const payout = await findWithdrawal(paymentIntentId, scope).catch(() => undefined);
-  if (!payout || payout.paymentIntentId !== paymentIntentId) throw new DashboardRefusal(404, 'There is no such payout in this mode.');
-  if (payout.status !== 'Pending')
-    throw new DashboardRefusal(409, `This payout is ${payout.status}; only a Pending payout can be decided.`);
+  if (!payout || payout.paymentIntentId !== paymentIntentId) throw userRefusal('not_found', 'There is no such payout in this mode.');
+  if (payout.status !== 'Pending') throw userRefusal('conflict', `This payout is ${payout.status}; only a Pending payout can be decided.`);
   const maker = await getPayoutMaker(mode, merchantId, payout.orderRef.orderRef);
   if (maker?.userId === signed.user.userId) {
     await auditRefusal(
@@ -442,8 +438,8 @@ export async function decidePayout(
       mode,
       `maker-checker: the user created this payout${throughKey(maker)}`,
     );
-    throw new DashboardRefusal(
-      403,
+    throw userRefusal(
+      'forbidden',
       `You created this payout${throughKey(maker)}, so someone else must approve or reject it (maker-checker).`,
     );
   }
@@ -452,7 +448,7 @@ export async function decidePayout(
   if (decision === 'reject' && !mayReject(policy, 'merchant')) {
     const refusal = new ApproverNotAllowed(policy, 'manual payouts');
     await auditRefusal(merchantId, signed.actor, 'payout.reject', paymentIntentId, mode, refusal.detail);
-    throw new DashboardRefusal(403, refusal.detail);
+    throw userRefusal('forbidden', refusal.detail);
   }
   let waiting = false;
   try {
@@ -472,7 +468,7 @@ export async function decidePayout(
   } catch (error) {
     if (!(error instanceof ApproverNotAllowed)) throw error;
     await auditRefusal(merchantId, signed.actor, `payout.${decision}`, paymentIntentId, mode, error.detail);
-    throw new DashboardRefusal(403, error.detail);
+    throw userRefusal('forbidden', error.detail);
   }
   const detail = [waiting ? 'approval recorded; waiting for the operator' : '', reason.trim().slice(0, 255)].filter(Boolean).join('; ');
   await transact([
@@ -492,7 +488,7 @@ export async function settingsOf(merchantId: string) {
 /** Save who approves manual payouts and settlements (admins; audited). */
 export async function savePayoutApprovals(signed: Signed, value: string, now = new Date()) {
   if (!(payoutApprovalPolicies as readonly string[]).includes(value))
-    throw new DashboardRefusal(400, 'Choose who approves manual payouts and settlements.', 'payoutApprovals');
+    throw userRefusal('invalid', 'Choose who approves manual payouts and settlements.', 'payoutApprovals');
   const { merchantId } = signed.user;
   const policy = value as PayoutApprovalPolicy;
   const before = await changeMerchant(
@@ -511,8 +507,8 @@ export async function savePayoutApprovals(signed: Signed, value: string, now = n
 /** Refunds page: the merchant's refunds in the session's mode, newest first, 25 per page (cursor: a refund id). */
 export async function refundsPage(merchantId: string, mode: Mode, after?: string) {
   if (after !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(after))
-    throw new DashboardRefusal(400, 'That page link is not valid.');
+    throw userRefusal('invalid', 'That page link is not valid.');
   const page = await refundsOfMerchant(merchantId, mode, { limit: 25, ...(after ? { startingAfter: after.toLowerCase() } : {}) });
-  if (page === 'invalid_cursor') throw new DashboardRefusal(400, 'That page link is not valid. Start from the first page.');
+  if (page === 'invalid_cursor') throw userRefusal('invalid', 'That page link is not valid. Start from the first page.');
   return page;
 }

@@ -199,9 +199,6 @@ function outboxWrite(intent: PaymentIntent, event: TransactionStatusChanged): Tx
   );
 }
 
-/** Index of the intent update inside transitionWrites().writes (its condition = lost the race). */
-export const intentUpdateIndex = 0;
-
 type Stored = PaymentIntent & Record<string, unknown>;
 const strip = (item: Stored): PaymentIntent => stripKeys<PaymentIntent>(item);
 

@@ -21,9 +21,6 @@ import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
  * transitionWrites() SETs neither counter, so nothing overwrites them.
  */
 
-/** Index of the reservation update inside createRefundWrites (its condition = over-refund / not refundable). */
-export const reservationWriteIndex = 1;
-
 export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[] {
   return [
     named('refund', {

@@ -1,7 +1,7 @@
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { db, fromItem, tableName, toItem, toValues } from './client.ts';
-import { keys, shardKey } from './keys.ts';
+import { keys } from './keys.ts';
 
 /**
  * How many partitions one merchant's heat is spread over, per mode (docs/scaling.md). A small
@@ -89,9 +89,6 @@ export function shardOf(id: string, count: number): number {
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
   return h % count;
 }
-
-/** The partition keys of a sharded listing: shard 0 is the unsuffixed key. */
-export const shardedKeys = (base: string, count: number) => Array.from({ length: Math.max(1, count) }, (_, n) => shardKey(base, n));
 
 /**
  * Ops (`ops shards raise`): raise a merchant's shard count. Readers read the new count at once,

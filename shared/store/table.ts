@@ -20,8 +20,6 @@ export const tableDefinition = {
   ],
 } as const;
 
-export type TableDefinition = typeof tableDefinition;
-
 /** Every key attribute is a string. */
 export const keyAttributes = [
   tableDefinition.partitionKey,

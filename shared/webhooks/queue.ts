@@ -35,12 +35,6 @@ export function sqs(): SQSClient {
   return client;
 }
 
-/** Forget the client (a test or the ops tool moved to another endpoint). */
-export function resetSqs(): void {
-  client?.destroy();
-  client = undefined;
-}
-
 function env(name: 'QUEUE_URL' | 'DEAD_LETTER_QUEUE_URL'): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set`);

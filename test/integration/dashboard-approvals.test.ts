@@ -4,7 +4,8 @@ import { routeList } from '#functions/routes.ts';
 import type { DashboardRole } from '#shared/domain/dashboard-roles.ts';
 import type { DashboardSession, DashboardUser } from '#shared/domain/dashboard-session.ts';
 import type { Signed } from '#shared/services/dashboard-auth.ts';
-import { DashboardRefusal } from '#shared/services/dashboard-auth.ts';
+import { DomainError } from '#shared/domain/errors.ts';
+import { statusOf } from '#shared/http/presenter.ts';
 import { payoutsView, settingsView } from '#functions/dashboard/views.ts';
 import { approvalPolicy } from '#shared/services/approvals.ts';
 import { createPayoutFromDashboard, decidePayout, payoutsPage, savePayoutApprovals, settingsOf } from '#shared/services/dashboard.ts';
@@ -66,9 +67,9 @@ describe('payout and settlement approvals by setting', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(DashboardRefusal);
-    expect((error as DashboardRefusal).status).toBe(status);
-    expect((error as DashboardRefusal).message).toMatch(text);
+    expect(error).toBeInstanceOf(DomainError);
+    expect(statusOf(error as DomainError)).toBe(status);
+    expect((error as DomainError).message).toMatch(text);
   };
   const setting = async (m: TestMerchant, value: string) => savePayoutApprovals(signedAs(m, 'admin'), value);
 

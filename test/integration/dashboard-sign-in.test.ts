@@ -3,11 +3,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { hashSecret, kdf, newRecoveryCodes } from '#shared/crypto/password.ts';
 import { totpCode } from '#shared/crypto/totp.ts';
 import { lockoutThreshold } from '#shared/domain/dashboard-session.ts';
+import { DomainError, isRefusal } from '#shared/domain/errors.ts';
+import { statusOf } from '#shared/http/presenter.ts';
 import {
   acceptInvite,
   authenticate,
   completeEnrolment,
-  DashboardRefusal,
   enrolmentSecret,
   inviteUser,
   operatorActor,
@@ -45,7 +46,7 @@ describe('dashboard sign-in', { timeout: 120_000 }, () => {
     try {
       const outcome = await attempt().then(
         (r) => `signed in (${(r as { stage: string }).stage})`,
-        (e: unknown) => (e instanceof DashboardRefusal ? `refused ${e.status}` : `error ${(e as Error).message}`),
+        (e: unknown) => (isRefusal(e) ? `refused ${statusOf(e)}` : `error ${(e as Error).message}`),
       );
       return { runs: spy.mock.calls.length, outcome };
     } finally {
@@ -86,7 +87,7 @@ describe('dashboard sign-in', { timeout: 120_000 }, () => {
       expect(h).toMatch(/^hmac\$[A-Za-z0-9_-]{43}$/);
       for (const c of u.recoveryCodes) expect(h).not.toContain(c);
     }
-    await expect(signIn({ email: u.email, password, code }, ip)).rejects.toMatchObject({ status: 400 });
+    await expect(signIn({ email: u.email, password, code }, ip)).rejects.toMatchObject({ category: 'invalid' });
   });
 
   it('keeps scrypt-stored recovery codes (before the keyed digest) working, the same work for a right and a wrong password', async () => {
@@ -115,13 +116,13 @@ describe('dashboard sign-in', { timeout: 120_000 }, () => {
     for (const o of outcomes) {
       expect(o.status).toBe('rejected');
       const reason = (o as PromiseRejectedResult).reason;
-      expect(reason, String(reason)).toBeInstanceOf(DashboardRefusal);
-      expect([400, 429]).toContain((reason as DashboardRefusal).status);
+      expect(reason, String(reason)).toBeInstanceOf(DomainError);
+      expect([400, 429]).toContain(statusOf(reason as DomainError));
     }
     const after = (await getUser(u.userId))!;
     expect(Date.parse(after.lockedUntil!)).toBeGreaterThan(Date.now());
     await expect(signIn({ email: u.email, password, code: totpCode(u.secret, Date.now() + 30_000) }, address())).rejects.toMatchObject({
-      status: 429,
+      category: 'rate_limited',
       message: expect.stringContaining('locked'),
     });
     const audit = (await listAudit(u.merchantId, 50)).items.filter((a) => a.action === 'user.sign-in' && a.outcome === 'refused');
@@ -137,12 +138,14 @@ describe('dashboard sign-in', { timeout: 120_000 }, () => {
     );
     const statuses = outcomes.map((o) => {
       const reason = (o as PromiseRejectedResult).reason;
-      return reason instanceof DashboardRefusal ? reason.status : `not a refusal: ${String(reason)}`;
+      return isRefusal(reason) ? statusOf(reason) : `not a refusal: ${String(reason)}`;
     });
     expect(statuses.filter((s) => s !== 400 && s !== 429)).toEqual([]);
     expect(statuses.filter((s) => s === 400).length).toBeGreaterThanOrEqual(lockoutThreshold);
     expect(await addressFailures(ip, new Date())).toBe(24);
     expect(Date.parse((await getUser(u.userId))!.lockedUntil!)).toBeGreaterThan(Date.now());
-    await expect(signIn({ email: `nobody-${randomUUID()}@dash.test`, password, code: '' }, ip)).rejects.toMatchObject({ status: 429 });
+    await expect(signIn({ email: `nobody-${randomUUID()}@dash.test`, password, code: '' }, ip)).rejects.toMatchObject({
+      category: 'rate_limited',
+    });
   });
 });

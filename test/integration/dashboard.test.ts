@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { totpCode } from '#shared/crypto/totp.ts';
 import { addressFailureLimit, lockoutThreshold, sessionIdleSeconds } from '#shared/domain/dashboard-session.ts';
-import { acceptInvite, authenticate, DashboardRefusal, inviteUser, operatorActor, signIn } from '#shared/services/dashboard-auth.ts';
+import { DomainError } from '#shared/domain/errors.ts';
+import { acceptInvite, authenticate, inviteUser, operatorActor, signIn } from '#shared/services/dashboard-auth.ts';
 import { listAudit } from '#shared/store/dashboard.ts';
 import { newMerchant, useGateway } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
@@ -135,7 +136,7 @@ describe('dashboard accounts', { timeout: 120_000 }, () => {
     );
     const token = invite.inviteUrl.split('/').at(-1)!;
     const later = new Date(Date.now() + 72 * 3600 * 1000 + 1000);
-    await expect(acceptInvite(token, password, password, null, later)).rejects.toMatchObject({ status: 410 });
+    await expect(acceptInvite(token, password, password, null, later)).rejects.toMatchObject({ category: 'gone' });
   });
 
   it('serves pages with a strict CSP and session cookies HttpOnly, SameSite=Strict; no session → sign-in', async () => {
@@ -194,11 +195,11 @@ describe('dashboard accounts', { timeout: 120_000 }, () => {
     const u = await enrolledUser();
     for (let i = 0; i < lockoutThreshold; i++) {
       await expect(signIn({ email: u.email, password: 'wrong password here', code: '000000' }, '192.0.2.10')).rejects.toMatchObject({
-        status: 400,
+        category: 'invalid',
       });
     }
     await expect(signIn({ email: u.email, password, code: totpCode(u.secret, Date.now() + 30_000) }, '192.0.2.11')).rejects.toMatchObject({
-      status: 429,
+      category: 'rate_limited',
       message: expect.stringContaining('locked'),
     });
     const audit = await listAudit(u.merchant.merchantId, 50);
@@ -208,18 +209,20 @@ describe('dashboard accounts', { timeout: 120_000 }, () => {
   it(`refuses a client address after ${addressFailureLimit} failed sign-ins in the window, whatever e-mail it names`, async () => {
     const address = `198.51.100.${Math.floor(Math.random() * 200) + 20}`;
     for (let i = 0; i < addressFailureLimit; i++) {
-      await expect(signIn({ email: `nobody${i}@nowhere.test`, password: 'x', code: '' }, address)).rejects.toMatchObject({ status: 400 });
+      await expect(signIn({ email: `nobody${i}@nowhere.test`, password: 'x', code: '' }, address)).rejects.toMatchObject({
+        category: 'invalid',
+      });
     }
     const refusal = await signIn({ email: 'nobody@nowhere.test', password: 'x', code: '' }, address).catch((e: unknown) => e);
-    expect(refusal).toBeInstanceOf(DashboardRefusal);
-    expect(refusal).toMatchObject({ status: 429 });
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(refusal).toMatchObject({ category: 'rate_limited' });
   });
 
   it('a TOTP code is accepted once: the same code cannot sign in twice', async () => {
     const u = await enrolledUser();
     const code = totpCode(u.secret, Date.now() + 30_000);
     await signIn({ email: u.email, password, code }, '192.0.2.20');
-    await expect(signIn({ email: u.email, password, code }, '192.0.2.20')).rejects.toMatchObject({ status: 400 });
+    await expect(signIn({ email: u.email, password, code }, '192.0.2.20')).rejects.toMatchObject({ category: 'invalid' });
   });
 
   it('ops user reset-2fa ends every session and makes the next sign-in enrol again; ops user disable stops sign-ins', async () => {
@@ -237,7 +240,7 @@ describe('dashboard accounts', { timeout: 120_000 }, () => {
     const disabled = await ops('user', 'disable', u.userId, '--json');
     expect(disabled.json, disabled.stderr).toMatchObject({ status: 'disabled' });
     expect((await get('/dashboard/enrol', cookie)).status).toBe(303);
-    await expect(signIn({ email: u.email, password, code: '' }, '192.0.2.31')).rejects.toMatchObject({ status: 400 });
+    await expect(signIn({ email: u.email, password, code: '' }, '192.0.2.31')).rejects.toMatchObject({ category: 'invalid' });
     const audit = (await listAudit(u.merchant.merchantId, 50)).items.map((a) => `${a.actorId}:${a.action}`);
     expect(audit).toEqual(expect.arrayContaining(['operator:user.reset-2fa', 'operator:user.disable', 'operator:user.invite']));
   });

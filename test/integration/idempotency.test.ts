@@ -80,7 +80,7 @@ describe('Idempotency-Key (docs/merchant-guide.md, Idempotency)', () => {
 
     // A twin that claimed the key and has not finished: 409, and nothing is committed.
     const raw = JSON.stringify({ ...body, signature: (await import('#shared/domain/body-signature.ts')).signBody(body, m.test.secretKey) });
-    const { requestFingerprint } = await import('#shared/http/middlewares.ts');
+    const { requestFingerprint } = await import('#shared/http/idempotency.ts');
     const requestHash = requestFingerprint(
       { httpMethod: 'POST', path: credit, queryStringParameters: null, multiValueQueryStringParameters: null },
       raw,

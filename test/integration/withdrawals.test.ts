@@ -108,7 +108,7 @@ describe('withdrawals (payouts)', () => {
     // the key's claim stayed in flight; its lease has lapsed.
     const first = await call(gw.baseUrl, 'POST', path, { key: m.test.apiKey, raw, headers: { 'Content-Type': 'application/json' } });
     expect(first.status).toBe(200);
-    const { requestFingerprint } = await import('#shared/http/middlewares.ts');
+    const { requestFingerprint } = await import('#shared/http/idempotency.ts');
     const requestHash = requestFingerprint(
       { httpMethod: 'POST', path, queryStringParameters: null, multiValueQueryStringParameters: null },
       raw,

@@ -25,8 +25,8 @@ let schemas: RouteSchemas;
 let document: Json;
 
 beforeAll(async () => {
-  schemas = await loadRouteSchemas();
-  document = buildOpenApiDocument(schemas);
+  schemas = await loadRouteSchemas(routeList);
+  document = buildOpenApiDocument(schemas, routeList);
 });
 
 const operationOf = (id: string) => {

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { payByCard } from '#shared/services/checkout.ts';
 import { screenshot, screenshotsDir } from './browser.ts';
@@ -29,9 +28,6 @@ export async function seriousViolations(page: Page): Promise<{ id: string; impac
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
 }
-
-/** Kept for older imports: `npm run docs:screenshots` decides where pictures go (test/support/browser.ts). */
-export const artifactsDir = screenshotsDir ?? resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'dashboard');
 
 /**
  * Full-page screenshots of the current page at 375 px and 1280 px wide (`<name>-<width>.png`), only

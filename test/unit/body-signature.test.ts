@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalString, signBody, verifyBodySignature } from '#shared/domain/body-signature.ts';
+import { signBody as sdkSignBody } from '../../sdk/node/src/index.ts';
 
 describe('MD5 body signature (docs/merchant-guide.md, Signing a request body)', () => {
   const body = {
@@ -37,5 +41,29 @@ describe('MD5 body signature (docs/merchant-guide.md, Signing a request body)', 
     expect(verifyBodySignature(body, sig, `${secret}x`)).toBe(false);
     expect(verifyBodySignature({ ...body, amount: 100.51 }, sig, secret)).toBe(false);
     expect(verifyBodySignature(body, sig.toUpperCase(), secret)).toBe(false);
+  });
+
+  it('the SDK signs every body exactly as the gateway verifies it', () => {
+    const secret = 'sk_test_property_000000000000000000000000';
+    const body = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 6 });
+    fc.assert(
+      fc.property(body, (b) => {
+        const signed = sdkSignBody(b, secret);
+        expect(signed).toBe(signBody(b, secret));
+        expect(verifyBodySignature(b, signed, secret)).toBe(true);
+      }),
+    );
+  });
+
+  it('the recipe is written once: only sdk/node/src/signing.ts appends the secret', () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const files = (dir: string): string[] =>
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+      );
+    const writers = ['shared', 'functions', 'sdk/node/src']
+      .flatMap(files)
+      .filter((f) => readFileSync(join(root, f), 'utf8').includes('&key=${'));
+    expect(writers).toEqual(['sdk/node/src/signing.ts']);
   });
 });

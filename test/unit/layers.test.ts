@@ -12,6 +12,8 @@ const root = resolve(import.meta.dirname, '../..');
 const rank: Record<string, number> = {
   functions: 6,
   'shared/http': 5,
+  // Describes the HTTP layer (its schemas and problems); the route table reaches it as an argument.
+  'shared/openapi': 5,
   'shared/services': 4,
   'shared/webhooks': 3,
   'shared/store': 2,
@@ -24,6 +26,23 @@ const rank: Record<string, number> = {
   'shared/faults.ts': 0,
   'shared/aws': 0,
   'sdk/node/src': 0,
+};
+/**
+ * The HTTP layer reaches the store through services, except these imports (from → to: why).
+ * Everything else a handler's pipeline needs from a table goes through shared/services.
+ */
+const httpStoreImports: Record<string, string> = {
+  'shared/http/route.ts -> shared/store/keys.ts':
+    'a route row names the key families its Lambda may touch (PartitionFamily, a type) so infra can grant just those',
+  'shared/http/presenter.ts -> shared/store/client.ts': 'a lost transaction race (TransactionFailed) is answered 409 concurrent_update',
+  'shared/http/idempotency.ts -> shared/store/client.ts': 'IdempotencyKeyTaken: a twin committed the same key first',
+  'shared/http/idempotency.ts -> shared/store/idempotency.ts':
+    'the Idempotency-Key record is an HTTP contract (replay, 409, 422) kept by the one idempotency module',
+  'shared/http/idempotency.ts -> shared/store/request.ts':
+    "commit(): a service's writes plus the Idempotency-Key record in one transaction",
+  'shared/http/middlewares.ts -> shared/store/client.ts': 'problemDetails leaves IdempotencyKeyTaken to the idempotency middleware',
+  'shared/http/middlewares.ts -> shared/store/idempotency.ts': "the pipeline state carries the request's IdempotencyScope (a type)",
+  'shared/http/middlewares.ts -> shared/store/merchants.ts': 'API-key authentication: the key item by hash, its last-used time',
 };
 /** Only the store speaks DynamoDB. */
 const storeOnly = ['@aws-sdk/client-dynamodb', '@aws-sdk/util-dynamodb', '@aws-sdk/lib-dynamodb'];
@@ -88,6 +107,15 @@ describe('layers', () => {
       .filter(({ from, to }) => from.startsWith('functions/') && to.startsWith('shared/store/'))
       .map(({ from, to }) => `${from} -> ${to}`);
     expect(reaching).toEqual([]);
+  });
+
+  it('the HTTP layer reaches the store only through services (or a listed exception with its reason)', () => {
+    const reaching = all
+      .filter(({ from, to }) => from.startsWith('shared/http/') && to.startsWith('shared/store/'))
+      .map(({ from, to }) => `${from} -> ${to}`);
+    expect(reaching.filter((edge) => !(edge in httpStoreImports))).toEqual([]);
+    // A listed exception that no longer exists is taken off the list.
+    expect(Object.keys(httpStoreImports).filter((edge) => !reaching.includes(edge))).toEqual([]);
   });
 
   it('only the store imports the DynamoDB SDK', () => {

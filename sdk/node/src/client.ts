@@ -1,25 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { signBody } from './signing.ts';
 import { type Operations, operations, type Problem, type ValidationProblem } from './types.gen.ts';
-
-/** The body-signature recipe of docs/merchant-guide.md "Signing": flatten, drop empties, sort, `&key=<secret>`, MD5 hex. */
-export function canonicalString(body: Record<string, unknown>): string {
-  const pairs: [string, string][] = [];
-  const walk = (value: unknown, path: string): void => {
-    if (value === null || value === undefined || value === '') return;
-    if (Array.isArray(value)) for (const [index, item] of value.entries()) walk(item, `${path}.${index}`);
-    else if (typeof value === 'object') for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key);
-    else pairs.push([path, String(value)]);
-  };
-  for (const [key, value] of Object.entries(body)) if (key !== 'signature') walk(value, key);
-  pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return pairs.map(([k, v]) => `${k}=${v}`).join('&');
-}
-
-export function signBody(body: Record<string, unknown>, secretKey: string): string {
-  return createHash('md5')
-    .update(`${canonicalString(body)}&key=${secretKey}`, 'utf8')
-    .digest('hex');
-}
 
 /** A problem-details answer (RFC 9457) as an error: `status`, a stable `code`, the `traceId` to quote to support. */
 export class GatewayError extends Error {
