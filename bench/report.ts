@@ -171,7 +171,7 @@ const before = {
 };
 
 /** Every target of issue 26 met or not, side by side with the figures before. */
-export function targetsTable(results: BenchResults): string {
+function targetsTable(results: BenchResults): string {
   const t = results.targets;
   const sizes = [...(results.functions ?? [])].sort((a, b) => a.bytes - b.bytes);
   const largest = sizes.at(-1);

@@ -14,7 +14,7 @@ import { currentTraceHeader } from '#shared/aws/tracing.ts';
  * else LOG_LEVEL, else INFO. WARN and above go to stderr, the rest to stdout (as console does).
  */
 const levels = { TRACE: 6, DEBUG: 8, INFO: 12, WARN: 16, ERROR: 20, CRITICAL: 24, SILENT: 28 } as const;
-export type LogLevel = keyof typeof levels;
+type LogLevel = keyof typeof levels;
 type Attributes = Record<string, unknown>;
 
 const levelFromEnv = (): LogLevel => {
@@ -75,9 +75,6 @@ export class Logger {
     this.threshold = levels[level];
   }
 
-  debug(message: string, attributes?: Attributes): void {
-    this.write('DEBUG', message, attributes);
-  }
   info(message: string, attributes?: Attributes): void {
     this.write('INFO', message, attributes);
   }

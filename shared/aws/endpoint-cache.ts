@@ -6,7 +6,7 @@
  * entries expire after their CachePeriodInMinutes and the least recently used goes when full
  * (test/unit/endpoint-cache.test.ts runs both side by side).
  */
-export interface Endpoint {
+interface Endpoint {
   Address: string | undefined;
   CachePeriodInMinutes: number | undefined;
 }

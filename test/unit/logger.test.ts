@@ -61,7 +61,6 @@ describe('structured logger', () => {
     logger.setLogLevel('WARN');
     const lines = captureJsonLines();
     logger.info('hidden');
-    logger.debug('hidden too');
     logger.error('shown');
     vi.restoreAllMocks();
     expect(lines.map((l) => l.message)).toEqual(['shown']);
