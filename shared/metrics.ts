@@ -1,9 +1,9 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { faultPoint } from './faults.ts';
 
 /**
- * Operational metrics (CloudWatch embedded metric format: one JSON line per data point, written
- * here in the shape Powertools Metrics wrote before it was dropped for its bundle weight, issue 26);
- * X-Ray tracing of the AWS SDK calls is shared/aws/tracing.ts.
+ * Operational metrics (CloudWatch embedded metric format, Powertools Metrics); X-Ray tracing of the
+ * AWS SDK calls is shared/aws/tracing.ts.
  * `metricNames` is the one list of names and dimensions: the code emits them here and the stack's
  * dashboard and alarms (infra/observability.ts) read them, so the two cannot drift. Every data
  * point is flushed at once as its own EMF line (a single-metric instance), so a handler that
@@ -46,38 +46,27 @@ export const metricNames = {
 const inLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
 if (!inLambda && process.env.POWERTOOLS_METRICS_DISABLED === undefined) process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
-/** The CloudWatch units the gateway's metrics use. */
-export const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds', Seconds: 'Seconds', NoUnit: 'None' } as const;
+export const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
 
 export type MetricName = (typeof metricNames)[keyof typeof metricNames];
 
-/**
- * Emit one data point with its dimensions (and `service`, the default dimension), flushed at once
- * as one EMF line on stdout. Off while POWERTOOLS_METRICS_DISABLED is `true` (the default outside
- * Lambda, above).
- */
+/** Emit one data point with its dimensions, flushed at once. */
 export function emitMetric(
   name: MetricName,
   value: number,
   dimensions: Record<string, string> = {},
   unit: (typeof MetricUnit)[keyof typeof MetricUnit] = MetricUnit.Count,
 ): void {
-  if (process.env.POWERTOOLS_METRICS_DISABLED?.toLowerCase() === 'true') return;
   try {
-    const all = { service: serviceName, ...dimensions };
-    const line = {
-      _aws: {
-        Timestamp: Date.now(),
-        CloudWatchMetrics: [{ Namespace: metricsNamespace, Dimensions: [Object.keys(all)], Metrics: [{ Name: name, Unit: unit }] }],
-      },
-      ...all,
-      [name]: value,
-    };
-    process.stdout.write(`${JSON.stringify(line)}\n`);
+    const single = metrics.singleMetric();
+    if (Object.keys(dimensions).length) single.addDimensions(dimensions);
+    single.addMetric(name, unit, value);
   } catch {
     // A metric must never fail the money path it observes.
   }
 }
+
+export { MetricUnit };
 
 /**
  * A payment (Type checkout/deposit/withdrawal = payout), refund or settlement reached a final

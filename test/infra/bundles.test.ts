@@ -48,19 +48,4 @@ describe('Lambda bundle budgets', async () => {
     expect(inputs.filter((i) => /aws-xray-sdk|powertools\/tracer|functions\/routes\.ts|route-docs/.test(i))).toEqual([]);
     expect(inputs).toContain('functions/routes/account.ts');
   });
-
-  // What issue 26 took out of every bundle: each was found in them by the bench's biggest inputs.
-  it.each([
-    ['functions/refunds/get.ts', /shared\/providers\/live\//], // live adapters: only in Lambdas that call a provider
-    ['functions/dashboard/app-lambda.ts', /node_modules\/pngjs\/|qrcode\/lib\/renderer\/png/], // the QR code is SVG only
-    ['functions/dashboard/sign-in-lambda.ts', /node_modules\/pngjs\//],
-    ['functions/reference/openapi.ts', /docs\/openapi\.json/], // an asset beside the bundle
-    ['functions/account/query-balance.ts', /node_modules\/(mnemonist|@aws-lambda-powertools)\//], // endpoint cache on a Map, own logger
-  ])('%s bundles none of %s', async (handler, unwanted) => {
-    const { build } = await import('esbuild');
-    const { esbuildOptionsFor, repoRoot } = await import('#infra/bundling.ts');
-    const { resolve } = await import('node:path');
-    const result = await build({ ...esbuildOptionsFor(resolve(repoRoot, handler)), write: false, metafile: true, logLevel: 'silent' });
-    expect(Object.keys(result.metafile.inputs).filter((i) => unwanted.test(i))).toEqual([]);
-  });
 });
