@@ -1,3 +1,4 @@
+import type { ColdStartResult } from './coldstart.ts';
 import { targets } from './targets.ts';
 
 /** The results of one `npm run bench` (also written to bench/results/latest.json). */
@@ -31,6 +32,11 @@ export interface BenchResults {
   /** import() of an empty module in a fresh process: Node's fixed share of every load time. */
   loadBaseline?: { medianMs: number; runsMs: number[] };
   targets: typeof targets;
+  /** The machine: cores and load averages (1, 5, 15 min) when the run started and ended (a shared machine's figures are noisy). */
+  machine?: { cores: number; loadAtStart: number[]; loadAtEnd: number[] };
+  /** Every Lambda of the stack (routes, dashboard groups, jobs): minified bundle bytes. */
+  functions?: { id: string; bytes: number }[];
+  coldStarts?: ColdStartResult[];
   routes: RouteResult[];
   missed: string[];
   errors: string[];
@@ -126,9 +132,102 @@ export function renderReport(results: BenchResults): string {
     );
   }
   if (notes.length) out.push(...notes.map((n) => `  ${n}`), '');
+  if (results.coldStarts?.length) {
+    out.push(
+      'Cold start in a Lambda-like process (median of fresh processes; import = init, then the first and a warm invocation):',
+      table(
+        ['Function kind', 'Lambda', 'Request', 'Import ms', 'First invoke ms', 'Import + first ms', 'Warm invoke ms'],
+        results.coldStarts.map((c) =>
+          c.error
+            ? [c.kind, c.lambda, c.request, 'ERROR', c.error.slice(0, 60), '', '']
+            : [
+                c.kind,
+                c.lambda,
+                `${c.request} → ${c.status ?? '-'}`,
+                ms(c.importMs),
+                ms(c.firstInvokeMs),
+                ms(c.totalMs),
+                ms(c.warmInvokeMs),
+              ],
+        ),
+      ),
+      '',
+    );
+  }
+  out.push(targetsTable(results), '');
   for (const e of results.errors) out.push(`ERROR  ${e}`);
   if (results.missed.length) out.push(...results.missed.map((m) => `MISSED ${m}`));
   else out.push('All targets met.');
   out.push(`(${(results.durationMs / 1000).toFixed(1)} s, node ${results.node})`);
   return out.join('\n');
+}
+
+/** The issue's figures before the work (issue 26, measured on this 2-core machine at the old main). */
+const before = {
+  measured: 'most routes answered 429 (local rate limit); exit 1',
+  largest: '747 kB',
+  median: '455 kB',
+  load: '55-340 ms',
+};
+
+/** Every target of issue 26 met or not, side by side with the figures before. */
+function targetsTable(results: BenchResults): string {
+  const t = results.targets;
+  const sizes = [...(results.functions ?? [])].sort((a, b) => a.bytes - b.bytes);
+  const largest = sizes.at(-1);
+  const median = sizes[Math.floor(sizes.length / 2)];
+  const over = sizes.filter((f) => f.bytes > t.bundleBytes);
+  const sampled = results.routes.filter((r) => r.request.kind === 'sample');
+  const measured = sampled.filter((r) => r.roundTrips !== undefined && !r.request.problem);
+  const unsampled = results.routes.filter((r) => r.request.kind === 'none').length;
+  // One figure per Lambda: a group's rows share their Lambda's load result (the same object).
+  const seen = new Set<object>();
+  const loads = results.routes.flatMap((r) => {
+    if (!r.load || !('medianMs' in r.load) || seen.has(r.load)) return [];
+    seen.add(r.load);
+    return [{ id: r.id, ms: r.load.medianMs }];
+  });
+  const worst = loads.reduce((a, b) => (b.ms > a.ms ? b : a), { id: '-', ms: 0 });
+  const best = loads.reduce((a, b) => (b.ms < a.ms ? b : a), { id: '-', ms: Infinity });
+  const slow = loads.filter((l) => l.ms > t.loadMs).length;
+  const rows = [
+    [
+      'every sampled route measured (exit 1 if not)',
+      before.measured,
+      `${measured.length}/${sampled.length} samples answered 2xx, ${results.errors.length} errors ` +
+        `(${unsampled} rows need path ids or a session: not sampled)`,
+      mark(measured.length === sampled.length && results.errors.length === 0),
+    ],
+    [
+      `every bundle ≤ ${kB(t.bundleBytes)} kB`,
+      before.largest,
+      largest
+        ? `largest ${kB(largest.bytes)} kB (${largest.id}); over: ${over.map((f) => `${f.id} ${kB(f.bytes)}`).join(', ') || 'none'}`
+        : '-',
+      mark(over.length === 0 && sizes.length > 0),
+    ],
+    [
+      `median bundle ≤ ${kB(t.medianBundleBytes)} kB`,
+      before.median,
+      median ? `${kB(median.bytes)} kB (${sizes.length} Lambdas)` : '-',
+      mark(median !== undefined && median.bytes <= t.medianBundleBytes),
+    ],
+    [
+      `module load ≤ ${t.loadMs} ms each`,
+      before.load,
+      loads.length ? `${ms(best.ms)}-${ms(worst.ms)} ms (worst ${worst.id}); ${slow} of ${loads.length} Lambdas over` : '-',
+      mark(loads.length > 0 && slow === 0),
+    ],
+    [
+      'cold start per function kind reported',
+      'not measured',
+      `${results.coldStarts?.filter((c) => !c.error).length ?? 0} kinds`,
+      mark((results.coldStarts?.length ?? 0) > 0 && results.coldStarts!.every((c) => !c.error)),
+    ],
+  ];
+  const machine = results.machine
+    ? `machine: ${results.machine.cores} cores, load average ${results.machine.loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ` +
+      `${results.machine.loadAtEnd.map((l) => l.toFixed(1)).join(' ')} at end`
+    : '';
+  return [`Issue 26 targets (before = the issue's figures):`, table(['Target', 'Before', 'Now', ''], rows), machine].join('\n');
 }

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lambdaGroups, routeList, type Route } from '#functions/routes.ts';
-import { bundleRoute, lambdaLikeEnv, measureBaselineLoad, measureLoad, type LoadResult } from './bundles.ts';
+import { bundleBytes, bundleRoute, lambdaEntries, lambdaLikeEnv, measureBaselineLoad, measureLoad, type LoadResult } from './bundles.ts';
+import { measureColdStarts } from './coldstart.ts';
 import type { DynamoCounter } from './counter.ts';
 import { freePort, startLocalApi, type Cleanups } from './local-stack.ts';
 import { missedTargets, renderReport, type BenchResults, type RouteResult } from './report.ts';
@@ -244,6 +246,7 @@ async function measureRequests(
 
 async function main(): Promise<number> {
   const started = performance.now();
+  const loadAtStart = loadavg();
   const errors: string[] = [];
   const results = new Map<string, RouteResult>(
     routeList.map((route) => [
@@ -255,6 +258,15 @@ async function main(): Promise<number> {
   // 1. Bundles and cold imports first, while DynamoDB Local is not yet competing for the CPU.
   console.log(`bundling ${routeList.length} route(s) and timing cold imports (${loadRuns} fresh processes each)...`);
   const baseline = await measureBundles(routeList, results, errors);
+  // Every Lambda's size (the jobs too, which serve no route).
+  const functions: { id: string; bytes: number }[] = [];
+  for (const { id, handler } of lambdaEntries()) {
+    try {
+      functions.push({ id, bytes: await bundleBytes(handler) });
+    } catch (error) {
+      errors.push(`${id}: bundling failed: ${(error as Error).message}`);
+    }
+  }
 
   // 2. The local stack: DynamoDB Local in memory, the table, the local API Gateway.
   const { startDynamoLocal, ensureTable } = await import('../scripts/local/dynamo.ts');
@@ -306,6 +318,19 @@ async function main(): Promise<number> {
   await measureRequests(routeList, results, baseUrl, merchant, counter, errors);
   counter.remove();
 
+  // 4. Cold starts per function kind, against this DynamoDB Local (bench/coldstart.ts).
+  checkInterrupted();
+  console.log(`measuring cold starts per function kind (${loadRuns} fresh processes each)...`);
+  const coldDir = mkdtempSync(join(tmpdir(), 'gateway-cold-'));
+  cleanups.push({ name: 'cold-start dir', run: async () => rmSync(coldDir, { recursive: true, force: true }) });
+  const coldStarts = await measureColdStarts(
+    coldDir,
+    merchant,
+    { ...benchEnv, DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' },
+    loadRuns,
+  );
+  for (const c of coldStarts) if (c.error) errors.push(`cold start of ${c.lambda} failed: ${c.error}`);
+
   checkInterrupted();
   const routes = [...results.values()];
   const report: BenchResults = {
@@ -316,6 +341,9 @@ async function main(): Promise<number> {
     latencyRequests,
     ...(baseline ? { loadBaseline: baseline } : {}),
     targets,
+    machine: { cores: cpus().length, loadAtStart, loadAtEnd: loadavg() },
+    functions,
+    coldStarts,
     routes,
     missed: missedTargets(routes),
     errors,
@@ -323,7 +351,8 @@ async function main(): Promise<number> {
   console.log(renderReport(report));
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`\nwrote bench/results/latest.json`);
+  writeFileSync(join(resultsDir, 'latest.md'), `# npm run bench, ${report.generatedAt}\n\n\`\`\`\n${renderReport(report)}\n\`\`\`\n`);
+  console.log(`\nwrote bench/results/latest.json and latest.md`);
   return errors.length ? 1 : 0;
 }
 

@@ -19,8 +19,15 @@ const mainFields = ['module', 'main'];
 /** CommonJS dependencies inside an ESM bundle still call require(); give them one. */
 const banner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 const tsconfig = fileURLToPath(new URL('../tsconfig.json', import.meta.url));
-/** In Lambda, credentials always come from the environment: bundle the env provider only. */
-const alias = { '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../shared/aws/lambda-credentials.ts', import.meta.url)) };
+/**
+ * Lighter stand-ins for parts of the AWS SDK (issue 26). In Lambda, credentials always come from
+ * the environment: bundle the env provider only. The endpoint-discovery cache every DynamoDB client
+ * builds (and never uses: discovery stays off) on a Map instead of mnemonist's LRU cache.
+ */
+const alias = {
+  '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../shared/aws/lambda-credentials.ts', import.meta.url)),
+  '@aws-sdk/endpoint-cache': fileURLToPath(new URL('../shared/aws/endpoint-cache.ts', import.meta.url)),
+};
 
 /**
  * Bundled, but never loaded by our clients: the SDK imports its event-stream support lazily (an

@@ -33,6 +33,7 @@ import * as settlementReject from './settlement-reject.ts';
 import * as refunds from './refunds.ts';
 import * as settings from './settings.ts';
 import * as settingsSave from './settings-save.ts';
+import '#shared/providers/live/boot.ts';
 
 /** The dashboard's signed-in Lambda (routes.ts lambdaGroups.dashboardApp). */
 export const handler = groupHandler('dashboardApp', rows, [

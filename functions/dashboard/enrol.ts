@@ -1,7 +1,8 @@
 import * as routes from '#functions/routes/dashboard-sign-in.ts';
 import { dashboardHandler, sessionCookie } from '#shared/http/dashboard.ts';
 import { completeEnrolment, enrolmentSecret } from '#shared/services/dashboard-auth.ts';
-import { enrolPage, recoveryCodesPage } from './views.ts';
+import { enrolPage } from './enrol-views.ts';
+import { recoveryCodesPage } from './views.ts';
 import { isRefusal } from '#shared/domain/errors.ts';
 
 /** POST /dashboard/enrol: a code from the app turns 2FA on; the recovery codes are shown this once. */
@@ -13,7 +14,7 @@ export const handler = dashboardHandler(
       return { status: 200, html: recoveryCodesPage(recoveryCodes), setCookie: sessionCookie(sessionToken) };
     } catch (error) {
       if (!isRefusal(error, 'invalid')) throw error;
-      return { status: 400, html: await enrolPage({ ...(await enrolmentSecret(signed!)), csrf, error: error.message }) };
+      return { status: 400, html: enrolPage({ ...(await enrolmentSecret(signed!)), csrf, error: error.message }) };
     }
   },
   { enrolment: true },

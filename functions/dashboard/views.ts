@@ -1,8 +1,7 @@
-import QRCode from 'qrcode';
 import { can, keyScopesOf } from '#shared/domain/dashboard-roles.ts';
 import { dashboardRoles } from '#shared/domain/dashboard-roles.ts';
 import { framedPage, path, plainPage, type Frame } from '#shared/http/dashboard-views.ts';
-import { html, Html, type Html as HtmlT } from '#shared/http/pages.ts';
+import { html, type Html as HtmlT } from '#shared/http/pages.ts';
 import type {
   apiKeysOf,
   homeSummary,
@@ -38,8 +37,8 @@ export const shortId = (paymentIntentId: string) => paymentIntentId.slice(0, 8);
 const paymentLink = (paymentIntentId: string, what: string) =>
   html`<a href="${path(`/payments/${paymentIntentId}`)}"><code>${shortId(paymentIntentId)}</code><span class="vh"> ${what}</span></a>`;
 const kindName = (intentType: string) => (intentType === 'withdrawal' ? 'Payout' : intentType === 'deposit' ? 'Deposit' : 'Payment');
-const hidden = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
-const alert = (message?: string) => (message ? html`<div class="alert" role="alert">${message}</div>` : '');
+export const hidden = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
+export const alert = (message?: string) => (message ? html`<div class="alert" role="alert">${message}</div>` : '');
 const notice = (message?: string) => (message ? html`<div class="notice" role="status">${message}</div>` : '');
 
 export function invitePage(o: { email: string; merchantName: string; csrf: string; error?: string; field?: string }) {
@@ -59,28 +58,6 @@ required${o.field === 'password' ? html` aria-invalid="true"` : ''}>
 required${o.field === 'confirm' ? html` aria-invalid="true"` : ''}>
 <button type="submit">Set password</button>
 </form></div>`,
-  );
-}
-
-export async function enrolPage(o: { secret: string; uri: string; email: string; csrf: string; error?: string }) {
-  const svg = await QRCode.toString(o.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-  return plainPage(
-    'Set up two-factor authentication',
-    html`<div class="card"><h1>Set up two-factor authentication</h1>
-<p>Every sign-in needs a code from an authenticator app. Scan this QR code with the app, or enter the key by hand.</p>
-<figure class="qr" role="img" aria-label="QR code of the authenticator key">${new Html(svg)}</figure>
-<p>Key (base32):</p><p class="secret" id="totp-secret">${o.secret}</p>
-<p>Or open this link on the device with the app:</p><p class="secret"><a href="${o.uri}" id="totp-uri">${o.uri}</a></p>
-${alert(o.error)}
-<form method="post" action="${path('/enrol')}">${hidden(o.csrf)}
-<label for="code">6-digit code from the app</label>
-<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}\
-" maxlength="6" required${o.error ? html` aria-invalid="true"` : ''}>
-<button type="submit">Turn on two-factor authentication</button>
-</form>
-<form method="post" action="${path('/sign-out')}">${hidden(o.csrf)}<button type="submit" class="secondary">Cancel and sign out</button>\
-</form>
-</div>`,
   );
 }
 

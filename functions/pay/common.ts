@@ -5,6 +5,7 @@ import { PageError, type PageResult } from '#shared/http/pages.ts';
 import { CheckoutRefusal, merchantAcceptsPayments, openCheckout } from '#shared/services/checkout.ts';
 import { merchantDisplayName } from '#shared/services/merchants.ts';
 import { notAcceptingPage, pendingPage, resultPage } from './views.ts';
+import '#shared/providers/live/boot.ts';
 
 /** What the hosted checkout handlers share: the form token's subject, rendering, PRG redirects. */
 export const csrfSubject = (path: Record<string, string>) => `checkout:${path.paymentIntentId ?? ''}`;

@@ -15,6 +15,7 @@ export const openApiDocument = {
   auth: 'none',
   signature: false,
   permissions: { table: 'none', secrets: [] }, // never touches the table nor any secret
+  assets: ['docs/openapi.json:openapi.json'], // read at the first request, not bundled (functions/reference/openapi.ts)
 } as const satisfies RouteDefinition;
 
 // The developer site: the API reference (self-hosted Scalar) and the guides (functions/reference/).

@@ -72,6 +72,7 @@ async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: Job
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
+  const deleting = new Set<Promise<void>>();
   while (!signal.aborted) {
     try {
       // Short polls: local-aws-sqs holds a long poll until the batch is FULL (SQS returns as soon as
@@ -112,18 +113,31 @@ async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: Job
       }
       const done = messages.filter((m) => !failed.has(m.MessageId!));
       if (done.length) {
-        await sqs.send(
-          new DeleteMessageBatchCommand({
-            QueueUrl: options.queueUrl,
-            Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
-          }),
-        );
+        // Acknowledged while this poller receives its next batch (as the event source mapping
+        // deletes apart from the function's invocations): the messages are invisible until then.
+        // A failed delete only brings them back after the visibility timeout, as in AWS.
+        const pending: Promise<void> = sqs
+          .send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: options.queueUrl,
+              Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+            }),
+          )
+          .then(
+            () => undefined,
+            (error: unknown) => {
+              if (!signal.aborted) logger.error('queue poller: delete failed', { job: job.id, error });
+            },
+          )
+          .finally(() => deleting.delete(pending));
+        deleting.add(pending);
       }
     } catch (error) {
       if (!signal.aborted) logger.error('queue poller error', { job: job.id, error });
       await sleep(500, signal);
     }
   }
+  await Promise.allSettled(deleting);
   sqs.destroy();
 }
 

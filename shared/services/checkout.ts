@@ -35,7 +35,6 @@ import { createIntentWrites, getIntent, rescheduleDue, sameStatusUpdate } from '
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type ChangeResult, type Decision } from './transactions.ts';
-import '#shared/providers/live/boot.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';

@@ -21,7 +21,6 @@ import {
 } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type Decision } from './transactions.ts';
-import '#shared/providers/live/boot.ts';
 
 /**
  * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).

@@ -12,7 +12,6 @@ import type { FinalChange } from '#shared/store/request.ts';
 import { findIntent } from '#shared/store/intents.ts';
 import { refundMakerWrite, type Maker } from '#shared/store/dashboard.ts';
 import { createRefundWrites, getRefund, listRefundsOfIntent, pageRefundsOfMerchant } from '#shared/store/refunds.ts';
-import '#shared/providers/live/boot.ts';
 
 /**
  * The merchant's refund requests (docs/merchant-guide.md "Refunds"): create (ONE transaction: the

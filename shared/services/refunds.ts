@@ -23,7 +23,6 @@ import type { VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal, withFunds, type PlaceHold } from '#shared/store/wallets.ts';
 import { moneyItems } from './money-items.ts';
 import { inquire, inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
-import '#shared/providers/live/boot.ts';
 
 /**
  * Refunds (docs/merchant-guide.md "Refunds"): declarations over the outbound-transfer engine

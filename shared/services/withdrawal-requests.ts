@@ -22,7 +22,6 @@ import type { FinalChange, RequestChange } from '#shared/store/request.ts';
 import { getWallet, postJournal, type PlaceHold } from '#shared/store/wallets.ts';
 import { answerDecision, submitRecorded } from './outbound.ts';
 import { intentChange } from './transactions.ts';
-import '#shared/providers/live/boot.ts';
 
 import { payouts, providerUnavailable } from './withdrawals.ts';
 

@@ -16,7 +16,6 @@ import { railFor } from '#shared/providers/rails.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { inquireOrLater, later, type OutboundProduct } from './outbound.ts';
 import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
-import '#shared/providers/live/boot.ts';
 
 /**
  * Withdrawals (payouts, docs/merchant-guide.md): declarations over the outbound-transfer engine

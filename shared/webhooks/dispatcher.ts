@@ -48,8 +48,9 @@ import { signedHeaders } from './signing.ts';
  *      once, 5 days of nothing but failures too; a disabled destination's rounds end as
  *      `endpoint_disabled` without a request.
  * An event with no destination (or no signing secret) is recorded once and not retried.
- * The batch reads its events' delivery items with one BatchGetItem and writes them back, each with
- * its new attempt appended to its log, with one BatchWriteItem, before any message is acknowledged.
+ * The batch reads its events' delivery items with one BatchGetItem (and its destinations' health
+ * with another, at the same time) and writes them back, each with its new attempt appended to its
+ * log, with one BatchWriteItem, before any message is acknowledged.
  */
 export type DispatchResult =
   | { kind: 'skipped' }
@@ -293,21 +294,22 @@ export async function dispatchBatch<T>(
   ports: DispatchPorts,
   clock: () => Date = () => new Date(),
 ): Promise<{ ref: T; result: DispatchResult }[]> {
+  // Destinations' health: one BatchGetItem for the batch, read alongside its delivery items (not
+  // after them: one DynamoDB round trip less per batch, issue 26).
+  const healthRead: Promise<Map<string, EndpointHealth>> = Promise.all(
+    entries.map(async ({ message }) => ({ message, merchant: await cachedMerchant(message.merchantId) })),
+  ).then((all) =>
+    getEndpointHealth(
+      all.flatMap(({ message, merchant }) => {
+        const u = message.callbackUrl ?? merchant?.webhooks?.[message.mode]?.url;
+        return u ? [{ merchantId: message.merchantId, mode: message.mode, url: u }] : [];
+      }),
+    ),
+  );
+  healthRead.catch(() => undefined); // awaited by healthOf; a batch that attempts nothing does not wait for it
   const current = await getDeliveries(entries.map((e) => e.message));
-  // Destinations' health: one BatchGetItem for the batch, started when the first destination is known.
-  let healthRead: Promise<Map<string, EndpointHealth>> | undefined;
-  const healthOf = async (merchantId: string, mode: DeliveryMessage['mode'], url: string) => {
-    healthRead ??= Promise.all(entries.map(async ({ message }) => ({ message, merchant: await cachedMerchant(message.merchantId) }))).then(
-      (all) =>
-        getEndpointHealth(
-          all.flatMap(({ message, merchant }) => {
-            const u = message.callbackUrl ?? merchant?.webhooks?.[message.mode]?.url;
-            return u ? [{ merchantId: message.merchantId, mode: message.mode, url: u }] : [];
-          }),
-        ),
-    );
-    return (await healthRead).get(destinationKey({ merchantId, mode, url }));
-  };
+  const healthOf = async (merchantId: string, mode: DeliveryMessage['mode'], url: string) =>
+    (await healthRead).get(destinationKey({ merchantId, mode, url }));
   const taken = new Set<string>();
   const outcomes = await Promise.all(
     entries.map(async ({ message }): Promise<Outcome> => {

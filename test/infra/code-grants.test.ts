@@ -110,14 +110,6 @@ const reviewed: { applies: (id: string) => boolean; need: string; modules: strin
     reason: "the body-signature check (validateAndVerify) unseals the merchant's secret only for rows with signature",
   },
   {
-    applies: (id) => id === 'getRefund' || id === 'listRefunds',
-    need: 'liveProviders',
-    modules: ['shared/providers/live/boot.ts', 'shared/providers/live/index.ts'],
-    reason:
-      'shared/services/refunds.ts loads the live adapters when LIVE_PROVIDERS_SECRET_ARN is set; ' +
-      'these reads never call a provider and do not get the variable',
-  },
-  {
     applies: (id) => id === 'deposit' || id === 'dueSweeper',
     need: 'publicPathsKey',
     modules: ['shared/providers/wallet-sandbox.ts'],

@@ -1,0 +1,243 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { jobs } from '#functions/jobs.ts';
+import { lambdaGroups, routes, type Route } from '#functions/routes.ts';
+import { repoRoot } from '#infra/bundling.ts';
+import { bundleRoute, lambdaLikeEnv } from './bundles.ts';
+import type { SampleMerchant } from './samples.ts';
+
+/**
+ * Cold start in a Lambda-like process (issue 26, target 4): per function kind, one representative
+ * Lambda bundled as the stack ships it, started in a fresh Node process with the environment a
+ * function gets (AWS_LAMBDA_FUNCTION_NAME set: metrics on, as in AWS) against the bench's DynamoDB
+ * Local, and timed in three parts: the import of the bundle (init), the first invocation (the
+ * first DynamoDB client and connection, the master key, the first request's own work), and a
+ * second, warm invocation of the same event for comparison. Node's own start-up is not counted
+ * (Lambda's runtime does it before the init phase). BENCH_LOAD_RUNS (5) processes each; medians.
+ */
+export interface ColdStartResult {
+  kind: string;
+  lambda: string;
+  request: string;
+  runs: number;
+  importMs: number;
+  firstInvokeMs: number;
+  warmInvokeMs: number;
+  /** import + first invocation: what the first caller waits for beyond the runtime's own start. */
+  totalMs: number;
+  status?: number;
+  error?: string;
+}
+
+interface Sample {
+  kind: string;
+  lambda: string;
+  handler: string;
+  request: string;
+  assets?: readonly string[];
+  event: (merchant: SampleMerchant) => unknown;
+}
+
+const apiEvent = (route: Pick<Route, 'method' | 'path'>, path: string, headers: Record<string, string>, body: string | null) => ({
+  resource: route.path,
+  path,
+  httpMethod: route.method,
+  headers,
+  multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+  queryStringParameters: null,
+  multiValueQueryStringParameters: null,
+  pathParameters: { version: '1', paymentIntentId: '00000000-0000-4000-8000-000000000000' },
+  stageVariables: null,
+  body,
+  isBase64Encoded: false,
+  requestContext: {
+    accountId: 'local',
+    apiId: 'local',
+    httpMethod: route.method,
+    identity: { sourceIp: '127.0.0.1', userAgent: 'bench' },
+    path,
+    stage: 'local',
+    requestId: 'cold-start',
+    requestTimeEpoch: Date.now(),
+    resourcePath: route.path,
+  },
+});
+
+/** One webhook-queue message for the sample merchant, as the event source mapping hands it over. */
+function sqsRecord(m: SampleMerchant) {
+  const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
+  const paymentIntentId = randomUUID();
+  const createdAt = new Date().toISOString();
+  const body = {
+    v: 1,
+    eventId,
+    paymentIntentId,
+    merchantId: m.merchantId,
+    mode: 'test',
+    callbackUrl: null,
+    eventCreatedAt: createdAt,
+    roundId: 'initial',
+    event: {
+      id: eventId,
+      type: 'TransactionStatusChanged',
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      api_version: 'v1',
+      data: {
+        TransactionId: paymentIntentId,
+        PreviousStatus: 'Pending',
+        CurrentStatus: 'Completed',
+        Amount: 150,
+        Currency: 'PKR',
+        Reason: null,
+        ReasonDetail: null,
+        TransactionReference: 'TRX-COLD-START',
+        CustomerRef: null,
+        OrderRef: null,
+        MerchantId: m.merchantId,
+        Timestamp: createdAt,
+        TraceId: randomUUID(),
+        IntentType: 'checkout',
+        MetadataJson: null,
+      },
+    },
+  };
+  return {
+    messageId: randomUUID(),
+    receiptHandle: 'cold-start',
+    body: JSON.stringify(body),
+    attributes: { ApproximateReceiveCount: '1' },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:local:000000000000:webhook-events',
+    awsRegion: 'local',
+  };
+}
+
+const samples: Sample[] = [
+  {
+    kind: 'API route, API key (read)',
+    lambda: routes.queryBalance.id,
+    handler: routes.queryBalance.handler,
+    request: 'POST query-balance',
+    event: (m) =>
+      apiEvent(
+        routes.queryBalance,
+        '/Gateway/v1/Account/query-balance',
+        { 'Svc-API-Key': m.test.apiKey, 'Content-Type': 'application/json' },
+        '{}',
+      ),
+  },
+  {
+    kind: 'API route, no key',
+    lambda: routes.openApiDocument.id,
+    handler: routes.openApiDocument.handler,
+    request: 'GET openapi.json',
+    assets: routes.openApiDocument.assets,
+    event: () => apiEvent(routes.openApiDocument, '/Gateway/v1/openapi.json', {}, null),
+  },
+  {
+    kind: 'hosted checkout page',
+    lambda: routes.checkoutPage.id,
+    handler: routes.checkoutPage.handler,
+    request: 'GET /pay/{id} (unknown id: 404 page)',
+    event: () => apiEvent(routes.checkoutPage, '/pay/00000000-0000-4000-8000-000000000000', {}, null),
+  },
+  {
+    kind: 'dashboard',
+    lambda: lambdaGroups.dashboardSignIn.id,
+    handler: lambdaGroups.dashboardSignIn.handler,
+    request: 'GET /dashboard/sign-in',
+    event: () => apiEvent(routes.dashboardSignInPage, '/dashboard/sign-in', {}, null),
+  },
+  {
+    kind: 'queue job (webhook dispatcher)',
+    lambda: jobs.webhookDispatcher.id,
+    handler: jobs.webhookDispatcher.handler,
+    request: 'one SQS message (merchant without endpoint: recorded no_destination)',
+    event: (m) => ({ Records: [sqsRecord(m)] }),
+  },
+];
+
+/** Run in the fresh process: argv = bundle URL, event file, function name. */
+const child = `
+import { readFileSync } from 'node:fs';
+const [url, eventFile, name] = process.argv.slice(1);
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const context = () => ({ functionName: name, awsRequestId: crypto.randomUUID(), memoryLimitInMB: '512',
+  getRemainingTimeInMillis: () => 30000, callbackWaitsForEmptyEventLoop: false });
+const t0 = performance.now();
+const { handler } = await import(url);
+const t1 = performance.now();
+const first = await handler(event, context());
+const t2 = performance.now();
+await handler(event, context());
+const t3 = performance.now();
+process.stderr.write('\\n@@cold-start ' + JSON.stringify({ importMs: t1 - t0, firstInvokeMs: t2 - t1, warmInvokeMs: t3 - t2,
+  status: first?.statusCode }) + '\\n');
+process.exit(0);
+`;
+
+function runOnce(file: string, eventFile: string, name: string, env: NodeJS.ProcessEnv) {
+  return new Promise<{ importMs: number; firstInvokeMs: number; warmInvokeMs: number; status?: number }>((ok, fail) => {
+    const proc = spawn(process.execPath, ['--input-type=module', '-e', child, pathToFileURL(file).href, eventFile, name], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+    proc.once('error', fail);
+    proc.once('close', (code) => {
+      clearTimeout(timer);
+      const line = /@@cold-start (.*)/.exec(err)?.[1];
+      if (code === 0 && line) ok(JSON.parse(line));
+      else fail(new Error(`${name}: exit ${code}: ${err.slice(-800)}`));
+    });
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export async function measureColdStarts(
+  outDir: string,
+  merchant: SampleMerchant,
+  env: Record<string, string>,
+  runs: number,
+): Promise<ColdStartResult[]> {
+  const results: ColdStartResult[] = [];
+  for (const s of samples) {
+    const base = { kind: s.kind, lambda: s.lambda, request: s.request, runs };
+    try {
+      const dir = join(outDir, `cold-${s.lambda}`);
+      const { file } = await bundleRoute({ id: `cold-${s.lambda}`, handler: s.handler } as Route, outDir);
+      for (const asset of s.assets ?? []) {
+        const [source, name] = asset.split(':') as [string, string];
+        copyFileSync(resolve(repoRoot, source), join(dir, name));
+      }
+      const eventFile = join(dir, 'event.json');
+      writeFileSync(eventFile, JSON.stringify(s.event(merchant)));
+      const fnEnv = lambdaLikeEnv({ ...env, AWS_LAMBDA_FUNCTION_NAME: s.lambda });
+      const all = [];
+      for (let i = 0; i < runs; i++) all.push(await runOnce(file, eventFile, s.lambda, fnEnv));
+      const importMs = median(all.map((r) => r.importMs));
+      const firstInvokeMs = median(all.map((r) => r.firstInvokeMs));
+      results.push({
+        ...base,
+        importMs,
+        firstInvokeMs,
+        warmInvokeMs: median(all.map((r) => r.warmInvokeMs)),
+        totalMs: median(all.map((r) => r.importMs + r.firstInvokeMs)),
+        ...(all[0]!.status !== undefined ? { status: all[0]!.status } : {}),
+      });
+    } catch (error) {
+      const failed = { importMs: Number.NaN, firstInvokeMs: Number.NaN, warmInvokeMs: Number.NaN, totalMs: Number.NaN };
+      results.push({ ...base, ...failed, error: (error as Error).message });
+    }
+  }
+  return results;
+}
