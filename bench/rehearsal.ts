@@ -61,7 +61,7 @@ export async function runRehearsalBench(): Promise<number> {
     console.log(`
 Deploy rehearsal
   ready, warm synth cache (synth check, start, first merchant)  ${readySeconds.toFixed(1)} s  (target 90 s)${missed(readySeconds, 90)}
-  IAM check per AWS call through the proxy (${rehearsal.proxy.checks.calls} calls)  ${proxied.toFixed(3)} ms  (target 2 ms)${missed(proxied, 2)}
+  IAM check per call through the proxy (${rehearsal.proxy.checks.calls} calls)  ${proxied.toFixed(3)} ms  (target 2 ms)${missed(proxied, 2)}
   IAM check per call, uncached (${runs} fresh evaluations)  ${uncached.toFixed(3)} ms`);
     return 0;
   } finally {

@@ -377,11 +377,15 @@ export class PaymentGatewayStack extends Stack {
     // Exactly the actions the job's code calls (functions/jobs.ts), on the indexes only if it queries one.
     const tableArn = this.table.tableArn;
     fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: job.permissions.table.map((action) => `dynamodb:${action}`),
-        resources: job.permissions.indexes ? [tableArn, `${tableArn}/index/*`] : [tableArn],
-      }),
+      new PolicyStatement({ actions: job.permissions.table.map((action) => `dynamodb:${action}`), resources: [tableArn] }),
     );
+    // An index serves Query and Scan only: item actions stay on the table.
+    const indexActions = job.permissions.table.filter((action) => action === 'Query' || action === 'Scan');
+    if (job.permissions.indexes && indexActions.length) {
+      fn.addToRolePolicy(
+        new PolicyStatement({ actions: indexActions.map((action) => `dynamodb:${action}`), resources: [`${tableArn}/index/*`] }),
+      );
+    }
     // SendMessage only: the queue trigger grants the dispatcher's receive, delete and visibility changes.
     const send = (queue: Queue) => fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
     if (job.permissions.webhookQueue === 'send') send(this.webhookQueue);

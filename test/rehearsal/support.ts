@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,6 +50,25 @@ export function opsAws(rehearsal: Rehearsal, ...args: string[]): Promise<{ code:
       },
     );
   });
+}
+
+/** `npm run listen` against the rehearsal: forwards the feed's events since `since` to `forwardTo`, signed with `secret`, until stopped. */
+export function listen(rehearsal: Rehearsal, apiKey: string, secret: string, forwardTo: string, since: string) {
+  const args = ['--api-key', apiKey, '--secret', secret, '--forward-to', forwardTo, '--base-url', rehearsal.baseUrl, '--since', since];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/listen.ts', ...args, '--poll-ms', '500'], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  return {
+    output: () => output,
+    stop: () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
 }
 
 /** A webhook receiver on 127.0.0.1 that keeps the deliveries it could verify with `secret` (the SDK's verification). */
