@@ -379,12 +379,9 @@ export class PaymentGatewayStack extends Stack {
     fn.addToRolePolicy(
       new PolicyStatement({ actions: job.permissions.table.map((action) => `dynamodb:${action}`), resources: [tableArn] }),
     );
-    // An index serves Query and Scan only: item actions stay on the table.
-    const indexActions = job.permissions.table.filter((action) => action === 'Query' || action === 'Scan');
-    if (job.permissions.indexes && indexActions.length) {
-      fn.addToRolePolicy(
-        new PolicyStatement({ actions: indexActions.map((action) => `dynamodb:${action}`), resources: [`${tableArn}/index/*`] }),
-      );
+    // An index serves Query (and Scan, which no job may call): item actions stay on the table.
+    if (job.permissions.indexes && job.permissions.table.includes('Query')) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] }));
     }
     // SendMessage only: the queue trigger grants the dispatcher's receive, delete and visibility changes.
     const send = (queue: Queue) => fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));

@@ -193,7 +193,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     // EMF lines arrive on the sandboxes' stdout a moment after the response.
     await eventually(() => (watchesNothing().length === 0 ? true : undefined), 'the metrics', 10).catch(() => undefined);
     // Emitted only when a delivery exhausts its attempts (hours of retries; shared/webhooks/dispatcher.ts), which no smoke waits for.
-    const onFailureOnly = new Set([metricNames.deadLetters]);
+    const onFailureOnly = new Set<string>([metricNames.deadLetters]);
     const silent = watchesNothing().filter((a) => !onFailureOnly.has(a.name));
     expect(silent.map((a) => `${a.id}: ${a.name} ${JSON.stringify(a.dimensions)}`)).toEqual([]);
   });
