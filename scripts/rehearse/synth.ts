@@ -25,13 +25,18 @@ export function sourceHash(root = repoRoot): string {
   return hash.digest('hex');
 }
 
+const out = join(repoRoot, 'cdk.out');
+const marker = join(out, 'rehearsal-source-hash');
+
+/** Whether cdk.out holds the synth of the current sources. */
+export function synthCached(hash = sourceHash()): boolean {
+  return existsSync(marker) && readFileSync(marker, 'utf8') === hash && existsSync(join(out, 'PaymentGateway.template.json'));
+}
+
 /** Synthesizes into cdk.out unless it already holds the synth of these sources; returns cdk.out's path. */
 export function synthesize(options: { force?: boolean; log?: (line: string) => void } = {}): string {
-  const out = join(repoRoot, 'cdk.out');
-  const marker = join(out, 'rehearsal-source-hash');
   const hash = sourceHash();
-  const cached = existsSync(marker) && readFileSync(marker, 'utf8') === hash && existsSync(join(out, 'PaymentGateway.template.json'));
-  if (cached && !options.force) {
+  if (synthCached(hash) && !options.force) {
     options.log?.('synth: cached (sources unchanged)');
     return out;
   }
