@@ -10,6 +10,7 @@ import { defineConfig } from 'vitest/config';
  *   DynamoDB Local per run, each worker in its own table (test/support/global-setup.ts, env.ts).
  * - e2e: Chromium (test/browser), whole local stacks in their own processes (test/e2e) and the
  *   packed SDK installed into a scratch project (test/sdk/install.test.ts).
+ * test/rehearsal is no project here: `npm run test:rehearsal` (vitest.rehearsal.config.ts) runs it.
  * Files run in parallel on TEST_WORKERS workers (default 3 on this 2-core machine: the tests wait on
  * DynamoDB Local's JVM, Chromium and child processes about as much as they compute).
  */
@@ -27,7 +28,15 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: unit, pool: 'threads', isolate: false, setupFiles: ['test/support/unit-env.ts'] } },
       { extends: true, test: { name: 'infra', include: infra, pool: 'forks', setupFiles: ['test/support/unit-env.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [...unit, ...infra, ...e2e], ...database } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...unit, ...infra, ...e2e, 'test/rehearsal/**'],
+          ...database,
+        },
+      },
       { extends: true, test: { name: 'e2e', include: e2e, ...database } },
     ],
   },

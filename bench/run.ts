@@ -35,6 +35,13 @@ if (process.argv.slice(2).includes('tests')) {
   process.exit(await runTestsBench());
 }
 
+// `npm run bench -- rehearsal`: the deploy rehearsal's start and its IAM check per call (bench/rehearsal.ts); before the
+// bench environment below, which the rehearsal must not inherit.
+if (process.argv.slice(2).includes('rehearsal')) {
+  const { runRehearsalBench } = await import('./rehearsal.ts');
+  process.exit(await runRehearsalBench());
+}
+
 // The store and the handlers read these: set before anything under shared/ is imported.
 const benchEnv = {
   TABLE_NAME: 'payment-gateway-bench',

@@ -409,11 +409,12 @@ export class PaymentGatewayStack extends Stack {
     // Exactly the actions the job's code calls (functions/jobs.ts), on the indexes only if it queries one.
     const tableArn = this.table.tableArn;
     fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: job.permissions.table.map((action) => `dynamodb:${action}`),
-        resources: job.permissions.indexes ? [tableArn, `${tableArn}/index/*`] : [tableArn],
-      }),
+      new PolicyStatement({ actions: job.permissions.table.map((action) => `dynamodb:${action}`), resources: [tableArn] }),
     );
+    // An index serves Query (and Scan, which no job may call): item actions stay on the table.
+    if (job.permissions.indexes && job.permissions.table.includes('Query')) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] }));
+    }
     // SendMessage only: the queue trigger grants the dispatcher's receive, delete and visibility changes.
     const send = (queue: Queue) => fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
     if (job.permissions.webhookQueue === 'send') send(this.webhookQueue);

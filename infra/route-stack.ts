@@ -80,7 +80,13 @@ export function routeTablePolicies(route: Route, tableArn: string): PolicyStatem
   const reads: string[] = [...routeTableActions.read];
   const writes: string[] =
     table === 'readWrite' ? [...routeTableActions.write, ...(conditionChecks ? ['dynamodb:ConditionCheckItem'] : [])] : [];
-  if (!partitions) return [new PolicyStatement({ actions: [...reads, ...writes], resources: [tableArn, `${tableArn}/index/*`] })];
+  // An index serves Query only (and Scan, which no request path calls): item actions on the table alone.
+  if (!partitions) {
+    return [
+      new PolicyStatement({ actions: [...reads, ...writes], resources: [tableArn] }),
+      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] }),
+    ];
+  }
   if (!writePartitions || !writes.length) {
     return [new PolicyStatement({ actions: [...reads, ...writes], resources: [tableArn], conditions: leadingKeys(partitions) })];
   }

@@ -14,14 +14,14 @@ import { loadHandler } from './modules.ts';
  */
 type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-interface CompiledRoute {
+export interface CompiledRoute {
   route: Route;
   pattern: RegExp;
   params: string[];
   literalSegments: number;
 }
 
-function compile(route: Route): CompiledRoute {
+export function compile(route: Route): CompiledRoute {
   const params: string[] = [];
   let literalSegments = 0;
   const source = route.path

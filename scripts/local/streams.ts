@@ -35,6 +35,14 @@ export interface StreamRunnerOptions {
   checkpointFile?: string;
   /** Idle wait between polls (default 100 ms). */
   pollMs?: number;
+  /**
+   * The deploy rehearsal (scripts/rehearse): the function to call instead of the job's handler
+   * module, the mapping's filter instead of the job's entities, and a streams client of its own
+   * (signed as the function, so its role's stream grants are checked).
+   */
+  invoke?: StreamHandler;
+  accepts?: (record: StreamRecord) => boolean;
+  streams?: DynamoDBStreamsClient;
 }
 
 interface Checkpoints {
@@ -91,13 +99,16 @@ export async function streamLoop(
   context: () => Context,
   signal: AbortSignal,
 ): Promise<void> {
-  const handler = await loadHandler<StreamHandler>(job.handler);
+  const handler = options.invoke ?? (await loadHandler<StreamHandler>(job.handler));
+  const accepts = options.accepts ?? ((record: StreamRecord) => matches(record, job.trigger.entities));
   const table = localClient(options.dynamoEndpoint);
-  const streams = new DynamoDBStreamsClient({
-    endpoint: options.dynamoEndpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const streams =
+    options.streams ??
+    new DynamoDBStreamsClient({
+      endpoint: options.dynamoEndpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
   const pollMs = options.pollMs ?? 100;
   try {
     let streamArn: string | undefined;
@@ -164,7 +175,7 @@ export async function streamLoop(
         throw error;
       }
       const records = out.Records ?? [];
-      const wanted = records.filter((r) => matches(r, job.trigger.entities));
+      const wanted = records.filter(accepts);
       if (wanted.length) {
         let response: DynamoDBBatchResponse | void;
         try {

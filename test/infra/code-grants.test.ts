@@ -49,7 +49,8 @@ const secretArns: Record<SecretName, string> = {
 /** What a role grants: table actions, whether on the indexes, queue actions and secrets. */
 function grantsOf(fn: GatewayFunction) {
   const statements = statementsOf(fn);
-  const onTable = statements.filter((s) => targets(s).some((t) => t.startsWith(tableArn.slice(0, -1))));
+  // On the table, or on its indexes (an Fn::Join of the table's ARN and `/index/*`).
+  const onTable = statements.filter((s) => targets(s).some((t) => t.includes(tableArn.slice(0, -1))));
   return {
     dynamodb: new Set(onTable.flatMap(actions).filter((a) => a.startsWith('dynamodb:'))),
     indexes: onTable.some((s) => targets(s).some((t) => t.includes('/index/*'))),

@@ -1,0 +1,529 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { createSqsServer } from 'local-aws-sqs';
+import type { Route } from '#functions/routes.ts';
+import { localClient, startDynamoLocal, type RunningDynamo } from '../local/dynamo.ts';
+import { sleep } from '../local/modules.ts';
+import { compile, matchRoute, toProxyEvent } from '../local/server.ts';
+import { streamLoop } from '../local/streams.ts';
+import { RoleEvaluator, type TableSchema } from './iam.ts';
+import { startProxy, type Principal, type RunningProxy } from './proxy.ts';
+import { pollQueue } from './queue-mapping.ts';
+import { LambdaFunction } from './runtime.ts';
+import { matchesPattern } from './filter.ts';
+import {
+  defaultPhysical,
+  type Physical,
+  readTemplates,
+  referencedId,
+  rehearsalAccount,
+  rehearsalRegion,
+  resolver,
+  resourcesOf,
+  type StackTemplate,
+} from './template.ts';
+
+/**
+ * `npm run rehearse` (docs/deploy-rehearsal.md): what `cdk deploy` would ship, run on this machine.
+ * The synthesized templates (root and nested) say everything: the API Gateway methods and the
+ * functions behind them (bundled assets, handler, environment, timeout, memory), the table, queues
+ * and secrets, the triggers (SQS and DynamoDB stream event source mappings, schedule rules) and
+ * each function's role, enforced on every call by ./proxy.ts.
+ */
+export interface RehearsalOptions {
+  /** Where the templates are (cdk.out, or a test's edited copy) and where the assets are (cdk.out). */
+  templatesDir: string;
+  assetsDir: string;
+  /** Where use.json, denials.json, metrics.json, logs/ and cdk-outputs.json go. */
+  outDir: string;
+  /** API port (0: any free port). */
+  port?: number;
+  /** Seconds between schedule runs = rate × scheduleScale (default 1/60: a minute is a second), at least 2 s; 0 = on demand only. */
+  scheduleScale?: number;
+}
+
+export interface EmittedMetric {
+  functionId: string;
+  namespace: string;
+  name: string;
+  dimensions: Record<string, string>;
+}
+
+export interface Rehearsal {
+  baseUrl: string;
+  outputsFile: string;
+  proxy: RunningProxy;
+  functions: Map<string, LambdaFunction>;
+  /** Every API Gateway method of the templates: its path (under the stage) and the function behind it. */
+  methods: { method: string; path: string; functionId: string }[];
+  /** Each function's role policies, resolved to the local ARNs (what ./proxy.ts enforces). */
+  policies: Map<string, { name: string; policy: unknown }[]>;
+  metrics: EmittedMetric[];
+  /** The operator's environment for `ops --aws --outputs <outputsFile>`. */
+  operatorEnv: Record<string, string>;
+  /** Runs a schedule rule's targets now (by rule logical id); resolves when they finished. */
+  runRule(ruleId: string): Promise<void>;
+  rules: string[];
+  stop(): Promise<void>;
+}
+
+const stageName = (stacks: StackTemplate[]) =>
+  (resourcesOf(stacks, 'AWS::ApiGateway::Stage')[0]?.resource.Properties?.StageName as string | undefined) ?? 'prod';
+
+const listen = (server: Server, port: number) =>
+  new Promise<number>((ok, fail) => server.once('error', fail).listen(port, '127.0.0.1', () => ok((server.address() as AddressInfo).port)));
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  const port = await listen(probe, 0);
+  await new Promise((ok) => probe.close(ok));
+  return port;
+}
+
+const readBody = async (req: IncomingMessage) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+};
+
+export async function startRehearsal(options: RehearsalOptions): Promise<Rehearsal> {
+  const stacks = readTemplates(options.templatesDir);
+  const root = stacks[0]!;
+  const stage = stageName(stacks);
+  mkdirSync(join(options.outDir, 'logs'), { recursive: true });
+  const cleanups: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    // The API server listens first: its address is the base URL every function is given.
+    const api = createServer();
+    const apiPort = await listen(api, options.port ?? 0);
+    cleanups.push(async () => {
+      api.closeAllConnections();
+      await new Promise((ok) => api.close(ok));
+    });
+    const baseUrl = `http://127.0.0.1:${apiPort}/${stage}`;
+
+    // The table, as the template defines it, in DynamoDB Local (in memory: a rehearsal starts empty).
+    const [tableEntry, ...moreTables] = resourcesOf(stacks, 'AWS::DynamoDB::Table');
+    if (!tableEntry || moreTables.length) throw new Error('the rehearsal expects exactly one DynamoDB table');
+    const dynamo: RunningDynamo = await startDynamoLocal({ port: await freePort() });
+    cleanups.push(() => dynamo.stop());
+    const tableName = `${root.name}-${tableEntry.id}`;
+    const t = tableEntry.resource.Properties;
+    const client = localClient(dynamo.endpoint);
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: t.AttributeDefinitions,
+        KeySchema: t.KeySchema,
+        GlobalSecondaryIndexes: t.GlobalSecondaryIndexes,
+        StreamSpecification: t.StreamSpecification
+          ? { StreamEnabled: true, StreamViewType: t.StreamSpecification.StreamViewType }
+          : undefined,
+      }),
+    );
+    if (t.TimeToLiveSpecification?.Enabled) {
+      await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: t.TimeToLiveSpecification }));
+    }
+    const streamArn = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.LatestStreamArn ?? '';
+    client.destroy();
+    const hash = (schema: { AttributeName: string; KeyType: string }[]) => schema.find((k) => k.KeyType === 'HASH')!.AttributeName;
+    const schema: TableSchema = {
+      [tableName]: {
+        partitionKey: hash(t.KeySchema),
+        indexes: Object.fromEntries((t.GlobalSecondaryIndexes ?? []).map((g: any) => [g.IndexName, hash(g.KeySchema)])),
+      },
+    };
+
+    // The secrets the template defines, each with a generated value.
+    const secrets = new Map<string, string>();
+    const secretArn = (id: string) => `arn:aws:secretsmanager:${rehearsalRegion}:${rehearsalAccount}:secret:${id}-Rhrsl`;
+    for (const { id, resource } of resourcesOf(stacks, 'AWS::SecretsManager::Secret')) {
+      secrets.set(secretArn(id), resource.Properties?.SecretString ?? randomBytes(48).toString('base64url').slice(0, 64));
+    }
+
+    // The queues (local SQS), their redrive policies resolved below; the proxy in front of it all.
+    const sqsPort = await freePort();
+    const principals = new Map<string, Principal>();
+    const tokens = new Map<string, string>();
+    const proxy = await startProxy({
+      region: rehearsalRegion,
+      dynamoEndpoint: dynamo.endpoint,
+      sqsEndpoint: `http://127.0.0.1:${sqsPort}`,
+      schema,
+      principals,
+      tokens,
+      secrets,
+      usePath: join(options.outDir, 'use.json'),
+      denialsPath: join(options.outDir, 'denials.json'),
+    });
+    cleanups.push(() => proxy.stop());
+    const queueUrl = (id: string) => `${proxy.endpoint}/${rehearsalAccount}/${id}`;
+    const queueArn = (id: string) => `arn:aws:sqs:${rehearsalRegion}:${rehearsalAccount}:${id}`;
+
+    const apiStageUrl = `https://rehearsal.execute-api.${rehearsalRegion}.amazonaws.com/${stage}`;
+    const physical = (stack: StackTemplate, id: string): Physical => {
+      const type = stack.resources[id]!.Type;
+      if (type === 'AWS::DynamoDB::Table') {
+        return {
+          ref: tableName,
+          attributes: { Arn: `arn:aws:dynamodb:${rehearsalRegion}:${rehearsalAccount}:table/${tableName}`, StreamArn: streamArn },
+        };
+      }
+      if (type === 'AWS::SQS::Queue')
+        return { ref: queueUrl(id), attributes: { Arn: queueArn(id), QueueName: id, QueueUrl: queueUrl(id) } };
+      if (type === 'AWS::SecretsManager::Secret') return { ref: secretArn(id) };
+      return defaultPhysical(type, id);
+    };
+    const resolveIn = resolver(physical);
+    // The stage URL the templates build from the API id is this server's base URL.
+    const localize = (value: unknown): string => String(value).replaceAll(apiStageUrl, baseUrl);
+
+    const queues = resourcesOf(stacks, 'AWS::SQS::Queue').map(({ stack, id, resource }) => {
+      const p = resolveIn(stack, resource.Properties ?? {});
+      return {
+        QueueName: id,
+        Attributes: {
+          ...(p.VisibilityTimeout ? { VisibilityTimeout: Number(p.VisibilityTimeout) } : {}),
+          // local-aws-sqs counts ChangeMessageVisibility as a receive (scripts/local/queues.ts): twice the count keeps AWS's meaning.
+          ...(p.RedrivePolicy
+            ? { RedrivePolicy: JSON.stringify({ ...p.RedrivePolicy, maxReceiveCount: 2 * p.RedrivePolicy.maxReceiveCount }) }
+            : {}),
+        },
+      };
+    });
+    queues.sort((a, b) => Number('RedrivePolicy' in a.Attributes) - Number('RedrivePolicy' in b.Attributes));
+    const sqs = await createSqsServer({
+      port: sqsPort,
+      hostname: '127.0.0.1',
+      region: rehearsalRegion,
+      accountId: rehearsalAccount,
+      emulateQueueCreationLifecycle: false,
+      queues,
+    });
+    cleanups.push(() => new Promise((ok) => sqs.close(() => ok())));
+
+    // Every function: its asset, handler, environment (resolved), timeout, memory and role.
+    const metrics: EmittedMetric[] = [];
+    const onLine = (functionId: string, line: string) => {
+      appendFileSync(join(options.outDir, 'logs', `${functionId}.log`), `${line}\n`);
+      if (!line.startsWith('{')) return;
+      try {
+        const parsed = JSON.parse(line) as Record<string, any>;
+        for (const directive of parsed._aws?.CloudWatchMetrics ?? []) {
+          const dimensions = Object.fromEntries((directive.Dimensions ?? []).flat().map((d: string) => [d, String(parsed[d])]));
+          for (const m of directive.Metrics ?? []) metrics.push({ functionId, namespace: directive.Namespace, name: m.Name, dimensions });
+        }
+        if (parsed.level === 'ERROR') console.error(`[${functionId}] ${line.slice(0, 600)}`);
+      } catch {
+        // not JSON: a plain log line
+      }
+    };
+    const functions = new Map<string, LambdaFunction>();
+    const policiesOf = new Map<string, { name: string; policy: unknown }[]>();
+    for (const stack of stacks) {
+      const policies = Object.entries(stack.resources).filter(([, r]) => r.Type === 'AWS::IAM::Policy');
+      for (const [id, fn] of Object.entries(stack.resources)) {
+        if (fn.Type !== 'AWS::Lambda::Function') continue;
+        const p = fn.Properties;
+        const roleId = referencedId(p.Role)!;
+        const role = stack.resources[roleId]!;
+        const rolePolicies = [
+          ...(role.Properties?.Policies ?? []).map((x: any) => ({ name: x.PolicyName, policy: resolveIn(stack, x.PolicyDocument) })),
+          ...policies
+            .filter(([, r]) => (r.Properties.Roles ?? []).some((x: unknown) => referencedId(x) === roleId))
+            .map(([name, r]) => ({ name, policy: resolveIn(stack, r.Properties.PolicyDocument) })),
+        ];
+        policiesOf.set(id, rolePolicies);
+        principals.set(id, {
+          functionId: id,
+          evaluator: new RoleEvaluator(`arn:aws:iam::${rehearsalAccount}:role/${roleId}`, rolePolicies),
+        });
+        tokens.set(`rehearsal-${id}`, id);
+        const variables = Object.fromEntries(
+          Object.entries(resolveIn(stack, p.Environment?.Variables ?? {})).map(([k, v]) => [k, localize(v)]),
+        );
+        const memoryMb = Number(p.MemorySize ?? 128);
+        const environment: Record<string, string> = {
+          ...variables,
+          // What Lambda sets, with the role's credentials (this function's own access key id).
+          AWS_REGION: rehearsalRegion,
+          AWS_DEFAULT_REGION: rehearsalRegion,
+          AWS_ACCESS_KEY_ID: id,
+          AWS_SECRET_ACCESS_KEY: 'rehearsal',
+          AWS_SESSION_TOKEN: `rehearsal-${id}`,
+          AWS_LAMBDA_FUNCTION_NAME: id,
+          AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryMb),
+          AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+          _HANDLER: p.Handler,
+          // The rehearsal's stand-ins: every AWS endpoint and the secrets extension are the proxy.
+          AWS_ENDPOINT_URL: proxy.endpoint,
+          PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: new URL(proxy.endpoint).port,
+        };
+        const assetPath = fn.Metadata?.['aws:asset:path'];
+        if (typeof assetPath !== 'string') throw new Error(`${id} has no bundled asset (aws:asset:path)`);
+        functions.set(
+          id,
+          new LambdaFunction(
+            {
+              id,
+              assetDir: resolve(options.assetsDir, assetPath),
+              handler: p.Handler,
+              environment,
+              timeoutSeconds: Number(p.Timeout ?? 3),
+              memoryMb,
+            },
+            onLine,
+          ),
+        );
+      }
+    }
+    cleanups.push(async () => void (await Promise.all([...functions.values()].map((f) => f.stop()))));
+    const functionFor = (stack: StackTemplate, value: unknown) => {
+      const fn = functions.get(referencedId(value) ?? '');
+      if (!fn) throw new Error(`${stack.name}: ${JSON.stringify(value).slice(0, 200)} names no function`);
+      return fn;
+    };
+
+    // The API: every method of every stack, by the path its resources spell.
+    const routes = resourcesOf(stacks, 'AWS::ApiGateway::Method').map(({ stack, id, resource }) => {
+      const segments: string[] = [];
+      let parent: string = resolveIn(stack, resource.Properties.ResourceId);
+      for (let depth = 0; parent !== 'root' && depth < 50; depth++) {
+        const r = stack.resources[parent];
+        if (!r) throw new Error(`${stack.name}: method ${id} under unknown resource ${parent}`);
+        segments.unshift(r.Properties.PathPart);
+        parent = resolveIn(stack, r.Properties.ParentId);
+      }
+      const integration = resource.Properties.Integration ?? {};
+      return {
+        route: { id, path: `/${segments.join('/')}`, method: resource.Properties.HttpMethod } as unknown as Route,
+        fn: functionFor(stack, integration.Uri),
+        integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
+      };
+    });
+    const compiled = routes.map((r) => compile(r.route));
+    const byRoute = new Map(routes.map((r) => [r.route, r]));
+    const gatewayResponses = new Map(
+      resourcesOf(stacks, 'AWS::ApiGateway::GatewayResponse').map(({ resource }) => [
+        resource.Properties.ResponseType,
+        resource.Properties,
+      ]),
+    );
+    /** A response API Gateway answers itself, from the template's gateway responses (DEFAULT_4XX/5XX as fallbacks). */
+    const gatewayAnswer = (type: string, status?: number): APIGatewayProxyResult => {
+      const fallback = status && status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
+      const g = gatewayResponses.get(type) ?? gatewayResponses.get(fallback);
+      const requestId = randomUUID();
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries<string>(g?.ResponseParameters ?? {})) {
+        headers[name.replace('gatewayresponse.header.', '')] = value === 'context.requestId' ? requestId : value.replace(/^'|'$/g, '');
+      }
+      const body = String(g?.ResponseTemplates?.['application/json'] ?? '{"message":null}').replaceAll('$context.requestId', requestId);
+      return { statusCode: status ?? Number(g?.StatusCode ?? 500), headers, body };
+    };
+    api.on('request', async (req, res) => {
+      const send = (r: APIGatewayProxyResult) => {
+        res.writeHead(r.statusCode, (r.headers ?? {}) as Record<string, string>);
+        res.end(r.isBase64Encoded ? Buffer.from(r.body, 'base64') : r.body);
+      };
+      try {
+        const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+        if (!url.pathname.startsWith(`/${stage}/`)) return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', 403));
+        const path = url.pathname.slice(stage.length + 1);
+        const match = matchRoute(compiled, req.method ?? 'GET', path);
+        if (!match) return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN'));
+        if (match === 'bad-escape') return send(gatewayAnswer('BAD_REQUEST_PARAMETERS', 400));
+        const target = byRoute.get(match.route)!;
+        const body = await readBody(req);
+        const event = toProxyEvent(req, new URL(path + url.search, 'http://127.0.0.1'), match.route, match.pathParameters, body);
+        Object.assign(event.requestContext, { stage, path: url.pathname, apiId: 'rehearsal', accountId: rehearsalAccount });
+        let timer: NodeJS.Timeout | undefined;
+        const integrationTimeout = new Promise<'integration-timeout'>((ok) => {
+          timer = setTimeout(() => ok('integration-timeout'), target.integrationTimeoutMs);
+        });
+        const outcome = await Promise.race([target.fn.invoke(event), integrationTimeout]);
+        clearTimeout(timer);
+        // As API Gateway: the integration's own timeout is a 504; a function error or a function
+        // timeout (Lambda's "Task timed out") is a 502.
+        if (outcome === 'integration-timeout') return send(gatewayAnswer('INTEGRATION_TIMEOUT', 504));
+        if (outcome.kind !== 'ok') {
+          console.error(`[rehearsal] ${target.fn.spec.id} ${outcome.kind === 'timeout' ? 'timed out' : `failed: ${outcome.errorMessage}`}`);
+          return send(gatewayAnswer('DEFAULT_5XX', 502));
+        }
+        const result = outcome.result as APIGatewayProxyResult | undefined;
+        if (!result || typeof result.statusCode !== 'number') return send(gatewayAnswer('DEFAULT_5XX', 502));
+        send(result);
+      } catch (error) {
+        console.error('[rehearsal] gateway error', error);
+        if (!res.headersSent) send(gatewayAnswer('DEFAULT_5XX', 500));
+      }
+    });
+
+    // Triggers: event source mappings and schedule rules, as the templates define them.
+    const controller = new AbortController();
+    const loops: Promise<unknown>[] = [];
+    cleanups.push(async () => {
+      controller.abort();
+      await Promise.allSettled(loops);
+    });
+    const signedAs = (id: string) => ({
+      endpoint: proxy.endpoint,
+      region: rehearsalRegion,
+      credentials: { accessKeyId: id, secretAccessKey: 'rehearsal', sessionToken: `rehearsal-${id}` },
+    });
+    for (const { stack, resource } of resourcesOf(stacks, 'AWS::Lambda::EventSourceMapping')) {
+      const p = resolveIn(stack, resource.Properties);
+      const fn = functionFor(stack, resource.Properties.FunctionName);
+      const reportFailures = (p.FunctionResponseTypes ?? []).includes('ReportBatchItemFailures');
+      if (String(p.EventSourceArn).startsWith('arn:aws:sqs:')) {
+        const queueId = String(p.EventSourceArn).split(':').pop()!;
+        const pollers = Math.max(1, Math.min(Number(p.ScalingConfig?.MaximumConcurrency ?? 2), 2));
+        for (let i = 0; i < pollers; i++) {
+          loops.push(
+            pollQueue(
+              {
+                functionId: fn.spec.id,
+                queueUrl: queueUrl(queueId),
+                queueArn: p.EventSourceArn,
+                region: rehearsalRegion,
+                batchSize: Number(p.BatchSize ?? 10),
+                batchingWindowSeconds: Number(p.MaximumBatchingWindowInSeconds ?? 0),
+                reportFailures,
+                client: signedAs(fn.spec.id),
+                invoke: (event) => fn.invoke(event),
+              },
+              controller.signal,
+            ),
+          );
+        }
+      } else if (p.EventSourceArn === streamArn) {
+        const patterns = (p.FilterCriteria?.Filters ?? []).map((f: { Pattern: string }) => JSON.parse(f.Pattern));
+        const job = {
+          id: fn.spec.id,
+          summary: '',
+          handler: '',
+          timeoutSeconds: fn.spec.timeoutSeconds,
+          permissions: {} as never,
+          trigger: {
+            kind: 'stream' as const,
+            entities: [],
+            batchSize: Number(p.BatchSize ?? 100),
+            retryAttempts: Number(p.MaximumRetryAttempts ?? 10_000),
+            maxRecordAgeSeconds: Number(p.MaximumRecordAgeInSeconds ?? 86_400),
+          },
+        };
+        loops.push(
+          streamLoop(
+            job,
+            {
+              dynamoEndpoint: dynamo.endpoint,
+              tableName,
+              streams: new DynamoDBStreamsClient(signedAs(fn.spec.id)),
+              accepts: (record) => !patterns.length || patterns.some((pattern: unknown) => matchesPattern(pattern, record)),
+              invoke: async (event) => {
+                const outcome = await fn.invoke(event);
+                if (outcome.kind !== 'ok') throw new Error(`${fn.spec.id}: ${outcome.kind}`);
+                return reportFailures ? (outcome.result as never) : undefined;
+              },
+            },
+            () => ({}) as never,
+            controller.signal,
+          ).catch((error: unknown) => console.error(`[rehearsal] stream mapping of ${fn.spec.id} stopped`, error)),
+        );
+      } else {
+        throw new Error(`event source ${p.EventSourceArn} is not rehearsed`);
+      }
+    }
+    const rules = new Map<string, () => Promise<void>>();
+    for (const { stack, id, resource } of resourcesOf(stacks, 'AWS::Events::Rule')) {
+      const p = resource.Properties;
+      const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(p.ScheduleExpression ?? '');
+      if (!rate) continue;
+      const seconds = Number(rate[1]) * { minute: 60, hour: 3600, day: 86_400 }[rate[2]!.replace(/s$/, '') as 'minute'];
+      const targets = (p.Targets ?? []).map((target: { Arn: unknown }) => functionFor(stack, target.Arn));
+      const run = async () => {
+        const event = {
+          version: '0',
+          id: randomUUID(),
+          'detail-type': 'Scheduled Event',
+          source: 'aws.events',
+          account: rehearsalAccount,
+          time: new Date().toISOString(),
+          region: rehearsalRegion,
+          resources: [`arn:aws:events:${rehearsalRegion}:${rehearsalAccount}:rule/${id}`],
+          detail: {},
+        };
+        for (const fn of targets as LambdaFunction[]) {
+          const outcome = await fn.invoke(event);
+          if (outcome.kind !== 'ok') console.error(`[rehearsal] scheduled ${fn.spec.id}: ${outcome.kind}`);
+        }
+      };
+      rules.set(id, run);
+      const scale = options.scheduleScale ?? 1 / 60;
+      if (scale > 0) {
+        const every = Math.max(2, seconds * scale) * 1000;
+        loops.push(
+          (async () => {
+            for (let tick = 0; tick < 1_000_000 && !controller.signal.aborted; tick++) {
+              await sleep(every, controller.signal);
+              if (!controller.signal.aborted) await run();
+            }
+          })(),
+        );
+      }
+    }
+
+    // The stack outputs, as `cdk deploy --outputs-file` writes them, for `ops --aws --outputs`.
+    const outputs = Object.fromEntries(
+      Object.entries((readRootOutputs(options.templatesDir, root.name) ?? {}) as Record<string, { Value: unknown }>).map(
+        ([name, output]) => [name, localize(resolveIn(root, output.Value))],
+      ),
+    );
+    const outputsFile = join(options.outDir, 'cdk-outputs.json');
+    writeFileSync(outputsFile, JSON.stringify({ [root.name]: outputs }, null, 2));
+    const operatorEnv = {
+      AWS_ENDPOINT_URL: proxy.endpoint,
+      AWS_REGION: rehearsalRegion,
+      AWS_ACCESS_KEY_ID: 'operator',
+      AWS_SECRET_ACCESS_KEY: 'rehearsal',
+    };
+    const rehearsal: Rehearsal = {
+      baseUrl,
+      outputsFile,
+      proxy,
+      functions,
+      methods: routes.map((r) => ({ method: r.route.method, path: r.route.path, functionId: r.fn.spec.id })),
+      policies: policiesOf,
+      metrics,
+      operatorEnv,
+      rules: [...rules.keys()],
+      async runRule(ruleId) {
+        const run = rules.get(ruleId);
+        if (!run) throw new Error(`no schedule rule ${ruleId}`);
+        await run();
+      },
+      async stop() {
+        writeFileSync(join(options.outDir, 'metrics.json'), JSON.stringify(metrics));
+        await stopAll();
+      },
+    };
+    return rehearsal;
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+function readRootOutputs(dir: string, name: string): Record<string, unknown> | undefined {
+  return (JSON.parse(readFileSync(join(dir, `${name}.template.json`), 'utf8')) as { Outputs?: Record<string, unknown> }).Outputs;
+}

@@ -1,0 +1,157 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { startRehearsal, type Rehearsal } from '../../scripts/rehearse/rehearsal.ts';
+import { synthesize } from '../../scripts/rehearse/synth.ts';
+import { totpCode } from '#shared/crypto/totp.ts';
+import { constructEvent } from '../../sdk/node/src/webhooks.ts';
+
+/** A rehearsal for one test file: synthesized (cached), started before its tests, stopped after. */
+export const repoRoot = resolve(import.meta.dirname, '..', '..');
+
+export function useRehearsal(templatesDir: () => string = () => synthesize()) {
+  const state = {} as { rehearsal: Rehearsal; outDir: string; cdkOut: string };
+  beforeAll(async () => {
+    state.cdkOut = synthesize();
+    state.outDir = mkdtempSync(join(tmpdir(), 'rehearsal-'));
+    state.rehearsal = await startRehearsal({
+      templatesDir: templatesDir(),
+      assetsDir: state.cdkOut,
+      outDir: state.outDir,
+      scheduleScale: 0,
+    });
+  });
+  afterAll(async () => {
+    await state.rehearsal?.stop();
+    if (state.outDir) rmSync(state.outDir, { recursive: true, force: true });
+  });
+  return state;
+}
+
+/** `npm run ops -- --aws --outputs <the rehearsal's outputs> --json …`, as the operator runs it against a deployed stack. */
+export function opsAws(rehearsal: Rehearsal, ...args: string[]): Promise<{ code: number; json: any; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/ops.ts', '--aws', '--outputs', rehearsal.outputsFile, '--json', ...args],
+      { cwd: repoRoot, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...rehearsal.operatorEnv }, timeout: 90_000 },
+      (error, stdout, stderr) => {
+        let json: any;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, json, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** `npm run listen` against the rehearsal: forwards the feed's events since `since` to `forwardTo`, signed with `secret`, until stopped. */
+export function listen(rehearsal: Rehearsal, apiKey: string, secret: string, forwardTo: string, since: string) {
+  const args = ['--api-key', apiKey, '--secret', secret, '--forward-to', forwardTo, '--base-url', rehearsal.baseUrl, '--since', since];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/listen.ts', ...args, '--poll-ms', '500'], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  return {
+    output: () => output,
+    stop: () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** A webhook receiver on 127.0.0.1 that keeps the deliveries it could verify with `secret` (the SDK's verification). */
+export async function webhookReceiver() {
+  const verified: { type: string; data: any }[] = [];
+  let secret = '';
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => {
+        try {
+          verified.push(constructEvent(Buffer.concat(chunks), req.headers, [secret]) as never);
+          res.writeHead(200).end();
+        } catch (error) {
+          res.writeHead(400).end(String(error));
+        }
+      });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
+    verified,
+    useSecret: (s: string) => void (secret = s),
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
+  };
+}
+
+/** Waits (bounded) until `check` returns a value. */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, what: string, seconds = 60): Promise<T> {
+  for (let i = 0; i < seconds * 4; i++) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A dashboard user over HTTP: invited through `ops --aws`, password set, authenticator enrolled; its session cookie. */
+export async function dashboardUser(rehearsal: Rehearsal, merchantId: string, role: string) {
+  const base = new URL(rehearsal.baseUrl).origin;
+  const password = 'a long enough passphrase';
+  const email = `${role}-${Date.now()}@rehearsal.test`;
+  const invited = await opsAws(rehearsal, 'user', 'invite', '--merchant', merchantId, '--email', email, '--role', role);
+  if (!invited.json) throw new Error(`ops user invite: ${invited.stderr}`);
+  const link = new URL(invited.json.inviteUrl);
+  const get = (path: string, cookie = '') => fetch(`${base}${path}`, { redirect: 'manual', headers: cookie ? { Cookie: cookie } : {} });
+  const post = (path: string, fields: Record<string, string>, cookie = '') =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'Sec-Fetch-Site': 'same-origin',
+        ...(cookie ? { Cookie: cookie } : {}),
+      },
+      body: new URLSearchParams(fields).toString(),
+    });
+  const csrfIn = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const cookieOf = (r: Response) => (r.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const stage = new URL(rehearsal.baseUrl).pathname;
+  const form = await get(link.pathname);
+  const accepted = await post(link.pathname, { csrf: csrfIn(await form.text()), password, confirm: password });
+  if (accepted.status !== 303) throw new Error(`accept invite: ${accepted.status} ${await accepted.text()}`);
+  let cookie = cookieOf(accepted);
+  const enrol = await (await get(`${stage}/dashboard/enrol`, cookie)).text();
+  const secret = /id="totp-secret">([A-Z2-7]+)</.exec(enrol)?.[1];
+  if (!secret) throw new Error(`enrol page: ${enrol.slice(0, 500)}`);
+  const done = await post(`${stage}/dashboard/enrol`, { csrf: csrfIn(enrol), code: totpCode(secret, Date.now()) }, cookie);
+  if (done.status !== 200) throw new Error(`enrol: ${done.status} ${await done.text()}`);
+  cookie = cookieOf(done);
+  return {
+    email,
+    invited: invited.json,
+    /** A dashboard form post with the page's CSRF token. */
+    async submit(path: string, fields: Record<string, string> = {}) {
+      const csrf = csrfIn(await (await get(`${stage}/dashboard`, cookie)).text());
+      const r = await post(`${stage}${path}`, { csrf, ...fields }, cookie);
+      return { status: r.status, text: await r.text() };
+    },
+  };
+}
