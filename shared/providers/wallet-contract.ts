@@ -33,7 +33,7 @@ export const defaultFirstInquiryAfterMs = 3_000;
 export const firstInquiryAt = (adapter: WalletProviderAdapter, now: Date) =>
   new Date(now.getTime() + (adapter.firstInquiryAfterMs ?? defaultFirstInquiryAfterMs));
 
-export interface WalletCharge {
+interface WalletCharge {
   reference: string;
   mobileNumber: string;
   amountMinor: number;
