@@ -5,7 +5,7 @@ import { walletProviders } from '#shared/domain/providers.ts';
 import { sandboxCards } from '#shared/domain/sandbox.ts';
 import { sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { html, htmlDocument, type Html, type PageResult } from '#shared/http/pages.ts';
-import { notAcceptingPaymentsMessage, type CheckoutRefusal } from '#shared/services/checkout.ts';
+import { cnicAskedFor, notAcceptingPaymentsMessage, type CheckoutRefusal } from '#shared/services/checkout.ts';
 import { problemFor } from '#shared/http/problem.ts';
 
 /**
@@ -129,7 +129,22 @@ ${provider.message}
 <input type="tel" id="wallet-number" name="mobileNumber" autocomplete="tel" inputmode="tel" required maxlength="20" placeholder="03XX \
 XXXXXXX"${number.attrs}>
 ${number.message}
+${cnicField(ctx, offered.length)}
 <button type="submit">Send verification code</button>`;
+}
+
+/** Live JazzCash takes the last six digits of the customer's CNIC when the merchant did not give the CNIC. */
+function cnicField(ctx: PageContext, offeredCount: number): Html {
+  const asked = cnicAskedFor(ctx.intent);
+  if (asked.length === 0) return html``;
+  const cnic = fieldError(ctx, 'wallet', 'cnicLast6');
+  // With a choice of wallets only JazzCash needs it, so it is required only when JazzCash is the one offered.
+  const only = asked.length === offeredCount;
+  const hint = only ? html`` : html` <span>(${asked.map((p) => walletProviders[p].name).join(', ')} only)</span>`;
+  return html`<label for="wallet-cnic">Last 6 digits of your CNIC${hint}</label>
+<input type="text" id="wallet-cnic" name="cnicLast6" autocomplete="off" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" \
+placeholder="XXXXXX"${only ? html` required` : html``}${cnic.attrs}>
+${cnic.message}`;
 }
 
 function walletForm(ctx: PageContext): Html {

@@ -11,6 +11,7 @@ export const handler = pageHandler(
       startWalletPayment(path.paymentIntentId!, {
         provider: form.get('provider') ?? undefined,
         mobileNumber: form.get('mobileNumber') ?? '',
+        cnicLast6: form.get('cnicLast6') ?? '',
       }),
     ),
   { csrfSubject },

@@ -49,6 +49,8 @@ interface Charge {
   /** pp_TxnDateTime of the request. */
   at: string;
   mobile: string;
+  /** pp_CNIC as received (wallet charges: six digits; the real provider has it too). */
+  cnic?: string;
   code: string;
   rrn: string;
   refundedMinor: number;
@@ -145,6 +147,8 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
       !Number.isSafeInteger(amount) ||
       amount <= 0 ||
       !/^03\d{9}$/.test(r.pp_MobileNumber ?? '') ||
+      // v2.0 is the "CNIC feature" API: the last six digits of the CNIC (S3, R6); 110 for a missing one is a GUESS.
+      !/^\d{6}$/.test(r.pp_CNIC ?? '') ||
       r.pp_TxnCurrency !== 'PKR'
     ) {
       return refused(r, C.invalidValue);
@@ -156,7 +160,7 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     if (code) return refused(r, code);
     const rrn = randomBytes(6).toString('hex').toUpperCase();
     const at = r.pp_TxnDateTime ?? '';
-    charges.set(r.pp_TxnRefNo!, { type: 'MWALLET', amount, at, mobile, code: C.pending, rrn, refundedMinor: 0 });
+    charges.set(r.pp_TxnRefNo!, { type: 'MWALLET', amount, at, mobile, cnic: r.pp_CNIC!, code: C.pending, rrn, refundedMinor: 0 });
     setTimeout(() => decide(r.pp_TxnRefNo!), config.decideAfterMs ?? 100);
     return signed({
       pp_Amount: r.pp_Amount!,

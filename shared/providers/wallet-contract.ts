@@ -33,6 +33,14 @@ export const defaultFirstInquiryAfterMs = 3_000;
 export const firstInquiryAt = (adapter: WalletProviderAdapter, now: Date) =>
   new Date(now.getTime() + (adapter.firstInquiryAfterMs ?? defaultFirstInquiryAfterMs));
 
+interface WalletCharge {
+  reference: string;
+  mobileNumber: string;
+  amountMinor: number;
+  currency: string;
+  cnicLast6?: string;
+}
+
 export interface WalletProviderAdapter {
   readonly providerId: WalletProviderId;
   readonly name: string;
@@ -40,7 +48,13 @@ export interface WalletProviderAdapter {
   readonly firstInquiryAfterMs?: number;
   /** Whether the one-time code the customer typed is the one the provider sent (hosted checkout's wallet step). */
   otpMatches?(otp: string): boolean;
-  startCharge(charge: { reference: string; mobileNumber: string; amountMinor: number; currency: string }, now: Date): Promise<ChargeStart>;
+  /**
+   * The provider needs the last six digits of the customer's CNIC with every charge (JazzCash MWALLET
+   * v2.0, docs/providers/jazzcash.md): the caller passes `cnicLast6` and refuses the request without it.
+   */
+  readonly asksForCnic?: boolean;
+  /** `cnicLast6` goes to the provider only: never logged or stored. */
+  startCharge(charge: WalletCharge, now: Date): Promise<ChargeStart>;
   /** The provider's authenticated server-to-server answer: the only thing that decides a charge. */
   statusInquiry(providerReference: string, now: Date): Promise<ChargeStatus>;
   /** Verifies the provider's signature over the raw body and reads what it states; undefined when it does not verify. */

@@ -429,6 +429,15 @@ async function changePending(
 }
 
 /**
+ * The offered wallet providers whose charge needs the last six digits of the customer's CNIC
+ * (live JazzCash) that the merchant did not give as customerRef.cnic: the hosted page asks for them.
+ */
+export function cnicAskedFor(intent: PaymentIntent): WalletProviderId[] {
+  if (intent.customerRef?.cnic) return [];
+  return offeredMethods(checkoutDetails(intent)).walletProviders.filter((p) => walletAdapter(intent.mode, p)?.asksForCnic);
+}
+
+/**
  * Wallet payment, step 1: the customer's provider and number. The charge is started with the
  * provider, which prompts the customer (test mode: the OTP is always 123456). A refusal at request
  * time (sandbox numbers ending 2222: balance too low, 3333: provider unavailable) changes nothing.
@@ -436,7 +445,7 @@ async function changePending(
  */
 export async function startWalletPayment(
   paymentIntentId: string,
-  input: { provider: string | undefined; mobileNumber: string },
+  input: { provider: string | undefined; mobileNumber: string; cnicLast6?: string },
   now = new Date(),
 ): Promise<PaymentIntent> {
   const number = normaliseWalletNumber(input.mobileNumber);
@@ -451,16 +460,24 @@ export async function startWalletPayment(
   const offered = offeredMethods(details).walletProviders;
   const chosen = Number(input.provider ?? (offered.length === 1 ? offered[0] : NaN));
   const provider = offered.find((p) => p === chosen);
+  const adapter = provider && walletAdapter(intent.mode, provider);
+  // Live JazzCash takes the CNIC's last six digits: the merchant's customerRef.cnic, else the customer types them.
+  const typed = (input.cnicLast6 ?? '').replace(/\s/g, '');
+  const cnicLast6 = intent.customerRef?.cnic?.slice(-6) || (/^\d{6}$/.test(typed) ? typed : undefined);
   const fields: Record<string, string> = {};
   if (!provider) fields.provider = 'Choose your wallet.';
   if (!number) fields.mobileNumber = 'Enter your mobile wallet number, for example 0300 1234567.';
-  if (!provider || !number) throw new CheckoutRefusal('invalid', 'Check the wallet details.', 'wallet', fields);
-  const adapter = walletAdapter(intent.mode, provider);
+  if (adapter?.asksForCnic && !cnicLast6) fields.cnicLast6 = 'Enter the last 6 digits of your CNIC.';
+  if (!provider || !number || Object.keys(fields).length > 0)
+    throw new CheckoutRefusal('invalid', 'Check the wallet details.', 'wallet', fields);
   if (!adapter) throw liveUnavailable('wallet');
-  const started = await adapter.startCharge(
-    { reference: intent.transactionReference, mobileNumber: number, amountMinor: intent.amountMinor, currency: intent.currency },
-    now,
-  );
+  const charge = {
+    reference: intent.transactionReference,
+    mobileNumber: number,
+    amountMinor: intent.amountMinor,
+    currency: intent.currency,
+  };
+  const started = await adapter.startCharge({ ...charge, ...(adapter.asksForCnic && cnicLast6 ? { cnicLast6 } : {}) }, now);
   if (!started.accepted) throw new CheckoutRefusal('business_rule', started.message, 'wallet');
   // A provider that sends no one-time code (every live one: the customer approves with the MPIN on
   // the handset) skips the code step: the charge awaits the approval at once.

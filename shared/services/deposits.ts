@@ -97,6 +97,12 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
       `Wallet provider unavailable: ${provider.name} is not configured for live payments.`,
       'wallet_provider_unavailable',
     );
+  // JazzCash's live wallet API takes the last six digits of the customer's CNIC (docs/providers/jazzcash.md).
+  const cnic = input.customerRef?.cnic;
+  if (adapter.asksForCnic && !cnic) {
+    const rule = `required for ${provider.name} live deposits (the customer's 13-digit CNIC)`;
+    throw new DomainError('invalid', `customerRef.cnic is ${rule}.`, { errors: { 'customerRef.cnic': [rule] } });
+  }
 
   // Checked before the customer's handset is prompted; the create transaction below still decides
   // a race. (A retried request with the same Idempotency-Key never gets here: the pipeline answers it.)
@@ -104,7 +110,13 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
   if (await orderRefTaken(input.merchantId, input.mode, input.orderRef.orderRef)) throw duplicate();
   const paymentIntentId = randomUUID();
   const started = await adapter.startCharge(
-    { reference: paymentIntentId, mobileNumber: input.mobileNumber, amountMinor: input.amountMinor, currency: input.currency },
+    {
+      reference: paymentIntentId,
+      mobileNumber: input.mobileNumber,
+      amountMinor: input.amountMinor,
+      currency: input.currency,
+      ...(adapter.asksForCnic && cnic ? { cnicLast6: cnic.slice(-6) } : {}),
+    },
     now,
   );
   if (!started.accepted) {

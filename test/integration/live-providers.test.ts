@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
+import { checkoutDetails } from '#shared/domain/checkout.ts';
 import { jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { processDue } from '#shared/services/due.ts';
@@ -38,7 +39,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         walletProvider: 1,
         description: 'Top up',
         orderRef: { orderRef: ref('LD') },
-        customerRef: { name: 'Ayesha Khan' },
+        customerRef: { name: 'Ayesha Khan', cnic: '3520212345671' },
         ...over,
       },
     });
@@ -106,6 +107,55 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       amount: 1000_00,
       code: '000',
     });
+  });
+
+  it('JazzCash charges carry the CNIC’s last six digits (pp_CNIC); a live JazzCash deposit without customerRef.cnic is 400', async () => {
+    const m = await merchant();
+    const r = await deposit(m, {});
+    expect(r.status, r.text).toBe(200);
+    expect(live.providers.jazzcash.charges.get(r.json.walletChargeInfo.transactionReference)?.cnic).toBe('345671');
+    const charges = live.providers.jazzcash.hits(jazzCashPaths.charge);
+    for (const customerRef of [{ name: 'Ayesha Khan' }, { name: 'Ayesha Khan', cnic: null }, undefined]) {
+      const orderRef = ref('LD');
+      const refused = await deposit(m, { customerRef, orderRef: { orderRef } });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.json).toMatchObject({
+        code: 'invalid_request',
+        errors: { 'customerRef.cnic': [expect.stringContaining('required')] },
+      });
+      expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${orderRef}`, { key: m.live.apiKey })).status).toBe(404);
+    }
+    expect(live.providers.jazzcash.hits(jazzCashPaths.charge)).toBe(charges); // the handset was never prompted
+    // Easypaisa takes no CNIC: unchanged.
+    const easypaisa = await deposit(m, { walletProvider: 2, amount: 500, customerRef: { name: 'Ayesha Khan' } });
+    expect(easypaisa.status, easypaisa.text).toBe(200);
+  });
+
+  it('the JazzCash emulator refuses an MWALLET charge without a six-digit pp_CNIC (110), as the v2.0 API', async () => {
+    const cfg = live.providers.config.jazzcash!;
+    const charge = (cnic: string) => {
+      const fields = {
+        pp_Language: 'EN',
+        pp_MerchantID: cfg.merchantId,
+        pp_Password: cfg.password,
+        pp_TxnRefNo: `T${Date.now()}${cnic.length}`,
+        pp_MobileNumber: '03001230000',
+        pp_CNIC: cnic,
+        pp_Amount: '100000',
+        pp_TxnCurrency: 'PKR',
+        pp_TxnDateTime: '20260101120000',
+        pp_BillReference: 'bill',
+        pp_Description: 'Payment',
+        pp_TxnExpiryDateTime: '20260102120000',
+      };
+      return fetch(`${cfg.baseUrl}${jazzCashPaths.charge}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...fields, pp_SecureHash: jazzCashSecureHash(fields, cfg.integritySalt) }),
+      }).then(async (a) => ((await a.json()) as { pp_ResponseCode?: string }).pp_ResponseCode);
+    };
+    for (const cnic of ['', '12345', '1234567', '3520212345671']) expect(await charge(cnic)).toBe('110');
+    expect(await charge('345671')).toBe('157');
   });
 
   it('JazzCash charge codes: 112 → Failed customer_declined; 004, 118 and 002 refused at once with our codes', async () => {
@@ -340,9 +390,8 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(created.status, created.text).toBe(200);
     const path = pagePath(created.json.checkoutUrl);
     const page = await getPage(gw.baseUrl, path);
-    expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000' })).status).toBe(
-      303,
-    );
+    const form = { csrf: page.csrf!, provider: '1', mobileNumber: '03001230000', cnicLast6: '345671' };
+    expect((await postForm(gw.baseUrl, `${path}/wallet`, form)).status).toBe(303);
     // Live providers send no one-time code: the page goes straight to "approve on your phone".
     const waiting = await getPage(gw.baseUrl, path);
     expect(waiting.html).toContain('Approve the payment on your phone');
@@ -352,6 +401,47 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     await sweep(m, later(10_000));
     expect(await get()).toMatchObject({ status: 'Completed', walletProvider: 'JazzCash' });
     await webhookFor(id, 'Completed');
+  });
+
+  it('hosted checkout, JazzCash: the merchant’s customerRef.cnic, else the page asks for the last six digits (kept nowhere)', async () => {
+    const m = await merchant();
+    const pay = async (body: Record<string, unknown>, form: Record<string, string>) => {
+      const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 2000, ...body }), { mode: 'live' });
+      expect(created.status, created.text).toBe(200);
+      const path = pagePath(created.json.checkoutUrl);
+      const page = await getPage(gw.baseUrl, path);
+      const posted = await postForm(gw.baseUrl, `${path}/wallet`, {
+        csrf: page.csrf!,
+        provider: '1',
+        mobileNumber: '03001230000',
+        ...form,
+      });
+      const id = created.json.paymentIntentId as string;
+      return { page, posted, id, intent: await getIntent(id) };
+    };
+    const given = await pay({ customerRef: { cnic: '3520212345671' } }, {});
+    expect(given.page.html).not.toContain('name="cnicLast6"');
+    expect(given.posted.status).toBe(303);
+    expect(live.providers.jazzcash.charges.get(checkoutDetails(given.intent!).wallet!.providerReference)?.cnic).toBe('345671');
+
+    const charges = live.providers.jazzcash.hits(jazzCashPaths.charge);
+    for (const typed of [undefined, '', '12345', 'abcdef']) {
+      const missing = await pay({}, typed === undefined ? {} : { cnicLast6: typed });
+      expect(missing.page.html).toContain('<label for="wallet-cnic">Last 6 digits of your CNIC');
+      expect(missing.page.html).toMatch(
+        /<input type="text" id="wallet-cnic" name="cnicLast6" autocomplete="off" inputmode="numeric" pattern="\[0-9\]\{6\}"/,
+      );
+      expect(missing.posted.status).toBe(400);
+      expect(missing.posted.html).toContain('id="wallet-cnicLast6-error"');
+      expect(missing.posted.html).toContain('Enter the last 6 digits of your CNIC.');
+      expect(checkoutDetails(missing.intent!).wallet ?? null).toBeNull();
+    }
+    expect(live.providers.jazzcash.hits(jazzCashPaths.charge)).toBe(charges); // nothing was sent to JazzCash
+
+    const typed = await pay({}, { cnicLast6: '987654' });
+    expect(typed.posted.status).toBe(303);
+    expect(live.providers.jazzcash.charges.get(checkoutDetails(typed.intent!).wallet!.providerReference)?.cnic).toBe('987654');
+    expect(JSON.stringify(typed.intent)).not.toContain('987654'); // not stored
   });
 
   it('refund of a JazzCash payment: paid through the MWallet refund API, Completed, refunded once', async () => {

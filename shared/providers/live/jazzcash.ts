@@ -67,14 +67,15 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
     name: 'JazzCash',
     // No otpMatches: the provider sends no one-time code (the customer approves with the MPIN on the
     // handset), so the hosted page skips its code step and waits for the approval at once.
-    async startCharge({ reference, mobileNumber, amountMinor, currency }, now) {
+    asksForCnic: true,
+    async startCharge({ reference, mobileNumber, amountMinor, currency, cnicLast6 }, now) {
       const txnRefNo = jazzCashTxnRefNo(reference);
       const fields: Fields = {
         pp_Language: 'EN',
         ...credentials(config),
         pp_TxnRefNo: txnRefNo,
         pp_MobileNumber: mobileNumber,
-        pp_CNIC: '',
+        pp_CNIC: cnicLast6 ?? '', // the last six digits (S3's "CNIC feature"; callers refuse a charge without them)
         pp_Amount: String(amountMinor),
         pp_TxnCurrency: currency,
         pp_TxnDateTime: jazzCashDateTime(now),
