@@ -52,7 +52,7 @@ export const crashGroups = {
   'refunds-settlements': ['refund', 'settlement bank', 'settlement usdt'],
 } as const satisfies Record<string, readonly string[]>;
 
-const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);
+const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher], { queuePollers: 1 });
 const gw = useGateway(routeList);
 let hook: Receiver;
 beforeAll(async () => {

@@ -39,7 +39,7 @@ export async function codeAfter(secret: string, lastStep: number): Promise<{ ste
  * `npm run docs:screenshots`.
  */
 export function useDashboardBrowser() {
-  const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);
+  const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher], { queuePollers: 1 });
   const gw = useGateway(routeList);
   const ops = useOps(() => stack.tableName);
   let browser: Browser;
