@@ -12,7 +12,7 @@ import { startReceiver, type Receiver } from '../support/webhooks.ts';
  * Resend, with real deliveries), USDT settlements, the team page's refusals, and the audit log.
  */
 describe('merchant dashboard in Chromium: developers, webhooks, settlements, team', () => {
-  const { gw, url, checkPage, csrfOf, userWithRole } = useDashboardBrowser();
+  const { gw, url, checkPage, csrfOf, userWithRole } = useDashboardBrowser({ deliveries: true });
 
   it('developers: scoped key used on the API; webhook endpoint, secret shown once, test event, rotation, disabling, log, Resend; audit', {
     timeout: 240_000,
