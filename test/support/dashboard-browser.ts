@@ -35,12 +35,14 @@ export async function codeAfter(secret: string, lastStep: number): Promise<{ ste
  * group of pages so they run on different workers): the local stack in the file's own table and
  * local SQS, the ops CLI, one Chromium for the file, and the page helpers. `deliveries: true` runs
  * the webhook relay and dispatcher too, for real deliveries (the delivery log, attempts and Resend);
- * the files that check none go without their pollers, which cost CPU all the time they run. axe-core runs once per page checked (at the page's own width), which is also checked for
+ * the files that check none go without their pollers, which cost CPU all the time they run.
+ * axe-core runs once per page checked (at the page's own width), which is also checked for
  * horizontal scrolling at 375 px; screenshots at 375 px and 1280 px are taken only by
  * `npm run docs:screenshots`.
  */
 export function useDashboardBrowser(options: { deliveries?: boolean } = {}) {
-  const stack = useWebhookStack(options.deliveries ? [jobs.webhookRelay, jobs.webhookDispatcher] : [], { queuePollers: 1 });
+  const deliveryJobs = options.deliveries ? [jobs.webhookRelay, jobs.webhookDispatcher] : [];
+  const stack = useWebhookStack(deliveryJobs, { queuePollers: 1 });
   const gw = useGateway(routeList);
   const ops = useOps(() => stack.tableName);
   let browser: Browser;
