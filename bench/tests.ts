@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
  * timed test). Runs `npm run test:unit`, then `npm test`, each as a child process, and records per
  * command the wall time, the CPU time of the command and everything it started (user + system, from
  * /proc: the load other processes put on the machine shows in wall time, not in CPU time), the
- * number of tests (vitest's JSON reporter), the exit code and the load average around it.
+ * number of tests and the ten slowest files (vitest's JSON reporter), the exit code and the load
+ * average around it.
  * Targets: `npm test` ≤ 300 s, `npm run test:unit` < 30 s (issue 25); a miss prints MISSED and
  * exits 0, a failing command exits 1. Results: bench/results/tests.json. BENCH_TESTS=unit runs only
  * the unit command.
@@ -25,6 +26,7 @@ interface Measured {
   cpuSeconds: number | null;
   tests: number | null;
   files: number | null;
+  slowest: Counted['slowest'];
   targetSeconds: number;
   met: boolean;
   loadAverageBefore: number;
@@ -42,10 +44,24 @@ function childrenCpuSeconds(): number | null {
   }
 }
 
-function countTests(report: string): { tests: number; files: number } | null {
+interface Counted {
+  tests: number;
+  files: number;
+  /** The ten slowest files (seconds from start to end of each, in the run's parallel workers). */
+  slowest: { file: string; seconds: number }[];
+}
+
+function countTests(report: string): Counted | null {
   if (!existsSync(report)) return null;
-  const json = JSON.parse(readFileSync(report, 'utf8')) as { numTotalTests: number; testResults: unknown[] };
-  return { tests: json.numTotalTests, files: json.testResults.length };
+  const json = JSON.parse(readFileSync(report, 'utf8')) as {
+    numTotalTests: number;
+    testResults: { name: string; startTime: number; endTime: number }[];
+  };
+  const slowest = json.testResults
+    .map((f) => ({ file: relative(root, f.name), seconds: Math.round((f.endTime - f.startTime) / 100) / 10 }))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, 10);
+  return { tests: json.numTotalTests, files: json.testResults.length, slowest };
 }
 
 async function measure(command: string, args: string[], report: string, targetSeconds: number): Promise<Measured> {
@@ -68,6 +84,7 @@ async function measure(command: string, args: string[], report: string, targetSe
     cpuSeconds: cpuBefore === null || cpuAfter === null ? null : Math.round((cpuAfter - cpuBefore) * 10) / 10,
     tests: counted?.tests ?? null,
     files: counted?.files ?? null,
+    slowest: counted?.slowest ?? [],
     targetSeconds,
     met: wallSeconds <= targetSeconds,
     loadAverageBefore,
@@ -95,6 +112,11 @@ export async function runTestsBench(): Promise<number> {
       `| ${r.command} | ${r.tests ?? '?'} in ${r.files ?? '?'} files | ${r.wallSeconds} s | ${r.cpuSeconds ?? '?'} s | ` +
         `${r.met ? 'met' : 'MISSED'} (${r.targetSeconds} s) | ${r.loadAverageBefore.toFixed(1)} / ${r.loadAverageAfter.toFixed(1)} |`,
     );
+  }
+  for (const r of runs) {
+    if (!r.slowest.length) continue;
+    console.log(`\nslowest files of ${r.command}:`);
+    for (const f of r.slowest) console.log(`  ${f.seconds.toFixed(1).padStart(6)} s  ${f.file}`);
   }
   console.log('wrote bench/results/tests.json');
   return runs.every((r) => r.exitCode === 0) ? 0 : 1;

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 
 /**
  * `npm run docs:screenshots`: the pictures in docs/images/dashboard/ (docs/dashboard-guide.md).
- * Runs the dashboard browser test with DOCS_SCREENSHOTS_DIR set, so its page checks also take
+ * Runs the dashboard browser tests (test/browser/dashboard-*.browser.test.ts) with DOCS_SCREENSHOTS_DIR set, so its page checks also take
  * full-page screenshots at 375 and 1280 px (test/support/dashboard.ts; `npm test` takes none), then
  * copies the ones the guide shows. Needs Java and Chromium, as the browser tests do.
  */
@@ -25,17 +25,17 @@ const kept: Record<string, string> = {
 const shots = mkdtempSync(join(tmpdir(), 'docs-screenshots-'));
 try {
   const vitest = resolve(root, 'node_modules', '.bin', 'vitest');
-  const run = spawnSync(vitest, ['run', '--project', 'e2e', 'test/browser/dashboard.browser.test.ts'], {
+  const run = spawnSync(vitest, ['run', '--project', 'e2e', 'test/browser/dashboard-'], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, DOCS_SCREENSHOTS_DIR: shots },
   });
-  if (run.status !== 0) throw new Error(`the dashboard browser test failed (exit ${run.status}): no screenshots copied`);
+  if (run.status !== 0) throw new Error(`the dashboard browser tests failed (exit ${run.status}): no screenshots copied`);
   mkdirSync(target, { recursive: true });
   for (const [name, from] of Object.entries(kept)) {
     const source = join(shots, `${from}.png`);
     if (!existsSync(source))
-      throw new Error(`no screenshot ${from}.png: was the page check renamed in test/browser/dashboard.browser.test.ts?`);
+      throw new Error(`no screenshot ${from}.png: was the page check renamed in test/browser/dashboard-*.browser.test.ts?`);
     copyFileSync(source, join(target, `${name}.png`));
     console.log(`docs/images/dashboard/${name}.png`);
   }

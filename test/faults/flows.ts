@@ -15,7 +15,7 @@ import { call, newMerchant } from '../support/gateway.ts';
 import { completedPayment } from '../support/money.ts';
 
 /**
- * The money flows the fault-point test crashes (test/faults/money-flows.faults.test.ts), written
+ * The money flows the fault-point test crashes (test/faults/harness.ts), written
  * without vitest so that a child process can run `act` too (test/fixtures/faults/flow-process.ts,
  * killed with SIGKILL at a fault point). Each flow:
  *   setup    a merchant (webhooks to the test's 127.0.0.1 receiver) and what the flow needs, unarmed

@@ -14,7 +14,7 @@ import { getSettlement, listSettlements } from '#shared/store/settlements.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { call, useGateway } from '../support/gateway.ts';
 import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
-import { flowByName, flows, type Answer, type Ctx, type Flow } from './flows.ts';
+import { flowByName, type Answer, type Ctx, type Flow } from './flows.ts';
 
 /**
  * A fault point at every commit (shared/faults.ts): every TransactWriteItems commit and every
@@ -39,8 +39,20 @@ import { flowByName, flows, type Answer, type Ctx, type Flow } from './flows.ts'
  * is killed with SIGKILL at each point (FAULT_LOGS=1 shows the injected faults' error logs), and a fresh process (this one) recovers;
  * `npm test` does that
  * for the automatic withdrawal, `npm run test:deep` (DEEP_TESTS=1) for all. The number of points is printed.
+ *
+ * This module is the harness; the flows are crashed in groups, one test file per group
+ * (test/faults/*-crashes.faults.test.ts, `crashGroups` below), so the groups run on different
+ * vitest workers at the same time; test/faults/process-kill.faults.test.ts kills the process and
+ * checks that the groups hold every flow of flows.ts. Importing it gives the file its own webhook
+ * stack (table, local SQS, relay and dispatcher), API server and receiver.
  */
-const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);
+export const crashGroups = {
+  checkouts: ['checkout card', 'checkout wallet'],
+  'deposits-payouts': ['deposit', 'withdrawal …0000', 'withdrawal …2222'],
+  'refunds-settlements': ['refund', 'settlement bank', 'settlement usdt'],
+} as const satisfies Record<string, readonly string[]>;
+
+const stack = useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher], { queuePollers: 1 });
 const gw = useGateway(routeList);
 let hook: Receiver;
 beforeAll(async () => {
@@ -138,40 +150,6 @@ const note = (flow: Flow, point: string) => {
   covered.set(flow.name, set);
 };
 
-describe('fault points: crash (throw) at every point of every money flow, recover, nothing lost or doubled', () => {
-  it.each(flows.map((f) => f.name))(
-    '%s',
-    async (name) => {
-      expect(stack.tableName).toBeTruthy();
-      const flow = flowByName(name);
-      const points = await pointsOf(flow);
-      expect(points.length, `${name} reaches fault points`).toBeGreaterThan(0);
-      for (let n = 1; n <= points.length; n++) {
-        const ctx = await flow.setup(hook.url);
-        const answers: Answer[] = [];
-        const rec = recordFaultPoints();
-        const fault = armFault(n);
-        await flow.act(gw.baseUrl, ctx, (a) => answers.push(a)).catch(() => undefined);
-        fault.disarm();
-        const fired = fault.fired();
-        expect(fired, `${name}: point #${n} (${points[n - 1]}) fired`).toBe(points[n - 1]);
-        await flow.recover(gw.baseUrl, ctx);
-        rec.stop();
-        await verify(flow, ctx, answers, fired, rec.points);
-        note(flow, fired!);
-        crashes++;
-      }
-      const waitFrom = Date.now();
-      const events = await expectAllDelivered();
-      console.log(
-        `fault points (${name}): ${events} outbox events delivered (waited ${Date.now() - waitFrom} ms); ` +
-          `${points.length} crashes over ${new Set(points).size} distinct points: ${[...new Set(points)].join(', ')}`,
-      );
-    },
-    600_000,
-  );
-});
-
 /** Runs `act` in its own process (the local stack), SIGKILLed at the n-th point; returns what it said. */
 function actInProcess(flow: Flow, ctx: Ctx, n: number) {
   return new Promise<{ answers: Answer[]; points: string[]; killed: string | null; ctx: Ctx }>((ok, fail) => {
@@ -197,35 +175,77 @@ function actInProcess(flow: Flow, ctx: Ctx, n: number) {
   });
 }
 
-const killFlows = process.env.DEEP_TESTS ? flows.map((f) => f.name) : ['withdrawal …0000'];
-describe('fault points: the local stack process killed (SIGKILL) at every point, a new process recovers', () => {
-  it.each(killFlows)(
-    '%s',
-    async (name) => {
-      const flow = flowByName(name);
-      const points = await pointsOf(flow);
-      for (let n = 1; n <= points.length; n++) {
-        const ctx = await flow.setup(hook.url);
-        const child = await actInProcess(flow, ctx, n);
-        expect(child.killed, `${name}: killed at point #${n}`).toBe(points[n - 1]);
-        // The ids the dead process learnt are lost with it, except what it answered.
-        for (const a of child.answers)
-          if (a.status < 400 && a.id)
-            (flow.expected.kind === 'intent' ? ctx.intents : flow.expected.kind === 'refund' ? ctx.refunds : ctx.settlements).push(a.id);
-        ctx.intents = [...new Set(ctx.intents)];
-        const rec = recordFaultPoints();
-        await flow.recover(gw.baseUrl, ctx);
-        rec.stop();
-        await verify(flow, ctx, child.answers, child.killed, [...child.points, ...rec.points]);
-        note(flow, `kill ${child.killed}`);
-        crashes++;
-      }
-      await expectAllDelivered();
-      console.log(`fault points (${name}, process killed): ${points.length} kills`);
-    },
-    900_000,
-  );
-});
+/** The throw-at-every-point test of the named flows (one `it` per flow). */
+export function describeCrashes(names: readonly string[]) {
+  describe('fault points: crash (throw) at every point of every money flow, recover, nothing lost or doubled', () => {
+    it.each(names)(
+      '%s',
+      async (name) => {
+        expect(stack.tableName).toBeTruthy();
+        const flow = flowByName(name);
+        const points = await pointsOf(flow);
+        expect(points.length, `${name} reaches fault points`).toBeGreaterThan(0);
+        for (let n = 1; n <= points.length; n++) {
+          const ctx = await flow.setup(hook.url);
+          const answers: Answer[] = [];
+          const rec = recordFaultPoints();
+          const fault = armFault(n);
+          await flow.act(gw.baseUrl, ctx, (a) => answers.push(a)).catch(() => undefined);
+          fault.disarm();
+          const fired = fault.fired();
+          expect(fired, `${name}: point #${n} (${points[n - 1]}) fired`).toBe(points[n - 1]);
+          await flow.recover(gw.baseUrl, ctx);
+          rec.stop();
+          await verify(flow, ctx, answers, fired, rec.points);
+          note(flow, fired!);
+          crashes++;
+        }
+        const waitFrom = Date.now();
+        const events = await expectAllDelivered();
+        console.log(
+          `fault points (${name}): ${events} outbox events delivered (waited ${Date.now() - waitFrom} ms); ` +
+            `${points.length} crashes over ${new Set(points).size} distinct points: ${[...new Set(points)].join(', ')}`,
+        );
+      },
+      600_000,
+    );
+  });
+}
+
+/**
+ * The kill-at-every-point test of the named flows: `npm test` kills the automatic withdrawal's
+ * process, `npm run test:deep` (DEEP_TESTS=1) every flow's.
+ */
+export function describeKills(names: readonly string[]) {
+  describe('fault points: the local stack process killed (SIGKILL) at every point, a new process recovers', () => {
+    it.each(names)(
+      '%s',
+      async (name) => {
+        const flow = flowByName(name);
+        const points = await pointsOf(flow);
+        for (let n = 1; n <= points.length; n++) {
+          const ctx = await flow.setup(hook.url);
+          const child = await actInProcess(flow, ctx, n);
+          expect(child.killed, `${name}: killed at point #${n}`).toBe(points[n - 1]);
+          // The ids the dead process learnt are lost with it, except what it answered.
+          for (const a of child.answers)
+            if (a.status < 400 && a.id)
+              (flow.expected.kind === 'intent' ? ctx.intents : flow.expected.kind === 'refund' ? ctx.refunds : ctx.settlements).push(a.id);
+          ctx.intents = [...new Set(ctx.intents)];
+          const rec = recordFaultPoints();
+          await flow.recover(gw.baseUrl, ctx);
+          rec.stop();
+          await verify(flow, ctx, child.answers, child.killed, [...child.points, ...rec.points]);
+          note(flow, `kill ${child.killed}`);
+          crashes++;
+        }
+        await expectAllDelivered();
+        console.log(`fault points (${name}, process killed): ${points.length} kills`);
+      },
+      900_000,
+    );
+  });
+}
 
 afterAll(() => {
   const distinct = new Set([...covered.values()].flatMap((s) => [...s].filter((p) => !p.startsWith('kill '))));
