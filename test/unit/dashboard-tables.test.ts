@@ -32,5 +32,8 @@ describe('dashboard tables on narrow screens', () => {
       /@media \(max-width:40rem\)\{\.table-wrap table,\.table-wrap tbody,\.table-wrap tr,\.table-wrap td\{display:block\}/,
     );
     expect(css).toContain('.table-wrap td::before{content:attr(data-label)');
+    // Cells wrap anywhere so wide tables fit, but a button's label never breaks mid-word ("Revo ke").
+    expect(css).toContain('th,td.num,td button{white-space:nowrap}');
+    expect(css).toContain('td button{overflow-wrap:normal}');
   });
 });
