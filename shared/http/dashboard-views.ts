@@ -60,6 +60,7 @@ td button{overflow-wrap:normal}
 .table-wrap td{display:grid;grid-template-columns:7.5rem minmax(0,1fr);gap:.75rem;border:0;padding:.25rem .75rem;text-align:left;\
 white-space:normal;overflow-wrap:anywhere}\
 .table-wrap td::before{content:attr(data-label);font-weight:600;color:#4f5567}\
+.table-wrap td.num{text-align:left}\
 .table-wrap caption{display:block;text-align:left;padding:.5rem .75rem 0}}
 th{background:#f8f9fb;font-weight:700}
 td.num,th.num{text-align:right}

@@ -35,5 +35,7 @@ describe('dashboard tables on narrow screens', () => {
     // Cells wrap anywhere so wide tables fit, but a button's label never breaks mid-word ("Revo ke").
     expect(css).toContain('th,td.num,td button{white-space:nowrap}');
     expect(css).toContain('td button{overflow-wrap:normal}');
+    // Stacked, an amount sits beside its label like every other value (not pushed to the right edge).
+    expect(css).toContain('.table-wrap td.num{text-align:left}');
   });
 });
