@@ -4,7 +4,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { jobList, type Job } from '#functions/jobs.ts';
 import { logger } from '#shared/logger.ts';
-import { loadHandler, sleep } from './modules.ts';
+import { loadHandler, sleep, sqsEvent } from './modules.ts';
 import { streamLoop } from './streams.ts';
 
 /**
@@ -90,19 +90,7 @@ async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: Job
       );
       const messages = out.Messages ?? [];
       if (messages.length === 0) continue;
-      const event: SQSEvent = {
-        Records: messages.map((m) => ({
-          messageId: m.MessageId!,
-          receiptHandle: m.ReceiptHandle!,
-          body: m.Body ?? '',
-          attributes: m.Attributes as never,
-          messageAttributes: {},
-          md5OfBody: m.MD5OfBody ?? '',
-          eventSource: 'aws:sqs',
-          eventSourceARN: `arn:aws:sqs:local:000000000000:${options.queueUrl.split('/').pop()}`,
-          awsRegion: 'local',
-        })),
-      };
+      const event = sqsEvent(messages, `arn:aws:sqs:local:000000000000:${options.queueUrl.split('/').pop()}`, 'local');
       let failed = new Set<string>();
       try {
         const response = await handler(event, jobContext(job));

@@ -1,3 +1,5 @@
+import type { Message } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from './config.ts';
@@ -22,3 +24,18 @@ export const sleep = (ms: number, signal: AbortSignal) =>
     const t = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve()), ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
+
+/** The event an SQS event source mapping hands its function: one record per received message. */
+export const sqsEvent = (messages: readonly Message[], eventSourceARN: string, awsRegion: string): SQSEvent => ({
+  Records: messages.map((m) => ({
+    messageId: m.MessageId!,
+    receiptHandle: m.ReceiptHandle!,
+    body: m.Body ?? '',
+    attributes: m.Attributes as never,
+    messageAttributes: {},
+    md5OfBody: m.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN,
+    awsRegion,
+  })),
+});

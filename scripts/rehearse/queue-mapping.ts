@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { sleep } from '../local/modules.ts';
+import { sleep, sqsEvent } from '../local/modules.ts';
 import type { InvokeOutcome } from './runtime.ts';
 
 /**
@@ -49,19 +49,7 @@ export async function pollQueue(mapping: QueueMapping, signal: AbortSignal): Pro
           await sleep(100, signal);
           continue;
         }
-        const event: SQSEvent = {
-          Records: batch.map((m) => ({
-            messageId: m.MessageId!,
-            receiptHandle: m.ReceiptHandle!,
-            body: m.Body ?? '',
-            attributes: m.Attributes as never,
-            messageAttributes: {},
-            md5OfBody: m.MD5OfBody ?? '',
-            eventSource: 'aws:sqs',
-            eventSourceARN: mapping.queueArn,
-            awsRegion: mapping.region,
-          })),
-        };
+        const event = sqsEvent(batch, mapping.queueArn, mapping.region);
         const outcome = await mapping.invoke(event);
         let failed = new Set(batch.map((m) => m.MessageId!));
         if (outcome.kind === 'ok') {
