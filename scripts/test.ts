@@ -70,8 +70,24 @@ interface JsonReport {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
-  testResults: { name: string; status: string; startTime: number; endTime: number; assertionResults: unknown[] }[];
+  testResults: {
+    name: string;
+    status: string;
+    message?: string;
+    startTime: number;
+    endTime: number;
+    assertionResults: { fullName: string; status: string; failureMessages?: string[] }[];
+  }[];
 }
+
+/** The first lines of a failure, so the end of the log (all CI keeps) names what failed and why. */
+const firstLines = (text: string, n = 6) =>
+  text
+    .split('\n')
+    .filter((line) => line.trim())
+    .slice(0, n)
+    .map((line) => `      ${line.slice(0, 200)}`)
+    .join('\n');
 
 console.log('');
 if (existsSync(report)) {
@@ -81,6 +97,18 @@ if (existsSync(report)) {
     `tests: ${json.numTotalTests} in ${files} files (${json.numPassedTests} passed, ${json.numFailedTests} failed, ` +
       `${json.numPendingTests + json.numTodoTests} skipped)`,
   );
+  const failed = json.testResults.filter((file) => file.status !== 'passed' || file.assertionResults.some((t) => t.status === 'failed'));
+  if (failed.length > 0) {
+    console.log('failed:');
+    for (const file of failed) {
+      console.log(`  ${relative(root, file.name)}`);
+      if (file.message) console.log(firstLines(file.message));
+      for (const t of file.assertionResults.filter((r) => r.status === 'failed')) {
+        console.log(`    ✗ ${t.fullName}`);
+        console.log(firstLines((t.failureMessages ?? []).join('\n')));
+      }
+    }
+  }
   console.log('the ten slowest files:');
   for (const file of [...json.testResults].sort((a, b) => b.endTime - b.startTime - (a.endTime - a.startTime)).slice(0, 10)) {
     console.log(
