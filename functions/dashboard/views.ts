@@ -7,6 +7,7 @@ import type {
   homeSummary,
   paymentDetail,
   PaymentFilters,
+  payoutDecisionPreview,
   payoutsPage,
   refundsPage,
   settingsOf,
@@ -15,7 +16,13 @@ import type {
 } from '#shared/services/dashboard.ts';
 import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
 import { mintNoticeDays, type mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
-import type { settlementDetail, settlementPreview, settlementsList, SettlementForm } from '#shared/services/dashboard-settlements.ts';
+import type {
+  settlementDecisionPreview,
+  settlementDetail,
+  settlementPreview,
+  settlementsList,
+  SettlementForm,
+} from '#shared/services/dashboard-settlements.ts';
 import { intentStatuses, intentTypes } from '#shared/domain/intent.ts';
 import { settlementStatusNames } from '#shared/domain/settlement.ts';
 import { refundStatusNames } from '#shared/domain/refund.ts';
@@ -774,14 +781,82 @@ ${
     ? html`<section class="card" aria-label="Decide"><h2>Approve or reject</h2><div class="actions">
 <form method="post" action="${path(`/settlements/${v.id}/approve`)}">${hidden(frame.csrf)}\
 <button type="submit">Approve settlement</button></form>
-<form method="post" action="${path(`/settlements/${v.id}/reject`)}">${hidden(frame.csrf)}<label for="settle-reason">Reason</label>\
-<input id="settle-reason" name="reason" maxlength="255" autocomplete="off">\
+<form method="post" action="${path(`/settlements/${v.id}/reject`)}">${hidden(frame.csrf)}<label for="settle-reason">Reason (required)</label>\
+<input id="settle-reason" name="reason" maxlength="255" autocomplete="off" required>\
 <button type="submit" class="secondary">Reject settlement</button></form>
 </div></section>`
     : ''
 }
 <p><a href="${path('/settlements')}">Back to settlements</a></p>`,
   );
+}
+
+/**
+ * The step between a click on Approve or Reject and the decision: what is decided (the rows), the reason a rejection
+ * gives, and one button that carries confirm=1. Nothing changes until it is pressed.
+ */
+export function decisionConfirmView(
+  frame: Frame,
+  o: { kind: 'payout' | 'settlement'; id: string; decision: 'approve' | 'reject'; rows: [string, string][]; reason: string; back: string },
+) {
+  const verb = o.decision === 'approve' ? 'Approve' : 'Reject';
+  const action = path(`/${o.kind}s/${encodeURIComponent(o.id)}/${o.decision}`);
+  return framedPage(
+    `${verb} this ${o.kind}?`,
+    frame,
+    html`<section class="card" aria-label="The ${o.kind}"><dl>${o.rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}${o.decision === 'reject' ? html`<dt>Reason</dt><dd id="decision-reason">${o.reason}</dd>` : ''}</dl></section>
+<p>${
+      o.decision === 'approve'
+        ? `Approving sends the money when every approval the setting asks for is in. This cannot be undone.`
+        : `Rejecting releases the held money back to the balance and tells the ${o.kind === 'payout' ? 'creator' : 'requester'} \
+the reason. This cannot be undone.`
+    }</p>
+<form method="post" action="${action}" class="card" aria-label="${verb} the ${o.kind}">${hidden(frame.csrf)}\
+<input type="hidden" name="confirm" value="1"><input type="hidden" name="reason" value="${o.reason}">
+<div class="actions"><button type="submit"${o.decision === 'reject' ? ' class="secondary"' : ''}>${verb} ${o.kind}</button>\
+<a href="${o.back}">Keep it pending</a></div></form>`,
+  );
+}
+
+export function payoutDecisionView(frame: Frame, p: Awaited<ReturnType<typeof payoutDecisionPreview>>, decision: 'approve' | 'reject') {
+  const t = p.payout;
+  const info = (t as { payoutInfo?: { customerBankName?: string; customerAccountNumber?: string } | null }).payoutInfo;
+  return decisionConfirmView(frame, {
+    kind: 'payout',
+    id: t.paymentIntentId,
+    decision,
+    reason: p.reason,
+    back: path('/payouts'),
+    rows: [
+      ['Amount', money(t.amount, t.currency)],
+      ['To', info ? `${info.customerBankName ?? ''} ${info.customerAccountNumber ?? ''}`.trim() : '—'],
+      ['Your reference', t.orderRef.orderRef],
+      ['Created', `${when(t.createdAt)}${p.makerEmail ? ` by ${p.makerEmail}` : ''}`],
+      ['Payment id', t.paymentIntentId],
+    ],
+  });
+}
+
+export function settlementDecisionView(
+  frame: Frame,
+  p: Awaited<ReturnType<typeof settlementDecisionPreview>>,
+  decision: 'approve' | 'reject',
+) {
+  const v = p.settlement;
+  return decisionConfirmView(frame, {
+    kind: 'settlement',
+    id: v.id,
+    decision,
+    reason: p.reason,
+    back: path(`/settlements/${encodeURIComponent(v.id)}`),
+    rows: [
+      ['Amount', money(v.amount, v.currency)],
+      ['Fee', money(v.fee, v.currency)],
+      ['Net', money(v.netAmount, v.currency)],
+      ['To', destinationText(v)],
+      ['Requested', `${when(v.requestedAt)}${p.makerEmail ? ` by ${p.makerEmail}` : ''}`],
+    ],
+  });
 }
 
 export function refundsView(frame: Frame, p: Awaited<ReturnType<typeof refundsPage>>, o: { after?: string | undefined }) {

@@ -8,7 +8,7 @@ import { auditWrite, getSettlementMaker } from '#shared/store/dashboard.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
 import { transact } from '#shared/store/client.ts';
-import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayReject } from './approvals.ts';
+import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayApprove, mayReject } from './approvals.ts';
 import { approveSettlement, rejectSettlement } from './settlements.ts';
 import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
@@ -42,11 +42,14 @@ export async function settlementDetail(merchantId: string, mode: Mode, id: strin
  * Approve or reject a Pending settlement in the dashboard (approvers and admins): maker-checker
  * (never the user who requested it), under the merchant's setting of who approves; audited.
  */
-export async function decideSettlement(signed: Signed, id: string, decision: 'approve' | 'reject', reason: string, now = new Date()) {
+/** Every refusal of a settlement decision before anything changes; the confirmation page runs it too. */
+async function checkSettlementDecision(signed: Signed, id: string, decision: 'approve' | 'reject', reason: string) {
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   const s = await settlementOf(merchantId, mode, id);
   if (s.status !== SettlementStatus.Pending) throw userRefusal('conflict', 'Only a Pending settlement can be approved or rejected.');
+  if (decision === 'reject' && !reason.trim())
+    throw userRefusal('invalid', 'Give a reason for rejecting: the settlement’s requester reads it.', 'reason');
   const refuse = async (category: 'forbidden', message: string) => {
     await auditRefusal(merchantId, signed.actor, `settlement.${decision}`, id, mode, message);
     return userRefusal(category, message);
@@ -58,11 +61,29 @@ export async function decideSettlement(signed: Signed, id: string, decision: 'ap
       `You requested this settlement${throughKey(maker)}, so someone else must approve or reject it (maker-checker).`,
     );
   const policy = await approvalPolicy(merchantId);
+  if (!(decision === 'reject' ? mayReject : mayApprove)(policy, 'merchant'))
+    throw await refuse('forbidden', new ApproverNotAllowed(policy, 'settlements').detail);
+  return { settlement: s, maker, policy };
+}
+
+/** What the user is about to approve or reject, shown to confirm. */
+export async function settlementDecisionPreview(signed: Signed, id: string, decision: 'approve' | 'reject', reason: string) {
+  const { settlement, maker } = await checkSettlementDecision(signed, id, decision, reason);
+  return { settlement, makerEmail: maker?.email ?? null, reason: reason.trim().slice(0, 255) };
+}
+
+export async function decideSettlement(signed: Signed, id: string, decision: 'approve' | 'reject', reason: string, now = new Date()) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const refuse = async (category: 'forbidden', message: string) => {
+    await auditRefusal(merchantId, signed.actor, `settlement.${decision}`, id, mode, message);
+    return userRefusal(category, message);
+  };
+  await checkSettlementDecision(signed, id, decision, reason);
   const why = reason.trim().slice(0, 255);
   let waiting = false;
   try {
     if (decision === 'reject') {
-      if (!mayReject(policy, 'merchant')) throw new ApproverNotAllowed(policy, 'settlements');
       await rejectSettlement(id, why || undefined, () => now, signed.user.email);
     } else {
       const outcome = await approveUnderPolicy(

@@ -7,7 +7,7 @@ import {
   customerTransactions,
   listTransactions,
   lookupTransaction,
-  type transactionView,
+  transactionView,
   type TransactionListQuery,
 } from '#shared/services/transactions.ts';
 import { contactOfSearch } from '#shared/store/customer-index.ts';
@@ -24,7 +24,7 @@ import { listWallets, type PlaceHold } from '#shared/store/wallets.ts';
 import { eventAttempts, transactionEvents } from '#shared/webhooks/events.ts';
 import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
-import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayReject } from './approvals.ts';
+import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayApprove, mayReject } from './approvals.ts';
 import { payoutApprovalPolicies, type PayoutApprovalPolicy } from '#shared/domain/merchant.ts';
 import { changeMerchant } from '#shared/store/merchants.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
@@ -412,14 +412,12 @@ export async function createPayoutFromDashboard(
   return commitRequest(withWrites(decide, () => [auditWrite(audit)]));
 }
 
-/** Approve or reject a Pending payout; maker-checker: never the user who created it (in the dashboard or with a key they minted). */
-export async function decidePayout(
-  signed: Signed,
-  paymentIntentId: string,
-  decision: 'approve' | 'reject',
-  reason: string,
-  now = new Date(),
-) {
+/**
+ * Every refusal of a payout decision, before anything changes: the reason a rejection needs, a Pending payout of this
+ * merchant and mode, maker-checker, and the approval setting. The confirmation page runs it too, so a refused
+ * decision is refused before the user confirms it.
+ */
+async function checkPayoutDecision(signed: Signed, paymentIntentId: string, decision: 'approve' | 'reject', reason: string) {
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
   const scope = { merchantId, mode };
@@ -445,11 +443,32 @@ export async function decidePayout(
   }
   // Who may decide: the merchant's setting (the operator, its approvers, or both).
   const policy = await approvalPolicy(merchantId);
-  if (decision === 'reject' && !mayReject(policy, 'merchant')) {
+  if (!(decision === 'reject' ? mayReject : mayApprove)(policy, 'merchant')) {
     const refusal = new ApproverNotAllowed(policy, 'manual payouts');
-    await auditRefusal(merchantId, signed.actor, 'payout.reject', paymentIntentId, mode, refusal.detail);
+    await auditRefusal(merchantId, signed.actor, `payout.${decision}`, paymentIntentId, mode, refusal.detail);
     throw userRefusal('forbidden', refusal.detail);
   }
+  return { payout, maker, policy };
+}
+
+/** What the user is about to approve or reject, shown to confirm: the payout, who created it, the reason given. */
+export async function payoutDecisionPreview(signed: Signed, paymentIntentId: string, decision: 'approve' | 'reject', reason: string) {
+  const { payout, maker, policy } = await checkPayoutDecision(signed, paymentIntentId, decision, reason);
+  return { payout: transactionView(payout), makerEmail: maker?.email ?? null, policy, reason: reason.trim().slice(0, 255) };
+}
+
+/** Approve or reject a Pending payout; maker-checker: never the user who created it (in the dashboard or with a key they minted). */
+export async function decidePayout(
+  signed: Signed,
+  paymentIntentId: string,
+  decision: 'approve' | 'reject',
+  reason: string,
+  now = new Date(),
+) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const scope = { merchantId, mode };
+  await checkPayoutDecision(signed, paymentIntentId, decision, reason);
   let waiting = false;
   try {
     if (decision === 'approve') {

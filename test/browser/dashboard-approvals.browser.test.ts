@@ -68,6 +68,11 @@ describe('merchant dashboard in Chromium: refunds, approvals, maker-checker, pay
     await finance.getByText(/Payout [0-9a-f]{8} created/).waitFor();
     await approver.goto(url('/dashboard/payouts'));
     await approver.getByRole('button', { name: /^Approve / }).click();
+    // Nothing is decided until the approver confirms on a page that shows what is approved.
+    await approver.getByRole('heading', { name: 'Approve this payout?' }).waitFor();
+    expect(await approver.locator('dd', { hasText: 'PKR 400.00' }).count()).toBe(1);
+    await checkPage(approver, '23a-payout-confirm');
+    await approver.getByRole('button', { name: 'Approve payout' }).click();
     await approver.getByText(/is recorded\. It waits for the operator/).waitFor();
     expect(await approver.locator('td.approvals').first().textContent()).toMatch(/approved by approver-.*; waiting for the operator/);
     await checkPage(approver, '23-payouts-both');
@@ -91,6 +96,8 @@ describe('merchant dashboard in Chromium: refunds, approvals, maker-checker, pay
     await approver.goto(url(settlementPath));
     expect(await approver.locator('dd', { hasText: /^finance-/ }).count()).toBe(1);
     await checkPage(approver, '24-settlement-approval');
+    await approver.getByRole('button', { name: 'Approve settlement' }).click();
+    await approver.getByRole('heading', { name: 'Approve this settlement?' }).waitFor();
     await approver.getByRole('button', { name: 'Approve settlement' }).click();
     await approver.getByText(/waits for the operator's approval/).waitFor();
     expect(await approver.locator('#settlement-status').textContent()).toBe('Pending');
@@ -121,6 +128,10 @@ describe('merchant dashboard in Chromium: refunds, approvals, maker-checker, pay
     ).toBe(403);
     await approver.goto(url(ownPath));
     await approver.getByLabel('Reason').fill('Wrong account');
+    await approver.getByRole('button', { name: 'Reject settlement' }).click();
+    await approver.getByRole('heading', { name: 'Reject this settlement?' }).waitFor();
+    expect(await approver.locator('#decision-reason').textContent()).toBe('Wrong account');
+    await checkPage(approver, '24a-settlement-reject-confirm');
     await approver.getByRole('button', { name: 'Reject settlement' }).click();
     await approver.getByText(/Settlement rejected/).waitFor();
     expect(await approver.locator('#settlement-status').textContent()).toMatch(/^Cancelled \(Rejected by approver-.*: Wrong account\)$/);

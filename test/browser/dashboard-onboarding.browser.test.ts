@@ -189,6 +189,7 @@ describe('merchant dashboard in Chromium: sign-in, payments, refund, team, payou
     await approver.goto(url('/dashboard/payouts'));
     expect(await approver.getByRole('button', { name: 'Create payout' }).count()).toBe(0);
     await approver.getByRole('button', { name: /^Approve / }).click();
+    await approver.getByRole('button', { name: 'Approve payout' }).click();
     await approver.getByText(/^Payout .* approved\.$/).waitFor();
     expect(await approver.locator('.table-wrap[aria-label="Payouts awaiting approval"]').count()).toBe(0);
     const payouts = await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions?intentType=withdrawal', { key: merchant.test.apiKey });

@@ -6,10 +6,22 @@ import type { DashboardSession, DashboardUser } from '#shared/domain/dashboard-s
 import type { Signed } from '#shared/services/dashboard-auth.ts';
 import { DomainError } from '#shared/domain/errors.ts';
 import { statusOf } from '#shared/http/presenter.ts';
-import { payoutsView, settingsView } from '#functions/dashboard/views.ts';
+import { payoutDecisionView, payoutsView, settingsView, settlementDecisionView } from '#functions/dashboard/views.ts';
 import { approvalPolicy } from '#shared/services/approvals.ts';
-import { createPayoutFromDashboard, decidePayout, payoutsPage, savePayoutApprovals, settingsOf } from '#shared/services/dashboard.ts';
-import { decideSettlement, requestSettlementFromDashboard, settlementDetail } from '#shared/services/dashboard-settlements.ts';
+import {
+  createPayoutFromDashboard,
+  decidePayout,
+  payoutDecisionPreview,
+  payoutsPage,
+  savePayoutApprovals,
+  settingsOf,
+} from '#shared/services/dashboard.ts';
+import {
+  decideSettlement,
+  requestSettlementFromDashboard,
+  settlementDecisionPreview,
+  settlementDetail,
+} from '#shared/services/dashboard-settlements.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { settlementFor } from '#shared/services/settlement-requests.ts';
 import { lookupTransaction } from '#shared/services/transactions.ts';
@@ -258,5 +270,56 @@ describe('payout and settlement approvals by setting', () => {
     const refusedOperator = await ops('settlement', 'approve', s4.id, '--json');
     expect(refusedOperator.stdout + refusedOperator.stderr).toMatch(/approved by the merchant's approvers/);
     expect((await settlementFor(m.merchantId, 'test', s4.id)).status).toBe(0);
+  });
+
+  it('Approve and Reject ask to confirm: the page shows what is decided, refuses what the decision would refuse, changes nothing', async () => {
+    const m = await funded();
+    const a = await manualPayout(m);
+    const approver = signedAs(m, 'approver');
+    const frame = (s: Signed) =>
+      ({
+        merchantName: 'M',
+        userId: s.user.userId,
+        email: s.user.email,
+        role: s.user.role,
+        mode: 'test',
+        csrf: 'x',
+        current: 'payouts',
+      }) as const;
+    const approve = String(payoutDecisionView(frame(approver), await payoutDecisionPreview(approver, a, 'approve', ''), 'approve'));
+    expect(approve).toContain('Approve this payout?');
+    expect(approve).toContain('PKR 300.00');
+    expect(approve).toContain('name="confirm" value="1"');
+    expect(approve).toContain(`action="/dashboard/payouts/${a}/approve"`);
+    const reject = String(
+      payoutDecisionView(frame(approver), await payoutDecisionPreview(approver, a, 'reject', ' Wrong <b>title</b> '), 'reject'),
+    );
+    expect(reject).toContain('<dd id="decision-reason">Wrong &lt;b&gt;title&lt;/b&gt;</dd>');
+    expect(reject).toContain('name="reason" value="Wrong &lt;b&gt;title&lt;/b&gt;"');
+    await refused(payoutDecisionPreview(approver, a, 'reject', '  '), 400, /Give a reason/);
+    await setting(m, 'operator');
+    await refused(payoutDecisionPreview(approver, a, 'approve', ''), 403, /approved by the operator/);
+    expect(await status(m, a)).toBe('Pending');
+    expect(await getApprovals('payout', a)).toEqual({});
+
+    await setting(m, 'either');
+    const finance = signedAs(m, 'finance');
+    const form = {
+      amount: '500',
+      method: 'bank',
+      bankName: 'HBL',
+      iban: 'PK36SCBL0000001123456702',
+      accountTitle: 'Acme Ltd',
+      usdtAddress: '',
+    };
+    const s1 = await requestSettlementFromDashboard(finance, form, 'trace-c');
+    await refused(settlementDecisionPreview(finance, s1.id, 'approve', ''), 403, /maker-checker/);
+    await refused(settlementDecisionPreview(approver, s1.id, 'reject', ''), 400, /Give a reason/);
+    const page = String(
+      settlementDecisionView(frame(approver), await settlementDecisionPreview(approver, s1.id, 'reject', 'Wrong account'), 'reject'),
+    );
+    expect(page).toContain('Reject this settlement?');
+    expect(page).toContain(`by ${finance.user.email}`);
+    expect((await settlementFor(m.merchantId, 'test', s1.id)).status).toBe(0);
   });
 });

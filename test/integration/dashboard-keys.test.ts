@@ -216,8 +216,8 @@ describe('API keys under the dashboard roles', { timeout: 180_000 }, () => {
     expect(refused).toEqual(expect.arrayContaining([`payout.approve ${payoutId}`, `settlement.approve ${settlementId}`]));
 
     // Someone else approves both.
-    expect((await post(approver, `/dashboard/payouts/${payoutId}/approve`, [])).status).toBe(303);
-    expect((await post(approver, `/dashboard/settlements/${settlementId}/approve`, [])).status).toBe(303);
+    expect((await post(approver, `/dashboard/payouts/${payoutId}/approve`, [['confirm', '1']])).status).toBe(303);
+    expect((await post(approver, `/dashboard/settlements/${settlementId}/approve`, [['confirm', '1']])).status).toBe(303);
     expect((await lookupTransaction(m.merchantId, 'test', payoutId))?.status).not.toBe('Pending');
     expect((await settlementFor(m.merchantId, 'test', settlementId)).status).toBeGreaterThanOrEqual(1);
 
@@ -263,7 +263,7 @@ describe('API keys under the dashboard roles', { timeout: 180_000 }, () => {
     const created = await payout(m, original(m), 450, false);
     expect(created.status, created.text).toBe(200);
     expect(await getPayoutMaker('test', m.merchantId, created.json.merchantReference)).toBeUndefined();
-    expect((await post(admin, `/dashboard/payouts/${created.json.paymentIntentId}/approve`, [])).status).toBe(303);
+    expect((await post(admin, `/dashboard/payouts/${created.json.paymentIntentId}/approve`, [['confirm', '1']])).status).toBe(303);
     expect((await lookupTransaction(m.merchantId, 'test', created.json.paymentIntentId))?.status).not.toBe('Pending');
   });
 });

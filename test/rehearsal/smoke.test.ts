@@ -143,7 +143,9 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
     expect(admin.invited.inviteUrl.startsWith(`${state.rehearsal.baseUrl}/dashboard/invite/`)).toBe(true);
     const approver = await dashboardUser(state.rehearsal, merchant.merchantId, 'approver');
-    const approved = await approver.submit(`/dashboard/payouts/${payout.paymentIntentId}/approve`);
+    const confirm = await approver.submit(`/dashboard/payouts/${payout.paymentIntentId}/approve`);
+    expect(confirm.text).toContain('Approve this payout?');
+    const approved = await approver.submit(`/dashboard/payouts/${payout.paymentIntentId}/approve`, { confirm: '1' });
     expect(approved.status, approved.text.slice(0, 400)).toBe(303);
     expect((await gateway.transactions.retrieve(payout.paymentIntentId as string)).status).not.toBe('Pending');
   });
