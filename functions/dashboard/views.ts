@@ -781,7 +781,8 @@ ${
     ? html`<section class="card" aria-label="Decide"><h2>Approve or reject</h2><div class="actions">
 <form method="post" action="${path(`/settlements/${v.id}/approve`)}">${hidden(frame.csrf)}\
 <button type="submit">Approve settlement</button></form>
-<form method="post" action="${path(`/settlements/${v.id}/reject`)}">${hidden(frame.csrf)}<label for="settle-reason">Reason (required)</label>\
+<form method="post" action="${path(`/settlements/${v.id}/reject`)}">${hidden(frame.csrf)}\
+<label for="settle-reason">Reason (required)</label>\
 <input id="settle-reason" name="reason" maxlength="255" autocomplete="off" required>\
 <button type="submit" class="secondary">Reject settlement</button></form>
 </div></section>`
@@ -804,7 +805,8 @@ export function decisionConfirmView(
   return framedPage(
     `${verb} this ${o.kind}?`,
     frame,
-    html`<section class="card" aria-label="The ${o.kind}"><dl>${o.rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}${o.decision === 'reject' ? html`<dt>Reason</dt><dd id="decision-reason">${o.reason}</dd>` : ''}</dl></section>
+    html`<section class="card" aria-label="The ${o.kind}"><dl>${o.rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}\
+${o.decision === 'reject' ? html`<dt>Reason</dt><dd id="decision-reason">${o.reason}</dd>` : ''}</dl></section>
 <p>${
       o.decision === 'approve'
         ? `Approving sends the money when every approval the setting asks for is in. This cannot be undone.`

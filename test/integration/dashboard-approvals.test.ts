@@ -272,7 +272,7 @@ describe('payout and settlement approvals by setting', () => {
     expect((await settlementFor(m.merchantId, 'test', s4.id)).status).toBe(0);
   });
 
-  it('Approve and Reject ask to confirm: the page shows what is decided, refuses what the decision would refuse, changes nothing', async () => {
+  it('Approve and Reject ask to confirm: the page shows what is decided, refuses as the decision would, changes nothing', async () => {
     const m = await funded();
     const a = await manualPayout(m);
     const approver = signedAs(m, 'approver');
