@@ -19,6 +19,7 @@ const kept: Record<string, string> = {
   'developers-1280': '21-developers-last-used-1280',
   'settings-375': '22-settings-375',
   'payouts-both-375': '23-payouts-both-375',
+  'payout-confirm-375': '23a-payout-confirm-375',
   'settlement-approval-1280': '24-settlement-approval-1280',
 };
 
