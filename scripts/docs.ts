@@ -2,7 +2,7 @@ import { realpathSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
-import { buildOpenApiDocument, loadRouteSchemas, renderOpenApi } from '#shared/openapi/document.ts';
+import { type Audience, buildOpenApiDocument, loadRouteSchemas, renderOpenApi } from '#shared/openapi/document.ts';
 import { renderSdkTypesFile, typesPath } from '../sdk/node/scripts/types.ts';
 
 /**
@@ -16,9 +16,12 @@ import { renderSdkTypesFile, typesPath } from '../sdk/node/scripts/types.ts';
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const apiDocsPath = resolve(repoRoot, 'docs/api.md');
 export const openApiPath = resolve(repoRoot, 'docs/openapi.json');
+/** Every route, the dashboard's too: what the contract checker (test/support/contract.ts) holds responses to. Not served. */
+export const allOperationsPath = resolve(repoRoot, 'test/fixtures/openapi-all.json');
 
-/** docs/openapi.json as it should be now. */
-export const renderOpenApiFile = async () => renderOpenApi(buildOpenApiDocument(await loadRouteSchemas(routeList), routeList));
+/** docs/openapi.json (merchant) or test/fixtures/openapi-all.json (all) as it should be now. */
+export const renderOpenApiFile = async (audience: Audience = 'merchant') =>
+  renderOpenApi(buildOpenApiDocument(await loadRouteSchemas(routeList), routeList, audience));
 
 /** Table cells: no line breaks, and `|` would end the cell. */
 const cell = (value: string) => value.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
@@ -83,6 +86,8 @@ if (isMain()) {
   console.log(`wrote ${apiDocsPath} (${routeList.length} routes)`);
   writeFileSync(openApiPath, await renderOpenApiFile());
   console.log(`wrote ${openApiPath}`);
+  writeFileSync(allOperationsPath, await renderOpenApiFile('all'));
+  console.log(`wrote ${allOperationsPath}`);
   // The SDK's types follow the document (sdk/node/scripts/types.ts).
   writeFileSync(typesPath, renderSdkTypesFile(openApiPath));
   console.log(`wrote ${typesPath}`);

@@ -327,7 +327,16 @@ const tags: { name: Route['doc']['tag']; description: string }[] = [
   { name: 'Reference', description: 'This document.' },
 ];
 
-export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonly Route[]): Json {
+/**
+ * Who a document is for: `merchant` (docs/openapi.json, served at /Gateway/v1/openapi.json and rendered at /docs) leaves out
+ * the dashboard's pages and form posts, which are the dashboard's own and no integration calls; `all` (the contract
+ * checker's copy, test/fixtures/openapi-all.json) keeps every route of the table.
+ */
+export type Audience = 'merchant' | 'all';
+export const inAudience = (route: Route, audience: Audience) => audience === 'all' || route.doc.tag !== 'Dashboard';
+
+export function buildOpenApiDocument(routeSchemas: RouteSchemas, allRoutes: readonly Route[], audience: Audience = 'merchant'): Json {
+  const routes = allRoutes.filter((route) => inAudience(route, audience));
   const registry = z.registry<{ id: string }>();
   for (const [name, s] of Object.entries(responseSchemas)) registry.add(s, { id: name });
   for (const event of webhookEvents) registry.add(event.schema, { id: event.type });
@@ -399,7 +408,7 @@ export function buildOpenApiDocument(routeSchemas: RouteSchemas, routes: readonl
       { url: 'http://localhost:3000', description: 'The local stack (`npm start`); a deployment serves the same paths on its API URL.' },
     ],
     security: [{ SvcApiKey: [] }],
-    tags,
+    tags: tags.filter((tag) => routes.some((route) => route.doc.tag === tag.name) || tag.name === 'Webhooks'),
     paths,
     webhooks,
     components: {

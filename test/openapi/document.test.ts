@@ -12,7 +12,7 @@ import {
 } from '#shared/openapi/document.ts';
 import { responseExamples, responseSchemas } from '#shared/openapi/responses.ts';
 import { webhookEvents } from '#shared/openapi/webhooks.ts';
-import { openApiPath } from '../../scripts/docs.ts';
+import { allOperationsPath, openApiPath } from '../../scripts/docs.ts';
 import { checkResponse, ContractViolation, findOperation, validateAgainst } from '../support/contract.ts';
 
 /**
@@ -23,10 +23,12 @@ import { checkResponse, ContractViolation, findOperation, validateAgainst } from
 type Json = Record<string, any>;
 let schemas: RouteSchemas;
 let document: Json;
+let merchantDocument: Json;
 
 beforeAll(async () => {
   schemas = await loadRouteSchemas(routeList);
-  document = buildOpenApiDocument(schemas, routeList);
+  document = buildOpenApiDocument(schemas, routeList, 'all');
+  merchantDocument = buildOpenApiDocument(schemas, routeList);
 });
 
 const operationOf = (id: string) => {
@@ -51,7 +53,25 @@ describe('docs/openapi.json', () => {
 
   it('is up to date with the route table and the handlers’ schemas (run `npm run docs`)', () => {
     expect(existsSync(openApiPath), 'docs/openapi.json is missing: run `npm run docs`').toBe(true);
-    expect(readFileSync(openApiPath, 'utf8') === renderOpenApi(document), 'docs/openapi.json is stale: run `npm run docs`').toBe(true);
+    expect(readFileSync(openApiPath, 'utf8') === renderOpenApi(merchantDocument), 'docs/openapi.json is stale: run `npm run docs`').toBe(
+      true,
+    );
+    expect(readFileSync(allOperationsPath, 'utf8') === renderOpenApi(document), `${allOperationsPath} is stale: run \`npm run docs\``).toBe(
+      true,
+    );
+  });
+
+  it('for merchants: no dashboard page or form post; every other operation exactly as the contract checker holds it', () => {
+    const merchantPaths = Object.keys(merchantDocument.paths);
+    expect(merchantPaths.filter((p) => p.startsWith('/dashboard'))).toEqual([]);
+    expect(merchantDocument.tags.map((t: Json) => t.name)).not.toContain('Dashboard');
+    const dashboardRoutes = routeList.filter((r) => r.doc.tag === 'Dashboard');
+    expect(dashboardRoutes.length).toBeGreaterThan(20);
+    const nonDashboard = Object.fromEntries(
+      Object.entries(document.paths as Json).filter(([path]) => !dashboardRoutes.some((r) => documentPath(r) === path)),
+    );
+    expect(merchantDocument.paths).toEqual(nonDashboard);
+    expect(merchantDocument.components.schemas).toEqual(document.components.schemas);
   });
 
   it('is OpenAPI 3.1 with the Svc-API-Key scheme and the Idempotency-Key header', () => {
