@@ -85,7 +85,8 @@ export function checkResponse(method: string, path: string, status: number, cont
   const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (!found) {
     // No such operation (unknown path or method): the gateway's own 404 problem.
-    if (status !== 404 && status !== 429) throw new ContractViolation(`${where}: no operation in the route table's OpenAPI document matches this request`);
+    if (status !== 404 && status !== 429)
+      throw new ContractViolation(`${where}: no operation in the route table's OpenAPI document matches this request`);
     if (mediaType === 'application/problem+json') validate('#/components/schemas/Problem', text, where);
     return;
   }
