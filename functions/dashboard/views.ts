@@ -813,9 +813,9 @@ ${o.decision === 'reject' ? html`<dt>Reason</dt><dd id="decision-reason">${o.rea
         : `Rejecting releases the held money back to the balance and tells the ${o.kind === 'payout' ? 'creator' : 'requester'} \
 the reason. This cannot be undone.`
     }</p>
-<form method="post" action="${action}" class="card" aria-label="${verb} the ${o.kind}">${hidden(frame.csrf)}\
+<form method="post" action="${action}" aria-label="${verb} the ${o.kind}">${hidden(frame.csrf)}\
 <input type="hidden" name="confirm" value="1"><input type="hidden" name="reason" value="${o.reason}">
-<div class="actions"><button type="submit"${o.decision === 'reject' ? ' class="secondary"' : ''}>${verb} ${o.kind}</button>\
+<div class="actions"><button type="submit"${o.decision === 'reject' ? html` class="secondary"` : ''}>${verb} ${o.kind}</button>\
 <a href="${o.back}">Keep it pending</a></div></form>`,
   );
 }

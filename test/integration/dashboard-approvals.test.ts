@@ -296,6 +296,7 @@ describe('payout and settlement approvals by setting', () => {
     );
     expect(reject).toContain('<dd id="decision-reason">Wrong &lt;b&gt;title&lt;/b&gt;</dd>');
     expect(reject).toContain('name="reason" value="Wrong &lt;b&gt;title&lt;/b&gt;"');
+    expect(reject).toContain('<button type="submit" class="secondary">Reject payout</button>');
     await refused(payoutDecisionPreview(approver, a, 'reject', '  '), 400, /Give a reason/);
     await setting(m, 'operator');
     await refused(payoutDecisionPreview(approver, a, 'approve', ''), 403, /approved by the operator/);
