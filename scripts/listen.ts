@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { Command, InvalidArgumentError } from 'commander';
 import { Gateway, GatewayError } from '../sdk/node/src/index.ts';
 import { signedHeaders } from '#shared/webhooks/signing.ts';
+import type { WebhookEventType } from '#shared/domain/event-types.ts';
 
 /**
  * `npm run listen`: follow a gateway's events feed (GET /Gateway/v1/Events) with a test-mode key and
@@ -33,6 +34,42 @@ const positive = (value: string) => {
   return n;
 };
 const defaultBaseUrl = () => process.env.GATEWAY_BASE_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+
+/**
+ * --since: an ISO 8601 date or date-time, or a time ago (`30m`, `2h`, `7d`); the feed keeps 30 days. Anything else is
+ * refused at once instead of a 400 from the feed on every poll.
+ */
+export function sinceOption(value: string, now = Date.now()): string {
+  const ago = /^(\d+)([smhd])$/.exec(value.trim());
+  const at = ago
+    ? now - Number(ago[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[ago[2] as 's' | 'm' | 'h' | 'd']
+    : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value.trim())
+      ? Date.parse(value.trim())
+      : Number.NaN;
+  if (Number.isNaN(at))
+    throw new InvalidArgumentError('give a date or date-time (2026-11-25, 2026-11-25T09:00:00Z) or a time ago (30m, 2h, 7d)');
+  if (at > now) throw new InvalidArgumentError('is in the future: events are forwarded from a time in the past');
+  if (at < now - 30 * 86_400_000) throw new InvalidArgumentError('is more than 30 days ago: the events feed keeps 30 days');
+  return new Date(at).toISOString();
+}
+
+/**
+ * One read of the feed before "Ready": a key the gateway refuses, or a gateway that does not answer, ends listen at once
+ * with the reason (and what to check) instead of an error line every poll.
+ */
+export async function checkAccess(gateway: Gateway, baseUrl: string): Promise<void> {
+  try {
+    await gateway.request('GET', '/Gateway/v1/Events', { query: { limit: 1 } });
+  } catch (error) {
+    if (error instanceof GatewayError && (error.status === 401 || error.status === 403))
+      throw new Error(
+        `the gateway at ${baseUrl} refused the API key (${error.status} ${error.code ?? ''}: ${error.message}). ` +
+          'Use a test-mode key (pk_test_…) of this gateway with the read scope: the dashboard shows them under Developers.',
+      );
+    if (error instanceof GatewayError) throw new Error(`the events feed at ${baseUrl} answered ${error.status}: ${error.message}`);
+    throw new Error(`cannot reach the gateway at ${baseUrl} (${error instanceof Error ? error.message : String(error)}): is it running?`);
+  }
+}
 
 /** Reads every feed page newer than `since` (the feed is newest first), oldest first. */
 async function readFeed(gateway: Gateway, since: string, types: string | undefined): Promise<FeedItem[]> {
@@ -98,6 +135,7 @@ export async function listen(options: ListenOptions, signal?: AbortSignal): Prom
   const seen = new Map<string, number>(); // eventId → created (ms), pruned as the window moves
   let since = options.since ?? new Date().toISOString();
   let forwarded = 0;
+  await checkAccess(gateway, options.baseUrl);
   print(`Ready. Forwarding ${options.events ?? 'all'} events of ${options.baseUrl} to ${options.forwardTo} (Ctrl-C stops).`);
   while (!signal?.aborted) {
     let fresh: FeedItem[] = [];
@@ -134,6 +172,19 @@ const scenarios = [
   'settlement.completed',
 ] as const;
 type Scenario = (typeof scenarios)[number];
+
+/** The event types the webhooks carry (shared/domain/event-types.ts), by outcome, to the scenario that sends one. */
+const byEventType: Record<WebhookEventType, Partial<Record<string, Scenario>>> = {
+  TransactionStatusChanged: { Completed: 'checkout.completed', Failed: 'checkout.failed' },
+  RefundStatusChanged: { Completed: 'refund.completed' },
+  SettlementStatusChanged: { Completed: 'settlement.completed' },
+};
+
+/** `trigger TransactionStatusChanged --status Failed` or `trigger checkout.failed`; undefined for anything else. */
+export function scenarioFor(event: string, status = 'Completed'): Scenario | undefined {
+  if ((scenarios as readonly string[]).includes(event)) return event as Scenario;
+  return (byEventType as Record<string, Partial<Record<string, Scenario>>>)[event]?.[status];
+}
 const orderRef = (prefix: string) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 16)}`;
 const bankAccount = (last4: string) => `PK36SCBL000000112345${last4}`;
 
@@ -294,7 +345,11 @@ async function main(argv: string[]) {
     .option('--forward-to <url>', 'where to POST each event, e.g. http://localhost:4000/hooks')
     .option('--base-url <url>', 'the gateway (default: the local stack)', defaultBaseUrl())
     .option('--events <types>', 'comma-separated event types (default: all)')
-    .option('--since <iso>', 'also forward events created since this time (default: now)')
+    .option(
+      '--since <when>',
+      'also forward events created since then: 2026-11-25T09:00:00Z, 2026-11-25 or 30m, 2h, 7d (default: now)',
+      (v) => sinceOption(v),
+    )
     .option('--poll-ms <ms>', 'how often to read the feed', positive, 1000)
     .option('--max <n>', 'exit after forwarding n events', positive)
     .action(async (o) => {
@@ -315,15 +370,24 @@ async function main(argv: string[]) {
           max: o.max,
         },
         controller.signal,
-      );
+      ).catch((error: Error) => program.error(`listen: ${error.message}`));
     });
   program
-    .command('trigger <scenario>')
-    .description(`create test-mode activity: ${scenarios.join(', ')}`)
+    .command('trigger <event>')
+    .description(
+      `create test-mode activity that sends the event: ${Object.keys(byEventType).join(', ')} (--status picks the outcome), ` +
+        `or a scenario: ${scenarios.join(', ')}`,
+    )
+    .option('--status <status>', 'the outcome the event carries: Completed or Failed (TransactionStatusChanged)', 'Completed')
     .requiredOption('--secret-key <key>', 'the test secret key (sk_test_…) that signs request bodies')
     .option('--no-approve', 'do not approve refunds and settlements with the local ops tool')
-    .action(async (scenario: string, o, command: Command) => {
-      if (!scenarios.includes(scenario as Scenario)) command.error(`unknown scenario ${scenario}; one of ${scenarios.join(', ')}`);
+    .action(async (event: string, o, command: Command) => {
+      const scenario = scenarioFor(event, o.status);
+      if (!scenario)
+        command.error(
+          `unknown event or scenario ${event}${o.status === 'Completed' ? '' : ` with status ${o.status}`}; one of ` +
+            `${Object.keys(byEventType).join(', ')} (with --status Completed or Failed where it applies), or ${scenarios.join(', ')}`,
+        );
       const parent = program.opts();
       try {
         await trigger(scenario as Scenario, {

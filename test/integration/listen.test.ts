@@ -103,7 +103,7 @@ describe('npm run listen: trigger and forward', () => {
     expect(printed).toBe(ids.length);
   }, 180_000);
 
-  it('refuses live keys and unknown scenarios before calling anything', async () => {
+  it('refuses live keys, unknown events and a key the gateway does not know before forwarding anything', async () => {
     const m = await newMerchant({ name: 'Live Keys' });
     const { execFile } = await import('node:child_process');
     const run = (...args: string[]) =>
@@ -135,6 +135,20 @@ describe('npm run listen: trigger and forward', () => {
       gw.baseUrl,
     );
     expect(unknown.code).not.toBe(0);
-    expect(unknown.out).toMatch(/unknown scenario/);
-  });
+    expect(unknown.out).toMatch(/unknown event or scenario payment\.teleported; one of TransactionStatusChanged/);
+    // A test key the gateway does not know: refused at once with the reason, never "Ready".
+    const unknownKey = await run(
+      '--api-key',
+      `pk_test_${'0'.repeat(40)}`,
+      '--secret',
+      'whsec_x',
+      '--forward-to',
+      'http://127.0.0.1:9/x',
+      '--base-url',
+      gw.baseUrl,
+    );
+    expect(unknownKey.code).not.toBe(0);
+    expect(unknownKey.out).toMatch(/refused the API key \(401/);
+    expect(unknownKey.out).not.toMatch(/Ready/);
+  }, 120_000); // three CLI processes, each loading tsx
 });

@@ -150,6 +150,58 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect((await gateway.transactions.retrieve(payout.paymentIntentId as string)).status).not.toBe('Pending');
   });
 
+  it('the hosted page: a wallet payment with its OTP, and a checkout the customer cancels', async () => {
+    const form = async (path: string, fields: Record<string, string>) => {
+      const html = await (await fetch(`${state.rehearsal.baseUrl}${path}`)).text();
+      const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+      expect(csrf, html.slice(0, 400)).toBeTruthy();
+      return fetch(`${state.rehearsal.baseUrl}${path}/${fields.step}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+        body: new URLSearchParams({ csrf: csrf!, ...fields }).toString(),
+      });
+    };
+    const checkout = async () => {
+      const created = await gateway.checkouts.create({
+        amount: 2000,
+        currency: 'PKR',
+        description: 'Green scarf',
+        orderRef: { orderRef: `ORDER${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+      });
+      return { id: created.paymentIntentId as string, path: new URL(created.checkoutUrl as string).pathname };
+    };
+    const wallet = await checkout();
+    const sent = await form(wallet.path, { step: 'wallet', provider: '1', mobileNumber: '03001230000' });
+    expect(sent.status, await sent.text()).toBeLessThan(400);
+    const confirmed = await form(wallet.path, { step: 'otp', otp: '123456' });
+    expect(confirmed.status, await confirmed.text()).toBeLessThan(400);
+    const cancelled = await checkout();
+    const cancel = await form(cancelled.path, { step: 'cancel' });
+    expect(cancel.status, await cancel.text()).toBeLessThan(400);
+    expect((await gateway.transactions.retrieve(cancelled.id)).status).not.toBe('Pending');
+  });
+
+  it('an event resent to the endpoint', async () => {
+    const feed = (await gateway.events.list()) as { items: { eventId: string }[] };
+    const resent = await gateway.events.resend(feed.items[0]!.eventId);
+    expect(resent).toBeTruthy();
+  });
+
+  it('team changes in the dashboard: an admin invites a user, changes the role, removes the user', async () => {
+    const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
+    const email = `viewer-${Date.now()}@rehearsal.test`;
+    const invited = await admin.submit('/dashboard/team/invite', { email, role: 'viewer' });
+    expect(invited.status, invited.text.slice(0, 400)).toBeLessThan(400);
+    const team = await admin.page('/dashboard/team');
+    const userId = /\/dashboard\/team\/([0-9a-f-]{36})\/role/.exec(team.slice(team.indexOf(email)))?.[1];
+    expect(userId, team.slice(0, 400)).toBeTruthy();
+    const role = await admin.submit(`/dashboard/team/${userId}/role`, { role: 'finance' });
+    expect(role.status, role.text.slice(0, 400)).toBeLessThan(400);
+    const removed = await admin.submit(`/dashboard/team/${userId}/remove`);
+    expect(removed.status, removed.text.slice(0, 400)).toBeLessThan(400);
+  });
+
   it('the events feed and a transaction’s events', async () => {
     const feed = await gateway.events.list();
     expect(feed.items?.length).toBeGreaterThan(0);

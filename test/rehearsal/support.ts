@@ -151,7 +151,9 @@ export async function dashboardUser(rehearsal: Rehearsal, merchantId: string, ro
     async submit(path: string, fields: Record<string, string> = {}) {
       const csrf = csrfIn(await (await get(`${stage}/dashboard`, cookie)).text());
       const r = await post(`${stage}${path}`, { csrf, ...fields }, cookie);
-      return { status: r.status, text: await r.text() };
+      return { status: r.status, text: await r.text(), location: r.headers.get('location') };
     },
+    /** A signed-in page's HTML. */
+    page: async (path: string) => (await get(`${stage}${path}`, cookie)).text(),
   };
 }
