@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BatchGetItemCommand, GetItemCommand, TransactGetItemsCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { balanceTypeOf } from '#shared/domain/balance-transaction.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { holdTypes, type Journal, type WalletDelta } from '#shared/domain/ledger.ts';
 import type { Currency } from '#shared/domain/money.ts';
@@ -390,6 +391,7 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
         TableName: tableName(),
         Item: toItem({
           ...keys.journal(journal.merchantId, journal.mode, journal.createdAt, journal.journalId, journalShard),
+          ...journalIndexKeys(journal, journalShard),
           entity: 'Journal',
           ...journal,
         }),
@@ -420,6 +422,14 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
     );
   }
   return writes;
+}
+
+/** A journal's balance-transaction index keys (by type, by source object), in its own shard (keys.ts). */
+export function journalIndexKeys(journal: Journal, shard: number) {
+  return {
+    ...keys.journalByType(journal.merchantId, journal.mode, balanceTypeOf(journal.kind), journal.createdAt, journal.journalId, shard),
+    ...keys.journalBySource(journal.merchantId, journal.mode, journal.reference, journal.createdAt, journal.journalId),
+  };
 }
 
 /** Index of the wallet update inside postJournal's writes (to read its cancellation reason). */
