@@ -56,7 +56,7 @@ const byKind: Record<string, { type: BalanceTransactionType; source: BalanceSour
 /** The type of a journal kind (an unknown kind is an adjustment: it still moved the wallet). */
 export const balanceTypeOf = (kind: string): BalanceTransactionType => byKind[kind]?.type ?? 'adjustment';
 
-/** The journal kinds of a balance transaction type (what the type index is keyed by). */
+/** The journal kinds of a balance transaction type (the type index is keyed by kind). */
 export const kindsOf = (type: BalanceTransactionType): string[] =>
   Object.entries(byKind)
     .filter(([, v]) => v.type === type)

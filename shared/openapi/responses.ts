@@ -213,7 +213,9 @@ const BalanceTransaction = z
       type: z.enum(balanceSourceTypes),
       id: z.string().meta({ description: 'The transaction, settlement or refund id; an adjustment: operator:<reference>.' }),
     }),
-    amount: money.meta({ description: 'What came in from or went out to the outside world; 0 for a hold or a release.' }),
+    amount: money.meta({
+      description: `What came in from or went out to the outside world; 0 for a hold or a release. ${amountDescription}`,
+    }),
     fee: money.meta({ description: 'The fee this movement charged.' }),
     net: money.meta({ description: 'amount − fee: the change of currentBalance (available + pending).' }),
     availableChange: money.meta({ description: 'The change of availableBalance.' }),

@@ -47,8 +47,6 @@ export function balanceTransactionView(j: Journal, availableAfterMinor: number |
   };
 }
 
-export type BalanceTransactionView = ReturnType<typeof balanceTransactionView>;
-
 export async function listBalanceTransactions(merchantId: string, mode: Mode, q: BalanceTransactionQuery) {
   const before = q.startingAfter === undefined ? undefined : balanceTransactionPosition(q.startingAfter);
   if (q.startingAfter !== undefined && before === undefined) return 'invalid_cursor' as const;

@@ -1,4 +1,4 @@
-import { balanceTypeOf, type BalanceTransactionType } from '#shared/domain/balance-transaction.ts';
+import { balanceTypeOf, kindsOf, type BalanceTransactionType } from '#shared/domain/balance-transaction.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Journal } from '#shared/domain/ledger.ts';
 import { fromItem, queryAll, scanPages, toItem, toValues, updateIfStill } from './client.ts';
@@ -11,7 +11,7 @@ import { journalIndexKeys } from './wallets.ts';
  * newest first by Query only (docs/access-patterns.md B1-B3), never a Scan:
  *   unfiltered or by time   each journal partition of the merchant (`MERCHANT#<id>[#SHARD#<n>]`,
  *                           `JOURNAL#<mode>#<createdAt>#<id>`): the created range is the key range
- *   by type                 GSI3 `MERCHANT#<id>#<mode>#BALTXN#<type>[#<n>]`, every shard
+ *   by type                 GSI3 `MERCHANT#<id>#<mode>#BALTXN#<kind>[#<n>]`, each kind of the type, every shard
  *   by source object        GSI1 `MERCHANT#<id>#<mode>#BALSRC#<reference>`: its few journals
  * Every partition sorts by the journal's position `<createdAt>#<journalId>`; a sharded merchant's
  * partitions are read at once (each at most limit + 2 items) and merged, as the transactions list does.
@@ -57,7 +57,9 @@ export async function pageJournals(merchantId: string, mode: Mode, q: JournalPag
     q.reference !== undefined
       ? [{ index: 'GSI1', pk: keys.journalBySource(merchantId, mode, q.reference, '', '').GSI1PK, skPrefix: '', all: true }]
       : q.type !== undefined
-        ? shards.map((n) => ({ index: 'GSI3', pk: keys.journalByType(merchantId, mode, q.type!, '', '', n).GSI3PK, skPrefix: '' }))
+        ? kindsOf(q.type).flatMap((kind) =>
+            shards.map((n) => ({ index: 'GSI3' as const, pk: keys.journalByKind(merchantId, mode, kind, '', '', n).GSI3PK, skPrefix: '' })),
+          )
         : shards.map((n) => ({ pk: keys.journalsOfMerchant(merchantId, mode, n).PK, skPrefix: base }));
   const pages = await Promise.all(
     partitions.map(({ index, pk, skPrefix, all }) => {

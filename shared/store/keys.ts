@@ -14,7 +14,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   ShardConfig   MERCHANT#<merchantId>               SHARDS#<mode>                     -   (a big merchant's listing shards; absent = 1)
  *                 ([#<shard>]: shard n ≥ 1 of a big merchant's listing, shared/store/shards.ts; shard 0 has no suffix)
  *   Journal       MERCHANT#<merchantId>               JOURNAL#<mode>#<createdAt>#<id>   -
- *                 GSI3: MERCHANT#<id>#<mode>#BALTXN#<type>[#<shard>] / <createdAt>#<id> (balance transactions by type)
+ *                 GSI3: MERCHANT#<id>#<mode>#BALTXN#<kind>[#<shard>] / <createdAt>#<id> (balance transactions by type)
  *                 GSI1: MERCHANT#<id>#<mode>#BALSRC#<reference> / <createdAt>#<id> (balance transactions of one source)
  *   WalletShard   MERCHANT#<merchantId>#SHARD#<n>     WALLET#<mode>#<currency>          -
  *                 (n ≥ 1: a big merchant's credit shard; its journals beside it)
@@ -152,12 +152,12 @@ export const keys = {
     SKPrefix: `JOURNAL#${mode}#`,
   }),
   /**
-   * The balance transactions' indexes on a journal item (shared/store/balance-transactions.ts): GSI3 by type
-   * (one partition per type, sharded like the journal's own partition), GSI1 by source object (one partition per
-   * object: its few journals). Both sort by `<createdAt>#<journalId>`, the journal's position.
+   * The balance transactions' indexes on a journal item (shared/store/balance-transactions.ts): GSI3 by journal
+   * kind (one partition per kind, sharded like the journal's own partition; a type is one or two kinds), GSI1 by
+   * source object (one partition per object: its few journals). Both sort by `<createdAt>#<journalId>`.
    */
-  journalByType: (merchantId: string, mode: Mode, type: string, createdAt: string, journalId: string, shard = 0) => ({
-    GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#BALTXN#${type}`, shard),
+  journalByKind: (merchantId: string, mode: Mode, kind: string, createdAt: string, journalId: string, shard = 0) => ({
+    GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#BALTXN#${kind}`, shard),
     GSI3SK: `${createdAt}#${journalId}`,
   }),
   journalBySource: (merchantId: string, mode: Mode, reference: string, createdAt: string, journalId: string) => ({

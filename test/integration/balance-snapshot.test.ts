@@ -3,7 +3,7 @@ import { routeList } from '#functions/routes.ts';
 import { walletBalance } from '#shared/services/balance.ts';
 import { homeSummary } from '#shared/services/dashboard.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
-import { forgetShardConfigs, raiseShards, shardOf } from '#shared/store/shards.ts';
+import { forgetShardConfigs, maxShards, raiseShards, shardOf } from '#shared/store/shards.ts';
 import { getWallet, rebalanceWallet } from '#shared/store/wallets.ts';
 import { shardBalances } from '../support/shards.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';
@@ -17,6 +17,10 @@ import { call, newMerchant, useGateway } from '../support/gateway.ts';
  */
 describe('a sharded balance read under moves', () => {
   const gw = useGateway(routeList);
+
+  it('reads every shard in one TransactGetItems: the most shards a merchant can have fit its 100 items', () => {
+    expect(maxShards).toBeLessThanOrEqual(100);
+  });
 
   for (const shards of [4, 16]) {
     it(`reads ${shards} shards as one snapshot: every balance read while moves run equals the conserved total`, async () => {

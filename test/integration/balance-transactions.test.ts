@@ -1,3 +1,4 @@
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { balanceMovement, balanceTransactionId } from '#shared/domain/balance-transaction.ts';
@@ -10,7 +11,10 @@ import { advanceSettlement, approveSettlement } from '#shared/services/settlemen
 import { changeStatus } from '#shared/services/transactions.ts';
 import { rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
 import { reconcileWithdrawal } from '#shared/services/withdrawals.ts';
+import { backfillJournalIndex } from '#shared/store/balance-transactions.ts';
+import { db, tableName, toItem } from '#shared/store/client.ts';
 import { getIntent } from '#shared/store/intents.ts';
+import { keys } from '#shared/store/keys.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals } from '#shared/store/wallets.ts';
 import { Gateway } from '../../sdk/node/src/client.ts';
@@ -196,4 +200,25 @@ describe('balance transactions', () => {
       expect((await get(m, '?type=unknown')).status).toBe(400);
     }, 120_000);
   }
+
+  it('finds journals posted before the index by type and source once `ops migrate-balance-index` ran (idempotent)', async () => {
+    const m = await newMerchant();
+    const credit = await creditTestWallet(m.merchantId, 'test', 75_00, 'PKR');
+    const [old] = await listJournals(m.merchantId, 'test');
+    // As a journal posted before this change: no index keys.
+    await db().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: toItem(keys.journal(m.merchantId, 'test', old!.createdAt, old!.journalId)),
+        UpdateExpression: 'REMOVE GSI1PK, GSI1SK, GSI3PK, GSI3SK',
+      }),
+    );
+    expect((await get(m, '?type=adjustment')).json.items).toEqual([]);
+    expect((await get(m, '')).json.items).toHaveLength(1); // the time listing needs no index
+    expect(await backfillJournalIndex()).toBeGreaterThanOrEqual(1);
+    const found = await get(m, '?type=adjustment');
+    expect(found.json.items.map((b: any) => b.id)).toEqual([balanceTransactionId(old!.createdAt, credit.journalId)]);
+    expect((await get(m, `?sourceId=${encodeURIComponent(old!.reference)}`)).json.items).toHaveLength(1);
+    expect(await backfillJournalIndex()).toBe(0);
+  }, 60_000);
 });

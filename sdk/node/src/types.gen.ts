@@ -30,7 +30,7 @@ export interface BalanceTransactionList {
       /** The transaction, settlement or refund id; an adjustment: operator:<reference>. */
       id: string;
     };
-    /** What came in from or went out to the outside world; 0 for a hold or a release. */
+    /** What came in from or went out to the outside world; 0 for a hold or a release. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     amount: number;
     /** The fee this movement charged. */
     fee: number;
