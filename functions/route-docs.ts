@@ -153,6 +153,16 @@ export const routeDocs = {
       example: { query: { status: 'Completed', intentType: 'checkout', limit: '20' } },
     },
   },
+  listBalanceTransactions: {
+    summary:
+      'The movements of the merchant’s wallet in the key’s mode (one per journal), newest first: type, sourceId, ' +
+      'from, to, limit (1-100), startingAfter; amount, fee, net, the available balance after each; { items, hasMore }.',
+    doc: {
+      tag: 'Transactions',
+      success: { status: 200, schema: 'BalanceTransactionList' },
+      example: { query: { type: 'payment', limit: '20' } },
+    },
+  },
   transactionByRef: {
     summary: 'A transaction by orderRef, paymentIntentId or transactionReference (also the payout status inquiry).',
     doc: {

@@ -77,6 +77,7 @@ const definitions = [
   transactions.listTransactions,
   transactions.transactionByRef,
   transactions.transactionByRefAlias,
+  transactions.listBalanceTransactions,
   webhooks.transactionEvents,
   webhooks.eventAttempts,
   webhooks.listEvents,

@@ -771,6 +771,19 @@ program
   });
 
 program
+  .command('migrate-balance-index')
+  .description(
+    'give every journal its balance-transaction index keys (GSI3 by type, GSI1 by source); ' +
+      'safe to re-run, needed once for journals posted before GET /BalanceTransactions',
+  )
+  .action(async () => {
+    await connect();
+    const { backfillJournalIndex } = await import('#shared/store/balance-transactions.ts');
+    const updated = await backfillJournalIndex();
+    print({ updated }, () => `Indexed ${updated} journal(s); the others already were.`);
+  });
+
+program
   .command('ledger')
   .description('the ledger and its invariants')
   .command('verify')

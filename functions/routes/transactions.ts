@@ -1,6 +1,6 @@
 /**
  * Route definitions (functions/routes.ts, the one route table, lists them with their docs):
- * Transactions: the list and the look-up by reference.
+ * Transactions: the list, the look-up by reference and the balance transactions.
  * A handler imports its own row from here, so its bundle holds that row only (no other route, no
  * summary, docs or examples: functions/route-docs.ts).
  */
@@ -33,6 +33,17 @@ export const transactionByRefAlias = {
   method: 'GET',
   path: '/Gateway/v{version}/Transaction/{reference}',
   handler: 'functions/transactions/by-ref-alias.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'read', secrets: [] },
+} as const satisfies RouteDefinition;
+
+export const listBalanceTransactions = {
+  id: 'listBalanceTransactions',
+  method: 'GET',
+  path: '/Gateway/v{version}/BalanceTransactions',
+  handler: 'functions/transactions/balance-transactions.ts',
   auth: 'apiKey',
   scope: 'read',
   signature: false,

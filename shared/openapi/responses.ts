@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { balanceSourceTypes, balanceTransactionTypes } from '#shared/domain/balance-transaction.ts';
 import { intentStatuses, intentTypes } from '#shared/domain/intent.ts';
 import { amountDescription } from '#shared/domain/money.ts';
 import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
@@ -204,6 +205,31 @@ const Transaction = z
 
 const TransactionList = z.strictObject({ items: z.array(Transaction), hasMore: z.boolean() });
 
+const BalanceTransaction = z
+  .strictObject({
+    id: z.string().meta({ description: 'btx_…: the journal id and its time; a cursor for startingAfter.' }),
+    type: z.enum(balanceTransactionTypes),
+    source: z.strictObject({
+      type: z.enum(balanceSourceTypes),
+      id: z.string().meta({ description: 'The transaction, settlement or refund id; an adjustment: operator:<reference>.' }),
+    }),
+    amount: money.meta({
+      description: `What came in from or went out to the outside world; 0 for a hold or a release. ${amountDescription}`,
+    }),
+    fee: money.meta({ description: 'The fee this movement charged.' }),
+    net: money.meta({ description: 'amount − fee: the change of currentBalance (available + pending).' }),
+    availableChange: money.meta({ description: 'The change of availableBalance.' }),
+    pendingChange: money.meta({ description: 'The change of pendingBalance (money held for a payout, settlement or refund).' }),
+    currency,
+    createdAt: dateTime,
+    availableBalanceAfter: money
+      .nullable()
+      .meta({ description: 'availableBalance after this movement, in journal order; null on pages more than 1,000 movements deep.' }),
+  })
+  .meta({ description: 'A balance transaction (docs/merchant-guide.md, Balance transactions): one journal that moved the wallet.' });
+
+const BalanceTransactionList = z.strictObject({ items: z.array(BalanceTransaction), hasMore: z.boolean() });
+
 /** The webhook envelope (docs/merchant-guide.md, Webhooks): lower-case envelope, PascalCase data. */
 const envelope = <T extends string, D extends z.ZodType>(type: T, data: D) =>
   z.strictObject({
@@ -355,6 +381,7 @@ export const responseSchemas = {
   Withdrawal,
   Transaction,
   TransactionList,
+  BalanceTransactionList,
   TransactionEvents,
   EventAttempts,
   EventList,
@@ -597,6 +624,24 @@ export const responseExamples: Record<ResponseSchemaName, unknown> = {
   },
   Transaction: transaction,
   TransactionList: { items: [transaction], hasMore: false },
+  BalanceTransactionList: {
+    items: [
+      {
+        id: 'btx_mbdqd1ig_7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a5b',
+        type: 'payment',
+        source: { type: 'transaction', id },
+        amount: 1500,
+        fee: 37.5,
+        net: 1462.5,
+        availableChange: 1462.5,
+        pendingChange: 0,
+        currency: 'PKR',
+        createdAt: at,
+        availableBalanceAfter: 8937.5,
+      },
+    ],
+    hasMore: false,
+  },
   TransactionEvents: {
     paymentIntentId: id,
     items: [

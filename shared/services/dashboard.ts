@@ -20,7 +20,7 @@ import { getApiKeyById, getMerchant, listApiKeys } from '#shared/store/merchants
 import type { Approvals } from '#shared/store/dashboard.ts';
 import { revokeKey } from '#shared/services/merchants.ts';
 import { transact } from '#shared/store/client.ts';
-import { listWallets, type PlaceHold } from '#shared/store/wallets.ts';
+import { listWalletCurrencies, type PlaceHold } from '#shared/store/wallets.ts';
 import { eventAttempts, transactionEvents } from '#shared/webhooks/events.ts';
 import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
@@ -44,8 +44,8 @@ export async function merchantName(merchantId: string): Promise<string> {
 /** Home: balances by currency, today's completed volume and count, the latest failures. */
 export async function homeSummary(merchantId: string, mode: Mode, now = new Date()) {
   const merchant = await getMerchant(merchantId);
-  const wallets = await listWallets(merchantId, mode);
-  const currencies = new Set<Currency>(wallets.map((w) => w.currency));
+  // Each balance read as a snapshot of its shards (walletBalance), never summed from a listing.
+  const currencies = new Set<Currency>(await listWalletCurrencies(merchantId, mode));
   if (merchant) currencies.add(merchant.defaultCurrency);
   const balances = await Promise.all([...currencies].sort().map((c) => walletBalance(merchantId, mode, c, now)));
   const from = `${now.toISOString().slice(0, 10)}T00:00:00.000Z`;

@@ -20,6 +20,7 @@ import { webhookSecretAssociatedData } from '#shared/store/merchants.ts';
 import { OperatorError } from '#shared/domain/errors.ts';
 import { armAutoSettlements } from '#shared/store/settlements.ts';
 import { disableEndpoint, enableEndpoint } from '#shared/store/webhook-health.ts';
+import { readShards } from '#shared/store/shards.ts';
 import { operatorReferenceWrite, postJournal, type OperatorReferenceRecord } from '#shared/store/wallets.ts';
 import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 
@@ -191,6 +192,9 @@ export async function creditTestWallet(merchantId: string, mode: Mode, amountMin
   if (reference !== undefined && !/^[\x21-\x7e]{1,128}$/.test(reference))
     throw new OperatorError('--reference must be 1-128 printable ASCII characters');
   await requireMerchant(merchantId);
+  // Learn the merchant's shard count first: a fresh process (every `ops` run) has none cached, and
+  // postJournal would put the credit on shard 0 instead of spreading it (docs/scaling.md).
+  await readShards(merchantId, mode);
   const entry = journal({
     merchantId,
     mode,

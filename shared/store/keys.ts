@@ -14,6 +14,8 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   ShardConfig   MERCHANT#<merchantId>               SHARDS#<mode>                     -   (a big merchant's listing shards; absent = 1)
  *                 ([#<shard>]: shard n ≥ 1 of a big merchant's listing, shared/store/shards.ts; shard 0 has no suffix)
  *   Journal       MERCHANT#<merchantId>               JOURNAL#<mode>#<createdAt>#<id>   -
+ *                 GSI3: MERCHANT#<id>#<mode>#BALTXN#<kind>[#<shard>] / <createdAt>#<id> (balance transactions by type)
+ *                 GSI1: MERCHANT#<id>#<mode>#BALSRC#<reference> / <createdAt>#<id> (balance transactions of one source)
  *   WalletShard   MERCHANT#<merchantId>#SHARD#<n>     WALLET#<mode>#<currency>          -
  *                 (n ≥ 1: a big merchant's credit shard; its journals beside it)
  *   Idempotency   IDEM#<mode>#<merchantId>#<key>      IDEM                              -
@@ -148,6 +150,19 @@ export const keys = {
   journalsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({
     PK: merchantShardPK(merchantId, shard),
     SKPrefix: `JOURNAL#${mode}#`,
+  }),
+  /**
+   * The balance transactions' indexes on a journal item (shared/store/balance-transactions.ts): GSI3 by journal
+   * kind (one partition per kind, sharded like the journal's own partition; a type is one or two kinds), GSI1 by
+   * source object (one partition per object: its few journals). Both sort by `<createdAt>#<journalId>`.
+   */
+  journalByKind: (merchantId: string, mode: Mode, kind: string, createdAt: string, journalId: string, shard = 0) => ({
+    GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#BALTXN#${kind}`, shard),
+    GSI3SK: `${createdAt}#${journalId}`,
+  }),
+  journalBySource: (merchantId: string, mode: Mode, reference: string, createdAt: string, journalId: string) => ({
+    GSI1PK: `MERCHANT#${merchantId}#${mode}#BALSRC#${reference}`,
+    GSI1SK: `${createdAt}#${journalId}`,
   }),
 
   intent: (paymentIntentId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: 'TXN' }),

@@ -22,6 +22,8 @@ export interface MerchantLedger {
   merchantId: string;
   mode: Mode;
   wallets: StoredWallet[];
+  /** Every shard item of those wallets on its own (one per currency for a one-shard merchant). */
+  walletShards: StoredWalletShard[];
   journals: Journal[];
   intents: (PaymentIntent & { refundReservedMinor?: number })[];
   settlements: Settlement[];
@@ -39,30 +41,43 @@ export async function listMerchantIds(): Promise<string[]> {
   return items.map((i) => i.merchantId);
 }
 
-/** Access pattern: a merchant's wallets in one mode (merchant partition, WALLET#<mode># prefix). */
-export async function listWallets(merchantId: string, mode: Mode, changedSince?: string): Promise<StoredWallet[]> {
-  // A sharded wallet (shared/store/wallets.ts): each shard partition's items, summed by currency.
+/** One wallet shard's item as stored, with its shard number (0 for every one-shard merchant's wallet). */
+export type StoredWalletShard = StoredWallet & { shard: number };
+
+/** Access pattern: every shard item of a merchant's wallets in one mode (each shard partition, WALLET#<mode># prefix). */
+async function listWalletShards(merchantId: string, mode: Mode, changedSince?: string): Promise<StoredWalletShard[]> {
   const shards = await readShards(merchantId, mode);
   const parts = await Promise.all(
-    Array.from({ length: shards }, (_, n) => {
+    Array.from({ length: shards }, async (_, n) => {
       const k = keys.walletsOfMerchant(merchantId, mode, n);
-      return queryAll<StoredWallet>({
+      const items = await queryAll<StoredWallet>({
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
         ...(changedSince ? { FilterExpression: 'updatedAt >= :since' } : {}),
         ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix, ...(changedSince ? { ':since': changedSince } : {}) }),
         ConsistentRead: true,
       });
+      return items.map((item) => ({ ...item, shard: n }));
     }),
   );
-  if (parts.length === 1) return parts[0]!;
+  return parts.flat();
+}
+
+/** The shards' items summed by currency: one wallet per currency. */
+function sumByCurrency(items: StoredWallet[]): StoredWallet[] {
   const byCurrency = new Map<string, StoredWallet[]>();
-  for (const item of parts.flat()) byCurrency.set(item.currency, [...(byCurrency.get(item.currency) ?? []), item]);
-  return [...byCurrency.values()].map((items) => sumWalletItems(items)!);
+  for (const { shard: _, ...item } of items as StoredWalletShard[])
+    byCurrency.set(item.currency, [...(byCurrency.get(item.currency) ?? []), item]);
+  return [...byCurrency.values()].map((same) => sumWalletItems(same)!);
+}
+
+/** Access pattern: a merchant's wallets in one mode, a sharded wallet's shards summed by currency. */
+export async function listWallets(merchantId: string, mode: Mode, changedSince?: string): Promise<StoredWallet[]> {
+  return sumByCurrency(await listWalletShards(merchantId, mode, changedSince));
 }
 
 export async function readMerchantLedger(merchantId: string, mode: Mode): Promise<MerchantLedger> {
-  const [wallets, journals, intents, settlements] = await Promise.all([
-    listWallets(merchantId, mode),
+  const [walletShards, journals, intents, settlements] = await Promise.all([
+    listWalletShards(merchantId, mode),
     listJournals(merchantId, mode),
     readShards(merchantId, mode).then(async (shards) =>
       (
@@ -92,5 +107,14 @@ export async function readMerchantLedger(merchantId: string, mode: Mode): Promis
     const r = await getRefund(j.reference);
     if (r) refunds.set(r.id, r);
   }
-  return { merchantId, mode, wallets, journals, intents, settlements, refunds: [...refunds.values()] };
+  return {
+    merchantId,
+    mode,
+    wallets: sumByCurrency(walletShards),
+    walletShards,
+    journals,
+    intents,
+    settlements,
+    refunds: [...refunds.values()],
+  };
 }

@@ -76,16 +76,25 @@ export function sumWalletItems<T extends Record<string, unknown>>(items: T[]): T
   return sum as T;
 }
 
-/** Every shard's item of one wallet, in ONE call: TransactGetItems (a snapshot) when consistent, else BatchGetItem. */
+/** A read meeting a write in flight is cancelled and read again, at most this often. */
+const snapshotAttempts = 10;
+
+/**
+ * Every shard's item of one wallet, as ONE snapshot (TransactGetItems: serializable with respect to
+ * every TransactWriteItems, so a move or hold in flight is seen whole or not at all; a read that meets
+ * one is cancelled and read again). `hint`: one eventually consistent BatchGetItem instead, which can see
+ * half of a move: only ever a placement hint for a hold (the shard's own condition is the guard), never a
+ * balance anyone is shown. One TransactGetItems reads at most 100 items: maxShards (64) stays below (balance-snapshot.test.ts).
+ */
 async function readWalletShards(
   merchantId: string,
   mode: Mode,
   currency: Currency,
   shards: number,
-  consistent: boolean,
+  hint = false,
 ): Promise<(WalletItem | undefined)[]> {
   const shardKeys = Array.from({ length: shards }, (_, n) => keys.walletShard(merchantId, mode, currency, n));
-  if (consistent) {
+  if (!hint) {
     for (let attempt = 1; ; attempt++) {
       try {
         const out = await db().send(
@@ -94,7 +103,7 @@ async function readWalletShards(
         return (out.Responses ?? []).map((r) => (r.Item ? fromItem<WalletItem>(r.Item) : undefined));
       } catch (error) {
         // A transaction writing one of the shards at this moment: read again (nothing was read).
-        if (!(error instanceof TransactionCanceledException) || attempt >= 10) throw error;
+        if (!(error instanceof TransactionCanceledException) || attempt >= snapshotAttempts) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
       }
     }
@@ -113,13 +122,14 @@ async function readWalletShards(
 }
 
 /**
- * Access pattern: wallet of a merchant, mode and currency (GetItem; a sharded wallet: its shards in one TransactGetItems/BatchGetItem,
- * summed).
+ * Access pattern: wallet of a merchant, mode and currency: a balance that existed. One shard: GetItem (strongly consistent
+ * when `consistent`). A sharded wallet: its shards in ONE TransactGetItems (a snapshot, whatever `consistent` says), summed;
+ * never a BatchGetItem, which can count a move between shards twice or not at all.
  */
 export async function getWallet(merchantId: string, mode: Mode, currency: Currency, consistent = false): Promise<WalletRecord> {
   const shards = await readShards(merchantId, mode);
   if (shards > 1) {
-    const items = (await readWalletShards(merchantId, mode, currency, shards, consistent)).filter((i): i is WalletItem => i !== undefined);
+    const items = (await readWalletShards(merchantId, mode, currency, shards)).filter((i): i is WalletItem => i !== undefined);
     return toRecord(merchantId, mode, currency, sumWalletItems(items));
   }
   const out = await db().send(
@@ -129,22 +139,22 @@ export async function getWallet(merchantId: string, mode: Mode, currency: Curren
 }
 
 /**
- * Access pattern: a merchant's wallets in one mode, every currency (the dashboard's balances): each shard partition's wallets, summed by
- * currency.
+ * Access pattern: the currencies a merchant has a wallet in, in one mode (the dashboard's balances): each shard partition's
+ * wallet keys. Only the currencies: each balance is then read as a snapshot by getWallet (a per-partition sum is not one).
  */
-export async function listWallets(merchantId: string, mode: Mode): Promise<WalletRecord[]> {
+export async function listWalletCurrencies(merchantId: string, mode: Mode): Promise<Currency[]> {
   const shards = await readShards(merchantId, mode);
-  const byCurrency = new Map<string, WalletItem[]>();
+  const currencies = new Set<Currency>();
   for (let n = 0; n < shards; n++) {
     const k = keys.walletsOfMerchant(merchantId, mode, n);
-    const items = await queryAll<WalletItem & { SK: string }>({
+    const items = await queryAll<{ SK: string }>({
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
       ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
+      ProjectionExpression: 'SK',
     });
-    for (const item of items)
-      byCurrency.set(item.SK.slice(k.SKPrefix.length), [...(byCurrency.get(item.SK.slice(k.SKPrefix.length)) ?? []), item]);
+    for (const item of items) currencies.add(item.SK.slice(k.SKPrefix.length) as Currency);
   }
-  return [...byCurrency].map(([currency, items]) => toRecord(merchantId, mode, currency as Currency, sumWalletItems(items)));
+  return [...currencies].sort();
 }
 
 /** One shard's `available` moved by `amount` (a rebalance): conditioned when it leaves the shard. */
@@ -203,7 +213,7 @@ export async function rebalanceWallet(
   if (!Number.isInteger(into) || into < 0 || into >= shards) throw new RangeError(`no shard ${into} of ${shards}`);
   let items: (WalletItem | undefined)[];
   try {
-    items = await readWalletShards(merchantId, mode, currency, shards, true);
+    items = await readWalletShards(merchantId, mode, currency, shards);
   } catch (error) {
     if (error instanceof TransactionCanceledException) return 0;
     throw error;
@@ -245,7 +255,7 @@ async function choose(hold: HoldRef, state: Placement): Promise<number> {
     return 0;
   }
   // One read of every shard (BatchGetItem), only for a sharded wallet, only once per request.
-  state.view ??= (await readWalletShards(hold.merchantId, hold.mode, hold.currency, shards, false)).map((i) => i?.available ?? 0);
+  state.view ??= (await readWalletShards(hold.merchantId, hold.mode, hold.currency, shards, true)).map((i) => i?.available ?? 0);
   const candidates = state.view.flatMap((available, n) => (available >= hold.need && !state.tried.has(n) ? [n] : []));
   // Spread over every shard that has the funds, by the object's id (the same choice on a retry of the same view).
   if (candidates.length) return candidates[shardOf(hold.reference, candidates.length)]!;
@@ -263,7 +273,7 @@ async function consolidate(hold: HoldRef, shards: number, state: Placement): Pro
   state.contended = false;
   let available: number[];
   try {
-    available = (await readWalletShards(hold.merchantId, hold.mode, hold.currency, shards, true)).map((i) => i?.available ?? 0);
+    available = (await readWalletShards(hold.merchantId, hold.mode, hold.currency, shards)).map((i) => i?.available ?? 0);
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
     delete state.view; // shards busy: read again next time
@@ -378,6 +388,7 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
         TableName: tableName(),
         Item: toItem({
           ...keys.journal(journal.merchantId, journal.mode, journal.createdAt, journal.journalId, journalShard),
+          ...journalIndexKeys(journal, journalShard),
           entity: 'Journal',
           ...journal,
         }),
@@ -408,6 +419,14 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
     );
   }
   return writes;
+}
+
+/** A journal's balance-transaction index keys (by type, by source object), in its own shard (keys.ts). */
+export function journalIndexKeys(journal: Journal, shard: number) {
+  return {
+    ...keys.journalByKind(journal.merchantId, journal.mode, journal.kind, journal.createdAt, journal.journalId, shard),
+    ...keys.journalBySource(journal.merchantId, journal.mode, journal.reference, journal.createdAt, journal.journalId),
+  };
 }
 
 /** Index of the wallet update inside postJournal's writes (to read its cancellation reason). */

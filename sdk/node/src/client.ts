@@ -183,6 +183,28 @@ export class Gateway {
     });
   }
 
+  /**
+   * Every item of a cursor-paged list, page after page (each page one request with `startingAfter` = the last item's
+   * `key`), for `for await` loops: stops after the page whose `hasMore` is false.
+   */
+  private async *autoPage<K extends keyof Operations, Item>(
+    id: K,
+    query: Operations[K]['query'] | undefined,
+    key: (item: Item) => string,
+  ): AsyncGenerator<Item> {
+    let startingAfter: string | undefined;
+    for (;;) {
+      const page = (await this.call(id, { query: { ...query, ...(startingAfter ? { startingAfter } : {}) } })) as unknown as {
+        items: Item[];
+        hasMore: boolean;
+      };
+      yield* page.items;
+      const last = page.items.at(-1);
+      if (!page.hasMore || !last) return;
+      startingAfter = key(last);
+    }
+  }
+
   readonly account = {
     /** Wallet balance for the key's mode (POST /Gateway/v1/Account/query-balance). */
     balance: (currency?: string, o?: PostOptions) => this.call('queryBalance', { ...o, query: { currency } }),
@@ -216,6 +238,27 @@ export class Gateway {
     retrieve: (reference: string) => this.call('transactionByRefAlias', { path: { reference } }),
     byOrderRef: (orderRef: string) => this.call('transactionByRef', { path: { reference: orderRef } }),
     events: (reference: string) => this.call('transactionEvents', { path: { reference } }),
+    /** Every matching transaction, newest first, across pages: `for await (const t of gw.transactions.all({ status: 'Completed' }))`. */
+    all: (query?: Operations['listTransactions']['query']) =>
+      this.autoPage<'listTransactions', Operations['listTransactions']['response']['items'][number]>(
+        'listTransactions',
+        query,
+        (t) => t.paymentIntentId,
+      ),
+  };
+  readonly balanceTransactions = {
+    /**
+     * The movements of the wallet (one per journal), newest first: filters `type`, `sourceId`, `from`, `to`, `limit`,
+     * cursor `startingAfter` (an item's `id`).
+     */
+    list: (query?: Operations['listBalanceTransactions']['query']) => this.call('listBalanceTransactions', { query }),
+    /** Every matching movement across pages: `for await (const b of gw.balanceTransactions.all({ type: 'payout' }))`. */
+    all: (query?: Operations['listBalanceTransactions']['query']) =>
+      this.autoPage<'listBalanceTransactions', Operations['listBalanceTransactions']['response']['items'][number]>(
+        'listBalanceTransactions',
+        query,
+        (b) => b.id,
+      ),
   };
   readonly events = {
     /** The events feed, newest first: filters `type`, `since`, `until`, `deliveryState`, `limit`, cursor `startingAfter`. */

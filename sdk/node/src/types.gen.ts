@@ -20,6 +20,35 @@ export interface Balance {
   retrievedAt: string;
 }
 
+export interface BalanceTransactionList {
+  items: ({
+    /** btx_…: the journal id and its time; a cursor for startingAfter. */
+    id: string;
+    type: "payment" | "deposit" | "payout" | "payout_paid" | "payout_failure" | "settlement" | "settlement_paid" | "settlement_failure" | "refund" | "refund_paid" | "refund_failure" | "adjustment";
+    source: {
+      type: "transaction" | "settlement" | "refund" | "operator";
+      /** The transaction, settlement or refund id; an adjustment: operator:<reference>. */
+      id: string;
+    };
+    /** What came in from or went out to the outside world; 0 for a hold or a release. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
+    amount: number;
+    /** The fee this movement charged. */
+    fee: number;
+    /** amount − fee: the change of currentBalance (available + pending). */
+    net: number;
+    /** The change of availableBalance. */
+    availableChange: number;
+    /** The change of pendingBalance (money held for a payout, settlement or refund). */
+    pendingChange: number;
+    /** ISO 4217 code, or USDT. */
+    currency: string;
+    createdAt: string;
+    /** availableBalance after this movement, in journal order; null on pages more than 1,000 movements deep. */
+    availableBalanceAfter: number | null;
+  })[];
+  hasMore: boolean;
+}
+
 export interface CheckoutCreated {
   paymentIntentId: string;
   /** The hosted checkout page: send the customer here. */
@@ -620,6 +649,24 @@ export type TransactionByRefResponse = Transaction;
 /** 200 answer of transactionByRefAlias. */
 export type TransactionByRefAliasResponse = Transaction;
 
+// ---- listBalanceTransactions: GET /Gateway/v1/BalanceTransactions ----
+
+/** Query parameters of listBalanceTransactions. */
+export interface ListBalanceTransactionsQuery {
+  type?: "payment" | "deposit" | "payout" | "payout_paid" | "payout_failure" | "settlement" | "settlement_paid" | "settlement_failure" | "refund" | "refund_paid" | "refund_failure" | "adjustment";
+  sourceId?: string;
+  /** An ISO 8601 date or date-time (2025-01-31 or 2025-01-31T12:00:00Z); a date alone is the start of that day (UTC) as a lower bound, its end as an upper one. */
+  from?: string;
+  /** An ISO 8601 date or date-time (2025-01-31 or 2025-01-31T12:00:00Z); a date alone is the start of that day (UTC) as a lower bound, its end as an upper one. */
+  to?: string;
+  /** A whole number from 1 to 100. */
+  limit?: number | string;
+  startingAfter?: string;
+}
+
+/** 200 answer of listBalanceTransactions. */
+export type ListBalanceTransactionsResponse = BalanceTransactionList;
+
 // ---- transactionEvents: GET /Gateway/v1/Transaction/{reference}/events ----
 
 /** 200 answer of transactionEvents. */
@@ -839,6 +886,16 @@ export interface Operations {
     response: TransactionByRefAliasResponse;
     errorStatus: 400 | 401 | 403 | 404 | 429 | 500;
   };
+  /** The movements of the merchant’s wallet in the key’s mode, newest first */
+  listBalanceTransactions: {
+    method: "GET";
+    path: "/Gateway/v1/BalanceTransactions";
+    pathParams: Record<string, never>;
+    query: ListBalanceTransactionsQuery;
+    params: never;
+    response: ListBalanceTransactionsResponse;
+    errorStatus: 400 | 401 | 403 | 404 | 429 | 500;
+  };
   /** The webhook events of a transaction, oldest first, with their delivery state */
   transactionEvents: {
     method: "GET";
@@ -915,6 +972,7 @@ export const operations = {
   listTransactions: { method: "GET", path: "/Gateway/v1/Transactions" },
   transactionByRef: { method: "GET", path: "/Gateway/v1/Transaction/by-ref/{reference}" },
   transactionByRefAlias: { method: "GET", path: "/Gateway/v1/Transaction/{reference}" },
+  listBalanceTransactions: { method: "GET", path: "/Gateway/v1/BalanceTransactions" },
   transactionEvents: { method: "GET", path: "/Gateway/v1/Transaction/{reference}/events" },
   eventAttempts: { method: "GET", path: "/Gateway/v1/Events/{eventId}/attempts" },
   listEvents: { method: "GET", path: "/Gateway/v1/Events" },

@@ -1,0 +1,93 @@
+import {
+  balanceMovement,
+  balanceTransactionId,
+  balanceTransactionPosition,
+  type BalanceTransactionType,
+} from '#shared/domain/balance-transaction.ts';
+import type { Mode } from '#shared/domain/credentials.ts';
+import type { Journal } from '#shared/domain/ledger.ts';
+import { fromMinor, type Currency } from '#shared/domain/money.ts';
+import { journalsSince, pageJournals } from '#shared/store/balance-transactions.ts';
+import { getWallet } from '#shared/store/wallets.ts';
+
+/**
+ * GET /Gateway/v1/BalanceTransactions (docs/merchant-guide.md, Balance transactions): the journals
+ * that moved the merchant's wallet, newest first, as balance transactions in decimal units.
+ */
+export interface BalanceTransactionQuery {
+  type?: BalanceTransactionType;
+  sourceId?: string;
+  from?: string;
+  to?: string;
+  startingAfter?: string;
+  limit: number;
+}
+
+/**
+ * How many journals a running balance may walk (from the newest to the page's last item) before it
+ * is given up for that page (availableBalanceAfter null): pages near the present always have it.
+ */
+export const runningBalanceWalk = 1000;
+
+export function balanceTransactionView(j: Journal, availableAfterMinor: number | null) {
+  const m = balanceMovement(j);
+  const c = j.currency as Currency;
+  return {
+    id: balanceTransactionId(j.createdAt, j.journalId),
+    type: m.type,
+    source: m.source,
+    amount: fromMinor(m.amountMinor, c),
+    fee: fromMinor(m.feeMinor, c),
+    net: fromMinor(m.netMinor, c),
+    availableChange: fromMinor(m.availableChangeMinor, c),
+    pendingChange: fromMinor(m.pendingChangeMinor, c),
+    currency: c,
+    createdAt: j.createdAt,
+    availableBalanceAfter: availableAfterMinor === null ? null : fromMinor(availableAfterMinor, c),
+  };
+}
+
+export async function listBalanceTransactions(merchantId: string, mode: Mode, q: BalanceTransactionQuery) {
+  const before = q.startingAfter === undefined ? undefined : balanceTransactionPosition(q.startingAfter);
+  if (q.startingAfter !== undefined && before === undefined) return 'invalid_cursor' as const;
+  const page = await pageJournals(merchantId, mode, {
+    ...(q.type !== undefined ? { type: q.type } : {}),
+    ...(q.sourceId !== undefined ? { reference: q.sourceId } : {}),
+    ...(q.from !== undefined ? { from: q.from } : {}),
+    ...(q.to !== undefined ? { to: q.to } : {}),
+    ...(before !== undefined ? { before } : {}),
+    limit: q.limit,
+  });
+  const after = await availableAfter(merchantId, mode, page.items);
+  return { items: page.items.map((j) => balanceTransactionView(j, after.get(j.journalId) ?? null)), hasMore: page.hasMore };
+}
+
+/**
+ * The available balance after each journal of a page: the wallet now (an exact read: a snapshot of
+ * every shard) minus what every newer journal moved, in journal order (`<createdAt>#<id>`). The
+ * wallet is read before and after the journals; if it moved meanwhile, everything is read again
+ * (at most 3 times, then the page has no running balance). Beyond runningBalanceWalk journals: none.
+ */
+async function availableAfter(merchantId: string, mode: Mode, page: Journal[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const oldest = page.at(-1);
+  if (!oldest) return out;
+  const currencies = [...new Set(page.map((j) => j.currency))];
+  const read = () => Promise.all(currencies.map(async (c) => (await getWallet(merchantId, mode, c, true)).available));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const before = await read();
+    const newer = await journalsSince(merchantId, mode, `${oldest.createdAt}#${oldest.journalId}`, runningBalanceWalk);
+    if (!newer) return out;
+    const now = await read();
+    if (now.some((v, i) => v !== before[i])) continue;
+    const running = new Map(currencies.map((c, i) => [c, now[i]!]));
+    for (const j of newer) {
+      const balance = running.get(j.currency);
+      if (balance === undefined) continue;
+      out.set(j.journalId, balance);
+      running.set(j.currency, balance - balanceMovement(j).availableChangeMinor);
+    }
+    return out;
+  }
+  return out;
+}

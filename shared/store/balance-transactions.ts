@@ -1,0 +1,138 @@
+import { balanceTypeOf, kindsOf, type BalanceTransactionType } from '#shared/domain/balance-transaction.ts';
+import type { Mode } from '#shared/domain/credentials.ts';
+import type { Journal } from '#shared/domain/ledger.ts';
+import { fromItem, queryAll, scanPages, toItem, toValues, updateIfStill } from './client.ts';
+import { keys } from './keys.ts';
+import { readShards } from './shards.ts';
+import { journalIndexKeys } from './wallets.ts';
+
+/**
+ * Balance transactions (shared/domain/balance-transaction.ts) are the journals themselves, read
+ * newest first by Query only (docs/access-patterns.md B1-B3), never a Scan:
+ *   unfiltered or by time   each journal partition of the merchant (`MERCHANT#<id>[#SHARD#<n>]`,
+ *                           `JOURNAL#<mode>#<createdAt>#<id>`): the created range is the key range
+ *   by type                 GSI3 `MERCHANT#<id>#<mode>#BALTXN#<kind>[#<n>]`, each kind of the type, every shard
+ *   by source object        GSI1 `MERCHANT#<id>#<mode>#BALSRC#<reference>`: its few journals
+ * Every partition sorts by the journal's position `<createdAt>#<journalId>`; a sharded merchant's
+ * partitions are read at once (each at most limit + 2 items) and merged, as the transactions list does.
+ */
+export interface JournalPageQuery {
+  type?: BalanceTransactionType;
+  /** The source object's id: a transaction, settlement or refund id (an adjustment: `operator:<reference>`). */
+  reference?: string;
+  /** Inclusive ISO bounds on createdAt. */
+  from?: string;
+  to?: string;
+  /** Exclusive upper position `<createdAt>#<journalId>` (the cursor). */
+  before?: string;
+  limit: number;
+}
+
+type Stored = Journal & { SK: string; GSI1SK?: string; GSI3SK?: string };
+
+/** A journal as the domain knows it: no key or index attributes. */
+function strip(item: object): Journal {
+  const {
+    PK: _pk,
+    SK: _sk,
+    GSI1PK: _g1,
+    GSI1SK: _g1s,
+    GSI3PK: _g3,
+    GSI3SK: _g3s,
+    entity: _e,
+    ...journal
+  } = item as Record<string, unknown>;
+  return journal as unknown as Journal;
+}
+
+export async function pageJournals(merchantId: string, mode: Mode, q: JournalPageQuery): Promise<{ items: Journal[]; hasMore: boolean }> {
+  const lower = q.from ?? '0'; // below every ISO timestamp
+  const upperInclusive = q.to ? `${q.to}#\uffff` : '\uffff';
+  const upper = q.before && q.before < upperInclusive ? q.before : upperInclusive;
+  const exclusive = Boolean(q.before && q.before < upperInclusive);
+  const shards = Array.from({ length: await readShards(merchantId, mode) }, (_, n) => n);
+  type Partition = { index?: 'GSI1' | 'GSI3'; pk: string; skPrefix: string; all?: boolean };
+  const base = keys.journalsOfMerchant(merchantId, mode).SKPrefix;
+  const partitions: Partition[] =
+    q.reference !== undefined
+      ? [{ index: 'GSI1', pk: keys.journalBySource(merchantId, mode, q.reference, '', '').GSI1PK, skPrefix: '', all: true }]
+      : q.type !== undefined
+        ? kindsOf(q.type).flatMap((kind) =>
+            shards.map((n) => ({ index: 'GSI3' as const, pk: keys.journalByKind(merchantId, mode, kind, '', '', n).GSI3PK, skPrefix: '' })),
+          )
+        : shards.map((n) => ({ pk: keys.journalsOfMerchant(merchantId, mode, n).PK, skPrefix: base }));
+  const pages = await Promise.all(
+    partitions.map(({ index, pk, skPrefix, all }) => {
+      const sk = index ? `${index}SK` : 'SK';
+      return queryAll<Stored>(
+        {
+          ...(index ? { IndexName: index } : {}),
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+          ExpressionAttributeNames: { '#pk': index ? `${index}PK` : 'PK', '#sk': sk },
+          ExpressionAttributeValues: toValues({ ':pk': pk, ':lo': skPrefix + lower, ':hi': skPrefix + upper }),
+          ScanIndexForward: false,
+        },
+        // A source's journals are few and may be filtered by type here: all of them. Else +1 for hasMore, +1 for the cursor item.
+        all ? Infinity : q.limit + 2,
+      ).then((items) => items.map((i) => ({ position: String(i[sk as keyof Stored]).slice(skPrefix.length), journal: strip(i) })));
+    }),
+  );
+  const merged = pages
+    .flat()
+    .filter((x) => !(exclusive && x.position === upper))
+    .filter((x) => q.reference === undefined || q.type === undefined || balanceTypeOf(x.journal.kind) === q.type)
+    .sort((a, b) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0));
+  return { items: merged.slice(0, q.limit).map((x) => x.journal), hasMore: merged.length > q.limit };
+}
+
+/**
+ * The journals at or after a position, newest first, every shard merged, at most `cap` (undefined:
+ * more than `cap`): what a running balance needs between now and a page's last item.
+ */
+export async function journalsSince(merchantId: string, mode: Mode, position: string, cap: number): Promise<Journal[] | undefined> {
+  const shards = await readShards(merchantId, mode);
+  const base = keys.journalsOfMerchant(merchantId, mode).SKPrefix;
+  const parts = await Promise.all(
+    Array.from({ length: shards }, (_, n) =>
+      queryAll<Stored>(
+        {
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+          ExpressionAttributeValues: toValues({
+            ':pk': keys.journalsOfMerchant(merchantId, mode, n).PK,
+            ':lo': base + position,
+            ':hi': `${base}\uffff`,
+          }),
+          ScanIndexForward: false,
+        },
+        cap + 1,
+      ),
+    ),
+  );
+  const all = parts.flat();
+  if (all.length > cap) return undefined;
+  return all.sort((a, b) => (a.SK < b.SK ? 1 : a.SK > b.SK ? -1 : 0)).map(strip);
+}
+
+/** Migration (not a request path): give every journal its balance-transaction index keys, by Scan (`ops migrate-balance-index`). */
+export async function backfillJournalIndex(): Promise<number> {
+  let updated = 0;
+  const missing = {
+    FilterExpression: 'entity = :e AND attribute_not_exists(GSI3PK)',
+    ExpressionAttributeValues: toValues({ ':e': 'Journal' }),
+  };
+  for await (const page of scanPages(missing)) {
+    for (const raw of page) {
+      const item = fromItem<Stored & { PK: string }>(raw);
+      const shard = /#SHARD#(\d+)$/.exec(item.PK)?.[1];
+      const want = journalIndexKeys(strip(item), shard ? Number(shard) : 0);
+      const indexed = await updateIfStill({
+        Key: toItem({ PK: item.PK, SK: item.SK }),
+        UpdateExpression: 'SET GSI1PK = :g1, GSI1SK = :g1s, GSI3PK = :g3, GSI3SK = :g3s',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(GSI3PK)',
+        ExpressionAttributeValues: toValues({ ':g1': want.GSI1PK, ':g1s': want.GSI1SK, ':g3': want.GSI3PK, ':g3s': want.GSI3SK }),
+      });
+      if (indexed) updated++;
+    }
+  }
+  return updated;
+}
