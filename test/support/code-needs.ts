@@ -21,24 +21,29 @@ export interface CodeNeeds {
   readonly queues: Map<QueueName, Set<string>>;
   /** Secrets whose ARN variable the code reads, each with the modules that call for the key. */
   readonly secrets: Map<SecretName, Set<string>>;
-  /** Live products whose adapter the code asks for (wallets, cards, refunds, payouts), and those its boot modules install. */
+  /**
+   * Live products whose adapter the code asks for (wallets, cards, refunds, payouts; walletPresence:
+   * only whether a live wallet provider exists), and those its boot modules install.
+   */
   readonly live: { reached: Set<LiveProduct>; installed: Set<LiveProduct> };
 }
 
-export type LiveProduct = 'wallets' | 'cards' | 'refunds' | 'payouts';
+export type LiveProduct = 'wallets' | 'walletPresence' | 'cards' | 'refunds' | 'payouts';
 /**
  * Where the code asks for a live adapter (outside the registries that define these accessors), and
  * the installer each product's boot module passes (shared/providers/live/boot-*.ts).
  */
 const liveAccessors: Record<LiveProduct, RegExp> = {
-  wallets: /\b(walletAdapter|liveWalletConfigured)\d*\(/,
+  wallets: /\bwalletAdapter\d*\(/,
+  walletPresence: /\bliveWalletConfigured\d*\(/,
   cards: /\bliveCardProvider\d*\(/,
-  refunds: /\brailFor\d*\("refund"/,
-  payouts: /\brailFor\d*\("payout"/,
+  refunds: /\brefundRail\d*\(/,
+  payouts: /\bpayoutRail\d*\(/,
 };
 const liveRegistries = ['shared/providers/wallet.ts', 'shared/providers/cards.ts', 'shared/providers/rails.ts'];
 const liveInstallers: Record<LiveProduct, RegExp> = {
   wallets: /\binstallLiveWallets\d*\b/,
+  walletPresence: /\binstallLiveWalletPresence\d*\b/,
   cards: /\binstallLiveCards\d*\b/,
   refunds: /\binstallLiveRefunds\d*\b/,
   payouts: /\binstallLivePayouts\d*\b/,
@@ -149,8 +154,6 @@ export function needsOf(bundle: string): CodeNeeds {
       if (!liveRegistries.includes(module) && liveAccessors[product].test(code)) needs.live.reached.add(product);
       if (!loaderModules.includes(module) && liveInstallers[product].test(code)) needs.live.installed.add(product);
     }
-    if (module !== 'shared/providers/rails.ts' && /\brailFor\d*\((?!")/.test(code))
-      throw new Error(`${module} calls railFor with a computed family: name it, so the live rail it needs can be read`);
     for (const [name, variable] of Object.entries(secretVariables) as [SecretName, string][]) {
       if (code.includes(`process.env.${variable}`)) read.add(name);
       if (!loaderModules.includes(module) && secretCalls[name].test(code)) callers.set(name, (callers.get(name) ?? new Set()).add(module));

@@ -1,7 +1,7 @@
 import { readSecretString } from '#shared/crypto/seal.ts';
 import { configureLiveCards } from '../cards.ts';
 import { configureRail } from '../rails.ts';
-import { configureLiveWallet } from '../wallet.ts';
+import { configureLiveWallet, configureLiveWalletPresence } from '../wallet.ts';
 import { easypaisaWallet, type EasypaisaConfig } from './easypaisa.ts';
 import { jazzCashCards } from './jazzcash-card.ts';
 import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, refundOnce, type JazzCashConfig } from './jazzcash.ts';
@@ -29,6 +29,15 @@ export interface LiveProvidersConfig {
 export function installLiveWallets(config: LiveProvidersConfig | undefined): void {
   configureLiveWallet(1, config?.jazzcash && jazzCashWallet(config.jazzcash));
   configureLiveWallet(2, config?.easypaisa && easypaisaWallet(config.easypaisa));
+}
+
+/**
+ * Whether live checkout is offered (a wallet provider is configured), without the adapters: the
+ * checkout-creation Lambda asks only that. installLiveWallets records it too.
+ */
+export function installLiveWalletPresence(config: LiveProvidersConfig | undefined): void {
+  configureLiveWalletPresence(1, config?.jazzcash !== undefined);
+  configureLiveWalletPresence(2, config?.easypaisa !== undefined);
 }
 
 /** The live card provider: hosted card payments and their 3-D Secure return. */
