@@ -5,7 +5,7 @@ import { routeList } from '#functions/routes.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { db, tableName as table, toItem, toValues } from '#shared/store/client.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { ensureTable } from '../../scripts/local/dynamo.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';
 import { completedPayment } from '../support/money.ts';

@@ -11,7 +11,7 @@ import { reconcileWithdrawal } from '#shared/services/withdrawals.ts';
 import { db, fromItem, tableName, toItem } from '#shared/store/client.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { commitRequest } from '#shared/store/request.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals, listWallets, rebalanceWallet } from '#shared/store/wallets.ts';
