@@ -80,7 +80,7 @@ export async function runDashboardBench(): Promise<number> {
     const { payByCard } = await import('#shared/services/checkout.ts');
     const { inviteUser, operatorActor } = await import('#shared/services/dashboard-auth.ts');
     const { createIntentWrites, getIntent } = await import('#shared/store/intents.ts');
-    const { keys } = await import('#shared/store/keys.ts');
+    const keys = await import('#shared/store/keys.ts');
     const { totpCode } = await import('#shared/crypto/totp.ts');
     const { countDynamoCalls } = await import('./counter.ts');
     const { send } = await import('./requests.ts');

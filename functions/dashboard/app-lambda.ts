@@ -33,7 +33,8 @@ import * as settlementReject from './settlement-reject.ts';
 import * as refunds from './refunds.ts';
 import * as settings from './settings.ts';
 import * as settingsSave from './settings-save.ts';
-import '#shared/providers/live/boot.ts';
+import '#shared/providers/live/boot-refunds.ts';
+import '#shared/providers/live/boot-payouts.ts';
 
 /** The dashboard's signed-in Lambda (routes.ts lambdaGroups.dashboardApp). */
 export const handler = groupHandler('dashboardApp', rows, [

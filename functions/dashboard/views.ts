@@ -1,4 +1,4 @@
-import { can, keyScopesOf } from '#shared/domain/dashboard-roles.ts';
+import { can, keyScopesOf, mintNoticeDays } from '#shared/domain/dashboard-roles.ts';
 import { dashboardRoles } from '#shared/domain/dashboard-roles.ts';
 import { framedPage, path, plainPage, type Frame } from '#shared/http/dashboard-views.ts';
 import { html, type Html as HtmlT } from '#shared/http/pages.ts';
@@ -15,7 +15,7 @@ import type {
   TransactionView,
 } from '#shared/services/dashboard.ts';
 import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
-import { mintNoticeDays, type mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
+import type { mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
 import type {
   settlementDecisionPreview,
   settlementDetail,

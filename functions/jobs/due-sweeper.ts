@@ -3,7 +3,10 @@ import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
 import { dueLagSeconds, processDue } from '#shared/services/due.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { jobHandler } from '#shared/aws/handler-base.ts';
-import '#shared/providers/live/boot.ts';
+import '#shared/providers/live/boot-wallets.ts';
+import '#shared/providers/live/boot-cards.ts';
+import '#shared/providers/live/boot-refunds.ts';
+import '#shared/providers/live/boot-payouts.ts';
 
 /**
  * The due sweeper (functions/jobs.ts): poll the due index every 2 s until the timeout is near.

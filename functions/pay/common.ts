@@ -2,10 +2,10 @@ import { awaitingApproval, checkoutDetails, customerRedirectUrl } from '#shared/
 import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
 import { formToken } from '#shared/crypto/form-token.ts';
 import { PageError, type PageResult } from '#shared/http/pages.ts';
-import { CheckoutRefusal, merchantAcceptsPayments, openCheckout } from '#shared/services/checkout.ts';
-import { merchantDisplayName } from '#shared/services/merchants.ts';
+import { CheckoutRefusal, merchantAcceptsPayments, merchantDisplayName, openCheckout } from '#shared/services/checkout.ts';
 import { notAcceptingPage, pendingPage, resultPage } from './views.ts';
-import '#shared/providers/live/boot.ts';
+import '#shared/providers/live/boot-wallets.ts';
+import '#shared/providers/live/boot-cards.ts';
 
 /** What the hosted checkout handlers share: the form token's subject, rendering, PRG redirects. */
 export const csrfSubject = (path: Record<string, string>) => `checkout:${path.paymentIntentId ?? ''}`;

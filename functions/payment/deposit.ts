@@ -3,7 +3,7 @@ import * as routes from '#functions/routes/payment.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
 import { createDeposit } from '#shared/services/deposits.ts';
-import '#shared/providers/live/boot.ts';
+import '#shared/providers/live/boot-wallets.ts';
 
 /** POST /Gateway/v{version}/Payment/deposit — start a mobile-wallet charge (docs/merchant-guide.md, Deposits). */
 const body = z

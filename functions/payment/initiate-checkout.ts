@@ -6,7 +6,7 @@ import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import * as f from '#shared/http/schemas.ts';
 import { liveWalletConfigured, newCheckout, saveCheckout } from '#shared/services/checkout.ts';
-import '#shared/providers/live/boot.ts';
+import '#shared/providers/live/boot-wallet-presence.ts';
 
 /**
  * POST /Gateway/v{version}/Payment/initiate-checkout (docs/merchant-guide.md, Hosted checkout). Shape errors are

@@ -6,7 +6,7 @@ import * as f from '#shared/http/schemas.ts';
 import { optional } from '#shared/http/schemas.ts';
 import { recoverWithdrawal, requestWithdrawal } from '#shared/services/withdrawal-requests.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
-import '#shared/providers/live/boot.ts';
+import '#shared/providers/live/boot-payouts.ts';
 
 /** POST /Gateway/v{version}/Payment/withdraw — a payout from the merchant wallet (docs/merchant-guide.md, Withdrawals). */
 const text = (min: number, max: number) =>

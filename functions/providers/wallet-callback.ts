@@ -3,7 +3,7 @@ import * as routes from '#functions/routes/providers.ts';
 import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import '#shared/http/schemas.ts';
 import { applyProviderCallback } from '#shared/services/deposits.ts';
-import '#shared/providers/live/boot.ts';
+import '#shared/providers/live/boot-wallets.ts';
 
 /**
  * POST /providers/wallet/{provider}/callback — a wallet provider's signed notification about a

@@ -3,7 +3,7 @@ import * as routes from '#functions/routes/refunds.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
 import { createRefund } from '#shared/services/refund-requests.ts';
-import '#shared/providers/live/boot.ts';
+import '#shared/providers/live/boot-refunds.ts';
 
 /** POST /Gateway/v{version}/Refunds — refund all or part of a Completed checkout or deposit (201, status 0, attemptCount 0). */
 const body = z.strictObject({

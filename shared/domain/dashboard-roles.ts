@@ -62,3 +62,6 @@ export const mayPutOnKey = (role: DashboardRole, scope: Scope): boolean =>
 
 /** The scopes `role` may put on a key it mints (create or roll), in the order of allScopes. */
 export const keyScopesOf = (role: DashboardRole): Scope[] => allScopes.filter((s) => mayPutOnKey(role, s));
+
+/** Admins see every money-out key minted in the last this many days on the Home and Developers pages. */
+export const mintNoticeDays = 14;

@@ -12,7 +12,7 @@ export type HttpMethod = 'GET' | 'POST';
  * tokens and the provider-callback verification keys (shared/crypto/seal.ts publicPathsKey);
  * `totpKey` seals dashboard users' TOTP seeds (the functions that check codes); `liveProviders` is
  * the live provider credentials (`-c liveProvidersSecretArn`), for code that loads the live adapters
- * (shared/providers/live/boot.ts).
+ * (shared/providers/live/boot-*.ts).
  */
 export type SecretName = 'masterKey' | 'publicPathsKey' | 'totpKey' | 'liveProviders';
 

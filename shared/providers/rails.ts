@@ -21,20 +21,26 @@ export type RailFamily = keyof RailInstructions;
 /** The Provider dimension of the provider metrics and the fault points (unchanged names). */
 const metricFamily: Record<RailFamily, string> = { payout: 'bank_rail', settlement: 'settlement_rail', refund: 'refund_provider' };
 
-const configured: { [F in RailFamily]: Partial<Record<Mode, Rail<RailInstructions[F]>>> } = {
-  payout: { test: sandboxBankRail },
-  settlement: { test: sandboxSettlementRail },
-  refund: { test: sandboxRefundProvider },
-};
+/** Rails installed with configureRail: the deployment's live adapters, or a test's own rail. */
+const installed: { [F in RailFamily]: Partial<Record<Mode, Rail<RailInstructions[F]>>> } = { payout: {}, settlement: {}, refund: {} };
 
-/** The rail of a family for a mode; undefined when none is configured (live mode by default). */
-export function railFor<F extends RailFamily>(family: F, mode: Mode): Rail<RailInstructions[F]> | undefined {
-  return instrumented(metricFamily[family], configured[family][mode] as Rail<RailInstructions[F]> | undefined);
+function railOf<F extends RailFamily>(family: F, mode: Mode, sandbox: Rail<RailInstructions[F]>): Rail<RailInstructions[F]> | undefined {
+  const rail = (installed[family][mode] as Rail<RailInstructions[F]> | undefined) ?? (mode === 'test' ? sandbox : undefined);
+  return instrumented(metricFamily[family], rail);
 }
 
-/** Installs a live adapter (deployment wiring) or, in tests, a fake one; `undefined` removes it. */
+/**
+ * The rail of a family for a mode: the installed one, else the sandbox in test mode; undefined when
+ * none is configured (live mode by default). One accessor per family, so a Lambda bundles only the
+ * sandboxes of the families it uses (issue 26).
+ */
+export const payoutRail = (mode: Mode) => railOf('payout', mode, sandboxBankRail);
+export const settlementRail = (mode: Mode) => railOf('settlement', mode, sandboxSettlementRail);
+export const refundRail = (mode: Mode) => railOf('refund', mode, sandboxRefundProvider);
+
+/** Installs a live adapter (deployment wiring) or, in tests, a fake one; `undefined` removes it (test mode: the sandbox again). */
 export function configureRail<F extends RailFamily>(family: F, mode: Mode, rail: Rail<RailInstructions[F]> | undefined): void {
-  const rails = configured[family] as Partial<Record<Mode, Rail<RailInstructions[F]>>>;
+  const rails = installed[family] as Partial<Record<Mode, Rail<RailInstructions[F]>>>;
   if (rail) rails[mode] = rail;
   else delete rails[mode];
 }

@@ -50,7 +50,7 @@ export const sandboxRefundDecline = 'The payment network declined the refund (sa
  * It answers the status inquiry only for references it received (shared/store/sandbox-receipts.ts),
  * NotFound otherwise.
  */
-export const sandboxRefundProvider: Rail<RefundInstruction> = sandboxRail(
+export const sandboxRefundProvider: Rail<RefundInstruction> = /* @__PURE__ */ sandboxRail(
   { receipts: 'refund_provider', name: 'Sandbox Refund Provider', ledgerAccount: 'refund_rail', prefix: 'SBXRFD' },
   { firstCheckAfterMs: 30_000, pollIntervalMs: 30_000, inquireAfterMs: 60_000, retryAfterMs: 2_000 },
   (i) => (i.amountMinor % 100 === 91 || (i.amountMinor % 100 === 92 && i.attempt === 1) ? sandboxRefundDecline : undefined),

@@ -27,7 +27,7 @@ const last4 = (i: SettlementInstruction) => (i.destination.type === 'bank' ? i.d
  * It answers the status inquiry only for references it received (shared/store/sandbox-receipts.ts),
  * NotFound otherwise.
  */
-export const sandboxSettlementRail: Rail<SettlementInstruction> = sandboxRail(
+export const sandboxSettlementRail: Rail<SettlementInstruction> = /* @__PURE__ */ sandboxRail(
   { receipts: 'settlement_rail', name: 'Sandbox Settlement Rail', ledgerAccount: 'settlement_rail', prefix: 'SBXSTL' },
   { firstCheckAfterMs: 2_000, pollIntervalMs: 2_000, inquireAfterMs: 30_000, retryAfterMs: 30_000 },
   (i) => (last4(i) === '1111' ? sandboxSettlementRejection : undefined),

@@ -17,14 +17,27 @@ export { firstInquiryAt } from './wallet-contract.ts';
 /** Live adapters configured for this deployment (shared/providers/live: configureLiveProviders); none by default. */
 const liveAdapters: Partial<Record<WalletProviderId, WalletProviderAdapter>> = {};
 
+/**
+ * The live wallet providers of this deployment, also known without their adapters: creating a live
+ * checkout only asks whether there is one, so its Lambda does not bundle the adapters (issue 26).
+ */
+const liveProviders = new Set<WalletProviderId>();
+
 /** Installs (or, with undefined, removes) the live adapter of a provider. */
 export function configureLiveWallet(providerId: WalletProviderId, adapter: WalletProviderAdapter | undefined): void {
   if (adapter) liveAdapters[providerId] = adapter;
   else delete liveAdapters[providerId];
+  configureLiveWalletPresence(providerId, adapter !== undefined);
+}
+
+/** Records whether the deployment has a live provider, without its adapter (shared/providers/live installLiveWalletPresence). */
+export function configureLiveWalletPresence(providerId: WalletProviderId, present: boolean): void {
+  if (present) liveProviders.add(providerId);
+  else liveProviders.delete(providerId);
 }
 
 /** Whether live mode has at least one wallet provider (the hosted page's live wallet option). */
-export const liveWalletConfigured = () => Object.keys(liveAdapters).length > 0;
+export const liveWalletConfigured = () => liveProviders.size > 0;
 
 export function walletAdapter(mode: Mode, providerId: WalletProviderId): WalletProviderAdapter | undefined {
   return instrumented(`wallet_${providerId}`, mode === 'test' ? sandboxWalletProvider(providerId) : liveAdapters[providerId]);

@@ -4,7 +4,7 @@ import { merchantMaySubmit, nextSettlementRun } from '#shared/domain/merchant.ts
 import { newSettlement, settlementJournals, settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
 import { holdShardField } from '#shared/domain/ledger.ts';
 import { logger } from '#shared/logger.ts';
-import { railFor } from '#shared/providers/rails.ts';
+import { settlementRail } from '#shared/providers/rails.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { createSettlementWrite, getAutoSettlementRun, rearmAutoSettlementWrite } from '#shared/store/settlements.ts';
@@ -35,7 +35,7 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
     const wallet = merchant && (await getWallet(merchantId, mode, merchant.defaultCurrency, true));
     const amountMinor = wallet ? wallet.available - (schedule?.minimumBalanceMinor ?? 0) : 0;
     let settlement: Settlement | undefined;
-    if (merchant && merchantMaySubmit(merchant) && destination && railFor('settlement', mode) && amountMinor > 0) {
+    if (merchant && merchantMaySubmit(merchant) && destination && settlementRail(mode) && amountMinor > 0) {
       const created = newSettlement(
         { merchantId, mode, traceId: `autosettle-${run.runAt}` },
         {

@@ -772,3 +772,11 @@ async function resolveCardPayment(intent: PaymentIntent, auth: CardAuthSession, 
   if (answer.status === 'Unknown') return { changed: false, intent };
   return changeStatus(intent.paymentIntentId, (current) => cardDecision(current, auth, answer));
 }
+
+/**
+ * The name the hosted checkout page shows for a merchant ('Merchant' when it cannot be read). Here, not in
+ * merchants.ts, whose webhook URL checks would bring ipaddr.js into every checkout Lambda (issue 26).
+ */
+export async function merchantDisplayName(merchantId: string): Promise<string> {
+  return (await getMerchantCached(merchantId))?.name ?? 'Merchant';
+}

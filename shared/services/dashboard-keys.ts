@@ -1,5 +1,5 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { mayPutOnKey } from '#shared/domain/dashboard-roles.ts';
+import { mayPutOnKey, mintNoticeDays } from '#shared/domain/dashboard-roles.ts';
 import { allScopes, isMoneyOut, type Scope } from '#shared/domain/scopes.ts';
 import { auditWrite } from '#shared/store/dashboard.ts';
 import { listApiKeys } from '#shared/store/merchants.ts';
@@ -14,9 +14,8 @@ import { userRefusal } from '#shared/domain/errors.ts';
  * with a money-out scope (payouts, settlements, refunds) only an admin mints, with a fresh
  * authenticator code (step-up). The key records its minter: what is created with it has that user
  * as its maker. The step-up, the key and the audit entry are ONE transaction; admins see every
- * money-out key minted in the last `mintNoticeDays` on the Home and Developers pages.
+ * money-out key minted in the last `mintNoticeDays` (shared/domain/dashboard-roles.ts) on the Home and Developers pages.
  */
-export const mintNoticeDays = 14;
 
 type MintAction = 'apikey.create' | 'apikey.roll';
 

@@ -2,7 +2,7 @@ import type { IntentType, PaymentIntent } from '#shared/domain/intent.ts';
 import { logger } from '#shared/logger.ts';
 import { listDueIntents } from '#shared/store/intents.ts';
 import { oldestDueAt } from '#shared/store/due-index.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { checkoutDue } from './checkout.ts';
 import { reconcileDeposit } from './deposits.ts';
 import { reconcileWithdrawal } from './withdrawals.ts';

@@ -352,8 +352,3 @@ export async function setWebhook(
     };
   });
 }
-
-/** The name the hosted checkout page shows for a merchant ('Merchant' when it cannot be read). */
-export async function merchantDisplayName(merchantId: string): Promise<string> {
-  return (await store.getMerchantCached(merchantId))?.name ?? 'Merchant';
-}

@@ -7,7 +7,7 @@ import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { feeFor, fromMinor, minorUnits } from '#shared/domain/money.ts';
 import { refundAmount, newRefund, refundView, reservedOf, type RefundableIntent, type RefundView } from '#shared/domain/refund.ts';
 import { logger } from '#shared/logger.ts';
-import { railFor } from '#shared/providers/rails.ts';
+import { refundRail } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { findIntent } from '#shared/store/intents.ts';
 import { refundMakerWrite, type Maker } from '#shared/store/dashboard.ts';
@@ -39,14 +39,14 @@ export interface RefundCaller {
  * amount on the transaction. A lost race on the reservation decides again from a fresh read.
  */
 export async function createRefund(caller: RefundCaller, input: RefundInput, now = new Date()): Promise<FinalChange<RefundView>> {
-  if (!railFor('refund', caller.mode))
+  if (!refundRail(caller.mode))
     throw new BusinessRuleError(
       'Refunds are not available in live mode: no refund provider is configured for this deployment.',
       'refund_provider_unavailable',
     );
   const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
   if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
-  const refusal = railFor('refund', caller.mode)?.refuses?.({
+  const refusal = refundRail(caller.mode)?.refuses?.({
     walletProviderId: paidThrough(intent),
     earlierRefundsMinor: reservedOf(intent),
   });

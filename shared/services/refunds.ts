@@ -15,7 +15,7 @@ import {
   type Refund,
 } from '#shared/domain/refund.ts';
 import { logger } from '#shared/logger.ts';
-import { railFor } from '#shared/providers/rails.ts';
+import { refundRail } from '#shared/providers/rails.ts';
 import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { TransactionFailed } from '#shared/store/client.ts';
 import { getRefund, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
@@ -133,7 +133,7 @@ export async function advanceRefund(id: string, now = new Date()): Promise<Refun
   if (refundOverdue(current, now))
     return commit(id, (r) => (refundOverdue(r, now) ? closePending(r, RefundStatus.Expired, 'Not approved within 7 days.', now) : null));
   if (current.status !== RefundStatus.Approved && current.status !== RefundStatus.Processing) return current;
-  const rail = railFor('refund', current.mode);
+  const rail = refundRail(current.mode);
   // Without a provider for its mode, an Approved refund waits as an outstanding attempt does.
   if (!rail) return inquireOrLater({ ...refunds, outstanding: (r, asked) => r.version === asked.version }, rail, current, now);
   if (current.status === RefundStatus.Processing && current.attemptedAt) return inquire(refunds, rail, current, now);

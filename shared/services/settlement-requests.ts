@@ -15,7 +15,7 @@ import {
 } from '#shared/domain/settlement.ts';
 import { logger } from '#shared/logger.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
-import { railFor } from '#shared/providers/rails.ts';
+import { settlementRail } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { settlementMakerWrite, type Maker } from '#shared/store/dashboard.ts';
 import { createSettlementWrite, getSettlement, listSettlements, type SettlementQuery } from '#shared/store/settlements.ts';
@@ -38,7 +38,6 @@ export interface Caller {
   maker?: Maker;
 }
 
-const settlementRail = (mode: Mode) => railFor('settlement', mode);
 const railUnavailable = () =>
   new BusinessRuleError(
     'Settlements are not available in live mode: no settlement rail is configured for this deployment.',

@@ -9,7 +9,7 @@ import {
   type Settlement,
 } from '#shared/domain/settlement.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
-import { railFor } from '#shared/providers/rails.ts';
+import { settlementRail } from '#shared/providers/rails.ts';
 import type { SettlementInstruction } from '#shared/providers/settlement-rail.ts';
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { getSettlement, settlementChange, settlementEventWrites } from '#shared/store/settlements.ts';
@@ -131,7 +131,7 @@ const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = 
 export async function advanceSettlement(id: string, now = new Date()): Promise<Settlement | undefined> {
   const current = await getSettlement(id);
   if (!current) return undefined;
-  const rail = railFor('settlement', current.mode);
+  const rail = settlementRail(current.mode);
   const approved = (s: Settlement) => s.status === SettlementStatus.Approved;
   if (approved(current)) {
     if (!rail) return commit(id, (s) => (approved(s) ? failed(s, 'No settlement rail is configured for this mode.', now) : null));

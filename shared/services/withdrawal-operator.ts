@@ -9,7 +9,7 @@ import {
   withdrawalDetails,
   withdrawalJournals,
 } from '#shared/domain/payout.ts';
-import { railFor } from '#shared/providers/rails.ts';
+import { payoutRail } from '#shared/providers/rails.ts';
 import { findIntent, getIntent } from '#shared/store/intents.ts';
 import { merchantMaySubmitNow } from './merchant-gate.ts';
 import { submitOnce } from './outbound.ts';
@@ -41,7 +41,7 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
     );
   if (!(await merchantMaySubmitNow(found.merchantId)))
     throw new BusinessRuleError(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
-  const rail = railFor('payout', found.mode);
+  const rail = payoutRail(found.mode);
   if (!rail) throw providerUnavailable();
   const now = new Date();
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);

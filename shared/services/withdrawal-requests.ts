@@ -12,7 +12,7 @@ import {
   type WithdrawalResponse,
 } from '#shared/domain/payout.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
-import { railFor } from '#shared/providers/rails.ts';
+import { payoutRail } from '#shared/providers/rails.ts';
 import type { SubmitAnswer } from '#shared/providers/rail.ts';
 import { holdsAutomaticPayouts } from '#shared/domain/merchant.ts';
 import { payoutMakerWrite, type Maker } from '#shared/store/dashboard.ts';
@@ -49,7 +49,7 @@ export async function requestWithdrawal(input: WithdrawalInput, place: PlaceHold
     throw new BusinessRuleError(`The minimum withdrawal is 300 ${input.currency}.`, 'amount_below_minimum');
   }
   if (input.callbackUrl) await assertSafeCallbackUrl(input.callbackUrl, input.allowInsecureWebhooks);
-  const rail = railFor('payout', input.mode);
+  const rail = payoutRail(input.mode);
   if (!rail) throw providerUnavailable();
   const refusal = rail.refuses?.({ bankCode: input.bank.code });
   if (refusal) throw new BusinessRuleError(refusal, 'payout_provider_unavailable');

@@ -12,7 +12,7 @@ import {
 } from '#shared/domain/payout.ts';
 import { logger } from '#shared/logger.ts';
 import type { PayoutInstruction } from '#shared/providers/bank-rail.ts';
-import { railFor } from '#shared/providers/rails.ts';
+import { payoutRail } from '#shared/providers/rails.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { inquireOrLater, later, type OutboundProduct } from './outbound.ts';
 import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
@@ -105,5 +105,5 @@ export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutCh
 export async function reconcileWithdrawal(due: PaymentIntent, now = new Date()): Promise<void> {
   const intent = await getIntent(due.paymentIntentId);
   if (!intent || intent.intentType !== 'withdrawal' || intent.status !== 'Processing') return;
-  await inquireOrLater(payouts, railFor('payout', intent.mode), intent, now);
+  await inquireOrLater(payouts, payoutRail(intent.mode), intent, now);
 }

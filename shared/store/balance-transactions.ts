@@ -2,7 +2,7 @@ import { balanceTypeOf, kindsOf, type BalanceTransactionType } from '#shared/dom
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Journal } from '#shared/domain/ledger.ts';
 import { fromItem, queryAll, scanPages, toItem, toValues, updateIfStill } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 import { readShards } from './shards.ts';
 import { journalIndexKeys } from './wallets.ts';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import { named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 /**
  * The customer index (docs/access-patterns.md C2, C3): the dashboard finds a merchant's payments by

@@ -10,7 +10,8 @@ import {
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
 import { db, fromItem, named, queryAll, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
-import { keys, type Key } from './keys.ts';
+import * as keys from './keys.ts';
+import type { Key } from './keys.ts';
 
 /**
  * The merchant dashboard's items (docs/access-patterns.md D1-D12): users (with an e-mail pointer

@@ -2,7 +2,7 @@ import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { deliveryStates, webhookEventTypes, type DeliveryState, type WebhookEvent, type WebhookEventType } from '#shared/domain/events.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { GetItemCommand, PutItemCommand, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { db, fromItem, tableName, toItem, ttlIn, type TxItem } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 /**
  * Idempotency records (docs/merchant-guide.md, Idempotency): scoped to merchant and mode, kept 24 hours. A record is

@@ -35,7 +35,7 @@ import {
 } from './client.ts';
 import { customerIndexWrites } from './customer-index.ts';
 import { queryDueIndex } from './due-index.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 import { stripKeys } from './money-due.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 import { outboxWrites } from './webhooks.ts';

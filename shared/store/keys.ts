@@ -109,234 +109,254 @@ function dueShard(id: string): number {
   return h % dueShardCount;
 }
 
-export const keys = {
-  merchant: (merchantId: string): Key => ({ PK: `MERCHANT#${merchantId}`, SK: 'PROFILE' }),
-  merchantListing: (createdAt: string, merchantId: string) => ({ GSI1PK: 'MERCHANTS', GSI1SK: `${createdAt}#${merchantId}` }),
-  allMerchants: () => ({ GSI1PK: 'MERCHANTS' }),
+/*
+ * The key builders: one export each, imported as a namespace (`import * as keys from
+ * '#shared/store/keys.ts'`, then keys.merchant(id)), so each Lambda bundles only the builders it
+ * calls (an object literal of them was 4.5 kB in every bundle; issue 26).
+ */
+export const merchant = (merchantId: string): Key => ({ PK: `MERCHANT#${merchantId}`, SK: 'PROFILE' });
+export const merchantListing = (createdAt: string, merchantId: string) => ({ GSI1PK: 'MERCHANTS', GSI1SK: `${createdAt}#${merchantId}` });
+export const allMerchants = () => ({ GSI1PK: 'MERCHANTS' });
 
-  apiKey: (hash: string): Key => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' }),
-  apiKeyListing: (merchantId: string, mode: Mode, createdAt: string, keyId: string) => ({
-    GSI1PK: `MERCHANT#${merchantId}`,
-    GSI1SK: `APIKEY#${mode}#${createdAt}#${keyId}`,
-  }),
-  apiKeysOfMerchant: (merchantId: string, mode?: Mode) => ({
-    GSI1PK: `MERCHANT#${merchantId}`,
-    GSI1SKPrefix: mode ? `APIKEY#${mode}#` : 'APIKEY#',
-  }),
-  apiKeyId: (keyId: string): Key => ({ PK: `APIKEYID#${keyId}`, SK: 'APIKEYID' }),
+export const apiKey = (hash: string): Key => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' });
+export const apiKeyListing = (merchantId: string, mode: Mode, createdAt: string, keyId: string) => ({
+  GSI1PK: `MERCHANT#${merchantId}`,
+  GSI1SK: `APIKEY#${mode}#${createdAt}#${keyId}`,
+});
+export const apiKeysOfMerchant = (merchantId: string, mode?: Mode) => ({
+  GSI1PK: `MERCHANT#${merchantId}`,
+  GSI1SKPrefix: mode ? `APIKEY#${mode}#` : 'APIKEY#',
+});
+export const apiKeyId = (keyId: string): Key => ({ PK: `APIKEYID#${keyId}`, SK: 'APIKEYID' });
 
-  wallet: (merchantId: string, mode: Mode, currency: string): Key => ({
-    PK: `MERCHANT#${merchantId}`,
-    SK: `WALLET#${mode}#${currency}`,
-  }),
-  walletsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({
-    PK: merchantShardPK(merchantId, shard),
-    SKPrefix: `WALLET#${mode}#`,
-  }),
-  /**
-   * Wallet shard n of a big merchant (shared/store/wallets.ts): shard 0 is the wallet item above,
-   * shard n ≥ 1 the same sort key in the merchant's shard partition `MERCHANT#<id>#SHARD#<n>`,
-   * which also holds the journals posted to it.
-   */
-  walletShard: (merchantId: string, mode: Mode, currency: string, shard: number): Key => ({
-    PK: merchantShardPK(merchantId, shard),
-    SK: `WALLET#${mode}#${currency}`,
-  }),
+export const wallet = (merchantId: string, mode: Mode, currency: string): Key => ({
+  PK: `MERCHANT#${merchantId}`,
+  SK: `WALLET#${mode}#${currency}`,
+});
+export const walletsOfMerchant = (merchantId: string, mode: Mode, shard = 0) => ({
+  PK: merchantShardPK(merchantId, shard),
+  SKPrefix: `WALLET#${mode}#`,
+});
+/**
+ * Wallet shard n of a big merchant (shared/store/wallets.ts): shard 0 is the wallet item above,
+ * shard n ≥ 1 the same sort key in the merchant's shard partition `MERCHANT#<id>#SHARD#<n>`,
+ * which also holds the journals posted to it.
+ */
+export const walletShard = (merchantId: string, mode: Mode, currency: string, shard: number): Key => ({
+  PK: merchantShardPK(merchantId, shard),
+  SK: `WALLET#${mode}#${currency}`,
+});
 
-  journal: (merchantId: string, mode: Mode, createdAt: string, journalId: string, shard = 0): Key => ({
-    PK: merchantShardPK(merchantId, shard),
-    SK: `JOURNAL#${mode}#${createdAt}#${journalId}`,
-  }),
-  journalsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({
-    PK: merchantShardPK(merchantId, shard),
-    SKPrefix: `JOURNAL#${mode}#`,
-  }),
-  /**
-   * The balance transactions' indexes on a journal item (shared/store/balance-transactions.ts): GSI3 by journal
-   * kind (one partition per kind, sharded like the journal's own partition; a type is one or two kinds), GSI1 by
-   * source object (one partition per object: its few journals). Both sort by `<createdAt>#<journalId>`.
-   */
-  journalByKind: (merchantId: string, mode: Mode, kind: string, createdAt: string, journalId: string, shard = 0) => ({
-    GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#BALTXN#${kind}`, shard),
-    GSI3SK: `${createdAt}#${journalId}`,
-  }),
-  journalBySource: (merchantId: string, mode: Mode, reference: string, createdAt: string, journalId: string) => ({
-    GSI1PK: `MERCHANT#${merchantId}#${mode}#BALSRC#${reference}`,
-    GSI1SK: `${createdAt}#${journalId}`,
-  }),
+export const journal = (merchantId: string, mode: Mode, createdAt: string, journalId: string, shard = 0): Key => ({
+  PK: merchantShardPK(merchantId, shard),
+  SK: `JOURNAL#${mode}#${createdAt}#${journalId}`,
+});
+export const journalsOfMerchant = (merchantId: string, mode: Mode, shard = 0) => ({
+  PK: merchantShardPK(merchantId, shard),
+  SKPrefix: `JOURNAL#${mode}#`,
+});
+/**
+ * The balance transactions' indexes on a journal item (shared/store/balance-transactions.ts): GSI3 by journal
+ * kind (one partition per kind, sharded like the journal's own partition; a type is one or two kinds), GSI1 by
+ * source object (one partition per object: its few journals). Both sort by `<createdAt>#<journalId>`.
+ */
+export const journalByKind = (merchantId: string, mode: Mode, kind: string, createdAt: string, journalId: string, shard = 0) => ({
+  GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#BALTXN#${kind}`, shard),
+  GSI3SK: `${createdAt}#${journalId}`,
+});
+export const journalBySource = (merchantId: string, mode: Mode, reference: string, createdAt: string, journalId: string) => ({
+  GSI1PK: `MERCHANT#${merchantId}#${mode}#BALSRC#${reference}`,
+  GSI1SK: `${createdAt}#${journalId}`,
+});
 
-  intent: (paymentIntentId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: 'TXN' }),
-  /**
-   * Listings are sharded for a big merchant (shared/store/shards.ts): shard n ≥ 1 appends `#<n>`,
-   * shard 0 is the unsuffixed key every merchant had before.
-   */
-  intentListing: (merchantId: string, mode: Mode, createdAt: string, paymentIntentId: string, shard = 0) => ({
-    GSI1PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN`, shard),
-    GSI1SK: `${createdAt}#${paymentIntentId}`,
-  }),
-  intentsOfMerchant: (merchantId: string, mode: Mode, shard = 0) => ({ GSI1PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN`, shard) }),
-  /** GSI3: one partition per (type, status) (and shard); moved on every status change. */
-  intentByTypeStatus: (
-    merchantId: string,
-    mode: Mode,
-    intentType: string,
-    status: string,
-    createdAt: string,
-    paymentIntentId: string,
-    shard = 0,
-  ) => ({
-    GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN#${intentType}#${status}`, shard),
-    GSI3SK: `${createdAt}#${paymentIntentId}`,
-  }),
-  /** A merchant's shard count in a mode (shared/store/shards.ts); absent = 1. */
-  shardConfig: (merchantId: string, mode: Mode): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `SHARDS#${mode}` }),
-  orderRef: (mode: Mode, merchantId: string, orderRef: string): Key => ({
-    PK: `ORDERREF#${mode}#${merchantId}#${orderRef}`,
-    SK: 'ORDERREF',
-  }),
-  transactionReference: (mode: Mode, merchantId: string, reference: string): Key => ({
-    PK: `TXREF#${mode}#${merchantId}#${reference}`,
-    SK: 'TXREF',
-  }),
-  /**
-   * A customer's payments (dashboard search by e-mail or phone; shared/store/customer-index.ts):
-   * one pointer per intent and contact, in a partition named by a SHA-256 digest of the merchant,
-   * mode and normalized contact, so the key never holds the e-mail address or phone number itself.
-   */
-  customerPayment: (mode: Mode, merchantId: string, kind: string, digest: string, createdAt: string, paymentIntentId: string): Key => ({
-    PK: `CUSTOMER#${mode}#${merchantId}#${kind}#${digest}`,
-    SK: `${createdAt}#${paymentIntentId}`,
-  }),
-  paymentsOfCustomer: (mode: Mode, merchantId: string, kind: string, digest: string) => ({
-    PK: `CUSTOMER#${mode}#${merchantId}#${kind}#${digest}`,
-  }),
-  /**
-   * An event's home: the partition of what it is about (its transaction, refund or settlement),
-   * which holds its outbox item, delivery log and resend requests.
-   */
-  eventHome: (subject: EventSubject): string => `${subjectPrefix[subject.kind]}#${subject.id}`,
-  outboxEvent: (subject: EventSubject, createdAt: string, eventId: string): Key => ({
-    PK: keys.eventHome(subject),
-    SK: `EVENT#${createdAt}#${eventId}`,
-  }),
-  eventsOf: (subject: EventSubject) => ({ PK: keys.eventHome(subject), SKPrefix: 'EVENT#' }),
+export const intent = (paymentIntentId: string): Key => ({ PK: `TXN#${paymentIntentId}`, SK: 'TXN' });
+/**
+ * Listings are sharded for a big merchant (shared/store/shards.ts): shard n ≥ 1 appends `#<n>`,
+ * shard 0 is the unsuffixed key every merchant had before.
+ */
+export const intentListing = (merchantId: string, mode: Mode, createdAt: string, paymentIntentId: string, shard = 0) => ({
+  GSI1PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN`, shard),
+  GSI1SK: `${createdAt}#${paymentIntentId}`,
+});
+export const intentsOfMerchant = (merchantId: string, mode: Mode, shard = 0) => ({
+  GSI1PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN`, shard),
+});
+/** GSI3: one partition per (type, status) (and shard); moved on every status change. */
+export const intentByTypeStatus = (
+  merchantId: string,
+  mode: Mode,
+  intentType: string,
+  status: string,
+  createdAt: string,
+  paymentIntentId: string,
+  shard = 0,
+) => ({
+  GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#TXN#${intentType}#${status}`, shard),
+  GSI3SK: `${createdAt}#${paymentIntentId}`,
+});
+/** A merchant's shard count in a mode (shared/store/shards.ts); absent = 1. */
+export const shardConfig = (merchantId: string, mode: Mode): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `SHARDS#${mode}` });
+export const orderRef = (mode: Mode, merchantId: string, orderRef: string): Key => ({
+  PK: `ORDERREF#${mode}#${merchantId}#${orderRef}`,
+  SK: 'ORDERREF',
+});
+export const transactionReference = (mode: Mode, merchantId: string, reference: string): Key => ({
+  PK: `TXREF#${mode}#${merchantId}#${reference}`,
+  SK: 'TXREF',
+});
+/**
+ * A customer's payments (dashboard search by e-mail or phone; shared/store/customer-index.ts):
+ * one pointer per intent and contact, in a partition named by a SHA-256 digest of the merchant,
+ * mode and normalized contact, so the key never holds the e-mail address or phone number itself.
+ */
+export const customerPayment = (
+  mode: Mode,
+  merchantId: string,
+  kind: string,
+  digest: string,
+  createdAt: string,
+  paymentIntentId: string,
+): Key => ({
+  PK: `CUSTOMER#${mode}#${merchantId}#${kind}#${digest}`,
+  SK: `${createdAt}#${paymentIntentId}`,
+});
+export const paymentsOfCustomer = (mode: Mode, merchantId: string, kind: string, digest: string) => ({
+  PK: `CUSTOMER#${mode}#${merchantId}#${kind}#${digest}`,
+});
+/**
+ * An event's home: the partition of what it is about (its transaction, refund or settlement),
+ * which holds its outbox item, delivery log and resend requests.
+ */
+export const eventHome = (subject: EventSubject): string => `${subjectPrefix[subject.kind]}#${subject.id}`;
+export const outboxEvent = (subject: EventSubject, createdAt: string, eventId: string): Key => ({
+  PK: eventHome(subject),
+  SK: `EVENT#${createdAt}#${eventId}`,
+});
+export const eventsOf = (subject: EventSubject) => ({ PK: eventHome(subject), SKPrefix: 'EVENT#' });
 
-  /** Webhooks (shared/store/webhooks.ts): the delivery log lives in the event's home partition. */
-  eventPointer: (eventId: string): Key => ({ PK: `EVENTID#${eventId}`, SK: 'EVENTID' }),
-  webhookDelivery: (subject: EventSubject, eventId: string): Key => ({ PK: keys.eventHome(subject), SK: `DELIVERY#${eventId}` }),
-  deliveriesOfIntent: (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'DELIVERY#' }),
-  /**
-   * The events feed (shared/store/event-feed.ts): one item per event. GSI1 lists a merchant's
-   * events in a mode; GSI3 by type and delivery state (moved when the state changes). `EVENTS#`
-   * prefixes, so no pattern ever meets the `MERCHANT#` listings of the same indexes.
-   */
-  eventFeed: (eventId: string): Key => ({ PK: `EVENTFEED#${eventId}`, SK: 'EVENTFEED' }),
-  eventFeedListing: (merchantId: string, mode: Mode, createdAt: string, eventId: string, shard = 0) => ({
-    GSI1PK: shardKey(`EVENTS#${merchantId}#${mode}`, shard),
-    GSI1SK: `${createdAt}#${eventId}`,
-  }),
-  eventFeedByTypeState: (merchantId: string, mode: Mode, type: string, state: string, createdAt: string, eventId: string, shard = 0) => ({
-    GSI3PK: shardKey(`EVENTS#${merchantId}#${mode}#${type}#${state}`, shard),
-    GSI3SK: `${createdAt}#${eventId}`,
-  }),
-  /** A merchant's destination URL's health (shared/store/webhook-health.ts). */
-  webhookHealth: (merchantId: string, mode: Mode, urlHash: string): Key => ({
-    PK: `MERCHANT#${merchantId}`,
-    SK: `WEBHOOKHEALTH#${mode}#${urlHash}`,
-  }),
-  /**
-   * The webhook sweep's due index (GSI2, sparse; shared/webhooks/sweep.ts): outbox events until a
-   * delivery item exists, delivery items while a retry waits (parked or on a delayed message).
-   */
-  webhookDue: (id: string, dueAt: string) => ({ GSI2PK: `WEBHOOKDUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
-  webhookDueShards: () => Array.from({ length: dueShardCount }, (_, i) => `WEBHOOKDUE#${i}`),
-  webhookResend: (subject: EventSubject, requestedAt: string, resendId: string): Key => ({
-    PK: keys.eventHome(subject),
-    SK: `RESEND#${requestedAt}#${resendId}`,
-  }),
+/** Webhooks (shared/store/webhooks.ts): the delivery log lives in the event's home partition. */
+export const eventPointer = (eventId: string): Key => ({ PK: `EVENTID#${eventId}`, SK: 'EVENTID' });
+export const webhookDelivery = (subject: EventSubject, eventId: string): Key => ({ PK: eventHome(subject), SK: `DELIVERY#${eventId}` });
+export const deliveriesOfIntent = (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'DELIVERY#' });
+/**
+ * The events feed (shared/store/event-feed.ts): one item per event. GSI1 lists a merchant's
+ * events in a mode; GSI3 by type and delivery state (moved when the state changes). `EVENTS#`
+ * prefixes, so no pattern ever meets the `MERCHANT#` listings of the same indexes.
+ */
+export const eventFeed = (eventId: string): Key => ({ PK: `EVENTFEED#${eventId}`, SK: 'EVENTFEED' });
+export const eventFeedListing = (merchantId: string, mode: Mode, createdAt: string, eventId: string, shard = 0) => ({
+  GSI1PK: shardKey(`EVENTS#${merchantId}#${mode}`, shard),
+  GSI1SK: `${createdAt}#${eventId}`,
+});
+export const eventFeedByTypeState = (
+  merchantId: string,
+  mode: Mode,
+  type: string,
+  state: string,
+  createdAt: string,
+  eventId: string,
+  shard = 0,
+) => ({
+  GSI3PK: shardKey(`EVENTS#${merchantId}#${mode}#${type}#${state}`, shard),
+  GSI3SK: `${createdAt}#${eventId}`,
+});
+/** A merchant's destination URL's health (shared/store/webhook-health.ts). */
+export const webhookHealth = (merchantId: string, mode: Mode, urlHash: string): Key => ({
+  PK: `MERCHANT#${merchantId}`,
+  SK: `WEBHOOKHEALTH#${mode}#${urlHash}`,
+});
+/**
+ * The webhook sweep's due index (GSI2, sparse; shared/webhooks/sweep.ts): outbox events until a
+ * delivery item exists, delivery items while a retry waits (parked or on a delayed message).
+ */
+export const webhookDue = (id: string, dueAt: string) => ({ GSI2PK: `WEBHOOKDUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` });
+export const webhookDueShards = () => Array.from({ length: dueShardCount }, (_, i) => `WEBHOOKDUE#${i}`);
+export const webhookResend = (subject: EventSubject, requestedAt: string, resendId: string): Key => ({
+  PK: eventHome(subject),
+  SK: `RESEND#${requestedAt}#${resendId}`,
+});
 
-  /**
-   * The "due" index (GSI2, sparse): an item that needs attention at a time (a checkout to expire, a
-   * charge to reconcile) carries these attributes until it is dealt with. Spread over a few shards
-   * so no partition is hot; a sweep queries every shard for `GSI2SK <= now`.
-   */
-  due: (id: string, dueAt: string) => ({ GSI2PK: `DUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
-  dueShards: () => Array.from({ length: dueShardCount }, (_, i) => `DUE#${i}`),
-  /**
-   * Wallet approvals held for an operator decision (a suspended merchant's deposit or checkout;
-   * shared/services/held-approvals.ts): GSI2, sparse, instead of the due index while held. One
-   * partition: holds are rare and the operator lists them all, oldest first.
-   */
-  heldApproval: (id: string, heldAt: string) => ({ GSI2PK: 'HELDAPPROVAL', GSI2SK: `${heldAt}#${id}` }),
+/**
+ * The "due" index (GSI2, sparse): an item that needs attention at a time (a checkout to expire, a
+ * charge to reconcile) carries these attributes until it is dealt with. Spread over a few shards
+ * so no partition is hot; a sweep queries every shard for `GSI2SK <= now`.
+ */
+export const due = (id: string, dueAt: string) => ({ GSI2PK: `DUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` });
+export const dueShards = () => Array.from({ length: dueShardCount }, (_, i) => `DUE#${i}`);
+/**
+ * Wallet approvals held for an operator decision (a suspended merchant's deposit or checkout;
+ * shared/services/held-approvals.ts): GSI2, sparse, instead of the due index while held. One
+ * partition: holds are rare and the operator lists them all, oldest first.
+ */
+export const heldApproval = (id: string, heldAt: string) => ({ GSI2PK: 'HELDAPPROVAL', GSI2SK: `${heldAt}#${id}` });
 
-  /** Deposits: the wallet provider's reference → the intent (provider callbacks carry only that). */
-  providerReference: (provider: string, reference: string): Key => ({ PK: `PROVREF#${provider}#${reference}`, SK: 'PROVREF' }),
+/** Deposits: the wallet provider's reference → the intent (provider callbacks carry only that). */
+export const providerReference = (provider: string, reference: string): Key => ({ PK: `PROVREF#${provider}#${reference}`, SK: 'PROVREF' });
 
-  /** Settlements and refunds (shared/store/settlements.ts, refunds.ts). */
-  settlement: (id: string): Key => ({ PK: `SETTLEMENT#${id}`, SK: 'SETTLEMENT' }),
-  settlementListing: (merchantId: string, mode: Mode, requestedAt: string, id: string) => ({
-    GSI1PK: `MERCHANT#${merchantId}#${mode}#SETTLEMENT`,
-    GSI1SK: `${requestedAt}#${id}`,
-  }),
-  settlementsOfMerchant: (merchantId: string, mode: Mode) => ({ GSI1PK: `MERCHANT#${merchantId}#${mode}#SETTLEMENT` }),
-  autoSettlement: (merchantId: string, mode: Mode): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `AUTOSETTLE#${mode}` }),
-  refund: (id: string): Key => ({ PK: `REFUND#${id}`, SK: 'REFUND' }),
-  refundListing: (paymentIntentId: string, requestedAt: string, id: string) => ({
-    GSI1PK: `TXN#${paymentIntentId}#REFUND`,
-    GSI1SK: `${requestedAt}#${id}`,
-  }),
-  refundsOfIntent: (paymentIntentId: string) => ({ GSI1PK: `TXN#${paymentIntentId}#REFUND` }),
-  /** GSI3: a merchant's refunds in one mode, newest first (the dashboard's refunds list; one partition: refunds are few). */
-  refundOfMerchant: (merchantId: string, mode: Mode, requestedAt: string, id: string) => ({
-    GSI3PK: `MERCHANT#${merchantId}#${mode}#REFUND`,
-    GSI3SK: `${requestedAt}#${id}`,
-  }),
-  /**
-   * The due index (GSI2) for settlements, refunds and automatic-settlement runs: the same sparse
-   * time-bucket pattern as `due`, in its own shards so each sweep reads only its own items.
-   */
-  moneyDue: (id: string, dueAt: string) => ({ GSI2PK: `MONEYDUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` }),
-  moneyDueShards: () => Array.from({ length: dueShardCount }, (_, i) => `MONEYDUE#${i}`),
+/** Settlements and refunds (shared/store/settlements.ts, refunds.ts). */
+export const settlement = (id: string): Key => ({ PK: `SETTLEMENT#${id}`, SK: 'SETTLEMENT' });
+export const settlementListing = (merchantId: string, mode: Mode, requestedAt: string, id: string) => ({
+  GSI1PK: `MERCHANT#${merchantId}#${mode}#SETTLEMENT`,
+  GSI1SK: `${requestedAt}#${id}`,
+});
+export const settlementsOfMerchant = (merchantId: string, mode: Mode) => ({ GSI1PK: `MERCHANT#${merchantId}#${mode}#SETTLEMENT` });
+export const autoSettlement = (merchantId: string, mode: Mode): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `AUTOSETTLE#${mode}` });
+export const refund = (id: string): Key => ({ PK: `REFUND#${id}`, SK: 'REFUND' });
+export const refundListing = (paymentIntentId: string, requestedAt: string, id: string) => ({
+  GSI1PK: `TXN#${paymentIntentId}#REFUND`,
+  GSI1SK: `${requestedAt}#${id}`,
+});
+export const refundsOfIntent = (paymentIntentId: string) => ({ GSI1PK: `TXN#${paymentIntentId}#REFUND` });
+/** GSI3: a merchant's refunds in one mode, newest first (the dashboard's refunds list; one partition: refunds are few). */
+export const refundOfMerchant = (merchantId: string, mode: Mode, requestedAt: string, id: string) => ({
+  GSI3PK: `MERCHANT#${merchantId}#${mode}#REFUND`,
+  GSI3SK: `${requestedAt}#${id}`,
+});
+/**
+ * The due index (GSI2) for settlements, refunds and automatic-settlement runs: the same sparse
+ * time-bucket pattern as `due`, in its own shards so each sweep reads only its own items.
+ */
+export const moneyDue = (id: string, dueAt: string) => ({ GSI2PK: `MONEYDUE#${dueShard(id)}`, GSI2SK: `${dueAt}#${id}` });
+export const moneyDueShards = () => Array.from({ length: dueShardCount }, (_, i) => `MONEYDUE#${i}`);
 
-  idempotency: (mode: Mode, merchantId: string, idempotencyKey: string): Key => ({
-    PK: `IDEM#${mode}#${merchantId}#${idempotencyKey}`,
-    SK: 'IDEM',
-  }),
-  /** A fixed-window quota counter (ttl): `subject` names what is counted, `window` the window's start. */
-  quota: (mode: Mode, merchantId: string, subject: string, window: string): Key => ({
-    PK: `QUOTA#${mode}#${merchantId}#${subject}`,
-    SK: window,
-  }),
-  /** Test mode: a submission a sandbox rail received (shared/store/sandbox-receipts.ts). */
-  sandboxReceipt: (rail: string, reference: string): Key => ({ PK: `SANDBOX#${rail}#${reference}`, SK: 'RECEIPT' }),
-  /** Merchant dashboard (shared/store/dashboard.ts): users, invites, sessions, audit log, sign-in throttling. */
-  dashUser: (userId: string): Key => ({ PK: `DASHUSER#${userId}`, SK: 'DASHUSER' }),
-  dashUserListing: (merchantId: string, createdAt: string, userId: string) => ({
-    GSI1PK: `MERCHANT#${merchantId}#DASHUSER`,
-    GSI1SK: `${createdAt}#${userId}`,
-  }),
-  dashUsersOfMerchant: (merchantId: string) => ({ GSI1PK: `MERCHANT#${merchantId}#DASHUSER` }),
-  dashEmail: (email: string): Key => ({ PK: `DASHEMAIL#${email}`, SK: 'DASHEMAIL' }),
-  /** A merchant invited this e-mail address (one user per address and merchant; next to the address's sign-in pointer). */
-  dashMember: (email: string, merchantId: string): Key => ({ PK: `DASHEMAIL#${email}`, SK: `MERCHANT#${merchantId}` }),
-  dashInvite: (tokenHash: string): Key => ({ PK: `DASHINVITE#${tokenHash}`, SK: 'DASHINVITE' }),
-  dashSession: (sessionHash: string): Key => ({ PK: `DASHSESSION#${sessionHash}`, SK: 'DASHSESSION' }),
-  dashAudit: (merchantId: string, at: string, auditId: string): Key => ({ PK: `AUDIT#${merchantId}`, SK: `${at}#${auditId}` }),
-  dashAuditOfMerchant: (merchantId: string) => ({ PK: `AUDIT#${merchantId}` }),
-  dashThrottle: (addressHash: string, window: string): Key => ({ PK: `DASHTHROTTLE#${addressHash}`, SK: window }),
-  /** An account's failed sign-ins in one window (atomic ADD; in the user's partition, so the sign-in Lambda's keys cover it). */
-  dashUserFailures: (userId: string, window: string): Key => ({ PK: `DASHUSER#${userId}`, SK: `FAILURES#${window}` }),
-  payoutMaker: (mode: Mode, merchantId: string, orderRef: string): Key => ({
-    PK: `PAYOUTMAKER#${mode}#${merchantId}#${orderRef}`,
-    SK: 'PAYOUTMAKER',
-  }),
-  settlementMaker: (settlementId: string): Key => ({ PK: `SETTLEMENTMAKER#${settlementId}`, SK: 'SETTLEMENTMAKER' }),
-  refundMaker: (refundId: string): Key => ({ PK: `REFUNDMAKER#${refundId}`, SK: 'REFUNDMAKER' }),
-  approvals: (kind: 'payout' | 'settlement', id: string): Key => ({ PK: `APPROVALS#${kind}#${id}`, SK: 'APPROVALS' }),
+export const idempotency = (mode: Mode, merchantId: string, idempotencyKey: string): Key => ({
+  PK: `IDEM#${mode}#${merchantId}#${idempotencyKey}`,
+  SK: 'IDEM',
+});
+/** A fixed-window quota counter (ttl): `subject` names what is counted, `window` the window's start. */
+export const quota = (mode: Mode, merchantId: string, subject: string, window: string): Key => ({
+  PK: `QUOTA#${mode}#${merchantId}#${subject}`,
+  SK: window,
+});
+/** Test mode: a submission a sandbox rail received (shared/store/sandbox-receipts.ts). */
+export const sandboxReceipt = (rail: string, reference: string): Key => ({ PK: `SANDBOX#${rail}#${reference}`, SK: 'RECEIPT' });
+/** Merchant dashboard (shared/store/dashboard.ts): users, invites, sessions, audit log, sign-in throttling. */
+export const dashUser = (userId: string): Key => ({ PK: `DASHUSER#${userId}`, SK: 'DASHUSER' });
+export const dashUserListing = (merchantId: string, createdAt: string, userId: string) => ({
+  GSI1PK: `MERCHANT#${merchantId}#DASHUSER`,
+  GSI1SK: `${createdAt}#${userId}`,
+});
+export const dashUsersOfMerchant = (merchantId: string) => ({ GSI1PK: `MERCHANT#${merchantId}#DASHUSER` });
+export const dashEmail = (email: string): Key => ({ PK: `DASHEMAIL#${email}`, SK: 'DASHEMAIL' });
+/** A merchant invited this e-mail address (one user per address and merchant; next to the address's sign-in pointer). */
+export const dashMember = (email: string, merchantId: string): Key => ({ PK: `DASHEMAIL#${email}`, SK: `MERCHANT#${merchantId}` });
+export const dashInvite = (tokenHash: string): Key => ({ PK: `DASHINVITE#${tokenHash}`, SK: 'DASHINVITE' });
+export const dashSession = (sessionHash: string): Key => ({ PK: `DASHSESSION#${sessionHash}`, SK: 'DASHSESSION' });
+export const dashAudit = (merchantId: string, at: string, auditId: string): Key => ({ PK: `AUDIT#${merchantId}`, SK: `${at}#${auditId}` });
+export const dashAuditOfMerchant = (merchantId: string) => ({ PK: `AUDIT#${merchantId}` });
+export const dashThrottle = (addressHash: string, window: string): Key => ({ PK: `DASHTHROTTLE#${addressHash}`, SK: window });
+/** An account's failed sign-ins in one window (atomic ADD; in the user's partition, so the sign-in Lambda's keys cover it). */
+export const dashUserFailures = (userId: string, window: string): Key => ({ PK: `DASHUSER#${userId}`, SK: `FAILURES#${window}` });
+export const payoutMaker = (mode: Mode, merchantId: string, orderRef: string): Key => ({
+  PK: `PAYOUTMAKER#${mode}#${merchantId}#${orderRef}`,
+  SK: 'PAYOUTMAKER',
+});
+export const settlementMaker = (settlementId: string): Key => ({ PK: `SETTLEMENTMAKER#${settlementId}`, SK: 'SETTLEMENTMAKER' });
+export const refundMaker = (refundId: string): Key => ({ PK: `REFUNDMAKER#${refundId}`, SK: 'REFUNDMAKER' });
+export const approvals = (kind: 'payout' | 'settlement', id: string): Key => ({ PK: `APPROVALS#${kind}#${id}`, SK: 'APPROVALS' });
 
-  /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
-  operatorReference: (merchantId: string, mode: Mode, command: string, reference: string): Key => ({
-    PK: `MERCHANT#${merchantId}`,
-    SK: `OPREF#${mode}#${command}#${reference}`,
-  }),
-} as const;
+/** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
+export const operatorReference = (merchantId: string, mode: Mode, command: string, reference: string): Key => ({
+  PK: `MERCHANT#${merchantId}`,
+  SK: `OPREF#${mode}#${command}#${reference}`,
+});

@@ -4,7 +4,7 @@ import type { Journal } from '#shared/domain/ledger.ts';
 import type { Refund } from '#shared/domain/refund.ts';
 import type { Settlement } from '#shared/domain/settlement.ts';
 import { queryAll, toValues } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 import { getRefund, listRefundsOfIntent } from './refunds.ts';
 import { readShards } from './shards.ts';
 import { listJournals, sumWalletItems } from './wallets.ts';

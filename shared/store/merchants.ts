@@ -5,7 +5,7 @@ import type { Currency } from '#shared/domain/money.ts';
 import type { Scope } from '#shared/domain/scopes.ts';
 import { ConflictError, NotFoundError } from '#shared/domain/errors.ts';
 import { db, fromItem, queryAll, setExpression, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 /**
  * Merchants and their API keys. A key item carries what a request needs to be authenticated and

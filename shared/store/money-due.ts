@@ -1,7 +1,8 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { queryDueIndex } from './due-index.ts';
-import { keys, type Key } from './keys.ts';
+import * as keys from './keys.ts';
+import type { Key } from './keys.ts';
 import { outboxWrites } from './webhooks.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { WebhookEvent } from '#shared/domain/events.ts';

@@ -1,6 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 /**
  * Business quotas (for example webhook resends per event per hour): a fixed-window counter that is

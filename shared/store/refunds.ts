@@ -3,7 +3,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
 import { db, fromItem, named, queryAll, scanPages, tableName, toItem, toValues, type TxItem, updateIfStill } from './client.ts';
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
 
 /**

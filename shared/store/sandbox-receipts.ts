@@ -1,6 +1,6 @@
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { db, tableName, toItem, ttlIn } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 /**
  * What the sandbox rails of test mode received (shared/providers/*-rail.ts, refund-provider.ts):

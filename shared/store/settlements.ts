@@ -4,7 +4,7 @@ import { nextSettlementRun, type SettlementSchedule } from '#shared/domain/merch
 import type { Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
 import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { db, fromItem, tableName, toItem, toValues } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 /**
  * How many partitions one merchant's heat is spread over, per mode (docs/scaling.md). A small

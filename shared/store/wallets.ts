@@ -4,7 +4,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { holdTypes, type Journal, type WalletDelta } from '#shared/domain/ledger.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import { db, fromItem, named, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { BatchGetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { db, fromItem, tableName, toItem, toValues } from './client.ts';
-import { keys } from './keys.ts';
+import * as keys from './keys.ts';
 
 /**
  * The health of a merchant's webhook destination (per merchant, mode and URL; docs/webhooks-operations.md):

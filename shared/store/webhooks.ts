@@ -15,7 +15,8 @@ import { db, fromItem, scanPages, tableName, toItem, toValues, ttlIn, type TxIte
 import type { StoredEvent } from '#shared/domain/events.ts';
 import { queryDueIndex } from './due-index.ts';
 import { feedEntryItem, feedEntryWrite, type FeedEntry } from './event-feed.ts';
-import { keys, type Key } from './keys.ts';
+import * as keys from './keys.ts';
+import type { Key } from './keys.ts';
 
 /**
  * The webhook delivery log (docs/access-patterns.md): an immutable pointer finds an event by its

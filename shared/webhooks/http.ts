@@ -2,8 +2,8 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type Lo
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
-import { isAllowedAddress, localDevelopmentHosts, type AddressPolicy } from '#shared/domain/webhook-url.ts';
+import { isAddressLiteral, isAllowedAddress, type AddressPolicy } from '#shared/domain/address-policy.ts';
+import { localDevelopmentHosts } from '#shared/domain/webhook-url.ts';
 
 /**
  * One webhook POST (docs/merchant-guide.md, Webhooks): a hard deadline (5 s), no redirects (Node's client never
@@ -81,7 +81,8 @@ export function destinationRule(raw: string, allowInsecure: boolean): { url: URL
   if (policy === 'public' && url.protocol !== 'https:') return { refused: 'the URL must use https' };
   if (policy === 'loopback' && url.protocol !== 'https:' && url.protocol !== 'http:') return { refused: 'the URL must use http(s)' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(host) && !allowed(policy, host)) return { refused: `${host} is a private, loopback, link-local or reserved address` };
+  if (isAddressLiteral(host) && !allowed(policy, host))
+    return { refused: `${host} is a private, loopback, link-local or reserved address` };
   return { url, policy };
 }
 

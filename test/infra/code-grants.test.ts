@@ -172,6 +172,11 @@ describe('every call a function’s code makes is granted, and nothing else', ()
       for (const s of granted.statements.filter((st) => actions(st).some((a) => a.startsWith('secretsmanager:'))))
         expect(actions(s)).toEqual(['secretsmanager:GetSecretValue']);
     });
+
+    it('installs the live adapters its code can ask for, and no other (issue 26: a Lambda bundles only those)', () => {
+      const { reached, installed } = needs.get(id)!.live;
+      expect([...installed].sort()).toEqual([...reached].sort());
+    });
   });
 
   it('has no stale reviewed line', () => {

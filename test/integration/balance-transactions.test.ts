@@ -14,7 +14,7 @@ import { reconcileWithdrawal } from '#shared/services/withdrawals.ts';
 import { backfillJournalIndex } from '#shared/store/balance-transactions.ts';
 import { db, tableName, toItem } from '#shared/store/client.ts';
 import { getIntent } from '#shared/store/intents.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals } from '#shared/store/wallets.ts';
 import { Gateway } from '../../sdk/node/src/client.ts';

@@ -4,7 +4,7 @@ import { routeList } from '#functions/routes.ts';
 import { processDue } from '#shared/services/due.ts';
 import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
 import { getIntent, listEvents } from '#shared/store/intents.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { getWallet, listJournals } from '#shared/store/wallets.ts';
 import { checkoutBody, createCheckout, getPage, orderId, pagePath, postForm } from '../support/checkout.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';

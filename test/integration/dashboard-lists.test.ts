@@ -4,7 +4,7 @@ import { routeList } from '#functions/routes.ts';
 import { hashApiKey } from '#shared/domain/credentials.ts';
 import { refundsOfMerchant } from '#shared/services/refund-requests.ts';
 import { db, tableName, toItem } from '#shared/store/client.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { getApiKeyById, keyUseIntervalMs, recordKeyUse } from '#shared/store/merchants.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { completedPayment } from '../support/money.ts';

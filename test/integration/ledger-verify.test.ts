@@ -6,7 +6,7 @@ import { creditTestWallet } from '#shared/services/merchants.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { db, tableName as table, toItem, toValues } from '#shared/store/client.ts';
 import { getIntent } from '#shared/store/intents.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { ensureTable } from '../../scripts/local/dynamo.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';

@@ -2,7 +2,7 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { setStatus } from '#shared/services/merchants.ts';
 import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
 import { newMerchant } from '../support/gateway.ts';
 

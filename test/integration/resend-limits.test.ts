@@ -59,7 +59,7 @@ describe('hardening: resend needs the webhooks scope and is rate limited', () =>
 
   it('allows 300 resends per merchant and mode per hour', async () => {
     const { quotaWindow } = await import('#shared/store/quotas.ts');
-    const { keys } = await import('#shared/store/keys.ts');
+    const keys = await import('#shared/store/keys.ts');
     const { db, tableName, toItem } = await import('#shared/store/client.ts');
     const { PutItemCommand } = await import('@aws-sdk/client-dynamodb');
     const m = await newMerchant();

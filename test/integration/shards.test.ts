@@ -4,7 +4,7 @@ import { changeStatus } from '#shared/services/transactions.ts';
 import { db, tableName, toValues } from '#shared/store/client.ts';
 import { pageEventFeed } from '#shared/store/event-feed.ts';
 import { backfillIntentIndex, pageIntents } from '#shared/store/intents.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { cacheMs, forgetShardConfigs, getShardConfig, raiseShards, readShards, shardOf, writeShards } from '#shared/store/shards.ts';
 import { newMerchant } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';

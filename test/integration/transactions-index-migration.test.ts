@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { backfillIntentIndex, pageIntents } from '#shared/store/intents.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 import { toItem } from '#shared/store/client.ts';
 import { createTableInput, ensureTable, localClient } from '../../scripts/local/dynamo.ts';
 import { seedIntent } from '../support/intents.ts';

@@ -21,7 +21,33 @@ export interface CodeNeeds {
   readonly queues: Map<QueueName, Set<string>>;
   /** Secrets whose ARN variable the code reads, each with the modules that call for the key. */
   readonly secrets: Map<SecretName, Set<string>>;
+  /**
+   * Live products whose adapter the code asks for (wallets, cards, refunds, payouts; walletPresence:
+   * only whether a live wallet provider exists), and those its boot modules install.
+   */
+  readonly live: { reached: Set<LiveProduct>; installed: Set<LiveProduct> };
 }
+
+export type LiveProduct = 'wallets' | 'walletPresence' | 'cards' | 'refunds' | 'payouts';
+/**
+ * Where the code asks for a live adapter (outside the registries that define these accessors), and
+ * the installer each product's boot module passes (shared/providers/live/boot-*.ts).
+ */
+const liveAccessors: Record<LiveProduct, RegExp> = {
+  wallets: /\bwalletAdapter\d*\(/,
+  walletPresence: /\bliveWalletConfigured\d*\(/,
+  cards: /\bliveCardProvider\d*\(/,
+  refunds: /\brefundRail\d*\(/,
+  payouts: /\bpayoutRail\d*\(/,
+};
+const liveRegistries = ['shared/providers/wallet.ts', 'shared/providers/cards.ts', 'shared/providers/rails.ts'];
+const liveInstallers: Record<LiveProduct, RegExp> = {
+  wallets: /\binstallLiveWallets\d*\b/,
+  walletPresence: /\binstallLiveWalletPresence\d*\b/,
+  cards: /\binstallLiveCards\d*\b/,
+  refunds: /\binstallLiveRefunds\d*\b/,
+  payouts: /\binstallLivePayouts\d*\b/,
+};
 
 /** The Lambda of each function: route rows of a group share the group's id. */
 export function lambdaEntries(): Map<string, string> {
@@ -70,7 +96,7 @@ const secretCalls: Record<SecretName, RegExp> = {
   masterKey: /\bmasterKey\d*\(\)/,
   publicPathsKey: /\b(publicPathsKey|legacyDashboardTotpKey)\d*\(\)/,
   totpKey: /\bdashboardTotpKey\d*\(\)/,
-  liveProviders: /\bconfigureLiveProvidersFromSecret\d*\(\)/,
+  liveProviders: /\bconfigureLiveProvidersFromSecret\d*\(/,
 };
 const loaderModules = ['shared/crypto/seal.ts', 'shared/providers/live/index.ts'];
 
@@ -95,7 +121,13 @@ function ownModules(bundle: string): Map<string, string> {
 }
 
 export function needsOf(bundle: string): CodeNeeds {
-  const needs: CodeNeeds = { dynamodb: new Map(), indexes: false, queues: new Map(), secrets: new Map() };
+  const needs: CodeNeeds = {
+    dynamodb: new Map(),
+    indexes: false,
+    queues: new Map(),
+    secrets: new Map(),
+    live: { reached: new Set(), installed: new Set() },
+  };
   const read = new Set<SecretName>();
   const callers = new Map<SecretName, Set<string>>();
   const need = (action: string, module: string) => {
@@ -117,6 +149,10 @@ export function needsOf(bundle: string): CodeNeeds {
       const queue: QueueName = /^deadLetterQueueUrl\d*$/.test(url!) ? 'deadLetterQueue' : 'webhookQueue';
       if (!needs.queues.has(queue)) needs.queues.set(queue, new Set());
       needs.queues.get(queue)!.add(action);
+    }
+    for (const product of Object.keys(liveAccessors) as LiveProduct[]) {
+      if (!liveRegistries.includes(module) && liveAccessors[product].test(code)) needs.live.reached.add(product);
+      if (!loaderModules.includes(module) && liveInstallers[product].test(code)) needs.live.installed.add(product);
     }
     for (const [name, variable] of Object.entries(secretVariables) as [SecretName, string][]) {
       if (code.includes(`process.env.${variable}`)) read.add(name);

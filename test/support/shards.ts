@@ -1,7 +1,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { db, fromItem, tableName, toItem } from '#shared/store/client.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 
 /** One wallet shard's item as stored (strongly consistent), {} when the shard was never written. */
 export async function shardItem(merchantId: string, n: number, mode: Mode = 'test', currency = 'PKR') {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assertSafeWebhookUrl, isAllowedAddress, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
+import { isAllowedAddress } from '#shared/domain/address-policy.ts';
+import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 import { destinationRule, guardedLookup } from '#shared/webhooks/http.ts';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assertSafeWebhookUrl, isPublicAddress, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
+import { isPublicAddress } from '#shared/domain/address-policy.ts';
+import { assertSafeWebhookUrl, UnsafeWebhookUrl } from '#shared/domain/webhook-url.ts';
 
 const resolvesTo = (...addresses: string[]) =>
   (async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))) as never;

@@ -1,7 +1,7 @@
 import { readSecretString } from '#shared/crypto/seal.ts';
 import { configureLiveCards } from '../cards.ts';
 import { configureRail } from '../rails.ts';
-import { configureLiveWallet } from '../wallet.ts';
+import { configureLiveWallet, configureLiveWalletPresence } from '../wallet.ts';
 import { easypaisaWallet, type EasypaisaConfig } from './easypaisa.ts';
 import { jazzCashCards } from './jazzcash-card.ts';
 import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, refundOnce, type JazzCashConfig } from './jazzcash.ts';
@@ -25,10 +25,28 @@ export interface LiveProvidersConfig {
   easypaisa?: EasypaisaConfig;
 }
 
-export function configureLiveProviders(config: LiveProvidersConfig | undefined): void {
+/** Installs (or, with no configuration, removes) the live wallet adapters: deposits, hosted wallet payments. */
+export function installLiveWallets(config: LiveProvidersConfig | undefined): void {
   configureLiveWallet(1, config?.jazzcash && jazzCashWallet(config.jazzcash));
   configureLiveWallet(2, config?.easypaisa && easypaisaWallet(config.easypaisa));
+}
+
+/**
+ * Whether live checkout is offered (a wallet provider is configured), without the adapters: the
+ * checkout-creation Lambda asks only that. installLiveWallets records it too.
+ */
+export function installLiveWalletPresence(config: LiveProvidersConfig | undefined): void {
+  configureLiveWalletPresence(1, config?.jazzcash !== undefined);
+  configureLiveWalletPresence(2, config?.easypaisa !== undefined);
+}
+
+/** The live card provider: hosted card payments and their 3-D Secure return. */
+export function installLiveCards(config: LiveProvidersConfig | undefined): void {
   configureLiveCards(config?.jazzcash && jazzCashCards(config.jazzcash));
+}
+
+/** The live refund rail. */
+export function installLiveRefunds(config: LiveProvidersConfig | undefined): void {
   const refunds = config?.jazzcash && jazzCashRefundRail(config.jazzcash);
   configureRail(
     'refund',
@@ -42,6 +60,10 @@ export function configureLiveProviders(config: LiveProvidersConfig | undefined):
           : refundOnce(target.earlierRefundsMinor),
     },
   );
+}
+
+/** The live payout rail (JazzCash disbursements). */
+export function installLivePayouts(config: LiveProvidersConfig | undefined): void {
   const disbursement = config?.jazzcash?.disbursement ? jazzCashDisbursementRail(config.jazzcash) : undefined;
   configureRail(
     'payout',
@@ -60,17 +82,28 @@ export function configureLiveProviders(config: LiveProvidersConfig | undefined):
   );
 }
 
-let loaded: Promise<void> | undefined;
+/** Every live adapter (the local server with the emulators, tests). */
+export function configureLiveProviders(config: LiveProvidersConfig | undefined): void {
+  installLiveWallets(config);
+  installLiveCards(config);
+  installLiveRefunds(config);
+  installLivePayouts(config);
+}
+
+export type LiveInstaller = (config: LiveProvidersConfig | undefined) => void;
+
+let secret: Promise<LiveProvidersConfig | undefined> | undefined;
 
 /**
- * In AWS: reads LIVE_PROVIDERS_SECRET_ARN once per process and installs the adapters. Without the
- * variable nothing is installed (live mode refuses, as before).
+ * In AWS: reads LIVE_PROVIDERS_SECRET_ARN once per process and runs the given installers with it
+ * (shared/providers/live/boot-*.ts: each Lambda installs, and so bundles, only the adapters its code
+ * can call; issue 26). Without the variable nothing is installed (live mode refuses, as before).
  */
-export function configureLiveProvidersFromSecret(): Promise<void> {
-  loaded ??= (async () => {
+export async function configureLiveProvidersFromSecret(...installers: LiveInstaller[]): Promise<void> {
+  secret ??= (async () => {
     const arn = process.env.LIVE_PROVIDERS_SECRET_ARN;
-    if (!arn) return;
-    configureLiveProviders(JSON.parse(await readSecretString(arn)) as LiveProvidersConfig);
+    return arn ? (JSON.parse(await readSecretString(arn)) as LiveProvidersConfig) : undefined;
   })();
-  return loaded;
+  const config = await secret;
+  if (config) for (const install of installers) install(config);
 }
