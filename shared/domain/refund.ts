@@ -1,4 +1,5 @@
 import type { Mode } from './credentials.ts';
+import { paymentReference } from './checkout.ts';
 import type { PaymentIntent } from './intent.ts';
 import { holdFunds, journal, releaseHold } from './ledger.ts';
 import { fromMinor, toMinor, type Currency } from './money.ts';
@@ -59,6 +60,11 @@ export interface Refund {
   /** The transaction's type (checkout or deposit) and reference, for views and the ledger. */
   intentType: PaymentIntent['intentType'];
   transactionReference: string;
+  /**
+   * The provider's reference of the payment attempt that took the money, when it is not
+   * transactionReference (a checkout paid at its second or third attempt); the refund rail names it.
+   */
+  paymentReference?: string;
   amountMinor: number;
   /** Refund fee (merchant fee schedule, default 0), held and charged with the amount. */
   feeMinor: number;
@@ -199,6 +205,7 @@ export function newRefund(
     mode: owner.mode,
     intentType: intent.intentType,
     transactionReference: intent.transactionReference,
+    ...(paymentReference(intent) === intent.transactionReference ? {} : { paymentReference: paymentReference(intent) }),
     amountMinor,
     feeMinor,
     currency: intent.currency,

@@ -97,7 +97,8 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
   context: (r) => ({ refundId: r.id, attempt: r.attemptCount }),
   instruction: (r) => ({
     ...{ reference: r.id, refundId: r.id, attempt: r.attemptCount, paymentIntentId: r.paymentIntentId },
-    ...{ transactionReference: r.transactionReference, amountMinor: r.amountMinor, currency: r.currency },
+    // The provider knows the payment by its paying attempt's reference (a checkout paid at a later attempt).
+    ...{ transactionReference: r.paymentReference ?? r.transactionReference, amountMinor: r.amountMinor, currency: r.currency },
   }),
   submittedAt: (r) => r.attemptedAt!,
   outstanding: (r, asked) =>
