@@ -389,6 +389,7 @@ describe('hosted checkout', () => {
       const m = await newMerchant({ name: 'Local Shop', allowInsecureWebhooks: true });
       const gaveUp = await open(m, { callbackUrl: 'http://127.0.0.1:9/return' });
       await postForm(gw.baseUrl, `${gaveUp.path}/card`, { csrf: gaveUp.csrf, ...card('4000000000000002') });
+      expect((await lookup(m, gaveUp.id)).status).toBe('Pending');
       const cancelled = await postForm(gw.baseUrl, `${gaveUp.path}/cancel`, { csrf: gaveUp.csrf });
       expect(cancelled.status).toBe(303);
       expect(new URL(cancelled.location!).searchParams.get('status')).toBe('Failed');
@@ -396,6 +397,7 @@ describe('hosted checkout', () => {
 
       const left = await open(m);
       await postForm(gw.baseUrl, `${left.path}/card`, { csrf: left.csrf, ...card('4000000000009995') });
+      expect((await lookup(m, left.id)).status).toBe('Pending');
       await sweep(m, later(31 * 60_000));
       expect(await lookup(m, left.id)).toMatchObject({ status: 'Failed', reason: 'insufficient_funds' });
       for (const s of [gaveUp, left])
