@@ -137,20 +137,24 @@ type Scenario = (typeof scenarios)[number];
 const orderRef = (prefix: string) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 16)}`;
 const bankAccount = (last4: string) => `PK36SCBL000000112345${last4}`;
 
-/** Pays a checkout through the hosted page's sandbox card form, as a customer's browser would. */
-async function payByCard(baseUrl: string, checkoutUrl: string, cardNumber: string): Promise<void> {
+/** Posts a form of the hosted checkout page (`card` or `cancel`), as a customer's browser would. */
+async function postOnPage(baseUrl: string, checkoutUrl: string, action: 'card' | 'cancel', fields: Record<string, string>) {
   const page = new URL(checkoutUrl).pathname;
   const html = await (await fetch(baseUrl + page)).text();
   const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
-  if (!csrf) throw new Error('the hosted checkout page did not offer the card form');
-  const answer = await fetch(`${baseUrl}${page}/card`, {
+  if (!csrf) throw new Error('the hosted checkout page did not offer its forms');
+  const answer = await fetch(`${baseUrl}${page}/${action}`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
-    body: new URLSearchParams({ csrf, name: 'Test Customer', number: cardNumber, expiry: '12/39', cvc: '123' }).toString(),
+    body: new URLSearchParams({ csrf, ...fields }).toString(),
   });
-  if (answer.status >= 400) throw new Error(`the card form answered ${answer.status}`);
+  if (answer.status >= 400) throw new Error(`the ${action} form answered ${answer.status}`);
 }
+
+/** Pays a checkout through the hosted page's sandbox card form. */
+const payByCard = (baseUrl: string, checkoutUrl: string, cardNumber: string) =>
+  postOnPage(baseUrl, checkoutUrl, 'card', { name: 'Test Customer', number: cardNumber, expiry: '12/39', cvc: '123' });
 
 export type Approver = (kind: 'refund' | 'settlement', id: string) => Promise<void>;
 
@@ -214,7 +218,9 @@ export async function trigger(
       result = await checkout('4242424242424242');
       break;
     case 'checkout.failed':
+      // A declined card is a failed attempt (the session stays payable); the customer then gives up: Failed, card_declined.
       result = await checkout('4000000000000002');
+      await postOnPage(options.baseUrl, String((result as { checkoutUrl: unknown }).checkoutUrl), 'cancel', {});
       break;
     case 'deposit.completed':
       result = await gateway.deposits.create({

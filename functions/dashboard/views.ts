@@ -198,7 +198,7 @@ page</a></p>`
  * attempts): every card or wallet the customer tried, with its outcome and reason.
  */
 function attemptsSection(attempts: Omit<CheckoutAttempt, 'reference'>[]) {
-  if (attempts.length === 0) return html``;
+  if (!attempts.some((a) => a.outcome === 'failed')) return html``; // one attempt that paid: the summary says it all
   const paidWith = (a: Omit<CheckoutAttempt, 'reference'>) =>
     a.card ? `${a.card.brand} ending ${a.card.last4}` : `${a.walletProvider ?? 'wallet'} ending ${a.walletNumberLast4 ?? ''}`;
   return html`<h2>Payment attempts</h2>
