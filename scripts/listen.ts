@@ -156,12 +156,13 @@ async function postOnPage(baseUrl: string, checkoutUrl: string, action: 'card' |
 const payByCard = (baseUrl: string, checkoutUrl: string, cardNumber: string) =>
   postOnPage(baseUrl, checkoutUrl, 'card', { name: 'Test Customer', number: cardNumber, expiry: '12/39', cvc: '123' });
 
-export type Approver = (kind: 'refund' | 'settlement', id: string) => Promise<void>;
+export type Approver = (kind: 'settlement', id: string) => Promise<void>;
 
 /**
- * Refunds and settlements wait for the operator's approval. On the local stack the trigger
- * approves them with the ops tool (`npm run ops -- <kind> approve <id>`); with --no-approve (a
- * deployed gateway) it prints what the operator runs.
+ * Settlements wait for the operator's approval (a test refund does not: the sandbox approves it,
+ * docs/merchant-guide.md, Refunds). On the local stack the trigger approves them with the ops tool
+ * (`npm run ops -- settlement approve <id>`); with --no-approve (a deployed gateway) it prints what
+ * the operator runs.
  */
 const localOps: Approver = async (kind, id) => {
   await promisify(execFile)(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'ops.ts'), kind, 'approve', id, '--json'], {
@@ -170,7 +171,7 @@ const localOps: Approver = async (kind, id) => {
 };
 
 async function operatorApproves(
-  kind: 'refund' | 'settlement',
+  kind: 'settlement',
   id: string,
   approver: Approver | undefined,
   print: (line: string) => void,
@@ -249,9 +250,8 @@ export async function trigger(
     case 'refund.completed': {
       const paid = await checkout('4242424242424242');
       await waitForStatus(gateway, String(paid.paymentIntentId), 'Completed');
-      const refund = await gateway.refunds.create({ trxnRef: paid.paymentIntentId, amount: 500, reason: 'listen trigger' });
-      await operatorApproves('refund', refund.id, options.approver, print);
-      result = refund;
+      // Test mode: the sandbox approves and processes it within seconds (no operator).
+      result = await gateway.refunds.create({ trxnRef: paid.paymentIntentId, amount: 500, reason: 'listen trigger' });
       break;
     }
     case 'settlement.completed': {
@@ -327,7 +327,7 @@ async function main(argv: string[]) {
     .command('trigger <scenario>')
     .description(`create test-mode activity: ${scenarios.join(', ')}`)
     .requiredOption('--secret-key <key>', 'the test secret key (sk_test_…) that signs request bodies')
-    .option('--no-approve', 'do not approve refunds and settlements with the local ops tool')
+    .option('--no-approve', 'do not approve settlements with the local ops tool')
     .action(async (scenario: string, o, command: Command) => {
       if (!scenarios.includes(scenario as Scenario)) command.error(`unknown scenario ${scenario}; one of ${scenarios.join(', ')}`);
       const parent = program.opts();

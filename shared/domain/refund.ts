@@ -163,6 +163,17 @@ export const refundReadyForAttempt = (r: Refund) =>
 /** A Pending refund past its expiry. */
 export const refundOverdue = (r: Refund, now: Date) => r.status === RefundStatus.Pending && now.toISOString() >= r.expiresAt;
 
+/**
+ * When a new refund is first due (docs/merchant-guide.md, Refunds: test mode): a test-mode refund
+ * at once, so the sandbox approves and processes it within seconds (shared/services/refunds.ts
+ * `advanceRefund`); a live one at its expiry, unless the operator approves it first.
+ */
+export const refundFirstDueAt = (r: Pick<Refund, 'mode' | 'requestedAt' | 'expiresAt'>) =>
+  r.mode === 'test' ? r.requestedAt : r.expiresAt;
+
+/** How long the sandbox waits before approving again a test refund whose approval was refused (balance short). */
+export const sandboxApprovalRetryMs = 60_000;
+
 /** What approval holds: amount + refund fee. */
 export const refundHeldMinor = (r: Refund) => r.amountMinor + r.feeMinor;
 

@@ -15,6 +15,7 @@ import { getWallet } from '#shared/store/wallets.ts';
 import { ensureTable } from '../../scripts/local/dynamo.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { changeMerchant } from '#shared/store/merchants.ts';
 import { completedPayment } from '../support/money.ts';
 
 /**
@@ -659,6 +660,11 @@ async function modelMerchant() {
   if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
   for (const product of ['withdrawal', 'refund', 'deposit'] as const)
     await setFee(m.merchantId, product, { basisPoints: 0, fixedMinor: 0 });
+  // Refunds are approved, rejected and cancelled by the model's commands: the approval setting that
+  // keeps the sandbox from approving test refunds by itself (docs/merchant-guide.md, Refunds; that
+  // path has its own test in test/integration/refunds.test.ts). It changes nothing else here: the
+  // model approves payouts and settlements through the services, and `merchant` sends automatic payouts at once.
+  await changeMerchant(m.merchantId, () => ({ patch: { payoutApprovals: 'merchant' }, result: null }));
   return m;
 }
 
