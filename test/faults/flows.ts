@@ -295,8 +295,8 @@ const refundFlow: Flow = {
     answer({ what: 'refund', status: r.status, id: r.json?.id });
     if (r.status !== 201) return;
     add(ctx.refunds, r.json.id);
-    await approveRefund(r.json.id);
-    answer({ what: 'refund approve', status: 200, id: r.json.id });
+    // Test mode: the sandbox approves it at the first sweep (docs/merchant-guide.md, Refunds), so its
+    // approval's commit is a crash point of this flow; the recovery's operator approval covers the other path.
     for (const ms of [3_000, 6_000, 9_000, 12_000]) await sweepAt(ctx, ms);
   },
   async recover(baseUrl, ctx) {
