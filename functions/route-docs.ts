@@ -47,7 +47,9 @@ export const routeDocs = {
     },
   },
   createRefund: {
-    summary: 'Refund all (amount omitted) or part of a Completed checkout or deposit; 201, Pending until the operator approves.',
+    summary:
+      'Refund all (amount omitted) or part of a Completed checkout or deposit; 201, Pending until the operator approves ' +
+      '(test mode: the sandbox approves it within seconds).',
     doc: {
       tag: 'Refunds',
       success: { status: 201, schema: 'Refund' },
@@ -326,7 +328,7 @@ export const routeDocs = {
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardRefund: {
-    summary: 'Dashboard: refund all or part of a payment (Pending until the operator approves).',
+    summary: 'Dashboard: refund all or part of a payment (Pending until the operator approves; test mode: the sandbox does).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardMode: {

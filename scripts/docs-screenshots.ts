@@ -15,6 +15,7 @@ const target = resolve(root, 'docs', 'images', 'dashboard');
 const kept: Record<string, string> = {
   'home-1280': '4-home-1280',
   'payments-375': '6-payments-375',
+  'payment-attempts-1280': '7c-payment-attempts-1280',
   'refunds-1280': '20-refunds-1280',
   'developers-1280': '21-developers-last-used-1280',
   'settings-375': '22-settings-375',

@@ -188,27 +188,32 @@ export function scenarioFor(event: string, status = 'Completed'): Scenario | und
 const orderRef = (prefix: string) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 16)}`;
 const bankAccount = (last4: string) => `PK36SCBL000000112345${last4}`;
 
-/** Pays a checkout through the hosted page's sandbox card form, as a customer's browser would. */
-async function payByCard(baseUrl: string, checkoutUrl: string, cardNumber: string): Promise<void> {
+/** Posts a form of the hosted checkout page (`card` or `cancel`), as a customer's browser would. */
+async function postOnPage(baseUrl: string, checkoutUrl: string, action: 'card' | 'cancel', fields: Record<string, string>) {
   const page = new URL(checkoutUrl).pathname;
   const html = await (await fetch(baseUrl + page)).text();
   const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
-  if (!csrf) throw new Error('the hosted checkout page did not offer the card form');
-  const answer = await fetch(`${baseUrl}${page}/card`, {
+  if (!csrf) throw new Error('the hosted checkout page did not offer its forms');
+  const answer = await fetch(`${baseUrl}${page}/${action}`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
-    body: new URLSearchParams({ csrf, name: 'Test Customer', number: cardNumber, expiry: '12/39', cvc: '123' }).toString(),
+    body: new URLSearchParams({ csrf, ...fields }).toString(),
   });
-  if (answer.status >= 400) throw new Error(`the card form answered ${answer.status}`);
+  if (answer.status >= 400) throw new Error(`the ${action} form answered ${answer.status}`);
 }
 
-export type Approver = (kind: 'refund' | 'settlement', id: string) => Promise<void>;
+/** Pays a checkout through the hosted page's sandbox card form. */
+const payByCard = (baseUrl: string, checkoutUrl: string, cardNumber: string) =>
+  postOnPage(baseUrl, checkoutUrl, 'card', { name: 'Test Customer', number: cardNumber, expiry: '12/39', cvc: '123' });
+
+export type Approver = (kind: 'settlement', id: string) => Promise<void>;
 
 /**
- * Refunds and settlements wait for the operator's approval. On the local stack the trigger
- * approves them with the ops tool (`npm run ops -- <kind> approve <id>`); with --no-approve (a
- * deployed gateway) it prints what the operator runs.
+ * Settlements wait for the operator's approval (a test refund does not: the sandbox approves it,
+ * docs/merchant-guide.md, Refunds). On the local stack the trigger approves them with the ops tool
+ * (`npm run ops -- settlement approve <id>`); with --no-approve (a deployed gateway) it prints what
+ * the operator runs.
  */
 const localOps: Approver = async (kind, id) => {
   await promisify(execFile)(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'ops.ts'), kind, 'approve', id, '--json'], {
@@ -217,7 +222,7 @@ const localOps: Approver = async (kind, id) => {
 };
 
 async function operatorApproves(
-  kind: 'refund' | 'settlement',
+  kind: 'settlement',
   id: string,
   approver: Approver | undefined,
   print: (line: string) => void,
@@ -265,7 +270,9 @@ export async function trigger(
       result = await checkout('4242424242424242');
       break;
     case 'checkout.failed':
+      // A declined card is a failed attempt (the session stays payable); the customer then gives up: Failed, card_declined.
       result = await checkout('4000000000000002');
+      await postOnPage(options.baseUrl, String((result as { checkoutUrl: unknown }).checkoutUrl), 'cancel', {});
       break;
     case 'deposit.completed':
       result = await gateway.deposits.create({
@@ -294,9 +301,8 @@ export async function trigger(
     case 'refund.completed': {
       const paid = await checkout('4242424242424242');
       await waitForStatus(gateway, String(paid.paymentIntentId), 'Completed');
-      const refund = await gateway.refunds.create({ trxnRef: paid.paymentIntentId, amount: 500, reason: 'listen trigger' });
-      await operatorApproves('refund', refund.id, options.approver, print);
-      result = refund;
+      // Test mode: the sandbox approves and processes it within seconds (no operator).
+      result = await gateway.refunds.create({ trxnRef: paid.paymentIntentId, amount: 500, reason: 'listen trigger' });
       break;
     }
     case 'settlement.completed': {
@@ -380,7 +386,7 @@ async function main(argv: string[]) {
     )
     .option('--status <status>', 'the outcome the event carries: Completed or Failed (TransactionStatusChanged)', 'Completed')
     .requiredOption('--secret-key <key>', 'the test secret key (sk_test_…) that signs request bodies')
-    .option('--no-approve', 'do not approve refunds and settlements with the local ops tool')
+    .option('--no-approve', 'do not approve settlements with the local ops tool')
     .action(async (event: string, o, command: Command) => {
       const scenario = scenarioFor(event, o.status);
       if (!scenario)

@@ -24,6 +24,7 @@ import type {
   SettlementForm,
 } from '#shared/services/dashboard-settlements.ts';
 import { intentStatuses, intentTypes } from '#shared/domain/intent.ts';
+import type { CheckoutAttempt } from '#shared/domain/checkout.ts';
 import { settlementStatusNames } from '#shared/domain/settlement.ts';
 import { refundStatusNames } from '#shared/domain/refund.ts';
 import type { Approvals } from '#shared/services/approvals.ts';
@@ -199,6 +200,23 @@ page</a></p>`
   );
 }
 
+/**
+ * A checkout's payment attempts (docs/merchant-guide.md, Hosted checkout: Declined and failed
+ * attempts): every card or wallet the customer tried, with its outcome and reason.
+ */
+function attemptsSection(attempts: Omit<CheckoutAttempt, 'reference'>[]) {
+  if (!attempts.some((a) => a.outcome === 'failed')) return html``; // one attempt that paid: the summary says it all
+  const paidWith = (a: Omit<CheckoutAttempt, 'reference'>) =>
+    a.card ? `${a.card.brand} ending ${a.card.last4}` : `${a.walletProvider ?? 'wallet'} ending ${a.walletNumberLast4 ?? ''}`;
+  return html`<h2>Payment attempts</h2>
+<div class="table-wrap" role="region" aria-label="Payment attempts" tabindex="0"><table><thead><tr><th scope="col" class="num">#</th>\
+<th scope="col">At</th><th scope="col">Method</th><th scope="col">Outcome</th><th scope="col">Reason</th></tr></thead><tbody>${attempts.map(
+    (a) =>
+      html`<tr><td class="num">${a.number}</td><td>${when(a.at)}</td><td>${a.method}: ${paidWith(a)}</td><td>${a.outcome}</td>\
+<td>${a.reason ?? '—'}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
 export function paymentView(frame: Frame, d: Awaited<ReturnType<typeof paymentDetail>>, o: { error?: string; message?: string }) {
   const p = d.payment;
   const c = (p.customerRef ?? {}) as Record<string, string>;
@@ -228,6 +246,7 @@ ${c.name ? html`<dt>Customer</dt><dd>${c.name}</dd>` : ''}${
 }${c.phone ? html`<dt>Phone</dt><dd>${c.phone}</dd>` : ''}
 ${p.description ? html`<dt>Description</dt><dd>${p.description}</dd>` : ''}
 </dl></section>
+${attemptsSection(p.attempts ?? [])}
 ${
   d.refunds
     ? html`<h2>Refunds</h2>

@@ -1,4 +1,12 @@
-import { checkoutDetails, customerRedirectUrl, customerReturnBase, offeredMethods } from '#shared/domain/checkout.ts';
+import {
+  attemptsLeft,
+  attemptsOf,
+  checkoutDetails,
+  customerRedirectUrl,
+  customerReturnBase,
+  offeredMethods,
+  type CheckoutAttempt,
+} from '#shared/domain/checkout.ts';
 import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
 import { currencyExponents } from '#shared/domain/money.ts';
 import { walletProviders } from '#shared/domain/providers.ts';
@@ -185,6 +193,29 @@ ${csrfField(ctx)}
 </form>`;
 }
 
+/** What an attempt paid or tried to pay with: "VISA ending 0002", "JazzCash wallet ending 1111". */
+const attemptMethod = (a: Pick<CheckoutAttempt, 'card' | 'walletProvider' | 'walletNumberLast4'>): string =>
+  a.card
+    ? `${a.card.brand.toUpperCase()} ending ${a.card.last4}`
+    : `${a.walletProvider ?? 'Wallet'} wallet ending ${a.walletNumberLast4 ?? ''}`;
+
+/**
+ * After a declined or failed attempt the session stays payable (docs/merchant-guide.md, Hosted
+ * checkout: Declined and failed attempts): what went wrong, that no money was taken, and how many
+ * tries are left, above the forms.
+ */
+function retryNotice(intent: PaymentIntent): Html {
+  const details = checkoutDetails(intent);
+  const last = attemptsOf(details).at(-1);
+  if (last?.outcome !== 'failed') return html``;
+  const left = attemptsLeft(details);
+  return html`<section class="card retry" role="alert" aria-labelledby="retry-heading">
+<h2 id="retry-heading">Your payment did not go through</h2>
+<p>${(last.reason && reasons[last.reason]) || 'The payment was not accepted.'} (${attemptMethod(last)})</p>
+<p>No money was taken. Try again with another card or wallet: ${left} attempt${left === 1 ? '' : 's'} left.</p>
+</section>`;
+}
+
 const spaced = (digits: string) => digits.replace(/(\d{4})(?=\d)/g, '$1 ');
 
 function testHints(ctx: PageContext): Html {
@@ -295,7 +326,12 @@ do nothing, it ends by itself and no money is taken.</p>
     d.wallet?.stage === 'otp'
       ? html`${otpForm(ctx)}`
       : html`${methods.card ? cardForm(ctx) : ''}${methods.walletProviders.length ? walletForm(ctx) : ''}`;
-  return page(ctx, 'Pay', html`<h1>Complete your payment</h1>${summary(ctx.intent)}${pageAlert}${body}${cancelForm(ctx)}${testHints(ctx)}`);
+  const retry = retryNotice(ctx.intent);
+  return page(
+    ctx,
+    'Pay',
+    html`<h1>Complete your payment</h1>${summary(ctx.intent)}${retry}${pageAlert}${body}${cancelForm(ctx)}${testHints(ctx)}`,
+  );
 }
 
 /**
@@ -310,6 +346,12 @@ export function notAcceptingPage(ctx: PageContext): PageResult {
     html`<section class="card" role="alert"><h1>Not accepting payments</h1><p>${notAcceptingPaymentsMessage}</p></section>\
 ${summary(ctx.intent)}${back ? html`<a class="button-link" href="${back}">Return to ${ctx.merchantName}</a>` : ''}`,
   );
+}
+
+/** On the failed page: how many attempts were made, when more than one. */
+function triedTimes(intent: PaymentIntent): Html {
+  const tried = attemptsOf(checkoutDetails(intent)).length;
+  return tried > 1 ? html`<p>${tried} attempts were made.</p>` : html``;
 }
 
 /** A terminal session: the result (Completed, Failed, Cancelled) or the expired page. */
@@ -338,8 +380,8 @@ export function resultPage(ctx: PageContext): PageResult {
         ctx,
         'Payment failed',
         html`<section class="card" role="alert">\
-<h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}<p>No money was taken. To try again, \
-return to ${ctx.merchantName} and start a new payment.</p></section>${summary(intent)}${returnLink}`,
+<h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}${triedTimes(intent)}<p>No money was \
+taken. To try again, return to ${ctx.merchantName} and start a new payment.</p></section>${summary(intent)}${returnLink}`,
       );
     case 'Cancelled':
       return page(

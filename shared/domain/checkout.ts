@@ -1,4 +1,5 @@
 import type { Account } from './ledger.ts';
+import type { ReasonCode } from './reasons.ts';
 import type { Fee } from './merchant.ts';
 import { feeFor } from './money.ts';
 import { walletProviders, type WalletProviderId } from './providers.ts';
@@ -18,11 +19,14 @@ export interface CheckoutDetails {
   feeRate: Fee;
   /** Set when paid by card: never the number or CVC. */
   card?: CardSummary;
-  walletProvider?: string;
-  walletNumberLast4?: string;
-  wallet?: WalletSession;
-  /** A live card payment in its 3-D Secure step (never the number or CVC). */
-  cardAuth?: CardAuthSession;
+  walletProvider?: string | null;
+  walletNumberLast4?: string | null;
+  /** The wallet charge of the attempt under way; null once that attempt failed and the session is payable again. */
+  wallet?: WalletSession | null;
+  /** A live card payment in its 3-D Secure step (never the number or CVC); null as `wallet`. */
+  cardAuth?: CardAuthSession | null;
+  /** Every finished payment attempt, oldest first (absent on sessions stored before attempts were kept). */
+  attempts?: CheckoutAttempt[];
   /** Where the customer goes back to after the payment, when it is not the callbackUrl. */
   returnUrl?: string | null;
 }
@@ -42,6 +46,8 @@ export interface CardAuthSession {
   fields: Record<string, string>;
   card: CardSummary;
   startedAt: string;
+  /** The reference the provider was given for this attempt (attemptReference); absent on older sessions. */
+  reference?: string;
   /** No answer from the provider within cardConfirmCapMs: left for the operator (alarm CardOutcomeUnresolved). */
   operatorAlertedAt?: string;
 }
@@ -61,7 +67,57 @@ export interface WalletSession {
   otpAttempts: number;
   /** When the customer was asked to approve on the handset (the right OTP); absent before. */
   approvalRequestedAt?: string;
+  /** The reference the provider was given for this attempt (attemptReference); absent on older sessions. */
+  reference?: string;
 }
+
+/**
+ * How many payment attempts one session takes (docs/merchant-guide.md, Hosted checkout: Declined
+ * and failed attempts). A declined or failed attempt leaves the session payable by another card or
+ * wallet until this many have failed; the last one fails the transaction.
+ */
+export const maxPaymentAttempts = 3;
+
+/** A finished payment attempt of a session, as the merchant sees it (the lookup's `attempts`, the dashboard). */
+export interface CheckoutAttempt {
+  /** 1-based, in the order they finished. */
+  number: number;
+  method: 'card' | 'wallet';
+  outcome: 'succeeded' | 'failed';
+  reason: ReasonCode | null;
+  reasonDetail: string | null;
+  card: CardSummary | null;
+  walletProvider: string | null;
+  walletNumberLast4: string | null;
+  at: string;
+  /** The reference the provider was given (internal: refunds of the paying attempt name it; never shown). */
+  reference: string;
+}
+
+export const attemptsOf = (details: CheckoutDetails): CheckoutAttempt[] => details.attempts ?? [];
+
+/** The failed attempts left before the transaction fails. */
+export const attemptsLeft = (details: CheckoutDetails) =>
+  Math.max(0, maxPaymentAttempts - attemptsOf(details).filter((a) => a.outcome === 'failed').length);
+
+/**
+ * The reference a session's next attempt gives the provider: the transaction reference for the
+ * first (as before attempts existed), suffixed after, so that a provider that takes a reference
+ * once (JazzCash's pp_TxnRefNo) sees a new one per attempt.
+ */
+export function attemptReference(intent: PaymentIntent): string {
+  const n = attemptsOf(checkoutDetails(intent)).length + 1;
+  return n === 1 ? intent.transactionReference : `${intent.transactionReference}R${n}`;
+}
+
+/** The provider's reference of the payment that took the money (a refund names it): the paying attempt's. */
+export function paymentReference(intent: PaymentIntent): string {
+  if (intent.intentType !== 'checkout') return intent.transactionReference;
+  return attemptsOf(checkoutDetails(intent)).findLast((a) => a.outcome === 'succeeded')?.reference ?? intent.transactionReference;
+}
+
+/** An attempt as the merchant sees it: everything but the provider reference. */
+export const attemptView = ({ reference: _reference, ...shown }: CheckoutAttempt) => shown;
 
 /**
  * How long a started wallet approval is honoured: the provider's own approval window, counted from

@@ -1,4 +1,5 @@
 import type { Mode } from './credentials.ts';
+import { paymentReference } from './checkout.ts';
 import type { PaymentIntent } from './intent.ts';
 import { holdFunds, journal, releaseHold } from './ledger.ts';
 import { fromMinor, toMinor, type Currency } from './money.ts';
@@ -59,6 +60,11 @@ export interface Refund {
   /** The transaction's type (checkout or deposit) and reference, for views and the ledger. */
   intentType: PaymentIntent['intentType'];
   transactionReference: string;
+  /**
+   * The provider's reference of the payment attempt that took the money, when it is not
+   * transactionReference (a checkout paid at its second or third attempt); the refund rail names it.
+   */
+  paymentReference?: string;
   amountMinor: number;
   /** Refund fee (merchant fee schedule, default 0), held and charged with the amount. */
   feeMinor: number;
@@ -157,6 +163,17 @@ export const refundReadyForAttempt = (r: Refund) =>
 /** A Pending refund past its expiry. */
 export const refundOverdue = (r: Refund, now: Date) => r.status === RefundStatus.Pending && now.toISOString() >= r.expiresAt;
 
+/**
+ * When a new refund is first due (docs/merchant-guide.md, Refunds: test mode): a test-mode refund
+ * at once, so the sandbox approves and processes it within seconds (shared/services/refunds.ts
+ * `advanceRefund`); a live one at its expiry, unless the operator approves it first.
+ */
+export const refundFirstDueAt = (r: Pick<Refund, 'mode' | 'requestedAt' | 'expiresAt'>) =>
+  r.mode === 'test' ? r.requestedAt : r.expiresAt;
+
+/** How long the sandbox waits before approving again a test refund whose approval was refused (balance short). */
+export const sandboxApprovalRetryMs = 60_000;
+
 /** What approval holds: amount + refund fee. */
 export const refundHeldMinor = (r: Refund) => r.amountMinor + r.feeMinor;
 
@@ -199,6 +216,7 @@ export function newRefund(
     mode: owner.mode,
     intentType: intent.intentType,
     transactionReference: intent.transactionReference,
+    ...(paymentReference(intent) === intent.transactionReference ? {} : { paymentReference: paymentReference(intent) }),
     amountMinor,
     feeMinor,
     currency: intent.currency,

@@ -77,6 +77,8 @@ form.cancel button{margin:0 0 1rem}
 .field-error{color:#b00020;font-size:.9rem;margin:.25rem 0 0}
 .alert{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#fdecee;color:#7a0016;border:1px solid #f1b5be}
 .notice{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#eef3ff;border:1px solid #c3d2fb}
+.retry{border-left:.35rem solid #b00020}
+.retry h2{color:#b00020}
 .ok{color:#0a6b2d}
 .bad{color:#b00020}
 details summary{cursor:pointer;color:#2f5bea;font-weight:600;margin-top:.75rem}

@@ -173,6 +173,23 @@ const Withdrawal = z.strictObject({
 
 const Card = z.strictObject({ brand: z.string(), last4: z.string(), expMonth: z.int(), expYear: z.int() });
 
+const CheckoutAttempt = z
+  .strictObject({
+    number: z.int().meta({ description: '1-based, in the order the attempts finished.' }),
+    method: z.enum(['card', 'wallet']),
+    outcome: z.enum(['succeeded', 'failed']),
+    reason: z
+      .enum(Object.keys(reasonCodes) as [ReasonCode, ...ReasonCode[]])
+      .nullable()
+      .meta({ description: 'Why it failed (a reason code); null when it succeeded.' }),
+    reasonDetail: z.string().nullable(),
+    card: Card.nullable(),
+    walletProvider: z.string().nullable(),
+    walletNumberLast4: z.string().nullable(),
+    at: dateTime,
+  })
+  .meta({ description: 'A payment attempt of a hosted checkout session.' });
+
 const Transaction = z
   .strictObject({
     paymentIntentId: uuid,
@@ -197,6 +214,14 @@ const Transaction = z
     card: Card.nullable().optional().meta({ description: 'Checkouts paid by card: brand and last four only, never the number.' }),
     walletProvider: z.string().nullable().optional().meta({ description: 'Checkouts only.' }),
     walletNumberLast4: z.string().nullable().optional().meta({ description: 'Checkouts only.' }),
+    attempts: z
+      .array(CheckoutAttempt)
+      .optional()
+      .meta({
+        description:
+          'Checkouts only: every finished payment attempt, oldest first. A declined or failed attempt leaves the session payable ' +
+          'until 3 have failed (merchant guide, Hosted checkout: Declined and failed attempts).',
+      }),
     walletChargeInfo: WalletChargeInfo.nullable().optional().meta({ description: 'Deposits only.' }),
     payoutInfo: PayoutInfo.nullable().optional().meta({ description: 'Withdrawals only.' }),
     traceId: z.string(),
@@ -484,6 +509,30 @@ const transaction = {
   card: { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 },
   walletProvider: null,
   walletNumberLast4: null,
+  attempts: [
+    {
+      number: 1,
+      method: 'card',
+      outcome: 'failed',
+      reason: 'card_declined',
+      reasonDetail: null,
+      card: { brand: 'visa', last4: '0002', expMonth: 12, expYear: 2030 },
+      walletProvider: null,
+      walletNumberLast4: null,
+      at,
+    },
+    {
+      number: 2,
+      method: 'card',
+      outcome: 'succeeded',
+      reason: null,
+      reasonDetail: null,
+      card: { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 },
+      walletProvider: null,
+      walletNumberLast4: null,
+      at: later,
+    },
+  ],
   traceId: trace,
 };
 const delivery = {

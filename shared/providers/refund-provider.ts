@@ -24,6 +24,7 @@ export interface RefundInstruction {
   /** Which attempt this is (1-based); informational, never part of the idempotency key. */
   attempt: number;
   paymentIntentId: string;
+  /** The payment's reference at the provider: its paying attempt's (Refund.paymentReference), else the transaction reference. */
   transactionReference: string;
   amountMinor: number;
   currency: Currency;

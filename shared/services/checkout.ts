@@ -2,6 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { validateCard, type CardInput } from '#shared/domain/cards.ts';
 import {
   approvalDeadline,
+  attemptReference,
+  attemptsLeft,
+  attemptsOf,
   awaitingApproval,
   cardAuthStarted,
   checkoutDetails,
@@ -14,6 +17,7 @@ import {
   sessionLifetimeMs,
   walletChargeStarted,
   type CardAuthSession,
+  type CheckoutAttempt,
   type CheckoutDetails,
   type WalletSession,
 } from '#shared/domain/checkout.ts';
@@ -26,7 +30,7 @@ import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
-import { walletDecline } from '#shared/domain/reasons.ts';
+import { walletDecline, type ReasonCode } from '#shared/domain/reasons.ts';
 import { firstInquiryAt, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
 import { cardNetwork, liveCardProvider, type CardConfirmation, type CardReturn } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
@@ -34,7 +38,7 @@ import { getMerchantCached } from '#shared/store/merchants.ts';
 import { createIntentWrites, getIntent, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeStatus, type ChangeResult, type Decision } from './transactions.ts';
+import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -42,7 +46,7 @@ export { liveWalletConfigured } from '#shared/providers/wallet.ts';
 /**
  * Hosted checkout (docs/merchant-guide.md, Hosted checkout; Hosted checkout: Sandbox): creating a session, and what the
  * customer does on the page: pay by card, pay with a mobile wallet (number, OTP, approval on the
- * handset), cancel. Every status change goes through changeStatus() (conditional write + outbox
+ * handset), cancel. Every change goes through changeIntent() (conditional write + outbox
  * event + journal in one transaction); the session's expiry and the sandbox handset's answer come
  * from the due index (checkoutDue). Card numbers and CVCs never leave the functions that check them.
  */
@@ -145,7 +149,72 @@ export class CheckoutRefusal extends DomainError {
 /** A card result keeps no wallet fields (a card can only pay before any wallet charge was started). */
 const noWallet = { wallet: null, walletProvider: null, walletNumberLast4: null };
 const notFound = () => new CheckoutRefusal('not_found', 'This payment link is not valid.');
-const expiredDecision = (): Decision => ({ to: 'Expired', reason: 'expired' });
+
+/** What a customer action or an answer about an attempt decides: a status change, or the session payable again. */
+type Outcome = Decision | SameStatus;
+type OutcomeResult = Awaited<ReturnType<typeof changeIntent>>;
+
+/**
+ * How a session that ends unpaid ends (the customer cancels, it expires): with a failed attempt
+ * behind it, `Failed` with the last attempt's reason (docs/merchant-guide.md, Hosted checkout: the
+ * reading of the specification's "payment fails"); without one, as `otherwise` says.
+ */
+function unpaidEnd(current: PaymentIntent, otherwise: Decision): Decision {
+  const failed = attemptsOf(checkoutDetails(current)).findLast((a) => a.outcome === 'failed');
+  return failed ? { to: 'Failed', reason: failed.reason, reasonDetail: failed.reasonDetail } : otherwise;
+}
+const expiredDecision = (current: PaymentIntent): Decision => unpaidEnd(current, { to: 'Expired', reason: 'expired' });
+
+/** What paid or tried to pay in an attempt: a card, or the session's wallet charge. */
+type AttemptSource = { card: CardSummary } | { walletProvider: WalletProviderId };
+
+function finishedAttempt(
+  current: PaymentIntent,
+  source: AttemptSource,
+  outcome: { reason: ReasonCode | null; reasonDetail?: string | null },
+  now: Date,
+): CheckoutAttempt {
+  const details = checkoutDetails(current);
+  const wallet = 'walletProvider' in source;
+  return {
+    number: attemptsOf(details).length + 1,
+    method: wallet ? 'wallet' : 'card',
+    outcome: outcome.reason === null ? 'succeeded' : 'failed',
+    reason: outcome.reason,
+    reasonDetail: outcome.reasonDetail ?? null,
+    card: wallet ? null : source.card,
+    walletProvider: wallet ? (details.walletProvider ?? null) : null,
+    walletNumberLast4: wallet ? (details.walletNumberLast4 ?? null) : null,
+    at: now.toISOString(),
+    reference: (wallet ? details.wallet?.reference : details.cardAuth?.reference) ?? attemptReference(current),
+  };
+}
+
+/**
+ * A declined or failed payment attempt (docs/merchant-guide.md, Hosted checkout: Declined and
+ * failed attempts). It is recorded on the session; while attempts are left and the session has not
+ * expired, the session stays Pending and payable by another card or wallet (no status change, no
+ * event); the last attempt, or one that ends after expiresAt, fails the transaction (one event).
+ * Like every change of the session, it is one write conditioned on the version read (the attempt
+ * count with it), so two racing attempts are recorded one after the other, never over each other.
+ */
+function failedAttempt(
+  current: PaymentIntent,
+  source: AttemptSource,
+  failure: { reason: ReasonCode; reasonDetail?: string | null },
+  now: Date,
+): Outcome {
+  const details = checkoutDetails(current);
+  const attempts = [...attemptsOf(details), finishedAttempt(current, source, failure, now)];
+  const paidWith = 'card' in source ? { card: source.card, ...noWallet } : {};
+  if (attemptsLeft({ ...details, attempts }) === 0 || isExpired(current, now))
+    return { to: 'Failed', reason: failure.reason, reasonDetail: failure.reasonDetail ?? null, details: { attempts, ...paidWith } };
+  return {
+    sameStatus: true,
+    details: { attempts, ...noWallet, card: null, cardAuth: null },
+    dueAt: current.expiresAt!,
+  };
+}
 const liveUnavailable = (form: 'card' | 'wallet') =>
   new CheckoutRefusal('business_rule', 'Live payments are not available: no payment provider is configured for this deployment.', form);
 const awaitingApprovalRefusal = (form: CheckoutRefusal['form']) =>
@@ -198,14 +267,15 @@ const tryAgainRefusal = () =>
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
 
-export function completedDecision(current: PaymentIntent, source: { card: CardSummary } | { walletProvider: WalletProviderId }): Decision {
+export function completedDecision(current: PaymentIntent, source: AttemptSource, now = new Date()): Decision {
   const details = checkoutDetails(current);
   const feeMinor = checkoutFee(current.amountMinor, details.feeRate ?? defaultFees.checkout);
+  const attempts = [...attemptsOf(details), finishedAttempt(current, source, { reason: null }, now)];
   return {
     to: 'Completed',
     reason: null,
     feeMinor,
-    ...('card' in source ? { details: { card: source.card, ...noWallet } } : {}),
+    details: { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) },
     journal: journal({
       merchantId: current.merchantId,
       mode: current.mode,
@@ -225,10 +295,10 @@ export function completedDecision(current: PaymentIntent, source: { card: CardSu
  * The provider's answer about a wallet charge decides the payment; Pending decides nothing, and
  * neither does any answer about a held approval (suspended merchant: the operator decides).
  */
-function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, answer: ChargeStatus): Decision | null {
+function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, answer: ChargeStatus, now: Date): Outcome | null {
   if (isHeld(current)) return null;
-  if (answer.status === 'Approved') return completedDecision(current, { walletProvider: wallet.provider });
-  if (answer.status === 'Declined') return { to: 'Failed', ...walletDecline(answer.reason) };
+  if (answer.status === 'Approved') return completedDecision(current, { walletProvider: wallet.provider }, now);
+  if (answer.status === 'Declined') return failedAttempt(current, { walletProvider: wallet.provider }, walletDecline(answer.reason), now);
   return null;
 }
 
@@ -263,7 +333,7 @@ async function abandonCharge(intent: PaymentIntent, wallet: WalletSession, requi
  * session expires, withdrawing a charge started in the OTP stage first. When the provider cannot
  * confirm a withdrawal, or does not answer, the session stays Pending and is looked at again.
  */
-async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ result: ChangeResult; answer?: ChargeStatus }> {
+async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ result: OutcomeResult; answer?: ChargeStatus }> {
   const cardAuth = checkoutDetails(intent).cardAuth;
   if (intent.status === 'Pending' && cardAuth?.stage === 'confirming') return { result: await resolveCardPayment(intent, cardAuth, now) };
   const wallet = checkoutDetails(intent).wallet ?? undefined;
@@ -304,18 +374,18 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
     );
     if (held) return { result: { changed: false, intent: held }, answer };
   }
-  const result = await changeStatus(intent.paymentIntentId, (current) => {
+  const result = await changeIntent(intent.paymentIntentId, (current) => {
     if (isHeld(current)) return null; // held for the operator: neither completed nor expired here
     if (checkoutDetails(current).cardAuth?.stage === 'confirming') return null; // only the card provider's answer ends it
     const waiting = checkoutDetails(current).wallet;
     if (waiting?.stage === 'approval') {
       // Decide only on the answer about this very charge; a charge that reached approval since is looked at again.
       if (wallet?.stage !== 'approval' || !sameCharge(current, wallet)) return null;
-      const decision = answer ? walletAnswerDecision(current, waiting, answer) : null;
-      return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision() : null);
+      const decision = answer ? walletAnswerDecision(current, waiting, answer, now) : null;
+      return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision(current) : null);
     }
     if (waiting && (!wallet || !sameCharge(current, wallet))) return null; // started since: withdrawn on the next look
-    return !keepOpen && isExpired(current, now) ? expiredDecision() : null;
+    return !keepOpen && isExpired(current, now) ? expiredDecision(current) : null;
   });
   return answer ? { result, answer } : { result };
 }
@@ -352,10 +422,10 @@ async function customerOutcome(
   paymentIntentId: string,
   now: Date,
   form: CheckoutRefusal['form'],
-  decide: (current: PaymentIntent) => Decision,
+  decide: (current: PaymentIntent) => Outcome,
 ): Promise<PaymentIntent> {
   const seen: { overdue?: PaymentIntent } = {};
-  const result = await changeStatus(paymentIntentId, (current) => {
+  const result = await changeIntent(paymentIntentId, (current) => {
     if (current.intentType !== 'checkout') throw notFound();
     if (isExpired(current, now)) {
       seen.overdue = current;
@@ -388,8 +458,8 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
     const network = cardNetwork(current.mode);
     if (!network) throw liveUnavailable('card');
     const outcome = network(card.digits);
-    if (outcome.result === 'approved') return completedDecision(current, { card: card.summary });
-    return { to: 'Failed', reason: outcome.reason, details: { card: card.summary, ...noWallet } };
+    if (outcome.result === 'approved') return completedDecision(current, { card: card.summary }, now);
+    return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
   });
 }
 
@@ -401,7 +471,7 @@ async function changePending(
   paymentIntentId: string,
   now: Date,
   form: 'card' | 'wallet' | 'otp' | 'page',
-  decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Decision },
+  decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome },
 ): Promise<PaymentIntent> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await getIntent(paymentIntentId);
@@ -410,7 +480,7 @@ async function changePending(
     if (isExpired(current, now)) return resolveOverdue(current, now, form);
     const step = decide(current);
     if ('status' in step) {
-      const result = await changeStatus(paymentIntentId, (latest) => (latest.version === current.version ? step.status : null));
+      const result = await changeIntent(paymentIntentId, (latest) => (latest.version === current.version ? step.status : null));
       if (!result.intent) throw notFound();
       if (result.changed || isTerminal(result.intent.status)) return result.intent;
       continue; // changed meanwhile: decide again on the new version
@@ -472,7 +542,7 @@ export async function startWalletPayment(
     throw new CheckoutRefusal('invalid', 'Check the wallet details.', 'wallet', fields);
   if (!adapter) throw liveUnavailable('wallet');
   const charge = {
-    reference: intent.transactionReference,
+    reference: attemptReference(intent),
     mobileNumber: number,
     amountMinor: intent.amountMinor,
     currency: intent.currency,
@@ -482,8 +552,15 @@ export async function startWalletPayment(
   // A provider that sends no one-time code (every live one: the customer approves with the MPIN on
   // the handset) skips the code step: the charge awaits the approval at once.
   const wallet: WalletSession = adapter.otpMatches
-    ? { provider, stage: 'otp', providerReference: started.providerReference, otpAttempts: 0 }
-    : { provider, stage: 'approval', providerReference: started.providerReference, otpAttempts: 0, approvalRequestedAt: now.toISOString() };
+    ? { provider, stage: 'otp', providerReference: started.providerReference, otpAttempts: 0, reference: charge.reference }
+    : {
+        provider,
+        stage: 'approval',
+        providerReference: started.providerReference,
+        otpAttempts: 0,
+        approvalRequestedAt: now.toISOString(),
+        reference: charge.reference,
+      };
   let result: PaymentIntent | undefined;
   try {
     result = await changePending(paymentIntentId, now, 'wallet', (current) => {
@@ -510,6 +587,7 @@ export async function startWalletPayment(
 export async function confirmWalletOtp(paymentIntentId: string, otp: string, now = new Date()): Promise<PaymentIntent> {
   const intent = await getIntent(paymentIntentId);
   if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'otp');
+  let failedCharge: WalletSession | undefined;
   const result = await changePending(paymentIntentId, now, 'otp', (current) => {
     const session = assertPayable(current, 'otp').wallet;
     const adapter = session && walletAdapter(current.mode, session.provider);
@@ -517,16 +595,19 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
       throw new CheckoutRefusal('business_rule', 'Enter your wallet number first.', 'wallet');
     if (!(adapter.otpMatches?.(otp) ?? false)) {
       const attempts = session.otpAttempts + 1;
-      if (attempts >= maxOtpAttempts) return { status: { to: 'Failed', reason: 'otp_failed' } };
+      failedCharge = attempts >= maxOtpAttempts ? session : undefined;
+      if (failedCharge) return { status: failedAttempt(current, { walletProvider: session.provider }, { reason: 'otp_failed' }, now) };
       return { details: { wallet: { ...session, otpAttempts: attempts } } };
     }
+    failedCharge = undefined;
     return {
       details: { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } },
       dueAt: firstInquiryAt(adapter, now).toISOString(),
     };
   });
   const session = checkoutDetails(result).wallet;
-  if (result.status === 'Failed' && result.reason === 'otp_failed' && session) await abandonCharge(result, session, false);
+  // The attempt failed (the session moved on from this charge): nobody will credit it.
+  if (failedCharge && !sameCharge(result, failedCharge)) await abandonCharge(result, failedCharge, false);
   if (result.status === 'Pending' && session?.stage === 'otp') {
     const left = maxOtpAttempts - session.otpAttempts;
     throw new CheckoutRefusal('invalid', `That code is not right. ${left} attempt${left === 1 ? '' : 's'} left.`, 'otp', {
@@ -557,7 +638,7 @@ export async function cancelCheckout(paymentIntentId: string, now = new Date()):
     if (awaitingApproval(details)) throw awaitingApprovalRefusal('page');
     if (details.cardAuth?.stage === 'confirming') throw cardConfirmingRefusal('page');
     if (details.wallet && (!started || !sameCharge(current, started))) throw changedRefusal(); // a charge was started meanwhile
-    return { to: 'Cancelled', reason: 'customer_cancelled' };
+    return unpaidEnd(current, { to: 'Cancelled', reason: 'customer_cancelled' });
   });
 }
 
@@ -645,9 +726,10 @@ async function startLiveCardPayment(
   if (!offeredMethods(details).card) throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
   const provider = liveCardProvider();
   if (!provider) throw liveUnavailable('card');
+  const reference = attemptReference(intent);
   const started = await provider.startAuthentication(
     {
-      reference: intent.transactionReference,
+      reference,
       card: { digits: card.digits, expMonth: card.summary.expMonth, expYear: card.summary.expYear, cvc },
       amountMinor: intent.amountMinor,
       currency: intent.currency,
@@ -667,6 +749,7 @@ async function startLiveCardPayment(
       fields: {},
       card: card.summary,
       startedAt: now.toISOString(),
+      reference,
     };
     const claimed = await changePending(intent.paymentIntentId, now, 'card', (current) => {
       refuseStarted(assertPayable(current, 'card'));
@@ -683,6 +766,7 @@ async function startLiveCardPayment(
     fields: challenge.fields,
     card: card.summary,
     startedAt: now.toISOString(),
+    reference,
   };
   // Nothing is authorised before the customer's return: a challenge not recorded here costs nothing.
   return changePending(intent.paymentIntentId, now, 'card', (current) => {
@@ -704,17 +788,17 @@ async function confirmCard(claimed: PaymentIntent, auth: CardAuthSession, authen
     logger.warn('card payment outcome unknown; the sweep asks the inquiry', { paymentIntentId: claimed.paymentIntentId });
     return claimed;
   }
-  const result = await changeStatus(claimed.paymentIntentId, (current) => cardDecision(current, auth, answer));
+  const result = await changeIntent(claimed.paymentIntentId, (current) => cardDecision(current, auth, answer, now));
   return result.intent ?? claimed;
 }
 
 /** The decision a card provider's answer makes (Unknown makes none). */
-function cardDecision(current: PaymentIntent, auth: CardAuthSession, answer: CardConfirmation): Decision | null {
+function cardDecision(current: PaymentIntent, auth: CardAuthSession, answer: CardConfirmation, now: Date): Outcome | null {
   const mine = checkoutDetails(current).cardAuth;
   if (current.status !== 'Pending' || mine?.stage !== 'confirming' || mine.providerReference !== auth.providerReference) return null;
-  if (answer.status === 'Approved') return completedDecision(current, { card: auth.card });
+  if (answer.status === 'Approved') return completedDecision(current, { card: auth.card }, now);
   if (answer.status === 'Declined')
-    return { to: 'Failed', reason: answer.reason, reasonDetail: answer.detail, details: { card: auth.card, ...noWallet } };
+    return failedAttempt(current, { card: auth.card }, { reason: answer.reason, reasonDetail: answer.detail }, now);
   return null;
 }
 
@@ -757,7 +841,7 @@ export async function completeCardReturn(
 }
 
 /** The sweep's look at a card payment whose outcome is unknown: the provider's inquiry (never a new authorisation). */
-async function resolveCardPayment(intent: PaymentIntent, auth: CardAuthSession, now: Date): Promise<ChangeResult> {
+async function resolveCardPayment(intent: PaymentIntent, auth: CardAuthSession, now: Date): Promise<OutcomeResult> {
   const provider = liveCardProvider();
   let answer: CardConfirmation = { status: 'Unknown' };
   try {
@@ -770,7 +854,7 @@ async function resolveCardPayment(intent: PaymentIntent, auth: CardAuthSession, 
     logger.warn('card inquiry failed', { paymentIntentId: intent.paymentIntentId, error });
   }
   if (answer.status === 'Unknown') return { changed: false, intent };
-  return changeStatus(intent.paymentIntentId, (current) => cardDecision(current, auth, answer));
+  return changeIntent(intent.paymentIntentId, (current) => cardDecision(current, auth, answer, now));
 }
 
 /**

@@ -3,6 +3,7 @@ import { isTerminal, type IntentStatus, type IntentType, type PaymentIntent } fr
 import type { ReasonCode } from '#shared/domain/reasons.ts';
 import type { Journal, WalletDelta } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
+import { attemptsOf, attemptView, checkoutDetails } from '#shared/domain/checkout.ts';
 import { changeVersioned } from '#shared/store/versioned.ts';
 import { emitOutcome } from '#shared/metrics.ts';
 import {
@@ -133,6 +134,7 @@ export function transactionView(intent: PaymentIntent) {
           card: d.card ?? null,
           walletProvider: d.walletProvider ?? null,
           walletNumberLast4: d.walletNumberLast4 ?? null,
+          attempts: attemptsOf(checkoutDetails(intent)).map(attemptView),
         }
       : {}),
     ...(intent.intentType === 'deposit' ? { walletChargeInfo: d.walletChargeInfo ?? null } : {}),

@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
+import { refundFirstDueAt, type Refund, type RefundableIntent } from '#shared/domain/refund.ts';
 import { db, fromItem, named, queryAll, scanPages, tableName, toItem, toValues, type TxItem, updateIfStill } from './client.ts';
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import * as keys from './keys.ts';
@@ -30,8 +30,8 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
           ...keys.refund(r.id),
           ...keys.refundListing(r.paymentIntentId, r.requestedAt, r.id),
           ...keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id),
-          ...keys.moneyDue(r.id, r.expiresAt),
-          dueAt: r.expiresAt,
+          ...keys.moneyDue(r.id, refundFirstDueAt(r)),
+          dueAt: refundFirstDueAt(r),
           entity: 'Refund',
           ...r,
         }),

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, screenshot } from '../support/browser.ts';
+import { screenshots, seriousViolations } from '../support/dashboard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { processDue } from '#shared/services/due.ts';
@@ -102,15 +103,59 @@ describe('hosted checkout in Chromium', () => {
     await page.context().close();
   });
 
-  it('declines 4000000000000002 with a clear message and moves no money', async () => {
-    const m = await newMerchant();
+  /** axe-core finds nothing serious or critical, and nothing is wider than the screen, at 375 and at 1280 px. */
+  const checkWidths = async (page: Page, name: string) => {
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      expect(await seriousViolations(page), `${name} at ${width} px`).toEqual([]);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${name} at ${width} px`).toBeLessThanOrEqual(width);
+    }
+    await screenshots(page, name);
+    await page.setViewportSize({ width: 375, height: 800 });
+  };
+
+  it('a declined card leaves the page payable (the retry page at 375 and 1280 px, axe); another card then pays', async () => {
+    const m = await newMerchant({ name: 'Acme Books' });
     const { id, url } = await start(m);
-    const page = await phone();
+    const page = await (await browser.newContext({ viewport: { width: 375, height: 800 } })).newPage();
     await page.goto(url);
     await payByCard(page, '4000000000000002');
+    await page.getByRole('heading', { name: 'Your payment did not go through' }).waitFor();
+    expect(await page.getByText('Your card was declined. (VISA ending 0002)').count()).toBe(1);
+    expect(await page.getByText('No money was taken. Try again with another card or wallet: 2 attempts left.').count()).toBe(1);
+    // The card and wallet forms are offered again, empty (the number typed before is not echoed).
+    expect(await page.getByLabel('Card number').inputValue()).toBe('');
+    expect(await page.getByLabel('Mobile number').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Cancel payment' }).count()).toBe(1);
+    await checkWidths(page, 'checkout-retry');
+    expect(await lookup(m, id)).toMatchObject({ status: 'Pending', attempts: [{ outcome: 'failed', reason: 'card_declined' }] });
+    expect(await listEvents(id)).toEqual([]);
+
+    await payByCard(page, '4242 4242 4242 4242');
+    await page.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    expect(await lookup(m, id)).toMatchObject({ status: 'Completed', attempts: [{ outcome: 'failed' }, { outcome: 'succeeded' }] });
+    expect((await listEvents(id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Completed']);
+    expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(1500_00 - 37_50);
+    await page.context().close();
+  });
+
+  it('three declined attempts end the payment: Failed once, the page says so, no money moves', async () => {
+    const m = await newMerchant();
+    const { id, url } = await start(m);
+    const page = await (await browser.newContext({ viewport: { width: 375, height: 800 } })).newPage();
+    await page.goto(url);
+    await payByCard(page, '4000000000000002');
+    await page.getByText('2 attempts left', { exact: false }).waitFor();
+    await payByCard(page, '4000000000009995');
+    await page.getByText('Your card has insufficient funds. (VISA ending 9995)').waitFor();
+    expect(await page.getByText('1 attempt left', { exact: false }).count()).toBe(1);
+    await payByCard(page, '4000000000000002');
     await page.getByRole('heading', { name: 'Payment failed' }).waitFor();
-    expect(await page.getByText('Your card was declined.').count()).toBe(1);
+    expect(await page.getByText('3 attempts were made.').count()).toBe(1);
+    expect(await page.getByLabel('Card number').count()).toBe(0);
+    await checkWidths(page, 'checkout-failed');
     expect(await lookup(m, id)).toMatchObject({ status: 'Failed', reason: 'card_declined' });
+    expect((await listEvents(id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Failed']);
     expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
     await page.context().close();
   });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { can, dashboardRoles, type DashboardRole } from '#shared/domain/dashboard-roles.ts';
 import { useDashboardBrowser } from '../support/dashboard-browser.ts';
+import { payByCard } from '#shared/services/checkout.ts';
+import { checkoutBody, createCheckout } from '../support/checkout.ts';
 import { newMerchant } from '../support/gateway.ts';
 
 /**
@@ -9,7 +11,26 @@ import { newMerchant } from '../support/gateway.ts';
  * allowed or refused per role on the server.
  */
 describe('merchant dashboard in Chromium: roles', () => {
-  const { url, checkPage, csrfOf, userWithRole } = useDashboardBrowser();
+  const { gw, url, checkPage, csrfOf, userWithRole } = useDashboardBrowser();
+
+  it('a payment paid at its second attempt: its page lists both attempts (card, outcome, reason) at 375 and 1280 px', {
+    timeout: 120_000,
+  }, async () => {
+    const m = await newMerchant({ name: 'Retry Shop' });
+    const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 900 }));
+    const id = created.json.paymentIntentId as string;
+    const card = (number: string) => ({ name: 'Ayesha Khan', number, expiry: '12/34', cvc: '123' });
+    expect((await payByCard(id, card('4000000000000002'))).status).toBe('Pending');
+    expect((await payByCard(id, card('4242424242424242'))).status).toBe('Completed');
+    const viewer = await userWithRole(m, 'viewer', 375);
+    await viewer.goto(url(`/dashboard/payments/${id}`));
+    await viewer.getByRole('heading', { name: 'Payment attempts' }).waitFor();
+    const rows = await viewer.locator('.table-wrap[aria-label="Payment attempts"] tbody tr').allTextContents();
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/^1.*card: visa ending 0002failedcard_declined$/);
+    expect(rows[1]).toMatch(/^2.*card: visa ending 4242succeeded—$/);
+    await checkPage(viewer, '7c-payment-attempts');
+  });
 
   it('role matrix: every page and action of the signed-in dashboard is allowed or refused on the server as the role table says', {
     timeout: 240_000,

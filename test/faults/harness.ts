@@ -19,7 +19,8 @@ import { flowByName, type Answer, type Ctx, type Flow } from './flows.ts';
 /**
  * A fault point at every commit (shared/faults.ts): every TransactWriteItems commit and every
  * provider call (before it, and after its answer) in every money flow of test/faults/flows.ts:
- * checkout by card and by wallet, deposit, automatic withdrawal (bank accepts; bank times out),
+ * checkout by card, by wallet and by card after a declined card,
+ * deposit, automatic withdrawal (bank accepts; bank times out),
  * refund, settlement to a bank and to USDT.
  *
  * For each flow a clean run first lists the fault points it reaches, in order. Then for every
@@ -47,7 +48,7 @@ import { flowByName, type Answer, type Ctx, type Flow } from './flows.ts';
  * stack (table, local SQS, relay and dispatcher), API server and receiver.
  */
 export const crashGroups = {
-  checkouts: ['checkout card', 'checkout wallet'],
+  checkouts: ['checkout card', 'checkout wallet', 'checkout card retry'],
   'deposits-payouts': ['deposit', 'withdrawal …0000', 'withdrawal …2222'],
   'refunds-settlements': ['refund', 'settlement bank', 'settlement usdt'],
 } as const satisfies Record<string, readonly string[]>;

@@ -225,20 +225,6 @@ describe('hosted checkout', () => {
       expect((await listEvents(id)).length).toBe(1);
     });
 
-    it('fails declined cards with their reason and moves no money', async () => {
-      const m = await newMerchant();
-      for (const [number, reason] of [
-        ['4000000000000002', 'card_declined'],
-        ['4000000000009995', 'insufficient_funds'],
-      ] as const) {
-        const { id, path, csrf } = await open(m);
-        expect((await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card(number) })).status).toBe(303);
-        expect(await lookup(m, id)).toMatchObject({ status: 'Failed', reason, fee: 0, card: { last4: number.slice(-4) } });
-        expect((await getPage(gw.baseUrl, path)).html).toContain('Payment failed');
-      }
-      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
-    });
-
     it('re-renders invalid card details with field errors, changing nothing and never echoing the number', async () => {
       const m = await newMerchant();
       const { id, path, csrf } = await open(m);
@@ -324,6 +310,152 @@ describe('hosted checkout', () => {
     });
   });
 
+  describe('declined and failed attempts (the session stays payable up to 3 attempts)', () => {
+    const attemptsOf = async (m: TestMerchant, id: string) =>
+      ((await lookup(m, id)).attempts as { number: number; outcome: string; reason: string | null }[]).map((a) => [
+        a.number,
+        a.outcome,
+        a.reason,
+      ]);
+
+    it('a declined card leaves the session payable: another card pays it, credited once, and the merchant sees both attempts', async () => {
+      const m = await newMerchant();
+      const { id, path, csrf } = await open(m, { amount: 1500 });
+      const declined = await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4000000000000002') });
+      expect(declined.status).toBe(303);
+      expect(declined.location).toBe(`../${id}`); // back to the page, not to the merchant: the payment has not ended
+      const retry = await getPage(gw.baseUrl, path);
+      expect(retry.status).toBe(200);
+      expect(retry.html).toContain('Your payment did not go through');
+      expect(retry.html).toContain('Your card was declined. (VISA ending 0002)');
+      expect(retry.html).toContain('2 attempts left');
+      expect(retry.html).toContain('autocomplete="cc-number"');
+      expect(retry.html).toContain('name="mobileNumber"');
+      expect(await lookup(m, id)).toMatchObject({
+        status: 'Pending',
+        reason: null,
+        card: null,
+        attempts: [{ number: 1, method: 'card', outcome: 'failed', reason: 'card_declined', card: { brand: 'visa', last4: '0002' } }],
+      });
+      expect(await listEvents(id)).toEqual([]); // no status change, no webhook
+
+      expect((await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242424242424242') })).status).toBe(303);
+      expect(await lookup(m, id)).toMatchObject({ status: 'Completed', fee: 37.5, card: { last4: '4242' } });
+      expect(await attemptsOf(m, id)).toEqual([
+        [1, 'failed', 'card_declined'],
+        [2, 'succeeded', null],
+      ]);
+      expect((await listEvents(id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Completed']);
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(1500_00 - 37_50);
+      expect((await listJournals(m.merchantId, 'test')).length).toBe(1);
+      expect(JSON.stringify(await getIntent(id))).not.toContain('4000000000000002');
+      // The provider reference of the paying attempt is kept for refunds, never shown.
+      expect(JSON.stringify(await lookup(m, id))).not.toContain('"reference"');
+    });
+
+    it('three failed attempts (card, card, wallet) fail the transaction once, with one webhook and the last reason', async () => {
+      const m = await newMerchant();
+      const { id, path, csrf } = await open(m);
+      expect((await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4000000000000002') })).status).toBe(303);
+      expect((await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4000000000009995') })).status).toBe(303);
+      expect((await getPage(gw.baseUrl, path)).html).toContain('1 attempt left');
+      expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf, provider: '1', mobileNumber: '03001231111' })).status).toBe(303);
+      expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf, otp: '123456' })).status).toBe(303);
+      expect((await lookup(m, id)).status).toBe('Pending');
+      await sweep(m, later(5_000)); // the handset declines
+      expect(await lookup(m, id)).toMatchObject({ status: 'Failed', reason: 'customer_declined', walletNumberLast4: '1111' });
+      expect(await attemptsOf(m, id)).toEqual([
+        [1, 'failed', 'card_declined'],
+        [2, 'failed', 'insufficient_funds'],
+        [3, 'failed', 'customer_declined'],
+      ]);
+      const events = await listEvents(id);
+      expect(events.map((e) => [e.event.data.PreviousStatus, e.event.data.CurrentStatus, e.event.data.Reason])).toEqual([
+        ['Pending', 'Failed', 'customer_declined'],
+      ]);
+      const page = await getPage(gw.baseUrl, path);
+      expect(page.html).toContain('Payment failed');
+      expect(page.html).toContain('3 attempts were made.');
+      expect(page.html).not.toContain('autocomplete="cc-number"');
+      // Nothing more is taken or sent after the end.
+      await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242424242424242') });
+      await sweep(m, later(31 * 60_000));
+      expect((await lookup(m, id)).status).toBe('Failed');
+      expect((await listEvents(id)).length).toBe(1);
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
+    });
+
+    it('after a failed attempt, the customer cancelling or the session expiring fails it (last attempt’s reason), once', async () => {
+      const m = await newMerchant({ name: 'Local Shop', allowInsecureWebhooks: true });
+      const gaveUp = await open(m, { callbackUrl: 'http://127.0.0.1:9/return' });
+      await postForm(gw.baseUrl, `${gaveUp.path}/card`, { csrf: gaveUp.csrf, ...card('4000000000000002') });
+      expect((await lookup(m, gaveUp.id)).status).toBe('Pending');
+      const cancelled = await postForm(gw.baseUrl, `${gaveUp.path}/cancel`, { csrf: gaveUp.csrf });
+      expect(cancelled.status).toBe(303);
+      expect(new URL(cancelled.location!).searchParams.get('status')).toBe('Failed');
+      expect(await lookup(m, gaveUp.id)).toMatchObject({ status: 'Failed', reason: 'card_declined' });
+
+      const left = await open(m);
+      await postForm(gw.baseUrl, `${left.path}/card`, { csrf: left.csrf, ...card('4000000000009995') });
+      expect((await lookup(m, left.id)).status).toBe('Pending');
+      await sweep(m, later(31 * 60_000));
+      expect(await lookup(m, left.id)).toMatchObject({ status: 'Failed', reason: 'insufficient_funds' });
+      for (const s of [gaveUp, left])
+        expect((await listEvents(s.id)).map((e) => [e.event.data.CurrentStatus, e.event.data.Reason])).toEqual([
+          ['Failed', (await lookup(m, s.id)).reason],
+        ]);
+      // Without a failed attempt, cancelling and expiring stay Cancelled and Expired (tests above).
+    });
+
+    it('five wrong codes fail the wallet attempt (the charge is withdrawn); the customer then pays by card', async () => {
+      const m = await newMerchant();
+      const { id, path, csrf } = await open(m);
+      expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf, provider: '1', mobileNumber: '03001230000' })).status).toBe(303);
+      for (let i = 0; i < 4; i++) expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf, otp: '111111' })).status).toBe(400);
+      expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf, otp: '111111' })).status).toBe(303);
+      expect(await lookup(m, id)).toMatchObject({
+        status: 'Pending',
+        walletNumberLast4: null,
+        attempts: [{ number: 1, method: 'wallet', outcome: 'failed', reason: 'otp_failed', walletNumberLast4: '0000' }],
+      });
+      const retry = await getPage(gw.baseUrl, path);
+      expect(retry.html).toContain('The verification code was entered wrongly too many times.');
+      expect(retry.html).not.toContain('autocomplete="one-time-code"');
+      expect((await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242424242424242') })).status).toBe(303);
+      expect(await lookup(m, id)).toMatchObject({ status: 'Completed', walletNumberLast4: null, card: { last4: '4242' } });
+      await sweep(m, later(5_000)); // the withdrawn charge is never credited
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(1500_00 - 37_50);
+      expect((await listEvents(id)).length).toBe(1);
+    });
+
+    it('racing attempts on one session are recorded one after the other, and never both charged', async () => {
+      const m = await newMerchant();
+      // Two approved cards at once: one payment, one journal, one event.
+      const twice = await open(m, { amount: 1000 });
+      const paid = () => postForm(gw.baseUrl, `${twice.path}/card`, { csrf: twice.csrf, ...card('4242424242424242') });
+      await Promise.all([paid(), paid(), paid()]);
+      expect(await attemptsOf(m, twice.id)).toEqual([[1, 'succeeded', null]]);
+      expect((await listEvents(twice.id)).length).toBe(1);
+      // Declines at once: each is its own attempt (1, 2, 3), and the third fails it with one event.
+      const declines = await open(m);
+      const decline = () => postForm(gw.baseUrl, `${declines.path}/card`, { csrf: declines.csrf, ...card('4000000000000002') });
+      await Promise.all([decline(), decline(), decline(), decline()]);
+      expect(await attemptsOf(m, declines.id)).toEqual([1, 2, 3].map((n) => [n, 'failed', 'card_declined']));
+      expect((await listEvents(declines.id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Failed']);
+      // Declines and approvals at once: one approval pays, and no attempt is recorded after it.
+      const mixed = await open(m, { amount: 1000 });
+      const post = (n: string) => postForm(gw.baseUrl, `${mixed.path}/card`, { csrf: mixed.csrf, ...card(n) });
+      await Promise.all([post('4000000000000002'), post('4242424242424242'), post('4000000000000002'), post('4242424242424242')]);
+      const attempts = await attemptsOf(m, mixed.id);
+      expect(attempts.map(([n]) => n)).toEqual(attempts.map((_, i) => i + 1));
+      expect(attempts.at(-1)).toEqual([attempts.length, 'succeeded', null]);
+      expect(attempts.filter(([, outcome]) => outcome === 'succeeded')).toHaveLength(1);
+      expect((await listEvents(mixed.id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Completed']);
+      expect((await listJournals(m.merchantId, 'test')).length).toBe(2);
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(2 * (1000_00 - 25_00));
+    });
+  });
+
   describe('wallet payments', () => {
     const startWallet = async (m: TestMerchant, number: string, over: Record<string, unknown> = {}) => {
       const s = await open(m, over);
@@ -375,21 +507,14 @@ describe('hosted checkout', () => {
       for (const s of [declined, never])
         expect((await postForm(gw.baseUrl, `${s.path}/otp`, { csrf: s.csrf, otp: '123456' })).status).toBe(303);
       await sweep(m, later(5_000));
-      expect(await lookup(m, declined.id)).toMatchObject({ status: 'Failed', reason: 'customer_declined' });
+      // A declined attempt: the session stays payable (see "declined and failed attempts").
+      expect(await lookup(m, declined.id)).toMatchObject({ status: 'Pending', attempts: [{ reason: 'customer_declined' }] });
       expect((await lookup(m, never.id)).status).toBe('Pending');
       await sweep(m, later(10_000)); // still waiting: the handset never answers
       expect((await lookup(m, never.id)).status).toBe('Pending');
       await sweep(m, later(31 * 60_000));
       expect(await lookup(m, never.id)).toMatchObject({ status: 'Expired', reason: 'expired' });
       expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
-    });
-
-    it('fails the payment after five wrong OTPs', async () => {
-      const m = await newMerchant();
-      const { id, path, csrf } = await startWallet(m, '03001230000');
-      for (let i = 0; i < 4; i++) expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf, otp: '111111' })).status).toBe(400);
-      expect((await postForm(gw.baseUrl, `${path}/otp`, { csrf, otp: '111111' })).status).toBe(303);
-      expect(await lookup(m, id)).toMatchObject({ status: 'Failed', reason: 'otp_failed' });
     });
   });
 

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
-import { checkoutDetails } from '#shared/domain/checkout.ts';
+import { attemptsOf, checkoutDetails } from '#shared/domain/checkout.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { setStatus } from '#shared/services/merchants.ts';
-import { jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
+import { jazzCashPaths, jazzCashSecureHash, jazzCashTxnRefNo } from '#shared/providers/live/jazzcash-protocol.ts';
 import { cardConfirmCapMs } from '#shared/services/checkout.ts';
 import { processDue } from '#shared/services/due.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
@@ -61,11 +61,21 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
   const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
 
   /** Card form → challenge page → the customer's choice there; returns the signed return form the issuer's page posts. */
-  async function cardToChallenge(m: TestMerchant, number: string, decision: 'pass' | 'fail', amount = 2500) {
-    const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount }), { mode: 'live' });
-    expect(created.status, created.text).toBe(200);
-    const id = created.json.paymentIntentId as string;
-    const path = pagePath(created.json.checkoutUrl);
+  async function cardToChallenge(
+    m: TestMerchant,
+    number: string,
+    decision: 'pass' | 'fail',
+    amount = 2500,
+    session?: { id: string; path: string },
+  ) {
+    let id = session?.id;
+    let path = session?.path;
+    if (!id || !path) {
+      const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount }), { mode: 'live' });
+      expect(created.status, created.text).toBe(200);
+      id = created.json.paymentIntentId as string;
+      path = pagePath(created.json.checkoutUrl);
+    }
     const page = await getPage(gw.baseUrl, path);
     const card = await postForm(gw.baseUrl, `${path}/card`, {
       csrf: page.csrf!,
@@ -93,6 +103,28 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     postUrl(`${gw.baseUrl}${new URL(ret.action).pathname}`, ret.fields, { 'Sec-Fetch-Site': 'cross-site' });
   const lookup = async (m: TestMerchant, id: string) =>
     (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${id}`, { key: m.live.apiKey })).json;
+  /**
+   * A declined or failed card attempt: the session stays Pending and payable by another card or
+   * wallet (docs/merchant-guide.md, Hosted checkout: Declined and failed attempts), the attempt keeps
+   * the reason. Returns its detail and the emulator's record of its JazzCash transaction.
+   */
+  const declined = async (id: string, reason: string) => {
+    const intent = (await getIntent(id))!;
+    expect(intent.status).toBe('Pending');
+    const last = attemptsOf(checkoutDetails(intent)).at(-1)!;
+    expect(last).toMatchObject({ method: 'card', outcome: 'failed', reason });
+    expect(checkoutDetails(intent).cardAuth ?? null).toBeNull();
+    return { detail: last.reasonDetail, txn: live.providers.jazzcash.cards.get(jazzCashTxnRefNo(last.reference))! };
+  };
+  /** The customer gives up on the page after a failed attempt: Failed with that attempt's reason, and its webhook. */
+  const giveUp = async (id: string, path: string, reason: string) => {
+    const page = await getPage(gw.baseUrl, path);
+    expect(page.html).toContain('Your payment did not go through');
+    expect((await postForm(gw.baseUrl, `${path}/cancel`, { csrf: page.csrf! })).status).toBe(303);
+    expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason });
+    const hook = await webhookFor(id, 'Failed');
+    expect(hook.find((d) => d.event.data.TransactionId === id && d.event.data.CurrentStatus === 'Failed')!.event.data.Reason).toBe(reason);
+  };
 
   it('3-D Secure passed: authorised and captured once, Completed with its webhook; only brand and last four kept', async () => {
     const m = await merchant();
@@ -113,17 +145,13 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect(txn).toMatchObject({ authorizations: 1, captures: 1 });
   });
 
-  it('3-D Secure failed: Failed with reason authentication_failed and its webhook; nothing authorised', async () => {
+  it('3-D Secure failed: a failed attempt (authentication_failed), nothing authorised; giving up fails it with its webhook', async () => {
     const m = await merchant();
-    const { id, ret } = await cardToChallenge(m, '5123 4567 8901 2346', 'fail');
+    const { id, path, ret } = await cardToChallenge(m, '5123 4567 8901 2346', 'fail');
     expect((await returnToGateway(ret)).status).toBe(303);
-    expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason: 'authentication_failed' });
-    const hook = await webhookFor(id, 'Failed');
-    expect(hook.find((d) => d.event.data.TransactionId === id && d.event.data.CurrentStatus === 'Failed')!.event.data.Reason).toBe(
-      'authentication_failed',
-    );
-    const ref = checkoutDetails((await getIntent(id))!).cardAuth!.providerReference;
-    expect(live.providers.jazzcash.cards.get(ref)).toMatchObject({ state: 'AuthenticationFailed', authorizations: 0 });
+    const { txn } = await declined(id, 'authentication_failed');
+    expect(txn).toMatchObject({ state: 'AuthenticationFailed', authorizations: 0 });
+    await giveUp(id, path, 'authentication_failed');
   });
 
   it('issuer declines after a passed challenge: 059 → card_declined, 004 → insufficient_funds', async () => {
@@ -132,11 +160,42 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
       ['4000000000000002', 'card_declined'],
       ['4000000000009995', 'insufficient_funds'],
     ] as const) {
-      const { id, ret } = await cardToChallenge(m, number, 'pass');
+      const { id, path, ret } = await cardToChallenge(m, number, 'pass');
       expect((await returnToGateway(ret)).status).toBe(303);
-      expect((await getIntent(id))!, number).toMatchObject({ status: 'Failed', reason });
-      await webhookFor(id, 'Failed');
+      await declined(id, reason);
+      await giveUp(id, path, reason);
     }
+  });
+
+  it('a declined card, then another: each attempt its own JazzCash reference; the paying one is captured and refunded', async () => {
+    const m = await merchant();
+    const first = await cardToChallenge(m, '4000000000000002', 'pass', 3000);
+    expect((await returnToGateway(first.ret)).status).toBe(303);
+    const { txn: declinedTxn } = await declined(first.id, 'card_declined');
+    const second = await cardToChallenge(m, '4111111111111111', 'pass', 3000, first);
+    expect((await returnToGateway(second.ret)).status).toBe(303);
+    const done = await lookup(m, first.id);
+    expect(done).toMatchObject({ status: 'Completed', card: { last4: '1111' } });
+    expect(done.attempts.map((a: { outcome: string; card: { last4: string } }) => [a.outcome, a.card.last4])).toEqual([
+      ['failed', '0002'],
+      ['succeeded', '1111'],
+    ]);
+    const paidRef = checkoutDetails((await getIntent(first.id))!).cardAuth!.providerReference;
+    const paid = live.providers.jazzcash.cards.get(paidRef)!;
+    expect(paid).not.toBe(declinedTxn);
+    expect(paid).toMatchObject({ state: 'Captured', authorizations: 1, captures: 1, last4: '1111' });
+    expect(declinedTxn).toMatchObject({ captures: 0, last4: '0002' });
+    await webhookFor(first.id, 'Completed');
+    // The refund names the paying attempt's transaction, not the declined one.
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { trxnRef: first.id, amount: 1000, reason: 'Returned' },
+    });
+    expect(created.status, created.text).toBe(201);
+    await approveRefund(created.json.id);
+    expect(await advanceRefund(created.json.id, later(1_000))).toMatchObject({ status: 3, attemptCount: 1 });
+    expect(live.providers.jazzcash.charges.get(paidRef)).toMatchObject({ type: 'MPAY', refundedMinor: 1000_00 });
   });
 
   it('the emulated card APIs check pp_SecureHash like the wallet ones: a wrong salt is answered 115', async () => {
@@ -183,7 +242,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect(live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize)).toBe(authorizeHits);
     // A validly signed return still cannot pass a failed challenge: ProcessACS (server to server) decides.
     expect((await returnToGateway(ret)).status).toBe(303);
-    expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason: 'authentication_failed' });
+    await declined(id, 'authentication_failed');
   });
 
   it('a capture whose answer is lost: Pending until the sweep asks the inquiry, then Completed; captured once', async () => {
@@ -207,7 +266,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect(txn).toMatchObject({ authorizations: 1, captures: 1 });
   });
 
-  it('an authorisation lost after processing is captured by the inquiry; one never processed (5xx) ends Failed', async () => {
+  it('an authorisation lost after processing is captured by the inquiry; one never processed (5xx) is a failed attempt', async () => {
     const m = await merchant();
     const lost = await cardToChallenge(m, '4111111111111111', 'pass');
     live.providers.jazzcash.failNext(jazzCashPaths.cardAuthorize, 'drop');
@@ -223,24 +282,21 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     await returnToGateway(down.ret);
     expect((await getIntent(down.id))!.status).toBe('Pending');
     await sweep(m, later(60_000));
-    expect((await getIntent(down.id))!).toMatchObject({ status: 'Failed', reason: 'card_declined' });
-    const downTxn = live.providers.jazzcash.cards.get(checkoutDetails((await getIntent(down.id))!).cardAuth!.providerReference)!;
+    const { txn: downTxn } = await declined(down.id, 'card_declined');
     expect(downTxn).toMatchObject({ authorizations: 0, captures: 0 });
   });
 
-  it('a capture JazzCash refuses: the authorisation is voided, Failed card_declined; never left authorised', async () => {
+  it('a capture JazzCash refuses: the authorisation is voided, the attempt failed card_declined; never left authorised', async () => {
     const m = await merchant();
     const { id, ret } = await cardToChallenge(m, '4000 0000 0000 0259', 'pass');
     expect((await returnToGateway(ret)).status).toBe(303);
-    expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason: 'card_declined' });
-    expect((await getIntent(id))!.reasonDetail).toContain('voided');
-    const txn = live.providers.jazzcash.cards.get(checkoutDetails((await getIntent(id))!).cardAuth!.providerReference)!;
+    const { detail, txn } = await declined(id, 'card_declined');
+    expect(detail).toContain('voided');
     expect(txn).toMatchObject({ state: 'Voided', authorizations: 1, captures: 0, voids: 1 });
-    await webhookFor(id, 'Failed');
     expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
   });
 
-  it('a refused capture whose void is lost stays confirming; the sweep voids it then, and the payment fails', async () => {
+  it('a refused capture whose void is lost stays confirming; the sweep voids it then, and the attempt fails', async () => {
     const m = await merchant();
     const { id, ret } = await cardToChallenge(m, '4000000000000259', 'pass');
     live.providers.jazzcash.failNext(jazzCashPaths.cardVoid, '5xx');
@@ -250,7 +306,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     const txn = live.providers.jazzcash.cards.get(checkoutDetails(pending).cardAuth!.providerReference)!;
     expect(txn).toMatchObject({ state: 'Authorized', voids: 0 });
     await sweep(m, later(60_000));
-    expect((await getIntent(id))!).toMatchObject({ status: 'Failed', reason: 'card_declined' });
+    await declined(id, 'card_declined');
     expect(txn).toMatchObject({ state: 'Voided', authorizations: 1, captures: 0, voids: 1 });
   });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
+import { changeMerchant } from '#shared/store/merchants.ts';
+import { listEvents } from '#shared/store/intents.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { advanceRefund, approveRefund, cancelRefund, rejectRefund } from '#shared/services/refunds.ts';
 import type { Rail, StatusAnswer } from '#shared/providers/rail.ts';
@@ -163,6 +165,9 @@ describe('refunds', () => {
     expect(await cancelRefund(b.json.id)).toMatchObject({ status: 5 });
     await expect(approveRefund(a.json.id)).rejects.toThrow(/only a Pending refund/);
 
+    // Expiry needs a refund nobody approves: in test mode the sandbox approves unless the merchant's
+    // approvers must (payoutApprovals merchant|both), so this merchant's setting leaves it Pending.
+    await changeMerchant(m.merchantId, () => ({ patch: { payoutApprovals: 'merchant' }, result: null }));
     const c = await refund(m, { trxnRef: payment.paymentIntentId });
     expect(c.json.amount).toBe(100);
     expect((await advanceRefund(c.json.id, new Date(Date.now() + 6 * 86_400_000)))?.status).toBe(0);
@@ -205,6 +210,52 @@ describe('refunds', () => {
     await expectLedgerConsistent(spender.merchantId, 'test');
   });
 
+  it('test mode: the sandbox approves a new refund and it completes by itself, with its events; a short balance waits', async () => {
+    const m = await newMerchant();
+    const payment = await completedPayment(m.merchantId, 'test', 80_00);
+    const r = await refund(m, { trxnRef: payment.paymentIntentId, amount: 30 });
+    expect(r.json).toMatchObject({ status: 0, attemptCount: 0 }); // the specification's answer on creation
+    const mine = (item: { id: string }) => item.id === r.json.id;
+    await processDueSettlementsAndRefunds(new Date(Date.now() + 1_000), mine); // the next pass of the sweeper (every 2 s)
+    expect((await get(m, `/Refunds/${r.json.id}`)).json).toMatchObject({ status: 3, attemptCount: 1, approvedAt: expect.any(String) });
+    expect((await get(m, `/Transaction/${payment.paymentIntentId}`)).json.refundedAmount).toBe(30);
+    expect(await balance(m)).toMatchObject({ availableBalance: 50, pendingBalance: 0 });
+    const events = await listEvents({ kind: 'refund', id: r.json.id });
+    // Approved, Processing, Completed: each with its RefundStatusChanged event.
+    expect(events.map((e) => (e.event.data as { CurrentStatus: number }).CurrentStatus).sort()).toEqual([1, 2, 3]);
+    // The operator's approval (the interface's step in both modes) answers with it and changes nothing.
+    expect(await approveRefund(r.json.id)).toMatchObject({ id: r.json.id, status: 3, attemptCount: 1 });
+    expect(await balance(m)).toMatchObject({ availableBalance: 50, pendingBalance: 0 });
+
+    // A balance too short for the hold: still Pending, asked again a minute later, approved once the money is there.
+    const poor = await newMerchant();
+    const p2 = await completedPayment(poor.merchantId, 'test', 100_00);
+    const r2 = await refund(poor, { trxnRef: p2.paymentIntentId });
+    await creditTestWallet(poor.merchantId, 'test', 1, 'PKR');
+    const settled = await call(gw.baseUrl, 'POST', '/Gateway/v1/Settlements', {
+      key: poor.test.apiKey,
+      secret: poor.test.secretKey,
+      body: { amount: 100, bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme Ltd' },
+    });
+    expect(settled.status, settled.text).toBe(200); // the whole balance is held for it
+    const mine2 = (item: { id: string }) => item.id === r2.json.id;
+    await processDueSettlementsAndRefunds(new Date(Date.now() + 1_000), mine2);
+    expect((await get(poor, `/Refunds/${r2.json.id}`)).json).toMatchObject({ status: 0 });
+    await creditTestWallet(poor.merchantId, 'test', 100_00, 'PKR');
+    await processDueSettlementsAndRefunds(new Date(Date.now() + 30_000), mine2);
+    expect((await get(poor, `/Refunds/${r2.json.id}`)).json).toMatchObject({ status: 0 }); // not due again yet
+    await processDueSettlementsAndRefunds(new Date(Date.now() + 61_000), mine2);
+    expect((await get(poor, `/Refunds/${r2.json.id}`)).json).toMatchObject({ status: 3 });
+
+    // The merchant's own approvers (payoutApprovals merchant|both): the sandbox does not approve for them.
+    const strict = await newMerchant();
+    await changeMerchant(strict.merchantId, () => ({ patch: { payoutApprovals: 'both' }, result: null }));
+    const p3 = await completedPayment(strict.merchantId, 'test', 40_00);
+    const r3 = await refund(strict, { trxnRef: p3.paymentIntentId, amount: 20 });
+    await processDueSettlementsAndRefunds(new Date(Date.now() + 1_000), (item) => item.id === r3.json.id);
+    expect((await get(strict, `/Refunds/${r3.json.id}`)).json).toMatchObject({ status: 0 });
+  });
+
   it('reads a refund only with its own merchant and mode, and is processed by the sweep after approval', async () => {
     const m = await newMerchant();
     const payment = await completedPayment(m.merchantId, 'test', 50_00);
@@ -220,7 +271,7 @@ describe('refunds', () => {
     expect((await get(m, '/Refunds')).status).toBe(400);
     expect((await get(m, '/Refunds?trxnRef=NOSUCH')).status).toBe(404);
 
-    await approveRefund(r.json.id);
+    await approveRefund(r.json.id); // the operator came first (in test mode the sandbox would approve at the next pass)
     const mine = (item: { id: string }) => item.id === r.json.id;
     let t = Date.now();
     for (let i = 0; i < 3; i++) await processDueSettlementsAndRefunds(new Date((t += 3_000)), mine);

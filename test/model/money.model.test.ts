@@ -15,6 +15,7 @@ import { getWallet } from '#shared/store/wallets.ts';
 import { ensureTable } from '../../scripts/local/dynamo.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { changeMerchant } from '#shared/store/merchants.ts';
 import { completedPayment } from '../support/money.ts';
 
 /**
@@ -172,6 +173,8 @@ class PayByCard implements Cmd {
     expect((await postForm(r.baseUrl, `${path}/card`, { csrf, name: 'Ayesha Khan', number, expiry: '12/39', cvc: '123' })).status).toBe(
       303,
     );
+    // A declined card is a failed attempt (the session stays payable); the customer gives up: Failed.
+    if (this.declined) expect((await postForm(r.baseUrl, `${path}/cancel`, { csrf })).status).toBe(303);
     if (!this.declined) {
       model.available += this.amount - checkoutFee(this.amount);
       model.payments.push({ id, amount: this.amount, reserved: 0, refunded: 0 });
@@ -293,13 +296,16 @@ async function sweep(model: Model, r: Real) {
     const surelyPast = at.getTime() - w.startedTo >= deadline + 1_000;
     const surelyBefore = at.getTime() - w.startedFrom < deadline - 1_000;
     let outcome: IntentStatus;
+    // A checkout declined on the handset is a failed attempt: payable again until it expires, then Failed.
+    const declinedAttempt = w.number === '1111' && w.kind === 'wallet-checkout';
+    const ended: IntentStatus = declinedAttempt ? 'Failed' : 'Expired';
     if (w.number === '0000') outcome = 'Completed';
-    else if (w.number === '1111') outcome = 'Failed';
-    else if (surelyPast) outcome = 'Expired';
+    else if (w.number === '1111' && !declinedAttempt) outcome = 'Failed';
+    else if (surelyPast) outcome = ended;
     else if (surelyBefore) outcome = 'Pending';
     else {
       const seen = (await statusOf(r, 'intent', w.id)) as IntentStatus;
-      expect(['Pending', 'Expired'], `${w.kind} ${w.id} at its deadline`).toContain(seen);
+      expect(['Pending', ended], `${w.kind} ${w.id} at its deadline`).toContain(seen);
       outcome = seen;
     }
     model.statuses.set(w.id, { kind: 'intent', status: outcome });
@@ -654,6 +660,11 @@ async function modelMerchant() {
   if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
   for (const product of ['withdrawal', 'refund', 'deposit'] as const)
     await setFee(m.merchantId, product, { basisPoints: 0, fixedMinor: 0 });
+  // Refunds are approved, rejected and cancelled by the model's commands: the approval setting that
+  // keeps the sandbox from approving test refunds by itself (docs/merchant-guide.md, Refunds; that
+  // path has its own test in test/integration/refunds.test.ts). It changes nothing else here: the
+  // model approves payouts and settlements through the services, and `merchant` sends automatic payouts at once.
+  await changeMerchant(m.merchantId, () => ({ patch: { payoutApprovals: 'merchant' }, result: null }));
   return m;
 }
 

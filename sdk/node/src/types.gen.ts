@@ -343,6 +343,25 @@ export interface Transaction {
   walletProvider?: string | null;
   /** Checkouts only. */
   walletNumberLast4?: string | null;
+  /** Checkouts only: every finished payment attempt, oldest first. A declined or failed attempt leaves the session payable until 3 have failed (merchant guide, Hosted checkout: Declined and failed attempts). */
+  attempts?: ({
+    /** 1-based, in the order the attempts finished. */
+    number: number;
+    method: "card" | "wallet";
+    outcome: "succeeded" | "failed";
+    /** Why it failed (a reason code); null when it succeeded. */
+    reason: "card_declined" | "insufficient_funds" | "authentication_failed" | "otp_failed" | "customer_cancelled" | "expired" | "customer_declined" | "wallet_declined" | "unknown_reference" | "not_approved" | "declined_merchant_suspended" | "bank_rejected" | "payout_not_sent" | "rejected_by_operator" | null;
+    reasonDetail: string | null;
+    card: {
+      brand: string;
+      last4: string;
+      expMonth: number;
+      expYear: number;
+    } | null;
+    walletProvider: string | null;
+    walletNumberLast4: string | null;
+    at: string;
+  })[];
   /** Deposits only. */
   walletChargeInfo?: {
     provider: string;
