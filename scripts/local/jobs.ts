@@ -4,7 +4,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { jobList, type Job } from '#functions/jobs.ts';
 import { logger } from '#shared/logger.ts';
-import { loadHandler, sleep, sqsEvent } from './modules.ts';
+import { idleBackoff, loadHandler, sleep, sqsEvent } from './modules.ts';
 import { streamLoop } from './streams.ts';
 
 /**
@@ -73,11 +73,13 @@ async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: Job
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const deleting = new Set<Promise<void>>();
+  const idle = idleBackoff(25, 250);
   while (!signal.aborted) {
     try {
       // Short polls: local-aws-sqs holds a long poll until the batch is FULL (SQS returns as soon as
-      // a message is there), which would add up to WaitTimeSeconds to every delivery. Its short
-      // poll still waits ~40 ms, so this loop does not spin.
+      // a message is there), which would add up to WaitTimeSeconds to every delivery. While the
+      // queue stays empty the polls slow down to one per 250 ms (idleBackoff), so a message waits
+      // at most that long after an idle spell.
       const out = await sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: options.queueUrl,
@@ -89,7 +91,11 @@ async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: Job
         }),
       );
       const messages = out.Messages ?? [];
-      if (messages.length === 0) continue;
+      if (messages.length === 0) {
+        await idle.wait(signal);
+        continue;
+      }
+      idle.reset();
       const event = sqsEvent(messages, `arn:aws:sqs:local:000000000000:${options.queueUrl.split('/').pop()}`, 'local');
       let failed = new Set<string>();
       try {

@@ -16,7 +16,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
 import type { Job } from '#functions/jobs.ts';
 import { logger } from '#shared/logger.ts';
 import { localClient } from './dynamo.ts';
-import { loadHandler, sleep } from './modules.ts';
+import { idleBackoff, loadHandler, sleep } from './modules.ts';
 
 /**
  * The DynamoDB stream event source mapping, on DynamoDB Local: reads every shard of the table's
@@ -33,8 +33,9 @@ export interface StreamRunnerOptions {
   dynamoEndpoint: string;
   tableName: string;
   checkpointFile?: string;
-  /** Idle wait between polls (default 100 ms). */
+  /** Wait after an empty poll (default 100 ms), doubling while the stream stays idle up to `maxIdleMs` (default 250 ms). */
   pollMs?: number;
+  maxIdleMs?: number;
   /**
    * The deploy rehearsal (scripts/rehearse): the function to call instead of the job's handler
    * module, the mapping's filter instead of the job's entities, and a streams client of its own
@@ -110,6 +111,7 @@ export async function streamLoop(
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
   const pollMs = options.pollMs ?? 100;
+  const idle = idleBackoff(pollMs, Math.max(pollMs, options.maxIdleMs ?? 250));
   try {
     let streamArn: string | undefined;
     while (!streamArn) {
@@ -242,7 +244,8 @@ export async function streamLoop(
           if (signal.aborted) break;
           busy = (await pollShard(shard.ShardId!)) || busy;
         }
-        if (!busy) await sleep(pollMs, signal);
+        if (busy) idle.reset();
+        else await idle.wait(signal);
       } catch (error) {
         if (signal.aborted) break;
         logger.error('stream poller error', { job: job.id, error });

@@ -22,10 +22,11 @@ const dueHandlers: Partial<Record<IntentType, DueHandler>> = {
 
 /**
  * One pass over the due index. Returns how many due intents were handled. `only` narrows the pass
- * (tests sweep their own merchant's intents, never another test's).
+ * (tests sweep their own merchant's intents, never another test's), and so do `shards`: the due
+ * index partitions to read, all 32 unless given (a test that knows where its items sit reads those).
  */
-export async function processDue(now = new Date(), only?: (intent: PaymentIntent) => boolean): Promise<number> {
-  const due = (await listDueIntents(now)).filter((intent) => !only || only(intent));
+export async function processDue(now = new Date(), only?: (intent: PaymentIntent) => boolean, shards?: readonly string[]): Promise<number> {
+  const due = (await listDueIntents(now, 100, shards)).filter((intent) => !only || only(intent));
   let handled = 0;
   for (const intent of due) {
     const handler = dueHandlers[intent.intentType];

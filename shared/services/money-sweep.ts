@@ -9,10 +9,15 @@ import { advanceSettlement } from './settlements.ts';
  * One pass over the money due index (settlements, refunds, automatic-settlement runs): each due
  * item gets one step. Every step is a conditional change, so an item swept twice (overlapping
  * runs) still changes once. `only` narrows the pass (tests sweep their own items, never another
- * test's). Returns how many items were handled.
+ * test's), and so do `shards` (the due index partitions to read; all unless given). Returns how many
+ * items were handled.
  */
-export async function processDueSettlementsAndRefunds(now = new Date(), only?: (item: DueItem) => boolean): Promise<number> {
-  const due = (await listDueMoneyItems(now)).filter((item) => !only || only(item));
+export async function processDueSettlementsAndRefunds(
+  now = new Date(),
+  only?: (item: DueItem) => boolean,
+  shards?: readonly string[],
+): Promise<number> {
+  const due = (await listDueMoneyItems(now, 100, shards)).filter((item) => !only || only(item));
   let handled = 0;
   for (const item of due) {
     try {

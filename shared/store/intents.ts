@@ -343,9 +343,13 @@ export async function listEvents(about: string | EventSubject): Promise<StoredEv
     .filter((e) => e.entity === 'OutboxEvent');
 }
 
-/** Access pattern: intents due by `now` (the due index, shards `DUE#0-31`). For sweeps. */
-export async function listDueIntents(now: Date, limitPerShard = 100): Promise<PaymentIntent[]> {
-  const items = await queryDueIndex(keys.dueShards(), now, limitPerShard);
+/** Access pattern: intents due by `now` (the due index, shards `DUE#0-31`, or the given ones). For sweeps. */
+export async function listDueIntents(
+  now: Date,
+  limitPerShard = 100,
+  shards: readonly string[] = keys.dueShards(),
+): Promise<PaymentIntent[]> {
+  const items = await queryDueIndex(shards, now, limitPerShard);
   return items.filter((i) => i.entity === 'Intent').map((i) => strip(i as Stored));
 }
 

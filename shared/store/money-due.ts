@@ -22,10 +22,14 @@ export interface DueItem {
   dueAt: string;
 }
 
-/** Access pattern: money items due by `now` (the due index, shards `MONEYDUE#0-31`). For the sweep. */
-export async function listDueMoneyItems(now: Date, limitPerShard = 100): Promise<DueItem[]> {
+/** Access pattern: money items due by `now` (the due index, shards `MONEYDUE#0-31`, or the given ones). For the sweep. */
+export async function listDueMoneyItems(
+  now: Date,
+  limitPerShard = 100,
+  shards: readonly string[] = keys.moneyDueShards(),
+): Promise<DueItem[]> {
   const due: DueItem[] = [];
-  for (const raw of await queryDueIndex(keys.moneyDueShards(), now, limitPerShard)) {
+  for (const raw of await queryDueIndex(shards, now, limitPerShard)) {
     const item = raw as { entity: DueEntity; id?: string; merchantId?: string; mode?: string; dueAt: string };
     if (item.entity === 'Settlement' || item.entity === 'Refund') due.push({ entity: item.entity, id: item.id!, dueAt: item.dueAt });
     else if (item.entity === 'AutoSettlement') due.push({ entity: item.entity, id: item.merchantId!, mode: item.mode!, dueAt: item.dueAt });

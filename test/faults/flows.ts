@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { toChecksumAddress } from '#shared/domain/usdt-address.ts';
-import { processDue } from '#shared/services/due.ts';
 import { creditTestWallet, setFee, setWebhook } from '#shared/services/merchants.ts';
-import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { refundsOfTransaction } from '#shared/services/refund-requests.ts';
 import { approveRefund } from '#shared/services/refunds.ts';
 import { approveSettlement } from '#shared/services/settlements.ts';
@@ -13,6 +11,7 @@ import { getSettlement, listSettlements } from '#shared/store/settlements.ts';
 import { checkoutBody, getPage, postForm } from '../support/checkout.ts';
 import { call, newMerchant } from '../support/gateway.ts';
 import { completedPayment } from '../support/money.ts';
+import { sweepMerchant } from '../support/sweeps.ts';
 
 /**
  * The money flows the fault-point test crashes (test/faults/harness.ts), written
@@ -79,10 +78,7 @@ const add = (list: string[], id: string | undefined) => {
 
 /** The due sweeps (intents of this merchant, its refunds and settlements) at `ms` after now. */
 export async function sweepAt(ctx: Ctx, ms: number) {
-  const at = new Date(Date.now() + ms);
-  await processDue(at, (i) => i.merchantId === ctx.merchantId);
-  const mine = new Set([...ctx.refunds, ...ctx.settlements]);
-  await processDueSettlementsAndRefunds(at, (item) => mine.has(item.id));
+  await sweepMerchant(new Date(Date.now() + ms), ctx.merchantId, 'test', [...ctx.refunds, ...ctx.settlements]);
 }
 
 /** Time moving on while the flow runs (seconds after its start, the sandbox answers in 3). */

@@ -6,7 +6,6 @@ import { toChecksumAddress } from '#shared/domain/usdt-address.ts';
 import { processDue } from '#shared/services/due.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { creditTestWallet, setFee } from '#shared/services/merchants.ts';
-import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { advanceRefund, approveRefund, cancelRefund, rejectRefund } from '#shared/services/refunds.ts';
 import { advanceSettlement, approveSettlement, cancelSettlement, rejectSettlement } from '#shared/services/settlements.ts';
 import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
@@ -17,6 +16,7 @@ import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../su
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { changeMerchant } from '#shared/store/merchants.ts';
 import { completedPayment } from '../support/money.ts';
+import { sweepMerchant } from '../support/sweeps.ts';
 
 /**
  * Model-based test of the money paths (fast-check `fc.commands`), against the gateway over HTTP on
@@ -286,9 +286,7 @@ class Advance implements Cmd {
 
 async function sweep(model: Model, r: Real) {
   const at = clock(model);
-  await processDue(at, (i) => i.merchantId === r.m.merchantId);
-  const mine = new Set([...model.settlements.map((s) => s.id), ...model.refunds.map((x) => x.id)]);
-  await processDueSettlementsAndRefunds(at, (item) => mine.has(item.id));
+  await sweepMerchant(at, r.m.merchantId, 'test', [...model.settlements.map((s) => s.id), ...model.refunds.map((x) => x.id)]);
   const still: Waiting[] = [];
   for (const w of model.waiting) {
     // The sandbox answers 3 s after the prompt; every Advance is at least 5 s, so an answer is in.
