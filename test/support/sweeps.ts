@@ -2,7 +2,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { processDue } from '#shared/services/due.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { listIntentsOfMerchant } from '#shared/store/intents.ts';
-import { keys } from '#shared/store/keys.ts';
+import * as keys from '#shared/store/keys.ts';
 
 /**
  * The due sweeps of one merchant at `at` (its due intents; of the money items only `moneyIds`, its
