@@ -94,7 +94,7 @@ export interface CheckoutAttempt {
   reference: string;
 }
 
-export const attemptsOf = (details: CheckoutDetails): CheckoutAttempt[] => details.attempts ?? [];
+export const attemptsOf = (details: CheckoutDetails | undefined): CheckoutAttempt[] => details?.attempts ?? [];
 
 /** The failed attempts left before the transaction fails. */
 export const attemptsLeft = (details: CheckoutDetails) =>

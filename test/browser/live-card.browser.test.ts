@@ -34,7 +34,8 @@ describe('live card payment with 3-D Secure in Chromium (emulated JazzCash)', { 
 
   it.each([
     ['Approve', 'Payment successful', 'Completed'],
-    ['Fail verification', 'Payment failed', 'Failed'],
+    // A failed verification is a failed attempt: the session stays payable by another card or wallet (3 attempts).
+    ['Fail verification', 'Your payment did not go through', 'Pending'],
   ] as const)('the customer chooses "%s" on the bank page → %s', async (choice, heading, status) => {
     const m = await newMerchant({ name: 'Live Card Shop' });
     const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 1800 }), { mode: 'live' });
