@@ -88,7 +88,9 @@ describe('developer site in Chromium', () => {
       expect(missing).toEqual([]);
       await page.evaluate('window.scrollTo(0, 0)');
       // Samples show where the public key goes, never Scalar's placeholder; the tab has the site's icon.
-      await page.waitForFunction("(document.body.textContent ?? '').includes('pk_test_your_public_key')", null, { timeout: 30_000 });
+      // A locator, not waitForFunction with a string: under the page's CSP (no 'unsafe-eval') a string predicate that is
+      // not true at once is re-evaluated with eval, which the page refuses.
+      await page.getByText('pk_test_your_public_key').first().waitFor({ state: 'attached', timeout: 30_000 });
       expect(await page.evaluate<string>("document.body.textContent ?? ''")).not.toContain('YOUR_SECRET_TOKEN');
       const icon = await page.evaluate<number>(
         "fetch(document.querySelector('link[rel=icon]').href).then((r) => (r.ok ? r.text() : '')).then((t) => t.length)",
