@@ -51,6 +51,17 @@ describe('payout and settlement approvals by setting', () => {
       actor: { actorId: userId, actorEmail: email, ip: '127.0.0.1' },
     };
   };
+  /** The page frame a dashboard view gets for this user (views rendered directly). */
+  const frameOf = (s: Signed) =>
+    ({
+      merchantName: 'M',
+      userId: s.user.userId,
+      email: s.user.email,
+      role: s.user.role,
+      mode: 'test',
+      csrf: 'x',
+      current: 'payouts',
+    }) as const;
   const funded = async () => {
     const m = await newMerchant();
     await creditTestWallet(m.merchantId, 'test', 10_000_00, 'PKR');
@@ -142,16 +153,6 @@ describe('payout and settlement approvals by setting', () => {
     );
     const page = await payoutsPage(m.merchantId, 'test');
     const id = page.pending[0]!.paymentIntentId;
-    const frameOf = (s: Signed) =>
-      ({
-        merchantName: 'M',
-        userId: s.user.userId,
-        email: s.user.email,
-        role: s.user.role,
-        mode: 'test',
-        csrf: 'x',
-        current: 'payouts',
-      }) as const;
     const forMaker = String(payoutsView(frameOf(maker), page));
     expect(forMaker).toContain('You created this payout: it waits for another approver or the operator.');
     expect(forMaker).not.toContain(`/payouts/${id}/approve`);
@@ -276,23 +277,13 @@ describe('payout and settlement approvals by setting', () => {
     const m = await funded();
     const a = await manualPayout(m);
     const approver = signedAs(m, 'approver');
-    const frame = (s: Signed) =>
-      ({
-        merchantName: 'M',
-        userId: s.user.userId,
-        email: s.user.email,
-        role: s.user.role,
-        mode: 'test',
-        csrf: 'x',
-        current: 'payouts',
-      }) as const;
-    const approve = String(payoutDecisionView(frame(approver), await payoutDecisionPreview(approver, a, 'approve', ''), 'approve'));
+    const approve = String(payoutDecisionView(frameOf(approver), await payoutDecisionPreview(approver, a, 'approve', ''), 'approve'));
     expect(approve).toContain('Approve this payout?');
     expect(approve).toContain('PKR 300.00');
     expect(approve).toContain('name="confirm" value="1"');
     expect(approve).toContain(`action="/dashboard/payouts/${a}/approve"`);
     const reject = String(
-      payoutDecisionView(frame(approver), await payoutDecisionPreview(approver, a, 'reject', ' Wrong <b>title</b> '), 'reject'),
+      payoutDecisionView(frameOf(approver), await payoutDecisionPreview(approver, a, 'reject', ' Wrong <b>title</b> '), 'reject'),
     );
     expect(reject).toContain('<dd id="decision-reason">Wrong &lt;b&gt;title&lt;/b&gt;</dd>');
     expect(reject).toContain('name="reason" value="Wrong &lt;b&gt;title&lt;/b&gt;"');
@@ -317,7 +308,7 @@ describe('payout and settlement approvals by setting', () => {
     await refused(settlementDecisionPreview(finance, s1.id, 'approve', ''), 403, /maker-checker/);
     await refused(settlementDecisionPreview(approver, s1.id, 'reject', ''), 400, /Give a reason/);
     const page = String(
-      settlementDecisionView(frame(approver), await settlementDecisionPreview(approver, s1.id, 'reject', 'Wrong account'), 'reject'),
+      settlementDecisionView(frameOf(approver), await settlementDecisionPreview(approver, s1.id, 'reject', 'Wrong account'), 'reject'),
     );
     expect(page).toContain('Reject this settlement?');
     expect(page).toContain(`by ${finance.user.email}`);
