@@ -112,16 +112,10 @@ describe('npm run listen: trigger and forward', () => {
           done({ code: error ? (error.code as number) : 0, out: stdout + stderr }),
         );
       });
-    const live = await run(
-      '--api-key',
-      m.live.apiKey,
-      '--secret',
-      'whsec_x',
-      '--forward-to',
-      'http://127.0.0.1:9/x',
-      '--base-url',
-      gw.baseUrl,
-    );
+    /** listen with this key, forwarding to a port nothing listens on (nothing may get that far). */
+    const listenWith = (apiKey: string) =>
+      run('--api-key', apiKey, '--secret', 'whsec_x', '--forward-to', 'http://127.0.0.1:9/x', '--base-url', gw.baseUrl);
+    const live = await listenWith(m.live.apiKey);
     expect(live.code).not.toBe(0);
     expect(live.out).toMatch(/test-mode API keys/);
     const unknown = await run(
@@ -137,16 +131,7 @@ describe('npm run listen: trigger and forward', () => {
     expect(unknown.code).not.toBe(0);
     expect(unknown.out).toMatch(/unknown event or scenario payment\.teleported; one of TransactionStatusChanged/);
     // A test key the gateway does not know: refused at once with the reason, never "Ready".
-    const unknownKey = await run(
-      '--api-key',
-      `pk_test_${'0'.repeat(40)}`,
-      '--secret',
-      'whsec_x',
-      '--forward-to',
-      'http://127.0.0.1:9/x',
-      '--base-url',
-      gw.baseUrl,
-    );
+    const unknownKey = await listenWith(`pk_test_${'0'.repeat(40)}`);
     expect(unknownKey.code).not.toBe(0);
     expect(unknownKey.out).toMatch(/refused the API key \(401/);
     expect(unknownKey.out).not.toMatch(/Ready/);
