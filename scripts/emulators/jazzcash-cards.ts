@@ -13,8 +13,8 @@ import type { Answer, Exchange } from './common.ts';
  *   4000 0000 0000 0002  the issuer declines the authorisation (059)
  *   4000 0000 0000 9995  insufficient funds (405, S2's card code)
  *   4000 0000 0000 0259  authorised, but every capture is refused (059): the authorisation must be voided
- *   4000 0000 0000 3055  frictionless: authenticated at enrollment, no challenge (pp_3dSecureID, no ACS URL)
- *   4000 0000 0000 3063  not enrolled in 3-D Secure: refused at enrollment (419)
+ *   4000 0000 0000 3055  frictionless: not enrolled, let through without a challenge (000, an id, no form)
+ *   4000 0000 0000 3063  not enrolled in 3-D Secure: refused at enrollment (433, JazzCash's recorded answer)
  *   any other valid card  challenged, then authorised
  * The card number and CVC are not kept (only the last four digits).
  */
@@ -69,6 +69,25 @@ const htmlPage = (title: string, body: string): Answer => ({
   text: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeText(title)}</title></head><body>${body}</body></html>`,
 });
 
+/**
+ * The Check3DsEnrollment answer in the shape recorded from JazzCash (docs/providers/jazzcash.md, Enrollment
+ * answer): camel-cased names, the 3-D Secure id, the challenge as an HTML form, and an empty secureHash.
+ */
+const enrollment = (r: Record<string, string>, code: string, text: string, summary: string, secureId: string, html: string): Answer => ({
+  status: 200,
+  json: {
+    summaryStatus: summary,
+    pp_TxnRefNo: r.pp_TxnRefNo ?? '',
+    pp_IsRegisteredCustomer: r.pp_IsRegisteredCustomer ?? 'No',
+    result_CardEnrolled: summary,
+    c3DSecureID: secureId,
+    aR_Simple_Html: html,
+    secureHash: '',
+    responseCode: code,
+    responseMessage: text,
+  },
+});
+
 export function cardEmulator(ctx: CardEmulatorContext) {
   const cards = new Map<string, CardTxn>();
   const bySecureId = new Map<string, CardTxn>();
@@ -93,11 +112,13 @@ export function cardEmulator(ctx: CardEmulatorContext) {
     )
       return ctx.refused(r, C.invalidValue);
     const scenario = cardScenarios[digits] ?? {};
-    if (scenario.notEnrolled) return ctx.refused(r, '419');
+    const secureId = `${Date.now()}${String(randomBytes(4).readUInt32BE(0) % 10_000_000).padStart(7, '0')}`; // 20 digits, as recorded
+    // JazzCash's recorded refusal of a card not enrolled (433, with an id and an empty form).
+    if (scenario.notEnrolled) return enrollment(r, '433', 'Card holder is not enrolled', 'CARD_NOT_ENROLLED', secureId, '');
     if (!ctx.book(r.pp_TxnRefNo, { amount, code: C.pending })) return ctx.refused(r, C.duplicate);
     const txn: CardTxn = {
       txnRefNo: r.pp_TxnRefNo,
-      secureId: `3DS${randomBytes(8).toString('hex').toUpperCase()}`,
+      secureId,
       paReq: randomBytes(24).toString('base64'),
       returnUrl: r.pp_ReturnURL!,
       amount,
@@ -111,22 +132,16 @@ export function cardEmulator(ctx: CardEmulatorContext) {
     };
     cards.set(txn.txnRefNo, txn);
     bySecureId.set(txn.secureId, txn);
-    if (scenario.frictionless)
-      return ctx.signed({
-        pp_ResponseCode: C.success,
-        pp_ResponseMessage: 'Authentication successful (frictionless)',
-        pp_TxnRefNo: txn.txnRefNo,
-        pp_3dSecureID: txn.secureId,
-      });
-    return ctx.signed({
-      pp_ResponseCode: C.success,
-      pp_ResponseMessage: 'Card enrolled in 3D Secure',
-      pp_TxnRefNo: txn.txnRefNo,
-      pp_3dSecureID: txn.secureId,
-      pp_IsEnrolled: 'Y',
-      pp_ACSUrl: `http://${host}/acs`,
-      pp_PaReq: txn.paReq,
-    });
+    // Frictionless: not enrolled, and JazzCash lets the payment through without a challenge (an id, no form).
+    if (scenario.frictionless) return enrollment(r, C.success, 'Success', 'CARD_NOT_ENROLLED', txn.secureId, '');
+    // The challenge: a self-posting form to the ACS (3-D Secure 1: PaReq, MD, TermUrl), as aR_Simple_Html.
+    const acsForm =
+      `<form name="echoForm" method="POST" action="http://${escapeText(host)}/acs" accept-charset="UTF-8">` +
+      Object.entries({ PaReq: txn.paReq, TermUrl: txn.returnUrl, MD: txn.secureId })
+        .map(([k, v]) => `<input type="hidden" name='${k}' value="${escapeText(v)}"/>`)
+        .join('') +
+      '</form><script>document.echoForm.submit();</script>';
+    return enrollment(r, C.success, 'Success', 'CARD_ENROLLED', txn.secureId, acsForm);
   };
 
   /** The issuer's challenge page: the browser POSTs PaReq, MD and TermUrl. */

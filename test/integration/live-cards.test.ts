@@ -226,6 +226,42 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     }
   });
 
+  it('the emulated enrollment answers as JazzCash was recorded: c3DSecureID, the ACS form as aR_Simple_Html, 433 not enrolled', async () => {
+    const cfg = live.providers.config.jazzcash!;
+    const enroll = async (number: string, ref: string) => {
+      const fields = {
+        pp_Version: '2.0',
+        pp_TxnType: 'MPAY',
+        pp_TxnRefNo: ref,
+        pp_MerchantID: cfg.merchantId,
+        pp_Password: cfg.password,
+        pp_Amount: '10000',
+        pp_TxnCurrency: 'PKR',
+        pp_CustomerCardNumber: number,
+        pp_CustomerCardExpiry: '1234',
+        pp_CustomerCardCvv: '123',
+        pp_ReturnURL: `${gw.baseUrl}/pay/x/card-return`,
+      };
+      const r = await fetch(`${cfg.baseUrl}${jazzCashPaths.cardEnrollment}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...fields, pp_SecureHash: jazzCashSecureHash(fields, cfg.integritySalt) }),
+      });
+      return (await r.json()) as Record<string, string>;
+    };
+    const enrolled = await enroll('4111111111111111', 'T0000000000000000E01');
+    expect(enrolled).toMatchObject({ responseCode: '000', summaryStatus: 'CARD_ENROLLED', c3DSecureID: expect.stringMatching(/^\d{20}$/) });
+    expect(enrolled.pp_3dSecureID).toBeUndefined();
+    expect(enrolled.aR_Simple_Html).toContain(`action="${cfg.baseUrl}/acs"`);
+    expect(enrolled.aR_Simple_Html).toContain(`name='MD' value="${enrolled.c3DSecureID}"`);
+    expect(await enroll('4000000000003063', 'T0000000000000000E02')).toMatchObject({
+      responseCode: '433',
+      summaryStatus: 'CARD_NOT_ENROLLED',
+      aR_Simple_Html: '',
+    });
+    expect(await enroll('4000000000003055', 'T0000000000000000E03')).toMatchObject({ responseCode: '000', aR_Simple_Html: '' });
+  });
+
   it('a tampered return (hash or outcome changed in the browser) is refused and changes nothing', async () => {
     const m = await merchant();
     const { id, ret } = await cardToChallenge(m, '4111111111111111', 'fail');

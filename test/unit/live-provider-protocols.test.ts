@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { easypaisaAmount, easypaisaCredentials } from '#shared/providers/live/easypaisa-protocol.ts';
-import { jazzCashCards } from '#shared/providers/live/jazzcash-card.ts';
+import { acsForm, jazzCashCards } from '#shared/providers/live/jazzcash-card.ts';
 import {
   disbursementDecrypt,
   disbursementEncrypt,
@@ -138,6 +138,19 @@ describe('JazzCash card requests and the 3-D Secure return', () => {
     expect(cards.verifyReturn({ ...signed, pp_SecureHash: jazzCashSecureHash(fields, 'other') })).toBeUndefined();
     const { PaRes: _, ...withoutPaRes } = signed;
     expect(cards.verifyReturn(withoutPaRes)).toBeUndefined();
+  });
+  it("reads the ACS form out of the enrollment answer's aR_Simple_Html: action and fields only, entities decoded", () => {
+    const html =
+      '<html><body onload="document.forms[0].submit()"><FORM NAME=\'e\' METHOD="post" ACTION="https://acs.bank.example/pa?x=1&amp;y=2">' +
+      '<input type="hidden" name="PaReq" value="eJx&#43;ab&#x3D;="/><INPUT name=\'MD\' value=\'2019051509\'>' +
+      '<input type=hidden name=TermUrl value=https://sandbox.jazzcash.com.pk/term></form><script>alert(1)</script></body></html>';
+    expect(acsForm(html)).toEqual({
+      url: 'https://acs.bank.example/pa?x=1&y=2',
+      fields: { PaReq: 'eJx+ab==', MD: '2019051509', TermUrl: 'https://sandbox.jazzcash.com.pk/term' },
+    });
+    expect(acsForm('')).toBeUndefined();
+    expect(acsForm('<form action="javascript:alert(1)"><input name="a" value="b"></form>')).toBeUndefined();
+    expect(acsForm('<form method="post"><input name="PaReq" value="x"></form>')).toBeUndefined();
   });
 });
 

@@ -15,13 +15,15 @@ import { credentials, message, signedCall, type Fields, type JazzCashConfig } fr
  * Card payments through JazzCash's card APIs (version 2.0) with 3-D Secure, as
  * docs/providers/jazzcash.md describes (each detail with its source; GUESS where none):
  *
- *   1. Check3DsEnrollment   the card, amount and our return URL; JazzCash answers pp_3dSecureID and
- *                           the issuer's challenge (ACS URL and PaReq), or, frictionless, the id
- *                           alone (authenticated without a challenge: steps 2 and 3 are skipped).
- *                           A card not enrolled is refused (S2: 419, 433, 434, 448). The card data
- *                           goes in this request only: the gateway keeps brand, last four and expiry.
- *   2. challenge            the customer's browser POSTs PaReq/MD/TermUrl to the ACS and comes back
- *                           to our return URL with signed pp_* fields and the PaRes.
+ *   1. Check3DsEnrollment   the card, amount and our return URL; JazzCash answers the 3-D Secure id
+ *                           (c3DSecureID) and the issuer's challenge as an HTML form (aR_Simple_Html,
+ *                           posting to the ACS), or, frictionless, the id with no form (authorised
+ *                           without a challenge: steps 2 and 3 are skipped). A refusal code (S2: 419,
+ *                           433, 434, 448 for a card not enrolled) ends it. The card data goes in
+ *                           this request only: the gateway keeps brand, last four and expiry.
+ *   2. challenge            the hosted page posts the ACS form's fields (read out of aR_Simple_Html,
+ *                           none of its markup or script is shown) and the browser comes back to our
+ *                           return URL with signed pp_* fields and the PaRes.
  *   3. ProcessACS           server to server: JazzCash checks the PaRes. Only its answer says
  *                           whether the customer passed; the browser's fields are never trusted.
  *   4. AuthorizePayment     by pp_3dSecureID (the card stays with JazzCash), then
@@ -31,6 +33,42 @@ import { credentials, message, signedCall, type Fields, type JazzCashConfig } fr
  * No answer to 4 or 5 is an unknown outcome: resolve() asks the payment inquiry and never
  * authorises again; an authorised payment is captured (or, refused, voided).
  */
+const htmlEntities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const unescapeHtml = (t: string) =>
+  t.replace(/&(?:#x([0-9a-f]{1,6})|#(\d{1,7})|([a-z]+));/gi, (whole, hex?: string, dec?: string, name?: string) => {
+    const point = hex ? Number.parseInt(hex, 16) : dec ? Number(dec) : undefined;
+    if (point === undefined) return htmlEntities[(name ?? '').toLowerCase()] ?? whole;
+    return point <= 0x10ffff ? String.fromCodePoint(point) : whole;
+  });
+const attribute = (tag: string, name: string): string | undefined => {
+  const m = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag);
+  return m ? unescapeHtml(m[1] ?? m[2] ?? m[3] ?? '') : undefined;
+};
+
+/**
+ * The issuer's challenge in JazzCash's enrollment answer: aR_Simple_Html, an HTML form posting to the
+ * ACS (docs/providers/jazzcash.md, Enrollment answer). Only its action (http or https) and its inputs'
+ * names and values are taken; the hosted page posts them in a form of its own, so no markup or script
+ * of the answer reaches the page. Undefined when there is no such form.
+ */
+export function acsForm(html: string): { url: string; fields: Record<string, string> } | undefined {
+  const form = /<form\b([^>]*)>([\s\S]*?)<\/form>/i.exec(html);
+  const url = form ? attribute(form[1]!, 'action') : undefined;
+  if (!form || !url || !/^https?:\/\/[^\s]+$/i.test(url)) return undefined;
+  const fields: Record<string, string> = {};
+  for (const input of form[2]!.matchAll(/<input\b([^>]*)>/gi)) {
+    const name = attribute(input[1]!, 'name');
+    if (name) fields[name] = attribute(input[1]!, 'value') ?? '';
+  }
+  return { url, fields };
+}
+
+/** A field of the enrollment answer in any case: the clients read c3DSecureID, C3DSecureID and c3dSecureID. */
+const anyCase = (answer: Fields, name: string): string | undefined => {
+  const key = Object.keys(answer).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined || typeof answer[key] !== 'string' ? undefined : answer[key];
+};
+
 export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
   const common = () => ({ pp_Version: '2.0', pp_TxnType: jazzCashTxnTypes.card, ...credentials(config) });
   const unavailable = {
@@ -139,27 +177,22 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
       } catch {
         return unavailable;
       }
-      const code = answer.pp_ResponseCode ?? '';
-      const acs = answer.pp_ACSUrl ?? '';
-      // Frictionless: authenticated at enrollment (an id, no challenge to show; S1a's sample answer is a
-      // "threedsFrictionLessRedirect"). The payment is authorised and captured without a challenge.
-      if (code === C.success && answer.pp_3dSecureID && !acs && !answer.pp_PaReq)
-        return { accepted: true, frictionless: { providerReference: txnRefNo, authenticationId: answer.pp_3dSecureID } };
-      if (code === C.success && answer.pp_3dSecureID && answer.pp_PaReq && /^https?:\/\//.test(acs)) {
-        return {
-          accepted: true,
-          challenge: {
-            providerReference: txnRefNo,
-            authenticationId: answer.pp_3dSecureID,
-            url: acs,
-            fields: { PaReq: answer.pp_PaReq, MD: answer.pp_3dSecureID, TermUrl: returnUrl },
-          },
-        };
-      }
+      // The answer's names as recorded (docs/providers/jazzcash.md): responseCode/responseMessage (or the pp_ pair),
+      // c3DSecureID, aR_Simple_Html; it is not signed, and it decides nothing: ProcessACS and AuthorizePayment do.
+      const code = answer.pp_ResponseCode ?? anyCase(answer, 'responseCode') ?? '';
+      const said = { pp_ResponseCode: code, pp_ResponseMessage: answer.pp_ResponseMessage ?? anyCase(answer, 'responseMessage') ?? '' };
+      const secureId = anyCase(answer, 'c3DSecureID') ?? '';
+      const html = anyCase(answer, 'aR_Simple_Html') ?? '';
+      // Frictionless: an id and no challenge form (as JazzCash's own card page and the NIFT client go straight to
+      // the payment when aR_Simple_Html is empty); AuthorizePayment decides whether JazzCash allows it.
+      if (code === C.success && secureId && !html.trim())
+        return { accepted: true, frictionless: { providerReference: txnRefNo, authenticationId: secureId } };
+      const form = code === C.success && secureId ? acsForm(html) : undefined;
+      if (form) return { accepted: true, challenge: { providerReference: txnRefNo, authenticationId: secureId, ...form } };
       if (code === C.success || jazzCashUnavailable.has(code)) return unavailable;
       if (CC.notEnrolled.has(code))
-        return { accepted: false, code: 'rejected', message: `This card is not enrolled in 3-D Secure: ${message(answer)} (${code}).` };
-      return { accepted: false, code: 'rejected', message: `This card cannot be used: ${message(answer)} (${code}).` };
+        return { accepted: false, code: 'rejected', message: `This card is not enrolled in 3-D Secure: ${message(said)} (${code}).` };
+      return { accepted: false, code: 'rejected', message: `This card cannot be used: ${message(said)} (${code}).` };
     },
 
     verifyReturn(fields): CardReturn | undefined {
