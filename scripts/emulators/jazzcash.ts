@@ -3,6 +3,7 @@ import {
   disbursementDecrypt,
   disbursementEncrypt,
   jazzCashCodes as C,
+  jazzCashDisbursementCodes as DC,
   jazzCashDisbursementSuccess,
   jazzCashHashValid,
   jazzCashMessages,
@@ -25,7 +26,8 @@ import { cardEmulator, type CardTxn } from './jazzcash-cards.ts';
  *   0000 (any other)  approves on the handset        1111  cancels (112)
  *   2222              low balance (004, at once)      3333  maintenance (118, at once)
  *   4444              never answers (stays 157)       5555  account not found (002, at once)
- * Disbursements, by the receiver's last four: 1111 refused (account not found); any other paid.
+ * Disbursements, by the receiver's last four: 1111 refused (G2P-T-2001, receiver invalid); 5000 paid, but
+ * answered G2P-T-500 ("contact JazzCash before reprocessing": the outcome is open); any other paid.
  * Refunds (no refund reference: the payment is the key): an amount ending .91 is declined (limit,
  * 001); any other is paid up to the payment, once; the inquiry then answers 131 / Refunded.
  * Cards with 3-D Secure: scripts/emulators/jazzcash-cards.ts.
@@ -256,8 +258,8 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     const known = disbursements.get(ref);
     if (known)
       return encrypted({
-        responseCode: 'G2P-T-409',
-        responseDescription: 'Duplicate referenceId',
+        responseCode: DC.duplicate,
+        responseDescription: 'The OriginatorConversationID is duplicated.',
         referenceId: ref,
         transactionID: known.transactionId,
       });
@@ -265,7 +267,7 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
       return encrypted({ responseCode: 'G2P-T-400', responseDescription: 'Invalid request', referenceId: ref });
     const refusedReceiver = req.receiverMSISDN!.endsWith('1111');
     const outcome = refusedReceiver
-      ? { code: 'G2P-T-2', description: 'Receiver account does not exist or is not active', transactionId: '' }
+      ? { code: DC.receiverInvalid, description: 'Receiver is invalid.', transactionId: '' }
       : {
           code: jazzCashDisbursementSuccess,
           description: 'Transaction processed successfully',
@@ -273,8 +275,9 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
         };
     disbursements.set(ref, outcome);
     if (!refusedReceiver) paidOut.set(ref, (paidOut.get(ref) ?? 0) + 1);
+    const openOutcome = req.receiverMSISDN!.endsWith('5000'); // paid, yet answered as an issue to check before reprocessing
     return encrypted({
-      responseCode: outcome.code,
+      responseCode: openOutcome ? 'G2P-T-500' : outcome.code,
       responseDescription: outcome.description,
       referenceId: ref,
       transactionID: outcome.transactionId,

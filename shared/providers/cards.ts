@@ -23,7 +23,7 @@ export type CardConfirmation = { status: 'Approved' } | ({ status: 'Declined' } 
 /** Where the customer's browser goes for the 3-D Secure challenge: a form POST of `fields` to `url`. */
 export interface CardChallenge {
   providerReference: string;
-  /** The provider's id of the authentication (JazzCash: pp_3dSecureID). */
+  /** The provider's id of the authentication (JazzCash: the enrollment answer's c3DSecureID, sent back as pp_3dSecureID). */
   authenticationId: string;
   url: string;
   fields: Record<string, string>;

@@ -546,6 +546,21 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       await webhookFor(w.json.paymentIntentId, 'Completed');
     });
 
+    it('an answer that leaves the outcome open (G2P-T-500) is settled by the inquiry, never refused and paid again', async () => {
+      const { m } = await fundedMerchant(2000);
+      const w = await withdraw(m, {}, { bankAccountNumber: '03001235000' });
+      expect(w.status, w.text).toBe(200);
+      expect(w.json.payoutInfo).toMatchObject({ status: 'Processing', errorCode: 'WP_OUTCOME_PENDING' });
+      const submits = live.providers.jazzcash.hits(jazzCashPaths.disburse);
+      await sweep(m, later(60_000));
+      await sweep(m, later(120_000));
+      const done = await lookup(m, w.json.merchantReference);
+      expect(done).toMatchObject({ status: 'Completed' });
+      expect(live.providers.jazzcash.hits(jazzCashPaths.disburse)).toBe(submits);
+      expect(live.providers.jazzcash.paidOut.get(done.transactionReference)).toBe(1);
+      await webhookFor(w.json.paymentIntentId, 'Completed');
+    });
+
     it('bank accounts and Easypaisa wallets are refused in live mode with the 422 (no public API)', async () => {
       const { m } = await fundedMerchant(2000);
       for (const bankCode of ['MEEZAN', 'EASYPAISA']) {

@@ -125,6 +125,18 @@ export const jazzCashUnavailable = new Set<string>(['055', '058', '062', '118'])
 export const jazzCashDisbursementSuccess = 'G2P-T-0';
 
 /**
+ * Other disbursement codes, from the G2P-T table of a sandbox integration (docs/providers/jazzcash.md, D1):
+ * a repeated reference, a receiver JazzCash does not know, and the answers that leave the outcome open
+ * (internal error, busy, "contact JazzCash before reprocessing"): the transfer may have happened, so the
+ * inquiry decides and it is never refused (and so paid again) on such an answer.
+ */
+export const jazzCashDisbursementCodes = {
+  duplicate: 'G2P-T-13',
+  receiverInvalid: 'G2P-T-2001',
+  outcomeOpen: new Set<string>(['G2P-T--1', 'G2P-T-1', 'G2P-T-99', 'G2P-T-205', 'G2P-T-500']),
+} as const;
+
+/**
  * The disbursement API's payload encryption: AES-128-CBC with the key and IV issued to the
  * merchant (both used as UTF-8 bytes), the JSON payload as hex in `{"data": ...}`, answers the
  * same way (R7, backend/src/utils/enc_dec.ts).
@@ -146,8 +158,9 @@ export const jazzCashPaths = {
   inquiry: '/ApplicationAPI/API/PaymentInquiry/Inquire',
   refund: '/ApplicationAPI/API/Purchase/domwalletrefundtransaction',
   token: '/token',
-  disburse: '/rest/api/wso2/v1/disbursement/mw-to-mw',
-  disbursementInquiry: '/rest/api/wso2/v1/disbursement/inquiry',
+  // MW disbursement (docs/providers/jazzcash.md, Payouts): the transfer as D1 calls it, the inquiry as D2 (GUESS)
+  disburse: '/jazzcash/third-party-integration/srv6/api/wso2/mw/payment',
+  disbursementInquiry: '/jazzcash/third-party-integration/srv1/api/wso2/transactionStatus',
   // Card APIs, version 2.0 (docs/providers/jazzcash.md, Cards with 3-D Secure)
   cardEnrollment: '/ApplicationAPI/API/2.0/Purchase/Check3DsEnrollment',
   cardProcessAcs: '/ApplicationAPI/API/ProcessACS', // R1 (README), the only source naming it: no version segment

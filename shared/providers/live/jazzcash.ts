@@ -9,6 +9,7 @@ import {
   disbursementEncrypt,
   jazzCashCodes as C,
   jazzCashDateTime,
+  jazzCashDisbursementCodes as DC,
   jazzCashDisbursementSuccess,
   jazzCashHashValid,
   jazzCashMessages,
@@ -249,7 +250,8 @@ export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutIns
       const answer = await call(P.disburse, { receiverMSISDN: i.accountNumber, amount, referenceId: referenceId(i) }, signal);
       if (answer.responseCode === jazzCashDisbursementSuccess)
         return { outcome: 'accepted', providerReference: answer.transactionID || null };
-      if (answer.responseCode === 'G2P-T-409') return { outcome: 'unknown' }; // the reference was already taken: ask the inquiry
+      // A repeated reference, or an answer that leaves the outcome open: the inquiry decides (never a refusal, which would pay again).
+      if (answer.responseCode === DC.duplicate || DC.outcomeOpen.has(answer.responseCode ?? '')) return { outcome: 'unknown' };
       return {
         outcome: 'rejected',
         reason: `JazzCash refused the payout: ${answer.responseDescription ?? 'no reason given'} (${answer.responseCode}).`,
