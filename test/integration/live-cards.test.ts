@@ -226,7 +226,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     }
   });
 
-  it('the emulated enrollment answers as JazzCash was recorded: c3DSecureID, the ACS form in aR_Simple_Html, 433 not enrolled', async () => {
+  it('the emulated enrollment answers as recorded: c3DSecureID, the ACS form in aR_Simple_Html, 433 for a card not enrolled', async () => {
     const cfg = live.providers.config.jazzcash!;
     const enroll = async (number: string, ref: string) => {
       const fields = {
