@@ -110,7 +110,7 @@ export const routeDocs = {
   checkoutCardReturn: {
     summary:
       'Hosted checkout, live cards: the card provider sends the customer back from the 3-D Secure challenge ' +
-      '(signed form post; verified, then authorised and captured).',
+      '(form post, verified against this session’s challenge; then authorised and captured).',
     doc: {
       tag: 'Hosted checkout',
       success: { status: 200, schema: 'html' },

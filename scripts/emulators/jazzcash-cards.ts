@@ -15,6 +15,7 @@ import type { Answer, Exchange } from './common.ts';
  *   4000 0000 0000 0259  authorised, but every capture is refused (059): the authorisation must be voided
  *   4000 0000 0000 3055  frictionless: not enrolled, let through without a challenge (000, an id, no form)
  *   4000 0000 0000 3063  not enrolled in 3-D Secure: refused at enrollment (433, JazzCash's recorded answer)
+ *   4000 0000 0000 1091  challenged; the ACS posts PaRes and MD straight to the TermUrl, unsigned (3-D Secure 1)
  *   any other valid card  challenged, then authorised
  * The card number and CVC are not kept (only the last four digits).
  */
@@ -22,12 +23,14 @@ export type CardState = 'Enrolled' | 'AuthenticationFailed' | 'Authenticated' | 
 
 /** S2 "Authentication_failed": what ProcessACS answers after a failed challenge (GUESS at which of 415/446). */
 const authenticationFailed = '446';
-const cardScenarios: Record<string, { decline?: string; captureRefused?: true; frictionless?: true; notEnrolled?: true }> = {
+type CardScenario = { decline?: string; captureRefused?: true; frictionless?: true; notEnrolled?: true; acsDirect?: true };
+const cardScenarios: Record<string, CardScenario> = {
   '4000000000000002': { decline: C.rejectedByHost },
   '4000000000009995': { decline: '405' },
   '4000000000000259': { captureRefused: true },
   '4000000000003055': { frictionless: true },
   '4000000000003063': { notEnrolled: true },
+  '4000000000001091': { acsDirect: true },
 };
 
 export interface CardTxn {
@@ -41,6 +44,8 @@ export interface CardTxn {
   last4: string;
   declineCode?: string;
   captureRefused?: boolean;
+  /** The ACS returns the browser itself (PaRes and MD, unsigned), not through JazzCash's signed return. */
+  acsDirect?: boolean;
   state: CardState;
   authorizations: number;
   captures: number;
@@ -125,6 +130,7 @@ export function cardEmulator(ctx: CardEmulatorContext) {
       last4: digits.slice(-4),
       ...(scenario.decline ? { declineCode: scenario.decline } : {}),
       ...(scenario.captureRefused ? { captureRefused: true } : {}),
+      ...(scenario.acsDirect ? { acsDirect: true } : {}),
       state: scenario.frictionless ? 'Authenticated' : 'Enrolled',
       authorizations: 0,
       captures: 0,
@@ -165,6 +171,8 @@ export function cardEmulator(ctx: CardEmulatorContext) {
       return { status: 400, contentType: 'text/plain', text: 'acs: unknown or used authentication request' };
     txn.decision = f.decision === 'pass' ? 'pass' : 'fail';
     txn.paRes = randomBytes(24).toString('base64');
+    if (txn.acsDirect)
+      return htmlPage('Returning to the merchant', `${hiddenForm(txn.returnUrl, { PaRes: txn.paRes, MD: txn.secureId }, 'Continue')}`);
     const code = txn.decision === 'pass' ? C.success : authenticationFailed;
     const fields: Record<string, string> = {
       pp_TxnRefNo: txn.txnRefNo,

@@ -3,7 +3,8 @@ import {
   disbursementDecrypt,
   disbursementEncrypt,
   jazzCashCodes as C,
-  jazzCashDisbursementCodes as DC,
+  jazzCashDisbursementDuplicate,
+  jazzCashDisbursementReceiverInvalid,
   jazzCashDisbursementSuccess,
   jazzCashHashValid,
   jazzCashMessages,
@@ -258,7 +259,7 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     const known = disbursements.get(ref);
     if (known)
       return encrypted({
-        responseCode: DC.duplicate,
+        responseCode: jazzCashDisbursementDuplicate,
         responseDescription: 'The OriginatorConversationID is duplicated.',
         referenceId: ref,
         transactionID: known.transactionId,
@@ -267,7 +268,7 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
       return encrypted({ responseCode: 'G2P-T-400', responseDescription: 'Invalid request', referenceId: ref });
     const refusedReceiver = req.receiverMSISDN!.endsWith('1111');
     const outcome = refusedReceiver
-      ? { code: DC.receiverInvalid, description: 'Receiver is invalid.', transactionId: '' }
+      ? { code: jazzCashDisbursementReceiverInvalid, description: 'Receiver is invalid.', transactionId: '' }
       : {
           code: jazzCashDisbursementSuccess,
           description: 'Transaction processed successfully',

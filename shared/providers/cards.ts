@@ -59,8 +59,12 @@ export interface LiveCardProvider {
     | { accepted: true; frictionless: { providerReference: string; authenticationId: string } }
     | { accepted: false; code: 'provider_unavailable' | 'rejected'; message: string }
   >;
-  /** Verifies the provider's signature over the returned fields; undefined when it does not verify. */
-  verifyReturn(fields: Record<string, string>): CardReturn | undefined;
+  /**
+   * Reads the browser's return from the challenge this session sent it to: the provider's signed fields, or
+   * what the issuer's ACS posts straight back (3-D Secure 1: PaRes and the challenge's MD). Undefined when it
+   * does not verify.
+   */
+  verifyReturn(fields: Record<string, string>, challenge: CardChallenge): CardReturn | undefined;
   /**
    * Checks the authentication with the provider (server to server; nothing to check when frictionless,
    * authenticationResult ''), then authorises and captures; an authorisation whose capture is refused

@@ -820,7 +820,13 @@ export async function completeCardReturn(
   if (intent.status !== 'Pending' || !auth) return intent;
   if (auth.stage === 'confirming') throw cardConfirmingRefusal('page');
   const provider = liveCardProvider();
-  const returned = provider?.verifyReturn(fields);
+  const challenge = {
+    providerReference: auth.providerReference,
+    authenticationId: auth.authenticationId,
+    url: auth.url,
+    fields: auth.fields,
+  };
+  const returned = provider?.verifyReturn(fields, challenge);
   if (
     !provider ||
     !returned ||

@@ -145,6 +145,24 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect(txn).toMatchObject({ authorizations: 1, captures: 1 });
   });
 
+  it("the ACS's own unsigned return (PaRes and the challenge's MD) is taken; another MD is refused; ProcessACS decides", async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '4000 0000 0000 1091', 'pass');
+    expect(Object.keys(ret.fields).sort()).toEqual(['MD', 'PaRes']);
+    const authorizeHits = live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize);
+    const otherMd = await returnToGateway({ ...ret, fields: { ...ret.fields, MD: `${ret.fields.MD}0` } });
+    expect(otherMd.status).toBe(400);
+    expect((await returnToGateway({ ...ret, fields: { PaRes: ret.fields.PaRes! } })).status).toBe(400);
+    expect(checkoutDetails((await getIntent(id))!).cardAuth?.stage).toBe('challenge');
+    expect(live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize)).toBe(authorizeHits);
+    const back = await returnToGateway(ret);
+    expect(back.status, back.html).toBe(303);
+    expect(await lookup(m, id)).toMatchObject({ status: 'Completed', card: { last4: '1091' } });
+    const txn = live.providers.jazzcash.cards.get(checkoutDetails((await getIntent(id))!).cardAuth!.providerReference)!;
+    expect(txn).toMatchObject({ state: 'Captured', authorizations: 1, captures: 1 });
+    await webhookFor(id, 'Completed');
+  });
+
   it('3-D Secure failed: a failed attempt (authentication_failed), nothing authorised; giving up fails it with its webhook', async () => {
     const m = await merchant();
     const { id, path, ret } = await cardToChallenge(m, '5123 4567 8901 2346', 'fail');

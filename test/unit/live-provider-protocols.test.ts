@@ -126,18 +126,39 @@ describe('JazzCash card requests and the 3-D Secure return', () => {
 
   it('accepts only a return whose pp_* fields carry the right hash; PaRes is required, not signed', () => {
     const cards = jazzCashCards({ baseUrl: 'http://127.0.0.1:9', merchantId: 'M', password: 'p', integritySalt: 'salt', mpin: '1234' });
+    const challenge = { providerReference: 'T0000000000000000001', authenticationId: '3DS1', url: 'https://acs.example', fields: {} };
+    const verifyReturn = (f: Record<string, string>) => cards.verifyReturn(f, challenge);
     const fields = { pp_TxnRefNo: 'T0000000000000000001', pp_3dSecureID: '3DS1', pp_ResponseCode: '446', pp_ResponseMessage: 'failed' };
     const signed = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, 'salt'), PaRes: 'opaque' };
-    expect(cards.verifyReturn(signed)).toEqual({
+    expect(verifyReturn(signed)).toEqual({
       providerReference: 'T0000000000000000001',
       authenticationId: '3DS1',
       authenticationResult: 'opaque',
     });
-    expect(cards.verifyReturn({ ...signed, pp_ResponseCode: '000' })).toBeUndefined();
-    expect(cards.verifyReturn({ ...signed, pp_3dSecureID: '3DS2' })).toBeUndefined();
-    expect(cards.verifyReturn({ ...signed, pp_SecureHash: jazzCashSecureHash(fields, 'other') })).toBeUndefined();
+    expect(verifyReturn({ ...signed, pp_ResponseCode: '000' })).toBeUndefined();
+    expect(verifyReturn({ ...signed, pp_3dSecureID: '3DS2' })).toBeUndefined();
+    expect(verifyReturn({ ...signed, pp_SecureHash: jazzCashSecureHash(fields, 'other') })).toBeUndefined();
     const { PaRes: _, ...withoutPaRes } = signed;
-    expect(cards.verifyReturn(withoutPaRes)).toBeUndefined();
+    expect(verifyReturn(withoutPaRes)).toBeUndefined();
+  });
+
+  it("takes the ACS's unsigned 3-D Secure 1 return only with the MD of this session's challenge", () => {
+    const cards = jazzCashCards({ baseUrl: 'http://127.0.0.1:9', merchantId: 'M', password: 'p', integritySalt: 'salt', mpin: '1234' });
+    const challenge = {
+      providerReference: 'T0000000000000000001',
+      authenticationId: '20190515095244486750',
+      url: 'https://acs.example',
+      fields: { PaReq: 'req', MD: 'md-of-this-session', TermUrl: 'https://gw.example/pay/x/card-return' },
+    };
+    expect(cards.verifyReturn({ PaRes: 'opaque', MD: 'md-of-this-session' }, challenge)).toEqual({
+      providerReference: 'T0000000000000000001',
+      authenticationId: '20190515095244486750',
+      authenticationResult: 'opaque',
+    });
+    expect(cards.verifyReturn({ PaRes: 'opaque', MD: 'md-of-another-session' }, challenge)).toBeUndefined();
+    expect(cards.verifyReturn({ PaRes: 'opaque' }, challenge)).toBeUndefined();
+    expect(cards.verifyReturn({ PaRes: 'opaque', MD: '' }, { ...challenge, fields: {} })).toBeUndefined();
+    expect(cards.verifyReturn({ MD: 'md-of-this-session' }, challenge)).toBeUndefined();
   });
   it("reads the ACS form out of the enrollment answer's aR_Simple_Html: action and fields only, entities decoded", () => {
     const html =

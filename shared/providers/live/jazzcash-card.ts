@@ -8,6 +8,7 @@ import {
   jazzCashTxnRefNo,
   jazzCashTxnTypes,
   jazzCashUnavailable,
+  sameText,
 } from './jazzcash-protocol.ts';
 import { credentials, message, signedCall, type Fields, type JazzCashConfig } from './jazzcash.ts';
 
@@ -23,7 +24,8 @@ import { credentials, message, signedCall, type Fields, type JazzCashConfig } fr
  *                           this request only: the gateway keeps brand, last four and expiry.
  *   2. challenge            the hosted page posts the ACS form's fields (read out of aR_Simple_Html,
  *                           none of its markup or script is shown) and the browser comes back to our
- *                           return URL with signed pp_* fields and the PaRes.
+ *                           return URL with signed pp_* fields and the PaRes, or (3-D Secure 1) with
+ *                           the ACS's unsigned PaRes and the challenge's MD.
  *   3. ProcessACS           server to server: JazzCash checks the PaRes. Only its answer says
  *                           whether the customer passed; the browser's fields are never trusted.
  *   4. AuthorizePayment     by pp_3dSecureID (the card stays with JazzCash), then
@@ -33,12 +35,11 @@ import { credentials, message, signedCall, type Fields, type JazzCashConfig } fr
  * No answer to 4 or 5 is an unknown outcome: resolve() asks the payment inquiry and never
  * authorises again; an authorised payment is captured (or, refused, voided).
  */
-const htmlEntities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const htmlEntities: Record<string, string> = { amp: '&', quot: '"' }; // the named ones an attribute value needs
 const unescapeHtml = (t: string) =>
-  t.replace(/&(?:#x([0-9a-f]{1,6})|#(\d{1,7})|([a-z]+));/gi, (whole, hex?: string, dec?: string, name?: string) => {
-    const point = hex ? Number.parseInt(hex, 16) : dec ? Number(dec) : undefined;
-    if (point === undefined) return htmlEntities[(name ?? '').toLowerCase()] ?? whole;
-    return point <= 0x10ffff ? String.fromCodePoint(point) : whole;
+  t.replace(/&(#x?)?(\w+);/gi, (whole, hash?: string, e?: string) => {
+    const point = hash ? Number.parseInt(e!, hash.length > 1 ? 16 : 10) : Number.NaN;
+    return point >= 0 && point <= 0x10ffff ? String.fromCodePoint(point) : hash ? whole : (htmlEntities[e!] ?? whole);
   });
 const attribute = (tag: string, name: string): string | undefined => {
   const m = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag);
@@ -195,10 +196,22 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
       return { accepted: false, code: 'rejected', message: `This card cannot be used: ${message(said)} (${code}).` };
     },
 
-    verifyReturn(fields): CardReturn | undefined {
-      if (!fields.pp_TxnRefNo || !fields.pp_3dSecureID || !fields.PaRes) return undefined;
-      if (!jazzCashHashValid(fields, config.integritySalt)) return undefined;
-      return { providerReference: fields.pp_TxnRefNo, authenticationId: fields.pp_3dSecureID, authenticationResult: fields.PaRes };
+    verifyReturn(fields, challenge): CardReturn | undefined {
+      if (!fields.PaRes) return undefined;
+      // JazzCash's signed return (S1's page-redirection reading): the hash over the pp_* fields.
+      if (fields.pp_SecureHash !== undefined) {
+        if (!fields.pp_TxnRefNo || !fields.pp_3dSecureID || !jazzCashHashValid(fields, config.integritySalt)) return undefined;
+        return { providerReference: fields.pp_TxnRefNo, authenticationId: fields.pp_3dSecureID, authenticationResult: fields.PaRes };
+      }
+      // The ACS's own post to the TermUrl (3-D Secure 1), unsigned: it echoes the MD of the challenge form this session
+      // posted, which only that browser saw. ProcessACS still decides whether the PaRes passed.
+      const md = challenge.fields.MD;
+      if (!md || !fields.MD || !sameText(fields.MD, md)) return undefined;
+      return {
+        providerReference: challenge.providerReference,
+        authenticationId: challenge.authenticationId,
+        authenticationResult: fields.PaRes,
+      };
     },
 
     async confirm(payment, now) {

@@ -25,11 +25,16 @@ export function jazzCashSecureHash(fields: Record<string, string | undefined>, i
     .toUpperCase();
 }
 
+/** Equal texts, compared in constant time. */
+export function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
 /** Compares a received pp_SecureHash (either case) with the one the fields deserve. */
 export function jazzCashHashValid(fields: Record<string, string | undefined>, integritySalt: string): boolean {
-  const given = Buffer.from((fields.pp_SecureHash ?? '').toUpperCase(), 'utf8');
-  const expected = Buffer.from(jazzCashSecureHash(fields, integritySalt), 'utf8');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameText((fields.pp_SecureHash ?? '').toUpperCase(), jazzCashSecureHash(fields, integritySalt));
 }
 
 /** yyyyMMddHHmmss in Pakistan time (UTC+5, no daylight saving), as pp_TxnDateTime wants. */
@@ -124,17 +129,22 @@ export const jazzCashUnavailable = new Set<string>(['055', '058', '062', '118'])
 /** The disbursement API's success code (R7 and two further clients, docs/providers/jazzcash.md). */
 export const jazzCashDisbursementSuccess = 'G2P-T-0';
 
+/** A repeated referenceId: "The OriginatorConversationID is duplicated" (D1's G2P-T table, docs/providers/jazzcash.md). */
+export const jazzCashDisbursementDuplicate = 'G2P-T-13';
+/** A receiver JazzCash does not know: "Receiver is invalid" (D1). */
+export const jazzCashDisbursementReceiverInvalid = 'G2P-T-2001';
 /**
- * Other disbursement codes, from the G2P-T table of a sandbox integration (docs/providers/jazzcash.md, D1):
- * a repeated reference, a receiver JazzCash does not know, and the answers that leave the outcome open
- * (internal error, busy, "contact JazzCash before reprocessing"): the transfer may have happened, so the
- * inquiry decides and it is never refused (and so paid again) on such an answer.
+ * Answers after which a transfer may have happened (D1: internal error, busy, "contact JazzCash before
+ * reprocessing") and a repeated reference: the inquiry decides; never refused (and so paid again) on one.
  */
-export const jazzCashDisbursementCodes = {
-  duplicate: 'G2P-T-13',
-  receiverInvalid: 'G2P-T-2001',
-  outcomeOpen: new Set<string>(['G2P-T--1', 'G2P-T-1', 'G2P-T-99', 'G2P-T-205', 'G2P-T-500']),
-} as const;
+export const jazzCashDisbursementUnknown = new Set<string>([
+  jazzCashDisbursementDuplicate,
+  'G2P-T--1',
+  'G2P-T-1',
+  'G2P-T-99',
+  'G2P-T-205',
+  'G2P-T-500',
+]);
 
 /**
  * The disbursement API's payload encryption: AES-128-CBC with the key and IV issued to the
@@ -152,6 +162,9 @@ export function disbursementDecrypt<T>(data: string, key: string, iv: string): T
   return JSON.parse(Buffer.concat([decipher.update(Buffer.from(data, 'hex')), decipher.final()]).toString('utf8')) as T;
 }
 
+/** The disbursement API's path prefix (D1, D2; R7 for bank transfers). */
+const thirdParty = '/jazzcash/third-party-integration/';
+
 /** Endpoint paths (relative to the configured base URLs). */
 export const jazzCashPaths = {
   charge: '/ApplicationAPI/API/2.0/Purchase/DoMWalletTransaction',
@@ -159,8 +172,8 @@ export const jazzCashPaths = {
   refund: '/ApplicationAPI/API/Purchase/domwalletrefundtransaction',
   token: '/token',
   // MW disbursement (docs/providers/jazzcash.md, Payouts): the transfer as D1 calls it, the inquiry as D2 (GUESS)
-  disburse: '/jazzcash/third-party-integration/srv6/api/wso2/mw/payment',
-  disbursementInquiry: '/jazzcash/third-party-integration/srv1/api/wso2/transactionStatus',
+  disburse: `${thirdParty}srv6/api/wso2/mw/payment`,
+  disbursementInquiry: `${thirdParty}srv1/api/wso2/transactionStatus`,
   // Card APIs, version 2.0 (docs/providers/jazzcash.md, Cards with 3-D Secure)
   cardEnrollment: '/ApplicationAPI/API/2.0/Purchase/Check3DsEnrollment',
   cardProcessAcs: '/ApplicationAPI/API/ProcessACS', // R1 (README), the only source naming it: no version segment

@@ -9,7 +9,7 @@ import {
   disbursementEncrypt,
   jazzCashCodes as C,
   jazzCashDateTime,
-  jazzCashDisbursementCodes as DC,
+  jazzCashDisbursementUnknown,
   jazzCashDisbursementSuccess,
   jazzCashHashValid,
   jazzCashMessages,
@@ -251,7 +251,7 @@ export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutIns
       if (answer.responseCode === jazzCashDisbursementSuccess)
         return { outcome: 'accepted', providerReference: answer.transactionID || null };
       // A repeated reference, or an answer that leaves the outcome open: the inquiry decides (never a refusal, which would pay again).
-      if (answer.responseCode === DC.duplicate || DC.outcomeOpen.has(answer.responseCode ?? '')) return { outcome: 'unknown' };
+      if (jazzCashDisbursementUnknown.has(answer.responseCode ?? '')) return { outcome: 'unknown' };
       return {
         outcome: 'rejected',
         reason: `JazzCash refused the payout: ${answer.responseDescription ?? 'no reason given'} (${answer.responseCode}).`,
