@@ -21,7 +21,6 @@ export type JobTrigger =
 export type TableAction =
   | 'GetItem'
   | 'BatchGetItem'
-  | 'Query'
   | 'PutItem'
   | 'UpdateItem'
   | 'DeleteItem'
@@ -36,13 +35,13 @@ export interface Job {
   /**
    * Grants in AWS, exactly what the handler's code calls (test/infra/code-grants.test.ts reads each
    * bundle): `table` the DynamoDB actions (TransactGetItems needs GetItem; TransactWriteItems the
-   * action of each item kind), `indexes` when it queries GSI1-3; `secrets` as in routes.ts (only the
+   * action of each item kind; Query is `queries`: on the table, on GSI1-3 or both); `secrets` as in routes.ts (only the
    * dispatcher unseals webhook signing secrets); `send` to the webhook queue and/or its dead-letter
    * queue (the queue trigger's own receive/delete/visibility grants come with it).
    */
   readonly permissions: {
     readonly table: readonly TableAction[];
-    readonly indexes?: true;
+    readonly queries?: 'table' | 'indexes' | 'tableAndIndexes';
     readonly secrets: readonly SecretName[];
     readonly webhookQueue?: 'send';
     readonly deadLetterQueue?: 'send';
@@ -61,8 +60,8 @@ export const jobs = {
     // DeleteItem: a transaction's Delete of a disarmed automatic-settlement run; liveProviders:
     // reconciliation asks the live provider about pending charges.
     permissions: {
-      table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
-      indexes: true,
+      table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      queries: 'indexes',
       secrets: ['liveProviders'],
     },
     timeoutSeconds: 60,
@@ -99,7 +98,7 @@ export const jobs = {
     id: 'ledgerVerify',
     handler: 'functions/jobs/ledger-verify.ts',
     trigger: { kind: 'schedule', everySeconds: 3600 },
-    permissions: { table: ['GetItem', 'Query'], indexes: true, secrets: [] },
+    permissions: { table: ['GetItem'], queries: 'tableAndIndexes', secrets: [] },
     timeoutSeconds: 300,
     summary: 'Hourly ledger verification of the ledgers whose wallets changed (docs/ledger-verification.md); emits LedgerDiscrepancies.',
   },
@@ -107,7 +106,7 @@ export const jobs = {
     id: 'ledgerVerifyFull',
     handler: 'functions/jobs/ledger-verify-full.ts',
     trigger: { kind: 'schedule', everySeconds: 86400 },
-    permissions: { table: ['GetItem', 'Query'], indexes: true, secrets: [] },
+    permissions: { table: ['GetItem'], queries: 'tableAndIndexes', secrets: [] },
     timeoutSeconds: 900,
     summary:
       'Daily full ledger verification: every wallet, journal, payment, settlement and ' +
@@ -118,7 +117,7 @@ export const jobs = {
     handler: 'functions/jobs/webhook-sweeper.ts',
     trigger: { kind: 'schedule', everySeconds: 60 },
     // UpdateItem: moves due-index entries; BatchWriteItem: event pointers.
-    permissions: { table: ['BatchGetItem', 'Query', 'UpdateItem', 'BatchWriteItem'], indexes: true, webhookQueue: 'send', secrets: [] },
+    permissions: { table: ['BatchGetItem', 'UpdateItem', 'BatchWriteItem'], queries: 'indexes', webhookQueue: 'send', secrets: [] },
     timeoutSeconds: 60,
     summary:
       'Webhook safety sweep: sends again outbox events with no delivery record and retries overdue or parked (GSI2 due index, no scans).',

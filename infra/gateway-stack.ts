@@ -406,20 +406,24 @@ export class PaymentGatewayStack extends Stack {
         DEAD_LETTER_QUEUE_URL: this.deadLetterQueue.queueUrl,
       },
     });
-    // Exactly the actions the job's code calls (functions/jobs.ts), on the indexes only if it queries one.
+    // Exactly the actions the job's code calls (functions/jobs.ts): Query on the table, the indexes or both, as it queries.
     const tableArn = this.table.tableArn;
+    const { queries } = job.permissions;
+    const onTable = queries === 'table' || queries === 'tableAndIndexes';
+    const onIndexes = queries === 'indexes' || queries === 'tableAndIndexes';
     fn.addToRolePolicy(
-      new PolicyStatement({ actions: job.permissions.table.map((action) => `dynamodb:${action}`), resources: [tableArn] }),
+      new PolicyStatement({
+        actions: [...job.permissions.table, ...(onTable ? ['Query'] : [])].map((action) => `dynamodb:${action}`),
+        resources: [tableArn],
+      }),
     );
     // An index serves Query (and Scan, which no job may call): item actions stay on the table.
-    if (job.permissions.indexes && job.permissions.table.includes('Query')) {
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] }));
-    }
+    if (onIndexes) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] }));
     // SendMessage only: the queue trigger grants the dispatcher's receive, delete and visibility changes.
     const send = (queue: Queue) => fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
     if (job.permissions.webhookQueue === 'send') send(this.webhookQueue);
     if (job.permissions.deadLetterQueue === 'send') send(this.deadLetterQueue);
-    if (job.permissions.indexes) {
+    if (onIndexes) {
       acknowledge(
         fn.role!,
         'The wildcard is the indexes of this one table (GSI1, GSI2, GSI3), which the access patterns query.',

@@ -52,16 +52,23 @@ export function resourcePaths(route: Route): string[] {
 }
 
 /**
- * Table actions of request paths (routes.ts `permissions.table`): item reads (also inside
- * TransactGetItems) and queries, and for `readWrite` conditional puts and updates (also inside
- * TransactWriteItems); ConditionCheckItem only for rows whose transactions hold ConditionCheck items
- * (`conditionChecks`). Never Scan, DeleteItem or BatchWriteItem: no request path calls them (jobs
- * have their own list). test/infra/code-grants.test.ts compares these with each bundle's calls.
+ * Table actions of request paths (routes.ts `permissions`): item reads (also inside TransactGetItems),
+ * BatchGetItem and Query only for rows that name them (`batchGets`, `queries`), and for `readWrite`
+ * conditional puts and updates (also inside TransactWriteItems); ConditionCheckItem only for rows
+ * whose transactions hold ConditionCheck items (`conditionChecks`). Never Scan, DeleteItem or
+ * BatchWriteItem: no request path calls them (jobs have their own list).
+ * test/infra/code-grants.test.ts compares these with each bundle's calls, action by action.
  */
-export const routeTableActions = {
-  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
-} as const;
+function routeTableActions(permissions: Route['permissions']): { read: string[]; write: string[] } {
+  return {
+    read: [
+      'dynamodb:GetItem',
+      ...(permissions.batchGets ? ['dynamodb:BatchGetItem'] : []),
+      ...(permissions.queries === 'table' || permissions.queries === 'tableAndIndexes' ? ['dynamodb:Query'] : []),
+    ],
+    write: permissions.table === 'readWrite' ? ['dynamodb:PutItem', 'dynamodb:UpdateItem'] : [],
+  };
+}
 
 const leadingKeys = (families: readonly PartitionFamily[]) => ({
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': families.map((family) => `${partitionPrefixes[family]}*`) },
@@ -75,16 +82,17 @@ const leadingKeys = (families: readonly PartitionFamily[]) => ({
  * never writes it).
  */
 export function routeTablePolicies(route: Route, tableArn: string): PolicyStatement[] {
-  const { table, partitions, writePartitions, conditionChecks } = route.permissions;
+  const { table, partitions, writePartitions, conditionChecks, queries } = route.permissions;
   if (table === 'none') return [];
-  const reads: string[] = [...routeTableActions.read];
-  const writes: string[] =
-    table === 'readWrite' ? [...routeTableActions.write, ...(conditionChecks ? ['dynamodb:ConditionCheckItem'] : [])] : [];
+  const { read: reads, write } = routeTableActions(route.permissions);
+  const writes = [...write, ...(write.length && conditionChecks ? ['dynamodb:ConditionCheckItem'] : [])];
   // An index serves Query only (and Scan, which no request path calls): item actions on the table alone.
   if (!partitions) {
     return [
       new PolicyStatement({ actions: [...reads, ...writes], resources: [tableArn] }),
-      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] }),
+      ...(queries === 'indexes' || queries === 'tableAndIndexes'
+        ? [new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] })]
+        : []),
     ];
   }
   if (!writePartitions || !writes.length) {

@@ -16,6 +16,8 @@ const appPermissions = {
   table: 'readWrite',
   secrets: ['masterKey', 'publicPathsKey', 'liveProviders', 'totpKey'],
   conditionChecks: true,
+  batchGets: true,
+  queries: 'tableAndIndexes',
 } as const satisfies RouteDefinition['permissions'];
 
 export const dashboardHome = {

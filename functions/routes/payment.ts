@@ -36,5 +36,5 @@ export const withdraw = {
   auth: 'apiKey',
   scope: 'payouts',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'] },
+  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'], batchGets: true },
 } as const satisfies RouteDefinition;

@@ -14,7 +14,7 @@ export const createRefund = {
   auth: 'apiKey',
   scope: 'refunds',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'] },
+  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'], batchGets: true },
 } as const satisfies RouteDefinition;
 
 export const getRefund = {
@@ -36,5 +36,5 @@ export const listRefunds = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { table: 'read', secrets: [], batchGets: true, queries: 'indexes' },
 } as const satisfies RouteDefinition;

@@ -25,7 +25,7 @@ export const createSettlement = {
   auth: 'apiKey',
   scope: 'settlements',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey'] },
+  permissions: { table: 'readWrite', secrets: ['masterKey'], batchGets: true },
 } as const satisfies RouteDefinition;
 
 // The literal /Settlements/schedule above wins over /Settlements/{id} (local server and API Gateway).
@@ -48,5 +48,5 @@ export const listSettlements = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { table: 'read', secrets: [], queries: 'indexes' },
 } as const satisfies RouteDefinition;

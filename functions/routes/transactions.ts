@@ -14,7 +14,7 @@ export const listTransactions = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { table: 'read', secrets: [], queries: 'indexes' },
 } as const satisfies RouteDefinition;
 
 export const transactionByRef = {
@@ -25,7 +25,7 @@ export const transactionByRef = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { table: 'read', secrets: [], batchGets: true },
 } as const satisfies RouteDefinition;
 
 export const transactionByRefAlias = {
@@ -36,7 +36,7 @@ export const transactionByRefAlias = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { table: 'read', secrets: [], batchGets: true },
 } as const satisfies RouteDefinition;
 
 export const listBalanceTransactions = {
@@ -47,5 +47,5 @@ export const listBalanceTransactions = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { table: 'read', secrets: [], queries: 'tableAndIndexes' },
 } as const satisfies RouteDefinition;

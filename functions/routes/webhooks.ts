@@ -14,7 +14,7 @@ export const transactionEvents = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { table: 'read', secrets: [], batchGets: true, queries: 'table' },
 } as const satisfies RouteDefinition;
 
 export const eventAttempts = {
@@ -36,7 +36,7 @@ export const listEvents = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { table: 'read', secrets: [], queries: 'indexes' },
 } as const satisfies RouteDefinition;
 
 export const resendEvent = {

@@ -53,7 +53,10 @@ export interface RouteDefinition {
    * unauthenticated function to the partitions of those item families (IAM `dynamodb:LeadingKeys`;
    * prefixes in shared/store/keys.ts); `writePartitions` narrows its puts and updates to fewer
    * families (default: all of `partitions`). `conditionChecks`: its transactions hold ConditionCheck
-   * items (dynamodb:ConditionCheckItem).
+   * items (dynamodb:ConditionCheckItem). Item reads (GetItem, also inside TransactGetItems) come
+   * with any table access; `batchGets` adds BatchGetItem and `queries` Query, on the table, its
+   * indexes or both: only what the function's code calls (test/infra/code-grants.test.ts checks the
+   * actions and whether an index is queried; the rehearsal's observed calls, which of table and index).
    */
   readonly permissions: {
     readonly table: 'none' | 'read' | 'readWrite';
@@ -61,6 +64,8 @@ export interface RouteDefinition {
     readonly partitions?: readonly PartitionFamily[];
     readonly writePartitions?: readonly PartitionFamily[];
     readonly conditionChecks?: true;
+    readonly batchGets?: true;
+    readonly queries?: 'table' | 'indexes' | 'tableAndIndexes';
   };
   /** Files the handler reads at run time, `source:name`: copied next to the Lambda bundle as `name`. */
   readonly assets?: readonly string[];

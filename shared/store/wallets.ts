@@ -79,35 +79,38 @@ export function sumWalletItems<T extends Record<string, unknown>>(items: T[]): T
 /** A read meeting a write in flight is cancelled and read again, at most this often. */
 const snapshotAttempts = 10;
 
+const shardKeysOf = (merchantId: string, mode: Mode, currency: Currency, shards: number) =>
+  Array.from({ length: shards }, (_, n) => keys.walletShard(merchantId, mode, currency, n));
+
 /**
  * Every shard's item of one wallet, as ONE snapshot (TransactGetItems: serializable with respect to
  * every TransactWriteItems, so a move or hold in flight is seen whole or not at all; a read that meets
- * one is cancelled and read again). `hint`: one eventually consistent BatchGetItem instead, which can see
- * half of a move: only ever a placement hint for a hold (the shard's own condition is the guard), never a
- * balance anyone is shown. One TransactGetItems reads at most 100 items: maxShards (64) stays below (balance-snapshot.test.ts).
+ * one is cancelled and read again). One TransactGetItems reads at most 100 items: maxShards (64) stays
+ * below (balance-snapshot.test.ts).
  */
-async function readWalletShards(
-  merchantId: string,
-  mode: Mode,
-  currency: Currency,
-  shards: number,
-  hint = false,
-): Promise<(WalletItem | undefined)[]> {
-  const shardKeys = Array.from({ length: shards }, (_, n) => keys.walletShard(merchantId, mode, currency, n));
-  if (!hint) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const out = await db().send(
-          new TransactGetItemsCommand({ TransactItems: shardKeys.map((k) => ({ Get: { TableName: tableName(), Key: toItem(k) } })) }),
-        );
-        return (out.Responses ?? []).map((r) => (r.Item ? fromItem<WalletItem>(r.Item) : undefined));
-      } catch (error) {
-        // A transaction writing one of the shards at this moment: read again (nothing was read).
-        if (!(error instanceof TransactionCanceledException) || attempt >= snapshotAttempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-      }
+async function readWalletShards(merchantId: string, mode: Mode, currency: Currency, shards: number): Promise<(WalletItem | undefined)[]> {
+  const shardKeys = shardKeysOf(merchantId, mode, currency, shards);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const out = await db().send(
+        new TransactGetItemsCommand({ TransactItems: shardKeys.map((k) => ({ Get: { TableName: tableName(), Key: toItem(k) } })) }),
+      );
+      return (out.Responses ?? []).map((r) => (r.Item ? fromItem<WalletItem>(r.Item) : undefined));
+    } catch (error) {
+      // A transaction writing one of the shards at this moment: read again (nothing was read).
+      if (!(error instanceof TransactionCanceledException) || attempt >= snapshotAttempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     }
   }
+}
+
+/**
+ * Every shard's item as a placement hint for a hold: one eventually consistent BatchGetItem, which can
+ * see half of a move, so never a balance anyone is shown (the shard's own condition is the guard). A
+ * function of its own so that only bundles that place holds carry BatchGetItem (and are granted it).
+ */
+async function hintWalletShards(merchantId: string, mode: Mode, currency: Currency, shards: number): Promise<(WalletItem | undefined)[]> {
+  const shardKeys = shardKeysOf(merchantId, mode, currency, shards);
   const found = new Map<string, WalletItem>();
   let requested = shardKeys.map((k) => toItem(k));
   while (requested.length) {
@@ -255,7 +258,7 @@ async function choose(hold: HoldRef, state: Placement): Promise<number> {
     return 0;
   }
   // One read of every shard (BatchGetItem), only for a sharded wallet, only once per request.
-  state.view ??= (await readWalletShards(hold.merchantId, hold.mode, hold.currency, shards, true)).map((i) => i?.available ?? 0);
+  state.view ??= (await hintWalletShards(hold.merchantId, hold.mode, hold.currency, shards)).map((i) => i?.available ?? 0);
   const candidates = state.view.flatMap((available, n) => (available >= hold.need && !state.tried.has(n) ? [n] : []));
   // Spread over every shard that has the funds, by the object's id (the same choice on a retry of the same view).
   if (candidates.length) return candidates[shardOf(hold.reference, candidates.length)]!;

@@ -24,6 +24,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   let merchant: { merchantId: string; test: { apiKey: string; secretKey: string; webhookSecret: string } };
   let gateway: Gateway;
   let paymentIntentId = '';
+  let orderRef = '';
 
   beforeAll(async () => {
     receiver = await webhookReceiver();
@@ -51,12 +52,8 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
 
   it('the first paid checkout: SDK, hosted page, card, a verified webhook, the balance', async () => {
     const started = new Date(Date.now() - 1000).toISOString();
-    const checkout = await gateway.checkouts.create({
-      amount: 1500,
-      currency: 'PKR',
-      description: 'Blue shirt',
-      orderRef: { orderRef: `ORDER${Date.now()}` },
-    });
+    orderRef = `ORDER${Date.now()}`;
+    const checkout = await gateway.checkouts.create({ amount: 1500, currency: 'PKR', description: 'Blue shirt', orderRef: { orderRef } });
     paymentIntentId = checkout.paymentIntentId as string;
     const page = new URL(checkout.checkoutUrl as string);
     expect(page.origin + page.pathname).toBe(`${state.rehearsal.baseUrl}/pay/${paymentIntentId}`);
@@ -204,11 +201,116 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect(removed.status, removed.text.slice(0, 400)).toBeLessThan(400);
   });
 
+  it('refused sign-ins: a wrong password is counted against the address, an unknown address answers the same', async () => {
+    const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
+    const origin = new URL(state.rehearsal.baseUrl).origin;
+    const stage = new URL(state.rehearsal.baseUrl).pathname;
+    const attempt = async (email: string) => {
+      const page = await fetch(`${origin}${stage}/dashboard/sign-in`);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+      const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const r = await fetch(`${origin}${stage}/dashboard/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin', Cookie: cookie },
+        body: new URLSearchParams({ csrf, email, password: 'not the passphrase', code: '000000' }).toString(),
+      });
+      return { status: r.status, text: await r.text() };
+    };
+    const known = await attempt(admin.email);
+    const unknown = await attempt(`nobody-${Date.now()}@rehearsal.test`);
+    expect(known.status, known.text.slice(0, 400)).toBe(unknown.status);
+    expect(known.status).toBeGreaterThanOrEqual(400);
+    expect(known.status).toBeLessThan(500);
+  });
+
   it('the events feed and a transaction’s events', async () => {
     const feed = await gateway.events.list();
     expect(feed.items?.length).toBeGreaterThan(0);
     const events = await gateway.transactions.events(paymentIntentId);
     expect(JSON.stringify(events)).toContain('Completed');
+  });
+
+  it('the reads a reconciliation makes, by the merchant’s own references and with filters', async () => {
+    // By orderRef: the reference pointers (one BatchGetItem), on both lookup routes and the events route.
+    expect((await gateway.transactions.byOrderRef(orderRef)).paymentIntentId).toBe(paymentIntentId);
+    expect((await gateway.transactions.retrieve(orderRef)).paymentIntentId).toBe(paymentIntentId);
+    expect(JSON.stringify(await gateway.transactions.events(orderRef))).toContain('Completed');
+    // Lists from their indexes, filtered as a finance team filters them.
+    const byRef = await gateway.transactions.list({ orderRef } as never);
+    expect(byRef.items?.map((t: { paymentIntentId?: string }) => t.paymentIntentId)).toEqual([paymentIntentId]);
+    const completed = await gateway.transactions.list({ status: 'Completed', intentType: 'checkout' } as never);
+    expect(completed.items?.map((t: { paymentIntentId?: string }) => t.paymentIntentId)).toContain(paymentIntentId);
+    const refunds = await gateway.refunds.list({ trxnRef: orderRef } as never);
+    expect((refunds as { items?: unknown[] }).items?.length).toBeGreaterThan(0);
+    const payments = await gateway.balanceTransactions.list({ type: 'payment' } as never);
+    expect(payments.items?.length).toBeGreaterThan(0);
+    const bySource = await gateway.balanceTransactions.list({ sourceId: paymentIntentId } as never);
+    expect(bySource.items?.length).toBeGreaterThan(0);
+    const settlements = await gateway.settlements.list({ Page: 1, PageSize: 5 } as never);
+    expect((settlements as { items?: unknown[] }).items?.length).toBeGreaterThan(0);
+    const delivered = await gateway.events.list({ type: 'TransactionStatusChanged', limit: 1 } as never);
+    expect(delivered.items?.length).toBe(1);
+    // A refund asked for by orderRef, as merchants who keep only their own reference do.
+    const refund = await gateway.refunds.create({ trxnRef: orderRef, amount: 50 } as never);
+    expect(refund.id).toBeTruthy();
+  });
+
+  it('a sharded merchant: its payout and settlement holds are placed from a read of every shard', async () => {
+    const big = await opsAws(state.rehearsal, 'merchant', 'create', '--name', 'Rehearsal Big Store');
+    expect(big.json?.merchantId, big.stderr).toBeTruthy();
+    const raised = await opsAws(
+      state.rehearsal,
+      'shards',
+      'raise',
+      '--merchant',
+      big.json.merchantId,
+      '--mode',
+      'test',
+      '--shards',
+      '4',
+      '--immediate',
+    );
+    expect(raised.json?.shards, raised.stderr).toBe(4);
+    const credited = await opsAws(
+      state.rehearsal,
+      'wallet',
+      'credit',
+      '--merchant',
+      big.json.merchantId,
+      '--mode',
+      'test',
+      '--amount',
+      '5000',
+      '--currency',
+      'PKR',
+    );
+    expect(credited.code, credited.stderr).toBe(0);
+    const bigGateway = new Gateway({
+      apiKey: big.json.test.apiKey,
+      secretKey: big.json.test.secretKey,
+      baseUrl: state.rehearsal.baseUrl,
+      maxRetries: 0,
+    });
+    const payout = await bigGateway.withdrawals.create({
+      amount: 300,
+      currency: 'PKR',
+      description: 'Payout',
+      autoProcessPayout: false,
+      customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
+      orderRef: { orderRef: `WD${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+    } as never);
+    expect(payout.paymentIntentId).toBeTruthy();
+    const settlement = await bigGateway.settlements.create({
+      amount: 100,
+      bankName: 'HBL',
+      iban: 'PK36SCBL0000001123456702',
+      accountTitle: 'Big Store Ltd',
+    } as never);
+    expect(settlement.id).toBeTruthy();
+    // The balance is still one snapshot of the 4 shards: 5,000 less the two holds.
+    const balance = await bigGateway.account.balance();
+    expect(balance.availableBalance).toBeLessThan(5000);
   });
 
   it('every schedule runs from its rule; ops ledger verify finds the ledger sound', async () => {

@@ -17,6 +17,11 @@ export interface CodeNeeds {
   readonly dynamodb: Map<string, Set<string>>;
   /** Queries that name an index (GSI1-3). */
   readonly indexes: boolean;
+  /**
+   * Whether some module asks `withFunds` for a hold's shard (`await place(`): only then can the
+   * sharded wallet's placement hint (a BatchGetItem in shared/store/wallets.ts) run.
+   */
+  readonly placesHolds: boolean;
   /** IAM actions per queue. */
   readonly queues: Map<QueueName, Set<string>>;
   /** Secrets whose ARN variable the code reads, each with the modules that call for the key. */
@@ -124,6 +129,7 @@ export function needsOf(bundle: string): CodeNeeds {
   const needs: CodeNeeds = {
     dynamodb: new Map(),
     indexes: false,
+    placesHolds: false,
     queues: new Map(),
     secrets: new Map(),
     live: { reached: new Set(), installed: new Set() },
@@ -143,6 +149,7 @@ export function needsOf(bundle: string): CodeNeeds {
     }
     for (const [, kind] of code.matchAll(/\b(Put|Update|ConditionCheck|Delete): \{/g)) transactItems.push([kind!, module]);
     if (/\bIndexName: /.test(code)) (needs as { indexes: boolean }).indexes = true;
+    if (module !== 'shared/store/wallets.ts' && /\bawait place\d*\(/.test(code)) (needs as { placesHolds: boolean }).placesHolds = true;
     for (const [, command, url] of code.matchAll(/new (\w+)Command\(\s*\{\s*QueueUrl: (\w+)\(\)/g)) {
       const action = sqsActions[command!];
       if (!action) continue;
