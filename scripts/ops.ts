@@ -771,6 +771,19 @@ program
   });
 
 program
+  .command('migrate-reference-index')
+  .description(
+    "give every payment's orderRef and transaction-reference pointers their search keys (GSI1, GSI3: the " +
+      "dashboard's prefix search); safe to re-run, needed once for payments created before that search",
+  )
+  .action(async () => {
+    await connect();
+    const { backfillReferenceIndex } = await import('#shared/store/reference-index.ts');
+    const updated = await backfillReferenceIndex();
+    print({ updated }, () => `Indexed ${updated} reference(s); the others already were.`);
+  });
+
+program
   .command('migrate-balance-index')
   .description(
     'give every journal its balance-transaction index keys (GSI3 by type, GSI1 by source); ' +

@@ -164,7 +164,10 @@ ${t.orderRef.orderRef}`,
   )}</tbody></table></div>`;
 }
 
-export function paymentsView(frame: Frame, o: { filters: Record<string, string>; page: { items: TransactionView[]; hasMore: boolean } }) {
+export function paymentsView(
+  frame: Frame,
+  o: { filters: Record<string, string>; page: { items: TransactionView[]; hasMore: boolean; moreReferences?: boolean } },
+) {
   const f = o.filters;
   const query = (extra: Record<string, string>) => {
     const q = new URLSearchParams(Object.entries({ ...f, ...extra }).filter(([, v]) => v));
@@ -179,7 +182,7 @@ export function paymentsView(frame: Frame, o: { filters: Record<string, string>;
     frame,
     html`<form method="get" action="${path('/payments')}" class="card" role="search" aria-label="Filter payments"><div class="filters">
 <div><label for="q">Search</label><input id="q" name="q" type="search" value="${f.q ?? ''}" placeholder="orderRef, payment or transaction \
-id, customer e-mail or phone"></div>
+id (or how it begins), customer e-mail or phone"></div>
 <div><label for="status">Status</label>\
 <select id="status" name="status">${option('', f.status, 'Any')}${intentStatuses.map((s) => option(s, f.status))}</select></div>
 <div><label for="type">Type</label>\
@@ -190,7 +193,17 @@ id, customer e-mail or phone"></div>
 </div></form>
 <div class="actions"><a href="${path('/payments/export')}${query({ after: '' })}" download>Export every matching payment \
 (CSV)</a>${f.after ? html`<a href="${path('/payments')}${query({ after: '' })}">First page</a>` : ''}</div>
-${o.page.items.length ? paymentsTable(o.page.items, 'Payments, newest first') : html`<p class="card">No payments match.</p>`}
+${
+  o.page.moreReferences
+    ? html`<p class="card" id="more-references" role="status">More payments have a reference beginning with \
+“${f.q ?? ''}” than one page shows: type more of it.</p>`
+    : ''
+}
+${
+  o.page.items.length
+    ? paymentsTable(o.page.items, f.q ? 'Payments found' : 'Payments, newest first')
+    : html`<p class="card">No payments match.</p>`
+}
 ${
   o.page.hasMore && last
     ? html`<p><a href="${path('/payments')}${query({ after: last.paymentIntentId })}" rel="next">Next \

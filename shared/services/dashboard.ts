@@ -7,6 +7,7 @@ import {
   customerTransactions,
   listTransactions,
   lookupTransaction,
+  transactionsByReferencePrefix,
   transactionView,
   type TransactionListQuery,
 } from '#shared/services/transactions.ts';
@@ -103,32 +104,41 @@ const listQuery = (f: PaymentFilters, limit: number): TransactionListQuery => ({
 });
 
 /**
- * One page of payments. A search is one lookup by any of the three references, and, when the text
- * looks like an e-mail address or a phone number, the customer's payments (customer index, paged
- * like the list); the filters apply to both.
+ * One page of payments. A search is the exact reference (any of the three), the payments whose
+ * orderRef, transaction reference or payment id begins with the text (reference index, at most one
+ * page: `moreReferences` says to type more), and, when the text looks like an e-mail address or a
+ * phone number, the customer's payments (customer index, paged like the list); the filters apply
+ * to all of them.
  */
 export async function paymentsPage(
   merchantId: string,
   mode: Mode,
   f: PaymentFilters,
   limit = 25,
-): Promise<{ items: TransactionView[]; hasMore: boolean }> {
+): Promise<{ items: TransactionView[]; hasMore: boolean; moreReferences?: boolean }> {
   if (f.search) {
     const keep = (t: TransactionView) =>
       (!f.status || t.status === f.status) &&
       (!f.intentType || t.intentType === f.intentType) &&
       (!f.from || t.createdAt >= f.from) &&
       (!f.to || t.createdAt <= f.to);
-    // The reference hit, on the first page only (the customer's payments are paged behind it).
-    const direct = f.startingAfter ? undefined : await lookupTransaction(merchantId, mode, f.search);
-    const hit = direct && keep(direct) ? [direct] : [];
+    // The reference hits, on the first page only (the customer's payments are paged behind them).
+    const [direct, prefixed] = f.startingAfter
+      ? [undefined, { items: [], more: false }]
+      : await Promise.all([
+          lookupTransaction(merchantId, mode, f.search),
+          transactionsByReferencePrefix(merchantId, mode, f.search, limit),
+        ]);
+    const hit = [...(direct ? [direct] : []), ...prefixed.items.filter((t) => t.paymentIntentId !== direct?.paymentIntentId)].filter(keep);
     const contact = contactOfSearch(f.search);
-    if (!contact) return { items: hit, hasMore: false };
+    const moreReferences = prefixed.more ? { moreReferences: true } : {};
+    if (!contact) return { items: hit, hasMore: false, ...moreReferences };
     const page = await customerTransactions(merchantId, mode, contact, listQuery(f, limit));
     if (page === 'invalid_cursor') throw userRefusal('invalid', 'That page link is not valid any more. Start from the first page.');
     return {
       items: [...hit, ...page.items.filter((t) => !hit.some((h) => h.paymentIntentId === t.paymentIntentId))],
       hasMore: page.hasMore,
+      ...moreReferences,
     };
   }
   const page = await listTransactions(merchantId, mode, listQuery(f, limit));

@@ -205,6 +205,22 @@ export const transactionReference = (mode: Mode, merchantId: string, reference: 
   SK: 'TXREF',
 });
 /**
+ * The reference index (dashboard prefix search; shared/store/reference-index.ts): the orderRef and
+ * transaction-reference pointers above carry GSI1 keys whose sort key is the normalized reference,
+ * and the transaction-reference pointer carries GSI3 keys whose sort key is the payment id, both in
+ * the merchant's and mode's `REFS` partition (sharded like the listings), so `begins_with` finds
+ * every reference starting with what was typed. No new item: the pointers are written anyway.
+ */
+export const referenceSearch = (merchantId: string, mode: Mode, normalized: string, shard = 0) => ({
+  GSI1PK: shardKey(`MERCHANT#${merchantId}#${mode}#REFS`, shard),
+  GSI1SK: normalized,
+});
+export const paymentIdSearch = (merchantId: string, mode: Mode, paymentIntentId: string, shard = 0) => ({
+  GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#REFS`, shard),
+  GSI3SK: paymentIntentId.toLowerCase(),
+});
+export const referencesOfMerchant = (merchantId: string, mode: Mode, shard = 0) => shardKey(`MERCHANT#${merchantId}#${mode}#REFS`, shard);
+/**
  * A customer's payments (dashboard search by e-mail or phone; shared/store/customer-index.ts):
  * one pointer per intent and contact, in a partition named by a SHA-256 digest of the merchant,
  * mode and normalized contact, so the key never holds the e-mail address or phone number itself.
