@@ -312,7 +312,7 @@ export const routeDocs = {
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardHome: {
-    summary: 'Dashboard home: balances by currency, today’s volume and count, recent failures.',
+    summary: 'Dashboard home: balances by currency, today’s volume and count, 30 days of volume, recent failures.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardPayments: {

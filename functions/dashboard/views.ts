@@ -124,8 +124,10 @@ export function homeView(
     )}</div>
 <h2>Today</h2>
 <div class="grid"><section class="card" aria-label="Today's payments">\
-<p class="big">${s.today.count}${s.today.capped ? '+' : ''}</p><p class="muted">completed payments today (UTC)</p>
+<p class="big">${s.today.count}</p><p class="muted">completed payments today (UTC)</p>
 ${s.today.volume.map((v) => html`<p>${money(v.amount, v.currency)}</p>`)}</section></div>
+<h2>Last 30 days</h2>
+${s.volume.map(volumeChart)}
 <h2>Recent failures</h2>
 ${s.failures.length ? paymentsTable(s.failures, 'Recent failed payments') : html`<p class="muted">No failed payments.</p>`}
 <h2>Webhooks</h2>
@@ -147,6 +149,47 @@ log</a></p>`
         : ''
     }</section>`,
   );
+}
+
+const dayLabel = (day: string) =>
+  new Date(`${day}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+
+/**
+ * One currency's completed volume per day as an SVG bar chart (a named image, each bar titled with
+ * its day, amount and count) and the same figures as a table behind a disclosure, for screen
+ * readers and anyone who wants the numbers. No script: the page's CSP allows none.
+ */
+function volumeChart(v: Awaited<ReturnType<typeof homeSummary>>['volume'][number]): HtmlT {
+  const id = `volume-${v.currency.toLowerCase()}`;
+  const width = v.days.length * 10;
+  const bars = v.days.map((d, i) => {
+    const height = v.peak > 0 ? Math.max(d.amount > 0 ? 1 : 0, Math.round((d.amount / v.peak) * 96)) : 0;
+    return html`<rect class="bar" x="${i * 10 + 1}" y="${100 - height}" width="8" height="${height}"><title>${dayLabel(d.day)}: \
+${money(d.amount, v.currency)}, ${d.count} payment${d.count === 1 ? '' : 's'}</title></rect>`;
+  });
+  const best = v.days.reduce((a, d) => (d.amount > a.amount ? d : a), v.days[0]!);
+  return html`<section class="card chart" aria-labelledby="${id}-heading">
+<h3 id="${id}-heading">${v.currency}: ${money(v.total, v.currency)} in ${v.count} completed payment${v.count === 1 ? '' : 's'}</h3>
+<svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${width} 100" preserveAspectRatio="none" focusable="false">\
+<title id="${id}-title">Completed payment volume in ${v.currency} per day, ${dayLabel(v.days[0]!.day)} to \
+${dayLabel(v.days.at(-1)!.day)}</title>\
+<desc id="${id}-desc">${
+    v.count
+      ? `Highest day ${dayLabel(best.day)} with ${money(best.amount, v.currency)}. The table below lists every day.`
+      : 'No completed payments in these days.'
+  }</desc>\
+<line class="axis" x1="0" y1="100" x2="${width}" y2="100" vector-effect="non-scaling-stroke"></line>${bars}</svg>
+<p class="chart-axis muted" aria-hidden="true"><span>${dayLabel(v.days[0]!.day)}</span><span>highest day \
+${money(v.peak, v.currency)}</span><span>today</span></p>
+<details><summary>The ${v.days.length} days as a table</summary>
+<div class="table-wrap" role="region" aria-label="${v.currency} volume per day" tabindex="0"><table>\
+<caption class="muted">Completed payments per day (UTC), ${v.currency}</caption>
+<thead><tr><th scope="col">Day</th><th scope="col" class="num">Payments</th><th scope="col" class="num">Volume</th></tr></thead>
+<tbody>${[...v.days]
+    .reverse()
+    .map(
+      (d) => html`<tr><td>${d.day}</td><td class="num">${d.count}</td><td class="num">${money(d.amount, v.currency)}</td></tr>`,
+    )}</tbody></table></div></details></section>`;
 }
 
 function paymentsTable(items: TransactionView[], caption: string): HtmlT {

@@ -82,6 +82,12 @@ label.check{display:flex;align-items:center;gap:.5rem;margin:.35rem 0;font-weigh
 label.check input{width:1.25rem;height:1.25rem;min-height:0;flex:none;margin:0}
 .inline{display:inline;margin:0}
 .inline button{display:inline-block;width:auto;margin:0;padding:.35rem .7rem;min-height:44px}
+.chart svg{display:block;width:100%;height:8rem;margin:.5rem 0 0}
+.chart .bar{fill:#2f5bea}
+.chart .axis{stroke:#767c8c;stroke-width:1}
+.chart-axis{display:flex;justify-content:space-between;gap:.5rem;flex-wrap:wrap;margin:.25rem 0 .5rem}
+.chart h3{font-size:1rem;margin:0}
+.chart details summary{cursor:pointer;font-weight:600;color:#1f47c8;padding:.65rem 0}
 a{color:#1f47c8}
 `.trim();
 export const dashboardStyleSource = styleSource(dashboardCss);

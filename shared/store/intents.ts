@@ -34,6 +34,7 @@ import {
   updateIfStill,
 } from './client.ts';
 import { customerIndexWrites } from './customer-index.ts';
+import { countsAsVolume, dailyVolumeWrite } from './daily-volume.ts';
 import { orderRefIndexKeys, transactionReferenceIndexKeys } from './reference-index.ts';
 import { queryDueIndex } from './due-index.ts';
 import * as keys from './keys.ts';
@@ -187,6 +188,8 @@ export function transitionWrites(
         },
       }),
       ...named('event', outboxWrite(current, event)),
+      // The day's volume, exactly once: in the transaction that makes the payment Completed (shared/store/daily-volume.ts).
+      ...(to === 'Completed' && countsAsVolume(current) ? [dailyVolumeWrite(next, next.updatedAt)] : []),
     ],
   };
 }

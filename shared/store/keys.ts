@@ -138,6 +138,18 @@ export const walletsOfMerchant = (merchantId: string, mode: Mode, shard = 0) => 
   SKPrefix: `WALLET#${mode}#`,
 });
 /**
+ * A merchant's completed payment volume of one UTC day in one mode and currency (shared/store/daily-volume.ts),
+ * in the merchant's partition or one of its shard partitions (like the wallet it is credited with).
+ */
+export const dailyVolume = (merchantId: string, mode: Mode, day: string, currency: string, shard = 0): Key => ({
+  PK: merchantShardPK(merchantId, shard),
+  SK: `DAILY#${mode}#${day}#${currency}`,
+});
+export const dailyVolumesOfMerchant = (merchantId: string, mode: Mode, shard = 0) => ({
+  PK: merchantShardPK(merchantId, shard),
+  SKPrefix: `DAILY#${mode}#`,
+});
+/**
  * Wallet shard n of a big merchant (shared/store/wallets.ts): shard 0 is the wallet item above,
  * shard n ≥ 1 the same sort key in the merchant's shard partition `MERCHANT#<id>#SHARD#<n>`,
  * which also holds the journals posted to it.
