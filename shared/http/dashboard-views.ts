@@ -67,6 +67,7 @@ td.num,th.num{text-align:right}
 dl{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.35rem 1rem;margin:0}
 dt{font-weight:600;color:#4f5567}
 dd{margin:0}
+@media (max-width:40rem){dl{grid-template-columns:minmax(0,1fr);gap:0}dd{margin:0 0 .6rem}}
 .alert{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#fdecee;color:#7a0016;border:1px solid #f1b5be}
 .notice{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#eef3ff;border:1px solid #c3d2fb}
 .secret{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1rem;background:#f8f9fb;border:1px solid #dcdfe6;border-radius:.4rem;\
