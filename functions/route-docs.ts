@@ -436,6 +436,14 @@ export const routeDocs = {
     summary: 'Dashboard: every refund of the merchant in the mode, newest first, with cursor paging.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
+  dashboardApproveRefund: {
+    summary: 'Dashboard: approve a Pending refund under the approval setting merchant or both (never by the user who requested it).',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardRejectRefund: {
+    summary: 'Dashboard: reject a Pending refund with a reason under the approval setting merchant or both (never by its requester).',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
   dashboardSettings: {
     summary: 'Dashboard: merchant settings (admins): who approves manual payouts and settlements.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },

@@ -643,10 +643,19 @@ const describeRefund = (x: { id: string; status: number; amount: number; currenc
   `${x.failureReason ? `: ${x.failureReason}` : ''}.`;
 refundCli
   .command('approve <id>')
-  .description('approve a Pending refund: amount + fee are held from the wallet and processing starts (test mode: done within seconds)')
+  .description(
+    'approve a Pending refund: amount + fee are held from the wallet and processing starts (test mode: done within seconds); ' +
+      "under the merchant's approval setting (refused under merchant; under both it waits for the merchant's approver too)",
+  )
   .action(async (id: string) => {
     await connect();
-    print(await (await import('#shared/services/refunds.ts')).approveRefund(id), describeRefund);
+    const outcome = await (await import('#shared/services/approvals.ts')).operatorApproveRefund(id);
+    if (outcome.state === 'approved') print(outcome.result, describeRefund);
+    else
+      print(
+        { state: 'waiting', waitingFor: outcome.waitingFor, approvals: outcome.approvals },
+        () => "The operator's approval is recorded; the refund waits for the merchant's approver (payout approvals: both).",
+      );
   });
 refundCli
   .command('reject <id>')

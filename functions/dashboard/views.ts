@@ -16,6 +16,7 @@ import type {
 } from '#shared/services/dashboard.ts';
 import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
 import type { mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
+import type { refundDecisionPreview } from '#shared/services/dashboard-refunds.ts';
 import type {
   settlementDecisionPreview,
   settlementDetail,
@@ -873,7 +874,14 @@ ${
  */
 export function decisionConfirmView(
   frame: Frame,
-  o: { kind: 'payout' | 'settlement'; id: string; decision: 'approve' | 'reject'; rows: [string, string][]; reason: string; back: string },
+  o: {
+    kind: 'payout' | 'settlement' | 'refund';
+    id: string;
+    decision: 'approve' | 'reject';
+    rows: [string, string][];
+    reason: string;
+    back: string;
+  },
 ) {
   const verb = o.decision === 'approve' ? 'Approve' : 'Reject';
   const action = path(`/${o.kind}s/${encodeURIComponent(o.id)}/${o.decision}`);
@@ -883,9 +891,14 @@ export function decisionConfirmView(
     html`<section class="card" aria-label="The ${o.kind}"><dl>${o.rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}\
 ${o.decision === 'reject' ? html`<dt>Reason</dt><dd id="decision-reason">${o.reason}</dd>` : ''}</dl></section>
 <p>${
-      o.decision === 'approve'
-        ? `Approving sends the money when every approval the setting asks for is in. This cannot be undone.`
-        : `Rejecting releases the held money back to the balance and tells the ${o.kind === 'payout' ? 'creator' : 'requester'} \
+      o.kind === 'refund'
+        ? o.decision === 'approve'
+          ? 'Approving holds the amount and the refund fee from the balance and sends the refund to the customer when every approval \
+the setting asks for is in. This cannot be undone.'
+          : 'Rejecting makes the payment refundable again and tells the requester the reason. This cannot be undone.'
+        : o.decision === 'approve'
+          ? `Approving sends the money when every approval the setting asks for is in. This cannot be undone.`
+          : `Rejecting releases the held money back to the balance and tells the ${o.kind === 'payout' ? 'creator' : 'requester'} \
 the reason. This cannot be undone.`
     }</p>
 <form method="post" action="${action}" aria-label="${verb} the ${o.kind}">${hidden(frame.csrf)}\
@@ -936,22 +949,66 @@ export function settlementDecisionView(
   });
 }
 
-export function refundsView(frame: Frame, p: Awaited<ReturnType<typeof refundsPage>>, o: { after?: string | undefined }) {
+/** What a Pending refund waits for, as its requester sees it, by the approval setting. */
+const refundWaitsFor = (p: Awaited<ReturnType<typeof refundsPage>>) =>
+  p.policy === 'both' ? 'another approver and the operator' : p.policy === 'merchant' ? 'another approver' : p.policyText;
+
+/**
+ * The decision cell of a Pending refund: its requester is told what it waits for (maker-checker);
+ * an approver or admin gets Approve and Reject (each confirmed on the next page) when the setting
+ * lets the merchant's approvers decide refunds; everyone else sees who decides.
+ */
+function refundDecisionCell(frame: Frame, p: Awaited<ReturnType<typeof refundsPage>>, r: (typeof p.items)[number]): HtmlT {
+  if (r.status !== 0) return html`<td>—</td>`;
+  const approvals = p.policy === 'both' ? html`<p class="muted approvals">${approvalsText(p.approvals[r.id])}</p>` : '';
+  if (p.makers[r.id] === frame.userId)
+    return html`<td class="muted">You requested this refund: it waits for ${refundWaitsFor(p)}.${approvals}</td>`;
+  if (!p.merchantDecides || !can(frame.role, 'refunds:approve')) return html`<td class="muted">Waits for ${p.policyText}.${approvals}</td>`;
+  return html`<td>${approvals}<div class="actions">\
+<form method="post" action="${path(`/refunds/${r.id}/approve`)}">${hidden(frame.csrf)}<button type="submit" \
+aria-label="Approve refund ${shortId(r.id)}">Approve</button></form>
+<form method="post" action="${path(`/refunds/${r.id}/reject`)}">${hidden(frame.csrf)}<label \
+for="reason-${r.id}">Reason (required)</label><input id="reason-${r.id}" name="reason" maxlength="255" autocomplete="off" required>\
+<button type="submit" class="secondary" aria-label="Reject refund ${shortId(r.id)}">Reject</button></form></div></td>`;
+}
+
+export function refundDecisionView(frame: Frame, p: Awaited<ReturnType<typeof refundDecisionPreview>>, decision: 'approve' | 'reject') {
+  const r = p.refund;
+  return decisionConfirmView(frame, {
+    kind: 'refund',
+    id: r.id,
+    decision,
+    reason: p.reason,
+    back: path('/refunds'),
+    rows: [
+      ['Amount', money(r.amount, r.currency)],
+      ['Refund fee', money(r.fee, r.currency)],
+      ['Customer’s reason', r.reason ?? '—'],
+      ['Payment id', r.paymentIntentId],
+      ['Requested', `${when(r.requestedAt)}${p.makerEmail ? ` by ${p.makerEmail}` : ''}`],
+      ['Refund id', r.id],
+    ],
+  });
+}
+
+export function refundsView(frame: Frame, p: Awaited<ReturnType<typeof refundsPage>>, o: { after?: string | undefined; message?: string }) {
   const last = p.items.at(-1);
+  const decisions = p.items.some((r) => r.status === 0);
   return framedPage(
     'Refunds',
     frame,
-    html`<p class="muted">Every refund of the ${frame.mode} mode, newest first. Refund a payment from its page.</p>
+    html`${notice(o.message)}<p class="muted">Every refund of the ${frame.mode} mode, newest first. Refund a payment from its page.</p>
+<p class="muted" id="refund-policy">Refunds are approved by ${p.policyText} (approval setting, Settings).</p>
 ${
   p.items.length
     ? html`<div class="table-wrap" role="region" aria-label="Refunds, newest first" tabindex="0"><table><thead><tr>\
 <th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th>\
-<th scope="col">Payment id</th></tr></thead>
+<th scope="col">Payment id</th>${decisions ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
 <tbody>${p.items.map(
         (r) =>
           html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td>\
 <td>${refundStatusNames[r.status] ?? String(r.status)}${r.failureReason ? ` (${r.failureReason})` : ''}</td><td>${r.reason ?? '—'}</td>\
-<td>${paymentLink(r.paymentIntentId, `refund ${r.id}`)}</td></tr>`,
+<td>${paymentLink(r.paymentIntentId, `refund ${r.id}`)}</td>${decisions ? refundDecisionCell(frame, p, r) : ''}</tr>`,
       )}</tbody></table></div>`
     : html`<p class="card">No refunds in ${frame.mode} mode.</p>`
 }

@@ -12,6 +12,7 @@ import {
   type TransactionListQuery,
 } from '#shared/services/transactions.ts';
 import { contactOfSearch } from '#shared/store/customer-index.ts';
+import { pendingRefundDecisions } from './dashboard-refunds.ts';
 import { dailyVolumes } from '#shared/store/daily-volume.ts';
 import { auditWrite, getPayoutMaker, listAudit, listUsers } from '#shared/store/dashboard.ts';
 import { resolveBankCode } from '#shared/domain/bank-codes.ts';
@@ -549,5 +550,5 @@ export async function refundsPage(merchantId: string, mode: Mode, after?: string
     throw userRefusal('invalid', 'That page link is not valid.');
   const page = await refundsOfMerchant(merchantId, mode, { limit: 25, ...(after ? { startingAfter: after.toLowerCase() } : {}) });
   if (page === 'invalid_cursor') throw userRefusal('invalid', 'That page link is not valid. Start from the first page.');
-  return page;
+  return { ...page, ...(await pendingRefundDecisions(merchantId, page.items)) };
 }

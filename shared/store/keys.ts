@@ -381,7 +381,10 @@ export const payoutMaker = (mode: Mode, merchantId: string, orderRef: string): K
 });
 export const settlementMaker = (settlementId: string): Key => ({ PK: `SETTLEMENTMAKER#${settlementId}`, SK: 'SETTLEMENTMAKER' });
 export const refundMaker = (refundId: string): Key => ({ PK: `REFUNDMAKER#${refundId}`, SK: 'REFUNDMAKER' });
-export const approvals = (kind: 'payout' | 'settlement', id: string): Key => ({ PK: `APPROVALS#${kind}#${id}`, SK: 'APPROVALS' });
+export const approvals = (kind: 'payout' | 'settlement' | 'refund', id: string): Key => ({
+  PK: `APPROVALS#${kind}#${id}`,
+  SK: 'APPROVALS',
+});
 
 /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
 export const operatorReference = (merchantId: string, mode: Mode, command: string, reference: string): Key => ({
