@@ -6,7 +6,7 @@ import * as keys from './keys.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 
 /**
- * Daily payment volume (docs/access-patterns.md D1-D2): the dashboard's Home chart and "today" read
+ * Daily payment volume (docs/access-patterns.md V1-V2): the dashboard's Home chart and "today" read
  * a merchant's completed volume per UTC day, mode and currency from aggregate items, never from the
  * transactions themselves.
  *
@@ -35,7 +35,7 @@ export interface DailyVolume {
 /** Payments that count as volume: money in (checkouts and deposits), not payouts. */
 export const countsAsVolume = (intent: Pick<PaymentIntent, 'intentType'>) => intent.intentType !== 'withdrawal';
 
-/** Access pattern D1: the ADD for a payment becoming Completed at `at`, for the status change's transaction. */
+/** Access pattern V1: the ADD for a payment becoming Completed at `at`, for the status change's transaction. */
 export function dailyVolumeWrite(completed: PaymentIntent, at: string): TxItem {
   const shard = shardOf(completed.paymentIntentId, writeShards(completed.merchantId, completed.mode));
   return named('dailyVolume', {
@@ -57,7 +57,7 @@ export function dailyVolumeWrite(completed: PaymentIntent, at: string): TxItem {
 }
 
 /**
- * Access pattern D2: a merchant's daily volumes in one mode from `fromDay` to `toDay` (inclusive,
+ * Access pattern V2: a merchant's daily volumes in one mode from `fromDay` to `toDay` (inclusive,
  * `yyyy-mm-dd`), summed over its shards: one Query per shard (at most days × currencies items each).
  */
 export async function dailyVolumes(merchantId: string, mode: Mode, fromDay: string, toDay: string): Promise<DailyVolume[]> {

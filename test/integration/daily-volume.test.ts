@@ -11,7 +11,7 @@ import { seedIntent } from '../support/intents.ts';
 import { completedPayment } from '../support/money.ts';
 
 /**
- * Daily volume aggregates (shared/store/daily-volume.ts, docs/access-patterns.md D1-D2) on DynamoDB
+ * Daily volume aggregates (shared/store/daily-volume.ts, docs/access-patterns.md V1-V2) on DynamoDB
  * Local: written in the transaction that makes a payment Completed, so counted exactly once however
  * often or concurrently the outcome is applied; read for Home's 30-day chart and today's figure with
  * one Query per shard, never from the transactions.
