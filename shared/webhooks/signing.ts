@@ -3,4 +3,4 @@
  * (sdk/node/src/webhooks.ts), so the dispatcher and the SDK's `svc-gateway-listen` forwarder sign
  * exactly alike and a merchant's verification is tested against the same code.
  */
-export { signedHeaders, standardWebhooksSignature, userAgent, type SigningInput } from '../../sdk/node/src/webhooks.ts';
+export { signedHeaders } from '../../sdk/node/src/webhooks.ts';
