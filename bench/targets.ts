@@ -26,7 +26,10 @@ export const targets = {
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   deposit: 308_800,
   withdraw: 325_300,
-  dashboardApp: 467_200,
+  dashboardApp: 481_000,
+  // Issue 27: the daily-volume aggregate written with a payment's completion and the sandbox's half of a
+  // refund approval under the setting `both` (about 1 kB) took it 388 bytes past the target.
+  dueSweeper: 301_500,
 };
 /** The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). */
 export const medianBundleBudget = 273_600;

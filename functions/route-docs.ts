@@ -312,7 +312,7 @@ export const routeDocs = {
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardHome: {
-    summary: 'Dashboard home: balances by currency, today’s volume and count, recent failures.',
+    summary: 'Dashboard home: balances by currency, today’s volume and count, 30 days of volume, recent failures.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardPayments: {
@@ -434,6 +434,14 @@ export const routeDocs = {
   },
   dashboardRefunds: {
     summary: 'Dashboard: every refund of the merchant in the mode, newest first, with cursor paging.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardApproveRefund: {
+    summary: 'Dashboard: approve a Pending refund under the approval setting merchant or both (never by the user who requested it).',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardRejectRefund: {
+    summary: 'Dashboard: reject a Pending refund with a reason under the approval setting merchant or both (never by its requester).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardSettings: {

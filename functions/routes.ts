@@ -126,6 +126,8 @@ const definitions = [
   dashboardApp.dashboardApproveSettlement,
   dashboardApp.dashboardRejectSettlement,
   dashboardApp.dashboardRefunds,
+  dashboardApp.dashboardApproveRefund,
+  dashboardApp.dashboardRejectRefund,
   dashboardApp.dashboardSettings,
   dashboardApp.dashboardSaveSettings,
 ] as const;

@@ -17,6 +17,7 @@ const kept: Record<string, string> = {
   'payments-375': '6-payments-375',
   'payment-attempts-1280': '7c-payment-attempts-1280',
   'refunds-1280': '20-refunds-1280',
+  'refunds-approver-1280': '20a-refunds-approver-1280',
   'developers-1280': '21-developers-last-used-1280',
   'settings-375': '22-settings-375',
   'payouts-both-375': '23-payouts-both-375',

@@ -643,10 +643,19 @@ const describeRefund = (x: { id: string; status: number; amount: number; currenc
   `${x.failureReason ? `: ${x.failureReason}` : ''}.`;
 refundCli
   .command('approve <id>')
-  .description('approve a Pending refund: amount + fee are held from the wallet and processing starts (test mode: done within seconds)')
+  .description(
+    'approve a Pending refund: amount + fee are held from the wallet and processing starts (test mode: done within seconds); ' +
+      "under the merchant's approval setting (refused under merchant; under both it waits for the merchant's approver too)",
+  )
   .action(async (id: string) => {
     await connect();
-    print(await (await import('#shared/services/refunds.ts')).approveRefund(id), describeRefund);
+    const outcome = await (await import('#shared/services/approvals.ts')).operatorApproveRefund(id);
+    if (outcome.state === 'approved') print(outcome.result, describeRefund);
+    else
+      print(
+        { state: 'waiting', waitingFor: outcome.waitingFor, approvals: outcome.approvals },
+        () => "The operator's approval is recorded; the refund waits for the merchant's approver (payout approvals: both).",
+      );
   });
 refundCli
   .command('reject <id>')
@@ -768,6 +777,19 @@ program
     const { backfillRefundIndex } = await import('#shared/store/refunds.ts');
     const updated = await backfillRefundIndex();
     print({ updated }, () => `Indexed ${updated} refund(s); the others already were.`);
+  });
+
+program
+  .command('migrate-reference-index')
+  .description(
+    "give every payment's orderRef and transaction-reference pointers their search keys (GSI1, GSI3: the " +
+      "dashboard's prefix search); safe to re-run, needed once for payments created before that search",
+  )
+  .action(async () => {
+    await connect();
+    const { backfillReferenceIndex } = await import('#shared/store/reference-index.ts');
+    const updated = await backfillReferenceIndex();
+    print({ updated }, () => `Indexed ${updated} reference(s); the others already were.`);
   });
 
 program

@@ -7,7 +7,7 @@ import { frameOf } from './common.ts';
 import { homeView } from './views.ts';
 
 /**
- * GET /dashboard: balances by currency, today's volume and count, recent failures, webhook health;
+ * GET /dashboard: balances by currency, today's volume and count, 30 days of volume, recent failures, webhook health;
  * admins also see the money-out keys minted lately.
  */
 export const handler = dashboardHandler(routes.dashboardHome, async (request) => {

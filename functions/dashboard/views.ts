@@ -16,6 +16,7 @@ import type {
 } from '#shared/services/dashboard.ts';
 import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
 import type { mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
+import type { refundDecisionPreview } from '#shared/services/dashboard-refunds.ts';
 import type {
   settlementDecisionPreview,
   settlementDetail,
@@ -124,8 +125,10 @@ export function homeView(
     )}</div>
 <h2>Today</h2>
 <div class="grid"><section class="card" aria-label="Today's payments">\
-<p class="big">${s.today.count}${s.today.capped ? '+' : ''}</p><p class="muted">completed payments today (UTC)</p>
+<p class="big">${s.today.count}</p><p class="muted">completed payments today (UTC)</p>
 ${s.today.volume.map((v) => html`<p>${money(v.amount, v.currency)}</p>`)}</section></div>
+<h2>Last 30 days</h2>
+${s.volume.map(volumeChart)}
 <h2>Recent failures</h2>
 ${s.failures.length ? paymentsTable(s.failures, 'Recent failed payments') : html`<p class="muted">No failed payments.</p>`}
 <h2>Webhooks</h2>
@@ -149,6 +152,47 @@ log</a></p>`
   );
 }
 
+const dayLabel = (day: string) =>
+  new Date(`${day}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+
+/**
+ * One currency's completed volume per day as an SVG bar chart (a named image, each bar titled with
+ * its day, amount and count) and the same figures as a table behind a disclosure, for screen
+ * readers and anyone who wants the numbers. No script: the page's CSP allows none.
+ */
+function volumeChart(v: Awaited<ReturnType<typeof homeSummary>>['volume'][number]): HtmlT {
+  const id = `volume-${v.currency.toLowerCase()}`;
+  const width = v.days.length * 10;
+  const bars = v.days.map((d, i) => {
+    const height = v.peak > 0 ? Math.max(d.amount > 0 ? 1 : 0, Math.round((d.amount / v.peak) * 96)) : 0;
+    return html`<rect class="bar" x="${i * 10 + 1}" y="${100 - height}" width="8" height="${height}"><title>${dayLabel(d.day)}: \
+${money(d.amount, v.currency)}, ${d.count} payment${d.count === 1 ? '' : 's'}</title></rect>`;
+  });
+  const best = v.days.reduce((a, d) => (d.amount > a.amount ? d : a), v.days[0]!);
+  return html`<section class="card chart" aria-labelledby="${id}-heading">
+<h3 id="${id}-heading">${v.currency}: ${money(v.total, v.currency)} in ${v.count} completed payment${v.count === 1 ? '' : 's'}</h3>
+<svg role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${width} 100" preserveAspectRatio="none" focusable="false">\
+<title id="${id}-title">Completed payment volume in ${v.currency} per day, ${dayLabel(v.days[0]!.day)} to \
+${dayLabel(v.days.at(-1)!.day)}</title>\
+<desc id="${id}-desc">${
+    v.count
+      ? `Highest day ${dayLabel(best.day)} with ${money(best.amount, v.currency)}. The table below lists every day.`
+      : 'No completed payments in these days.'
+  }</desc>\
+<line class="axis" x1="0" y1="100" x2="${width}" y2="100" vector-effect="non-scaling-stroke"></line>${bars}</svg>
+<p class="chart-axis muted" aria-hidden="true"><span>${dayLabel(v.days[0]!.day)}</span><span>highest day \
+${money(v.peak, v.currency)}</span><span>today</span></p>
+<details><summary>The ${v.days.length} days as a table</summary>
+<div class="table-wrap" role="region" aria-label="${v.currency} volume per day" tabindex="0"><table>\
+<caption class="muted">Completed payments per day (UTC), ${v.currency}</caption>
+<thead><tr><th scope="col">Day</th><th scope="col" class="num">Payments</th><th scope="col" class="num">Volume</th></tr></thead>
+<tbody>${[...v.days]
+    .reverse()
+    .map(
+      (d) => html`<tr><td>${d.day}</td><td class="num">${d.count}</td><td class="num">${money(d.amount, v.currency)}</td></tr>`,
+    )}</tbody></table></div></details></section>`;
+}
+
 function paymentsTable(items: TransactionView[], caption: string): HtmlT {
   return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table><caption class="muted">${caption}</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col" class="num">Amount</th>\
@@ -164,7 +208,10 @@ ${t.orderRef.orderRef}`,
   )}</tbody></table></div>`;
 }
 
-export function paymentsView(frame: Frame, o: { filters: Record<string, string>; page: { items: TransactionView[]; hasMore: boolean } }) {
+export function paymentsView(
+  frame: Frame,
+  o: { filters: Record<string, string>; page: { items: TransactionView[]; hasMore: boolean; moreReferences?: boolean } },
+) {
   const f = o.filters;
   const query = (extra: Record<string, string>) => {
     const q = new URLSearchParams(Object.entries({ ...f, ...extra }).filter(([, v]) => v));
@@ -179,7 +226,7 @@ export function paymentsView(frame: Frame, o: { filters: Record<string, string>;
     frame,
     html`<form method="get" action="${path('/payments')}" class="card" role="search" aria-label="Filter payments"><div class="filters">
 <div><label for="q">Search</label><input id="q" name="q" type="search" value="${f.q ?? ''}" placeholder="orderRef, payment or transaction \
-id, customer e-mail or phone"></div>
+id (or how it begins), customer e-mail or phone"></div>
 <div><label for="status">Status</label>\
 <select id="status" name="status">${option('', f.status, 'Any')}${intentStatuses.map((s) => option(s, f.status))}</select></div>
 <div><label for="type">Type</label>\
@@ -190,7 +237,17 @@ id, customer e-mail or phone"></div>
 </div></form>
 <div class="actions"><a href="${path('/payments/export')}${query({ after: '' })}" download>Export every matching payment \
 (CSV)</a>${f.after ? html`<a href="${path('/payments')}${query({ after: '' })}">First page</a>` : ''}</div>
-${o.page.items.length ? paymentsTable(o.page.items, 'Payments, newest first') : html`<p class="card">No payments match.</p>`}
+${
+  o.page.moreReferences
+    ? html`<p class="card" id="more-references" role="status">More payments have a reference beginning with \
+“${f.q ?? ''}” than one page shows: type more of it.</p>`
+    : ''
+}
+${
+  o.page.items.length
+    ? paymentsTable(o.page.items, f.q ? 'Payments found' : 'Payments, newest first')
+    : html`<p class="card">No payments match.</p>`
+}
 ${
   o.page.hasMore && last
     ? html`<p><a href="${path('/payments')}${query({ after: last.paymentIntentId })}" rel="next">Next \
@@ -817,7 +874,14 @@ ${
  */
 export function decisionConfirmView(
   frame: Frame,
-  o: { kind: 'payout' | 'settlement'; id: string; decision: 'approve' | 'reject'; rows: [string, string][]; reason: string; back: string },
+  o: {
+    kind: 'payout' | 'settlement' | 'refund';
+    id: string;
+    decision: 'approve' | 'reject';
+    rows: [string, string][];
+    reason: string;
+    back: string;
+  },
 ) {
   const verb = o.decision === 'approve' ? 'Approve' : 'Reject';
   const action = path(`/${o.kind}s/${encodeURIComponent(o.id)}/${o.decision}`);
@@ -827,9 +891,14 @@ export function decisionConfirmView(
     html`<section class="card" aria-label="The ${o.kind}"><dl>${o.rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}\
 ${o.decision === 'reject' ? html`<dt>Reason</dt><dd id="decision-reason">${o.reason}</dd>` : ''}</dl></section>
 <p>${
-      o.decision === 'approve'
-        ? `Approving sends the money when every approval the setting asks for is in. This cannot be undone.`
-        : `Rejecting releases the held money back to the balance and tells the ${o.kind === 'payout' ? 'creator' : 'requester'} \
+      o.kind === 'refund'
+        ? o.decision === 'approve'
+          ? 'Approving holds the amount and the refund fee from the balance and sends the refund to the customer when every approval \
+the setting asks for is in. This cannot be undone.'
+          : 'Rejecting makes the payment refundable again and tells the requester the reason. This cannot be undone.'
+        : o.decision === 'approve'
+          ? `Approving sends the money when every approval the setting asks for is in. This cannot be undone.`
+          : `Rejecting releases the held money back to the balance and tells the ${o.kind === 'payout' ? 'creator' : 'requester'} \
 the reason. This cannot be undone.`
     }</p>
 <form method="post" action="${action}" aria-label="${verb} the ${o.kind}">${hidden(frame.csrf)}\
@@ -880,22 +949,66 @@ export function settlementDecisionView(
   });
 }
 
-export function refundsView(frame: Frame, p: Awaited<ReturnType<typeof refundsPage>>, o: { after?: string | undefined }) {
+/** What a Pending refund waits for, as its requester sees it, by the approval setting. */
+const refundWaitsFor = (p: Awaited<ReturnType<typeof refundsPage>>) =>
+  p.policy === 'both' ? 'another approver and the operator' : p.policy === 'merchant' ? 'another approver' : p.policyText;
+
+/**
+ * The decision cell of a Pending refund: its requester is told what it waits for (maker-checker);
+ * an approver or admin gets Approve and Reject (each confirmed on the next page) when the setting
+ * lets the merchant's approvers decide refunds; everyone else sees who decides.
+ */
+function refundDecisionCell(frame: Frame, p: Awaited<ReturnType<typeof refundsPage>>, r: (typeof p.items)[number]): HtmlT {
+  if (r.status !== 0) return html`<td>—</td>`;
+  const approvals = p.policy === 'both' ? html`<p class="muted approvals">${approvalsText(p.approvals[r.id])}</p>` : '';
+  if (p.makers[r.id] === frame.userId)
+    return html`<td class="muted">You requested this refund: it waits for ${refundWaitsFor(p)}.${approvals}</td>`;
+  if (!p.merchantDecides || !can(frame.role, 'refunds:approve')) return html`<td class="muted">Waits for ${p.policyText}.${approvals}</td>`;
+  return html`<td>${approvals}<div class="actions">\
+<form method="post" action="${path(`/refunds/${r.id}/approve`)}">${hidden(frame.csrf)}<button type="submit" \
+aria-label="Approve refund ${shortId(r.id)}">Approve</button></form>
+<form method="post" action="${path(`/refunds/${r.id}/reject`)}">${hidden(frame.csrf)}<label \
+for="reason-${r.id}">Reason (required)</label><input id="reason-${r.id}" name="reason" maxlength="255" autocomplete="off" required>\
+<button type="submit" class="secondary" aria-label="Reject refund ${shortId(r.id)}">Reject</button></form></div></td>`;
+}
+
+export function refundDecisionView(frame: Frame, p: Awaited<ReturnType<typeof refundDecisionPreview>>, decision: 'approve' | 'reject') {
+  const r = p.refund;
+  return decisionConfirmView(frame, {
+    kind: 'refund',
+    id: r.id,
+    decision,
+    reason: p.reason,
+    back: path('/refunds'),
+    rows: [
+      ['Amount', money(r.amount, r.currency)],
+      ['Refund fee', money(r.fee, r.currency)],
+      ['Customer’s reason', r.reason ?? '—'],
+      ['Payment id', r.paymentIntentId],
+      ['Requested', `${when(r.requestedAt)}${p.makerEmail ? ` by ${p.makerEmail}` : ''}`],
+      ['Refund id', r.id],
+    ],
+  });
+}
+
+export function refundsView(frame: Frame, p: Awaited<ReturnType<typeof refundsPage>>, o: { after?: string | undefined; message?: string }) {
   const last = p.items.at(-1);
+  const decisions = p.items.some((r) => r.status === 0);
   return framedPage(
     'Refunds',
     frame,
-    html`<p class="muted">Every refund of the ${frame.mode} mode, newest first. Refund a payment from its page.</p>
+    html`${notice(o.message)}<p class="muted">Every refund of the ${frame.mode} mode, newest first. Refund a payment from its page.</p>
+<p class="muted" id="refund-policy">Refunds are approved by ${p.policyText} (approval setting, Settings).</p>
 ${
   p.items.length
     ? html`<div class="table-wrap" role="region" aria-label="Refunds, newest first" tabindex="0"><table><thead><tr>\
 <th scope="col">Requested</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Reason</th>\
-<th scope="col">Payment id</th></tr></thead>
+<th scope="col">Payment id</th>${decisions ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
 <tbody>${p.items.map(
         (r) =>
           html`<tr><td>${when(r.requestedAt)}</td><td class="num">${money(r.amount, r.currency)}</td>\
 <td>${refundStatusNames[r.status] ?? String(r.status)}${r.failureReason ? ` (${r.failureReason})` : ''}</td><td>${r.reason ?? '—'}</td>\
-<td>${paymentLink(r.paymentIntentId, `refund ${r.id}`)}</td></tr>`,
+<td>${paymentLink(r.paymentIntentId, `refund ${r.id}`)}</td>${decisions ? refundDecisionCell(frame, p, r) : ''}</tr>`,
       )}</tbody></table></div>`
     : html`<p class="card">No refunds in ${frame.mode} mode.</p>`
 }

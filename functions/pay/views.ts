@@ -186,10 +186,21 @@ cancel this payment and start again from ${ctx.merchantName}.</p>
 </section>`;
 }
 
+/**
+ * Ending the session from the page. Before any attempt it is cancelling (Cancelled); after a declined
+ * or failed attempt it is giving up, which ends the payment as Failed with that attempt's reason
+ * (docs/merchant-guide.md, Hosted checkout), so the button says so and where it leads.
+ */
 function cancelForm(ctx: PageContext): Html {
-  return html`<form class="cancel" method="post" action="${ctx.intent.paymentIntentId}/cancel">
+  if (attemptsOf(checkoutDetails(ctx.intent)).length === 0)
+    return html`<form class="cancel" method="post" action="${ctx.intent.paymentIntentId}/cancel">
 ${csrfField(ctx)}
 <button type="submit" class="secondary">Cancel payment</button>
+</form>`;
+  return html`<form class="cancel" method="post" action="${ctx.intent.paymentIntentId}/cancel">
+${csrfField(ctx)}
+<button type="submit" class="secondary" aria-describedby="give-up-hint">Give up and return to ${ctx.merchantName}</button>
+<p class="muted" id="give-up-hint">This ends the payment as failed. No money was taken.</p>
 </form>`;
 }
 

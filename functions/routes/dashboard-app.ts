@@ -391,6 +391,30 @@ export const dashboardRefunds = {
   permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
+export const dashboardApproveRefund = {
+  id: 'dashboardApproveRefund',
+  method: 'POST',
+  path: '/dashboard/refunds/{id}/approve',
+  handler: 'functions/dashboard/refund-approve.ts',
+  auth: 'session',
+  permission: 'refunds:approve',
+  lambda: 'dashboardApp',
+  signature: false,
+  permissions: appPermissions,
+} as const satisfies RouteDefinition;
+
+export const dashboardRejectRefund = {
+  id: 'dashboardRejectRefund',
+  method: 'POST',
+  path: '/dashboard/refunds/{id}/reject',
+  handler: 'functions/dashboard/refund-reject.ts',
+  auth: 'session',
+  permission: 'refunds:approve',
+  lambda: 'dashboardApp',
+  signature: false,
+  permissions: appPermissions,
+} as const satisfies RouteDefinition;
+
 export const dashboardSettings = {
   id: 'dashboardSettings',
   method: 'GET',

@@ -11,6 +11,7 @@ export const dashboardPermissions = [
   'balances:read',
   'payments:read',
   'refunds:create',
+  'refunds:approve',
   'payouts:create',
   'payouts:approve',
   'settlements:create',
@@ -27,7 +28,7 @@ const rolePermissions: Readonly<Record<DashboardRole, readonly DashboardPermissi
   admin: dashboardPermissions,
   developer: ['balances:read', 'payments:read', 'keys:manage', 'webhooks:manage'],
   finance: ['balances:read', 'payments:read', 'refunds:create', 'payouts:create', 'settlements:create'],
-  approver: ['balances:read', 'payments:read', 'payouts:approve', 'settlements:approve'],
+  approver: ['balances:read', 'payments:read', 'refunds:approve', 'payouts:approve', 'settlements:approve'],
   viewer: ['balances:read', 'payments:read'],
 };
 

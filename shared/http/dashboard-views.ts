@@ -67,6 +67,7 @@ td.num,th.num{text-align:right}
 dl{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.35rem 1rem;margin:0}
 dt{font-weight:600;color:#4f5567}
 dd{margin:0}
+@media (max-width:40rem){dl{grid-template-columns:minmax(0,1fr);gap:0}dd{margin:0 0 .6rem}}
 .alert{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#fdecee;color:#7a0016;border:1px solid #f1b5be}
 .notice{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#eef3ff;border:1px solid #c3d2fb}
 .secret{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1rem;background:#f8f9fb;border:1px solid #dcdfe6;border-radius:.4rem;\
@@ -82,6 +83,12 @@ label.check{display:flex;align-items:center;gap:.5rem;margin:.35rem 0;font-weigh
 label.check input{width:1.25rem;height:1.25rem;min-height:0;flex:none;margin:0}
 .inline{display:inline;margin:0}
 .inline button{display:inline-block;width:auto;margin:0;padding:.35rem .7rem;min-height:44px}
+.chart svg{display:block;width:100%;height:8rem;margin:.5rem 0 0}
+.chart .bar{fill:#2f5bea}
+.chart .axis{stroke:#767c8c;stroke-width:1}
+.chart-axis{display:flex;justify-content:space-between;gap:.5rem;flex-wrap:wrap;margin:.25rem 0 .5rem}
+.chart h3{font-size:1rem;margin:0}
+.chart details summary{cursor:pointer;font-weight:600;color:#1f47c8;padding:.65rem 0}
 a{color:#1f47c8}
 `.trim();
 export const dashboardStyleSource = styleSource(dashboardCss);

@@ -6,8 +6,11 @@ import { transact } from '#shared/store/client.ts';
 import { auditWrite, getApprovals, recordSideApproval, type ApprovalKind, type Approvals } from '#shared/store/dashboard.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { getSettlement } from '#shared/store/settlements.ts';
+import { getRefund } from '#shared/store/refunds.ts';
+import { RefundStatus } from '#shared/domain/refund.ts';
 import { auditEntry, operatorActor } from './dashboard-auth.ts';
 import { approveSettlement } from './settlements.ts';
+import { approveRefund } from './refunds.ts';
 import { approveWithdrawal, findWithdrawal } from './withdrawal-operator.ts';
 
 /**
@@ -38,18 +41,40 @@ const policyText: Record<ApprovalPolicy, string> = {
 };
 export const describePolicy = (policy: ApprovalPolicy) => policyText[policy];
 
-export const mayApprove = (policy: ApprovalPolicy, side: ApproverSide) => policy === 'either' || policy === 'both' || policy === side;
-export const mayReject = (policy: ApprovalPolicy, side: ApproverSide) => side === 'operator' || policy !== 'operator';
+/**
+ * Refunds follow the setting only where it names the merchant's approvers: `merchant` (they
+ * approve; the operator may still reject) and `both`. Under `either` and `operator` the operator
+ * approves refunds (in test mode the sandbox plays the operator), as before the setting covered
+ * refunds: a refund sends the merchant's money to a customer, not to the merchant.
+ */
+const refundPolicyText: Record<ApprovalPolicy, string> = {
+  either: 'the operator (in test mode the sandbox)',
+  merchant: "the merchant's approvers (dashboard)",
+  operator: 'the operator (in test mode the sandbox)',
+  both: "both the merchant's approvers and the operator (in test mode the sandbox)",
+};
+export const describeRefundPolicy = (policy: ApprovalPolicy) => refundPolicyText[policy];
 
-/** A side the merchant's setting leaves out of approving (or rejecting) this payout or settlement. */
+export const mayApprove = (policy: ApprovalPolicy, side: ApproverSide, kind: ApprovalKind = 'payout') =>
+  kind === 'refund'
+    ? policy === 'both' || (side === 'merchant' ? policy === 'merchant' : policy !== 'merchant')
+    : policy === 'either' || policy === 'both' || policy === side;
+export const mayReject = (policy: ApprovalPolicy, side: ApproverSide, kind: ApprovalKind = 'payout') =>
+  side === 'operator' || (kind === 'refund' ? policy === 'merchant' || policy === 'both' : policy !== 'operator');
+
+const kindText: Record<ApprovalKind, string> = { payout: 'manual payouts', settlement: 'settlements', refund: 'refunds' };
+
+/** A side the merchant's setting leaves out of approving (or rejecting) this payout, settlement or refund. */
 export class ApproverNotAllowed extends BusinessRuleError {
   constructor(
     readonly policy: ApprovalPolicy,
     what: string,
   ) {
-    super(`This merchant's ${what} are approved by ${policyText[policy]} (merchant setting).`, 'approver_not_allowed');
+    const text = what === kindText.refund ? refundPolicyText[policy] : policyText[policy];
+    super(`This merchant's ${what} are approved by ${text} (merchant setting).`, 'approver_not_allowed');
   }
 }
+export const approverNotAllowed = (policy: ApprovalPolicy, kind: ApprovalKind) => new ApproverNotAllowed(policy, kindText[kind]);
 
 /**
  * Approve a Pending payout or settlement as `approver` under the merchant's policy. The caller has
@@ -66,7 +91,7 @@ export async function approveUnderPolicy<T>(
   now = new Date(),
 ): Promise<ApprovalOutcome<T>> {
   const policy = await approvalPolicy(merchantId);
-  if (!mayApprove(policy, approver.side)) throw new ApproverNotAllowed(policy, kind === 'payout' ? 'manual payouts' : 'settlements');
+  if (!mayApprove(policy, approver.side, kind)) throw approverNotAllowed(policy, kind);
   if (policy !== 'both') return { state: 'approved', result: await approve(), approvals: {} };
   const approvals = await recordSideApproval(kind, id, approver.side, {
     at: now.toISOString(),
@@ -112,6 +137,25 @@ export async function operatorApproveSettlement(id: string) {
     s.merchantId,
     s.mode,
     'settlement.approve',
+    id,
+    outcome.state === 'approved' ? 'approved by the operator' : 'operator approval recorded; waiting for the merchant',
+  );
+  return outcome;
+}
+
+/**
+ * `ops refund approve`: under the merchant's setting (refused when only its approvers approve;
+ * under `both` the operator's approval is recorded and the refund waits for theirs).
+ */
+export async function operatorApproveRefund(id: string) {
+  const r = await getRefund(id);
+  if (!r) throw new NotFoundError(`No refund with id ${id}.`);
+  if (r.status !== RefundStatus.Pending) return { state: 'approved' as const, result: await approveRefund(id), approvals: {} };
+  const outcome = await approveUnderPolicy('refund', id, r.merchantId, { side: 'operator' }, () => approveRefund(id));
+  await auditOperator(
+    r.merchantId,
+    r.mode,
+    'refund.approve',
     id,
     outcome.state === 'approved' ? 'approved by the operator' : 'operator approval recorded; waiting for the merchant',
   );

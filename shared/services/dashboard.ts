@@ -1,16 +1,19 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { IntentStatus, IntentType } from '#shared/domain/intent.ts';
-import { fromMinor, minorUnits, toMinor, type Currency } from '#shared/domain/money.ts';
+import { fromMinor, minorUnits, type Currency } from '#shared/domain/money.ts';
 import { walletBalance } from '#shared/services/balance.ts';
 import { createRefund, refundsOfMerchant, refundsOfTransaction } from '#shared/services/refund-requests.ts';
 import {
   customerTransactions,
   listTransactions,
   lookupTransaction,
+  transactionsByReferencePrefix,
   transactionView,
   type TransactionListQuery,
 } from '#shared/services/transactions.ts';
 import { contactOfSearch } from '#shared/store/customer-index.ts';
+import { pendingRefundDecisions } from './dashboard-refunds.ts';
+import { dailyVolumes } from '#shared/store/daily-volume.ts';
 import { auditWrite, getPayoutMaker, listAudit, listUsers } from '#shared/store/dashboard.ts';
 import { resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { generatedOrderRef } from '#shared/domain/references.ts';
@@ -41,44 +44,53 @@ export async function merchantName(merchantId: string): Promise<string> {
   return (await getMerchant(merchantId))?.name ?? merchantId;
 }
 
-/** Home: balances by currency, today's completed volume and count, the latest failures. */
+/** How many days the Home chart shows (today included). */
+export const volumeDays = 30;
+
+/** The `volumeDays` UTC days ending with `now`'s, oldest first (`yyyy-mm-dd`). */
+export function lastDays(now: Date, count = volumeDays): string[] {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return Array.from({ length: count }, (_, i) => new Date(today - (count - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+}
+
+/**
+ * Home: balances by currency; completed payment volume per UTC day over the last 30 days, by
+ * currency, and today's, from the daily aggregates (shared/store/daily-volume.ts: exact, one Query
+ * per shard, never a read of the transactions); the latest failures.
+ */
 export async function homeSummary(merchantId: string, mode: Mode, now = new Date()) {
   const merchant = await getMerchant(merchantId);
   // Each balance read as a snapshot of its shards (walletBalance), never summed from a listing.
   const currencies = new Set<Currency>(await listWalletCurrencies(merchantId, mode));
   if (merchant) currencies.add(merchant.defaultCurrency);
-  const balances = await Promise.all([...currencies].sort().map((c) => walletBalance(merchantId, mode, c, now)));
-  const from = `${now.toISOString().slice(0, 10)}T00:00:00.000Z`;
-  const volume = new Map<string, number>();
-  let count = 0;
-  let capped = false;
-  let startingAfter: string | undefined;
-  // Today's completed payments, page by page through the list service (at most 2,000 read).
-  for (let pages = 0; pages < 20; pages++) {
-    const page = await listTransactions(merchantId, mode, {
-      status: 'Completed',
-      from,
-      limit: 100,
-      ...(startingAfter ? { startingAfter } : {}),
-    });
-    if (page === 'invalid_cursor') break;
-    for (const t of page.items) {
-      if (t.intentType === 'withdrawal') continue;
-      count++;
-      volume.set(t.currency, (volume.get(t.currency) ?? 0) + toMinor(t.amount, t.currency as Currency));
-    }
-    if (!page.hasMore) break;
-    startingAfter = page.items.at(-1)!.paymentIntentId;
-    capped = pages === 19;
-  }
-  const failures = await listTransactions(merchantId, mode, { status: 'Failed', limit: 5 });
+  const days = lastDays(now);
+  const [balances, volumes, failures] = await Promise.all([
+    Promise.all([...currencies].sort().map((c) => walletBalance(merchantId, mode, c, now))),
+    dailyVolumes(merchantId, mode, days[0]!, days.at(-1)!),
+    listTransactions(merchantId, mode, { status: 'Failed', limit: 5 }),
+  ]);
+  const chartCurrencies = [...new Set<Currency>([...(merchant ? [merchant.defaultCurrency] : []), ...volumes.map((v) => v.currency)])];
+  const volume = chartCurrencies.map((currency) => {
+    const byDay = new Map(volumes.filter((v) => v.currency === currency).map((v) => [v.day, v]));
+    const perDay = days.map((day) => ({ day, count: byDay.get(day)?.count ?? 0, amountMinor: byDay.get(day)?.amountMinor ?? 0 }));
+    const totalMinor = perDay.reduce((sum, d) => sum + d.amountMinor, 0);
+    return {
+      currency,
+      days: perDay.map((d) => ({ day: d.day, count: d.count, amount: fromMinor(d.amountMinor, currency) })),
+      count: perDay.reduce((sum, d) => sum + d.count, 0),
+      total: fromMinor(totalMinor, currency),
+      /** The largest day, for the chart's scale. */
+      peak: fromMinor(Math.max(0, ...perDay.map((d) => d.amountMinor)), currency),
+    };
+  });
+  const today = days.at(-1)!;
   return {
     balances,
     today: {
-      count,
-      capped,
-      volume: [...volume].map(([currency, minor]) => ({ currency, amount: fromMinor(minor, currency as Currency) })),
+      count: volumes.filter((v) => v.day === today).reduce((sum, v) => sum + v.count, 0),
+      volume: volumes.filter((v) => v.day === today).map((v) => ({ currency: v.currency, amount: fromMinor(v.amountMinor, v.currency) })),
     },
+    volume,
     failures: failures === 'invalid_cursor' ? [] : failures.items,
   };
 }
@@ -103,32 +115,41 @@ const listQuery = (f: PaymentFilters, limit: number): TransactionListQuery => ({
 });
 
 /**
- * One page of payments. A search is one lookup by any of the three references, and, when the text
- * looks like an e-mail address or a phone number, the customer's payments (customer index, paged
- * like the list); the filters apply to both.
+ * One page of payments. A search is the exact reference (any of the three), the payments whose
+ * orderRef, transaction reference or payment id begins with the text (reference index, at most one
+ * page: `moreReferences` says to type more), and, when the text looks like an e-mail address or a
+ * phone number, the customer's payments (customer index, paged like the list); the filters apply
+ * to all of them.
  */
 export async function paymentsPage(
   merchantId: string,
   mode: Mode,
   f: PaymentFilters,
   limit = 25,
-): Promise<{ items: TransactionView[]; hasMore: boolean }> {
+): Promise<{ items: TransactionView[]; hasMore: boolean; moreReferences?: boolean }> {
   if (f.search) {
     const keep = (t: TransactionView) =>
       (!f.status || t.status === f.status) &&
       (!f.intentType || t.intentType === f.intentType) &&
       (!f.from || t.createdAt >= f.from) &&
       (!f.to || t.createdAt <= f.to);
-    // The reference hit, on the first page only (the customer's payments are paged behind it).
-    const direct = f.startingAfter ? undefined : await lookupTransaction(merchantId, mode, f.search);
-    const hit = direct && keep(direct) ? [direct] : [];
+    // The reference hits, on the first page only (the customer's payments are paged behind them).
+    const [direct, prefixed] = f.startingAfter
+      ? [undefined, { items: [], more: false }]
+      : await Promise.all([
+          lookupTransaction(merchantId, mode, f.search),
+          transactionsByReferencePrefix(merchantId, mode, f.search, limit),
+        ]);
+    const hit = [...(direct ? [direct] : []), ...prefixed.items.filter((t) => t.paymentIntentId !== direct?.paymentIntentId)].filter(keep);
     const contact = contactOfSearch(f.search);
-    if (!contact) return { items: hit, hasMore: false };
+    const moreReferences = prefixed.more ? { moreReferences: true } : {};
+    if (!contact) return { items: hit, hasMore: false, ...moreReferences };
     const page = await customerTransactions(merchantId, mode, contact, listQuery(f, limit));
     if (page === 'invalid_cursor') throw userRefusal('invalid', 'That page link is not valid any more. Start from the first page.');
     return {
       items: [...hit, ...page.items.filter((t) => !hit.some((h) => h.paymentIntentId === t.paymentIntentId))],
       hasMore: page.hasMore,
+      ...moreReferences,
     };
   }
   const page = await listTransactions(merchantId, mode, listQuery(f, limit));
@@ -529,5 +550,5 @@ export async function refundsPage(merchantId: string, mode: Mode, after?: string
     throw userRefusal('invalid', 'That page link is not valid.');
   const page = await refundsOfMerchant(merchantId, mode, { limit: 25, ...(after ? { startingAfter: after.toLowerCase() } : {}) });
   if (page === 'invalid_cursor') throw userRefusal('invalid', 'That page link is not valid. Start from the first page.');
-  return page;
+  return { ...page, ...(await pendingRefundDecisions(merchantId, page.items)) };
 }

@@ -20,6 +20,7 @@ import { refundRail } from '#shared/providers/rails.ts';
 import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { TransactionFailed } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
+import { recordSideApproval } from '#shared/store/dashboard.ts';
 import { getRefund, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
 import type { VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, postJournal, withFunds, type PlaceHold } from '#shared/store/wallets.ts';
@@ -86,11 +87,12 @@ export async function approveRefund(id: string, now: () => Date = () => new Date
   }
 }
 
-export const rejectRefund = (id: string, reason?: string, now: () => Date = () => new Date()) =>
+/** Pending → Rejected (the reservation released); `by` names who rejected in failureReason (the merchant's approver in the dashboard). */
+export const rejectRefund = (id: string, reason?: string, now: () => Date = () => new Date(), by = 'the operator') =>
   operatorChange(
     id,
     'rejected',
-    (r, at) => closePending(r, RefundStatus.Rejected, reason ? `Rejected by the operator: ${reason}` : 'Rejected by the operator.', at),
+    (r, at) => closePending(r, RefundStatus.Rejected, reason ? `Rejected by ${by}: ${reason}` : `Rejected by ${by}.`, at),
     now,
   );
 
@@ -134,14 +136,17 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
  * due at once (refundFirstDueAt); the sweep approves it (the hold, as the operator's approval would)
  * and processes it in the same step, so an integration sees the refund Completed, with its
  * RefundStatusChanged events, within seconds. Not when the merchant's approval setting wants its
- * own approvers (`merchant`, `both`): then it waits for the operator's approval as in live mode
- * (due again at its expiry). A balance too short for the hold leaves it Pending; the sandbox asks
- * again a minute later, until the refund expires.
+ * own approvers (shared/services/approvals.ts): under `merchant` it waits for their decision in the
+ * dashboard (due again at its expiry); under `both` the sandbox records the operator's side of the
+ * approval and the refund waits for the merchant's (which then approves it). A balance too short
+ * for the hold leaves it Pending; the sandbox asks again a minute later, until the refund expires.
  */
 async function sandboxApproval(r: Refund, now: Date): Promise<Refund | undefined> {
   const dueAgain = (at: string) => commit(r.id, (x) => (x.status === RefundStatus.Pending ? change(x, {}, at, now) : null));
   const policy = (await getMerchant(r.merchantId, true))?.payoutApprovals;
-  if (policy === 'merchant' || policy === 'both') return dueAgain(r.expiresAt);
+  if (policy === 'merchant') return dueAgain(r.expiresAt);
+  if (policy === 'both' && !(await recordSideApproval('refund', r.id, 'operator', { at: now.toISOString() })).merchant)
+    return dueAgain(r.expiresAt);
   try {
     await approveRefund(r.id, () => now);
   } catch (error) {

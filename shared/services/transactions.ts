@@ -19,6 +19,7 @@ import {
 } from '#shared/store/intents.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 import { type Contact, pageCustomerPayments } from '#shared/store/customer-index.ts';
+import { searchReferences } from '#shared/store/reference-index.ts';
 
 /**
  * Status changes and the transaction object of docs/merchant-guide.md, Transaction lookup. Every outcome (payment result, expiry,
@@ -190,6 +191,16 @@ export async function listTransactions(merchantId: string, mode: Mode, q: Transa
  * list's filters and `startingAfter` cursor. Each round is one Query of the customer's pointers and
  * one BatchGetItem of their intents; status and type are checked on those, at most 5 rounds per page.
  */
+/**
+ * The merchant's transactions in one mode whose orderRef, transaction reference or payment id begins
+ * with `text` (case-insensitive; shared/store/reference-index.ts), in reference order, at most `limit`.
+ */
+export async function transactionsByReferencePrefix(merchantId: string, mode: Mode, text: string, limit: number) {
+  const found = await searchReferences(merchantId, mode, text, limit);
+  const intents = await getIntentsOf(merchantId, mode, found.ids);
+  return { items: intents.map(transactionView), more: found.more };
+}
+
 export async function customerTransactions(merchantId: string, mode: Mode, contact: Contact, q: Omit<TransactionListQuery, 'orderRef'>) {
   let before: string | undefined;
   if (q.startingAfter !== undefined) {

@@ -446,7 +446,7 @@ export function totpStepWrite(userId: string, step: number, now: Date): TxItem {
   };
 }
 
-export type ApprovalKind = 'payout' | 'settlement';
+export type ApprovalKind = 'payout' | 'settlement' | 'refund';
 /** One side's approval of a payout or settlement (the merchant's approver, or the operator). */
 export interface SideApproval {
   at: string;

@@ -34,6 +34,8 @@ import {
   updateIfStill,
 } from './client.ts';
 import { customerIndexWrites } from './customer-index.ts';
+import { countsAsVolume, dailyVolumeWrite } from './daily-volume.ts';
+import { orderRefIndexKeys, transactionReferenceIndexKeys } from './reference-index.ts';
 import { queryDueIndex } from './due-index.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './money-due.ts';
@@ -80,7 +82,13 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
     named('orderRef', {
       Put: {
         TableName: tableName(),
-        Item: toItem({ ...keys.orderRef(intent.mode, intent.merchantId, intent.orderRef.orderRef), entity: 'OrderRef', ...pointer }),
+        Item: toItem({
+          ...keys.orderRef(intent.mode, intent.merchantId, intent.orderRef.orderRef),
+          // The dashboard's prefix search (shared/store/reference-index.ts).
+          ...orderRefIndexKeys(intent.merchantId, intent.mode, intent.orderRef.orderRef, shard),
+          entity: 'OrderRef',
+          ...pointer,
+        }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     }),
@@ -89,6 +97,7 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
         TableName: tableName(),
         Item: toItem({
           ...keys.transactionReference(intent.mode, intent.merchantId, intent.transactionReference),
+          ...transactionReferenceIndexKeys(intent.merchantId, intent.mode, intent.transactionReference, intent.paymentIntentId, shard),
           entity: 'TxRef',
           ...pointer,
         }),
@@ -179,6 +188,8 @@ export function transitionWrites(
         },
       }),
       ...named('event', outboxWrite(current, event)),
+      // The day's volume, exactly once: in the transaction that makes the payment Completed (shared/store/daily-volume.ts).
+      ...(to === 'Completed' && countsAsVolume(current) ? [dailyVolumeWrite(next, next.updatedAt)] : []),
     ],
   };
 }

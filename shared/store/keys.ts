@@ -138,6 +138,18 @@ export const walletsOfMerchant = (merchantId: string, mode: Mode, shard = 0) => 
   SKPrefix: `WALLET#${mode}#`,
 });
 /**
+ * A merchant's completed payment volume of one UTC day in one mode and currency (shared/store/daily-volume.ts),
+ * in the merchant's partition or one of its shard partitions (like the wallet it is credited with).
+ */
+export const dailyVolume = (merchantId: string, mode: Mode, day: string, currency: string, shard = 0): Key => ({
+  PK: merchantShardPK(merchantId, shard),
+  SK: `DAILY#${mode}#${day}#${currency}`,
+});
+export const dailyVolumesOfMerchant = (merchantId: string, mode: Mode, shard = 0) => ({
+  PK: merchantShardPK(merchantId, shard),
+  SKPrefix: `DAILY#${mode}#`,
+});
+/**
  * Wallet shard n of a big merchant (shared/store/wallets.ts): shard 0 is the wallet item above,
  * shard n ≥ 1 the same sort key in the merchant's shard partition `MERCHANT#<id>#SHARD#<n>`,
  * which also holds the journals posted to it.
@@ -204,6 +216,22 @@ export const transactionReference = (mode: Mode, merchantId: string, reference: 
   PK: `TXREF#${mode}#${merchantId}#${reference}`,
   SK: 'TXREF',
 });
+/**
+ * The reference index (dashboard prefix search; shared/store/reference-index.ts): the orderRef and
+ * transaction-reference pointers above carry GSI1 keys whose sort key is the normalized reference,
+ * and the transaction-reference pointer carries GSI3 keys whose sort key is the payment id, both in
+ * the merchant's and mode's `REFS` partition (sharded like the listings), so `begins_with` finds
+ * every reference starting with what was typed. No new item: the pointers are written anyway.
+ */
+export const referenceSearch = (merchantId: string, mode: Mode, normalized: string, shard = 0) => ({
+  GSI1PK: shardKey(`MERCHANT#${merchantId}#${mode}#REFS`, shard),
+  GSI1SK: normalized,
+});
+export const paymentIdSearch = (merchantId: string, mode: Mode, paymentIntentId: string, shard = 0) => ({
+  GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#REFS`, shard),
+  GSI3SK: paymentIntentId.toLowerCase(),
+});
+export const referencesOfMerchant = (merchantId: string, mode: Mode, shard = 0) => shardKey(`MERCHANT#${merchantId}#${mode}#REFS`, shard);
 /**
  * A customer's payments (dashboard search by e-mail or phone; shared/store/customer-index.ts):
  * one pointer per intent and contact, in a partition named by a SHA-256 digest of the merchant,
@@ -353,7 +381,10 @@ export const payoutMaker = (mode: Mode, merchantId: string, orderRef: string): K
 });
 export const settlementMaker = (settlementId: string): Key => ({ PK: `SETTLEMENTMAKER#${settlementId}`, SK: 'SETTLEMENTMAKER' });
 export const refundMaker = (refundId: string): Key => ({ PK: `REFUNDMAKER#${refundId}`, SK: 'REFUNDMAKER' });
-export const approvals = (kind: 'payout' | 'settlement', id: string): Key => ({ PK: `APPROVALS#${kind}#${id}`, SK: 'APPROVALS' });
+export const approvals = (kind: 'payout' | 'settlement' | 'refund', id: string): Key => ({
+  PK: `APPROVALS#${kind}#${id}`,
+  SK: 'APPROVALS',
+});
 
 /** An operator command's own reference (`ops wallet credit --reference`), kept forever: it runs once. */
 export const operatorReference = (merchantId: string, mode: Mode, command: string, reference: string): Key => ({

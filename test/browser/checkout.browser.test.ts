@@ -126,7 +126,10 @@ describe('hosted checkout in Chromium', () => {
     // The card and wallet forms are offered again, empty (the number typed before is not echoed).
     expect(await page.getByLabel('Card number').inputValue()).toBe('');
     expect(await page.getByLabel('Mobile number').count()).toBe(1);
-    expect(await page.getByRole('button', { name: 'Cancel payment' }).count()).toBe(1);
+    // Ending it now fails the payment: the button says so, not "Cancel payment".
+    expect(await page.getByRole('button', { name: 'Cancel payment' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Give up and return to Acme Books' }).count()).toBe(1);
+    expect(await page.getByText('This ends the payment as failed. No money was taken.').count()).toBe(1);
     await checkWidths(page, 'checkout-retry');
     expect(await lookup(m, id)).toMatchObject({ status: 'Pending', attempts: [{ outcome: 'failed', reason: 'card_declined' }] });
     expect(await listEvents(id)).toEqual([]);

@@ -107,6 +107,31 @@ describe('merchant dashboard in Chromium: refunds, approvals, maker-checker, pay
     await approver.reload();
     expect(await approver.locator('#settlement-status').textContent()).not.toBe('Pending');
 
+    // Refunds follow the setting (both): finance requests one in the dashboard and is told what it waits for;
+    // the approver approves it on the Refunds page through a confirmation page.
+    await finance.goto(url(`/dashboard/payments/${paid[1]!.id}`));
+    await finance.getByLabel(/^Amount/).fill('100');
+    await finance.getByLabel('Reason').fill('Damaged in transit');
+    await finance.getByRole('button', { name: 'Refund' }).click();
+    await finance.getByText(/Refund requested/).waitFor();
+    const refundId = new URL(finance.url()).searchParams.get('refunded')!;
+    await finance.goto(url('/dashboard/refunds'));
+    const ownRow = finance.locator('tr', { hasText: 'Damaged in transit' });
+    expect(await ownRow.textContent()).toContain('You requested this refund: it waits for another approver and the operator.');
+    expect(await ownRow.getByRole('button').count()).toBe(0);
+    await approver.goto(url('/dashboard/refunds'));
+    expect(await approver.locator('#refund-policy').textContent()).toContain("both the merchant's approvers and the operator");
+    await checkPage(approver, '20a-refunds-approver');
+    await approver.getByRole('button', { name: `Approve refund ${refundId.slice(0, 8)}` }).click();
+    await approver.getByRole('heading', { name: 'Approve this refund?' }).waitFor();
+    expect(await approver.locator('dd', { hasText: 'Damaged in transit' }).count()).toBe(1);
+    await checkPage(approver, '20b-refund-confirm');
+    await approver.getByRole('button', { name: 'Approve refund' }).click();
+    // The sandbox gives the operator's half in test mode once the sweep saw the refund; else it waits for it.
+    await approver.getByText(/Refund approved|The refund waits for the operator's approval/).waitFor();
+    const decided = await call(gw.baseUrl, 'GET', `/Gateway/v1/Refunds/${refundId}`, { key: m.test.apiKey });
+    expect(decided.status, decided.text).toBe(200);
+
     // Maker-checker: the admin (who may approve) requests a settlement and is refused deciding it on the server.
     await admin.goto(url('/dashboard/settlements'));
     await admin.getByLabel('Amount').fill('500');

@@ -43,6 +43,14 @@ describe('merchant dashboard in Chromium: sign-in, payments, refund, team, payou
     await checkPage(page, '4-home');
     expect(await page.locator('.mode').textContent()).toBe('Test mode');
     expect(await page.getByText('completed payments today').count()).toBe(1);
+    // The last 30 days: a named chart of the day's volumes, and the same figures as a table on request.
+    expect(await page.getByRole('img', { name: /^Completed payment volume in PKR per day/ }).count()).toBe(1);
+    expect(await page.locator('.chart rect.bar').count()).toBe(30);
+    await page.getByText('The 30 days as a table').click();
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await page.getByRole('region', { name: 'PKR volume per day' }).locator('tbody tr').count()).toBe(30);
+    expect(await page.getByRole('row', { name: new RegExp(`^${today} 3 PKR`) }).count()).toBe(1);
+    await checkPage(page, '4a-home-volume-table');
 
     // The invitation worked once.
     await page.goto(url(invitePath));
@@ -67,6 +75,12 @@ describe('merchant dashboard in Chromium: sign-in, payments, refund, team, payou
     await page.getByRole('heading', { name: 'Payments' }).waitFor();
     expect(await page.locator('tbody tr').count()).toBe(3);
     await checkPage(page, '6-payments');
+    // By the beginning of its payment id, in capitals: one match.
+    await page.getByLabel('Search').fill(paid.id.slice(0, 8).toUpperCase());
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/q=/);
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    expect(await page.locator('tbody tr a').getAttribute('href')).toContain(paid.id);
     await page.getByLabel('Search').fill(paid.orderRef);
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/q=/);
@@ -77,6 +91,20 @@ describe('merchant dashboard in Chromium: sign-in, payments, refund, team, payou
     expect(await page.getByText('VISA ending 4242').count()).toBe(1);
     expect(await page.getByText('4242 4242').count()).toBe(0);
     await checkPage(page, '7-payment');
+    // At 375 px the summary's labels sit above their values, so a value (the payment id, a reference)
+    // gets the card's whole width instead of wrapping into a narrow column beside a long label.
+    await page.setViewportSize({ width: 375, height: 800 });
+    const summary = await page.evaluate<{ label: number; value: number; idLines: number }>(
+      `(() => { const s = document.querySelector('section[aria-label=Summary]');
+        const id = [...s.querySelectorAll('dd')].find((d) => d.querySelector('code'));
+        const line = parseFloat(getComputedStyle(id).lineHeight);
+        return { label: s.querySelector('dt').getBoundingClientRect().width, value: id.getBoundingClientRect().width,
+          idLines: Math.round(id.getBoundingClientRect().height / line) }; })()`,
+    );
+    expect(summary.value).toBeGreaterThanOrEqual(280);
+    expect(summary.label).toBe(summary.value);
+    expect(summary.idLines).toBeLessThanOrEqual(2);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // Refund part of it from its page.
     await page.getByLabel(/^Amount/).fill('500');

@@ -51,6 +51,7 @@ describe('merchant dashboard in Chromium: roles', () => {
     const expectedPermissions: Record<DashboardRole, string[]> = {
       admin: [
         'refunds:create',
+        'refunds:approve',
         'payouts:create',
         'payouts:approve',
         'settlements:create',
@@ -62,7 +63,7 @@ describe('merchant dashboard in Chromium: roles', () => {
       ],
       developer: ['keys:manage', 'webhooks:manage'],
       finance: ['refunds:create', 'payouts:create', 'settlements:create'],
-      approver: ['payouts:approve', 'settlements:approve'],
+      approver: ['refunds:approve', 'payouts:approve', 'settlements:approve'],
       viewer: [],
     };
     const actions = routeList.filter(
@@ -82,6 +83,8 @@ describe('merchant dashboard in Chromium: roles', () => {
         'dashboardRequestSettlement',
         'dashboardApproveSettlement',
         'dashboardRejectSettlement',
+        'dashboardApproveRefund',
+        'dashboardRejectRefund',
         'dashboardSaveSettings',
       ]),
     );

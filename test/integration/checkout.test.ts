@@ -388,8 +388,14 @@ describe('hosted checkout', () => {
     it('after a failed attempt, the customer cancelling or the session expiring fails it (last attempt’s reason), once', async () => {
       const m = await newMerchant({ name: 'Local Shop', allowInsecureWebhooks: true });
       const gaveUp = await open(m, { callbackUrl: 'http://127.0.0.1:9/return' });
+      expect((await getPage(gw.baseUrl, gaveUp.path)).html).toContain('>Cancel payment</button>');
       await postForm(gw.baseUrl, `${gaveUp.path}/card`, { csrf: gaveUp.csrf, ...card('4000000000000002') });
       expect((await lookup(m, gaveUp.id)).status).toBe('Pending');
+      // The page names what ending it now does: it fails (not cancels) the payment and leads back to the merchant.
+      const retry = (await getPage(gw.baseUrl, gaveUp.path)).html;
+      expect(retry).not.toContain('Cancel payment');
+      expect(retry).toContain('aria-describedby="give-up-hint">Give up and return to Local Shop</button>');
+      expect(retry).toContain('This ends the payment as failed. No money was taken.');
       const cancelled = await postForm(gw.baseUrl, `${gaveUp.path}/cancel`, { csrf: gaveUp.csrf });
       expect(cancelled.status).toBe(303);
       expect(new URL(cancelled.location!).searchParams.get('status')).toBe('Failed');

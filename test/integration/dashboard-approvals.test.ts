@@ -6,13 +6,27 @@ import type { DashboardSession, DashboardUser } from '#shared/domain/dashboard-s
 import type { Signed } from '#shared/services/dashboard-auth.ts';
 import { DomainError } from '#shared/domain/errors.ts';
 import { statusOf } from '#shared/http/presenter.ts';
-import { payoutDecisionView, payoutsView, settingsView, settlementDecisionView } from '#functions/dashboard/views.ts';
+import {
+  payoutDecisionView,
+  payoutsView,
+  refundDecisionView,
+  refundsView,
+  settingsView,
+  settlementDecisionView,
+} from '#functions/dashboard/views.ts';
+import { RefundStatus } from '#shared/domain/refund.ts';
+import { decideRefund, refundDecisionPreview } from '#shared/services/dashboard-refunds.ts';
+import { advanceRefund } from '#shared/services/refunds.ts';
+import { getRefund } from '#shared/store/refunds.ts';
+import { completedPayment } from '../support/money.ts';
 import { approvalPolicy } from '#shared/services/approvals.ts';
 import {
   createPayoutFromDashboard,
   decidePayout,
   payoutDecisionPreview,
   payoutsPage,
+  refundFromDashboard,
+  refundsPage,
   savePayoutApprovals,
   settingsOf,
 } from '#shared/services/dashboard.ts';
@@ -313,5 +327,80 @@ describe('payout and settlement approvals by setting', () => {
     expect(page).toContain('Reject this settlement?');
     expect(page).toContain(`by ${finance.user.email}`);
     expect((await settlementFor(m.merchantId, 'test', s1.id)).status).toBe(0);
+  });
+  it('refunds: under merchant or both the merchant approver decides (maker-checker, reason, confirm page); else the operator', async () => {
+    const m = await funded();
+    const finance = signedAs(m, 'finance');
+    const approver = signedAs(m, 'approver');
+    const requested = async () => {
+      const paid = await completedPayment(m.merchantId, 'test', 500_00);
+      return (await refundFromDashboard(finance, paid.paymentIntentId, { amount: '100', reason: 'Returned' }, 'trace-r')).id;
+    };
+    const refundStatus = async (id: string) => (await getRefund(id))?.status;
+    const onItsWay = [RefundStatus.Approved, RefundStatus.Processing, RefundStatus.Completed];
+
+    // Unset (either): the operator decides refunds (in test mode the sandbox); the merchant's approver may not.
+    const r0 = await requested();
+    await refused(refundDecisionPreview(approver, r0, 'approve', ''), 403, /refunds are approved by the operator/);
+    await refused(decideRefund(approver, r0, 'reject', 'No'), 403, /refunds are approved by the operator/);
+    await advanceRefund(r0);
+    expect(onItsWay).toContain(await refundStatus(r0));
+
+    await setting(m, 'merchant');
+    const r1 = await requested();
+    await advanceRefund(r1); // the sandbox leaves it to the merchant's approvers
+    expect(await refundStatus(r1)).toBe(RefundStatus.Pending);
+    // The requester never decides it, whatever the role; the operator may not approve it either.
+    await refused(decideRefund({ ...finance, user: { ...finance.user, role: 'admin' } }, r1, 'approve', ''), 403, /maker-checker/);
+    const byOperator = await ops('refund', 'approve', r1, '--json');
+    expect(byOperator.stdout + byOperator.stderr).toMatch(/refunds are approved by the merchant's approvers/);
+    await refused(refundDecisionPreview(approver, randomUUID(), 'approve', ''), 404, /no such refund/);
+    await refused(refundDecisionPreview(signedAs(await funded(), 'approver'), r1, 'approve', ''), 404, /no such refund/);
+    const confirm = String(refundDecisionView(frameOf(approver), await refundDecisionPreview(approver, r1, 'approve', ''), 'approve'));
+    expect(confirm).toContain('Approve this refund?');
+    expect(confirm).toContain(`action="/dashboard/refunds/${r1}/approve"`);
+    expect(confirm).toContain('name="confirm" value="1"');
+    expect(confirm).toContain(`by ${finance.user.email}`);
+    expect(await refundStatus(r1)).toBe(RefundStatus.Pending); // the confirmation page changes nothing
+    expect(await decideRefund(approver, r1, 'approve', '')).toEqual({ waiting: false });
+    expect(await refundStatus(r1)).toBe(RefundStatus.Approved);
+    await refused(decideRefund(approver, r1, 'reject', 'Late'), 409, /Only a Pending refund/);
+
+    const r2 = await requested();
+    await refused(refundDecisionPreview(approver, r2, 'reject', '  '), 400, /Give a reason/);
+    await decideRefund(approver, r2, 'reject', 'Not returned');
+    expect(await getRefund(r2)).toMatchObject({
+      status: RefundStatus.Rejected,
+      failureReason: `Rejected by ${approver.user.email}: Not returned`,
+    });
+
+    // Both: the sandbox records the operator's side (live: ops refund approve), then the approver's decides; in either order.
+    await setting(m, 'both');
+    const r3 = await requested();
+    await advanceRefund(r3);
+    expect(await getApprovals('refund', r3)).toMatchObject({ operator: { at: expect.any(String) } });
+    expect(await refundStatus(r3)).toBe(RefundStatus.Pending);
+    expect(await decideRefund(approver, r3, 'approve', '')).toEqual({ waiting: false });
+    expect(await refundStatus(r3)).toBe(RefundStatus.Approved);
+    const r4 = await requested();
+    expect(await decideRefund(approver, r4, 'approve', '')).toEqual({ waiting: true });
+    expect(await refundStatus(r4)).toBe(RefundStatus.Pending);
+    const second = await ops('refund', 'approve', r4, '--json');
+    expect(second.json, second.stderr).toMatchObject({ id: r4, status: RefundStatus.Approved });
+
+    // The Refunds page: the requester is told what it waits for, an approver gets Approve / Reject, a viewer neither.
+    const r5 = await requested();
+    const page = await refundsPage(m.merchantId, 'test');
+    const asFinance = String(refundsView(frameOf(finance), page, {}));
+    expect(asFinance).toContain('You requested this refund: it waits for another approver and the operator.');
+    expect(asFinance).not.toContain(`/refunds/${r5}/approve`);
+    const asApprover = String(refundsView(frameOf(approver), page, {}));
+    expect(asApprover).toContain(`action="/dashboard/refunds/${r5}/approve"`);
+    expect(asApprover).toContain(`action="/dashboard/refunds/${r5}/reject"`);
+    expect(asApprover).toContain('Refunds are approved by both the merchant');
+    expect(String(refundsView(frameOf(signedAs(m, 'viewer')), page, {}))).not.toContain(`/refunds/${r5}/approve`);
+
+    const audit = (await listAudit(m.merchantId, 100)).items.map((a) => `${a.action} ${a.target} ${a.outcome}`);
+    expect(audit).toEqual(expect.arrayContaining([`refund.approve ${r1} ok`, `refund.reject ${r2} ok`, `refund.approve ${r1} refused`]));
   });
 });

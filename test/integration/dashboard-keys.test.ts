@@ -18,6 +18,8 @@ import { settlementFor } from '#shared/services/settlement-requests.ts';
 import { lookupTransaction } from '#shared/services/transactions.ts';
 import { getPayoutMaker, getRefundMaker, getSettlementMaker, listAudit } from '#shared/store/dashboard.ts';
 import { getApiKeyById, listApiKeys } from '#shared/store/merchants.ts';
+import { getRefund } from '#shared/store/refunds.ts';
+import { RefundStatus } from '#shared/domain/refund.ts';
 import { completedPayment } from '../support/dashboard.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
@@ -230,6 +232,16 @@ describe('API keys under the dashboard roles', { timeout: 180_000 }, () => {
     });
     expect(refund.status, refund.text).toBe(201);
     expect(await getRefundMaker(refund.json.id)).toMatchObject({ userId: admin.userId, email: admin.email, keyId });
+    // Under the setting `merchant` the refund waits for the merchant's approver: never its key's minter.
+    await savePayoutApprovals(await signedOf(admin), 'merchant');
+    const approveRefund = await post(admin, `/dashboard/refunds/${refund.json.id}/approve`, [['confirm', '1']]);
+    expect(approveRefund.status).toBe(403);
+    expect(approveRefund.text).toContain(`You requested this refund (through API key ${keyId}, which you minted)`);
+    expect((await getRefund(refund.json.id))?.status).toBe(RefundStatus.Pending);
+    const refusals = (await audit(m)).filter((e) => e.outcome === 'refused').map((e) => `${e.action} ${e.target}`);
+    expect(refusals).toContain(`refund.approve ${refund.json.id}`);
+    expect((await post(approver, `/dashboard/refunds/${refund.json.id}/approve`, [['confirm', '1']])).status).toBe(303);
+    expect((await getRefund(refund.json.id))?.status).toBe(RefundStatus.Approved);
   });
 
   it('payoutApprovals operator|both hold automatic API payouts for approval; merchant and unset keep sending them', async () => {

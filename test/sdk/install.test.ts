@@ -1,11 +1,14 @@
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { newMerchant, useGateway } from '../support/gateway.ts';
+import { checkoutBody, createCheckout } from '../support/checkout.ts';
+import { constructEvent } from '../../sdk/node/src/webhooks.ts';
 import { freePort } from '../support/global-setup.ts';
 import { useWebhookStack } from '../support/webhooks.ts';
 
@@ -153,6 +156,106 @@ describe('the README', () => {
     }
     expect(stdout).toContain('verified webhook: TransactionStatusChanged Completed');
     expect(stdout).toMatch(/available balance: \d/);
+  }, 90_000);
+});
+
+describe('the installed bin svc-gateway-listen (the forwarder, outside this repository)', () => {
+  /** Runs node_modules/.bin/svc-gateway-listen in the merchant folder, with only PATH from the environment. */
+  const bin = (...args: string[]) =>
+    new Promise<{ code: number | null; out: string }>((done) => {
+      execFile(
+        join(dir, 'node_modules', '.bin', 'svc-gateway-listen'),
+        args,
+        { cwd: dir, timeout: 60_000, env: { PATH: process.env.PATH } },
+        (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, out: stdout + stderr }),
+      );
+    });
+
+  it('is installed with the package, says how to use it and refuses a bad key at once with the reason', async () => {
+    const help = await bin('--help');
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('Usage: svc-gateway-listen --api-key pk_test_… --secret whsec_… --forward-to <url>');
+    const live = await bin('--api-key', 'pk_live_x', '--secret', 'whsec_x', '--forward-to', 'http://127.0.0.1:9/x');
+    expect(live.code).toBe(2);
+    expect(live.out).toMatch(/--api-key: works with test-mode API keys/);
+    const since = await bin(
+      '--api-key',
+      'pk_test_x',
+      '--secret',
+      'whsec_x',
+      '--forward-to',
+      'http://127.0.0.1:9/x',
+      '--since',
+      'yesterday',
+    );
+    expect(since.code).toBe(2);
+    expect(since.out).toMatch(/--since: give a date or date-time/);
+    const unknown = await bin(
+      '--api-key',
+      `pk_test_${'0'.repeat(40)}`,
+      '--secret',
+      'whsec_x',
+      '--forward-to',
+      'http://127.0.0.1:9/x',
+      '--base-url',
+      gw.baseUrl,
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.out).toMatch(/refused the API key \(401/);
+    expect(unknown.out).not.toMatch(/Ready/);
+  }, 90_000);
+
+  it('forwards an event of the feed since --since to a local receiver, signed so the SDK verifies it', async () => {
+    const m = await newMerchant({ name: 'Listen Merchant' });
+    const created = await createCheckout(gw.baseUrl, m, checkoutBody());
+    expect(created.status, created.text).toBe(200);
+    expect(await payByCard(created.json.checkoutUrl)).toBe(303);
+    const secret = `whsec_${Buffer.from('a local receiver secret of 32 b.').toString('base64')}`;
+    const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        received.push({ headers: request.headers, body });
+        response.end('ok');
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
+    try {
+      const run = await bin(
+        '--api-key',
+        m.test.apiKey,
+        '--secret',
+        secret,
+        '--forward-to',
+        `http://127.0.0.1:${port}/hooks`,
+        '--base-url',
+        gw.baseUrl,
+        '--since',
+        '1h',
+        '--events',
+        'TransactionStatusChanged',
+        '--max',
+        '1',
+        '--poll-ms',
+        '200',
+      );
+      expect(run.code, run.out).toBe(0);
+      expect(run.out).toMatch(/TransactionStatusChanged\s+evt_\S+ {2}→ 200/);
+    } finally {
+      server.close();
+    }
+    expect(received).toHaveLength(1);
+    const event = constructEvent<{ type: string; data: { TransactionId: string; CurrentStatus: string } }>(
+      received[0]!.body,
+      received[0]!.headers,
+      [secret],
+    );
+    expect(event).toMatchObject({
+      type: 'TransactionStatusChanged',
+      data: { TransactionId: created.json.paymentIntentId, CurrentStatus: 'Completed' },
+    });
   }, 90_000);
 });
 

@@ -64,7 +64,7 @@ describe('dashboard role → permission table', () => {
     admin: [...dashboardPermissions],
     developer: ['balances:read', 'payments:read', 'keys:manage', 'webhooks:manage'],
     finance: ['balances:read', 'payments:read', 'refunds:create', 'payouts:create', 'settlements:create'],
-    approver: ['balances:read', 'payments:read', 'payouts:approve', 'settlements:approve'],
+    approver: ['balances:read', 'payments:read', 'refunds:approve', 'payouts:approve', 'settlements:approve'],
     viewer: ['balances:read', 'payments:read'],
   };
 

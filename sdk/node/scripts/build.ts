@@ -1,6 +1,6 @@
 // Builds the SDK: ESM and CommonJS with esbuild (no bundling of dependencies: there are none), declarations with tsc.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -23,6 +23,17 @@ for (const [format, ext] of [
     logLevel: 'warning',
   });
 }
+// The bin `svc-gateway-listen` (package.json "bin"): ESM only (top-level await; the package is "type": "module"), hashbang kept.
+await build({
+  entryPoints: [join(root, 'src/listen-cli.ts')],
+  outdir: join(root, 'dist'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  logLevel: 'warning',
+});
+chmodSync(join(root, 'dist/listen-cli.js'), 0o755);
 execFileSync(process.execPath, [join(root, '../../node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
   stdio: 'inherit',
 });
