@@ -28,8 +28,9 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   withdraw: 325_300,
   dashboardApp: 481_000,
   // Issue 27: the daily-volume aggregate written with a payment's completion and the sandbox's half of a
-  // refund approval under the setting `both` (about 1 kB) took it 388 bytes past the target.
-  dueSweeper: 301_500,
+  // refund approval under the setting `both` (about 1 kB) took it 388 bytes past the target; issue 29's
+  // JazzCash payout codes and issue 23's split of the wallet read another 60 bytes.
+  dueSweeper: 302_000,
 };
 /** The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). */
 export const medianBundleBudget = 273_600;
