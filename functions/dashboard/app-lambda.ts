@@ -31,6 +31,8 @@ import * as teamInvite from './team-invite.ts';
 import * as settlementApprove from './settlement-approve.ts';
 import * as settlementReject from './settlement-reject.ts';
 import * as refunds from './refunds.ts';
+import * as refundApprove from './refund-approve.ts';
+import * as refundReject from './refund-reject.ts';
 import * as settings from './settings.ts';
 import * as settingsSave from './settings-save.ts';
 import '#shared/providers/live/boot-refunds.ts';
@@ -69,6 +71,8 @@ export const handler = groupHandler('dashboardApp', rows, [
   settlementApprove,
   settlementReject,
   refunds,
+  refundApprove,
+  refundReject,
   settings,
   settingsSave,
 ]);

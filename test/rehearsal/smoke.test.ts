@@ -25,6 +25,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   let gateway: Gateway;
   let paymentIntentId = '';
   let orderRef = '';
+  let settlementId = '';
 
   beforeAll(async () => {
     receiver = await webhookReceiver();
@@ -125,6 +126,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
       accountTitle: 'Acme Ltd',
     } as never);
     expect(settlement.id).toBeTruthy();
+    settlementId = settlement.id as string;
     expect((await gateway.settlements.list()).items?.length).toBeGreaterThan(0);
   });
 
@@ -251,6 +253,23 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect((settlements as { items?: unknown[] }).items?.length).toBeGreaterThan(0);
     const delivered = await gateway.events.list({ type: 'TransactionStatusChanged', limit: 1 } as never);
     expect(delivered.items?.length).toBe(1);
+    expect((await gateway.settlements.retrieve(settlementId)).id).toBe(settlementId);
+    expect(await gateway.settlements.schedule()).toBeTruthy();
+    // POSTs with an Idempotency-Key (the record is written, then completed with the answer), replayed once.
+    const balanceKey = { idempotencyKey: randomUUID() };
+    const balance = await gateway.account.balance('PKR', balanceKey);
+    expect(await gateway.account.balance('PKR', balanceKey)).toEqual(balance);
+    const deposit = await gateway.deposits.create(
+      {
+        mobileNumber: '03001230000',
+        amount: 100,
+        walletProvider: 1,
+        description: 'Top up',
+        orderRef: { orderRef: `DEP${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+      } as never,
+      { idempotencyKey: randomUUID() },
+    );
+    expect(deposit.paymentIntentId).toBeTruthy();
     // A refund asked for by orderRef, as merchants who keep only their own reference do.
     const refund = await gateway.refunds.create({ trxnRef: orderRef, amount: 50 } as never);
     expect(refund.id).toBeTruthy();
