@@ -16,6 +16,7 @@ import { getSettlement, settlementChange, settlementEventWrites } from '#shared/
 import type { VersionedChange } from '#shared/store/versioned.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 import { moneyItems } from './money-items.ts';
+import { withBreakdown } from './settlement-breakdown.ts';
 import { inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
 
 /**
@@ -34,7 +35,8 @@ type Change = VersionedChange<Settlement>;
 /** Read → decide → commit with the status event; the operator's commands on a Pending settlement. */
 const items = moneyItems(
   'settlement',
-  getSettlement,
+  // Every status change (and its SettlementStatusChanged) carries the settlement's breakdown, stored before the first.
+  async (id: string) => withBreakdown(await getSettlement(id)),
   { change: settlementChange, eventWrites: settlementEventWrites },
   settlementStatusNames,
 );
