@@ -434,6 +434,12 @@ export const routeDocs = {
     summary: 'Dashboard: reject a Pending settlement with a reason (never by the user who requested it).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
+  dashboardBalance: {
+    summary:
+      'Dashboard: the balance transactions of the mode, newest first, with the available balance after each; filters type, source, ' +
+      'settlement, payout, from, to; cursor paging (after).',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
   dashboardRefunds: {
     summary: 'Dashboard: every refund of the merchant in the mode, newest first, with cursor paging.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
