@@ -162,7 +162,8 @@ export async function runBalanceBench(): Promise<number> {
     if (first.status !== 200) throw new Error(`settlement lookup: ${first.status} ${first.text.slice(0, 200)}`);
     const breakdown = JSON.parse(first.text).breakdown as { count: number };
     console.log(
-      `seeded in ${Math.round(seedSeconds)} s; the settlement's breakdown (${breakdown.count} movements) computed in ${Math.round(breakdownMs)} ms`,
+      `seeded in ${Math.round(seedSeconds)} s; the settlement's breakdown (${breakdown.count} movements) ` +
+        `computed in ${Math.round(breakdownMs)} ms`,
     );
 
     const counter = countDynamoCalls(db());

@@ -64,7 +64,8 @@ each. Settlement breakdowns are on each settlement's page.</p>
 ${balanceTransactionTypes.map((t) => option(t, typeNames[t] ?? t))}</select></div>
 <div><label for="source">Source id</label><input id="source" name="source" value="${f.source ?? ''}" autocomplete="off" \
 placeholder="payment, refund or settlement id"></div>
-<div><label for="settlement">Settlement id</label><input id="settlement" name="settlement" value="${f.settlement ?? ''}" autocomplete="off"></div>
+<div><label for="settlement">Settlement id</label>\
+<input id="settlement" name="settlement" value="${f.settlement ?? ''}" autocomplete="off"></div>
 <div><label for="payout">Payout id</label><input id="payout" name="payout" value="${f.payout ?? ''}" autocomplete="off"></div>
 <div><label for="from">From</label><input id="from" name="from" type="date" value="${f.from ?? ''}"></div>
 <div><label for="to">To</label><input id="to" name="to" type="date" value="${f.to ?? ''}"></div>
@@ -96,7 +97,9 @@ export function breakdownSection(v: Awaited<ReturnType<typeof settlementDetail>>
   return html`<section class="card" aria-label="Breakdown"><h2>Breakdown</h2>
 <p class="muted">The ${b.count} balance transaction${b.count === 1 ? '' : 's'} since the previous settlement in ${c}: carried in + net = \
 settled + carried forward.</p>
-<dl id="settlement-breakdown">${rows.map(([label, amount, id]) => html`<dt>${label}</dt><dd id="breakdown-${id}">${money(amount, c)}</dd>`)}</dl>
+<dl id="settlement-breakdown">${rows.map(
+    ([label, amount, id]) => html`<dt>${label}</dt><dd id="breakdown-${id}">${money(amount, c)}</dd>`,
+  )}</dl>
 ${v.movements?.items.length ? balanceTable(v.movements.items, 'What this settlement covers, newest first') : ''}
 <p><a href="${all}">Every movement of this settlement</a></p></section>`;
 }
