@@ -31,6 +31,7 @@ import * as teamInvite from './team-invite.ts';
 import * as settlementApprove from './settlement-approve.ts';
 import * as settlementReject from './settlement-reject.ts';
 import * as refunds from './refunds.ts';
+import * as balance from './balance.ts';
 import * as settings from './settings.ts';
 import * as settingsSave from './settings-save.ts';
 import '#shared/providers/live/boot-refunds.ts';
@@ -69,6 +70,7 @@ export const handler = groupHandler('dashboardApp', rows, [
   settlementApprove,
   settlementReject,
   refunds,
+  balance,
   settings,
   settingsSave,
 ]);

@@ -3,7 +3,7 @@ import { framedPage, path, type Frame } from '#shared/http/dashboard-views.ts';
 import { html, type Html } from '#shared/http/pages.ts';
 import type { BalanceFilters, BalancePage } from '#shared/services/dashboard-balance.ts';
 import type { settlementDetail } from '#shared/services/dashboard-settlements.ts';
-import { money, paymentLink, when } from './views.ts';
+import { money, paymentLink, when } from './format.ts';
 
 /** The Balance page and a settlement's breakdown (docs/dashboard.md, Balance): balance transactions with their sources. */
 type Row = BalancePage['items'][number];

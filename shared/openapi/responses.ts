@@ -54,16 +54,22 @@ const SettlementSchedule = z.strictObject({
 
 const breakdownFields = {
   carriedIn: money.meta({
-    description: 'Left available after the previous settlement in this currency (its carriedForward); 0 for the first.',
+    description: `Left available after the previous settlement (its carriedForward); 0 for the first. ${amountDescription}`,
   }),
-  gross: money.meta({ description: 'Payments and deposits covered: their amounts.' }),
-  fees: money.meta({ description: 'Their fees.' }),
-  refunds: money.meta({ description: 'Held for refunds, less refunds that failed.' }),
-  payouts: money.meta({ description: 'Held for payouts (amount + fee), less payouts that failed.' }),
-  other: money.meta({ description: 'Adjustments, released settlements, anything else that moved the available balance.' }),
-  net: money.meta({ description: 'gross − fees − refunds − payouts + other: what the covered movements added to the available balance.' }),
-  amount: money.meta({ description: 'The settlement amount.' }),
-  carriedForward: money.meta({ description: 'carriedIn + net − amount: what stayed available (the next settlement’s carriedIn).' }),
+  gross: money.meta({ description: `Payments and deposits covered: their amounts. ${amountDescription}` }),
+  fees: money.meta({ description: `Their fees. ${amountDescription}` }),
+  refunds: money.meta({ description: `Held for refunds, less refunds that failed. ${amountDescription}` }),
+  payouts: money.meta({ description: `Held for payouts (amount + fee), less payouts that failed. ${amountDescription}` }),
+  other: money.meta({
+    description: `Adjustments, released settlements, anything else that moved the available balance. ${amountDescription}`,
+  }),
+  net: money.meta({
+    description: `gross − fees − refunds − payouts + other: what the covered movements added to availableBalance. ${amountDescription}`,
+  }),
+  amount: money.meta({ description: `The settlement amount. ${amountDescription}` }),
+  carriedForward: money.meta({
+    description: `carriedIn + net − amount: what stayed available (the next settlement’s carriedIn). ${amountDescription}`,
+  }),
   count: z.int().min(0).meta({ description: 'How many balance transactions it covers (BalanceTransactions?settlement=<id> lists them).' }),
 };
 

@@ -242,23 +242,23 @@ export interface Settlement {
   isAuto: boolean;
   /** GET /Settlements/{id} only: the balance transactions it covers, totalled. */
   breakdown?: {
-    /** Left available after the previous settlement in this currency (its carriedForward); 0 for the first. */
+    /** Left available after the previous settlement (its carriedForward); 0 for the first. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     carriedIn: number;
-    /** Payments and deposits covered: their amounts. */
+    /** Payments and deposits covered: their amounts. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     gross: number;
-    /** Their fees. */
+    /** Their fees. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     fees: number;
-    /** Held for refunds, less refunds that failed. */
+    /** Held for refunds, less refunds that failed. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     refunds: number;
-    /** Held for payouts (amount + fee), less payouts that failed. */
+    /** Held for payouts (amount + fee), less payouts that failed. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     payouts: number;
-    /** Adjustments, released settlements, anything else that moved the available balance. */
+    /** Adjustments, released settlements, anything else that moved the available balance. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     other: number;
-    /** gross − fees − refunds − payouts + other: what the covered movements added to the available balance. */
+    /** gross − fees − refunds − payouts + other: what the covered movements added to availableBalance. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     net: number;
-    /** The settlement amount. */
+    /** The settlement amount. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     amount: number;
-    /** carriedIn + net − amount: what stayed available (the next settlement’s carriedIn). */
+    /** carriedIn + net − amount: what stayed available (the next settlement’s carriedIn). A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     carriedForward: number;
     /** How many balance transactions it covers (BalanceTransactions?settlement=<id> lists them). */
     count: number;
