@@ -26,7 +26,10 @@ export const targets = {
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   deposit: 308_800,
   withdraw: 325_300,
-  dashboardApp: 467_200,
+  // Issue 28: the Balance page and settlement breakdowns with the balance-transactions service (483,895 bytes).
+  dashboardApp: 488_800,
+  // Issue 28: the settlement cut-off on every journal posting and the automatic settlement's (301,395 bytes).
+  dueSweeper: 304_400,
 };
 /** The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). */
 export const medianBundleBudget = 273_600;

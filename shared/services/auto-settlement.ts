@@ -9,7 +9,7 @@ import { cutoffRefused, transact, TransactionFailed } from '#shared/store/client
 import { getMerchant } from '#shared/store/merchants.ts';
 import { getAutoSettlementRun, rearmAutoSettlementWrite } from '#shared/store/settlements.ts';
 import { getWallet, withFunds } from '#shared/store/wallets.ts';
-import { settlementWithHold } from './settlement-breakdown.ts';
+import { settlementWithHold } from './settlement-hold.ts';
 
 /** Deterministic id of the settlement a run creates: a run that is swept twice creates it once. */
 function runSettlementId(merchantId: string, mode: Mode, runAt: string): string {

@@ -1,38 +1,13 @@
 import { balanceMovement } from '#shared/domain/balance-transaction.ts';
 import { breakdownOf, type SettlementBreakdown } from '#shared/domain/settlement-breakdown.ts';
-import { settlementJournals, type Settlement } from '#shared/domain/settlement.ts';
-import type { TxItem } from '#shared/store/client.ts';
+import type { Settlement } from '#shared/domain/settlement.ts';
 import { journalsBetween } from '#shared/store/balance-transactions.ts';
-import { createSettlementWrite, getSettlement, saveSettlementBreakdown } from '#shared/store/settlements.ts';
-import { journalPosition, postJournal, readCutoffs } from '#shared/store/wallets.ts';
+import { getSettlement, saveSettlementBreakdown } from '#shared/store/settlements.ts';
 
 /**
  * Settlement breakdowns (docs/merchant-guide.md, Settlement breakdowns; the rule in
- * shared/domain/settlement-breakdown.ts). Both ways a settlement is created (a request, an automatic
- * run) take its hold here, so each has a cut-off.
+ * shared/domain/settlement-breakdown.ts; the cut-off each settlement's hold sets: settlement-hold.ts).
  */
-
-/**
- * A new settlement's writes: the settlement item and its hold journal, which moves the wallet's cut-off from the one
- * read now to its own position on every shard (refused as `cutoff` if another settlement moved it first: decide again).
- * A hold is never positioned before the previous cut-off: on a clock behind it, it takes the next millisecond.
- */
-export async function settlementWithHold(draft: Settlement, now: Date): Promise<{ settlement: Settlement; writes: TxItem[] }> {
-  const cut = await readCutoffs(draft.merchantId, draft.mode, draft.currency);
-  const previousAt = cut.latest?.position.split('#')[0];
-  const at = previousAt !== undefined && now.toISOString() <= previousAt ? new Date(Date.parse(previousAt) + 1) : now;
-  const hold = settlementJournals.hold(draft, at);
-  const settlement: Settlement = {
-    ...draft,
-    cutoff: journalPosition(hold.journal),
-    previousCutoff: cut.latest?.position ?? null,
-    previousSettlementId: cut.latest?.settlementId ?? null,
-  };
-  return {
-    settlement,
-    writes: [createSettlementWrite(settlement), ...postJournal(hold, { settlementId: settlement.id, observed: cut.observed })],
-  };
-}
 
 /**
  * A settlement's breakdown: stored on the settlement once computed (its window is closed since its hold committed, so

@@ -472,13 +472,13 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }, cut
 }
 
 /**
- * A settlement hold's cut-off on every other shard of the wallet (each conditioned on the cut-off read), and a check
- * that the shard count read is still the merchant's (a raise meanwhile: decide again).
+ * A settlement hold's cut-off on every other shard of the wallet (each conditioned on the cut-off read). The shard count
+ * is read (consistently) after the hold's time was taken, and a credit goes to a shard added by a raise only once it was
+ * decided after the raise: so no journal positioned before this cut-off can land on a shard this settlement did not see.
  */
 function otherShardCutoffs(journal: Journal, holdShard: number, position: string, cutoff: SettlementCutoff): TxItem[] {
   const { merchantId, mode, currency } = journal;
-  const shards = cutoff.observed.length;
-  const writes: TxItem[] = cutoff.observed.flatMap((previous, n) =>
+  return cutoff.observed.flatMap((previous, n) =>
     n === holdShard
       ? []
       : [
@@ -502,17 +502,6 @@ function otherShardCutoffs(journal: Journal, holdShard: number, position: string
           }),
         ],
   );
-  writes.push(
-    named(cutoffRefused, {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: toItem(keys.shardConfig(merchantId, mode)),
-        ConditionExpression: shards === 1 ? 'attribute_not_exists(shards) OR shards = :n' : 'shards = :n',
-        ExpressionAttributeValues: toValues({ ':n': shards }),
-      },
-    }),
-  );
-  return writes;
 }
 
 /**
@@ -525,16 +514,7 @@ export async function readCutoffs(
   currency: Currency,
 ): Promise<{ observed: (string | null)[]; latest: { position: string; settlementId: string } | null }> {
   const { shards } = await getShardConfig(merchantId, mode);
-  const items =
-    shards === 1
-      ? [
-          (
-            await db().send(
-              new GetItemCommand({ TableName: tableName(), Key: toItem(keys.wallet(merchantId, mode, currency)), ConsistentRead: true }),
-            )
-          ).Item,
-        ].map((i) => (i ? fromItem<WalletItem>(i) : undefined))
-      : await readWalletShards(merchantId, mode, currency, shards);
+  const items = await readWalletShards(merchantId, mode, currency, shards);
   const observed = items.map((i) => (typeof i?.cutoff === 'string' ? i.cutoff : null));
   let latest: { position: string; settlementId: string } | null = null;
   for (const i of items) {
