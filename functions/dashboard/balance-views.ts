@@ -82,21 +82,23 @@ export function breakdownSection(v: Awaited<ReturnType<typeof settlementDetail>>
   const b = v.breakdown;
   if (!b) return html`<p class="muted">This settlement was created before breakdowns existed: it has none.</p>`;
   const c = v.currency;
+  const out = (x: number) => (x === 0 ? 0 : -x); // money out, shown negative (never -0.00)
   const rows: [string, number, string][] = [
-    ['Carried in from the previous settlement', b.carriedIn, 'carried-in'],
-    ['Gross (payments and deposits)', b.gross, 'gross'],
-    ['Fees', -b.fees, 'fees'],
-    ['Refunds', -b.refunds, 'refunds'],
-    ['Payouts', -b.payouts, 'payouts'],
-    ['Other (adjustments, returned settlements)', b.other, 'other'],
-    ['Net of the movements', b.net, 'net'],
-    ['Settled (this settlement’s amount)', -b.amount, 'amount'],
-    ['Carried forward (stayed available)', b.carriedForward, 'carried-forward'],
+    ['Carried in', b.carriedIn, 'carried-in'],
+    ['Gross', b.gross, 'gross'],
+    ['Fees', out(b.fees), 'fees'],
+    ['Refunds', out(b.refunds), 'refunds'],
+    ['Payouts', out(b.payouts), 'payouts'],
+    ['Other', b.other, 'other'],
+    ['Net', b.net, 'net'],
+    ['Settled', out(b.amount), 'amount'],
+    ['Carried forward', b.carriedForward, 'carried-forward'],
   ];
   const all = `${path('/balance')}?settlement=${v.id}`;
   return html`<section class="card" aria-label="Breakdown"><h2>Breakdown</h2>
-<p class="muted">The ${b.count} balance transaction${b.count === 1 ? '' : 's'} since the previous settlement in ${c}: carried in + net = \
-settled + carried forward.</p>
+<p class="muted">The ${b.count} balance transaction${b.count === 1 ? '' : 's'} since the previous settlement in ${c}. Carried in \
+(left available after the previous settlement) + net = settled + carried forward (what stayed available). Net = gross (payments \
+and deposits) − their fees − refunds − payouts + other (adjustments, returned settlements).</p>
 <dl id="settlement-breakdown">${rows.map(
     ([label, amount, id]) => html`<dt>${label}</dt><dd id="breakdown-${id}">${money(amount, c)}</dd>`,
   )}</dl>
