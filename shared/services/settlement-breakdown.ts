@@ -9,12 +9,16 @@ import { getSettlement, saveSettlementBreakdown } from '#shared/store/settlement
  * shared/domain/settlement-breakdown.ts; the cut-off each settlement's hold sets: settlement-hold.ts).
  */
 
+/** How many movements a lookup computes a breakdown from (more: null until the operator's decision computed it). */
+export const lookupBreakdownCap = 20_000;
+
 /**
  * A settlement's breakdown: stored on the settlement once computed (its window is closed since its hold committed, so
  * it never changes); else the previous settlement's carriedForward (computed first when it has none) and the journals
- * of the window, read by Query. Null for a settlement created before breakdowns existed.
+ * of the window, read by Query. Null for a settlement created before breakdowns existed, and (`cap`: a request's bound) while
+ * a window of more than `cap` movements has not been computed yet.
  */
-export async function settlementBreakdown(s: Settlement): Promise<SettlementBreakdown | null> {
+export async function settlementBreakdown(s: Settlement, cap = Infinity): Promise<SettlementBreakdown | null> {
   if (s.breakdown) return s.breakdown;
   if (s.cutoff === undefined) return null;
   // The chain back to the newest stored breakdown (each settlement's carriedIn is the previous one's carriedForward).
@@ -32,7 +36,8 @@ export async function settlementBreakdown(s: Settlement): Promise<SettlementBrea
   }
   let last: SettlementBreakdown | undefined;
   for (const item of chain.reverse()) {
-    const journals = await journalsBetween(item.merchantId, item.mode, item.currency, item.previousCutoff ?? null, item.cutoff!);
+    const journals = await journalsBetween(item.merchantId, item.mode, item.currency, item.previousCutoff ?? null, item.cutoff!, cap);
+    if (!journals) return null; // too many to read in a request: the operator's decision computes it (no time limit there)
     last = breakdownOf(journals.map(balanceMovement), carriedIn, item.amountMinor);
     await saveSettlementBreakdown(item.id, last);
     carriedIn = last.carriedForwardMinor;

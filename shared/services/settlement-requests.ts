@@ -13,7 +13,7 @@ import type { FinalChange } from '#shared/store/request.ts';
 import { settlementMakerWrite, type Maker } from '#shared/store/dashboard.ts';
 import { getSettlement, listSettlements, type SettlementQuery } from '#shared/store/settlements.ts';
 import { getWallet, type PlaceHold } from '#shared/store/wallets.ts';
-import { settlementBreakdown } from './settlement-breakdown.ts';
+import { lookupBreakdownCap, settlementBreakdown } from './settlement-breakdown.ts';
 import { settlementWithHold } from './settlement-hold.ts';
 import { breakdownView } from '#shared/domain/settlement-breakdown.ts';
 
@@ -123,7 +123,7 @@ export async function createSettlement(
 export async function settlementFor(merchantId: string, mode: Mode, id: string) {
   const s = await getSettlement(id);
   if (!s || s.merchantId !== merchantId || s.mode !== mode) throw new NotFoundError(`No settlement with id ${id}.`);
-  const breakdown = await settlementBreakdown(s);
+  const breakdown = await settlementBreakdown(s, lookupBreakdownCap);
   return { ...settlementView(s), breakdown: breakdown && breakdownView(breakdown, s.currency) };
 }
 

@@ -134,7 +134,7 @@ export async function journalsSince(merchantId: string, mode: Mode, position: st
 /**
  * Every journal of one currency positioned strictly between `after` (null: the beginning) and `before`, oldest first,
  * every shard merged: the movements a settlement covers (shared/domain/settlement-breakdown.ts). Query only; read once
- * per settlement, as its breakdown is then stored.
+ * per settlement, as its breakdown is then stored. Undefined when there are more than `cap`.
  */
 export async function journalsBetween(
   merchantId: string,
@@ -142,24 +142,29 @@ export async function journalsBetween(
   currency: string,
   after: string | null,
   before: string,
-): Promise<Journal[]> {
+  cap = Infinity,
+): Promise<Journal[] | undefined> {
   const shards = await readShards(merchantId, mode);
   const base = keys.journalsOfMerchant(merchantId, mode).SKPrefix;
   const parts = await Promise.all(
     Array.from({ length: shards }, (_, n) =>
-      queryAll<Stored>({
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
-        FilterExpression: '#currency = :currency',
-        ExpressionAttributeNames: { '#currency': 'currency' },
-        ExpressionAttributeValues: toValues({
-          ':pk': keys.journalsOfMerchant(merchantId, mode, n).PK,
-          ':lo': base + (after ?? '0'),
-          ':hi': base + before,
-          ':currency': currency,
-        }),
-      }),
+      queryAll<Stored>(
+        {
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+          FilterExpression: '#currency = :currency',
+          ExpressionAttributeNames: { '#currency': 'currency' },
+          ExpressionAttributeValues: toValues({
+            ':pk': keys.journalsOfMerchant(merchantId, mode, n).PK,
+            ':lo': base + (after ?? '0'),
+            ':hi': base + before,
+            ':currency': currency,
+          }),
+        },
+        cap + 2,
+      ),
     ),
   );
+  if (parts.flat().length > cap + 2) return undefined; // more than `cap` (the bounds may add two)
   return parts
     .flat()
     .filter((j) => j.SK !== base + before && (after === null || j.SK !== base + after))
