@@ -64,6 +64,12 @@ if (process.argv.slice(2).includes('dashboard')) {
   process.exit(await runDashboardBench());
 }
 
+// `npm run bench -- balance`: GET /BalanceTransactions with 100,000 journals for one merchant (bench/balance.ts).
+if (process.argv.slice(2).includes('balance')) {
+  const { runBalanceBench } = await import('./balance.ts');
+  process.exit(await runBalanceBench());
+}
+
 // `npm run bench -- heat`: one merchant at volume, its capacity model (bench/heat.ts, docs/scaling.md).
 if (process.argv.slice(2).includes('heat')) {
   const { runHeatBench } = await import('./heat.ts');

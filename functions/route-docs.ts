@@ -158,10 +158,12 @@ export const routeDocs = {
   listBalanceTransactions: {
     summary:
       'The movements of the merchant’s wallet in the key’s mode (one per journal), newest first: type, sourceId, ' +
-      'from, to, limit (1-100), startingAfter; amount, fee, net, the available balance after each; { items, hasMore }.',
+      'from, to, settlement (the movements a settlement covers), payout (a withdrawal’s own), limit (1-100), startingAfter; ' +
+      'amount, fee, net, the available balance after each; { items, hasMore }.',
     doc: {
       tag: 'Transactions',
       success: { status: 200, schema: 'BalanceTransactionList' },
+      problems: [404],
       example: { query: { type: 'payment', limit: '20' } },
     },
   },
@@ -430,6 +432,12 @@ export const routeDocs = {
   },
   dashboardRejectSettlement: {
     summary: 'Dashboard: reject a Pending settlement with a reason (never by the user who requested it).',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardBalance: {
+    summary:
+      'Dashboard: the balance transactions of the mode, newest first, with the available balance after each; filters type, source, ' +
+      'settlement, payout, from, to; cursor paging (after).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardRefunds: {

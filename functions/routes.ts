@@ -123,6 +123,7 @@ const definitions = [
   dashboardApp.dashboardSettlements,
   dashboardApp.dashboardRequestSettlement,
   dashboardApp.dashboardSettlement,
+  dashboardApp.dashboardBalance,
   dashboardApp.dashboardApproveSettlement,
   dashboardApp.dashboardRejectSettlement,
   dashboardApp.dashboardRefunds,

@@ -33,6 +33,7 @@ import * as settlementReject from './settlement-reject.ts';
 import * as refunds from './refunds.ts';
 import * as refundApprove from './refund-approve.ts';
 import * as refundReject from './refund-reject.ts';
+import * as balance from './balance.ts';
 import * as settings from './settings.ts';
 import * as settingsSave from './settings-save.ts';
 import '#shared/providers/live/boot-refunds.ts';
@@ -73,6 +74,7 @@ export const handler = groupHandler('dashboardApp', rows, [
   refunds,
   refundApprove,
   refundReject,
+  balance,
   settings,
   settingsSave,
 ]);

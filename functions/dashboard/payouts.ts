@@ -2,7 +2,8 @@ import * as routes from '#functions/routes/dashboard-app.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { payoutsPage } from '#shared/services/dashboard.ts';
 import { frameOf } from './common.ts';
-import { payoutsView, shortId } from './views.ts';
+import { shortId } from './format.ts';
+import { payoutsView } from './views.ts';
 
 /** GET /dashboard/payouts: awaiting approval, then the latest others. */
 export const handler = dashboardHandler(routes.dashboardPayouts, async (request) => {

@@ -32,19 +32,10 @@ import type { Approvals } from '#shared/services/approvals.ts';
 import { isMoneyOut } from '#shared/domain/scopes.ts';
 import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
+import { breakdownSection } from './balance-views.ts';
+import { money, paymentLink, shortId, when } from './format.ts';
 
 /** The dashboard's pages (server-rendered HTML, no script; forms post with the session's CSRF token). */
-const money = (amount: number, currency: string) =>
-  `${currency} ${amount.toLocaleString('en-US', { minimumFractionDigits: currency === 'USDT' ? 2 : 2, maximumFractionDigits: 6 })}`;
-const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : '—');
-/**
- * A payment's (or payout's) one id on every page: its payment id (`paymentIntentId`, the API's and
- * the webhooks' id), shortened to its first 8 characters in lists and headings; the merchant's own
- * reference (`orderRef`) and the gateway's transaction reference are labelled as such where shown.
- */
-export const shortId = (paymentIntentId: string) => paymentIntentId.slice(0, 8);
-const paymentLink = (paymentIntentId: string, what: string) =>
-  html`<a href="${path(`/payments/${paymentIntentId}`)}"><code>${shortId(paymentIntentId)}</code><span class="vh"> ${what}</span></a>`;
 const kindName = (intentType: string) => (intentType === 'withdrawal' ? 'Payout' : intentType === 'deposit' ? 'Deposit' : 'Payment');
 export const hidden = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
 export const alert = (message?: string) => (message ? html`<div class="alert" role="alert">${message}</div>` : '');
@@ -852,6 +843,7 @@ ${
 }
 <dt>Id</dt><dd>${v.id}</dd>
 </dl></section>
+${breakdownSection(v)}
 ${
   v.status === 0 && can(frame.role, 'settlements:approve') && v.policy !== 'operator' && v.maker?.email !== frame.email
     ? html`<section class="card" aria-label="Decide"><h2>Approve or reject</h2><div class="actions">

@@ -379,6 +379,18 @@ export const dashboardRejectSettlement = {
   permissions: appPermissions,
 } as const satisfies RouteDefinition;
 
+export const dashboardBalance = {
+  id: 'dashboardBalance',
+  method: 'GET',
+  path: '/dashboard/balance',
+  handler: 'functions/dashboard/balance.ts',
+  auth: 'session',
+  permission: 'balances:read',
+  lambda: 'dashboardApp',
+  signature: false,
+  permissions: appPermissions,
+} as const satisfies RouteDefinition;
+
 export const dashboardRefunds = {
   id: 'dashboardRefunds',
   method: 'GET',

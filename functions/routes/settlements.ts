@@ -37,7 +37,7 @@ export const getSettlement = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { table: 'read', secrets: [], queries: 'table' },
 } as const satisfies RouteDefinition;
 
 export const listSettlements = {

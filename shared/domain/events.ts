@@ -5,6 +5,7 @@ import { fromMinor } from './money.ts';
 import { eventReason, type ReasonCode } from './reasons.ts';
 import { refundStatusNames, type Refund, type RefundStatus } from './refund.ts';
 import { settlementStatusNames, type Settlement, type SettlementStatus } from './settlement.ts';
+import { breakdownEventData } from './settlement-breakdown.ts';
 
 /**
  * Webhook events (docs/merchant-guide.md, Webhooks): a lower-case envelope with PascalCase data, one
@@ -88,6 +89,8 @@ export interface SettlementStatusChanged extends Envelope<'SettlementStatusChang
     MerchantId: string;
     Timestamp: string;
     TraceId: string;
+    /** What it paid out (shared/domain/settlement-breakdown.ts); null for a settlement from before breakdowns. */
+    Breakdown: ReturnType<typeof breakdownEventData> | null;
   };
 }
 
@@ -173,6 +176,7 @@ export function settlementStatusChangedEvent(settlement: Settlement, previous: S
       MerchantId: settlement.merchantId,
       Timestamp: now.toISOString(),
       TraceId: settlement.traceId,
+      Breakdown: settlement.breakdown ? breakdownEventData(settlement.breakdown, settlement.currency) : null,
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Mode } from './credentials.ts';
 import { holdFunds, journal, releaseHold } from './ledger.ts';
 import type { Fee } from './merchant.ts';
+import type { SettlementBreakdown } from './settlement-breakdown.ts';
 import { feeFor, fromMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
 import type { UsdtNetwork } from './usdt-address.ts';
@@ -62,6 +63,16 @@ export interface Settlement {
   version: number;
   /** The hold's shard of a sharded wallet (shared/store/wallets.ts); absent = shard 0. */
   walletShard?: number;
+  /**
+   * Its breakdown's window (shared/domain/settlement-breakdown.ts): `cutoff` is its hold journal's position,
+   * `previousCutoff` and `previousSettlementId` the previous settlement's in this currency and mode (null: the first).
+   * Absent on settlements created before breakdowns existed (they have none).
+   */
+  cutoff?: string;
+  previousCutoff?: string | null;
+  previousSettlementId?: string | null;
+  /** The breakdown, stored once computed: it never changes (no journal can enter the window after the hold). */
+  breakdown?: SettlementBreakdown;
 }
 
 /** fee and net of an amount (fee rounded half up, see feeFor); net must stay positive. */

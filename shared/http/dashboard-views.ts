@@ -127,7 +127,7 @@ export interface Frame {
   mode: Mode;
   csrf: string;
   /** Which navigation entry is this page. */
-  current: 'home' | 'payments' | 'refunds' | 'payouts' | 'settlements' | 'developers' | 'team' | 'settings';
+  current: 'home' | 'balance' | 'payments' | 'refunds' | 'payouts' | 'settlements' | 'developers' | 'team' | 'settings';
 }
 
 /**
@@ -157,6 +157,7 @@ export function labelTableCells(markup: string): string {
 export function framedPage(title: string, frame: Frame, body: Html): string {
   const nav: [Frame['current'], string, string, boolean][] = [
     ['home', 'Home', path(''), can(frame.role, 'balances:read')],
+    ['balance', 'Balance', path('/balance'), can(frame.role, 'balances:read')],
     ['payments', 'Payments', path('/payments'), can(frame.role, 'payments:read')],
     ['refunds', 'Refunds', path('/refunds'), can(frame.role, 'payments:read')],
     ['payouts', 'Payouts', path('/payouts'), can(frame.role, 'payouts:create') || can(frame.role, 'payouts:approve')],

@@ -52,6 +52,33 @@ const SettlementSchedule = z.strictObject({
   nextRunAt: nullableDateTime,
 });
 
+const breakdownFields = {
+  carriedIn: money.meta({
+    description: `Left available after the previous settlement (its carriedForward); 0 for the first. ${amountDescription}`,
+  }),
+  gross: money.meta({ description: `Payments and deposits covered: their amounts. ${amountDescription}` }),
+  fees: money.meta({ description: `Their fees. ${amountDescription}` }),
+  refunds: money.meta({ description: `Held for refunds, less refunds that failed. ${amountDescription}` }),
+  payouts: money.meta({ description: `Held for payouts (amount + fee), less payouts that failed. ${amountDescription}` }),
+  other: money.meta({
+    description: `Adjustments, released settlements, anything else that moved the available balance. ${amountDescription}`,
+  }),
+  net: money.meta({
+    description: `gross − fees − refunds − payouts + other: what the covered movements added to availableBalance. ${amountDescription}`,
+  }),
+  amount: money.meta({ description: `The settlement amount. ${amountDescription}` }),
+  carriedForward: money.meta({
+    description: `carriedIn + net − amount: what stayed available (the next settlement’s carriedIn). ${amountDescription}`,
+  }),
+  count: z.int().min(0).meta({ description: 'How many balance transactions it covers (BalanceTransactions?settlement=<id> lists them).' }),
+};
+
+const SettlementBreakdown = z.strictObject(breakdownFields).meta({
+  description:
+    'What the settlement paid out (merchant guide, Settlement breakdowns): carriedIn + net = amount + carriedForward. ' +
+    'null for a settlement created before breakdowns existed.',
+});
+
 const Settlement = z.strictObject({
   id: uuid,
   merchantId: uuid,
@@ -75,6 +102,9 @@ const Settlement = z.strictObject({
   processedAt: nullableDateTime,
   failureReason: z.string().nullable(),
   isAuto: z.boolean(),
+  breakdown: SettlementBreakdown.nullable()
+    .optional()
+    .meta({ description: 'GET /Settlements/{id} only: the balance transactions it covers, totalled.' }),
 });
 
 const page = {
@@ -326,6 +356,25 @@ export const SettlementStatusChanged = envelope(
     MerchantId: uuid,
     Timestamp: dateTime,
     TraceId: z.string(),
+    Breakdown: z
+      .strictObject({
+        CarriedIn: z.number(),
+        Gross: z.number(),
+        Fees: z.number(),
+        Refunds: z.number(),
+        Payouts: z.number(),
+        Other: z.number(),
+        Net: z.number(),
+        Amount: z.number(),
+        CarriedForward: z.number(),
+        Count: z.int().min(0),
+      })
+      .nullable()
+      .meta({
+        description:
+          'What the settlement paid out, as on GET /Settlements/{id} (breakdown), in PascalCase: ' +
+          'CarriedIn + Net = Amount + CarriedForward. null for a settlement created before breakdowns existed.',
+      }),
   }),
 );
 
@@ -613,6 +662,18 @@ export const settlementStatusChangedExample = {
     MerchantId: merchantId,
     Timestamp: later,
     TraceId: trace,
+    Breakdown: {
+      CarriedIn: 250,
+      Gross: 6000,
+      Fees: 150,
+      Refunds: 500,
+      Payouts: 0,
+      Other: 0,
+      Net: 5350,
+      Amount: 5000,
+      CarriedForward: 600,
+      Count: 14,
+    },
   },
 };
 
@@ -641,7 +702,21 @@ export const responseExamples: Record<ResponseSchemaName, unknown> = {
     destination: { type: 'bank_transfer', bankName: 'Meezan Bank', accountTitle: 'Acme Traders', ibanLast4: '6702' },
     nextRunAt: '2025-06-02T06:00:00.000Z',
   },
-  Settlement: settlement,
+  Settlement: {
+    ...settlement,
+    breakdown: {
+      carriedIn: 250,
+      gross: 6000,
+      fees: 150,
+      refunds: 500,
+      payouts: 0,
+      other: 0,
+      net: 5350,
+      amount: 5000,
+      carriedForward: 600,
+      count: 14,
+    },
+  },
   SettlementPage: { items: [settlement], page: 1, pageSize: 20, totalCount: 1, totalPages: 1, hasMore: false },
   Refund: refund,
   RefundPage: {

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { merchantMaySubmit, nextSettlementRun } from '#shared/domain/merchant.ts';
-import { newSettlement, settlementJournals, settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
+import { newSettlement, settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
 import { holdShardField } from '#shared/domain/ledger.ts';
 import { logger } from '#shared/logger.ts';
 import { settlementRail } from '#shared/providers/rails.ts';
-import { transact, TransactionFailed } from '#shared/store/client.ts';
+import { cutoffRefused, transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
-import { createSettlementWrite, getAutoSettlementRun, rearmAutoSettlementWrite } from '#shared/store/settlements.ts';
-import { getWallet, postJournal, withFunds } from '#shared/store/wallets.ts';
+import { getAutoSettlementRun, rearmAutoSettlementWrite } from '#shared/store/settlements.ts';
+import { getWallet, withFunds } from '#shared/store/wallets.ts';
+import { settlementWithHold } from './settlement-hold.ts';
 
 /** Deterministic id of the settlement a run creates: a run that is swept twice creates it once. */
 function runSettlementId(merchantId: string, mode: Mode, runAt: string): string {
@@ -56,14 +57,17 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
       const s = settlement;
       if (s)
         await withFunds(async (place) => {
-          const held = { ...s, ...holdShardField(await place({ ...s, reference: s.id, need: s.amountMinor })) };
-          await transact([rearm, createSettlementWrite(held), ...postJournal(settlementJournals.hold(held, now))]);
+          const placed = { ...s, ...holdShardField(await place({ ...s, reference: s.id, need: s.amountMinor })) };
+          const held = await settlementWithHold(placed, now);
+          settlement = held.settlement;
+          await transact([rearm, ...held.writes]);
         });
       else await transact([rearm]);
     } catch (error) {
       if (error instanceof TransactionFailed && error.on('run')) return undefined; // another sweep ran it
       // the balance moved: read again
-      if (error instanceof TransactionFailed && settlement && (error.on('wallet') || error.on('settlement'))) continue;
+      if (error instanceof TransactionFailed && settlement && (error.on('wallet') || error.on('settlement') || error.on(cutoffRefused)))
+        continue;
       throw error;
     }
     if (settlement) logger.info('settlement created', { settlementId: settlement.id, merchantId, mode, isAuto: true });

@@ -9,6 +9,8 @@ import type { Journal } from '#shared/domain/ledger.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import { journalsSince, pageJournals } from '#shared/store/balance-transactions.ts';
 import { getWallet } from '#shared/store/wallets.ts';
+import { getIntent } from '#shared/store/intents.ts';
+import { getSettlement } from '#shared/store/settlements.ts';
 
 /**
  * GET /Gateway/v1/BalanceTransactions (docs/merchant-guide.md, Balance transactions): the journals
@@ -17,6 +19,10 @@ import { getWallet } from '#shared/store/wallets.ts';
 export interface BalanceTransactionQuery {
   type?: BalanceTransactionType;
   sourceId?: string;
+  /** The balance transactions a settlement covers, its own hold included (merchant guide, Settlement breakdowns). */
+  settlement?: string;
+  /** A payout's (withdrawal's) own: its hold, and its payment or release; a payout pays out exactly that. */
+  payout?: string;
   from?: string;
   to?: string;
   startingAfter?: string;
@@ -50,9 +56,16 @@ export function balanceTransactionView(j: Journal, availableAfterMinor: number |
 export async function listBalanceTransactions(merchantId: string, mode: Mode, q: BalanceTransactionQuery) {
   const before = q.startingAfter === undefined ? undefined : balanceTransactionPosition(q.startingAfter);
   if (q.startingAfter !== undefined && before === undefined) return 'invalid_cursor' as const;
+  const window = q.settlement === undefined ? {} : await settlementWindow(merchantId, mode, q.settlement);
+  if (window === 'unknown_settlement') return window;
+  const payout = q.payout === undefined ? undefined : await payoutOf(merchantId, mode, q.payout);
+  if (payout === 'unknown_payout') return payout;
+  if (payout !== undefined && q.sourceId !== undefined && q.sourceId !== payout) return { items: [], hasMore: false };
+  const reference = payout ?? q.sourceId;
   const page = await pageJournals(merchantId, mode, {
+    ...window,
     ...(q.type !== undefined ? { type: q.type } : {}),
-    ...(q.sourceId !== undefined ? { reference: q.sourceId } : {}),
+    ...(reference !== undefined ? { reference } : {}),
     ...(q.from !== undefined ? { from: q.from } : {}),
     ...(q.to !== undefined ? { to: q.to } : {}),
     ...(before !== undefined ? { before } : {}),
@@ -60,6 +73,23 @@ export async function listBalanceTransactions(merchantId: string, mode: Mode, q:
   });
   const after = await availableAfter(merchantId, mode, page.items);
   return { items: page.items.map((j) => balanceTransactionView(j, after.get(j.journalId) ?? null)), hasMore: page.hasMore };
+}
+
+/** The positions and currency a settlement covers (its window and its own hold), or 'unknown_settlement'. */
+async function settlementWindow(merchantId: string, mode: Mode, id: string) {
+  const s = await getSettlement(id);
+  if (!s || s.merchantId !== merchantId || s.mode !== mode) return 'unknown_settlement' as const;
+  // A settlement from before breakdowns covers nothing it can name: only its own movements.
+  if (s.cutoff === undefined) return { reference: s.id };
+  return { ...(s.previousCutoff ? { after: s.previousCutoff } : {}), until: s.cutoff, currency: s.currency };
+}
+
+/** A payout's id (a withdrawal's paymentIntentId), or 'unknown_payout'. */
+async function payoutOf(merchantId: string, mode: Mode, id: string) {
+  const intent = await getIntent(id.toLowerCase());
+  if (!intent || intent.merchantId !== merchantId || intent.mode !== mode || intent.intentType !== 'withdrawal')
+    return 'unknown_payout' as const;
+  return intent.paymentIntentId;
 }
 
 /**

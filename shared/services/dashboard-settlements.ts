@@ -10,6 +10,7 @@ import { commitRequest, withWrites } from '#shared/store/request.ts';
 import { transact } from '#shared/store/client.ts';
 import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayApprove, mayReject } from './approvals.ts';
 import { approveSettlement, rejectSettlement } from './settlements.ts';
+import { balancePage } from './dashboard-balance.ts';
 import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 
@@ -28,9 +29,15 @@ const settlementOf = (merchantId: string, mode: Mode, id: string) => {
 /** One settlement with who requested it (dashboard requests), the approval setting and the approvals so far. */
 export async function settlementDetail(merchantId: string, mode: Mode, id: string) {
   const view = await settlementOf(merchantId, mode, id);
-  const [maker, policy, approvals] = await Promise.all([getSettlementMaker(id), approvalPolicy(merchantId), approvalsOf('settlement', id)]);
+  const [maker, policy, approvals, movements] = await Promise.all([
+    getSettlementMaker(id),
+    approvalPolicy(merchantId),
+    approvalsOf('settlement', id),
+    view.breakdown ? balancePage(merchantId, mode, { settlement: id }) : undefined,
+  ]);
   return {
     ...view,
+    movements,
     maker: maker ? { userId: maker.userId, email: maker.email, keyId: maker.keyId ?? null } : null,
     policy,
     policyText: describePolicy(policy),

@@ -5,21 +5,17 @@ import { convertMinor } from '#shared/domain/fx.ts';
 import { holdShardField } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
-import {
-  newSettlement,
-  settlementAmounts,
-  settlementJournals,
-  settlementView,
-  type SettlementInput,
-  type SettlementView,
-} from '#shared/domain/settlement.ts';
+import { newSettlement, settlementAmounts, settlementView, type SettlementInput, type SettlementView } from '#shared/domain/settlement.ts';
 import { logger } from '#shared/logger.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { settlementRail } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { settlementMakerWrite, type Maker } from '#shared/store/dashboard.ts';
-import { createSettlementWrite, getSettlement, listSettlements, type SettlementQuery } from '#shared/store/settlements.ts';
-import { getWallet, postJournal, type PlaceHold } from '#shared/store/wallets.ts';
+import { getSettlement, listSettlements, type SettlementQuery } from '#shared/store/settlements.ts';
+import { getWallet, type PlaceHold } from '#shared/store/wallets.ts';
+import { lookupBreakdownCap, settlementBreakdown } from './settlement-breakdown.ts';
+import { settlementWithHold } from './settlement-hold.ts';
+import { breakdownView } from '#shared/domain/settlement-breakdown.ts';
 
 /**
  * The merchant's settlement requests (docs/merchant-guide.md "Settlements"): preview, create (ONE
@@ -96,14 +92,16 @@ export async function createSettlement(
   if (draft === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
   if (draft.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, draft.netMinor, now);
   // The hold's wallet shard (0 unless sharded) is recorded on the settlement for its completion or release.
-  const settlement = { ...draft, ...holdShardField(await place({ ...draft, reference: draft.id, need: draft.amountMinor })) };
+  const placed = { ...draft, ...holdShardField(await place({ ...draft, reference: draft.id, need: draft.amountMinor })) };
+  // The hold moves the wallet's settlement cut-off (settlement-breakdown.ts): its breakdown's window.
+  const { settlement, writes } = await settlementWithHold(placed, now);
   const { merchantId, mode, currency } = settlement;
   // The maker (maker-checker) in the settlement's own transaction.
   const made = maker
     ? [settlementMakerWrite({ ...maker, settlementId: settlement.id, merchantId, mode, createdAt: now.toISOString() })]
     : [];
   return {
-    writes: [createSettlementWrite(settlement), ...postJournal(settlementJournals.hold(settlement, now)), ...made],
+    writes: [...writes, ...made],
     response: settlementView(settlement),
     refused: async (failed) => {
       if (!failed.on('wallet')) return undefined;
@@ -118,11 +116,15 @@ export async function createSettlement(
   };
 }
 
-/** GET /Settlements/{id}: another merchant's or mode's settlement does not exist. */
-export async function settlementFor(merchantId: string, mode: Mode, id: string): Promise<SettlementView> {
+/**
+ * GET /Settlements/{id}: another merchant's or mode's settlement does not exist. With its breakdown (merchant guide,
+ * Settlement breakdowns; null for a settlement from before breakdowns existed).
+ */
+export async function settlementFor(merchantId: string, mode: Mode, id: string) {
   const s = await getSettlement(id);
   if (!s || s.merchantId !== merchantId || s.mode !== mode) throw new NotFoundError(`No settlement with id ${id}.`);
-  return settlementView(s);
+  const breakdown = await settlementBreakdown(s, lookupBreakdownCap);
+  return { ...settlementView(s), breakdown: breakdown && breakdownView(breakdown, s.currency) };
 }
 
 /** GET /Settlements: one page. A foreign MerchantId filter gives an empty page. */

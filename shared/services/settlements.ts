@@ -16,6 +16,7 @@ import { getSettlement, settlementChange, settlementEventWrites } from '#shared/
 import type { VersionedChange } from '#shared/store/versioned.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 import { moneyItems } from './money-items.ts';
+import { withBreakdown } from './settlement-breakdown.ts';
 import { inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
 
 /**
@@ -31,14 +32,20 @@ import { inquireOrLater, later, submitOnce, type OutboundProduct } from './outbo
 
 type Change = VersionedChange<Settlement>;
 
-/** Read → decide → commit with the status event; the operator's commands on a Pending settlement. */
-const items = moneyItems(
+const writes = { change: settlementChange, eventWrites: settlementEventWrites };
+/**
+ * Read → decide → commit with the status event; the operator's commands on a Pending settlement. Every status change
+ * (and its SettlementStatusChanged) carries the settlement's breakdown: the operator's decision (approve, reject,
+ * cancel: always the first change) stores it first; the sweeper's later steps read it stored (`steps`).
+ */
+const items = /* @__PURE__ */ moneyItems(
   'settlement',
-  getSettlement,
-  { change: settlementChange, eventWrites: settlementEventWrites },
+  async (id: string) => withBreakdown(await getSettlement(id)),
+  writes,
   settlementStatusNames,
 );
-const { write: change, commit } = items;
+const steps = moneyItems('settlement', getSettlement, writes, settlementStatusNames);
+const { write: change, commit } = steps;
 
 const released = (
   s: Settlement,
@@ -142,7 +149,7 @@ export async function advanceSettlement(id: string, now = new Date()): Promise<S
       settlements,
       rail,
       now,
-      items.change(id, (s) => (approved(s) ? change(s, processing, dueAt, now) : null)),
+      steps.change(id, (s) => (approved(s) ? change(s, processing, dueAt, now) : null)),
     );
   }
   if (current.status !== SettlementStatus.Processing) return current;

@@ -25,6 +25,11 @@ export interface JournalPageQuery {
   to?: string;
   /** Exclusive upper position `<createdAt>#<journalId>` (the cursor). */
   before?: string;
+  /** A settlement's window (shared/domain/settlement-breakdown.ts): positions after `after` (exclusive) up to `until` (inclusive). */
+  after?: string;
+  until?: string;
+  /** Only journals in this currency (a settlement's window). */
+  currency?: string;
   limit: number;
 }
 
@@ -46,8 +51,11 @@ function strip(item: object): Journal {
 }
 
 export async function pageJournals(merchantId: string, mode: Mode, q: JournalPageQuery): Promise<{ items: Journal[]; hasMore: boolean }> {
-  const lower = q.from ?? '0'; // below every ISO timestamp
-  const upperInclusive = q.to ? `${q.to}#\uffff` : '\uffff';
+  const fromBound = q.from ?? '0'; // below every ISO timestamp
+  const lower = q.after !== undefined && q.after >= fromBound ? q.after : fromBound;
+  const exclusiveLower = lower === q.after;
+  const toBound = q.to ? `${q.to}#\uffff` : '\uffff';
+  const upperInclusive = q.until !== undefined && q.until < toBound ? q.until : toBound;
   const upper = q.before && q.before < upperInclusive ? q.before : upperInclusive;
   const exclusive = Boolean(q.before && q.before < upperInclusive);
   const shards = Array.from({ length: await readShards(merchantId, mode) }, (_, n) => n);
@@ -68,8 +76,18 @@ export async function pageJournals(merchantId: string, mode: Mode, q: JournalPag
         {
           ...(index ? { IndexName: index } : {}),
           KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
-          ExpressionAttributeNames: { '#pk': index ? `${index}PK` : 'PK', '#sk': sk },
-          ExpressionAttributeValues: toValues({ ':pk': pk, ':lo': skPrefix + lower, ':hi': skPrefix + upper }),
+          ...(q.currency !== undefined ? { FilterExpression: '#currency = :currency' } : {}),
+          ExpressionAttributeNames: {
+            '#pk': index ? `${index}PK` : 'PK',
+            '#sk': sk,
+            ...(q.currency !== undefined ? { '#currency': 'currency' } : {}),
+          },
+          ExpressionAttributeValues: toValues({
+            ':pk': pk,
+            ':lo': skPrefix + lower,
+            ':hi': skPrefix + upper,
+            ...(q.currency !== undefined ? { ':currency': q.currency } : {}),
+          }),
           ScanIndexForward: false,
         },
         // A source's journals are few and may be filtered by type here: all of them. Else +1 for hasMore, +1 for the cursor item.
@@ -79,7 +97,7 @@ export async function pageJournals(merchantId: string, mode: Mode, q: JournalPag
   );
   const merged = pages
     .flat()
-    .filter((x) => !(exclusive && x.position === upper))
+    .filter((x) => !(exclusive && x.position === upper) && !(exclusiveLower && x.position === lower))
     .filter((x) => q.reference === undefined || q.type === undefined || balanceTypeOf(x.journal.kind) === q.type)
     .sort((a, b) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0));
   return { items: merged.slice(0, q.limit).map((x) => x.journal), hasMore: merged.length > q.limit };
@@ -111,6 +129,47 @@ export async function journalsSince(merchantId: string, mode: Mode, position: st
   const all = parts.flat();
   if (all.length > cap) return undefined;
   return all.sort((a, b) => (a.SK < b.SK ? 1 : a.SK > b.SK ? -1 : 0)).map(strip);
+}
+
+/**
+ * Every journal of one currency positioned strictly between `after` (null: the beginning) and `before`, oldest first,
+ * every shard merged: the movements a settlement covers (shared/domain/settlement-breakdown.ts). Query only; read once
+ * per settlement, as its breakdown is then stored. Undefined when there are more than `cap`.
+ */
+export async function journalsBetween(
+  merchantId: string,
+  mode: Mode,
+  currency: string,
+  after: string | null,
+  before: string,
+  cap = Infinity,
+): Promise<Journal[] | undefined> {
+  const shards = await readShards(merchantId, mode);
+  const base = keys.journalsOfMerchant(merchantId, mode).SKPrefix;
+  const parts = await Promise.all(
+    Array.from({ length: shards }, (_, n) =>
+      queryAll<Stored>(
+        {
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+          FilterExpression: '#currency = :currency',
+          ExpressionAttributeNames: { '#currency': 'currency' },
+          ExpressionAttributeValues: toValues({
+            ':pk': keys.journalsOfMerchant(merchantId, mode, n).PK,
+            ':lo': base + (after ?? '0'),
+            ':hi': base + before,
+            ':currency': currency,
+          }),
+        },
+        cap + 2,
+      ),
+    ),
+  );
+  if (parts.flat().length > cap + 2) return undefined; // more than `cap` (the bounds may add two)
+  return parts
+    .flat()
+    .filter((j) => j.SK !== base + before && (after === null || j.SK !== base + after))
+    .sort((a, b) => (a.SK < b.SK ? -1 : a.SK > b.SK ? 1 : 0))
+    .map(strip);
 }
 
 /** Migration (not a request path): give every journal its balance-transaction index keys, by Scan (`ops migrate-balance-index`). */

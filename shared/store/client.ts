@@ -124,6 +124,22 @@ export function named<T extends TxItem | TxItem[]>(name: string, items: T): T {
   return items;
 }
 
+/** Refused by a settlement cut-off (a journal positioned before it, or a cut-off that moved since it was read): decide again. */
+export const cutoffRefused = 'cutoff';
+
+const refusalNames = new WeakMap<TxItem, (old: Record<string, unknown>) => string>();
+
+/**
+ * An item whose refusal may mean two things (a wallet update: an overdraft, or a settlement cut-off,
+ * shared/store/wallets.ts): `refine` names the refusal from the item as it was (the write asks for
+ * ReturnValuesOnConditionCheckFailure ALL_OLD), so `failed.on(name)` tells them apart.
+ */
+export function namedBy(name: string, item: TxItem, refine: (old: Record<string, unknown>) => string): TxItem {
+  itemNames.set(item, name);
+  refusalNames.set(item, refine);
+  return item;
+}
+
 /**
  * A TransactWriteItems that failed. `reasons[i]` is the cancellation code of item i
  * (`None`, `ConditionalCheckFailed`, `TransactionConflict`, ...), so callers can tell which rule
@@ -179,7 +195,11 @@ export async function transact(items: TxItem[], options: { idempotency?: TxItem 
       if (options.idempotency && reasons[0]?.code === 'ConditionalCheckFailed') throw new IdempotencyKeyTaken();
       const failed = new TransactionFailed(
         options.idempotency ? reasons.slice(1) : reasons,
-        items.map((i) => itemNames.get(i)),
+        items.map((i, n) => {
+          const old = (options.idempotency ? reasons.slice(1) : reasons)[n]?.item;
+          const refine = refusalNames.get(i);
+          return refine && old ? refine(old) : itemNames.get(i);
+        }),
       );
       // A conflict with a concurrent transaction changed nothing: every write is condition-guarded,
       // so running it again is safe. A failed condition is an answer, not a race.

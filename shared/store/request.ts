@@ -1,6 +1,6 @@
 import { ConflictError } from '#shared/domain/errors.ts';
 import { logger } from '#shared/logger.ts';
-import { transact, TransactionFailed, type TxItem } from './client.ts';
+import { cutoffRefused, transact, TransactionFailed, type TxItem } from './client.ts';
 import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from './idempotency.ts';
 import { withFunds, type PlaceHold } from './wallets.ts';
 
@@ -73,6 +73,8 @@ async function commitOne<R, C extends RequestChange<R>>(
       });
     } catch (error) {
       if (!change) throw error;
+      // Positioned before a settlement's cut-off that committed meanwhile (wallets.ts postJournal): decide again, later.
+      if (error instanceof TransactionFailed && error.on(cutoffRefused)) continue;
       const answer = error instanceof TransactionFailed ? await change.refused?.(error) : undefined;
       if (answer === 'again') continue;
       await change.abandoned?.();

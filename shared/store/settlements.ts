@@ -2,7 +2,8 @@ import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type A
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { nextSettlementRun, type SettlementSchedule } from '#shared/domain/merchant.ts';
 import type { Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
-import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
+import type { SettlementBreakdown } from '#shared/domain/settlement-breakdown.ts';
+import { db, fromItem, named, tableName, toItem, toValues, updateIfStill, type TxItem } from './client.ts';
 import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
 import * as keys from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
@@ -34,6 +35,19 @@ export const { change: settlementChange, eventWrites: settlementEventWrites } = 
   Settlement,
   'id' | 'merchantId' | 'mode' | 'version'
 >('settlement', keys.settlement, settlementStatusChangedEvent, () => null);
+
+/**
+ * A settlement's breakdown, stored once computed (shared/services/settlement-breakdown.ts). Not a versioned change: the
+ * breakdown is a fact of the settlement's window, the same whoever computes it; false when one was stored first.
+ */
+export async function saveSettlementBreakdown(id: string, breakdown: SettlementBreakdown): Promise<boolean> {
+  return updateIfStill({
+    Key: toItem(keys.settlement(id)),
+    UpdateExpression: 'SET breakdown = :b',
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(breakdown)',
+    ExpressionAttributeValues: toValues({ ':b': breakdown }),
+  });
+}
 
 /** Access pattern: a settlement by id (GetItem). */
 export const getSettlement = (id: string, consistent = true) => getMoneyItem<Settlement>(keys.settlement, id, consistent);

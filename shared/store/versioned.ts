@@ -1,4 +1,4 @@
-import { transact, TransactionFailed, type TxItem } from './client.ts';
+import { cutoffRefused, transact, TransactionFailed, type TxItem } from './client.ts';
 
 /**
  * The one read → decide → commit → retry loop over a versioned item (an intent, a settlement, a
@@ -29,7 +29,9 @@ export async function changeVersioned<T>(
     try {
       await transact(change.writes);
     } catch (error) {
-      if (error instanceof TransactionFailed && error.on(subject)) continue; // lost the race: read again
+      // Lost the race (read again), or a journal positioned before a settlement's cut-off that committed meanwhile
+      // (shared/store/wallets.ts postJournal: decide again, later).
+      if (error instanceof TransactionFailed && (error.on(subject) || error.on(cutoffRefused))) continue;
       throw error;
     }
     options.committed?.(current, change.next);

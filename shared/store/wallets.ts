@@ -3,9 +3,22 @@ import { BatchGetItemCommand, GetItemCommand, TransactGetItemsCommand, Transacti
 import type { Mode } from '#shared/domain/credentials.ts';
 import { holdTypes, type Journal, type WalletDelta } from '#shared/domain/ledger.ts';
 import type { Currency } from '#shared/domain/money.ts';
-import { db, fromItem, named, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
+import {
+  cutoffRefused,
+  db,
+  fromItem,
+  named,
+  namedBy,
+  queryAll,
+  tableName,
+  toItem,
+  toValues,
+  transact,
+  TransactionFailed,
+  type TxItem,
+} from './client.ts';
 import * as keys from './keys.ts';
-import { readShards, shardOf, writeShards } from './shards.ts';
+import { getShardConfig, readShards, shardOf, writeShards } from './shards.ts';
 
 /**
  * Wallet shards (docs/scaling.md). A merchant with one shard (every merchant until an operator
@@ -340,15 +353,33 @@ export async function withFunds<T>(run: (place: PlaceHold) => Promise<T>): Promi
   }
 }
 
+/** A journal's position: `<createdAt>#<journalId>`, the order of every journal listing and of settlement cut-offs. */
+export const journalPosition = (j: Pick<Journal, 'createdAt' | 'journalId'>) => `${j.createdAt}#${j.journalId}`;
+
+/**
+ * A settlement's cut-off (docs/merchant-guide.md, Settlement breakdowns): its hold journal's position, written onto
+ * every shard of the wallet (attribute `cutoff`, with `cutoffSettlementId`) in the hold's own transaction, each shard
+ * conditioned on the cut-off it had when read (`previous`, null: none), so two settlements never share a window.
+ */
+export interface SettlementCutoff {
+  settlementId: string;
+  /** Every shard's cut-off as read (index = shard; null: none yet). */
+  observed: (string | null)[];
+}
+
 /**
  * The writes that post a journal: the journal item (never overwritten) and one wallet update whose
- * condition refuses any movement that would take `available` or a held bucket below zero.
+ * condition refuses any movement that would take `available` or a held bucket below zero, and any
+ * journal positioned at or before the wallet's settlement cut-off (a journal decided before a
+ * settlement but committed after it: refused as `cutoff`, decided again later, so it belongs to the
+ * next settlement). A settlement's hold (`cutoff` given) moves the cut-off to its own position instead.
  * Callers add these to the same TransactWriteItems as their business change.
  */
-export function postJournal(entry: { journal: Journal; delta: WalletDelta }): TxItem[] {
+export function postJournal(entry: { journal: Journal; delta: WalletDelta }, cutoff?: SettlementCutoff): TxItem[] {
   const { journal, delta } = entry;
-  const names: Record<string, string> = { '#updatedAt': 'updatedAt' };
-  const values: Record<string, unknown> = { ':now': journal.createdAt };
+  const position = journalPosition(journal);
+  const names: Record<string, string> = { '#updatedAt': 'updatedAt', '#cutoff': 'cutoff' };
+  const values: Record<string, unknown> = { ':now': journal.createdAt, ':position': position };
   const adds: string[] = [];
   const conditions: string[] = [];
   let heldTotal = 0;
@@ -400,28 +431,100 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }): Tx
     }),
   ];
   if (adds.length > 0) {
+    const previous = cutoff?.observed[shard] ?? null;
+    if (cutoff) {
+      names['#cutoffSettlementId'] = 'cutoffSettlementId';
+      values[':settlementId'] = cutoff.settlementId;
+      if (previous !== null) values[':previous'] = previous;
+    }
+    const cutoffCondition = !cutoff
+      ? '(attribute_not_exists(#cutoff) OR #cutoff < :position)'
+      : previous === null
+        ? 'attribute_not_exists(#cutoff)'
+        : '#cutoff = :previous';
+    const update: TxItem = {
+      Update: {
+        TableName: tableName(),
+        Key: toItem(keys.walletShard(journal.merchantId, journal.mode, journal.currency, shard)),
+        UpdateExpression:
+          `SET #updatedAt = :now, entity = :entity, merchantId = :merchantId, ` +
+          `#mode = :mode, currency = :currency${cutoff ? ', #cutoff = :position, #cutoffSettlementId = :settlementId' : ''} ` +
+          `ADD ${adds.join(', ')}`,
+        ConditionExpression: [cutoffCondition, ...conditions].join(' AND '),
+        ExpressionAttributeNames: { ...names, '#mode': 'mode' },
+        ExpressionAttributeValues: toValues({
+          ...values,
+          ':entity': 'Wallet',
+          ':merchantId': journal.merchantId,
+          ':mode': journal.mode,
+          ':currency': journal.currency,
+        }),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    };
+    // Refused with the cut-off as it was: the journal came too late (or the cut-off moved), not an overdraft.
     writes.push(
-      named('wallet', {
-        Update: {
-          TableName: tableName(),
-          Key: toItem(keys.walletShard(journal.merchantId, journal.mode, journal.currency, shard)),
-          UpdateExpression:
-            `SET #updatedAt = :now, entity = :entity, merchantId = :merchantId, ` +
-            `#mode = :mode, currency = :currency ADD ${adds.join(', ')}`,
-          ...(conditions.length ? { ConditionExpression: conditions.join(' AND ') } : {}),
-          ExpressionAttributeNames: { ...names, '#mode': 'mode' },
-          ExpressionAttributeValues: toValues({
-            ...values,
-            ':entity': 'Wallet',
-            ':merchantId': journal.merchantId,
-            ':mode': journal.mode,
-            ':currency': journal.currency,
-          }),
-        },
+      namedBy('wallet', update, (old) => {
+        const at = typeof old.cutoff === 'string' ? old.cutoff : null;
+        return (cutoff ? at !== previous : at !== null && at >= position) ? cutoffRefused : 'wallet';
       }),
     );
+    if (cutoff) writes.push(...otherShardCutoffs(journal, shard, position, cutoff));
   }
   return writes;
+}
+
+/**
+ * A settlement hold's cut-off on every other shard of the wallet (each conditioned on the cut-off read). The shard count
+ * is read (consistently) after the hold's time was taken, and a credit goes to a shard added by a raise only once it was
+ * decided after the raise: so no journal positioned before this cut-off can land on a shard this settlement did not see.
+ */
+function otherShardCutoffs(journal: Journal, holdShard: number, position: string, cutoff: SettlementCutoff): TxItem[] {
+  const { merchantId, mode, currency } = journal;
+  return cutoff.observed.flatMap((previous, n) =>
+    n === holdShard
+      ? []
+      : [
+          named(cutoffRefused, {
+            Update: {
+              TableName: tableName(),
+              Key: toItem(keys.walletShard(merchantId, mode, currency, n)),
+              UpdateExpression: 'SET #cutoff = :position, #sid = :sid, entity = :entity, merchantId = :m, #mode = :mode, currency = :c',
+              ConditionExpression: previous === null ? 'attribute_not_exists(#cutoff)' : '#cutoff = :previous',
+              ExpressionAttributeNames: { '#cutoff': 'cutoff', '#sid': 'cutoffSettlementId', '#mode': 'mode' },
+              ExpressionAttributeValues: toValues({
+                ':position': position,
+                ':sid': cutoff.settlementId,
+                ':entity': 'Wallet',
+                ':m': merchantId,
+                ':mode': mode,
+                ':c': currency,
+                ...(previous === null ? {} : { ':previous': previous }),
+              }),
+            },
+          }),
+        ],
+  );
+}
+
+/**
+ * The settlement cut-offs of a wallet as they are now, for a settlement's hold (postJournal): the shard count from a
+ * consistent read of the config, every shard's cut-off from one snapshot. `latest`: the newest (the previous settlement's).
+ */
+export async function readCutoffs(
+  merchantId: string,
+  mode: Mode,
+  currency: Currency,
+): Promise<{ observed: (string | null)[]; latest: { position: string; settlementId: string } | null }> {
+  const { shards } = await getShardConfig(merchantId, mode);
+  const items = await readWalletShards(merchantId, mode, currency, shards);
+  const observed = items.map((i) => (typeof i?.cutoff === 'string' ? i.cutoff : null));
+  let latest: { position: string; settlementId: string } | null = null;
+  for (const i of items) {
+    if (typeof i?.cutoff === 'string' && (!latest || i.cutoff > latest.position))
+      latest = { position: i.cutoff, settlementId: String(i.cutoffSettlementId) };
+  }
+  return { observed, latest };
 }
 
 /** A journal's balance-transaction index keys (by type, by source object), in its own shard (keys.ts). */

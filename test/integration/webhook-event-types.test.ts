@@ -64,6 +64,7 @@ const settlementFields = [
   'MerchantId',
   'Timestamp',
   'TraceId',
+  'Breakdown',
 ];
 const ofType = (ds: Delivery[], type: string) =>
   ds.filter((d) => d.event.type === type).sort((a, b) => (a.event.data.Timestamp < b.event.data.Timestamp ? -1 : 1));
@@ -155,6 +156,23 @@ describe('refund and settlement events', { timeout: 90_000 }, () => {
       [2, 3, 'Completed'],
     ]);
     for (const data of settlements) expect(Object.keys(data).sort()).toEqual([...settlementFields].sort());
+    // Every event carries the settlement's breakdown totals (issue 28 §4), as the lookup shows them: the wallet's history
+    // before it (the refunded payment, the refund, the operator credit) and CarriedIn + Net = Amount + CarriedForward.
+    const { breakdown } = (await call(gw.baseUrl, 'GET', `/Gateway/v1/Settlements/${settlementId}`, { key: m.test.apiKey })).json;
+    const pascal = Object.fromEntries(Object.entries(breakdown).map(([k, v]) => [k[0]!.toUpperCase() + k.slice(1), v]));
+    expect(breakdown).toEqual({
+      carriedIn: 0,
+      gross: 100,
+      fees: 0,
+      refunds: 40,
+      payouts: 0,
+      other: 1000,
+      net: 1060,
+      amount: 500,
+      carriedForward: 560,
+      count: 3, // the refund's completion was posted at the test's later clock: after this settlement's cut-off
+    });
+    for (const data of settlements) expect(data.Breakdown).toEqual(pascal);
     expect(settlements[2]).toMatchObject({
       SettlementId: settlementId,
       Amount: 500,

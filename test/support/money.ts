@@ -11,27 +11,32 @@ export async function completedPayment(
   merchantId: string,
   mode: Mode,
   amountMinor: number,
-  options: { intentType?: 'checkout' | 'deposit' | 'withdrawal'; currency?: Currency } = {},
+  options: { intentType?: 'checkout' | 'deposit' | 'withdrawal'; currency?: Currency; feeMinor?: number; now?: () => Date } = {},
 ) {
+  const fee = options.feeMinor ?? 0;
   const intent = await seedIntent(merchantId, mode, {
     amountMinor,
     intentType: options.intentType ?? 'checkout',
     currency: options.currency ?? 'PKR',
   });
+  // The journal's time: asked at each decision (a lost race or a settlement's cut-off decides again).
   const done = await changeStatus(intent.paymentIntentId, (current) => ({
     to: current.intentType === 'withdrawal' ? 'Failed' : 'Completed',
     ...(current.intentType === 'withdrawal'
       ? {}
       : {
+          feeMinor: fee,
           journal: journal({
             merchantId,
             mode,
             currency: current.currency,
             kind: `${current.intentType}.completed`,
             reference: current.paymentIntentId,
+            now: options.now?.() ?? new Date(),
             movements: [
               { account: { kind: 'external', name: 'card_network' }, amount: -current.amountMinor },
-              { account: { kind: 'available' }, amount: current.amountMinor },
+              { account: { kind: 'available' }, amount: current.amountMinor - fee },
+              { account: { kind: 'fees' }, amount: fee },
             ],
           }),
         }),

@@ -240,6 +240,29 @@ export interface Settlement {
   processedAt: string | null;
   failureReason: string | null;
   isAuto: boolean;
+  /** GET /Settlements/{id} only: the balance transactions it covers, totalled. */
+  breakdown?: {
+    /** Left available after the previous settlement (its carriedForward); 0 for the first. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
+    carriedIn: number;
+    /** Payments and deposits covered: their amounts. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
+    gross: number;
+    /** Their fees. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
+    fees: number;
+    /** Held for refunds, less refunds that failed. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
+    refunds: number;
+    /** Held for payouts (amount + fee), less payouts that failed. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
+    payouts: number;
+    /** Adjustments, released settlements, anything else that moved the available balance. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
+    other: number;
+    /** gross − fees − refunds − payouts + other: what the covered movements added to availableBalance. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
+    net: number;
+    /** The settlement amount. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
+    amount: number;
+    /** carriedIn + net − amount: what stayed available (the next settlement’s carriedIn). A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
+    carriedForward: number;
+    /** How many balance transactions it covers (BalanceTransactions?settlement=<id> lists them). */
+    count: number;
+  } | null;
 }
 
 export interface SettlementPage {
@@ -298,6 +321,19 @@ export interface SettlementStatusChanged {
     MerchantId: string;
     Timestamp: string;
     TraceId: string;
+    /** What the settlement paid out, as on GET /Settlements/{id} (breakdown), in PascalCase: CarriedIn + Net = Amount + CarriedForward. null for a settlement created before breakdowns existed. */
+    Breakdown: {
+      CarriedIn: number;
+      Gross: number;
+      Fees: number;
+      Refunds: number;
+      Payouts: number;
+      Other: number;
+      Net: number;
+      Amount: number;
+      CarriedForward: number;
+      Count: number;
+    } | null;
   };
 }
 
@@ -674,6 +710,8 @@ export type TransactionByRefAliasResponse = Transaction;
 export interface ListBalanceTransactionsQuery {
   type?: "payment" | "deposit" | "payout" | "payout_paid" | "payout_failure" | "settlement" | "settlement_paid" | "settlement_failure" | "refund" | "refund_paid" | "refund_failure" | "adjustment";
   sourceId?: string;
+  settlement?: string;
+  payout?: string;
   /** An ISO 8601 date or date-time (2025-01-31 or 2025-01-31T12:00:00Z); a date alone is the start of that day (UTC) as a lower bound, its end as an upper one. */
   from?: string;
   /** An ISO 8601 date or date-time (2025-01-31 or 2025-01-31T12:00:00Z); a date alone is the start of that day (UTC) as a lower bound, its end as an upper one. */
