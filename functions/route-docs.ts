@@ -145,6 +145,69 @@ export const routeDocs = {
       example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
     },
   },
+  createPaymentLink: {
+    summary:
+      'Creates a payment link: a fixed amount (with an optional quantity) or an amount the customer enters within ' +
+      'minAmount and maxAmount; optional payment limit, expiry, customer fields and return URL. 201, the link with its short URL.',
+    doc: {
+      tag: 'Payments',
+      success: { status: 201, schema: 'PaymentLink' },
+      problems: [422],
+      example: {
+        body: { amount: 1500, currency: 'PKR', description: 'Blue shirt', maxQuantity: 5, maxPayments: 100, collect: ['name', 'phone'] },
+      },
+    },
+  },
+  listPaymentLinks: {
+    summary: 'The merchant’s payment links in the key’s mode, newest first: limit (1-100), startingAfter; { items, hasMore }.',
+    doc: { tag: 'Payments', success: { status: 200, schema: 'PaymentLinkList' }, example: { query: { limit: '20' } } },
+  },
+  getPaymentLink: {
+    summary: 'One payment link with its payment count, total paid, payments under way and remaining uses.',
+    doc: {
+      tag: 'Payments',
+      success: { status: 200, schema: 'PaymentLink' },
+      problems: [404],
+      example: { path: { id: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' } },
+    },
+  },
+  deactivatePaymentLink: {
+    summary: 'Deactivates a payment link: its page takes no payment until it is reactivated (sessions already started may finish).',
+    doc: {
+      tag: 'Payments',
+      success: { status: 200, schema: 'PaymentLink' },
+      problems: [404],
+      example: { ...{ path: { id: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' } }, body: {} },
+    },
+  },
+  reactivatePaymentLink: {
+    summary: 'Reactivates a deactivated payment link (an expired or used-up link stays unavailable).',
+    doc: {
+      tag: 'Payments',
+      success: { status: 200, schema: 'PaymentLink' },
+      problems: [404],
+      example: { ...{ path: { id: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' } }, body: {} },
+    },
+  },
+  paymentLinkPage: {
+    summary:
+      'A payment link’s page (HTML, never cached): amount, quantity and details, then on to the hosted checkout; 410 when unavailable.',
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'html' },
+      problems: [404, 410],
+      example: { path: { linkId: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' } },
+    },
+  },
+  paymentLinkPay: {
+    summary: 'A payment link’s form post: creates the checkout session (checked again) and answers 303 to /pay/{paymentIntentId}.',
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'html' },
+      problems: [400, 403, 404, 410],
+      example: { path: { linkId: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' } },
+    },
+  },
   listTransactions: {
     summary:
       'The merchant’s transactions in the key’s mode, newest first: status, intentType, ' +

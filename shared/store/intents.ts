@@ -37,6 +37,7 @@ import { customerIndexWrites } from './customer-index.ts';
 import { queryDueIndex } from './due-index.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './money-due.ts';
+import { linkOutcomeWrites } from './payment-links.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 import { outboxWrites } from './webhooks.ts';
 
@@ -179,6 +180,8 @@ export function transitionWrites(
         },
       }),
       ...named('event', outboxWrite(current, event)),
+      // A payment link's checkout: its use is given back, or its payment counted (shared/store/payment-links.ts).
+      ...linkOutcomeWrites(current, to),
     ],
   };
 }
