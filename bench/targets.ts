@@ -26,7 +26,7 @@ export const targets = {
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   deposit: 308_800,
   withdraw: 325_300,
-  dashboardApp: 467_200,
+  dashboardApp: 467_700, // +0.3 kB: every status change releases or counts a payment link's use (issue 30)
 };
 /** The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). */
 export const medianBundleBudget = 273_600;

@@ -89,6 +89,11 @@ export const partitionPrefixes = {
   // Payment links and their payment pointers: the link's page creates checkouts, and every checkout
   // status change of a link's payment releases or counts its use (shared/store/payment-links.ts).
   paymentLink: 'PAYLINK#',
+  // A checkout's uniqueness and lookup pointers and its customer index entries: written by the
+  // payment link's page, the one unauthenticated function that creates checkouts.
+  orderRef: 'ORDERREF#',
+  transactionReference: 'TXREF#',
+  customerPayment: 'CUSTOMER#',
   // The dashboard's sign-in Lambda (routes.ts lambdaGroups.dashboardSignIn): users, their e-mail
   // pointers, invitations, sessions, the audit log and the per-address sign-in failure counters.
   dashUser: 'DASHUSER#',
