@@ -82,6 +82,7 @@ const definitions = [
   paymentLinks.reactivatePaymentLink,
   paymentLinks.paymentLinkPage,
   paymentLinks.paymentLinkPay,
+  paymentLinks.paymentLinkQr,
   transactions.listTransactions,
   transactions.transactionByRef,
   transactions.transactionByRefAlias,

@@ -88,3 +88,13 @@ export const paymentLinkPay = {
   signature: false,
   permissions: linkPagePermissions,
 } as const satisfies RouteDefinition;
+
+export const paymentLinkQr = {
+  id: 'paymentLinkQr',
+  method: 'GET',
+  path: '/l/{linkId}/qr',
+  handler: 'functions/links/qr.ts',
+  auth: 'none',
+  signature: false,
+  permissions: { table: 'read', secrets: [], partitions: ['paymentLink'] },
+} as const satisfies RouteDefinition;

@@ -229,6 +229,12 @@ export async function openPaymentLink(linkId: string, now = new Date()): Promise
   return { link, merchantName: merchant?.name ?? 'Merchant', unavailable };
 }
 
+/** The short URL a link's QR code encodes, or undefined for an unknown link (a QR code of any link, active or not). */
+export async function paymentLinkQrTarget(linkId: string): Promise<string | undefined> {
+  const link = paymentLinkIdPattern.test(linkId) ? await getLink(linkId) : undefined;
+  return link && paymentLinkUrl(link.linkId);
+}
+
 /** What the customer entered on the link's page (form fields as posted). */
 export interface LinkForm {
   amount?: string | null;

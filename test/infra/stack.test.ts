@@ -279,11 +279,13 @@ describe('PaymentGatewayStack', () => {
       if (route.auth === 'none') expect(route.permissions.secrets).not.toContain('masterKey');
       // Unauthenticated code with table access: the public-paths key, plus the live providers (checkout,
       // callbacks) or the TOTP seal key (the dashboard's sign-in, which checks codes); never another key.
-      // A read-only page (the payment link's) needs neither.
+      // A read-only page (the payment link's) needs neither, and one without a form (its QR code) not even the first.
       if (route.auth === 'none' && route.permissions.table !== 'none') {
-        expect(route.permissions.secrets).toContain('publicPathsKey');
+        if (route.permissions.table === 'readWrite' || route.permissions.secrets.length)
+          expect(route.permissions.secrets).toContain('publicPathsKey');
         const extra = route.lambda === 'dashboardSignIn' ? ['totpKey'] : route.permissions.table === 'read' ? [] : ['liveProviders'];
         expect(route.permissions.secrets.filter((n) => n !== 'publicPathsKey')).toEqual(extra);
+        if (route.permissions.table === 'read') expect(route.method).toBe('GET');
       }
       // The TOTP seal key only in the dashboard functions that check codes: the sign-in, and the signed-in
       // app's step-up before minting a money-out key (issues 23 and 24).
@@ -385,7 +387,8 @@ describe('PaymentGatewayStack', () => {
         .sort(),
     ).toEqual(
       routeList
-        .filter((r) => r.auth === 'none' && r.permissions.table !== 'none')
+        // every unauthenticated function with table access, but the payment link's QR code (no form, no secret)
+        .filter((r) => r.auth === 'none' && r.permissions.table !== 'none' && r.id !== 'paymentLinkQr')
         .map((r) => r.id)
         .sort(),
     );

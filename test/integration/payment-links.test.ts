@@ -266,4 +266,28 @@ describe('payment links', () => {
       expect((await post(other, `/PaymentLinks/${link.id}/deactivate`)).status).toBe(404);
     });
   });
+
+  describe('the QR code', () => {
+    it('encodes the short URL as SVG and PNG; an unknown link or format is a 4xx', async () => {
+      const m = await newMerchant();
+      const link = await newLink(m, { amount: 1500 });
+      const svg = await fetch(`${gw.baseUrl}/l/${link.id}/qr`);
+      expect(svg.status).toBe(200);
+      expect(svg.headers.get('content-type')).toBe('image/svg+xml');
+      expect(svg.headers.get('cache-control')).toBe('public, max-age=86400');
+      const markup = await svg.text();
+      expect(markup).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+      expect(markup).toContain('<path');
+      const pngUrl = new URL((link.qrCode as { png: string }).png);
+      const png = await fetch(`${gw.baseUrl}${pngUrl.pathname}${pngUrl.search}`);
+      expect(png.status).toBe(200);
+      expect(png.headers.get('content-type')).toBe('image/png');
+      const bytes = Buffer.from(await png.arrayBuffer());
+      expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a'); // the PNG signature
+      expect(bytes.readUInt32BE(16)).toBe(512); // IHDR width
+      expect((await fetch(`${gw.baseUrl}/l/${link.id}/qr?format=gif`)).status).toBe(400);
+      expect((await fetch(`${gw.baseUrl}/l/pl_${'0'.repeat(24)}/qr`)).status).toBe(404);
+      expect((await fetch(`${gw.baseUrl}/l/nonsense/qr?format=png`)).status).toBe(404);
+    });
+  });
 });
