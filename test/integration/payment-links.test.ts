@@ -4,6 +4,7 @@ import { routeList } from '#functions/routes.ts';
 import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
 import { getIntent, listEvents } from '#shared/store/intents.ts';
 import * as keys from '#shared/store/keys.ts';
+import { Gateway } from '../../sdk/node/src/client.ts';
 import { getPage, postForm } from '../support/checkout.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 
@@ -81,6 +82,21 @@ describe('payment links', () => {
       expect((await get(other, `/PaymentLinks/${r.json.id}`)).status).toBe(404);
       expect((await get(other, `/PaymentLinks?startingAfter=${r.json.id}`)).status).toBe(400);
       expect((await get(other, '/PaymentLinks')).json).toEqual({ items: [], hasMore: false });
+    });
+
+    it('the SDK creates, reads, deactivates, reactivates and pages through links, typed', async () => {
+      const m = await newMerchant();
+      const sdk = new Gateway({ apiKey: m.test.apiKey, secretKey: m.test.secretKey, baseUrl: gw.baseUrl });
+      const link = await sdk.paymentLinks.create({ minAmount: 100, maxAmount: 900, description: 'Donation', collect: ['email'] });
+      expect(link).toMatchObject({ minAmount: 100, maxAmount: 900, status: 'active' });
+      await sdk.paymentLinks.create({ amount: 50, description: 'Sticker' });
+      expect((await sdk.paymentLinks.deactivate(link.id)).status).toBe('inactive');
+      expect((await sdk.paymentLinks.retrieve(link.id)).active).toBe(false);
+      expect((await sdk.paymentLinks.reactivate(link.id)).status).toBe('active');
+      const ids: string[] = [];
+      for await (const l of sdk.paymentLinks.all({ limit: 1 })) ids.push(l.id);
+      expect(ids).toHaveLength(2);
+      expect(ids[1]).toBe(link.id);
     });
 
     it('replays a create with the same Idempotency-Key instead of making a second link', async () => {
