@@ -238,7 +238,11 @@ export class Gateway {
     reactivate: (id: string, o?: PostOptions) => this.linkAction('reactivatePaymentLink', id, o),
     /** Every link across pages: `for await (const link of gw.paymentLinks.all())`. */
     all: (query?: Operations['listPaymentLinks']['query']) =>
-      this.autoPage<'listPaymentLinks', Operations['listPaymentLinks']['response']['items'][number]>('listPaymentLinks', query, (l) => l.id),
+      this.autoPage<'listPaymentLinks', Operations['listPaymentLinks']['response']['items'][number]>(
+        'listPaymentLinks',
+        query,
+        (l) => l.id,
+      ),
   };
   readonly refunds = {
     create: (params: Operations['createRefund']['params'], o?: PostOptions) => this.call('createRefund', { ...o, params }),
