@@ -516,4 +516,24 @@ export const routeDocs = {
     summary: 'Dashboard: save who approves manual payouts and settlements: the merchant’s approvers, the operator, or both.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
+  dashboardLinks: {
+    summary: 'Dashboard: the mode’s payment links, newest first (25 per page, ?after=), and the form that creates one.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardCreateLink: {
+    summary: 'Dashboard: create a payment link (roles that take payments); audited.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardLink: {
+    summary: 'Dashboard: one payment link: its short URL and QR code, payments, totals and remaining uses.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' }, problems: [404] },
+  },
+  dashboardDeactivateLink: {
+    summary: 'Dashboard: deactivate a payment link; audited.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' }, problems: [404] },
+  },
+  dashboardReactivateLink: {
+    summary: 'Dashboard: reactivate a payment link; audited.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' }, problems: [404] },
+  },
 } as const satisfies Record<string, { readonly summary: string; readonly doc: RouteDoc }>;

@@ -137,6 +137,11 @@ const definitions = [
   dashboardApp.dashboardRefunds,
   dashboardApp.dashboardSettings,
   dashboardApp.dashboardSaveSettings,
+  dashboardApp.dashboardLinks,
+  dashboardApp.dashboardCreateLink,
+  dashboardApp.dashboardLink,
+  dashboardApp.dashboardDeactivateLink,
+  dashboardApp.dashboardReactivateLink,
 ] as const;
 
 type Documented<D extends RouteDefinition> = D & Pick<Route, 'summary' | 'doc'>;

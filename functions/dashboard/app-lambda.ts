@@ -33,6 +33,11 @@ import * as settlementReject from './settlement-reject.ts';
 import * as refunds from './refunds.ts';
 import * as settings from './settings.ts';
 import * as settingsSave from './settings-save.ts';
+import * as links from './links.ts';
+import * as linkCreate from './link-create.ts';
+import * as link from './link.ts';
+import * as linkDeactivate from './link-deactivate.ts';
+import * as linkReactivate from './link-reactivate.ts';
 import '#shared/providers/live/boot-refunds.ts';
 import '#shared/providers/live/boot-payouts.ts';
 
@@ -71,4 +76,9 @@ export const handler = groupHandler('dashboardApp', rows, [
   refunds,
   settings,
   settingsSave,
+  links,
+  linkCreate,
+  link,
+  linkDeactivate,
+  linkReactivate,
 ]);
