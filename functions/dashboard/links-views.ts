@@ -25,6 +25,7 @@ const priceOf = (l: PaymentLinkView) =>
   l.amount !== null
     ? `${money(l.amount, l.currency)}${l.maxQuantity ? ` (up to ${l.maxQuantity} items)` : ''}`
     : `${money(l.minAmount!, l.currency)} to ${money(l.maxAmount!, l.currency)}`;
+const fieldNames = { name: 'Name', email: 'E-mail', phone: 'Phone', address: 'Address' } as const;
 const usesOf = (l: PaymentLinkView) => (l.remainingUses === null ? 'No limit' : `${l.remainingUses} of ${l.maxPayments}`);
 
 function createForm(frame: Frame): Html {
@@ -46,8 +47,7 @@ ${text('maxPayments', 'Payment limit (optional)', 'How many payments the link ta
 ${text('expiresAt', 'Expires (optional, UTC)', '', 'datetime-local')}
 ${text('returnUrl', 'Return URL (optional)', 'https address the customer goes back to after paying.')}
 <fieldset><legend>Ask the customer for</legend>${customerFields.map(
-    (f) =>
-      html`<label class="check"><input type="checkbox" name="collect" value="${f}"> ${f === 'email' ? 'E-mail' : f[0]!.toUpperCase() + f.slice(1)}</label>`,
+    (f) => html`<label class="check"><input type="checkbox" name="collect" value="${f}"> ${fieldNames[f]}</label>`,
   )}</fieldset>
 <button type="submit">Create link</button>
 </form>`;
@@ -108,7 +108,8 @@ export function linkView(frame: Frame, d: Awaited<ReturnType<typeof linkDetail>>
 <dt>Asks for</dt><dd>${l.collect.length ? l.collect.join(', ') : '—'}</dd>
 </dl>${toggle}</section>
 <section class="card" aria-label="QR code"><figure class="qr" role="img" aria-label="QR code of ${l.url}">${new Html(svg)}</figure>
-<div class="actions"><a href="${l.qrCode.png}" download>Download PNG</a><a href="${l.qrCode.svg}" download>Download SVG</a></div></section></div>
+<div class="actions"><a href="${l.qrCode.png}" download>Download PNG</a>\
+<a href="${l.qrCode.svg}" download>Download SVG</a></div></section></div>
 <h2>Payments</h2>
 ${
   d.payments.items.length
@@ -116,8 +117,9 @@ ${
 <th scope="col">Created</th><th scope="col">Payment id</th><th scope="col" class="num">Amount</th><th scope="col">Status</th></tr></thead>
 <tbody>${d.payments.items.map(
         (t) =>
-          html`<tr><td>${when(t.createdAt)}</td><td><a href="${path(`/payments/${t.paymentIntentId}`)}"><code>${shortId(t.paymentIntentId)}</code>\
-</a></td><td class="num">${money(t.amount, t.currency)}</td><td>${t.status}</td></tr>`,
+          html`<tr><td>${when(t.createdAt)}</td>\
+<td><a href="${path(`/payments/${t.paymentIntentId}`)}"><code>${shortId(t.paymentIntentId)}</code></a></td>\
+<td class="num">${money(t.amount, t.currency)}</td><td>${t.status}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p class="card">No payments yet.</p>`
 }
