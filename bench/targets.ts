@@ -26,7 +26,9 @@ export const targets = {
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   deposit: 308_800,
   withdraw: 325_300,
-  dashboardApp: 467_700, // +0.3 kB: every status change releases or counts a payment link's use (issue 30)
+  // +39 kB (issue 30): the payment link pages, 23 kB of it the QR encoder (qrcode core + SVG renderer, as the sign-in's
+  // enrolment page) to show a link's QR code inline; a status change also releases or counts a link's use.
+  dashboardApp: 507_000,
 };
 /** The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). */
 export const medianBundleBudget = 273_600;

@@ -40,6 +40,7 @@ import * as linkDeactivate from './link-deactivate.ts';
 import * as linkReactivate from './link-reactivate.ts';
 import '#shared/providers/live/boot-refunds.ts';
 import '#shared/providers/live/boot-payouts.ts';
+import '#shared/providers/live/boot-wallet-presence.ts';
 
 /** The dashboard's signed-in Lambda (routes.ts lambdaGroups.dashboardApp). */
 export const handler = groupHandler('dashboardApp', rows, [

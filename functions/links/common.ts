@@ -1,6 +1,6 @@
 import { formToken } from '#shared/crypto/form-token.ts';
 import { PageError, type PageResult } from '#shared/http/pages.ts';
-import type { LinkForm, LinkPage, LinkRefusal } from '#shared/services/payment-links.ts';
+import type { LinkForm, LinkPage, LinkRefusal } from '#shared/services/payment-link-checkout.ts';
 import { linkPage } from './views.ts';
 
 /** What the link's two handlers share: the form token's subject, the 404 page, rendering. */

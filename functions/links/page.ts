@@ -1,6 +1,6 @@
 import * as routes from '#functions/routes/payment-links.ts';
 import { pageHandler } from '#shared/http/pages.ts';
-import { openPaymentLink } from '#shared/services/payment-links.ts';
+import { openPaymentLink } from '#shared/services/payment-link-checkout.ts';
 import { csrfSubject, linkNotFound, showLink } from './common.ts';
 
 /**

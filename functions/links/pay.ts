@@ -1,7 +1,7 @@
 import * as routes from '#functions/routes/payment-links.ts';
 import { problemFor } from '#shared/http/problem.ts';
 import { pageHandler } from '#shared/http/pages.ts';
-import { LinkRefusal, openPaymentLink, payWithLink } from '#shared/services/payment-links.ts';
+import { LinkRefusal, openPaymentLink, payWithLink } from '#shared/services/payment-link-checkout.ts';
 import { csrfSubject, linkNotFound, showLink } from './common.ts';
 import '#shared/providers/live/boot-wallet-presence.ts';
 

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import QRCode from 'qrcode';
 import * as routes from '#functions/routes/payment-links.ts';
 import { httpBase } from '#shared/http/observability.ts';
-import { paymentLinkQrTarget } from '#shared/services/payment-links.ts';
+import { paymentLinkQrTarget } from '#shared/services/payment-link-checkout.ts';
 
 /**
  * GET /l/{linkId}/qr?format=png|svg (svg when omitted): the QR code of the link's short URL, to

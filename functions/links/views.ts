@@ -1,6 +1,6 @@
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { html, htmlDocument, type Html, type PageResult } from '#shared/http/pages.ts';
-import type { LinkForm, LinkPage, LinkRefusal } from '#shared/services/payment-links.ts';
+import type { LinkForm, LinkPage, LinkRefusal } from '#shared/services/payment-link-checkout.ts';
 import { formatMoney } from '../pay/views.ts';
 
 /**
