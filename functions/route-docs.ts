@@ -145,6 +145,78 @@ export const routeDocs = {
       example: { path: { paymentIntentId: '3f2b8c1e-9a4d-4f6b-8c2a-1d5e7f9a0b3c' } },
     },
   },
+  createPaymentLink: {
+    summary:
+      'Creates a payment link: a fixed amount (with an optional quantity) or an amount the customer enters within ' +
+      'minAmount and maxAmount; optional payment limit, expiry, customer fields and return URL. 201, the link with its short URL.',
+    doc: {
+      tag: 'Payments',
+      success: { status: 201, schema: 'PaymentLink' },
+      problems: [422],
+      example: {
+        body: { amount: 1500, currency: 'PKR', description: 'Blue shirt', maxQuantity: 5, maxPayments: 100, collect: ['name', 'phone'] },
+      },
+    },
+  },
+  listPaymentLinks: {
+    summary: 'The merchant’s payment links in the key’s mode, newest first: limit (1-100), startingAfter; { items, hasMore }.',
+    doc: { tag: 'Payments', success: { status: 200, schema: 'PaymentLinkList' }, example: { query: { limit: '20' } } },
+  },
+  getPaymentLink: {
+    summary: 'One payment link with its payment count, total paid, payments under way and remaining uses.',
+    doc: {
+      tag: 'Payments',
+      success: { status: 200, schema: 'PaymentLink' },
+      problems: [404],
+      example: { path: { id: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' } },
+    },
+  },
+  deactivatePaymentLink: {
+    summary: 'Deactivates a payment link: its page takes no payment until it is reactivated (sessions already started may finish).',
+    doc: {
+      tag: 'Payments',
+      success: { status: 200, schema: 'PaymentLink' },
+      problems: [404],
+      example: { ...{ path: { id: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' } }, body: {} },
+    },
+  },
+  reactivatePaymentLink: {
+    summary: 'Reactivates a deactivated payment link (an expired or used-up link stays unavailable).',
+    doc: {
+      tag: 'Payments',
+      success: { status: 200, schema: 'PaymentLink' },
+      problems: [404],
+      example: { ...{ path: { id: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' } }, body: {} },
+    },
+  },
+  paymentLinkPage: {
+    summary:
+      'A payment link’s page (HTML, never cached): amount, quantity and details, then on to the hosted checkout; 410 when unavailable.',
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'html' },
+      problems: [404, 410],
+      example: { path: { linkId: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' } },
+    },
+  },
+  paymentLinkPay: {
+    summary: 'A payment link’s form post: creates the checkout session (checked again) and answers 303 to /pay/{paymentIntentId}.',
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'html' },
+      problems: [400, 403, 404, 410],
+      example: { path: { linkId: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' } },
+    },
+  },
+  paymentLinkQr: {
+    summary: 'The QR code of a payment link’s short URL: ?format=svg (default) or png; cached a day.',
+    doc: {
+      tag: 'Hosted checkout',
+      success: { status: 200, schema: 'static' },
+      problems: [400, 404],
+      example: { path: { linkId: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' }, query: { format: 'png' } },
+    },
+  },
   listTransactions: {
     summary:
       'The merchant’s transactions in the key’s mode, newest first: status, intentType, ' +
@@ -459,5 +531,25 @@ export const routeDocs = {
   dashboardSaveSettings: {
     summary: 'Dashboard: save who approves manual payouts and settlements: the merchant’s approvers, the operator, or both.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardLinks: {
+    summary: 'Dashboard: the mode’s payment links, newest first (25 per page, ?after=), and the form that creates one.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardCreateLink: {
+    summary: 'Dashboard: create a payment link (roles that take payments); audited.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardLink: {
+    summary: 'Dashboard: one payment link: its short URL and QR code, payments, totals and remaining uses.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' }, problems: [404] },
+  },
+  dashboardDeactivateLink: {
+    summary: 'Dashboard: deactivate a payment link; audited.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' }, problems: [404] },
+  },
+  dashboardReactivateLink: {
+    summary: 'Dashboard: reactivate a payment link; audited.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' }, problems: [404] },
   },
 } as const satisfies Record<string, { readonly summary: string; readonly doc: RouteDoc }>;

@@ -14,6 +14,7 @@ import * as settlements from './routes/settlements.ts';
 import * as refunds from './routes/refunds.ts';
 import * as payment from './routes/payment.ts';
 import * as pay from './routes/pay.ts';
+import * as paymentLinks from './routes/payment-links.ts';
 import * as transactions from './routes/transactions.ts';
 import * as webhooks from './routes/webhooks.ts';
 import * as providers from './routes/providers.ts';
@@ -74,6 +75,14 @@ const definitions = [
   pay.checkoutWallet,
   pay.checkoutOtp,
   pay.checkoutCancel,
+  paymentLinks.createPaymentLink,
+  paymentLinks.listPaymentLinks,
+  paymentLinks.getPaymentLink,
+  paymentLinks.deactivatePaymentLink,
+  paymentLinks.reactivatePaymentLink,
+  paymentLinks.paymentLinkPage,
+  paymentLinks.paymentLinkPay,
+  paymentLinks.paymentLinkQr,
   transactions.listTransactions,
   transactions.transactionByRef,
   transactions.transactionByRefAlias,
@@ -131,6 +140,11 @@ const definitions = [
   dashboardApp.dashboardRejectRefund,
   dashboardApp.dashboardSettings,
   dashboardApp.dashboardSaveSettings,
+  dashboardApp.dashboardLinks,
+  dashboardApp.dashboardCreateLink,
+  dashboardApp.dashboardLink,
+  dashboardApp.dashboardDeactivateLink,
+  dashboardApp.dashboardReactivateLink,
 ] as const;
 
 type Documented<D extends RouteDefinition> = D & Pick<Route, 'summary' | 'doc'>;

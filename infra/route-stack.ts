@@ -25,6 +25,7 @@ import { GatewayFunction } from '#infra/gateway-function.ts';
 export const routeStackBySegment = {
   Gateway: 'MerchantApi',
   pay: 'HostedPages',
+  l: 'HostedPages',
   providers: 'HostedPages',
   dashboard: 'Dashboard',
   docs: 'root',

@@ -36,8 +36,14 @@ import * as refundReject from './refund-reject.ts';
 import * as balance from './balance.ts';
 import * as settings from './settings.ts';
 import * as settingsSave from './settings-save.ts';
+import * as links from './links.ts';
+import * as linkCreate from './link-create.ts';
+import * as link from './link.ts';
+import * as linkDeactivate from './link-deactivate.ts';
+import * as linkReactivate from './link-reactivate.ts';
 import '#shared/providers/live/boot-refunds.ts';
 import '#shared/providers/live/boot-payouts.ts';
+import '#shared/providers/live/boot-wallet-presence.ts';
 
 /** The dashboard's signed-in Lambda (routes.ts lambdaGroups.dashboardApp). */
 export const handler = groupHandler('dashboardApp', rows, [
@@ -77,4 +83,9 @@ export const handler = groupHandler('dashboardApp', rows, [
   balance,
   settings,
   settingsSave,
+  links,
+  linkCreate,
+  link,
+  linkDeactivate,
+  linkReactivate,
 ]);

@@ -199,4 +199,36 @@ support.</td></tr>
 <p>The reference lists, for every operation, each status it can answer.</p>
 `,
   },
+  'payment-links': {
+    title: 'Sell with a payment link',
+    html: `
+<h1>Sell with a payment link</h1>
+<p>No website needed: create a link once, share its short URL or QR code in a chat or a post, and every customer who
+opens it pays on the hosted checkout, by card or wallet. Each payment is an ordinary checkout transaction of yours,
+with its own <code>TransactionStatusChanged</code> webhooks.</p>
+<h2>1. Create the link</h2>
+<pre><code>const link = await gateway.paymentLinks.create({
+  amount: 1500, currency: 'PKR', description: 'Blue shirt', maxQuantity: 5, maxPayments: 100, collect: ['name', 'phone'],
+});
+console.log(link.url, link.qrCode.png);</code></pre>
+<p>Or <code>POST /Gateway/v1/PaymentLinks</code> (scope <code>payments</code>, signed, with an
+<code>Idempotency-Key</code>). Give a fixed <code>amount</code> (with an optional <code>maxQuantity</code>), or
+<code>minAmount</code> and <code>maxAmount</code> for an amount the customer enters; optional <code>maxPayments</code>,
+<code>expiresAt</code>, <code>collect</code> (<code>name</code>, <code>email</code>, <code>phone</code>,
+<code>address</code>) and <code>returnUrl</code>. Every amount must be greater than 10.</p>
+<h2>2. Share it</h2>
+<p><code>url</code> is <code>{checkout_url}/l/{id}</code>; <code>/l/{id}/qr?format=png</code> or <code>svg</code> is its QR
+code. The page is never cached, so it always shows whether the link takes payments now.</p>
+<h2>3. Get paid</h2>
+<p>Each payment has an <code>orderRef</code> <code>PL…</code> (letters and digits) and <code>metadataJson</code>
+<code>{"paymentLinkId":"pl_…","quantity":1}</code>. The amount is computed again from the link when the customer
+continues, never taken from the page. <code>GET /Gateway/v1/PaymentLinks/{id}</code> shows
+<code>paymentCount</code>, <code>totalAmount</code>, <code>pendingCount</code> and <code>remainingUses</code>.</p>
+<h2>4. Limits, expiry, deactivation</h2>
+<p>A payment under way holds one of <code>maxPayments</code> until it ends: two customers racing for the last use
+cannot both pay, and an unpaid session (cancelled, expired, failed) gives its use back. A deactivated
+(<code>POST …/PaymentLinks/{id}/deactivate</code>), expired or used-up link shows a clear page and takes no payment;
+<code>…/reactivate</code> turns a deactivated link back on.</p>
+`,
+  },
 };

@@ -74,6 +74,7 @@ export const guideNav = [
   { slug: 'webhooks', title: 'Webhooks' },
   { slug: 'sandbox', title: 'Sandbox values' },
   { slug: 'errors', title: 'Errors' },
+  { slug: 'payment-links', title: 'Sell with a payment link' },
 ] as const;
 
 /**

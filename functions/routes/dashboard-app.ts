@@ -450,3 +450,63 @@ export const dashboardSaveSettings = {
   signature: false,
   permissions: appPermissions,
 } as const satisfies RouteDefinition;
+
+export const dashboardLinks = {
+  id: 'dashboardLinks',
+  method: 'GET',
+  path: '/dashboard/links',
+  handler: 'functions/dashboard/links.ts',
+  auth: 'session',
+  permission: 'payments:read',
+  lambda: 'dashboardApp',
+  signature: false,
+  permissions: appPermissions,
+} as const satisfies RouteDefinition;
+
+export const dashboardCreateLink = {
+  id: 'dashboardCreateLink',
+  method: 'POST',
+  path: '/dashboard/links',
+  handler: 'functions/dashboard/link-create.ts',
+  auth: 'session',
+  permission: 'links:manage',
+  lambda: 'dashboardApp',
+  signature: false,
+  permissions: appPermissions,
+} as const satisfies RouteDefinition;
+
+export const dashboardLink = {
+  id: 'dashboardLink',
+  method: 'GET',
+  path: '/dashboard/links/{id}',
+  handler: 'functions/dashboard/link.ts',
+  auth: 'session',
+  permission: 'payments:read',
+  lambda: 'dashboardApp',
+  signature: false,
+  permissions: appPermissions,
+} as const satisfies RouteDefinition;
+
+export const dashboardDeactivateLink = {
+  id: 'dashboardDeactivateLink',
+  method: 'POST',
+  path: '/dashboard/links/{id}/deactivate',
+  handler: 'functions/dashboard/link-deactivate.ts',
+  auth: 'session',
+  permission: 'links:manage',
+  lambda: 'dashboardApp',
+  signature: false,
+  permissions: appPermissions,
+} as const satisfies RouteDefinition;
+
+export const dashboardReactivateLink = {
+  id: 'dashboardReactivateLink',
+  method: 'POST',
+  path: '/dashboard/links/{id}/reactivate',
+  handler: 'functions/dashboard/link-reactivate.ts',
+  auth: 'session',
+  permission: 'links:manage',
+  lambda: 'dashboardApp',
+  signature: false,
+  permissions: appPermissions,
+} as const satisfies RouteDefinition;

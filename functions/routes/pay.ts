@@ -6,11 +6,14 @@
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
 
-/** The hosted checkout pages: unauthenticated, confined to the checkout's partitions; they charge through the providers. */
+/**
+ * The hosted checkout pages: unauthenticated, confined to the checkout's partitions (with the payment
+ * link a checkout may come from: its status change releases or counts the link's use); they charge through the providers.
+ */
 const checkoutPermissions = {
   table: 'readWrite',
   secrets: ['publicPathsKey', 'liveProviders'],
-  partitions: ['intent', 'merchant', 'eventFeed'],
+  partitions: ['intent', 'merchant', 'eventFeed', 'paymentLink'],
 } as const satisfies RouteDefinition['permissions'];
 
 // The hosted checkout page (docs/merchant-guide.md, Hosted checkout): public HTML, form posts with an anti-CSRF token, 303 redirects.

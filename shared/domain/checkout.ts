@@ -29,6 +29,8 @@ export interface CheckoutDetails {
   attempts?: CheckoutAttempt[];
   /** Where the customer goes back to after the payment, when it is not the callbackUrl. */
   returnUrl?: string | null;
+  /** The payment link the customer paid through (docs/payment-links.md); its use is released or counted at the end. */
+  paymentLinkId?: string;
 }
 
 /**

@@ -21,13 +21,15 @@ export const dashboardPermissions = [
   'team:manage',
   'audit:read',
   'settings:manage',
+  'links:manage',
 ] as const;
 export type DashboardPermission = (typeof dashboardPermissions)[number];
 
 const rolePermissions: Readonly<Record<DashboardRole, readonly DashboardPermission[]>> = {
   admin: dashboardPermissions,
   developer: ['balances:read', 'payments:read', 'keys:manage', 'webhooks:manage'],
-  finance: ['balances:read', 'payments:read', 'refunds:create', 'payouts:create', 'settlements:create'],
+  // links:manage: create, deactivate and reactivate payment links (roles that take payments: admin, finance).
+  finance: ['balances:read', 'payments:read', 'refunds:create', 'payouts:create', 'settlements:create', 'links:manage'],
   approver: ['balances:read', 'payments:read', 'refunds:approve', 'payouts:approve', 'settlements:approve'],
   viewer: ['balances:read', 'payments:read'],
 };

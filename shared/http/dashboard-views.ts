@@ -127,7 +127,7 @@ export interface Frame {
   mode: Mode;
   csrf: string;
   /** Which navigation entry is this page. */
-  current: 'home' | 'balance' | 'payments' | 'refunds' | 'payouts' | 'settlements' | 'developers' | 'team' | 'settings';
+  current: 'home' | 'balance' | 'payments' | 'refunds' | 'links' | 'payouts' | 'settlements' | 'developers' | 'team' | 'settings';
 }
 
 /**
@@ -160,6 +160,7 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
     ['balance', 'Balance', path('/balance'), can(frame.role, 'balances:read')],
     ['payments', 'Payments', path('/payments'), can(frame.role, 'payments:read')],
     ['refunds', 'Refunds', path('/refunds'), can(frame.role, 'payments:read')],
+    ['links', 'Payment links', path('/links'), can(frame.role, 'payments:read')],
     ['payouts', 'Payouts', path('/payouts'), can(frame.role, 'payouts:create') || can(frame.role, 'payouts:approve')],
     ['settlements', 'Settlements', path('/settlements'), can(frame.role, 'payments:read')],
     ['developers', 'Developers', path('/developers'), can(frame.role, 'keys:manage')],

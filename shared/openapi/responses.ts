@@ -260,6 +260,38 @@ const Transaction = z
 
 const TransactionList = z.strictObject({ items: z.array(Transaction), hasMore: z.boolean() });
 
+const PaymentLink = z
+  .strictObject({
+    id: z.string().meta({ description: 'pl_ and 24 hex characters.', example: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' }),
+    url: z.string().meta({ format: 'uri', description: 'The short URL to share: {checkout_url}/l/{id}.' }),
+    qrCode: z.strictObject({
+      png: z.string().meta({ format: 'uri' }),
+      svg: z.string().meta({ format: 'uri' }),
+    }),
+    status: z.enum(['active', 'inactive', 'expired', 'used_up']).meta({ description: 'Whether the link takes payments now, and why not.' }),
+    active: z.boolean().meta({ description: 'false once deactivated (until reactivated).' }),
+    isLive: z.boolean(),
+    currency,
+    description: z.string(),
+    amount: money.nullable().meta({ description: 'The fixed amount per item; null when the customer enters the amount.' }),
+    minAmount: money.nullable(),
+    maxAmount: money.nullable(),
+    maxQuantity: z.int().nullable().meta({ description: 'The most items a customer may choose; null: quantity 1.' }),
+    maxPayments: z.int().nullable().meta({ description: 'The most payments the link takes; null: no limit.' }),
+    expiresAt: nullableDateTime,
+    collect: z.array(z.enum(['name', 'email', 'phone', 'address'])),
+    returnUrl: z.string().nullable(),
+    paymentCount: z.int().min(0).meta({ description: 'Completed payments.' }),
+    pendingCount: z.int().min(0).meta({ description: 'Payments under way (checkout sessions still Pending): they hold a use.' }),
+    totalAmount: money.meta({ description: 'The sum of the completed payments (before fees and refunds).' }),
+    remainingUses: z.int().min(0).nullable().meta({ description: 'maxPayments less paid and pending payments; null: no limit.' }),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+  })
+  .meta({ description: 'A payment link (docs/payment-links.md).' });
+
+const PaymentLinkList = z.strictObject({ items: z.array(PaymentLink), hasMore: z.boolean() });
+
 const BalanceTransaction = z
   .strictObject({
     id: z.string().meta({ description: 'btx_…: the journal id and its time; a cursor for startingAfter.' }),
@@ -455,6 +487,8 @@ export const responseSchemas = {
   Withdrawal,
   Transaction,
   TransactionList,
+  PaymentLink,
+  PaymentLinkList,
   BalanceTransactionList,
   TransactionEvents,
   EventAttempts,
@@ -494,6 +528,31 @@ const settlement = {
   processedAt: null,
   failureReason: null,
   isAuto: false,
+};
+const linkUrl = 'https://pay.example.com/l/pl_5f1c2a9e7b3d4c6a8e0f1a2b';
+const paymentLink = {
+  id: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b',
+  url: linkUrl,
+  qrCode: { png: `${linkUrl}/qr?format=png`, svg: `${linkUrl}/qr?format=svg` },
+  status: 'active',
+  active: true,
+  isLive: false,
+  currency: 'PKR',
+  description: 'Blue shirt',
+  amount: 1500,
+  minAmount: null,
+  maxAmount: null,
+  maxQuantity: 5,
+  maxPayments: 100,
+  expiresAt: null,
+  collect: ['name', 'phone'],
+  returnUrl: null,
+  paymentCount: 3,
+  pendingCount: 1,
+  totalAmount: 6000,
+  remainingUses: 96,
+  createdAt: at,
+  updatedAt: at,
 };
 const refund = {
   id,
@@ -748,6 +807,8 @@ export const responseExamples: Record<ResponseSchemaName, unknown> = {
   },
   Transaction: transaction,
   TransactionList: { items: [transaction], hasMore: false },
+  PaymentLink: paymentLink,
+  PaymentLinkList: { items: [paymentLink], hasMore: false },
   BalanceTransactionList: {
     items: [
       {

@@ -65,6 +65,8 @@ export interface NewCheckout {
   callbackUrl: string | null;
   /** Where the customer returns after paying or cancelling, when not to callbackUrl (issue 27). */
   returnUrl?: string | null;
+  /** A checkout created from a payment link (shared/services/payment-links.ts). */
+  paymentLinkId?: string;
   paymentMethod: WalletProviderId | null;
   metadataJson: string | null;
   feeRate: Fee;
@@ -76,6 +78,7 @@ export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent
     paymentMethod: input.paymentMethod,
     feeRate: input.feeRate,
     ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
+    ...(input.paymentLinkId ? { paymentLinkId: input.paymentLinkId } : {}),
   };
   return {
     paymentIntentId: randomUUID(),

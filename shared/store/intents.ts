@@ -39,6 +39,7 @@ import { orderRefIndexKeys, transactionReferenceIndexKeys } from './reference-in
 import { queryDueIndex } from './due-index.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './money-due.ts';
+import { linkOutcomeWrites } from './payment-links.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 import { outboxWrites } from './webhooks.ts';
 
@@ -190,6 +191,8 @@ export function transitionWrites(
       ...named('event', outboxWrite(current, event)),
       // The day's volume, exactly once: in the transaction that makes the payment Completed (shared/store/daily-volume.ts).
       ...(to === 'Completed' && countsAsVolume(current) ? [dailyVolumeWrite(next, next.updatedAt)] : []),
+      // A payment link's checkout: its use is given back, or its payment counted (shared/store/payment-links.ts).
+      ...linkOutcomeWrites(current, to),
     ],
   };
 }

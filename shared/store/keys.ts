@@ -62,6 +62,9 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   SettlementMaker SETTLEMENTMAKER#<settlementId>    SETTLEMENTMAKER                   -   (a settlement's maker)
  *   RefundMaker   REFUNDMAKER#<refundId>              REFUNDMAKER                       -   (a refund's maker)
  *   Approvals     APPROVALS#<payout|settlement>#<id>  APPROVALS                         -   (who approved so far: both sides approve)
+ *   PaymentLink   PAYLINK#<linkId>                    PAYLINK
+ *                 GSI1: MERCHANT#<id>#<mode>#PAYLINK / <createdAt>#<linkId> (the merchant's links, newest first)
+ *   LinkPayment   PAYLINK#<linkId>                    PAYMENT#<createdAt>#<paymentIntentId>  -  (a link's checkouts)
  */
 export type Key = { PK: string; SK: string };
 
@@ -83,6 +86,14 @@ export const partitionPrefixes = {
   merchant: 'MERCHANT#',
   providerReference: 'PROVREF#',
   eventFeed: 'EVENTFEED#',
+  // Payment links and their payment pointers: the link's page creates checkouts, and every checkout
+  // status change of a link's payment releases or counts its use (shared/store/payment-links.ts).
+  paymentLink: 'PAYLINK#',
+  // A checkout's uniqueness and lookup pointers and its customer index entries: written by the
+  // payment link's page, the one unauthenticated function that creates checkouts.
+  orderRef: 'ORDERREF#',
+  transactionReference: 'TXREF#',
+  customerPayment: 'CUSTOMER#',
   // The dashboard's sign-in Lambda (routes.ts lambdaGroups.dashboardSignIn): users, their e-mail
   // pointers, invitations, sessions, the audit log and the per-address sign-in failure counters.
   dashUser: 'DASHUSER#',
@@ -391,3 +402,16 @@ export const operatorReference = (merchantId: string, mode: Mode, command: strin
   PK: `MERCHANT#${merchantId}`,
   SK: `OPREF#${mode}#${command}#${reference}`,
 });
+
+/** Payment links (shared/store/payment-links.ts): the link, its listing and its payments' pointers. */
+export const paymentLink = (linkId: string): Key => ({ PK: `PAYLINK#${linkId}`, SK: 'PAYLINK' });
+export const paymentLinkListing = (merchantId: string, mode: Mode, createdAt: string, linkId: string) => ({
+  GSI1PK: `MERCHANT#${merchantId}#${mode}#PAYLINK`,
+  GSI1SK: `${createdAt}#${linkId}`,
+});
+export const paymentLinksOfMerchant = (merchantId: string, mode: Mode) => ({ GSI1PK: `MERCHANT#${merchantId}#${mode}#PAYLINK` });
+export const linkPayment = (linkId: string, createdAt: string, paymentIntentId: string): Key => ({
+  PK: `PAYLINK#${linkId}`,
+  SK: `PAYMENT#${createdAt}#${paymentIntentId}`,
+});
+export const paymentsOfLink = (linkId: string) => ({ PK: `PAYLINK#${linkId}`, SKPrefix: 'PAYMENT#' });

@@ -170,6 +170,8 @@ describe('PaymentGatewayStack', () => {
         'checkoutWallet',
         'checkoutOtp',
         'checkoutCancel',
+        'paymentLinkPay',
+        'createPaymentLink',
         'deposit',
         'walletProviderCallback',
         'withdraw',
@@ -277,10 +279,13 @@ describe('PaymentGatewayStack', () => {
       if (route.auth === 'none') expect(route.permissions.secrets).not.toContain('masterKey');
       // Unauthenticated code with table access: the public-paths key, plus the live providers (checkout,
       // callbacks) or the TOTP seal key (the dashboard's sign-in, which checks codes); never another key.
+      // A read-only page (the payment link's) needs neither, and one without a form (its QR code) not even the first.
       if (route.auth === 'none' && route.permissions.table !== 'none') {
-        expect(route.permissions.secrets).toContain('publicPathsKey');
-        const extra = route.lambda === 'dashboardSignIn' ? 'totpKey' : 'liveProviders';
-        expect(route.permissions.secrets.filter((n) => n !== 'publicPathsKey')).toEqual([extra]);
+        if (route.permissions.table === 'readWrite' || route.permissions.secrets.length)
+          expect(route.permissions.secrets).toContain('publicPathsKey');
+        const extra = route.lambda === 'dashboardSignIn' ? ['totpKey'] : route.permissions.table === 'read' ? [] : ['liveProviders'];
+        expect(route.permissions.secrets.filter((n) => n !== 'publicPathsKey')).toEqual(extra);
+        if (route.permissions.table === 'read') expect(route.method).toBe('GET');
       }
       // The TOTP seal key only in the dashboard functions that check codes: the sign-in, and the signed-in
       // app's step-up before minting a money-out key (issues 23 and 24).
@@ -386,7 +391,8 @@ describe('PaymentGatewayStack', () => {
         .sort(),
     ).toEqual(
       routeList
-        .filter((r) => r.auth === 'none' && r.permissions.table !== 'none')
+        // every unauthenticated function with table access, but the payment link's QR code (no form, no secret)
+        .filter((r) => r.auth === 'none' && r.permissions.table !== 'none' && r.id !== 'paymentLinkQr')
         .map((r) => r.id)
         .sort(),
     );
@@ -445,6 +451,11 @@ describe('PaymentGatewayStack', () => {
     expect(keys.dashSession('h').PK.startsWith(partitionPrefixes.dashSession)).toBe(true);
     expect(keys.dashAudit('m', 't', 'a').PK.startsWith(partitionPrefixes.dashAudit)).toBe(true);
     expect(keys.dashThrottle('h', 'w').PK.startsWith(partitionPrefixes.dashThrottle)).toBe(true);
+    expect(keys.paymentLink('l').PK.startsWith(partitionPrefixes.paymentLink)).toBe(true);
+    expect(keys.linkPayment('l', 't', 'i').PK.startsWith(partitionPrefixes.paymentLink)).toBe(true);
+    expect(keys.orderRef('test', 'm', 'r').PK.startsWith(partitionPrefixes.orderRef)).toBe(true);
+    expect(keys.transactionReference('test', 'm', 'r').PK.startsWith(partitionPrefixes.transactionReference)).toBe(true);
+    expect(keys.customerPayment('test', 'm', 'email', 'd', 't', 'i').PK.startsWith(partitionPrefixes.customerPayment)).toBe(true);
   });
 
   it('builds the table from tableDefinition', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { csrfSubject as linkCsrfSubject } from '#functions/links/common.ts';
 import { csrfSubject } from '#functions/pay/common.ts';
 import { routeList, type Route } from '#functions/routes.ts';
 import { formToken } from '#shared/crypto/form-token.ts';
@@ -15,7 +16,7 @@ import {
   operatorActor,
 } from '#shared/services/dashboard-auth.ts';
 import { checkoutBody, createCheckout } from '../support/checkout.ts';
-import { newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 
 /**
  * Property: whatever arrives (arbitrary JSON, arbitrary strings in every field, arbitrary path
@@ -52,6 +53,13 @@ const field = fc.constantFrom(
   'cardNumber',
   'otp',
   'status',
+  'minAmount',
+  'maxAmount',
+  'maxQuantity',
+  'maxPayments',
+  'expiresAt',
+  'collect',
+  'quantity',
 );
 const json = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
@@ -205,6 +213,7 @@ describe('prototype member names, everywhere: refused cleanly, never a 5xx', () 
   const gw = useGateway(routeList);
   let m: TestMerchant;
   let intentId = '';
+  let linkId = '';
   const dashboard = { cookie: '', csrf: '', token: '' };
 
   /** An enrolled admin of its own merchant (key rolls in the dashboard cannot break the API merchant's keys). */
@@ -229,12 +238,20 @@ describe('prototype member names, everywhere: refused cleanly, never a 5xx', () 
     const created = await createCheckout(gw.baseUrl, m, checkoutBody());
     expect(created.status, created.text).toBe(200);
     intentId = created.json.paymentIntentId as string;
+    const link = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { minAmount: 100, maxAmount: 5000, description: 'Fuzz link', collect: ['name', 'email', 'phone', 'address'] },
+    });
+    expect(link.status, link.text).toBe(201);
+    linkId = link.json.id as string;
     await signInAdmin();
   });
 
   /** The form token the route's page would have rendered for these path parameters. */
   async function formCsrf(route: Route, path: Record<string, string>): Promise<string> {
     if (route.path.startsWith('/pay/')) return formToken(csrfSubject(path));
+    if (route.path.startsWith('/l/')) return formToken(linkCsrfSubject(path));
     if (route.auth === 'session') return dashboard.csrf;
     return formToken(publicFormSubject(route, path));
   }
@@ -247,7 +264,10 @@ describe('prototype member names, everywhere: refused cleanly, never a 5xx', () 
         const path: Record<string, string> = {};
         const url = r.route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
           const real =
-            r.realIds && ({ paymentIntentId: intentId, provider: r.live ? 'jazzcash' : 'easypaisa' } as Record<string, string>)[name];
+            r.realIds &&
+            ({ paymentIntentId: intentId, linkId, id: linkId, provider: r.live ? 'jazzcash' : 'easypaisa' } as Record<string, string>)[
+              name
+            ];
           const value = name === 'version' ? '1' : real || r.params[i++ % 4]!;
           path[name] = decodeURIComponent(value);
           return value;
@@ -303,4 +323,95 @@ describe('prototype member names, everywhere: refused cleanly, never a 5xx', () 
     }
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
+});
+
+/**
+ * Payment links (docs/payment-links.md): arbitrary creates (amounts, ranges, quantities, limits,
+ * expiries, fields) are a 201 or a clean 4xx; arbitrary forms on a real link's page (amounts
+ * outside min/max, tampered quantities, odd details) are a 303 to the checkout or a 400/410 page,
+ * never a 5xx; and every session a 303 made has an amount within the link's range.
+ */
+const linkRuns = Number(process.env.FUZZ_LINK_RUNS || 150);
+const number = fc.oneof(fc.integer({ min: -10, max: 10_000_000 }), fc.double({ noNaN: true }), fc.constantFrom(0, 10, 10.01, 1e21));
+const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(fc.oneof(a as fc.Arbitrary<unknown>, text, fc.constant(null)), { nil: undefined });
+const linkBody = fc.record(
+  {
+    amount: maybe(number),
+    minAmount: maybe(number),
+    maxAmount: maybe(number),
+    currency: maybe(fc.constantFrom('PKR', 'USD', 'USDT', 'XYZ', 'pkr')),
+    description: maybe(fc.constantFrom('Blue shirt', 'x'.repeat(201), '')),
+    maxQuantity: maybe(number),
+    maxPayments: maybe(number),
+    expiresAt: maybe(fc.constantFrom('2099-01-01T00:00:00Z', '2020-01-01', 'tomorrow')),
+    collect: maybe(fc.array(fc.constantFrom('name', 'email', 'phone', 'address', 'cnic'))),
+    returnUrl: maybe(fc.constantFrom('https://shop.example.com/done', 'javascript:alert(1)', 'http://10.0.0.1/')),
+  },
+  { requiredKeys: [] },
+);
+const linkForm = fc.record(
+  {
+    amount: fc.oneof(
+      text,
+      fc.double().map(String),
+      fc.integer({ min: -1, max: 10_000 }).map(String),
+      fc.constantFrom('99.99', '5000.01', '100'),
+    ),
+    quantity: fc.oneof(text, fc.integer({ min: -5, max: 1_000 }).map(String), fc.constantFrom('1', '2', '1e3', '0x2')),
+    name: text,
+    email: fc.oneof(text, fc.constant('a@b.co')),
+    phone: fc.oneof(text, fc.constant('03001234567')),
+    address: text,
+  },
+  { requiredKeys: [] },
+);
+
+describe('payment links, arbitrary input: a clean 4xx or a payment within the link, never a 5xx', () => {
+  const gw = useGateway(routeList);
+  let m: TestMerchant;
+  let linkId = '';
+  beforeAll(async () => {
+    m = await newMerchant();
+    const link = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { minAmount: 100, maxAmount: 5000, description: 'Fuzz link', collect: ['name', 'email', 'phone', 'address'] },
+    });
+    linkId = link.json.id as string;
+  });
+
+  it(`creates: ${linkRuns} generated bodies (seed ${seed})`, async () => {
+    await fc.assert(
+      fc.asyncProperty(linkBody, async (body) => {
+        const r = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', { key: m.test.apiKey, secret: m.test.secretKey, body });
+        expect([201, 400, 422], r.text).toContain(r.status);
+        if (r.status === 400) expect(Object.keys(r.json.errors ?? {}).length, r.text).toBeGreaterThan(0);
+      }),
+      { seed, numRuns: linkRuns, endOnFailure: true },
+    );
+  }, 120_000);
+
+  it(`pays: ${linkRuns} generated forms on a real link (seed ${seed})`, async () => {
+    const csrf = await formToken(linkCsrfSubject({ linkId }));
+    await fc.assert(
+      fc.asyncProperty(linkForm, async (fields) => {
+        const response = await fetch(`${gw.baseUrl}/l/${linkId}`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+          body: new URLSearchParams({ csrf, ...fields }).toString(),
+        });
+        await expectClean(response, JSON.stringify(fields));
+        expect([303, 400], JSON.stringify(fields)).toContain(response.status);
+      }),
+      { seed, numRuns: linkRuns, endOnFailure: true },
+    );
+    const payments = await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions?limit=100', { key: m.test.apiKey });
+    expect(payments.json.items.length).toBeGreaterThan(0); // some generated forms were complete and within the range
+    for (const t of payments.json.items as { amount: number; metadataJson: string }[]) {
+      expect(t.amount).toBeGreaterThanOrEqual(100);
+      expect(t.amount).toBeLessThanOrEqual(5000);
+      expect(JSON.parse(t.metadataJson)).toMatchObject({ paymentLinkId: linkId, quantity: 1 });
+    }
+  }, 120_000);
 });

@@ -63,7 +63,7 @@ describe('dashboard role → permission table', () => {
   const matrix: Record<string, string[]> = {
     admin: [...dashboardPermissions],
     developer: ['balances:read', 'payments:read', 'keys:manage', 'webhooks:manage'],
-    finance: ['balances:read', 'payments:read', 'refunds:create', 'payouts:create', 'settlements:create'],
+    finance: ['balances:read', 'payments:read', 'refunds:create', 'payouts:create', 'settlements:create', 'links:manage'],
     approver: ['balances:read', 'payments:read', 'refunds:approve', 'payouts:approve', 'settlements:approve'],
     viewer: ['balances:read', 'payments:read'],
   };

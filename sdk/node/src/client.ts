@@ -183,6 +183,12 @@ export class Gateway {
     });
   }
 
+  /** POST …/PaymentLinks/{id}/deactivate or /reactivate: an empty body, signed. */
+  private linkAction<K extends 'deactivatePaymentLink' | 'reactivatePaymentLink'>(id: K, linkId: string, o?: PostOptions) {
+    const path = operations[id].path.replace('{id}', encodeURIComponent(linkId));
+    return this.request<Operations[K]['response']>('POST', path, { body: {}, idempotencyKey: o?.idempotencyKey });
+  }
+
   /**
    * Every item of a cursor-paged list, page after page (each page one request with `startingAfter` = the last item's
    * `key`), for `for await` loops: stops after the page whose `hasMore` is false.
@@ -219,6 +225,24 @@ export class Gateway {
   };
   readonly withdrawals = {
     create: (params: Operations['withdraw']['params'], o?: PostOptions) => this.call('withdraw', { ...o, params }),
+  };
+  readonly paymentLinks = {
+    /** A payment link to share (short URL and QR code): a fixed amount, or one the customer enters within minAmount..maxAmount. */
+    create: (params: Operations['createPaymentLink']['params'], o?: PostOptions) => this.call('createPaymentLink', { ...o, params }),
+    /** One link with its payment count, total paid and remaining uses. */
+    retrieve: (id: string) => this.call('getPaymentLink', { path: { id } }),
+    /** The links of the key's mode, newest first; page with `startingAfter`. */
+    list: (query?: Operations['listPaymentLinks']['query']) => this.call('listPaymentLinks', { query }),
+    /** Its page takes no payment until reactivated (a signed POST whose body is the signature alone). */
+    deactivate: (id: string, o?: PostOptions) => this.linkAction('deactivatePaymentLink', id, o),
+    reactivate: (id: string, o?: PostOptions) => this.linkAction('reactivatePaymentLink', id, o),
+    /** Every link across pages: `for await (const link of gw.paymentLinks.all())`. */
+    all: (query?: Operations['listPaymentLinks']['query']) =>
+      this.autoPage<'listPaymentLinks', Operations['listPaymentLinks']['response']['items'][number]>(
+        'listPaymentLinks',
+        query,
+        (l) => l.id,
+      ),
   };
   readonly refunds = {
     create: (params: Operations['createRefund']['params'], o?: PostOptions) => this.call('createRefund', { ...o, params }),

@@ -129,6 +129,52 @@ export interface OpenApiDocument {
   [field: string]: unknown;
 }
 
+/** A payment link (docs/payment-links.md). */
+export interface PaymentLink {
+  /** pl_ and 24 hex characters. */
+  id: string;
+  /** The short URL to share: {checkout_url}/l/{id}. */
+  url: string;
+  qrCode: {
+    png: string;
+    svg: string;
+  };
+  /** Whether the link takes payments now, and why not. */
+  status: "active" | "inactive" | "expired" | "used_up";
+  /** false once deactivated (until reactivated). */
+  active: boolean;
+  isLive: boolean;
+  /** ISO 4217 code, or USDT. */
+  currency: string;
+  description: string;
+  /** The fixed amount per item; null when the customer enters the amount. */
+  amount: number | null;
+  minAmount: number | null;
+  maxAmount: number | null;
+  /** The most items a customer may choose; null: quantity 1. */
+  maxQuantity: number | null;
+  /** The most payments the link takes; null: no limit. */
+  maxPayments: number | null;
+  expiresAt: string | null;
+  collect: ("name" | "email" | "phone" | "address")[];
+  returnUrl: string | null;
+  /** Completed payments. */
+  paymentCount: number;
+  /** Payments under way (checkout sessions still Pending): they hold a use. */
+  pendingCount: number;
+  /** The sum of the completed payments (before fees and refunds). */
+  totalAmount: number;
+  /** maxPayments less paid and pending payments; null: no limit. */
+  remainingUses: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PaymentLinkList {
+  items: PaymentLink[];
+  hasMore: boolean;
+}
+
 export interface ProviderCallbackResult {
   paymentIntentId: string;
   status?: "Pending" | "Processing" | "Completed" | "Failed" | "Cancelled" | "Expired";
@@ -675,6 +721,52 @@ export interface InitiateCheckoutParams {
 /** 200 answer of initiateCheckout. */
 export type InitiateCheckoutResponse = CheckoutCreated;
 
+// ---- createPaymentLink: POST /Gateway/v1/PaymentLinks ----
+
+/** Body of createPaymentLink (`signature` is added by the client). */
+export interface CreatePaymentLinkParams {
+  amount?: null | "" | number;
+  minAmount?: null | "" | number;
+  maxAmount?: null | "" | number;
+  currency?: null | "" | string;
+  description: string;
+  maxQuantity?: null | "" | number;
+  maxPayments?: null | "" | number;
+  expiresAt?: null | "" | string;
+  collect?: null | "" | ("name" | "email" | "phone" | "address")[];
+  returnUrl?: null | "" | string;
+}
+
+/** 201 answer of createPaymentLink. */
+export type CreatePaymentLinkResponse = PaymentLink;
+
+// ---- listPaymentLinks: GET /Gateway/v1/PaymentLinks ----
+
+/** Query parameters of listPaymentLinks. */
+export interface ListPaymentLinksQuery {
+  /** A whole number from 1 to 100. */
+  limit?: number | string;
+  startingAfter?: string;
+}
+
+/** 200 answer of listPaymentLinks. */
+export type ListPaymentLinksResponse = PaymentLinkList;
+
+// ---- getPaymentLink: GET /Gateway/v1/PaymentLinks/{id} ----
+
+/** 200 answer of getPaymentLink. */
+export type GetPaymentLinkResponse = PaymentLink;
+
+// ---- deactivatePaymentLink: POST /Gateway/v1/PaymentLinks/{id}/deactivate ----
+
+/** 200 answer of deactivatePaymentLink. */
+export type DeactivatePaymentLinkResponse = PaymentLink;
+
+// ---- reactivatePaymentLink: POST /Gateway/v1/PaymentLinks/{id}/reactivate ----
+
+/** 200 answer of reactivatePaymentLink. */
+export type ReactivatePaymentLinkResponse = PaymentLink;
+
 // ---- listTransactions: GET /Gateway/v1/Transactions ----
 
 /** Query parameters of listTransactions. */
@@ -913,6 +1005,56 @@ export interface Operations {
     response: InitiateCheckoutResponse;
     errorStatus: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
   };
+  /** Creates a payment link */
+  createPaymentLink: {
+    method: "POST";
+    path: "/Gateway/v1/PaymentLinks";
+    pathParams: Record<string, never>;
+    query: never;
+    params: CreatePaymentLinkParams;
+    response: CreatePaymentLinkResponse;
+    errorStatus: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
+  };
+  /** The merchant’s payment links in the key’s mode, newest first */
+  listPaymentLinks: {
+    method: "GET";
+    path: "/Gateway/v1/PaymentLinks";
+    pathParams: Record<string, never>;
+    query: ListPaymentLinksQuery;
+    params: never;
+    response: ListPaymentLinksResponse;
+    errorStatus: 400 | 401 | 403 | 404 | 429 | 500;
+  };
+  /** One payment link with its payment count, total paid, payments under way and remaining uses */
+  getPaymentLink: {
+    method: "GET";
+    path: "/Gateway/v1/PaymentLinks/{id}";
+    pathParams: { id: string };
+    query: never;
+    params: never;
+    response: GetPaymentLinkResponse;
+    errorStatus: 400 | 401 | 403 | 404 | 429 | 500;
+  };
+  /** Deactivates a payment link */
+  deactivatePaymentLink: {
+    method: "POST";
+    path: "/Gateway/v1/PaymentLinks/{id}/deactivate";
+    pathParams: { id: string };
+    query: never;
+    params: never;
+    response: DeactivatePaymentLinkResponse;
+    errorStatus: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
+  };
+  /** Reactivates a deactivated payment link */
+  reactivatePaymentLink: {
+    method: "POST";
+    path: "/Gateway/v1/PaymentLinks/{id}/reactivate";
+    pathParams: { id: string };
+    query: never;
+    params: never;
+    response: ReactivatePaymentLinkResponse;
+    errorStatus: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500;
+  };
   /** The merchant’s transactions in the key’s mode, newest first */
   listTransactions: {
     method: "GET";
@@ -1026,6 +1168,11 @@ export const operations = {
   listRefunds: { method: "GET", path: "/Gateway/v1/Refunds" },
   getRefund: { method: "GET", path: "/Gateway/v1/Refunds/{id}" },
   initiateCheckout: { method: "POST", path: "/Gateway/v1/Payment/initiate-checkout" },
+  createPaymentLink: { method: "POST", path: "/Gateway/v1/PaymentLinks" },
+  listPaymentLinks: { method: "GET", path: "/Gateway/v1/PaymentLinks" },
+  getPaymentLink: { method: "GET", path: "/Gateway/v1/PaymentLinks/{id}" },
+  deactivatePaymentLink: { method: "POST", path: "/Gateway/v1/PaymentLinks/{id}/deactivate" },
+  reactivatePaymentLink: { method: "POST", path: "/Gateway/v1/PaymentLinks/{id}/reactivate" },
   listTransactions: { method: "GET", path: "/Gateway/v1/Transactions" },
   transactionByRef: { method: "GET", path: "/Gateway/v1/Transaction/by-ref/{reference}" },
   transactionByRefAlias: { method: "GET", path: "/Gateway/v1/Transaction/{reference}" },

@@ -1,0 +1,80 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeList } from '#functions/routes.ts';
+import { getIntent } from '#shared/store/intents.ts';
+import { launchChromium } from '../support/browser.ts';
+import { screenshots, seriousViolations } from '../support/dashboard.ts';
+import { call, newMerchant, useGateway } from '../support/gateway.ts';
+
+/**
+ * A payment link in a real Chromium: the customer opens the short URL, chooses a quantity and
+ * enters the details by their labels, continues to the hosted checkout and pays by card; the link
+ * then counts the payment. axe finds no serious violation at 375 and 1280 px on the link's page,
+ * with and without field errors, nor on its "not available" page.
+ */
+describe('payment link in Chromium', () => {
+  const gw = useGateway(routeList);
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('link page → hosted checkout → paid, accessible at 375 and 1280 px', async () => {
+    const m = await newMerchant({ name: 'Acme Shirts' });
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { amount: 1500, description: 'Blue shirt', maxQuantity: 3, maxPayments: 1, collect: ['name', 'phone'] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const linkId = created.json.id as string;
+    const page = await (await browser.newContext({ viewport: { width: 375, height: 800 } })).newPage();
+    await page.goto(`${gw.baseUrl}/l/${linkId}`);
+    expect(await page.locator('header.merchant').textContent()).toContain('Acme Shirts');
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      expect(await seriousViolations(page), `link page at ${width} px`).toEqual([]);
+    }
+    await screenshots(page, 'payment-link');
+
+    // A quantity above the maximum: the page says why, beside the field, and nothing is created.
+    await page.getByLabel('Quantity').fill('4');
+    await page.getByLabel('Your name').fill('Ayesha Khan');
+    await page.getByLabel('Phone number').fill('03001234567');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    expect(await page.locator('#quantity-error').textContent()).toBe('Choose a quantity from 1 to 3.');
+    expect(await page.getByLabel('Quantity').getAttribute('aria-invalid')).toBe('true');
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      expect(await seriousViolations(page), `link page with errors at ${width} px`).toEqual([]);
+    }
+
+    await page.getByLabel('Quantity').fill('2');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.waitForURL(/\/pay\/[0-9a-f-]{36}$/);
+    const paymentIntentId = new URL(page.url()).pathname.split('/').pop()!;
+    expect(await page.locator('.amount').textContent()).toBe('PKR 3,000.00');
+    await page.getByLabel('Name on card').fill('Ayesha Khan');
+    await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+    await page.getByLabel('Expiry (MM/YY)').fill('12/34');
+    await page.getByLabel('Security code').fill('123');
+    await page.getByRole('button', { name: 'Pay PKR 3,000.00' }).click();
+    await page.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    expect(await getIntent(paymentIntentId)).toMatchObject({ status: 'Completed', amountMinor: 3000_00 });
+    const link = await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${linkId}`, { key: m.test.apiKey });
+    expect(link.json).toMatchObject({ paymentCount: 1, totalAmount: 3000, remainingUses: 0, status: 'used_up' });
+
+    // The used-up link: a clear page, no form.
+    const response = await page.goto(`${gw.baseUrl}/l/${linkId}`);
+    expect(response?.status()).toBe(410);
+    expect(await page.getByRole('heading', { name: 'This payment link is not available' }).count()).toBe(1);
+    expect(await page.locator('form').count()).toBe(0);
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      expect(await seriousViolations(page), `unavailable page at ${width} px`).toEqual([]);
+    }
+  });
+});
