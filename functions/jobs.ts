@@ -107,11 +107,12 @@ export const jobs = {
     id: 'ledgerVerifyFull',
     handler: 'functions/jobs/ledger-verify-full.ts',
     trigger: { kind: 'schedule', everySeconds: 86400 },
-    permissions: { table: ['GetItem', 'Query'], indexes: true, secrets: [] },
+    // PutItem: the day's balance checkpoints (written once, conditional).
+    permissions: { table: ['GetItem', 'Query', 'PutItem'], indexes: true, secrets: [] },
     timeoutSeconds: 900,
     summary:
       'Daily full ledger verification: every wallet, journal, payment, settlement and ' +
-      'refund (docs/ledger-verification.md); emits LedgerDiscrepancies.',
+      'refund (docs/ledger-verification.md); emits LedgerDiscrepancies; then the balance checkpoints of the day.',
   },
   webhookSweeper: {
     id: 'webhookSweeper',
