@@ -165,6 +165,28 @@ export const routeDocs = {
       example: { query: { type: 'payment', limit: '20' } },
     },
   },
+  statementCsv: {
+    summary:
+      'A closed month’s balance statement in one currency (default: the merchant’s) as CSV: opening balance, every ' +
+      'movement grouped by type with subtotals, fees, closing balance; header Statement-Digest (SHA-256 of the rows). ' +
+      'Refused (409 ledger_unbalanced) when opening plus movements do not equal closing; 422 statement_period_open ' +
+      'before the month has ended; 503 balance_not_ready while its balances are being summarised.',
+    doc: {
+      tag: 'Transactions',
+      success: { status: 200, schema: 'csv' },
+      problems: [409, 422],
+      example: { path: { period: '2026-10' }, query: { currency: 'PKR' } },
+    },
+  },
+  statementPdf: {
+    summary: 'The same statement as PDF (send Accept: application/pdf), the digest printed on every page; header Statement-Digest.',
+    doc: {
+      tag: 'Transactions',
+      success: { status: 200, schema: 'pdf' },
+      problems: [409, 422],
+      example: { path: { period: '2026-10' }, query: { currency: 'PKR' } },
+    },
+  },
   transactionByRef: {
     summary: 'A transaction by orderRef, paymentIntentId or transactionReference (also the payout status inquiry).',
     doc: {

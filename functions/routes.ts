@@ -15,6 +15,7 @@ import * as refunds from './routes/refunds.ts';
 import * as payment from './routes/payment.ts';
 import * as pay from './routes/pay.ts';
 import * as transactions from './routes/transactions.ts';
+import * as statements from './routes/statements.ts';
 import * as webhooks from './routes/webhooks.ts';
 import * as providers from './routes/providers.ts';
 import * as reference from './routes/reference.ts';
@@ -78,6 +79,8 @@ const definitions = [
   transactions.transactionByRef,
   transactions.transactionByRefAlias,
   transactions.listBalanceTransactions,
+  statements.statementCsv,
+  statements.statementPdf,
   webhooks.transactionEvents,
   webhooks.eventAttempts,
   webhooks.listEvents,

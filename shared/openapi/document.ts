@@ -264,6 +264,25 @@ function successResponse(route: Route): Json {
         : {}),
     };
   }
+  if (name === 'csv' || name === 'pdf') {
+    const file =
+      name === 'csv'
+        ? { 'text/csv': { schema: { type: 'string' }, example: 'section,type,id,createdAt,…\r\n' } }
+        : { 'application/pdf': { schema: { type: 'string', format: 'binary' } } };
+    return {
+      [status]: {
+        description: `The statement as ${name.toUpperCase()} (an attachment).`,
+        headers: {
+          ...traceHeader,
+          'Statement-Digest': {
+            description: 'sha256=<hex>: SHA-256 of the statement’s canonical CSV rows (docs/merchant-guide.md, Statements).',
+            schema: { type: 'string' },
+          },
+        },
+        content: file,
+      },
+    };
+  }
   if (!(name in responseSchemas)) throw new Error(`route ${route.id}: unknown response schema ${name}`);
   return {
     [status]: {

@@ -16,7 +16,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   Journal       MERCHANT#<merchantId>               JOURNAL#<mode>#<createdAt>#<id>   -
  *                 GSI3: MERCHANT#<id>#<mode>#BALTXN#<kind>[#<shard>] / <createdAt>#<id> (balance transactions by type)
  *                 GSI1: MERCHANT#<id>#<mode>#BALSRC#<reference> / <createdAt>#<id> (balance transactions of one source)
- *   BalanceCheckpoint MERCHANT#<merchantId>           BALCKPT#<mode>#<currency>#<day boundary>  -  (balances at a UTC day start; written once)
+ *   BalanceCheckpoint MERCHANT#<merchantId>           BALCKPT#<mode>#<currency>#<boundary>  -  (balances at a UTC day start)
  *   WalletShard   MERCHANT#<merchantId>#SHARD#<n>     WALLET#<mode>#<currency>          -
  *                 (n ≥ 1: a big merchant's credit shard; its journals beside it)
  *   Idempotency   IDEM#<mode>#<merchantId>#<key>      IDEM                              -
