@@ -458,6 +458,32 @@ export const routeDocs = {
     summary: 'Dashboard: every refund of the merchant in the mode, newest first, with cursor paging.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
+  dashboardStatements: {
+    summary: 'Dashboard: the monthly statements of the closed months of the last year, per currency, with CSV and PDF downloads.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardStatementCsv: {
+    summary: 'Dashboard: a month’s statement as CSV (?currency=), as GET /Statements/{period} gives it.',
+    doc: {
+      tag: 'Dashboard',
+      success: { status: 200, schema: 'csv' },
+      example: { path: { period: '2026-10' }, query: { currency: 'PKR' } },
+    },
+  },
+  dashboardStatementPdf: {
+    summary: 'Dashboard: a month’s statement as PDF (?currency=), as GET /Statements/{period}/pdf gives it.',
+    doc: {
+      tag: 'Dashboard',
+      success: { status: 200, schema: 'pdf' },
+      example: { path: { period: '2026-10' }, query: { currency: 'PKR' } },
+    },
+  },
+  dashboardListExport: {
+    summary:
+      'Dashboard: every row of a list (payments, payouts, refunds, settlements, audit) matching its filters, as CSV; ' +
+      'refused whole past 4 MB (export_too_large: narrow the filters).',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'csv' }, example: { path: { list: 'refunds' } } },
+  },
   dashboardSettings: {
     summary: 'Dashboard: merchant settings (admins): who approves manual payouts and settlements.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },

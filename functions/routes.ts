@@ -21,6 +21,7 @@ import * as providers from './routes/providers.ts';
 import * as reference from './routes/reference.ts';
 import * as dashboardSignIn from './routes/dashboard-sign-in.ts';
 import * as dashboardApp from './routes/dashboard-app.ts';
+import * as dashboardExports from './routes/dashboard-exports.ts';
 
 export { allScopes, keyHasScope, type Scope } from '#shared/domain/scopes.ts';
 export {
@@ -131,6 +132,10 @@ const definitions = [
   dashboardApp.dashboardRefunds,
   dashboardApp.dashboardSettings,
   dashboardApp.dashboardSaveSettings,
+  dashboardExports.dashboardStatements,
+  dashboardExports.dashboardStatementCsv,
+  dashboardExports.dashboardStatementPdf,
+  dashboardExports.dashboardListExport,
 ] as const;
 
 type Documented<D extends RouteDefinition> = D & Pick<Route, 'summary' | 'doc'>;

@@ -353,7 +353,8 @@ class="secondary" aria-label="Remove ${u.email}">Remove</button></form></div>`
       (a) => html`<tr><td>${when(a.at)}</td><td>${a.actorEmail}</td><td>${a.action}</td><td>${a.target ?? ''}</td>\
 <td>${a.mode ?? ''}</td><td>${a.ip ?? ''}</td><td>${a.outcome}${a.detail ? `: ${a.detail}` : ''}</td></tr>`,
     )}</tbody></table></div>
-${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t.audit.next)}" rel="next">Older entries</a></p>` : ''}`,
+${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t.audit.next)}" rel="next">Older entries</a></p>` : ''}
+${exportLink('audit', 'the whole audit log')}`,
   );
 }
 
@@ -624,6 +625,7 @@ export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPa
     'Payouts',
     frame,
     html`${notice(o.message)}${alert(o.error)}
+${exportLink('payouts', 'every payout')}
 <h2>Awaiting approval</h2>
 <p class="muted" id="approval-policy">Manual payouts are approved by ${p.policyText}.</p>
 ${
@@ -709,6 +711,7 @@ class="num">${v.payoutAmount === null ? `${v.payoutCurrency} at approval` : mone
     : html`<p class="card">No settlements in ${frame.mode} mode.</p>`
 }
 ${list.hasMore ? html`<p><a href="${path('/settlements')}?page=${list.page + 1}" rel="next">Older settlements</a></p>` : ''}
+${exportLink('settlements', 'every settlement')}
 ${
   can(frame.role, 'settlements:create')
     ? html`<form method="post" \
@@ -880,6 +883,9 @@ export function settlementDecisionView(
   });
 }
 
+/** The "Export CSV" link of a list: every row, as the one list export gives it (GET /dashboard/exports/{list}). */
+const exportLink = (list: string, what: string) => html`<p><a href="${path(`/exports/${list}`)}" download>Export ${what} as CSV</a></p>`;
+
 export function refundsView(frame: Frame, p: Awaited<ReturnType<typeof refundsPage>>, o: { after?: string | undefined }) {
   const last = p.items.at(-1);
   return framedPage(
@@ -899,6 +905,7 @@ ${
       )}</tbody></table></div>`
     : html`<p class="card">No refunds in ${frame.mode} mode.</p>`
 }
+${exportLink('refunds', 'every refund')}
 <div class="actions">${o.after ? html`<a href="${path('/refunds')}">First page</a>` : ''}\
 ${p.hasMore && last ? html`<a href="${path('/refunds')}?after=${last.id}" rel="next">Next page</a>` : ''}</div>`,
   );

@@ -120,7 +120,7 @@ export interface Frame {
   mode: Mode;
   csrf: string;
   /** Which navigation entry is this page. */
-  current: 'home' | 'payments' | 'refunds' | 'payouts' | 'settlements' | 'developers' | 'team' | 'settings';
+  current: 'home' | 'payments' | 'refunds' | 'payouts' | 'settlements' | 'statements' | 'developers' | 'team' | 'settings';
 }
 
 /**
@@ -154,6 +154,7 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
     ['refunds', 'Refunds', path('/refunds'), can(frame.role, 'payments:read')],
     ['payouts', 'Payouts', path('/payouts'), can(frame.role, 'payouts:create') || can(frame.role, 'payouts:approve')],
     ['settlements', 'Settlements', path('/settlements'), can(frame.role, 'payments:read')],
+    ['statements', 'Statements', path('/statements'), can(frame.role, 'balances:read')],
     ['developers', 'Developers', path('/developers'), can(frame.role, 'keys:manage')],
     ['team', 'Team', path('/team'), can(frame.role, 'team:manage')],
     ['settings', 'Settings', path('/settings'), can(frame.role, 'settings:manage')],

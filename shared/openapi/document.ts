@@ -50,7 +50,9 @@ function objectOf(schema: z.core.$ZodType): z.core.$ZodType {
 /** The document's path: `/Gateway/v{version}/x` → `/Gateway/v1/x` (the version is not a parameter). */
 export const documentPath = (route: Route) => route.path.replace('{version}', version);
 
-const isPage = (route: Route) => route.doc.success.schema === 'html' || route.doc.success.schema === 'static';
+/** Pages, and the dashboard's downloads: their errors are HTML pages too. */
+const isPage = (route: Route) =>
+  route.doc.success.schema === 'html' || route.doc.success.schema === 'static' || route.path.startsWith('/dashboard');
 
 /** Every status a route can answer besides its success: the pipeline's, then the route's own. */
 export function problemStatuses(route: Route, schemas: Schemas | undefined): number[] {

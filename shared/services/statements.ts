@@ -13,6 +13,7 @@ import { checkWindow, type Discrepancy } from '#shared/domain/ledger-invariants.
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import { journalPagesBetween } from '#shared/store/balance-checkpoints.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
+import { listWalletCurrencies } from '#shared/store/wallets.ts';
 import { ensureCheckpoint, latestFinalBoundary, LedgerRefusal } from './balance-checkpoints.ts';
 import { csvOf, ExportTooLarge } from './csv-export.ts';
 
@@ -246,3 +247,19 @@ export const statementCsvFile = (s: Statement, generatedAt = new Date()) =>
 
 export const statementFileName = (s: Pick<Statement, 'mode' | 'currency' | 'period'>, extension: 'csv' | 'pdf') =>
   `statement-${s.mode}-${s.currency}-${s.period}.${extension}`;
+
+/**
+ * The statements the dashboard offers: for each currency the merchant has a wallet in, the last
+ * `months` closed months, newest first (a month before the first movement gives a statement of zeros).
+ */
+export async function statementMonths(merchantId: string, mode: Mode, now = new Date(), months = 12) {
+  const currencies = await listWalletCurrencies(merchantId, mode);
+  const final = latestFinalBoundary(now);
+  const out: { period: string; currencies: Currency[] }[] = [];
+  for (let back = 1; back <= months + 1 && out.length < months; back++) {
+    const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1));
+    const period = start.toISOString().slice(0, 7);
+    if (periodBounds(period).to <= final) out.push({ period, currencies });
+  }
+  return out;
+}

@@ -15,6 +15,7 @@ import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals, postJournal } from '#shared/store/wallets.ts';
 import { Gateway, verifyStatementCsv } from '../../sdk/node/src/index.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { parseCsv } from '../support/csv.ts';
 import { mixedHistory } from '../support/mixed-history.ts';
 
 /**
@@ -22,36 +23,6 @@ import { mixedHistory } from '../support/mixed-history.ts';
  * opening + movements = closing by the verifier's rules, refused when the journal was altered, a
  * digest that changes with any row, a CSV that parses and a PDF that loads and holds the totals.
  */
-
-/** A minimal RFC 4180 reader for the test (quoted cells, doubled quotes). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += c;
-  }
-  if (cell || row.length) rows.push([...row, cell]);
-  return rows;
-}
 
 /** The text a PDF draws (pdf-lib writes standard-font text as hex strings: `<48656C6C6F> Tj`). */
 async function pdfText(bytes: Uint8Array): Promise<string> {
