@@ -26,7 +26,11 @@ export const targets = {
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   deposit: 308_800,
   withdraw: 325_300,
-  dashboardApp: 467_200,
+  dashboardApp: 502_300,
+  // Issue 28 §3: the statement PDFs (API and dashboard), pdf-lib alone is about 430 kB minified (its standard-font
+  // metrics and deflate); kept to these two functions so no other bundle carries it (docs/scaling.md).
+  statementPdf: 730_500,
+  dashboardStatementPdf: 714_100,
 };
 /** The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). */
-export const medianBundleBudget = 273_600;
+export const medianBundleBudget = 278_300;

@@ -107,8 +107,9 @@ export const jobs = {
     id: 'ledgerVerifyFull',
     handler: 'functions/jobs/ledger-verify-full.ts',
     trigger: { kind: 'schedule', everySeconds: 86400 },
-    // PutItem: the day's balance checkpoints (written once, conditional).
-    permissions: { table: ['GetItem', 'Query', 'PutItem'], indexes: true, secrets: [] },
+    // PutItem: the day's balance checkpoints (written once, conditional); BatchGetItem: the wallet module's
+    // shard reads (a checkpoint is checked against the wallet's TransactGetItems snapshot, never a batch).
+    permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem'], indexes: true, secrets: [] },
     timeoutSeconds: 900,
     summary:
       'Daily full ledger verification: every wallet, journal, payment, settlement and ' +

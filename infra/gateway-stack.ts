@@ -222,6 +222,8 @@ export class PaymentGatewayStack extends Stack {
       restApiName: 'payment-gateway',
       description: 'Merchant payment gateway',
       endpointTypes: [EndpointType.REGIONAL],
+      // Statement PDFs: the Lambda answers base64 (isBase64Encoded), API Gateway sends the bytes to a client accepting it.
+      binaryMediaTypes: ['application/pdf'],
       cloudWatchRole: true,
       deployOptions: {
         // The API version is in the path (/Gateway/v1/...), so the stage is not a version.

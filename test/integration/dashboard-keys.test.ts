@@ -3,15 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { totpCode, totpPeriodSeconds } from '#shared/crypto/totp.ts';
 import type { DashboardRole } from '#shared/domain/dashboard-roles.ts';
-import { sessionCookieName } from '#shared/http/dashboard.ts';
-import {
-  acceptInvite,
-  authenticate,
-  completeEnrolment,
-  enrolmentSecret,
-  inviteUser,
-  operatorActor,
-} from '#shared/services/dashboard-auth.ts';
+import { authenticate } from '#shared/services/dashboard-auth.ts';
 import { savePayoutApprovals } from '#shared/services/dashboard.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { settlementFor } from '#shared/services/settlement-requests.ts';
