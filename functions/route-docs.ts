@@ -459,7 +459,7 @@ export const routeDocs = {
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardStatements: {
-    summary: 'Dashboard: the monthly statements of the closed months of the last year, per currency, with CSV and PDF downloads.',
+    summary: 'Dashboard: monthly statements of the last year’s closed months, per currency: CSV and PDF downloads.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardStatementCsv: {

@@ -270,7 +270,7 @@ function successResponse(route: Route): Json {
     const file =
       name === 'csv'
         ? { 'text/csv': { schema: { type: 'string' }, example: 'section,type,id,createdAt,…\r\n' } }
-        : { 'application/pdf': { schema: { type: 'string', format: 'binary' } } };
+        : { 'application/pdf': { schema: { type: 'string', format: 'binary' }, example: '%PDF-1.7 …' } };
     return {
       [status]: {
         description: `The statement as ${name.toUpperCase()} (an attachment).`,
