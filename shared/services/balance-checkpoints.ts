@@ -5,6 +5,7 @@ import { holdTypes, type Journal } from '#shared/domain/ledger.ts';
 import { checkWindow, foldWindow, zeroBalances, type Balances, type Discrepancy } from '#shared/domain/ledger-invariants.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import { logger } from '#shared/logger.ts';
+import { emitMetric, metricNames } from '#shared/metrics.ts';
 import {
   checkpointAfter,
   checkpointAtOrBefore,
@@ -40,7 +41,10 @@ export const latestFinalBoundary = (now: Date) => dayBoundary(new Date(now.getTi
 /** Journals a request may fold to make a missing checkpoint (the daily job has no such bound). */
 export const requestFoldCap = 100_000;
 
-/** The books do not add up: the refusal a statement or checkpoint gives instead of figures (409, logged with every discrepancy). */
+/**
+ * The books do not add up: the refusal a statement or checkpoint gives instead of figures (409), logged with every
+ * discrepancy and counted in LedgerDiscrepancies (Scope checkpoints).
+ */
 export class LedgerRefusal extends DomainError {
   constructor(
     readonly discrepancies: Discrepancy[],
@@ -53,6 +57,8 @@ export class LedgerRefusal extends DomainError {
       { code: 'ledger_unbalanced' },
     );
     logger.error('ledger refusal', { what, discrepancies });
+    // The LedgerDiscrepancy alarm (infra/observability.ts) counts these beside the verifier's runs.
+    emitMetric(metricNames.ledgerDiscrepancies, discrepancies.length, { Scope: 'checkpoints' });
   }
 }
 

@@ -3,7 +3,7 @@ import { checkLedger, type Discrepancy } from '#shared/domain/ledger-invariants.
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
 import { listMerchantIds, listWallets, readMerchantLedger } from '#shared/store/ledger-audit.ts';
-import { ensureCheckpoint, latestFinalBoundary } from './balance-checkpoints.ts';
+import { ensureCheckpoint, latestFinalBoundary, LedgerRefusal } from './balance-checkpoints.ts';
 
 /**
  * The ledger verifier (docs/ledger-verification.md): the one implementation behind
@@ -84,8 +84,8 @@ export async function verifyAndReport(options: VerifyOptions = {}): Promise<Veri
 /**
  * The daily job's second half (functions/jobs/ledger-verify-full.ts): every wallet's balance
  * checkpoint at the latest final day boundary (shared/services/balance-checkpoints.ts), folded from
- * the previous one and checked like any other. A refusal is logged (ledger refusal) and counted;
- * the other wallets go on. Returns how many wallets have their checkpoint.
+ * the previous one and checked like any other. A refusal is logged (ledger refusal) and counted in
+ * LedgerDiscrepancies; the other wallets go on. Returns how many wallets have their checkpoint.
  */
 export async function checkpointWallets(now = new Date()): Promise<{ checkpoints: number; refused: number }> {
   const boundary = latestFinalBoundary(now);
@@ -98,13 +98,13 @@ export async function checkpointWallets(now = new Date()): Promise<{ checkpoints
           await ensureCheckpoint(merchantId, mode, wallet.currency, boundary, { now, cap: Infinity });
           checkpoints += 1;
         } catch (error) {
-          refused += 1;
-          logger.error('balance checkpoint refused', { merchantId, mode, currency: wallet.currency, error: String(error) });
+          // A LedgerRefusal is logged and counted (LedgerDiscrepancies) where it is raised; a busy wallet waits for tomorrow.
+          if (error instanceof LedgerRefusal) refused += 1;
+          else logger.warn('balance checkpoint skipped', { merchantId, mode, currency: wallet.currency, error: String(error) });
         }
       }
     }
   }
-  emitMetric(metricNames.ledgerDiscrepancies, refused, { Scope: 'checkpoints' });
   logger.info('balance checkpoints', { boundary, checkpoints, refused });
   return { checkpoints, refused };
 }
