@@ -28,10 +28,14 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   withdraw: 326_000,
   // Issues 27, 28 and 30: refund decisions, the 30-day chart, the Balance page, settlement breakdowns and
   // the payment link pages (23 kB of it the QR encoder that draws a link's code inline).
-  dashboardApp: 560_000,
+  dashboardApp: 577_000,
   // Issue 27's daily-volume aggregate, issue 29's payout codes and issue 28's settlement cut-off that
   // every journal posting checks (with the automatic settlement's hold that moves it).
   dueSweeper: 305_000,
+  // Issue 28 §3: the statement PDFs (API and dashboard), pdf-lib alone is about 430 kB minified (its standard-font
+  // metrics and deflate); kept to these two functions so no other bundle carries it (docs/scaling.md).
+  statementPdf: 730_500,
+  dashboardStatementPdf: 714_100,
 };
 /** The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). */
-export const medianBundleBudget = 273_600;
+export const medianBundleBudget = 278_300;

@@ -18,14 +18,7 @@ export type JobTrigger =
    */
   | { kind: 'stream'; entities: readonly string[]; batchSize: number; retryAttempts: number; maxRecordAgeSeconds: number };
 
-export type TableAction =
-  | 'GetItem'
-  | 'BatchGetItem'
-  | 'PutItem'
-  | 'UpdateItem'
-  | 'DeleteItem'
-  | 'BatchWriteItem'
-  | 'ConditionCheckItem';
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem' | 'ConditionCheckItem';
 
 export interface Job {
   readonly id: string;
@@ -106,11 +99,13 @@ export const jobs = {
     id: 'ledgerVerifyFull',
     handler: 'functions/jobs/ledger-verify-full.ts',
     trigger: { kind: 'schedule', everySeconds: 86400 },
-    permissions: { table: ['GetItem'], queries: 'tableAndIndexes', secrets: [] },
+    // PutItem: the day's balance checkpoints (written once, conditional), each checked against the wallet's
+    // TransactGetItems snapshot (GetItem), never a batch read.
+    permissions: { table: ['GetItem', 'PutItem'], queries: 'tableAndIndexes', secrets: [] },
     timeoutSeconds: 900,
     summary:
       'Daily full ledger verification: every wallet, journal, payment, settlement and ' +
-      'refund (docs/ledger-verification.md); emits LedgerDiscrepancies.',
+      'refund (docs/ledger-verification.md); emits LedgerDiscrepancies; then the balance checkpoints of the day.',
   },
   webhookSweeper: {
     id: 'webhookSweeper',

@@ -239,6 +239,28 @@ export const routeDocs = {
       example: { query: { type: 'payment', limit: '20' } },
     },
   },
+  statementCsv: {
+    summary:
+      'A closed month’s balance statement in one currency (default: the merchant’s) as CSV: opening balance, every ' +
+      'movement grouped by type with subtotals, fees, closing balance; header Statement-Digest (SHA-256 of the rows). ' +
+      'Refused (409 ledger_unbalanced) when opening plus movements do not equal closing; 422 statement_period_open ' +
+      'before the month has ended; 503 balance_not_ready while its balances are being summarised.',
+    doc: {
+      tag: 'Transactions',
+      success: { status: 200, schema: 'csv' },
+      problems: [409, 422],
+      example: { path: { period: '2026-10' }, query: { currency: 'PKR' } },
+    },
+  },
+  statementPdf: {
+    summary: 'The same statement as PDF (send Accept: application/pdf), the digest printed on every page; header Statement-Digest.',
+    doc: {
+      tag: 'Transactions',
+      success: { status: 200, schema: 'pdf' },
+      problems: [409, 422],
+      example: { path: { period: '2026-10' }, query: { currency: 'PKR' } },
+    },
+  },
   transactionByRef: {
     summary: 'A transaction by orderRef, paymentIntentId or transactionReference (also the payout status inquiry).',
     doc: {
@@ -523,6 +545,32 @@ export const routeDocs = {
   dashboardRejectRefund: {
     summary: 'Dashboard: reject a Pending refund with a reason under the approval setting merchant or both (never by its requester).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardStatements: {
+    summary: 'Dashboard: monthly statements of the last year’s closed months, per currency: CSV and PDF downloads.',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
+  },
+  dashboardStatementCsv: {
+    summary: 'Dashboard: a month’s statement as CSV (?currency=), as GET /Statements/{period} gives it.',
+    doc: {
+      tag: 'Dashboard',
+      success: { status: 200, schema: 'csv' },
+      example: { path: { period: '2026-10' }, query: { currency: 'PKR' } },
+    },
+  },
+  dashboardStatementPdf: {
+    summary: 'Dashboard: a month’s statement as PDF (?currency=), as GET /Statements/{period}/pdf gives it.',
+    doc: {
+      tag: 'Dashboard',
+      success: { status: 200, schema: 'pdf' },
+      example: { path: { period: '2026-10' }, query: { currency: 'PKR' } },
+    },
+  },
+  dashboardListExport: {
+    summary:
+      'Dashboard: every row of a list (payments, payouts, refunds, settlements, audit) matching its filters, as CSV; ' +
+      'refused whole past 4 MB (export_too_large: narrow the filters).',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'csv' }, example: { path: { list: 'refunds' } } },
   },
   dashboardSettings: {
     summary: 'Dashboard: merchant settings (admins): who approves manual payouts and settlements.',

@@ -16,11 +16,13 @@ import * as payment from './routes/payment.ts';
 import * as pay from './routes/pay.ts';
 import * as paymentLinks from './routes/payment-links.ts';
 import * as transactions from './routes/transactions.ts';
+import * as statements from './routes/statements.ts';
 import * as webhooks from './routes/webhooks.ts';
 import * as providers from './routes/providers.ts';
 import * as reference from './routes/reference.ts';
 import * as dashboardSignIn from './routes/dashboard-sign-in.ts';
 import * as dashboardApp from './routes/dashboard-app.ts';
+import * as dashboardExports from './routes/dashboard-exports.ts';
 
 export { allScopes, keyHasScope, type Scope } from '#shared/domain/scopes.ts';
 export {
@@ -87,6 +89,8 @@ const definitions = [
   transactions.transactionByRef,
   transactions.transactionByRefAlias,
   transactions.listBalanceTransactions,
+  statements.statementCsv,
+  statements.statementPdf,
   webhooks.transactionEvents,
   webhooks.eventAttempts,
   webhooks.listEvents,
@@ -145,6 +149,10 @@ const definitions = [
   dashboardApp.dashboardLink,
   dashboardApp.dashboardDeactivateLink,
   dashboardApp.dashboardReactivateLink,
+  dashboardExports.dashboardStatements,
+  dashboardExports.dashboardStatementCsv,
+  dashboardExports.dashboardStatementPdf,
+  dashboardExports.dashboardListExport,
 ] as const;
 
 type Documented<D extends RouteDefinition> = D & Pick<Route, 'summary' | 'doc'>;

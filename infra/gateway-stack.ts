@@ -222,8 +222,9 @@ export class PaymentGatewayStack extends Stack {
       restApiName: 'payment-gateway',
       description: 'Merchant payment gateway',
       endpointTypes: [EndpointType.REGIONAL],
-      // The payment links' PNG QR codes (functions/links/qr.ts) leave as bytes, not base64 text, for clients that accept image/png.
-      binaryMediaTypes: ['image/png'],
+      // Binary answers leave as bytes, not base64 text, for clients that accept them: the payment links' PNG QR
+      // codes (functions/links/qr.ts) and statement PDFs (the Lambda answers base64, isBase64Encoded).
+      binaryMediaTypes: ['image/png', 'application/pdf'],
       cloudWatchRole: true,
       deployOptions: {
         // The API version is in the path (/Gateway/v1/...), so the stage is not a version.

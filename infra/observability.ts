@@ -124,10 +124,12 @@ export class Observability extends Construct {
       2,
     );
     const discrepancies = new MathExpression({
-      expression: 'FILL(full, 0) + FILL(incremental, 0)',
+      expression: 'FILL(full, 0) + FILL(incremental, 0) + FILL(checkpoints, 0)',
       usingMetrics: {
         full: emf(metricNames.ledgerDiscrepancies, 'Maximum', { Scope: 'full' }, Duration.hours(1)),
         incremental: emf(metricNames.ledgerDiscrepancies, 'Maximum', { Scope: 'incremental' }, Duration.hours(1)),
+        // A statement or balance checkpoint refused because the books do not add up (shared/services/balance-checkpoints.ts).
+        checkpoints: emf(metricNames.ledgerDiscrepancies, 'Maximum', { Scope: 'checkpoints' }, Duration.hours(1)),
       },
       label: 'Ledger discrepancies',
       period: Duration.hours(1),

@@ -1,4 +1,5 @@
-import * as rows from '#functions/routes/dashboard-app.ts';
+import * as appRows from '#functions/routes/dashboard-app.ts';
+import * as statementRows from '#functions/routes/dashboard-exports.ts';
 import { groupHandler } from './group.ts';
 import * as settlements from './settlements.ts';
 import * as settlementRequest from './settlement-request.ts';
@@ -34,6 +35,9 @@ import * as refunds from './refunds.ts';
 import * as refundApprove from './refund-approve.ts';
 import * as refundReject from './refund-reject.ts';
 import * as balance from './balance.ts';
+import * as statements from './statements.ts';
+import * as statementCsv from './statement-csv.ts';
+import * as listExport from './list-export.ts';
 import * as settings from './settings.ts';
 import * as settingsSave from './settings-save.ts';
 import * as links from './links.ts';
@@ -46,7 +50,11 @@ import '#shared/providers/live/boot-payouts.ts';
 import '#shared/providers/live/boot-wallet-presence.ts';
 
 /** The dashboard's signed-in Lambda (routes.ts lambdaGroups.dashboardApp). */
-export const handler = groupHandler('dashboardApp', rows, [
+const { dashboardStatementPdf: _ownLambda, ...statementAppRows } = statementRows;
+export const handler = groupHandler('dashboardApp', { ...appRows, ...statementAppRows }, [
+  statements,
+  statementCsv,
+  listExport,
   home,
   payments,
   paymentsExport,

@@ -401,7 +401,8 @@ class="secondary" aria-label="Remove ${u.email}">Remove</button></form></div>`
       (a) => html`<tr><td>${when(a.at)}</td><td>${a.actorEmail}</td><td>${a.action}</td><td>${a.target ?? ''}</td>\
 <td>${a.mode ?? ''}</td><td>${a.ip ?? ''}</td><td>${a.outcome}${a.detail ? `: ${a.detail}` : ''}</td></tr>`,
     )}</tbody></table></div>
-${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t.audit.next)}" rel="next">Older entries</a></p>` : ''}`,
+${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t.audit.next)}" rel="next">Older entries</a></p>` : ''}
+${exportLink('audit', 'the whole audit log')}`,
   );
 }
 
@@ -672,6 +673,7 @@ export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPa
     'Payouts',
     frame,
     html`${notice(o.message)}${alert(o.error)}
+${exportLink('payouts', 'every payout')}
 <h2>Awaiting approval</h2>
 <p class="muted" id="approval-policy">Manual payouts are approved by ${p.policyText}.</p>
 ${
@@ -757,6 +759,7 @@ class="num">${v.payoutAmount === null ? `${v.payoutCurrency} at approval` : mone
     : html`<p class="card">No settlements in ${frame.mode} mode.</p>`
 }
 ${list.hasMore ? html`<p><a href="${path('/settlements')}?page=${list.page + 1}" rel="next">Older settlements</a></p>` : ''}
+${exportLink('settlements', 'every settlement')}
 ${
   can(frame.role, 'settlements:create')
     ? html`<form method="post" \
@@ -941,6 +944,9 @@ export function settlementDecisionView(
   });
 }
 
+/** The "Export CSV" link of a list: every row, as the one list export gives it (GET /dashboard/exports/{list}). */
+const exportLink = (list: string, what: string) => html`<p><a href="${path(`/exports/${list}`)}" download>Export ${what} as CSV</a></p>`;
+
 /** What a Pending refund waits for, as its requester sees it, by the approval setting. */
 const refundWaitsFor = (p: Awaited<ReturnType<typeof refundsPage>>) =>
   p.policy === 'both' ? 'another approver and the operator' : p.policy === 'merchant' ? 'another approver' : p.policyText;
@@ -1004,6 +1010,7 @@ ${
       )}</tbody></table></div>`
     : html`<p class="card">No refunds in ${frame.mode} mode.</p>`
 }
+${exportLink('refunds', 'every refund')}
 <div class="actions">${o.after ? html`<a href="${path('/refunds')}">First page</a>` : ''}\
 ${p.hasMore && last ? html`<a href="${path('/refunds')}?after=${last.id}" rel="next">Next page</a>` : ''}</div>`,
   );

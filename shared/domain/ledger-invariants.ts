@@ -137,20 +137,54 @@ function checkShards(s: LedgerSnapshot, report: (rule: Discrepancy['rule'], subj
   }
 }
 
-export function checkLedger(s: LedgerSnapshot): Discrepancy[] {
-  const out: Discrepancy[] = [];
-  const report = (rule: Discrepancy['rule'], subject: string, message: string) =>
-    out.push({ rule, merchantId: s.merchantId, mode: s.mode, subject, message });
-  const own = (bucket: string) => `merchant:${s.merchantId}:${bucket}`;
+/** Balances by wallet attribute (available, held, held_<HoldType>), minor units. */
+export type Balances = Record<string, number>;
+export const zeroBalances = (): Balances => Object.fromEntries(balanceAttributes.map((a) => [a, 0]));
 
+/**
+ * A window of a merchant's books in one mode: balances at its start (`opening`, by currency; none:
+ * the empty wallet before the first journal), every journal posted in it, and the balances at its
+ * end (`closing`: wallet items, a stored checkpoint or a statement's closing balance).
+ */
+export interface LedgerWindow {
+  merchantId: string;
+  mode: Mode;
+  opening?: ReadonlyMap<string, Balances>;
+  journals: readonly Journal[];
+  closing: readonly ({ currency: string } & Record<string, unknown>)[];
+  /** How a message names the two ends (default: the wallet and its journals). */
+  labels?: { closing: string; fold: string };
+}
+
+/**
+ * zero-sum, wallet-fold and negative over a window: every journal sums to zero, opening plus the
+ * fold of the window's journals equals the closing balances, nothing is below zero. checkLedger
+ * runs it from the empty wallet to the wallet items; statements and balance checkpoints run it over
+ * a period (shared/services/balance-checkpoints.ts). Returns the fee lines' sum per currency too.
+ * foldWindow is its first half (zero-sum and the fold), for a window read page by page.
+ */
+export function foldWindow(w: Omit<LedgerWindow, 'closing' | 'labels'>): {
+  folds: Map<string, Balances>;
+  feeLines: Map<string, number>;
+  discrepancies: Discrepancy[];
+} {
+  const out: Discrepancy[] = [];
+  const own = (bucket: string) => `merchant:${w.merchantId}:${bucket}`;
   // zero-sum, and the fold of the journals per currency (wallet attributes) and of the fee account.
-  const folds = new Map<string, Record<string, number>>();
+  const folds = new Map<string, Balances>();
+  for (const [currency, opening] of w.opening ?? []) folds.set(currency, { ...zeroBalances(), ...opening });
   const feeLines = new Map<string, number>();
-  for (const j of s.journals) {
+  for (const j of w.journals) {
     const sum = j.lines.reduce((a, l) => a + l.amount, 0);
     if (sum !== 0 || j.lines.some((l) => !Number.isSafeInteger(l.amount)))
-      report('zero-sum', j.journalId, `journal ${j.journalId} (${j.kind}, ${j.reference}) sums to ${sum}`);
-    const fold = folds.get(j.currency) ?? Object.fromEntries(balanceAttributes.map((a) => [a, 0]));
+      out.push({
+        rule: 'zero-sum',
+        merchantId: w.merchantId,
+        mode: w.mode,
+        subject: j.journalId,
+        message: `journal ${j.journalId} (${j.kind}, ${j.reference}) sums to ${sum}`,
+      });
+    const fold = folds.get(j.currency) ?? zeroBalances();
     folds.set(j.currency, fold);
     for (const l of j.lines) {
       if (l.account === own('available')) fold.available! += l.amount;
@@ -163,19 +197,38 @@ export function checkLedger(s: LedgerSnapshot): Discrepancy[] {
       if (l.account === 'platform:fees') feeLines.set(j.currency, (feeLines.get(j.currency) ?? 0) + l.amount);
     }
   }
+  return { folds, feeLines, discrepancies: out };
+}
 
-  // wallet-fold and negative, over every currency that has a wallet item or a journal.
-  const wallets = new Map(s.wallets.map((w) => [w.currency, w]));
-  for (const currency of new Set([...wallets.keys(), ...folds.keys()])) {
-    const wallet = wallets.get(currency);
-    const fold = folds.get(currency) ?? Object.fromEntries(balanceAttributes.map((a) => [a, 0]));
+export function checkWindow(w: LedgerWindow): { discrepancies: Discrepancy[]; feeLines: Map<string, number> } {
+  const { folds, feeLines, discrepancies: out } = foldWindow(w);
+  const report = (rule: Discrepancy['rule'], subject: string, message: string) =>
+    out.push({ rule, merchantId: w.merchantId, mode: w.mode, subject, message });
+  const labels = w.labels ?? { closing: 'wallet', fold: 'its journals add up to' };
+
+  // wallet-fold and negative, over every currency that has a closing balance or a journal.
+  const closing = new Map(w.closing.map((c) => [c.currency, c]));
+  for (const currency of new Set([...closing.keys(), ...folds.keys()])) {
+    const end = closing.get(currency);
+    const fold = folds.get(currency) ?? zeroBalances();
     for (const attribute of balanceAttributes) {
-      const stored = Number(wallet?.[attribute] ?? 0);
+      const stored = Number(end?.[attribute] ?? 0);
       if (stored !== fold[attribute])
-        report('wallet-fold', currency, `wallet ${currency} ${attribute} is ${stored}, its journals add up to ${fold[attribute]}`);
-      if (stored < 0) report('negative', currency, `wallet ${currency} ${attribute} is negative (${stored})`);
+        report('wallet-fold', currency, `${labels.closing} ${currency} ${attribute} is ${stored}, ${labels.fold} ${fold[attribute]}`);
+      if (stored < 0) report('negative', currency, `${labels.closing} ${currency} ${attribute} is negative (${stored})`);
     }
   }
+  return { discrepancies: out, feeLines };
+}
+
+export function checkLedger(s: LedgerSnapshot): Discrepancy[] {
+  const out: Discrepancy[] = [];
+  const report = (rule: Discrepancy['rule'], subject: string, message: string) =>
+    out.push({ rule, merchantId: s.merchantId, mode: s.mode, subject, message });
+
+  const window = checkWindow({ merchantId: s.merchantId, mode: s.mode, journals: s.journals, closing: s.wallets });
+  out.push(...window.discrepancies);
+  const feeLines = window.feeLines;
 
   checkShards(s, report);
 

@@ -127,7 +127,18 @@ export interface Frame {
   mode: Mode;
   csrf: string;
   /** Which navigation entry is this page. */
-  current: 'home' | 'balance' | 'payments' | 'refunds' | 'links' | 'payouts' | 'settlements' | 'developers' | 'team' | 'settings';
+  current:
+    | 'home'
+    | 'balance'
+    | 'payments'
+    | 'refunds'
+    | 'links'
+    | 'payouts'
+    | 'settlements'
+    | 'statements'
+    | 'developers'
+    | 'team'
+    | 'settings';
 }
 
 /**
@@ -163,6 +174,7 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
     ['links', 'Payment links', path('/links'), can(frame.role, 'payments:read')],
     ['payouts', 'Payouts', path('/payouts'), can(frame.role, 'payouts:create') || can(frame.role, 'payouts:approve')],
     ['settlements', 'Settlements', path('/settlements'), can(frame.role, 'payments:read')],
+    ['statements', 'Statements', path('/statements'), can(frame.role, 'balances:read')],
     ['developers', 'Developers', path('/developers'), can(frame.role, 'keys:manage')],
     ['team', 'Team', path('/team'), can(frame.role, 'team:manage')],
     ['settings', 'Settings', path('/settings'), can(frame.role, 'settings:manage')],

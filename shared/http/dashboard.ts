@@ -37,7 +37,9 @@ export const sessionCsrf = (signed: Signed) => formToken(`dashboard-session:${si
 export type DashboardResult =
   | { status: number; html: string; setCookie?: string }
   | { redirect: string; setCookie?: string }
-  | { status: 200; csv: string; filename: string };
+  | { status: 200; csv: string; filename: string }
+  /** A download other than a list export (a statement): its bytes, type, name and extra headers (Statement-Digest). */
+  | { status: 200; file: string | Uint8Array; contentType: string; filename: string; headers?: Record<string, string> };
 
 export interface DashboardRequest {
   traceId: string;
@@ -158,6 +160,21 @@ function renderMiddleware(): Mw {
           'X-Content-Type-Options': 'nosniff',
         },
         body: result.csv,
+      };
+    }
+    if ('file' in result) {
+      const binary = typeof result.file !== 'string';
+      return {
+        statusCode: 200,
+        headers: {
+          'Content-Type': result.contentType,
+          'Content-Disposition': `attachment; filename="${result.filename}"`,
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+          ...result.headers,
+        },
+        body: binary ? Buffer.from(result.file).toString('base64') : (result.file as string),
+        ...(binary ? { isBase64Encoded: true } : {}),
       };
     }
     const cookie: Record<string, string> = result.setCookie ? { 'Set-Cookie': result.setCookie } : {};

@@ -50,7 +50,9 @@ function objectOf(schema: z.core.$ZodType): z.core.$ZodType {
 /** The document's path: `/Gateway/v{version}/x` → `/Gateway/v1/x` (the version is not a parameter). */
 export const documentPath = (route: Route) => route.path.replace('{version}', version);
 
-const isPage = (route: Route) => route.doc.success.schema === 'html' || route.doc.success.schema === 'static';
+/** Pages, and the dashboard's downloads: their errors are HTML pages too. */
+const isPage = (route: Route) =>
+  route.doc.success.schema === 'html' || route.doc.success.schema === 'static' || route.path.startsWith('/dashboard');
 
 /** Every status a route can answer besides its success: the pipeline's, then the route's own. */
 export function problemStatuses(route: Route, schemas: Schemas | undefined): number[] {
@@ -262,6 +264,25 @@ function successResponse(route: Route): Json {
             },
           }
         : {}),
+    };
+  }
+  if (name === 'csv' || name === 'pdf') {
+    const file =
+      name === 'csv'
+        ? { 'text/csv': { schema: { type: 'string' }, example: 'section,type,id,createdAt,…\r\n' } }
+        : { 'application/pdf': { schema: { type: 'string', format: 'binary' }, example: '%PDF-1.7 …' } };
+    return {
+      [status]: {
+        description: `The statement as ${name.toUpperCase()} (an attachment).`,
+        headers: {
+          ...traceHeader,
+          'Statement-Digest': {
+            description: 'sha256=<hex>: SHA-256 of the statement’s canonical CSV rows (docs/merchant-guide.md, Statements).',
+            schema: { type: 'string' },
+          },
+        },
+        content: file,
+      },
     };
   }
   if (!(name in responseSchemas)) throw new Error(`route ${route.id}: unknown response schema ${name}`);

@@ -7,6 +7,7 @@ import {
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Journal } from '#shared/domain/ledger.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
+import { availableAfterFromCheckpoints } from './balance-checkpoints.ts';
 import { journalsSince, pageJournals } from '#shared/store/balance-transactions.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { getIntent } from '#shared/store/intents.ts';
@@ -96,7 +97,8 @@ async function payoutOf(merchantId: string, mode: Mode, id: string) {
  * The available balance after each journal of a page: the wallet now (an exact read: a snapshot of
  * every shard) minus what every newer journal moved, in journal order (`<createdAt>#<id>`). The
  * wallet is read before and after the journals; if it moved meanwhile, everything is read again
- * (at most 3 times, then the page has no running balance). Beyond runningBalanceWalk journals: none.
+ * (at most 3 times, then the page has no running balance). Beyond runningBalanceWalk journals: from
+ * the stored balance checkpoint before the page instead (shared/services/balance-checkpoints.ts).
  */
 async function availableAfter(merchantId: string, mode: Mode, page: Journal[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
@@ -107,7 +109,7 @@ async function availableAfter(merchantId: string, mode: Mode, page: Journal[]): 
   for (let attempt = 0; attempt < 3; attempt++) {
     const before = await read();
     const newer = await journalsSince(merchantId, mode, `${oldest.createdAt}#${oldest.journalId}`, runningBalanceWalk);
-    if (!newer) return out;
+    if (!newer) return availableAfterFromCheckpoints(merchantId, mode, page);
     const now = await read();
     if (now.some((v, i) => v !== before[i])) continue;
     const running = new Map(currencies.map((c, i) => [c, now[i]!]));

@@ -3,6 +3,7 @@ import { checkLedger, type Discrepancy } from '#shared/domain/ledger-invariants.
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
 import { listMerchantIds, listWallets, readMerchantLedger } from '#shared/store/ledger-audit.ts';
+import { ensureCheckpoint, latestFinalBoundary, LedgerRefusal } from './balance-checkpoints.ts';
 
 /**
  * The ledger verifier (docs/ledger-verification.md): the one implementation behind
@@ -78,4 +79,32 @@ export async function verifyAndReport(options: VerifyOptions = {}): Promise<Veri
   const { discrepancies, ...summary } = report;
   logger.info('ledger verified', { ...summary, discrepancies: discrepancies.length });
   return report;
+}
+
+/**
+ * The daily job's second half (functions/jobs/ledger-verify-full.ts): every wallet's balance
+ * checkpoint at the latest final day boundary (shared/services/balance-checkpoints.ts), folded from
+ * the previous one and checked like any other. A refusal is logged (ledger refusal) and counted in
+ * LedgerDiscrepancies; the other wallets go on. Returns how many wallets have their checkpoint.
+ */
+export async function checkpointWallets(now = new Date()): Promise<{ checkpoints: number; refused: number }> {
+  const boundary = latestFinalBoundary(now);
+  let checkpoints = 0;
+  let refused = 0;
+  for (const merchantId of await listMerchantIds()) {
+    for (const mode of modes) {
+      for (const wallet of await listWallets(merchantId, mode)) {
+        try {
+          await ensureCheckpoint(merchantId, mode, wallet.currency, boundary, { now, cap: Infinity });
+          checkpoints += 1;
+        } catch (error) {
+          // A LedgerRefusal is logged and counted (LedgerDiscrepancies) where it is raised; a busy wallet waits for tomorrow.
+          if (error instanceof LedgerRefusal) refused += 1;
+          else logger.warn('balance checkpoint skipped', { merchantId, mode, currency: wallet.currency, error: String(error) });
+        }
+      }
+    }
+  }
+  logger.info('balance checkpoints', { boundary, checkpoints, refused });
+  return { checkpoints, refused };
 }

@@ -16,6 +16,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   Journal       MERCHANT#<merchantId>               JOURNAL#<mode>#<createdAt>#<id>   -
  *                 GSI3: MERCHANT#<id>#<mode>#BALTXN#<kind>[#<shard>] / <createdAt>#<id> (balance transactions by type)
  *                 GSI1: MERCHANT#<id>#<mode>#BALSRC#<reference> / <createdAt>#<id> (balance transactions of one source)
+ *   BalanceCheckpoint MERCHANT#<merchantId>           BALCKPT#<mode>#<currency>#<boundary>  -  (balances at a UTC day start)
  *   WalletShard   MERCHANT#<merchantId>#SHARD#<n>     WALLET#<mode>#<currency>          -
  *                 (n ≥ 1: a big merchant's credit shard; its journals beside it)
  *   Idempotency   IDEM#<mode>#<merchantId>#<key>      IDEM                              -
@@ -177,6 +178,18 @@ export const journal = (merchantId: string, mode: Mode, createdAt: string, journ
 export const journalsOfMerchant = (merchantId: string, mode: Mode, shard = 0) => ({
   PK: merchantShardPK(merchantId, shard),
   SKPrefix: `JOURNAL#${mode}#`,
+});
+/**
+ * A balance checkpoint (shared/store/balance-checkpoints.ts): one merchant, mode and currency at a UTC day
+ * boundary, in the merchant's own partition (shard 0's: a checkpoint sums every shard), sorted by boundary.
+ */
+export const balanceCheckpoint = (merchantId: string, mode: Mode, currency: string, boundary: string): Key => ({
+  PK: `MERCHANT#${merchantId}`,
+  SK: `BALCKPT#${mode}#${currency}#${boundary}`,
+});
+export const balanceCheckpointsOf = (merchantId: string, mode: Mode, currency: string) => ({
+  PK: `MERCHANT#${merchantId}`,
+  SKPrefix: `BALCKPT#${mode}#${currency}#`,
 });
 /**
  * The balance transactions' indexes on a journal item (shared/store/balance-transactions.ts): GSI3 by journal

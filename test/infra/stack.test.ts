@@ -629,9 +629,11 @@ describe('PaymentGatewayStack', () => {
       });
       const ledger = one('LedgerDiscrepancy');
       expect(ledger.Threshold).toBe(0);
-      expect(ledger.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric.MetricName)).toEqual([
-        metricNames.ledgerDiscrepancies,
-        metricNames.ledgerDiscrepancies,
+      // The verifier's full and incremental runs, and the statements' and checkpoints' refusals.
+      expect(ledger.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric.Dimensions[0].Value)).toEqual([
+        'full',
+        'incremental',
+        'checkpoints',
       ]);
       expect(one('CardOutcomeUnresolved')).toMatchObject({ MetricName: metricNames.cardOutcomeUnresolved, Statistic: 'Sum', Threshold: 0 });
     });

@@ -2,24 +2,17 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { balanceMovement, balanceTransactionId } from '#shared/domain/balance-transaction.ts';
-import { journal } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
-import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
-import { advanceSettlement, approveSettlement } from '#shared/services/settlements.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
-import { rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
-import { reconcileWithdrawal } from '#shared/services/withdrawals.ts';
 import { backfillJournalIndex } from '#shared/store/balance-transactions.ts';
 import { db, tableName, toItem } from '#shared/store/client.ts';
-import { getIntent } from '#shared/store/intents.ts';
 import * as keys from '#shared/store/keys.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals } from '#shared/store/wallets.ts';
 import { Gateway } from '../../sdk/node/src/client.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { mixedHistory } from '../support/mixed-history.ts';
 
 /**
  * GET /Gateway/v1/BalanceTransactions (issue 28 §1): one item per journal, equal to the journal, for a
@@ -31,84 +24,12 @@ describe('balance transactions', () => {
   const gw = useGateway(routeList);
   const get = (m: TestMerchant, query: string) =>
     call(gw.baseUrl, 'GET', `/Gateway/v1/BalanceTransactions${query}`, { key: m.test.apiKey });
-  const post = (m: TestMerchant, path: string, body: Record<string, unknown>) =>
-    call(gw.baseUrl, 'POST', `/Gateway/v1${path}`, { key: m.test.apiKey, secret: m.test.secretKey, body });
-
-  /** A payment the customer paid, its fee taken: the same journal lines the checkout and deposit flows post. */
-  async function paid(m: TestMerchant, intentType: 'checkout' | 'deposit', amountMinor: number, feeMinor: number) {
-    const intent = await seedIntent(m.merchantId, 'test', { amountMinor, intentType });
-    const done = await changeStatus(intent.paymentIntentId, (c) => ({
-      to: 'Completed',
-      feeMinor,
-      journal: journal({
-        merchantId: m.merchantId,
-        mode: 'test',
-        currency: c.currency,
-        kind: `${intentType}.completed`,
-        reference: c.paymentIntentId,
-        movements: [
-          { account: { kind: 'external', name: intentType === 'checkout' ? 'card_network' : 'wallet:JAZZCASH' }, amount: -amountMinor },
-          { account: { kind: 'available' }, amount: amountMinor - feeMinor },
-          { account: { kind: 'fees' }, amount: feeMinor },
-        ],
-      }),
-    }));
-    expect(done.changed).toBe(true);
-    return intent;
-  }
-
-  async function mixedHistory(m: TestMerchant) {
-    await creditTestWallet(m.merchantId, 'test', 2000_00, 'PKR');
-    const card = await paid(m, 'checkout', 1500_00, 37_50);
-    await paid(m, 'checkout', 820_00, 20_50);
-    const deposit = await paid(m, 'deposit', 1000_00, 15_00);
-    const payout = (orderRef: string, autoProcessPayout: boolean) =>
-      post(m, '/Payment/withdraw', {
-        amount: 300,
-        currency: 'PKR',
-        description: 'Payout',
-        autoProcessPayout,
-        customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
-        orderRef: { orderRef },
-      });
-    const completed = await payout(`BTOK${m.merchantId.slice(0, 6)}`, true);
-    expect(completed.status).toBe(200);
-    const processing = (await getIntent(completed.json.paymentIntentId))!;
-    await reconcileWithdrawal(processing, new Date(Date.now() + 10_000));
-    expect((await getIntent(completed.json.paymentIntentId))!.status).toBe('Completed');
-    const rejected = await payout(`BTNO${m.merchantId.slice(0, 6)}`, false);
-    expect(rejected.status).toBe(200);
-    await rejectWithdrawal(rejected.json.paymentIntentId, 'Account title does not match');
-    const refund = await post(m, '/Refunds', { trxnRef: card.paymentIntentId, amount: 40, reason: 'One item' });
-    expect(refund.status).toBe(201);
-    await approveRefund(refund.json.id);
-    let t = Date.now();
-    for (let i = 0; i < 8 && (await advanceRefund(refund.json.id, new Date((t += 3_000))))!.status < 3; i++);
-    const settlement = await post(m, '/Settlements', {
-      amount: 500,
-      currency: 'PKR',
-      bankName: 'HBL',
-      iban: 'PK36SCBL0000001123456702',
-      accountTitle: 'Acme Ltd',
-    });
-    expect(settlement.status).toBe(200);
-    await approveSettlement(settlement.json.id);
-    for (let i = 0; i < 8 && (await advanceSettlement(settlement.json.id, new Date((t += 3_000))))!.status < 3; i++);
-    return {
-      card,
-      deposit,
-      payout: completed.json.paymentIntentId,
-      failed: rejected.json.paymentIntentId,
-      refund: refund.json.id,
-      settlement: settlement.json.id,
-    };
-  }
 
   for (const shards of [1, 4]) {
     it(`equal the journal for a mixed history (${shards} shard${shards > 1 ? 's' : ''}), filters, cursor, auto-paging`, async () => {
       const m = await newMerchant();
       if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
-      const ids = await mixedHistory(m);
+      const ids = await mixedHistory(gw.baseUrl, m);
       expect((await verifyLedger({ merchantId: m.merchantId, mode: 'test' })).discrepancies).toEqual([]);
 
       const journals = (await listJournals(m.merchantId, 'test')).reverse(); // newest first

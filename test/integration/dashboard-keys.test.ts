@@ -3,15 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { totpCode, totpPeriodSeconds } from '#shared/crypto/totp.ts';
 import type { DashboardRole } from '#shared/domain/dashboard-roles.ts';
-import { sessionCookieName } from '#shared/http/dashboard.ts';
-import {
-  acceptInvite,
-  authenticate,
-  completeEnrolment,
-  enrolmentSecret,
-  inviteUser,
-  operatorActor,
-} from '#shared/services/dashboard-auth.ts';
+import { authenticate } from '#shared/services/dashboard-auth.ts';
 import { savePayoutApprovals } from '#shared/services/dashboard.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { settlementFor } from '#shared/services/settlement-requests.ts';
@@ -20,7 +12,7 @@ import { getPayoutMaker, getRefundMaker, getSettlementMaker, listAudit } from '#
 import { getApiKeyById, listApiKeys } from '#shared/store/merchants.ts';
 import { getRefund } from '#shared/store/refunds.ts';
 import { RefundStatus } from '#shared/domain/refund.ts';
-import { completedPayment } from '../support/dashboard.ts';
+import { completedPayment, dashboardUser } from '../support/dashboard.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
 
@@ -37,20 +29,7 @@ describe('API keys under the dashboard roles', { timeout: 180_000 }, () => {
   const password = 'a long enough passphrase';
   const step = totpPeriodSeconds * 1000;
 
-  /**
-   * An enrolled, signed-in user of `role` (services for the invitation and enrolment, the session
-   * cookie for HTTP). Enrolled with the previous step's code, so the current and next steps' codes
-   * are each good for one step-up.
-   */
-  async function userOf(m: TestMerchant, role: DashboardRole) {
-    const email = `${role}-${randomUUID().slice(0, 8)}@keys.test`;
-    const invited = await inviteUser({ merchantId: m.merchantId, email, role }, operatorActor);
-    const token = new URL(invited.inviteUrl).pathname.split('/').pop()!;
-    const enrolling = await authenticate((await acceptInvite(token, password, password, '127.0.0.1')).sessionToken, '127.0.0.1');
-    const { secret } = await enrolmentSecret(enrolling!);
-    const done = await completeEnrolment(enrolling!, totpCode(secret, Date.now() - step));
-    return { userId: invited.userId, email, secret, cookie: `${sessionCookieName()}=${done.sessionToken}` };
-  }
+  const userOf = (m: TestMerchant, role: DashboardRole) => dashboardUser(m, role, password);
   type User = Awaited<ReturnType<typeof userOf>>;
 
   const get = async (u: User, path: string) => {

@@ -105,7 +105,11 @@ describe('docs/openapi.json', () => {
     }
     // Examples: the success body, and the request body (signed with the example secret when signed).
     const success = op.responses[route.doc.success.status];
-    const media = success.content['application/json'] ?? success.content['text/html'];
+    const media =
+      success.content['application/json'] ??
+      success.content['text/html'] ??
+      success.content['text/csv'] ??
+      success.content['application/pdf'];
     expect(media.example, `${id}: success example`).toBeDefined();
     if (schemas[id]?.body && route.doc.example?.body) {
       const example = op.requestBody.content['application/json'].example;

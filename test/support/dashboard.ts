@@ -5,6 +5,18 @@ import { payByCard } from '#shared/services/checkout.ts';
 import { screenshot, screenshotsDir } from './browser.ts';
 import { checkoutBody, createCheckout } from './checkout.ts';
 import type { TestMerchant } from './gateway.ts';
+import { randomUUID } from 'node:crypto';
+import { totpCode, totpPeriodSeconds } from '#shared/crypto/totp.ts';
+import type { DashboardRole } from '#shared/domain/dashboard-roles.ts';
+import { sessionCookieName } from '#shared/http/dashboard.ts';
+import {
+  acceptInvite,
+  authenticate,
+  completeEnrolment,
+  enrolmentSecret,
+  inviteUser,
+  operatorActor,
+} from '#shared/services/dashboard-auth.ts';
 
 /** Dashboard test helpers: a completed card payment, axe-core in the page, screenshots for the docs. */
 export async function completedPayment(baseUrl: string, m: TestMerchant, over: Record<string, unknown> = {}) {
@@ -14,6 +26,21 @@ export async function completedPayment(baseUrl: string, m: TestMerchant, over: R
   const paid = await payByCard(id, { name: 'Ayesha Khan', number: '4242 4242 4242 4242', expiry: '12/34', cvc: '123' });
   if (paid.status !== 'Completed') throw new Error(`card payment: ${paid.status}`);
   return { id, orderRef: paid.orderRef.orderRef };
+}
+
+/**
+ * An enrolled, signed-in dashboard user of `role` (services for the invitation and enrolment, the
+ * session cookie for HTTP). Enrolled with the previous step's code, so the current and next steps'
+ * codes are each good for one step-up.
+ */
+export async function dashboardUser(m: TestMerchant, role: DashboardRole, password = 'a long enough passphrase') {
+  const email = `${role}-${randomUUID().slice(0, 8)}@keys.test`;
+  const invited = await inviteUser({ merchantId: m.merchantId, email, role }, operatorActor);
+  const token = new URL(invited.inviteUrl).pathname.split('/').pop()!;
+  const enrolling = await authenticate((await acceptInvite(token, password, password, '127.0.0.1')).sessionToken, '127.0.0.1');
+  const { secret } = await enrolmentSecret(enrolling!);
+  const done = await completeEnrolment(enrolling!, totpCode(secret, Date.now() - totpPeriodSeconds * 1000));
+  return { userId: invited.userId, email, secret, cookie: `${sessionCookieName()}=${done.sessionToken}` };
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

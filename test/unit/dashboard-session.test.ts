@@ -11,7 +11,7 @@ import {
   sessionVerdict,
   type DashboardSession,
 } from '#shared/domain/dashboard-session.ts';
-import { csvCell } from '#shared/services/dashboard.ts';
+import { csvOf } from '#shared/services/csv-export.ts';
 import { publicFormSubject, sessionCookie, sessionCsrf } from '#shared/http/dashboard.ts';
 import { verifyFormToken } from '#shared/crypto/form-token.ts';
 
@@ -113,12 +113,15 @@ describe('passwords and CSV cells', () => {
     expect(passwordProblem('correct horse battery', 'a@b.co')).toBeUndefined();
   });
 
-  it('quotes CSV cells and defuses spreadsheet formulas', () => {
-    expect(csvCell('plain')).toBe('plain');
-    expect(csvCell('a,b')).toBe('"a,b"');
-    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
-    expect(csvCell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
-    expect(csvCell(null)).toBe('');
-    expect(csvCell(12.5)).toBe('12.5');
+  it('quotes CSV cells and defuses spreadsheet formulas; numbers, negative ones too, stay numbers', () => {
+    const cell = (v: unknown) => csvOf(['v'], [{ v }]).split('\r\n')[1];
+    expect(cell('plain')).toBe('plain');
+    expect(cell('a,b')).toBe('"a,b"');
+    expect(cell('say "hi"')).toBe('"say ""hi"""');
+    expect(cell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
+    for (const formula of ['+1+2', '-1+2', '@SUM(A1)', '\tx']) expect(cell(formula)).toMatch(/^"?'/);
+    expect(cell(null)).toBe('');
+    expect(cell(12.5)).toBe('12.5');
+    expect(cell(-40)).toBe('-40');
   });
 });

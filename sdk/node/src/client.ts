@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { signBody } from './signing.ts';
 import { type Operations, operations, type Problem, type ValidationProblem } from './types.gen.ts';
 
@@ -93,6 +93,30 @@ export interface RequestOptions {
   sign?: boolean;
   /** Default: a fresh UUID per call on every POST, kept across its retries. */
   idempotencyKey?: string;
+  /** A file download (statements): the Accept header to send; the answer is then `{ bytes, headers }`, not JSON. */
+  accept?: string;
+}
+
+/** A file the gateway sent (a statement): its bytes and the response headers (`Statement-Digest`). */
+export interface Download {
+  bytes: Uint8Array;
+  headers: Headers;
+}
+
+/**
+ * Checks a statement CSV received earlier (docs/merchant-guide.md, Statements): the SHA-256 of
+ * everything before its last line (`# sha256=<hex> …`) must be that hex. Returns the digest, or
+ * throws when the rows were altered or the trailer is missing.
+ */
+export function verifyStatementCsv(csv: string): string {
+  const at = csv.lastIndexOf('\r\n# sha256=');
+  const claimed = at < 0 ? undefined : /^# sha256=([0-9a-f]{64})\b/.exec(csv.slice(at + 2))?.[1];
+  if (!claimed) throw new Error('not a statement CSV: no `# sha256=` trailer line');
+  const actual = createHash('sha256')
+    .update(csv.slice(0, at + 2), 'utf8')
+    .digest('hex');
+  if (actual !== claimed) throw new Error(`statement altered: its rows hash to ${actual}, the trailer says ${claimed}`);
+  return actual;
 }
 
 /** Options of one POST: the `Idempotency-Key` to send (default: a fresh UUID, kept across retries). */
@@ -111,6 +135,8 @@ function retryAfterMs(value: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
+const digestOf = (headers: Headers) => (headers.get('Statement-Digest') ?? '').replace(/^sha256=/, '');
+
 export class Gateway {
   readonly baseUrl: string;
   readonly #options: ClientOptions;
@@ -124,7 +150,7 @@ export class Gateway {
   async request<T = unknown>(method: 'GET' | 'POST', path: string, options: RequestOptions = {}): Promise<T> {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { 'Svc-API-Key': this.#options.apiKey, Accept: 'application/json' };
+    const headers: Record<string, string> = { 'Svc-API-Key': this.#options.apiKey, Accept: options.accept ?? 'application/json' };
     let payload: string | undefined;
     if (options.body) {
       const body: Record<string, unknown> = { ...options.body };
@@ -154,6 +180,7 @@ export class Gateway {
         await response.body?.cancel();
         throw new GatewayRedirectError(response.status, url, response.headers.get('Location'));
       }
+      if (response.ok && options.accept) return { bytes: new Uint8Array(await response.arrayBuffer()), headers: response.headers } as T;
       const text = await response.text();
       const parsed = text ? safeJson(text) : undefined;
       if (response.ok) return parsed as T;
@@ -283,6 +310,27 @@ export class Gateway {
         query,
         (b) => b.id,
       ),
+  };
+  readonly statements = {
+    /**
+     * A closed month's statement (`period` YYYY-MM, UTC) as CSV, with its digest (`Statement-Digest`); check one kept
+     * from earlier with verifyStatementCsv.
+     */
+    csv: async (period: string, query?: Operations['statementCsv']['query']) => {
+      const file = await this.request<Download>('GET', `/Gateway/v1/Statements/${encodeURIComponent(period)}`, {
+        query,
+        accept: 'text/csv',
+      });
+      return { csv: new TextDecoder().decode(file.bytes), digest: digestOf(file.headers) };
+    },
+    /** The same statement as PDF bytes, with its digest. */
+    pdf: async (period: string, query?: Operations['statementPdf']['query']) => {
+      const file = await this.request<Download>('GET', `/Gateway/v1/Statements/${encodeURIComponent(period)}/pdf`, {
+        query,
+        accept: 'application/pdf',
+      });
+      return { pdf: file.bytes, digest: digestOf(file.headers) };
+    },
   };
   readonly events = {
     /** The events feed, newest first: filters `type`, `since`, `until`, `deliveryState`, `limit`, cursor `startingAfter`. */

@@ -2,7 +2,9 @@ export {
   Gateway,
   GatewayError,
   GatewayRedirectError,
+  verifyStatementCsv,
   type ClientOptions,
+  type Download,
   type PostOptions,
   type RequestOptions,
 } from './client.ts';

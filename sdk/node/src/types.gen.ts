@@ -816,6 +816,26 @@ export interface ListBalanceTransactionsQuery {
 /** 200 answer of listBalanceTransactions. */
 export type ListBalanceTransactionsResponse = BalanceTransactionList;
 
+// ---- statementCsv: GET /Gateway/v1/Statements/{period} ----
+
+/** Query parameters of statementCsv. */
+export interface StatementCsvQuery {
+  currency?: string;
+}
+
+/** 200 answer of statementCsv. */
+export type StatementCsvResponse = unknown;
+
+// ---- statementPdf: GET /Gateway/v1/Statements/{period}/pdf ----
+
+/** Query parameters of statementPdf. */
+export interface StatementPdfQuery {
+  currency?: string;
+}
+
+/** 200 answer of statementPdf. */
+export type StatementPdfResponse = unknown;
+
 // ---- transactionEvents: GET /Gateway/v1/Transaction/{reference}/events ----
 
 /** 200 answer of transactionEvents. */
@@ -1095,6 +1115,26 @@ export interface Operations {
     response: ListBalanceTransactionsResponse;
     errorStatus: 400 | 401 | 403 | 404 | 429 | 500;
   };
+  /** A closed month’s balance statement in one currency as CSV */
+  statementCsv: {
+    method: "GET";
+    path: "/Gateway/v1/Statements/{period}";
+    pathParams: { period: string };
+    query: StatementCsvQuery;
+    params: never;
+    response: StatementCsvResponse;
+    errorStatus: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500;
+  };
+  /** The same statement as PDF, the digest printed on every page */
+  statementPdf: {
+    method: "GET";
+    path: "/Gateway/v1/Statements/{period}/pdf";
+    pathParams: { period: string };
+    query: StatementPdfQuery;
+    params: never;
+    response: StatementPdfResponse;
+    errorStatus: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500;
+  };
   /** The webhook events of a transaction, oldest first, with their delivery state */
   transactionEvents: {
     method: "GET";
@@ -1177,6 +1217,8 @@ export const operations = {
   transactionByRef: { method: "GET", path: "/Gateway/v1/Transaction/by-ref/{reference}" },
   transactionByRefAlias: { method: "GET", path: "/Gateway/v1/Transaction/{reference}" },
   listBalanceTransactions: { method: "GET", path: "/Gateway/v1/BalanceTransactions" },
+  statementCsv: { method: "GET", path: "/Gateway/v1/Statements/{period}" },
+  statementPdf: { method: "GET", path: "/Gateway/v1/Statements/{period}/pdf" },
   transactionEvents: { method: "GET", path: "/Gateway/v1/Transaction/{reference}/events" },
   eventAttempts: { method: "GET", path: "/Gateway/v1/Events/{eventId}/attempts" },
   listEvents: { method: "GET", path: "/Gateway/v1/Events" },

@@ -1,0 +1,25 @@
+import { framedPage, path, type Frame } from '#shared/http/dashboard-views.ts';
+import { html } from '#shared/http/pages.ts';
+import type { statementMonths } from '#shared/services/statements.ts';
+
+/** The statements page: each closed month and currency with its CSV and PDF download (docs/dashboard-guide.md). */
+export function statementsView(frame: Frame, months: Awaited<ReturnType<typeof statementMonths>>) {
+  const link = (period: string, currency: string, kind: 'csv' | 'pdf') =>
+    html`<a href="${path(`/statements/${period}/${kind}`)}?currency=${currency}" download>${kind.toUpperCase()}</a>`;
+  const rows = months.flatMap(({ period, currencies }) =>
+    currencies.map((c) => html`<tr><td>${period}</td><td>${c}</td><td>${link(period, c, 'csv')} ${link(period, c, 'pdf')}</td></tr>`),
+  );
+  return framedPage(
+    'Statements',
+    frame,
+    html`<p class="muted">Monthly balance statements of the ${frame.mode} mode (UTC months): opening balance, every movement \
+grouped by type, fees and closing balance. Each carries a SHA-256 digest of its rows; the merchant guide shows how to check one.</p>
+${
+  rows.length
+    ? html`<div class="table-wrap" role="region" aria-label="Statements, newest first" tabindex="0"><table><thead><tr>\
+<th scope="col">Month</th><th scope="col">Currency</th><th scope="col">Download</th></tr></thead>
+<tbody>${rows}</tbody></table></div>`
+    : html`<p class="card">No balance in ${frame.mode} mode yet.</p>`
+}`,
+  );
+}

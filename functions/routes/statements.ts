@@ -1,0 +1,29 @@
+/**
+ * Route definitions (functions/routes.ts, the one route table, lists them with their docs):
+ * Statements: a closed month's balance statement per currency, as CSV and as PDF (issue 28 §3).
+ * The PDF row has its own Lambda because pdf-lib is about 430 kB minified (docs/scaling.md).
+ * Both write the balance checkpoints a statement needs the first time (readWrite: conditional Puts).
+ */
+import type { RouteDefinition } from '#shared/http/route.ts';
+
+export const statementCsv = {
+  id: 'statementCsv',
+  method: 'GET',
+  path: '/Gateway/v{version}/Statements/{period}',
+  handler: 'functions/statements/csv.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'readWrite', secrets: [], queries: 'table' },
+} as const satisfies RouteDefinition;
+
+export const statementPdf = {
+  id: 'statementPdf',
+  method: 'GET',
+  path: '/Gateway/v{version}/Statements/{period}/pdf',
+  handler: 'functions/statements/pdf.ts',
+  auth: 'apiKey',
+  scope: 'read',
+  signature: false,
+  permissions: { table: 'readWrite', secrets: [], queries: 'table' },
+} as const satisfies RouteDefinition;

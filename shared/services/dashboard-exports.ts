@@ -1,0 +1,177 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import { userRefusal } from '#shared/domain/errors.ts';
+import type { IntentStatus } from '#shared/domain/intent.ts';
+import { refundStatusNames } from '#shared/domain/refund.ts';
+import { settlementStatusNames, type SettlementStatus } from '#shared/domain/settlement.ts';
+import { transact } from '#shared/store/client.ts';
+import { auditWrite, listAudit, type AuditEntry } from '#shared/store/dashboard.ts';
+import { cursorPages, exportCsv, exportLimits } from './csv-export.ts';
+import { auditEntry, type Signed } from './dashboard-auth.ts';
+import { paymentsPage, type PaymentFilters, type TransactionView } from './dashboard.ts';
+import { refundsOfMerchant } from './refund-requests.ts';
+import { settlementPage } from './settlement-requests.ts';
+
+/**
+ * CSV exports of the dashboard's lists (docs/dashboard-guide.md, Exports): every row matching the
+ * list's filters, read page by page through the list's own index and written as it comes by the one
+ * export helper (csv-export.ts exportCsv: csv-stringify, formula-safe cells, at most 4 MB / 20 s,
+ * beyond which the export is refused whole with `export_too_large`). Each export is audited with
+ * the filters it used.
+ */
+const pageSize = 100;
+
+type Page<T> = { items: readonly T[]; cursor?: string | number | undefined };
+interface ListExport<T> {
+  columns: readonly string[];
+  row: (item: T) => Record<string, unknown>;
+  page: (merchantId: string, mode: Mode, cursor: string | number | undefined) => Promise<Page<T>>;
+}
+
+const paymentColumns = [
+  'paymentIntentId',
+  'intentType',
+  'status',
+  'amount',
+  'currency',
+  'fee',
+  'refundedAmount',
+  'orderRef',
+  'transactionReference',
+  'customerName',
+  'customerEmail',
+  'customerPhone',
+  'createdAt',
+  'updatedAt',
+  'reason',
+] as const;
+
+function paymentRow(t: TransactionView): Record<string, unknown> {
+  const c = (t.customerRef ?? {}) as Record<string, unknown>;
+  return {
+    paymentIntentId: t.paymentIntentId,
+    intentType: t.intentType,
+    status: t.status,
+    amount: t.amount,
+    currency: t.currency,
+    fee: t.fee,
+    refundedAmount: t.refundedAmount,
+    orderRef: t.orderRef.orderRef,
+    transactionReference: t.transactionReference,
+    customerName: c.name ?? c.customerName,
+    customerEmail: c.email ?? c.customerEmail,
+    customerPhone: c.phone ?? c.customerPhone ?? c.mobile,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    reason: t.reason,
+  };
+}
+
+/** Payments (and, with intentType withdrawal, payouts): the transactions list with the page's filters, by cursor. */
+const transactions = (f: Omit<PaymentFilters, 'startingAfter'>): ListExport<TransactionView> => ({
+  columns: paymentColumns,
+  row: paymentRow,
+  page: async (merchantId, mode, cursor) => {
+    const p = await paymentsPage(merchantId, mode, { ...f, ...(cursor ? { startingAfter: String(cursor) } : {}) }, pageSize);
+    return { items: p.items, cursor: p.hasMore ? p.items.at(-1)?.paymentIntentId : undefined };
+  },
+});
+
+type RefundRow = Exclude<Awaited<ReturnType<typeof refundsOfMerchant>>, 'invalid_cursor'>['items'][number];
+const refunds: ListExport<RefundRow> = {
+  columns: ['id', 'paymentIntentId', 'amount', 'currency', 'fee', 'status', 'reason', 'failureReason', 'requestedAt', 'updatedAt'],
+  row: (r) => ({ ...r, status: refundStatusNames[r.status] ?? r.status }),
+  page: async (merchantId, mode, cursor) => {
+    const p = await refundsOfMerchant(merchantId, mode, { limit: pageSize, ...(cursor ? { startingAfter: String(cursor) } : {}) });
+    if (p === 'invalid_cursor') return { items: [] };
+    return { items: p.items, cursor: p.hasMore ? p.items.at(-1)?.id : undefined };
+  },
+};
+
+type SettlementRow = Awaited<ReturnType<typeof settlementPage>>['items'][number];
+const settlements = (status: SettlementStatus | undefined): ListExport<SettlementRow> => ({
+  columns: [
+    'id',
+    'status',
+    'amount',
+    'currency',
+    'fee',
+    'netAmount',
+    'payoutCurrency',
+    'fxRate',
+    'payoutAmount',
+    'isAuto',
+    'bankName',
+    'iban',
+    'usdtAddress',
+    'requestedAt',
+    'failureReason',
+  ],
+  row: (s) => ({ ...s, status: settlementStatusNames[s.status] ?? s.status }),
+  page: async (merchantId, mode, cursor) => {
+    const page = typeof cursor === 'number' ? cursor : 1;
+    const p = await settlementPage(merchantId, mode, { page, pageSize, ...(status !== undefined ? { status } : {}) });
+    return { items: p.items, cursor: p.hasMore ? page + 1 : undefined };
+  },
+});
+
+/** The team's audit log (merchant-wide, both modes), newest first. */
+const audit: ListExport<AuditEntry> = {
+  columns: ['at', 'actorEmail', 'action', 'target', 'mode', 'outcome', 'detail', 'ip', 'auditId'],
+  row: (a) => ({ ...a }),
+  page: async (merchantId, _mode, cursor) => {
+    const p = await listAudit(merchantId, pageSize, cursor === undefined ? undefined : String(cursor));
+    return { items: p.items, cursor: p.next ?? undefined };
+  },
+};
+
+export const exportableLists = ['payments', 'payouts', 'refunds', 'settlements', 'audit'] as const;
+export type ExportableList = (typeof exportableLists)[number];
+
+/** The lists' filters, as the dashboard's list pages take them (already checked by the handler). */
+export interface ExportFilters {
+  payments?: Omit<PaymentFilters, 'startingAfter'>;
+  payoutStatus?: IntentStatus;
+  settlementStatus?: SettlementStatus;
+}
+
+/** A list's export with its row type erased (each list's rows only ever meet its own mapper). */
+const erase = <T>(l: ListExport<T>) => l as unknown as ListExport<unknown>;
+
+function listOf(list: ExportableList, f: ExportFilters): ListExport<unknown> {
+  switch (list) {
+    case 'payments':
+      return erase(transactions(f.payments ?? {}));
+    case 'payouts':
+      return erase(transactions({ intentType: 'withdrawal', ...(f.payoutStatus ? { status: f.payoutStatus } : {}) }));
+    case 'refunds':
+      return erase(refunds);
+    case 'settlements':
+      return erase(settlements(f.settlementStatus));
+    case 'audit':
+      return erase(audit);
+  }
+}
+
+/**
+ * Every row of one of the dashboard's lists as CSV, with its audit entry (the list and the filters
+ * it used). `describe` is the filters as the page's query string.
+ */
+export async function exportList(
+  signed: Signed,
+  list: ExportableList,
+  filters: ExportFilters,
+  describe: string,
+  limits = exportLimits,
+  now = new Date(),
+): Promise<{ csv: string; filename: string }> {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  if (list === 'audit' && signed.user.role !== 'admin') throw userRefusal('forbidden', 'Only administrators export the audit log.');
+  const spec = listOf(list, filters);
+  const csv = await exportCsv(
+    { columns: spec.columns, row: spec.row, pages: cursorPages((cursor?: string | number) => spec.page(merchantId, mode, cursor)) },
+    limits,
+  );
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, `${list}.export`, { mode, detail: describe || 'all' }, now))]);
+  return { csv, filename: `${list}-${mode}-${now.toISOString().slice(0, 10)}.csv` };
+}

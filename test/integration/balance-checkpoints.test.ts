@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { routeList } from '#functions/routes.ts';
+import { balanceMovement } from '#shared/domain/balance-transaction.ts';
+import { journal } from '#shared/domain/ledger.ts';
+import { fromMinor } from '#shared/domain/money.ts';
+import { dayBoundary, ensureCheckpoint, LedgerRefusal } from '#shared/services/balance-checkpoints.ts';
+import { checkpointAtOrBefore } from '#shared/store/balance-checkpoints.ts';
+import { transact } from '#shared/store/client.ts';
+import { raiseShards } from '#shared/store/shards.ts';
+import { getWallet, listJournals, postJournal, rebalanceWallet } from '#shared/store/wallets.ts';
+import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+
+/**
+ * Balance checkpoints (issue 28 §3): the balances at a UTC day boundary, stored once, equal to the
+ * fold of every journal before the boundary on every shard, never to one written meanwhile; they
+ * give deep pages of GET /BalanceTransactions their running balance.
+ */
+const day = 86_400_000;
+
+/** A journal moving the wallet as a paid payment or an operator credit does, at a chosen time. */
+function credit(m: TestMerchant, amountMinor: number, at: Date, feeMinor = 0) {
+  return postJournal(
+    journal({
+      merchantId: m.merchantId,
+      mode: 'test',
+      currency: 'PKR',
+      kind: feeMinor ? 'checkout.completed' : 'wallet.credit',
+      reference: `operator:ckpt-${at.getTime()}-${Math.random()}`,
+      movements: [
+        { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amountMinor },
+        { account: { kind: 'available' }, amount: amountMinor - feeMinor },
+        { account: { kind: 'fees' }, amount: feeMinor },
+      ],
+      now: at,
+    }),
+  );
+}
+
+async function inBatches(writes: ReturnType<typeof credit>[], size = 20) {
+  for (let i = 0; i < writes.length; i += size) await Promise.all(writes.slice(i, i + size).map((w) => transact(w)));
+}
+
+describe('balance checkpoints', () => {
+  const gw = useGateway(routeList);
+
+  for (const shards of [1, 4]) {
+    it(`is the fold of the journals before its boundary, under concurrent postings and moves (${shards} shard(s))`, async () => {
+      const m = await newMerchant();
+      if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
+      const now = new Date();
+      const boundary = dayBoundary(new Date(now.getTime() - day)); // yesterday 00:00: final
+      const before = new Date(Date.parse(boundary) - 3 * 3_600_000);
+      await inBatches(Array.from({ length: 30 }, (_, i) => credit(m, 100_00 + i, new Date(before.getTime() + i), i % 3 ? 2_50 : 0)));
+      const atBoundary = await getWallet(m.merchantId, 'test', 'PKR', true); // every journal so far is before the boundary
+      // While checkpoints are computed (twice at once), journals after the boundary commit and shards rebalance.
+      const later = Array.from({ length: 20 }, (_, i) => credit(m, 7_00 + i, new Date(now.getTime() - 1000 + i)));
+      const [a, b] = await Promise.all([
+        ensureCheckpoint(m.merchantId, 'test', 'PKR', boundary, { now }),
+        ensureCheckpoint(m.merchantId, 'test', 'PKR', boundary, { now }),
+        inBatches(later, 4),
+        shards > 1 ? rebalanceWallet(m.merchantId, 'test', 'PKR') : Promise.resolve(0),
+      ]);
+      // A balance that existed: the wallet as it was when every journal before the boundary had committed.
+      expect(a!.balances).toMatchObject({ available: atBoundary.available, held: atBoundary.held });
+      expect(b).toEqual(a);
+      expect(a!.journals).toBe(30);
+      const journals = await listJournals(m.merchantId, 'test');
+      const fold = journals.filter((j) => j.createdAt < boundary).reduce((s, j) => s + balanceMovement(j).availableChangeMinor, 0);
+      expect(a!.balances.available).toBe(fold);
+      expect(a!.feesMinor).toBe(20 * 2_50);
+      expect(await checkpointAtOrBefore(m.merchantId, 'test', 'PKR', boundary)).toEqual(a);
+    }, 60_000);
+  }
+
+  it('gives GET /BalanceTransactions a running balance deeper than 1,000 movements', async () => {
+    const m = await newMerchant();
+    const boundary = dayBoundary(new Date(Date.now() - day));
+    const start = Date.parse(boundary) - 2 * day;
+    await inBatches(Array.from({ length: 1010 }, (_, i) => credit(m, 1_00 + i, new Date(start + i * 1000))));
+    await inBatches(Array.from({ length: 5 }, (_, i) => credit(m, 50_00, new Date(Date.now() - 5000 + i))));
+    const journals = await listJournals(m.merchantId, 'test'); // oldest first
+    const oldestPage = async () => {
+      const to = journals[49]!.createdAt;
+      const r = await call(gw.baseUrl, 'GET', `/Gateway/v1/BalanceTransactions?limit=50&to=${encodeURIComponent(to)}`, {
+        key: m.test.apiKey,
+      });
+      expect(r.status).toBe(200);
+      return r.json.items as { availableBalanceAfter: number | null }[];
+    };
+    expect((await oldestPage()).every((b) => b.availableBalanceAfter === null)).toBe(true); // 1,015 movements deep
+    await ensureCheckpoint(m.merchantId, 'test', 'PKR', dayBoundary(new Date(start)));
+    let running = 0;
+    const expected = journals.slice(0, 50).map((j) => fromMinor((running += balanceMovement(j).availableChangeMinor), 'PKR'));
+    expect((await oldestPage()).map((b) => b.availableBalanceAfter)).toEqual(expected.reverse());
+  }, 120_000);
+
+  it('refuses a checkpoint whose journals do not add up to the wallet', async () => {
+    const m = await newMerchant();
+    const boundary = dayBoundary(new Date(Date.now() - day));
+    await inBatches([credit(m, 10_00, new Date(Date.parse(boundary) - 60_000))]);
+    // A wallet moved without its journal (as a lost or altered journal would leave it).
+    await transact(credit(m, 5_00, new Date()).slice(1)); // postJournal's writes: [journal, wallet]
+    const refused = await ensureCheckpoint(m.merchantId, 'test', 'PKR', boundary).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LedgerRefusal);
+    expect((refused as LedgerRefusal).discrepancies.map((d) => d.rule)).toContain('wallet-fold');
+    expect(await checkpointAtOrBefore(m.merchantId, 'test', 'PKR', boundary)).toBeUndefined();
+  }, 30_000);
+});

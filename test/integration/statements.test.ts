@@ -1,0 +1,202 @@
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream } from 'pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { routeList } from '#functions/routes.ts';
+import { balanceMovement, balanceTransactionId, balanceTransactionTypes } from '#shared/domain/balance-transaction.ts';
+import { journal } from '#shared/domain/ledger.ts';
+import { fromMinor } from '#shared/domain/money.ts';
+import { LedgerRefusal } from '#shared/services/balance-checkpoints.ts';
+import { verifyLedger } from '#shared/services/ledger-verify.ts';
+import { statementPdf } from '#shared/services/statement-pdf.ts';
+import { buildStatement, statementCsvFile, statementDigest } from '#shared/services/statements.ts';
+import { db, tableName, toItem, transact } from '#shared/store/client.ts';
+import * as keys from '#shared/store/keys.ts';
+import { raiseShards } from '#shared/store/shards.ts';
+import { getWallet, listJournals, postJournal } from '#shared/store/wallets.ts';
+import { Gateway, verifyStatementCsv } from '../../sdk/node/src/index.ts';
+import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { parseCsv } from '../support/csv.ts';
+import { mixedHistory } from '../support/mixed-history.ts';
+
+/**
+ * Monthly statements (issue 28 §3): equal to the journal for a mixed history on one and four shards,
+ * opening + movements = closing by the verifier's rules, refused when the journal was altered, a
+ * digest that changes with any row, a CSV that parses and a PDF that loads and holds the totals.
+ */
+
+/** The text a PDF draws (pdf-lib writes standard-font text as hex strings: `<48656C6C6F> Tj`). */
+async function pdfText(bytes: Uint8Array): Promise<string> {
+  const doc = await PDFDocument.load(bytes);
+  const out: string[] = [];
+  for (const page of doc.getPages()) {
+    const contents = page.node.Contents();
+    const streams = contents instanceof PDFArray ? contents.asArray().map((r) => doc.context.lookup(r)) : [contents];
+    for (const s of streams) {
+      const raw = s instanceof PDFRawStream ? decodePDFRawStream(s).decode() : new Uint8Array();
+      for (const [, hex] of Buffer.from(raw)
+        .toString('latin1')
+        .matchAll(/<([0-9A-Fa-f]*)> Tj/g))
+        out.push(Buffer.from(hex!, 'hex').toString('latin1'));
+    }
+  }
+  return out.join('\n');
+}
+
+const monthOf = (d: Date) => d.toISOString().slice(0, 7);
+/** Two hours into the next month: the current month is closed and final. */
+const afterMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1, 2));
+
+describe('statements', () => {
+  const gw = useGateway(routeList);
+
+  for (const shards of [1, 4]) {
+    it(`equal the journal for a mixed history (${shards} shard(s)): opening + movements = closing, CSV, digest, PDF`, async () => {
+      const m = await newMerchant();
+      if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
+      await mixedHistory(gw.baseUrl, m, { fx: true });
+      expect((await verifyLedger({ merchantId: m.merchantId, mode: 'test' })).discrepancies).toEqual([]);
+      const now = new Date();
+      const s = await buildStatement(m.merchantId, 'test', 'PKR', monthOf(now), afterMonth(now));
+
+      const journals = await listJournals(m.merchantId, 'test'); // oldest first
+      const wallet = await getWallet(m.merchantId, 'test', 'PKR', true);
+      expect(s.opening).toEqual({ available: 0, pending: 0 });
+      expect(s.closing).toEqual({ available: wallet.available, pending: wallet.held });
+      // Every journal once, under its type, in journal order within the type.
+      const byType = balanceTransactionTypes
+        .map((type) => ({ type, ids: journals.filter((j) => balanceMovement(j).type === type).map((j) => j.journalId) }))
+        .filter((g) => g.ids.length);
+      expect(s.byType.map((g) => ({ type: g.type, ids: g.movements.map((x) => x.journalId) }))).toEqual(byType);
+      expect(s.byType.map((g) => g.type)).toEqual(
+        expect.arrayContaining(['payment', 'deposit', 'payout', 'payout_paid', 'payout_failure', 'refund_paid', 'settlement_paid']),
+      );
+      const moves = journals.map(balanceMovement);
+      const total = (f: 'feeMinor' | 'availableChangeMinor' | 'pendingChangeMinor' | 'netMinor') => moves.reduce((a, x) => a + x[f], 0);
+      expect(s.totals).toMatchObject({ count: journals.length, fee: total('feeMinor'), net: total('netMinor') });
+      expect(s.opening.available + s.totals.availableChange).toBe(s.closing.available);
+      expect(s.opening.pending + s.totals.pendingChange).toBe(s.closing.pending);
+      // Fees: the payments', the deposit's, the refund's and both settlements' (the FX one too).
+      expect(s.totals.fee).toBeGreaterThan(37_50 + 20_50 + 15_00);
+
+      // CSV: parses, one movement row per journal with its figures, a digest over the rows.
+      const file = statementCsvFile(s);
+      expect(verifyStatementCsv(file)).toBe(s.digest);
+      expect(statementDigest(s.csv)).toBe(s.digest);
+      const rows = parseCsv(s.csv);
+      const header = rows[0]!;
+      const col = (r: string[], name: string) => r[header.indexOf(name)];
+      const movementRows = rows.filter((r) => r[0] === 'movement');
+      expect(movementRows).toHaveLength(journals.length);
+      for (const j of journals) {
+        const row = movementRows.find((r) => col(r, 'id') === balanceTransactionId(j.createdAt, j.journalId))!;
+        expect(Number(col(row, 'fee'))).toBe(fromMinor(balanceMovement(j).feeMinor, 'PKR'));
+        expect(Number(col(row, 'net'))).toBe(fromMinor(balanceMovement(j).netMinor, 'PKR'));
+      }
+      expect(Number(col(rows.find((r) => r[0] === 'closing')!, 'availableBalance'))).toBe(fromMinor(wallet.available, 'PKR'));
+      // Any altered row changes the digest: the trailer no longer matches.
+      const altered = file.replace(/,(-?\d+(\.\d+)?),/, (_, n: string) => `,${Number(n) + 1},`);
+      expect(altered).not.toBe(file);
+      expect(() => verifyStatementCsv(altered)).toThrow(/altered/);
+
+      // PDF: loads, prints the totals and the digest.
+      const text = await pdfText(await statementPdf(s));
+      expect(text).toContain(s.digest);
+      expect(text).toContain(fromMinor(s.totals.fee, 'PKR').toFixed(2));
+      expect(text).toContain(`available ${fromMinor(s.closing.available, 'PKR').toFixed(2)}`);
+      // The same statement again: the same digest (a closed month's rows never change).
+      expect((await buildStatement(m.merchantId, 'test', 'PKR', monthOf(now), afterMonth(now))).digest).toBe(s.digest);
+    }, 120_000);
+  }
+
+  /** Journals posted in a past month (as the real flows post them), so the API's own clock sees the month closed. */
+  async function october(m: TestMerchant) {
+    const at = (day: number) => new Date(Date.UTC(2026, 9, day, 12));
+    const post = (kind: string, amount: number, fee: number, day: number) =>
+      transact(
+        postJournal(
+          journal({
+            merchantId: m.merchantId,
+            mode: 'test',
+            currency: 'PKR',
+            kind,
+            reference: `operator:oct-${day}`,
+            movements: [
+              { account: { kind: 'external', name: 'card_network' }, amount: -amount },
+              { account: { kind: 'available' }, amount: amount - fee },
+              { account: { kind: 'fees' }, amount: fee },
+            ],
+            now: at(day),
+          }),
+        ),
+      );
+    await post('wallet.credit', 900_00, 0, 2);
+    await post('wallet.credit', 250_00, 5_00, 9);
+    await post('wallet.credit', 40_00, 1_00, 30);
+  }
+
+  it('GET /Statements/{period}: CSV and PDF with the digest header, SDK, refusals', async () => {
+    const m = await newMerchant();
+    await october(m);
+    const get = (path: string, accept = 'text/csv') =>
+      call(gw.baseUrl, 'GET', `/Gateway/v1/Statements/${path}`, { key: m.test.apiKey, headers: { Accept: accept } });
+    const csv = await get('2026-10?currency=PKR');
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const digest = csv.headers.get('statement-digest')!.replace('sha256=', '');
+    expect(verifyStatementCsv(csv.text)).toBe(digest);
+    const rows = parseCsv(csv.text.slice(0, csv.text.lastIndexOf('# sha256')));
+    expect(rows.filter((r) => r[0] === 'movement')).toHaveLength(3);
+    expect(rows.find((r) => r[0] === 'closing')).toContain('1184');
+
+    const gateway = new Gateway({ apiKey: m.test.apiKey, secretKey: m.test.secretKey, baseUrl: gw.baseUrl });
+    const viaSdk = await gateway.statements.csv('2026-10', { currency: 'PKR' });
+    expect(viaSdk.digest).toBe(digest);
+    const pdf = await gateway.statements.pdf('2026-10');
+    expect(pdf.digest).toBe(digest);
+    const text = await pdfText(pdf.pdf);
+    expect(text).toContain(digest);
+    expect(text).toContain('1184.00');
+    expect(text).toContain('6.00'); // fees
+
+    expect((await get('2026-13')).status).toBe(400);
+    const open = await get(monthOf(new Date()));
+    expect(open.status).toBe(422);
+    expect(open.json.code).toBe('statement_period_open');
+
+    // The journal altered after the fact (both lines, so each journal still sums to zero): refused, nothing sent.
+    const [first] = await listJournals(m.merchantId, 'test');
+    await db().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: toItem(keys.journal(m.merchantId, 'test', first!.createdAt, first!.journalId)),
+        UpdateExpression: 'SET #lines[0].amount = :ext, #lines[1].amount = :avail',
+        ExpressionAttributeNames: { '#lines': 'lines' },
+        ExpressionAttributeValues: toItem({ ':ext': -1_000_00, ':avail': 1_000_00 }),
+      }),
+    );
+    const refused = await get('2026-10?currency=PKR');
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect(refused.json).toMatchObject({ code: 'ledger_unbalanced', status: 409 });
+    expect(refused.headers.get('statement-digest')).toBeNull();
+    expect((await get('2026-10/pdf', 'application/pdf')).status).toBe(409);
+  }, 60_000);
+
+  it('refuses a statement whose month holds a journal that does not sum to zero', async () => {
+    const m = await newMerchant();
+    await october(m);
+    const [first] = await listJournals(m.merchantId, 'test');
+    await db().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: toItem(keys.journal(m.merchantId, 'test', first!.createdAt, first!.journalId)),
+        UpdateExpression: 'SET #lines[0].amount = :ext',
+        ExpressionAttributeNames: { '#lines': 'lines' },
+        ExpressionAttributeValues: toItem({ ':ext': -1 }),
+      }),
+    );
+    const refused = await buildStatement(m.merchantId, 'test', 'PKR', '2026-10').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LedgerRefusal);
+    expect((refused as LedgerRefusal).discrepancies.map((d) => d.rule)).toContain('zero-sum');
+  }, 30_000);
+});
