@@ -27,8 +27,9 @@ export type DashboardPermission = (typeof dashboardPermissions)[number];
 
 const rolePermissions: Readonly<Record<DashboardRole, readonly DashboardPermission[]>> = {
   admin: dashboardPermissions,
-  developer: ['balances:read', 'payments:read', 'keys:manage', 'webhooks:manage'],
-  // links:manage: create, deactivate and reactivate payment links (roles that take payments: admin, finance).
+  // links:manage: create, deactivate and reactivate payment links: the roles that take payments (admin, finance),
+  // and the developer, whose keys may carry the `payments` scope that creates links through the API.
+  developer: ['balances:read', 'payments:read', 'keys:manage', 'webhooks:manage', 'links:manage'],
   finance: ['balances:read', 'payments:read', 'refunds:create', 'payouts:create', 'settlements:create', 'links:manage'],
   approver: ['balances:read', 'payments:read', 'refunds:approve', 'payouts:approve', 'settlements:approve'],
   viewer: ['balances:read', 'payments:read'],

@@ -63,7 +63,7 @@ describe('merchant dashboard in Chromium: roles', () => {
         'settings:manage',
         'links:manage',
       ],
-      developer: ['keys:manage', 'webhooks:manage'],
+      developer: ['keys:manage', 'webhooks:manage', 'links:manage'],
       finance: ['refunds:create', 'payouts:create', 'settlements:create', 'links:manage'],
       approver: ['refunds:approve', 'payouts:approve', 'settlements:approve'],
       viewer: [],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashSecret, newRecoveryCodes, verifySecret } from '#shared/crypto/password.ts';
 import { newTotpSecret, totpCode, totpUri, verifyTotp } from '#shared/crypto/totp.ts';
-import { can, dashboardPermissions, dashboardRoles, isDashboardRole, permissionsOf } from '#shared/domain/dashboard-roles.ts';
+import { can, dashboardPermissions, dashboardRoles, isDashboardRole, keyScopesOf, permissionsOf } from '#shared/domain/dashboard-roles.ts';
 
 // RFC 6238 appendix B, SHA-1, secret "12345678901234567890"; the 8-digit codes' last six digits.
 const rfcSecret = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
@@ -62,7 +62,7 @@ describe('password and recovery-code hashing (scrypt)', () => {
 describe('dashboard role → permission table', () => {
   const matrix: Record<string, string[]> = {
     admin: [...dashboardPermissions],
-    developer: ['balances:read', 'payments:read', 'keys:manage', 'webhooks:manage'],
+    developer: ['balances:read', 'payments:read', 'keys:manage', 'webhooks:manage', 'links:manage'],
     finance: ['balances:read', 'payments:read', 'refunds:create', 'payouts:create', 'settlements:create', 'links:manage'],
     approver: ['balances:read', 'payments:read', 'refunds:approve', 'payouts:approve', 'settlements:approve'],
     viewer: ['balances:read', 'payments:read'],
@@ -80,6 +80,12 @@ describe('dashboard role → permission table', () => {
     expect(dashboardRoles.filter((r) => can(r, 'audit:read'))).toEqual(['admin']);
     expect(can('finance', 'payouts:approve')).toBe(false);
     expect(can('approver', 'payouts:create')).toBe(false);
+  });
+
+  it('no key a role mints may do what the role may not: whoever mints `payments` keys (they create payment links) manages links', () => {
+    const mintsPayments = dashboardRoles.filter((r) => can(r, 'keys:manage') && keyScopesOf(r).includes('payments'));
+    expect(mintsPayments).toEqual(['admin', 'developer']);
+    for (const role of mintsPayments) expect(can(role, 'links:manage'), role).toBe(true);
   });
 
   it('recognises only the five roles', () => {
