@@ -23,6 +23,9 @@ const kept: Record<string, string> = {
   'payouts-both-375': '23-payouts-both-375',
   'payout-confirm-375': '23a-payout-confirm-375',
   'settlement-approval-1280': '24-settlement-approval-1280',
+  'settlement-breakdown-375': '31-settlement-breakdown-375',
+  'balance-1280': '30-balance-1280',
+  'link-detail-1280': 'link-detail-1280',
 };
 
 const shots = mkdtempSync(join(tmpdir(), 'docs-screenshots-'));

@@ -37,7 +37,7 @@ export const getSettlement = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], queries: 'table' },
+  permissions: { table: 'readWrite', secrets: [], queries: 'table' }, // readWrite: stores the breakdown it computes once
 } as const satisfies RouteDefinition;
 
 export const listSettlements = {

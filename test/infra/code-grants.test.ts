@@ -50,7 +50,10 @@ const secretArns: Record<SecretName, string> = {
 function grantsOf(fn: GatewayFunction) {
   const statements = statementsOf(fn);
   // On the table, or on its indexes (an Fn::Join of the table's ARN and `/index/*`).
-  const onTable = statements.filter((s) => targets(s).some((t) => t.includes(tableArn.slice(0, -1))));
+  // The key last-used statement (APIKEY# items, lastUsedAt only) grants no general UpdateItem: left out here,
+  // so a read route whose code updates anything else fails (reviewed below names recordKeyUse's module).
+  const keyUse = (s: Statement) => JSON.stringify(s.Condition ?? {}).includes('dynamodb:Attributes');
+  const onTable = statements.filter((s) => !keyUse(s) && targets(s).some((t) => t.includes(tableArn.slice(0, -1))));
   return {
     dynamodb: new Set(onTable.flatMap(actions).filter((a) => a.startsWith('dynamodb:'))),
     indexes: onTable.some((s) => targets(s).some((t) => t.includes('/index/*'))),
@@ -109,6 +112,12 @@ const reviewed: { applies: (id: string) => boolean; need: string; modules: strin
     need: 'dynamodb:BatchGetItem',
     modules: ['shared/store/wallets.ts'],
     reason: "withFunds' read of a sharded wallet to place a hold (commitRequest runs every change through it): no module places one",
+  },
+  {
+    applies: isReadRoute,
+    need: 'dynamodb:UpdateItem',
+    modules: ['shared/store/merchants.ts'],
+    reason: "the key last-used update (recordKeyUse): its own statement, API-key items and lastUsedAt only (infra keyUsePolicy)",
   },
   {
     applies: unsigned,

@@ -275,6 +275,35 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect(refund.id).toBeTruthy();
   });
 
+  it('a payment link: created, listed, its page and QR on the checkout host, a customer sent on to pay, switched off and on', async () => {
+    const link = (await gateway.paymentLinks.create({ amount: 750, currency: 'PKR', description: 'Hand-made mug' } as never)) as {
+      id: string;
+      url: string;
+    };
+    expect(link.id).toMatch(/^pl_/);
+    expect((await gateway.paymentLinks.retrieve(link.id)).id).toBe(link.id);
+    expect(((await gateway.paymentLinks.list()) as { items: { id: string }[] }).items.map((l) => l.id)).toContain(link.id);
+    const url = new URL(link.url);
+    const page = await fetch(url);
+    const html = await page.text();
+    expect(page.status, html.slice(0, 400)).toBe(200);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+    expect(csrf, html.slice(0, 400)).toBeTruthy();
+    const paying = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+      body: new URLSearchParams({ csrf: csrf! }).toString(),
+    });
+    expect(paying.status, await paying.text()).toBe(303);
+    expect(new URL(paying.headers.get('location')!, url).pathname).toContain('/pay/');
+    const qr = await fetch(`${url.origin}${url.pathname}/qr?format=svg`);
+    expect(qr.status).toBe(200);
+    expect(await qr.text()).toContain('<svg');
+    expect(((await gateway.paymentLinks.deactivate(link.id)) as { active: boolean }).active).toBe(false);
+    expect(((await gateway.paymentLinks.reactivate(link.id)) as { active: boolean }).active).toBe(true);
+  });
+
   it('a sharded merchant: its payout and settlement holds are placed from a read of every shard', async () => {
     const big = await opsAws(state.rehearsal, 'merchant', 'create', '--name', 'Rehearsal Big Store');
     expect(big.json?.merchantId, big.stderr).toBeTruthy();
