@@ -90,7 +90,7 @@ describe('merchant dashboard in Chromium: refunds, approvals, maker-checker, pay
     await finance.getByLabel('Account title (bank account)').fill('Lahore Crafts Ltd');
     await finance.getByRole('button', { name: 'Review the settlement' }).click();
     await finance.getByRole('button', { name: 'Confirm the settlement' }).click();
-    await finance.getByText(/Settlement requested/).waitFor();
+    await finance.getByRole('status').filter({ hasText: 'Settlement requested:' }).waitFor();
     const settlementPath = new URL(finance.url()).pathname;
     expect(await finance.getByRole('button', { name: 'Approve settlement' }).count()).toBe(0);
     await approver.goto(url(settlementPath));
@@ -140,7 +140,7 @@ describe('merchant dashboard in Chromium: refunds, approvals, maker-checker, pay
     await admin.getByLabel('Account title (bank account)').fill('Lahore Crafts Ltd');
     await admin.getByRole('button', { name: 'Review the settlement' }).click();
     await admin.getByRole('button', { name: 'Confirm the settlement' }).click();
-    await admin.getByText(/Settlement requested/).waitFor();
+    await admin.getByRole('status').filter({ hasText: 'Settlement requested:' }).waitFor();
     const ownPath = new URL(admin.url()).pathname;
     expect(await admin.getByRole('button', { name: 'Approve settlement' }).count()).toBe(0);
     const forged = await admin.request.post(url(`${ownPath}/approve`), { form: { csrf: await csrfOf(admin) }, maxRedirects: 0 });

@@ -140,7 +140,7 @@ describe('merchant dashboard in Chromium: developers, webhooks, settlements, tea
       await checkPage(admin, '14-settlement-confirm');
       expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements', { key: m.test.apiKey })).json.items).toHaveLength(0); // nothing yet
       await admin.getByRole('button', { name: 'Confirm the settlement' }).click();
-      await admin.getByText(/Settlement requested/).waitFor();
+      await admin.getByRole('status').filter({ hasText: 'Settlement requested:' }).waitFor();
       expect(await admin.locator('#settlement-status').textContent()).toBe('Pending');
       await checkPage(admin, '15-settlement');
       const settlements = await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements', { key: m.test.apiKey });

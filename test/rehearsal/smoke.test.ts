@@ -276,7 +276,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   });
 
   it('a payment link: created, listed, its page and QR on the checkout host, a customer sent on to pay, switched off and on', async () => {
-    const link = (await gateway.paymentLinks.create({ amount: 750, currency: 'PKR', description: 'Hand-made mug' } as never)) as {
+    const link = (await gateway.paymentLinks.create({ amount: 750, currency: 'PKR', description: 'Handmade mug' } as never)) as {
       id: string;
       url: string;
     };
