@@ -117,7 +117,7 @@ const reviewed: { applies: (id: string) => boolean; need: string; modules: strin
     applies: isReadRoute,
     need: 'dynamodb:UpdateItem',
     modules: ['shared/store/merchants.ts'],
-    reason: "the key last-used update (recordKeyUse): its own statement, API-key items and lastUsedAt only (infra keyUsePolicy)",
+    reason: 'the key last-used update (recordKeyUse): its own statement, API-key items and lastUsedAt only (infra keyUsePolicy)',
   },
   {
     applies: unsigned,
