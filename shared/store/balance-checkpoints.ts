@@ -2,6 +2,7 @@ import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Journal } from '#shared/domain/ledger.ts';
 import { db, fromItem, queryAll, tableName, toItem, toValues } from './client.ts';
+import { journalOf } from './balance-transactions.ts';
 import * as keys from './keys.ts';
 import { readShards } from './shards.ts';
 
@@ -27,20 +28,6 @@ export interface BalanceCheckpoint {
   verifiedAgainst: string;
   computedAt: string;
 }
-
-const stripJournal = (item: Journal & { PK: string; SK: string }): Journal => {
-  const {
-    PK: _pk,
-    SK: _sk,
-    GSI1PK: _g1,
-    GSI1SK: _g1s,
-    GSI3PK: _g3,
-    GSI3SK: _g3s,
-    entity: _e,
-    ...journal
-  } = item as unknown as Record<string, unknown>;
-  return journal as unknown as Journal;
-};
 
 const stripKeys = (item: Record<string, unknown>) => {
   const { PK: _pk, SK: _sk, entity: _e, ...rest } = item;
@@ -137,7 +124,7 @@ export async function* journalPagesBetween(
       );
       // The bounds are inclusive; no journal sits exactly on one (a position carries its id), except the last one read.
       const items = page.filter((j) => j.SK !== after).slice(0, pageSize);
-      if (items.length) yield items.map(stripJournal);
+      if (items.length) yield items.map(journalOf);
       if (page.length <= pageSize || !items.length) break; // a short read: nothing more
       after = items.at(-1)!.SK;
     }

@@ -35,8 +35,8 @@ export interface JournalPageQuery {
 
 type Stored = Journal & { SK: string; GSI1SK?: string; GSI3SK?: string };
 
-/** A journal as the domain knows it: no key or index attributes. */
-function strip(item: object): Journal {
+/** A journal as the domain knows it: no key or index attributes (every store reader of journal items uses this). */
+export function journalOf(item: object): Journal {
   const {
     PK: _pk,
     SK: _sk,
@@ -92,7 +92,7 @@ export async function pageJournals(merchantId: string, mode: Mode, q: JournalPag
         },
         // A source's journals are few and may be filtered by type here: all of them. Else +1 for hasMore, +1 for the cursor item.
         all ? Infinity : q.limit + 2,
-      ).then((items) => items.map((i) => ({ position: String(i[sk as keyof Stored]).slice(skPrefix.length), journal: strip(i) })));
+      ).then((items) => items.map((i) => ({ position: String(i[sk as keyof Stored]).slice(skPrefix.length), journal: journalOf(i) })));
     }),
   );
   const merged = pages
@@ -128,7 +128,7 @@ export async function journalsSince(merchantId: string, mode: Mode, position: st
   );
   const all = parts.flat();
   if (all.length > cap) return undefined;
-  return all.sort((a, b) => (a.SK < b.SK ? 1 : a.SK > b.SK ? -1 : 0)).map(strip);
+  return all.sort((a, b) => (a.SK < b.SK ? 1 : a.SK > b.SK ? -1 : 0)).map(journalOf);
 }
 
 /**
@@ -169,7 +169,7 @@ export async function journalsBetween(
     .flat()
     .filter((j) => j.SK !== base + before && (after === null || j.SK !== base + after))
     .sort((a, b) => (a.SK < b.SK ? -1 : a.SK > b.SK ? 1 : 0))
-    .map(strip);
+    .map(journalOf);
 }
 
 /** Migration (not a request path): give every journal its balance-transaction index keys, by Scan (`ops migrate-balance-index`). */
@@ -183,7 +183,7 @@ export async function backfillJournalIndex(): Promise<number> {
     for (const raw of page) {
       const item = fromItem<Stored & { PK: string }>(raw);
       const shard = /#SHARD#(\d+)$/.exec(item.PK)?.[1];
-      const want = journalIndexKeys(strip(item), shard ? Number(shard) : 0);
+      const want = journalIndexKeys(journalOf(item), shard ? Number(shard) : 0);
       const indexed = await updateIfStill({
         Key: toItem({ PK: item.PK, SK: item.SK }),
         UpdateExpression: 'SET GSI1PK = :g1, GSI1SK = :g1s, GSI3PK = :g3, GSI3SK = :g3s',
