@@ -18,6 +18,17 @@ import { dashboardUser, eventually, listen, opsAws, useRehearsal, webhookReceive
  */
 const smokeState = useRehearsal();
 
+/** A payout of PKR 300 that waits for approval (a fresh orderRef each time). */
+const manualPayout = () =>
+  ({
+    amount: 300,
+    currency: 'PKR',
+    description: 'Payout',
+    autoProcessPayout: false,
+    customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
+    orderRef: { orderRef: `WD${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+  }) as never;
+
 describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   const state = smokeState;
   let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
@@ -131,14 +142,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   });
 
   it('a payout approved in the dashboard by a second user (both invited through ops --aws, links on the deployed host)', async () => {
-    const payout = await gateway.withdrawals.create({
-      amount: 300,
-      currency: 'PKR',
-      description: 'Payout',
-      autoProcessPayout: false,
-      customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
-      orderRef: { orderRef: `WD${randomUUID().replaceAll('-', '').slice(0, 16)}` },
-    } as never);
+    const payout = await gateway.withdrawals.create(manualPayout());
     const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
     expect(admin.invited.inviteUrl.startsWith(`${state.rehearsal.baseUrl}/dashboard/invite/`)).toBe(true);
     const approver = await dashboardUser(state.rehearsal, merchant.merchantId, 'approver');
@@ -340,14 +344,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
       baseUrl: state.rehearsal.baseUrl,
       maxRetries: 0,
     });
-    const payout = await bigGateway.withdrawals.create({
-      amount: 300,
-      currency: 'PKR',
-      description: 'Payout',
-      autoProcessPayout: false,
-      customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
-      orderRef: { orderRef: `WD${randomUUID().replaceAll('-', '').slice(0, 16)}` },
-    } as never);
+    const payout = await bigGateway.withdrawals.create(manualPayout());
     expect(payout.paymentIntentId).toBeTruthy();
     const settlement = await bigGateway.settlements.create({
       amount: 100,
