@@ -66,8 +66,10 @@ const settlementFields = [
   'TraceId',
   'Breakdown',
 ];
+// In status order: these flows only move forward, and the test drives them with a simulated clock that
+// can put a step's Timestamp ahead of one a background job stamps with the real time.
 const ofType = (ds: Delivery[], type: string) =>
-  ds.filter((d) => d.event.type === type).sort((a, b) => (a.event.data.Timestamp < b.event.data.Timestamp ? -1 : 1));
+  ds.filter((d) => d.event.type === type).sort((a, b) => a.event.data.CurrentStatus - b.event.data.CurrentStatus);
 
 async function refundToCompletion(m: TestMerchant) {
   const payment = await completedPayment(m.merchantId, 'test', 100_00);
