@@ -4,7 +4,8 @@ import { call, useGateway } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
 
 /** The operator CLI as an operator runs it: a separate process against the running stack's table. */
-const ops = useOps(undefined, () => ({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined }));
+// Through tsx, as `npm run ops` runs it (the other files spawn the run's bundle of the same source).
+const ops = useOps(undefined, () => ({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined }), { viaTsx: true });
 
 describe('npm run ops', () => {
   const gw = useGateway(routeList);

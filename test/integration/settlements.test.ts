@@ -15,6 +15,7 @@ import { configureRail } from '#shared/providers/rails.ts';
 import { sandboxSettlementRail, type SettlementInstruction } from '#shared/providers/settlement-rail.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
+import { opsCommand } from '../support/ops.ts';
 
 type SettlementRail = Rail<SettlementInstruction>;
 type SettlementStatusResult = StatusAnswer;
@@ -23,7 +24,7 @@ const configureSettlementRail = (mode: 'test' | 'live', rail: SettlementRail | u
 /** The operator CLI as an operator runs it (see ops-cli.test.ts): a separate process on the same table. */
 async function ops(...args: string[]) {
   const port = new URL(inject('dynamoEndpoint')).port;
-  const out = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args, '--json'], {
+  const out = await promisify(execFile)(process.execPath, [...opsCommand(), ...args, '--json'], {
     cwd: resolve(import.meta.dirname, '..', '..'),
     env: { ...process.env, DYNAMODB_PORT: port, TABLE_NAME: inject('tableName'), DYNAMODB_ENDPOINT: '' },
   }).catch((e: { stdout: string }) => e);

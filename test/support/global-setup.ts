@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, startDynamoLocal, type RunningDynamo } from '../../scripts/local/dynamo.ts';
+import { bundleOps } from './script-bundles.ts';
 
 /**
  * The database projects' global setup (vitest.config.ts: `integration` and `e2e`; never `unit`):
@@ -25,6 +29,8 @@ declare module 'vitest' {
     tableName: string;
     /** What the per-worker table names start with. */
     tablePrefix: string;
+    /** `scripts/ops.ts` bundled once for the run (./script-bundles.ts). */
+    opsBundle: string;
   }
 }
 
@@ -32,21 +38,26 @@ export const tablePrefix = 'payment-gateway-test';
 export const workerTableName = (poolId: string | number) => `${tablePrefix}-w${poolId}`;
 
 /** One JVM per run even when two projects run this setup: the first starts it, the last stops it. */
-const shared = globalThis as { __testDynamo?: { ready: Promise<RunningDynamo>; users: number } };
+const shared = globalThis as { __testDynamo?: { ready: Promise<RunningDynamo>; ops: Promise<string>; dir: string; users: number } };
 
 export default async function setup(project: TestProject) {
-  shared.__testDynamo ??= { ready: freePort().then((port) => startDynamoLocal({ port })), users: 0 };
+  if (!shared.__testDynamo) {
+    const dir = mkdtempSync(join(tmpdir(), 'test-scripts-'));
+    shared.__testDynamo = { ready: freePort().then((port) => startDynamoLocal({ port })), ops: bundleOps(dir), dir, users: 0 };
+  }
   const run = shared.__testDynamo;
   run.users++;
-  const dynamo = await run.ready;
+  const [dynamo, opsBundle] = await Promise.all([run.ready, run.ops]);
   const workers = Math.max(1, Number(project.config.maxWorkers) || 1);
   await Promise.all(Array.from({ length: workers }, (_, i) => ensureTable(dynamo.endpoint, workerTableName(i + 1))));
   project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide('tablePrefix', tablePrefix);
   project.provide('tableName', workerTableName(1));
+  project.provide('opsBundle', opsBundle);
   return async () => {
     if (--run.users > 0) return;
     shared.__testDynamo = undefined;
+    rmSync(run.dir, { recursive: true, force: true });
     await dynamo.stop();
   };
 }

@@ -7,17 +7,26 @@ import { afterAll, inject } from 'vitest';
 
 /**
  * `npm run ops` as an operator runs it: a separate process against the run's DynamoDB Local and
- * the given table. Returns stdout, stderr and the parsed `--json` output.
+ * the given table. Returns stdout, stderr and the parsed `--json` output. The process runs the
+ * run's bundle of scripts/ops.ts (./script-bundles.ts); `OPS_VIA_TSX=1` runs the source through tsx
+ * as `npm run ops` does.
  */
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..', '..');
+/** node's arguments that start the operator's tool. */
+export const opsCommand = (viaTsx = Boolean(process.env.OPS_VIA_TSX)): string[] =>
+  viaTsx ? ['--import', 'tsx', 'scripts/ops.ts'] : [inject('opsBundle')];
 
-export function useOps(tableName: () => string = () => inject('tableName'), extraEnv: () => NodeJS.ProcessEnv = () => ({})) {
+export function useOps(
+  tableName: () => string = () => inject('tableName'),
+  extraEnv: () => NodeJS.ProcessEnv = () => ({}),
+  options: { viaTsx?: boolean } = {},
+) {
   const dataDir = mkdtempSync(join(tmpdir(), 'ops-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   return async function ops(...args: string[]) {
     const port = new URL(inject('dynamoEndpoint')).port;
-    const result = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args], {
+    const result = await run(process.execPath, [...opsCommand(options.viaTsx), ...args], {
       cwd: root,
       env: {
         ...process.env,
@@ -47,7 +56,7 @@ export function useQueueOps(stack: { tableName: string; queues: { endpoint: stri
   const dataDir = mkdtempSync(join(tmpdir(), 'ops-webhooks-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   return async function ops(...args: string[]) {
-    const result = await run(process.execPath, ['--import', 'tsx', 'scripts/ops.ts', ...args, '--json'], {
+    const result = await run(process.execPath, [...opsCommand(), ...args, '--json'], {
       cwd: root,
       env: {
         ...process.env,
