@@ -105,42 +105,37 @@ export async function approveUnderPolicy<T>(
 /** The approvals recorded so far of a payout or settlement (only `both` records them). */
 export const approvalsOf = (kind: ApprovalKind, id: string) => getApprovals(kind, id);
 
-async function auditOperator(merchantId: string, mode: Mode, action: string, target: string, detail: string) {
-  await transact([auditWrite(auditEntry(merchantId, operatorActor, action, { target, mode, detail }))]);
+/**
+ * The operator's approval of one payout, settlement or refund: recorded under the merchant's
+ * setting while it is Pending (refused when only the merchant's approvers approve), audited; an
+ * object past Pending is approved again idempotently (the service answers what it already is).
+ */
+async function operatorApprove<R>(
+  kind: ApprovalKind,
+  subject: { id: string; merchantId: string; mode: Mode; pending: boolean },
+  approve: () => Promise<R>,
+) {
+  if (!subject.pending) return { state: 'approved' as const, result: await approve(), approvals: {} };
+  const outcome = await approveUnderPolicy(kind, subject.id, subject.merchantId, { side: 'operator' }, approve);
+  const detail = outcome.state === 'approved' ? 'approved by the operator' : 'operator approval recorded; waiting for the merchant';
+  const action = `${kind}.approve`;
+  await transact([auditWrite(auditEntry(subject.merchantId, operatorActor, action, { target: subject.id, mode: subject.mode, detail }))]);
+  return outcome;
 }
 
 /** `ops withdrawal approve`: under the merchant's setting (refused when only its approvers approve). */
 export async function operatorApproveWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }) {
   const found = await findWithdrawal(reference, scope);
-  if (found.status !== 'Pending')
-    return { state: 'approved' as const, result: await approveWithdrawal(found.paymentIntentId), approvals: {} };
-  const outcome = await approveUnderPolicy('payout', found.paymentIntentId, found.merchantId, { side: 'operator' }, () =>
-    approveWithdrawal(found.paymentIntentId),
-  );
-  await auditOperator(
-    found.merchantId,
-    found.mode,
-    'payout.approve',
-    found.paymentIntentId,
-    outcome.state === 'approved' ? 'approved by the operator' : 'operator approval recorded; waiting for the merchant',
-  );
-  return outcome;
+  const subject = { id: found.paymentIntentId, merchantId: found.merchantId, mode: found.mode, pending: found.status === 'Pending' };
+  return operatorApprove('payout', subject, () => approveWithdrawal(found.paymentIntentId));
 }
 
 /** `ops settlement approve`: under the merchant's setting (refused when only its approvers approve). */
 export async function operatorApproveSettlement(id: string) {
   const s = await getSettlement(id);
   if (!s) throw new NotFoundError(`No settlement with id ${id}.`);
-  if (s.status !== SettlementStatus.Pending) return { state: 'approved' as const, result: await approveSettlement(id), approvals: {} };
-  const outcome = await approveUnderPolicy('settlement', id, s.merchantId, { side: 'operator' }, () => approveSettlement(id));
-  await auditOperator(
-    s.merchantId,
-    s.mode,
-    'settlement.approve',
-    id,
-    outcome.state === 'approved' ? 'approved by the operator' : 'operator approval recorded; waiting for the merchant',
-  );
-  return outcome;
+  const subject = { id, merchantId: s.merchantId, mode: s.mode, pending: s.status === SettlementStatus.Pending };
+  return operatorApprove('settlement', subject, () => approveSettlement(id));
 }
 
 /**
@@ -150,16 +145,8 @@ export async function operatorApproveSettlement(id: string) {
 export async function operatorApproveRefund(id: string) {
   const r = await getRefund(id);
   if (!r) throw new NotFoundError(`No refund with id ${id}.`);
-  if (r.status !== RefundStatus.Pending) return { state: 'approved' as const, result: await approveRefund(id), approvals: {} };
-  const outcome = await approveUnderPolicy('refund', id, r.merchantId, { side: 'operator' }, () => approveRefund(id));
-  await auditOperator(
-    r.merchantId,
-    r.mode,
-    'refund.approve',
-    id,
-    outcome.state === 'approved' ? 'approved by the operator' : 'operator approval recorded; waiting for the merchant',
-  );
-  return outcome;
+  const subject = { id, merchantId: r.merchantId, mode: r.mode, pending: r.status === RefundStatus.Pending };
+  return operatorApprove('refund', subject, () => approveRefund(id));
 }
 
 /** What each side has approved (the dashboard's pages show it). */

@@ -385,31 +385,8 @@ export function sameStatusUpdate(
     updatedAt: now.toISOString(),
     version: current.version + 1,
   };
-  const set: Record<string, unknown> = {
-    details: next.details,
-    updatedAt: next.updatedAt,
-    version: next.version,
-    ...keys.due(current.paymentIntentId, change.dueAt),
-    dueAt: change.dueAt,
-  };
-  const fields = Object.keys(set);
-  return {
-    next,
-    write: named('intent', {
-      Update: {
-        TableName: tableName(),
-        Key: toItem(keys.intent(current.paymentIntentId)),
-        UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
-        ConditionExpression: '#status = :status AND #version = :expected',
-        ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
-        ExpressionAttributeValues: toValues({
-          ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
-          ':status': current.status,
-          ':expected': current.version,
-        }),
-      },
-    }),
-  };
+  const set = { ...keys.due(current.paymentIntentId, change.dueAt), dueAt: change.dueAt };
+  return { next, write: versionedIntentWrite(current, next, set) };
 }
 
 /**
@@ -424,30 +401,34 @@ export function holdApprovalWrite(current: PaymentIntent, held: HeldApproval, no
     updatedAt: now.toISOString(),
     version: current.version + 1,
   };
-  const set: Record<string, unknown> = {
-    details: next.details,
-    updatedAt: next.updatedAt,
-    version: next.version,
-    ...keys.heldApproval(current.paymentIntentId, held.heldAt),
-  };
+  const write = versionedIntentWrite({ ...current, status: 'Pending' }, next, keys.heldApproval(current.paymentIntentId, held.heldAt), [
+    'dueAt',
+  ]);
+  return { next, write };
+}
+
+/**
+ * The write of an intent that keeps its status: its new details, updatedAt and version, plus `set`
+ * (index keys) and `remove`d attributes, applied only to the intent as read (`current`'s status and
+ * version).
+ */
+function versionedIntentWrite(current: PaymentIntent, next: PaymentIntent, extra: Record<string, unknown>, remove: string[] = []): TxItem {
+  const set: Record<string, unknown> = { details: next.details, updatedAt: next.updatedAt, version: next.version, ...extra };
   const fields = Object.keys(set);
-  return {
-    next,
-    write: {
-      Update: {
-        TableName: tableName(),
-        Key: toItem(keys.intent(current.paymentIntentId)),
-        UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')} REMOVE dueAt`,
-        ConditionExpression: '#status = :status AND #version = :expected',
-        ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
-        ExpressionAttributeValues: toValues({
-          ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
-          ':status': 'Pending',
-          ':expected': current.version,
-        }),
-      },
+  return named('intent', {
+    Update: {
+      TableName: tableName(),
+      Key: toItem(keys.intent(current.paymentIntentId)),
+      UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+      ConditionExpression: '#status = :status AND #version = :expected',
+      ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
+      ExpressionAttributeValues: toValues({
+        ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
+        ':status': current.status,
+        ':expected': current.version,
+      }),
     },
-  };
+  });
 }
 
 /** Access pattern: wallet approvals held for an operator decision, oldest first (GSI2 `HELDAPPROVAL`). */
