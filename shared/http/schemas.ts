@@ -96,7 +96,7 @@ export const metadataJson = /* @__PURE__ */ (() =>
 /** A decimal amount; minorUnits() checks its sign (422) and its decimals against the currency (400). */
 export const amount = /* @__PURE__ */ (() => z.number('must be a number').register(z.globalRegistry, { description: amountDescription }))();
 
-export const signature = z.string();
+export const signature = /* @__PURE__ */ z.string();
 
 /** 1 or 2: `paymentMethod` / `walletProvider` (docs/merchant-guide.md, Deposits). */
 export const walletProviderId = /* @__PURE__ */ (() => z.union([z.literal(1), z.literal(2)], 'must be 1 or 2'))();
