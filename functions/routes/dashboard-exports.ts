@@ -1,8 +1,8 @@
 /**
  * Route definitions (functions/routes.ts lists them with their docs): the merchant dashboard's
  * statements (issue 28 §3). The page and the CSV download are rows of the signed-in Lambda
- * (lambdaGroups.dashboardApp); the PDF download has its own Lambda, so pdf-lib (about 430 kB
- * minified) stays out of the dashboard's bundle.
+ * (lambdaGroups.dashboardApp); the PDF download has its own Lambda, so the PDF writer
+ * (shared/services/pdf-writer.ts) stays out of the dashboard's bundle.
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
 import { dashboardHome } from './dashboard-app.ts';

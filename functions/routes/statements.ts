@@ -1,7 +1,7 @@
 /**
  * Route definitions (functions/routes.ts, the one route table, lists them with their docs):
  * Statements: a closed month's balance statement per currency, as CSV and as PDF (issue 28 §3).
- * The PDF row has its own Lambda because pdf-lib is about 430 kB minified (docs/scaling.md).
+ * The PDF row has its own Lambda, so the PDF writer (shared/services/pdf-writer.ts) stays out of the CSV bundle.
  * Both write the balance checkpoints a statement needs the first time (readWrite: conditional Puts).
  */
 import type { RouteDefinition } from '#shared/http/route.ts';

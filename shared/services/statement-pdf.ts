@@ -1,47 +1,40 @@
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
 import { fromMinor } from '#shared/domain/money.ts';
+import { printable, textWidth, writePdf, type StandardFont, type TextOp } from './pdf-writer.ts';
 import type { Statement, Totals } from './statements.ts';
 
 /**
- * A statement as PDF (pdf-lib, the standard Helvetica fonts: nothing embedded): the summary
+ * A statement as PDF (the standard Helvetica and Courier fonts: nothing embedded): the summary
  * (opening balance, subtotals by type, fees, closing balance), then every movement grouped by type,
- * and on every page the statement's digest (shared/services/statements.ts). Only the PDF Lambdas
- * import this module: pdf-lib is about 430 kB minified (docs/scaling.md, Lambda bundles).
+ * and on every page the statement's digest (shared/services/statements.ts). Written by the minimal
+ * writer in ./pdf-writer.ts (a PDF library would put the PDF Lambdas over their bundle budget).
  */
 const pageSize: [number, number] = [595.28, 841.89]; // A4
 const margin = 40;
 const line = 13;
 
-/** The standard fonts speak WinAnsi: anything else is shown as `?` rather than refused. */
-const printable = (text: string) => text.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
-
 export async function statementPdf(s: Statement, generatedAt = new Date()): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  doc.setTitle(`Statement ${s.period} ${s.currency} (${s.mode})`);
-  doc.setSubject(`sha256=${s.digest}`);
-  doc.setProducer('payment-gateway statements');
-  doc.setCreationDate(generatedAt);
-  doc.setModificationDate(generatedAt);
-  const regular = await doc.embedFont(StandardFonts.Helvetica);
-  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
-  const mono = await doc.embedFont(StandardFonts.Courier);
+  const regular: StandardFont = 'Helvetica';
+  const bold: StandardFont = 'Helvetica-Bold';
+  const mono: StandardFont = 'Courier';
   const money = (minor: number) => fromMinor(minor, s.currency).toFixed(s.currency === 'USDT' ? 6 : 2);
 
-  let page: PDFPage;
+  const pages: { width: number; height: number; ops: TextOp[] }[] = [];
+  let page: TextOp[] = [];
   let y = 0;
-  const footer = (p: PDFPage) =>
-    p.drawText(`SHA-256 of the statement's rows: ${s.digest}`, { x: margin, y: 24, size: 7, font: mono, color: rgb(0.3, 0.3, 0.3) });
+  const footer = (p: TextOp[]) =>
+    p.push({ text: `SHA-256 of the statement's rows: ${s.digest}`, x: margin, y: 24, size: 7, font: mono, gray: 0.3 });
   const newPage = () => {
-    page = doc.addPage(pageSize);
+    page = [];
+    pages.push({ width: pageSize[0], height: pageSize[1], ops: page });
     footer(page);
     y = pageSize[1] - margin;
   };
-  const text = (t: string, x: number, options: { font?: PDFFont; size?: number; right?: boolean } = {}) => {
+  const text = (t: string, x: number, options: { font?: StandardFont; size?: number; right?: boolean } = {}) => {
     const font = options.font ?? regular;
     const size = options.size ?? 9;
     const value = printable(t);
-    const at = options.right ? x - font.widthOfTextAtSize(value, size) : x;
-    page.drawText(value, { x: at, y, size, font });
+    const at = options.right ? x - textWidth(value, font, size) : x;
+    page.push({ text: value, x: at, y, size, font });
   };
   const next = (gap = line) => {
     y -= gap;
@@ -66,7 +59,7 @@ export async function statementPdf(s: Statement, generatedAt = new Date()): Prom
     { label: 'Net', x: 480, right: true },
     { label: 'Available change', x: 555, right: true },
   ];
-  const totalsLine = (label: string, t: Totals, font = regular) => {
+  const totalsLine = (label: string, t: Totals, font: StandardFont = regular) => {
     const cells = [label, String(t.count), money(t.amount), money(t.fee), money(t.net), money(t.availableChange)];
     for (const [i, c] of cells.entries()) text(c, columns[i]!.x, { font, right: columns[i]!.right === true });
     next();
@@ -101,5 +94,6 @@ export async function statementPdf(s: Statement, generatedAt = new Date()): Prom
     }
     next(4);
   }
-  return doc.save();
+  const title = `Statement ${s.period} ${s.currency} (${s.mode})`;
+  return writePdf({ title, subject: `sha256=${s.digest}`, producer: 'payment-gateway statements', createdAt: generatedAt }, pages);
 }

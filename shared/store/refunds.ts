@@ -81,11 +81,18 @@ export function recordRefundedWrite(r: Refund, now: Date): TxItem {
   });
 }
 
-/** A change of a refund read as `current` (versionedChange) and its RefundStatusChanged (no callbackUrl). */
-export const { change: refundChange, eventWrites: refundEventWrites } = moneyItemWrites<
-  Refund,
-  'id' | 'paymentIntentId' | 'merchantId' | 'mode' | 'version'
->('refund', keys.refund, refundStatusChangedEvent, (r) => r.paymentIntentId);
+/**
+ * A change of a refund read as `current` (versionedChange) and its RefundStatusChanged (no callbackUrl),
+ * built in a pure call and exported as functions (a Lambda that only reads refunds bundles none of it).
+ */
+const refundWrites = /* @__PURE__ */ moneyItemWrites<Refund, 'id' | 'paymentIntentId' | 'merchantId' | 'mode' | 'version'>(
+  'refund',
+  keys.refund,
+  refundStatusChangedEvent,
+  (r) => r.paymentIntentId,
+);
+export const refundChange: typeof refundWrites.change = (...args) => refundWrites.change(...args);
+export const refundEventWrites: typeof refundWrites.eventWrites = (...args) => refundWrites.eventWrites(...args);
 
 /** Access pattern: a refund by id (GetItem). */
 export const getRefund = (id: string, consistent = true) => getMoneyItem<Refund>(keys.refund, id, consistent);

@@ -30,11 +30,19 @@ export function createSettlementWrite(s: Settlement, options: { dueAt?: string }
   });
 }
 
-/** A change of a settlement read as `current` (versionedChange) and its SettlementStatusChanged. */
-export const { change: settlementChange, eventWrites: settlementEventWrites } = moneyItemWrites<
-  Settlement,
-  'id' | 'merchantId' | 'mode' | 'version'
->('settlement', keys.settlement, settlementStatusChangedEvent, () => null);
+/**
+ * A change of a settlement read as `current` (versionedChange) and its SettlementStatusChanged. Built in
+ * a pure call and exported as functions, so a Lambda that only reads settlements bundles none of it
+ * (a top-level destructuring is kept whole by esbuild: the event builders, the outbox writes).
+ */
+const settlementWrites = /* @__PURE__ */ moneyItemWrites<Settlement, 'id' | 'merchantId' | 'mode' | 'version'>(
+  'settlement',
+  keys.settlement,
+  settlementStatusChangedEvent,
+  () => null,
+);
+export const settlementChange: typeof settlementWrites.change = (...args) => settlementWrites.change(...args);
+export const settlementEventWrites: typeof settlementWrites.eventWrites = (...args) => settlementWrites.eventWrites(...args);
 
 /**
  * A settlement's breakdown, stored once computed (shared/services/settlement-breakdown.ts). Not a versioned change: the

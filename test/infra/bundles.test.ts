@@ -48,4 +48,22 @@ describe('Lambda bundle budgets', async () => {
     expect(inputs.filter((i) => /aws-xray-sdk|powertools\/tracer|functions\/routes\.ts|route-docs/.test(i))).toEqual([]);
     expect(inputs).toContain('functions/routes/account.ts');
   });
+
+  it('bundles only the schemas and writes a handler uses (top-level calls are pure)', async () => {
+    const { build } = await import('esbuild');
+    const { esbuildOptionsFor, repoRoot } = await import('#infra/bundling.ts');
+    const { resolve } = await import('node:path');
+    const text = async (handler: string) =>
+      (await build({ ...esbuildOptionsFor(resolve(repoRoot, handler)), write: false, logLevel: 'silent' })).outputFiles[0]!.text;
+    // esbuild does not carry zod's no-side-effects marks across files: a shared schema built at the top level of
+    // shared/http/schemas.ts stayed in every Lambda that imports the module (customerRef, callbackUrl, …).
+    const listing = await text('functions/settlements/list.ts');
+    expect(listing).not.toContain('must be a valid e-mail address');
+    expect(listing).not.toContain('must be an absolute URL');
+    // Reading settlements writes no status change: the event builder stays out.
+    expect(listing).not.toContain('SettlementStatusChanged');
+    expect(await text('functions/refunds/get.ts')).not.toContain('RefundStatusChanged');
+    // A handler that uses them still has them.
+    expect(await text('functions/payment/deposit.ts')).toContain('must be a valid e-mail address');
+  });
 });
