@@ -8,6 +8,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createSqsServer } from 'local-aws-sqs';
 import type { Route } from '#functions/routes.ts';
+import { startEmulatedProviders, type EmulatedProviders } from '../emulators/index.ts';
 import { localClient, startDynamoLocal, type RunningDynamo } from '../local/dynamo.ts';
 import { sleep } from '../local/modules.ts';
 import { compile, matchRoute, toProxyEvent } from '../local/server.ts';
@@ -23,6 +24,7 @@ import {
   readTemplates,
   referencedId,
   rehearsalAccount,
+  rehearsalLiveProvidersArn,
   rehearsalRegion,
   resolver,
   resourcesOf,
@@ -34,7 +36,8 @@ import {
  * The synthesized templates (root and nested) say everything: the API Gateway methods and the
  * functions behind them (bundled assets, handler, environment, timeout, memory), the table, queues
  * and secrets, the triggers (SQS and DynamoDB stream event source mappings, schedule rules) and
- * each function's role, enforced on every call by ./proxy.ts.
+ * each function's role, enforced on every call by ./proxy.ts. The live providers are the emulators
+ * (scripts/emulators) on 127.0.0.1: their credentials are the live providers secret the templates name.
  */
 export interface RehearsalOptions {
   /** Where the templates are (cdk.out, or a test's edited copy) and where the assets are (cdk.out). */
@@ -59,6 +62,8 @@ export interface Rehearsal {
   baseUrl: string;
   outputsFile: string;
   proxy: RunningProxy;
+  /** The JazzCash and Easypaisa emulators that live mode talks to (their callbacks go to the rehearsal's API). */
+  providers: EmulatedProviders;
   functions: Map<string, LambdaFunction>;
   /** Every API Gateway method of the templates: its path (under the stage) and the function behind it. */
   methods: { method: string; path: string; functionId: string }[];
@@ -150,6 +155,10 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     for (const { id, resource } of resourcesOf(stacks, 'AWS::SecretsManager::Secret')) {
       secrets.set(secretArn(id), resource.Properties?.SecretString ?? randomBytes(48).toString('base64url').slice(0, 64));
     }
+    // The live providers secret (imported by ARN, `-c liveProvidersSecretArn`): the emulators' credentials.
+    const providers = await startEmulatedProviders(baseUrl);
+    cleanups.push(() => providers.close());
+    secrets.set(rehearsalLiveProvidersArn, JSON.stringify(providers.config));
 
     // The queues (local SQS), their redrive policies resolved below; the proxy in front of it all.
     const sqsPort = await freePort();
@@ -501,6 +510,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       baseUrl,
       outputsFile,
       proxy,
+      providers,
       functions,
       methods: routes.map((r) => ({ method: r.route.method, path: r.route.path, functionId: r.fn.spec.id })),
       policies: policiesOf,
