@@ -14,6 +14,7 @@ import { sleep } from '../local/modules.ts';
 import { compile, matchRoute, toProxyEvent } from '../local/server.ts';
 import { streamLoop } from '../local/streams.ts';
 import { RoleEvaluator, type TableSchema } from './iam.ts';
+import { gatewayResponses, invokeBehindGateway } from './gateway.ts';
 import { startProxy, type Principal, type RunningProxy } from './proxy.ts';
 import { pollQueue } from './queue-mapping.ts';
 import { LambdaFunction } from './runtime.ts';
@@ -322,24 +323,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     });
     const compiled = routes.map((r) => compile(r.route));
     const byRoute = new Map(routes.map((r) => [r.route, r]));
-    const gatewayResponses = new Map(
-      resourcesOf(stacks, 'AWS::ApiGateway::GatewayResponse').map(({ resource }) => [
-        resource.Properties.ResponseType,
-        resource.Properties,
-      ]),
-    );
-    /** A response API Gateway answers itself, from the template's gateway responses (DEFAULT_4XX/5XX as fallbacks). */
-    const gatewayAnswer = (type: string, status?: number): APIGatewayProxyResult => {
-      const fallback = status && status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
-      const g = gatewayResponses.get(type) ?? gatewayResponses.get(fallback);
-      const requestId = randomUUID();
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries<string>(g?.ResponseParameters ?? {})) {
-        headers[name.replace('gatewayresponse.header.', '')] = value === 'context.requestId' ? requestId : value.replace(/^'|'$/g, '');
-      }
-      const body = String(g?.ResponseTemplates?.['application/json'] ?? '{"message":null}').replaceAll('$context.requestId', requestId);
-      return { statusCode: status ?? Number(g?.StatusCode ?? 500), headers, body };
-    };
+    const gatewayAnswer = gatewayResponses(stacks);
     api.on('request', async (req, res) => {
       const send = (r: APIGatewayProxyResult) => {
         res.writeHead(r.statusCode, (r.headers ?? {}) as Record<string, string>);
@@ -350,28 +334,13 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         if (!url.pathname.startsWith(`/${stage}/`)) return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', 403));
         const path = url.pathname.slice(stage.length + 1);
         const match = matchRoute(compiled, req.method ?? 'GET', path);
-        if (!match) return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN'));
+        if (!match) return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', 403));
         if (match === 'bad-escape') return send(gatewayAnswer('BAD_REQUEST_PARAMETERS', 400));
         const target = byRoute.get(match.route)!;
         const body = await readBody(req);
         const event = toProxyEvent(req, new URL(path + url.search, 'http://127.0.0.1'), match.route, match.pathParameters, body);
         Object.assign(event.requestContext, { stage, path: url.pathname, apiId: 'rehearsal', accountId: rehearsalAccount });
-        let timer: NodeJS.Timeout | undefined;
-        const integrationTimeout = new Promise<'integration-timeout'>((ok) => {
-          timer = setTimeout(() => ok('integration-timeout'), target.integrationTimeoutMs);
-        });
-        const outcome = await Promise.race([target.fn.invoke(event), integrationTimeout]);
-        clearTimeout(timer);
-        // As API Gateway: the integration's own timeout is a 504; a function error or a function
-        // timeout (Lambda's "Task timed out") is a 502.
-        if (outcome === 'integration-timeout') return send(gatewayAnswer('INTEGRATION_TIMEOUT', 504));
-        if (outcome.kind !== 'ok') {
-          console.error(`[rehearsal] ${target.fn.spec.id} ${outcome.kind === 'timeout' ? 'timed out' : `failed: ${outcome.errorMessage}`}`);
-          return send(gatewayAnswer('DEFAULT_5XX', 502));
-        }
-        const result = outcome.result as APIGatewayProxyResult | undefined;
-        if (!result || typeof result.statusCode !== 'number') return send(gatewayAnswer('DEFAULT_5XX', 502));
-        send(result);
+        send(await invokeBehindGateway(target.fn, event, target.integrationTimeoutMs, gatewayAnswer));
       } catch (error) {
         console.error('[rehearsal] gateway error', error);
         if (!res.headersSent) send(gatewayAnswer('DEFAULT_5XX', 500));
