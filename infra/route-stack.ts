@@ -109,22 +109,43 @@ export function routeTablePolicies(route: Route, tableArn: string): PolicyStatem
 export const keyUseAttributes = ['PK', 'SK', 'lastUsedAt'] as const;
 
 /**
- * A read-only route that authenticates with an API key records the key's last use (at most one
- * conditional UpdateItem per key per 5 minutes, docs/dashboard.md): UpdateItem on API-key items
- * only (`dynamodb:LeadingKeys`), naming no attribute but lastUsedAt (`dynamodb:Attributes`) and
- * returning nothing (`dynamodb:ReturnValues` NONE).
+ * UpdateItem on the items of some partition families only (`dynamodb:LeadingKeys`), naming no
+ * attribute but the key and `attributes` (`dynamodb:Attributes`), returning nothing
+ * (`dynamodb:ReturnValues` NONE): a read route's narrow writes.
  */
-export function keyUsePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
-  if (route.auth !== 'apiKey' || route.permissions.table !== 'read') return undefined;
+function attributeUpdateStatement(tableArn: string, prefixes: readonly string[], attributes: readonly string[]): PolicyStatement {
   return new PolicyStatement({
     actions: ['dynamodb:UpdateItem'],
     resources: [tableArn],
     conditions: {
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] },
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyUseAttributes] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...new Set(['PK', 'SK', ...attributes])] },
       StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
     },
   });
+}
+
+/**
+ * A read-only route that authenticates with an API key records the key's last use (at most one
+ * conditional UpdateItem per key per 5 minutes, docs/dashboard.md): UpdateItem on API-key items
+ * only, naming no attribute but lastUsedAt.
+ */
+export function keyUsePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
+  if (route.auth !== 'apiKey' || route.permissions.table !== 'read') return undefined;
+  return attributeUpdateStatement(tableArn, ['APIKEY#'], keyUseAttributes);
+}
+
+/** A read route's `attributeUpdates` (routes.ts permissions): UpdateItem of those attributes on those families' items only. */
+export function attributeUpdatePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
+  const updates = route.permissions.attributeUpdates;
+  if (!updates) return undefined;
+  if (route.permissions.table !== 'read')
+    throw new Error(`${route.id}: attributeUpdates narrows a read row's writes; readWrite has them all`);
+  return attributeUpdateStatement(
+    tableArn,
+    updates.partitions.map((family) => partitionPrefixes[family]),
+    updates.attributes,
+  );
 }
 
 export const acknowledge = (scope: IConstruct, reason: string, ...ids: string[]) =>
@@ -212,8 +233,8 @@ export function addRouteFunctions(
       // its partitions by dynamodb:LeadingKeys.
       const tablePolicies = routeTablePolicies(route, shared.table.tableArn);
       for (const policy of tablePolicies) fn.addToRolePolicy(policy);
-      const keyUse = keyUsePolicy(route, shared.table.tableArn);
-      if (keyUse) fn.addToRolePolicy(keyUse);
+      for (const narrow of [keyUsePolicy(route, shared.table.tableArn), attributeUpdatePolicy(route, shared.table.tableArn)])
+        if (narrow) fn.addToRolePolicy(narrow);
       if (tablePolicies.length && !route.permissions.partitions) {
         acknowledge(
           fn.role!,

@@ -35,7 +35,9 @@ function row(route: Route): string {
     route.auth === 'apiKey' ? 'API key' : route.auth === 'session' ? 'dashboard session' : 'none',
     route.scope ? code(route.scope) : '—',
     route.signature === 'ifPresent' ? 'if present' : route.signature ? 'yes' : 'no',
-    route.permissions.table,
+    route.permissions.attributeUpdates
+      ? `${route.permissions.table} (+ update of ${route.permissions.attributeUpdates.attributes.join(', ')})`
+      : route.permissions.table,
     code(route.handler),
     route.summary,
   ]

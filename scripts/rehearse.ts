@@ -56,6 +56,8 @@ Demo merchant "Demo Store" ${demo.merchantId}
   test API key      ${demo.test.apiKey}
   test secret key   ${demo.test.secretKey}
   webhook secret    ${demo.test.webhookSecret}
+  live API key      ${demo.live.apiKey}   (live mode: the JazzCash ${rehearsal.providers.jazzcash.url} and Easypaisa
+  live secret key   ${demo.live.secretKey}    ${rehearsal.providers.easypaisa.url} emulators)
 
 Try:  curl -s -X POST ${rehearsal.baseUrl}/Gateway/v1/Account/query-balance -H 'Svc-API-Key: ${demo.test.apiKey}'
 Dashboard invite:

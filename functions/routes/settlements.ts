@@ -37,7 +37,13 @@ export const getSettlement = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'readWrite', secrets: [], queries: 'table' }, // readWrite: stores the breakdown it computes once
+  // A read that stores the breakdown it computes once (shared/store/settlements.ts saveSettlementBreakdown): that attribute only.
+  permissions: {
+    table: 'read',
+    secrets: [],
+    queries: 'table',
+    attributeUpdates: { partitions: ['settlement'], attributes: ['breakdown'] },
+  },
 } as const satisfies RouteDefinition;
 
 export const listSettlements = {

@@ -8,11 +8,13 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createSqsServer } from 'local-aws-sqs';
 import type { Route } from '#functions/routes.ts';
+import { startEmulatedProviders, type EmulatedProviders } from '../emulators/index.ts';
 import { localClient, startDynamoLocal, type RunningDynamo } from '../local/dynamo.ts';
 import { sleep } from '../local/modules.ts';
 import { compile, matchRoute, toProxyEvent } from '../local/server.ts';
 import { streamLoop } from '../local/streams.ts';
 import { RoleEvaluator, type TableSchema } from './iam.ts';
+import { gatewayResponses, invokeBehindGateway } from './gateway.ts';
 import { startProxy, type Principal, type RunningProxy } from './proxy.ts';
 import { pollQueue } from './queue-mapping.ts';
 import { LambdaFunction } from './runtime.ts';
@@ -23,6 +25,7 @@ import {
   readTemplates,
   referencedId,
   rehearsalAccount,
+  rehearsalLiveProvidersArn,
   rehearsalRegion,
   resolver,
   resourcesOf,
@@ -34,7 +37,8 @@ import {
  * The synthesized templates (root and nested) say everything: the API Gateway methods and the
  * functions behind them (bundled assets, handler, environment, timeout, memory), the table, queues
  * and secrets, the triggers (SQS and DynamoDB stream event source mappings, schedule rules) and
- * each function's role, enforced on every call by ./proxy.ts.
+ * each function's role, enforced on every call by ./proxy.ts. The live providers are the emulators
+ * (scripts/emulators) on 127.0.0.1: their credentials are the live providers secret the templates name.
  */
 export interface RehearsalOptions {
   /** Where the templates are (cdk.out, or a test's edited copy) and where the assets are (cdk.out). */
@@ -59,6 +63,8 @@ export interface Rehearsal {
   baseUrl: string;
   outputsFile: string;
   proxy: RunningProxy;
+  /** The JazzCash and Easypaisa emulators that live mode talks to (their callbacks go to the rehearsal's API). */
+  providers: EmulatedProviders;
   functions: Map<string, LambdaFunction>;
   /** Every API Gateway method of the templates: its path (under the stage) and the function behind it. */
   methods: { method: string; path: string; functionId: string }[];
@@ -150,6 +156,10 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     for (const { id, resource } of resourcesOf(stacks, 'AWS::SecretsManager::Secret')) {
       secrets.set(secretArn(id), resource.Properties?.SecretString ?? randomBytes(48).toString('base64url').slice(0, 64));
     }
+    // The live providers secret (imported by ARN, `-c liveProvidersSecretArn`): the emulators' credentials.
+    const providers = await startEmulatedProviders(baseUrl);
+    cleanups.push(() => providers.close());
+    secrets.set(rehearsalLiveProvidersArn, JSON.stringify(providers.config));
 
     // The queues (local SQS), their redrive policies resolved below; the proxy in front of it all.
     const sqsPort = await freePort();
@@ -313,24 +323,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     });
     const compiled = routes.map((r) => compile(r.route));
     const byRoute = new Map(routes.map((r) => [r.route, r]));
-    const gatewayResponses = new Map(
-      resourcesOf(stacks, 'AWS::ApiGateway::GatewayResponse').map(({ resource }) => [
-        resource.Properties.ResponseType,
-        resource.Properties,
-      ]),
-    );
-    /** A response API Gateway answers itself, from the template's gateway responses (DEFAULT_4XX/5XX as fallbacks). */
-    const gatewayAnswer = (type: string, status?: number): APIGatewayProxyResult => {
-      const fallback = status && status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX';
-      const g = gatewayResponses.get(type) ?? gatewayResponses.get(fallback);
-      const requestId = randomUUID();
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries<string>(g?.ResponseParameters ?? {})) {
-        headers[name.replace('gatewayresponse.header.', '')] = value === 'context.requestId' ? requestId : value.replace(/^'|'$/g, '');
-      }
-      const body = String(g?.ResponseTemplates?.['application/json'] ?? '{"message":null}').replaceAll('$context.requestId', requestId);
-      return { statusCode: status ?? Number(g?.StatusCode ?? 500), headers, body };
-    };
+    const gatewayAnswer = gatewayResponses(stacks);
     api.on('request', async (req, res) => {
       const send = (r: APIGatewayProxyResult) => {
         res.writeHead(r.statusCode, (r.headers ?? {}) as Record<string, string>);
@@ -341,28 +334,13 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         if (!url.pathname.startsWith(`/${stage}/`)) return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', 403));
         const path = url.pathname.slice(stage.length + 1);
         const match = matchRoute(compiled, req.method ?? 'GET', path);
-        if (!match) return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN'));
+        if (!match) return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', 403));
         if (match === 'bad-escape') return send(gatewayAnswer('BAD_REQUEST_PARAMETERS', 400));
         const target = byRoute.get(match.route)!;
         const body = await readBody(req);
         const event = toProxyEvent(req, new URL(path + url.search, 'http://127.0.0.1'), match.route, match.pathParameters, body);
         Object.assign(event.requestContext, { stage, path: url.pathname, apiId: 'rehearsal', accountId: rehearsalAccount });
-        let timer: NodeJS.Timeout | undefined;
-        const integrationTimeout = new Promise<'integration-timeout'>((ok) => {
-          timer = setTimeout(() => ok('integration-timeout'), target.integrationTimeoutMs);
-        });
-        const outcome = await Promise.race([target.fn.invoke(event), integrationTimeout]);
-        clearTimeout(timer);
-        // As API Gateway: the integration's own timeout is a 504; a function error or a function
-        // timeout (Lambda's "Task timed out") is a 502.
-        if (outcome === 'integration-timeout') return send(gatewayAnswer('INTEGRATION_TIMEOUT', 504));
-        if (outcome.kind !== 'ok') {
-          console.error(`[rehearsal] ${target.fn.spec.id} ${outcome.kind === 'timeout' ? 'timed out' : `failed: ${outcome.errorMessage}`}`);
-          return send(gatewayAnswer('DEFAULT_5XX', 502));
-        }
-        const result = outcome.result as APIGatewayProxyResult | undefined;
-        if (!result || typeof result.statusCode !== 'number') return send(gatewayAnswer('DEFAULT_5XX', 502));
-        send(result);
+        send(await invokeBehindGateway(target.fn, event, target.integrationTimeoutMs, gatewayAnswer));
       } catch (error) {
         console.error('[rehearsal] gateway error', error);
         if (!res.headersSent) send(gatewayAnswer('DEFAULT_5XX', 500));
@@ -501,6 +479,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       baseUrl,
       outputsFile,
       proxy,
+      providers,
       functions,
       methods: routes.map((r) => ({ method: r.route.method, path: r.route.path, functionId: r.fn.spec.id })),
       policies: policiesOf,

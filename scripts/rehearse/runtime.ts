@@ -128,7 +128,10 @@ export class LambdaFunction {
       return await new Promise<InvokeOutcome>((resolve) => {
         const timer = setTimeout(() => {
           cleanup();
-          void sandbox.worker.terminate(); // Lambda ends a sandbox whose invocation timed out
+          // Lambda ends a sandbox whose invocation timed out: out of the pool at once, so the next
+          // invocation cold-starts a new one instead of reaching this one while it exits.
+          this.sandboxes = this.sandboxes.filter((s) => s !== sandbox);
+          void sandbox.worker.terminate();
           resolve({ kind: 'timeout', durationMs: Date.now() - started });
         }, timeoutMs);
         const onMessage = (m: { ok: boolean; result?: unknown; errorType?: string; errorMessage?: string }) => {

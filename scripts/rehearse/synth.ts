@@ -3,13 +3,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../local/config.ts';
+import { rehearsalLiveProvidersArn } from './template.ts';
 
 /**
  * `cdk synth`, cached by a content hash of what the templates and bundles are made from: the
- * sources (functions/, shared/, infra/), package-lock.json, cdk.json and tsconfig.json. A warm
- * cache skips the synth (minutes on this machine) entirely.
+ * sources (functions/, shared/, infra/), package-lock.json, cdk.json, tsconfig.json and the context
+ * values below. A warm cache skips the synth (minutes on this machine) entirely. The rehearsal
+ * synthesizes as a deployment with live providers (`-c liveProvidersSecretArn`), so the roles that
+ * read the live credentials are rehearsed too; it serves that secret with the emulators' credentials.
  */
 const inputs = ['functions', 'shared', 'infra', 'package-lock.json', 'cdk.json', 'tsconfig.json'];
+const context = [`liveProvidersSecretArn=${rehearsalLiveProvidersArn}`];
 
 export function sourceHash(root = repoRoot): string {
   const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '--', ...inputs], { cwd: root, encoding: 'utf8' })
@@ -17,6 +21,7 @@ export function sourceHash(root = repoRoot): string {
     .filter(Boolean)
     .sort();
   const hash = createHash('sha256');
+  for (const value of context) hash.update(value).update('\0');
   for (const file of files) {
     const path = join(root, file);
     if (!existsSync(path)) continue; // deleted but still listed
@@ -41,7 +46,10 @@ export function synthesize(options: { force?: boolean; log?: (line: string) => v
     return out;
   }
   options.log?.('synth: cdk synth (sources changed)...');
-  execFileSync('npx', ['cdk', 'synth', '--quiet'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npx', ['cdk', 'synth', '--quiet', ...context.flatMap((c) => ['-c', c])], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   writeFileSync(marker, hash);
   return out;
 }

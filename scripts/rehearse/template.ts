@@ -19,6 +19,12 @@ export interface StackTemplate {
 
 export const rehearsalRegion = 'us-east-1';
 export const rehearsalAccount = '000000000000';
+/**
+ * The live providers secret the rehearsal synthesizes with (`-c liveProvidersSecretArn`, as a deployment
+ * with live providers is synthesized): the rehearsal serves it with the emulators' credentials (scripts/emulators).
+ * A complete ARN (CDK checks for the 6 characters after the last hyphen).
+ */
+export const rehearsalLiveProvidersArn = `arn:aws:secretsmanager:${rehearsalRegion}:${rehearsalAccount}:secret:LiveProviders-Rhrsal`;
 
 /** The root template and its nested stacks, read from a cdk.out-shaped directory. */
 export function readTemplates(dir: string, rootName = 'PaymentGateway'): StackTemplate[] {

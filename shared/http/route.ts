@@ -53,7 +53,10 @@ export interface RouteDefinition {
    * unauthenticated function to the partitions of those item families (IAM `dynamodb:LeadingKeys`;
    * prefixes in shared/store/keys.ts); `writePartitions` narrows its puts and updates to fewer
    * families (default: all of `partitions`). `conditionChecks`: its transactions hold ConditionCheck
-   * items (dynamodb:ConditionCheckItem). Item reads (GetItem, also inside TransactGetItems) come
+   * items (dynamodb:ConditionCheckItem). `attributeUpdates`: a `read` row's one kind of write, UpdateItem
+   * on items of those families only (dynamodb:LeadingKeys), naming no attribute but the key and
+   * those (dynamodb:Attributes), returning nothing (a lookup that stores what it computed once, as
+   * the key last-used statement records a key's use). Item reads (GetItem, also inside TransactGetItems) come
    * with any table access; `batchGets` adds BatchGetItem and `queries` Query, on the table, its
    * indexes or both: only what the function's code calls (test/infra/code-grants.test.ts checks the
    * actions and whether an index is queried; the rehearsal's observed calls, which of table and index).
@@ -64,6 +67,7 @@ export interface RouteDefinition {
     readonly partitions?: readonly PartitionFamily[];
     readonly writePartitions?: readonly PartitionFamily[];
     readonly conditionChecks?: true;
+    readonly attributeUpdates?: { readonly partitions: readonly PartitionFamily[]; readonly attributes: readonly string[] };
     readonly batchGets?: true;
     readonly queries?: 'table' | 'indexes' | 'tableAndIndexes';
   };

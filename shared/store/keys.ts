@@ -103,6 +103,8 @@ export const partitionPrefixes = {
   dashSession: 'DASHSESSION#',
   dashAudit: 'AUDIT#',
   dashThrottle: 'DASHTHROTTLE#',
+  // Settlements: a settlement lookup stores the breakdown it computes (routes.ts getSettlement, attributeUpdates).
+  settlement: 'SETTLEMENT#',
 } as const;
 export type PartitionFamily = keyof typeof partitionPrefixes;
 

@@ -51,8 +51,9 @@ function grantsOf(fn: GatewayFunction) {
   const statements = statementsOf(fn);
   // On the table, or on its indexes (an Fn::Join of the table's ARN and `/index/*`).
   // The key last-used statement (APIKEY# items, lastUsedAt only) grants no general UpdateItem: left out here,
-  // so a read route whose code updates anything else fails (reviewed below names recordKeyUse's module).
-  const keyUse = (s: Statement) => JSON.stringify(s.Condition ?? {}).includes('dynamodb:Attributes');
+  // so a read route whose code updates anything else fails (reviewed below names recordKeyUse's module)
+  // unless its row grants that update (attributeUpdates: its own statement, confined to items and attributes).
+  const keyUse = (s: Statement) => JSON.stringify(s.Condition ?? {}).includes('"dynamodb:LeadingKeys":["APIKEY#*"]');
   const onTable = statements.filter((s) => !keyUse(s) && targets(s).some((t) => t.includes(tableArn.slice(0, -1))));
   return {
     dynamodb: new Set(onTable.flatMap(actions).filter((a) => a.startsWith('dynamodb:'))),

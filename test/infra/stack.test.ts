@@ -331,8 +331,11 @@ describe('PaymentGatewayStack', () => {
 
     if (route.auth === 'apiKey' && route.permissions.table === 'read') {
       it('may update API-key items only (the key last-used time), confined by dynamodb:LeadingKeys', () => {
-        const keyUse = tableStatements(logicalId(fn.role!)).filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem'));
+        const updates = tableStatements(logicalId(fn.role!)).filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem'));
+        const keyUse = updates.filter((s) => JSON.stringify(s.Condition ?? {}).includes('"APIKEY#*"'));
         expect(keyUse).toHaveLength(1);
+        // Any other update of a read route is its own narrow statement (attributeUpdates, below).
+        expect(updates).toHaveLength(1 + (route.permissions.attributeUpdates ? 1 : 0));
         expect([keyUse[0]!.Action].flat()).toEqual(['dynamodb:UpdateItem']);
         // Only the lastUsedAt attribute (and the key), returning nothing (issue 23).
         expect(keyUse[0]!.Condition).toEqual({
@@ -341,6 +344,23 @@ describe('PaymentGatewayStack', () => {
           StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
         });
         expect(keyUse[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalId(stack.table), 'Arn'] }); // no index
+      });
+    }
+
+    const narrow = route.permissions.attributeUpdates;
+    if (narrow) {
+      it(`may update ${narrow.attributes.join(', ')} of ${narrow.partitions.join(', ')} items only, returning nothing; no PutItem`, () => {
+        const statements = tableStatements(logicalId(fn.role!));
+        const prefixes = narrow.partitions.map((family) => `${partitionPrefixes[family]}*`);
+        const own = statements.filter((st) => JSON.stringify(st.Condition ?? {}).includes(JSON.stringify(prefixes)));
+        expect(own).toHaveLength(1);
+        expect([own[0]!.Action].flat()).toEqual(['dynamodb:UpdateItem']);
+        expect(own[0]!.Condition).toEqual({
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', ...narrow.attributes] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        });
+        expect(statements.flatMap((st) => [st.Action].flat())).not.toContain('dynamodb:PutItem');
       });
     }
 

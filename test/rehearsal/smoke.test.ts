@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Gateway } from '../../sdk/node/src/client.ts';
+import { Gateway, verifyStatementCsv } from '../../sdk/node/src/client.ts';
 import { metricNames, metricsNamespace } from '#shared/metrics.ts';
 import { readTemplates } from '../../scripts/rehearse/template.ts';
 import { grantLabel, grantsOf, used } from '../../scripts/rehearse/grants.ts';
@@ -32,7 +32,8 @@ const manualPayout = () =>
 describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   const state = smokeState;
   let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
-  let merchant: { merchantId: string; test: { apiKey: string; secretKey: string; webhookSecret: string } };
+  type Keys = { apiKey: string; secretKey: string; webhookSecret: string };
+  let merchant: { merchantId: string; test: Keys; live: Keys };
   let gateway: Gateway;
   let paymentIntentId = '';
   let orderRef = '';
@@ -205,6 +206,106 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect(role.status, role.text.slice(0, 400)).toBeLessThan(400);
     const removed = await admin.submit(`/dashboard/team/${userId}/remove`);
     expect(removed.status, removed.text.slice(0, 400)).toBeLessThan(400);
+  });
+
+  it('live mode: a JazzCash charge (the emulator on 127.0.0.1) completed by the provider’s signed callback', async () => {
+    const live = new Gateway({
+      apiKey: merchant.live.apiKey,
+      secretKey: merchant.live.secretKey,
+      baseUrl: state.rehearsal.baseUrl,
+      maxRetries: 0,
+    });
+    const charge = (await live.deposits.create({
+      mobileNumber: '03001230000',
+      amount: 1000,
+      walletProvider: 1,
+      description: 'Top up',
+      orderRef: { orderRef: `LD${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+      customerRef: { name: 'Ayesha Khan', cnic: '3520212345671' },
+    } as never)) as { paymentIntentId: string; walletChargeInfo: { provider: string; status: string; transactionReference: string } };
+    expect(charge.walletChargeInfo).toMatchObject({ provider: 'JazzCash', status: 'Pending' });
+    // The emulator decides, then posts its signed callback to the rehearsal's /providers/wallet/jazzcash/callback; the
+    // schedules run only on demand here, so nothing but that callback (and the inquiry it triggers) completes the charge.
+    await eventually(
+      async () => ((await live.transactions.retrieve(charge.paymentIntentId)).status === 'Completed' ? true : undefined),
+      'the charge completed by the callback',
+    );
+    const calls = [...state.rehearsal.proxy.use.values()].filter((u) => u.functionId.startsWith('walletProviderCallback'));
+    expect(calls.map((u) => u.action)).toContain('dynamodb:UpdateItem');
+    expect(state.rehearsal.providers.jazzcash.charges.get(charge.walletChargeInfo.transactionReference)).toMatchObject({
+      amount: 1000_00,
+      code: '000',
+    });
+    // Credited once, less the fee, in live mode only.
+    expect((await live.account.balance()).availableBalance).toBe(985);
+  });
+
+  it('an admin demotes another admin (the check that an admin remains), who then may no longer manage the team', async () => {
+    const first = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
+    const second = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
+    const team = await first.page('/dashboard/team');
+    const userId = /\/dashboard\/team\/([0-9a-f-]{36})\/role/.exec(team.slice(team.indexOf(second.email)))?.[1];
+    expect(userId, team.slice(0, 400)).toBeTruthy();
+    const demoted = await first.submit(`/dashboard/team/${userId}/role`, { role: 'finance' });
+    expect(demoted.status, demoted.text.slice(0, 400)).toBe(200);
+    expect(demoted.text).toContain(`${second.email} is now finance.`);
+    const row = new RegExp(`${second.email.replaceAll('.', '\\.')}</td><td[^>]*>finance</td>`);
+    expect(await first.page('/dashboard/team')).toMatch(row);
+    const refused = await second.submit('/dashboard/team/invite', { email: `x-${Date.now()}@rehearsal.test`, role: 'viewer' });
+    expect(refused.status).toBe(403);
+  });
+
+  it('an admin mints a money-out API key with a fresh authenticator code (step-up); the key then creates a payout', async () => {
+    const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
+    const fields = { mode: 'test', scopes: ['payouts', 'read'] };
+    const refused = await admin.submit('/dashboard/developers/keys', fields);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.text).not.toContain('id="new-api-key"');
+    const minted = await admin.submit('/dashboard/developers/keys', { ...fields, code: admin.code() });
+    expect(minted.status, minted.text.slice(0, 400)).toBe(200);
+    const apiKey = /id="new-api-key">([^<]+)</.exec(minted.text)?.[1];
+    const secretKey = /id="new-secret-key">([^<]+)</.exec(minted.text)?.[1];
+    expect(apiKey && secretKey, minted.text.slice(0, 600)).toBeTruthy();
+    const withKey = new Gateway({ apiKey: apiKey!, secretKey: secretKey!, baseUrl: state.rehearsal.baseUrl, maxRetries: 0 });
+    const payout = await withKey.withdrawals.create(manualPayout());
+    expect((await withKey.transactions.retrieve(payout.paymentIntentId as string)).paymentIntentId).toBe(payout.paymentIntentId);
+  });
+
+  it('closed months’ statements as CSV and PDF, through the API and the dashboard: the same rows and digest', async () => {
+    const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
+    const page = await admin.page('/dashboard/statements');
+    const periods = [...page.matchAll(/\/statements\/(\d{4}-\d{2})\/csv\?currency=PKR/g)].map((m) => m[1]!);
+    expect(periods.length, page.slice(0, 600)).toBeGreaterThanOrEqual(3);
+    const [newest, before, earlier] = periods as [string, string, string];
+    // Each file first for a month of its own: whichever comes first writes the month's balance checkpoints.
+    const download = async (path: string) => {
+      const r = await admin.get(path);
+      const bytes = Buffer.from(await r.arrayBuffer());
+      expect(r.status, bytes.toString().slice(0, 400)).toBe(200);
+      return { bytes, digest: (r.headers.get('statement-digest') ?? '').replace(/^sha256=/, ''), type: r.headers.get('content-type') };
+    };
+    const dashboardPdf = await download(`/dashboard/statements/${newest}/pdf?currency=PKR`);
+    expect(dashboardPdf.type).toContain('application/pdf');
+    expect(dashboardPdf.bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    const apiPdf = await gateway.statements.pdf(before, { currency: 'PKR' } as never);
+    expect(Buffer.from(apiPdf.pdf).subarray(0, 5).toString()).toBe('%PDF-');
+    const apiCsv = await gateway.statements.csv(earlier, { currency: 'PKR' } as never);
+    expect(verifyStatementCsv(apiCsv.csv)).toBe(apiCsv.digest);
+    // Months before the merchant's first movement: the merchant's statement of zeros, no movement.
+    const [header, ...lines] = apiCsv.csv.split('\r\n').filter((line) => line && !line.startsWith('#'));
+    const rows = lines.map((line) => Object.fromEntries(line.split(',').map((v, i) => [header!.split(',')[i], v])));
+    expect(rows[0]).toMatchObject({ section: 'statement', type: 'test', id: merchant.merchantId, sourceId: earlier });
+    const balances = rows.filter((r) => r.section === 'opening' || r.section === 'closing');
+    expect(balances.map((r) => [r.section, Number(r.availableBalance), Number(r.pendingBalance)])).toEqual([
+      ['opening', 0, 0],
+      ['closing', 0, 0],
+    ]);
+    expect(rows.filter((r) => r.section === 'movement')).toEqual([]);
+    // The same month's CSV and PDF carry one digest, in the API and in the dashboard.
+    expect((await gateway.statements.csv(before, { currency: 'PKR' } as never)).digest).toBe(apiPdf.digest);
+    const dashboardCsv = await download(`/dashboard/statements/${newest}/csv?currency=PKR`);
+    expect(verifyStatementCsv(dashboardCsv.bytes.toString())).toBe(dashboardPdf.digest);
+    expect((await gateway.statements.csv(newest, { currency: 'PKR' } as never)).digest).toBe(dashboardPdf.digest);
   });
 
   it('refused sign-ins: a wrong password is counted against the address, an unknown address answers the same', async () => {

@@ -120,7 +120,8 @@ export async function dashboardUser(rehearsal: Rehearsal, merchantId: string, ro
   if (!invited.json) throw new Error(`ops user invite: ${invited.stderr}`);
   const link = new URL(invited.json.inviteUrl);
   const get = (path: string, cookie = '') => fetch(`${base}${path}`, { redirect: 'manual', headers: cookie ? { Cookie: cookie } : {} });
-  const post = (path: string, fields: Record<string, string>, cookie = '') =>
+  /** A form post; a field given as a list is sent once per value (checkboxes). */
+  const post = (path: string, fields: Record<string, string | string[]>, cookie = '') =>
     fetch(`${base}${path}`, {
       method: 'POST',
       redirect: 'manual',
@@ -129,7 +130,7 @@ export async function dashboardUser(rehearsal: Rehearsal, merchantId: string, ro
         'Sec-Fetch-Site': 'same-origin',
         ...(cookie ? { Cookie: cookie } : {}),
       },
-      body: new URLSearchParams(fields).toString(),
+      body: new URLSearchParams(Object.entries(fields).flatMap(([k, v]) => [v].flat().map((x): [string, string] => [k, x]))).toString(),
     });
   const csrfIn = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
   const cookieOf = (r: Response) => (r.headers.get('set-cookie') ?? '').split(';')[0]!;
@@ -147,13 +148,17 @@ export async function dashboardUser(rehearsal: Rehearsal, merchantId: string, ro
   return {
     email,
     invited: invited.json,
+    /** A fresh authenticator code for a step-up: the next 30-second step (the current one was used to enrol). */
+    code: () => totpCode(secret, Date.now() + 30_000),
     /** A dashboard form post with the page's CSRF token. */
-    async submit(path: string, fields: Record<string, string> = {}) {
+    async submit(path: string, fields: Record<string, string | string[]> = {}) {
       const csrf = csrfIn(await (await get(`${stage}/dashboard`, cookie)).text());
       const r = await post(`${stage}${path}`, { csrf, ...fields }, cookie);
       return { status: r.status, text: await r.text(), location: r.headers.get('location') };
     },
     /** A signed-in page's HTML. */
     page: async (path: string) => (await get(`${stage}${path}`, cookie)).text(),
+    /** A signed-in GET's whole response (downloads). */
+    get: (path: string) => get(`${stage}${path}`, cookie),
   };
 }

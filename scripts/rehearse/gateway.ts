@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { InvokeOutcome } from './runtime.ts';
+import { resourcesOf, type StackTemplate } from './template.ts';
+
+/**
+ * What API Gateway answers itself in front of the rehearsal's functions: its gateway responses, as
+ * the templates customize them, and a Lambda proxy integration's failures.
+ */
+export type GatewayAnswer = (type: string, usualStatus: number) => APIGatewayProxyResult;
+
+/** API Gateway's own bodies for the responses the templates do not customize. */
+const defaultMessages: Record<string, string> = {
+  INTEGRATION_TIMEOUT: 'Endpoint request timed out',
+  MISSING_AUTHENTICATION_TOKEN: 'Missing Authentication Token',
+};
+
+/**
+ * A gateway response of `type` (MISSING_AUTHENTICATION_TOKEN, INTEGRATION_TIMEOUT, …) whose status
+ * is `usualStatus` when nothing customizes it. As API Gateway: the template's response of that type
+ * if it has one, else its DEFAULT_4XX or DEFAULT_5XX, whose status code, when set, replaces the
+ * status of every response it stands in for (the gateway response types guide: "changing the
+ * status code of this fallback gateway response changes the status codes of all other 5XX
+ * responses to the new value").
+ */
+export function gatewayResponses(stacks: StackTemplate[]): GatewayAnswer {
+  const byType = new Map(
+    resourcesOf(stacks, 'AWS::ApiGateway::GatewayResponse').map(({ resource }) => [resource.Properties.ResponseType, resource.Properties]),
+  );
+  return (type, usualStatus) => {
+    const own = byType.get(type);
+    const g = own ?? byType.get(usualStatus >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX');
+    const requestId = randomUUID();
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries<string>(g?.ResponseParameters ?? {})) {
+      headers[name.replace('gatewayresponse.header.', '')] = value === 'context.requestId' ? requestId : value.replace(/^'|'$/g, '');
+    }
+    const fallbackBody = JSON.stringify({ message: defaultMessages[type] ?? (usualStatus >= 500 ? 'Internal server error' : null) });
+    const body = String(g?.ResponseTemplates?.['application/json'] ?? fallbackBody).replaceAll('$context.requestId', requestId);
+    return { statusCode: g?.StatusCode ? Number(g.StatusCode) : usualStatus, headers, body };
+  };
+}
+
+/** A function as the API's methods invoke it (./runtime.ts LambdaFunction). */
+export interface Invocable {
+  spec: { id: string };
+  invoke(event: unknown): Promise<InvokeOutcome>;
+}
+
+/**
+ * A Lambda proxy integration's answer, as API Gateway gives it: past the integration's timeout
+ * (`TimeoutInMillis`, 29 s by default) INTEGRATION_TIMEOUT (504); a function error, a function past
+ * its own Timeout (Lambda's "Task timed out", its sandbox ended) or an answer that is no proxy
+ * result, a 502 (DEFAULT_5XX); else the function's answer.
+ */
+export async function invokeBehindGateway(
+  fn: Invocable,
+  event: unknown,
+  integrationTimeoutMs: number,
+  answer: GatewayAnswer,
+  log: (line: string) => void = console.error,
+): Promise<APIGatewayProxyResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const integrationTimeout = new Promise<'integration-timeout'>((ok) => {
+    timer = setTimeout(() => ok('integration-timeout'), integrationTimeoutMs);
+  });
+  const outcome = await Promise.race([fn.invoke(event), integrationTimeout]);
+  clearTimeout(timer);
+  if (outcome === 'integration-timeout') {
+    log(`[rehearsal] ${fn.spec.id}: no answer within the integration timeout (${integrationTimeoutMs} ms)`);
+    return answer('INTEGRATION_TIMEOUT', 504);
+  }
+  if (outcome.kind !== 'ok') {
+    log(`[rehearsal] ${fn.spec.id} ${outcome.kind === 'timeout' ? 'timed out (Task timed out)' : `failed: ${outcome.errorMessage}`}`);
+    return answer('DEFAULT_5XX', 502);
+  }
+  const result = outcome.result as APIGatewayProxyResult | undefined;
+  if (!result || typeof result.statusCode !== 'number') {
+    log(`[rehearsal] ${fn.spec.id}: malformed Lambda proxy response`);
+    return answer('DEFAULT_5XX', 502);
+  }
+  return result;
+}
