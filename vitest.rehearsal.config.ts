@@ -9,7 +9,7 @@ export default defineConfig({
   test: {
     include: ['test/rehearsal/**/*.test.ts'],
     testTimeout: 120_000,
-    hookTimeout: 600_000, // a cold synth takes minutes on a loaded machine
+    hookTimeout: 1_200_000, // a cold synth (every clean clone) took over 10 min on a loaded machine
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,
