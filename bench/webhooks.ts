@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { jobs, type Job } from '#functions/jobs.ts';
 import type { Route } from '#functions/routes.ts';
 import { bundleRoute } from './bundles.ts';
-import { benchCleanups, startBenchStack } from './local-stack.ts';
+import { benchCleanups, processCpuMs, startBenchStack } from './local-stack.ts';
 import { targets } from './targets.ts';
 
 /**
@@ -68,7 +68,7 @@ export async function runWebhookBench(): Promise<number> {
     }
 
     // 2. The local stack.
-    const { peer, queues } = await startBenchStack('payment-gateway-webhook-bench', cleanups);
+    const { peer, queues, pids } = await startBenchStack('payment-gateway-webhook-bench', cleanups);
     const { startJobs } = await import('../scripts/local/jobs.ts');
     const { db } = await import('#shared/store/client.ts');
     cleanups.push(() => db().destroy());
@@ -82,6 +82,7 @@ export async function runWebhookBench(): Promise<number> {
       for (const [id, at] of m.arrivals ?? []) arrivals.set(id, at);
     });
     const receiverUrl = receiver.ready;
+    pids.receiver = receiver.child.pid;
     const merchant = await createMerchant({ name: 'Webhook Bench', webhookUrl: receiverUrl, allowInsecureWebhooks: true });
 
     const { seedIntent } = await import('../test/support/intents.ts');
@@ -168,6 +169,7 @@ export async function runWebhookBench(): Promise<number> {
       if (failed.length) throw new Error(`could not queue ${failed.length} messages`);
     }
     const started = Date.now();
+    const peersBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuMs(pid)]));
     const cpuBefore = process.cpuUsage();
     const dispatcher = startJobs(
       { queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl, queuePollers: pollers },
@@ -177,6 +179,13 @@ export async function runWebhookBench(): Promise<number> {
     await waitUntil(() => arrivals.size >= deliveriesForThroughput, 300_000, 'every queued delivery at the receiver');
     const seconds = (Math.max(...arrivals.values()) - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    // The other processes' CPU over the same window (Linux /proc; absent elsewhere).
+    const peers = Object.fromEntries(
+      Object.entries(pids).flatMap(([name, pid]) => {
+        const [before, after] = [peersBefore[name], processCpuMs(pid)];
+        return before === undefined || after === undefined ? [] : [[name, (after - before) / deliveriesForThroughput]];
+      }),
+    );
     // CPU this process spent per delivery: what one dispatcher process could do if DynamoDB Local and
     // the other processes sharing the machine kept up.
     const cpuMsPerDelivery = (cpu.user + cpu.system) / 1000 / deliveriesForThroughput;
@@ -187,6 +196,8 @@ export async function runWebhookBench(): Promise<number> {
       pollers,
       cpuMsPerDelivery,
       cpuBoundPerSecond: 1000 / cpuMsPerDelivery,
+      /** CPU ms per delivery of the processes around the dispatcher (they share this machine's cores with it). */
+      peerCpuMsPerDelivery: peers,
     };
 
     const t = targets.webhooks;
@@ -209,6 +220,9 @@ deliveries per second, one dispatcher process: ${throughput.perSecond.toFixed(0)
 ${mark(report.throughput.met)} (before: ${before.perSecond}/s) (${throughput.deliveries} in ${seconds.toFixed(2)} s, \
 ${pollers} pollers × 10; its CPU: ${cpuMsPerDelivery.toFixed(2)} ms per delivery, before ${before.cpuMsPerDelivery}; \
 ≈ ${throughput.cpuBoundPerSecond.toFixed(0)}/s if it were the only limit)
+CPU per delivery of the other processes: ${Object.entries(peers)
+      .map(([name, cpuMs]) => `${name} ${cpuMs.toFixed(2)} ms`)
+      .join(', ')}
 bundles: ${Object.entries(bundles)
       .map(([id, b]) => ('bytes' in b ? `${id} ${(b.bytes / 1000).toFixed(1)} kB ${mark(b.met)}` : `${id} ERROR`))
       .join(', ')} (≤ ${(targets.bundleBytes / 1000).toFixed(0)} kB)
