@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { LoadResult } from './bundles.ts';
 import type { ColdStartResult } from './coldstart.ts';
 import { targets } from './targets.ts';
@@ -269,4 +271,16 @@ function targetsTable(results: BenchResults): string {
       `${results.machine.loadAtEnd.map((l) => l.toFixed(1)).join(' ')} at end`
     : '';
   return [`Issue 26 targets (before = the issue's figures):`, table(['Target', 'Before', 'Now', ''], rows), machine].join('\n');
+}
+
+/**
+ * A run's printed report kept beside the latest: bench/results/runs/<UTC time>-<name>.md, one file
+ * per run, which a change may commit as its evidence (bench/results/ is otherwise not tracked).
+ */
+export function keepRun(resultsDir: string, name: string, title: string, text: string, at = new Date()): string {
+  const dir = join(resultsDir, 'runs');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${at.toISOString().slice(0, 16).replace(':', '-')}-${name}.md`);
+  writeFileSync(file, `# ${title}, ${at.toISOString()}\n\n\`\`\`\n${text}\n\`\`\`\n`);
+  return file;
 }

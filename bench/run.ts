@@ -10,7 +10,7 @@ import { bundleBytes, bundleRoute, lambdaEntries, lambdaLikeEnv, measureBaseline
 import { measureColdStarts } from './coldstart.ts';
 import type { DynamoCounter } from './counter.ts';
 import { freePort, startLocalApi, type Cleanups } from './local-stack.ts';
-import { missedTargets, renderReport, type BenchResults, type RouteResult } from './report.ts';
+import { keepRun, missedTargets, renderReport, type BenchResults, type RouteResult } from './report.ts';
 import { planRequest, send, type BenchRequest } from './requests.ts';
 import { samples, type SampleContext, type SampleMerchant } from './samples.ts';
 import { targets } from './targets.ts';
@@ -382,7 +382,8 @@ async function main(): Promise<number> {
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(resultsDir, 'latest.md'), `# npm run bench, ${report.generatedAt}\n\n\`\`\`\n${renderReport(report)}\n\`\`\`\n`);
-  console.log(`\nwrote bench/results/latest.json and latest.md`);
+  const kept = keepRun(resultsDir, 'bench', 'npm run bench', renderReport(report));
+  console.log(`\nwrote bench/results/latest.json, latest.md and ${kept.slice(resultsDir.length)}`);
   return errors.length ? 1 : 0;
 }
 

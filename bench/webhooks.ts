@@ -8,6 +8,7 @@ import { jobs, type Job } from '#functions/jobs.ts';
 import type { Route } from '#functions/routes.ts';
 import { bundleRoute } from './bundles.ts';
 import { benchCleanups, processCpuMs, startBenchStack } from './local-stack.ts';
+import { keepRun } from './report.ts';
 import { targets } from './targets.ts';
 
 /**
@@ -296,7 +297,8 @@ ${report.machine.loadAtEnd.map((l) => l.toFixed(1)).join(' ')} at end`;
     mkdirSync(resultsDir, { recursive: true });
     writeFileSync(join(resultsDir, 'webhooks.json'), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(resultsDir, 'webhooks.md'), `# npm run bench -- webhooks, ${report.generatedAt}\n\n\`\`\`\n${text}\n\`\`\`\n`);
-    console.log('wrote bench/results/webhooks.json and webhooks.md');
+    const kept = keepRun(resultsDir, 'webhooks', 'npm run bench -- webhooks', text);
+    console.log(`wrote bench/results/webhooks.json, webhooks.md and ${kept.slice(resultsDir.length)}`);
     return errors.length ? 1 : 0;
   } catch (error) {
     if (interrupted()) return 130;
