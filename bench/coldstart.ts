@@ -6,7 +6,8 @@ import { pathToFileURL } from 'node:url';
 import { jobs } from '#functions/jobs.ts';
 import { lambdaGroups, routes, type Route } from '#functions/routes.ts';
 import { repoRoot } from '#infra/bundling.ts';
-import { bundleRoute, lambdaLikeEnv } from './bundles.ts';
+import { bundleRoute, lambdaLikeEnv, median } from './bundles.ts';
+import { targets } from './targets.ts';
 import type { SampleMerchant } from './samples.ts';
 
 /**
@@ -16,7 +17,9 @@ import type { SampleMerchant } from './samples.ts';
  * Local, and timed in three parts: the import of the bundle (init), the first invocation (the
  * first DynamoDB client and connection, the master key, the first request's own work), and a
  * second, warm invocation of the same event for comparison. Node's own start-up is not counted
- * (Lambda's runtime does it before the init phase). BENCH_LOAD_RUNS (5) processes each; medians.
+ * (Lambda's runtime does it before the init phase). BENCH_LOAD_RUNS (5) processes each; medians,
+ * by the wall clock and by the process's CPU time. The import is held to the module-load target
+ * (targets.loadMs, 50 ms).
  */
 export interface ColdStartResult {
   kind: string;
@@ -24,8 +27,13 @@ export interface ColdStartResult {
   request: string;
   runs: number;
   importMs: number;
+  /** The import (Lambda's init of the module) within the module-load target (targets.loadMs). */
+  importMet: boolean;
   firstInvokeMs: number;
   warmInvokeMs: number;
+  /** The process's CPU time (user + system) for the import and the first invocation: less inflated by a busy machine. */
+  importCpuMs: number;
+  firstInvokeCpuMs: number;
   /** import + first invocation: what the first caller waits for beyond the runtime's own start. */
   totalMs: number;
   status?: number;
@@ -170,20 +178,31 @@ const [url, eventFile, name] = process.argv.slice(1);
 const event = JSON.parse(readFileSync(eventFile, 'utf8'));
 const context = () => ({ functionName: name, awsRequestId: crypto.randomUUID(), memoryLimitInMB: '512',
   getRemainingTimeInMillis: () => 30000, callbackWaitsForEmptyEventLoop: false });
-const t0 = performance.now();
+const now = performance.now.bind(performance);
+const cpu = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
+const t0 = now(), c0 = cpu();
 const { handler } = await import(url);
-const t1 = performance.now();
+const t1 = now(), c1 = cpu();
 const first = await handler(event, context());
-const t2 = performance.now();
+const t2 = now(), c2 = cpu();
 await handler(event, context());
-const t3 = performance.now();
+const t3 = now();
 process.stderr.write('\\n@@cold-start ' + JSON.stringify({ importMs: t1 - t0, firstInvokeMs: t2 - t1, warmInvokeMs: t3 - t2,
-  status: first?.statusCode }) + '\\n');
+  importCpuMs: c1 - c0, firstInvokeCpuMs: c2 - c1, status: first?.statusCode }) + '\\n');
 process.exit(0);
 `;
 
+interface Run {
+  importMs: number;
+  firstInvokeMs: number;
+  warmInvokeMs: number;
+  importCpuMs: number;
+  firstInvokeCpuMs: number;
+  status?: number;
+}
+
 function runOnce(file: string, eventFile: string, name: string, env: NodeJS.ProcessEnv) {
-  return new Promise<{ importMs: number; firstInvokeMs: number; warmInvokeMs: number; status?: number }>((ok, fail) => {
+  return new Promise<Run>((ok, fail) => {
     const proc = spawn(process.execPath, ['--input-type=module', '-e', child, pathToFileURL(file).href, eventFile, name], {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -200,8 +219,6 @@ function runOnce(file: string, eventFile: string, name: string, env: NodeJS.Proc
     });
   });
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function measureColdStarts(
   outDir: string,
@@ -225,17 +242,27 @@ export async function measureColdStarts(
       const all = [];
       for (let i = 0; i < runs; i++) all.push(await runOnce(file, eventFile, s.lambda, fnEnv));
       const importMs = median(all.map((r) => r.importMs));
-      const firstInvokeMs = median(all.map((r) => r.firstInvokeMs));
       results.push({
         ...base,
         importMs,
-        firstInvokeMs,
+        importMet: importMs <= targets.loadMs,
+        firstInvokeMs: median(all.map((r) => r.firstInvokeMs)),
+        importCpuMs: median(all.map((r) => r.importCpuMs)),
+        firstInvokeCpuMs: median(all.map((r) => r.firstInvokeCpuMs)),
         warmInvokeMs: median(all.map((r) => r.warmInvokeMs)),
         totalMs: median(all.map((r) => r.importMs + r.firstInvokeMs)),
         ...(all[0]!.status !== undefined ? { status: all[0]!.status } : {}),
       });
     } catch (error) {
-      const failed = { importMs: Number.NaN, firstInvokeMs: Number.NaN, warmInvokeMs: Number.NaN, totalMs: Number.NaN };
+      const failed = {
+        importMs: Number.NaN,
+        importMet: false,
+        firstInvokeMs: Number.NaN,
+        warmInvokeMs: Number.NaN,
+        importCpuMs: Number.NaN,
+        firstInvokeCpuMs: Number.NaN,
+        totalMs: Number.NaN,
+      };
       results.push({ ...base, ...failed, error: (error as Error).message });
     }
   }

@@ -1,4 +1,5 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { rateLimitEnv, rateLimitsFromEnv, type RateLimits } from '#shared/http/rate-limits.ts';
@@ -25,6 +26,7 @@ export async function startBenchStack(tableName: string, cleanups: Cleanups) {
   const { startDynamoLocal, ensureTable } = await import('../scripts/local/dynamo.ts');
   const dynamo = await startDynamoLocal({ port: await freePort() });
   cleanups.push(() => dynamo.stop());
+  const pids: Record<string, number | undefined> = { 'DynamoDB Local': dynamo.process.pid };
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = tableName;
   await ensureTable(dynamo.endpoint, tableName);
@@ -43,10 +45,39 @@ export async function startBenchStack(tableName: string, cleanups: Cleanups) {
   };
   const { localQueueUrls } = await import('../scripts/local/queues.ts');
   const sqsPort = await freePort();
-  await peer(['sqs', String(sqsPort)]);
+  pids['local SQS'] = (await peer(['sqs', String(sqsPort)])).child.pid;
   const queues = localQueueUrls(sqsPort);
   process.env.AWS_ENDPOINT_URL_SQS = queues.endpoint;
-  return { peer, queues, sqsPort };
+  return { peer, queues, sqsPort, pids };
+}
+
+/**
+ * CPU milliseconds (user + system) a process of this machine has used so far, from /proc (Linux);
+ * undefined where there is no /proc or the process is gone. Lets a benchmark say which process
+ * a figure's CPU went to (the measured one, DynamoDB Local, local SQS, the receiver).
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after "pid (comm) ": state is the 3rd field, utime the 14th and stime the 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+  } catch {
+    return undefined;
+  }
+}
+
+let ticks: number | undefined;
+function clockTicks(): number {
+  if (ticks === undefined) {
+    try {
+      ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticks = 100;
+    }
+  }
+  return ticks;
 }
 
 /**

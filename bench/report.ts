@@ -1,3 +1,6 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadResult } from './bundles.ts';
 import type { ColdStartResult } from './coldstart.ts';
 import { targets } from './targets.ts';
 
@@ -20,8 +23,11 @@ export interface RouteResult {
   };
   latency?: { requests: number; failed: number; p50Ms: number; p95Ms: number; meanMs: number; maxMs: number };
   bundle?: { bytes: number; target: number; met: boolean; topInputs: { name: string; bytes: number }[] } | { error: string };
-  load?: { medianMs: number; runsMs: number[]; target: number; met: boolean } | { error: string };
+  load?: ModuleLoad;
 }
+
+/** A Lambda's module load (import of its bundle in fresh processes), by the wall clock and CPU time. */
+export type ModuleLoad = (LoadResult & { target: number; met: boolean }) | { error: string };
 
 export interface BenchResults {
   generatedAt: string;
@@ -30,12 +36,14 @@ export interface BenchResults {
   durationMs: number;
   latencyRequests: number;
   /** import() of an empty module in a fresh process: Node's fixed share of every load time. */
-  loadBaseline?: { medianMs: number; runsMs: number[] };
+  loadBaseline?: LoadResult;
   targets: typeof targets;
   /** The machine: cores and load averages (1, 5, 15 min) when the run started and ended (a shared machine's figures are noisy). */
   machine?: { cores: number; loadAtStart: number[]; loadAtEnd: number[] };
   /** Every Lambda of the stack (routes, dashboard groups, jobs): minified bundle bytes. */
   functions?: { id: string; bytes: number }[];
+  /** The module load of the jobs' Lambdas (they serve no route). */
+  jobLoads?: { id: string; load: ModuleLoad }[];
   coldStarts?: ColdStartResult[];
   routes: RouteResult[];
   missed: string[];
@@ -59,8 +67,13 @@ function roundTripCell(r: RouteResult): string {
   return rt.target === undefined ? counted : `${counted} ${mark(rt.met!)} (≤${rt.target})`;
 }
 
-export function missedTargets(routes: RouteResult[]): string[] {
+/** The routes the run could not measure: no sample and a path with ids, or a request that did not answer as expected. */
+export const unmeasuredRoutes = (routes: readonly RouteResult[]) => routes.filter((r) => r.roundTrips === undefined);
+
+export function missedTargets(routes: RouteResult[], jobLoads: BenchResults['jobLoads'] = []): string[] {
   const missed: string[] = [];
+  for (const { id, load } of jobLoads)
+    if ('medianMs' in load && !load.met) missed.push(`${id}: module load ${ms(load.medianMs)} ms, target ≤ ${load.target} ms`);
   for (const r of routes) {
     if (r.roundTrips?.met === false)
       missed.push(
@@ -94,7 +107,7 @@ export function renderReport(results: BenchResults): string {
     r.roundTrips ? r.roundTrips.commands.join(', ') || '(none)' : '—',
     r.latency ? `${ms(r.latency.p50Ms)} / ${ms(r.latency.p95Ms)}` : '—',
     !r.bundle ? '—' : 'error' in r.bundle ? 'ERROR' : `${kB(r.bundle.bytes)} ${mark(r.bundle.met)}`,
-    !r.load ? '—' : 'error' in r.load ? 'ERROR' : `${ms(r.load.medianMs)} ${mark(r.load.met)}`,
+    !r.load ? '—' : 'error' in r.load ? 'ERROR' : `${ms(r.load.medianMs)} ${mark(r.load.met)} (CPU ${ms(r.load.cpuMedianMs)})`,
   ]);
   const out = [
     table(
@@ -121,31 +134,55 @@ export function renderReport(results: BenchResults): string {
     if (r.latency?.failed) n.push(`${r.id}: ${r.latency.failed}/${r.latency.requests} latency requests did not answer as expected`);
     if (r.bundle && 'topInputs' in r.bundle)
       n.push(`${r.id}: bundle by package: ${r.bundle.topInputs.map((t) => `${t.name} ${kB(t.bytes)}`).join(', ')} kB`);
-    if (r.load && 'runsMs' in r.load) n.push(`${r.id}: load runs ms: ${r.load.runsMs.map(ms).join(', ')}`);
+    if (r.load && 'runsMs' in r.load)
+      n.push(`${r.id}: load runs ms: ${r.load.runsMs.map(ms).join(', ')} (CPU ${r.load.cpuRunsMs.map(ms).join(', ')})`);
     return n;
   });
   if (results.loadBaseline) {
     notes.push(
       `load baseline (import() of an empty module in a fresh ` +
-        `node): ${ms(results.loadBaseline.medianMs)} ms ` +
+        `node): ${ms(results.loadBaseline.medianMs)} ms (CPU ${ms(results.loadBaseline.cpuMedianMs)} ms) ` +
         `median, included in every load time`,
     );
   }
   if (notes.length) out.push(...notes.map((n) => `  ${n}`), '');
+  if (results.jobLoads?.length) {
+    out.push(
+      `Module load of the jobs' Lambdas (≤${results.targets.loadMs} ms):`,
+      table(
+        ['Job', 'Load ms', 'CPU ms'],
+        results.jobLoads.map(({ id, load }) =>
+          'error' in load ? [id, 'ERROR', load.error.slice(0, 60)] : [id, `${ms(load.medianMs)} ${mark(load.met)}`, ms(load.cpuMedianMs)],
+        ),
+      ),
+      '',
+    );
+  }
   if (results.coldStarts?.length) {
     out.push(
-      'Cold start in a Lambda-like process (median of fresh processes; import = init, then the first and a warm invocation):',
+      'Cold start in a Lambda-like process (median of fresh processes; import = init, then the first and a warm invocation; ' +
+        "CPU = the process's own CPU time):",
       table(
-        ['Function kind', 'Lambda', 'Request', 'Import ms', 'First invoke ms', 'Import + first ms', 'Warm invoke ms'],
+        [
+          'Function kind',
+          'Lambda',
+          'Request',
+          `Import ms (≤${results.targets.loadMs})`,
+          'Import CPU ms',
+          'First invoke ms (CPU)',
+          'Import + first ms',
+          'Warm invoke ms',
+        ],
         results.coldStarts.map((c) =>
           c.error
-            ? [c.kind, c.lambda, c.request, 'ERROR', c.error.slice(0, 60), '', '']
+            ? [c.kind, c.lambda, c.request, 'ERROR', c.error.slice(0, 60), '', '', '']
             : [
                 c.kind,
                 c.lambda,
                 `${c.request} → ${c.status ?? '-'}`,
-                ms(c.importMs),
-                ms(c.firstInvokeMs),
+                `${ms(c.importMs)} ${mark(c.importMet)}`,
+                ms(c.importCpuMs),
+                `${ms(c.firstInvokeMs)} (${ms(c.firstInvokeCpuMs)})`,
                 ms(c.totalMs),
                 ms(c.warmInvokeMs),
               ],
@@ -156,6 +193,12 @@ export function renderReport(results: BenchResults): string {
   }
   out.push(targetsTable(results), '');
   for (const e of results.errors) out.push(`ERROR  ${e}`);
+  const unmeasured = unmeasuredRoutes(results.routes);
+  if (unmeasured.length)
+    out.push(
+      `UNMEASURED ${unmeasured.length} route(s), so this run exits 1 (add a sample in bench/samples.ts): ` +
+        unmeasured.map((r) => `${r.id} (${r.request.kind === 'none' ? r.request.note : r.request.problem})`).join(', '),
+    );
   if (results.missed.length) out.push(...results.missed.map((m) => `MISSED ${m}`));
   else out.push('All targets met.');
   out.push(`(${(results.durationMs / 1000).toFixed(1)} s, node ${results.node})`);
@@ -177,26 +220,30 @@ function targetsTable(results: BenchResults): string {
   const largest = sizes.at(-1);
   const median = sizes[Math.floor(sizes.length / 2)];
   const over = sizes.filter((f) => f.bytes > t.bundleBytes);
-  const sampled = results.routes.filter((r) => r.request.kind === 'sample');
-  const measured = sampled.filter((r) => r.roundTrips !== undefined && !r.request.problem);
-  const unsampled = results.routes.filter((r) => r.request.kind === 'none').length;
+  const measured = results.routes.filter((r) => r.roundTrips !== undefined);
+  const bySample = measured.filter((r) => r.request.kind === 'sample').length;
+  const unmeasured = unmeasuredRoutes(results.routes);
+  const needIds = unmeasured.filter((r) => r.request.kind === 'none').length;
   // One figure per Lambda: a group's rows share their Lambda's load result (the same object).
   const seen = new Set<object>();
-  const loads = results.routes.flatMap((r) => {
+  const loads = [...results.routes, ...(results.jobLoads ?? [])].flatMap((r) => {
     if (!r.load || !('medianMs' in r.load) || seen.has(r.load)) return [];
     seen.add(r.load);
-    return [{ id: r.id, ms: r.load.medianMs }];
+    return [{ id: r.id, ms: r.load.medianMs, cpuMs: r.load.cpuMedianMs }];
   });
+  const cpuWorst = loads.reduce((a, b) => (b.cpuMs > a.cpuMs ? b : a), { id: '-', ms: 0, cpuMs: 0 });
+  const cpuBest = loads.reduce((a, b) => (b.cpuMs < a.cpuMs ? b : a), { id: '-', ms: 0, cpuMs: Infinity });
   const worst = loads.reduce((a, b) => (b.ms > a.ms ? b : a), { id: '-', ms: 0 });
   const best = loads.reduce((a, b) => (b.ms < a.ms ? b : a), { id: '-', ms: Infinity });
   const slow = loads.filter((l) => l.ms > t.loadMs).length;
   const rows = [
     [
-      'every sampled route measured (exit 1 if not)',
+      'every route measured (exit 1 if not)',
       before.measured,
-      `${measured.length}/${sampled.length} samples answered 2xx, ${results.errors.length} errors ` +
-        `(${unsampled} rows need path ids or a session: not sampled)`,
-      mark(measured.length === sampled.length && results.errors.length === 0),
+      `${measured.length}/${results.routes.length} routes (${bySample} by a sample of bench/samples.ts, ` +
+        `${measured.length - bySample} by the generic request), ${results.errors.length} errors; not measured: ` +
+        `${needIds} need path ids, ${unmeasured.length - needIds} got no 2xx to the generic request (a session, a body)`,
+      mark(unmeasured.length === 0 && results.errors.length === 0),
     ],
     [
       `every bundle ≤ ${kB(t.bundleBytes)} kB`,
@@ -215,14 +262,19 @@ function targetsTable(results: BenchResults): string {
     [
       `module load ≤ ${t.loadMs} ms each`,
       before.load,
-      loads.length ? `${ms(best.ms)}-${ms(worst.ms)} ms (worst ${worst.id}); ${slow} of ${loads.length} Lambdas over` : '-',
+      loads.length
+        ? `${ms(best.ms)}-${ms(worst.ms)} ms (worst ${worst.id}); ${slow} of ${loads.length} Lambdas over; ` +
+          `CPU ${ms(cpuBest.cpuMs)}-${ms(cpuWorst.cpuMs)} ms`
+        : '-',
       mark(loads.length > 0 && slow === 0),
     ],
     [
-      'cold start per function kind reported',
+      `cold start per function kind reported, import ≤ ${t.loadMs} ms`,
       'not measured',
-      `${results.coldStarts?.filter((c) => !c.error).length ?? 0} kinds`,
-      mark((results.coldStarts?.length ?? 0) > 0 && results.coldStarts!.every((c) => !c.error)),
+      (results.coldStarts ?? [])
+        .map((c) => (c.error ? `${c.lambda} ERROR` : `${c.lambda} ${ms(c.importMs)} + ${ms(c.firstInvokeMs)} ms`))
+        .join('; ') || '-',
+      mark((results.coldStarts?.length ?? 0) > 0 && results.coldStarts!.every((c) => !c.error && c.importMet)),
     ],
   ];
   const machine = results.machine
@@ -230,4 +282,16 @@ function targetsTable(results: BenchResults): string {
       `${results.machine.loadAtEnd.map((l) => l.toFixed(1)).join(' ')} at end`
     : '';
   return [`Issue 26 targets (before = the issue's figures):`, table(['Target', 'Before', 'Now', ''], rows), machine].join('\n');
+}
+
+/**
+ * A run's printed report kept beside the latest: bench/results/runs/<UTC time>-<name>.md, one file
+ * per run, which a change may commit as its evidence (bench/results/ is otherwise not tracked).
+ */
+export function keepRun(resultsDir: string, name: string, title: string, text: string, at = new Date()): string {
+  const dir = join(resultsDir, 'runs');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${at.toISOString().slice(0, 16).replace(':', '-')}-${name}.md`);
+  writeFileSync(file, `# ${title}, ${at.toISOString()}\n\n\`\`\`\n${text}\n\`\`\`\n`);
+  return file;
 }

@@ -68,6 +68,41 @@ export function emitMetric(
   }
 }
 
+/** One data point for emitMetrics. */
+export interface MetricPoint {
+  name: MetricName;
+  value: number;
+  dimensions?: Record<string, string>;
+  unit?: (typeof MetricUnit)[keyof typeof MetricUnit];
+}
+
+/**
+ * Several data points at once (a dispatcher batch): one EMF line per dimension set, a name's values
+ * as an array (EMF allows 100; Powertools starts a new line beyond). CloudWatch counts each value of
+ * the array as a sample, so Sum, SampleCount and percentiles are those of one line per point, for
+ * one Metrics instance per dimension set instead of one per point.
+ */
+export function emitMetrics(points: readonly MetricPoint[]): void {
+  try {
+    const groups = new Map<string, MetricPoint[]>();
+    for (const p of points) {
+      const key = JSON.stringify(Object.entries(p.dimensions ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)));
+      const group = groups.get(key);
+      if (group) group.push(p);
+      else groups.set(key, [p]);
+    }
+    for (const group of groups.values()) {
+      const batch = new Metrics({ namespace: metricsNamespace, serviceName });
+      const dimensions = group[0]!.dimensions ?? {};
+      if (Object.keys(dimensions).length) batch.addDimensions(dimensions);
+      for (const p of group) batch.addMetric(p.name, p.unit ?? MetricUnit.Count, p.value);
+      batch.publishStoredMetrics();
+    }
+  } catch {
+    // A metric must never fail the money path it observes.
+  }
+}
+
 export { MetricUnit };
 
 /**

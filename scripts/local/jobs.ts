@@ -65,13 +65,8 @@ async function scheduleLoop(job: Job & { trigger: { kind: 'schedule' } }, everyS
 }
 
 /** Delivers webhook-queue messages to a queue job as the SQS event source mapping would. */
-async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: JobRunnerOptions, signal: AbortSignal) {
+async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: JobRunnerOptions, sqs: SQSClient, signal: AbortSignal) {
   const handler = await loadHandler<(event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>>(job.handler);
-  const sqs = new SQSClient({
-    endpoint: options.sqsEndpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
   const deleting = new Set<Promise<void>>();
   const idle = idleBackoff(25, 250);
   while (!signal.aborted) {
@@ -132,7 +127,21 @@ async function queueLoop(job: Job & { trigger: { kind: 'queue' } }, options: Job
     }
   }
   await Promise.allSettled(deleting);
-  sqs.destroy();
+}
+
+/**
+ * The pollers' SQS client (one per queue job, shared by its pollers, as the event source mapping is
+ * one poller fleet). Without the SDK's logger middleware, which walks every received batch through
+ * its sensitive-data filter even with no logger configured (the dispatcher's own clients drop it too).
+ */
+function pollerClient(options: JobRunnerOptions): SQSClient {
+  const client = new SQSClient({
+    endpoint: options.sqsEndpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
 }
 
 export function startJobs(options: JobRunnerOptions, jobs: readonly Job[] = jobList): RunningJobs {
@@ -147,7 +156,12 @@ export function startJobs(options: JobRunnerOptions, jobs: readonly Job[] = jobL
         return [scheduleLoop({ ...job, trigger }, options.scheduleEverySeconds ?? trigger.everySeconds, controller.signal)];
       case 'queue': {
         const pollers = Math.max(1, Math.min(trigger.maxConcurrency ?? 1, options.queuePollers ?? 4));
-        return Array.from({ length: pollers }, () => queueLoop({ ...job, trigger }, options, controller.signal));
+        const sqs = pollerClient(options);
+        return [
+          Promise.allSettled(Array.from({ length: pollers }, () => queueLoop({ ...job, trigger }, options, sqs, controller.signal))).then(
+            () => sqs.destroy(),
+          ),
+        ];
       }
       case 'stream': {
         const dynamoEndpoint = process.env.DYNAMODB_ENDPOINT;

@@ -1,4 +1,6 @@
 import {
+  BatchGetItemCommand,
+  type BatchGetItemCommandOutput,
   type ConsumedCapacity,
   DynamoDBClient,
   QueryCommand,
@@ -250,6 +252,28 @@ export async function queryAll<T = Record<string, unknown>>(
     start = out.LastEvaluatedKey;
   } while (start && items.length < limit);
   return items;
+}
+
+/**
+ * The items of these keys that exist (any order), strongly consistent: one BatchGetItem per 100
+ * keys, unprocessed keys asked again with a short backoff. Duplicate keys are asked once.
+ */
+export async function batchGetConsistent(keys: readonly Record<string, string>[]): Promise<Record<string, AttributeValue>[]> {
+  const found: Record<string, AttributeValue>[] = [];
+  const unique = [...new Map(keys.map((k) => [`${k.PK}\u0000${k.SK}`, k])).values()];
+  for (let i = 0; i < unique.length; i += 100) {
+    let requested: Record<string, AttributeValue>[] | undefined = unique.slice(i, i + 100).map((k) => toItem(k));
+    for (let attempt = 0; requested?.length; attempt++) {
+      if (attempt > 8) throw new Error('BatchGetItem: unprocessed keys after retries');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+      const out: BatchGetItemCommandOutput = await db().send(
+        new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: requested, ConsistentRead: true } } }),
+      );
+      found.push(...(out.Responses?.[tableName()] ?? []));
+      requested = out.UnprocessedKeys?.[tableName()]?.Keys;
+    }
+  }
+  return found;
 }
 
 /** Every non-empty page of a Scan of the table (one-off migrations and operator replays, never a request path). */

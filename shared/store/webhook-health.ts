@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { BatchGetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { db, fromItem, tableName, toItem, toValues } from './client.ts';
+import { batchGetConsistent, db, fromItem, tableName, toItem, toValues } from './client.ts';
 import * as keys from './keys.ts';
 
 /**
  * The health of a merchant's webhook destination (per merchant, mode and URL; docs/webhooks-operations.md):
  * since when every attempt failed, and whether it is disabled. One item next to the merchant's
- * profile; the dispatcher reads a batch's destinations with one BatchGetItem.
+ * profile; the dispatcher reads a batch's destinations in the BatchGetItem that reads its delivery items.
  */
 export interface EndpointHealth {
   merchantId: string;
@@ -29,25 +29,22 @@ export interface Destination {
 }
 
 const urlHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
-const healthKey = (d: Destination) => keys.webhookHealth(d.merchantId, d.mode, urlHash(d.url));
+export const healthKey = (d: Destination) => keys.webhookHealth(d.merchantId, d.mode, urlHash(d.url));
+const healthEntity = 'WebhookHealth';
 export const destinationKey = (d: Destination) => `${d.merchantId}/${d.mode}/${d.url}`;
 
-/** Access pattern: the health items of a batch's destinations (one BatchGetItem, consistent). */
+/** Access pattern: the health items of these destinations (one BatchGetItem, consistent), keyed by destinationKey. */
 export async function getEndpointHealth(destinations: readonly Destination[]): Promise<Map<string, EndpointHealth>> {
+  return healthByDestination(await batchGetConsistent(destinations.map(healthKey)));
+}
+
+/** The health items among `items` (read with other items by the dispatcher's one BatchGetItem), keyed by destinationKey. */
+export function healthByDestination(items: readonly Record<string, AttributeValue>[]): Map<string, EndpointHealth> {
   const found = new Map<string, EndpointHealth>();
-  const unique = [...new Map(destinations.map((d) => [destinationKey(d), d])).values()];
-  for (let i = 0; i < unique.length; i += 100) {
-    let requested = unique.slice(i, i + 100).map((d) => toItem(healthKey(d)));
-    for (let attempt = 0; requested.length; attempt++) {
-      if (attempt > 8) throw new Error('BatchGetItem: unprocessed keys after retries');
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-      const out = await db().send(new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: requested, ConsistentRead: true } } }));
-      for (const item of out.Responses?.[tableName()] ?? []) {
-        const h = fromItem<EndpointHealth>(item);
-        found.set(destinationKey(h), h);
-      }
-      requested = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as typeof requested;
-    }
+  for (const item of items) {
+    if (item.entity?.S !== healthEntity) continue;
+    const h = fromItem<EndpointHealth>(item);
+    found.set(destinationKey(h), h);
   }
   return found;
 }
@@ -60,7 +57,7 @@ async function update(d: Destination, expression: string, values: Record<string,
       UpdateExpression: `SET entity = :entity, merchantId = :merchantId, #mode = :mode, #url = :url, ${expression}`,
       ExpressionAttributeNames: { '#mode': 'mode', '#url': 'url' },
       ExpressionAttributeValues: toValues({
-        ':entity': 'WebhookHealth',
+        ':entity': healthEntity,
         ':merchantId': d.merchantId,
         ':mode': d.mode,
         ':url': d.url,

@@ -1,7 +1,5 @@
 import {
-  BatchGetItemCommand,
   BatchWriteItemCommand,
-  type BatchGetItemCommandOutput,
   ConditionalCheckFailedException,
   GetItemCommand,
   QueryCommand,
@@ -11,7 +9,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject } from '#shared/domain/events.ts';
-import { db, fromItem, scanPages, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
+import { batchGetConsistent, db, fromItem, scanPages, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
+import { healthByDestination, healthKey, type Destination, type EndpointHealth } from './webhook-health.ts';
 import type { StoredEvent } from '#shared/domain/events.ts';
 import { queryDueIndex } from './due-index.ts';
 import { feedEntryItem, feedEntryWrite, type FeedEntry } from './event-feed.ts';
@@ -204,31 +203,35 @@ export async function getOutboxEvent(pointer: EventPointer): Promise<StoredEvent
 type EventRef = { paymentIntentId: string | null; subject?: EventSubject; eventId: string };
 export const deliveryKey = (d: EventRef) => `${keys.eventHome(subjectOf(d))}/${d.eventId}`;
 
-/**
- * Access pattern: the delivery items of a dispatcher batch (one BatchGetItem, consistent), keyed
- * by deliveryKey (`<home>/<eventId>`).
- */
-export async function getDeliveries(events: readonly EventRef[]): Promise<Map<string, DeliveryRecord>> {
+const deliveryItemKey = (e: EventRef) => keys.webhookDelivery(subjectOf(e), e.eventId);
+
+/** The delivery items among `items`, keyed by deliveryKey (`<home>/<eventId>`). */
+function deliveriesOf(items: readonly Record<string, AttributeValue>[]): Map<string, DeliveryRecord> {
   const found = new Map<string, DeliveryRecord>();
-  const unique = [...new Map(events.map((e) => [deliveryKey(e), e])).values()];
-  for (let i = 0; i < unique.length; i += 100) {
-    let requested: Record<string, AttributeValue>[] | undefined = unique
-      .slice(i, i + 100)
-      .map((e) => toItem(keys.webhookDelivery(subjectOf(e), e.eventId)));
-    for (let attempt = 0; requested?.length; attempt++) {
-      if (attempt > 8) throw new Error('BatchGetItem: unprocessed keys after retries');
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-      const out: BatchGetItemCommandOutput = await db().send(
-        new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: requested, ConsistentRead: true } } }),
-      );
-      for (const item of out.Responses?.[tableName()] ?? []) {
-        const d = fromItem<DeliveryRecord>(item);
-        found.set(deliveryKey(d), d);
-      }
-      requested = out.UnprocessedKeys?.[tableName()]?.Keys;
-    }
+  for (const item of items) {
+    if (item.entity?.S !== 'WebhookDelivery') continue;
+    const d = fromItem<DeliveryRecord>(item);
+    found.set(deliveryKey(d), d);
   }
   return found;
+}
+
+/** Access pattern: the delivery items of these events (one BatchGetItem per 100, consistent), keyed by deliveryKey. */
+export async function getDeliveries(events: readonly EventRef[]): Promise<Map<string, DeliveryRecord>> {
+  return deliveriesOf(await batchGetConsistent(events.map(deliveryItemKey)));
+}
+
+/**
+ * Access pattern: what a dispatcher batch reads before its attempts, in ONE BatchGetItem
+ * (consistent): its events' delivery items (keyed by deliveryKey) and its destinations' health
+ * items (keyed by destinationKey). A batch of 10 asks at most 20 keys.
+ */
+export async function getDispatchState(
+  events: readonly EventRef[],
+  destinations: readonly Destination[],
+): Promise<{ deliveries: Map<string, DeliveryRecord>; health: Map<string, EndpointHealth> }> {
+  const items = await batchGetConsistent([...events.map(deliveryItemKey), ...destinations.map(healthKey)]);
+  return { deliveries: deliveriesOf(items), health: healthByDestination(items) };
 }
 
 /**

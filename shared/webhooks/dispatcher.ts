@@ -6,18 +6,11 @@ import { logger } from '#shared/logger.ts';
 import { db } from '#shared/store/client.ts';
 import { sqs } from './queue.ts';
 import { getMerchantCached, webhookSecretAssociatedData } from '#shared/store/merchants.ts';
-import {
-  destinationKey,
-  disableEndpoint,
-  getEndpointHealth,
-  recordFailure,
-  recordSuccess,
-  type EndpointHealth,
-} from '#shared/store/webhook-health.ts';
+import { destinationKey, disableEndpoint, recordFailure, recordSuccess, type EndpointHealth } from '#shared/store/webhook-health.ts';
 import {
   closedStates,
   deliveryKey,
-  getDeliveries,
+  getDispatchState,
   maxLoggedAttempts,
   sweepGraceSeconds,
   writeDeliveries,
@@ -28,7 +21,7 @@ import {
 import { postWebhook, type PostResult } from './http.ts';
 import { newDeliveryId, newRedriveRound, roundTrigger, type DeliveryMessage } from './messages.ts';
 import { disableAfterFailingMs, maxAttempts, maxQueueDelaySeconds, parseRetryAfter, retryDelay, timeoutMs } from './policy.ts';
-import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
+import { emitMetrics, metricNames, MetricUnit, type MetricPoint } from '#shared/metrics.ts';
 import { signedHeaders } from './signing.ts';
 
 /**
@@ -48,9 +41,10 @@ import { signedHeaders } from './signing.ts';
  *      once, 5 days of nothing but failures too; a disabled destination's rounds end as
  *      `endpoint_disabled` without a request.
  * An event with no destination (or no signing secret) is recorded once and not retried.
- * The batch reads its events' delivery items with one BatchGetItem (and its destinations' health
- * with another, at the same time) and writes them back, each with its new attempt appended to its
- * log, with one BatchWriteItem, before any message is acknowledged.
+ * The batch reads its events' delivery items and its destinations' health with ONE BatchGetItem,
+ * writes the delivery items back, each with its new attempt appended to its log, with one
+ * BatchWriteItem (with the events feed's entries whose state changed), before any message is
+ * acknowledged, and emits its metrics together (one EMF line per dimension set).
  */
 export type DispatchResult =
   | { kind: 'skipped' }
@@ -107,6 +101,7 @@ async function destinationFor(message: DeliveryMessage, merchant: Merchant | und
 interface Outcome {
   result: DispatchResult;
   delivery?: DeliveryRecord;
+  metrics?: MetricPoint[];
   feed?: FeedEntry;
   requeue?: { message: DeliveryMessage; delaySeconds: number };
 }
@@ -136,8 +131,9 @@ async function updateHealth(
 
 async function attemptOne(
   message: DeliveryMessage,
+  merchant: Merchant | undefined,
   current: DeliveryRecord | undefined,
-  healthOf: (merchantId: string, mode: DeliveryMessage['mode'], url: string) => Promise<EndpointHealth | undefined>,
+  healthOf: (merchantId: string, mode: DeliveryMessage['mode'], url: string) => EndpointHealth | undefined,
   ports: DispatchPorts,
   clock: () => Date,
 ): Promise<Outcome> {
@@ -148,9 +144,9 @@ async function attemptOne(
   const roundAttempt = (round?.attempts ?? 0) + 1;
   const deliveryId = newDeliveryId();
 
-  const destination = await destinationFor(message, await cachedMerchant(message.merchantId), startedAt);
+  const destination = await destinationFor(message, merchant, startedAt);
   const target = 'missing' in destination ? undefined : { merchantId: message.merchantId, mode: message.mode, url: destination.url };
-  const health = target ? await healthOf(target.merchantId, target.mode, target.url) : undefined;
+  const health = target ? healthOf(target.merchantId, target.mode, target.url) : undefined;
   let disabled = Boolean(health?.disabledAt);
   let post: PostResult;
   if ('missing' in destination) post = { statusCode: null, durationMs: 0, error: destination.missing, refused: false };
@@ -259,7 +255,6 @@ async function attemptOne(
     statusCode: post.statusCode,
     durationMs: post.durationMs,
   };
-  emitDeliveryMetrics(state, message, current?.deliveredAt ?? null, clock());
   if (state === 'delivered') logger.info('webhook delivered', log);
   else if (state === 'retrying') logger.info('webhook attempt failed', { ...log, error: post.error, nextAttemptAt });
   else logger.warn(`webhook ${state.replace('_', ' ')}`, { ...log, error: post.error });
@@ -276,17 +271,23 @@ async function attemptOne(
           deliveryState: state,
           event: message.event,
         };
-  return { result, delivery, ...(feed ? { feed } : {}), ...(requeue ? { requeue } : {}) };
+  const metrics = deliveryMetrics(state, message, current?.deliveredAt ?? null, clock());
+  return { result, delivery, metrics, ...(feed ? { feed } : {}), ...(requeue ? { requeue } : {}) };
 }
 
-/** WebhookAttempts by outcome, dead letters, and commit-to-delivery latency of a first delivery. */
-function emitDeliveryMetrics(state: DeliveryState, message: DeliveryMessage, deliveredBefore: string | null, at: Date) {
-  emitMetric(metricNames.webhookAttempts, 1, { Outcome: state });
-  if (state === 'dead_lettered') emitMetric(metricNames.deadLetters, 1);
+/**
+ * An attempt's data points: WebhookAttempts by outcome, dead letters, and the commit-to-delivery
+ * latency of a first delivery. The batch emits them together (emitMetrics: one EMF line per
+ * dimension set, not one Metrics instance and line per point).
+ */
+function deliveryMetrics(state: DeliveryState, message: DeliveryMessage, deliveredBefore: string | null, at: Date): MetricPoint[] {
+  const points: MetricPoint[] = [{ name: metricNames.webhookAttempts, value: 1, dimensions: { Outcome: state } }];
+  if (state === 'dead_lettered') points.push({ name: metricNames.deadLetters, value: 1 });
   const committedAt = Date.parse(message.eventCreatedAt ?? '');
   if (state === 'delivered' && !deliveredBefore && Number.isFinite(committedAt)) {
-    emitMetric(metricNames.commitToDelivery, at.getTime() - committedAt, {}, MetricUnit.Milliseconds);
+    points.push({ name: metricNames.commitToDelivery, value: at.getTime() - committedAt, unit: MetricUnit.Milliseconds });
   }
+  return points;
 }
 
 export async function dispatchBatch<T>(
@@ -294,31 +295,29 @@ export async function dispatchBatch<T>(
   ports: DispatchPorts,
   clock: () => Date = () => new Date(),
 ): Promise<{ ref: T; result: DispatchResult }[]> {
-  // Destinations' health: one BatchGetItem for the batch, read alongside its delivery items (not
-  // after them: one DynamoDB round trip less per batch, issue 26).
-  const healthRead: Promise<Map<string, EndpointHealth>> = Promise.all(
-    entries.map(async ({ message }) => ({ message, merchant: await cachedMerchant(message.merchantId) })),
-  ).then((all) =>
-    getEndpointHealth(
-      all.flatMap(({ message, merchant }) => {
-        const u = message.callbackUrl ?? merchant?.webhooks?.[message.mode]?.url;
-        return u ? [{ merchantId: message.merchantId, mode: message.mode, url: u }] : [];
-      }),
-    ),
+  // The batch's delivery items and its destinations' health: ONE BatchGetItem (issue 26). The
+  // destinations come from the merchant cache (a miss reads the merchant first).
+  const merchants = await Promise.all(entries.map(({ message }) => cachedMerchant(message.merchantId)));
+  const destinations = entries.flatMap(({ message }, i) => {
+    const url = message.callbackUrl ?? merchants[i]?.webhooks?.[message.mode]?.url;
+    return url ? [{ merchantId: message.merchantId, mode: message.mode, url }] : [];
+  });
+  const { deliveries: current, health } = await getDispatchState(
+    entries.map((e) => e.message),
+    destinations,
   );
-  healthRead.catch(() => undefined); // awaited by healthOf; a batch that attempts nothing does not wait for it
-  const current = await getDeliveries(entries.map((e) => e.message));
-  const healthOf = async (merchantId: string, mode: DeliveryMessage['mode'], url: string) =>
-    (await healthRead).get(destinationKey({ merchantId, mode, url }));
+  const healthOf = (merchantId: string, mode: DeliveryMessage['mode'], url: string) =>
+    health.get(destinationKey({ merchantId, mode, url }));
   const taken = new Set<string>();
   const outcomes = await Promise.all(
-    entries.map(async ({ message }): Promise<Outcome> => {
+    entries.map(async ({ message }, i): Promise<Outcome> => {
       const key = deliveryKey(message);
       if (taken.has(key)) return { result: { kind: 'deferred' } }; // one attempt per event per batch
       taken.add(key);
-      return attemptOne(message, current.get(key), healthOf, ports, clock);
+      return attemptOne(message, merchants[i], current.get(key), healthOf, ports, clock);
     }),
   );
+  emitMetrics(outcomes.flatMap((o) => o.metrics ?? []));
   const attempted = outcomes.flatMap((o) => (o.delivery ? [o.delivery] : []));
   if (attempted.length)
     await writeDeliveries(

@@ -60,7 +60,15 @@ export function guardedLookup(policy: Policy, resolve: Resolver = dnsLookup as R
   }) as LookupFunction;
 }
 
-const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 4_000 };
+/**
+ * Keep-alive agents, at most 64 sockets per host (a merchant's endpoint never gets more requests
+ * at once from one process). Every one of them stays open when idle (maxFreeSockets = maxSockets):
+ * with fewer, each burst of more than that many deliveries to one host closed the surplus and
+ * opened it again on the next (issue 26 measured 535 connections for 2,000 deliveries, each a TCP
+ * and for https a TLS handshake). Idle sockets close after 4 s without traffic (`timeout`).
+ */
+export const maxSocketsPerHost = 64;
+const agentOptions = { keepAlive: true, maxSockets: maxSocketsPerHost, maxFreeSockets: maxSocketsPerHost, timeout: 4_000 };
 const lookups: Record<Policy, LookupFunction> = { public: guardedLookup('public'), loopback: guardedLookup('loopback') };
 const agents = {
   public: new https.Agent({ ...agentOptions, lookup: lookups.public }),

@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { destinationRule, guardedLookup } from '#shared/webhooks/http.ts';
+import { destinationRule, guardedLookup, maxSocketsPerHost, postWebhook } from '#shared/webhooks/http.ts';
 import { retryDelay, maxAttempts, retrySchedule } from '#shared/webhooks/policy.ts';
 import { signedHeaders } from '#shared/webhooks/signing.ts';
 import { constructEvent, nextState, verifyLegacySignature, verifySignature, WebhookSignatureError } from '../../sdk/node/src/webhooks.ts';
@@ -106,5 +108,31 @@ describe('webhook delivery policy', () => {
     await expect(lookup('public', '169.254.169.254')).rejects.toThrow(/private, loopback/);
     await expect(lookup('loopback', '127.0.0.1')).resolves.toBeDefined();
     await expect(lookup('loopback', '192.168.1.5')).rejects.toThrow(/non-loopback/);
+  });
+});
+
+describe('webhook connections', () => {
+  it('keeps every keep-alive socket of a burst open for the next burst (no reconnect per burst)', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200).end());
+    });
+    let connections = 0;
+    server.on('connection', () => connections++);
+    server.keepAliveTimeout = 30_000;
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+      const burst = () =>
+        Promise.all(
+          Array.from({ length: 2 * maxSocketsPerHost }, () => postWebhook(url, '{}', {}, { allowInsecure: true, timeoutMs: 5_000 })),
+        );
+      for (const results of [await burst(), await burst()]) expect(results.every((r) => r.statusCode === 200)).toBe(true);
+      // The first burst opens the agent's sockets; the second reuses them all.
+      expect(connections).toBe(maxSocketsPerHost);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    }
   });
 });

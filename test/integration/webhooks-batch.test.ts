@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { metricNames } from '#shared/metrics.ts';
+import { db } from '#shared/store/client.ts';
+import { getEndpointHealth } from '#shared/store/webhook-health.ts';
+import { dispatch, dispatchBatch, type DispatchPorts } from '#shared/webhooks/dispatcher.ts';
+import type { DeliveryMessage } from '#shared/webhooks/messages.ts';
+import { newMerchant } from '../support/gateway.ts';
+import { captureJsonLines } from '../support/output.ts';
+import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
+
+/**
+ * What one dispatcher batch costs (issue 26, docs/scaling.md): the DynamoDB calls it makes and
+ * the EMF lines it writes, with the dispatcher called directly against DynamoDB Local and a real
+ * receiver on 127.0.0.1. Metrics are on, as inside Lambda.
+ */
+useWebhookStack([]);
+const metricsSetting = process.env.POWERTOOLS_METRICS_DISABLED;
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  process.env.POWERTOOLS_METRICS_DISABLED = metricsSetting;
+  await Promise.all(receivers.map((r) => r.stop()));
+});
+
+const ports: DispatchPorts = {
+  deadLetter: async () => {
+    throw new Error('not expected');
+  },
+  requeue: async () => {
+    throw new Error('not expected');
+  },
+};
+
+function message(merchantId: string): DeliveryMessage {
+  const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
+  const paymentIntentId = randomUUID();
+  return {
+    v: 1,
+    eventId,
+    paymentIntentId,
+    merchantId,
+    mode: 'test',
+    callbackUrl: null,
+    eventCreatedAt: new Date().toISOString(),
+    roundId: 'initial',
+    event: {
+      id: eventId,
+      type: 'TransactionStatusChanged',
+      created: 0,
+      livemode: false,
+      api_version: 'v1',
+      data: { TransactionId: paymentIntentId },
+    } as DeliveryMessage['event'],
+  };
+}
+
+/** The commands the shared DynamoDB client sends while `run` runs. */
+async function commandsOf<T>(run: () => Promise<T>): Promise<{ result: T; commands: string[] }> {
+  const commands: string[] = [];
+  const name = 'webhooksBatchTestCounter';
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      commands.push(String(context.commandName).replace(/Command$/, ''));
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    return { result: await run(), commands };
+  } finally {
+    db().middlewareStack.remove(name);
+  }
+}
+
+describe('a dispatcher batch', () => {
+  it('reads its delivery items and its destinations health with ONE BatchGetItem and writes with one BatchWriteItem', async () => {
+    const hook = await startReceiver(() => 200);
+    receivers.push(hook);
+    const { merchantId } = await newMerchant({ name: 'Batch', webhookUrl: hook.url, allowInsecureWebhooks: true });
+    // A failure first, so the destination has a health item the batch must read (failingSince).
+    let status = 500;
+    const failing = await startReceiver(() => status);
+    receivers.push(failing);
+    const other = await newMerchant({ name: 'Batch failing', webhookUrl: failing.url, allowInsecureWebhooks: true });
+    const retried: DeliveryMessage[] = [];
+    captureJsonLines(); // the metrics lines of this test are not its subject
+    await dispatch(message(other.merchantId), { ...ports, requeue: async (m) => void retried.push(m) });
+    expect(retried).toHaveLength(1);
+    status = 200;
+    // Warm: the merchant cache and the feed's shard count, which a first batch reads once per process.
+    await dispatch(message(merchantId), ports);
+
+    const batch = [message(merchantId), message(merchantId), message(other.merchantId)];
+    const { result, commands } = await commandsOf(() =>
+      dispatchBatch(
+        batch.map((m, ref) => ({ ref, message: m })),
+        ports,
+      ),
+    ).finally(() => vi.restoreAllMocks());
+    expect(result.map((r) => r.result.kind)).toEqual(['delivered', 'delivered', 'delivered']);
+    // The success after the failure ends the streak (the health item read in the batch's one read).
+    expect(commands).toEqual(['BatchGetItem', 'UpdateItem', 'BatchWriteItem']);
+    const [health] = (await getEndpointHealth([{ merchantId: other.merchantId, mode: 'test', url: failing.url }])).values();
+    expect(health?.failingSince).toBeUndefined();
+  });
+
+  it('writes its metrics as one EMF line per dimension set, each value a sample', async () => {
+    const hook = await startReceiver(() => 200);
+    receivers.push(hook);
+    const { merchantId } = await newMerchant({ name: 'Batch metrics', webhookUrl: hook.url, allowInsecureWebhooks: true });
+    const batch = [message(merchantId), message(merchantId), message(merchantId)];
+    const lines = captureJsonLines();
+    try {
+      await dispatchBatch(
+        batch.map((m, ref) => ({ ref, message: m })),
+        ports,
+      );
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const emf = lines.filter((l) => l._aws);
+    const attempts = emf.filter((l) => metricNames.webhookAttempts in l);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ Outcome: 'delivered', [metricNames.webhookAttempts]: [1, 1, 1] });
+    expect(attempts[0]._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service', 'Outcome']]);
+    const latency = emf.filter((l) => metricNames.commitToDelivery in l);
+    expect(latency).toHaveLength(1);
+    expect(latency[0][metricNames.commitToDelivery]).toHaveLength(3);
+    expect(latency[0]._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: metricNames.commitToDelivery, Unit: 'Milliseconds' }]);
+  });
+});
