@@ -29,10 +29,20 @@ export type InvokeOutcome =
   | { kind: 'error'; errorType: string; errorMessage: string; durationMs: number }
   | { kind: 'timeout'; durationMs: number };
 
-/** The sandbox's code: loads the handler module once, then answers one invocation per message. */
+/**
+ * The sandbox's code: loads the handler module once when it starts (Lambda's Init phase, which the
+ * function's timeout does not count), says it is ready, then answers one invocation per message.
+ */
 const sandboxSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 let handler;
+import(workerData.module).then(
+  (m) => {
+    handler = m[workerData.exportName];
+    parentPort.postMessage(typeof handler === 'function' ? { ready: true } : { initError: 'handler ' + workerData.exportName + ' is not a function' });
+  },
+  (error) => parentPort.postMessage({ initError: String(error?.message ?? error) }),
+);
 parentPort.on('message', async ({ event, requestId, deadline }) => {
   const context = {
     callbackWaitsForEmptyEventLoop: false,
@@ -47,8 +57,6 @@ parentPort.on('message', async ({ event, requestId, deadline }) => {
     done() {}, fail() {}, succeed() {},
   };
   try {
-    handler ??= (await import(workerData.module))[workerData.exportName];
-    if (typeof handler !== 'function') throw new Error('handler ' + workerData.exportName + ' is not a function');
     parentPort.postMessage({ ok: true, result: await handler(event, context) });
   } catch (error) {
     parentPort.postMessage({ ok: false, errorType: error?.name ?? 'Error', errorMessage: String(error?.message ?? error) });
@@ -67,6 +75,8 @@ function moduleOf(spec: FunctionSpec): { module: string; exportName: string } {
 interface Sandbox {
   worker: Worker;
   busy: boolean;
+  /** Settles when the handler module is loaded (a cold start's Init phase): an error when it failed. */
+  ready: Promise<string | undefined>;
 }
 
 export class LambdaFunction {
@@ -100,7 +110,16 @@ export class LambdaFunction {
     for (const stream of [worker.stdout, worker.stderr]) {
       createInterface({ input: stream }).on('line', (line) => this.onLine(this.spec.id, line));
     }
-    const sandbox = { worker, busy: false };
+    const ready = new Promise<string | undefined>((settle) => {
+      const onReady = (m: { ready?: boolean; initError?: string }) => {
+        if (!m.ready && m.initError === undefined) return;
+        worker.off('message', onReady);
+        settle(m.initError);
+      };
+      worker.on('message', onReady);
+      worker.once('exit', (code) => settle(`sandbox exited (${code}) during Init`));
+    });
+    const sandbox = { worker, busy: false, ready };
     worker.on('exit', () => {
       this.sandboxes = this.sandboxes.filter((s) => s !== sandbox);
     });
@@ -122,6 +141,15 @@ export class LambdaFunction {
   async invoke(event: unknown): Promise<InvokeOutcome> {
     const sandbox = await this.acquire();
     sandbox.busy = true;
+    const initError = await sandbox.ready;
+    if (initError !== undefined) {
+      this.sandboxes = this.sandboxes.filter((s) => s !== sandbox);
+      void sandbox.worker.terminate();
+      sandbox.busy = false;
+      this.waiting.shift()?.();
+      return { kind: 'error', errorType: 'Runtime.InitError', errorMessage: initError, durationMs: 0 };
+    }
+    // The timeout counts from here, as Lambda's does: a cold start's Init phase is not part of it.
     const started = Date.now();
     const timeoutMs = this.spec.timeoutSeconds * 1000;
     try {

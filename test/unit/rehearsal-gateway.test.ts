@@ -62,6 +62,14 @@ beforeAll(() => {
     };`,
   );
 });
+beforeAll(() => {
+  // Its Init (the module's top level) takes longer than the function's timeout.
+  writeFileSync(
+    join(assetDir, 'slowinit.mjs'),
+    `await new Promise((ok) => setTimeout(ok, 600));
+    export const handler = async () => ({ statusCode: 200, body: 'warm now' });`,
+  );
+});
 afterAll(async () => {
   await Promise.all(functions.map((f) => f.stop()));
   rmSync(assetDir, { recursive: true, force: true });
@@ -76,6 +84,22 @@ describe('rehearsal: API Gateway in front of a function', () => {
     expect(JSON.parse(answer.body)).toEqual({ message: 'Internal server error' });
     // A new sandbox (a cold start) serves the next request.
     expect(await invokeBehindGateway(fn, event('/ok'), 29_000, uncustomized, quiet)).toEqual({ statusCode: 201, body: 'made' });
+  });
+
+  it('a cold start’s Init is not part of the timeout (as in Lambda): a slow module load still answers', async () => {
+    const fn = new LambdaFunction(
+      {
+        id: 'SlowInit',
+        assetDir,
+        handler: 'slowinit.handler',
+        environment: { AWS_REGION: 'us-east-1' },
+        timeoutSeconds: 0.3,
+        memoryMb: 128,
+      },
+      () => undefined,
+    );
+    functions.push(fn);
+    expect(await fn.invoke(event('/'))).toMatchObject({ kind: 'ok', result: { statusCode: 200, body: 'warm now' } });
   });
 
   it('past the integration timeout (the function still running): 504 "Endpoint request timed out"', async () => {
