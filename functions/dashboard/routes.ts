@@ -67,7 +67,7 @@ export const dashboardLambdas = {
   },
   dashboardPayments: {
     id: 'dashboardPayments',
-    summary: 'Merchant dashboard: Home, the payments list, search, export and detail, the mode switch.',
+    summary: 'Merchant dashboard: Home, the payments list, search and detail, the mode switch.',
     live: [],
     permissions: { ...signedIn, secrets: ['publicPathsKey'], batchGets: true },
   },
@@ -98,7 +98,7 @@ export const dashboardLambdas = {
   },
   dashboardBalance: {
     id: 'dashboardBalance',
-    summary: 'Merchant dashboard: the Balance page, monthly statements (page and CSV) and the list exports.',
+    summary: 'Merchant dashboard: the Balance page, monthly statements (page and CSV) and the CSV exports of the lists.',
     live: [],
     permissions: { ...signedIn, secrets: ['publicPathsKey'], batchGets: true },
   },
@@ -160,7 +160,6 @@ export const signInRoutes = /* @__PURE__ */ lambdaRows('dashboardSignIn', {
 export const paymentsRoutes = /* @__PURE__ */ lambdaRows('dashboardPayments', {
   dashboardHome: ['GET', '', 'home', 'balances:read'],
   dashboardPayments: ['GET', '/payments', 'payments', 'payments:read'],
-  dashboardPaymentsExport: ['GET', '/payments/export', 'payments-export', 'payments:read'],
   dashboardPayment: ['GET', '/payments/{id}', 'payment', 'payments:read'],
   dashboardMode: ['POST', '/mode', 'mode', 'session'],
 });
@@ -199,7 +198,9 @@ export const balanceRoutes = /* @__PURE__ */ lambdaRows('dashboardBalance', {
   dashboardBalance: ['GET', '/balance', 'balance', 'balances:read'],
   dashboardStatements: ['GET', '/statements', 'statements', 'balances:read'],
   dashboardStatementCsv: ['GET', '/statements/{period}/csv', 'statement-csv', 'balances:read'],
-  // Every row of a list (payments, payouts, refunds, settlements, audit) as CSV, with the list's filters.
+  // The CSV downloads share this Lambda (csv-stringify): the payments list's (the Payments page links it) and
+  // every row of a list (payments, payouts, refunds, settlements, audit) with the list's filters.
+  dashboardPaymentsExport: ['GET', '/payments/export', 'payments-export', 'payments:read'],
   dashboardListExport: ['GET', '/exports/{list}', 'list-export', 'payments:read'],
 });
 

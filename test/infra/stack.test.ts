@@ -175,7 +175,9 @@ describe('PaymentGatewayStack', () => {
         'deposit',
         'walletProviderCallback',
         'withdraw',
-        'dashboardApp',
+        'dashboardLinks',
+        'dashboardPayouts',
+        'dashboardRefunds',
         'dueSweeper',
       ].sort(),
     );
@@ -287,9 +289,9 @@ describe('PaymentGatewayStack', () => {
         expect(route.permissions.secrets.filter((n) => n !== 'publicPathsKey')).toEqual(extra);
         if (route.permissions.table === 'read') expect(route.method).toBe('GET');
       }
-      // The TOTP seal key only in the dashboard functions that check codes: the sign-in, and the signed-in
-      // app's step-up before minting a money-out key (issues 23 and 24).
-      expect(route.permissions.secrets.includes('totpKey')).toBe(route.lambda === 'dashboardSignIn' || route.lambda === 'dashboardApp');
+      // The TOTP seal key only in the dashboard functions that check codes: the sign-in, and the Developers
+      // area's step-up before minting a money-out key (issues 23 and 24).
+      expect(route.permissions.secrets.includes('totpKey')).toBe(route.lambda === 'dashboardSignIn' || route.lambda === 'dashboardDevelopers');
     });
 
     it(`is served at ${route.method} ${route.path}`, () => {
@@ -419,7 +421,8 @@ describe('PaymentGatewayStack', () => {
     });
 
     it('grants ConditionCheckItem, DeleteItem, Scan and DescribeSecret only where code calls them', () => {
-      expect(holders('dynamodb:ConditionCheckItem')).toEqual(['dashboardApp']); // activeAdminCheck in team changes
+      // activeAdminCheck in team changes; the resend quota of the Developers area's event resend
+      expect(holders('dynamodb:ConditionCheckItem').sort()).toEqual(['dashboardDevelopers', 'dashboardTeam']);
       expect(holders('dynamodb:DeleteItem')).toEqual(['dueSweeper']); // the Delete of a disarmed automatic settlement
       expect(holders('dynamodb:Scan')).toEqual([]); // scans are the ops tool's backfills only
       expect(holders('secretsmanager:DescribeSecret')).toEqual([]);
@@ -430,7 +433,7 @@ describe('PaymentGatewayStack', () => {
       const readers = lambdaIds.filter((id) =>
         secretsReadBy(roleOf(routeList.find((r) => (r.lambda ?? r.id) === id)?.id ?? id)).includes(logicalId(stack.totpKey)),
       );
-      expect(readers.sort()).toEqual(['dashboardApp', 'dashboardSignIn']);
+      expect(readers.sort()).toEqual(['dashboardDevelopers', 'dashboardSignIn']);
       template.hasResource('AWS::SecretsManager::Secret', {
         DeletionPolicy: 'Retain',
         Properties: Match.objectLike({ Description: Match.stringLikeRegexp('TOTP') }),
