@@ -53,4 +53,5 @@ export function groupModule(group: LambdaGroupId): string {
 }
 
 /** The handler module of a route's Lambda: its group's generated module, or the row's own handler. */
-export const lambdaModuleOf = (route: { lambda?: LambdaGroupId; handler: string }) => (route.lambda ? groupModule(route.lambda) : route.handler);
+export const lambdaModuleOf = (route: { lambda?: LambdaGroupId; handler: string }) =>
+  route.lambda ? groupModule(route.lambda) : route.handler;

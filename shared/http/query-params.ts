@@ -24,4 +24,3 @@ export const isoDateTime = z.string().check(
       'the start of that day (UTC) as a lower bound, its end as an upper one.',
   }),
 );
-

@@ -133,7 +133,8 @@ describe('PaymentGatewayStack', () => {
       expect(deploymentId(wholeTemplate(new PaymentGatewayStack(newApp(), 'Test')))).toEqual(base); // stable otherwise
       expect(without('listRefunds')).not.toEqual(base); // MerchantApi
       expect(without('dashboardSettlement')).not.toEqual(base); // Dashboard
-    });
+      // Three more syntheses of the whole app (about 15 s alone, past 30 s beside other test files on 2 cores).
+    }, 120_000);
   });
 
   it('passes deployment context (custom checkout host, live FX source, live providers secret) to every function', () => {
@@ -291,7 +292,9 @@ describe('PaymentGatewayStack', () => {
       }
       // The TOTP seal key only in the dashboard functions that check codes: the sign-in, and the Developers
       // area's step-up before minting a money-out key (issues 23 and 24).
-      expect(route.permissions.secrets.includes('totpKey')).toBe(route.lambda === 'dashboardSignIn' || route.lambda === 'dashboardDevelopers');
+      expect(route.permissions.secrets.includes('totpKey')).toBe(
+        route.lambda === 'dashboardSignIn' || route.lambda === 'dashboardDevelopers',
+      );
     });
 
     it(`is served at ${route.method} ${route.path}`, () => {
