@@ -5,7 +5,8 @@
  * (shared/openapi/, served and written to docs/openapi.json by `npm run docs`) all read this
  * table. It imports no handler code, so infra can load it cheaply. The rows are defined in
  * functions/routes/ (one module per area, one export per row: what a handler imports, so its Lambda
- * bundle holds its own row only) and documented in functions/route-docs.ts; this module joins them.
+ * bundle holds its own row only), the dashboard's in its compact table functions/dashboard/routes.ts,
+ * all documented in functions/route-docs.ts; this module joins them.
  */
 import type { Route, RouteDefinition } from '#shared/http/route.ts';
 import { routeDocs } from './route-docs.ts';

@@ -401,7 +401,7 @@ describe('PaymentGatewayStack', () => {
         .map((r) => r.id)
         .sort(),
     );
-    // The dashboard's signed-in Lambda reads the public-paths key too (its CSRF tokens), behind a session.
+    // The dashboard's signed-in Lambdas read the public-paths key too (its CSRF tokens), behind a session.
     expect(publicRows.filter((r) => r.auth !== 'none').every((r) => r.auth === 'session')).toBe(true);
     template.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
   });
