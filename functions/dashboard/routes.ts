@@ -30,10 +30,9 @@ export interface DashboardLambda {
  * token (publicPathsKey). The rest is what each area's code calls: the Query of its lists on the table
  * and the indexes, BatchGetItem where a wallet's hold is placed (withFunds) or shards are read together,
  * ConditionCheck items where a team change checks that another administrator remains (and a resend its
- * hourly quota), the TOTP seal
- * key where a fresh second-factor code is checked (minting a money-out key), the master key where a
- * merchant's secret is sealed or unsealed (API keys, webhook secrets), and the live provider
- * credentials where a live rail may be called.
+ * hourly quota), the TOTP seal key where a fresh second-factor code is checked (minting a money-out
+ * key), the master key where a merchant's secret is sealed or unsealed (API keys, webhook secrets),
+ * and the live provider credentials where a live rail may be called.
  */
 const signedIn = { table: 'readWrite', queries: 'tableAndIndexes' } as const;
 
@@ -47,6 +46,28 @@ const signedIn = { table: 'readWrite', queries: 'tableAndIndexes' } as const;
  */
 const signInWrites = ['dashUser', 'dashEmail', 'dashInvite', 'dashSession', 'dashAudit', 'dashThrottle'] as const;
 
+const signInPermissions = {
+  table: 'readWrite',
+  secrets: ['publicPathsKey', 'totpKey'],
+  partitions: [...signInWrites, 'merchant'],
+  writePartitions: signInWrites,
+} as const satisfies RouteDefinition['permissions'];
+
+// Each area's grants, apart from dashboardLambdas: a handler's bundle holds its own area's only.
+const paymentsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
+const refundsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
+const linksPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
+const payoutsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
+const settlementsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
+const balancePermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
+const developersPermissions = {
+  ...signedIn,
+  secrets: ['masterKey', 'publicPathsKey', 'totpKey'],
+  batchGets: true,
+  conditionChecks: true,
+} as const;
+const teamPermissions = { ...signedIn, secrets: ['publicPathsKey'], conditionChecks: true } as const;
+
 /**
  * The dashboard's Lambdas, by area. One Lambda per page would give someone clicking through the
  * dashboard a cold start on nearly every page and add a function, role, policy, log group and alarm
@@ -58,61 +79,56 @@ export const dashboardLambdas = {
     id: 'dashboardSignIn',
     summary: 'Merchant dashboard: invitation, password, 2FA enrolment, sign-in and sign-out pages.',
     live: [],
-    permissions: {
-      table: 'readWrite',
-      secrets: ['publicPathsKey', 'totpKey'],
-      partitions: [...signInWrites, 'merchant'],
-      writePartitions: signInWrites,
-    },
+    permissions: signInPermissions,
   },
   dashboardPayments: {
     id: 'dashboardPayments',
     summary: 'Merchant dashboard: Home, the payments list, search and detail, the mode switch.',
     live: [],
-    permissions: { ...signedIn, secrets: ['publicPathsKey'], batchGets: true },
+    permissions: paymentsPermissions,
   },
   dashboardRefunds: {
     id: 'dashboardRefunds',
     summary: 'Merchant dashboard: refunds (request, list, approve, reject).',
     live: ['refunds'],
-    permissions: { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true },
+    permissions: refundsPermissions,
   },
   dashboardLinks: {
     id: 'dashboardLinks',
     summary: 'Merchant dashboard: payment links (list, create, detail with QR code, deactivate, reactivate).',
     // The link form offers the wallets only when a live wallet provider is configured.
     live: ['walletPresence'],
-    permissions: { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true },
+    permissions: linksPermissions,
   },
   dashboardPayouts: {
     id: 'dashboardPayouts',
     summary: 'Merchant dashboard: payouts (list, create, approve, reject).',
     live: ['payouts'],
-    permissions: { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true },
+    permissions: payoutsPermissions,
   },
   dashboardSettlements: {
     id: 'dashboardSettlements',
     summary: 'Merchant dashboard: settlements (list, request, detail, approve, reject).',
     live: [],
-    permissions: { ...signedIn, secrets: ['publicPathsKey'], batchGets: true },
+    permissions: settlementsPermissions,
   },
   dashboardBalance: {
     id: 'dashboardBalance',
     summary: 'Merchant dashboard: the Balance page, monthly statements (page and CSV) and the CSV exports of the lists.',
     live: [],
-    permissions: { ...signedIn, secrets: ['publicPathsKey'], batchGets: true },
+    permissions: balancePermissions,
   },
   dashboardDevelopers: {
     id: 'dashboardDevelopers',
     summary: 'Merchant dashboard: API keys, the webhook endpoint and its events.',
     live: [],
-    permissions: { ...signedIn, secrets: ['masterKey', 'publicPathsKey', 'totpKey'], batchGets: true, conditionChecks: true },
+    permissions: developersPermissions,
   },
   dashboardTeam: {
     id: 'dashboardTeam',
     summary: 'Merchant dashboard: the team (invite, roles, removal, audit log) and the approval settings.',
     live: [],
-    permissions: { ...signedIn, secrets: ['publicPathsKey'], conditionChecks: true },
+    permissions: teamPermissions,
   },
 } as const satisfies { readonly [L in LambdaGroupId]: DashboardLambda & { readonly id: L } };
 
@@ -126,6 +142,7 @@ export type DashboardRoute<Id extends string = string, L extends LambdaGroupId =
 
 function lambdaRows<const L extends LambdaGroupId, const R extends Record<string, Row>>(
   lambda: L,
+  permissions: RouteDefinition['permissions'],
   rows: R,
 ): { readonly [Id in keyof R & string]: DashboardRoute<Id, L> } {
   const out: Record<string, RouteDefinition> = {};
@@ -139,7 +156,7 @@ function lambdaRows<const L extends LambdaGroupId, const R extends Record<string
       ...(access === 'none' || access === 'session' ? {} : { permission: access }),
       lambda,
       signature: false,
-      permissions: dashboardLambdas[lambda].permissions,
+      permissions,
     };
   }
   return out as { readonly [Id in keyof R & string]: DashboardRoute<Id, L> };
@@ -147,7 +164,7 @@ function lambdaRows<const L extends LambdaGroupId, const R extends Record<string
 
 // Each Lambda's rows are one export (`/* @__PURE__ */`: a bundle keeps only the rows its handlers import).
 
-export const signInRoutes = /* @__PURE__ */ lambdaRows('dashboardSignIn', {
+export const signInRoutes = /* @__PURE__ */ lambdaRows('dashboardSignIn', signInPermissions, {
   dashboardInvitePage: ['GET', '/invite/{token}', 'invite-page', 'none'],
   dashboardAcceptInvite: ['POST', '/invite/{token}', 'invite-accept', 'none'],
   dashboardEnrolPage: ['GET', '/enrol', 'enrol-page', 'session'],
@@ -157,21 +174,21 @@ export const signInRoutes = /* @__PURE__ */ lambdaRows('dashboardSignIn', {
   dashboardSignOut: ['POST', '/sign-out', 'sign-out', 'session'],
 });
 
-export const paymentsRoutes = /* @__PURE__ */ lambdaRows('dashboardPayments', {
+export const paymentsRoutes = /* @__PURE__ */ lambdaRows('dashboardPayments', paymentsPermissions, {
   dashboardHome: ['GET', '', 'home', 'balances:read'],
   dashboardPayments: ['GET', '/payments', 'payments', 'payments:read'],
   dashboardPayment: ['GET', '/payments/{id}', 'payment', 'payments:read'],
   dashboardMode: ['POST', '/mode', 'mode', 'session'],
 });
 
-export const refundsRoutes = /* @__PURE__ */ lambdaRows('dashboardRefunds', {
+export const refundsRoutes = /* @__PURE__ */ lambdaRows('dashboardRefunds', refundsPermissions, {
   dashboardRefund: ['POST', '/payments/{id}/refund', 'refund', 'refunds:create'],
   dashboardRefunds: ['GET', '/refunds', 'refunds', 'payments:read'],
   dashboardApproveRefund: ['POST', '/refunds/{id}/approve', 'refund-approve', 'refunds:approve'],
   dashboardRejectRefund: ['POST', '/refunds/{id}/reject', 'refund-reject', 'refunds:approve'],
 });
 
-export const linksRoutes = /* @__PURE__ */ lambdaRows('dashboardLinks', {
+export const linksRoutes = /* @__PURE__ */ lambdaRows('dashboardLinks', linksPermissions, {
   dashboardLinks: ['GET', '/links', 'links', 'payments:read'],
   dashboardCreateLink: ['POST', '/links', 'link-create', 'links:manage'],
   dashboardLink: ['GET', '/links/{id}', 'link', 'payments:read'],
@@ -179,14 +196,14 @@ export const linksRoutes = /* @__PURE__ */ lambdaRows('dashboardLinks', {
   dashboardReactivateLink: ['POST', '/links/{id}/reactivate', 'link-reactivate', 'links:manage'],
 });
 
-export const payoutsRoutes = /* @__PURE__ */ lambdaRows('dashboardPayouts', {
+export const payoutsRoutes = /* @__PURE__ */ lambdaRows('dashboardPayouts', payoutsPermissions, {
   dashboardPayouts: ['GET', '/payouts', 'payouts', 'payments:read'],
   dashboardCreatePayout: ['POST', '/payouts', 'payout-create', 'payouts:create'],
   dashboardApprovePayout: ['POST', '/payouts/{id}/approve', 'payout-approve', 'payouts:approve'],
   dashboardRejectPayout: ['POST', '/payouts/{id}/reject', 'payout-reject', 'payouts:approve'],
 });
 
-export const settlementsRoutes = /* @__PURE__ */ lambdaRows('dashboardSettlements', {
+export const settlementsRoutes = /* @__PURE__ */ lambdaRows('dashboardSettlements', settlementsPermissions, {
   dashboardSettlements: ['GET', '/settlements', 'settlements', 'payments:read'],
   dashboardRequestSettlement: ['POST', '/settlements', 'settlement-request', 'settlements:create'],
   dashboardSettlement: ['GET', '/settlements/{id}', 'settlement', 'payments:read'],
@@ -194,7 +211,7 @@ export const settlementsRoutes = /* @__PURE__ */ lambdaRows('dashboardSettlement
   dashboardRejectSettlement: ['POST', '/settlements/{id}/reject', 'settlement-reject', 'settlements:approve'],
 });
 
-export const balanceRoutes = /* @__PURE__ */ lambdaRows('dashboardBalance', {
+export const balanceRoutes = /* @__PURE__ */ lambdaRows('dashboardBalance', balancePermissions, {
   dashboardBalance: ['GET', '/balance', 'balance', 'balances:read'],
   dashboardStatements: ['GET', '/statements', 'statements', 'balances:read'],
   dashboardStatementCsv: ['GET', '/statements/{period}/csv', 'statement-csv', 'balances:read'],
@@ -204,7 +221,7 @@ export const balanceRoutes = /* @__PURE__ */ lambdaRows('dashboardBalance', {
   dashboardListExport: ['GET', '/exports/{list}', 'list-export', 'payments:read'],
 });
 
-export const developersRoutes = /* @__PURE__ */ lambdaRows('dashboardDevelopers', {
+export const developersRoutes = /* @__PURE__ */ lambdaRows('dashboardDevelopers', developersPermissions, {
   dashboardDevelopers: ['GET', '/developers', 'developers', 'keys:manage'],
   dashboardCreateKey: ['POST', '/developers/keys', 'developers-create-key', 'keys:manage'],
   dashboardRollKey: ['POST', '/developers/keys/roll', 'developers-roll', 'keys:manage'],
@@ -218,7 +235,7 @@ export const developersRoutes = /* @__PURE__ */ lambdaRows('dashboardDevelopers'
   dashboardResendEvent: ['POST', '/events/{eventId}/resend', 'event-resend', 'webhooks:manage'],
 });
 
-export const teamRoutes = /* @__PURE__ */ lambdaRows('dashboardTeam', {
+export const teamRoutes = /* @__PURE__ */ lambdaRows('dashboardTeam', teamPermissions, {
   dashboardTeam: ['GET', '/team', 'team', 'team:manage'],
   dashboardTeamInvite: ['POST', '/team/invite', 'team-invite', 'team:manage'],
   dashboardTeamRole: ['POST', '/team/{userId}/role', 'team-role', 'team:manage'],
