@@ -4,18 +4,17 @@ import { join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { jobList } from '#functions/jobs.ts';
-import { lambdaGroups, routeList, type Route } from '#functions/routes.ts';
+import { routeList, type Route } from '#functions/routes.ts';
+import { lambdaModuleOf } from '#infra/dashboard-lambdas.ts';
 import { esbuildOptionsFor, repoRoot } from '#infra/bundling.ts';
 
 /**
  * Every Lambda the stack creates, by id and handler module: one per route row, one per group of
- * rows (the dashboard's two, routes.ts lambdaGroups) and one per job (functions/jobs.ts).
+ * rows (the dashboard's areas, routes.ts lambdaGroups: their generated modules) and one per job (functions/jobs.ts).
  */
 export function lambdaEntries(): { id: string; handler: string }[] {
   const entries = new Map<string, string>();
-  for (const route of routeList)
-    if (route.lambda) entries.set(route.lambda, lambdaGroups[route.lambda].handler);
-    else entries.set(route.id, route.handler);
+  for (const route of routeList) entries.set(route.lambda ?? route.id, lambdaModuleOf(route));
   for (const job of jobList) entries.set(job.id, job.handler);
   return [...entries].map(([id, handler]) => ({ id, handler }));
 }

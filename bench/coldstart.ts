@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { jobs } from '#functions/jobs.ts';
 import { lambdaGroups, routes, type Route } from '#functions/routes.ts';
+import { groupModule } from '#infra/dashboard-lambdas.ts';
 import { repoRoot } from '#infra/bundling.ts';
 import { bundleRoute, lambdaLikeEnv, median } from './bundles.ts';
 import { targets } from './targets.ts';
@@ -158,7 +159,7 @@ const samples: Sample[] = [
   {
     kind: 'dashboard',
     lambda: lambdaGroups.dashboardSignIn.id,
-    handler: lambdaGroups.dashboardSignIn.handler,
+    handler: groupModule('dashboardSignIn'),
     request: 'GET /dashboard/sign-in',
     event: () => apiEvent(routes.dashboardSignInPage, '/dashboard/sign-in', {}, null),
   },

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jobList } from '#functions/jobs.ts';
-import { lambdaGroups, routeList, type Route } from '#functions/routes.ts';
+import { routeList, type Route } from '#functions/routes.ts';
+import { lambdaModuleOf } from '#infra/dashboard-lambdas.ts';
 import { bundleBytes, bundleRoute, lambdaEntries, lambdaLikeEnv, measureBaselineLoad, measureLoad, type LoadResult } from './bundles.ts';
 import { measureColdStarts } from './coldstart.ts';
 import type { DynamoCounter } from './counter.ts';
@@ -138,7 +139,7 @@ async function measureBundles(
   for (const route of routes) {
     checkInterrupted();
     const r = results.get(route.id)!;
-    const handler = route.lambda ? lambdaGroups[route.lambda].handler : route.handler;
+    const handler = lambdaModuleOf(route);
     const seen = byHandler.get(handler);
     if (seen) {
       Object.assign(r, seen);

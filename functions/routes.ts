@@ -5,9 +5,10 @@
  * (shared/openapi/, served and written to docs/openapi.json by `npm run docs`) all read this
  * table. It imports no handler code, so infra can load it cheaply. The rows are defined in
  * functions/routes/ (one module per area, one export per row: what a handler imports, so its Lambda
- * bundle holds its own row only) and documented in functions/route-docs.ts; this module joins them.
+ * bundle holds its own row only), the dashboard's in its compact table functions/dashboard/routes.ts,
+ * all documented in functions/route-docs.ts; this module joins them.
  */
-import type { LambdaGroupId, Route, RouteDefinition } from '#shared/http/route.ts';
+import type { Route, RouteDefinition } from '#shared/http/route.ts';
 import { routeDocs } from './route-docs.ts';
 import * as account from './routes/account.ts';
 import * as settlements from './routes/settlements.ts';
@@ -20,9 +21,7 @@ import * as statements from './routes/statements.ts';
 import * as webhooks from './routes/webhooks.ts';
 import * as providers from './routes/providers.ts';
 import * as reference from './routes/reference.ts';
-import * as dashboardSignIn from './routes/dashboard-sign-in.ts';
-import * as dashboardApp from './routes/dashboard-app.ts';
-import * as dashboardExports from './routes/dashboard-exports.ts';
+import * as dashboard from './dashboard/routes.ts';
 
 export { allScopes, keyHasScope, type Scope } from '#shared/domain/scopes.ts';
 export {
@@ -36,26 +35,13 @@ export {
 } from '#shared/http/route.ts';
 
 /**
- * Rows that share one Lambda. The merchant dashboard's pages and actions are rows of this table
- * like every endpoint (docs, local server, API Gateway methods), but they run in two functions:
- * the sign-in flow and the signed-in app. One Lambda per page would give a person clicking through
- * the dashboard a cold start on nearly every page, and would add a function, role, policy, log
- * group and alarms per row against CloudFormation's 500-resource limit, for no isolation gain:
- * every dashboard row needs the same table access (sessions are touched on every page).
- * The group's handler dispatches an event to the row's own handler by method and path template.
+ * Rows that share one Lambda: the merchant dashboard's pages and actions are rows of this table like
+ * every endpoint (docs, local server, API Gateway methods), written in their own compact table
+ * (functions/dashboard/routes.ts) and served by one Lambda per area of the dashboard (its pages share
+ * their services, views and grants). Each group's handler module is built from its rows
+ * (infra/dashboard-lambdas.ts): it dispatches an event to the row's own handler by method and path template.
  */
-export const lambdaGroups = {
-  dashboardSignIn: {
-    id: 'dashboardSignIn',
-    handler: 'functions/dashboard/sign-in-lambda.ts',
-    summary: 'Merchant dashboard: invitation, password, 2FA enrolment, sign-in and sign-out pages.',
-  },
-  dashboardApp: {
-    id: 'dashboardApp',
-    handler: 'functions/dashboard/app-lambda.ts',
-    summary: 'Merchant dashboard: the signed-in pages and actions.',
-  },
-} as const satisfies Record<LambdaGroupId, { id: LambdaGroupId; handler: string; summary: string }>;
+export const lambdaGroups = dashboard.dashboardLambdas;
 
 /**
  * Every row, in the order of docs/api.md and the OpenAPI document: its definition (functions/routes/,
@@ -101,58 +87,16 @@ const definitions = [
   reference.openApiDocument,
   reference.docsPage,
   reference.docsFile,
-  dashboardSignIn.dashboardInvitePage,
-  dashboardSignIn.dashboardAcceptInvite,
-  dashboardSignIn.dashboardEnrolPage,
-  dashboardSignIn.dashboardEnrol,
-  dashboardSignIn.dashboardSignInPage,
-  dashboardSignIn.dashboardSignIn,
-  dashboardSignIn.dashboardSignOut,
-  dashboardApp.dashboardHome,
-  dashboardApp.dashboardPayments,
-  dashboardApp.dashboardPaymentsExport,
-  dashboardApp.dashboardPayment,
-  dashboardApp.dashboardRefund,
-  dashboardApp.dashboardMode,
-  dashboardApp.dashboardTeam,
-  dashboardApp.dashboardTeamInvite,
-  dashboardApp.dashboardDevelopers,
-  dashboardApp.dashboardRollKey,
-  dashboardApp.dashboardRevokeKey,
-  dashboardApp.dashboardPayouts,
-  dashboardApp.dashboardCreatePayout,
-  dashboardApp.dashboardApprovePayout,
-  dashboardApp.dashboardRejectPayout,
-  dashboardApp.dashboardCreateKey,
-  dashboardApp.dashboardWebhooks,
-  dashboardApp.dashboardSaveWebhook,
-  dashboardApp.dashboardRotateWebhookSecret,
-  dashboardApp.dashboardWebhookState,
-  dashboardApp.dashboardWebhookTest,
-  dashboardApp.dashboardEvent,
-  dashboardApp.dashboardResendEvent,
-  dashboardApp.dashboardTeamRole,
-  dashboardApp.dashboardTeamRemove,
-  dashboardApp.dashboardSettlements,
-  dashboardApp.dashboardRequestSettlement,
-  dashboardApp.dashboardSettlement,
-  dashboardApp.dashboardBalance,
-  dashboardApp.dashboardApproveSettlement,
-  dashboardApp.dashboardRejectSettlement,
-  dashboardApp.dashboardRefunds,
-  dashboardApp.dashboardApproveRefund,
-  dashboardApp.dashboardRejectRefund,
-  dashboardApp.dashboardSettings,
-  dashboardApp.dashboardSaveSettings,
-  dashboardApp.dashboardLinks,
-  dashboardApp.dashboardCreateLink,
-  dashboardApp.dashboardLink,
-  dashboardApp.dashboardDeactivateLink,
-  dashboardApp.dashboardReactivateLink,
-  dashboardExports.dashboardStatements,
-  dashboardExports.dashboardStatementCsv,
-  dashboardExports.dashboardStatementPdf,
-  dashboardExports.dashboardListExport,
+  ...Object.values(dashboard.signInRoutes),
+  ...Object.values(dashboard.paymentsRoutes),
+  ...Object.values(dashboard.refundsRoutes),
+  ...Object.values(dashboard.linksRoutes),
+  ...Object.values(dashboard.payoutsRoutes),
+  ...Object.values(dashboard.settlementsRoutes),
+  ...Object.values(dashboard.balanceRoutes),
+  dashboard.dashboardStatementPdf,
+  ...Object.values(dashboard.developersRoutes),
+  ...Object.values(dashboard.teamRoutes),
 ] as const;
 
 type Documented<D extends RouteDefinition> = D & Pick<Route, 'summary' | 'doc'>;

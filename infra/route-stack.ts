@@ -12,6 +12,7 @@ import { lambdaGroups, supportedVersions, type Route, type SecretName } from '#f
 import { type PartitionFamily, partitionPrefixes } from '#shared/store/keys.ts';
 import { repoRoot } from '#infra/bundling.ts';
 import { GatewayFunction } from '#infra/gateway-function.ts';
+import { lambdaModuleOf } from '#infra/dashboard-lambdas.ts';
 
 /**
  * Which stack serves each first path segment of the route table: the root stack or one of its
@@ -220,7 +221,7 @@ export function addRouteFunctions(
     let fn = group ? groupFunctions.get(group.id) : undefined;
     if (!fn) {
       fn = new GatewayFunction(scope, group?.id ?? route.id, {
-        entry: join(repoRoot, group?.handler ?? route.handler),
+        entry: join(repoRoot, lambdaModuleOf(route)),
         description: group ? group.summary : `${route.method} ${route.path}`,
         table: shared.table,
         // A group's rows declare the same permissions (test/infra/stack.test.ts checks it).

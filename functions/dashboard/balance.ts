@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { balanceRoutes } from './routes.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { balanceFilterNames, balancePage, type BalanceFilters } from '#shared/services/dashboard-balance.ts';
@@ -6,7 +6,7 @@ import { balanceView } from './balance-views.ts';
 import { frameOf } from './common.ts';
 
 /** GET /dashboard/balance (?type, source, settlement, payout, from, to, after): the balance transactions, 25 per page. */
-export const handler = dashboardHandler(routes.dashboardBalance, async (request) => {
+export const handler = dashboardHandler(balanceRoutes.dashboardBalance, async (request) => {
   const { user, session } = request.signed!;
   const names: readonly string[] = balanceFilterNames;
   if (Object.keys(request.query).some((k) => !names.includes(k))) throw userRefusal('invalid', 'That page link is not valid.');

@@ -1,14 +1,11 @@
 import type { Frame } from '#shared/http/dashboard-views.ts';
 import type { DashboardRequest } from '#shared/http/dashboard.ts';
-import { dateBound } from '#shared/http/query-params.ts';
-import { apiKeysOf, merchantName, type PaymentFilters } from '#shared/services/dashboard.ts';
-import { mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
-import { developersView } from './views.ts';
+import { dateBound } from '#shared/http/date-bound.ts';
+import { merchantName, type PaymentFilters } from '#shared/services/dashboard.ts';
 import { isIntentStatus, isIntentType, type IntentStatus, type IntentType } from '#shared/domain/intent.ts';
-import { userRefusal, isRefusal } from '#shared/domain/errors.ts';
-import { statusOf } from '#shared/http/presenter.ts';
+import { userRefusal } from '#shared/domain/errors.ts';
 
-/** What the signed-in dashboard handlers share: the page frame, the payments filters, the Developers page. */
+/** What the signed-in dashboard handlers share: the page frame and the payments filters. */
 export async function frameOf(request: DashboardRequest, current: Frame['current']): Promise<Frame> {
   const signed = request.signed!;
   return {
@@ -47,28 +44,4 @@ export function paymentFilters(query: Record<string, string>): { filters: Paymen
     ...(after ? { startingAfter: after.toLowerCase() } : {}),
   };
   return { filters, echo: { q: q.trim(), status, type, from, to, after } };
-}
-
-/**
- * The Developers page (GET, and after a key action): the mode's keys, the admins' notice of recently
- * minted money-out keys, and what the action gave (a new key shown once, or a refusal naming its field).
- */
-export async function developersPage(
-  request: DashboardRequest,
-  status: number,
-  o: { issued?: { keyId: string; apiKey: string; secretKey: string; mode?: string }; error?: string; field?: string } = {},
-) {
-  const { user, session } = request.signed!;
-  const [frame, keys, minted] = await Promise.all([
-    frameOf(request, 'developers'),
-    apiKeysOf(user.merchantId, session.mode),
-    user.role === 'admin' ? mintedMoneyOutKeys(user.merchantId) : [],
-  ]);
-  return { status, html: developersView(frame, keys, { ...o, minted }) };
-}
-
-/** A key action's refusal (a wrong code, a scope the role may not use) re-renders the Developers page with it. */
-export async function developersRefusal(request: DashboardRequest, error: unknown) {
-  if (!isRefusal(error) || error.category === 'not_found' || statusOf(error) >= 500) throw error;
-  return developersPage(request, statusOf(error), { error: error.message, ...(error.field ? { field: error.field } : {}) });
 }

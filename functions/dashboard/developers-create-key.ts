@@ -1,13 +1,13 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { developersRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { createApiKeyFromDashboard } from '#shared/services/dashboard-keys.ts';
-import { developersPage, developersRefusal } from './common.ts';
+import { developersPage, developersRefusal } from './developers-page.ts';
 
 /**
  * POST /dashboard/developers/keys: a new key pair with the chosen mode and scopes, in this response
  * only; money-out scopes need an admin and the `code` field (step-up). A refusal re-renders the page.
  */
-export const handler = dashboardHandler(routes.dashboardCreateKey, async (request) => {
+export const handler = dashboardHandler(developersRoutes.dashboardCreateKey, async (request) => {
   try {
     const issued = await createApiKeyFromDashboard(request.signed!, {
       mode: request.form.get('mode') ?? '',

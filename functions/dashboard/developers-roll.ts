@@ -1,14 +1,14 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { developersRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { rollApiKeys } from '#shared/services/dashboard-keys.ts';
-import { developersPage, developersRefusal } from './common.ts';
+import { developersPage, developersRefusal } from './developers-page.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 
 /**
  * POST /dashboard/developers/keys/roll: the new key and secret are in this response only (no redirect,
  * never stored in clear); keys with money-out scopes need an admin and the `code` field (step-up).
  */
-export const handler = dashboardHandler(routes.dashboardRollKey, async (request) => {
+export const handler = dashboardHandler(developersRoutes.dashboardRollKey, async (request) => {
   try {
     const grace = request.form.get('graceDays') ?? '';
     if (!/^[0-7]$/.test(grace)) throw userRefusal('invalid', 'Choose how many days (0 to 7) the old keys keep working.', 'graceDays');

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-sign-in.ts';
+import { signInRoutes } from './routes.ts';
 import { dashboardHandler, sessionCookie } from '#shared/http/dashboard.ts';
 import { completeEnrolment, enrolmentSecret } from '#shared/services/dashboard-auth.ts';
 import { enrolPage } from './enrol-views.ts';
@@ -7,7 +7,7 @@ import { isRefusal } from '#shared/domain/errors.ts';
 
 /** POST /dashboard/enrol: a code from the app turns 2FA on; the recovery codes are shown this once. */
 export const handler = dashboardHandler(
-  routes.dashboardEnrol,
+  signInRoutes.dashboardEnrol,
   async ({ signed, form, csrf }) => {
     try {
       const { recoveryCodes, sessionToken } = await completeEnrolment(signed!, form.get('code') ?? '');

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { paymentsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { homeSummary } from '#shared/services/dashboard.ts';
 import { webhookHealth } from '#shared/services/dashboard-developers.ts';
@@ -10,7 +10,7 @@ import { homeView } from './views.ts';
  * GET /dashboard: balances by currency, today's volume and count, 30 days of volume, recent failures, webhook health;
  * admins also see the money-out keys minted lately.
  */
-export const handler = dashboardHandler(routes.dashboardHome, async (request) => {
+export const handler = dashboardHandler(paymentsRoutes.dashboardHome, async (request) => {
   const { user, session } = request.signed!;
   const [summary, webhooks, minted] = await Promise.all([
     homeSummary(user.merchantId, session.mode),

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-sign-in.ts';
+import { signInRoutes } from './routes.ts';
 import { dashboardHandler, sessionCookie } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import { acceptInvite, openInvite } from '#shared/services/dashboard-auth.ts';
@@ -6,7 +6,7 @@ import { invitePage } from './views.ts';
 import { isRefusal } from '#shared/domain/errors.ts';
 
 /** POST /dashboard/invite/{token}: set the password (the invitation is used) → 2FA enrolment. */
-export const handler = dashboardHandler(routes.dashboardAcceptInvite, async ({ path, form, ip, csrf }) => {
+export const handler = dashboardHandler(signInRoutes.dashboardAcceptInvite, async ({ path, form, ip, csrf }) => {
   try {
     const { sessionToken } = await acceptInvite(path.token!, form.get('password') ?? '', form.get('confirm') ?? '', ip);
     return { redirect: dashPath('/enrol'), setCookie: sessionCookie(sessionToken) };

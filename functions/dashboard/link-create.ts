@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { linksRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import { formMessage } from '#shared/http/presenter.ts';
@@ -7,7 +7,7 @@ import { frameOf } from './common.ts';
 import { linksView } from './links-views.ts';
 
 /** POST /dashboard/links: creates a payment link (the API's service); a refusal re-renders the form with its reason. */
-export const handler = dashboardHandler(routes.dashboardCreateLink, async (request) => {
+export const handler = dashboardHandler(linksRoutes.dashboardCreateLink, async (request) => {
   const f = request.form;
   const field = (name: string) => f.get(name) ?? '';
   try {

@@ -1,11 +1,11 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { linksRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { linkDetail } from '#shared/services/dashboard-links.ts';
 import { frameOf } from './common.ts';
 import { linkView } from './links-views.ts';
 
 /** GET /dashboard/links/{id}: one payment link with its QR code, payments, totals and remaining uses. */
-export const handler = dashboardHandler(routes.dashboardLink, async (request) => ({
+export const handler = dashboardHandler(linksRoutes.dashboardLink, async (request) => ({
   status: 200,
   html: linkView(await frameOf(request, 'links'), await linkDetail(request.signed!, request.path.id!), {
     created: request.query.created === '1',

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { linksRoutes } from './routes.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { linksPage } from '#shared/services/dashboard-links.ts';
@@ -6,7 +6,7 @@ import { frameOf } from './common.ts';
 import { linksView } from './links-views.ts';
 
 /** GET /dashboard/links (?after=<linkId>): the mode's payment links, newest first, 25 per page, and the create form. */
-export const handler = dashboardHandler(routes.dashboardLinks, async (request) => {
+export const handler = dashboardHandler(linksRoutes.dashboardLinks, async (request) => {
   if (Object.keys(request.query).some((k) => k !== 'after' && k !== 'created'))
     throw userRefusal('invalid', 'That page link is not valid.');
   const after = request.query.after || undefined;

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-exports.ts';
+import { balanceRoutes } from './routes.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 import { isIntentStatus } from '#shared/domain/intent.ts';
 import { SettlementStatus } from '#shared/domain/settlement.ts';
@@ -11,7 +11,7 @@ import { paymentFilters } from './common.ts';
  * "Export CSV" links carry their filters): payments (?q=&status=&type=&from=&to=), payouts
  * (?status=), settlements (?status=), refunds, audit (administrators).
  */
-export const handler = dashboardHandler(routes.dashboardListExport, async (request) => {
+export const handler = dashboardHandler(balanceRoutes.dashboardListExport, async (request) => {
   const list = request.path.list ?? '';
   if (!(exportableLists as readonly string[]).includes(list)) throw userRefusal('not_found', 'There is no such list to export.');
   const { after: _after, ...query } = request.query;

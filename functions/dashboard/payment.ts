@@ -1,11 +1,11 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { paymentsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { paymentDetail } from '#shared/services/dashboard.ts';
 import { frameOf } from './common.ts';
 import { paymentView } from './views.ts';
 
 /** GET /dashboard/payments/{id}: one payment of this merchant and mode (anything else is 404). */
-export const handler = dashboardHandler(routes.dashboardPayment, async (request) => {
+export const handler = dashboardHandler(paymentsRoutes.dashboardPayment, async (request) => {
   const { user, session } = request.signed!;
   const detail = await paymentDetail(user.merchantId, session.mode, request.path.id!);
   return {

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { balanceRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { exportList } from '#shared/services/dashboard-exports.ts';
 import { paymentFilters } from './common.ts';
@@ -7,7 +7,7 @@ import { paymentFilters } from './common.ts';
  * GET /dashboard/payments/export: every payment matching the filters, as CSV, through the one
  * list export (shared/services/dashboard-exports.ts): streamed page by page, refused whole past 4 MB.
  */
-export const handler = dashboardHandler(routes.dashboardPaymentsExport, async (request) => {
+export const handler = dashboardHandler(balanceRoutes.dashboardPaymentsExport, async (request) => {
   const { filters } = paymentFilters(request.query);
   const { startingAfter: _ignored, ...all } = filters;
   return {

@@ -1,13 +1,13 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { payoutsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
-import { createPayoutFromDashboard, payoutsPage } from '#shared/services/dashboard.ts';
+import { createPayoutFromDashboard, payoutsPage } from '#shared/services/dashboard-payouts.ts';
 import { frameOf } from './common.ts';
 import { payoutsView } from './views.ts';
 import { formMessage } from '#shared/http/presenter.ts';
 
 /** POST /dashboard/payouts: the withdrawals service (waits for approval); a refusal re-renders the form with its reason. */
-export const handler = dashboardHandler(routes.dashboardCreatePayout, async (request) => {
+export const handler = dashboardHandler(payoutsRoutes.dashboardCreatePayout, async (request) => {
   const f = request.form;
   const { user, session } = request.signed!;
   try {

@@ -1,12 +1,12 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { payoutsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
-import { payoutsPage } from '#shared/services/dashboard.ts';
+import { payoutsPage } from '#shared/services/dashboard-payouts.ts';
 import { frameOf } from './common.ts';
 import { shortId } from './format.ts';
 import { payoutsView } from './views.ts';
 
 /** GET /dashboard/payouts: awaiting approval, then the latest others. */
-export const handler = dashboardHandler(routes.dashboardPayouts, async (request) => {
+export const handler = dashboardHandler(payoutsRoutes.dashboardPayouts, async (request) => {
   const { user, session } = request.signed!;
   const q = request.query;
   const message = q.created

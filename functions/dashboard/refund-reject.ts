@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { refundsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import { decideRefund, refundDecisionPreview } from '#shared/services/dashboard-refunds.ts';
@@ -9,7 +9,7 @@ import { refundDecisionView } from './views.ts';
  * POST /dashboard/refunds/{id}/reject: an approver, never the refund's requester (maker-checker); a reason is required;
  * the payment is refundable again. Without confirm=1 the page that shows what is rejected and why; with it, the decision.
  */
-export const handler = dashboardHandler(routes.dashboardRejectRefund, async (request) => {
+export const handler = dashboardHandler(refundsRoutes.dashboardRejectRefund, async (request) => {
   const id = request.path.id!;
   const reason = request.form.get('reason') ?? '';
   if (request.form.get('confirm') !== '1') {

@@ -1,13 +1,14 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { refundsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
-import { paymentDetail, refundFromDashboard } from '#shared/services/dashboard.ts';
+import { paymentDetail } from '#shared/services/dashboard.ts';
+import { refundFromDashboard } from '#shared/services/dashboard-refunds.ts';
 import { frameOf } from './common.ts';
 import { paymentView } from './views.ts';
 import { formMessage } from '#shared/http/presenter.ts';
 
 /** POST /dashboard/payments/{id}/refund: the refunds service; a refusal re-renders the page with its reason. */
-export const handler = dashboardHandler(routes.dashboardRefund, async (request) => {
+export const handler = dashboardHandler(refundsRoutes.dashboardRefund, async (request) => {
   const { user, session } = request.signed!;
   const id = request.path.id!;
   try {

@@ -1,6 +1,6 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { refundsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
-import { refundsPage } from '#shared/services/dashboard.ts';
+import { refundsPage } from '#shared/services/dashboard-refunds.ts';
 import { frameOf } from './common.ts';
 import { refundsView } from './views.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
@@ -15,7 +15,7 @@ const decidedText: Record<string, string> = {
  * GET /dashboard/refunds (?after=<refundId>): every refund of the merchant in the mode, newest first, 25 per page;
  * Approve and Reject on Pending ones when the merchant's approvers decide refunds (?decided= after a decision).
  */
-export const handler = dashboardHandler(routes.dashboardRefunds, async (request) => {
+export const handler = dashboardHandler(refundsRoutes.dashboardRefunds, async (request) => {
   const { user, session } = request.signed!;
   if (Object.keys(request.query).some((k) => k !== 'after' && k !== 'decided'))
     throw userRefusal('invalid', 'That page link is not valid.');

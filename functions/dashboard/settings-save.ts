@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { teamRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import { savePayoutApprovals, settingsOf } from '#shared/services/dashboard.ts';
@@ -7,7 +7,7 @@ import { settingsView } from './views.ts';
 import { isRefusal } from '#shared/domain/errors.ts';
 
 /** POST /dashboard/settings: who approves manual payouts and settlements; a bad value re-renders the form with its reason. */
-export const handler = dashboardHandler(routes.dashboardSaveSettings, async (request) => {
+export const handler = dashboardHandler(teamRoutes.dashboardSaveSettings, async (request) => {
   try {
     await savePayoutApprovals(request.signed!, request.form.get('payoutApprovals') ?? '');
     return { redirect: `${dashPath('/settings')}?saved=1` };

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { settlementsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import { decideSettlement, settlementDecisionPreview } from '#shared/services/dashboard-settlements.ts';
@@ -9,7 +9,7 @@ import { settlementDecisionView } from './views.ts';
  * POST /dashboard/settlements/{id}/approve: an approver, never the settlement's requester (maker-checker); the merchant's
  * approval setting applies. Without confirm=1 the page that shows what is approved; with it, the decision.
  */
-export const handler = dashboardHandler(routes.dashboardApproveSettlement, async (request) => {
+export const handler = dashboardHandler(settlementsRoutes.dashboardApproveSettlement, async (request) => {
   const id = request.path.id!;
   if (request.form.get('confirm') !== '1') {
     const preview = await settlementDecisionPreview(request.signed!, id, 'approve', '');

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { settlementsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import { decideSettlement, settlementDecisionPreview } from '#shared/services/dashboard-settlements.ts';
@@ -9,7 +9,7 @@ import { settlementDecisionView } from './views.ts';
  * POST /dashboard/settlements/{id}/reject: an approver, never the settlement's requester (maker-checker); a reason is
  * required; the funds are released. Without confirm=1 the page that shows what is rejected and why; with it, the decision.
  */
-export const handler = dashboardHandler(routes.dashboardRejectSettlement, async (request) => {
+export const handler = dashboardHandler(settlementsRoutes.dashboardRejectSettlement, async (request) => {
   const id = request.path.id!;
   const reason = request.form.get('reason') ?? '';
   if (request.form.get('confirm') !== '1') {

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { settlementsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { path as dashPath } from '#shared/http/dashboard-views.ts';
 import {
@@ -12,7 +12,7 @@ import { settlementConfirmView, settlementsView } from './views.ts';
 import { formMessage } from '#shared/http/presenter.ts';
 
 /** POST /dashboard/settlements: without confirm=1 the preview (fee, net, FX) to confirm; with it, the settlement. */
-export const handler = dashboardHandler(routes.dashboardRequestSettlement, async (request) => {
+export const handler = dashboardHandler(settlementsRoutes.dashboardRequestSettlement, async (request) => {
   const { user, session } = request.signed!;
   const form: SettlementForm = {
     amount: request.form.get('amount') ?? '',

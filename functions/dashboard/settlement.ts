@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { settlementsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { settlementDetail } from '#shared/services/dashboard-settlements.ts';
 import { frameOf } from './common.ts';
@@ -11,7 +11,7 @@ const decidedText: Record<string, string> = {
 };
 
 /** GET /dashboard/settlements/{id}: another merchant's or mode's settlement is a 404. */
-export const handler = dashboardHandler(routes.dashboardSettlement, async (request) => {
+export const handler = dashboardHandler(settlementsRoutes.dashboardSettlement, async (request) => {
   const { user, session } = request.signed!;
   const v = await settlementDetail(user.merchantId, session.mode, request.path.id ?? '');
   return {

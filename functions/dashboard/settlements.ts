@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { settlementsRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { settlementsList } from '#shared/services/dashboard-settlements.ts';
 import { frameOf } from './common.ts';
@@ -6,7 +6,7 @@ import { settlementsView } from './views.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 
 /** GET /dashboard/settlements (?page=): the mode's settlements and the request form. */
-export const handler = dashboardHandler(routes.dashboardSettlements, async (request) => {
+export const handler = dashboardHandler(settlementsRoutes.dashboardSettlements, async (request) => {
   const { user, session } = request.signed!;
   const page = request.query.page ?? '1';
   if (Object.keys(request.query).some((k) => k !== 'page') || !/^\d{1,5}$/.test(page) || page === '0')

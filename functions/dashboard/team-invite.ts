@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { teamRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { inviteUser } from '#shared/services/dashboard-auth.ts';
 import { teamPage } from '#shared/services/dashboard.ts';
@@ -8,7 +8,7 @@ import { isRefusal } from '#shared/domain/errors.ts';
 import { statusOf } from '#shared/http/presenter.ts';
 
 /** POST /dashboard/team/invite: an admin invites a user; the link is shown once to pass on (no e-mail service). */
-export const handler = dashboardHandler(routes.dashboardTeamInvite, async (request) => {
+export const handler = dashboardHandler(teamRoutes.dashboardTeamInvite, async (request) => {
   const { user, actor } = request.signed!;
   try {
     const invited = await inviteUser(

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { teamRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { changeTeamMember } from '#shared/services/dashboard-auth.ts';
 import { teamPage } from '#shared/services/dashboard.ts';
@@ -7,7 +7,7 @@ import { teamView } from './views.ts';
 import { isRefusal } from '#shared/domain/errors.ts';
 
 /** POST /dashboard/team/{userId}/remove: an admin removes a member (never the last active admin). */
-export const handler = dashboardHandler(routes.dashboardTeamRemove, async (request) => {
+export const handler = dashboardHandler(teamRoutes.dashboardTeamRemove, async (request) => {
   const { user } = request.signed!;
   try {
     const removed = await changeTeamMember(request.signed!, request.path.userId ?? '', { remove: true });

@@ -1,4 +1,4 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { teamRoutes } from './routes.ts';
 import { isDashboardRole } from '#shared/domain/dashboard-roles.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { changeTeamMember } from '#shared/services/dashboard-auth.ts';
@@ -9,7 +9,7 @@ import { userRefusal, isRefusal } from '#shared/domain/errors.ts';
 import { statusOf } from '#shared/http/presenter.ts';
 
 /** POST /dashboard/team/{userId}/role: an admin changes a member's role (the last admin stays one). */
-export const handler = dashboardHandler(routes.dashboardTeamRole, async (request) => {
+export const handler = dashboardHandler(teamRoutes.dashboardTeamRole, async (request) => {
   const { user } = request.signed!;
   const role = request.form.get('role') ?? '';
   try {

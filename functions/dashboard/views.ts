@@ -2,21 +2,11 @@ import { can, keyScopesOf, mintNoticeDays } from '#shared/domain/dashboard-roles
 import { dashboardRoles } from '#shared/domain/dashboard-roles.ts';
 import { framedPage, path, plainPage, type Frame } from '#shared/http/dashboard-views.ts';
 import { html, type Html as HtmlT } from '#shared/http/pages.ts';
-import type {
-  apiKeysOf,
-  homeSummary,
-  paymentDetail,
-  PaymentFilters,
-  payoutDecisionPreview,
-  payoutsPage,
-  refundsPage,
-  settingsOf,
-  teamPage,
-  TransactionView,
-} from '#shared/services/dashboard.ts';
+import type { homeSummary, paymentDetail, PaymentFilters, settingsOf, teamPage, TransactionView } from '#shared/services/dashboard.ts';
+import type { payoutDecisionPreview, payoutsPage } from '#shared/services/dashboard-payouts.ts';
 import type { eventDeliveries, webhookHealth, webhooksPage } from '#shared/services/dashboard-developers.ts';
-import type { mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
-import type { refundDecisionPreview } from '#shared/services/dashboard-refunds.ts';
+import type { apiKeysOf, mintedMoneyOutKeys } from '#shared/services/dashboard-keys.ts';
+import type { refundDecisionPreview, refundsPage } from '#shared/services/dashboard-refunds.ts';
 import type {
   settlementDecisionPreview,
   settlementDetail,

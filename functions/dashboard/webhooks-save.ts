@@ -1,10 +1,10 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { developersRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { saveWebhookEndpoint } from '#shared/services/dashboard-developers.ts';
 import { afterWebhookAction } from './webhooks-common.ts';
 
 /** POST /dashboard/developers/webhooks: URL and event types; a new endpoint's secret is shown once. */
-export const handler = dashboardHandler(routes.dashboardSaveWebhook, (request) =>
+export const handler = dashboardHandler(developersRoutes.dashboardSaveWebhook, (request) =>
   afterWebhookAction(request, async () => {
     const saved = await saveWebhookEndpoint(request.signed!, { url: request.form.get('url') ?? '', events: request.form.getAll('events') });
     return saved.webhookSecret

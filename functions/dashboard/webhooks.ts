@@ -1,11 +1,11 @@
-import * as routes from '#functions/routes/dashboard-app.ts';
+import { developersRoutes } from './routes.ts';
 import { dashboardHandler } from '#shared/http/dashboard.ts';
 import { deliveryLogFilters, webhooksPage } from '#shared/services/dashboard-developers.ts';
 import { frameOf } from './common.ts';
 import { webhooksView } from './views.ts';
 
 /** GET /dashboard/developers/webhooks: the mode's endpoint and its delivery log (?type=&state=&after=). */
-export const handler = dashboardHandler(routes.dashboardWebhooks, async (request) => {
+export const handler = dashboardHandler(developersRoutes.dashboardWebhooks, async (request) => {
   const { user, session } = request.signed!;
   const filters = deliveryLogFilters(request.query);
   return {

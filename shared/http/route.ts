@@ -16,8 +16,17 @@ export type HttpMethod = 'GET' | 'POST';
  */
 export type SecretName = 'masterKey' | 'publicPathsKey' | 'totpKey' | 'liveProviders';
 
-/** Lambdas that serve several rows (functions/routes.ts lambdaGroups): the merchant dashboard. */
-export type LambdaGroupId = 'dashboardSignIn' | 'dashboardApp';
+/** Lambdas that serve several rows (functions/routes.ts lambdaGroups): the merchant dashboard's areas (functions/dashboard/routes.ts). */
+export type LambdaGroupId =
+  | 'dashboardSignIn'
+  | 'dashboardPayments'
+  | 'dashboardRefunds'
+  | 'dashboardLinks'
+  | 'dashboardPayouts'
+  | 'dashboardSettlements'
+  | 'dashboardBalance'
+  | 'dashboardDevelopers'
+  | 'dashboardTeam';
 
 /** A row of the route table without its docs: what a handler and the request pipeline read (functions/routes/). */
 export interface RouteDefinition {

@@ -9,7 +9,6 @@ import { getMerchant } from '#shared/store/merchants.ts';
 import { destinationKey, getEndpointHealth } from '#shared/store/webhook-health.ts';
 import { eventAttempts, eventsFeed } from '#shared/webhooks/events.ts';
 import { rotateWebhookSecret } from '#shared/webhooks/secrets.ts';
-import { sendTestEvent } from '#shared/webhooks/test-event.ts';
 import { auditEntry, type Signed } from './dashboard-auth.ts';
 import { commitRequest } from '#shared/store/request.ts';
 
@@ -19,7 +18,7 @@ import { commitRequest } from '#shared/store/request.ts';
  * eventsFeed, eventAttempts, resendEvent; API keys are minted in dashboard-keys.ts). Each action is scoped to the signed-in
  * user's merchant and the session's mode and writes its audit entry.
  */
-const audit = (signed: Signed, action: string, fields: { target?: string | null; detail?: string | null; mode?: Mode }, now: Date) =>
+export const audit = (signed: Signed, action: string, fields: { target?: string | null; detail?: string | null; mode?: Mode }, now: Date) =>
   transact([
     auditWrite(
       auditEntry(
@@ -145,24 +144,6 @@ export async function setEndpointEnabled(signed: Signed, enabled: boolean, now =
   const mode = signed.session.mode;
   const result = await (enabled ? enableWebhook(merchantId, mode, undefined, now) : disableWebhook(merchantId, mode, now)).catch(refusal);
   await audit(signed, enabled ? 'webhook.enable' : 'webhook.disable', { target: result.url }, now);
-  return result;
-}
-
-/** One signed `WebhookTest` delivery now; the answer is shown, nothing is stored but the audit entry. */
-export async function sendEndpointTestEvent(signed: Signed, now = new Date()) {
-  const merchant = await getMerchant(signed.user.merchantId);
-  if (!merchant) throw userRefusal('not_found', 'Unknown merchant.');
-  const result = await sendTestEvent(merchant, signed.session.mode, now);
-  if (!result.sent) throw userRefusal('invalid', `No test event sent: ${result.reason}.`);
-  await audit(
-    signed,
-    'webhook.test',
-    {
-      target: result.url,
-      detail: result.ok ? `HTTP ${result.statusCode}` : `failed: ${result.error}${result.statusCode ? ` (HTTP ${result.statusCode})` : ''}`,
-    },
-    now,
-  );
   return result;
 }
 

@@ -2,10 +2,11 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { mayPutOnKey, mintNoticeDays } from '#shared/domain/dashboard-roles.ts';
 import { allScopes, isMoneyOut, type Scope } from '#shared/domain/scopes.ts';
 import { auditWrite } from '#shared/store/dashboard.ts';
-import { listApiKeys } from '#shared/store/merchants.ts';
+import { getApiKeyById, listApiKeys } from '#shared/store/merchants.ts';
+import { transact } from '#shared/store/client.ts';
 import { auditEntry, auditRefusal, stepUp, stepUpLost, type Signed } from './dashboard-auth.ts';
 import { refusal } from './dashboard-developers.ts';
-import { createKey, rotateKeys, type Minting } from './merchants.ts';
+import { createKey, revokeKey, rotateKeys, type Minting } from './merchants.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 
 /**
@@ -92,4 +93,38 @@ export async function mintedMoneyOutKeys(merchantId: string, now = new Date()) {
       createdAt: k.createdAt,
       active: k.status === 'active' && (!k.expiresAt || Date.parse(k.expiresAt) > now.getTime()),
     }));
+}
+
+/** Developers page: the merchant's API keys of the session's mode, newest first (the keys themselves are never readable again). */
+export async function apiKeysOf(merchantId: string, mode: Mode, now = new Date()) {
+  const keys = await listApiKeys(merchantId, mode);
+  return keys
+    .map((k) => ({
+      keyId: k.keyId,
+      mode: k.mode,
+      scopes: k.scopes,
+      createdAt: k.createdAt,
+      expiresAt: k.expiresAt,
+      lastUsedAt: k.lastUsedAt ?? null,
+      status:
+        k.status === 'revoked'
+          ? 'revoked'
+          : k.expiresAt && Date.parse(k.expiresAt) <= now.getTime()
+            ? 'expired'
+            : k.expiresAt
+              ? 'expiring'
+              : 'active',
+    }))
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+}
+
+/** Revoke one key of this merchant and mode (another merchant's or mode's key is not found). */
+export async function revokeApiKey(signed: Signed, keyId: string, now = new Date()) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const key = /^key_[A-Za-z0-9_-]{1,64}$/.test(keyId) ? await getApiKeyById(keyId) : undefined;
+  if (!key || key.merchantId !== merchantId || key.mode !== mode) throw userRefusal('not_found', 'There is no such API key in this mode.');
+  const revoked = await revokeKey(keyId);
+  await transact([auditWrite(auditEntry(merchantId, signed.actor, 'apikey.revoke', { target: keyId, mode }, now))]);
+  return revoked;
 }

@@ -17,6 +17,9 @@ import {
 } from './approvals.ts';
 import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
 import { approveRefund, rejectRefund } from './refunds.ts';
+import { createRefund, refundsOfMerchant } from './refund-requests.ts';
+import { commitRequest, withWrites } from '#shared/store/request.ts';
+import { sessionMerchant } from './dashboard.ts';
 
 /**
  * A refund's decision by the merchant's approver in the dashboard (docs/dashboard.md, Refunds):
@@ -99,4 +102,53 @@ export async function pendingRefundDecisions(merchantId: string, refunds: readon
     makers: Object.fromEntries(makers) as Record<string, string | null>,
     approvals: Object.fromEntries(approvals) as Record<string, Approvals>,
   };
+}
+
+/** The Refund action: the refunds service, with the audit entry in the refund's own transaction. */
+export async function refundFromDashboard(
+  signed: Signed,
+  paymentIntentId: string,
+  input: { amount: string; reason: string },
+  traceId: string,
+  now = new Date(),
+) {
+  const { merchant, merchantId, mode } = await sessionMerchant(signed);
+  if (merchant.status !== 'active')
+    throw userRefusal('forbidden', 'The merchant account is suspended: no refunds are accepted until it is reactivated.');
+  const amountText = input.amount.trim();
+  if (amountText !== '' && !/^\d+(\.\d+)?$/.test(amountText))
+    throw userRefusal('invalid', 'Enter the amount as a number, e.g. 250 or 99.50, or leave it empty to refund everything left.', 'amount');
+  if (input.reason.length > 500) throw userRefusal('invalid', 'The reason can have at most 500 characters.', 'reason');
+  const refund = { trxnRef: paymentIntentId, amount: amountText === '' ? null : Number(amountText), reason: input.reason.trim() || null };
+  // The audit entry is committed in the refund's ONE transaction.
+  return commitRequest(
+    withWrites(
+      () =>
+        createRefund(
+          { merchantId, mode, fee: merchant.fees.refund, traceId, maker: { userId: signed.user.userId, email: signed.user.email } },
+          refund,
+          now,
+        ),
+      ({ response: view }) => [
+        auditWrite(
+          auditEntry(
+            merchantId,
+            signed.actor,
+            'refund.create',
+            { target: `${paymentIntentId} refund ${view.id} ${view.amount} ${view.currency}`, mode },
+            now,
+          ),
+        ),
+      ],
+    ),
+  );
+}
+
+/** Refunds page: the merchant's refunds in the session's mode, newest first, 25 per page (cursor: a refund id). */
+export async function refundsPage(merchantId: string, mode: Mode, after?: string) {
+  if (after !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(after))
+    throw userRefusal('invalid', 'That page link is not valid.');
+  const page = await refundsOfMerchant(merchantId, mode, { limit: 25, ...(after ? { startingAfter: after.toLowerCase() } : {}) });
+  if (page === 'invalid_cursor') throw userRefusal('invalid', 'That page link is not valid. Start from the first page.');
+  return { ...page, ...(await pendingRefundDecisions(merchantId, page.items)) };
 }

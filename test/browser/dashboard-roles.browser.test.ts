@@ -69,8 +69,7 @@ describe('merchant dashboard in Chromium: roles', () => {
       viewer: [],
     };
     const actions = routeList.filter(
-      (r) =>
-        r.lambda === 'dashboardApp' && r.method === 'POST' && r.permission && !['balances:read', 'payments:read'].includes(r.permission),
+      (r) => r.auth === 'session' && r.method === 'POST' && r.permission && !['balances:read', 'payments:read'].includes(r.permission),
     );
     expect(actions.map((r) => r.id)).toEqual(
       expect.arrayContaining([

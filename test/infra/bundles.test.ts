@@ -14,7 +14,7 @@ describe('Lambda bundle budgets', async () => {
 
   it('builds every Lambda the stack creates', () => {
     expect(entries.map((e) => e.id)).toEqual(
-      expect.arrayContaining(['queryBalance', 'dashboardApp', 'dashboardSignIn', 'webhookDispatcher']),
+      expect.arrayContaining(['queryBalance', 'dashboardPayments', 'dashboardSignIn', 'webhookDispatcher']),
     );
     expect(sizes.size).toBe(entries.length);
   });

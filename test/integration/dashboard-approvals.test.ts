@@ -20,16 +20,9 @@ import { advanceRefund } from '#shared/services/refunds.ts';
 import { getRefund } from '#shared/store/refunds.ts';
 import { completedPayment } from '../support/money.ts';
 import { approvalPolicy } from '#shared/services/approvals.ts';
-import {
-  createPayoutFromDashboard,
-  decidePayout,
-  payoutDecisionPreview,
-  payoutsPage,
-  refundFromDashboard,
-  refundsPage,
-  savePayoutApprovals,
-  settingsOf,
-} from '#shared/services/dashboard.ts';
+import { savePayoutApprovals, settingsOf } from '#shared/services/dashboard.ts';
+import { createPayoutFromDashboard, decidePayout, payoutDecisionPreview, payoutsPage } from '#shared/services/dashboard-payouts.ts';
+import { refundFromDashboard, refundsPage } from '#shared/services/dashboard-refunds.ts';
 import {
   decideSettlement,
   requestSettlementFromDashboard,

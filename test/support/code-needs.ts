@@ -1,6 +1,7 @@
 import { build } from 'esbuild';
 import { jobList } from '#functions/jobs.ts';
-import { lambdaGroups, routeList, type SecretName } from '#functions/routes.ts';
+import { routeList, type SecretName } from '#functions/routes.ts';
+import { lambdaModuleOf } from '#infra/dashboard-lambdas.ts';
 import { esbuildOptionsFor } from '#infra/bundling.ts';
 
 /**
@@ -57,7 +58,7 @@ const liveInstallers: Record<LiveProduct, RegExp> = {
 /** The Lambda of each function: route rows of a group share the group's id. */
 export function lambdaEntries(): Map<string, string> {
   const entries = new Map<string, string>();
-  for (const r of routeList) entries.set(r.lambda ?? r.id, r.lambda ? lambdaGroups[r.lambda].handler : r.handler);
+  for (const r of routeList) entries.set(r.lambda ?? r.id, lambdaModuleOf(r));
   for (const j of jobList) entries.set(j.id, j.handler);
   return entries;
 }

@@ -1,0 +1,195 @@
+import type { Mode } from '#shared/domain/credentials.ts';
+import { resolveBankCode } from '#shared/domain/bank-codes.ts';
+import { userRefusal } from '#shared/domain/errors.ts';
+import { minorUnits } from '#shared/domain/money.ts';
+import { generatedOrderRef } from '#shared/domain/references.ts';
+import { transact } from '#shared/store/client.ts';
+import { auditWrite, getPayoutMaker, type Approvals } from '#shared/store/dashboard.ts';
+import { commitRequest, withWrites } from '#shared/store/request.ts';
+import type { PlaceHold } from '#shared/store/wallets.ts';
+import { listTransactions, transactionView } from './transactions.ts';
+import { requestWithdrawal } from './withdrawal-requests.ts';
+import { approveWithdrawal, findWithdrawal, rejectWithdrawal } from './withdrawal-operator.ts';
+import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayApprove, mayReject } from './approvals.ts';
+import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
+import { sessionMerchant } from './dashboard.ts';
+
+/**
+ * The dashboard's payouts (docs/dashboard.md, Payouts): the list, a payout created by a user (the
+ * withdrawals service, never auto-processed) and the approvers' decisions, maker-checker and the
+ * approval setting applied. Its own module, so only the payouts Lambda bundles the withdrawal
+ * services and the payout rail.
+ */
+/** Payouts page: withdrawals awaiting approval (with the approvals so far when both sides approve), and the latest others. */
+export async function payoutsPage(merchantId: string, mode: Mode) {
+  const [pending, recent, policy] = await Promise.all([
+    listTransactions(merchantId, mode, { intentType: 'withdrawal', status: 'Pending', limit: 50 }),
+    listTransactions(merchantId, mode, { intentType: 'withdrawal', limit: 25 }),
+    approvalPolicy(merchantId),
+  ]);
+  const items = (p: typeof pending) => (p === 'invalid_cursor' ? [] : p.items);
+  const waiting = items(pending);
+  const approvals: Record<string, Approvals> =
+    policy === 'both'
+      ? Object.fromEntries(await Promise.all(waiting.map(async (t) => [t.paymentIntentId, await approvalsOf('payout', t.paymentIntentId)])))
+      : {};
+  // Who created each waiting payout: its creator is shown what it waits for, never Approve / Reject (maker-checker).
+  const makers: Record<string, string> = Object.fromEntries(
+    (
+      await Promise.all(
+        waiting.map(async (t) => [t.paymentIntentId, (await getPayoutMaker(mode, merchantId, t.orderRef.orderRef))?.userId]),
+      )
+    ).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  return {
+    pending: waiting,
+    makers,
+    recent: items(recent).filter((t) => t.status !== 'Pending'),
+    policy,
+    policyText: describePolicy(policy),
+    approvals,
+  };
+}
+
+/**
+ * A payout (withdrawal) created in the dashboard: the withdrawals service, never auto-processed
+ * (it waits for an approver), with its maker recorded in the service's first transaction.
+ */
+export async function createPayoutFromDashboard(
+  signed: Signed,
+  input: { amount: string; bankCode: string; accountNumber: string; accountTitle: string; description: string },
+  traceId: string,
+  now = new Date(),
+) {
+  const { merchant, merchantId, mode } = await sessionMerchant(signed);
+  if (!/^\d+(\.\d+)?$/.test(input.amount.trim()))
+    throw userRefusal('invalid', 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
+  const bank = resolveBankCode(input.bankCode);
+  if (!bank) throw userRefusal('invalid', 'Choose a bank.', 'bankCode');
+  const accountNumber = input.accountNumber.replaceAll(' ', '');
+  if (!/^[A-Za-z0-9]{10,24}$/.test(accountNumber))
+    throw userRefusal('invalid', 'The account number or IBAN has 10-24 letters and digits.', 'accountNumber');
+  const accountTitle = input.accountTitle.trim();
+  if (accountTitle.length < 2 || accountTitle.length > 100)
+    throw userRefusal('invalid', 'The account title has 2-100 characters.', 'accountTitle');
+  const currency = merchant.defaultCurrency;
+  const orderRef = generatedOrderRef('DASH');
+  const decide = (place: PlaceHold) =>
+    requestWithdrawal(
+      {
+        merchantId,
+        mode,
+        traceId,
+        fee: merchant.fees.withdrawal,
+        amountMinor: minorUnits(Number(input.amount.trim()), currency),
+        currency,
+        description: input.description.trim().slice(0, 255) || 'Payout from the dashboard',
+        autoProcessPayout: false,
+        metadataJson: null,
+        callbackUrl: null,
+        orderRef: { orderRef, discount: null, tax: null },
+        bank,
+        accountNumber,
+        accountTitle,
+        customer: {},
+        allowInsecureWebhooks: false,
+        maker: { userId: signed.user.userId, email: signed.user.email },
+      },
+      place,
+    );
+  // The maker (written by the service) and the audit entry are recorded in the withdrawal's first transaction.
+  const audit = auditEntry(
+    merchantId,
+    signed.actor,
+    'payout.create',
+    { target: `${orderRef} ${input.amount.trim()} ${currency}`, mode },
+    now,
+  );
+  return commitRequest(withWrites(decide, () => [auditWrite(audit)]));
+}
+
+/**
+ * Every refusal of a payout decision, before anything changes: the reason a rejection needs, a Pending payout of this
+ * merchant and mode, maker-checker, and the approval setting. The confirmation page runs it too, so a refused
+ * decision is refused before the user confirms it.
+ */
+async function checkPayoutDecision(signed: Signed, paymentIntentId: string, decision: 'approve' | 'reject', reason: string) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const scope = { merchantId, mode };
+  if (decision === 'reject' && !reason.trim())
+    throw userRefusal('invalid', 'Give a reason for rejecting: the payout’s creator reads it.', 'reason');
+  const payout = await findWithdrawal(paymentIntentId, scope).catch(() => undefined);
+  if (!payout || payout.paymentIntentId !== paymentIntentId) throw userRefusal('not_found', 'There is no such payout in this mode.');
+  if (payout.status !== 'Pending') throw userRefusal('conflict', `This payout is ${payout.status}; only a Pending payout can be decided.`);
+  const maker = await getPayoutMaker(mode, merchantId, payout.orderRef.orderRef);
+  if (maker?.userId === signed.user.userId) {
+    await auditRefusal(
+      merchantId,
+      signed.actor,
+      `payout.${decision}`,
+      paymentIntentId,
+      mode,
+      `maker-checker: the user created this payout${throughKey(maker)}`,
+    );
+    throw userRefusal(
+      'forbidden',
+      `You created this payout${throughKey(maker)}, so someone else must approve or reject it (maker-checker).`,
+    );
+  }
+  // Who may decide: the merchant's setting (the operator, its approvers, or both).
+  const policy = await approvalPolicy(merchantId);
+  if (!(decision === 'reject' ? mayReject : mayApprove)(policy, 'merchant')) {
+    const refusal = new ApproverNotAllowed(policy, 'manual payouts');
+    await auditRefusal(merchantId, signed.actor, `payout.${decision}`, paymentIntentId, mode, refusal.detail);
+    throw userRefusal('forbidden', refusal.detail);
+  }
+  return { payout, maker, policy };
+}
+
+/** What the user is about to approve or reject, shown to confirm: the payout, who created it, the reason given. */
+export async function payoutDecisionPreview(signed: Signed, paymentIntentId: string, decision: 'approve' | 'reject', reason: string) {
+  const { payout, maker, policy } = await checkPayoutDecision(signed, paymentIntentId, decision, reason);
+  return { payout: transactionView(payout), makerEmail: maker?.email ?? null, policy, reason: reason.trim().slice(0, 255) };
+}
+
+/** Approve or reject a Pending payout; maker-checker: never the user who created it (in the dashboard or with a key they minted). */
+export async function decidePayout(
+  signed: Signed,
+  paymentIntentId: string,
+  decision: 'approve' | 'reject',
+  reason: string,
+  now = new Date(),
+) {
+  const { merchantId } = signed.user;
+  const mode = signed.session.mode;
+  const scope = { merchantId, mode };
+  await checkPayoutDecision(signed, paymentIntentId, decision, reason);
+  let waiting = false;
+  try {
+    if (decision === 'approve') {
+      const outcome = await approveUnderPolicy(
+        'payout',
+        paymentIntentId,
+        merchantId,
+        { side: 'merchant', userId: signed.user.userId, email: signed.user.email },
+        () => approveWithdrawal(paymentIntentId, scope),
+        now,
+      );
+      waiting = outcome.state === 'waiting';
+    } else {
+      await rejectWithdrawal(paymentIntentId, reason.trim().slice(0, 255) || undefined, scope);
+    }
+  } catch (error) {
+    if (!(error instanceof ApproverNotAllowed)) throw error;
+    await auditRefusal(merchantId, signed.actor, `payout.${decision}`, paymentIntentId, mode, error.detail);
+    throw userRefusal('forbidden', error.detail);
+  }
+  const detail = [waiting ? 'approval recorded; waiting for the operator' : '', reason.trim().slice(0, 255)].filter(Boolean).join('; ');
+  await transact([
+    auditWrite(
+      auditEntry(merchantId, signed.actor, `payout.${decision}`, { target: paymentIntentId, mode, ...(detail ? { detail } : {}) }, now),
+    ),
+  ]);
+  return { waiting };
+}
