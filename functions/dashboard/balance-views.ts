@@ -80,7 +80,12 @@ ${page.hasMore && last ? html`<a href="${path('/balance')}${query({ after: last.
 /** A settlement's breakdown on its page: the totals (they add up to its amount) and the first movements it covers. */
 export function breakdownSection(v: Awaited<ReturnType<typeof settlementDetail>>): Html | string {
   const b = v.breakdown;
-  if (!b) return html`<p class="muted">This settlement was created before breakdowns existed: it has none.</p>`;
+  if (!b)
+    return v.breakdownStatus === 'computing'
+      ? html`<section class="card" aria-label="Breakdown"><h2>Breakdown</h2><p role="status">Being computed: this settlement \
+covers more movements than a page adds up at once, so they are added up in the background. Reload this page in a minute or two.</p>\
+<p><a href="${path('/balance')}?settlement=${v.id}">Every movement of this settlement</a></p></section>`
+      : html`<p class="muted">This settlement was created before breakdowns existed: it has none.</p>`;
   const c = v.currency;
   const out = (x: number) => (x === 0 ? 0 : -x); // money out, shown negative (never -0.00)
   const rows: [string, number, string][] = [
