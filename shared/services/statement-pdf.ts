@@ -17,7 +17,7 @@ const printable = (text: string) => text.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
 
 export async function statementPdf(s: Statement, generatedAt = new Date()): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
-  doc.setTitle(`Statement ${s.period} ${s.currency} (${s.mode})`);
+  doc.setTitle(`Statement ${s.period}${s.status === 'provisional' ? ' to date (provisional)' : ''} ${s.currency} (${s.mode})`);
   doc.setSubject(`sha256=${s.digest}`);
   doc.setProducer('payment-gateway statements');
   doc.setCreationDate(generatedAt);
@@ -49,8 +49,15 @@ export async function statementPdf(s: Statement, generatedAt = new Date()): Prom
   };
   newPage();
 
-  text('Balance statement', margin, { font: bold, size: 16 });
+  text(s.status === 'provisional' ? 'Balance statement - PROVISIONAL, month to date' : 'Balance statement', margin, {
+    font: bold,
+    size: 16,
+  });
   next(22);
+  if (s.status === 'provisional') {
+    text(`Not final: through ${s.to}; the month's later movements will be added until it closes.`, margin, { size: 9 });
+    next();
+  }
   text(`${s.merchantName} (${s.merchantId})`, margin, { size: 10 });
   next();
   text(`${s.period} (${s.from} to ${s.to}, UTC) - ${s.currency} - ${s.mode} mode`, margin, { size: 10 });

@@ -1,3 +1,4 @@
+import { latestFinalBoundary } from '#shared/services/balance-checkpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { journal } from '#shared/domain/ledger.ts';
@@ -118,5 +119,16 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
         .toString(),
     ).toBe('%PDF-');
     expect((await get(u.cookie, '/dashboard/statements/2026-13/csv?currency=PKR')).status).toBe(400);
+    // The month to date is offered, marked provisional, once its first day is final.
+    const now = new Date();
+    const month = now.toISOString().slice(0, 7);
+    if (latestFinalBoundary(now) > `${month}-01T00:00:00.000Z`) {
+      expect(page.text).toContain(`/dashboard/statements/${month}/csv?currency=PKR`);
+      expect(page.text).toMatch(/to date, provisional \(through \d{4}-\d\d-\d\d\)/);
+      const toDate = await get(u.cookie, `/dashboard/statements/${month}/csv?currency=PKR`);
+      expect(toDate.status).toBe(200);
+      expect(toDate.headers.get('statement-status')).toBe('provisional');
+    } else expect(page.text).not.toContain(`/dashboard/statements/${month}/`);
+    expect(csv.headers.get('statement-status')).toBe('final');
   });
 });

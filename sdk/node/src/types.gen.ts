@@ -1117,7 +1117,7 @@ export interface Operations {
     response: ListBalanceTransactionsResponse;
     errorStatus: 400 | 401 | 403 | 404 | 429 | 500;
   };
-  /** A closed month’s balance statement in one currency as CSV */
+  /** A month’s balance statement in one currency as CSV */
   statementCsv: {
     method: "GET";
     path: "/Gateway/v1/Statements/{period}";
