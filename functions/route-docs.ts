@@ -571,7 +571,7 @@ export const routeDocs = {
   dashboardListExport: {
     summary:
       'Dashboard: every row of a list (payments, payouts, refunds, settlements, audit) matching its filters, as CSV; ' +
-      'refused whole past 4 MB (export_too_large: narrow the filters).',
+      'refused whole past 4 MB or 20 s (export_too_large: says where the cap was hit and which date filters take the rest).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'csv' }, example: { path: { list: 'refunds' } } },
   },
   dashboardSettings: {

@@ -67,7 +67,12 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
     const refused = await exportList(signed, 'payments', {}, '', { maxBytes: 5_000, maxMs: 20_000 }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ExportTooLarge);
     expect((refused as ExportTooLarge).code).toBe('export_too_large');
-    expect((refused as ExportTooLarge).message).toMatch(/more than 100 rows/);
+    // It says where the cap was hit (rows read, the date of the last) and which filters take the rest.
+    const message = (refused as ExportTooLarge).message;
+    const reached = /cap was hit after 100 rows, newest first down to (\S+), so nothing was sent/.exec(message);
+    expect(reached, message).not.toBeNull();
+    expect(rows.map((r) => r[rows[0]!.indexOf('createdAt')])).toContain(reached![1]); // the 100th newest payment
+    expect(message).toContain(`export From ${reached![1]!.slice(0, 10)} for the newest rows, then To ${reached![1]!.slice(0, 10)}`);
   });
 
   it('exports refunds, payouts, settlements and the audit log; a viewer gets no audit log', async () => {
