@@ -16,6 +16,7 @@ import type { DueItem } from '#shared/store/money-due.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, journalPosition, listJournals, postJournal } from '#shared/store/wallets.ts';
+import { dashboardUser } from '../support/dashboard.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { completedPayment } from '../support/money.ts';
 
@@ -178,6 +179,11 @@ describe('settlement breakdowns', () => {
           expect(r.json).toMatchObject({ breakdown: null, breakdownStatus: 'computing' });
           expect((await getSettlement(id))!.breakdown).toBeUndefined();
         }
+        // The dashboard's settlement page says so too (never an empty or missing breakdown without a word).
+        const finance = await dashboardUser(m, 'finance');
+        const page = await fetch(`${gw.baseUrl}/dashboard/settlements/${ids.settlements[0]}`, { headers: { Cookie: finance.cookie } });
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('Being computed');
         const queued = new Set(ids.settlements);
         const only = (item: DueItem) => item.entity === 'SettlementBreakdown' && queued.has(item.id);
         const shardsOf = [...new Set(ids.settlements.map((id) => keys.moneyDue(id, '').GSI2PK))];
