@@ -50,17 +50,18 @@ export const jobs = {
     // Started every minute; each run keeps polling the due index every 2 s until its timeout is
     // near, so timed outcomes (expiry, sandbox approvals, reconciliation) land within seconds.
     trigger: { kind: 'schedule', everySeconds: 60 },
-    // DeleteItem: a transaction's Delete of a disarmed automatic-settlement run; liveProviders:
-    // reconciliation asks the live provider about pending charges.
+    // DeleteItem: a transaction's Delete of a disarmed automatic-settlement run, a finished breakdown job; Query on
+    // the table: a large settlement breakdown's window, summed a step at a time; liveProviders: reconciliation asks
+    // the live provider about pending charges.
     permissions: {
       table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-      queries: 'indexes',
+      queries: 'tableAndIndexes',
       secrets: ['liveProviders'],
     },
     timeoutSeconds: 60,
     summary:
       'Applies what is due: expired sessions, sandbox outcomes, reconciliation, settlement ' +
-      'and refund processing, automatic settlements (GSI2 due index, no scans).',
+      'and refund processing, automatic settlements, large settlement breakdowns (GSI2 due index, no scans).',
   },
   webhookRelay: {
     id: 'webhookRelay',

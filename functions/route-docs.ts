@@ -241,10 +241,11 @@ export const routeDocs = {
   },
   statementCsv: {
     summary:
-      'A closed month’s balance statement in one currency (default: the merchant’s) as CSV: opening balance, every ' +
+      'A month’s balance statement in one currency (default: the merchant’s) as CSV: opening balance, every ' +
       'movement grouped by type with subtotals, fees, closing balance; header Statement-Digest (SHA-256 of the rows). ' +
-      'Refused (409 ledger_unbalanced) when opening plus movements do not equal closing; 422 statement_period_open ' +
-      'before the month has ended; 503 balance_not_ready while its balances are being summarised.',
+      'The current month is given to date through the last final day, header Statement-Status: provisional (final for ' +
+      'a closed month). Refused (409 ledger_unbalanced) when opening plus movements do not equal closing; 422 ' +
+      'statement_period_open before the month’s first day is final; 503 balance_not_ready while its balances are being summarised.',
     doc: {
       tag: 'Transactions',
       success: { status: 200, schema: 'csv' },
@@ -547,7 +548,8 @@ export const routeDocs = {
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardStatements: {
-    summary: 'Dashboard: monthly statements of the last year’s closed months, per currency: CSV and PDF downloads.',
+    summary:
+      'Dashboard: monthly statements of the month to date (provisional) and the last year’s closed months, per currency: CSV and PDF.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardStatementCsv: {
@@ -569,7 +571,7 @@ export const routeDocs = {
   dashboardListExport: {
     summary:
       'Dashboard: every row of a list (payments, payouts, refunds, settlements, audit) matching its filters, as CSV; ' +
-      'refused whole past 4 MB (export_too_large: narrow the filters).',
+      'refused whole past 4 MB or 20 s (export_too_large: says where the cap was hit and which date filters take the rest).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'csv' }, example: { path: { list: 'refunds' } } },
   },
   dashboardSettings: {

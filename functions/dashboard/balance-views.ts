@@ -33,13 +33,24 @@ function sourceLink(r: Row): Html | string {
   return id.replace(/^operator:/, 'operator ');
 }
 
+/**
+ * The Amount cell: what came in from or went out to the outside (the API's `amount`). A movement between your
+ * available and held balances (a hold, or a hold given back) has none, so it shows the amount it held or released.
+ */
+function amountCell(r: Row): Html | string {
+  if (r.amount !== 0 || r.pendingChange === 0) return money(r.amount, r.currency);
+  const held = r.pendingChange > 0;
+  // One element (the stacked 375 px table lays a cell's children out as grid items) with a no-break space: one line.
+  return html`<span>${money(Math.abs(r.pendingChange), r.currency)}\u00a0<span class="muted">${held ? 'held' : 'released'}</span></span>`;
+}
+
 export function balanceTable(items: Row[], caption: string): Html {
   return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table><caption class="muted">${caption}</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">Type</th><th scope="col" class="num">Amount</th><th scope="col" class="num">Fee</th>\
 <th scope="col" class="num">Available change</th><th scope="col" class="num">Available after</th><th scope="col">Source</th></tr></thead>
 <tbody>${items.map(
     (r) =>
-      html`<tr><td>${when(r.createdAt)}</td><td>${typeNames[r.type] ?? r.type}</td><td class="num">${money(r.amount, r.currency)}</td>\
+      html`<tr><td>${when(r.createdAt)}</td><td>${typeNames[r.type] ?? r.type}</td><td class="num">${amountCell(r)}</td>\
 <td class="num">${money(r.fee, r.currency)}</td><td class="num">${money(r.availableChange, r.currency)}</td>\
 <td class="num">${r.availableBalanceAfter === null ? '—' : money(r.availableBalanceAfter, r.currency)}</td><td>${sourceLink(r)}</td></tr>`,
   )}</tbody></table></div>`;
@@ -80,7 +91,12 @@ ${page.hasMore && last ? html`<a href="${path('/balance')}${query({ after: last.
 /** A settlement's breakdown on its page: the totals (they add up to its amount) and the first movements it covers. */
 export function breakdownSection(v: Awaited<ReturnType<typeof settlementDetail>>): Html | string {
   const b = v.breakdown;
-  if (!b) return html`<p class="muted">This settlement was created before breakdowns existed: it has none.</p>`;
+  if (!b)
+    return v.breakdownStatus === 'computing'
+      ? html`<section class="card" aria-label="Breakdown"><h2>Breakdown</h2><p role="status">Being computed: this settlement \
+covers more movements than a page adds up at once, so they are added up in the background. Reload this page in a minute or two.</p>\
+<p><a href="${path('/balance')}?settlement=${v.id}">Every movement of this settlement</a></p></section>`
+      : html`<p class="muted">This settlement was created before breakdowns existed: it has none.</p>`;
   const c = v.currency;
   const out = (x: number) => (x === 0 ? 0 : -x); // money out, shown negative (never -0.00)
   const rows: [string, number, string][] = [
@@ -96,12 +112,21 @@ export function breakdownSection(v: Awaited<ReturnType<typeof settlementDetail>>
   ];
   const all = `${path('/balance')}?settlement=${v.id}`;
   return html`<section class="card" aria-label="Breakdown"><h2>Breakdown</h2>
-<p class="muted">The ${b.count} balance transaction${b.count === 1 ? '' : 's'} since the previous settlement in ${c}. Carried in \
+<p class="muted">Covers ${b.count} balance transaction${b.count === 1 ? '' : 's'} since the previous settlement in ${c}; the list \
+below also shows this settlement's own hold, the row that closes it. Carried in \
 (left available after the previous settlement) + net = settled + carried forward (what stayed available). Net = gross (payments \
 and deposits) − their fees − refunds − payouts + other (adjustments, returned settlements).</p>
 <dl id="settlement-breakdown">${rows.map(
     ([label, amount, id]) => html`<dt>${label}</dt><dd id="breakdown-${id}">${money(amount, c)}</dd>`,
   )}</dl>
-${v.movements?.items.length ? balanceTable(v.movements.items, 'What this settlement covers, newest first') : ''}
+${
+  v.movements?.items.length
+    ? balanceTable(
+        v.movements.items,
+        `The ${b.count} movement${b.count === 1 ? '' : 's'} it covers and its own hold, newest first` +
+          (v.movements.hasMore ? ` (the first ${v.movements.items.length})` : ''),
+      )
+    : ''
+}
 <p><a href="${all}">Every movement of this settlement</a></p></section>`;
 }

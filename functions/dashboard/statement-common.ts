@@ -18,5 +18,5 @@ export const statementDownload = (s: Statement, kind: 'csv' | 'pdf', file: strin
   file,
   contentType: kind === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf',
   filename: statementFileName(s, kind),
-  headers: { 'Statement-Digest': `sha256=${s.digest}` },
+  headers: { 'Statement-Digest': `sha256=${s.digest}`, 'Statement-Status': s.status },
 });

@@ -1,6 +1,6 @@
 /**
  * Route definitions (functions/routes.ts, the one route table, lists them with their docs):
- * Statements: a closed month's balance statement per currency, as CSV and as PDF (issue 28 §3).
+ * Statements: a month's balance statement per currency (a closed month's final, the current month's provisional), as CSV and PDF.
  * The PDF row has its own Lambda, so the PDF writer (shared/services/pdf-writer.ts) stays out of the CSV bundle.
  * Both write the balance checkpoints a statement needs the first time (readWrite: conditional Puts).
  */

@@ -31,6 +31,7 @@ export function statementFile(
       'Content-Type': kind === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf',
       'Content-Disposition': `attachment; filename="${statementFileName(s, kind)}"`,
       'Statement-Digest': `sha256=${s.digest}`,
+      'Statement-Status': s.status,
       ...securityHeaders,
     },
     ...(typeof body === 'string' ? { body } : { body: Buffer.from(body).toString('base64'), isBase64Encoded: true }),

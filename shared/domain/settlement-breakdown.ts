@@ -37,38 +37,48 @@ export interface SettlementBreakdown {
   count: number;
 }
 
-/** The breakdown of a settlement of `amountMinor` from the movements it covers (not its own hold). */
-export function breakdownOf(movements: readonly BalanceMovement[], carriedInMinor: number, amountMinor: number): SettlementBreakdown {
-  let gross = 0;
-  let fees = 0;
-  let refunds = 0;
-  let payouts = 0;
-  let other = 0;
-  let net = 0;
+/** The totals of a window that do not depend on the settlement's place in the chain: summed in any order, in any chunks. */
+export type BreakdownSums = Pick<
+  SettlementBreakdown,
+  'grossMinor' | 'feesMinor' | 'refundsMinor' | 'payoutsMinor' | 'otherMinor' | 'netMinor' | 'count'
+>;
+
+export const noSums: BreakdownSums = {
+  grossMinor: 0,
+  feesMinor: 0,
+  refundsMinor: 0,
+  payoutsMinor: 0,
+  otherMinor: 0,
+  netMinor: 0,
+  count: 0,
+};
+
+/** `sums` with more of the window's movements added (a large window is summed a chunk at a time: settlement-breakdown.ts). */
+export function addMovements(sums: BreakdownSums, movements: readonly BalanceMovement[]): BreakdownSums {
+  const s = { ...sums };
   for (const m of movements) {
-    net += m.availableChangeMinor;
+    s.netMinor += m.availableChangeMinor;
     if (m.type === 'payment' || m.type === 'deposit') {
-      gross += m.amountMinor;
-      fees += m.feeMinor;
+      s.grossMinor += m.amountMinor;
+      s.feesMinor += m.feeMinor;
       // anything else a credit moved (nothing today) stays exact in `other`
-      other += m.availableChangeMinor - (m.amountMinor - m.feeMinor);
-    } else if (m.type.startsWith('refund')) refunds -= m.availableChangeMinor;
-    else if (m.type.startsWith('payout')) payouts -= m.availableChangeMinor;
-    else other += m.availableChangeMinor;
+      s.otherMinor += m.availableChangeMinor - (m.amountMinor - m.feeMinor);
+    } else if (m.type.startsWith('refund')) s.refundsMinor -= m.availableChangeMinor;
+    else if (m.type.startsWith('payout')) s.payoutsMinor -= m.availableChangeMinor;
+    else s.otherMinor += m.availableChangeMinor;
   }
-  return {
-    carriedInMinor,
-    grossMinor: gross,
-    feesMinor: fees,
-    refundsMinor: refunds,
-    payoutsMinor: payouts,
-    otherMinor: other,
-    netMinor: net,
-    amountMinor,
-    carriedForwardMinor: carriedInMinor + net - amountMinor,
-    count: movements.length,
-  };
+  s.count += movements.length;
+  return s;
 }
+
+/** The breakdown from a whole window's sums, once the previous settlement's carriedForward is known. */
+export function finishBreakdown(sums: BreakdownSums, carriedInMinor: number, amountMinor: number): SettlementBreakdown {
+  return { carriedInMinor, ...sums, amountMinor, carriedForwardMinor: carriedInMinor + sums.netMinor - amountMinor };
+}
+
+/** The breakdown of a settlement of `amountMinor` from the movements it covers (not its own hold). */
+export const breakdownOf = (movements: readonly BalanceMovement[], carriedInMinor: number, amountMinor: number): SettlementBreakdown =>
+  finishBreakdown(addMovements(noSums, movements), carriedInMinor, amountMinor);
 
 /** The breakdown in the API's decimal units (settlement lookup, dashboard). */
 export function breakdownView(b: SettlementBreakdown, currency: Currency) {

@@ -76,7 +76,7 @@ const breakdownFields = {
 const SettlementBreakdown = z.strictObject(breakdownFields).meta({
   description:
     'What the settlement paid out (merchant guide, Settlement breakdowns): carriedIn + net = amount + carriedForward. ' +
-    'null for a settlement created before breakdowns existed.',
+    'null while breakdownStatus is computing or unavailable.',
 });
 
 const Settlement = z.strictObject({
@@ -102,9 +102,18 @@ const Settlement = z.strictObject({
   processedAt: nullableDateTime,
   failureReason: z.string().nullable(),
   isAuto: z.boolean(),
-  breakdown: SettlementBreakdown.nullable()
+  breakdown: SettlementBreakdown.nullable().optional().meta({
+    description: 'GET /Settlements/{id} only: the balance transactions it covers, totalled; null unless breakdownStatus is available.',
+  }),
+  breakdownStatus: z
+    .enum(['available', 'computing', 'unavailable'])
     .optional()
-    .meta({ description: 'GET /Settlements/{id} only: the balance transactions it covers, totalled.' }),
+    .meta({
+      description:
+        'GET /Settlements/{id} only. available: breakdown holds the totals. computing: it covers more movements than a request ' +
+        'sums (20,000 by default) and is being summed in the background; ask again in a minute. unavailable: created before ' +
+        'breakdowns existed, it has none.',
+    }),
 });
 
 const page = {
@@ -405,7 +414,8 @@ export const SettlementStatusChanged = envelope(
       .meta({
         description:
           'What the settlement paid out, as on GET /Settlements/{id} (breakdown), in PascalCase: ' +
-          'CarriedIn + Net = Amount + CarriedForward. null for a settlement created before breakdowns existed.',
+          'CarriedIn + Net = Amount + CarriedForward. null for a settlement created before breakdowns existed, and when the ' +
+          'change happened while a large breakdown was still being summed (GET /Settlements/{id} has it once stored).',
       }),
   }),
 );

@@ -15,22 +15,32 @@ export const csvOf = (columns: readonly string[], rows: readonly Record<string, 
   stringifyAll([...rows], { ...options, columns: [...columns] });
 
 /**
- * What one export may produce: API Gateway returns at most 6 MB in 29 s, and a Lambda's response
- * is that body JSON-escaped (a quote or line break takes two bytes), so 4 MB and 20 s, after which
- * the export stops reading and is refused whole (never a truncated file).
+ * What one export may produce: a buffered Lambda proxy response through API Gateway REST is at most 6 MB in 29 s, and
+ * a Lambda's response is that body JSON-escaped (a quote or line break takes two bytes), so 4 MB and 20 s, after which
+ * the export stops reading and is refused whole (never a truncated file). Why not streamed: docs/scaling.md, Exports.
  */
 export const exportLimits = { maxBytes: 4_000_000, maxMs: 20_000 };
 
 export class ExportTooLarge extends DomainError {
-  constructor(rows: number) {
+  /** `rows`: how many were read when the cap was hit; `reachedAt`: the date of the last of them (lists run newest first). */
+  constructor(rows: number, reachedAt?: string) {
+    const day = reachedAt?.slice(0, 10);
     super(
       'business_rule',
-      `This export has more than ${rows.toLocaleString('en-US')} rows, more than one download can carry (4 MB). ` +
-        'Narrow it with the filters (a shorter date range), or page through the API list without limit.',
+      `This export has more rows than one download carries (4 MB or 20 s): the cap was hit after ${rows.toLocaleString('en-US')} ` +
+        `rows${day ? `, newest first down to ${reachedAt}` : ''}, so nothing was sent (never a partial file). Narrow the filters: ` +
+        (day
+          ? `export From ${day} for the newest rows, then To ${day} (and earlier ranges) for the rest, `
+          : 'a shorter date range, or a status, ') +
+        'or page through the API list.',
       { code: 'export_too_large' },
     );
   }
 }
+
+/** The date a row carries (the lists' own createdAt, requestedAt or an audit entry's at): where an export's cap was hit. */
+const rowDate = (row: Record<string, unknown>) =>
+  [row.createdAt, row.requestedAt, row.at].find((v) => typeof v === 'string') as string | undefined;
 
 /**
  * Every row of a list as one CSV, streamed: `pages` is read one page at a time (the list's own
@@ -56,20 +66,22 @@ export async function exportCsv<T>(
     csv.on('error', reject);
   });
   const flushed = () => new Promise<void>((resolve) => setImmediate(resolve));
+  let last: Record<string, unknown> = {};
   for await (const page of spec.pages) {
     for (const item of page) {
-      csv.write(spec.row(item));
+      last = spec.row(item);
+      csv.write(last);
       rows += 1;
     }
     await flushed();
     if (bytes > limits.maxBytes || Date.now() - started > limits.maxMs) {
       csv.destroy();
-      throw new ExportTooLarge(rows);
+      throw new ExportTooLarge(rows, rowDate(last));
     }
   }
   csv.end();
   await ended;
-  if (bytes > limits.maxBytes) throw new ExportTooLarge(rows);
+  if (bytes > limits.maxBytes) throw new ExportTooLarge(rows, rowDate(last));
   return chunks.join('');
 }
 

@@ -13,7 +13,7 @@ import type { FinalChange } from '#shared/store/request.ts';
 import { settlementMakerWrite, type Maker } from '#shared/store/dashboard.ts';
 import { getSettlement, listSettlements, type SettlementQuery } from '#shared/store/settlements.ts';
 import { getWallet, type PlaceHold } from '#shared/store/wallets.ts';
-import { lookupBreakdownCap, settlementBreakdown } from './settlement-breakdown.ts';
+import { settlementBreakdown } from './settlement-breakdown.ts';
 import { settlementWithHold } from './settlement-hold.ts';
 import { breakdownView } from '#shared/domain/settlement-breakdown.ts';
 
@@ -118,13 +118,19 @@ export async function createSettlement(
 
 /**
  * GET /Settlements/{id}: another merchant's or mode's settlement does not exist. With its breakdown (merchant guide,
- * Settlement breakdowns; null for a settlement from before breakdowns existed).
+ * Settlement breakdowns) and `breakdownStatus`: available; computing (a large window summed in the background, null
+ * until then); unavailable (a settlement from before breakdowns existed).
  */
 export async function settlementFor(merchantId: string, mode: Mode, id: string) {
   const s = await getSettlement(id);
   if (!s || s.merchantId !== merchantId || s.mode !== mode) throw new NotFoundError(`No settlement with id ${id}.`);
-  const breakdown = await settlementBreakdown(s, lookupBreakdownCap);
-  return { ...settlementView(s), breakdown: breakdown && breakdownView(breakdown, s.currency) };
+  const b = await settlementBreakdown(s);
+  const ready = b !== 'computing' ? b : null;
+  return {
+    ...settlementView(s),
+    breakdown: ready && breakdownView(ready, s.currency),
+    breakdownStatus: b === 'computing' ? ('computing' as const) : b ? ('available' as const) : ('unavailable' as const),
+  };
 }
 
 /** GET /Settlements: one page. A foreign MerchantId filter gives an empty page. */

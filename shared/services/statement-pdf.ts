@@ -42,8 +42,15 @@ export async function statementPdf(s: Statement, generatedAt = new Date()): Prom
   };
   newPage();
 
-  text('Balance statement', margin, { font: bold, size: 16 });
+  text(s.status === 'provisional' ? 'Balance statement - PROVISIONAL, month to date' : 'Balance statement', margin, {
+    font: bold,
+    size: 16,
+  });
   next(22);
+  if (s.status === 'provisional') {
+    text(`Not final: through ${s.to}; the month's later movements will be added until it closes.`, margin, { size: 9 });
+    next();
+  }
   text(`${s.merchantName} (${s.merchantId})`, margin, { size: 10 });
   next();
   text(`${s.period} (${s.from} to ${s.to}, UTC) - ${s.currency} - ${s.mode} mode`, margin, { size: 10 });
@@ -94,6 +101,6 @@ export async function statementPdf(s: Statement, generatedAt = new Date()): Prom
     }
     next(4);
   }
-  const title = `Statement ${s.period} ${s.currency} (${s.mode})`;
+  const title = `Statement ${s.period}${s.status === 'provisional' ? ' to date (provisional)' : ''} ${s.currency} (${s.mode})`;
   return writePdf({ title, subject: `sha256=${s.digest}`, producer: 'payment-gateway statements', createdAt: generatedAt }, pages);
 }

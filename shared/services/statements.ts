@@ -31,7 +31,8 @@ import { csvOf, ExportTooLarge } from './csv-export.ts';
  * Its digest is SHA-256 over its canonical CSV (`statementColumns`, every row below, `\r\n` line
  * ends): the CSV file is that text plus one trailer line `# sha256=<hex> ...`; the PDF prints the
  * same digest. A closed month's rows never change, so the digest of a statement received later
- * must match the one the gateway gives now.
+ * must match the one the gateway gives now. The current month is given to date, marked provisional
+ * (`period_to_date` in its first row, its closing row dated): it grows day by day until the month closes.
  */
 export const statementColumns = [
   'section',
@@ -72,7 +73,13 @@ export interface Statement {
   currency: Currency;
   period: string;
   from: string;
+  /** The month's end; for a provisional statement, the day boundary it runs through (its closing balance's instant). */
   to: string;
+  /**
+   * final: a closed month, its rows never change. provisional: the current month to date, through `to` (the latest
+   * final day boundary), more days to come; its digest covers its rows all the same.
+   */
+  status: 'final' | 'provisional';
   /** Minor units. */
   opening: { available: number; pending: number };
   closing: { available: number; pending: number };
@@ -122,8 +129,17 @@ function canonicalRows(s: Omit<Statement, 'csv' | 'digest'>): Row[] {
     availableChange: money(t.availableChange),
     pendingChange: money(t.pendingChange),
   });
+  // A provisional statement says so in its first row (and its closing row says when); a closed month's rows are as ever.
+  const provisional = s.status === 'provisional';
   return [
-    { section: 'statement', type: s.mode, id: s.merchantId, createdAt: s.from, sourceType: 'period', sourceId: s.period },
+    {
+      section: 'statement',
+      type: s.mode,
+      id: s.merchantId,
+      createdAt: s.from,
+      sourceType: provisional ? 'period_to_date' : 'period',
+      sourceId: s.period,
+    },
     { section: 'opening', availableBalance: money(s.opening.available), pendingBalance: money(s.opening.pending) },
     ...s.byType.flatMap(({ type, totals, movements }) => [
       ...movements.map(
@@ -147,13 +163,20 @@ function canonicalRows(s: Omit<Statement, 'csv' | 'digest'>): Row[] {
       totalsRow('subtotal', type, totals),
     ]),
     totalsRow('total', 'all', s.totals),
-    { section: 'closing', availableBalance: money(s.closing.available), pendingBalance: money(s.closing.pending) },
+    {
+      section: 'closing',
+      ...(provisional ? { createdAt: s.to, sourceType: 'provisional' } : {}),
+      availableBalance: money(s.closing.available),
+      pendingBalance: money(s.closing.pending),
+    },
   ];
 }
 
 /**
- * A closed month's statement, checked. Refuses (422 statement_period_open) a month that has not
- * ended an hour ago, (409 ledger_unbalanced) books that do not add up.
+ * A month's statement, checked: final for a month that ended over an hour ago; for the current month (or a month
+ * that ended less than an hour ago) provisional, from the month's start through the latest final day boundary (the
+ * same checkpoints and checks). Refuses (422 statement_period_open) a month with no final day yet (its first hour, a
+ * future month), (409 ledger_unbalanced) books that do not add up.
  */
 export async function buildStatement(
   merchantId: string,
@@ -162,13 +185,16 @@ export async function buildStatement(
   period: string,
   now = new Date(),
 ): Promise<Statement> {
-  const { from, to } = periodBounds(period);
-  if (to > latestFinalBoundary(now))
+  const { from, to: monthEnd } = periodBounds(period);
+  const final = latestFinalBoundary(now);
+  if (from >= final)
     throw new BusinessRuleError(
-      `The ${period} statement is available once the month has ended (an hour after midnight UTC). ` +
-        'For the current month, list GET /BalanceTransactions.',
+      `The ${period} statement is available once its first day has ended (an hour after midnight UTC); ` +
+        'until then, list GET /BalanceTransactions.',
       'statement_period_open',
     );
+  const status: Statement['status'] = monthEnd > final ? 'provisional' : 'final';
+  const to = status === 'final' ? monthEnd : final;
   const closing = await ensureCheckpoint(merchantId, mode, currency, to, { now });
   const opening = await ensureCheckpoint(merchantId, mode, currency, from, { now });
   const journals: Journal[] = [];
@@ -231,6 +257,7 @@ export async function buildStatement(
     period,
     from,
     to,
+    status,
     opening: { available: opening.balances.available ?? 0, pending: opening.balances.held ?? 0 },
     closing: { available: closing.balances.available ?? 0, pending: closing.balances.held ?? 0 },
     byType,
@@ -243,23 +270,25 @@ export async function buildStatement(
 /** The statement's CSV file: the canonical rows, then the trailer line with the digest (not covered by it). */
 export const statementCsvFile = (s: Statement, generatedAt = new Date()) =>
   `${s.csv}# sha256=${s.digest} merchant=${s.merchantId} mode=${s.mode} currency=${s.currency} period=${s.period} ` +
-  `generatedAt=${generatedAt.toISOString()}\r\n`;
+  `${s.status === 'provisional' ? `status=provisional through=${s.to} ` : ''}generatedAt=${generatedAt.toISOString()}\r\n`;
 
-export const statementFileName = (s: Pick<Statement, 'mode' | 'currency' | 'period'>, extension: 'csv' | 'pdf') =>
-  `statement-${s.mode}-${s.currency}-${s.period}.${extension}`;
+export const statementFileName = (s: Pick<Statement, 'mode' | 'currency' | 'period' | 'status' | 'to'>, extension: 'csv' | 'pdf') =>
+  `statement-${s.mode}-${s.currency}-${s.period}${s.status === 'provisional' ? `-to-${s.to.slice(0, 10)}` : ''}.${extension}`;
 
 /**
- * The statements the dashboard offers: for each currency the merchant has a wallet in, the last
- * `months` closed months, newest first (a month before the first movement gives a statement of zeros).
+ * The statements the dashboard offers: for each currency the merchant has a wallet in, the month to date (provisional,
+ * once its first day is final) and the last `months` closed months, newest first (a month before the first movement
+ * gives a statement of zeros).
  */
 export async function statementMonths(merchantId: string, mode: Mode, now = new Date(), months = 12) {
   const currencies = await listWalletCurrencies(merchantId, mode);
   const final = latestFinalBoundary(now);
-  const out: { period: string; currencies: Currency[] }[] = [];
-  for (let back = 1; back <= months + 1 && out.length < months; back++) {
-    const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back + 1, 1));
+  const out: { period: string; currencies: Currency[]; provisionalThrough: string | null }[] = [];
+  for (let back = 0; back <= months + 1 && out.filter((m) => !m.provisionalThrough).length < months; back++) {
+    const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
     const period = start.toISOString().slice(0, 7);
-    if (periodBounds(period).to <= final) out.push({ period, currencies });
+    const { from, to } = periodBounds(period);
+    if (from < final) out.push({ period, currencies, provisionalThrough: to > final ? final : null });
   }
   return out;
 }

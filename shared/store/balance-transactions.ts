@@ -1,7 +1,8 @@
 import { balanceTypeOf, kindsOf, type BalanceTransactionType } from '#shared/domain/balance-transaction.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Journal } from '#shared/domain/ledger.ts';
-import { fromItem, queryAll, scanPages, toItem, toValues, updateIfStill } from './client.ts';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { db, fromItem, queryAll, scanPages, tableName, toItem, toValues, updateIfStill } from './client.ts';
 import * as keys from './keys.ts';
 import { readShards } from './shards.ts';
 import { journalIndexKeys } from './wallets.ts';
@@ -160,7 +161,7 @@ export async function journalsBetween(
             ':currency': currency,
           }),
         },
-        cap + 2,
+        cap + 3, // one past what fits: a single shard holding more must be seen to hold more, not cut to cap + 2
       ),
     ),
   );
@@ -170,6 +171,48 @@ export async function journalsBetween(
     .filter((j) => j.SK !== base + before && (after === null || j.SK !== base + after))
     .sort((a, b) => (a.SK < b.SK ? -1 : a.SK > b.SK ? 1 : 0))
     .map(journalOf);
+}
+
+/** Where a chunked read of a settlement's window stands on each wallet shard: '' not started, `done`, or the last key read. */
+export const windowDone = '~done';
+
+/**
+ * Access pattern 8i: the next chunk of a settlement's window (as journalsBetween, one shard, at most `limit` journals
+ * evaluated by one Query page from `cursor`): the journals of its currency and the shard's next cursor.
+ */
+export async function windowChunk(
+  merchantId: string,
+  mode: Mode,
+  currency: string,
+  window: { after: string | null; before: string },
+  shard: number,
+  cursor: string,
+  limit: number,
+): Promise<{ journals: Journal[]; cursor: string }> {
+  const base = keys.journalsOfMerchant(merchantId, mode).SKPrefix;
+  const pk = keys.journalsOfMerchant(merchantId, mode, shard).PK;
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+      FilterExpression: '#currency = :currency',
+      ExpressionAttributeNames: { '#currency': 'currency' },
+      ExpressionAttributeValues: toValues({
+        ':pk': pk,
+        ':lo': base + (window.after ?? '0'),
+        ':hi': base + window.before,
+        ':currency': currency,
+      }),
+      ExclusiveStartKey: cursor ? toItem({ PK: pk, SK: cursor }) : undefined,
+      Limit: limit,
+    }),
+  );
+  const journals = (out.Items ?? [])
+    .map((i) => fromItem<Stored>(i))
+    .filter((j) => j.SK !== base + window.before && (window.after === null || j.SK !== base + window.after))
+    .map(journalOf);
+  const next = out.LastEvaluatedKey ? fromItem<{ SK: string }>(out.LastEvaluatedKey).SK : windowDone;
+  return { journals, cursor: next };
 }
 
 /** Migration (not a request path): give every journal its balance-transaction index keys, by Scan (`ops migrate-balance-index`). */

@@ -349,6 +349,8 @@ export const providerReference = (provider: string, reference: string): Key => (
 
 /** Settlements and refunds (shared/store/settlements.ts, refunds.ts). */
 export const settlement = (id: string): Key => ({ PK: `SETTLEMENT#${id}`, SK: 'SETTLEMENT' });
+/** A large settlement breakdown being summed in the background (shared/services/settlement-breakdown.ts), in the money due index. */
+export const settlementBreakdownJob = (id: string): Key => ({ PK: `SETTLEMENT#${id}`, SK: 'BREAKDOWNJOB' });
 export const settlementListing = (merchantId: string, mode: Mode, requestedAt: string, id: string) => ({
   GSI1PK: `MERCHANT#${merchantId}#${mode}#SETTLEMENT`,
   GSI1SK: `${requestedAt}#${id}`,

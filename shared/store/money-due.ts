@@ -8,11 +8,11 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import type { WebhookEvent } from '#shared/domain/events.ts';
 
 /**
- * The due index of settlements, refunds and automatic-settlement runs (GSI2, `MONEYDUE#<shard>`,
+ * The due index of settlements, refunds, automatic-settlement runs and large breakdowns being summed (GSI2, `MONEYDUE#<shard>`,
  * sparse): an item carries GSI2PK/GSI2SK/dueAt only while something is due at a time. Also the
  * one versioned, status-conditioned update these entities use for every change.
  */
-export type DueEntity = 'Settlement' | 'Refund' | 'AutoSettlement';
+export type DueEntity = 'Settlement' | 'Refund' | 'AutoSettlement' | 'SettlementBreakdown';
 
 export interface DueItem {
   entity: DueEntity;
@@ -31,7 +31,8 @@ export async function listDueMoneyItems(
   const due: DueItem[] = [];
   for (const raw of await queryDueIndex(shards, now, limitPerShard)) {
     const item = raw as { entity: DueEntity; id?: string; merchantId?: string; mode?: string; dueAt: string };
-    if (item.entity === 'Settlement' || item.entity === 'Refund') due.push({ entity: item.entity, id: item.id!, dueAt: item.dueAt });
+    if (item.entity === 'Settlement' || item.entity === 'Refund' || item.entity === 'SettlementBreakdown')
+      due.push({ entity: item.entity, id: item.id!, dueAt: item.dueAt });
     else if (item.entity === 'AutoSettlement') due.push({ entity: item.entity, id: item.merchantId!, mode: item.mode!, dueAt: item.dueAt });
   }
   return due;

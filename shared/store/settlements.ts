@@ -2,7 +2,7 @@ import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type A
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { nextSettlementRun, type SettlementSchedule } from '#shared/domain/merchant.ts';
 import type { Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
-import type { SettlementBreakdown } from '#shared/domain/settlement-breakdown.ts';
+import { noSums, type BreakdownSums, type SettlementBreakdown } from '#shared/domain/settlement-breakdown.ts';
 import { db, fromItem, named, tableName, toItem, toValues, updateIfStill, type TxItem } from './client.ts';
 import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
 import * as keys from './keys.ts';
@@ -55,6 +55,69 @@ export async function saveSettlementBreakdown(id: string, breakdown: SettlementB
     ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(breakdown)',
     ExpressionAttributeValues: toValues({ ':b': breakdown }),
   });
+}
+
+/**
+ * A large breakdown being summed in the background (shared/services/settlement-breakdown.ts): one item beside the
+ * settlement, in the money due index while it is being summed; `cursors` where each wallet shard's read stands
+ * (balance-transactions.ts windowChunk), `sums` what was read so far, `step` the version each step is conditioned on.
+ */
+export interface BreakdownJob {
+  id: string;
+  step: number;
+  cursors: string[];
+  sums: BreakdownSums;
+  queuedAt: string;
+  dueAt: string;
+}
+
+/** Access pattern 8j: queue a settlement's breakdown for the sweep, due now (PutItem, once: false when it is queued already). */
+export async function queueBreakdownJob(id: string, shards: number, now: Date): Promise<boolean> {
+  const dueAt = now.toISOString();
+  const job: BreakdownJob = { id, step: 0, cursors: Array<string>(shards).fill(''), sums: noSums, queuedAt: dueAt, dueAt };
+  try {
+    await db().send(
+      new PutItemCommand({
+        TableName: tableName(),
+        Item: toItem({ ...keys.settlementBreakdownJob(id), ...keys.moneyDue(id, dueAt), entity: 'SettlementBreakdown', ...job }),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** Access pattern 8j: a settlement's breakdown job, if one is queued (GetItem). */
+export async function getBreakdownJob(id: string): Promise<BreakdownJob | undefined> {
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.settlementBreakdownJob(id)), ConsistentRead: true }),
+  );
+  return out.Item ? stripKeys<BreakdownJob>(fromItem(out.Item)) : undefined;
+}
+
+/** A step's progress, due again at `dueAt`; false when another sweep stepped it first (conditioned on the step read). */
+export async function saveBreakdownProgress(job: BreakdownJob, cursors: string[], sums: BreakdownSums, dueAt: string): Promise<boolean> {
+  return updateIfStill({
+    Key: toItem(keys.settlementBreakdownJob(job.id)),
+    UpdateExpression: 'SET cursors = :c, sums = :s, step = :next, dueAt = :due, GSI2SK = :sk',
+    ConditionExpression: 'step = :read',
+    ExpressionAttributeValues: toValues({
+      ':c': cursors,
+      ':s': sums,
+      ':next': job.step + 1,
+      ':due': dueAt,
+      ':sk': keys.moneyDue(job.id, dueAt).GSI2SK,
+      ':read': job.step,
+    }),
+  });
+}
+
+/** The job is done (its breakdown stored on the settlement, or found there): out of the due index. */
+export async function dropBreakdownJob(id: string): Promise<void> {
+  await db().send(new DeleteItemCommand({ TableName: tableName(), Key: toItem(keys.settlementBreakdownJob(id)) }));
 }
 
 /** Access pattern: a settlement by id (GetItem). */

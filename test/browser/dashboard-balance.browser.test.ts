@@ -36,6 +36,9 @@ describe('merchant dashboard in Chromium: balance and settlement breakdown', () 
     const balance = await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey });
     const available = balance.json.availableBalance.toLocaleString('en-US', { minimumFractionDigits: 2 });
     expect(await rows.first().locator('td').nth(5).textContent()).toBe(`PKR ${available}`);
+    // The settlement's hold moved nothing in or out: its Amount is the amount it held, labelled so.
+    const hold = rows.filter({ hasText: 'Settlement requested' });
+    expect(await hold.locator('td').nth(2).textContent()).toBe('PKR 2,000.00\u00a0held');
     await checkPage(finance, '30-balance');
 
     // A filter and paging (the cursor keeps the filter).
@@ -52,7 +55,11 @@ describe('merchant dashboard in Chromium: balance and settlement breakdown', () 
     await finance.getByRole('heading', { name: 'Breakdown' }).waitFor();
     expect(await finance.locator('#breakdown-other').textContent()).toBe('PKR 5,000.00');
     expect(await finance.locator('#breakdown-amount').textContent()).toBe('PKR -2,000.00');
-    const covered = finance.locator('.table-wrap[aria-label="What this settlement covers, newest first"] tbody tr');
+    // The header counts what the settlement covers and says the list adds its own hold.
+    const header = await finance.getByRole('region', { name: 'Breakdown' }).locator('p.muted').first().textContent();
+    expect(header).toContain('Covers 2 balance transactions');
+    expect(header).toContain('also shows this settlement');
+    const covered = finance.locator('.table-wrap[aria-label="The 2 movements it covers and its own hold, newest first"] tbody tr');
     expect(await covered.count()).toBe(3); // its hold, the payment, the operator's credit
     await checkPage(finance, '31-settlement-breakdown');
     await finance.getByRole('link', { name: 'Every movement of this settlement' }).click();

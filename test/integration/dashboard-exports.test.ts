@@ -1,3 +1,4 @@
+import { latestFinalBoundary } from '#shared/services/balance-checkpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { journal } from '#shared/domain/ledger.ts';
@@ -66,7 +67,12 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
     const refused = await exportList(signed, 'payments', {}, '', { maxBytes: 5_000, maxMs: 20_000 }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ExportTooLarge);
     expect((refused as ExportTooLarge).code).toBe('export_too_large');
-    expect((refused as ExportTooLarge).message).toMatch(/more than 100 rows/);
+    // It says where the cap was hit (rows read, the date of the last) and which filters take the rest.
+    const message = (refused as ExportTooLarge).message;
+    const reached = /cap was hit after 100 rows, newest first down to (\S+), so nothing was sent/.exec(message);
+    expect(reached, message).not.toBeNull();
+    expect(rows.map((r) => r[rows[0]!.indexOf('createdAt')])).toContain(reached![1]); // the 100th newest payment
+    expect(message).toContain(`export From ${reached![1]!.slice(0, 10)} for the newest rows, then To ${reached![1]!.slice(0, 10)}`);
   });
 
   it('exports refunds, payouts, settlements and the audit log; a viewer gets no audit log', async () => {
@@ -118,5 +124,16 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
         .toString(),
     ).toBe('%PDF-');
     expect((await get(u.cookie, '/dashboard/statements/2026-13/csv?currency=PKR')).status).toBe(400);
+    // The month to date is offered, marked provisional, once its first day is final.
+    const now = new Date();
+    const month = now.toISOString().slice(0, 7);
+    if (latestFinalBoundary(now) > `${month}-01T00:00:00.000Z`) {
+      expect(page.text).toContain(`/dashboard/statements/${month}/csv?currency=PKR`);
+      expect(page.text).toMatch(/to date, provisional \(through \d{4}-\d\d-\d\d\)/);
+      const toDate = await get(u.cookie, `/dashboard/statements/${month}/csv?currency=PKR`);
+      expect(toDate.status).toBe(200);
+      expect(toDate.headers.get('statement-status')).toBe('provisional');
+    } else expect(page.text).not.toContain(`/dashboard/statements/${month}/`);
+    expect(csv.headers.get('statement-status')).toBe('final');
   });
 });

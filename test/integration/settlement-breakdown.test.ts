@@ -10,9 +10,13 @@ import { rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
 import { reconcileWithdrawal } from '#shared/services/withdrawals.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getIntent } from '#shared/store/intents.ts';
-import { getSettlement } from '#shared/store/settlements.ts';
+import { getBreakdownJob, getSettlement } from '#shared/store/settlements.ts';
+import * as keys from '#shared/store/keys.ts';
+import type { DueItem } from '#shared/store/money-due.ts';
+import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, journalPosition, listJournals, postJournal } from '#shared/store/wallets.ts';
+import { dashboardUser } from '../support/dashboard.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { completedPayment } from '../support/money.ts';
 
@@ -78,83 +82,124 @@ describe('settlement breakdowns', () => {
     return { settlements: [first, rejected, last], paid, failed, refund: refund.json.id as string };
   }
 
+  /** Each settlement's breakdown, as GET /Settlements/{id} answers it, equals the journal of its window; the chain adds up. */
+  async function expectJournalBreakdowns(m: TestMerchant, ids: Awaited<ReturnType<typeof mixedHistory>>) {
+    const journals = await listJournals(m.merchantId, 'test'); // oldest first
+    const covered = new Map<string, string>(); // journal id → the settlement listing it
+    let carried = 0;
+    for (const id of ids.settlements) {
+      const s = (await getSettlement(id))!;
+      const read = await get(m, `/Settlements/${id}`);
+      expect(read.status).toBe(200);
+      const b = read.json.breakdown;
+      // The window: after the previous cut-off, up to its own hold, straight from the journal.
+      const window = journals.filter(
+        (j) => journalPosition(j) < s.cutoff! && (s.previousCutoff == null || journalPosition(j) > s.previousCutoff),
+      );
+      const moves = window.map(balanceMovement);
+      const sum = (pick: (x: (typeof moves)[number]) => number) => moves.reduce((a, x) => a + pick(x), 0) / 100;
+      const of = (prefix: string) => (x: (typeof moves)[number]) => (x.type.startsWith(prefix) ? -x.availableChangeMinor : 0);
+      const credit = (x: (typeof moves)[number]) => x.type === 'payment' || x.type === 'deposit';
+      expect(b).toEqual({
+        carriedIn: carried / 100,
+        gross: sum((x) => (credit(x) ? x.amountMinor : 0)),
+        fees: sum((x) => (credit(x) ? x.feeMinor : 0)),
+        refunds: sum(of('refund')),
+        payouts: sum(of('payout')),
+        other: sum((x) => (credit(x) || /^(refund|payout)/.test(x.type) ? 0 : x.availableChangeMinor)),
+        net: sum((x) => x.availableChangeMinor),
+        amount: s.amountMinor / 100,
+        carriedForward: expect.any(Number),
+        count: window.length,
+      });
+      expect(Math.round((b.carriedIn + b.net) * 100)).toBe(Math.round((b.amount + b.carriedForward) * 100));
+      expect(Math.round((b.gross - b.fees - b.refunds - b.payouts + b.other) * 100)).toBe(Math.round(b.net * 100));
+      carried = Math.round(b.carriedForward * 100);
+      // The filter lists exactly the window and its own hold, every page of it.
+      const listed: Record<string, any>[] = [];
+      let cursor = '';
+      for (let page = 0; page < 20; page++) {
+        const r = await get(m, `/BalanceTransactions?settlement=${id}&limit=4${cursor ? `&startingAfter=${cursor}` : ''}`);
+        expect(r.status).toBe(200);
+        listed.push(...r.json.items);
+        if (!r.json.hasMore) break;
+        cursor = r.json.items.at(-1).id;
+      }
+      const hold = journals.find((j) => journalPosition(j) === s.cutoff)!;
+      expect(hold).toMatchObject({ kind: 'settlement.hold', reference: id });
+      expect(listed.map((x) => x.id)).toEqual([...window, hold].reverse().map((j) => balanceTransactionId(j.createdAt, j.journalId)));
+      for (const j of window) {
+        expect(covered.has(j.journalId), 'each movement belongs to one settlement').toBe(false);
+        covered.set(j.journalId, id);
+      }
+    }
+    // Every movement up to the last cut-off is in exactly one settlement; what follows adds up to the wallet.
+    const lastCutoff = (await getSettlement(ids.settlements.at(-1)!))!.cutoff!;
+    const holds = new Set(ids.settlements);
+    const before = journals.filter((j) => journalPosition(j) < lastCutoff && !(j.kind === 'settlement.hold' && holds.has(j.reference)));
+    expect(before.every((j) => covered.has(j.journalId))).toBe(true);
+    const after = journals.filter((j) => journalPosition(j) > lastCutoff);
+    // (the last payment, and what the test's clock put later: the completions the sweeps ran "in a few seconds")
+    expect(after.map((j) => j.kind)).toContain('checkout.completed');
+    const wallet = await getWallet(m.merchantId, 'test', 'PKR', true);
+    expect(carried + after.reduce((a, j) => a + balanceMovement(j).availableChangeMinor, 0)).toBe(wallet.available);
+    // Known figures: the second settlement holds the payouts and the refund; the rejected one's release is in the third.
+    const second = (await get(m, `/Settlements/${ids.settlements[1]}`)).json.breakdown;
+    expect(second).toMatchObject({ gross: 0, fees: 0, refunds: 40, other: 0, amount: 700 });
+    expect(second.payouts).toBeGreaterThan(300); // the completed payout's amount + fee (the rejected one came back)
+    const third = (await get(m, `/Settlements/${ids.settlements[2]}`)).json.breakdown;
+    expect(third).toMatchObject({ gross: 820, fees: 20.5, refunds: 0, payouts: 0, other: 700, amount: 2500 });
+    // The payout filter: a payout's own movements.
+    const ofPayout = await get(m, `/BalanceTransactions?payout=${ids.paid}`);
+    expect(ofPayout.json.items.map((x: any) => x.type)).toEqual(['payout_paid', 'payout']);
+    expect((await get(m, `/BalanceTransactions?payout=${ids.refund}`)).status).toBe(404);
+    expect((await get(m, `/BalanceTransactions?settlement=${ids.paid}`)).status).toBe(404);
+    expect((await get(m, '/BalanceTransactions?settlement=nope')).status).toBe(400);
+  }
+
   for (const shards of [1, 4]) {
     it(`add up to each settlement's amount and equal the journal (${shards} shard${shards > 1 ? 's' : ''})`, async () => {
       const m = await newMerchant();
       if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
       const ids = await mixedHistory(m);
       expect((await verifyLedger({ merchantId: m.merchantId, mode: 'test' })).discrepancies).toEqual([]);
-      const journals = await listJournals(m.merchantId, 'test'); // oldest first
-      const covered = new Map<string, string>(); // journal id → the settlement listing it
-      let carried = 0;
-      for (const id of ids.settlements) {
-        const s = (await getSettlement(id))!;
-        const read = await get(m, `/Settlements/${id}`);
-        expect(read.status).toBe(200);
-        const b = read.json.breakdown;
-        // The window: after the previous cut-off, up to its own hold, straight from the journal.
-        const window = journals.filter(
-          (j) => journalPosition(j) < s.cutoff! && (s.previousCutoff == null || journalPosition(j) > s.previousCutoff),
-        );
-        const moves = window.map(balanceMovement);
-        const sum = (pick: (x: (typeof moves)[number]) => number) => moves.reduce((a, x) => a + pick(x), 0) / 100;
-        const of = (prefix: string) => (x: (typeof moves)[number]) => (x.type.startsWith(prefix) ? -x.availableChangeMinor : 0);
-        const credit = (x: (typeof moves)[number]) => x.type === 'payment' || x.type === 'deposit';
-        expect(b).toEqual({
-          carriedIn: carried / 100,
-          gross: sum((x) => (credit(x) ? x.amountMinor : 0)),
-          fees: sum((x) => (credit(x) ? x.feeMinor : 0)),
-          refunds: sum(of('refund')),
-          payouts: sum(of('payout')),
-          other: sum((x) => (credit(x) || /^(refund|payout)/.test(x.type) ? 0 : x.availableChangeMinor)),
-          net: sum((x) => x.availableChangeMinor),
-          amount: s.amountMinor / 100,
-          carriedForward: expect.any(Number),
-          count: window.length,
-        });
-        expect(Math.round((b.carriedIn + b.net) * 100)).toBe(Math.round((b.amount + b.carriedForward) * 100));
-        expect(Math.round((b.gross - b.fees - b.refunds - b.payouts + b.other) * 100)).toBe(Math.round(b.net * 100));
-        carried = Math.round(b.carriedForward * 100);
-        // The filter lists exactly the window and its own hold, every page of it.
-        const listed: Record<string, any>[] = [];
-        let cursor = '';
-        for (let page = 0; page < 20; page++) {
-          const r = await get(m, `/BalanceTransactions?settlement=${id}&limit=4${cursor ? `&startingAfter=${cursor}` : ''}`);
+      await expectJournalBreakdowns(m, ids);
+    }, 180_000);
+
+    it(`sums a window past the request cap in the background, step by step, and equals the journal (${shards} shard(s))`, async () => {
+      // The cap lowered so that every window here is "large"; one Query page of 1 journal per shard and step.
+      Object.assign(process.env, { BREAKDOWN_REQUEST_CAP: '0', BREAKDOWN_PAGE_LIMIT: '1', BREAKDOWN_STEP_MS: '0' });
+      try {
+        const m = await newMerchant();
+        if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
+        const ids = await mixedHistory(m); // the operator's decisions do not wait for the breakdowns: they are queued
+        for (const id of ids.settlements) {
+          const r = await get(m, `/Settlements/${id}`);
           expect(r.status).toBe(200);
-          listed.push(...r.json.items);
-          if (!r.json.hasMore) break;
-          cursor = r.json.items.at(-1).id;
+          expect(r.json).toMatchObject({ breakdown: null, breakdownStatus: 'computing' });
+          expect((await getSettlement(id))!.breakdown).toBeUndefined();
         }
-        const hold = journals.find((j) => journalPosition(j) === s.cutoff)!;
-        expect(hold).toMatchObject({ kind: 'settlement.hold', reference: id });
-        expect(listed.map((x) => x.id)).toEqual([...window, hold].reverse().map((j) => balanceTransactionId(j.createdAt, j.journalId)));
-        for (const j of window) {
-          expect(covered.has(j.journalId), 'each movement belongs to one settlement').toBe(false);
-          covered.set(j.journalId, id);
+        // The dashboard's settlement page says so too (never an empty or missing breakdown without a word).
+        const finance = await dashboardUser(m, 'finance');
+        const page = await fetch(`${gw.baseUrl}/dashboard/settlements/${ids.settlements[0]}`, { headers: { Cookie: finance.cookie } });
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('Being computed');
+        const queued = new Set(ids.settlements);
+        const only = (item: DueItem) => item.entity === 'SettlementBreakdown' && queued.has(item.id);
+        const shardsOf = [...new Set(ids.settlements.map((id) => keys.moneyDue(id, '').GSI2PK))];
+        // Two sweeps at once each pass (overlapping runs): each step is conditioned on the step read, so a page adds once.
+        let passes = 0;
+        for (; passes < 100 && (await Promise.all(ids.settlements.map(getBreakdownJob))).some(Boolean); passes++) {
+          const now = new Date(Date.now() + 6_000 * (passes + 1)); // each pass past the 5 s a job waits for the previous one
+          await Promise.all([0, 1].map(() => processDueSettlementsAndRefunds(now, only, shardsOf)));
         }
+        expect(passes).toBeLessThan(100);
+        expect(passes).toBeGreaterThan(2); // more than one step each: the window was read page by page
+        for (const id of ids.settlements) expect((await get(m, `/Settlements/${id}`)).json.breakdownStatus).toBe('available');
+        await expectJournalBreakdowns(m, ids);
+      } finally {
+        for (const k of ['BREAKDOWN_REQUEST_CAP', 'BREAKDOWN_PAGE_LIMIT', 'BREAKDOWN_STEP_MS']) delete process.env[k];
       }
-      // Every movement up to the last cut-off is in exactly one settlement; what follows adds up to the wallet.
-      const lastCutoff = (await getSettlement(ids.settlements.at(-1)!))!.cutoff!;
-      const holds = new Set(ids.settlements);
-      const before = journals.filter((j) => journalPosition(j) < lastCutoff && !(j.kind === 'settlement.hold' && holds.has(j.reference)));
-      expect(before.every((j) => covered.has(j.journalId))).toBe(true);
-      const after = journals.filter((j) => journalPosition(j) > lastCutoff);
-      // (the last payment, and what the test's clock put later: the completions the sweeps ran "in a few seconds")
-      expect(after.map((j) => j.kind)).toContain('checkout.completed');
-      const wallet = await getWallet(m.merchantId, 'test', 'PKR', true);
-      expect(carried + after.reduce((a, j) => a + balanceMovement(j).availableChangeMinor, 0)).toBe(wallet.available);
-      // Known figures: the second settlement holds the payouts and the refund; the rejected one's release is in the third.
-      const second = (await get(m, `/Settlements/${ids.settlements[1]}`)).json.breakdown;
-      expect(second).toMatchObject({ gross: 0, fees: 0, refunds: 40, other: 0, amount: 700 });
-      expect(second.payouts).toBeGreaterThan(300); // the completed payout's amount + fee (the rejected one came back)
-      const third = (await get(m, `/Settlements/${ids.settlements[2]}`)).json.breakdown;
-      expect(third).toMatchObject({ gross: 820, fees: 20.5, refunds: 0, payouts: 0, other: 700, amount: 2500 });
-      // The payout filter: a payout's own movements.
-      const ofPayout = await get(m, `/BalanceTransactions?payout=${ids.paid}`);
-      expect(ofPayout.json.items.map((x: any) => x.type)).toEqual(['payout_paid', 'payout']);
-      expect((await get(m, `/BalanceTransactions?payout=${ids.refund}`)).status).toBe(404);
-      expect((await get(m, `/BalanceTransactions?settlement=${ids.paid}`)).status).toBe(404);
-      expect((await get(m, '/BalanceTransactions?settlement=nope')).status).toBe(400);
     }, 180_000);
   }
 

@@ -214,7 +214,11 @@ describe('settlements', () => {
     const m = await funded(100);
     const s = await post(m, { amount: 10, ...bank });
     // The lookup is the created settlement plus its breakdown (merchant guide, Settlement breakdowns).
-    expect((await get(m, `/Settlements/${s.json.id}`)).json).toEqual({ ...s.json, breakdown: expect.objectContaining({ amount: 10 }) });
+    expect((await get(m, `/Settlements/${s.json.id}`)).json).toEqual({
+      ...s.json,
+      breakdown: expect.objectContaining({ amount: 10 }),
+      breakdownStatus: 'available',
+    });
     expect((await get(m, `/Settlements/${s.json.id.toUpperCase()}`)).status).toBe(200);
     expect((await get(m, `/Settlements/${s.json.id}`, m.live.apiKey)).status).toBe(404);
     const other = await newMerchant();

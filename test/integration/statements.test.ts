@@ -8,7 +8,8 @@ import { fromMinor } from '#shared/domain/money.ts';
 import { LedgerRefusal } from '#shared/services/balance-checkpoints.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { statementPdf } from '#shared/services/statement-pdf.ts';
-import { buildStatement, statementCsvFile, statementDigest } from '#shared/services/statements.ts';
+import { latestFinalBoundary } from '#shared/services/balance-checkpoints.ts';
+import { buildStatement, periodBounds, statementCsvFile, statementDigest, statementFileName } from '#shared/services/statements.ts';
 import { db, tableName, toItem, transact } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { raiseShards } from '#shared/store/shards.ts';
@@ -150,7 +151,7 @@ describe('statements', () => {
 
     const gateway = new Gateway({ apiKey: m.test.apiKey, secretKey: m.test.secretKey, baseUrl: gw.baseUrl });
     const viaSdk = await gateway.statements.csv('2026-10', { currency: 'PKR' });
-    expect(viaSdk.digest).toBe(digest);
+    expect(viaSdk).toMatchObject({ digest, status: 'final' });
     const pdf = await gateway.statements.pdf('2026-10');
     expect(pdf.digest).toBe(digest);
     const text = await pdfText(pdf.pdf);
@@ -158,10 +159,20 @@ describe('statements', () => {
     expect(text).toContain('1184.00');
     expect(text).toContain('6.00'); // fees
 
+    expect((await get('2026-10?currency=PKR')).headers.get('statement-status')).toBe('final');
     expect((await get('2026-13')).status).toBe(400);
-    const open = await get(monthOf(new Date()));
-    expect(open.status).toBe(422);
-    expect(open.json.code).toBe('statement_period_open');
+    // The current month to date: provisional (once its first day is final); a month not begun: refused.
+    const now = new Date();
+    const toDate = await get(`${monthOf(now)}?currency=PKR`);
+    if (latestFinalBoundary(now) > periodBounds(monthOf(now)).from) {
+      expect(toDate.status).toBe(200);
+      expect(toDate.headers.get('statement-status')).toBe('provisional');
+      expect(toDate.text).toMatch(/status=provisional through=\d{4}-\d\d-\d\dT00:00:00.000Z/);
+      expect(verifyStatementCsv(toDate.text)).toBe(toDate.headers.get('statement-digest')!.replace('sha256=', ''));
+    } else expect(toDate.status).toBe(422);
+    const future = await get('2099-01');
+    expect(future.status).toBe(422);
+    expect(future.json.code).toBe('statement_period_open');
 
     // The journal altered after the fact (both lines, so each journal still sums to zero): refused, nothing sent.
     const [first] = await listJournals(m.merchantId, 'test');
@@ -181,6 +192,48 @@ describe('statements', () => {
     expect(refused.headers.get('statement-digest')).toBeNull();
     expect((await get('2026-10/pdf', 'application/pdf')).status).toBe(409);
   }, 60_000);
+
+  it.each([1, 4])(
+    'gives the month to date as provisional, equal to the journal; a closed month the same (%i shard(s))',
+    async (shards) => {
+      const m = await newMerchant();
+      if (shards > 1) await raiseShards(m.merchantId, 'test', shards, { immediate: true });
+      await october(m); // the 2nd, the 9th and the 30th
+      const midMonth = new Date(Date.UTC(2026, 9, 15, 2));
+      const mtd = await buildStatement(m.merchantId, 'test', 'PKR', '2026-10', midMonth);
+      expect(mtd).toMatchObject({ status: 'provisional', from: '2026-10-01T00:00:00.000Z', to: '2026-10-15T00:00:00.000Z' });
+      const before = (await listJournals(m.merchantId, 'test')).filter((j) => j.createdAt < mtd.to);
+      expect(before).toHaveLength(2);
+      expect(mtd.byType.flatMap((g) => g.movements.map((x) => x.journalId)).sort()).toEqual(before.map((j) => j.journalId).sort());
+      const added = before.reduce((a, j) => a + balanceMovement(j).availableChangeMinor, 0);
+      expect(mtd.closing.available).toBe(mtd.opening.available + added);
+      expect(mtd.totals).toMatchObject({ count: 2, fee: 5_00 });
+      // Marked in its rows (so in its digest), its trailer, file name and PDF; the digest still checks.
+      const rows = parseCsv(mtd.csv);
+      expect(rows[1]!.slice(0, 6)).toEqual(['statement', 'test', m.merchantId, mtd.from, 'period_to_date', '2026-10']);
+      expect(rows.find((r) => r[0] === 'closing')!.slice(3, 5)).toEqual([mtd.to, 'provisional']);
+      const file = statementCsvFile(mtd);
+      expect(file).toContain(`status=provisional through=${mtd.to}`);
+      expect(verifyStatementCsv(file)).toBe(mtd.digest);
+      expect(statementFileName(mtd, 'csv')).toBe('statement-test-PKR-2026-10-to-2026-10-15.csv');
+      expect(await pdfText(await statementPdf(mtd))).toContain('PROVISIONAL');
+      // Later the same day: the same rows. The month closed: final, every journal, and identical when asked again.
+      expect((await buildStatement(m.merchantId, 'test', 'PKR', '2026-10', new Date(Date.UTC(2026, 9, 15, 23)))).digest).toBe(mtd.digest);
+      const closed = await buildStatement(m.merchantId, 'test', 'PKR', '2026-10');
+      expect(closed).toMatchObject({ status: 'final', to: '2026-11-01T00:00:00.000Z', totals: { count: 3, fee: 6_00 } });
+      expect(closed.opening).toEqual(mtd.opening);
+      expect(parseCsv(closed.csv)[1]![4]).toBe('period');
+      expect(statementCsvFile(closed)).not.toContain('provisional');
+      const again = await buildStatement(m.merchantId, 'test', 'PKR', '2026-10');
+      expect(again.csv).toBe(closed.csv);
+      expect(again.digest).toBe(closed.digest);
+      // The month's first hour: no day of it is final yet.
+      await expect(buildStatement(m.merchantId, 'test', 'PKR', '2026-10', new Date(Date.UTC(2026, 9, 1, 0, 30)))).rejects.toMatchObject({
+        code: 'statement_period_open',
+      });
+    },
+    60_000,
+  );
 
   it('refuses a statement whose month holds a journal that does not sum to zero', async () => {
     const m = await newMerchant();

@@ -136,6 +136,9 @@ function retryAfterMs(value: string | null): number | undefined {
 }
 
 const digestOf = (headers: Headers) => (headers.get('Statement-Digest') ?? '').replace(/^sha256=/, '');
+/** final, or provisional for the current month to date (merchant guide, Statements). */
+const statusOf = (headers: Headers) =>
+  (headers.get('Statement-Status') === 'provisional' ? 'provisional' : 'final') as 'final' | 'provisional';
 
 export class Gateway {
   readonly baseUrl: string;
@@ -313,15 +316,15 @@ export class Gateway {
   };
   readonly statements = {
     /**
-     * A closed month's statement (`period` YYYY-MM, UTC) as CSV, with its digest (`Statement-Digest`); check one kept
-     * from earlier with verifyStatementCsv.
+     * A month's statement (`period` YYYY-MM, UTC) as CSV, with its digest (`Statement-Digest`) and status
+     * (`Statement-Status`: final, or provisional for the month to date); check one kept from earlier with verifyStatementCsv.
      */
     csv: async (period: string, query?: Operations['statementCsv']['query']) => {
       const file = await this.request<Download>('GET', `/Gateway/v1/Statements/${encodeURIComponent(period)}`, {
         query,
         accept: 'text/csv',
       });
-      return { csv: new TextDecoder().decode(file.bytes), digest: digestOf(file.headers) };
+      return { csv: new TextDecoder().decode(file.bytes), digest: digestOf(file.headers), status: statusOf(file.headers) };
     },
     /** The same statement as PDF bytes, with its digest. */
     pdf: async (period: string, query?: Operations['statementPdf']['query']) => {
@@ -329,7 +332,7 @@ export class Gateway {
         query,
         accept: 'application/pdf',
       });
-      return { pdf: file.bytes, digest: digestOf(file.headers) };
+      return { pdf: file.bytes, digest: digestOf(file.headers), status: statusOf(file.headers) };
     },
   };
   readonly events = {

@@ -286,7 +286,7 @@ export interface Settlement {
   processedAt: string | null;
   failureReason: string | null;
   isAuto: boolean;
-  /** GET /Settlements/{id} only: the balance transactions it covers, totalled. */
+  /** GET /Settlements/{id} only: the balance transactions it covers, totalled; null unless breakdownStatus is available. */
   breakdown?: {
     /** Left available after the previous settlement (its carriedForward); 0 for the first. A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
     carriedIn: number;
@@ -309,6 +309,8 @@ export interface Settlement {
     /** How many balance transactions it covers (BalanceTransactions?settlement=<id> lists them). */
     count: number;
   } | null;
+  /** GET /Settlements/{id} only. available: breakdown holds the totals. computing: it covers more movements than a request sums (20,000 by default) and is being summed in the background; ask again in a minute. unavailable: created before breakdowns existed, it has none. */
+  breakdownStatus?: "available" | "computing" | "unavailable";
 }
 
 export interface SettlementPage {
@@ -367,7 +369,7 @@ export interface SettlementStatusChanged {
     MerchantId: string;
     Timestamp: string;
     TraceId: string;
-    /** What the settlement paid out, as on GET /Settlements/{id} (breakdown), in PascalCase: CarriedIn + Net = Amount + CarriedForward. null for a settlement created before breakdowns existed. */
+    /** What the settlement paid out, as on GET /Settlements/{id} (breakdown), in PascalCase: CarriedIn + Net = Amount + CarriedForward. null for a settlement created before breakdowns existed, and when the change happened while a large breakdown was still being summed (GET /Settlements/{id} has it once stored). */
     Breakdown: {
       CarriedIn: number;
       Gross: number;
@@ -1115,7 +1117,7 @@ export interface Operations {
     response: ListBalanceTransactionsResponse;
     errorStatus: 400 | 401 | 403 | 404 | 429 | 500;
   };
-  /** A closed month’s balance statement in one currency as CSV */
+  /** A month’s balance statement in one currency as CSV */
   statementCsv: {
     method: "GET";
     path: "/Gateway/v1/Statements/{period}";
