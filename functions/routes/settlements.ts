@@ -5,6 +5,7 @@
  * summary, docs or examples: functions/route-docs.ts).
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
+import { breakdownJobAttributes } from '#shared/store/keys.ts';
 
 export const settlementSchedule = {
   id: 'settlementSchedule',
@@ -42,7 +43,7 @@ export const getSettlement = {
     table: 'read',
     secrets: [],
     queries: 'table',
-    attributeUpdates: { partitions: ['settlement'], attributes: ['breakdown'] },
+    attributeUpdates: { partitions: ['settlement'], attributes: ['breakdown', ...breakdownJobAttributes] },
   },
 } as const satisfies RouteDefinition;
 

@@ -71,23 +71,26 @@ export interface BreakdownJob {
   dueAt: string;
 }
 
-/** Access pattern 8j: queue a settlement's breakdown for the sweep, due now (PutItem, once: false when it is queued already). */
+/**
+ * Access pattern 8j: queue a settlement's breakdown for the sweep, due now (once: false when it is queued already).
+ * An UpdateItem that creates the item, so a read route queues it with its narrow update grant (no PutItem).
+ */
 export async function queueBreakdownJob(id: string, shards: number, now: Date): Promise<boolean> {
   const dueAt = now.toISOString();
   const job: BreakdownJob = { id, step: 0, cursors: Array<string>(shards).fill(''), sums: noSums, queuedAt: dueAt, dueAt };
-  try {
-    await db().send(
-      new PutItemCommand({
-        TableName: tableName(),
-        Item: toItem({ ...keys.settlementBreakdownJob(id), ...keys.moneyDue(id, dueAt), entity: 'SettlementBreakdown', ...job }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const item: Record<(typeof keys.breakdownJobAttributes)[number], unknown> = {
+    ...keys.moneyDue(id, dueAt),
+    entity: 'SettlementBreakdown',
+    ...job,
+  };
+  const names = Object.keys(item);
+  return updateIfStill({
+    Key: toItem(keys.settlementBreakdownJob(id)),
+    UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
+    ConditionExpression: 'attribute_not_exists(PK)',
+    ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
+    ExpressionAttributeValues: toValues(Object.fromEntries(names.map((n) => [`:${n}`, item[n as keyof typeof item]]))),
+  });
 }
 
 /** Access pattern 8j: a settlement's breakdown job, if one is queued (GetItem). */
