@@ -39,7 +39,8 @@ let handler;
 import(workerData.module).then(
   (m) => {
     handler = m[workerData.exportName];
-    parentPort.postMessage(typeof handler === 'function' ? { ready: true } : { initError: 'handler ' + workerData.exportName + ' is not a function' });
+    const initError = 'handler ' + workerData.exportName + ' is not a function';
+    parentPort.postMessage(typeof handler === 'function' ? { ready: true } : { initError });
   },
   (error) => parentPort.postMessage({ initError: String(error?.message ?? error) }),
 );
