@@ -5,7 +5,7 @@
  * summary, docs or examples: functions/route-docs.ts).
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
-import { breakdownJobAttributes } from '#shared/store/keys.ts';
+import { breakdownJobAttributes } from '#shared/domain/settlement.ts';
 
 export const settlementSchedule = {
   id: 'settlementSchedule',

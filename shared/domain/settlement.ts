@@ -207,3 +207,9 @@ export const settlementJournals = {
 /** failureReason (shown to the merchant) of a settlement the rail refused, failed or never received. */
 export const settlementFailureReason = (failure: Failure) =>
   failure.kind === 'not_received' ? 'The settlement did not reach the settlement rail; the funds were released.' : failure.reason;
+
+/**
+ * The attributes a breakdown job's item holds besides its key (shared/store/settlements.ts queueBreakdownJob):
+ * getSettlement's grant may update only these and `breakdown` (its `attributeUpdates`, IAM dynamodb:Attributes).
+ */
+export const breakdownJobAttributes = ['GSI2PK', 'GSI2SK', 'entity', 'id', 'step', 'cursors', 'sums', 'queuedAt', 'dueAt'] as const;

@@ -351,11 +351,6 @@ export const providerReference = (provider: string, reference: string): Key => (
 export const settlement = (id: string): Key => ({ PK: `SETTLEMENT#${id}`, SK: 'SETTLEMENT' });
 /** A large settlement breakdown being summed in the background (shared/services/settlement-breakdown.ts), in the money due index. */
 export const settlementBreakdownJob = (id: string): Key => ({ PK: `SETTLEMENT#${id}`, SK: 'BREAKDOWNJOB' });
-/**
- * The attributes a breakdown job's item holds besides its key (shared/store/settlements.ts queueBreakdownJob):
- * getSettlement's grant may update only these and `breakdown` (its `attributeUpdates`, IAM dynamodb:Attributes).
- */
-export const breakdownJobAttributes = ['GSI2PK', 'GSI2SK', 'entity', 'id', 'step', 'cursors', 'sums', 'queuedAt', 'dueAt'] as const;
 export const settlementListing = (merchantId: string, mode: Mode, requestedAt: string, id: string) => ({
   GSI1PK: `MERCHANT#${merchantId}#${mode}#SETTLEMENT`,
   GSI1SK: `${requestedAt}#${id}`,

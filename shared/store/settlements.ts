@@ -1,7 +1,7 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { nextSettlementRun, type SettlementSchedule } from '#shared/domain/merchant.ts';
-import type { Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
+import type { breakdownJobAttributes, Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
 import { noSums, type BreakdownSums, type SettlementBreakdown } from '#shared/domain/settlement-breakdown.ts';
 import { db, fromItem, named, tableName, toItem, toValues, updateIfStill, type TxItem } from './client.ts';
 import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
@@ -78,7 +78,7 @@ export interface BreakdownJob {
 export async function queueBreakdownJob(id: string, shards: number, now: Date): Promise<boolean> {
   const dueAt = now.toISOString();
   const job: BreakdownJob = { id, step: 0, cursors: Array<string>(shards).fill(''), sums: noSums, queuedAt: dueAt, dueAt };
-  const item: Record<(typeof keys.breakdownJobAttributes)[number], unknown> = {
+  const item: Record<(typeof breakdownJobAttributes)[number], unknown> = {
     ...keys.moneyDue(id, dueAt),
     entity: 'SettlementBreakdown',
     ...job,
