@@ -17,6 +17,8 @@ export interface Emulator {
   failNext(path: string, fault: Fault): void;
   /** How many requests reached each path (processed or not). */
   hits(path: string): number;
+  /** The requests that reached a path (headers and body as sent), oldest first: tests read what the adapters sent. */
+  received(path: string): readonly Exchange[];
   close(): Promise<void>;
 }
 
@@ -30,13 +32,16 @@ export type Handler = (exchange: Exchange) => Promise<Answer> | Answer;
 
 export async function startEmulator(name: string, handle: Handler, options: { slowMs?: number } = {}): Promise<Emulator> {
   const faults = new Map<string, Fault>();
-  const counts = new Map<string, number>();
+  const log = new Map<string, Exchange[]>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0]!;
-      counts.set(path, (counts.get(path) ?? 0) + 1);
+      const exchange: Exchange = { path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const seen = log.get(path);
+      if (seen) seen.push(exchange);
+      else log.set(path, [exchange]);
       const fault = faults.get(path);
       faults.delete(path);
       if (fault === '5xx') {
@@ -44,7 +49,7 @@ export async function startEmulator(name: string, handle: Handler, options: { sl
         return;
       }
       Promise.resolve()
-        .then(() => handle({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }))
+        .then(() => handle(exchange))
         .then(
           (answer) => {
             if (fault === 'drop') {
@@ -69,7 +74,8 @@ export async function startEmulator(name: string, handle: Handler, options: { sl
   return {
     url,
     failNext: (path, fault) => void faults.set(path, fault),
-    hits: (path) => counts.get(path) ?? 0,
+    hits: (path) => log.get(path)?.length ?? 0,
+    received: (path) => log.get(path) ?? [],
     close: async () => {
       server.closeAllConnections();
       await new Promise((ok) => server.close(ok));

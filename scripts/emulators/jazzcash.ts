@@ -191,9 +191,9 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
           : c.code === C.pending
             ? 'Pending'
             : 'Failed';
-    // The inquiry answer spells the retrieval reference pp_RetrievalReferenceNo (R3's recorded answer).
+    // The fields of R3's recorded answer (and a client's typed one): the retrieval reference spelled
+    // pp_RetrievalReferenceNo, and no pp_TxnType (the caller knows what it charged).
     return signed({
-      pp_TxnType: c.type,
       pp_ResponseCode: C.success,
       pp_ResponseMessage: 'Thank you for Using JazzCash, your operation successfully completed.',
       pp_PaymentResponseCode: code,
