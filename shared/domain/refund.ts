@@ -206,8 +206,8 @@ export const refundJournals = {
 
 /** The wallet provider that took a payment (a deposit's, or a checkout's wallet), or null for a card. */
 export function paidThrough(intent: PaymentIntent): WalletProviderId | null {
-  const d = intent.details as { providerId?: WalletProviderId; wallet?: { provider?: WalletProviderId } | null };
-  return d.providerId ?? d.wallet?.provider ?? null;
+  const d = intent.details as { providerId?: WalletProviderId; wallet?: { provider?: WalletProviderId } | null } | undefined;
+  return d?.providerId ?? d?.wallet?.provider ?? null;
 }
 
 /** A new Pending refund of `intent`, due at its expiry. */
