@@ -285,23 +285,27 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     });
   };
 
-  const emulator = await startEmulator('jazzcash', (x) => {
-    switch (x.path) {
-      case P.charge:
-        return charge(parseBody(x));
-      case P.inquiry:
-        return inquiry(parseBody(x));
-      case P.refund:
-      case P.cardRefund:
-        return refund(parseBody(x), x.path === P.cardRefund);
-      case P.token:
-        return token(x.body, x.headers.authorization);
-      case P.disburse:
-      case P.disbursementInquiry:
-        return disburse(x.headers.authorization, parseBody(x), x.path === P.disbursementInquiry);
-      default:
-        return cards.handle(x, parseBody(x)) ?? { status: 404, text: 'not found' };
-    }
-  });
+  const emulator = await startEmulator(
+    'jazzcash',
+    (x) => {
+      switch (x.path) {
+        case P.charge:
+          return charge(parseBody(x));
+        case P.inquiry:
+          return inquiry(parseBody(x));
+        case P.refund:
+        case P.cardRefund:
+          return refund(parseBody(x), x.path === P.cardRefund);
+        case P.token:
+          return token(x.body, x.headers.authorization);
+        case P.disburse:
+        case P.disbursementInquiry:
+          return disburse(x.headers.authorization, parseBody(x), x.path === P.disbursementInquiry);
+        default:
+          return cards.handle(x, parseBody(x)) ?? { status: 404, text: 'not found' };
+      }
+    },
+    { keep: cards.withoutCardData },
+  );
   return Object.assign(emulator, { charges, paidOut, cards: cards.cards });
 }

@@ -357,7 +357,9 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     ]);
     expect(authorize.pp_3dSecureID).toBe(acs.pp_3dSecureID);
     expect(fieldsOf(documented.capture, ['pp_TxnRefNo', 'pp_Amount', 'pp_TxnCurrency'])).toMatchObject({ pp_Amount: '300000' });
-    for (const path of [documented.processAcs, documented.authorize, documented.capture])
+    // The emulator keeps what a provider may keep of the card: the last four digits, no CVV.
+    expect(enrollment).toMatchObject({ pp_CustomerCardNumber: '************1111', pp_CustomerCardCvv: '***' });
+    for (const path of [documented.enrollment, documented.processAcs, documented.authorize, documented.capture])
       expect(jc.received(path).at(-1)!.body, path).not.toContain('4111111111111111');
 
     // The card refund: no MPIN, no refund reference (the payment is the key).
