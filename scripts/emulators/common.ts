@@ -17,6 +17,11 @@ export interface Emulator {
   failNext(path: string, fault: Fault): void;
   /** How many requests reached each path (processed or not). */
   hits(path: string): number;
+  /**
+   * The last requests that reached a path (headers and body as sent, after the emulator's `keep`), oldest first:
+   * tests read what the adapters sent. At most `keptPerPath` per path.
+   */
+  received(path: string): readonly Exchange[];
   close(): Promise<void>;
 }
 
@@ -28,15 +33,26 @@ export interface Exchange {
 export type Answer = { status: number; json?: unknown; text?: string; contentType?: string };
 export type Handler = (exchange: Exchange) => Promise<Answer> | Answer;
 
-export async function startEmulator(name: string, handle: Handler, options: { slowMs?: number } = {}): Promise<Emulator> {
+/** How many requests per path an emulator keeps for received() (bounded: `npm start` runs it for hours). */
+export const keptPerPath = 50;
+
+export async function startEmulator(
+  name: string,
+  handle: Handler,
+  options: { slowMs?: number; keep?: (exchange: Exchange) => Exchange } = {},
+): Promise<Emulator> {
   const faults = new Map<string, Fault>();
   const counts = new Map<string, number>();
+  const log = new Map<string, Exchange[]>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0]!;
+      const exchange: Exchange = { path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       counts.set(path, (counts.get(path) ?? 0) + 1);
+      const kept = [...(log.get(path) ?? []), options.keep ? options.keep(exchange) : exchange];
+      log.set(path, kept.slice(-keptPerPath));
       const fault = faults.get(path);
       faults.delete(path);
       if (fault === '5xx') {
@@ -44,7 +60,7 @@ export async function startEmulator(name: string, handle: Handler, options: { sl
         return;
       }
       Promise.resolve()
-        .then(() => handle({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }))
+        .then(() => handle(exchange))
         .then(
           (answer) => {
             if (fault === 'drop') {
@@ -70,6 +86,7 @@ export async function startEmulator(name: string, handle: Handler, options: { sl
     url,
     failNext: (path, fault) => void faults.set(path, fault),
     hits: (path) => counts.get(path) ?? 0,
+    received: (path) => log.get(path) ?? [],
     close: async () => {
       server.closeAllConnections();
       await new Promise((ok) => server.close(ok));

@@ -17,6 +17,7 @@ import { notify, parseBody, startEmulator, type Answer, type Emulator } from './
  *   0000 (any other) pays    1111 refused by the customer (0015)    2222 low balance (0013)
  *   3333 system error (0001) 5555 account does not exist (0014)
  *   6666 accepted (0000), then BLOCKED by Easypaisa: the inquiry says so (E3's statuses)
+ *   7777 accepted (0000), then EXPIRED: the inquiry says so (E3's statuses)
  * The inquiry answers as E3's recorded ones: transactionStatus, no transactionId.
  */
 export interface EasypaisaEmulatorConfig {
@@ -41,6 +42,9 @@ export interface EasypaisaEmulator extends Emulator {
   orders: Map<string, Order>;
 }
 
+/** Charges accepted on the handset that Easypaisa ends unpaid afterwards, by the wallet number's last four (E3's statuses). */
+const endedByEasypaisa: Record<string, string> = { '6666': 'BLOCKED', '7777': 'EXPIRED' };
+
 const dateTime = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 19);
 
 export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): Promise<EasypaisaEmulator> {
@@ -60,7 +64,7 @@ export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): P
       ({ '1111': C.declined, '2222': C.lowBalance, '3333': C.systemError, '5555': C.accountMissing } as Record<string, string>)[last4] ??
       C.success;
     const order: Order = {
-      status: outcome !== C.success ? 'FAILED' : last4 === '6666' ? 'BLOCKED' : 'PAID',
+      status: outcome !== C.success ? 'FAILED' : (endedByEasypaisa[last4] ?? 'PAID'),
       amount: r.transactionAmount,
       mobile: r.mobileAccountNo,
       code: outcome,

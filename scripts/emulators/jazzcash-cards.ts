@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { jazzCashCodes as C, jazzCashMessages, jazzCashPaths as P, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
-import type { Answer, Exchange } from './common.ts';
+import { parseBody, type Answer, type Exchange } from './common.ts';
 
 /**
  * The JazzCash emulator's card APIs with 3-D Secure (docs/providers/jazzcash.md, Cards with 3-D
@@ -253,6 +253,14 @@ export function cardEmulator(ctx: CardEmulatorContext) {
 
   return {
     cards,
+    /** A request as received() keeps it: the card number masked to its last four, no CVV (as a provider keeps them). */
+    withoutCardData(x: Exchange): Exchange {
+      if (x.path !== P.cardEnrollment) return x;
+      const r = parseBody(x);
+      if (r.pp_CustomerCardNumber) r.pp_CustomerCardNumber = `${'*'.repeat(12)}${r.pp_CustomerCardNumber.slice(-4)}`;
+      if (r.pp_CustomerCardCvv) r.pp_CustomerCardCvv = '***';
+      return { ...x, body: JSON.stringify(r) };
+    },
     /** The inquiry's pp_Status of a card payment (GUESS at the values, docs/providers/jazzcash.md). */
     status: (txnRefNo: string) => cards.get(txnRefNo)?.state,
     handle(x: Exchange, body: Record<string, string>): Answer | undefined {

@@ -191,9 +191,9 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
           : c.code === C.pending
             ? 'Pending'
             : 'Failed';
-    // The inquiry answer spells the retrieval reference pp_RetrievalReferenceNo (R3's recorded answer).
+    // The fields of R3's recorded answer (and a client's typed one): the retrieval reference spelled
+    // pp_RetrievalReferenceNo, and no pp_TxnType (the caller knows what it charged).
     return signed({
-      pp_TxnType: c.type,
       pp_ResponseCode: C.success,
       pp_ResponseMessage: 'Thank you for Using JazzCash, your operation successfully completed.',
       pp_PaymentResponseCode: code,
@@ -285,23 +285,27 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     });
   };
 
-  const emulator = await startEmulator('jazzcash', (x) => {
-    switch (x.path) {
-      case P.charge:
-        return charge(parseBody(x));
-      case P.inquiry:
-        return inquiry(parseBody(x));
-      case P.refund:
-      case P.cardRefund:
-        return refund(parseBody(x), x.path === P.cardRefund);
-      case P.token:
-        return token(x.body, x.headers.authorization);
-      case P.disburse:
-      case P.disbursementInquiry:
-        return disburse(x.headers.authorization, parseBody(x), x.path === P.disbursementInquiry);
-      default:
-        return cards.handle(x, parseBody(x)) ?? { status: 404, text: 'not found' };
-    }
-  });
+  const emulator = await startEmulator(
+    'jazzcash',
+    (x) => {
+      switch (x.path) {
+        case P.charge:
+          return charge(parseBody(x));
+        case P.inquiry:
+          return inquiry(parseBody(x));
+        case P.refund:
+        case P.cardRefund:
+          return refund(parseBody(x), x.path === P.cardRefund);
+        case P.token:
+          return token(x.body, x.headers.authorization);
+        case P.disburse:
+        case P.disbursementInquiry:
+          return disburse(x.headers.authorization, parseBody(x), x.path === P.disbursementInquiry);
+        default:
+          return cards.handle(x, parseBody(x)) ?? { status: 404, text: 'not found' };
+      }
+    },
+    { keep: cards.withoutCardData },
+  );
   return Object.assign(emulator, { charges, paidOut, cards: cards.cards });
 }

@@ -4,6 +4,7 @@ import type { PaymentIntent } from './intent.ts';
 import { holdFunds, journal, releaseHold } from './ledger.ts';
 import { fromMinor, toMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
+import type { WalletProviderId } from './providers.ts';
 
 /**
  * Refunds (docs/merchant-guide.md: Refunds; Transaction lookup). Pure rules: statuses, transitions, what is refundable.
@@ -65,6 +66,11 @@ export interface Refund {
    * transactionReference (a checkout paid at its second or third attempt); the refund rail names it.
    */
   paymentReference?: string;
+  /**
+   * What took the payment: a wallet provider's id, or null for a card (the refund rail picks the provider's
+   * refund API by it). Absent on refunds requested before it was recorded: the rail asks the provider then.
+   */
+  walletProviderId?: WalletProviderId | null;
   amountMinor: number;
   /** Refund fee (merchant fee schedule, default 0), held and charged with the amount. */
   feeMinor: number;
@@ -198,6 +204,12 @@ export const refundJournals = {
     }),
 };
 
+/** The wallet provider that took a payment (a deposit's, or a checkout's wallet), or null for a card. */
+export function paidThrough(intent: PaymentIntent): WalletProviderId | null {
+  const d = intent.details as { providerId?: WalletProviderId; wallet?: { provider?: WalletProviderId } | null } | undefined;
+  return d?.providerId ?? d?.wallet?.provider ?? null;
+}
+
 /** A new Pending refund of `intent`, due at its expiry. */
 export function newRefund(
   owner: { merchantId: string; mode: Mode; traceId: string },
@@ -217,6 +229,7 @@ export function newRefund(
     intentType: intent.intentType,
     transactionReference: intent.transactionReference,
     ...(paymentReference(intent) === intent.transactionReference ? {} : { paymentReference: paymentReference(intent) }),
+    walletProviderId: paidThrough(intent),
     amountMinor,
     feeMinor,
     currency: intent.currency,

@@ -31,7 +31,8 @@ export interface RefundInstruction {
   /**
    * What took the payment: a wallet provider's id (1 JazzCash, 2 Easypaisa) or null (a card).
    * Read by a rail's `refuses` when the refund is requested (a live rail that cannot refund
-   * through that network refuses with a 422 before anything is reserved).
+   * through that network refuses with a 422 before anything is reserved), and by its `submit`
+   * to pick the provider's refund API (absent for refunds requested before it was recorded).
    */
   walletProviderId?: WalletProviderId | null;
   /**

@@ -3,9 +3,16 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
-import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { feeFor, fromMinor, minorUnits } from '#shared/domain/money.ts';
-import { refundAmount, newRefund, refundView, reservedOf, type RefundableIntent, type RefundView } from '#shared/domain/refund.ts';
+import {
+  newRefund,
+  paidThrough,
+  refundAmount,
+  refundView,
+  reservedOf,
+  type RefundableIntent,
+  type RefundView,
+} from '#shared/domain/refund.ts';
 import { logger } from '#shared/logger.ts';
 import { refundRail } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
@@ -72,12 +79,6 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, now
         mode: caller.mode,
       }),
   };
-}
-
-/** The wallet provider that took a payment (a deposit's, or a checkout's wallet), or null for a card. */
-function paidThrough(intent: PaymentIntent): WalletProviderId | null {
-  const d = intent.details as { providerId?: WalletProviderId; wallet?: { provider?: WalletProviderId } | null };
-  return d.providerId ?? d.wallet?.provider ?? null;
 }
 
 /** GET /Refunds/{id}: another merchant's or mode's refund does not exist. */

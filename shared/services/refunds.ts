@@ -107,6 +107,7 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
     ...{ reference: r.id, refundId: r.id, attempt: r.attemptCount, paymentIntentId: r.paymentIntentId },
     // The provider knows the payment by its paying attempt's reference (a checkout paid at a later attempt).
     ...{ transactionReference: r.paymentReference ?? r.transactionReference, amountMinor: r.amountMinor, currency: r.currency },
+    ...(r.walletProviderId === undefined ? {} : { walletProviderId: r.walletProviderId }),
   }),
   submittedAt: (r) => r.attemptedAt!,
   outstanding: (r, asked) =>

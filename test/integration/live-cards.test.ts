@@ -1,9 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { attemptsOf, checkoutDetails } from '#shared/domain/checkout.ts';
+import { metricNames } from '#shared/metrics.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { setStatus } from '#shared/services/merchants.ts';
 import { jazzCashPaths, jazzCashSecureHash, jazzCashTxnRefNo } from '#shared/providers/live/jazzcash-protocol.ts';
@@ -15,6 +16,7 @@ import { getWallet } from '#shared/store/wallets.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
 import { call, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useEmulatedLive } from '../support/live.ts';
+import { captureJsonLines } from '../support/output.ts';
 import { useWebhookStack } from '../support/webhooks.ts';
 
 /**
@@ -26,6 +28,21 @@ import { useWebhookStack } from '../support/webhooks.ts';
 useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);
 
 const later = (ms: number) => new Date(Date.now() + ms);
+
+/**
+ * The card endpoints as docs/providers/jazzcash.md gives them, written out here (not read from the protocol module,
+ * which the emulator shares with the adapter): a changed path fails below.
+ */
+const documented = {
+  enrollment: '/ApplicationAPI/API/2.0/Purchase/Check3DsEnrollment',
+  processAcs: '/ApplicationAPI/API/ProcessACS',
+  authorize: '/ApplicationAPI/API/2.0/authorize/AuthorizePayment',
+  capture: '/ApplicationAPI/API/2.0/authorize/Capture',
+  void: '/ApplicationAPI/API/authorize/Void',
+  refund: '/ApplicationAPI/API/authorize/Refund',
+};
+/** The version, type and credentials every card call but Void and Refund carries, and the hash. */
+const cardCommon = ['pp_Version', 'pp_TxnType', 'pp_MerchantID', 'pp_Password', 'pp_SecureHash'];
 const decode = (t: string) =>
   t.replace(/&(amp|lt|gt|quot|#39|#(\d+));/g, (_, name: string, code?: string) =>
     code ? String.fromCharCode(Number(code)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" } as Record<string, string>)[name]!,
@@ -172,7 +189,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     await giveUp(id, path, 'authentication_failed');
   });
 
-  it('issuer declines after a passed challenge: 059 → card_declined, 004 → insufficient_funds', async () => {
+  it('issuer declines after a passed challenge: 059 → card_declined, 405 → insufficient_funds', async () => {
     const m = await merchant();
     for (const [number, reason] of [
       ['4000000000000002', 'card_declined'],
@@ -278,6 +295,100 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
       aR_Simple_Html: '',
     });
     expect(await enroll('4000000000003055', 'T0000000000000000E03')).toMatchObject({ responseCode: '000', aR_Simple_Html: '' });
+  });
+
+  it('the card requests: the documented paths and fields (no card data after the enrollment), upper-case pp_SecureHash', async () => {
+    const m = await merchant();
+    const jc = live.providers.jazzcash;
+    const last = (path: string) => JSON.parse(jc.received(path).at(-1)!.body) as Record<string, string>;
+    const fieldsOf = (path: string, own: string[]) => {
+      const sent = last(path);
+      expect(Object.keys(sent).sort(), path).toEqual([...own, ...cardCommon].sort());
+      expect(sent.pp_SecureHash, path).toMatch(/^[0-9A-F]{64}$/);
+      return sent;
+    };
+    const { id, ret } = await cardToChallenge(m, '4111111111111111', 'pass', 3000);
+    const reference = checkoutDetails((await getIntent(id))!).cardAuth!.providerReference;
+    const enrollment = fieldsOf(documented.enrollment, [
+      'pp_TxnRefNo',
+      'pp_Amount',
+      'pp_TxnCurrency',
+      'pp_TxnDateTime',
+      'pp_TxnExpiryDateTime',
+      'pp_BillReference',
+      'pp_Description',
+      'pp_IsRegisteredCustomer',
+      'pp_ShouldTokenizeCardNumber',
+      'pp_UsageMode',
+      'pp_InstrumentType',
+      'pp_Frequency',
+      'pp_CustomerCardNumber',
+      'pp_CustomerCardExpiry',
+      'pp_CustomerCardCvv',
+      'pp_ReturnURL',
+    ]);
+    expect(enrollment).toMatchObject({
+      pp_TxnType: 'MPAY',
+      pp_Version: '2.0',
+      pp_TxnRefNo: reference,
+      pp_Amount: '300000',
+      pp_CustomerCardExpiry: '1234',
+      pp_ReturnURL: expect.stringMatching(new RegExp(`^https?://[^/]+/pay/${id}/card-return$`)),
+    });
+    expect((await returnToGateway(ret)).status).toBe(303);
+    expect((await lookup(m, id)).status).toBe('Completed');
+    const acs = fieldsOf(documented.processAcs, [
+      'pp_TxnRefNo',
+      'pp_3dSecureID',
+      'pp_TxnDateTime',
+      'pp_TxnExpiryDateTime',
+      'pp_BillReference',
+      'pp_Description',
+      'paRes',
+    ]);
+    expect(acs).toMatchObject({ pp_TxnRefNo: reference, paRes: ret.fields.PaRes });
+    const authorize = fieldsOf(documented.authorize, [
+      'pp_TxnRefNo',
+      'pp_3dSecureID',
+      'pp_Amount',
+      'pp_TxnCurrency',
+      'pp_InstrumentType',
+      'pp_Frequency',
+    ]);
+    expect(authorize.pp_3dSecureID).toBe(acs.pp_3dSecureID);
+    expect(fieldsOf(documented.capture, ['pp_TxnRefNo', 'pp_Amount', 'pp_TxnCurrency'])).toMatchObject({ pp_Amount: '300000' });
+    // The emulator keeps what a provider may keep of the card: the last four digits, no CVV.
+    expect(enrollment).toMatchObject({ pp_CustomerCardNumber: '************1111', pp_CustomerCardCvv: '***' });
+    for (const path of [documented.enrollment, documented.processAcs, documented.authorize, documented.capture])
+      expect(jc.received(path).at(-1)!.body, path).not.toContain('4111111111111111');
+
+    // The card refund: no MPIN, no refund reference (the payment is the key).
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { trxnRef: id, amount: 1000, reason: 'Returned' },
+    });
+    expect(created.status, created.text).toBe(201);
+    await approveRefund(created.json.id);
+    expect(await advanceRefund(created.json.id, later(1_000))).toMatchObject({ status: 3 });
+    const refund = last(documented.refund);
+    expect(Object.keys(refund).sort()).toEqual([
+      'pp_Amount',
+      'pp_MerchantID',
+      'pp_Password',
+      'pp_SecureHash',
+      'pp_TxnCurrency',
+      'pp_TxnRefNo',
+    ]);
+    expect(refund).toMatchObject({ pp_TxnRefNo: reference, pp_Amount: '100000' });
+
+    // Void (a capture JazzCash refuses): the reference and the credentials (R1's VOID fields).
+    const refused = await cardToChallenge(m, '4000000000000259', 'pass');
+    expect((await returnToGateway(refused.ret)).status).toBe(303);
+    const voided = last(documented.void);
+    expect(Object.keys(voided).sort()).toEqual(['pp_MerchantID', 'pp_Password', 'pp_SecureHash', 'pp_TxnRefNo']);
+    const lastAttempt = attemptsOf(checkoutDetails((await getIntent(refused.id))!)).at(-1)!;
+    expect(voided.pp_TxnRefNo).toBe(jazzCashTxnRefNo(lastAttempt.reference));
   });
 
   it('a tampered return (hash or outcome changed in the browser) is refused and changes nothing', async () => {
@@ -421,7 +532,23 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
       ];
       for (const [after, expected] of schedule) expect(await askedAt(after), `${after / 1000} s`).toBe(expected);
       const past = startedAt + cardConfirmCapMs + minute;
-      expect(await askedAt(cardConfirmCapMs + minute)).toBe(true);
+      // At the cap: the alarm's metric (EMF, as in Lambda) and an ERROR log naming the payment, once.
+      process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+      const output = captureJsonLines();
+      try {
+        expect(await askedAt(cardConfirmCapMs + minute)).toBe(true);
+      } finally {
+        vi.restoreAllMocks();
+        process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+      }
+      const alarmed = output.filter((l) =>
+        l._aws?.CloudWatchMetrics?.some((m: { Metrics: { Name: string }[] }) =>
+          m.Metrics.some((x) => x.Name === metricNames.cardOutcomeUnresolved),
+        ),
+      );
+      expect(alarmed).toHaveLength(1);
+      expect(alarmed[0][metricNames.cardOutcomeUnresolved]).toBe(1);
+      expect(output.filter((l) => l.level === 'ERROR' && l.paymentIntentId === id)).toHaveLength(1);
       const left = (await getIntent(id))!;
       expect(left.status).toBe('Pending');
       expect(checkoutDetails(left).cardAuth).toMatchObject({ stage: 'confirming', operatorAlertedAt: new Date(past).toISOString() });

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { checkoutDetails } from '#shared/domain/checkout.ts';
-import { jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
+import { easypaisaCredentials } from '#shared/providers/live/easypaisa-protocol.ts';
+import { jazzCashDisbursementRail } from '#shared/providers/live/jazzcash.ts';
+import { disbursementDecrypt, jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { processDue } from '#shared/services/due.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
@@ -19,6 +21,23 @@ import { eventually, useWebhookStack } from '../support/webhooks.ts';
  * the merchant's webhooks delivered by the real pipeline.
  */
 useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);
+
+/**
+ * The endpoints and request fields as docs/providers/jazzcash.md and easypaisa.md give them, written out here (not
+ * read from the protocol modules, which the emulators share with the adapters): a changed path or field fails below.
+ */
+const documented = {
+  charge: '/ApplicationAPI/API/2.0/Purchase/DoMWalletTransaction',
+  inquiry: '/ApplicationAPI/API/PaymentInquiry/Inquire',
+  walletRefund: '/ApplicationAPI/API/Purchase/domwalletrefundtransaction',
+  token: '/token',
+  disburse: '/jazzcash/third-party-integration/srv6/api/wso2/mw/payment',
+  disbursementInquiry: '/jazzcash/third-party-integration/srv1/api/wso2/transactionStatus',
+  easypaisaCharge: '/easypay-service/rest/v4/initiate-ma-transaction',
+  easypaisaInquiry: '/easypay-service/rest/v4/inquire-transaction',
+};
+const sortedKeys = (o: object) => Object.keys(o).sort();
+const jsonOf = (e: { body: string }) => JSON.parse(e.body) as Record<string, string>;
 
 let seq = 0;
 const ref = (p: string) => `${p}${Date.now()}${seq++}`;
@@ -374,14 +393,131 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     }
   });
 
-  it('an Easypaisa charge the inquiry says BLOCKED (E3) ends Failed instead of waiting forever; nothing credited', async () => {
+  it('an Easypaisa charge the inquiry says BLOCKED or EXPIRED (E3) ends Failed instead of waiting forever; nothing credited', async () => {
     const m = await merchant();
-    const r = await deposit(m, { walletProvider: 2, amount: 500, mobileNumber: '03451236666' });
-    expect(r.status, r.text).toBe(200);
-    await sweep(m, later(60_000));
-    await sweep(m, later(120_000));
-    expect(await lookup(m, r.json.merchantReference)).toMatchObject({ status: 'Failed' });
+    for (const [mobileNumber, status] of [
+      ['03451236666', 'BLOCKED'],
+      ['03451237777', 'EXPIRED'],
+    ]) {
+      const r = await deposit(m, { walletProvider: 2, amount: 500, mobileNumber });
+      expect(r.status, r.text).toBe(200);
+      await sweep(m, later(60_000));
+      await sweep(m, later(120_000));
+      expect(await lookup(m, r.json.merchantReference), status).toMatchObject({ status: 'Failed' });
+    }
     expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+  });
+
+  it('Easypaisa requests: the documented paths, fields and Credentials header; the emulator refuses what Easypaisa does', async () => {
+    const m = await merchant();
+    const r = await deposit(m, { walletProvider: 2, amount: 500 });
+    expect(r.status, r.text).toBe(200);
+    await eventually(
+      () => lookup(m, r.json.merchantReference),
+      (t) => t.status === 'Completed',
+    );
+    const ep = live.providers.easypaisa;
+    const cfg = live.providers.config.easypaisa!;
+    const credentials = Buffer.from(`${cfg.username}:${cfg.password}`).toString('base64');
+    const charge = ep.received(documented.easypaisaCharge).at(-1)!;
+    expect(charge.headers.credentials).toBe(credentials);
+    expect(jsonOf(charge)).toEqual({
+      orderId: r.json.walletChargeInfo.transactionReference,
+      storeId: cfg.storeId,
+      transactionAmount: '500.00',
+      transactionType: 'MA',
+      mobileAccountNo: '03001230000',
+      emailAddress: cfg.emailAddress,
+    });
+    const inquiry = ep.received(documented.easypaisaInquiry).at(-1)!;
+    expect(inquiry.headers.credentials).toBe(credentials);
+    expect(sortedKeys(jsonOf(inquiry))).toEqual(['accountNum', 'orderId', 'storeId']);
+    // What the emulator refuses: a repeated orderId (0003, GUESS), an inquiry without the store's credentials
+    // (0010, naming nothing) or for another store (0006).
+    const ask = (path: string, body: Record<string, string>, creds = credentials) =>
+      fetch(`${ep.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', credentials: creds },
+        body: JSON.stringify(body),
+      }).then((a) => a.json() as Promise<Record<string, string>>);
+    const again = await ask(documented.easypaisaCharge, jsonOf(charge));
+    expect(again.responseCode).toBe('0003');
+    const orderId = jsonOf(charge).orderId!;
+    const stranger = await ask(
+      documented.easypaisaInquiry,
+      { orderId, storeId: cfg.storeId, accountNum: '' },
+      easypaisaCredentials('x', 'y'),
+    );
+    expect(stranger).toEqual({ responseCode: '0010', responseDesc: 'INVALID CREDENTIALS' });
+    expect((await ask(documented.easypaisaInquiry, { orderId, storeId: `9${cfg.storeId}`, accountNum: '' })).responseCode).toBe('0006');
+    expect(await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum: '' })).toMatchObject({
+      responseCode: '0000',
+      transactionStatus: 'PAID',
+    });
+  });
+
+  it('JazzCash wallet requests: the documented paths and fields, upper-case pp_SecureHash, no refund reference', async () => {
+    const { m, deposit: paid } = await fundedMerchant(1000);
+    const jc = live.providers.jazzcash;
+    const cfg = live.providers.config.jazzcash!;
+    const reference = paid.walletChargeInfo.transactionReference as string;
+    const charge = jsonOf(jc.received(documented.charge).at(-1)!);
+    expect(charge.pp_TxnRefNo).toBe(reference);
+    expect(sortedKeys(charge)).toEqual(
+      [
+        'pp_Language',
+        'pp_MerchantID',
+        'pp_Password',
+        'pp_TxnRefNo',
+        'pp_MobileNumber',
+        'pp_CNIC',
+        'pp_Amount',
+        'pp_TxnCurrency',
+        'pp_TxnDateTime',
+        'pp_BillReference',
+        'pp_Description',
+        'pp_TxnExpiryDateTime',
+        'pp_SecureHash',
+      ].sort(),
+    );
+    expect(charge).toMatchObject({ pp_CNIC: '345671', pp_Amount: '100000', pp_TxnCurrency: 'PKR', pp_MobileNumber: '03001230000' });
+    expect(charge.pp_TxnDateTime).toMatch(/^\d{14}$/);
+    // S8's worked example: the digest in upper-case hex.
+    expect(charge.pp_SecureHash).toMatch(/^[0-9A-F]{64}$/);
+    expect(charge.pp_SecureHash).toBe(jazzCashSecureHash(charge, cfg.integritySalt));
+    const inquiry = jsonOf(jc.received(documented.inquiry).at(-1)!);
+    expect(sortedKeys(inquiry)).toEqual(['pp_MerchantID', 'pp_Password', 'pp_SecureHash', 'pp_TxnRefNo']);
+    expect(inquiry.pp_SecureHash).toMatch(/^[0-9A-F]{64}$/);
+
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { trxnRef: paid.paymentIntentId, amount: 250, reason: 'Returned' },
+    });
+    expect(created.status, created.text).toBe(201);
+    await approveRefund(created.json.id);
+    expect(await advanceRefund(created.json.id, later(1_000))).toMatchObject({ status: 3 });
+    const refund = jsonOf(jc.received(documented.walletRefund).at(-1)!);
+    // The payment is the key: no refund reference of ours (four field lists agree), the merchant's MPIN.
+    expect(sortedKeys(refund)).toEqual(
+      ['pp_Amount', 'pp_MerchantID', 'pp_MerchantMPIN', 'pp_Password', 'pp_SecureHash', 'pp_TxnCurrency', 'pp_TxnRefNo'].sort(),
+    );
+    expect(refund).toMatchObject({ pp_TxnRefNo: reference, pp_Amount: '25000', pp_TxnCurrency: 'PKR', pp_MerchantMPIN: cfg.mpin });
+    expect(refund.pp_SecureHash).toMatch(/^[0-9A-F]{64}$/);
+  });
+
+  it("the JazzCash emulator refuses a repeated pp_TxnRefNo with 422 (S2's duplication code), not 124", async () => {
+    const m = await merchant();
+    const r = await deposit(m, {});
+    expect(r.status, r.text).toBe(200);
+    const jc = live.providers.jazzcash;
+    const first = jsonOf(jc.received(documented.charge).at(-1)!);
+    const again = await fetch(`${jc.url}${documented.charge}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(first),
+    }).then((a) => a.json() as Promise<Record<string, string>>);
+    expect(again).toMatchObject({ pp_ResponseCode: '422', pp_TxnRefNo: first.pp_TxnRefNo });
   });
 
   it('hosted checkout, JazzCash wallet option: no code step in live mode; approved → Completed with its webhook', async () => {
@@ -559,6 +695,48 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       expect(live.providers.jazzcash.hits(jazzCashPaths.disburse)).toBe(submits);
       expect(live.providers.jazzcash.paidOut.get(done.transactionReference)).toBe(1);
       await webhookFor(w.json.paymentIntentId, 'Completed');
+    });
+
+    it('the disbursement requests: Basic client credentials for the token, the documented paths and encrypted fields', async () => {
+      const { m } = await fundedMerchant(2000);
+      const w = await withdraw(m, {}, {});
+      expect(w.status, w.text).toBe(200);
+      await sweep(m, later(60_000));
+      expect(await lookup(m, w.json.merchantReference)).toMatchObject({ status: 'Completed' });
+      const jc = live.providers.jazzcash;
+      const d = live.providers.config.jazzcash!.disbursement!;
+      const token = jc.received(documented.token).at(-1)!;
+      expect(token.headers.authorization).toBe(`Basic ${Buffer.from(`${d.clientId}:${d.clientSecret}`).toString('base64')}`);
+      expect(Object.fromEntries(new URLSearchParams(token.body))).toEqual({ grant_type: 'client_credentials' });
+      const decrypted = (path: string) => {
+        const sent = jc.received(path).at(-1)!;
+        expect(sent.headers.authorization).toMatch(/^Bearer \S+$/);
+        expect(sortedKeys(jsonOf(sent))).toEqual(['data']);
+        return disbursementDecrypt<Record<string, string>>(jsonOf(sent).data!, d.aesKey, d.aesIv);
+      };
+      const reference = (await lookup(m, w.json.merchantReference)).transactionReference as string;
+      expect(decrypted(documented.disburse)).toEqual({ receiverMSISDN: '03001230000', amount: '300.00', referenceId: reference });
+      const inquiry = decrypted(documented.disbursementInquiry);
+      expect(sortedKeys(inquiry)).toEqual(['originalReferenceId', 'referenceID']);
+      expect(inquiry.originalReferenceId).toBe(reference);
+    });
+
+    it('a repeated referenceId is answered G2P-T-13 (D1) and taken as an unknown outcome: the inquiry settles it, paid once', async () => {
+      const rail = jazzCashDisbursementRail(live.providers.config.jazzcash!);
+      const payout = {
+        reference: ref('WDUP'),
+        amountMinor: 300_00,
+        currency: 'PKR' as const,
+        bankCode: 'JAZZCASH',
+        accountNumber: '03001230000',
+        accountTitle: 'Ayesha Khan',
+        description: 'Payout',
+        submittedAt: new Date().toISOString(),
+      };
+      expect(await rail.submit(payout)).toMatchObject({ outcome: 'accepted' });
+      expect(await rail.submit(payout)).toEqual({ outcome: 'unknown' });
+      expect(await rail.status(payout)).toMatchObject({ status: 'Completed' });
+      expect(live.providers.jazzcash.paidOut.get(payout.reference)).toBe(1);
     });
 
     it('bank accounts and Easypaisa wallets are refused in live mode with the 422 (no public API)', async () => {

@@ -163,11 +163,13 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
     async submit(i, signal): Promise<SubmitAnswer> {
       if (i.currency !== 'PKR') return { outcome: 'rejected', reason: 'JazzCash refunds PKR payments only.' };
       const txnRefNo = jazzCashTxnRefNo(i.transactionReference);
-      // Card payments (pp_TxnType MPAY) are refunded through the card API, wallet payments through the MWallet one.
       const payment = await inquire(i, signal).catch(() => undefined);
       if (!payment) return { outcome: 'rejected', reason: 'JazzCash could not be reached to look the payment up.', internal: true };
       if (refundedAnswer(payment)) return { outcome: 'unknown' }; // made already (an earlier attempt): the status says
-      const card = payment.pp_TxnType === jazzCashTxnTypes.card;
+      // Card payments are refunded through the card API, wallet payments through the MWallet one. The gateway knows
+      // which took the payment; the inquiry's pp_TxnType (MPAY) is read only for refunds requested before that was
+      // recorded: recorded inquiry answers carry no pp_TxnType (docs/providers/jazzcash.md, Refunds).
+      const card = i.walletProviderId === undefined ? payment.pp_TxnType === jazzCashTxnTypes.card : i.walletProviderId === null;
       const answer = await signedCall(
         config,
         card ? P.cardRefund : P.refund,
