@@ -196,7 +196,7 @@ export function renderReport(results: BenchResults): string {
   const unmeasured = unmeasuredRoutes(results.routes);
   if (unmeasured.length)
     out.push(
-      `UNMEASURED ${unmeasured.length} route(s), so this run exits 1 (add a sample in bench/samples.ts): ` +
+      `UNMEASURED ${unmeasured.length} route(s), so this run exits 1 (each needs a sample in bench/samples.ts that answers as expected): ` +
         unmeasured.map((r) => `${r.id} (${r.request.kind === 'none' ? r.request.note : r.request.problem})`).join(', '),
     );
   if (results.missed.length) out.push(...results.missed.map((m) => `MISSED ${m}`));
@@ -223,7 +223,7 @@ function targetsTable(results: BenchResults): string {
   const measured = results.routes.filter((r) => r.roundTrips !== undefined);
   const bySample = measured.filter((r) => r.request.kind === 'sample').length;
   const unmeasured = unmeasuredRoutes(results.routes);
-  const needIds = unmeasured.filter((r) => r.request.kind === 'none').length;
+  const noSample = unmeasured.filter((r) => r.request.kind === 'none').length;
   // One figure per Lambda: a group's rows share their Lambda's load result (the same object).
   const seen = new Set<object>();
   const loads = [...results.routes, ...(results.jobLoads ?? [])].flatMap((r) => {
@@ -242,7 +242,7 @@ function targetsTable(results: BenchResults): string {
       before.measured,
       `${measured.length}/${results.routes.length} routes (${bySample} by a sample of bench/samples.ts, ` +
         `${measured.length - bySample} by the generic request), ${results.errors.length} errors; not measured: ` +
-        `${needIds} need path ids, ${unmeasured.length - needIds} got no 2xx to the generic request (a session, a body)`,
+        `${noSample} without a sample, ${unmeasured.length - noSample} not answered as expected`,
       mark(unmeasured.length === 0 && results.errors.length === 0),
     ],
     [
