@@ -3,7 +3,7 @@ import { routes, type Route, type RouteId } from '#functions/routes.ts';
 import { signBody } from '#shared/domain/body-signature.ts';
 import type { RequestSample, Sample, SampleContext } from './samples.ts';
 
-/** Turns a route and its sample (or the generic request) into one concrete HTTP request. */
+/** Turns a route and its sample into one concrete HTTP request. */
 export interface BenchRequest {
   method: string;
   path: string;
@@ -13,10 +13,8 @@ export interface BenchRequest {
 }
 
 export type RequestPlan =
-  | { kind: 'sample' | 'generic'; note?: string; build: (ctx: SampleContext) => Promise<BenchRequest> }
+  | { kind: 'sample'; note?: string; build: (ctx: SampleContext) => Promise<BenchRequest> }
   | { kind: 'none'; reason: string };
-
-const paramNames = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
 
 function toRequest(route: Route, sample: RequestSample, ctx: SampleContext): BenchRequest {
   const keys = (sample.merchant ?? ctx.merchant)[sample.mode ?? 'test'];
@@ -67,21 +65,14 @@ export async function seedCall(ctx: SampleContext, id: RouteId, sample: RequestS
   }
 }
 
+/** A route without a sample is not measured (no guessed request: a route is measured as a merchant or customer calls it). */
 export function planRequest(route: Route, sample: Sample | undefined): RequestPlan {
-  if (sample) {
-    const note = typeof sample === 'function' ? undefined : sample.note;
-    return {
-      kind: 'sample',
-      ...(note ? { note } : {}),
-      build: async (ctx) => toRequest(route, typeof sample === 'function' ? await sample(ctx) : sample, ctx),
-    };
-  }
-  const extra = paramNames(route.path).filter((p) => p !== 'version');
-  if (extra.length) return { kind: 'none', reason: `path needs {${extra.join('}, {')}}` };
+  if (!sample) return { kind: 'none', reason: `no sample in bench/samples.ts for ${route.method} ${route.path}` };
+  const note = typeof sample === 'function' ? undefined : sample.note;
   return {
-    kind: 'generic',
-    note: route.signature ? 'generic: signed {} body' : 'generic: no body',
-    build: async (ctx) => toRequest(route, {}, ctx),
+    kind: 'sample',
+    ...(note ? { note } : {}),
+    build: async (ctx) => toRequest(route, typeof sample === 'function' ? await sample(ctx) : sample, ctx),
   };
 }
 

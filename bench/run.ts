@@ -21,8 +21,8 @@ import { targets } from './targets.ts';
  * latency through the local API Gateway, Lambda bundle size and module load time. Runs its own
  * DynamoDB Local (in memory) and local server on free ports and stops both at the end (also on
  * Ctrl-C). Exits non-zero when something crashed or a route could not be measured (a bundle that
- * does not build or import, a route without a sample in bench/samples.ts whose path needs ids, a
- * request not answered as expected: issue 26, "exits non-zero when it cannot measure a route");
+ * does not build or import, a route without a sample in bench/samples.ts, a sample not answered as
+ * expected: issue 26, "exits non-zero when it cannot measure a route");
  * missed targets are printed as MISSED and exit 0. Knobs: BENCH_REQUESTS (200), BENCH_WARMUP (100 untimed
  * requests per route before them), BENCH_LOAD_RUNS (5), BENCH_LOG_LEVEL, BENCH_ONLY (route ids, comma-separated:
  * measure those routes' requests only, no bundles or cold starts; for developing a sample).
@@ -214,8 +214,8 @@ async function measureRequests(
       const warm = await send(baseUrl, await plan.build(ctx(0)));
       r.request.status = warm.status;
       if (!warm.ok) {
-        r.request.problem = `${plan.kind === 'generic' ? 'generic request' : 'sample'} got ${warm.status}`;
-        if (plan.kind === 'sample') errors.push(`${route.id}: the sample in bench/samples.ts got ${warm.status}: ${excerpt(warm.text)}`);
+        r.request.problem = `sample got ${warm.status}`;
+        errors.push(`${route.id}: the sample in bench/samples.ts got ${warm.status}: ${excerpt(warm.text)}`);
         continue;
       }
 

@@ -158,7 +158,8 @@ export async function freshSettlement(ctx: SampleContext): Promise<string> {
 }
 export const settlement = (ctx: SampleContext) => once(`settlement ${ctx.merchant.merchantId}`, () => freshSettlement(ctx));
 
-/** A payout request of 300.00 PKR (the minimum) to a sandbox account, funded (POST withdraw); without auto-processing it waits for approval. */
+/** A payout request of 300.00 PKR (the minimum) to a sandbox account, funded (POST withdraw); without auto-processing it waits
+ * for approval. */
 export function payoutBody(autoProcessPayout: boolean) {
   return {
     amount: 300,
