@@ -23,17 +23,17 @@ const page =
 /** A form of the dashboard as the admin posts it (its session's form token): by default 303 to the page that follows. */
 const action =
   (
-    build: (d: seed.OnDashboard) => Promise<{ pathParameters?: Record<string, string>; form: RequestSample['form'] }>,
+    build: (d: seed.OnDashboard) => Promise<Pick<RequestSample, 'pathParameters' | 'form' | 'expectText'>>,
     expectStatus = 303,
     session?: (ctx: SampleContext) => Promise<seed.DashboardSession>,
   ): Sample =>
   async (ctx: SampleContext) => {
     const d = await seed.onDashboard(ctx);
     const by = session ? await session(d.ctx) : d.session;
-    const { pathParameters, form } = await build({ ...d, session: by });
+    const built = await build({ ...d, session: by });
     return {
-      ...(pathParameters ? { pathParameters } : {}),
-      form: { csrf: by.csrf, ...form },
+      ...built,
+      form: { csrf: by.csrf, ...built.form },
       headers: { Cookie: by.cookie },
       expectStatus,
     };
@@ -200,7 +200,7 @@ export const dashboardSamples = {
   // A signed test event to the endpoint, delivered at once to the bench's receiver (it answers 204).
   dashboardWebhookTest: action(async (d) => {
     await withEndpoint(d);
-    return { form: {} };
+    return { form: {}, expectText: 'delivered (HTTP 204)' };
   }, 200),
   dashboardEvent: page(async (d) => ({ pathParameters: { eventId: await seed.event(d.ctx) } })),
   // A fresh event each time (10 resends per event an hour), by the admin of a fresh merchant every 250 requests (300 an hour per merchant).

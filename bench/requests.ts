@@ -10,6 +10,7 @@ export interface BenchRequest {
   headers: Record<string, string>;
   body?: string;
   expectStatus?: number;
+  expectText?: string;
 }
 
 export type RequestPlan =
@@ -47,6 +48,7 @@ function toRequest(route: Route, sample: RequestSample, ctx: SampleContext): Ben
     headers,
     ...(body !== undefined ? { body } : {}),
     ...(sample.expectStatus ? { expectStatus: sample.expectStatus } : {}),
+    ...(sample.expectText ? { expectText: sample.expectText } : {}),
   };
 }
 
@@ -98,6 +100,7 @@ export async function send(baseUrl: string, request: BenchRequest): Promise<Benc
   });
   const text = await response.text();
   const ok =
-    request.expectStatus !== undefined ? response.status === request.expectStatus : response.status >= 200 && response.status < 300;
+    (request.expectStatus !== undefined ? response.status === request.expectStatus : response.status >= 200 && response.status < 300) &&
+    (request.expectText === undefined || text.includes(request.expectText));
   return { status: response.status, ok, text, location: response.headers.get('location') };
 }

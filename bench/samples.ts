@@ -48,6 +48,8 @@ export interface RequestSample {
   headers?: Record<string, string>;
   /** Expected status (default: any 2xx). */
   expectStatus?: number;
+  /** Text the answer must contain too (a page that answers 200 whether its action worked or not). */
+  expectText?: string;
   /** Shown in the report, e.g. what makes this request representative. */
   note?: string;
 }
