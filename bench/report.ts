@@ -67,7 +67,7 @@ function roundTripCell(r: RouteResult): string {
   return rt.target === undefined ? counted : `${counted} ${mark(rt.met!)} (≤${rt.target})`;
 }
 
-/** The routes the run could not measure: no sample and a path with ids, or a request that did not answer as expected. */
+/** The routes the run could not measure: no sample, or a sample that did not answer as expected. */
 export const unmeasuredRoutes = (routes: readonly RouteResult[]) => routes.filter((r) => r.roundTrips === undefined);
 
 export function missedTargets(routes: RouteResult[], jobLoads: BenchResults['jobLoads'] = []): string[] {

@@ -35,7 +35,7 @@ export async function fund(merchant: SampleMerchant, amountMinor: number): Promi
 }
 
 /** The merchant the dashboard samples sign in to: its own, so rolling its keys or changing its settings touches no other sample. */
-export function dashboardMerchant(): Promise<SampleMerchant> {
+function dashboardMerchant(): Promise<SampleMerchant> {
   return once('dashboard merchant', async () => {
     const { createMerchant } = await import('#shared/services/merchants.ts');
     // Webhooks to a receiver on 127.0.0.1 (nothing listens: the bench runs no dispatcher).
@@ -72,7 +72,7 @@ export async function checkoutCsrf(paymentIntentId: string): Promise<string> {
 export const sandboxCard = { name: 'Bench Customer', number: '4242424242424242', expiry: '12/39', cvc: '123' };
 
 /** A checkout the customer paid by the sandbox card on the hosted page: its paymentIntentId (one webhook event). */
-export async function paidCheckout(ctx: SampleContext, amount = 1500): Promise<string> {
+async function paidCheckout(ctx: SampleContext, amount = 1500): Promise<string> {
   const paymentIntentId = await checkout(ctx, amount);
   await seedCall(ctx, 'checkoutCard', {
     pathParameters: { paymentIntentId },
