@@ -102,16 +102,20 @@ export const samples = {
       seed.sandboxCard,
       'sandbox card 4242: the Completed transaction (intent, event, journal, wallet)',
     ),
-  // The sandbox card needs no 3-D Secure challenge, so a session has none to come back from: the
-  // return reads the session and sends the browser back to its page. The verified return (the
-  // provider's signed fields, the confirmation) needs a live card provider (test/integration/live-cards.test.ts).
-  checkoutCardReturn: async (ctx) => ({
-    pathParameters: { paymentIntentId: await seed.checkout(ctx) },
-    form: {},
-    headers: { 'Sec-Fetch-Site': 'cross-site' },
-    expectStatus: 303,
-    note: 'a session without a challenge (sandbox card): intent read, back to the page',
-  }),
+  // A live card payment (the emulated JazzCash, started for this sample) whose customer passed the
+  // 3-D Secure challenge (played before the request, not counted): the issuer's page posts the signed
+  // return cross-site; the gateway verifies it, confirms with the provider and completes the payment.
+  checkoutCardReturn: async (ctx) => {
+    const { paymentIntentId, fields } = await seed.cardChallengePassed(ctx);
+    return {
+      mode: 'live',
+      pathParameters: { paymentIntentId },
+      form: fields,
+      headers: { 'Sec-Fetch-Site': 'cross-site' },
+      expectStatus: 303,
+      note: 'live card, challenge passed (emulated JazzCash): verify, confirm, Completed',
+    };
+  },
   checkoutWallet: async (ctx) =>
     customerForm(
       await seed.checkout(ctx),

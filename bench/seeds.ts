@@ -194,6 +194,56 @@ export async function pendingDeposit(ctx: SampleContext): Promise<string> {
   return created.walletChargeInfo.transactionReference as string;
 }
 
+/**
+ * The provider emulators (scripts/emulators) on 127.0.0.1 with the live adapters pointed at them, as
+ * `LIVE_PROVIDERS=emulated npm start` runs: started at the first sample that needs a live provider
+ * (the card return) and kept for the rest of the run (test-mode requests still use the sandbox).
+ */
+function emulatedLive(ctx: SampleContext) {
+  return once('emulated live providers', async () => {
+    const { startEmulatedProviders } = await import('../scripts/emulators/index.ts');
+    const { configureLiveProviders } = await import('#shared/providers/live/index.ts');
+    const providers = await startEmulatedProviders(ctx.baseUrl);
+    configureLiveProviders(providers.config);
+    return providers;
+  });
+}
+
+/**
+ * A live card payment waiting at its 3-D Secure challenge, played as the customer's browser does:
+ * a live checkout, the card form (a challenge card), the page's form to the issuer (the JazzCash
+ * emulator), its "Approve" button. Returns the session and the signed fields the issuer's page posts
+ * back to /pay/{id}/card-return.
+ */
+export async function cardChallengePassed(ctx: SampleContext): Promise<{ paymentIntentId: string; fields: Record<string, string> }> {
+  const live = await emulatedLive(ctx);
+  const { readForms } = await import('../scripts/emulators/common.ts');
+  const created = await seedCall(ctx, 'initiateCheckout', {
+    mode: 'live',
+    body: { amount: 1500, description: 'Bench card', orderRef: orderRef('BENCHLIVE'), customerRef: { name: 'Bench Customer' } },
+  });
+  const paymentIntentId = created.paymentIntentId as string;
+  const csrf = await checkoutCsrf(paymentIntentId);
+  const card = { ...sandboxCard, number: '4111111111111111' };
+  await seedCall(ctx, 'checkoutCard', { pathParameters: { paymentIntentId }, form: { csrf, ...card }, expectStatus: 303 });
+  const page: string = await seedCall(ctx, 'checkoutPage', { pathParameters: { paymentIntentId } });
+  const post = async (url: string, fields: Record<string, string>) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
+    return response.text();
+  };
+  const toBank = readForms(page).find((f) => f.action.startsWith(live.jazzcash.url));
+  if (!toBank) throw new Error(`no 3-D Secure challenge on the page of ${paymentIntentId}`);
+  const choice = readForms(await post(toBank.action, toBank.fields)).find((f) => f.fields.decision === 'pass');
+  if (!choice) throw new Error("no Approve on the issuer's page");
+  const back = readForms(await post(new URL(choice.action, live.jazzcash.url).toString(), choice.fields))[0];
+  if (!back) throw new Error("no return form on the issuer's page");
+  return { paymentIntentId, fields: back.fields };
+}
+
 /** A webhook receiver on 127.0.0.1 that accepts every delivery (204), for the dashboard's endpoint: its URL. */
 export function webhookReceiver(): Promise<string> {
   return once('receiver', async () => {

@@ -16,6 +16,7 @@ import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../su
 import { call, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useEmulatedLive } from '../support/live.ts';
 import { useWebhookStack } from '../support/webhooks.ts';
+import { readForms as forms } from '../../scripts/emulators/common.ts';
 
 /**
  * Live card payments on the hosted page against the JazzCash emulator (scripts/emulators/jazzcash-cards.ts):
@@ -26,21 +27,6 @@ import { useWebhookStack } from '../support/webhooks.ts';
 useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);
 
 const later = (ms: number) => new Date(Date.now() + ms);
-const decode = (t: string) =>
-  t.replace(/&(amp|lt|gt|quot|#39|#(\d+));/g, (_, name: string, code?: string) =>
-    code ? String.fromCharCode(Number(code)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" } as Record<string, string>)[name]!,
-  );
-
-/** The forms of an HTML page: action and hidden fields, in order. */
-function forms(html: string): { action: string; fields: Record<string, string> }[] {
-  return [...html.matchAll(/<form method="post" action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)].map((m) => ({
-    action: decode(m[1]!),
-    fields: Object.fromEntries(
-      [...m[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((i) => [decode(i[1]!), decode(i[2]!)]),
-    ),
-  }));
-}
-
 const postUrl = async (url: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
   const response = await fetch(url, {
     method: 'POST',
