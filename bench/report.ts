@@ -10,7 +10,7 @@ export interface RouteResult {
   method: string;
   path: string;
   handler: string;
-  request: { kind: 'sample' | 'generic' | 'none'; note?: string; status?: number; problem?: string };
+  request: { kind: 'sample' | 'none'; note?: string; status?: number; problem?: string };
   roundTrips?: {
     calls: number;
     attempts: number;
@@ -67,7 +67,7 @@ function roundTripCell(r: RouteResult): string {
   return rt.target === undefined ? counted : `${counted} ${mark(rt.met!)} (≤${rt.target})`;
 }
 
-/** The routes the run could not measure: no sample and a path with ids, or a request that did not answer as expected. */
+/** The routes the run could not measure: no sample, or a sample that did not answer as expected. */
 export const unmeasuredRoutes = (routes: readonly RouteResult[]) => routes.filter((r) => r.roundTrips === undefined);
 
 export function missedTargets(routes: RouteResult[], jobLoads: BenchResults['jobLoads'] = []): string[] {
@@ -196,7 +196,7 @@ export function renderReport(results: BenchResults): string {
   const unmeasured = unmeasuredRoutes(results.routes);
   if (unmeasured.length)
     out.push(
-      `UNMEASURED ${unmeasured.length} route(s), so this run exits 1 (add a sample in bench/samples.ts): ` +
+      `UNMEASURED ${unmeasured.length} route(s), so this run exits 1 (each needs a sample in bench/samples.ts that answers as expected): ` +
         unmeasured.map((r) => `${r.id} (${r.request.kind === 'none' ? r.request.note : r.request.problem})`).join(', '),
     );
   if (results.missed.length) out.push(...results.missed.map((m) => `MISSED ${m}`));
@@ -221,9 +221,8 @@ function targetsTable(results: BenchResults): string {
   const median = sizes[Math.floor(sizes.length / 2)];
   const over = sizes.filter((f) => f.bytes > t.bundleBytes);
   const measured = results.routes.filter((r) => r.roundTrips !== undefined);
-  const bySample = measured.filter((r) => r.request.kind === 'sample').length;
   const unmeasured = unmeasuredRoutes(results.routes);
-  const needIds = unmeasured.filter((r) => r.request.kind === 'none').length;
+  const noSample = unmeasured.filter((r) => r.request.kind === 'none').length;
   // One figure per Lambda: a group's rows share their Lambda's load result (the same object).
   const seen = new Set<object>();
   const loads = [...results.routes, ...(results.jobLoads ?? [])].flatMap((r) => {
@@ -240,9 +239,8 @@ function targetsTable(results: BenchResults): string {
     [
       'every route measured (exit 1 if not)',
       before.measured,
-      `${measured.length}/${results.routes.length} routes (${bySample} by a sample of bench/samples.ts, ` +
-        `${measured.length - bySample} by the generic request), ${results.errors.length} errors; not measured: ` +
-        `${needIds} need path ids, ${unmeasured.length - needIds} got no 2xx to the generic request (a session, a body)`,
+      `${measured.length}/${results.routes.length} routes by their sample in bench/samples.ts, ${results.errors.length} errors; ` +
+        `not measured: ${noSample} without a sample, ${unmeasured.length - noSample} not answered as expected`,
       mark(unmeasured.length === 0 && results.errors.length === 0),
     ],
     [

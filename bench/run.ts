@@ -12,8 +12,8 @@ import { measureColdStarts } from './coldstart.ts';
 import type { DynamoCounter } from './counter.ts';
 import { freePort, startLocalApi, type Cleanups } from './local-stack.ts';
 import { keepRun, missedTargets, renderReport, unmeasuredRoutes, type BenchResults, type RouteResult } from './report.ts';
-import { planRequest, send, type BenchRequest } from './requests.ts';
-import { samples, type SampleContext, type SampleMerchant } from './samples.ts';
+import { excerpt, planRequest, send, type BenchRequest } from './requests.ts';
+import { samples, type Sample, type SampleContext, type SampleMerchant } from './samples.ts';
 import { targets } from './targets.ts';
 
 /**
@@ -21,16 +21,19 @@ import { targets } from './targets.ts';
  * latency through the local API Gateway, Lambda bundle size and module load time. Runs its own
  * DynamoDB Local (in memory) and local server on free ports and stops both at the end (also on
  * Ctrl-C). Exits non-zero when something crashed or a route could not be measured (a bundle that
- * does not build or import, a route without a sample in bench/samples.ts whose path needs ids, a
- * request not answered as expected: issue 26, "exits non-zero when it cannot measure a route");
- * missed targets are printed as MISSED and exit 0. Knobs: BENCH_REQUESTS (200), BENCH_LOAD_RUNS (5),
- * BENCH_LOG_LEVEL.
+ * does not build or import, a route without a sample in bench/samples.ts, a sample not answered as
+ * expected: issue 26, "exits non-zero when it cannot measure a route");
+ * missed targets are printed as MISSED and exit 0. Knobs: BENCH_REQUESTS (200), BENCH_WARMUP (100 untimed
+ * requests per route before them), BENCH_LOAD_RUNS (5), BENCH_LOG_LEVEL, BENCH_ONLY (route ids, comma-separated:
+ * measure those routes' requests only, no bundles or cold starts; for developing a sample).
  */
 const latencyRequests = Number(process.env.BENCH_REQUESTS ?? 200);
 /** Untimed requests before the latency run, so JIT warm-up (Node and DynamoDB Local's JVM) is not measured. */
-const latencyWarmup = 100;
+const latencyWarmup = Number(process.env.BENCH_WARMUP ?? 100);
 const loadRuns = Number(process.env.BENCH_LOAD_RUNS ?? 5);
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
+/** BENCH_ONLY: the requests of these routes only (ids, `prefix*` for several), nothing written: for developing samples. */
+const only = process.env.BENCH_ONLY?.split(',').filter(Boolean);
 
 // `npm run bench -- tests`: wall and CPU time of `npm run test:unit` and `npm test` (bench/tests.ts); before the
 // bench environment below, which the test commands must not inherit.
@@ -199,21 +202,20 @@ async function measureRequests(
   for (const route of routes) {
     checkInterrupted();
     const r = results.get(route.id)!;
-    const plan = planRequest(route, samples[route.id as keyof typeof samples]);
+    const plan = planRequest(route, (samples as Partial<Record<string, Sample>>)[route.id]);
     if (plan.kind === 'none') {
       r.request = { kind: 'none', note: plan.reason };
       continue;
     }
     r.request = { kind: plan.kind, ...(plan.note ? { note: plan.note } : {}) };
-    const ctx = (iteration: number): SampleContext => ({ merchant, iteration });
+    const ctx = (iteration: number): SampleContext => ({ merchant, iteration, baseUrl });
     try {
       // Warm-up: loads the handler module, the master key, opens the keep-alive connections.
       const warm = await send(baseUrl, await plan.build(ctx(0)));
       r.request.status = warm.status;
       if (!warm.ok) {
-        r.request.problem = `${plan.kind === 'generic' ? 'generic request' : 'sample'} got ${warm.status}`;
-        if (plan.kind === 'sample')
-          errors.push(`${route.id}: the sample in bench/samples.ts got ${warm.status}: ${warm.text.slice(0, 300)}`);
+        r.request.problem = `sample got ${warm.status}`;
+        errors.push(`${route.id}: the sample in bench/samples.ts got ${warm.status}: ${excerpt(warm.text)}`);
         continue;
       }
 
@@ -224,7 +226,7 @@ async function measureRequests(
       const calls = counter.calls;
       const attempts = counter.attempts;
       const commands = [...counter.commands];
-      if (!counted.ok) throw new Error(`the counted request got ${counted.status}: ${counted.text.slice(0, 300)}`);
+      if (!counted.ok) throw new Error(`the counted request got ${counted.status}: ${excerpt(counted.text)}`);
       const target = targets.roundTrips[route.id as keyof typeof targets.roundTrips];
 
       // Latency, sequential, after a few untimed requests; round trips re-counted per request as
@@ -275,23 +277,16 @@ async function measureRequests(
   }
 }
 
-async function main(): Promise<number> {
-  const started = performance.now();
-  const loadAtStart = loadavg();
-  const errors: string[] = [];
-  const results = new Map<string, RouteResult>(
-    routeList.map((route) => [
-      route.id,
-      { id: route.id, method: route.method, path: route.path, handler: route.handler, request: { kind: 'none' } },
-    ]),
-  );
-
-  // 1. Bundles and cold imports first, while DynamoDB Local is not yet competing for the CPU.
+/** Every route's bundle and module load, the jobs' too, and every Lambda's size. */
+async function measureAllBundles(
+  results: Map<string, RouteResult>,
+  jobLoads: NonNullable<BenchResults['jobLoads']>,
+  functions: { id: string; bytes: number }[],
+  errors: string[],
+): Promise<LoadResult | undefined> {
   console.log(`bundling ${routeList.length} route(s) and timing cold imports (${loadRuns} fresh processes each)...`);
-  const jobLoads: NonNullable<BenchResults['jobLoads']> = [];
   const baseline = await measureBundles(routeList, results, jobLoads, errors);
   // Every Lambda's size (the jobs too, which serve no route).
-  const functions: { id: string; bytes: number }[] = [];
   for (const { id, handler } of lambdaEntries()) {
     try {
       functions.push({ id, bytes: await bundleBytes(handler) });
@@ -299,6 +294,41 @@ async function main(): Promise<number> {
       errors.push(`${id}: bundling failed: ${(error as Error).message}`);
     }
   }
+  return baseline;
+}
+
+async function measureColdStartsHere(merchant: SampleMerchant, endpoint: string, errors: string[]) {
+  console.log(`measuring cold starts per function kind (${loadRuns} fresh processes each)...`);
+  const coldDir = mkdtempSync(join(tmpdir(), 'gateway-cold-'));
+  cleanups.push({ name: 'cold-start dir', run: async () => rmSync(coldDir, { recursive: true, force: true }) });
+  const coldStarts = await measureColdStarts(
+    coldDir,
+    merchant,
+    { ...benchEnv, DYNAMODB_ENDPOINT: endpoint, AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' },
+    loadRuns,
+  );
+  for (const c of coldStarts) if (c.error) errors.push(`cold start of ${c.lambda} failed: ${c.error}`);
+  return coldStarts;
+}
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  const loadAtStart = loadavg();
+  const errors: string[] = [];
+  const measured = only
+    ? routeList.filter((route) => only.some((o) => (o.endsWith('*') ? route.id.startsWith(o.slice(0, -1)) : route.id === o)))
+    : routeList;
+  const results = new Map<string, RouteResult>(
+    measured.map((route) => [
+      route.id,
+      { id: route.id, method: route.method, path: route.path, handler: route.handler, request: { kind: 'none' } },
+    ]),
+  );
+
+  // 1. Bundles and cold imports first, while DynamoDB Local is not yet competing for the CPU.
+  const jobLoads: NonNullable<BenchResults['jobLoads']> = [];
+  const functions: { id: string; bytes: number }[] = [];
+  const baseline = only ? undefined : await measureAllBundles(results, jobLoads, functions, errors);
 
   // 2. The local stack: DynamoDB Local in memory, the table, the local API Gateway.
   const { startDynamoLocal, ensureTable } = await import('../scripts/local/dynamo.ts');
@@ -347,21 +377,12 @@ async function main(): Promise<number> {
 
   // 3. Requests: round trips (warm) and latency.
   console.log(`measuring DynamoDB round trips and latency (${latencyRequests} sequential requests per route)...\n`);
-  await measureRequests(routeList, results, baseUrl, merchant, counter, errors);
+  await measureRequests(measured, results, baseUrl, merchant, counter, errors);
   counter.remove();
 
   // 4. Cold starts per function kind, against this DynamoDB Local (bench/coldstart.ts).
   checkInterrupted();
-  console.log(`measuring cold starts per function kind (${loadRuns} fresh processes each)...`);
-  const coldDir = mkdtempSync(join(tmpdir(), 'gateway-cold-'));
-  cleanups.push({ name: 'cold-start dir', run: async () => rmSync(coldDir, { recursive: true, force: true }) });
-  const coldStarts = await measureColdStarts(
-    coldDir,
-    merchant,
-    { ...benchEnv, DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' },
-    loadRuns,
-  );
-  for (const c of coldStarts) if (c.error) errors.push(`cold start of ${c.lambda} failed: ${c.error}`);
+  const coldStarts = only ? [] : await measureColdStartsHere(merchant, dynamo.endpoint, errors);
 
   checkInterrupted();
   const routes = [...results.values()];
@@ -382,6 +403,10 @@ async function main(): Promise<number> {
     errors,
   };
   console.log(renderReport(report));
+  if (only) {
+    console.log(`\nBENCH_ONLY=${only.join(',')}: ${routes.length} route(s) measured, nothing written`);
+    return errors.length || unmeasuredRoutes(routes).length ? 1 : 0;
+  }
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(join(resultsDir, 'latest.md'), `# npm run bench, ${report.generatedAt}\n\n\`\`\`\n${renderReport(report)}\n\`\`\`\n`);

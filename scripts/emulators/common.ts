@@ -121,3 +121,22 @@ export const parseBody = (exchange: Exchange): Record<string, string> => {
     return {};
   }
 };
+
+const decodeHtml = (t: string) =>
+  t.replace(/&(amp|lt|gt|quot|#39|#(\d+));/g, (_, name: string, code?: string) =>
+    code ? String.fromCharCode(Number(code)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" } as Record<string, string>)[name]!,
+  );
+
+/**
+ * The browser's side of the pages that post on (a checkout page to the card issuer, the issuer's
+ * page back to the gateway): the forms of an HTML page, with their action and hidden fields in order.
+ * The live card tests and the bench play the customer's browser with it.
+ */
+export function readForms(html: string): { action: string; fields: Record<string, string> }[] {
+  return [...html.matchAll(/<form method="post" action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)].map((m) => ({
+    action: decodeHtml(m[1]!),
+    fields: Object.fromEntries(
+      [...m[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((i) => [decodeHtml(i[1]!), decodeHtml(i[2]!)]),
+    ),
+  }));
+}

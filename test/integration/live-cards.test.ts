@@ -18,6 +18,7 @@ import { call, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useEmulatedLive } from '../support/live.ts';
 import { captureJsonLines } from '../support/output.ts';
 import { useWebhookStack } from '../support/webhooks.ts';
+import { readForms as forms } from '../../scripts/emulators/common.ts';
 
 /**
  * Live card payments on the hosted page against the JazzCash emulator (scripts/emulators/jazzcash-cards.ts):
@@ -43,20 +44,6 @@ const documented = {
 };
 /** The version, type and credentials every card call but Void and Refund carries, and the hash. */
 const cardCommon = ['pp_Version', 'pp_TxnType', 'pp_MerchantID', 'pp_Password', 'pp_SecureHash'];
-const decode = (t: string) =>
-  t.replace(/&(amp|lt|gt|quot|#39|#(\d+));/g, (_, name: string, code?: string) =>
-    code ? String.fromCharCode(Number(code)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" } as Record<string, string>)[name]!,
-  );
-
-/** The forms of an HTML page: action and hidden fields, in order. */
-function forms(html: string): { action: string; fields: Record<string, string> }[] {
-  return [...html.matchAll(/<form method="post" action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)].map((m) => ({
-    action: decode(m[1]!),
-    fields: Object.fromEntries(
-      [...m[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((i) => [decode(i[1]!), decode(i[2]!)]),
-    ),
-  }));
-}
 
 const postUrl = async (url: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
   const response = await fetch(url, {
