@@ -329,7 +329,7 @@ describe('payment links', () => {
   });
 
   describe("a link's payments", () => {
-    it('the API and the SDK list them page by page (Transactions?paymentLinkId=); other links, filters and cursors are refused', async () => {
+    it('the API and the SDK list them page by page (Transactions?paymentLinkId=); other links, filters, cursors refused', async () => {
       const m = await newMerchant();
       const link = await newLink(m, { minAmount: 100, maxAmount: 900 });
       const other = await newLink(m, { amount: 500 });
