@@ -87,6 +87,10 @@ export function linkView(
 ) {
   const l = d.link;
   const lastPayment = d.payments.items.at(-1);
+  const next =
+    d.payments.hasMore && lastPayment
+      ? html`<a href="${path(`/links/${l.id}`)}?after=${lastPayment.paymentIntentId}" rel="next">Next page</a>`
+      : html``;
   const svg = renderSvg(create(l.url, { errorCorrectionLevel: 'M' }), { margin: 2 });
   const notice = o.created
     ? 'The payment link was created. Share its URL or QR code.'
@@ -129,8 +133,7 @@ ${
       )}</tbody></table></div>`
     : html`<p class="card">${o.after ? 'No more payments.' : 'No payments yet.'}</p>`
 }
-<div class="actions">${o.after ? html`<a href="${path(`/links/${l.id}`)}">Newest payments</a>` : ''}\
-${d.payments.hasMore && lastPayment ? html`<a href="${path(`/links/${l.id}`)}?after=${lastPayment.paymentIntentId}" rel="next">Next page</a>` : ''}\
+<div class="actions">${o.after ? html`<a href="${path(`/links/${l.id}`)}">Newest payments</a>` : ''}${next}\
 <a href="${path('/links')}">All payment links</a></div>`,
   );
 }
