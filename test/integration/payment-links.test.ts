@@ -5,8 +5,10 @@ import { routeList } from '#functions/routes.ts';
 import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
 import { getIntent, listEvents } from '#shared/store/intents.ts';
 import * as keys from '#shared/store/keys.ts';
+import { getLink } from '#shared/store/payment-links.ts';
 import { Gateway } from '../../sdk/node/src/client.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
+import { setStatus } from '#shared/services/merchants.ts';
 import { getPage, postForm } from '../support/checkout.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useEmulatedLive } from '../support/live.ts';
@@ -295,6 +297,25 @@ describe('payment links', () => {
       const other = await newMerchant();
       expect((await post(other, `/PaymentLinks/${link.id}/deactivate`)).status).toBe(404);
     });
+  });
+
+  it("a suspended merchant's link shows so and takes no payment until the merchant is active again", async () => {
+    const m = await newMerchant();
+    const link = await newLink(m, { amount: 1500 });
+    const page = await getPage(gw.baseUrl, `/l/${link.id}`);
+    await setStatus(m.merchantId, 'suspended');
+    try {
+      const shown = await getPage(gw.baseUrl, `/l/${link.id}`);
+      expect(shown.status).toBe(410);
+      expect(shown.html).toContain('not accepting payments');
+      const refused = await postForm(gw.baseUrl, `/l/${link.id}`, { csrf: page.csrf! });
+      expect(refused.status).toBe(410);
+      expect(refused.html).not.toContain('<form');
+      expect((await getLink(link.id))!.usesHeld).toBe(0);
+    } finally {
+      await setStatus(m.merchantId, 'active');
+    }
+    expect((await continueToPay(link.id)).status).toBe(303);
   });
 
   describe('live mode', () => {
