@@ -1,7 +1,7 @@
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { html, htmlDocument, type Html, type PageResult } from '#shared/http/pages.ts';
 import type { LinkForm, LinkPage, LinkRefusal } from '#shared/services/payment-link-checkout.ts';
-import { formatMoney } from '../pay/views.ts';
+import { formatMoney } from '#shared/domain/money.ts';
 
 /**
  * The payment link's page (docs/payment-links.md, The customer's page): what is sold, the amount

@@ -199,11 +199,11 @@ describe('payment links', () => {
       const link = await newLink(m, { minAmount: 100, maxAmount: 5000, collect: ['phone'] });
       const page = await getPage(gw.baseUrl, `/l/${link.id}`);
       const tries: [Record<string, string>, RegExp][] = [
-        [{ amount: '99.99', phone: '03001234567' }, /The amount must be from 100 to 5000 PKR/],
-        [{ amount: '5000.01', phone: '03001234567' }, /The amount must be from 100 to 5000 PKR/],
+        [{ amount: '99.99', phone: '03001234567' }, /The amount must be from PKR 100.00 to PKR 5,000.00\./],
+        [{ amount: '5000.01', phone: '03001234567' }, /The amount must be from PKR 100.00 to PKR 5,000.00\./],
         [{ amount: '12.345', phone: '03001234567' }, /at most 2 decimal places/],
         [{ amount: 'lots', phone: '03001234567' }, /Enter the amount as a number/],
-        [{ amount: '', phone: '03001234567' }, /Enter an amount from 100 to 5000 PKR/],
+        [{ amount: '', phone: '03001234567' }, /Enter an amount from PKR 100.00 to PKR 5,000.00\./],
         [{ amount: '150', quantity: '2', phone: '03001234567' }, /The quantity is 1/],
         [{ amount: '150', phone: '' }, /Enter your phone number/],
       ];
