@@ -386,9 +386,10 @@ describe('payment links, arbitrary input: a clean 4xx or a payment within the li
     });
     quantityLinkId = quantityLink.json.id as string;
   });
-  const linkPayments = async (id: string) =>
-    (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transactions?paymentLinkId=${id}&limit=100`, { key: m.test.apiKey })).json
-      .items as { amount: number; metadataJson: string }[];
+  const linkPayments = async (id: string): Promise<{ amount: number; metadataJson: string }[]> => {
+    const page = await call(gw.baseUrl, 'GET', `/Gateway/v1/Transactions?paymentLinkId=${id}&limit=100`, { key: m.test.apiKey });
+    return page.json.items;
+  };
 
   it(`creates: ${linkRuns} generated bodies (seed ${seed})`, async () => {
     await fc.assert(
