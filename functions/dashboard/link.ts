@@ -4,11 +4,18 @@ import { linkDetail } from '#shared/services/dashboard-links.ts';
 import { frameOf } from './common.ts';
 import { linkView } from './links-views.ts';
 
-/** GET /dashboard/links/{id}: one payment link with its QR code, payments, totals and remaining uses. */
-export const handler = dashboardHandler(linksRoutes.dashboardLink, async (request) => ({
-  status: 200,
-  html: linkView(await frameOf(request, 'links'), await linkDetail(request.signed!, request.path.id!), {
-    created: request.query.created === '1',
-    changed: request.query.changed,
-  }),
-}));
+/**
+ * GET /dashboard/links/{id} (?after=<paymentIntentId>): one payment link with its QR code, totals,
+ * remaining uses and its payments, 25 per page, newest first.
+ */
+export const handler = dashboardHandler(linksRoutes.dashboardLink, async (request) => {
+  const after = request.query.after || undefined;
+  return {
+    status: 200,
+    html: linkView(await frameOf(request, 'links'), await linkDetail(request.signed!, request.path.id!, after), {
+      created: request.query.created === '1',
+      changed: request.query.changed,
+      after,
+    }),
+  };
+});

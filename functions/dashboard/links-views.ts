@@ -80,8 +80,17 @@ ${createForm(frame)}`,
   );
 }
 
-export function linkView(frame: Frame, d: Awaited<ReturnType<typeof linkDetail>>, o: { created?: boolean; changed?: string | undefined }) {
+export function linkView(
+  frame: Frame,
+  d: Awaited<ReturnType<typeof linkDetail>>,
+  o: { created?: boolean; changed?: string | undefined; after?: string | undefined },
+) {
   const l = d.link;
+  const lastPayment = d.payments.items.at(-1);
+  const next =
+    d.payments.hasMore && lastPayment
+      ? html`<a href="${path(`/links/${l.id}`)}?after=${lastPayment.paymentIntentId}" rel="next">Next page</a>`
+      : html``;
   const svg = renderSvg(create(l.url, { errorCorrectionLevel: 'M' }), { margin: 2 });
   const notice = o.created
     ? 'The payment link was created. Share its URL or QR code.'
@@ -122,8 +131,9 @@ ${
 <td><a href="${path(`/payments/${t.paymentIntentId}`)}"><code>${shortId(t.paymentIntentId)}</code></a></td>\
 <td class="num">${money(t.amount, t.currency)}</td><td>${t.status}</td></tr>`,
       )}</tbody></table></div>`
-    : html`<p class="card">No payments yet.</p>`
+    : html`<p class="card">${o.after ? 'No more payments.' : 'No payments yet.'}</p>`
 }
-<div class="actions"><a href="${path('/links')}">All payment links</a></div>`,
+<div class="actions">${o.after ? html`<a href="${path(`/links/${l.id}`)}">Newest payments</a>` : ''}${next}\
+<a href="${path('/links')}">All payment links</a></div>`,
   );
 }

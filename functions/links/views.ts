@@ -1,7 +1,7 @@
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { html, htmlDocument, type Html, type PageResult } from '#shared/http/pages.ts';
 import type { LinkForm, LinkPage, LinkRefusal } from '#shared/services/payment-link-checkout.ts';
-import { formatMoney } from '../pay/views.ts';
+import { formatMoney } from '#shared/domain/money.ts';
 
 /**
  * The payment link's page (docs/payment-links.md, The customer's page): what is sold, the amount
@@ -45,12 +45,12 @@ ${formatMoney(link.price.maxMinor, link.currency)}</p>`;
 }
 
 /** One labelled text field with its error, if the refusal names it. */
-function field(ctx: Ctx, name: string, label: string, attrs: Html, hint?: string): Html {
+function field(ctx: Ctx, name: string, label: string, attrs: Html, hint?: string, fallback = ''): Html {
   const error = ctx.refusal?.fields[name];
   const errorId = `${name}-error`;
   const hintId = `${name}-hint`;
   const described = [hint ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ');
-  const value = (ctx.form as Record<string, string | null | undefined> | undefined)?.[name] ?? '';
+  const value = (ctx.form as Record<string, string | null | undefined> | undefined)?.[name] ?? fallback;
   return html`<label for="${name}">${label}</label>${hint ? html`<p class="muted" id="${hintId}">${hint}</p>` : ''}\
 <input id="${name}" name="${name}" value="${value}" required${attrs}${
     described ? html` aria-describedby="${described}"` : ''
@@ -87,7 +87,8 @@ export function linkPage(ctx: Ctx, status = 200): PageResult {
         )
       : html``;
   const quantity = link.quantity
-    ? field(ctx, 'quantity', 'Quantity', html` type="text" inputmode="numeric" autocomplete="off"`, `1 to ${link.quantity.max}.`)
+    ? // Filled in with 1: a customer who buys one need not type it (the field is required).
+      field(ctx, 'quantity', 'Quantity', html` type="text" inputmode="numeric" autocomplete="off"`, `1 to ${link.quantity.max}.`, '1')
     : html``;
   const details = link.collect.map((name) => {
     const input = fieldInputs[name]!;

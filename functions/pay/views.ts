@@ -8,7 +8,7 @@ import {
   type CheckoutAttempt,
 } from '#shared/domain/checkout.ts';
 import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
-import { currencyExponents } from '#shared/domain/money.ts';
+import { formatMoney } from '#shared/domain/money.ts';
 import { walletProviders } from '#shared/domain/providers.ts';
 import { sandboxCards } from '#shared/domain/sandbox.ts';
 import { sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
@@ -22,13 +22,6 @@ import { problemFor } from '#shared/http/problem.ts';
  * submit button. Form actions and links are relative (`{id}/card` from `/pay/{id}`), so the page
  * works under any base path (API Gateway's stage, a custom domain, the local server).
  */
-export function formatMoney(minor: number, currency: keyof typeof currencyExponents): string {
-  const exponent = currencyExponents[currency];
-  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
-  const whole = digits.slice(0, digits.length - exponent).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${currency} ${minor < 0 ? '-' : ''}${whole}${exponent ? `.${digits.slice(-exponent)}` : ''}`;
-}
-
 export interface PageContext {
   intent: PaymentIntent;
   merchantName: string;

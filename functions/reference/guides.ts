@@ -223,7 +223,8 @@ code. The page is never cached, so it always shows whether the link takes paymen
 <p>Each payment has an <code>orderRef</code> <code>PL…</code> (letters and digits) and <code>metadataJson</code>
 <code>{"paymentLinkId":"pl_…","quantity":1}</code>. The amount is computed again from the link when the customer
 continues, never taken from the page. <code>GET /Gateway/v1/PaymentLinks/{id}</code> shows
-<code>paymentCount</code>, <code>totalAmount</code>, <code>pendingCount</code> and <code>remainingUses</code>.</p>
+<code>paymentCount</code>, <code>totalAmount</code>, <code>pendingCount</code> and <code>remainingUses</code>;
+<code>GET /Gateway/v1/Transactions?paymentLinkId={id}</code> lists its payments, page by page.</p>
 <h2>4. Limits, expiry, deactivation</h2>
 <p>A payment under way holds one of <code>maxPayments</code> until it ends: two customers racing for the last use
 cannot both pay, and an unpaid session (cancelled, expired, failed) gives its use back. A deactivated

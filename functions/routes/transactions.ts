@@ -14,7 +14,8 @@ export const listTransactions = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], queries: 'indexes' },
+  // The table for a payment link's payments (its partition's pointers), then one BatchGetItem of them.
+  permissions: { table: 'read', secrets: [], queries: 'tableAndIndexes', batchGets: true },
 } as const satisfies RouteDefinition;
 
 export const transactionByRef = {

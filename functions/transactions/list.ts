@@ -5,11 +5,14 @@ import { httpHandler, ok } from '#shared/http/pipeline.ts';
 import { problems } from '#shared/http/problem.ts';
 import { dateBound, isoDateTime, wholeNumber } from '#shared/http/query-params.ts';
 import '#shared/http/schemas.ts';
+import { paymentLinkPayments } from '#shared/services/payment-links.ts';
 import { listTransactions } from '#shared/services/transactions.ts';
+import { linkIdQuery } from '../payment-links/common.ts';
 
 /**
  * GET /Gateway/v{version}/Transactions — the merchant's checkouts, deposits and withdrawals in the
- * key's mode, newest first: `{ items, hasMore }`. Filters status, intentType, from, to, orderRef;
+ * key's mode, newest first: `{ items, hasMore }`. Filters status, intentType, from, to, orderRef,
+ * or paymentLinkId alone (the payments made through one payment link, docs/payment-links.md);
  * limit 1-100 (20); cursor startingAfter (the last paymentIntentId of the previous page).
  */
 export const query = z.strictObject({
@@ -18,6 +21,7 @@ export const query = z.strictObject({
   from: z.optional(isoDateTime),
   to: z.optional(isoDateTime),
   orderRef: z.optional(z.string().check(z.minLength(1), z.maxLength(255))),
+  paymentLinkId: z.optional(linkIdQuery),
   limit: z.optional(wholeNumber(1, 100)),
   startingAfter: z.optional(
     z
@@ -26,7 +30,24 @@ export const query = z.strictObject({
   ),
 });
 
+const invalidCursor = () =>
+  problems.badRequest('startingAfter is not one of your transactions in this mode.', { 'query.startingAfter': ['no such transaction'] });
+
 export const handler = httpHandler(routes.listTransactions, { query }, async ({ auth, query: q }) => {
+  if (q.paymentLinkId !== undefined) {
+    const others = (['status', 'intentType', 'from', 'to', 'orderRef'] as const).filter((name) => q[name] !== undefined);
+    if (others.length)
+      throw problems.badRequest(
+        'paymentLinkId takes no other filter (only limit and startingAfter).',
+        Object.fromEntries(others.map((name) => [`query.${name}`, ['not with paymentLinkId']])),
+      );
+    const page = await paymentLinkPayments(auth.merchantId, auth.mode, q.paymentLinkId, {
+      startingAfter: q.startingAfter?.toLowerCase(),
+      limit: q.limit ?? 20,
+    });
+    if (page === 'invalid_cursor') throw invalidCursor();
+    return ok(page);
+  }
   const from = dateBound(q.from, false);
   const to = dateBound(q.to, true);
   if (from && to && from > to) throw problems.badRequest('from must not be after to.', { 'query.from': ['must not be after to'] });
@@ -39,9 +60,6 @@ export const handler = httpHandler(routes.listTransactions, { query }, async ({ 
     ...(q.startingAfter !== undefined ? { startingAfter: q.startingAfter.toLowerCase() } : {}),
     limit: q.limit ?? 20,
   });
-  if (page === 'invalid_cursor')
-    throw problems.badRequest('startingAfter is not one of your transactions in this mode.', {
-      'query.startingAfter': ['no such transaction'],
-    });
+  if (page === 'invalid_cursor') throw invalidCursor();
   return ok(page);
 });

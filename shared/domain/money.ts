@@ -81,3 +81,11 @@ export function minorUnits(value: number, currency: Currency, field = 'amount'):
 export const amountDescription =
   "A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, " +
   'USDT: 6). Not minor units; the gateway stores integer minor units internally.';
+
+/** An amount as customers read it on the hosted pages: `PKR 1,500.00` (grouped, the currency's decimals). */
+export function formatMoney(minor: number, currency: keyof typeof currencyExponents): string {
+  const exponent = currencyExponents[currency];
+  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
+  const whole = digits.slice(0, digits.length - exponent).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${currency} ${minor < 0 ? '-' : ''}${whole}${exponent ? `.${digits.slice(-exponent)}` : ''}`;
+}

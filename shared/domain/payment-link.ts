@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Mode } from './credentials.ts';
-import { fromMinor, type Currency } from './money.ts';
+import { formatMoney, type Currency } from './money.ts';
 
 /**
  * Payment links (docs/payment-links.md): a merchant creates a link once (API or dashboard) and
@@ -81,7 +81,7 @@ export function linkCharge(link: PaymentLink, order: LinkOrder): { amountMinor: 
     return { field: 'quantity', message: quantityMax === 1 ? 'The quantity is 1.' : `Choose a quantity from 1 to ${quantityMax}.` };
   if (link.price.type === 'fixed') return { amountMinor: link.price.amountMinor * order.quantity };
   const { minMinor, maxMinor } = link.price;
-  const range = `${fromMinor(minMinor, link.currency)} to ${fromMinor(maxMinor, link.currency)} ${link.currency}`;
+  const range = `${formatMoney(minMinor, link.currency)} to ${formatMoney(maxMinor, link.currency)}`;
   if (order.amountMinor === null) return { field: 'amount', message: `Enter an amount from ${range}.` };
   if (order.amountMinor < minMinor || order.amountMinor > maxMinor)
     return { field: 'amount', message: `The amount must be from ${range}.` };

@@ -51,7 +51,7 @@ main{max-width:30rem;margin:0 auto;padding:1rem}
 header.merchant{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin:.25rem 0 1rem}
 header.merchant p{margin:0;font-weight:600;font-size:1.05rem}
 .badge{font-size:.75rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;background:#fff3cd;color:#6b4e00;\
-border:1px solid #e0c060;border-radius:.25rem;padding:.1rem .4rem}
+border:1px solid #e0c060;border-radius:.25rem;padding:.1rem .4rem;white-space:nowrap;flex-shrink:0}
 .card{background:#fff;border:1px solid #dcdfe6;border-radius:.75rem;padding:1rem;margin:0 0 1rem}
 .summary .amount{font-size:1.75rem;font-weight:700;margin:0}
 .summary p{margin:.25rem 0 0}
@@ -59,6 +59,7 @@ border:1px solid #e0c060;border-radius:.25rem;padding:.1rem .4rem}
 h1{font-size:1.35rem;margin:0 0 .5rem}
 h2{font-size:1.1rem;margin:0 0 .75rem}
 label,legend{display:block;font-weight:600;margin:.75rem 0 .25rem}
+label+.muted{margin:0 0 .35rem}
 fieldset{border:0;padding:0;margin:0}
 input[type=text],input[type=tel]{display:block;width:100%;font:inherit;font-size:1rem;padding:.7rem .75rem;border:1px solid #8a90a0;\
 border-radius:.5rem;background:#fff;color:inherit}

@@ -35,10 +35,13 @@ export async function linksPage(signed: Signed, after?: string) {
   return page;
 }
 
-export async function linkDetail(signed: Signed, linkId: string) {
+/** A link and one page of its payments (25, newest first, after the payment `after`). */
+export async function linkDetail(signed: Signed, linkId: string, after?: string) {
   const { merchantId, mode } = scope(signed);
   const link = await paymentLinkFor(merchantId, mode, linkId);
-  return { link, payments: await paymentLinkPayments(merchantId, mode, linkId, 50) };
+  const payments = await paymentLinkPayments(merchantId, mode, linkId, { startingAfter: after, limit: 25 });
+  if (payments === 'invalid_cursor') throw userRefusal('invalid', 'That page link is not valid.');
+  return { link, payments };
 }
 
 /** The create form's fields, as posted. */

@@ -11,8 +11,17 @@ import {
   type PaymentLink,
   type Unavailable,
 } from '#shared/domain/payment-link.ts';
-import { getIntentsOf } from '#shared/store/intents.ts';
-import { createLinkWrite, getLink, linkCursor, pageLinkPayments, pageLinks, setLinkActiveWrite } from '#shared/store/payment-links.ts';
+import { getIntent, getIntentsOf } from '#shared/store/intents.ts';
+import {
+  createLinkWrite,
+  getLink,
+  linkCursor,
+  linkOf,
+  linkPaymentCursor,
+  pageLinkPayments,
+  pageLinks,
+  setLinkActiveWrite,
+} from '#shared/store/payment-links.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { liveWalletConfigured } from '#shared/providers/wallet.ts';
 import { transactionView } from './transactions.ts';
@@ -169,10 +178,25 @@ export async function listPaymentLinks(merchantId: string, mode: Mode, q: { star
   return { items: page.items.map((l) => paymentLinkView(l, now)), hasMore: page.hasMore };
 }
 
-/** A link's checkouts, newest first, as the transaction lookup shows them (at most `limit`). */
-export async function paymentLinkPayments(merchantId: string, mode: Mode, linkId: string, limit = 50) {
+/**
+ * A link's checkouts, newest first, as the transaction lookup shows them: `{ items, hasMore }`;
+ * `startingAfter` is the last paymentIntentId of the previous page (a payment not made through
+ * this link: 'invalid_cursor').
+ */
+export async function paymentLinkPayments(
+  merchantId: string,
+  mode: Mode,
+  linkId: string,
+  q: { startingAfter?: string | undefined; limit: number },
+) {
   await merchantLink(merchantId, mode, linkId);
-  const page = await pageLinkPayments(linkId, limit);
+  let before: string | undefined;
+  if (q.startingAfter !== undefined) {
+    const cursor = await getIntent(q.startingAfter);
+    if (!cursor || linkOf(cursor) !== linkId) return 'invalid_cursor' as const;
+    before = linkPaymentCursor(cursor);
+  }
+  const page = await pageLinkPayments(linkId, { ...(before ? { before } : {}), limit: q.limit });
   const intents = await getIntentsOf(merchantId, mode, page.ids);
   return { items: intents.map(transactionView), hasMore: page.hasMore };
 }

@@ -153,18 +153,30 @@ export function linkOutcomeWrites(current: PaymentIntent, to: IntentStatus): TxI
   ];
 }
 
-/** Access pattern: the ids of a link's checkouts, newest first (Query in the link's partition). */
-export async function pageLinkPayments(linkId: string, limit: number): Promise<{ ids: string[]; hasMore: boolean }> {
+/**
+ * Access pattern: the ids of a link's checkouts, newest first (Query in the link's partition),
+ * before the `linkPaymentCursor` of the previous page's last payment.
+ */
+export async function pageLinkPayments(
+  linkId: string,
+  q: { before?: string; limit: number },
+): Promise<{ ids: string[]; hasMore: boolean }> {
   const k = keys.paymentsOfLink(linkId);
   const out = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
+      KeyConditionExpression: q.before ? 'PK = :pk AND SK BETWEEN :sk AND :before' : 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix, ...(q.before ? { ':before': q.before } : {}) }),
       ScanIndexForward: false,
-      Limit: limit + 1,
+      Limit: q.limit + 2,
     }),
   );
-  const ids = (out.Items ?? []).map((i) => fromItem<{ paymentIntentId: string }>(i).paymentIntentId);
-  return { ids: ids.slice(0, limit), hasMore: ids.length > limit };
+  // BETWEEN is inclusive: the cursor's own pointer is left out here.
+  const ids = (out.Items ?? [])
+    .filter((i) => !q.before || fromItem<{ SK: string }>(i).SK !== q.before)
+    .map((i) => fromItem<{ paymentIntentId: string }>(i).paymentIntentId);
+  return { ids: ids.slice(0, q.limit), hasMore: ids.length > q.limit };
 }
+
+/** The position of a link's checkout in pageLinkPayments (its pointer's sort key). */
+export const linkPaymentCursor = (intent: PaymentIntent) => keys.linkPayment('', intent.createdAt, intent.paymentIntentId).SK;

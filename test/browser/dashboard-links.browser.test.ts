@@ -10,7 +10,7 @@ import { call, newMerchant } from '../support/gateway.ts';
 describe('dashboard: payment links', () => {
   const { gw, url, checkPage, userWithRole } = useDashboardBrowser();
 
-  it('create, list, detail with a payment, deactivate and reactivate; viewers only look', { timeout: 240_000 }, async () => {
+  it('create, list, detail with a payment, deactivate and reactivate; viewers only look', { timeout: 300_000 }, async () => {
     const m = await newMerchant({ name: 'Karachi Prints' });
     const finance = await userWithRole(m, 'finance');
     await finance.getByRole('link', { name: 'Payment links' }).click();
@@ -86,5 +86,46 @@ describe('dashboard: payment links', () => {
     expect(refused.status()).toBe(403);
     const api = await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${linkId}`, { key: m.test.apiKey });
     expect(api.json).toMatchObject({ active: true, paymentCount: 1 });
+
+    // Cursor paging, 25 per page: the links list, and a link's payments on its page.
+    const createLink = async (description: string) => {
+      const r = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
+        key: m.test.apiKey,
+        secret: m.test.secretKey,
+        body: { amount: 50, description },
+      });
+      expect(r.status, r.text).toBe(201);
+      return r.json.id as string;
+    };
+    const busy = await createLink('Busy stall');
+    for (let i = 0; i < 24; i++) await createLink(`Sticker ${i}`);
+    await finance.goto(url('/dashboard/links'));
+    expect(await listRows.count()).toBe(25);
+    await finance.getByRole('link', { name: 'Next page' }).click();
+    expect(await listRows.count()).toBe(1);
+    expect(await listRows.first().textContent()).toContain('Poster A3');
+    expect(await finance.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+
+    const sessions: string[] = [];
+    for (let i = 0; i < 26; i++) {
+      const html = await (await fetch(url(`/l/${busy}`))).text();
+      const r = await fetch(url(`/l/${busy}`), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+        body: new URLSearchParams({ csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]! }).toString(),
+      });
+      expect(r.status).toBe(303);
+      sessions.push(r.headers.get('location')!.split('/').pop()!);
+    }
+    await finance.goto(url(`/dashboard/links/${busy}`));
+    expect(await rows.count()).toBe(25);
+    expect(await rows.first().textContent()).toContain(sessions[25]!.slice(0, 8));
+    await finance.getByRole('link', { name: 'Next page' }).click();
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain(sessions[0]!.slice(0, 8));
+    await checkPage(finance, 'link-payments-page-2');
+    await finance.getByRole('link', { name: 'Newest payments' }).click();
+    expect(await rows.count()).toBe(25);
   });
 });

@@ -23,7 +23,7 @@ describe('payment link in Chromium', () => {
   });
 
   it('link page → hosted checkout → paid, accessible at 375 and 1280 px', async () => {
-    const m = await newMerchant({ name: 'Acme Shirts' });
+    const m = await newMerchant({ name: 'Acme Shirts and Trousers of Karachi' });
     const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
       key: m.test.apiKey,
       secret: m.test.secretKey,
@@ -37,8 +37,17 @@ describe('payment link in Chromium', () => {
     for (const width of [375, 1280]) {
       await page.setViewportSize({ width, height: 800 });
       expect(await seriousViolations(page), `link page at ${width} px`).toEqual([]);
+      // The test-mode badge stays on one line beside a long merchant name.
+      const badge = (await page.locator('header.merchant .badge').boundingBox())!;
+      const lineHeight = Number(
+        await page.evaluate("parseFloat(getComputedStyle(document.querySelector('header.merchant .badge')).lineHeight)"),
+      );
+      expect(lineHeight).toBeGreaterThan(0);
+      expect(badge.height, `badge at ${width} px`).toBeLessThan(lineHeight * 2);
     }
     await screenshots(page, 'payment-link');
+    // A quantity of 1 is filled in.
+    expect(await page.getByLabel('Quantity').inputValue()).toBe('1');
 
     // A quantity above the maximum: the page says why, beside the field, and nothing is created.
     await page.getByLabel('Quantity').fill('4');

@@ -370,6 +370,7 @@ describe('payment links, arbitrary input: a clean 4xx or a payment within the li
   const gw = useGateway(routeList);
   let m: TestMerchant;
   let linkId = '';
+  let quantityLinkId = '';
   beforeAll(async () => {
     m = await newMerchant();
     const link = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
@@ -378,7 +379,17 @@ describe('payment links, arbitrary input: a clean 4xx or a payment within the li
       body: { minAmount: 100, maxAmount: 5000, description: 'Fuzz link', collect: ['name', 'email', 'phone', 'address'] },
     });
     linkId = link.json.id as string;
+    const quantityLink = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { amount: 1500, maxQuantity: 3, description: 'Fuzz shirts' },
+    });
+    quantityLinkId = quantityLink.json.id as string;
   });
+  const linkPayments = async (id: string): Promise<{ amount: number; metadataJson: string }[]> => {
+    const page = await call(gw.baseUrl, 'GET', `/Gateway/v1/Transactions?paymentLinkId=${id}&limit=100`, { key: m.test.apiKey });
+    return page.json.items;
+  };
 
   it(`creates: ${linkRuns} generated bodies (seed ${seed})`, async () => {
     await fc.assert(
@@ -391,27 +402,37 @@ describe('payment links, arbitrary input: a clean 4xx or a payment within the li
     );
   }, 120_000);
 
-  it(`pays: ${linkRuns} generated forms on a real link (seed ${seed})`, async () => {
-    const csrf = await formToken(linkCsrfSubject({ linkId }));
+  it(`pays: ${linkRuns} generated forms on a real link with a range and one with a quantity (seed ${seed})`, async () => {
     await fc.assert(
       fc.asyncProperty(linkForm, async (fields) => {
-        const response = await fetch(`${gw.baseUrl}/l/${linkId}`, {
-          method: 'POST',
-          redirect: 'manual',
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
-          body: new URLSearchParams({ csrf, ...fields }).toString(),
-        });
-        await expectClean(response, JSON.stringify(fields));
-        expect([303, 400], JSON.stringify(fields)).toContain(response.status);
+        for (const id of [linkId, quantityLinkId]) {
+          const response = await fetch(`${gw.baseUrl}/l/${id}`, {
+            method: 'POST',
+            redirect: 'manual',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+            body: new URLSearchParams({ csrf: await formToken(linkCsrfSubject({ linkId: id })), ...fields }).toString(),
+          });
+          await expectClean(response, JSON.stringify(fields));
+          expect([303, 400], JSON.stringify(fields)).toContain(response.status);
+        }
       }),
       { seed, numRuns: linkRuns, endOnFailure: true },
     );
-    const payments = await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions?limit=100', { key: m.test.apiKey });
-    expect(payments.json.items.length).toBeGreaterThan(0); // some generated forms were complete and within the range
-    for (const t of payments.json.items as { amount: number; metadataJson: string }[]) {
+    const ranged = await linkPayments(linkId);
+    expect(ranged.length).toBeGreaterThan(0); // some generated forms were complete and within the range
+    for (const t of ranged) {
       expect(t.amount).toBeGreaterThanOrEqual(100);
       expect(t.amount).toBeLessThanOrEqual(5000);
       expect(JSON.parse(t.metadataJson)).toMatchObject({ paymentLinkId: linkId, quantity: 1 });
     }
-  }, 120_000);
+    // The quantity link charges the price times a quantity from 1 to 3, whatever the form said.
+    const quantities = (await linkPayments(quantityLinkId)).map((t) => {
+      const { paymentLinkId, quantity } = JSON.parse(t.metadataJson) as { paymentLinkId: string; quantity: number };
+      expect(paymentLinkId).toBe(quantityLinkId);
+      expect(t.amount).toBe(1500 * quantity);
+      return quantity;
+    });
+    expect(quantities.length).toBeGreaterThan(0);
+    for (const q of quantities) expect([1, 2, 3]).toContain(q);
+  }, 180_000);
 });

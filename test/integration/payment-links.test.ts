@@ -1,12 +1,17 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
 import { getIntent, listEvents } from '#shared/store/intents.ts';
 import * as keys from '#shared/store/keys.ts';
+import { getLink } from '#shared/store/payment-links.ts';
 import { Gateway } from '../../sdk/node/src/client.ts';
+import { configureLiveProviders } from '#shared/providers/live/index.ts';
+import { setStatus } from '#shared/services/merchants.ts';
 import { getPage, postForm } from '../support/checkout.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { useEmulatedLive } from '../support/live.ts';
 
 const card = (number: string) => ({ name: 'Ayesha Khan', number, expiry: '12/39', cvc: '123' });
 
@@ -139,15 +144,20 @@ describe('payment links', () => {
   describe("the customer's page", () => {
     it('pays a quantity by card on the hosted checkout: a checkout of the merchant with a generated orderRef and the link id', async () => {
       const m = await newMerchant();
-      const link = await newLink(m, { amount: 1500, maxQuantity: 3, maxPayments: 5, collect: ['name', 'email'] });
+      const returnUrl = 'https://shop.example.com/thanks?from=link';
+      const link = await newLink(m, { amount: 1500, maxQuantity: 3, maxPayments: 5, collect: ['name', 'email', 'address'], returnUrl });
       const page = await getPage(gw.baseUrl, `/l/${link.id}`);
       expect(page.headers.get('cache-control')).toBe('no-store');
       expect(page.html).toContain('PKR 1,500.00');
       expect(page.html).toMatch(/<label for="quantity">Quantity<\/label>/);
+      // The quantity starts at 1 (the field is required: a customer buying one need not type it).
+      expect(page.html).toMatch(/<input id="quantity" name="quantity" value="1" required/);
+      expect(page.html).toMatch(/<input id="address" name="address" value="" required type="text" autocomplete="street-address"/);
       expect(page.html).toMatch(/autocomplete="email"/);
       expect(page.html.match(/<button type="submit"/g)).toHaveLength(1);
 
-      const posted = await continueToPay(link.id, { quantity: '2', name: 'Ayesha Khan', email: 'ayesha@example.com' });
+      const address = 'House 12, Street 4, Gulberg III, Lahore';
+      const posted = await continueToPay(link.id, { quantity: '2', name: 'Ayesha Khan', email: 'ayesha@example.com', address });
       expect(posted.status, posted.html).toBe(303);
       const id = sessionOf(posted.location);
       const intent = (await getIntent(id))!;
@@ -157,7 +167,7 @@ describe('payment links', () => {
         status: 'Pending',
         amountMinor: 3000_00,
         description: 'Blue shirt',
-        customerRef: { name: 'Ayesha Khan', email: 'ayesha@example.com' },
+        customerRef: { name: 'Ayesha Khan', email: 'ayesha@example.com', shippingAddress: address },
       });
       expect(intent.orderRef.orderRef).toMatch(/^PL[0-9a-f]{32}$/);
       expect(JSON.parse(intent.metadataJson!)).toEqual({ paymentLinkId: link.id, quantity: 2 });
@@ -166,8 +176,13 @@ describe('payment links', () => {
       // The decline retry of the hosted checkout applies: a declined card, then a good one.
       expect((await payByCard(id, '4000000000000002')).status).toBe(303);
       expect((await getIntent(id))!.status).toBe('Pending');
-      expect((await payByCard(id)).status).toBe(303);
+      const paid = await payByCard(id);
+      expect(paid.status).toBe(303);
       expect((await getIntent(id))!.status).toBe('Completed');
+      // The customer goes back to the link's returnUrl, told which payment and how it ended.
+      const back = new URL(paid.location!);
+      expect(`${back.origin}${back.pathname}`).toBe('https://shop.example.com/thanks');
+      expect(Object.fromEntries(back.searchParams)).toMatchObject({ from: 'link', paymentIntentId: id, status: 'Completed' });
       expect((await listEvents(id)).map((e) => e.event.type)).toEqual(['TransactionStatusChanged']);
       const lookup = await get(m, `/Transaction/by-ref/${intent.orderRef.orderRef}`);
       expect(lookup.json).toMatchObject({ status: 'Completed', amount: 3000, metadataJson: intent.metadataJson });
@@ -184,11 +199,11 @@ describe('payment links', () => {
       const link = await newLink(m, { minAmount: 100, maxAmount: 5000, collect: ['phone'] });
       const page = await getPage(gw.baseUrl, `/l/${link.id}`);
       const tries: [Record<string, string>, RegExp][] = [
-        [{ amount: '99.99', phone: '03001234567' }, /The amount must be from 100 to 5000 PKR/],
-        [{ amount: '5000.01', phone: '03001234567' }, /The amount must be from 100 to 5000 PKR/],
+        [{ amount: '99.99', phone: '03001234567' }, /The amount must be from PKR 100.00 to PKR 5,000.00\./],
+        [{ amount: '5000.01', phone: '03001234567' }, /The amount must be from PKR 100.00 to PKR 5,000.00\./],
         [{ amount: '12.345', phone: '03001234567' }, /at most 2 decimal places/],
         [{ amount: 'lots', phone: '03001234567' }, /Enter the amount as a number/],
-        [{ amount: '', phone: '03001234567' }, /Enter an amount from 100 to 5000 PKR/],
+        [{ amount: '', phone: '03001234567' }, /Enter an amount from PKR 100.00 to PKR 5,000.00\./],
         [{ amount: '150', quantity: '2', phone: '03001234567' }, /The quantity is 1/],
         [{ amount: '150', phone: '' }, /Enter your phone number/],
       ];
@@ -275,11 +290,97 @@ describe('payment links', () => {
       const expired = await postForm(gw.baseUrl, `/l/${link.id}`, { csrf: page.csrf! });
       expect(expired.status).toBe(410);
       expect(expired.html).toContain('expired');
+      expect((await get(m, `/PaymentLinks/${link.id}`)).json).toMatchObject({ status: 'expired', active: true });
 
       expect((await getPage(gw.baseUrl, `/l/pl_${'0'.repeat(24)}`)).status).toBe(404);
       expect((await getPage(gw.baseUrl, '/l/nonsense')).status).toBe(404);
       const other = await newMerchant();
       expect((await post(other, `/PaymentLinks/${link.id}/deactivate`)).status).toBe(404);
+    });
+  });
+
+  it("a suspended merchant's link shows so and takes no payment until the merchant is active again", async () => {
+    const m = await newMerchant();
+    const link = await newLink(m, { amount: 1500 });
+    const page = await getPage(gw.baseUrl, `/l/${link.id}`);
+    await setStatus(m.merchantId, 'suspended');
+    try {
+      const shown = await getPage(gw.baseUrl, `/l/${link.id}`);
+      expect(shown.status).toBe(410);
+      expect(shown.html).toContain('not accepting payments');
+      const refused = await postForm(gw.baseUrl, `/l/${link.id}`, { csrf: page.csrf! });
+      expect(refused.status).toBe(410);
+      expect(refused.html).not.toContain('<form');
+      expect((await getLink(link.id))!.usesHeld).toBe(0);
+    } finally {
+      await setStatus(m.merchantId, 'active');
+    }
+    expect((await continueToPay(link.id)).status).toBe(303);
+  });
+
+  describe('live mode', () => {
+    const live = useEmulatedLive(gw);
+    const liveCreate = (m: TestMerchant, body: Record<string, unknown>) =>
+      call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', { key: m.live.apiKey, secret: m.live.secretKey, body });
+
+    it('a live key makes a live link (no test badge, live checkouts) that test keys never see; none without a provider', async () => {
+      const m = await live.merchant('Live Shirts');
+      configureLiveProviders(undefined);
+      const refused = await liveCreate(m, { amount: 1500, description: 'Blue shirt' });
+      expect(refused.json).toMatchObject({ status: 422, code: 'provider_unavailable' });
+      configureLiveProviders(live.providers.config);
+
+      const created = await liveCreate(m, { amount: 1500, description: 'Blue shirt' });
+      expect(created.status, created.text).toBe(201);
+      expect(created.json).toMatchObject({ isLive: true, status: 'active' });
+      const testLink = await newLink(m, { amount: 700 });
+      const liveList = await call(gw.baseUrl, 'GET', '/Gateway/v1/PaymentLinks', { key: m.live.apiKey });
+      expect(liveList.json.items.map((l: { id: string }) => l.id)).toEqual([created.json.id]);
+      expect((await get(m, '/PaymentLinks')).json.items.map((l: { id: string }) => l.id)).toEqual([testLink.id]);
+      expect((await get(m, `/PaymentLinks/${created.json.id}`)).status).toBe(404);
+
+      const page = await getPage(gw.baseUrl, `/l/${created.json.id}`);
+      expect(page.html).not.toContain('Test mode');
+      expect((await getPage(gw.baseUrl, `/l/${testLink.id}`)).html).toContain('Test mode');
+      const id = sessionOf((await postForm(gw.baseUrl, `/l/${created.json.id}`, { csrf: page.csrf! })).location);
+      expect(await getIntent(id)).toMatchObject({ mode: 'live', merchantId: m.merchantId, amountMinor: 1500_00, status: 'Pending' });
+      const lookup = await call(gw.baseUrl, 'GET', `/Gateway/v1/Transactions?paymentLinkId=${created.json.id}`, { key: m.live.apiKey });
+      expect(lookup.json.items.map((t: { paymentIntentId: string }) => t.paymentIntentId)).toEqual([id]);
+    });
+  });
+
+  describe("a link's payments", () => {
+    it('the API and the SDK list them page by page (Transactions?paymentLinkId=); other links, filters, cursors refused', async () => {
+      const m = await newMerchant();
+      const link = await newLink(m, { minAmount: 100, maxAmount: 900 });
+      const other = await newLink(m, { amount: 500 });
+      const made: string[] = [];
+      for (const amount of ['101', '102', '103']) made.unshift(sessionOf((await continueToPay(link.id, { amount })).location));
+      const elsewhere = sessionOf((await continueToPay(other.id)).location);
+      await payByCard(made[0]!);
+
+      const first = await get(m, `/Transactions?paymentLinkId=${link.id}&limit=2`);
+      expect(first.status, first.text).toBe(200);
+      expect(first.json.items.map((t: { paymentIntentId: string }) => t.paymentIntentId)).toEqual(made.slice(0, 2));
+      expect(first.json.items[0]).toMatchObject({ status: 'Completed', amount: 103 });
+      expect(first.json.hasMore).toBe(true);
+      const next = await get(m, `/Transactions?paymentLinkId=${link.id}&limit=2&startingAfter=${made[1]}`);
+      expect(next.json).toMatchObject({ items: [{ paymentIntentId: made[2], amount: 101, status: 'Pending' }], hasMore: false });
+
+      const sdk = new Gateway({ apiKey: m.test.apiKey, secretKey: m.test.secretKey, baseUrl: gw.baseUrl });
+      const ids: string[] = [];
+      for await (const t of sdk.transactions.all({ paymentLinkId: link.id, limit: 1 })) ids.push(t.paymentIntentId);
+      expect(ids).toEqual(made);
+
+      // A payment of another link is no cursor here; other filters do not combine; another merchant's link is not found.
+      const wrongCursor = await get(m, `/Transactions?paymentLinkId=${link.id}&startingAfter=${elsewhere}`);
+      expect(wrongCursor.status).toBe(400);
+      expect(wrongCursor.json.errors).toHaveProperty(['query.startingAfter']);
+      const combined = await get(m, `/Transactions?paymentLinkId=${link.id}&status=Completed`);
+      expect(combined.status).toBe(400);
+      expect(combined.json.errors).toHaveProperty(['query.status']);
+      expect((await get(m, '/Transactions?paymentLinkId=pl_nothex')).status).toBe(400);
+      expect((await get(await newMerchant(), `/Transactions?paymentLinkId=${link.id}`)).status).toBe(404);
     });
   });
 
@@ -301,6 +402,10 @@ describe('payment links', () => {
       const bytes = Buffer.from(await png.arrayBuffer());
       expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a'); // the PNG signature
       expect(bytes.readUInt32BE(16)).toBe(512); // IHDR width
+      // Both images are the QR code of the link's short URL (error correction M, a 2-module margin).
+      const options = { errorCorrectionLevel: 'M', margin: 2 } as const;
+      expect(bytes.equals(await QRCode.toBuffer(link.url, { ...options, type: 'png', width: 512 }))).toBe(true);
+      expect(markup).toBe(await QRCode.toString(link.url, { ...options, type: 'svg' }));
       expect((await fetch(`${gw.baseUrl}/l/${link.id}/qr?format=gif`)).status).toBe(400);
       expect((await fetch(`${gw.baseUrl}/l/pl_${'0'.repeat(24)}/qr`)).status).toBe(404);
       expect((await fetch(`${gw.baseUrl}/l/nonsense/qr?format=png`)).status).toBe(404);

@@ -141,7 +141,7 @@ describe('docs/openapi.json', () => {
 
   it('documents query parameters from the handler schemas', () => {
     const names = operationOf('listTransactions').parameters.map((p: Json) => p.name);
-    expect(names).toEqual(['status', 'intentType', 'from', 'to', 'orderRef', 'limit', 'startingAfter']);
+    expect(names).toEqual(['status', 'intentType', 'from', 'to', 'orderRef', 'paymentLinkId', 'limit', 'startingAfter']);
     const limit = operationOf('listTransactions').parameters.find((p: Json) => p.name === 'limit');
     expect(limit.description).toBe('A whole number from 1 to 100.');
     expect(operationOf('listRefunds').parameters.find((p: Json) => p.name === 'trxnRef').required).toBe(true);

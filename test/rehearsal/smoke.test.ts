@@ -401,7 +401,11 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
       body: new URLSearchParams({ csrf: csrf! }).toString(),
     });
     expect(paying.status, await paying.text()).toBe(303);
-    expect(new URL(paying.headers.get('location')!, url).pathname).toContain('/pay/');
+    const session = new URL(paying.headers.get('location')!, url).pathname;
+    expect(session).toContain('/pay/');
+    // The link's payments through the transactions list (its Query on the table and BatchGetItem).
+    const payments = (await gateway.transactions.list({ paymentLinkId: link.id })) as { items: { paymentIntentId: string }[] };
+    expect(payments.items.map((t) => t.paymentIntentId)).toEqual([session.split('/').pop()]);
     const qr = await fetch(`${url.origin}${url.pathname}/qr?format=svg`);
     expect(qr.status).toBe(200);
     expect(await qr.text()).toContain('<svg');
