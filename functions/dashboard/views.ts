@@ -389,7 +389,7 @@ class="secondary" aria-label="Remove ${u.email}">Remove</button></form></div>`
 <th scope="col">Outcome</th></tr></thead>
 <tbody>${t.audit.items.map(
       (a) => html`<tr><td>${when(a.at)}</td><td>${a.actorEmail}</td><td>${a.action}</td><td>${a.target ?? ''}</td>\
-<td>${a.mode ?? ''}</td><td>${a.ip ?? ''}</td><td>${a.outcome}${a.detail ? `: ${a.detail}` : ''}</td></tr>`,
+<td class="word">${a.mode ?? ''}</td><td class="word">${a.ip ?? ''}</td><td>${a.outcome}${a.detail ? `: ${a.detail}` : ''}</td></tr>`,
     )}</tbody></table></div>
 ${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t.audit.next)}" rel="next">Older entries</a></p>` : ''}
 ${exportLink('audit', 'the whole audit log')}`,
@@ -451,7 +451,7 @@ ${
 <th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
 <tbody>${keys.map(
       (k) =>
-        html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td>${k.status}</td><td>${when(k.createdAt)}</td>\
+        html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td class="word">${k.status}</td><td>${when(k.createdAt)}</td>\
 <td class="last-used">${k.lastUsedAt ? when(k.lastUsedAt) : 'never'}</td><td>${when(k.expiresAt)}</td><td>${
           k.status === 'active' || k.status === 'expiring'
             ? html`<form method="post" \
