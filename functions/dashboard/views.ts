@@ -389,7 +389,7 @@ class="secondary" aria-label="Remove ${u.email}">Remove</button></form></div>`
 <th scope="col">Outcome</th></tr></thead>
 <tbody>${t.audit.items.map(
       (a) => html`<tr><td>${when(a.at)}</td><td>${a.actorEmail}</td><td>${a.action}</td><td>${a.target ?? ''}</td>\
-<td>${a.mode ?? ''}</td><td>${a.ip ?? ''}</td><td>${a.outcome}${a.detail ? `: ${a.detail}` : ''}</td></tr>`,
+<td class="word">${a.mode ?? ''}</td><td class="word">${a.ip ?? ''}</td><td>${a.outcome}${a.detail ? `: ${a.detail}` : ''}</td></tr>`,
     )}</tbody></table></div>
 ${t.audit.next ? html`<p><a href="${path('/team')}?before=${encodeURIComponent(t.audit.next)}" rel="next">Older entries</a></p>` : ''}
 ${exportLink('audit', 'the whole audit log')}`,
@@ -451,7 +451,7 @@ ${
 <th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
 <tbody>${keys.map(
       (k) =>
-        html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td>${k.status}</td><td>${when(k.createdAt)}</td>\
+        html`<tr><td>${k.keyId}</td><td>${k.scopes.join(', ')}</td><td class="word">${k.status}</td><td>${when(k.createdAt)}</td>\
 <td class="last-used">${k.lastUsedAt ? when(k.lastUsedAt) : 'never'}</td><td>${when(k.expiresAt)}</td><td>${
           k.status === 'active' || k.status === 'expiring'
             ? html`<form method="post" \
@@ -644,6 +644,13 @@ const approvalsText = (a: Approvals | undefined) =>
       ].join('; ')
     : 'no approval yet';
 
+/**
+ * Under the setting both, once the merchant's approval is in, the merchant's approvers are told what
+ * it waits for instead of being offered Approve again (Reject stays: they may still refuse it).
+ */
+const approveOrWaiting = (a: Approvals | undefined, approve: HtmlT): HtmlT =>
+  a?.merchant ? html`<p class="muted waiting">The merchant's approval is in: it waits for the operator.</p>` : approve;
+
 /** What a payout's creator waits for, by the approval setting. */
 const waitsFor = (policy: Awaited<ReturnType<typeof payoutsPage>>['policy']) =>
   ({
@@ -680,9 +687,11 @@ ${p.policy === 'both' ? html`<td class="approvals">${approvalsText(p.approvals[t
   approver && p.makers[t.paymentIntentId] === frame.userId
     ? html`<td class="muted">You created this payout: it waits for ${waitsFor(p.policy)}.</td>`
     : approver
-      ? html`<td><div class="actions">\
-<form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" \
-aria-label="Approve payout ${shortId(t.paymentIntentId)}">Approve</button></form>
+      ? html`<td><div class="actions">${approveOrWaiting(
+          p.policy === 'both' ? p.approvals[t.paymentIntentId] : undefined,
+          html`<form method="post" action="${path(`/payouts/${t.paymentIntentId}/approve`)}">${hidden(frame.csrf)}<button type="submit" \
+aria-label="Approve payout ${shortId(t.paymentIntentId)}">Approve</button></form>`,
+        )}
 <form method="post" action="${path(`/payouts/${t.paymentIntentId}/reject`)}">${hidden(frame.csrf)}<label \
 for="reason-${t.paymentIntentId}">Reason (required)</label><input id="reason-${t.paymentIntentId}" name="reason" maxlength="255" \
 autocomplete="off" required>\
@@ -839,9 +848,11 @@ ${
 ${breakdownSection(v)}
 ${
   v.status === 0 && can(frame.role, 'settlements:approve') && v.policy !== 'operator' && v.maker?.email !== frame.email
-    ? html`<section class="card" aria-label="Decide"><h2>Approve or reject</h2><div class="actions">
-<form method="post" action="${path(`/settlements/${v.id}/approve`)}">${hidden(frame.csrf)}\
-<button type="submit">Approve settlement</button></form>
+    ? html`<section class="card" aria-label="Decide"><h2>Approve or reject</h2><div class="actions">${approveOrWaiting(
+        v.policy === 'both' ? v.approvals : undefined,
+        html`<form method="post" action="${path(`/settlements/${v.id}/approve`)}">${hidden(frame.csrf)}\
+<button type="submit">Approve settlement</button></form>`,
+      )}
 <form method="post" action="${path(`/settlements/${v.id}/reject`)}">${hidden(frame.csrf)}\
 <label for="settle-reason">Reason (required)</label>\
 <input id="settle-reason" name="reason" maxlength="255" autocomplete="off" required>\
@@ -952,9 +963,11 @@ function refundDecisionCell(frame: Frame, p: Awaited<ReturnType<typeof refundsPa
   if (p.makers[r.id] === frame.userId)
     return html`<td class="muted">You requested this refund: it waits for ${refundWaitsFor(p)}.${approvals}</td>`;
   if (!p.merchantDecides || !can(frame.role, 'refunds:approve')) return html`<td class="muted">Waits for ${p.policyText}.${approvals}</td>`;
-  return html`<td>${approvals}<div class="actions">\
-<form method="post" action="${path(`/refunds/${r.id}/approve`)}">${hidden(frame.csrf)}<button type="submit" \
-aria-label="Approve refund ${shortId(r.id)}">Approve</button></form>
+  return html`<td>${approvals}<div class="actions">${approveOrWaiting(
+    p.policy === 'both' ? p.approvals[r.id] : undefined,
+    html`<form method="post" action="${path(`/refunds/${r.id}/approve`)}">${hidden(frame.csrf)}<button type="submit" \
+aria-label="Approve refund ${shortId(r.id)}">Approve</button></form>`,
+  )}
 <form method="post" action="${path(`/refunds/${r.id}/reject`)}">${hidden(frame.csrf)}<label \
 for="reason-${r.id}">Reason (required)</label><input id="reason-${r.id}" name="reason" maxlength="255" autocomplete="off" required>\
 <button type="submit" class="secondary" aria-label="Reject refund ${shortId(r.id)}">Reject</button></form></div></td>`;

@@ -7,7 +7,8 @@ import { formatMoney } from '#shared/domain/money.ts';
  * The payment link's page (docs/payment-links.md, The customer's page): what is sold, the amount
  * or quantity where the link lets the customer choose, the details the merchant asks for, and one
  * button that continues to the hosted checkout. No script; labelled fields with autocomplete
- * tokens; one submit button. A link that takes no payment shows why, with no form (410).
+ * tokens; one submit button. A link that takes no payment shows why, with no form (410), and the
+ * way back to the merchant (the link's returnUrl) when it has one.
  */
 interface Ctx extends LinkPage {
   csrf: string;
@@ -66,7 +67,11 @@ export function linkPage(ctx: Ctx, status = 200): PageResult {
     return document(
       ctx,
       'Payment link unavailable',
-      html`<section class="card" role="alert"><h1>This payment link is not available</h1><p>${ctx.unavailable}</p></section>${summary}`,
+      html`<section class="card" role="alert"><h1>This payment link is not available</h1><p>${ctx.unavailable}</p></section>${summary}${
+        link.returnUrl
+          ? html`<a class="button-link" href="${link.returnUrl}">Return to ${ctx.merchantName}</a>`
+          : html`<p class="muted" id="close-page">You can close this page now and go back to ${ctx.merchantName}.</p>`
+      }`,
       410,
     );
   }

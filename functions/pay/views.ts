@@ -343,13 +343,35 @@ do nothing, it ends by itself and no money is taken.</p>
  * stays as it is (it can be paid if the merchant is reactivated before it expires).
  */
 export function notAcceptingPage(ctx: PageContext): PageResult {
-  const back = customerRedirectUrl(ctx.intent);
   return page(
     ctx,
     'Not accepting payments',
     html`<section class="card" role="alert"><h1>Not accepting payments</h1><p>${notAcceptingPaymentsMessage}</p></section>\
-${summary(ctx.intent)}${back ? html`<a class="button-link" href="${back}">Return to ${ctx.merchantName}</a>` : ''}`,
+${summary(ctx.intent)}${wayBack(ctx).link}`,
   );
+}
+
+/**
+ * The way back to the merchant from a page the payment cannot continue on (docs/merchant-guide.md,
+ * Hosted checkout: Coming back): the session's return URL (returnUrl, else callbackUrl) with the
+ * outcome in its query; for a payment link's session without one, the link's own page (relative:
+ * `../l/{linkId}` from `/pay/{id}`), where the customer can pay again; without either, the gateway
+ * knows no page of the merchant's, and the page says the customer may close it.
+ */
+function wayBack(ctx: PageContext): { link: Html; retry: string } {
+  const back = customerRedirectUrl(ctx.intent);
+  if (back)
+    return { link: html`<a class="button-link" href="${back}">Return to ${ctx.merchantName}</a>`, retry: `return to ${ctx.merchantName}` };
+  const linkId = checkoutDetails(ctx.intent).paymentLinkId;
+  if (linkId)
+    return {
+      link: html`<a class="button-link" href="../l/${encodeURIComponent(linkId)}">Back to the payment page</a>`,
+      retry: `go back to the payment page`,
+    };
+  return {
+    link: html`<p class="muted" id="close-page">You can close this page now and go back to ${ctx.merchantName}.</p>`,
+    retry: `return to ${ctx.merchantName}`,
+  };
 }
 
 /** On the failed page: how many attempts were made, when more than one. */
@@ -362,8 +384,7 @@ function triedTimes(intent: PaymentIntent): Html {
 export function resultPage(ctx: PageContext): PageResult {
   const { intent } = ctx;
   const d = checkoutDetails(intent);
-  const back = customerRedirectUrl(intent);
-  const returnLink = back ? html`<a class="button-link" href="${back}">Return to ${ctx.merchantName}</a>` : html``;
+  const { link: returnLink, retry } = wayBack(ctx);
   const paidWith = d.card
     ? html`<p class="muted">${d.card.brand.toUpperCase()} ending ${d.card.last4}</p>`
     : d.walletNumberLast4
@@ -385,7 +406,7 @@ export function resultPage(ctx: PageContext): PageResult {
         'Payment failed',
         html`<section class="card" role="alert">\
 <h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}${triedTimes(intent)}<p>No money was \
-taken. To try again, return to ${ctx.merchantName} and start a new payment.</p></section>${summary(intent)}${returnLink}`,
+taken. To try again, ${retry} and start a new payment.</p></section>${summary(intent)}${returnLink}`,
       );
     case 'Cancelled':
       return page(
@@ -400,7 +421,7 @@ taken. To try again, return to ${ctx.merchantName} and start a new payment.</p><
         'Session expired',
         html`<section class="card" role="alert"><h1>This payment session has expired</h1>\
 <p>Payment sessions last 30 minutes. No money was taken.</p>\
-<p>Return to ${ctx.merchantName} and start the payment again to get a new link.</p></section>${summary(intent)}${returnLink}`,
+<p>To pay, ${retry} and start the payment again.</p></section>${summary(intent)}${returnLink}`,
         { status: 410 },
       );
   }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, screenshot } from '../support/browser.ts';
-import { screenshots, seriousViolations } from '../support/dashboard.ts';
+import { checkWidths } from '../support/dashboard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { processDue } from '#shared/services/due.ts';
@@ -103,17 +103,6 @@ describe('hosted checkout in Chromium', () => {
     await page.context().close();
   });
 
-  /** axe-core finds nothing serious or critical, and nothing is wider than the screen, at 375 and at 1280 px. */
-  const checkWidths = async (page: Page, name: string) => {
-    for (const width of [375, 1280]) {
-      await page.setViewportSize({ width, height: 800 });
-      expect(await seriousViolations(page), `${name} at ${width} px`).toEqual([]);
-      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${name} at ${width} px`).toBeLessThanOrEqual(width);
-    }
-    await screenshots(page, name);
-    await page.setViewportSize({ width: 375, height: 800 });
-  };
-
   it('a declined card leaves the page payable (the retry page at 375 and 1280 px, axe); another card then pays', async () => {
     const m = await newMerchant({ name: 'Acme Books' });
     const { id, url } = await start(m);
@@ -156,6 +145,8 @@ describe('hosted checkout in Chromium', () => {
     await page.getByRole('heading', { name: 'Payment failed' }).waitFor();
     expect(await page.getByText('3 attempts were made.').count()).toBe(1);
     expect(await page.getByLabel('Card number').count()).toBe(0);
+    // No returnUrl nor callbackUrl: the gateway knows no page of the merchant's, and the page says it can be closed.
+    expect(await page.locator('#close-page').textContent()).toMatch(/^You can close this page now and go back to .+\.$/);
     await checkWidths(page, 'checkout-failed');
     expect(await lookup(m, id)).toMatchObject({ status: 'Failed', reason: 'card_declined' });
     expect((await listEvents(id)).map((e) => e.event.data.CurrentStatus)).toEqual(['Failed']);
@@ -201,9 +192,9 @@ describe('hosted checkout in Chromium', () => {
     await page.context().close();
   });
 
-  it('shows a clear page for an expired session', async () => {
-    const m = await newMerchant();
-    const { id, url, expiresAt } = await start(m);
+  it('shows a clear page for an expired session, with the way back to the returnUrl', async () => {
+    const m = await newMerchant({ name: 'Local Shop' });
+    const { id, url, expiresAt } = await start(m, { returnUrl: `${receiverUrl}/back?cart=7` });
     await sweep(m, new Date(Date.parse(expiresAt) + 1_000));
     const page = await phone();
     const response = await page.goto(url);
@@ -211,6 +202,17 @@ describe('hosted checkout in Chromium', () => {
     await page.getByRole('heading', { name: 'This payment session has expired' }).waitFor();
     expect(await page.getByLabel('Card number').count()).toBe(0);
     expect((await lookup(m, id)).status).toBe('Expired');
+    await checkWidths(page, 'checkout-expired');
+    await page.getByRole('link', { name: 'Return to Local Shop' }).click();
+    await page.getByRole('heading', { name: 'Back at the shop' }).waitFor();
+    const landed = new URL(page.url());
+    expect(landed.pathname).toBe('/back');
+    expect(Object.fromEntries(landed.searchParams)).toEqual({
+      cart: '7',
+      paymentIntentId: id,
+      orderRef: expect.any(String),
+      status: 'Expired',
+    });
     await page.context().close();
   });
 });

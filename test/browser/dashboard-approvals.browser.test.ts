@@ -75,6 +75,10 @@ describe('merchant dashboard in Chromium: refunds, approvals, maker-checker, pay
     await approver.getByRole('button', { name: 'Approve payout' }).click();
     await approver.getByText(/is recorded\. It waits for the operator/).waitFor();
     expect(await approver.locator('td.approvals').first().textContent()).toMatch(/approved by approver-.*; waiting for the operator/);
+    // The merchant's side has approved: no Approve again, what it waits for instead; Reject stays.
+    expect(await approver.getByRole('button', { name: /^Approve payout / }).count()).toBe(0);
+    expect(await approver.getByText("The merchant's approval is in: it waits for the operator.").count()).toBe(1);
+    expect(await approver.getByRole('button', { name: /^Reject payout / }).count()).toBe(1);
     await checkPage(approver, '23-payouts-both');
     const pendingPayout = await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions?intentType=withdrawal', { key: m.test.apiKey });
     expect(pendingPayout.json.items[0].status).toBe('Pending');

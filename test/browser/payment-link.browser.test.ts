@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { launchChromium } from '../support/browser.ts';
-import { screenshots, seriousViolations } from '../support/dashboard.ts';
+import { checkWidths, screenshots, seriousViolations } from '../support/dashboard.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';
 
 /**
@@ -76,14 +76,50 @@ describe('payment link in Chromium', () => {
     const link = await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${linkId}`, { key: m.test.apiKey });
     expect(link.json).toMatchObject({ paymentCount: 1, totalAmount: 3000, remainingUses: 0, status: 'used_up' });
 
-    // The used-up link: a clear page, no form.
-    const response = await page.goto(`${gw.baseUrl}/l/${linkId}`);
-    expect(response?.status()).toBe(410);
+    // The link has no returnUrl: the final page leads back to the link's page, here used up (a clear page, no form).
+    await checkWidths(page, 'payment-link-paid');
+    await page.getByRole('link', { name: 'Back to the payment page' }).click();
+    await page.waitForURL(`${gw.baseUrl}/l/${linkId}`);
     expect(await page.getByRole('heading', { name: 'This payment link is not available' }).count()).toBe(1);
     expect(await page.locator('form').count()).toBe(0);
+    expect(await page.locator('#close-page').textContent()).toBe('You can close this page now and go back to Acme Shirts.');
+    expect((await page.goto(`${gw.baseUrl}/l/${linkId}`))?.status()).toBe(410);
     for (const width of [375, 1280]) {
       await page.setViewportSize({ width, height: 800 });
       expect(await seriousViolations(page), `unavailable page at ${width} px`).toEqual([]);
     }
+  });
+
+  it('every final page of a link session leads back: the returnUrl, or the link page; an unavailable link to its returnUrl', async () => {
+    const m = await newMerchant({ name: 'Acme Shirts' });
+    const create = async (body: Record<string, unknown>) => {
+      const r = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', { key: m.test.apiKey, secret: m.test.secretKey, body });
+      expect(r.status, r.text).toBe(201);
+      return r.json.id as string;
+    };
+    const plain = await create({ amount: 1500, description: 'Blue shirt' });
+    const page = await (await browser.newContext({ viewport: { width: 375, height: 800 } })).newPage();
+    // Cancelled on the checkout of a link without returnUrl: back to the link's page, which takes another payment.
+    await page.goto(`${gw.baseUrl}/l/${plain}`);
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByRole('button', { name: 'Cancel payment' }).click();
+    await page.getByRole('heading', { name: 'Payment cancelled' }).waitFor();
+    await checkWidths(page, 'payment-link-cancelled');
+    await page.getByRole('link', { name: 'Back to the payment page' }).click();
+    await page.waitForURL(`${gw.baseUrl}/l/${plain}`);
+    expect(await page.getByRole('button', { name: 'Continue to payment' }).count()).toBe(1);
+
+    // A deactivated link with a returnUrl: its page says why and leads back to the merchant.
+    const returnUrl = 'https://merchant.example.com/shop?from=link';
+    const withReturn = await create({ amount: 1500, description: 'Red shirt', returnUrl });
+    const off = await call(gw.baseUrl, 'POST', `/Gateway/v1/PaymentLinks/${withReturn}/deactivate`, {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: {},
+    });
+    expect(off.status, off.text).toBe(200);
+    expect((await page.goto(`${gw.baseUrl}/l/${withReturn}`))?.status()).toBe(410);
+    expect(await page.getByRole('link', { name: 'Return to Acme Shirts' }).getAttribute('href')).toBe(returnUrl);
+    await checkWidths(page, 'payment-link-unavailable');
   });
 });

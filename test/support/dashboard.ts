@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { payByCard } from '#shared/services/checkout.ts';
 import { screenshot, screenshotsDir } from './browser.ts';
 import { checkoutBody, createCheckout } from './checkout.ts';
@@ -68,4 +69,18 @@ export async function screenshots(page: Page, name: string): Promise<void> {
     await screenshot(page, `${name}-${width}`, { fullPage: true });
   }
   await page.setViewportSize(original);
+}
+
+/**
+ * A customer's page (hosted checkout, payment link) at 375 and at 1280 px: axe-core finds nothing
+ * serious or critical and nothing is wider than the screen; screenshots as above. Leaves it at 375 px.
+ */
+export async function checkWidths(page: Page, name: string): Promise<void> {
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    expect(await seriousViolations(page), `${name} at ${width} px`).toEqual([]);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth'), `${name} at ${width} px`).toBeLessThanOrEqual(width);
+  }
+  await screenshots(page, name);
+  await page.setViewportSize({ width: 375, height: 800 });
 }
