@@ -44,6 +44,7 @@ export const isolatedFiles = [
     'live-cards',
     'live-providers',
     'observability',
+    'payment-links',
     'refunds',
     'resend-limits',
     'settlement-breakdown',
