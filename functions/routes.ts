@@ -94,6 +94,7 @@ const definitions = [
   ...Object.values(dashboard.payoutsRoutes),
   ...Object.values(dashboard.settlementsRoutes),
   ...Object.values(dashboard.balanceRoutes),
+  ...Object.values(dashboard.exportsRoutes),
   dashboard.dashboardStatementPdf,
   ...Object.values(dashboard.developersRoutes),
   ...Object.values(dashboard.teamRoutes),
