@@ -28,8 +28,13 @@ const standIn = {
   },
 };
 
-/** Installs the stand-in where the Lambda runtime did not define `awslambda` (call before middy streamifies). */
+/**
+ * Installs the stand-in where the Lambda runtime did not define the calls (call before middy streamifies).
+ * Other libraries may have made `awslambda` already (the AWS SDK's invoke store puts its own member there).
+ */
 export function ensureStreamingRuntime(): void {
-  const global = globalThis as { awslambda?: unknown };
-  global.awslambda ??= standIn;
+  const global = globalThis as { awslambda?: Partial<typeof standIn> };
+  global.awslambda ??= {};
+  global.awslambda.streamifyResponse ??= standIn.streamifyResponse;
+  global.awslambda.HttpResponseStream ??= standIn.HttpResponseStream;
 }
