@@ -25,6 +25,7 @@ import * as dashboard from './dashboard/routes.ts';
 
 export { allScopes, keyHasScope, type Scope } from '#shared/domain/scopes.ts';
 export {
+  streamingTimeoutSeconds,
   supportedVersions,
   type HttpMethod,
   type LambdaGroupId,
