@@ -264,9 +264,7 @@ export function addRouteFunctions(
     // A streaming row: API Gateway invokes with InvokeWithResponseStream and sends the body on as it comes (15 minutes at most).
     const integration = new LambdaIntegration(fn, {
       allowTestInvoke: false,
-      ...(route.streaming
-        ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(streamingTimeoutSeconds) }
-        : {}),
+      ...(route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(streamingTimeoutSeconds) } : {}),
     });
     for (const path of resourcePaths(route)) api.root.resourceForPath(path).addMethod(route.method, integration);
     functions.set(route.id, fn);

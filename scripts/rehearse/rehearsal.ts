@@ -320,7 +320,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         fn: functionFor(stack, integration.Uri),
         integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
         // The STREAM transfer mode invokes the function with InvokeWithResponseStream (its own URI).
-        streaming: integration.ResponseTransferMode === 'STREAM' && JSON.stringify(integration.Uri).includes('/response-streaming-invocations'),
+        streaming:
+          integration.ResponseTransferMode === 'STREAM' && JSON.stringify(integration.Uri).includes('/response-streaming-invocations'),
       };
     });
     const compiled = routes.map((r) => compile(r.route));

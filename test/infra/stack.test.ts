@@ -71,7 +71,12 @@ describe('PaymentGatewayStack', () => {
       expect(new Set(rows.map((r) => r.streaming === true)).size, group.id).toBe(1);
     }
     // The CSV exports stream (issue 28 §3), from a Lambda of their own.
-    expect(routeList.filter((r) => r.streaming).map((r) => r.id).sort()).toEqual(['dashboardListExport', 'dashboardPaymentsExport']);
+    expect(
+      routeList
+        .filter((r) => r.streaming)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['dashboardListExport', 'dashboardPaymentsExport']);
     for (const job of jobList) expect(stack.functions.has(job.id), job.id).toBe(true);
   });
 

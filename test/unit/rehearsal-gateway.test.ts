@@ -159,7 +159,7 @@ describe('rehearsal: API Gateway in front of a function', () => {
     expect(answer('INTEGRATION_TIMEOUT', 504)).toMatchObject({ statusCode: 504 });
   });
 
-  it('a STREAM integration: the metadata becomes the status and headers, the writes the body as they come; failures as API Gateway', async () => {
+  it('a STREAM integration: metadata becomes status and headers, writes the body as they come; failures as API Gateway', async () => {
     const fn = new LambdaFunction(
       { id: 'Stream', assetDir, handler: 'stream.handler', environment: { AWS_REGION: 'us-east-1' }, timeoutSeconds: 5, memoryMb: 128 },
       () => undefined,
