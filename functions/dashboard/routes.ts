@@ -59,7 +59,7 @@ const refundsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProvi
 const linksPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
 const payoutsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
 const settlementsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
-const balancePermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
+const balancePermissions = { ...signedIn, secrets: ['publicPathsKey'] } as const;
 const exportsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
 const developersPermissions = {
   ...signedIn,
