@@ -217,6 +217,8 @@ export function dashboardHandler(
   options: DashboardOptions = {},
   base: { streamifyResponse?: true } = {},
 ): DashboardHandler {
+  // A streaming row's Lambda is invoked with a response stream (route.ts `streaming`): its handler must be streamified.
+  if (!route.streaming !== !base.streamifyResponse) throw new Error(`${route.id}: a streaming row needs dashboardStreamHandler`);
   const handler = httpBase<DashboardResult>(route, base)
     .use(renderMiddleware())
     .use(formMiddleware())
