@@ -322,6 +322,11 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     const completed = (await (await admin.get('/dashboard/exports/payments?status=Completed')).text()).split('\r\n').filter(Boolean);
     expect(completed.length).toBeGreaterThan(1);
     expect(completed.slice(1).every((line) => line.split(',')[2] === 'Completed')).toBe(true);
+    // A search by the merchant's own reference (the lookup's batch read), and the team's audit log (the table's own query).
+    const found = (await (await admin.get(`/dashboard/exports/payments?q=${orderRef}`)).text()).split('\r\n').filter(Boolean);
+    expect(found.slice(1).map((line) => line.split(',')[0])).toContain(paymentIntentId);
+    const audit = (await (await admin.get('/dashboard/exports/audit')).text()).split('\r\n').filter(Boolean);
+    expect(audit.slice(1).some((line) => line.includes('payments.export'))).toBe(true);
   });
 
   it('refused sign-ins: a wrong password is counted against the address, an unknown address answers the same', async () => {
