@@ -31,13 +31,16 @@ export const incompleteMarker = '# INCOMPLETE EXPORT';
 const rowDate = (row: Record<string, unknown> | undefined) =>
   [row?.createdAt, row?.requestedAt, row?.at].find((v) => typeof v === 'string') as string | undefined;
 
-/** The last line of an export that stopped early: how many rows it holds, down to which date, and how to get the rest. */
+/**
+ * The last line of an export that stopped early: how many rows it holds, down to which date, and how to
+ * get the rest. One cell with no comma or quote, so the line starts with the marker itself.
+ */
 function incompleteLine(rows: number, last: Record<string, unknown> | undefined, why: string): string {
   const reached = rowDate(last);
   const day = reached?.slice(0, 10);
   const text =
-    `${incompleteMarker}: ${why} after ${rows.toLocaleString('en-US')} rows` +
-    `${reached ? ` (newest first, down to ${reached})` : ''}; the rows above are correct but the list goes on. ` +
+    `${incompleteMarker}: ${why} after ${rows} rows` +
+    `${reached ? ` (newest first: down to ${reached})` : ''}; the rows above are correct but the list goes on. ` +
     (day ? `Export again with To ${day} for the older rows.` : 'Narrow the filters and export again.');
   return stringify([[text]], options);
 }

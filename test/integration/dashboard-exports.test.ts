@@ -82,13 +82,15 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
     // to the platform's limits, and a file that must stop there ends with a line that says so and where.
     const signed = (await authenticate(u.cookie.split('=')[1], null))!;
     const cut = await exportList(signed, 'payments', {}, '', Date.now() + 60_000, { maxBytes: 5_000, marginMs: 0 });
-    const cutRows = parseCsv(await streamText(cut.stream));
+    const cutText = await streamText(cut.stream);
+    expect(cutText.split('\r\n').at(-2)!.startsWith(incompleteMarker)).toBe(true); // the raw last line, not only its cell
+    const cutRows = parseCsv(cutText);
     expect(cutRows).toHaveLength(1 + 100 + 1); // the header, the first page, the incomplete line
     expect(cutRows.slice(1, 101)).toEqual(rows.slice(1, 101));
     const last = cutRows.at(-1)![0]!;
     const reached = new RegExp(
       `^${incompleteMarker}: this export reached the size one download carries after 100 rows ` +
-        '\\(newest first, down to (\\S+)\\); the rows above are correct but the list goes on\\. Export again with To (\\S+) for',
+        '\\(newest first: down to (\\S+)\\); the rows above are correct but the list goes on\\. Export again with To (\\S+) for',
     ).exec(last);
     expect(reached, last).not.toBeNull();
     expect(reached![1]).toBe(rows[100]![rows[0]!.indexOf('createdAt')]); // the 100th newest payment

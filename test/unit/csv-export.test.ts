@@ -28,8 +28,9 @@ describe('csvStream', () => {
     const csv = await text(csvStream({ columns, row, pages: pages() }, Date.now() + 60_000, exportLimits));
     const lines = csv.split('\r\n').filter(Boolean);
     expect(lines).toHaveLength(4);
+    // The line starts with the marker itself (one cell, nothing to quote), so a reader needs no CSV parser to see it.
     expect(lines.at(-1)).toBe(
-      `${incompleteMarker}: this export failed after 2 rows (newest first, down to ${row(2).createdAt}); the rows above are ` +
+      `${incompleteMarker}: this export failed after 2 rows (newest first: down to ${row(2).createdAt}); the rows above are ` +
         'correct but the list goes on. Export again with To 2026-10-18 for the older rows.',
     );
   });
