@@ -36,7 +36,6 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   dashboardLinks: 310_900,
   dashboardPayouts: 336_600,
   dashboardSettlements: 326_400,
-  dashboardBalance: 318_200,
   dashboardDevelopers: 335_600,
   // Issue 27's daily-volume aggregate, issue 29's payout codes and issue 28's settlement cut-off that
   // every journal posting checks (with the automatic settlement's hold that moves it); issue 28: the large

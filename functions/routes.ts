@@ -25,6 +25,7 @@ import * as dashboard from './dashboard/routes.ts';
 
 export { allScopes, keyHasScope, type Scope } from '#shared/domain/scopes.ts';
 export {
+  streamingTimeoutSeconds,
   supportedVersions,
   type HttpMethod,
   type LambdaGroupId,
@@ -94,6 +95,7 @@ const definitions = [
   ...Object.values(dashboard.payoutsRoutes),
   ...Object.values(dashboard.settlementsRoutes),
   ...Object.values(dashboard.balanceRoutes),
+  ...Object.values(dashboard.exportsRoutes),
   dashboard.dashboardStatementPdf,
   ...Object.values(dashboard.developersRoutes),
   ...Object.values(dashboard.teamRoutes),

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { CfnParameter, type Duration, NestedStack, Validations } from 'aws-cdk-lib';
-import { type IRestApi, LambdaIntegration, RestApi, Stage } from 'aws-cdk-lib/aws-apigateway';
+import { CfnParameter, Duration, NestedStack, Validations } from 'aws-cdk-lib';
+import { type IRestApi, LambdaIntegration, ResponseTransferMode, RestApi, Stage } from 'aws-cdk-lib/aws-apigateway';
 import { ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -8,7 +8,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct, IConstruct } from 'constructs';
-import { lambdaGroups, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
+import { lambdaGroups, streamingTimeoutSeconds, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
 import { type PartitionFamily, partitionPrefixes } from '#shared/store/keys.ts';
 import { repoRoot } from '#infra/bundling.ts';
 import { GatewayFunction } from '#infra/gateway-function.ts';
@@ -228,6 +228,8 @@ export function addRouteFunctions(
         secrets: secretsFor(route.permissions.secrets, shared.secrets),
         environment: shared.environment,
         ...(route.assets ? { assets: route.assets } : {}),
+        // A streamed response (route.ts `streaming`) may run as long as API Gateway streams one; the handler ends it before.
+        ...(route.streaming ? { timeout: Duration.seconds(streamingTimeoutSeconds) } : {}),
       });
       // Least privilege per route (docs/security-and-limits.md): item reads, queries and conditional
       // puts/updates only; unauthenticated code (hosted pages, provider callbacks) also confined to
@@ -259,7 +261,11 @@ export function addRouteFunctions(
       if (group) groupFunctions.set(group.id, fn);
     }
 
-    const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
+    // A streaming row: API Gateway invokes with InvokeWithResponseStream and sends the body on as it comes (15 minutes at most).
+    const integration = new LambdaIntegration(fn, {
+      allowTestInvoke: false,
+      ...(route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(streamingTimeoutSeconds) } : {}),
+    });
     for (const path of resourcePaths(route)) api.root.resourceForPath(path).addMethod(route.method, integration);
     functions.set(route.id, fn);
   }

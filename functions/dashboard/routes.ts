@@ -59,7 +59,8 @@ const refundsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProvi
 const linksPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
 const payoutsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
 const settlementsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
-const balancePermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
+const balancePermissions = { ...signedIn, secrets: ['publicPathsKey'] } as const;
+const exportsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
 const developersPermissions = {
   ...signedIn,
   secrets: ['masterKey', 'publicPathsKey', 'totpKey'],
@@ -114,9 +115,15 @@ export const dashboardLambdas = {
   },
   dashboardBalance: {
     id: 'dashboardBalance',
-    summary: 'Merchant dashboard: the Balance page, monthly statements (page and CSV) and the CSV exports of the lists.',
+    summary: 'Merchant dashboard: the Balance page and the monthly statements (page and CSV).',
     live: [],
     permissions: balancePermissions,
+  },
+  dashboardExports: {
+    id: 'dashboardExports',
+    summary: 'Merchant dashboard: the CSV exports of the lists (every matching row, streamed).',
+    live: [],
+    permissions: exportsPermissions,
   },
   dashboardDevelopers: {
     id: 'dashboardDevelopers',
@@ -144,6 +151,7 @@ function lambdaRows<const L extends LambdaGroupId, const R extends Record<string
   lambda: L,
   permissions: RouteDefinition['permissions'],
   rows: R,
+  streaming = false,
 ): { readonly [Id in keyof R & string]: DashboardRoute<Id, L> } {
   const out: Record<string, RouteDefinition> = {};
   for (const [id, [method, path, module, access]] of Object.entries(rows)) {
@@ -157,6 +165,7 @@ function lambdaRows<const L extends LambdaGroupId, const R extends Record<string
       lambda,
       signature: false,
       permissions,
+      ...(streaming ? { streaming: true as const } : {}),
     };
   }
   return out as { readonly [Id in keyof R & string]: DashboardRoute<Id, L> };
@@ -215,11 +224,22 @@ export const balanceRoutes = /* @__PURE__ */ lambdaRows('dashboardBalance', bala
   dashboardBalance: ['GET', '/balance', 'balance', 'balances:read'],
   dashboardStatements: ['GET', '/statements', 'statements', 'balances:read'],
   dashboardStatementCsv: ['GET', '/statements/{period}/csv', 'statement-csv', 'balances:read'],
-  // The CSV downloads share this Lambda (csv-stringify): the payments list's (the Payments page links it) and
-  // every row of a list (payments, payouts, refunds, settlements, audit) with the list's filters.
-  dashboardPaymentsExport: ['GET', '/payments/export', 'payments-export', 'payments:read'],
-  dashboardListExport: ['GET', '/exports/{list}', 'list-export', 'payments:read'],
 });
+
+/**
+ * The CSV exports stream (route.ts `streaming`: API Gateway's STREAM transfer mode, up to 15 minutes), so
+ * they are a Lambda of their own: the payments list's (the Payments page links it) and every row of a list
+ * (payments, payouts, refunds, settlements, audit) with the list's filters.
+ */
+export const exportsRoutes = /* @__PURE__ */ lambdaRows(
+  'dashboardExports',
+  exportsPermissions,
+  {
+    dashboardPaymentsExport: ['GET', '/payments/export', 'payments-export', 'payments:read'],
+    dashboardListExport: ['GET', '/exports/{list}', 'list-export', 'payments:read'],
+  },
+  true,
+);
 
 export const developersRoutes = /* @__PURE__ */ lambdaRows('dashboardDevelopers', developersPermissions, {
   dashboardDevelopers: ['GET', '/developers', 'developers', 'keys:manage'],

@@ -6,13 +6,38 @@ import { securityHeaders } from '#shared/http/middlewares.ts';
 import { problemFor, problems } from '#shared/http/problem.ts';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { defaultRateLimits, rateLimitSubject, windowCounter, type RateLimits } from '#shared/http/rate-limits.ts';
+import { streamingTimeoutSeconds } from '#shared/http/route.ts';
 import { loadHandler } from './modules.ts';
+import { isStreamingHandler, readPrelude, ResponseStreamSink, sendStreamed } from './response-stream.ts';
 
 /**
  * The local API Gateway: matches a request against the route table, turns it into the REST API
- * proxy event API Gateway would send, and calls the same handler module the route's Lambda runs.
+ * proxy event API Gateway would send, and calls the same handler module the route's Lambda runs; a
+ * streaming row's handler (route.ts `streaming`) as the STREAM transfer mode does (./response-stream.ts).
  */
 type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type StreamingHandler = (event: APIGatewayProxyEvent, responseStream: ResponseStreamSink, context: Context) => Promise<void>;
+
+/** A streamified handler's answer, sent on as it is written; until its metadata came, a failure is a 500. */
+async function serveStreamed(res: ServerResponse, handler: StreamingHandler, event: APIGatewayProxyEvent, context: Context) {
+  const sink = new ResponseStreamSink();
+  // The client went away: the handler's writes fail, as Lambda's do when API Gateway closes the stream.
+  res.on('close', () => {
+    if (!res.writableFinished) sink.destroy();
+  });
+  handler(event, sink, context).then(
+    () => (sink.writableEnded ? undefined : sink.end()),
+    (error: unknown) => sink.destroy(error as Error),
+  );
+  const { metadata, body } = await readPrelude(sink);
+  try {
+    await sendStreamed(res, metadata, body);
+  } catch (error) {
+    // After the status went out, a failure can only cut the body short (as API Gateway does).
+    console.error('local gateway: a streamed response failed', error);
+    res.destroy();
+  }
+}
 
 export interface CompiledRoute {
   route: Route;
@@ -152,7 +177,7 @@ export function toProxyEvent(
 }
 
 function lambdaContext(route: Route, requestId: string): Context {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + (route.streaming ? streamingTimeoutSeconds : 30) * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: route.id,
@@ -194,11 +219,14 @@ export function createLocalServer(routes: readonly Route[] = routeList, options:
       const body = await readBody(req);
       if (body === 'too-large') return send(res, gatewayProblem(413, 'too large'));
       const event = toProxyEvent(req, url, match.route, match.pathParameters, body);
-      const handler = await loadHandler<LambdaHandler>(match.route.handler);
-      send(res, await handler(event, lambdaContext(match.route, event.requestContext.requestId)));
+      const handler = await loadHandler<LambdaHandler | StreamingHandler>(match.route.handler);
+      const context = lambdaContext(match.route, event.requestContext.requestId);
+      if (isStreamingHandler(handler)) return await serveStreamed(res, handler as StreamingHandler, event, context);
+      send(res, await (handler as LambdaHandler)(event, context));
     } catch (error) {
       console.error('local gateway error', error);
-      send(res, gatewayProblem(500, 'internal'));
+      if (res.headersSent) res.destroy();
+      else send(res, gatewayProblem(500, 'internal'));
     }
   });
 }

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { readPrelude, sendStreamed } from '../local/response-stream.ts';
 import type { InvokeOutcome } from './runtime.ts';
 import { resourcesOf, type StackTemplate } from './template.ts';
 
@@ -44,7 +47,7 @@ export function gatewayResponses(stacks: StackTemplate[]): GatewayAnswer {
 /** A function as the API's methods invoke it (./runtime.ts LambdaFunction). */
 export interface Invocable {
   spec: { id: string };
-  invoke(event: unknown): Promise<InvokeOutcome>;
+  invoke(event: unknown, onChunk?: (chunk: Uint8Array) => void): Promise<InvokeOutcome>;
 }
 
 /**
@@ -80,4 +83,52 @@ export async function invokeBehindGateway(
     return answer('DEFAULT_5XX', 502);
   }
   return result;
+}
+
+/**
+ * A Lambda proxy integration in the STREAM transfer mode (an integration URI ending in
+ * `/response-streaming-invocations`): the function is invoked with its response stream, and once its
+ * metadata (status, headers) and the 8-byte delimiter came, they and every later write go to the
+ * client as they come (scripts/local/response-stream.ts). Before the metadata, as the buffered mode:
+ * past the integration's timeout a 504; the function failing, timing out or ending without metadata,
+ * a 502. After it, a failure can only cut the body short.
+ */
+export async function streamBehindGateway(
+  fn: Invocable,
+  event: unknown,
+  integrationTimeoutMs: number,
+  answer: GatewayAnswer,
+  res: ServerResponse,
+  log: (line: string) => void = console.error,
+): Promise<void> {
+  const send = (r: APIGatewayProxyResult) => res.writeHead(r.statusCode, (r.headers ?? {}) as Record<string, string>).end(r.body);
+  const body = new PassThrough();
+  const invocation = fn
+    .invoke(event, (chunk) => body.write(chunk))
+    .then((outcome) => {
+      if (outcome.kind === 'ok') body.end();
+      else body.destroy(new Error(outcome.kind === 'timeout' ? 'Task timed out' : outcome.errorMessage));
+      return outcome;
+    });
+  let timer: NodeJS.Timeout | undefined;
+  const integrationTimeout = new Promise<'integration-timeout'>((ok) => {
+    timer = setTimeout(() => ok('integration-timeout'), integrationTimeoutMs);
+  });
+  const started = await Promise.race([readPrelude(body).catch((error: Error) => error), integrationTimeout]);
+  clearTimeout(timer);
+  if (started === 'integration-timeout') {
+    log(`[rehearsal] ${fn.spec.id}: no response metadata within the integration timeout (${integrationTimeoutMs} ms)`);
+    return void send(answer('INTEGRATION_TIMEOUT', 504));
+  }
+  if (started instanceof Error) {
+    log(`[rehearsal] ${fn.spec.id}: streamed response failed before its metadata: ${started.message}`);
+    return void send(answer('DEFAULT_5XX', 502));
+  }
+  try {
+    await sendStreamed(res, started.metadata, started.body);
+  } catch (error) {
+    log(`[rehearsal] ${fn.spec.id}: streamed response cut short: ${(error as Error).message}`);
+    res.destroy();
+  }
+  await invocation;
 }

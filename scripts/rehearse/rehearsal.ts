@@ -14,7 +14,7 @@ import { sleep } from '../local/modules.ts';
 import { compile, matchRoute, toProxyEvent } from '../local/server.ts';
 import { streamLoop } from '../local/streams.ts';
 import { RoleEvaluator, type TableSchema } from './iam.ts';
-import { gatewayResponses, invokeBehindGateway } from './gateway.ts';
+import { gatewayResponses, invokeBehindGateway, streamBehindGateway } from './gateway.ts';
 import { startProxy, type Principal, type RunningProxy } from './proxy.ts';
 import { pollQueue } from './queue-mapping.ts';
 import { LambdaFunction } from './runtime.ts';
@@ -319,6 +319,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         route: { id, path: `/${segments.join('/')}`, method: resource.Properties.HttpMethod } as unknown as Route,
         fn: functionFor(stack, integration.Uri),
         integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
+        // The STREAM transfer mode invokes the function with InvokeWithResponseStream (its own URI).
+        streaming:
+          integration.ResponseTransferMode === 'STREAM' && JSON.stringify(integration.Uri).includes('/response-streaming-invocations'),
       };
     });
     const compiled = routes.map((r) => compile(r.route));
@@ -340,7 +343,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         const body = await readBody(req);
         const event = toProxyEvent(req, new URL(path + url.search, 'http://127.0.0.1'), match.route, match.pathParameters, body);
         Object.assign(event.requestContext, { stage, path: url.pathname, apiId: 'rehearsal', accountId: rehearsalAccount });
-        send(await invokeBehindGateway(target.fn, event, target.integrationTimeoutMs, gatewayAnswer));
+        if (target.streaming) await streamBehindGateway(target.fn, event, target.integrationTimeoutMs, gatewayAnswer, res);
+        else send(await invokeBehindGateway(target.fn, event, target.integrationTimeoutMs, gatewayAnswer));
       } catch (error) {
         console.error('[rehearsal] gateway error', error);
         if (!res.headersSent) send(gatewayAnswer('DEFAULT_5XX', 500));

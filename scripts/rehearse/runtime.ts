@@ -31,10 +31,26 @@ export type InvokeOutcome =
 
 /**
  * The sandbox's code: loads the handler module once when it starts (Lambda's Init phase, which the
- * function's timeout does not count), says it is ready, then answers one invocation per message.
+ * function's timeout does not count), says it is ready, then answers one invocation per message. A
+ * streamified handler (awslambda.streamifyResponse, defined here as the Node.js runtime does) sends
+ * each write of its response stream as a `chunk` message, then the end.
  */
 const sandboxSource = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { Writable } = require('node:stream');
+// What the Node.js runtime defines before it loads a handler: response streaming's two calls.
+const streamingMark = Symbol.for('aws.lambda.runtime.handler.streaming');
+globalThis.awslambda = Object.assign(globalThis.awslambda ?? {}, {
+  streamifyResponse: (fn) => Object.assign(fn, { [streamingMark]: 'response' }),
+  HttpResponseStream: {
+    from(stream, metadata) {
+      stream.setContentType('application/vnd.awslambda.http-integration-response');
+      stream.write(JSON.stringify(metadata));
+      stream.write(new Uint8Array(8));
+      return stream;
+    },
+  },
+});
 let handler;
 import(workerData.module).then(
   (m) => {
@@ -58,7 +74,18 @@ parentPort.on('message', async ({ event, requestId, deadline }) => {
     done() {}, fail() {}, succeed() {},
   };
   try {
-    parentPort.postMessage({ ok: true, result: await handler(event, context) });
+    if (handler[streamingMark] !== 'response') return parentPort.postMessage({ ok: true, result: await handler(event, context) });
+    // A streamified handler: each write goes to the caller as it is made (InvokeWithResponseStream).
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        parentPort.postMessage({ chunk });
+        done();
+      },
+    });
+    stream.setContentType = () => undefined;
+    await handler(event, stream, context);
+    if (!stream.writableEnded) stream.end();
+    parentPort.postMessage({ ok: true, result: undefined });
   } catch (error) {
     parentPort.postMessage({ ok: false, errorType: error?.name ?? 'Error', errorMessage: String(error?.message ?? error) });
   }
@@ -139,7 +166,8 @@ export class LambdaFunction {
     throw new Error(`${this.spec.id}: no sandbox became free`);
   }
 
-  async invoke(event: unknown): Promise<InvokeOutcome> {
+  /** `onChunk`: a streamified handler's writes, as they are made (InvokeWithResponseStream); its outcome's result is then undefined. */
+  async invoke(event: unknown, onChunk?: (chunk: Uint8Array) => void): Promise<InvokeOutcome> {
     const sandbox = await this.acquire();
     sandbox.busy = true;
     const initError = await sandbox.ready;
@@ -163,7 +191,8 @@ export class LambdaFunction {
           void sandbox.worker.terminate();
           resolve({ kind: 'timeout', durationMs: Date.now() - started });
         }, timeoutMs);
-        const onMessage = (m: { ok: boolean; result?: unknown; errorType?: string; errorMessage?: string }) => {
+        const onMessage = (m: { ok: boolean; result?: unknown; errorType?: string; errorMessage?: string; chunk?: Uint8Array }) => {
+          if (m.chunk) return onChunk?.(m.chunk);
           cleanup();
           const durationMs = Date.now() - started;
           resolve(

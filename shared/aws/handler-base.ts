@@ -18,10 +18,10 @@ import { logger } from '#shared/logger.ts';
  * before the trigger retries it. Tracing needs no per-handler set-up: Lambda's active tracing
  * records the invocation and the AWS SDK clients trace their own calls (./tracing.ts). How errors
  * become answers: shared/http/presenter.ts. This module imports no HTTP code, so a job's bundle
- * holds none.
+ * holds none. `streamifyResponse`: a handler whose body is a stream (shared/http/dashboard-stream.ts).
  */
-export const handlerBase = <Event, Result, Ctx extends Context = Context>() =>
-  middy<Event, Result, Error, Ctx>().use(injectLambdaContext(logger, { resetKeys: true }));
+export const handlerBase = <Event, Result, Ctx extends Context = Context>(options: { streamifyResponse?: true } = {}) =>
+  middy<Event, Result, Error, Ctx>(options).use(injectLambdaContext(logger, { resetKeys: true }));
 
 /** A job's handler (functions/jobs.ts): `fn` on the base; an error fails the invocation. */
 export function jobHandler<Event, Result>(

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { RouteDefinition } from './route.ts';
@@ -19,7 +20,8 @@ import { dashboardStyleSource, errorDocument, path as dashPath } from './dashboa
  *                 303 to sign-in, POST → 403. A session still enrolling 2FA reaches only enrolment.
  *   csrf          every POST: the `csrf` field must be the session's token (HMAC of the session id),
  *                 or on the public forms (sign-in, invitation) the form's own token
- *   render        HTML with a strict CSP (no script at all, frame-ancestors 'none'), CSV, or 303
+ *   render        HTML with a strict CSP (no script at all, frame-ancestors 'none'), a download, or 303
+ * A streamed download (the CSV exports) has the same pipeline, streamified: shared/http/dashboard-stream.ts.
  */
 export const sessionCookieName = () => (secureCookies() ? '__Host-dashboard' : 'dashboard');
 /** Secure cookies everywhere except a local http:// stack. */
@@ -37,7 +39,8 @@ export const sessionCsrf = (signed: Signed) => formToken(`dashboard-session:${si
 export type DashboardResult =
   | { status: number; html: string; setCookie?: string }
   | { redirect: string; setCookie?: string }
-  | { status: 200; csv: string; filename: string }
+  /** A CSV export, streamed as it is written (dashboardStreamHandler's rows only: shared/http/dashboard-stream.ts). */
+  | { status: 200; stream: Readable; filename: string }
   /** A download other than a list export (a statement): its bytes, type, name and extra headers (Statement-Digest). */
   | { status: 200; file: string | Uint8Array; contentType: string; filename: string; headers?: Record<string, string> };
 
@@ -53,6 +56,8 @@ export interface DashboardRequest {
   signed?: Signed;
   /** The CSRF token to put in every form this response renders. */
   csrf: string;
+  /** When this invocation's time runs out (epoch ms): a streamed download ends its file before then. */
+  deadline: number;
 }
 
 type State = GatewayContext['gateway'] & { form?: URLSearchParams; signed?: Signed; setCookie?: string };
@@ -148,31 +153,25 @@ export const publicFormSubject = (route: Pick<RouteDefinition, 'path'>, path: Re
 
 const htmlHeaders = () => pageHeaders([], dashboardStyleSource);
 
+const downloadHeaders = (contentType: string, filename: string) => ({
+  'Content-Type': contentType,
+  'Content-Disposition': `attachment; filename="${filename}"`,
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+});
+
 function renderMiddleware(): Mw {
   const serialise = (result: DashboardResult): APIGatewayProxyResult => {
-    if ('csv' in result) {
-      return {
-        statusCode: 200,
-        headers: {
-          'Content-Type': 'text/csv; charset=utf-8',
-          'Content-Disposition': `attachment; filename="${result.filename}"`,
-          'Cache-Control': 'no-store',
-          'X-Content-Type-Options': 'nosniff',
-        },
-        body: result.csv,
-      };
+    if ('stream' in result) {
+      // A streamified handler's body may be a stream (middy pipes it to the response stream).
+      const body = result.stream as unknown as string;
+      return { statusCode: 200, headers: downloadHeaders('text/csv; charset=utf-8', result.filename), body };
     }
     if ('file' in result) {
       const binary = typeof result.file !== 'string';
       return {
         statusCode: 200,
-        headers: {
-          'Content-Type': result.contentType,
-          'Content-Disposition': `attachment; filename="${result.filename}"`,
-          'Cache-Control': 'no-store',
-          'X-Content-Type-Options': 'nosniff',
-          ...result.headers,
-        },
+        headers: { ...downloadHeaders(result.contentType, result.filename), ...result.headers },
         body: binary ? Buffer.from(result.file).toString('base64') : (result.file as string),
         ...(binary ? { isBase64Encoded: true } : {}),
       };
@@ -216,8 +215,11 @@ export function dashboardHandler(
   route: RouteDefinition,
   fn: (request: DashboardRequest) => Promise<DashboardResult>,
   options: DashboardOptions = {},
+  base: { streamifyResponse?: true } = {},
 ): DashboardHandler {
-  const handler = httpBase<DashboardResult>(route)
+  // A streaming row's Lambda is invoked with a response stream (route.ts `streaming`): its handler must be streamified.
+  if (!route.streaming !== !base.streamifyResponse) throw new Error(`${route.id}: a streaming row needs dashboardStreamHandler`);
+  const handler = httpBase<DashboardResult>(route, base)
     .use(renderMiddleware())
     .use(formMiddleware())
     .use(sessionMiddleware(route, options))
@@ -234,6 +236,8 @@ export function dashboardHandler(
         ip: clientIp(event),
         ...(s.signed ? { signed: s.signed } : {}),
         csrf,
+        // A test's hand-made context may lack the clock: then Lambda's own default timeout, 3 s, counts.
+        deadline: Date.now() + (typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : 3_000),
       });
     }) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
   return Object.assign(handler, { route });

@@ -48,9 +48,9 @@ export function authLogKeys(): Middleware {
  * The start of every HTTP kind's middy chain (API, hosted page, dashboard): the handler base
  * (shared/aws/handler-base.ts), then traceAndLog and requestMetrics; the kind's pipeline adds the rest.
  */
-export function httpBase<Result>(route: RouteDefinition) {
+export function httpBase<Result>(route: RouteDefinition, options: { streamifyResponse?: true } = {}) {
   type Mw = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | Result, Error, GatewayContext>;
-  return handlerBase<APIGatewayProxyEvent, APIGatewayProxyResult | Result, GatewayContext>()
+  return handlerBase<APIGatewayProxyEvent, APIGatewayProxyResult | Result, GatewayContext>(options)
     .use(traceAndLog(route) as unknown as Mw)
     .use(requestMetrics(route) as unknown as Mw);
 }

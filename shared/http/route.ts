@@ -25,6 +25,7 @@ export type LambdaGroupId =
   | 'dashboardPayouts'
   | 'dashboardSettlements'
   | 'dashboardBalance'
+  | 'dashboardExports'
   | 'dashboardDevelopers'
   | 'dashboardTeam';
 
@@ -82,7 +83,20 @@ export interface RouteDefinition {
   };
   /** Files the handler reads at run time, `source:name`: copied next to the Lambda bundle as `name`. */
   readonly assets?: readonly string[];
+  /**
+   * The response is streamed as it is written (the CSV exports): API Gateway's STREAM transfer mode, which
+   * invokes the function with InvokeWithResponseStream, a function timeout of streamingTimeoutSeconds, and a
+   * handler wrapped by awslambda.streamifyResponse (shared/http/dashboard-stream.ts). A Lambda streams or buffers,
+   * so a group's rows all stream or none does.
+   */
+  readonly streaming?: true;
 }
+
+/**
+ * How long a streamed response may run: the function's timeout and its integration's (API Gateway allows a
+ * streamed response 15 minutes). The handler ends its body before (shared/services/csv-export.ts).
+ */
+export const streamingTimeoutSeconds = 900;
 
 /** A row of the route table (functions/routes.ts): its definition, summary and OpenAPI operation (functions/route-docs.ts). */
 export interface Route extends RouteDefinition {

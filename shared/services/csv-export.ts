@@ -1,6 +1,6 @@
-import { stringify } from 'csv-stringify';
-import { stringify as stringifyAll } from 'csv-stringify/sync';
-import { DomainError } from '#shared/domain/errors.ts';
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import { logger } from '#shared/logger.ts';
 
 /**
  * CSV for merchants (docs/merchant-guide.md, Exports and statements), written with csv-stringify:
@@ -8,81 +8,82 @@ import { DomainError } from '#shared/domain/errors.ts';
  * cell starting with `=`, `+`, `-`, `@`, tab or carriage return gets a leading `'`, so a
  * spreadsheet shows it instead of running it; numbers, negative ones included, stay numbers).
  */
-const options = { header: true, escape_formulas: true, record_delimiter: 'windows' } as const;
+const options = { escape_formulas: true, record_delimiter: 'windows' } as const;
 
 /** The CSV of a few rows at once (a statement's canonical rows: shared/services/statements.ts). */
 export const csvOf = (columns: readonly string[], rows: readonly Record<string, unknown>[]): string =>
-  stringifyAll([...rows], { ...options, columns: [...columns] });
+  stringify([...rows], { ...options, header: true, columns: [...columns] });
 
 /**
- * What one export may produce: a buffered Lambda proxy response through API Gateway REST is at most 6 MB in 29 s, and
- * a Lambda's response is that body JSON-escaped (a quote or line break takes two bytes), so 4 MB and 20 s, after which
- * the export stops reading and is refused whole (never a truncated file). Why not streamed: docs/scaling.md, Exports.
+ * How far one streamed export goes (docs/scaling.md, CSV exports). Not a cap on rows: the bounds of
+ * the platform, each kept with room to end the file properly. A Lambda's streamed response is at most
+ * 200 MB (past 6 MB at 2 MB/s), so 190 MB; and the function's time (15 minutes through API Gateway,
+ * route.ts streamingTimeoutSeconds) less `marginMs`, room for the page being read and the last line.
+ * Past either the file ends with a line starting `# INCOMPLETE EXPORT` (never a silently short file).
  */
-export const exportLimits = { maxBytes: 4_000_000, maxMs: 20_000 };
+export const exportLimits = { maxBytes: 190_000_000, marginMs: 30_000 };
+export type ExportLimits = typeof exportLimits;
 
-export class ExportTooLarge extends DomainError {
-  /** `rows`: how many were read when the cap was hit; `reachedAt`: the date of the last of them (lists run newest first). */
-  constructor(rows: number, reachedAt?: string) {
-    const day = reachedAt?.slice(0, 10);
-    super(
-      'business_rule',
-      `This export has more rows than one download carries (4 MB or 20 s): the cap was hit after ${rows.toLocaleString('en-US')} ` +
-        `rows${day ? `, newest first down to ${reachedAt}` : ''}, so nothing was sent (never a partial file). Narrow the filters: ` +
-        (day
-          ? `export From ${day} for the newest rows, then To ${day} (and earlier ranges) for the rest, `
-          : 'a shorter date range, or a status, ') +
-        'or page through the API list.',
-      { code: 'export_too_large' },
-    );
-  }
+/** The first cell of the line that ends an export which could not write every row. */
+export const incompleteMarker = '# INCOMPLETE EXPORT';
+
+/** The date a row carries (the lists' own createdAt, requestedAt or an audit entry's at): where an export stopped. */
+const rowDate = (row: Record<string, unknown> | undefined) =>
+  [row?.createdAt, row?.requestedAt, row?.at].find((v) => typeof v === 'string') as string | undefined;
+
+/**
+ * The last line of an export that stopped early: how many rows it holds, down to which date, and how to
+ * get the rest. One cell with no comma or quote, so the line starts with the marker itself.
+ */
+function incompleteLine(rows: number, last: Record<string, unknown> | undefined, why: string): string {
+  const reached = rowDate(last);
+  const day = reached?.slice(0, 10);
+  const text =
+    `${incompleteMarker}: ${why} after ${rows} rows` +
+    `${reached ? ` (newest first: down to ${reached})` : ''}; the rows above are correct but the list goes on. ` +
+    (day ? `Export again with To ${day} for the older rows.` : 'Narrow the filters and export again.');
+  return stringify([[text]], options);
 }
 
-/** The date a row carries (the lists' own createdAt, requestedAt or an audit entry's at): where an export's cap was hit. */
-const rowDate = (row: Record<string, unknown>) =>
-  [row.createdAt, row.requestedAt, row.at].find((v) => typeof v === 'string') as string | undefined;
+export interface CsvSpec<T> {
+  columns: readonly string[];
+  row: (item: T) => Record<string, unknown>;
+  /** The list read one page at a time through its own index, with its filters. */
+  pages: AsyncIterable<readonly T[]>;
+}
 
 /**
- * Every row of a list as one CSV, streamed: `pages` is read one page at a time (the list's own
- * index, with its filters) and each row is written to csv-stringify as it comes, so memory holds
- * one page plus the output. Past `limits` the pages stop being read and ExportTooLarge is thrown.
- * The one export helper of every dashboard list.
+ * Every row of a list as CSV, streamed: the header line, then each page as it is read (csv-stringify),
+ * the next page read only when the reader took the last (backpressure), so memory holds one page. The
+ * one export helper of every dashboard list. `deadline` (epoch ms) is when the invocation's time runs
+ * out. Past the limits, or if a read fails once rows went out, the file ends with the incomplete line.
  */
-export async function exportCsv<T>(
-  spec: { columns: readonly string[]; row: (item: T) => Record<string, unknown>; pages: AsyncIterable<readonly T[]> },
-  limits = exportLimits,
-): Promise<string> {
-  const started = Date.now();
-  const chunks: string[] = [];
-  let bytes = 0;
-  let rows = 0;
-  const csv = stringify({ ...options, columns: [...spec.columns] });
-  csv.on('data', (chunk: Buffer | string) => {
-    chunks.push(chunk.toString());
-    bytes += Buffer.byteLength(chunk);
-  });
-  const ended = new Promise<void>((resolve, reject) => {
-    csv.on('end', resolve);
-    csv.on('error', reject);
-  });
-  const flushed = () => new Promise<void>((resolve) => setImmediate(resolve));
-  let last: Record<string, unknown> = {};
-  for await (const page of spec.pages) {
-    for (const item of page) {
-      last = spec.row(item);
-      csv.write(last);
-      rows += 1;
-    }
-    await flushed();
-    if (bytes > limits.maxBytes || Date.now() - started > limits.maxMs) {
-      csv.destroy();
-      throw new ExportTooLarge(rows, rowDate(last));
+export function csvStream<T>(spec: CsvSpec<T>, deadline: number, limits: ExportLimits = exportLimits): Readable {
+  async function* lines(): AsyncGenerator<string, void> {
+    yield stringify([], { ...options, header: true, columns: [...spec.columns] });
+    let rows = 0;
+    let bytes = 0;
+    let last: Record<string, unknown> | undefined;
+    try {
+      for await (const page of spec.pages) {
+        const records = page.map(spec.row);
+        const chunk = stringify(records, { ...options, columns: [...spec.columns] });
+        rows += records.length;
+        bytes += Buffer.byteLength(chunk);
+        last = records.at(-1) ?? last;
+        yield chunk;
+        const stop = bytes > limits.maxBytes ? 'size one download carries' : Date.now() > deadline - limits.marginMs ? 'time' : '';
+        if (stop) {
+          yield incompleteLine(rows, last, `this export reached the ${stop === 'time' ? 'time a download may take' : stop}`);
+          return;
+        }
+      }
+    } catch (error) {
+      logger.error('export failed after it started', { rows, errorName: (error as Error).name, errorMessage: (error as Error).message });
+      yield incompleteLine(rows, last, 'this export failed');
     }
   }
-  csv.end();
-  await ended;
-  if (bytes > limits.maxBytes) throw new ExportTooLarge(rows, rowDate(last));
-  return chunks.join('');
+  return Readable.from(lines(), { objectMode: false });
 }
 
 /** A list read page by page through a cursor: `next(cursor)` gives a page and the cursor of the next (none: the end). */

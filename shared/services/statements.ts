@@ -15,7 +15,7 @@ import { journalPagesBetween } from '#shared/store/balance-checkpoints.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { listWalletCurrencies } from '#shared/store/wallets.ts';
 import { ensureCheckpoint, latestFinalBoundary, LedgerRefusal } from './balance-checkpoints.ts';
-import { csvOf, ExportTooLarge } from './csv-export.ts';
+import { csvOf } from './csv-export.ts';
 
 /**
  * Monthly statements (docs/merchant-guide.md, Statements): per merchant, mode, currency and UTC
@@ -54,8 +54,20 @@ type Row = Partial<Record<(typeof statementColumns)[number], string | number>>;
 
 export const statementPeriodPattern = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
-/** Journals one statement may hold (its CSV stays well under the 4 MB of one response). */
+/** Journals one statement may hold (its CSV stays well under the 4 MB of one buffered response). */
 export const statementMaxMovements = 15_000;
+
+/** A month with more movements than one statement holds: refused whole (never a partial statement). */
+export class StatementTooLarge extends BusinessRuleError {
+  constructor(period: string) {
+    super(
+      `The ${period} statement would hold more than ${statementMaxMovements.toLocaleString('en-US')} movements, more than one ` +
+        'statement carries, so nothing was sent (never a partial statement). List the month with GET /BalanceTransactions ' +
+        '(a created range) instead.',
+      'export_too_large',
+    );
+  }
+}
 
 export interface Totals {
   count: number;
@@ -200,7 +212,7 @@ export async function buildStatement(
   const journals: Journal[] = [];
   for await (const page of journalPagesBetween(merchantId, mode, currency, from, to)) {
     journals.push(...page);
-    if (journals.length > statementMaxMovements) throw new ExportTooLarge(statementMaxMovements);
+    if (journals.length > statementMaxMovements) throw new StatementTooLarge(period);
   }
   const position = (j: Journal) => `${j.createdAt}#${j.journalId}`;
   journals.sort((a, b) => (position(a) < position(b) ? -1 : 1));

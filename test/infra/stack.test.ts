@@ -4,7 +4,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { jobList } from '#functions/jobs.ts';
-import { lambdaGroups, routeList, supportedVersions } from '#functions/routes.ts';
+import { lambdaGroups, routeList, streamingTimeoutSeconds, supportedVersions } from '#functions/routes.ts';
 import * as keys from '#shared/store/keys.ts';
 import { partitionPrefixes } from '#shared/store/keys.ts';
 import { tableDefinition } from '#shared/store/table.ts';
@@ -67,7 +67,16 @@ describe('PaymentGatewayStack', () => {
       const rows = routeList.filter((r) => r.lambda === group.id);
       expect(rows.length, group.id).toBeGreaterThan(1);
       expect(new Set(rows.map((r) => stack.functions.get(r.id))).size, group.id).toBe(1);
+      // A Lambda streams or buffers: a group's rows all stream or none does.
+      expect(new Set(rows.map((r) => r.streaming === true)).size, group.id).toBe(1);
     }
+    // The CSV exports stream (issue 28 §3), from a Lambda of their own.
+    expect(
+      routeList
+        .filter((r) => r.streaming)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['dashboardListExport', 'dashboardPaymentsExport']);
     for (const job of jobList) expect(stack.functions.has(job.id), job.id).toBe(true);
   });
 
@@ -252,7 +261,8 @@ describe('PaymentGatewayStack', () => {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         MemorySize: 512,
-        Timeout: 10,
+        // A streamed response (route.ts streaming: the CSV exports) may take as long as API Gateway streams one.
+        Timeout: route.streaming ? streamingTimeoutSeconds : 10,
         TracingConfig: { Mode: 'Active' },
         Environment: {
           Variables: {
@@ -307,6 +317,17 @@ describe('PaymentGatewayStack', () => {
         const integration = methods[0]![1].Properties.Integration;
         expect(integration.Type).toBe('AWS_PROXY');
         expect(JSON.stringify(integration.Uri)).toContain(`"${fnId}","Arn"`);
+        // A streaming row: STREAM transfer mode, invoked with InvokeWithResponseStream, 15 minutes; the rest buffered, 29 s.
+        const uri = JSON.stringify(integration.Uri);
+        if (route.streaming) {
+          expect(integration).toMatchObject({ ResponseTransferMode: 'STREAM', TimeoutInMillis: streamingTimeoutSeconds * 1000 });
+          expect(uri).toContain('2021-11-15/functions/');
+          expect(uri).toContain('/response-streaming-invocations');
+        } else {
+          expect(integration.ResponseTransferMode).toBeUndefined();
+          expect(integration.TimeoutInMillis).toBeUndefined();
+          expect(uri).toContain('2015-03-31/functions/');
+        }
       }
     });
 

@@ -308,6 +308,27 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect((await gateway.statements.csv(newest, { currency: 'PKR' } as never)).digest).toBe(dashboardPdf.digest);
   });
 
+  it('a dashboard list exported as CSV through the STREAM integration: every payment of the mode, with the filters', async () => {
+    const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
+    const all = await admin.get('/dashboard/exports/payments');
+    const text = await all.text();
+    expect(all.status, text.slice(0, 400)).toBe(200);
+    expect(all.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(all.headers.get('transfer-encoding')).toBe('chunked'); // sent on as it was written, never gathered first
+    const lines = text.split('\r\n').filter(Boolean);
+    expect(lines[0]!.startsWith('paymentIntentId,intentType,status,')).toBe(true);
+    expect(lines.some((line) => line.startsWith(`${paymentIntentId},`))).toBe(true);
+    expect(lines.some((line) => line.startsWith('# INCOMPLETE EXPORT'))).toBe(false);
+    const completed = (await (await admin.get('/dashboard/exports/payments?status=Completed')).text()).split('\r\n').filter(Boolean);
+    expect(completed.length).toBeGreaterThan(1);
+    expect(completed.slice(1).every((line) => line.split(',')[2] === 'Completed')).toBe(true);
+    // A search by the merchant's own reference (the lookup's batch read), and the team's audit log (the table's own query).
+    const found = (await (await admin.get(`/dashboard/exports/payments?q=${orderRef}`)).text()).split('\r\n').filter(Boolean);
+    expect(found.slice(1).map((line) => line.split(',')[0])).toContain(paymentIntentId);
+    const audit = (await (await admin.get('/dashboard/exports/audit')).text()).split('\r\n').filter(Boolean);
+    expect(audit.slice(1).some((line) => line.includes('payments.export'))).toBe(true);
+  });
+
   it('refused sign-ins: a wrong password is counted against the address, an unknown address answers the same', async () => {
     const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
     const origin = new URL(state.rehearsal.baseUrl).origin;

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayResponses, invokeBehindGateway } from '../../scripts/rehearse/gateway.ts';
+import { gatewayResponses, invokeBehindGateway, streamBehindGateway } from '../../scripts/rehearse/gateway.ts';
 import { LambdaFunction } from '../../scripts/rehearse/runtime.ts';
 import type { StackTemplate } from '../../scripts/rehearse/template.ts';
 
@@ -68,6 +70,22 @@ beforeAll(() => {
     join(assetDir, 'slowinit.mjs'),
     `await new Promise((ok) => setTimeout(ok, 600));
     export const handler = async () => ({ statusCode: 200, body: 'warm now' });`,
+  );
+});
+beforeAll(() => {
+  // A streamified handler, as the CSV exports are: it uses the runtime's awslambda global from its top level.
+  writeFileSync(
+    join(assetDir, 'stream.mjs'),
+    `export const handler = awslambda.streamifyResponse(async (event, responseStream) => {
+      if (event.path === '/fail') throw new Error('boom');
+      const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: 200, headers: { 'Content-Type': 'text/csv' } });
+      for (let i = 0; i < 3; i++) {
+        stream.write('row ' + i + '\\r\\n');
+        await new Promise((ok) => setTimeout(ok, 5));
+      }
+      if (event.path === '/cut') throw new Error('failed after the metadata');
+      stream.end();
+    });`,
   );
 });
 afterAll(async () => {
@@ -139,5 +157,36 @@ describe('rehearsal: API Gateway in front of a function', () => {
     expect(answer('MISSING_AUTHENTICATION_TOKEN', 403)).toMatchObject({ statusCode: 404, body: '{"status":404}' });
     expect(answer('BAD_REQUEST_PARAMETERS', 400)).toMatchObject({ statusCode: 400, body: '{"status":400}' });
     expect(answer('INTEGRATION_TIMEOUT', 504)).toMatchObject({ statusCode: 504 });
+  });
+
+  it('a STREAM integration: metadata becomes status and headers, writes the body as they come; failures as API Gateway', async () => {
+    const fn = new LambdaFunction(
+      { id: 'Stream', assetDir, handler: 'stream.handler', environment: { AWS_REGION: 'us-east-1' }, timeoutSeconds: 5, memoryMb: 128 },
+      () => undefined,
+    );
+    functions.push(fn);
+    const server = createServer((req, res) => {
+      void streamBehindGateway(fn, event(req.url ?? '/'), 29_000, uncustomized, res, quiet);
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const ok = await fetch(`${url}/ok`);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('content-type')).toBe('text/csv');
+      expect(ok.headers.get('transfer-encoding')).toBe('chunked');
+      expect(await ok.text()).toBe('row 0\r\nrow 1\r\nrow 2\r\n');
+      // Failing before its metadata: API Gateway's 502.
+      const failed = await fetch(`${url}/fail`);
+      expect(failed.status).toBe(502);
+      expect(await failed.json()).toEqual({ message: 'Internal server error' });
+      // Failing after it: the body is cut short (the client sees an error, never a clean end).
+      const cut = await fetch(`${url}/cut`);
+      expect(cut.status).toBe(200);
+      await expect(cut.text()).rejects.toThrow();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    }
   });
 });
