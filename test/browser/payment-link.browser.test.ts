@@ -82,7 +82,9 @@ describe('payment link in Chromium', () => {
     await page.waitForURL(`${gw.baseUrl}/l/${linkId}`);
     expect(await page.getByRole('heading', { name: 'This payment link is not available' }).count()).toBe(1);
     expect(await page.locator('form').count()).toBe(0);
-    expect(await page.locator('#close-page').textContent()).toBe('You can close this page now and go back to Acme Shirts and Trousers of Karachi.');
+    expect(await page.locator('#close-page').textContent()).toBe(
+      'You can close this page now and go back to Acme Shirts and Trousers of Karachi.',
+    );
     expect((await page.goto(`${gw.baseUrl}/l/${linkId}`))?.status()).toBe(410);
     for (const width of [375, 1280]) {
       await page.setViewportSize({ width, height: 800 });
