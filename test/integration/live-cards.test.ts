@@ -10,7 +10,7 @@ import { setStatus } from '#shared/services/merchants.ts';
 import { jazzCashPaths, jazzCashSecureHash, jazzCashTxnRefNo } from '#shared/providers/live/jazzcash-protocol.ts';
 import { cardConfirmCapMs } from '#shared/services/checkout.ts';
 import { processDue } from '#shared/services/due.ts';
-import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
+import { advanceRefund } from '#shared/services/refunds.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
@@ -209,14 +209,8 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect(declinedTxn).toMatchObject({ captures: 0, last4: '0002' });
     await webhookFor(first.id, 'Completed');
     // The refund names the paying attempt's transaction, not the declined one.
-    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
-      key: m.live.apiKey,
-      secret: m.live.secretKey,
-      body: { trxnRef: first.id, amount: 1000, reason: 'Returned' },
-    });
-    expect(created.status, created.text).toBe(201);
-    await approveRefund(created.json.id);
-    expect(await advanceRefund(created.json.id, later(1_000))).toMatchObject({ status: 3, attemptCount: 1 });
+    const created = await live.refund(m, first.id, 1000, later(1_000));
+    expect(created.done).toMatchObject({ status: 3, attemptCount: 1 });
     expect(live.providers.jazzcash.charges.get(paidRef)).toMatchObject({ type: 'MPAY', refundedMinor: 1000_00 });
   });
 
@@ -350,14 +344,8 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
       expect(jc.received(path).at(-1)!.body, path).not.toContain('4111111111111111');
 
     // The card refund: no MPIN, no refund reference (the payment is the key).
-    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
-      key: m.live.apiKey,
-      secret: m.live.secretKey,
-      body: { trxnRef: id, amount: 1000, reason: 'Returned' },
-    });
-    expect(created.status, created.text).toBe(201);
-    await approveRefund(created.json.id);
-    expect(await advanceRefund(created.json.id, later(1_000))).toMatchObject({ status: 3 });
+    const created = await live.refund(m, id, 1000, later(1_000));
+    expect(created.done).toMatchObject({ status: 3 });
     const refund = last(documented.refund);
     expect(Object.keys(refund).sort()).toEqual([
       'pp_Amount',
@@ -576,19 +564,13 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     await returnToGateway(ret);
     expect((await lookup(m, id)).status).toBe('Completed');
     const cardRefunds = live.providers.jazzcash.hits(jazzCashPaths.cardRefund);
-    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
-      key: m.live.apiKey,
-      secret: m.live.secretKey,
-      body: { trxnRef: id, amount: 1000, reason: 'Returned' },
-    });
-    expect(created.status, created.text).toBe(201);
-    await approveRefund(created.json.id);
-    expect(await advanceRefund(created.json.id, later(1_000))).toMatchObject({ status: 3, attemptCount: 1 });
+    const created = await live.refund(m, id, 1000, later(1_000));
+    expect(created.done).toMatchObject({ status: 3, attemptCount: 1 });
     expect(live.providers.jazzcash.hits(jazzCashPaths.cardRefund)).toBe(cardRefunds + 1);
     const ref = checkoutDetails((await getIntent(id))!).cardAuth!.providerReference;
     expect(live.providers.jazzcash.charges.get(ref)).toMatchObject({ type: 'MPAY', refundedMinor: 1000_00 });
     expect((await lookup(m, id)).refundedAmount).toBe(1000);
-    await advanceRefund(created.json.id, later(120_000));
+    await advanceRefund(created.id, later(120_000));
     expect(live.providers.jazzcash.charges.get(ref)?.refundedMinor).toBe(1000_00);
   });
 

@@ -489,14 +489,8 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(sortedKeys(inquiry)).toEqual(['pp_MerchantID', 'pp_Password', 'pp_SecureHash', 'pp_TxnRefNo']);
     expect(inquiry.pp_SecureHash).toMatch(/^[0-9A-F]{64}$/);
 
-    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
-      key: m.live.apiKey,
-      secret: m.live.secretKey,
-      body: { trxnRef: paid.paymentIntentId, amount: 250, reason: 'Returned' },
-    });
-    expect(created.status, created.text).toBe(201);
-    await approveRefund(created.json.id);
-    expect(await advanceRefund(created.json.id, later(1_000))).toMatchObject({ status: 3 });
+    const created = await live.refund(m, paid.paymentIntentId, 250, later(1_000));
+    expect(created.done).toMatchObject({ status: 3 });
     const refund = jsonOf(jc.received(documented.walletRefund).at(-1)!);
     // The payment is the key: no refund reference of ours (four field lists agree), the merchant's MPIN.
     expect(sortedKeys(refund)).toEqual(
@@ -582,20 +576,13 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
 
   it('refund of a JazzCash payment: paid through the MWallet refund API, Completed, refunded once', async () => {
     const { m, deposit: paid } = await fundedMerchant(1000);
-    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
-      key: m.live.apiKey,
-      secret: m.live.secretKey,
-      body: { trxnRef: paid.paymentIntentId, amount: 400, reason: 'Returned' },
-    });
-    expect(created.status, created.text).toBe(201);
-    await approveRefund(created.json.id);
-    const done = await advanceRefund(created.json.id, later(1_000));
-    expect(done).toMatchObject({ status: 3, attemptCount: 1 });
+    const created = await live.refund(m, paid.paymentIntentId, 400, later(1_000));
+    expect(created.done).toMatchObject({ status: 3, attemptCount: 1 });
     expect(live.providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
     expect(
       (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${paid.paymentIntentId}`, { key: m.live.apiKey })).json.refundedAmount,
     ).toBe(400);
-    await advanceRefund(created.json.id, later(120_000)); // nothing more happens
+    await advanceRefund(created.id, later(120_000)); // nothing more happens
     expect(live.providers.jazzcash.charges.get(paid.walletChargeInfo.transactionReference)?.refundedMinor).toBe(400_00);
   });
 
