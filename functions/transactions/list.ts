@@ -21,7 +21,13 @@ export const query = z.strictObject({
   from: z.optional(isoDateTime),
   to: z.optional(isoDateTime),
   orderRef: z.optional(z.string().check(z.minLength(1), z.maxLength(255))),
-  paymentLinkId: z.optional(linkIdQuery),
+  paymentLinkId: z.optional(
+    linkIdQuery.check(
+      z.meta({
+        description: "A payment link's id (pl_…): only the payments made through that link; takes no filter but limit and startingAfter.",
+      }),
+    ),
+  ),
   limit: z.optional(wholeNumber(1, 100)),
   startingAfter: z.optional(
     z

@@ -780,6 +780,7 @@ export interface ListTransactionsQuery {
   /** An ISO 8601 date or date-time (2025-01-31 or 2025-01-31T12:00:00Z); a date alone is the start of that day (UTC) as a lower bound, its end as an upper one. */
   to?: string;
   orderRef?: string;
+  /** A payment link's id (pl_…): only the payments made through that link; takes no filter but limit and startingAfter. */
   paymentLinkId?: string;
   /** A whole number from 1 to 100. */
   limit?: number | string;
