@@ -36,6 +36,7 @@ export const isolatedFiles = [
   'test/model/**/*.test.ts',
   ...[
     'alarm-metrics',
+    'checkout',
     'dashboard-sign-in',
     'deposits',
     'events-feed',
