@@ -1,5 +1,5 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { processDue } from '#shared/services/due.ts';
 import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
@@ -21,6 +21,19 @@ const backdate = (id: string) =>
     }),
   );
 const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+/**
+ * The sandbox handset answers 3 s after the prompt by the real clock, so a test that looks between prompt and answer
+ * (a Pending lookup, a refused card) freezes Date, and only Date: on a loaded machine the steps once took longer than
+ * the 3 s and the answer arrived early. `later(ms)` moves the sweeps past it explicitly.
+ */
+const freezeDate = () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+};
 const card = (number: string) => ({ name: 'Ayesha Khan', number, expiry: '12/39', cvc: '123' });
 
 describe('hosted checkout', () => {
@@ -311,6 +324,7 @@ describe('hosted checkout', () => {
   });
 
   describe('declined and failed attempts (the session stays payable up to 3 attempts)', () => {
+    freezeDate();
     const attemptsOf = async (m: TestMerchant, id: string) =>
       ((await lookup(m, id)).attempts as { number: number; outcome: string; reason: string | null }[]).map((a) => [
         a.number,
@@ -463,6 +477,7 @@ describe('hosted checkout', () => {
   });
 
   describe('wallet payments', () => {
+    freezeDate();
     const startWallet = async (m: TestMerchant, number: string, over: Record<string, unknown> = {}) => {
       const s = await open(m, over);
       const r = await postForm(gw.baseUrl, `${s.path}/wallet`, { csrf: s.csrf, provider: '1', mobileNumber: number });
@@ -525,6 +540,7 @@ describe('hosted checkout', () => {
   });
 
   describe('a started wallet charge', () => {
+    freezeDate();
     /** A session whose wallet charge awaits approval on the handset (right OTP given). */
     const approving = async (m: TestMerchant, number = '03001230000', over: Record<string, unknown> = {}) => {
       const s = await open(m, over);
