@@ -55,6 +55,7 @@ function run(name: string, command: string, args: string[], options: { stream?: 
 const bin = (name: string) => resolve(root, 'node_modules', '.bin', name);
 mkdirSync(resolve(root, 'test-results'), { recursive: true });
 rmSync(report, { force: true });
+rmSync(resolve(root, 'test-results', 'dynamodb-local.json'), { force: true });
 
 const outcomes = await Promise.all([
   run('npm run typecheck', 'npm', ['run', '--silent', 'typecheck'], { nice: 10 }),
@@ -118,6 +119,8 @@ if (existsSync(report)) {
 } else {
   console.log(`no vitest report at ${relative(root, report)}`);
 }
+const dynamoCpu = resolve(root, 'test-results', 'dynamodb-local.json');
+if (existsSync(dynamoCpu)) console.log(`DynamoDB Local's JVM: ${JSON.parse(readFileSync(dynamoCpu, 'utf8')).cpuSeconds.toFixed(1)} CPU-s`);
 for (const o of outcomes) console.log(`${o.code === 0 ? 'ok    ' : 'FAILED'} ${o.name} (${seconds(o.ms)})`);
 console.log(`npm test: ${seconds(performance.now() - started)}`);
 process.exit(outcomes.every((o) => o.code === 0) ? 0 : 1);

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureTable, startDynamoLocal, type RunningDynamo } from '../../scripts/local/dynamo.ts';
 import { bundleOps } from './script-bundles.ts';
@@ -58,6 +58,23 @@ export default async function setup(project: TestProject) {
     if (--run.users > 0) return;
     shared.__testDynamo = undefined;
     rmSync(run.dir, { recursive: true, force: true });
+    recordDynamoCpu(dynamo);
     await dynamo.stop();
   };
+}
+
+/**
+ * What DynamoDB Local's JVM computed over the run (user + system CPU seconds, from /proc), written to
+ * test-results/dynamodb-local.json for `npm test`'s summary: the JVM is one of the run's largest CPU users.
+ */
+function recordDynamoCpu(dynamo: RunningDynamo) {
+  try {
+    const fields = readFileSync(`/proc/${dynamo.process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+    const dir = resolve(import.meta.dirname, '..', '..', 'test-results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(resolve(dir, 'dynamodb-local.json'), JSON.stringify({ cpuSeconds }));
+  } catch {
+    // no /proc (not Linux) or the JVM already gone: nothing to report
+  }
 }
