@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import type { lookup } from 'node:dns/promises';
 import { BusinessRuleError } from './errors.ts';
 
 /**
@@ -38,7 +38,7 @@ export async function assertSafeWebhookUrl(raw: string, options: { allowInsecure
   const { isAddressLiteral, isPublicAddress } = await import('./address-policy.ts');
   const addresses = isAddressLiteral(host)
     ? [host]
-    : (await (options.resolve ?? lookup)(host, { all: true, verbatim: true }).catch(() => [])).map((a) => a.address);
+    : (await (options.resolve ?? process.getBuiltinModule('node:dns/promises').lookup)(host, { all: true, verbatim: true }).catch(() => [])).map((a) => a.address);
   if (addresses.length === 0) throw new UnsafeWebhookUrl('does not resolve');
   if (!addresses.every(isPublicAddress)) throw new UnsafeWebhookUrl('resolves to a private, loopback, link-local or reserved address');
   return url;
