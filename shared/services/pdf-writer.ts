@@ -1,4 +1,3 @@
-
 /**
  * A minimal PDF 1.7 writer: text in three of the standard 14 fonts (nothing embedded), pages,
  * deflated content streams and a classic cross-reference table. Hand-written because pdf-lib alone
