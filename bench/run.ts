@@ -26,6 +26,8 @@ import { targets } from './targets.ts';
  * missed targets are printed as MISSED and exit 0. Knobs: BENCH_REQUESTS (200), BENCH_WARMUP (100 untimed
  * requests per route before them), BENCH_LOAD_RUNS (5), BENCH_LOG_LEVEL, BENCH_ONLY (route ids, comma-separated:
  * measure those routes' requests only, no bundles or cold starts; for developing a sample).
+ * `npm run bench -- bundles`: bundles, module load and cold starts only (no requests through the local API
+ * Gateway), kept as bench/results/runs/<UTC time>-bundles.md; latest.json and latest.md stay the full run's.
  */
 const latencyRequests = Number(process.env.BENCH_REQUESTS ?? 200);
 /** Untimed requests before the latency run, so JIT warm-up (Node and DynamoDB Local's JVM) is not measured. */
@@ -34,6 +36,8 @@ const loadRuns = Number(process.env.BENCH_LOAD_RUNS ?? 5);
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
 /** BENCH_ONLY: the requests of these routes only (ids, `prefix*` for several), nothing written: for developing samples. */
 const only = process.env.BENCH_ONLY?.split(',').filter(Boolean);
+/** `npm run bench -- bundles`: no requests, so the routes' round trips and latency are not measured (and not required). */
+const bundlesOnly = process.argv.slice(2).includes('bundles');
 
 // `npm run bench -- tests`: wall and CPU time of `npm run test:unit` and `npm test` (bench/tests.ts); before the
 // bench environment below, which the test commands must not inherit.
@@ -373,11 +377,12 @@ async function main(): Promise<number> {
       for (let stop = apiCleanups.pop(); stop; stop = apiCleanups.pop()) await stop();
     },
   });
-  const baseUrl = await startLocalApi(apiCleanups);
-
   // 3. Requests: round trips (warm) and latency.
-  console.log(`measuring DynamoDB round trips and latency (${latencyRequests} sequential requests per route)...\n`);
-  await measureRequests(measured, results, baseUrl, merchant, counter, errors);
+  if (!bundlesOnly) {
+    const baseUrl = await startLocalApi(apiCleanups);
+    console.log(`measuring DynamoDB round trips and latency (${latencyRequests} sequential requests per route)...\n`);
+    await measureRequests(measured, results, baseUrl, merchant, counter, errors);
+  }
   counter.remove();
 
   // 4. Cold starts per function kind, against this DynamoDB Local (bench/coldstart.ts).
@@ -401,11 +406,17 @@ async function main(): Promise<number> {
     routes,
     missed: missedTargets(routes, jobLoads),
     errors,
+    ...(bundlesOnly ? { requestsSkipped: true } : {}),
   };
   console.log(renderReport(report));
   if (only) {
     console.log(`\nBENCH_ONLY=${only.join(',')}: ${routes.length} route(s) measured, nothing written`);
     return errors.length || unmeasuredRoutes(routes).length ? 1 : 0;
+  }
+  if (bundlesOnly) {
+    const kept = keepRun(resultsDir, 'bundles', 'npm run bench -- bundles', renderReport(report));
+    console.log(`\nwrote ${kept.slice(resultsDir.length)}`);
+    return errors.length ? 1 : 0;
   }
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createSocket, type Socket } from 'node:dgram';
+import type { Socket } from 'node:dgram';
 
 /**
  * X-Ray subsegments for the AWS SDK calls (DynamoDB, SQS), without the X-Ray SDK. Lambda's active
@@ -50,7 +50,9 @@ function emit(document: Record<string, unknown>): void {
   const address = daemonAddress();
   if (!address) return;
   try {
-    socket ??= createSocket('udp4').unref();
+    // node:dgram is loaded here, at the first document, not when the module loads: outside Lambda
+    // (no daemon) it is never loaded, and in Lambda it leaves the init phase (issue 26, module load).
+    socket ??= process.getBuiltinModule('node:dgram').createSocket('udp4').unref();
     socket.send(`{"format":"json","version":1}\n${JSON.stringify(document)}`, address.port, address.host, () => undefined);
   } catch {
     // Tracing must never fail the call it observes.

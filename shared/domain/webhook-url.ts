@@ -1,4 +1,4 @@
-import { lookup } from 'node:dns/promises';
+import type { lookup } from 'node:dns/promises';
 import { BusinessRuleError } from './errors.ts';
 
 /**
@@ -36,9 +36,11 @@ export async function assertSafeWebhookUrl(raw: string, options: { allowInsecure
   // Imported here, not at the top: a Lambda that never checks a URL (the provider callback, the
   // due sweeper: they import the deposit service for other paths) does not bundle ipaddr.js.
   const { isAddressLiteral, isPublicAddress } = await import('./address-policy.ts');
+  // node:dns/promises is loaded at the first check, not with every Lambda that bundles this module (issue 26).
+  const resolve = options.resolve ?? process.getBuiltinModule('node:dns/promises').lookup;
   const addresses = isAddressLiteral(host)
     ? [host]
-    : (await (options.resolve ?? lookup)(host, { all: true, verbatim: true }).catch(() => [])).map((a) => a.address);
+    : (await resolve(host, { all: true, verbatim: true }).catch(() => [])).map((a) => a.address);
   if (addresses.length === 0) throw new UnsafeWebhookUrl('does not resolve');
   if (!addresses.every(isPublicAddress)) throw new UnsafeWebhookUrl('resolves to a private, loopback, link-local or reserved address');
   return url;

@@ -1,5 +1,3 @@
-import { deflateSync } from 'node:zlib';
-
 /**
  * A minimal PDF 1.7 writer: text in three of the standard 14 fonts (nothing embedded), pages,
  * deflated content streams and a classic cross-reference table. Hand-written because pdf-lib alone
@@ -78,7 +76,8 @@ function contentOf(ops: readonly TextOp[]): Buffer {
     const font = `/F${fonts.indexOf(op.font) + 1}`;
     return `BT ${font} ${num(op.size)} Tf ${num(op.gray ?? 0)} g 1 0 0 1 ${num(op.x)} ${num(op.y)} Tm <${hex}> Tj ET`;
   });
-  return deflateSync(Buffer.from(lines.join('\n'), 'latin1'));
+  // node:zlib loaded when a page is written, not when the Lambda loads (issue 26, module load: about 7 ms).
+  return process.getBuiltinModule('node:zlib').deflateSync(Buffer.from(lines.join('\n'), 'latin1'));
 }
 
 /** The PDF file of `pages` (each its size in points and the text drawn on it). */

@@ -49,6 +49,35 @@ describe('Lambda bundle budgets', async () => {
     expect(inputs).toContain('functions/routes/account.ts');
   });
 
+  it('loads the Node built-ins only some calls need when they are first used, not when the Lambda loads', async () => {
+    const { build } = await import('esbuild');
+    const { esbuildOptionsFor, repoRoot } = await import('#infra/bundling.ts');
+    const { resolve } = await import('node:path');
+    // A built-in costs its module load in every cold start even when no request uses it (issue 26): node:dgram
+    // (the X-Ray daemon's socket: only in Lambda, at the first traced call), node:zlib (a PDF's pages) and
+    // node:dns/promises (a callbackUrl's host) are taken with process.getBuiltinModule where they are used.
+    const staticBuiltins = async (handler: string) => {
+      const result = await build({
+        ...esbuildOptionsFor(resolve(repoRoot, handler)),
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+      });
+      return Object.values(result.metafile.outputs).flatMap((o) =>
+        o.imports.filter((i) => i.external && i.kind === 'import-statement').map((i) => i.path),
+      );
+    };
+    const deferred = ['node:dgram', 'node:zlib', 'node:dns/promises'];
+    for (const handler of ['functions/account/query-balance.ts', 'functions/statements/pdf.ts', 'functions/payment/deposit.ts']) {
+      const builtins = await staticBuiltins(handler);
+      expect(builtins, handler).toContain('node:crypto');
+      expect(
+        builtins.filter((b) => deferred.includes(b)),
+        handler,
+      ).toEqual([]);
+    }
+  });
+
   it('bundles only the schemas and writes a handler uses (top-level calls are pure)', async () => {
     const { build } = await import('esbuild');
     const { esbuildOptionsFor, repoRoot } = await import('#infra/bundling.ts');
