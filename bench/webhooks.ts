@@ -27,7 +27,8 @@ import { targets } from './targets.ts';
  *      event source mapping does in AWS): the difference is the local queue's share.
  *      Besides the rate, the CPU per delivery of this process and of DynamoDB Local, local SQS and the
  *      receiver (/proc), since on a shared 2-core machine the wall-clock rate says more about the
- *      machine than about the dispatcher.
+ *      machine than about the dispatcher. And the DynamoDB calls per delivery by command, with the keys
+ *      read, the items written and the capacity units DynamoDB Local answers (docs/scaling.md).
  * Also the bundle sizes of the two job functions. Results: bench/results/webhooks.json.
  */
 const eventsForLatency = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 200);
