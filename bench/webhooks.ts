@@ -27,7 +27,8 @@ import { targets } from './targets.ts';
  *      event source mapping does in AWS): the difference is the local queue's share.
  *      Besides the rate, the CPU per delivery of this process and of DynamoDB Local, local SQS and the
  *      receiver (/proc), since on a shared 2-core machine the wall-clock rate says more about the
- *      machine than about the dispatcher.
+ *      machine than about the dispatcher. And the DynamoDB calls per delivery by command, with the keys
+ *      read, the items written and the capacity units DynamoDB Local answers (docs/scaling.md).
  * Also the bundle sizes of the two job functions. Results: bench/results/webhooks.json.
  */
 const eventsForLatency = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 200);
@@ -76,7 +77,7 @@ export async function runWebhookBench(): Promise<number> {
     // 2. The local stack.
     const { peer, queues, pids } = await startBenchStack('payment-gateway-webhook-bench', cleanups);
     const { startJobs } = await import('../scripts/local/jobs.ts');
-    const { db } = await import('#shared/store/client.ts');
+    const { db, captureConsumedCapacity } = await import('#shared/store/client.ts');
     cleanups.push(() => db().destroy());
     const { createMerchant } = await import('#shared/services/merchants.ts');
     const { changeStatus } = await import('#shared/services/transactions.ts');
@@ -172,6 +173,17 @@ export async function runWebhookBench(): Promise<number> {
     /** Runs `deliver` until the receiver has `count` new deliveries: rate, this process's CPU and the other processes' CPU. */
     const measure = async (count: number, deliver: () => Promise<unknown>) => {
       arrivals.clear();
+      // Round trips to DynamoDB per delivery, by command, with the keys read and items written and the
+      // capacity units AWS would bill for them (tables and indexes, as DynamoDB Local answers
+      // ReturnConsumedCapacity): what the batch costs the table in AWS, apart from any machine's load.
+      const dynamo: Record<string, { calls: number; items: number; capacityUnits: number }> = {};
+      const stopCapture = captureConsumedCapacity(({ command, input, consumed }) => {
+        const entry = (dynamo[command] ??= { calls: 0, items: 0, capacityUnits: 0 });
+        const requested = Object.values((input.RequestItems ?? {}) as Record<string, unknown[] | { Keys: unknown[] }>);
+        entry.calls++;
+        entry.items += requested.reduce((n, r) => n + (Array.isArray(r) ? r.length : r.Keys.length), 0) || 1;
+        entry.capacityUnits += consumed.reduce((n, c) => n + (c.CapacityUnits ?? 0), 0);
+      });
       const started = Date.now();
       const peersBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, processCpuMs(pid)]));
       const cpuBefore = process.cpuUsage();
@@ -187,6 +199,7 @@ export async function runWebhookBench(): Promise<number> {
         }),
       );
       await running;
+      stopCapture();
       // CPU this process spent per delivery: what one dispatcher process could do if DynamoDB Local and
       // the other processes sharing the machine kept up.
       const cpuMsPerDelivery = (cpu.user + cpu.system) / 1000 / count;
@@ -199,6 +212,13 @@ export async function runWebhookBench(): Promise<number> {
         cpuBoundPerSecond: 1000 / cpuMsPerDelivery,
         /** CPU ms per delivery of the processes around the dispatcher (they share this machine's cores with it). */
         peerCpuMsPerDelivery: peers as Record<string, number>,
+        /** Per delivery: DynamoDB calls, keys read or items written, capacity units, by command. */
+        dynamoPerDelivery: Object.fromEntries(
+          Object.entries(dynamo).map(([command, d]) => [
+            command,
+            { calls: d.calls / count, items: d.items / count, capacityUnits: d.capacityUnits / count },
+          ]),
+        ),
       };
     };
 
@@ -273,6 +293,14 @@ export async function runWebhookBench(): Promise<number> {
       Object.entries(m.peerCpuMsPerDelivery)
         .map(([name, cpuMs]) => `${name} ${f(cpuMs)}`)
         .join(', ');
+    /** DynamoDB per delivery by command; one BatchGetItem per batch, so its calls per delivery give the batches' mean size. */
+    const dynamoLine = (m: typeof throughput) => {
+      const perCommand = Object.entries(m.dynamoPerDelivery)
+        .map(([command, d]) => `${command} ${f(d.calls)} calls, ${f(d.items)} items, ${f(d.capacityUnits)} capacity units`)
+        .join('; ');
+      const gets = m.dynamoPerDelivery.BatchGetItem?.calls;
+      return `${perCommand}${gets ? ` (≈ ${(1 / gets).toFixed(1)} deliveries per batch)` : ''}`;
+    };
     const text = `commit → receiver latency (n=${latency.events}): p50 ${latency.p50Ms.toFixed(0)} ms (≤ ${t.p50Ms}) \
 ${mark(latency.p50Ms <= t.p50Ms)}, p99 ${latency.p99Ms.toFixed(0)} ms (≤ ${t.p99Ms}) ${mark(latency.p99Ms <= t.p99Ms)}, \
 max ${latency.maxMs.toFixed(0)} ms (before: p50 ${before.p50Ms} ms, p99 ${before.p99Ms} ms)
@@ -288,6 +316,7 @@ CPU ms per delivery: handler ${f(handlerAlone.cpuMsPerDelivery)} (≈ ${handlerA
 ${others(handlerAlone)}
   the local queue's share of the dispatcher process: ${f(report.localQueueCpuMsPerDelivery)} ms per delivery \
 (receive and delete: in AWS the event source mapping's, outside the function)
+DynamoDB per delivery through local SQS: ${dynamoLine(throughput)}; handler alone: ${dynamoLine(handlerAlone)}
 bundles: ${Object.entries(bundles)
       .map(([id, b]) => ('bytes' in b ? `${id} ${(b.bytes / 1000).toFixed(1)} kB ${mark(b.met)}` : `${id} ERROR`))
       .join(', ')} (≤ ${(targets.bundleBytes / 1000).toFixed(0)} kB)

@@ -67,15 +67,37 @@ async function update(d: Destination, expression: string, values: Record<string,
   );
 }
 
-/** A failed attempt: remembers the first failure of the streak (if_not_exists keeps the oldest). */
-export async function recordFailure(d: Destination, now: Date): Promise<void> {
-  const at = now.toISOString();
-  await update(d, 'failingSince = if_not_exists(failingSince, :at), lastFailureAt = :at, updatedAt = :at', { ':at': at });
+/**
+ * What one dispatcher batch's attempts to a destination observed, in the order they finished:
+ * `failures` after its last success (`restart`: a success of this batch came before them, so the
+ * streak they start is a new one), or `succeeded` (the last attempt succeeded and the stored streak
+ * ends), and whether the destination is now disabled.
+ */
+export interface HealthObservation {
+  failures?: { firstAt: string; lastAt: string; restart: boolean };
+  succeeded?: boolean;
+  disable?: { reason: 'gone' | 'failing'; at: string };
 }
 
-/** A successful attempt ends the streak. */
-export async function recordSuccess(d: Destination, now: Date): Promise<void> {
-  await update(d, 'updatedAt = :at REMOVE failingSince', { ':at': now.toISOString() });
+/**
+ * A batch's attempts to one destination as ONE UpdateItem (the dispatcher writes each destination
+ * once per batch, not once per attempt: a merchant endpoint that is down would otherwise draw one
+ * write per failed delivery onto this one item). A failure streak keeps its first failure
+ * (if_not_exists) unless a success of the batch ended it; a success removes it.
+ */
+export async function recordAttempts(d: Destination, seen: HealthObservation, now: Date): Promise<void> {
+  const set = ['updatedAt = :now'];
+  const values: Record<string, unknown> = { ':now': now.toISOString() };
+  let remove = '';
+  if (seen.failures) {
+    set.push(`failingSince = ${seen.failures.restart ? ':first' : 'if_not_exists(failingSince, :first)'}`, 'lastFailureAt = :last');
+    Object.assign(values, { ':first': seen.failures.firstAt, ':last': seen.failures.lastAt });
+  } else if (seen.succeeded) remove = ' REMOVE failingSince';
+  if (seen.disable) {
+    set.push('disabledAt = :disabledAt', 'disabledReason = :reason');
+    Object.assign(values, { ':disabledAt': seen.disable.at, ':reason': seen.disable.reason });
+  }
+  await update(d, `${set.join(', ')}${remove}`, values);
 }
 
 export async function disableEndpoint(d: Destination, reason: 'gone' | 'failing' | 'merchant', now: Date): Promise<void> {

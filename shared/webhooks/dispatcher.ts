@@ -6,7 +6,7 @@ import { logger } from '#shared/logger.ts';
 import { db } from '#shared/store/client.ts';
 import { sqs } from './queue.ts';
 import { getMerchantCached, webhookSecretAssociatedData } from '#shared/store/merchants.ts';
-import { destinationKey, disableEndpoint, recordFailure, recordSuccess, type EndpointHealth } from '#shared/store/webhook-health.ts';
+import { destinationKey, recordAttempts, type Destination as HealthTarget, type EndpointHealth } from '#shared/store/webhook-health.ts';
 import {
   closedStates,
   deliveryKey,
@@ -39,7 +39,8 @@ import { signedHeaders } from './signing.ts';
  *      it is parked on the delivery item in the due index and the webhook sweep sends it when due;
  *   5. destination health (shared/store/webhook-health.ts): a 410 disables the destination at
  *      once, 5 days of nothing but failures too; a disabled destination's rounds end as
- *      `endpoint_disabled` without a request.
+ *      `endpoint_disabled` without a request. A batch writes each destination's health once
+ *      (healthWrites), after its attempts and before its delivery log.
  * An event with no destination (or no signing secret) is recorded once and not retried.
  * The batch reads its events' delivery items and its destinations' health with ONE BatchGetItem,
  * writes the delivery items back, each with its new attempt appended to its log, with one
@@ -104,29 +105,64 @@ interface Outcome {
   metrics?: MetricPoint[];
   feed?: FeedEntry;
   requeue?: { message: DeliveryMessage; delaySeconds: number };
+  health?: HealthSeen;
 }
 
-/** The destination's health after this attempt; true = the destination is now disabled. */
-async function updateHealth(
-  target: { merchantId: string; mode: DeliveryMessage['mode']; url: string },
-  health: EndpointHealth | undefined,
-  post: PostResult,
-  now: Date,
-): Promise<boolean> {
-  if (post.error === null) {
-    if (health?.failingSince) await recordSuccess(target, now);
-    return false;
-  }
-  if (post.statusCode === 410) {
-    await disableEndpoint(target, 'gone', now);
-    return true;
-  }
-  await recordFailure(target, now);
-  if (health?.failingSince && now.getTime() - Date.parse(health.failingSince) >= disableAfterFailingMs) {
-    await disableEndpoint(target, 'failing', now);
-    return true;
-  }
-  return false;
+/** What one attempt tells about its destination's health (written once per destination and batch, healthWrites). */
+interface HealthSeen {
+  target: HealthTarget;
+  ok: boolean;
+  gone: boolean;
+  /** This attempt disables the destination: a 410, or a failure 5 days into a streak of nothing but failures. */
+  disables: boolean;
+  /** When the response (or its failure) came, for the order of the batch's attempts. */
+  at: Date;
+}
+
+function healthSeen(target: HealthTarget, health: EndpointHealth | undefined, post: PostResult, at: Date): HealthSeen {
+  const ok = post.error === null;
+  const gone = post.statusCode === 410;
+  const failingLong = Boolean(health?.failingSince) && at.getTime() - Date.parse(health!.failingSince!) >= disableAfterFailingMs;
+  return { target, ok, gone, disables: gone || (!ok && failingLong), at };
+}
+
+/**
+ * The batch's health writes: ONE UpdateItem per destination whose health changes (a failure, a
+ * disable, or a success that ends a streak), not one per attempt. They run after every attempt of
+ * the batch and before its delivery log is written and its messages acknowledged. A crash in
+ * between loses at most these health updates, as a crash between an attempt and its update did
+ * before: every attempt is still in the delivery log (written before any message is
+ * acknowledged, or the messages come back and are attempted again), and health only decides
+ * when a destination that keeps failing is disabled, which the next failing batch records again.
+ */
+function healthWrites(seen: readonly HealthSeen[], healthOf: (target: HealthTarget) => EndpointHealth | undefined): Promise<void>[] {
+  const byDestination = new Map<string, HealthSeen[]>();
+  for (const s of seen) byDestination.set(destinationKey(s.target), [...(byDestination.get(destinationKey(s.target)) ?? []), s]);
+  return [...byDestination.values()].flatMap((attempts) => {
+    const ordered = attempts.toSorted((a, b) => a.at.getTime() - b.at.getTime());
+    const lastOk = ordered.findLastIndex((s) => s.ok);
+    const failures = ordered.slice(lastOk + 1).filter((s) => !s.gone);
+    const disabling = ordered.filter((s) => s.disables);
+    const target = ordered[0]!.target;
+    const health = healthOf(target);
+    const succeeded = lastOk === ordered.length - 1 && Boolean(health?.failingSince);
+    if (!failures.length && !disabling.length && !succeeded) return [];
+    const at = ordered.at(-1)!.at;
+    return [
+      recordAttempts(
+        target,
+        {
+          ...(failures.length
+            ? { failures: { firstAt: failures[0]!.at.toISOString(), lastAt: failures.at(-1)!.at.toISOString(), restart: lastOk >= 0 } }
+            : { succeeded }),
+          ...(disabling.length
+            ? { disable: { reason: disabling.some((s) => s.gone) ? 'gone' : 'failing', at: disabling[0]!.at.toISOString() } }
+            : {}),
+        },
+        at,
+      ),
+    ];
+  });
 }
 
 async function attemptOne(
@@ -148,6 +184,7 @@ async function attemptOne(
   const target = 'missing' in destination ? undefined : { merchantId: message.merchantId, mode: message.mode, url: destination.url };
   const health = target ? healthOf(target.merchantId, target.mode, target.url) : undefined;
   let disabled = Boolean(health?.disabledAt);
+  let seen: HealthSeen | undefined;
   let post: PostResult;
   if ('missing' in destination) post = { statusCode: null, durationMs: 0, error: destination.missing, refused: false };
   else if (disabled)
@@ -168,7 +205,8 @@ async function attemptOne(
       timestamp: Math.floor(clock().getTime() / 1000),
     });
     post = await postWebhook(destination.url, body, headers, { allowInsecure: destination.allowInsecure, timeoutMs: timeoutMs() });
-    disabled = await updateHealth(target!, health, post, clock());
+    seen = healthSeen(target!, health, post, clock());
+    disabled = seen.disables;
   }
 
   let state: DeliveryState;
@@ -272,7 +310,7 @@ async function attemptOne(
           event: message.event,
         };
   const metrics = deliveryMetrics(state, message, current?.deliveredAt ?? null, clock());
-  return { result, delivery, metrics, ...(feed ? { feed } : {}), ...(requeue ? { requeue } : {}) };
+  return { result, delivery, metrics, ...(feed ? { feed } : {}), ...(requeue ? { requeue } : {}), ...(seen ? { health: seen } : {}) };
 }
 
 /**
@@ -316,6 +354,12 @@ export async function dispatchBatch<T>(
       taken.add(key);
       return attemptOne(message, merchants[i], current.get(key), healthOf, ports, clock);
     }),
+  );
+  await Promise.all(
+    healthWrites(
+      outcomes.flatMap((o) => (o.health ? [o.health] : [])),
+      (t) => healthOf(t.merchantId, t.mode, t.url),
+    ),
   );
   emitMetrics(outcomes.flatMap((o) => o.metrics ?? []));
   const attempted = outcomes.flatMap((o) => (o.delivery ? [o.delivery] : []));

@@ -7,7 +7,7 @@ import { dispatch, dispatchBatch, type DispatchPorts } from '#shared/webhooks/di
 import type { DeliveryMessage } from '#shared/webhooks/messages.ts';
 import { newMerchant } from '../support/gateway.ts';
 import { captureJsonLines } from '../support/output.ts';
-import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
+import { startReceiver, useWebhookStack, type Receiver, type Reply } from '../support/webhooks.ts';
 
 /**
  * What one dispatcher batch costs (issue 26, docs/scaling.md): the DynamoDB calls it makes and
@@ -103,6 +103,71 @@ describe('a dispatcher batch', () => {
     expect(commands).toEqual(['BatchGetItem', 'UpdateItem', 'BatchWriteItem']);
     const [health] = (await getEndpointHealth([{ merchantId: other.merchantId, mode: 'test', url: failing.url }])).values();
     expect(health?.failingSince).toBeUndefined();
+  });
+
+  it('writes the health of an endpoint that is down once per batch, not once per failed attempt', async () => {
+    const down = await startReceiver(() => 500);
+    receivers.push(down);
+    const { merchantId } = await newMerchant({ name: 'Batch down', webhookUrl: down.url, allowInsecureWebhooks: true });
+    const retried: DeliveryMessage[] = [];
+    const retrying = { ...ports, requeue: async (m: DeliveryMessage) => void retried.push(m) };
+    captureJsonLines();
+    await dispatch(message(merchantId), retrying).finally(() => vi.restoreAllMocks()); // warm the merchant cache
+    const [before] = (await getEndpointHealth([{ merchantId, mode: 'test', url: down.url }])).values();
+    expect(before?.failingSince).toBeDefined();
+
+    const batch = [message(merchantId), message(merchantId), message(merchantId), message(merchantId)];
+    captureJsonLines();
+    const { result, commands } = await commandsOf(() =>
+      dispatchBatch(
+        batch.map((m, ref) => ({ ref, message: m })),
+        retrying,
+      ),
+    ).finally(() => vi.restoreAllMocks());
+    expect(result.map((r) => r.result.kind)).toEqual(['retry', 'retry', 'retry', 'retry']);
+    expect(down.deliveries).toHaveLength(5);
+    expect(commands).toEqual(['BatchGetItem', 'UpdateItem', 'BatchWriteItem']);
+    const [after] = (await getEndpointHealth([{ merchantId, mode: 'test', url: down.url }])).values();
+    expect(after?.failingSince).toBe(before!.failingSince); // the streak keeps its first failure
+    expect(after!.lastFailureAt! > before!.lastFailureAt!).toBe(true);
+  });
+
+  it('orders a batch by when the answers came: a later success ends a streak, later failures start a new one', async () => {
+    const replies: Reply[] = [];
+    const flaky = await startReceiver((_, all) => replies[all.length - 1] ?? 500);
+    receivers.push(flaky);
+    const { merchantId } = await newMerchant({ name: 'Batch flaky', webhookUrl: flaky.url, allowInsecureWebhooks: true });
+    const url = flaky.url;
+    const healthNow = async () => [...(await getEndpointHealth([{ merchantId, mode: 'test', url }])).values()][0];
+    const retrying = { ...ports, requeue: async () => undefined };
+    const two = async (first: Reply, second: Reply) => {
+      const sent = flaky.deliveries.length;
+      // By arrival: whichever of the two requests comes first gets `first`.
+      replies[sent] = first;
+      replies[sent + 1] = second;
+      const batch = [message(merchantId), message(merchantId)];
+      return dispatchBatch(
+        batch.map((m, ref) => ({ ref, message: m })),
+        retrying,
+      );
+    };
+    captureJsonLines();
+    try {
+      await dispatch(message(merchantId), retrying); // reply 0: 500, a streak begins
+      const streak = (await healthNow())?.failingSince;
+      expect(streak).toBeDefined();
+      // A fast failure, then a slow success: the batch ends on a success.
+      await two(500, { status: 200, delayMs: 300 });
+      expect((await healthNow())?.failingSince).toBeUndefined();
+      // A fast success, then a slow failure: a new streak, from that failure.
+      await two(200, { status: 500, delayMs: 300 });
+      const restarted = await healthNow();
+      expect(restarted?.failingSince).toBeDefined();
+      expect(restarted!.failingSince! > streak!).toBe(true);
+      expect(restarted!.failingSince).toBe(restarted!.lastFailureAt);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('writes its metrics as one EMF line per dimension set, each value a sample', async () => {
