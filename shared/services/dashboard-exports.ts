@@ -8,6 +8,7 @@ import { auditWrite, listAudit, type AuditEntry } from '#shared/store/dashboard.
 import type { Readable } from 'node:stream';
 import { csvStream, cursorPages, exportLimits } from './csv-export.ts';
 import { auditEntry, type Signed } from './dashboard-auth.ts';
+import { balancePage, type BalanceFilters } from './dashboard-balance.ts';
 import { paymentsPage, type PaymentFilters, type TransactionView } from './dashboard.ts';
 import { refundsOfMerchant } from './refund-requests.ts';
 import { settlementPage } from './settlement-requests.ts';
@@ -26,6 +27,8 @@ interface ListExport<T> {
   columns: readonly string[];
   row: (item: T) => Record<string, unknown>;
   page: (merchantId: string, mode: Mode, cursor: string | number | undefined) => Promise<Page<T>>;
+  /** Refuses filters that cannot be valid before the first byte (a refusal mid-file would be a broken file). */
+  check?: (merchantId: string, mode: Mode) => Promise<void>;
 }
 
 const paymentColumns = [
@@ -115,6 +118,37 @@ const settlements = (status: SettlementStatus | undefined): ListExport<Settlemen
   },
 });
 
+type BalanceRow = Awaited<ReturnType<typeof balancePage>>['items'][number];
+/**
+ * The Balance page's list (balance transactions) with its filters and the running balance (availableBalanceAfter:
+ * empty where the page has none), by cursor. Its filters are checked by reading one row first (an unknown
+ * settlement or payout is refused as on the page).
+ */
+const balance = (f: Omit<BalanceFilters, 'after'>): ListExport<BalanceRow> => ({
+  columns: [
+    'id',
+    'type',
+    'sourceType',
+    'sourceId',
+    'amount',
+    'fee',
+    'net',
+    'availableChange',
+    'pendingChange',
+    'currency',
+    'availableBalanceAfter',
+    'createdAt',
+  ],
+  row: ({ source, ...b }) => ({ ...b, sourceType: source.type, sourceId: source.id }),
+  page: async (merchantId, mode, cursor) => {
+    const p = await balancePage(merchantId, mode, { ...f, ...(cursor ? { after: String(cursor) } : {}) }, pageSize);
+    return { items: p.items, cursor: p.hasMore ? p.items.at(-1)?.id : undefined };
+  },
+  check: async (merchantId, mode) => {
+    await balancePage(merchantId, mode, f, 1);
+  },
+});
+
 /** The team's audit log (merchant-wide, both modes), newest first. */
 const audit: ListExport<AuditEntry> = {
   columns: ['at', 'actorEmail', 'action', 'target', 'mode', 'outcome', 'detail', 'ip', 'auditId'],
@@ -125,14 +159,16 @@ const audit: ListExport<AuditEntry> = {
   },
 };
 
+/** The lists of GET /dashboard/exports/{list}; the Balance page's has its own row (balances:read): /dashboard/balance/export. */
 export const exportableLists = ['payments', 'payouts', 'refunds', 'settlements', 'audit'] as const;
-export type ExportableList = (typeof exportableLists)[number];
+export type ExportableList = (typeof exportableLists)[number] | 'balance';
 
 /** The lists' filters, as the dashboard's list pages take them (already checked by the handler). */
 export interface ExportFilters {
   payments?: Omit<PaymentFilters, 'startingAfter'>;
   payoutStatus?: IntentStatus;
   settlementStatus?: SettlementStatus;
+  balance?: Omit<BalanceFilters, 'after'>;
 }
 
 /** A list's export with its row type erased (each list's rows only ever meet its own mapper). */
@@ -150,6 +186,8 @@ function listOf(list: ExportableList, f: ExportFilters): ListExport<unknown> {
       return erase(settlements(f.settlementStatus));
     case 'audit':
       return erase(audit);
+    case 'balance':
+      return erase(balance(f.balance ?? {}));
   }
 }
 
@@ -171,6 +209,7 @@ export async function exportList(
   const mode = signed.session.mode;
   if (list === 'audit' && signed.user.role !== 'admin') throw userRefusal('forbidden', 'Only administrators export the audit log.');
   const spec = listOf(list, filters);
+  await spec.check?.(merchantId, mode);
   await transact([auditWrite(auditEntry(merchantId, signed.actor, `${list}.export`, { mode, detail: describe || 'all' }, now))]);
   const pages = cursorPages((cursor?: string | number) => spec.page(merchantId, mode, cursor));
   const stream = csvStream({ columns: spec.columns, row: spec.row, pages }, deadline, limits);

@@ -76,7 +76,7 @@ describe('PaymentGatewayStack', () => {
         .filter((r) => r.streaming)
         .map((r) => r.id)
         .sort(),
-    ).toEqual(['dashboardListExport', 'dashboardPaymentsExport']);
+    ).toEqual(['dashboardBalanceExport', 'dashboardListExport', 'dashboardPaymentsExport']);
     for (const job of jobList) expect(stack.functions.has(job.id), job.id).toBe(true);
   });
 

@@ -11,6 +11,7 @@ import { journal } from '#shared/domain/ledger.ts';
 import { incompleteMarker } from '#shared/services/csv-export.ts';
 import { authenticate } from '#shared/services/dashboard-auth.ts';
 import { paymentsPage } from '#shared/services/dashboard.ts';
+import { balancePage } from '#shared/services/dashboard-balance.ts';
 import { exportList } from '#shared/services/dashboard-exports.ts';
 import { transact } from '#shared/store/client.ts';
 import { listAudit } from '#shared/store/dashboard.ts';
@@ -190,6 +191,81 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
     expect(audit.slice(1).map((r) => r[2])).toEqual(expect.arrayContaining(['refunds.export', 'payouts.export']));
     const viewer = await dashboardUser(m, 'viewer');
     expect((await get(viewer.cookie, '/dashboard/exports/audit')).status).toBe(403);
+  });
+
+  it('exports every balance transaction matching the Balance page’s filters, across pages, with the running balance', async () => {
+    const m = await newMerchant();
+    const u = await dashboardUser(m, 'viewer'); // balances:read: every role
+    const t0 = Date.now() - 3_600_000;
+    let payments = 0;
+    for (let i = 0; i < 150; i++) {
+      const payment = i % 3 === 0;
+      const amount = 100_00 + i;
+      if (payment) payments++;
+      await transact(
+        postJournal(
+          journal({
+            merchantId: m.merchantId,
+            mode: 'test',
+            currency: 'PKR',
+            kind: payment ? 'checkout.completed' : 'wallet.credit',
+            reference: payment ? `txn-${i}` : `operator:${i}`,
+            movements: payment
+              ? [
+                  { account: { kind: 'external', name: 'card_network' }, amount: -amount },
+                  { account: { kind: 'available' }, amount: amount - 200 },
+                  { account: { kind: 'fees' }, amount: 200 },
+                ]
+              : [
+                  { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amount },
+                  { account: { kind: 'available' }, amount },
+                ],
+            now: new Date(t0 + i * 1000),
+          }),
+        ),
+      );
+    }
+    // The Balance page's own pages with the same filters, every page: the export is exactly their rows, in order.
+    const listed = async (f: Record<string, string>) => {
+      const rows: Awaited<ReturnType<typeof balancePage>>['items'] = [];
+      for (let after: string | undefined; ; ) {
+        const page = await balancePage(m.merchantId, 'test', { ...f, ...(after ? { after } : {}) }, 25);
+        rows.push(...page.items);
+        if (!page.hasMore) return rows;
+        after = page.items.at(-1)!.id;
+      }
+    };
+    const all = await get(u.cookie, '/dashboard/balance/export');
+    expect(all.status, all.text.slice(0, 300)).toBe(200);
+    expect(all.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const rows = parseCsv(all.text);
+    const col = (name: string) => rows[0]!.indexOf(name);
+    expect(rows).toHaveLength(151); // the header and all 150: more than one export page of 100
+    expect(all.text).not.toContain(incompleteMarker);
+    const expected = await listed({});
+    expect(rows.slice(1).map((r) => r[col('id')])).toEqual(expected.map((b) => b.id));
+    // The running balance on every row, as the page shows it: the newest is the wallet now (every credit, less fees).
+    expect(rows.slice(1).map((r) => Number(r[col('availableBalanceAfter')]))).toEqual(expected.map((b) => b.availableBalanceAfter));
+    const credited = Array.from({ length: 150 }, (_, i) => 100_00 + i - (i % 3 === 0 ? 200 : 0)).reduce((a, b) => a + b, 0);
+    expect(Number(rows[1]![col('availableBalanceAfter')])).toBe(credited / 100);
+    expect(rows.slice(1).every((r) => r[col('availableBalanceAfter')] !== '')).toBe(true);
+    // Filters applied: a type, a source, a date range that holds nothing.
+    const typed = parseCsv((await get(u.cookie, '/dashboard/balance/export?type=payment')).text);
+    expect(typed.slice(1).map((r) => r[col('id')])).toEqual((await listed({ type: 'payment' })).map((b) => b.id));
+    expect(typed).toHaveLength(1 + payments);
+    expect(typed.slice(1).every((r) => r[col('type')] === 'payment' && r[col('sourceType')] === 'transaction')).toBe(true);
+    const bySource = parseCsv((await get(u.cookie, '/dashboard/balance/export?source=txn-3')).text);
+    expect(bySource.slice(1).map((r) => [r[col('type')], r[col('sourceId')], r[col('fee')]])).toEqual([['payment', 'txn-3', '2']]);
+    expect(parseCsv((await get(u.cookie, '/dashboard/balance/export?to=2000-01-01')).text)).toHaveLength(1);
+    // Refusals come before the first byte, as whole pages: a bad filter, an unknown settlement, an unknown name.
+    expect((await get(u.cookie, '/dashboard/balance/export?type=nope')).status).toBe(400);
+    expect((await get(u.cookie, `/dashboard/balance/export?settlement=${randomUUID()}`)).status).toBe(404);
+    expect((await get(u.cookie, '/dashboard/balance/export?bogus=1')).status).toBe(400);
+    // Audited with the filters it used; the Balance page links it with its filters.
+    const audits = (await listAudit(m.merchantId, 20)).items.filter((a) => a.action === 'balance.export');
+    expect(audits.map((a) => a.detail)).toEqual(expect.arrayContaining(['all', 'type=payment', 'source=txn-3']));
+    expect((await get(u.cookie, '/dashboard/balance?type=payment')).text).toContain('href="/dashboard/balance/export?type=payment"');
+    expect((await fetch(`${gw.baseUrl}/dashboard/balance/export`, { redirect: 'manual' })).status).not.toBe(200); // signed out
   });
 
   it('the Statements page links each closed month’s CSV and PDF; the downloads carry the digest', async () => {
