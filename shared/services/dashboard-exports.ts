@@ -212,6 +212,6 @@ export async function exportList(
   await spec.check?.(merchantId, mode);
   await transact([auditWrite(auditEntry(merchantId, signed.actor, `${list}.export`, { mode, detail: describe || 'all' }, now))]);
   const pages = cursorPages((cursor?: string | number) => spec.page(merchantId, mode, cursor));
-  const stream = csvStream({ columns: spec.columns, row: spec.row, pages }, deadline, limits);
+  const stream = csvStream({ list, columns: spec.columns, row: spec.row, pages }, deadline, limits);
   return { stream, filename: `${list}-${mode}-${now.toISOString().slice(0, 10)}.csv` };
 }
