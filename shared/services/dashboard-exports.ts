@@ -11,7 +11,7 @@ import { auditEntry, type Signed } from './dashboard-auth.ts';
 import { balancePage, type BalanceFilters } from './dashboard-balance.ts';
 import { paymentsPage, type PaymentFilters, type TransactionView } from './dashboard.ts';
 import { refundsOfMerchant } from './refund-requests.ts';
-import { settlementPage } from './settlement-requests.ts';
+import { settlementsByCursor } from './settlement-requests.ts';
 
 /**
  * CSV exports of the dashboard's lists (docs/dashboard.md, Exports): every row matching the list's
@@ -91,7 +91,7 @@ const refunds: ListExport<RefundRow> = {
   },
 };
 
-type SettlementRow = Awaited<ReturnType<typeof settlementPage>>['items'][number];
+type SettlementRow = Awaited<ReturnType<typeof settlementsByCursor>>['items'][number];
 const settlements = (status: SettlementStatus | undefined): ListExport<SettlementRow> => ({
   columns: [
     'id',
@@ -111,11 +111,9 @@ const settlements = (status: SettlementStatus | undefined): ListExport<Settlemen
     'failureReason',
   ],
   row: (s) => ({ ...s, status: settlementStatusNames[s.status] ?? s.status }),
-  page: async (merchantId, mode, cursor) => {
-    const page = typeof cursor === 'number' ? cursor : 1;
-    const p = await settlementPage(merchantId, mode, { page, pageSize, ...(status !== undefined ? { status } : {}) });
-    return { items: p.items, cursor: p.hasMore ? page + 1 : undefined };
-  },
+  // By the store's cursor (ExclusiveStartKey): each settlement read once, however long the list.
+  page: (merchantId, mode, cursor) =>
+    settlementsByCursor(merchantId, mode, status, pageSize, cursor === undefined ? undefined : String(cursor)),
 });
 
 type BalanceRow = Awaited<ReturnType<typeof balancePage>>['items'][number];

@@ -13,7 +13,10 @@ import { authenticate } from '#shared/services/dashboard-auth.ts';
 import { paymentsPage } from '#shared/services/dashboard.ts';
 import { balancePage } from '#shared/services/dashboard-balance.ts';
 import { exportList } from '#shared/services/dashboard-exports.ts';
-import { transact } from '#shared/store/client.ts';
+import { db, transact } from '#shared/store/client.ts';
+import { createSettlementWrite } from '#shared/store/settlements.ts';
+import * as keys from '#shared/store/keys.ts';
+import { newSettlement, SettlementStatus } from '#shared/domain/settlement.ts';
 import { listAudit } from '#shared/store/dashboard.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 import { parseCsv } from '../support/csv.ts';
@@ -266,6 +269,61 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
     expect(audits.map((a) => a.detail)).toEqual(expect.arrayContaining(['all', 'type=payment', 'source=txn-3']));
     expect((await get(u.cookie, '/dashboard/balance?type=payment')).text).toContain('href="/dashboard/balance/export?type=payment"');
     expect((await fetch(`${gw.baseUrl}/dashboard/balance/export`, { redirect: 'manual' })).status).not.toBe(200); // signed out
+  });
+
+  it('exports every settlement exactly once, by cursor: each index entry read once over many pages', async () => {
+    const m = await newMerchant();
+    const u = await dashboardUser(m, 'finance');
+    const t0 = Date.UTC(2026, 8, 1);
+    const completed: string[] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < 250; i++) {
+      const s = newSettlement(
+        { merchantId: m.merchantId, mode: 'test', traceId: 'seed' },
+        {
+          amountMinor: 1000_00 + i,
+          currency: 'PKR',
+          payoutCurrency: 'PKR',
+          destination: { type: 'bank', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'T' },
+        },
+        { basisPoints: 0, fixedMinor: 0 },
+        false,
+        new Date(t0 + i * 60_000),
+        randomUUID(),
+      );
+      if (s === 'amount_too_small') throw new Error('seed');
+      const status = i % 4 === 0 ? SettlementStatus.Completed : SettlementStatus.Pending;
+      await transact([createSettlementWrite({ ...s, status })]);
+      ids.push(s.id);
+      if (status === SettlementStatus.Completed) completed.push(s.id);
+    }
+    // What the export's Queries of the merchant's settlement index evaluate (ScannedCount: entries read, matched or not).
+    const partition = keys.settlementsOfMerchant(m.merchantId, 'test').GSI1PK;
+    let scanned = 0;
+    const name = 'countSettlementReads';
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        const input = args.input as { ExpressionAttributeValues?: Record<string, { S?: string }> };
+        if (context.commandName === 'QueryCommand' && input.ExpressionAttributeValues?.[':pk']?.S === partition)
+          scanned += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
+        return out;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const all = parseCsv((await get(u.cookie, '/dashboard/exports/settlements')).text);
+      expect(all).toHaveLength(251); // three pages of 100
+      expect(all.slice(1).map((r) => r[0])).toEqual([...ids].reverse()); // newest first, every one exactly once
+      expect(scanned).toBe(250); // page-numbered, it read 100 + 200 + 250 entries and counted all 250 per page (1,300)
+      scanned = 0;
+      const done = parseCsv((await get(u.cookie, '/dashboard/exports/settlements?status=Completed')).text);
+      expect(done.slice(1).map((r) => r[0])).toEqual([...completed].reverse());
+      expect(new Set(done.slice(1).map((r) => r[1]))).toEqual(new Set(['Completed']));
+      expect(scanned).toBe(250); // the status is a filter: every entry evaluated once, none twice
+    } finally {
+      db().middlewareStack.remove(name);
+    }
   });
 
   it('the Statements page links each closed month’s CSV and PDF; the downloads carry the digest', async () => {
