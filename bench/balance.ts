@@ -260,7 +260,8 @@ export async function runBalanceBench(): Promise<number> {
       '|---|---:|---:|---:|---:|---:|---:|---|',
       ...results.map(
         (r) =>
-          `| ${r.scenario} | ${r.p50Ms} | ${r.p95Ms} | ${r.maxMs} | ${r.dynamoCalls} | ${r.itemsRead} | ${r.rows} | ${r.met ? 'met' : 'MISSED'} |`,
+          `| ${r.scenario} | ${r.p50Ms} | ${r.p95Ms} | ${r.maxMs} | ${r.dynamoCalls} | ${r.itemsRead} | ${r.rows} | ` +
+          `${r.met ? 'met' : 'MISSED'} |`,
       ),
     ].join('\n');
     console.log(
