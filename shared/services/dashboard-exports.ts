@@ -2,7 +2,8 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 import type { IntentStatus } from '#shared/domain/intent.ts';
 import { refundStatusNames } from '#shared/domain/refund.ts';
-import { settlementStatusNames, type SettlementStatus } from '#shared/domain/settlement.ts';
+import { settlementStatusNames, settlementView, type SettlementStatus } from '#shared/domain/settlement.ts';
+import { settlementsFrom } from '#shared/store/settlements.ts';
 import { transact } from '#shared/store/client.ts';
 import { auditWrite, listAudit, type AuditEntry } from '#shared/store/dashboard.ts';
 import type { Readable } from 'node:stream';
@@ -11,7 +12,6 @@ import { auditEntry, type Signed } from './dashboard-auth.ts';
 import { balancePage, type BalanceFilters } from './dashboard-balance.ts';
 import { paymentsPage, type PaymentFilters, type TransactionView } from './dashboard.ts';
 import { refundsOfMerchant } from './refund-requests.ts';
-import { settlementsByCursor } from './settlement-requests.ts';
 
 /**
  * CSV exports of the dashboard's lists (docs/dashboard.md, Exports): every row matching the list's
@@ -90,6 +90,21 @@ const refunds: ListExport<RefundRow> = {
     return { items: p.items, cursor: p.hasMore ? p.items.at(-1)?.id : undefined };
   },
 };
+
+/**
+ * The settlements of a merchant and mode, newest first, by cursor (store S3a): the next read with at least one
+ * match, or the end (no cursor). Each index entry is read once over a whole walk (the dashboard's export); the
+ * cursor is the store's LastEvaluatedKey as JSON, never shown to anyone.
+ */
+async function settlementsByCursor(merchantId: string, mode: Mode, status: SettlementStatus | undefined, limit: number, cursor?: string) {
+  let start = cursor === undefined ? undefined : (JSON.parse(cursor) as Record<string, unknown>);
+  for (;;) {
+    const read = await settlementsFrom(merchantId, mode, status === undefined ? {} : { status }, limit, start);
+    if (read.items.length || !read.next)
+      return { items: read.items.map(settlementView), ...(read.next ? { cursor: JSON.stringify(read.next) } : {}) };
+    start = read.next;
+  }
+}
 
 type SettlementRow = Awaited<ReturnType<typeof settlementsByCursor>>['items'][number];
 const settlements = (status: SettlementStatus | undefined): ListExport<SettlementRow> => ({

@@ -5,20 +5,13 @@ import { convertMinor } from '#shared/domain/fx.ts';
 import { holdShardField } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
-import {
-  newSettlement,
-  settlementAmounts,
-  settlementView,
-  type SettlementInput,
-  type SettlementStatus,
-  type SettlementView,
-} from '#shared/domain/settlement.ts';
+import { newSettlement, settlementAmounts, settlementView, type SettlementInput, type SettlementView } from '#shared/domain/settlement.ts';
 import { logger } from '#shared/logger.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { settlementRail } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { settlementMakerWrite, type Maker } from '#shared/store/dashboard.ts';
-import { getSettlement, listSettlements, settlementsFrom, type SettlementQuery } from '#shared/store/settlements.ts';
+import { getSettlement, listSettlements, type SettlementQuery } from '#shared/store/settlements.ts';
 import { getWallet, type PlaceHold } from '#shared/store/wallets.ts';
 import { settlementBreakdown } from './settlement-breakdown.ts';
 import { settlementWithHold } from './settlement-hold.ts';
@@ -138,27 +131,6 @@ export async function settlementFor(merchantId: string, mode: Mode, id: string) 
     breakdown: ready && breakdownView(ready, s.currency),
     breakdownStatus: b === 'computing' ? ('computing' as const) : b ? ('available' as const) : ('unavailable' as const),
   };
-}
-
-/**
- * The settlements of a merchant and mode, newest first, by cursor (store S3a): the next read with at least one
- * match, or the end (no cursor). Each index entry is read once over a whole walk (the dashboard's export); the
- * cursor is the store's LastEvaluatedKey as JSON, never shown to anyone.
- */
-export async function settlementsByCursor(
-  merchantId: string,
-  mode: Mode,
-  status: SettlementStatus | undefined,
-  limit: number,
-  cursor?: string,
-) {
-  let start = cursor === undefined ? undefined : (JSON.parse(cursor) as Record<string, unknown>);
-  for (;;) {
-    const read = await settlementsFrom(merchantId, mode, status === undefined ? {} : { status }, limit, start);
-    if (read.items.length || !read.next)
-      return { items: read.items.map(settlementView), ...(read.next ? { cursor: JSON.stringify(read.next) } : {}) };
-    start = read.next;
-  }
 }
 
 /** GET /Settlements: one page. A foreign MerchantId filter gives an empty page. */
