@@ -10,6 +10,8 @@ export interface DynamoCounter {
   readonly calls: number;
   readonly attempts: number;
   readonly commands: readonly string[];
+  /** Items the Queries and Scans evaluated (their ScannedCount: read, matched by a filter or not). */
+  readonly itemsRead: number;
   reset(): void;
   remove(): void;
 }
@@ -18,11 +20,14 @@ export function countDynamoCalls(client: DynamoDBClient): DynamoCounter {
   let calls = 0;
   let attempts = 0;
   let commands: string[] = [];
+  let itemsRead = 0;
   client.middlewareStack.add(
     (next, context) => async (args) => {
       calls++;
       commands.push(String(context.commandName ?? 'unknown').replace(/Command$/, ''));
-      return next(args);
+      const out = await next(args);
+      itemsRead += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
+      return out;
     },
     { step: 'initialize', name: 'benchCallCounter' },
   );
@@ -43,7 +48,11 @@ export function countDynamoCalls(client: DynamoDBClient): DynamoCounter {
     get commands() {
       return commands;
     },
+    get itemsRead() {
+      return itemsRead;
+    },
     reset() {
+      itemsRead = 0;
       calls = 0;
       attempts = 0;
       commands = [];

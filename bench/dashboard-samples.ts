@@ -168,6 +168,7 @@ export const dashboardSamples = {
   dashboardStatementPdf: page(() => ({ pathParameters: { period: seed.lastMonth() }, query: { currency: 'PKR' } })),
   dashboardPaymentsExport: page(),
   dashboardListExport: page(() => ({ pathParameters: { list: 'payments' } })),
+  dashboardBalanceExport: page(),
   dashboardDevelopers: page(),
   dashboardCreateKey: action(async () => ({ form: { mode: 'test', scopes: ['read'] } }), 200),
   // The merchant's keys carry money-out scopes: rolling them is an admin's step-up, with a fresh

@@ -574,6 +574,12 @@ export const routeDocs = {
       'page by page (no cap on rows; a file stopped at 190 MB or 15 minutes ends with a # INCOMPLETE EXPORT line).',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'csv' }, example: { path: { list: 'refunds' } } },
   },
+  dashboardBalanceExport: {
+    summary:
+      'Dashboard: every balance transaction matching the Balance page’s filters (type, source, settlement, payout, from, to), ' +
+      'with the available balance after each, as CSV streamed page by page (the list export of the Balance page).',
+    doc: { tag: 'Dashboard', success: { status: 200, schema: 'csv' }, example: { query: { type: 'payment' } } },
+  },
   dashboardSettings: {
     summary: 'Dashboard: merchant settings (admins): who approves manual payouts and settlements.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },

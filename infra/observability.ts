@@ -143,6 +143,16 @@ export class Observability extends Construct {
       'A live card payment has had no answer from the card provider for 24 hours: an operator must find out whether it was charged.',
     );
 
+    // A streamed CSV export whose read failed after its first byte: the merchant got a file ending `# INCOMPLETE EXPORT`
+    // (shared/services/csv-export.ts); the platform's bounds (Reason size/time) are expected and not alarmed.
+    const failedExports = emf(metricNames.exportsIncomplete, 'Sum', { Reason: 'failed' });
+    alarm(
+      'ExportFailed',
+      failedExports,
+      0,
+      'A dashboard CSV export failed after its first byte: the merchant received a file ending with # INCOMPLETE EXPORT.',
+    );
+
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) => new GraphWidget({ title, left, right, width: 12, height: 6 });
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: 'payment-gateway', defaultInterval: Duration.hours(3) });
     this.dashboard.addWidgets(
@@ -171,6 +181,11 @@ export class Observability extends Construct {
       graph('Commit-to-delivery latency (ms)', [emf(metricNames.commitToDelivery, 'p50'), emf(metricNames.commitToDelivery, 'p99')]),
       graph('Stream iterator age (ms), webhook backlog age (s)', [iteratorAge], [backlogAge]),
       graph('Due sweeper lag (s), card payments left for the operator', [sweeperLag], [unresolvedCards]),
+      graph(
+        'CSV exports: duration of the whole download p99 (ms), incomplete files by reason',
+        [search(metricNames.exportDuration, ['List'], 'p99', '')],
+        [search(metricNames.exportsIncomplete, ['Reason'], 'Sum', 'incomplete')],
+      ),
       graph(
         'Ledger: discrepancies and ledgers verified',
         [discrepancies],

@@ -41,6 +41,16 @@ export const metricNames = {
   ledgerDiscrepancies: 'LedgerDiscrepancies',
   /** Scope: ledgers (merchant × mode) the verifier read. */
   ledgersVerified: 'LedgersVerified',
+  /**
+   * Reason (failed/size/time): a streamed CSV export that ended with its `# INCOMPLETE EXPORT` line (shared/services/csv-export.ts);
+   * failed: a read failed after the first byte had gone out (the ExportFailed alarm), size/time: the platform's bounds.
+   */
+  exportsIncomplete: 'ExportsIncomplete',
+  /**
+   * List: ms a streamed CSV export took from its start to its last byte (the whole download). A streamed row's
+   * RequestLatency is the time to its first byte (the status and headers), when the handler hands the stream over.
+   */
+  exportDuration: 'ExportDuration',
   /** A live card payment whose outcome the provider has not told within the cap: left for the operator. */
   cardOutcomeUnresolved: 'CardOutcomeUnresolved',
 } as const;

@@ -83,7 +83,8 @@ placeholder="payment, refund or settlement id"></div>
 <div><button type="submit">Apply</button></div>
 </div></form>
 ${page.items.length ? balanceTable(page.items, 'Balance transactions, newest first') : html`<p class="card">No movements match.</p>`}
-<div class="actions">${f.after ? html`<a href="${path('/balance')}${query({ after: '' })}">First page</a>` : ''}\
+<div class="actions"><a href="${path('/balance/export')}${query({ after: '' })}" download>Export every matching movement \
+(CSV)</a>${f.after ? html`<a href="${path('/balance')}${query({ after: '' })}">First page</a>` : ''}\
 ${page.hasMore && last ? html`<a href="${path('/balance')}${query({ after: last.id })}" rel="next">Next page</a>` : ''}</div>`,
   );
 }

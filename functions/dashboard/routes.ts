@@ -228,8 +228,8 @@ export const balanceRoutes = /* @__PURE__ */ lambdaRows('dashboardBalance', bala
 
 /**
  * The CSV exports stream (route.ts `streaming`: API Gateway's STREAM transfer mode, up to 15 minutes), so
- * they are a Lambda of their own: the payments list's (the Payments page links it) and every row of a list
- * (payments, payouts, refunds, settlements, audit) with the list's filters.
+ * they are a Lambda of their own: the payments list's (the Payments page links it), every row of a list
+ * (payments, payouts, refunds, settlements, audit) with the list's filters, and the Balance page's (balances:read).
  */
 export const exportsRoutes = /* @__PURE__ */ lambdaRows(
   'dashboardExports',
@@ -237,6 +237,7 @@ export const exportsRoutes = /* @__PURE__ */ lambdaRows(
   {
     dashboardPaymentsExport: ['GET', '/payments/export', 'payments-export', 'payments:read'],
     dashboardListExport: ['GET', '/exports/{list}', 'list-export', 'payments:read'],
+    dashboardBalanceExport: ['GET', '/balance/export', 'balance-export', 'balances:read'],
   },
   true,
 );

@@ -202,11 +202,25 @@ export const storedCheckpointBefore = (merchantId: string, mode: Mode, currency:
 /** Journals a running balance may fold forward from a checkpoint (a day's worth for most merchants). */
 export const checkpointWalk = 5000;
 
+/** The journals of one currency in [from, to) read for a running balance (at most checkpointWalk; undefined: more). */
+async function walk(merchantId: string, mode: Mode, currency: string, from: string, to: string): Promise<Journal[] | undefined> {
+  const between: Journal[] = [];
+  for await (const part of journalPagesBetween(merchantId, mode, currency, from, to)) {
+    between.push(...part);
+    if (between.length > checkpointWalk) return undefined;
+  }
+  return between;
+}
+
 /**
- * The available balance after each journal of a page too deep for a walk from the present: per
- * currency, the stored checkpoint at or before the page's oldest journal plus every journal from
- * it to the page's newest, in position order. Journals with no stored checkpoint behind them, or
- * more than checkpointWalk journals past it, get none.
+ * The available balance after each journal of a page too deep for a walk from the present: per currency, from
+ * the nearer of the two stored checkpoints around the page (docs/access-patterns.md B1/B2), so a request reads
+ * at most about half a day of journals beyond the page's own span:
+ *   forward   the checkpoint at or before the page's oldest journal plus every journal from it to the page's newest;
+ *   backward  the first checkpoint after the page's newest journal less every journal after the page's oldest up to it
+ *             (a checkpoint is the fold of every journal before its boundary, all final: exact either way).
+ * Which is nearer is judged by time (the journals between are what is read). Journals with no stored checkpoint on
+ * either side, or more than checkpointWalk journals from it, get none.
  */
 export async function availableAfterFromCheckpoints(
   merchantId: string,
@@ -215,18 +229,34 @@ export async function availableAfterFromCheckpoints(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   const position = (j: Journal) => `${j.createdAt}#${j.journalId}`;
+  const newestFirst = (a: Journal, b: Journal) => (position(a) < position(b) ? 1 : -1);
   for (const currency of new Set(page.map((j) => j.currency))) {
     const mine = page.filter((j) => j.currency === currency);
-    const checkpoint = await storedCheckpointBefore(merchantId, mode, currency, mine.at(-1)!.createdAt);
-    if (!checkpoint) continue;
-    const between: Journal[] = [];
-    for await (const part of journalPagesBetween(merchantId, mode, currency, checkpoint.boundary, position(mine[0]!))) {
-      between.push(...part);
-      if (between.length > checkpointWalk) break;
+    const newest = mine[0]!;
+    const oldest = mine.at(-1)!;
+    const [before, after] = await Promise.all([
+      storedCheckpointBefore(merchantId, mode, currency, oldest.createdAt),
+      checkpointAfter(merchantId, mode, currency, dayBoundary(newest.createdAt)),
+    ]);
+    const forwardMs = before ? Date.parse(newest.createdAt) - Date.parse(before.boundary) : Infinity;
+    const backwardMs = after ? Date.parse(after.boundary) - Date.parse(oldest.createdAt) : Infinity;
+    if (forwardMs === Infinity && backwardMs === Infinity) continue;
+    if (backwardMs < forwardMs) {
+      // Journals after the oldest (excluded by the read's lower bound) up to the boundary, newest first.
+      const later = await walk(merchantId, mode, currency, position(oldest), after!.boundary);
+      if (!later) continue;
+      let running = after!.balances.available ?? 0;
+      for (const j of later.sort(newestFirst)) {
+        out.set(j.journalId, running);
+        running -= balanceMovement(j).availableChangeMinor;
+      }
+      out.set(oldest.journalId, running);
+      continue;
     }
-    if (between.length > checkpointWalk) continue;
-    let running = checkpoint.balances.available ?? 0;
-    for (const j of between.sort((a, b) => (position(a) < position(b) ? -1 : 1))) {
+    const between = await walk(merchantId, mode, currency, before!.boundary, position(newest));
+    if (!between) continue;
+    let running = before!.balances.available ?? 0;
+    for (const j of between.sort(newestFirst).reverse()) {
       running += balanceMovement(j).availableChangeMinor;
       out.set(j.journalId, running);
     }

@@ -7,7 +7,7 @@ import {
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Journal } from '#shared/domain/ledger.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
-import { availableAfterFromCheckpoints } from './balance-checkpoints.ts';
+import { availableAfterFromCheckpoints, latestFinalBoundary } from './balance-checkpoints.ts';
 import { journalsSince, pageJournals } from '#shared/store/balance-transactions.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { getIntent } from '#shared/store/intents.ts';
@@ -98,12 +98,19 @@ async function payoutOf(merchantId: string, mode: Mode, id: string) {
  * every shard) minus what every newer journal moved, in journal order (`<createdAt>#<id>`). The
  * wallet is read before and after the journals; if it moved meanwhile, everything is read again
  * (at most 3 times, then the page has no running balance). Beyond runningBalanceWalk journals: from
- * the stored balance checkpoint before the page instead (shared/services/balance-checkpoints.ts).
+ * the stored balance checkpoints around the page instead (shared/services/balance-checkpoints.ts). A page
+ * older than the newest final day boundary has at least a day of journals after it, while a checkpoint
+ * is at most half a day of journals away (the nearer of the two around it): the checkpoints are asked
+ * first, so a deep page does not read runningBalanceWalk journals from the present only to give up.
  */
-async function availableAfter(merchantId: string, mode: Mode, page: Journal[]): Promise<Map<string, number>> {
+async function availableAfter(merchantId: string, mode: Mode, page: Journal[], now = new Date()): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   const oldest = page.at(-1);
   if (!oldest) return out;
+  if (oldest.createdAt < latestFinalBoundary(now)) {
+    const anchored = await availableAfterFromCheckpoints(merchantId, mode, page);
+    if (anchored.size) return anchored; // none stored yet (a merchant before its first daily job): the walk below
+  }
   const currencies = [...new Set(page.map((j) => j.currency))];
   const read = () => Promise.all(currencies.map(async (c) => (await getWallet(merchantId, mode, c, true)).available));
   for (let attempt = 0; attempt < 3; attempt++) {

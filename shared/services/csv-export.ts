@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { logger } from '#shared/logger.ts';
+import { emitMetric, metricNames, MetricUnit } from '#shared/metrics.ts';
 
 /**
  * CSV for merchants (docs/merchant-guide.md, Exports and statements), written with csv-stringify:
@@ -46,6 +47,8 @@ function incompleteLine(rows: number, last: Record<string, unknown> | undefined,
 }
 
 export interface CsvSpec<T> {
+  /** The list exported: the ExportDuration metric's dimension. */
+  list: string;
   columns: readonly string[];
   row: (item: T) => Record<string, unknown>;
   /** The list read one page at a time through its own index, with its filters. */
@@ -56,9 +59,13 @@ export interface CsvSpec<T> {
  * Every row of a list as CSV, streamed: the header line, then each page as it is read (csv-stringify),
  * the next page read only when the reader took the last (backpressure), so memory holds one page. The
  * one export helper of every dashboard list. `deadline` (epoch ms) is when the invocation's time runs
- * out. Past the limits, or if a read fails once rows went out, the file ends with the incomplete line.
+ * out. Past the limits, or if a read fails once rows went out, the file ends with the incomplete line
+ * and ExportsIncomplete counts it by Reason (failed: the ExportFailed alarm). When the last byte has been
+ * taken (or the reader went away), ExportDuration records the whole download (shared/metrics.ts).
  */
 export function csvStream<T>(spec: CsvSpec<T>, deadline: number, limits: ExportLimits = exportLimits): Readable {
+  const started = Date.now();
+  const incomplete = (reason: 'failed' | 'size' | 'time') => emitMetric(metricNames.exportsIncomplete, 1, { Reason: reason });
   async function* lines(): AsyncGenerator<string, void> {
     yield stringify([], { ...options, header: true, columns: [...spec.columns] });
     let rows = 0;
@@ -72,15 +79,23 @@ export function csvStream<T>(spec: CsvSpec<T>, deadline: number, limits: ExportL
         bytes += Buffer.byteLength(chunk);
         last = records.at(-1) ?? last;
         yield chunk;
-        const stop = bytes > limits.maxBytes ? 'size one download carries' : Date.now() > deadline - limits.marginMs ? 'time' : '';
+        const stop = bytes > limits.maxBytes ? 'size' : Date.now() > deadline - limits.marginMs ? 'time' : undefined;
         if (stop) {
-          yield incompleteLine(rows, last, `this export reached the ${stop === 'time' ? 'time a download may take' : stop}`);
+          incomplete(stop);
+          yield incompleteLine(
+            rows,
+            last,
+            `this export reached the ${stop === 'time' ? 'time a download may take' : 'size one download carries'}`,
+          );
           return;
         }
       }
     } catch (error) {
       logger.error('export failed after it started', { rows, errorName: (error as Error).name, errorMessage: (error as Error).message });
+      incomplete('failed');
       yield incompleteLine(rows, last, 'this export failed');
+    } finally {
+      emitMetric(metricNames.exportDuration, Date.now() - started, { List: spec.list }, MetricUnit.Milliseconds);
     }
   }
   return Readable.from(lines(), { objectMode: false });

@@ -22,6 +22,13 @@ export interface BalanceFilters {
 
 export const balanceFilterNames = ['type', 'source', 'settlement', 'payout', 'from', 'to', 'after'] as const;
 
+/** The Balance page's filters from its query string (its export's too); an unknown name refuses the link. */
+export function balanceFiltersOf(query: Record<string, string>): BalanceFilters {
+  const names: readonly string[] = balanceFilterNames;
+  if (Object.keys(query).some((k) => !names.includes(k))) throw userRefusal('invalid', 'That page link is not valid.');
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v));
+}
+
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const day = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -2,15 +2,16 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 import type { IntentStatus } from '#shared/domain/intent.ts';
 import { refundStatusNames } from '#shared/domain/refund.ts';
-import { settlementStatusNames, type SettlementStatus } from '#shared/domain/settlement.ts';
+import { settlementStatusNames, settlementView, type SettlementStatus } from '#shared/domain/settlement.ts';
+import { settlementsFrom } from '#shared/store/settlements.ts';
 import { transact } from '#shared/store/client.ts';
 import { auditWrite, listAudit, type AuditEntry } from '#shared/store/dashboard.ts';
 import type { Readable } from 'node:stream';
 import { csvStream, cursorPages, exportLimits } from './csv-export.ts';
 import { auditEntry, type Signed } from './dashboard-auth.ts';
+import { balancePage, type BalanceFilters } from './dashboard-balance.ts';
 import { paymentsPage, type PaymentFilters, type TransactionView } from './dashboard.ts';
 import { refundsOfMerchant } from './refund-requests.ts';
-import { settlementPage } from './settlement-requests.ts';
 
 /**
  * CSV exports of the dashboard's lists (docs/dashboard.md, Exports): every row matching the list's
@@ -26,6 +27,8 @@ interface ListExport<T> {
   columns: readonly string[];
   row: (item: T) => Record<string, unknown>;
   page: (merchantId: string, mode: Mode, cursor: string | number | undefined) => Promise<Page<T>>;
+  /** Refuses filters that cannot be valid before the first byte (a refusal mid-file would be a broken file). */
+  check?: (merchantId: string, mode: Mode) => Promise<void>;
 }
 
 const paymentColumns = [
@@ -88,7 +91,22 @@ const refunds: ListExport<RefundRow> = {
   },
 };
 
-type SettlementRow = Awaited<ReturnType<typeof settlementPage>>['items'][number];
+/**
+ * The settlements of a merchant and mode, newest first, by cursor (store S3a): the next read with at least one
+ * match, or the end (no cursor). Each index entry is read once over a whole walk (the dashboard's export); the
+ * cursor is the store's LastEvaluatedKey as JSON, never shown to anyone.
+ */
+async function settlementsByCursor(merchantId: string, mode: Mode, status: SettlementStatus | undefined, limit: number, cursor?: string) {
+  let start = cursor === undefined ? undefined : (JSON.parse(cursor) as Record<string, unknown>);
+  for (;;) {
+    const read = await settlementsFrom(merchantId, mode, status === undefined ? {} : { status }, limit, start);
+    if (read.items.length || !read.next)
+      return { items: read.items.map(settlementView), ...(read.next ? { cursor: JSON.stringify(read.next) } : {}) };
+    start = read.next;
+  }
+}
+
+type SettlementRow = Awaited<ReturnType<typeof settlementsByCursor>>['items'][number];
 const settlements = (status: SettlementStatus | undefined): ListExport<SettlementRow> => ({
   columns: [
     'id',
@@ -108,10 +126,39 @@ const settlements = (status: SettlementStatus | undefined): ListExport<Settlemen
     'failureReason',
   ],
   row: (s) => ({ ...s, status: settlementStatusNames[s.status] ?? s.status }),
+  // By the store's cursor (ExclusiveStartKey): each settlement read once, however long the list.
+  page: (merchantId, mode, cursor) =>
+    settlementsByCursor(merchantId, mode, status, pageSize, cursor === undefined ? undefined : String(cursor)),
+});
+
+type BalanceRow = Awaited<ReturnType<typeof balancePage>>['items'][number];
+/**
+ * The Balance page's list (balance transactions) with its filters and the running balance (availableBalanceAfter:
+ * empty where the page has none), by cursor. Its filters are checked by reading one row first (an unknown
+ * settlement or payout is refused as on the page).
+ */
+const balance = (f: Omit<BalanceFilters, 'after'>): ListExport<BalanceRow> => ({
+  columns: [
+    'id',
+    'type',
+    'sourceType',
+    'sourceId',
+    'amount',
+    'fee',
+    'net',
+    'availableChange',
+    'pendingChange',
+    'currency',
+    'availableBalanceAfter',
+    'createdAt',
+  ],
+  row: ({ source, ...b }) => ({ ...b, sourceType: source.type, sourceId: source.id }),
   page: async (merchantId, mode, cursor) => {
-    const page = typeof cursor === 'number' ? cursor : 1;
-    const p = await settlementPage(merchantId, mode, { page, pageSize, ...(status !== undefined ? { status } : {}) });
-    return { items: p.items, cursor: p.hasMore ? page + 1 : undefined };
+    const p = await balancePage(merchantId, mode, { ...f, ...(cursor ? { after: String(cursor) } : {}) }, pageSize);
+    return { items: p.items, cursor: p.hasMore ? p.items.at(-1)?.id : undefined };
+  },
+  check: async (merchantId, mode) => {
+    await balancePage(merchantId, mode, f, 1);
   },
 });
 
@@ -125,14 +172,16 @@ const audit: ListExport<AuditEntry> = {
   },
 };
 
+/** The lists of GET /dashboard/exports/{list}; the Balance page's has its own row (balances:read): /dashboard/balance/export. */
 export const exportableLists = ['payments', 'payouts', 'refunds', 'settlements', 'audit'] as const;
-export type ExportableList = (typeof exportableLists)[number];
+export type ExportableList = (typeof exportableLists)[number] | 'balance';
 
 /** The lists' filters, as the dashboard's list pages take them (already checked by the handler). */
 export interface ExportFilters {
   payments?: Omit<PaymentFilters, 'startingAfter'>;
   payoutStatus?: IntentStatus;
   settlementStatus?: SettlementStatus;
+  balance?: Omit<BalanceFilters, 'after'>;
 }
 
 /** A list's export with its row type erased (each list's rows only ever meet its own mapper). */
@@ -150,6 +199,8 @@ function listOf(list: ExportableList, f: ExportFilters): ListExport<unknown> {
       return erase(settlements(f.settlementStatus));
     case 'audit':
       return erase(audit);
+    case 'balance':
+      return erase(balance(f.balance ?? {}));
   }
 }
 
@@ -171,8 +222,9 @@ export async function exportList(
   const mode = signed.session.mode;
   if (list === 'audit' && signed.user.role !== 'admin') throw userRefusal('forbidden', 'Only administrators export the audit log.');
   const spec = listOf(list, filters);
+  await spec.check?.(merchantId, mode);
   await transact([auditWrite(auditEntry(merchantId, signed.actor, `${list}.export`, { mode, detail: describe || 'all' }, now))]);
   const pages = cursorPages((cursor?: string | number) => spec.page(merchantId, mode, cursor));
-  const stream = csvStream({ columns: spec.columns, row: spec.row, pages }, deadline, limits);
+  const stream = csvStream({ list, columns: spec.columns, row: spec.row, pages }, deadline, limits);
   return { stream, filename: `${list}-${mode}-${now.toISOString().slice(0, 10)}.csv` };
 }

@@ -2,7 +2,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 import { RefundStatus, refundView } from '#shared/domain/refund.ts';
 import { transact } from '#shared/store/client.ts';
-import { auditWrite, getRefundMaker } from '#shared/store/dashboard.ts';
+import { auditWrite, getRefundMaker, getRefundMakers } from '#shared/store/dashboard.ts';
 import { getRefund } from '#shared/store/refunds.ts';
 import {
   approvalPolicy,
@@ -91,7 +91,8 @@ export async function pendingRefundDecisions(merchantId: string, refunds: readon
   const pending = refunds.filter((r) => r.status === RefundStatus.Pending);
   const policy = await approvalPolicy(merchantId);
   const [makers, approvals] = await Promise.all([
-    Promise.all(pending.map(async (r) => [r.id, (await getRefundMaker(r.id))?.userId ?? null] as const)),
+    // One BatchGetItem for the page's Pending refunds (was one GetItem each).
+    getRefundMakers(pending.map((r) => r.id)).then((found) => pending.map((r) => [r.id, found.get(r.id)?.userId ?? null] as const)),
     policy === 'both' ? Promise.all(pending.map(async (r) => [r.id, await approvalsOf('refund', r.id)] as const)) : [],
   ]);
   return {

@@ -9,7 +9,7 @@ import {
   type DashboardSession,
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
-import { db, fromItem, named, queryAll, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
+import { batchGetConsistent, db, fromItem, named, queryAll, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
 import * as keys from './keys.ts';
 import type { Key } from './keys.ts';
 
@@ -425,6 +425,12 @@ export async function getRefundMaker(refundId: string): Promise<RefundMaker | un
     new GetItemCommand({ TableName: tableName(), Key: toItem(keys.refundMaker(refundId)), ConsistentRead: true }),
   );
   return out.Item ? fromItem<RefundMaker>(out.Item) : undefined;
+}
+
+/** D17: the makers of several refunds at once (the Refunds page's Pending ones): BatchGetItem, 100 keys a call. */
+export async function getRefundMakers(refundIds: readonly string[]): Promise<Map<string, RefundMaker>> {
+  const items = refundIds.length ? await batchGetConsistent(refundIds.map((id) => keys.refundMaker(id))) : [];
+  return new Map(items.map((i) => fromItem<RefundMaker>(i)).map((m) => [m.refundId, m]));
 }
 
 /**

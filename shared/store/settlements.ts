@@ -201,6 +201,32 @@ export async function listSettlements(
   return { items, totalCount };
 }
 
+/**
+ * Access pattern S3a: a merchant's settlements in one mode, newest first, read by cursor (GSI1 Query
+ * from `ExclusiveStartKey` = the previous read's LastEvaluatedKey, Status a filter): at most `limit`
+ * index entries evaluated, so a walk over the whole list (a CSV export) reads each entry once, where
+ * the page-numbered S3 re-reads the earlier pages and counts them all again. `next` is undefined at
+ * the end of the list; a read may hold fewer than `limit` matches (the filter) and still have a next.
+ */
+export async function settlementsFrom(
+  merchantId: string,
+  mode: Mode,
+  q: { status?: SettlementStatus },
+  limit: number,
+  start?: Record<string, unknown>,
+): Promise<{ items: Settlement[]; next?: Record<string, unknown> }> {
+  const out = await db().send(
+    new QueryCommand({
+      ...listingQuery(merchantId, mode, { ...q, page: 1, pageSize: limit }),
+      ScanIndexForward: false,
+      Limit: limit,
+      ...(start ? { ExclusiveStartKey: toItem(start) } : {}),
+    }),
+  );
+  const items = (out.Items ?? []).map((i) => stripKeys<Settlement>(fromItem(i)));
+  return { items, ...(out.LastEvaluatedKey ? { next: fromItem<Record<string, unknown>>(out.LastEvaluatedKey) } : {}) };
+}
+
 /** The automatic-settlement run of a merchant and mode: when it is next due. */
 export interface AutoSettlementRun {
   merchantId: string;

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, type CfnResource, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -13,6 +15,7 @@ import { addComplianceChecks } from '#infra/checks.ts';
 import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import { routeStackOf } from '#infra/route-stack.ts';
 import { alarmThresholds } from '#infra/observability.ts';
+import { repoRoot } from '#infra/bundling.ts';
 import { metricNames, metricsNamespace, serviceName } from '#shared/metrics.ts';
 import { type Resources, wholeTemplate } from '../support/templates.ts';
 
@@ -76,7 +79,7 @@ describe('PaymentGatewayStack', () => {
         .filter((r) => r.streaming)
         .map((r) => r.id)
         .sort(),
-    ).toEqual(['dashboardListExport', 'dashboardPaymentsExport']);
+    ).toEqual(['dashboardBalanceExport', 'dashboardListExport', 'dashboardPaymentsExport']);
     for (const job of jobList) expect(stack.functions.has(job.id), job.id).toBe(true);
   });
 
@@ -683,6 +686,23 @@ describe('PaymentGatewayStack', () => {
         'checkpoints',
       ]);
       expect(one('CardOutcomeUnresolved')).toMatchObject({ MetricName: metricNames.cardOutcomeUnresolved, Statistic: 'Sum', Threshold: 0 });
+      expect(one('ExportFailed')).toMatchObject({
+        MetricName: metricNames.exportsIncomplete,
+        Statistic: 'Sum',
+        Threshold: 0,
+        Dimensions: expect.arrayContaining([{ Name: 'Reason', Value: 'failed' }]),
+      });
+    });
+
+    it('documents every alarm in the runbook its description links to', () => {
+      const runbook = readFileSync(join(repoRoot, 'docs/operator-runbook.md'), 'utf8');
+      const anchors = new Set([...runbook.matchAll(/^## (.+)$/gm)].map((m) => m[1]!.replace(/&lt;route&gt;$/, '')));
+      const ours = alarms.filter((a) => String(a.AlarmDescription ?? '').includes('docs/operator-runbook.md#'));
+      expect(ours.length).toBeGreaterThan(8);
+      for (const a of ours) {
+        const anchor = /operator-runbook\.md#(\S+)$/.exec(a.AlarmDescription)![1]!;
+        expect(anchors.has(anchor) || anchors.has(anchor.replace(/^latencyp99.*/, 'latencyp99')), `${a.id}: ${anchor}`).toBe(true);
+      }
     });
 
     it('schedules the ledger verifier hourly (incremental) and daily (full)', () => {

@@ -10,6 +10,13 @@ import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import { metricNames, metricsNamespace } from '#shared/metrics.ts';
 import { wholeTemplate } from '../support/templates.ts';
 import { captureJsonLines } from '../support/output.ts';
+import { streamGroupHandler } from '#functions/dashboard/group.ts';
+import * as listExport from '#functions/dashboard/list-export.ts';
+import { db } from '#shared/store/client.ts';
+import { dashboardUser } from '../support/dashboard.ts';
+import { newMerchant } from '../support/gateway.ts';
+import { seedIntent } from '../support/intents.ts';
+import { readPrelude, ResponseStreamSink } from '../../scripts/local/response-stream.ts';
 
 /**
  * Every alarm on a gateway (EMF) metric watches a metric its function emits (issue 23: the hosted
@@ -66,8 +73,69 @@ describe('alarms on gateway metrics (issue 23)', () => {
     // The others watch metrics the jobs emit: dead letters (dispatcher), sweeper lag, ledger discrepancies,
     // card outcomes left for the operator (due sweeper; emitted in test/integration/live-cards.test.ts).
     expect([...new Set(alarms.filter((a) => !perRoute.includes(a)).map((a) => a.name))].sort()).toEqual(
-      [metricNames.deadLetters, metricNames.dueSweeperLag, metricNames.ledgerDiscrepancies, metricNames.cardOutcomeUnresolved].sort(),
+      [
+        metricNames.deadLetters,
+        metricNames.dueSweeperLag,
+        metricNames.ledgerDiscrepancies,
+        metricNames.cardOutcomeUnresolved,
+        metricNames.exportsIncomplete,
+      ].sort(),
     );
+  });
+
+  it('the exports Lambda emits what ExportFailed watches when a read fails after the first byte, and the whole download time', async () => {
+    const alarm = alarms.find((a) => a.name === metricNames.exportsIncomplete)!;
+    expect(alarm.dimensions).toEqual(expect.arrayContaining([{ Name: 'Reason', Value: 'failed' }]));
+    const m = await newMerchant();
+    const u = await dashboardUser(m, 'finance');
+    for (let i = 0; i < 120; i++) await seedIntent(m.merchantId, 'test', { createdAt: new Date(Date.now() - i * 1000).toISOString() });
+    const lambda = streamGroupHandler('dashboardExports', [listExport]);
+    // The second page's Query fails (a throttled read): the first page of 100 has gone out by then.
+    let queries = 0;
+    const name = 'failSecondExportPage';
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'QueryCommand' && ++queries === 2)
+          throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    const sink = new ResponseStreamSink();
+    const chunks: Buffer[] = [];
+    sink.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const emitted = captureEmf();
+    try {
+      const event = {
+        ...eventFor(routes.dashboardListExport),
+        path: '/dashboard/exports/payments',
+        pathParameters: { list: 'payments' },
+        headers: { Cookie: u.cookie },
+      } as APIGatewayProxyEvent;
+      await (lambda as unknown as (e: APIGatewayProxyEvent, s: ResponseStreamSink, c: Context) => Promise<void>)(event, sink, {
+        getRemainingTimeInMillis: () => 900_000,
+      } as Context);
+      await new Promise((ok) => setImmediate(ok));
+    } finally {
+      db().middlewareStack.remove(name);
+      vi.restoreAllMocks();
+    }
+    const { metadata, body } = await readPrelude(
+      (async function* () {
+        yield* chunks;
+      })(),
+    );
+    let text = '';
+    for await (const chunk of body) text += chunk.toString('utf8');
+    expect(metadata.statusCode).toBe(200);
+    expect(text.trim().split('\r\n').at(-1)).toMatch(/^# INCOMPLETE EXPORT: this export failed after 100 rows/);
+    const points = (metric: string) =>
+      emitted.filter((l) =>
+        l._aws?.CloudWatchMetrics.some((c) => c.Namespace === metricsNamespace && c.Metrics.some((x) => x.Name === metric)),
+      );
+    const failed = points(alarm.name).filter((l) => alarm.dimensions.every((d) => l[d.Name] === d.Value));
+    expect(failed).toHaveLength(1);
+    expect(points(metricNames.exportDuration).map((l) => l.List)).toEqual(['payments']);
   });
 
   it.each(perRoute.map((a) => [a.dimensions.find((d) => d.Name === 'Route')!.Value as string, a] as const))(

@@ -5,7 +5,7 @@ import { journal } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import { dayBoundary, ensureCheckpoint, LedgerRefusal } from '#shared/services/balance-checkpoints.ts';
 import { checkpointAtOrBefore } from '#shared/store/balance-checkpoints.ts';
-import { transact } from '#shared/store/client.ts';
+import { db, transact } from '#shared/store/client.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals, postJournal, rebalanceWallet } from '#shared/store/wallets.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
@@ -93,6 +93,59 @@ describe('balance checkpoints', () => {
     const expected = journals.slice(0, 50).map((j) => fromMinor((running += balanceMovement(j).availableChangeMinor), 'PKR'));
     expect((await oldestPage()).map((b) => b.availableBalanceAfter)).toEqual(expected.reverse());
   }, 120_000);
+
+  it('gives a deep page its running balance from the nearer checkpoint, reading about its own span, not 1,000 journals', async () => {
+    const m = await newMerchant();
+    const d0 = dayBoundary(new Date(Date.now() - 3 * day));
+    const d1 = new Date(Date.parse(d0) + day).toISOString();
+    const spread = (n: number, from: string) => Array.from({ length: n }, (_, i) => new Date(Date.parse(from) + ((i + 0.5) * day) / n));
+    await inBatches(
+      spread(200, d0).map((at, i) => credit(m, 10_00 + i, at, i % 4 ? 0 : 25)),
+      25,
+    );
+    await inBatches(
+      spread(1100, d1).map((at, i) => credit(m, 1_00 + i, at)),
+      25,
+    );
+    await inBatches(Array.from({ length: 5 }, (_, i) => credit(m, 50_00, new Date(Date.now() - 5000 + i))));
+    await ensureCheckpoint(m.merchantId, 'test', 'PKR', d1); // and the newest final boundary before it
+    await ensureCheckpoint(m.merchantId, 'test', 'PKR', d0);
+    const journals = await listJournals(m.merchantId, 'test'); // oldest first
+    let running = 0;
+    const after = new Map(journals.map((j) => [j.journalId, (running += balanceMovement(j).availableChangeMinor)]));
+    // Query items evaluated while the request runs (the local server is this process: the same client).
+    let read = 0;
+    const name = 'countBalanceReads';
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        if (context.commandName === 'QueryCommand') read += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
+        return out;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const pageTo = async (j: (typeof journals)[number]) => {
+        read = 0;
+        const r = await call(gw.baseUrl, 'GET', `/Gateway/v1/BalanceTransactions?limit=10&to=${encodeURIComponent(j.createdAt)}`, {
+          key: m.test.apiKey,
+        });
+        expect(r.status).toBe(200);
+        return { items: r.json.items as { id: string; availableBalanceAfter: number | null }[], read };
+      };
+      // Late on day 0 (1,105 journals after it): backward from the checkpoint at day 1, the 13 journals up to it.
+      // Early on day 1 (1,095 after it): forward from the checkpoint at day 1. Before: 1,001 journals read from the
+      // present to find it too deep, then the walk from the checkpoint before the page (up to a day).
+      for (const last of [journals[195]!, journals[209]!]) {
+        const page = await pageTo(last);
+        const mine = journals.slice(journals.indexOf(last) - 9, journals.indexOf(last) + 1).reverse();
+        expect(page.items.map((b) => b.availableBalanceAfter)).toEqual(mine.map((j) => fromMinor(after.get(j.journalId)!, 'PKR')));
+        expect(page.read).toBeLessThan(60); // the page (12), two checkpoint reads, the journals to the nearer one
+      }
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+  }, 180_000);
 
   it('refuses a checkpoint whose journals do not add up to the wallet', async () => {
     const m = await newMerchant();

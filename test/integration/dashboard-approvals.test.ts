@@ -15,7 +15,7 @@ import {
   settlementDecisionView,
 } from '#functions/dashboard/views.ts';
 import { RefundStatus } from '#shared/domain/refund.ts';
-import { decideRefund, refundDecisionPreview } from '#shared/services/dashboard-refunds.ts';
+import { decideRefund, pendingRefundDecisions, refundDecisionPreview } from '#shared/services/dashboard-refunds.ts';
 import { advanceRefund } from '#shared/services/refunds.ts';
 import { getRefund } from '#shared/store/refunds.ts';
 import { completedPayment } from '../support/money.ts';
@@ -32,7 +32,8 @@ import {
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { settlementFor } from '#shared/services/settlement-requests.ts';
 import { lookupTransaction } from '#shared/services/transactions.ts';
-import { getApprovals, listAudit } from '#shared/store/dashboard.ts';
+import { getApprovals, listAudit, refundMakerWrite } from '#shared/store/dashboard.ts';
+import { db, transact } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
@@ -321,6 +322,45 @@ describe('payout and settlement approvals by setting', () => {
     expect(page).toContain(`by ${finance.user.email}`);
     expect((await settlementFor(m.merchantId, 'test', s1.id)).status).toBe(0);
   });
+  it('the Refunds page finds the makers of its Pending refunds with one BatchGetItem, not a GetItem each', async () => {
+    const m = await newMerchant();
+    const refunds = Array.from({ length: 30 }, (_, i) => ({
+      id: randomUUID(),
+      status: i % 10 === 9 ? RefundStatus.Completed : RefundStatus.Pending,
+    }));
+    const makers = new Map(refunds.slice(0, 20).map((r) => [r.id, randomUUID()])); // the last ten: requested with a key no one minted
+    await transact(
+      [...makers].map(([refundId, userId]) =>
+        refundMakerWrite({
+          refundId,
+          userId,
+          email: 'maker@shop.test',
+          merchantId: m.merchantId,
+          mode: 'test',
+          createdAt: new Date().toISOString(),
+        }),
+      ),
+    );
+    const commands: string[] = [];
+    const name = 'countRefundMakerReads';
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        commands.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const decisions = await pendingRefundDecisions(m.merchantId, refunds);
+      const pending = refunds.filter((r) => r.status === RefundStatus.Pending);
+      expect(decisions.makers).toEqual(Object.fromEntries(pending.map((r) => [r.id, makers.get(r.id) ?? null])));
+      expect(commands.filter((c) => c === 'BatchGetItemCommand')).toHaveLength(1);
+      expect(commands.filter((c) => c === 'GetItemCommand').length).toBeLessThanOrEqual(1); // the approval setting only
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+  });
+
   it('refunds: under merchant or both the merchant approver decides (maker-checker, reason, confirm page); else the operator', async () => {
     const m = await funded();
     const finance = signedAs(m, 'finance');

@@ -11,8 +11,12 @@ import { journal } from '#shared/domain/ledger.ts';
 import { incompleteMarker } from '#shared/services/csv-export.ts';
 import { authenticate } from '#shared/services/dashboard-auth.ts';
 import { paymentsPage } from '#shared/services/dashboard.ts';
+import { balancePage } from '#shared/services/dashboard-balance.ts';
 import { exportList } from '#shared/services/dashboard-exports.ts';
-import { transact } from '#shared/store/client.ts';
+import { db, transact } from '#shared/store/client.ts';
+import { createSettlementWrite } from '#shared/store/settlements.ts';
+import * as keys from '#shared/store/keys.ts';
+import { newSettlement, SettlementStatus } from '#shared/domain/settlement.ts';
 import { listAudit } from '#shared/store/dashboard.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 import { parseCsv } from '../support/csv.ts';
@@ -190,6 +194,136 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
     expect(audit.slice(1).map((r) => r[2])).toEqual(expect.arrayContaining(['refunds.export', 'payouts.export']));
     const viewer = await dashboardUser(m, 'viewer');
     expect((await get(viewer.cookie, '/dashboard/exports/audit')).status).toBe(403);
+  });
+
+  it('exports every balance transaction matching the Balance page’s filters, across pages, with the running balance', async () => {
+    const m = await newMerchant();
+    const u = await dashboardUser(m, 'viewer'); // balances:read: every role
+    const t0 = Date.now() - 3_600_000;
+    let payments = 0;
+    for (let i = 0; i < 150; i++) {
+      const payment = i % 3 === 0;
+      const amount = 100_00 + i;
+      if (payment) payments++;
+      await transact(
+        postJournal(
+          journal({
+            merchantId: m.merchantId,
+            mode: 'test',
+            currency: 'PKR',
+            kind: payment ? 'checkout.completed' : 'wallet.credit',
+            reference: payment ? `txn-${i}` : `operator:${i}`,
+            movements: payment
+              ? [
+                  { account: { kind: 'external', name: 'card_network' }, amount: -amount },
+                  { account: { kind: 'available' }, amount: amount - 200 },
+                  { account: { kind: 'fees' }, amount: 200 },
+                ]
+              : [
+                  { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amount },
+                  { account: { kind: 'available' }, amount },
+                ],
+            now: new Date(t0 + i * 1000),
+          }),
+        ),
+      );
+    }
+    // The Balance page's own pages with the same filters, every page: the export is exactly their rows, in order.
+    const listed = async (f: Record<string, string>) => {
+      const rows: Awaited<ReturnType<typeof balancePage>>['items'] = [];
+      for (let after: string | undefined; ; ) {
+        const page = await balancePage(m.merchantId, 'test', { ...f, ...(after ? { after } : {}) }, 25);
+        rows.push(...page.items);
+        if (!page.hasMore) return rows;
+        after = page.items.at(-1)!.id;
+      }
+    };
+    const all = await get(u.cookie, '/dashboard/balance/export');
+    expect(all.status, all.text.slice(0, 300)).toBe(200);
+    expect(all.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const rows = parseCsv(all.text);
+    const col = (name: string) => rows[0]!.indexOf(name);
+    expect(rows).toHaveLength(151); // the header and all 150: more than one export page of 100
+    expect(all.text).not.toContain(incompleteMarker);
+    const expected = await listed({});
+    expect(rows.slice(1).map((r) => r[col('id')])).toEqual(expected.map((b) => b.id));
+    // The running balance on every row, as the page shows it: the newest is the wallet now (every credit, less fees).
+    expect(rows.slice(1).map((r) => Number(r[col('availableBalanceAfter')]))).toEqual(expected.map((b) => b.availableBalanceAfter));
+    const credited = Array.from({ length: 150 }, (_, i) => 100_00 + i - (i % 3 === 0 ? 200 : 0)).reduce((a, b) => a + b, 0);
+    expect(Number(rows[1]![col('availableBalanceAfter')])).toBe(credited / 100);
+    expect(rows.slice(1).every((r) => r[col('availableBalanceAfter')] !== '')).toBe(true);
+    // Filters applied: a type, a source, a date range that holds nothing.
+    const typed = parseCsv((await get(u.cookie, '/dashboard/balance/export?type=payment')).text);
+    expect(typed.slice(1).map((r) => r[col('id')])).toEqual((await listed({ type: 'payment' })).map((b) => b.id));
+    expect(typed).toHaveLength(1 + payments);
+    expect(typed.slice(1).every((r) => r[col('type')] === 'payment' && r[col('sourceType')] === 'transaction')).toBe(true);
+    const bySource = parseCsv((await get(u.cookie, '/dashboard/balance/export?source=txn-3')).text);
+    expect(bySource.slice(1).map((r) => [r[col('type')], r[col('sourceId')], r[col('fee')]])).toEqual([['payment', 'txn-3', '2']]);
+    expect(parseCsv((await get(u.cookie, '/dashboard/balance/export?to=2000-01-01')).text)).toHaveLength(1);
+    // Refusals come before the first byte, as whole pages: a bad filter, an unknown settlement, an unknown name.
+    expect((await get(u.cookie, '/dashboard/balance/export?type=nope')).status).toBe(400);
+    expect((await get(u.cookie, `/dashboard/balance/export?settlement=${randomUUID()}`)).status).toBe(404);
+    expect((await get(u.cookie, '/dashboard/balance/export?bogus=1')).status).toBe(400);
+    // Audited with the filters it used; the Balance page links it with its filters.
+    const audits = (await listAudit(m.merchantId, 20)).items.filter((a) => a.action === 'balance.export');
+    expect(audits.map((a) => a.detail)).toEqual(expect.arrayContaining(['all', 'type=payment', 'source=txn-3']));
+    expect((await get(u.cookie, '/dashboard/balance?type=payment')).text).toContain('href="/dashboard/balance/export?type=payment"');
+    expect((await fetch(`${gw.baseUrl}/dashboard/balance/export`, { redirect: 'manual' })).status).not.toBe(200); // signed out
+  });
+
+  it('exports every settlement exactly once, by cursor: each index entry read once over many pages', async () => {
+    const m = await newMerchant();
+    const u = await dashboardUser(m, 'finance');
+    const t0 = Date.UTC(2026, 8, 1);
+    const completed: string[] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < 250; i++) {
+      const s = newSettlement(
+        { merchantId: m.merchantId, mode: 'test', traceId: 'seed' },
+        {
+          amountMinor: 1000_00 + i,
+          currency: 'PKR',
+          payoutCurrency: 'PKR',
+          destination: { type: 'bank', bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'T' },
+        },
+        { basisPoints: 0, fixedMinor: 0 },
+        false,
+        new Date(t0 + i * 60_000),
+        randomUUID(),
+      );
+      if (s === 'amount_too_small') throw new Error('seed');
+      const status = i % 4 === 0 ? SettlementStatus.Completed : SettlementStatus.Pending;
+      await transact([createSettlementWrite({ ...s, status })]);
+      ids.push(s.id);
+      if (status === SettlementStatus.Completed) completed.push(s.id);
+    }
+    // What the export's Queries of the merchant's settlement index evaluate (ScannedCount: entries read, matched or not).
+    const partition = keys.settlementsOfMerchant(m.merchantId, 'test').GSI1PK;
+    let scanned = 0;
+    const name = 'countSettlementReads';
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        const input = args.input as { ExpressionAttributeValues?: Record<string, { S?: string }> };
+        if (context.commandName === 'QueryCommand' && input.ExpressionAttributeValues?.[':pk']?.S === partition)
+          scanned += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
+        return out;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const all = parseCsv((await get(u.cookie, '/dashboard/exports/settlements')).text);
+      expect(all).toHaveLength(251); // three pages of 100
+      expect(all.slice(1).map((r) => r[0])).toEqual([...ids].reverse()); // newest first, every one exactly once
+      expect(scanned).toBe(250); // page-numbered, it read 100 + 200 + 250 entries and counted all 250 per page (1,300)
+      scanned = 0;
+      const done = parseCsv((await get(u.cookie, '/dashboard/exports/settlements?status=Completed')).text);
+      expect(done.slice(1).map((r) => r[0])).toEqual([...completed].reverse());
+      expect(new Set(done.slice(1).map((r) => r[1]))).toEqual(new Set(['Completed']));
+      expect(scanned).toBe(250); // the status is a filter: every entry evaluated once, none twice
+    } finally {
+      db().middlewareStack.remove(name);
+    }
   });
 
   it('the Statements page links each closed month’s CSV and PDF; the downloads carry the digest', async () => {
