@@ -576,8 +576,8 @@ export const routeDocs = {
   },
   dashboardBalanceExport: {
     summary:
-      'Dashboard: every balance transaction matching the Balance page’s filters (type, source, settlement, payout, from, to), ' +
-      'with the available balance after each, as CSV streamed page by page (the list export of the Balance page).',
+      'Dashboard: the Balance page’s list as CSV: every balance transaction matching its filters (type, source, settlement, ' +
+      'payout, from, to), with the available balance after each, streamed page by page.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'csv' }, example: { query: { type: 'payment' } } },
   },
   dashboardSettings: {
