@@ -75,6 +75,7 @@ function spawnLoopbackDynamo(options: { port: number; dbPath?: string }): ChildP
     '-port',
     String(options.port),
     '-sharedDb',
+    '-disableTelemetry', // DynamoDB Local's telemetry is on by default; nothing here may reach beyond this machine
     ...(options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory']),
   ];
   return spawn('java', args, { cwd: jarDir, stdio: 'pipe' });
