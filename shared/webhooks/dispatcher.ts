@@ -134,6 +134,8 @@ function healthSeen(target: HealthTarget, health: EndpointHealth | undefined, po
  * before: every attempt is still in the delivery log (written before any message is
  * acknowledged, or the messages come back and are attempted again), and health only decides
  * when a destination that keeps failing is disabled, which the next failing batch records again.
+ * So a write that fails is logged, not thrown (dispatchBatch): the batch still writes its delivery
+ * log and acknowledges its messages rather than sending every one of them again.
  */
 function healthWrites(seen: readonly HealthSeen[], healthOf: (target: HealthTarget) => EndpointHealth | undefined): Promise<void>[] {
   const byDestination = new Map<string, HealthSeen[]>();
@@ -355,10 +357,19 @@ export async function dispatchBatch<T>(
       return attemptOne(message, merchants[i], current.get(key), healthOf, ports, clock);
     }),
   );
+  // Best effort: a health write that fails (throttled, say) is logged and the batch goes on to its
+  // delivery log. Failing the batch instead would bring every message back and POST each again.
   await Promise.all(
     healthWrites(
       outcomes.flatMap((o) => (o.health ? [o.health] : [])),
       (t) => healthOf(t.merchantId, t.mode, t.url),
+    ).map((write) =>
+      write.catch((error: unknown) =>
+        logger.warn('webhook destination health not recorded; the next attempt records it', {
+          errorName: (error as Error)?.name,
+          errorMessage: (error as Error)?.message,
+        }),
+      ),
     ),
   );
   emitMetrics(outcomes.flatMap((o) => o.metrics ?? []));

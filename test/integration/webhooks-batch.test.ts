@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { metricNames } from '#shared/metrics.ts';
 import { db } from '#shared/store/client.ts';
 import { getEndpointHealth } from '#shared/store/webhook-health.ts';
+import { getDelivery } from '#shared/store/webhooks.ts';
 import { dispatch, dispatchBatch, type DispatchPorts } from '#shared/webhooks/dispatcher.ts';
 import type { DeliveryMessage } from '#shared/webhooks/messages.ts';
 import { newMerchant } from '../support/gateway.ts';
@@ -130,6 +131,49 @@ describe('a dispatcher batch', () => {
     const [after] = (await getEndpointHealth([{ merchantId, mode: 'test', url: down.url }])).values();
     expect(after?.failingSince).toBe(before!.failingSince); // the streak keeps its first failure
     expect(after!.lastFailureAt! > before!.lastFailureAt!).toBe(true);
+  });
+
+  it('records its attempts and lets its messages go even when a health write fails, so nothing is POSTed twice', async () => {
+    const down = await startReceiver(() => 500);
+    receivers.push(down);
+    const { merchantId } = await newMerchant({ name: 'Batch health fails', webhookUrl: down.url, allowInsecureWebhooks: true });
+    const retried: DeliveryMessage[] = [];
+    const retrying = { ...ports, requeue: async (m: DeliveryMessage) => void retried.push(m) };
+    captureJsonLines();
+    await dispatch(message(merchantId), retrying).finally(() => vi.restoreAllMocks()); // warm the merchant cache
+    const [before] = (await getEndpointHealth([{ merchantId, mode: 'test', url: down.url }])).values();
+
+    // The health item's UpdateItem is refused (as a throttled write would be); every other call reaches DynamoDB Local.
+    const name = 'webhooksBatchHealthRefused';
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'UpdateItemCommand') {
+          throw Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    const batch = [message(merchantId), message(merchantId)];
+    const logs = captureJsonLines();
+    const result = await dispatchBatch(
+      batch.map((m, ref) => ({ ref, message: m })),
+      retrying,
+    ).finally(() => {
+      db().middlewareStack.remove(name);
+      vi.restoreAllMocks();
+    });
+    expect(result.map((r) => r.result.kind)).toEqual(['retry', 'retry']);
+    expect(down.deliveries).toHaveLength(3);
+    expect(retried.map((m) => m.eventId).slice(-2)).toEqual(batch.map((m) => m.eventId));
+    for (const m of batch) {
+      const delivery = await getDelivery(m.paymentIntentId!, m.eventId);
+      expect(delivery?.attempts, m.eventId).toBe(1);
+      expect(delivery?.lastStatusCode).toBe(500);
+    }
+    expect(logs.some((l) => l.level === 'WARN' && String(l.message).includes('health not recorded'))).toBe(true);
+    const [after] = (await getEndpointHealth([{ merchantId, mode: 'test', url: down.url }])).values();
+    expect(after?.lastFailureAt).toBe(before?.lastFailureAt); // the refused write changed nothing
   });
 
   it('orders a batch by when the answers came: a later success ends a streak, later failures start a new one', async () => {
