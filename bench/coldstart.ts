@@ -7,7 +7,7 @@ import { jobs } from '#functions/jobs.ts';
 import { lambdaGroups, routes, type Route } from '#functions/routes.ts';
 import { groupModule } from '#infra/dashboard-lambdas.ts';
 import { repoRoot } from '#infra/bundling.ts';
-import { bundleRoute, lambdaLikeEnv, median } from './bundles.ts';
+import { bundleRoute, lambdaLikeEnv, median, runtimePreload } from './bundles.ts';
 import { targets } from './targets.ts';
 import type { SampleMerchant } from './samples.ts';
 
@@ -174,6 +174,7 @@ const samples: Sample[] = [
 
 /** Run in the fresh process: argv = bundle URL, event file, function name. */
 const child = `
+${runtimePreload}
 import { readFileSync } from 'node:fs';
 const [url, eventFile, name] = process.argv.slice(1);
 const event = JSON.parse(readFileSync(eventFile, 'utf8'));
