@@ -200,7 +200,7 @@ export async function runBalanceBench(): Promise<number> {
     };
     console.log(`seeded in ${Math.round(seedSeconds)} s`);
 
-    const counter = countDynamoCalls(db());
+    const counter = countDynamoCalls();
     cleanups.push(() => counter.remove());
     const from = new Date(now - 30 * day).toISOString().slice(0, 10);
     const to = new Date(now - 20 * day).toISOString().slice(0, 10);

@@ -1,7 +1,7 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { addDbMiddleware } from '#shared/store/client.ts';
 
 /**
- * Counts what the shared DynamoDB client (`db()`) sends. `calls` counts commands (one per
+ * Counts what the shared DynamoDB client (`db()`, through addDbMiddleware) sends. `calls` counts commands (one per
  * `client.send`, at the initialize step, above the retry middleware); `attempts` counts HTTP
  * requests actually made (finalizeRequest step, low priority = inside the retry middleware), so
  * retries show up as attempts > calls.
@@ -16,27 +16,31 @@ export interface DynamoCounter {
   remove(): void;
 }
 
-export function countDynamoCalls(client: DynamoDBClient): DynamoCounter {
+export function countDynamoCalls(): DynamoCounter {
   let calls = 0;
   let attempts = 0;
   let commands: string[] = [];
   let itemsRead = 0;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      calls++;
-      commands.push(String(context.commandName ?? 'unknown').replace(/Command$/, ''));
-      const out = await next(args);
-      itemsRead += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
-      return out;
-    },
-    { step: 'initialize', name: 'benchCallCounter' },
+  const removeCalls = addDbMiddleware('benchCallCounter', (stack) =>
+    stack.add(
+      (next, context) => async (args) => {
+        calls++;
+        commands.push(String(context.commandName ?? 'unknown').replace(/Command$/, ''));
+        const out = await next(args);
+        itemsRead += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
+        return out;
+      },
+      { step: 'initialize', name: 'benchCallCounter' },
+    ),
   );
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      attempts++;
-      return next(args);
-    },
-    { step: 'finalizeRequest', priority: 'low', name: 'benchAttemptCounter' },
+  const removeAttempts = addDbMiddleware('benchAttemptCounter', (stack) =>
+    stack.add(
+      (next) => async (args) => {
+        attempts++;
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low', name: 'benchAttemptCounter' },
+    ),
   );
   return {
     get calls() {
@@ -58,8 +62,8 @@ export function countDynamoCalls(client: DynamoDBClient): DynamoCounter {
       commands = [];
     },
     remove() {
-      client.middlewareStack.remove('benchCallCounter');
-      client.middlewareStack.remove('benchAttemptCounter');
+      removeCalls();
+      removeAttempts();
     },
   };
 }

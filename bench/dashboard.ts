@@ -208,7 +208,7 @@ export async function runDashboardBench(): Promise<number> {
     const cookie = await signedInCookie(baseUrl, merchant.merchantId, inviteUser, operatorActor, totpCode);
 
     // 4. The scenarios.
-    const counter = countDynamoCalls(db());
+    const counter = countDynamoCalls();
     cleanups.push(() => counter.remove());
     const get = async (path: string) => {
       const response = await fetch(`${baseUrl}${path}`, { headers: { Cookie: cookie }, redirect: 'manual' });

@@ -367,7 +367,7 @@ async function main(): Promise<number> {
   const { countDynamoCalls } = await import('./counter.ts');
 
   const merchant = await createMerchant({ name: 'Bench Merchant' });
-  const counter = countDynamoCalls(db());
+  const counter = countDynamoCalls();
 
   // The local API Gateway with the per-key / per-IP limits raised (bench/local-stack.ts benchRateLimits).
   const apiCleanups: Cleanups = [];

@@ -24,6 +24,13 @@ import { traceAwsClient } from '#shared/aws/tracing.ts';
  */
 let client: DynamoDBClient | undefined;
 
+/**
+ * `cacheMiddleware`: the client resolves its middleware stack once per command class instead of on
+ * every call (the SDK's own option), about 0.5-1 ms of CPU saved per call (measured against DynamoDB
+ * Local: a GetItem 1.2-2.2 → 0.75 ms of the caller's CPU, a 4-item TransactWriteItems 2.3 → 1.0-1.4).
+ * The stack is complete before the first call (tracing, the dispatcher's dropSdkLogging at its
+ * module's load); tests and benches that add a middleware later do it through addDbMiddleware.
+ */
 export function db(): DynamoDBClient {
   // Traced (an X-Ray subsegment per call) inside Lambda; unchanged elsewhere (shared/aws/tracing.ts).
   client ??= traceAwsClient(
@@ -34,11 +41,34 @@ export function db(): DynamoDBClient {
             region: process.env.AWS_REGION ?? 'local',
             credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
             maxAttempts: 5,
+            cacheMiddleware: true,
           }
-        : {},
+        : { cacheMiddleware: true },
     ),
   );
   return client;
+}
+
+let addedMiddleware = 0;
+
+/**
+ * Test/bench-only: the middleware `install` adds to the shared client (under `name`) stays until the
+ * returned function is called (to count, observe or refuse calls). While one is installed the
+ * client resolves its stack on every call (cacheMiddleware off), so it takes effect from the next
+ * call and is gone after its removal.
+ */
+export function addDbMiddleware(name: string, install: (stack: DynamoDBClient['middlewareStack']) => void): () => void {
+  const c = db();
+  install(c.middlewareStack);
+  addedMiddleware++;
+  c.config.cacheMiddleware = false;
+  let removed = false;
+  return () => {
+    if (removed) return;
+    removed = true;
+    c.middlewareStack.remove(name);
+    if (--addedMiddleware === 0) c.config.cacheMiddleware = true;
+  };
 }
 
 /**
@@ -70,32 +100,31 @@ const capacityCommands = new Set([
 
 export function captureConsumedCapacity(listener: (record: CapacityRecord) => void): () => void {
   const name = 'captureConsumedCapacity';
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = String(context.commandName ?? '').replace(/Command$/, '');
-      if (!capacityCommands.has(command)) return next(args);
-      const input = args.input as Record<string, unknown>;
-      input.ReturnConsumedCapacity = 'INDEXES';
-      try {
-        const out = await next(args);
-        const consumed = (out.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
-        listener({
-          command,
-          input,
-          consumed: consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed],
-          failed: false,
-        });
-        return out;
-      } catch (error) {
-        listener({ command, input, consumed: [], failed: true });
-        throw error;
-      }
-    },
-    { step: 'initialize', name },
+  return addDbMiddleware(name, (stack) =>
+    stack.add(
+      (next, context) => async (args) => {
+        const command = String(context.commandName ?? '').replace(/Command$/, '');
+        if (!capacityCommands.has(command)) return next(args);
+        const input = args.input as Record<string, unknown>;
+        input.ReturnConsumedCapacity = 'INDEXES';
+        try {
+          const out = await next(args);
+          const consumed = (out.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
+          listener({
+            command,
+            input,
+            consumed: consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed],
+            failed: false,
+          });
+          return out;
+        } catch (error) {
+          listener({ command, input, consumed: [], failed: true });
+          throw error;
+        }
+      },
+      { step: 'initialize', name },
+    ),
   );
-  return () => {
-    db().middlewareStack.remove(name);
-  };
 }
 
 export function tableName(): string {

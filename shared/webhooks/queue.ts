@@ -28,8 +28,9 @@ export function sqs(): SQSClient {
             region: process.env.AWS_REGION ?? 'local',
             credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
             maxAttempts: 5,
+            cacheMiddleware: true,
           }
-        : {},
+        : { cacheMiddleware: true }, // its middleware resolved once per command, as db()'s (shared/store/client.ts)
     ),
   );
   return client;

@@ -12,7 +12,7 @@ import { wholeTemplate } from '../support/templates.ts';
 import { captureJsonLines } from '../support/output.ts';
 import { streamGroupHandler } from '#functions/dashboard/group.ts';
 import * as listExport from '#functions/dashboard/list-export.ts';
-import { db } from '#shared/store/client.ts';
+import { addDbMiddleware } from '#shared/store/client.ts';
 import { dashboardUser } from '../support/dashboard.ts';
 import { newMerchant } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';
@@ -93,13 +93,15 @@ describe('alarms on gateway metrics (issue 23)', () => {
     // The second page's Query fails (a throttled read): the first page of 100 has gone out by then.
     let queries = 0;
     const name = 'failSecondExportPage';
-    db().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'QueryCommand' && ++queries === 2)
-          throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
-        return next(args);
-      },
-      { step: 'initialize', name },
+    const removeMiddleware = addDbMiddleware(name, (stack) =>
+      stack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === 'QueryCommand' && ++queries === 2)
+            throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+          return next(args);
+        },
+        { step: 'initialize', name },
+      ),
     );
     const sink = new ResponseStreamSink();
     const chunks: Buffer[] = [];
@@ -117,7 +119,7 @@ describe('alarms on gateway metrics (issue 23)', () => {
       } as Context);
       await new Promise((ok) => setImmediate(ok));
     } finally {
-      db().middlewareStack.remove(name);
+      removeMiddleware();
       vi.restoreAllMocks();
     }
     const { metadata, body } = await readPrelude(

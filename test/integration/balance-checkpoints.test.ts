@@ -5,7 +5,7 @@ import { journal } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import { dayBoundary, ensureCheckpoint, LedgerRefusal } from '#shared/services/balance-checkpoints.ts';
 import { checkpointAtOrBefore } from '#shared/store/balance-checkpoints.ts';
-import { db, transact } from '#shared/store/client.ts';
+import { addDbMiddleware, transact } from '#shared/store/client.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals, postJournal, rebalanceWallet } from '#shared/store/wallets.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
@@ -116,13 +116,15 @@ describe('balance checkpoints', () => {
     // Query items evaluated while the request runs (the local server is this process: the same client).
     let read = 0;
     const name = 'countBalanceReads';
-    db().middlewareStack.add(
-      (next, context) => async (args) => {
-        const out = await next(args);
-        if (context.commandName === 'QueryCommand') read += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
-        return out;
-      },
-      { step: 'initialize', name },
+    const removeMiddleware = addDbMiddleware(name, (stack) =>
+      stack.add(
+        (next, context) => async (args) => {
+          const out = await next(args);
+          if (context.commandName === 'QueryCommand') read += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
+          return out;
+        },
+        { step: 'initialize', name },
+      ),
     );
     try {
       const pageTo = async (j: (typeof journals)[number]) => {
@@ -143,7 +145,7 @@ describe('balance checkpoints', () => {
         expect(page.read).toBeLessThan(60); // the page (12), two checkpoint reads, the journals to the nearer one
       }
     } finally {
-      db().middlewareStack.remove(name);
+      removeMiddleware();
     }
   }, 180_000);
 

@@ -33,7 +33,7 @@ import { creditTestWallet } from '#shared/services/merchants.ts';
 import { settlementFor } from '#shared/services/settlement-requests.ts';
 import { lookupTransaction } from '#shared/services/transactions.ts';
 import { getApprovals, listAudit, refundMakerWrite } from '#shared/store/dashboard.ts';
-import { db, transact } from '#shared/store/client.ts';
+import { addDbMiddleware, transact } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
@@ -343,12 +343,14 @@ describe('payout and settlement approvals by setting', () => {
     );
     const commands: string[] = [];
     const name = 'countRefundMakerReads';
-    db().middlewareStack.add(
-      (next, context) => async (args) => {
-        commands.push(String(context.commandName));
-        return next(args);
-      },
-      { step: 'initialize', name },
+    const removeMiddleware = addDbMiddleware(name, (stack) =>
+      stack.add(
+        (next, context) => async (args) => {
+          commands.push(String(context.commandName));
+          return next(args);
+        },
+        { step: 'initialize', name },
+      ),
     );
     try {
       const decisions = await pendingRefundDecisions(m.merchantId, refunds);
@@ -357,7 +359,7 @@ describe('payout and settlement approvals by setting', () => {
       expect(commands.filter((c) => c === 'BatchGetItemCommand')).toHaveLength(1);
       expect(commands.filter((c) => c === 'GetItemCommand').length).toBeLessThanOrEqual(1); // the approval setting only
     } finally {
-      db().middlewareStack.remove(name);
+      removeMiddleware();
     }
   });
 

@@ -13,7 +13,7 @@ import { authenticate } from '#shared/services/dashboard-auth.ts';
 import { paymentsPage } from '#shared/services/dashboard.ts';
 import { balancePage } from '#shared/services/dashboard-balance.ts';
 import { exportList } from '#shared/services/dashboard-exports.ts';
-import { db, transact } from '#shared/store/client.ts';
+import { addDbMiddleware, transact } from '#shared/store/client.ts';
 import { createSettlementWrite } from '#shared/store/settlements.ts';
 import * as keys from '#shared/store/keys.ts';
 import { newSettlement, SettlementStatus } from '#shared/domain/settlement.ts';
@@ -301,15 +301,17 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
     const partition = keys.settlementsOfMerchant(m.merchantId, 'test').GSI1PK;
     let scanned = 0;
     const name = 'countSettlementReads';
-    db().middlewareStack.add(
-      (next, context) => async (args) => {
-        const out = await next(args);
-        const input = args.input as { ExpressionAttributeValues?: Record<string, { S?: string }> };
-        if (context.commandName === 'QueryCommand' && input.ExpressionAttributeValues?.[':pk']?.S === partition)
-          scanned += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
-        return out;
-      },
-      { step: 'initialize', name },
+    const removeMiddleware = addDbMiddleware(name, (stack) =>
+      stack.add(
+        (next, context) => async (args) => {
+          const out = await next(args);
+          const input = args.input as { ExpressionAttributeValues?: Record<string, { S?: string }> };
+          if (context.commandName === 'QueryCommand' && input.ExpressionAttributeValues?.[':pk']?.S === partition)
+            scanned += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
+          return out;
+        },
+        { step: 'initialize', name },
+      ),
     );
     try {
       const all = parseCsv((await get(u.cookie, '/dashboard/exports/settlements')).text);
@@ -322,7 +324,7 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
       expect(new Set(done.slice(1).map((r) => r[1]))).toEqual(new Set(['Completed']));
       expect(scanned).toBe(250); // the status is a filter: every entry evaluated once, none twice
     } finally {
-      db().middlewareStack.remove(name);
+      removeMiddleware();
     }
   });
 

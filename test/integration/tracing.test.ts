@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeTraceSocket, currentTraceHeader, daemonAddress } from '#shared/aws/tracing.ts';
-import { db, tableName } from '#shared/store/client.ts';
+import { addDbMiddleware, db, tableName } from '#shared/store/client.ts';
 
 /**
  * The X-Ray subsegments of the AWS SDK calls (shared/aws/tracing.ts): what the operator runbook's
@@ -50,17 +50,19 @@ describe('X-Ray subsegments of AWS SDK calls', () => {
   it('sends one subsegment per call under the invocation segment, and passes the trace on to the service', async () => {
     process.env._X_AMZN_TRACE_ID = `Root=${root};Parent=${parent};Sampled=1;Lineage=a87bd80c:0`;
     const sentHeaders: string[] = [];
-    db().middlewareStack.add(
-      (next) => async (args) => {
-        sentHeaders.push((args.request as { headers: Record<string, string> }).headers['X-Amzn-Trace-Id'] ?? '');
-        return next(args);
-      },
-      { step: 'finalizeRequest', name: 'testTraceHeader' },
+    const removeMiddleware = addDbMiddleware('testTraceHeader', (stack) =>
+      stack.add(
+        (next) => async (args) => {
+          sentHeaders.push((args.request as { headers: Record<string, string> }).headers['X-Amzn-Trace-Id'] ?? '');
+          return next(args);
+        },
+        { step: 'finalizeRequest', name: 'testTraceHeader' },
+      ),
     );
     try {
       await db().send(new GetItemCommand({ TableName: tableName(), Key: { PK: { S: `trace#${randomUUID()}` }, SK: { S: 'x' } } }));
     } finally {
-      db().middlewareStack.remove('testTraceHeader');
+      removeMiddleware();
     }
     const [segment] = await waitFor(1);
     expect(segment).toMatchObject({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { metricNames } from '#shared/metrics.ts';
-import { db } from '#shared/store/client.ts';
+import { addDbMiddleware } from '#shared/store/client.ts';
 import { getEndpointHealth } from '#shared/store/webhook-health.ts';
 import { getDelivery } from '#shared/store/webhooks.ts';
 import { dispatch, dispatchBatch, type DispatchPorts } from '#shared/webhooks/dispatcher.ts';
@@ -60,17 +60,19 @@ function message(merchantId: string): DeliveryMessage {
 async function commandsOf<T>(run: () => Promise<T>): Promise<{ result: T; commands: string[] }> {
   const commands: string[] = [];
   const name = 'webhooksBatchTestCounter';
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push(String(context.commandName).replace(/Command$/, ''));
-      return next(args);
-    },
-    { step: 'initialize', name },
+  const removeMiddleware = addDbMiddleware(name, (stack) =>
+    stack.add(
+      (next, context) => async (args) => {
+        commands.push(String(context.commandName).replace(/Command$/, ''));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    ),
   );
   try {
     return { result: await run(), commands };
   } finally {
-    db().middlewareStack.remove(name);
+    removeMiddleware();
   }
 }
 
@@ -145,14 +147,16 @@ describe('a dispatcher batch', () => {
 
     // The health item's UpdateItem is refused (as a throttled write would be); every other call reaches DynamoDB Local.
     const name = 'webhooksBatchHealthRefused';
-    db().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'UpdateItemCommand') {
-          throw Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name },
+    const removeMiddleware = addDbMiddleware(name, (stack) =>
+      stack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === 'UpdateItemCommand') {
+            throw Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' });
+          }
+          return next(args);
+        },
+        { step: 'initialize', name },
+      ),
     );
     const batch = [message(merchantId), message(merchantId)];
     const logs = captureJsonLines();
@@ -160,7 +164,7 @@ describe('a dispatcher batch', () => {
       batch.map((m, ref) => ({ ref, message: m })),
       retrying,
     ).finally(() => {
-      db().middlewareStack.remove(name);
+      removeMiddleware();
       vi.restoreAllMocks();
     });
     expect(result.map((r) => r.result.kind)).toEqual(['retry', 'retry']);
