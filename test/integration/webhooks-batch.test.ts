@@ -108,16 +108,22 @@ describe('a dispatcher batch', () => {
     expect(health?.failingSince).toBeUndefined();
   });
 
-  it('writes the health of an endpoint that is down once per batch, not once per failed attempt', async () => {
+  /** A merchant whose endpoint answers 500, after one failed delivery (its health item has a streak; the merchant cache is warm). */
+  async function downDestination(name: string) {
     const down = await startReceiver(() => 500);
     receivers.push(down);
-    const { merchantId } = await newMerchant({ name: 'Batch down', webhookUrl: down.url, allowInsecureWebhooks: true });
+    const { merchantId } = await newMerchant({ name, webhookUrl: down.url, allowInsecureWebhooks: true });
     const retried: DeliveryMessage[] = [];
     const retrying = { ...ports, requeue: async (m: DeliveryMessage) => void retried.push(m) };
     captureJsonLines();
-    await dispatch(message(merchantId), retrying).finally(() => vi.restoreAllMocks()); // warm the merchant cache
+    await dispatch(message(merchantId), retrying).finally(() => vi.restoreAllMocks());
     const [before] = (await getEndpointHealth([{ merchantId, mode: 'test', url: down.url }])).values();
     expect(before?.failingSince).toBeDefined();
+    return { down, merchantId, retried, retrying, before: before! };
+  }
+
+  it('writes the health of an endpoint that is down once per batch, not once per failed attempt', async () => {
+    const { down, merchantId, retrying, before } = await downDestination('Batch down');
 
     const batch = [message(merchantId), message(merchantId), message(merchantId), message(merchantId)];
     captureJsonLines();
@@ -131,19 +137,12 @@ describe('a dispatcher batch', () => {
     expect(down.deliveries).toHaveLength(5);
     expect(commands).toEqual(['BatchGetItem', 'UpdateItem', 'BatchWriteItem']);
     const [after] = (await getEndpointHealth([{ merchantId, mode: 'test', url: down.url }])).values();
-    expect(after?.failingSince).toBe(before!.failingSince); // the streak keeps its first failure
-    expect(after!.lastFailureAt! > before!.lastFailureAt!).toBe(true);
+    expect(after?.failingSince).toBe(before.failingSince); // the streak keeps its first failure
+    expect(after!.lastFailureAt! > before.lastFailureAt!).toBe(true);
   });
 
   it('records its attempts and lets its messages go even when a health write fails, so nothing is POSTed twice', async () => {
-    const down = await startReceiver(() => 500);
-    receivers.push(down);
-    const { merchantId } = await newMerchant({ name: 'Batch health fails', webhookUrl: down.url, allowInsecureWebhooks: true });
-    const retried: DeliveryMessage[] = [];
-    const retrying = { ...ports, requeue: async (m: DeliveryMessage) => void retried.push(m) };
-    captureJsonLines();
-    await dispatch(message(merchantId), retrying).finally(() => vi.restoreAllMocks()); // warm the merchant cache
-    const [before] = (await getEndpointHealth([{ merchantId, mode: 'test', url: down.url }])).values();
+    const { down, merchantId, retried, retrying, before } = await downDestination('Batch health fails');
 
     // The health item's UpdateItem is refused (as a throttled write would be); every other call reaches DynamoDB Local.
     const name = 'webhooksBatchHealthRefused';
@@ -177,7 +176,7 @@ describe('a dispatcher batch', () => {
     }
     expect(logs.some((l) => l.level === 'WARN' && String(l.message).includes('health not recorded'))).toBe(true);
     const [after] = (await getEndpointHealth([{ merchantId, mode: 'test', url: down.url }])).values();
-    expect(after?.lastFailureAt).toBe(before?.lastFailureAt); // the refused write changed nothing
+    expect(after?.lastFailureAt).toBe(before.lastFailureAt); // the refused write changed nothing
   });
 
   it('orders a batch by when the answers came: a later success ends a streak, later failures start a new one', async () => {
