@@ -25,6 +25,57 @@ export async function bundleBytes(handler: string): Promise<number> {
   return result.outputFiles[0]!.contents.byteLength;
 }
 
+/** A Lambda's bundle as bundleAll built it, and what esbuild read and left external building it. */
+export interface LambdaBundle {
+  /** The minified bundle, byte for byte what the stack ships (infra/bundling.ts). */
+  readonly contents: Uint8Array;
+  readonly text: string;
+  /**
+   * Every file esbuild read for this Lambda (tree-shaken or not): the entry's import closure, the
+   * same list as the metafile's `inputs` when the entry is built alone. Paths relative to the repository.
+   */
+  readonly inputs: Set<string>;
+  /** The external modules the bundle imports with a static import statement (loaded with the Lambda). */
+  readonly staticImports: string[];
+}
+
+/**
+ * Every Lambda bundled in ONE esbuild run with the stack's options. Without code splitting each entry
+ * gets an output of its own that is byte for byte the bundle of that entry built alone (checked for
+ * all of them when this was written, and for one in test/infra/bundles.test.ts), and esbuild reads and
+ * parses each shared module (the AWS SDK, zod, shared/) once instead of once per Lambda: about a
+ * third of the CPU of building the Lambdas one by one.
+ */
+export async function bundleAll(entries = lambdaEntries()): Promise<Map<string, LambdaBundle>> {
+  const result = await build({
+    ...esbuildOptionsFor(resolve(repoRoot, entries[0]!.handler)),
+    entryPoints: Object.fromEntries(entries.map(({ id, handler }) => [id, resolve(repoRoot, handler)])),
+    outdir: join(repoRoot, '.build', 'bundles'), // names the outputs; nothing is written
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const { inputs, outputs } = result.metafile;
+  const closure = (entry: string) => {
+    const seen = new Set([entry]);
+    for (const file of seen) for (const i of inputs[file]?.imports ?? []) if (!i.external) seen.add(i.path);
+    return seen;
+  };
+  const idOf = (path: string) => /([^/\\]+)\.js$/.exec(path)![1]!;
+  const files = new Map(result.outputFiles.map((f) => [idOf(f.path), f]));
+  const bundles = new Map<string, LambdaBundle>();
+  for (const [path, output] of Object.entries(outputs)) {
+    const file = files.get(idOf(path))!;
+    bundles.set(idOf(path), {
+      contents: file.contents,
+      text: file.text,
+      inputs: closure(output.entryPoint!),
+      staticImports: output.imports.filter((i) => i.external && i.kind === 'import-statement').map((i) => i.path),
+    });
+  }
+  return bundles;
+}
+
 /**
  * The Lambda bundle of a route, built with exactly the options the CDK stack uses
  * (infra/bundling.ts), and the time a fresh Node process takes to import it (the init phase).

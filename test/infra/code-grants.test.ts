@@ -1,4 +1,4 @@
-import { App, type CfnResource, Stack } from 'aws-cdk-lib';
+import { type CfnResource, Stack } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobList } from '#functions/jobs.ts';
 import { lambdaGroups, type Route, routeList, type SecretName } from '#functions/routes.ts';
@@ -6,6 +6,7 @@ import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import type { GatewayFunction } from '#infra/gateway-function.ts';
 import { type CodeNeeds, codeNeeds, lambdaEntries, type QueueName } from '../support/code-needs.ts';
 import { type Resources, wholeTemplate } from '../support/templates.ts';
+import { testApp } from '../support/cdk-app.ts';
 
 /**
  * Every call a function's code makes is granted, and nothing else is (issue 23). Each Lambda's
@@ -16,8 +17,7 @@ import { type Resources, wholeTemplate } from '../support/templates.ts';
  * `reviewed` below, naming the modules and the reason; a stale line fails too.
  */
 const liveArn = 'arn:aws:secretsmanager:us-east-1:111122223333:secret:gateway/live-providers-AbCdEf';
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [], liveProvidersSecretArn: liveArn } });
-const stack = new PaymentGatewayStack(app, 'Grants');
+const stack = new PaymentGatewayStack(testApp({ liveProvidersSecretArn: liveArn }), 'Grants');
 const resources: Resources = wholeTemplate(stack).toJSON().Resources;
 
 const logicalId = (construct: { node: { defaultChild?: unknown } } & { node: unknown }) => {

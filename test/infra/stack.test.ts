@@ -18,11 +18,9 @@ import { alarmThresholds } from '#infra/observability.ts';
 import { repoRoot } from '#infra/bundling.ts';
 import { metricNames, metricsNamespace, serviceName } from '#shared/metrics.ts';
 import { type Resources, wholeTemplate } from '../support/templates.ts';
+import { testApp } from '../support/cdk-app.ts';
 
-// `aws:cdk:bundling-stacks: []` makes NodejsFunction skip esbuild (the handler files must still exist).
-const newApp = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-
-const stack = new PaymentGatewayStack(newApp(), 'Test');
+const stack = new PaymentGatewayStack(testApp(), 'Test');
 const template = wholeTemplate(stack);
 const resources: Resources = template.toJSON().Resources;
 
@@ -140,9 +138,9 @@ describe('PaymentGatewayStack', () => {
 
     it('makes a new deployment when a nested route is added or removed, so the stage serves it', () => {
       const without = (id: string) =>
-        deploymentId(wholeTemplate(new PaymentGatewayStack(newApp(), 'Test', { routes: routeList.filter((r) => r.id !== id) })));
+        deploymentId(wholeTemplate(new PaymentGatewayStack(testApp(), 'Test', { routes: routeList.filter((r) => r.id !== id) })));
       const base = deploymentId(template);
-      expect(deploymentId(wholeTemplate(new PaymentGatewayStack(newApp(), 'Test')))).toEqual(base); // stable otherwise
+      expect(deploymentId(wholeTemplate(new PaymentGatewayStack(testApp(), 'Test')))).toEqual(base); // stable otherwise
       expect(without('listRefunds')).not.toEqual(base); // MerchantApi
       expect(without('dashboardSettlement')).not.toEqual(base); // Dashboard
       // Three more syntheses of the whole app (about 15 s alone, past 30 s beside other test files on 2 cores).
@@ -152,12 +150,11 @@ describe('PaymentGatewayStack', () => {
   it('passes deployment context (custom checkout host, live FX source, live providers secret) to every function', () => {
     const liveArn = 'arn:aws:secretsmanager:us-east-1:111122223333:secret:gateway/live-providers-AbCdEf';
     const context = {
-      'aws:cdk:bundling-stacks': [],
       publicBaseUrl: 'https://pay.example.com',
       fxRateSourceUrl: 'https://fx.example.com/rates',
       liveProvidersSecretArn: liveArn,
     };
-    const configured = wholeTemplate(new PaymentGatewayStack(new App({ context }), 'Configured'));
+    const configured = wholeTemplate(new PaymentGatewayStack(testApp(context), 'Configured'));
     const functions = Object.values(configured.findResources('AWS::Lambda::Function'));
     expect(functions.length).toBe(lambdaCount);
     for (const fn of functions) {
@@ -214,8 +211,7 @@ describe('PaymentGatewayStack', () => {
 
   it('serves a custom domain with its certificate when both context values are given, and links to it', () => {
     const certificateArn = 'arn:aws:acm:us-east-1:111122223333:certificate/0f1e2d3c-aaaa-bbbb-cccc-111122223333';
-    const context = { 'aws:cdk:bundling-stacks': [], domainName: 'pay.example.com', certificateArn };
-    const stack = new PaymentGatewayStack(new App({ context }), 'Domain');
+    const stack = new PaymentGatewayStack(testApp({ domainName: 'pay.example.com', certificateArn }), 'Domain');
     const root = Template.fromStack(stack);
     root.hasResourceProperties('AWS::ApiGateway::DomainName', {
       DomainName: 'pay.example.com',
@@ -232,7 +228,7 @@ describe('PaymentGatewayStack', () => {
     }
     template.resourceCountIs('AWS::ApiGateway::DomainName', 0);
     // Half a domain is a mistake caught at synth, not a stack that serves nothing.
-    expect(() => new PaymentGatewayStack(new App({ context: { domainName: 'pay.example.com' } }), 'Half')).toThrow(/certificateArn/);
+    expect(() => new PaymentGatewayStack(testApp({ domainName: 'pay.example.com' }), 'Half')).toThrow(/certificateArn/);
   });
 
   it('triggers each job as the jobs table says', () => {
@@ -608,10 +604,12 @@ describe('PaymentGatewayStack', () => {
     });
   });
 
-  it('passes cdk-nag (AwsSolutions, Serverless) with every error fixed or acknowledged', () => {
+  it('passes cdk-nag (AwsSolutions, Serverless) and CloudFormation validation with every error fixed or acknowledged', () => {
     // As in infra/app.ts. cdk-nag 3 reports policy-validation violations (not annotations), and an
-    // unacknowledged error makes synthesis throw; validateScope lists them readably.
-    const app = newApp();
+    // unacknowledged error makes synthesis throw; validateScope lists them readably. The one synthesis
+    // here with CDK's built-in CloudFormation validation (on in `cdk synth`, off in testApp), its
+    // errors made to fail synthesis too (without validateAgainstDefaultRules they are only warnings).
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], '@aws-cdk/core:validateAgainstDefaultRules': true } });
     new PaymentGatewayStack(app, 'Nag');
     addComplianceChecks(app);
     const errors = [new AwsSolutionsChecks(), new ServerlessChecks()]

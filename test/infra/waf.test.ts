@@ -1,11 +1,10 @@
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { defaultRateLimits } from '#shared/http/rate-limits.ts';
 import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
+import { testApp } from '../support/cdk-app.ts';
 
-const synth = (context: Record<string, unknown> = {}) =>
-  Template.fromStack(new PaymentGatewayStack(new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } }), 'Waf'));
+const synth = (context: Record<string, unknown> = {}) => Template.fromStack(new PaymentGatewayStack(testApp(context), 'Waf'));
 
 describe('per-client limits (WAFv2 on the API stage)', () => {
   const template = synth();

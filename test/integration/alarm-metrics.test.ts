@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { routes } from '#functions/routes.ts';
@@ -9,6 +8,7 @@ import { repoRoot } from '#infra/bundling.ts';
 import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import { metricNames, metricsNamespace } from '#shared/metrics.ts';
 import { wholeTemplate } from '../support/templates.ts';
+import { testApp } from '../support/cdk-app.ts';
 import { captureJsonLines } from '../support/output.ts';
 import { streamGroupHandler } from '#functions/dashboard/group.ts';
 import * as listExport from '#functions/dashboard/list-export.ts';
@@ -28,7 +28,7 @@ import { readPrelude, ResponseStreamSink } from '../../scripts/local/response-st
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 
 type Dimension = { Name: string; Value: unknown };
-const stack = new PaymentGatewayStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Alarms');
+const stack = new PaymentGatewayStack(testApp(), 'Alarms');
 const alarms = Object.entries(wholeTemplate(stack).toJSON().Resources as Record<string, { Type: string; Properties: any }>)
   .filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm')
   .flatMap(([id, r]) => {

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import { useOps } from '../support/ops.ts';
+import { testApp } from '../support/cdk-app.ts';
 
 /**
  * `npm run ops -- --aws --outputs cdk-outputs.json` (issue 23): the table, queues, secrets and the
@@ -17,9 +17,7 @@ const deployedBaseUrl = 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod
 const dir = mkdtempSync(join(tmpdir(), 'ops-outputs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const outputs = Template.fromStack(
-  new PaymentGatewayStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'PaymentGateway'),
-).toJSON().Outputs as Record<string, unknown>;
+const outputs = Template.fromStack(new PaymentGatewayStack(testApp(), 'PaymentGateway')).toJSON().Outputs as Record<string, unknown>;
 
 /** The outputs file of a deployment of the synthesized stack, its values standing in for AWS's. */
 function outputsFile(name: string, without: string[] = []): string {
