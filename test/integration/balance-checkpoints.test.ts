@@ -8,6 +8,7 @@ import { checkpointAtOrBefore } from '#shared/store/balance-checkpoints.ts';
 import { addDbMiddleware, transact } from '#shared/store/client.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals, postJournal, rebalanceWallet } from '#shared/store/wallets.ts';
+import { seedJournals } from '../support/bulk-journals.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 
 /**
@@ -76,7 +77,8 @@ describe('balance checkpoints', () => {
     const m = await newMerchant();
     const boundary = dayBoundary(new Date(Date.now() - day));
     const start = Date.parse(boundary) - 2 * day;
-    await inBatches(Array.from({ length: 1010 }, (_, i) => credit(m, 1_00 + i, new Date(start + i * 1000))));
+    // The depth seeded in bulk (postJournal's own items, few requests); the newest through real transactions.
+    await seedJournals(Array.from({ length: 1010 }, (_, i) => credit(m, 1_00 + i, new Date(start + i * 1000))));
     await inBatches(Array.from({ length: 5 }, (_, i) => credit(m, 50_00, new Date(Date.now() - 5000 + i))));
     const journals = await listJournals(m.merchantId, 'test'); // oldest first
     const oldestPage = async () => {
@@ -99,14 +101,9 @@ describe('balance checkpoints', () => {
     const d0 = dayBoundary(new Date(Date.now() - 3 * day));
     const d1 = new Date(Date.parse(d0) + day).toISOString();
     const spread = (n: number, from: string) => Array.from({ length: n }, (_, i) => new Date(Date.parse(from) + ((i + 0.5) * day) / n));
-    await inBatches(
-      spread(200, d0).map((at, i) => credit(m, 10_00 + i, at, i % 4 ? 0 : 25)),
-      25,
-    );
-    await inBatches(
-      spread(1100, d1).map((at, i) => credit(m, 1_00 + i, at)),
-      25,
-    );
+    // The depth seeded in bulk (postJournal's own items, few requests); the newest through real transactions.
+    await seedJournals(spread(200, d0).map((at, i) => credit(m, 10_00 + i, at, i % 4 ? 0 : 25)));
+    await seedJournals(spread(1100, d1).map((at, i) => credit(m, 1_00 + i, at)));
     await inBatches(Array.from({ length: 5 }, (_, i) => credit(m, 50_00, new Date(Date.now() - 5000 + i))));
     await ensureCheckpoint(m.merchantId, 'test', 'PKR', d1); // and the newest final boundary before it
     await ensureCheckpoint(m.merchantId, 'test', 'PKR', d0);
