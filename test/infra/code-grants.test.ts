@@ -4,7 +4,8 @@ import { jobList } from '#functions/jobs.ts';
 import { lambdaGroups, type Route, routeList, type SecretName } from '#functions/routes.ts';
 import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import type { GatewayFunction } from '#infra/gateway-function.ts';
-import { type CodeNeeds, codeNeeds, lambdaEntries, type QueueName } from '../support/code-needs.ts';
+import { lambdaEntries } from '../../bench/bundles.ts';
+import { type CodeNeeds, codeNeeds, type QueueName } from '../support/code-needs.ts';
 import { type Resources, wholeTemplate } from '../support/templates.ts';
 import { testApp } from '../support/cdk-app.ts';
 
@@ -143,7 +144,7 @@ beforeAll(async () => {
   needs = await codeNeeds();
 }, 300_000);
 
-const lambdas = [...lambdaEntries().keys()];
+const lambdas = lambdaEntries().map((e) => e.id);
 const functionOf = (id: string) => stack.functions.get(rowsOf(id)[0]?.id ?? id)!;
 
 describe('every call a function’s code makes is granted, and nothing else', () => {

@@ -1,8 +1,7 @@
 import { build } from 'esbuild';
-import { jobList } from '#functions/jobs.ts';
-import { routeList, type SecretName } from '#functions/routes.ts';
-import { lambdaModuleOf } from '#infra/dashboard-lambdas.ts';
+import type { SecretName } from '#functions/routes.ts';
 import { esbuildOptionsFor } from '#infra/bundling.ts';
+import { lambdaEntries } from '../../bench/bundles.ts';
 
 /**
  * What each Lambda's code may call in AWS, read from its bundle: every function entry is bundled
@@ -54,14 +53,6 @@ const liveInstallers: Record<LiveProduct, RegExp> = {
   refunds: /\binstallLiveRefunds\d*\b/,
   payouts: /\binstallLivePayouts\d*\b/,
 };
-
-/** The Lambda of each function: route rows of a group share the group's id. */
-export function lambdaEntries(): Map<string, string> {
-  const entries = new Map<string, string>();
-  for (const r of routeList) entries.set(r.lambda ?? r.id, lambdaModuleOf(r));
-  for (const j of jobList) entries.set(j.id, j.handler);
-  return entries;
-}
 
 const commandActions: Record<string, string[]> = {
   GetItem: ['dynamodb:GetItem'],
@@ -174,10 +165,9 @@ export function needsOf(bundle: string): CodeNeeds {
 
 /** Bundles every Lambda entry once (about half a minute on a busy machine) and reads its needs. */
 export async function codeNeeds(): Promise<Map<string, CodeNeeds>> {
-  const entries = lambdaEntries();
   const out = await build({
     ...esbuildOptionsFor('unused'),
-    entryPoints: Object.fromEntries([...entries].map(([id, entry]) => [id, entry])),
+    entryPoints: Object.fromEntries(lambdaEntries().map(({ id, handler }) => [id, handler])),
     minify: false,
     write: false,
     outdir: '/tmp/code-needs',
