@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, screenshot } from '../support/browser.ts';
+import { browserWait, launchChromium, screenshot } from '../support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { guideNav } from '#functions/reference/site.ts';
@@ -73,7 +73,13 @@ describe('developer site in Chromium', () => {
     async (width) => {
       const { page, problems, foreign, close } = await open(width);
       await page.goto(`${gw.baseUrl}/docs`);
-      await page.getByText(operations[0]!.summary).first().waitFor({ state: 'attached', timeout: 30_000 });
+      await page
+        .getByText(operations[0]!.summary)
+        .first()
+        .waitFor({ state: 'attached' })
+        .catch((error: Error) => {
+          throw new Error(`${error.message}\nscript errors: ${JSON.stringify(problems)}\nforeign requests: ${JSON.stringify(foreign)}`);
+        });
       // Scalar renders lazily while scrolling: scroll down until every operation's summary is there
       // (on a desktop as visible text; on a phone the operation list sits in the collapsed menu).
       const text = () => (width >= 1000 ? renderedText(page) : page.evaluate<string>("document.body.textContent ?? ''"));
@@ -90,7 +96,7 @@ describe('developer site in Chromium', () => {
       // Samples show where the public key goes, never Scalar's placeholder; the tab has the site's icon.
       // A locator, not waitForFunction with a string: under the page's CSP (no 'unsafe-eval') a string predicate that is
       // not true at once is re-evaluated with eval, which the page refuses.
-      await page.getByText('pk_test_your_public_key').first().waitFor({ state: 'attached', timeout: 30_000 });
+      await page.getByText('pk_test_your_public_key').first().waitFor({ state: 'attached' });
       expect(await page.evaluate<string>("document.body.textContent ?? ''")).not.toContain('YOUR_SECRET_TOKEN');
       const icon = await page.evaluate<number>(
         "fetch(document.querySelector('link[rel=icon]').href).then((r) => (r.ok ? r.text() : '')).then((t) => t.length)",
@@ -102,7 +108,7 @@ describe('developer site in Chromium', () => {
       expect(problems).toEqual([]);
       await close();
     },
-    120_000,
+    4 * browserWait,
   );
 
   it.each(guideNav.map((g) => [g.slug, g.title] as const))(
