@@ -23,7 +23,7 @@ import { isMoneyOut } from '#shared/domain/scopes.ts';
 import { deliveryStates, webhookEventTypes } from '#shared/domain/events.ts';
 import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { breakdownSection } from './balance-views.ts';
-import { money, paymentLink, shortId, when } from './format.ts';
+import { money, paymentLink, payoutTo, shortId, when } from './format.ts';
 
 /** The dashboard's pages (server-rendered HTML, no script; forms post with the session's CSRF token). */
 const kindName = (intentType: string) => (intentType === 'withdrawal' ? 'Payout' : intentType === 'deposit' ? 'Deposit' : 'Payment');
@@ -662,10 +662,6 @@ const waitsFor = (policy: Awaited<ReturnType<typeof payoutsPage>>['policy']) =>
 
 export function payoutsView(frame: Frame, p: Awaited<ReturnType<typeof payoutsPage>>, o: { message?: string; error?: string } = {}) {
   const approver = can(frame.role, 'payouts:approve') && p.policy !== 'operator';
-  const beneficiary = (t: TransactionView) => {
-    const info = (t as { payoutInfo?: { customerBankName?: string; customerAccountNumber?: string } | null }).payoutInfo;
-    return info ? `${info.customerBankName ?? ''} ${info.customerAccountNumber ?? ''}`.trim() : '';
-  };
   return framedPage(
     'Payouts',
     frame,
@@ -681,7 +677,7 @@ ${
 ${approver ? html`<th scope="col">Decision</th>` : ''}</tr></thead>
 <tbody>${p.pending.map(
         (t) =>
-          html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${beneficiary(t)}</td>\
+          html`<tr><td>${when(t.createdAt)}</td><td class="num">${money(t.amount, t.currency)}</td><td>${payoutTo(t)}</td>\
 <td>${paymentLink(t.paymentIntentId, 'payout')}</td><td>${t.orderRef.orderRef}</td>\
 ${p.policy === 'both' ? html`<td class="approvals">${approvalsText(p.approvals[t.paymentIntentId])}</td>` : ''}${
   approver && p.makers[t.paymentIntentId] === frame.userId
@@ -874,7 +870,7 @@ export function decisionConfirmView(
     kind: 'payout' | 'settlement' | 'refund';
     id: string;
     decision: 'approve' | 'reject';
-    rows: [string, string][];
+    rows: [string, string | HtmlT][];
     reason: string;
     back: string;
   },
@@ -906,7 +902,6 @@ the reason. This cannot be undone.`
 
 export function payoutDecisionView(frame: Frame, p: Awaited<ReturnType<typeof payoutDecisionPreview>>, decision: 'approve' | 'reject') {
   const t = p.payout;
-  const info = (t as { payoutInfo?: { customerBankName?: string; customerAccountNumber?: string } | null }).payoutInfo;
   return decisionConfirmView(frame, {
     kind: 'payout',
     id: t.paymentIntentId,
@@ -915,7 +910,7 @@ export function payoutDecisionView(frame: Frame, p: Awaited<ReturnType<typeof pa
     back: path('/payouts'),
     rows: [
       ['Amount', money(t.amount, t.currency)],
-      ['To', info ? `${info.customerBankName ?? ''} ${info.customerAccountNumber ?? ''}`.trim() : '—'],
+      ['To', payoutTo(t)],
       ['Your reference', t.orderRef.orderRef],
       ['Created', `${when(t.createdAt)}${p.makerEmail ? ` by ${p.makerEmail}` : ''}`],
       ['Payment id', t.paymentIntentId],

@@ -66,6 +66,19 @@ describe('merchant dashboard in Chromium: refunds, approvals, maker-checker, pay
     await finance.getByLabel('Account title').fill('Lahore Crafts Ltd');
     await finance.getByRole('button', { name: 'Create payout' }).click();
     await finance.getByText(/Payout [0-9a-f]{8} created/).waitFor();
+    // On a phone the destination keeps the account's last four whole, on one line, in the cell's value column (the stacked
+    // cell is a grid: a bare text and a span beside it were two of its items, the span under the label).
+    const to = finance.locator('td .nowrap', { hasText: '6702' });
+    expect(await to.textContent()).toBe('account ending •••• 6702');
+    const lines = await finance.evaluate<number[]>(
+      "(() => { const s = document.querySelector('td .nowrap'); const w = document.createTreeWalker(s, NodeFilter.SHOW_TEXT); " +
+        'const tops = []; for (let n = w.nextNode(); n; n = w.nextNode()) { if (n.parentElement.closest(".vh")) continue; ' +
+        'const r = document.createRange(); r.selectNodeContents(n); for (const b of r.getClientRects()) if (b.width > 0) tops.push(Math.round(b.top)); } ' +
+        'return [...new Set(tops)]; })()',
+    );
+    expect(lines).toHaveLength(1);
+    const bank = finance.locator('td', { hasText: '6702' }).getByText(/Bank/);
+    expect((await to.boundingBox())!.x).toBeGreaterThanOrEqual((await bank.boundingBox())!.x - 1);
     await approver.goto(url('/dashboard/payouts'));
     await approver.getByRole('button', { name: /^Approve / }).click();
     // Nothing is decided until the approver confirms on a page that shows what is approved.

@@ -167,6 +167,9 @@ describe('payout and settlement approvals by setting', () => {
     const forChecker = String(payoutsView(frameOf(checker), page));
     expect(forChecker).toContain(`/payouts/${id}/approve`);
     expect(forChecker).toMatch(/name="reason" maxlength="255" autocomplete="off" required>/);
+    // The destination: the bank and the account's last four, never more of the number.
+    expect(forChecker).toContain('<span class="vh">account ending </span><span aria-hidden="true">•••• </span>0000</span>');
+    expect(forChecker).not.toMatch(/PK36|1123450000|\*{4}/);
     await refused(decidePayout(checker, id, 'reject', '   '), 400, /Give a reason for rejecting/);
     expect(await status(m, id)).toBe('Pending');
     await decidePayout(checker, id, 'reject', 'Account title does not match');
