@@ -18,7 +18,7 @@ import { alarmThresholds } from '#infra/observability.ts';
 import { repoRoot } from '#infra/bundling.ts';
 import { metricNames, metricsNamespace, serviceName } from '#shared/metrics.ts';
 import { type Resources, wholeTemplate } from '../support/templates.ts';
-import { testApp } from '../support/cdk-app.ts';
+import { deployContext, testApp } from '../support/cdk-app.ts';
 
 const stack = new PaymentGatewayStack(testApp(), 'Test');
 const template = wholeTemplate(stack);
@@ -454,7 +454,7 @@ describe('PaymentGatewayStack', () => {
 
     it('lets the webhook dispatcher send delayed retries to the webhook queue and last failures to its dead-letter queue', () => {
       const sends = statementsOf(roleOf('webhookDispatcher')).filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
-      expect(sends.map((s) => s.Resource)).toEqual(
+      expect(sends.flatMap((s) => [s.Resource].flat())).toEqual(
         expect.arrayContaining([
           { 'Fn::GetAtt': [logicalId(stack.webhookQueue), 'Arn'] },
           { 'Fn::GetAtt': [logicalId(stack.deadLetterQueue), 'Arn'] },
@@ -609,7 +609,9 @@ describe('PaymentGatewayStack', () => {
     // unacknowledged error makes synthesis throw; validateScope lists them readably. The one synthesis
     // here with CDK's built-in CloudFormation validation (on in `cdk synth`, off in testApp), its
     // errors made to fail synthesis too (without validateAgainstDefaultRules they are only warnings).
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], '@aws-cdk/core:validateAgainstDefaultRules': true } });
+    const app = new App({
+      context: { ...deployContext, 'aws:cdk:bundling-stacks': [], '@aws-cdk/core:validateAgainstDefaultRules': true },
+    });
     new PaymentGatewayStack(app, 'Nag');
     addComplianceChecks(app);
     const errors = [new AwsSolutionsChecks(), new ServerlessChecks()]

@@ -1,4 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
+
+/**
+ * cdk.json's context (feature flags such as `@aws-cdk/aws-iam:minimizePolicies`), which `cdk deploy` passes to the app:
+ * a test synthesizes the templates that ship, not the ones a bare `new App()` would.
+ */
+export const deployContext: Record<string, unknown> = JSON.parse(
+  readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'),
+).context;
 
 /**
  * An App for synthesizing the stack in a test. `aws:cdk:bundling-stacks: []` makes NodejsFunction
@@ -10,4 +19,4 @@ import { App } from 'aws-cdk-lib';
  * with that flag on so its findings fail the test.
  */
 export const testApp = (context: Record<string, unknown> = {}): App =>
-  new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  new App({ builtinCloudFormationValidation: false, context: { ...deployContext, 'aws:cdk:bundling-stacks': [], ...context } });
