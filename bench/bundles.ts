@@ -19,12 +19,6 @@ export function lambdaEntries(): { id: string; handler: string }[] {
   return [...entries].map(([id, handler]) => ({ id, handler }));
 }
 
-/** The minified size of a handler's Lambda bundle, built in memory with the stack's esbuild options. */
-export async function bundleBytes(handler: string): Promise<number> {
-  const result = await build({ ...esbuildOptionsFor(resolve(repoRoot, handler)), write: false, logLevel: 'silent' });
-  return result.outputFiles[0]!.contents.byteLength;
-}
-
 /** A Lambda's bundle as bundleAll built it, and what esbuild read and left external building it. */
 export interface LambdaBundle {
   /** The minified bundle, byte for byte what the stack ships (infra/bundling.ts). */
@@ -37,6 +31,8 @@ export interface LambdaBundle {
   readonly inputs: Set<string>;
   /** The external modules the bundle imports with a static import statement (loaded with the Lambda). */
   readonly staticImports: string[];
+  /** Largest contributors to the minified output, by package (own code = `(repo)`). */
+  readonly topInputs: { name: string; bytes: number }[];
 }
 
 /**
@@ -71,6 +67,7 @@ export async function bundleAll(entries = lambdaEntries()): Promise<Map<string, 
       text: file.text,
       inputs: closure(output.entryPoint!),
       staticImports: output.imports.filter((i) => i.external && i.kind === 'import-statement').map((i) => i.path),
+      topInputs: topInputsOf(output.inputs),
     });
   }
   return bundles;
@@ -95,26 +92,35 @@ function packageOf(input: string): string {
   return first.startsWith('@') ? `${first}/${parts[i + 2] ?? '?'}` : first;
 }
 
+/** The six packages that put the most bytes into an output (esbuild metafile's per-output inputs). */
+function topInputsOf(inputs: Record<string, { bytesInOutput: number }>): { name: string; bytes: number }[] {
+  const byPackage = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
+    const name = packageOf(input);
+    byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+  }
+  return [...byPackage]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([name, bytes]) => ({ name, bytes }));
+}
+
+/** A bundle written as `<outDir>/<id>/index.mjs`, for a fresh process to import. */
+export function writeBundle(id: string, contents: Uint8Array, outDir: string): string {
+  const dir = join(outDir, id);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'index.mjs');
+  writeFileSync(file, contents);
+  return file;
+}
+
+/** One Lambda built alone (a bench that needs only one or two; bundleAll builds them all). */
 export async function bundleRoute(route: Route, outDir: string): Promise<BundleResult> {
   const result = await build({ ...esbuildOptionsFor(resolve(repoRoot, route.handler)), write: false, metafile: true, logLevel: 'silent' });
   const output = result.outputFiles[0];
   if (!output) throw new Error(`esbuild produced no output for ${route.handler}`);
-  const dir = join(outDir, route.id);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'index.mjs');
-  writeFileSync(file, output.contents);
-
-  const byPackage = new Map<string, number>();
-  for (const meta of Object.values(result.metafile.outputs)) {
-    for (const [input, { bytesInOutput }] of Object.entries(meta.inputs)) {
-      const name = packageOf(input);
-      byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
-    }
-  }
-  const topInputs = [...byPackage]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 6)
-    .map(([name, bytes]) => ({ name, bytes }));
+  const file = writeBundle(route.id, output.contents, outDir);
+  const topInputs = topInputsOf(Object.assign({}, ...Object.values(result.metafile.outputs).map((o) => o.inputs)));
   return { file, bytes: output.contents.byteLength, topInputs };
 }
 

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jobList } from '#functions/jobs.ts';
 import { routeList, type Route } from '#functions/routes.ts';
-import { lambdaModuleOf } from '#infra/dashboard-lambdas.ts';
-import { bundleBytes, bundleRoute, lambdaEntries, lambdaLikeEnv, measureBaselineLoad, measureLoad, type LoadResult } from './bundles.ts';
+import { bundleAll, lambdaLikeEnv, measureBaselineLoad, measureLoad, writeBundle, type LambdaBundle, type LoadResult } from './bundles.ts';
 import { measureColdStarts } from './coldstart.ts';
 import type { DynamoCounter } from './counter.ts';
 import { freePort, startLocalApi, type Cleanups } from './local-stack.ts';
@@ -122,6 +121,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 async function measureBundles(
   routes: readonly Route[],
+  bundles: ReadonlyMap<string, LambdaBundle>,
   results: Map<string, RouteResult>,
   jobLoads: NonNullable<BenchResults['jobLoads']>,
   errors: string[],
@@ -141,57 +141,40 @@ async function measureBundles(
   } catch (error) {
     errors.push(`baseline module load failed: ${(error as Error).message}`);
   }
-  // A row served by a group's Lambda (the dashboard) is measured as that Lambda, once per group.
-  const byHandler = new Map<string, Pick<RouteResult, 'bundle' | 'load'>>();
-  for (const route of routes) {
+  /** A Lambda's module load, measured once however many rows it serves (a dashboard area's Lambda serves several). */
+  const loads = new Map<string, LoadResult | { error: string }>();
+  const loadOf = async (id: string): Promise<LoadResult | { error: string }> => {
     checkInterrupted();
+    const known = loads.get(id);
+    if (known) return known;
+    let load: LoadResult | { error: string };
+    try {
+      load = await measureLoad(writeBundle(id, bundles.get(id)!.contents, outDir), env, loadRuns);
+    } catch (error) {
+      checkInterrupted();
+      load = { error: (error as Error).message };
+      errors.push(`${id}: module load failed: ${load.error}`);
+    }
+    loads.set(id, load);
+    return load;
+  };
+  const withTarget = (load: LoadResult | { error: string }) =>
+    'error' in load ? load : { ...load, target: targets.loadMs, met: load.medianMs <= targets.loadMs };
+  for (const route of routes) {
     const r = results.get(route.id)!;
-    const handler = lambdaModuleOf(route);
-    const seen = byHandler.get(handler);
-    if (seen) {
-      Object.assign(r, seen);
+    const id = route.lambda ?? route.id;
+    const bundle = bundles.get(id);
+    if (!bundle) {
+      r.bundle = { error: `no bundle for Lambda ${id}` };
+      errors.push(`${route.id}: no bundle for Lambda ${id}`);
       continue;
     }
-    let file: string | undefined;
-    try {
-      const bundle = await bundleRoute({ ...route, handler }, outDir);
-      file = bundle.file;
-      r.bundle = {
-        bytes: bundle.bytes,
-        target: targets.bundleBytes,
-        met: bundle.bytes <= targets.bundleBytes,
-        topInputs: bundle.topInputs,
-      };
-    } catch (error) {
-      checkInterrupted();
-      r.bundle = { error: (error as Error).message };
-      errors.push(`${route.id}: bundling failed: ${(error as Error).message}`);
-    }
-    if (file) {
-      try {
-        const load = await measureLoad(file, env, loadRuns);
-        r.load = { ...load, target: targets.loadMs, met: load.medianMs <= targets.loadMs };
-      } catch (error) {
-        checkInterrupted();
-        r.load = { error: (error as Error).message };
-        errors.push(`${route.id}: module load failed: ${(error as Error).message}`);
-      }
-    }
-    byHandler.set(handler, { ...(r.bundle ? { bundle: r.bundle } : {}), ...(r.load ? { load: r.load } : {}) });
+    const bytes = bundle.contents.byteLength;
+    r.bundle = { bytes, target: targets.bundleBytes, met: bytes <= targets.bundleBytes, topInputs: bundle.topInputs };
+    r.load = withTarget(await loadOf(id));
   }
   // The jobs' Lambdas serve no route: their module load is held to the same target.
-  for (const job of jobList) {
-    checkInterrupted();
-    try {
-      const { file } = await bundleRoute({ id: job.id, handler: job.handler } as Route, outDir);
-      const load = await measureLoad(file, env, loadRuns);
-      jobLoads.push({ id: job.id, load: { ...load, target: targets.loadMs, met: load.medianMs <= targets.loadMs } });
-    } catch (error) {
-      checkInterrupted();
-      jobLoads.push({ id: job.id, load: { error: (error as Error).message } });
-      errors.push(`${job.id}: bundling or module load failed: ${(error as Error).message}`);
-    }
-  }
+  for (const job of jobList) jobLoads.push({ id: job.id, load: withTarget(await loadOf(job.id)) });
   return baseline;
 }
 
@@ -288,16 +271,17 @@ async function measureAllBundles(
   functions: { id: string; bytes: number }[],
   errors: string[],
 ): Promise<LoadResult | undefined> {
-  console.log(`bundling ${routeList.length} route(s) and timing cold imports (${loadRuns} fresh processes each)...`);
-  const baseline = await measureBundles(routeList, results, jobLoads, errors);
-  // Every Lambda's size (the jobs too, which serve no route).
-  for (const { id, handler } of lambdaEntries()) {
-    try {
-      functions.push({ id, bytes: await bundleBytes(handler) });
-    } catch (error) {
-      errors.push(`${id}: bundling failed: ${(error as Error).message}`);
-    }
+  console.log(`bundling every Lambda (one esbuild run) and timing cold imports (${loadRuns} fresh processes each)...`);
+  let bundles: Map<string, LambdaBundle>;
+  try {
+    bundles = await bundleAll();
+  } catch (error) {
+    errors.push(`bundling failed: ${(error as Error).message}`);
+    return undefined;
   }
+  const baseline = await measureBundles(routeList, bundles, results, jobLoads, errors);
+  // Every Lambda's size (the jobs too, which serve no route).
+  for (const [id, bundle] of bundles) functions.push({ id, bytes: bundle.contents.byteLength });
   return baseline;
 }
 
