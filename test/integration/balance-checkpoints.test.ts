@@ -3,7 +3,7 @@ import { routeList } from '#functions/routes.ts';
 import { balanceMovement } from '#shared/domain/balance-transaction.ts';
 import { journal } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
-import { dayBoundary, ensureCheckpoint, LedgerRefusal } from '#shared/services/balance-checkpoints.ts';
+import { dayBoundary, ensureCheckpoint, latestFinalBoundary, LedgerRefusal } from '#shared/services/balance-checkpoints.ts';
 import { checkpointAtOrBefore } from '#shared/store/balance-checkpoints.ts';
 import { addDbMiddleware, transact } from '#shared/store/client.ts';
 import { raiseShards } from '#shared/store/shards.ts';
@@ -145,6 +145,24 @@ describe('balance checkpoints', () => {
       removeMiddleware();
     }
   }, 180_000);
+
+  it('gives a page since the last final boundary its running balance from the checkpoint when 1,000 newer journals are too many', async () => {
+    // The page is newer than every final boundary, so its running balance is walked from the present; with over
+    // runningBalanceWalk journals after it the walk gives up and the checkpoint before the page answers instead.
+    const m = await newMerchant();
+    const boundary = latestFinalBoundary(new Date()); // at least an hour before now: room for 1,010 journals a second apart
+    await seedJournals(Array.from({ length: 1010 }, (_, i) => credit(m, 1_00 + i, new Date(Date.parse(boundary) + (i + 1) * 1000))));
+    await inBatches(Array.from({ length: 5 }, (_, i) => credit(m, 50_00, new Date(Date.now() - 5000 + i))));
+    await ensureCheckpoint(m.merchantId, 'test', 'PKR', boundary); // no journal before it: all zero
+    const journals = await listJournals(m.merchantId, 'test'); // oldest first
+    let running = 0;
+    const expected = journals.slice(0, 50).map((j) => fromMinor((running += balanceMovement(j).availableChangeMinor), 'PKR'));
+    const r = await call(gw.baseUrl, 'GET', `/Gateway/v1/BalanceTransactions?limit=50&to=${encodeURIComponent(journals[49]!.createdAt)}`, {
+      key: m.test.apiKey,
+    });
+    expect(r.status).toBe(200);
+    expect((r.json.items as { availableBalanceAfter: number | null }[]).map((b) => b.availableBalanceAfter)).toEqual(expected.reverse());
+  }, 120_000);
 
   it('refuses a checkpoint whose journals do not add up to the wallet', async () => {
     const m = await newMerchant();
