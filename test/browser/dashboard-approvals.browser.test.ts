@@ -73,7 +73,8 @@ describe('merchant dashboard in Chromium: refunds, approvals, maker-checker, pay
     const lines = await finance.evaluate<number[]>(
       "(() => { const s = document.querySelector('td .nowrap'); const w = document.createTreeWalker(s, NodeFilter.SHOW_TEXT); " +
         'const tops = []; for (let n = w.nextNode(); n; n = w.nextNode()) { if (n.parentElement.closest(".vh")) continue; ' +
-        'const r = document.createRange(); r.selectNodeContents(n); for (const b of r.getClientRects()) if (b.width > 0) tops.push(Math.round(b.top)); } ' +
+        'const r = document.createRange(); r.selectNodeContents(n); ' +
+        'for (const b of r.getClientRects()) if (b.width > 0) tops.push(Math.round(b.top)); } ' +
         'return [...new Set(tops)]; })()',
     );
     expect(lines).toHaveLength(1);

@@ -146,7 +146,7 @@ describe('balance checkpoints', () => {
     }
   }, 180_000);
 
-  it('gives a page since the last final boundary its running balance from the checkpoint when 1,000 newer journals are too many', async () => {
+  it('gives a page after the last final boundary its running balance from the checkpoint past 1,000 newer journals', async () => {
     // The page is newer than every final boundary, so its running balance is walked from the present; with over
     // runningBalanceWalk journals after it the walk gives up and the checkpoint before the page answers instead.
     const m = await newMerchant();

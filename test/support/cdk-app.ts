@@ -5,9 +5,7 @@ import { App } from 'aws-cdk-lib';
  * cdk.json's context (feature flags such as `@aws-cdk/aws-iam:minimizePolicies`), which `cdk deploy` passes to the app:
  * a test synthesizes the templates that ship, not the ones a bare `new App()` would.
  */
-export const deployContext: Record<string, unknown> = JSON.parse(
-  readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'),
-).context;
+export const deployContext: Record<string, unknown> = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
 /**
  * An App for synthesizing the stack in a test. `aws:cdk:bundling-stacks: []` makes NodejsFunction
