@@ -541,28 +541,33 @@ withdrawal
   });
 
 /**
- * Wallet approvals held because the merchant was suspended (docs/security-and-limits.md): listed,
- * then released (Completed, wallet credited once) or declined (Failed; refund the customer at the
- * provider). ID is the paymentIntentId of the deposit or checkout.
+ * Wallet approvals and captured live card payments held because the merchant was suspended
+ * (docs/security-and-limits.md): listed, then released (Completed, wallet credited once) or
+ * declined (Failed; refund the customer at the wallet or card provider). ID is the paymentIntentId
+ * of the deposit or checkout.
  */
 const depositCli = program
   .command('deposit')
-  .description('wallet approvals held while a merchant was suspended (deposits and wallet checkouts)');
-const describeHeld = (x: {
-  paymentIntentId: string;
-  intentType: string;
-  status: string;
-  amount: number;
-  currency: string;
-  merchantId: string;
-  merchantStatus?: string | null;
-}) =>
-  `${x.intentType} ${x.paymentIntentId} of merchant ${x.merchantId}${x.merchantStatus ? ` (${x.merchantStatus})` : ''}: ` +
+  .description('approvals held while a merchant was suspended (deposits, wallet checkouts, live card payments)');
+const describeHeld = (
+  x: {
+    paymentIntentId: string;
+    intentType: string;
+    status: string;
+    amount: number;
+    currency: string;
+    merchantId: string;
+    merchantStatus?: string | null;
+    method: 'card' | 'wallet';
+  },
+  refundAt: Record<'card' | 'wallet', string>,
+) =>
+  `${x.intentType} ${x.paymentIntentId} (${x.method}) of merchant ${x.merchantId}${x.merchantStatus ? ` (${x.merchantStatus})` : ''}: ` +
   `${x.amount} ${x.currency} is ${x.status}.` +
-  (x.status === 'Failed' ? ' Refund the customer at the wallet provider.' : '');
+  (x.status === 'Failed' ? ` Now ${refundAt[x.method]}.` : '');
 depositCli
   .command('held')
-  .description('list held wallet approvals, oldest first')
+  .description('list held wallet approvals and card payments, oldest first')
   .action(async () => {
     await connect();
     const rows = await (await import('#shared/services/held-decisions.ts')).listHeld();
@@ -572,7 +577,7 @@ depositCli
         x
           .map(
             (h) =>
-              `${h.paymentIntentId} ${h.intentType} merchant ${h.merchantId} ${h.amount} ${h.currency} ` +
+              `${h.paymentIntentId} ${h.intentType} (${h.method}) merchant ${h.merchantId} ${h.amount} ${h.currency} ` +
               `held ${h.heldApproval.heldAt} (${h.heldApproval.source})`,
           )
           .join('\n') || 'none',
@@ -580,14 +585,19 @@ depositCli
   });
 for (const [name, description] of [
   ['release', 'credit a held approval: Completed, the wallet credited once (the merchant may still be suspended)'],
-  ['decline', 'refuse a held approval: Failed, nothing credited; then refund the customer at the wallet provider'],
+  [
+    'decline',
+    'refuse a held approval: Failed, nothing credited; then refund the customer at the wallet provider ' +
+      '(a card payment: void or refund the card at the card provider)',
+  ],
 ] as const) {
   depositCli
     .command(`${name} <paymentIntentId>`)
     .description(description)
     .action(async (id: string) => {
       await connect();
-      print(await (await import('#shared/services/held-decisions.ts')).decideHeldApproval(id, name), describeHeld);
+      const held = await import('#shared/services/held-decisions.ts');
+      print(await held.decideHeldApproval(id, name), (x) => describeHeld(x, held.refundAt));
     });
 }
 

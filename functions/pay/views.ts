@@ -7,13 +7,14 @@ import {
   offeredMethods,
   type CheckoutAttempt,
 } from '#shared/domain/checkout.ts';
-import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
+import { heldApprovalDeclinedReason, isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
 import { formatMoney } from '#shared/domain/money.ts';
 import { walletProviders } from '#shared/domain/providers.ts';
 import { sandboxCards } from '#shared/domain/sandbox.ts';
 import { sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { html, htmlDocument, type Html, type PageResult } from '#shared/http/pages.ts';
 import { cnicAskedFor, notAcceptingPaymentsMessage, type CheckoutRefusal } from '#shared/services/checkout.ts';
+import { heldMethod, isHeld } from '#shared/services/held-approvals.ts';
 import { problemFor } from '#shared/http/problem.ts';
 
 /**
@@ -38,6 +39,7 @@ const reasons: Record<string, string> = {
   otp_failed: 'The verification code was entered wrongly too many times.',
   customer_cancelled: 'You cancelled the payment.',
   expired: 'The payment session expired.',
+  [heldApprovalDeclinedReason]: 'The merchant was not accepting payments, so your payment was not accepted.',
 };
 
 function header(ctx: PageContext): Html {
@@ -51,7 +53,7 @@ mode</span>`
 
 function summary(intent: PaymentIntent): Html {
   return html`<section class="card summary" aria-label="Order summary">
-<p class="muted">${isTerminal(intent.status) ? 'Amount' : 'Amount to pay'}</p>
+<p class="muted">${isTerminal(intent.status) || isHeld(intent) ? 'Amount' : 'Amount to pay'}</p>
 <p class="amount">${formatMoney(intent.amountMinor, intent.currency)}</p>
 <p>${intent.description}</p>
 <p class="muted">Order ${intent.orderRef.orderRef}</p>
@@ -309,6 +311,7 @@ export function pendingPage(ctx: PageContext): PageResult {
     d.cardAuth || d.wallet?.stage === 'approval' ? [] : d.wallet?.stage === 'otp' ? ['otp'] : [...(methods.card ? ['card'] : []), 'wallet'];
   const pageAlert =
     ctx.refusal && !shown.includes(ctx.refusal.form) ? html`<p class="alert" role="alert">${ctx.refusal.message}</p>` : html``;
+  if (isHeld(ctx.intent)) return heldPage(ctx);
   if (d.cardAuth) return cardAuthPage(ctx, pageAlert);
   if (d.wallet?.stage === 'approval') {
     return page(
@@ -335,6 +338,36 @@ do nothing, it ends by itself and no money is taken.</p>
     ctx,
     'Pay',
     html`<h1>Complete your payment</h1>${summary(ctx.intent)}${retry}${pageAlert}${body}${cancelForm(ctx)}${testHints(ctx)}`,
+  );
+}
+
+/** What paid, as the held and failed pages name it: the card, or the wallet. */
+function paidWithName(intent: PaymentIntent): { what: Html; kind: 'card' | 'wallet' } {
+  const d = checkoutDetails(intent);
+  const card = d.card ?? (heldMethod(intent) === 'card' ? d.cardAuth?.card : undefined);
+  if (card) return { what: html`${card.brand.toUpperCase()} card ending <strong>${card.last4}</strong>`, kind: 'card' };
+  return { what: html`${d.walletProvider} wallet ending <strong>${d.walletNumberLast4}</strong>`, kind: 'wallet' };
+}
+
+/**
+ * A session whose card was captured or whose wallet charge was approved while the merchant was
+ * suspended (held for the operator, shared/services/held-approvals.ts): not complete and not
+ * payable; the operator's release completes it, a decline fails it and the customer is refunded.
+ * The same page for a card and a wallet.
+ */
+function heldPage(ctx: PageContext): PageResult {
+  const { what, kind } = paidWithName(ctx.intent);
+  return page(
+    ctx,
+    'Payment on hold',
+    html`<section class="card" role="status" aria-labelledby="held-heading">
+<h1 id="held-heading">Your payment is on hold</h1>
+<p>Your payment of ${formatMoney(ctx.intent.amountMinor, ctx.intent.currency)} with your ${what} reached us, but ${ctx.merchantName} \
+is not accepting payments at the moment, so the payment is on hold and not complete.</p>
+<p>It is reviewed by the payment service: either it goes through to the merchant, or it is refunded to your ${kind}. Do not pay \
+again for this order; contact the merchant about it.</p>
+<p class="muted">Reference ${ctx.intent.transactionReference}. <a href="${ctx.intent.paymentIntentId}">Check again</a></p>
+</section>${summary(ctx.intent)}${wayBack(ctx).link}`,
   );
 }
 
@@ -405,8 +438,11 @@ export function resultPage(ctx: PageContext): PageResult {
         ctx,
         'Payment failed',
         html`<section class="card" role="alert">\
-<h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}${triedTimes(intent)}<p>No money was \
-taken. To try again, ${retry} and start a new payment.</p></section>${summary(intent)}${returnLink}`,
+<h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}${triedTimes(intent)}${
+          intent.reason === heldApprovalDeclinedReason
+            ? html`<p>The amount is refunded to your ${paidWithName(intent).kind}. For your order, contact ${ctx.merchantName}.</p>`
+            : html`<p>No money was taken. To try again, ${retry} and start a new payment.</p>`
+        }</section>${summary(intent)}${returnLink}`,
       );
     case 'Cancelled':
       return page(

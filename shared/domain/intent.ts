@@ -88,14 +88,19 @@ export interface PaymentIntent {
 }
 
 /**
- * A wallet provider's approval that arrived while the merchant was suspended: recorded on the
+ * A wallet provider's approval, or a card provider's answer that a live card payment was captured,
+ * that arrived while the merchant was suspended: recorded on the
  * still-Pending intent (details.heldApproval) instead of crediting the wallet, until an operator
  * releases (Completed, credited once) or declines it (Failed). docs/security-and-limits.md.
  */
 export interface HeldApproval {
   heldAt: string;
-  /** Where the approval came from: the provider's signed callback or its status inquiry. */
-  source: 'callback' | 'inquiry';
+  /**
+   * Where the approval came from: a wallet provider's signed callback; a provider's status inquiry
+   * (a wallet's, or a card provider's about a live card payment whose outcome was unknown); or a
+   * card provider's own answer when the payment was confirmed (authorised and captured).
+   */
+  source: 'callback' | 'inquiry' | 'confirm';
   providerReference: string;
   /** Set by the operator's decision (in the same write as the status change). */
   decision?: 'released' | 'declined';

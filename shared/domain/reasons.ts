@@ -18,7 +18,8 @@ export const reasonCodes = {
   unknown_reference: 'The wallet provider does not know the charge.',
   not_approved: 'The customer never approved the wallet charge; it expired.',
   declined_merchant_suspended:
-    'The wallet approval arrived while the merchant was suspended and the operator declined it; the customer is refunded by the provider.',
+    'The wallet approval or the card capture arrived while the merchant was suspended and the operator declined it; ' +
+    'the customer is refunded by the provider.',
   // withdrawal
   bank_rejected: 'The bank or payout provider rejected the payout (ReasonDetail holds its message).',
   payout_not_sent: 'The payout could not be sent, or the bank never received it; the funds were released.',

@@ -337,6 +337,7 @@ async function abandonCharge(intent: PaymentIntent, wallet: WalletSession, requi
  * confirm a withdrawal, or does not answer, the session stays Pending and is looked at again.
  */
 async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ result: OutcomeResult; answer?: ChargeStatus }> {
+  if (isHeld(intent)) return { result: { changed: false, intent } }; // the operator decides; no provider is asked
   const cardAuth = checkoutDetails(intent).cardAuth;
   if (intent.status === 'Pending' && cardAuth?.stage === 'confirming') return { result: await resolveCardPayment(intent, cardAuth, now) };
   const wallet = checkoutDetails(intent).wallet ?? undefined;
@@ -791,14 +792,32 @@ async function confirmCard(claimed: PaymentIntent, auth: CardAuthSession, authen
     logger.warn('card payment outcome unknown; the sweep asks the inquiry', { paymentIntentId: claimed.paymentIntentId });
     return claimed;
   }
+  // Suspended since the page's (cached) check: the captured card is held for the operator, not credited.
+  const held = answer.status === 'Approved' ? await holdCardIfSuspended(claimed, auth, 'confirm', now) : undefined;
+  if (held) return held;
   const result = await changeIntent(claimed.paymentIntentId, (current) => cardDecision(current, auth, answer, now));
   return result.intent ?? claimed;
 }
 
-/** The decision a card provider's answer makes (Unknown makes none). */
-function cardDecision(current: PaymentIntent, auth: CardAuthSession, answer: CardConfirmation, now: Date): Outcome | null {
+/** The session still confirms this very card payment. */
+const sameCardPayment = (current: PaymentIntent, auth: CardAuthSession) => {
   const mine = checkoutDetails(current).cardAuth;
-  if (current.status !== 'Pending' || mine?.stage !== 'confirming' || mine.providerReference !== auth.providerReference) return null;
+  return current.status === 'Pending' && mine?.stage === 'confirming' && mine.providerReference === auth.providerReference;
+};
+
+/**
+ * A card provider's answer that the card was captured, for a merchant that may not be credited now
+ * (suspended): held for the operator like a wallet approval (held-approvals.ts). Returns the held
+ * intent, or undefined when the answer is to be applied as usual.
+ */
+const holdCardIfSuspended = (intent: PaymentIntent, auth: CardAuthSession, source: 'confirm' | 'inquiry', now: Date) =>
+  holdApprovalIfSuspended(intent.paymentIntentId, { source, providerReference: auth.providerReference }, now, (current) =>
+    sameCardPayment(current, auth),
+  );
+
+/** The decision a card provider's answer makes (Unknown makes none, and no answer decides a held payment). */
+function cardDecision(current: PaymentIntent, auth: CardAuthSession, answer: CardConfirmation, now: Date): Outcome | null {
+  if (!sameCardPayment(current, auth) || isHeld(current)) return null;
   if (answer.status === 'Approved') return completedDecision(current, { card: auth.card }, now);
   if (answer.status === 'Declined')
     return failedAttempt(current, { card: auth.card }, { reason: answer.reason, reasonDetail: answer.detail }, now);
@@ -863,6 +882,8 @@ async function resolveCardPayment(intent: PaymentIntent, auth: CardAuthSession, 
     logger.warn('card inquiry failed', { paymentIntentId: intent.paymentIntentId, error });
   }
   if (answer.status === 'Unknown') return { changed: false, intent };
+  const held = answer.status === 'Approved' ? await holdCardIfSuspended(intent, auth, 'inquiry', now) : undefined;
+  if (held) return { changed: false, intent: held };
   return changeIntent(intent.paymentIntentId, (current) => cardDecision(current, auth, answer, now));
 }
 

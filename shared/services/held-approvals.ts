@@ -1,3 +1,4 @@
+import { checkoutDetails } from '#shared/domain/checkout.ts';
 import { heldApprovalOf, type HeldApproval, type PaymentIntent } from '#shared/domain/intent.ts';
 import { merchantMaySubmit } from '#shared/domain/merchant.ts';
 import { logger } from '#shared/logger.ts';
@@ -7,13 +8,26 @@ import { getMerchant } from '#shared/store/merchants.ts';
 
 /**
  * A wallet provider's approval (callback or status inquiry) of a suspended merchant's deposit or
- * checkout is not credited: the intent stays Pending with details.heldApproval, out of the due
+ * checkout, or a card provider's answer that a live card payment was captured (its confirmation or
+ * its inquiry), is not credited: the intent stays Pending with details.heldApproval, out of the due
  * index (so it neither expires nor is asked about again), in the held list, until an operator runs
  * `npm run ops -- deposit release|decline <id>` (shared/services/held-decisions.ts). While held,
  * every provider path decides nothing about it (decideDeposit, the checkout sweep), so the only way
  * to credit it is the operator's release, one conditional transaction.
  */
 export const isHeld = (intent: PaymentIntent): boolean => heldApprovalOf(intent) !== undefined;
+
+/**
+ * What paid a held (or holdable) intent: a live card payment being confirmed (its card was
+ * captured at the card provider) or a wallet charge (deposit or checkout). The operator's texts
+ * and the hosted page say where the customer's money is.
+ */
+export type HeldMethod = 'card' | 'wallet';
+export const heldMethod = (intent: PaymentIntent): HeldMethod =>
+  intent.intentType === 'checkout' && checkoutDetails(intent).cardAuth?.stage === 'confirming' ? 'card' : 'wallet';
+
+/** The WARN line of a hold, as the runbook quotes it: `wallet approval held` or `card payment held`. */
+const heldMessage = { wallet: 'wallet approval held', card: 'card payment held' } as const;
 
 /**
  * Holds `paymentIntentId`'s approval when its merchant may not be credited now. Returns the held
@@ -43,7 +57,8 @@ export async function holdApprovalIfSuspended(
     }
     // Left for the operator: this warning is the log line the runbook points at.
     logger.warn(
-      'wallet approval held: merchant suspended; an operator must release or decline it (npm run ops -- deposit release|decline)',
+      `${heldMessage[heldMethod(current)]}: merchant suspended; ` +
+        'an operator must release or decline it (npm run ops -- deposit release|decline)',
       {
         paymentIntentId,
         merchantId: current.merchantId,

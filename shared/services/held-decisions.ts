@@ -5,11 +5,12 @@ import { getIntent, listHeldApprovals } from '#shared/store/intents.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { completedDecision } from './checkout.ts';
 import { depositCompletedDecision, depositDeclinedByOperatorDecision } from './deposits.ts';
+import { heldMethod, type HeldMethod } from './held-approvals.ts';
 import { OperatorError } from './merchants.ts';
 import { changeStatus, transactionView, type Decision } from './transactions.ts';
 
 /**
- * The operator's decision about a held wallet approval (shared/services/held-approvals.ts), the
+ * The operator's decision about a held wallet approval or card payment (shared/services/held-approvals.ts), the
  * only way out of a hold: `npm run ops -- deposit release|decline <id>`. Each is ONE transaction
  * through changeStatus(): the intent update conditioned on its status (Pending) and version, its
  * outbox event and, for a release, the journal that credits the wallet. A second or concurrent
@@ -22,7 +23,7 @@ export async function listHeld() {
   const held = await listHeldApprovals();
   return held
     .filter((i) => i.status === 'Pending' && heldApprovalOf(i))
-    .map((i) => ({ ...transactionView(i), merchantId: i.merchantId, heldApproval: heldApprovalOf(i)! }));
+    .map((i) => ({ ...transactionView(i), merchantId: i.merchantId, method: heldMethod(i), heldApproval: heldApprovalOf(i)! }));
 }
 
 export async function decideHeldApproval(paymentIntentId: string, decision: HeldDecision, now = new Date()) {
@@ -32,7 +33,7 @@ export async function decideHeldApproval(paymentIntentId: string, decision: Held
       intent
         ? `transaction ${paymentIntentId} is ${intent.status}` +
             (heldApprovalOf(intent)?.decision ? ` (${heldApprovalOf(intent)!.decision})` : '') +
-            '; only a Pending held approval can be released or declined'
+            '; only a Pending held approval (a wallet approval or a captured card payment) can be released or declined'
         : `no transaction ${paymentIntentId}`,
     );
   if (!found || found.status !== 'Pending' || !heldApprovalOf(found)) throw notHeld(found);
@@ -51,28 +52,42 @@ export async function decideHeldApproval(paymentIntentId: string, decision: Held
   );
   if (!result.changed) throw notHeld(result.intent);
   const merchant = await getMerchant(found.merchantId, true);
+  const method = heldMethod(found);
   const context = {
     paymentIntentId,
     merchantId: found.merchantId,
     merchantStatus: merchant?.status,
     amountMinor: found.amountMinor,
     currency: found.currency,
+    method,
+    // What the customer's money is known by at the provider (the wallet charge or the card transaction).
+    providerReference: heldApprovalOf(found)!.providerReference,
   };
-  if (decision === 'decline')
-    logger.error('held wallet approval declined by the operator: refund the customer at the wallet provider', context);
-  else logger.info('held wallet approval released by the operator: wallet credited', context);
-  return { ...transactionView(result.intent), merchantId: found.merchantId, merchantStatus: merchant?.status ?? null };
+  if (decision === 'decline') logger.error(declinedMessage(method), context);
+  else logger.info(`${heldName[method]} released by the operator: the merchant's wallet credited`, context);
+  return { ...transactionView(result.intent), merchantId: found.merchantId, merchantStatus: merchant?.status ?? null, method };
 }
 
+const heldName = { wallet: 'held wallet approval', card: 'held card payment' } as const;
+/** Where the operator gives the customer's money back after a decline (the ERROR log, the ops tool's line, the runbook). */
+export const refundAt = {
+  wallet: 'refund the customer at the wallet provider',
+  card: "void or refund the customer's card at the card provider",
+} as const;
+const declinedMessage = (method: HeldMethod) => `${heldName[method]} declined by the operator: ${refundAt[method]}`;
+
+/** A release credits the held payment as what it is: a deposit, a checkout's wallet charge, or its captured card. */
 function released(current: PaymentIntent, now: Date): Decision {
   if (current.intentType === 'deposit') return depositCompletedDecision(current, now);
-  const wallet = checkoutDetails(current).wallet;
-  if (current.intentType !== 'checkout' || !wallet)
-    throw new OperatorError(`transaction ${current.paymentIntentId} has no wallet charge to release`);
-  return completedDecision(current, { walletProvider: wallet.provider });
+  const { wallet, cardAuth } = current.intentType === 'checkout' ? checkoutDetails(current) : { wallet: null, cardAuth: null };
+  if (heldMethod(current) === 'card' && cardAuth) return completedDecision(current, { card: cardAuth.card }, now);
+  if (!wallet) throw new OperatorError(`transaction ${current.paymentIntentId} has no wallet charge or card payment to release`);
+  return completedDecision(current, { walletProvider: wallet.provider }, now);
 }
 
 function declined(current: PaymentIntent): Decision {
   if (current.intentType === 'deposit') return depositDeclinedByOperatorDecision(current);
-  return { to: 'Failed', reason: heldApprovalDeclinedReason };
+  // A card payment's transaction keeps the card (brand, last four), as a failed card payment does.
+  const card = heldMethod(current) === 'card' ? checkoutDetails(current).cardAuth?.card : undefined;
+  return { to: 'Failed', reason: heldApprovalDeclinedReason, ...(card ? { details: { card } } : {}) };
 }

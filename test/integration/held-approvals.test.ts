@@ -129,6 +129,11 @@ describe('wallet approvals of a suspended merchant', { timeout: 180_000 }, () =>
     await sweep(m, later(60 * 60_000)); // long past the session's and the approval's deadlines
     expect(await getIntent(id)).toMatchObject({ status: 'Pending', details: { heldApproval: { source: 'inquiry' } } });
     expect(await available(m)).toBe(0);
+    // The customer's page says the payment is on hold (as for a held card payment), not "approve on your phone".
+    const held = await getPage(gw.baseUrl, path);
+    expect(held.html).toContain('Your payment is on hold');
+    expect(held.html).toContain('wallet ending <strong>0000</strong>');
+    expect(held.html).not.toContain('Approve the payment on your phone');
 
     const released = await ops('deposit', 'release', id, '--json');
     expect(failed(released), released.stderr).toBe(false);

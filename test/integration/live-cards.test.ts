@@ -1,3 +1,4 @@
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
@@ -10,12 +11,16 @@ import { setStatus } from '#shared/services/merchants.ts';
 import { jazzCashPaths, jazzCashSecureHash, jazzCashTxnRefNo } from '#shared/providers/live/jazzcash-protocol.ts';
 import { cardConfirmCapMs } from '#shared/services/checkout.ts';
 import { processDue } from '#shared/services/due.ts';
+import { decideHeldApproval } from '#shared/services/held-decisions.ts';
 import { advanceRefund } from '#shared/services/refunds.ts';
-import { getIntent } from '#shared/store/intents.ts';
+import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
+import { getIntent, listEvents } from '#shared/store/intents.ts';
+import * as keys from '#shared/store/keys.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
 import { call, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useEmulatedLive } from '../support/live.ts';
+import { useOps } from '../support/ops.ts';
 import { captureJsonLines } from '../support/output.ts';
 import { useWebhookStack } from '../support/webhooks.ts';
 import { readForms as forms } from '../../scripts/emulators/common.ts';
@@ -58,6 +63,7 @@ const postUrl = async (url: string, fields: Record<string, string>, headers: Rec
 describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 180_000 }, () => {
   const gw = useGateway(routeList);
   const live = useEmulatedLive(gw);
+  const ops = useOps(() => process.env.TABLE_NAME!); // useWebhookStack's table
 
   const merchant = () => live.merchant('Live Card Merchant');
   const webhookFor = (id: string, status: string) =>
@@ -553,6 +559,99 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
       expect(intent.status).toBe('Pending');
       expect(checkoutDetails(intent).cardAuth?.stage).toBe('challenge');
       expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+    } finally {
+      await setStatus(m.merchantId, 'active');
+    }
+  });
+
+  const available = async (m: TestMerchant) => (await getWallet(m.merchantId, 'live', 'PKR', true)).available;
+  const statuses = async (id: string) => (await listEvents(id)).map((e) => e.event.data.CurrentStatus);
+  const cardTxn = async (id: string) =>
+    live.providers.jazzcash.cards.get(checkoutDetails((await getIntent(id))!).cardAuth!.providerReference)!;
+
+  it('a card captured while the merchant was suspended (answer lost; the inquiry says captured): held, then released once', async () => {
+    const m = await merchant();
+    const { id, path, ret } = await cardToChallenge(m, '4111111111111111', 'pass');
+    live.providers.jazzcash.failNext(jazzCashPaths.cardCapture, 'drop'); // captured at JazzCash, the answer lost
+    expect((await returnToGateway(ret)).status).toBe(303);
+    const providerReference = checkoutDetails((await getIntent(id))!).cardAuth!.providerReference;
+    await setStatus(m.merchantId, 'suspended');
+    try {
+      await sweep(m, later(60_000));
+      expect(await getIntent(id)).toMatchObject({
+        status: 'Pending',
+        details: { heldApproval: { source: 'inquiry', providerReference }, cardAuth: { stage: 'confirming' } },
+      });
+      expect(await cardTxn(id)).toMatchObject({ state: 'Captured', authorizations: 1, captures: 1 });
+      expect(await available(m)).toBe(0);
+      expect(await statuses(id)).toEqual([]); // no status event: no webhook
+      const page = await getPage(gw.baseUrl, path);
+      expect(page.html).toContain('Your payment is on hold');
+      expect(page.html).toContain('VISA card ending <strong>1111</strong>');
+      expect(page.html).not.toContain('Payment successful');
+      expect(page.html).not.toContain('Confirming your card payment');
+      // Out of the due index: not asked about again, even long past the cap.
+      const inquiries = live.providers.jazzcash.hits(jazzCashPaths.inquiry);
+      await sweep(m, later(2 * cardConfirmCapMs));
+      expect(live.providers.jazzcash.hits(jazzCashPaths.inquiry)).toBe(inquiries);
+      expect((await getIntent(id))!.status).toBe('Pending');
+      const held = await ops('deposit', 'held', '--json');
+      expect(held.json.find((h: { paymentIntentId: string }) => h.paymentIntentId === id)).toMatchObject({
+        status: 'Pending',
+        method: 'card',
+        heldApproval: { source: 'inquiry', providerReference },
+      });
+
+      const released = await decideHeldApproval(id, 'release');
+      expect(released).toMatchObject({
+        status: 'Completed',
+        merchantStatus: 'suspended',
+        method: 'card',
+        card: { brand: 'visa', last4: '1111' },
+        walletProvider: null,
+        attempts: [{ method: 'card', outcome: 'succeeded', card: { last4: '1111' } }],
+      });
+      expect(await available(m)).toBe(2500_00 - 62_50);
+      expect(await statuses(id)).toEqual(['Completed']);
+      await expect(decideHeldApproval(id, 'release')).rejects.toThrow(/is Completed \(released\); only a Pending held approval/);
+      expect(await available(m)).toBe(2500_00 - 62_50);
+      expect(await cardTxn(id)).toMatchObject({ authorizations: 1, captures: 1 });
+    } finally {
+      await setStatus(m.merchantId, 'active');
+    }
+  });
+
+  it("suspended elsewhere (the page's cached profile still active): the return's capture is held; declined, nothing credited", async () => {
+    const m = await merchant();
+    const { id, ret } = await cardToChallenge(m, '4111111111111111', 'pass', 3000);
+    // Another process suspends the merchant: a plain write behind this process's cached profile (MERCHANT_CACHE_MS).
+    await db().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: toItem(keys.merchant(m.merchantId)),
+        UpdateExpression: 'SET #status = :suspended',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: toValues({ ':suspended': 'suspended' }),
+      }),
+    );
+    try {
+      expect((await returnToGateway(ret)).status).toBe(303);
+      expect(await getIntent(id)).toMatchObject({ status: 'Pending', details: { heldApproval: { source: 'confirm' } } });
+      expect(await cardTxn(id)).toMatchObject({ state: 'Captured', captures: 1 });
+      expect(await available(m)).toBe(0);
+      expect(await statuses(id)).toEqual([]);
+
+      const output = captureJsonLines();
+      const declined = await decideHeldApproval(id, 'decline').finally(() => vi.restoreAllMocks());
+      expect(declined).toMatchObject({ status: 'Failed', reason: 'declined_merchant_suspended', method: 'card', card: { last4: '1111' } });
+      const logged = output.filter((l) => l.level === 'ERROR' && l.paymentIntentId === id);
+      expect(logged).toHaveLength(1);
+      expect(logged[0].message).toBe("held card payment declined by the operator: void or refund the customer's card at the card provider");
+      expect(logged[0].providerReference).toBe(checkoutDetails((await getIntent(id))!).cardAuth!.providerReference);
+      expect(await available(m)).toBe(0);
+      expect(await statuses(id)).toEqual(['Failed']);
+      await expect(decideHeldApproval(id, 'release')).rejects.toThrow(/is Failed \(declined\)/);
+      expect(await available(m)).toBe(0);
     } finally {
       await setStatus(m.merchantId, 'active');
     }
