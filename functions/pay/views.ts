@@ -440,7 +440,7 @@ export function resultPage(ctx: PageContext): PageResult {
         html`<section class="card" role="alert">\
 <h1 class="bad">Payment failed</h1><p>${reason || 'The payment did not go through.'}</p>${paidWith}${triedTimes(intent)}${
           intent.reason === heldApprovalDeclinedReason
-            ? html`<p>The amount is refunded to your ${paidWithName(intent).kind}. For your order, contact ${ctx.merchantName}.</p>`
+            ? html`<p>The amount will be refunded to your ${paidWithName(intent).kind}. For your order, contact ${ctx.merchantName}.</p>`
             : html`<p>No money was taken. To try again, ${retry} and start a new payment.</p>`
         }</section>${summary(intent)}${returnLink}`,
       );
