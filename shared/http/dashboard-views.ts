@@ -52,7 +52,8 @@ button.secondary{background:#fff;color:#1f47c8;border:1px solid #1f47c8}
 .table-wrap{position:relative;overflow-x:auto;background:#fff;border:1px solid #dcdfe6;border-radius:.75rem;margin:0 0 1rem}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:left;padding:.55rem .75rem;border-bottom:1px solid #e6e8ee;overflow-wrap:anywhere}
-th,td.num,td button,.nowrap{white-space:nowrap}
+th,td.num,td button{white-space:nowrap}
+.nowrap{white-space:nowrap}
 td button,td.word{overflow-wrap:normal}
 @media (max-width:40rem){.table-wrap table,.table-wrap tbody,.table-wrap tr,.table-wrap td{display:block}\
 .table-wrap thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}\

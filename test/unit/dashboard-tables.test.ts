@@ -34,6 +34,8 @@ describe('dashboard tables on narrow screens', () => {
     expect(css).toContain('.table-wrap td::before{content:attr(data-label)');
     // Cells wrap anywhere so wide tables fit, but a button's label never breaks mid-word ("Revo ke").
     expect(css).toContain('th,td.num,td button{white-space:nowrap}');
+    // Nor a piece of a value kept whole on purpose (a payout account's `•••• 6702`).
+    expect(css).toContain('.nowrap{white-space:nowrap}');
     // Nor does a short word of its own column (a key's status, an IP address): "revoke d", "127. 0.0.1".
     expect(css).toContain('td button,td.word{overflow-wrap:normal}');
     // Stacked, an amount sits beside its label like every other value (not pushed to the right edge).
