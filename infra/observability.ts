@@ -143,6 +143,24 @@ export class Observability extends Construct {
       'A live card payment has had no answer from the card provider for 24 hours: an operator must find out whether it was charged.',
     );
 
+    // A payment the customer made while its merchant was suspended, held until an operator releases or declines it
+    // (shared/services/held-approvals.ts): the customer's money is in limbo, so an operator is told at once.
+    const held = new MathExpression({
+      expression: 'FILL(card, 0) + FILL(wallet, 0)',
+      usingMetrics: {
+        card: emf(metricNames.approvalsHeld, 'Sum', { Method: 'card' }),
+        wallet: emf(metricNames.approvalsHeld, 'Sum', { Method: 'wallet' }),
+      },
+      label: 'Payments held (merchant suspended)',
+      period: five,
+    });
+    alarm(
+      'ApprovalHeld',
+      held,
+      0,
+      'A payment was approved or captured while its merchant was suspended: it is held until an operator releases or declines it.',
+    );
+
     // A streamed CSV export whose read failed after its first byte: the merchant got a file ending `# INCOMPLETE EXPORT`
     // (shared/services/csv-export.ts); the platform's bounds (Reason size/time) are expected and not alarmed.
     const failedExports = emf(metricNames.exportsIncomplete, 'Sum', { Reason: 'failed' });
@@ -180,7 +198,7 @@ export class Observability extends Construct {
       ),
       graph('Commit-to-delivery latency (ms)', [emf(metricNames.commitToDelivery, 'p50'), emf(metricNames.commitToDelivery, 'p99')]),
       graph('Stream iterator age (ms), webhook backlog age (s)', [iteratorAge], [backlogAge]),
-      graph('Due sweeper lag (s), card payments left for the operator', [sweeperLag], [unresolvedCards]),
+      graph('Due sweeper lag (s); payments left for the operator: unresolved cards, held approvals', [sweeperLag], [unresolvedCards, held]),
       graph(
         'CSV exports: duration of the whole download p99 (ms), incomplete files by reason',
         [search(metricNames.exportDuration, ['List'], 'p99', '')],

@@ -53,6 +53,12 @@ export const metricNames = {
   exportDuration: 'ExportDuration',
   /** A live card payment whose outcome the provider has not told within the cap: left for the operator. */
   cardOutcomeUnresolved: 'CardOutcomeUnresolved',
+  /**
+   * Method (card/wallet): a payment approved or captured while its merchant was suspended, held for the operator's
+   * release or decline (shared/services/held-approvals.ts; the ApprovalHeld alarm): the customer has paid, the merchant is
+   * not credited, and nothing moves until an operator decides.
+   */
+  approvalsHeld: 'ApprovalsHeld',
 } as const;
 
 const inLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);

@@ -2,6 +2,7 @@ import { checkoutDetails } from '#shared/domain/checkout.ts';
 import { heldApprovalOf, type HeldApproval, type PaymentIntent } from '#shared/domain/intent.ts';
 import { merchantMaySubmit } from '#shared/domain/merchant.ts';
 import { logger } from '#shared/logger.ts';
+import { emitMetric, metricNames } from '#shared/metrics.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getIntent, holdApprovalWrite } from '#shared/store/intents.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
@@ -55,7 +56,8 @@ export async function holdApprovalIfSuspended(
       if (error instanceof TransactionFailed && error.failedAt(0)) continue; // changed meanwhile: look again
       throw error;
     }
-    // Left for the operator: this warning is the log line the runbook points at.
+    // Left for the operator: the ApprovalHeld alarm's metric, and the log line the runbook points at.
+    emitMetric(metricNames.approvalsHeld, 1, { Method: heldMethod(current) });
     logger.warn(
       `${heldMessage[heldMethod(current)]}: merchant suspended; ` +
         'an operator must release or decline it (npm run ops -- deposit release|decline)',

@@ -686,6 +686,14 @@ describe('PaymentGatewayStack', () => {
         'checkpoints',
       ]);
       expect(one('CardOutcomeUnresolved')).toMatchObject({ MetricName: metricNames.cardOutcomeUnresolved, Statistic: 'Sum', Threshold: 0 });
+      // Any payment held for the operator (a card or a wallet approval of a suspended merchant), within 5 minutes.
+      const held = one('ApprovalHeld');
+      expect(held.Threshold).toBe(0);
+      expect(
+        held.Metrics.filter((m: any) => m.MetricStat).map((m: any) => [m.MetricStat.Metric.MetricName, m.MetricStat.Metric.Dimensions]),
+      ).toEqual(
+        ['card', 'wallet'].map((method) => [metricNames.approvalsHeld, expect.arrayContaining([{ Name: 'Method', Value: method }])]),
+      );
       expect(one('ExportFailed')).toMatchObject({
         MetricName: metricNames.exportsIncomplete,
         Statistic: 'Sum',

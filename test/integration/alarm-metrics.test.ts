@@ -71,13 +71,15 @@ describe('alarms on gateway metrics (issue 23)', () => {
     expect(perRoute.length).toBe(Object.values(routes).filter((r) => !('lambda' in r)).length);
     expect(perRoute.every((a) => a.name === metricNames.requestLatency)).toBe(true);
     // The others watch metrics the jobs emit: dead letters (dispatcher), sweeper lag, ledger discrepancies,
-    // card outcomes left for the operator (due sweeper; emitted in test/integration/live-cards.test.ts).
+    // card outcomes left for the operator (due sweeper; emitted in test/integration/live-cards.test.ts), payments held
+    // for the operator (the wallet callback, the card return and the sweep; emitted in test/integration/held-approvals.test.ts).
     expect([...new Set(alarms.filter((a) => !perRoute.includes(a)).map((a) => a.name))].sort()).toEqual(
       [
         metricNames.deadLetters,
         metricNames.dueSweeperLag,
         metricNames.ledgerDiscrepancies,
         metricNames.cardOutcomeUnresolved,
+        metricNames.approvalsHeld,
         metricNames.exportsIncomplete,
       ].sort(),
     );

@@ -577,7 +577,17 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     const providerReference = checkoutDetails((await getIntent(id))!).cardAuth!.providerReference;
     await setStatus(m.merchantId, 'suspended');
     try {
-      await sweep(m, later(60_000));
+      // The hold raises the ApprovalHeld alarm's metric (EMF, as in Lambda), once, for a card.
+      process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+      const output = captureJsonLines();
+      try {
+        await sweep(m, later(60_000));
+      } finally {
+        vi.restoreAllMocks();
+        process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+      }
+      const heldMetrics = output.filter((l) => l[metricNames.approvalsHeld] !== undefined);
+      expect(heldMetrics.map((l) => [l[metricNames.approvalsHeld], l.Method])).toEqual([[1, 'card']]);
       expect(await getIntent(id)).toMatchObject({
         status: 'Pending',
         details: { heldApproval: { source: 'inquiry', providerReference }, cardAuth: { stage: 'confirming' } },
