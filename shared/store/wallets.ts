@@ -270,7 +270,7 @@ async function choose(hold: HoldRef, state: Placement): Promise<number> {
     state.final = true; // one shard: exactly the one attempt it always was
     return 0;
   }
-  // One read of every shard (BatchGetItem), only for a sharded wallet, only once per request.
+  // One read of every shard (BatchGetItem), only for a sharded wallet: once per request, again after a refusal.
   state.view ??= (await hintWalletShards(hold.merchantId, hold.mode, hold.currency, shards)).map((i) => i?.available ?? 0);
   const candidates = state.view.flatMap((available, n) => (available >= hold.need && !state.tried.has(n) ? [n] : []));
   // Spread over every shard that has the funds, by the object's id (the same choice on a retry of the same view).
@@ -327,11 +327,12 @@ async function consolidate(hold: HoldRef, shards: number, state: Placement): Pro
  * `place(hold)` for the shard (once per attempt; the same answer however often it asks) and
  * records it on its business object (`walletShard`, so the release or completion journal moves
  * the same shard) and on the hold journal. One shard: always 0, no read, one attempt, exactly as
- * before sharding. A sharded wallet: the shards are read once (one BatchGetItem) and the hold goes
+ * before sharding. A sharded wallet: the shards are read (one BatchGetItem) and the hold goes
  * to a shard that has the amount; a shard that refuses (the database condition: never an
- * overdraft) is not tried again; when none has it, the missing part is moved into shard 0 from a
- * snapshot and the hold is tried there. The refusal is rethrown as final once the snapshot finds
- * the whole wallet short, or after maxHoldAttempts under contention.
+ * overdraft) is not tried again, and the shards are read again before the next choice; when none
+ * has it, the missing part is moved into shard 0 from a snapshot and the hold is tried there.
+ * The refusal is rethrown as final once the snapshot finds the whole wallet short, or after
+ * maxHoldAttempts under contention.
  */
 export async function withFunds<T>(run: (place: PlaceHold) => Promise<T>): Promise<T> {
   const state: Placement = { tried: new Set(), final: false, contended: false };
@@ -348,6 +349,10 @@ export async function withFunds<T>(run: (place: PlaceHold) => Promise<T>): Promi
       const shard = await placed;
       if (state.final || attempt >= maxHoldAttempts) throw error;
       state.tried.add(shard);
+      // The refusal shows the view was stale (the shard had less than it showed): read the shards again
+      // (one BatchGetItem) rather than try the view's next shard, which a wallet short of funds refuses too
+      // (a refused transaction per shard, each after a new decision, before the snapshot that answers).
+      delete state.view;
       if (state.contended) await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }

@@ -15,7 +15,7 @@ import * as listExport from '#functions/dashboard/list-export.ts';
 import { addDbMiddleware } from '#shared/store/client.ts';
 import { dashboardUser } from '../support/dashboard.ts';
 import { newMerchant } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { seedIntents } from '../support/intents.ts';
 import { readPrelude, ResponseStreamSink } from '../../scripts/local/response-stream.ts';
 
 /**
@@ -90,7 +90,12 @@ describe('alarms on gateway metrics (issue 23)', () => {
     expect(alarm.dimensions).toEqual(expect.arrayContaining([{ Name: 'Reason', Value: 'failed' }]));
     const m = await newMerchant();
     const u = await dashboardUser(m, 'finance');
-    for (let i = 0; i < 120; i++) await seedIntent(m.merchantId, 'test', { createdAt: new Date(Date.now() - i * 1000).toISOString() });
+    // The payments the export reads, in bulk (the store's own items: test/support/bulk-seed.ts); the metric's path is the export's.
+    await seedIntents(
+      m.merchantId,
+      'test',
+      Array.from({ length: 120 }, (_, i) => ({ createdAt: new Date(Date.now() - i * 1000).toISOString() })),
+    );
     const lambda = streamGroupHandler('dashboardExports', [listExport]);
     // The second page's Query fails (a throttled read): the first page of 100 has gone out by then.
     let queries = 0;

@@ -8,7 +8,7 @@ import { checkpointAtOrBefore } from '#shared/store/balance-checkpoints.ts';
 import { addDbMiddleware, transact } from '#shared/store/client.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals, postJournal, rebalanceWallet } from '#shared/store/wallets.ts';
-import { seedJournals } from '../support/bulk-journals.ts';
+import { seedJournals } from '../support/bulk-seed.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 
 /**

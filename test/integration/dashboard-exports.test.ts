@@ -22,7 +22,8 @@ import { postJournal } from '#shared/store/wallets.ts';
 import { parseCsv } from '../support/csv.ts';
 import { dashboardUser } from '../support/dashboard.ts';
 import { newMerchant, useGateway } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { seedJournals, seedPuts } from '../support/bulk-seed.ts';
+import { seedIntents } from '../support/intents.ts';
 import { readPrelude, ResponseStreamSink } from '../../scripts/local/response-stream.ts';
 
 /**
@@ -41,15 +42,17 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
   it('exports every matching payment across pages, with the filters, formula-safe', async () => {
     const m = await newMerchant();
     const u = await dashboardUser(m, 'admin');
-    const completed = [];
-    for (let i = 0; i < 130; i++) {
-      const t = await seedIntent(m.merchantId, 'test', {
+    // The payments the export reads, seeded in bulk (the store's own items: test/support/bulk-seed.ts).
+    const seeded = await seedIntents(
+      m.merchantId,
+      'test',
+      Array.from({ length: 130 }, (_, i) => ({
         status: i % 5 === 0 ? 'Failed' : 'Completed',
         customerRef: { name: i === 7 ? '=HYPERLINK("http://evil.example","x")' : i === 8 ? '+cmd' : `Customer ${i}`, email: '@x' },
         createdAt: new Date(Date.now() - i * 1000).toISOString(),
-      });
-      if (i % 5 !== 0) completed.push(t.paymentIntentId);
-    }
+      })),
+    );
+    const completed = seeded.filter((t) => t.status === 'Completed').map((t) => t.paymentIntentId);
     const all = await get(u.cookie, '/dashboard/exports/payments');
     expect(all.status).toBe(200);
     expect(all.headers.get('content-type')).toBe('text/csv; charset=utf-8');
@@ -110,12 +113,14 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
   it('streams the export page by page, the list’s rows with its filters, through the export Lambda’s dispatcher', async () => {
     const m = await newMerchant();
     const u = await dashboardUser(m, 'finance');
-    for (let i = 0; i < 230; i++) {
-      await seedIntent(m.merchantId, 'test', {
+    await seedIntents(
+      m.merchantId,
+      'test',
+      Array.from({ length: 230 }, (_, i) => ({
         status: i % 3 === 0 ? 'Failed' : 'Completed',
         createdAt: new Date(Date.UTC(2026, 9, 1 + (i % 20), 12, 0, i % 60)).toISOString(),
-      });
-    }
+      })),
+    );
     const exportsLambda = streamGroupHandler('dashboardExports', [listExport, paymentsExport]);
     const invoke = async (resource: string, path: string, pathParameters: Record<string, string> | null, query: Record<string, string>) => {
       const sink = new ResponseStreamSink();
@@ -200,34 +205,34 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
     const m = await newMerchant();
     const u = await dashboardUser(m, 'viewer'); // balances:read: every role
     const t0 = Date.now() - 3_600_000;
-    let payments = 0;
-    for (let i = 0; i < 150; i++) {
-      const payment = i % 3 === 0;
+    const payment = (i: number) => i % 3 === 0;
+    const payments = Array.from({ length: 150 }, (_, i) => i).filter(payment).length;
+    const postings = Array.from({ length: 150 }, (_, i) => {
       const amount = 100_00 + i;
-      if (payment) payments++;
-      await transact(
-        postJournal(
-          journal({
-            merchantId: m.merchantId,
-            mode: 'test',
-            currency: 'PKR',
-            kind: payment ? 'checkout.completed' : 'wallet.credit',
-            reference: payment ? `txn-${i}` : `operator:${i}`,
-            movements: payment
-              ? [
-                  { account: { kind: 'external', name: 'card_network' }, amount: -amount },
-                  { account: { kind: 'available' }, amount: amount - 200 },
-                  { account: { kind: 'fees' }, amount: 200 },
-                ]
-              : [
-                  { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amount },
-                  { account: { kind: 'available' }, amount },
-                ],
-            now: new Date(t0 + i * 1000),
-          }),
-        ),
+      return postJournal(
+        journal({
+          merchantId: m.merchantId,
+          mode: 'test',
+          currency: 'PKR',
+          kind: payment(i) ? 'checkout.completed' : 'wallet.credit',
+          reference: payment(i) ? `txn-${i}` : `operator:${i}`,
+          movements: payment(i)
+            ? [
+                { account: { kind: 'external', name: 'card_network' }, amount: -amount },
+                { account: { kind: 'available' }, amount: amount - 200 },
+                { account: { kind: 'fees' }, amount: 200 },
+              ]
+            : [
+                { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amount },
+                { account: { kind: 'available' }, amount },
+              ],
+          now: new Date(t0 + i * 1000),
+        }),
       );
-    }
+    });
+    // The older 145 in bulk (postJournal's own items, few requests: test/support/bulk-seed.ts); the newest through real transactions.
+    await seedJournals(postings.slice(0, 145));
+    for (const posting of postings.slice(145)) await transact(posting);
     // The Balance page's own pages with the same filters, every page: the export is exactly their rows, in order.
     const listed = async (f: Record<string, string>) => {
       const rows: Awaited<ReturnType<typeof balancePage>>['items'] = [];
@@ -277,6 +282,7 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
     const t0 = Date.UTC(2026, 8, 1);
     const completed: string[] = [];
     const ids: string[] = [];
+    const writes = [];
     for (let i = 0; i < 250; i++) {
       const s = newSettlement(
         { merchantId: m.merchantId, mode: 'test', traceId: 'seed' },
@@ -293,10 +299,11 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
       );
       if (s === 'amount_too_small') throw new Error('seed');
       const status = i % 4 === 0 ? SettlementStatus.Completed : SettlementStatus.Pending;
-      await transact([createSettlementWrite({ ...s, status })]);
+      writes.push(createSettlementWrite({ ...s, status }));
       ids.push(s.id);
       if (status === SettlementStatus.Completed) completed.push(s.id);
     }
+    await seedPuts(writes); // the settlements the export reads, in bulk (the store's own items: test/support/bulk-seed.ts)
     // What the export's Queries of the merchant's settlement index evaluate (ScannedCount: entries read, matched or not).
     const partition = keys.settlementsOfMerchant(m.merchantId, 'test').GSI1PK;
     let scanned = 0;

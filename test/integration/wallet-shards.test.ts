@@ -8,7 +8,9 @@ import { approveWithdrawal, rejectWithdrawal } from '#shared/services/withdrawal
 import { requestWithdrawal } from '#shared/services/withdrawal-requests.ts';
 import { reconcileWithdrawal } from '#shared/services/withdrawals.ts';
 import { getIntent } from '#shared/store/intents.ts';
+import type { Fee } from '#shared/domain/merchant.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
+import { addDbMiddleware } from '#shared/store/client.ts';
 import { commitRequest } from '#shared/store/request.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals, listWalletCurrencies, rebalanceWallet } from '#shared/store/wallets.ts';
@@ -37,6 +39,21 @@ describe('wallet shards', () => {
       secret: m.test.secretKey,
       body: payoutBody(orderRef, autoProcessPayout),
     });
+
+  /** The service the withdraw endpoint calls, without HTTP (300.00 asked). */
+  const withdrawDirect = (m: TestMerchant, fee: Fee, ref: string, autoProcessPayout = false) =>
+    commitRequest((place) =>
+      requestWithdrawal(
+        {
+          ...{ merchantId: m.merchantId, mode: 'test', traceId: randomUUID(), fee, amountMinor: 300_00, currency: 'PKR' },
+          ...{ description: 'Payout', autoProcessPayout, metadataJson: null, callbackUrl: null },
+          orderRef: { orderRef: `${ref}X${m.merchantId.slice(0, 8)}`, discount: null, tax: null },
+          ...{ bank: resolveBankCode('MEEZAN')!, accountNumber: 'PK36SCBL0000001123450000', accountTitle: 'Ayesha Khan' },
+          ...{ customer: {}, allowInsecureWebhooks: false },
+        },
+        place,
+      ),
+    );
 
   it('spreads credits over the shards; the balance, the journals, the dashboard list and ledger verify all see the exact sum', async () => {
     const m = await newMerchant();
@@ -106,6 +123,60 @@ describe('wallet shards', () => {
     expect((await verifyLedger({ merchantId: m.merchantId, mode: 'test' })).discrepancies).toEqual([]);
   });
 
+  it('answers a withdrawal the wallet cannot cover with two transactions when its placement read was stale', async () => {
+    const m = await newMerchant();
+    await raiseShards(m.merchantId, 'test', 4, { immediate: true });
+    // Every shard holds whole withdrawals (300 + the 13 fee): the placement read shows all four able to take one.
+    for (let i = 0; i < 100 && Math.min(...(await shardBalances(m.merchantId, 4))) < 313_00; i++) {
+      await creditTestWallet(m.merchantId, 'test', 313_00, 'PKR');
+    }
+    expect(Math.min(...(await shardBalances(m.merchantId, 4)))).toBeGreaterThanOrEqual(313_00);
+    const fee = (await getMerchant(m.merchantId))!.fees.withdrawal;
+    // Right after the withdrawal's placement read, other withdrawals take every shard's funds (as in the race
+    // below, where all 200 read the shards before the 10 holds commit); then its transactions are counted.
+    let stage: 'armed' | 'draining' | 'counting' = 'armed';
+    let transactions = 0;
+    let drained = 0;
+    const name = 'staleHoldPlacement';
+    const removeMiddleware = addDbMiddleware(name, (stack) =>
+      stack.add(
+        (next, context) => async (args) => {
+          if (stage === 'counting' && context.commandName === 'TransactWriteItemsCommand') transactions++;
+          const out = await next(args);
+          if (stage === 'armed' && context.commandName === 'BatchGetItemCommand') {
+            stage = 'draining';
+            for (; ; drained++) {
+              const taken = await withdrawDirect(m, fee, `DRAIN${drained}`).catch((e: { code?: string }) => e);
+              if ('code' in taken) break;
+            }
+            stage = 'counting';
+          }
+          return out;
+        },
+        { step: 'initialize', name },
+      ),
+    );
+    let refused: unknown;
+    try {
+      refused = await withdrawDirect(m, fee, 'STALE').catch((e: unknown) => e);
+    } finally {
+      removeMiddleware();
+    }
+    expect(stage).toBe('counting');
+    expect((refused as { code?: string }).code).toBe('insufficient_balance');
+    expect(await shardBalances(m.merchantId, 4)).toEqual([0, 0, 0, 0]);
+    expect(await getWallet(m.merchantId, 'test', 'PKR', true)).toMatchObject({
+      available: 0,
+      held: drained * 313_00,
+      pendingCount: drained,
+    });
+    // One hold refused on the shard the stale read chose, then (the shards read again: none has it; the
+    // snapshot: the whole wallet is short) the final one on shard 0. Trying each shard the stale read showed
+    // with funds made four refused transactions before that one.
+    expect(transactions).toBe(2);
+    expect((await verifyLedger({ merchantId: m.merchantId, mode: 'test' })).discrepancies).toEqual([]);
+  });
+
   it('never overdraws: of 200 concurrent withdrawals against a sharded balance for 10, exactly 10 are accepted', async () => {
     const m = await newMerchant();
     await raiseShards(m.merchantId, 'test', 4, { immediate: true });
@@ -117,22 +188,7 @@ describe('wallet shards', () => {
     // requests outlive the local Lambda emulation's 30 s deadline, which is not what this tests
     // (the one-shard test in withdrawals.test.ts and the test above go through HTTP).
     const fee = (await getMerchant(m.merchantId))!.fees.withdrawal;
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 200 }, (_, i) =>
-        commitRequest((place) =>
-          requestWithdrawal(
-            {
-              ...{ merchantId: m.merchantId, mode: 'test', traceId: randomUUID(), fee, amountMinor: 300_00, currency: 'PKR' },
-              ...{ description: 'Payout', autoProcessPayout: i % 2 === 0, metadataJson: null, callbackUrl: null },
-              orderRef: { orderRef: `SHARDW${i}X${m.merchantId.slice(0, 8)}`, discount: null, tax: null },
-              ...{ bank: resolveBankCode('MEEZAN')!, accountNumber: 'PK36SCBL0000001123450000', accountTitle: 'Ayesha Khan' },
-              ...{ customer: {}, allowInsecureWebhooks: false },
-            },
-            place,
-          ),
-        ),
-      ),
-    );
+    const outcomes = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => withdrawDirect(m, fee, `SHARDW${i}`, i % 2 === 0)));
     const accepted = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as { code?: string; message?: string }] : []));
     expect(refused.filter((e) => e.code !== 'insufficient_balance').map((e) => `${e.code} ${e.message}`)).toEqual([]);
