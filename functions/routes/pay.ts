@@ -13,7 +13,7 @@ import type { RouteDefinition } from '#shared/http/route.ts';
 const checkoutPermissions = {
   table: 'readWrite',
   secrets: ['publicPathsKey', 'liveProviders'],
-  partitions: ['intent', 'merchant', 'eventFeed', 'paymentLink'],
+  partitions: ['intent', 'merchant', 'eventFeed', 'eventPointer', 'paymentLink'],
 } as const satisfies RouteDefinition['permissions'];
 
 // The hosted checkout page (docs/merchant-guide.md, Hosted checkout): public HTML, form posts with an anti-CSRF token, 303 redirects.

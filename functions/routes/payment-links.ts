@@ -66,7 +66,7 @@ export const reactivatePaymentLink = {
 const linkPagePermissions = {
   table: 'readWrite',
   secrets: ['publicPathsKey', 'liveProviders'],
-  partitions: ['paymentLink', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant', 'eventFeed'],
+  partitions: ['paymentLink', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant', 'eventFeed', 'eventPointer'],
 } as const satisfies RouteDefinition['permissions'];
 
 export const paymentLinkPage = {

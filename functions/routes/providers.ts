@@ -17,6 +17,6 @@ export const walletProviderCallback = {
   permissions: {
     table: 'readWrite',
     secrets: ['publicPathsKey', 'liveProviders'],
-    partitions: ['intent', 'merchant', 'eventFeed', 'providerReference', 'paymentLink'],
+    partitions: ['intent', 'merchant', 'eventFeed', 'eventPointer', 'providerReference', 'paymentLink'],
   },
 } as const satisfies RouteDefinition;

@@ -32,7 +32,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   OutboxEvent   <home>                              EVENT#<createdAt>#<eventId>       -   (relayed to SQS by the stream)
  *                 (home = the event's subject: TXN#<paymentIntentId>, REFUND#<refundId> or SETTLEMENT#<settlementId>)
  *                 GSI2 (sparse, until the sweep saw a delivery item): WEBHOOKDUE#<shard> / <checkAt>#<eventId>
- *   EventPointer  EVENTID#<eventId>                   EVENTID                           -   (an event by its id; written by the relay)
+ *   EventPointer  EVENTID#<eventId>                   EVENTID                           -   (an event by its id; with the event)
  *   EventFeed     EVENTFEED#<eventId>                 EVENTFEED
  *                 GSI1: EVENTS#<merchantId>#<mode>[#<shard>] / <createdAt>#<eventId>
  *                 GSI3: EVENTS#<merchantId>#<mode>#<type>#<deliveryState>[#<shard>] / <createdAt>#<eventId>
@@ -87,6 +87,8 @@ export const partitionPrefixes = {
   merchant: 'MERCHANT#',
   providerReference: 'PROVREF#',
   eventFeed: 'EVENTFEED#',
+  // An event's pointer by id: written with its outbox item and feed entry (shared/store/webhooks.ts outboxWrites).
+  eventPointer: 'EVENTID#',
   // Payment links and their payment pointers: the link's page creates checkouts, and every checkout
   // status change of a link's payment releases or counts its use (shared/store/payment-links.ts).
   paymentLink: 'PAYLINK#',

@@ -122,8 +122,10 @@ export interface AttemptRecord {
 /**
  * The writes that publish an event, for the transaction that commits what caused it (the
  * transactional outbox): the outbox item in the event's home partition, which the stream relays
- * and which sits in the sweep's due index until a delivery item exists, and the event's entry in
- * the events feed (`pending`).
+ * and which sits in the sweep's due index until a delivery item exists, the event's entry in
+ * the events feed (`pending`), and its pointer by event id: an event the feed lists can be resent
+ * and its attempts read at once (the relay writing the pointer alone left a moment in which both
+ * answered 404 for an event GET /Events had just listed; the relay still writes it, the same item).
  */
 export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxItem[] {
   const subject = subjectOf(addressed);
@@ -151,8 +153,11 @@ export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxIt
       createdAt,
       event: addressed.event,
     }),
+    { Put: { TableName: tableName(), Item: pointerItem(pointerOf({ ...addressed, eventCreatedAt: createdAt })) } },
   ];
 }
+
+const pointerItem = (p: EventPointer) => toItem({ ...keys.eventPointer(p.eventId), entity: 'EventPointer', ...p });
 
 /** The pointer of an event being relayed (or sent again by the sweep or a replay). */
 export const pointerOf = (m: Omit<EventPointer, 'subject'> & { subject?: EventSubject }): EventPointer => ({
@@ -166,7 +171,7 @@ export const pointerOf = (m: Omit<EventPointer, 'subject'> & { subject?: EventSu
 
 /** Access pattern: record where events live, by id (BatchWriteItem of immutable puts; idempotent). */
 export async function putEventPointers(pointers: readonly EventPointer[]): Promise<void> {
-  await batchWrite(pointers.map((p) => toItem({ ...keys.eventPointer(p.eventId), entity: 'EventPointer', ...p })));
+  await batchWrite(pointers.map(pointerItem));
 }
 
 async function batchWrite(items: Record<string, AttributeValue>[]): Promise<void> {

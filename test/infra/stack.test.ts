@@ -491,6 +491,7 @@ describe('PaymentGatewayStack', () => {
     expect(keys.wallet('x', 'test', 'PKR').PK.startsWith(partitionPrefixes.merchant)).toBe(true);
     expect(keys.providerReference('JAZZCASH', 'r').PK.startsWith(partitionPrefixes.providerReference)).toBe(true);
     expect(keys.eventFeed('e').PK.startsWith(partitionPrefixes.eventFeed)).toBe(true);
+    expect(keys.eventPointer('e').PK.startsWith(partitionPrefixes.eventPointer)).toBe(true);
     expect(keys.dashUser('u').PK.startsWith(partitionPrefixes.dashUser)).toBe(true);
     expect(keys.dashEmail('e').PK.startsWith(partitionPrefixes.dashEmail)).toBe(true);
     expect(keys.dashInvite('h').PK.startsWith(partitionPrefixes.dashInvite)).toBe(true);

@@ -162,6 +162,21 @@ describe('events feed', { timeout: 60_000 }, () => {
     expect((await feed(m, `?startingAfter=${liveEvent}`)).status).toBe(400);
   });
 
+  it('resends an event and shows its attempts as soon as the feed lists it, before the pipeline has relayed it', async () => {
+    const m = await newMerchant({ name: 'Resend Merchant', webhookUrl: hook.url, allowInsecureWebhooks: true });
+    const intent = await seedIntent(m.merchantId, 'test');
+    expect((await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed', reason: null }))).changed).toBe(true);
+    const listed = await feed(m);
+    expect(listed.status).toBe(200);
+    const eventId = (listed.json.items as FeedItem[])[0]!.eventId;
+    const attempts = await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${eventId}/attempts`, { key: m.test.apiKey });
+    expect(attempts.status, attempts.text).toBe(200);
+    expect(attempts.json).toMatchObject({ eventId, paymentIntentId: intent.paymentIntentId, items: [] });
+    const resent = await call(gw.baseUrl, 'POST', `/Gateway/v1/Events/${eventId}/resend`, { key: m.test.apiKey });
+    expect(resent.status, resent.text).toBe(202);
+    expect(resent.json).toMatchObject({ eventId, status: 'queued' });
+  });
+
   it('refuses bad queries with a 400 problem', async () => {
     const m = await newMerchant();
     for (const query of [
