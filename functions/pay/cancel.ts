@@ -4,8 +4,6 @@ import { cancelCheckout } from '#shared/services/checkout.ts';
 import { csrfSubject, customerAction } from './common.ts';
 
 /** POST /pay/{paymentIntentId}/cancel: the customer cancels (Cancelled). */
-export const handler = pageHandler(
-  routes.checkoutCancel,
-  async ({ path }) => customerAction(path.paymentIntentId!, () => cancelCheckout(path.paymentIntentId!)),
-  { csrfSubject },
-);
+export const handler = pageHandler(routes.checkoutCancel, async (request) => customerAction(request, (id) => cancelCheckout(id)), {
+  csrfSubject,
+});

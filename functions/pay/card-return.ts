@@ -10,7 +10,6 @@ import { customerAction } from './common.ts';
  */
 export const handler = pageHandler(
   routes.checkoutCardReturn,
-  async ({ path, form }) =>
-    customerAction(path.paymentIntentId!, () => completeCardReturn(path.paymentIntentId!, Object.fromEntries(form))),
+  async (request) => customerAction(request, (id) => completeCardReturn(id, Object.fromEntries(request.form))),
   { crossSite: true },
 );

@@ -6,14 +6,13 @@ import { csrfSubject, customerAction } from './common.ts';
 /** POST /pay/{paymentIntentId}/card: the card form. The number and CVC are never stored or logged. */
 export const handler = pageHandler(
   routes.checkoutCard,
-  async ({ path, form }) =>
-    customerAction(path.paymentIntentId!, () =>
-      payByCard(path.paymentIntentId!, {
-        name: form.get('name') ?? '',
-        number: form.get('number') ?? '',
-        expiry: form.get('expiry') ?? '',
-        cvc: form.get('cvc') ?? '',
-      }),
-    ),
+  async (request) => {
+    const { form } = request;
+    const [name, expiry] = [form.get('name') ?? '', form.get('expiry') ?? ''];
+    return customerAction(request, (id) => payByCard(id, { name, number: form.get('number') ?? '', expiry, cvc: form.get('cvc') ?? '' }), {
+      name,
+      expiry,
+    });
+  },
   { csrfSubject },
 );

@@ -3,7 +3,7 @@ import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
 import { formToken } from '#shared/crypto/form-token.ts';
 import { PageError, type PageResult } from '#shared/http/pages.ts';
 import { CheckoutRefusal, merchantAcceptsPayments, merchantDisplayName, openCheckout } from '#shared/services/checkout.ts';
-import { notAcceptingPage, pendingPage, resultPage } from './views.ts';
+import { checkoutPath, notAcceptingPage, pendingPage, resultPage, type Entered } from './views.ts';
 import '#shared/providers/live/boot-wallets.ts';
 import '#shared/providers/live/boot-cards.ts';
 
@@ -28,7 +28,11 @@ function offersPaymentForm(intent: PaymentIntent): boolean {
  * merchant. A suspended merchant's session shows the "not accepting payments" page instead of the
  * payment forms (the cached profile: within MERCHANT_CACHE_MS of the suspension).
  */
-export async function showCheckout(intent: PaymentIntent, refusal?: CheckoutRefusal): Promise<PageResult> {
+export async function showCheckout(
+  intent: PaymentIntent,
+  base: string,
+  refused?: { refusal: CheckoutRefusal; entered?: Entered },
+): Promise<PageResult> {
   if (isTerminal(intent.status) && intent.status !== 'Expired') {
     const back = customerRedirectUrl(intent);
     if (back) return { redirect: back };
@@ -38,26 +42,38 @@ export async function showCheckout(intent: PaymentIntent, refusal?: CheckoutRefu
     formToken(csrfSubject({ paymentIntentId: intent.paymentIntentId })),
     offersPaymentForm(intent) ? merchantAcceptsPayments(intent.merchantId) : true,
   ]);
-  const ctx = { intent, merchantName, csrf, ...(refusal ? { refusal } : {}) };
+  const ctx = { intent, merchantName, csrf, base, ...refused };
   if (!accepting) return notAcceptingPage(ctx);
   return isTerminal(intent.status) ? resultPage(ctx) : pendingPage(ctx);
 }
 
 /**
  * A customer action (POST): on success POST-redirect-GET, straight to callbackUrl when the payment
- * ended (docs/merchant-guide.md, Hosted checkout), else back to the page (`../{id}` from `/pay/{id}/<action>`). A refusal
- * re-renders the page with the message, changing nothing.
+ * ended (docs/merchant-guide.md, Hosted checkout), else back to the page (`{base}/pay/{id}`).
+ *
+ * A refusal (a mistyped card number, an expired card, a short wallet number, a wrong code) changes
+ * nothing and is answered in place: the page again, at the URL the form posted to, with the message
+ * beside the field and what was valid filled in again (`entered`; never the card number, CVC or
+ * code). Not a redirect: carrying the typed name and wallet number through one would need a cookie
+ * or a stored record of a customer's details for every mistake; in place they are simply the
+ * response. The page's forms post to absolute paths (`requestBase`), so the corrected submit reaches
+ * its route from here too, and a reload re-sends a submit that changes nothing when refused.
  */
-export async function customerAction(paymentIntentId: string, action: () => Promise<PaymentIntent>): Promise<PageResult> {
+export async function customerAction(
+  request: { base: string; path: Record<string, string> },
+  action: (paymentIntentId: string) => Promise<PaymentIntent>,
+  entered?: Entered,
+): Promise<PageResult> {
+  const paymentIntentId = request.path.paymentIntentId!;
   try {
-    const intent = await action();
+    const intent = await action(paymentIntentId);
     const back = isTerminal(intent.status) && intent.status !== 'Expired' ? customerRedirectUrl(intent) : null;
-    return { redirect: back ?? `../${encodeURIComponent(intent.paymentIntentId)}` };
+    return { redirect: back ?? checkoutPath(request.base, intent.paymentIntentId) };
   } catch (error) {
     if (!(error instanceof CheckoutRefusal)) throw error;
     if (error.category === 'not_found') throw notFoundPage();
     const intent = await openCheckout(paymentIntentId);
     if (!intent) throw notFoundPage();
-    return showCheckout(intent, isTerminal(intent.status) ? undefined : error);
+    return showCheckout(intent, request.base, isTerminal(intent.status) ? undefined : { refusal: error, ...(entered ? { entered } : {}) });
   }
 }

@@ -6,6 +6,6 @@ import { csrfSubject, customerAction } from './common.ts';
 /** POST /pay/{paymentIntentId}/otp: the wallet OTP; then the customer approves on the phone. */
 export const handler = pageHandler(
   routes.checkoutOtp,
-  async ({ path, form }) => customerAction(path.paymentIntentId!, () => confirmWalletOtp(path.paymentIntentId!, form.get('otp') ?? '')),
+  async (request) => customerAction(request, (id) => confirmWalletOtp(id, request.form.get('otp') ?? '')),
   { csrfSubject },
 );

@@ -20,15 +20,45 @@ import { problemFor } from '#shared/http/problem.ts';
 /**
  * The hosted checkout's HTML (docs/merchant-guide.md, Hosted checkout): one page per state of the session. Mobile first, no
  * script; every field labelled, with the standard autocomplete tokens; every form has exactly one
- * submit button. Form actions and links are relative (`{id}/card` from `/pay/{id}`), so the page
- * works under any base path (API Gateway's stage, a custom domain, the local server).
+ * submit button. Form actions and links are absolute paths under the prefix the request came in
+ * under (`ctx.base`: the stage, a custom domain's base path, or nothing), so every form posts to
+ * its route whichever URL the page is shown at: `/pay/{id}`, or `/pay/{id}/card` when a refused
+ * submit is shown again in place.
  */
 export interface PageContext {
   intent: PaymentIntent;
   merchantName: string;
   csrf: string;
+  /** The path prefix of the request (`requestBase`): '' locally, `/prod` on the execute-api URL. */
+  base: string;
   refusal?: CheckoutRefusal;
+  /** What the customer typed in the refused form, kept where it was valid (never a card number, CVC or code). */
+  entered?: Entered;
 }
+
+/** The fields a refused form is shown again with. The card number, CVC and wallet code are never echoed back. */
+export interface Entered {
+  name?: string;
+  expiry?: string;
+  provider?: string;
+  mobileNumber?: string;
+  cnicLast6?: string;
+}
+
+/** `/pay/{id}` and its actions (`/pay/{id}/card`), under the request's prefix. */
+export const checkoutPath = (base: string, paymentIntentId: string, action?: string) =>
+  `${base}/pay/${encodeURIComponent(paymentIntentId)}${action ? `/${action}` : ''}`;
+const payUrl = (ctx: PageContext, action?: string) => checkoutPath(ctx.base, ctx.intent.paymentIntentId, action);
+
+/** What the customer typed into `field` of the refused `form`, unless that field was the mistake. */
+function kept(ctx: PageContext, form: string, field: keyof Entered): string {
+  if (ctx.refusal?.form !== form || ctx.refusal.fields[field]) return '';
+  return ctx.entered?.[field] ?? '';
+}
+const keptValue = (ctx: PageContext, form: string, field: keyof Entered) => {
+  const value = kept(ctx, form, field);
+  return value ? html` value="${value}"` : html``;
+};
 
 const reasons: Record<string, string> = {
   card_declined: 'Your card was declined.',
@@ -51,11 +81,31 @@ mode</span>`
   }</header>`;
 }
 
+/** How many items a payment link's session pays for (the link's quantity field), when it is more than one. */
+function linkQuantity(intent: PaymentIntent): number | undefined {
+  if (!checkoutDetails(intent).paymentLinkId || !intent.metadataJson) return undefined;
+  try {
+    const quantity = (JSON.parse(intent.metadataJson) as { quantity?: unknown }).quantity;
+    return Number.isSafeInteger(quantity) && (quantity as number) > 1 && intent.amountMinor % (quantity as number) === 0
+      ? (quantity as number)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function summary(intent: PaymentIntent): Html {
+  const quantity = linkQuantity(intent);
   return html`<section class="card summary" aria-label="Order summary">
 <p class="muted">${isTerminal(intent.status) || isHeld(intent) ? 'Amount' : 'Amount to pay'}</p>
 <p class="amount">${formatMoney(intent.amountMinor, intent.currency)}</p>
 <p>${intent.description}</p>
+${
+  quantity
+    ? html`<p class="muted">${quantity} × ${formatMoney(intent.amountMinor / quantity, intent.currency)}</p>
+`
+    : ''
+}\
 <p class="muted">Order ${intent.orderRef.orderRef}</p>
 </section>`;
 }
@@ -75,17 +125,21 @@ function formAlert(ctx: PageContext, form: string): Html {
 }
 
 function cardForm(ctx: PageContext): Html {
-  const id = ctx.intent.paymentIntentId;
   const e = (field: string) => fieldError(ctx, 'card', field);
   const [name, number, expiry, cvc] = [e('name'), e('number'), e('expiry'), e('cvc')];
+  // A refused card form comes back with the name and expiry; the number and code are never sent back to the browser.
+  const again =
+    ctx.refusal?.form === 'card'
+      ? html`<p class="muted" id="card-again">For your security the card number and security code are not kept: enter them again.</p>`
+      : html``;
   return html`<section class="card" aria-labelledby="card-heading">
 <h2 id="card-heading">Pay by card</h2>
-${formAlert(ctx, 'card')}
+${formAlert(ctx, 'card')}${again}
 <p class="muted" id="card-required">Every field is required.</p>
-<form method="post" action="${id}/card" autocomplete="on" aria-describedby="card-required">
+<form method="post" action="${payUrl(ctx, 'card')}" autocomplete="on" aria-describedby="card-required">
 ${csrfField(ctx)}
 <label for="cc-name">Name on card <span class="muted">(as printed on the card)</span></label>
-<input type="text" id="cc-name" name="name" autocomplete="cc-name" required maxlength="100"${name.attrs}>
+<input type="text" id="cc-name" name="name" autocomplete="cc-name" required maxlength="100"${keptValue(ctx, 'card', 'name')}${name.attrs}>
 ${name.message}
 <label for="cc-number">Card number</label>
 <input type="text" id="cc-number" name="number" autocomplete="cc-number" inputmode="numeric" required maxlength="23" placeholder="1234 \
@@ -95,7 +149,7 @@ ${number.message}
 <div>
 <label for="cc-exp">Expiry (MM/YY)</label>
 <input type="text" id="cc-exp" name="expiry" autocomplete="cc-exp" inputmode="numeric" required maxlength="7" \
-placeholder="MM/YY"${expiry.attrs}>
+placeholder="MM/YY"${keptValue(ctx, 'card', 'expiry')}${expiry.attrs}>
 ${expiry.message}
 </div>
 <div>
@@ -113,6 +167,8 @@ function walletFields(ctx: PageContext): Html {
   const offered = offeredMethods(checkoutDetails(ctx.intent)).walletProviders;
   const provider = fieldError(ctx, 'wallet', 'provider');
   const number = fieldError(ctx, 'wallet', 'mobileNumber');
+  const chosen = kept(ctx, 'wallet', 'provider');
+  const checked = offered.some((p) => String(p) === chosen) ? chosen : String(offered[0]);
   const providerInput =
     offered.length === 1
       ? html`<input type="hidden" \
@@ -121,8 +177,8 @@ name="provider" value="${offered[0]}"><p>Pay with your <strong>${walletProviders
 <legend>Wallet</legend>
 <div class="choice">
 ${offered.map(
-  (p, i) => html`<label for="wallet-provider-${p}"><input type="radio" \
-id="wallet-provider-${p}" name="provider" value="${p}"${i === 0 ? html` checked` : ''}> ${walletProviders[p].name}</label>`,
+  (p) => html`<label for="wallet-provider-${p}"><input type="radio" \
+id="wallet-provider-${p}" name="provider" value="${p}"${String(p) === checked ? html` checked` : ''}> ${walletProviders[p].name}</label>`,
 )}
 </div>
 ${provider.message}
@@ -130,7 +186,7 @@ ${provider.message}
   return html`${providerInput}
 <label for="wallet-number">Mobile number</label>
 <input type="tel" id="wallet-number" name="mobileNumber" autocomplete="tel" inputmode="tel" required maxlength="20" placeholder="03XX \
-XXXXXXX"${number.attrs}>
+XXXXXXX"${keptValue(ctx, 'wallet', 'mobileNumber')}${number.attrs}>
 ${number.message}
 ${cnicField(ctx, offered.length)}
 <button type="submit">Send verification code</button>`;
@@ -146,7 +202,7 @@ function cnicField(ctx: PageContext, offeredCount: number): Html {
   const hint = only ? html`` : html` <span>(${asked.map((p) => walletProviders[p].name).join(', ')} only)</span>`;
   return html`<label for="wallet-cnic">Last 6 digits of your CNIC${hint}</label>
 <input type="text" id="wallet-cnic" name="cnicLast6" autocomplete="off" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" \
-placeholder="XXXXXX"${only ? html` required` : html``}${cnic.attrs}>
+placeholder="XXXXXX"${only ? html` required` : html``}${keptValue(ctx, 'wallet', 'cnicLast6')}${cnic.attrs}>
 ${cnic.message}`;
 }
 
@@ -154,7 +210,7 @@ function walletForm(ctx: PageContext): Html {
   return html`<section class="card" aria-labelledby="wallet-heading">
 <h2 id="wallet-heading">Pay with mobile wallet</h2>
 ${formAlert(ctx, 'wallet')}
-<form method="post" action="${ctx.intent.paymentIntentId}/wallet">
+<form method="post" action="${payUrl(ctx, 'wallet')}">
 ${csrfField(ctx)}
 ${walletFields(ctx)}
 </form>
@@ -168,7 +224,7 @@ function otpForm(ctx: PageContext): Html {
 <h2 id="otp-heading">Check your phone for a code</h2>
 <p>We sent a code to your ${d.walletProvider} wallet number ending <strong>${d.walletNumberLast4}</strong>.</p>
 ${formAlert(ctx, 'otp')}
-<form method="post" action="${ctx.intent.paymentIntentId}/otp">
+<form method="post" action="${payUrl(ctx, 'otp')}">
 ${csrfField(ctx)}
 <label for="wallet-otp">Verification code</label>
 <input type="text" id="wallet-otp" name="otp" autocomplete="one-time-code" inputmode="numeric" required maxlength="6" \
@@ -188,11 +244,11 @@ cancel this payment and start again from ${ctx.merchantName}.</p>
  */
 function cancelForm(ctx: PageContext): Html {
   if (attemptsOf(checkoutDetails(ctx.intent)).length === 0)
-    return html`<form class="cancel" method="post" action="${ctx.intent.paymentIntentId}/cancel">
+    return html`<form class="cancel" method="post" action="${payUrl(ctx, 'cancel')}">
 ${csrfField(ctx)}
 <button type="submit" class="secondary">Cancel payment</button>
 </form>`;
-  return html`<form class="cancel" method="post" action="${ctx.intent.paymentIntentId}/cancel">
+  return html`<form class="cancel" method="post" action="${payUrl(ctx, 'cancel')}">
 ${csrfField(ctx)}
 <button type="submit" class="secondary" aria-describedby="give-up-hint">Give up and return to ${ctx.merchantName}</button>
 <p class="muted" id="give-up-hint">This ends the payment as failed. No money was taken.</p>
@@ -277,7 +333,7 @@ function cardAuthPage(ctx: PageContext, pageAlert: Html): PageResult {
 <section class="card" aria-labelledby="confirm-heading" aria-live="polite">
 <h1 id="confirm-heading">Confirming your card payment</h1>
 <p>Your bank verified your ${card}. We are confirming the payment with the card network.</p>
-<p class="muted">This page updates by itself. <a href="${ctx.intent.paymentIntentId}">Check now</a></p>
+<p class="muted">This page updates by itself. <a href="${payUrl(ctx)}">Check now</a></p>
 </section>`,
       { refreshSeconds: 3 },
     );
@@ -324,7 +380,7 @@ export function pendingPage(ctx: PageContext): PageResult {
 payment of ${formatMoney(ctx.intent.amountMinor, ctx.intent.currency)}.</p>
 <p>Waiting for your approval on your phone. The payment can no longer be cancelled here: approve or decline it in your wallet app. If you \
 do nothing, it ends by itself and no money is taken.</p>
-<p class="muted">This page updates by itself. <a href="${ctx.intent.paymentIntentId}">Check now</a></p>
+<p class="muted">This page updates by itself. <a href="${payUrl(ctx)}">Check now</a></p>
 </section>`,
       { refreshSeconds: 3 },
     );
@@ -366,7 +422,7 @@ function heldPage(ctx: PageContext): PageResult {
 is not accepting payments at the moment, so the payment is on hold and not complete.</p>
 <p>It is reviewed by the payment service: either it goes through to the merchant, or it is refunded to your ${kind}. Do not pay \
 again for this order; contact the merchant about it.</p>
-<p class="muted">Reference ${ctx.intent.transactionReference}. <a href="${ctx.intent.paymentIntentId}">Check again</a></p>
+<p class="muted">Reference ${ctx.intent.transactionReference}. <a href="${payUrl(ctx)}">Check again</a></p>
 </section>${summary(ctx.intent)}${wayBack(ctx).link}`,
   );
 }
@@ -387,18 +443,19 @@ ${summary(ctx.intent)}${wayBack(ctx).link}`,
 /**
  * The way back to the merchant from a page the payment cannot continue on (docs/merchant-guide.md,
  * Hosted checkout: Coming back): the session's return URL (returnUrl, else callbackUrl) with the
- * outcome in its query; for a payment link's session without one, the link's own page (relative:
- * `../l/{linkId}` from `/pay/{id}`), where the customer can pay again; without either, the gateway
- * knows no page of the merchant's, and the page says the customer may close it.
+ * outcome in its query; for a payment link's session without one, the link's own page
+ * (`{base}/l/{linkId}`), where the customer can pay again, unless this payment went through (a
+ * paid customer is not invited to pay again); without either, the gateway knows no page of the
+ * merchant's, and the page says the customer may close it.
  */
 function wayBack(ctx: PageContext): { link: Html; retry: string } {
   const back = customerRedirectUrl(ctx.intent);
   if (back)
     return { link: html`<a class="button-link" href="${back}">Return to ${ctx.merchantName}</a>`, retry: `return to ${ctx.merchantName}` };
   const linkId = checkoutDetails(ctx.intent).paymentLinkId;
-  if (linkId)
+  if (linkId && ctx.intent.status !== 'Completed' && !isHeld(ctx.intent))
     return {
-      link: html`<a class="button-link" href="../l/${encodeURIComponent(linkId)}">Back to the payment page</a>`,
+      link: html`<a class="button-link" href="${ctx.base}/l/${encodeURIComponent(linkId)}">Back to the payment page</a>`,
       retry: `go back to the payment page`,
     };
   return {

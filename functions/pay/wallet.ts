@@ -6,13 +6,14 @@ import { csrfSubject, customerAction } from './common.ts';
 /** POST /pay/{paymentIntentId}/wallet: wallet provider and mobile number; the OTP is sent. */
 export const handler = pageHandler(
   routes.checkoutWallet,
-  async ({ path, form }) =>
-    customerAction(path.paymentIntentId!, () =>
-      startWalletPayment(path.paymentIntentId!, {
-        provider: form.get('provider') ?? undefined,
-        mobileNumber: form.get('mobileNumber') ?? '',
-        cnicLast6: form.get('cnicLast6') ?? '',
-      }),
-    ),
+  async (request) => {
+    const { form } = request;
+    const entered = {
+      provider: form.get('provider') ?? '',
+      mobileNumber: form.get('mobileNumber') ?? '',
+      cnicLast6: form.get('cnicLast6') ?? '',
+    };
+    return customerAction(request, (id) => startWalletPayment(id, { ...entered, provider: entered.provider || undefined }), entered);
+  },
   { csrfSubject },
 );

@@ -66,10 +66,13 @@ export function validateCard(input: CardInput, now: Date): ValidCard {
   if (name.length < 1 || name.length > 100) errors.name = 'Enter the name on the card.';
   const digits = input.number.replace(/[\s-]/g, '');
   const brand = cardBrand(digits);
-  if (!/^\d{12,19}$/.test(digits) || !luhnValid(digits)) errors.number = 'Enter a valid card number.';
+  if (!digits) errors.number = 'Enter the card number.';
+  else if (!/^\d+$/.test(digits)) errors.number = 'A card number has digits only (spaces are fine): check what you typed.';
+  else if (!/^\d{12,19}$/.test(digits)) errors.number = `A card number has 12 to 19 digits; you typed ${digits.length}.`;
+  else if (!luhnValid(digits)) errors.number = 'That card number is not valid: check for a mistyped digit.';
   const expiry = parseExpiry(input.expiry);
   if (!expiry) errors.expiry = 'Enter the expiry date as MM/YY.';
-  else if (expired(expiry, now)) errors.expiry = 'This card has expired.';
+  else if (expired(expiry, now)) errors.expiry = 'This card has expired: check the date, or use another card.';
   else if (expiry.year > now.getUTCFullYear() + 20) errors.expiry = 'Enter a valid expiry date.';
   const cvcLength = brand === 'amex' ? [4] : [3, 4];
   const cvc = input.cvc.trim();

@@ -1,6 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { can, type DashboardRole } from '#shared/domain/dashboard-roles.ts';
-import { Html, html, htmlDocument, styleSource } from './pages.ts';
+import { basePath, Html, html, htmlDocument, styleSource } from './pages.ts';
 
 /**
  * The dashboard's page frame: styles (one inline stylesheet allowed by its hash; no script at
@@ -94,14 +94,6 @@ a{color:#1f47c8}
 `.trim();
 export const dashboardStyleSource = styleSource(dashboardCss);
 
-/** The path prefix of the deployment (the API Gateway stage, e.g. `/prod`), from PUBLIC_BASE_URL. */
-export function basePath(): string {
-  try {
-    return new URL(process.env.PUBLIC_BASE_URL ?? 'http://localhost').pathname.replace(/\/+$/, '');
-  } catch {
-    return '';
-  }
-}
 /** A dashboard URL path: path('/payments') → `/prod/dashboard/payments`. */
 export const path = (p = '') => `${basePath()}/dashboard${p}`;
 

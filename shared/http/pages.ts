@@ -143,6 +143,8 @@ export interface PageRequest {
   method: string;
   /** The request path as API Gateway gives it (without the stage). */
   pathname: string;
+  /** The path prefix the browser reached this page under (the stage, e.g. `/prod`; '' at a domain's root): see `requestBase`. */
+  base: string;
   path: Record<string, string>;
   query: Record<string, string>;
   /** The POSTed form (empty on GET). */
@@ -153,6 +155,29 @@ export interface PageRequest {
 type PageState = GatewayContext['gateway'] & { form?: URLSearchParams };
 type PageMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult | PageResult, Error, GatewayContext>;
 type PageMiddyRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult | PageResult, Error, GatewayContext>;
+
+/** The path prefix of the deployment (the API Gateway stage, e.g. `/prod`), from PUBLIC_BASE_URL. */
+export function basePath(): string {
+  try {
+    return new URL(process.env.PUBLIC_BASE_URL ?? 'http://localhost').pathname.replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The path prefix this request came in under: what API Gateway's full request path
+ * (`requestContext.path`, the stage or a custom domain's base path included) has before the route's
+ * path (`event.path`). Pages build every form action and link from it, so a form posts to the same
+ * place whichever URL its page was shown at (`/pay/{id}` or, re-shown after a refusal,
+ * `/pay/{id}/card`), on the execute-api URL, a custom domain and the local server alike.
+ */
+export function requestBase(event: Pick<APIGatewayProxyEvent, 'path'> & { requestContext?: { path?: string } | null }): string {
+  const full = event.requestContext?.path;
+  const own = event.path ?? '';
+  if (full && own && full.endsWith(own)) return full.slice(0, full.length - own.length).replace(/\/+$/, '');
+  return basePath();
+}
 
 export const maxFormBytes = 16 * 1024;
 
@@ -222,6 +247,7 @@ export function pageHandler(
         traceId: s.traceId,
         method: event.httpMethod,
         pathname: event.path ?? '',
+        base: requestBase(event),
         path: (event.pathParameters ?? {}) as Record<string, string>,
         query: (event.queryStringParameters ?? {}) as Record<string, string>,
         form: s.form ?? new URLSearchParams(),

@@ -540,7 +540,10 @@ export async function startWalletPayment(
   const cnicLast6 = intent.customerRef?.cnic?.slice(-6) || (/^\d{6}$/.test(typed) ? typed : undefined);
   const fields: Record<string, string> = {};
   if (!provider) fields.provider = 'Choose your wallet.';
-  if (!number) fields.mobileNumber = 'Enter your mobile wallet number, for example 0300 1234567.';
+  if (!number)
+    fields.mobileNumber = input.mobileNumber.trim()
+      ? 'That is not a mobile wallet number: enter the 11 digits starting 03, for example 0300 1234567.'
+      : 'Enter your mobile wallet number, for example 0300 1234567.';
   if (adapter?.asksForCnic && !cnicLast6) fields.cnicLast6 = 'Enter the last 6 digits of your CNIC.';
   if (!provider || !number || Object.keys(fields).length > 0)
     throw new CheckoutRefusal('invalid', 'Check the wallet details.', 'wallet', fields);

@@ -66,6 +66,7 @@ describe('payment link in Chromium', () => {
     await page.waitForURL(/\/pay\/[0-9a-f-]{36}$/);
     const paymentIntentId = new URL(page.url()).pathname.split('/').pop()!;
     expect(await page.locator('.amount').textContent()).toBe('PKR 3,000.00');
+    expect(await page.getByText('2 × PKR 1,500.00').count()).toBe(1);
     await page.getByLabel('Name on card').fill('Ayesha Khan');
     await page.getByLabel('Card number').fill('4242 4242 4242 4242');
     await page.getByLabel('Expiry (MM/YY)').fill('12/34');
@@ -76,10 +77,14 @@ describe('payment link in Chromium', () => {
     const link = await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${linkId}`, { key: m.test.apiKey });
     expect(link.json).toMatchObject({ paymentCount: 1, totalAmount: 3000, remainingUses: 0, status: 'used_up' });
 
-    // The link has no returnUrl: the final page leads back to the link's page, here used up (a clear page, no form).
+    // The link has no returnUrl: a paid customer is not invited back to pay again; the page can be closed.
     await checkWidths(page, 'payment-link-paid');
-    await page.getByRole('link', { name: 'Back to the payment page' }).click();
-    await page.waitForURL(`${gw.baseUrl}/l/${linkId}`);
+    expect(await page.getByRole('link', { name: 'Back to the payment page' }).count()).toBe(0);
+    expect(await page.locator('#close-page').textContent()).toBe(
+      'You can close this page now and go back to Acme Shirts and Trousers of Karachi.',
+    );
+    // The link's page itself, now used up: a clear page, no form.
+    await page.goto(`${gw.baseUrl}/l/${linkId}`);
     expect(await page.getByRole('heading', { name: 'This payment link is not available' }).count()).toBe(1);
     expect(await page.locator('form').count()).toBe(0);
     expect(await page.locator('#close-page').textContent()).toBe(

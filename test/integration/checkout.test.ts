@@ -216,7 +216,7 @@ describe('hosted checkout', () => {
       const { id, path, csrf } = await open(m, { amount: 1500 });
       const paid = await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4242 4242 4242 4242') });
       expect(paid.status).toBe(303);
-      expect(paid.location).toBe(`../${id}`);
+      expect(paid.location).toBe(`/pay/${id}`);
       const result = await getPage(gw.baseUrl, path);
       expect(result.status).toBe(200);
       expect(result.html).toContain('Payment successful');
@@ -243,8 +243,8 @@ describe('hosted checkout', () => {
       const { id, path, csrf } = await open(m);
       const r = await postForm(gw.baseUrl, `${path}/card`, { csrf, name: '', number: '4242424242424241', expiry: '01/20', cvc: '12' });
       expect(r.status).toBe(400);
-      expect(r.html).toContain('Enter a valid card number.');
-      expect(r.html).toContain('This card has expired.');
+      expect(r.html).toContain('That card number is not valid: check for a mistyped digit.');
+      expect(r.html).toContain('This card has expired: check the date, or use another card.');
       expect(r.html).toContain('security code');
       expect(r.html).toContain('Enter the name on the card.');
       expect(r.html).not.toContain('4242424242424241');
@@ -337,7 +337,7 @@ describe('hosted checkout', () => {
       const { id, path, csrf } = await open(m, { amount: 1500 });
       const declined = await postForm(gw.baseUrl, `${path}/card`, { csrf, ...card('4000000000000002') });
       expect(declined.status).toBe(303);
-      expect(declined.location).toBe(`../${id}`); // back to the page, not to the merchant: the payment has not ended
+      expect(declined.location).toBe(`/pay/${id}`); // back to the page, not to the merchant: the payment has not ended
       const retry = await getPage(gw.baseUrl, path);
       expect(retry.status).toBe(200);
       expect(retry.html).toContain('Your payment did not go through');

@@ -6,6 +6,8 @@ import { Gateway, verifyStatementCsv } from '../../sdk/node/src/client.ts';
 import { metricNames, metricsNamespace } from '#shared/metrics.ts';
 import { readTemplates } from '../../scripts/rehearse/template.ts';
 import { grantLabel, grantsOf, used } from '../../scripts/rehearse/grants.ts';
+import { launchChromium } from '../support/browser.ts';
+import { linkSecondAttempt, scenarios, secondAttempt } from '../support/second-attempt.ts';
 import { dashboardUser, eventually, listen, opsAws, useRehearsal, webhookReceiver } from './support.ts';
 
 /**
@@ -185,6 +187,31 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     const cancel = await form(cancelled.path, { step: 'cancel' });
     expect(cancel.status, await cancel.text()).toBeLessThan(400);
     expect((await gateway.transactions.retrieve(cancelled.id)).status).not.toBe('Pending');
+  });
+
+  it('the second attempt in Chromium under the stage: each mistake corrected and paid, on a checkout and a link’s checkout', async () => {
+    const browser = await launchChromium();
+    try {
+      for (const [name, scenario] of Object.entries(scenarios)) {
+        const created = await gateway.checkouts.create({
+          amount: 1500,
+          currency: 'PKR',
+          description: 'Second attempt',
+          orderRef: { orderRef: `ORDER${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+        });
+        const landed = await secondAttempt(browser, created.checkoutUrl as string, scenario);
+        expect(landed.pathname, name).toBe(`${new URL(state.rehearsal.baseUrl).pathname}/pay/${created.paymentIntentId}`);
+        const link = (await gateway.paymentLinks.create({ amount: 750, currency: 'PKR', description: 'Mug', maxQuantity: 3 } as never)) as {
+          url: string;
+        };
+        const fromLink = await secondAttempt(browser, link.url, scenario, (page) =>
+          linkSecondAttempt(page, { max: 3, each: 'PKR 750.00', total: 'PKR 1,500.00' }),
+        );
+        expect(fromLink.pathname, `${name}, from a link`).toMatch(new RegExp(`^${new URL(state.rehearsal.baseUrl).pathname}/pay/[^/]+$`));
+      }
+    } finally {
+      await browser.close();
+    }
   });
 
   it('an event resent to the endpoint', async () => {

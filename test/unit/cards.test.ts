@@ -30,7 +30,10 @@ describe('card rules', () => {
     expect(parseExpiry('13/30')).toBeUndefined();
     const base = { name: 'A', number: '4242424242424242', cvc: '123' };
     expect(validateCard({ ...base, expiry: '06/30' }, now).ok).toBe(true); // valid through the end of its month
-    expect(validateCard({ ...base, expiry: '05/30' }, now)).toEqual({ ok: false, errors: { expiry: 'This card has expired.' } });
+    expect(validateCard({ ...base, expiry: '05/30' }, now)).toEqual({
+      ok: false,
+      errors: { expiry: 'This card has expired: check the date, or use another card.' },
+    });
   });
 
   it('keeps only brand, last four and expiry; CVC length follows the brand', () => {
