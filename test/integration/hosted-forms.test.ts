@@ -5,6 +5,7 @@ import { handler as cardHandler } from '#functions/pay/card.ts';
 import { handler as pageHandler } from '#functions/pay/page.ts';
 import { requestBase } from '#shared/http/pages.ts';
 import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../support/checkout.ts';
+import { completedPayment, dashboardUser } from '../support/dashboard.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';
 
 /**
@@ -12,7 +13,8 @@ import { call, newMerchant, useGateway } from '../support/gateway.ts';
  * at (issue 38 §1): the page itself, and the action URL a refused submit is answered at
  * (`/pay/{id}/card`, `/wallet`, `/otp`, a link's `/l/{id}`), on the local server and under a stage
  * prefix as API Gateway serves it (`/prod/pay/{id}/card`). A relative action once resolved to
- * `/pay/{id}/{id}/card` from the refused page: the customer's corrected submit got a 404.
+ * `/pay/{id}/{id}/card` from the refused page: the customer's corrected submit got a 404. The
+ * dashboard's pages build theirs from PUBLIC_BASE_URL's path (the deployment's own URL).
  */
 const routePatterns = routeList.map((r) => ({
   method: r.method,
@@ -158,5 +160,34 @@ describe('the public pages’ forms and links reach their routes from every URL 
       expect(found.length).toBeGreaterThan(0);
       for (const t of found) expect(t.route, `${t.what} on ${path}`).toBeDefined();
     }
+  });
+
+  it('the dashboard: every form and link of every page an admin sees, and of a refused sign-in, leads to a route', async () => {
+    const m = await newMerchant({ name: 'Forms Shop' });
+    const { id } = await completedPayment(gw.baseUrl, m);
+    const admin = await dashboardUser(m, 'admin');
+    const pages = ['', '/payments', `/payments/${id}`, '/refunds', '/links', '/payouts', '/settlements', '/balance', '/statements'];
+    pages.push('/developers', '/developers/webhooks', '/team', '/settings');
+    for (const page of pages) {
+      const path = `/dashboard${page}`;
+      const r = await fetch(`${gw.baseUrl}${path}`, { headers: { Cookie: admin.cookie }, redirect: 'manual' });
+      const html = await r.text();
+      expect(r.status, `${path}: ${html.slice(0, 200)}`).toBe(200);
+      const found = targets(html, new URL(path, gw.baseUrl));
+      expect(
+        found.some((t) => t.what.includes('form')),
+        `forms on ${path}`,
+      ).toBe(true);
+      for (const t of found) expect(t.route, `${t.what} on ${path}`).toBeDefined();
+    }
+    const signIn = await getPage(gw.baseUrl, '/dashboard/sign-in');
+    const refused = await postForm(gw.baseUrl, '/dashboard/sign-in', {
+      csrf: signIn.csrf!,
+      email: admin.email,
+      password: 'wrong password here',
+    });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    for (const t of targets(refused.html, new URL('/dashboard/sign-in', gw.baseUrl)))
+      expect(t.route, `${t.what} on a refused sign-in`).toBeDefined();
   });
 });
