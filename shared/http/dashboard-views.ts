@@ -43,7 +43,7 @@ box-shadow:0 .75rem 1.5rem rgb(26 26 46/.15)}\
 nav ul{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr))}\
 nav a{display:flex;align-items:center;min-height:44px}}
 @supports selector(::details-content){@media (min-width:40.0625rem){.menu>summary{display:none}\
-.menu::details-content{content-visibility:visible}}}
+.menu::details-content{display:block;content-visibility:visible}}}
 .session form{margin:0}
 .session button{width:auto;margin:0;padding:.4rem .7rem;min-height:44px;font-size:.9rem}
 main{max-width:72rem;margin:0 auto;padding:1rem}

@@ -26,7 +26,7 @@ describe('dashboard on a phone (issue 38; Chromium proves it in test/browser/das
     expect(dashboardCss).toContain('@media (max-width:40rem){.menu{flex:none;margin-left:auto}.menu-panel{position:absolute;');
     expect(dashboardCss).toContain(
       '@supports selector(::details-content){@media (min-width:40.0625rem){.menu>summary{display:none}' +
-        '.menu::details-content{content-visibility:visible}}}',
+        '.menu::details-content{display:block;content-visibility:visible}}}',
     );
   });
 
