@@ -11,7 +11,7 @@ export const handler = dashboardHandler(
   async ({ signed, form, csrf }) => {
     try {
       const { recoveryCodes, sessionToken } = await completeEnrolment(signed!, form.get('code') ?? '');
-      return { status: 200, html: recoveryCodesPage(recoveryCodes), setCookie: sessionCookie(sessionToken) };
+      return { status: 200, html: recoveryCodesPage(recoveryCodes, signed!.user.email), setCookie: sessionCookie(sessionToken) };
     } catch (error) {
       if (!isRefusal(error, 'invalid')) throw error;
       return { status: 400, html: enrolPage({ ...(await enrolmentSecret(signed!)), csrf, error: error.message }) };

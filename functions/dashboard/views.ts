@@ -51,13 +51,31 @@ required${o.field === 'confirm' ? html` aria-invalid="true"` : ''}>
   );
 }
 
-export function recoveryCodesPage(codes: string[]) {
+/**
+ * The recovery codes, shown this once (only their keyed digests are stored): in a read-only text box
+ * to select and copy, and as a text file to download from a `data:` link, so no URL of ours ever
+ * serves them again. The CSP allows it as it is: `default-src 'none'` governs what the page fetches,
+ * and a download link is a navigation (browsers refuse top-level navigation to `data:`, not downloads).
+ */
+export function recoveryCodesPage(codes: string[], email: string, now = new Date()) {
+  const file = [
+    `Recovery codes of ${email} for the merchant dashboard (${now.toISOString().slice(0, 10)}).`,
+    'Each one signs you in once instead of the 6-digit code from your authenticator app.',
+    '',
+    ...codes,
+    '',
+  ].join('\r\n');
   return plainPage(
     'Save your recovery codes',
     html`<div class="card"><h1>Save your recovery codes</h1>
 <p>Two-factor authentication is on. If you lose your authenticator, each of these codes signs you in once instead of a 6-digit code. \
 <strong>They are shown only now</strong>: store them in your password manager.</p>
-<ol class="codes" id="recovery-codes">${codes.map((c) => html`<li>${c}</li>`)}</ol>
+<label for="recovery-codes">Your ${codes.length} recovery codes</label>
+<textarea class="codes" id="recovery-codes" readonly rows="${codes.length}" spellcheck="false" autocapitalize="off" \
+aria-describedby="codes-hint">${codes.join('\n')}</textarea>
+<p class="muted" id="codes-hint">Select them all and copy them, or download them as a text file.</p>
+<p><a class="button" href="data:text/plain;charset=utf-8,${encodeURIComponent(file)}" download="dashboard-recovery-codes.txt">\
+Download as a text file</a></p>
 <p><a href="${path('')}">Continue to the dashboard</a></p></div>`,
   );
 }
@@ -76,7 +94,14 @@ ${notice(o.message)}${alert(o.error)}
 <input id="code" name="code" autocomplete="one-time-code" aria-describedby="code-hint" maxlength="11">
 <p class="muted" id="code-hint">The 6-digit code from your authenticator app, or a recovery code.</p>
 <button type="submit">Sign in</button>
-</form></div>`,
+</form>
+<details class="help" id="lost-authenticator"><summary>Lost your authenticator app?</summary>
+<p>Enter one of the recovery codes you saved when you set up two-factor authentication (they look like \
+<code>abcde-fghij</code>) as the authentication code. Each code signs you in once.</p>
+<p>No recovery code left? Ask an admin of your team to have the payment gateway's operator reset your two-factor \
+authentication. Your password stays the same: at your next sign-in you set up an authenticator app again and get new recovery \
+codes.</p>
+</details></div>`,
   );
 }
 

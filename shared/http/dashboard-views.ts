@@ -5,7 +5,10 @@ import { basePath, Html, html, htmlDocument, styleSource } from './pages.ts';
 /**
  * The dashboard's page frame: styles (one inline stylesheet allowed by its hash; no script at
  * all), the header with the merchant, the visible test/live toggle, navigation by role and the
- * sign-out forms. Pages render their content into it (functions/dashboard/views.ts).
+ * sign-out forms. Pages render their content into it (functions/dashboard/views.ts). Below 40rem
+ * the navigation and the session's forms fold behind a "Menu" button (a <details>, so no script):
+ * wider, the button is hidden and the closed <details> shows them anyway (`::details-content`); a
+ * browser without that pseudo-element keeps the button at every width, which still works.
  */
 export const dashboardCss = `
 *,*::before,*::after{box-sizing:border-box}
@@ -15,17 +18,32 @@ html{-webkit-text-size-adjust:100%}
 body{margin:0;overflow-wrap:anywhere;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a2e;background:#f4f5f7}
 .skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem}
 .skip:focus{left:.5rem}
-header.top{background:#fff;border-bottom:1px solid #dcdfe6;padding:.75rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;\
-align-items:center}
+header.top{position:relative;background:#fff;border-bottom:1px solid #dcdfe6;padding:.75rem 1rem;display:flex;flex-wrap:wrap;\
+gap:.5rem 1rem;align-items:center}
 header.top .brand{font-weight:700;margin:0;flex:1 1 auto}
 .mode{font-size:.8rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;border-radius:.25rem;padding:.15rem .5rem;\
 border:1px solid}
 .mode.test{background:#fff3cd;color:#5c4300;border-color:#c9a227}
 .mode.live{background:#e6f4ea;color:#0a5524;border-color:#5fa86f}
+.menu{flex:1 1 100%}
+.menu>summary{list-style:none;display:flex;align-items:center;gap:.5rem;min-height:44px;padding:.4rem .8rem;border:1px solid #1f47c8;\
+border-radius:.5rem;color:#1f47c8;font-weight:700;cursor:pointer}
+.menu>summary::-webkit-details-marker{display:none}
+.menu>summary::before{content:"";width:1.1rem;height:.8rem;border-block:2px solid;\
+background:linear-gradient(currentColor,currentColor) center/100% 2px no-repeat}
+.menu[open]>summary{background:#e8edff}
+.menu-panel{display:flex;flex-direction:column;gap:.5rem}
 nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem}
 nav a{display:inline-block;padding:.5rem .75rem;border-radius:.4rem;color:#1f47c8;text-decoration:none;font-weight:600}
 nav a[aria-current=page]{background:#e8edff;color:#1a1a2e}
 .session{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;font-size:.9rem;width:100%}
+@media (max-width:40rem){.menu{flex:none;margin-left:auto}\
+.menu-panel{position:absolute;z-index:10;top:100%;left:0;right:0;padding:.5rem 1rem 1rem;background:#fff;border-bottom:1px solid #dcdfe6;\
+box-shadow:0 .75rem 1.5rem rgb(26 26 46/.15)}\
+nav ul{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr))}\
+nav a{display:flex;align-items:center;min-height:44px}}
+@supports selector(::details-content){@media (min-width:40.0625rem){.menu>summary{display:none}\
+.menu::details-content{display:block;content-visibility:visible}}}
 .session form{margin:0}
 .session button{width:auto;margin:0;padding:.4rem .7rem;min-height:44px;font-size:.9rem}
 main{max-width:72rem;margin:0 auto;padding:1rem}
@@ -40,8 +58,8 @@ h2{font-size:1.1rem;margin:0 0 .75rem}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input,select{display:block;width:100%;font:inherit;padding:.6rem .7rem;border:1px solid #767c8c;border-radius:.5rem;background:#fff;\
 color:inherit;min-height:44px}
-input:focus-visible,button:focus-visible,a:focus-visible,select:focus-visible,.table-wrap:focus-visible{outline:3px solid #2f5bea;\
-outline-offset:2px}
+input:focus-visible,button:focus-visible,a:focus-visible,select:focus-visible,summary:focus-visible,textarea:focus-visible,\
+.table-wrap:focus-visible{outline:3px solid #2f5bea;outline-offset:2px}
 button{display:block;width:100%;margin:1rem 0 0;font:inherit;font-weight:700;padding:.7rem 1rem;border:0;border-radius:.5rem;\
 background:#2f5bea;color:#fff;cursor:pointer;min-height:44px}
 button.secondary{background:#fff;color:#1f47c8;border:1px solid #1f47c8}
@@ -73,7 +91,10 @@ dd{margin:0}
 .notice{border-radius:.5rem;padding:.75rem 1rem;margin:0 0 1rem;background:#eef3ff;border:1px solid #c3d2fb}
 .secret{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1rem;background:#f8f9fb;border:1px solid #dcdfe6;border-radius:.4rem;\
 padding:.5rem;word-break:break-all}
-.codes{columns:2;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1.05rem;padding-left:1.25rem}
+textarea.codes{display:block;width:100%;margin:0 0 .75rem;font:1.05rem/1.6 ui-monospace,Menlo,Consolas,monospace;padding:.5rem .75rem;\
+border:1px solid #767c8c;border-radius:.5rem;background:#f8f9fb;color:inherit;resize:none}
+a.button{display:inline-flex;align-items:center;min-height:44px;padding:.4rem 1rem;border:1px solid #1f47c8;border-radius:.5rem;\
+font-weight:700;text-decoration:none}
 .qr{max-width:14rem;margin:.5rem 0;background:#fff}
 .qr svg{display:block;width:100%;height:auto}
 .status-Completed{color:#0a5524;font-weight:600}
@@ -89,7 +110,8 @@ label.check input{width:1.25rem;height:1.25rem;min-height:0;flex:none;margin:0}
 .chart .axis{stroke:#767c8c;stroke-width:1}
 .chart-axis{display:flex;justify-content:space-between;gap:.5rem;flex-wrap:wrap;margin:.25rem 0 .5rem}
 .chart h3{font-size:1rem;margin:0}
-.chart details summary{cursor:pointer;font-weight:600;color:#1f47c8;padding:.65rem 0}
+.chart details summary,.help>summary{cursor:pointer;font-weight:600;color:#1f47c8;padding:.65rem 0}
+.help{margin:.75rem 0 0}
 a{color:#1f47c8}
 `.trim();
 export const dashboardStyleSource = styleSource(dashboardCss);
@@ -183,6 +205,7 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
 <header class="top">
 <p class="brand">${frame.merchantName}</p>
 <span class="mode ${frame.mode}">${frame.mode === 'test' ? 'Test mode' : 'Live mode'}</span>
+<details class="menu"><summary>Menu</summary><div class="menu-panel">
 <nav aria-label="Dashboard"><ul>${links}</ul></nav>
 <div class="session">
 <span>${frame.email} (${frame.role})</span>
@@ -193,6 +216,7 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
 <form method="post" action="${path('/sign-out')}"><input type="hidden" name="csrf" value="${frame.csrf}">\
 <input type="hidden" name="everywhere" value="1"><button type="submit" class="secondary">Sign out everywhere</button></form>
 </div>
+</div></details>
 </header>
 <main id="main"><h1>${title}</h1>${new Html(labelTableCells(body.text))}</main>`,
   });

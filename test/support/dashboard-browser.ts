@@ -70,13 +70,14 @@ export function useDashboardBrowser(options: { deliveries?: boolean } = {}) {
     );
   /**
    * Shown elements whose right edge lies beyond the screen's: off screen, or scrolled out of view
-   * (visually hidden ones, clipped to nothing like `.vh` and a stacked table's header, excepted).
+   * (visually hidden ones, clipped to nothing like `.vh` and a stacked table's header, excepted, and
+   * the unrendered content of a closed <details>, such as the folded menu on a phone: `checkVisibility`).
    */
   const beyond = (page: Page, width: number) =>
     page.evaluate<string[]>(
       "(() => { const clipped = (e) => !!e && (getComputedStyle(e).clipPath !== 'none' || clipped(e.parentElement)); return " +
         "[...document.querySelectorAll('body *')]" +
-        `.filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > ${width} + 1)` +
+        `.filter((e) => e.checkVisibility() && e.getBoundingClientRect().right > ${width} + 1)` +
         ".filter((e) => !clipped(e)).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)); })()",
     );
   /**
@@ -97,8 +98,11 @@ export function useDashboardBrowser(options: { deliveries?: boolean } = {}) {
     await page.setViewportSize(original);
     await screenshots(page, name);
   };
-  /** Invitation → password → TOTP enrolment → recovery codes; returns the secret, the codes and the step spent. */
-  const onboard = async (page: Page, invitePath: string, password: string, shots = false) => {
+  /**
+   * Invitation → password → TOTP enrolment → recovery codes (where `atCodes` looks at the page
+   * before it is left); returns the secret, the codes and the step spent.
+   */
+  const onboard = async (page: Page, invitePath: string, password: string, shots = false, atCodes?: (page: Page) => Promise<void>) => {
     await page.goto(url(invitePath));
     await page.getByRole('heading', { name: 'Set your password' }).waitFor();
     expect(await page.getAttribute('#password', 'autocomplete')).toBe('new-password');
@@ -118,9 +122,10 @@ export function useDashboardBrowser(options: { deliveries?: boolean } = {}) {
     await page.getByLabel('6-digit code from the app').fill(enrolment.code);
     await page.getByRole('button', { name: 'Turn on two-factor authentication' }).click();
     await page.getByRole('heading', { name: 'Save your recovery codes' }).waitFor();
-    const codes = (await page.locator('#recovery-codes li').allTextContents()).map((c) => c.trim());
+    const codes = (await page.locator('#recovery-codes').inputValue()).split('\n').map((c) => c.trim());
     expect(codes).toHaveLength(10);
     if (shots) await checkPage(page, '3-recovery-codes');
+    await atCodes?.(page);
     await page.getByRole('link', { name: 'Continue to the dashboard' }).click();
     await page.getByRole('heading', { name: 'Home' }).waitFor();
     return { secret, codes, step: enrolment.step };
