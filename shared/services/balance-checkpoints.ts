@@ -146,6 +146,33 @@ async function verify(c: BalanceCheckpoint, cap: number): Promise<string> {
 }
 
 /**
+ * Every journal of one currency positioned at or after `from` (a final boundary) and the live wallet, read as one
+ * moment: the wallet (every shard) before and after the journals, equal (no journal committed meanwhile), so
+ * the journals and the wallet describe the same balance. What a provisional statement runs to the present
+ * with. More than `cap` journals: `tooMany()` is thrown.
+ */
+export async function journalsToWallet(
+  merchantId: string,
+  mode: Mode,
+  currency: string,
+  from: string,
+  cap: number,
+  tooMany: () => Error,
+): Promise<{ journals: Journal[]; wallet: Balances }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const before = await getWallet(merchantId, mode, currency as Currency, true);
+    const journals: Journal[] = [];
+    for await (const page of journalPagesBetween(merchantId, mode, currency, from, undefined)) {
+      journals.push(...page);
+      if (journals.length > cap) throw tooMany();
+    }
+    const after = await getWallet(merchantId, mode, currency as Currency, true);
+    if (sameWallet(before, after)) return { journals, wallet: walletBalances(after) };
+  }
+  throw notReady('The balance is changing too fast to be checked now; try again shortly.', 5);
+}
+
+/**
  * The checkpoint at a boundary: the stored one, or computed from the latest earlier one (or the
  * empty wallet), checked against the next anchor, and stored. The newest final boundary is made
  * first when nothing after `boundary` is stored yet, so the live wallet is only ever compared with
