@@ -65,6 +65,8 @@ export class LedgerRefusal extends DomainError {
 const notReady = (detail: string, retryAfterSeconds = 60) =>
   new DomainError('unavailable', detail, { code: 'balance_not_ready', retryAfterSeconds });
 
+const tooFast = () => notReady('The balance is changing too fast to be checked now; try again shortly.', 5);
+
 /** A wallet record as balances by attribute (available, held, held_<HoldType>). */
 export const walletBalances = (w: WalletRecord): Balances => ({
   available: w.available,
@@ -142,7 +144,7 @@ async function verify(c: BalanceCheckpoint, cap: number): Promise<string> {
     });
     return `wallet ${after.updatedAt ?? 'empty'}`;
   }
-  throw notReady('The balance is changing too fast to be checked now; try again shortly.', 5);
+  throw tooFast();
 }
 
 /**
@@ -169,7 +171,7 @@ export async function journalsToWallet(
     const after = await getWallet(merchantId, mode, currency as Currency, true);
     if (sameWallet(before, after)) return { journals, wallet: walletBalances(after) };
   }
-  throw notReady('The balance is changing too fast to be checked now; try again shortly.', 5);
+  throw tooFast();
 }
 
 /**

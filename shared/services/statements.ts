@@ -208,10 +208,7 @@ export async function buildStatement(
   const { from, to: monthEnd } = periodBounds(period);
   const at = now.toISOString();
   if (from >= at)
-    throw new BusinessRuleError(
-      `The ${period} statement is available once the month has begun (UTC); until then, list GET /BalanceTransactions.`,
-      'statement_period_open',
-    );
+    throw new BusinessRuleError(`The ${period} statement is given from the month's first instant (UTC) on.`, 'statement_period_open');
   const final = latestFinalBoundary(now);
   const status: Statement['status'] = monthEnd > final ? 'provisional' : 'final';
   const to = status === 'final' || monthEnd < at ? monthEnd : at;

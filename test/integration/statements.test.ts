@@ -292,15 +292,24 @@ describe('statements', () => {
 
       // Today's movements are checked against the live wallet: an altered one (still summing to zero) is refused.
       const [first] = await listJournals(m.merchantId, 'test');
-      await db().send(
-        new UpdateItemCommand({
-          TableName: tableName(),
-          Key: toItem(keys.journal(m.merchantId, 'test', first!.createdAt, first!.journalId)),
-          UpdateExpression: 'SET #lines[0].amount = :ext, #lines[1].amount = :avail',
-          ExpressionAttributeNames: { '#lines': 'lines' },
-          ExpressionAttributeValues: toItem({ ':ext': -1_000_00, ':avail': 1_000_00 }),
-        }),
-      );
+      let altered = 0;
+      for (let shard = 0; shard < shards; shard++)
+        altered += await db()
+          .send(
+            new UpdateItemCommand({
+              TableName: tableName(),
+              Key: toItem(keys.journal(m.merchantId, 'test', first!.createdAt, first!.journalId, shard)),
+              UpdateExpression: 'SET #lines[0].amount = :ext, #lines[1].amount = :avail',
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeNames: { '#lines': 'lines' },
+              ExpressionAttributeValues: toItem({ ':ext': -1_000_00, ':avail': 1_000_00 }),
+            }),
+          )
+          .then(
+            () => 1,
+            () => 0,
+          );
+      expect(altered).toBe(1);
       const refused = await buildStatement(m.merchantId, 'test', 'PKR', monthOf(now)).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(LedgerRefusal);
       expect((refused as LedgerRefusal).discrepancies.map((d) => d.rule)).toContain('wallet-fold');
