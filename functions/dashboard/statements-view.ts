@@ -13,8 +13,9 @@ aria-label="${periodName(period)} ${currency} ${kind.toUpperCase()}">${kind.toUp
   const rows = months.flatMap(({ period, currencies, provisional, coverage }) =>
     currencies.map(
       (c) =>
-        html`<tr><td>${periodName(period)}${provisional ? html` <span class="badge">Provisional</span>` : ''}\
-<br><span class="muted">${coverage}</span></td><td>${c}</td><td>${link(period, c, 'csv')} ${link(period, c, 'pdf')}</td></tr>`,
+        // One element per cell: a narrow screen lays each cell out as its label beside its content.
+        html`<tr><td><div>${periodName(period)}${provisional ? html` <span class="mode test">Provisional</span>` : ''}\
+<div class="muted">${coverage}</div></div></td><td>${c}</td><td><span>${link(period, c, 'csv')} ${link(period, c, 'pdf')}</span></td></tr>`,
     ),
   );
   return framedPage(

@@ -386,7 +386,7 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
     const month = now.toISOString().slice(0, 7);
     expect(page.text).toContain(`/dashboard/statements/${month}/csv?currency=PKR`);
     expect(page.text).toMatch(
-      /Provisional<\/span><br><span class="muted">1(–\d+)? \w+ \d{4} \(UTC\), today included up to the moment you download it/,
+      /Provisional<\/span><div class="muted">1(–\d+)? \w+ \d{4} \(UTC\), today included up to the moment you download it/,
     );
     const toDate = await get(u.cookie, `/dashboard/statements/${month}/csv?currency=PKR`);
     expect(toDate.status).toBe(200);
