@@ -23,7 +23,7 @@ aria-label="${periodName(period)} ${currency} ${kind.toUpperCase()}">${kind.toUp
     frame,
     html`<p class="muted">Monthly balance statements of the ${frame.mode} mode (UTC months): opening balance, every movement \
 grouped by type, fees and closing balance. Each carries a SHA-256 digest of its rows; the merchant guide shows how to check one. \
-The current month is given to date, provisional: up to the moment you download it, today included, until it ends.</p>
+The current month is provisional: up to the moment you download it, today included.</p>
 ${
   rows.length
     ? html`<div class="table-wrap" role="region" aria-label="Statements, newest first" tabindex="0"><table><thead><tr>\
