@@ -65,7 +65,8 @@ export class LedgerRefusal extends DomainError {
 const notReady = (detail: string, retryAfterSeconds = 60) =>
   new DomainError('unavailable', detail, { code: 'balance_not_ready', retryAfterSeconds });
 
-const tooFast = () => notReady('The balance is changing too fast to be checked now; try again shortly.', 5);
+/** 503 balance_not_ready: a journal committed between every two reads of the wallet. */
+export const walletTooBusy = () => notReady('The balance is changing too fast to be checked now; try again shortly.', 5);
 
 /** A wallet record as balances by attribute (available, held, held_<HoldType>). */
 export const walletBalances = (w: WalletRecord): Balances => ({
@@ -144,14 +145,15 @@ async function verify(c: BalanceCheckpoint, cap: number): Promise<string> {
     });
     return `wallet ${after.updatedAt ?? 'empty'}`;
   }
-  throw tooFast();
+  throw walletTooBusy();
 }
 
 /**
  * Every journal of one currency positioned at or after `from` (a final boundary) and the live wallet, read as one
  * moment: the wallet (every shard) before and after the journals, equal (no journal committed meanwhile), so
  * the journals and the wallet describe the same balance. What a provisional statement runs to the present
- * with. More than `cap` journals: `tooMany()` is thrown.
+ * with. More than `cap` journals: `tooMany()` is thrown; undefined when a journal committed between the two
+ * reads each of `attempts` times (a wallet that never pauses).
  */
 export async function journalsToWallet(
   merchantId: string,
@@ -160,8 +162,9 @@ export async function journalsToWallet(
   from: string,
   cap: number,
   tooMany: () => Error,
-): Promise<{ journals: Journal[]; wallet: Balances }> {
-  for (let attempt = 0; attempt < 5; attempt++) {
+  attempts = 3,
+): Promise<{ journals: Journal[]; wallet: Balances } | undefined> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
     const before = await getWallet(merchantId, mode, currency as Currency, true);
     const journals: Journal[] = [];
     for await (const page of journalPagesBetween(merchantId, mode, currency, from, undefined)) {
@@ -171,7 +174,7 @@ export async function journalsToWallet(
     const after = await getWallet(merchantId, mode, currency as Currency, true);
     if (sameWallet(before, after)) return { journals, wallet: walletBalances(after) };
   }
-  throw tooFast();
+  return undefined;
 }
 
 /**

@@ -53,7 +53,7 @@ export async function statementPdf(s: Statement, generatedAt = new Date()): Prom
     const notes =
       s.to < periodBounds(s.period).to
         ? [
-            `Month to date: every movement from the 1st up to ${s.to} (when this copy was made), today's so far included.`,
+            `Month to date: every movement recorded from ${s.from} up to ${s.to} (today's too when that is today).`,
             'Later movements are added until the month ends; an hour after it ends, the statement is final and never changes.',
           ]
         : [`The whole month, final an hour after it ended (${s.to}): until then a later copy may still differ.`];

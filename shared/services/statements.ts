@@ -14,7 +14,7 @@ import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import { journalPagesBetween, type BalanceCheckpoint } from '#shared/store/balance-checkpoints.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { listWalletCurrencies } from '#shared/store/wallets.ts';
-import { ensureCheckpoint, journalsToWallet, latestFinalBoundary, LedgerRefusal, settleMs } from './balance-checkpoints.ts';
+import { ensureCheckpoint, journalsToWallet, latestFinalBoundary, LedgerRefusal, settleMs, walletTooBusy } from './balance-checkpoints.ts';
 import { csvOf } from './csv-export.ts';
 
 /**
@@ -211,7 +211,7 @@ export async function buildStatement(
     throw new BusinessRuleError(`The ${period} statement is given from the month's first instant (UTC) on.`, 'statement_period_open');
   const final = latestFinalBoundary(now);
   const status: Statement['status'] = monthEnd > final ? 'provisional' : 'final';
-  const to = status === 'final' || monthEnd < at ? monthEnd : at;
+  let to = status === 'final' || monthEnd < at ? monthEnd : at;
   // The month's final part, [from, closedTo): checkpoint to checkpoint.
   const closedTo = status === 'final' ? monthEnd : final;
   const discrepancies: Discrepancy[] = [];
@@ -232,8 +232,17 @@ export async function buildStatement(
     // The month's first hour: its opening balance is not final either (the previous day's checkpoint and its journals).
     opening = closing = (await ensureCheckpoint(merchantId, mode, currency, final, { now })).balances;
   }
-  if (status === 'provisional') {
-    const live = await journalsToWallet(merchantId, mode, currency, final, 2 * statementMaxMovements, () => new StatementTooLarge(period));
+  // Since the latest final boundary: the journals and the live wallet read as one moment; a wallet that never pauses
+  // long enough (a journal committed between every two reads) gives the month through that boundary instead.
+  const live =
+    status === 'provisional'
+      ? await journalsToWallet(merchantId, mode, currency, final, 2 * statementMaxMovements, () => new StatementTooLarge(period))
+      : undefined;
+  if (status === 'provisional' && !live) {
+    if (from >= final) throw walletTooBusy();
+    to = final;
+  }
+  if (live) {
     const window = checkWindow({
       merchantId,
       mode,

@@ -16,7 +16,7 @@ import {
   statementFileName,
   statementMonths,
 } from '#shared/services/statements.ts';
-import { db, tableName, toItem, transact } from '#shared/store/client.ts';
+import { addDbMiddleware, db, tableName, toItem, transact } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { getWallet, listJournals, postJournal } from '#shared/store/wallets.ts';
@@ -362,5 +362,41 @@ describe('statements', () => {
       ['2026-08', false, '1–31 August 2026 (UTC)'],
     ]);
     expect((await statementMonths(m.merchantId, 'test', now, 2)).map((x) => x.period)).toEqual(['2026-11', '2026-10', '2026-09']);
+  }, 30_000);
+
+  it('gives the month through its last final midnight when the wallet never pauses long enough to be read with today', async () => {
+    const m = await newMerchant();
+    await october(m); // the 2nd, the 9th and the 30th
+    const midMonth = new Date(Date.UTC(2026, 9, 15, 14));
+    expect((await buildStatement(m.merchantId, 'test', 'PKR', '2026-10', midMonth)).to).toBe(midMonth.toISOString());
+    // A journal commits while each read of the journals is under way: the wallet differs before and after, every time.
+    const name = 'busyWallet';
+    let committed = 0;
+    const remove = addDbMiddleware(name, (stack) =>
+      stack.add(
+        (next, context) => async (args) => {
+          const out = await next(args);
+          const sk = (args.input as { ExpressionAttributeValues?: Record<string, { S?: string }> }).ExpressionAttributeValues?.[':lo']?.S;
+          if (context.commandName === 'QueryCommand' && sk?.startsWith('JOURNAL#') && committed < 50) {
+            committed++;
+            await credit(m, 1_00, 0, new Date(Date.UTC(2026, 9, 20, 0, 0, committed)));
+          }
+          return out;
+        },
+        { step: 'initialize', name },
+      ),
+    );
+    try {
+      const s = await buildStatement(m.merchantId, 'test', 'PKR', '2026-10', midMonth);
+      expect(s).toMatchObject({ status: 'provisional', to: '2026-10-15T00:00:00.000Z', totals: { count: 2, fee: 5_00 } });
+      expect(statementCoverage(s)).toBe('1–14 October 2026 (UTC), to 00:00 UTC on 15 October: provisional');
+      expect(committed).toBeGreaterThanOrEqual(3);
+      // The month's first hour has no final day to fall back on: 503, try again.
+      await expect(buildStatement(m.merchantId, 'test', 'PKR', '2026-10', new Date(Date.UTC(2026, 9, 1, 0, 30)))).rejects.toMatchObject({
+        code: 'balance_not_ready',
+      });
+    } finally {
+      remove();
+    }
   }, 30_000);
 });
