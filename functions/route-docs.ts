@@ -243,9 +243,10 @@ export const routeDocs = {
     summary:
       'A month’s balance statement in one currency (default: the merchant’s) as CSV: opening balance, every ' +
       'movement grouped by type with subtotals, fees, closing balance; header Statement-Digest (SHA-256 of the rows). ' +
-      'The current month is given to date through the last final day, header Statement-Status: provisional (final for ' +
-      'a closed month). Refused (409 ledger_unbalanced) when opening plus movements do not equal closing; 422 ' +
-      'statement_period_open before the month’s first day is final; 503 balance_not_ready while its balances are being summarised.',
+      'The current month is given to date, up to the moment it is made (today’s movements included), header ' +
+      'Statement-Status: provisional (final for a month ended over an hour ago). Refused (409 ledger_unbalanced) when opening ' +
+      'plus movements do not equal closing; 422 statement_period_open for a month not begun; 503 balance_not_ready while its ' +
+      'balances are being summarised.',
     doc: {
       tag: 'Transactions',
       success: { status: 200, schema: 'csv' },
@@ -549,7 +550,8 @@ export const routeDocs = {
   },
   dashboardStatements: {
     summary:
-      'Dashboard: monthly statements of the month to date (provisional) and the last year’s closed months, per currency: CSV and PDF.',
+      'Dashboard: monthly statements of the month to date (provisional, today included) and the closed months since the ' +
+      'merchant was created (at most a year), per currency: CSV and PDF, each with the days it covers.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardStatementCsv: {

@@ -25,6 +25,7 @@ const kept: Record<string, string> = {
   'settlement-approval-1280': '24-settlement-approval-1280',
   'settlement-breakdown-375': '31-settlement-breakdown-375',
   'balance-1280': '30-balance-1280',
+  'statements-375': '32-statements-375',
   'link-detail-1280': 'link-detail-1280',
 };
 

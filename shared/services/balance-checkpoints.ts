@@ -65,6 +65,9 @@ export class LedgerRefusal extends DomainError {
 const notReady = (detail: string, retryAfterSeconds = 60) =>
   new DomainError('unavailable', detail, { code: 'balance_not_ready', retryAfterSeconds });
 
+/** 503 balance_not_ready: a journal committed between every two reads of the wallet. */
+export const walletTooBusy = () => notReady('The balance is changing too fast to be checked now; try again shortly.', 5);
+
 /** A wallet record as balances by attribute (available, held, held_<HoldType>). */
 export const walletBalances = (w: WalletRecord): Balances => ({
   available: w.available,
@@ -142,7 +145,36 @@ async function verify(c: BalanceCheckpoint, cap: number): Promise<string> {
     });
     return `wallet ${after.updatedAt ?? 'empty'}`;
   }
-  throw notReady('The balance is changing too fast to be checked now; try again shortly.', 5);
+  throw walletTooBusy();
+}
+
+/**
+ * Every journal of one currency positioned at or after `from` (a final boundary) and the live wallet, read as one
+ * moment: the wallet (every shard) before and after the journals, equal (no journal committed meanwhile), so
+ * the journals and the wallet describe the same balance. What a provisional statement runs to the present
+ * with. More than `cap` journals: `tooMany()` is thrown; undefined when a journal committed between the two
+ * reads each of `attempts` times (a wallet that never pauses).
+ */
+export async function journalsToWallet(
+  merchantId: string,
+  mode: Mode,
+  currency: string,
+  from: string,
+  cap: number,
+  tooMany: () => Error,
+  attempts = 3,
+): Promise<{ journals: Journal[]; wallet: Balances } | undefined> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const before = await getWallet(merchantId, mode, currency as Currency, true);
+    const journals: Journal[] = [];
+    for await (const page of journalPagesBetween(merchantId, mode, currency, from, undefined)) {
+      journals.push(...page);
+      if (journals.length > cap) throw tooMany();
+    }
+    const after = await getWallet(merchantId, mode, currency as Currency, true);
+    if (sameWallet(before, after)) return { journals, wallet: walletBalances(after) };
+  }
+  return undefined;
 }
 
 /**

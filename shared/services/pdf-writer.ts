@@ -32,8 +32,8 @@ const widthTables: Record<StandardFont, number[] | undefined> = {
   Courier: undefined,
 };
 
-/** Standard fonts speak WinAnsi: anything outside printable Latin-1 is shown as `?` rather than refused. */
-export const printable = (text: string) => text.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
+/** Standard fonts speak WinAnsi: dashes are drawn as `-`, anything else outside printable Latin-1 as `?` rather than refused. */
+export const printable = (text: string) => text.replace(/[\u2013\u2014]/g, '-').replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
 
 /** The width of `text` (printable Latin-1) drawn at `size`, in points, as a viewer lays it out (no kerning). */
 export function textWidth(text: string, font: StandardFont, size: number): number {

@@ -1,6 +1,6 @@
 import { fromMinor } from '#shared/domain/money.ts';
 import { printable, textWidth, writePdf, type StandardFont, type TextOp } from './pdf-writer.ts';
-import type { Statement, Totals } from './statements.ts';
+import { periodBounds, statementCoverage, type Statement, type Totals } from './statements.ts';
 
 /**
  * A statement as PDF (the standard Helvetica and Courier fonts: nothing embedded): the summary
@@ -42,28 +42,35 @@ export async function statementPdf(s: Statement, generatedAt = new Date()): Prom
   };
   newPage();
 
-  text(s.status === 'provisional' ? 'Balance statement - PROVISIONAL, month to date' : 'Balance statement', margin, {
-    font: bold,
-    size: 16,
-  });
-  next(22);
-  if (s.status === 'provisional') {
-    text(`Not final: through ${s.to}; the month's later movements will be added until it closes.`, margin, { size: 9 });
-    next();
-  }
+  text('Balance statement', margin, { font: bold, size: 16 });
+  if (s.status === 'provisional') text('PROVISIONAL', 555, { font: bold, size: 12, right: true });
+  next(24);
   text(`${s.merchantName} (${s.merchantId})`, margin, { size: 10 });
-  next();
-  text(`${s.period} (${s.from} to ${s.to}, UTC) - ${s.currency} - ${s.mode} mode`, margin, { size: 10 });
-  next();
-  text(`Generated ${generatedAt.toISOString()}`, margin, { size: 8 });
-  next(20);
+  next(15);
+  text(`${s.currency}, ${s.mode} mode: ${statementCoverage(s)}`, margin, { font: bold, size: 10 });
+  next(15);
+  if (s.status === 'provisional') {
+    const notes =
+      s.to < periodBounds(s.period).to
+        ? [
+            `Month to date: every movement recorded from ${s.from} up to ${s.to} (today's too when that is today).`,
+            'Later movements are added until the month ends; an hour after it ends, the statement is final and never changes.',
+          ]
+        : [`The whole month, final an hour after it ended (${s.to}): until then a later copy may still differ.`];
+    for (const note of notes) {
+      text(note, margin, { size: 8 });
+      next(11);
+    }
+  }
+  text(`From ${s.from} to ${s.to} (exclusive). Generated ${generatedAt.toISOString()}. Amounts in ${s.currency}.`, margin, { size: 8 });
+  next(24);
 
   const columns = [
     { label: 'Type', x: margin },
-    { label: 'Count', x: 230, right: true },
-    { label: 'Amount', x: 320, right: true },
-    { label: 'Fee', x: 400, right: true },
-    { label: 'Net', x: 480, right: true },
+    { label: 'Count', x: 200, right: true },
+    { label: 'Amount', x: 280, right: true },
+    { label: 'Fee', x: 350, right: true },
+    { label: 'Net', x: 430, right: true },
     { label: 'Available change', x: 555, right: true },
   ];
   const totalsLine = (label: string, t: Totals, font: StandardFont = regular) => {
@@ -75,7 +82,11 @@ export async function statementPdf(s: Statement, generatedAt = new Date()): Prom
   text(`available ${money(s.opening.available)}   pending ${money(s.opening.pending)}`, 555, { size: 10, right: true });
   next(18);
   for (const c of columns) text(c.label, c.x, { font: bold, right: c.right === true });
-  next();
+  next(15);
+  if (!s.byType.length) {
+    text('No movements in this period.', margin);
+    next();
+  }
   for (const g of s.byType) totalsLine(g.type, g.totals);
   totalsLine('Total', s.totals, bold);
   next(4);
@@ -87,16 +98,31 @@ export async function statementPdf(s: Statement, generatedAt = new Date()): Prom
   next(24);
 
   text('Movements', margin, { font: bold, size: 12 });
-  next(16);
+  next(18);
+  if (!s.byType.length) text(`No movements from ${s.from} to ${s.to}: the opening balance is the closing balance.`, margin);
+  const movementColumns = [
+    { label: 'Time (UTC)', x: margin },
+    { label: 'Source', x: 120 },
+    { label: 'Amount', x: 375, right: true },
+    { label: 'Fee', x: 425, right: true },
+    { label: 'Available after', x: 490, right: true },
+    { label: 'Pending after', x: 555, right: true },
+  ];
   for (const g of s.byType) {
     text(`${g.type} (${g.totals.count})`, margin, { font: bold });
-    next();
+    next(12);
+    for (const c of movementColumns) text(c.label, c.x, { font: bold, size: 7, right: c.right === true });
+    next(10);
     for (const m of g.movements) {
-      text(m.createdAt.replace('T', ' ').slice(0, 19), margin, { size: 7 });
-      text(`${m.source.type} ${m.source.id}`.slice(0, 58), 120, { size: 7 });
-      text(money(m.amountMinor), 400, { size: 7, right: true });
-      text(money(m.feeMinor), 450, { size: 7, right: true });
-      text(money(m.availableAfter), 555, { size: 7, right: true });
+      const cells = [
+        m.createdAt.replace('T', ' ').slice(0, 19),
+        `${m.source.type} ${m.source.id}`.slice(0, 60),
+        money(m.amountMinor),
+        money(m.feeMinor),
+        money(m.availableAfter),
+        money(m.pendingAfter),
+      ];
+      for (const [i, c] of cells.entries()) text(c, movementColumns[i]!.x, { size: 7, right: movementColumns[i]!.right === true });
       next(10);
     }
     next(4);

@@ -65,5 +65,20 @@ describe('merchant dashboard in Chromium: balance and settlement breakdown', () 
     await finance.getByRole('link', { name: 'Every movement of this settlement' }).click();
     await finance.waitForURL(/settlement=/);
     expect(await rows.count()).toBe(3);
+
+    // Statements on the sandbox merchant's first day: only this month (it was created today), provisional, today included.
+    await finance.getByRole('link', { name: 'Statements' }).click();
+    await finance.getByRole('heading', { name: 'Statements' }).waitFor();
+    const month = new Date().toISOString().slice(0, 7);
+    const months = finance.locator('.table-wrap[aria-label="Statements, newest first"] tbody tr');
+    expect(await months.count()).toBe(1);
+    const row = (await months.first().textContent())!;
+    expect(row).toContain('Provisional');
+    expect(row).toMatch(/1(–\d+)? \w+ \d{4} \(UTC\), today included up to the moment you download it: provisional/);
+    await checkPage(finance, '32-statements');
+    const download = await finance.request.get(url(`/dashboard/statements/${month}/csv?currency=PKR`));
+    expect(download.headers()['statement-status']).toBe('provisional');
+    // Today's test activity: the operator's credit, the three payments and the settlement's hold.
+    expect((await download.text()).split('\r\n').filter((l) => l.startsWith('movement,'))).toHaveLength(5);
   });
 });

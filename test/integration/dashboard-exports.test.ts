@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { text as streamText } from 'node:stream/consumers';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { latestFinalBoundary } from '#shared/services/balance-checkpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { streamGroupHandler } from '#functions/dashboard/group.ts';
 import * as listExport from '#functions/dashboard/list-export.ts';
@@ -13,7 +12,8 @@ import { authenticate } from '#shared/services/dashboard-auth.ts';
 import { paymentsPage } from '#shared/services/dashboard.ts';
 import { balancePage } from '#shared/services/dashboard-balance.ts';
 import { exportList } from '#shared/services/dashboard-exports.ts';
-import { addDbMiddleware, transact } from '#shared/store/client.ts';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { addDbMiddleware, db, tableName, toItem, transact } from '#shared/store/client.ts';
 import { createSettlementWrite } from '#shared/store/settlements.ts';
 import * as keys from '#shared/store/keys.ts';
 import { newSettlement, SettlementStatus } from '#shared/domain/settlement.ts';
@@ -353,6 +353,15 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
         }),
       ),
     );
+    // Created in October: its months are offered from then on (none before).
+    await db().send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: toItem(keys.merchant(m.merchantId)),
+        UpdateExpression: 'SET createdAt = :c',
+        ExpressionAttributeValues: toItem({ ':c': '2026-10-10T09:00:00.000Z' }),
+      }),
+    );
     const u = await dashboardUser(m, 'finance');
     const page = await get(u.cookie, '/dashboard/statements');
     expect(page.status).toBe(200);
@@ -370,16 +379,18 @@ describe('dashboard exports and statements', { timeout: 120_000 }, () => {
         .toString(),
     ).toBe('%PDF-');
     expect((await get(u.cookie, '/dashboard/statements/2026-13/csv?currency=PKR')).status).toBe(400);
-    // The month to date is offered, marked provisional, once its first day is final.
+    expect(page.text).toContain('1–31 October 2026 (UTC)');
+    expect(page.text).not.toContain('/dashboard/statements/2026-09/');
+    // The month to date is always offered, provisional, today included.
     const now = new Date();
     const month = now.toISOString().slice(0, 7);
-    if (latestFinalBoundary(now) > `${month}-01T00:00:00.000Z`) {
-      expect(page.text).toContain(`/dashboard/statements/${month}/csv?currency=PKR`);
-      expect(page.text).toMatch(/to date, provisional \(through \d{4}-\d\d-\d\d\)/);
-      const toDate = await get(u.cookie, `/dashboard/statements/${month}/csv?currency=PKR`);
-      expect(toDate.status).toBe(200);
-      expect(toDate.headers.get('statement-status')).toBe('provisional');
-    } else expect(page.text).not.toContain(`/dashboard/statements/${month}/`);
+    expect(page.text).toContain(`/dashboard/statements/${month}/csv?currency=PKR`);
+    expect(page.text).toMatch(
+      /Provisional<\/span><div class="muted">1(–\d+)? \w+ \d{4} \(UTC\), today included up to the moment you download it/,
+    );
+    const toDate = await get(u.cookie, `/dashboard/statements/${month}/csv?currency=PKR`);
+    expect(toDate.status).toBe(200);
+    expect(toDate.headers.get('statement-status')).toBe('provisional');
     expect(csv.headers.get('statement-status')).toBe('final');
   });
 });

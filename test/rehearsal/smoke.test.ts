@@ -302,15 +302,26 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
     const page = await admin.page('/dashboard/statements');
     const periods = [...page.matchAll(/\/statements\/(\d{4}-\d{2})\/csv\?currency=PKR/g)].map((m) => m[1]!);
-    expect(periods.length, page.slice(0, 600)).toBeGreaterThanOrEqual(3);
-    const [newest, before, earlier] = periods as [string, string, string];
+    // Created today: the page offers only the month to date (provisional, today included); closed months are asked by URL.
+    const now = new Date();
+    const month = (back: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString().slice(0, 7);
+    expect(periods, page.slice(0, 600)).toEqual([month(0)]);
+    const [newest, before, earlier] = [month(2), month(3), month(4)];
     // Each file first for a month of its own: whichever comes first writes the month's balance checkpoints.
     const download = async (path: string) => {
       const r = await admin.get(path);
       const bytes = Buffer.from(await r.arrayBuffer());
       expect(r.status, bytes.toString().slice(0, 400)).toBe(200);
-      return { bytes, digest: (r.headers.get('statement-digest') ?? '').replace(/^sha256=/, ''), type: r.headers.get('content-type') };
+      return {
+        bytes,
+        digest: (r.headers.get('statement-digest') ?? '').replace(/^sha256=/, ''),
+        type: r.headers.get('content-type'),
+        status: r.headers.get('statement-status'),
+      };
     };
+    const toDate = await download(`/dashboard/statements/${month(0)}/csv?currency=PKR`);
+    expect(toDate.status).toBe('provisional');
+    expect(verifyStatementCsv(toDate.bytes.toString())).toBe(toDate.digest);
     const dashboardPdf = await download(`/dashboard/statements/${newest}/pdf?currency=PKR`);
     expect(dashboardPdf.type).toContain('application/pdf');
     expect(dashboardPdf.bytes.subarray(0, 5).toString()).toBe('%PDF-');

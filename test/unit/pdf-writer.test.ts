@@ -36,6 +36,38 @@ function checkStructure(bytes: Uint8Array) {
   return file;
 }
 
+/** What each page draws: every text with its font, size and position (the writer's `BT … Tm <hex> Tj ET`). */
+function drawnOps(file: string): TextOp[][] {
+  const fonts: StandardFont[] = ['Helvetica', 'Helvetica-Bold', 'Courier'];
+  return [...file.matchAll(/stream\n([\s\S]*?)\nendstream/g)].map(([, body]) =>
+    [
+      ...inflateSync(Buffer.from(body!, 'latin1'))
+        .toString('latin1')
+        .matchAll(/\/F(\d) ([\d.]+) Tf [\d.]+ g 1 0 0 1 ([\d.]+) ([\d.]+) Tm <([0-9A-F]*)> Tj/g),
+    ].map(([, f, size, x, y, hex]) => ({
+      font: fonts[Number(f) - 1]!,
+      size: Number(size),
+      x: Number(x),
+      y: Number(y),
+      text: Buffer.from(hex!, 'hex').toString('latin1'),
+    })),
+  );
+}
+
+/** Texts drawn on one line that run into each other or past the page's right margin (`a | b`). */
+function collisions(pages: TextOp[][], right: number): string[] {
+  const out: string[] = [];
+  for (const ops of pages)
+    for (const a of ops) {
+      const end = a.x + textWidth(a.text, a.font, a.size);
+      if (end > right) out.push(`${a.text} | page edge`);
+      for (const b of ops)
+        if (b !== a && Math.abs(b.y - a.y) < Math.max(a.size, b.size) * 0.8 && b.x >= a.x && b.x < end + 3)
+          out.push(`${a.text} | ${b.text}`);
+    }
+  return out;
+}
+
 /** The text a page draws: every `<hex> Tj` of its deflated content stream. */
 function drawnText(file: string): string[] {
   const out: string[] = [];
@@ -91,6 +123,7 @@ describe('pdf writer', () => {
       amountMinor: 10_000 + i,
       feeMinor: 100,
       availableAfter: 1_000_000 + i,
+      pendingAfter: 0,
     });
     const totals = { count: 120, amount: 1_200_000, fee: 12_000, net: 1_188_000, availableChange: 1_188_000 };
     const s = {
@@ -101,6 +134,7 @@ describe('pdf writer', () => {
       to: '2026-11-01T00:00:00.000Z',
       currency: 'PKR',
       mode: 'test',
+      status: 'final',
       digest: 'f'.repeat(64),
       opening: { available: 0, pending: 0 },
       closing: { available: 1_188_000, pending: 0 },
@@ -117,5 +151,20 @@ describe('pdf writer', () => {
     expect(text).toContain('available 11880.00   pending 0.00');
     expect(text).toContain('payment pay_119');
     expect(doc.getSubject()).toBe(`sha256=${s.digest}`);
+    // Every heading and cell clear of its neighbours (at least 3 pt apart) and inside the right margin.
+    expect(collisions(drawnOps(file), 595.28 - 40)).toEqual([]);
+
+    // Empty, the month to date: both sections say so, the days covered are spelt out, nothing runs into anything.
+    const zero = { count: 0, amount: 0, fee: 0, net: 0, availableChange: 0, pendingChange: 0 };
+    const empty = { ...s, status: 'provisional', period: '2026-11', from: '2026-11-01T00:00:00.000Z', to: '2026-11-28T23:40:05.120Z' };
+    const emptyFile = checkStructure(await statementPdf({ ...empty, byType: [], totals: zero } as Statement, new Date()));
+    expect(drawnText(emptyFile)).toEqual(
+      expect.arrayContaining([
+        'No movements in this period.',
+        'No movements from 2026-11-01T00:00:00.000Z to 2026-11-28T23:40:05.120Z: the opening balance is the closing balance.',
+        'PKR, test mode: 1-28 November 2026 (UTC), to 23:40 UTC on 28 November: provisional',
+      ]),
+    );
+    expect(collisions(drawnOps(emptyFile), 595.28 - 40)).toEqual([]);
   });
 });
