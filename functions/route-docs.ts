@@ -550,8 +550,8 @@ export const routeDocs = {
   },
   dashboardStatements: {
     summary:
-      'Dashboard: monthly statements of the month to date (provisional, today included) and the closed months since the ' +
-      'merchant was created (at most a year), per currency: CSV and PDF, each with the days it covers.',
+      'Dashboard: monthly statements per currency: the month to date (provisional, today included) and the closed months ' +
+      'since the merchant was created (at most a year), as CSV and PDF, each with the days it covers.',
     doc: { tag: 'Dashboard', success: { status: 200, schema: 'html' } },
   },
   dashboardStatementCsv: {
