@@ -67,6 +67,12 @@ export class HttpProblem extends Error {
   }
 }
 
+/** What to check when a body signature is missing or wrong (the problem's `hint`; docs/merchant-guide.md, Errors). */
+export const signatureHint =
+  'The body signature is MD5 over the body members except `signature` (null and "" dropped, sorted by key, ' +
+  'joined as k=v&k=v) followed by &key=<secret key>, using the sk_test_ or sk_live_ secret issued with the Svc-API-Key ' +
+  'you sent. Guide: /docs/signing (or let the SDK sign).';
+
 export const problems = {
   badRequest: (detail: string, errors?: FieldErrors, code?: string) =>
     new HttpProblem(400, detail, { ...(errors ? { errors } : {}), ...(code ? { code } : {}) }),
@@ -74,13 +80,13 @@ export const problems = {
   unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: string) =>
     new HttpProblem(401, detail, code ? { code } : {}),
   /** docs/merchant-guide.md, Signing a request body: the body's MD5 `signature` does not match. */
-  signatureMismatch: () =>
-    new HttpProblem(401, 'signature mismatch', {
-      code: 'signature_mismatch',
-      hint:
-        'The body signature is MD5 over the body members except `signature` (null and "" dropped, sorted by key, ' +
-        'joined as k=v&k=v) followed by &key=<secret key>, using the sk_test_ or sk_live_ secret issued with the Svc-API-Key ' +
-        'you sent. Guide: /docs/signing (or let the SDK sign).',
+  signatureMismatch: () => new HttpProblem(401, 'signature mismatch', { code: 'signature_mismatch', hint: signatureHint }),
+  /** A signed route's body without a `signature` member: "required", with the recipe, not a format complaint. */
+  signatureRequired: () =>
+    new HttpProblem(400, 'The signature field is required: this endpoint takes a signed body.', {
+      code: 'invalid_signature',
+      errors: { signature: ['required'] },
+      hint: signatureHint,
     }),
   forbidden: (detail: string, code?: string) => new HttpProblem(403, detail, code ? { code } : {}),
   /** Stable `code` so integrations can tell a suspension from a missing scope. */

@@ -31,7 +31,14 @@ describe('request pipeline', () => {
 
     const malformed = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body: { ...body, signature: 'ABC' } });
     expect(malformed.status).toBe(400);
-    expect(malformed.json.errors.signature).toBeDefined();
+    expect(malformed.json.errors.signature).toEqual(['must be 32 lowercase hexadecimal characters (MD5, see the signature recipe)']);
+
+    // No signature at all: "required", with the recipe, not a complaint about its format.
+    const unsigned = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body });
+    expect(unsigned.status).toBe(400);
+    expect(unsigned.json).toMatchObject({ code: 'invalid_signature', errors: { signature: ['required'] } });
+    expect(unsigned.json.detail).toBe('The signature field is required: this endpoint takes a signed body.');
+    expect(unsigned.json.hint).toMatch(/MD5 over the body members.*\/docs\/signing/);
     expect((await listJournals(m.merchantId, 'test')).length).toBe(1);
   });
 
