@@ -67,6 +67,22 @@ export class HttpProblem extends Error {
   }
 }
 
+/** A path that repeats the version prefix, as a client whose base URL already ends in `/Gateway/v1` sends it. */
+export const doubledVersionPrefix = /\/Gateway\/v\d+\/Gateway\/v\d+(?:\/|$)/i;
+
+export const doubledVersionPrefixDetail =
+  'No such endpoint: the path repeats /Gateway/v1 (…/Gateway/v1/Gateway/v1/…). The base URL you configured already ends ' +
+  'in /Gateway/v1: set it to the part before /Gateway/v1 (e.g. http://localhost:3000); the SDK and the paths of the ' +
+  'reference add /Gateway/v1 themselves.';
+
+/**
+ * The `detail` of the 404 for a path no route serves, answered before any Lambda runs: by the local server per request,
+ * and by API Gateway (its MISSING_AUTHENTICATION_TOKEN response, and a mock method under each `/Gateway/v{n}/Gateway`,
+ * infra/route-stack.ts, since a gateway response cannot look at the path).
+ */
+export const unknownEndpointDetail = (path: string): string =>
+  doubledVersionPrefix.test(path) ? doubledVersionPrefixDetail : 'No such endpoint.';
+
 /** What to check when a body signature is missing or wrong (the problem's `hint`; docs/merchant-guide.md, Errors). */
 export const signatureHint =
   'The body signature is MD5 over the body members except `signature` (null and "" dropped, sorted by key, ' +
