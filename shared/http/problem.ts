@@ -1,3 +1,4 @@
+import type { ErrorCode } from '#shared/domain/error-codes.ts';
 import type { DomainError, ErrorCategory } from '#shared/domain/errors.ts';
 /**
  * Problem details (RFC 9457; docs/merchant-guide.md, Errors). Every error a merchant sees is one of these: `type` is
@@ -22,7 +23,7 @@ const statusInfo: Record<number, { title: string; type: string }> = {
 };
 
 /** The `code` of a problem that names none: one per status. */
-export const defaultCodes: Record<number, string> = {
+export const defaultCodes: Record<number, ErrorCode> = {
   400: 'invalid_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -54,7 +55,7 @@ export class HttpProblem extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
-    readonly extensions: { errors?: FieldErrors; headers?: Record<string, string>; [key: string]: unknown } = {},
+    readonly extensions: { errors?: FieldErrors; headers?: Record<string, string>; code?: ErrorCode; [key: string]: unknown } = {},
   ) {
     super(detail);
   }
@@ -90,10 +91,10 @@ export const signatureHint =
   'you sent. Guide: /docs/signing (or let the SDK sign).';
 
 export const problems = {
-  badRequest: (detail: string, errors?: FieldErrors, code?: string) =>
+  badRequest: (detail: string, errors?: FieldErrors, code?: ErrorCode) =>
     new HttpProblem(400, detail, { ...(errors ? { errors } : {}), ...(code ? { code } : {}) }),
   /** One body for a missing, malformed, unknown, revoked or expired key (docs/merchant-guide.md, Keys and modes). */
-  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: string) =>
+  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: ErrorCode) =>
     new HttpProblem(401, detail, code ? { code } : {}),
   /** docs/merchant-guide.md, Signing a request body: the body's MD5 `signature` does not match. */
   signatureMismatch: () => new HttpProblem(401, 'signature mismatch', { code: 'signature_mismatch', hint: signatureHint }),
@@ -104,7 +105,7 @@ export const problems = {
       errors: { signature: ['required'] },
       hint: signatureHint,
     }),
-  forbidden: (detail: string, code?: string) => new HttpProblem(403, detail, code ? { code } : {}),
+  forbidden: (detail: string, code?: ErrorCode) => new HttpProblem(403, detail, code ? { code } : {}),
   /** Stable `code` so integrations can tell a suspension from a missing scope. */
   merchantSuspended: () =>
     new HttpProblem(
@@ -112,10 +113,11 @@ export const problems = {
       'The merchant account is suspended: no payments, payouts, settlements or refunds are accepted until it is reactivated.',
       { code: 'merchant_suspended' },
     ),
-  conflict: (detail: string, code?: string) => new HttpProblem(409, detail, code ? { code } : {}),
+  conflict: (detail: string, code?: ErrorCode) => new HttpProblem(409, detail, code ? { code } : {}),
   tooLarge: (limit: number) => new HttpProblem(413, `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () => new HttpProblem(415, 'POST bodies must be sent with Content-Type: application/json.'),
-  unprocessable: (detail: string, extensions: { code?: string; [key: string]: unknown } = {}) => new HttpProblem(422, detail, extensions),
+  unprocessable: (detail: string, extensions: { code?: ErrorCode; [key: string]: unknown } = {}) =>
+    new HttpProblem(422, detail, extensions),
   tooManyRequests: (detail: string, retryAfterSeconds: number) =>
     new HttpProblem(429, detail, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
   internal: () => new HttpProblem(500, 'An internal error occurred. Quote the traceId to support.'),
