@@ -67,4 +67,3 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
-export const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(errorCodes, code);

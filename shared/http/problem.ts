@@ -69,7 +69,7 @@ export class HttpProblem extends Error {
 }
 
 /** A path that repeats the version prefix, as a client whose base URL already ends in `/Gateway/v1` sends it. */
-export const doubledVersionPrefix = /\/Gateway\/v\d+\/Gateway\/v\d+(?:\/|$)/i;
+const doubledVersionPrefix = /\/Gateway\/v\d+\/Gateway\/v\d+(?:\/|$)/i;
 
 export const doubledVersionPrefixDetail =
   'No such endpoint: the path repeats /Gateway/v1 (…/Gateway/v1/Gateway/v1/…). The base URL you configured already ends ' +
