@@ -699,6 +699,7 @@ export interface InitiateCheckoutParams {
   /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   currency?: null | "" | string;
+  /** What is paid for: letters, digits and spaces only (A-Z, a-z, 0-9 and space: no commas, dots or other signs), 1-200 characters, e.g. "Blue shirt size M". */
   description: string;
   customerRef?: null | "" | {
     name?: string | null;
@@ -709,6 +710,7 @@ export interface InitiateCheckoutParams {
     estimatedDays?: string | null;
   };
   orderRef: {
+    /** Your reference, unique per merchant and mode: letters and digits only (A-Z, a-z, 0-9: no dashes, spaces or other signs), at most 100 characters, e.g. "ORDER1001" (not "ORDER-1001"). */
     orderRef: string;
     discount?: string | null;
     tax?: string | null;
@@ -731,6 +733,7 @@ export interface CreatePaymentLinkParams {
   minAmount?: null | "" | number;
   maxAmount?: null | "" | number;
   currency?: null | "" | string;
+  /** What is paid for: letters, digits and spaces only (A-Z, a-z, 0-9 and space: no commas, dots or other signs), 1-200 characters, e.g. "Blue shirt size M". */
   description: string;
   maxQuantity?: null | "" | number;
   maxPayments?: null | "" | number;
@@ -883,6 +886,7 @@ export interface DepositParams {
   walletProvider?: null | "" | 1 | 2;
   paymentMethod?: null | "" | 1 | 2;
   currency?: null | "" | string;
+  /** What is paid for: letters, digits and spaces only (A-Z, a-z, 0-9 and space: no commas, dots or other signs), 1-200 characters, e.g. "Blue shirt size M". */
   description: string;
   callbackUrl?: null | "" | string;
   intentType?: null | "" | "deposit";
@@ -895,6 +899,7 @@ export interface DepositParams {
     estimatedDays?: string | null;
   };
   orderRef: {
+    /** Your reference, unique per merchant and mode: letters and digits only (A-Z, a-z, 0-9: no dashes, spaces or other signs), at most 100 characters, e.g. "ORDER1001" (not "ORDER-1001"). */
     orderRef: string;
     discount?: string | null;
     tax?: string | null;
@@ -912,6 +917,7 @@ export interface WithdrawParams {
   /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   currency: string;
+  /** What is paid for: letters, digits and spaces only (A-Z, a-z, 0-9 and space: no commas, dots or other signs), 1-200 characters, e.g. "Blue shirt size M". */
   description: string;
   intentType?: null | "" | "withdrawal";
   autoProcessPayout?: boolean | null;
@@ -928,6 +934,7 @@ export interface WithdrawParams {
     phone?: null | "" | string;
   };
   orderRef: {
+    /** Your reference, unique per merchant and mode: letters and digits only (A-Z, a-z, 0-9: no dashes, spaces or other signs), at most 100 characters, e.g. "ORDER1001" (not "ORDER-1001"). */
     orderRef: string;
     discount?: string | null;
     tax?: string | null;
