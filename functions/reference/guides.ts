@@ -1,4 +1,6 @@
+import { errorCodes } from '#shared/domain/error-codes.ts';
 import { descriptionRule, orderRefRule } from '#shared/domain/references.ts';
+import { escapeHtml } from '#shared/http/pages.ts';
 import sdkPackage from '../../sdk/node/package.json' with { type: 'json' };
 
 /**
@@ -218,6 +220,17 @@ stable <code>code</code> to branch on, a human <code>detail</code>, and the <cod
 support.</td></tr>
 </tbody></table>
 <p>The reference lists, for every operation, each status it can answer.</p>
+<h2 id="codes">Every code</h2>
+<table><thead><tr><th>Code</th><th>Meaning</th></tr></thead><tbody>
+${Object.entries(errorCodes)
+  .map(
+    ([code, meaning]) => `<tr><td><code>${code}</code></td><td>${escapeHtml(meaning).replace(/`([^`]+)`/g, '<code>$1</code>')}</td></tr>`,
+  )
+  .join('\n')}
+</tbody></table>
+<p>The SDK adds two of its own: <code>redirect_refused</code> (the gateway answered with a redirect, never followed: check
+<code>baseUrl</code>) and <code>connection_failed</code> (<code>GatewayConnectionError</code>: nothing answered at the URL
+it names).</p>
 `,
   },
   'payment-links': {

@@ -81,6 +81,14 @@ describe('error codes the documents name', () => {
     ).toEqual([]);
   });
 
+  it('the /docs Errors guide and the reference list every code of the catalogue', () => {
+    const listed = [...guides.errors!.html.matchAll(/<tr><td><code>([a-z_]+)<\/code><\/td>/g)].map((m) => m[1]);
+    expect(listed).toEqual(Object.keys(errorCodes));
+    const openapi = JSON.parse(read('docs/openapi.json'));
+    const described: string = openapi.components.schemas.Problem.properties.code.description;
+    for (const code of Object.keys(errorCodes)) expect(described, code).toContain(`\`${code}\``);
+  });
+
   it('finds the codes where the documents list them', () => {
     expect(namedCodes(read('sdk/node/README.md'), [/^## Errors$/m])).toEqual(
       expect.arrayContaining(['signature_mismatch', 'insufficient_balance', 'connection_failed']),
