@@ -25,9 +25,10 @@ export const targets = {
  */
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // ipaddr.js (13 kB, the callbackUrl address rule) over the HTTP pipeline, zod and the live wallet adapters;
-  // withdraw also the payout domain, bank codes and the live payout rail (docs/scaling.md).
+  // withdraw also the payout domain, bank codes and the live payout rail (docs/scaling.md); issue 38: +0.6 kB, the 400
+  // that names an orderRef's characters at fault and the missing signature's recipe.
   deposit: 308_800,
-  withdraw: 326_000,
+  withdraw: 327_000,
   // The dashboard's areas (functions/dashboard/routes.ts; one Lambda for all of them was 571 kB): each
   // bundles its own services and views over the 245 kB every dashboard page carries (the AWS SDK, the
   // logger and metrics, the page frame). Links: the QR encoder that draws a link's code inline (23 kB);
@@ -36,7 +37,7 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   dashboardLinks: 310_900,
   dashboardPayouts: 336_600,
   // Settlements: a settlement's movements carry their running balance from the nearer balance checkpoint (issue 28).
-  dashboardSettlements: 327_100,
+  dashboardSettlements: 327_300, // issue 38: the missing-signature problem with its recipe (+50 bytes)
   dashboardDevelopers: 335_600,
   // Balance: the statements page and CSV, whose month to date reads today's journals with the live wallet (issue 38; 300.05 kB).
   dashboardBalance: 300_800,

@@ -44,6 +44,8 @@ import {
   RouteStack,
   routeStackOf,
   secretsFor,
+  versionRootsOf,
+  doubledPrefixProblem,
 } from '#infra/route-stack.ts';
 import { Observability } from '#infra/observability.ts';
 
@@ -332,6 +334,7 @@ export class PaymentGatewayStack extends Stack {
       this.api.latestDeployment!.addToLogicalId({
         stack: name,
         routes: routes.map((r) => ({ method: r.method, paths: resourcePaths(r), fn: r.lambda ?? r.id })),
+        doubledPrefixAnswers: versionRootsOf(routes).map((root) => [root, doubledPrefixProblem.detail]),
       });
     }
     this.routeStacks = routeStacks;

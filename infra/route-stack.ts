@@ -1,6 +1,14 @@
 import { join } from 'node:path';
 import { CfnParameter, Duration, NestedStack, Validations } from 'aws-cdk-lib';
-import { type IRestApi, LambdaIntegration, ResponseTransferMode, RestApi, Stage } from 'aws-cdk-lib/aws-apigateway';
+import {
+  type IRestApi,
+  LambdaIntegration,
+  MockIntegration,
+  PassthroughBehavior,
+  ResponseTransferMode,
+  RestApi,
+  Stage,
+} from 'aws-cdk-lib/aws-apigateway';
 import { ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -10,6 +18,8 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct, IConstruct } from 'constructs';
 import { lambdaGroups, streamingTimeoutSeconds, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
 import { type PartitionFamily, partitionPrefixes } from '#shared/store/keys.ts';
+import { doubledVersionPrefixDetail, HttpProblem } from '#shared/http/problem.ts';
+import { securityHeaders } from '#shared/http/middlewares.ts';
 import { repoRoot } from '#infra/bundling.ts';
 import { GatewayFunction } from '#infra/gateway-function.ts';
 import { lambdaModuleOf } from '#infra/dashboard-lambdas.ts';
@@ -272,6 +282,47 @@ export function addRouteFunctions(
   return functions;
 }
 
+/** The `/Gateway/v{n}` roots the routes' resources hang under (infra/route-stack.ts resourcePaths). */
+export const versionRootsOf = (routes: readonly Route[]): string[] => [
+  ...new Set(routes.flatMap(resourcePaths).flatMap((path) => /^\/Gateway\/v\d+(?=\/)/.exec(path)?.[0] ?? [])),
+];
+
+/** The problem a path that repeats the version prefix answers (shared/http/problem.ts unknownEndpointDetail). */
+export const doubledPrefixProblem = new HttpProblem(404, doubledVersionPrefixDetail);
+
+/**
+ * `/Gateway/v1/Gateway/…`, what a client whose base URL already ends in /Gateway/v1 sends: a mock method (no Lambda)
+ * answers the 404 problem that says so. API Gateway's own 404 (MISSING_AUTHENTICATION_TOKEN, infra/gateway-stack.ts)
+ * cannot look at the path: a gateway response template is plain substitution, not VTL.
+ */
+export function addDoubledPrefixAnswer(api: IRestApi, versionRoot: string): void {
+  const headers: Record<string, string> = {
+    'Content-Type': "'application/problem+json'",
+    'Svc-Trace-Id': 'context.requestId',
+    ...Object.fromEntries(Object.entries(securityHeaders).map(([name, value]) => [name, `'${value}'`])),
+  };
+  const integration = new MockIntegration({
+    // Whatever the body, the mock answers the one response below.
+    passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
+    requestTemplates: { 'application/json': '{"statusCode": 404}' },
+    integrationResponses: [
+      {
+        statusCode: '404',
+        responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, value])),
+        responseTemplates: { 'application/json': JSON.stringify(doubledPrefixProblem.body('$context.requestId')) },
+      },
+    ],
+  });
+  api.root.resourceForPath(`${versionRoot}/Gateway/{proxy+}`).addMethod('ANY', integration, {
+    methodResponses: [
+      {
+        statusCode: '404',
+        responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true])),
+      },
+    ],
+  });
+}
+
 export interface RouteStackProps {
   readonly restApi: RestApi;
   readonly stageName: string;
@@ -306,5 +357,6 @@ export class RouteStack extends NestedStack {
     // would make the stage (which depends on these methods) and this stack depend on each other.
     api.deploymentStage = Stage.fromStageAttributes(this, 'Stage', { stageName, restApi: api }) as Stage;
     this.functions = addRouteFunctions(this, api, routes, { ...shared, table }, 'TableArn', minute);
+    for (const root of versionRootsOf(routes)) addDoubledPrefixAnswer(api, root);
   }
 }

@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jobList } from '#functions/jobs.ts';
+import { guides } from '#functions/reference/guides.ts';
 import { lambdaGroups, routeList } from '#functions/routes.ts';
+import { descriptionRule, orderRefRule } from '#shared/domain/references.ts';
 import { apiDocsPath, renderApiDocs, repoRoot } from '../scripts/docs.ts';
 
 describe('docs/api.md', () => {
@@ -57,4 +59,29 @@ describe('figures quoted in the docs', () => {
       for (const q of quoted) expect(q, `${file}: ${what}`).toEqual(values);
     }
   });
+});
+
+describe('the field formats a shop trips over, stated before the first failure', () => {
+  const openapi = JSON.parse(readFileSync(resolve(repoRoot, 'docs/openapi.json'), 'utf8'));
+  const body = (path: string) => openapi.paths[path].post.requestBody.content['application/json'].schema.properties;
+
+  it('the Quick start states the description and orderRef rules, with an example of each mistake', () => {
+    const html = guides['quick-start']!.html;
+    const formats = html.slice(html.indexOf('id="field-formats"'), html.indexOf('<h2>3.'));
+    expect(formats).toContain(descriptionRule.text);
+    expect(formats).toContain(orderRefRule.text);
+    expect(formats).toContain('not <code>Blue shirt, size M.</code>');
+    expect(formats).toContain('not\n<code>ORDER-1001</code>');
+    // Before the first request the guide has the merchant send.
+    expect(html.indexOf('id="field-formats"')).toBeLessThan(html.indexOf('curl -X POST'));
+  });
+
+  it.each(['/Gateway/v1/Payment/initiate-checkout', '/Gateway/v1/Payment/deposit', '/Gateway/v1/Payment/withdraw'])(
+    'the reference of %s describes them in words beside the pattern',
+    (path) => {
+      const properties = body(path);
+      expect(properties.orderRef.properties.orderRef.description).toContain(orderRefRule.text);
+      if (properties.description) expect(properties.description.description).toContain(descriptionRule.text);
+    },
+  );
 });

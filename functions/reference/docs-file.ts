@@ -15,7 +15,7 @@ const files: Record<string, () => SiteResult> = {
   'favicon.svg': () => ({ status: 200, contentType: 'image/svg+xml', body: faviconSvg, cache: 'public, max-age=86400' }),
 };
 
-export const handler = siteHandler(routes.docsFile, ({ name = '' }) => {
+export const handler = siteHandler(routes.docsFile, ({ path: { name = '' }, serverUrl }) => {
   const file = Object.hasOwn(files, name) ? files[name]! : undefined;
   if (file) return file();
   const guide = Object.hasOwn(guides, name) ? guides[name]! : undefined;
@@ -23,7 +23,12 @@ export const handler = siteHandler(routes.docsFile, ({ name = '' }) => {
     return {
       status: 200,
       contentType: html,
-      body: page({ title: guide.title, base: '', body: `<main class="guide">${guide.html}</main>` }),
+      body: page({
+        title: guide.title,
+        base: '',
+        serverUrl,
+        body: `<main class="guide">${guide.html.replaceAll('{{serverUrl}}', escapeHtml(serverUrl))}</main>`,
+      }),
     };
   return {
     status: 404,

@@ -1,15 +1,27 @@
+import { errorCodes } from '#shared/domain/error-codes.ts';
+import { descriptionRule, orderRefRule } from '#shared/domain/references.ts';
+import { escapeHtml } from '#shared/http/pages.ts';
+import sdkPackage from '../../sdk/node/package.json' with { type: 'json' };
+
 /**
  * The guides of the developer site (/docs/{slug}), as HTML fragments. Short and practical: the
  * full rules are in docs/merchant-guide.md and the API reference (/docs); these pages get a
  * merchant from a key to a paid sandbox checkout with a verified webhook.
  */
+/**
+ * Where `npm run sdk:pack` (sdk/node/scripts/pack.ts) writes the tarball, relative to the repository: `npm pack` names it
+ * after the package's name and version.
+ */
+export const sdkTarball = `sdk/node/${sdkPackage.name.replace(/^@/, '').replace('/', '-')}-${sdkPackage.version}.tgz`;
+
+/** `{{serverUrl}}` in a guide is the base URL of the gateway serving it (functions/reference/docs-file.ts). */
 export const guides: Record<string, { title: string; html: string }> = {
   'quick-start': {
     title: 'Quick start',
     html: `
 <h1>Quick start</h1>
-<p>From test keys to a paid sandbox checkout and a verified webhook. Everything below runs against the
-local stack (<code>npm start</code>, <code>http://localhost:3000</code>) or a deployment's API URL.</p>
+<p>From test keys to a paid sandbox checkout and a verified webhook. Everything below runs against this gateway,
+<code>{{serverUrl}}</code> (the server showing this page; <code>npm start</code> serves one on <code>http://localhost:3000</code>).</p>
 <h2>1. Get test keys</h2>
 <p>The operator creates your merchant and gives you, per mode, an API key <code>pk_test_…</code>, a secret key
 <code>sk_test_…</code> and a webhook signing secret <code>whsec_…</code>. Each is shown once. Locally:</p>
@@ -17,17 +29,28 @@ local stack (<code>npm start</code>, <code>http://localhost:3000</code>) or a de
 --json</code></pre>
 <p>Keep the secret key and the webhook secret on your server: never in a browser or an app.</p>
 <h2>2. Install the SDK</h2>
-<pre><code>npm run sdk:pack            # in the gateway repository: builds svc-gateway-node-*.tgz
-npm install ./svc-gateway-node-0.1.0.tgz</code></pre>
+<p>The SDK is built from the gateway repository (it is not on the public registry yet). There, run:</p>
+<pre><code>npm run sdk:pack</code></pre>
+<p>It prints the tarball's path, <code>&lt;gateway repository&gt;/${sdkTarball}</code>. In your project, install that path:</p>
+<pre><code>npm install /path/to/gateway/${sdkTarball}</code></pre>
 <pre><code>import { Gateway } from '@svc-gateway/node';
-const gateway = new Gateway({ apiKey: 'pk_test_…', secretKey: 'sk_test_…', baseUrl: 'http://localhost:3000' });
+const gateway = new Gateway({ apiKey: 'pk_test_…', secretKey: 'sk_test_…', baseUrl: '{{serverUrl}}' });
 const checkout = await gateway.checkouts.create({
   amount: 1500, currency: 'PKR', description: 'Order 1001', orderRef: { orderRef: 'ORDER1001' },
 });
 console.log(checkout.checkoutUrl); // send the customer here</code></pre>
-<p>The SDK signs the body, adds an <code>Idempotency-Key</code> to every POST and retries safely.</p>
+<p>The SDK signs the body, adds an <code>Idempotency-Key</code> to every POST and retries safely. <code>baseUrl</code> is the
+gateway's root: the SDK adds <code>/Gateway/v1</code> itself.</p>
+<p id="field-formats"><strong>Two formats to get right first time</strong> (anything else is a <code>400</code> naming the field
+and the characters at fault):</p>
+<ul>
+<li><code>description</code>: ${descriptionRule.text}. <code>Blue shirt size M</code>, not <code>Blue shirt, size M.</code></li>
+<li><code>orderRef.orderRef</code>: ${orderRefRule.text}, and unique per merchant and mode. <code>ORDER1001</code>, not
+<code>ORDER-1001</code> or <code>order_1001</code>.</li>
+<li><code>amount</code>: a decimal in the currency's major unit (<code>1500</code> is PKR 1,500.00); a checkout's is greater than 10.</li>
+</ul>
 <h2>3. Or call the API directly</h2>
-<pre><code>curl -X POST http://localhost:3000/Gateway/v1/Payment/initiate-checkout \\
+<pre><code>curl -X POST {{serverUrl}}/Gateway/v1/Payment/initiate-checkout \\
   -H 'Svc-API-Key: pk_test_…' -H 'Content-Type: application/json' -H 'Idempotency-Key: order-1001' \\
   -d '{"amount":1500,"currency":"PKR","description":"Order 1001","orderRef":{"orderRef":"ORDER1001"},"signature":"…"}'</code></pre>
 <p>The <code>signature</code> is computed with your secret key: see <a href="signing">Signing requests</a>.</p>
@@ -197,6 +220,17 @@ stable <code>code</code> to branch on, a human <code>detail</code>, and the <cod
 support.</td></tr>
 </tbody></table>
 <p>The reference lists, for every operation, each status it can answer.</p>
+<h2 id="codes">Every code</h2>
+<table><thead><tr><th>Code</th><th>Meaning</th></tr></thead><tbody>
+${Object.entries(errorCodes)
+  .map(
+    ([code, meaning]) => `<tr><td><code>${code}</code></td><td>${escapeHtml(meaning).replace(/`([^`]+)`/g, '<code>$1</code>')}</td></tr>`,
+  )
+  .join('\n')}
+</tbody></table>
+<p>The SDK adds two of its own: <code>redirect_refused</code> (the gateway answered with a redirect, never followed: check
+<code>baseUrl</code>) and <code>connection_failed</code> (<code>GatewayConnectionError</code>: nothing answered at the URL
+it names).</p>
 `,
   },
   'payment-links': {

@@ -57,14 +57,39 @@ function render(): Middleware {
   };
 }
 
+const hostShape = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The base URL of the gateway serving this request, to show on the site (the reference's server, the guides' samples):
+ * API Gateway's domain name (or the Host header locally), the scheme it was called with, and the stage prefix the
+ * request path carries (`/prod` on an execute-api URL, nothing on a custom domain or locally). A host of any other
+ * shape falls back to PUBLIC_BASE_URL.
+ */
+export function servingBaseUrl(event: APIGatewayProxyEvent): string {
+  const header = (name: string) => Object.entries(event.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
+  const host = event.requestContext?.domainName || header('host');
+  const fallback = (process.env.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
+  if (!host || !hostShape.test(host)) return fallback;
+  const forwarded = header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  const scheme = forwarded === 'https' || forwarded === 'http' ? forwarded : process.env.AWS_LAMBDA_FUNCTION_NAME ? 'https' : 'http';
+  const full = event.requestContext?.path ?? event.path;
+  const prefix = full && event.path && full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
+  return `${scheme}://${host}${/^(?:\/[A-Za-z0-9_-]+)*$/.test(prefix) ? prefix : ''}`;
+}
+
+/** What a site page is given: its path parameters and the base URL of the gateway serving it. */
+export interface SiteRequest {
+  path: Record<string, string>;
+  serverUrl: string;
+}
+
 /** A public GET: trace id and access log (the JSON pipeline's), then `fn`. */
-export function siteHandler(route: RouteDefinition, fn: (path: Record<string, string>) => SiteResult | Promise<SiteResult>) {
+export function siteHandler(route: RouteDefinition, fn: (request: SiteRequest) => SiteResult | Promise<SiteResult>) {
   return httpBase<SiteResult>(route)
     .use(render())
-    .handler(async (event) => fn((event.pathParameters ?? {}) as Record<string, string>)) as unknown as (
-    event: APIGatewayProxyEvent,
-    context: Context,
-  ) => Promise<APIGatewayProxyResult>;
+    .handler(async (event) =>
+      fn({ path: (event.pathParameters ?? {}) as Record<string, string>, serverUrl: servingBaseUrl(event) }),
+    ) as unknown as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 }
 
 /** The guides, in the order of the navigation. Content: ./guides.ts. */
@@ -81,8 +106,11 @@ export const guideNav = [
  * One page of the site. `base` is the relative way to /docs/ from the page: '' on /docs/{name},
  * 'docs/' on /docs itself (relative links keep working under a stage prefix).
  */
-export function page(options: { title: string; base: string; body: string; reference?: boolean }): string {
+export function page(options: { title: string; base: string; body: string; reference?: boolean; serverUrl?: string }): string {
   const { title, base, body } = options;
+  const server = options.serverUrl
+    ? `\n  <p class="server">API base URL <code id="server-url">${escapeHtml(options.serverUrl)}</code></p>`
+    : '';
   const nav = [
     `<a href="${base ? 'docs' : '../docs'}"${options.reference ? ' aria-current="page"' : ''}>API reference</a>`,
     ...guideNav.map((g) => `<a href="${base}${g.slug}"${g.title === title ? ' aria-current="page"' : ''}>${escapeHtml(g.title)}</a>`),
@@ -101,7 +129,7 @@ export function page(options: { title: string; base: string; body: string; refer
   <strong class="brand">Svc Payment Gateway · Developers</strong>
   <nav aria-label="Developer documentation">
       ${nav}
-  </nav>
+  </nav>${server}
 </header>
 ${body}
 </body>
@@ -124,6 +152,7 @@ header.site .brand{font-size:1rem}
 header.site nav{display:flex;flex-wrap:wrap;gap:.25rem .9rem}
 header.site a{color:#0a58ca;text-decoration:none}
 header.site a[aria-current=page]{font-weight:600;text-decoration:underline}
+header.site .server{margin:0;font-size:.85rem;color:#57606a;overflow-wrap:anywhere}
 main.guide{max-width:46rem;margin:0 auto;padding:1.25rem 1rem 3rem}
 main.guide h1{font-size:1.7rem;margin:.5rem 0 1rem}
 main.guide h2{font-size:1.25rem;margin-top:2rem}
@@ -141,8 +170,11 @@ th,td{border:1px solid #d8dee4;padding:.35rem .6rem;text-align:left;vertical-ali
 export const siteJs = `(function () {
   var el = document.getElementById('reference');
   if (!el || !window.Scalar || typeof window.Scalar.createApiReference !== 'function') return;
+  var server = el.getAttribute('data-server-url');
   window.Scalar.createApiReference(el, {
     url: el.getAttribute('data-openapi-url'),
+    // The samples and the test client call the gateway serving this page, not the document's localhost default.
+    servers: server ? [{ url: server, description: 'This gateway (serving this page)' }] : undefined,
     withDefaultFonts: false,
     hideClientButton: false,
     // Nothing leaves this origin: no request proxy, no AI agent (it fetches a registry from scalar.com).

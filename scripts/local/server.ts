@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { routeList, type Route } from '#functions/routes.ts';
 import { securityHeaders } from '#shared/http/middlewares.ts';
-import { problemFor, problems } from '#shared/http/problem.ts';
+import { problemFor, problems, unknownEndpointDetail } from '#shared/http/problem.ts';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { defaultRateLimits, rateLimitSubject, windowCounter, type RateLimits } from '#shared/http/rate-limits.ts';
 import { streamingTimeoutSeconds } from '#shared/http/route.ts';
@@ -214,7 +214,7 @@ export function createLocalServer(routes: readonly Route[] = routeList, options:
         );
       }
       const match = matchRoute(compiled, req.method ?? 'GET', url.pathname);
-      if (!match) return send(res, gatewayProblem(404, 'No such endpoint.'));
+      if (!match) return send(res, gatewayProblem(404, unknownEndpointDetail(url.pathname)));
       if (match === 'bad-escape') return send(res, gatewayProblem(400, 'The request path holds a malformed percent-escape.'));
       const body = await readBody(req);
       if (body === 'too-large') return send(res, gatewayProblem(413, 'too large'));

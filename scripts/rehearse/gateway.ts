@@ -44,6 +44,36 @@ export function gatewayResponses(stacks: StackTemplate[]): GatewayAnswer {
   };
 }
 
+/**
+ * A MOCK integration's answer, as API Gateway gives it (no function runs): its integration response's status, the
+ * headers its response parameters map ('literal' or context.requestId) and its template with `$context.requestId`
+ * substituted. Only the one default integration response the templates hold (infra/route-stack.ts addDoubledPrefixAnswer).
+ */
+export function mockAnswer(integration: {
+  IntegrationResponses?: { StatusCode: string; ResponseParameters?: Record<string, string>; ResponseTemplates?: Record<string, string> }[];
+}): APIGatewayProxyResult {
+  const answer = integration.IntegrationResponses?.[0];
+  if (!answer) throw new Error('a MOCK integration without an integration response');
+  const requestId = randomUUID();
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.ResponseParameters ?? {})) {
+    headers[name.replace('method.response.header.', '')] = value === 'context.requestId' ? requestId : value.replace(/^'|'$/g, '');
+  }
+  const body = String(answer.ResponseTemplates?.['application/json'] ?? '').replaceAll('$context.requestId', requestId);
+  return { statusCode: Number(answer.StatusCode), headers, body };
+}
+
+/** The path pattern of a resource path with a greedy `{name+}` parameter (a MOCK method's: ANY method). */
+export const greedyPathPattern = (path: string): RegExp =>
+  new RegExp(
+    `^${path
+      .split('/')
+      .map((segment) =>
+        /^\{\w+\+\}$/.test(segment) ? '.+' : /^\{\w+\}$/.test(segment) ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
+      .join('/')}/?$`,
+  );
+
 /** A function as the API's methods invoke it (./runtime.ts LambdaFunction). */
 export interface Invocable {
   spec: { id: string };

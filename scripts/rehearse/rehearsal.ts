@@ -14,7 +14,7 @@ import { sleep } from '../local/modules.ts';
 import { compile, matchRoute, toProxyEvent } from '../local/server.ts';
 import { streamLoop } from '../local/streams.ts';
 import { RoleEvaluator, type TableSchema } from './iam.ts';
-import { gatewayResponses, invokeBehindGateway, streamBehindGateway } from './gateway.ts';
+import { gatewayResponses, greedyPathPattern, invokeBehindGateway, mockAnswer, streamBehindGateway } from './gateway.ts';
 import { startProxy, type Principal, type RunningProxy } from './proxy.ts';
 import { pollQueue } from './queue-mapping.ts';
 import { LambdaFunction } from './runtime.ts';
@@ -304,8 +304,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       return fn;
     };
 
-    // The API: every method of every stack, by the path its resources spell.
-    const routes = resourcesOf(stacks, 'AWS::ApiGateway::Method').map(({ stack, id, resource }) => {
+    // The API: every method of every stack, by the path its resources spell; MOCK methods answer without a function.
+    const mocks: { pattern: RegExp; answer: Parameters<typeof mockAnswer>[0] }[] = [];
+    const routes = resourcesOf(stacks, 'AWS::ApiGateway::Method').flatMap(({ stack, id, resource }) => {
       const segments: string[] = [];
       let parent: string = resolveIn(stack, resource.Properties.ResourceId);
       for (let depth = 0; parent !== 'root' && depth < 50; depth++) {
@@ -315,6 +316,10 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         parent = resolveIn(stack, r.Properties.ParentId);
       }
       const integration = resource.Properties.Integration ?? {};
+      if (integration.Type === 'MOCK') {
+        mocks.push({ pattern: greedyPathPattern(`/${segments.join('/')}`), answer: integration });
+        return [];
+      }
       return {
         route: { id, path: `/${segments.join('/')}`, method: resource.Properties.HttpMethod } as unknown as Route,
         fn: functionFor(stack, integration.Uri),
@@ -337,6 +342,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         if (!url.pathname.startsWith(`/${stage}/`)) return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', 403));
         const path = url.pathname.slice(stage.length + 1);
         const match = matchRoute(compiled, req.method ?? 'GET', path);
+        const mock = match ? undefined : mocks.find((m) => m.pattern.test(path));
+        if (mock) return send(mockAnswer(mock.answer));
         if (!match) return send(gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', 403));
         if (match === 'bad-escape') return send(gatewayAnswer('BAD_REQUEST_PARAMETERS', 400));
         const target = byRoute.get(match.route)!;

@@ -7,6 +7,8 @@
  * business_rule → 422 with its stable `code`, rate_limited → 429 with Retry-After,
  * unavailable → 503. Anything else that escapes a service is a bug and answers 500.
  */
+import type { ErrorCode } from './error-codes.ts';
+
 export type ErrorCategory =
   | 'invalid'
   | 'unauthenticated'
@@ -19,8 +21,8 @@ export type ErrorCategory =
   | 'unavailable';
 
 export interface DomainErrorOptions {
-  /** Stable machine-readable code (problem body `code`); merchants may branch on it. */
-  code?: string;
+  /** Stable machine-readable code (problem body `code`; one of ./error-codes.ts); merchants may branch on it. */
+  code?: ErrorCode;
   /** Field → messages, for `invalid` (problem body `errors`). */
   errors?: Record<string, string[]>;
   /** For `rate_limited` and `unavailable`: when to try again. */
@@ -30,7 +32,7 @@ export interface DomainErrorOptions {
 }
 
 export class DomainError extends Error {
-  readonly code: string | undefined;
+  readonly code: ErrorCode | undefined;
   readonly errors: Record<string, string[]> | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly field: string | undefined;
@@ -58,7 +60,7 @@ export const isRefusal = (error: unknown, ...categories: ErrorCategory[]): error
 
 /** A request the business rules refuse (422) with a stable `code`. */
 export class BusinessRuleError extends DomainError {
-  constructor(detail: string, code?: string) {
+  constructor(detail: string, code?: ErrorCode) {
     super('business_rule', detail, code ? { code } : {});
   }
 }
@@ -79,7 +81,7 @@ export class RateLimited extends DomainError {
 
 /** A concurrent change won; retrying the same request (same Idempotency-Key) is safe. */
 export class ConflictError extends DomainError {
-  constructor(detail: string, code = 'concurrent_update') {
+  constructor(detail: string, code: ErrorCode = 'concurrent_update') {
     super('conflict', detail, { code });
   }
 }

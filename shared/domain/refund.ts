@@ -5,6 +5,7 @@ import { holdFunds, journal, releaseHold } from './ledger.ts';
 import { fromMinor, toMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
 import type { WalletProviderId } from './providers.ts';
+import type { ErrorCode } from './error-codes.ts';
 
 /**
  * Refunds (docs/merchant-guide.md: Refunds; Transaction lookup). Pure rules: statuses, transitions, what is refundable.
@@ -142,7 +143,7 @@ export type RefundView = ReturnType<typeof refundView>;
 export function refundAmount(
   intent: RefundableIntent,
   requestedMinor: number | undefined,
-): { amountMinor: number } | { code: string; message: string } {
+): { amountMinor: number } | { code: ErrorCode; message: string } {
   const refusal = refundRefusal(intent);
   if (refusal) return { code: refusal.includes('already refunded') ? 'already_refunded' : 'not_refundable', message: refusal };
   const remaining = intent.amountMinor - reservedOf(intent);

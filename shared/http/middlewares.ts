@@ -306,6 +306,7 @@ export function validateAndVerify(route: RouteDefinition, schemas: Schemas): Mid
           throw problems.badRequest('The request body must be a JSON object.', { '(root)': ['must be an object'] });
         }
         const signature = (body as Record<string, unknown>).signature;
+        if (signature === undefined || signature === null || signature === '') throw problems.signatureRequired();
         if (typeof signature !== 'string' || !signatureShape.test(signature)) {
           throw problems.badRequest(
             'The signature field must be 32 lowercase hexadecimal characters.',

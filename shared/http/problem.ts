@@ -1,3 +1,4 @@
+import type { ErrorCode } from '#shared/domain/error-codes.ts';
 import type { DomainError, ErrorCategory } from '#shared/domain/errors.ts';
 /**
  * Problem details (RFC 9457; docs/merchant-guide.md, Errors). Every error a merchant sees is one of these: `type` is
@@ -22,7 +23,7 @@ const statusInfo: Record<number, { title: string; type: string }> = {
 };
 
 /** The `code` of a problem that names none: one per status. */
-export const defaultCodes: Record<number, string> = {
+export const defaultCodes: Record<number, ErrorCode> = {
   400: 'invalid_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -54,7 +55,7 @@ export class HttpProblem extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
-    readonly extensions: { errors?: FieldErrors; headers?: Record<string, string>; [key: string]: unknown } = {},
+    readonly extensions: { errors?: FieldErrors; headers?: Record<string, string>; code?: ErrorCode; [key: string]: unknown } = {},
   ) {
     super(detail);
   }
@@ -67,22 +68,44 @@ export class HttpProblem extends Error {
   }
 }
 
+/** A path that repeats the version prefix, as a client whose base URL already ends in `/Gateway/v1` sends it. */
+const doubledVersionPrefix = /\/Gateway\/v\d+\/Gateway\/v\d+(?:\/|$)/i;
+
+export const doubledVersionPrefixDetail =
+  'No such endpoint: the path repeats /Gateway/v1 (…/Gateway/v1/Gateway/v1/…). The base URL you configured already ends ' +
+  'in /Gateway/v1: set it to the part before /Gateway/v1 (e.g. http://localhost:3000); the SDK and the paths of the ' +
+  'reference add /Gateway/v1 themselves.';
+
+/**
+ * The `detail` of the 404 for a path no route serves, answered before any Lambda runs: by the local server per request,
+ * and by API Gateway (its MISSING_AUTHENTICATION_TOKEN response, and a mock method under each `/Gateway/v{n}/Gateway`,
+ * infra/route-stack.ts, since a gateway response cannot look at the path).
+ */
+export const unknownEndpointDetail = (path: string): string =>
+  doubledVersionPrefix.test(path) ? doubledVersionPrefixDetail : 'No such endpoint.';
+
+/** What to check when a body signature is missing or wrong (the problem's `hint`; docs/merchant-guide.md, Errors). */
+export const signatureHint =
+  'The body signature is MD5 over the body members except `signature` (null and "" dropped, sorted by key, ' +
+  'joined as k=v&k=v) followed by &key=<secret key>, using the sk_test_ or sk_live_ secret issued with the Svc-API-Key ' +
+  'you sent. Guide: /docs/signing (or let the SDK sign).';
+
 export const problems = {
-  badRequest: (detail: string, errors?: FieldErrors, code?: string) =>
+  badRequest: (detail: string, errors?: FieldErrors, code?: ErrorCode) =>
     new HttpProblem(400, detail, { ...(errors ? { errors } : {}), ...(code ? { code } : {}) }),
   /** One body for a missing, malformed, unknown, revoked or expired key (docs/merchant-guide.md, Keys and modes). */
-  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: string) =>
+  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: ErrorCode) =>
     new HttpProblem(401, detail, code ? { code } : {}),
   /** docs/merchant-guide.md, Signing a request body: the body's MD5 `signature` does not match. */
-  signatureMismatch: () =>
-    new HttpProblem(401, 'signature mismatch', {
-      code: 'signature_mismatch',
-      hint:
-        'The body signature is MD5 over the body members except `signature` (null and "" dropped, sorted by key, ' +
-        'joined as k=v&k=v) followed by &key=<secret key>, using the sk_test_ or sk_live_ secret issued with the Svc-API-Key ' +
-        'you sent. Guide: /docs/signing (or let the SDK sign).',
+  signatureMismatch: () => new HttpProblem(401, 'signature mismatch', { code: 'signature_mismatch', hint: signatureHint }),
+  /** A signed route's body without a `signature` member: "required", with the recipe, not a format complaint. */
+  signatureRequired: () =>
+    new HttpProblem(400, 'The signature field is required: this endpoint takes a signed body.', {
+      code: 'invalid_signature',
+      errors: { signature: ['required'] },
+      hint: signatureHint,
     }),
-  forbidden: (detail: string, code?: string) => new HttpProblem(403, detail, code ? { code } : {}),
+  forbidden: (detail: string, code?: ErrorCode) => new HttpProblem(403, detail, code ? { code } : {}),
   /** Stable `code` so integrations can tell a suspension from a missing scope. */
   merchantSuspended: () =>
     new HttpProblem(
@@ -90,10 +113,11 @@ export const problems = {
       'The merchant account is suspended: no payments, payouts, settlements or refunds are accepted until it is reactivated.',
       { code: 'merchant_suspended' },
     ),
-  conflict: (detail: string, code?: string) => new HttpProblem(409, detail, code ? { code } : {}),
+  conflict: (detail: string, code?: ErrorCode) => new HttpProblem(409, detail, code ? { code } : {}),
   tooLarge: (limit: number) => new HttpProblem(413, `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () => new HttpProblem(415, 'POST bodies must be sent with Content-Type: application/json.'),
-  unprocessable: (detail: string, extensions: { code?: string; [key: string]: unknown } = {}) => new HttpProblem(422, detail, extensions),
+  unprocessable: (detail: string, extensions: { code?: ErrorCode; [key: string]: unknown } = {}) =>
+    new HttpProblem(422, detail, extensions),
   tooManyRequests: (detail: string, retryAfterSeconds: number) =>
     new HttpProblem(429, detail, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
   internal: () => new HttpProblem(500, 'An internal error occurred. Quote the traceId to support.'),

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { amountDescription, isSupportedCurrency, type Currency } from '#shared/domain/money.ts';
-import { orderRefMaxLength, orderRefPattern } from '#shared/domain/references.ts';
+import { descriptionRule, orderRefMaxLength, orderRefRule, textRefusal } from '#shared/domain/references.ts';
 import { problems } from './problem.ts';
 
 /**
@@ -36,16 +36,22 @@ export const optional = /* @__NO_SIDE_EFFECTS__ */ <T extends z.ZodMiniType>(sch
  * `unknown_parameter` naming it (docs/merchant-guide.md, Errors), and the OpenAPI document says additionalProperties: false.
  */
 export const description = /* @__PURE__ */ (() =>
-  z.string().check(z.regex(/^[A-Za-z0-9 ]{1,200}$/, 'letters, digits and spaces only, 1-200 characters')))();
+  z
+    .string()
+    .check(z.regex(descriptionRule.pattern, { error: (issue) => textRefusal(descriptionRule, issue.input) }))
+    .register(z.globalRegistry, { description: `What is paid for: ${descriptionRule.text}, e.g. "Blue shirt size M".` }))();
 
 export const orderRef = /* @__PURE__ */ (() =>
   z.strictObject({
     orderRef: z
       .string()
       .check(
-        z.regex(orderRefPattern, 'letters and digits only'),
+        z.regex(orderRefRule.pattern, { error: (issue) => textRefusal(orderRefRule, issue.input) }),
         z.maxLength(orderRefMaxLength, `at most ${orderRefMaxLength} characters`),
-      ),
+      )
+      .register(z.globalRegistry, {
+        description: `Your reference, unique per merchant and mode: ${orderRefRule.text}, e.g. "ORDER1001" (not "ORDER-1001").`,
+      }),
     discount: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
     tax: z.optional(z.nullable(z.string().check(z.maxLength(50)))),
   }))();

@@ -5,6 +5,7 @@ import { signBody } from '#shared/domain/body-signature.ts';
 import type { Schemas } from '#shared/http/middlewares.ts';
 import { supportedVersions, type Route } from '#shared/http/route.ts';
 import { defaultCodes } from '#shared/http/problem.ts';
+import { errorCodes } from '#shared/domain/error-codes.ts';
 import { responseExamples, responseSchemas, type ResponseSchemaName } from './responses.ts';
 import { webhookEvents, webhookHeaders } from './webhooks.ts';
 
@@ -102,13 +103,12 @@ function problemComponents(): { schemas: Json; responses: Json } {
       detail: { type: 'string' },
       code: {
         type: 'string',
-        description:
-          `Stable machine-readable code. Defaults per status: ${Object.entries(defaultCodes)
-            .map(([status, code]) => `${status} \`${code}\``)
-            .join(', ')}; ` +
-          'specific ones include `unknown_parameter`, `invalid_json`, `invalid_signature`, `signature_mismatch`, `missing_scope`, ' +
-          '`merchant_suspended`, `idempotency_in_flight`, `idempotency_key_reused`, `concurrent_update`, `amount_below_minimum`, ' +
-          '`duplicate_order_ref`, `insufficient_balance`.',
+        description: `Stable machine-readable code. Defaults per status: ${Object.entries(defaultCodes)
+          .map(([status, code]) => `${status} \`${code}\``)
+          .join(', ')}; the specific ones: ${Object.keys(errorCodes)
+          .filter((code) => !Object.values(defaultCodes).includes(code as never))
+          .map((code) => `\`${code}\``)
+          .join(', ')}. What each means: the Errors guide (/docs/errors).`,
       },
       traceId: { type: 'string', description: 'Equal to the Svc-Trace-Id header.' },
       errors: { $ref: '#/components/schemas/FieldErrors' },

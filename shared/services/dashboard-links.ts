@@ -1,5 +1,6 @@
 import { userRefusal } from '#shared/domain/errors.ts';
 import { isSupportedCurrency, minorUnits } from '#shared/domain/money.ts';
+import { descriptionRule, textRefusal } from '#shared/domain/references.ts';
 import {
   customerFields,
   maxPaymentsLimit,
@@ -63,8 +64,8 @@ async function parseLinkForm(signed: Signed, f: LinkFormInput): Promise<NewPayme
   const currency = merchant?.defaultCurrency ?? 'PKR';
   if (!isSupportedCurrency(currency)) throw userRefusal('invalid', 'The account currency is not supported.');
   const description = f.description.trim();
-  if (!/^[A-Za-z0-9 ]{1,200}$/.test(description))
-    throw userRefusal('invalid', 'The description needs 1-200 letters, digits and spaces.', 'description');
+  if (!descriptionRule.pattern.test(description))
+    throw userRefusal('invalid', `Description: ${textRefusal(descriptionRule, description)}.`, 'description');
   const amountOf = (text: string, field: string, label: string) => {
     if (!/^\d{1,12}(\.\d{1,6})?$/.test(text.trim())) throw userRefusal('invalid', `Enter ${label} as a number, e.g. 1500.`, field);
     return minorUnits(Number(text.trim()), currency, field);

@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { browserWait, launchChromium, screenshot } from '../support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
+import { sdkTarball } from '#functions/reference/guides.ts';
 import { guideNav } from '#functions/reference/site.ts';
 import { openApiPath } from '../../scripts/docs.ts';
 import { call, useGateway } from '../support/gateway.ts';
@@ -53,6 +54,36 @@ describe('developer site in Chromium', () => {
 
   const renderedText = (page: Page) => page.evaluate<string>('document.body.innerText');
 
+  /**
+   * Every code block shown fits the viewport: the block, or the scrolling box around it (Scalar's samples sit in one),
+   * ends inside it, and a block wider than that box wraps or scrolls.
+   */
+  async function expectCodeBlocksFit(page: Page, width: number, atLeast = 1) {
+    const blocks = await page.evaluate<{ right: number; fits: boolean; text: string }[]>(`
+      [...document.querySelectorAll('pre')].filter((pre) => pre.getClientRects().length > 0).map((pre) => {
+        // What shows of the block ends at the nearest clipping box around it; a box narrower than its content scrolls.
+        let right = pre.getBoundingClientRect().right;
+        let scrolls = false;
+        for (let box = pre; box; box = box.parentElement) {
+          const overflow = getComputedStyle(box).overflowX;
+          if (!['auto', 'scroll', 'hidden', 'clip'].includes(overflow)) continue;
+          right = Math.min(right, box.getBoundingClientRect().right);
+          if (box.scrollWidth > box.clientWidth && ['auto', 'scroll'].includes(overflow)) scrolls = true;
+        }
+        const wraps = ['pre-wrap', 'break-spaces', 'normal', 'pre-line'].includes(getComputedStyle(pre).whiteSpace);
+        return {
+          right: Math.round(right),
+          fits: pre.getBoundingClientRect().right <= right + 1 || scrolls || wraps,
+          text: pre.textContent.slice(0, 40),
+        };
+      })`);
+    expect(blocks.length, 'code blocks on the page').toBeGreaterThanOrEqual(atLeast);
+    for (const block of blocks) {
+      expect(block.right, `${block.text}: inside the viewport`).toBeLessThanOrEqual(width);
+      expect(block.fits, `${block.text}: wraps or scrolls`).toBe(true);
+    }
+  }
+
   it('serves the reference page with a strict CSP and the Scalar bundle from its own origin', async () => {
     const r = await call(gw.baseUrl, 'GET', '/docs');
     expect(r.status).toBe(200);
@@ -61,7 +92,9 @@ describe('developer site in Chromium', () => {
     expect(csp).not.toContain('unsafe-eval');
     expect(csp).toContain("default-src 'none'");
     expect(r.text).not.toMatch(/<script>(?!<\/script>)|<script [^>]*>[^<]+<\/script>/); // no inline script
-    expect(r.text).not.toMatch(/https?:\/\/(?!www\.w3\.org)/); // no CDN
+    // No CDN: the only absolute URL is the gateway's own, shown as the API base URL.
+    expect(r.text.replaceAll(gw.baseUrl, '')).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+    expect(r.text).toContain(`<code id="server-url">${gw.baseUrl}</code>`);
     const bundle = await call(gw.baseUrl, 'GET', '/docs/scalar.js');
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toContain('javascript');
@@ -103,6 +136,11 @@ describe('developer site in Chromium', () => {
       );
       expect(icon).toBeGreaterThan(100);
       await page.evaluate('window.scrollTo(0, 0)');
+      // The server shown (the header, the reference's server and its samples) is the one serving the page.
+      expect(await page.locator('#server-url').textContent()).toBe(gw.baseUrl);
+      expect(await page.evaluate<string>("document.body.textContent ?? ''")).toContain(`${gw.baseUrl}/Gateway/v1/`);
+      expect(await page.evaluate<string>("document.body.textContent ?? ''")).not.toContain('http://localhost:3000/Gateway/v1/');
+      await expectCodeBlocksFit(page, width);
       await screenshot(page, `docs-reference-${width}`);
       expect(foreign).toEqual([]);
       expect(problems).toEqual([]);
@@ -121,7 +159,17 @@ describe('developer site in Chromium', () => {
       const nav = page.getByRole('navigation', { name: 'Developer documentation' });
       expect(await nav.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('../docs');
       for (const other of guideNav) expect(await nav.getByRole('link', { name: other.title }).getAttribute('href')).toBe(other.slug);
-      if (slug === 'quick-start') await screenshot(page, 'docs-quick-start-375', { fullPage: true });
+      expect(await page.locator('#server-url').textContent()).toBe(gw.baseUrl);
+      if (slug === 'quick-start') {
+        const text = await renderedText(page);
+        // The samples call the gateway serving the page; the install step installs the path `npm run sdk:pack` prints.
+        expect(text).toContain(`baseUrl: '${gw.baseUrl}'`);
+        expect(text).toContain(`curl -X POST ${gw.baseUrl}/Gateway/v1/Payment/initiate-checkout`);
+        expect(text).toContain(`npm install /path/to/gateway/${sdkTarball}`);
+        expect(text).not.toContain('{{serverUrl}}');
+        await screenshot(page, 'docs-quick-start-375', { fullPage: true });
+      }
+      await expectCodeBlocksFit(page, 375, 0);
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow, 'no horizontal scrolling on a phone').toBeLessThanOrEqual(0);
       expect(foreign).toEqual([]);

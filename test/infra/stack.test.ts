@@ -585,6 +585,29 @@ describe('PaymentGatewayStack', () => {
     });
   });
 
+  it('answers a path that repeats /Gateway/v1 with a 404 problem saying so, from a mock method (no Lambda)', () => {
+    const proxies = ofType('AWS::ApiGateway::Resource').filter(([id]) => resourcePath(id).endsWith('/Gateway/{proxy+}'));
+    expect(proxies.map(([id]) => resourcePath(id))).toEqual(supportedVersions.map((v) => `/Gateway/v${v}/Gateway/{proxy+}`));
+    for (const [id] of proxies) {
+      const [, method] = ofType('AWS::ApiGateway::Method').find(([, m]) => m.Properties.ResourceId.Ref === id)!;
+      expect(method.Properties).toMatchObject({ HttpMethod: 'ANY', Integration: { Type: 'MOCK' } });
+      const [answer] = method.Properties.Integration.IntegrationResponses;
+      expect(answer.StatusCode).toBe('404');
+      expect(answer.ResponseParameters).toMatchObject({
+        'method.response.header.Content-Type': "'application/problem+json'",
+        'method.response.header.Svc-Trace-Id': 'context.requestId',
+      });
+      expect(JSON.parse(answer.ResponseTemplates['application/json'])).toEqual({
+        type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.5',
+        title: 'Not Found',
+        status: 404,
+        detail: expect.stringMatching(/^No such endpoint: the path repeats \/Gateway\/v1 .*set it to the part before \/Gateway\/v1/),
+        traceId: '$context.requestId',
+        code: 'not_found',
+      });
+    }
+  });
+
   it('gives every gateway response a problem body and Svc-Trace-Id; 429 has Retry-After', () => {
     const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
     expect(responses.map((r) => r.ResponseType)).toEqual(

@@ -87,6 +87,35 @@ describe('OpenAPI document and strict bodies', () => {
     }
   });
 
+  it('names the allowed characters, and the ones at fault, of a description with a comma and an orderRef with a dash', async () => {
+    const m = await newMerchant();
+    const r = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { ...checkout, description: 'Blue shirt, size M.', orderRef: { orderRef: 'ORDER-1001' } },
+    });
+    expect(r.status).toBe(400);
+    expect(r.json.errors).toEqual({
+      description: [
+        'letters, digits and spaces only (A-Z, a-z, 0-9 and space: no commas, dots or other signs), 1-200 characters: ' +
+          "',' and '.' are not allowed",
+      ],
+      'orderRef.orderRef': [
+        "letters and digits only (A-Z, a-z, 0-9: no dashes, spaces or other signs), at most 100 characters: '-' is not allowed",
+      ],
+    });
+    expect(r.json.detail).toContain('orderRef.orderRef (letters and digits only (A-Z, a-z, 0-9: no dashes, spaces or other signs)');
+    // Too long, every character allowed: the rule alone.
+    const long = await call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/initiate-checkout', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { ...checkout, description: 'a'.repeat(201) },
+    });
+    expect(long.json.errors.description).toEqual([
+      'letters, digits and spaces only (A-Z, a-z, 0-9 and space: no commas, dots or other signs), 1-200 characters',
+    ]);
+  });
+
   it('gives every 4xx a stable code', async () => {
     const m = await newMerchant();
     const cases: [number, string, Promise<{ status: number; json: { code: string } }>][] = [

@@ -31,7 +31,14 @@ describe('request pipeline', () => {
 
     const malformed = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body: { ...body, signature: 'ABC' } });
     expect(malformed.status).toBe(400);
-    expect(malformed.json.errors.signature).toBeDefined();
+    expect(malformed.json.errors.signature).toEqual(['must be 32 lowercase hexadecimal characters (MD5, see the signature recipe)']);
+
+    // No signature at all: "required", with the recipe, not a complaint about its format.
+    const unsigned = await call(gw.baseUrl, 'POST', credit, { key: m.test.apiKey, body });
+    expect(unsigned.status).toBe(400);
+    expect(unsigned.json).toMatchObject({ code: 'invalid_signature', errors: { signature: ['required'] } });
+    expect(unsigned.json.detail).toBe('The signature field is required: this endpoint takes a signed body.');
+    expect(unsigned.json.hint).toMatch(/MD5 over the body members.*\/docs\/signing/);
     expect((await listJournals(m.merchantId, 'test')).length).toBe(1);
   });
 
@@ -97,8 +104,30 @@ describe('request pipeline', () => {
       expect(r.json.status).toBe(404);
       expect(r.headers.get('svc-trace-id')).toBe(r.json.traceId);
     }
+    expect((await call(gw.baseUrl, 'GET', '/Gateway/v1/Nope', { key: m.test.apiKey })).json.detail).toBe('No such endpoint.');
     const okResponse = await call(gw.baseUrl, 'GET', '/Gateway/v1/Settlements/schedule', { key: m.test.apiKey });
     expect(okResponse.headers.get('svc-trace-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('says what is wrong with a path that repeats /Gateway/v1 (a base URL ending in it), changing nothing', async () => {
+    const m = await newMerchant();
+    for (const [method, path] of [
+      ['GET', '/Gateway/v1/Gateway/v1/Settlements/schedule'],
+      ['POST', '/Gateway/v1/Gateway/v1/Test/signed-credit'],
+      ['GET', '/Gateway/v1/Gateway/v1'],
+    ] as const) {
+      const r = await call(gw.baseUrl, method, path, {
+        key: m.test.apiKey,
+        ...(method === 'POST' ? { body, secret: m.test.secretKey } : {}),
+      });
+      expect(r.status, path).toBe(404);
+      expect(r.headers.get('content-type')).toBe('application/problem+json');
+      expect(r.json).toMatchObject({ status: 404, code: 'not_found', traceId: r.headers.get('svc-trace-id') });
+      expect(r.json.detail).toMatch(
+        /^No such endpoint: the path repeats \/Gateway\/v1 .*already ends in \/Gateway\/v1: set it to the part before/,
+      );
+    }
+    expect((await listJournals(m.merchantId, 'test')).length).toBe(0);
   });
 
   it('answers an unsupported currency with 422 and a malformed one with 400', async () => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
+import { guides, sdkTarball } from '#functions/reference/guides.ts';
 import { routeList } from '#functions/routes.ts';
 import { newMerchant, useGateway } from '../support/gateway.ts';
 import { checkoutBody, createCheckout } from '../support/checkout.ts';
@@ -21,9 +22,10 @@ const root = resolve(import.meta.dirname, '..', '..');
 useWebhookStack([jobs.webhookRelay, jobs.webhookDispatcher]);
 const gw = useGateway(routeList);
 let dir = '';
+let tarball = '';
 
 beforeAll(() => {
-  const tarball = execFileSync('npm', ['run', '--silent', 'sdk:pack'], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!;
+  tarball = execFileSync('npm', ['run', '--silent', 'sdk:pack'], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop()!;
   dir = mkdtempSync(join(tmpdir(), 'sdk-install-'));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true }));
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: dir, stdio: 'pipe' });
@@ -56,6 +58,11 @@ function tsc(files: string[]): { status: number; output: string } {
 }
 
 describe('@svc-gateway/node installed from its tarball', () => {
+  it('is where the Quick start (/docs/quick-start) tells the merchant to install it from', () => {
+    expect(tarball).toBe(join(root, sdkTarball));
+    expect(guides['quick-start']!.html).toContain(`npm install /path/to/gateway/${sdkTarball}`);
+  });
+
   for (const module of ['import', 'require'] as const) {
     it(`pays a sandbox checkout and verifies its webhook (${module})`, async () => {
       process.env.WEBHOOK_MERCHANT_CACHE_MS = '0';

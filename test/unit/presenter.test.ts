@@ -14,9 +14,9 @@ describe('presenter', () => {
       expect(presentProblem(error, 't').status).toBe(status);
       expect(presentPage('dashboard', error, 't').status).toBe(status);
     }
-    expect(presentProblem(new BusinessRuleError('Too much.', 'over_limit'), 't').body('t')).toMatchObject({
+    expect(presentProblem(new BusinessRuleError('Too much.', 'insufficient_balance'), 't').body('t')).toMatchObject({
       status: 422,
-      code: 'over_limit',
+      code: 'insufficient_balance',
       detail: 'Too much.',
     });
   });

@@ -3,8 +3,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayResponses, invokeBehindGateway, streamBehindGateway } from '../../scripts/rehearse/gateway.ts';
+import { addDoubledPrefixAnswer, doubledPrefixProblem } from '#infra/route-stack.ts';
+import {
+  gatewayResponses,
+  greedyPathPattern,
+  invokeBehindGateway,
+  mockAnswer,
+  streamBehindGateway,
+} from '../../scripts/rehearse/gateway.ts';
 import { LambdaFunction } from '../../scripts/rehearse/runtime.ts';
 import type { StackTemplate } from '../../scripts/rehearse/template.ts';
 
@@ -188,5 +198,23 @@ describe('rehearsal: API Gateway in front of a function', () => {
       server.closeAllConnections();
       await new Promise((ok) => server.close(ok));
     }
+  });
+});
+
+describe('a MOCK method (the doubled /Gateway/v1 answer) behind the rehearsal gateway', () => {
+  it('answers the integration response the stack synthesizes: its status, headers and body, with the request id', () => {
+    const stack = new Stack(new App(), 'Mock');
+    const api = new RestApi(stack, 'Api', { deploy: false });
+    addDoubledPrefixAnswer(api, '/Gateway/v1');
+    const resources = Template.fromStack(stack).toJSON().Resources as Record<string, { Type: string; Properties: any }>;
+    const method = Object.values(resources).find((r) => r.Type === 'AWS::ApiGateway::Method')!;
+    const pattern = greedyPathPattern('/Gateway/v1/Gateway/{proxy+}');
+    expect(['/Gateway/v1/Gateway/v1/Payment/deposit', '/Gateway/v1/Gateway/v1'].map((p) => pattern.test(p))).toEqual([true, true]);
+    expect(['/Gateway/v1/Payment/deposit', '/Gateway/v1/Gateway'].map((p) => pattern.test(p))).toEqual([false, false]);
+    const answer = mockAnswer(method.Properties.Integration);
+    expect(answer.statusCode).toBe(404);
+    expect(answer.headers).toMatchObject({ 'Content-Type': 'application/problem+json', 'Cache-Control': 'no-store' });
+    expect(JSON.parse(answer.body)).toEqual({ ...doubledPrefixProblem.body(String(answer.headers!['Svc-Trace-Id'])) });
+    expect(JSON.parse(answer.body).traceId).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { signBody as gatewaySign } from '#shared/domain/body-signature.ts';
-import { Gateway, GatewayError, GatewayRedirectError, signBody } from '../../sdk/node/src/index.ts';
+import { Gateway, GatewayConnectionError, GatewayError, GatewayRedirectError, signBody } from '../../sdk/node/src/index.ts';
 import type { RefundStatusChanged, SettlementStatusChanged, TransactionStatusChanged } from '#shared/domain/events.ts';
 import type { RefundStatusChangedEvent, SettlementStatusChangedEvent, WebhookEvent } from '../../sdk/node/src/webhooks.ts';
 
@@ -53,6 +53,53 @@ describe('SDK client', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('SDK client messages for the common mistakes', () => {
+  it('carries the hint of a problem (signature_mismatch) in `hint`, `problem.hint` and the message', async () => {
+    const hint = 'The body signature is MD5 over the body members … Guide: /docs/signing';
+    const s = createServer((_req, res) => {
+      res.writeHead(401, { 'Content-Type': 'application/problem+json' });
+      res.end(JSON.stringify({ status: 401, title: 'Unauthorized', detail: 'signature mismatch', code: 'signature_mismatch', hint }));
+    });
+    await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
+    try {
+      const baseUrl = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+      const gateway = new Gateway({ apiKey: 'pk_test_x', secretKey: 'sk_test_x', baseUrl });
+      const error = await gateway.refunds.create({ trxnRef: 'pi_1', amount: 1 }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 401, code: 'signature_mismatch', hint, problem: { detail: 'signature mismatch', hint } });
+      expect((error as Error).message).toBe(`signature mismatch (${hint})`);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('refuses a baseUrl that already ends in /Gateway/v1, naming the value to use', () => {
+    for (const baseUrl of ['http://127.0.0.1:3000/Gateway/v1', 'https://gw.example/prod/Gateway/v1/']) {
+      const root = baseUrl.replace(/\/Gateway\/v1\/?$/, '');
+      expect(() => new Gateway({ apiKey: 'pk_test_x', baseUrl })).toThrow(`use baseUrl ${root}`);
+      expect(() => new Gateway({ apiKey: 'pk_test_x', baseUrl })).toThrow(/requests would go to …\/Gateway\/v1\/Gateway\/v1\//);
+    }
+    expect(() => new Gateway({ apiKey: 'pk_test_x', baseUrl: 'localhost:3000' })).toThrow(/must be an http or https URL/);
+    expect(() => new Gateway({ apiKey: 'pk_test_x', baseUrl: 'nowhere' })).toThrow(/is not an absolute URL/);
+    expect(new Gateway({ apiKey: 'pk_test_x', baseUrl: 'https://gw.example/prod/' }).baseUrl).toBe('https://gw.example/prod');
+  });
+
+  it('names the URL it could not reach and the cause, after its retries (not `TypeError: fetch failed`)', async () => {
+    // A port that was just free: nothing listens on it.
+    const s = createServer();
+    await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
+    const port = (s.address() as AddressInfo).port;
+    await new Promise((ok) => s.close(ok));
+    const gateway = new Gateway({ apiKey: 'pk_test_x', baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1, retryBaseMs: 1 });
+    const error = await gateway.settlements.schedule().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayConnectionError);
+    const url = `http://127.0.0.1:${port}/Gateway/v1/Settlements/schedule`;
+    expect(error).toMatchObject({ code: 'connection_failed', url, attempts: 2 });
+    expect((error as GatewayConnectionError).reason).toMatch(/ECONNREFUSED/);
+    expect((error as Error).message).toContain(`Could not reach the gateway at http://127.0.0.1:${port} (${url}): connect ECONNREFUSED`);
+    expect((error as Error).message).toContain('Check baseUrl and that the gateway is running.');
   });
 });
 

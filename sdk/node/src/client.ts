@@ -13,25 +13,86 @@ export class GatewayError extends Error {
   readonly code: string;
   /** Quote it to support; empty when the answer did not carry one. */
   readonly traceId: string;
-  /** Per-field messages of a 400 (`validation_error`, `unknown_parameter`, …). */
+  /** Per-field messages of a 400 (`invalid_request`, `unknown_parameter`, …). */
   readonly errors: ValidationProblem['errors'] | undefined;
+  /** What to check next, when the gateway gives it (`signature_mismatch`: the signing recipe); also in `message`. */
+  readonly hint: string | undefined;
   readonly problem: Problem;
   constructor(status: number, problem: Partial<Problem> & Record<string, unknown>) {
-    super(String(problem.detail ?? problem.title ?? `HTTP ${status}`));
+    const detail = String(problem.detail ?? problem.title ?? `HTTP ${status}`);
+    const hint = typeof problem.hint === 'string' && problem.hint ? problem.hint : undefined;
+    super(hint ? `${detail} (${hint})` : detail);
     this.status = status;
     this.code = typeof problem.code === 'string' ? problem.code : `http_${status}`;
     this.traceId = typeof problem.traceId === 'string' ? problem.traceId : '';
     this.errors = problem.errors && typeof problem.errors === 'object' ? problem.errors : undefined;
+    this.hint = hint;
     this.problem = {
       type: String(problem.type ?? 'about:blank'),
       title: String(problem.title ?? `HTTP ${status}`),
       status,
-      detail: this.message,
+      detail,
       code: this.code,
       traceId: this.traceId,
       ...(this.errors ? { errors: this.errors } : {}),
+      ...(hint ? { hint } : {}),
     };
   }
+}
+
+/**
+ * No answer at all: the gateway could not be reached (refused connection, unknown host, TLS failure, reset) on any
+ * attempt. `url` is what the client tried; `cause` is the last network error (its `code`, e.g. ECONNREFUSED, in `reason`).
+ */
+export class GatewayConnectionError extends Error {
+  override name = 'GatewayConnectionError';
+  readonly code = 'connection_failed';
+  /** The request URL the client could not reach. */
+  readonly url: string;
+  /** The network error's code (ECONNREFUSED, ENOTFOUND, …) or message. */
+  readonly reason: string;
+  /** How many times the request was tried. */
+  readonly attempts: number;
+  constructor(url: URL, cause: unknown, attempts: number) {
+    const inner = (cause as { cause?: unknown })?.cause ?? cause;
+    const code = (inner as { code?: unknown })?.code;
+    const message = inner instanceof Error ? inner.message : String(inner);
+    const reason = typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+    super(
+      `Could not reach the gateway at ${url.origin} (${url.href}): ${reason}` +
+        `${attempts > 1 ? ` (${attempts} attempts)` : ''}. Check baseUrl and that the gateway is running.`,
+      { cause },
+    );
+    this.url = url.href;
+    this.reason = reason;
+    this.attempts = attempts;
+  }
+}
+
+/** Every path the client sends starts with this; a baseUrl that already ends in it would double it. */
+const versionPrefix = /\/Gateway\/v\d+\/*$/i;
+
+/**
+ * The base URL as the client uses it: the gateway's root (scheme, host, and the stage prefix of a deployment, e.g.
+ * `/prod`), without a trailing slash. One that ends in `/Gateway/v1` is refused with the value to use instead: every
+ * request would otherwise go to `/Gateway/v1/Gateway/v1/…` and answer 404.
+ */
+export function gatewayBaseUrl(baseUrl = 'http://localhost:3000'): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`baseUrl ${JSON.stringify(baseUrl)} is not an absolute URL: give the gateway's, e.g. http://localhost:3000`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`baseUrl ${baseUrl} must be an http or https URL`);
+  if (versionPrefix.test(url.pathname)) {
+    const root = `${url.origin}${url.pathname.replace(versionPrefix, '')}`;
+    throw new TypeError(
+      `baseUrl ${baseUrl} ends in ${versionPrefix.exec(url.pathname)![0].replace(/\/+$/, '')}, which the client adds to every path ` +
+        `itself (requests would go to …/Gateway/v1/Gateway/v1/…): use baseUrl ${root}`,
+    );
+  }
+  return baseUrl.replace(/\/+$/, '');
 }
 
 /**
@@ -146,7 +207,7 @@ export class Gateway {
   constructor(options: ClientOptions) {
     if (!options?.apiKey) throw new TypeError('apiKey is required');
     this.#options = options;
-    this.baseUrl = (options.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, '');
+    this.baseUrl = gatewayBaseUrl(options.baseUrl);
   }
 
   /** Any endpoint: path relative to the base URL, e.g. `/Gateway/v1/Refunds`. */
@@ -175,7 +236,7 @@ export class Gateway {
         // Never follow a redirect: it would carry the API key and the signed body to the Location.
         response = await doFetch(url, { method, headers, body: payload, redirect: 'manual' });
       } catch (error) {
-        if (attempt >= maxRetries) throw error;
+        if (attempt >= maxRetries) throw new GatewayConnectionError(url, error, attempt + 1);
         await sleep(backoff);
         continue;
       }

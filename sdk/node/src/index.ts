@@ -1,5 +1,6 @@
 export {
   Gateway,
+  GatewayConnectionError,
   GatewayError,
   GatewayRedirectError,
   verifyStatementCsv,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { Gateway, GatewayError } from './client.ts';
+import { Gateway, GatewayConnectionError, GatewayError } from './client.ts';
 import { signedHeaders } from './webhooks.ts';
 
 /**
@@ -68,7 +68,8 @@ export async function checkAccess(gateway: Gateway, baseUrl: string): Promise<vo
           'Use a test-mode key (pk_test_…) of this gateway with the read scope: the dashboard shows them under Developers.',
       );
     if (error instanceof GatewayError) throw new Error(`the events feed at ${baseUrl} answered ${error.status}: ${error.message}`);
-    throw new Error(`cannot reach the gateway at ${baseUrl} (${error instanceof Error ? error.message : String(error)}): is it running?`);
+    const reason = error instanceof GatewayConnectionError ? error.reason : error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot reach the gateway at ${baseUrl} (${reason}): is it running?`);
   }
 }
 

@@ -579,7 +579,7 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  /** Stable machine-readable code. Defaults per status: 400 `invalid_request`, 401 `unauthorized`, 403 `forbidden`, 404 `not_found`, 405 `method_not_allowed`, 409 `conflict`, 413 `body_too_large`, 415 `unsupported_media_type`, 422 `business_rule_violation`, 429 `rate_limited`, 500 `internal_error`, 503 `service_unavailable`; specific ones include `unknown_parameter`, `invalid_json`, `invalid_signature`, `signature_mismatch`, `missing_scope`, `merchant_suspended`, `idempotency_in_flight`, `idempotency_key_reused`, `concurrent_update`, `amount_below_minimum`, `duplicate_order_ref`, `insufficient_balance`. */
+  /** Stable machine-readable code. Defaults per status: 400 `invalid_request`, 401 `unauthorized`, 403 `forbidden`, 404 `not_found`, 405 `method_not_allowed`, 409 `conflict`, 413 `body_too_large`, 415 `unsupported_media_type`, 422 `business_rule_violation`, 429 `rate_limited`, 500 `internal_error`, 503 `service_unavailable`; the specific ones: `unknown_parameter`, `invalid_json`, `body_too_deep`, `invalid_signature`, `signature_mismatch`, `invalid_idempotency_key`, `missing_scope`, `merchant_suspended`, `idempotency_in_flight`, `idempotency_key_reused`, `concurrent_update`, `amount_below_minimum`, `amount_too_small`, `amount_exceeds_refundable`, `amount_range_invalid`, `duplicate_order_ref`, `insufficient_balance`, `unsupported_currency`, `invalid_status`, `not_pending`, `already_refunded`, `not_refundable`, `unsupported_bank_code`, `expiry_in_past`, `callback_url_refused`, `approver_not_allowed`, `provider_unavailable`, `wallet_provider_unavailable`, `insufficient_customer_balance`, `charge_rejected`, `settlement_rail_unavailable`, `payout_provider_unavailable`, `refund_provider_unavailable`, `fx_unavailable`, `fx_pair_unsupported`, `export_too_large`, `statement_period_open`, `ledger_unbalanced`, `balance_not_ready`, `provider_signature_invalid`, `provider_notification_mismatch`. What each means: the Errors guide (/docs/errors). */
   code: string;
   /** Equal to the Svc-Trace-Id header. */
   traceId: string;
@@ -595,7 +595,7 @@ export interface ValidationProblem {
   title: string;
   status: number;
   detail: string;
-  /** Stable machine-readable code. Defaults per status: 400 `invalid_request`, 401 `unauthorized`, 403 `forbidden`, 404 `not_found`, 405 `method_not_allowed`, 409 `conflict`, 413 `body_too_large`, 415 `unsupported_media_type`, 422 `business_rule_violation`, 429 `rate_limited`, 500 `internal_error`, 503 `service_unavailable`; specific ones include `unknown_parameter`, `invalid_json`, `invalid_signature`, `signature_mismatch`, `missing_scope`, `merchant_suspended`, `idempotency_in_flight`, `idempotency_key_reused`, `concurrent_update`, `amount_below_minimum`, `duplicate_order_ref`, `insufficient_balance`. */
+  /** Stable machine-readable code. Defaults per status: 400 `invalid_request`, 401 `unauthorized`, 403 `forbidden`, 404 `not_found`, 405 `method_not_allowed`, 409 `conflict`, 413 `body_too_large`, 415 `unsupported_media_type`, 422 `business_rule_violation`, 429 `rate_limited`, 500 `internal_error`, 503 `service_unavailable`; the specific ones: `unknown_parameter`, `invalid_json`, `body_too_deep`, `invalid_signature`, `signature_mismatch`, `invalid_idempotency_key`, `missing_scope`, `merchant_suspended`, `idempotency_in_flight`, `idempotency_key_reused`, `concurrent_update`, `amount_below_minimum`, `amount_too_small`, `amount_exceeds_refundable`, `amount_range_invalid`, `duplicate_order_ref`, `insufficient_balance`, `unsupported_currency`, `invalid_status`, `not_pending`, `already_refunded`, `not_refundable`, `unsupported_bank_code`, `expiry_in_past`, `callback_url_refused`, `approver_not_allowed`, `provider_unavailable`, `wallet_provider_unavailable`, `insufficient_customer_balance`, `charge_rejected`, `settlement_rail_unavailable`, `payout_provider_unavailable`, `refund_provider_unavailable`, `fx_unavailable`, `fx_pair_unsupported`, `export_too_large`, `statement_period_open`, `ledger_unbalanced`, `balance_not_ready`, `provider_signature_invalid`, `provider_notification_mismatch`. What each means: the Errors guide (/docs/errors). */
   code: string;
   /** Equal to the Svc-Trace-Id header. */
   traceId: string;
@@ -699,6 +699,7 @@ export interface InitiateCheckoutParams {
   /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   currency?: null | "" | string;
+  /** What is paid for: letters, digits and spaces only (A-Z, a-z, 0-9 and space: no commas, dots or other signs), 1-200 characters, e.g. "Blue shirt size M". */
   description: string;
   customerRef?: null | "" | {
     name?: string | null;
@@ -709,6 +710,7 @@ export interface InitiateCheckoutParams {
     estimatedDays?: string | null;
   };
   orderRef: {
+    /** Your reference, unique per merchant and mode: letters and digits only (A-Z, a-z, 0-9: no dashes, spaces or other signs), at most 100 characters, e.g. "ORDER1001" (not "ORDER-1001"). */
     orderRef: string;
     discount?: string | null;
     tax?: string | null;
@@ -731,6 +733,7 @@ export interface CreatePaymentLinkParams {
   minAmount?: null | "" | number;
   maxAmount?: null | "" | number;
   currency?: null | "" | string;
+  /** What is paid for: letters, digits and spaces only (A-Z, a-z, 0-9 and space: no commas, dots or other signs), 1-200 characters, e.g. "Blue shirt size M". */
   description: string;
   maxQuantity?: null | "" | number;
   maxPayments?: null | "" | number;
@@ -883,6 +886,7 @@ export interface DepositParams {
   walletProvider?: null | "" | 1 | 2;
   paymentMethod?: null | "" | 1 | 2;
   currency?: null | "" | string;
+  /** What is paid for: letters, digits and spaces only (A-Z, a-z, 0-9 and space: no commas, dots or other signs), 1-200 characters, e.g. "Blue shirt size M". */
   description: string;
   callbackUrl?: null | "" | string;
   intentType?: null | "" | "deposit";
@@ -895,6 +899,7 @@ export interface DepositParams {
     estimatedDays?: string | null;
   };
   orderRef: {
+    /** Your reference, unique per merchant and mode: letters and digits only (A-Z, a-z, 0-9: no dashes, spaces or other signs), at most 100 characters, e.g. "ORDER1001" (not "ORDER-1001"). */
     orderRef: string;
     discount?: string | null;
     tax?: string | null;
@@ -912,6 +917,7 @@ export interface WithdrawParams {
   /** A decimal amount in the currency's major unit: 1500 is 1,500.00 and 12.5 is 12.50 (PKR and USD: at most 2 decimals, USDT: 6). Not minor units; the gateway stores integer minor units internally. */
   amount: number;
   currency: string;
+  /** What is paid for: letters, digits and spaces only (A-Z, a-z, 0-9 and space: no commas, dots or other signs), 1-200 characters, e.g. "Blue shirt size M". */
   description: string;
   intentType?: null | "" | "withdrawal";
   autoProcessPayout?: boolean | null;
@@ -928,6 +934,7 @@ export interface WithdrawParams {
     phone?: null | "" | string;
   };
   orderRef: {
+    /** Your reference, unique per merchant and mode: letters and digits only (A-Z, a-z, 0-9: no dashes, spaces or other signs), at most 100 characters, e.g. "ORDER1001" (not "ORDER-1001"). */
     orderRef: string;
     discount?: string | null;
     tax?: string | null;
