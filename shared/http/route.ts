@@ -125,7 +125,8 @@ export interface RouteDoc {
     | 'Providers'
     | 'Reference';
   /**
-   * Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS files).
+   * Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS
+   * files, `image` for an SVG or PNG image).
    */
   readonly success: { readonly status: 200 | 201 | 202; readonly schema: string };
   readonly problems?: readonly (400 | 401 | 403 | 404 | 409 | 410 | 422)[];
