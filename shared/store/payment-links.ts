@@ -162,8 +162,8 @@ export function linkUseWrites(current: PaymentIntent, next: PaymentIntent): TxIt
         ExpressionAttributeValues: toValues(values),
       },
     });
-  const belowMax =
-    'attribute_exists(PK) AND (attribute_not_exists(maxPayments) OR attribute_type(maxPayments, :null) OR usesHeld < maxPayments)';
+  // maxPayments is stored null without a limit (createLinkWrite).
+  const belowMax = 'attribute_exists(PK) AND (attribute_type(maxPayments, :null) OR usesHeld < maxPayments)';
   const take = { ':one': 1, ...(taking ? { ':null': 'NULL' } : {}) };
   if (next.status === 'Completed') {
     const paid = { ':one': 1, ':amount': current.amountMinor };

@@ -192,6 +192,16 @@ describe('payment link uses', () => {
     expect((await getLink(wallets.id))!).toMatchObject({ usesHeld: 2, paidCount: 0 });
   });
 
+  it('a link without a limit counts the attempts under way and the payments all the same', async () => {
+    const m = await newMerchant();
+    const link = await newLink(m, {});
+    const [paid, waiting] = [await openSession(link.id), await openSession(link.id)];
+    expect((await payByCard(paid!)).status).toBe(303);
+    expect((await startWallet(waiting!, '03001234444')).status).toBe(303);
+    expect(await view(m, link.id)).toMatchObject({ status: 'active', remainingUses: null, pendingCount: 1, paymentCount: 1 });
+    expect((await getLink(link.id))!).toMatchObject({ maxPayments: null, usesHeld: 2, paidCount: 1 });
+  });
+
   it('a session stored before uses were held per attempt keeps the use it took until it ends', async () => {
     const m = await newMerchant();
     const link = await newLink(m, { maxPayments: 2 });
