@@ -13,6 +13,7 @@ import { getPage, postForm } from '../support/checkout.ts';
 import { checkResponse, findOperation } from '../support/contract.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useEmulatedLive } from '../support/live.ts';
+import { readForms } from '../../scripts/emulators/common.ts';
 
 const card = (number: string) => ({ name: 'Ayesha Khan', number, expiry: '12/39', cvc: '123' });
 
@@ -357,6 +358,69 @@ describe('payment links', () => {
       expect(await getIntent(id)).toMatchObject({ mode: 'live', merchantId: m.merchantId, amountMinor: 1500_00, status: 'Pending' });
       const lookup = await call(gw.baseUrl, 'GET', `/Gateway/v1/Transactions?paymentLinkId=${created.json.id}`, { key: m.live.apiKey });
       expect(lookup.json.items.map((t: { paymentIntentId: string }) => t.paymentIntentId)).toEqual([id]);
+    });
+  });
+
+  describe('live mode: a card attempt holds the use from its 3-D Secure challenge', () => {
+    const live = useEmulatedLive(gw);
+    const postUrl = async (url: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(fields).toString(),
+      });
+      return { status: response.status, html: await response.text() };
+    };
+    const submitCard = async (id: string, number: string) => {
+      const page = await getPage(gw.baseUrl, `/pay/${id}`);
+      return postForm(gw.baseUrl, `/pay/${id}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number, expiry: '12/34', cvc: '123' });
+    };
+    /** The customer on the issuer's challenge page: passes or fails it, and the issuer's page posts back to the gateway. */
+    const answerChallenge = async (id: string, decision: 'pass' | 'fail') => {
+      const verify = await getPage(gw.baseUrl, `/pay/${id}`);
+      const toBank = readForms(verify.html).find((f) => f.action.startsWith(live.providers.jazzcash.url))!;
+      const acs = await postUrl(toBank.action, toBank.fields);
+      const choice = readForms(acs.html).find((f) => f.fields.decision === decision)!;
+      const back = await postUrl(new URL(choice.action, live.providers.jazzcash.url).toString(), choice.fields);
+      const ret = readForms(back.html)[0]!;
+      return postUrl(`${gw.baseUrl}${new URL(ret.action).pathname}`, ret.fields, { 'Sec-Fetch-Site': 'cross-site' });
+    };
+
+    it('the challenge holds the only use; a failed challenge gives it back; the paid one keeps it; no provider call once used up', async () => {
+      const m = await live.merchant('Live Link Cards');
+      const liveView = async (id: string) => (await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${id}`, { key: m.live.apiKey })).json;
+      const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
+        key: m.live.apiKey,
+        secret: m.live.secretKey,
+        body: { amount: 2500, description: 'Blue shirt', maxPayments: 1 },
+      });
+      expect(created.status, created.text).toBe(201);
+      const linkId = created.json.id as string;
+      const [a, b] = [sessionOf((await continueToPay(linkId)).location), sessionOf((await continueToPay(linkId)).location)];
+      expect(await liveView(linkId)).toMatchObject({ remainingUses: 1, pendingCount: 0 });
+
+      expect((await submitCard(a, '5123 4567 8901 2346')).status).toBe(303);
+      expect((await getIntent(a))!.details).toMatchObject({ linkUseHeld: true, cardAuth: { stage: 'challenge' } });
+      expect(await liveView(linkId)).toMatchObject({ status: 'used_up', remainingUses: 0, pendingCount: 1 });
+      const enrolments = live.providers.jazzcash.cards.size;
+      const busy = await submitCard(b, '4111 1111 1111 1111');
+      expect(busy.status).toBe(422);
+      expect(busy.html).toContain('being made by another customer');
+      expect(live.providers.jazzcash.cards.size).toBe(enrolments); // the provider was never asked
+
+      expect((await answerChallenge(a, 'fail')).status).toBe(303);
+      expect((await getIntent(a))!).toMatchObject({ status: 'Pending', details: { linkUseHeld: false, cardAuth: null } });
+      expect(await liveView(linkId)).toMatchObject({ status: 'active', remainingUses: 1, pendingCount: 0 });
+
+      expect((await submitCard(b, '4111 1111 1111 1111')).status).toBe(303);
+      expect((await answerChallenge(b, 'pass')).status).toBe(303);
+      expect((await getIntent(b))!.status).toBe('Completed');
+      expect(await liveView(linkId)).toMatchObject({ status: 'used_up', remainingUses: 0, pendingCount: 0, paymentCount: 1 });
+      const usedUp = await submitCard(a, '4111 1111 1111 1111');
+      expect(usedUp.status).toBe(422);
+      expect(usedUp.html).toContain('reached its limit of payments');
+      expect(live.providers.jazzcash.cards.size).toBe(enrolments + 1); // B's card only
     });
   });
 
