@@ -387,7 +387,7 @@ describe('payment links', () => {
       return postUrl(`${gw.baseUrl}${new URL(ret.action).pathname}`, ret.fields, { 'Sec-Fetch-Site': 'cross-site' });
     };
 
-    it('the challenge holds the only use; a failed challenge gives it back; the paid one keeps it; no provider call once used up', async () => {
+    it('the challenge holds the only use; a failed one gives it back; the paid one keeps it; no provider call once used up', async () => {
       const m = await live.merchant('Live Link Cards');
       const liveView = async (id: string) => (await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${id}`, { key: m.live.apiKey })).json;
       const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
