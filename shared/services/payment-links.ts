@@ -94,7 +94,10 @@ export const checkoutMinimum = (currency: Currency) => toMinor(10, currency);
 function assertLinkRules(mode: Mode, input: NewPaymentLink, now: Date): void {
   if (input.price.type === 'fixed' && input.price.amountMinor * (input.maxQuantity ?? 1) > largestAmountMinor) {
     const most = `amount × maxQuantity must be at most ${formatMoney(largestAmountMinor, input.currency)}`;
-    throw new DomainError('invalid', `${most}, the largest payment the gateway takes.`, { errors: { maxQuantity: [most] } });
+    throw new DomainError('invalid', `${most}, the largest payment the gateway takes.`, {
+      errors: { maxQuantity: [most] },
+      field: 'maxQuantity', // the dashboard's form marks the field
+    });
   }
   const lowest = input.price.type === 'fixed' ? input.price.amountMinor : input.price.minMinor;
   if (lowest <= checkoutMinimum(input.currency))
