@@ -71,7 +71,7 @@ export const unavailableMessages: Record<Unavailable, string> = {
 
 /** Every use left is held by a payment under way, none paid yet: one may come back if that payment fails. */
 const busyMessage =
-  'Every payment this link still takes is being made by another customer right now. No money was taken; ' + 'try again in a few minutes.';
+  'Every payment this link still takes is being made by another customer right now. No money was taken; try again in a few minutes.';
 
 /** What the customer is told about a link that takes no payment now (`why`: linkUnavailable's answer). */
 export function unavailableMessage(link: PaymentLink, why: Unavailable): string {
