@@ -212,7 +212,7 @@ export const routeDocs = {
     summary: 'The QR code of a payment link’s short URL: ?format=svg (default) or png; cached a day.',
     doc: {
       tag: 'Hosted checkout',
-      success: { status: 200, schema: 'static' },
+      success: { status: 200, schema: 'image' },
       problems: [400, 404],
       example: { path: { linkId: 'pl_5f1c2a9e7b3d4c6a8e0f1a2b' }, query: { format: 'png' } },
     },

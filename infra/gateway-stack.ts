@@ -28,7 +28,7 @@ import { jobList, type Job } from '#functions/jobs.ts';
 import { routeList, type Route, type SecretName } from '#functions/routes.ts';
 import { HttpProblem, problemFor, problems } from '#shared/http/problem.ts';
 import { NotFoundError } from '#shared/domain/errors.ts';
-import { defaultRateLimits, type RateLimits } from '#shared/http/rate-limits.ts';
+import { defaultRateLimits, perIpPaths, type RateLimits } from '#shared/http/rate-limits.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { repoRoot } from '#infra/bundling.ts';
@@ -593,7 +593,7 @@ function clientLimitsWebAcl(scope: Construct, stageArn: string, limits: RateLimi
             evaluationWindowSec: limits.windowSeconds,
             aggregateKeyType: 'IP',
             scopeDownStatement: {
-              orStatement: { statements: [pathContains('/pay/'), pathContains('/providers/'), pathContains('/dashboard')] },
+              orStatement: { statements: [...perIpPaths.map(pathContains), pathContains('/dashboard')] },
             },
           },
         },

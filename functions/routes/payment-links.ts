@@ -62,9 +62,15 @@ export const reactivatePaymentLink = {
   permissions: { table: 'readWrite', secrets: ['masterKey'] },
 } as const satisfies RouteDefinition;
 
-/** The link's pages: unauthenticated, confined to the partitions of the link and the checkout it creates. */
+/**
+ * The link's pages: unauthenticated, confined to the partitions of the link and the checkout it
+ * creates. Continuing creates the checkout's items under a ConditionCheck on the link (active, a use
+ * left) and updates nothing: it cannot change a link's counters.
+ */
 const linkPagePermissions = {
   table: 'readWrite',
+  conditionChecks: true,
+  putsOnly: true,
   secrets: ['publicPathsKey', 'liveProviders'],
   partitions: ['paymentLink', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant', 'eventFeed', 'eventPointer'],
 } as const satisfies RouteDefinition['permissions'];

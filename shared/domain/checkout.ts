@@ -31,7 +31,27 @@ export interface CheckoutDetails {
   returnUrl?: string | null;
   /** The payment link the customer paid through (docs/payment-links.md); its use is released or counted at the end. */
   paymentLinkId?: string;
+  /**
+   * A payment link's session: whether it holds one of the link's uses (docs/payment-links.md, Payment
+   * limits): false from creation, true from the start of a payment attempt until the attempt ends
+   * unpaid; a paid session keeps it. Absent on link sessions stored before uses were held per
+   * attempt: those held one from their creation.
+   */
+  linkUseHeld?: boolean;
 }
+
+/** A payment link's session that holds one of the link's uses (shared/store/payment-links.ts linkUseWrites). */
+export const holdsLinkUse = (details: CheckoutDetails) => details.paymentLinkId !== undefined && details.linkUseHeld !== false;
+
+/**
+ * The details that mark a payment attempt on a link's session as started (it takes one of the
+ * link's uses in the same transaction, while any is left; nothing when it already holds one or is
+ * not a link's session) or as ended unpaid (gives the use back).
+ */
+export const linkUseAttempt = (details: CheckoutDetails, started: boolean): { linkUseHeld?: boolean } =>
+  details.paymentLinkId === undefined || details.linkUseHeld === undefined || details.linkUseHeld === started
+    ? {}
+    : { linkUseHeld: started };
 
 /**
  * A live card payment between the 3-D Secure enrollment and its outcome. `challenge`: the customer

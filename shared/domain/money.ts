@@ -23,6 +23,9 @@ export class MoneyFormatError extends Error {}
 
 const plainDecimal = /^(\d+)(?:\.(\d+))?$/;
 
+/** The largest amount the gateway takes, in minor units: every amount is a safe integer (toMinor refuses more). */
+export const largestAmountMinor = Number.MAX_SAFE_INTEGER;
+
 /**
  * Decimal amount (as JSON delivered it) → minor units. Throws MoneyFormatError when the amount is
  * negative, not finite, in exponent form, has more decimals than the currency allows, or does not
@@ -38,7 +41,7 @@ export function toMinor(amount: number, currency: Currency): number {
     throw new MoneyFormatError(`${currency} allows at most ${exponent} decimal places`);
   }
   const minor = Number(`${match[1]}${fraction.padEnd(exponent, '0')}`);
-  if (!Number.isSafeInteger(minor)) throw new MoneyFormatError('is too large');
+  if (!Number.isSafeInteger(minor) || minor > largestAmountMinor) throw new MoneyFormatError('is too large');
   return minor;
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Mode } from './credentials.ts';
-import { formatMoney, type Currency } from './money.ts';
+import { formatMoney, largestAmountMinor, type Currency } from './money.ts';
 
 /**
  * Payment links (docs/payment-links.md): a merchant creates a link once (API or dashboard) and
@@ -35,7 +35,7 @@ export interface PaymentLink {
   price: LinkPrice;
   /** null: quantity 1; else the customer chooses 1..max. */
   quantity: { max: number } | null;
-  /** At most this many payments (Completed, plus those under way); null: no limit. */
+  /** At most this many payments (Completed, plus attempts under way); null: no limit. */
   maxPayments: number | null;
   expiresAt: string | null;
   collect: CustomerField[];
@@ -43,9 +43,10 @@ export interface PaymentLink {
   createdAt: string;
   updatedAt: string;
   /**
-   * Uses held: payments under way (a Pending checkout of the link) and paid ones. A checkout takes
-   * one in the transaction that creates it (only while below maxPayments) and gives it back when
-   * it ends Failed, Cancelled or Expired (shared/store/payment-links.ts).
+   * Uses held: payments under way (a checkout of the link whose payment attempt started: a card
+   * being verified, a wallet charge awaiting its code or approval) and paid ones. An attempt takes
+   * one when it starts (only while below maxPayments) and gives it back when it ends unpaid;
+   * opening a checkout takes none (shared/store/payment-links.ts).
    */
   usesHeld: number;
   paidCount: number;
@@ -68,6 +69,24 @@ export const unavailableMessages: Record<Unavailable, string> = {
   used_up: 'This payment link has reached its limit of payments. No payment can be made with it.',
 };
 
+/** Every use left is held by a payment under way, none paid yet: one may come back if that payment fails. */
+const busyMessage =
+  'Every payment this link still takes is being made by another customer right now. No money was taken; try again in a few minutes.';
+
+/** What the customer is told about a link that takes no payment now (`why`: linkUnavailable's answer). */
+export function unavailableMessage(link: PaymentLink, why: Unavailable): string {
+  return why === 'used_up' && link.maxPayments !== null && link.paidCount < link.maxPayments ? busyMessage : unavailableMessages[why];
+}
+
+/**
+ * Refused when a payment on a link's checkout starts and the link has no use left (paid, or held by
+ * other customers' payments under way): the hosted checkout's message. No money was taken.
+ */
+export function limitReachedMessage(link: PaymentLink | undefined): string {
+  if (link && link.maxPayments !== null && link.paidCount < link.maxPayments) return busyMessage;
+  return 'This payment link has reached its limit of payments, so this payment cannot be made. No money was taken.';
+}
+
 /** What the customer asks to pay: the amount (links with a customer-entered amount) and quantity. */
 export interface LinkOrder {
   amountMinor: number | null;
@@ -79,7 +98,12 @@ export function linkCharge(link: PaymentLink, order: LinkOrder): { amountMinor: 
   const quantityMax = link.quantity?.max ?? 1;
   if (!Number.isSafeInteger(order.quantity) || order.quantity < 1 || order.quantity > quantityMax)
     return { field: 'quantity', message: quantityMax === 1 ? 'The quantity is 1.' : `Choose a quantity from 1 to ${quantityMax}.` };
-  if (link.price.type === 'fixed') return { amountMinor: link.price.amountMinor * order.quantity };
+  if (link.price.type === 'fixed') {
+    const amountMinor = link.price.amountMinor * order.quantity;
+    // Refused at creation (a link stored before that rule): too large for one payment.
+    if (amountMinor > largestAmountMinor) return { field: 'quantity', message: 'That quantity is too large for one payment.' };
+    return { amountMinor };
+  }
   const { minMinor, maxMinor } = link.price;
   const range = `${formatMoney(minMinor, link.currency)} to ${formatMoney(maxMinor, link.currency)}`;
   if (order.amountMinor === null) return { field: 'amount', message: `Enter an amount from ${range}.` };

@@ -6,9 +6,10 @@
  * RATE_LIMIT_WINDOW_SECONDS override them there (benchmarks and load tests raise them; see
  * rateLimitsFromEnv). Counted per window:
  *   perKey  requests to /Gateway/* carrying the same Svc-API-Key
- *   perIp   requests from one client IP to the public pages (/pay/*) and provider callbacks (/providers/*);
- *           deployed, WAF counts the dashboard (/dashboard*) under this limit too (the local server
- *           does not, so tests and benchmarks can drive the dashboard; its sign-in has its own throttle)
+ *   perIp   requests from one client IP to the public pages (the hosted checkout /pay/*, payment links'
+ *           pages and QR codes /l/*) and provider callbacks (/providers/*): perIpPaths; deployed, WAF
+ *           counts the dashboard (/dashboard*) under this limit too (the local server does not, so
+ *           tests and benchmarks can drive the dashboard; its sign-in has its own throttle)
  */
 export interface RateLimits {
   perKey: number;
@@ -42,6 +43,13 @@ export function rateLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): RateLim
   return limits;
 }
 
+/**
+ * The unauthenticated paths counted per client IP, by both the local server (prefixes) and WAF (the
+ * URI path contains one: deployed, the stage name comes first): the hosted checkout, payment links'
+ * pages (each "Continue" opens a checkout session) and provider callbacks.
+ */
+export const perIpPaths = ['/pay/', '/l/', '/providers/'] as const;
+
 /** Which limit a request falls under, and the value it is counted by; undefined = not limited here. */
 export function rateLimitSubject(
   path: string,
@@ -49,7 +57,7 @@ export function rateLimitSubject(
   sourceIp: string,
 ): { kind: 'perKey' | 'perIp'; id: string } | undefined {
   if (path.startsWith('/Gateway/')) return apiKey ? { kind: 'perKey', id: apiKey } : undefined;
-  if (path.startsWith('/pay/') || path.startsWith('/providers/')) return { kind: 'perIp', id: sourceIp };
+  if (perIpPaths.some((prefix) => path.startsWith(prefix))) return { kind: 'perIp', id: sourceIp };
   return undefined;
 }
 

@@ -63,7 +63,8 @@ export interface RouteDefinition {
    * unauthenticated function to the partitions of those item families (IAM `dynamodb:LeadingKeys`;
    * prefixes in shared/store/keys.ts); `writePartitions` narrows its puts and updates to fewer
    * families (default: all of `partitions`). `conditionChecks`: its transactions hold ConditionCheck
-   * items (dynamodb:ConditionCheckItem). `attributeUpdates`: a `read` row's one kind of write, UpdateItem
+   * items (dynamodb:ConditionCheckItem). `putsOnly`: a `readWrite` row that only creates items
+   * (conditional puts), never updates one (no dynamodb:UpdateItem). `attributeUpdates`: a `read` row's one kind of write, UpdateItem
    * on items of those families only (dynamodb:LeadingKeys), naming no attribute but the key and
    * those (dynamodb:Attributes), returning nothing (a lookup that stores what it computed once, as
    * the key last-used statement records a key's use). Item reads (GetItem, also inside TransactGetItems) come
@@ -77,6 +78,7 @@ export interface RouteDefinition {
     readonly partitions?: readonly PartitionFamily[];
     readonly writePartitions?: readonly PartitionFamily[];
     readonly conditionChecks?: true;
+    readonly putsOnly?: true;
     readonly attributeUpdates?: { readonly partitions: readonly PartitionFamily[]; readonly attributes: readonly string[] };
     readonly batchGets?: true;
     readonly queries?: 'table' | 'indexes' | 'tableAndIndexes';
@@ -125,7 +127,8 @@ export interface RouteDoc {
     | 'Providers'
     | 'Reference';
   /**
-   * Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS files).
+   * Success status and the name of its body schema in shared/openapi/responses.ts (`html` for pages, `static` for HTML, CSS and JS
+   * files, `image` for an SVG or PNG image).
    */
   readonly success: { readonly status: 200 | 201 | 202; readonly schema: string };
   readonly problems?: readonly (400 | 401 | 403 | 404 | 409 | 410 | 422)[];

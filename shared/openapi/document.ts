@@ -253,6 +253,19 @@ function successResponse(route: Route): Json {
       },
     };
   }
+  if (name === 'image') {
+    // A payment link's QR code (functions/links/qr.ts): SVG by default, PNG with ?format=png.
+    return {
+      [status]: {
+        description: 'The image: SVG (`?format=svg`, the default) or PNG (`?format=png`, 512 × 512 pixels).',
+        headers: traceHeader,
+        content: {
+          'image/svg+xml': { schema: { type: 'string' }, example: '<svg xmlns="http://www.w3.org/2000/svg" …></svg>' },
+          'image/png': { schema: { type: 'string', format: 'binary' } },
+        },
+      },
+    };
+  }
   if (name === 'html') {
     return {
       [status]: { description: 'An HTML page.', headers: traceHeader, content: htmlPage },

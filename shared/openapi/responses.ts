@@ -291,7 +291,14 @@ const PaymentLink = z
     collect: z.array(z.enum(['name', 'email', 'phone', 'address'])),
     returnUrl: z.string().nullable(),
     paymentCount: z.int().min(0).meta({ description: 'Completed payments.' }),
-    pendingCount: z.int().min(0).meta({ description: 'Payments under way (checkout sessions still Pending): they hold a use.' }),
+    pendingCount: z
+      .int()
+      .min(0)
+      .meta({
+        description:
+          'Payments under way (a card or wallet payment started on a checkout of the link, not yet ended): they hold a use. ' +
+          'A checkout opened without paying holds none.',
+      }),
     totalAmount: money.meta({ description: 'The sum of the completed payments (before fees and refunds).' }),
     remainingUses: z.int().min(0).nullable().meta({ description: 'maxPayments less paid and pending payments; null: no limit.' }),
     createdAt: dateTime,

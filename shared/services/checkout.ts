@@ -11,6 +11,7 @@ import {
   checkoutFee,
   completedMovements,
   isExpired,
+  linkUseAttempt,
   maxOtpAttempts,
   normaliseWalletNumber,
   offeredMethods,
@@ -36,6 +37,8 @@ import { cardNetwork, liveCardProvider, type CardConfirmation, type CardReturn }
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
 import { createIntentWrites, getIntent, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
+import { getLink } from '#shared/store/payment-links.ts';
+import { limitReachedMessage } from '#shared/domain/payment-link.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
@@ -78,7 +81,8 @@ export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent
     paymentMethod: input.paymentMethod,
     feeRate: input.feeRate,
     ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
-    ...(input.paymentLinkId ? { paymentLinkId: input.paymentLinkId } : {}),
+    // A link's session holds none of the link's uses until a payment attempt starts (holdLinkUse).
+    ...(input.paymentLinkId ? { paymentLinkId: input.paymentLinkId, linkUseHeld: false } : {}),
   };
   return {
     paymentIntentId: randomUUID(),
@@ -214,7 +218,8 @@ function failedAttempt(
     return { to: 'Failed', reason: failure.reason, reasonDetail: failure.reasonDetail ?? null, details: { attempts, ...paidWith } };
   return {
     sameStatus: true,
-    details: { attempts, ...noWallet, card: null, cardAuth: null },
+    // Payable again: a payment link's use goes back until the next attempt takes one.
+    details: { attempts, ...noWallet, card: null, cardAuth: null, ...linkUseAttempt(details, false) },
     dueAt: current.expiresAt!,
   };
 }
@@ -454,17 +459,26 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
   const intent = await getIntent(paymentIntentId);
   if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'card');
   if (intent?.intentType === 'checkout' && intent.mode === 'live') return startLiveCardPayment(intent, card, input.cvc.trim(), now);
-  return customerOutcome(paymentIntentId, now, 'card', (current) => {
-    const details = assertPayable(current, 'card');
-    if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
-    if (!offeredMethods(details).card)
-      throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
-    const network = cardNetwork(current.mode);
-    if (!network) throw liveUnavailable('card');
-    const outcome = network(card.digits);
-    if (outcome.result === 'approved') return completedDecision(current, { card: card.summary }, now);
-    return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
-  });
+  try {
+    return await customerOutcome(paymentIntentId, now, 'card', (current) => {
+      const details = assertPayable(current, 'card');
+      if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
+      if (!offeredMethods(details).card)
+        throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
+      const network = cardNetwork(current.mode);
+      if (!network) throw liveUnavailable('card');
+      const outcome = network(card.digits);
+      if (outcome.result === 'approved') {
+        // The sandbox network answers at once: a payment link's use is taken with the payment, while one is left.
+        const paid = completedDecision(current, { card: card.summary }, now);
+        return { ...paid, details: { ...paid.details, ...linkUseAttempt(details, true) } };
+      }
+      return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
+    });
+  } catch (error) {
+    if (error instanceof TransactionFailed && error.on('linkUse')) throw await linkLimitRefusal(intent, 'card');
+    throw error;
+  }
 }
 
 /**
@@ -475,7 +489,7 @@ async function changePending(
   paymentIntentId: string,
   now: Date,
   form: 'card' | 'wallet' | 'otp' | 'page',
-  decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome },
+  decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome } | null,
 ): Promise<PaymentIntent> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const current = await getIntent(paymentIntentId);
@@ -483,6 +497,7 @@ async function changePending(
     if (isTerminal(current.status)) return current;
     if (isExpired(current, now)) return resolveOverdue(current, now, form);
     const step = decide(current);
+    if (!step) return current; // nothing to change
     if ('status' in step) {
       const result = await changeIntent(paymentIntentId, (latest) => (latest.version === current.version ? step.status : null));
       if (!result.intent) throw notFound();
@@ -490,16 +505,65 @@ async function changePending(
       continue; // changed meanwhile: decide again on the new version
     }
     // A checkout is due at its expiry, or earlier while the handset's answer is awaited.
-    const { next, write } = sameStatusUpdate(current, { details: step.details, dueAt: step.dueAt ?? current.expiresAt! });
+    const { next, writes } = sameStatusUpdate(current, { details: step.details, dueAt: step.dueAt ?? current.expiresAt! });
     try {
-      await transact([write]);
+      await transact(writes);
       return next;
     } catch (error) {
       if (error instanceof TransactionFailed && error.failedAt(0)) continue;
+      if (error instanceof TransactionFailed && error.on('linkUse')) throw await linkLimitRefusal(current, form);
       throw error;
     }
   }
   throw new Error(`could not update checkout ${paymentIntentId}: too much contention`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payment links: a use of the link is held only while a payment attempt is under way (docs/payment-links.md, Payment limits)
+
+/** The customer's refusal when a payment link's session finds no use of the link left: nothing was started, no money moved. */
+async function linkLimitRefusal(intent: PaymentIntent | undefined, form: CheckoutRefusal['form']): Promise<CheckoutRefusal> {
+  const linkId = intent?.intentType === 'checkout' ? checkoutDetails(intent).paymentLinkId : undefined;
+  return new CheckoutRefusal('business_rule', limitReachedMessage(linkId ? await getLink(linkId) : undefined), form);
+}
+
+/**
+ * A payment attempt on a payment link's session is about to start (a card submitted, a wallet
+ * charge requested): the session takes one of the link's uses first, in the transaction that marks
+ * it as holding one (shared/store/payment-links.ts), so no provider is asked to move money once the
+ * link's limit is reached; refused with the customer's message then. `check` repeats the attempt's
+ * own refusals on the session as read. Returns the session (not Pending: it ended meanwhile).
+ */
+async function holdLinkUse(
+  intent: PaymentIntent,
+  now: Date,
+  form: 'card' | 'wallet',
+  check: (current: PaymentIntent) => void,
+): Promise<PaymentIntent> {
+  if (!('linkUseHeld' in linkUseAttempt(checkoutDetails(intent), true))) return intent;
+  return changePending(intent.paymentIntentId, now, form, (current) => {
+    check(current);
+    const take = linkUseAttempt(checkoutDetails(current), true);
+    return 'linkUseHeld' in take ? { details: take } : null;
+  });
+}
+
+/**
+ * The attempt holdLinkUse() made room for did not start (the provider refused it; nothing was
+ * recorded): the link's use goes back, unless another attempt on the session holds it now. When
+ * this fails, the session still gives it back when it ends.
+ */
+async function releaseUnstartedLinkUse(paymentIntentId: string, now: Date): Promise<void> {
+  try {
+    await changePending(paymentIntentId, now, 'page', (current) => {
+      const details = checkoutDetails(current);
+      if (walletChargeStarted(details) || cardAuthStarted(details)) return null;
+      const release = linkUseAttempt(details, false);
+      return 'linkUseHeld' in release ? { details: release } : null;
+    });
+  } catch (error) {
+    logger.warn('payment link use not given back now; the session gives it back when it ends', { paymentIntentId, error });
+  }
 }
 
 /**
@@ -548,14 +612,24 @@ export async function startWalletPayment(
   if (!provider || !number || Object.keys(fields).length > 0)
     throw new CheckoutRefusal('invalid', 'Check the wallet details.', 'wallet', fields);
   if (!adapter) throw liveUnavailable('wallet');
+  const held = await holdLinkUse(intent, now, 'wallet', (current) => {
+    const latest = assertPayable(current, 'wallet');
+    if (walletChargeStarted(latest)) throw chargeStartedRefusal('wallet');
+    if (cardAuthStarted(latest)) throw cardAuthRefusal('wallet');
+  });
+  if (held.status !== 'Pending') return held;
   const charge = {
     reference: attemptReference(intent),
     mobileNumber: number,
     amountMinor: intent.amountMinor,
     currency: intent.currency,
   };
+  // A charge that throws may have reached the handset: the link's use stays held until the session ends.
   const started = await adapter.startCharge({ ...charge, ...(adapter.asksForCnic && cnicLast6 ? { cnicLast6 } : {}) }, now);
-  if (!started.accepted) throw new CheckoutRefusal('business_rule', started.message, 'wallet');
+  if (!started.accepted) {
+    await releaseUnstartedLinkUse(paymentIntentId, now);
+    throw new CheckoutRefusal('business_rule', started.message, 'wallet');
+  }
   // A provider that sends no one-time code (every live one: the customer approves with the MPIN on
   // the handset) skips the code step: the charge awaits the approval at once.
   const wallet: WalletSession = adapter.otpMatches
@@ -575,7 +649,7 @@ export async function startWalletPayment(
       if (walletChargeStarted(latest)) throw chargeStartedRefusal('wallet'); // another tab was faster
       if (cardAuthStarted(latest)) throw cardAuthRefusal('wallet');
       return {
-        details: { wallet, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) },
+        details: { wallet, walletProvider: adapter.name, walletNumberLast4: number.slice(-4), ...linkUseAttempt(latest, true) },
         ...(wallet.stage === 'approval' ? { dueAt: firstInquiryAt(adapter, now).toISOString() } : {}),
       };
     });
@@ -608,7 +682,10 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
     }
     failedCharge = undefined;
     return {
-      details: { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } },
+      details: {
+        wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() },
+        ...linkUseAttempt(checkoutDetails(current), true),
+      },
       dueAt: firstInquiryAt(adapter, now).toISOString(),
     };
   });
@@ -733,18 +810,29 @@ async function startLiveCardPayment(
   if (!offeredMethods(details).card) throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
   const provider = liveCardProvider();
   if (!provider) throw liveUnavailable('card');
+  const held = await holdLinkUse(intent, now, 'card', (current) => refuseStarted(assertPayable(current, 'card')));
+  if (held.status !== 'Pending') return held;
   const reference = attemptReference(intent);
-  const started = await provider.startAuthentication(
-    {
-      reference,
-      card: { digits: card.digits, expMonth: card.summary.expMonth, expYear: card.summary.expYear, cvc },
-      amountMinor: intent.amountMinor,
-      currency: intent.currency,
-      returnUrl: cardReturnUrl(intent.paymentIntentId),
-    },
-    now,
-  );
-  if (!started.accepted) throw new CheckoutRefusal('business_rule', started.message, 'card');
+  let started: Awaited<ReturnType<typeof provider.startAuthentication>>;
+  try {
+    started = await provider.startAuthentication(
+      {
+        reference,
+        card: { digits: card.digits, expMonth: card.summary.expMonth, expYear: card.summary.expYear, cvc },
+        amountMinor: intent.amountMinor,
+        currency: intent.currency,
+        returnUrl: cardReturnUrl(intent.paymentIntentId),
+      },
+      now,
+    );
+  } catch (error) {
+    await releaseUnstartedLinkUse(intent.paymentIntentId, now); // nothing is authorised before the challenge
+    throw error;
+  }
+  if (!started.accepted) {
+    await releaseUnstartedLinkUse(intent.paymentIntentId, now);
+    throw new CheckoutRefusal('business_rule', started.message, 'card');
+  }
   if ('frictionless' in started) {
     // Authenticated without a challenge: recorded as confirming first (one authorisation per session), then confirmed.
     const { providerReference, authenticationId } = started.frictionless;
@@ -759,8 +847,10 @@ async function startLiveCardPayment(
       reference,
     };
     const claimed = await changePending(intent.paymentIntentId, now, 'card', (current) => {
-      refuseStarted(assertPayable(current, 'card'));
-      return { details: { cardAuth }, dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString() };
+      const details = assertPayable(current, 'card');
+      refuseStarted(details);
+      const dueAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
+      return { details: { cardAuth, ...linkUseAttempt(details, true) }, dueAt };
     });
     return confirmCard(claimed, cardAuth, { providerReference, authenticationId, authenticationResult: '' }, now);
   }
@@ -777,8 +867,9 @@ async function startLiveCardPayment(
   };
   // Nothing is authorised before the customer's return: a challenge not recorded here costs nothing.
   return changePending(intent.paymentIntentId, now, 'card', (current) => {
-    refuseStarted(assertPayable(current, 'card'));
-    return { details: { cardAuth } };
+    const details = assertPayable(current, 'card');
+    refuseStarted(details);
+    return { details: { cardAuth, ...linkUseAttempt(details, true) } };
   });
 }
 
@@ -866,7 +957,12 @@ export async function completeCardReturn(
   const claimed = await changePending(paymentIntentId, now, 'page', (current) => {
     const latest = checkoutDetails(current).cardAuth;
     if (latest?.stage !== 'challenge' || latest.providerReference !== auth.providerReference) throw cardConfirmingRefusal('page');
-    return { details: { cardAuth: { ...latest, stage: 'confirming' } }, dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString() };
+    // The card challenge took the link's use when it started; taken here if not, before anything is authorised.
+    const link = linkUseAttempt(checkoutDetails(current), true);
+    return {
+      details: { cardAuth: { ...latest, stage: 'confirming' }, ...link },
+      dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString(),
+    };
   });
   return confirmCard(claimed, auth, returned, now);
 }

@@ -5,6 +5,7 @@ import {
   linkCharge,
   linkUnavailable,
   paymentLinkIdPattern,
+  unavailableMessage,
   unavailableMessages,
   type CustomerField,
   type PaymentLink,
@@ -13,15 +14,17 @@ import { generatedOrderRef } from '#shared/domain/references.ts';
 import { liveWalletConfigured } from '#shared/providers/wallet.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
-import { getLink, takeLinkUseWrites } from '#shared/store/payment-links.ts';
+import { getLink, linkSessionWrites } from '#shared/store/payment-links.ts';
 import { newCheckout, saveCheckout } from './checkout.ts';
 import { checkoutMinimum, paymentLinkUrl } from './payment-links.ts';
 
 /**
  * The customer's side of a payment link (docs/payment-links.md, The customer's page): the link's
- * page (functions/links) and its QR code. Paying creates a hosted checkout session of the merchant
- * in ONE transaction with the link's use (shared/store/payment-links.ts); the amount is decided
- * here from the link as stored, nothing the page showed is trusted. Apart from the merchant side
+ * page (functions/links) and its QR code. Continuing creates a hosted checkout session of the
+ * merchant in ONE transaction with the check that the link still takes payments; it holds none of
+ * the link's uses: the payment attempt on the hosted checkout takes one (shared/services/checkout.ts,
+ * shared/store/payment-links.ts). The amount is decided here from the link as stored, nothing the
+ * page showed is trusted. Apart from the merchant side
  * (./payment-links.ts), so the dashboard's bundle does not carry the checkout service.
  */
 
@@ -53,7 +56,7 @@ export async function openPaymentLink(linkId: string, now = new Date()): Promise
   const merchant = await getMerchantCached(link.merchantId);
   const why = linkUnavailable(link, now);
   const unavailable = why
-    ? unavailableMessages[why]
+    ? unavailableMessage(link, why)
     : merchant?.status !== 'active'
       ? 'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.'
       : null;
@@ -120,9 +123,10 @@ function enteredAmount(link: PaymentLink, form: LinkForm, errors: Record<string,
 /**
  * The customer pays through the link: checks everything again from the link as stored (active,
  * unexpired, uses left, merchant accepting payments, amount within min/max, quantity within its
- * maximum, the details asked for), then creates the hosted checkout session and takes one use in
- * ONE transaction. Its orderRef is generated (`PL` + 32 hex characters, the API's orderRef rule),
- * its metadataJson names the link. Returns the session: the page sends the customer on to it.
+ * maximum, the details asked for), then creates the hosted checkout session in ONE transaction with
+ * the check that the link still has a use left (it takes none: the payment attempt does). Its
+ * orderRef is generated (`PL` + 32 hex characters, the API's orderRef rule), its metadataJson names
+ * the link. Returns the session: the page sends the customer on to it.
  */
 export async function payWithLink(linkId: string, form: LinkForm, traceId: string, now = new Date()): Promise<PaymentIntent> {
   const page = await openPaymentLink(linkId, now);
@@ -163,10 +167,10 @@ export async function payWithLink(linkId: string, form: LinkForm, traceId: strin
     now,
   );
   try {
-    await transact([...saveCheckout(intent).writes, ...takeLinkUseWrites(link, intent, now)]);
+    await transact([...saveCheckout(intent).writes, ...linkSessionWrites(link, intent, now)]);
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('linkUse'))) throw error;
-    // Deactivated, expired or used up meanwhile (another customer took the last use): no session, no payment.
+    // Deactivated, expired or used up meanwhile (another customer's payment took the last use): no session, no payment.
     const latest = await openPaymentLink(linkId, now);
     throw new LinkRefusal('gone', latest?.unavailable ?? unavailableMessages.used_up);
   }

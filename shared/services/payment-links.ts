@@ -1,6 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
-import { fromMinor, toMinor, type Currency } from '#shared/domain/money.ts';
+import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
+import { formatMoney, fromMinor, largestAmountMinor, toMinor, type Currency } from '#shared/domain/money.ts';
 import {
   linkUnavailable,
   newPaymentLinkId,
@@ -28,10 +28,7 @@ import { transactionView } from './transactions.ts';
 
 /**
  * Payment links (docs/payment-links.md): create, read, list, deactivate and reactivate them (API
- * and dashboard), and the customer's side: the link's page creates a hosted checkout session of
- * the merchant, in ONE transaction with the link's use (shared/store/payment-links.ts), and sends
- * the customer on to /pay/{paymentIntentId}. The amount is decided here from the link as stored;
- * nothing the page showed is trusted.
+ * and dashboard). The customer's side (the link's page and QR code) is payment-link-checkout.ts.
  */
 
 const publicBase = () => {
@@ -89,8 +86,19 @@ export interface NewPaymentLink {
 /** A payment on a link must be a checkout the API would accept: more than 10 in the link's currency. */
 export const checkoutMinimum = (currency: Currency) => toMinor(10, currency);
 
-/** The business rules of a new link (422): amounts above the checkout minimum, a future expiry, a live provider. */
+/**
+ * The business rules of a new link (422): amounts above the checkout minimum, a future expiry, a
+ * live provider; and (400, naming the field) a fixed price whose largest order (amount ×
+ * maxQuantity) would be more than one payment can be.
+ */
 function assertLinkRules(mode: Mode, input: NewPaymentLink, now: Date): void {
+  if (input.price.type === 'fixed' && input.price.amountMinor * (input.maxQuantity ?? 1) > largestAmountMinor) {
+    const most = `amount × maxQuantity must be at most ${formatMoney(largestAmountMinor, input.currency)}`;
+    throw new DomainError('invalid', `${most}, the largest payment the gateway takes.`, {
+      errors: { maxQuantity: [most] },
+      field: 'maxQuantity', // the dashboard's form marks the field
+    });
+  }
   const lowest = input.price.type === 'fixed' ? input.price.amountMinor : input.price.minMinor;
   if (lowest <= checkoutMinimum(input.currency))
     throw new BusinessRuleError(

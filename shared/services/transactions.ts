@@ -69,8 +69,8 @@ export interface SameStatus {
  */
 export function intentChange(current: PaymentIntent, decision: Decision | SameStatus, now: Date) {
   if ('sameStatus' in decision) {
-    const { next, write } = sameStatusUpdate(current, { details: decision.details, dueAt: decision.dueAt, now });
-    return { next, writes: [write], committed: () => undefined };
+    const { next, writes } = sameStatusUpdate(current, { details: decision.details, dueAt: decision.dueAt, now });
+    return { next, writes, committed: () => undefined };
   }
   const transition = transitionWrites(current, decision.to, { ...decision, now });
   const { next } = transition;

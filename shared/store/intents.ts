@@ -39,7 +39,7 @@ import { orderRefIndexKeys, transactionReferenceIndexKeys } from './reference-in
 import { queryDueIndex } from './due-index.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './money-due.ts';
-import { linkOutcomeWrites } from './payment-links.ts';
+import { linkUseWrites } from './payment-links.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 import { outboxWrites } from './webhooks.ts';
 
@@ -192,7 +192,7 @@ export function transitionWrites(
       // The day's volume, exactly once: in the transaction that makes the payment Completed (shared/store/daily-volume.ts).
       ...(to === 'Completed' && countsAsVolume(current) ? [dailyVolumeWrite(next, next.updatedAt)] : []),
       // A payment link's checkout: its use is given back, or its payment counted (shared/store/payment-links.ts).
-      ...linkOutcomeWrites(current, to),
+      ...linkUseWrites(current, next),
     ],
   };
 }
@@ -377,7 +377,7 @@ export async function listDueIntents(
 export function sameStatusUpdate(
   current: PaymentIntent,
   change: { details: Record<string, unknown>; dueAt: string; now?: Date },
-): { next: PaymentIntent; write: TxItem } {
+): { next: PaymentIntent; writes: TxItem[] } {
   const now = change.now ?? new Date();
   const next: PaymentIntent = {
     ...current,
@@ -386,7 +386,8 @@ export function sameStatusUpdate(
     version: current.version + 1,
   };
   const set = { ...keys.due(current.paymentIntentId, change.dueAt), dueAt: change.dueAt };
-  return { next, write: versionedIntentWrite(current, next, set) };
+  // The intent's write first (callers ask failedAt(0)); a payment link's use taken or given back with it.
+  return { next, writes: [versionedIntentWrite(current, next, set), ...linkUseWrites(current, next)] };
 }
 
 /**
@@ -444,7 +445,7 @@ export async function listHeldApprovals(limit = 500): Promise<PaymentIntent[]> {
 /** "Look again later": keeps a still-open intent in the due index until `dueAt`. False if it changed meanwhile. */
 export async function rescheduleDue(intent: PaymentIntent, dueAt: string, details: Record<string, unknown> = {}): Promise<boolean> {
   try {
-    await transact([sameStatusUpdate(intent, { details, dueAt }).write]);
+    await transact(sameStatusUpdate(intent, { details, dueAt }).writes);
     return true;
   } catch (error) {
     if (error instanceof TransactionFailed && error.on('intent')) return false;

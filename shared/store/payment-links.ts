@@ -1,6 +1,7 @@
 import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import type { IntentStatus, PaymentIntent } from '#shared/domain/intent.ts';
+import { checkoutDetails, holdsLinkUse } from '#shared/domain/checkout.ts';
+import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
 import * as keys from './keys.ts';
@@ -10,15 +11,17 @@ import { stripKeys } from './money-due.ts';
  * Payment links (`PAYLINK#<linkId>`), listed per merchant and mode on GSI1, with one pointer per
  * checkout created from the link in the link's partition (`PAYMENT#<createdAt>#<id>`).
  *
- * The use limit is a counter on the link item: `usesHeld` counts the link's checkouts that are
- * Pending or Completed. The transaction that creates a checkout from the link ADDs 1 under the
- * condition that the link is still active, unexpired and `usesHeld < maxPayments` (both bounds
- * never change after creation, so they come from the link read), so two customers racing for the
- * last use cannot both get a session: DynamoDB serialises the two transactions and the second
- * one's condition fails. The status change that ends such a checkout Failed, Cancelled or Expired
- * ADDs −1 in the same transaction (transitionWrites, shared/store/intents.ts); Completed ADDs to
- * paidCount and paidMinor instead (the use stays taken). Both are guarded by the intent's own
- * version condition, so each runs once per checkout.
+ * The use limit is a counter on the link item: `usesHeld` counts the link's checkouts that hold a
+ * use: a payment attempt under way (the session's `details.linkUseHeld`) or paid. Opening a
+ * session holds nothing (its transaction only checks that the link is active, unexpired and below
+ * maxPayments), so sessions nobody pays into cannot use a link up. The change that marks a
+ * session's attempt as started (linkUseHeld false → true) ADDs 1 under the condition `usesHeld <
+ * maxPayments`, read from the link item itself, so two customers racing for the last use cannot
+ * both start paying: DynamoDB serialises the two transactions and the second one's condition fails
+ * (named `linkUse`). The change that ends the attempt unpaid (linkUseHeld back to false, or the
+ * session Failed, Cancelled or Expired) ADDs −1; Completed ADDs to paidCount and paidMinor (the use
+ * stays taken for good). All of them ride in the intent's own version-conditioned change
+ * (transitionWrites, sameStatusUpdate: shared/store/intents.ts), so each runs once per change.
  */
 type Stored = PaymentLink & Record<string, unknown>;
 
@@ -89,12 +92,13 @@ export function setLinkActiveWrite(link: PaymentLink, active: boolean, now: Date
 }
 
 /**
- * A checkout created from the link: takes one use (named `linkUse`: refused when the link was
- * deactivated, expired or used up meanwhile) and records the payment's pointer.
+ * A checkout session created from the link: checks (named `linkUse`: refused when the link was
+ * deactivated, expired or had no use left meanwhile) and records the payment's pointer. It takes no
+ * use: a use is taken when a payment attempt starts (linkUseWrites).
  */
-export function takeLinkUseWrites(link: PaymentLink, intent: PaymentIntent, now: Date): TxItem[] {
+export function linkSessionWrites(link: PaymentLink, intent: PaymentIntent, now: Date): TxItem[] {
   const conditions = ['active = :true', 'merchantId = :merchantId'];
-  const values: Record<string, unknown> = { ':true': true, ':one': 1, ':merchantId': link.merchantId };
+  const values: Record<string, unknown> = { ':true': true, ':merchantId': link.merchantId };
   if (link.expiresAt !== null) {
     conditions.push('expiresAt > :now');
     values[':now'] = now.toISOString();
@@ -105,10 +109,9 @@ export function takeLinkUseWrites(link: PaymentLink, intent: PaymentIntent, now:
   }
   return [
     named('linkUse', {
-      Update: {
+      ConditionCheck: {
         TableName: tableName(),
         Key: toItem(keys.paymentLink(link.linkId)),
-        UpdateExpression: 'ADD usesHeld :one',
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeValues: toValues(values),
       },
@@ -131,26 +134,51 @@ export function takeLinkUseWrites(link: PaymentLink, intent: PaymentIntent, now:
 export const linkOf = (intent: PaymentIntent): string | undefined =>
   intent.intentType === 'checkout' ? ((intent.details as { paymentLinkId?: string }).paymentLinkId ?? undefined) : undefined;
 
+/** A link's checkout that holds one of the link's uses (shared/domain/checkout.ts holdsLinkUse). */
+const holds = (intent: PaymentIntent) => linkOf(intent) !== undefined && holdsLinkUse(checkoutDetails(intent));
+
 /**
- * What a terminal status of a link's checkout does to the link, in the status change's own
- * transaction: Completed counts the payment and its amount; Failed, Cancelled and Expired give the
- * use back. Nothing for other statuses or checkouts not made from a link.
+ * What a change of a link's checkout (`current` → `next`, in the change's own transaction) does to
+ * the link's counters:
+ * - an attempt starts (linkUseHeld set): takes one use, named `linkUse`, only while `usesHeld <
+ *   maxPayments`; a completion that sets it (a sandbox card paid in one step) takes it the same way;
+ * - the attempt ends unpaid (linkUseHeld cleared, or Failed, Cancelled, Expired): gives it back;
+ * - Completed: counts the payment and its amount; a session that held no use (none should: every
+ *   attempt takes one before money moves) takes one without condition, since the money has moved.
+ * Nothing for other changes or checkouts not made from a link.
  */
-export function linkOutcomeWrites(current: PaymentIntent, to: IntentStatus): TxItem[] {
+export function linkUseWrites(current: PaymentIntent, next: PaymentIntent): TxItem[] {
   const linkId = linkOf(current);
-  if (!linkId || to === 'Pending' || to === 'Processing') return [];
-  const paid = to === 'Completed';
-  return [
-    named('linkOutcome', {
+  if (!linkId || isTerminal(current.status)) return [];
+  const before = holds(current);
+  const taking = !before && holds(next);
+  const update = (name: string, expression: string, values: Record<string, unknown>, condition = 'attribute_exists(PK)') =>
+    named(name, {
       Update: {
         TableName: tableName(),
         Key: toItem(keys.paymentLink(linkId)),
-        UpdateExpression: paid ? 'ADD paidCount :one, paidMinor :amount' : 'ADD usesHeld :minusOne',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: toValues(paid ? { ':one': 1, ':amount': current.amountMinor } : { ':minusOne': -1 }),
+        UpdateExpression: expression,
+        ConditionExpression: condition,
+        ExpressionAttributeValues: toValues(values),
       },
-    }),
-  ];
+    });
+  // maxPayments is stored null without a limit (createLinkWrite).
+  const belowMax = 'attribute_exists(PK) AND (attribute_type(maxPayments, :null) OR usesHeld < maxPayments)';
+  const take = { ':one': 1, ...(taking ? { ':null': 'NULL' } : {}) };
+  if (next.status === 'Completed') {
+    const paid = { ':one': 1, ':amount': current.amountMinor };
+    if (before) return [update('linkOutcome', 'ADD paidCount :one, paidMinor :amount', paid)];
+    return [
+      taking
+        ? update('linkUse', 'ADD usesHeld :one, paidCount :one, paidMinor :amount', { ...paid, ...take }, belowMax)
+        : update('linkOutcome', 'ADD usesHeld :one, paidCount :one, paidMinor :amount', paid),
+    ];
+  }
+  const release = () => [update('linkOutcome', 'ADD usesHeld :minusOne', { ':minusOne': -1 })];
+  if (isTerminal(next.status)) return before ? release() : [];
+  if (taking) return [update('linkUse', 'ADD usesHeld :one', take, belowMax)];
+  if (before && !holds(next)) return release();
+  return [];
 }
 
 /**

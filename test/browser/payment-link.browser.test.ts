@@ -97,6 +97,46 @@ describe('payment link in Chromium', () => {
     }
   });
 
+  it('the late payer: a session opened while a use was left is told the link reached its limit, accessible, nothing taken', async () => {
+    const m = await newMerchant({ name: 'Acme Shirts' });
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body: { amount: 1500, description: 'Blue shirt', maxPayments: 1 },
+    });
+    expect(created.status, created.text).toBe(201);
+    const linkId = created.json.id as string;
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+    const [first, late] = [await context.newPage(), await context.newPage()];
+    // Both customers continue: opening a session holds no use, so both get one.
+    for (const page of [first, late]) {
+      await page.goto(`${gw.baseUrl}/l/${linkId}`);
+      await page.getByRole('button', { name: 'Continue to payment' }).click();
+      await page.waitForURL(/\/pay\/[0-9a-f-]{36}$/);
+    }
+    const pay = async (page: typeof first) => {
+      await page.getByLabel('Name on card').fill('Ayesha Khan');
+      await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+      await page.getByLabel('Expiry (MM/YY)').fill('12/34');
+      await page.getByLabel('Security code').fill('123');
+      await page.getByRole('button', { name: 'Pay PKR 1,500.00' }).click();
+    };
+    await pay(first);
+    await first.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    await pay(late);
+    const alert = late.getByRole('alert').filter({ hasText: 'reached its limit of payments' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('No money was taken');
+    const lateId = new URL(late.url()).pathname.split('/').filter(Boolean)[1]!;
+    expect(await getIntent(lateId)).toMatchObject({ status: 'Pending' });
+    for (const width of [375, 1280]) {
+      await late.setViewportSize({ width, height: 800 });
+      expect(await seriousViolations(late), `refused payment at ${width} px`).toEqual([]);
+    }
+    const link = await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${linkId}`, { key: m.test.apiKey });
+    expect(link.json).toMatchObject({ paymentCount: 1, pendingCount: 0, remainingUses: 0 });
+  });
+
   it('every final page of a link session leads back: the returnUrl, or the link page; an unavailable link to its returnUrl', async () => {
     const m = await newMerchant({ name: 'Acme Shirts' });
     const create = async (body: Record<string, unknown>) => {

@@ -46,14 +46,15 @@ describe('per-client limits (WAFv2 on the API stage)', () => {
     expect(JSON.stringify(association.Properties.ResourceArn)).toContain(stageId);
   });
 
-  it('counts the hosted pages, provider callbacks and the dashboard (sign-in included) per client IP', () => {
+  it('counts the hosted pages (checkout and payment links), provider callbacks and the dashboard (sign-in included) per client IP', () => {
     const acl = Object.values(template.findResources('AWS::WAFv2::WebACL'))[0]!;
     const rule = acl.Properties.Rules.find((r: { Name: string }) => r.Name === 'PerIpPublic');
     const paths = rule.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements.map(
       (s: { ByteMatchStatement: { SearchString: string; PositionalConstraint: string } }) =>
         `${s.ByteMatchStatement.PositionalConstraint} ${s.ByteMatchStatement.SearchString}`,
     );
-    expect(paths).toEqual(['CONTAINS /pay/', 'CONTAINS /providers/', 'CONTAINS /dashboard']);
+    // /l/: each "Continue" on a payment link's page opens a checkout session, so one address must not post without limit.
+    expect(paths).toEqual(['CONTAINS /pay/', 'CONTAINS /l/', 'CONTAINS /providers/', 'CONTAINS /dashboard']);
   });
 
   it('keeps the stage throttle as a high safety net, and takes limits from CDK context', () => {

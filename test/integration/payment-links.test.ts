@@ -10,8 +10,10 @@ import { Gateway } from '../../sdk/node/src/client.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { setStatus } from '#shared/services/merchants.ts';
 import { getPage, postForm } from '../support/checkout.ts';
+import { checkResponse, findOperation } from '../support/contract.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useEmulatedLive } from '../support/live.ts';
+import { readForms } from '../../scripts/emulators/common.ts';
 
 const card = (number: string) => ({ name: 'Ayesha Khan', number, expiry: '12/39', cvc: '123' });
 
@@ -171,7 +173,8 @@ describe('payment links', () => {
       });
       expect(intent.orderRef.orderRef).toMatch(/^PL[0-9a-f]{32}$/);
       expect(JSON.parse(intent.metadataJson!)).toEqual({ paymentLinkId: link.id, quantity: 2 });
-      expect((await get(m, `/PaymentLinks/${link.id}`)).json).toMatchObject({ pendingCount: 1, remainingUses: 4, paymentCount: 0 });
+      // Continuing opens a session and holds none of the link's uses: only a payment attempt does (payment-links-uses.test.ts).
+      expect((await get(m, `/PaymentLinks/${link.id}`)).json).toMatchObject({ pendingCount: 0, remainingUses: 5, paymentCount: 0 });
 
       // The decline retry of the hosted checkout applies: a declined card, then a good one.
       expect((await payByCard(id, '4000000000000002')).status).toBe(303);
@@ -222,44 +225,53 @@ describe('payment links', () => {
       const ok = await continueToPay(link.id, { amount: '1,250.50', phone: '03001234567' });
       expect(ok.status, ok.html).toBe(303);
       expect((await getIntent(sessionOf(ok.location)))!.amountMinor).toBe(1250_50);
-      for (const l of [link, fixed]) {
-        expect((await get(m, `/PaymentLinks/${l.id}`)).json.pendingCount).toBe(l === link ? 1 : 0);
-      }
+      expect((await get(m, `/PaymentLinks/${link.id}`)).json).toMatchObject({ pendingCount: 0, paymentCount: 0 });
+      expect((await getLink(fixed.id))!.usesHeld).toBe(0);
     });
 
-    it('gives the use back when the session ends unpaid (cancelled), so the next customer can pay', async () => {
+    it('gives the use back when the paying session ends unpaid (cancelled), so the next customer can pay', async () => {
       const m = await newMerchant();
       const link = await newLink(m, { amount: 1500, maxPayments: 1 });
       const first = sessionOf((await continueToPay(link.id)).location);
-      expect((await get(m, `/PaymentLinks/${link.id}`)).json).toMatchObject({ status: 'used_up', remainingUses: 0 });
+      const payPage = await getPage(gw.baseUrl, `/pay/${first}`);
+      // A wallet charge started: the attempt holds the only use.
+      const wallet = await postForm(gw.baseUrl, `/pay/${first}/wallet`, {
+        csrf: payPage.csrf!,
+        provider: '1',
+        mobileNumber: '03001234444',
+      });
+      expect(wallet.status, wallet.html).toBe(303);
+      expect((await get(m, `/PaymentLinks/${link.id}`)).json).toMatchObject({ status: 'used_up', remainingUses: 0, pendingCount: 1 });
       const refused = await getPage(gw.baseUrl, `/l/${link.id}`);
       expect(refused.status).toBe(410);
-      expect(refused.html).toContain('reached its limit of payments');
+      expect(refused.html).toContain('being made by another customer');
       expect(refused.html).not.toContain('<form');
 
-      const payPage = await getPage(gw.baseUrl, `/pay/${first}`);
       expect((await postForm(gw.baseUrl, `/pay/${first}/cancel`, { csrf: payPage.csrf! })).status).toBe(303);
       expect((await getIntent(first))!.status).toBe('Cancelled');
       expect((await get(m, `/PaymentLinks/${link.id}`)).json).toMatchObject({ status: 'active', remainingUses: 1, pendingCount: 0 });
       const second = sessionOf((await continueToPay(link.id)).location);
       expect((await payByCard(second)).status).toBe(303);
       expect((await get(m, `/PaymentLinks/${link.id}`)).json).toMatchObject({ status: 'used_up', paymentCount: 1, remainingUses: 0 });
+      const paidUp = await getPage(gw.baseUrl, `/l/${link.id}`);
+      expect(paidUp.status).toBe(410);
+      expect(paidUp.html).toContain('reached its limit of payments');
     });
 
-    it('two customers racing for the last use: exactly one gets a checkout session, the other a clear page', async () => {
+    it('customers racing to pay for the last use: exactly one pays, the others are told the link reached its limit', async () => {
       const m = await newMerchant();
       for (let round = 0; round < 4; round++) {
         const link = await newLink(m, { amount: 1500, maxPayments: 1 });
         const pages = await Promise.all([0, 1, 2].map(() => getPage(gw.baseUrl, `/l/${link.id}`)));
         const posts = await Promise.all(pages.map((p) => postForm(gw.baseUrl, `/l/${link.id}`, { csrf: p.csrf! })));
-        const won = posts.filter((p) => p.status === 303);
-        const lost = posts.filter((p) => p.status !== 303);
+        expect(posts.map((p) => p.status)).toEqual([303, 303, 303]);
+        const paid = await Promise.all(posts.map((p) => payByCard(sessionOf(p.location))));
+        const won = paid.filter((p) => p.status === 303);
+        const lost = paid.filter((p) => p.status !== 303);
         expect(won).toHaveLength(1);
-        expect(lost.map((p) => p.status)).toEqual([410, 410]);
+        expect(lost.map((p) => p.status)).toEqual([422, 422]);
         for (const p of lost) expect(p.html).toContain('reached its limit of payments');
-        const view = (await get(m, `/PaymentLinks/${link.id}`)).json;
-        expect(view).toMatchObject({ pendingCount: 1, remainingUses: 0 });
-        expect((await payByCard(sessionOf(won[0]!.location))).status).toBe(303);
+        expect((await get(m, `/PaymentLinks/${link.id}`)).json).toMatchObject({ paymentCount: 1, pendingCount: 0, remainingUses: 0 });
       }
       const all = await get(m, '/Transactions?limit=100');
       expect(all.json.items.filter((t: { status: string }) => t.status === 'Completed')).toHaveLength(4);
@@ -349,6 +361,69 @@ describe('payment links', () => {
     });
   });
 
+  describe('live mode: a card attempt holds the use from its 3-D Secure challenge', () => {
+    const live = useEmulatedLive(gw);
+    const postUrl = async (url: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(fields).toString(),
+      });
+      return { status: response.status, html: await response.text() };
+    };
+    const submitCard = async (id: string, number: string) => {
+      const page = await getPage(gw.baseUrl, `/pay/${id}`);
+      return postForm(gw.baseUrl, `/pay/${id}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number, expiry: '12/34', cvc: '123' });
+    };
+    /** The customer on the issuer's challenge page: passes or fails it, and the issuer's page posts back to the gateway. */
+    const answerChallenge = async (id: string, decision: 'pass' | 'fail') => {
+      const verify = await getPage(gw.baseUrl, `/pay/${id}`);
+      const toBank = readForms(verify.html).find((f) => f.action.startsWith(live.providers.jazzcash.url))!;
+      const acs = await postUrl(toBank.action, toBank.fields);
+      const choice = readForms(acs.html).find((f) => f.fields.decision === decision)!;
+      const back = await postUrl(new URL(choice.action, live.providers.jazzcash.url).toString(), choice.fields);
+      const ret = readForms(back.html)[0]!;
+      return postUrl(`${gw.baseUrl}${new URL(ret.action).pathname}`, ret.fields, { 'Sec-Fetch-Site': 'cross-site' });
+    };
+
+    it('the challenge holds the only use; a failed one gives it back; the paid one keeps it; no provider call once used up', async () => {
+      const m = await live.merchant('Live Link Cards');
+      const liveView = async (id: string) => (await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${id}`, { key: m.live.apiKey })).json;
+      const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
+        key: m.live.apiKey,
+        secret: m.live.secretKey,
+        body: { amount: 2500, description: 'Blue shirt', maxPayments: 1 },
+      });
+      expect(created.status, created.text).toBe(201);
+      const linkId = created.json.id as string;
+      const [a, b] = [sessionOf((await continueToPay(linkId)).location), sessionOf((await continueToPay(linkId)).location)];
+      expect(await liveView(linkId)).toMatchObject({ remainingUses: 1, pendingCount: 0 });
+
+      expect((await submitCard(a, '5123 4567 8901 2346')).status).toBe(303);
+      expect((await getIntent(a))!.details).toMatchObject({ linkUseHeld: true, cardAuth: { stage: 'challenge' } });
+      expect(await liveView(linkId)).toMatchObject({ status: 'used_up', remainingUses: 0, pendingCount: 1 });
+      const enrolments = live.providers.jazzcash.cards.size;
+      const busy = await submitCard(b, '4111 1111 1111 1111');
+      expect(busy.status).toBe(422);
+      expect(busy.html).toContain('being made by another customer');
+      expect(live.providers.jazzcash.cards.size).toBe(enrolments); // the provider was never asked
+
+      expect((await answerChallenge(a, 'fail')).status).toBe(303);
+      expect((await getIntent(a))!).toMatchObject({ status: 'Pending', details: { linkUseHeld: false, cardAuth: null } });
+      expect(await liveView(linkId)).toMatchObject({ status: 'active', remainingUses: 1, pendingCount: 0 });
+
+      expect((await submitCard(b, '4111 1111 1111 1111')).status).toBe(303);
+      expect((await answerChallenge(b, 'pass')).status).toBe(303);
+      expect((await getIntent(b))!.status).toBe('Completed');
+      expect(await liveView(linkId)).toMatchObject({ status: 'used_up', remainingUses: 0, pendingCount: 0, paymentCount: 1 });
+      const usedUp = await submitCard(a, '4111 1111 1111 1111');
+      expect(usedUp.status).toBe(422);
+      expect(usedUp.html).toContain('reached its limit of payments');
+      expect(live.providers.jazzcash.cards.size).toBe(enrolments + 1); // B's card only
+    });
+  });
+
   describe("a link's payments", () => {
     it('the API and the SDK list them page by page (Transactions?paymentLinkId=); other links, filters, cursors refused', async () => {
       const m = await newMerchant();
@@ -406,9 +481,19 @@ describe('payment links', () => {
       const options = { errorCorrectionLevel: 'M', margin: 2 } as const;
       expect(bytes.equals(await QRCode.toBuffer(link.url, { ...options, type: 'png', width: 512 }))).toBe(true);
       expect(markup).toBe(await QRCode.toString(link.url, { ...options, type: 'svg' }));
-      expect((await fetch(`${gw.baseUrl}/l/${link.id}/qr?format=gif`)).status).toBe(400);
-      expect((await fetch(`${gw.baseUrl}/l/pl_${'0'.repeat(24)}/qr`)).status).toBe(404);
+      const gif = await fetch(`${gw.baseUrl}/l/${link.id}/qr?format=gif`);
+      expect(gif.status).toBe(400);
+      const unknown = await fetch(`${gw.baseUrl}/l/pl_${'0'.repeat(24)}/qr`);
+      expect(unknown.status).toBe(404);
       expect((await fetch(`${gw.baseUrl}/l/nonsense/qr?format=png`)).status).toBe(404);
+      // The OpenAPI document names what the route answers: an SVG or PNG image, problem+json errors.
+      const path = `/l/${link.id}/qr`;
+      checkResponse('GET', path, 200, svg.headers.get('content-type'), markup);
+      checkResponse('GET', `${path}?format=png`, 200, png.headers.get('content-type'), 'png');
+      checkResponse('GET', `${path}?format=gif`, 400, gif.headers.get('content-type'), await gif.text());
+      checkResponse('GET', `/l/pl_${'0'.repeat(24)}/qr`, 404, unknown.headers.get('content-type'), await unknown.text());
+      const documented = findOperation('GET', path)!.operation.responses['200'].content;
+      expect(Object.keys(documented)).toEqual(['image/svg+xml', 'image/png']);
     });
   });
 });

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
-import { defaultRateLimits, rateLimitsFromEnv, windowCounter } from '#shared/http/rate-limits.ts';
+import { defaultRateLimits, rateLimitSubject, rateLimitsFromEnv, windowCounter } from '#shared/http/rate-limits.ts';
 import { localConfig } from '../../scripts/local/config.ts';
 import { createLocalServer } from '../../scripts/local/server.ts';
 import { benchRateLimits } from '../../bench/local-stack.ts';
@@ -39,6 +39,19 @@ describe('local per-key and per-IP limits', () => {
     expect(statuses.slice(0, 2).every((s) => s !== 429)).toBe(true);
     expect(statuses[2]).toBe(429);
     expect((await call(base, 'POST', '/providers/wallet/1/callback', { body: {} })).status).toBe(429);
+    // A payment link's page and its form post (each "Continue" opens a checkout session) and its QR code.
+    for (const [method, path] of [
+      ['GET', `/l/pl_${'0'.repeat(24)}`],
+      ['POST', `/l/pl_${'0'.repeat(24)}`],
+      ['GET', `/l/pl_${'0'.repeat(24)}/qr`],
+    ] as const)
+      expect((await call(base, method, path, method === 'POST' ? { body: {} } : {})).status, `${method} ${path}`).toBe(429);
+  });
+
+  it('counts a payment link page under the per-IP limit like the hosted checkout', () => {
+    expect(rateLimitSubject(`/l/pl_${'0'.repeat(24)}`, undefined, '127.0.0.9')).toEqual({ kind: 'perIp', id: '127.0.0.9' });
+    expect(rateLimitSubject(`/l/pl_${'0'.repeat(24)}/qr`, undefined, '127.0.0.9')).toEqual({ kind: 'perIp', id: '127.0.0.9' });
+    expect(rateLimitSubject('/Gateway/v1/PaymentLinks', undefined, '127.0.0.9')).toBeUndefined();
   });
 
   it('counts in fixed windows and opens again in the next one', () => {

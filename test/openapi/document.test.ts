@@ -109,7 +109,8 @@ describe('docs/openapi.json', () => {
       success.content['application/json'] ??
       success.content['text/html'] ??
       success.content['text/csv'] ??
-      success.content['application/pdf'];
+      success.content['application/pdf'] ??
+      success.content['image/svg+xml'];
     expect(media.example, `${id}: success example`).toBeDefined();
     if (schemas[id]?.body && route.doc.example?.body) {
       const example = op.requestBody.content['application/json'].example;

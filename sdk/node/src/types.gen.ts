@@ -160,7 +160,7 @@ export interface PaymentLink {
   returnUrl: string | null;
   /** Completed payments. */
   paymentCount: number;
-  /** Payments under way (checkout sessions still Pending): they hold a use. */
+  /** Payments under way (a card or wallet payment started on a checkout of the link, not yet ended): they hold a use. A checkout opened without paying holds none. */
   pendingCount: number;
   /** The sum of the completed payments (before fees and refunds). */
   totalAmount: number;

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { linkUseAttempt, type CheckoutDetails } from '#shared/domain/checkout.ts';
+import type { IntentStatus, PaymentIntent } from '#shared/domain/intent.ts';
+import { linkUseWrites } from '#shared/store/payment-links.ts';
+
+/**
+ * What a change of a payment link's checkout writes to the link (shared/store/payment-links.ts
+ * linkUseWrites), rule by rule: the integration tests (payment-links-uses.test.ts) drive most of
+ * them through the hosted checkout; the completion of a session that held no use (money that moved
+ * without an attempt taking a use first) only happens here.
+ */
+describe('linkUseWrites', () => {
+  beforeAll(() => {
+    vi.stubEnv('TABLE_NAME', 'unit-table');
+  });
+  afterAll(() => {
+    vi.unstubAllEnvs();
+  });
+
+  const session = (details: Partial<CheckoutDetails>, status: IntentStatus = 'Pending'): PaymentIntent =>
+    ({
+      paymentIntentId: '00000000-0000-4000-8000-000000000001',
+      intentType: 'checkout',
+      status,
+      amountMinor: 1500_00,
+      details: { paymentMethod: null, feeRate: { basisPoints: 250, fixedMinor: 0 }, paymentLinkId: 'pl_1', ...details },
+    }) as unknown as PaymentIntent;
+  const change = (current: PaymentIntent, status: IntentStatus, details: Partial<CheckoutDetails> = {}) =>
+    linkUseWrites(current, { ...current, status, details: { ...current.details, ...details } });
+  const updateOf = (writes: ReturnType<typeof linkUseWrites>) => {
+    expect(writes).toHaveLength(1);
+    return writes[0]!.Update!;
+  };
+  const belowMax = 'attribute_exists(PK) AND (attribute_type(maxPayments, :null) OR usesHeld < maxPayments)';
+
+  it('an attempt that starts takes a use only while one is left; one that ends unpaid gives it back', () => {
+    const free = session({ linkUseHeld: false });
+    const take = updateOf(change(free, 'Pending', linkUseAttempt(free.details as unknown as CheckoutDetails, true)));
+    expect(take).toMatchObject({ UpdateExpression: 'ADD usesHeld :one', ConditionExpression: belowMax });
+    expect(take.ExpressionAttributeValues).toEqual({ ':one': { N: '1' }, ':null': { S: 'NULL' } });
+
+    const held = session({ linkUseHeld: true });
+    const back = updateOf(change(held, 'Pending', { linkUseHeld: false }));
+    expect(back).toMatchObject({ UpdateExpression: 'ADD usesHeld :minusOne', ConditionExpression: 'attribute_exists(PK)' });
+    for (const end of ['Failed', 'Cancelled', 'Expired'] as const)
+      expect(updateOf(change(held, end)).UpdateExpression, end).toBe('ADD usesHeld :minusOne');
+    // Nothing held, nothing to give back; a change that keeps the hold writes nothing.
+    for (const end of ['Failed', 'Cancelled', 'Expired', 'Pending'] as const) expect(change(free, end), end).toEqual([]);
+    expect(change(held, 'Pending', { attempts: [] })).toEqual([]);
+  });
+
+  it('a payment counts on its use; without one it counts one anyway (the money has moved), or under the limit when it takes it', () => {
+    const paid = updateOf(change(session({ linkUseHeld: true }), 'Completed'));
+    expect(paid).toMatchObject({ UpdateExpression: 'ADD paidCount :one, paidMinor :amount', ConditionExpression: 'attribute_exists(PK)' });
+    expect(paid.ExpressionAttributeValues).toMatchObject({ ':amount': { N: '150000' } });
+
+    const unheld = updateOf(change(session({ linkUseHeld: false }), 'Completed'));
+    expect(unheld).toMatchObject({
+      UpdateExpression: 'ADD usesHeld :one, paidCount :one, paidMinor :amount',
+      ConditionExpression: 'attribute_exists(PK)',
+    });
+    const sandboxCard = updateOf(change(session({ linkUseHeld: false }), 'Completed', { linkUseHeld: true }));
+    expect(sandboxCard).toMatchObject({
+      UpdateExpression: 'ADD usesHeld :one, paidCount :one, paidMinor :amount',
+      ConditionExpression: belowMax,
+    });
+  });
+
+  it('a session stored before uses were held per attempt holds one from its creation until it ends', () => {
+    const legacy = session({});
+    expect(linkUseAttempt(legacy.details as unknown as CheckoutDetails, false)).toEqual({});
+    expect(change(legacy, 'Pending', { attempts: [] })).toEqual([]);
+    expect(updateOf(change(legacy, 'Cancelled')).UpdateExpression).toBe('ADD usesHeld :minusOne');
+    expect(updateOf(change(legacy, 'Completed')).UpdateExpression).toBe('ADD paidCount :one, paidMinor :amount');
+  });
+
+  it('writes nothing for checkouts not made from a link, nor after a terminal status', () => {
+    const plain = session({ paymentLinkId: undefined, linkUseHeld: undefined });
+    expect(change(plain, 'Completed')).toEqual([]);
+    expect(change(session({ linkUseHeld: true }, 'Completed'), 'Completed')).toEqual([]);
+  });
+});
