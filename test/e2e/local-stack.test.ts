@@ -1,10 +1,33 @@
 import { execSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { resolve } from 'node:path';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/global-setup.ts';
+
+const root = resolve(import.meta.dirname, '..', '..');
+/**
+ * A child's exit code and output, or null as the code when it was still running after `ms` (then killed with
+ * its process group: a stack it started, JVM included, goes too).
+ */
+function runStart(args: string[], env: NodeJS.ProcessEnv, ms = 30_000) {
+  return new Promise<{ code: number | null; out: string }>((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, IN_MEMORY: '1', DATA_DIR: mkdtempSync(join(tmpdir(), 'start-')), ...env },
+      detached: true,
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), ms);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done({ code, out });
+    });
+  });
+}
 
 /** `npm start` end to end: it serves, seeds a demo merchant, and Ctrl-C stops every child. */
 describe('npm start', () => {
@@ -12,10 +35,12 @@ describe('npm start', () => {
     const port = await freePort();
     const dynamoPort = await freePort();
     const sqsPort = await freePort();
+    const webhookPort = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-      cwd: resolve(import.meta.dirname, '..', '..'),
+      cwd: root,
       env: {
         ...process.env,
+        WEBHOOK_PORT: String(webhookPort),
         HOST: '',
         PORT: String(port),
         IN_MEMORY: '1',
@@ -28,6 +53,7 @@ describe('npm start', () => {
         PUBLIC_BASE_URL: '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group: a failed assertion kills the JVM with it (finally)
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -51,6 +77,8 @@ describe('npm start', () => {
         expect(url, `${name} in the banner`).toBeDefined();
         expect((await fetch(url!, { redirect: 'manual' })).status, name).toBeLessThan(400);
       }
+      // The endpoint printed is the one stored for the demo merchant, on the receiver port asked for.
+      expect(out).toContain(`webhook endpoint  http://127.0.0.1:${webhookPort}/webhooks\n`);
       expect(out).toMatch(/npm run ops -- user invite --merchant [0-9a-f-]{36} --email \S+ --role admin/);
       // Nothing of the local stack listens beyond the loopback interface (no HOST given).
       const listening = execSync('ss -ltnH').toString().split('\n');
@@ -74,7 +102,35 @@ describe('npm start', () => {
       }
       await expect(fetch(`http://127.0.0.1:${port}/Gateway/v1/Settlements/schedule`)).rejects.toThrow();
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
     }
   }, 200_000);
+
+  it('--help prints the options and starts nothing; a busy port is one line naming it and its variable', async () => {
+    const port = await freePort();
+    const help = await runStart(['--help'], { PORT: String(port) });
+    expect(help.code, help.out).toBe(0);
+    for (const option of ['--port <port>', '--webhook-port <port>', '--in-memory', '--data-dir <dir>', 'DYNAMODB_PORT'])
+      expect(help.out).toContain(option);
+    expect(help.out).not.toContain('Payment gateway running');
+    await expect(fetch(`http://127.0.0.1:${port}/docs`)).rejects.toThrow(); // nothing was started
+
+    const taken = createServer();
+    const busy = await freePort();
+    await new Promise<void>((ok) => taken.listen(busy, '127.0.0.1', ok));
+    try {
+      for (const [env, variable, what] of [
+        [{ PORT: String(busy) }, 'PORT', 'the API server'],
+        [{ PORT: String(port), DYNAMODB_PORT: String(busy) }, 'DYNAMODB_PORT', 'DynamoDB Local'],
+      ] as const) {
+        const { code, out } = await runStart([], env);
+        expect(code, out).toBe(1);
+        expect(out.trim()).toBe(
+          `npm start: port ${busy} on 127.0.0.1 (${what}) is already in use: stop what holds it, or set ${variable} to a free port`,
+        );
+      }
+    } finally {
+      taken.close();
+    }
+  }, 120_000);
 });
