@@ -36,7 +36,8 @@ export async function ensureDemoMerchant(config: LocalConfig): Promise<DemoMerch
   const { getEndpointHealth, destinationKey } = await import('#shared/store/webhook-health.ts');
   const file = resolve(config.dataDir, 'demo-merchant.json');
   const wanted = demoWebhookUrl(config.webhookPort);
-  const save = (demo: DemoFile) => writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  // A throwaway (IN_MEMORY) database's merchant is not kept: the file keeps the one of the database in the data folder.
+  const save = (demo: DemoFile) => config.inMemory || writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   let demo: DemoFile | undefined = existsSync(file) && !config.inMemory ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
   let merchant = demo ? await getMerchant(demo.merchantId) : undefined;
   const moved: DemoMerchant['moved'] = [];

@@ -57,5 +57,10 @@ describe('npm start: the demo merchant', () => {
     const fourth = await start({ PORT: '3400' });
     expect(fourth.endpoints.live.url).toBe(url(3401));
     expect(fourth.endpoints.test.url).toBe('http://127.0.0.1:4000/hooks');
+
+    // An IN_MEMORY start makes its own merchant and leaves the data folder's file to the kept database's merchant.
+    const throwaway = await start({ PORT: '3500', IN_MEMORY: '1' });
+    expect(throwaway.demo.merchantId).not.toBe(first.demo.merchantId);
+    expect(JSON.parse(readFileSync(file, 'utf8')).merchantId).toBe(first.demo.merchantId);
   });
 });
