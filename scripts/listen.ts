@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Command, InvalidArgumentError } from 'commander';
-import { Gateway, GatewayError } from '../sdk/node/src/index.ts';
-import { defaultBaseUrl, listen, main as runForwarder, sinceOption, testKey } from '../sdk/node/src/listen.ts';
+import { Gateway } from '../sdk/node/src/index.ts';
+import { defaultBaseUrl, errorMessage, listen, main as runForwarder, sinceOption, testKey } from '../sdk/node/src/listen.ts';
 import type { WebhookEventType } from '#shared/domain/event-types.ts';
 
 /**
@@ -74,32 +74,111 @@ async function postOnPage(baseUrl: string, checkoutUrl: string, action: 'card' |
 const payByCard = (baseUrl: string, checkoutUrl: string, cardNumber: string) =>
   postOnPage(baseUrl, checkoutUrl, 'card', { name: 'Test Customer', number: cardNumber, expiry: '12/39', cvc: '123' });
 
-export type Approver = (kind: 'settlement', id: string) => Promise<void>;
+/**
+ * The operator's side of a trigger. Settlements wait for the operator's approval (a test refund does not: the sandbox
+ * approves it, docs/merchant-guide.md, Refunds). `ready` runs before any money is held, so a trigger that cannot get its
+ * settlement approved says why and creates nothing; `cancel` releases the hold of one it created when the approval fails.
+ */
+export interface Operator {
+  ready(merchantId: string): Promise<void>;
+  /** `waiting`: the merchant's payout-approvals setting is `both`, and the settlement waits for its dashboard approver too. */
+  approve(kind: 'settlement', id: string): Promise<'approved' | 'waiting'>;
+  cancel(kind: 'settlement', id: string): Promise<void>;
+}
+
+/** Runs `npm run ops -- <args> --json` and answers its JSON; a failure throws the tool's own message. */
+export type OpsRunner = (...args: string[]) => Promise<Record<string, unknown>>;
+
+/** The operator through the ops tool (the same commands an operator types): `merchant show`, `settlement approve|cancel`. */
+export function opsOperator(ops: OpsRunner): Operator {
+  return {
+    async ready(merchantId) {
+      let profile: Record<string, unknown>;
+      try {
+        profile = await ops('merchant', 'show', merchantId);
+      } catch (error) {
+        const why = errorMessage(error);
+        throw new Error(
+          /^no merchant /.test(why)
+            ? `the ops tool does not find merchant ${merchantId}: it reads another stack than the gateway's ` +
+                '(give npm run listen the PORT, DATA_DIR and DYNAMODB_PORT npm start runs with), or use --no-approve'
+            : `the ops tool cannot approve the settlement (${why}); nothing was created. Use --no-approve to leave it to the operator`,
+        );
+      }
+      if (profile.payoutApprovals === 'merchant')
+        throw new Error(
+          "this merchant's settlements are approved by its own approvers only (the dashboard's Settings): " +
+            'run with --no-approve and approve it on the dashboard',
+        );
+    },
+    async approve(kind, id) {
+      return (await ops(kind, 'approve', id)).state === 'waiting' ? 'waiting' : 'approved';
+    },
+    async cancel(kind, id) {
+      await ops(kind, 'cancel', id);
+    },
+  };
+}
+
+const loopback = (host: string) => ['localhost', '127.0.0.1', '[::1]'].includes(host);
 
 /**
- * Settlements wait for the operator's approval (a test refund does not: the sandbox approves it,
- * docs/merchant-guide.md, Refunds). On the local stack the trigger approves them with the ops tool
- * (`npm run ops -- settlement approve <id>`); with --no-approve (a deployed gateway) it prints what
- * the operator runs.
+ * The environment the ops tool needs to read the stack serving `baseUrl`: a local stack is found by its PORT (DynamoDB
+ * Local on PORT+5000), so a --base-url on 127.0.0.1 sets it; any DATA_DIR, DYNAMODB_PORT or OPS_TARGET given is kept.
  */
-const localOps: Approver = async (kind, id) => {
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'ops.ts'), kind, 'approve', id, '--json'], {
-    env: process.env,
+export function opsEnvFor(baseUrl: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const url = new URL(baseUrl);
+  if (!loopback(url.hostname)) return env;
+  return { ...env, PORT: url.port || (url.protocol === 'https:' ? '443' : '80') };
+}
+
+/** The repository's ops tool (`npm run ops`) as a child process, for the stack at `baseUrl`. */
+export function localOperator(baseUrl: string): Operator {
+  const env = opsEnvFor(baseUrl);
+  return opsOperator(async (...args) => {
+    const run = promisify(execFile);
+    const answer = await run(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'ops.ts'), ...args, '--json'], {
+      env,
+    }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(parseJson(error.stdout)?.error ?? (error.stderr?.trim() || error.message));
+    });
+    return parseJson(answer.stdout) ?? {};
   });
+}
+
+const parseJson = (text: string | undefined): Record<string, any> | undefined => {
+  try {
+    return JSON.parse(text ?? '');
+  } catch {
+    return undefined;
+  }
 };
 
-async function operatorApproves(
-  kind: 'settlement',
-  id: string,
-  approver: Approver | undefined,
-  print: (line: string) => void,
-): Promise<void> {
-  if (!approver) {
-    print(`  ${kind} ${id} is Pending until the operator runs: npm run ops -- ${kind} approve ${id}`);
-    return;
+/**
+ * The operator approves the trigger's settlement; when that fails, the operator cancels it (Cancelled, the PKR 500 hold
+ * released by its journal, as `npm run ops -- settlement cancel` does), so a failed trigger leaves nothing held.
+ */
+async function approveOrRelease(operator: Operator, id: string, print: (line: string) => void): Promise<void> {
+  let state: 'approved' | 'waiting';
+  try {
+    state = await operator.approve('settlement', id);
+  } catch (error) {
+    const why = errorMessage(error);
+    try {
+      await operator.cancel('settlement', id);
+    } catch (cancelling) {
+      throw new Error(
+        `the operator tool could not approve settlement ${id} (${why}) nor cancel it (${errorMessage(cancelling)}); ` +
+          `it holds PKR 500 until the operator runs: npm run ops -- settlement cancel ${id}`,
+      );
+    }
+    throw new Error(`the operator tool could not approve settlement ${id} (${why}); it was cancelled and its PKR 500 released`);
   }
-  await approver(kind, id);
-  print(`  ${kind} ${id} approved by the operator tool`);
+  print(
+    state === 'approved'
+      ? `  settlement ${id} approved by the operator tool`
+      : `  settlement ${id}: the operator's approval is recorded; it waits for the merchant's approver on the dashboard`,
+  );
 }
 
 async function funded(gateway: Gateway, baseUrl: string, amount: number, print: (line: string) => void): Promise<void> {
@@ -117,7 +196,7 @@ async function funded(gateway: Gateway, baseUrl: string, amount: number, print: 
 
 export async function trigger(
   scenario: Scenario,
-  options: { apiKey: string; secretKey: string; baseUrl: string; approver?: Approver; print?: (line: string) => void },
+  options: { apiKey: string; secretKey: string; baseUrl: string; operator?: Operator; print?: (line: string) => void },
 ): Promise<Record<string, unknown>> {
   const print = options.print ?? ((line: string) => console.log(line));
   const gateway = new Gateway({ apiKey: options.apiKey, secretKey: options.secretKey, baseUrl: options.baseUrl });
@@ -173,6 +252,8 @@ export async function trigger(
       break;
     }
     case 'settlement.completed': {
+      const { operator } = options;
+      if (operator) await operator.ready((await gateway.settlements.schedule()).merchantId);
       await funded(gateway, options.baseUrl, 600, print);
       const settlement = await gateway.settlements.create({
         amount: 500,
@@ -181,7 +262,8 @@ export async function trigger(
         iban: 'PK36SCBL0000001123456702',
         accountTitle: 'Test Merchant Ltd',
       });
-      await operatorApproves('settlement', settlement.id, options.approver, print);
+      if (operator) await approveOrRelease(operator, settlement.id, print);
+      else print(`  settlement ${settlement.id} is Pending until the operator runs: npm run ops -- settlement approve ${settlement.id}`);
       result = settlement;
       break;
     }
@@ -225,7 +307,7 @@ async function triggerCommand(argv: string[]) {
     .option('--status <status>', 'the outcome the event carries: Completed or Failed (TransactionStatusChanged)', 'Completed')
     .requiredOption('--secret-key <key>', 'the test secret key (sk_test_…) that signs request bodies')
     .option('--base-url <url>', 'the gateway (default: the local stack)')
-    .option('--no-approve', 'do not approve settlements with the local ops tool')
+    .option('--no-approve', 'do not approve settlements with the local ops tool (the default for a --base-url not on this machine)')
     .action(async (event: string, o, command: Command) => {
       const scenario = scenarioFor(event, o.status);
       if (!scenario)
@@ -233,17 +315,20 @@ async function triggerCommand(argv: string[]) {
           `unknown event or scenario ${event}${o.status === 'Completed' ? '' : ` with status ${o.status}`}; one of ` +
             `${Object.keys(byEventType).join(', ')} (with --status Completed or Failed where it applies), or ${scenarios.join(', ')}`,
         );
+      const baseUrl: string = o.baseUrl ?? program.opts().baseUrl;
+      // The local ops tool approves on a stack on this machine (or on AWS with OPS_TARGET=aws); elsewhere the operator does.
+      const approves = o.approve && (loopback(new URL(baseUrl).hostname) || process.env.OPS_TARGET === 'aws');
       try {
         await trigger(scenario as Scenario, {
           apiKey: o.apiKey,
           secretKey: o.secretKey,
-          baseUrl: o.baseUrl ?? program.opts().baseUrl,
-          ...(o.approve ? { approver: localOps } : {}),
+          baseUrl,
+          ...(approves ? { operator: localOperator(baseUrl) } : {}),
         });
       } catch (error) {
-        command.error(
-          error instanceof GatewayError ? `the gateway answered ${error.status} ${error.code ?? ''}: ${error.message}` : String(error),
-        );
+        const unreachable = error instanceof TypeError && error.message === 'fetch failed';
+        const why = unreachable ? `cannot reach the gateway at ${baseUrl} (${errorMessage(error)}): is it running?` : errorMessage(error);
+        command.error(`listen trigger ${event}: ${why}`);
       }
     });
   await program.parseAsync(argv);

@@ -17,10 +17,16 @@ export const nodeNotice =
 
 /**
  * Where the local stack lives. Everything derives from PORT and DATA_DIR, so `npm start` and
- * `npm run ops` find each other with no flags: DynamoDB Local on PORT+5000, SQS on PORT+6324.
+ * `npm run ops` find each other with no flags: DynamoDB Local on PORT+5000, SQS on PORT+6324, the demo
+ * merchant's webhook receiver on PORT+1.
  */
 export interface LocalConfig {
   port: number;
+  /**
+   * Where the demo merchant's webhooks go: the receiver a developer runs (README, "Your first paid sandbox
+   * checkout") on 127.0.0.1. WEBHOOK_PORT, else PORT+1; `npm start` keeps the stored demo endpoint on it.
+   */
+  webhookPort: number;
   /** The API server's interface: 127.0.0.1 unless HOST says otherwise (DynamoDB Local and SQS are always 127.0.0.1). */
   host: string;
   dynamoPort: number;
@@ -39,6 +45,7 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env): LocalConfig {
   const port = Number(env.PORT || 3000);
   return {
     port,
+    webhookPort: Number(env.WEBHOOK_PORT || port + 1),
     host: env.HOST || '127.0.0.1',
     dynamoPort: Number(env.DYNAMODB_PORT || port + 5000),
     sqsPort: Number(env.SQS_PORT || port + 6324),

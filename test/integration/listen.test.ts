@@ -2,8 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
+import { SettlementStatus } from '#shared/domain/settlement.ts';
+import { Gateway } from '../../sdk/node/src/client.ts';
+import { forward } from '../../sdk/node/src/listen.ts';
 import { constructEvent } from '../../sdk/node/src/webhooks.ts';
-import { listen, trigger, type Approver } from '../../scripts/listen.ts';
+import { freePort } from '../support/global-setup.ts';
+import { listen, localOperator, opsOperator, trigger, type Operator } from '../../scripts/listen.ts';
 import { newMerchant, useGateway } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
 import { eventually, startReceiver, useWebhookStack, type Delivery } from '../support/webhooks.ts';
@@ -12,6 +16,13 @@ import { eventually, startReceiver, useWebhookStack, type Delivery } from '../su
 const stack = useWebhookStack([jobs.webhookRelay, jobs.dueSweeper]);
 const gw = useGateway(routeList);
 const ops = useOps(() => stack.tableName);
+
+/** The operator through this run's ops tool (the trigger's own `localOperator` finds a stack by its PORT). */
+const operator = opsOperator(async (...args) => {
+  const r = await ops(...args, '--json');
+  if ('failed' in r) throw new Error(r.json?.error ?? `${r.stdout}${r.stderr}`);
+  return r.json;
+});
 
 const status = (d: Delivery) => String(d.event.data.CurrentStatusName ?? d.event.data.CurrentStatus);
 
@@ -44,11 +55,7 @@ describe('npm run listen: trigger and forward', () => {
       controller.abort();
       await listening;
     });
-    const approver: Approver = async (kind, id) => {
-      const r = await ops(kind, 'approve', id, '--json');
-      if ('failed' in r) throw new Error(`${r.stdout}${r.stderr}`);
-    };
-    const keys = { apiKey: m.test.apiKey, secretKey: m.test.secretKey, baseUrl: gw.baseUrl, approver, print: (l: string) => lines.push(l) };
+    const keys = { apiKey: m.test.apiKey, secretKey: m.test.secretKey, baseUrl: gw.baseUrl, operator, print: (l: string) => lines.push(l) };
     const results: Record<string, Record<string, unknown>> = {};
     for (const scenario of [
       'checkout.completed',
@@ -135,5 +142,59 @@ describe('npm run listen: trigger and forward', () => {
     expect(unknownKey.code).not.toBe(0);
     expect(unknownKey.out).toMatch(/refused the API key \(401/);
     expect(unknownKey.out).not.toMatch(/Ready/);
-  }, 120_000); // three CLI processes, each loading tsx
+    // A gateway that does not answer: the cause, not `TypeError: fetch failed`.
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const down = await run(
+      'trigger',
+      'checkout.completed',
+      '--api-key',
+      m.test.apiKey,
+      '--secret-key',
+      m.test.secretKey,
+      '--base-url',
+      closed,
+    );
+    expect(down.code).not.toBe(0);
+    expect(down.out.trim()).toBe(
+      `listen trigger checkout.completed: cannot reach the gateway at ${closed} (fetch failed: connect ECONNREFUSED ${closed.slice(7)}): ` +
+        'is it running?',
+    );
+  }, 150_000); // four CLI processes, each loading tsx
+
+  it('a settlement trigger the operator cannot approve holds nothing: refused before any money moves, or cancelled', async () => {
+    const m = await newMerchant({ name: 'Unapproved Settlements' });
+    const gateway = new Gateway({ apiKey: m.test.apiKey, secretKey: m.test.secretKey, baseUrl: gw.baseUrl });
+    const keys = { apiKey: m.test.apiKey, secretKey: m.test.secretKey, baseUrl: gw.baseUrl, print: () => undefined };
+
+    // The ops tool reads another stack (nothing on this PORT's DynamoDB port): refused with the tool's reason, nothing created.
+    const elsewhere = `http://127.0.0.1:${(await freePort()) - 5000}`;
+    await expect(trigger('settlement.completed', { ...keys, operator: localOperator(elsewhere) })).rejects.toThrow(
+      /the ops tool cannot approve the settlement \(The local stack is not running on port \d+ .*\); nothing was created/,
+    );
+    expect((await gateway.settlements.list()).items).toEqual([]);
+    expect(await gateway.account.balance()).toMatchObject({ availableBalance: 0, pendingBalance: 0 });
+
+    // The approval fails after the settlement was created: the operator cancels it, and its PKR 500 is released.
+    const failing: Operator = {
+      ...operator,
+      approve: async () => {
+        throw new Error('the approval timed out');
+      },
+    };
+    const error: Error = await trigger('settlement.completed', { ...keys, operator: failing }).then(
+      () => new Error('the trigger succeeded'),
+      (e: Error) => e,
+    );
+    const id = /could not approve settlement (\S+) \(the approval timed out\); it was cancelled and its PKR 500 released/.exec(
+      error.message,
+    )?.[1];
+    expect(id, error.message).toBeDefined();
+    expect((await gateway.settlements.retrieve(id!)).status).toBe(SettlementStatus.Cancelled);
+    expect((await gateway.account.balance()).pendingBalance).toBe(0);
+  }, 120_000);
+
+  it('a receiver that is not running shows as its cause, not as the TypeError fetch threw', async () => {
+    const item = { eventId: 'evt_down', type: 'TransactionStatusChanged', created: 0, deliveryState: 'delivered', event: {} };
+    expect((await forward(`http://127.0.0.1:${await freePort()}/webhooks`, 'whsec_x', item)).status).toBe('ECONNREFUSED');
+  });
 });

@@ -126,22 +126,27 @@ async function payByCard(checkoutUrl: string): Promise<number> {
 }
 
 describe('the README', () => {
-  it('first-checkout.mjs runs as written (only the base URL and the receiver port substituted)', async () => {
+  it('first-checkout.mjs runs as written, its ports from PORT and WEBHOOK_PORT (the base URL host substituted)', async () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const script = /```js\n(import \{ createServer \}[\s\S]*?)```/.exec(readme)?.[1];
     expect(script, 'README.md has no first-checkout.mjs block').toBeDefined();
-    expect(script).toContain("baseUrl: 'http://localhost:3000'");
-    expect(script).toContain(".listen(3001, '127.0.0.1')");
+    expect(script).toContain(`baseUrl: \`http://localhost:$\{PORT}\``);
+    expect(script).toContain(".listen(WEBHOOK_PORT, '127.0.0.1')");
     process.env.WEBHOOK_MERCHANT_CACHE_MS = '0';
     const port = await freePort();
-    writeFileSync(
-      join(dir, 'first-checkout.mjs'),
-      script!.replace("'http://localhost:3000'", JSON.stringify(gw.baseUrl)).replace('.listen(3001,', `.listen(${port},`),
-    );
+    // The test gateway listens on 127.0.0.1 only; `localhost` may resolve to ::1 first on this machine.
+    writeFileSync(join(dir, 'first-checkout.mjs'), script!.replace('http://localhost:', 'http://127.0.0.1:'));
     const m = await newMerchant({ name: 'README Merchant', webhookUrl: `http://127.0.0.1:${port}/webhooks`, allowInsecureWebhooks: true });
     const child = spawn(process.execPath, ['first-checkout.mjs'], {
       cwd: dir,
-      env: { PATH: process.env.PATH, API_KEY: m.test.apiKey, SECRET_KEY: m.test.secretKey, WEBHOOK_SECRET: m.test.webhookSecret! },
+      env: {
+        PATH: process.env.PATH,
+        API_KEY: m.test.apiKey,
+        SECRET_KEY: m.test.secretKey,
+        WEBHOOK_SECRET: m.test.webhookSecret!,
+        PORT: new URL(gw.baseUrl).port,
+        WEBHOOK_PORT: String(port),
+      },
     });
     let stdout = '';
     let stderr = '';

@@ -55,6 +55,19 @@ export function sinceOption(value: string, now = Date.now()): string {
 }
 
 /**
+ * An error with its causes, as one line: `fetch failed: connect ECONNREFUSED 127.0.0.1:3000` rather than `fetch failed`;
+ * a gateway problem with its status, code and trace id.
+ */
+export function errorMessage(error: unknown): string {
+  if (error instanceof GatewayError)
+    return `the gateway answered ${error.status} ${error.code}: ${error.message}${error.traceId ? ` (trace ${error.traceId})` : ''}`;
+  const parts: string[] = [];
+  for (let e: unknown = error; e !== undefined && e !== null && parts.length < 5; e = (e as { cause?: unknown }).cause)
+    parts.push(e instanceof Error ? e.message : String(e));
+  return parts.join(': ');
+}
+
+/**
  * One read of the feed before "Ready": a key the gateway refuses, or a gateway that does not answer, ends listen at once
  * with the reason (and what to check) instead of an error line every poll.
  */
@@ -113,7 +126,9 @@ export async function forward(
     await response.arrayBuffer();
     return { status: response.status, ms: Date.now() - started };
   } catch (error) {
-    return { status: error instanceof Error ? error.name : 'error', ms: Date.now() - started };
+    // The receiver's failure by its cause (ECONNREFUSED: nothing listens there), else the error's name (TimeoutError).
+    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    return { status: typeof code === 'string' ? code : error instanceof Error ? error.name : 'error', ms: Date.now() - started };
   }
 }
 
@@ -144,7 +159,7 @@ export async function listen(options: ListenOptions, signal?: AbortSignal): Prom
     try {
       fresh = (await readFeed(gateway, since, options.events)).filter((item) => !seen.has(item.eventId));
     } catch (error) {
-      print(`feed: ${error instanceof GatewayError ? `${error.status} ${error.message}` : String(error)}`);
+      print(`feed: ${errorMessage(error)}`);
     }
     for (const item of fresh) {
       seen.set(item.eventId, item.created * 1000);
