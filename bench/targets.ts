@@ -34,14 +34,19 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // bundles its own services and views over the 245 kB every dashboard page carries (the AWS SDK, the
   // logger and metrics, the page frame). Links: the QR encoder that draws a link's code inline (23 kB);
   // refunds and payouts: the live rail adapters; developers: the webhook client's address checks.
-  dashboardRefunds: 320_300,
-  dashboardLinks: 310_900,
-  dashboardPayouts: 336_600,
+  // Issue 38 added to every page's frame the phone menu (a <details> with its CSS) and the sign-in page's way back
+  // without the authenticator (+0.5-0.7 kB each); links also the link's use rules, settlements the bank-code check's
+  // message. Payments and exports went just over 300 kB with it.
+  dashboardPayments: 301_300,
+  dashboardExports: 301_100,
+  dashboardRefunds: 321_000,
+  dashboardLinks: 313_300,
+  dashboardPayouts: 337_600,
   // Settlements: a settlement's movements carry their running balance from the nearer balance checkpoint (issue 28).
-  dashboardSettlements: 327_300, // issue 38: the missing-signature problem with its recipe (+50 bytes)
+  dashboardSettlements: 329_300, // issue 38: the missing-signature problem with its recipe (+50 bytes)
   dashboardDevelopers: 335_600,
   // Balance: the statements page and CSV, whose month to date reads today's journals with the live wallet (issue 38; 300.05 kB).
-  dashboardBalance: 300_800,
+  dashboardBalance: 302_400,
   // Issue 27's daily-volume aggregate, issue 29's payout codes and issue 28's settlement cut-off that
   // every journal posting checks (with the automatic settlement's hold that moves it); issue 28: the large
   // settlement breakdowns it sums a step at a time (311.4 kB measured).
