@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Command, InvalidArgumentError } from 'commander';
 import { Gateway } from '../sdk/node/src/index.ts';
+import { GatewayConnectionError } from '../sdk/node/src/client.ts';
 import { defaultBaseUrl, errorMessage, listen, main as runForwarder, sinceOption, testKey } from '../sdk/node/src/listen.ts';
 import type { WebhookEventType } from '#shared/domain/event-types.ts';
 
@@ -326,7 +327,7 @@ async function triggerCommand(argv: string[]) {
           ...(approves ? { operator: localOperator(baseUrl) } : {}),
         });
       } catch (error) {
-        const unreachable = error instanceof TypeError && error.message === 'fetch failed';
+        const unreachable = error instanceof GatewayConnectionError;
         const why = unreachable ? `cannot reach the gateway at ${baseUrl} (${errorMessage(error)}): is it running?` : errorMessage(error);
         command.error(`listen trigger ${event}: ${why}`);
       }

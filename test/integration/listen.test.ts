@@ -156,7 +156,7 @@ describe('npm run listen: trigger and forward', () => {
     );
     expect(down.code).not.toBe(0);
     expect(down.out.trim()).toBe(
-      `listen trigger checkout.completed: cannot reach the gateway at ${closed} (fetch failed: connect ECONNREFUSED ${closed.slice(7)}): ` +
+      `listen trigger checkout.completed: cannot reach the gateway at ${closed} (connect ECONNREFUSED ${closed.slice(7)}): ` +
         'is it running?',
     );
   }, 150_000); // four CLI processes, each loading tsx

@@ -59,6 +59,7 @@ export function sinceOption(value: string, now = Date.now()): string {
  * a gateway problem with its status, code and trace id.
  */
 export function errorMessage(error: unknown): string {
+  if (error instanceof GatewayConnectionError) return error.reason; // the URL and advice are the caller's to say once
   if (error instanceof GatewayError)
     return `the gateway answered ${error.status} ${error.code}: ${error.message}${error.traceId ? ` (trace ${error.traceId})` : ''}`;
   const parts: string[] = [];
@@ -81,8 +82,7 @@ export async function checkAccess(gateway: Gateway, baseUrl: string): Promise<vo
           'Use a test-mode key (pk_test_…) of this gateway with the read scope: the dashboard shows them under Developers.',
       );
     if (error instanceof GatewayError) throw new Error(`the events feed at ${baseUrl} answered ${error.status}: ${error.message}`);
-    const reason = error instanceof GatewayConnectionError ? error.reason : error instanceof Error ? error.message : String(error);
-    throw new Error(`cannot reach the gateway at ${baseUrl} (${reason}): is it running?`);
+    throw new Error(`cannot reach the gateway at ${baseUrl} (${errorMessage(error)}): is it running?`);
   }
 }
 
