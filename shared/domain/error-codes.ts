@@ -66,4 +66,3 @@ export const errorCodes = {
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof errorCodes;
-
