@@ -24,6 +24,8 @@ export interface EasypaisaEmulatorConfig {
   username: string;
   password: string;
   storeId: string;
+  /** The merchant's own Easypaisa account: the inquiry must name it (E3's inquiry request and recorded answers). */
+  accountNum: string;
   /** Where the IPN goes (the gateway's /providers/wallet/easypaisa/callback). */
   ipnUrl?: string;
 }
@@ -83,13 +85,18 @@ export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): P
   };
 
   const inquire = (r: Record<string, string>): Answer => {
+    // E3 requires storeId, accountNum and the order on every inquiry; an empty one is a missing field (0002, recorded).
+    if (!r.orderId || !r.storeId || !r.accountNum) return code(C.requiredFieldMissing, { orderId: r.orderId });
     if (r.storeId !== config.storeId) return code(C.storeMissing, { orderId: r.orderId });
+    // Another account than the store's: 0004 "MERCHANT ACCOUNT DOES NOT EXIST". No answer records the code; the adapter
+    // takes any inquiry answer but 0000 as no answer (asked again), so nothing depends on it.
+    if (r.accountNum !== config.accountNum) return code(C.merchantAccountMissing, { orderId: r.orderId });
     const order = orders.get(r.orderId ?? '');
     if (!order) return code(C.invalidOrderId, { orderId: r.orderId });
     return code(C.success, {
       orderId: r.orderId,
       storeId: config.storeId,
-      accountNum: r.accountNum,
+      accountNum: config.accountNum,
       transactionStatus: order.status,
       transactionAmount: order.amount,
       transactionDateTime: dateTime(order.at),

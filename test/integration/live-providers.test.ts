@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { checkoutDetails } from '#shared/domain/checkout.ts';
+import { easypaisaWallet } from '#shared/providers/live/easypaisa.ts';
 import { easypaisaCredentials } from '#shared/providers/live/easypaisa-protocol.ts';
 import { jazzCashDisbursementRail } from '#shared/providers/live/jazzcash.ts';
 import { disbursementDecrypt, jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
@@ -431,7 +432,8 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     });
     const inquiry = ep.received(documented.easypaisaInquiry).at(-1)!;
     expect(inquiry.headers.credentials).toBe(credentials);
-    expect(sortedKeys(jsonOf(inquiry))).toEqual(['accountNum', 'orderId', 'storeId']);
+    // accountNum is the merchant's own Easypaisa account from the configuration (E3), never the customer's number.
+    expect(jsonOf(inquiry)).toEqual({ orderId: jsonOf(charge).orderId, storeId: cfg.storeId, accountNum: cfg.accountNum });
     // What the emulator refuses: a repeated orderId (0003, GUESS), an inquiry without the store's credentials
     // (0010, naming nothing) or for another store (0006).
     const ask = (path: string, body: Record<string, string>, creds = credentials) =>
@@ -443,17 +445,30 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     const again = await ask(documented.easypaisaCharge, jsonOf(charge));
     expect(again.responseCode).toBe('0003');
     const orderId = jsonOf(charge).orderId!;
-    const stranger = await ask(
-      documented.easypaisaInquiry,
-      { orderId, storeId: cfg.storeId, accountNum: '' },
-      easypaisaCredentials('x', 'y'),
-    );
+    const { accountNum } = cfg;
+    const stranger = await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum }, easypaisaCredentials('x', 'y'));
     expect(stranger).toEqual({ responseCode: '0010', responseDesc: 'INVALID CREDENTIALS' });
-    expect((await ask(documented.easypaisaInquiry, { orderId, storeId: `9${cfg.storeId}`, accountNum: '' })).responseCode).toBe('0006');
-    expect(await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum: '' })).toMatchObject({
+    expect((await ask(documented.easypaisaInquiry, { orderId, storeId: `9${cfg.storeId}`, accountNum })).responseCode).toBe('0006');
+    // The inquiry without the merchant account (0002, a required field), or with the customer's number instead (0004).
+    expect((await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum: '' })).responseCode).toBe('0002');
+    expect((await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum: '03001230000' })).responseCode).toBe(
+      '0004',
+    );
+    expect(await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum })).toMatchObject({
       responseCode: '0000',
       transactionStatus: 'PAID',
+      accountNum,
+      msisdn: '03001230000',
     });
+  });
+
+  it('an Easypaisa charge is confirmed by the inquiry of any Lambda, cold or warm: nothing it sends lives in memory', async () => {
+    const m = await merchant();
+    const r = await deposit(m, { walletProvider: 2, amount: 500 });
+    expect(r.status, r.text).toBe(200);
+    // Another Lambda (or this one after a cold start): a fresh adapter from the same configuration.
+    const cold = easypaisaWallet(live.providers.config.easypaisa!);
+    expect(await cold.statusInquiry(r.json.walletChargeInfo.transactionReference, new Date())).toMatchObject({ status: 'Approved' });
   });
 
   it('JazzCash wallet requests: the documented paths and fields, upper-case pp_SecureHash, no refund reference', async () => {
@@ -528,8 +543,15 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(waiting.html).not.toContain('name="otp"');
     const id = created.json.paymentIntentId as string;
     const get = async () => (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${id}`, { key: m.live.apiKey })).json;
-    await sweep(m, later(10_000));
-    expect(await get()).toMatchObject({ status: 'Completed', walletProvider: 'JazzCash' });
+    // The emulated customer approves about 100 ms after the request: sweep until the inquiry says so.
+    const done = await eventually(
+      async () => {
+        await sweep(m, later(10_000));
+        return get();
+      },
+      (t) => t.status === 'Completed',
+    );
+    expect(done).toMatchObject({ status: 'Completed', walletProvider: 'JazzCash' });
     await webhookFor(id, 'Completed');
   });
 

@@ -18,6 +18,12 @@ export interface EasypaisaConfig {
   storeId: string;
   /** The email address the MA API requires (the merchant's support address). */
   emailAddress: string;
+  /**
+   * The merchant's own Easypaisa account (the MA API's `accountNum`, issued with the store): the inquiry names it
+   * beside the store. Not the customer's number, which Easypaisa answers apart as `msisdn` (E3's recorded answers,
+   * docs/providers/easypaisa.md).
+   */
+  accountNum: string;
 }
 
 type Answer = Record<string, string | undefined>;
@@ -34,9 +40,9 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
   const headers = { credentials: easypaisaCredentials(config.username, config.password) };
   const post = (path: string, body: Record<string, string>) =>
     postToProvider<Answer>(`${config.baseUrl}${path}`, JSON.stringify(body), { headers, timeoutMs: 60_000 });
-  const mobiles = new Map<string, string>();
+  // Everything the inquiry sends is configuration or the order itself: any Lambda, cold or warm, can ask.
   const inquire = async (orderId: string): Promise<ChargeStatus> => {
-    const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: mobiles.get(orderId) ?? '' });
+    const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: config.accountNum });
     if (answer.responseCode === C.invalidOrderId) return { status: 'Declined', reason: 'unknown_reference' };
     if (answer.responseCode !== C.success) throw new Error(`Easypaisa inquiry answered ${answer.responseCode}`);
     // transactionStatus: PAID, PENDING, FAILED, BLOCKED, EXPIRED, REVERSED (E3); the inquiry carries no
@@ -71,7 +77,6 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
       }
       const code = answer.responseCode ?? '';
       if (code === C.success) {
-        mobiles.set(orderId, mobileNumber);
         return {
           accepted: true,
           providerReference: orderId,

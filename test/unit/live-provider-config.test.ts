@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { parseLiveProvidersConfig } from '#shared/providers/live/config.ts';
+
+/**
+ * The live providers' secret (docs/operator-guide.md, "Live providers") is checked per provider when a Lambda
+ * reads it: a provider missing a required value is left out (its operations answer 422) and named by field only.
+ */
+const easypaisa = {
+  baseUrl: 'https://easypay.easypaisa.com.pk',
+  username: 'store-user',
+  password: 'secret-password',
+  storeId: '12345',
+  emailAddress: 'payments@example.com',
+  accountNum: '03451234567',
+};
+const jazzcash = { baseUrl: 'https://payments.jazzcash.com.pk', merchantId: 'MC1', password: 'p', integritySalt: 's', mpin: '1234' };
+
+describe('the live providers configuration', () => {
+  it('keeps a complete provider as given', () => {
+    expect(parseLiveProvidersConfig({ easypaisa, jazzcash })).toEqual({ config: { easypaisa, jazzcash }, problems: [] });
+  });
+
+  it('leaves out an Easypaisa configuration without the merchant accountNum (the inquiry needs it), keeps JazzCash', () => {
+    const { accountNum: _, ...withoutAccount } = easypaisa;
+    const { config, problems } = parseLiveProvidersConfig({ easypaisa: { ...withoutAccount, accountNum: ' ' }, jazzcash });
+    expect(config).toEqual({ jazzcash });
+    expect(problems).toEqual(['easypaisa left out (its live operations answer 422): missing easypaisa.accountNum']);
+    expect(parseLiveProvidersConfig({ easypaisa: withoutAccount }).config).toEqual({});
+  });
+
+  it('names missing values by field, never by value, including the disbursement credentials', () => {
+    const { problems } = parseLiveProvidersConfig({ jazzcash: { ...jazzcash, disbursement: { baseUrl: 'https://x', clientId: 'id' } } });
+    expect(problems).toEqual([
+      'jazzcash left out (its live operations answer 422): missing jazzcash.disbursement.clientSecret, ' +
+        'jazzcash.disbursement.aesKey, jazzcash.disbursement.aesIv',
+    ]);
+    expect(problems.join()).not.toContain('https://x');
+  });
+});
