@@ -27,8 +27,9 @@ import { cardEmulator, type CardTxn } from './jazzcash-cards.ts';
  *   0000 (any other)  approves on the handset        1111  cancels (112)
  *   2222              low balance (004, at once)      3333  maintenance (118, at once)
  *   4444              never answers (stays 157)       5555  account not found (002, at once)
- * Disbursements, by the receiver's last four: 1111 refused (G2P-T-2001, receiver invalid); 5000 paid, but
- * answered G2P-T-500 ("contact JazzCash before reprocessing": the outcome is open); any other paid.
+ * Disbursements need receiverCNIC (13 digits; else G2P-T-98); by the receiver's last four: 1111 refused (G2P-T-2001,
+ * receiver invalid); 5000 paid, but answered G2P-T-500 ("contact JazzCash before reprocessing": the outcome is open);
+ * any other paid; a CNIC ending 2010 refused (G2P-T-2010, the MSISDN does not match the CNIC).
  * Refunds (no refund reference: the payment is the key): an amount ending .91 is declined (limit,
  * 001); any other is paid up to the payment, once; the inquiry then answers 131 / Refunded.
  * Cards with 3-D Secure: scripts/emulators/jazzcash-cards.ts.
@@ -264,16 +265,21 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
         referenceId: ref,
         transactionID: known.transactionId,
       });
-    if (!/^03\d{9}$/.test(req.receiverMSISDN ?? '') || !/^\d+\.\d{2}$/.test(req.amount ?? ''))
-      return encrypted({ responseCode: 'G2P-T-400', responseDescription: 'Invalid request', referenceId: ref });
-    const refusedReceiver = req.receiverMSISDN!.endsWith('1111');
-    const outcome = refusedReceiver
-      ? { code: jazzCashDisbursementReceiverInvalid, description: 'Receiver is invalid.', transactionId: '' }
-      : {
-          code: jazzCashDisbursementSuccess,
-          description: 'Transaction processed successfully',
-          transactionId: randomBytes(6).toString('hex').toUpperCase(),
-        };
+    // Every MW transfer of the cited integrations carries receiverCNIC (R7, D1): without 13 digits, D1's G2P-T-98.
+    if (!/^03\d{9}$/.test(req.receiverMSISDN ?? '') || !/^\d+\.\d{2}$/.test(req.amount ?? '') || !/^\d{13}$/.test(req.receiverCNIC ?? ''))
+      return encrypted({ responseCode: 'G2P-T-98', responseDescription: 'Some Parameter is missing or invalid.', referenceId: ref });
+    // A CNIC ending 2010 is not the wallet holder's: D1's G2P-T-2010 "The MSISDN don't match with the CNIC".
+    const mismatch = req.receiverCNIC!.endsWith('2010');
+    const refusedReceiver = req.receiverMSISDN!.endsWith('1111') || mismatch;
+    const outcome = mismatch
+      ? { code: 'G2P-T-2010', description: 'The MSISDN don’t match with the CNIC.', transactionId: '' }
+      : refusedReceiver
+        ? { code: jazzCashDisbursementReceiverInvalid, description: 'Receiver is invalid.', transactionId: '' }
+        : {
+            code: jazzCashDisbursementSuccess,
+            description: 'Transaction processed successfully',
+            transactionId: randomBytes(6).toString('hex').toUpperCase(),
+          };
     disbursements.set(ref, outcome);
     if (!refusedReceiver) paidOut.set(ref, (paidOut.get(ref) ?? 0) + 1);
     const openOutcome = req.receiverMSISDN!.endsWith('5000'); // paid, yet answered as an issue to check before reprocessing

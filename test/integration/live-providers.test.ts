@@ -5,7 +5,9 @@ import { checkoutDetails } from '#shared/domain/checkout.ts';
 import { easypaisaWallet } from '#shared/providers/live/easypaisa.ts';
 import { easypaisaCredentials } from '#shared/providers/live/easypaisa-protocol.ts';
 import { jazzCashDisbursementRail } from '#shared/providers/live/jazzcash.ts';
-import { disbursementDecrypt, jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
+import { disbursementDecrypt, disbursementEncrypt, jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
+import { configureRail } from '#shared/providers/rails.ts';
+import { operatorApproveWithdrawal } from '#shared/services/approvals.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { processDue } from '#shared/services/due.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
@@ -39,6 +41,9 @@ const documented = {
 };
 const sortedKeys = (o: object) => Object.keys(o).sort();
 const jsonOf = (e: { body: string }) => JSON.parse(e.body) as Record<string, string>;
+
+/** The receiver's CNIC a live JazzCash wallet payout carries (customerRef.cnic). */
+const receiverCnic = '3520212345671';
 
 let seq = 0;
 const ref = (p: string) => `${p}${Date.now()}${seq++}`;
@@ -79,7 +84,13 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         currency: 'PKR',
         description: 'Payout',
         autoProcessPayout: true,
-        customerRef: { bankAccountNumber: '03001230000', bankCode: 'JAZZCASH', accountTitle: 'Ayesha Khan', ...customer },
+        customerRef: {
+          bankAccountNumber: '03001230000',
+          bankCode: 'JAZZCASH',
+          accountTitle: 'Ayesha Khan',
+          cnic: receiverCnic,
+          ...customer,
+        },
         orderRef: { orderRef: ref('LW') },
         ...over,
       },
@@ -724,7 +735,13 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         return disbursementDecrypt<Record<string, string>>(jsonOf(sent).data!, d.aesKey, d.aesIv);
       };
       const reference = (await lookup(m, w.json.merchantReference)).transactionReference as string;
-      expect(decrypted(documented.disburse)).toEqual({ receiverMSISDN: '03001230000', amount: '300.00', referenceId: reference });
+      // receiverCNIC with every transfer (R7, D1): the receiver's CNIC from customerRef.cnic.
+      expect(decrypted(documented.disburse)).toEqual({
+        receiverCNIC: receiverCnic,
+        receiverMSISDN: '03001230000',
+        amount: '300.00',
+        referenceId: reference,
+      });
       const inquiry = decrypted(documented.disbursementInquiry);
       expect(sortedKeys(inquiry)).toEqual(['originalReferenceId', 'referenceID']);
       expect(inquiry.originalReferenceId).toBe(reference);
@@ -739,6 +756,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         bankCode: 'JAZZCASH',
         accountNumber: '03001230000',
         accountTitle: 'Ayesha Khan',
+        receiverCnic,
         description: 'Payout',
         submittedAt: new Date().toISOString(),
       };
@@ -746,6 +764,88 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       expect(await rail.submit(payout)).toEqual({ outcome: 'unknown' });
       expect(await rail.status(payout)).toMatchObject({ status: 'Completed' });
       expect(live.providers.jazzcash.paidOut.get(payout.reference)).toBe(1);
+    });
+
+    it("a live JazzCash wallet payout takes the receiver's CNIC: without it a 400 naming customerRef.cnic, nothing held", async () => {
+      const { m } = await fundedMerchant(2000);
+      const before = await getWallet(m.merchantId, 'live', 'PKR', true);
+      const r = await withdraw(m, {}, { cnic: undefined });
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.errors).toHaveProperty(['customerRef.cnic']);
+      expect(await getWallet(m.merchantId, 'live', 'PKR', true)).toMatchObject({ available: before.available, held: before.held });
+      // JazzCash refuses a wallet number that does not match the CNIC (D1's G2P-T-2010): Failed, the hold released.
+      const mismatch = await withdraw(m, {}, { cnic: '3520212342010' });
+      expect(mismatch.status, mismatch.text).toBe(200);
+      expect(mismatch.json.payoutInfo).toMatchObject({ status: 'Failed', errorCode: 'WP_REQUEST_REJECTED' });
+      expect(mismatch.json.payoutInfo.errorDetails).toContain('G2P-T-2010');
+      expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(before.available);
+    });
+
+    it('the disbursement emulator refuses a transfer without receiverCNIC (G2P-T-98, as D1), so an adapter omitting it fails', async () => {
+      const cfg = live.providers.config.jazzcash!;
+      const { receiverCnic: _, ...withoutCnic } = {
+        reference: ref('WNOC'),
+        amountMinor: 300_00,
+        currency: 'PKR' as const,
+        bankCode: 'JAZZCASH',
+        accountNumber: '03001230000',
+        accountTitle: 'Ayesha Khan',
+        receiverCnic,
+        description: 'Payout',
+        submittedAt: new Date().toISOString(),
+      };
+      // An adapter that sent no CNIC would be refused: the rail itself refuses before calling, and the emulator answers 98.
+      expect(await jazzCashDisbursementRail(cfg).submit(withoutCnic)).toMatchObject({ outcome: 'rejected' });
+      expect(jazzCashDisbursementRail(cfg).requires?.({ bankCode: 'JAZZCASH' })).toEqual(['receiverCnic']);
+      const d = cfg.disbursement!;
+      const jc = live.providers.jazzcash;
+      const basic = Buffer.from(`${d.clientId}:${d.clientSecret}`).toString('base64');
+      const token = (await (
+        await fetch(`${jc.url}${documented.token}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+          body: 'grant_type=client_credentials',
+        })
+      ).json()) as { access_token: string };
+      const send = async (payload: Record<string, string>) => {
+        const answer = await fetch(`${jc.url}${documented.disburse}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token.access_token}` },
+          body: JSON.stringify({ data: disbursementEncrypt(payload, d.aesKey, d.aesIv) }),
+        });
+        return disbursementDecrypt<Record<string, string>>(((await answer.json()) as { data: string }).data, d.aesKey, d.aesIv);
+      };
+      const referenceId = ref('WRAW');
+      expect(await send({ receiverMSISDN: '03001230000', amount: '300.00', referenceId })).toMatchObject({ responseCode: 'G2P-T-98' });
+      expect(live.providers.jazzcash.paidOut.get(referenceId)).toBeUndefined();
+    });
+
+    it('a Pending JazzCash payout requested without a CNIC: approval refused until the operator gives one, then paid with it', async () => {
+      const { m } = await fundedMerchant(2000);
+      // A payout requested before payouts needed the CNIC: its rail did not ask for it then.
+      const rail = jazzCashDisbursementRail(live.providers.config.jazzcash!);
+      configureRail('payout', 'live', { ...rail, requires: undefined });
+      const w = await withdraw(m, { autoProcessPayout: false }, { cnic: undefined });
+      configureLiveProviders(live.providers.config);
+      expect(w.status, w.text).toBe(200);
+      const refused = await operatorApproveWithdrawal(w.json.paymentIntentId).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ category: 'invalid', errors: { 'customerRef.cnic': expect.any(Array) } });
+      expect((await lookup(m, w.json.merchantReference)).status).toBe('Pending');
+      await expect(operatorApproveWithdrawal(w.json.paymentIntentId, undefined, { receiverCnic: '12345' })).rejects.toMatchObject({
+        category: 'invalid',
+      });
+      await operatorApproveWithdrawal(w.json.paymentIntentId, undefined, { receiverCnic });
+      await sweep(m, later(60_000));
+      const done = await lookup(m, w.json.merchantReference);
+      expect(done.status).toBe('Completed');
+      const sent = live.providers.jazzcash.received(documented.disburse).at(-1)!;
+      const d = live.providers.config.jazzcash!.disbursement!;
+      expect(disbursementDecrypt<Record<string, string>>(jsonOf(sent).data!, d.aesKey, d.aesIv)).toMatchObject({
+        receiverCNIC: receiverCnic,
+        referenceId: done.transactionReference,
+      });
+      // The CNIC the operator gave is not kept once the payout is final.
+      expect(JSON.stringify((await getIntent(w.json.paymentIntentId))?.details)).not.toContain(receiverCnic);
     });
 
     it('bank accounts and Easypaisa wallets are refused in live mode with the 422 (no public API)', async () => {

@@ -1,4 +1,7 @@
-import type { LiveProvidersConfig } from './index.ts';
+import type { EasypaisaConfig } from './easypaisa.ts';
+import type { JazzCashConfig } from './jazzcash.ts';
+
+type LiveProvidersConfig = { jazzcash?: JazzCashConfig; easypaisa?: EasypaisaConfig };
 
 /**
  * The live providers' configuration as the Secrets Manager secret holds it (docs/operator-guide.md, "Live

@@ -244,12 +244,18 @@ export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutIns
   return {
     name: 'JazzCash',
     ledgerAccount: 'bank_rail',
+    // Every MW transfer of the cited integrations sends receiverCNIC (R7, D1), and D1's table has G2P-T-2010 "The MSISDN
+    // don't match with the CNIC": a wallet payout takes the receiver's CNIC.
+    requires: () => ['receiverCnic'],
     timings: { firstCheckAfterMs: 5_000, pollIntervalMs: 10_000, inquireAfterMs: 30_000, retryAfterMs: 30_000 },
     async submit(i, signal): Promise<SubmitAnswer> {
       if (!d) return { outcome: 'rejected', reason: 'JazzCash disbursement credentials are not configured.', internal: true };
       if (i.currency !== 'PKR') return { outcome: 'rejected', reason: 'JazzCash pays out PKR only.' };
       const amount = `${Math.trunc(i.amountMinor / 100)}.${String(i.amountMinor % 100).padStart(2, '0')}`;
-      const answer = await call(P.disburse, { receiverMSISDN: i.accountNumber, amount, referenceId: referenceId(i) }, signal);
+      if (!/^\d{13}$/.test(i.receiverCnic ?? ''))
+        return { outcome: 'rejected', reason: "JazzCash needs the receiver's CNIC (13 digits) to pay a wallet." };
+      const transfer = { receiverCNIC: i.receiverCnic!, receiverMSISDN: i.accountNumber, amount, referenceId: referenceId(i) };
+      const answer = await call(P.disburse, transfer, signal);
       if (answer.responseCode === jazzCashDisbursementSuccess)
         return { outcome: 'accepted', providerReference: answer.transactionID || null };
       // A repeated reference, or an answer that leaves the outcome open: the inquiry decides (never a refusal, which would pay again).
