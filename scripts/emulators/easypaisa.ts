@@ -16,6 +16,7 @@ import { notify, parseBody, startEmulator, type Answer, type Emulator } from './
  * faults of scripts/emulators/common.ts. By the last four digits of the wallet number:
  *   0000 (any other) pays    1111 refused by the customer (0015)    2222 low balance (0013)
  *   3333 system error (0001) 5555 account does not exist (0014)
+ *   4444 accepted (0000), then PENDING: the inquiry says so until a test changes the order (E3's statuses)
  *   6666 accepted (0000), then BLOCKED by Easypaisa: the inquiry says so (E3's statuses)
  *   7777 accepted (0000), then EXPIRED: the inquiry says so (E3's statuses)
  * The inquiry answers as E3's recorded ones: transactionStatus, no transactionId.
@@ -45,7 +46,7 @@ export interface EasypaisaEmulator extends Emulator {
 }
 
 /** Charges accepted on the handset that Easypaisa ends unpaid afterwards, by the wallet number's last four (E3's statuses). */
-const endedByEasypaisa: Record<string, string> = { '6666': 'BLOCKED', '7777': 'EXPIRED' };
+const endedByEasypaisa: Record<string, string> = { '4444': 'PENDING', '6666': 'BLOCKED', '7777': 'EXPIRED' };
 
 const dateTime = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 19);
 

@@ -473,6 +473,25 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     });
   });
 
+  it('an Easypaisa inquiry answered 0003 (an unconfirmed code) decides nothing: asked again, even past expiry, then paid', async () => {
+    const m = await merchant();
+    const r = await deposit(m, { walletProvider: 2, amount: 500, mobileNumber: '03451234444' });
+    expect(r.status, r.text).toBe(200);
+    const orderId = r.json.walletChargeInfo.transactionReference as string;
+    const ep = live.providers.easypaisa;
+    // The emulator forgets the order: its inquiry answers 0003 ("INVALID ORDER ID" in the unconfirmed code table).
+    const order = ep.orders.get(orderId)!;
+    ep.orders.delete(orderId);
+    const asked = ep.hits(documented.easypaisaInquiry);
+    await sweep(m, later(60_000));
+    await sweep(m, later(2 * 24 * 3_600_000)); // past the deposit's approval window
+    expect(ep.hits(documented.easypaisaInquiry)).toBeGreaterThanOrEqual(asked + 2);
+    expect(await lookup(m, r.json.merchantReference)).toMatchObject({ status: 'Pending' });
+    ep.orders.set(orderId, { ...order, status: 'PAID' });
+    await sweep(m, later(2 * 24 * 3_600_000));
+    expect(await lookup(m, r.json.merchantReference)).toMatchObject({ status: 'Completed' });
+  });
+
   it('an Easypaisa charge is confirmed by the inquiry of any Lambda, cold or warm: nothing it sends lives in memory', async () => {
     const m = await merchant();
     const r = await deposit(m, { walletProvider: 2, amount: 500 });

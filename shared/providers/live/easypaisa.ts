@@ -43,7 +43,8 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
   // Everything the inquiry sends is configuration or the order itself: any Lambda, cold or warm, can ask.
   const inquire = async (orderId: string): Promise<ChargeStatus> => {
     const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: config.accountNum });
-    if (answer.responseCode === C.invalidOrderId) return { status: 'Declined', reason: 'unknown_reference' };
+    // Only 0000 is a recorded inquiry answer (E3). Every other code, 0003 included (a GUESS at "invalid order id": the
+    // order exists, Easypaisa answered 0000 to its initiate), leaves the outcome unknown: asked again, never decided.
     if (answer.responseCode !== C.success) throw new Error(`Easypaisa inquiry answered ${answer.responseCode}`);
     // transactionStatus: PAID, PENDING, FAILED, BLOCKED, EXPIRED, REVERSED (E3); the inquiry carries no
     // transactionId (E3), so the initiate answer's one (kept by the charge) stays the provider id.
