@@ -27,6 +27,7 @@ import { cardEmulator, type CardTxn } from './jazzcash-cards.ts';
  *   0000 (any other)  approves on the handset        1111  cancels (112)
  *   2222              low balance (004, at once)      3333  maintenance (118, at once)
  *   4444              never answers (stays 157)       5555  account not found (002, at once)
+ *   8888              approves; the inquiry answers with pp_BankID "null", hashed leaving it out
  * Disbursements need receiverCNIC (13 digits; else G2P-T-98); by the receiver's last four: 1111 refused (G2P-T-2001,
  * receiver invalid); 5000 paid, but answered G2P-T-500 ("contact JazzCash before reprocessing": the outcome is open);
  * any other paid; a CNIC ending 2010 refused (G2P-T-2010, the MSISDN does not match the CNIC).
@@ -193,7 +194,22 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
             ? 'Pending'
             : 'Failed';
     // The fields of R3's recorded answer (and a client's typed one): the retrieval reference spelled
-    // pp_RetrievalReferenceNo, and no pp_TxnType (the caller knows what it charged).
+    // pp_RetrievalReferenceNo, and no pp_TxnType (the caller knows what it charged). A wallet ending 8888 gets an answer
+    // carrying pp_BankID "null", hashed with the "null" left out (R6's reading of JazzCash's answers).
+    if (c.mobile.endsWith('8888')) {
+      const fields = {
+        pp_BankID: 'null',
+        pp_ResponseCode: C.success,
+        pp_ResponseMessage: 'Thank you for Using JazzCash, your operation successfully completed.',
+        pp_PaymentResponseCode: code,
+        pp_PaymentResponseMessage: jazzCashMessages[code] ?? '',
+        pp_RetrievalReferenceNo: c.rrn,
+        pp_Status: status,
+        pp_TxnRefNo: r.pp_TxnRefNo!,
+      };
+      // Left out as an empty value would be (written without the adapter's option, so the test does not share it).
+      return { status: 200, json: { ...fields, pp_SecureHash: jazzCashSecureHash({ ...fields, pp_BankID: '' }, salt) } };
+    }
     return signed({
       pp_ResponseCode: C.success,
       pp_ResponseMessage: 'Thank you for Using JazzCash, your operation successfully completed.',

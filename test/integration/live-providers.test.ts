@@ -330,6 +330,20 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       await webhookFor(id, 'Completed');
     });
 
+    it('an inquiry answer carrying the text "null", hashed with it left out (R6), verifies: the charge completes', async () => {
+      const m = await merchant();
+      const r = await deposit(m, { mobileNumber: '03001238888' });
+      expect(r.status, r.text).toBe(200);
+      const done = await eventually(
+        async () => {
+          await sweep(m, later(60_000));
+          return lookup(m, r.json.merchantReference);
+        },
+        (t) => t.status === 'Completed',
+      );
+      expect(done.status).toBe('Completed');
+    });
+
     it('a payment JazzCash reports as 121 ("marked confirmed by Merchant", Completed in S2) completes', async () => {
       const { m, id, reference, charge } = await pendingDeposit();
       charge.code = '121'; // JazzCash's own record of a taken payment

@@ -13,12 +13,16 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqu
  * JazzCash's "HMAC-SHA256 (Hash) Calculation" document's worked example (its digest is pinned in
  * test/unit/live-provider-protocols.test.ts).
  */
-export function jazzCashSecureHash(fields: Record<string, string | undefined>, integritySalt: string): string {
+export function jazzCashSecureHash(
+  fields: Record<string, string | undefined>,
+  integritySalt: string,
+  options: { leaveOutNullText?: boolean } = {},
+): string {
   const values = Object.keys(fields)
     .filter((k) => k.startsWith('pp') && k !== 'pp_SecureHash')
     .sort()
     .map((k) => fields[k] ?? '')
-    .filter((v) => v !== '');
+    .filter((v) => v !== '' && !(options.leaveOutNullText && v === 'null'));
   return createHmac('sha256', integritySalt)
     .update([integritySalt, ...values].join('&'), 'utf8')
     .digest('hex')
@@ -32,9 +36,18 @@ export function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** Compares a received pp_SecureHash (either case) with the one the fields deserve. */
+/**
+ * Compares a received pp_SecureHash (either case) with the one the fields deserve. A field whose value is the text
+ * "null" (a JSON null printed by JazzCash's side) is hashed as any value, or, if that does not match, left out as an
+ * empty one: R6 leaves "null" out of its answer hashes, other readings hash it (docs/providers/jazzcash.md, Secure
+ * hash). Both are HMACs under the integrity salt, so accepting either lets nobody without the salt forge one; our
+ * requests never carry "null".
+ */
 export function jazzCashHashValid(fields: Record<string, string | undefined>, integritySalt: string): boolean {
-  return sameText((fields.pp_SecureHash ?? '').toUpperCase(), jazzCashSecureHash(fields, integritySalt));
+  const received = (fields.pp_SecureHash ?? '').toUpperCase();
+  if (sameText(received, jazzCashSecureHash(fields, integritySalt))) return true;
+  const hasNullText = Object.keys(fields).some((k) => k.startsWith('pp') && k !== 'pp_SecureHash' && fields[k] === 'null');
+  return hasNullText && sameText(received, jazzCashSecureHash(fields, integritySalt, { leaveOutNullText: true }));
 }
 
 /** yyyyMMddHHmmss in Pakistan time (UTC+5, no daylight saving), as pp_TxnDateTime wants. */
