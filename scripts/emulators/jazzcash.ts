@@ -8,6 +8,7 @@ import {
   jazzCashDisbursementSuccess,
   jazzCashHashValid,
   jazzCashMessages,
+  jazzCashPathFamilies,
   jazzCashPaths as P,
   jazzCashSecureHash,
 } from '#shared/providers/live/jazzcash-protocol.ts';
@@ -68,6 +69,8 @@ export interface JazzCashEmulator extends Emulator {
   /** Card payments by pp_TxnRefNo (authorisations and captures counted). */
   cards: Map<string, CardTxn>;
 }
+
+const orchestrator = jazzCashPathFamilies.paymentOrchestrator;
 
 export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Promise<JazzCashEmulator> {
   const charges = new Map<string, Charge>();
@@ -311,9 +314,12 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     'jazzcash',
     (x) => {
       switch (x.path) {
+        // Both path families (jazzcash-protocol.ts jazzCashPathFamilies) take the same signed fields.
         case P.charge:
+        case orchestrator.charge:
           return charge(parseBody(x));
         case P.inquiry:
+        case orchestrator.inquiry:
           return inquiry(parseBody(x));
         case P.refund:
         case P.cardRefund:

@@ -36,6 +36,8 @@ const documented = {
   token: '/token',
   disburse: '/jazzcash/third-party-integration/srv6/api/wso2/mw/payment',
   disbursementInquiry: '/jazzcash/third-party-integration/srv1/api/wso2/transactionStatus',
+  orchestratorCharge: '/payment-orchestrator/api/v2/rest/payments/m-wallet',
+  orchestratorInquiry: '/payment-orchestrator/api/v2/rest/payments/status/inquiry',
   easypaisaCharge: '/easypay-service/rest/v4/initiate-ma-transaction',
   easypaisaInquiry: '/easypay-service/rest/v4/inquire-transaction',
 };
@@ -676,6 +678,39 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(second.json).toMatchObject({ code: 'refund_provider_unavailable' });
     expect(second.json.detail).toContain('refunds a payment once');
     expect((await lookup(m, paid.merchantReference)).refundedAmount).toBe(300);
+  });
+
+  it('an account on the Payment Orchestrator paths: charge and inquiry there; refunds refused until their paths are given', async () => {
+    const base = live.providers.config;
+    const jc = live.providers.jazzcash;
+    const onOrchestrator = (paths?: Record<string, string>) =>
+      configureLiveProviders({ ...base, jazzcash: { ...base.jazzcash!, pathFamily: 'paymentOrchestrator', ...(paths ? { paths } : {}) } });
+    try {
+      onOrchestrator();
+      const before = { charge: jc.hits(documented.charge), inquiry: jc.hits(documented.inquiry) };
+      const { m, deposit: paid } = await fundedMerchant(1000);
+      const charge = jc.received(documented.orchestratorCharge).at(-1)!;
+      expect(jsonOf(charge)).toMatchObject({ pp_TxnRefNo: paid.walletChargeInfo.transactionReference, pp_CNIC: '345671' });
+      expect(jc.received(documented.orchestratorInquiry).at(-1)!.body).toContain(paid.walletChargeInfo.transactionReference);
+      expect({ charge: jc.hits(documented.charge), inquiry: jc.hits(documented.inquiry) }).toEqual(before);
+      const refund = () =>
+        call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+          key: m.live.apiKey,
+          secret: m.live.secretKey,
+          body: { trxnRef: paid.paymentIntentId, amount: 400, reason: 'Returned' },
+        });
+      const refused = await refund();
+      expect(refused.status, refused.text).toBe(422);
+      expect(refused.json).toMatchObject({ code: 'refund_provider_unavailable' });
+      expect(refused.json.detail).toContain('Payment Orchestrator');
+      // The refund path JazzCash gives the account at onboarding (here the emulator's wallet refund path).
+      onOrchestrator({ refund: documented.walletRefund });
+      const created = await live.refund(m, paid.paymentIntentId, 400, later(1_000));
+      expect(created.done).toMatchObject({ status: 3 });
+      expect(jc.received(documented.walletRefund).at(-1)!.body).toContain(paid.walletChargeInfo.transactionReference);
+    } finally {
+      configureLiveProviders(base);
+    }
   });
 
   it('refund of an Easypaisa payment: refused with the 422 (Easypaisa publishes no refund API); nothing reserved', async () => {

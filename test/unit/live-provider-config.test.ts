@@ -28,6 +28,18 @@ describe('the live providers configuration', () => {
     expect(parseLiveProvidersConfig({ easypaisa: withoutAccount }).config).toEqual({});
   });
 
+  it('takes a JazzCash path family and paths only as documented', () => {
+    const orchestrator = { ...jazzcash, pathFamily: 'paymentOrchestrator', paths: { refund: '/refund/path' } };
+    expect(parseLiveProvidersConfig({ jazzcash: orchestrator }).config).toEqual({ jazzcash: orchestrator });
+    const { config, problems } = parseLiveProvidersConfig({
+      jazzcash: { ...jazzcash, pathFamily: 'orchestrator', paths: { refund: 'https://elsewhere', other: '/x' } },
+    });
+    expect(config).toEqual({});
+    expect(problems).toEqual([
+      'jazzcash left out (its live operations answer 422): invalid jazzcash.pathFamily, jazzcash.paths.refund, jazzcash.paths.other',
+    ]);
+  });
+
   it('names missing values by field, never by value, including the disbursement credentials', () => {
     const { problems } = parseLiveProvidersConfig({ jazzcash: { ...jazzcash, disbursement: { baseUrl: 'https://x', clientId: 'id' } } });
     expect(problems).toEqual([

@@ -20,6 +20,22 @@ const filled = (v: unknown) => typeof v === 'string' && v.trim() !== '';
 const missing = (o: unknown, names: readonly string[], prefix: string) =>
   names.filter((n) => !filled((o as Record<string, unknown> | null)?.[n])).map((n) => `${prefix}.${n}`);
 
+/** pathFamily is one of the two families; each configured path is absolute ("/…"). */
+const invalidJazzCashPaths = (part: Record<string, unknown> | null): string[] => {
+  const family = part?.pathFamily;
+  const paths = part?.paths;
+  return [
+    ...(family === undefined || family === 'applicationApi' || family === 'paymentOrchestrator' ? [] : ['jazzcash.pathFamily']),
+    ...(paths === undefined
+      ? []
+      : paths === null || typeof paths !== 'object'
+        ? ['jazzcash.paths']
+        : Object.entries(paths)
+            .filter(([k, v]) => !['charge', 'inquiry', 'refund', 'cardRefund'].includes(k) || typeof v !== 'string' || !v.startsWith('/'))
+            .map(([k]) => `jazzcash.paths.${k}`)),
+  ];
+};
+
 export function parseLiveProvidersConfig(raw: unknown): { config: LiveProvidersConfig; problems: string[] } {
   const config: LiveProvidersConfig = {};
   const problems: string[] = [];
@@ -32,8 +48,15 @@ export function parseLiveProvidersConfig(raw: unknown): { config: LiveProvidersC
       ...(part && typeof part === 'object' ? missing(part, required[name], name) : [name]),
       ...(disbursement === undefined ? [] : missing(disbursement, requiredDisbursement, `${name}.disbursement`)),
     ];
-    if (absent.length === 0) Object.assign(config, { [name]: part });
-    else problems.push(`${name} left out (its live operations answer 422): missing ${absent.join(', ')}`);
+    const invalid = name === 'jazzcash' ? invalidJazzCashPaths(part as Record<string, unknown>) : [];
+    if (absent.length === 0 && invalid.length === 0) Object.assign(config, { [name]: part });
+    else
+      problems.push(
+        `${name} left out (its live operations answer 422): ${[
+          ...(absent.length ? [`missing ${absent.join(', ')}`] : []),
+          ...(invalid.length ? [`invalid ${invalid.join(', ')}`] : []),
+        ].join('; ')}`,
+      );
   }
   return { config, problems };
 }

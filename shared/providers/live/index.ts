@@ -59,7 +59,7 @@ export function installLiveRefunds(config: LiveProvidersConfig | undefined): voi
         target.walletProviderId === 2
           ? 'Live refunds of Easypaisa payments are not available: Easypaisa publishes no refund API this gateway can use. ' +
             'Refund the customer from the Easypaisa merchant portal.'
-          : refundOnce(target.earlierRefundsMinor),
+          : (refunds.refuses?.(target) ?? refundOnce(target.earlierRefundsMinor)),
     },
   );
 }

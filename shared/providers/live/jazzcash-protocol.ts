@@ -197,6 +197,30 @@ export const jazzCashPaths = {
   cardVoid: '/ApplicationAPI/API/authorize/Void',
 } as const;
 
+/**
+ * The two path families of JazzCash's wallet APIs (docs/providers/jazzcash.md, "Path family"), chosen per merchant
+ * account by `jazzcash.pathFamily` in the live configuration:
+ *   applicationApi       …/ApplicationAPI/API/… on payments.jazzcash.com.pk (S1, S3, R1, R3, R4, R6, CI): the default;
+ *   paymentOrchestrator  …/payment-orchestrator/api/v2/rest/payments/… on onlinepayments.jazzcash.com.pk (S9 and the
+ *                        2025-26 integrations: the v2.0 CNIC wallet charge `m-wallet`, the `status/inquiry`).
+ * No public source shows the orchestrator's refund paths: a merchant on it gives them (`jazzcash.paths.refund`,
+ * `paths.cardRefund`, from JazzCash's onboarding documents); without them live refunds are refused (422), never guessed.
+ */
+export type JazzCashPathFamily = 'applicationApi' | 'paymentOrchestrator';
+export type JazzCashFamilyPaths = { charge: string; inquiry: string; refund?: string; cardRefund?: string };
+export const jazzCashPathFamilies: Record<JazzCashPathFamily, JazzCashFamilyPaths> = {
+  applicationApi: {
+    charge: jazzCashPaths.charge,
+    inquiry: jazzCashPaths.inquiry,
+    refund: jazzCashPaths.refund,
+    cardRefund: jazzCashPaths.cardRefund,
+  },
+  paymentOrchestrator: {
+    charge: '/payment-orchestrator/api/v2/rest/payments/m-wallet',
+    inquiry: '/payment-orchestrator/api/v2/rest/payments/status/inquiry',
+  },
+};
+
 /** Card response codes of S2 the card adapter maps (docs/providers/jazzcash.md, Cards with 3-D Secure). */
 export const jazzCashCardCodes = {
   /** 415 "3D Secure ID verification was failed", 446 "Authentication_failed". */

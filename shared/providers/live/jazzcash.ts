@@ -14,8 +14,11 @@ import {
   jazzCashHashValid,
   jazzCashMessages,
   jazzCashPaid,
+  jazzCashPathFamilies,
   jazzCashPaths as P,
   jazzCashSecureHash,
+  type JazzCashFamilyPaths,
+  type JazzCashPathFamily,
   jazzCashTxnRefNo,
   jazzCashTxnTypes,
   jazzCashUnavailable,
@@ -30,10 +33,23 @@ export interface JazzCashConfig {
   integritySalt: string;
   /** The merchant MPIN the refund API requires. */
   mpin: string;
+  /**
+   * The wallet APIs' path family of this merchant account (jazzcash-protocol.ts jazzCashPathFamilies): 'applicationApi'
+   * (the default) or 'paymentOrchestrator' (with `baseUrl` https://onlinepayments.jazzcash.com.pk).
+   */
+  pathFamily?: JazzCashPathFamily;
+  /** Paths JazzCash gives at onboarding, over the family's: the orchestrator's refund paths have no public source. */
+  paths?: Partial<JazzCashFamilyPaths>;
   disbursement?: { baseUrl: string; clientId: string; clientSecret: string; aesKey: string; aesIv: string };
 }
 
 export type Fields = Record<string, string>;
+
+/** The wallet API paths of an account: its family's, with the configured ones over them. */
+export const walletPaths = (config: JazzCashConfig): JazzCashFamilyPaths => ({
+  ...jazzCashPathFamilies[config.pathFamily ?? 'applicationApi'],
+  ...config.paths,
+});
 
 /** POSTs signed pp_* fields; the answer's pp_SecureHash must verify (else it is treated as no answer). */
 export async function signedCall(config: JazzCashConfig, path: string, fields: Fields, signal?: AbortSignal): Promise<Fields> {
@@ -63,6 +79,7 @@ const chargeOutcome = (code: string, text: string): ChargeStatus => {
 };
 
 export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
+  const paths = walletPaths(config);
   return {
     providerId: 1,
     name: 'JazzCash',
@@ -86,7 +103,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       };
       let answer: Fields;
       try {
-        answer = await signedCall(config, P.charge, fields);
+        answer = await signedCall(config, paths.charge, fields);
       } catch {
         return { accepted: false, code: 'provider_unavailable', message: 'JazzCash is unavailable; try again later.' };
       }
@@ -106,7 +123,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       return { accepted: false, code: 'rejected', message: `JazzCash refused the charge: ${message(answer)} (${code}).` };
     },
     async statusInquiry(providerReference) {
-      const answer = await signedCall(config, P.inquiry, { pp_TxnRefNo: providerReference, ...credentials(config) });
+      const answer = await signedCall(config, paths.inquiry, { pp_TxnRefNo: providerReference, ...credentials(config) });
       // Only a signed answer decides (signedCall has verified the hash when there is one).
       if (answer.pp_SecureHash === undefined) throw new Error('JazzCash inquiry answer carries no pp_SecureHash');
       const code = answer.pp_ResponseCode ?? '';
@@ -154,11 +171,21 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
  * inquiry says whether the refund was made.
  */
 export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstruction> {
+  const paths = walletPaths(config);
   const inquire = (i: RefundInstruction, signal?: AbortSignal) =>
-    signedCall(config, P.inquiry, { pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference), ...credentials(config) }, signal);
+    signedCall(config, paths.inquiry, { pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference), ...credentials(config) }, signal);
   return {
     name: 'JazzCash',
     ledgerAccount: 'refund_rail',
+    // A path family without a public refund path (the Payment Orchestrator) refunds only through configured paths.
+    refuses: (target) => {
+      const card = target.walletProviderId === null;
+      if (card ? paths.cardRefund : paths.refund) return undefined;
+      return (
+        `Live refunds of JazzCash ${card ? 'card' : 'wallet'} payments are not set up for this account's Payment Orchestrator ` +
+        'paths. Refund the customer from the JazzCash merchant portal.'
+      );
+    },
     timings: { firstCheckAfterMs: 30_000, pollIntervalMs: 30_000, inquireAfterMs: 60_000, retryAfterMs: 60_000 },
     async submit(i, signal): Promise<SubmitAnswer> {
       if (i.currency !== 'PKR') return { outcome: 'rejected', reason: 'JazzCash refunds PKR payments only.' };
@@ -170,9 +197,11 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
       // which took the payment; the inquiry's pp_TxnType (MPAY) is read only for refunds requested before that was
       // recorded: recorded inquiry answers carry no pp_TxnType (docs/providers/jazzcash.md, Refunds).
       const card = i.walletProviderId === undefined ? payment.pp_TxnType === jazzCashTxnTypes.card : i.walletProviderId === null;
+      const path = card ? paths.cardRefund : paths.refund;
+      if (!path) return { outcome: 'rejected', reason: 'JazzCash refunds are not set up for this account.', internal: true };
       const answer = await signedCall(
         config,
-        card ? P.cardRefund : P.refund,
+        path,
         {
           pp_TxnRefNo: txnRefNo,
           pp_Amount: String(i.amountMinor),
