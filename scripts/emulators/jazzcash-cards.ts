@@ -189,7 +189,10 @@ export function cardEmulator(ctx: CardEmulatorContext) {
   };
 
   const processAcs = (r: Record<string, string>): Answer => {
-    const bad = check(r);
+    // Which hash JazzCash takes is a disagreement (S8's rule: pp* fields only; R1: paRes too): either is accepted here.
+    const withPaRes = jazzCashSecureHash(r, ctx.salt, { alsoHashed: ['paRes'] });
+    const bad =
+      (r.pp_SecureHash ?? '').toUpperCase() === withPaRes ? check({ ...r, pp_SecureHash: jazzCashSecureHash(r, ctx.salt) }) : check(r);
     if (bad) return bad;
     const txn = bySecureId.get(r.pp_3dSecureID ?? '');
     if (!txn || txn.txnRefNo !== r.pp_TxnRefNo) return ctx.refused(r, C.transactionDoesNotExist);
@@ -255,7 +258,7 @@ export function cardEmulator(ctx: CardEmulatorContext) {
     cards,
     /** A request as received() keeps it: the card number masked to its last four, no CVV (as a provider keeps them). */
     withoutCardData(x: Exchange): Exchange {
-      if (x.path !== P.cardEnrollment) return x;
+      if (!x.path.endsWith('/Purchase/Check3DsEnrollment')) return x;
       const r = parseBody(x);
       if (r.pp_CustomerCardNumber) r.pp_CustomerCardNumber = `${'*'.repeat(12)}${r.pp_CustomerCardNumber.slice(-4)}`;
       if (r.pp_CustomerCardCvv) r.pp_CustomerCardCvv = '***';
@@ -264,7 +267,9 @@ export function cardEmulator(ctx: CardEmulatorContext) {
     /** The inquiry's pp_Status of a card payment (GUESS at the values, docs/providers/jazzcash.md). */
     status: (txnRefNo: string) => cards.get(txnRefNo)?.state,
     handle(x: Exchange, body: Record<string, string>): Answer | undefined {
-      switch (x.path) {
+      // With or without the 2.0/ segment (the sources disagree; jazzcash.cards.versionSegment chooses): both are served.
+      const versioned = x.path.replace(/^\/ApplicationAPI\/API\/(Purchase|authorize)\//, '/ApplicationAPI/API/2.0/$1/');
+      switch (x.path === P.cardVoid ? x.path : versioned) {
         case P.cardEnrollment:
           return enroll(body, String(x.headers.host ?? '127.0.0.1'));
         case '/acs':

@@ -38,6 +38,11 @@ describe('the live providers configuration', () => {
     expect(problems).toEqual([
       'jazzcash left out (its live operations answer 422): invalid jazzcash.pathFamily, jazzcash.paths.refund, jazzcash.paths.other',
     ]);
+    const cards = { versionSegment: false, hashPaRes: true, paths: { processAcs: '/ApplicationAPI/API/2.0/ProcessACS' } };
+    expect(parseLiveProvidersConfig({ jazzcash: { ...jazzcash, cards } }).config).toEqual({ jazzcash: { ...jazzcash, cards } });
+    expect(parseLiveProvidersConfig({ jazzcash: { ...jazzcash, cards: { hashPaRes: 'yes', paths: { acs: '/x' } } } }).problems).toEqual([
+      'jazzcash left out (its live operations answer 422): invalid jazzcash.cards.hashPaRes, jazzcash.cards.paths.acs',
+    ]);
   });
 
   it('names missing values by field, never by value, including the disbursement credentials', () => {

@@ -20,19 +20,32 @@ const filled = (v: unknown) => typeof v === 'string' && v.trim() !== '';
 const missing = (o: unknown, names: readonly string[], prefix: string) =>
   names.filter((n) => !filled((o as Record<string, unknown> | null)?.[n])).map((n) => `${prefix}.${n}`);
 
-/** pathFamily is one of the two families; each configured path is absolute ("/…"). */
+const absolutePaths = (paths: unknown, names: readonly string[], prefix: string): string[] =>
+  paths === undefined
+    ? []
+    : paths === null || typeof paths !== 'object'
+      ? [prefix]
+      : Object.entries(paths)
+          .filter(([k, v]) => !names.includes(k) || typeof v !== 'string' || !v.startsWith('/'))
+          .map(([k]) => `${prefix}.${k}`);
+const flag = (v: unknown, name: string) => (v === undefined || typeof v === 'boolean' ? [] : [name]);
+
+/** pathFamily is one of the two families; each configured path is absolute ("/…"); the card settings are flags and paths. */
 const invalidJazzCashPaths = (part: Record<string, unknown> | null): string[] => {
   const family = part?.pathFamily;
-  const paths = part?.paths;
+  const cards = part?.cards as Record<string, unknown> | null | undefined;
   return [
     ...(family === undefined || family === 'applicationApi' || family === 'paymentOrchestrator' ? [] : ['jazzcash.pathFamily']),
-    ...(paths === undefined
+    ...absolutePaths(part?.paths, ['charge', 'inquiry', 'refund', 'cardRefund'], 'jazzcash.paths'),
+    ...(cards === undefined
       ? []
-      : paths === null || typeof paths !== 'object'
-        ? ['jazzcash.paths']
-        : Object.entries(paths)
-            .filter(([k, v]) => !['charge', 'inquiry', 'refund', 'cardRefund'].includes(k) || typeof v !== 'string' || !v.startsWith('/'))
-            .map(([k]) => `jazzcash.paths.${k}`)),
+      : cards === null || typeof cards !== 'object'
+        ? ['jazzcash.cards']
+        : [
+            ...flag(cards.versionSegment, 'jazzcash.cards.versionSegment'),
+            ...flag(cards.hashPaRes, 'jazzcash.cards.hashPaRes'),
+            ...absolutePaths(cards.paths, ['enrollment', 'processAcs', 'authorize', 'capture', 'void'], 'jazzcash.cards.paths'),
+          ]),
   ];
 };
 

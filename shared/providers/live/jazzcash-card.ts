@@ -1,10 +1,10 @@
 import type { CardConfirmation, CardReturn, LiveCardProvider } from '../cards.ts';
 import {
   jazzCashCardCodes as CC,
+  jazzCashCardPaths,
   jazzCashCodes as C,
   jazzCashDateTime,
   jazzCashHashValid,
-  jazzCashPaths as P,
   jazzCashTxnRefNo,
   jazzCashTxnTypes,
   jazzCashUnavailable,
@@ -72,6 +72,7 @@ const anyCase = (answer: Fields, name: string): string | undefined => {
 
 export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
   const common = () => ({ pp_Version: '2.0', pp_TxnType: jazzCashTxnTypes.card, ...credentials(config) });
+  const cardPaths = jazzCashCardPaths(config.cards);
   const unavailable = {
     accepted: false as const,
     code: 'provider_unavailable' as const,
@@ -97,7 +98,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
    */
   const release = async (providerReference: string): Promise<boolean> => {
     try {
-      const answer = await signedCall(config, P.cardVoid, { ...credentials(config), pp_TxnRefNo: providerReference });
+      const answer = await signedCall(config, cardPaths.void, { ...credentials(config), pp_TxnRefNo: providerReference });
       if (answer.pp_ResponseCode === C.success) return true;
       const now = await inquire(providerReference);
       return now.pp_ResponseCode === C.success && !/^(authori[sz]ed|captured|completed)$/i.test(now.pp_Status ?? '');
@@ -110,7 +111,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
   const capture = async (payment: { providerReference: string; amountMinor: number }): Promise<CardConfirmation> => {
     let answer: Fields;
     try {
-      answer = await signedCall(config, P.cardCapture, {
+      answer = await signedCall(config, cardPaths.capture, {
         ...common(),
         pp_TxnRefNo: payment.providerReference,
         pp_Amount: String(payment.amountMinor),
@@ -133,16 +134,22 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
   const processAcs = async (payment: CardReturn, now: Date): Promise<CardConfirmation | undefined> => {
     let acs: Fields;
     try {
-      acs = await signedCall(config, P.cardProcessAcs, {
-        ...common(),
-        pp_TxnRefNo: payment.providerReference,
-        pp_3dSecureID: payment.authenticationId,
-        pp_TxnDateTime: jazzCashDateTime(now),
-        pp_TxnExpiryDateTime: jazzCashDateTime(new Date(now.getTime() + 3_600_000)),
-        pp_BillReference: payment.providerReference,
-        pp_Description: 'Payment',
-        paRes: payment.authenticationResult,
-      });
+      acs = await signedCall(
+        config,
+        cardPaths.processAcs,
+        {
+          ...common(),
+          pp_TxnRefNo: payment.providerReference,
+          pp_3dSecureID: payment.authenticationId,
+          pp_TxnDateTime: jazzCashDateTime(now),
+          pp_TxnExpiryDateTime: jazzCashDateTime(new Date(now.getTime() + 3_600_000)),
+          pp_BillReference: payment.providerReference,
+          pp_Description: 'Payment',
+          paRes: payment.authenticationResult,
+        },
+        undefined,
+        config.cards?.hashPaRes ? ['paRes'] : undefined,
+      );
     } catch {
       // Nothing was authorised: the payment fails; the customer may start a new one.
       return { status: 'Declined', reason: 'card_declined', detail: 'JazzCash could not confirm the 3-D Secure result.' };
@@ -158,7 +165,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
       const txnRefNo = jazzCashTxnRefNo(reference);
       let answer: Fields;
       try {
-        answer = await signedCall(config, P.cardEnrollment, {
+        answer = await signedCall(config, cardPaths.enrollment, {
           ...common(),
           pp_TxnRefNo: txnRefNo,
           pp_Amount: String(amountMinor),
@@ -224,7 +231,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
       }
       let auth: Fields;
       try {
-        auth = await signedCall(config, P.cardAuthorize, {
+        auth = await signedCall(config, cardPaths.authorize, {
           ...common(),
           pp_TxnRefNo: payment.providerReference,
           pp_3dSecureID: payment.authenticationId,

@@ -16,10 +16,10 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqu
 export function jazzCashSecureHash(
   fields: Record<string, string | undefined>,
   integritySalt: string,
-  options: { leaveOutNullText?: boolean } = {},
+  options: { leaveOutNullText?: boolean; alsoHashed?: readonly string[] } = {},
 ): string {
   const values = Object.keys(fields)
-    .filter((k) => k.startsWith('pp') && k !== 'pp_SecureHash')
+    .filter((k) => (k.startsWith('pp') || options.alsoHashed?.includes(k)) && k !== 'pp_SecureHash')
     .sort()
     .map((k) => fields[k] ?? '')
     .filter((v) => v !== '' && !(options.leaveOutNullText && v === 'null'));
@@ -220,6 +220,31 @@ export const jazzCashPathFamilies: Record<JazzCashPathFamily, JazzCashFamilyPath
     inquiry: '/payment-orchestrator/api/v2/rest/payments/status/inquiry',
   },
 };
+
+/**
+ * The card API paths. Where the sources disagree an operator setting chooses (`jazzcash.cards`, docs/providers/jazzcash.md,
+ * "Cards with 3-D Secure"): `versionSegment` (default true) puts `2.0/` in the enrollment, authorize and capture paths as
+ * the C# and Node code-index clients do; false drops it as R1's README does. `paths` overrides single ones (ProcessACS's
+ * only source is R1's README).
+ */
+export type JazzCashCardPath = 'enrollment' | 'processAcs' | 'authorize' | 'capture' | 'void';
+export interface JazzCashCardSettings {
+  versionSegment?: boolean;
+  /** R1 hashes `paRes` with the ProcessACS fields; S1/S8's rule hashes `pp*` fields only (the default, false). */
+  hashPaRes?: boolean;
+  paths?: Partial<Record<JazzCashCardPath, string>>;
+}
+export function jazzCashCardPaths(settings: JazzCashCardSettings = {}): Record<JazzCashCardPath, string> {
+  const unversioned = (path: string) => (settings.versionSegment === false ? path.replace('/API/2.0/', '/API/') : path);
+  return {
+    enrollment: unversioned(jazzCashPaths.cardEnrollment),
+    processAcs: jazzCashPaths.cardProcessAcs,
+    authorize: unversioned(jazzCashPaths.cardAuthorize),
+    capture: unversioned(jazzCashPaths.cardCapture),
+    void: jazzCashPaths.cardVoid,
+    ...settings.paths,
+  };
+}
 
 /** Card response codes of S2 the card adapter maps (docs/providers/jazzcash.md, Cards with 3-D Secure). */
 export const jazzCashCardCodes = {

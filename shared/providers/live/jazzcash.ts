@@ -17,6 +17,7 @@ import {
   jazzCashPathFamilies,
   jazzCashPaths as P,
   jazzCashSecureHash,
+  type JazzCashCardSettings,
   type JazzCashFamilyPaths,
   type JazzCashPathFamily,
   jazzCashTxnRefNo,
@@ -40,6 +41,8 @@ export interface JazzCashConfig {
   pathFamily?: JazzCashPathFamily;
   /** Paths JazzCash gives at onboarding, over the family's: the orchestrator's refund paths have no public source. */
   paths?: Partial<JazzCashFamilyPaths>;
+  /** Card API choices where the sources disagree (jazzcash-protocol.ts JazzCashCardSettings). */
+  cards?: JazzCashCardSettings;
   disbursement?: { baseUrl: string; clientId: string; clientSecret: string; aesKey: string; aesIv: string };
 }
 
@@ -51,9 +54,18 @@ export const walletPaths = (config: JazzCashConfig): JazzCashFamilyPaths => ({
   ...config.paths,
 });
 
-/** POSTs signed pp_* fields; the answer's pp_SecureHash must verify (else it is treated as no answer). */
-export async function signedCall(config: JazzCashConfig, path: string, fields: Fields, signal?: AbortSignal): Promise<Fields> {
-  const body = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, config.integritySalt) };
+/**
+ * POSTs signed pp_* fields (and any `alsoHashed` field, ProcessACS's paRes when configured); the answer's pp_SecureHash
+ * must verify (else it is treated as no answer).
+ */
+export async function signedCall(
+  config: JazzCashConfig,
+  path: string,
+  fields: Fields,
+  signal?: AbortSignal,
+  alsoHashed?: readonly string[],
+): Promise<Fields> {
+  const body = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, config.integritySalt, alsoHashed ? { alsoHashed } : {}) };
   const answer = await postToProvider<Fields>(`${config.baseUrl}${path}`, JSON.stringify(body), { ...(signal ? { signal } : {}) });
   if (answer.pp_SecureHash !== undefined && !jazzCashHashValid(answer, config.integritySalt))
     throw new Error('JazzCash answer failed pp_SecureHash verification');
