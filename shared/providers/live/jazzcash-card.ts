@@ -27,7 +27,8 @@ import { credentials, message, signedCall, walletPaths, type Fields, type JazzCa
  *                           return URL with signed pp_* fields and the PaRes, or (3-D Secure 1) with
  *                           the ACS's unsigned PaRes and the challenge's MD.
  *   3. ProcessACS           server to server: JazzCash checks the PaRes. Only its answer says
- *                           whether the customer passed; the browser's fields are never trusted.
+ *                           whether the customer passed; the browser's fields are never trusted. Its path
+ *                           and whether paRes is hashed are operator settings (jazzcash.cards): one source.
  *   4. AuthorizePayment     by pp_3dSecureID (the card stays with JazzCash), then
  *   5. Capture              the full amount. A capture JazzCash refuses is followed by a Void of
  *                           the authorisation: a payment is never left authorised.
