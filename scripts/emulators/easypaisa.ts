@@ -60,7 +60,7 @@ export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): P
   const initiate = (r: Record<string, string>): Answer => {
     if (!r.orderId || !r.storeId || !r.transactionAmount || !r.mobileAccountNo || r.transactionType !== 'MA')
       return code(C.requiredFieldMissing, { orderId: r.orderId });
-    if (r.storeId !== config.storeId) return code(C.storeMissing, { orderId: r.orderId });
+    if (r.storeId !== config.storeId) return code(C.invalidStoreId, { orderId: r.orderId });
     if (orders.has(r.orderId)) return code(C.invalidOrderId, { orderId: r.orderId });
     const last4 = r.mobileAccountNo.slice(-4);
     const outcome =
@@ -88,7 +88,7 @@ export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): P
   const inquire = (r: Record<string, string>): Answer => {
     // E3 requires storeId, accountNum and the order on every inquiry; an empty one is a missing field (0002, recorded).
     if (!r.orderId || !r.storeId || !r.accountNum) return code(C.requiredFieldMissing, { orderId: r.orderId });
-    if (r.storeId !== config.storeId) return code(C.storeMissing, { orderId: r.orderId });
+    if (r.storeId !== config.storeId) return code(C.invalidStoreId, { orderId: r.orderId });
     // Another account than the store's: 0004 "MERCHANT ACCOUNT DOES NOT EXIST". No answer records the code; the adapter
     // takes any inquiry answer but 0000 as no answer (asked again), so nothing depends on it.
     if (r.accountNum !== config.accountNum) return code(C.merchantAccountMissing, { orderId: r.orderId });

@@ -475,7 +475,11 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     const { accountNum } = cfg;
     const stranger = await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum }, easypaisaCredentials('x', 'y'));
     expect(stranger).toEqual({ responseCode: '0010', responseDesc: 'INVALID CREDENTIALS' });
-    expect((await ask(documented.easypaisaInquiry, { orderId, storeId: `9${cfg.storeId}`, accountNum })).responseCode).toBe('0006');
+    // E3's recorded 0006 answer: "INVALID STORE ID".
+    expect(await ask(documented.easypaisaInquiry, { orderId, storeId: `9${cfg.storeId}`, accountNum })).toMatchObject({
+      responseCode: '0006',
+      responseDesc: 'INVALID STORE ID',
+    });
     // The inquiry without the merchant account (0002, a required field), or with the customer's number instead (0004).
     expect((await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum: '' })).responseCode).toBe('0002');
     expect((await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum: '03001230000' })).responseCode).toBe(

@@ -15,9 +15,10 @@ export const easypaisaCredentials = (username: string, password: string) =>
 export const easypaisaAmount = (amountMinor: number) => `${Math.trunc(amountMinor / 100)}.${String(amountMinor % 100).padStart(2, '0')}`;
 
 /**
- * Response codes. 0000 (SUCCESS) is confirmed by every public client we found; the others are
- * GUESSES from Easypaisa's merchant integration guide as quoted in third-party material and must
- * be confirmed with Easypaisa before going live.
+ * Response codes. 0000 (SUCCESS) is confirmed by every public client we found; 0001, 0002, 0006 and 0010 are E3's
+ * recorded answers (texts as recorded). The others come from third-party reproductions of Easypaisa's integration
+ * guide, unconfirmed: a charge refused with one is refused whatever its number (only 0013 changes the merchant's code),
+ * and the inquiry decides on no code but 0000 (docs/providers/easypaisa.md).
  */
 export const easypaisaCodes = {
   success: '0000',
@@ -26,7 +27,7 @@ export const easypaisaCodes = {
   invalidOrderId: '0003',
   merchantAccountMissing: '0004',
   merchantAccountInactive: '0005',
-  storeMissing: '0006',
+  invalidStoreId: '0006',
   storeInactive: '0007',
   invalidCredentials: '0010',
   lowBalance: '0013',
@@ -41,7 +42,7 @@ export const easypaisaMessages: Record<string, string> = {
   '0003': 'INVALID ORDER ID',
   '0004': 'MERCHANT ACCOUNT DOES NOT EXIST',
   '0005': 'MERCHANT ACCOUNT NOT ACTIVE',
-  '0006': 'STORE DOES NOT EXIST',
+  '0006': 'INVALID STORE ID',
   '0007': 'STORE NOT ACTIVE',
   '0010': 'INVALID CREDENTIALS',
   '0013': 'LOW BALANCE',

@@ -184,7 +184,7 @@ export const jazzCashPaths = {
   inquiry: '/ApplicationAPI/API/PaymentInquiry/Inquire',
   refund: '/ApplicationAPI/API/Purchase/domwalletrefundtransaction',
   token: '/token',
-  // MW disbursement (docs/providers/jazzcash.md, Payouts): the transfer as D1 calls it, the inquiry as D2 (GUESS)
+  // MW disbursement (docs/providers/jazzcash.md, Payouts): the transfer as D1 and R7b call it, the inquiry as D2 and R7b
   disburse: `${thirdParty}srv6/api/wso2/mw/payment`,
   disbursementInquiry: `${thirdParty}srv1/api/wso2/transactionStatus`,
   // Card APIs, version 2.0 (docs/providers/jazzcash.md, Cards with 3-D Secure)
