@@ -6,6 +6,7 @@ import {
   easypaisaPaths as P,
 } from '#shared/providers/live/easypaisa-protocol.ts';
 import { notify, parseBody, startEmulator, type Answer, type Emulator } from './common.ts';
+import { easypaisaRecordedTime, recorded, requiredBy } from './recorded.ts';
 
 /**
  * A local Easypaisa following its MA API (docs/providers/easypaisa.md): initiate-ma-transaction
@@ -48,7 +49,8 @@ export interface EasypaisaEmulator extends Emulator {
 /** Charges accepted on the handset that Easypaisa ends unpaid afterwards, by the wallet number's last four (E3's statuses). */
 const endedByEasypaisa: Record<string, string> = { '4444': 'PENDING', '6666': 'BLOCKED', '7777': 'EXPIRED' };
 
-const dateTime = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 19);
+/** The inquiry's required members: those of E3's recorded request (recorded.ts). */
+const inquiryRequires = requiredBy(recorded.easypaisaInquiryRequest);
 
 export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): Promise<EasypaisaEmulator> {
   const orders = new Map<string, Order>();
@@ -81,28 +83,30 @@ export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): P
       orderId: r.orderId,
       storeId: config.storeId,
       transactionId: order.transactionId,
-      transactionDateTime: dateTime(order.at),
+      transactionDateTime: easypaisaRecordedTime(order.at),
     });
   };
 
   const inquire = (r: Record<string, string>): Answer => {
-    // E3 requires storeId, accountNum and the order on every inquiry; an empty one is a missing field (0002, recorded).
-    if (!r.orderId || !r.storeId || !r.accountNum) return code(C.requiredFieldMissing, { orderId: r.orderId });
+    // E3's recorded request: orderId, storeId and the merchant's accountNum; an empty one is a missing field (0002, recorded).
+    if (inquiryRequires.some((name) => !r[name])) return code(C.requiredFieldMissing, { orderId: r.orderId });
     if (r.storeId !== config.storeId) return code(C.invalidStoreId, { orderId: r.orderId });
     // Another account than the store's: 0004 "MERCHANT ACCOUNT DOES NOT EXIST". No answer records the code; the adapter
     // takes any inquiry answer but 0000 as no answer (asked again), so nothing depends on it.
     if (r.accountNum !== config.accountNum) return code(C.merchantAccountMissing, { orderId: r.orderId });
     const order = orders.get(r.orderId ?? '');
     if (!order) return code(C.invalidOrderId, { orderId: r.orderId });
+    // The members of E3's recorded answers (recorded.ts), the amount a number, the time in the recorded format.
     return code(C.success, {
+      msisdn: order.mobile,
       orderId: r.orderId,
       storeId: config.storeId,
+      storeName: 'Emulated store',
       accountNum: config.accountNum,
-      transactionStatus: order.status,
-      transactionAmount: order.amount,
-      transactionDateTime: dateTime(order.at),
-      msisdn: order.mobile,
       paymentMode: 'MA',
+      transactionAmount: Number(order.amount),
+      transactionStatus: order.status,
+      transactionDateTime: easypaisaRecordedTime(order.at),
     });
   };
 

@@ -13,6 +13,7 @@ import {
   jazzCashSecureHash,
 } from '#shared/providers/live/jazzcash-protocol.ts';
 import { notify, parseBody, startEmulator, type Answer, type Emulator } from './common.ts';
+import { recorded, requiredBy } from './recorded.ts';
 import { cardEmulator, type CardTxn } from './jazzcash-cards.ts';
 
 /**
@@ -180,9 +181,14 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     });
   };
 
-  const inquiry = (r: Record<string, string>): Answer => {
+  const inquiry = (r: Record<string, string>, family: 'applicationApi' | 'paymentOrchestrator'): Answer => {
     const refusal = unauthenticated(r);
     if (refusal) return refusal;
+    // The members of the family's recorded request (recorded.ts: R3's with pp_Version, S9's without): a missing one is 110.
+    const requires = requiredBy(
+      family === 'applicationApi' ? recorded.jazzCashInquiryRequest : recorded.jazzCashOrchestratorInquiryRequest,
+    );
+    if (requires.some((name) => !r[name])) return refused(r, C.invalidValue);
     const c = charges.get(r.pp_TxnRefNo ?? '');
     if (!c) return refused(r, C.transactionDoesNotExist);
     const refunded = c.refundedMinor > 0;
@@ -284,8 +290,13 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
         referenceId: ref,
         transactionID: known.transactionId,
       });
-    // Every MW transfer of the cited integrations carries receiverCNIC (R7, D1): without 13 digits, D1's G2P-T-98.
-    if (!/^03\d{9}$/.test(req.receiverMSISDN ?? '') || !/^\d+\.\d{2}$/.test(req.amount ?? '') || !/^\d{13}$/.test(req.receiverCNIC ?? ''))
+    // The members of R7's recorded transfer (recorded.ts), receiverCNIC 13 digits (R7, D1): else D1's G2P-T-98.
+    if (
+      requiredBy(recorded.jazzCashDisbursementRequest).some((name) => !req[name]) ||
+      !/^03\d{9}$/.test(req.receiverMSISDN ?? '') ||
+      !/^\d+\.\d{2}$/.test(req.amount ?? '') ||
+      !/^\d{13}$/.test(req.receiverCNIC ?? '')
+    )
       return encrypted({ responseCode: 'G2P-T-98', responseDescription: 'Some Parameter is missing or invalid.', referenceId: ref });
     // A CNIC ending 2010 is not the wallet holder's: D1's G2P-T-2010 "The MSISDN don't match with the CNIC".
     const mismatch = req.receiverCNIC!.endsWith('2010');
@@ -319,8 +330,9 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
         case orchestrator.charge:
           return charge(parseBody(x));
         case P.inquiry:
+          return inquiry(parseBody(x), 'applicationApi');
         case orchestrator.inquiry:
-          return inquiry(parseBody(x));
+          return inquiry(parseBody(x), 'paymentOrchestrator');
         case P.refund:
         case P.cardRefund:
           return refund(parseBody(x), x.path === P.cardRefund);

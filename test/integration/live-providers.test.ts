@@ -365,7 +365,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         });
         return (await r.json()) as Record<string, string>;
       };
-      const credentials = { pp_TxnRefNo: reference, pp_MerchantID: cfg.merchantId, pp_Password: cfg.password };
+      const credentials = { pp_TxnRefNo: reference, pp_MerchantID: cfg.merchantId, pp_Password: cfg.password, pp_Version: '1.1' };
       const unsigned = await ask(credentials);
       const wrongPassword = { ...credentials, pp_Password: 'guess' };
       const unauthenticated = await ask({ ...wrongPassword, pp_SecureHash: jazzCashSecureHash(wrongPassword, cfg.integritySalt) });
@@ -378,6 +378,11 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         expect(answer.pp_TxnRefNo).toBeUndefined();
         expect(answer.pp_PaymentResponseCode).toBeUndefined();
       }
+      // Without R3's pp_Version the ApplicationAPI inquiry is refused (110); with it, answered.
+      const { pp_Version: _, ...unversioned } = credentials;
+      expect(await ask({ ...unversioned, pp_SecureHash: jazzCashSecureHash(unversioned, cfg.integritySalt) })).toMatchObject({
+        pp_ResponseCode: '110',
+      });
       const signed = await ask({ ...credentials, pp_SecureHash: jazzCashSecureHash(credentials, cfg.integritySalt) });
       expect(signed).toMatchObject({ pp_ResponseCode: '000', pp_PaymentResponseCode: '157', pp_TxnRefNo: reference });
     });
@@ -407,6 +412,9 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       (t) => t.status === 'Completed',
     );
     expect(done.amount).toBe(500);
+    // The inquiry's transactionDateTime, in E3's recorded format ("dd/MM/yyyy hh:mm AM", Pakistan time), is kept as read.
+    const providerTime = Date.parse(String((await getIntent(r.json.paymentIntentId))?.details.providerTime));
+    expect(Math.abs(providerTime - Date.now())).toBeLessThan(3 * 60_000);
     await webhookFor(r.json.paymentIntentId, 'Completed');
     const cases: [string, string][] = [
       ['03451231111', 'charge_rejected'],
@@ -551,7 +559,9 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(charge.pp_SecureHash).toMatch(/^[0-9A-F]{64}$/);
     expect(charge.pp_SecureHash).toBe(jazzCashSecureHash(charge, cfg.integritySalt));
     const inquiry = jsonOf(jc.received(documented.inquiry).at(-1)!);
-    expect(sortedKeys(inquiry)).toEqual(['pp_MerchantID', 'pp_Password', 'pp_SecureHash', 'pp_TxnRefNo']);
+    // R3's recorded request (scripts/emulators/recorded.ts): pp_Version "1.1" with the ApplicationAPI inquiry.
+    expect(sortedKeys(inquiry)).toEqual(['pp_MerchantID', 'pp_Password', 'pp_SecureHash', 'pp_TxnRefNo', 'pp_Version']);
+    expect(inquiry.pp_Version).toBe('1.1');
     expect(inquiry.pp_SecureHash).toMatch(/^[0-9A-F]{64}$/);
 
     const created = await live.refund(m, paid.paymentIntentId, 250, later(1_000));
@@ -695,7 +705,13 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       const { m, deposit: paid } = await fundedMerchant(1000);
       const charge = jc.received(documented.orchestratorCharge).at(-1)!;
       expect(jsonOf(charge)).toMatchObject({ pp_TxnRefNo: paid.walletChargeInfo.transactionReference, pp_CNIC: '345671' });
-      expect(jc.received(documented.orchestratorInquiry).at(-1)!.body).toContain(paid.walletChargeInfo.transactionReference);
+      // S9's request: no pp_Version on the orchestrator's inquiry.
+      expect(sortedKeys(jsonOf(jc.received(documented.orchestratorInquiry).at(-1)!))).toEqual([
+        'pp_MerchantID',
+        'pp_Password',
+        'pp_SecureHash',
+        'pp_TxnRefNo',
+      ]);
       expect({ charge: jc.hits(documented.charge), inquiry: jc.hits(documented.inquiry) }).toEqual(before);
       const refund = () =>
         call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {

@@ -50,5 +50,23 @@ export const easypaisaMessages: Record<string, string> = {
   '0015': 'TRANSACTION DECLINED BY CUSTOMER',
 };
 
+/**
+ * transactionDateTime as Easypaisa answers it (E3's recorded answers): "dd/MM/yyyy hh:mm AM|PM" in Pakistan time
+ * (UTC+5); the two recorded times match the orders' own creation times only read this way. Undefined when it is not.
+ */
+export function easypaisaTime(text: string | undefined): string | undefined {
+  const m = /^(\d{2})\/(\d{2})\/(\d{4}) (\d{2}):(\d{2}) (AM|PM)$/.exec(text ?? '');
+  if (!m) return undefined;
+  const [, day, month, year, hour, minute, half] = m.map(String) as [string, string, string, string, string, string, string];
+  const h = Number(hour);
+  if (h < 1 || h > 12 || Number(minute) > 59) return undefined;
+  const utc = Date.UTC(Number(year), Number(month) - 1, Number(day), (h % 12) + (half === 'PM' ? 12 : 0) - 5, Number(minute));
+  const at = new Date(utc);
+  // A date that rolls over (31/02) is not a date Easypaisa wrote.
+  const pk = new Date(utc + 5 * 3_600_000);
+  if (pk.getUTCDate() !== Number(day) || pk.getUTCMonth() !== Number(month) - 1) return undefined;
+  return at.toISOString();
+}
+
 /** orderId: the gateway's reference mapped to a stable value Easypaisa accepts (letters and digits). */
 export const easypaisaOrderId = (reference: string) => reference.replace(/[^A-Za-z0-9]/g, '').slice(0, 40);

@@ -6,6 +6,7 @@ import {
   easypaisaCredentials,
   easypaisaMessages,
   easypaisaOrderId,
+  easypaisaTime,
   easypaisaPaths as P,
 } from './easypaisa-protocol.ts';
 
@@ -48,7 +49,12 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
     if (answer.responseCode !== C.success) throw new Error(`Easypaisa inquiry answered ${answer.responseCode}`);
     // transactionStatus: PAID, PENDING, FAILED, BLOCKED, EXPIRED, REVERSED (E3); the inquiry carries no
     // transactionId (E3), so the initiate answer's one (kept by the charge) stays the provider id.
-    const id = answer.transactionId ? { providerTransactionId: answer.transactionId } : {};
+    // transactionDateTime in Easypaisa's recorded format (easypaisaTime): when Easypaisa recorded the order.
+    const time = easypaisaTime(answer.transactionDateTime);
+    const id = {
+      ...(answer.transactionId ? { providerTransactionId: answer.transactionId } : {}),
+      ...(time ? { providerTime: time } : {}),
+    };
     const status = answer.transactionStatus ?? '';
     if (status === 'PAID') return { status: 'Approved', ...id };
     if (finalRefusals.has(status))

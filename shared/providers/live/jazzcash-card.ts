@@ -10,7 +10,7 @@ import {
   jazzCashUnavailable,
   sameText,
 } from './jazzcash-protocol.ts';
-import { credentials, message, signedCall, walletPaths, type Fields, type JazzCashConfig } from './jazzcash.ts';
+import { credentials, inquiryFields, message, signedCall, walletPaths, type Fields, type JazzCashConfig } from './jazzcash.ts';
 
 /**
  * Card payments through JazzCash's card APIs (version 2.0) with 3-D Secure, as
@@ -90,8 +90,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
   };
 
   const inquiryPath = walletPaths(config).inquiry;
-  const inquire = (providerReference: string) =>
-    signedCall(config, inquiryPath, { pp_TxnRefNo: providerReference, ...credentials(config) });
+  const inquire = (providerReference: string) => signedCall(config, inquiryPath, inquiryFields(config, providerReference));
 
   /**
    * Releases an authorisation JazzCash would not capture (Void, R1 and the code-index clients). True

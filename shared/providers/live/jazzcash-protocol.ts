@@ -246,6 +246,15 @@ export function jazzCashCardPaths(settings: JazzCashCardSettings = {}): Record<J
   };
 }
 
+/**
+ * pp_Version of the payment inquiry per family: R3's recorded ApplicationAPI request carries "1.1" (its test pins the
+ * hash; R1's status fields agree), S9's Payment Orchestrator requests carry none.
+ */
+export const jazzCashInquiryVersion: Record<JazzCashPathFamily, string | undefined> = {
+  applicationApi: '1.1',
+  paymentOrchestrator: undefined,
+};
+
 /** Card response codes of S2 the card adapter maps (docs/providers/jazzcash.md, Cards with 3-D Secure). */
 export const jazzCashCardCodes = {
   /** 415 "3D Secure ID verification was failed", 446 "Authentication_failed". */

@@ -14,6 +14,7 @@ import {
   jazzCashHashValid,
   jazzCashMessages,
   jazzCashPaid,
+  jazzCashInquiryVersion,
   jazzCashPathFamilies,
   jazzCashPaths as P,
   jazzCashSecureHash,
@@ -47,6 +48,12 @@ export interface JazzCashConfig {
 }
 
 export type Fields = Record<string, string>;
+
+/** The payment inquiry's fields for a transaction (with the family's pp_Version: R3 for ApplicationAPI, none in S9). */
+export const inquiryFields = (config: JazzCashConfig, txnRefNo: string): Fields => {
+  const version = jazzCashInquiryVersion[config.pathFamily ?? 'applicationApi'];
+  return { pp_TxnRefNo: txnRefNo, ...credentials(config), ...(version ? { pp_Version: version } : {}) };
+};
 
 /** The wallet API paths of an account: its family's, with the configured ones over them. */
 export const walletPaths = (config: JazzCashConfig): JazzCashFamilyPaths => ({
@@ -135,7 +142,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       return { accepted: false, code: 'rejected', message: `JazzCash refused the charge: ${message(answer)} (${code}).` };
     },
     async statusInquiry(providerReference) {
-      const answer = await signedCall(config, paths.inquiry, { pp_TxnRefNo: providerReference, ...credentials(config) });
+      const answer = await signedCall(config, paths.inquiry, inquiryFields(config, providerReference));
       // Only a signed answer decides (signedCall has verified the hash when there is one).
       if (answer.pp_SecureHash === undefined) throw new Error('JazzCash inquiry answer carries no pp_SecureHash');
       const code = answer.pp_ResponseCode ?? '';
@@ -185,7 +192,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
 export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstruction> {
   const paths = walletPaths(config);
   const inquire = (i: RefundInstruction, signal?: AbortSignal) =>
-    signedCall(config, paths.inquiry, { pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference), ...credentials(config) }, signal);
+    signedCall(config, paths.inquiry, inquiryFields(config, jazzCashTxnRefNo(i.transactionReference)), signal);
   return {
     name: 'JazzCash',
     ledgerAccount: 'refund_rail',
