@@ -12,8 +12,8 @@ import { easypaisaRecordedTime, recorded, requiredBy } from './recorded.ts';
  * A local Easypaisa following its MA API (docs/providers/easypaisa.md): initiate-ma-transaction
  * (synchronous: it answers once the customer approved or refused on the handset) and
  * inquire-transaction, authenticated with the `Credentials` header (a wrong one is refused with
- * 0010), duplicate orderId refused (0003), an IPN notification after each paid order (GUESS: the
- * notification carries only the orderId; the gateway asks the inquiry API), and the injectable
+ * 0010), duplicate orderId refused (0003, the emulator's choice), an IPN notification after each paid order (its
+ * format unrecorded: it carries only the orderId and the store, and the gateway asks the inquiry API), and the injectable
  * faults of scripts/emulators/common.ts. By the last four digits of the wallet number:
  *   0000 (any other) pays    1111 refused by the customer (0015)    2222 low balance (0013)
  *   3333 system error (0001) 5555 account does not exist (0014)

@@ -21,7 +21,10 @@ import { parseBody, type Answer, type Exchange } from './common.ts';
  */
 export type CardState = 'Enrolled' | 'AuthenticationFailed' | 'Authenticated' | 'Authorized' | 'Captured' | 'Declined' | 'Voided';
 
-/** S2 "Authentication_failed": what ProcessACS answers after a failed challenge (GUESS at which of 415/446). */
+/**
+ * S2 "Authentication_failed": what ProcessACS answers after a failed challenge (which of 415/446 is the emulator's choice:
+ * the adapter maps both alike).
+ */
 const authenticationFailed = '446';
 type CardScenario = { decline?: string; captureRefused?: true; frictionless?: true; notEnrolled?: true; acsDirect?: true };
 const cardScenarios: Record<string, CardScenario> = {
@@ -209,7 +212,9 @@ export function cardEmulator(ctx: CardEmulatorContext) {
     const bad = check(r);
     if (bad) return bad;
     const txn = cards.get(r.pp_TxnRefNo ?? '');
-    if (!txn || txn.secureId !== r.pp_3dSecureID) return ctx.refused(r, C.transactionDoesNotExist);
+    // The id under any of the names the sources use (jazzcash.cards.secureIdField chooses which the adapter sends).
+    const secureId = r.pp_3dSecureID ?? r.pp_3DSecureID ?? r.pp_C3DSecureID;
+    if (!txn || txn.secureId !== secureId) return ctx.refused(r, C.transactionDoesNotExist);
     if (txn.state !== 'Authenticated') return ctx.refused(r, txn.state === 'Enrolled' ? C.notAllowed : C.duplicate);
     if (Number(r.pp_Amount) !== txn.amount || r.pp_TxnCurrency !== 'PKR') return ctx.refused(r, C.invalidValue);
     txn.authorizations++;
@@ -264,7 +269,7 @@ export function cardEmulator(ctx: CardEmulatorContext) {
       if (r.pp_CustomerCardCvv) r.pp_CustomerCardCvv = '***';
       return { ...x, body: JSON.stringify(r) };
     },
-    /** The inquiry's pp_Status of a card payment (GUESS at the values, docs/providers/jazzcash.md). */
+    /** The inquiry's pp_Status of a card payment (an open guess at the values: jazzcash.inquiryStates, docs/providers/jazzcash.md). */
     status: (txnRefNo: string) => cards.get(txnRefNo)?.state,
     handle(x: Exchange, body: Record<string, string>): Answer | undefined {
       // With or without the 2.0/ segment (the sources disagree; jazzcash.cards.versionSegment chooses): both are served.

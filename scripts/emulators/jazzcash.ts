@@ -156,7 +156,8 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
       !Number.isSafeInteger(amount) ||
       amount <= 0 ||
       !/^03\d{9}$/.test(r.pp_MobileNumber ?? '') ||
-      // v2.0 is the "CNIC feature" API: the last six digits of the CNIC (S3, R6); 110 for a missing one is a GUESS.
+      // v2.0 is the "CNIC feature" API: the last six digits of the CNIC (S3, R6); 110 for a missing one is the emulator's
+      // choice (none recorded).
       !/^\d{6}$/.test(r.pp_CNIC ?? '') ||
       r.pp_TxnCurrency !== 'PKR'
     ) {

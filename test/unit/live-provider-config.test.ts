@@ -38,10 +38,37 @@ describe('the live providers configuration', () => {
     expect(problems).toEqual([
       'jazzcash left out (its live operations answer 422): invalid jazzcash.pathFamily, jazzcash.paths.refund, jazzcash.paths.other',
     ]);
-    const cards = { versionSegment: false, hashPaRes: true, paths: { processAcs: '/ApplicationAPI/API/2.0/ProcessACS' } };
+    const cards = {
+      versionSegment: false,
+      hashPaRes: true,
+      enrollmentReturnUrl: false,
+      secureIdField: 'pp_C3DSecureID',
+      paths: { processAcs: '/ApplicationAPI/API/2.0/ProcessACS' },
+    };
     expect(parseLiveProvidersConfig({ jazzcash: { ...jazzcash, cards } }).config).toEqual({ jazzcash: { ...jazzcash, cards } });
     expect(parseLiveProvidersConfig({ jazzcash: { ...jazzcash, cards: { hashPaRes: 'yes', paths: { acs: '/x' } } } }).problems).toEqual([
       'jazzcash left out (its live operations answer 422): invalid jazzcash.cards.hashPaRes, jazzcash.cards.paths.acs',
+    ]);
+  });
+
+  it("takes the open guesses' settings only in their documented shapes", () => {
+    const settled = {
+      ...jazzcash,
+      inquiryStates: { refundedCodes: ['131', '132'], capturedStatuses: ['Captured'] },
+      disbursement: { baseUrl: 'https://g', clientId: 'i', clientSecret: 's', aesKey: 'k', aesIv: 'v', notFoundCodes: ['G2P-T-404'] },
+    };
+    expect(parseLiveProvidersConfig({ jazzcash: settled }).problems).toEqual([]);
+    const { problems } = parseLiveProvidersConfig({
+      jazzcash: {
+        ...settled,
+        cards: { secureIdField: 'secureId' },
+        inquiryStates: { refundedCodes: '131', voided: ['Voided'] },
+        disbursement: { ...settled.disbursement, notFoundCodes: [''] },
+      },
+    });
+    expect(problems).toEqual([
+      'jazzcash left out (its live operations answer 422): invalid jazzcash.inquiryStates.refundedCodes, jazzcash.inquiryStates.voided, ' +
+        'jazzcash.disbursement.notFoundCodes, jazzcash.cards.secureIdField',
     ]);
   });
 

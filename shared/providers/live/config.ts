@@ -28,6 +28,17 @@ const absolutePaths = (paths: unknown, names: readonly string[], prefix: string)
       : Object.entries(paths)
           .filter(([k, v]) => !names.includes(k) || typeof v !== 'string' || !v.startsWith('/'))
           .map(([k]) => `${prefix}.${k}`);
+/** Optional members that are lists of non-empty texts. */
+const textLists = (o: unknown, names: readonly string[], prefix: string): string[] =>
+  o === undefined
+    ? []
+    : o === null || typeof o !== 'object'
+      ? [prefix]
+      : Object.entries(o)
+          .filter(
+            ([k, v]) => v !== undefined && (!names.includes(k) || !Array.isArray(v) || !v.every((x) => typeof x === 'string' && x !== '')),
+          )
+          .map(([k]) => `${prefix}.${k}`);
 const flag = (v: unknown, name: string) => (v === undefined || typeof v === 'boolean' ? [] : [name]);
 
 /** pathFamily is one of the two families; each configured path is absolute ("/…"); the card settings are flags and paths. */
@@ -37,6 +48,18 @@ const invalidJazzCashPaths = (part: Record<string, unknown> | null): string[] =>
   return [
     ...(family === undefined || family === 'applicationApi' || family === 'paymentOrchestrator' ? [] : ['jazzcash.pathFamily']),
     ...absolutePaths(part?.paths, ['charge', 'inquiry', 'refund', 'cardRefund'], 'jazzcash.paths'),
+    ...textLists(
+      part?.inquiryStates,
+      ['refundedCodes', 'refundedStatuses', 'authorizedStatuses', 'capturedStatuses'],
+      'jazzcash.inquiryStates',
+    ),
+    ...textLists(
+      part?.disbursement && typeof part.disbursement === 'object'
+        ? { notFoundCodes: (part.disbursement as Record<string, unknown>).notFoundCodes }
+        : {},
+      ['notFoundCodes'],
+      'jazzcash.disbursement',
+    ),
     ...(cards === undefined
       ? []
       : cards === null || typeof cards !== 'object'
@@ -44,6 +67,11 @@ const invalidJazzCashPaths = (part: Record<string, unknown> | null): string[] =>
         : [
             ...flag(cards.versionSegment, 'jazzcash.cards.versionSegment'),
             ...flag(cards.hashPaRes, 'jazzcash.cards.hashPaRes'),
+            ...flag(cards.enrollmentReturnUrl, 'jazzcash.cards.enrollmentReturnUrl'),
+            ...(cards.secureIdField === undefined ||
+            ['pp_3dSecureID', 'pp_3DSecureID', 'pp_C3DSecureID'].includes(String(cards.secureIdField))
+              ? []
+              : ['jazzcash.cards.secureIdField']),
             ...absolutePaths(cards.paths, ['enrollment', 'processAcs', 'authorize', 'capture', 'void'], 'jazzcash.cards.paths'),
           ]),
   ];

@@ -44,7 +44,7 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
   // Everything the inquiry sends is configuration or the order itself: any Lambda, cold or warm, can ask.
   const inquire = async (orderId: string): Promise<ChargeStatus> => {
     const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: config.accountNum });
-    // Only 0000 is a recorded inquiry answer (E3). Every other code, 0003 included (a GUESS at "invalid order id": the
+    // Only 0000 is a recorded inquiry answer (E3). Every other code, 0003 included (an unconfirmed reading "invalid order id": the
     // order exists, Easypaisa answered 0000 to its initiate), leaves the outcome unknown: asked again, never decided.
     if (answer.responseCode !== C.success) throw new Error(`Easypaisa inquiry answered ${answer.responseCode}`);
     // transactionStatus: PAID, PENDING, FAILED, BLOCKED, EXPIRED, REVERSED (E3); the inquiry carries no
@@ -91,12 +91,10 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
           message: 'The customer approved the charge; Easypaisa is confirming it.',
         };
       }
-      if (code === C.lowBalance)
-        return { accepted: false, code: 'insufficient_balance', message: "The customer's wallet balance is too low for this charge." };
+      // 0001 is E3's recorded SYSTEM ERROR; no other refusal code is recorded, so none picks a code of ours: each is a
+      // refusal with Easypaisa's own text (nothing was charged either way).
       if (code === C.systemError)
         return { accepted: false, code: 'provider_unavailable', message: 'Easypaisa is unavailable; try again later.' };
-      if (code === C.declined)
-        return { accepted: false, code: 'rejected', message: 'The customer did not approve the charge in Easypaisa.' };
       return {
         accepted: false,
         code: 'rejected',

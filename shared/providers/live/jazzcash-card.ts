@@ -2,6 +2,8 @@ import type { CardConfirmation, CardReturn, LiveCardProvider } from '../cards.ts
 import {
   jazzCashCardCodes as CC,
   jazzCashCardPaths,
+  jazzCashInquiryStates,
+  oneOf,
   jazzCashCodes as C,
   jazzCashDateTime,
   jazzCashHashValid,
@@ -14,7 +16,7 @@ import { credentials, inquiryFields, message, signedCall, walletPaths, type Fiel
 
 /**
  * Card payments through JazzCash's card APIs (version 2.0) with 3-D Secure, as
- * docs/providers/jazzcash.md describes (each detail with its source; GUESS where none):
+ * docs/providers/jazzcash.md describes (each detail with its source; the open guesses with their settings):
  *
  *   1. Check3DsEnrollment   the card, amount and our return URL; JazzCash answers the 3-D Secure id
  *                           (c3DSecureID) and the issuer's challenge as an HTML form (aR_Simple_Html,
@@ -74,6 +76,9 @@ const anyCase = (answer: Fields, name: string): string | undefined => {
 export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
   const common = () => ({ pp_Version: '2.0', pp_TxnType: jazzCashTxnTypes.card, ...credentials(config) });
   const cardPaths = jazzCashCardPaths(config.cards);
+  const states = jazzCashInquiryStates(config.inquiryStates);
+  const captured = (status: string | undefined) => oneOf(status, states.capturedStatuses);
+  const authorized = (status: string | undefined) => oneOf(status, states.authorizedStatuses);
   const unavailable = {
     accepted: false as const,
     code: 'provider_unavailable' as const,
@@ -101,7 +106,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
       const answer = await signedCall(config, cardPaths.void, { ...credentials(config), pp_TxnRefNo: providerReference });
       if (answer.pp_ResponseCode === C.success) return true;
       const now = await inquire(providerReference);
-      return now.pp_ResponseCode === C.success && !/^(authori[sz]ed|captured|completed)$/i.test(now.pp_Status ?? '');
+      return now.pp_ResponseCode === C.success && !authorized(now.pp_Status) && !captured(now.pp_Status);
     } catch {
       return false;
     }
@@ -125,7 +130,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
     if (jazzCashUnavailable.has(code)) return { status: 'Unknown' };
     // Refused: captured meanwhile (a race), or the authorisation must be released, never left standing.
     const now = await inquire(payment.providerReference).catch(() => undefined);
-    if (now?.pp_ResponseCode === C.success && /^(captured|completed)$/i.test(now.pp_Status ?? '')) return { status: 'Approved' };
+    if (now?.pp_ResponseCode === C.success && captured(now.pp_Status)) return { status: 'Approved' };
     if (!(await release(payment.providerReference))) return { status: 'Unknown' }; // the sweep asks (and voids) again
     return declined(answer, 'refused the capture; the authorisation was voided');
   };
@@ -182,7 +187,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
           pp_CustomerCardNumber: card.digits,
           pp_CustomerCardExpiry: `${String(card.expMonth).padStart(2, '0')}${String(card.expYear % 100).padStart(2, '0')}`,
           pp_CustomerCardCvv: card.cvc,
-          pp_ReturnURL: returnUrl,
+          ...(config.cards?.enrollmentReturnUrl === false ? {} : { pp_ReturnURL: returnUrl }),
         });
       } catch {
         return unavailable;
@@ -234,7 +239,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
         auth = await signedCall(config, cardPaths.authorize, {
           ...common(),
           pp_TxnRefNo: payment.providerReference,
-          pp_3dSecureID: payment.authenticationId,
+          [config.cards?.secureIdField ?? 'pp_3dSecureID']: payment.authenticationId,
           pp_Amount: String(payment.amountMinor),
           pp_TxnCurrency: 'PKR',
           pp_InstrumentType: 'CARD',
@@ -254,8 +259,8 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
         return { status: 'Declined', reason: 'card_declined', detail: 'JazzCash has no authorisation for this payment.' };
       if (code !== C.success) throw new Error(`JazzCash inquiry answered ${code}`);
       const status = answer.pp_Status ?? '';
-      if (/^(captured|completed)$/i.test(status)) return { status: 'Approved' };
-      if (/^authori[sz]ed$/i.test(status)) return capture(payment);
+      if (captured(status)) return { status: 'Approved' };
+      if (authorized(status)) return capture(payment);
       if (/^pending$/i.test(status)) return { status: 'Unknown' };
       return declined(
         { pp_ResponseCode: answer.pp_PaymentResponseCode ?? '', pp_ResponseMessage: answer.pp_PaymentResponseMessage ?? status },

@@ -94,7 +94,10 @@ export const jazzCashCodes = {
   /** "Transaction is Refunded": the payment's refund is done (one refund per payment, see refundOnce). */
   refunded: '131',
   pending: '157',
-  /** "declined due to duplication": S2's only duplication code; that a repeated pp_TxnRefNo gets it is a GUESS. */
+  /**
+   * "declined due to duplication": S2's only duplication code; the emulator's answer to a repeated pp_TxnRefNo (none
+   * recorded; the adapter relies on no duplicate code).
+   */
   duplicate: '422',
   multiplePartialRefunds: '451',
   partialRefundNotAllowed: '454',
@@ -230,6 +233,10 @@ export const jazzCashPathFamilies: Record<JazzCashPathFamily, JazzCashFamilyPath
 export type JazzCashCardPath = 'enrollment' | 'processAcs' | 'authorize' | 'capture' | 'void';
 export interface JazzCashCardSettings {
   versionSegment?: boolean;
+  /** An open guess (docs/providers/jazzcash.md, Open guesses): the enrollment carries pp_ReturnURL (default true). */
+  enrollmentReturnUrl?: boolean;
+  /** An open guess: the 3-D Secure id's name on AuthorizePayment (default pp_3dSecureID, as R1's ProcessACS). */
+  secureIdField?: 'pp_3dSecureID' | 'pp_3DSecureID' | 'pp_C3DSecureID';
   /** R1 hashes `paRes` with the ProcessACS fields; S1/S8's rule hashes `pp*` fields only (the default, false). */
   hashPaRes?: boolean;
   paths?: Partial<Record<JazzCashCardPath, string>>;
@@ -254,6 +261,31 @@ export const jazzCashInquiryVersion: Record<JazzCashPathFamily, string | undefin
   applicationApi: '1.1',
   paymentOrchestrator: undefined,
 };
+
+/**
+ * An open guess (docs/providers/jazzcash.md, Open guesses): what the payment inquiry answers for states no recorded answer
+ * shows, case-insensitive; `jazzcash.inquiryStates` replaces any list.
+ */
+export interface JazzCashInquiryStates {
+  /** pp_PaymentResponseCode of a refunded payment (S2's 131). */
+  refundedCodes: string[];
+  /** pp_Status of a refunded payment. */
+  refundedStatuses: string[];
+  /** pp_Status of a card payment authorised and not captured. */
+  authorizedStatuses: string[];
+  /** pp_Status of a card payment captured (R3 and S9 record Completed). */
+  capturedStatuses: string[];
+}
+export const jazzCashInquiryStates = (given: Partial<JazzCashInquiryStates> = {}): JazzCashInquiryStates => ({
+  refundedCodes: ['131'],
+  refundedStatuses: ['Refunded'],
+  authorizedStatuses: ['Authorized', 'Authorised'],
+  capturedStatuses: ['Captured', 'Completed'],
+  ...given,
+});
+/** Whether `value` is one of `list`, without case. */
+export const oneOf = (value: string | undefined, list: readonly string[]) =>
+  value !== undefined && value !== '' && list.some((v) => v.toLowerCase() === value.toLowerCase());
 
 /** Card response codes of S2 the card adapter maps (docs/providers/jazzcash.md, Cards with 3-D Secure). */
 export const jazzCashCardCodes = {

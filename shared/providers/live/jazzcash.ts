@@ -18,7 +18,10 @@ import {
   jazzCashPathFamilies,
   jazzCashPaths as P,
   jazzCashSecureHash,
+  jazzCashInquiryStates,
+  oneOf,
   type JazzCashCardSettings,
+  type JazzCashInquiryStates,
   type JazzCashFamilyPaths,
   type JazzCashPathFamily,
   jazzCashTxnRefNo,
@@ -44,7 +47,17 @@ export interface JazzCashConfig {
   paths?: Partial<JazzCashFamilyPaths>;
   /** Card API choices where the sources disagree (jazzcash-protocol.ts JazzCashCardSettings). */
   cards?: JazzCashCardSettings;
-  disbursement?: { baseUrl: string; clientId: string; clientSecret: string; aesKey: string; aesIv: string };
+  /** The inquiry's answers for states no recorded answer shows (jazzcash-protocol.ts JazzCashInquiryStates). */
+  inquiryStates?: Partial<JazzCashInquiryStates>;
+  disbursement?: {
+    baseUrl: string;
+    clientId: string;
+    clientSecret: string;
+    aesKey: string;
+    aesIv: string;
+    /** An open guess (docs/providers/jazzcash.md, Open guesses): the inquiry's codes for a transfer JazzCash never received. */
+    notFoundCodes?: string[];
+  };
 }
 
 export type Fields = Record<string, string>;
@@ -191,6 +204,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
  */
 export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstruction> {
   const paths = walletPaths(config);
+  const states = jazzCashInquiryStates(config.inquiryStates);
   const inquire = (i: RefundInstruction, signal?: AbortSignal) =>
     signedCall(config, paths.inquiry, inquiryFields(config, jazzCashTxnRefNo(i.transactionReference)), signal);
   return {
@@ -211,7 +225,7 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
       const txnRefNo = jazzCashTxnRefNo(i.transactionReference);
       const payment = await inquire(i, signal).catch(() => undefined);
       if (!payment) return { outcome: 'rejected', reason: 'JazzCash could not be reached to look the payment up.', internal: true };
-      if (refundedAnswer(payment)) return { outcome: 'unknown' }; // made already (an earlier attempt): the status says
+      if (refundedAnswer(payment, states)) return { outcome: 'unknown' }; // made already (an earlier attempt): the status says
       // Card payments are refunded through the card API, wallet payments through the MWallet one. The gateway knows
       // which took the payment; the inquiry's pp_TxnType (MPAY) is read only for refunds requested before that was
       // recorded: recorded inquiry answers carry no pp_TxnType (docs/providers/jazzcash.md, Refunds).
@@ -242,15 +256,16 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
       if (code === C.transactionDoesNotExist) return { status: 'NotFound' };
       if (code !== C.success) throw new Error(`JazzCash refund inquiry answered ${code}`);
       // One refund per payment: a refunded payment is this refund; a payment not refunded never received it.
-      return refundedAnswer(answer)
+      return refundedAnswer(answer, states)
         ? { status: 'Completed', providerReference: jazzCashTxnRefNo(i.transactionReference) }
         : { status: 'NotFound' };
     },
   };
 }
 
-/** The inquiry says the payment was refunded: 131 "Transaction is Refunded" (S2) or pp_Status Refunded (GUESS at the value). */
-const refundedAnswer = (a: Fields) => a.pp_PaymentResponseCode === C.refunded || /^refunded$/i.test(a.pp_Status ?? '');
+/** The inquiry says the payment was refunded: S2's 131 "Transaction is Refunded", or pp_Status Refunded (jazzcash.inquiryStates). */
+const refundedAnswer = (a: Fields, states: JazzCashInquiryStates) =>
+  oneOf(a.pp_PaymentResponseCode, states.refundedCodes) || oneOf(a.pp_Status, states.refundedStatuses);
 
 /** JazzCash refunds a payment once (S2: 451, 454): a second refund of the same payment is refused when requested. */
 export const refundOnce = (earlierRefundsMinor: number | undefined): string | undefined =>
@@ -317,7 +332,7 @@ export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutIns
       if (!d) return { status: 'Processing' };
       // The inquiry names the transfer by originalReferenceId and carries its own referenceID (R7).
       const answer = await call(P.disbursementInquiry, { originalReferenceId: referenceId(i), referenceID: randomUUID() }, signal);
-      if (answer.responseCode === 'G2P-T-404') return { status: 'NotFound' };
+      if ((d.notFoundCodes ?? ['G2P-T-404']).includes(answer.responseCode ?? '')) return { status: 'NotFound' };
       if (answer.responseCode !== jazzCashDisbursementSuccess)
         throw new Error(`JazzCash disbursement inquiry answered ${answer.responseCode}`);
       // transactionStatus in R7's recorded answer is capitalised ("Completed", "Cancelled"); compared without case.
