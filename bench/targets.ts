@@ -24,24 +24,27 @@ export const targets = {
  * bundles, says where their bytes go.
  */
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
+  // Issue 39 grew the Lambdas that load live adapters by 0.6-3 kB (the secret's per-provider check, JazzCash's path
+  // families and card settings, the receiver-CNIC rule of payouts): deposit, withdraw, dashboard refunds, links and
+  // payouts, the due sweeper.
   // ipaddr.js (13 kB, the callbackUrl address rule) over the HTTP pipeline, zod and the live wallet adapters;
   // withdraw also the payout domain, bank codes and the live payout rail (docs/scaling.md).
-  deposit: 308_800,
-  withdraw: 326_000,
+  deposit: 309_800,
+  withdraw: 329_500,
   // The dashboard's areas (functions/dashboard/routes.ts; one Lambda for all of them was 571 kB): each
   // bundles its own services and views over the 245 kB every dashboard page carries (the AWS SDK, the
   // logger and metrics, the page frame). Links: the QR encoder that draws a link's code inline (23 kB);
   // refunds and payouts: the live rail adapters; developers: the webhook client's address checks.
-  dashboardRefunds: 320_300,
-  dashboardLinks: 310_900,
-  dashboardPayouts: 336_600,
+  dashboardRefunds: 323_100,
+  dashboardLinks: 313_000,
+  dashboardPayouts: 339_500,
   // Settlements: a settlement's movements carry their running balance from the nearer balance checkpoint (issue 28).
   dashboardSettlements: 327_100,
   dashboardDevelopers: 335_600,
   // Issue 27's daily-volume aggregate, issue 29's payout codes and issue 28's settlement cut-off that
   // every journal posting checks (with the automatic settlement's hold that moves it); issue 28: the large
   // settlement breakdowns it sums a step at a time (311.4 kB measured).
-  dueSweeper: 314_500,
+  dueSweeper: 317_300,
 };
 /**
  * The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). 274.7 kB
