@@ -54,11 +54,12 @@ const receiverCnic = (intent: PaymentIntent): { receiverCnic?: string } => {
 };
 
 /** Where a member of the payout instruction comes from, as the API and the dashboard's form name it. */
-const requestFields: Partial<Record<keyof PayoutInstruction, { api: string; form: string; rule: string }>> = {
+const requestFields: Partial<Record<keyof PayoutInstruction, { api: string; form: string; rule: string; detail: string }>> = {
   receiverCnic: {
     api: 'customerRef.cnic',
     form: 'receiverCnic',
     rule: "required for this payout: the receiver's CNIC, 13 digits (JazzCash matches the wallet number with it)",
+    detail: "This payout needs the receiver's CNIC, 13 digits (customerRef.cnic): JazzCash matches the wallet number with it",
   },
 };
 
@@ -69,8 +70,10 @@ const requestFields: Partial<Record<keyof PayoutInstruction, { api: string; form
 export function assertPayoutComplete(rail: Rail<PayoutInstruction>, target: Partial<PayoutInstruction>, hint = ''): void {
   const absent = (rail.requires?.(target) ?? []).filter((member) => !target[member]);
   if (absent.length === 0) return;
-  const fields = absent.map((m) => requestFields[m] ?? { api: m, form: m, rule: 'required for this payout' });
-  throw new DomainError('invalid', `${fields.map((f) => `${f.api} is ${f.rule}`).join('; ')}.${hint}`, {
+  const fields = absent.map(
+    (m) => requestFields[m] ?? { api: m, form: m, rule: 'required for this payout', detail: `This payout needs ${m}` },
+  );
+  throw new DomainError('invalid', `${fields.map((f) => f.detail).join('; ')}.${hint}`, {
     errors: Object.fromEntries(fields.map((f) => [f.api, [f.rule]])),
     field: fields[0]!.form,
   });
