@@ -106,6 +106,53 @@ export const recorded = {
     },
     note: 'its pp_SecureHash is under an unknown salt: replayed re-signed with ours',
   },
+  /** R3: a signed return (the callback's field set), pp_RetreivalReferenceNo spelled so, JSON nulls for empty members. */
+  jazzCashReturn: {
+    source: r3('tests/Mock/CompletePurchase_Success.txt'),
+    answer: {
+      ppmbf_1: null,
+      ppmpf_1: null,
+      ppmpf_2: 'zu1vv3',
+      pp_Amount: '1500',
+      pp_BankID: null,
+      pp_TxnType: 'MWALLET',
+      pp_Version: '1.1',
+      pp_AuthCode: '024166247497',
+      pp_Language: 'EN',
+      pp_TxnRefNo: '6158408e95098',
+      pp_MerchantID: '00258027',
+      pp_TxnCurrency: 'PKR',
+      pp_TxnDateTime: '20211002162046',
+      pp_ResponseCode: '000',
+      pp_BillReference: '6158408e95098',
+      pp_SubMerchantId: null,
+      pp_ResponseMessage: null,
+      pp_SettlementExpiry: null,
+      pp_RetreivalReferenceNo: '211002644299',
+    },
+    note: 'its pp_SecureHash is under an unknown salt: replayed re-signed with ours; ppmbf_2…5 and ppmpf_3…5 (null) left out here',
+  },
+  /** R9: a Check3DsEnrollment answer for a card not enrolled (in a comment of the integration). */
+  jazzCashEnrollmentNotEnrolled: {
+    source: {
+      repository: 'arkhitech/offsite_payments',
+      path: 'lib/offsite_payments/integrations/jazz_cash.rb',
+      commit: '07d1b3e1cd0167e5becade3c87606c1fd30fd385',
+    },
+    answer: {
+      summaryStatus: 'CARD_NOT_ENROLLED',
+      pp_CustomerID: 'test',
+      pp_CustomerEmail: 'test@test.com',
+      pp_CustomerMobile: '033456789025',
+      result_CardEnrolled: 'CARD_NOT_ENROLLED',
+      c3DSecureID: '20190515095244486750',
+      aR_Simple_Html: '',
+      secureHash: '',
+      pp_IsRegisteredCustomer: 'Yes',
+      responseCode: '433',
+      responseMessage: 'Card holder is not enrolled',
+    },
+  },
   /** S9 (JazzCash's Status Inquiry Guide, 2026): the Payment Orchestrator inquiry request carries no pp_Version. */
   jazzCashOrchestratorInquiryRequest: {
     source: { repository: '(code index, repository not named)', path: 'Status Inquiry Guide, version 2026', commit: '(text)' },

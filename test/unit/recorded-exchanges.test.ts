@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { easypaisaWallet } from '#shared/providers/live/easypaisa.ts';
 import { easypaisaTime } from '#shared/providers/live/easypaisa-protocol.ts';
 import { inquiryFields, jazzCashDisbursementRail, jazzCashWallet } from '#shared/providers/live/jazzcash.ts';
+import { jazzCashCards } from '#shared/providers/live/jazzcash-card.ts';
 import { disbursementDecrypt, disbursementEncrypt, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
 import { easypaisaRecordedTime, recorded, requiredBy } from '../../scripts/emulators/recorded.ts';
 
@@ -96,6 +97,40 @@ describe('JazzCash, replayed from R3 and R7', () => {
     expect(Object.keys(inquiryFields({ ...config, pathFamily: 'paymentOrchestrator' }, 'T1')).sort()).toEqual(
       requiredBy(recorded.jazzCashOrchestratorInquiryRequest).sort(),
     );
+  });
+
+  it("reads R3's recorded return (re-signed) as naming the charge, its amount and retrieval reference", async () => {
+    const fields = Object.fromEntries(
+      Object.entries(recorded.jazzCashReturn.answer).map(([k, v]) => [k, v ?? '']), // a form post carries JSON nulls as ""
+    ) as Record<string, string>;
+    const form = new URLSearchParams({ ...fields, pp_SecureHash: jazzCashSecureHash(fields, config.integritySalt) }).toString();
+    const wallet = jazzCashWallet({ ...config, merchantId: '00258027' });
+    expect(await wallet.parseCallback({ 'content-type': 'application/x-www-form-urlencoded' }, form)).toEqual({
+      providerReference: '6158408e95098',
+      amountMinor: 1500,
+      providerTransactionId: '211002644299',
+      mismatched: [],
+    });
+  });
+
+  it("reads R9's recorded enrollment answer (433, not enrolled) as a card not enrolled", async () => {
+    answer = () => recorded.jazzCashEnrollmentNotEnrolled.answer;
+    const cards = jazzCashCards({ ...config, baseUrl });
+    const started = await cards.startAuthentication(
+      {
+        reference: 'chk_1',
+        card: { digits: '4111111111111111', expMonth: 12, expYear: 2034, cvc: '123' },
+        amountMinor: 100_00,
+        currency: 'PKR',
+        returnUrl: 'https://pay.example/pay/1/card-return',
+      },
+      new Date(),
+    );
+    expect(started).toEqual({
+      accepted: false,
+      code: 'rejected',
+      message: 'This card is not enrolled in 3-D Secure: Card holder is not enrolled (433).',
+    });
   });
 
   it("reads R3's recorded inquiry answer (121, Completed) as paid, with its retrieval reference", async () => {
