@@ -1,7 +1,11 @@
 import type { EasypaisaConfig } from './easypaisa.ts';
 import type { JazzCashConfig } from './jazzcash.ts';
 
-type LiveProvidersConfig = { jazzcash?: JazzCashConfig; easypaisa?: EasypaisaConfig };
+/** The live providers of a deployment (index.ts says what each product uses). */
+export interface LiveProvidersConfig {
+  jazzcash?: JazzCashConfig;
+  easypaisa?: EasypaisaConfig;
+}
 
 /**
  * The live providers' configuration as the Secrets Manager secret holds it (docs/operator-guide.md, "Live

@@ -3,10 +3,10 @@ import { logger } from '#shared/logger.ts';
 import { configureLiveCards } from '../cards.ts';
 import { configureRail } from '../rails.ts';
 import { configureLiveWallet, configureLiveWalletPresence } from '../wallet.ts';
-import { parseLiveProvidersConfig } from './config.ts';
-import { easypaisaWallet, type EasypaisaConfig } from './easypaisa.ts';
+import { parseLiveProvidersConfig, type LiveProvidersConfig } from './config.ts';
+import { easypaisaWallet } from './easypaisa.ts';
 import { jazzCashCards } from './jazzcash-card.ts';
-import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, refundOnce, type JazzCashConfig } from './jazzcash.ts';
+import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, refundOnce } from './jazzcash.ts';
 
 /**
  * The live providers of a deployment: which adapters live mode uses, from the credentials in
@@ -22,10 +22,7 @@ import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, refundOnc
  *                                              bank accounts and Easypaisa wallets: 422
  *   settlements                                none (no public bank API): 422
  */
-export interface LiveProvidersConfig {
-  jazzcash?: JazzCashConfig;
-  easypaisa?: EasypaisaConfig;
-}
+export type { LiveProvidersConfig };
 
 /** Installs (or, with no configuration, removes) the live wallet adapters: deposits, hosted wallet payments. */
 export function installLiveWallets(config: LiveProvidersConfig | undefined): void {
