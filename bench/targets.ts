@@ -24,12 +24,15 @@ export const targets = {
  * bundles, says where their bytes go.
  */
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
+  // Issue 39 grew the Lambdas that load live adapters by 0.6-3 kB (the secret's per-provider check, JazzCash's path
+  // families and card settings, the receiver-CNIC rule of payouts): deposit, withdraw, dashboard refunds, links and
+  // payouts, the due sweeper.
   // ipaddr.js (13 kB, the callbackUrl address rule) over the HTTP pipeline, zod and the live wallet adapters;
   // withdraw also the payout domain, bank codes and the live payout rail (docs/scaling.md); issue 38: +0.6 kB, the 400
   // that names an orderRef's characters at fault and the missing signature's recipe.
-  deposit: 308_800,
+  deposit: 309_800,
   // withdraw: +400 bytes for the payment link's use taken, given back or counted with a checkout's status change.
-  withdraw: 327_400,
+  withdraw: 330_900,
   // The dashboard's areas (functions/dashboard/routes.ts; one Lambda for all of them was 571 kB): each
   // bundles its own services and views over the 245 kB every dashboard page carries (the AWS SDK, the
   // logger and metrics, the page frame). Links: the QR encoder that draws a link's code inline (23 kB);
@@ -39,9 +42,9 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // message. Payments and exports went just over 300 kB with it.
   dashboardPayments: 301_300,
   dashboardExports: 301_100,
-  dashboardRefunds: 321_000,
-  dashboardLinks: 313_300,
-  dashboardPayouts: 337_600,
+  dashboardRefunds: 323_800,
+  dashboardLinks: 315_400,
+  dashboardPayouts: 340_500,
   // Settlements: a settlement's movements carry their running balance from the nearer balance checkpoint (issue 28).
   dashboardSettlements: 329_300, // issue 38: the missing-signature problem with its recipe (+50 bytes)
   dashboardDevelopers: 335_600,
@@ -50,7 +53,7 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // Issue 27's daily-volume aggregate, issue 29's payout codes and issue 28's settlement cut-off that
   // every journal posting checks (with the automatic settlement's hold that moves it); issue 28: the large
   // settlement breakdowns it sums a step at a time (311.4 kB measured).
-  dueSweeper: 314_500,
+  dueSweeper: 317_300,
 };
 /**
  * The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). 274.7 kB

@@ -352,7 +352,8 @@ export const routeDocs = {
   withdraw: {
     summary:
       'Create a withdrawal (payout) to a bank or wallet account: amount + fee held at once; ' +
-      'sent to the bank now (autoProcessPayout) or after operator approval.',
+      'sent to the bank now (autoProcessPayout) or after operator approval. ' +
+      "Live payouts to JazzCash wallets need customerRef.cnic (the receiver's CNIC).",
     doc: {
       tag: 'Payouts',
       success: { status: 200, schema: 'Withdrawal' },

@@ -517,10 +517,15 @@ withdrawal
   )
   .option('--merchant <id>', 'with --mode: ID may be an orderRef or transactionReference')
   .option('--mode <mode>', 'test | live', mode)
-  .action(async (id: string, o: { merchant?: string; mode?: 'test' | 'live' }) => {
+  .option(
+    '--receiver-cnic <13 digits>',
+    "the receiver's CNIC, when the payout's rail needs it and the request had none (live JazzCash wallets)",
+  )
+  .action(async (id: string, o: { merchant?: string; mode?: 'test' | 'live'; receiverCnic?: string }) => {
     await connect();
     const { operatorApproveWithdrawal } = await import('#shared/services/approvals.ts');
-    const outcome = await operatorApproveWithdrawal(id, withdrawalScope(o));
+    const given = o.receiverCnic !== undefined ? { receiverCnic: o.receiverCnic.replaceAll('-', '') } : {};
+    const outcome = await operatorApproveWithdrawal(id, withdrawalScope(o), given);
     if (outcome.state === 'approved') print(outcome.result, describeWithdrawal);
     else
       print(

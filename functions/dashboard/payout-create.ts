@@ -18,6 +18,7 @@ export const handler = dashboardHandler(payoutsRoutes.dashboardCreatePayout, asy
         bankCode: f.get('bankCode') ?? '',
         accountNumber: f.get('accountNumber') ?? '',
         accountTitle: f.get('accountTitle') ?? '',
+        receiverCnic: f.get('receiverCnic') ?? '',
         description: f.get('description') ?? '',
       },
       request.traceId,

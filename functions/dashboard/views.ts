@@ -736,6 +736,8 @@ value="${c}">${resolveBankCode(c)?.name ?? c}</option>`,
       )}</select>
 <label for="payout-account">Account number or IBAN</label><input id="payout-account" name="accountNumber" autocomplete="off" required>
 <label for="payout-title">Account title</label><input id="payout-title" name="accountTitle" autocomplete="off" required>
+<label for="payout-cnic">Receiver CNIC <span class="muted">(13 digits; needed for JazzCash wallets in live mode)</span></label>\
+<input id="payout-cnic" name="receiverCnic" inputmode="numeric" autocomplete="off" maxlength="15">
 <label for="payout-description">Description</label><input id="payout-description" name="description" maxlength="255" autocomplete="off">
 <button type="submit">Create payout</button></form>`
     : ''

@@ -24,7 +24,12 @@ export async function startEmulatedProviders(gatewayBaseUrl: string, options: { 
     mpin: String(1000 + (randomBytes(2).readUInt16BE() % 9000)),
     disbursement: { clientId: secret(8), clientSecret: secret(16), aesKey: secret(8), aesIv: secret(8) },
   };
-  const ep = { username: `store${secret(3)}`, password: secret(8), storeId: String(100000 + (randomBytes(3).readUIntBE(0, 3) % 900000)) };
+  const ep = {
+    username: `store${secret(3)}`,
+    password: secret(8),
+    storeId: String(100000 + (randomBytes(3).readUIntBE(0, 3) % 900000)),
+    accountNum: `0345${String(randomBytes(4).readUInt32BE() % 10_000_000).padStart(7, '0')}`,
+  };
   const jazzcash = await startJazzCashEmulator({
     ...jc,
     returnUrl: `${gatewayBaseUrl}/providers/wallet/jazzcash/callback`,
@@ -49,6 +54,7 @@ export async function startEmulatedProviders(gatewayBaseUrl: string, options: { 
         password: ep.password,
         storeId: ep.storeId,
         emailAddress: 'payments@example.com',
+        accountNum: ep.accountNum,
       },
     },
     close: async () => {

@@ -21,7 +21,10 @@ import { parseBody, type Answer, type Exchange } from './common.ts';
  */
 export type CardState = 'Enrolled' | 'AuthenticationFailed' | 'Authenticated' | 'Authorized' | 'Captured' | 'Declined' | 'Voided';
 
-/** S2 "Authentication_failed": what ProcessACS answers after a failed challenge (GUESS at which of 415/446). */
+/**
+ * S2 "Authentication_failed": what ProcessACS answers after a failed challenge (which of 415/446 is the emulator's choice:
+ * the adapter maps both alike).
+ */
 const authenticationFailed = '446';
 type CardScenario = { decline?: string; captureRefused?: true; frictionless?: true; notEnrolled?: true; acsDirect?: true };
 const cardScenarios: Record<string, CardScenario> = {
@@ -189,7 +192,10 @@ export function cardEmulator(ctx: CardEmulatorContext) {
   };
 
   const processAcs = (r: Record<string, string>): Answer => {
-    const bad = check(r);
+    // Which hash JazzCash takes is a disagreement (S8's rule: pp* fields only; R1: paRes too): either is accepted here.
+    const withPaRes = jazzCashSecureHash(r, ctx.salt, { alsoHashed: ['paRes'] });
+    const bad =
+      (r.pp_SecureHash ?? '').toUpperCase() === withPaRes ? check({ ...r, pp_SecureHash: jazzCashSecureHash(r, ctx.salt) }) : check(r);
     if (bad) return bad;
     const txn = bySecureId.get(r.pp_3dSecureID ?? '');
     if (!txn || txn.txnRefNo !== r.pp_TxnRefNo) return ctx.refused(r, C.transactionDoesNotExist);
@@ -206,7 +212,9 @@ export function cardEmulator(ctx: CardEmulatorContext) {
     const bad = check(r);
     if (bad) return bad;
     const txn = cards.get(r.pp_TxnRefNo ?? '');
-    if (!txn || txn.secureId !== r.pp_3dSecureID) return ctx.refused(r, C.transactionDoesNotExist);
+    // The id under any of the names the sources use (jazzcash.cards.secureIdField chooses which the adapter sends).
+    const secureId = r.pp_3dSecureID ?? r.pp_3DSecureID ?? r.pp_C3DSecureID;
+    if (!txn || txn.secureId !== secureId) return ctx.refused(r, C.transactionDoesNotExist);
     if (txn.state !== 'Authenticated') return ctx.refused(r, txn.state === 'Enrolled' ? C.notAllowed : C.duplicate);
     if (Number(r.pp_Amount) !== txn.amount || r.pp_TxnCurrency !== 'PKR') return ctx.refused(r, C.invalidValue);
     txn.authorizations++;
@@ -255,16 +263,18 @@ export function cardEmulator(ctx: CardEmulatorContext) {
     cards,
     /** A request as received() keeps it: the card number masked to its last four, no CVV (as a provider keeps them). */
     withoutCardData(x: Exchange): Exchange {
-      if (x.path !== P.cardEnrollment) return x;
+      if (!x.path.endsWith('/Purchase/Check3DsEnrollment')) return x;
       const r = parseBody(x);
       if (r.pp_CustomerCardNumber) r.pp_CustomerCardNumber = `${'*'.repeat(12)}${r.pp_CustomerCardNumber.slice(-4)}`;
       if (r.pp_CustomerCardCvv) r.pp_CustomerCardCvv = '***';
       return { ...x, body: JSON.stringify(r) };
     },
-    /** The inquiry's pp_Status of a card payment (GUESS at the values, docs/providers/jazzcash.md). */
+    /** The inquiry's pp_Status of a card payment (an open guess at the values: jazzcash.inquiryStates, docs/providers/jazzcash.md). */
     status: (txnRefNo: string) => cards.get(txnRefNo)?.state,
     handle(x: Exchange, body: Record<string, string>): Answer | undefined {
-      switch (x.path) {
+      // With or without the 2.0/ segment (the sources disagree; jazzcash.cards.versionSegment chooses): both are served.
+      const versioned = x.path.replace(/^\/ApplicationAPI\/API\/(Purchase|authorize)\//, '/ApplicationAPI/API/2.0/$1/');
+      switch (x.path === P.cardVoid ? x.path : versioned) {
         case P.cardEnrollment:
           return enroll(body, String(x.headers.host ?? '127.0.0.1'));
         case '/acs':

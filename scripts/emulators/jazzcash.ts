@@ -8,10 +8,12 @@ import {
   jazzCashDisbursementSuccess,
   jazzCashHashValid,
   jazzCashMessages,
+  jazzCashPathFamilies,
   jazzCashPaths as P,
   jazzCashSecureHash,
 } from '#shared/providers/live/jazzcash-protocol.ts';
 import { notify, parseBody, startEmulator, type Answer, type Emulator } from './common.ts';
+import { recorded, requiredBy } from './recorded.ts';
 import { cardEmulator, type CardTxn } from './jazzcash-cards.ts';
 
 /**
@@ -27,8 +29,10 @@ import { cardEmulator, type CardTxn } from './jazzcash-cards.ts';
  *   0000 (any other)  approves on the handset        1111  cancels (112)
  *   2222              low balance (004, at once)      3333  maintenance (118, at once)
  *   4444              never answers (stays 157)       5555  account not found (002, at once)
- * Disbursements, by the receiver's last four: 1111 refused (G2P-T-2001, receiver invalid); 5000 paid, but
- * answered G2P-T-500 ("contact JazzCash before reprocessing": the outcome is open); any other paid.
+ *   8888              approves; the inquiry answers with pp_BankID "null", hashed leaving it out
+ * Disbursements need receiverCNIC (13 digits; else G2P-T-98); by the receiver's last four: 1111 refused (G2P-T-2001,
+ * receiver invalid); 5000 paid, but answered G2P-T-500 ("contact JazzCash before reprocessing": the outcome is open);
+ * any other paid; a CNIC ending 2010 refused (G2P-T-2010, the MSISDN does not match the CNIC).
  * Refunds (no refund reference: the payment is the key): an amount ending .91 is declined (limit,
  * 001); any other is paid up to the payment, once; the inquiry then answers 131 / Refunded.
  * Cards with 3-D Secure: scripts/emulators/jazzcash-cards.ts.
@@ -66,6 +70,8 @@ export interface JazzCashEmulator extends Emulator {
   /** Card payments by pp_TxnRefNo (authorisations and captures counted). */
   cards: Map<string, CardTxn>;
 }
+
+const orchestrator = jazzCashPathFamilies.paymentOrchestrator;
 
 export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Promise<JazzCashEmulator> {
   const charges = new Map<string, Charge>();
@@ -150,7 +156,8 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
       !Number.isSafeInteger(amount) ||
       amount <= 0 ||
       !/^03\d{9}$/.test(r.pp_MobileNumber ?? '') ||
-      // v2.0 is the "CNIC feature" API: the last six digits of the CNIC (S3, R6); 110 for a missing one is a GUESS.
+      // v2.0 is the "CNIC feature" API: the last six digits of the CNIC (S3, R6); 110 for a missing one is the emulator's
+      // choice (none recorded).
       !/^\d{6}$/.test(r.pp_CNIC ?? '') ||
       r.pp_TxnCurrency !== 'PKR'
     ) {
@@ -175,9 +182,14 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     });
   };
 
-  const inquiry = (r: Record<string, string>): Answer => {
+  const inquiry = (r: Record<string, string>, family: 'applicationApi' | 'paymentOrchestrator'): Answer => {
     const refusal = unauthenticated(r);
     if (refusal) return refusal;
+    // The members of the family's recorded request (recorded.ts: R3's with pp_Version, S9's without): a missing one is 110.
+    const requires = requiredBy(
+      family === 'applicationApi' ? recorded.jazzCashInquiryRequest : recorded.jazzCashOrchestratorInquiryRequest,
+    );
+    if (requires.some((name) => !r[name])) return refused(r, C.invalidValue);
     const c = charges.get(r.pp_TxnRefNo ?? '');
     if (!c) return refused(r, C.transactionDoesNotExist);
     const refunded = c.refundedMinor > 0;
@@ -192,7 +204,22 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
             ? 'Pending'
             : 'Failed';
     // The fields of R3's recorded answer (and a client's typed one): the retrieval reference spelled
-    // pp_RetrievalReferenceNo, and no pp_TxnType (the caller knows what it charged).
+    // pp_RetrievalReferenceNo, and no pp_TxnType (the caller knows what it charged). A wallet ending 8888 gets an answer
+    // carrying pp_BankID "null", hashed with the "null" left out (R6's reading of JazzCash's answers).
+    if (c.mobile.endsWith('8888')) {
+      const fields = {
+        pp_BankID: 'null',
+        pp_ResponseCode: C.success,
+        pp_ResponseMessage: 'Thank you for Using JazzCash, your operation successfully completed.',
+        pp_PaymentResponseCode: code,
+        pp_PaymentResponseMessage: jazzCashMessages[code] ?? '',
+        pp_RetrievalReferenceNo: c.rrn,
+        pp_Status: status,
+        pp_TxnRefNo: r.pp_TxnRefNo!,
+      };
+      // Left out as an empty value would be (written without the adapter's option, so the test does not share it).
+      return { status: 200, json: { ...fields, pp_SecureHash: jazzCashSecureHash({ ...fields, pp_BankID: '' }, salt) } };
+    }
     return signed({
       pp_ResponseCode: C.success,
       pp_ResponseMessage: 'Thank you for Using JazzCash, your operation successfully completed.',
@@ -264,16 +291,26 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
         referenceId: ref,
         transactionID: known.transactionId,
       });
-    if (!/^03\d{9}$/.test(req.receiverMSISDN ?? '') || !/^\d+\.\d{2}$/.test(req.amount ?? ''))
-      return encrypted({ responseCode: 'G2P-T-400', responseDescription: 'Invalid request', referenceId: ref });
-    const refusedReceiver = req.receiverMSISDN!.endsWith('1111');
-    const outcome = refusedReceiver
-      ? { code: jazzCashDisbursementReceiverInvalid, description: 'Receiver is invalid.', transactionId: '' }
-      : {
-          code: jazzCashDisbursementSuccess,
-          description: 'Transaction processed successfully',
-          transactionId: randomBytes(6).toString('hex').toUpperCase(),
-        };
+    // The members of R7's recorded transfer (recorded.ts), receiverCNIC 13 digits (R7, D1): else D1's G2P-T-98.
+    if (
+      requiredBy(recorded.jazzCashDisbursementRequest).some((name) => !req[name]) ||
+      !/^03\d{9}$/.test(req.receiverMSISDN ?? '') ||
+      !/^\d+\.\d{2}$/.test(req.amount ?? '') ||
+      !/^\d{13}$/.test(req.receiverCNIC ?? '')
+    )
+      return encrypted({ responseCode: 'G2P-T-98', responseDescription: 'Some Parameter is missing or invalid.', referenceId: ref });
+    // A CNIC ending 2010 is not the wallet holder's: D1's G2P-T-2010 "The MSISDN don't match with the CNIC".
+    const mismatch = req.receiverCNIC!.endsWith('2010');
+    const refusedReceiver = req.receiverMSISDN!.endsWith('1111') || mismatch;
+    const outcome = mismatch
+      ? { code: 'G2P-T-2010', description: 'The MSISDN don’t match with the CNIC.', transactionId: '' }
+      : refusedReceiver
+        ? { code: jazzCashDisbursementReceiverInvalid, description: 'Receiver is invalid.', transactionId: '' }
+        : {
+            code: jazzCashDisbursementSuccess,
+            description: 'Transaction processed successfully',
+            transactionId: randomBytes(6).toString('hex').toUpperCase(),
+          };
     disbursements.set(ref, outcome);
     if (!refusedReceiver) paidOut.set(ref, (paidOut.get(ref) ?? 0) + 1);
     const openOutcome = req.receiverMSISDN!.endsWith('5000'); // paid, yet answered as an issue to check before reprocessing
@@ -289,10 +326,14 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     'jazzcash',
     (x) => {
       switch (x.path) {
+        // Both path families (jazzcash-protocol.ts jazzCashPathFamilies) take the same signed fields.
         case P.charge:
+        case orchestrator.charge:
           return charge(parseBody(x));
         case P.inquiry:
-          return inquiry(parseBody(x));
+          return inquiry(parseBody(x), 'applicationApi');
+        case orchestrator.inquiry:
+          return inquiry(parseBody(x), 'paymentOrchestrator');
         case P.refund:
         case P.cardRefund:
           return refund(parseBody(x), x.path === P.cardRefund);

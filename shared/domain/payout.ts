@@ -42,6 +42,8 @@ export interface Beneficiary {
   accountNumber: string | null;
   accountLast4: string;
   accountTitle: string;
+  /** The receiver's CNIC when the operator gave it at approval (`ops withdrawal approve --receiver-cnic`); dropped when final. */
+  receiverCnic?: string;
 }
 
 /** Recorded BEFORE the bank rail is called: a payout with a submission is never submitted again. */
@@ -148,8 +150,8 @@ export const payoutInfoChanges = {
   }),
 };
 
-/** Final beneficiary: the full account number is dropped once nothing can be sent any more. */
-export const finalBeneficiary = (b: Beneficiary): Beneficiary => ({ ...b, accountNumber: null });
+/** Final beneficiary: the full account number (and a CNIC the operator gave) are dropped once nothing can be sent any more. */
+export const finalBeneficiary = ({ receiverCnic: _, ...b }: Beneficiary): Beneficiary => ({ ...b, accountNumber: null });
 
 const total = (intent: Pick<PaymentIntent, 'amountMinor' | 'feeMinor'>) => intent.amountMinor + intent.feeMinor;
 const scopeOf = (intent: PaymentIntent, now?: Date): JournalScope => ({

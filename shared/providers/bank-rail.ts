@@ -15,6 +15,11 @@ export interface PayoutInstruction {
   bankCode: string;
   accountNumber: string;
   accountTitle: string;
+  /**
+   * The receiver's CNIC, 13 digits (customerRef.cnic, or given by the operator at approval): a rail that needs it says
+   * so with `requires` (a live JazzCash wallet payout: JazzCash matches the wallet's MSISDN with the CNIC).
+   */
+  receiverCnic?: string;
   description: string;
   submittedAt: string;
 }

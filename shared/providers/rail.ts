@@ -65,6 +65,12 @@ export interface Rail<I extends Instruction> {
    * product refuses the request with a 422. Undefined when it can.
    */
   refuses?(target: Partial<I>): string | undefined;
+  /**
+   * Optional: the members of an instruction like `target` that this rail needs although its product may leave them
+   * out (a live JazzCash wallet payout needs `receiverCnic`). The product refuses a request without them (400 naming
+   * the field) before anything is held, and an approval without them.
+   */
+  requires?(target: Partial<I>): readonly (keyof I & string)[];
   submit(instruction: I, signal?: AbortSignal): Promise<SubmitAnswer>;
   status(instruction: I, signal?: AbortSignal): Promise<StatusAnswer>;
 }

@@ -8,6 +8,8 @@ export type ChargeStart =
 /** The provider's answer about a charge; `providerTransactionId` is its own id of the charge when it gives one. */
 export type ChargeStatus = ({ status: 'Pending' } | { status: 'Approved' } | { status: 'Declined'; reason: string }) & {
   providerTransactionId?: string;
+  /** When the provider recorded the charge (ISO 8601), when its answer says: kept with a completed deposit for reconciliation. */
+  providerTime?: string;
 };
 
 /**

@@ -124,10 +124,14 @@ async function operatorApprove<R>(
 }
 
 /** `ops withdrawal approve`: under the merchant's setting (refused when only its approvers approve). */
-export async function operatorApproveWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }) {
+export async function operatorApproveWithdrawal(
+  reference: string,
+  scope?: { merchantId: string; mode: Mode },
+  given: { receiverCnic?: string } = {},
+) {
   const found = await findWithdrawal(reference, scope);
   const subject = { id: found.paymentIntentId, merchantId: found.merchantId, mode: found.mode, pending: found.status === 'Pending' };
-  return operatorApprove('payout', subject, () => approveWithdrawal(found.paymentIntentId));
+  return operatorApprove('payout', subject, () => approveWithdrawal(found.paymentIntentId, undefined, given));
 }
 
 /** `ops settlement approve`: under the merchant's setting (refused when only its approvers approve). */

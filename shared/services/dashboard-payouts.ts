@@ -57,7 +57,7 @@ export async function payoutsPage(merchantId: string, mode: Mode) {
  */
 export async function createPayoutFromDashboard(
   signed: Signed,
-  input: { amount: string; bankCode: string; accountNumber: string; accountTitle: string; description: string },
+  input: { amount: string; bankCode: string; accountNumber: string; accountTitle: string; receiverCnic?: string; description: string },
   traceId: string,
   now = new Date(),
 ) {
@@ -72,6 +72,9 @@ export async function createPayoutFromDashboard(
   const accountTitle = input.accountTitle.trim();
   if (accountTitle.length < 2 || accountTitle.length > 100)
     throw userRefusal('invalid', 'The account title has 2-100 characters.', 'accountTitle');
+  // The receiver's CNIC (JazzCash wallets need it in live mode: the withdrawals service refuses without it).
+  const cnic = (input.receiverCnic ?? '').replace(/[\s-]/g, '');
+  if (cnic && !/^\d{13}$/.test(cnic)) throw userRefusal('invalid', "The receiver's CNIC has 13 digits.", 'receiverCnic');
   const currency = merchant.defaultCurrency;
   const orderRef = generatedOrderRef('DASH');
   const decide = (place: PlaceHold) =>
@@ -91,7 +94,7 @@ export async function createPayoutFromDashboard(
         bank,
         accountNumber,
         accountTitle,
-        customer: {},
+        customer: cnic ? { cnic } : {},
         allowInsecureWebhooks: false,
         maker: { userId: signed.user.userId, email: signed.user.email },
       },

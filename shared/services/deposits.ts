@@ -240,8 +240,11 @@ export const depositDeclinedByOperatorDecision = (current: PaymentIntent): Decis
 export function decideDeposit(current: PaymentIntent, answer: ChargeStatus, now: Date): Decision | null {
   if (isHeld(current)) return null;
   switch (answer.status) {
-    case 'Approved':
-      return depositCompletedDecision(current, now);
+    case 'Approved': {
+      const completed = depositCompletedDecision(current, now);
+      // When the provider recorded the charge (Easypaisa's transactionDateTime): kept for reconciling its reports.
+      return answer.providerTime ? { ...completed, details: { ...completed.details, providerTime: answer.providerTime } } : completed;
+    }
     case 'Declined':
       return {
         to: 'Failed',

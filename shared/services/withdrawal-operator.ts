@@ -1,5 +1,5 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
+import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import {
   finalBeneficiary,
@@ -14,7 +14,7 @@ import { findIntent, getIntent } from '#shared/store/intents.ts';
 import { merchantMaySubmitNow } from './merchant-gate.ts';
 import { submitOnce } from './outbound.ts';
 import { changeStatus, transactionView } from './transactions.ts';
-import { payouts, providerUnavailable } from './withdrawals.ts';
+import { assertPayoutComplete, payouts, providerUnavailable } from './withdrawals.ts';
 
 /** The operator's commands on withdrawals (npm run ops -- withdrawal approve|reject). */
 
@@ -32,7 +32,11 @@ export async function findWithdrawal(reference: string, scope?: { merchantId: st
 }
 
 /** Pending → Processing with the submission record, then the one submit to the rail. */
-export async function approveWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }) {
+export async function approveWithdrawal(
+  reference: string,
+  scope?: { merchantId: string; mode: Mode },
+  given: { receiverCnic?: string } = {},
+) {
   const found = await findWithdrawal(reference, scope);
   if (found.status !== 'Pending')
     throw new BusinessRuleError(
@@ -43,6 +47,18 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
     throw new BusinessRuleError(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
   const rail = payoutRail(found.mode);
   if (!rail) throw providerUnavailable();
+  if (given.receiverCnic !== undefined && !/^\d{13}$/.test(given.receiverCnic))
+    throw new DomainError('invalid', 'The receiver CNIC has exactly 13 digits.', {
+      errors: { receiverCnic: ['must be exactly 13 digits'] },
+      field: 'receiverCnic',
+    });
+  // A payout requested before its rail needed a member (a live JazzCash wallet payout without the receiver's CNIC).
+  assertPayoutComplete(
+    rail,
+    { ...payouts.instruction(found), ...given },
+    ' The operator can give it when approving (ops withdrawal approve --receiver-cnic), ' +
+      'or the merchant can request the payout again with it.',
+  );
   const now = new Date();
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
   const approved = await changeStatus(found.paymentIntentId, (current) =>
@@ -51,6 +67,7 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
       : {
           to: 'Processing',
           details: {
+            ...(given.receiverCnic ? { beneficiary: { ...withdrawalDetails(current).beneficiary, receiverCnic: given.receiverCnic } } : {}),
             submission: { provider: rail.name, submittedAt: now.toISOString() },
             payoutInfo: payoutInfo(current, { ...payoutInfoChanges.outcomePending(reconcileAt), provider: rail.name }),
           },

@@ -23,7 +23,7 @@ import { getWallet, postJournal, type PlaceHold } from '#shared/store/wallets.ts
 import { answerDecision, submitRecorded } from './outbound.ts';
 import { intentChange } from './transactions.ts';
 
-import { payouts, providerUnavailable } from './withdrawals.ts';
+import { assertPayoutComplete, payouts, providerUnavailable } from './withdrawals.ts';
 
 /**
  * The merchant's withdrawal requests (POST /Payment/withdraw, docs/merchant-guide.md): the request
@@ -53,6 +53,7 @@ export async function requestWithdrawal(input: WithdrawalInput, place: PlaceHold
   if (!rail) throw providerUnavailable();
   const refusal = rail.refuses?.({ bankCode: input.bank.code });
   if (refusal) throw new BusinessRuleError(refusal, 'payout_provider_unavailable');
+  assertPayoutComplete(rail, { bankCode: input.bank.code, ...(input.customer.cnic ? { receiverCnic: input.customer.cnic } : {}) });
 
   const now = new Date();
   // The merchant's approval setting may hold automatic payouts for approval too.

@@ -1,5 +1,5 @@
 import type { ReasonCode } from '#shared/domain/reasons.ts';
-import { BusinessRuleError } from '#shared/domain/errors.ts';
+import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import {
   finalBeneficiary,
@@ -12,6 +12,7 @@ import {
 } from '#shared/domain/payout.ts';
 import { logger } from '#shared/logger.ts';
 import type { PayoutInstruction } from '#shared/providers/bank-rail.ts';
+import type { Rail } from '#shared/providers/rail.ts';
 import { payoutRail } from '#shared/providers/rails.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { inquireOrLater, later, type OutboundProduct } from './outbound.ts';
@@ -40,10 +41,43 @@ const instruction = (intent: PaymentIntent): PayoutInstruction => {
     bankCode: d.beneficiary.bankCode,
     accountNumber: d.beneficiary.accountNumber ?? '',
     accountTitle: d.beneficiary.accountTitle,
+    ...receiverCnic(intent),
     description: intent.description,
     submittedAt: d.submission?.submittedAt ?? intent.updatedAt,
   };
 };
+
+/** The receiver's CNIC: the operator's (given at approval), else the merchant's customerRef.cnic. */
+const receiverCnic = (intent: PaymentIntent): { receiverCnic?: string } => {
+  const cnic = withdrawalDetails(intent).beneficiary.receiverCnic ?? intent.customerRef?.cnic;
+  return cnic ? { receiverCnic: cnic } : {};
+};
+
+/** Where a member of the payout instruction comes from, as the API and the dashboard's form name it. */
+const requestFields: Partial<Record<keyof PayoutInstruction, { api: string; form: string; rule: string; detail: string }>> = {
+  receiverCnic: {
+    api: 'customerRef.cnic',
+    form: 'receiverCnic',
+    rule: "required for this payout: the receiver's CNIC, 13 digits (JazzCash matches the wallet number with it)",
+    detail: "This payout needs the receiver's CNIC, 13 digits (customerRef.cnic): JazzCash matches the wallet number with it",
+  },
+};
+
+/**
+ * Refuses (400, naming each field, before anything is held or submitted) a payout without a member its rail needs
+ * (Rail.requires: a live JazzCash wallet payout needs the receiver's CNIC). `hint` says where else to give it.
+ */
+export function assertPayoutComplete(rail: Rail<PayoutInstruction>, target: Partial<PayoutInstruction>, hint = ''): void {
+  const absent = (rail.requires?.(target) ?? []).filter((member) => !target[member]);
+  if (absent.length === 0) return;
+  const fields = absent.map(
+    (m) => requestFields[m] ?? { api: m, form: m, rule: 'required for this payout', detail: `This payout needs ${m}` },
+  );
+  throw new DomainError('invalid', `${fields.map((f) => f.detail).join('; ')}.${hint}`, {
+    errors: Object.fromEntries(fields.map((f) => [f.api, [f.rule]])),
+    field: fields[0]!.form,
+  });
+}
 
 type PayoutChange = Decision | SameStatus;
 

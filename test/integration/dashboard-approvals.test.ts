@@ -176,6 +176,28 @@ describe('payout and settlement approvals by setting', () => {
     expect(await status(m, id)).toBe('Cancelled');
   });
 
+  it("the payout form and the operator take the receiver's CNIC (live JazzCash wallets need it); a malformed one is refused", async () => {
+    const m = await funded();
+    const maker = signedAs(m, 'admin');
+    expect(String(payoutsView(frameOf(maker), await payoutsPage(m.merchantId, 'test')))).toMatch(/name="receiverCnic"/);
+    const form = {
+      amount: '400',
+      bankCode: 'JAZZCASH',
+      accountNumber: '03001230000',
+      accountTitle: 'Ayesha Khan',
+      description: 'Wallet payout',
+    };
+    await refused(createPayoutFromDashboard(maker, { ...form, receiverCnic: '35202-123' }, randomUUID()), 400, /CNIC has 13 digits/);
+    const created = await createPayoutFromDashboard(maker, { ...form, receiverCnic: '35202-1234567-1' }, randomUUID());
+    expect((await lookupTransaction(m.merchantId, 'test', created.paymentIntentId))?.customerRef).toMatchObject({ cnic: '3520212345671' });
+    const id = await manualPayout(m);
+    const malformed = await ops('withdrawal', 'approve', id, '--receiver-cnic', '12345', '--json');
+    expect(malformed.stdout + malformed.stderr).toMatch(/13 digits/);
+    expect(await status(m, id)).toBe('Pending');
+    const approved = await ops('withdrawal', 'approve', id, '--receiver-cnic', '35202-1234567-1', '--json');
+    expect(approved.json, approved.stderr).toMatchObject({ paymentIntentId: id, status: 'Processing' });
+  });
+
   it('unset (either): a dashboard approver or the operator approves, whichever comes first', async () => {
     const m = await funded();
     const [a, b] = [await manualPayout(m), await manualPayout(m)];

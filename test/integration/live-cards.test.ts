@@ -1,4 +1,5 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
@@ -46,6 +47,17 @@ const documented = {
   capture: '/ApplicationAPI/API/2.0/authorize/Capture',
   void: '/ApplicationAPI/API/authorize/Void',
   refund: '/ApplicationAPI/API/authorize/Refund',
+};
+/**
+ * S8's rule written out here (not the protocol module's): HMAC-SHA256 over salt & the non-empty values of the pp* fields,
+ * sorted by name, and, with `paRes`, that field too (R1 hashes it with the ProcessACS fields).
+ */
+const handHash = (fields: Record<string, string>, salt: string, paRes: boolean) => {
+  const names = Object.keys(fields)
+    .filter((k) => (k.startsWith('pp') || (paRes && k === 'paRes')) && k !== 'pp_SecureHash')
+    .sort();
+  const text = [salt, ...names.map((k) => fields[k]).filter((v) => v !== '')].join('&');
+  return createHmac('sha256', salt).update(text, 'utf8').digest('hex').toUpperCase();
 };
 /** The version, type and credentials every card call but Void and Refund carries, and the hash. */
 const cardCommon = ['pp_Version', 'pp_TxnType', 'pp_MerchantID', 'pp_Password', 'pp_SecureHash'];
@@ -284,6 +296,32 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect(await enroll('4000000000003055', 'T0000000000000000E03')).toMatchObject({ responseCode: '000', aR_Simple_Html: '' });
   });
 
+  it('where the card sources disagree the configuration chooses: no 2.0/ segment and paRes hashed (R1), without new code', async () => {
+    const base = live.providers.config;
+    const jc = live.providers.jazzcash;
+    const unversioned = {
+      enrollment: '/ApplicationAPI/API/Purchase/Check3DsEnrollment',
+      authorize: '/ApplicationAPI/API/authorize/AuthorizePayment',
+      capture: '/ApplicationAPI/API/authorize/Capture',
+    };
+    const before = [documented.enrollment, documented.authorize, documented.capture].map((p) => jc.hits(p));
+    try {
+      configureLiveProviders({ ...base, jazzcash: { ...base.jazzcash!, cards: { versionSegment: false, hashPaRes: true } } });
+      const m = await merchant();
+      const { id, ret } = await cardToChallenge(m, '4111111111111111', 'pass', 3000);
+      expect((await returnToGateway(ret)).status).toBe(303);
+      expect((await lookup(m, id)).status).toBe('Completed');
+      for (const path of Object.values(unversioned)) expect(jc.received(path).length, path).toBeGreaterThan(0);
+      expect([documented.enrollment, documented.authorize, documented.capture].map((p) => jc.hits(p))).toEqual(before);
+      const acs = JSON.parse(jc.received(documented.processAcs).at(-1)!.body) as Record<string, string>;
+      expect(acs.paRes).toBe(ret.fields.PaRes);
+      expect(acs.pp_SecureHash).toBe(handHash(acs, base.jazzcash!.integritySalt, true));
+      expect(acs.pp_SecureHash).not.toBe(handHash(acs, base.jazzcash!.integritySalt, false));
+    } finally {
+      configureLiveProviders(base);
+    }
+  });
+
   it('the card requests: the documented paths and fields (no card data after the enrollment), upper-case pp_SecureHash', async () => {
     const m = await merchant();
     const jc = live.providers.jazzcash;
@@ -334,6 +372,8 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
       'paRes',
     ]);
     expect(acs).toMatchObject({ pp_TxnRefNo: reference, paRes: ret.fields.PaRes });
+    // By default ProcessACS is hashed as every call, pp* fields only (S8): paRes is not hashed.
+    expect(acs.pp_SecureHash).toBe(handHash(acs, live.providers.config.jazzcash!.integritySalt, false));
     const authorize = fieldsOf(documented.authorize, [
       'pp_TxnRefNo',
       'pp_3dSecureID',

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
 import { checkoutDetails } from '#shared/domain/checkout.ts';
+import { easypaisaWallet } from '#shared/providers/live/easypaisa.ts';
 import { easypaisaCredentials } from '#shared/providers/live/easypaisa-protocol.ts';
 import { jazzCashDisbursementRail } from '#shared/providers/live/jazzcash.ts';
-import { disbursementDecrypt, jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
+import { disbursementDecrypt, disbursementEncrypt, jazzCashPaths, jazzCashSecureHash } from '#shared/providers/live/jazzcash-protocol.ts';
+import { configureRail } from '#shared/providers/rails.ts';
+import { operatorApproveWithdrawal } from '#shared/services/approvals.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { processDue } from '#shared/services/due.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
@@ -33,11 +36,16 @@ const documented = {
   token: '/token',
   disburse: '/jazzcash/third-party-integration/srv6/api/wso2/mw/payment',
   disbursementInquiry: '/jazzcash/third-party-integration/srv1/api/wso2/transactionStatus',
+  orchestratorCharge: '/payment-orchestrator/api/v2/rest/payments/m-wallet',
+  orchestratorInquiry: '/payment-orchestrator/api/v2/rest/payments/status/inquiry',
   easypaisaCharge: '/easypay-service/rest/v4/initiate-ma-transaction',
   easypaisaInquiry: '/easypay-service/rest/v4/inquire-transaction',
 };
 const sortedKeys = (o: object) => Object.keys(o).sort();
 const jsonOf = (e: { body: string }) => JSON.parse(e.body) as Record<string, string>;
+
+/** The receiver's CNIC a live JazzCash wallet payout carries (customerRef.cnic). */
+const receiverCnic = '3520212345671';
 
 let seq = 0;
 const ref = (p: string) => `${p}${Date.now()}${seq++}`;
@@ -78,7 +86,13 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         currency: 'PKR',
         description: 'Payout',
         autoProcessPayout: true,
-        customerRef: { bankAccountNumber: '03001230000', bankCode: 'JAZZCASH', accountTitle: 'Ayesha Khan', ...customer },
+        customerRef: {
+          bankAccountNumber: '03001230000',
+          bankCode: 'JAZZCASH',
+          accountTitle: 'Ayesha Khan',
+          cnic: receiverCnic,
+          ...customer,
+        },
         orderRef: { orderRef: ref('LW') },
         ...over,
       },
@@ -318,6 +332,20 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       await webhookFor(id, 'Completed');
     });
 
+    it('an inquiry answer carrying the text "null", hashed with it left out (R6), verifies: the charge completes', async () => {
+      const m = await merchant();
+      const r = await deposit(m, { mobileNumber: '03001238888' });
+      expect(r.status, r.text).toBe(200);
+      const done = await eventually(
+        async () => {
+          await sweep(m, later(60_000));
+          return lookup(m, r.json.merchantReference);
+        },
+        (t) => t.status === 'Completed',
+      );
+      expect(done.status).toBe('Completed');
+    });
+
     it('a payment JazzCash reports as 121 ("marked confirmed by Merchant", Completed in S2) completes', async () => {
       const { m, id, reference, charge } = await pendingDeposit();
       charge.code = '121'; // JazzCash's own record of a taken payment
@@ -337,7 +365,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         });
         return (await r.json()) as Record<string, string>;
       };
-      const credentials = { pp_TxnRefNo: reference, pp_MerchantID: cfg.merchantId, pp_Password: cfg.password };
+      const credentials = { pp_TxnRefNo: reference, pp_MerchantID: cfg.merchantId, pp_Password: cfg.password, pp_Version: '1.1' };
       const unsigned = await ask(credentials);
       const wrongPassword = { ...credentials, pp_Password: 'guess' };
       const unauthenticated = await ask({ ...wrongPassword, pp_SecureHash: jazzCashSecureHash(wrongPassword, cfg.integritySalt) });
@@ -350,6 +378,11 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         expect(answer.pp_TxnRefNo).toBeUndefined();
         expect(answer.pp_PaymentResponseCode).toBeUndefined();
       }
+      // Without R3's pp_Version the ApplicationAPI inquiry is refused (110); with it, answered.
+      const { pp_Version: _, ...unversioned } = credentials;
+      expect(await ask({ ...unversioned, pp_SecureHash: jazzCashSecureHash(unversioned, cfg.integritySalt) })).toMatchObject({
+        pp_ResponseCode: '110',
+      });
       const signed = await ask({ ...credentials, pp_SecureHash: jazzCashSecureHash(credentials, cfg.integritySalt) });
       expect(signed).toMatchObject({ pp_ResponseCode: '000', pp_PaymentResponseCode: '157', pp_TxnRefNo: reference });
     });
@@ -379,10 +412,14 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       (t) => t.status === 'Completed',
     );
     expect(done.amount).toBe(500);
+    // The inquiry's transactionDateTime, in E3's recorded format ("dd/MM/yyyy hh:mm AM", Pakistan time), is kept as read.
+    const providerTime = Date.parse(String((await getIntent(r.json.paymentIntentId))?.details.providerTime));
+    expect(Math.abs(providerTime - Date.now())).toBeLessThan(3 * 60_000);
     await webhookFor(r.json.paymentIntentId, 'Completed');
     const cases: [string, string][] = [
       ['03451231111', 'charge_rejected'],
-      ['03451232222', 'insufficient_customer_balance'],
+      // 0013 ("LOW BALANCE" in unconfirmed reproductions of Easypaisa's table) picks no code of ours: a refusal with its text.
+      ['03451232222', 'charge_rejected'],
       ['03451233333', 'wallet_provider_unavailable'],
       ['03451235555', 'charge_rejected'],
     ];
@@ -431,7 +468,8 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     });
     const inquiry = ep.received(documented.easypaisaInquiry).at(-1)!;
     expect(inquiry.headers.credentials).toBe(credentials);
-    expect(sortedKeys(jsonOf(inquiry))).toEqual(['accountNum', 'orderId', 'storeId']);
+    // accountNum is the merchant's own Easypaisa account from the configuration (E3), never the customer's number.
+    expect(jsonOf(inquiry)).toEqual({ orderId: jsonOf(charge).orderId, storeId: cfg.storeId, accountNum: cfg.accountNum });
     // What the emulator refuses: a repeated orderId (0003, GUESS), an inquiry without the store's credentials
     // (0010, naming nothing) or for another store (0006).
     const ask = (path: string, body: Record<string, string>, creds = credentials) =>
@@ -443,17 +481,53 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     const again = await ask(documented.easypaisaCharge, jsonOf(charge));
     expect(again.responseCode).toBe('0003');
     const orderId = jsonOf(charge).orderId!;
-    const stranger = await ask(
-      documented.easypaisaInquiry,
-      { orderId, storeId: cfg.storeId, accountNum: '' },
-      easypaisaCredentials('x', 'y'),
-    );
+    const { accountNum } = cfg;
+    const stranger = await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum }, easypaisaCredentials('x', 'y'));
     expect(stranger).toEqual({ responseCode: '0010', responseDesc: 'INVALID CREDENTIALS' });
-    expect((await ask(documented.easypaisaInquiry, { orderId, storeId: `9${cfg.storeId}`, accountNum: '' })).responseCode).toBe('0006');
-    expect(await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum: '' })).toMatchObject({
+    // E3's recorded 0006 answer: "INVALID STORE ID".
+    expect(await ask(documented.easypaisaInquiry, { orderId, storeId: `9${cfg.storeId}`, accountNum })).toMatchObject({
+      responseCode: '0006',
+      responseDesc: 'INVALID STORE ID',
+    });
+    // The inquiry without the merchant account (0002, a required field), or with the customer's number instead (0004).
+    expect((await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum: '' })).responseCode).toBe('0002');
+    expect((await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum: '03001230000' })).responseCode).toBe(
+      '0004',
+    );
+    expect(await ask(documented.easypaisaInquiry, { orderId, storeId: cfg.storeId, accountNum })).toMatchObject({
       responseCode: '0000',
       transactionStatus: 'PAID',
+      accountNum,
+      msisdn: '03001230000',
     });
+  });
+
+  it('an Easypaisa inquiry answered 0003 (an unconfirmed code) decides nothing: asked again, even past expiry, then paid', async () => {
+    const m = await merchant();
+    const r = await deposit(m, { walletProvider: 2, amount: 500, mobileNumber: '03451234444' });
+    expect(r.status, r.text).toBe(200);
+    const orderId = r.json.walletChargeInfo.transactionReference as string;
+    const ep = live.providers.easypaisa;
+    // The emulator forgets the order: its inquiry answers 0003 ("INVALID ORDER ID" in the unconfirmed code table).
+    const order = ep.orders.get(orderId)!;
+    ep.orders.delete(orderId);
+    const asked = ep.hits(documented.easypaisaInquiry);
+    await sweep(m, later(60_000));
+    await sweep(m, later(2 * 24 * 3_600_000)); // past the deposit's approval window
+    expect(ep.hits(documented.easypaisaInquiry)).toBeGreaterThanOrEqual(asked + 2);
+    expect(await lookup(m, r.json.merchantReference)).toMatchObject({ status: 'Pending' });
+    ep.orders.set(orderId, { ...order, status: 'PAID' });
+    await sweep(m, later(2 * 24 * 3_600_000));
+    expect(await lookup(m, r.json.merchantReference)).toMatchObject({ status: 'Completed' });
+  });
+
+  it('an Easypaisa charge is confirmed by the inquiry of any Lambda, cold or warm: nothing it sends lives in memory', async () => {
+    const m = await merchant();
+    const r = await deposit(m, { walletProvider: 2, amount: 500 });
+    expect(r.status, r.text).toBe(200);
+    // Another Lambda (or this one after a cold start): a fresh adapter from the same configuration.
+    const cold = easypaisaWallet(live.providers.config.easypaisa!);
+    expect(await cold.statusInquiry(r.json.walletChargeInfo.transactionReference, new Date())).toMatchObject({ status: 'Approved' });
   });
 
   it('JazzCash wallet requests: the documented paths and fields, upper-case pp_SecureHash, no refund reference', async () => {
@@ -486,7 +560,9 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(charge.pp_SecureHash).toMatch(/^[0-9A-F]{64}$/);
     expect(charge.pp_SecureHash).toBe(jazzCashSecureHash(charge, cfg.integritySalt));
     const inquiry = jsonOf(jc.received(documented.inquiry).at(-1)!);
-    expect(sortedKeys(inquiry)).toEqual(['pp_MerchantID', 'pp_Password', 'pp_SecureHash', 'pp_TxnRefNo']);
+    // R3's recorded request (scripts/emulators/recorded.ts): pp_Version "1.1" with the ApplicationAPI inquiry.
+    expect(sortedKeys(inquiry)).toEqual(['pp_MerchantID', 'pp_Password', 'pp_SecureHash', 'pp_TxnRefNo', 'pp_Version']);
+    expect(inquiry.pp_Version).toBe('1.1');
     expect(inquiry.pp_SecureHash).toMatch(/^[0-9A-F]{64}$/);
 
     const created = await live.refund(m, paid.paymentIntentId, 250, later(1_000));
@@ -528,8 +604,15 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(waiting.html).not.toContain('name="otp"');
     const id = created.json.paymentIntentId as string;
     const get = async () => (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${id}`, { key: m.live.apiKey })).json;
-    await sweep(m, later(10_000));
-    expect(await get()).toMatchObject({ status: 'Completed', walletProvider: 'JazzCash' });
+    // The emulated customer approves about 100 ms after the request: sweep until the inquiry says so.
+    const done = await eventually(
+      async () => {
+        await sweep(m, later(10_000));
+        return get();
+      },
+      (t) => t.status === 'Completed',
+    );
+    expect(done).toMatchObject({ status: 'Completed', walletProvider: 'JazzCash' });
     await webhookFor(id, 'Completed');
   });
 
@@ -610,6 +693,45 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(second.json).toMatchObject({ code: 'refund_provider_unavailable' });
     expect(second.json.detail).toContain('refunds a payment once');
     expect((await lookup(m, paid.merchantReference)).refundedAmount).toBe(300);
+  });
+
+  it('an account on the Payment Orchestrator paths: charge and inquiry there; refunds refused until their paths are given', async () => {
+    const base = live.providers.config;
+    const jc = live.providers.jazzcash;
+    const onOrchestrator = (paths?: Record<string, string>) =>
+      configureLiveProviders({ ...base, jazzcash: { ...base.jazzcash!, pathFamily: 'paymentOrchestrator', ...(paths ? { paths } : {}) } });
+    try {
+      onOrchestrator();
+      const before = { charge: jc.hits(documented.charge), inquiry: jc.hits(documented.inquiry) };
+      const { m, deposit: paid } = await fundedMerchant(1000);
+      const charge = jc.received(documented.orchestratorCharge).at(-1)!;
+      expect(jsonOf(charge)).toMatchObject({ pp_TxnRefNo: paid.walletChargeInfo.transactionReference, pp_CNIC: '345671' });
+      // S9's request: no pp_Version on the orchestrator's inquiry.
+      expect(sortedKeys(jsonOf(jc.received(documented.orchestratorInquiry).at(-1)!))).toEqual([
+        'pp_MerchantID',
+        'pp_Password',
+        'pp_SecureHash',
+        'pp_TxnRefNo',
+      ]);
+      expect({ charge: jc.hits(documented.charge), inquiry: jc.hits(documented.inquiry) }).toEqual(before);
+      const refund = () =>
+        call(gw.baseUrl, 'POST', '/Gateway/v1/Refunds', {
+          key: m.live.apiKey,
+          secret: m.live.secretKey,
+          body: { trxnRef: paid.paymentIntentId, amount: 400, reason: 'Returned' },
+        });
+      const refused = await refund();
+      expect(refused.status, refused.text).toBe(422);
+      expect(refused.json).toMatchObject({ code: 'refund_provider_unavailable' });
+      expect(refused.json.detail).toContain('Payment Orchestrator');
+      // The refund path JazzCash gives the account at onboarding (here the emulator's wallet refund path).
+      onOrchestrator({ refund: documented.walletRefund });
+      const created = await live.refund(m, paid.paymentIntentId, 400, later(1_000));
+      expect(created.done).toMatchObject({ status: 3 });
+      expect(jc.received(documented.walletRefund).at(-1)!.body).toContain(paid.walletChargeInfo.transactionReference);
+    } finally {
+      configureLiveProviders(base);
+    }
   });
 
   it('refund of an Easypaisa payment: refused with the 422 (Easypaisa publishes no refund API); nothing reserved', async () => {
@@ -702,7 +824,13 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         return disbursementDecrypt<Record<string, string>>(jsonOf(sent).data!, d.aesKey, d.aesIv);
       };
       const reference = (await lookup(m, w.json.merchantReference)).transactionReference as string;
-      expect(decrypted(documented.disburse)).toEqual({ receiverMSISDN: '03001230000', amount: '300.00', referenceId: reference });
+      // receiverCNIC with every transfer (R7, D1): the receiver's CNIC from customerRef.cnic.
+      expect(decrypted(documented.disburse)).toEqual({
+        receiverCNIC: receiverCnic,
+        receiverMSISDN: '03001230000',
+        amount: '300.00',
+        referenceId: reference,
+      });
       const inquiry = decrypted(documented.disbursementInquiry);
       expect(sortedKeys(inquiry)).toEqual(['originalReferenceId', 'referenceID']);
       expect(inquiry.originalReferenceId).toBe(reference);
@@ -717,6 +845,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         bankCode: 'JAZZCASH',
         accountNumber: '03001230000',
         accountTitle: 'Ayesha Khan',
+        receiverCnic,
         description: 'Payout',
         submittedAt: new Date().toISOString(),
       };
@@ -724,6 +853,88 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       expect(await rail.submit(payout)).toEqual({ outcome: 'unknown' });
       expect(await rail.status(payout)).toMatchObject({ status: 'Completed' });
       expect(live.providers.jazzcash.paidOut.get(payout.reference)).toBe(1);
+    });
+
+    it("a live JazzCash wallet payout takes the receiver's CNIC: without it a 400 naming customerRef.cnic, nothing held", async () => {
+      const { m } = await fundedMerchant(2000);
+      const before = await getWallet(m.merchantId, 'live', 'PKR', true);
+      const r = await withdraw(m, {}, { cnic: undefined });
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.errors).toHaveProperty(['customerRef.cnic']);
+      expect(await getWallet(m.merchantId, 'live', 'PKR', true)).toMatchObject({ available: before.available, held: before.held });
+      // JazzCash refuses a wallet number that does not match the CNIC (D1's G2P-T-2010): Failed, the hold released.
+      const mismatch = await withdraw(m, {}, { cnic: '3520212342010' });
+      expect(mismatch.status, mismatch.text).toBe(200);
+      expect(mismatch.json.payoutInfo).toMatchObject({ status: 'Failed', errorCode: 'WP_REQUEST_REJECTED' });
+      expect(mismatch.json.payoutInfo.errorDetails).toContain('G2P-T-2010');
+      expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(before.available);
+    });
+
+    it('the disbursement emulator refuses a transfer without receiverCNIC (G2P-T-98, as D1), so an adapter omitting it fails', async () => {
+      const cfg = live.providers.config.jazzcash!;
+      const { receiverCnic: _, ...withoutCnic } = {
+        reference: ref('WNOC'),
+        amountMinor: 300_00,
+        currency: 'PKR' as const,
+        bankCode: 'JAZZCASH',
+        accountNumber: '03001230000',
+        accountTitle: 'Ayesha Khan',
+        receiverCnic,
+        description: 'Payout',
+        submittedAt: new Date().toISOString(),
+      };
+      // An adapter that sent no CNIC would be refused: the rail itself refuses before calling, and the emulator answers 98.
+      expect(await jazzCashDisbursementRail(cfg).submit(withoutCnic)).toMatchObject({ outcome: 'rejected' });
+      expect(jazzCashDisbursementRail(cfg).requires?.({ bankCode: 'JAZZCASH' })).toEqual(['receiverCnic']);
+      const d = cfg.disbursement!;
+      const jc = live.providers.jazzcash;
+      const basic = Buffer.from(`${d.clientId}:${d.clientSecret}`).toString('base64');
+      const token = (await (
+        await fetch(`${jc.url}${documented.token}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+          body: 'grant_type=client_credentials',
+        })
+      ).json()) as { access_token: string };
+      const send = async (payload: Record<string, string>) => {
+        const answer = await fetch(`${jc.url}${documented.disburse}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token.access_token}` },
+          body: JSON.stringify({ data: disbursementEncrypt(payload, d.aesKey, d.aesIv) }),
+        });
+        return disbursementDecrypt<Record<string, string>>(((await answer.json()) as { data: string }).data, d.aesKey, d.aesIv);
+      };
+      const referenceId = ref('WRAW');
+      expect(await send({ receiverMSISDN: '03001230000', amount: '300.00', referenceId })).toMatchObject({ responseCode: 'G2P-T-98' });
+      expect(live.providers.jazzcash.paidOut.get(referenceId)).toBeUndefined();
+    });
+
+    it('a Pending JazzCash payout requested without a CNIC: approval refused until the operator gives one, then paid with it', async () => {
+      const { m } = await fundedMerchant(2000);
+      // A payout requested before payouts needed the CNIC: its rail did not ask for it then.
+      const rail = jazzCashDisbursementRail(live.providers.config.jazzcash!);
+      configureRail('payout', 'live', { ...rail, requires: undefined });
+      const w = await withdraw(m, { autoProcessPayout: false }, { cnic: undefined });
+      configureLiveProviders(live.providers.config);
+      expect(w.status, w.text).toBe(200);
+      const refused = await operatorApproveWithdrawal(w.json.paymentIntentId).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ category: 'invalid', errors: { 'customerRef.cnic': expect.any(Array) } });
+      expect((await lookup(m, w.json.merchantReference)).status).toBe('Pending');
+      await expect(operatorApproveWithdrawal(w.json.paymentIntentId, undefined, { receiverCnic: '12345' })).rejects.toMatchObject({
+        category: 'invalid',
+      });
+      await operatorApproveWithdrawal(w.json.paymentIntentId, undefined, { receiverCnic });
+      await sweep(m, later(60_000));
+      const done = await lookup(m, w.json.merchantReference);
+      expect(done.status).toBe('Completed');
+      const sent = live.providers.jazzcash.received(documented.disburse).at(-1)!;
+      const d = live.providers.config.jazzcash!.disbursement!;
+      expect(disbursementDecrypt<Record<string, string>>(jsonOf(sent).data!, d.aesKey, d.aesIv)).toMatchObject({
+        receiverCNIC: receiverCnic,
+        referenceId: done.transactionReference,
+      });
+      // The CNIC the operator gave is not kept once the payout is final.
+      expect(JSON.stringify((await getIntent(w.json.paymentIntentId))?.details)).not.toContain(receiverCnic);
     });
 
     it('bank accounts and Easypaisa wallets are refused in live mode with the 422 (no public API)', async () => {

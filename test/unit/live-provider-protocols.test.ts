@@ -74,6 +74,25 @@ describe('JazzCash pp_SecureHash', () => {
     expect(jazzCashHashValid({ ...guideRequest }, salt)).toBe(false);
   });
 
+  it('verifies an answer carrying the text "null" whether JazzCash hashed it or left it out; a forged one still fails', () => {
+    // An answer as JazzCash's side prints a missing value: pp_BankID "null" (and an empty pp_SubMerchantId).
+    const answer = { pp_ResponseCode: '000', pp_BankID: 'null', pp_SubMerchantId: '', pp_TxnRefNo: 'T20251217123456', pp_Amount: '10000' };
+    const hmac = (text: string) => createHmac('sha256', salt).update(text).digest('hex').toUpperCase();
+    // Sorted: pp_Amount, pp_BankID, pp_ResponseCode, pp_SubMerchantId (empty: out), pp_TxnRefNo. Written out by hand.
+    const hashed = hmac(`${salt}&10000&null&000&T20251217123456`);
+    const leftOut = hmac(`${salt}&10000&000&T20251217123456`);
+    expect(jazzCashHashValid({ ...answer, pp_SecureHash: hashed }, salt)).toBe(true);
+    expect(jazzCashHashValid({ ...answer, pp_SecureHash: leftOut }, salt)).toBe(true);
+    expect(jazzCashHashValid({ ...answer, pp_SecureHash: leftOut.toLowerCase() }, salt)).toBe(true);
+    // Leaving "null" out is no way around the salt or the other fields.
+    expect(jazzCashHashValid({ ...answer, pp_Amount: '99999', pp_SecureHash: leftOut }, salt)).toBe(false);
+    expect(jazzCashHashValid({ ...answer, pp_SecureHash: hmac(`other&10000&000&T20251217123456`) }, salt)).toBe(false);
+    // Without any "null" value only the one rule applies: a hash over fewer fields is refused.
+    expect(jazzCashHashValid({ ...answer, pp_BankID: '', pp_SecureHash: hmac(`${salt}&10000&T20251217123456`) }, salt)).toBe(false);
+    // What we send never leaves anything but empty values out.
+    expect(jazzCashSecureHash(answer, salt)).toBe(hashed);
+  });
+
   it('formats pp_TxnDateTime in Pakistan time and maps references to 20-character pp_TxnRefNo values', () => {
     expect(jazzCashDateTime(new Date('2025-12-17T07:34:56Z'))).toBe('20251217123456');
     const ref = jazzCashTxnRefNo('chk_0123456789abcdef01234567');

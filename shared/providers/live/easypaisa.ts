@@ -6,6 +6,7 @@ import {
   easypaisaCredentials,
   easypaisaMessages,
   easypaisaOrderId,
+  easypaisaTime,
   easypaisaPaths as P,
 } from './easypaisa-protocol.ts';
 
@@ -18,6 +19,12 @@ export interface EasypaisaConfig {
   storeId: string;
   /** The email address the MA API requires (the merchant's support address). */
   emailAddress: string;
+  /**
+   * The merchant's own Easypaisa account (the MA API's `accountNum`, issued with the store): the inquiry names it
+   * beside the store. Not the customer's number, which Easypaisa answers apart as `msisdn` (E3's recorded answers,
+   * docs/providers/easypaisa.md).
+   */
+  accountNum: string;
 }
 
 type Answer = Record<string, string | undefined>;
@@ -34,14 +41,20 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
   const headers = { credentials: easypaisaCredentials(config.username, config.password) };
   const post = (path: string, body: Record<string, string>) =>
     postToProvider<Answer>(`${config.baseUrl}${path}`, JSON.stringify(body), { headers, timeoutMs: 60_000 });
-  const mobiles = new Map<string, string>();
+  // Everything the inquiry sends is configuration or the order itself: any Lambda, cold or warm, can ask.
   const inquire = async (orderId: string): Promise<ChargeStatus> => {
-    const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: mobiles.get(orderId) ?? '' });
-    if (answer.responseCode === C.invalidOrderId) return { status: 'Declined', reason: 'unknown_reference' };
+    const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: config.accountNum });
+    // Only 0000 is a recorded inquiry answer (E3). Every other code, 0003 included (an unconfirmed reading "invalid order id": the
+    // order exists, Easypaisa answered 0000 to its initiate), leaves the outcome unknown: asked again, never decided.
     if (answer.responseCode !== C.success) throw new Error(`Easypaisa inquiry answered ${answer.responseCode}`);
     // transactionStatus: PAID, PENDING, FAILED, BLOCKED, EXPIRED, REVERSED (E3); the inquiry carries no
     // transactionId (E3), so the initiate answer's one (kept by the charge) stays the provider id.
-    const id = answer.transactionId ? { providerTransactionId: answer.transactionId } : {};
+    // transactionDateTime in Easypaisa's recorded format (easypaisaTime): when Easypaisa recorded the order.
+    const time = easypaisaTime(answer.transactionDateTime);
+    const id = {
+      ...(answer.transactionId ? { providerTransactionId: answer.transactionId } : {}),
+      ...(time ? { providerTime: time } : {}),
+    };
     const status = answer.transactionStatus ?? '';
     if (status === 'PAID') return { status: 'Approved', ...id };
     if (finalRefusals.has(status))
@@ -71,7 +84,6 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
       }
       const code = answer.responseCode ?? '';
       if (code === C.success) {
-        mobiles.set(orderId, mobileNumber);
         return {
           accepted: true,
           providerReference: orderId,
@@ -79,12 +91,10 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
           message: 'The customer approved the charge; Easypaisa is confirming it.',
         };
       }
-      if (code === C.lowBalance)
-        return { accepted: false, code: 'insufficient_balance', message: "The customer's wallet balance is too low for this charge." };
+      // 0001 is E3's recorded SYSTEM ERROR; no other refusal code is recorded, so none picks a code of ours: each is a
+      // refusal with Easypaisa's own text (nothing was charged either way).
       if (code === C.systemError)
         return { accepted: false, code: 'provider_unavailable', message: 'Easypaisa is unavailable; try again later.' };
-      if (code === C.declined)
-        return { accepted: false, code: 'rejected', message: 'The customer did not approve the charge in Easypaisa.' };
       return {
         accepted: false,
         code: 'rejected',

@@ -1,20 +1,22 @@
 import type { CardConfirmation, CardReturn, LiveCardProvider } from '../cards.ts';
 import {
   jazzCashCardCodes as CC,
+  jazzCashCardPaths,
+  jazzCashInquiryStates,
+  oneOf,
   jazzCashCodes as C,
   jazzCashDateTime,
   jazzCashHashValid,
-  jazzCashPaths as P,
   jazzCashTxnRefNo,
   jazzCashTxnTypes,
   jazzCashUnavailable,
   sameText,
 } from './jazzcash-protocol.ts';
-import { credentials, message, signedCall, type Fields, type JazzCashConfig } from './jazzcash.ts';
+import { credentials, inquiryFields, message, signedCall, walletPaths, type Fields, type JazzCashConfig } from './jazzcash.ts';
 
 /**
  * Card payments through JazzCash's card APIs (version 2.0) with 3-D Secure, as
- * docs/providers/jazzcash.md describes (each detail with its source; GUESS where none):
+ * docs/providers/jazzcash.md describes (each detail with its source; the open guesses with their settings):
  *
  *   1. Check3DsEnrollment   the card, amount and our return URL; JazzCash answers the 3-D Secure id
  *                           (c3DSecureID) and the issuer's challenge as an HTML form (aR_Simple_Html,
@@ -27,7 +29,8 @@ import { credentials, message, signedCall, type Fields, type JazzCashConfig } fr
  *                           return URL with signed pp_* fields and the PaRes, or (3-D Secure 1) with
  *                           the ACS's unsigned PaRes and the challenge's MD.
  *   3. ProcessACS           server to server: JazzCash checks the PaRes. Only its answer says
- *                           whether the customer passed; the browser's fields are never trusted.
+ *                           whether the customer passed; the browser's fields are never trusted. Its path
+ *                           and whether paRes is hashed are operator settings (jazzcash.cards): one source.
  *   4. AuthorizePayment     by pp_3dSecureID (the card stays with JazzCash), then
  *   5. Capture              the full amount. A capture JazzCash refuses is followed by a Void of
  *                           the authorisation: a payment is never left authorised.
@@ -72,6 +75,10 @@ const anyCase = (answer: Fields, name: string): string | undefined => {
 
 export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
   const common = () => ({ pp_Version: '2.0', pp_TxnType: jazzCashTxnTypes.card, ...credentials(config) });
+  const cardPaths = jazzCashCardPaths(config.cards);
+  const states = jazzCashInquiryStates(config.inquiryStates);
+  const captured = (status: string | undefined) => oneOf(status, states.capturedStatuses);
+  const authorized = (status: string | undefined) => oneOf(status, states.authorizedStatuses);
   const unavailable = {
     accepted: false as const,
     code: 'provider_unavailable' as const,
@@ -87,7 +94,8 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
     return { status: 'Declined', reason: 'card_declined', detail };
   };
 
-  const inquire = (providerReference: string) => signedCall(config, P.inquiry, { pp_TxnRefNo: providerReference, ...credentials(config) });
+  const inquiryPath = walletPaths(config).inquiry;
+  const inquire = (providerReference: string) => signedCall(config, inquiryPath, inquiryFields(config, providerReference));
 
   /**
    * Releases an authorisation JazzCash would not capture (Void, R1 and the code-index clients). True
@@ -95,10 +103,10 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
    */
   const release = async (providerReference: string): Promise<boolean> => {
     try {
-      const answer = await signedCall(config, P.cardVoid, { ...credentials(config), pp_TxnRefNo: providerReference });
+      const answer = await signedCall(config, cardPaths.void, { ...credentials(config), pp_TxnRefNo: providerReference });
       if (answer.pp_ResponseCode === C.success) return true;
       const now = await inquire(providerReference);
-      return now.pp_ResponseCode === C.success && !/^(authori[sz]ed|captured|completed)$/i.test(now.pp_Status ?? '');
+      return now.pp_ResponseCode === C.success && !authorized(now.pp_Status) && !captured(now.pp_Status);
     } catch {
       return false;
     }
@@ -108,7 +116,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
   const capture = async (payment: { providerReference: string; amountMinor: number }): Promise<CardConfirmation> => {
     let answer: Fields;
     try {
-      answer = await signedCall(config, P.cardCapture, {
+      answer = await signedCall(config, cardPaths.capture, {
         ...common(),
         pp_TxnRefNo: payment.providerReference,
         pp_Amount: String(payment.amountMinor),
@@ -122,7 +130,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
     if (jazzCashUnavailable.has(code)) return { status: 'Unknown' };
     // Refused: captured meanwhile (a race), or the authorisation must be released, never left standing.
     const now = await inquire(payment.providerReference).catch(() => undefined);
-    if (now?.pp_ResponseCode === C.success && /^(captured|completed)$/i.test(now.pp_Status ?? '')) return { status: 'Approved' };
+    if (now?.pp_ResponseCode === C.success && captured(now.pp_Status)) return { status: 'Approved' };
     if (!(await release(payment.providerReference))) return { status: 'Unknown' }; // the sweep asks (and voids) again
     return declined(answer, 'refused the capture; the authorisation was voided');
   };
@@ -131,16 +139,22 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
   const processAcs = async (payment: CardReturn, now: Date): Promise<CardConfirmation | undefined> => {
     let acs: Fields;
     try {
-      acs = await signedCall(config, P.cardProcessAcs, {
-        ...common(),
-        pp_TxnRefNo: payment.providerReference,
-        pp_3dSecureID: payment.authenticationId,
-        pp_TxnDateTime: jazzCashDateTime(now),
-        pp_TxnExpiryDateTime: jazzCashDateTime(new Date(now.getTime() + 3_600_000)),
-        pp_BillReference: payment.providerReference,
-        pp_Description: 'Payment',
-        paRes: payment.authenticationResult,
-      });
+      acs = await signedCall(
+        config,
+        cardPaths.processAcs,
+        {
+          ...common(),
+          pp_TxnRefNo: payment.providerReference,
+          pp_3dSecureID: payment.authenticationId,
+          pp_TxnDateTime: jazzCashDateTime(now),
+          pp_TxnExpiryDateTime: jazzCashDateTime(new Date(now.getTime() + 3_600_000)),
+          pp_BillReference: payment.providerReference,
+          pp_Description: 'Payment',
+          paRes: payment.authenticationResult,
+        },
+        undefined,
+        config.cards?.hashPaRes ? ['paRes'] : undefined,
+      );
     } catch {
       // Nothing was authorised: the payment fails; the customer may start a new one.
       return { status: 'Declined', reason: 'card_declined', detail: 'JazzCash could not confirm the 3-D Secure result.' };
@@ -156,7 +170,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
       const txnRefNo = jazzCashTxnRefNo(reference);
       let answer: Fields;
       try {
-        answer = await signedCall(config, P.cardEnrollment, {
+        answer = await signedCall(config, cardPaths.enrollment, {
           ...common(),
           pp_TxnRefNo: txnRefNo,
           pp_Amount: String(amountMinor),
@@ -173,7 +187,7 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
           pp_CustomerCardNumber: card.digits,
           pp_CustomerCardExpiry: `${String(card.expMonth).padStart(2, '0')}${String(card.expYear % 100).padStart(2, '0')}`,
           pp_CustomerCardCvv: card.cvc,
-          pp_ReturnURL: returnUrl,
+          ...(config.cards?.enrollmentReturnUrl === false ? {} : { pp_ReturnURL: returnUrl }),
         });
       } catch {
         return unavailable;
@@ -222,10 +236,10 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
       }
       let auth: Fields;
       try {
-        auth = await signedCall(config, P.cardAuthorize, {
+        auth = await signedCall(config, cardPaths.authorize, {
           ...common(),
           pp_TxnRefNo: payment.providerReference,
-          pp_3dSecureID: payment.authenticationId,
+          [config.cards?.secureIdField ?? 'pp_3dSecureID']: payment.authenticationId,
           pp_Amount: String(payment.amountMinor),
           pp_TxnCurrency: 'PKR',
           pp_InstrumentType: 'CARD',
@@ -245,8 +259,8 @@ export function jazzCashCards(config: JazzCashConfig): LiveCardProvider {
         return { status: 'Declined', reason: 'card_declined', detail: 'JazzCash has no authorisation for this payment.' };
       if (code !== C.success) throw new Error(`JazzCash inquiry answered ${code}`);
       const status = answer.pp_Status ?? '';
-      if (/^(captured|completed)$/i.test(status)) return { status: 'Approved' };
-      if (/^authori[sz]ed$/i.test(status)) return capture(payment);
+      if (captured(status)) return { status: 'Approved' };
+      if (authorized(status)) return capture(payment);
       if (/^pending$/i.test(status)) return { status: 'Unknown' };
       return declined(
         { pp_ResponseCode: answer.pp_PaymentResponseCode ?? '', pp_ResponseMessage: answer.pp_PaymentResponseMessage ?? status },

@@ -13,12 +13,16 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, timingSafeEqu
  * JazzCash's "HMAC-SHA256 (Hash) Calculation" document's worked example (its digest is pinned in
  * test/unit/live-provider-protocols.test.ts).
  */
-export function jazzCashSecureHash(fields: Record<string, string | undefined>, integritySalt: string): string {
+export function jazzCashSecureHash(
+  fields: Record<string, string | undefined>,
+  integritySalt: string,
+  options: { leaveOutNullText?: boolean; alsoHashed?: readonly string[] } = {},
+): string {
   const values = Object.keys(fields)
-    .filter((k) => k.startsWith('pp') && k !== 'pp_SecureHash')
+    .filter((k) => (k.startsWith('pp') || options.alsoHashed?.includes(k)) && k !== 'pp_SecureHash')
     .sort()
     .map((k) => fields[k] ?? '')
-    .filter((v) => v !== '');
+    .filter((v) => v !== '' && !(options.leaveOutNullText && v === 'null'));
   return createHmac('sha256', integritySalt)
     .update([integritySalt, ...values].join('&'), 'utf8')
     .digest('hex')
@@ -32,9 +36,18 @@ export function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** Compares a received pp_SecureHash (either case) with the one the fields deserve. */
+/**
+ * Compares a received pp_SecureHash (either case) with the one the fields deserve. A field whose value is the text
+ * "null" (a JSON null printed by JazzCash's side) is hashed as any value, or, if that does not match, left out as an
+ * empty one: R6 leaves "null" out of its answer hashes, other readings hash it (docs/providers/jazzcash.md, Secure
+ * hash). Both are HMACs under the integrity salt, so accepting either lets nobody without the salt forge one; our
+ * requests never carry "null".
+ */
 export function jazzCashHashValid(fields: Record<string, string | undefined>, integritySalt: string): boolean {
-  return sameText((fields.pp_SecureHash ?? '').toUpperCase(), jazzCashSecureHash(fields, integritySalt));
+  const received = (fields.pp_SecureHash ?? '').toUpperCase();
+  if (sameText(received, jazzCashSecureHash(fields, integritySalt))) return true;
+  const hasNullText = Object.keys(fields).some((k) => k.startsWith('pp') && k !== 'pp_SecureHash' && fields[k] === 'null');
+  return hasNullText && sameText(received, jazzCashSecureHash(fields, integritySalt, { leaveOutNullText: true }));
 }
 
 /** yyyyMMddHHmmss in Pakistan time (UTC+5, no daylight saving), as pp_TxnDateTime wants. */
@@ -81,7 +94,10 @@ export const jazzCashCodes = {
   /** "Transaction is Refunded": the payment's refund is done (one refund per payment, see refundOnce). */
   refunded: '131',
   pending: '157',
-  /** "declined due to duplication": S2's only duplication code; that a repeated pp_TxnRefNo gets it is a GUESS. */
+  /**
+   * "declined due to duplication": S2's only duplication code; the emulator's answer to a repeated pp_TxnRefNo (none
+   * recorded; the adapter relies on no duplicate code).
+   */
   duplicate: '422',
   multiplePartialRefunds: '451',
   partialRefundNotAllowed: '454',
@@ -171,7 +187,7 @@ export const jazzCashPaths = {
   inquiry: '/ApplicationAPI/API/PaymentInquiry/Inquire',
   refund: '/ApplicationAPI/API/Purchase/domwalletrefundtransaction',
   token: '/token',
-  // MW disbursement (docs/providers/jazzcash.md, Payouts): the transfer as D1 calls it, the inquiry as D2 (GUESS)
+  // MW disbursement (docs/providers/jazzcash.md, Payouts): the transfer as D1 and R7b call it, the inquiry as D2 and R7b
   disburse: `${thirdParty}srv6/api/wso2/mw/payment`,
   disbursementInquiry: `${thirdParty}srv1/api/wso2/transactionStatus`,
   // Card APIs, version 2.0 (docs/providers/jazzcash.md, Cards with 3-D Secure)
@@ -183,6 +199,93 @@ export const jazzCashPaths = {
   cardRefund: '/ApplicationAPI/API/authorize/Refund',
   cardVoid: '/ApplicationAPI/API/authorize/Void',
 } as const;
+
+/**
+ * The two path families of JazzCash's wallet APIs (docs/providers/jazzcash.md, "Path family"), chosen per merchant
+ * account by `jazzcash.pathFamily` in the live configuration:
+ *   applicationApi       …/ApplicationAPI/API/… on payments.jazzcash.com.pk (S1, S3, R1, R3, R4, R6, CI): the default;
+ *   paymentOrchestrator  …/payment-orchestrator/api/v2/rest/payments/… on onlinepayments.jazzcash.com.pk (S9 and the
+ *                        2025-26 integrations: the v2.0 CNIC wallet charge `m-wallet`, the `status/inquiry`).
+ * No public source shows the orchestrator's refund paths: a merchant on it gives them (`jazzcash.paths.refund`,
+ * `paths.cardRefund`, from JazzCash's onboarding documents); without them live refunds are refused (422), never guessed.
+ */
+export type JazzCashPathFamily = 'applicationApi' | 'paymentOrchestrator';
+export type JazzCashFamilyPaths = { charge: string; inquiry: string; refund?: string; cardRefund?: string };
+export const jazzCashPathFamilies: Record<JazzCashPathFamily, JazzCashFamilyPaths> = {
+  applicationApi: {
+    charge: jazzCashPaths.charge,
+    inquiry: jazzCashPaths.inquiry,
+    refund: jazzCashPaths.refund,
+    cardRefund: jazzCashPaths.cardRefund,
+  },
+  paymentOrchestrator: {
+    charge: '/payment-orchestrator/api/v2/rest/payments/m-wallet',
+    inquiry: '/payment-orchestrator/api/v2/rest/payments/status/inquiry',
+  },
+};
+
+/**
+ * The card API paths. Where the sources disagree an operator setting chooses (`jazzcash.cards`, docs/providers/jazzcash.md,
+ * "Cards with 3-D Secure"): `versionSegment` (default true) puts `2.0/` in the enrollment, authorize and capture paths as
+ * the C# and Node code-index clients do; false drops it as R1's README does. `paths` overrides single ones (ProcessACS's
+ * only source is R1's README).
+ */
+export type JazzCashCardPath = 'enrollment' | 'processAcs' | 'authorize' | 'capture' | 'void';
+export interface JazzCashCardSettings {
+  versionSegment?: boolean;
+  /** An open guess (docs/providers/jazzcash.md, Open guesses): the enrollment carries pp_ReturnURL (default true). */
+  enrollmentReturnUrl?: boolean;
+  /** An open guess: the 3-D Secure id's name on AuthorizePayment (default pp_3dSecureID, as R1's ProcessACS). */
+  secureIdField?: 'pp_3dSecureID' | 'pp_3DSecureID' | 'pp_C3DSecureID';
+  /** R1 hashes `paRes` with the ProcessACS fields; S1/S8's rule hashes `pp*` fields only (the default, false). */
+  hashPaRes?: boolean;
+  paths?: Partial<Record<JazzCashCardPath, string>>;
+}
+export function jazzCashCardPaths(settings: JazzCashCardSettings = {}): Record<JazzCashCardPath, string> {
+  const unversioned = (path: string) => (settings.versionSegment === false ? path.replace('/API/2.0/', '/API/') : path);
+  return {
+    enrollment: unversioned(jazzCashPaths.cardEnrollment),
+    processAcs: jazzCashPaths.cardProcessAcs,
+    authorize: unversioned(jazzCashPaths.cardAuthorize),
+    capture: unversioned(jazzCashPaths.cardCapture),
+    void: jazzCashPaths.cardVoid,
+    ...settings.paths,
+  };
+}
+
+/**
+ * pp_Version of the payment inquiry per family: R3's recorded ApplicationAPI request carries "1.1" (its test pins the
+ * hash; R1's status fields agree), S9's Payment Orchestrator requests carry none.
+ */
+export const jazzCashInquiryVersion: Record<JazzCashPathFamily, string | undefined> = {
+  applicationApi: '1.1',
+  paymentOrchestrator: undefined,
+};
+
+/**
+ * An open guess (docs/providers/jazzcash.md, Open guesses): what the payment inquiry answers for states no recorded answer
+ * shows, case-insensitive; `jazzcash.inquiryStates` replaces any list.
+ */
+export interface JazzCashInquiryStates {
+  /** pp_PaymentResponseCode of a refunded payment (S2's 131). */
+  refundedCodes: string[];
+  /** pp_Status of a refunded payment. */
+  refundedStatuses: string[];
+  /** pp_Status of a card payment authorised and not captured. */
+  authorizedStatuses: string[];
+  /** pp_Status of a card payment captured (R3 and S9 record Completed). */
+  capturedStatuses: string[];
+}
+export const jazzCashInquiryStates = (given: Partial<JazzCashInquiryStates> = {}): JazzCashInquiryStates => ({
+  refundedCodes: ['131'],
+  refundedStatuses: ['Refunded'],
+  authorizedStatuses: ['Authorized', 'Authorised'],
+  capturedStatuses: ['Captured', 'Completed'],
+  ...given,
+});
+/** Whether `value` is one of `list`, without case. */
+export const oneOf = (value: string | undefined, list: readonly string[]) =>
+  value !== undefined && value !== '' && list.some((v) => v.toLowerCase() === value.toLowerCase());
 
 /** Card response codes of S2 the card adapter maps (docs/providers/jazzcash.md, Cards with 3-D Secure). */
 export const jazzCashCardCodes = {

@@ -14,8 +14,16 @@ import {
   jazzCashHashValid,
   jazzCashMessages,
   jazzCashPaid,
+  jazzCashInquiryVersion,
+  jazzCashPathFamilies,
   jazzCashPaths as P,
   jazzCashSecureHash,
+  jazzCashInquiryStates,
+  oneOf,
+  type JazzCashCardSettings,
+  type JazzCashInquiryStates,
+  type JazzCashFamilyPaths,
+  type JazzCashPathFamily,
   jazzCashTxnRefNo,
   jazzCashTxnTypes,
   jazzCashUnavailable,
@@ -30,14 +38,54 @@ export interface JazzCashConfig {
   integritySalt: string;
   /** The merchant MPIN the refund API requires. */
   mpin: string;
-  disbursement?: { baseUrl: string; clientId: string; clientSecret: string; aesKey: string; aesIv: string };
+  /**
+   * The wallet APIs' path family of this merchant account (jazzcash-protocol.ts jazzCashPathFamilies): 'applicationApi'
+   * (the default) or 'paymentOrchestrator' (with `baseUrl` https://onlinepayments.jazzcash.com.pk).
+   */
+  pathFamily?: JazzCashPathFamily;
+  /** Paths JazzCash gives at onboarding, over the family's: the orchestrator's refund paths have no public source. */
+  paths?: Partial<JazzCashFamilyPaths>;
+  /** Card API choices where the sources disagree (jazzcash-protocol.ts JazzCashCardSettings). */
+  cards?: JazzCashCardSettings;
+  /** The inquiry's answers for states no recorded answer shows (jazzcash-protocol.ts JazzCashInquiryStates). */
+  inquiryStates?: Partial<JazzCashInquiryStates>;
+  disbursement?: {
+    baseUrl: string;
+    clientId: string;
+    clientSecret: string;
+    aesKey: string;
+    aesIv: string;
+    /** An open guess (docs/providers/jazzcash.md, Open guesses): the inquiry's codes for a transfer JazzCash never received. */
+    notFoundCodes?: string[];
+  };
 }
 
 export type Fields = Record<string, string>;
 
-/** POSTs signed pp_* fields; the answer's pp_SecureHash must verify (else it is treated as no answer). */
-export async function signedCall(config: JazzCashConfig, path: string, fields: Fields, signal?: AbortSignal): Promise<Fields> {
-  const body = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, config.integritySalt) };
+/** The payment inquiry's fields for a transaction (with the family's pp_Version: R3 for ApplicationAPI, none in S9). */
+export const inquiryFields = (config: JazzCashConfig, txnRefNo: string): Fields => {
+  const version = jazzCashInquiryVersion[config.pathFamily ?? 'applicationApi'];
+  return { pp_TxnRefNo: txnRefNo, ...credentials(config), ...(version ? { pp_Version: version } : {}) };
+};
+
+/** The wallet API paths of an account: its family's, with the configured ones over them. */
+export const walletPaths = (config: JazzCashConfig): JazzCashFamilyPaths => ({
+  ...jazzCashPathFamilies[config.pathFamily ?? 'applicationApi'],
+  ...config.paths,
+});
+
+/**
+ * POSTs signed pp_* fields (and any `alsoHashed` field, ProcessACS's paRes when configured); the answer's pp_SecureHash
+ * must verify (else it is treated as no answer).
+ */
+export async function signedCall(
+  config: JazzCashConfig,
+  path: string,
+  fields: Fields,
+  signal?: AbortSignal,
+  alsoHashed?: readonly string[],
+): Promise<Fields> {
+  const body = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, config.integritySalt, alsoHashed ? { alsoHashed } : {}) };
   const answer = await postToProvider<Fields>(`${config.baseUrl}${path}`, JSON.stringify(body), { ...(signal ? { signal } : {}) });
   if (answer.pp_SecureHash !== undefined && !jazzCashHashValid(answer, config.integritySalt))
     throw new Error('JazzCash answer failed pp_SecureHash verification');
@@ -63,6 +111,7 @@ const chargeOutcome = (code: string, text: string): ChargeStatus => {
 };
 
 export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
+  const paths = walletPaths(config);
   return {
     providerId: 1,
     name: 'JazzCash',
@@ -86,7 +135,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       };
       let answer: Fields;
       try {
-        answer = await signedCall(config, P.charge, fields);
+        answer = await signedCall(config, paths.charge, fields);
       } catch {
         return { accepted: false, code: 'provider_unavailable', message: 'JazzCash is unavailable; try again later.' };
       }
@@ -106,7 +155,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       return { accepted: false, code: 'rejected', message: `JazzCash refused the charge: ${message(answer)} (${code}).` };
     },
     async statusInquiry(providerReference) {
-      const answer = await signedCall(config, P.inquiry, { pp_TxnRefNo: providerReference, ...credentials(config) });
+      const answer = await signedCall(config, paths.inquiry, inquiryFields(config, providerReference));
       // Only a signed answer decides (signedCall has verified the hash when there is one).
       if (answer.pp_SecureHash === undefined) throw new Error('JazzCash inquiry answer carries no pp_SecureHash');
       const code = answer.pp_ResponseCode ?? '';
@@ -154,25 +203,38 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
  * inquiry says whether the refund was made.
  */
 export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstruction> {
+  const paths = walletPaths(config);
+  const states = jazzCashInquiryStates(config.inquiryStates);
   const inquire = (i: RefundInstruction, signal?: AbortSignal) =>
-    signedCall(config, P.inquiry, { pp_TxnRefNo: jazzCashTxnRefNo(i.transactionReference), ...credentials(config) }, signal);
+    signedCall(config, paths.inquiry, inquiryFields(config, jazzCashTxnRefNo(i.transactionReference)), signal);
   return {
     name: 'JazzCash',
     ledgerAccount: 'refund_rail',
+    // A path family without a public refund path (the Payment Orchestrator) refunds only through configured paths.
+    refuses: (target) => {
+      const card = target.walletProviderId === null;
+      if (card ? paths.cardRefund : paths.refund) return undefined;
+      return (
+        `Live refunds of JazzCash ${card ? 'card' : 'wallet'} payments are not set up for this account's Payment Orchestrator ` +
+        'paths. Refund the customer from the JazzCash merchant portal.'
+      );
+    },
     timings: { firstCheckAfterMs: 30_000, pollIntervalMs: 30_000, inquireAfterMs: 60_000, retryAfterMs: 60_000 },
     async submit(i, signal): Promise<SubmitAnswer> {
       if (i.currency !== 'PKR') return { outcome: 'rejected', reason: 'JazzCash refunds PKR payments only.' };
       const txnRefNo = jazzCashTxnRefNo(i.transactionReference);
       const payment = await inquire(i, signal).catch(() => undefined);
       if (!payment) return { outcome: 'rejected', reason: 'JazzCash could not be reached to look the payment up.', internal: true };
-      if (refundedAnswer(payment)) return { outcome: 'unknown' }; // made already (an earlier attempt): the status says
+      if (refundedAnswer(payment, states)) return { outcome: 'unknown' }; // made already (an earlier attempt): the status says
       // Card payments are refunded through the card API, wallet payments through the MWallet one. The gateway knows
       // which took the payment; the inquiry's pp_TxnType (MPAY) is read only for refunds requested before that was
       // recorded: recorded inquiry answers carry no pp_TxnType (docs/providers/jazzcash.md, Refunds).
       const card = i.walletProviderId === undefined ? payment.pp_TxnType === jazzCashTxnTypes.card : i.walletProviderId === null;
+      const path = card ? paths.cardRefund : paths.refund;
+      if (!path) return { outcome: 'rejected', reason: 'JazzCash refunds are not set up for this account.', internal: true };
       const answer = await signedCall(
         config,
-        card ? P.cardRefund : P.refund,
+        path,
         {
           pp_TxnRefNo: txnRefNo,
           pp_Amount: String(i.amountMinor),
@@ -194,15 +256,16 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
       if (code === C.transactionDoesNotExist) return { status: 'NotFound' };
       if (code !== C.success) throw new Error(`JazzCash refund inquiry answered ${code}`);
       // One refund per payment: a refunded payment is this refund; a payment not refunded never received it.
-      return refundedAnswer(answer)
+      return refundedAnswer(answer, states)
         ? { status: 'Completed', providerReference: jazzCashTxnRefNo(i.transactionReference) }
         : { status: 'NotFound' };
     },
   };
 }
 
-/** The inquiry says the payment was refunded: 131 "Transaction is Refunded" (S2) or pp_Status Refunded (GUESS at the value). */
-const refundedAnswer = (a: Fields) => a.pp_PaymentResponseCode === C.refunded || /^refunded$/i.test(a.pp_Status ?? '');
+/** The inquiry says the payment was refunded: S2's 131 "Transaction is Refunded", or pp_Status Refunded (jazzcash.inquiryStates). */
+const refundedAnswer = (a: Fields, states: JazzCashInquiryStates) =>
+  oneOf(a.pp_PaymentResponseCode, states.refundedCodes) || oneOf(a.pp_Status, states.refundedStatuses);
 
 /** JazzCash refunds a payment once (S2: 451, 454): a second refund of the same payment is refused when requested. */
 export const refundOnce = (earlierRefundsMinor: number | undefined): string | undefined =>
@@ -244,12 +307,18 @@ export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutIns
   return {
     name: 'JazzCash',
     ledgerAccount: 'bank_rail',
+    // Every MW transfer of the cited integrations sends receiverCNIC (R7, D1), and D1's table has G2P-T-2010 "The MSISDN
+    // don't match with the CNIC": a wallet payout takes the receiver's CNIC.
+    requires: () => ['receiverCnic'],
     timings: { firstCheckAfterMs: 5_000, pollIntervalMs: 10_000, inquireAfterMs: 30_000, retryAfterMs: 30_000 },
     async submit(i, signal): Promise<SubmitAnswer> {
       if (!d) return { outcome: 'rejected', reason: 'JazzCash disbursement credentials are not configured.', internal: true };
       if (i.currency !== 'PKR') return { outcome: 'rejected', reason: 'JazzCash pays out PKR only.' };
       const amount = `${Math.trunc(i.amountMinor / 100)}.${String(i.amountMinor % 100).padStart(2, '0')}`;
-      const answer = await call(P.disburse, { receiverMSISDN: i.accountNumber, amount, referenceId: referenceId(i) }, signal);
+      if (!/^\d{13}$/.test(i.receiverCnic ?? ''))
+        return { outcome: 'rejected', reason: "JazzCash needs the receiver's CNIC (13 digits) to pay a wallet." };
+      const transfer = { receiverCNIC: i.receiverCnic!, receiverMSISDN: i.accountNumber, amount, referenceId: referenceId(i) };
+      const answer = await call(P.disburse, transfer, signal);
       if (answer.responseCode === jazzCashDisbursementSuccess)
         return { outcome: 'accepted', providerReference: answer.transactionID || null };
       // A repeated reference, or an answer that leaves the outcome open: the inquiry decides (never a refusal, which would pay again).
@@ -263,7 +332,7 @@ export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutIns
       if (!d) return { status: 'Processing' };
       // The inquiry names the transfer by originalReferenceId and carries its own referenceID (R7).
       const answer = await call(P.disbursementInquiry, { originalReferenceId: referenceId(i), referenceID: randomUUID() }, signal);
-      if (answer.responseCode === 'G2P-T-404') return { status: 'NotFound' };
+      if ((d.notFoundCodes ?? ['G2P-T-404']).includes(answer.responseCode ?? '')) return { status: 'NotFound' };
       if (answer.responseCode !== jazzCashDisbursementSuccess)
         throw new Error(`JazzCash disbursement inquiry answered ${answer.responseCode}`);
       // transactionStatus in R7's recorded answer is capitalised ("Completed", "Cancelled"); compared without case.
