@@ -344,22 +344,24 @@ function shortfall(hold: HoldRef, state: Placement, refused: TransactionFailed):
 }
 
 /**
- * Contention outlasted the attempts: one exact read of the wallet (the snapshot for a sharded one) decides.
- * Short: the refusal stands (`insufficient_balance`). Otherwise (or the shards too busy to read) a
- * ConflictError: 409 `concurrent_update`, safe to retry with the same Idempotency-Key; nothing was held.
+ * Contention outlasted the attempts: is the wallet short after all? One shard: no, every refusal's own
+ * read showed enough (shortfall). A sharded wallet: one snapshot of every shard decides (too busy to be
+ * read: not known short). Short: the refusal stands (`insufficient_balance`); otherwise a ConflictError,
+ * 409 `concurrent_update` with nothing held, safe to retry with the same Idempotency-Key.
  */
-async function afterContention(hold: HoldRef, refused: TransactionFailed): Promise<Error> {
-  const contended = new ConflictError(
-    'Too many concurrent requests changed this balance while the hold was placed; nothing was held. Retry the request ' +
-      '(with the same Idempotency-Key).',
-  );
-  try {
-    const wallet = await getWallet(hold.merchantId, hold.mode, hold.currency, true);
-    return wallet.available < hold.need ? refused : contended;
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) return contended;
-    throw error;
+async function afterContention(hold: HoldRef, state: Placement, refused: TransactionFailed): Promise<Error> {
+  let short = false;
+  if (!state.single) {
+    try {
+      const shards = await readWalletShards(hold.merchantId, hold.mode, hold.currency, await readShards(hold.merchantId, hold.mode));
+      short = shards.reduce((a, i) => a + (i?.available ?? 0), 0) < hold.need;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+    }
   }
+  return short
+    ? refused
+    : new ConflictError('Too many concurrent changes to this balance; nothing was held. Retry with the same Idempotency-Key.');
 }
 
 /**
@@ -394,7 +396,7 @@ export async function withFunds<T>(run: (place: PlaceHold) => Promise<T>): Promi
       if (!(error instanceof TransactionFailed && error.on('wallet')) || placed === undefined || asked === undefined) throw error;
       const shard = await placed;
       if (shortfall(asked, state, error)) throw error;
-      if (attempt >= maxHoldAttempts) throw await afterContention(asked, error);
+      if (attempt >= maxHoldAttempts) throw await afterContention(asked, state, error);
       state.tried.add(shard);
       // The refusal shows the view was stale (the shard had less than it showed): read the shards again
       // (one BatchGetItem) rather than try the view's next shard, which a wallet short of funds refuses too
