@@ -32,7 +32,9 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // that names an orderRef's characters at fault and the missing signature's recipe.
   deposit: 309_800,
   // withdraw: +400 bytes for the payment link's use taken, given back or counted with a checkout's status change.
-  withdraw: 330_900,
+  // Issue 41 (+0.7 kB here and in the dashboard areas below that place holds): a hold refused under contention is
+  // retried with backoff and answered 409 concurrent_update unless a fresh read shows the wallet short.
+  withdraw: 331_600,
   // The dashboard's areas (functions/dashboard/routes.ts; one Lambda for all of them was 571 kB): each
   // bundles its own services and views over the 245 kB every dashboard page carries (the AWS SDK, the
   // logger and metrics, the page frame). Links: the QR encoder that draws a link's code inline (23 kB);
@@ -42,12 +44,12 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // message. Payments and exports went just over 300 kB with it.
   dashboardPayments: 301_300,
   dashboardExports: 301_100,
-  dashboardRefunds: 323_800,
-  dashboardLinks: 315_400,
-  dashboardPayouts: 340_500,
+  dashboardRefunds: 324_500,
+  dashboardLinks: 316_100,
+  dashboardPayouts: 341_200,
   // Settlements: a settlement's movements carry their running balance from the nearer balance checkpoint (issue 28).
-  dashboardSettlements: 329_300, // issue 38: the missing-signature problem with its recipe (+50 bytes)
-  dashboardDevelopers: 335_600,
+  dashboardSettlements: 330_000, // issue 38: the missing-signature problem with its recipe (+50 bytes)
+  dashboardDevelopers: 336_300,
   // Balance: the statements page and CSV, whose month to date reads today's journals with the live wallet (issue 38; 300.05 kB).
   dashboardBalance: 302_400,
   // Issue 27's daily-volume aggregate, issue 29's payout codes and issue 28's settlement cut-off that

@@ -193,6 +193,16 @@ export class TransactionFailed extends Error {
     return this.reasons.some((r, i) => r.code === 'ConditionalCheckFailed' && this.names[i] === name);
   }
 
+  /**
+   * The item named `name` as it was when its condition refused (the write asked for ALL_OLD):
+   * the condition's own read. Null when it refused without an item (none stored under the key);
+   * undefined when no item of that name refused.
+   */
+  refusedItem(name: string): Record<string, unknown> | null | undefined {
+    const i = this.reasons.findIndex((r, n) => r.code === 'ConditionalCheckFailed' && this.names[n] === name);
+    return i < 0 ? undefined : (this.reasons[i]!.item ?? null);
+  }
+
   get conflicted(): boolean {
     return this.reasons.some((r) => r.code === 'TransactionConflict');
   }

@@ -3,6 +3,7 @@ import { BatchGetItemCommand, GetItemCommand, TransactGetItemsCommand, Transacti
 import type { Mode } from '#shared/domain/credentials.ts';
 import { holdTypes, type Journal, type WalletDelta } from '#shared/domain/ledger.ts';
 import type { Currency } from '#shared/domain/money.ts';
+import { ConflictError } from '#shared/domain/errors.ts';
 import {
   cutoffRefused,
   db,
@@ -255,21 +256,28 @@ interface Placement {
   view?: number[];
   /** Shards refused since that view. */
   tried: Set<number>;
+  /** The wallet has one shard: its refusal carries the shard's own read (ALL_OLD), which says whether it is short. */
+  single: boolean;
   /** A consistent snapshot found less than the hold needs in the whole wallet: the next refusal is final. */
   final: boolean;
   /** The last rebalance met concurrent writes: wait a little before the next attempt. */
   contended: boolean;
 }
 
+/**
+ * Attempts of one hold. Contention that outlasts them is answered as a conflict to retry (409
+ * `concurrent_update`), never as `insufficient_balance`: only a read showing the wallet short is.
+ */
 const maxHoldAttempts = 24;
+
+/** Full jitter over an exponential step (5, 10, 20 … ms, at most 250): the wait before a hold's next attempt. */
+const holdBackoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 5 * 2 ** attempt)));
 
 /** The shard for this attempt of a hold. */
 async function choose(hold: HoldRef, state: Placement): Promise<number> {
   const shards = await readShards(hold.merchantId, hold.mode);
-  if (shards <= 1) {
-    state.final = true; // one shard: exactly the one attempt it always was
-    return 0;
-  }
+  state.single = shards <= 1;
+  if (state.single) return 0; // one shard: no read before the attempt, exactly as before sharding
   // One read of every shard (BatchGetItem), only for a sharded wallet: once per request, again after a refusal.
   state.view ??= (await hintWalletShards(hold.merchantId, hold.mode, hold.currency, shards)).map((i) => i?.available ?? 0);
   const candidates = state.view.flatMap((available, n) => (available >= hold.need && !state.tried.has(n) ? [n] : []));
@@ -323,37 +331,78 @@ async function consolidate(hold: HoldRef, shards: number, state: Placement): Pro
 }
 
 /**
+ * Is a refused hold a real shortfall (answered `insufficient_balance`)? Only when a fresh read says
+ * the wallet does not cover it: one shard, the refused update's own read of the item (ALL_OLD, the
+ * state its condition saw; no item: nothing available); a sharded wallet, the snapshot of every shard
+ * (consolidate) before this attempt. A refusal of one shard of a wallet that has the amount
+ * elsewhere is contention, never a shortfall.
+ */
+function shortfall(hold: HoldRef, state: Placement, refused: TransactionFailed): boolean {
+  if (!state.single) return state.final;
+  const item = refused.refusedItem('wallet');
+  return Number(item?.available ?? 0) < hold.need;
+}
+
+/**
+ * Contention outlasted the attempts: is the wallet short after all? One shard: no, every refusal's own
+ * read showed enough (shortfall). A sharded wallet: one snapshot of every shard decides (too busy to be
+ * read: not known short). Short: the refusal stands (`insufficient_balance`); otherwise a ConflictError,
+ * 409 `concurrent_update` with nothing held, safe to retry with the same Idempotency-Key.
+ */
+async function afterContention(hold: HoldRef, state: Placement, refused: TransactionFailed): Promise<Error> {
+  let short = false;
+  if (!state.single) {
+    try {
+      const shards = await readWalletShards(hold.merchantId, hold.mode, hold.currency, await readShards(hold.merchantId, hold.mode));
+      short = shards.reduce((a, i) => a + (i?.available ?? 0), 0) < hold.need;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+    }
+  }
+  return short
+    ? refused
+    : new ConflictError('Too many concurrent changes to this balance; nothing was held. Retry with the same Idempotency-Key.');
+}
+
+/**
  * Runs a transaction that takes a hold from a wallet (withdrawal, settlement, refund). `run` asks
  * `place(hold)` for the shard (once per attempt; the same answer however often it asks) and
  * records it on its business object (`walletShard`, so the release or completion journal moves
- * the same shard) and on the hold journal. One shard: always 0, no read, one attempt, exactly as
- * before sharding. A sharded wallet: the shards are read (one BatchGetItem) and the hold goes
- * to a shard that has the amount; a shard that refuses (the database condition: never an
- * overdraft) is not tried again, and the shards are read again before the next choice; when none
- * has it, the missing part is moved into shard 0 from a snapshot and the hold is tried there.
- * The refusal is rethrown as final once the snapshot finds the whole wallet short, or after
- * maxHoldAttempts under contention.
+ * the same shard) and on the hold journal. One shard: always 0, no read before the attempt. A
+ * sharded wallet: the shards are read (one BatchGetItem) and the hold goes to a shard that has the
+ * amount; a shard that refuses (the database condition: never an overdraft) is not tried again,
+ * and the shards are read again before the next choice; when none has it, the missing part is
+ * moved into shard 0 from a snapshot and the hold is tried there.
+ * A refusal is rethrown (the caller's `insufficient_balance`) only when a fresh read shows the
+ * wallet short (shortfall): the refused item itself for one shard, the snapshot of every shard for a
+ * sharded wallet. Any other refusal is contention: tried again, after a jittered backoff once it
+ * repeats, at most maxHoldAttempts times, then answered by afterContention (a 409 unless the wallet is
+ * short by then). A TransactionConflict (a concurrent transaction, no condition failed) never reaches
+ * here as a refusal: transact retries it, then answers 409 `concurrent_update` (shared/http/presenter.ts).
  */
 export async function withFunds<T>(run: (place: PlaceHold) => Promise<T>): Promise<T> {
-  const state: Placement = { tried: new Set(), final: false, contended: false };
+  const state: Placement = { tried: new Set(), single: false, final: false, contended: false };
   for (let attempt = 1; ; attempt++) {
+    let asked: HoldRef | undefined;
     let placed: Promise<number> | undefined;
     const place: PlaceHold = (hold) => {
+      asked ??= hold;
       placed ??= choose(hold, state);
       return placed;
     };
     try {
       return await run(place);
     } catch (error) {
-      if (!(error instanceof TransactionFailed && error.on('wallet')) || placed === undefined) throw error;
+      if (!(error instanceof TransactionFailed && error.on('wallet')) || placed === undefined || asked === undefined) throw error;
       const shard = await placed;
-      if (state.final || attempt >= maxHoldAttempts) throw error;
+      if (shortfall(asked, state, error)) throw error;
+      if (attempt >= maxHoldAttempts) throw await afterContention(asked, state, error);
       state.tried.add(shard);
       // The refusal shows the view was stale (the shard had less than it showed): read the shards again
       // (one BatchGetItem) rather than try the view's next shard, which a wallet short of funds refuses too
       // (a refused transaction per shard, each after a new decision, before the snapshot that answers).
       delete state.view;
-      if (state.contended) await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+      if (state.contended || attempt > 1) await holdBackoff(attempt);
     }
   }
 }
