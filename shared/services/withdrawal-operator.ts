@@ -41,7 +41,7 @@ export async function approveWithdrawal(reference: string, scope?: { merchantId:
     );
   if (!(await merchantMaySubmitNow(found.merchantId)))
     throw new BusinessRuleError(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
-  const rail = payoutRail(found.mode);
+  const rail = payoutRail(found.mode, { bankCode: withdrawalDetails(found).beneficiary.bankCode });
   if (!rail) throw providerUnavailable();
   const now = new Date();
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);

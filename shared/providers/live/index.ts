@@ -1,5 +1,6 @@
 import { readSecretString } from '#shared/crypto/seal.ts';
 import { configureLiveCards } from '../cards.ts';
+import { bankFilePayoutRail, bankFileSettlementRail, type BankFileRailConfig } from '../bank-file-rail.ts';
 import { configureRail } from '../rails.ts';
 import { configureLiveWallet, configureLiveWalletPresence } from '../wallet.ts';
 import { easypaisaWallet, type EasypaisaConfig } from './easypaisa.ts';
@@ -16,13 +17,18 @@ import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, refundOnc
  *   card payments (hosted page, 3-D Secure)    JazzCash
  *   refunds                                    JazzCash wallet and card payments, once per payment;
  *                                              Easypaisa payments: 422 (no public refund API)
- *   payouts                                    to JazzCash wallets only (bankCode JAZZCASH);
- *                                              bank accounts and Easypaisa wallets: 422
- *   settlements                                none (no public bank API): 422
+ *   payouts                                    to JazzCash wallets (bankCode JAZZCASH) through the
+ *                                              JazzCash disbursement API; every other bank code through
+ *                                              the bank transfer file when `bankFile` is configured
+ *                                              (docs/providers/bank-file.md), else 422
+ *   settlements                                to bank accounts through the bank transfer file when
+ *                                              `bankFile` is configured; USDT and without it: 422
  */
 export interface LiveProvidersConfig {
   jazzcash?: JazzCashConfig;
   easypaisa?: EasypaisaConfig;
+  /** The bank transfer file rail: the operator's bank, whose corporate portal pays the exported files. */
+  bankFile?: BankFileRailConfig;
 }
 
 /** Installs (or, with no configuration, removes) the live wallet adapters: deposits, hosted wallet payments. */
@@ -62,24 +68,37 @@ export function installLiveRefunds(config: LiveProvidersConfig | undefined): voi
   );
 }
 
-/** The live payout rail (JazzCash disbursements). */
+const toJazzCashWallet = (bankCode: string | undefined) => bankCode === undefined || bankCode.toUpperCase() === 'JAZZCASH';
+
+/**
+ * The live payout rail: JazzCash wallets through the JazzCash disbursement API; bank accounts (every
+ * other bank code) through the bank transfer file; both configured, each payout is routed by its bank
+ * code (Rail.route). A payout neither serves is refused (422).
+ */
 export function installLivePayouts(config: LiveProvidersConfig | undefined): void {
   const disbursement = config?.jazzcash?.disbursement ? jazzCashDisbursementRail(config.jazzcash) : undefined;
+  const file = config?.bankFile && bankFilePayoutRail(config.bankFile);
+  const jazzCash = disbursement && {
+    ...disbursement,
+    refuses: (target: { bankCode?: string }) =>
+      toJazzCashWallet(target.bankCode)
+        ? undefined
+        : `Live payouts go to JazzCash wallets only (bankCode JAZZCASH): ${
+            target.bankCode!.toUpperCase() === 'EASYPAISA'
+              ? 'Easypaisa publishes no disbursement API we can use'
+              : 'no bank publishes a payout API this gateway can use'
+          }.`,
+  };
   configureRail(
     'payout',
     'live',
-    disbursement && {
-      ...disbursement,
-      refuses: (target) =>
-        target.bankCode === undefined || target.bankCode.toUpperCase() === 'JAZZCASH'
-          ? undefined
-          : `Live payouts go to JazzCash wallets only (bankCode JAZZCASH): ${
-              target.bankCode.toUpperCase() === 'EASYPAISA'
-                ? 'Easypaisa publishes no disbursement API we can use'
-                : 'no bank publishes a payout API this gateway can use'
-            }.`,
-    },
+    jazzCash && file ? { ...file, route: (target) => (toJazzCashWallet(target.bankCode) ? jazzCash : file) } : (jazzCash ?? file),
   );
+}
+
+/** The live settlement rail: bank accounts through the bank transfer file, when configured. */
+export function installLiveSettlements(config: LiveProvidersConfig | undefined): void {
+  configureRail('settlement', 'live', config?.bankFile && bankFileSettlementRail(config.bankFile));
 }
 
 /** Every live adapter (the local server with the emulators, tests). */
@@ -88,6 +107,7 @@ export function configureLiveProviders(config: LiveProvidersConfig | undefined):
   installLiveCards(config);
   installLiveRefunds(config);
   installLivePayouts(config);
+  installLiveSettlements(config);
 }
 
 export type LiveInstaller = (config: LiveProvidersConfig | undefined) => void;
