@@ -663,7 +663,9 @@ const fileCurrency = (v: string) => {
   if (!['PKR', 'USD'].includes(v)) throw new InvalidArgumentError('PKR or USD');
   return v as 'PKR' | 'USD';
 };
-const fileSummary = (x: { batch: { batchId: string; bank: string; count: number; totalMinor: number; currency: string; digest: string } }) =>
+const fileSummary = (x: {
+  batch: { batchId: string; bank: string; count: number; totalMinor: number; currency: string; digest: string };
+}) =>
   `Bank file ${x.batch.batchId} (${x.batch.bank}): ${x.batch.count} lines, total ${x.batch.totalMinor} minor units ${x.batch.currency}, ` +
   `sha256 ${x.batch.digest}`;
 /** The file to --out (or stdout, its summary then on stderr); --json prints both as JSON. */
@@ -686,7 +688,9 @@ bankFileCli
       (x: typeof r) =>
         `${x.queued.length} lines queued for the next ${o.bank} ${o.currency} file` +
         x.queued.map((l) => `\n  ${l.reference} ${l.kind} ${l.amountMinor} ${l.currency} queued ${l.queuedAt}`).join('') +
-        `\nFiles: ${x.batches.map((b) => `\n  ${b.batchId} ${b.count} lines ${b.createdAt} by ${b.createdBy} sha256 ${b.digest}`).join('') || 'none'}`,
+        `\nFiles: ${
+          x.batches.map((b) => `\n  ${b.batchId} ${b.count} lines ${b.createdAt} by ${b.createdBy} sha256 ${b.digest}`).join('') || 'none'
+        }`,
     );
   });
 bankFileCli
@@ -736,7 +740,10 @@ bankFileCli
               `${l.bankReference ? ` bank reference ${l.bankReference}` : ''}${l.failureReason ? ` (${l.failureReason})` : ''}`,
           )
           .join('\n') +
-        `\nSteps:\n${x.audit.map((a) => `  ${a.at} ${a.actor} ${a.action}${a.reference ? ` ${a.reference}` : ''}${a.detail ? `: ${a.detail}` : ''}`).join('\n')}`,
+        '\nSteps:\n' +
+        x.audit
+          .map((a) => `  ${a.at} ${a.actor} ${a.action}${a.reference ? ` ${a.reference}` : ''}${a.detail ? `: ${a.detail}` : ''}`)
+          .join('\n'),
     );
   });
 bankFileCli
@@ -763,7 +770,8 @@ bankFileCli
     print(
       r,
       (x: typeof r) =>
-        `Line ${reference} of ${batchId} is ${x.line.state}${x.changed ? '' : ' (already)'}; the ${x.line.kind} is ${x.status ?? 'not found'}.`,
+        `Line ${reference} of ${batchId} is ${x.line.state}${x.changed ? '' : ' (already)'}; ` +
+        `the ${x.line.kind} is ${x.status ?? 'not found'}.`,
     );
   });
 

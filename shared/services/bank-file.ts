@@ -123,10 +123,7 @@ export async function showBankFile(batchId: string) {
 
 /** `ops bank-file list`: what is queued for a bank and its newest files. */
 export async function bankFileQueue(bank: string, currency: Currency) {
-  const [queued, batches] = await Promise.all([
-    queuedBankFileLines(bank, currency, 1_000),
-    listBankFileBatches(bank, currency, 10),
-  ]);
+  const [queued, batches] = await Promise.all([queuedBankFileLines(bank, currency, 1_000), listBankFileBatches(bank, currency, 10)]);
   return { queued, batches };
 }
 
@@ -178,7 +175,11 @@ async function settle(line: BankFileLine, now: Date): Promise<string | undefined
   if (line.kind === 'payout') {
     const intent = await getIntent(line.itemId);
     if (!intent) return undefined;
-    await reconcileWithdrawal(intent, now, bankFilePayoutRail(config, line.mode, () => now));
+    await reconcileWithdrawal(
+      intent,
+      now,
+      bankFilePayoutRail(config, line.mode, () => now),
+    );
     return (await getIntent(line.itemId))?.status;
   }
   const after = await advanceSettlement(line.itemId, now, () => bankFileSettlementRail(config, line.mode, () => now));

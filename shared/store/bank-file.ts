@@ -26,7 +26,9 @@ const isConditionFailure = (error: unknown) => (error as { name?: string }).name
 
 /** BF1: the line of a reference (GetItem, consistent). */
 export async function getBankFileLine(reference: string): Promise<BankFileLine | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.bankFileLine(reference)), ConsistentRead: true }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.bankFileLine(reference)), ConsistentRead: true }),
+  );
   return out.Item ? fromItem<BankFileLine>(out.Item) : undefined;
 }
 
@@ -80,7 +82,8 @@ export async function queuedBankFileLines(bank: string, currency: Currency, limi
       IndexName: 'GSI1',
       KeyConditionExpression: 'GSI1PK = :pk',
       ExpressionAttributeValues: toValues({ ':pk': keys.bankFileQueue(bank, currency).GSI1PK }),
-      ProjectionExpression: 'reference',
+      ExpressionAttributeNames: { '#reference': 'reference' },
+      ProjectionExpression: '#reference',
     },
     limit * 2,
   );
@@ -122,7 +125,12 @@ export async function createBankFileBatch(batch: BankFileBatch, audit: BankFileA
       UpdateExpression: 'SET #state = :exported, batchId = :batch, exportedAt = :at REMOVE GSI1PK, GSI1SK',
       ConditionExpression: '#state = :queued',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: toValues({ ':exported': 'exported', ':queued': 'queued', ':batch': batch.batchId, ':at': batch.createdAt }),
+      ExpressionAttributeValues: toValues({
+        ':exported': 'exported',
+        ':queued': 'queued',
+        ':batch': batch.batchId,
+        ':at': batch.createdAt,
+      }),
     },
   }));
   await transact([
@@ -145,7 +153,9 @@ export async function createBankFileBatch(batch: BankFileBatch, audit: BankFileA
 
 /** BF6: a file by its id (GetItem, consistent). */
 export async function getBankFileBatch(batchId: string): Promise<BankFileBatch | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.bankFileBatch(batchId)), ConsistentRead: true }));
+  const out = await db().send(
+    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.bankFileBatch(batchId)), ConsistentRead: true }),
+  );
   return out.Item ? fromItem<BankFileBatch>(out.Item) : undefined;
 }
 

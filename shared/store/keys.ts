@@ -406,7 +406,10 @@ export const bankFileBatchListing = (bank: string, currency: string, createdAt: 
   ...bankFileBatches(bank, currency),
   GSI1SK: `${createdAt}#${batchId}`,
 });
-export const bankFileAudit = (batchId: string, at: string, auditId: string): Key => ({ PK: `BANKFILE#AUDIT#${batchId}`, SK: `${at}#${auditId}` });
+export const bankFileAudit = (batchId: string, at: string, auditId: string): Key => ({
+  PK: `BANKFILE#AUDIT#${batchId}`,
+  SK: `${at}#${auditId}`,
+});
 export const bankFileAuditOf = (batchId: string) => ({ PK: `BANKFILE#AUDIT#${batchId}` });
 /** Merchant dashboard (shared/store/dashboard.ts): users, invites, sessions, audit log, sign-in throttling. */
 export const dashUser = (userId: string): Key => ({ PK: `DASHUSER#${userId}`, SK: 'DASHUSER' });
