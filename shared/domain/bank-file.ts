@@ -164,4 +164,20 @@ export function batchRows(batch: Omit<BankFileBatch, 'digest'>, lines: BankFileL
   return rows;
 }
 
+/** Where a line stands, as the merchant sees it (the dashboard's settlement page). */
+export function bankFileStanding(line: BankFileLine): string {
+  switch (line.state) {
+    case 'queued':
+      return `Queued for the next bank transfer file (${line.bank}).`;
+    case 'exported':
+      return `In bank file ${line.batchId}, awaiting the bank.`;
+    case 'paid':
+      return `Paid by the bank: reference ${line.bankReference} (bank file ${line.batchId}).`;
+    case 'failed':
+      return `Not paid by the bank: ${line.failureReason} (bank file ${line.batchId}).`;
+    case 'void':
+      return 'Never received by the bank transfer file rail.';
+  }
+}
+
 export const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

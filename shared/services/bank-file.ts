@@ -185,16 +185,3 @@ async function settle(line: BankFileLine, now: Date): Promise<string | undefined
   const after = await advanceSettlement(line.itemId, now, () => bankFileSettlementRail(config, line.mode, () => now));
   return after && settlementStatusNames[after.status];
 }
-
-/** Where a settlement or payout stands in the bank file rail (the dashboard's settlement page): undefined when it has no line. */
-export async function bankFileStanding(reference: string) {
-  const line = await getBankFileLine(reference);
-  if (!line || line.state === 'void') return undefined;
-  return {
-    state: line.state,
-    bank: line.bank,
-    batchId: line.batchId ?? null,
-    bankReference: line.bankReference ?? null,
-    failureReason: line.failureReason ?? null,
-  };
-}

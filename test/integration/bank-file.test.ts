@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { settlementView } from '#functions/dashboard/views.ts';
 import { routeList } from '#functions/routes.ts';
 import { sha256Hex } from '#shared/domain/bank-file.ts';
 import { journal } from '#shared/domain/ledger.ts';
 import { bankFilePayoutRail } from '#shared/providers/bank-file-rail.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { exportBankFile, markBankFile } from '#shared/services/bank-file.ts';
+import { settlementDetail } from '#shared/services/dashboard-settlements.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { advanceSettlement, approveSettlement } from '#shared/services/settlements.ts';
 import { transact } from '#shared/store/client.ts';
@@ -78,6 +80,19 @@ describe('bank transfer file rail (live bank payouts and settlements)', { timeou
     (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${paymentIntentId}`, { key: m.live.apiKey })).json;
   const settle = async (m: TestMerchant, amount: number, destination: Record<string, unknown>) =>
     call(gw.baseUrl, 'POST', '/Gateway/v1/Settlements', { key: m.live.apiKey, secret: m.live.secretKey, body: { amount, ...destination } });
+  const frame = {
+    merchantName: 'M',
+    userId: 'u',
+    email: 'f@shop.test',
+    role: 'finance',
+    mode: 'live',
+    csrf: 'x',
+    current: 'settlements',
+  } as const;
+  const page = async (m: TestMerchant, id: string) =>
+    settlementView(frame, await settlementDetail(m.merchantId, 'live', id))
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ');
   const bankDestination = { bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme Ltd' };
 
   it('a live payout to a bank reaches Completed: queued with funds held, one file exported twice (same bytes), marked paid', async () => {
@@ -190,6 +205,8 @@ describe('bank transfer file rail (live bank payouts and settlements)', { timeou
     const file = (await exportBankFile({ bank, currency: 'PKR', actor: 'alice' }))!;
     expect(file.batch.references).toEqual([s.json.id]);
     expect(file.csv).toContain(`HBL,PK36SCBL0000001123456702,Acme Ltd,`);
+    // The merchant's dashboard settlement page: in which file it is, then the bank's reference.
+    expect(await page(m, s.json.id)).toContain(`Bank transfer In bank file ${file.batch.batchId}, awaiting the bank.`);
     const marked = await markBankFile({
       batchId: file.batch.batchId,
       reference: s.json.id,
@@ -198,6 +215,7 @@ describe('bank transfer file rail (live bank payouts and settlements)', { timeou
     });
     expect(marked.status).toBe('Completed');
     expect(await getSettlement(s.json.id)).toMatchObject({ status: 3, railReference: 'HBL-77812' });
+    expect(await page(m, s.json.id)).toContain(`Bank transfer Paid by the bank: reference HBL-77812 (bank file ${file.batch.batchId}).`);
     const { wallet, external } = await ledgerClean(m);
     expect(wallet.heldByType.Settlement).toBe(0);
     expect(external('settlement_rail')).toBeGreaterThan(0);
