@@ -267,6 +267,44 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect((await live.account.balance()).availableBalance).toBe(985);
   });
 
+  it('live mode: a payout and a settlement to a bank reach Completed through the bank transfer file (ops bank-file)', async () => {
+    const live = new Gateway({
+      apiKey: merchant.live.apiKey,
+      secretKey: merchant.live.secretKey,
+      baseUrl: state.rehearsal.baseUrl,
+      maxRetries: 0,
+    });
+    const payout = (await live.withdrawals.create({ ...(manualPayout() as object), autoProcessPayout: true } as never)) as {
+      paymentIntentId: string;
+      payoutInfo: { status: string; provider: string };
+    };
+    expect(payout.payoutInfo).toMatchObject({ status: 'Processing', provider: 'Bank transfer file (REHEARSAL)' });
+    const settlement = await live.settlements.create({
+      amount: 300,
+      bankName: 'HBL',
+      iban: 'PK36SCBL0000001123456702',
+      accountTitle: 'Acme Ltd',
+    } as never);
+    const approved = await opsAws(state.rehearsal, 'settlement', 'approve', settlement.id as string);
+    expect(approved.code, approved.stderr).toBe(0);
+    // The due sweeper (its schedule) submits the approved settlement: queued for the file.
+    await eventually(async () => ((await live.settlements.retrieve(settlement.id as string)).status === 2 ? true : undefined), 'queued');
+    const exported = await opsAws(state.rehearsal, 'bank-file', 'export', '--bank', 'REHEARSAL', '--by', 'rehearsal');
+    expect(exported.json?.batch, exported.stderr).toMatchObject({ count: 2 });
+    const again = await opsAws(state.rehearsal, 'bank-file', 'export', '--bank', 'REHEARSAL', '--by', 'rehearsal');
+    expect(again.json).toMatchObject({
+      created: false,
+      batch: { batchId: exported.json.batch.batchId, digest: exported.json.batch.digest },
+    });
+    for (const [n, reference] of (exported.json.batch.references as string[]).entries()) {
+      const args = ['bank-file', 'mark', exported.json.batch.batchId, reference, 'paid', '--bank-ref', `FT${n}`, '--by', 'rehearsal'];
+      const marked = await opsAws(state.rehearsal, ...args);
+      expect(marked.json, marked.stderr).toMatchObject({ status: 'Completed' });
+    }
+    expect((await live.transactions.retrieve(payout.paymentIntentId)).status).toBe('Completed');
+    expect((await live.settlements.retrieve(settlement.id as string)).status).toBe(3);
+  });
+
   it('an admin demotes another admin (the check that an admin remains), who then may no longer manage the team', async () => {
     const first = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
     const second = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
