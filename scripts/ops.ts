@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
+import { isBankFileBank } from '#shared/domain/bank-file.ts';
 import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 import { localConfig, useLocalStack } from './local/config.ts';
 
@@ -656,7 +657,7 @@ settlementCli
 const bankFileCli = program.command('bank-file').description('bulk-transfer files of live bank payouts and settlements');
 const operatorName = (by?: string) => by ?? process.env.OPS_OPERATOR ?? userInfo().username;
 const bankCode = (v: string) => {
-  if (!/^[A-Z0-9]{2,12}$/.test(v)) throw new InvalidArgumentError('a bank code of 2-12 capital letters or digits, e.g. HBL');
+  if (!isBankFileBank(v)) throw new InvalidArgumentError('a bank code of 2-12 capital letters or digits, e.g. HBL');
   return v;
 };
 const fileCurrency = (v: string) => {

@@ -40,6 +40,9 @@ export interface BankFileLine {
   markedBy?: string;
 }
 
+/** The operator's bank code: it names the files and the queue (`ops bank-file export --bank <code>`). */
+export const isBankFileBank = (bank: string) => /^[A-Z0-9]{2,12}$/.test(bank);
+
 /** What a layout's column shows. */
 export const layoutFields = [
   'line',

@@ -1,4 +1,6 @@
 import { readSecretString } from '#shared/crypto/seal.ts';
+import { isBankFileBank } from '#shared/domain/bank-file.ts';
+import { logger } from '#shared/logger.ts';
 import { configureLiveCards } from '../cards.ts';
 import { bankFilePayoutRail, bankFileSettlementRail, type BankFileRailConfig } from '../bank-file-rail.ts';
 import { configureRail } from '../rails.ts';
@@ -68,6 +70,18 @@ export function installLiveRefunds(config: LiveProvidersConfig | undefined): voi
   );
 }
 
+/**
+ * The bank transfer file's configuration when valid: its bank code names the files and the `--bank` of `ops bank-file`
+ * (2-12 capital letters or digits). An invalid one is logged and leaves bank payouts and settlements refused (422).
+ */
+function bankFileOf(config: LiveProvidersConfig | undefined): BankFileRailConfig | undefined {
+  const bank = config?.bankFile?.bank;
+  if (bank === undefined) return undefined;
+  if (isBankFileBank(bank)) return { bank };
+  logger.error('live providers: bankFile.bank must be 2-12 capital letters or digits; the bank transfer file is off', { bank });
+  return undefined;
+}
+
 const toJazzCashWallet = (bankCode: string | undefined) => bankCode === undefined || bankCode.toUpperCase() === 'JAZZCASH';
 
 /**
@@ -77,7 +91,8 @@ const toJazzCashWallet = (bankCode: string | undefined) => bankCode === undefine
  */
 export function installLivePayouts(config: LiveProvidersConfig | undefined): void {
   const disbursement = config?.jazzcash?.disbursement ? jazzCashDisbursementRail(config.jazzcash) : undefined;
-  const file = config?.bankFile && bankFilePayoutRail(config.bankFile);
+  const bankFile = bankFileOf(config);
+  const file = bankFile && bankFilePayoutRail(bankFile);
   const jazzCash = disbursement && {
     ...disbursement,
     refuses: (target: { bankCode?: string }) =>
@@ -98,7 +113,8 @@ export function installLivePayouts(config: LiveProvidersConfig | undefined): voi
 
 /** The live settlement rail: bank accounts through the bank transfer file, when configured. */
 export function installLiveSettlements(config: LiveProvidersConfig | undefined): void {
-  configureRail('settlement', 'live', config?.bankFile && bankFileSettlementRail(config.bankFile));
+  const bankFile = bankFileOf(config);
+  configureRail('settlement', 'live', bankFile && bankFileSettlementRail(bankFile));
 }
 
 /** Every live adapter (the local server with the emulators, tests). */
