@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
-import { isBankFileBank } from '#shared/domain/bank-file.ts';
+import { decimalAmount as fileAmount, isBankFileBank } from '#shared/domain/bank-file.ts';
+import type { Currency } from '#shared/domain/money.ts';
 import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 import { localConfig, useLocalStack } from './local/config.ts';
 
@@ -665,10 +666,10 @@ const fileCurrency = (v: string) => {
   return v as 'PKR' | 'USD';
 };
 const fileSummary = (x: {
-  batch: { batchId: string; bank: string; count: number; totalMinor: number; currency: string; digest: string };
+  batch: { batchId: string; bank: string; count: number; totalMinor: number; currency: Currency; digest: string };
 }) =>
-  `Bank file ${x.batch.batchId} (${x.batch.bank}): ${x.batch.count} lines, total ${x.batch.totalMinor} minor units ${x.batch.currency}, ` +
-  `sha256 ${x.batch.digest}`;
+  `Bank file ${x.batch.batchId} (${x.batch.bank}): ${x.batch.count} lines, ` +
+  `total ${fileAmount(x.batch.totalMinor, x.batch.currency)} ${x.batch.currency}, sha256 ${x.batch.digest}`;
 /** The file to --out (or stdout, its summary then on stderr); --json prints both as JSON. */
 function printFile(file: { batch: Parameters<typeof fileSummary>[0]['batch']; csv: string }, out: string | undefined, note: string) {
   if (out) writeFileSync(out, file.csv);
@@ -688,7 +689,9 @@ bankFileCli
       r,
       (x: typeof r) =>
         `${x.queued.length} lines queued for the next ${o.bank} ${o.currency} file` +
-        x.queued.map((l) => `\n  ${l.reference} ${l.kind} ${l.amountMinor} ${l.currency} queued ${l.queuedAt}`).join('') +
+        x.queued
+          .map((l) => `\n  ${l.reference} ${l.kind} ${fileAmount(l.amountMinor, l.currency)} ${l.currency} queued ${l.queuedAt}`)
+          .join('') +
         `\nFiles: ${
           x.batches.map((b) => `\n  ${b.batchId} ${b.count} lines ${b.createdAt} by ${b.createdBy} sha256 ${b.digest}`).join('') || 'none'
         }`,
@@ -737,7 +740,8 @@ bankFileCli
         x.lines
           .map(
             (l) =>
-              `  ${l.reference} ${l.kind} ${l.amountMinor} ${l.currency} ${l.state === 'exported' ? 'awaiting the bank' : l.state}` +
+              `  ${l.reference} ${l.kind} ${fileAmount(l.amountMinor, l.currency)} ${l.currency} ` +
+              `${l.state === 'exported' ? 'awaiting the bank' : l.state}` +
               `${l.bankReference ? ` bank reference ${l.bankReference}` : ''}${l.failureReason ? ` (${l.failureReason})` : ''}`,
           )
           .join('\n') +

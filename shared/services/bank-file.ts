@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   batchRows,
+  decimalAmount,
   genericLayout,
   maxLinesPerBatch,
   newBatchId,
@@ -92,7 +93,9 @@ export async function exportBankFile(input: {
         actor: input.actor,
         action: 'exported',
         digest: batch.digest,
-        detail: `${batch.count} lines, total ${csv.length} bytes`,
+        detail:
+          `${batch.count} lines, ${decimalAmount(batch.totalMinor, batch.currency)} ${batch.currency}, ` +
+          `${Buffer.byteLength(csv)} bytes`,
       });
       return { batch, csv, created: true };
     } catch (error) {
