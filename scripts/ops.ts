@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { decimalAmount as fileAmount, isBankFileBank } from '#shared/domain/bank-file.ts';
-import type { Currency } from '#shared/domain/money.ts';
+import { isSupportedCurrency, type Currency } from '#shared/domain/money.ts';
 import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 import { localConfig, useLocalStack } from './local/config.ts';
 
@@ -662,8 +662,8 @@ const bankCode = (v: string) => {
   return v;
 };
 const fileCurrency = (v: string) => {
-  if (!['PKR', 'USD'].includes(v)) throw new InvalidArgumentError('PKR or USD');
-  return v as 'PKR' | 'USD';
+  if (!isSupportedCurrency(v) || v === 'USDT') throw new InvalidArgumentError('a currency a bank pays in: PKR, USD, EUR, GBP, AED or SAR');
+  return v;
 };
 const fileSummary = (x: {
   batch: { batchId: string; bank: string; count: number; totalMinor: number; currency: Currency; digest: string };
@@ -681,8 +681,8 @@ bankFileCli
   .command('list')
   .description("what is queued for a bank's next file, and its newest files")
   .requiredOption('--bank <code>', "the operator's bank (the live providers' bankFile.bank)", bankCode)
-  .option('--currency <code>', 'PKR | USD', fileCurrency, 'PKR')
-  .action(async (o: { bank: string; currency: 'PKR' | 'USD' }) => {
+  .option('--currency <code>', "the file's currency (one per file)", fileCurrency, 'PKR')
+  .action(async (o: { bank: string; currency: Currency }) => {
     await connect();
     const r = await (await import('#shared/services/bank-file.ts')).bankFileQueue(o.bank, o.currency);
     print(
@@ -704,11 +704,11 @@ bankFileCli
       'the newest file again, byte for byte (do not upload a file twice: the bank would pay it twice)',
   )
   .requiredOption('--bank <code>', "the operator's bank", bankCode)
-  .option('--currency <code>', 'PKR | USD', fileCurrency, 'PKR')
+  .option('--currency <code>', "the file's currency (one per file)", fileCurrency, 'PKR')
   .option('--layout <file.json>', "the bank's CSV layout (docs/providers/bank-file.md); default: the generic layout")
   .option('--out <file>', 'write the CSV there (default: stdout)')
   .option('--by <name>', 'who exports (audited)')
-  .action(async (o: { bank: string; currency: 'PKR' | 'USD'; layout?: string; out?: string; by?: string }) => {
+  .action(async (o: { bank: string; currency: Currency; layout?: string; out?: string; by?: string }) => {
     await connect();
     const { parseLayout } = await import('#shared/domain/bank-file.ts');
     const layout = o.layout ? parseLayout(JSON.parse(readFileSync(o.layout, 'utf8'))) : undefined;
