@@ -10,6 +10,8 @@ import { exportBankFile, markBankFile } from '#shared/services/bank-file.ts';
 import { settlementDetail } from '#shared/services/dashboard-settlements.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { advanceSettlement, approveSettlement } from '#shared/services/settlements.ts';
+import { processDue } from '#shared/services/due.ts';
+import { markBankFileLine } from '#shared/store/bank-file.ts';
 import { transact } from '#shared/store/client.ts';
 import { getSettlement } from '#shared/store/settlements.ts';
 import { getWallet, postJournal } from '#shared/store/wallets.ts';
@@ -219,6 +221,22 @@ describe('bank transfer file rail (live bank payouts and settlements)', { timeou
     const { wallet, external } = await ledgerClean(m);
     expect(wallet.heldByType.Settlement).toBe(0);
     expect(external('settlement_rail')).toBeGreaterThan(0);
+  });
+
+  it("a mark whose step to the payout died (a crash after the line's commit) is completed by the due sweeper's inquiry", async () => {
+    const { bank, m } = await live();
+    const w = await withdraw(m, 900);
+    expect(w.status, w.text).toBe(200);
+    const file = (await exportBankFile({ bank, currency: 'PKR', actor: 'alice' }))!;
+    const reference = file.batch.references[0]!;
+    // The line's own commit only (what markBankFile does before it settles the payout).
+    const at = new Date().toISOString();
+    const audit = { batchId: file.batch.batchId, at, actor: 'alice', action: 'line.paid' as const, digest: file.batch.digest, reference };
+    expect(await markBankFileLine(reference, file.batch.batchId, { state: 'paid', bankReference: 'FT9' }, audit)).toBe(true);
+    expect((await lookup(m, w.json.paymentIntentId)).status).toBe('Processing');
+    await processDue(new Date(Date.now() + 16 * 60_000), (i) => i.merchantId === m.merchantId);
+    expect((await lookup(m, w.json.paymentIntentId)).status).toBe('Completed');
+    await ledgerClean(m);
   });
 
   it('two exports at once make one file: a line is never in two files', async () => {
