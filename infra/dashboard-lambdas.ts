@@ -14,6 +14,7 @@ import { repoRoot } from '#infra/bundling.ts';
 const bootModules: Record<LiveBoot, string> = {
   refunds: 'shared/providers/live/boot-refunds.ts',
   payouts: 'shared/providers/live/boot-payouts.ts',
+  settlements: 'shared/providers/live/boot-settlements.ts',
   walletPresence: 'shared/providers/live/boot-wallet-presence.ts',
 };
 

@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
+import { decimalAmount as fileAmount, isBankFileBank } from '#shared/domain/bank-file.ts';
+import { isSupportedCurrency, type Currency } from '#shared/domain/money.ts';
 import { allScopes, type Scope } from '#shared/domain/scopes.ts';
 import { localConfig, useLocalStack } from './local/config.ts';
 
@@ -649,6 +652,137 @@ settlementCli
   .action(async (id: string) => {
     await connect();
     print(await (await import('#shared/services/settlements.ts')).cancelSettlement(id), describeSettlement);
+  });
+
+/**
+ * The bank transfer file rail (docs/providers/bank-file.md): live payouts and settlements to bank
+ * accounts queue as lines; the operator exports them as one file per bank, uploads it to the bank's
+ * corporate portal, and marks each line paid (the bank's reference) or failed. Every step is audited
+ * with `--by` (default: OPS_OPERATOR, else the signed-in user name).
+ */
+const bankFileCli = program.command('bank-file').description('bulk-transfer files of live bank payouts and settlements');
+const operatorName = (by?: string) => by ?? process.env.OPS_OPERATOR ?? userInfo().username;
+const bankCode = (v: string) => {
+  if (!isBankFileBank(v)) throw new InvalidArgumentError('a bank code of 2-12 capital letters or digits, e.g. HBL');
+  return v;
+};
+const fileCurrency = (v: string) => {
+  if (!isSupportedCurrency(v) || v === 'USDT') throw new InvalidArgumentError('a currency a bank pays in: PKR, USD, EUR, GBP, AED or SAR');
+  return v;
+};
+const fileSummary = (x: {
+  batch: { batchId: string; bank: string; count: number; totalMinor: number; currency: Currency; digest: string };
+}) =>
+  `Bank file ${x.batch.batchId} (${x.batch.bank}): ${x.batch.count} lines, ` +
+  `total ${fileAmount(x.batch.totalMinor, x.batch.currency)} ${x.batch.currency}, sha256 ${x.batch.digest}`;
+/** The file to --out (or stdout, its summary then on stderr); --json prints both as JSON. */
+function printFile(file: { batch: Parameters<typeof fileSummary>[0]['batch']; csv: string }, out: string | undefined, note: string) {
+  if (out) writeFileSync(out, file.csv);
+  if (json()) return print({ ...file, ...(out ? { out } : {}), note }, () => '');
+  if (!out) process.stdout.write(file.csv);
+  (out ? console.log : console.error)(`${note}${fileSummary(file)}${out ? `, written to ${out}` : ''}`);
+}
+bankFileCli
+  .command('list')
+  .description("what is queued for a bank's next file, and its newest files")
+  .requiredOption('--bank <code>', "the operator's bank (the live providers' bankFile.bank)", bankCode)
+  .option('--currency <code>', "the file's currency (one per file)", fileCurrency, 'PKR')
+  .action(async (o: { bank: string; currency: Currency }) => {
+    await connect();
+    const r = await (await import('#shared/services/bank-file.ts')).bankFileQueue(o.bank, o.currency);
+    print(
+      r,
+      (x: typeof r) =>
+        `${x.queued.length} lines queued for the next ${o.bank} ${o.currency} file` +
+        x.queued
+          .map((l) => `\n  ${l.reference} ${l.kind} ${fileAmount(l.amountMinor, l.currency)} ${l.currency} queued ${l.queuedAt}`)
+          .join('') +
+        `\nFiles: ${
+          x.batches.map((b) => `\n  ${b.batchId} ${b.count} lines ${b.createdAt} by ${b.createdBy} sha256 ${b.digest}`).join('') || 'none'
+        }`,
+    );
+  });
+bankFileCli
+  .command('export')
+  .description(
+    'the queued lines of a bank as ONE new file (a line is never in two files); with nothing queued, ' +
+      'the newest file again, byte for byte (do not upload a file twice: the bank would pay it twice)',
+  )
+  .requiredOption('--bank <code>', "the operator's bank", bankCode)
+  .option('--currency <code>', "the file's currency (one per file)", fileCurrency, 'PKR')
+  .option('--layout <file.json>', "the bank's CSV layout (docs/providers/bank-file.md); default: the generic layout")
+  .option('--out <file>', 'write the CSV there (default: stdout)')
+  .option('--by <name>', 'who exports (audited)')
+  .action(async (o: { bank: string; currency: Currency; layout?: string; out?: string; by?: string }) => {
+    await connect();
+    const { parseLayout } = await import('#shared/domain/bank-file.ts');
+    const layout = o.layout ? parseLayout(JSON.parse(readFileSync(o.layout, 'utf8'))) : undefined;
+    const { exportBankFile } = await import('#shared/services/bank-file.ts');
+    const file = await exportBankFile({ bank: o.bank, currency: o.currency, actor: operatorName(o.by), ...(layout ? { layout } : {}) });
+    if (!file) return print({ batch: null }, () => `Nothing queued for ${o.bank} ${o.currency} and no file exported yet.`);
+    printFile(file, o.out, file.created ? 'New ' : `Nothing new queued: the newest file again, exported ${file.batch.createdAt}. `);
+  });
+bankFileCli
+  .command('reprint <batchId>')
+  .description('a file again, byte for byte (its digest checked), audited')
+  .option('--out <file>', 'write the CSV there (default: stdout)')
+  .option('--by <name>', 'who reprints (audited)')
+  .action(async (batchId: string, o: { out?: string; by?: string }) => {
+    await connect();
+    const file = await (await import('#shared/services/bank-file.ts')).reprintBankFile(batchId, operatorName(o.by));
+    printFile(file, o.out, 'Reprint: ');
+  });
+bankFileCli
+  .command('show <batchId>')
+  .description("a file's lines (queued in it, paid, failed) and every step on it (who, when, digest)")
+  .action(async (batchId: string) => {
+    await connect();
+    const r = await (await import('#shared/services/bank-file.ts')).showBankFile(batchId);
+    print(
+      r,
+      (x: typeof r) =>
+        `${fileSummary(x)}\n` +
+        x.lines
+          .map(
+            (l) =>
+              `  ${l.reference} ${l.kind} ${fileAmount(l.amountMinor, l.currency)} ${l.currency} ` +
+              `${l.state === 'exported' ? 'awaiting the bank' : l.state}` +
+              `${l.bankReference ? ` bank reference ${l.bankReference}` : ''}${l.failureReason ? ` (${l.failureReason})` : ''}`,
+          )
+          .join('\n') +
+        '\nSteps:\n' +
+        x.audit
+          .map((a) => `  ${a.at} ${a.actor} ${a.action}${a.reference ? ` ${a.reference}` : ''}${a.detail ? `: ${a.detail}` : ''}`)
+          .join('\n'),
+    );
+  });
+bankFileCli
+  .command('mark <batchId> <reference> <outcome>')
+  .description(
+    "the bank's answer for one line, once: `paid --bank-ref <ref>` completes the payout or settlement, " +
+      '`failed --reason <text>` fails it and releases its hold; the same answer again changes nothing, another is refused',
+  )
+  .option('--bank-ref <ref>', "paid: the bank's reference of the transfer")
+  .option('--reason <text>', 'failed: why the bank did not pay (shown to the merchant)')
+  .option('--by <name>', 'who marks (audited)')
+  .action(async (batchId: string, reference: string, outcome: string, o: { bankRef?: string; reason?: string; by?: string }) => {
+    if (outcome !== 'paid' && outcome !== 'failed') throw new InvalidArgumentError('the outcome is paid or failed');
+    if (outcome === 'paid' && !o.bankRef) throw new Error("paid needs --bank-ref <the bank's reference>");
+    if (outcome === 'failed' && !o.reason) throw new Error('failed needs --reason <text>');
+    await connect();
+    const { markBankFile } = await import('#shared/services/bank-file.ts');
+    const r = await markBankFile({
+      batchId,
+      reference,
+      actor: operatorName(o.by),
+      outcome: outcome === 'paid' ? { state: 'paid', bankReference: o.bankRef! } : { state: 'failed', failureReason: o.reason! },
+    });
+    print(
+      r,
+      (x: typeof r) =>
+        `Line ${reference} of ${batchId} is ${x.line.state}${x.changed ? '' : ' (already)'}; ` +
+        `the ${x.line.kind} is ${x.status ?? 'not found'}.`,
+    );
   });
 
 const refundCli = program.command('refund').description('approve, reject or cancel Pending refunds');

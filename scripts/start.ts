@@ -67,7 +67,10 @@ const emulated =
   process.env.LIVE_PROVIDERS === 'emulated'
     ? await (await import('./emulators/index.ts')).startEmulatedProviders(config.baseUrl)
     : undefined;
-if (emulated) (await import('#shared/providers/live/index.ts')).configureLiveProviders(emulated.config);
+// With them, live bank payouts and settlements go to the bank transfer file of BANK_FILE_BANK (default LOCALBANK):
+// `npm run ops -- bank-file export --bank LOCALBANK`, then `bank-file mark` (docs/providers/bank-file.md).
+const bankFile = { bank: process.env.BANK_FILE_BANK ?? 'LOCALBANK' };
+if (emulated) (await import('#shared/providers/live/index.ts')).configureLiveProviders({ ...emulated.config, bankFile });
 
 // The demo merchant: created on first start, its keys kept in the git-ignored data folder; its endpoints follow the receiver port.
 const { demo, endpoints, moved } = await ensureDemoMerchant(config);
@@ -109,6 +112,7 @@ ${
   live secret key   ${demo.live.secretKey}
   live endpoint     ${endpointLine('live')}
 Live providers    EMULATED: JazzCash ${emulated.jazzcash.url}, Easypaisa ${emulated.easypaisa.url}
+Bank payouts      live bank payouts and settlements: bank transfer file ${bankFile.bank} (npm run ops -- bank-file --help)
 `
     : `Live providers    none (live money operations answer 422; LIVE_PROVIDERS=emulated starts the emulators)
 `

@@ -14,7 +14,7 @@ import type { DashboardPermission } from '#shared/domain/dashboard-roles.ts';
 import type { HttpMethod, LambdaGroupId, RouteDefinition } from '#shared/http/route.ts';
 
 /** Live provider products whose adapters a Lambda installs (shared/providers/live/boot-*.ts). */
-export type LiveBoot = 'refunds' | 'payouts' | 'walletPresence';
+export type LiveBoot = 'refunds' | 'payouts' | 'settlements' | 'walletPresence';
 
 export interface DashboardLambda {
   readonly id: LambdaGroupId;
@@ -58,7 +58,7 @@ const paymentsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGet
 const refundsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
 const linksPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
 const payoutsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
-const settlementsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
+const settlementsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
 const balancePermissions = { ...signedIn, secrets: ['publicPathsKey'] } as const;
 const exportsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
 const developersPermissions = {
@@ -110,7 +110,7 @@ export const dashboardLambdas = {
   dashboardSettlements: {
     id: 'dashboardSettlements',
     summary: 'Merchant dashboard: settlements (list, request, detail, approve, reject).',
-    live: [],
+    live: ['settlements'],
     permissions: settlementsPermissions,
   },
   dashboardBalance: {

@@ -856,6 +856,7 @@ ${v.fxRate !== null ? html`<dt>Exchange rate</dt><dd>${v.fxRate} (${when(v.fxRat
 <dt>Requested</dt><dd>${when(v.requestedAt)}</dd>
 <dt>Approved</dt><dd>${when(v.approvedAt)}</dd>
 <dt>Processed</dt><dd>${when(v.processedAt)}</dd>
+${v.bankFile ? html`<dt>Bank transfer</dt><dd id="settlement-bank-file">${v.bankFile}</dd>` : ''}
 <dt>Automatic</dt><dd>${v.isAuto ? 'yes (schedule)' : 'no'}</dd>
 <dt>Requested by</dt><dd>${
       v.maker ? `${v.maker.email}${v.maker.keyId ? ` (API key ${v.maker.keyId})` : ''}` : 'the API or the schedule'

@@ -7,6 +7,7 @@ import '#shared/providers/live/boot-wallets.ts';
 import '#shared/providers/live/boot-cards.ts';
 import '#shared/providers/live/boot-refunds.ts';
 import '#shared/providers/live/boot-payouts.ts';
+import '#shared/providers/live/boot-settlements.ts';
 
 /**
  * The due sweeper (functions/jobs.ts): poll the due index every 2 s until the timeout is near.

@@ -6,6 +6,7 @@ import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import { problems, type FieldErrors } from '#shared/http/problem.ts';
 import * as f from '#shared/http/schemas.ts';
 import { createSettlement } from '#shared/services/settlement-requests.ts';
+import '#shared/providers/live/boot-settlements.ts';
 
 /** POST /Gateway/v{version}/Settlements — move wallet funds to a bank account or a USDT address (200, status 0). */
 const text = (min: number, max: number) =>

@@ -156,10 +156,11 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     for (const { id, resource } of resourcesOf(stacks, 'AWS::SecretsManager::Secret')) {
       secrets.set(secretArn(id), resource.Properties?.SecretString ?? randomBytes(48).toString('base64url').slice(0, 64));
     }
-    // The live providers secret (imported by ARN, `-c liveProvidersSecretArn`): the emulators' credentials.
+    // The live providers secret (imported by ARN, `-c liveProvidersSecretArn`): the emulators' credentials, and
+    // live bank payouts and settlements through the bank transfer file of the operator's bank REHEARSAL.
     const providers = await startEmulatedProviders(baseUrl);
     cleanups.push(() => providers.close());
-    secrets.set(rehearsalLiveProvidersArn, JSON.stringify(providers.config));
+    secrets.set(rehearsalLiveProvidersArn, JSON.stringify({ ...providers.config, bankFile: { bank: 'REHEARSAL' } }));
 
     // The queues (local SQS), their redrive policies resolved below; the proxy in front of it all.
     const sqsPort = await freePort();

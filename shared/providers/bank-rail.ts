@@ -10,6 +10,8 @@ import type { Rail } from './rail.ts';
 export interface PayoutInstruction {
   /** The gateway's transactionReference: the idempotent client reference the provider sees. */
   reference: string;
+  /** The payout's paymentIntentId (the bank transfer file rail records it on its line). */
+  paymentIntentId?: string;
   amountMinor: number;
   currency: Currency;
   bankCode: string;

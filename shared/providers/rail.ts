@@ -71,6 +71,13 @@ export interface Rail<I extends Instruction> {
    * the field) before anything is held, and an approval without them.
    */
   requires?(target: Partial<I>): readonly (keyof I & string)[];
+  /**
+   * Optional, for a mode whose instructions go to different rails (live payouts: JazzCash wallets to the
+   * JazzCash disbursement API, bank accounts to the bank transfer file): the rail that serves `target`.
+   * shared/providers/rails.ts resolves it when the caller names the target; the chosen rail's name,
+   * timings and ledger account then apply.
+   */
+  route?(target: Partial<I>): Rail<I>;
   submit(instruction: I, signal?: AbortSignal): Promise<SubmitAnswer>;
   status(instruction: I, signal?: AbortSignal): Promise<StatusAnswer>;
 }

@@ -24,18 +24,25 @@ const metricFamily: Record<RailFamily, string> = { payout: 'bank_rail', settleme
 /** Rails installed with configureRail: the deployment's live adapters, or a test's own rail. */
 const installed: { [F in RailFamily]: Partial<Record<Mode, Rail<RailInstructions[F]>>> } = { payout: {}, settlement: {}, refund: {} };
 
-function railOf<F extends RailFamily>(family: F, mode: Mode, sandbox: Rail<RailInstructions[F]>): Rail<RailInstructions[F]> | undefined {
+function railOf<F extends RailFamily>(
+  family: F,
+  mode: Mode,
+  sandbox: Rail<RailInstructions[F]>,
+  target?: Partial<RailInstructions[F]>,
+): Rail<RailInstructions[F]> | undefined {
   const rail = (installed[family][mode] as Rail<RailInstructions[F]> | undefined) ?? (mode === 'test' ? sandbox : undefined);
-  return instrumented(metricFamily[family], rail);
+  return instrumented(metricFamily[family], target && rail?.route ? rail.route(target) : rail);
 }
 
 /**
  * The rail of a family for a mode: the installed one, else the sandbox in test mode; undefined when
- * none is configured (live mode by default). One accessor per family, so a Lambda bundles only the
- * sandboxes of the families it uses (issue 26).
+ * none is configured (live mode by default). With a target, a routing rail (Rail.route) gives the
+ * rail that serves it. One accessor per family, so a Lambda bundles only the sandboxes of the
+ * families it uses (issue 26).
  */
-export const payoutRail = (mode: Mode) => railOf('payout', mode, sandboxBankRail);
-export const settlementRail = (mode: Mode) => railOf('settlement', mode, sandboxSettlementRail);
+export const payoutRail = (mode: Mode, target?: Partial<PayoutInstruction>) => railOf('payout', mode, sandboxBankRail, target);
+export const settlementRail = (mode: Mode, target?: Partial<SettlementInstruction>) =>
+  railOf('settlement', mode, sandboxSettlementRail, target);
 export const refundRail = (mode: Mode) => railOf('refund', mode, sandboxRefundProvider);
 
 /** Installs a live adapter (deployment wiring) or, in tests, a fake one; `undefined` removes it (test mode: the sandbox again). */

@@ -4,6 +4,8 @@ import { normaliseAccount, type SettlementDestination } from '#shared/domain/set
 import { checkUsdtAddress } from '#shared/domain/usdt-address.ts';
 import { createSettlement, previewSettlement, settlementFor, settlementPage } from '#shared/services/settlement-requests.ts';
 import { SettlementStatus } from '#shared/domain/settlement.ts';
+import { bankFileStanding } from '#shared/domain/bank-file.ts';
+import { getBankFileLine } from '#shared/store/bank-file.ts';
 import { auditWrite, getSettlementMaker } from '#shared/store/dashboard.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
@@ -26,18 +28,23 @@ const settlementOf = (merchantId: string, mode: Mode, id: string) => {
   return settlementFor(merchantId, mode, id);
 };
 
-/** One settlement with who requested it (dashboard requests), the approval setting and the approvals so far. */
+/**
+ * One settlement with who requested it (dashboard requests), the approval setting and the approvals so far, and where
+ * it stands in the bank transfer file rail (live bank settlements: docs/providers/bank-file.md), null when not there.
+ */
 export async function settlementDetail(merchantId: string, mode: Mode, id: string) {
   const view = await settlementOf(merchantId, mode, id);
-  const [maker, policy, approvals, movements] = await Promise.all([
+  const [maker, policy, approvals, movements, line] = await Promise.all([
     getSettlementMaker(id),
     approvalPolicy(merchantId),
     approvalsOf('settlement', id),
     view.breakdown ? balancePage(merchantId, mode, { settlement: id }) : undefined,
+    view.status >= SettlementStatus.Processing ? getBankFileLine(id) : undefined,
   ]);
   return {
     ...view,
     movements,
+    bankFile: line && line.state !== 'void' ? bankFileStanding(line) : null,
     maker: maker ? { userId: maker.userId, email: maker.email, keyId: maker.keyId ?? null } : null,
     policy,
     policyText: describePolicy(policy),

@@ -87,7 +87,10 @@ export async function createSettlement(
   now = new Date(),
 ): Promise<FinalChange<SettlementView>> {
   const { maker, ...owner } = caller;
-  if (!settlementRail(caller.mode)) throw railUnavailable();
+  const rail = settlementRail(caller.mode, { destination: input.destination });
+  if (!rail) throw railUnavailable();
+  const refusal = rail.refuses?.({ destination: input.destination });
+  if (refusal) throw new BusinessRuleError(refusal, 'settlement_rail_unavailable');
   const draft = newSettlement(owner, input, caller.fee, false, now, randomUUID());
   if (draft === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
   if (draft.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, draft.netMinor, now);

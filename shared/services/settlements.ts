@@ -116,10 +116,16 @@ const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = 
     const dueAt = current.version === asked.version ? later(now, rail.timings.firstCheckAfterMs) : undefined;
     return change(current, { railReference: answer.providerReference }, dueAt, now);
   },
-  completed: ({ current, rail, now }) =>
+  // The rail's reference of the transfer (a bank file line: the bank's reference) is kept when the rail gives one.
+  completed: ({ current, rail, now }, answer) =>
     change(
       current,
-      { status: SettlementStatus.Completed, processedAt: now.toISOString(), failureReason: null },
+      {
+        status: SettlementStatus.Completed,
+        processedAt: now.toISOString(),
+        failureReason: null,
+        ...(answer.providerReference ? { railReference: answer.providerReference } : {}),
+      },
       null,
       now,
       ...postJournal(settlementJournals.completed(current, rail.ledgerAccount, now)),
@@ -133,12 +139,13 @@ const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = 
  *   Approved    → Processing WITH the submission record (one version-conditioned commit), then the
  *                 ONE submit to the rail and its answer (shared/services/outbound.ts)
  *   Processing  → the rail's status inquiry, never a second submit.
- * Returns the settlement after the step.
+ * Returns the settlement after the step. `railOf`: the rail that holds its submission when the caller
+ * knows it (a bank transfer file line marked by the operator), else the mode's settlement rail.
  */
-export async function advanceSettlement(id: string, now = new Date()): Promise<Settlement | undefined> {
+export async function advanceSettlement(id: string, now = new Date(), railOf = settlementRail): Promise<Settlement | undefined> {
   const current = await getSettlement(id);
   if (!current) return undefined;
-  const rail = settlementRail(current.mode);
+  const rail = railOf(current.mode, { destination: current.destination });
   const approved = (s: Settlement) => s.status === SettlementStatus.Approved;
   if (approved(current)) {
     if (!rail) return commit(id, (s) => (approved(s) ? failed(s, 'No settlement rail is configured for this mode.', now) : null));

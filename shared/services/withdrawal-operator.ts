@@ -45,7 +45,7 @@ export async function approveWithdrawal(
     );
   if (!(await merchantMaySubmitNow(found.merchantId)))
     throw new BusinessRuleError(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
-  const rail = payoutRail(found.mode);
+  const rail = payoutRail(found.mode, { bankCode: withdrawalDetails(found).beneficiary.bankCode });
   if (!rail) throw providerUnavailable();
   if (given.receiverCnic !== undefined && !/^\d{13}$/.test(given.receiverCnic))
     throw new DomainError('invalid', 'The receiver CNIC has exactly 13 digits.', {

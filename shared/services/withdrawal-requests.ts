@@ -49,7 +49,7 @@ export async function requestWithdrawal(input: WithdrawalInput, place: PlaceHold
     throw new BusinessRuleError(`The minimum withdrawal is 300 ${input.currency}.`, 'amount_below_minimum');
   }
   if (input.callbackUrl) await assertSafeCallbackUrl(input.callbackUrl, input.allowInsecureWebhooks);
-  const rail = payoutRail(input.mode);
+  const rail = payoutRail(input.mode, { bankCode: input.bank.code });
   if (!rail) throw providerUnavailable();
   const refusal = rail.refuses?.({ bankCode: input.bank.code });
   if (refusal) throw new BusinessRuleError(refusal, 'payout_provider_unavailable');

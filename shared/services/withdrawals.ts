@@ -36,6 +36,7 @@ const instruction = (intent: PaymentIntent): PayoutInstruction => {
   const d = withdrawalDetails(intent);
   return {
     reference: intent.transactionReference,
+    paymentIntentId: intent.paymentIntentId,
     amountMinor: intent.amountMinor,
     currency: intent.currency,
     bankCode: d.beneficiary.bankCode,
@@ -134,10 +135,11 @@ export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutCh
 /**
  * The due handler (shared/services/due.ts): a Processing payout whose check is due. The engine asks
  * the rail's status inquiry, NEVER submits again: Completed (amount to the rail, fee to the
- * platform), Failed (hold released), or later.
+ * platform), Failed (hold released), or later. `rail`: the rail that holds the submission when the
+ * caller knows it (a bank transfer file line marked by the operator), else the mode's payout rail.
  */
-export async function reconcileWithdrawal(due: PaymentIntent, now = new Date()): Promise<void> {
+export async function reconcileWithdrawal(due: PaymentIntent, now = new Date(), rail?: Rail<PayoutInstruction>): Promise<void> {
   const intent = await getIntent(due.paymentIntentId);
   if (!intent || intent.intentType !== 'withdrawal' || intent.status !== 'Processing') return;
-  await inquireOrLater(payouts, payoutRail(intent.mode), intent, now);
+  await inquireOrLater(payouts, rail ?? payoutRail(intent.mode, instruction(intent)), intent, now);
 }

@@ -50,6 +50,11 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *                 GSI3: MERCHANT#<id>#<mode>#REFUND / <requestedAt>#<id> (the merchant's refunds)
  *                 GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
  *   SandboxReceipt SANDBOX#<rail>#<reference>         RECEIPT                           -   (test mode: what a sandbox rail received; ttl)
+ *   BankFileLine  BANKFILE#LINE#<reference>           LINE
+ *                 GSI1 (sparse, while queued): BANKFILE#QUEUE#<bank>#<currency> / <queuedAt>#<reference>
+ *   BankFileBatch BANKFILE#BATCH#<batchId>            BATCH
+ *                 GSI1: BANKFILE#BATCHES#<bank>#<currency> / <createdAt>#<batchId>
+ *   BankFileAudit BANKFILE#AUDIT#<batchId>            <at>#<auditId>                    -   (the operator's steps on a file)
  *   DashUser      DASHUSER#<userId>                   DASHUSER
  *                 GSI1: MERCHANT#<merchantId>#DASHUSER / <createdAt>#<userId>
  *   DashEmail     DASHEMAIL#<lower-case e-mail>       DASHEMAIL                         -   (uniqueness + sign-in lookup)
@@ -388,6 +393,24 @@ export const quota = (mode: Mode, merchantId: string, subject: string, window: s
 });
 /** Test mode: a submission a sandbox rail received (shared/store/sandbox-receipts.ts). */
 export const sandboxReceipt = (rail: string, reference: string): Key => ({ PK: `SANDBOX#${rail}#${reference}`, SK: 'RECEIPT' });
+/** The bank transfer file rail (shared/store/bank-file.ts): a line per reference, its files, the operator's steps. */
+export const bankFileLine = (reference: string): Key => ({ PK: `BANKFILE#LINE#${reference}`, SK: 'LINE' });
+export const bankFileQueue = (bank: string, currency: string) => ({ GSI1PK: `BANKFILE#QUEUE#${bank}#${currency}` });
+export const bankFileQueued = (bank: string, currency: string, queuedAt: string, reference: string) => ({
+  ...bankFileQueue(bank, currency),
+  GSI1SK: `${queuedAt}#${reference}`,
+});
+export const bankFileBatch = (batchId: string): Key => ({ PK: `BANKFILE#BATCH#${batchId}`, SK: 'BATCH' });
+export const bankFileBatches = (bank: string, currency: string) => ({ GSI1PK: `BANKFILE#BATCHES#${bank}#${currency}` });
+export const bankFileBatchListing = (bank: string, currency: string, createdAt: string, batchId: string) => ({
+  ...bankFileBatches(bank, currency),
+  GSI1SK: `${createdAt}#${batchId}`,
+});
+export const bankFileAudit = (batchId: string, at: string, auditId: string): Key => ({
+  PK: `BANKFILE#AUDIT#${batchId}`,
+  SK: `${at}#${auditId}`,
+});
+export const bankFileAuditOf = (batchId: string) => ({ PK: `BANKFILE#AUDIT#${batchId}` });
 /** Merchant dashboard (shared/store/dashboard.ts): users, invites, sessions, audit log, sign-in throttling. */
 export const dashUser = (userId: string): Key => ({ PK: `DASHUSER#${userId}`, SK: 'DASHUSER' });
 export const dashUserListing = (merchantId: string, createdAt: string, userId: string) => ({

@@ -185,9 +185,11 @@ describe('PaymentGatewayStack', () => {
         'deposit',
         'walletProviderCallback',
         'withdraw',
+        'createSettlement',
         'dashboardLinks',
         'dashboardPayouts',
         'dashboardRefunds',
+        'dashboardSettlements',
         'dueSweeper',
       ].sort(),
     );

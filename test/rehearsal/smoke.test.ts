@@ -16,7 +16,8 @@ import { dashboardUser, eventually, listen, opsAws, useRehearsal, webhookReceive
  * every AWS call checked against the calling function's role: the first paid checkout through the
  * SDK with its webhook verified, a wallet charge, a refund, a settlement, a payout approved in the
  * dashboard by a second user, the events feed, invites and the ledger check through `ops --aws
- * --outputs`, and every schedule run from its rule. Not one call may be denied.
+ * --outputs`, live bank payouts and settlements through the bank transfer file (`ops bank-file`), and
+ * every schedule run from its rule. Not one call may be denied.
  */
 const smokeState = useRehearsal();
 
@@ -40,6 +41,10 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   let paymentIntentId = '';
   let orderRef = '';
   let settlementId = '';
+  let livePayoutId = '';
+  let liveSettlementId = '';
+  const liveGateway = () =>
+    new Gateway({ apiKey: merchant.live.apiKey, secretKey: merchant.live.secretKey, baseUrl: state.rehearsal.baseUrl, maxRetries: 0 });
 
   beforeAll(async () => {
     receiver = await webhookReceiver();
@@ -265,6 +270,26 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     });
     // Credited once, less the fee, in live mode only.
     expect((await live.account.balance()).availableBalance).toBe(985);
+  });
+
+  it('live mode: a payout and a settlement to a bank are queued for the bank transfer file (funds held)', async () => {
+    const live = liveGateway();
+    const payout = (await live.withdrawals.create({ ...(manualPayout() as object), autoProcessPayout: true } as never)) as {
+      paymentIntentId: string;
+      payoutInfo: { status: string; provider: string };
+    };
+    expect(payout.payoutInfo).toMatchObject({ status: 'Processing', provider: 'Bank transfer file (REHEARSAL)' });
+    livePayoutId = payout.paymentIntentId;
+    const settlement = await live.settlements.create({
+      amount: 300,
+      bankName: 'HBL',
+      iban: 'PK36SCBL0000001123456702',
+      accountTitle: 'Acme Ltd',
+    } as never);
+    liveSettlementId = settlement.id as string;
+    // Approved now; the due sweeper (run from its rule below, with every schedule) submits it: queued for the file.
+    const approved = await opsAws(state.rehearsal, 'settlement', 'approve', liveSettlementId);
+    expect(approved.code, approved.stderr).toBe(0);
   });
 
   it('an admin demotes another admin (the check that an admin remains), who then may no longer manage the team', async () => {
@@ -525,6 +550,36 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   it('every schedule runs from its rule; ops ledger verify finds the ledger sound', async () => {
     expect(state.rehearsal.rules.length).toBeGreaterThan(0);
     for (const rule of state.rehearsal.rules) await state.rehearsal.runRule(rule);
+    const verified = await opsAws(state.rehearsal, 'ledger', 'verify');
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.json?.discrepancies, verified.stdout).toEqual([]);
+  });
+
+  it('live mode: the bank transfer file exported twice (one file and digest), each line marked paid: Completed, ledger clean', async () => {
+    const live = liveGateway();
+    expect((await live.settlements.retrieve(liveSettlementId)).status).toBe(2); // Processing: submitted by the due sweeper
+    const exported = await opsAws(state.rehearsal, 'bank-file', 'export', '--bank', 'REHEARSAL', '--by', 'rehearsal');
+    expect(exported.json?.batch, exported.stderr).toMatchObject({ count: 2 });
+    const { batchId, digest, references } = exported.json.batch as { batchId: string; digest: string; references: string[] };
+    const again = await opsAws(state.rehearsal, 'bank-file', 'export', '--bank', 'REHEARSAL', '--by', 'rehearsal');
+    expect(again.json).toMatchObject({ created: false, batch: { batchId, digest } });
+    for (const [n, reference] of references.entries()) {
+      const marked = await opsAws(
+        state.rehearsal,
+        'bank-file',
+        'mark',
+        batchId,
+        reference,
+        'paid',
+        '--bank-ref',
+        `FT${n}`,
+        '--by',
+        'rehearsal',
+      );
+      expect(marked.json, marked.stderr).toMatchObject({ status: 'Completed' });
+    }
+    expect((await live.transactions.retrieve(livePayoutId)).status).toBe('Completed');
+    expect((await live.settlements.retrieve(liveSettlementId)).status).toBe(3);
     const verified = await opsAws(state.rehearsal, 'ledger', 'verify');
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.json?.discrepancies, verified.stdout).toEqual([]);

@@ -33,7 +33,7 @@ export interface CodeNeeds {
   readonly live: { reached: Set<LiveProduct>; installed: Set<LiveProduct> };
 }
 
-export type LiveProduct = 'wallets' | 'walletPresence' | 'cards' | 'refunds' | 'payouts';
+export type LiveProduct = 'wallets' | 'walletPresence' | 'cards' | 'refunds' | 'payouts' | 'settlements';
 /**
  * Where the code asks for a live adapter (outside the registries that define these accessors), and
  * the installer each product's boot module passes (shared/providers/live/boot-*.ts).
@@ -44,6 +44,7 @@ const liveAccessors: Record<LiveProduct, RegExp> = {
   cards: /\bliveCardProvider\d*\(/,
   refunds: /\brefundRail\d*\(/,
   payouts: /\bpayoutRail\d*\(/,
+  settlements: /\bsettlementRail\d*\(/,
 };
 const liveRegistries = ['shared/providers/wallet.ts', 'shared/providers/cards.ts', 'shared/providers/rails.ts'];
 const liveInstallers: Record<LiveProduct, RegExp> = {
@@ -52,6 +53,7 @@ const liveInstallers: Record<LiveProduct, RegExp> = {
   cards: /\binstallLiveCards\d*\b/,
   refunds: /\binstallLiveRefunds\d*\b/,
   payouts: /\binstallLivePayouts\d*\b/,
+  settlements: /\binstallLiveSettlements\d*\b/,
 };
 
 const commandActions: Record<string, string[]> = {

@@ -25,7 +25,7 @@ describe('dashboard group Lambdas', () => {
     expect(rows.length).toBeGreaterThan(1);
     expect(imported.sort()).toEqual([...rows.map((r) => r.handler), 'functions/dashboard/group.ts'].sort());
     const boots = [...source.matchAll(/import '\.\.\/\.\.\/shared\/providers\/live\/boot-([\w-]+)\.ts'/g)].map((m) => m[1]);
-    const product = { refunds: 'refunds', payouts: 'payouts', walletPresence: 'wallet-presence' } as const;
+    const product = { refunds: 'refunds', payouts: 'payouts', settlements: 'settlements', walletPresence: 'wallet-presence' } as const;
     expect(boots).toEqual(lambdaGroups[group].live.map((p) => product[p]));
     const { handler } = await import(pathToFileURL(resolve(repoRoot, groupModule(group))).href);
     expect(typeof handler).toBe('function');

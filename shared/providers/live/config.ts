@@ -1,3 +1,4 @@
+import type { BankFileRailConfig } from '../bank-file-rail.ts';
 import type { EasypaisaConfig } from './easypaisa.ts';
 import type { JazzCashConfig } from './jazzcash.ts';
 
@@ -5,6 +6,8 @@ import type { JazzCashConfig } from './jazzcash.ts';
 export interface LiveProvidersConfig {
   jazzcash?: JazzCashConfig;
   easypaisa?: EasypaisaConfig;
+  /** The bank transfer file rail: the operator's bank, whose corporate portal pays the exported files (checked by ./index.ts). */
+  bankFile?: BankFileRailConfig;
 }
 
 /**
@@ -103,5 +106,6 @@ export function parseLiveProvidersConfig(raw: unknown): { config: LiveProvidersC
         ].join('; ')}`,
       );
   }
+  if (source.bankFile !== undefined) config.bankFile = source.bankFile as BankFileRailConfig;
   return { config, problems };
 }

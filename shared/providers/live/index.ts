@@ -1,6 +1,8 @@
 import { readSecretString } from '#shared/crypto/seal.ts';
+import { isBankFileBank } from '#shared/domain/bank-file.ts';
 import { logger } from '#shared/logger.ts';
 import { configureLiveCards } from '../cards.ts';
+import { bankFilePayoutRail, bankFileSettlementRail, type BankFileRailConfig } from '../bank-file-rail.ts';
 import { configureRail } from '../rails.ts';
 import { configureLiveWallet, configureLiveWalletPresence } from '../wallet.ts';
 import { parseLiveProvidersConfig, type LiveProvidersConfig } from './config.ts';
@@ -18,9 +20,12 @@ import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, refundOnc
  *   card payments (hosted page, 3-D Secure)    JazzCash
  *   refunds                                    JazzCash wallet and card payments, once per payment;
  *                                              Easypaisa payments: 422 (no public refund API)
- *   payouts                                    to JazzCash wallets only (bankCode JAZZCASH);
- *                                              bank accounts and Easypaisa wallets: 422
- *   settlements                                none (no public bank API): 422
+ *   payouts                                    to JazzCash wallets (bankCode JAZZCASH) through the
+ *                                              JazzCash disbursement API; every other bank code through
+ *                                              the bank transfer file when `bankFile` is configured
+ *                                              (docs/providers/bank-file.md), else 422
+ *   settlements                                to bank accounts through the bank transfer file when
+ *                                              `bankFile` is configured; USDT and without it: 422
  */
 export type { LiveProvidersConfig };
 
@@ -61,24 +66,51 @@ export function installLiveRefunds(config: LiveProvidersConfig | undefined): voi
   );
 }
 
-/** The live payout rail (JazzCash disbursements). */
+/**
+ * The bank transfer file's configuration when valid: its bank code names the files and the `--bank` of `ops bank-file`
+ * (2-12 capital letters or digits). An invalid one is logged and leaves bank payouts and settlements refused (422).
+ */
+function bankFileOf(config: LiveProvidersConfig | undefined): BankFileRailConfig | undefined {
+  const bank = config?.bankFile?.bank;
+  if (bank === undefined) return undefined;
+  if (isBankFileBank(bank)) return { bank };
+  logger.error('live providers: bankFile.bank must be 2-12 capital letters or digits; the bank transfer file is off', { bank });
+  return undefined;
+}
+
+const toJazzCashWallet = (bankCode: string | undefined) => bankCode === undefined || bankCode.toUpperCase() === 'JAZZCASH';
+
+/**
+ * The live payout rail: JazzCash wallets through the JazzCash disbursement API; bank accounts (every
+ * other bank code) through the bank transfer file; both configured, each payout is routed by its bank
+ * code (Rail.route). A payout neither serves is refused (422).
+ */
 export function installLivePayouts(config: LiveProvidersConfig | undefined): void {
   const disbursement = config?.jazzcash?.disbursement ? jazzCashDisbursementRail(config.jazzcash) : undefined;
+  const bankFile = bankFileOf(config);
+  const file = bankFile && bankFilePayoutRail(bankFile);
+  const jazzCash = disbursement && {
+    ...disbursement,
+    refuses: (target: { bankCode?: string }) =>
+      toJazzCashWallet(target.bankCode)
+        ? undefined
+        : `Live payouts go to JazzCash wallets only (bankCode JAZZCASH): ${
+            target.bankCode!.toUpperCase() === 'EASYPAISA'
+              ? 'Easypaisa publishes no disbursement API we can use'
+              : 'no bank publishes a payout API this gateway can use'
+          }.`,
+  };
   configureRail(
     'payout',
     'live',
-    disbursement && {
-      ...disbursement,
-      refuses: (target) =>
-        target.bankCode === undefined || target.bankCode.toUpperCase() === 'JAZZCASH'
-          ? undefined
-          : `Live payouts go to JazzCash wallets only (bankCode JAZZCASH): ${
-              target.bankCode.toUpperCase() === 'EASYPAISA'
-                ? 'Easypaisa publishes no disbursement API we can use'
-                : 'no bank publishes a payout API this gateway can use'
-            }.`,
-    },
+    jazzCash && file ? { ...file, route: (target) => (toJazzCashWallet(target.bankCode) ? jazzCash : file) } : (jazzCash ?? file),
   );
+}
+
+/** The live settlement rail: bank accounts through the bank transfer file, when configured. */
+export function installLiveSettlements(config: LiveProvidersConfig | undefined): void {
+  const bankFile = bankFileOf(config);
+  configureRail('settlement', 'live', bankFile && bankFileSettlementRail(bankFile));
 }
 
 /** Every live adapter (the local server with the emulators, tests). */
@@ -87,6 +119,7 @@ export function configureLiveProviders(config: LiveProvidersConfig | undefined):
   installLiveCards(config);
   installLiveRefunds(config);
   installLivePayouts(config);
+  installLiveSettlements(config);
 }
 
 export type LiveInstaller = (config: LiveProvidersConfig | undefined) => void;
