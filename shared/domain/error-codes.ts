@@ -63,6 +63,10 @@ export const errorCodes = {
   balance_not_ready: 'The balance checkpoint is being built: retry after Retry-After seconds.',
   provider_signature_invalid: "A provider callback's signature does not verify.",
   provider_notification_mismatch: 'A provider notification that does not match the payment.',
+  // The operator's bank transfer files (`ops bank-file`; never answered to merchants).
+  bank_reference_required: "A bank file line marked paid needs the bank's reference.",
+  reason_required: 'A bank file line marked failed needs the reason the bank gave.',
+  already_marked: 'The bank file line was already marked with another outcome: it is not changed.',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof errorCodes;
