@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Attributor, limits, mixLoad, OperationTally, type OperationResult, prices, summarise } from './heat-model.ts';
+import { Attributor, limits, mixLoad, OperationTally, type OperationResult, prices, shardFamilies, summarise } from './heat-model.ts';
 import { benchCleanups, startBenchStack, startLocalApi } from './local-stack.ts';
 
 /**
@@ -246,25 +246,7 @@ export async function runHeatBench(): Promise<number> {
       const merchantWide = (key: string) =>
         !/[0-9a-f]{8}-[0-9a-f]{4}|evt_|_[0-9A-Za-z]{16,}/.test(key.replaceAll(merchant.merchantId, 'M'));
       // Hash-placed shards: the expected load of one is its family's total over the member count.
-      const { dueShardCount } = await import('#shared/store/keys.ts');
-      const families = (_where: string, key: string) => {
-        const due = /^((?:MONEY|WEBHOOK)?DUE)#\d+$/.exec(key);
-        if (due) return { family: `${due[1]}#<n>`, members: dueShardCount };
-        const wallet = /^(MERCHANT#[^#]+)#SHARD#\d+$/.exec(key);
-        if (wallet && shards > 1) return { family: `${wallet[1]}#SHARD#<n>`, members: shards - 1 };
-        if (shards > 1 && key.includes(merchant.merchantId) && /#(TXN|EVENTS)|^EVENTS#/.test(key)) {
-          const listing = /^(.*?)(?:#(\d+))?$/.exec(key)!;
-          // The listing shards: shard 0 is the unsuffixed key, shard n ≥ 1 the key with `#<n>`.
-          if (
-            new RegExp(
-              '#(TXN|test|live|Pending|Completed|Failed|Processing|Cancelled|Expired|' +
-                'pending|retrying|delivered|dead_lettered|no_destination|endpoint_disabled)$',
-            ).test(listing[1]!)
-          )
-            return { family: `${listing[1]}[#<n>]`, members: shards };
-        }
-        return undefined;
-      };
+      const families = shardFamilies(merchant.merchantId, shards);
       const operations = [...tallies].map(([op, t]) => summarise(op, t, op === 'webhook.delivery' ? merchantWide : undefined, families));
       const byName = new Map(operations.map((o) => [o.operation, o]));
       const delivery = byName.get('webhook.delivery');
