@@ -40,6 +40,7 @@ export const isolatedFiles = [
   'test/model/**/*.test.ts',
   ...[
     'alarm-metrics',
+    'capacity',
     'dashboard-sign-in',
     'deposits',
     'events-feed',

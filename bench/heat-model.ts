@@ -1,6 +1,7 @@
 import type { AttributeValue, ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { CapacityRecord } from '#shared/store/client.ts';
 import { dueShardCount } from '#shared/store/keys.ts';
+import { transactionListShards } from '#shared/store/shards.ts';
 
 /**
  * The capacity model of `npm run bench -- heat` (bench/heat.ts, docs/scaling.md). Pure: it turns
@@ -274,7 +275,9 @@ export type Families = (
   where: string,
   key: string,
   sk?: string,
-) => { family: string; members: number; /** A key whose partition also holds member 0 (its load is added there too). */ alsoOn?: string } | undefined;
+) =>
+  | { family: string; members: number /** A key whose partition also holds member 0 (its load is added there too). */; alsoOn?: string }
+  | undefined;
 
 /**
  * The hash-placed families of one merchant on `shards` shards (shared/store/shards.ts, keys.ts): the
@@ -303,7 +306,10 @@ export function shardFamilies(merchantId: string, shards: number): Families {
       return { family: `${own}[#SHARD#<n>]`, members: shards, alsoOn: own };
     if (!/#(TXN|EVENTS|REFUND|REFS|BALTXN)|^EVENTS#/.test(key)) return undefined;
     const base = /^(.*?)(?:#(\d+))?$/.exec(key)![1]!;
-    return listing.test(base) ? { family: `${base}[#<n>]`, members: shards } : undefined;
+    if (!listing.test(base)) return undefined;
+    // The all-transactions listing has twice the partitions (shared/store/shards.ts).
+    const members = where === 'GSI1' && base.endsWith('#TXN') ? transactionListShards(shards) : shards;
+    return { family: `${base}[#<n>]`, members };
   };
 }
 
@@ -314,7 +320,16 @@ export function summarise(operation: string, t: OperationTally, shared?: (key: s
   // sees a member touched once: the family as a whole is what instances share), then: a key only one
   // instance touched (its payment intent, its idempotency record) is written a bounded number of
   // times, whatever the rate: only keys instances share make heat.
-  type Group = { where: string; key: string; pattern: string; rcu: number; wcu: number; members: number; alsoOn?: string; instances: Set<number> };
+  type Group = {
+    where: string;
+    key: string;
+    pattern: string;
+    rcu: number;
+    wcu: number;
+    members: number;
+    alsoOn?: string;
+    instances: Set<number>;
+  };
   const grouped = new Map<string, Group>();
   for (const k of t.perKey.values()) {
     const f = families?.(k.where, k.key, k.sk);
@@ -340,7 +355,15 @@ export function summarise(operation: string, t: OperationTally, shared?: (key: s
   for (const g of [...grouped.values()])
     if (g.alsoOn && isShared(g)) {
       const id = `${g.where} ${g.alsoOn}`;
-      const on = grouped.get(id) ?? { where: g.where, key: g.alsoOn, pattern: keyPattern(g.alsoOn), rcu: 0, wcu: 0, members: 1, instances: new Set() };
+      const on = grouped.get(id) ?? {
+        where: g.where,
+        key: g.alsoOn,
+        pattern: keyPattern(g.alsoOn),
+        rcu: 0,
+        wcu: 0,
+        members: 1,
+        instances: new Set(),
+      };
       on.rcu += g.rcu / g.members;
       on.wcu += g.wcu / g.members;
       for (const i of g.instances) on.instances.add(i);

@@ -21,7 +21,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *                 (n ≥ 1: a big merchant's credit shard; its journals beside it)
  *   Idempotency   IDEM#<mode>#<merchantId>#<key>      IDEM                              -
  *   Intent        TXN#<paymentIntentId>               TXN
- *                 GSI1: MERCHANT#<id>#<mode>#TXN[#<shard>] / <createdAt>#<id>
+ *                 GSI1: MERCHANT#<id>#<mode>#TXN[#<shard>] / <createdAt>#<id>  (2 × the shards: transactionListShards)
  *                 GSI3: MERCHANT#<id>#<mode>#TXN#<intentType>#<status>[#<shard>] / <createdAt>#<id>
  *                 GSI2 (sparse, while something is due): DUE#<shard> / <dueAt>#<id>
  *                 GSI2 (sparse, while an approval is held): HELDAPPROVAL / <heldAt>#<id>

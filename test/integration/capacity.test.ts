@@ -1,0 +1,322 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '#functions/jobs.ts';
+import { processDue } from '#shared/services/due.ts';
+import { creditTestWallet } from '#shared/services/merchants.ts';
+import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
+import { approveRefund } from '#shared/services/refunds.ts';
+import { captureConsumedCapacity } from '#shared/store/client.ts';
+import { getIntent } from '#shared/store/intents.ts';
+import { getMerchantCached } from '#shared/store/merchants.ts';
+import * as keys from '#shared/store/keys.ts';
+import { getRefund } from '#shared/store/refunds.ts';
+import { raiseShards } from '#shared/store/shards.ts';
+import { startJobs, type RunningJobs } from '../../scripts/local/jobs.ts';
+import { Attributor, mixLoad, OperationTally, type OperationResult, shardFamilies, summarise } from '../../bench/heat-model.ts';
+import { call, newMerchant, type TestMerchant, useGateway } from '../support/gateway.ts';
+import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
+
+/**
+ * Capacity as a test (issue 40, docs/scaling.md): ONE merchant on the shard count docs/scaling.md
+ * names (16) runs each business operation twice through the real handlers on DynamoDB Local, every
+ * call with `ReturnConsumedCapacity: INDEXES` (captureConsumedCapacity), and the relay and the
+ * dispatcher deliver every event it causes to a receiver on 127.0.0.1. From those real writes the
+ * heat bench's model (bench/heat-model.ts) gives the units per operation on every partition key the
+ * operations share (hash-placed shard families as their expected load per member), and from them,
+ * analytically, each operation's ceiling and the target mix's load. Not a load test: DynamoDB Local
+ * does not throttle; the limits are DynamoDB's 1,000 WCU/s and 3,000 RCU/s per partition key.
+ * A new index or entity that puts an operation's writes on one merchant-wide key fails it here.
+ */
+const shards = 16;
+const instances = 2;
+/** Operations per second one merchant must sustain, each alone. */
+const targets = {
+  'checkout.paid': 2_000,
+  'deposit.approved': 500,
+  'withdrawal.auto': 500,
+  'refund.approved': 500,
+  'webhook.delivery': 2_500,
+} as const;
+/** All at once: 2,000 paid checkouts, 500 payouts and the webhook deliveries they cause (docs/scaling.md). */
+const targetMix = { 'checkout.paid': 2_000, 'withdrawal.auto': 500 } as const;
+/**
+ * What an operator pays DynamoDB per operation: write and read units over the table and every index
+ * (GSI writes are billed as writes), with the budget each may not exceed.
+ */
+const budgets: Record<keyof typeof targets, { wcu: number; rcu: number }> = {
+  'checkout.paid': { wcu: 52, rcu: 6 },
+  'deposit.approved': { wcu: 70, rcu: 7.5 },
+  'withdrawal.auto': { wcu: 108, rcu: 52 },
+  'refund.approved': { wcu: 108, rcu: 20.5 },
+  'webhook.delivery': { wcu: 7.5, rcu: 0.5 },
+};
+
+const stack = useWebhookStack([]);
+const gw = useGateway();
+const jobsContext = new AsyncLocalStorage<{ op: string }>();
+let receiver: Receiver;
+let running: RunningJobs | undefined;
+beforeAll(async () => {
+  receiver = await startReceiver(() => 200);
+  running = jobsContext.run({ op: 'webhook.delivery' }, () =>
+    startJobs(
+      { queueUrl: stack.queues.queueUrl, sqsEndpoint: stack.queues.endpoint, deadLetterQueueUrl: stack.queues.deadLetterQueueUrl },
+      [jobs.webhookRelay, jobs.webhookDispatcher],
+    ),
+  );
+});
+afterAll(async () => {
+  await running?.stop();
+  await receiver?.stop();
+});
+
+interface Measured {
+  operations: OperationResult[];
+  byName: Map<string, OperationResult>;
+  mix: ReturnType<typeof mixLoad>;
+  /** Every target at once: checkouts, deposits, payouts, refunds and the deliveries they cause (at least 2,500/s). */
+  all: ReturnType<typeof mixLoad>;
+  deliveries: number;
+}
+
+/** Runs every operation `instances` times on one merchant and summarises the units they consumed. */
+async function measure(): Promise<Measured> {
+  const tallies = new Map<string, OperationTally>();
+  const tally = (op: string) => {
+    let t = tallies.get(op);
+    if (!t) tallies.set(op, (t = new OperationTally()));
+    return t;
+  };
+  const attributor = new Attributor();
+  let current: { op: string; step: string } | undefined;
+  const stop = captureConsumedCapacity((record) => {
+    const touched = attributor.touches(record);
+    const job = jobsContext.getStore();
+    if (job) tally(job.op).add(record, touched, 'relay + dispatcher');
+    else if (current) tally(current.op).add(record, touched, current.step);
+  });
+  // Made while capturing (untagged), so the model knows every item's size when an operation updates it.
+  let m!: TestMerchant;
+  const step = async <T>(name: string, run: () => Promise<T>) => {
+    const op = current!.op;
+    current = { op, step: name };
+    try {
+      return await run();
+    } finally {
+      current = { op, step: '-' };
+    }
+  };
+  const untagged = async <T>(run: () => Promise<T>) => {
+    const before = current;
+    current = undefined;
+    try {
+      return await run();
+    } finally {
+      current = before;
+    }
+  };
+  const instance = async (op: string, run: () => Promise<void>) => {
+    tally(op).count++;
+    current = { op, step: '-' };
+    try {
+      await run();
+    } finally {
+      current = undefined;
+    }
+  };
+  const api = async (path: string, body: Record<string, unknown>) => {
+    const r = await call(gw.baseUrl, 'POST', `/Gateway/v1${path}`, {
+      key: m.test.apiKey,
+      secret: m.test.secretKey,
+      body,
+      headers: { 'Idempotency-Key': randomUUID() },
+    });
+    if (r.status >= 300) throw new Error(`POST ${path} answered ${r.status}: ${r.text.slice(0, 300)}`);
+    return r.json;
+  };
+  const form = async (path: string, fields?: Record<string, string>) => {
+    const response = await fetch(`${gw.baseUrl}${path}`, {
+      method: fields ? 'POST' : 'GET',
+      redirect: 'manual',
+      ...(fields
+        ? {
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+            body: new URLSearchParams(fields).toString(),
+          }
+        : {}),
+    });
+    const html = await response.text();
+    return { status: response.status, csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] };
+  };
+  /** The due sweeps as the sweeper runs them, on the due shards these items sit in, time moved on. */
+  const sweep = async (ids: string[], money: boolean, later: number[]) => {
+    for (const ms of later) {
+      const at = new Date(Date.now() + ms);
+      if (money) {
+        const partitions = [...new Set(ids.map((id) => keys.moneyDue(id, '').GSI2PK))];
+        await processDueSettlementsAndRefunds(at, (item) => ids.includes(item.id), partitions);
+      } else {
+        const partitions = [...new Set(ids.map((id) => keys.due(id, '').GSI2PK))];
+        await processDue(at, (i) => ids.includes(i.paymentIntentId), partitions);
+      }
+    }
+  };
+  const expectStatus = async (id: string, status: string) =>
+    expect((await untagged(() => getIntent(id)))?.status, `${id} ${status}`).toBe(status);
+  const ref = (prefix: string) => ({ orderRef: `${prefix}${randomUUID().replaceAll('-', '').slice(0, 16)}` });
+
+  try {
+    m = await newMerchant({ name: 'Capacity', webhookUrl: receiver.url, allowInsecureWebhooks: true });
+    await raiseShards(m.merchantId, 'test', shards, { immediate: true });
+    // Funded by many credits (each on the shard its journal id picks), as a busy merchant's wallet is.
+    for (let i = 0; i < shards * 4; i++) await creditTestWallet(m.merchantId, 'test', 10_000_000, 'PKR');
+
+    // What a busy merchant's steady state has already paid: the API key's last use (written at most
+    // once per 5 minutes whatever the rate) and the hosted pages' cached profile (once per 30 s).
+    expect((await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey })).status).toBe(200);
+    await getMerchantCached(m.merchantId);
+    const paid: string[] = [];
+    for (let i = 0; i < instances; i++)
+      await instance('checkout.paid', async () => {
+        const created = await step('create', () =>
+          api('/Payment/initiate-checkout', { amount: 1500, description: 'Sale day order', orderRef: ref('CAP') }),
+        );
+        const path = `/pay/${created.paymentIntentId}`;
+        const page = await step('page', () => form(path));
+        const card = await step('pay', () =>
+          form(`${path}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number: '4242424242424242', expiry: '12/39', cvc: '123' }),
+        );
+        expect(card.status).toBe(303);
+        await step('sweeps', () => sweep([created.paymentIntentId], false, [5_000, 20_000]));
+        await expectStatus(created.paymentIntentId, 'Completed');
+        paid.push(created.paymentIntentId);
+      });
+    for (let i = 0; i < instances; i++)
+      await instance('deposit.approved', async () => {
+        const r = await step('create', () =>
+          api('/Payment/deposit', {
+            mobileNumber: '03001230000',
+            amount: 1000,
+            walletProvider: 1,
+            description: 'Top up',
+            orderRef: ref('CAPD'),
+            customerRef: { name: 'Ayesha Khan' },
+          }),
+        );
+        await step('sweeps', () => sweep([r.paymentIntentId], false, [5_000, 20_000]));
+        await expectStatus(r.paymentIntentId, 'Completed');
+      });
+    for (let i = 0; i < instances; i++)
+      await instance('withdrawal.auto', async () => {
+        const r = await step('create', () =>
+          api('/Payment/withdraw', {
+            amount: 500,
+            currency: 'PKR',
+            description: 'Payout',
+            autoProcessPayout: true,
+            customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
+            orderRef: ref('CAPW'),
+          }),
+        );
+        await step('sweeps', () => sweep([r.paymentIntentId], false, [5_000, 20_000, 60_000]));
+        await expectStatus(r.paymentIntentId, 'Completed');
+      });
+    for (const id of paid)
+      await instance('refund.approved', async () => {
+        const r = await step('create', () => api('/Refunds', { trxnRef: id, amount: 100 }));
+        await step('approve', () => approveRefund(r.id));
+        await step('sweeps', () => sweep([r.id], true, [3_000, 6_000, 9_000, 12_000]));
+        expect((await untagged(() => getRefund(r.id)))?.status).toBe(3); // Completed
+      });
+    current = undefined;
+
+    // Every event the operations committed, delivered (the relay and the dispatcher run meanwhile).
+    const events = [...tallies].filter(([op]) => op !== 'webhook.delivery').reduce((a, [, t]) => a + t.outboxEvents, 0);
+    await receiver.waitFor((d) => new Set(d.map((x) => x.event.id)).size >= events, 60_000);
+    // The dispatcher's writes follow its POST: wait until its log is written too.
+    await new Promise((ok) => setTimeout(ok, 1_000));
+    await running?.stop();
+    running = undefined;
+    tally('webhook.delivery').count = events;
+  } finally {
+    stop();
+  }
+
+  // The relay and dispatcher run concurrently: a key is shared by deliveries when it names nothing
+  // but the merchant (or nothing at all), not the event, its transaction or its delivery.
+  const merchantWide = (key: string) =>
+    !/[0-9a-f]{8}-[0-9a-f]{4}|evt_|_[0-9A-Za-z]{16,}/.test(key.replaceAll(m.merchantId, 'M').replace(/ \(each of \d+\)$/, ''));
+  const families = shardFamilies(m.merchantId, shards);
+  const operations = [...tallies].map(([op, t]) => summarise(op, t, op === 'webhook.delivery' ? merchantWide : undefined, families));
+  const byName = new Map(operations.map((o) => [o.operation, o]));
+  const deliveriesPer = (rates: Record<string, number>) =>
+    Object.entries(rates).reduce((a, [op, rate]) => a + rate * (byName.get(op)?.outboxEventsPerOperation ?? 0), 0);
+  const mix = mixLoad(operations, { ...targetMix, 'webhook.delivery': deliveriesPer(targetMix) });
+  const { 'webhook.delivery': delivered, ...operationTargets } = targets;
+  const all = mixLoad(operations, { ...operationTargets, 'webhook.delivery': Math.max(delivered, deliveriesPer(operationTargets)) });
+  return { operations, byName, mix, all, deliveries: tally('webhook.delivery').count };
+}
+
+const total = (o: OperationResult) => ({
+  wcu: Math.round(Object.values(o.perOperation).reduce((a, u) => a + u.wcu, 0) * 100) / 100,
+  rcu: Math.round(Object.values(o.perOperation).reduce((a, u) => a + u.rcu, 0) * 100) / 100,
+});
+
+describe(`capacity: one merchant on ${shards} shards`, () => {
+  let measured: Measured;
+  beforeAll(async () => {
+    measured = await measure();
+    const lines = measured.operations.map((o) => {
+      const t = total(o);
+      const where = Object.entries(o.perOperation)
+        .map(([w, u]) => `${w} ${u.rcu}/${u.wcu}`)
+        .join(', ');
+      const trips = Object.entries(o.roundTrips)
+        .map(([s, r]) => `${s} ${r.perInstance}`)
+        .join(', ');
+      return (
+        `${o.operation.padEnd(17)} ${String(t.wcu).padStart(6)} WCU ${String(t.rcu).padStart(6)} RCU  $${o.usdPerMillion}/M  ` +
+        `ceiling ${o.ceilingPerSecond}/s (${o.limitedBy})  [${where}]  round trips: ${trips}`
+      );
+    });
+    const hot = measured.operations.flatMap((o) =>
+      o.keys
+        .filter((k) => k.wcu >= 0.2 || k.rcu >= 0.5)
+        .map((k) => `  ${o.operation.padEnd(17)} ${k.where.padEnd(6)} ${k.pattern.padEnd(60)} ${k.rcu}/${k.wcu}`),
+    );
+    const describeMix = (t: Measured['mix']) =>
+      `${Object.entries(t.rates)
+        .map(([op, r]) => `${op} ${Math.round(r)}/s`)
+        .join(' + ')}: ${t.factor.toFixed(2)}× the hottest key's limit (${t.hottest.where} ${t.hottest.pattern}: ` +
+      `${t.hottest.rcu} RCU/s, ${t.hottest.wcu} WCU/s) → ${t.sustainable ? 'sustainable' : 'NOT sustainable'}`;
+    console.log(
+      [
+        `capacity on ${shards} shards (${instances} of each operation, ${measured.deliveries} deliveries), per operation:`,
+        ...lines,
+        'keys per operation (RCU/WCU, hash-placed families per member):',
+        ...hot,
+        `target mix ${describeMix(measured.mix)}`,
+        `every target at once ${describeMix(measured.all)}`,
+      ].join('\n'),
+    );
+  }, 240_000);
+
+  it('sustains the target mix: 2,000 paid checkouts/s, 500 payouts/s and the webhook deliveries they cause', () => {
+    expect(measured.mix.rates['webhook.delivery']).toBeGreaterThanOrEqual(2_500);
+    expect(measured.mix.sustainable, `${measured.mix.hottest.where} ${measured.mix.hottest.pattern}`).toBe(true);
+  });
+
+  it.each(Object.entries(targets))('%s: its ceiling alone is at least %i/s', (op, target) => {
+    const o = measured.byName.get(op);
+    expect(o, op).toBeDefined();
+    expect(o!.ceilingPerSecond, `${op} limited by ${o!.limitedBy}`).toBeGreaterThanOrEqual(target);
+  });
+
+  it.each(Object.entries(budgets))('%s: its capacity units stay within the budget', (op, budget) => {
+    const o = measured.byName.get(op)!;
+    const t = total(o);
+    expect(t.wcu, `${op} write units`).toBeLessThanOrEqual(budget.wcu);
+    expect(t.rcu, `${op} read units`).toBeLessThanOrEqual(budget.rcu);
+  });
+});
