@@ -424,15 +424,16 @@ export function mixLoad(results: OperationResult[], rates: Record<string, number
       load.set(id, l);
     }
   }
-  let worst = { factor: 0, where: '-', pattern: '-', rcu: 0, wcu: 0 };
-  for (const l of load.values()) {
-    const factor = Math.max(l.wcu / limits.wcuPerKey, l.rcu / limits.rcuPerKey);
-    if (factor > worst.factor) worst = { factor, ...l };
-  }
+  const keys = [...load.values()]
+    .map((l) => ({ factor: Math.max(l.wcu / limits.wcuPerKey, l.rcu / limits.rcuPerKey), ...l, rcu: round(l.rcu), wcu: round(l.wcu) }))
+    .sort((a, b) => b.factor - a.factor);
+  const worst = keys[0] ?? { factor: 0, where: '-', pattern: '-', rcu: 0, wcu: 0 };
   return {
     rates,
     factor: worst.factor,
     sustainable: worst.factor <= 1,
-    hottest: { ...worst, rcu: round(worst.rcu), wcu: round(worst.wcu) },
+    hottest: worst,
+    /** The keys under the most load, hottest first. */
+    top: keys.slice(0, 6),
   };
 }

@@ -297,6 +297,9 @@ describe(`capacity: one merchant on ${shards} shards`, () => {
         'keys per operation (RCU/WCU, hash-placed families per member):',
         ...hot,
         `target mix ${describeMix(measured.mix)}`,
+        ...measured.mix.top.map(
+          (k) => `  ${(k.factor * 100).toFixed(0).padStart(3)} %  ${k.where.padEnd(6)} ${k.pattern}: ${k.rcu} RCU/s, ${k.wcu} WCU/s`,
+        ),
         `every target at once ${describeMix(measured.all)}`,
       ].join('\n'),
     );
