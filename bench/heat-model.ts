@@ -173,15 +173,10 @@ export class Attributor {
 const kb = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
 
 /**
- * An item's size as DynamoDB counts it for capacity: attribute names and values in UTF-8 bytes, a
- * number about one byte per two digits plus one, a list or map 3 bytes plus 1 per element.
+ * An attribute value's size as DynamoDB counts it for capacity (with its name's bytes, an item's
+ * size): a string in UTF-8 bytes, a number about one byte per two digits plus one, a list or map
+ * 3 bytes plus 1 per element.
  */
-export function itemBytes(item: Record<string, AttributeValue>): number {
-  let bytes = 0;
-  for (const [name, value] of Object.entries(item)) bytes += Buffer.byteLength(name) + valueBytes(value);
-  return bytes;
-}
-
 function valueBytes(v: AttributeValue): number {
   if (v.S !== undefined) return Buffer.byteLength(v.S);
   if (v.N !== undefined) return Math.ceil(v.N.replace(/^-|\.|^0+/g, '').length / 2) + 1;

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
@@ -13,7 +12,9 @@ import * as keys from '#shared/store/keys.ts';
 import { getRefund } from '#shared/store/refunds.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { startJobs, type RunningJobs } from '../../scripts/local/jobs.ts';
-import { Attributor, mixLoad, OperationTally, type OperationResult, shardFamilies, summarise } from '../../bench/heat-model.ts';
+import { mixLoad, type OperationResult, shardFamilies, summarise } from '../../bench/heat-model.ts';
+import { OperationTagger, runOperations } from '../../bench/heat-operations.ts';
+import { getPage, postForm } from '../support/checkout.ts';
 import { call, newMerchant, type TestMerchant, useGateway } from '../support/gateway.ts';
 import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
 
@@ -54,12 +55,12 @@ const budgets: Record<keyof typeof targets, { wcu: number; rcu: number }> = {
 
 const stack = useWebhookStack([]);
 const gw = useGateway();
-const jobsContext = new AsyncLocalStorage<{ op: string }>();
+const tag = new OperationTagger();
 let receiver: Receiver;
 let running: RunningJobs | undefined;
 beforeAll(async () => {
   receiver = await startReceiver(() => 200);
-  running = jobsContext.run({ op: 'webhook.delivery' }, () =>
+  running = tag.inJobs('webhook.delivery', () =>
     startJobs(
       { queueUrl: stack.queues.queueUrl, sqsEndpoint: stack.queues.endpoint, deadLetterQueueUrl: stack.queues.deadLetterQueueUrl },
       [jobs.webhookRelay, jobs.webhookDispatcher],
@@ -82,163 +83,64 @@ interface Measured {
 
 /** Runs every operation `instances` times on one merchant and summarises the units they consumed. */
 async function measure(): Promise<Measured> {
-  const tallies = new Map<string, OperationTally>();
-  const tally = (op: string) => {
-    let t = tallies.get(op);
-    if (!t) tallies.set(op, (t = new OperationTally()));
-    return t;
-  };
-  const attributor = new Attributor();
-  let current: { op: string; step: string } | undefined;
-  const stop = captureConsumedCapacity((record) => {
-    const touched = attributor.touches(record);
-    const job = jobsContext.getStore();
-    if (job) tally(job.op).add(record, touched, 'relay + dispatcher');
-    else if (current) tally(current.op).add(record, touched, current.step);
-  });
-  // Made while capturing (untagged), so the model knows every item's size when an operation updates it.
-  let m!: TestMerchant;
-  const step = async <T>(name: string, run: () => Promise<T>) => {
-    const op = current!.op;
-    current = { op, step: name };
-    try {
-      return await run();
-    } finally {
-      current = { op, step: '-' };
-    }
-  };
-  const untagged = async <T>(run: () => Promise<T>) => {
-    const before = current;
-    current = undefined;
-    try {
-      return await run();
-    } finally {
-      current = before;
-    }
-  };
-  const instance = async (op: string, run: () => Promise<void>) => {
-    tally(op).count++;
-    current = { op, step: '-' };
-    try {
-      await run();
-    } finally {
-      current = undefined;
-    }
-  };
-  const api = async (path: string, body: Record<string, unknown>) => {
-    const r = await call(gw.baseUrl, 'POST', `/Gateway/v1${path}`, {
-      key: m.test.apiKey,
-      secret: m.test.secretKey,
-      body,
-      headers: { 'Idempotency-Key': randomUUID() },
-    });
-    if (r.status >= 300) throw new Error(`POST ${path} answered ${r.status}: ${r.text.slice(0, 300)}`);
-    return r.json;
-  };
-  const form = async (path: string, fields?: Record<string, string>) => {
-    const response = await fetch(`${gw.baseUrl}${path}`, {
-      method: fields ? 'POST' : 'GET',
-      redirect: 'manual',
-      ...(fields
-        ? {
-            headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
-            body: new URLSearchParams(fields).toString(),
-          }
-        : {}),
-    });
-    const html = await response.text();
-    return { status: response.status, csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] };
-  };
-  /** The due sweeps as the sweeper runs them, on the due shards these items sit in, time moved on. */
-  const sweep = async (ids: string[], money: boolean, later: number[]) => {
-    for (const ms of later) {
-      const at = new Date(Date.now() + ms);
-      if (money) {
-        const partitions = [...new Set(ids.map((id) => keys.moneyDue(id, '').GSI2PK))];
-        await processDueSettlementsAndRefunds(at, (item) => ids.includes(item.id), partitions);
-      } else {
-        const partitions = [...new Set(ids.map((id) => keys.due(id, '').GSI2PK))];
-        await processDue(at, (i) => ids.includes(i.paymentIntentId), partitions);
-      }
-    }
-  };
-  const expectStatus = async (id: string, status: string) =>
-    expect((await untagged(() => getIntent(id)))?.status, `${id} ${status}`).toBe(status);
-  const ref = (prefix: string) => ({ orderRef: `${prefix}${randomUUID().replaceAll('-', '').slice(0, 16)}` });
-
+  // Everything runs while capturing (untagged until an operation starts), so the model knows every
+  // item's size when an operation updates it.
+  const stop = captureConsumedCapacity(tag.record);
+  let m: TestMerchant;
   try {
     m = await newMerchant({ name: 'Capacity', webhookUrl: receiver.url, allowInsecureWebhooks: true });
     await raiseShards(m.merchantId, 'test', shards, { immediate: true });
     // Funded by many credits (each on the shard its journal id picks), as a busy merchant's wallet is.
     for (let i = 0; i < shards * 4; i++) await creditTestWallet(m.merchantId, 'test', 10_000_000, 'PKR');
-
     // What a busy merchant's steady state has already paid: the API key's last use (written at most
     // once per 5 minutes whatever the rate) and the hosted pages' cached profile (once per 30 s).
     expect((await call(gw.baseUrl, 'POST', '/Gateway/v1/Account/query-balance', { key: m.test.apiKey })).status).toBe(200);
     await getMerchantCached(m.merchantId);
-    const paid: string[] = [];
-    for (let i = 0; i < instances; i++)
-      await instance('checkout.paid', async () => {
-        const created = await step('create', () =>
-          api('/Payment/initiate-checkout', { amount: 1500, description: 'Sale day order', orderRef: ref('CAP') }),
-        );
-        const path = `/pay/${created.paymentIntentId}`;
-        const page = await step('page', () => form(path));
-        const card = await step('pay', () =>
-          form(`${path}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number: '4242424242424242', expiry: '12/39', cvc: '123' }),
-        );
-        expect(card.status).toBe(303);
-        await step('sweeps', () => sweep([created.paymentIntentId], false, [5_000, 20_000]));
-        await expectStatus(created.paymentIntentId, 'Completed');
-        paid.push(created.paymentIntentId);
-      });
-    for (let i = 0; i < instances; i++)
-      await instance('deposit.approved', async () => {
-        const r = await step('create', () =>
-          api('/Payment/deposit', {
-            mobileNumber: '03001230000',
-            amount: 1000,
-            walletProvider: 1,
-            description: 'Top up',
-            orderRef: ref('CAPD'),
-            customerRef: { name: 'Ayesha Khan' },
-          }),
-        );
-        await step('sweeps', () => sweep([r.paymentIntentId], false, [5_000, 20_000]));
-        await expectStatus(r.paymentIntentId, 'Completed');
-      });
-    for (let i = 0; i < instances; i++)
-      await instance('withdrawal.auto', async () => {
-        const r = await step('create', () =>
-          api('/Payment/withdraw', {
-            amount: 500,
-            currency: 'PKR',
-            description: 'Payout',
-            autoProcessPayout: true,
-            customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
-            orderRef: ref('CAPW'),
-          }),
-        );
-        await step('sweeps', () => sweep([r.paymentIntentId], false, [5_000, 20_000, 60_000]));
-        await expectStatus(r.paymentIntentId, 'Completed');
-      });
-    for (const id of paid)
-      await instance('refund.approved', async () => {
-        const r = await step('create', () => api('/Refunds', { trxnRef: id, amount: 100 }));
-        await step('approve', () => approveRefund(r.id));
-        await step('sweeps', () => sweep([r.id], true, [3_000, 6_000, 9_000, 12_000]));
-        expect((await untagged(() => getRefund(r.id)))?.status).toBe(3); // Completed
-      });
-    current = undefined;
+
+    const merchant = m;
+    await runOperations(
+      tag,
+      {
+        async api(path, body) {
+          const r = await call(gw.baseUrl, 'POST', `/Gateway/v1${path}`, {
+            key: merchant.test.apiKey,
+            secret: merchant.test.secretKey,
+            body,
+            headers: { 'Idempotency-Key': randomUUID() },
+          });
+          if (r.status >= 300) throw new Error(`POST ${path} answered ${r.status}: ${r.text.slice(0, 300)}`);
+          return r.json;
+        },
+        async form(path, fields) {
+          const page = fields ? await postForm(gw.baseUrl, path, fields) : await getPage(gw.baseUrl, path);
+          return { status: page.status, ...(fields ? {} : { csrf: (page as { csrf?: string }).csrf }) };
+        },
+        // The sweeps as the sweeper runs them, on the due shards these items sit in (not all 32 of each index).
+        async sweep(ids, kind, laterMs) {
+          for (const ms of laterMs) {
+            const at = new Date(Date.now() + ms);
+            if (kind === 'money')
+              await processDueSettlementsAndRefunds(at, (item) => ids.includes(item.id), [
+                ...new Set(ids.map((id) => keys.moneyDue(id, '').GSI2PK)),
+              ]);
+            else await processDue(at, (i) => ids.includes(i.paymentIntentId), [...new Set(ids.map((id) => keys.due(id, '').GSI2PK))]);
+          }
+        },
+        approveRefund: (id) => approveRefund(id),
+        intentStatus: async (id) => (await getIntent(id))?.status,
+        refundStatus: async (id) => (await getRefund(id))?.status,
+      },
+      instances,
+    );
 
     // Every event the operations committed, delivered (the relay and the dispatcher run meanwhile).
-    const events = [...tallies].filter(([op]) => op !== 'webhook.delivery').reduce((a, [, t]) => a + t.outboxEvents, 0);
+    const events = tag.eventsCommitted('webhook.delivery');
     await receiver.waitFor((d) => new Set(d.map((x) => x.event.id)).size >= events, 60_000);
-    // The dispatcher's writes follow its POST: wait until its log is written too.
+    // The dispatcher writes its log after the POST: let its last batch finish before stopping it.
     await new Promise((ok) => setTimeout(ok, 1_000));
     await running?.stop();
     running = undefined;
-    tally('webhook.delivery').count = events;
+    tag.tally('webhook.delivery').count = events;
   } finally {
     stop();
   }
@@ -248,14 +150,14 @@ async function measure(): Promise<Measured> {
   const merchantWide = (key: string) =>
     !/[0-9a-f]{8}-[0-9a-f]{4}|evt_|_[0-9A-Za-z]{16,}/.test(key.replaceAll(m.merchantId, 'M').replace(/ \(each of \d+\)$/, ''));
   const families = shardFamilies(m.merchantId, shards);
-  const operations = [...tallies].map(([op, t]) => summarise(op, t, op === 'webhook.delivery' ? merchantWide : undefined, families));
+  const operations = [...tag.tallies].map(([op, t]) => summarise(op, t, op === 'webhook.delivery' ? merchantWide : undefined, families));
   const byName = new Map(operations.map((o) => [o.operation, o]));
   const deliveriesPer = (rates: Record<string, number>) =>
     Object.entries(rates).reduce((a, [op, rate]) => a + rate * (byName.get(op)?.outboxEventsPerOperation ?? 0), 0);
   const mix = mixLoad(operations, { ...targetMix, 'webhook.delivery': deliveriesPer(targetMix) });
   const { 'webhook.delivery': delivered, ...operationTargets } = targets;
   const all = mixLoad(operations, { ...operationTargets, 'webhook.delivery': Math.max(delivered, deliveriesPer(operationTargets)) });
-  return { operations, byName, mix, all, deliveries: tally('webhook.delivery').count };
+  return { operations, byName, mix, all, deliveries: tag.tally('webhook.delivery').count };
 }
 
 const total = (o: OperationResult) => ({
