@@ -7,7 +7,8 @@ import * as keys from './keys.ts';
  * How many partitions one merchant's heat is spread over, per mode (docs/scaling.md). A small
  * merchant has no config item and ONE shard: every key is exactly what it was before sharding
  * existed. A big merchant's listings (GSI1 `MERCHANT#<id>#<mode>#TXN`, GSI3 by type and status,
- * the events feed's `EVENTS#<id>#<mode>` partitions) get a shard suffix `#<n>` for n ≥ 1, shard 0
+ * the events feed's `EVENTS#<id>#<mode>` partitions, the refunds list; the all-transactions listing on
+ * twice the count: transactionListShards) get a shard suffix `#<n>` for n ≥ 1, shard 0
  * keeping the unsuffixed key, so data written before the raise stays where it is and is still read.
  *
  * Raising without downtime: writers learn the count from a cache (at most `cacheMs` old), readers
