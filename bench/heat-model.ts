@@ -19,6 +19,19 @@ export const limits = { wcuPerKey: 1_000, rcuPerKey: 3_000 } as const;
 /** DynamoDB on-demand, us-east-1, standard table class (from 1 Nov 2024): USD per million request units. */
 export const prices = { usdPerMillionWrite: 0.625, usdPerMillionRead: 0.125, region: 'us-east-1', tableClass: 'Standard' } as const;
 
+/**
+ * What one merchant must sustain (issue 40, docs/scaling.md): each operation alone at its rate, and
+ * the target mix at once, 2,000 paid checkouts/s and 500 payouts/s with the webhook deliveries they cause.
+ */
+export const operationTargets = {
+  'checkout.paid': 2_000,
+  'deposit.approved': 500,
+  'withdrawal.auto': 500,
+  'refund.approved': 500,
+  'webhook.delivery': 2_500,
+} as const;
+export const targetMix = { 'checkout.paid': 2_000, 'withdrawal.auto': 500 } as const;
+
 export interface Units {
   rcu: number;
   wcu: number;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { limits, mixLoad, type OperationResult, prices, shardFamilies, summarise } from './heat-model.ts';
+import { limits, mixLoad, type OperationResult, prices, shardFamilies, summarise, targetMix } from './heat-model.ts';
 import { type OperationDriver, OperationTagger, runOperations } from './heat-operations.ts';
 import { benchCleanups, startBenchStack, startLocalApi } from './local-stack.ts';
 
@@ -27,8 +27,6 @@ const perOperation = Number(process.env.BENCH_HEAT_OPS ?? 25);
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
-
-export const targetMix = { 'checkout.paid': 2_000, 'withdrawal.auto': 500 } as const;
 
 interface Run {
   shards: number;

@@ -12,7 +12,7 @@ import * as keys from '#shared/store/keys.ts';
 import { getRefund } from '#shared/store/refunds.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { startJobs, type RunningJobs } from '../../scripts/local/jobs.ts';
-import { mixLoad, type OperationResult, shardFamilies, summarise } from '../../bench/heat-model.ts';
+import { mixLoad, type OperationResult, operationTargets, shardFamilies, summarise, targetMix } from '../../bench/heat-model.ts';
 import { OperationTagger, runOperations } from '../../bench/heat-operations.ts';
 import { getPage, postForm } from '../support/checkout.ts';
 import { call, newMerchant, type TestMerchant, useGateway } from '../support/gateway.ts';
@@ -27,23 +27,17 @@ import { startReceiver, useWebhookStack, type Receiver } from '../support/webhoo
  * operations share (hash-placed shard families as their expected load per member), and from them,
  * analytically, each operation's ceiling and the target mix's load. Not a load test: DynamoDB Local
  * does not throttle; the limits are DynamoDB's 1,000 WCU/s and 3,000 RCU/s per partition key.
- * A new index or entity that puts an operation's writes on one merchant-wide key fails it here.
+ * A new index or entity that puts an operation's writes on one merchant-wide key fails it here: a
+ * key counts as one partition unless it is a member of a family `shardFamilies` knows, whose spreading
+ * the sharding tests prove (shards, dashboard-lists, wallet-shards).
  */
 const shards = 16;
 const instances = 2;
-/** Operations per second one merchant must sustain, each alone. */
-const targets = {
-  'checkout.paid': 2_000,
-  'deposit.approved': 500,
-  'withdrawal.auto': 500,
-  'refund.approved': 500,
-  'webhook.delivery': 2_500,
-} as const;
-/** All at once: 2,000 paid checkouts, 500 payouts and the webhook deliveries they cause (docs/scaling.md). */
-const targetMix = { 'checkout.paid': 2_000, 'withdrawal.auto': 500 } as const;
+const targets = operationTargets;
 /**
  * What an operator pays DynamoDB per operation: write and read units over the table and every index
- * (GSI writes are billed as writes), with the budget each may not exceed.
+ * (GSI writes are billed as writes), with the budget each may not exceed (about 10 % over today's).
+ * Issue 40 asks a delivery's attempt for at most 3 units: not reached, docs/scaling.md says why.
  */
 const budgets: Record<keyof typeof targets, { wcu: number; rcu: number }> = {
   'checkout.paid': { wcu: 52, rcu: 6 },
