@@ -41,6 +41,7 @@ export const isolatedFiles = [
   ...[
     'alarm-metrics',
     'bank-file',
+    'capacity',
     'dashboard-sign-in',
     'deposits',
     'events-feed',

@@ -1,5 +1,7 @@
 import type { AttributeValue, ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { CapacityRecord } from '#shared/store/client.ts';
+import { dueShardCount } from '#shared/store/keys.ts';
+import { transactionListShards } from '#shared/store/shards.ts';
 
 /**
  * The capacity model of `npm run bench -- heat` (bench/heat.ts, docs/scaling.md). Pure: it turns
@@ -17,6 +19,19 @@ export const limits = { wcuPerKey: 1_000, rcuPerKey: 3_000 } as const;
 /** DynamoDB on-demand, us-east-1, standard table class (from 1 Nov 2024): USD per million request units. */
 export const prices = { usdPerMillionWrite: 0.625, usdPerMillionRead: 0.125, region: 'us-east-1', tableClass: 'Standard' } as const;
 
+/**
+ * What one merchant must sustain (issue 40, docs/scaling.md): each operation alone at its rate, and
+ * the target mix at once, 2,000 paid checkouts/s and 500 payouts/s with the webhook deliveries they cause.
+ */
+export const operationTargets = {
+  'checkout.paid': 2_000,
+  'deposit.approved': 500,
+  'withdrawal.auto': 500,
+  'refund.approved': 500,
+  'webhook.delivery': 2_500,
+} as const;
+export const targetMix = { 'checkout.paid': 2_000, 'withdrawal.auto': 500 } as const;
+
 export interface Units {
   rcu: number;
   wcu: number;
@@ -26,13 +41,17 @@ type Where = 'table' | `GSI${number}` | string;
 interface Touch {
   where: Where;
   key: string;
+  /** The item's sort key (table touches of one item): which family a shared partition's item belongs to. */
+  sk?: string;
   weight: number;
 }
 
 interface Remembered {
-  size: number;
+  /** Bytes per attribute (name and value), so an update's new size is known. */
+  attributes: Record<string, number>;
   index: Record<string, string>;
 }
+const sizeOf = (r: Remembered) => Object.values(r.attributes).reduce((a, b) => a + b, 0);
 
 const indexKeyAttribute = (attribute: string) => /^GSI(\d+)PK$/.exec(attribute)?.[1];
 const str = (v: AttributeValue | undefined) => (v && 'S' in v ? v.S : undefined);
@@ -54,16 +73,18 @@ export class Attributor {
         const n = indexKeyAttribute(attribute);
         if (n && str(value)) index[`GSI${n}`] = str(value)!;
       }
-      const size = JSON.stringify(item).length;
-      this.items.set(id, { size, index });
-      out.push({ where: 'table', key: str(item.PK)!, weight: kb(size) });
+      const attributes = Object.fromEntries(Object.entries(item).map(([name, v]) => [name, Buffer.byteLength(name) + valueBytes(v)]));
+      this.items.set(id, { attributes, index });
+      const size = Math.max(sizeOf(this.items.get(id)!), before ? sizeOf(before) : 0);
+      out.push({ where: 'table', key: str(item.PK)!, sk: str(item.SK), weight: kb(size) });
       for (const [gsi, key] of Object.entries(index)) out.push({ where: gsi, key, weight: kb(size) });
       for (const [gsi, key] of Object.entries(before?.index ?? {})) if (index[gsi] !== key) out.push({ where: gsi, key, weight: 1 });
     };
     const update = (u: Record<string, any>) => {
       const id = `${str(u.Key.PK)}|${str(u.Key.SK)}`;
-      const known = this.items.get(id) ?? { size: 400, index: {} };
+      const known = this.items.get(id) ?? { attributes: { '(unknown)': 400 }, index: {} };
       const index = { ...known.index };
+      const attributes = { ...known.attributes };
       const moved: Touch[] = [];
       const names = (u.ExpressionAttributeNames ?? {}) as Record<string, string>;
       const values = (u.ExpressionAttributeValues ?? {}) as Record<string, AttributeValue>;
@@ -71,7 +92,9 @@ export class Attributor {
       const resolve = (token: string) => (token.startsWith('#') ? (names[token] ?? token) : token);
       const set = /SET\s+(.*?)(?=\s+(?:REMOVE|ADD|DELETE)\s|$)/s.exec(expression)?.[1] ?? '';
       for (const m of set.matchAll(/(#?[\w]+)\s*=\s*(:[\w]+)/g)) {
-        const n = indexKeyAttribute(resolve(m[1]!));
+        const name = resolve(m[1]!);
+        if (values[m[2]!]) attributes[name] = Buffer.byteLength(name) + valueBytes(values[m[2]!]!);
+        const n = indexKeyAttribute(name);
         const value = str(values[m[2]!]);
         if (n && value) {
           if (index[`GSI${n}`] && index[`GSI${n}`] !== value) moved.push({ where: `GSI${n}`, key: index[`GSI${n}`]!, weight: 1 });
@@ -83,20 +106,29 @@ export class Attributor {
         .split(',')
         .map((t) => t.trim())
         .filter(Boolean)) {
+        delete attributes[resolve(token)];
         const n = indexKeyAttribute(resolve(token));
         if (n && index[`GSI${n}`]) {
           moved.push({ where: `GSI${n}`, key: index[`GSI${n}`]!, weight: 1 });
           delete index[`GSI${n}`];
         }
       }
-      this.items.set(id, { size: known.size, index });
-      out.push({ where: 'table', key: str(u.Key.PK)!, weight: kb(known.size) });
-      for (const [gsi, key] of Object.entries(index)) out.push({ where: gsi, key, weight: kb(known.size) });
+      const add = /ADD\s+(.*?)(?=\s+(?:SET|REMOVE|DELETE)\s|$)/s.exec(expression)?.[1] ?? '';
+      for (const m of add.matchAll(/(#?[\w]+)\s+(:[\w]+)/g)) {
+        const name = resolve(m[1]!);
+        if (values[m[2]!] && attributes[name] === undefined) attributes[name] = Buffer.byteLength(name) + valueBytes(values[m[2]!]!);
+      }
+      const after = { attributes, index };
+      this.items.set(id, after);
+      // DynamoDB bills an update by the larger of the item's sizes before and after it.
+      const size = Math.max(sizeOf(known), sizeOf(after));
+      out.push({ where: 'table', key: str(u.Key.PK)!, sk: str(u.Key.SK), weight: kb(size) });
+      for (const [gsi, key] of Object.entries(index)) out.push({ where: gsi, key, weight: kb(size) });
       out.push(...moved);
     };
     const keyOnly = (key: Record<string, AttributeValue>) => {
       const known = this.items.get(`${str(key.PK)}|${str(key.SK)}`);
-      out.push({ where: 'table', key: str(key.PK)!, weight: known ? kb(known.size) : 1 });
+      out.push({ where: 'table', key: str(key.PK)!, sk: str(key.SK), weight: known ? kb(sizeOf(known)) : 1 });
     };
     switch (record.command) {
       case 'GetItem':
@@ -153,6 +185,23 @@ export class Attributor {
 
 const kb = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
 
+/**
+ * An attribute value's size as DynamoDB counts it for capacity (with its name's bytes, an item's
+ * size): a string in UTF-8 bytes, a number about one byte per two digits plus one, a list or map
+ * 3 bytes plus 1 per element.
+ */
+function valueBytes(v: AttributeValue): number {
+  if (v.S !== undefined) return Buffer.byteLength(v.S);
+  if (v.N !== undefined) return Math.ceil(v.N.replace(/^-|\.|^0+/g, '').length / 2) + 1;
+  if (v.B !== undefined) return v.B.length;
+  if (v.BOOL !== undefined || v.NULL !== undefined) return 1;
+  if (v.L) return 3 + v.L.reduce((a, x) => a + 1 + valueBytes(x), 0);
+  if (v.M) return 3 + Object.entries(v.M).reduce((a, [k, x]) => a + 1 + Buffer.byteLength(k) + valueBytes(x), 0);
+  if (v.SS) return v.SS.reduce((a, x) => a + Buffer.byteLength(x), 0);
+  if (v.NS) return v.NS.reduce((a, x) => a + x.length, 0);
+  return 0;
+}
+
 /** The units DynamoDB reported for a call: table and each index. */
 function reported(consumed: ConsumedCapacity[]): Map<Where, number> {
   const units = new Map<Where, number>();
@@ -170,7 +219,7 @@ export class OperationTally {
   count = 0;
   calls = 0;
   readonly total = new Map<Where, Units>();
-  readonly perKey = new Map<string, Units & { where: Where; key: string; instances: Set<number> }>();
+  readonly perKey = new Map<string, Units & { where: Where; key: string; sk?: string; instances: Set<number> }>();
   readonly steps = new Map<string, { calls: number; commands: string[]; instances: number }>();
   outboxEvents = 0;
 
@@ -192,8 +241,8 @@ export class OperationTally {
       const here = attributed.touches.filter((x) => x.where === where);
       const weight = here.reduce((a, x) => a + x.weight, 0);
       for (const x of here) {
-        const id = `${where} ${x.key}`;
-        const k = this.perKey.get(id) ?? { where, key: x.key, rcu: 0, wcu: 0, instances: new Set<number>() };
+        const id = `${where} ${x.key} ${x.sk ?? ''}`;
+        const k = this.perKey.get(id) ?? { where, key: x.key, ...(x.sk ? { sk: x.sk } : {}), rcu: 0, wcu: 0, instances: new Set<number>() };
         k[field] += (units * x.weight) / weight;
         k.instances.add(this.count);
         this.perKey.set(id, k);
@@ -230,41 +279,108 @@ export interface OperationResult {
  * the number of members. A short run puts a handful of objects on each shard, whose maximum would
  * overstate the heat; `families` gives each family's member count.
  */
-export type Families = (where: string, key: string) => { family: string; members: number } | undefined;
+export type Families = (
+  where: string,
+  key: string,
+  sk?: string,
+) =>
+  | { family: string; members: number /** A key whose partition also holds member 0 (its load is added there too). */; alsoOn?: string }
+  | undefined;
+
+/**
+ * The hash-placed families of one merchant on `shards` shards (shared/store/shards.ts, keys.ts): the
+ * platform's due shards (`DUE#<n>`, `MONEYDUE#<n>`, `WEBHOOKDUE#<n>`), the wallet's shards with
+ * their journals (`MERCHANT#<id>#SHARD#<n>`; shard 0's items are in the merchant's own partition,
+ * whose other items' load its member's is added to), and the
+ * merchant's listing shards: a base key and its `#<n>` siblings (n ≥ 1; shard 0 is the base) of the
+ * transactions list, the events feed, the reference search, the balance transactions by kind and the
+ * refunds list. A key
+ * not named here is one partition, whatever the load: a new index is hot until it is sharded.
+ */
+const walletItem = /^(WALLET|JOURNAL|DAILY)#/;
+
+export function shardFamilies(merchantId: string, shards: number): Families {
+  const listing = new RegExp(
+    '#(TXN|test|live|Pending|Completed|Failed|Processing|Cancelled|Expired|REFUND|REFS|BALTXN#[^#]+|' +
+      'pending|retrying|delivered|dead_lettered|no_destination|endpoint_disabled)$',
+  );
+  const own = `MERCHANT#${merchantId}`;
+  return (where, key, sk) => {
+    const due = /^((?:MONEY|WEBHOOK)?DUE)#\d+$/.exec(key);
+    if (due) return { family: `${due[1]}#<n>`, members: dueShardCount };
+    if (shards <= 1 || !key.includes(merchantId)) return undefined;
+    // The wallet's shards with their journals and daily volume: member 0 is in the merchant's own partition.
+    if (where === 'table' && (key.startsWith(`${own}#SHARD#`) || (key === own && sk !== undefined && walletItem.test(sk))))
+      return { family: `${own}[#SHARD#<n>]`, members: shards, alsoOn: own };
+    if (!/#(TXN|EVENTS|REFUND|REFS|BALTXN)|^EVENTS#/.test(key)) return undefined;
+    const base = /^(.*?)(?:#(\d+))?$/.exec(key)![1]!;
+    if (!listing.test(base)) return undefined;
+    // The all-transactions listing has twice the partitions (shared/store/shards.ts).
+    const members = where === 'GSI1' && base.endsWith('#TXN') ? transactionListShards(shards) : shards;
+    return { family: `${base}[#<n>]`, members };
+  };
+}
 
 export function summarise(operation: string, t: OperationTally, shared?: (key: string) => boolean, families?: Families): OperationResult {
   const n = Math.max(1, t.count);
   const perOperation = Object.fromEntries([...t.total].map(([w, u]) => [w, { rcu: round(u.rcu / n), wcu: round(u.wcu / n) }]));
-  // A key only one instance touched (its payment intent, its idempotency record) is written a
-  // bounded number of times, whatever the rate: only keys instances share make heat.
-  const keys = [...t.perKey.values()]
-    .filter((k) => (shared ? shared(k.key) : n === 1 || k.instances.size > 1))
-    .map((k) => ({ where: k.where, key: k.key, pattern: keyPattern(k.key), rcu: round(k.rcu / n), wcu: round(k.wcu / n) }))
-    .filter((k) => k.rcu >= 0.01 || k.wcu >= 0.01);
-  if (families) {
-    const grouped = new Map<string, { where: string; key: string; pattern: string; rcu: number; wcu: number; members: number }>();
-    for (const k of keys.splice(0)) {
-      const f = families(k.where, k.key);
-      if (!f) {
-        keys.push(k);
-        continue;
-      }
-      const id = `${k.where} ${f.family}`;
-      const g = grouped.get(id) ?? {
-        where: k.where,
-        key: `${f.family} (each of ${f.members})`,
-        pattern: `${keyPattern(f.family)} (each of ${f.members})`,
+  // The members of a hash-placed family first (each instance lands on one member, so a short run
+  // sees a member touched once: the family as a whole is what instances share), then: a key only one
+  // instance touched (its payment intent, its idempotency record) is written a bounded number of
+  // times, whatever the rate: only keys instances share make heat.
+  type Group = {
+    where: string;
+    key: string;
+    pattern: string;
+    rcu: number;
+    wcu: number;
+    members: number;
+    alsoOn?: string;
+    instances: Set<number>;
+  };
+  const grouped = new Map<string, Group>();
+  for (const k of t.perKey.values()) {
+    const f = families?.(k.where, k.key, k.sk);
+    const key = f ? `${f.family} (each of ${f.members})` : k.key;
+    const id = `${k.where} ${key}`;
+    const g = grouped.get(id) ?? {
+      where: k.where,
+      key,
+      pattern: f ? `${keyPattern(f.family)} (each of ${f.members})` : keyPattern(k.key),
+      rcu: 0,
+      wcu: 0,
+      members: f?.members ?? 1,
+      alsoOn: f?.alsoOn,
+      instances: new Set<number>(),
+    };
+    g.rcu += k.rcu;
+    g.wcu += k.wcu;
+    for (const i of k.instances) g.instances.add(i);
+    grouped.set(id, g);
+  }
+  const isShared = (g: Group) => (shared ? shared(g.key) : n === 1 || g.instances.size > 1);
+  // Member 0 of a family may share its partition with other items (wallet shard 0 is the merchant's own partition).
+  for (const g of [...grouped.values()])
+    if (g.alsoOn && isShared(g)) {
+      const id = `${g.where} ${g.alsoOn}`;
+      const on = grouped.get(id) ?? {
+        where: g.where,
+        key: g.alsoOn,
+        pattern: keyPattern(g.alsoOn),
         rcu: 0,
         wcu: 0,
-        members: f.members,
+        members: 1,
+        instances: new Set(),
       };
-      g.rcu += k.rcu;
-      g.wcu += k.wcu;
-      grouped.set(id, g);
+      on.rcu += g.rcu / g.members;
+      on.wcu += g.wcu / g.members;
+      for (const i of g.instances) on.instances.add(i);
+      grouped.set(id, on);
     }
-    for (const g of grouped.values())
-      keys.push({ where: g.where, key: g.key, pattern: g.pattern, rcu: round(g.rcu / g.members), wcu: round(g.wcu / g.members) });
-  }
+  const keys = [...grouped.values()]
+    .filter(isShared)
+    .map((g) => ({ where: g.where, key: g.key, pattern: g.pattern, rcu: round(g.rcu / n / g.members), wcu: round(g.wcu / n / g.members) }))
+    .filter((k) => k.rcu >= 0.01 || k.wcu >= 0.01);
   const hottest: OperationResult['hottest'] = {};
   let ceilingPerSecond = Infinity;
   let limitedBy = '-';
@@ -316,15 +432,16 @@ export function mixLoad(results: OperationResult[], rates: Record<string, number
       load.set(id, l);
     }
   }
-  let worst = { factor: 0, where: '-', pattern: '-', rcu: 0, wcu: 0 };
-  for (const l of load.values()) {
-    const factor = Math.max(l.wcu / limits.wcuPerKey, l.rcu / limits.rcuPerKey);
-    if (factor > worst.factor) worst = { factor, ...l };
-  }
+  const keys = [...load.values()]
+    .map((l) => ({ factor: Math.max(l.wcu / limits.wcuPerKey, l.rcu / limits.rcuPerKey), ...l, rcu: round(l.rcu), wcu: round(l.wcu) }))
+    .sort((a, b) => b.factor - a.factor);
+  const worst = keys[0] ?? { factor: 0, where: '-', pattern: '-', rcu: 0, wcu: 0 };
   return {
     rates,
     factor: worst.factor,
     sustainable: worst.factor <= 1,
-    hottest: { ...worst, rcu: round(worst.rcu), wcu: round(worst.wcu) },
+    hottest: worst,
+    /** The keys under the most load, hottest first. */
+    top: keys.slice(0, 6),
   };
 }

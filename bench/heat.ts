@@ -1,9 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Attributor, limits, mixLoad, OperationTally, type OperationResult, prices, summarise } from './heat-model.ts';
+import { limits, mixLoad, type OperationResult, prices, shardFamilies, summarise, targetMix } from './heat-model.ts';
+import { type OperationDriver, OperationTagger, runOperations } from './heat-operations.ts';
 import { benchCleanups, startBenchStack, startLocalApi } from './local-stack.ts';
 
 /**
@@ -27,8 +27,6 @@ const perOperation = Number(process.env.BENCH_HEAT_OPS ?? 25);
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
-
-export const targetMix = { 'checkout.paid': 2_000, 'withdrawal.auto': 500 } as const;
 
 interface Run {
   shards: number;
@@ -63,48 +61,14 @@ export async function runHeatBench(): Promise<number> {
 
     const baseUrl = await startLocalApi(cleanups);
 
-    // Every call is tagged with the operation and step running: the merchant's requests, the page
-    // and the sweeps run one at a time (a global tag); the relay and dispatcher run concurrently in
-    // their own async context (AsyncLocalStorage) and are tagged webhook.delivery.
-    const jobsContext = new AsyncLocalStorage<{ op: string }>();
-    let current: { op: string; step: string } | undefined;
-    let tallies = new Map<string, OperationTally>();
-    const attributor = new Attributor();
-    const tally = (op: string) => {
-      let t = tallies.get(op);
-      if (!t) tallies.set(op, (t = new OperationTally()));
-      return t;
-    };
-    const stopCapture = captureConsumedCapacity((record) => {
-      const attributed = attributor.touches(record);
-      const job = jobsContext.getStore();
-      if (job) tally(job.op).add(record, attributed, 'relay + dispatcher');
-      else if (current) tally(current.op).add(record, attributed, current.step);
-    });
-    cleanups.push(stopCapture);
-    const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
-      const before = current;
-      current = before ? { op: before.op, step: name } : undefined;
-      try {
-        return await run();
-      } finally {
-        current = before;
-      }
-    };
-    const instance = async (op: string, run: () => Promise<void>) => {
-      tally(op).count++;
-      current = { op, step: '-' };
-      try {
-        await run();
-      } finally {
-        current = undefined;
-      }
-    };
+    // Every call is tagged with the operation and step running (bench/heat-operations.ts).
+    const tag = new OperationTagger();
+    cleanups.push(captureConsumedCapacity(tag.record));
 
     const runs: Run[] = [];
     const shardRuns = process.env.BENCH_HEAT_SHARDS ? process.env.BENCH_HEAT_SHARDS.split(',').map(Number) : [1, 16];
     for (const shards of shardRuns) {
-      tallies = new Map();
+      tag.tallies = new Map();
       arrivals.clear();
       console.log(`\n== one merchant on ${shards} shard(s) — ${perOperation} of each operation ==`);
       const merchant = await createMerchant({ name: `Heat ${shards}` });
@@ -115,54 +79,47 @@ export async function runHeatBench(): Promise<number> {
       const fundings = shards > 1 ? shards * 8 : 1;
       for (let i = 0; i < fundings; i++) await creditTestWallet(merchant.merchantId, 'test', Math.floor(10_000_000_00 / fundings), 'PKR');
       const keys = merchant.test;
-      const api = async (method: string, path: string, body?: Record<string, unknown>) => {
-        const headers: Record<string, string> = { 'Svc-API-Key': keys.apiKey, 'Idempotency-Key': randomUUID() };
-        let payload: string | undefined;
-        if (body) {
-          payload = JSON.stringify({ ...body, signature: signBody(body, keys.secretKey) });
-          headers['Content-Type'] = 'application/json';
-        }
-        const response = await fetch(`${baseUrl}/Gateway/v1${path}`, { method, headers, body: payload });
-        const text = await response.text();
-        if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
-        return JSON.parse(text);
-      };
-      const form = async (path: string, fields?: Record<string, string>) => {
-        const response = await fetch(`${baseUrl}${path}`, {
-          method: fields ? 'POST' : 'GET',
-          redirect: 'manual',
-          ...(fields
-            ? {
-                headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
-                body: new URLSearchParams(fields).toString(),
-              }
-            : {}),
-        });
-        const html = await response.text();
-        return { status: response.status, html, csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] };
-      };
-      const sweep = async (ms: number[]) => {
-        for (const at of ms) {
-          await processDue(new Date(Date.now() + at), (i) => i.merchantId === merchant.merchantId);
-          await processDueSettlementsAndRefunds(new Date(Date.now() + at));
-        }
-      };
-      const untagged = async <T>(run: () => Promise<T>) => {
-        const before = current;
-        current = undefined;
-        try {
-          return await run();
-        } finally {
-          current = before;
-        }
-      };
-      const expectStatus = async (id: string, status: string) => {
-        const intent = await untagged(() => getIntent(id));
-        if (intent?.status !== status) throw new Error(`${intent?.intentType} ${id} ended ${intent?.status}, not ${status}`);
+      const driver: OperationDriver = {
+        async api(path, body) {
+          const headers: Record<string, string> = {
+            'Svc-API-Key': keys.apiKey,
+            'Idempotency-Key': randomUUID(),
+            'Content-Type': 'application/json',
+          };
+          const payload = JSON.stringify({ ...body, signature: signBody(body, keys.secretKey) });
+          const response = await fetch(`${baseUrl}/Gateway/v1${path}`, { method: 'POST', headers, body: payload });
+          const text = await response.text();
+          if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+          return JSON.parse(text);
+        },
+        async form(path, fields) {
+          const response = await fetch(`${baseUrl}${path}`, {
+            method: fields ? 'POST' : 'GET',
+            redirect: 'manual',
+            ...(fields
+              ? {
+                  headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+                  body: new URLSearchParams(fields).toString(),
+                }
+              : {}),
+          });
+          const html = await response.text();
+          return { status: response.status, csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] };
+        },
+        // The sweeps as the sweeper runs them: every due shard, this merchant's intents and every money item.
+        async sweep(_ids, _kind, laterMs) {
+          for (const at of laterMs) {
+            await processDue(new Date(Date.now() + at), (i) => i.merchantId === merchant.merchantId);
+            await processDueSettlementsAndRefunds(new Date(Date.now() + at));
+          }
+        },
+        approveRefund: (id) => approveRefund(id),
+        intentStatus: async (id) => (await getIntent(id))?.status,
+        refundStatus: async (id) => (await getRefund(id))?.status,
       };
 
       // The relay and the dispatcher, started in their own context.
-      const relayAndDispatcher = jobsContext.run({ op: 'webhook.delivery' }, () =>
+      const relayAndDispatcher = tag.inJobs('webhook.delivery', () =>
         startJobs({ queueUrl: queues.queueUrl, sqsEndpoint: queues.endpoint, deadLetterQueueUrl: queues.deadLetterQueueUrl }, [
           jobs.webhookRelay,
           jobs.webhookDispatcher,
@@ -170,102 +127,25 @@ export async function runHeatBench(): Promise<number> {
       );
       cleanups.push(() => relayAndDispatcher.stop());
 
-      const paid: string[] = [];
-      for (let i = 0; i < perOperation; i++) {
-        await instance('checkout.paid', async () => {
-          const created = await step('create', () =>
-            api('POST', '/Payment/initiate-checkout', {
-              amount: 1500,
-              description: 'Sale day order',
-              orderRef: { orderRef: `HEAT${randomUUID().replaceAll('-', '').slice(0, 16)}` },
-            }),
-          );
-          const path = `/pay/${created.paymentIntentId}`;
-          const page = await step('page', () => form(path));
-          const card = await step('pay', () =>
-            form(`${path}/card`, { csrf: page.csrf!, name: 'Ayesha Khan', number: '4242424242424242', expiry: '12/39', cvc: '123' }),
-          );
-          if (card.status !== 303) throw new Error(`card form answered ${card.status}`);
-          await step('sweeps', () => sweep([5_000, 20_000]));
-          await expectStatus(created.paymentIntentId, 'Completed');
-          paid.push(created.paymentIntentId);
-        });
-      }
-      for (let i = 0; i < perOperation; i++) {
-        await instance('deposit.approved', async () => {
-          const r = await step('create', () =>
-            api('POST', '/Payment/deposit', {
-              mobileNumber: '03001230000',
-              amount: 1000,
-              walletProvider: 1,
-              description: 'Top up',
-              orderRef: { orderRef: `HEATD${randomUUID().replaceAll('-', '').slice(0, 16)}` },
-              customerRef: { name: 'Ayesha Khan' },
-            }),
-          );
-          await step('sweeps', () => sweep([5_000, 20_000]));
-          await expectStatus(r.paymentIntentId, 'Completed');
-        });
-      }
-      for (let i = 0; i < perOperation; i++) {
-        await instance('withdrawal.auto', async () => {
-          const r = await step('create', () =>
-            api('POST', '/Payment/withdraw', {
-              amount: 500,
-              currency: 'PKR',
-              description: 'Payout',
-              autoProcessPayout: true,
-              customerRef: { bankAccountNumber: 'PK36SCBL0000001123450000', bankCode: 'MEEZAN', accountTitle: 'Ayesha Khan' },
-              orderRef: { orderRef: `HEATW${randomUUID().replaceAll('-', '').slice(0, 16)}` },
-            }),
-          );
-          await step('sweeps', () => sweep([5_000, 20_000, 60_000]));
-          await expectStatus(r.paymentIntentId, 'Completed');
-        });
-      }
-      for (const id of paid) {
-        await instance('refund.approved', async () => {
-          const r = await step('create', () => api('POST', '/Refunds', { trxnRef: id, amount: 100 }));
-          await step('approve', () => approveRefund(r.id));
-          await step('sweeps', () => sweep([3_000, 6_000, 9_000, 12_000]));
-          const refund = await untagged(() => getRefund(r.id));
-          if (refund?.status !== 3) throw new Error(`refund ${r.id} ended ${refund?.status}, not 3 (Completed)`);
-        });
-      }
+      await runOperations(tag, driver, perOperation);
 
       // Every event committed above delivered to the receiver.
-      const events = [...tallies].filter(([op]) => op !== 'webhook.delivery').reduce((a, [, t]) => a + t.outboxEvents, 0);
+      const events = tag.eventsCommitted('webhook.delivery');
       const deadline = Date.now() + 120_000;
       while (arrivals.size < events && Date.now() < deadline) await sleep(50);
       await relayAndDispatcher.stop();
       if (arrivals.size < events) throw new Error(`only ${arrivals.size} of ${events} events reached the receiver`);
-      tally('webhook.delivery').count = arrivals.size;
+      tag.tally('webhook.delivery').count = arrivals.size;
 
       // The relay and the dispatcher run concurrently, not one event at a time: a key is shared by
       // events when it names no object of its own (DUE#2, WEBHOOKDUE#1) or only the merchant.
       const merchantWide = (key: string) =>
         !/[0-9a-f]{8}-[0-9a-f]{4}|evt_|_[0-9A-Za-z]{16,}/.test(key.replaceAll(merchant.merchantId, 'M'));
       // Hash-placed shards: the expected load of one is its family's total over the member count.
-      const { dueShardCount } = await import('#shared/store/keys.ts');
-      const families = (_where: string, key: string) => {
-        const due = /^((?:MONEY|WEBHOOK)?DUE)#\d+$/.exec(key);
-        if (due) return { family: `${due[1]}#<n>`, members: dueShardCount };
-        const wallet = /^(MERCHANT#[^#]+)#SHARD#\d+$/.exec(key);
-        if (wallet && shards > 1) return { family: `${wallet[1]}#SHARD#<n>`, members: shards - 1 };
-        if (shards > 1 && key.includes(merchant.merchantId) && /#(TXN|EVENTS)|^EVENTS#/.test(key)) {
-          const listing = /^(.*?)(?:#(\d+))?$/.exec(key)!;
-          // The listing shards: shard 0 is the unsuffixed key, shard n ≥ 1 the key with `#<n>`.
-          if (
-            new RegExp(
-              '#(TXN|test|live|Pending|Completed|Failed|Processing|Cancelled|Expired|' +
-                'pending|retrying|delivered|dead_lettered|no_destination|endpoint_disabled)$',
-            ).test(listing[1]!)
-          )
-            return { family: `${listing[1]}[#<n>]`, members: shards };
-        }
-        return undefined;
-      };
-      const operations = [...tallies].map(([op, t]) => summarise(op, t, op === 'webhook.delivery' ? merchantWide : undefined, families));
+      const families = shardFamilies(merchant.merchantId, shards);
+      const operations = [...tag.tallies].map(([op, t]) =>
+        summarise(op, t, op === 'webhook.delivery' ? merchantWide : undefined, families),
+      );
       const byName = new Map(operations.map((o) => [o.operation, o]));
       const delivery = byName.get('webhook.delivery');
       const withWebhooks = Object.fromEntries(

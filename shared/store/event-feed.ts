@@ -1,3 +1,4 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { deliveryStates, webhookEventTypes, type DeliveryState, type WebhookEvent, type WebhookEventType } from '#shared/domain/events.ts';
@@ -7,7 +8,7 @@ import { readShards, shardOf, writeShards } from './shards.ts';
 
 /**
  * The events feed (GET /Gateway/v1/Events; docs/access-patterns.md): one `EventFeed` item per
- * event, `EVENTFEED#<eventId>`, kept 30 days (ttl). It carries the event as sent and its current
+ * event, `EVENTFEED#<eventId>`, kept 30 days (ttl). It carries the event as sent (deflated) and its current
  * delivery state, and is listed two ways, always newest first by `<createdAt>#<eventId>`:
  *   GSI1  EVENTS#<merchantId>#<mode>                          every event of a merchant in a mode
  *   GSI3  EVENTS#<merchantId>#<mode>#<type>#<deliveryState>   by type and delivery state
@@ -33,16 +34,28 @@ export interface FeedEntry {
   event: WebhookEvent;
 }
 
+/**
+ * The envelope as sent, stored deflated (`eventZ`, binary): DynamoDB bills every write of the entry
+ * per KB on the table, on GSI1 and on GSI3 (twice when its state moves it), and the envelope as a map
+ * put a typical entry just over 1 KB (1,095 bytes), so each of those writes cost 2 units, not 1
+ * (docs/scaling.md, cost per operation). Entries written before keep their `event` map; both are read.
+ */
+const packEvent = (event: WebhookEvent) => deflateRawSync(JSON.stringify(event));
+const unpackEvent = (item: Record<string, unknown>): WebhookEvent =>
+  item.eventZ instanceof Uint8Array ? JSON.parse(inflateRawSync(item.eventZ).toString('utf8')) : (item.event as WebhookEvent);
+
 function feedItem(e: FeedEntry) {
   // A big merchant's feed is spread over its shards (shared/store/shards.ts); a rewrite may move an
   // entry to another shard after a raise, which readers read too.
   const shard = shardOf(e.eventId, writeShards(e.merchantId, e.mode));
+  const { event, ...entry } = e;
   return toItem({
     ...keys.eventFeed(e.eventId),
     ...keys.eventFeedListing(e.merchantId, e.mode, e.createdAt, e.eventId, shard),
     ...keys.eventFeedByTypeState(e.merchantId, e.mode, e.type, e.deliveryState, e.createdAt, e.eventId, shard),
     entity: 'EventFeed',
-    ...e,
+    ...entry,
+    eventZ: packEvent(event),
     ttl: Math.floor((Date.parse(e.createdAt) + retentionMs) / 1000),
   });
 }
@@ -69,8 +82,8 @@ export async function getFeedEntry(eventId: string): Promise<FeedEntry | undefin
 }
 
 const strip = (item: Record<string, unknown>): FeedEntry => {
-  const { eventId, merchantId, mode, type, createdAt, deliveryState, event } = item as unknown as FeedEntry;
-  return { eventId, merchantId, mode, type, createdAt, deliveryState, event };
+  const { eventId, merchantId, mode, type, createdAt, deliveryState } = item as unknown as FeedEntry;
+  return { eventId, merchantId, mode, type, createdAt, deliveryState, event: unpackEvent(item) };
 };
 
 export const feedPosition = (e: Pick<FeedEntry, 'createdAt' | 'eventId'>) => `${e.createdAt}#${e.eventId}`;

@@ -40,7 +40,7 @@ import { queryDueIndex } from './due-index.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './money-due.ts';
 import { linkUseWrites } from './payment-links.ts';
-import { readShards, shardOf, writeShards } from './shards.ts';
+import { readShards, shardOf, transactionListShards, writeShards } from './shards.ts';
 import { outboxWrites } from './webhooks.ts';
 
 /**
@@ -63,7 +63,13 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
         TableName: tableName(),
         Item: toItem({
           ...keys.intent(intent.paymentIntentId),
-          ...keys.intentListing(intent.merchantId, intent.mode, intent.createdAt, intent.paymentIntentId, shard),
+          ...keys.intentListing(
+            intent.merchantId,
+            intent.mode,
+            intent.createdAt,
+            intent.paymentIntentId,
+            shardOf(intent.paymentIntentId, transactionListShards(writeShards(intent.merchantId, intent.mode))),
+          ),
           ...keys.intentByTypeStatus(
             intent.merchantId,
             intent.mode,
@@ -315,7 +321,7 @@ export async function findProviderReference(
 
 /** Access pattern: a merchant's intents in one mode, newest first (GSI1), at most `limit`. For operators. */
 export async function listIntentsOfMerchant(merchantId: string, mode: Mode, limit = 200): Promise<PaymentIntent[]> {
-  const shards = await readShards(merchantId, mode);
+  const shards = transactionListShards(await readShards(merchantId, mode));
   const pages = await Promise.all(
     Array.from({ length: shards }, (_, n) =>
       queryAll<Stored>(
@@ -481,10 +487,14 @@ export async function pageIntents(
   const upper = q.before && q.before < upperInclusive ? q.before : upperInclusive;
   const exclusive = Boolean(q.before && q.before < upperInclusive);
   // Every shard of every matching listing partition (one shard for a merchant that was never sharded).
-  const shards = Array.from({ length: await readShards(merchantId, mode) }, (_, n) => n);
+  const count = await readShards(merchantId, mode);
+  const shards = Array.from({ length: count }, (_, n) => n);
   const partitions: { index: 'GSI1' | 'GSI3'; pk: string }[] =
     q.intentType === undefined && q.status === undefined
-      ? shards.map((n) => ({ index: 'GSI1', pk: keys.intentsOfMerchant(merchantId, mode, n).GSI1PK }))
+      ? Array.from({ length: transactionListShards(count) }, (_, n) => ({
+          index: 'GSI1' as const,
+          pk: keys.intentsOfMerchant(merchantId, mode, n).GSI1PK,
+        }))
       : intentTypes
           .filter((t) => q.intentType === undefined || t === q.intentType)
           .flatMap((t) =>

@@ -21,7 +21,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *                 (n ≥ 1: a big merchant's credit shard; its journals beside it)
  *   Idempotency   IDEM#<mode>#<merchantId>#<key>      IDEM                              -
  *   Intent        TXN#<paymentIntentId>               TXN
- *                 GSI1: MERCHANT#<id>#<mode>#TXN[#<shard>] / <createdAt>#<id>
+ *                 GSI1: MERCHANT#<id>#<mode>#TXN[#<shard>] / <createdAt>#<id>  (2 × the shards: transactionListShards)
  *                 GSI3: MERCHANT#<id>#<mode>#TXN#<intentType>#<status>[#<shard>] / <createdAt>#<id>
  *                 GSI2 (sparse, while something is due): DUE#<shard> / <dueAt>#<id>
  *                 GSI2 (sparse, while an approval is held): HELDAPPROVAL / <heldAt>#<id>
@@ -47,7 +47,7 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   AutoSettlement MERCHANT#<merchantId>              AUTOSETTLE#<mode>
  *                 GSI2: MONEYDUE#<shard> / <nextRunAt>#autosettle:<id>:<mode>
  *   Refund        REFUND#<id>                         REFUND                            TXN#<paymentIntentId>#REFUND / <requestedAt>#<id>
- *                 GSI3: MERCHANT#<id>#<mode>#REFUND / <requestedAt>#<id> (the merchant's refunds)
+ *                 GSI3: MERCHANT#<id>#<mode>#REFUND[#<shard>] / <requestedAt>#<id> (the merchant's refunds)
  *                 GSI2 (sparse, while due): MONEYDUE#<shard> / <dueAt>#<id>
  *   SandboxReceipt SANDBOX#<rail>#<reference>         RECEIPT                           -   (test mode: what a sandbox rail received; ttl)
  *   BankFileLine  BANKFILE#LINE#<reference>           LINE
@@ -370,9 +370,13 @@ export const refundListing = (paymentIntentId: string, requestedAt: string, id: 
   GSI1SK: `${requestedAt}#${id}`,
 });
 export const refundsOfIntent = (paymentIntentId: string) => ({ GSI1PK: `TXN#${paymentIntentId}#REFUND` });
-/** GSI3: a merchant's refunds in one mode, newest first (the dashboard's refunds list; one partition: refunds are few). */
-export const refundOfMerchant = (merchantId: string, mode: Mode, requestedAt: string, id: string) => ({
-  GSI3PK: `MERCHANT#${merchantId}#${mode}#REFUND`,
+/**
+ * GSI3: a merchant's refunds in one mode, newest first (the dashboard's refunds list). Sharded like
+ * the listings: every change of a refund rewrites its entry (the index projects ALL), so one
+ * partition capped a big merchant at about 115 refunds/s (docs/scaling.md).
+ */
+export const refundOfMerchant = (merchantId: string, mode: Mode, requestedAt: string, id: string, shard = 0) => ({
+  GSI3PK: shardKey(`MERCHANT#${merchantId}#${mode}#REFUND`, shard),
   GSI3SK: `${requestedAt}#${id}`,
 });
 /**

@@ -6,7 +6,7 @@ import type { Settlement } from '#shared/domain/settlement.ts';
 import { queryAll, toValues } from './client.ts';
 import * as keys from './keys.ts';
 import { getRefund, listRefundsOfIntent } from './refunds.ts';
-import { readShards } from './shards.ts';
+import { readShards, transactionListShards } from './shards.ts';
 import { listJournals, sumWalletItems } from './wallets.ts';
 
 /**
@@ -82,7 +82,7 @@ export async function readMerchantLedger(merchantId: string, mode: Mode): Promis
     readShards(merchantId, mode).then(async (shards) =>
       (
         await Promise.all(
-          Array.from({ length: shards }, (_, n) =>
+          Array.from({ length: transactionListShards(shards) }, (_, n) =>
             queryAll<MerchantLedger['intents'][number]>({
               IndexName: 'GSI1',
               KeyConditionExpression: 'GSI1PK = :pk',

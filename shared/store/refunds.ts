@@ -5,11 +5,13 @@ import { db, fromItem, named, queryAll, scanPages, tableName, toItem, toValues, 
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import * as keys from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
+import { readShards, shardOf, writeShards } from './shards.ts';
 
 /**
  * Refunds (`REFUND#<id>`), listed per transaction on GSI1 (`TXN#<paymentIntentId>#REFUND`,
- * `<requestedAt>#<id>`) and per merchant and mode on GSI3 (`MERCHANT#<id>#<mode>#REFUND`, same sort
- * key; written at creation, never changed: status changes touch neither), in the money due index
+ * `<requestedAt>#<id>`) and per merchant and mode on GSI3 (`MERCHANT#<id>#<mode>#REFUND[#<shard>]`,
+ * same sort key; written at creation, never changed: status changes touch neither, though each
+ * rewrites the entries, the indexes projecting ALL), in the money due index
  * while something is due (expiry, an attempt).
  *
  * The over-refund guard lives on the INTENT item: `refundReservedMinor` sums every refund of the
@@ -29,7 +31,7 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
         Item: toItem({
           ...keys.refund(r.id),
           ...keys.refundListing(r.paymentIntentId, r.requestedAt, r.id),
-          ...keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id),
+          ...keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id, shardOf(r.id, writeShards(r.merchantId, r.mode))),
           ...keys.moneyDue(r.id, refundFirstDueAt(r)),
           dueAt: refundFirstDueAt(r),
           entity: 'Refund',
@@ -110,9 +112,12 @@ export async function listRefundsOfIntent(paymentIntentId: string): Promise<Refu
 }
 
 /**
- * Access pattern R5: a merchant's refunds in one mode, newest first, one page (GSI3 Query, `Limit`
- * limit + 1), optionally before a cursor (the `<requestedAt>#<id>` of the last refund shown,
- * excluded). The caller checks the cursor refund belongs to the merchant and mode.
+ * Access pattern R5: a merchant's refunds in one mode, newest first, one page: a GSI3 Query per
+ * listing shard (one for a merchant never sharded; `Limit` limit + 1 each), merged newest first,
+ * optionally before a cursor (the `<requestedAt>#<id>` of the last refund shown, excluded, on every
+ * shard). A refund's shard is FNV-1a(id) mod the writers' shard count; shard 0 is the unsharded key,
+ * where every refund from before the sharding (and every backfilled one) stays. The caller checks
+ * the cursor refund belongs to the merchant and mode.
  */
 export async function pageRefundsOfMerchant(
   merchantId: string,
@@ -120,19 +125,26 @@ export async function pageRefundsOfMerchant(
   limit: number,
   before?: { requestedAt: string; id: string },
 ): Promise<{ items: Refund[]; hasMore: boolean }> {
-  const { GSI3PK } = keys.refundOfMerchant(merchantId, mode, '', '');
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'GSI3',
-      KeyConditionExpression: before ? 'GSI3PK = :pk AND GSI3SK < :before' : 'GSI3PK = :pk',
-      ExpressionAttributeValues: toValues({ ':pk': GSI3PK, ...(before ? { ':before': `${before.requestedAt}#${before.id}` } : {}) }),
-      ScanIndexForward: false,
-      Limit: limit + 1,
+  const shards = await readShards(merchantId, mode);
+  const pages = await Promise.all(
+    Array.from({ length: shards }, async (_, n) => {
+      const { GSI3PK } = keys.refundOfMerchant(merchantId, mode, '', '', n);
+      const out = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI3',
+          KeyConditionExpression: before ? 'GSI3PK = :pk AND GSI3SK < :before' : 'GSI3PK = :pk',
+          ExpressionAttributeValues: toValues({ ':pk': GSI3PK, ...(before ? { ':before': `${before.requestedAt}#${before.id}` } : {}) }),
+          ScanIndexForward: false,
+          Limit: limit + 1,
+        }),
+      );
+      return (out.Items ?? []).map((i) => fromItem<Record<string, unknown>>(i));
     }),
   );
-  const items = (out.Items ?? []).map((i) => stripKeys<Refund>(fromItem(i)));
-  return { items: items.slice(0, limit), hasMore: items.length > limit };
+  const position = (i: Record<string, unknown>) => String(i.GSI3SK);
+  const merged = pages.flat().sort((a, b) => (position(a) < position(b) ? 1 : position(a) > position(b) ? -1 : 0));
+  return { items: merged.slice(0, limit).map((i) => stripKeys<Refund>(i)), hasMore: merged.length > limit };
 }
 
 /**

@@ -7,7 +7,8 @@ import * as keys from './keys.ts';
  * How many partitions one merchant's heat is spread over, per mode (docs/scaling.md). A small
  * merchant has no config item and ONE shard: every key is exactly what it was before sharding
  * existed. A big merchant's listings (GSI1 `MERCHANT#<id>#<mode>#TXN`, GSI3 by type and status,
- * the events feed's `EVENTS#<id>#<mode>` partitions) get a shard suffix `#<n>` for n ≥ 1, shard 0
+ * the events feed's `EVENTS#<id>#<mode>` partitions, the refunds list; the all-transactions listing on
+ * twice the count: transactionListShards) get a shard suffix `#<n>` for n ≥ 1, shard 0
  * keeping the unsuffixed key, so data written before the raise stays where it is and is still read.
  *
  * Raising without downtime: writers learn the count from a cache (at most `cacheMs` old), readers
@@ -81,6 +82,16 @@ export function writeShards(merchantId: string, mode: Mode, now = Date.now()): n
   const c = entry.config;
   return c.effectiveAt !== null && now >= Date.parse(c.effectiveAt) ? c.shards : c.previousShards;
 }
+
+/**
+ * Partitions of a merchant's all-transactions listing (GSI1 `MERCHANT#<id>#<mode>#TXN[#<n>]`) on
+ * `shards` shards: twice as many for a sharded merchant. Every write of every intent rewrites its
+ * entry there (the index projects ALL), so with one partition per shard 2,000 paid checkouts/s and
+ * 500 payouts/s asked about 1,110 WCU/s of each (test/integration/capacity.test.ts). Monotonic in
+ * `shards`, so readers (readShards) still read every partition any writer (writeShards) writes, and
+ * an intent written on N shards (shard < N) is read on 2N. One shard stays one partition.
+ */
+export const transactionListShards = (shards: number) => (shards > 1 ? shards * 2 : 1);
 
 /** Stable shard of an object: FNV-1a of its id, modulo the count. */
 export function shardOf(id: string, count: number): number {

@@ -1,11 +1,12 @@
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { hashApiKey } from '#shared/domain/credentials.ts';
 import { refundsOfMerchant } from '#shared/services/refund-requests.ts';
-import { db, tableName, toItem } from '#shared/store/client.ts';
+import { db, fromItem, tableName, toItem } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { getApiKeyById, keyUseIntervalMs, recordKeyUse } from '#shared/store/merchants.ts';
+import { raiseShards, shardOf } from '#shared/store/shards.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { completedPayment } from '../support/money.ts';
 import { useOps } from '../support/ops.ts';
@@ -50,6 +51,34 @@ describe('refunds of a merchant; API key last used', () => {
     // Another merchant's refund (or the other mode's view of one) is not a cursor.
     expect(await refundsOfMerchant(m.merchantId, 'test', { limit: 2, startingAfter: theirs })).toBe('invalid_cursor');
     expect(await refundsOfMerchant(m.merchantId, 'live', { limit: 2, startingAfter: made[0]! })).toBe('invalid_cursor');
+  });
+
+  it('a sharded merchant: refunds spread over its listing shards by id, those from before stay in shard 0, one list in order', async () => {
+    const m = await newMerchant();
+    const before = [await refund(m, 21), await refund(m, 22)];
+    await raiseShards(m.merchantId, 'test', 4, { immediate: true });
+    const after = [];
+    for (const amount of [23, 24, 25, 26, 27, 28]) after.push(await refund(m, amount));
+    const stored = async (id: string) =>
+      fromItem<{ GSI3PK: string }>((await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.refund(id)) }))).Item!)
+        .GSI3PK;
+    const base = `MERCHANT#${m.merchantId}#test#REFUND`;
+    for (const id of before) expect(await stored(id)).toBe(base);
+    for (const id of after) expect(await stored(id)).toBe(keys.refundOfMerchant(m.merchantId, 'test', '', '', shardOf(id, 4)).GSI3PK);
+
+    // Newest first across the shards, page by page (limit 3), the cursor excluded on every shard.
+    const made = [...before, ...after].reverse();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 4; page++) {
+      const p = await refundsOfMerchant(m.merchantId, 'test', { limit: 3, ...(cursor ? { startingAfter: cursor } : {}) });
+      if (p === 'invalid_cursor') throw new Error('invalid cursor');
+      seen.push(...p.items.map((r) => r.id));
+      cursor = seen.at(-1);
+      expect(p.hasMore).toBe(seen.length < made.length);
+      if (!p.hasMore) break;
+    }
+    expect(seen).toEqual(made);
   });
 
   it('ops migrate-refund-index gives refunds written before the list their keys; re-running changes nothing', async () => {

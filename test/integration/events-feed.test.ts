@@ -1,8 +1,11 @@
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { approveRefund } from '#shared/services/refunds.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
+import { db, tableName, toItem } from '#shared/store/client.ts';
 import { pageEventFeed } from '#shared/store/event-feed.ts';
+import * as keys from '#shared/store/keys.ts';
 import { listEvents } from '#shared/store/intents.ts';
 import { dispatch } from '#shared/webhooks/dispatcher.ts';
 import { messageFromItem } from '#shared/webhooks/messages.ts';
@@ -194,6 +197,27 @@ describe('events feed', { timeout: 60_000 }, () => {
       expect(r.status, query).toBe(400);
       expect(r.json).toMatchObject({ status: 400, title: 'Bad Request', code: expect.any(String) });
     }
+  });
+
+  it('stores the envelope deflated, and reads entries written before (an event map) as it always did', async () => {
+    const m = await newMerchant();
+    const intent = await seedIntent(m.merchantId, 'test');
+    await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed' }));
+    const before = await feed(m);
+    expect(before.status).toBe(200);
+    const [listed] = before.json.items as FeedItem[];
+    const key = toItem(keys.eventFeed(listed!.eventId));
+    const stored = (await db().send(new GetItemCommand({ TableName: tableName(), Key: key }))).Item!;
+    expect(stored.eventZ?.B).toBeInstanceOf(Uint8Array);
+    expect(stored.event).toBeUndefined();
+    expect(listed!.event).toMatchObject({ id: listed!.eventId, type: 'TransactionStatusChanged', data: { CurrentStatus: 'Completed' } });
+
+    // As written before: the envelope as a map, no eventZ.
+    const { eventZ: _z, ...rest } = stored;
+    await db().send(new PutItemCommand({ TableName: tableName(), Item: { ...rest, event: toItem({ event: listed!.event }).event! } }));
+    const after = await feed(m);
+    expect(after.json.items).toEqual(before.json.items);
+    expect((await feed(m, `?startingAfter=${listed!.eventId}`)).json.items).toEqual([]);
   });
 
   it('keeps events 30 days: older entries are outside every query, whatever TTL has not removed yet', async () => {

@@ -5,7 +5,16 @@ import { db, tableName, toValues } from '#shared/store/client.ts';
 import { pageEventFeed } from '#shared/store/event-feed.ts';
 import { backfillIntentIndex, pageIntents } from '#shared/store/intents.ts';
 import * as keys from '#shared/store/keys.ts';
-import { cacheMs, forgetShardConfigs, getShardConfig, raiseShards, readShards, shardOf, writeShards } from '#shared/store/shards.ts';
+import {
+  cacheMs,
+  forgetShardConfigs,
+  getShardConfig,
+  raiseShards,
+  readShards,
+  shardOf,
+  transactionListShards,
+  writeShards,
+} from '#shared/store/shards.ts';
 import { newMerchant } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';
 import { useOps } from '../support/ops.ts';
@@ -71,14 +80,17 @@ describe('listing shards', () => {
     await changeStatus(seeded[1]!.paymentIntentId, () => ({ to: 'Completed' }));
     await changeStatus(seeded[9]!.paymentIntentId, () => ({ to: 'Completed' }));
 
-    // The new ones are spread: more than one shard holds some, shard 0 holds every old one.
+    // The new ones are spread: more than one shard holds some, shard 0 holds every old one. The
+    // all-transactions listing has twice the partitions (12), the ones by type and status 6.
+    expect(transactionListShards(6)).toBe(12);
     const counts = await Promise.all(
-      Array.from({ length: 6 }, (_, n) => gsi1Count(keys.intentsOfMerchant(m.merchantId, 'test', n).GSI1PK)),
+      Array.from({ length: 12 }, (_, n) => gsi1Count(keys.intentsOfMerchant(m.merchantId, 'test', n).GSI1PK)),
     );
     expect(counts.reduce((a, b) => a + b, 0)).toBe(16);
     expect(counts.filter((c) => c > 0).length).toBeGreaterThan(1);
     expect(counts[0]).toBeGreaterThanOrEqual(4);
-    for (const s of seeded.slice(4)) expect(shardOf(s.paymentIntentId, 6)).toBeLessThan(6);
+    for (const s of seeded.slice(4))
+      expect(await gsi1Count(keys.intentsOfMerchant(m.merchantId, 'test', shardOf(s.paymentIntentId, 12)).GSI1PK)).toBeGreaterThan(0);
 
     const newestFirst = [...seeded].reverse().map((s) => s.paymentIntentId);
     expect((await pageIntents(m.merchantId, 'test', { limit: 50 })).items.map((i) => i.paymentIntentId)).toEqual(newestFirst);
