@@ -36,7 +36,7 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // withdraw: +400 bytes for the payment link's use taken, given back or counted with a checkout's status change.
   // Issue 41 (+0.7 kB here and in the dashboard areas below that place holds): a hold refused under contention is
   // retried with backoff and answered 409 concurrent_update unless a fresh read shows the wallet short.
-  withdraw: 334_500,
+  withdraw: 335_600,
   // The dashboard's areas (functions/dashboard/routes.ts; one Lambda for all of them was 571 kB): each
   // bundles its own services and views over the 245 kB every dashboard page carries (the AWS SDK, the
   // logger and metrics, the page frame). Links: the QR encoder that draws a link's code inline (23 kB);
@@ -50,13 +50,13 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   dashboardPayments: 301_300,
   // Issue 39's bank transfer file rail (a live payout to a bank, a live settlement) in payouts, settlements and the due
   // sweeper that asks its lines' state (+3-7 kB); issue 38's payment-link use taken when a card pays in checkoutCard.
-  checkoutCard: 301_800,
+  checkoutCard: 302_900,
   dashboardExports: 301_100,
-  dashboardRefunds: 325_300,
-  dashboardLinks: 316_300,
-  dashboardPayouts: 345_200,
+  dashboardRefunds: 326_600,
+  dashboardLinks: 317_400,
+  dashboardPayouts: 346_400,
   // Settlements: a settlement's movements carry their running balance from the nearer balance checkpoint (issue 28).
-  dashboardSettlements: 336_700, // issue 38: the missing-signature problem with its recipe (+50 bytes)
+  dashboardSettlements: 337_800, // issue 38: the missing-signature problem with its recipe (+50 bytes)
   dashboardDevelopers: 336_300,
   // Balance: the statements page and CSV, whose month to date reads today's journals with the live wallet (issue 38; 300.05 kB).
   dashboardBalance: 302_400,
@@ -64,10 +64,10 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // every journal posting checks (with the automatic settlement's hold that moves it); issue 28: the large
   // settlement breakdowns it sums a step at a time (311.4 kB measured); issue 39: the bank transfer file rails (315.5 kB).
   // settlement breakdowns it sums a step at a time (311.4 kB measured).
-  dueSweeper: 321_900,
+  dueSweeper: 323_000,
 };
 /**
  * The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). 274.7 kB
  * measured after the dashboard became nine Lambdas of 275-333 kB (the one 571 kB Lambda counted once).
  */
-export const medianBundleBudget = 277_600;
+export const medianBundleBudget = 278_000;
