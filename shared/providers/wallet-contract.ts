@@ -2,15 +2,50 @@ import type { WalletProviderId } from '#shared/domain/providers.ts';
 
 /** What every mobile-wallet adapter (the sandbox and any live one) implements; shared/providers/wallet.ts picks one. */
 export type ChargeStart =
-  | { accepted: true; providerReference: string; status: 'Pending' | 'Processing'; message: string }
+  | {
+      accepted: true;
+      providerReference: string;
+      status: 'Pending' | 'Processing';
+      message: string;
+      /**
+       * The provider gave no answer to the charge request (a timeout, a connection cut after sending, a 5xx, an answer
+       * that cannot be read): the customer may have been prompted and may approve, so the charge is recorded as started
+       * and the status inquiry decides (settledStatus: "no such charge" then means "not received" until the window ends).
+       */
+      unanswered?: true;
+    }
   | { accepted: false; code: 'insufficient_balance' | 'provider_unavailable' | 'rejected'; message: string };
 
-/** The provider's answer about a charge; `providerTransactionId` is its own id of the charge when it gives one. */
-export type ChargeStatus = ({ status: 'Pending' } | { status: 'Approved' } | { status: 'Declined'; reason: string }) & {
+interface ChargeIds {
   providerTransactionId?: string;
   /** When the provider recorded the charge (ISO 8601), when its answer says: kept with a completed deposit for reconciliation. */
   providerTime?: string;
-};
+}
+
+/** An answer that decides a charge (Approved, Declined) or leaves it waiting (Pending). */
+export type SettledStatus = ({ status: 'Pending' } | { status: 'Approved' } | { status: 'Declined'; reason: string }) & ChargeIds;
+
+/**
+ * The provider's answer about a charge; `providerTransactionId` is its own id of the charge when it gives one.
+ * `NotFound`: the provider says it has no such charge; `recorded` when that answer is a recorded code of the provider
+ * (JazzCash 109), not an unconfirmed reading (Easypaisa 0003). settledStatus() says what it means for a given charge.
+ */
+export type ChargeStatus = SettledStatus | ({ status: 'NotFound'; recorded: boolean } & ChargeIds);
+
+/**
+ * What a status inquiry's answer means for a charge. "No such charge" about a charge whose request went unanswered
+ * means the provider may never have received it: Pending, so that it ends Expired (nothing credited) when its approval
+ * window ends, unless the provider answers otherwise before. About a charge the provider accepted, a recorded "no such
+ * charge" declines it (`unknown_reference`); an unconfirmed one decides nothing: it throws, and the charge is asked
+ * about again (docs/providers/easypaisa.md, Lost charge answers).
+ */
+export function settledStatus(answer: ChargeStatus, charge: { unanswered?: boolean }): SettledStatus {
+  if (answer.status !== 'NotFound') return answer;
+  const { status: _status, recorded, ...ids } = answer;
+  if (charge.unanswered) return { status: 'Pending', ...ids };
+  if (recorded) return { status: 'Declined', reason: 'unknown_reference', ...ids };
+  throw new Error('the provider does not know a charge it accepted: an unknown outcome, asked again');
+}
 
 /**
  * A provider's notification about a charge, authenticated (its signature verified) but not

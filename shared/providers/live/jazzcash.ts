@@ -137,7 +137,15 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       try {
         answer = await signedCall(config, paths.charge, fields);
       } catch {
-        return { accepted: false, code: 'provider_unavailable', message: 'JazzCash is unavailable; try again later.' };
+        // No answer, or one that fails verification: JazzCash may have prompted the customer. Recorded as started, the
+        // inquiry decides (a refusal here would let a retry charge again, and leave an approval nobody credits).
+        return {
+          accepted: true,
+          providerReference: txnRefNo,
+          status: 'Pending',
+          message: 'JazzCash did not answer in time; the customer may approve on the handset. JazzCash is asked for the outcome.',
+          unanswered: true,
+        };
       }
       const code = answer.pp_ResponseCode ?? '';
       if (code === C.success || code === C.pending) {
@@ -159,7 +167,8 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       // Only a signed answer decides (signedCall has verified the hash when there is one).
       if (answer.pp_SecureHash === undefined) throw new Error('JazzCash inquiry answer carries no pp_SecureHash');
       const code = answer.pp_ResponseCode ?? '';
-      if (code === C.transactionDoesNotExist) return { status: 'Declined', reason: 'unknown_reference' };
+      // 109, a recorded code: declines a charge JazzCash accepted; a charge whose request went unanswered waits (settledStatus).
+      if (code === C.transactionDoesNotExist) return { status: 'NotFound', recorded: true };
       if (code !== C.success) throw new Error(`JazzCash inquiry answered ${code}`);
       const retrieval = retrievalReference(answer);
       const rrn = retrieval ? { providerTransactionId: retrieval } : {};
