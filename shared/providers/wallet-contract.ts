@@ -63,6 +63,14 @@ export interface ProviderNotification {
   mismatched: string[];
 }
 
+/**
+ * The longest a charge request waits for the provider's answer. The request's Lambda ends after 10 s
+ * (infra/gateway-function.ts) and must still record the charge after the call: a provider that answers later (Easypaisa
+ * answers only once the customer approved, up to 60 s) leaves the charge unanswered, recorded as started and settled by
+ * the status inquiry (ChargeStart.unanswered), instead of a Lambda ended with a charge nobody recorded.
+ */
+export const chargeRequestTimeoutMs = 6_000;
+
 /** When an adapter states no `firstInquiryAfterMs`: a handset prompt is rarely answered sooner. */
 export const defaultFirstInquiryAfterMs = 3_000;
 

@@ -351,7 +351,8 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
   let keepOpen = false; // no answer, or a withdrawal the provider did not confirm: do not expire yet
   if (intent.status === 'Pending' && wallet?.stage === 'approval' && adapter) {
     // "No such charge" about a charge whose request went unanswered waits until approvalDeadline() (settledStatus).
-    const ask = async () => settledStatus(await adapter.statusInquiry(wallet.providerReference, now), { unanswered: wallet.chargeUnanswered });
+    const ask = async () =>
+      settledStatus(await adapter.statusInquiry(wallet.providerReference, now), { unanswered: wallet.chargeUnanswered });
     try {
       answer = await ask();
     } catch (error) {

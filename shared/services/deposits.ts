@@ -9,7 +9,14 @@ import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
-import { firstInquiryAt, providerIdByCode, settledStatus, walletAdapter, type ChargeStatus, type SettledStatus } from '#shared/providers/wallet.ts';
+import {
+  firstInquiryAt,
+  providerIdByCode,
+  settledStatus,
+  walletAdapter,
+  type ChargeStatus,
+  type SettledStatus,
+} from '#shared/providers/wallet.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import {
   createIntentWrites,

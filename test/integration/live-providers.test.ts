@@ -246,9 +246,9 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     );
     await sweep(m, later(60_000));
     expect(jc.charges.size).toBeGreaterThan(0);
-    expect(jc.received(jazzCashPaths.charge).filter((e) => jsonOf(e).pp_TxnRefNo === r.json.walletChargeInfo.transactionReference)).toHaveLength(
-      1,
-    );
+    expect(
+      jc.received(jazzCashPaths.charge).filter((e) => jsonOf(e).pp_TxnRefNo === r.json.walletChargeInfo.transactionReference),
+    ).toHaveLength(1);
     expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(1000_00 - 15_00);
     expect((await verifyLedger({ merchantId: m.merchantId })).discrepancies).toEqual([]);
   });
@@ -558,7 +558,10 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
 
   describe('an Easypaisa charge whose answer is lost (a timeout, a cut connection, a 5xx)', () => {
     const ep = () => live.providers.easypaisa;
-    const charges = (orderId: string) => ep().received(documented.easypaisaCharge).filter((e) => jsonOf(e).orderId === orderId);
+    const charges = (orderId: string) =>
+      ep()
+        .received(documented.easypaisaCharge)
+        .filter((e) => jsonOf(e).orderId === orderId);
 
     it('the customer approved: recorded Pending, Completed once through the inquiry, credited once; a retry is refused', async () => {
       const m = await merchant();

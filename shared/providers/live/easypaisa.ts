@@ -1,4 +1,4 @@
-import type { ChargeStatus, ProviderNotification, WalletProviderAdapter } from '../wallet-contract.ts';
+import { chargeRequestTimeoutMs, type ChargeStatus, type ProviderNotification, type WalletProviderAdapter } from '../wallet-contract.ts';
 import { postToProvider } from './http.ts';
 import {
   easypaisaAmount,
@@ -26,8 +26,9 @@ export interface EasypaisaConfig {
    */
   accountNum: string;
   /**
-   * How long a request waits for Easypaisa's answer, in ms: 60 000 unless given (E4; the charge answers only once the
-   * customer approved on the handset). Tests give a short one; a charge left unanswered is settled by the inquiry.
+   * How long a request waits for Easypaisa's answer, in ms: at most (and unless given) chargeRequestTimeoutMs, so that the
+   * request's Lambda records the charge. The charge answers only once the customer approved (E4 allows 60 s): one
+   * approved later is read by the inquiry. Tests give a short one.
    */
   timeoutMs?: number;
 }
@@ -44,7 +45,10 @@ const finalRefusals = new Set(['FAILED', 'BLOCKED', 'EXPIRED', 'REVERSED']);
  */
 export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter {
   const headers = { credentials: easypaisaCredentials(config.username, config.password) };
-  const timeoutMs = Number.isFinite(config.timeoutMs) && config.timeoutMs! > 0 ? config.timeoutMs! : 60_000;
+  const timeoutMs = Math.min(
+    chargeRequestTimeoutMs,
+    Number.isFinite(config.timeoutMs) && config.timeoutMs! > 0 ? config.timeoutMs! : chargeRequestTimeoutMs,
+  );
   const post = (path: string, body: Record<string, string>) =>
     postToProvider<Answer>(`${config.baseUrl}${path}`, JSON.stringify(body), { headers, timeoutMs });
   // Everything the inquiry sends is configuration or the order itself: any Lambda, cold or warm, can ask.
@@ -84,7 +88,7 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
         accepted: true,
         providerReference: orderId,
         status: 'Pending',
-        message: 'Easypaisa did not answer in time; the customer may approve on the handset. Easypaisa is asked for the outcome.',
+        message: 'Approval requested on the customer’s handset; Easypaisa has not answered yet and is asked for the outcome.',
         unanswered: true,
       } as const;
       let answer: Answer;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PayoutInstruction } from '../bank-rail.ts';
 import type { Rail, StatusAnswer, SubmitAnswer } from '../rail.ts';
 import type { RefundInstruction } from '../refund-provider.ts';
-import type { ChargeStatus, ProviderNotification, WalletProviderAdapter } from '../wallet-contract.ts';
+import { chargeRequestTimeoutMs, type ChargeStatus, type ProviderNotification, type WalletProviderAdapter } from '../wallet-contract.ts';
 import { postToProvider } from './http.ts';
 import {
   disbursementDecrypt,
@@ -84,9 +84,13 @@ export async function signedCall(
   fields: Fields,
   signal?: AbortSignal,
   alsoHashed?: readonly string[],
+  timeoutMs?: number,
 ): Promise<Fields> {
   const body = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, config.integritySalt, alsoHashed ? { alsoHashed } : {}) };
-  const answer = await postToProvider<Fields>(`${config.baseUrl}${path}`, JSON.stringify(body), { ...(signal ? { signal } : {}) });
+  const answer = await postToProvider<Fields>(`${config.baseUrl}${path}`, JSON.stringify(body), {
+    ...(signal ? { signal } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+  });
   if (answer.pp_SecureHash !== undefined && !jazzCashHashValid(answer, config.integritySalt))
     throw new Error('JazzCash answer failed pp_SecureHash verification');
   return answer;
@@ -135,7 +139,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       };
       let answer: Fields;
       try {
-        answer = await signedCall(config, paths.charge, fields);
+        answer = await signedCall(config, paths.charge, fields, undefined, undefined, chargeRequestTimeoutMs);
       } catch {
         // No answer, or one that fails verification: JazzCash may have prompted the customer. Recorded as started, the
         // inquiry decides (a refusal here would let a retry charge again, and leave an approval nobody credits).
@@ -143,7 +147,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
           accepted: true,
           providerReference: txnRefNo,
           status: 'Pending',
-          message: 'JazzCash did not answer in time; the customer may approve on the handset. JazzCash is asked for the outcome.',
+          message: 'Approval requested on the customer’s handset; JazzCash has not answered yet and is asked for the outcome.',
           unanswered: true,
         };
       }
