@@ -44,7 +44,7 @@ export function settledStatus(answer: ChargeStatus, charge: { unanswered?: boole
   const { status: _status, recorded, ...ids } = answer;
   if (charge.unanswered) return { status: 'Pending', ...ids };
   if (recorded) return { status: 'Declined', reason: 'unknown_reference', ...ids };
-  throw new Error('the provider does not know a charge it accepted: an unknown outcome, asked again');
+  throw new Error('no such charge, though accepted: asked again');
 }
 
 /**
@@ -70,6 +70,15 @@ export interface ProviderNotification {
  * the status inquiry (ChargeStart.unanswered), instead of a Lambda ended with a charge nobody recorded.
  */
 export const chargeRequestTimeoutMs = 6_000;
+
+/** A charge request the provider did not answer (ChargeStart.unanswered): recorded as started, its inquiry decides. */
+export const unansweredCharge = (provider: string, providerReference: string): ChargeStart => ({
+  accepted: true,
+  providerReference,
+  status: 'Pending',
+  message: `Approval requested on the customer's handset; ${provider} has not answered yet: its status inquiry decides.`,
+  unanswered: true,
+});
 
 /** When an adapter states no `firstInquiryAfterMs`: a handset prompt is rarely answered sooner. */
 export const defaultFirstInquiryAfterMs = 3_000;

@@ -1,4 +1,10 @@
-import { chargeRequestTimeoutMs, type ChargeStatus, type ProviderNotification, type WalletProviderAdapter } from '../wallet-contract.ts';
+import {
+  chargeRequestTimeoutMs,
+  unansweredCharge,
+  type ChargeStatus,
+  type ProviderNotification,
+  type WalletProviderAdapter,
+} from '../wallet-contract.ts';
 import { postToProvider } from './http.ts';
 import {
   easypaisaAmount,
@@ -84,13 +90,7 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
       // No answer (a timeout, a connection cut after sending, a 5xx, an answer that is not Easypaisa's): the customer may
       // be approving on the handset right now. Recorded as started; the inquiry decides (never refused: a retry would
       // charge again, and an approval nobody recorded would never be credited).
-      const unanswered = {
-        accepted: true,
-        providerReference: orderId,
-        status: 'Pending',
-        message: 'Approval requested on the customer’s handset; Easypaisa has not answered yet and is asked for the outcome.',
-        unanswered: true,
-      } as const;
+      const unanswered = unansweredCharge('Easypaisa', orderId);
       let answer: Answer;
       try {
         answer = await post(P.initiate, {

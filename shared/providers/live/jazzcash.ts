@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { PayoutInstruction } from '../bank-rail.ts';
 import type { Rail, StatusAnswer, SubmitAnswer } from '../rail.ts';
 import type { RefundInstruction } from '../refund-provider.ts';
-import { chargeRequestTimeoutMs, type ChargeStatus, type ProviderNotification, type WalletProviderAdapter } from '../wallet-contract.ts';
+import {
+  chargeRequestTimeoutMs,
+  unansweredCharge,
+  type ChargeStatus,
+  type ProviderNotification,
+  type WalletProviderAdapter,
+} from '../wallet-contract.ts';
 import { postToProvider } from './http.ts';
 import {
   disbursementDecrypt,
@@ -143,13 +149,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       } catch {
         // No answer, or one that fails verification: JazzCash may have prompted the customer. Recorded as started, the
         // inquiry decides (a refusal here would let a retry charge again, and leave an approval nobody credits).
-        return {
-          accepted: true,
-          providerReference: txnRefNo,
-          status: 'Pending',
-          message: 'Approval requested on the customer’s handset; JazzCash has not answered yet and is asked for the outcome.',
-          unanswered: true,
-        };
+        return unansweredCharge('JazzCash', txnRefNo);
       }
       const code = answer.pp_ResponseCode ?? '';
       if (code === C.success || code === C.pending) {
