@@ -30,7 +30,8 @@ export interface Exchange {
   headers: IncomingMessage['headers'];
   body: string;
 }
-export type Answer = { status: number; json?: unknown; text?: string; contentType?: string };
+/** `drop`: the request was processed, but the connection is closed without an answer (as the 'drop' fault). */
+export type Answer = { status: number; json?: unknown; text?: string; contentType?: string; drop?: boolean };
 export type Handler = (exchange: Exchange) => Promise<Answer> | Answer;
 
 /** How many requests per path an emulator keeps for received() (bounded: `npm start` runs it for hours). */
@@ -63,7 +64,7 @@ export async function startEmulator(
         .then(() => handle(exchange))
         .then(
           (answer) => {
-            if (fault === 'drop') {
+            if (fault === 'drop' || answer.drop) {
               res.destroy();
               return;
             }

@@ -20,6 +20,9 @@ import { easypaisaRecordedTime, recorded, requiredBy } from './recorded.ts';
  *   4444 accepted (0000), then PENDING: the inquiry says so until a test changes the order (E3's statuses)
  *   6666 accepted (0000), then BLOCKED by Easypaisa: the inquiry says so (E3's statuses)
  *   7777 accepted (0000), then EXPIRED: the inquiry says so (E3's statuses)
+ *   8888 approved and PAID, but the answer is lost: the connection closes without one (a timeout after processing;
+ *        the gateway records the charge as started and the inquiry settles it). failNext(path, 'drop' | 'slow' | '5xx')
+ *        does the same to any one request.
  * The inquiry answers as E3's recorded ones: transactionStatus, no transactionId.
  */
 export interface EasypaisaEmulatorConfig {
@@ -48,6 +51,8 @@ export interface EasypaisaEmulator extends Emulator {
 
 /** Charges accepted on the handset that Easypaisa ends unpaid afterwards, by the wallet number's last four (E3's statuses). */
 const endedByEasypaisa: Record<string, string> = { '4444': 'PENDING', '6666': 'BLOCKED', '7777': 'EXPIRED' };
+/** The wallet number's last four whose charge is approved and paid, its answer lost (the connection closes without one). */
+const lostAnswer = '8888';
 
 /** The inquiry's required members: those of E3's recorded request (recorded.ts). */
 const inquiryRequires = requiredBy(recorded.easypaisaInquiryRequest);
@@ -79,12 +84,13 @@ export async function startEasypaisaEmulator(config: EasypaisaEmulatorConfig): P
     if (outcome !== C.systemError) orders.set(r.orderId, order);
     if (order.status === 'PAID')
       void notify(config.ipnUrl, JSON.stringify({ orderId: r.orderId, storeId: config.storeId }), 'application/json');
-    return code(outcome, {
+    const answered = code(outcome, {
       orderId: r.orderId,
       storeId: config.storeId,
       transactionId: order.transactionId,
       transactionDateTime: easypaisaRecordedTime(order.at),
     });
+    return last4 === lostAnswer ? { ...answered, drop: true } : answered;
   };
 
   const inquire = (r: Record<string, string>): Answer => {

@@ -91,6 +91,11 @@ export interface WalletSession {
   approvalRequestedAt?: string;
   /** The reference the provider was given for this attempt (attemptReference); absent on older sessions. */
   reference?: string;
+  /**
+   * The provider never answered the charge request (a timeout, a cut connection, a 5xx): the charge awaits the approval
+   * like any other, and its inquiry's "no such charge" waits until approvalDeadline() (shared/providers/wallet-contract.ts).
+   */
+  chargeUnanswered?: true;
 }
 
 /**

@@ -2,15 +2,50 @@ import type { WalletProviderId } from '#shared/domain/providers.ts';
 
 /** What every mobile-wallet adapter (the sandbox and any live one) implements; shared/providers/wallet.ts picks one. */
 export type ChargeStart =
-  | { accepted: true; providerReference: string; status: 'Pending' | 'Processing'; message: string }
+  | {
+      accepted: true;
+      providerReference: string;
+      status: 'Pending' | 'Processing';
+      message: string;
+      /**
+       * The provider gave no answer to the charge request (a timeout, a connection cut after sending, a 5xx, an answer
+       * that cannot be read): the customer may have been prompted and may approve, so the charge is recorded as started
+       * and the status inquiry decides (settledStatus: "no such charge" then means "not received" until the window ends).
+       */
+      unanswered?: true;
+    }
   | { accepted: false; code: 'insufficient_balance' | 'provider_unavailable' | 'rejected'; message: string };
 
-/** The provider's answer about a charge; `providerTransactionId` is its own id of the charge when it gives one. */
-export type ChargeStatus = ({ status: 'Pending' } | { status: 'Approved' } | { status: 'Declined'; reason: string }) & {
+interface ChargeIds {
   providerTransactionId?: string;
   /** When the provider recorded the charge (ISO 8601), when its answer says: kept with a completed deposit for reconciliation. */
   providerTime?: string;
-};
+}
+
+/** An answer that decides a charge (Approved, Declined) or leaves it waiting (Pending). */
+export type SettledStatus = ({ status: 'Pending' } | { status: 'Approved' } | { status: 'Declined'; reason: string }) & ChargeIds;
+
+/**
+ * The provider's answer about a charge; `providerTransactionId` is its own id of the charge when it gives one.
+ * `NotFound`: the provider says it has no such charge; `recorded` when that answer is a recorded code of the provider
+ * (JazzCash 109), not an unconfirmed reading (Easypaisa 0003). settledStatus() says what it means for a given charge.
+ */
+export type ChargeStatus = SettledStatus | ({ status: 'NotFound'; recorded: boolean } & ChargeIds);
+
+/**
+ * What a status inquiry's answer means for a charge. "No such charge" about a charge whose request went unanswered
+ * means the provider may never have received it: Pending, so that it ends Expired (nothing credited) when its approval
+ * window ends, unless the provider answers otherwise before. About a charge the provider accepted, a recorded "no such
+ * charge" declines it (`unknown_reference`); an unconfirmed one decides nothing: it throws, and the charge is asked
+ * about again (docs/providers/easypaisa.md, Lost charge answers).
+ */
+export function settledStatus(answer: ChargeStatus, charge: { unanswered?: boolean }): SettledStatus {
+  if (answer.status !== 'NotFound') return answer;
+  const { status: _status, recorded, ...ids } = answer;
+  if (charge.unanswered) return { status: 'Pending', ...ids };
+  if (recorded) return { status: 'Declined', reason: 'unknown_reference', ...ids };
+  throw new Error('no such charge, though accepted: asked again');
+}
 
 /**
  * A provider's notification about a charge, authenticated (its signature verified) but not
@@ -27,6 +62,23 @@ export interface ProviderNotification {
   /** Members that name another merchant account or transaction type than this adapter's: the notification is refused. */
   mismatched: string[];
 }
+
+/**
+ * The longest a charge request waits for the provider's answer. The request's Lambda ends after 10 s
+ * (infra/gateway-function.ts) and must still record the charge after the call: a provider that answers later (Easypaisa
+ * answers only once the customer approved, up to 60 s) leaves the charge unanswered, recorded as started and settled by
+ * the status inquiry (ChargeStart.unanswered), instead of a Lambda ended with a charge nobody recorded.
+ */
+export const chargeRequestTimeoutMs = 6_000;
+
+/** A charge request the provider did not answer (ChargeStart.unanswered): recorded as started, its inquiry decides. */
+export const unansweredCharge = (provider: string, providerReference: string): ChargeStart => ({
+  accepted: true,
+  providerReference,
+  status: 'Pending',
+  message: `Approval requested on the customer's handset; ${provider} has not answered yet: its status inquiry decides.`,
+  unanswered: true,
+});
 
 /** When an adapter states no `firstInquiryAfterMs`: a handset prompt is rarely answered sooner. */
 export const defaultFirstInquiryAfterMs = 3_000;

@@ -32,7 +32,7 @@ import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
 import { walletDecline, type ReasonCode } from '#shared/domain/reasons.ts';
-import { firstInquiryAt, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
+import { firstInquiryAt, settledStatus, walletAdapter, type SettledStatus } from '#shared/providers/wallet.ts';
 import { cardNetwork, liveCardProvider, type CardConfirmation, type CardReturn } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
@@ -303,7 +303,7 @@ export function completedDecision(current: PaymentIntent, source: AttemptSource,
  * The provider's answer about a wallet charge decides the payment; Pending decides nothing, and
  * neither does any answer about a held approval (suspended merchant: the operator decides).
  */
-function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, answer: ChargeStatus, now: Date): Outcome | null {
+function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, answer: SettledStatus, now: Date): Outcome | null {
   if (isHeld(current)) return null;
   if (answer.status === 'Approved') return completedDecision(current, { walletProvider: wallet.provider }, now);
   if (answer.status === 'Declined') return failedAttempt(current, { walletProvider: wallet.provider }, walletDecline(answer.reason), now);
@@ -341,17 +341,20 @@ async function abandonCharge(intent: PaymentIntent, wallet: WalletSession, requi
  * session expires, withdrawing a charge started in the OTP stage first. When the provider cannot
  * confirm a withdrawal, or does not answer, the session stays Pending and is looked at again.
  */
-async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ result: OutcomeResult; answer?: ChargeStatus }> {
+async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ result: OutcomeResult; answer?: SettledStatus }> {
   if (isHeld(intent)) return { result: { changed: false, intent } }; // the operator decides; no provider is asked
   const cardAuth = checkoutDetails(intent).cardAuth;
   if (intent.status === 'Pending' && cardAuth?.stage === 'confirming') return { result: await resolveCardPayment(intent, cardAuth, now) };
   const wallet = checkoutDetails(intent).wallet ?? undefined;
   const adapter = wallet ? walletAdapter(intent.mode, wallet.provider) : undefined;
-  let answer: ChargeStatus | undefined;
+  let answer: SettledStatus | undefined;
   let keepOpen = false; // no answer, or a withdrawal the provider did not confirm: do not expire yet
   if (intent.status === 'Pending' && wallet?.stage === 'approval' && adapter) {
+    // "No such charge" about a charge whose request went unanswered waits until approvalDeadline() (settledStatus).
+    const ask = async () =>
+      settledStatus(await adapter.statusInquiry(wallet.providerReference, now), { unanswered: wallet.chargeUnanswered });
     try {
-      answer = await adapter.statusInquiry(wallet.providerReference, now);
+      answer = await ask();
     } catch (error) {
       logger.warn('wallet status inquiry failed', { paymentIntentId: intent.paymentIntentId, provider: wallet.provider, error });
       keepOpen = true; // no answer: decide nothing, ask again later
@@ -359,7 +362,7 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
     if (answer?.status === 'Pending' && now.getTime() >= approvalDeadline(intent, wallet)) {
       try {
         // Approved between the inquiry and the withdrawal: the second answer completes it.
-        if (await abandonCharge(intent, wallet, true)) answer = await adapter.statusInquiry(wallet.providerReference, now);
+        if (await abandonCharge(intent, wallet, true)) answer = await ask();
       } catch {
         keepOpen = true;
       }
@@ -641,6 +644,7 @@ export async function startWalletPayment(
         otpAttempts: 0,
         approvalRequestedAt: now.toISOString(),
         reference: charge.reference,
+        ...(started.unanswered ? { chargeUnanswered: true } : {}),
       };
   let result: PaymentIntent | undefined;
   try {

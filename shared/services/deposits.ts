@@ -9,7 +9,14 @@ import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
-import { firstInquiryAt, providerIdByCode, walletAdapter, type ChargeStatus } from '#shared/providers/wallet.ts';
+import {
+  firstInquiryAt,
+  providerIdByCode,
+  settledStatus,
+  walletAdapter,
+  type ChargeStatus,
+  type SettledStatus,
+} from '#shared/providers/wallet.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import {
   createIntentWrites,
@@ -73,6 +80,8 @@ interface DepositDetails {
   providerReference: string;
   walletNumberLast4: string;
   walletChargeInfo: WalletChargeInfo;
+  /** The provider never answered the charge request (ChargeStart.unanswered): its inquiry's "no such charge" waits for the window. */
+  chargeUnanswered?: true;
 }
 
 const details = (intent: PaymentIntent) => intent.details as unknown as DepositDetails;
@@ -163,6 +172,7 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
       providerReference: started.providerReference,
       walletNumberLast4: input.mobileNumber.slice(-4),
       walletChargeInfo,
+      ...(started.unanswered ? { chargeUnanswered: true } : {}),
     } satisfies DepositDetails,
   };
   const body: DepositResponse = {
@@ -237,7 +247,7 @@ export const depositDeclinedByOperatorDecision = (current: PaymentIntent): Decis
  * What the provider's authoritative answer means for a deposit (Completed credits the wallet, net
  * of the fee). A held approval (suspended merchant) is decided by the operator only: null.
  */
-export function decideDeposit(current: PaymentIntent, answer: ChargeStatus, now: Date): Decision | null {
+export function decideDeposit(current: PaymentIntent, answer: SettledStatus, now: Date): Decision | null {
   if (isHeld(current)) return null;
   switch (answer.status) {
     case 'Approved': {
@@ -281,8 +291,10 @@ export async function reconcileDeposit(
   trigger: { source: 'inquiry' | 'callback'; confirm?: (answer: ChargeStatus) => void } = { source: 'inquiry' },
 ): Promise<InquiryResult> {
   const adapter = walletAdapter(intent.mode, details(intent).providerId);
-  const answer: ChargeStatus = adapter ? await adapter.statusInquiry(details(intent).providerReference, now) : { status: 'Pending' };
-  trigger.confirm?.(answer);
+  const asked: ChargeStatus = adapter ? await adapter.statusInquiry(details(intent).providerReference, now) : { status: 'Pending' };
+  trigger.confirm?.(asked);
+  // "No such charge" about a charge whose request went unanswered waits for the window (then Expired, nothing credited).
+  const answer = settledStatus(asked, { unanswered: details(intent).chargeUnanswered === true });
   // The reconciler keeps its own schedule; a notification, which anyone may send, never moves it.
   const reschedules = trigger.source === 'inquiry';
   const unchanged = (current: PaymentIntent | undefined, held?: true): InquiryResult => ({
@@ -334,7 +346,7 @@ export async function reconcileDeposit(
  * and nobody was credited. The status is never moved back; operators must refund the customer at
  * the provider (this error line is what the alarm on errors catches).
  */
-function reportLateApproval(result: Awaited<ReturnType<typeof changeStatus>>, answer: ChargeStatus) {
+function reportLateApproval(result: Awaited<ReturnType<typeof changeStatus>>, answer: SettledStatus) {
   if (
     answer.status === 'Approved' &&
     !result.changed &&

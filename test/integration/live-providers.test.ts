@@ -10,6 +10,7 @@ import { configureRail } from '#shared/providers/rails.ts';
 import { operatorApproveWithdrawal } from '#shared/services/approvals.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { processDue } from '#shared/services/due.ts';
+import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { getWallet } from '#shared/store/wallets.ts';
@@ -191,7 +192,7 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     expect(await charge('345671')).toBe('157');
   });
 
-  it('JazzCash charge codes: 112 → Failed customer_declined; 004, 118 and 002 refused at once with our codes', async () => {
+  it('JazzCash charge codes: 112 → Failed customer_declined; 004, 118 and 002 refused at once; a 5xx is no refusal', async () => {
     const m = await merchant();
     const declined = await deposit(m, { mobileNumber: '03001231111' });
     expect(declined.status).toBe(200);
@@ -211,11 +212,45 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       expect(r.status, mobileNumber).toBe(422);
       expect(r.json.code, mobileNumber).toBe(code);
     }
-    // A provider 5xx at the charge request: nothing started, the merchant may retry.
+    // A provider 5xx at the charge request is no answer: JazzCash may have prompted the customer, so the charge is
+    // recorded as started and the inquiry decides. This one never reached JazzCash (109): Expired once the window ends.
     live.providers.jazzcash.failNext(jazzCashPaths.charge, '5xx');
     const down = await deposit(m, {});
-    expect(down.status).toBe(422);
-    expect(down.json.code).toBe('wallet_provider_unavailable');
+    expect(down.status, down.text).toBe(200);
+    expect(down.json.walletChargeInfo).toMatchObject({ status: 'Pending', isSuccess: true });
+    await sweep(m, later(60_000));
+    expect(await lookup(m, down.json.merchantReference)).toMatchObject({ status: 'Pending' });
+    await sweep(m, later(6 * 60_000));
+    expect(await lookup(m, down.json.merchantReference)).toMatchObject({ status: 'Expired' });
+    expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+    expect((await verifyLedger({ merchantId: m.merchantId })).discrepancies).toEqual([]);
+  });
+
+  it('a JazzCash charge whose answer is lost (approved on the handset): Pending, then Completed once; a retry is refused', async () => {
+    const m = await merchant();
+    const jc = live.providers.jazzcash;
+    jc.failNext(jazzCashPaths.charge, 'drop'); // processed (the customer is prompted), the connection closed without an answer
+    const body = { orderRef: { orderRef: ref('LD') } };
+    const r = await deposit(m, body);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.walletChargeInfo).toMatchObject({ status: 'Pending', isSuccess: true });
+    const retry = await deposit(m, body);
+    expect(retry.status).toBe(422);
+    expect(retry.json.code).toBe('duplicate_order_ref');
+    await eventually(
+      async () => {
+        await sweep(m, later(10_000));
+        return lookup(m, body.orderRef.orderRef);
+      },
+      (t) => t.status === 'Completed',
+    );
+    await sweep(m, later(60_000));
+    expect(jc.charges.size).toBeGreaterThan(0);
+    expect(
+      jc.received(jazzCashPaths.charge).filter((e) => jsonOf(e).pp_TxnRefNo === r.json.walletChargeInfo.transactionReference),
+    ).toHaveLength(1);
+    expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(1000_00 - 15_00);
+    expect((await verifyLedger({ merchantId: m.merchantId })).discrepancies).toEqual([]);
   });
 
   it('JazzCash verifies pp_SecureHash: a request signed with the wrong salt is refused with 115, a forged callback with 401', async () => {
@@ -519,6 +554,115 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
     ep.orders.set(orderId, { ...order, status: 'PAID' });
     await sweep(m, later(2 * 24 * 3_600_000));
     expect(await lookup(m, r.json.merchantReference)).toMatchObject({ status: 'Completed' });
+  });
+
+  describe('an Easypaisa charge whose answer is lost (a timeout, a cut connection, a 5xx)', () => {
+    const ep = () => live.providers.easypaisa;
+    const charges = (orderId: string) =>
+      ep()
+        .received(documented.easypaisaCharge)
+        .filter((e) => jsonOf(e).orderId === orderId);
+
+    it('the customer approved: recorded Pending, Completed once through the inquiry, credited once; a retry is refused', async () => {
+      const m = await merchant();
+      // 8888: the emulator charges and the customer pays, then the connection closes without an answer.
+      const body = { walletProvider: 2, amount: 500, mobileNumber: '03451238888', orderRef: { orderRef: ref('LD') } };
+      const r = await deposit(m, body);
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.walletChargeInfo).toMatchObject({ provider: 'Easypaisa', status: 'Pending', isSuccess: true, errorCode: null });
+      const orderId = r.json.walletChargeInfo.transactionReference as string;
+      expect(ep().orders.get(orderId)?.status).toBe('PAID');
+      const retry = await deposit(m, body);
+      expect(retry.status).toBe(422);
+      expect(retry.json.code).toBe('duplicate_order_ref');
+      await sweep(m, later(10_000));
+      const done = await eventually(
+        () => lookup(m, body.orderRef.orderRef),
+        (t) => t.status === 'Completed',
+      );
+      expect(done.amount).toBe(500);
+      await sweep(m, later(60_000));
+      await sweep(m, later(10 * 60_000));
+      expect(charges(orderId)).toHaveLength(1);
+      const fee = (await getIntent(r.json.paymentIntentId))!.feeMinor;
+      expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(500_00 - fee);
+      await webhookFor(r.json.paymentIntentId, 'Completed');
+      expect((await verifyLedger({ merchantId: m.merchantId })).discrepancies).toEqual([]);
+    });
+
+    it('a charge request that times out (a short configured timeout, never 60 s here) is settled the same way', async () => {
+      configureLiveProviders({ ...live.providers.config, easypaisa: { ...live.providers.config.easypaisa!, timeoutMs: 300 } });
+      try {
+        const m = await merchant();
+        ep().failNext(documented.easypaisaCharge, 'slow'); // processed, answered after 2 s: past the 300 ms
+        const started = Date.now();
+        const r = await deposit(m, { walletProvider: 2, amount: 500, mobileNumber: '03451230000' });
+        expect(r.status, r.text).toBe(200);
+        expect(Date.now() - started).toBeLessThan(2_000);
+        expect(r.json.walletChargeInfo).toMatchObject({ status: 'Pending' });
+        await sweep(m, later(10_000));
+        await eventually(
+          () => lookup(m, r.json.merchantReference),
+          (t) => t.status === 'Completed',
+        );
+        const fee = (await getIntent(r.json.paymentIntentId))!.feeMinor;
+        expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(500_00 - fee);
+      } finally {
+        configureLiveProviders(live.providers.config);
+      }
+    });
+
+    it('the customer never approved, or Easypaisa never got it: Failed or Expired once the window ends, nothing credited', async () => {
+      const m = await merchant();
+      const lost = async (mobileNumber: string, fault: 'drop' | '5xx') => {
+        ep().failNext(documented.easypaisaCharge, fault);
+        const r = await deposit(m, { walletProvider: 2, amount: 500, mobileNumber });
+        expect(r.status, r.text).toBe(200);
+        expect(r.json.walletChargeInfo).toMatchObject({ status: 'Pending' });
+        return { orderRef: r.json.merchantReference as string, orderId: r.json.walletChargeInfo.transactionReference as string };
+      };
+      const refused = await lost('03451231111', 'drop'); // the customer refused on the handset: the inquiry says FAILED
+      const unanswered = await lost('03451234444', 'drop'); // never approved: PENDING until the window ends
+      const neverReceived = await lost('03451230000', '5xx'); // not processed: the inquiry answers 0003, no such order
+      expect(ep().orders.has(neverReceived.orderId)).toBe(false);
+      await sweep(m, later(60_000));
+      expect(await lookup(m, refused.orderRef)).toMatchObject({ status: 'Failed' });
+      expect(await lookup(m, unanswered.orderRef)).toMatchObject({ status: 'Pending' });
+      expect(await lookup(m, neverReceived.orderRef)).toMatchObject({ status: 'Pending' }); // "no such order" waits for the window
+      await sweep(m, later(6 * 60_000));
+      expect(await lookup(m, unanswered.orderRef)).toMatchObject({ status: 'Expired' });
+      expect(await lookup(m, neverReceived.orderRef)).toMatchObject({ status: 'Expired' });
+      expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+      expect((await verifyLedger({ merchantId: m.merchantId })).discrepancies).toEqual([]);
+    });
+
+    it('hosted checkout: the page waits for the approval, then Completed; no second charge on the session meanwhile', async () => {
+      const m = await merchant();
+      const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 2000 }), { mode: 'live' });
+      expect(created.status, created.text).toBe(200);
+      const id = created.json.paymentIntentId as string;
+      const path = pagePath(created.json.checkoutUrl);
+      const page = await getPage(gw.baseUrl, path);
+      const first = await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '2', mobileNumber: '03451238888' });
+      expect(first.status, first.html).toBe(303);
+      const waiting = await getPage(gw.baseUrl, path);
+      expect(waiting.html).toContain('Approve the payment on your phone');
+      const again = await postForm(gw.baseUrl, `${path}/wallet`, { csrf: page.csrf!, provider: '2', mobileNumber: '03451230000' });
+      expect(again.status).toBe(422);
+      expect(again.html).toContain('waiting for your approval');
+      const orderId = checkoutDetails((await getIntent(id))!).wallet!.providerReference;
+      expect(charges(orderId)).toHaveLength(1);
+      const get = async () => (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${id}`, { key: m.live.apiKey })).json;
+      expect(await get()).toMatchObject({ status: 'Pending' });
+      await sweep(m, later(10_000));
+      expect(await get()).toMatchObject({ status: 'Completed', walletProvider: 'Easypaisa' });
+      await sweep(m, later(20 * 60_000));
+      const fee = (await getIntent(id))!.feeMinor;
+      expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(2000_00 - fee);
+      expect(charges(orderId)).toHaveLength(1);
+      await webhookFor(id, 'Completed');
+      expect((await verifyLedger({ merchantId: m.merchantId })).discrepancies).toEqual([]);
+    });
   });
 
   it('an Easypaisa charge is confirmed by the inquiry of any Lambda, cold or warm: nothing it sends lives in memory', async () => {

@@ -1,6 +1,10 @@
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { easypaisaWallet } from '#shared/providers/live/easypaisa.ts';
 import { easypaisaAmount, easypaisaCredentials } from '#shared/providers/live/easypaisa-protocol.ts';
+import { chargeRequestTimeoutMs } from '#shared/providers/wallet-contract.ts';
 import { acsForm, jazzCashCards } from '#shared/providers/live/jazzcash-card.ts';
 import {
   disbursementDecrypt,
@@ -200,5 +204,38 @@ describe('Easypaisa request pieces', () => {
     expect(easypaisaAmount(123)).toBe('1.23');
     expect(easypaisaAmount(500_00)).toBe('500.00');
     expect(easypaisaAmount(5)).toBe('0.05');
+  });
+});
+
+describe('Easypaisa charge request bound', () => {
+  it("waits at most chargeRequestTimeoutMs whatever is configured (the Lambda's 10 s must still record it): unanswered, Pending", {
+    timeout: 20_000,
+  }, async () => {
+    // 10 s is every gateway route's Lambda timeout (infra/gateway-function.ts, test/infra/stack.test.ts); recording the
+    // charge after the call needs a few seconds of it.
+    expect(chargeRequestTimeoutMs).toBeLessThanOrEqual(10_000 - 3_000);
+    const server = createServer(() => {}); // takes the request, never answers (Easypaisa waiting for the handset)
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const adapter = easypaisaWallet({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        username: 'u',
+        password: 'p',
+        storeId: '1',
+        emailAddress: 'a@example.com',
+        accountNum: '1',
+        timeoutMs: 60_000,
+      });
+      const started = Date.now();
+      const answer = await adapter.startCharge(
+        { reference: 'ref-1', mobileNumber: '03451230000', amountMinor: 500_00, currency: 'PKR' },
+        new Date(),
+      );
+      expect(Date.now() - started).toBeLessThan(chargeRequestTimeoutMs + 1_500);
+      expect(answer).toMatchObject({ accepted: true, status: 'Pending', unanswered: true, providerReference: 'ref1' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    }
   });
 });

@@ -1,4 +1,10 @@
-import type { ChargeStatus, ProviderNotification, WalletProviderAdapter } from '../wallet-contract.ts';
+import {
+  chargeRequestTimeoutMs,
+  unansweredCharge,
+  type ChargeStatus,
+  type ProviderNotification,
+  type WalletProviderAdapter,
+} from '../wallet-contract.ts';
 import { postToProvider } from './http.ts';
 import {
   easypaisaAmount,
@@ -25,6 +31,12 @@ export interface EasypaisaConfig {
    * docs/providers/easypaisa.md).
    */
   accountNum: string;
+  /**
+   * How long a request waits for Easypaisa's answer, in ms: at most (and unless given) chargeRequestTimeoutMs, so that the
+   * request's Lambda records the charge. The charge answers only once the customer approved (E4 allows 60 s): one
+   * approved later is read by the inquiry. Tests give a short one.
+   */
+  timeoutMs?: number;
 }
 
 type Answer = Record<string, string | undefined>;
@@ -39,13 +51,19 @@ const finalRefusals = new Set(['FAILED', 'BLOCKED', 'EXPIRED', 'REVERSED']);
  */
 export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter {
   const headers = { credentials: easypaisaCredentials(config.username, config.password) };
+  const timeoutMs = Math.min(
+    chargeRequestTimeoutMs,
+    Number.isFinite(config.timeoutMs) && config.timeoutMs! > 0 ? config.timeoutMs! : chargeRequestTimeoutMs,
+  );
   const post = (path: string, body: Record<string, string>) =>
-    postToProvider<Answer>(`${config.baseUrl}${path}`, JSON.stringify(body), { headers, timeoutMs: 60_000 });
+    postToProvider<Answer>(`${config.baseUrl}${path}`, JSON.stringify(body), { headers, timeoutMs });
   // Everything the inquiry sends is configuration or the order itself: any Lambda, cold or warm, can ask.
   const inquire = async (orderId: string): Promise<ChargeStatus> => {
     const answer = await post(P.inquire, { orderId, storeId: config.storeId, accountNum: config.accountNum });
-    // Only 0000 is a recorded inquiry answer (E3). Every other code, 0003 included (an unconfirmed reading "invalid order id": the
-    // order exists, Easypaisa answered 0000 to its initiate), leaves the outcome unknown: asked again, never decided.
+    // Only 0000 is a recorded inquiry answer (E3). 0003 (an unconfirmed reading "invalid order id") is "no such order",
+    // unconfirmed: it decides nothing about an order Easypaisa answered 0000 to, and about an order whose initiate went
+    // unanswered it means "maybe never received" until the window ends (settledStatus). Every other code is no answer.
+    if (answer.responseCode === C.invalidOrderId) return { status: 'NotFound', recorded: false };
     if (answer.responseCode !== C.success) throw new Error(`Easypaisa inquiry answered ${answer.responseCode}`);
     // transactionStatus: PAID, PENDING, FAILED, BLOCKED, EXPIRED, REVERSED (E3); the inquiry carries no
     // transactionId (E3), so the initiate answer's one (kept by the charge) stays the provider id.
@@ -69,6 +87,10 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
     async startCharge({ reference, mobileNumber, amountMinor, currency }) {
       if (currency !== 'PKR') return { accepted: false, code: 'rejected', message: 'Easypaisa charges in PKR only.' };
       const orderId = easypaisaOrderId(reference);
+      // No answer (a timeout, a connection cut after sending, a 5xx, an answer that is not Easypaisa's): the customer may
+      // be approving on the handset right now. Recorded as started; the inquiry decides (never refused: a retry would
+      // charge again, and an approval nobody recorded would never be credited).
+      const unanswered = unansweredCharge('Easypaisa', orderId);
       let answer: Answer;
       try {
         answer = await post(P.initiate, {
@@ -80,9 +102,10 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
           emailAddress: config.emailAddress,
         });
       } catch {
-        return { accepted: false, code: 'provider_unavailable', message: 'Easypaisa is unavailable; try again later.' };
+        return unanswered; // postToProvider: ProviderUnreachable, whatever cut the exchange
       }
-      const code = answer.responseCode ?? '';
+      const code = answer?.responseCode ?? '';
+      if (!code) return unanswered; // a 2xx without Easypaisa's code decides nothing
       if (code === C.success) {
         return {
           accepted: true,

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { PayoutInstruction } from '../bank-rail.ts';
 import type { Rail, StatusAnswer, SubmitAnswer } from '../rail.ts';
 import type { RefundInstruction } from '../refund-provider.ts';
-import type { ChargeStatus, ProviderNotification, WalletProviderAdapter } from '../wallet-contract.ts';
+import {
+  chargeRequestTimeoutMs,
+  unansweredCharge,
+  type ChargeStatus,
+  type ProviderNotification,
+  type WalletProviderAdapter,
+} from '../wallet-contract.ts';
 import { postToProvider } from './http.ts';
 import {
   disbursementDecrypt,
@@ -84,9 +90,13 @@ export async function signedCall(
   fields: Fields,
   signal?: AbortSignal,
   alsoHashed?: readonly string[],
+  timeoutMs?: number,
 ): Promise<Fields> {
   const body = { ...fields, pp_SecureHash: jazzCashSecureHash(fields, config.integritySalt, alsoHashed ? { alsoHashed } : {}) };
-  const answer = await postToProvider<Fields>(`${config.baseUrl}${path}`, JSON.stringify(body), { ...(signal ? { signal } : {}) });
+  const answer = await postToProvider<Fields>(`${config.baseUrl}${path}`, JSON.stringify(body), {
+    ...(signal ? { signal } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+  });
   if (answer.pp_SecureHash !== undefined && !jazzCashHashValid(answer, config.integritySalt))
     throw new Error('JazzCash answer failed pp_SecureHash verification');
   return answer;
@@ -135,9 +145,11 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       };
       let answer: Fields;
       try {
-        answer = await signedCall(config, paths.charge, fields);
+        answer = await signedCall(config, paths.charge, fields, undefined, undefined, chargeRequestTimeoutMs);
       } catch {
-        return { accepted: false, code: 'provider_unavailable', message: 'JazzCash is unavailable; try again later.' };
+        // No answer, or one that fails verification: JazzCash may have prompted the customer. Recorded as started, the
+        // inquiry decides (a refusal here would let a retry charge again, and leave an approval nobody credits).
+        return unansweredCharge('JazzCash', txnRefNo);
       }
       const code = answer.pp_ResponseCode ?? '';
       if (code === C.success || code === C.pending) {
@@ -159,7 +171,8 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
       // Only a signed answer decides (signedCall has verified the hash when there is one).
       if (answer.pp_SecureHash === undefined) throw new Error('JazzCash inquiry answer carries no pp_SecureHash');
       const code = answer.pp_ResponseCode ?? '';
-      if (code === C.transactionDoesNotExist) return { status: 'Declined', reason: 'unknown_reference' };
+      // 109, a recorded code: declines a charge JazzCash accepted; a charge whose request went unanswered waits (settledStatus).
+      if (code === C.transactionDoesNotExist) return { status: 'NotFound', recorded: true };
       if (code !== C.success) throw new Error(`JazzCash inquiry answered ${code}`);
       const retrieval = retrievalReference(answer);
       const rrn = retrieval ? { providerTransactionId: retrieval } : {};
