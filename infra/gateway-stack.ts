@@ -36,6 +36,7 @@ import { GatewayFunction, logRetention } from '#infra/gateway-function.ts';
 import {
   acknowledge,
   acknowledgeApiMethods,
+  exceptKeyFamilies,
   addRouteFunctions,
   type NestedRouteStackName,
   nestedRouteStackNames,
@@ -417,12 +418,15 @@ export class PaymentGatewayStack extends Stack {
     const { queries } = job.permissions;
     const onTable = queries === 'table' || queries === 'tableAndIndexes';
     const onIndexes = queries === 'indexes' || queries === 'tableAndIndexes';
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: [...job.permissions.table, ...(onTable ? ['Query'] : [])].map((action) => `dynamodb:${action}`),
-        resources: [tableArn],
-      }),
-    );
+    // Its writes reach every family but the API keys' (exceptKeyFamilies): no job changes a key.
+    const isWrite = (action: string) => /^(Put|Update|Delete|BatchWrite)Item$/.test(action);
+    const reads = job.permissions.table.filter((action) => !isWrite(action));
+    const writes = job.permissions.table.filter(isWrite);
+    const dynamodb = (actions: readonly string[]) => actions.map((action) => `dynamodb:${action}`);
+    if (reads.length || onTable)
+      fn.addToRolePolicy(new PolicyStatement({ actions: dynamodb([...reads, ...(onTable ? ['Query'] : [])]), resources: [tableArn] }));
+    if (writes.length)
+      fn.addToRolePolicy(new PolicyStatement({ actions: dynamodb(writes), resources: [tableArn], conditions: exceptKeyFamilies }));
     // An index serves Query (and Scan, which no job may call): item actions stay on the table.
     if (onIndexes) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] }));
     // SendMessage only: the queue trigger grants the dispatcher's receive, delete and visibility changes.

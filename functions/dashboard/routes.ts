@@ -59,10 +59,20 @@ const refundsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProvi
 const linksPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
 const payoutsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
 const settlementsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
-const balancePermissions = { ...signedIn, secrets: ['publicPathsKey'] } as const;
-const exportsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
+// The areas that only read money write nothing but the balance checkpoints a statement needs the first time (MERCHANT#)
+// and the audit entry of a refused page (AUDIT#); their sessions' idle clock has its own narrow statement (infra sessionClockPolicy).
+const readsMoney = { putsOnly: true, writePartitions: ['merchant', 'dashAudit'] } as const;
+const balancePermissions = { ...signedIn, ...readsMoney, secrets: ['publicPathsKey'] } as const;
+const exportsPermissions = {
+  ...signedIn,
+  putsOnly: true,
+  writePartitions: ['dashAudit'],
+  secrets: ['publicPathsKey'],
+  batchGets: true,
+} as const;
 const developersPermissions = {
   ...signedIn,
+  managesKeys: true,
   secrets: ['masterKey', 'publicPathsKey', 'totpKey'],
   batchGets: true,
   conditionChecks: true,
@@ -277,5 +287,11 @@ export const dashboardStatementPdf = {
   auth: 'session',
   permission: 'balances:read',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], queries: 'table' },
+  permissions: {
+    table: 'readWrite',
+    secrets: ['publicPathsKey'],
+    queries: 'table',
+    putsOnly: true,
+    writePartitions: ['merchant', 'dashAudit'],
+  },
 } as const satisfies RouteDefinition;

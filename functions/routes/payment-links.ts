@@ -72,7 +72,7 @@ const linkPagePermissions = {
   conditionChecks: true,
   putsOnly: true,
   secrets: ['publicPathsKey', 'liveProviders'],
-  partitions: ['paymentLink', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant', 'eventFeed', 'eventPointer'],
+  partitions: ['paymentLink', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant'],
 } as const satisfies RouteDefinition['permissions'];
 
 export const paymentLinkPage = {

@@ -107,6 +107,10 @@ export const partitionPrefixes = {
   dashThrottle: 'DASHTHROTTLE#',
   // Settlements: a settlement lookup stores the breakdown it computes (routes.ts getSettlement, attributeUpdates).
   settlement: 'SETTLEMENT#',
+  // API keys (their last use: infra keyUsePolicy) and Idempotency-Key records (the POSTs that only read money).
+  apiKey: 'APIKEY#',
+  apiKeyId: 'APIKEYID#',
+  idempotency: 'IDEM#',
 } as const;
 export type PartitionFamily = keyof typeof partitionPrefixes;
 

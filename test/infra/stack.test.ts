@@ -349,10 +349,14 @@ describe('PaymentGatewayStack', () => {
         'dynamodb:GetShardIterator',
       ])
         expect(actions).not.toContain(action);
+      // Not counting the narrow attribute updates (a key's last use, a session's idle clock: dynamodb:Attributes).
+      const broad = tableStatements(logicalId(fn.role!))
+        .filter((s) => !JSON.stringify(s.Condition ?? {}).includes('dynamodb:Attributes'))
+        .flatMap((s) => [s.Action].flat());
       for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) {
         const updatesNothing = action === 'dynamodb:UpdateItem' && route.permissions.putsOnly;
         if (route.permissions.table === 'readWrite' && !updatesNothing) expect(actions).toContain(action);
-        else if (route.permissions.table === 'readWrite') expect(actions).not.toContain(action);
+        else if (route.permissions.table === 'readWrite') expect(broad).not.toContain(action);
         else expect(unconfinedActions(logicalId(fn.role!))).not.toContain(action);
       }
     });
@@ -372,6 +376,31 @@ describe('PaymentGatewayStack', () => {
           StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
         });
         expect(keyUse[0]!.Resource).toEqual({ 'Fn::GetAtt': [logicalId(stack.table), 'Arn'] }); // no index
+      });
+    }
+
+    const { writePartitions, partitions, putsOnly } = route.permissions;
+    if (route.permissions.table === 'readWrite' && !partitions) {
+      const families = writePartitions?.map((f) => `${partitionPrefixes[f]}*`);
+      const what = families ? `${families.join(', ')} items only` : route.permissions.managesKeys ? 'any item' : 'any item but API keys';
+      it(`writes ${what}`, () => {
+        const writes = tableStatements(logicalId(fn.role!)).filter(
+          (s) =>
+            [s.Action].flat().some((a) => a === 'dynamodb:PutItem' || a === 'dynamodb:UpdateItem') &&
+            !JSON.stringify(s.Condition ?? {}).includes('dynamodb:Attributes'),
+        );
+        expect(writes).toHaveLength(1);
+        if (families) expect(writes[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': families } });
+        else if (route.permissions.managesKeys) expect(writes[0]!.Condition).toBeUndefined();
+        else expect(writes[0]!.Condition).toEqual({ 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['APIKEY#*', 'APIKEYID#*'] } });
+        // A row that only reads money (putsOnly, writePartitions) updates nothing but its bookkeeping: the key's last
+        // use and the session's idle clock, each its own statement naming only those attributes (issue 40).
+        if (putsOnly && families) {
+          const updates = tableStatements(logicalId(fn.role!)).filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem'));
+          const bookkeeping = route.auth === 'apiKey' ? ['APIKEY#*'] : ['DASHSESSION#*'];
+          expect(updates.map((s) => s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([bookkeeping]);
+          expect(Object.keys(updates[0]!.Condition?.['ForAllValues:StringEquals'] ?? {})).toEqual(['dynamodb:Attributes']);
+        }
       });
     }
 
