@@ -82,7 +82,8 @@ function routeTableActions(permissions: Route['permissions']): { read: string[];
   };
 }
 
-const leadingKeys = (families: readonly PartitionFamily[]) => ({
+/** IAM's condition confining a statement to the items of some partition families. */
+export const leadingKeys = (families: readonly PartitionFamily[]) => ({
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': families.map((family) => `${partitionPrefixes[family]}*`) },
 });
 
@@ -108,6 +109,8 @@ export const exceptKeyFamilies = {
 export function routeTablePolicies(route: Route, tableArn: string): PolicyStatement[] {
   const { table, partitions, writePartitions, conditionChecks, queries, managesKeys } = route.permissions;
   if (table === 'none') return [];
+  if (!managesKeys && writePartitions?.some((family) => (keyFamilies as readonly string[]).includes(family)))
+    throw new Error(`${route.id}: only a key-managing row (managesKeys) writes API-key items`);
   const { read: reads, write } = routeTableActions(route.permissions);
   const writes = [...write, ...(write.length && conditionChecks ? ['dynamodb:ConditionCheckItem'] : [])];
   // An index serves Query only (and Scan, which no request path calls): item actions on the table alone.

@@ -53,12 +53,70 @@ const signInPermissions = {
   writePartitions: signInWrites,
 } as const satisfies RouteDefinition['permissions'];
 
+/**
+ * Each area writes its own families only (writePartitions): the audit log (AUDIT#) always, and what its commands
+ * change; a session's idle clock and mode through their own narrow statement (infra sessionClockPolicy); never an
+ * API key but in the Developers area (managesKeys). A money command's events go to its subject's partition with the
+ * feed entry and the event's pointer.
+ */
+const moneyEvents = ['eventFeed', 'eventPointer'] as const;
+
 // Each area's grants, apart from dashboardLambdas: a handler's bundle holds its own area's only.
-const paymentsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
-const refundsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
-const linksPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
-const payoutsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
-const settlementsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
+// Home and the payments pages only read money: the mode switch and a refused page write their audit entries.
+const paymentsPermissions = {
+  ...signedIn,
+  putsOnly: true,
+  writePartitions: ['dashAudit'],
+  secrets: ['publicPathsKey'],
+  batchGets: true,
+} as const;
+const refundsPermissions = {
+  ...signedIn,
+  secrets: ['publicPathsKey', 'liveProviders'],
+  batchGets: true,
+  writePartitions: [
+    'dashAudit',
+    'idempotency',
+    'merchant',
+    'intent',
+    'refund',
+    'refundMaker',
+    'approvals',
+    'sandboxReceipt',
+    ...moneyEvents,
+  ],
+} as const;
+const linksPermissions = {
+  ...signedIn,
+  secrets: ['publicPathsKey', 'liveProviders'],
+  batchGets: true,
+  writePartitions: ['dashAudit', 'idempotency', 'merchant', 'paymentLink'],
+} as const;
+const payoutsPermissions = {
+  ...signedIn,
+  secrets: ['publicPathsKey', 'liveProviders'],
+  batchGets: true,
+  writePartitions: [
+    'dashAudit',
+    'idempotency',
+    'merchant',
+    'intent',
+    'orderRef',
+    'transactionReference',
+    'customerPayment',
+    'paymentLink',
+    'payoutMaker',
+    'approvals',
+    'sandboxReceipt',
+    ...moneyEvents,
+  ],
+} as const;
+const settlementsPermissions = {
+  ...signedIn,
+  secrets: ['publicPathsKey'],
+  batchGets: true,
+  writePartitions: ['dashAudit', 'idempotency', 'merchant', 'settlement', 'settlementMaker', 'approvals', 'sandboxReceipt', ...moneyEvents],
+} as const;
 // The areas that only read money write nothing but the balance checkpoints a statement needs the first time (MERCHANT#)
 // and the audit entry of a refused page (AUDIT#); their sessions' idle clock has its own narrow statement (infra sessionClockPolicy).
 const readsMoney = { putsOnly: true, writePartitions: ['merchant', 'dashAudit'] } as const;
@@ -70,14 +128,35 @@ const exportsPermissions = {
   secrets: ['publicPathsKey'],
   batchGets: true,
 } as const;
+// Keys (create, roll, revoke: managesKeys), the webhook endpoint and its secret (merchant profile), a destination's
+// health, test events and resends (an event's home partition, the quota).
 const developersPermissions = {
   ...signedIn,
   managesKeys: true,
+  writePartitions: [
+    'dashAudit',
+    'dashUser',
+    'apiKey',
+    'apiKeyId',
+    'merchant',
+    'idempotency',
+    'quota',
+    'intent',
+    'refund',
+    'settlement',
+    ...moneyEvents,
+  ],
   secrets: ['masterKey', 'publicPathsKey', 'totpKey'],
   batchGets: true,
   conditionChecks: true,
 } as const;
-const teamPermissions = { ...signedIn, secrets: ['publicPathsKey'], conditionChecks: true } as const;
+// Invitations, roles and removals (users, their e-mail pointers, invitations), the approval settings (the merchant profile).
+const teamPermissions = {
+  ...signedIn,
+  secrets: ['publicPathsKey'],
+  conditionChecks: true,
+  writePartitions: ['dashAudit', 'dashUser', 'dashEmail', 'dashInvite', 'merchant'],
+} as const;
 
 /**
  * The dashboard's Lambdas, by area. One Lambda per page would give someone clicking through the

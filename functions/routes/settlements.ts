@@ -26,7 +26,12 @@ export const createSettlement = {
   auth: 'apiKey',
   scope: 'settlements',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey'], batchGets: true },
+  permissions: {
+    table: 'readWrite',
+    secrets: ['masterKey'],
+    batchGets: true,
+    writePartitions: ['idempotency', 'merchant', 'settlement', 'settlementMaker', 'sandboxReceipt'],
+  },
 } as const satisfies RouteDefinition;
 
 // The literal /Settlements/schedule above wins over /Settlements/{id} (local server and API Gateway).

@@ -107,10 +107,19 @@ export const partitionPrefixes = {
   dashThrottle: 'DASHTHROTTLE#',
   // Settlements: a settlement lookup stores the breakdown it computes (routes.ts getSettlement, attributeUpdates).
   settlement: 'SETTLEMENT#',
-  // API keys (their last use: infra keyUsePolicy) and Idempotency-Key records (the POSTs that only read money).
+  // The families the other functions write, each confined to its own (functions/routes.ts writePartitions, jobs.ts):
+  // API keys (written only by the key-managing functions; their last use by infra keyUsePolicy), Idempotency-Key
+  // records, refunds, quotas, sandbox receipts, makers and approvals of money movements.
   apiKey: 'APIKEY#',
   apiKeyId: 'APIKEYID#',
   idempotency: 'IDEM#',
+  refund: 'REFUND#',
+  quota: 'QUOTA#',
+  sandboxReceipt: 'SANDBOX#',
+  payoutMaker: 'PAYOUTMAKER#',
+  refundMaker: 'REFUNDMAKER#',
+  settlementMaker: 'SETTLEMENTMAKER#',
+  approvals: 'APPROVALS#',
 } as const;
 export type PartitionFamily = keyof typeof partitionPrefixes;
 

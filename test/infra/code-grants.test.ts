@@ -155,12 +155,12 @@ const reviewed: { applies: (id: string) => boolean; need: string; modules: strin
     reason: "the session's idle clock and mode (updateSession): its own statement, session items and those attributes (sessionClockPolicy)",
   },
   {
-    applies: (id) => ['dashboardBalance', 'dashboardExports'].includes(id),
+    applies: (id) => ['dashboardPayments', 'dashboardBalance', 'dashboardExports'].includes(id),
     need: 'dynamodb:UpdateItem',
     modules: ['shared/store/money-due.ts'],
     reason:
       "the settlement and refund services' change steps (shared/services/money-items.ts), built when their modules load: " +
-      'these areas only read settlements and refunds (detail, lists, exports)',
+      'these areas only read settlements and refunds (Home, payment detail, balance, lists, exports)',
   },
   {
     applies: unsigned,

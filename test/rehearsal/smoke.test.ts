@@ -580,21 +580,18 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
 });
 
 /**
- * The reviewed allowlist of grants the smoke does not use (test/rehearsal/unused-grants.txt): a grant
- * label or a glob over labels (`*` any text), ` | `, the reason it stays.
+ * The reviewed allowlist of grants the smoke does not use (test/rehearsal/unused-grants.txt): one grant
+ * label, exactly (no glob: each grant is reviewed by name, issue 40), ` | `, the reason it stays.
  */
-function allowlist(): { pattern: RegExp; line: string }[] {
+function allowlist(): { pattern: { test: (label: string) => boolean }; line: string }[] {
   const lines = readFileSync(join(import.meta.dirname, 'unused-grants.txt'), 'utf8').split('\n');
   return lines
     .filter((line) => line.trim() && !line.startsWith('#'))
     .map((line) => {
       const [label, reason] = line.split(' | ');
       if (!reason?.trim()) throw new Error(`unused-grants.txt: no reason given for ${label}`);
-      const source = label!
-        .trim()
-        .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
-        .replaceAll('*', '.*');
-      return { pattern: new RegExp(`^${source}$`), line: label!.trim() };
+      const exact = label!.trim();
+      return { pattern: { test: (candidate: string) => candidate === exact }, line: exact };
     });
 }
 
