@@ -608,6 +608,11 @@ describe('deploy rehearsal: least privilege from observed use', () => {
     mkdirSync(join(import.meta.dirname, '../../test-results'), { recursive: true });
     writeFileSync(join(import.meta.dirname, '../../test-results/rehearsal-unused-grants.txt'), `${[...unused].sort().join('\n')}\n`);
     expect(unused.filter((label) => !reviewed.some((r) => r.pattern.test(label))).sort()).toEqual([]);
-    expect(reviewed.filter((r) => !unused.some((label) => r.pattern.test(label))).map((r) => r.line)).toEqual([]);
+    // The bookkeeping writes (a key's last use, a session's idle clock: their own narrow statements) happen at most once
+    // per interval, so whether a run uses a function's depends on timing: their lines are listed for every function that
+    // has one and are never stale.
+    const timed = (line: string) => / dynamodb:UpdateItem \S+ (APIKEY|DASHSESSION)#\*$/.test(line);
+    const stale = reviewed.filter((r) => !timed(r.line) && !unused.some((label) => r.pattern.test(label)));
+    expect(stale.map((r) => r.line)).toEqual([]);
   });
 });
