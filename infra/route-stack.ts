@@ -186,8 +186,10 @@ export function sessionClockPolicy(rows: readonly Route[], tableArn: string): Po
 export function attributeUpdatePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
   const updates = route.permissions.attributeUpdates;
   if (!updates) return undefined;
-  if (route.permissions.table !== 'read')
-    throw new Error(`${route.id}: attributeUpdates narrows a read row's writes; readWrite has them all`);
+  // A readWrite row's narrow updates are of families its general writes do not reach (writePartitions).
+  const general = route.permissions.table === 'readWrite' ? (route.permissions.writePartitions ?? []) : [];
+  if (route.permissions.table !== 'read' && (!route.permissions.writePartitions || updates.partitions.some((f) => general.includes(f))))
+    throw new Error(`${route.id}: attributeUpdates narrows writes to families its writePartitions leave out`);
   return attributeUpdateStatement(
     tableArn,
     updates.partitions.map((family) => partitionPrefixes[family]),

@@ -26,17 +26,6 @@ export interface DashboardLambda {
 }
 
 /**
- * The signed-in Lambdas touch the session on every page (readWrite) and derive the forms' anti-CSRF
- * token (publicPathsKey). The rest is what each area's code calls: the Query of its lists on the table
- * and the indexes, BatchGetItem where a wallet's hold is placed (withFunds) or shards are read together,
- * ConditionCheck items where a team change checks that another administrator remains (and a resend its
- * hourly quota), the TOTP seal key where a fresh second-factor code is checked (minting a money-out
- * key), the master key where a merchant's secret is sealed or unsealed (API keys, webhook secrets),
- * and the live provider credentials where a live rail may be called.
- */
-const signedIn = { table: 'readWrite', queries: 'tableAndIndexes' } as const;
-
-/**
  * The sign-in Lambda answers unauthenticated requests: like the hosted checkout it never reads the
  * master key, only the public-paths key (its forms' anti-CSRF tokens) and the TOTP seal key (it
  * checks codes, shared/crypto/seal.ts dashboardTotpKey). It is confined by `dynamodb:LeadingKeys`
@@ -54,24 +43,33 @@ const signInPermissions = {
 } as const satisfies RouteDefinition['permissions'];
 
 /**
- * Each area writes its own families only (writePartitions): the audit log (AUDIT#) always, and what its commands
- * change; a session's idle clock and mode through their own narrow statement (infra sessionClockPolicy); never an
- * API key but in the Developers area (managesKeys). A money command's events go to its subject's partition with the
- * feed entry and the event's pointer.
+ * The signed-in Lambdas touch the session on every page (readWrite) and derive the forms' anti-CSRF
+ * token (publicPathsKey). The rest is what each area's code calls: the Query of its lists on the table
+ * and the indexes, BatchGetItem where a wallet's hold is placed (withFunds) or shards are read together,
+ * ConditionCheck items where a team change checks that another administrator remains (and a resend its
+ * hourly quota), the TOTP seal key where a fresh second-factor code is checked (minting a money-out
+ * key), the master key where a merchant's secret is sealed or unsealed (API keys, webhook secrets),
+ * and the live provider credentials where a live rail may be called.
+ *
+ * A signed-in area's grants (`own`: its secrets, reads and writes). Each area writes its own families only
+ * (writePartitions): the audit log (AUDIT#) always, and what its commands change (a money command's events go to its
+ * subject's partition with the feed entry and the event's pointer); a session's idle clock and mode through their own
+ * narrow statement (infra sessionClockPolicy); never an API key but in the Developers area (managesKeys). A pure call
+ * of literals, so a bundle keeps only its own area's grants.
  */
-const moneyEvents = ['eventFeed', 'eventPointer'] as const;
+function signedInArea<const P extends Omit<RouteDefinition['permissions'], 'table' | 'queries'>>(own: P) {
+  return { table: 'readWrite', queries: 'tableAndIndexes', ...own } as const;
+}
 
 // Each area's grants, apart from dashboardLambdas: a handler's bundle holds its own area's only.
 // Home and the payments pages only read money: the mode switch and a refused page write their audit entries.
-const paymentsPermissions = {
-  ...signedIn,
+const paymentsPermissions = /* @__PURE__ */ signedInArea({
   putsOnly: true,
   writePartitions: ['dashAudit'],
   secrets: ['publicPathsKey'],
   batchGets: true,
-} as const;
-const refundsPermissions = {
-  ...signedIn,
+});
+const refundsPermissions = /* @__PURE__ */ signedInArea({
   secrets: ['publicPathsKey', 'liveProviders'],
   batchGets: true,
   writePartitions: [
@@ -83,17 +81,16 @@ const refundsPermissions = {
     'refundMaker',
     'approvals',
     'sandboxReceipt',
-    ...moneyEvents,
+    'eventFeed',
+    'eventPointer',
   ],
-} as const;
-const linksPermissions = {
-  ...signedIn,
+});
+const linksPermissions = /* @__PURE__ */ signedInArea({
   secrets: ['publicPathsKey', 'liveProviders'],
   batchGets: true,
   writePartitions: ['dashAudit', 'idempotency', 'merchant', 'paymentLink'],
-} as const;
-const payoutsPermissions = {
-  ...signedIn,
+});
+const payoutsPermissions = /* @__PURE__ */ signedInArea({
   secrets: ['publicPathsKey', 'liveProviders'],
   batchGets: true,
   writePartitions: [
@@ -108,30 +105,41 @@ const payoutsPermissions = {
     'payoutMaker',
     'approvals',
     'sandboxReceipt',
-    ...moneyEvents,
+    'eventFeed',
+    'eventPointer',
   ],
-} as const;
-const settlementsPermissions = {
-  ...signedIn,
+});
+const settlementsPermissions = /* @__PURE__ */ signedInArea({
   secrets: ['publicPathsKey'],
   batchGets: true,
-  writePartitions: ['dashAudit', 'idempotency', 'merchant', 'settlement', 'settlementMaker', 'approvals', 'sandboxReceipt', ...moneyEvents],
-} as const;
+  writePartitions: [
+    'dashAudit',
+    'idempotency',
+    'merchant',
+    'settlement',
+    'settlementMaker',
+    'approvals',
+    'sandboxReceipt',
+    'eventFeed',
+    'eventPointer',
+  ],
+});
 // The areas that only read money write nothing but the balance checkpoints a statement needs the first time (MERCHANT#)
 // and the audit entry of a refused page (AUDIT#); their sessions' idle clock has its own narrow statement (infra sessionClockPolicy).
-const readsMoney = { putsOnly: true, writePartitions: ['merchant', 'dashAudit'] } as const;
-const balancePermissions = { ...signedIn, ...readsMoney, secrets: ['publicPathsKey'] } as const;
-const exportsPermissions = {
-  ...signedIn,
+const balancePermissions = /* @__PURE__ */ signedInArea({
+  putsOnly: true,
+  writePartitions: ['merchant', 'dashAudit'],
+  secrets: ['publicPathsKey'],
+});
+const exportsPermissions = /* @__PURE__ */ signedInArea({
   putsOnly: true,
   writePartitions: ['dashAudit'],
   secrets: ['publicPathsKey'],
   batchGets: true,
-} as const;
+});
 // Keys (create, roll, revoke: managesKeys), the webhook endpoint and its secret (merchant profile), a destination's
 // health, test events and resends (an event's home partition, the quota).
-const developersPermissions = {
-  ...signedIn,
+const developersPermissions = /* @__PURE__ */ signedInArea({
   managesKeys: true,
   writePartitions: [
     'dashAudit',
@@ -144,19 +152,19 @@ const developersPermissions = {
     'intent',
     'refund',
     'settlement',
-    ...moneyEvents,
+    'eventFeed',
+    'eventPointer',
   ],
   secrets: ['masterKey', 'publicPathsKey', 'totpKey'],
   batchGets: true,
   conditionChecks: true,
-} as const;
+});
 // Invitations, roles and removals (users, their e-mail pointers, invitations), the approval settings (the merchant profile).
-const teamPermissions = {
-  ...signedIn,
+const teamPermissions = /* @__PURE__ */ signedInArea({
   secrets: ['publicPathsKey'],
   conditionChecks: true,
   writePartitions: ['dashAudit', 'dashUser', 'dashEmail', 'dashInvite', 'merchant'],
-} as const;
+});
 
 /**
  * The dashboard's Lambdas, by area. One Lambda per page would give someone clicking through the

@@ -64,7 +64,8 @@ export interface RouteDefinition {
    * prefixes in shared/store/keys.ts); `writePartitions` narrows its puts and updates to fewer
    * families (default: all of `partitions`). `conditionChecks`: its transactions hold ConditionCheck
    * items (dynamodb:ConditionCheckItem). `putsOnly`: a `readWrite` row that only creates items
-   * (conditional puts), never updates one (no dynamodb:UpdateItem). `attributeUpdates`: a `read` row's one kind of write, UpdateItem
+   * (conditional puts), never updates one (no dynamodb:UpdateItem). `attributeUpdates`: a `read` row's one kind of write
+   * (or a `readWrite` row's writes to items it does not own, of families its `writePartitions` leave out), UpdateItem
    * on items of those families only (dynamodb:LeadingKeys), naming no attribute but the key and
    * those (dynamodb:Attributes), returning nothing (a lookup that stores what it computed once, as
    * the key last-used statement records a key's use). `managesKeys`: the row creates, rolls or revokes API keys; no other
