@@ -409,7 +409,8 @@ describe('PaymentGatewayStack', () => {
 
     const narrow = route.permissions.attributeUpdates;
     if (narrow) {
-      it(`may update ${narrow.attributes.join(', ')} of ${narrow.partitions.join(', ')} items only, returning nothing; no other write of them`, () => {
+      const narrowed = `${narrow.attributes.join(', ')} of ${narrow.partitions.join(', ')} items`;
+      it(`may update ${narrowed} only, returning nothing; no other write of them`, () => {
         const statements = tableStatements(logicalId(fn.role!));
         const prefixes = narrow.partitions.map((family) => `${partitionPrefixes[family]}*`);
         const own = statements.filter((st) => JSON.stringify(st.Condition ?? {}).includes(JSON.stringify(prefixes)));
