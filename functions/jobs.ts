@@ -4,6 +4,7 @@
  * runs the same handler modules on timers, an SQS poller and a DynamoDB Local stream poller.
  */
 import type { SecretName } from '#functions/routes.ts';
+import type { PartitionFamily } from '#shared/store/keys.ts';
 import { relayedEntities } from '#shared/webhooks/messages.ts';
 
 export type JobTrigger =
@@ -35,6 +36,8 @@ export interface Job {
   readonly permissions: {
     readonly table: readonly TableAction[];
     readonly queries?: 'table' | 'indexes' | 'tableAndIndexes';
+    /** The partition families its writes reach (IAM dynamodb:LeadingKeys; never an API key's): its code's, checked by code-grants. */
+    readonly writePartitions?: readonly PartitionFamily[];
     readonly secrets: readonly SecretName[];
     readonly webhookQueue?: 'send';
     readonly deadLetterQueue?: 'send';
@@ -56,6 +59,19 @@ export const jobs = {
     permissions: {
       table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
       queries: 'tableAndIndexes',
+      // Intents, settlements, refunds (with their events), wallets and journals, links' uses, approvals, sandbox receipts.
+      writePartitions: [
+        'intent',
+        'settlement',
+        'refund',
+        'eventFeed',
+        'eventPointer',
+        'merchant',
+        'paymentLink',
+        'approvals',
+        'sandboxReceipt',
+        'bankFileLine',
+      ],
       secrets: ['liveProviders'],
     },
     timeoutSeconds: 60,
@@ -68,7 +84,8 @@ export const jobs = {
     handler: 'functions/webhooks/relay.ts',
     // A given-up record's event is still sent by the webhook sweep (docs/webhooks-operations.md).
     trigger: { kind: 'stream', entities: relayedEntities, batchSize: 100, retryAttempts: 5, maxRecordAgeSeconds: 600 },
-    permissions: { table: ['BatchWriteItem'], webhookQueue: 'send', secrets: [] }, // BatchWriteItem: event pointers
+    // BatchWriteItem: event pointers
+    permissions: { table: ['BatchWriteItem'], writePartitions: ['eventPointer'], webhookQueue: 'send', secrets: [] },
     timeoutSeconds: 30,
     summary: 'Outbox relay: committed webhook events (and resend requests) from the table stream to the webhook queue.',
   },
@@ -81,6 +98,8 @@ export const jobs = {
     // webhook queue (sendDelayed), the last failed one to the dead-letter queue.
     permissions: {
       table: ['GetItem', 'BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
+      // The delivery log in the event's home (its subject's partition), the feed entry's state, a destination's health.
+      writePartitions: ['intent', 'refund', 'settlement', 'eventFeed', 'merchant'],
       webhookQueue: 'send',
       deadLetterQueue: 'send',
       secrets: ['masterKey'],
@@ -102,7 +121,7 @@ export const jobs = {
     trigger: { kind: 'schedule', everySeconds: 86400 },
     // PutItem: the day's balance checkpoints (written once, conditional), each checked against the wallet's
     // TransactGetItems snapshot (GetItem), never a batch read.
-    permissions: { table: ['GetItem', 'PutItem'], queries: 'tableAndIndexes', secrets: [] },
+    permissions: { table: ['GetItem', 'PutItem'], queries: 'tableAndIndexes', writePartitions: ['merchant'], secrets: [] },
     timeoutSeconds: 900,
     summary:
       'Daily full ledger verification: every wallet, journal, payment, settlement and ' +
@@ -113,7 +132,14 @@ export const jobs = {
     handler: 'functions/jobs/webhook-sweeper.ts',
     trigger: { kind: 'schedule', everySeconds: 60 },
     // UpdateItem: moves due-index entries; BatchWriteItem: event pointers.
-    permissions: { table: ['BatchGetItem', 'UpdateItem', 'BatchWriteItem'], queries: 'indexes', webhookQueue: 'send', secrets: [] },
+    permissions: {
+      table: ['BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
+      queries: 'indexes',
+      // Due entries of events in their homes (the subject's partition), event pointers.
+      writePartitions: ['intent', 'refund', 'settlement', 'eventPointer'],
+      webhookQueue: 'send',
+      secrets: [],
+    },
     timeoutSeconds: 60,
     summary:
       'Webhook safety sweep: sends again outbox events with no delivery record and retries overdue or parked (GSI2 due index, no scans).',

@@ -36,6 +36,8 @@ import { GatewayFunction, logRetention } from '#infra/gateway-function.ts';
 import {
   acknowledge,
   acknowledgeApiMethods,
+  exceptKeyFamilies,
+  leadingKeys,
   addRouteFunctions,
   type NestedRouteStackName,
   nestedRouteStackNames,
@@ -417,12 +419,15 @@ export class PaymentGatewayStack extends Stack {
     const { queries } = job.permissions;
     const onTable = queries === 'table' || queries === 'tableAndIndexes';
     const onIndexes = queries === 'indexes' || queries === 'tableAndIndexes';
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: [...job.permissions.table, ...(onTable ? ['Query'] : [])].map((action) => `dynamodb:${action}`),
-        resources: [tableArn],
-      }),
-    );
+    // Its writes reach its writePartitions only (or every family but the API keys': exceptKeyFamilies); no job changes a key.
+    const isWrite = (action: string) => /^(Put|Update|Delete|BatchWrite)Item$/.test(action);
+    const reads = job.permissions.table.filter((action) => !isWrite(action));
+    const writes = job.permissions.table.filter(isWrite);
+    const dynamodb = (actions: readonly string[]) => actions.map((action) => `dynamodb:${action}`);
+    if (reads.length || onTable)
+      fn.addToRolePolicy(new PolicyStatement({ actions: dynamodb([...reads, ...(onTable ? ['Query'] : [])]), resources: [tableArn] }));
+    if (writes.length)
+      fn.addToRolePolicy(new PolicyStatement({ actions: dynamodb(writes), resources: [tableArn], conditions: jobWriteConditions(job) }));
     // An index serves Query (and Scan, which no job may call): item actions stay on the table.
     if (onIndexes) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] }));
     // SendMessage only: the queue trigger grants the dispatcher's receive, delete and visibility changes.
@@ -608,4 +613,9 @@ function clientLimitsWebAcl(scope: Construct, stageArn: string, limits: RateLimi
   });
   new CfnWebACLAssociation(scope, 'ClientLimitsAssociation', { resourceArn: stageArn, webAclArn: acl.attrArn });
   return acl;
+}
+
+/** A job's write condition: dynamodb:LeadingKeys of its writePartitions, else any family but the API keys'. */
+function jobWriteConditions(job: Job) {
+  return job.permissions.writePartitions ? leadingKeys(job.permissions.writePartitions) : exceptKeyFamilies;
 }

@@ -82,9 +82,22 @@ function routeTableActions(permissions: Route['permissions']): { read: string[];
   };
 }
 
-const leadingKeys = (families: readonly PartitionFamily[]) => ({
+/** IAM's condition confining a statement to the items of some partition families. */
+export const leadingKeys = (families: readonly PartitionFamily[]) => ({
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': families.map((family) => `${partitionPrefixes[family]}*`) },
 });
+
+/** The families only the key-managing functions write (`managesKeys`): API keys and their id pointers. */
+export const keyFamilies = ['apiKey', 'apiKeyId'] as const satisfies readonly PartitionFamily[];
+
+/**
+ * The write condition of a function that writes many families (a readWrite row without `writePartitions`, a job that
+ * writes): any partition but the API keys' (dynamodb:LeadingKeys), so no such function can change a key's scopes,
+ * mode or revocation (issue 40). The key-managing functions (`managesKeys`) go without it.
+ */
+export const exceptKeyFamilies = {
+  'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': keyFamilies.map((family) => `${partitionPrefixes[family]}*`) },
+};
 
 /**
  * The table grants of one route: its actions on the table and its indexes; a route confined to
@@ -94,14 +107,21 @@ const leadingKeys = (families: readonly PartitionFamily[]) => ({
  * never writes it).
  */
 export function routeTablePolicies(route: Route, tableArn: string): PolicyStatement[] {
-  const { table, partitions, writePartitions, conditionChecks, queries } = route.permissions;
+  const { table, partitions, writePartitions, conditionChecks, queries, managesKeys } = route.permissions;
   if (table === 'none') return [];
+  if (!managesKeys && writePartitions?.some((family) => (keyFamilies as readonly string[]).includes(family)))
+    throw new Error(`${route.id}: only a key-managing row (managesKeys) writes API-key items`);
   const { read: reads, write } = routeTableActions(route.permissions);
   const writes = [...write, ...(write.length && conditionChecks ? ['dynamodb:ConditionCheckItem'] : [])];
   // An index serves Query only (and Scan, which no request path calls): item actions on the table alone.
   if (!partitions) {
+    // Reads anywhere the merchant's data lives (each is checked against the authenticated merchant in code);
+    // writes only on the row's `writePartitions`, or on every family but the API keys' (exceptKeyFamilies).
+    const writeConditions = writePartitions ? leadingKeys(writePartitions) : managesKeys ? undefined : exceptKeyFamilies;
+    const apart = writes.length > 0 && writeConditions !== undefined;
     return [
-      new PolicyStatement({ actions: [...reads, ...writes], resources: [tableArn] }),
+      new PolicyStatement({ actions: apart ? reads : [...reads, ...writes], resources: [tableArn] }),
+      ...(apart ? [new PolicyStatement({ actions: writes, resources: [tableArn], conditions: writeConditions })] : []),
       ...(queries === 'indexes' || queries === 'tableAndIndexes'
         ? [new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] })]
         : []),
@@ -137,21 +157,39 @@ function attributeUpdateStatement(tableArn: string, prefixes: readonly string[],
 }
 
 /**
- * A read-only route that authenticates with an API key records the key's last use (at most one
+ * Every route that authenticates with an API key records the key's last use (at most one
  * conditional UpdateItem per key per 5 minutes, docs/dashboard.md): UpdateItem on API-key items
- * only, naming no attribute but lastUsedAt.
+ * only, naming no attribute but lastUsedAt. Its general writes (readWrite rows) never reach an
+ * API-key item: no row but the key-managing ones lists the apiKey family in `writePartitions`.
  */
 export function keyUsePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
-  if (route.auth !== 'apiKey' || route.permissions.table !== 'read') return undefined;
-  return attributeUpdateStatement(tableArn, ['APIKEY#'], keyUseAttributes);
+  if (route.auth !== 'apiKey' || route.permissions.table === 'none') return undefined;
+  return attributeUpdateStatement(tableArn, [partitionPrefixes.apiKey], keyUseAttributes);
+}
+
+/** What a signed-in page's session update may name: the idle clock and the mode switch (shared/store/dashboard.ts updateSession). */
+export const sessionClockAttributes = ['lastSeenAt', 'mode', 'revokedAt'] as const;
+
+/**
+ * A signed-in dashboard page moves its session's idle clock (at most once a minute) and the mode switch sets the
+ * session's mode: UpdateItem on session items only, naming no attribute but those (its condition reads revokedAt),
+ * returning nothing. For Lambdas whose general writes do not cover session items (`writePartitions` without dashSession).
+ */
+export function sessionClockPolicy(rows: readonly Route[], tableArn: string): PolicyStatement | undefined {
+  const { table, writePartitions } = rows[0]!.permissions;
+  if (!rows.some((r) => r.auth === 'session') || table !== 'readWrite' || !writePartitions) return undefined;
+  if (writePartitions.includes('dashSession')) return undefined;
+  return attributeUpdateStatement(tableArn, [partitionPrefixes.dashSession], sessionClockAttributes);
 }
 
 /** A read route's `attributeUpdates` (routes.ts permissions): UpdateItem of those attributes on those families' items only. */
 export function attributeUpdatePolicy(route: Route, tableArn: string): PolicyStatement | undefined {
   const updates = route.permissions.attributeUpdates;
   if (!updates) return undefined;
-  if (route.permissions.table !== 'read')
-    throw new Error(`${route.id}: attributeUpdates narrows a read row's writes; readWrite has them all`);
+  // A readWrite row's narrow updates are of families its general writes do not reach (writePartitions).
+  const general = route.permissions.table === 'readWrite' ? (route.permissions.writePartitions ?? []) : [];
+  if (route.permissions.table !== 'read' && (!route.permissions.writePartitions || updates.partitions.some((f) => general.includes(f))))
+    throw new Error(`${route.id}: attributeUpdates narrows writes to families its writePartitions leave out`);
   return attributeUpdateStatement(
     tableArn,
     updates.partitions.map((family) => partitionPrefixes[family]),
@@ -246,7 +284,12 @@ export function addRouteFunctions(
       // its partitions by dynamodb:LeadingKeys.
       const tablePolicies = routeTablePolicies(route, shared.table.tableArn);
       for (const policy of tablePolicies) fn.addToRolePolicy(policy);
-      for (const narrow of [keyUsePolicy(route, shared.table.tableArn), attributeUpdatePolicy(route, shared.table.tableArn)])
+      const rows = group ? routes.filter((r) => r.lambda === route.lambda) : [route];
+      for (const narrow of [
+        keyUsePolicy(route, shared.table.tableArn),
+        sessionClockPolicy(rows, shared.table.tableArn),
+        attributeUpdatePolicy(route, shared.table.tableArn),
+      ])
         if (narrow) fn.addToRolePolicy(narrow);
       if (tablePolicies.length && !route.permissions.partitions) {
         acknowledge(

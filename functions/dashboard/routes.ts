@@ -26,17 +26,6 @@ export interface DashboardLambda {
 }
 
 /**
- * The signed-in Lambdas touch the session on every page (readWrite) and derive the forms' anti-CSRF
- * token (publicPathsKey). The rest is what each area's code calls: the Query of its lists on the table
- * and the indexes, BatchGetItem where a wallet's hold is placed (withFunds) or shards are read together,
- * ConditionCheck items where a team change checks that another administrator remains (and a resend its
- * hourly quota), the TOTP seal key where a fresh second-factor code is checked (minting a money-out
- * key), the master key where a merchant's secret is sealed or unsealed (API keys, webhook secrets),
- * and the live provider credentials where a live rail may be called.
- */
-const signedIn = { table: 'readWrite', queries: 'tableAndIndexes' } as const;
-
-/**
  * The sign-in Lambda answers unauthenticated requests: like the hosted checkout it never reads the
  * master key, only the public-paths key (its forms' anti-CSRF tokens) and the TOTP seal key (it
  * checks codes, shared/crypto/seal.ts dashboardTotpKey). It is confined by `dynamodb:LeadingKeys`
@@ -53,21 +42,131 @@ const signInPermissions = {
   writePartitions: signInWrites,
 } as const satisfies RouteDefinition['permissions'];
 
+/**
+ * The signed-in Lambdas touch the session on every page (readWrite) and derive the forms' anti-CSRF
+ * token (publicPathsKey). The rest is what each area's code calls: the Query of its lists on the table
+ * and the indexes, BatchGetItem where a wallet's hold is placed (withFunds) or shards are read together,
+ * ConditionCheck items where a team change checks that another administrator remains (and a resend its
+ * hourly quota), the TOTP seal key where a fresh second-factor code is checked (minting a money-out
+ * key), the master key where a merchant's secret is sealed or unsealed (API keys, webhook secrets),
+ * and the live provider credentials where a live rail may be called.
+ *
+ * A signed-in area's grants (`own`: its secrets, reads and writes). Each area writes its own families only
+ * (writePartitions): the audit log (AUDIT#) always, and what its commands change (a money command's events go to its
+ * subject's partition with the feed entry and the event's pointer); a session's idle clock and mode through their own
+ * narrow statement (infra sessionClockPolicy); never an API key but in the Developers area (managesKeys). A pure call
+ * of literals, so a bundle keeps only its own area's grants.
+ */
+function signedInArea<const P extends Omit<RouteDefinition['permissions'], 'table' | 'queries'>>(own: P) {
+  return { table: 'readWrite', queries: 'tableAndIndexes', ...own } as const;
+}
+
 // Each area's grants, apart from dashboardLambdas: a handler's bundle holds its own area's only.
-const paymentsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
-const refundsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
-const linksPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
-const payoutsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
-const settlementsPermissions = { ...signedIn, secrets: ['publicPathsKey', 'liveProviders'], batchGets: true } as const;
-const balancePermissions = { ...signedIn, secrets: ['publicPathsKey'] } as const;
-const exportsPermissions = { ...signedIn, secrets: ['publicPathsKey'], batchGets: true } as const;
-const developersPermissions = {
-  ...signedIn,
+// Home and the payments pages only read money: the mode switch and a refused page write their audit entries.
+const paymentsPermissions = /* @__PURE__ */ signedInArea({
+  putsOnly: true,
+  writePartitions: ['dashAudit'],
+  secrets: ['publicPathsKey'],
+  batchGets: true,
+});
+const refundsPermissions = /* @__PURE__ */ signedInArea({
+  secrets: ['publicPathsKey', 'liveProviders'],
+  batchGets: true,
+  writePartitions: [
+    'dashAudit',
+    'idempotency',
+    'merchant',
+    'intent',
+    'refund',
+    'refundMaker',
+    'approvals',
+    'sandboxReceipt',
+    'eventFeed',
+    'eventPointer',
+  ],
+});
+const linksPermissions = /* @__PURE__ */ signedInArea({
+  secrets: ['publicPathsKey', 'liveProviders'],
+  batchGets: true,
+  writePartitions: ['dashAudit', 'idempotency', 'merchant', 'paymentLink'],
+});
+const payoutsPermissions = /* @__PURE__ */ signedInArea({
+  secrets: ['publicPathsKey', 'liveProviders'],
+  batchGets: true,
+  writePartitions: [
+    'dashAudit',
+    'idempotency',
+    'merchant',
+    'intent',
+    'orderRef',
+    'transactionReference',
+    'customerPayment',
+    'paymentLink',
+    'payoutMaker',
+    'approvals',
+    'sandboxReceipt',
+    'eventFeed',
+    'eventPointer',
+    'bankFileLine',
+  ],
+});
+const settlementsPermissions = /* @__PURE__ */ signedInArea({
+  secrets: ['publicPathsKey', 'liveProviders'],
+  batchGets: true,
+  writePartitions: [
+    'dashAudit',
+    'idempotency',
+    'merchant',
+    'settlement',
+    'settlementMaker',
+    'approvals',
+    'sandboxReceipt',
+    'eventFeed',
+    'eventPointer',
+    'bankFileLine',
+  ],
+});
+// The areas that only read money write nothing but the balance checkpoints a statement needs the first time (MERCHANT#)
+// and the audit entry of a refused page (AUDIT#); their sessions' idle clock has its own narrow statement (infra sessionClockPolicy).
+const balancePermissions = /* @__PURE__ */ signedInArea({
+  putsOnly: true,
+  writePartitions: ['merchant', 'dashAudit'],
+  secrets: ['publicPathsKey'],
+});
+const exportsPermissions = /* @__PURE__ */ signedInArea({
+  putsOnly: true,
+  writePartitions: ['dashAudit'],
+  secrets: ['publicPathsKey'],
+  batchGets: true,
+});
+// Keys (create, roll, revoke: managesKeys), the webhook endpoint and its secret (merchant profile), a destination's
+// health, test events and resends (an event's home partition, the quota).
+const developersPermissions = /* @__PURE__ */ signedInArea({
+  managesKeys: true,
+  writePartitions: [
+    'dashAudit',
+    'dashUser',
+    'apiKey',
+    'apiKeyId',
+    'merchant',
+    'idempotency',
+    'quota',
+    'intent',
+    'refund',
+    'settlement',
+    'eventFeed',
+    'eventPointer',
+  ],
   secrets: ['masterKey', 'publicPathsKey', 'totpKey'],
   batchGets: true,
   conditionChecks: true,
-} as const;
-const teamPermissions = { ...signedIn, secrets: ['publicPathsKey'], conditionChecks: true } as const;
+});
+// Invitations, roles and removals (users, their e-mail pointers, invitations), the approval settings (the merchant profile).
+const teamPermissions = /* @__PURE__ */ signedInArea({
+  secrets: ['publicPathsKey'],
+  conditionChecks: true,
+  writePartitions: ['dashAudit', 'dashUser', 'dashEmail', 'dashInvite', 'merchant'],
+});
 
 /**
  * The dashboard's Lambdas, by area. One Lambda per page would give someone clicking through the
@@ -277,5 +376,11 @@ export const dashboardStatementPdf = {
   auth: 'session',
   permission: 'balances:read',
   signature: false,
-  permissions: { table: 'readWrite', secrets: ['publicPathsKey'], queries: 'table' },
+  permissions: {
+    table: 'readWrite',
+    secrets: ['publicPathsKey'],
+    queries: 'table',
+    putsOnly: true,
+    writePartitions: ['merchant', 'dashAudit'],
+  },
 } as const satisfies RouteDefinition;

@@ -14,5 +14,6 @@ export const queryBalance = {
   auth: 'apiKey',
   scope: 'balance',
   signature: false,
-  permissions: { table: 'readWrite', secrets: [] }, // readWrite: Idempotency-Key records on this POST
+  // Reads money only: its one kind of write is the Idempotency-Key record of this POST (a conditional put).
+  permissions: { table: 'readWrite', secrets: [], putsOnly: true, writePartitions: ['idempotency'] },
 } as const satisfies RouteDefinition;

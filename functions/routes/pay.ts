@@ -5,15 +5,19 @@
  * summary, docs or examples: functions/route-docs.ts).
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
+import { linkCounterAttributes } from '#shared/domain/payment-link.ts';
 
 /**
  * The hosted checkout pages: unauthenticated, confined to the checkout's partitions (with the payment
- * link a checkout may come from: its status change releases or counts the link's use); they charge through the providers.
+ * link a checkout may come from: its status change releases or counts the link's use, the only update they may make to
+ * a link: `attributeUpdates`); they charge through the providers.
  */
 const checkoutPermissions = {
   table: 'readWrite',
   secrets: ['publicPathsKey', 'liveProviders'],
   partitions: ['intent', 'merchant', 'eventFeed', 'eventPointer', 'paymentLink'],
+  writePartitions: ['intent', 'merchant', 'eventFeed', 'eventPointer'],
+  attributeUpdates: { partitions: ['paymentLink'], attributes: linkCounterAttributes },
 } as const satisfies RouteDefinition['permissions'];
 
 // The hosted checkout page (docs/merchant-guide.md, Hosted checkout): public HTML, form posts with an anti-CSRF token, 303 redirects.

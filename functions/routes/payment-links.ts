@@ -7,6 +7,9 @@
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
 
+/** What the link API writes: its Idempotency-Key records, the link, the merchant's items (never an API key: infra/route-stack.ts). */
+const linkWrites = ['idempotency', 'paymentLink', 'merchant'] as const;
+
 export const createPaymentLink = {
   id: 'createPaymentLink',
   method: 'POST',
@@ -15,7 +18,7 @@ export const createPaymentLink = {
   auth: 'apiKey',
   scope: 'payments',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'] },
+  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'], writePartitions: linkWrites },
 } as const satisfies RouteDefinition;
 
 export const listPaymentLinks = {
@@ -48,7 +51,7 @@ export const deactivatePaymentLink = {
   auth: 'apiKey',
   scope: 'payments',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey'] },
+  permissions: { table: 'readWrite', secrets: ['masterKey'], writePartitions: linkWrites },
 } as const satisfies RouteDefinition;
 
 export const reactivatePaymentLink = {
@@ -59,7 +62,7 @@ export const reactivatePaymentLink = {
   auth: 'apiKey',
   scope: 'payments',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey'] },
+  permissions: { table: 'readWrite', secrets: ['masterKey'], writePartitions: linkWrites },
 } as const satisfies RouteDefinition;
 
 /**
@@ -72,7 +75,7 @@ const linkPagePermissions = {
   conditionChecks: true,
   putsOnly: true,
   secrets: ['publicPathsKey', 'liveProviders'],
-  partitions: ['paymentLink', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant', 'eventFeed', 'eventPointer'],
+  partitions: ['paymentLink', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant'],
 } as const satisfies RouteDefinition['permissions'];
 
 export const paymentLinkPage = {

@@ -6,6 +6,12 @@
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
 
+/**
+ * The families an API call that creates an intent writes (no API-key item: infra/route-stack.ts): its Idempotency-Key
+ * record, the intent, its order and transaction reference pointers, its customer index entries, the merchant's wallets.
+ * Each row lists them as literals (a spread would keep every row of this module in each handler's bundle).
+ */
+
 export const initiateCheckout = {
   id: 'initiateCheckout',
   method: 'POST',
@@ -14,7 +20,11 @@ export const initiateCheckout = {
   auth: 'apiKey',
   scope: 'payments',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'] },
+  permissions: {
+    table: 'readWrite',
+    secrets: ['masterKey', 'liveProviders'],
+    writePartitions: ['idempotency', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant'],
+  },
 } as const satisfies RouteDefinition;
 
 export const deposit = {
@@ -25,7 +35,11 @@ export const deposit = {
   auth: 'apiKey',
   scope: 'payments',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'] },
+  permissions: {
+    table: 'readWrite',
+    secrets: ['masterKey', 'liveProviders'],
+    writePartitions: ['idempotency', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant', 'providerReference'],
+  },
 } as const satisfies RouteDefinition;
 
 export const withdraw = {
@@ -36,5 +50,24 @@ export const withdraw = {
   auth: 'apiKey',
   scope: 'payouts',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'], batchGets: true },
+  // A payout is created and, on the sandbox or a rail's answer, completed at once: its events, the wallet's journal, its maker.
+  permissions: {
+    table: 'readWrite',
+    secrets: ['masterKey', 'liveProviders'],
+    batchGets: true,
+    writePartitions: [
+      'idempotency',
+      'intent',
+      'orderRef',
+      'transactionReference',
+      'customerPayment',
+      'merchant',
+      'eventFeed',
+      'eventPointer',
+      'paymentLink',
+      'payoutMaker',
+      'sandboxReceipt',
+      'bankFileLine',
+    ],
+  },
 } as const satisfies RouteDefinition;

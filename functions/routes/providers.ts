@@ -5,6 +5,7 @@
  * summary, docs or examples: functions/route-docs.ts).
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
+import { linkCounterAttributes } from '#shared/domain/payment-link.ts';
 
 export const walletProviderCallback = {
   id: 'walletProviderCallback',
@@ -18,5 +19,8 @@ export const walletProviderCallback = {
     table: 'readWrite',
     secrets: ['publicPathsKey', 'liveProviders'],
     partitions: ['intent', 'merchant', 'eventFeed', 'eventPointer', 'providerReference', 'paymentLink'],
+    // Reads the provider-reference pointer a deposit wrote; of a link, moves only its counters (as the hosted pages).
+    writePartitions: ['intent', 'merchant', 'eventFeed', 'eventPointer'],
+    attributeUpdates: { partitions: ['paymentLink'], attributes: linkCounterAttributes },
   },
 } as const satisfies RouteDefinition;

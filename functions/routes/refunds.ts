@@ -14,7 +14,12 @@ export const createRefund = {
   auth: 'apiKey',
   scope: 'refunds',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'], batchGets: true },
+  permissions: {
+    table: 'readWrite',
+    secrets: ['masterKey', 'liveProviders'],
+    batchGets: true,
+    writePartitions: ['idempotency', 'merchant', 'intent', 'refund', 'refundMaker', 'sandboxReceipt'],
+  },
 } as const satisfies RouteDefinition;
 
 export const getRefund = {

@@ -26,7 +26,12 @@ export const createSettlement = {
   auth: 'apiKey',
   scope: 'settlements',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'], batchGets: true },
+  permissions: {
+    table: 'readWrite',
+    secrets: ['masterKey', 'liveProviders'],
+    batchGets: true,
+    writePartitions: ['idempotency', 'merchant', 'settlement', 'settlementMaker', 'sandboxReceipt', 'bankFileLine'],
+  },
 } as const satisfies RouteDefinition;
 
 // The literal /Settlements/schedule above wins over /Settlements/{id} (local server and API Gateway).

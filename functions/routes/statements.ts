@@ -2,7 +2,7 @@
  * Route definitions (functions/routes.ts, the one route table, lists them with their docs):
  * Statements: a month's balance statement per currency (a closed month's final, the current month's provisional), as CSV and PDF.
  * The PDF row has its own Lambda, so the PDF writer (shared/services/pdf-writer.ts) stays out of the CSV bundle.
- * Both write the balance checkpoints a statement needs the first time (readWrite: conditional Puts).
+ * Both write the balance checkpoints a statement needs the first time (readWrite: conditional Puts of MERCHANT# items, nothing else).
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
 
@@ -14,7 +14,7 @@ export const statementCsv = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'readWrite', secrets: [], queries: 'table' },
+  permissions: { table: 'readWrite', secrets: [], queries: 'table', putsOnly: true, writePartitions: ['merchant'] },
 } as const satisfies RouteDefinition;
 
 export const statementPdf = {
@@ -25,5 +25,5 @@ export const statementPdf = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'readWrite', secrets: [], queries: 'table' },
+  permissions: { table: 'readWrite', secrets: [], queries: 'table', putsOnly: true, writePartitions: ['merchant'] },
 } as const satisfies RouteDefinition;

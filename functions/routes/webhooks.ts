@@ -47,5 +47,10 @@ export const resendEvent = {
   auth: 'apiKey',
   scope: 'webhooks',
   signature: 'ifPresent', // no body needed; a body that carries `signature` is checked (docs/merchant-guide.md, Signing a request body)
-  permissions: { table: 'readWrite', secrets: ['masterKey'] },
+  // A resend request in the event's home partition (its subject's), the hourly quota, the Idempotency-Key record.
+  permissions: {
+    table: 'readWrite',
+    secrets: ['masterKey'],
+    writePartitions: ['idempotency', 'intent', 'refund', 'settlement', 'quota', 'merchant'],
+  },
 } as const satisfies RouteDefinition;

@@ -28,7 +28,10 @@ export function grantsOf(functionId: string, policies: { policy: unknown }[]): G
     list((policy as { Statement: Statement | Statement[] }).Statement)
       .filter((s) => s.Effect === 'Allow')
       .flatMap((s) => {
-        const leading = Object.values(s.Condition ?? {}).flatMap((c) => list(c['dynamodb:LeadingKeys'] as string[] | undefined));
+        // The families a statement confines to (StringLike, StringEquals); one that keeps some out (StringNotLike) is unconfined.
+        const leading = Object.entries(s.Condition ?? {})
+          .filter(([operator]) => !/Not/.test(operator))
+          .flatMap(([, c]) => list(c['dynamodb:LeadingKeys'] as string[] | undefined));
         return list(s.Action)
           .filter((action) => !notCompared.test(action))
           .flatMap((action) =>

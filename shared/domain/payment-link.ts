@@ -53,6 +53,13 @@ export interface PaymentLink {
   paidMinor: number;
 }
 
+/**
+ * The attributes a change of a link's checkout may name on the link (shared/store/payment-links.ts linkUseWrites: its
+ * counters, and maxPayments in the condition): all the hosted pages and the provider callback may update of a link
+ * (functions/routes/pay.ts `attributeUpdates`), so none of them can switch a link on or change its amount.
+ */
+export const linkCounterAttributes = ['usesHeld', 'paidCount', 'paidMinor', 'maxPayments'] as const;
+
 export type Unavailable = 'inactive' | 'expired' | 'used_up';
 
 /** Why a link takes no payment now (null: it does). */

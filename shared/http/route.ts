@@ -64,10 +64,13 @@ export interface RouteDefinition {
    * prefixes in shared/store/keys.ts); `writePartitions` narrows its puts and updates to fewer
    * families (default: all of `partitions`). `conditionChecks`: its transactions hold ConditionCheck
    * items (dynamodb:ConditionCheckItem). `putsOnly`: a `readWrite` row that only creates items
-   * (conditional puts), never updates one (no dynamodb:UpdateItem). `attributeUpdates`: a `read` row's one kind of write, UpdateItem
+   * (conditional puts), never updates one (no dynamodb:UpdateItem). `attributeUpdates`: a `read` row's one kind of write
+   * (or a `readWrite` row's writes to items it does not own, of families its `writePartitions` leave out), UpdateItem
    * on items of those families only (dynamodb:LeadingKeys), naming no attribute but the key and
    * those (dynamodb:Attributes), returning nothing (a lookup that stores what it computed once, as
-   * the key last-used statement records a key's use). Item reads (GetItem, also inside TransactGetItems) come
+   * the key last-used statement records a key's use). `managesKeys`: the row creates, rolls or revokes API keys; no other
+   * function's writes reach an API-key item (a readWrite row without `writePartitions` writes every family but the
+   * apiKey and apiKeyId ones; a key's last use has its own narrow statement). Item reads (GetItem, also inside TransactGetItems) come
    * with any table access; `batchGets` adds BatchGetItem and `queries` Query, on the table, its
    * indexes or both: only what the function's code calls (test/infra/code-grants.test.ts checks the
    * actions and whether an index is queried; the rehearsal's observed calls, which of table and index).
@@ -79,6 +82,7 @@ export interface RouteDefinition {
     readonly writePartitions?: readonly PartitionFamily[];
     readonly conditionChecks?: true;
     readonly putsOnly?: true;
+    readonly managesKeys?: true;
     readonly attributeUpdates?: { readonly partitions: readonly PartitionFamily[]; readonly attributes: readonly string[] };
     readonly batchGets?: true;
     readonly queries?: 'table' | 'indexes' | 'tableAndIndexes';

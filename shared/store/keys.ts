@@ -112,6 +112,22 @@ export const partitionPrefixes = {
   dashThrottle: 'DASHTHROTTLE#',
   // Settlements: a settlement lookup stores the breakdown it computes (routes.ts getSettlement, attributeUpdates).
   settlement: 'SETTLEMENT#',
+  // The families the other functions write, each confined to its own (functions/routes.ts writePartitions, jobs.ts):
+  // API keys (written only by the key-managing functions; their last use by infra keyUsePolicy), Idempotency-Key
+  // records, refunds, quotas, sandbox receipts, makers and approvals of money movements.
+  apiKey: 'APIKEY#',
+  apiKeyId: 'APIKEYID#',
+  idempotency: 'IDEM#',
+  refund: 'REFUND#',
+  quota: 'QUOTA#',
+  sandboxReceipt: 'SANDBOX#',
+  payoutMaker: 'PAYOUTMAKER#',
+  refundMaker: 'REFUNDMAKER#',
+  settlementMaker: 'SETTLEMENTMAKER#',
+  approvals: 'APPROVALS#',
+  // The bank transfer file's lines (docs/providers/bank-file.md): queued when a live payout or settlement is submitted
+  // to the bank file rail, and voided when its inquiry finds none; batches and their audit only by the operator's ops.
+  bankFileLine: 'BANKFILE#LINE#',
 } as const;
 export type PartitionFamily = keyof typeof partitionPrefixes;
 

@@ -33,6 +33,18 @@ function statementsOf(fn: GatewayFunction): Statement[] {
     .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
 }
 const actions = (s: Statement) => [s.Action].flat();
+type Conditions = Record<string, Record<string, unknown>>;
+/** The dynamodb:LeadingKeys patterns under a statement's condition operator (undefined: none). */
+const leading = (s: Statement, operator: string) =>
+  (s.Condition as Conditions | undefined)?.[operator]?.['dynamodb:LeadingKeys'] as string[] | undefined;
+/** The one family a narrowed attribute update (dynamodb:Attributes) is confined to, if the statement is one. */
+function narrowedTo(s: Statement): string | undefined {
+  const attributes = (s.Condition as Conditions | undefined)?.['ForAllValues:StringEquals']?.['dynamodb:Attributes'];
+  const only = leading(s, 'ForAllValues:StringLike');
+  return attributes && only?.length === 1 ? only[0] : undefined;
+}
+/** The bookkeeping statements: a key's last use, a session's idle clock (infra/route-stack.ts keyUsePolicy, sessionClockPolicy). */
+const bookkeeping = (s: Statement) => narrowedTo(s) === 'APIKEY#*' || narrowedTo(s) === 'DASHSESSION#*';
 const targets = (s: Statement) => [s.Resource].flat().map((r) => JSON.stringify(r));
 
 const tableArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.table), 'Arn'] });
@@ -51,13 +63,28 @@ const secretArns: Record<SecretName, string> = {
 function grantsOf(fn: GatewayFunction) {
   const statements = statementsOf(fn);
   // On the table, or on its indexes (an Fn::Join of the table's ARN and `/index/*`).
-  // The key last-used statement (APIKEY# items, lastUsedAt only) grants no general UpdateItem: left out here,
-  // so a read route whose code updates anything else fails (reviewed below names recordKeyUse's module)
-  // unless its row grants that update (attributeUpdates: its own statement, confined to items and attributes).
-  const keyUse = (s: Statement) => JSON.stringify(s.Condition ?? {}).includes('"dynamodb:LeadingKeys":["APIKEY#*"]');
-  const onTable = statements.filter((s) => !keyUse(s) && targets(s).some((t) => t.includes(tableArn.slice(0, -1))));
+  // The key last-used statement (APIKEY# items, lastUsedAt only) and the session clock's (DASHSESSION# items, its idle
+  // clock and mode only) grant no general UpdateItem: left out here, so a function whose code updates anything else
+  // fails (reviewed below names recordKeyUse's and updateSession's modules) unless its row grants that update
+  // (readWrite, or attributeUpdates: its own statement, confined to items and attributes).
+  const onTable = statements.filter((s) => !bookkeeping(s) && targets(s).some((t) => t.includes(tableArn.slice(0, -1))));
   return {
     dynamodb: new Set(onTable.flatMap(actions).filter((a) => a.startsWith('dynamodb:'))),
+    keyUse: statements.some((s) => narrowedTo(s) === 'APIKEY#*'),
+    sessionClock: statements.some((s) => narrowedTo(s) === 'DASHSESSION#*'),
+    // Each table action with the partition families it is confined to (dynamodb:LeadingKeys) or kept from.
+    partitions: statements
+      .filter((s) => targets(s).some((t) => t.includes(tableArn.slice(0, -1))))
+      .flatMap((s) =>
+        actions(s)
+          .filter((a) => a.startsWith('dynamodb:'))
+          .map((action) => ({
+            action,
+            only: leading(s, 'ForAllValues:StringLike'),
+            except: leading(s, 'ForAllValues:StringNotLike'),
+            bookkeeping: bookkeeping(s),
+          })),
+      ),
     indexes: onTable.some((s) => targets(s).some((t) => t.includes('/index/*'))),
     queue: (queue: QueueName) =>
       new Set(
@@ -116,10 +143,24 @@ const reviewed: { applies: (id: string) => boolean; need: string; modules: strin
     reason: "withFunds' read of a sharded wallet to place a hold (commitRequest runs every change through it): no module places one",
   },
   {
-    applies: isReadRoute,
+    applies: (id) => grantsOf(functionOf(id)).keyUse,
     need: 'dynamodb:UpdateItem',
     modules: ['shared/store/merchants.ts'],
     reason: 'the key last-used update (recordKeyUse): its own statement, API-key items and lastUsedAt only (infra keyUsePolicy)',
+  },
+  {
+    applies: (id) => grantsOf(functionOf(id)).sessionClock,
+    need: 'dynamodb:UpdateItem',
+    modules: ['shared/store/dashboard.ts'],
+    reason: "the session's idle clock and mode (updateSession): its own statement, session items and those attributes (sessionClockPolicy)",
+  },
+  {
+    applies: (id) => ['dashboardPayments', 'dashboardBalance', 'dashboardExports'].includes(id),
+    need: 'dynamodb:UpdateItem',
+    modules: ['shared/store/money-due.ts'],
+    reason:
+      "the settlement and refund services' change steps (shared/services/money-items.ts), built when their modules load: " +
+      'these areas only read settlements and refunds (Home, payment detail, balance, lists, exports)',
   },
   {
     applies: unsigned,
@@ -134,6 +175,23 @@ const reviewed: { applies: (id: string) => boolean; need: string; modules: strin
     reason: "the sandbox wallet adapter's parseCallback; only the provider-callback route parses callbacks",
   },
 ];
+/** Rows confined to partition families (routes.ts `partitions`): the unauthenticated functions. */
+const confined = (id: string) => rowsOf(id).some((r) => r.permissions.partitions);
+/** Families a confined function's bundle builds keys of but its requests never touch (`read <prefix>`, keys.ts). */
+reviewed.push(
+  ...['REFUND#', 'SETTLEMENT#'].map((prefix) => ({
+    applies: confined,
+    need: `read ${prefix}`,
+    modules: ['shared/store/keys.ts'],
+    reason: "keys.eventHome builds an event's home for any subject; a hosted page's or callback's events are its checkout's (TXN#)",
+  })),
+  ...['APIKEY#', 'IDEM#'].map((prefix) => ({
+    applies: (id: string) => confined(id) && rowsOf(id).every((r) => r.auth === 'none'),
+    need: `read ${prefix}`,
+    modules: ['shared/store/keys.ts'],
+    reason: 'the pipeline checks an API key and claims an Idempotency-Key for `auth: apiKey` rows only (shared/http/middlewares.ts)',
+  })),
+);
 const excused = (id: string, need: string, modules: Iterable<string>) =>
   [...modules].every((module) =>
     reviewed.some((r) => r.applies(id) && (r.need === '*' || r.need === need) && (r.modules.includes('*') || r.modules.includes(module))),
@@ -165,8 +223,37 @@ describe('every call a function’s code makes is granted, and nothing else', ()
       // Scan, DeleteItem or BatchWriteItem their code does not call (routes.ts `permissions`).
       expect([...granted.dynamodb].filter((action) => !code.dynamodb.has(action))).toEqual([]);
       // The indexes only if the code queries one; a row confined to `partitions` never gets them.
-      const confined = rowsOf(id).some((r) => r.permissions.partitions);
-      expect(granted.indexes).toBe(code.indexes && !confined);
+      expect(granted.indexes).toBe(code.indexes && !confined(id));
+    });
+
+    it('is confined to partition families its code builds keys of; reads every one it builds when confined', () => {
+      const code = needs.get(id)!;
+      const { partitions } = grantsOf(functionOf(id));
+      const family = (pattern: string) => pattern.replace(/\*$/, '');
+      // No statement names a family whose keys the code never builds (routes.ts partitions, writePartitions, attributeUpdates).
+      const named = new Set(partitions.flatMap((p) => p.only ?? []).map(family));
+      expect([...named].filter((f) => !code.partitions.has(f)).sort()).toEqual([]);
+      // A function confined by dynamodb:LeadingKeys for its item reads may read each family its code builds a key of.
+      const reads = partitions.filter((p) => p.action === 'dynamodb:GetItem');
+      if (reads.length && reads.every((p) => p.only)) {
+        const readable = new Set(reads.flatMap((p) => p.only!).map(family));
+        const unread = [...code.partitions].filter((f) => !readable.has(f) && !excused(id, `read ${f}`, ['shared/store/keys.ts']));
+        expect(unread.sort()).toEqual([]);
+      }
+    });
+
+    it('writes API-key items (beyond their last use) only if it manages keys (issue 40)', () => {
+      const { partitions } = grantsOf(functionOf(id));
+      // A write reaches an API key unless its statement confines it to other families or keeps it from APIKEY# and
+      // APIKEYID#; the last-used statement (lastUsedAt only) is bookkeeping, apart.
+      const reachesKeys = partitions.filter(
+        (p) =>
+          !p.bookkeeping &&
+          /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/.test(p.action) &&
+          (p.only ? p.only.some((f) => f.startsWith('APIKEY')) : !(p.except?.includes('APIKEY#*') && p.except.includes('APIKEYID#*'))),
+      );
+      const managesKeys = rowsOf(id).some((r) => r.permissions.managesKeys);
+      expect(reachesKeys.length > 0, reachesKeys.map((p) => p.action).join(', ')).toBe(Boolean(managesKeys));
     });
 
     it('may send to exactly the queues its code sends to', () => {

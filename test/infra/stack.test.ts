@@ -11,6 +11,9 @@ import * as keys from '#shared/store/keys.ts';
 import { partitionPrefixes } from '#shared/store/keys.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
+import type { PaymentIntent } from '#shared/domain/intent.ts';
+import { linkUseWrites } from '#shared/store/payment-links.ts';
+import { dynamoAuthorizations, RoleEvaluator } from '../../scripts/rehearse/iam.ts';
 import { addComplianceChecks } from '#infra/checks.ts';
 import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import { routeStackOf } from '#infra/route-stack.ts';
@@ -351,10 +354,14 @@ describe('PaymentGatewayStack', () => {
         'dynamodb:GetShardIterator',
       ])
         expect(actions).not.toContain(action);
+      // Not counting the narrow attribute updates (a key's last use, a session's idle clock: dynamodb:Attributes).
+      const broad = tableStatements(logicalId(fn.role!))
+        .filter((s) => !JSON.stringify(s.Condition ?? {}).includes('dynamodb:Attributes'))
+        .flatMap((s) => [s.Action].flat());
       for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) {
         const updatesNothing = action === 'dynamodb:UpdateItem' && route.permissions.putsOnly;
         if (route.permissions.table === 'readWrite' && !updatesNothing) expect(actions).toContain(action);
-        else if (route.permissions.table === 'readWrite') expect(actions).not.toContain(action);
+        else if (route.permissions.table === 'readWrite') expect(broad).not.toContain(action);
         else expect(unconfinedActions(logicalId(fn.role!))).not.toContain(action);
       }
     });
@@ -377,9 +384,35 @@ describe('PaymentGatewayStack', () => {
       });
     }
 
+    const { writePartitions, partitions, putsOnly } = route.permissions;
+    if (route.permissions.table === 'readWrite' && !partitions) {
+      const families = writePartitions?.map((f) => `${partitionPrefixes[f]}*`);
+      const what = families ? `${families.join(', ')} items only` : route.permissions.managesKeys ? 'any item' : 'any item but API keys';
+      it(`writes ${what}`, () => {
+        const writes = tableStatements(logicalId(fn.role!)).filter(
+          (s) =>
+            [s.Action].flat().some((a) => a === 'dynamodb:PutItem' || a === 'dynamodb:UpdateItem') &&
+            !JSON.stringify(s.Condition ?? {}).includes('dynamodb:Attributes'),
+        );
+        expect(writes).toHaveLength(1);
+        if (families) expect(writes[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': families } });
+        else if (route.permissions.managesKeys) expect(writes[0]!.Condition).toBeUndefined();
+        else expect(writes[0]!.Condition).toEqual({ 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['APIKEY#*', 'APIKEYID#*'] } });
+        // A row that only reads money (putsOnly, writePartitions) updates nothing but its bookkeeping: the key's last
+        // use and the session's idle clock, each its own statement naming only those attributes (issue 40).
+        if (putsOnly && families) {
+          const updates = tableStatements(logicalId(fn.role!)).filter((s) => [s.Action].flat().includes('dynamodb:UpdateItem'));
+          const bookkeeping = route.auth === 'apiKey' ? ['APIKEY#*'] : ['DASHSESSION#*'];
+          expect(updates.map((s) => s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'])).toEqual([bookkeeping]);
+          expect(Object.keys(updates[0]!.Condition?.['ForAllValues:StringEquals'] ?? {})).toEqual(['dynamodb:Attributes']);
+        }
+      });
+    }
+
     const narrow = route.permissions.attributeUpdates;
     if (narrow) {
-      it(`may update ${narrow.attributes.join(', ')} of ${narrow.partitions.join(', ')} items only, returning nothing; no PutItem`, () => {
+      const narrowed = `${narrow.attributes.join(', ')} of ${narrow.partitions.join(', ')} items`;
+      it(`may update ${narrowed} only, returning nothing; no other write of them`, () => {
         const statements = tableStatements(logicalId(fn.role!));
         const prefixes = narrow.partitions.map((family) => `${partitionPrefixes[family]}*`);
         const own = statements.filter((st) => JSON.stringify(st.Condition ?? {}).includes(JSON.stringify(prefixes)));
@@ -390,13 +423,74 @@ describe('PaymentGatewayStack', () => {
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', ...narrow.attributes] },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
         });
-        expect(statements.flatMap((st) => [st.Action].flat())).not.toContain('dynamodb:PutItem');
+        // A read row puts nothing; a readWrite row's general writes leave these families out (writePartitions).
+        if (route.permissions.table === 'read') expect(statements.flatMap((st) => [st.Action].flat())).not.toContain('dynamodb:PutItem');
+        else {
+          const writes = statements.filter((st) => st !== own[0] && [st.Action].flat().some((a) => /Put|Update|Delete|BatchWrite/.test(a)));
+          for (const prefix of prefixes) expect(JSON.stringify(writes)).not.toContain(`"${prefix}"`);
+        }
+      });
+    }
+
+    if (narrow?.partitions.includes('paymentLink')) {
+      it("moves a link's counters through that grant (IAM evaluated), and can change nothing else of a link", () => {
+        // The role's table statements on a literal table ARN, evaluated as the rehearsal's proxy does (scripts/rehearse/iam.ts).
+        const arn = 'arn:aws:dynamodb:us-east-1:000000000000:table/T';
+        const statements = tableStatements(logicalId(fn.role!)).map((s) => ({
+          ...s,
+          Effect: 'Allow',
+          Resource: [s.Resource].flat().map((r) => (JSON.stringify(r).includes('/index/') ? `${arn}/index/*` : arn)),
+        }));
+        const policy = { Version: '2012-10-17', Statement: statements };
+        const role = new RoleEvaluator('arn:aws:iam::000000000000:role/r', [{ name: 'p', policy }]);
+        const schema = { T: { partitionKey: 'PK', sortKey: 'SK', indexes: {} } };
+        const decisions = (operation: string, body: object) =>
+          dynamoAuthorizations(operation, body, schema, 'us-east-1').map((a) => role.decide(a));
+        const saved = process.env.TABLE_NAME;
+        process.env.TABLE_NAME = 'T';
+        try {
+          const checkout = (status: string, linkUseHeld: boolean) =>
+            ({
+              intentType: 'checkout',
+              status,
+              amountMinor: 1500,
+              details: { paymentLinkId: 'L1', linkUseHeld },
+            }) as unknown as PaymentIntent;
+          // An attempt takes a use, a paid one counts (with or without a held use), an unpaid end gives it back.
+          const changes = [
+            linkUseWrites(checkout('Pending', false), checkout('Pending', true)),
+            linkUseWrites(checkout('Pending', true), checkout('Completed', true)),
+            linkUseWrites(checkout('Pending', false), checkout('Completed', true)),
+            linkUseWrites(checkout('Pending', true), checkout('Failed', false)),
+          ];
+          for (const items of changes) {
+            expect(items).toHaveLength(1);
+            expect(decisions('TransactWriteItems', { TransactItems: items })).toEqual(['Allowed']);
+          }
+        } finally {
+          if (saved === undefined) delete process.env.TABLE_NAME;
+          else process.env.TABLE_NAME = saved;
+        }
+        const link = keys.paymentLink('L1');
+        const Key = { PK: { S: link.PK }, SK: { S: link.SK } };
+        const set = (attribute: string) => ({
+          TableName: 'T',
+          Key,
+          UpdateExpression: `SET ${attribute} = :v`,
+          ExpressionAttributeValues: { ':v': { BOOL: true } },
+        });
+        // Switch a link on, change its amount, or write a link item: refused.
+        for (const attribute of ['active', 'amountMinor']) expect(decisions('UpdateItem', set(attribute))).toEqual(['ImplicitlyDenied']);
+        expect(decisions('PutItem', { TableName: 'T', Item: { ...Key, usesHeld: { N: '0' } } })).toEqual(['ImplicitlyDenied']);
       });
     }
 
     if (route.auth === 'none' && route.permissions.table !== 'none') {
       it(`is confined by dynamodb:LeadingKeys to ${route.permissions.partitions?.join(', ')} partitions, on the table only`, () => {
-        const statements = tableStatements(logicalId(fn.role!));
+        // Not counting a narrow attribute update (attributeUpdates, above: its own statement).
+        const statements = tableStatements(logicalId(fn.role!)).filter(
+          (s) => !JSON.stringify(s.Condition ?? {}).includes('dynamodb:Attributes'),
+        );
         expect(statements.length).toBeGreaterThan(0);
         const prefixes = route.permissions.partitions!.map((family) => `${partitionPrefixes[family]}*`);
         const writePrefixes = (route.permissions.writePartitions ?? route.permissions.partitions!).map((f) => `${partitionPrefixes[f]}*`);

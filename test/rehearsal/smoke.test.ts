@@ -635,21 +635,18 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
 });
 
 /**
- * The reviewed allowlist of grants the smoke does not use (test/rehearsal/unused-grants.txt): a grant
- * label or a glob over labels (`*` any text), ` | `, the reason it stays.
+ * The reviewed allowlist of grants the smoke does not use (test/rehearsal/unused-grants.txt): one grant
+ * label, exactly (no glob: each grant is reviewed by name, issue 40), ` | `, the reason it stays.
  */
-function allowlist(): { pattern: RegExp; line: string }[] {
+function allowlist(): { pattern: { test: (label: string) => boolean }; line: string }[] {
   const lines = readFileSync(join(import.meta.dirname, 'unused-grants.txt'), 'utf8').split('\n');
   return lines
     .filter((line) => line.trim() && !line.startsWith('#'))
     .map((line) => {
       const [label, reason] = line.split(' | ');
       if (!reason?.trim()) throw new Error(`unused-grants.txt: no reason given for ${label}`);
-      const source = label!
-        .trim()
-        .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
-        .replaceAll('*', '.*');
-      return { pattern: new RegExp(`^${source}$`), line: label!.trim() };
+      const exact = label!.trim();
+      return { pattern: { test: (candidate: string) => candidate === exact }, line: exact };
     });
 }
 
@@ -666,6 +663,11 @@ describe('deploy rehearsal: least privilege from observed use', () => {
     mkdirSync(join(import.meta.dirname, '../../test-results'), { recursive: true });
     writeFileSync(join(import.meta.dirname, '../../test-results/rehearsal-unused-grants.txt'), `${[...unused].sort().join('\n')}\n`);
     expect(unused.filter((label) => !reviewed.some((r) => r.pattern.test(label))).sort()).toEqual([]);
-    expect(reviewed.filter((r) => !unused.some((label) => r.pattern.test(label))).map((r) => r.line)).toEqual([]);
+    // The bookkeeping writes (a key's last use, a session's idle clock: their own narrow statements) happen at most once
+    // per interval, so whether a run uses a function's depends on timing: their lines are listed for every function that
+    // has one and are never stale.
+    const timed = (line: string) => / dynamodb:UpdateItem \S+ (APIKEY|DASHSESSION)#\*$/.test(line);
+    const stale = reviewed.filter((r) => !timed(r.line) && !unused.some((label) => r.pattern.test(label)));
+    expect(stale.map((r) => r.line)).toEqual([]);
   });
 });

@@ -15,6 +15,12 @@ export type QueueName = 'webhookQueue' | 'deadLetterQueue';
 export interface CodeNeeds {
   /** IAM actions on the table, each with the modules whose code needs it. */
   readonly dynamodb: Map<string, Set<string>>;
+  /**
+   * The partition families (key prefixes, `MERCHANT#`) of the table keys the code builds: the key builders of
+   * shared/store/keys.ts its bundle keeps (tree-shaken, so only those some reachable code calls) and any other
+   * `PK:` template. What IAM's dynamodb:LeadingKeys sees of each item the code reads or writes.
+   */
+  readonly partitions: Set<string>;
   /** Queries that name an index (GSI1-3). */
   readonly indexes: boolean;
   /**
@@ -99,6 +105,19 @@ const secretCalls: Record<SecretName, RegExp> = {
 };
 const loaderModules = ['shared/crypto/seal.ts', 'shared/providers/live/index.ts'];
 
+/**
+ * The partition key prefixes a module's code builds: `PK: \`FAMILY#...\`` templates, the merchant's shard partitions
+ * (merchantShardPK: `MERCHANT#<id>[#SHARD#<n>]`) and an event's home partition (eventHome: its subject's, TXN#, REFUND#
+ * or SETTLEMENT#).
+ */
+export function partitionsBuilt(code: string): Set<string> {
+  const found = new Set<string>();
+  for (const [, prefix] of code.matchAll(/\bPK: `([A-Z_]+#)/g)) found.add(prefix!);
+  if (/\bmerchantShardPK\d* = /.test(code)) found.add('MERCHANT#');
+  if (/\beventHome\d* = /.test(code)) for (const prefix of ['TXN#', 'REFUND#', 'SETTLEMENT#']) found.add(prefix);
+  return found;
+}
+
 /** Splits an unminified esbuild bundle into the code of each of our modules. */
 function ownModules(bundle: string): Map<string, string> {
   const modules = new Map<string, string>();
@@ -123,6 +142,7 @@ export function needsOf(bundle: string): CodeNeeds {
   const needs: CodeNeeds = {
     dynamodb: new Map(),
     indexes: false,
+    partitions: new Set(),
     placesHolds: false,
     queues: new Map(),
     secrets: new Map(),
@@ -143,6 +163,7 @@ export function needsOf(bundle: string): CodeNeeds {
     }
     for (const [, kind] of code.matchAll(/\b(Put|Update|ConditionCheck|Delete): \{/g)) transactItems.push([kind!, module]);
     if (/\bIndexName: /.test(code)) (needs as { indexes: boolean }).indexes = true;
+    for (const prefix of partitionsBuilt(code)) needs.partitions.add(prefix);
     if (module !== 'shared/store/wallets.ts' && /\bawait place\d*\(/.test(code)) (needs as { placesHolds: boolean }).placesHolds = true;
     for (const [, command, url] of code.matchAll(/new (\w+)Command\(\s*\{\s*QueueUrl: (\w+)\(\)/g)) {
       const action = sqsActions[command!];
