@@ -4,7 +4,7 @@
  * runs the same handler modules on timers, an SQS poller and a DynamoDB Local stream poller.
  */
 import type { SecretName } from '#functions/routes.ts';
-import type { PartitionFamily } from '#shared/store/keys.ts';
+import type { PartitionFamily } from '#shared/http/route.ts';
 import { relayedEntities } from '#shared/webhooks/messages.ts';
 
 export type JobTrigger =

@@ -1,6 +1,7 @@
 import type { DashboardPermission } from '#shared/domain/dashboard-roles.ts';
 import type { Scope } from '#shared/domain/scopes.ts';
 import type { PartitionFamily } from '#shared/store/keys.ts';
+export type { PartitionFamily };
 
 /** What one row of the route table (functions/routes.ts) declares; the pipeline, the stack and the docs read it. */
 export type HttpMethod = 'GET' | 'POST';
