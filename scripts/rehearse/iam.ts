@@ -181,4 +181,8 @@ export class RoleEvaluator {
 }
 
 /** The family of a partition key as the use record keeps it: `MERCHANT#abc` → `MERCHANT#`. */
-export const keyPrefix = (key: string) => (key.includes('#') ? key.slice(0, key.indexOf('#') + 1) : key);
+/**
+ * The family a key belongs to, as the allowlist names it: its literal upper-case segments (`MERCHANT#` of
+ * `MERCHANT#<id>#SHARD#2`, `BANKFILE#LINE#` of `BANKFILE#LINE#<reference>`: a family of two segments), else the key.
+ */
+export const keyPrefix = (key: string) => /^[A-Z_]+#(?:[A-Z_]+#)?/.exec(key)?.[0] ?? key;
