@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
@@ -14,7 +14,7 @@ import { sleep } from '../local/modules.ts';
 import { compile, matchRoute, toProxyEvent } from '../local/server.ts';
 import { streamLoop } from '../local/streams.ts';
 import { RoleEvaluator, type TableSchema } from './iam.ts';
-import { gatewayResponses, greedyPathPattern, invokeBehindGateway, mockAnswer, streamBehindGateway } from './gateway.ts';
+import { gatewayResponses, greedyPathPattern, invokeBehindGateway, mockAnswer, startingGate, streamBehindGateway } from './gateway.ts';
 import { startProxy, type Principal, type RunningProxy } from './proxy.ts';
 import { pollQueue } from './queue-mapping.ts';
 import { LambdaFunction } from './runtime.ts';
@@ -108,8 +108,10 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   };
   try {
-    // The API server listens first: its address is the base URL every function is given.
-    const api = createServer();
+    // The API server listens first: its address is the base URL every function is given. Until the
+    // rehearsal is ready it answers every request at once with a 503 problem (./gateway.ts startingGate).
+    const gate = startingGate();
+    const api = createServer(gate.listener);
     const apiPort = await listen(api, options.port ?? 0);
     cleanups.push(async () => {
       api.closeAllConnections();
@@ -332,7 +334,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const compiled = routes.map((r) => compile(r.route));
     const byRoute = new Map(routes.map((r) => [r.route, r]));
     const gatewayAnswer = gatewayResponses(stacks);
-    api.on('request', async (req, res) => {
+    const serveApi = async (req: IncomingMessage, res: ServerResponse) => {
       const send = (r: APIGatewayProxyResult) => {
         res.writeHead(r.statusCode, (r.headers ?? {}) as Record<string, string>);
         res.end(r.isBase64Encoded ? Buffer.from(r.body, 'base64') : r.body);
@@ -356,7 +358,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         console.error('[rehearsal] gateway error', error);
         if (!res.headersSent) send(gatewayAnswer('DEFAULT_5XX', 500));
       }
-    });
+    };
 
     // Triggers: event source mappings and schedule rules, as the templates define them.
     const controller = new AbortController();
@@ -486,6 +488,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       AWS_ACCESS_KEY_ID: 'operator',
       AWS_SECRET_ACCESS_KEY: 'rehearsal',
     };
+    gate.open((req, res) => void serveApi(req, res));
     const rehearsal: Rehearsal = {
       baseUrl,
       outputsFile,

@@ -65,6 +65,15 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   });
   afterAll(() => receiver?.close());
 
+  it('while it was starting, a request to its port was answered at once: 503 with a problem body', () => {
+    const early = state.duringStart;
+    expect(early, 'no request sent while starting was answered').toBeDefined();
+    expect(early!.status).toBe(503);
+    expect(early!.contentType).toBe('application/problem+json');
+    expect(JSON.parse(early!.body)).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(early!.ms).toBeLessThan(5_000);
+  });
+
   it('the first paid checkout: SDK, hosted page, card, a verified webhook, the balance', async () => {
     const started = new Date(Date.now() - 1000).toISOString();
     orderRef = `ORDER${Date.now()}`;

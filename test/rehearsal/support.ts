@@ -14,22 +14,54 @@ import { constructEvent } from '../../sdk/node/src/webhooks.ts';
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
 
 export function useRehearsal(templatesDir: () => string = () => synthesize()) {
-  const state = {} as { rehearsal: Rehearsal; outDir: string; cdkOut: string };
+  const state = {} as {
+    rehearsal: Rehearsal;
+    outDir: string;
+    cdkOut: string;
+    /** The first answer to a request sent while the rehearsal was starting (a script polling its port). */
+    duringStart?: { status: number; contentType: string | null; body: string; ms: number };
+  };
   beforeAll(async () => {
     state.cdkOut = synthesize();
     state.outDir = mkdtempSync(join(tmpdir(), 'rehearsal-'));
-    state.rehearsal = await startRehearsal({
+    const port = await freePort();
+    let started = false;
+    const starting = startRehearsal({
       templatesDir: templatesDir(),
       assetsDir: state.cdkOut,
       outDir: state.outDir,
+      port,
       scheduleScale: 0,
-    });
+    }).finally(() => (started = true));
+    // Polls the port as a script would, each request bounded: the first answer before the start completed is kept.
+    for (let i = 0; i < 2_000 && !started && !state.duringStart; i++) {
+      const sent = Date.now();
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/prod/Gateway/v1/Account/query-balance`, {
+          method: 'POST',
+          signal: AbortSignal.timeout(10_000),
+        });
+        const body = await r.text();
+        if (!started) state.duringStart = { status: r.status, contentType: r.headers.get('content-type'), body, ms: Date.now() - sent };
+      } catch {
+        await new Promise((r) => setTimeout(r, 100)); // not listening yet
+      }
+    }
+    state.rehearsal = await starting;
   });
   afterAll(async () => {
     await state.rehearsal?.stop();
     if (state.outDir) rmSync(state.outDir, { recursive: true, force: true });
   });
   return state;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((ok) => probe.close(ok));
+  return port;
 }
 
 /** `npm run ops -- --aws --outputs <the rehearsal's outputs> --json …`, as the operator runs it against a deployed stack. */
