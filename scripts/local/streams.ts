@@ -44,6 +44,8 @@ export interface StreamRunnerOptions {
   invoke?: StreamHandler;
   accepts?: (record: StreamRecord) => boolean;
   streams?: DynamoDBStreamsClient;
+  /** The stream's ARN when the caller knows it (the rehearsal: its DynamoDB Local holds the table under the proxy's key only). */
+  streamArn?: string;
 }
 
 interface Checkpoints {
@@ -113,7 +115,7 @@ export async function streamLoop(
   const pollMs = options.pollMs ?? 100;
   const idle = idleBackoff(pollMs, Math.max(pollMs, options.maxIdleMs ?? 250));
   try {
-    let streamArn: string | undefined;
+    let streamArn: string | undefined = options.streamArn;
     while (!streamArn) {
       try {
         streamArn = (await table.send(new DescribeTableCommand({ TableName: options.tableName }))).Table?.LatestStreamArn;

@@ -3,13 +3,13 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { createSqsServer } from 'local-aws-sqs';
+import { createRequestHandler } from 'local-aws-sqs';
 import type { Route } from '#functions/routes.ts';
 import { startEmulatedProviders, type EmulatedProviders } from '../emulators/index.ts';
-import { localClient, startDynamoLocal, type RunningDynamo } from '../local/dynamo.ts';
+import { startDynamoLocal, type RunningDynamo } from '../local/dynamo.ts';
 import { sleep } from '../local/modules.ts';
 import { compile, matchRoute, toProxyEvent } from '../local/server.ts';
 import { streamLoop } from '../local/streams.ts';
@@ -17,7 +17,9 @@ import { RoleEvaluator, type TableSchema } from './iam.ts';
 import { gatewayResponses, greedyPathPattern, invokeBehindGateway, mockAnswer, startingGate, streamBehindGateway } from './gateway.ts';
 import { startProxy, type Principal, type RunningProxy } from './proxy.ts';
 import { pollQueue } from './queue-mapping.ts';
+import { operatorPolicy } from './operator.ts';
 import { LambdaFunction } from './runtime.ts';
+import { type Credentials, generateCredentials } from './sigv4.ts';
 import { matchesPattern } from './filter.ts';
 import {
   defaultPhysical,
@@ -70,6 +72,10 @@ export interface Rehearsal {
   methods: { method: string; path: string; functionId: string }[];
   /** Each function's role policies, resolved to the local ARNs (what ./proxy.ts enforces). */
   policies: Map<string, { name: string; policy: unknown }[]>;
+  /** The operator's policy (docs/operator-policy.json) filled with the local ARNs: what `ops --aws` calls are evaluated against. */
+  operatorPolicy: unknown;
+  /** DynamoDB Local's own address (no function is given it; it holds the table under the proxy's key only). */
+  dynamoLocalEndpoint: string;
   metrics: EmittedMetric[];
   /** The operator's environment for `ops --aws --outputs <outputsFile>`. */
   operatorEnv: Record<string, string>;
@@ -122,11 +128,13 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     // The table, as the template defines it, in DynamoDB Local (in memory: a rehearsal starts empty).
     const [tableEntry, ...moreTables] = resourcesOf(stacks, 'AWS::DynamoDB::Table');
     if (!tableEntry || moreTables.length) throw new Error('the rehearsal expects exactly one DynamoDB table');
-    const dynamo: RunningDynamo = await startDynamoLocal({ port: await freePort() });
+    // Without -sharedDb: the table is in the database of the proxy's own key, which nothing else is given.
+    const dynamo: RunningDynamo = await startDynamoLocal({ port: await freePort(), sharedDb: false });
     cleanups.push(() => dynamo.stop());
+    const backend = { endpoint: dynamo.endpoint, credentials: generateCredentials('user') };
     const tableName = `${root.name}-${tableEntry.id}`;
     const t = tableEntry.resource.Properties;
-    const client = localClient(dynamo.endpoint);
+    const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: rehearsalRegion, credentials: backend.credentials });
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
@@ -163,17 +171,16 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     cleanups.push(() => providers.close());
     secrets.set(rehearsalLiveProvidersArn, JSON.stringify(providers.config));
 
-    // The queues (local SQS), their redrive policies resolved below; the proxy in front of it all.
-    const sqsPort = await freePort();
+    // The queues (local SQS, served inside the proxy: no port of their own), their redrive policies resolved below.
     const principals = new Map<string, Principal>();
-    const tokens = new Map<string, string>();
+    const credentialsOf = new Map<string, Credentials>();
+    let sqsHandler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
     const proxy = await startProxy({
       region: rehearsalRegion,
-      dynamoEndpoint: dynamo.endpoint,
-      sqsEndpoint: `http://127.0.0.1:${sqsPort}`,
+      dynamo: backend,
+      sqs: (req, res) => sqsHandler!(req, res),
       schema,
       principals,
-      tokens,
       secrets,
       usePath: join(options.outDir, 'use.json'),
       denialsPath: join(options.outDir, 'denials.json'),
@@ -214,15 +221,15 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       };
     });
     queues.sort((a, b) => Number('RedrivePolicy' in a.Attributes) - Number('RedrivePolicy' in b.Attributes));
-    const sqs = await createSqsServer({
-      port: sqsPort,
-      hostname: '127.0.0.1',
+    const proxyUrl = new URL(proxy.endpoint);
+    sqsHandler = createRequestHandler({
+      port: Number(proxyUrl.port),
+      hostname: proxyUrl.hostname,
       region: rehearsalRegion,
       accountId: rehearsalAccount,
       emulateQueueCreationLifecycle: false,
       queues,
-    });
-    cleanups.push(() => new Promise((ok) => sqs.close(() => ok())));
+    }).requestHandler;
 
     // Every function: its asset, handler, environment (resolved), timeout, memory and role.
     const metrics: EmittedMetric[] = [];
@@ -256,11 +263,15 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
             .map(([name, r]) => ({ name, policy: resolveIn(stack, r.Properties.PolicyDocument) })),
         ];
         policiesOf.set(id, rolePolicies);
-        principals.set(id, {
+        // The role's session credentials, generated: the proxy verifies each request's signature with them.
+        const credentials = generateCredentials('role');
+        credentialsOf.set(id, credentials);
+        principals.set(credentials.accessKeyId, {
           functionId: id,
+          callerArn: `arn:aws:sts::${rehearsalAccount}:assumed-role/${roleId}/${id}`,
+          credentials,
           evaluator: new RoleEvaluator(`arn:aws:iam::${rehearsalAccount}:role/${roleId}`, rolePolicies),
         });
-        tokens.set(`rehearsal-${id}`, id);
         const variables = Object.fromEntries(
           Object.entries(resolveIn(stack, p.Environment?.Variables ?? {})).map(([k, v]) => [k, localize(v)]),
         );
@@ -270,9 +281,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
           // What Lambda sets, with the role's credentials (this function's own access key id).
           AWS_REGION: rehearsalRegion,
           AWS_DEFAULT_REGION: rehearsalRegion,
-          AWS_ACCESS_KEY_ID: id,
-          AWS_SECRET_ACCESS_KEY: 'rehearsal',
-          AWS_SESSION_TOKEN: `rehearsal-${id}`,
+          AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+          AWS_SESSION_TOKEN: credentials.sessionToken!,
           AWS_LAMBDA_FUNCTION_NAME: id,
           AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryMb),
           AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
@@ -367,11 +378,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       controller.abort();
       await Promise.allSettled(loops);
     });
-    const signedAs = (id: string) => ({
-      endpoint: proxy.endpoint,
-      region: rehearsalRegion,
-      credentials: { accessKeyId: id, secretAccessKey: 'rehearsal', sessionToken: `rehearsal-${id}` },
-    });
+    const signedAs = (id: string) => ({ endpoint: proxy.endpoint, region: rehearsalRegion, credentials: credentialsOf.get(id)! });
     for (const { stack, resource } of resourcesOf(stacks, 'AWS::Lambda::EventSourceMapping')) {
       const p = resolveIn(stack, resource.Properties);
       const fn = functionFor(stack, resource.Properties.FunctionName);
@@ -420,6 +427,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
               dynamoEndpoint: dynamo.endpoint,
               tableName,
               streams: new DynamoDBStreamsClient(signedAs(fn.spec.id)),
+              streamArn,
               accepts: (record) => !patterns.length || patterns.some((pattern: unknown) => matchesPattern(pattern, record)),
               invoke: async (event) => {
                 const outcome = await fn.invoke(event);
@@ -482,11 +490,21 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     );
     const outputsFile = join(options.outDir, 'cdk-outputs.json');
     writeFileSync(outputsFile, JSON.stringify({ [root.name]: outputs }, null, 2));
+    // The operator: an IAM user of its own, keys generated, every call evaluated against docs/operator-policy.json.
+    const operator = generateCredentials('user');
+    const operatorArn = `arn:aws:iam::${rehearsalAccount}:user/operator`;
+    const operatorPolicyDocument = operatorPolicy(outputs, rehearsalRegion, rehearsalAccount);
+    principals.set(operator.accessKeyId, {
+      functionId: 'operator',
+      callerArn: operatorArn,
+      credentials: operator,
+      evaluator: new RoleEvaluator(operatorArn, [{ name: 'OperatorPolicy', policy: operatorPolicyDocument }]),
+    });
     const operatorEnv = {
       AWS_ENDPOINT_URL: proxy.endpoint,
       AWS_REGION: rehearsalRegion,
-      AWS_ACCESS_KEY_ID: 'operator',
-      AWS_SECRET_ACCESS_KEY: 'rehearsal',
+      AWS_ACCESS_KEY_ID: operator.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: operator.secretAccessKey,
     };
     gate.open((req, res) => void serveApi(req, res));
     const rehearsal: Rehearsal = {
@@ -497,6 +515,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       functions,
       methods: routes.map((r) => ({ method: r.route.method, path: r.route.path, functionId: r.fn.spec.id })),
       policies: policiesOf,
+      operatorPolicy: operatorPolicyDocument,
+      dynamoLocalEndpoint: dynamo.endpoint,
       metrics,
       operatorEnv,
       rules: [...rules.keys()],

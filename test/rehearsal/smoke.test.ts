@@ -8,6 +8,7 @@ import { readTemplates } from '../../scripts/rehearse/template.ts';
 import { grantLabel, grantsOf, used } from '../../scripts/rehearse/grants.ts';
 import { launchChromium } from '../support/browser.ts';
 import { linkSecondAttempt, scenarios, secondAttempt } from '../support/second-attempt.ts';
+import { describeGuards } from './guards.ts';
 import { dashboardUser, eventually, listen, opsAws, useRehearsal, webhookReceiver } from './support.ts';
 
 /**
@@ -623,3 +624,6 @@ describe('deploy rehearsal: least privilege from observed use', () => {
     expect(reviewed.filter((r) => !unused.some((label) => r.pattern.test(label))).map((r) => r.line)).toEqual([]);
   });
 });
+
+// Last: the planted calls (a mis-signed call, an operator over-reach), after the smoke's check that nothing was denied.
+describeGuards(smokeState);

@@ -66,10 +66,19 @@ async function freePort(): Promise<number> {
 
 /** `npm run ops -- --aws --outputs <the rehearsal's outputs> --json …`, as the operator runs it against a deployed stack. */
 export function opsAws(rehearsal: Rehearsal, ...args: string[]): Promise<{ code: number; json: any; stdout: string; stderr: string }> {
+  return opsAwsWith(rehearsal, rehearsal.outputsFile, ...args);
+}
+
+/** `ops --aws` with the operator's credentials and another outputs file (a planted over-reach). */
+export function opsAwsWith(
+  rehearsal: Rehearsal,
+  outputsFile: string,
+  ...args: string[]
+): Promise<{ code: number; json: any; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'scripts/ops.ts', '--aws', '--outputs', rehearsal.outputsFile, '--json', ...args],
+      ['--import', 'tsx', 'scripts/ops.ts', '--aws', '--outputs', outputsFile, '--json', ...args],
       { cwd: repoRoot, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...rehearsal.operatorEnv }, timeout: 90_000 },
       (error, stdout, stderr) => {
         let json: any;
