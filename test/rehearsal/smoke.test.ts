@@ -532,6 +532,35 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect(balance.availableBalance).toBeLessThan(5000);
   });
 
+  it('the dashboard areas a team reads: balance, links, refunds, settlements, payouts, webhooks, an event, the mode switch', async () => {
+    const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
+    const link = (await gateway.paymentLinks.create({ amount: 500, currency: 'PKR', description: 'Tote bag' } as never)) as { id: string };
+    const feed = (await gateway.events.list()) as { items: { eventId: string }[] };
+    const pages: [string, string][] = [
+      ['/dashboard/balance', 'PKR'],
+      ['/dashboard/links', link.id],
+      [`/dashboard/links/${link.id}`, 'Tote bag'],
+      ['/dashboard/refunds', paymentIntentId],
+      ['/dashboard/settlements', settlementId],
+      [`/dashboard/settlements/${settlementId}`, settlementId],
+      ['/dashboard/payouts', 'PKR'],
+      ['/dashboard/payouts?status=Pending', 'PKR'],
+      ['/dashboard/developers/webhooks', receiver.url],
+      [`/dashboard/events/${feed.items[0]!.eventId}`, feed.items[0]!.eventId],
+    ];
+    for (const [path, shows] of pages) {
+      const r = await admin.get(path);
+      const html = await r.text();
+      expect(r.status, `${path}: ${html.slice(0, 400)}`).toBe(200);
+      expect(html, path).toContain(shows);
+    }
+    // The visible test/live toggle (its audit entry), and back.
+    for (const mode of ['live', 'test']) {
+      const switched = await admin.submit('/dashboard/mode', { mode });
+      expect(switched.status, switched.text.slice(0, 400)).toBe(303);
+    }
+  });
+
   it('every schedule runs from its rule; ops ledger verify finds the ledger sound', async () => {
     expect(state.rehearsal.rules.length).toBeGreaterThan(0);
     for (const rule of state.rehearsal.rules) await state.rehearsal.runRule(rule);
