@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createRequestHandler } from 'local-aws-sqs';
 import type { Route } from '#functions/routes.ts';
@@ -12,7 +13,7 @@ import { startEmulatedProviders, type EmulatedProviders } from '../emulators/ind
 import { startDynamoLocal, type RunningDynamo } from '../local/dynamo.ts';
 import { sleep } from '../local/modules.ts';
 import { compile, matchRoute, toProxyEvent } from '../local/server.ts';
-import { streamLoop } from '../local/streams.ts';
+import { type GivenUpBatch, streamLoop } from '../local/streams.ts';
 import { RoleEvaluator, type TableSchema } from './iam.ts';
 import { gatewayResponses, greedyPathPattern, invokeBehindGateway, mockAnswer, startingGate, streamBehindGateway } from './gateway.ts';
 import { startProxy, type Principal, type RunningProxy } from './proxy.ts';
@@ -74,6 +75,8 @@ export interface Rehearsal {
   policies: Map<string, { name: string; policy: unknown }[]>;
   /** The operator's policy (docs/operator-policy.json) filled with the local ARNs: what `ops --aws` calls are evaluated against. */
   operatorPolicy: unknown;
+  /** The invocation records the stream mapping sent to its on-failure destination (a batch given up after its retries). */
+  failureDestinations: { functionId: string; destination: string; record: Record<string, any> }[];
   /** DynamoDB Local's own address (no function is given it; it holds the table under the proxy's key only). */
   dynamoLocalEndpoint: string;
   metrics: EmittedMetric[];
@@ -373,6 +376,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
 
     // Triggers: event source mappings and schedule rules, as the templates define them.
     const controller = new AbortController();
+    const failureDestinations: Rehearsal['failureDestinations'] = [];
     const loops: Promise<unknown>[] = [];
     cleanups.push(async () => {
       controller.abort();
@@ -406,6 +410,46 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         }
       } else if (p.EventSourceArn === streamArn) {
         const patterns = (p.FilterCriteria?.Filters ?? []).map((f: { Pattern: string }) => JSON.parse(f.Pattern));
+        const destination = p.DestinationConfig?.OnFailure?.Destination as string | undefined;
+        if (destination && !destination.startsWith('arn:aws:sqs:'))
+          throw new Error(`on-failure destination ${destination} is not rehearsed`);
+        // The on-failure destination: as the Lambda service does, a given-up batch's invocation record (metadata, not the
+        // records) is sent to the queue with the function's own role (its execution role needs sqs:SendMessage there).
+        const onFailure =
+          destination &&
+          (async (functionId: string, batch: GivenUpBatch) => {
+            const sequence = (r: GivenUpBatch['records'][number]) => r.dynamodb?.SequenceNumber;
+            const arrival = (r: GivenUpBatch['records'][number] | undefined) => r?.dynamodb?.ApproximateCreationDateTime?.toISOString();
+            const record = {
+              requestContext: {
+                requestId: randomUUID(),
+                functionArn: `arn:aws:lambda:${rehearsalRegion}:${rehearsalAccount}:function:${functionId}`,
+                condition: batch.condition,
+                approximateInvokeCount: batch.invocations,
+              },
+              responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+              version: '1.0',
+              timestamp: new Date().toISOString(),
+              DDBStreamBatchInfo: {
+                shardId: batch.shardId,
+                startSequenceNumber: sequence(batch.records[0]!),
+                endSequenceNumber: sequence(batch.records.at(-1)!),
+                approximateArrivalOfFirstRecord: arrival(batch.records[0]),
+                approximateArrivalOfLastRecord: arrival(batch.records.at(-1)),
+                batchSize: batch.records.length,
+                streamArn: batch.streamArn,
+              },
+            };
+            const sqs = new SQSClient({ ...signedAs(functionId), maxAttempts: 1 });
+            try {
+              await sqs.send(
+                new SendMessageCommand({ QueueUrl: queueUrl(destination.split(':').pop()!), MessageBody: JSON.stringify(record) }),
+              );
+              failureDestinations.push({ functionId, destination, record });
+            } finally {
+              sqs.destroy();
+            }
+          });
         const job = {
           id: fn.spec.id,
           summary: '',
@@ -434,6 +478,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
                 if (outcome.kind !== 'ok') throw new Error(`${fn.spec.id}: ${outcome.kind}`);
                 return reportFailures ? (outcome.result as never) : undefined;
               },
+              onGiveUp: onFailure ? (batch) => onFailure(fn.spec.id, batch) : undefined,
             },
             () => ({}) as never,
             controller.signal,
@@ -516,6 +561,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       methods: routes.map((r) => ({ method: r.route.method, path: r.route.path, functionId: r.fn.spec.id })),
       policies: policiesOf,
       operatorPolicy: operatorPolicyDocument,
+      failureDestinations,
       dynamoLocalEndpoint: dynamo.endpoint,
       metrics,
       operatorEnv,

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway, verifyStatementCsv } from '../../sdk/node/src/client.ts';
 import { metricNames, metricsNamespace } from '#shared/metrics.ts';
-import { readTemplates } from '../../scripts/rehearse/template.ts';
+import { readTemplates, rehearsalRegion } from '../../scripts/rehearse/template.ts';
 import { grantLabel, grantsOf, used } from '../../scripts/rehearse/grants.ts';
 import { launchChromium } from '../support/browser.ts';
 import { linkSecondAttempt, scenarios, secondAttempt } from '../support/second-attempt.ts';
@@ -610,6 +612,48 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     ]);
     const silent = watchesNothing().filter((a) => !onFailureOnly.has(a.name));
     expect(silent.map((a) => `${a.id}: ${a.name} ${JSON.stringify(a.dimensions)}`)).toEqual([]);
+  });
+
+  it('a poison outbox record: retried by the stream mapping, then its batch sent to the on-failure queue by the relay’s role', async () => {
+    const tableName = (Object.values(JSON.parse(readFileSync(state.rehearsal.outputsFile, 'utf8')))[0] as { TableName: string }).TableName;
+    const db = new DynamoDBClient({
+      endpoint: state.rehearsal.proxy.endpoint,
+      region: rehearsalRegion,
+      credentials: {
+        accessKeyId: state.rehearsal.operatorEnv.AWS_ACCESS_KEY_ID!,
+        secretAccessKey: state.rehearsal.operatorEnv.AWS_SECRET_ACCESS_KEY!,
+      },
+    });
+    // Written by hand, as a faulty write could: its event id makes the pointer the relay writes first a partition key over
+    // DynamoDB's 2,048 bytes, so every invocation fails; after its retries the Lambda service gives the batch up.
+    const createdAt = new Date().toISOString();
+    const poison = {
+      PK: `PI#poison${randomUUID().replaceAll('-', '')}`,
+      SK: `EVENT#${createdAt}#poison`,
+      entity: 'OutboxEvent',
+      eventId: `evt_${'x'.repeat(2100)}`,
+      paymentIntentId: 'poison',
+      merchantId: merchant.merchantId,
+      mode: 'test',
+      callbackUrl: receiver.url,
+      event: { type: 'TransactionStatusChanged', data: { TransactionId: 'poison', CurrentStatus: 'Completed' } },
+      createdAt,
+    };
+    await db.send(new PutItemCommand({ TableName: tableName, Item: marshall(poison) }));
+    const sent = await eventually(
+      () => state.rehearsal.failureDestinations.find((f) => f.functionId.startsWith('webhookRelay')),
+      'the given-up batch on the on-failure queue',
+      90,
+    );
+    expect(sent.destination).toMatch(/:StreamFailureQueue/);
+    expect(sent.record).toMatchObject({
+      requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: 6 },
+      DDBStreamBatchInfo: { batchSize: 1, streamArn: expect.stringContaining('/stream/') },
+    });
+    const relayed = [...state.rehearsal.proxy.use.values()].filter((u) => u.functionId.startsWith('webhookRelay'));
+    expect(relayed).toContainEqual(
+      expect.objectContaining({ action: 'sqs:SendMessage', resource: expect.stringMatching(/StreamFailureQueue/) }),
+    );
   });
 
   it('made no call any role denies', () => {
