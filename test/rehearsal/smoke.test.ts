@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway, verifyStatementCsv } from '../../sdk/node/src/client.ts';
 import { metricNames, metricsNamespace } from '#shared/metrics.ts';
+import * as storeKeys from '#shared/store/keys.ts';
 import { readTemplates, rehearsalRegion } from '../../scripts/rehearse/template.ts';
 import { grantLabel, grantsOf, used } from '../../scripts/rehearse/grants.ts';
 import { launchChromium } from '../support/browser.ts';
@@ -612,6 +613,61 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     ]);
     const silent = watchesNothing().filter((a) => !onFailureOnly.has(a.name));
     expect(silent.map((a) => `${a.id}: ${a.name} ${JSON.stringify(a.dimensions)}`)).toEqual([]);
+  });
+
+  it('an event the pipeline lost: the webhook sweeper’s schedule sends it again, and the dispatcher attempts it', async () => {
+    const tableName = (Object.values(JSON.parse(readFileSync(state.rehearsal.outputsFile, 'utf8')))[0] as { TableName: string }).TableName;
+    const db = new DynamoDBClient({
+      endpoint: state.rehearsal.proxy.endpoint,
+      region: rehearsalRegion,
+      credentials: {
+        accessKeyId: state.rehearsal.operatorEnv.AWS_ACCESS_KEY_ID!,
+        secretAccessKey: state.rehearsal.operatorEnv.AWS_SECRET_ACCESS_KEY!,
+      },
+    });
+    // The checkout's outbox event as its transaction writes it, committed 10 minutes ago (due for the sweep 3 minutes later),
+    // whose stream record never reached the relay: written in two steps, so the stream shows no INSERT of an OutboxEvent.
+    const feed = (await gateway.events.list()) as { items: { event: Record<string, unknown> }[] };
+    const createdAt = new Date(Date.now() - 600_000).toISOString();
+    const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
+    const subject = { kind: 'transaction' as const, id: paymentIntentId };
+    const lost = {
+      ...storeKeys.outboxEvent(subject, createdAt, eventId),
+      ...storeKeys.webhookDue(eventId, new Date(Date.parse(createdAt) + 180_000).toISOString()),
+      entity: 'OutboxEventWritten',
+      eventId,
+      paymentIntentId,
+      subject,
+      merchantId: merchant.merchantId,
+      mode: 'test',
+      callbackUrl: receiver.url,
+      event: { ...feed.items[0]!.event, eventId },
+      createdAt,
+    };
+    await db.send(new PutItemCommand({ TableName: tableName, Item: marshall(lost) }));
+    await db.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: marshall({ PK: lost.PK, SK: lost.SK }),
+        UpdateExpression: 'SET entity = :outbox',
+        ExpressionAttributeValues: marshall({ ':outbox': 'OutboxEvent' }),
+      }),
+    );
+    const sweeper = state.rehearsal.rules.find((r) => r.startsWith('webhookSweeper'));
+    expect(sweeper, state.rehearsal.rules.join(', ')).toBeTruthy();
+    await state.rehearsal.runRule(sweeper!);
+    const swept = new Set(
+      [...state.rehearsal.proxy.use.values()].filter((u) => u.functionId.startsWith('webhookSweeper')).map((u) => u.action),
+    );
+    expect([...swept]).toEqual(
+      expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem', 'sqs:SendMessage']),
+    );
+    // Sent again with its pointer: the dispatcher's attempt is found by the event id (refused: the receiver is plain http).
+    const attempts = await eventually(async () => {
+      const r = (await gateway.events.attempts(eventId)) as { items?: { error?: string | null }[] };
+      return r.items?.length ? r.items : undefined;
+    }, 'the dispatcher’s attempt of the event sent again');
+    expect(attempts[0]?.error).toBe('destination_refused');
   });
 
   it('a poison outbox record: retried by the stream mapping, then its batch sent to the on-failure queue by the relay’s role', async () => {
