@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway, verifyStatementCsv } from '../../sdk/node/src/client.ts';
@@ -37,6 +37,19 @@ const manualPayout = () =>
 
 describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   const state = smokeState;
+  /** The table's name, from the stack outputs. */
+  const tableName = () =>
+    (Object.values(JSON.parse(readFileSync(state.rehearsal.outputsFile, 'utf8')))[0] as { TableName: string }).TableName;
+  /** The operator's own DynamoDB client (its calls evaluated against the operator policy): the smoke's planted items. */
+  const operatorDb = () =>
+    new DynamoDBClient({
+      endpoint: state.rehearsal.proxy.endpoint,
+      region: rehearsalRegion,
+      credentials: {
+        accessKeyId: state.rehearsal.operatorEnv.AWS_ACCESS_KEY_ID!,
+        secretAccessKey: state.rehearsal.operatorEnv.AWS_SECRET_ACCESS_KEY!,
+      },
+    });
   let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
   type Keys = { apiKey: string; secretKey: string; webhookSecret: string };
   let merchant: { merchantId: string; test: Keys; live: Keys };
@@ -564,9 +577,20 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     }
   });
 
-  it('every schedule runs from its rule; ops ledger verify finds the ledger sound', async () => {
+  it('every schedule runs from its rule (the due sweeper disarms a run left armed); ops ledger verify finds the ledger sound', async () => {
     expect(state.rehearsal.rules.length).toBeGreaterThan(0);
+    // An automatic-settlement run left armed and due for a merchant whose schedule is manual (the default): the due sweeper
+    // finds nothing to settle and no next date, and disarms it (the Delete of its transaction).
+    const db = operatorDb();
+    const runAt = new Date(Date.now() - 60_000).toISOString();
+    const run = storeKeys.autoSettlement(merchant.merchantId, 'test');
+    const due = storeKeys.moneyDue(`autosettle:${merchant.merchantId}:test`, runAt);
+    const armed = { ...run, ...due, dueAt: runAt, entity: 'AutoSettlement', merchantId: merchant.merchantId, mode: 'test', runAt };
+    await db.send(new PutItemCommand({ TableName: tableName(), Item: marshall(armed) }));
     for (const rule of state.rehearsal.rules) await state.rehearsal.runRule(rule);
+    expect((await db.send(new GetItemCommand({ TableName: tableName(), Key: marshall(run), ConsistentRead: true }))).Item).toBeUndefined();
+    const disarmed = [...state.rehearsal.proxy.use.values()].filter((u) => u.functionId.startsWith('dueSweeper'));
+    expect(disarmed.map((u) => u.action)).toContain('dynamodb:DeleteItem');
     const verified = await opsAws(state.rehearsal, 'ledger', 'verify');
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.json?.discrepancies, verified.stdout).toEqual([]);
@@ -616,15 +640,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   });
 
   it('an event the pipeline lost: the webhook sweeper’s schedule sends it again, and the dispatcher attempts it', async () => {
-    const tableName = (Object.values(JSON.parse(readFileSync(state.rehearsal.outputsFile, 'utf8')))[0] as { TableName: string }).TableName;
-    const db = new DynamoDBClient({
-      endpoint: state.rehearsal.proxy.endpoint,
-      region: rehearsalRegion,
-      credentials: {
-        accessKeyId: state.rehearsal.operatorEnv.AWS_ACCESS_KEY_ID!,
-        secretAccessKey: state.rehearsal.operatorEnv.AWS_SECRET_ACCESS_KEY!,
-      },
-    });
+    const db = operatorDb();
     // The checkout's outbox event as its transaction writes it, committed 10 minutes ago (due for the sweep 3 minutes later),
     // whose stream record never reached the relay: written in two steps, so the stream shows no INSERT of an OutboxEvent.
     const feed = (await gateway.events.list()) as { items: { event: Record<string, unknown> }[] };
@@ -644,10 +660,10 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
       event: { ...feed.items[0]!.event, eventId },
       createdAt,
     };
-    await db.send(new PutItemCommand({ TableName: tableName, Item: marshall(lost) }));
+    await db.send(new PutItemCommand({ TableName: tableName(), Item: marshall(lost) }));
     await db.send(
       new UpdateItemCommand({
-        TableName: tableName,
+        TableName: tableName(),
         Key: marshall({ PK: lost.PK, SK: lost.SK }),
         UpdateExpression: 'SET entity = :outbox',
         ExpressionAttributeValues: marshall({ ':outbox': 'OutboxEvent' }),
@@ -671,15 +687,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   });
 
   it('a poison outbox record: retried by the stream mapping, then its batch sent to the on-failure queue by the relay’s role', async () => {
-    const tableName = (Object.values(JSON.parse(readFileSync(state.rehearsal.outputsFile, 'utf8')))[0] as { TableName: string }).TableName;
-    const db = new DynamoDBClient({
-      endpoint: state.rehearsal.proxy.endpoint,
-      region: rehearsalRegion,
-      credentials: {
-        accessKeyId: state.rehearsal.operatorEnv.AWS_ACCESS_KEY_ID!,
-        secretAccessKey: state.rehearsal.operatorEnv.AWS_SECRET_ACCESS_KEY!,
-      },
-    });
+    const db = operatorDb();
     // Written by hand, as a faulty write could: its event id makes the pointer the relay writes first a partition key over
     // DynamoDB's 2,048 bytes, so every invocation fails; after its retries the Lambda service gives the batch up.
     const createdAt = new Date().toISOString();
@@ -695,7 +703,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
       event: { type: 'TransactionStatusChanged', data: { TransactionId: 'poison', CurrentStatus: 'Completed' } },
       createdAt,
     };
-    await db.send(new PutItemCommand({ TableName: tableName, Item: marshall(poison) }));
+    await db.send(new PutItemCommand({ TableName: tableName(), Item: marshall(poison) }));
     const sent = await eventually(
       () => state.rehearsal.failureDestinations.find((f) => f.functionId.startsWith('webhookRelay')),
       'the given-up batch on the on-failure queue',
