@@ -686,6 +686,56 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect(attempts[0]?.error).toBe('destination_refused');
   });
 
+  it('a retry parked on its last step: sent by the webhook sweeper when due, its eighth attempt fails, it is dead-lettered', async () => {
+    const db = operatorDb();
+    // The checkout's event as the dispatcher leaves it after its seventh failed attempt: its last retry parked in the table
+    // (hours away, past SQS's 15-minute delay) and due now.
+    const feed = (await gateway.events.list()) as { items: { event: Record<string, unknown> }[] };
+    const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
+    const subject = { kind: 'transaction' as const, id: paymentIntentId };
+    const startedAt = new Date(Date.now() - 28 * 3600_000).toISOString();
+    const dueAt = new Date(Date.now() - 1000).toISOString();
+    const addressed = {
+      eventId,
+      paymentIntentId,
+      subject,
+      merchantId: merchant.merchantId,
+      mode: 'test',
+      callbackUrl: receiver.url,
+      event: { ...feed.items[0]!.event, eventId },
+    };
+    const parked = {
+      ...storeKeys.webhookDelivery(subject, eventId),
+      ...storeKeys.webhookDue(eventId, dueAt),
+      entity: 'WebhookDelivery',
+      ...addressed,
+      attempts: 7,
+      rounds: { initial: { attempts: 7, state: 'retrying', startedAt } },
+      roundId: 'initial',
+      state: 'retrying',
+      lastAttemptAt: new Date(Date.now() - 10 * 3600_000).toISOString(),
+      lastStatusCode: null,
+      lastError: 'destination_refused',
+      nextAttemptAt: dueAt,
+      waiting: { message: { v: 1, ...addressed, eventCreatedAt: startedAt, roundId: 'initial' }, sweepAt: dueAt },
+      deliveredAt: null,
+      updatedAt: dueAt,
+    };
+    await db.send(new PutItemCommand({ TableName: tableName(), Item: marshall(parked) }));
+    await state.rehearsal.runRule(state.rehearsal.rules.find((r) => r.startsWith('webhookSweeper'))!);
+    const key = marshall(storeKeys.webhookDelivery(subject, eventId));
+    const settled = await eventually(async () => {
+      const item = (await db.send(new GetItemCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+      return item && item.state?.S !== 'retrying' ? item : undefined;
+    }, 'the eighth attempt');
+    expect(settled.state?.S).toBe('dead_lettered');
+    expect(settled.attempts?.N).toBe('8');
+    const dispatched = [...state.rehearsal.proxy.use.values()].filter((u) => u.functionId.startsWith('webhookDispatcher'));
+    expect(dispatched).toContainEqual(
+      expect.objectContaining({ action: 'sqs:SendMessage', resource: expect.stringMatching(/DeadLetter/) }),
+    );
+  });
+
   it('a poison outbox record: retried by the stream mapping, then its batch sent to the on-failure queue by the relay’s role', async () => {
     const db = operatorDb();
     // Written by hand, as a faulty write could: its event id makes the pointer the relay writes first a partition key over
