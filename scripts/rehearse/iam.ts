@@ -138,6 +138,16 @@ const sqsBatches: Record<string, string> = {
 };
 
 export function sqsAuthorizations(operation: string, body: any, region: string): Authorization[] {
+  const on = (action: string, resource: string): Authorization => ({ action: `sqs:${action}`, resource, context: {}, keys: [] });
+  // A dead-letter redrive: on its source queue, the task and the reads and deletes it makes; on its destination, the sends.
+  if (operation === 'StartMessageMoveTask') {
+    const source = String(body.SourceArn ?? '*');
+    return [
+      ...['StartMessageMoveTask', 'ReceiveMessage', 'DeleteMessage', 'GetQueueAttributes'].map((a) => on(a, source)),
+      ...(body.DestinationArn ? [on('SendMessage', String(body.DestinationArn))] : []),
+    ];
+  }
+  if (operation === 'ListMessageMoveTasks') return [on('ListMessageMoveTasks', String(body.SourceArn ?? '*'))];
   const resource = body.QueueUrl ? arnOf(region).queue(body.QueueUrl) : '*';
   return [{ action: `sqs:${sqsBatches[operation] ?? operation}`, resource, context: {}, keys: [] }];
 }

@@ -1,20 +1,32 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { type Authorization, dynamoAuthorizations, keyPrefix, type RoleEvaluator, sqsAuthorizations, type TableSchema } from './iam.ts';
+import { type Credentials, signRequest, verifySignature } from './sigv4.ts';
 
 /**
- * The AWS endpoint every rehearsed function talks to (AWS_ENDPOINT_URL): in front of DynamoDB
- * Local (and its streams), the local SQS and the secrets, it tells the calling function by the
- * access key id of the request's signature (each function has its own), works out what AWS would
- * authorize (./iam.ts) and evaluates it against that function's role. A denial answers the
- * service's AccessDeniedException and is logged with function, action, resource and key; an
- * allowed call is forwarded and recorded (function, action, resource, key prefix). It also serves
- * the secrets: Secrets Manager's GetSecretValue and the Parameters and Secrets extension's
- * `/secretsmanager/get` (the functions' way, authenticated by the session token).
+ * The AWS endpoint every rehearsed function and the operator talk to (AWS_ENDPOINT_URL), and the
+ * only way to the data: DynamoDB Local (and its streams) holds the table under credentials only
+ * this proxy has (it is started without -sharedDb, so another access key sees an empty database),
+ * the local SQS has no port at all (its request handler runs inside this proxy), and the secrets
+ * are served here. Each request's SigV4 signature is verified with the secret of the identity its
+ * access key id claims (./sigv4.ts: each function's generated role credentials, the operator's
+ * keys): an unknown key, a wrong token or a signature that does not match is refused with the
+ * service's own error before anything is evaluated. Then it works out what AWS would authorize
+ * (./iam.ts) and evaluates it against that identity's policies (a function's role, the operator's
+ * policy). A denial answers the service's AccessDeniedException and is logged with caller, action,
+ * resource and key; an allowed call is sent on (to DynamoDB Local signed again with the proxy's
+ * own credentials) and recorded (caller, action, resource, key prefix). It also serves Secrets
+ * Manager's GetSecretValue and the Parameters and Secrets extension's `/secretsmanager/get` (the
+ * functions' way, authenticated by the session token).
  */
 export interface Principal {
+  /** The function's logical id, or `operator`. */
   functionId: string;
+  /** Whom AWS names in a denial: the function's assumed-role session, or the operator's IAM user. */
+  callerArn: string;
+  credentials: Credentials;
   evaluator: RoleEvaluator;
 }
 
@@ -23,6 +35,13 @@ export interface Denial {
   action: string;
   resource: string;
   keys: string[];
+}
+
+/** A request refused before any evaluation: unknown key, wrong token or a signature that does not match. */
+export interface Refusal {
+  accessKeyId: string;
+  target: string;
+  code: string;
 }
 
 export interface UseRecord {
@@ -34,13 +53,13 @@ export interface UseRecord {
 
 export interface ProxyOptions {
   region: string;
-  dynamoEndpoint: string;
-  sqsEndpoint: string;
+  /** DynamoDB Local, and the credentials it holds the table under (only this proxy has them). */
+  dynamo: { endpoint: string; credentials: Credentials };
+  /** The local SQS's request handler (local-aws-sqs createRequestHandler), served in this process. */
+  sqs: (req: IncomingMessage, res: ServerResponse) => void;
   schema: TableSchema;
-  /** By access key id; a key id starting with `operator` is the operator (not checked, as an admin's). */
+  /** By access key id: every function's role session and the operator. */
   principals: Map<string, Principal>;
-  /** Session token → access key id (the secrets extension's authentication). */
-  tokens: Map<string, string>;
   secrets: Map<string, string>;
   usePath?: string;
   denialsPath?: string;
@@ -49,6 +68,8 @@ export interface ProxyOptions {
 export interface RunningProxy {
   endpoint: string;
   denials: Denial[];
+  /** Requests whose signature was refused (never evaluated, never served). */
+  refused: Refusal[];
   use: Map<string, UseRecord>;
   /** Time spent deciding, for the benchmark. */
   checks: { calls: number; totalMs: number };
@@ -61,19 +82,34 @@ const readBody = async (req: IncomingMessage) => {
   return Buffer.concat(chunks);
 };
 
-const accessKeyOf = (req: IncomingMessage) => /Credential=([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1];
-
-function forward(upstream: string, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', upstream);
-  return new Promise((resolve) => {
-    const out = httpRequest(
+/** Sends a verified call on to DynamoDB Local, signed with the proxy's own credentials. */
+async function forward(
+  upstream: { endpoint: string; credentials: Credentials },
+  region: string,
+  req: IncomingMessage,
+  body: Buffer,
+  res: ServerResponse,
+): Promise<void> {
+  const url = new URL(req.url ?? '/', upstream.endpoint);
+  const headers = await signRequest(
+    {
+      method: req.method ?? 'POST',
       url,
-      { method: req.method, headers: { ...req.headers, host: url.host, 'content-length': String(body.length) } },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 500, answer.headers);
-        answer.pipe(res).on('finish', resolve);
+      headers: {
+        'content-type': String(req.headers['content-type'] ?? 'application/x-amz-json-1.0'),
+        'x-amz-target': String(req.headers['x-amz-target'] ?? ''),
+        'content-length': String(body.length),
       },
-    );
+      body,
+    },
+    upstream.credentials,
+    { region, service: 'dynamodb' },
+  );
+  return new Promise((resolve) => {
+    const out = httpRequest(url, { method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 500, answer.headers);
+      answer.pipe(res).on('finish', resolve);
+    });
     out.on('error', (error) => {
       res.writeHead(502).end(String(error));
       resolve();
@@ -82,8 +118,25 @@ function forward(upstream: string, req: IncomingMessage, body: Buffer, res: Serv
   });
 }
 
+/** The signing name each API's requests are signed for (the service of the credential scope). */
+const signingNames: Record<string, string> = {
+  DynamoDB_20120810: 'dynamodb',
+  DynamoDBStreams_20120810: 'dynamodb',
+  AmazonSQS: 'sqs',
+  secretsmanager: 'secretsmanager',
+};
+/** SQS's query error codes for a refused signature (its JSON protocol sends them in x-amzn-query-error). */
+const sqsCodes = {
+  UnrecognizedClientException: 'InvalidClientTokenId',
+  InvalidSignatureException: 'SignatureDoesNotMatch',
+  IncompleteSignatureException: 'IncompleteSignature',
+} as const;
+
+const accessKeyOf = (req: IncomingMessage) => /Credential=([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1] ?? '';
+
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const denials: Denial[] = [];
+  const refused: Refusal[] = [];
   const use = new Map<string, UseRecord>();
   const checks = { calls: 0, totalMs: 0 };
   const save = () => {
@@ -101,9 +154,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         denials.push(denial);
         save();
         console.error(`[rehearsal] ACCESS DENIED ${denial.functionId} ${a.action} on ${a.resource} key ${a.keys.join(',') || '-'}`);
-        const role = principal.evaluator.roleArn.split('/').pop();
         return (
-          `User: arn:aws:sts::000000000000:assumed-role/${role}/${principal.functionId} is not authorized to perform: ` +
+          `User: ${principal.callerArn} is not authorized to perform: ` +
           `${a.action} on resource: ${a.resource} because no identity-based policy allows the ${a.action} action`
         );
       }
@@ -136,8 +188,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       // The Parameters and Secrets extension: GET /secretsmanager/get?secretId=<arn>, authenticated by the session token.
       if (url.pathname === '/secretsmanager/get') {
-        const key = options.tokens.get(String(req.headers['x-aws-parameters-secrets-token'] ?? ''));
-        const principal = key ? options.principals.get(key) : undefined;
+        const token = String(req.headers['x-aws-parameters-secrets-token'] ?? '');
+        const principal = token ? [...options.principals.values()].find((p) => p.credentials.sessionToken === token) : undefined;
         if (!principal) return void res.writeHead(401).end('unknown session token');
         const arn = url.searchParams.get('secretId') ?? '';
         const denied = authorize(principal, [{ action: 'secretsmanager:GetSecretValue', resource: arn, context: {}, keys: [] }]);
@@ -149,35 +201,46 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       }
       const target = String(req.headers['x-amz-target'] ?? '');
       const [service, operation = ''] = target.split('.');
-      const parsed = body.length ? JSON.parse(body.toString('utf8')) : {};
-      const accessKey = accessKeyOf(req) ?? '';
-      const principal = options.principals.get(accessKey);
-      const operator = accessKey.startsWith('operator');
+      const signingName = signingNames[service ?? ''];
       const jsonError = (status: number, type: string, message: string, extra: Record<string, string> = {}) =>
         res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', ...extra }).end(JSON.stringify({ __type: type, message }));
-      if (!principal && !operator) return jsonError(400, 'UnrecognizedClientException', `unknown access key ${accessKey}`);
+      if (!signingName) return jsonError(400, 'UnknownOperationException', `unknown target ${target}`);
+      const verdict = await verifySignature(
+        { method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body },
+        { region: options.region, service: signingName },
+        (key) => options.principals.get(key)?.credentials,
+      );
+      if (!verdict.ok) {
+        refused.push({ accessKeyId: accessKeyOf(req), target, code: verdict.code });
+        if (service === 'AmazonSQS') {
+          const code = sqsCodes[verdict.code];
+          return jsonError(403, `com.amazon.coral.service#${verdict.code}`, verdict.message, { 'x-amzn-query-error': `${code};Sender` });
+        }
+        return jsonError(400, `com.amazon.coral.service#${verdict.code}`, verdict.message);
+      }
+      const principal = options.principals.get(verdict.accessKeyId)!;
+      const parsed = body.length ? JSON.parse(body.toString('utf8')) : {};
 
       if (service === 'secretsmanager') {
         if (operation !== 'GetSecretValue') return jsonError(400, 'InvalidRequestException', `${operation} is not served here`);
-        const denied =
-          principal &&
-          authorize(principal, [{ action: 'secretsmanager:GetSecretValue', resource: parsed.SecretId, context: {}, keys: [] }]);
+        const denied = authorize(principal, [
+          { action: 'secretsmanager:GetSecretValue', resource: parsed.SecretId, context: {}, keys: [] },
+        ]);
         if (denied) return jsonError(400, 'AccessDeniedException', denied);
         const value = secretValue(parsed.SecretId);
         if (!value) return jsonError(400, 'ResourceNotFoundException', 'Secrets Manager can’t find the specified secret.');
         return void res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(value));
       }
       if (service === 'DynamoDB_20120810' || service === 'DynamoDBStreams_20120810') {
-        const denied = principal && authorize(principal, dynamoAuthorizations(operation, parsed, options.schema, options.region));
+        const denied = authorize(principal, dynamoAuthorizations(operation, parsed, options.schema, options.region));
         if (denied) return jsonError(400, 'com.amazon.coral.service#AccessDeniedException', denied);
-        return forward(options.dynamoEndpoint, req, body, res);
+        return forward(options.dynamo, options.region, req, body, res);
       }
-      if (service === 'AmazonSQS') {
-        const denied = principal && authorize(principal, sqsAuthorizations(operation, parsed, options.region));
-        if (denied) return jsonError(403, 'com.amazon.coral.access#AccessDenied', denied, { 'x-amzn-query-error': 'AccessDenied;Sender' });
-        return forward(options.sqsEndpoint, req, body, res);
-      }
-      return jsonError(400, 'UnknownOperationException', `unknown target ${target}`);
+      const denied = authorize(principal, sqsAuthorizations(operation, parsed, options.region));
+      if (denied) return jsonError(403, 'com.amazon.coral.access#AccessDenied', denied, { 'x-amzn-query-error': 'AccessDenied;Sender' });
+      // The local SQS's handler, in this process: the request as it came, its body already read.
+      const inner = Object.assign(Readable.from(body.length ? [body] : []), { headers: req.headers, method: req.method, url: req.url });
+      return options.sqs(inner as unknown as IncomingMessage, res);
     } catch (error) {
       console.error('[rehearsal] proxy error', error);
       if (!res.headersSent) res.writeHead(500).end(String(error));
@@ -188,6 +251,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   return {
     endpoint,
     denials,
+    refused,
     use,
     checks,
     stop: async () => {

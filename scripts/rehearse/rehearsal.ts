@@ -1,23 +1,26 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { createSqsServer } from 'local-aws-sqs';
+import { createRequestHandler } from 'local-aws-sqs';
 import type { Route } from '#functions/routes.ts';
 import { startEmulatedProviders, type EmulatedProviders } from '../emulators/index.ts';
-import { localClient, startDynamoLocal, type RunningDynamo } from '../local/dynamo.ts';
+import { startDynamoLocal, type RunningDynamo } from '../local/dynamo.ts';
 import { sleep } from '../local/modules.ts';
 import { compile, matchRoute, toProxyEvent } from '../local/server.ts';
-import { streamLoop } from '../local/streams.ts';
+import { type GivenUpBatch, streamLoop } from '../local/streams.ts';
 import { RoleEvaluator, type TableSchema } from './iam.ts';
-import { gatewayResponses, greedyPathPattern, invokeBehindGateway, mockAnswer, streamBehindGateway } from './gateway.ts';
+import { gatewayResponses, greedyPathPattern, invokeBehindGateway, mockAnswer, startingGate, streamBehindGateway } from './gateway.ts';
 import { startProxy, type Principal, type RunningProxy } from './proxy.ts';
 import { pollQueue } from './queue-mapping.ts';
+import { operatorPolicy } from './operator.ts';
 import { LambdaFunction } from './runtime.ts';
+import { type Credentials, generateCredentials } from './sigv4.ts';
 import { matchesPattern } from './filter.ts';
 import {
   defaultPhysical,
@@ -70,6 +73,12 @@ export interface Rehearsal {
   methods: { method: string; path: string; functionId: string }[];
   /** Each function's role policies, resolved to the local ARNs (what ./proxy.ts enforces). */
   policies: Map<string, { name: string; policy: unknown }[]>;
+  /** The operator's policy (docs/operator-policy.json) filled with the local ARNs: what `ops --aws` calls are evaluated against. */
+  operatorPolicy: unknown;
+  /** The invocation records the stream mapping sent to its on-failure destination (a batch given up after its retries). */
+  failureDestinations: { functionId: string; destination: string; record: Record<string, any> }[];
+  /** DynamoDB Local's own address (no function is given it; it holds the table under the proxy's key only). */
+  dynamoLocalEndpoint: string;
   metrics: EmittedMetric[];
   /** The operator's environment for `ops --aws --outputs <outputsFile>`. */
   operatorEnv: Record<string, string>;
@@ -108,8 +117,10 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   };
   try {
-    // The API server listens first: its address is the base URL every function is given.
-    const api = createServer();
+    // The API server listens first: its address is the base URL every function is given. Until the
+    // rehearsal is ready it answers every request at once with a 503 problem (./gateway.ts startingGate).
+    const gate = startingGate();
+    const api = createServer(gate.listener);
     const apiPort = await listen(api, options.port ?? 0);
     cleanups.push(async () => {
       api.closeAllConnections();
@@ -120,11 +131,13 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     // The table, as the template defines it, in DynamoDB Local (in memory: a rehearsal starts empty).
     const [tableEntry, ...moreTables] = resourcesOf(stacks, 'AWS::DynamoDB::Table');
     if (!tableEntry || moreTables.length) throw new Error('the rehearsal expects exactly one DynamoDB table');
-    const dynamo: RunningDynamo = await startDynamoLocal({ port: await freePort() });
+    // Without -sharedDb: the table is in the database of the proxy's own key, which nothing else is given.
+    const dynamo: RunningDynamo = await startDynamoLocal({ port: await freePort(), sharedDb: false });
     cleanups.push(() => dynamo.stop());
+    const backend = { endpoint: dynamo.endpoint, credentials: generateCredentials('user') };
     const tableName = `${root.name}-${tableEntry.id}`;
     const t = tableEntry.resource.Properties;
-    const client = localClient(dynamo.endpoint);
+    const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: rehearsalRegion, credentials: backend.credentials });
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
@@ -162,17 +175,16 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     cleanups.push(() => providers.close());
     secrets.set(rehearsalLiveProvidersArn, JSON.stringify({ ...providers.config, bankFile: { bank: 'REHEARSAL' } }));
 
-    // The queues (local SQS), their redrive policies resolved below; the proxy in front of it all.
-    const sqsPort = await freePort();
+    // The queues (local SQS, served inside the proxy: no port of their own), their redrive policies resolved below.
     const principals = new Map<string, Principal>();
-    const tokens = new Map<string, string>();
+    const credentialsOf = new Map<string, Credentials>();
+    let sqsHandler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
     const proxy = await startProxy({
       region: rehearsalRegion,
-      dynamoEndpoint: dynamo.endpoint,
-      sqsEndpoint: `http://127.0.0.1:${sqsPort}`,
+      dynamo: backend,
+      sqs: (req, res) => sqsHandler!(req, res),
       schema,
       principals,
-      tokens,
       secrets,
       usePath: join(options.outDir, 'use.json'),
       denialsPath: join(options.outDir, 'denials.json'),
@@ -213,15 +225,15 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       };
     });
     queues.sort((a, b) => Number('RedrivePolicy' in a.Attributes) - Number('RedrivePolicy' in b.Attributes));
-    const sqs = await createSqsServer({
-      port: sqsPort,
-      hostname: '127.0.0.1',
+    const proxyUrl = new URL(proxy.endpoint);
+    sqsHandler = createRequestHandler({
+      port: Number(proxyUrl.port),
+      hostname: proxyUrl.hostname,
       region: rehearsalRegion,
       accountId: rehearsalAccount,
       emulateQueueCreationLifecycle: false,
       queues,
-    });
-    cleanups.push(() => new Promise((ok) => sqs.close(() => ok())));
+    }).requestHandler;
 
     // Every function: its asset, handler, environment (resolved), timeout, memory and role.
     const metrics: EmittedMetric[] = [];
@@ -255,11 +267,15 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
             .map(([name, r]) => ({ name, policy: resolveIn(stack, r.Properties.PolicyDocument) })),
         ];
         policiesOf.set(id, rolePolicies);
-        principals.set(id, {
+        // The role's session credentials, generated: the proxy verifies each request's signature with them.
+        const credentials = generateCredentials('role');
+        credentialsOf.set(id, credentials);
+        principals.set(credentials.accessKeyId, {
           functionId: id,
+          callerArn: `arn:aws:sts::${rehearsalAccount}:assumed-role/${roleId}/${id}`,
+          credentials,
           evaluator: new RoleEvaluator(`arn:aws:iam::${rehearsalAccount}:role/${roleId}`, rolePolicies),
         });
-        tokens.set(`rehearsal-${id}`, id);
         const variables = Object.fromEntries(
           Object.entries(resolveIn(stack, p.Environment?.Variables ?? {})).map(([k, v]) => [k, localize(v)]),
         );
@@ -269,9 +285,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
           // What Lambda sets, with the role's credentials (this function's own access key id).
           AWS_REGION: rehearsalRegion,
           AWS_DEFAULT_REGION: rehearsalRegion,
-          AWS_ACCESS_KEY_ID: id,
-          AWS_SECRET_ACCESS_KEY: 'rehearsal',
-          AWS_SESSION_TOKEN: `rehearsal-${id}`,
+          AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+          AWS_SESSION_TOKEN: credentials.sessionToken!,
           AWS_LAMBDA_FUNCTION_NAME: id,
           AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryMb),
           AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
@@ -333,7 +349,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const compiled = routes.map((r) => compile(r.route));
     const byRoute = new Map(routes.map((r) => [r.route, r]));
     const gatewayAnswer = gatewayResponses(stacks);
-    api.on('request', async (req, res) => {
+    const serveApi = async (req: IncomingMessage, res: ServerResponse) => {
       const send = (r: APIGatewayProxyResult) => {
         res.writeHead(r.statusCode, (r.headers ?? {}) as Record<string, string>);
         res.end(r.isBase64Encoded ? Buffer.from(r.body, 'base64') : r.body);
@@ -357,20 +373,17 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         console.error('[rehearsal] gateway error', error);
         if (!res.headersSent) send(gatewayAnswer('DEFAULT_5XX', 500));
       }
-    });
+    };
 
     // Triggers: event source mappings and schedule rules, as the templates define them.
     const controller = new AbortController();
+    const failureDestinations: Rehearsal['failureDestinations'] = [];
     const loops: Promise<unknown>[] = [];
     cleanups.push(async () => {
       controller.abort();
       await Promise.allSettled(loops);
     });
-    const signedAs = (id: string) => ({
-      endpoint: proxy.endpoint,
-      region: rehearsalRegion,
-      credentials: { accessKeyId: id, secretAccessKey: 'rehearsal', sessionToken: `rehearsal-${id}` },
-    });
+    const signedAs = (id: string) => ({ endpoint: proxy.endpoint, region: rehearsalRegion, credentials: credentialsOf.get(id)! });
     for (const { stack, resource } of resourcesOf(stacks, 'AWS::Lambda::EventSourceMapping')) {
       const p = resolveIn(stack, resource.Properties);
       const fn = functionFor(stack, resource.Properties.FunctionName);
@@ -398,6 +411,46 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         }
       } else if (p.EventSourceArn === streamArn) {
         const patterns = (p.FilterCriteria?.Filters ?? []).map((f: { Pattern: string }) => JSON.parse(f.Pattern));
+        const destination = p.DestinationConfig?.OnFailure?.Destination as string | undefined;
+        if (destination && !destination.startsWith('arn:aws:sqs:'))
+          throw new Error(`on-failure destination ${destination} is not rehearsed`);
+        // The on-failure destination: as the Lambda service does, a given-up batch's invocation record (metadata, not the
+        // records) is sent to the queue with the function's own role (its execution role needs sqs:SendMessage there).
+        const onFailure =
+          destination &&
+          (async (functionId: string, batch: GivenUpBatch) => {
+            const sequence = (r: GivenUpBatch['records'][number]) => r.dynamodb?.SequenceNumber;
+            const arrival = (r: GivenUpBatch['records'][number] | undefined) => r?.dynamodb?.ApproximateCreationDateTime?.toISOString();
+            const record = {
+              requestContext: {
+                requestId: randomUUID(),
+                functionArn: `arn:aws:lambda:${rehearsalRegion}:${rehearsalAccount}:function:${functionId}`,
+                condition: batch.condition,
+                approximateInvokeCount: batch.invocations,
+              },
+              responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+              version: '1.0',
+              timestamp: new Date().toISOString(),
+              DDBStreamBatchInfo: {
+                shardId: batch.shardId,
+                startSequenceNumber: sequence(batch.records[0]!),
+                endSequenceNumber: sequence(batch.records.at(-1)!),
+                approximateArrivalOfFirstRecord: arrival(batch.records[0]),
+                approximateArrivalOfLastRecord: arrival(batch.records.at(-1)),
+                batchSize: batch.records.length,
+                streamArn: batch.streamArn,
+              },
+            };
+            const sqs = new SQSClient({ ...signedAs(functionId), maxAttempts: 1 });
+            try {
+              await sqs.send(
+                new SendMessageCommand({ QueueUrl: queueUrl(destination.split(':').pop()!), MessageBody: JSON.stringify(record) }),
+              );
+              failureDestinations.push({ functionId, destination, record });
+            } finally {
+              sqs.destroy();
+            }
+          });
         const job = {
           id: fn.spec.id,
           summary: '',
@@ -419,12 +472,14 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
               dynamoEndpoint: dynamo.endpoint,
               tableName,
               streams: new DynamoDBStreamsClient(signedAs(fn.spec.id)),
+              streamArn,
               accepts: (record) => !patterns.length || patterns.some((pattern: unknown) => matchesPattern(pattern, record)),
               invoke: async (event) => {
                 const outcome = await fn.invoke(event);
                 if (outcome.kind !== 'ok') throw new Error(`${fn.spec.id}: ${outcome.kind}`);
                 return reportFailures ? (outcome.result as never) : undefined;
               },
+              onGiveUp: onFailure ? (batch) => onFailure(fn.spec.id, batch) : undefined,
             },
             () => ({}) as never,
             controller.signal,
@@ -481,12 +536,23 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     );
     const outputsFile = join(options.outDir, 'cdk-outputs.json');
     writeFileSync(outputsFile, JSON.stringify({ [root.name]: outputs }, null, 2));
+    // The operator: an IAM user of its own, keys generated, every call evaluated against docs/operator-policy.json.
+    const operator = generateCredentials('user');
+    const operatorArn = `arn:aws:iam::${rehearsalAccount}:user/operator`;
+    const operatorPolicyDocument = operatorPolicy(outputs, rehearsalRegion, rehearsalAccount);
+    principals.set(operator.accessKeyId, {
+      functionId: 'operator',
+      callerArn: operatorArn,
+      credentials: operator,
+      evaluator: new RoleEvaluator(operatorArn, [{ name: 'OperatorPolicy', policy: operatorPolicyDocument }]),
+    });
     const operatorEnv = {
       AWS_ENDPOINT_URL: proxy.endpoint,
       AWS_REGION: rehearsalRegion,
-      AWS_ACCESS_KEY_ID: 'operator',
-      AWS_SECRET_ACCESS_KEY: 'rehearsal',
+      AWS_ACCESS_KEY_ID: operator.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: operator.secretAccessKey,
     };
+    gate.open((req, res) => void serveApi(req, res));
     const rehearsal: Rehearsal = {
       baseUrl,
       outputsFile,
@@ -495,6 +561,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       functions,
       methods: routes.map((r) => ({ method: r.route.method, path: r.route.path, functionId: r.fn.spec.id })),
       policies: policiesOf,
+      operatorPolicy: operatorPolicyDocument,
+      failureDestinations,
+      dynamoLocalEndpoint: dynamo.endpoint,
       metrics,
       operatorEnv,
       rules: [...rules.keys()],

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway, verifyStatementCsv } from '../../sdk/node/src/client.ts';
 import { metricNames, metricsNamespace } from '#shared/metrics.ts';
-import { readTemplates } from '../../scripts/rehearse/template.ts';
+import * as storeKeys from '#shared/store/keys.ts';
+import { readTemplates, rehearsalRegion } from '../../scripts/rehearse/template.ts';
 import { grantLabel, grantsOf, used } from '../../scripts/rehearse/grants.ts';
 import { launchChromium } from '../support/browser.ts';
 import { linkSecondAttempt, scenarios, secondAttempt } from '../support/second-attempt.ts';
+import { describeGuards } from './guards.ts';
 import { dashboardUser, eventually, listen, opsAws, useRehearsal, webhookReceiver } from './support.ts';
 
 /**
@@ -34,6 +38,19 @@ const manualPayout = () =>
 
 describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   const state = smokeState;
+  /** The table's name, from the stack outputs. */
+  const tableName = () =>
+    (Object.values(JSON.parse(readFileSync(state.rehearsal.outputsFile, 'utf8')))[0] as { TableName: string }).TableName;
+  /** The operator's own DynamoDB client (its calls evaluated against the operator policy): the smoke's planted items. */
+  const operatorDb = () =>
+    new DynamoDBClient({
+      endpoint: state.rehearsal.proxy.endpoint,
+      region: rehearsalRegion,
+      credentials: {
+        accessKeyId: state.rehearsal.operatorEnv.AWS_ACCESS_KEY_ID!,
+        secretAccessKey: state.rehearsal.operatorEnv.AWS_SECRET_ACCESS_KEY!,
+      },
+    });
   let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
   type Keys = { apiKey: string; secretKey: string; webhookSecret: string };
   let merchant: { merchantId: string; test: Keys; live: Keys };
@@ -45,6 +62,8 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   let liveSettlementId = '';
   const liveGateway = () =>
     new Gateway({ apiKey: merchant.live.apiKey, secretKey: merchant.live.secretKey, baseUrl: state.rehearsal.baseUrl, maxRetries: 0 });
+  /** The sharded merchant (4 shards) and its test keys' client. */
+  let big: { merchantId: string; gateway: Gateway } | undefined;
 
   beforeAll(async () => {
     receiver = await webhookReceiver();
@@ -69,6 +88,15 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     });
   });
   afterAll(() => receiver?.close());
+
+  it('while it was starting, a request to its port was answered at once: 503 with a problem body', () => {
+    const early = state.duringStart;
+    expect(early, 'no request sent while starting was answered').toBeDefined();
+    expect(early!.status).toBe(503);
+    expect(early!.contentType).toBe('application/problem+json');
+    expect(JSON.parse(early!.body)).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(early!.ms).toBeLessThan(5_000);
+  });
 
   it('the first paid checkout: SDK, hosted page, card, a verified webhook, the balance', async () => {
     const started = new Date(Date.now() - 1000).toISOString();
@@ -498,14 +526,14 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
   });
 
   it('a sharded merchant: its payout and settlement holds are placed from a read of every shard', async () => {
-    const big = await opsAws(state.rehearsal, 'merchant', 'create', '--name', 'Rehearsal Big Store');
-    expect(big.json?.merchantId, big.stderr).toBeTruthy();
+    const created = await opsAws(state.rehearsal, 'merchant', 'create', '--name', 'Rehearsal Big Store');
+    expect(created.json?.merchantId, created.stderr).toBeTruthy();
     const raised = await opsAws(
       state.rehearsal,
       'shards',
       'raise',
       '--merchant',
-      big.json.merchantId,
+      created.json.merchantId,
       '--mode',
       'test',
       '--shards',
@@ -518,7 +546,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
       'wallet',
       'credit',
       '--merchant',
-      big.json.merchantId,
+      created.json.merchantId,
       '--mode',
       'test',
       '--amount',
@@ -528,8 +556,8 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     );
     expect(credited.code, credited.stderr).toBe(0);
     const bigGateway = new Gateway({
-      apiKey: big.json.test.apiKey,
-      secretKey: big.json.test.secretKey,
+      apiKey: created.json.test.apiKey,
+      secretKey: created.json.test.secretKey,
       baseUrl: state.rehearsal.baseUrl,
       maxRetries: 0,
     });
@@ -543,13 +571,89 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     } as never);
     expect(settlement.id).toBeTruthy();
     // The balance is still one snapshot of the 4 shards: 5,000 less the two holds.
+    big = { merchantId: created.json.merchantId, gateway: bigGateway };
     const balance = await bigGateway.account.balance();
     expect(balance.availableBalance).toBeLessThan(5000);
   });
 
-  it('every schedule runs from its rule; ops ledger verify finds the ledger sound', async () => {
+  it('the dashboard areas a team reads: balance, links, refunds, settlements, payouts, webhooks, an event, the mode switch', async () => {
+    const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
+    const link = (await gateway.paymentLinks.create({ amount: 500, currency: 'PKR', description: 'Tote bag' } as never)) as { id: string };
+    const feed = (await gateway.events.list()) as { items: { eventId: string }[] };
+    const pages: [string, string][] = [
+      ['/dashboard/balance', 'PKR'],
+      ['/dashboard/links', link.id],
+      [`/dashboard/links/${link.id}`, 'Tote bag'],
+      ['/dashboard/refunds', paymentIntentId],
+      ['/dashboard/settlements', settlementId],
+      [`/dashboard/settlements/${settlementId}`, settlementId],
+      ['/dashboard/payouts', 'PKR'],
+      ['/dashboard/payouts?status=Pending', 'PKR'],
+      ['/dashboard/developers/webhooks', receiver.url],
+      [`/dashboard/events/${feed.items[0]!.eventId}`, feed.items[0]!.eventId],
+    ];
+    for (const [path, shows] of pages) {
+      const r = await admin.get(path);
+      const html = await r.text();
+      expect(r.status, `${path}: ${html.slice(0, 400)}`).toBe(200);
+      expect(html, path).toContain(shows);
+    }
+    // The visible test/live toggle (its audit entry), and back.
+    for (const mode of ['live', 'test']) {
+      const switched = await admin.submit('/dashboard/mode', { mode });
+      expect(switched.status, switched.text.slice(0, 400)).toBe(303);
+    }
+  });
+
+  it('every schedule runs from its rule (the due sweeper disarms a run left armed); ops ledger verify finds the ledger sound', async () => {
     expect(state.rehearsal.rules.length).toBeGreaterThan(0);
+    // An automatic-settlement run left armed and due for a merchant whose schedule is manual (the default): the due sweeper
+    // finds nothing to settle and no next date, and disarms it (the Delete of its transaction).
+    const db = operatorDb();
+    const runAt = new Date(Date.now() - 60_000).toISOString();
+    const run = storeKeys.autoSettlement(merchant.merchantId, 'test');
+    const due = storeKeys.moneyDue(`autosettle:${merchant.merchantId}:test`, runAt);
+    const armed = { ...run, ...due, dueAt: runAt, entity: 'AutoSettlement', merchantId: merchant.merchantId, mode: 'test', runAt };
+    await db.send(new PutItemCommand({ TableName: tableName(), Item: marshall(armed) }));
+    // The sharded merchant on a daily automatic schedule (set with ops --aws), its first run come due (moved a minute back):
+    // the due sweeper settles its balance, the hold placed from a read of every shard.
+    expect(big, 'the sharded merchant step ran first').toBeDefined();
+    const scheduled = await opsAws(
+      state.rehearsal,
+      'merchant',
+      'schedule',
+      '--merchant',
+      big!.merchantId,
+      '--frequency',
+      'daily',
+      '--bank-name',
+      'HBL',
+      '--iban',
+      'PK36SCBL0000001123456702',
+      '--account-title',
+      'Big Store Ltd',
+    );
+    expect(scheduled.code, scheduled.stderr).toBe(0);
+    const bigRun = storeKeys.autoSettlement(big!.merchantId, 'test');
+    const bigDue = storeKeys.moneyDue(`autosettle:${big!.merchantId}:test`, runAt);
+    await db.send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: marshall(bigRun),
+        UpdateExpression: 'SET runAt = :at, dueAt = :at, GSI2PK = :pk, GSI2SK = :sk',
+        ConditionExpression: 'attribute_exists(runAt)',
+        ExpressionAttributeValues: marshall({ ':at': runAt, ':pk': bigDue.GSI2PK, ':sk': bigDue.GSI2SK }),
+      }),
+    );
     for (const rule of state.rehearsal.rules) await state.rehearsal.runRule(rule);
+    expect((await db.send(new GetItemCommand({ TableName: tableName(), Key: marshall(run), ConsistentRead: true }))).Item).toBeUndefined();
+    const swept = [...state.rehearsal.proxy.use.values()].filter((u) => u.functionId.startsWith('dueSweeper')).map((u) => u.action);
+    expect(swept).toEqual(expect.arrayContaining(['dynamodb:DeleteItem', 'dynamodb:BatchGetItem']));
+    const settlements = (await big!.gateway.settlements.list()) as { items?: { isAuto?: boolean }[] };
+    expect(
+      settlements.items?.some((x) => x.isAuto),
+      JSON.stringify(settlements).slice(0, 600),
+    ).toBe(true);
     const verified = await opsAws(state.rehearsal, 'ledger', 'verify');
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.json?.discrepancies, verified.stdout).toEqual([]);
@@ -628,6 +732,137 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect(silent.map((a) => `${a.id}: ${a.name} ${JSON.stringify(a.dimensions)}`)).toEqual([]);
   });
 
+  it('an event the pipeline lost: the webhook sweeper’s schedule sends it again, and the dispatcher attempts it', async () => {
+    const db = operatorDb();
+    // The checkout's outbox event as its transaction writes it, committed 10 minutes ago (due for the sweep 3 minutes later),
+    // whose stream record never reached the relay: written in two steps, so the stream shows no INSERT of an OutboxEvent.
+    const feed = (await gateway.events.list()) as { items: { event: Record<string, unknown> }[] };
+    const createdAt = new Date(Date.now() - 600_000).toISOString();
+    const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
+    const subject = { kind: 'transaction' as const, id: paymentIntentId };
+    const lost = {
+      ...storeKeys.outboxEvent(subject, createdAt, eventId),
+      ...storeKeys.webhookDue(eventId, new Date(Date.parse(createdAt) + 180_000).toISOString()),
+      entity: 'OutboxEventWritten',
+      eventId,
+      paymentIntentId,
+      subject,
+      merchantId: merchant.merchantId,
+      mode: 'test',
+      callbackUrl: receiver.url,
+      event: { ...feed.items[0]!.event, eventId },
+      createdAt,
+    };
+    await db.send(new PutItemCommand({ TableName: tableName(), Item: marshall(lost) }));
+    await db.send(
+      new UpdateItemCommand({
+        TableName: tableName(),
+        Key: marshall({ PK: lost.PK, SK: lost.SK }),
+        UpdateExpression: 'SET entity = :outbox',
+        ExpressionAttributeValues: marshall({ ':outbox': 'OutboxEvent' }),
+      }),
+    );
+    const sweeper = state.rehearsal.rules.find((r) => r.startsWith('webhookSweeper'));
+    expect(sweeper, state.rehearsal.rules.join(', ')).toBeTruthy();
+    await state.rehearsal.runRule(sweeper!);
+    const swept = new Set(
+      [...state.rehearsal.proxy.use.values()].filter((u) => u.functionId.startsWith('webhookSweeper')).map((u) => u.action),
+    );
+    expect([...swept]).toEqual(
+      expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem', 'sqs:SendMessage']),
+    );
+    // Sent again with its pointer: the dispatcher's attempt is found by the event id (refused: the receiver is plain http).
+    const attempts = await eventually(async () => {
+      const r = (await gateway.events.attempts(eventId)) as { items?: { error?: string | null }[] };
+      return r.items?.length ? r.items : undefined;
+    }, 'the dispatcher’s attempt of the event sent again');
+    expect(attempts[0]?.error).toBe('destination_refused');
+  });
+
+  it('a retry parked on its last step: sent by the webhook sweeper when due, its eighth attempt fails, it is dead-lettered', async () => {
+    const db = operatorDb();
+    // The checkout's event as the dispatcher leaves it after its seventh failed attempt: its last retry parked in the table
+    // (hours away, past SQS's 15-minute delay) and due now.
+    const feed = (await gateway.events.list()) as { items: { event: Record<string, unknown> }[] };
+    const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
+    const subject = { kind: 'transaction' as const, id: paymentIntentId };
+    const startedAt = new Date(Date.now() - 28 * 3600_000).toISOString();
+    const dueAt = new Date(Date.now() - 1000).toISOString();
+    const addressed = {
+      eventId,
+      paymentIntentId,
+      subject,
+      merchantId: merchant.merchantId,
+      mode: 'test',
+      callbackUrl: receiver.url,
+      event: { ...feed.items[0]!.event, eventId },
+    };
+    const parked = {
+      ...storeKeys.webhookDelivery(subject, eventId),
+      ...storeKeys.webhookDue(eventId, dueAt),
+      entity: 'WebhookDelivery',
+      ...addressed,
+      attempts: 7,
+      rounds: { initial: { attempts: 7, state: 'retrying', startedAt } },
+      roundId: 'initial',
+      state: 'retrying',
+      lastAttemptAt: new Date(Date.now() - 10 * 3600_000).toISOString(),
+      lastStatusCode: null,
+      lastError: 'destination_refused',
+      nextAttemptAt: dueAt,
+      waiting: { message: { v: 1, ...addressed, eventCreatedAt: startedAt, roundId: 'initial' }, sweepAt: dueAt },
+      deliveredAt: null,
+      updatedAt: dueAt,
+    };
+    await db.send(new PutItemCommand({ TableName: tableName(), Item: marshall(parked) }));
+    await state.rehearsal.runRule(state.rehearsal.rules.find((r) => r.startsWith('webhookSweeper'))!);
+    const key = marshall(storeKeys.webhookDelivery(subject, eventId));
+    const settled = await eventually(async () => {
+      const item = (await db.send(new GetItemCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+      return item && item.state?.S !== 'retrying' ? item : undefined;
+    }, 'the eighth attempt');
+    expect(settled.state?.S).toBe('dead_lettered');
+    expect(settled.attempts?.N).toBe('8');
+    const dispatched = [...state.rehearsal.proxy.use.values()].filter((u) => u.functionId.startsWith('webhookDispatcher'));
+    expect(dispatched).toContainEqual(
+      expect.objectContaining({ action: 'sqs:SendMessage', resource: expect.stringMatching(/DeadLetter/) }),
+    );
+  });
+
+  it('a poison outbox record: retried by the stream mapping, then its batch sent to the on-failure queue by the relay’s role', async () => {
+    const db = operatorDb();
+    // Written by hand, as a faulty write could: its event id makes the pointer the relay writes first a partition key over
+    // DynamoDB's 2,048 bytes, so every invocation fails; after its retries the Lambda service gives the batch up.
+    const createdAt = new Date().toISOString();
+    const poison = {
+      PK: `PI#poison${randomUUID().replaceAll('-', '')}`,
+      SK: `EVENT#${createdAt}#poison`,
+      entity: 'OutboxEvent',
+      eventId: `evt_${'x'.repeat(2100)}`,
+      paymentIntentId: 'poison',
+      merchantId: merchant.merchantId,
+      mode: 'test',
+      callbackUrl: receiver.url,
+      event: { type: 'TransactionStatusChanged', data: { TransactionId: 'poison', CurrentStatus: 'Completed' } },
+      createdAt,
+    };
+    await db.send(new PutItemCommand({ TableName: tableName(), Item: marshall(poison) }));
+    const sent = await eventually(
+      () => state.rehearsal.failureDestinations.find((f) => f.functionId.startsWith('webhookRelay')),
+      'the given-up batch on the on-failure queue',
+      90,
+    );
+    expect(sent.destination).toMatch(/:StreamFailureQueue/);
+    expect(sent.record).toMatchObject({
+      requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: 6 },
+      DDBStreamBatchInfo: { batchSize: 1, streamArn: expect.stringContaining('/stream/') },
+    });
+    const relayed = [...state.rehearsal.proxy.use.values()].filter((u) => u.functionId.startsWith('webhookRelay'));
+    expect(relayed).toContainEqual(
+      expect.objectContaining({ action: 'sqs:SendMessage', resource: expect.stringMatching(/StreamFailureQueue/) }),
+    );
+  });
+
   it('made no call any role denies', () => {
     expect(state.rehearsal.proxy.denials).toEqual([]);
     expect(state.rehearsal.proxy.use.size).toBeGreaterThan(0);
@@ -671,3 +906,6 @@ describe('deploy rehearsal: least privilege from observed use', () => {
     expect(stale.map((r) => r.line)).toEqual([]);
   });
 });
+
+// Last: the planted calls (a mis-signed call, an operator over-reach), after the smoke's check that nothing was denied.
+describeGuards(smokeState);

@@ -14,16 +14,40 @@ import { constructEvent } from '../../sdk/node/src/webhooks.ts';
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
 
 export function useRehearsal(templatesDir: () => string = () => synthesize()) {
-  const state = {} as { rehearsal: Rehearsal; outDir: string; cdkOut: string };
+  const state = {} as {
+    rehearsal: Rehearsal;
+    outDir: string;
+    cdkOut: string;
+    /** The first answer to a request sent while the rehearsal was starting (a script polling its port). */
+    duringStart?: { status: number; contentType: string | null; body: string; ms: number };
+  };
   beforeAll(async () => {
     state.cdkOut = synthesize();
     state.outDir = mkdtempSync(join(tmpdir(), 'rehearsal-'));
-    state.rehearsal = await startRehearsal({
+    const port = await freePort();
+    let started = false;
+    const starting = startRehearsal({
       templatesDir: templatesDir(),
       assetsDir: state.cdkOut,
       outDir: state.outDir,
+      port,
       scheduleScale: 0,
-    });
+    }).finally(() => (started = true));
+    // Polls the port as a script would, each request bounded: the first answer before the start completed is kept.
+    for (let i = 0; i < 2_000 && !started && !state.duringStart; i++) {
+      const sent = Date.now();
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/prod/Gateway/v1/Account/query-balance`, {
+          method: 'POST',
+          signal: AbortSignal.timeout(10_000),
+        });
+        const body = await r.text();
+        if (!started) state.duringStart = { status: r.status, contentType: r.headers.get('content-type'), body, ms: Date.now() - sent };
+      } catch {
+        await new Promise((r) => setTimeout(r, 100)); // not listening yet
+      }
+    }
+    state.rehearsal = await starting;
   });
   afterAll(async () => {
     await state.rehearsal?.stop();
@@ -32,12 +56,29 @@ export function useRehearsal(templatesDir: () => string = () => synthesize()) {
   return state;
 }
 
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((ok) => probe.close(ok));
+  return port;
+}
+
 /** `npm run ops -- --aws --outputs <the rehearsal's outputs> --json …`, as the operator runs it against a deployed stack. */
 export function opsAws(rehearsal: Rehearsal, ...args: string[]): Promise<{ code: number; json: any; stdout: string; stderr: string }> {
+  return opsAwsWith(rehearsal, rehearsal.outputsFile, ...args);
+}
+
+/** `ops --aws` with the operator's credentials and another outputs file (a planted over-reach). */
+export function opsAwsWith(
+  rehearsal: Rehearsal,
+  outputsFile: string,
+  ...args: string[]
+): Promise<{ code: number; json: any; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'scripts/ops.ts', '--aws', '--outputs', rehearsal.outputsFile, '--json', ...args],
+      ['--import', 'tsx', 'scripts/ops.ts', '--aws', '--outputs', outputsFile, '--json', ...args],
       { cwd: repoRoot, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...rehearsal.operatorEnv }, timeout: 90_000 },
       (error, stdout, stderr) => {
         let json: any;
