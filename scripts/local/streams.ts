@@ -85,6 +85,26 @@ function saveCheckpoints(file: string | undefined, checkpoints: Checkpoints): vo
   renameSync(temporary, file);
 }
 
+/**
+ * DynamoDB Local's stream writes an empty map as `{}`, at any depth (top level, inside a map or a
+ * list): no type key at all, which `unmarshall` refuses ("No value defined"). DynamoDB Streams in
+ * AWS, and so Lambda's event, write `{ "M": {} }` (as GetItem does, on DynamoDB Local too). Every
+ * other AttributeValue has its type key (an empty list `{ "L": [] }`, an empty string `{ "S": "" }`
+ * come through right), so a value without one can only be the empty map.
+ */
+type Wire = Record<string, unknown>;
+const typed = (value: Wire) => Object.entries(value).some(([key, v]) => v !== undefined && key !== '$unknown');
+function awsAttributeValue(value: Wire): Wire {
+  if (!typed(value)) return { M: {} };
+  if (value.M) return { M: awsImage(value.M as Record<string, Wire>) };
+  if (Array.isArray(value.L)) return { L: (value.L as Wire[]).map(awsAttributeValue) };
+  return value;
+}
+function awsImage(image: Record<string, Wire> | undefined): Record<string, Wire> | undefined {
+  if (!image) return image;
+  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, awsAttributeValue(value)]));
+}
+
 function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
   const d = record.dynamodb!;
   return {
@@ -99,7 +119,7 @@ function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord
         ? { ApproximateCreationDateTime: Math.floor(new Date(d.ApproximateCreationDateTime).getTime() / 1000) }
         : {}),
       Keys: d.Keys as never,
-      NewImage: d.NewImage as never,
+      NewImage: awsImage(d.NewImage as Record<string, Wire> | undefined) as never,
       SequenceNumber: d.SequenceNumber,
       SizeBytes: d.SizeBytes,
       StreamViewType: d.StreamViewType as never,

@@ -135,3 +135,22 @@ describe('outbox relay crashes', () => {
     }
   }, 60_000);
 });
+
+describe('outbox relay reads every value the stream carries', () => {
+  // DynamoDB Local's stream writes an empty map as `{}` (no type key); AWS writes `{ "M": {} }`.
+  // The local runner must hand the relay what Lambda would, or the event is logged unreadable and skipped.
+  it('an event with an empty map (CustomerRef {}) and an empty string (MetadataJson "") is delivered', async () => {
+    const { hook, merchantId } = await merchantAndReceiver();
+    try {
+      const relay = startRelay();
+      const intent = await seedIntent(merchantId, 'test', { customerRef: {}, metadataJson: '' });
+      const change = await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed' }));
+      const [d] = await hook.waitFor((ds) => ds.length >= 1, 20_000);
+      expect(d!.event.id).toBe(change.changed && change.transition.event.id);
+      expect(d!.event.data).toMatchObject({ TransactionId: intent.paymentIntentId, CustomerRef: {}, MetadataJson: '' });
+      expect(relay.output()).not.toContain('unreadable');
+    } finally {
+      await hook.stop();
+    }
+  }, 60_000);
+});
