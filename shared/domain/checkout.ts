@@ -96,6 +96,12 @@ export interface WalletSession {
    * like any other, and its inquiry's "no such charge" waits until approvalDeadline() (shared/providers/wallet-contract.ts).
    */
   chargeUnanswered?: true;
+  /**
+   * Recorded before the charge request was sent (startWalletPayment), its answer not yet recorded: the attempt holds the
+   * session (no second charge, no card payment), awaiting the approval as an unanswered charge until the answer is
+   * recorded; a request that crashed is settled by the sweep's inquiry like a lost answer.
+   */
+  requesting?: true;
 }
 
 /**

@@ -107,6 +107,12 @@ export interface WalletProviderAdapter {
    * v2.0, docs/providers/jazzcash.md): the caller passes `cnicLast6` and refuses the request without it.
    */
   readonly asksForCnic?: boolean;
+  /**
+   * The provider's reference a charge given `reference` will have, known before the call (live adapters derive it):
+   * the hosted checkout records the attempt under it before prompting the customer, so a crash or a lost answer is
+   * settled by the inquiry. Absent (the sandbox): an attempt stranded before its answer ends without an inquiry.
+   */
+  chargeReference?(reference: string): string;
   /** `cnicLast6` goes to the provider only: never logged or stored. */
   startCharge(charge: WalletCharge, now: Date): Promise<ChargeStart>;
   /** The provider's authenticated server-to-server answer: the only thing that decides a charge. */

@@ -275,6 +275,9 @@ const tryAgainRefusal = () =>
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
 
+/** The longest a request runs (its Lambda's timeout, infra/gateway-function.ts): an attempt older than this has ended. */
+const requestLambdaMs = 10_000;
+
 export function completedDecision(current: PaymentIntent, source: AttemptSource, now = new Date()): Decision {
   const details = checkoutDetails(current);
   const feeMinor = checkoutFee(current.amountMinor, details.feeRate ?? defaultFees.checkout);
@@ -353,12 +356,17 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
     // "No such charge" about a charge whose request went unanswered waits until approvalDeadline() (settledStatus).
     const ask = async () =>
       settledStatus(await adapter.statusInquiry(wallet.providerReference, now), { unanswered: wallet.chargeUnanswered });
-    try {
-      answer = await ask();
-    } catch (error) {
-      logger.warn('wallet status inquiry failed', { paymentIntentId: intent.paymentIntentId, provider: wallet.provider, error });
-      keepOpen = true; // no answer: decide nothing, ask again later
-    }
+    // A request that ended before recording its answer, to a provider whose reference is known only from that answer (the
+    // sandbox): nothing can be asked about it; the attempt ends (test mode only: live adapters state chargeReference).
+    const unknowable = wallet.requesting && !wallet.providerReference;
+    if (unknowable) answer = { status: 'Declined', reason: 'wallet_declined' };
+    else
+      try {
+        answer = await ask();
+      } catch (error) {
+        logger.warn('wallet status inquiry failed', { paymentIntentId: intent.paymentIntentId, provider: wallet.provider, error });
+        keepOpen = true; // no answer: decide nothing, ask again later
+      }
     if (answer?.status === 'Pending' && now.getTime() >= approvalDeadline(intent, wallet)) {
       try {
         // Approved between the inquiry and the withdrawal: the second answer completes it.
@@ -615,22 +623,51 @@ export async function startWalletPayment(
   if (!provider || !number || Object.keys(fields).length > 0)
     throw new CheckoutRefusal('invalid', 'Check the wallet details.', 'wallet', fields);
   if (!adapter) throw liveUnavailable('wallet');
-  const held = await holdLinkUse(intent, now, 'wallet', (current) => {
+  // ONE conditional write BEFORE the provider is called: the attempt is recorded under the reference the provider will
+  // know it by (awaiting the approval as an unanswered charge), so a second wallet charge or a card payment on the
+  // session is refused from now on, and a request that never records its answer is settled by the sweep's inquiry.
+  let requested: WalletSession | undefined;
+  const held = await changePending(paymentIntentId, now, 'wallet', (current) => {
     const latest = assertPayable(current, 'wallet');
-    if (walletChargeStarted(latest)) throw chargeStartedRefusal('wallet');
+    if (walletChargeStarted(latest)) throw chargeStartedRefusal('wallet'); // another tab was faster
     if (cardAuthStarted(latest)) throw cardAuthRefusal('wallet');
+    const reference = attemptReference(current);
+    requested = {
+      provider,
+      stage: 'approval',
+      providerReference: adapter.chargeReference?.(reference) ?? '',
+      otpAttempts: 0,
+      approvalRequestedAt: now.toISOString(),
+      reference,
+      chargeUnanswered: true,
+      requesting: true,
+    };
+    // Not asked before the request can have ended (its Lambda stops after 10 s).
+    const dueAt = firstInquiryAt(adapter, new Date(now.getTime() + requestLambdaMs)).toISOString();
+    return {
+      details: { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4), ...linkUseAttempt(latest, true) },
+      dueAt,
+    };
   });
-  if (held.status !== 'Pending') return held;
+  if (held.status !== 'Pending' || !requested || !sameCharge(held, requested)) return held;
+  const attempt = requested;
   const charge = {
-    reference: attemptReference(intent),
+    reference: attempt.reference!,
     mobileNumber: number,
     amountMinor: intent.amountMinor,
     currency: intent.currency,
   };
-  // A charge that throws may have reached the handset: the link's use stays held until the session ends.
+  const ours = (current: PaymentIntent) => {
+    const w = checkoutDetails(current).wallet;
+    return w?.requesting === true && w.reference === attempt.reference && w.provider === attempt.provider;
+  };
+  // A charge that throws may have reached the handset: the recorded attempt stays, settled by the sweep's inquiry.
   const started = await adapter.startCharge({ ...charge, ...(adapter.asksForCnic && cnicLast6 ? { cnicLast6 } : {}) }, now);
   if (!started.accepted) {
-    await releaseUnstartedLinkUse(paymentIntentId, now);
+    // A definite refusal: nothing was charged, the attempt ends and the session is payable again.
+    await changePending(paymentIntentId, now, 'page', (current) =>
+      ours(current) ? { details: { wallet: null, ...linkUseAttempt(checkoutDetails(current), false) } } : null,
+    ).catch((error: unknown) => logger.warn('refused wallet attempt not cleared; the sweep ends it', { paymentIntentId, error }));
     throw new CheckoutRefusal('business_rule', started.message, 'wallet');
   }
   // A provider that sends no one-time code (every live one: the customer approves with the MPIN on
@@ -648,17 +685,14 @@ export async function startWalletPayment(
       };
   let result: PaymentIntent | undefined;
   try {
-    result = await changePending(paymentIntentId, now, 'wallet', (current) => {
-      const latest = assertPayable(current, 'wallet');
-      if (walletChargeStarted(latest)) throw chargeStartedRefusal('wallet'); // another tab was faster
-      if (cardAuthStarted(latest)) throw cardAuthRefusal('wallet');
-      return {
-        details: { wallet, walletProvider: adapter.name, walletNumberLast4: number.slice(-4), ...linkUseAttempt(latest, true) },
-        ...(wallet.stage === 'approval' ? { dueAt: firstInquiryAt(adapter, now).toISOString() } : {}),
-      };
-    });
+    // Settled meanwhile (the sweep's inquiry or a provider's notification about this very charge): left as it is.
+    result = await changePending(paymentIntentId, now, 'wallet', (current) =>
+      ours(current)
+        ? { details: { wallet }, ...(wallet.stage === 'approval' ? { dueAt: firstInquiryAt(adapter, now).toISOString() } : {}) }
+        : null,
+    );
   } finally {
-    // Not recorded (refused, expired or ended meanwhile): nobody would credit this charge.
+    // Not recorded as this charge (the session ended another way): nobody would credit it.
     if (!result || !sameCharge(result, wallet)) await abandonCharge(intent, wallet, false);
   }
   return result;

@@ -84,6 +84,7 @@ export function easypaisaWallet(config: EasypaisaConfig): WalletProviderAdapter 
     name: 'Easypaisa',
     // No otpMatches: the provider sends no one-time code (the customer approves with the MPIN on the
     // handset), so the hosted page skips its code step and waits for the approval at once.
+    chargeReference: easypaisaOrderId,
     async startCharge({ reference, mobileNumber, amountMinor, currency }) {
       if (currency !== 'PKR') return { accepted: false, code: 'rejected', message: 'Easypaisa charges in PKR only.' };
       const orderId = easypaisaOrderId(reference);

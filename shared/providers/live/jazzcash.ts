@@ -128,6 +128,7 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
     // No otpMatches: the provider sends no one-time code (the customer approves with the MPIN on the
     // handset), so the hosted page skips its code step and waits for the approval at once.
     asksForCnic: true,
+    chargeReference: jazzCashTxnRefNo,
     async startCharge({ reference, mobileNumber, amountMinor, currency, cnicLast6 }, now) {
       const txnRefNo = jazzCashTxnRefNo(reference);
       const fields: Fields = {
