@@ -11,6 +11,7 @@ import { operatorApproveWithdrawal } from '#shared/services/approvals.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { processDue } from '#shared/services/due.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
+import { armFault } from '#shared/faults.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { getWallet } from '#shared/store/wallets.ts';
@@ -662,6 +663,134 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
       expect(charges(orderId)).toHaveLength(1);
       await webhookFor(id, 'Completed');
       expect((await verifyLedger({ merchantId: m.merchantId })).discrepancies).toEqual([]);
+    });
+
+    describe('the attempt is recorded before the charge request (one charge per session, whatever races it)', () => {
+      const openPage = async (m: TestMerchant) => {
+        const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 2000 }), { mode: 'live' });
+        expect(created.status, created.text).toBe(200);
+        const path = pagePath(created.json.checkoutUrl);
+        return { id: created.json.paymentIntentId as string, path, csrf: (await getPage(gw.baseUrl, path)).csrf! };
+      };
+      const walletForm = (csrf: string, last4: string) => ({ csrf, provider: '2', mobileNumber: `0345123${last4}` });
+      const status = async (m: TestMerchant, id: string) =>
+        (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/${id}`, { key: m.live.apiKey })).json;
+      const settled = async (m: TestMerchant, id: string, expected: string) => {
+        const paid = await eventually(
+          async () => {
+            await sweep(m, later(40 * 60_000));
+            return status(m, id);
+          },
+          (t) => t.status === expected,
+        );
+        expect((await verifyLedger({ merchantId: m.merchantId })).discrepancies).toEqual([]);
+        return paid;
+      };
+
+      it('two wallet attempts at once on one session (two tabs): exactly one charge reaches Easypaisa, the other is a 422', async () => {
+        const m = await merchant();
+        const { id, path, csrf } = await openPage(m);
+        ep().failNext(documented.easypaisaCharge, 'slow'); // the first request is still running when the second comes
+        const answers = await Promise.all([0, 1].map(() => postForm(gw.baseUrl, `${path}/wallet`, walletForm(csrf, '0000'))));
+        expect(answers.map((a) => a.status).sort()).toEqual([303, 422]);
+        expect(answers.find((a) => a.status === 422)!.html).toContain('waiting for your approval');
+        const orderId = checkoutDetails((await getIntent(id))!).wallet!.providerReference;
+        expect(charges(orderId)).toHaveLength(1);
+        const paid = await settled(m, id, 'Completed');
+        expect(paid).toMatchObject({ walletProvider: 'Easypaisa' });
+        const fee = (await getIntent(id))!.feeMinor;
+        expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(2000_00 - fee);
+        expect(charges(orderId)).toHaveLength(1);
+      });
+
+      it('a card payment while the wallet charge request is running is refused (422); the wallet charge alone is paid', async () => {
+        const m = await merchant();
+        const { id, path, csrf } = await openPage(m);
+        const jc = live.providers.jazzcash;
+        const cardCalls = () => [jazzCashPaths.cardEnrollment, jazzCashPaths.cardAuthorize].map((p) => jc.hits(p));
+        const cardBefore = cardCalls();
+        const sent = ep().hits(documented.easypaisaCharge);
+        ep().failNext(documented.easypaisaCharge, 'slow');
+        const wallet = postForm(gw.baseUrl, `${path}/wallet`, walletForm(csrf, '0000'));
+        // The charge request has reached Easypaisa and has not been answered: the customer pays by card in another tab.
+        await eventually(
+          async () => ep().hits(documented.easypaisaCharge),
+          (n) => n > sent,
+        );
+        const card = await postForm(gw.baseUrl, `${path}/card`, {
+          csrf,
+          name: 'Ayesha Khan',
+          number: '4000 0000 0000 3055', // frictionless: authorised at once, were it let through
+          expiry: '12/34',
+          cvc: '123',
+        });
+        expect(card.status).toBe(422);
+        expect(card.html).toContain('waiting for your approval');
+        expect((await wallet).status).toBe(303);
+        expect(cardCalls()).toEqual(cardBefore); // the card provider was never called
+        expect(checkoutDetails((await getIntent(id))!).cardAuth).toBeUndefined();
+        const orderId = checkoutDetails((await getIntent(id))!).wallet!.providerReference;
+        expect(charges(orderId)).toHaveLength(1);
+        expect(await settled(m, id, 'Completed')).toMatchObject({ walletProvider: 'Easypaisa' });
+      });
+
+      it('a crash right after the attempt was recorded (before the request): the sweep ends it Expired, nothing charged', async () => {
+        const m = await merchant();
+        const { id, path, csrf } = await openPage(m);
+        const fault = armFault(1, (point) => point === 'provider:wallet_2.startCharge');
+        try {
+          const crashed = await postForm(gw.baseUrl, `${path}/wallet`, walletForm(csrf, '0000'));
+          expect(crashed.status).toBe(500);
+          expect(fault.fired()).toBe('provider:wallet_2.startCharge');
+        } finally {
+          fault.disarm();
+        }
+        const wallet = checkoutDetails((await getIntent(id))!).wallet!;
+        expect(wallet).toMatchObject({ stage: 'approval', requesting: true, chargeUnanswered: true });
+        expect(charges(wallet.providerReference)).toHaveLength(0);
+        // Refused meanwhile: the attempt holds the session until the sweep settles it.
+        const again = await postForm(gw.baseUrl, `${path}/wallet`, walletForm(csrf, '0000'));
+        expect(again.status).toBe(422);
+        await settled(m, id, 'Expired');
+        expect(charges(wallet.providerReference)).toHaveLength(0);
+        expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+      });
+
+      it('a crash after Easypaisa took the charge, before its answer was recorded: the sweep completes it, credited once', async () => {
+        const m = await merchant();
+        const { id, path, csrf } = await openPage(m);
+        const fault = armFault(1, (point) => point === 'provider-done:wallet_2.startCharge');
+        try {
+          expect((await postForm(gw.baseUrl, `${path}/wallet`, walletForm(csrf, '0000'))).status).toBe(500);
+          expect(fault.fired()).toBe('provider-done:wallet_2.startCharge');
+        } finally {
+          fault.disarm();
+        }
+        const wallet = checkoutDetails((await getIntent(id))!).wallet!;
+        expect(wallet).toMatchObject({ requesting: true });
+        expect(ep().orders.get(wallet.providerReference)?.status).toBe('PAID');
+        await settled(m, id, 'Completed');
+        const fee = (await getIntent(id))!.feeMinor;
+        expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(2000_00 - fee);
+        expect(charges(wallet.providerReference)).toHaveLength(1);
+      });
+
+      it('a refusal at request time ends the attempt: the session is payable again, by card', async () => {
+        const m = await merchant();
+        const { id, path, csrf } = await openPage(m);
+        const refused = await postForm(gw.baseUrl, `${path}/wallet`, walletForm(csrf, '1111'));
+        expect(refused.status).toBe(422);
+        expect(checkoutDetails((await getIntent(id))!).wallet ?? undefined).toBeUndefined();
+        const card = await postForm(gw.baseUrl, `${path}/card`, {
+          csrf: (await getPage(gw.baseUrl, path)).csrf!,
+          name: 'Ayesha Khan',
+          number: '4000 0000 0000 3055',
+          expiry: '12/34',
+          cvc: '123',
+        });
+        expect(card.status, card.html).toBe(303);
+        expect(await status(m, id)).toMatchObject({ status: 'Completed', card: { last4: '3055' } });
+      });
     });
   });
 
