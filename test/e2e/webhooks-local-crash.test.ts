@@ -19,7 +19,7 @@ const root = resolve(import.meta.dirname, '..', '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'crash-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-async function start(ports: { port: number; dynamoPort: number; sqsPort: number }) {
+async function start(ports: { port: number; dynamoPort: number; sqsPort: number; webhookPort: number }) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
     detached: true, // its own process group, killed as a whole
@@ -29,6 +29,7 @@ async function start(ports: { port: number; dynamoPort: number; sqsPort: number 
       DATA_DIR: dataDir,
       DYNAMODB_PORT: String(ports.dynamoPort),
       SQS_PORT: String(ports.sqsPort),
+      WEBHOOK_PORT: String(ports.webhookPort), // the demo merchant's endpoint: a port of its own, not PORT+1
       IN_MEMORY: '',
       TABLE_NAME: '',
       DYNAMODB_ENDPOINT: '',
@@ -58,9 +59,10 @@ const killGroup = async (child: ChildProcess, signal: NodeJS.Signals) => {
 
 describe('npm start killed with SIGKILL', () => {
   it('delivers every event that waited for a retry after a restart', async () => {
-    const ports = { port: await freePort(), dynamoPort: await freePort(), sqsPort: await freePort() };
+    const ports = { port: await freePort(), dynamoPort: await freePort(), sqsPort: await freePort(), webhookPort: await freePort() };
     let status = 500;
-    const hook = await startReceiver(() => status, ports.port + 1); // the demo merchant's endpoint
+    // The demo merchant's endpoint, on a port chosen free (PORT+1 was once taken by another file's process: EADDRINUSE).
+    const hook = await startReceiver(() => status, ports.webhookPort);
     const first = await start(ports);
     let current = first;
     try {
