@@ -206,21 +206,7 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
     // The fields of R3's recorded answer (and a client's typed one): the retrieval reference spelled
     // pp_RetrievalReferenceNo, and no pp_TxnType (the caller knows what it charged). A wallet ending 8888 gets an answer
     // carrying pp_BankID "null", hashed with the "null" left out (R6's reading of JazzCash's answers).
-    if (c.mobile.endsWith('8888')) {
-      const fields = {
-        pp_BankID: 'null',
-        pp_ResponseCode: C.success,
-        pp_ResponseMessage: 'Thank you for Using JazzCash, your operation successfully completed.',
-        pp_PaymentResponseCode: code,
-        pp_PaymentResponseMessage: jazzCashMessages[code] ?? '',
-        pp_RetrievalReferenceNo: c.rrn,
-        pp_Status: status,
-        pp_TxnRefNo: r.pp_TxnRefNo!,
-      };
-      // Left out as an empty value would be (written without the adapter's option, so the test does not share it).
-      return { status: 200, json: { ...fields, pp_SecureHash: jazzCashSecureHash({ ...fields, pp_BankID: '' }, salt) } };
-    }
-    return signed({
+    const fields = {
       pp_ResponseCode: C.success,
       pp_ResponseMessage: 'Thank you for Using JazzCash, your operation successfully completed.',
       pp_PaymentResponseCode: code,
@@ -228,7 +214,14 @@ export async function startJazzCashEmulator(config: JazzCashEmulatorConfig): Pro
       pp_RetrievalReferenceNo: c.rrn,
       pp_Status: status,
       pp_TxnRefNo: r.pp_TxnRefNo!,
-    });
+    };
+    if (c.mobile.endsWith('8888')) {
+      // pp_BankID "null", left out of the hash as an empty value would be (written without the adapter's option, so
+      // the test does not share it).
+      const withNull = { pp_BankID: 'null', ...fields };
+      return { status: 200, json: { ...withNull, pp_SecureHash: jazzCashSecureHash({ ...withNull, pp_BankID: '' }, salt) } };
+    }
+    return signed(fields);
   };
 
   /** The MWallet refund (with the merchant's MPIN) and the card refund: one per payment, no refund reference. */
