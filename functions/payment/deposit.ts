@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import * as routes from '#functions/routes/payment.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
-import { createDeposit } from '#shared/services/deposits.ts';
+import { createDeposit, recoverDeposit } from '#shared/services/deposits.ts';
 import '#shared/providers/live/boot-wallets.ts';
 
 /** POST /Gateway/v{version}/Payment/deposit — start a mobile-wallet charge (docs/merchant-guide.md, Deposits). */
@@ -48,5 +48,7 @@ export const handler = httpHandler(routes.deposit, { body }, async (request) => 
     fee: auth.merchantFees.deposit,
     allowInsecureWebhooks: auth.merchantAllowInsecureWebhooks,
   };
-  return commit(request, 200, () => createDeposit(input));
+  return commit(request, 200, () => createDeposit(input), {
+    recover: () => recoverDeposit(auth.merchantId, auth.mode, b.orderRef.orderRef),
+  });
 });

@@ -87,6 +87,55 @@ export const defaultFirstInquiryAfterMs = 3_000;
 export const firstInquiryAt = (adapter: WalletProviderAdapter, now: Date) =>
   new Date(now.getTime() + (adapter.firstInquiryAfterMs ?? defaultFirstInquiryAfterMs));
 
+/** The longest a request runs (its Lambda's timeout, infra/gateway-function.ts): a charge request older than this has ended. */
+export const requestRunsAtMostMs = 10_000;
+
+/** What a charge recorded before its request keeps (a hosted checkout's wallet attempt, a deposit). */
+export interface RecordedCharge {
+  /** The provider's reference of the charge (chargeReference, known before the request). */
+  providerReference: string;
+  chargeUnanswered?: true;
+  /** Recorded before the request was sent; its answer not recorded yet. */
+  requesting?: true;
+}
+
+/**
+ * THE protocol of a charge that must reach the provider at most once (docs/providers/easypaisa.md, One charge per hosted
+ * session; Deposits): the charge is recorded BEFORE the request, in the one conditional write that also takes what makes
+ * it unique (the session's attempt, a deposit's orderRef), as `requesting` and unanswered, under the reference the
+ * provider will know it by; due for the sweep's inquiry once the request can no longer be running. A twin refused by that
+ * write never reaches the provider; a request that crashes before recording its answer is settled by the inquiry
+ * (inquireCharge) like a lost answer: approved → credited once, "no such charge" → Expired when its window ends.
+ */
+export function requestedCharge(
+  adapter: WalletProviderAdapter,
+  reference: string,
+  charge: { mobileNumber: string },
+  now: Date,
+): { charge: RecordedCharge & { chargeUnanswered: true; requesting: true }; dueAt: string } {
+  const providerReference = adapter.chargeReference(reference, { mobileNumber: charge.mobileNumber, at: now });
+  return {
+    charge: { providerReference, chargeUnanswered: true, requesting: true },
+    dueAt: firstInquiryAt(adapter, new Date(now.getTime() + requestRunsAtMostMs)).toISOString(),
+  };
+}
+
+/**
+ * The sweep's (or a notification's) inquiry about a recorded charge, as settledStatus() reads it: a charge whose request
+ * was never answered (or whose answer was never recorded) is not declined by "no such charge" before its window ends.
+ * `confirm` sees the provider's answer first and may refuse it by throwing.
+ */
+export async function inquireCharge(
+  adapter: WalletProviderAdapter,
+  charge: RecordedCharge,
+  now: Date,
+  confirm?: (answer: ChargeStatus) => void,
+): Promise<SettledStatus> {
+  const asked = await adapter.statusInquiry(charge.providerReference, now);
+  confirm?.(asked);
+  return settledStatus(asked, { unanswered: charge.chargeUnanswered === true });
+}
+
 interface WalletCharge {
   reference: string;
   mobileNumber: string;
@@ -108,11 +157,11 @@ export interface WalletProviderAdapter {
    */
   readonly asksForCnic?: boolean;
   /**
-   * The provider's reference a charge given `reference` will have, known before the call (live adapters derive it):
-   * the hosted checkout records the attempt under it before prompting the customer, so a crash or a lost answer is
-   * settled by the inquiry. Absent (the sandbox): an attempt stranded before its answer ends without an inquiry.
+   * The provider's reference a charge given `reference` (to `mobileNumber`, requested `at`) will have, known before the
+   * call: a charge is recorded under it before the customer is prompted (requestedCharge), so a crash or a lost answer
+   * is settled by the inquiry. `startCharge` with the same charge at the same `now` answers with this reference.
    */
-  chargeReference?(reference: string): string;
+  chargeReference(reference: string, charge: { mobileNumber: string; at: Date }): string;
   /** `cnicLast6` goes to the provider only: never logged or stored. */
   startCharge(charge: WalletCharge, now: Date): Promise<ChargeStart>;
   /** The provider's authenticated server-to-server answer: the only thing that decides a charge. */

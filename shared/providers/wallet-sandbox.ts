@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
 import { publicPathsKey } from '#shared/crypto/seal.ts';
 import type { ChargeStatus, ProviderNotification, WalletProviderAdapter } from './wallet-contract.ts';
@@ -62,12 +62,17 @@ const maxHandsetAnswers = 10_000;
 export function sandboxWalletProvider(providerId: WalletProviderId): WalletProviderAdapter {
   let adapter = adapters.get(providerId);
   if (adapter) return adapter;
+  // Derived from the charge before it is requested (chargeReference), like a live provider's: the number's last four, when
+  // it was requested and a digest of the gateway's reference, so a request that crashed is settled by the inquiry.
+  const chargeReference = (reference: string, { mobileNumber, at }: { mobileNumber: string; at: Date }) =>
+    `SBX${providerId}-${mobileNumber.slice(-4)}-${at.getTime()}-${createHash('sha256').update(reference).digest('hex').slice(0, 8)}`;
   adapter = {
     providerId,
     name: walletProviders[providerId].name,
     firstInquiryAfterMs: sandboxApprovalDelayMs,
     otpMatches: (otp) => otp.trim() === sandboxOtp,
-    async startCharge({ mobileNumber }, now) {
+    chargeReference,
+    async startCharge({ reference, mobileNumber }, now) {
       switch (sandboxBehaviour(mobileNumber)) {
         case 'insufficient_balance':
           return { accepted: false, code: 'insufficient_balance', message: "The customer's wallet balance is too low for this charge." };
@@ -80,7 +85,7 @@ export function sandboxWalletProvider(providerId: WalletProviderId): WalletProvi
         default:
           return {
             accepted: true,
-            providerReference: `SBX${providerId}-${mobileNumber.slice(-4)}-${now.getTime()}-${randomBytes(4).toString('hex')}`,
+            providerReference: chargeReference(reference, { mobileNumber, at: now }),
             status: 'Pending',
             message: "Approval request sent to the customer's handset.",
           };

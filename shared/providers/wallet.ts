@@ -4,8 +4,8 @@ import { sandboxWalletProvider } from './wallet-sandbox.ts';
 import { instrumented } from '#shared/metrics.ts';
 import type { WalletProviderAdapter } from './wallet-contract.ts';
 
-export type { ChargeStatus, SettledStatus, WalletProviderAdapter } from './wallet-contract.ts';
-export { firstInquiryAt, settledStatus } from './wallet-contract.ts';
+export type { ChargeStart, ChargeStatus, RecordedCharge, SettledStatus, WalletProviderAdapter } from './wallet-contract.ts';
+export { firstInquiryAt, inquireCharge, requestedCharge, settledStatus } from './wallet-contract.ts';
 
 /**
  * A mobile-wallet provider (JazzCash, Easypaisa) behind one interface: start a charge (the customer

@@ -32,7 +32,7 @@ import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
 import { walletDecline, type ReasonCode } from '#shared/domain/reasons.ts';
-import { firstInquiryAt, settledStatus, walletAdapter, type SettledStatus } from '#shared/providers/wallet.ts';
+import { firstInquiryAt, inquireCharge, requestedCharge, walletAdapter, type SettledStatus } from '#shared/providers/wallet.ts';
 import { cardNetwork, liveCardProvider, type CardConfirmation, type CardReturn } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
@@ -275,9 +275,6 @@ const tryAgainRefusal = () =>
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
 
-/** The longest a request runs (its Lambda's timeout, infra/gateway-function.ts): an attempt older than this has ended. */
-const requestLambdaMs = 10_000;
-
 export function completedDecision(current: PaymentIntent, source: AttemptSource, now = new Date()): Decision {
   const details = checkoutDetails(current);
   const feeMinor = checkoutFee(current.amountMinor, details.feeRate ?? defaultFees.checkout);
@@ -353,20 +350,14 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
   let answer: SettledStatus | undefined;
   let keepOpen = false; // no answer, or a withdrawal the provider did not confirm: do not expire yet
   if (intent.status === 'Pending' && wallet?.stage === 'approval' && adapter) {
-    // "No such charge" about a charge whose request went unanswered waits until approvalDeadline() (settledStatus).
-    const ask = async () =>
-      settledStatus(await adapter.statusInquiry(wallet.providerReference, now), { unanswered: wallet.chargeUnanswered });
-    // A request that ended before recording its answer, to a provider whose reference is known only from that answer (the
-    // sandbox): nothing can be asked about it; the attempt ends (test mode only: live adapters state chargeReference).
-    const unknowable = wallet.requesting && !wallet.providerReference;
-    if (unknowable) answer = { status: 'Declined', reason: 'wallet_declined' };
-    else
-      try {
-        answer = await ask();
-      } catch (error) {
-        logger.warn('wallet status inquiry failed', { paymentIntentId: intent.paymentIntentId, provider: wallet.provider, error });
-        keepOpen = true; // no answer: decide nothing, ask again later
-      }
+    // "No such charge" about a charge whose request went unanswered waits until approvalDeadline() (inquireCharge).
+    const ask = () => inquireCharge(adapter, wallet, now);
+    try {
+      answer = await ask();
+    } catch (error) {
+      logger.warn('wallet status inquiry failed', { paymentIntentId: intent.paymentIntentId, provider: wallet.provider, error });
+      keepOpen = true; // no answer: decide nothing, ask again later
+    }
     if (answer?.status === 'Pending' && now.getTime() >= approvalDeadline(intent, wallet)) {
       try {
         // Approved between the inquiry and the withdrawal: the second answer completes it.
@@ -632,18 +623,9 @@ export async function startWalletPayment(
     if (walletChargeStarted(latest)) throw chargeStartedRefusal('wallet'); // another tab was faster
     if (cardAuthStarted(latest)) throw cardAuthRefusal('wallet');
     const reference = attemptReference(current);
-    requested = {
-      provider,
-      stage: 'approval',
-      providerReference: adapter.chargeReference?.(reference) ?? '',
-      otpAttempts: 0,
-      approvalRequestedAt: now.toISOString(),
-      reference,
-      chargeUnanswered: true,
-      requesting: true,
-    };
-    // Not asked before the request can have ended (its Lambda stops after 10 s).
-    const dueAt = firstInquiryAt(adapter, new Date(now.getTime() + requestLambdaMs)).toISOString();
+    // Asked about once the request can no longer be running (requestedCharge: the protocol deposits share).
+    const { charge, dueAt } = requestedCharge(adapter, reference, { mobileNumber: number }, now);
+    requested = { provider, stage: 'approval', otpAttempts: 0, approvalRequestedAt: now.toISOString(), reference, ...charge };
     return {
       details: { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4), ...linkUseAttempt(latest, true) },
       dueAt,

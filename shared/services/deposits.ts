@@ -11,20 +11,27 @@ import { logger } from '#shared/logger.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import {
   firstInquiryAt,
+  inquireCharge,
   providerIdByCode,
-  settledStatus,
+  requestedCharge,
   walletAdapter,
+  type ChargeStart,
   type ChargeStatus,
+  type RecordedCharge,
   type SettledStatus,
 } from '#shared/providers/wallet.ts';
-import type { FinalChange } from '#shared/store/request.ts';
+import type { TransactionFailed } from '#shared/store/client.ts';
+import type { FinalChange, RequestChange } from '#shared/store/request.ts';
 import {
   createIntentWrites,
+  discardIntentWrites,
+  findIntent,
   findProviderReference,
   getIntent,
   orderRefTaken,
   providerReferenceWrite,
   rescheduleDue,
+  sameStatusUpdate,
 } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeStatus, type Decision } from './transactions.ts';
@@ -75,22 +82,43 @@ export interface WalletChargeInfo {
   traceId: string;
 }
 
-interface DepositDetails {
+interface DepositDetails extends RecordedCharge {
   providerId: WalletProviderId;
-  providerReference: string;
   walletNumberLast4: string;
   walletChargeInfo: WalletChargeInfo;
-  /** The provider never answered the charge request (ChargeStart.unanswered): its inquiry's "no such charge" waits for the window. */
-  chargeUnanswered?: true;
 }
 
 const details = (intent: PaymentIntent) => intent.details as unknown as DepositDetails;
 
+const depositResponse = (intent: PaymentIntent): DepositResponse => ({
+  paymentIntentId: intent.paymentIntentId,
+  amount: fromMinor(intent.amountMinor, intent.currency),
+  currency: intent.currency,
+  merchantReference: intent.orderRef.orderRef,
+  walletChargeInfo: details(intent).walletChargeInfo,
+});
+
+const refusalOf = (refused: Extract<ChargeStart, { accepted: false }>) =>
+  new BusinessRuleError(
+    refused.message,
+    refused.code === 'provider_unavailable'
+      ? 'wallet_provider_unavailable'
+      : refused.code === 'insufficient_balance'
+        ? 'insufficient_customer_balance'
+        : 'charge_rejected',
+  );
+
 /**
- * Starts a deposit: business rules, the provider's synchronous acceptance, then ONE transaction
- * (intent, orderRef uniqueness, reference pointers, the Idempotency-Key record from `recordResponse`).
+ * Starts a deposit, a two-step request (shared/store/request.ts) on the protocol of requestedCharge()
+ * (shared/providers/wallet-contract.ts), the hosted checkout's: the FIRST commit takes the orderRef (its conditional put)
+ * with the intent recorded Pending, `requesting`, under the reference the provider will know the charge by, due for the
+ * reconciler's inquiry once the request can no longer be running; only then is the provider asked to charge, once. A
+ * twin with the same orderRef is refused by that commit (422 duplicate_order_ref) and never reaches the provider. The
+ * second commit records the answer (with the Idempotency-Key's response); a definite refusal undoes the first commit
+ * (nothing charged: the orderRef is free again) and answers 422. A crash in between leaves the recorded charge, which
+ * the reconciler settles by its inquiry as an unanswered charge: approved → Completed once, else Expired.
  */
-export async function createDeposit(input: DepositInput, now = new Date()): Promise<FinalChange<DepositResponse>> {
+export async function createDeposit(input: DepositInput, now = new Date()): Promise<RequestChange<DepositResponse>> {
   const provider = walletProviders[input.providerId];
   if (input.currency !== 'PKR') throw new BusinessRuleError(`${provider.name} charges in PKR only.`, 'unsupported_currency');
   if (input.amountMinor < provider.minimumDepositMinor) {
@@ -113,36 +141,16 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
     throw new DomainError('invalid', `customerRef.cnic is ${rule}.`, { errors: { 'customerRef.cnic': [rule] } });
   }
 
-  // Checked before the customer's handset is prompted; the create transaction below still decides
-  // a race. (A retried request with the same Idempotency-Key never gets here: the pipeline answers it.)
+  // An early answer for a reused orderRef; the first commit below decides a race.
   const duplicate = () => new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
   if (await orderRefTaken(input.merchantId, input.mode, input.orderRef.orderRef)) throw duplicate();
   const paymentIntentId = randomUUID();
-  const started = await adapter.startCharge(
-    {
-      reference: paymentIntentId,
-      mobileNumber: input.mobileNumber,
-      amountMinor: input.amountMinor,
-      currency: input.currency,
-      ...(adapter.asksForCnic && cnic ? { cnicLast6: cnic.slice(-6) } : {}),
-    },
-    now,
-  );
-  if (!started.accepted) {
-    const code =
-      started.code === 'provider_unavailable'
-        ? 'wallet_provider_unavailable'
-        : started.code === 'insufficient_balance'
-          ? 'insufficient_customer_balance'
-          : 'charge_rejected';
-    throw new BusinessRuleError(started.message, code);
-  }
-
+  const { charge: requested, dueAt } = requestedCharge(adapter, paymentIntentId, { mobileNumber: input.mobileNumber }, now);
   const walletChargeInfo: WalletChargeInfo = {
     provider: provider.name,
-    status: started.status,
-    transactionReference: started.providerReference,
-    message: started.message,
+    status: 'Pending',
+    transactionReference: requested.providerReference,
+    message: `The charge request is being sent to ${provider.name}; its status inquiry decides.`,
     isSuccess: true,
     errorCode: null,
     errorDetails: null,
@@ -160,7 +168,7 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
     refundedMinor: 0,
     ...requestedFields(input),
     // The transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
-    transactionReference: started.providerReference,
+    transactionReference: requested.providerReference,
     reason: null,
     traceId: input.traceId,
     createdAt: now.toISOString(),
@@ -169,40 +177,75 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
     version: 1,
     details: {
       providerId: input.providerId,
-      providerReference: started.providerReference,
       walletNumberLast4: input.mobileNumber.slice(-4),
       walletChargeInfo,
-      ...(started.unanswered ? { chargeUnanswered: true } : {}),
+      ...requested,
     } satisfies DepositDetails,
   };
-  const body: DepositResponse = {
-    paymentIntentId: intent.paymentIntentId,
-    amount: fromMinor(intent.amountMinor, intent.currency),
-    currency: intent.currency,
-    merchantReference: intent.orderRef.orderRef,
-    walletChargeInfo,
-  };
-  const pointer = providerReferenceWrite(provider.code, started.providerReference, {
-    paymentIntentId: intent.paymentIntentId,
-    mode: input.mode,
-  });
-  const firstCheck = firstInquiryAt(adapter, now).toISOString();
+  const created = [
+    ...createIntentWrites(intent, { dueAt }),
+    providerReferenceWrite(provider.code, requested.providerReference, { paymentIntentId, mode: input.mode }),
+  ];
+  // Once, after the first commit (`next` runs again when its commit lost a race).
+  let asked: Promise<ChargeStart> | undefined;
+  const charge = () =>
+    (asked ??= adapter.startCharge(
+      {
+        reference: paymentIntentId,
+        mobileNumber: input.mobileNumber,
+        amountMinor: input.amountMinor,
+        currency: input.currency,
+        ...(adapter.asksForCnic && cnic ? { cnicLast6: cnic.slice(-6) } : {}),
+      },
+      now,
+    ));
+  const again = (failed: TransactionFailed) => (failed.on('intent') ? ('again' as const) : undefined);
   return {
-    writes: [...createIntentWrites(intent, { dueAt: firstCheck }), pointer],
-    response: body,
+    writes: created,
     refused: (failed) => (failed.on('orderRef') ? duplicate() : undefined),
-    // The customer was prompted for a charge that will not be recorded (a twin won the race, or the
-    // commit failed): withdraw the prompt so nobody can approve it.
-    abandoned: async () => {
-      await adapter.cancelCharge?.(started.providerReference).catch((cancelError: unknown) =>
-        logger.error('deposit: could not cancel an unrecorded charge', {
-          providerReference: started.providerReference,
-          traceId: input.traceId,
-          error: cancelError,
-        }),
-      );
+    next: async () => {
+      // A charge that throws may have reached the handset: the recorded charge stays, settled by the reconciler.
+      const started = await charge();
+      const current = await getIntent(paymentIntentId);
+      if (!current) throw new Error(`deposit ${paymentIntentId} not found after its first commit`);
+      // Settled meanwhile (the reconciler's inquiry or a provider's notification about this very charge): left as it is.
+      if (current.status !== 'Pending' || details(current).requesting !== true) return { writes: [], response: depositResponse(current) };
+      if (!started.accepted) return { writes: discardIntentWrites(current, created), refusal: refusalOf(started), refused: again };
+      if (started.providerReference !== requested.providerReference)
+        logger.error('deposit: the provider answered with another reference than it states before the request', {
+          paymentIntentId,
+          recorded: requested.providerReference,
+          answered: started.providerReference,
+        });
+      const answered = sameStatusUpdate(current, {
+        details: {
+          requesting: undefined,
+          chargeUnanswered: started.unanswered ? true : undefined,
+          walletChargeInfo: { ...walletChargeInfo, status: started.status, message: started.message },
+        },
+        dueAt: firstInquiryAt(adapter, now).toISOString(),
+      });
+      return { writes: answered.writes, response: depositResponse(answered.next), refused: again };
+    },
+    fallback: async () => {
+      const stored = await getIntent(paymentIntentId);
+      // Undone (the provider refused) before the fault: the refusal is the answer.
+      if (!stored) {
+        const started = await charge();
+        throw started.accepted ? new Error(`deposit ${paymentIntentId} vanished`) : refusalOf(started);
+      }
+      return { writes: [], response: depositResponse(stored) };
     },
   };
+}
+
+/**
+ * A deposit whose request died between its two commits, retried with its Idempotency-Key once the claim lapsed: the
+ * deposit as stored is the answer (the reconciler settles its charge). Undefined when there is no such deposit.
+ */
+export async function recoverDeposit(merchantId: string, mode: Mode, orderRef: string): Promise<FinalChange<DepositResponse> | undefined> {
+  const intent = await findIntent(merchantId, mode, orderRef);
+  return intent?.intentType === 'deposit' ? { writes: [], response: depositResponse(intent) } : undefined;
 }
 
 const chargeInfo = (current: PaymentIntent, status: string, extra: Partial<WalletChargeInfo> = {}) => ({
@@ -291,10 +334,8 @@ export async function reconcileDeposit(
   trigger: { source: 'inquiry' | 'callback'; confirm?: (answer: ChargeStatus) => void } = { source: 'inquiry' },
 ): Promise<InquiryResult> {
   const adapter = walletAdapter(intent.mode, details(intent).providerId);
-  const asked: ChargeStatus = adapter ? await adapter.statusInquiry(details(intent).providerReference, now) : { status: 'Pending' };
-  trigger.confirm?.(asked);
   // "No such charge" about a charge whose request went unanswered waits for the window (then Expired, nothing credited).
-  const answer = settledStatus(asked, { unanswered: details(intent).chargeUnanswered === true });
+  const answer: SettledStatus = adapter ? await inquireCharge(adapter, details(intent), now, trigger.confirm) : { status: 'Pending' };
   // The reconciler keeps its own schedule; a notification, which anyone may send, never moves it.
   const reschedules = trigger.source === 'inquiry';
   const unchanged = (current: PaymentIntent | undefined, held?: true): InquiryResult => ({

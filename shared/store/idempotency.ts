@@ -92,6 +92,22 @@ export function completeWrite(scope: IdempotencyScope, response: StoredResponse)
   };
 }
 
+/**
+ * Gives back an in-flight claim (two-step flows whose second step refused the request and undid the first): the
+ * refusal is then recorded as any one-step refusal is (the pipeline's putCompleted), instead of a key stuck in flight.
+ */
+export function releaseWrite(scope: IdempotencyScope): TxItem {
+  return {
+    Delete: {
+      TableName: tableName(),
+      Key: toItem(keys.idempotency(scope.mode, scope.merchantId, scope.key)),
+      ConditionExpression: 'requestHash = :hash AND #state = :inFlight',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':hash': { S: scope.requestHash }, ':inFlight': { S: 'in_flight' } },
+    },
+  };
+}
+
 /** Access pattern: the record for a merchant, mode and key (strongly consistent GetItem). */
 export async function getRecord(scope: Omit<IdempotencyScope, 'requestHash'>): Promise<IdempotencyRecord | undefined> {
   const out = await db().send(

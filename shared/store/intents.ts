@@ -274,6 +274,32 @@ export async function getIntentsOf(merchantId: string, mode: Mode, ids: readonly
 /**
  * Access pattern: is an orderRef already used by this merchant in this mode? (GetItem; a pre-check, the create transaction still decides.)
  */
+/**
+ * Undoes a create transaction that nothing followed (a deposit whose charge the provider refused before it was prompted,
+ * shared/services/deposits.ts): every item `created` put is deleted, the intent only while it is still `current` (its
+ * status and version), so the orderRef and the references are free again and the intent never existed for anyone.
+ */
+export function discardIntentWrites(current: PaymentIntent, created: TxItem[]): TxItem[] {
+  const intentKey = toItem(keys.intent(current.paymentIntentId));
+  return created.flatMap((write) => {
+    const item = write.Put?.Item;
+    if (!item?.PK || !item.SK) return [];
+    const Key = { PK: item.PK, SK: item.SK };
+    if (item.PK.S !== intentKey.PK!.S || item.SK.S !== intentKey.SK!.S) return [{ Delete: { TableName: tableName(), Key } }];
+    return [
+      named('intent', {
+        Delete: {
+          TableName: tableName(),
+          Key,
+          ConditionExpression: '#status = :status AND #version = :expected',
+          ExpressionAttributeNames: { '#status': 'status', '#version': 'version' },
+          ExpressionAttributeValues: toValues({ ':status': current.status, ':expected': current.version }),
+        },
+      }),
+    ];
+  });
+}
+
 export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: string): Promise<boolean> {
   const out = await db().send(
     new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }),

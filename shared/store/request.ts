@@ -1,7 +1,7 @@
 import { ConflictError } from '#shared/domain/errors.ts';
 import { logger } from '#shared/logger.ts';
 import { cutoffRefused, transact, TransactionFailed, type TxItem } from './client.ts';
-import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from './idempotency.ts';
+import { claimWrite, completeWrite, inFlightLeaseMs, releaseWrite, type IdempotencyScope } from './idempotency.ts';
 import { withFunds, type PlaceHold } from './wallets.ts';
 
 /**
@@ -13,6 +13,12 @@ import { withFunds, type PlaceHold } from './wallets.ts';
 export type RequestChange<R> = FinalChange<R> | (ChangeWrites & TwoStep<R>);
 /** A change whose response is known when it is decided. */
 export type FinalChange<R> = ChangeWrites & Final<R>;
+/**
+ * A two-step request's second step that refuses it after all (a deposit's charge the provider refused): its writes undo
+ * the first commit and give back the Idempotency-Key's claim; then `refusal` is thrown, answered and recorded as any
+ * refusal of a one-step request.
+ */
+export type RefusedChange = ChangeWrites & { refusal: Error };
 
 type Refusal = Error | 'again' | undefined;
 
@@ -40,7 +46,7 @@ interface Final<R> {
  * the key's response. If that fails, `fallback` answers from what is stored.
  */
 interface TwoStep<R> {
-  next: () => Promise<FinalChange<R>>;
+  next: () => Promise<FinalChange<R> | RefusedChange>;
   fallback: () => Promise<FinalChange<R>>;
 }
 
@@ -59,7 +65,7 @@ export interface RequestKey {
 export type Decide<R> = (place: PlaceHold) => Promise<RequestChange<R>>;
 
 /** Decide → commit (with `record`) → on 'again' decide again. */
-async function commitOne<R, C extends RequestChange<R>>(
+async function commitOne<R, C extends RequestChange<R> | RefusedChange>(
   decide: (place: PlaceHold) => Promise<C>,
   record: (change: C) => TxItem | undefined,
 ): Promise<C> {
@@ -106,14 +112,17 @@ export async function commitRequest<R>(decide: Decide<R>, key?: RequestKey): Pro
     return claimWrite(scope, { requestHash: scope.requestHash, state: 'completed', response: stored(change.response) });
   });
   if (!('next' in first)) return first.response;
+  let last: FinalChange<R> | RefusedChange;
   try {
-    return (await commitOne(first.next, complete)).response;
+    last = await commitOne(first.next, (change) => ('refusal' in change ? key && releaseWrite(key.scope) : complete(change)));
   } catch (error) {
     // After the first commit the operation exists: answer from what is stored, so the key is
     // never left in flight by a passing fault (the sweeps finish the operation).
     logger.error('request: fault after its first commit', { error });
     return (await commitOne(first.fallback, complete)).response;
   }
+  if ('refusal' in last) throw last.refusal;
+  return last.response;
 }
 
 /** The same request with more writes in its (first) transaction: an audit entry, a maker record. */

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { routeList } from '#functions/routes.ts';
+import { armFault } from '#shared/faults.ts';
+import { easypaisaPaths } from '#shared/providers/live/easypaisa-protocol.ts';
+import { jazzCashPaths } from '#shared/providers/live/jazzcash-protocol.ts';
+import { processDue } from '#shared/services/due.ts';
+import { verifyLedger } from '#shared/services/ledger-verify.ts';
+import { getIntent } from '#shared/store/intents.ts';
+import { getWallet } from '#shared/store/wallets.ts';
+import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { useEmulatedLive } from '../support/live.ts';
+
+/**
+ * A deposit takes its orderRef BEFORE the charge request (shared/services/deposits.ts createDeposit, the protocol of
+ * requestedCharge): concurrent deposits with one orderRef reach the provider once, and a crash after the orderRef was
+ * taken is settled by the reconciler's inquiry, never charged twice. Live mode against the provider emulators.
+ */
+let seq = 0;
+const ref = (p: string) => `${p}${Date.now()}${seq++}`;
+const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+const later = (ms: number) => new Date(Date.now() + ms);
+
+describe('deposits: one orderRef, one charge', { timeout: 120_000 }, () => {
+  const gw = useGateway(routeList);
+  const live = useEmulatedLive(gw);
+  const body = (orderRef: string, over: Record<string, unknown> = {}) => ({
+    mobileNumber: '03451230000',
+    amount: 1000,
+    walletProvider: 2,
+    description: 'Top up',
+    orderRef: { orderRef },
+    customerRef: { name: 'Ayesha Khan', cnic: '3520212345671' },
+    ...over,
+  });
+  const deposit = (m: TestMerchant, b: Record<string, unknown>, mode: 'test' | 'live' = 'live', key?: string) =>
+    call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/deposit', {
+      key: m[mode].apiKey,
+      secret: m[mode].secretKey,
+      body: b,
+      ...(key ? { headers: { 'Idempotency-Key': key } } : {}),
+    });
+  const lookup = async (m: TestMerchant, reference: string) =>
+    (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${reference}`, { key: m.live.apiKey })).json;
+  const providers = [
+    { walletProvider: 2, name: 'Easypaisa', emulator: () => live.providers.easypaisa, charge: easypaisaPaths.initiate },
+    { walletProvider: 1, name: 'JazzCash', emulator: () => live.providers.jazzcash, charge: jazzCashPaths.charge },
+  ] as const;
+
+  it.each(providers)(
+    '$name: five deposits at once with one orderRef (other keys or none): one charge reaches the provider, four 422s',
+    async ({ walletProvider, emulator, charge }) => {
+      const m = await live.merchant('Deposit Race');
+      const orderRef = ref('RACE');
+      const before = emulator().hits(charge);
+      emulator().failNext(charge, 'slow'); // the first charge request is still running when the others arrive
+      const answers = await Promise.all(
+        [0, 1, 2, 3, 4].map((i) => deposit(m, body(orderRef, { walletProvider }), 'live', i % 2 ? `race-${orderRef}-${i}` : undefined)),
+      );
+      expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([200, 422, 422, 422, 422]);
+      for (const refused of answers.filter((a) => a.status === 422)) expect(refused.json.code).toBe('duplicate_order_ref');
+      expect(emulator().hits(charge) - before).toBe(1);
+      const paid = answers.find((a) => a.status === 200)!;
+      expect((await lookup(m, orderRef)).paymentIntentId).toBe(paid.json.paymentIntentId);
+
+      // Settled once: Completed, credited once; the refused requests created nothing.
+      await sweep(m, later(60_000));
+      const done = await lookup(m, orderRef);
+      expect(done).toMatchObject({ status: 'Completed', paymentIntentId: paid.json.paymentIntentId });
+      expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(1000_00 - Math.round(done.fee * 100));
+      const listed = await call(gw.baseUrl, 'GET', '/Gateway/v1/Transactions', { key: m.live.apiKey });
+      expect(listed.json.items.map((t: { paymentIntentId: string }) => t.paymentIntentId)).toEqual([paid.json.paymentIntentId]);
+      expect(emulator().hits(charge) - before).toBe(1);
+      expect((await verifyLedger({ merchantId: m.merchantId })).discrepancies).toEqual([]);
+    },
+  );
+
+  it('a crash after the orderRef was taken, before the charge request: a retry is refused, the sweep expires it', async () => {
+    const m = await live.merchant('Deposit Crash Before');
+    const orderRef = ref('CRB');
+    const ep = live.providers.easypaisa;
+    const before = ep.hits(easypaisaPaths.initiate);
+    const fault = armFault(1, (point) => point === 'provider:wallet_2.startCharge');
+    let crashed: Awaited<ReturnType<typeof deposit>>;
+    try {
+      crashed = await deposit(m, body(orderRef), 'live', `crash-${orderRef}`);
+    } finally {
+      fault.disarm();
+    }
+    expect(fault.fired()).toBe('provider:wallet_2.startCharge');
+    // The orderRef was taken before the crash, with the charge recorded as requested and unanswered (the request then
+    // answers from what it recorded: 200 Pending).
+    const taken = await lookup(m, orderRef);
+    expect(taken.status).toBe('Pending');
+    expect(crashed.json.paymentIntentId).toBe(taken.paymentIntentId);
+    const stored = (await getIntent(taken.paymentIntentId))!;
+    expect(stored).toMatchObject({ details: { requesting: true, chargeUnanswered: true } });
+    expect(ep.hits(easypaisaPaths.initiate)).toBe(before);
+
+    // The merchant tries again with the same orderRef (another key): refused, and nothing reaches Easypaisa.
+    const again = await deposit(m, body(orderRef, { mobileNumber: '03451239999' }), 'live', `again-${orderRef}`);
+    expect(again.status).toBe(422);
+    expect(again.json.code).toBe('duplicate_order_ref');
+    expect(ep.hits(easypaisaPaths.initiate)).toBe(before);
+
+    // The reconciler asks the inquiry ("no such order") until the approval window ends: Expired, nothing credited.
+    await sweep(m, later(30_000));
+    expect((await lookup(m, orderRef)).status).toBe('Pending');
+    await sweep(m, later(6 * 60_000));
+    expect(await lookup(m, orderRef)).toMatchObject({ status: 'Expired', paymentIntentId: taken.paymentIntentId });
+    expect(ep.hits(easypaisaPaths.initiate)).toBe(before);
+    expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+  });
+
+  it('a crash after the provider took the charge, before its answer was recorded: Completed by the sweep, credited once', async () => {
+    const m = await live.merchant('Deposit Crash After');
+    const orderRef = ref('CRA');
+    const ep = live.providers.easypaisa;
+    const before = ep.hits(easypaisaPaths.initiate);
+    const fault = armFault(1, (point) => point === 'provider-done:wallet_2.startCharge');
+    let crashed: Awaited<ReturnType<typeof deposit>>;
+    try {
+      crashed = await deposit(m, body(orderRef));
+    } finally {
+      fault.disarm();
+    }
+    expect(fault.fired()).toBe('provider-done:wallet_2.startCharge');
+    expect(ep.hits(easypaisaPaths.initiate)).toBe(before + 1);
+    const taken = await lookup(m, orderRef);
+    expect(taken.status).toBe('Pending');
+    expect(crashed.json.paymentIntentId).toBe(taken.paymentIntentId);
+    const again = await deposit(m, body(orderRef));
+    expect(again.json.code).toBe('duplicate_order_ref');
+    expect(ep.hits(easypaisaPaths.initiate)).toBe(before + 1);
+
+    await sweep(m, later(60_000));
+    const done = await lookup(m, orderRef);
+    expect(done).toMatchObject({ status: 'Completed', paymentIntentId: taken.paymentIntentId });
+    await sweep(m, later(10 * 60_000)); // nothing more happens
+    expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(1000_00 - Math.round(done.fee * 100));
+    expect(ep.hits(easypaisaPaths.initiate)).toBe(before + 1);
+    expect((await verifyLedger({ merchantId: m.merchantId })).discrepancies).toEqual([]);
+  });
+
+  it('a charge the provider refuses gives the orderRef back: 422 (replayed for its key), and the orderRef pays afterwards', async () => {
+    const m = await newMerchant();
+    const orderRef = ref('REF');
+    const key = `refused-${orderRef}`;
+    const poor = body(orderRef, { mobileNumber: '03001232222', walletProvider: 1 });
+    const refused = await deposit(m, poor, 'test', key);
+    expect(refused.status).toBe(422);
+    expect(refused.json.code).toBe('insufficient_customer_balance');
+    const replayed = await deposit(m, poor, 'test', key);
+    expect(replayed.status).toBe(422);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${orderRef}`, { key: m.test.apiKey })).status).toBe(404);
+    const paid = await deposit(m, body(orderRef, { mobileNumber: '03001230000', walletProvider: 1 }), 'test');
+    expect(paid.status, paid.text).toBe(200);
+  });
+});
