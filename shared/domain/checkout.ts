@@ -34,7 +34,7 @@ export interface CheckoutDetails {
   /**
    * A payment link's session: whether it holds one of the link's uses (docs/payment-links.md, Payment
    * limits): false from creation, true from the start of a payment attempt until the attempt ends
-   * unpaid; a paid session keeps it. Absent on link sessions stored before uses were held per
+   * unpaid, or waits for the customer longer than linkUseHoldMs; a paid session keeps it. Absent on link sessions stored before uses were held per
    * attempt: those held one from their creation.
    */
   linkUseHeld?: boolean;
@@ -42,6 +42,32 @@ export interface CheckoutDetails {
 
 /** A payment link's session that holds one of the link's uses (shared/store/payment-links.ts linkUseWrites). */
 export const holdsLinkUse = (details: CheckoutDetails) => details.paymentLinkId !== undefined && details.linkUseHeld !== false;
+
+/**
+ * How long a payment attempt that waits for the customer before any money can move holds a payment link's use
+ * (docs/payment-links.md, Payment limits): a live card's 3-D Secure challenge (nothing is authorised before the
+ * customer's verified return) or a sandbox wallet charge whose code was not entered (nothing is asked of the handset
+ * before it). Past it, the sweep gives the use back and the attempt stays on the session; the customer's late return or
+ * code then takes a use again, only while one is left (linkUseAttempt in the same conditional write), before any card
+ * is authorised or handset asked, so paid uses never exceed maxPayments. Ten minutes: the issuers' challenge window.
+ */
+export const linkUseHoldMs = 10 * 60_000;
+
+/**
+ * When the sweep gives back the link use held by an attempt that waits for the customer (linkUseHoldMs); undefined when
+ * the session holds none such: no link use held, or an attempt that may move money without us (a wallet approval on the
+ * handset, a card being authorised), whose use is held until its own outcome.
+ */
+export function linkUseReleaseAt(details: CheckoutDetails): number | undefined {
+  if (details.paymentLinkId === undefined || details.linkUseHeld !== true) return undefined;
+  const since =
+    details.cardAuth?.stage === 'challenge'
+      ? details.cardAuth.startedAt
+      : details.wallet?.stage === 'otp' && !details.cardAuth
+        ? details.wallet.startedAt
+        : undefined;
+  return since ? Date.parse(since) + linkUseHoldMs : undefined;
+}
 
 /**
  * The details that mark a payment attempt on a link's session as started (it takes one of the
@@ -87,6 +113,8 @@ export interface WalletSession {
   /** The provider's reference of the charge, for its status inquiry. */
   providerReference: string;
   otpAttempts: number;
+  /** When the charge was started (its code step, sandbox): a payment link's use held meanwhile goes back after linkUseHoldMs. */
+  startedAt?: string;
   /** When the customer was asked to approve on the handset (the right OTP); absent before. */
   approvalRequestedAt?: string;
   /** The reference the provider was given for this attempt (attemptReference); absent on older sessions. */

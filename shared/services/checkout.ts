@@ -12,6 +12,7 @@ import {
   completedMovements,
   isExpired,
   linkUseAttempt,
+  linkUseReleaseAt,
   maxOtpAttempts,
   normaliseWalletNumber,
   offeredMethods,
@@ -396,7 +397,8 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
       return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision(current) : null);
     }
     if (waiting && (!wallet || !sameCharge(current, wallet))) return null; // started since: withdrawn on the next look
-    return !keepOpen && isExpired(current, now) ? expiredDecision(current) : null;
+    if (!keepOpen && isExpired(current, now)) return expiredDecision(current);
+    return abandonedLinkUse(current, now); // a link's use held by an attempt left waiting for the customer goes back
   });
   return answer ? { result, answer } : { result };
 }
@@ -507,7 +509,8 @@ async function changePending(
       continue; // changed meanwhile: decide again on the new version
     }
     // A checkout is due at its expiry, or earlier while the handset's answer is awaited.
-    const { next, writes } = sameStatusUpdate(current, { details: step.details, dueAt: step.dueAt ?? current.expiresAt! });
+    const dueAt = step.dueAt ?? restingDueAt(current, { ...checkoutDetails(current), ...step.details } as CheckoutDetails);
+    const { next, writes } = sameStatusUpdate(current, { details: step.details, dueAt });
     try {
       await transact(writes);
       return next;
@@ -522,6 +525,27 @@ async function changePending(
 
 // ---------------------------------------------------------------------------------------------
 // Payment links: a use of the link is held only while a payment attempt is under way (docs/payment-links.md, Payment limits)
+
+/**
+ * When a session with nothing to ask a provider about is next due: at its expiry, or sooner when an attempt that waits
+ * for the customer holds a payment link's use (linkUseReleaseAt: the sweep gives it back then).
+ */
+function restingDueAt(current: PaymentIntent, details: CheckoutDetails): string {
+  const release = linkUseReleaseAt(details);
+  return release !== undefined && release < Date.parse(current.expiresAt!) ? new Date(release).toISOString() : current.expiresAt!;
+}
+
+/**
+ * The sweep's decision about a session whose attempt waits for the customer past linkUseHoldMs while holding a payment
+ * link's use: the use goes back (the attempt stays: a late 3-D Secure return or code takes one again while any is
+ * left). Null when there is none to give back yet.
+ */
+function abandonedLinkUse(current: PaymentIntent, now: Date): SameStatus | null {
+  const details = checkoutDetails(current);
+  const release = linkUseReleaseAt(details);
+  if (release === undefined || now.getTime() < release) return null;
+  return { sameStatus: true, details: linkUseAttempt(details, false), dueAt: current.expiresAt! };
+}
 
 /** The customer's refusal when a payment link's session finds no use of the link left: nothing was started, no money moved. */
 async function linkLimitRefusal(intent: PaymentIntent | undefined, form: CheckoutRefusal['form']): Promise<CheckoutRefusal> {
@@ -655,7 +679,14 @@ export async function startWalletPayment(
   // A provider that sends no one-time code (every live one: the customer approves with the MPIN on
   // the handset) skips the code step: the charge awaits the approval at once.
   const wallet: WalletSession = adapter.otpMatches
-    ? { provider, stage: 'otp', providerReference: started.providerReference, otpAttempts: 0, reference: charge.reference }
+    ? {
+        provider,
+        stage: 'otp',
+        providerReference: started.providerReference,
+        otpAttempts: 0,
+        reference: charge.reference,
+        startedAt: now.toISOString(),
+      }
     : {
         provider,
         stage: 'approval',
@@ -764,7 +795,7 @@ export async function checkoutDue(listed: PaymentIntent, now: Date): Promise<voi
     await rescheduleCardInquiry(after, cardAuth, now);
     return;
   }
-  const deadline = wallet?.stage === 'approval' ? approvalDeadline(after, wallet) : Date.parse(after.expiresAt!);
+  const deadline = wallet?.stage === 'approval' ? approvalDeadline(after, wallet) : Date.parse(restingDueAt(after, checkoutDetails(after)));
   // Past the deadline (a withdrawal the provider did not confirm): try again soon, not at every sweep.
   const next = deadline <= now.getTime() ? soon : wallet?.stage === 'approval' ? Math.min(soon, deadline) : deadline;
   await rescheduleDue(after, new Date(Math.max(next, now.getTime() + 1_000)).toISOString());

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
-import { attemptsOf, checkoutDetails } from '#shared/domain/checkout.ts';
+import { attemptsOf, checkoutDetails, linkUseHoldMs } from '#shared/domain/checkout.ts';
 import { metricNames } from '#shared/metrics.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { setStatus } from '#shared/services/merchants.ts';
@@ -721,6 +721,55 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect((await lookup(m, id)).refundedAmount).toBe(1000);
     await advanceRefund(created.id, later(120_000));
     expect(live.providers.jazzcash.charges.get(ref)?.refundedMinor).toBe(1000_00);
+  });
+
+  it("an abandoned challenge gives a link's use back after linkUseHoldMs; the late return is refused, never authorised", async () => {
+    const m = await merchant();
+    const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { description: 'Blue shirt', amount: 2500, maxPayments: 1 },
+    });
+    expect(created.status, created.text).toBe(201);
+    const linkId = created.json.id as string;
+    const openSession = async () => {
+      const posted = await postForm(gw.baseUrl, `/l/${linkId}`, { csrf: (await getPage(gw.baseUrl, `/l/${linkId}`)).csrf! });
+      expect(posted.status, posted.html).toBe(303);
+      const id = /([0-9a-f-]{36})$/.exec(posted.location ?? '')![1]!;
+      return { id, path: `/pay/${id}` };
+    };
+    const a = await openSession();
+    // A starts the challenge and walks away: A holds the link's only use.
+    const { ret } = await cardToChallenge(m, '4111 1111 1111 1111', 'pass', 2500, a);
+    expect((await getIntent(a.id))!.details).toMatchObject({ linkUseHeld: true, cardAuth: { stage: 'challenge' } });
+    expect((await getPage(gw.baseUrl, `/l/${linkId}`)).status).toBe(410);
+    await sweep(m, later(linkUseHoldMs - 60_000));
+    expect((await getIntent(a.id))!.details.linkUseHeld).toBe(true);
+    await sweep(m, later(linkUseHoldMs + 1_000)); // the challenge window is over: the use goes back, not after 30 minutes
+    const released = (await getIntent(a.id))!;
+    expect(released).toMatchObject({ status: 'Pending', details: { linkUseHeld: false, cardAuth: { stage: 'challenge' } } });
+
+    // B takes the use and pays (a frictionless card: authorised at once).
+    const b = await openSession();
+    const paid = await postForm(gw.baseUrl, `${b.path}/card`, {
+      csrf: (await getPage(gw.baseUrl, b.path)).csrf!,
+      name: 'Bilal Ahmed',
+      number: '4000 0000 0000 3055',
+      expiry: '12/34',
+      cvc: '123',
+    });
+    expect(paid.status, paid.html).toBe(303);
+    expect((await getIntent(b.id))!.status).toBe('Completed');
+
+    // A's bank sends A back, late: no use is left, so nothing is authorised and A is told why.
+    const authorized = live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize);
+    const back = await returnToGateway(ret);
+    expect(back.status).toBe(422);
+    expect(back.html).toContain('reached its limit of payments');
+    expect(live.providers.jazzcash.hits(jazzCashPaths.cardAuthorize)).toBe(authorized);
+    expect((await getIntent(a.id))!).toMatchObject({ status: 'Pending', details: { linkUseHeld: false } });
+    const link = await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${linkId}`, { key: m.live.apiKey });
+    expect(link.json).toMatchObject({ paymentCount: 1, pendingCount: 0, remainingUses: 0 });
   });
 
   it('a card verification in progress blocks a wallet charge; without a live card provider the card form is refused', async () => {

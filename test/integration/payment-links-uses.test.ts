@@ -1,6 +1,7 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { routeList } from '#functions/routes.ts';
+import { linkUseHoldMs } from '#shared/domain/checkout.ts';
 import { processDue } from '#shared/services/due.ts';
 import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
 import { getIntent, listEvents } from '#shared/store/intents.ts';
@@ -200,6 +201,60 @@ describe('payment link uses', () => {
     expect((await startWallet(waiting!, '03001234444')).status).toBe(303);
     expect(await view(m, link.id)).toMatchObject({ status: 'active', remainingUses: null, pendingCount: 1, paymentCount: 1 });
     expect((await getLink(link.id))!).toMatchObject({ maxPayments: null, usesHeld: 2, paidCount: 1 });
+  });
+
+  it('an attempt left waiting for the customer gives its use back after linkUseHoldMs; a late code is then refused', async () => {
+    const m = await newMerchant();
+    const link = await newLink(m, { maxPayments: 1 });
+    const a = await openSession(link.id);
+    // A's wallet charge is started and its code never entered (the customer walked away): A holds the only use.
+    expect((await startWallet(a, '03001230000')).status).toBe(303);
+    expect((await getIntent(a))!.details.wallet).toMatchObject({ stage: 'otp' });
+    expect(await view(m, link.id)).toMatchObject({ status: 'used_up', remainingUses: 0, pendingCount: 1 });
+    expect((await getPage(gw.baseUrl, `/l/${link.id}`)).status).toBe(410);
+
+    // Time moves on (the clock of the page and of the sweep): held at 9 minutes, given back once linkUseHoldMs has passed.
+    vi.setSystemTime(Date.now() + linkUseHoldMs - 60_000);
+    await sweep(m, new Date());
+    expect(await held(a)).toBe(true);
+    vi.setSystemTime(Date.now() + 61_000);
+    await sweep(m, new Date());
+    expect(await held(a)).toBe(false);
+    expect((await getIntent(a))!).toMatchObject({ status: 'Pending', details: { wallet: { stage: 'otp' } } });
+    expect(await view(m, link.id)).toMatchObject({ status: 'active', remainingUses: 1, pendingCount: 0, paymentCount: 0 });
+
+    // Another customer takes the use and pays.
+    const b = await openSession(link.id);
+    expect((await payByCard(b)).status).toBe(303);
+    expect((await getIntent(b))!.status).toBe('Completed');
+
+    // A comes back and enters the code: no use is left, so the handset is never asked; nothing is taken.
+    const late = await enterOtp(a);
+    expect(late.status).toBe(422);
+    expect(late.html).toContain(limitReached);
+    expect((await getIntent(a))!).toMatchObject({ status: 'Pending', details: { linkUseHeld: false, wallet: { stage: 'otp' } } });
+    vi.setSystemTime(Date.now() + 31 * 60_000);
+    await sweep(m, new Date());
+    expect((await getIntent(a))!.status).toBe('Expired');
+    expect((await getLink(link.id))!).toMatchObject({ usesHeld: 1, paidCount: 1 });
+    expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(1500_00 - 37_50);
+  });
+
+  it('a late code after the use went back takes a use again while one is left, and pays', async () => {
+    const m = await newMerchant();
+    const link = await newLink(m, { maxPayments: 1 });
+    const a = await openSession(link.id);
+    expect((await startWallet(a, '03001230000')).status).toBe(303);
+    vi.setSystemTime(Date.now() + linkUseHoldMs + 1_000);
+    await sweep(m, new Date());
+    expect(await held(a)).toBe(false);
+    expect((await enterOtp(a)).status).toBe(303);
+    expect(await held(a)).toBe(true);
+    expect(await view(m, link.id)).toMatchObject({ status: 'used_up', remainingUses: 0, pendingCount: 1 });
+    vi.setSystemTime(Date.now() + 5_000);
+    await sweep(m, new Date()); // the handset approves
+    expect((await getIntent(a))!.status).toBe('Completed');
+    expect((await getLink(link.id))!).toMatchObject({ usesHeld: 1, paidCount: 1 });
   });
 
   it('a session stored before uses were held per attempt keeps the use it took until it ends', async () => {
