@@ -34,8 +34,8 @@ export interface CheckoutDetails {
   /**
    * A payment link's session: whether it holds one of the link's uses (docs/payment-links.md, Payment
    * limits): false from creation, true from the start of a payment attempt until the attempt ends
-   * unpaid, or waits for the customer longer than linkUseHoldMs; a paid session keeps it. Absent on link sessions stored before uses were held per
-   * attempt: those held one from their creation.
+   * unpaid, or waits for the customer longer than linkUseHoldMs; a paid session keeps it. Absent on
+   * link sessions stored before uses were held per attempt: those held one from their creation.
    */
   linkUseHeld?: boolean;
 }

@@ -88,7 +88,7 @@ export const firstInquiryAt = (adapter: WalletProviderAdapter, now: Date) =>
   new Date(now.getTime() + (adapter.firstInquiryAfterMs ?? defaultFirstInquiryAfterMs));
 
 /** The longest a request runs (its Lambda's timeout, infra/gateway-function.ts): a charge request older than this has ended. */
-export const requestRunsAtMostMs = 10_000;
+const requestRunsAtMostMs = 10_000;
 
 /** What a charge recorded before its request keeps (a hosted checkout's wallet attempt, a deposit). */
 export interface RecordedCharge {

@@ -5,7 +5,7 @@ import { instrumented } from '#shared/metrics.ts';
 import type { WalletProviderAdapter } from './wallet-contract.ts';
 
 export type { ChargeStart, ChargeStatus, RecordedCharge, SettledStatus, WalletProviderAdapter } from './wallet-contract.ts';
-export { firstInquiryAt, inquireCharge, requestedCharge, settledStatus } from './wallet-contract.ts';
+export { firstInquiryAt, inquireCharge, requestedCharge } from './wallet-contract.ts';
 
 /**
  * A mobile-wallet provider (JazzCash, Easypaisa) behind one interface: start a charge (the customer

@@ -272,9 +272,6 @@ export async function getIntentsOf(merchantId: string, mode: Mode, ids: readonly
 }
 
 /**
- * Access pattern: is an orderRef already used by this merchant in this mode? (GetItem; a pre-check, the create transaction still decides.)
- */
-/**
  * Undoes a create transaction that nothing followed (a deposit whose charge the provider refused before it was prompted,
  * shared/services/deposits.ts): every item `created` put is deleted, the intent only while it is still `current` (its
  * status and version), so the orderRef and the references are free again and the intent never existed for anyone.
@@ -300,6 +297,9 @@ export function discardIntentWrites(current: PaymentIntent, created: TxItem[]): 
   });
 }
 
+/**
+ * Access pattern: is an orderRef already used by this merchant in this mode? (GetItem; a pre-check, the create transaction still decides.)
+ */
 export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: string): Promise<boolean> {
   const out = await db().send(
     new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }),

@@ -18,7 +18,7 @@ export type FinalChange<R> = ChangeWrites & Final<R>;
  * the first commit and give back the Idempotency-Key's claim; then `refusal` is thrown, answered and recorded as any
  * refusal of a one-step request.
  */
-export type RefusedChange = ChangeWrites & { refusal: Error };
+type RefusedChange = ChangeWrites & { refusal: Error };
 
 type Refusal = Error | 'again' | undefined;
 
