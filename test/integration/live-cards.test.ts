@@ -723,7 +723,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect(live.providers.jazzcash.charges.get(ref)?.refundedMinor).toBe(1000_00);
   });
 
-  it("an abandoned challenge gives a link's use back after linkUseHoldMs; the late return is refused, never authorised", async () => {
+  it("an abandoned challenge gives a link's use back after linkUseHoldMs; a late return pays only while a use is left", async () => {
     const m = await merchant();
     const created = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
       key: m.live.apiKey,
@@ -770,6 +770,25 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
     expect((await getIntent(a.id))!).toMatchObject({ status: 'Pending', details: { linkUseHeld: false } });
     const link = await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${linkId}`, { key: m.live.apiKey });
     expect(link.json).toMatchObject({ paymentCount: 1, pendingCount: 0, remainingUses: 0 });
+
+    // With a use left, the late return takes it again and pays.
+    const other = await call(gw.baseUrl, 'POST', '/Gateway/v1/PaymentLinks', {
+      key: m.live.apiKey,
+      secret: m.live.secretKey,
+      body: { description: 'Red shirt', amount: 2500, maxPayments: 1 },
+    });
+    const c = await (async () => {
+      const posted = await postForm(gw.baseUrl, `/l/${other.json.id}`, { csrf: (await getPage(gw.baseUrl, `/l/${other.json.id}`)).csrf! });
+      const id = /([0-9a-f-]{36})$/.exec(posted.location ?? '')![1]!;
+      return { id, path: `/pay/${id}` };
+    })();
+    const late = await cardToChallenge(m, '4111 1111 1111 1111', 'pass', 2500, c);
+    await sweep(m, later(linkUseHoldMs + 1_000));
+    expect((await getIntent(c.id))!.details.linkUseHeld).toBe(false);
+    expect((await returnToGateway(late.ret)).status).toBe(303);
+    expect((await getIntent(c.id))!).toMatchObject({ status: 'Completed', details: { linkUseHeld: true } });
+    const paidLink = await call(gw.baseUrl, 'GET', `/Gateway/v1/PaymentLinks/${other.json.id}`, { key: m.live.apiKey });
+    expect(paidLink.json).toMatchObject({ paymentCount: 1, pendingCount: 0, remainingUses: 0 });
   });
 
   it('a card verification in progress blocks a wallet charge; without a live card provider the card form is refused', async () => {
