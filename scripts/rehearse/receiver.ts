@@ -41,8 +41,8 @@ export interface HttpsReceiver {
   network: NetworkMap;
   /** Every request, in order of arrival. */
   received: ReceivedRequest[];
-  /** The next `count` requests are answered with `status` (a failing endpoint); after them, 200 again. */
-  answerNext(status: number, count?: number): void;
+  /** How the receiver answers each request from now on (a failing endpoint: a 500 for some); without one, 200. */
+  answerWith(answer?: (request: Omit<ReceivedRequest, 'status'>) => number): void;
   close(): Promise<void>;
 }
 
@@ -80,20 +80,20 @@ export async function startHttpsReceiver(onRequest?: (request: ReceivedRequest) 
   try {
     const { caFile, key, cert } = issueCertificates(dir);
     const received: ReceivedRequest[] = [];
-    const failing: number[] = [];
+    let answer: ((request: Omit<ReceivedRequest, 'status'>) => number) | undefined;
     const server = createServer({ key, cert }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const status = failing.shift() ?? 200;
-        const request = {
+        const arrived = {
           method: req.method ?? '',
           path: req.url ?? '',
           headers: req.headers,
           body: Buffer.concat(chunks),
-          status,
           at: new Date(),
         };
+        const status = answer?.(arrived) ?? 200;
+        const request = { ...arrived, status };
         received.push(request);
         onRequest?.(request);
         res.writeHead(status, { 'Content-Type': 'text/plain' }).end(status < 300 ? 'ok' : 'failing on purpose');
@@ -107,7 +107,7 @@ export async function startHttpsReceiver(onRequest?: (request: ReceivedRequest) 
       caFile,
       network: { names: { [receiverHostname]: receiverAddress }, routes: [{ address: receiverAddress, port: 443, to: port }] },
       received,
-      answerNext: (status, count = 1) => failing.push(...Array.from({ length: count }, () => status)),
+      answerWith: (next) => void (answer = next),
       close: () =>
         new Promise<void>((ok) => {
           server.closeAllConnections();
