@@ -9,7 +9,7 @@ import tls from 'node:tls';
  * receiver"). Installed by ./sandbox-preload.ts in each worker before the bundled handler loads,
  * the way a Lambda's network is given to it, not read by the shipped code:
  *   - DNS: the names of `names` resolve to their one address; `localhost` and IP literals as
- *     usual; every other name is not found (no query leaves the machine).
+ *     usual; `dns.lookup` (the resolver every connection uses) finds no other name, without a query.
  *   - Routing, fail closed: a socket connects only to a loopback address, or to an emulated
  *     address and port that `routes` sends to a port on 127.0.0.1. The route is taken before any
  *     socket is given an address: the socket is handed 127.0.0.1, never the emulated address. Any
