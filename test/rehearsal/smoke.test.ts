@@ -159,6 +159,12 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     const saved = await admin.submit('/dashboard/developers/webhooks', { url: https.url, events: [...webhookEventTypes] });
     expect(saved.status, saved.text.slice(0, 600)).toBe(200);
     expect(saved.text).toContain(`<dd id="endpoint-url">${https.url}</dd>`);
+    // The page's "Send a test event": the developers area's own signed POST over the same guard, its answer shown.
+    const tested = await admin.submit('/dashboard/developers/webhooks/test');
+    const shown = /Test event (evt_test_\w+): delivered \(HTTP 200\)/.exec(tested.text);
+    expect(shown, tested.text.slice(0, 600)).toBeTruthy();
+    const test = https.received.find((r) => r.headers['x-svc-event-id'] === shown![1]);
+    expect(test && constructEvent(test.body, test.headers, [merchant.test.webhookSecret])).toMatchObject({ type: 'WebhookTest' });
     // The receiver fails the payment's first delivery with a 500, then answers 200.
     const checkout = await gateway.checkouts.create({
       amount: 700,
