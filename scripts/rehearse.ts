@@ -20,6 +20,10 @@ const rehearsal = await startRehearsal({
   outDir,
   port: Number(process.env.PORT || 3300),
   scheduleScale: process.env.SCHEDULE_SCALE ? Number(process.env.SCHEDULE_SCALE) : undefined,
+  onWebhook: (r) =>
+    console.log(
+      `[https receiver] ${r.method} ${r.path} ${r.headers['x-svc-event-type'] ?? ''} ${r.headers['x-svc-event-id'] ?? ''}: ${r.status}`,
+    ),
 });
 
 /** The operator's path: `ops --aws --outputs` against the rehearsal, as against a deployed stack. */
@@ -61,6 +65,8 @@ Deploy rehearsal running: ${rehearsal.functions.size} functions of the synthesiz
   Stack outputs     ${rehearsal.outputsFile}   (npm run ops -- --aws --outputs <file>, with the operator environment below)
   Records           ${outDir}/use.json (allowed calls), denials.json, metrics.json, logs/
   Operator env      ${operatorEnvFile}   (an IAM user's keys; docs/operator-policy.json is its policy)
+  Https receiver    ${rehearsal.receiver.url}   (on the functions' network only: set it as a merchant's endpoint in
+                    the dashboard, Developers → Webhooks, and the dispatcher's signed deliveries are printed here)
 
 Demo merchant "Demo Store" ${demo.merchantId}
   test API key      ${demo.test.apiKey}

@@ -19,6 +19,7 @@ import { gatewayResponses, greedyPathPattern, invokeBehindGateway, mockAnswer, s
 import { startProxy, type Principal, type RunningProxy } from './proxy.ts';
 import { pollQueue } from './queue-mapping.ts';
 import { operatorPolicy } from './operator.ts';
+import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from './receiver.ts';
 import { LambdaFunction } from './runtime.ts';
 import { type Credentials, generateCredentials } from './sigv4.ts';
 import { matchesPattern } from './filter.ts';
@@ -53,6 +54,8 @@ export interface RehearsalOptions {
   port?: number;
   /** Seconds between schedule runs = rate × scheduleScale (default 1/60: a minute is a second), at least 2 s; 0 = on demand only. */
   scheduleScale?: number;
+  /** Each request the https webhook receiver gets (./receiver.ts), as it arrives. */
+  onWebhook?: (request: ReceivedRequest) => void;
 }
 
 export interface EmittedMetric {
@@ -68,6 +71,12 @@ export interface Rehearsal {
   proxy: RunningProxy;
   /** The JazzCash and Easypaisa emulators that live mode talks to (their callbacks go to the rehearsal's API). */
   providers: EmulatedProviders;
+  /**
+   * A merchant's https endpoint as a deployed dispatcher meets one (./receiver.ts): `receiver.url`
+   * resolves and routes to it on the functions' network only (./network.ts), its certificate signed
+   * by a CA the functions trust through NODE_EXTRA_CA_CERTS in this rehearsal only.
+   */
+  receiver: HttpsReceiver;
   functions: Map<string, LambdaFunction>;
   /** Every API Gateway method of the templates: its path (under the stage) and the function behind it. */
   methods: { method: string; path: string; functionId: string }[];
@@ -174,6 +183,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const providers = await startEmulatedProviders(baseUrl);
     cleanups.push(() => providers.close());
     secrets.set(rehearsalLiveProvidersArn, JSON.stringify({ ...providers.config, bankFile: { bank: 'REHEARSAL' } }));
+    // A merchant's https webhook endpoint, reachable from the functions' network only (docs/deploy-rehearsal.md).
+    const receiver = await startHttpsReceiver(options.onWebhook);
+    cleanups.push(() => receiver.close());
 
     // The queues (local SQS, served inside the proxy: no port of their own), their redrive policies resolved below.
     const principals = new Map<string, Principal>();
@@ -295,6 +307,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
           // The rehearsal's stand-ins: every AWS endpoint and the secrets extension are the proxy.
           AWS_ENDPOINT_URL: proxy.endpoint,
           PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: new URL(proxy.endpoint).port,
+          // The rehearsal's CA (the https receiver's), trusted as a function configured with it would trust it; not in the stack.
+          NODE_EXTRA_CA_CERTS: receiver.caFile,
         };
         const assetPath = fn.Metadata?.['aws:asset:path'];
         if (typeof assetPath !== 'string') throw new Error(`${id} has no bundled asset (aws:asset:path)`);
@@ -308,6 +322,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
               environment,
               timeoutSeconds: Number(p.Timeout ?? 3),
               memoryMb,
+              // The network a sandbox sees: loopback and the receiver's name, nothing else (./network.ts).
+              network: receiver.network,
             },
             onLine,
           ),
@@ -558,6 +574,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       outputsFile,
       proxy,
       providers,
+      receiver,
       functions,
       methods: routes.map((r) => ({ method: r.route.method, path: r.route.path, functionId: r.fn.spec.id })),
       policies: policiesOf,

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { buildSync } from 'esbuild';
+import type { NetworkMap } from './network.ts';
 
 /**
  * A Lambda runtime on this machine: each function's bundled asset (cdk.out/asset.*) runs in worker
@@ -22,6 +24,8 @@ export interface FunctionSpec {
   environment: Record<string, string>;
   timeoutSeconds: number;
   memoryMb: number;
+  /** The network the sandbox sees (./network.ts): without it, the machine's. */
+  network?: NetworkMap;
 }
 
 export type InvokeOutcome =
@@ -51,6 +55,11 @@ globalThis.awslambda = Object.assign(globalThis.awslambda ?? {}, {
     },
   },
 });
+// The runtime's preload (./sandbox-preload.ts, bundled): the rehearsal's network and NODE_EXTRA_CA_CERTS, before the handler.
+{
+  const preload = { exports: {} };
+  new Function('require', 'module', 'exports', workerData.preload)(require, preload, preload.exports);
+}
 let handler;
 import(workerData.module).then(
   (m) => {
@@ -91,6 +100,20 @@ parentPort.on('message', async ({ event, requestId, deadline }) => {
   }
 });
 `;
+
+let preloadSource: string | undefined;
+/** ./sandbox-preload.ts as one CommonJS script (bundled once per process; a worker thread cannot load TypeScript). */
+function sandboxPreload(): string {
+  preloadSource ??= buildSync({
+    entryPoints: [join(import.meta.dirname, 'sandbox-preload.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    write: false,
+  }).outputFiles[0]!.text;
+  return preloadSource;
+}
 
 function moduleOf(spec: FunctionSpec): { module: string; exportName: string } {
   const dot = spec.handler.lastIndexOf('.');
@@ -133,6 +156,8 @@ export class LambdaFunction {
         memoryMb: this.spec.memoryMb,
         module,
         exportName,
+        preload: sandboxPreload(),
+        network: this.spec.network,
       },
     });
     for (const stream of [worker.stdout, worker.stderr]) {

@@ -7,12 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway, verifyStatementCsv } from '../../sdk/node/src/client.ts';
 import { metricNames, metricsNamespace } from '#shared/metrics.ts';
 import * as storeKeys from '#shared/store/keys.ts';
+import { healthKey } from '#shared/store/webhook-health.ts';
+import { webhookEventTypes } from '#shared/domain/event-types.ts';
+import { constructEvent } from '../../sdk/node/src/webhooks.ts';
 import { readTemplates, rehearsalRegion } from '../../scripts/rehearse/template.ts';
 import { grantLabel, grantsOf, used } from '../../scripts/rehearse/grants.ts';
 import { launchChromium } from '../support/browser.ts';
 import { linkSecondAttempt, scenarios, secondAttempt } from '../support/second-attempt.ts';
 import { describeGuards } from './guards.ts';
-import { dashboardUser, eventually, listen, opsAws, useRehearsal, webhookReceiver } from './support.ts';
+import { dashboardUser, eventually, opsAws, useRehearsal, webhookReceiver } from './support.ts';
 
 /**
  * The deploy rehearsal's smoke (issue 23 point 4): what `cdk deploy` would ship (the synthesized
@@ -79,7 +82,6 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     );
     expect(created.json?.merchantId, created.stderr).toBeTruthy();
     merchant = created.json;
-    receiver.useSecret(merchant.test.webhookSecret);
     gateway = new Gateway({
       apiKey: merchant.test.apiKey,
       secretKey: merchant.test.secretKey,
@@ -98,13 +100,9 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     expect(early!.ms).toBeLessThan(5_000);
   });
 
-  it('the first paid checkout: SDK, hosted page, card, a verified webhook, the balance', async () => {
-    const started = new Date(Date.now() - 1000).toISOString();
-    orderRef = `ORDER${Date.now()}`;
-    const checkout = await gateway.checkouts.create({ amount: 1500, currency: 'PKR', description: 'Blue shirt', orderRef: { orderRef } });
-    paymentIntentId = checkout.paymentIntentId as string;
-    const page = new URL(checkout.checkoutUrl as string);
-    expect(page.origin + page.pathname).toBe(`${state.rehearsal.baseUrl}/pay/${paymentIntentId}`);
+  /** The hosted page paid by card, as the customer does (a 303 to the return page). */
+  const payByCard = async (checkoutUrl: string) => {
+    const page = new URL(checkoutUrl);
     const html = await (await fetch(page)).text();
     const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
     expect(csrf, html.slice(0, 400)).toBeTruthy();
@@ -121,6 +119,15 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
       }).toString(),
     });
     expect(paid.status, await paid.text()).toBe(303);
+  };
+
+  it('the first paid checkout: SDK, hosted page, card, the loopback endpoint refused by the deployed dispatcher, the balance', async () => {
+    orderRef = `ORDER${Date.now()}`;
+    const checkout = await gateway.checkouts.create({ amount: 1500, currency: 'PKR', description: 'Blue shirt', orderRef: { orderRef } });
+    paymentIntentId = checkout.paymentIntentId as string;
+    const page = new URL(checkout.checkoutUrl as string);
+    expect(page.origin + page.pathname).toBe(`${state.rehearsal.baseUrl}/pay/${paymentIntentId}`);
+    await payByCard(checkout.checkoutUrl as string);
     // Relayed from the table stream by its mapping, then taken from the queue by the dispatcher's
     // mapping, which refuses the plain-http loopback URL as deployed functions do (the local-only
     // switch allowInsecureWebhooks does not hold in Lambda): the attempt is logged and retried.
@@ -133,19 +140,91 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
       return r.items?.length ? r.items : undefined;
     }, 'the dispatcher’s first attempt');
     expect(attempts[0]?.error).toBe('destination_refused');
-    // A receiver on 127.0.0.1 gets it as a developer does from a deployed gateway: `npm run listen`
-    // forwards the feed's events signed with the endpoint secret, and the SDK verifies them.
-    const listener = listen(state.rehearsal, merchant.test.apiKey, merchant.test.webhookSecret, receiver.url, started);
-    try {
-      const event = await eventually(
-        () => receiver.verified.find((e) => e.data?.CurrentStatus === 'Completed' && e.data?.TransactionId === paymentIntentId),
-        'the Completed webhook at the receiver',
-      ).catch((error: Error) => Promise.reject(new Error(`${error.message}\n${listener.output()}`)));
-      expect(event.type).toBe('TransactionStatusChanged');
-    } finally {
-      listener.stop();
-    }
+    expect(receiver.requests(), 'a connection to the loopback receiver').toBe(0);
     expect((await gateway.account.balance()).availableBalance).toBeGreaterThan(0);
+  });
+
+  it('a dispatched webhook over https: set in the dashboard, signed, SDK-verified, a 500 redelivered by the queue, recorded', async () => {
+    const { receiver: https } = state.rehearsal;
+    // What ships knows nothing of the rehearsal's receiver: no function's template sets a CA, no bundle names its host.
+    for (const stack of readTemplates(state.cdkOut)) {
+      for (const [id, r] of Object.entries(stack.resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function')) {
+        expect(Object.keys(r.Properties.Environment?.Variables ?? {}), id).not.toContain('NODE_EXTRA_CA_CERTS');
+      }
+    }
+    const dispatcher = [...state.rehearsal.functions.values()].find((f) => f.spec.id.startsWith('webhookDispatcher'))!;
+    expect(readFileSync(join(dispatcher.spec.assetDir, 'index.mjs'), 'utf8')).not.toContain(https.hostname);
+    // The merchant's endpoint, changed to the https URL by an admin in the dashboard (Developers → Webhooks), as shipped.
+    const admin = await dashboardUser(state.rehearsal, merchant.merchantId, 'admin');
+    const saved = await admin.submit('/dashboard/developers/webhooks', { url: https.url, events: [...webhookEventTypes] });
+    expect(saved.status, saved.text.slice(0, 600)).toBe(200);
+    expect(saved.text).toContain(`<dd id="endpoint-url">${https.url}</dd>`);
+    // The page's "Send a test event": the developers area's own signed POST over the same guard, its answer shown.
+    const tested = await admin.submit('/dashboard/developers/webhooks/test');
+    const shown = /Test event (evt_test_\w+): delivered \(HTTP 200\)/.exec(tested.text);
+    expect(shown, tested.text.slice(0, 600)).toBeTruthy();
+    const test = https.received.find((r) => r.headers['x-svc-event-id'] === shown![1]);
+    expect(test && constructEvent(test.body, test.headers, [merchant.test.webhookSecret])).toMatchObject({ type: 'WebhookTest' });
+    // The receiver fails the payment's first delivery with a 500, then answers 200.
+    const checkout = await gateway.checkouts.create({
+      amount: 700,
+      currency: 'PKR',
+      description: 'Red socks',
+      orderRef: { orderRef: `ORDER${randomUUID().replaceAll('-', '').slice(0, 16)}` },
+    });
+    const paid = checkout.paymentIntentId as string;
+    const ours = (r: { body: Buffer }) => JSON.parse(r.body.toString() || '{}').data?.TransactionId === paid;
+    https.answerWith((r) => (ours(r) && !https.received.some(ours) ? 500 : 200));
+    // The dispatcher reads a merchant at most 5 s old (WEBHOOK_MERCHANT_CACHE_MS): the payment comes after that.
+    await new Promise((r) => setTimeout(r, 5_500));
+    await payByCard(checkout.checkoutUrl as string);
+    const [failed, delivered] = await eventually(() => {
+      const arrived = https.received.filter(ours);
+      return arrived.length >= 2 ? arrived : undefined;
+    }, 'the failed delivery and its redelivery at the https receiver');
+    expect([failed!.status, delivered!.status]).toEqual([500, 200]);
+    // Each POST signed with the endpoint's secret and verified exactly as a merchant does (the SDK's constructEvent).
+    for (const request of [failed!, delivered!]) {
+      expect(request.method).toBe('POST');
+      expect(request.path).toBe('/webhooks');
+      const event = constructEvent(request.body, request.headers, [merchant.test.webhookSecret]) as { type: string; data: any };
+      expect(event).toMatchObject({ type: 'TransactionStatusChanged', data: { TransactionId: paid, CurrentStatus: 'Completed' } });
+      expect(() => constructEvent(request.body, request.headers, ['whsec_not_the_endpoints'])).toThrow();
+    }
+    const eventId = String(delivered!.headers['x-svc-event-id']);
+    expect(failed!.headers['x-svc-event-id']).toBe(eventId);
+    expect(delivered!.headers['x-svc-delivery-id']).not.toBe(failed!.headers['x-svc-delivery-id']);
+    // Recorded: both attempts in the attempts API (a 500, then delivered, 5 s later by the queue's delayed redelivery)...
+    type Attempt = { roundAttempt: number; deliveryId: string; attemptedAt: string; url: string; statusCode: number | null };
+    type Logged = Attempt & { error: string | null; outcome: string };
+    const attempts = await eventually(async () => {
+      const r = (await gateway.events.attempts(eventId)) as { items?: Logged[] };
+      return r.items?.some((a) => a.outcome === 'delivered') ? r.items : undefined;
+    }, 'both attempts in the attempts API');
+    expect(attempts.map((a) => [a.roundAttempt, a.url, a.statusCode, a.error, a.outcome, a.deliveryId])).toEqual([
+      [1, https.url, 500, 'http_status', 'failed', failed!.headers['x-svc-delivery-id']],
+      [2, https.url, 200, null, 'delivered', delivered!.headers['x-svc-delivery-id']],
+    ]);
+    expect(delivered!.at.getTime() - failed!.at.getTime()).toBeGreaterThanOrEqual(4_000);
+    const feed = (await gateway.events.list()) as { items: { eventId: string; deliveryState: string }[] };
+    expect(feed.items.find((e) => e.eventId === eventId)?.deliveryState).toBe('delivered');
+    // ...the endpoint's health (the failure recorded, the streak ended by the success), and the dashboard's delivery log.
+    const health = await operatorDb().send(
+      new GetItemCommand({
+        TableName: tableName(),
+        Key: marshall(healthKey({ merchantId: merchant.merchantId, mode: 'test', url: https.url })),
+        ConsistentRead: true,
+      }),
+    );
+    const lastFailureAt = health.Item?.lastFailureAt?.S ?? '';
+    expect(lastFailureAt >= attempts[0]!.attemptedAt && lastFailureAt <= attempts[1]!.attemptedAt, JSON.stringify(health.Item)).toBe(true);
+    expect(health.Item?.failingSince).toBeUndefined();
+    expect(health.Item?.disabledAt).toBeUndefined();
+    const page = await admin.page('/dashboard/developers/webhooks');
+    expect(page).toContain('<dd id="endpoint-state">enabled</dd>');
+    expect(page).toContain(`<a href="${new URL(state.rehearsal.baseUrl).pathname}/dashboard/events/${eventId}">${eventId}</a>`);
+    const event = await admin.page(`/dashboard/events/${eventId}`);
+    expect(event).toContain('delivered');
   });
 
   it('a wallet charge', async () => {
@@ -589,7 +668,7 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
       [`/dashboard/settlements/${settlementId}`, settlementId],
       ['/dashboard/payouts', 'PKR'],
       ['/dashboard/payouts?status=Pending', 'PKR'],
-      ['/dashboard/developers/webhooks', receiver.url],
+      ['/dashboard/developers/webhooks', state.rehearsal.receiver.url],
       [`/dashboard/events/${feed.items[0]!.eventId}`, feed.items[0]!.eventId],
     ];
     for (const [path, shows] of pages) {
@@ -863,7 +942,8 @@ describe('deploy rehearsal: the smoke', { timeout: 180_000 }, () => {
     );
   });
 
-  it('made no call any role denies', () => {
+  it('made no call any role denies; the deployed dispatcher never connected to the loopback endpoint', () => {
+    expect(receiver.requests()).toBe(0);
     expect(state.rehearsal.proxy.denials).toEqual([]);
     expect(state.rehearsal.proxy.use.size).toBeGreaterThan(0);
   });
