@@ -8,8 +8,8 @@ import type { ChargeStatus, ProviderNotification, WalletProviderAdapter } from '
  * customer's wallet number:
  *   0000 (and any other number)  approved on the handset a few seconds later
  *   1111                         declined by the customer
- *   2222                         insufficient wallet balance: refused at request time
- *   3333                         provider unavailable: refused at request time
+ *   2222                         insufficient wallet balance: refused at request time (its inquiry: no such charge)
+ *   3333                         provider unavailable: refused at request time (its inquiry: no such charge)
  *   4444                         never approved: stays Pending until the charge expires
  * The fixed test OTP is 123456. The sandbox keeps no state: its reference carries what a real
  * provider's records would (the number's last four and when the prompt was sent). A signed sandbox
@@ -98,6 +98,11 @@ export function sandboxWalletProvider(providerId: WalletProviderId): WalletProvi
       if (played) return played;
       const answered = now.getTime() >= ref.startedAt + sandboxApprovalDelayMs;
       switch (sandboxBehaviour(ref.last4)) {
+        // Refused at request time: like a live provider, the sandbox has no such charge (JazzCash's recorded 109). A
+        // deposit whose refusal was never recorded (a crash after it) then ends Expired, never Completed and credited.
+        case 'insufficient_balance':
+        case 'unavailable':
+          return { status: 'NotFound', recorded: true };
         case 'never_approves':
           return { status: 'Pending' };
         case 'declines':

@@ -80,14 +80,19 @@ export async function putCompleted(scope: IdempotencyScope, response: StoredResp
   }
 }
 
-/** Replaces an in-flight record with its final response (two-step flows). */
+/**
+ * Replaces an in-flight record with its final response (two-step flows, and a retry recovering a dead twin's claim). Only
+ * while it is still in flight: a response once stored is the key's answer for good, so a second retry that recovered the
+ * same claim at the same time (or a request outliving its lease) fails here (IdempotencyKeyTaken) and replays it.
+ */
 export function completeWrite(scope: IdempotencyScope, response: StoredResponse): TxItem {
   return {
     Put: {
       TableName: tableName(),
       Item: item(scope, { requestHash: scope.requestHash, state: 'completed', response }),
-      ConditionExpression: 'requestHash = :hash',
-      ExpressionAttributeValues: { ':hash': { S: scope.requestHash } },
+      ConditionExpression: 'requestHash = :hash AND #state = :inFlight',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':hash': { S: scope.requestHash }, ':inFlight': { S: 'in_flight' } },
     },
   };
 }

@@ -5,8 +5,13 @@ import { easypaisaPaths } from '#shared/providers/live/easypaisa-protocol.ts';
 import { jazzCashPaths } from '#shared/providers/live/jazzcash-protocol.ts';
 import { processDue } from '#shared/services/due.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
+import { createDeposit, recoverDeposit } from '#shared/services/deposits.ts';
+import { IdempotencyKeyTaken } from '#shared/store/client.ts';
+import { getRecord } from '#shared/store/idempotency.ts';
 import { getIntent } from '#shared/store/intents.ts';
+import { commitRequest, type Decide } from '#shared/store/request.ts';
 import { getWallet } from '#shared/store/wallets.ts';
+import { commit } from '#shared/http/idempotency.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useEmulatedLive } from '../support/live.ts';
 
@@ -155,5 +160,82 @@ describe('deposits: one orderRef, one charge', { timeout: 120_000 }, () => {
     expect((await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${orderRef}`, { key: m.test.apiKey })).status).toBe(404);
     const paid = await deposit(m, body(orderRef, { mobileNumber: '03001230000', walletProvider: 1 }), 'test');
     expect(paid.status, paid.text).toBe(200);
+  });
+  it.each(['2222', '3333'])(
+    'sandbox: a charge to …%s (refused at request time) whose refusal was never recorded is never credited by the sweep',
+    async (last4) => {
+      const m = await newMerchant();
+      const orderRef = ref(`SBX${last4}`);
+      const fault = armFault(1, (point) => point === 'provider-done:wallet_1.startCharge');
+      let crashed: Awaited<ReturnType<typeof deposit>>;
+      try {
+        crashed = await deposit(m, body(orderRef, { mobileNumber: `0300123${last4}`, walletProvider: 1 }), 'test');
+      } finally {
+        fault.disarm();
+      }
+      expect(fault.fired()).toBe('provider-done:wallet_1.startCharge');
+      // The refusal was lost with the crash: the request answers from what it recorded (requesting, unanswered).
+      expect(crashed.status, crashed.text).toBe(200);
+      const byRef = async () => (await call(gw.baseUrl, 'GET', `/Gateway/v1/Transaction/by-ref/${orderRef}`, { key: m.test.apiKey })).json;
+      await sweep(m, later(60_000));
+      expect((await byRef()).status).toBe('Pending');
+      // The sandbox, like a live provider, has no charge it refused: Expired when the window ends, nothing credited.
+      await sweep(m, later(6 * 60_000));
+      expect(await byRef()).toMatchObject({ status: 'Expired', paymentIntentId: crashed.json.paymentIntentId });
+      expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
+    },
+  );
+
+  it('two retries recovering one dead request at once: the second replays the first answer, never stores another', async () => {
+    const m = await newMerchant();
+    const orderRef = ref('REC');
+    const input = {
+      merchantId: m.merchantId,
+      mode: 'test' as const,
+      traceId: 'trace-original',
+      currency: 'PKR' as const,
+      amountMinor: 1000_00,
+      providerId: 1 as const,
+      mobileNumber: '03001230000',
+      description: 'Top up',
+      orderRef: { orderRef },
+      customerRef: null,
+      callbackUrl: null,
+      metadataJson: null,
+      fee: { basisPoints: 0, fixedMinor: 0 },
+      allowInsecureWebhooks: false,
+    };
+    const scope = { mode: 'test' as const, merchantId: m.merchantId, key: `rec-${orderRef}`, requestHash: `hash-${orderRef}` };
+    // The original request: its first commit (orderRef and the key's in-flight claim), the charge asked, then it dies
+    // before recording the answer, its fallback too (a Lambda that timed out): the key stays in flight.
+    const dying: Decide<unknown> = async () => {
+      const change = await createDeposit(input);
+      if (!('next' in change)) throw new Error('a deposit is a two-step request');
+      const dead = async (): Promise<never> => {
+        throw new Error('the request died');
+      };
+      const askThenDie = async (): Promise<never> => {
+        await change.next(); // the provider is asked; its answer is never recorded
+        return dead();
+      };
+      return { ...change, next: askThenDie, fallback: dead };
+    };
+    await expect(commitRequest(dying, { scope, statusCode: 200, traceId: 'trace-original' })).rejects.toThrow('the request died');
+    expect(await getRecord(scope)).toMatchObject({ state: 'in_flight' });
+
+    // Two retries both found the claim lapsed (the middleware's `recovering`); the first answers from the deposit as stored.
+    const recovering = (traceId: string) =>
+      commit({ traceId, idempotency: { ...scope, recovering: true } }, 200, dying, {
+        recover: () => recoverDeposit(m.merchantId, 'test', orderRef),
+      });
+    const first = (await recovering('trace-first')).body as { paymentIntentId: string; walletChargeInfo: { status: string } };
+    expect(first.walletChargeInfo.status).toBe('Pending');
+    // The sweep settles the charge meanwhile: the stored deposit now says Completed.
+    await sweep(m, later(60_000));
+    expect((await getIntent(first.paymentIntentId))?.status).toBe('Completed');
+    // The second retry must not record another answer for the key: it is answered by replay of the first.
+    await expect(recovering('trace-second')).rejects.toBeInstanceOf(IdempotencyKeyTaken);
+    const stored = await getRecord(scope);
+    expect(stored).toMatchObject({ state: 'completed', response: { body: JSON.stringify(first), traceId: 'trace-first' } });
   });
 });
