@@ -79,42 +79,48 @@ describe('deposits: one orderRef, one charge', { timeout: 120_000 }, () => {
     },
   );
 
-  it('a crash after the orderRef was taken, before the charge request: a retry is refused, the sweep expires it', async () => {
-    const m = await live.merchant('Deposit Crash Before');
-    const orderRef = ref('CRB');
-    const ep = live.providers.easypaisa;
-    const before = ep.hits(easypaisaPaths.initiate);
-    const fault = armFault(1, (point) => point === 'provider:wallet_2.startCharge');
-    let crashed: Awaited<ReturnType<typeof deposit>>;
-    try {
-      crashed = await deposit(m, body(orderRef), 'live', `crash-${orderRef}`);
-    } finally {
-      fault.disarm();
-    }
-    expect(fault.fired()).toBe('provider:wallet_2.startCharge');
-    // The orderRef was taken before the crash, with the charge recorded as requested and unanswered (the request then
-    // answers from what it recorded: 200 Pending).
-    const taken = await lookup(m, orderRef);
-    expect(taken.status).toBe('Pending');
-    expect(crashed.json.paymentIntentId).toBe(taken.paymentIntentId);
-    const stored = (await getIntent(taken.paymentIntentId))!;
-    expect(stored).toMatchObject({ details: { requesting: true, chargeUnanswered: true } });
-    expect(ep.hits(easypaisaPaths.initiate)).toBe(before);
+  // Live mode never credits a charge it never requested: the provider answers "no such charge" about it (JazzCash's
+  // recorded 109, Easypaisa's 0003), read as not received for a charge recorded unanswered, until the window ends.
+  it.each(providers)(
+    '$name: a crash after the orderRef was taken, before the charge request: a retry is refused, the sweep expires it',
+    async ({ walletProvider, emulator, charge }) => {
+      const m = await live.merchant('Deposit Crash Before');
+      const orderRef = ref('CRB');
+      const ep = emulator();
+      const before = ep.hits(charge);
+      const point = `provider:wallet_${walletProvider}.startCharge`;
+      const fault = armFault(1, (p) => p === point);
+      let crashed: Awaited<ReturnType<typeof deposit>>;
+      try {
+        crashed = await deposit(m, body(orderRef, { walletProvider }), 'live', `crash-${orderRef}`);
+      } finally {
+        fault.disarm();
+      }
+      expect(fault.fired()).toBe(point);
+      // The orderRef was taken before the crash, with the charge recorded as requested and unanswered (the request then
+      // answers from what it recorded: 200 Pending).
+      const taken = await lookup(m, orderRef);
+      expect(taken.status).toBe('Pending');
+      expect(crashed.json.paymentIntentId).toBe(taken.paymentIntentId);
+      const stored = (await getIntent(taken.paymentIntentId))!;
+      expect(stored).toMatchObject({ details: { requesting: true, chargeUnanswered: true } });
+      expect(ep.hits(charge)).toBe(before);
 
-    // The merchant tries again with the same orderRef (another key): refused, and nothing reaches Easypaisa.
-    const again = await deposit(m, body(orderRef, { mobileNumber: '03451239999' }), 'live', `again-${orderRef}`);
-    expect(again.status).toBe(422);
-    expect(again.json.code).toBe('duplicate_order_ref');
-    expect(ep.hits(easypaisaPaths.initiate)).toBe(before);
+      // The merchant tries again with the same orderRef (another key): refused, and nothing reaches Easypaisa.
+      const again = await deposit(m, body(orderRef, { mobileNumber: '03451239999', walletProvider }), 'live', `again-${orderRef}`);
+      expect(again.status).toBe(422);
+      expect(again.json.code).toBe('duplicate_order_ref');
+      expect(ep.hits(charge)).toBe(before);
 
-    // The reconciler asks the inquiry ("no such order") until the approval window ends: Expired, nothing credited.
-    await sweep(m, later(30_000));
-    expect((await lookup(m, orderRef)).status).toBe('Pending');
-    await sweep(m, later(6 * 60_000));
-    expect(await lookup(m, orderRef)).toMatchObject({ status: 'Expired', paymentIntentId: taken.paymentIntentId });
-    expect(ep.hits(easypaisaPaths.initiate)).toBe(before);
-    expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
-  });
+      // The reconciler asks the inquiry ("no such charge") until the approval window ends: Expired, nothing credited.
+      await sweep(m, later(30_000));
+      expect((await lookup(m, orderRef)).status).toBe('Pending');
+      await sweep(m, later(6 * 60_000));
+      expect(await lookup(m, orderRef)).toMatchObject({ status: 'Expired', paymentIntentId: taken.paymentIntentId });
+      expect(ep.hits(charge)).toBe(before);
+      expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
+    },
+  );
 
   it('a crash after the provider took the charge, before its answer was recorded: Completed by the sweep, credited once', async () => {
     const m = await live.merchant('Deposit Crash After');
