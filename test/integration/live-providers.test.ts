@@ -760,6 +760,27 @@ describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 },
         expect((await getWallet(m.merchantId, 'live', 'PKR', true)).available).toBe(0);
       });
 
+      it('sandbox: a charge to …2222 refused at request time, its refusal lost in a crash: Expired by the sweep, never paid', async () => {
+        const m = await merchant();
+        const created = await createCheckout(gw.baseUrl, m, checkoutBody({ amount: 2000 }), { mode: 'test' });
+        expect(created.status, created.text).toBe(200);
+        const id = created.json.paymentIntentId as string;
+        const path = pagePath(created.json.checkoutUrl);
+        const csrf = (await getPage(gw.baseUrl, path)).csrf!;
+        const fault = armFault(1, (point) => point === 'provider-done:wallet_1.startCharge');
+        try {
+          expect((await postForm(gw.baseUrl, `${path}/wallet`, { csrf, provider: '1', mobileNumber: '03001232222' })).status).toBe(500);
+          expect(fault.fired()).toBe('provider-done:wallet_1.startCharge');
+        } finally {
+          fault.disarm();
+        }
+        expect(checkoutDetails((await getIntent(id))!).wallet).toMatchObject({ stage: 'approval', requesting: true });
+        // The sandbox, like a live provider, has no charge it refused: the attempt ends at its approval deadline, unpaid.
+        for (const minutes of [1, 40]) await sweep(m, later(minutes * 60_000));
+        expect((await getIntent(id))!.status).toBe('Expired');
+        expect((await getWallet(m.merchantId, 'test', 'PKR', true)).available).toBe(0);
+      });
+
       it('a crash after Easypaisa took the charge, before its answer was recorded: the sweep completes it, credited once', async () => {
         const m = await merchant();
         const { id, path, csrf } = await openPage(m);
