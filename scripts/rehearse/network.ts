@@ -14,7 +14,7 @@ import tls from 'node:tls';
  *     address and port that `routes` sends to a port on 127.0.0.1. The route is taken before any
  *     socket is given an address: the socket is handed 127.0.0.1, never the emulated address. Any
  *     other destination (a public or private address, an emulated address on another port) is
- *     refused with ENETUNREACH and nothing is connected.
+ *     refused with ENETUNREACH and nothing is connected; a UDP datagram likewise reaches loopback only.
  * The shipped SSRF guard (shared/webhooks/http.ts) runs unchanged on top of it: it resolves the
  * webhook's name through `dns.lookup`, sees the emulated address (a public one by its rule) and lets
  * the connection go; the connection then reaches the receiver on 127.0.0.1.
@@ -160,6 +160,24 @@ export function installNetwork(map: NetworkMap): void {
     const original = TCP.prototype[method]!;
     TCP.prototype[method] = function (this: unknown, request: unknown, address: string, port: number) {
       return isLoopback(address) ? original.call(this, request, address, port) : -constants.errno.ENETUNREACH;
+    };
+  }
+  // UDP too (node:dgram; the shipped tracing sends its documents to the X-Ray daemon's address when one is set): a datagram
+  // sent to, or a socket connected to, anything but loopback fails with ENETUNREACH and nothing leaves the thread.
+  const { UDP } = (
+    process as unknown as { binding(name: 'udp_wrap'): { UDP: { prototype: Record<string, (...args: any[]) => unknown> } } }
+  ).binding('udp_wrap');
+  for (const method of ['send', 'send6']) {
+    const original = UDP.prototype[method]!;
+    // (request, buffers, count, port, address, hasCallback); a connected socket's send names no address (connect is fenced).
+    UDP.prototype[method] = function (this: unknown, ...args: unknown[]) {
+      return args.length < 6 || isLoopback(String(args[4])) ? original.apply(this, args) : -constants.errno.ENETUNREACH;
+    };
+  }
+  for (const method of ['connect', 'connect6']) {
+    const original = UDP.prototype[method]!;
+    UDP.prototype[method] = function (this: unknown, address: string, port: number) {
+      return isLoopback(address) ? original.call(this, address, port) : -constants.errno.ENETUNREACH;
     };
   }
 }

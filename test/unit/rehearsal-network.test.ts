@@ -50,6 +50,45 @@ export const handler = async ({ url, raw }) => {
 };
 `;
 
+/**
+ * A UDP probe: a recorder at the UDP handles (installed when the bundle loads, refusing and recording any datagram or
+ * connect to a non-loopback address), then the rehearsal's network installed above it at the first invocation, then one
+ * datagram sent: the recorder must see no non-loopback address (the network refused it first).
+ */
+const udpProbeSource = `
+import dgram from 'node:dgram';
+import { installNetwork } from './scripts/rehearse/network.ts';
+const seen = [];
+const { UDP } = process.binding('udp_wrap');
+const local = (a) => String(a).startsWith('127.') || a === '::1';
+for (const method of ['send', 'send6']) {
+  const original = UDP.prototype[method];
+  UDP.prototype[method] = function (...args) {
+    if (args.length < 6) return original.apply(this, args);
+    seen.push(args[4] + ' ' + args[3]);
+    return local(args[4]) ? original.apply(this, args) : -101;
+  };
+}
+for (const method of ['connect', 'connect6']) {
+  const original = UDP.prototype[method];
+  UDP.prototype[method] = function (address, port) {
+    seen.push(address + ' ' + port);
+    return local(address) ? original.call(this, address, port) : -101;
+  };
+}
+export const handler = async ({ network, to, connect }) => {
+  installNetwork(network);
+  const error = await new Promise((done) => {
+    const socket = dgram.createSocket(to.host.includes(':') ? 'udp6' : 'udp4');
+    const finish = (e) => { socket.close(); done(e ? e.code : null); };
+    socket.on('error', finish);
+    if (connect) socket.connect(to.port, to.host, (e) => (e ? finish(e) : socket.send('probe', (sent) => finish(sent))));
+    else socket.send('probe', to.port, to.host, (e) => finish(e));
+  });
+  return { error, seen: seen.splice(0) };
+};
+`;
+
 type Outcome = { accepted?: string; post?: { statusCode: number | null; error: string | null; refused: boolean }; handles: string[] };
 type RawOutcome = { connected?: string; error?: string; handles: string[] };
 
@@ -89,6 +128,16 @@ beforeAll(async () => {
     format: 'esm',
     target: 'node20',
     outfile: join(assetDir, 'index.mjs'),
+    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    logLevel: 'silent',
+  });
+  buildSync({
+    stdin: { contents: udpProbeSource, resolveDir: repoRoot, sourcefile: 'udp-probe.ts', loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: join(assetDir, 'udp.mjs'),
     banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
     logLevel: 'silent',
   });
@@ -174,5 +223,37 @@ describe('the rehearsal network and https receiver', { timeout: 60_000 }, () => 
     expect(routed.connected).toBe(`127.0.0.1 ${receiver.network.routes[0]!.to}`);
     expect(nonLoopback(routed.handles)).toEqual([]);
     expect(receiver.received.length).toBe(before);
+  });
+
+  it('fails closed for UDP too: a datagram to a private or unrouted address leaves nothing; loopback is sent', async () => {
+    const fn = new LambdaFunction(
+      {
+        id: 'UdpProbe',
+        assetDir,
+        handler: 'udp.handler',
+        environment: { AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'UdpProbe' },
+        timeoutSeconds: 20,
+        memoryMb: 256,
+      },
+      () => undefined,
+    );
+    functions.push(fn);
+    const send = async (to: { host: string; port: number }, connect = false) => {
+      const outcome = await fn.invoke({ network: receiver.network, to, connect });
+      if (outcome.kind !== 'ok') throw new Error(JSON.stringify(outcome));
+      return outcome.result as { error: string | null; seen: string[] };
+    };
+    for (const [to, connect] of [
+      [{ host: '10.0.0.1', port: 2000 }, false],
+      [{ host: '10.0.0.1', port: 2000 }, true],
+      [{ host: '3ffe:0:0:1::2', port: 2000 }, false],
+      [{ host: receiverAddress, port: 443 }, false],
+    ] as const) {
+      const outcome = await send(to, connect);
+      expect(outcome.error, `${to.host} ${connect}`).toBe('ENETUNREACH');
+      expect(nonLoopback(outcome.seen), `${to.host} ${connect}`).toEqual([]);
+    }
+    const local = await send({ host: '127.0.0.1', port: 9 });
+    expect(local).toEqual({ error: null, seen: ['127.0.0.1 9'] });
   });
 });
