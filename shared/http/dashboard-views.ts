@@ -1,6 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { can, type DashboardRole } from '#shared/domain/dashboard-roles.ts';
-import { basePath, Html, html, htmlDocument, styleSource } from './pages.ts';
+import { basePath, Html, html, styledDocument, styleSource } from './pages.ts';
 
 /**
  * The dashboard's page frame: styles (one inline stylesheet allowed by its hash; no script at
@@ -114,13 +114,13 @@ label.check input{width:1.25rem;height:1.25rem;min-height:0;flex:none;margin:0}
 .help{margin:.75rem 0 0}
 a{color:#1f47c8}
 `.trim();
-export const dashboardStyleSource = styleSource(dashboardCss);
+export const dashboardStyleSource = /* @__PURE__ */ styleSource(dashboardCss);
 
 /** A dashboard URL path: path('/payments') → `/prod/dashboard/payments`. */
 export const path = (p = '') => `${basePath()}/dashboard${p}`;
 
 export function errorDocument(title: string, message: string): string {
-  return htmlDocument({
+  return styledDocument({
     title: `${title} · Dashboard`,
     css: dashboardCss,
     body: html`<main class="narrow" id="main"><div class="card" role="alert"><h1>${title}</h1><p>${message}</p><p>\
@@ -130,7 +130,7 @@ export function errorDocument(title: string, message: string): string {
 
 /** A page outside the signed-in frame (invitation, enrolment, sign-in). */
 export function plainPage(title: string, body: Html): string {
-  return htmlDocument({ title: `${title} · Dashboard`, css: dashboardCss, body: html`<main class="narrow" id="main">${body}</main>` });
+  return styledDocument({ title: `${title} · Dashboard`, css: dashboardCss, body: html`<main class="narrow" id="main">${body}</main>` });
 }
 
 export interface Frame {
@@ -198,7 +198,7 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
   const links = nav
     .filter(([, , , shown]) => shown)
     .map(([id, label, href]) => html`<li><a href="${href}"${id === frame.current ? html` aria-current="page"` : ''}>${label}</a></li>`);
-  return htmlDocument({
+  return styledDocument({
     title: `${title} · ${frame.merchantName} · Dashboard`,
     css: dashboardCss,
     body: html`<a class="skip" href="#main">Skip to content</a>

@@ -8,7 +8,7 @@ import { authenticate, auditRefusal, type Signed } from '#shared/services/dashbo
 import type { GatewayContext } from './middlewares.ts';
 import { PageError, presentPage } from './presenter.ts';
 import { httpBase } from './observability.ts';
-import { maxFormBytes, pageHeaders } from './pages.ts';
+import { maxFormBytes, securityHeaders } from './pages.ts';
 import { dashboardStyleSource, errorDocument, path as dashPath } from './dashboard-views.ts';
 
 /**
@@ -151,7 +151,7 @@ function sessionMiddleware(route: RouteDefinition, options: DashboardOptions): M
 export const publicFormSubject = (route: Pick<RouteDefinition, 'path'>, path: Record<string, string | undefined>) =>
   `dashboard-form:${route.path}:${path.token ?? ''}`;
 
-const htmlHeaders = () => pageHeaders([], dashboardStyleSource);
+const htmlHeaders = () => securityHeaders([], dashboardStyleSource);
 
 const downloadHeaders = (contentType: string, filename: string) => ({
   'Content-Type': contentType,

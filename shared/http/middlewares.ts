@@ -14,7 +14,7 @@ import type { IdempotencyScope } from '#shared/store/idempotency.ts';
 import { getApiKeyByHash, keyUseDue, recordKeyUse, secretAssociatedData, type ApiKeyRecord } from '#shared/store/merchants.ts';
 import { keyHasScope } from '#shared/domain/scopes.ts';
 import { supportedVersions, type RouteDefinition } from './route.ts';
-import { problems, type FieldErrors } from './problem.ts';
+import { apiProblems, problems, type FieldErrors } from './problem.ts';
 import { presentProblem } from './presenter.ts';
 
 /**
@@ -175,7 +175,7 @@ export function apiKeyAuth(route: RouteDefinition): Middleware {
         secretSealed: key.secretSealed,
         ...(key.mintedBy ? { maker: { userId: key.mintedBy.userId, email: key.mintedBy.email, keyId: key.keyId } } : {}),
       };
-      if (key.merchantStatus !== 'active') throw problems.merchantSuspended();
+      if (key.merchantStatus !== 'active') throw apiProblems.merchantSuspended();
       if (route.scope && !keyHasScope(key.scopes, route.scope)) {
         throw problems.forbidden(`This API key lacks the "${route.scope}" scope.`, 'missing_scope');
       }
@@ -306,7 +306,7 @@ export function validateAndVerify(route: RouteDefinition, schemas: Schemas): Mid
           throw problems.badRequest('The request body must be a JSON object.', { '(root)': ['must be an object'] });
         }
         const signature = (body as Record<string, unknown>).signature;
-        if (signature === undefined || signature === null || signature === '') throw problems.signatureRequired();
+        if (signature === undefined || signature === null || signature === '') throw apiProblems.signatureRequired();
         if (typeof signature !== 'string' || !signatureShape.test(signature)) {
           throw problems.badRequest(
             'The signature field must be 32 lowercase hexadecimal characters.',
@@ -317,7 +317,7 @@ export function validateAndVerify(route: RouteDefinition, schemas: Schemas): Mid
           );
         }
         const secret = open(await masterKey(), gw.auth!.secretSealed, secretAssociatedData(gw.auth!.keyId));
-        if (!verifyBodySignature(body as Record<string, unknown>, signature, secret)) throw problems.signatureMismatch();
+        if (!verifyBodySignature(body as Record<string, unknown>, signature, secret)) throw apiProblems.signatureMismatch();
       }
       const parsed: Record<'body' | 'query' | 'path', unknown> = {
         body: gw.json,

@@ -43,7 +43,7 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
 }
 
 /** Mobile-first styles, inline and allowed by their hash (no 'unsafe-inline', no style attributes). */
-const css = `
+const css = /* @__PURE__ */ `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;overflow-wrap:anywhere;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a2e;background:#f4f5f7}
@@ -91,10 +91,16 @@ code{font-size:.95em}
 `.trim();
 /** The CSP source that allows one inline stylesheet by its hash. */
 export const styleSource = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
-const styleHash = styleSource(css);
+// Pure, and the dashboard's pages call styledDocument and securityHeaders: its Lambdas bundle neither this stylesheet nor its hash.
+const styleHash = /* @__PURE__ */ styleSource(css);
 
-/** A whole HTML document. `refreshSeconds` re-loads the page (waiting for an approval, no script). */
-export function htmlDocument(options: { title: string; body: Html; refreshSeconds?: number; css?: string }): string {
+/** A whole HTML document with the hosted pages' stylesheet (checkout, payment links). `refreshSeconds` re-loads the page. */
+export function htmlDocument(options: { title: string; body: Html; refreshSeconds?: number }): string {
+  return styledDocument({ ...options, css });
+}
+
+/** A whole HTML document with its own stylesheet (the dashboard's). `refreshSeconds` re-loads the page (no script). */
+export function styledDocument(options: { title: string; body: Html; refreshSeconds?: number; css: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -103,7 +109,7 @@ export function htmlDocument(options: { title: string; body: Html; refreshSecond
 <meta name="robots" content="noindex, nofollow">
 ${options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">\n` : ''}\
 <title>${escapeHtml(options.title)}</title>
-<style>${options.css ?? css}</style>
+<style>${options.css}</style>
 </head>
 <body>
 ${options.body.text}
@@ -112,8 +118,14 @@ ${options.body.text}
 `;
 }
 
-/** Security headers of every page response. `formActions`: origins forms may post to (or be redirected to) besides our own. */
-export function pageHeaders(formActions: readonly string[] = [], styles: string = styleHash): Record<string, string> {
+/** Security headers of a hosted page's response (checkout, payment links): securityHeaders with their stylesheet. */
+export const pageHeaders = (formActions: readonly string[] = []): Record<string, string> => securityHeaders(formActions, styleHash);
+
+/**
+ * Security headers of every page response. `formActions`: origins forms may post to (or be redirected to) besides our
+ * own; `styles`: the CSP source of the page's one inline stylesheet (styleSource).
+ */
+export function securityHeaders(formActions: readonly string[], styles: string): Record<string, string> {
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',

@@ -90,12 +90,11 @@ export const signatureHint =
   'joined as k=v&k=v) followed by &key=<secret key>, using the sk_test_ or sk_live_ secret issued with the Svc-API-Key ' +
   'you sent. Guide: /docs/signing (or let the SDK sign).';
 
-export const problems = {
-  badRequest: (detail: string, errors?: FieldErrors, code?: ErrorCode) =>
-    new HttpProblem(400, detail, { ...(errors ? { errors } : {}), ...(code ? { code } : {}) }),
-  /** One body for a missing, malformed, unknown, revoked or expired key (docs/merchant-guide.md, Keys and modes). */
-  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: ErrorCode) =>
-    new HttpProblem(401, detail, code ? { code } : {}),
+/**
+ * The API key and signature checks' problems (shared/http/middlewares.ts), apart from `problems`: an object literal is
+ * bundled whole, so the hosted pages, the dashboard and the jobs would carry these (and the signing recipe) too.
+ */
+export const apiProblems = {
   /** docs/merchant-guide.md, Signing a request body: the body's MD5 `signature` does not match. */
   signatureMismatch: () => new HttpProblem(401, 'signature mismatch', { code: 'signature_mismatch', hint: signatureHint }),
   /** A signed route's body without a `signature` member: "required", with the recipe, not a format complaint. */
@@ -105,7 +104,6 @@ export const problems = {
       errors: { signature: ['required'] },
       hint: signatureHint,
     }),
-  forbidden: (detail: string, code?: ErrorCode) => new HttpProblem(403, detail, code ? { code } : {}),
   /** Stable `code` so integrations can tell a suspension from a missing scope. */
   merchantSuspended: () =>
     new HttpProblem(
@@ -113,6 +111,15 @@ export const problems = {
       'The merchant account is suspended: no payments, payouts, settlements or refunds are accepted until it is reactivated.',
       { code: 'merchant_suspended' },
     ),
+};
+
+export const problems = {
+  badRequest: (detail: string, errors?: FieldErrors, code?: ErrorCode) =>
+    new HttpProblem(400, detail, { ...(errors ? { errors } : {}), ...(code ? { code } : {}) }),
+  /** One body for a missing, malformed, unknown, revoked or expired key (docs/merchant-guide.md, Keys and modes). */
+  unauthorized: (detail = 'The Svc-API-Key header is missing, or the key is invalid, expired or revoked.', code?: ErrorCode) =>
+    new HttpProblem(401, detail, code ? { code } : {}),
+  forbidden: (detail: string, code?: ErrorCode) => new HttpProblem(403, detail, code ? { code } : {}),
   conflict: (detail: string, code?: ErrorCode) => new HttpProblem(409, detail, code ? { code } : {}),
   tooLarge: (limit: number) => new HttpProblem(413, `The request body exceeds ${limit} bytes.`),
   unsupportedMediaType: () => new HttpProblem(415, 'POST bodies must be sent with Content-Type: application/json.'),

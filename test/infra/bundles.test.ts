@@ -82,4 +82,21 @@ describe('Lambda bundle budgets', async () => {
     // A handler that uses them still has them.
     expect(text('functions/payment/deposit.ts')).toContain('must be a valid e-mail address');
   });
+
+  it("keeps out of a Lambda another product's stylesheet, lists and checks (module boundaries and pure top levels)", () => {
+    const text = (id: string) => bundles.get(id)!.text;
+    // The hosted pages' stylesheet (shared/http/pages.ts) only where a hosted page is drawn; the dashboard has its own.
+    expect(text('checkoutPage')).toContain('header.merchant{');
+    expect(text('dashboardBalance')).not.toContain('header.merchant{');
+    // The signing recipe of the API's signature problems only in the API functions.
+    expect(text('deposit')).toContain('sk_live_ secret issued');
+    expect(text('dashboardPayments')).not.toContain('sk_live_ secret issued');
+    expect(text('checkoutWallet')).not.toContain('sk_live_ secret issued');
+    // The bank list only where a bank is named or chosen (the payouts page's form, withdraw).
+    expect(text('dashboardPayouts')).toContain('Habib Bank Limited');
+    expect(text('dashboardPayments')).not.toContain('Habib Bank Limited');
+    // A dashboard payout has no callbackUrl: its Lambda bundles no URL check; the API's withdraw does.
+    expect(text('withdraw')).toContain('callback_url_refused');
+    expect(text('dashboardPayouts')).not.toContain('callback_url_refused');
+  });
 });
