@@ -34,7 +34,7 @@ export async function assertSafeWebhookUrl(raw: string, options: { allowInsecure
   if (url.protocol !== 'https:') throw new UnsafeWebhookUrl('must use https');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // Imported here, not at the top: a Lambda that never checks a URL (the provider callback, the
-  // due sweeper: they import the deposit service for other paths) does not bundle the address rule.
+  // due sweeper: they import the deposit service for other paths) does not bundle ipaddr.js.
   const { isAddressLiteral, isPublicAddress } = await import('./address-policy.ts');
   // node:dns/promises is loaded at the first check, not with every Lambda that bundles this module (issue 26).
   const resolve = options.resolve ?? process.getBuiltinModule('node:dns/promises').lookup;

@@ -1039,7 +1039,7 @@ async function resolveCardPayment(intent: PaymentIntent, auth: CardAuthSession, 
 
 /**
  * The name the hosted checkout page shows for a merchant ('Merchant' when it cannot be read). Here, not in
- * merchants.ts, whose webhook URL checks would come into every checkout Lambda (issue 26).
+ * merchants.ts, whose webhook URL checks would bring ipaddr.js into every checkout Lambda (issue 26).
  */
 export async function merchantDisplayName(merchantId: string): Promise<string> {
   return (await getMerchantCached(merchantId))?.name ?? 'Merchant';

@@ -4,7 +4,7 @@ import { userRefusal } from '#shared/domain/errors.ts';
 import type { Signed } from './dashboard-auth.ts';
 import { audit } from './dashboard-developers.ts';
 
-// Its own module: the test delivery brings the webhook HTTP client (connect-time address checks), which
+// Its own module: the test delivery brings the webhook HTTP client (connect-time address checks, ipaddr.js), which
 // only the Webhooks page's Lambda needs (the Home page reads the endpoint's health from dashboard-developers.ts).
 
 /** One signed `WebhookTest` delivery now; the answer is shown, nothing is stored but the audit entry. */
