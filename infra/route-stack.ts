@@ -67,7 +67,8 @@ export function resourcePaths(route: Route): string[] {
  * Table actions of request paths (routes.ts `permissions`): item reads (also inside TransactGetItems),
  * BatchGetItem and Query only for rows that name them (`batchGets`, `queries`), and for `readWrite`
  * conditional puts and updates (also inside TransactWriteItems; puts alone for `putsOnly` rows); ConditionCheckItem only for rows
- * whose transactions hold ConditionCheck items (`conditionChecks`). Never Scan, DeleteItem or
+ * whose transactions hold ConditionCheck items (`conditionChecks`); DeleteItem (inside TransactWriteItems) only for
+ * rows that undo their own first commit (`deletes`: a deposit whose charge the provider refused). Never Scan or
  * BatchWriteItem: no request path calls them (jobs have their own list).
  * test/infra/code-grants.test.ts compares these with each bundle's calls, action by action.
  */
@@ -78,7 +79,14 @@ function routeTableActions(permissions: Route['permissions']): { read: string[];
       ...(permissions.batchGets ? ['dynamodb:BatchGetItem'] : []),
       ...(permissions.queries === 'table' || permissions.queries === 'tableAndIndexes' ? ['dynamodb:Query'] : []),
     ],
-    write: permissions.table === 'readWrite' ? ['dynamodb:PutItem', ...(permissions.putsOnly ? [] : ['dynamodb:UpdateItem'])] : [],
+    write:
+      permissions.table === 'readWrite'
+        ? [
+            'dynamodb:PutItem',
+            ...(permissions.putsOnly ? [] : ['dynamodb:UpdateItem']),
+            ...(permissions.deletes ? ['dynamodb:DeleteItem'] : []),
+          ]
+        : [],
   };
 }
 

@@ -39,6 +39,9 @@ export const deposit = {
     table: 'readWrite',
     secrets: ['masterKey', 'liveProviders'],
     writePartitions: ['idempotency', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant', 'providerReference'],
+    // A charge the provider refused undoes the deposit's first commit (DeleteItem); a retry finds it by orderRef (BatchGetItem).
+    deletes: true,
+    batchGets: true,
   },
 } as const satisfies RouteDefinition;
 

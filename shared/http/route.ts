@@ -86,6 +86,8 @@ export interface RouteDefinition {
     readonly managesKeys?: true;
     readonly attributeUpdates?: { readonly partitions: readonly PartitionFamily[]; readonly attributes: readonly string[] };
     readonly batchGets?: true;
+    /** DeleteItem on its `writePartitions` (inside TransactWriteItems): a two-step request undoing its own first commit. */
+    readonly deletes?: true;
     readonly queries?: 'table' | 'indexes' | 'tableAndIndexes';
   };
   /** Files the handler reads at run time, `source:name`: copied next to the Lambda bundle as `name`. */

@@ -22,6 +22,7 @@ import {
 } from '#shared/providers/wallet.ts';
 import type { TransactionFailed } from '#shared/store/client.ts';
 import type { FinalChange, RequestChange } from '#shared/store/request.ts';
+import { releaseWrite } from '#shared/store/idempotency.ts';
 import {
   createIntentWrites,
   discardIntentWrites,
@@ -210,7 +211,8 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
       if (!current) throw new Error(`deposit ${paymentIntentId} not found after its first commit`);
       // Settled meanwhile (the reconciler's inquiry or a provider's notification about this very charge): left as it is.
       if (current.status !== 'Pending' || details(current).requesting !== true) return { writes: [], response: depositResponse(current) };
-      if (!started.accepted) return { writes: discardIntentWrites(current, created), refusal: refusalOf(started), refused: again };
+      if (!started.accepted)
+        return { writes: discardIntentWrites(current, created), refusal: refusalOf(started), release: releaseWrite, refused: again };
       if (started.providerReference !== requested.providerReference)
         logger.error('deposit: the provider answered with another reference than it states before the request', {
           paymentIntentId,

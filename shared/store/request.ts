@@ -1,7 +1,7 @@
 import { ConflictError } from '#shared/domain/errors.ts';
 import { logger } from '#shared/logger.ts';
 import { cutoffRefused, transact, TransactionFailed, type TxItem } from './client.ts';
-import { claimWrite, completeWrite, inFlightLeaseMs, releaseWrite, type IdempotencyScope } from './idempotency.ts';
+import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from './idempotency.ts';
 import { withFunds, type PlaceHold } from './wallets.ts';
 
 /**
@@ -16,9 +16,10 @@ export type FinalChange<R> = ChangeWrites & Final<R>;
 /**
  * A two-step request's second step that refuses it after all (a deposit's charge the provider refused): its writes undo
  * the first commit and give back the Idempotency-Key's claim; then `refusal` is thrown, answered and recorded as any
- * refusal of a one-step request.
+ * refusal of a one-step request. `release` is idempotency.ts's releaseWrite, passed in by the flow that refuses (so only
+ * that flow's bundle holds a DeleteItem and is granted one: test/infra/code-grants.test.ts).
  */
-type RefusedChange = ChangeWrites & { refusal: Error };
+type RefusedChange = ChangeWrites & { refusal: Error; release: (scope: IdempotencyScope) => TxItem };
 
 type Refusal = Error | 'again' | undefined;
 
@@ -114,7 +115,7 @@ export async function commitRequest<R>(decide: Decide<R>, key?: RequestKey): Pro
   if (!('next' in first)) return first.response;
   let last: FinalChange<R> | RefusedChange;
   try {
-    last = await commitOne(first.next, (change) => ('refusal' in change ? key && releaseWrite(key.scope) : complete(change)));
+    last = await commitOne(first.next, (change) => ('refusal' in change ? key && change.release(key.scope) : complete(change)));
   } catch (error) {
     // After the first commit the operation exists: answer from what is stored, so the key is
     // never left in flight by a passing fault (the sweeps finish the operation).
