@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import * as entities from '#shared/store/entities.ts';
-import { fill, literalHead, partitionOf, prefix, put, update } from '#shared/store/entity.ts';
+import { readFileSync } from 'node:fs';
+import { fill, literalHead, put, update } from '#shared/store/entity.ts';
 import * as keys from '#shared/store/keys.ts';
+import { keysGenPath, renderKeys } from '../../scripts/store-keys.ts';
 import * as before from '../fixtures/keys-before.ts';
 
 /**
@@ -42,10 +44,16 @@ describe('the key builders derived from the declarations', () => {
     expect(Object.keys(keys.partitionPrefixes).sort()).toEqual(Object.keys(before.partitionPrefixes).sort());
   });
 
-  it('declares every entity tag once', () => {
-    const tags = entities.allEntities.map((e) => `${e.tag} ${e.decl.pk} ${e.decl.sk}`);
-    expect(new Set(tags).size).toBe(tags.length);
-    expect(Object.values(entities).filter((v) => typeof v === 'object' && v !== null && 'decl' in v)).toHaveLength(
+  it('is generated from the declarations as they are (run `npm run docs` after changing shared/store/entities.ts)', () => {
+    expect(readFileSync(keysGenPath, 'utf8'), 'shared/store/keys.gen.ts is stale: run `npm run docs`').toBe(renderKeys());
+  });
+
+  it('declares each entity once, every builder of one entity', () => {
+    const declared = entities.allEntities.map((e) => `${e.tag} ${e.pk} ${e.sk}`);
+    expect(new Set(declared).size).toBe(declared.length);
+    const builders = entities.allEntities.flatMap((e) => Object.keys(e.keys));
+    expect(new Set(builders).size).toBe(builders.length);
+    expect(Object.values(entities).filter((v) => typeof v === 'object' && v !== null && 'pk' in v)).toHaveLength(
       entities.allEntities.length,
     );
   });
@@ -56,32 +64,28 @@ describe('the declaration layer', () => {
     expect(fill('MERCHANT#{merchantId}{#SHARD#shard?}', { merchantId: 'm', shard: 0 })).toBe('MERCHANT#m');
     expect(fill('MERCHANT#{merchantId}{#SHARD#shard?}', { merchantId: 'm', shard: 2 })).toBe('MERCHANT#m#SHARD#2');
     expect(() => fill('TXN#{paymentIntentId}', {})).toThrow(/paymentIntentId/);
-    expect(prefix('JOURNAL#{mode}#{createdAt}#{journalId}', { mode: 'test' })).toBe('JOURNAL#test#');
     expect(literalHead('BANKFILE#LINE#{reference}')).toBe('BANKFILE#LINE#');
-    expect(partitionOf(entities.Wallet, { merchantId: 'm', mode: 'live', shard: 1 })).toEqual({
-      PK: 'MERCHANT#m#SHARD#1',
-      SKPrefix: 'WALLET#live#',
-    });
   });
 
-  it('builds a Put created if absent, with the entity tag', () => {
+  it('builds a Put created if absent, with the entity tag, and replaces only what is declared to be replaced', () => {
     process.env.TABLE_NAME ??= 'gateway';
-    const item = put(entities.SandboxReceipt, { rail: 'r', reference: 'x' }, { receivedAt: 't' });
+    const item = put(entities.PayoutMaker.tag, keys.payoutMaker('test', 'm', 'o'), { userId: 'u' });
     expect(item.Put?.ConditionExpression).toBe('attribute_not_exists(PK)');
-    expect(item.Put?.Item).toMatchObject({
-      PK: { S: 'SANDBOX#r#x' },
-      SK: { S: 'RECEIPT' },
-      entity: { S: 'SandboxReceipt' },
-      receivedAt: { S: 't' },
-    });
-    expect(put(entities.EventFeed, { eventId: 'e' }, {}).Put?.ConditionExpression).toBeUndefined();
+    expect(item.Put?.Item).toMatchObject({ PK: { S: 'PAYOUTMAKER#test#m#o' }, entity: { S: 'PayoutMaker' }, userId: { S: 'u' } });
+    expect(put(entities.SandboxReceipt.tag, keys.sandboxReceipt('r', 'x'), {}, { when: false }).Put?.ConditionExpression).toBeUndefined();
+    expect(() => put(entities.SandboxReceipt.tag, keys.sandboxReceipt('r', 'x'), {})).toThrow(/replace/);
+    expect(() => put(entities.PayoutMaker.tag, keys.payoutMaker('test', 'm', 'o'), {}, { when: false })).toThrow(/replace/);
   });
 
   it('builds an Update from plain objects and refuses attributes the entity does not declare', () => {
     process.env.TABLE_NAME ??= 'gateway';
-    const u = update(entities.DashInvite, keys.dashInvite('h'), { set: { usedAt: 'now' }, when: { exists: true, eq: { usedAt: null } } });
+    const u = update(entities.DashInvite.tag, keys.dashInvite('h'), {
+      set: { usedAt: 'now' },
+      when: { exists: true, eq: { usedAt: null } },
+    });
     expect(u.Update?.UpdateExpression).toBe('SET #usedAt = :usedAt');
-    expect(u.Update?.ConditionExpression).toBe('attribute_exists(PK) AND (attribute_not_exists(#usedAt) OR #usedAt = :null)');
-    expect(() => update(entities.DashInvite, keys.dashInvite('h'), { set: { userId: 'u' } })).toThrow(/undeclared/);
+    expect(u.Update?.ConditionExpression).toBe('attribute_exists(PK) AND #usedAt = :was_usedAt');
+    expect(u.Update?.ExpressionAttributeValues).toEqual({ ':usedAt': { S: 'now' }, ':was_usedAt': { NULL: true } });
+    expect(() => update(entities.DashInvite.tag, keys.dashInvite('h'), { set: { userId: 'u' } })).toThrow(/undeclared/);
   });
 });
