@@ -257,16 +257,6 @@ const maxConflictAttempts = 10;
 /** Epoch seconds for the TTL attribute. */
 export const ttlIn = (seconds: number, now = Date.now()) => Math.floor(now / 1000) + seconds;
 
-/** `SET #a = :a, #b = :b` with its names and values, from a plain object of attributes. */
-export function setExpression(set: Record<string, unknown>) {
-  const fields = Object.keys(set);
-  return {
-    UpdateExpression: `SET ${fields.map((k) => `#${k} = :${k}`).join(', ')}`,
-    ExpressionAttributeNames: Object.fromEntries(fields.map((k) => [`#${k}`, k])),
-    ExpressionAttributeValues: toValues(Object.fromEntries(fields.map((k) => [`:${k}`, set[k]]))),
-  };
-}
-
 /**
  * Every item a Query matches, following LastEvaluatedKey, unmarshalled; `limit` stops early (the
  * due index reads a bounded number per shard). Used by access patterns that read whole (small)
