@@ -11,8 +11,6 @@ import {
   type QueryCommandInput,
   type ScanCommandInput,
   type TransactWriteItem,
-  UpdateItemCommand,
-  type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { commitPointName, faultPoint } from '#shared/faults.ts';
@@ -315,15 +313,4 @@ export async function* scanPages(
     if (out.Items?.length) yield out.Items;
     start = out.LastEvaluatedKey;
   } while (start);
-}
-
-/** A conditional UpdateItem of a migration: false when its condition refused it (the item changed meanwhile). */
-export async function updateIfStill(input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
-  try {
-    await db().send(new UpdateItemCommand({ ...input, TableName: tableName() }));
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
 }

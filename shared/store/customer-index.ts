@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import { named, queryAll, toValues, type TxItem } from './client.ts';
-import { put } from './entity.ts';
+import { putEntry } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -68,9 +68,13 @@ export function customerIndexWrites(intent: PaymentIntent): TxItem[] {
   return contactsOf(intent.customerRef).map((c) =>
     named(
       'customerIndex',
-      put('CustomerPayment', keys.customerPayment(mode, merchantId, c.kind, digestOf(merchantId, mode, c), createdAt, paymentIntentId), {
-        paymentIntentId,
-      }),
+      putEntry(
+        'CustomerPayment',
+        keys.customerPayment(mode, merchantId, c.kind, digestOf(merchantId, mode, c), createdAt, paymentIntentId),
+        {
+          paymentIntentId,
+        },
+      ),
     ),
   );
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import {
   accountWindowSeconds,
@@ -10,7 +10,7 @@ import {
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
 import { batchGetConsistent, db, fromItem, named, queryAll, tableName, toValues, ttlIn, type TxItem } from './client.ts';
-import { check, get, put, update, updateItem } from './entity.ts';
+import { applied, checkEntry, get, putEntry, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 import type { Key } from './keys.ts';
 
@@ -58,9 +58,9 @@ export interface AuditEntry {
 export function createUserWrites(user: DashboardUser, invite: DashboardInvite, claimSignInEmail: boolean): TxItem[] {
   const pointer = { email: user.email, userId: user.userId };
   return [
-    named('member', put('DashMember', keys.dashMember(user.email, user.merchantId), pointer)),
-    ...(claimSignInEmail ? [named('email', put('DashEmail', keys.dashEmail(user.email), pointer))] : []),
-    put('DashUser', keys.dashUser(user.userId), { ...keys.dashUserListing(user.merchantId, user.createdAt, user.userId), ...user }),
+    named('member', putEntry('DashMember', keys.dashMember(user.email, user.merchantId), pointer)),
+    ...(claimSignInEmail ? [named('email', putEntry('DashEmail', keys.dashEmail(user.email), pointer))] : []),
+    putEntry('DashUser', keys.dashUser(user.userId), { ...keys.dashUserListing(user.merchantId, user.createdAt, user.userId), ...user }),
     inviteWrite(invite),
   ];
 }
@@ -71,7 +71,10 @@ export async function signInUserIdOf(email: string): Promise<string | undefined>
 }
 
 export function inviteWrite(invite: DashboardInvite): TxItem {
-  return put('DashInvite', keys.dashInvite(invite.tokenHash), { ...invite, ttl: Math.floor(Date.parse(invite.expiresAt) / 1000) + 86400 });
+  return putEntry('DashInvite', keys.dashInvite(invite.tokenHash), {
+    ...invite,
+    ttl: Math.floor(Date.parse(invite.expiresAt) / 1000) + 86400,
+  });
 }
 
 /** D2: read a user (consistent: sign-in and role checks see the latest role, status and epoch). */
@@ -105,7 +108,7 @@ export function userUpdateWrite(
   changes: Partial<Omit<DashboardUser, 'userId' | 'merchantId' | 'email' | 'createdAt' | 'version'>>,
   now: Date,
 ): TxItem {
-  return update('DashUser', keys.dashUser(user.userId), {
+  return updateEntry('DashUser', keys.dashUser(user.userId), {
     set: { ...changes, updatedAt: now.toISOString(), version: user.version + 1 },
     when: { eq: { version: user.version } },
   });
@@ -117,7 +120,7 @@ export function userUpdateWrite(
  * of that user, so two admins cannot demote each other at once).
  */
 export function activeAdminCheck(userId: string): TxItem {
-  return check(keys.dashUser(userId), { eq: { role: 'admin', status: 'active' } });
+  return checkEntry(keys.dashUser(userId), { eq: { role: 'admin', status: 'active' } });
 }
 
 /** D6: an invite by the SHA-256 of its token. */
@@ -127,7 +130,7 @@ export async function getInvite(hash: string): Promise<DashboardInvite | undefin
 
 /** D7: use an invite: only once, only before it expires (the condition decides, whatever runs concurrently). */
 export function useInviteWrite(hash: string, now: Date): TxItem {
-  return update('DashInvite', keys.dashInvite(hash), {
+  return updateEntry('DashInvite', keys.dashInvite(hash), {
     set: { usedAt: now.toISOString() },
     when: { exists: true, eq: { usedAt: null }, expr: 'expiresAt > :usedAt' },
   });
@@ -137,7 +140,7 @@ const sessionTtl = (session: DashboardSession) => Math.floor(Date.parse(session.
 
 /** D8: a new session (its TTL removes it an hour after its hard end; idle expiry is checked on read). */
 export function sessionWrite(session: DashboardSession): TxItem {
-  return put('DashSession', keys.dashSession(session.sessionHash), { ...session, ttl: sessionTtl(session) });
+  return putEntry('DashSession', keys.dashSession(session.sessionHash), { ...session, ttl: sessionTtl(session) });
 }
 
 /** D9: a session by the SHA-256 of its cookie (consistent: a sign-out is seen at once). */
@@ -147,18 +150,19 @@ export async function getSession(hash: string): Promise<DashboardSession | undef
 
 /** D10: move a live session's idle clock, or switch its mode (never a revoked one). */
 export async function updateSession(hash: string, set: Partial<Pick<DashboardSession, 'lastSeenAt' | 'mode'>>): Promise<boolean> {
-  return (await updateItem(update('DashSession', keys.dashSession(hash), { set, when: { exists: true, eq: { revokedAt: null } } }))).ok;
+  const moved = updateEntry('DashSession', keys.dashSession(hash), { set, when: { exists: true, eq: { revokedAt: null } } });
+  return (await applied(db().send(new UpdateItemCommand(moved.Update!)))) !== undefined;
 }
 
 /** D10: end one session (sign-out; an enrolment session replaced by a full one). */
 export function revokeSessionWrite(hash: string, now: Date): TxItem {
-  return update('DashSession', keys.dashSession(hash), { set: { revokedAt: now.toISOString() }, when: { exists: true } });
+  return updateEntry('DashSession', keys.dashSession(hash), { set: { revokedAt: now.toISOString() }, when: { exists: true } });
 }
 
 /** D11: an audit log entry, kept one year (TTL). Goes into the same transaction as the action it records. */
 export function auditWrite(entry: AuditEntry): TxItem {
   const ttl = ttlIn(auditRetentionSeconds, Date.parse(entry.at));
-  return put('DashAudit', keys.dashAudit(entry.merchantId, entry.at, entry.auditId), { ...entry, ttl });
+  return putEntry('DashAudit', keys.dashAudit(entry.merchantId, entry.at, entry.auditId), { ...entry, ttl });
 }
 
 /** D11: a merchant's audit log, newest first, one page (`before`: the SK of the last entry shown). */
@@ -189,8 +193,13 @@ export async function addressFailures(address: string, now: Date): Promise<numbe
 
 /** One atomic `ADD count 1` on a window counter; the count after it (no read-modify-write: concurrent failures all count). */
 async function countOne(key: Key, windowSeconds: number, now: Date): Promise<number> {
-  const counted = update('DashThrottle', key, { add: { count: 1 }, set: { ttl: ttlIn(windowSeconds * 2, now.getTime()) }, upsert: true });
-  return Number((await updateItem(counted, 'UPDATED_NEW')).attributes?.count ?? 0);
+  const counted = updateEntry('DashThrottle', key, {
+    add: { count: 1 },
+    set: { ttl: ttlIn(windowSeconds * 2, now.getTime()) },
+    upsert: true,
+  });
+  const out = await db().send(new UpdateItemCommand({ ...counted.Update!, ReturnValues: 'UPDATED_NEW' }));
+  return Number(fromItem<{ count?: number }>(out.Attributes ?? {}).count ?? 0);
 }
 
 /** D12: count one failed sign-in from an address; the address's failures in the window after it. */
@@ -205,7 +214,7 @@ export const countUserFailure = (userId: string, now: Date) => countOne(userFail
  */
 export function clearUserFailuresWrite(userId: string, now: Date): TxItem {
   const ttl = ttlIn(accountWindowSeconds * 2, now.getTime());
-  return update('DashThrottle', userFailuresKey(userId, now), { set: { count: 0, ttl }, upsert: true });
+  return updateEntry('DashThrottle', userFailuresKey(userId, now), { set: { count: 0, ttl }, upsert: true });
 }
 
 /**
@@ -215,12 +224,11 @@ export function clearUserFailuresWrite(userId: string, now: Date): TxItem {
  */
 export async function lockUser(userId: string, until: string): Promise<void> {
   const later = '(attribute_not_exists(lockedUntil) OR lockedUntil = :null OR lockedUntil < :lockedUntil)';
-  await updateItem(
-    update('DashUser', keys.dashUser(userId), {
-      set: { lockedUntil: until },
-      when: { exists: true, expr: later, values: { ':null': null } },
-    }),
-  );
+  const lock = updateEntry('DashUser', keys.dashUser(userId), {
+    set: { lockedUntil: until },
+    when: { exists: true, expr: later, values: { ':null': null } },
+  });
+  await applied(db().send(new UpdateItemCommand(lock.Update!)));
 }
 
 /**
@@ -242,7 +250,7 @@ export interface PayoutMaker extends Maker {
 
 /** D14: who created a payout (dashboard or minted key), committed in the payout's first transaction (maker-checker). */
 export function payoutMakerWrite(maker: PayoutMaker): TxItem {
-  return put('PayoutMaker', keys.payoutMaker(maker.mode, maker.merchantId, maker.orderRef), { ...maker });
+  return putEntry('PayoutMaker', keys.payoutMaker(maker.mode, maker.merchantId, maker.orderRef), { ...maker });
 }
 
 /** D14: the maker of a payout (undefined for payouts created with a key no dashboard user minted). */
@@ -259,7 +267,7 @@ export interface SettlementMaker extends Maker {
 
 /** D15: who requested a settlement (dashboard or minted key), committed in the settlement's own transaction (maker-checker). */
 export function settlementMakerWrite(maker: SettlementMaker): TxItem {
-  return put('SettlementMaker', keys.settlementMaker(maker.settlementId), { ...maker });
+  return putEntry('SettlementMaker', keys.settlementMaker(maker.settlementId), { ...maker });
 }
 
 /** D15: the maker of a settlement (undefined for the schedule's and those requested with a key no dashboard user minted). */
@@ -276,7 +284,7 @@ export interface RefundMaker extends Maker {
 
 /** D17: who requested a refund (dashboard or minted key), committed in the refund's own transaction. */
 export function refundMakerWrite(maker: RefundMaker): TxItem {
-  return put('RefundMaker', keys.refundMaker(maker.refundId), { ...maker });
+  return putEntry('RefundMaker', keys.refundMaker(maker.refundId), { ...maker });
 }
 
 /** D17: the maker of a refund (undefined for refunds requested with a key no dashboard user minted). */
@@ -297,7 +305,7 @@ export async function getRefundMakers(refundIds: readonly string[]): Promise<Map
  * on, so a sign-in that read the user before this cannot write an older step back.
  */
 export function totpStepWrite(userId: string, step: number, now: Date): TxItem {
-  return update('DashUser', keys.dashUser(userId), {
+  return updateEntry('DashUser', keys.dashUser(userId), {
     set: { lastTotpStep: step, updatedAt: now.toISOString() },
     add: { version: 1 },
     when: { exists: true, expr: '#lastTotpStep < :lastTotpStep' },
@@ -327,8 +335,9 @@ export async function recordSideApproval(
   side: keyof Approvals,
   approval: SideApproval,
 ): Promise<Approvals> {
-  const recorded = update('Approvals', keys.approvals(kind, id), { setOnce: { [side]: approval }, upsert: true });
-  const item = ((await updateItem(recorded, 'ALL_NEW')).attributes ?? {}) as Approvals;
+  const recorded = updateEntry('Approvals', keys.approvals(kind, id), { setOnce: { [side]: approval }, upsert: true });
+  const out = await db().send(new UpdateItemCommand({ ...recorded.Update!, ReturnValues: 'ALL_NEW' }));
+  const item = fromItem<Approvals>(out.Attributes ?? {});
   return { ...(item.merchant ? { merchant: item.merchant } : {}), ...(item.operator ? { operator: item.operator } : {}) };
 }
 

@@ -429,6 +429,7 @@ export const BankFileLine = entity({
   pk: 'BANKFILE#LINE#{reference}',
   sk: 'LINE',
   indexes: { queue: { GSI1PK: 'BANKFILE#QUEUE#{bank}#{currency}', GSI1SK: '{queuedAt}#{reference}' } },
+  updates: ['state', 'batchId', 'exportedAt', 'markedAt', 'markedBy', 'bankReference', 'failureReason', 'GSI1PK', 'GSI1SK'],
   keys: {
     bankFileLine: 'key(reference)',
     bankFileQueue: 'queue.pk(bank, currency)',
@@ -452,6 +453,7 @@ export const BankFileAudit = entity({
   tag: 'BankFileAudit',
   pk: 'BANKFILE#AUDIT#{batchId}',
   sk: '{at}#{auditId}',
+  create: 'replace',
   keys: { bankFileAudit: 'key(batchId, at, auditId)', bankFileAuditOf: 'pk(batchId)' },
 });
 /**

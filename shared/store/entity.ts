@@ -1,4 +1,4 @@
-import { GetItemCommand, type ReturnValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { db, fromItem, tableName, toItem, toValues, type TxItem } from './client.ts';
 import type { Key } from './key-parts.ts';
 
@@ -107,7 +107,12 @@ function expressions(when: When | undefined) {
  * only if absent (`attribute_not_exists(PK)`) unless `when` says otherwise (false: whatever is there is replaced, for
  * the entities declared `create: 'replace'`). `old`: the refusal carries the item as it was (ALL_OLD).
  */
-export function put(tag: string, key: Key, item: Record<string, unknown>, options: { when?: When | false; old?: boolean } = {}): TxItem {
+export function putEntry(
+  tag: string,
+  key: Key,
+  item: Record<string, unknown>,
+  options: { when?: When | false; old?: boolean } = {},
+): TxItem {
   checkWrite?.(tag, { replace: options.when === false });
   const x = expressions(options.when === false ? undefined : (options.when ?? { exists: false }));
   return { Put: { ...x.entry(undefined, options.old), Item: toItem({ ...key, entity: tag, ...item }) } };
@@ -127,7 +132,7 @@ export interface Change {
 }
 
 /** An Update of the item at `key` (of the entity tagged `tag`): SET, SET-once, ADD and REMOVE built from plain objects, under `when`. */
-export function update(tag: string, key: Key, change: Change): TxItem {
+export function updateEntry(tag: string, key: Key, change: Change): TxItem {
   const set = change.upsert ? { ...change.set, entity: tag } : (change.set ?? {});
   checkWrite?.(tag, change);
   const x = expressions(change.when);
@@ -145,10 +150,10 @@ export function update(tag: string, key: Key, change: Change): TxItem {
 }
 
 /** A ConditionCheck of the item at `key` (another item's state a transaction depends on). */
-export const check = (key: Key, when: When): TxItem => ({ ConditionCheck: expressions(when).entry(key) as never });
+export const checkEntry = (key: Key, when: When): TxItem => ({ ConditionCheck: { ...expressions(when).entry(key) } as never });
 
 /** A Delete of the item at `key`, under `when` if given. */
-export const remove = (key: Key, when?: When): TxItem => ({ Delete: expressions(when).entry(key) as never });
+export const deleteEntry = (key: Key, when?: When): TxItem => ({ Delete: { ...expressions(when).entry(key) } as never });
 
 /** A Query's key condition for the items of a partition whose sort key begins with `SKPrefix` (all of it: no prefix). */
 export const inPartition = (k: { PK: string; SKPrefix?: string }) => ({
@@ -163,14 +168,14 @@ export async function get<T = Record<string, unknown>>(key: Key, consistent = tr
 }
 
 /**
- * An update() entry as one UpdateItem: `ok` false when its condition refused it; `attributes` what `returnValues` asked for.
+ * A conditional write sent on its own (`db().send(new UpdateItemCommand(updateEntry(…).Update))`, the command named where it
+ * is sent, so test/support/code-needs.ts sees which module calls what): its output, or undefined when its condition refused it.
  */
-export async function updateItem(item: TxItem, returnValues?: ReturnValue): Promise<{ ok: boolean; attributes?: Record<string, unknown> }> {
+export async function applied<T>(sent: Promise<T>): Promise<T | undefined> {
   try {
-    const out = await db().send(new UpdateItemCommand({ ...item.Update!, ...(returnValues ? { ReturnValues: returnValues } : {}) }));
-    return { ok: true, ...(out.Attributes ? { attributes: fromItem(out.Attributes) } : {}) };
+    return await sent;
   } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return { ok: false };
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
     throw error;
   }
 }

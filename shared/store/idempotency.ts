@@ -1,7 +1,7 @@
 import { PutItemCommand, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { db, ttlIn, type TxItem } from './client.ts';
-import { get, put, type When } from './entity.ts';
+import { get, putEntry, type When } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -43,7 +43,7 @@ export interface IdempotencyScope {
 }
 
 const write = (scope: IdempotencyScope, record: IdempotencyRecord, when: When) =>
-  put(
+  putEntry(
     'Idempotency',
     keys.idempotency(scope.mode, scope.merchantId, scope.key),
     { ...record, createdAt: new Date().toISOString(), ttl: ttlIn(idempotencyRetentionSeconds) },

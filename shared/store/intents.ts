@@ -1,4 +1,4 @@
-import { BatchGetItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, QueryCommand, type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import {
   statusChangedEvent,
@@ -32,7 +32,7 @@ import {
   TransactionFailed,
   type TxItem,
 } from './client.ts';
-import { get, inPartition, put, update, updateItem } from './entity.ts';
+import { applied, get, inPartition, putEntry, updateEntry } from './entity.ts';
 import { customerIndexWrites } from './customer-index.ts';
 import { countsAsVolume, dailyVolumeWrite } from './daily-volume.ts';
 import { orderRefIndexKeys, transactionReferenceIndexKeys } from './reference-index.ts';
@@ -62,7 +62,7 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
   return [
     named(
       'intent',
-      put('Intent', keys.intent(paymentIntentId), {
+      putEntry('Intent', keys.intent(paymentIntentId), {
         ...keys.intentListing(merchantId, mode, createdAt, paymentIntentId, listShard),
         ...keys.intentByTypeStatus(merchantId, mode, intent.intentType, intent.status, createdAt, paymentIntentId, shard),
         ...(options.dueAt ? { ...keys.due(paymentIntentId, options.dueAt), dueAt: options.dueAt } : {}),
@@ -72,14 +72,14 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
     // Both pointers carry the dashboard's prefix search keys (shared/store/reference-index.ts).
     named(
       'orderRef',
-      put('OrderRef', keys.orderRef(mode, merchantId, intent.orderRef.orderRef), {
+      putEntry('OrderRef', keys.orderRef(mode, merchantId, intent.orderRef.orderRef), {
         ...orderRefIndexKeys(merchantId, mode, intent.orderRef.orderRef, shard),
         ...pointer,
       }),
     ),
     named(
       'transactionReference',
-      put('TxRef', keys.transactionReference(mode, merchantId, transactionReference), {
+      putEntry('TxRef', keys.transactionReference(mode, merchantId, transactionReference), {
         ...transactionReferenceIndexKeys(merchantId, mode, transactionReference, paymentIntentId, shard),
         ...pointer,
       }),
@@ -154,7 +154,7 @@ export function transitionWrites(
     writes: [
       named(
         'intent',
-        update('Intent', keys.intent(current.paymentIntentId), {
+        updateEntry('Intent', keys.intent(current.paymentIntentId), {
           set,
           ...(due || keepDue ? {} : { remove: ['GSI2PK', 'GSI2SK', 'dueAt'] }),
           when: { eq: { status: current.status, version: current.version } },
@@ -252,7 +252,7 @@ export function providerReferenceWrite(
   pointer: { paymentIntentId: string; mode: Mode },
 ): TxItem {
   const { paymentIntentId, mode } = pointer;
-  return put('ProviderRef', keys.providerReference(providerCode, providerReference), { paymentIntentId, mode });
+  return putEntry('ProviderRef', keys.providerReference(providerCode, providerReference), { paymentIntentId, mode });
 }
 
 /** Access pattern: the intent a wallet provider's charge reference points at (GetItem, strongly consistent). */
@@ -359,7 +359,7 @@ export function holdApprovalWrite(current: PaymentIntent, held: HeldApproval, no
 function versionedIntentWrite(current: PaymentIntent, next: PaymentIntent, extra: Record<string, unknown>, remove: string[] = []): TxItem {
   return named(
     'intent',
-    update('Intent', keys.intent(current.paymentIntentId), {
+    updateEntry('Intent', keys.intent(current.paymentIntentId), {
       set: { details: next.details, updatedAt: next.updatedAt, version: next.version, ...extra },
       ...(remove.length ? { remove } : {}),
       when: { eq: { status: current.status, version: current.version } },
@@ -472,10 +472,8 @@ export async function backfillIntentIndex(): Promise<number> {
       // A big merchant's intent may sit in a shard of its partition (`<want>#<n>`): that is where it belongs.
       if ((have.GSI3PK === want.GSI3PK || String(have.GSI3PK).startsWith(`${want.GSI3PK}#`)) && have.GSI3SK === want.GSI3SK) continue;
       // Only if its status is unchanged: else a transition wrote the keys meanwhile.
-      const indexed = await updateItem(
-        update('Intent', keys.intent(item.paymentIntentId), { set: want, when: { eq: { status: item.status } } }),
-      );
-      if (indexed.ok) updated++;
+      const indexing = updateEntry('Intent', keys.intent(item.paymentIntentId), { set: want, when: { eq: { status: item.status } } });
+      if (await applied(db().send(new UpdateItemCommand(indexing.Update!)))) updated++;
     }
   }
   return updated;

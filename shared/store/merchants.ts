@@ -5,7 +5,7 @@ import type { Currency } from '#shared/domain/money.ts';
 import type { Scope } from '#shared/domain/scopes.ts';
 import { ConflictError, NotFoundError } from '#shared/domain/errors.ts';
 import { db, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
-import { get, put, update } from './entity.ts';
+import { get, putEntry, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -53,15 +53,15 @@ export const webhookSecretAssociatedData = (merchantId: string, mode: Mode) => `
 
 function apiKeyWrites(key: ApiKeyRecord): TxItem[] {
   return [
-    put('ApiKey', keys.apiKey(key.hash), { ...keys.apiKeyListing(key.merchantId, key.mode, key.createdAt, key.keyId), ...key }),
-    put('ApiKeyId', keys.apiKeyId(key.keyId), { keyId: key.keyId, hash: key.hash }),
+    putEntry('ApiKey', keys.apiKey(key.hash), { ...keys.apiKeyListing(key.merchantId, key.mode, key.createdAt, key.keyId), ...key }),
+    putEntry('ApiKeyId', keys.apiKeyId(key.keyId), { keyId: key.keyId, hash: key.hash }),
   ];
 }
 
 /** Creates a merchant and its first keys in one transaction. */
 export async function createMerchant(merchant: Merchant, apiKeys: ApiKeyRecord[]): Promise<void> {
   const listing = keys.merchantListing(merchant.createdAt, merchant.merchantId);
-  await transact([put('Merchant', keys.merchant(merchant.merchantId), { ...listing, ...merchant }), ...apiKeys.flatMap(apiKeyWrites)]);
+  await transact([putEntry('Merchant', keys.merchant(merchant.merchantId), { ...listing, ...merchant }), ...apiKeys.flatMap(apiKeyWrites)]);
 }
 
 /** Access pattern: merchant profile by id (GetItem). */
@@ -156,7 +156,7 @@ export async function recordKeyUse(hash: string, now = new Date()): Promise<bool
 }
 
 const keyUpdate = (hash: string, set: Record<string, unknown>): TxItem =>
-  update('ApiKey', keys.apiKey(hash), { set, when: { exists: true } });
+  updateEntry('ApiKey', keys.apiKey(hash), { set, when: { exists: true } });
 
 export async function revokeApiKey(hash: string, now = new Date()): Promise<void> {
   await transact([keyUpdate(hash, { status: 'revoked', revokedAt: now.toISOString() })]);
@@ -220,7 +220,7 @@ export async function changeMerchant<T>(
 /** One conditional write of the merchant (and the copies on its API keys); only changeMerchant calls it. */
 async function updateMerchant(merchantId: string, patch: MerchantPatch, now: Date, expectedVersion: number): Promise<void> {
   const writes: TxItem[] = [
-    update('Merchant', keys.merchant(merchantId), {
+    updateEntry('Merchant', keys.merchant(merchantId), {
       set: { ...patch, updatedAt: now.toISOString(), version: expectedVersion + 1 },
       when:
         expectedVersion === 0

@@ -1,5 +1,5 @@
 import { named, type TxItem } from './client.ts';
-import { get, update } from './entity.ts';
+import { get, updateEntry } from './entity.ts';
 import { queryDueIndex } from './due-index.ts';
 import * as keys from './keys.ts';
 import type { Key } from './keys.ts';
@@ -51,7 +51,7 @@ function versionedUpdate(
   set: Record<string, unknown>,
   dueAt: string | null | undefined,
 ): TxItem {
-  return update(tag, key, {
+  return updateEntry(tag, key, {
     set: { ...set, ...(typeof dueAt === 'string' ? { ...keys.moneyDue(dueId, dueAt), dueAt } : {}) },
     ...(dueAt === null ? { remove: ['GSI2PK', 'GSI2SK', 'dueAt'] } : {}),
     when: { eq: { status: read.status, version: read.version } },

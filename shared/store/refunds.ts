@@ -1,8 +1,8 @@
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { refundFirstDueAt, type Refund, type RefundableIntent } from '#shared/domain/refund.ts';
 import { db, fromItem, named, queryAll, scanPages, tableName, toValues, type TxItem } from './client.ts';
-import { put, update, updateItem } from './entity.ts';
+import { applied, putEntry, updateEntry } from './entity.ts';
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import * as keys from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
@@ -29,7 +29,7 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
   return [
     named(
       'refund',
-      put('Refund', keys.refund(r.id), {
+      putEntry('Refund', keys.refund(r.id), {
         ...keys.refundListing(r.paymentIntentId, r.requestedAt, r.id),
         ...keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id, shardOf(r.id, writeShards(r.merchantId, r.mode))),
         ...keys.moneyDue(r.id, dueAt),
@@ -39,7 +39,7 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
     ),
     named(
       'reservation',
-      update('Intent', keys.intent(intent.paymentIntentId), {
+      updateEntry('Intent', keys.intent(intent.paymentIntentId), {
         add: { refundReservedMinor: r.amountMinor },
         when: {
           eq: { status: 'Completed' },
@@ -56,7 +56,7 @@ export function releaseReservationWrite(r: Refund): TxItem {
   const covered = { expr: '#refundReservedMinor >= :amount', values: { ':amount': r.amountMinor } };
   return named(
     'reservation',
-    update('Intent', keys.intent(r.paymentIntentId), { add: { refundReservedMinor: -r.amountMinor }, when: covered }),
+    updateEntry('Intent', keys.intent(r.paymentIntentId), { add: { refundReservedMinor: -r.amountMinor }, when: covered }),
   );
 }
 
@@ -64,7 +64,7 @@ export function releaseReservationWrite(r: Refund): TxItem {
 export function recordRefundedWrite(r: Refund, now: Date): TxItem {
   return named(
     'reservation',
-    update('Intent', keys.intent(r.paymentIntentId), {
+    updateEntry('Intent', keys.intent(r.paymentIntentId), {
       add: { refundedMinor: r.amountMinor },
       set: { updatedAt: now.toISOString() },
       when: { expr: 'refundReservedMinor >= :refundedMinor' },
@@ -154,7 +154,8 @@ export async function backfillRefundIndex(): Promise<number> {
       const want = keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id);
       // Unless indexed meanwhile.
       const unindexed = { exists: true, expr: 'attribute_not_exists(#GSI3PK)' };
-      if ((await updateItem(update('Refund', keys.refund(r.id), { set: want, when: unindexed }))).ok) updated++;
+      const indexing = updateEntry('Refund', keys.refund(r.id), { set: want, when: unindexed });
+      if (await applied(db().send(new UpdateItemCommand(indexing.Update!)))) updated++;
     }
   }
   return updated;

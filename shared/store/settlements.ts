@@ -1,10 +1,10 @@
-import { DeleteItemCommand, PutItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, PutItemCommand, QueryCommand, type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { nextSettlementRun, type SettlementSchedule } from '#shared/domain/merchant.ts';
 import type { breakdownJobAttributes, Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
 import { noSums, type BreakdownSums, type SettlementBreakdown } from '#shared/domain/settlement-breakdown.ts';
 import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
-import { get, put, remove, update, updateItem } from './entity.ts';
+import { applied, deleteEntry, get, putEntry, updateEntry } from './entity.ts';
 import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
 import * as keys from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
@@ -18,7 +18,7 @@ import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
 export function createSettlementWrite(s: Settlement, options: { dueAt?: string } = {}): TxItem {
   return named(
     'settlement',
-    put('Settlement', keys.settlement(s.id), {
+    putEntry('Settlement', keys.settlement(s.id), {
       ...keys.settlementListing(s.merchantId, s.mode, s.requestedAt, s.id),
       ...(options.dueAt ? { ...keys.moneyDue(s.id, options.dueAt), dueAt: options.dueAt } : {}),
       ...s,
@@ -46,7 +46,8 @@ export const settlementEventWrites: typeof settlementWrites.eventWrites = (...ar
  */
 export async function saveSettlementBreakdown(id: string, breakdown: SettlementBreakdown): Promise<boolean> {
   const once = { exists: true, expr: 'attribute_not_exists(#breakdown)' };
-  return (await updateItem(update('Settlement', keys.settlement(id), { set: { breakdown }, when: once }))).ok;
+  const stored = updateEntry('Settlement', keys.settlement(id), { set: { breakdown }, when: once });
+  return (await applied(db().send(new UpdateItemCommand(stored.Update!)))) !== undefined;
 }
 
 /**
@@ -71,8 +72,8 @@ export async function queueBreakdownJob(id: string, shards: number, now: Date): 
   const dueAt = now.toISOString();
   const job: BreakdownJob = { id, step: 0, cursors: Array<string>(shards).fill(''), sums: noSums, queuedAt: dueAt, dueAt };
   const set: Record<Exclude<(typeof breakdownJobAttributes)[number], 'entity'>, unknown> = { ...keys.moneyDue(id, dueAt), ...job };
-  return (await updateItem(update('SettlementBreakdown', keys.settlementBreakdownJob(id), { set, upsert: true, when: { exists: false } })))
-    .ok;
+  const queued = updateEntry('SettlementBreakdown', keys.settlementBreakdownJob(id), { set, upsert: true, when: { exists: false } });
+  return (await applied(db().send(new UpdateItemCommand(queued.Update!)))) !== undefined;
 }
 
 /** Access pattern 8j: a settlement's breakdown job, if one is queued (GetItem). */
@@ -84,8 +85,8 @@ export async function getBreakdownJob(id: string): Promise<BreakdownJob | undefi
 /** A step's progress, due again at `dueAt`; false when another sweep stepped it first (conditioned on the step read). */
 export async function saveBreakdownProgress(job: BreakdownJob, cursors: string[], sums: BreakdownSums, dueAt: string): Promise<boolean> {
   const set = { cursors, sums, step: job.step + 1, dueAt, GSI2SK: keys.moneyDue(job.id, dueAt).GSI2SK };
-  return (await updateItem(update('SettlementBreakdown', keys.settlementBreakdownJob(job.id), { set, when: { eq: { step: job.step } } })))
-    .ok;
+  const stepped = updateEntry('SettlementBreakdown', keys.settlementBreakdownJob(job.id), { set, when: { eq: { step: job.step } } });
+  return (await applied(db().send(new UpdateItemCommand(stepped.Update!)))) !== undefined;
 }
 
 /** The job is done (its breakdown stored on the settlement, or found there): out of the due index. */
@@ -214,7 +215,7 @@ export async function setAutoSettlementRun(merchantId: string, mode: Mode, runAt
   const id = `autosettle:${merchantId}:${mode}`;
   await db().send(
     new PutItemCommand(
-      put('AutoSettlement', key, { ...keys.moneyDue(id, runAt), dueAt: runAt, merchantId, mode, runAt }, { when: false }).Put!,
+      putEntry('AutoSettlement', key, { ...keys.moneyDue(id, runAt), dueAt: runAt, merchantId, mode, runAt }, { when: false }).Put!,
     ),
   );
 }
@@ -234,7 +235,7 @@ export async function getAutoSettlementRun(merchantId: string, mode: Mode): Prom
 export function rearmAutoSettlementWrite(run: AutoSettlementRun, nextRunAt: string | null): TxItem {
   const key = keys.autoSettlement(run.merchantId, run.mode);
   const when = { eq: { runAt: run.runAt } };
-  if (nextRunAt === null) return named('run', remove(key, when));
+  if (nextRunAt === null) return named('run', deleteEntry(key, when));
   const due = keys.moneyDue(`autosettle:${run.merchantId}:${run.mode}`, nextRunAt);
-  return named('run', update('AutoSettlement', key, { set: { runAt: nextRunAt, dueAt: nextRunAt, ...due }, when }));
+  return named('run', updateEntry('AutoSettlement', key, { set: { runAt: nextRunAt, dueAt: nextRunAt, ...due }, when }));
 }

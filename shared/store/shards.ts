@@ -1,7 +1,7 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { db } from './client.ts';
-import { get, update } from './entity.ts';
+import { get, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -121,7 +121,7 @@ export async function raiseShards(
     previousShards: options.immediate ? shards : writing,
     effectiveAt: new Date(now.getTime() + (options.immediate ? 0 : 2 * cacheMs)).toISOString(),
   };
-  const raise = update('ShardConfig', keys.shardConfig(merchantId, mode), {
+  const raise = updateEntry('ShardConfig', keys.shardConfig(merchantId, mode), {
     set: { ...next, updatedAt: now.toISOString(), merchantId, mode },
     upsert: true,
     // Never lower it, even against a concurrent raise (refused: ConditionalCheckFailedException).

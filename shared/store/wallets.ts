@@ -17,7 +17,7 @@ import {
   TransactionFailed,
   type TxItem,
 } from './client.ts';
-import { get, inPartition, put, update, type When } from './entity.ts';
+import { get, inPartition, putEntry, updateEntry, type When } from './entity.ts';
 import * as keys from './keys.ts';
 import { getShardConfig, readShards, shardOf, writeShards } from './shards.ts';
 
@@ -169,7 +169,7 @@ export async function listWalletCurrencies(merchantId: string, mode: Mode): Prom
 
 /** One shard's `available` moved by `amount` (a rebalance): conditioned when it leaves the shard. */
 function moveWrite({ merchantId, mode, currency }: WalletRef, n: number, amount: number, at: string): TxItem {
-  return update('Wallet', keys.walletShard(merchantId, mode, currency, n), {
+  return updateEntry('Wallet', keys.walletShard(merchantId, mode, currency, n), {
     set: { updatedAt: at, merchantId, mode, currency },
     add: { available: amount },
     upsert: true,
@@ -447,7 +447,7 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }, cut
   const writes: TxItem[] = [
     named(
       'journal',
-      put('Journal', keys.journal(journal.merchantId, journal.mode, journal.createdAt, journal.journalId, journalShard), {
+      putEntry('Journal', keys.journal(journal.merchantId, journal.mode, journal.createdAt, journal.journalId, journalShard), {
         ...journalIndexKeys(journal, journalShard),
         ...journal,
       }),
@@ -461,7 +461,7 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }, cut
       : previous === null
         ? { expr: 'attribute_not_exists(#cutoff)' }
         : { expr: '#cutoff = :previous', values: { ':previous': previous } };
-    const wallet = update('Wallet', keys.walletShard(merchantId, mode, currency, shard), {
+    const wallet = updateEntry('Wallet', keys.walletShard(merchantId, mode, currency, shard), {
       set: {
         updatedAt: journal.createdAt,
         merchantId,
@@ -503,7 +503,7 @@ function otherShardCutoffs(journal: Journal, holdShard: number, position: string
       : [
           named(
             cutoffRefused,
-            update('Wallet', keys.walletShard(merchantId, mode, currency, n), {
+            updateEntry('Wallet', keys.walletShard(merchantId, mode, currency, n), {
               set: { cutoff: position, cutoffSettlementId: cutoff.settlementId, merchantId, mode, currency },
               upsert: true,
               when: previous === null ? { expr: 'attribute_not_exists(#cutoff)' } : { eq: { cutoff: previous } },
@@ -571,7 +571,7 @@ export interface OperatorReferenceRecord {
  * transaction as the command's journal and fails (returning the first run's record) if it ran before.
  */
 export function operatorReferenceWrite(merchantId: string, mode: Mode, command: string, record: OperatorReferenceRecord): TxItem {
-  return put(
+  return putEntry(
     'OperatorReference',
     keys.operatorReference(merchantId, mode, command, record.reference),
     { command, ...record },

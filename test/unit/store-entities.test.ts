@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as entities from '#shared/store/entities.ts';
 import { readFileSync } from 'node:fs';
-import { fill, literalHead, put, update } from '#shared/store/entity.ts';
+import { fill, literalHead, putEntry as put, updateEntry as update } from '#shared/store/entity.ts';
 import * as keys from '#shared/store/keys.ts';
 import { keysGenPath, renderKeys } from '../../scripts/store-keys.ts';
 import * as before from '../fixtures/keys-before.ts';
