@@ -8,9 +8,6 @@ export type Key = { PK: string; SK: string };
  * with the builders.
  */
 
-/** Partition key of shard `n` of a sharded listing: shard 0 is the unsuffixed key (shared/store/shards.ts). */
-export const shardKey = (base: string, n: number) => (n === 0 ? base : `${base}#${n}`);
-
 const subjectPrefix: Record<EventSubject['kind'], string> = { transaction: 'TXN', refund: 'REFUND', settlement: 'SETTLEMENT' };
 /** An event's home: the partition of what it is about (its transaction, refund or settlement): its outbox item, delivery log, resends. */
 export const eventHome = (subject: EventSubject): string => `${subjectPrefix[subject.kind]}#${subject.id}`;
