@@ -1,9 +1,11 @@
-import { realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { routeList, supportedVersions, type Route } from '#functions/routes.ts';
 import { type Audience, buildOpenApiDocument, loadRouteSchemas, renderOpenApi } from '#shared/openapi/document.ts';
+import * as entityModule from '#shared/store/entities.ts';
 import { renderSdkTypesFile, typesPath } from '../sdk/node/scripts/types.ts';
+import { keysGenPath, renderKeys } from './store-keys.ts';
 
 /**
  * `npm run docs`: writes docs/api.md from THE route table (functions/routes.ts) and
@@ -73,6 +75,70 @@ export function renderApiDocs(routes: readonly Route[] = routeList): string {
   return lines.join('\n');
 }
 
+export const accessPatternsPath = resolve(repoRoot, 'docs/access-patterns.md');
+const itemsBegin = '<!-- GENERATED: items (shared/store/entities.ts; `npm run docs`) -->';
+const itemsEnd = '<!-- END GENERATED: items -->';
+
+/** A key template as the docs write it: `{x}` → `<x>`, an optional `{#x?}` → `[#<x>]`. */
+const template = (t: string) =>
+  t.replace(/\{([^{}]*?)(\w+)(\?)?\}/g, (_all, lit: string, name: string, opt?: string) => (opt ? `[${lit}<${name}>]` : `${lit}<${name}>`));
+
+/**
+ * docs/access-patterns.md with its item table rendered from the entity declarations (shared/store/entities.ts): the
+ * part between the markers is generated; the access patterns around it are written by hand.
+ */
+export function renderAccessPatterns(current = readFileSync(accessPatternsPath, 'utf8')): string {
+  // Each declaration's doc comment (in the source only: no Lambda bundles the notes).
+  const source = readFileSync(resolve(repoRoot, 'shared/store/entities.ts'), 'utf8');
+  const notes = new Map(
+    [...source.matchAll(/\/\*\*([\s\S]*?)\*\/\s*export const (\w+) = entity\(/g)].map((m) => [
+      m[2]!,
+      m[1]!
+        .replace(/^\s*\* ?/gm, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    ]),
+  );
+  const names = new Map<unknown, string>(Object.entries(entityModule).map(([name, value]) => [value, name]));
+  const start = current.indexOf(itemsBegin);
+  const end = current.indexOf(itemsEnd);
+  if (start < 0 || end < start) throw new Error(`${accessPatternsPath}: the generated item table's markers are missing`);
+  const rows = entityModule.allEntities.map((entity) => {
+    const e: import('#shared/store/entity.ts').EntityDecl = entity;
+    const indexes = Object.entries(e.indexes ?? {}).map(
+      ([name, keys]) =>
+        `${name}: ${Object.entries(keys)
+          .map(([attribute, t]) => `${attribute} ${code(template(t))}`)
+          .join(', ')}`,
+    );
+    const cells = [
+      e.tag,
+      code(template(e.pk)),
+      code(template(e.sk)),
+      indexes.join('; ') || '–',
+      e.family ? code(e.family) : '–',
+      e.create === 'replace' ? 'replaced' : 'if absent',
+      e.updates ? e.updates.map(code).join(', ') || 'none' : 'not declared',
+      notes.get(names.get(entity)!) ?? '',
+    ];
+    return `| ${cells.map(cell).join(' | ')} |`;
+  });
+  const table = [
+    itemsBegin,
+    '',
+    'Generated from the declarations in `shared/store/entities.ts` (the key builders in `shared/store/keys.ts` and the IAM',
+    'partition families `partitionPrefixes` are derived from the same declarations). `[#<shard>]`: only for shard n ≥ 1.',
+    'Family: the `dynamodb:LeadingKeys` family of the partition (infra/route-stack.ts). Put: a new item is written only if',
+    'absent, or replaced. Updates: the attributes the code may change (update() refuses others).',
+    '',
+    '| Entity | PK | SK | Indexes | Family | Put | Updates | Notes |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ];
+  return `${current.slice(0, start)}${table.join('\n')}${current.slice(end)}`;
+}
+
 function isMain(): boolean {
   const entry = process.argv[1];
   if (!entry) return false;
@@ -90,6 +156,10 @@ if (isMain()) {
   console.log(`wrote ${openApiPath}`);
   writeFileSync(allOperationsPath, await renderOpenApiFile('all'));
   console.log(`wrote ${allOperationsPath}`);
+  writeFileSync(keysGenPath, renderKeys());
+  console.log(`wrote ${keysGenPath}`);
+  writeFileSync(accessPatternsPath, renderAccessPatterns());
+  console.log(`wrote ${accessPatternsPath}`);
   // The SDK's types follow the document (sdk/node/scripts/types.ts).
   writeFileSync(typesPath, renderSdkTypesFile(openApiPath));
   console.log(`wrote ${typesPath}`);

@@ -5,7 +5,8 @@ import { jobList } from '#functions/jobs.ts';
 import { guides } from '#functions/reference/guides.ts';
 import { lambdaGroups, routeList } from '#functions/routes.ts';
 import { descriptionRule, orderRefRule } from '#shared/domain/references.ts';
-import { apiDocsPath, renderApiDocs, repoRoot } from '../scripts/docs.ts';
+import { accessPatternsPath, apiDocsPath, renderAccessPatterns, renderApiDocs, repoRoot } from '../scripts/docs.ts';
+import { allEntities } from '#shared/store/entities.ts';
 
 describe('docs/api.md', () => {
   it('is up to date with functions/routes.ts (run `npm run docs` after changing routes)', () => {
@@ -33,6 +34,14 @@ describe('docs/api.md', () => {
   it('has unique route ids and method + path pairs', () => {
     expect(new Set(routeList.map((r) => r.id)).size).toBe(routeList.length);
     expect(new Set(routeList.map((r) => `${r.method} ${r.path}`)).size).toBe(routeList.length);
+  });
+});
+
+describe('docs/access-patterns.md', () => {
+  it('lists the items as shared/store/entities.ts declares them (run `npm run docs` after changing a declaration)', () => {
+    const doc = readFileSync(accessPatternsPath, 'utf8');
+    expect(doc, 'docs/access-patterns.md is stale: run `npm run docs`').toBe(renderAccessPatterns(doc));
+    for (const e of allEntities) expect(doc, e.tag).toContain(`| ${e.tag} | \`${e.pk.replace(/\{(\w+)\}/g, '<$1>').split('{')[0]}`);
   });
 });
 

@@ -1,7 +1,8 @@
-import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Journal } from '#shared/domain/ledger.ts';
-import { db, fromItem, queryAll, tableName, toItem, toValues } from './client.ts';
+import { db, queryAll, toValues } from './client.ts';
+import { get, putEntry } from './entity.ts';
 import { journalOf } from './balance-transactions.ts';
 import * as keys from './keys.ts';
 import { readShards } from './shards.ts';
@@ -75,18 +76,11 @@ export async function checkpointAfter(merchantId: string, mode: Mode, currency: 
 export async function putCheckpoint(c: BalanceCheckpoint): Promise<BalanceCheckpoint> {
   const key = keys.balanceCheckpoint(c.merchantId, c.mode, c.currency, c.boundary);
   try {
-    await db().send(
-      new PutItemCommand({
-        TableName: tableName(),
-        Item: toItem({ ...key, entity: 'BalanceCheckpoint', ...c }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+    await db().send(new PutItemCommand(putEntry('BalanceCheckpoint', key, { ...c }).Put!));
     return c;
   } catch (error) {
     if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-    const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(key), ConsistentRead: true }));
-    return stripKeys(fromItem<Record<string, unknown>>(out.Item!));
+    return stripKeys((await get(key))!);
   }
 }
 

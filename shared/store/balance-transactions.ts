@@ -1,8 +1,9 @@
 import { balanceTypeOf, kindsOf, type BalanceTransactionType } from '#shared/domain/balance-transaction.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Journal } from '#shared/domain/ledger.ts';
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
-import { db, fromItem, queryAll, scanPages, tableName, toItem, toValues, updateIfStill } from './client.ts';
+import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { db, fromItem, queryAll, scanPages, tableName, toItem, toValues } from './client.ts';
+import { applied, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 import { readShards } from './shards.ts';
 import { journalIndexKeys } from './wallets.ts';
@@ -227,13 +228,9 @@ export async function backfillJournalIndex(): Promise<number> {
       const item = fromItem<Stored & { PK: string }>(raw);
       const shard = /#SHARD#(\d+)$/.exec(item.PK)?.[1];
       const want = journalIndexKeys(journalOf(item), shard ? Number(shard) : 0);
-      const indexed = await updateIfStill({
-        Key: toItem({ PK: item.PK, SK: item.SK }),
-        UpdateExpression: 'SET GSI1PK = :g1, GSI1SK = :g1s, GSI3PK = :g3, GSI3SK = :g3s',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(GSI3PK)',
-        ExpressionAttributeValues: toValues({ ':g1': want.GSI1PK, ':g1s': want.GSI1SK, ':g3': want.GSI3PK, ':g3s': want.GSI3SK }),
-      });
-      if (indexed) updated++;
+      const unindexed = { exists: true, expr: 'attribute_not_exists(#GSI3PK)' };
+      const indexing = updateEntry('Journal', { PK: item.PK, SK: item.SK }, { set: want, when: unindexed });
+      if (await applied(db().send(new UpdateItemCommand(indexing.Update!)))) updated++;
     }
   }
   return updated;

@@ -1,19 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { BankFileBatch, BankFileLine } from '#shared/domain/bank-file.ts';
 import type { Currency } from '#shared/domain/money.ts';
-import {
-  batchGetConsistent,
-  db,
-  fromItem,
-  queryAll,
-  tableName,
-  toItem,
-  toValues,
-  transact,
-  TransactionFailed,
-  type TxItem,
-} from './client.ts';
+import { batchGetConsistent, db, fromItem, queryAll, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
+import { get, inPartition, putEntry, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -26,18 +16,14 @@ const isConditionFailure = (error: unknown) => (error as { name?: string }).name
 
 /** BF1: the line of a reference (GetItem, consistent). */
 export async function getBankFileLine(reference: string): Promise<BankFileLine | undefined> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.bankFileLine(reference)), ConsistentRead: true }),
-  );
-  return out.Item ? fromItem<BankFileLine>(out.Item) : undefined;
+  return get<BankFileLine>(keys.bankFileLine(reference));
 }
 
-const lineItem = (line: BankFileLine) => ({
-  ...keys.bankFileLine(line.reference),
-  ...(line.state === 'queued' ? keys.bankFileQueued(line.bank, line.currency, line.queuedAt, line.reference) : {}),
-  entity: 'BankFileLine',
-  ...line,
-});
+const lineWrite = (line: BankFileLine) =>
+  putEntry('BankFileLine', keys.bankFileLine(line.reference), {
+    ...(line.state === 'queued' ? keys.bankFileQueued(line.bank, line.currency, line.queuedAt, line.reference) : {}),
+    ...line,
+  });
 
 /**
  * BF2: the rail receives a line (PutItem if `attribute_not_exists(PK)`): queued, or the line already
@@ -45,9 +31,7 @@ const lineItem = (line: BankFileLine) => ({
  */
 export async function queueBankFileLine(line: BankFileLine): Promise<BankFileLine> {
   try {
-    await db().send(
-      new PutItemCommand({ TableName: tableName(), Item: toItem(lineItem(line)), ConditionExpression: 'attribute_not_exists(PK)' }),
-    );
+    await db().send(new PutItemCommand(lineWrite(line).Put!));
     return line;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -61,13 +45,8 @@ export async function queueBankFileLine(line: BankFileLine): Promise<BankFileLin
  */
 export async function voidBankFileLine(reference: string, now: Date): Promise<BankFileLine | undefined> {
   try {
-    await db().send(
-      new PutItemCommand({
-        TableName: tableName(),
-        Item: toItem({ ...keys.bankFileLine(reference), entity: 'BankFileLine', reference, state: 'void', markedAt: now.toISOString() }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+    const voided = putEntry('BankFileLine', keys.bankFileLine(reference), { reference, state: 'void', markedAt: now.toISOString() });
+    await db().send(new PutItemCommand(voided.Put!));
     return undefined;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -105,12 +84,8 @@ export interface BankFileAudit {
   detail?: string;
 }
 
-const auditPut = (entry: BankFileAudit): TxItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: toItem({ ...keys.bankFileAudit(entry.batchId, entry.at, randomUUID()), entity: 'BankFileAudit', ...entry }),
-  },
-});
+const auditPut = (entry: BankFileAudit): TxItem =>
+  putEntry('BankFileAudit', keys.bankFileAudit(entry.batchId, entry.at, randomUUID()), { ...entry }, { when: false });
 
 /**
  * BF5: a new file, in ONE transaction: the batch (new) and each of its lines moved queued → exported
@@ -118,45 +93,20 @@ const auditPut = (entry: BankFileAudit): TxItem => ({
  * any line left the queue meanwhile: the caller reads the queue again.
  */
 export async function createBankFileBatch(batch: BankFileBatch, audit: BankFileAudit): Promise<void> {
-  const lineUpdates: TxItem[] = batch.references.map((reference) => ({
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.bankFileLine(reference)),
-      UpdateExpression: 'SET #state = :exported, batchId = :batch, exportedAt = :at REMOVE GSI1PK, GSI1SK',
-      ConditionExpression: '#state = :queued',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: toValues({
-        ':exported': 'exported',
-        ':queued': 'queued',
-        ':batch': batch.batchId,
-        ':at': batch.createdAt,
-      }),
-    },
-  }));
-  await transact([
-    {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.bankFileBatch(batch.batchId),
-          ...keys.bankFileBatchListing(batch.bank, batch.currency, batch.createdAt, batch.batchId),
-          entity: 'BankFileBatch',
-          ...batch,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    ...lineUpdates,
-    auditPut(audit),
-  ]);
+  const lineUpdates = batch.references.map((reference) =>
+    updateEntry('BankFileLine', keys.bankFileLine(reference), {
+      set: { state: 'exported', batchId: batch.batchId, exportedAt: batch.createdAt },
+      remove: ['GSI1PK', 'GSI1SK'],
+      when: { eq: { state: 'queued' } },
+    }),
+  );
+  const listing = keys.bankFileBatchListing(batch.bank, batch.currency, batch.createdAt, batch.batchId);
+  await transact([putEntry('BankFileBatch', keys.bankFileBatch(batch.batchId), { ...listing, ...batch }), ...lineUpdates, auditPut(audit)]);
 }
 
 /** BF6: a file by its id (GetItem, consistent). */
 export async function getBankFileBatch(batchId: string): Promise<BankFileBatch | undefined> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.bankFileBatch(batchId)), ConsistentRead: true }),
-  );
-  return out.Item ? fromItem<BankFileBatch>(out.Item) : undefined;
+  return get<BankFileBatch>(keys.bankFileBatch(batchId));
 }
 
 /** BF6: the files of a bank and currency, newest first (GSI1). */
@@ -185,16 +135,11 @@ export async function linesOfBatch(batch: BankFileBatch): Promise<BankFileLine[]
 
 /** A reprint of a file (its own PutItem: nothing else changes). */
 export async function auditBankFile(entry: BankFileAudit): Promise<void> {
-  const put = auditPut(entry).Put!;
-  await db().send(new PutItemCommand({ TableName: put.TableName, Item: put.Item }));
+  await db().send(new PutItemCommand(auditPut(entry).Put!));
 }
 
 /** BF7: the operator's steps on a file, oldest first. */
-export const bankFileAuditOf = (batchId: string) =>
-  queryAll<BankFileAudit>({
-    KeyConditionExpression: 'PK = :pk',
-    ExpressionAttributeValues: toValues({ ':pk': keys.bankFileAuditOf(batchId).PK }),
-  });
+export const bankFileAuditOf = (batchId: string) => queryAll<BankFileAudit>(inPartition(keys.bankFileAuditOf(batchId)));
 
 /**
  * BF8: a line of a file marked paid or failed, once, with its audit entry, in ONE transaction
@@ -210,23 +155,10 @@ export async function markBankFileLine(
   const set = outcome.state === 'paid' ? { bankReference: outcome.bankReference } : { failureReason: outcome.failureReason };
   try {
     await transact([
-      {
-        Update: {
-          TableName: tableName(),
-          Key: toItem(keys.bankFileLine(reference)),
-          UpdateExpression: `SET #state = :state, markedAt = :at, markedBy = :by, ${Object.keys(set)[0]} = :detail`,
-          ConditionExpression: '#state = :exported AND batchId = :batch',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: toValues({
-            ':state': outcome.state,
-            ':at': audit.at,
-            ':by': audit.actor,
-            ':detail': Object.values(set)[0],
-            ':exported': 'exported',
-            ':batch': batchId,
-          }),
-        },
-      },
+      updateEntry('BankFileLine', keys.bankFileLine(reference), {
+        set: { state: outcome.state, markedAt: audit.at, markedBy: audit.actor, ...set },
+        when: { eq: { state: 'exported', batchId } },
+      }),
       auditPut(audit),
     ]);
     return true;

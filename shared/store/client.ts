@@ -11,8 +11,6 @@ import {
   type QueryCommandInput,
   type ScanCommandInput,
   type TransactWriteItem,
-  UpdateItemCommand,
-  type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { commitPointName, faultPoint } from '#shared/faults.ts';
@@ -257,16 +255,6 @@ const maxConflictAttempts = 10;
 /** Epoch seconds for the TTL attribute. */
 export const ttlIn = (seconds: number, now = Date.now()) => Math.floor(now / 1000) + seconds;
 
-/** `SET #a = :a, #b = :b` with its names and values, from a plain object of attributes. */
-export function setExpression(set: Record<string, unknown>) {
-  const fields = Object.keys(set);
-  return {
-    UpdateExpression: `SET ${fields.map((k) => `#${k} = :${k}`).join(', ')}`,
-    ExpressionAttributeNames: Object.fromEntries(fields.map((k) => [`#${k}`, k])),
-    ExpressionAttributeValues: toValues(Object.fromEntries(fields.map((k) => [`:${k}`, set[k]]))),
-  };
-}
-
 /**
  * Every item a Query matches, following LastEvaluatedKey, unmarshalled; `limit` stops early (the
  * due index reads a bounded number per shard). Used by access patterns that read whole (small)
@@ -325,15 +313,4 @@ export async function* scanPages(
     if (out.Items?.length) yield out.Items;
     start = out.LastEvaluatedKey;
   } while (start);
-}
-
-/** A conditional UpdateItem of a migration: false when its condition refused it (the item changed meanwhile). */
-export async function updateIfStill(input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
-  try {
-    await db().send(new UpdateItemCommand({ ...input, TableName: tableName() }));
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
 }

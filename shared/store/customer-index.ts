@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
-import { named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { named, queryAll, toValues, type TxItem } from './client.ts';
+import { putEntry } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -63,25 +64,18 @@ export const customerPartitionKey = (merchantId: string, mode: Mode, c: Contact)
 
 /** Access pattern C2: the pointer items of a new intent (one per indexed contact), for its create transaction. */
 export function customerIndexWrites(intent: PaymentIntent): TxItem[] {
+  const { merchantId, mode, createdAt, paymentIntentId } = intent;
   return contactsOf(intent.customerRef).map((c) =>
-    named('customerIndex', {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.customerPayment(
-            intent.mode,
-            intent.merchantId,
-            c.kind,
-            digestOf(intent.merchantId, intent.mode, c),
-            intent.createdAt,
-            intent.paymentIntentId,
-          ),
-          entity: 'CustomerPayment',
-          paymentIntentId: intent.paymentIntentId,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    }),
+    named(
+      'customerIndex',
+      putEntry(
+        'CustomerPayment',
+        keys.customerPayment(mode, merchantId, c.kind, digestOf(merchantId, mode, c), createdAt, paymentIntentId),
+        {
+          paymentIntentId,
+        },
+      ),
+    ),
   );
 }
 

@@ -1,7 +1,8 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import type { Currency } from '#shared/domain/money.ts';
-import { named, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { named, queryAll, toValues, type TxItem } from './client.ts';
+import { updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 
@@ -38,22 +39,16 @@ export const countsAsVolume = (intent: Pick<PaymentIntent, 'intentType'>) => int
 /** Access pattern V1: the ADD for a payment becoming Completed at `at`, for the status change's transaction. */
 export function dailyVolumeWrite(completed: PaymentIntent, at: string): TxItem {
   const shard = shardOf(completed.paymentIntentId, writeShards(completed.merchantId, completed.mode));
-  return named('dailyVolume', {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.dailyVolume(completed.merchantId, completed.mode, at.slice(0, 10), completed.currency, shard)),
-      UpdateExpression: 'SET entity = :entity, #day = :day, currency = :currency ADD #count :one, amountMinor :amount, feeMinor :fee',
-      ExpressionAttributeNames: { '#day': 'day', '#count': 'count' },
-      ExpressionAttributeValues: toValues({
-        ':entity': 'DailyVolume',
-        ':day': at.slice(0, 10),
-        ':currency': completed.currency,
-        ':one': 1,
-        ':amount': completed.amountMinor,
-        ':fee': completed.feeMinor,
-      }),
-    },
-  });
+  const { merchantId, mode, currency } = completed;
+  const day = at.slice(0, 10);
+  return named(
+    'dailyVolume',
+    updateEntry('DailyVolume', keys.dailyVolume(merchantId, mode, day, currency, shard), {
+      set: { day, currency },
+      add: { count: 1, amountMinor: completed.amountMinor, feeMinor: completed.feeMinor },
+      upsert: true,
+    }),
+  );
 }
 
 /**

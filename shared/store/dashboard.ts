@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import {
   accountWindowSeconds,
@@ -9,7 +9,8 @@ import {
   type DashboardSession,
   type DashboardUser,
 } from '#shared/domain/dashboard-session.ts';
-import { batchGetConsistent, db, fromItem, named, queryAll, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
+import { batchGetConsistent, db, fromItem, named, queryAll, tableName, toValues, ttlIn, type TxItem } from './client.ts';
+import { applied, checkEntry, get, putEntry, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 import type { Key } from './keys.ts';
 
@@ -46,13 +47,6 @@ export interface AuditEntry {
   detail: string | null;
 }
 
-const userItem = (user: DashboardUser) => ({
-  ...keys.dashUser(user.userId),
-  ...keys.dashUserListing(user.merchantId, user.createdAt, user.userId),
-  entity: 'DashUser',
-  ...user,
-});
-
 /**
  * D1: a new (invited) user of a merchant and its invite, in one transaction, with the merchant's
  * membership marker for the e-mail (refused if the merchant already invited it) and, when the
@@ -62,44 +56,30 @@ const userItem = (user: DashboardUser) => ({
  * belongs to one merchant).
  */
 export function createUserWrites(user: DashboardUser, invite: DashboardInvite, claimSignInEmail: boolean): TxItem[] {
-  const put = (item: Record<string, unknown>): TxItem => ({
-    Put: { TableName: tableName(), Item: toItem(item), ConditionExpression: 'attribute_not_exists(PK)' },
-  });
+  const pointer = { email: user.email, userId: user.userId };
   return [
-    named('member', put({ ...keys.dashMember(user.email, user.merchantId), entity: 'DashMember', email: user.email, userId: user.userId })),
-    ...(claimSignInEmail
-      ? [named('email', put({ ...keys.dashEmail(user.email), entity: 'DashEmail', email: user.email, userId: user.userId }))]
-      : []),
-    put(userItem(user)),
+    named('member', putEntry('DashMember', keys.dashMember(user.email, user.merchantId), pointer)),
+    ...(claimSignInEmail ? [named('email', putEntry('DashEmail', keys.dashEmail(user.email), pointer))] : []),
+    putEntry('DashUser', keys.dashUser(user.userId), { ...keys.dashUserListing(user.merchantId, user.createdAt, user.userId), ...user }),
     inviteWrite(invite),
   ];
 }
 
 /** D3b: the user that signs in with this e-mail address (the pointer's user id), if any. */
 export async function signInUserIdOf(email: string): Promise<string | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashEmail(email)), ConsistentRead: true }));
-  return out.Item ? fromItem<{ userId: string }>(out.Item).userId : undefined;
+  return (await get<{ userId: string }>(keys.dashEmail(email)))?.userId;
 }
 
 export function inviteWrite(invite: DashboardInvite): TxItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({
-        ...keys.dashInvite(invite.tokenHash),
-        entity: 'DashInvite',
-        ...invite,
-        ttl: Math.floor(Date.parse(invite.expiresAt) / 1000) + 86400,
-      }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  return putEntry('DashInvite', keys.dashInvite(invite.tokenHash), {
+    ...invite,
+    ttl: Math.floor(Date.parse(invite.expiresAt) / 1000) + 86400,
+  });
 }
 
 /** D2: read a user (consistent: sign-in and role checks see the latest role, status and epoch). */
 export async function getUser(userId: string): Promise<DashboardUser | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashUser(userId)), ConsistentRead: true }));
-  return out.Item ? fromItem<DashboardUser>(out.Item) : undefined;
+  return get<DashboardUser>(keys.dashUser(userId));
 }
 
 /** D3: a user by e-mail (pointer, then the user). */
@@ -128,18 +108,10 @@ export function userUpdateWrite(
   changes: Partial<Omit<DashboardUser, 'userId' | 'merchantId' | 'email' | 'createdAt' | 'version'>>,
   now: Date,
 ): TxItem {
-  const set: Record<string, unknown> = { ...changes, updatedAt: now.toISOString(), version: user.version + 1 };
-  const fields = Object.keys(set);
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.dashUser(user.userId)),
-      UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
-      ConditionExpression: '#version = :expected',
-      ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
-      ExpressionAttributeValues: toValues({ ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])), ':expected': user.version }),
-    },
-  };
+  return updateEntry('DashUser', keys.dashUser(user.userId), {
+    set: { ...changes, updatedAt: now.toISOString(), version: user.version + 1 },
+    when: { eq: { version: user.version } },
+  });
 }
 
 /**
@@ -148,106 +120,49 @@ export function userUpdateWrite(
  * of that user, so two admins cannot demote each other at once).
  */
 export function activeAdminCheck(userId: string): TxItem {
-  return {
-    ConditionCheck: {
-      TableName: tableName(),
-      Key: toItem(keys.dashUser(userId)),
-      ConditionExpression: '#role = :admin AND #status = :active',
-      ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
-      ExpressionAttributeValues: toValues({ ':admin': 'admin', ':active': 'active' }),
-    },
-  };
+  return checkEntry(keys.dashUser(userId), { eq: { role: 'admin', status: 'active' } });
 }
 
 /** D6: an invite by the SHA-256 of its token. */
 export async function getInvite(hash: string): Promise<DashboardInvite | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashInvite(hash)), ConsistentRead: true }));
-  return out.Item ? fromItem<DashboardInvite>(out.Item) : undefined;
+  return get<DashboardInvite>(keys.dashInvite(hash));
 }
 
 /** D7: use an invite: only once, only before it expires (the condition decides, whatever runs concurrently). */
 export function useInviteWrite(hash: string, now: Date): TxItem {
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.dashInvite(hash)),
-      UpdateExpression: 'SET usedAt = :now',
-      ConditionExpression: 'attribute_exists(PK) AND usedAt = :null AND expiresAt > :now',
-      ExpressionAttributeValues: toValues({ ':now': now.toISOString(), ':null': null }),
-    },
-  };
+  return updateEntry('DashInvite', keys.dashInvite(hash), {
+    set: { usedAt: now.toISOString() },
+    when: { exists: true, eq: { usedAt: null }, expr: 'expiresAt > :usedAt' },
+  });
 }
 
 const sessionTtl = (session: DashboardSession) => Math.floor(Date.parse(session.expiresAt) / 1000) + 3600;
 
 /** D8: a new session (its TTL removes it an hour after its hard end; idle expiry is checked on read). */
 export function sessionWrite(session: DashboardSession): TxItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({ ...keys.dashSession(session.sessionHash), entity: 'DashSession', ...session, ttl: sessionTtl(session) }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  return putEntry('DashSession', keys.dashSession(session.sessionHash), { ...session, ttl: sessionTtl(session) });
 }
 
 /** D9: a session by the SHA-256 of its cookie (consistent: a sign-out is seen at once). */
 export async function getSession(hash: string): Promise<DashboardSession | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.dashSession(hash)), ConsistentRead: true }));
-  return out.Item ? fromItem<DashboardSession>(out.Item) : undefined;
+  return get<DashboardSession>(keys.dashSession(hash));
 }
 
 /** D10: move a live session's idle clock, or switch its mode (never a revoked one). */
 export async function updateSession(hash: string, set: Partial<Pick<DashboardSession, 'lastSeenAt' | 'mode'>>): Promise<boolean> {
-  const fields = Object.keys(set);
-  try {
-    await db().send(
-      new UpdateItemCommand({
-        TableName: tableName(),
-        Key: toItem(keys.dashSession(hash)),
-        UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK) AND revokedAt = :null',
-        ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
-        ExpressionAttributeValues: toValues({
-          ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f as keyof typeof set]])),
-          ':null': null,
-        }),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const moved = updateEntry('DashSession', keys.dashSession(hash), { set, when: { exists: true, eq: { revokedAt: null } } });
+  return (await applied(db().send(new UpdateItemCommand(moved.Update!)))) !== undefined;
 }
 
 /** D10: end one session (sign-out; an enrolment session replaced by a full one). */
 export function revokeSessionWrite(hash: string, now: Date): TxItem {
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.dashSession(hash)),
-      UpdateExpression: 'SET revokedAt = :now',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: toValues({ ':now': now.toISOString() }),
-    },
-  };
+  return updateEntry('DashSession', keys.dashSession(hash), { set: { revokedAt: now.toISOString() }, when: { exists: true } });
 }
 
 /** D11: an audit log entry, kept one year (TTL). Goes into the same transaction as the action it records. */
 export function auditWrite(entry: AuditEntry): TxItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({
-        ...keys.dashAudit(entry.merchantId, entry.at, entry.auditId),
-        entity: 'DashAudit',
-        ...entry,
-        ttl: ttlIn(auditRetentionSeconds, Date.parse(entry.at)),
-      }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  const ttl = ttlIn(auditRetentionSeconds, Date.parse(entry.at));
+  return putEntry('DashAudit', keys.dashAudit(entry.merchantId, entry.at, entry.auditId), { ...entry, ttl });
 }
 
 /** D11: a merchant's audit log, newest first, one page (`before`: the SK of the last entry shown). */
@@ -273,22 +188,17 @@ const userFailuresKey = (userId: string, now: Date) => keys.dashUserFailures(use
 
 /** D12: failed sign-ins from one client address in the current window. */
 export async function addressFailures(address: string, now: Date): Promise<number> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(addressKey(address, now)), ConsistentRead: true }));
-  return out.Item ? (fromItem<{ count?: number }>(out.Item).count ?? 0) : 0;
+  return (await get<{ count?: number }>(addressKey(address, now)))?.count ?? 0;
 }
 
 /** One atomic `ADD count 1` on a window counter; the count after it (no read-modify-write: concurrent failures all count). */
 async function countOne(key: Key, windowSeconds: number, now: Date): Promise<number> {
-  const out = await db().send(
-    new UpdateItemCommand({
-      TableName: tableName(),
-      Key: toItem(key),
-      UpdateExpression: 'ADD #count :one SET entity = :entity, #ttl = :ttl',
-      ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-      ExpressionAttributeValues: toValues({ ':one': 1, ':entity': 'DashThrottle', ':ttl': ttlIn(windowSeconds * 2, now.getTime()) }),
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
+  const counted = updateEntry('DashThrottle', key, {
+    add: { count: 1 },
+    set: { ttl: ttlIn(windowSeconds * 2, now.getTime()) },
+    upsert: true,
+  });
+  const out = await db().send(new UpdateItemCommand({ ...counted.Update!, ReturnValues: 'UPDATED_NEW' }));
   return Number(fromItem<{ count?: number }>(out.Attributes ?? {}).count ?? 0);
 }
 
@@ -303,19 +213,8 @@ export const countUserFailure = (userId: string, now: Date) => countOne(userFail
  * to zero rather than a Delete, so the sign-in Lambda needs no DeleteItem grant (issue 23).
  */
 export function clearUserFailuresWrite(userId: string, now: Date): TxItem {
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(userFailuresKey(userId, now)),
-      UpdateExpression: 'SET #count = :zero, entity = :entity, #ttl = :ttl',
-      ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-      ExpressionAttributeValues: toValues({
-        ':zero': 0,
-        ':entity': 'DashThrottle',
-        ':ttl': ttlIn(accountWindowSeconds * 2, now.getTime()),
-      }),
-    },
-  };
+  const ttl = ttlIn(accountWindowSeconds * 2, now.getTime());
+  return updateEntry('DashThrottle', userFailuresKey(userId, now), { set: { count: 0, ttl }, upsert: true });
 }
 
 /**
@@ -324,19 +223,12 @@ export function clearUserFailuresWrite(userId: string, now: Date): TxItem {
  * lock and never fail on each other; a later lock end is never moved earlier.
  */
 export async function lockUser(userId: string, until: string): Promise<void> {
-  try {
-    await db().send(
-      new UpdateItemCommand({
-        TableName: tableName(),
-        Key: toItem(keys.dashUser(userId)),
-        UpdateExpression: 'SET lockedUntil = :until',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lockedUntil) OR lockedUntil = :null OR lockedUntil < :until)',
-        ExpressionAttributeValues: toValues({ ':until': until, ':null': null }),
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-  }
+  const later = '(attribute_not_exists(lockedUntil) OR lockedUntil = :null OR lockedUntil < :lockedUntil)';
+  const lock = updateEntry('DashUser', keys.dashUser(userId), {
+    set: { lockedUntil: until },
+    when: { exists: true, expr: later, values: { ':null': null } },
+  });
+  await applied(db().send(new UpdateItemCommand(lock.Update!)));
 }
 
 /**
@@ -358,21 +250,12 @@ export interface PayoutMaker extends Maker {
 
 /** D14: who created a payout (dashboard or minted key), committed in the payout's first transaction (maker-checker). */
 export function payoutMakerWrite(maker: PayoutMaker): TxItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({ ...keys.payoutMaker(maker.mode, maker.merchantId, maker.orderRef), entity: 'PayoutMaker', ...maker }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  return putEntry('PayoutMaker', keys.payoutMaker(maker.mode, maker.merchantId, maker.orderRef), { ...maker });
 }
 
 /** D14: the maker of a payout (undefined for payouts created with a key no dashboard user minted). */
 export async function getPayoutMaker(mode: Mode, merchantId: string, orderRef: string): Promise<PayoutMaker | undefined> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.payoutMaker(mode, merchantId, orderRef)), ConsistentRead: true }),
-  );
-  return out.Item ? fromItem<PayoutMaker>(out.Item) : undefined;
+  return get<PayoutMaker>(keys.payoutMaker(mode, merchantId, orderRef));
 }
 
 export interface SettlementMaker extends Maker {
@@ -384,21 +267,12 @@ export interface SettlementMaker extends Maker {
 
 /** D15: who requested a settlement (dashboard or minted key), committed in the settlement's own transaction (maker-checker). */
 export function settlementMakerWrite(maker: SettlementMaker): TxItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({ ...keys.settlementMaker(maker.settlementId), entity: 'SettlementMaker', ...maker }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  return putEntry('SettlementMaker', keys.settlementMaker(maker.settlementId), { ...maker });
 }
 
 /** D15: the maker of a settlement (undefined for the schedule's and those requested with a key no dashboard user minted). */
 export async function getSettlementMaker(settlementId: string): Promise<SettlementMaker | undefined> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.settlementMaker(settlementId)), ConsistentRead: true }),
-  );
-  return out.Item ? fromItem<SettlementMaker>(out.Item) : undefined;
+  return get<SettlementMaker>(keys.settlementMaker(settlementId));
 }
 
 export interface RefundMaker extends Maker {
@@ -410,21 +284,12 @@ export interface RefundMaker extends Maker {
 
 /** D17: who requested a refund (dashboard or minted key), committed in the refund's own transaction. */
 export function refundMakerWrite(maker: RefundMaker): TxItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({ ...keys.refundMaker(maker.refundId), entity: 'RefundMaker', ...maker }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  return putEntry('RefundMaker', keys.refundMaker(maker.refundId), { ...maker });
 }
 
 /** D17: the maker of a refund (undefined for refunds requested with a key no dashboard user minted). */
 export async function getRefundMaker(refundId: string): Promise<RefundMaker | undefined> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.refundMaker(refundId)), ConsistentRead: true }),
-  );
-  return out.Item ? fromItem<RefundMaker>(out.Item) : undefined;
+  return get<RefundMaker>(keys.refundMaker(refundId));
 }
 
 /** D17: the makers of several refunds at once (the Refunds page's Pending ones): BatchGetItem, 100 keys a call. */
@@ -440,16 +305,11 @@ export async function getRefundMakers(refundIds: readonly string[]): Promise<Map
  * on, so a sign-in that read the user before this cannot write an older step back.
  */
 export function totpStepWrite(userId: string, step: number, now: Date): TxItem {
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.dashUser(userId)),
-      UpdateExpression: 'SET lastTotpStep = :step, updatedAt = :now ADD #version :one',
-      ConditionExpression: 'attribute_exists(PK) AND lastTotpStep < :step',
-      ExpressionAttributeNames: { '#version': 'version' },
-      ExpressionAttributeValues: toValues({ ':step': step, ':now': now.toISOString(), ':one': 1 }),
-    },
-  };
+  return updateEntry('DashUser', keys.dashUser(userId), {
+    set: { lastTotpStep: step, updatedAt: now.toISOString() },
+    add: { version: 1 },
+    when: { exists: true, expr: '#lastTotpStep < :lastTotpStep' },
+  });
 }
 
 export type ApprovalKind = 'payout' | 'settlement' | 'refund';
@@ -475,23 +335,14 @@ export async function recordSideApproval(
   side: keyof Approvals,
   approval: SideApproval,
 ): Promise<Approvals> {
-  const out = await db().send(
-    new UpdateItemCommand({
-      TableName: tableName(),
-      Key: toItem(keys.approvals(kind, id)),
-      UpdateExpression: 'SET #side = if_not_exists(#side, :approval), entity = :entity',
-      ExpressionAttributeNames: { '#side': side },
-      ExpressionAttributeValues: toValues({ ':approval': approval, ':entity': 'Approvals' }),
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
+  const recorded = updateEntry('Approvals', keys.approvals(kind, id), { setOnce: { [side]: approval }, upsert: true });
+  const out = await db().send(new UpdateItemCommand({ ...recorded.Update!, ReturnValues: 'ALL_NEW' }));
   const item = fromItem<Approvals>(out.Attributes ?? {});
   return { ...(item.merchant ? { merchant: item.merchant } : {}), ...(item.operator ? { operator: item.operator } : {}) };
 }
 
 /** D16: the approvals recorded so far (empty when none). */
 export async function getApprovals(kind: ApprovalKind, id: string): Promise<Approvals> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.approvals(kind, id)), ConsistentRead: true }));
-  const item = out.Item ? fromItem<Approvals>(out.Item) : {};
+  const item = (await get<Approvals>(keys.approvals(kind, id))) ?? {};
   return { ...(item.merchant ? { merchant: item.merchant } : {}), ...(item.operator ? { operator: item.operator } : {}) };
 }

@@ -1,6 +1,7 @@
-import { GetItemCommand, PutItemCommand, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { db, fromItem, tableName, toItem, ttlIn, type TxItem } from './client.ts';
+import { db, ttlIn, type TxItem } from './client.ts';
+import { deleteEntry, get, putEntry, type When } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -41,38 +42,28 @@ export interface IdempotencyScope {
   recovering?: boolean;
 }
 
-function item(scope: IdempotencyScope, record: IdempotencyRecord) {
-  return toItem({
-    ...keys.idempotency(scope.mode, scope.merchantId, scope.key),
-    entity: 'Idempotency',
-    ...record,
-    createdAt: new Date().toISOString(),
-    ttl: ttlIn(idempotencyRetentionSeconds),
-  });
-}
+const write = (scope: IdempotencyScope, record: IdempotencyRecord, when: When) =>
+  putEntry(
+    'Idempotency',
+    keys.idempotency(scope.mode, scope.merchantId, scope.key),
+    { ...record, createdAt: new Date().toISOString(), ttl: ttlIn(idempotencyRetentionSeconds) },
+    { when },
+  );
 
 /** No live record exists (TTL deletion lags, so an expired one counts as absent). */
-const vacant = () => ({
-  ConditionExpression: 'attribute_not_exists(PK) OR #ttl < :nowSeconds',
-  ExpressionAttributeNames: { '#ttl': 'ttl' },
-  ExpressionAttributeValues: { ':nowSeconds': { N: String(Math.floor(Date.now() / 1000)) } },
+const vacant = (): When => ({
+  expr: 'attribute_not_exists(PK) OR #ttl < :nowSeconds',
+  names: { '#ttl': 'ttl' },
+  values: { ':nowSeconds': Math.floor(Date.now() / 1000) },
 });
 
 /** A Put for a business transaction: claims the key, failing if a live record exists. */
-export function claimWrite(scope: IdempotencyScope, record: IdempotencyRecord): TxItem {
-  return { Put: { TableName: tableName(), Item: item(scope, record), ...vacant() } };
-}
+export const claimWrite = (scope: IdempotencyScope, record: IdempotencyRecord): TxItem => write(scope, record, vacant());
 
 /** Writes a completed record alone. Returns false if a record already existed. */
 export async function putCompleted(scope: IdempotencyScope, response: StoredResponse): Promise<boolean> {
   try {
-    await db().send(
-      new PutItemCommand({
-        TableName: tableName(),
-        Item: item(scope, { requestHash: scope.requestHash, state: 'completed', response }),
-        ...vacant(),
-      }),
-    );
+    await db().send(new PutItemCommand(write(scope, { requestHash: scope.requestHash, state: 'completed', response }, vacant()).Put!));
     return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;
@@ -85,46 +76,23 @@ export async function putCompleted(scope: IdempotencyScope, response: StoredResp
  * while it is still in flight: a response once stored is the key's answer for good, so a second retry that recovered the
  * same claim at the same time (or a request outliving its lease) fails here (IdempotencyKeyTaken) and replays it.
  */
-export function completeWrite(scope: IdempotencyScope, response: StoredResponse): TxItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: item(scope, { requestHash: scope.requestHash, state: 'completed', response }),
-      ConditionExpression: 'requestHash = :hash AND #state = :inFlight',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':hash': { S: scope.requestHash }, ':inFlight': { S: 'in_flight' } },
-    },
-  };
-}
+export const completeWrite = (scope: IdempotencyScope, response: StoredResponse): TxItem =>
+  write(
+    scope,
+    { requestHash: scope.requestHash, state: 'completed', response },
+    { eq: { requestHash: scope.requestHash, state: 'in_flight' } },
+  );
 
 /**
  * Gives back an in-flight claim (two-step flows whose second step refused the request and undid the first): the
  * refusal is then recorded as any one-step refusal is (the pipeline's putCompleted), instead of a key stuck in flight.
  */
-export function releaseWrite(scope: IdempotencyScope): TxItem {
-  return {
-    Delete: {
-      TableName: tableName(),
-      Key: toItem(keys.idempotency(scope.mode, scope.merchantId, scope.key)),
-      ConditionExpression: 'requestHash = :hash AND #state = :inFlight',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':hash': { S: scope.requestHash }, ':inFlight': { S: 'in_flight' } },
-    },
-  };
-}
+export const releaseWrite = (scope: IdempotencyScope): TxItem =>
+  deleteEntry(keys.idempotency(scope.mode, scope.merchantId, scope.key), { eq: { requestHash: scope.requestHash, state: 'in_flight' } });
 
 /** Access pattern: the record for a merchant, mode and key (strongly consistent GetItem). */
 export async function getRecord(scope: Omit<IdempotencyScope, 'requestHash'>): Promise<IdempotencyRecord | undefined> {
-  const out = await db().send(
-    new GetItemCommand({
-      TableName: tableName(),
-      Key: toItem(keys.idempotency(scope.mode, scope.merchantId, scope.key)),
-      ConsistentRead: true,
-    }),
-  );
-  if (!out.Item) return undefined;
-  const record = fromItem<IdempotencyRecord & { ttl?: number }>(out.Item);
+  const record = await get<IdempotencyRecord & { ttl?: number }>(keys.idempotency(scope.mode, scope.merchantId, scope.key));
   // TTL deletion lags; an expired record no longer counts.
-  if (record.ttl !== undefined && record.ttl * 1000 < Date.now()) return undefined;
-  return record;
+  return record?.ttl !== undefined && record.ttl * 1000 < Date.now() ? undefined : record;
 }

@@ -1,4 +1,4 @@
-import { BatchGetItemCommand, GetItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, QueryCommand, type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import {
   statusChangedEvent,
@@ -31,8 +31,8 @@ import {
   transact,
   TransactionFailed,
   type TxItem,
-  updateIfStill,
 } from './client.ts';
+import { applied, get, inPartition, putEntry, updateEntry } from './entity.ts';
 import { customerIndexWrites } from './customer-index.ts';
 import { countsAsVolume, dailyVolumeWrite } from './daily-volume.ts';
 import { orderRefIndexKeys, transactionReferenceIndexKeys } from './reference-index.ts';
@@ -57,60 +57,33 @@ export function createIntentWrites(intent: PaymentIntent, options: { dueAt?: str
   const pointer = { paymentIntentId: intent.paymentIntentId, merchantId: intent.merchantId, mode: intent.mode };
   // A big merchant's listings are spread over its shards (shared/store/shards.ts); one shard = the unsuffixed keys.
   const shard = shardOf(intent.paymentIntentId, writeShards(intent.merchantId, intent.mode));
+  const { merchantId, mode, paymentIntentId, createdAt, transactionReference } = intent;
+  const listShard = shardOf(paymentIntentId, transactionListShards(writeShards(merchantId, mode)));
   return [
-    named('intent', {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.intent(intent.paymentIntentId),
-          ...keys.intentListing(
-            intent.merchantId,
-            intent.mode,
-            intent.createdAt,
-            intent.paymentIntentId,
-            shardOf(intent.paymentIntentId, transactionListShards(writeShards(intent.merchantId, intent.mode))),
-          ),
-          ...keys.intentByTypeStatus(
-            intent.merchantId,
-            intent.mode,
-            intent.intentType,
-            intent.status,
-            intent.createdAt,
-            intent.paymentIntentId,
-            shard,
-          ),
-          ...(options.dueAt ? { ...keys.due(intent.paymentIntentId, options.dueAt), dueAt: options.dueAt } : {}),
-          entity: 'Intent',
-          ...intent,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    }),
-    named('orderRef', {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.orderRef(intent.mode, intent.merchantId, intent.orderRef.orderRef),
-          // The dashboard's prefix search (shared/store/reference-index.ts).
-          ...orderRefIndexKeys(intent.merchantId, intent.mode, intent.orderRef.orderRef, shard),
-          entity: 'OrderRef',
-          ...pointer,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    }),
-    named('transactionReference', {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.transactionReference(intent.mode, intent.merchantId, intent.transactionReference),
-          ...transactionReferenceIndexKeys(intent.merchantId, intent.mode, intent.transactionReference, intent.paymentIntentId, shard),
-          entity: 'TxRef',
-          ...pointer,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    }),
+    named(
+      'intent',
+      putEntry('Intent', keys.intent(paymentIntentId), {
+        ...keys.intentListing(merchantId, mode, createdAt, paymentIntentId, listShard),
+        ...keys.intentByTypeStatus(merchantId, mode, intent.intentType, intent.status, createdAt, paymentIntentId, shard),
+        ...(options.dueAt ? { ...keys.due(paymentIntentId, options.dueAt), dueAt: options.dueAt } : {}),
+        ...intent,
+      }),
+    ),
+    // Both pointers carry the dashboard's prefix search keys (shared/store/reference-index.ts).
+    named(
+      'orderRef',
+      putEntry('OrderRef', keys.orderRef(mode, merchantId, intent.orderRef.orderRef), {
+        ...orderRefIndexKeys(merchantId, mode, intent.orderRef.orderRef, shard),
+        ...pointer,
+      }),
+    ),
+    named(
+      'transactionReference',
+      putEntry('TxRef', keys.transactionReference(mode, merchantId, transactionReference), {
+        ...transactionReferenceIndexKeys(merchantId, mode, transactionReference, paymentIntentId, shard),
+        ...pointer,
+      }),
+    ),
     // The customer's e-mail and phone pointers (dashboard search; shared/store/customer-index.ts).
     ...customerIndexWrites(intent),
   ];
@@ -174,26 +147,19 @@ export function transitionWrites(
     ),
     ...due,
   };
-  const fields = Object.keys(set);
   const keepDue = !isTerminal(to) && change.dueAt === undefined;
   return {
     next,
     event,
     writes: [
-      named('intent', {
-        Update: {
-          TableName: tableName(),
-          Key: toItem(keys.intent(current.paymentIntentId)),
-          UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}${due || keepDue ? '' : ' REMOVE GSI2PK, GSI2SK, dueAt'}`,
-          ConditionExpression: '#status = :from AND #version = :expectedVersion',
-          ExpressionAttributeNames: Object.fromEntries(fields.map((f) => [`#${f}`, f])),
-          ExpressionAttributeValues: toValues({
-            ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
-            ':from': current.status,
-            ':expectedVersion': current.version, // not :version: that placeholder SETs the new version
-          }),
-        },
-      }),
+      named(
+        'intent',
+        updateEntry('Intent', keys.intent(current.paymentIntentId), {
+          set,
+          ...(due || keepDue ? {} : { remove: ['GSI2PK', 'GSI2SK', 'dueAt'] }),
+          when: { eq: { status: current.status, version: current.version } },
+        }),
+      ),
       ...named('event', outboxWrite(current, event)),
       // The day's volume, exactly once: in the transaction that makes the payment Completed (shared/store/daily-volume.ts).
       ...(to === 'Completed' && countsAsVolume(current) ? [dailyVolumeWrite(next, next.updatedAt)] : []),
@@ -225,10 +191,8 @@ const strip = (item: Stored): PaymentIntent => stripKeys<PaymentIntent>(item);
 /** Access pattern: an intent by id (GetItem). */
 export async function getIntent(paymentIntentId: string, consistent = true): Promise<PaymentIntent | undefined> {
   if (!uuidShape.test(paymentIntentId)) return undefined;
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.intent(paymentIntentId)), ConsistentRead: consistent }),
-  );
-  return out.Item ? strip(fromItem<Stored>(out.Item)) : undefined;
+  const item = await get<Stored>(keys.intent(paymentIntentId), consistent);
+  return item ? strip(item) : undefined;
 }
 
 /**
@@ -301,10 +265,7 @@ export function discardIntentWrites(current: PaymentIntent, created: TxItem[]): 
  * Access pattern: is an orderRef already used by this merchant in this mode? (GetItem; a pre-check, the create transaction still decides.)
  */
 export async function orderRefTaken(merchantId: string, mode: Mode, orderRef: string): Promise<boolean> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }),
-  );
-  return Boolean(out.Item);
+  return Boolean(await get(keys.orderRef(mode, merchantId, orderRef)));
 }
 
 /**
@@ -316,18 +277,8 @@ export function providerReferenceWrite(
   providerReference: string,
   pointer: { paymentIntentId: string; mode: Mode },
 ): TxItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({
-        ...keys.providerReference(providerCode, providerReference),
-        entity: 'ProviderRef',
-        paymentIntentId: pointer.paymentIntentId,
-        mode: pointer.mode,
-      }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  const { paymentIntentId, mode } = pointer;
+  return putEntry('ProviderRef', keys.providerReference(providerCode, providerReference), { paymentIntentId, mode });
 }
 
 /** Access pattern: the intent a wallet provider's charge reference points at (GetItem, strongly consistent). */
@@ -335,14 +286,7 @@ export async function findProviderReference(
   providerCode: string,
   providerReference: string,
 ): Promise<{ paymentIntentId: string; mode: Mode } | undefined> {
-  const out = await db().send(
-    new GetItemCommand({
-      TableName: tableName(),
-      Key: toItem(keys.providerReference(providerCode, providerReference)),
-      ConsistentRead: true,
-    }),
-  );
-  return out.Item ? fromItem<{ paymentIntentId: string; mode: Mode }>(out.Item) : undefined;
+  return get<{ paymentIntentId: string; mode: Mode }>(keys.providerReference(providerCode, providerReference));
 }
 
 /** Access pattern: a merchant's intents in one mode, newest first (GSI1), at most `limit`. For operators. */
@@ -376,14 +320,7 @@ export async function listEvents(paymentIntentId: string): Promise<StoredEvent<T
 export async function listEvents(subject: EventSubject): Promise<StoredEvent<WebhookEvent>[]>;
 export async function listEvents(about: string | EventSubject): Promise<StoredEvent<WebhookEvent>[]> {
   const k = keys.eventsOf(typeof about === 'string' ? { kind: 'transaction', id: about } : about);
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
-      ConsistentRead: true,
-    }),
-  );
+  const out = await db().send(new QueryCommand({ TableName: tableName(), ...inPartition(k), ConsistentRead: true }));
   return (out.Items ?? [])
     .map((i) => fromItem<StoredEvent<WebhookEvent> & { entity: string }>(i))
     .filter((e) => e.entity === 'OutboxEvent');
@@ -446,22 +383,14 @@ export function holdApprovalWrite(current: PaymentIntent, held: HeldApproval, no
  * version).
  */
 function versionedIntentWrite(current: PaymentIntent, next: PaymentIntent, extra: Record<string, unknown>, remove: string[] = []): TxItem {
-  const set: Record<string, unknown> = { details: next.details, updatedAt: next.updatedAt, version: next.version, ...extra };
-  const fields = Object.keys(set);
-  return named('intent', {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.intent(current.paymentIntentId)),
-      UpdateExpression: `SET ${fields.map((f) => `#${f} = :${f}`).join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-      ConditionExpression: '#status = :status AND #version = :expected',
-      ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
-      ExpressionAttributeValues: toValues({
-        ...Object.fromEntries(fields.map((f) => [`:${f}`, set[f]])),
-        ':status': current.status,
-        ':expected': current.version,
-      }),
-    },
-  });
+  return named(
+    'intent',
+    updateEntry('Intent', keys.intent(current.paymentIntentId), {
+      set: { details: next.details, updatedAt: next.updatedAt, version: next.version, ...extra },
+      ...(remove.length ? { remove } : {}),
+      when: { eq: { status: current.status, version: current.version } },
+    }),
+  );
 }
 
 /** Access pattern: wallet approvals held for an operator decision, oldest first (GSI2 `HELDAPPROVAL`). */
@@ -568,14 +497,9 @@ export async function backfillIntentIndex(): Promise<number> {
       const have = fromItem<Record<string, unknown>>(raw);
       // A big merchant's intent may sit in a shard of its partition (`<want>#<n>`): that is where it belongs.
       if ((have.GSI3PK === want.GSI3PK || String(have.GSI3PK).startsWith(`${want.GSI3PK}#`)) && have.GSI3SK === want.GSI3SK) continue;
-      const indexed = await updateIfStill({
-        Key: toItem(keys.intent(item.paymentIntentId)),
-        UpdateExpression: 'SET GSI3PK = :pk, GSI3SK = :sk',
-        ConditionExpression: '#status = :status', // else changed meanwhile: the transition wrote the keys
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: toValues({ ':pk': want.GSI3PK, ':sk': want.GSI3SK, ':status': item.status }),
-      });
-      if (indexed) updated++;
+      // Only if its status is unchanged: else a transition wrote the keys meanwhile.
+      const indexing = updateEntry('Intent', keys.intent(item.paymentIntentId), { set: want, when: { eq: { status: item.status } } });
+      if (await applied(db().send(new UpdateItemCommand(indexing.Update!)))) updated++;
     }
   }
   return updated;
@@ -583,10 +507,7 @@ export async function backfillIntentIndex(): Promise<number> {
 
 /** Access pattern: a merchant's intent by its orderRef in one mode (the ORDERREF pointer, then GetItem). */
 export async function findIntentByOrderRef(merchantId: string, mode: Mode, orderRef: string): Promise<PaymentIntent | undefined> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.orderRef(mode, merchantId, orderRef)), ConsistentRead: true }),
-  );
-  const id = out.Item ? fromItem<{ paymentIntentId: string }>(out.Item).paymentIntentId : undefined;
+  const id = (await get<{ paymentIntentId: string }>(keys.orderRef(mode, merchantId, orderRef)))?.paymentIntentId;
   const intent = id ? await getIntent(id) : undefined;
   return intent && intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
 }

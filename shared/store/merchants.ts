@@ -1,10 +1,11 @@
-import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Merchant } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { Scope } from '#shared/domain/scopes.ts';
 import { ConflictError, NotFoundError } from '#shared/domain/errors.ts';
-import { db, fromItem, queryAll, setExpression, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
+import { db, queryAll, tableName, toItem, toValues, transact, TransactionFailed, type TxItem } from './client.ts';
+import { get, putEntry, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -52,53 +53,20 @@ export const webhookSecretAssociatedData = (merchantId: string, mode: Mode) => `
 
 function apiKeyWrites(key: ApiKeyRecord): TxItem[] {
   return [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.apiKey(key.hash),
-          ...keys.apiKeyListing(key.merchantId, key.mode, key.createdAt, key.keyId),
-          entity: 'ApiKey',
-          ...key,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({ ...keys.apiKeyId(key.keyId), entity: 'ApiKeyId', keyId: key.keyId, hash: key.hash }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    putEntry('ApiKey', keys.apiKey(key.hash), { ...keys.apiKeyListing(key.merchantId, key.mode, key.createdAt, key.keyId), ...key }),
+    putEntry('ApiKeyId', keys.apiKeyId(key.keyId), { keyId: key.keyId, hash: key.hash }),
   ];
 }
 
 /** Creates a merchant and its first keys in one transaction. */
 export async function createMerchant(merchant: Merchant, apiKeys: ApiKeyRecord[]): Promise<void> {
-  await transact([
-    {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.merchant(merchant.merchantId),
-          ...keys.merchantListing(merchant.createdAt, merchant.merchantId),
-          entity: 'Merchant',
-          ...merchant,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    ...apiKeys.flatMap(apiKeyWrites),
-  ]);
+  const listing = keys.merchantListing(merchant.createdAt, merchant.merchantId);
+  await transact([putEntry('Merchant', keys.merchant(merchant.merchantId), { ...listing, ...merchant }), ...apiKeys.flatMap(apiKeyWrites)]);
 }
 
 /** Access pattern: merchant profile by id (GetItem). */
 export async function getMerchant(merchantId: string, consistent = false): Promise<Merchant | undefined> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.merchant(merchantId)), ConsistentRead: consistent }),
-  );
-  return out.Item ? fromItem<Merchant>(out.Item) : undefined;
+  return get<Merchant>(keys.merchant(merchantId), consistent);
 }
 
 /**
@@ -132,15 +100,13 @@ export function forgetCachedMerchant(merchantId: string): void {
 
 /** Access pattern: authenticate a request by the SHA-256 of its API key (strongly consistent GetItem). */
 export async function getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.apiKey(hash)), ConsistentRead: true }));
-  return out.Item ? fromItem<ApiKeyRecord>(out.Item) : undefined;
+  return get<ApiKeyRecord>(keys.apiKey(hash));
 }
 
 /** Access pattern: API key by its public id (pointer GetItem, then the key). */
 export async function getApiKeyById(keyId: string): Promise<ApiKeyRecord | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.apiKeyId(keyId)), ConsistentRead: true }));
-  if (!out.Item) return undefined;
-  return getApiKeyByHash(fromItem<{ hash: string }>(out.Item).hash);
+  const pointer = await get<{ hash: string }>(keys.apiKeyId(keyId));
+  return pointer ? getApiKeyByHash(pointer.hash) : undefined;
 }
 
 /** Access pattern: a merchant's API keys, optionally of one mode (GSI1 query). */
@@ -189,11 +155,8 @@ export async function recordKeyUse(hash: string, now = new Date()): Promise<bool
   }
 }
 
-function keyUpdate(hash: string, set: Record<string, unknown>): TxItem {
-  return {
-    Update: { TableName: tableName(), Key: toItem(keys.apiKey(hash)), ConditionExpression: 'attribute_exists(PK)', ...setExpression(set) },
-  };
-}
+const keyUpdate = (hash: string, set: Record<string, unknown>): TxItem =>
+  updateEntry('ApiKey', keys.apiKey(hash), { set, when: { exists: true } });
 
 export async function revokeApiKey(hash: string, now = new Date()): Promise<void> {
   await transact([keyUpdate(hash, { status: 'revoked', revokedAt: now.toISOString() })]);
@@ -256,23 +219,14 @@ export async function changeMerchant<T>(
 
 /** One conditional write of the merchant (and the copies on its API keys); only changeMerchant calls it. */
 async function updateMerchant(merchantId: string, patch: MerchantPatch, now: Date, expectedVersion: number): Promise<void> {
-  const set = setExpression({ ...patch, updatedAt: now.toISOString(), version: expectedVersion + 1 });
   const writes: TxItem[] = [
-    {
-      Update: {
-        TableName: tableName(),
-        Key: toItem(keys.merchant(merchantId)),
-        ...set,
-        ConditionExpression:
-          expectedVersion === 0
-            ? 'attribute_exists(PK) AND attribute_not_exists(#version)'
-            : 'attribute_exists(PK) AND #version = :expectedVersion',
-        ExpressionAttributeValues: {
-          ...set.ExpressionAttributeValues,
-          ...(expectedVersion === 0 ? {} : toValues({ ':expectedVersion': expectedVersion })),
-        },
-      },
-    },
+    updateEntry('Merchant', keys.merchant(merchantId), {
+      set: { ...patch, updatedAt: now.toISOString(), version: expectedVersion + 1 },
+      when:
+        expectedVersion === 0
+          ? { exists: true, expr: 'attribute_not_exists(#version)' }
+          : { exists: true, eq: { version: expectedVersion } },
+    }),
   ];
   const denormalised: Record<string, unknown> = {};
   if (patch.status) denormalised.merchantStatus = patch.status;

@@ -1,5 +1,5 @@
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { named, type TxItem } from './client.ts';
+import { get, updateEntry } from './entity.ts';
 import { queryDueIndex } from './due-index.ts';
 import * as keys from './keys.ts';
 import type { Key } from './keys.ts';
@@ -43,37 +43,27 @@ export async function listDueMoneyItems(
  * and version), and put it in the due index at `dueAt` (string), take it out (null), or leave the
  * due attributes as they are (undefined). Refused (ConditionalCheckFailed) if anyone changed it first.
  */
-export function versionedUpdate(
+function versionedUpdate(
+  tag: 'Settlement' | 'Refund',
   key: Key,
   dueId: string,
   read: { status: number; version: number },
   set: Record<string, unknown>,
   dueAt: string | null | undefined,
 ): TxItem {
-  const fields = { ...set, ...(typeof dueAt === 'string' ? { ...keys.moneyDue(dueId, dueAt), dueAt } : {}) };
-  const names = Object.keys(fields);
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(key),
-      UpdateExpression: `SET ${names.map((f) => `#${f} = :${f}`).join(', ')}${dueAt === null ? ' REMOVE GSI2PK, GSI2SK, dueAt' : ''}`,
-      ConditionExpression: '#status = :readStatus AND #version = :readVersion',
-      ExpressionAttributeNames: { ...Object.fromEntries(names.map((f) => [`#${f}`, f])), '#status': 'status', '#version': 'version' },
-      ExpressionAttributeValues: toValues({
-        ...Object.fromEntries(names.map((f) => [`:${f}`, fields[f as keyof typeof fields]])),
-        ':readStatus': read.status,
-        ':readVersion': read.version,
-      }),
-    },
-  };
+  return updateEntry(tag, key, {
+    set: { ...set, ...(typeof dueAt === 'string' ? { ...keys.moneyDue(dueId, dueAt), dueAt } : {}) },
+    ...(dueAt === null ? { remove: ['GSI2PK', 'GSI2SK', 'dueAt'] } : {}),
+    when: { eq: { status: read.status, version: read.version } },
+  });
 }
 
 /**
  * A change of a versioned money item (a settlement or a refund) read as `current`: the item after
  * the change (updatedAt, version + 1) and its conditional write named `subject` (versionedUpdate).
  */
-export function versionedChange<T extends { id: string; status: number; version: number; updatedAt: string }>(
-  subject: string,
+function versionedChange<T extends { id: string; status: number; version: number; updatedAt: string }>(
+  subject: 'settlement' | 'refund',
   key: Key,
   current: T,
   changes: Partial<T>,
@@ -83,7 +73,8 @@ export function versionedChange<T extends { id: string; status: number; version:
   const next: T = { ...current, ...changes, updatedAt: now.toISOString(), version: current.version + 1 };
   const set: Record<string, unknown> = { updatedAt: next.updatedAt, version: next.version };
   for (const k of Object.keys(changes) as (keyof T & string)[]) set[k] = next[k];
-  return { next, write: named(subject, versionedUpdate(key, current.id, current, set, dueAt)) };
+  const tag = subject === 'settlement' ? 'Settlement' : 'Refund';
+  return { next, write: named(subject, versionedUpdate(tag, key, current.id, current, set, dueAt)) };
 }
 
 type MoneyItem = { id: string; merchantId: string; mode: Mode; status: number; version: number; updatedAt: string };
@@ -124,8 +115,8 @@ const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 /** Access pattern: a settlement or refund by id (GetItem). A non-uuid id is simply not found. */
 export async function getMoneyItem<T>(key: (id: string) => Key, id: string, consistent: boolean): Promise<T | undefined> {
   if (!uuidShape.test(id)) return undefined;
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(key(id)), ConsistentRead: consistent }));
-  return out.Item ? stripKeys<T>(fromItem(out.Item)) : undefined;
+  const item = await get(key(id), consistent);
+  return item ? stripKeys<T>(item) : undefined;
 }
 
 /** Strips the table's own attributes from an item. */

@@ -1,9 +1,10 @@
-import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { checkoutDetails, holdsLinkUse } from '#shared/domain/checkout.ts';
 import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { get, putEntry, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './money-due.ts';
 
@@ -26,24 +27,14 @@ import { stripKeys } from './money-due.ts';
 type Stored = PaymentLink & Record<string, unknown>;
 
 export function createLinkWrite(link: PaymentLink): TxItem {
-  return named('paymentLink', {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({
-        ...keys.paymentLink(link.linkId),
-        ...keys.paymentLinkListing(link.merchantId, link.mode, link.createdAt, link.linkId),
-        entity: 'PaymentLink',
-        ...link,
-      }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  });
+  const listing = keys.paymentLinkListing(link.merchantId, link.mode, link.createdAt, link.linkId);
+  return named('paymentLink', putEntry('PaymentLink', keys.paymentLink(link.linkId), { ...listing, ...link }));
 }
 
 /** Access pattern: a payment link by id (GetItem, strongly consistent). */
 export async function getLink(linkId: string): Promise<PaymentLink | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.paymentLink(linkId)), ConsistentRead: true }));
-  return out.Item ? stripKeys<PaymentLink>(fromItem<Stored>(out.Item)) : undefined;
+  const item = await get<Stored>(keys.paymentLink(linkId));
+  return item ? stripKeys<PaymentLink>(item) : undefined;
 }
 
 /** Access pattern: a merchant's payment links in one mode, newest first (GSI1), before a `<createdAt>#<linkId>` cursor. */
@@ -74,21 +65,11 @@ export const linkCursor = (link: PaymentLink) => `${link.createdAt}#${link.linkI
 
 /** Activates or deactivates the merchant's link (refused, as `paymentLink`, if it is not this merchant's and mode's). */
 export function setLinkActiveWrite(link: PaymentLink, active: boolean, now: Date): TxItem {
-  return named('paymentLink', {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.paymentLink(link.linkId)),
-      UpdateExpression: 'SET active = :active, updatedAt = :now',
-      ConditionExpression: 'merchantId = :merchantId AND #mode = :mode',
-      ExpressionAttributeNames: { '#mode': 'mode' },
-      ExpressionAttributeValues: toValues({
-        ':active': active,
-        ':now': now.toISOString(),
-        ':merchantId': link.merchantId,
-        ':mode': link.mode,
-      }),
-    },
-  });
+  const when = { eq: { merchantId: link.merchantId, mode: link.mode } };
+  return named(
+    'paymentLink',
+    updateEntry('PaymentLink', keys.paymentLink(link.linkId), { set: { active, updatedAt: now.toISOString() }, when }),
+  );
 }
 
 /**
@@ -116,17 +97,12 @@ export function linkSessionWrites(link: PaymentLink, intent: PaymentIntent, now:
         ExpressionAttributeValues: toValues(values),
       },
     }),
-    named('linkPayment', {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.linkPayment(link.linkId, intent.createdAt, intent.paymentIntentId),
-          entity: 'LinkPayment',
-          paymentIntentId: intent.paymentIntentId,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    }),
+    named(
+      'linkPayment',
+      putEntry('LinkPayment', keys.linkPayment(link.linkId, intent.createdAt, intent.paymentIntentId), {
+        paymentIntentId: intent.paymentIntentId,
+      }),
+    ),
   ];
 }
 

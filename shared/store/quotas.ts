@@ -1,6 +1,14 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
+import { ttlIn, type TxItem } from './client.ts';
+import { checkEntry, updateEntry, type When } from './entity.ts';
 import * as keys from './keys.ts';
+
+/** The window's count is below the limit (no count yet: 0). */
+const below = (quota: Quota): When => ({
+  expr: 'attribute_not_exists(#count) OR #count < :limit',
+  names: { '#count': 'count' },
+  values: { ':limit': quota.limit },
+});
 
 /**
  * Business quotas (for example webhook resends per event per hour): a fixed-window counter that is
@@ -22,28 +30,17 @@ export function quotaWindow(quota: Quota, now: Date): { window: string; resetsIn
 
 export function quotaWrite(mode: Mode, merchantId: string, quota: Quota, now: Date): TxItem {
   const { window } = quotaWindow(quota, now);
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.quota(mode, merchantId, quota.subject, window)),
-      UpdateExpression: 'ADD #count :one SET entity = :entity, #ttl = :ttl',
-      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-      ExpressionAttributeNames: { '#count': 'count', '#ttl': 'ttl' },
-      ExpressionAttributeValues: toValues({ ':one': 1, ':limit': quota.limit, ':entity': 'Quota', ':ttl': ttlIn(quota.windowSeconds * 2) }),
-    },
-  };
+  const ttl = ttlIn(quota.windowSeconds * 2);
+  return updateEntry('Quota', keys.quota(mode, merchantId, quota.subject, window), {
+    add: { count: 1 },
+    set: { ttl },
+    upsert: true,
+    when: below(quota),
+  });
 }
 
 /** Part of an action that must stay within a quota without counting itself (the counter is unchanged). */
 export function quotaCheck(mode: Mode, merchantId: string, quota: Quota, now: Date): TxItem {
   const { window } = quotaWindow(quota, now);
-  return {
-    ConditionCheck: {
-      TableName: tableName(),
-      Key: toItem(keys.quota(mode, merchantId, quota.subject, window)),
-      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: toValues({ ':limit': quota.limit }),
-    },
-  };
+  return checkEntry(keys.quota(mode, merchantId, quota.subject, window), below(quota));
 }

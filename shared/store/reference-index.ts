@@ -1,5 +1,7 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { fromItem, queryAll, scanPages, toItem, toValues, updateIfStill } from './client.ts';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { db, fromItem, queryAll, scanPages, toValues } from './client.ts';
+import { applied, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 import { readShards } from './shards.ts';
 
@@ -97,14 +99,9 @@ export async function backfillReferenceIndex(): Promise<number> {
         p.entity === 'OrderRef'
           ? orderRefIndexKeys(p.merchantId, p.mode, reference, 0)
           : transactionReferenceIndexKeys(p.merchantId, p.mode, reference, p.paymentIntentId, 0);
-      const names = Object.keys(want);
-      const indexed = await updateIfStill({
-        Key: toItem({ PK: p.PK, SK: p.SK }),
-        UpdateExpression: `SET ${names.map((n) => `${n} = :${n}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(GSI1PK)', // else indexed meanwhile
-        ExpressionAttributeValues: toValues(Object.fromEntries(names.map((n) => [`:${n}`, want[n]]))),
-      });
-      if (indexed) updated++;
+      const unindexed = { exists: true, expr: 'attribute_not_exists(#GSI1PK)' }; // else indexed meanwhile
+      const indexing = updateEntry(p.entity, { PK: p.PK, SK: p.SK }, { set: want, when: unindexed });
+      if (await applied(db().send(new UpdateItemCommand(indexing.Update!)))) updated++;
     }
   }
   return updated;

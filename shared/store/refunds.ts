@@ -1,7 +1,8 @@
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { refundFirstDueAt, type Refund, type RefundableIntent } from '#shared/domain/refund.ts';
-import { db, fromItem, named, queryAll, scanPages, tableName, toItem, toValues, type TxItem, updateIfStill } from './client.ts';
+import { db, fromItem, named, queryAll, scanPages, tableName, toValues, type TxItem } from './client.ts';
+import { applied, putEntry, updateEntry } from './entity.ts';
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import * as keys from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
@@ -24,63 +25,51 @@ import { readShards, shardOf, writeShards } from './shards.ts';
  */
 
 export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[] {
+  const dueAt = refundFirstDueAt(r);
   return [
-    named('refund', {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.refund(r.id),
-          ...keys.refundListing(r.paymentIntentId, r.requestedAt, r.id),
-          ...keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id, shardOf(r.id, writeShards(r.merchantId, r.mode))),
-          ...keys.moneyDue(r.id, refundFirstDueAt(r)),
-          dueAt: refundFirstDueAt(r),
-          entity: 'Refund',
-          ...r,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    }),
-    named('reservation', {
-      Update: {
-        TableName: tableName(),
-        Key: toItem(keys.intent(intent.paymentIntentId)),
-        UpdateExpression: 'ADD refundReservedMinor :amount',
-        ConditionExpression: '#status = :completed AND (attribute_not_exists(refundReservedMinor) OR refundReservedMinor <= :maxBefore)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: toValues({
-          ':amount': r.amountMinor,
-          ':completed': 'Completed',
-          ':maxBefore': intent.amountMinor - r.amountMinor,
-        }),
-      },
-    }),
+    named(
+      'refund',
+      putEntry('Refund', keys.refund(r.id), {
+        ...keys.refundListing(r.paymentIntentId, r.requestedAt, r.id),
+        ...keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id, shardOf(r.id, writeShards(r.merchantId, r.mode))),
+        ...keys.moneyDue(r.id, dueAt),
+        dueAt,
+        ...r,
+      }),
+    ),
+    named(
+      'reservation',
+      updateEntry('Intent', keys.intent(intent.paymentIntentId), {
+        add: { refundReservedMinor: r.amountMinor },
+        when: {
+          eq: { status: 'Completed' },
+          expr: '(attribute_not_exists(#refundReservedMinor) OR #refundReservedMinor <= :maxBefore)',
+          values: { ':maxBefore': intent.amountMinor - r.amountMinor },
+        },
+      }),
+    ),
   ];
 }
 
 /** Gives a refund's amount back to the transaction's refundable remainder. */
 export function releaseReservationWrite(r: Refund): TxItem {
-  return named('reservation', {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.intent(r.paymentIntentId)),
-      UpdateExpression: 'ADD refundReservedMinor :release',
-      ConditionExpression: 'refundReservedMinor >= :amount',
-      ExpressionAttributeValues: toValues({ ':release': -r.amountMinor, ':amount': r.amountMinor }),
-    },
-  });
+  const covered = { expr: '#refundReservedMinor >= :amount', values: { ':amount': r.amountMinor } };
+  return named(
+    'reservation',
+    updateEntry('Intent', keys.intent(r.paymentIntentId), { add: { refundReservedMinor: -r.amountMinor }, when: covered }),
+  );
 }
 
 /** A completed refund: the transaction's refundedAmount grows. */
 export function recordRefundedWrite(r: Refund, now: Date): TxItem {
-  return named('reservation', {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.intent(r.paymentIntentId)),
-      UpdateExpression: 'ADD refundedMinor :amount SET updatedAt = :now',
-      ConditionExpression: 'refundReservedMinor >= :amount',
-      ExpressionAttributeValues: toValues({ ':amount': r.amountMinor, ':now': now.toISOString() }),
-    },
-  });
+  return named(
+    'reservation',
+    updateEntry('Intent', keys.intent(r.paymentIntentId), {
+      add: { refundedMinor: r.amountMinor },
+      set: { updatedAt: now.toISOString() },
+      when: { expr: 'refundReservedMinor >= :refundedMinor' },
+    }),
+  );
 }
 
 /**
@@ -163,13 +152,10 @@ export async function backfillRefundIndex(): Promise<number> {
     for (const raw of page) {
       const r = fromItem<Refund>(raw);
       const want = keys.refundOfMerchant(r.merchantId, r.mode, r.requestedAt, r.id);
-      const indexed = await updateIfStill({
-        Key: toItem(keys.refund(r.id)),
-        UpdateExpression: 'SET GSI3PK = :pk, GSI3SK = :sk',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(GSI3PK)', // else indexed meanwhile
-        ExpressionAttributeValues: toValues({ ':pk': want.GSI3PK, ':sk': want.GSI3SK }),
-      });
-      if (indexed) updated++;
+      // Unless indexed meanwhile.
+      const unindexed = { exists: true, expr: 'attribute_not_exists(#GSI3PK)' };
+      const indexing = updateEntry('Refund', keys.refund(r.id), { set: want, when: unindexed });
+      if (await applied(db().send(new UpdateItemCommand(indexing.Update!)))) updated++;
     }
   }
   return updated;

@@ -1,5 +1,6 @@
-import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { db, tableName, toItem, ttlIn } from './client.ts';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { db, ttlIn } from './client.ts';
+import { get, putEntry } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -13,23 +14,11 @@ const receiptTtlSeconds = 30 * 86_400;
 
 /** Access pattern: record a receipt (PutItem; receiving a reference again keeps one receipt). */
 export async function recordSandboxReceipt(rail: string, reference: string, now = new Date()): Promise<void> {
-  await db().send(
-    new PutItemCommand({
-      TableName: tableName(),
-      Item: toItem({
-        ...keys.sandboxReceipt(rail, reference),
-        entity: 'SandboxReceipt',
-        receivedAt: now.toISOString(),
-        ttl: ttlIn(receiptTtlSeconds, now.getTime()),
-      }),
-    }),
-  );
+  const receipt = { receivedAt: now.toISOString(), ttl: ttlIn(receiptTtlSeconds, now.getTime()) };
+  await db().send(new PutItemCommand(putEntry('SandboxReceipt', keys.sandboxReceipt(rail, reference), receipt, { when: false }).Put!));
 }
 
 /** Access pattern: did the sandbox receive this reference (GetItem, consistent)? */
 export async function hasSandboxReceipt(rail: string, reference: string): Promise<boolean> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.sandboxReceipt(rail, reference)), ConsistentRead: true }),
-  );
-  return Boolean(out.Item);
+  return Boolean(await get(keys.sandboxReceipt(rail, reference)));
 }

@@ -1,9 +1,10 @@
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, PutItemCommand, QueryCommand, type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { nextSettlementRun, type SettlementSchedule } from '#shared/domain/merchant.ts';
 import type { breakdownJobAttributes, Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
 import { noSums, type BreakdownSums, type SettlementBreakdown } from '#shared/domain/settlement-breakdown.ts';
-import { db, fromItem, named, tableName, toItem, toValues, updateIfStill, type TxItem } from './client.ts';
+import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { applied, deleteEntry, get, putEntry, updateEntry } from './entity.ts';
 import { settlementStatusChangedEvent } from '#shared/domain/events.ts';
 import * as keys from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
@@ -15,19 +16,14 @@ import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
  */
 
 export function createSettlementWrite(s: Settlement, options: { dueAt?: string } = {}): TxItem {
-  return named('settlement', {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({
-        ...keys.settlement(s.id),
-        ...keys.settlementListing(s.merchantId, s.mode, s.requestedAt, s.id),
-        ...(options.dueAt ? { ...keys.moneyDue(s.id, options.dueAt), dueAt: options.dueAt } : {}),
-        entity: 'Settlement',
-        ...s,
-      }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  });
+  return named(
+    'settlement',
+    putEntry('Settlement', keys.settlement(s.id), {
+      ...keys.settlementListing(s.merchantId, s.mode, s.requestedAt, s.id),
+      ...(options.dueAt ? { ...keys.moneyDue(s.id, options.dueAt), dueAt: options.dueAt } : {}),
+      ...s,
+    }),
+  );
 }
 
 /**
@@ -49,12 +45,9 @@ export const settlementEventWrites: typeof settlementWrites.eventWrites = (...ar
  * breakdown is a fact of the settlement's window, the same whoever computes it; false when one was stored first.
  */
 export async function saveSettlementBreakdown(id: string, breakdown: SettlementBreakdown): Promise<boolean> {
-  return updateIfStill({
-    Key: toItem(keys.settlement(id)),
-    UpdateExpression: 'SET breakdown = :b',
-    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(breakdown)',
-    ExpressionAttributeValues: toValues({ ':b': breakdown }),
-  });
+  const once = { exists: true, expr: 'attribute_not_exists(#breakdown)' };
+  const stored = updateEntry('Settlement', keys.settlement(id), { set: { breakdown }, when: once });
+  return (await applied(db().send(new UpdateItemCommand(stored.Update!)))) !== undefined;
 }
 
 /**
@@ -78,44 +71,22 @@ export interface BreakdownJob {
 export async function queueBreakdownJob(id: string, shards: number, now: Date): Promise<boolean> {
   const dueAt = now.toISOString();
   const job: BreakdownJob = { id, step: 0, cursors: Array<string>(shards).fill(''), sums: noSums, queuedAt: dueAt, dueAt };
-  const item: Record<(typeof breakdownJobAttributes)[number], unknown> = {
-    ...keys.moneyDue(id, dueAt),
-    entity: 'SettlementBreakdown',
-    ...job,
-  };
-  const names = Object.keys(item);
-  return updateIfStill({
-    Key: toItem(keys.settlementBreakdownJob(id)),
-    UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
-    ConditionExpression: 'attribute_not_exists(PK)',
-    ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
-    ExpressionAttributeValues: toValues(Object.fromEntries(names.map((n) => [`:${n}`, item[n as keyof typeof item]]))),
-  });
+  const set: Record<Exclude<(typeof breakdownJobAttributes)[number], 'entity'>, unknown> = { ...keys.moneyDue(id, dueAt), ...job };
+  const queued = updateEntry('SettlementBreakdown', keys.settlementBreakdownJob(id), { set, upsert: true, when: { exists: false } });
+  return (await applied(db().send(new UpdateItemCommand(queued.Update!)))) !== undefined;
 }
 
 /** Access pattern 8j: a settlement's breakdown job, if one is queued (GetItem). */
 export async function getBreakdownJob(id: string): Promise<BreakdownJob | undefined> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.settlementBreakdownJob(id)), ConsistentRead: true }),
-  );
-  return out.Item ? stripKeys<BreakdownJob>(fromItem(out.Item)) : undefined;
+  const item = await get(keys.settlementBreakdownJob(id));
+  return item ? stripKeys<BreakdownJob>(item) : undefined;
 }
 
 /** A step's progress, due again at `dueAt`; false when another sweep stepped it first (conditioned on the step read). */
 export async function saveBreakdownProgress(job: BreakdownJob, cursors: string[], sums: BreakdownSums, dueAt: string): Promise<boolean> {
-  return updateIfStill({
-    Key: toItem(keys.settlementBreakdownJob(job.id)),
-    UpdateExpression: 'SET cursors = :c, sums = :s, step = :next, dueAt = :due, GSI2SK = :sk',
-    ConditionExpression: 'step = :read',
-    ExpressionAttributeValues: toValues({
-      ':c': cursors,
-      ':s': sums,
-      ':next': job.step + 1,
-      ':due': dueAt,
-      ':sk': keys.moneyDue(job.id, dueAt).GSI2SK,
-      ':read': job.step,
-    }),
-  });
+  const set = { cursors, sums, step: job.step + 1, dueAt, GSI2SK: keys.moneyDue(job.id, dueAt).GSI2SK };
+  const stepped = updateEntry('SettlementBreakdown', keys.settlementBreakdownJob(job.id), { set, when: { eq: { step: job.step } } });
+  return (await applied(db().send(new UpdateItemCommand(stepped.Update!)))) !== undefined;
 }
 
 /** The job is done (its breakdown stored on the settlement, or found there): out of the due index. */
@@ -243,10 +214,9 @@ export async function setAutoSettlementRun(merchantId: string, mode: Mode, runAt
   }
   const id = `autosettle:${merchantId}:${mode}`;
   await db().send(
-    new PutItemCommand({
-      TableName: tableName(),
-      Item: toItem({ ...key, ...keys.moneyDue(id, runAt), dueAt: runAt, entity: 'AutoSettlement', merchantId, mode, runAt }),
-    }),
+    new PutItemCommand(
+      putEntry('AutoSettlement', key, { ...keys.moneyDue(id, runAt), dueAt: runAt, merchantId, mode, runAt }, { when: false }).Put!,
+    ),
   );
 }
 
@@ -257,35 +227,15 @@ export async function armAutoSettlements(merchantId: string, schedule: Settlemen
 }
 
 export async function getAutoSettlementRun(merchantId: string, mode: Mode): Promise<AutoSettlementRun | undefined> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.autoSettlement(merchantId, mode)), ConsistentRead: true }),
-  );
-  if (!out.Item) return undefined;
-  const { merchantId: m, mode: md, runAt } = fromItem<AutoSettlementRun>(out.Item);
-  return { merchantId: m, mode: md, runAt };
+  const item = await get<AutoSettlementRun>(keys.autoSettlement(merchantId, mode));
+  return item && { merchantId: item.merchantId, mode: item.mode, runAt: item.runAt };
 }
 
 /** Moves a run from `runAt` to `nextRunAt` (null: disarm); refused if another sweep moved it first. */
 export function rearmAutoSettlementWrite(run: AutoSettlementRun, nextRunAt: string | null): TxItem {
-  const key = toItem(keys.autoSettlement(run.merchantId, run.mode));
-  if (nextRunAt === null) {
-    return named('run', {
-      Delete: {
-        TableName: tableName(),
-        Key: key,
-        ConditionExpression: 'runAt = :runAt',
-        ExpressionAttributeValues: toValues({ ':runAt': run.runAt }),
-      },
-    });
-  }
+  const key = keys.autoSettlement(run.merchantId, run.mode);
+  const when = { eq: { runAt: run.runAt } };
+  if (nextRunAt === null) return named('run', deleteEntry(key, when));
   const due = keys.moneyDue(`autosettle:${run.merchantId}:${run.mode}`, nextRunAt);
-  return named('run', {
-    Update: {
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: 'SET runAt = :next, dueAt = :next, GSI2PK = :pk, GSI2SK = :sk',
-      ConditionExpression: 'runAt = :runAt',
-      ExpressionAttributeValues: toValues({ ':runAt': run.runAt, ':next': nextRunAt, ':pk': due.GSI2PK, ':sk': due.GSI2SK }),
-    },
-  });
+  return named('run', updateEntry('AutoSettlement', key, { set: { runAt: nextRunAt, dueAt: nextRunAt, ...due }, when }));
 }

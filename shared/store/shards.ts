@@ -1,6 +1,7 @@
-import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { db, fromItem, tableName, toItem, toValues } from './client.ts';
+import { db } from './client.ts';
+import { get, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -36,11 +37,8 @@ const cacheKey = (merchantId: string, mode: Mode) => `${merchantId}#${mode}`;
 
 /** Access pattern: a merchant's shard config in one mode (GetItem; absent = one shard). */
 export async function getShardConfig(merchantId: string, mode: Mode): Promise<ShardConfig> {
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.shardConfig(merchantId, mode)), ConsistentRead: true }),
-  );
-  if (!out.Item) return single;
-  const item = fromItem<ShardConfig>(out.Item);
+  const item = await get<ShardConfig>(keys.shardConfig(merchantId, mode));
+  if (!item) return single;
   return { shards: item.shards, previousShards: item.previousShards, effectiveAt: item.effectiveAt ?? null };
 }
 
@@ -123,26 +121,13 @@ export async function raiseShards(
     previousShards: options.immediate ? shards : writing,
     effectiveAt: new Date(now.getTime() + (options.immediate ? 0 : 2 * cacheMs)).toISOString(),
   };
-  await db().send(
-    new UpdateItemCommand({
-      TableName: tableName(),
-      Key: toItem(keys.shardConfig(merchantId, mode)),
-      UpdateExpression:
-        'SET shards = :s, previousShards = :p, effectiveAt = :e, updatedAt = :now, entity = :entity, merchantId = :m, #mode = :mode',
-      // Never lower it, even against a concurrent raise.
-      ConditionExpression: 'attribute_not_exists(shards) OR shards <= :s',
-      ExpressionAttributeNames: { '#mode': 'mode' },
-      ExpressionAttributeValues: toValues({
-        ':s': next.shards,
-        ':p': next.previousShards,
-        ':e': next.effectiveAt,
-        ':now': now.toISOString(),
-        ':entity': 'ShardConfig',
-        ':m': merchantId,
-        ':mode': mode,
-      }),
-    }),
-  );
+  const raise = updateEntry('ShardConfig', keys.shardConfig(merchantId, mode), {
+    set: { ...next, updatedAt: now.toISOString(), merchantId, mode },
+    upsert: true,
+    // Never lower it, even against a concurrent raise (refused: ConditionalCheckFailedException).
+    when: { expr: 'attribute_not_exists(#shards) OR #shards <= :shards' },
+  });
+  await db().send(new UpdateItemCommand(raise.Update!));
   cache.set(cacheKey(merchantId, mode), { config: next, loadedAt: now.getTime() });
   return next;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BatchGetItemCommand, GetItemCommand, TransactGetItemsCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, TransactGetItemsCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { holdTypes, type Journal, type WalletDelta } from '#shared/domain/ledger.ts';
 import type { Currency } from '#shared/domain/money.ts';
@@ -13,11 +13,11 @@ import {
   queryAll,
   tableName,
   toItem,
-  toValues,
   transact,
   TransactionFailed,
   type TxItem,
 } from './client.ts';
+import { get, inPartition, putEntry, updateEntry, type When } from './entity.ts';
 import * as keys from './keys.ts';
 import { getShardConfig, readShards, shardOf, writeShards } from './shards.ts';
 
@@ -149,10 +149,7 @@ export async function getWallet(merchantId: string, mode: Mode, currency: Curren
     const items = (await readWalletShards(merchantId, mode, currency, shards)).filter((i): i is WalletItem => i !== undefined);
     return toRecord(merchantId, mode, currency, sumWalletItems(items));
   }
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.wallet(merchantId, mode, currency)), ConsistentRead: consistent }),
-  );
-  return toRecord(merchantId, mode, currency, out.Item ? fromItem<WalletItem>(out.Item) : undefined);
+  return toRecord(merchantId, mode, currency, await get<WalletItem>(keys.wallet(merchantId, mode, currency), consistent));
 }
 
 /**
@@ -164,36 +161,20 @@ export async function listWalletCurrencies(merchantId: string, mode: Mode): Prom
   const currencies = new Set<Currency>();
   for (let n = 0; n < shards; n++) {
     const k = keys.walletsOfMerchant(merchantId, mode, n);
-    const items = await queryAll<{ SK: string }>({
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
-      ProjectionExpression: 'SK',
-    });
+    const items = await queryAll<{ SK: string }>({ ...inPartition(k), ProjectionExpression: 'SK' });
     for (const item of items) currencies.add(item.SK.slice(k.SKPrefix.length) as Currency);
   }
   return [...currencies].sort();
 }
 
 /** One shard's `available` moved by `amount` (a rebalance): conditioned when it leaves the shard. */
-function moveWrite(wallet: WalletRef, n: number, amount: number, at: string): TxItem {
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: toItem(keys.walletShard(wallet.merchantId, wallet.mode, wallet.currency, n)),
-      UpdateExpression: 'SET updatedAt = :now, entity = :entity, merchantId = :m, #mode = :mode, currency = :c ADD available :amount',
-      ...(amount < 0 ? { ConditionExpression: 'available >= :need' } : {}),
-      ExpressionAttributeNames: { '#mode': 'mode' },
-      ExpressionAttributeValues: toValues({
-        ':now': at,
-        ':entity': 'Wallet',
-        ':m': wallet.merchantId,
-        ':mode': wallet.mode,
-        ':c': wallet.currency,
-        ':amount': amount,
-        ...(amount < 0 ? { ':need': -amount } : {}),
-      }),
-    },
-  };
+function moveWrite({ merchantId, mode, currency }: WalletRef, n: number, amount: number, at: string): TxItem {
+  return updateEntry('Wallet', keys.walletShard(merchantId, mode, currency, n), {
+    set: { updatedAt: at, merchantId, mode, currency },
+    add: { available: amount },
+    upsert: true,
+    ...(amount < 0 ? { when: { expr: '#available >= :need', values: { ':need': -amount } } } : {}),
+  });
 }
 
 /**
@@ -432,31 +413,28 @@ export interface SettlementCutoff {
 export function postJournal(entry: { journal: Journal; delta: WalletDelta }, cutoff?: SettlementCutoff): TxItem[] {
   const { journal, delta } = entry;
   const position = journalPosition(journal);
-  const names: Record<string, string> = { '#updatedAt': 'updatedAt', '#cutoff': 'cutoff' };
-  const values: Record<string, unknown> = { ':now': journal.createdAt, ':position': position };
-  const adds: string[] = [];
+  const add: Record<string, number> = {};
   const conditions: string[] = [];
+  const needs: Record<string, number> = {};
   let heldTotal = 0;
   let countDelta = 0;
 
-  const move = (attribute: string, amount: number, token: string) => {
-    names[`#${token}`] = attribute;
-    values[`:${token}`] = amount;
-    adds.push(`#${token} :${token}`);
+  const move = (attribute: string, amount: number) => {
+    add[attribute] = amount;
     if (amount < 0) {
-      values[`:${token}Need`] = -amount;
-      conditions.push(`#${token} >= :${token}Need`);
+      needs[`:${attribute}Need`] = -amount;
+      conditions.push(`#${attribute} >= :${attribute}Need`);
     }
   };
 
-  if (delta.available !== 0) move('available', delta.available, 'available');
+  if (delta.available !== 0) move('available', delta.available);
   for (const [type, amount] of Object.entries(delta.held)) {
     if (!amount) continue;
-    move(`held_${type}`, amount, `held${type}`);
+    move(`held_${type}`, amount);
     heldTotal += amount;
     countDelta += Math.sign(amount);
   }
-  if (heldTotal !== 0) move('held', heldTotal, 'held');
+  if (heldTotal !== 0) move('held', heldTotal);
   // A credit (available only grows, nothing held moves) goes to a shard of a sharded wallet chosen
   // by its journal id; every other movement to the shard its hold was taken from (the business
   // object's walletShard, carried by the journal; absent = 0). The journal item goes to its own
@@ -464,61 +442,45 @@ export function postJournal(entry: { journal: Journal; delta: WalletDelta }, cut
   const credit = delta.available > 0 && heldTotal === 0 && countDelta === 0 && Object.values(delta.held).every((v) => !v);
   const journalShard = shardOf(journal.journalId, writeShards(journal.merchantId, journal.mode));
   const shard = credit ? journalShard : (journal.walletShard ?? 0);
-  if (countDelta !== 0) {
-    names['#pendingCount'] = 'pendingCount';
-    values[':pendingCount'] = countDelta;
-    adds.push('#pendingCount :pendingCount');
-  }
+  if (countDelta !== 0) add.pendingCount = countDelta;
 
   const writes: TxItem[] = [
-    named('journal', {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.journal(journal.merchantId, journal.mode, journal.createdAt, journal.journalId, journalShard),
-          ...journalIndexKeys(journal, journalShard),
-          entity: 'Journal',
-          ...journal,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    }),
+    named(
+      'journal',
+      putEntry('Journal', keys.journal(journal.merchantId, journal.mode, journal.createdAt, journal.journalId, journalShard), {
+        ...journalIndexKeys(journal, journalShard),
+        ...journal,
+      }),
+    ),
   ];
-  if (adds.length > 0) {
+  if (Object.keys(add).length > 0) {
     const previous = cutoff?.observed[shard] ?? null;
-    if (cutoff) {
-      names['#cutoffSettlementId'] = 'cutoffSettlementId';
-      values[':settlementId'] = cutoff.settlementId;
-      if (previous !== null) values[':previous'] = previous;
-    }
-    const cutoffCondition = !cutoff
-      ? '(attribute_not_exists(#cutoff) OR #cutoff < :position)'
+    const { merchantId, mode, currency } = journal;
+    const cutoffCondition: When = !cutoff
+      ? { expr: '(attribute_not_exists(#cutoff) OR #cutoff < :position)', values: { ':position': position } }
       : previous === null
-        ? 'attribute_not_exists(#cutoff)'
-        : '#cutoff = :previous';
-    const update: TxItem = {
-      Update: {
-        TableName: tableName(),
-        Key: toItem(keys.walletShard(journal.merchantId, journal.mode, journal.currency, shard)),
-        UpdateExpression:
-          `SET #updatedAt = :now, entity = :entity, merchantId = :merchantId, ` +
-          `#mode = :mode, currency = :currency${cutoff ? ', #cutoff = :position, #cutoffSettlementId = :settlementId' : ''} ` +
-          `ADD ${adds.join(', ')}`,
-        ConditionExpression: [cutoffCondition, ...conditions].join(' AND '),
-        ExpressionAttributeNames: { ...names, '#mode': 'mode' },
-        ExpressionAttributeValues: toValues({
-          ...values,
-          ':entity': 'Wallet',
-          ':merchantId': journal.merchantId,
-          ':mode': journal.mode,
-          ':currency': journal.currency,
-        }),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        ? { expr: 'attribute_not_exists(#cutoff)' }
+        : { expr: '#cutoff = :previous', values: { ':previous': previous } };
+    const wallet = updateEntry('Wallet', keys.walletShard(merchantId, mode, currency, shard), {
+      set: {
+        updatedAt: journal.createdAt,
+        merchantId,
+        mode,
+        currency,
+        ...(cutoff ? { cutoff: position, cutoffSettlementId: cutoff.settlementId } : {}),
       },
-    };
+      add,
+      upsert: true,
+      when: {
+        expr: [cutoffCondition.expr, ...conditions].join(' AND '),
+        names: { '#cutoff': 'cutoff' },
+        values: { ...cutoffCondition.values, ...needs },
+      },
+      old: true,
+    });
     // Refused with the cut-off as it was: the journal came too late (or the cut-off moved), not an overdraft.
     writes.push(
-      namedBy('wallet', update, (old) => {
+      namedBy('wallet', wallet, (old) => {
         const at = typeof old.cutoff === 'string' ? old.cutoff : null;
         return (cutoff ? at !== previous : at !== null && at >= position) ? cutoffRefused : 'wallet';
       }),
@@ -539,24 +501,14 @@ function otherShardCutoffs(journal: Journal, holdShard: number, position: string
     n === holdShard
       ? []
       : [
-          named(cutoffRefused, {
-            Update: {
-              TableName: tableName(),
-              Key: toItem(keys.walletShard(merchantId, mode, currency, n)),
-              UpdateExpression: 'SET #cutoff = :position, #sid = :sid, entity = :entity, merchantId = :m, #mode = :mode, currency = :c',
-              ConditionExpression: previous === null ? 'attribute_not_exists(#cutoff)' : '#cutoff = :previous',
-              ExpressionAttributeNames: { '#cutoff': 'cutoff', '#sid': 'cutoffSettlementId', '#mode': 'mode' },
-              ExpressionAttributeValues: toValues({
-                ':position': position,
-                ':sid': cutoff.settlementId,
-                ':entity': 'Wallet',
-                ':m': merchantId,
-                ':mode': mode,
-                ':c': currency,
-                ...(previous === null ? {} : { ':previous': previous }),
-              }),
-            },
-          }),
+          named(
+            cutoffRefused,
+            updateEntry('Wallet', keys.walletShard(merchantId, mode, currency, n), {
+              set: { cutoff: position, cutoffSettlementId: cutoff.settlementId, merchantId, mode, currency },
+              upsert: true,
+              when: previous === null ? { expr: 'attribute_not_exists(#cutoff)' } : { eq: { cutoff: previous } },
+            }),
+          ),
         ],
   );
 }
@@ -598,10 +550,7 @@ export async function listJournals(merchantId: string, mode: Mode): Promise<Jour
   const parts = await Promise.all(
     Array.from({ length: shards }, (_, n) => {
       const k = keys.journalsOfMerchant(merchantId, mode, n);
-      return queryAll<Journal & { SK: string }>({
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
-      });
+      return queryAll<Journal & { SK: string }>(inPartition(k));
     }),
   );
   if (parts.length === 1) return parts[0]!;
@@ -622,17 +571,10 @@ export interface OperatorReferenceRecord {
  * transaction as the command's journal and fails (returning the first run's record) if it ran before.
  */
 export function operatorReferenceWrite(merchantId: string, mode: Mode, command: string, record: OperatorReferenceRecord): TxItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({
-        ...keys.operatorReference(merchantId, mode, command, record.reference),
-        entity: 'OperatorReference',
-        command,
-        ...record,
-      }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
-  };
+  return putEntry(
+    'OperatorReference',
+    keys.operatorReference(merchantId, mode, command, record.reference),
+    { command, ...record },
+    { old: true },
+  );
 }

@@ -40,7 +40,7 @@ export async function seedPuts(writes: TxItem[]) {
 /**
  * Seeds many journals with few requests: the EXACT items shared/store's postJournal builds, the
  * journals through seedPuts and one UpdateItem per wallet shard whose ADDs are the sum of theirs (SET
- * values from the latest journal, by :now). About 25 times fewer requests than one transaction a
+ * values from the latest journal, by its :updatedAt). About 25 times fewer requests than one transaction a
  * journal; only for fresh test merchants (no concurrent writer, new journal ids, so postJournal's
  * conditions hold by construction and are not re-checked item by item).
  */
@@ -57,7 +57,9 @@ export async function seedJournals(postings: TxItem[][]) {
   }
   await seedPuts(puts);
   for (const group of updates.values()) {
-    const latest = group.reduce((a, b) => (b.ExpressionAttributeValues![':now']!.S! > a.ExpressionAttributeValues![':now']!.S! ? b : a));
+    const latest = group.reduce((a, b) =>
+      b.ExpressionAttributeValues![':updatedAt']!.S! > a.ExpressionAttributeValues![':updatedAt']!.S! ? b : a,
+    );
     const added = /ADD (.*)$/
       .exec(latest.UpdateExpression!)![1]!
       .split(', ')

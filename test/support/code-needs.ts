@@ -80,6 +80,8 @@ const transactItemActions: Record<string, string> = {
   ConditionCheck: 'dynamodb:ConditionCheckItem',
   Delete: 'dynamodb:DeleteItem',
 };
+/** The entry each builder of shared/store/entity.ts makes. */
+const layerItems: Record<string, string> = { put: 'Put', update: 'Update', check: 'ConditionCheck', delete: 'Delete' };
 const sqsActions: Record<string, string> = {
   SendMessage: 'sqs:SendMessage',
   SendMessageBatch: 'sqs:SendMessage',
@@ -163,7 +165,13 @@ export function needsOf(bundle: string): CodeNeeds {
       for (const action of commandActions[command!] ?? []) need(action, module);
       if (command === 'TransactWriteItems') transactWrites = true;
     }
-    for (const [, kind] of code.matchAll(/\b(Put|Update|ConditionCheck|Delete): \{/g)) transactItems.push([kind!, module]);
+    // The store's declaration layer (shared/store/entity.ts) builds the entries its callers ask for: each is counted in the
+    // module that calls putEntry/updateEntry/checkEntry/deleteEntry, not in the layer.
+    if (module !== 'shared/store/entity.ts')
+      for (const [, kind] of code.matchAll(/\b(Put|Update|ConditionCheck|Delete): \{/g)) transactItems.push([kind!, module]);
+    if (module !== 'shared/store/entity.ts')
+      for (const [, builder] of code.matchAll(/(?<![.\w$])(put|update|check|delete)Entry\d*\(/g))
+        transactItems.push([layerItems[builder!]!, module]);
     if (/\bIndexName: /.test(code)) (needs as { indexes: boolean }).indexes = true;
     for (const prefix of partitionsBuilt(code)) needs.partitions.add(prefix);
     if (module !== 'shared/store/wallets.ts' && /\bawait place\d*\(/.test(code)) (needs as { placesHolds: boolean }).placesHolds = true;

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { ensureTable } from '../../scripts/local/dynamo.ts';
 import { workerTableName } from './global-setup.ts';
+// The entity declarations, loaded so the store's put() and update() check each write against them (no Lambda bundles them).
+import '#shared/store/entities.ts';
 
 /**
  * Every integration and e2e test process talks to the run's DynamoDB Local, with a throwaway master
