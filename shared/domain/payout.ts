@@ -1,7 +1,7 @@
 import type { Bank } from './bank-codes.ts';
 import type { Mode } from './credentials.ts';
 import type { IntentStatus, OrderRef, PaymentIntent } from './intent.ts';
-import { holdFunds, journal, releaseHold, type JournalScope } from './ledger.ts';
+import { holdFunds, journal, movements, releaseHold, type JournalScope } from './ledger.ts';
 import type { Fee } from './merchant.ts';
 import { feeFor, fromMinor, toMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
@@ -172,11 +172,7 @@ export const withdrawalJournals = {
     journal({
       ...scopeOf(intent, now),
       kind: 'withdrawal.completed',
-      movements: [
-        { account: { kind: 'held', holdType: 'Withdrawal' }, amount: -total(intent) },
-        { account: { kind: 'external', name: ledgerAccount }, amount: intent.amountMinor },
-        { account: { kind: 'fees' }, amount: intent.feeMinor },
-      ],
+      movements: movements.payOut('Withdrawal', ledgerAccount, intent.amountMinor, intent.feeMinor),
     }),
   /** Failed or Cancelled: the hold goes back to available. */
   released: (intent: PaymentIntent, now?: Date) => releaseHold(scopeOf(intent, now), 'Withdrawal', total(intent), 'withdrawal.released'),

@@ -7,6 +7,7 @@ import { journal } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
+import { completedMovements } from '#shared/domain/checkout.ts';
 import { logger } from '#shared/logger.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import {
@@ -222,11 +223,7 @@ export function depositCompletedDecision(current: PaymentIntent, now: Date): Dec
       currency: current.currency,
       kind: 'deposit.completed',
       reference: current.paymentIntentId,
-      movements: [
-        { account: { kind: 'external', name: `wallet:${walletProviders[d.providerId].code}` }, amount: -current.amountMinor },
-        { account: { kind: 'available' }, amount: current.amountMinor - current.feeMinor },
-        { account: { kind: 'fees' }, amount: current.feeMinor },
-      ],
+      movements: completedMovements(current.amountMinor, current.feeMinor, { deposit: d.providerId }),
       now,
     }),
   };
