@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import { validateCard, type CardInput } from '#shared/domain/cards.ts';
 import {
   approvalDeadline,
@@ -502,31 +503,34 @@ async function changePending(
   form: 'card' | 'wallet' | 'otp' | 'page',
   decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome } | null,
 ): Promise<PaymentIntent> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await getIntent(paymentIntentId);
-    if (!current || current.intentType !== 'checkout') throw notFound();
-    if (isTerminal(current.status)) return current;
-    if (isExpired(current, now)) return resolveOverdue(current, now, form);
-    const step = decide(current);
-    if (!step) return current; // nothing to change
-    if ('status' in step) {
-      const result = await changeIntent(paymentIntentId, (latest) => (latest.version === current.version ? step.status : null));
-      if (!result.intent) throw notFound();
-      if (result.changed || isTerminal(result.intent.status)) return result.intent;
-      continue; // changed meanwhile: decide again on the new version
-    }
-    // A checkout is due at its expiry, or earlier while the handset's answer is awaited.
-    const { next, writes } = sameStatusUpdate(current, { details: step.details, dueAt: step.dueAt ?? current.expiresAt! });
-    try {
-      await transact(writes);
-      return next;
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(0)) continue;
-      if (error instanceof TransactionFailed && error.on('linkUse')) throw await linkLimitRefusal(current, form);
-      throw error;
-    }
-  }
-  throw new Error(`could not update checkout ${paymentIntentId}: too much contention`);
+  return retry<PaymentIntent>(
+    retryPolicies.versionRace,
+    async () => {
+      const current = await getIntent(paymentIntentId);
+      if (!current || current.intentType !== 'checkout') throw notFound();
+      if (isTerminal(current.status)) return current;
+      if (isExpired(current, now)) return resolveOverdue(current, now, form);
+      const step = decide(current);
+      if (!step) return current; // nothing to change
+      if ('status' in step) {
+        const result = await changeIntent(paymentIntentId, (latest) => (latest.version === current.version ? step.status : null));
+        if (!result.intent) throw notFound();
+        if (result.changed || isTerminal(result.intent.status)) return result.intent;
+        return again; // changed meanwhile: decide again on the new version
+      }
+      // A checkout is due at its expiry, or earlier while the handset's answer is awaited.
+      const { next, writes } = sameStatusUpdate(current, { details: step.details, dueAt: step.dueAt ?? current.expiresAt! });
+      try {
+        await transact(writes);
+        return next;
+      } catch (error) {
+        if (error instanceof TransactionFailed && error.failedAt(0)) return again;
+        if (error instanceof TransactionFailed && error.on('linkUse')) throw await linkLimitRefusal(current, form);
+        throw error;
+      }
+    },
+    () => new Error(`could not update checkout ${paymentIntentId}: too much contention`),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { isDashboardRole, type DashboardRole } from '#shared/domain/dashboard-roles.ts';
 import {
@@ -515,29 +516,32 @@ async function operatorChange(
   actor: Actor,
   now = new Date(),
 ) {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const user = await getUser(userId);
-    if (!user) throw userRefusal('not_found', `No dashboard user ${userId}.`);
-    try {
-      await transact([
-        userUpdateWrite(user, { ...change(user), sessionEpoch: user.sessionEpoch + 1 }, now),
-        auditWrite(auditEntry(user.merchantId, actor, action, { target: user.email }, now)),
-      ]);
-      const after = (await getUser(userId))!;
-      return {
-        userId,
-        email: after.email,
-        merchantId: after.merchantId,
-        role: after.role,
-        status: after.status,
-        twoFactor: after.totpSealed ? 'enrolled' : 'not enrolled',
-      };
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(0)) continue;
-      throw error;
-    }
-  }
-  throw userRefusal('conflict', 'The user changed concurrently; try again.');
+  return retry(
+    retryPolicies.itemRace,
+    async () => {
+      const user = await getUser(userId);
+      if (!user) throw userRefusal('not_found', `No dashboard user ${userId}.`);
+      try {
+        await transact([
+          userUpdateWrite(user, { ...change(user), sessionEpoch: user.sessionEpoch + 1 }, now),
+          auditWrite(auditEntry(user.merchantId, actor, action, { target: user.email }, now)),
+        ]);
+        const after = (await getUser(userId))!;
+        return {
+          userId,
+          email: after.email,
+          merchantId: after.merchantId,
+          role: after.role,
+          status: after.status,
+          twoFactor: after.totpSealed ? 'enrolled' : 'not enrolled',
+        };
+      } catch (error) {
+        if (error instanceof TransactionFailed && error.failedAt(0)) return again;
+        throw error;
+      }
+    },
+    () => userRefusal('conflict', 'The user changed concurrently; try again.'),
+  );
 }
 
 /** `ops user reset-2fa`: the second factor and recovery codes are removed, every session ends; the next sign-in enrols again. */
