@@ -4,7 +4,7 @@ import { decided, isRefusal, type Decided, type Decision, type JournalDraft } fr
 import { decideIntent } from '#shared/domain/core/intent.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
-import { decideRefund, type RefundState } from '#shared/domain/core/refund.ts';
+import { decideRefund, type RefundOutcome } from '#shared/domain/core/refund.ts';
 import { decideSettlement } from '#shared/domain/core/settlement.ts';
 import { applyJournals, emptyWallet, type WalletBalances } from '#shared/domain/core/wallet.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
@@ -122,7 +122,10 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
     case 'over-refund':
       // Forgets what other refunds reserved: refunds may add up to more than the payment.
       return {
-        core: { ...core, refund: (s, c, now) => core.refund({ ...s, payment: { ...s.payment, refundReservedMinor: 0 } }, c, now) },
+        core: {
+          ...core,
+          refund: (s, c, now) => core.refund({ ...s, ...(s.payment && { payment: { ...s.payment, refundReservedMinor: 0 } }) }, c, now),
+        },
         conditional: true,
       };
     case 'double-payout':
@@ -348,7 +351,7 @@ class System {
         const id = `r${++this.count}`;
         const owner = { merchantId, mode: 'test' as const, traceId: 'trace' };
         const c = { type: 'request' as const, id, owner, amountMinor: cmd.amount ?? undefined, feeMinor: refundFeeMinor, reason: null };
-        return commit(this.c.refund({ refund: undefined, payment }, c, now), refundWrites(id, pid));
+        return commit(this.c.refund({ refund: undefined, payment }, c, now), refundWrites(id, payment));
       }
       case 'refundStep': {
         const id = this.nth('r', cmd.i);
@@ -363,7 +366,7 @@ class System {
               : cmd.action === 'fail'
                 ? { type: 'fail' as const, failure: { kind: 'failed' as const, reason: 'declined' } }
                 : { type: cmd.action };
-        return commit(this.c.refund({ refund, payment }, c, now), refundWrites(id, refund.paymentIntentId));
+        return commit(this.c.refund({ refund }, c, now), refundWrites(id, payment));
       }
     }
   }
@@ -381,9 +384,17 @@ class System {
   }
 }
 
-const refundWrites = (id: string, paymentId: string) => (s: RefundState) => [
-  { id, value: s.refund! },
-  { id: paymentId, value: s.payment },
+/** The refund, and its payment's counters moved by the decision's effect (the store's ADDs). */
+const refundWrites = (id: string, payment: RefundableIntent) => (s: RefundOutcome) => [
+  { id, value: s.refund },
+  {
+    id: payment.paymentIntentId,
+    value: {
+      ...payment,
+      refundReservedMinor: (payment.refundReservedMinor ?? 0) + s.effect.reservedMinor,
+      refundedMinor: payment.refundedMinor + s.effect.refundedMinor,
+    },
+  },
 ];
 
 // ---------------------------------------------------------------- the reference model

@@ -8,7 +8,6 @@ import {
   refundHeldMinor,
   refundOverdue,
   refundReadyForAttempt,
-  reservedOf,
   type Refund,
   type RefundableIntent,
 } from '../refund.ts';
@@ -20,12 +19,27 @@ import { canRefundTransition, RefundStatus, refundStatusNames } from './machines
  * payment never add up to more than it: `refundAmount`); approval HOLDS amount + fee from the wallet; Completed pays
  * the amount to the provider and the fee to the platform and counts it refunded on the payment; Failed releases the
  * hold and the reservation; Rejected, Cancelled and Expired (Pending: nothing held) release the reservation. Each once.
- * The state is the refund with the payment it refunds (both change in one transaction).
+ * A decision reads the refund (and, to request one, the payment it refunds); it returns the refund after it and what
+ * it does to the payment's counters (`effect`, the store's ADDs), committed in the same transaction.
  */
 export interface RefundState {
   refund: Refund | undefined;
-  payment: RefundableIntent;
+  /** Needed to request a refund (what remains refundable); the other commands only move its counters. */
+  payment?: RefundableIntent;
 }
+
+/** What a refund's decision does to its payment: the reservation and the refunded amount move by these (minor units). */
+export interface PaymentEffect {
+  reservedMinor: number;
+  refundedMinor: number;
+}
+
+export interface RefundOutcome {
+  refund: Refund;
+  effect: PaymentEffect;
+}
+
+const noEffect: PaymentEffect = { reservedMinor: 0, refundedMinor: 0 };
 
 export type RefundCommand =
   | {
@@ -53,76 +67,74 @@ const journals = {
     draft('refund.completed', r.id, movements.payOut('Refund', ledgerAccount, r.amountMinor, r.feeMinor), r.walletShard),
 };
 
-const unreserved = (payment: RefundableIntent, r: Refund): RefundableIntent => ({
-  ...payment,
-  refundReservedMinor: reservedOf(payment) - r.amountMinor,
-});
+/** The reservation given back (a refund that ends without paying). */
+const unreserved = (r: Refund): PaymentEffect => ({ reservedMinor: -r.amountMinor, refundedMinor: 0 });
 
 function move(
-  s: RefundState & { refund: Refund },
+  r: Refund,
   to: RefundStatus,
   changes: Partial<Refund>,
   now: Date,
-  payment = s.payment,
+  effect = noEffect,
   j: JournalDraft[] = [],
-): Decision<RefundState> {
-  const r = s.refund;
+): Decision<RefundOutcome> {
   if (!canRefundTransition(r.status, to))
     return refuse('invalid_status', `Refund ${r.id} is ${refundStatusNames[r.status]}; it cannot become ${refundStatusNames[to]}.`);
   const refund: Refund = { ...r, ...changes, status: to, updatedAt: now.toISOString(), version: r.version + 1 };
-  return decided({ refund, payment }, j, to === r.status ? [] : [{ object: 'refund', id: r.id, from: r.status, to }]);
+  return decided({ refund, effect }, j, to === r.status ? [] : [{ object: 'refund', id: r.id, from: r.status, to }]);
 }
+
+/** An attempt is outstanding: recorded and not answered (absent `attemptedAt`: a refund stored before it existed). */
+const outstanding = (r: Refund) => r.status === RefundStatus.Processing && r.attemptedAt !== null;
 
 const pendingOnly = (r: Refund, action: string) =>
   refuse('invalid_status', `Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`);
 
-export function decideRefund(state: RefundState, command: RefundCommand, now: Date): Decision<RefundState> {
-  const { payment } = state;
+export function decideRefund(state: RefundState, command: RefundCommand, now: Date): Decision<RefundOutcome> {
   if (command.type === 'request') {
+    const { payment } = state;
     if (state.refund) return refuse('unchanged', `Refund ${state.refund.id} exists.`);
+    if (!payment) return refuse('not_found', 'No such transaction.');
     const amount = refundAmount(payment, command.amountMinor);
     if ('code' in amount) return refuse(amount.code, amount.message);
     const refund = newRefund(command.owner, payment, amount.amountMinor, command.feeMinor, command.reason, now, command.id);
-    const reserved = { ...payment, refundReservedMinor: reservedOf(payment) + amount.amountMinor };
-    return decided({ refund, payment: reserved }, [], [{ object: 'refund', id: refund.id, from: null, to: refund.status }]);
+    const effect = { reservedMinor: amount.amountMinor, refundedMinor: 0 };
+    return decided({ refund, effect }, [], [{ object: 'refund', id: refund.id, from: null, to: refund.status }]);
   }
   const r = state.refund;
   if (!r) return refuse('not_found', 'No such refund.');
-  const s = { refund: r, payment };
   const at = now.toISOString();
   switch (command.type) {
     case 'approve': {
       if (r.status !== RefundStatus.Pending) return pendingOnly(r, 'approved');
       if (refundOverdue(r, now)) return refuse('invalid_status', `Refund ${r.id} expired at ${r.expiresAt} without approval.`);
       const shard = command.walletShard ? { walletShard: command.walletShard } : {};
-      return move(s, RefundStatus.Approved, { approvedAt: at, ...shard }, now, payment, [journals.hold({ ...r, ...shard })]);
+      return move(r, RefundStatus.Approved, { approvedAt: at, ...shard }, now, noEffect, [journals.hold({ ...r, ...shard })]);
     }
     case 'reject':
       if (r.status !== RefundStatus.Pending) return pendingOnly(r, 'rejected');
-      return move(s, RefundStatus.Rejected, { failureReason: command.failureReason }, now, unreserved(payment, r));
+      return move(r, RefundStatus.Rejected, { failureReason: command.failureReason }, now, unreserved(r));
     case 'cancel':
       if (r.status !== RefundStatus.Pending) return pendingOnly(r, 'cancelled');
-      return move(s, RefundStatus.Cancelled, { failureReason: command.failureReason }, now, unreserved(payment, r));
+      return move(r, RefundStatus.Cancelled, { failureReason: command.failureReason }, now, unreserved(r));
     case 'expire':
       if (!refundOverdue(r, now)) return refuse('invalid_status', `Refund ${r.id} is not overdue.`);
-      return move(s, RefundStatus.Expired, { failureReason: 'Not approved within 7 days.' }, now, unreserved(payment, r));
+      return move(r, RefundStatus.Expired, { failureReason: 'Not approved within 7 days.' }, now, unreserved(r));
     case 'attempt':
       if (!refundReadyForAttempt(r)) return refuse('invalid_status', `Refund ${r.id} is not ready for an attempt.`);
-      return move(s, RefundStatus.Processing, { attemptCount: r.attemptCount + 1, attemptedAt: at }, now);
+      return move(r, RefundStatus.Processing, { attemptCount: r.attemptCount + 1, attemptedAt: at }, now);
     case 'complete': {
-      if (r.status !== RefundStatus.Processing || !r.attemptedAt)
-        return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
-      const refunded = { ...payment, refundedMinor: payment.refundedMinor + r.amountMinor };
+      if (!outstanding(r)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
       const changes = { processedAt: at, providerReference: command.providerReference, failureReason: null, attemptedAt: null };
-      return move(s, RefundStatus.Completed, changes, now, refunded, [journals.completed(r, command.ledgerAccount)]);
+      const effect = { reservedMinor: 0, refundedMinor: r.amountMinor };
+      return move(r, RefundStatus.Completed, changes, now, effect, [journals.completed(r, command.ledgerAccount)]);
     }
     case 'fail': {
-      if (r.status !== RefundStatus.Processing || !r.attemptedAt)
-        return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
+      if (!outstanding(r)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
       const { retry, failureReason } = refundAfterFailure(r, command.failure);
-      if (retry) return move(s, RefundStatus.Processing, { failureReason, attemptedAt: null }, now);
+      if (retry) return move(r, RefundStatus.Processing, { failureReason, attemptedAt: null }, now);
       const failed = { processedAt: at, failureReason, attemptedAt: null };
-      return move(s, RefundStatus.Failed, failed, now, unreserved(payment, r), [journals.released(r)]);
+      return move(r, RefundStatus.Failed, failed, now, unreserved(r), [journals.released(r)]);
     }
   }
 }
