@@ -18,6 +18,8 @@ import {
   type Transition,
 } from '#shared/store/intents.ts';
 import { postJournal } from '#shared/store/wallets.ts';
+import { isRefusal, type Decision as CoreDecision } from '#shared/domain/core/decision.ts';
+import { journalEntry } from './commit.ts';
 import { type Contact, pageCustomerPayments } from '#shared/store/customer-index.ts';
 import { searchReferences } from '#shared/store/reference-index.ts';
 
@@ -38,6 +40,32 @@ export interface Decision {
   dueAt?: string | null;
   /** Ledger movement committed with the change (e.g. crediting the wallet on Completed). */
   journal?: { journal: Journal; delta: WalletDelta };
+}
+
+/**
+ * A decision of the money core about an intent (shared/domain/core: decidePayout, decideIntent) as the change this
+ * module commits: the status, reason and details the core decided, its journal given an id and `journalAt` (the
+ * commit path, ./commit.ts); null when the core refuses (nothing changes).
+ */
+export function coreDecision(
+  current: PaymentIntent,
+  decision: CoreDecision<PaymentIntent>,
+  extra: { dueAt?: string | null; journalAt?: Date } = {},
+): Decision | null {
+  if (isRefusal(decision)) return null;
+  const next = decision.state;
+  if (decision.journals.length > 1) throw new Error(`an intent's change posts one journal, not ${decision.journals.length}`);
+  const [draft] = decision.journals;
+  return {
+    to: next.status,
+    // The reason as the core left it (a code; an older intent's free text stays as it was).
+    reason: next.reason as ReasonCode | null,
+    reasonDetail: next.reasonDetail ?? null,
+    details: next.details,
+    feeMinor: next.feeMinor,
+    ...(extra.dueAt !== undefined ? { dueAt: extra.dueAt } : {}),
+    ...(draft ? { journal: journalEntry(draft, current, extra.journalAt ?? new Date()) } : {}),
+  };
 }
 
 export type ChangeResult =

@@ -32,7 +32,7 @@ export type PayoutCommand =
       walletShard?: number;
     }
   /** The operator approves a Pending payout: Processing with its submission record (submitted once, after the commit). */
-  | { type: 'approve'; provider: string; reconcileAt: Date }
+  | { type: 'approve'; provider: string; reconcileAt: Date; receiverCnic?: string }
   /** The operator rejects a Pending payout: Cancelled, the hold released. */
   | { type: 'reject'; reason: string }
   | { type: 'complete'; ledgerAccount: string; completedAt?: Date; providerReference?: string | null }
@@ -79,6 +79,7 @@ export function decidePayout(payout: PaymentIntent | undefined, command: PayoutC
       if (!canTransition('withdrawal', payout.status, 'Processing') || payout.status !== 'Pending')
         return refuse('invalid_status', `Withdrawal ${payout.paymentIntentId} is ${payout.status}; only a Pending one can be approved.`);
       const details = {
+        ...(command.receiverCnic ? { beneficiary: { ...d.beneficiary, receiverCnic: command.receiverCnic } } : {}),
         submission: { provider: command.provider, submittedAt: now.toISOString() },
         payoutInfo: payoutInfo(payout, { ...payoutInfoChanges.outcomePending(command.reconcileAt), provider: command.provider }),
       };
