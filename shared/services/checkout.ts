@@ -42,7 +42,7 @@ import { getLink } from '#shared/store/payment-links.ts';
 import { limitReachedMessage } from '#shared/domain/payment-link.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
+import { changeIntent, intentReader, type Decision, type SameStatus } from './transactions.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -444,17 +444,23 @@ async function customerOutcome(
   now: Date,
   form: CheckoutRefusal['form'],
   decide: (current: PaymentIntent) => Outcome,
+  known?: PaymentIntent,
 ): Promise<PaymentIntent> {
   const seen: { overdue?: PaymentIntent } = {};
-  const result = await changeIntent(paymentIntentId, (current) => {
-    if (current.intentType !== 'checkout') throw notFound();
-    if (isExpired(current, now)) {
-      seen.overdue = current;
-      return null;
-    }
-    delete seen.overdue;
-    return decide(current);
-  });
+  const result = await changeIntent(
+    paymentIntentId,
+    (current) => {
+      if (current.intentType !== 'checkout') throw notFound();
+      if (isExpired(current, now)) {
+        seen.overdue = current;
+        return null;
+      }
+      delete seen.overdue;
+      return decide(current);
+    },
+    undefined,
+    known,
+  );
   if (!result.intent || result.intent.intentType !== 'checkout') throw notFound();
   if (!result.changed && seen.overdue && result.intent.status === 'Pending') return resolveOverdue(result.intent, now, form);
   return result.intent;
@@ -472,21 +478,27 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
   if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'card');
   if (intent?.intentType === 'checkout' && intent.mode === 'live') return startLiveCardPayment(intent, card, input.cvc.trim(), now);
   try {
-    return await customerOutcome(paymentIntentId, now, 'card', (current) => {
-      const details = assertPayable(current, 'card');
-      if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
-      if (!offeredMethods(details).card)
-        throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
-      const network = cardNetwork(current.mode);
-      if (!network) throw liveUnavailable('card');
-      const outcome = network(card.digits);
-      if (outcome.result === 'approved') {
-        // The sandbox network answers at once: a payment link's use is taken with the payment, while one is left.
-        const paid = completedDecision(current, { card: card.summary }, now);
-        return { ...paid, details: { ...paid.details, ...linkUseAttempt(details, true) } };
-      }
-      return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
-    });
+    return await customerOutcome(
+      paymentIntentId,
+      now,
+      'card',
+      (current) => {
+        const details = assertPayable(current, 'card');
+        if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
+        if (!offeredMethods(details).card)
+          throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
+        const network = cardNetwork(current.mode);
+        if (!network) throw liveUnavailable('card');
+        const outcome = network(card.digits);
+        if (outcome.result === 'approved') {
+          // The sandbox network answers at once: a payment link's use is taken with the payment, while one is left.
+          const paid = completedDecision(current, { card: card.summary }, now);
+          return { ...paid, details: { ...paid.details, ...linkUseAttempt(details, true) } };
+        }
+        return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
+      },
+      intent,
+    );
   } catch (error) {
     if (error instanceof TransactionFailed && error.on('linkUse')) throw await linkLimitRefusal(intent, 'card');
     throw error;
@@ -502,18 +514,25 @@ async function changePending(
   now: Date,
   form: 'card' | 'wallet' | 'otp' | 'page',
   decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome } | null,
+  known?: PaymentIntent,
 ): Promise<PaymentIntent> {
+  const read = intentReader(paymentIntentId, known);
   return retry<PaymentIntent>(
     retryPolicies.versionRace,
     async () => {
-      const current = await getIntent(paymentIntentId);
+      const current = await read();
       if (!current || current.intentType !== 'checkout') throw notFound();
       if (isTerminal(current.status)) return current;
       if (isExpired(current, now)) return resolveOverdue(current, now, form);
       const step = decide(current);
       if (!step) return current; // nothing to change
       if ('status' in step) {
-        const result = await changeIntent(paymentIntentId, (latest) => (latest.version === current.version ? step.status : null));
+        const result = await changeIntent(
+          paymentIntentId,
+          (latest) => (latest.version === current.version ? step.status : null),
+          undefined,
+          current,
+        );
         if (!result.intent) throw notFound();
         if (result.changed || isTerminal(result.intent.status)) return result.intent;
         return again; // changed meanwhile: decide again on the new version
@@ -556,11 +575,17 @@ async function holdLinkUse(
   check: (current: PaymentIntent) => void,
 ): Promise<PaymentIntent> {
   if (!('linkUseHeld' in linkUseAttempt(checkoutDetails(intent), true))) return intent;
-  return changePending(intent.paymentIntentId, now, form, (current) => {
-    check(current);
-    const take = linkUseAttempt(checkoutDetails(current), true);
-    return 'linkUseHeld' in take ? { details: take } : null;
-  });
+  return changePending(
+    intent.paymentIntentId,
+    now,
+    form,
+    (current) => {
+      check(current);
+      const take = linkUseAttempt(checkoutDetails(current), true);
+      return 'linkUseHeld' in take ? { details: take } : null;
+    },
+    intent,
+  );
 }
 
 /**
@@ -888,12 +913,18 @@ async function startLiveCardPayment(
       startedAt: now.toISOString(),
       reference,
     };
-    const claimed = await changePending(intent.paymentIntentId, now, 'card', (current) => {
-      const details = assertPayable(current, 'card');
-      refuseStarted(details);
-      const dueAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
-      return { details: { cardAuth, ...linkUseAttempt(details, true) }, dueAt };
-    });
+    const claimed = await changePending(
+      intent.paymentIntentId,
+      now,
+      'card',
+      (current) => {
+        const details = assertPayable(current, 'card');
+        refuseStarted(details);
+        const dueAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
+        return { details: { cardAuth, ...linkUseAttempt(details, true) }, dueAt };
+      },
+      held,
+    );
     return confirmCard(claimed, cardAuth, { providerReference, authenticationId, authenticationResult: '' }, now);
   }
   const { challenge } = started;
@@ -908,11 +939,17 @@ async function startLiveCardPayment(
     reference,
   };
   // Nothing is authorised before the customer's return: a challenge not recorded here costs nothing.
-  return changePending(intent.paymentIntentId, now, 'card', (current) => {
-    const details = assertPayable(current, 'card');
-    refuseStarted(details);
-    return { details: { cardAuth, ...linkUseAttempt(details, true) } };
-  });
+  return changePending(
+    intent.paymentIntentId,
+    now,
+    'card',
+    (current) => {
+      const details = assertPayable(current, 'card');
+      refuseStarted(details);
+      return { details: { cardAuth, ...linkUseAttempt(details, true) } };
+    },
+    held,
+  );
 }
 
 /**
@@ -931,7 +968,7 @@ async function confirmCard(claimed: PaymentIntent, auth: CardAuthSession, authen
   // Suspended since the page's (cached) check: the captured card is held for the operator, not credited.
   const held = answer.status === 'Approved' ? await holdCardIfSuspended(claimed, auth, 'confirm', now) : undefined;
   if (held) return held;
-  const result = await changeIntent(claimed.paymentIntentId, (current) => cardDecision(current, auth, answer, now));
+  const result = await changeIntent(claimed.paymentIntentId, (current) => cardDecision(current, auth, answer, now), undefined, claimed);
   return result.intent ?? claimed;
 }
 
@@ -947,8 +984,12 @@ const sameCardPayment = (current: PaymentIntent, auth: CardAuthSession) => {
  * intent, or undefined when the answer is to be applied as usual.
  */
 const holdCardIfSuspended = (intent: PaymentIntent, auth: CardAuthSession, source: 'confirm' | 'inquiry', now: Date) =>
-  holdApprovalIfSuspended(intent.paymentIntentId, { source, providerReference: auth.providerReference }, now, (current) =>
-    sameCardPayment(current, auth),
+  holdApprovalIfSuspended(
+    intent.paymentIntentId,
+    { source, providerReference: auth.providerReference },
+    now,
+    (current) => sameCardPayment(current, auth),
+    intent,
   );
 
 /** The decision a card provider's answer makes (Unknown makes none, and no answer decides a held payment). */

@@ -5,8 +5,9 @@ import { merchantMaySubmit } from '#shared/domain/merchant.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
-import { getIntent, holdApprovalWrite } from '#shared/store/intents.ts';
+import { holdApprovalWrite } from '#shared/store/intents.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
+import { intentReader } from './transactions.ts';
 
 /**
  * A wallet provider's approval (callback or status inquiry) of a suspended merchant's deposit or
@@ -42,11 +43,13 @@ export async function holdApprovalIfSuspended(
   approval: Pick<HeldApproval, 'source' | 'providerReference'>,
   now: Date,
   applies: (current: PaymentIntent) => boolean = () => true,
+  known?: PaymentIntent,
 ): Promise<PaymentIntent | undefined> {
+  const read = intentReader(paymentIntentId, known);
   return retry<PaymentIntent | undefined>(
     retryPolicies.versionRace,
     async () => {
-      const current = await getIntent(paymentIntentId);
+      const current = await read();
       if (!current || current.status !== 'Pending') return undefined;
       if (isHeld(current)) return current;
       if (!applies(current)) return undefined;

@@ -110,16 +110,33 @@ export function intentChange(current: PaymentIntent, decision: Decision | SameSt
   };
 }
 
-/** changeStatus() that also accepts same-status changes (shared/store/intents.ts sameStatusUpdate). */
+/**
+ * The reader of one intent for a read → decide → commit loop: the intent this request already holds (`known`: read
+ * or committed by it) for the first decision, a fresh read after a lost race. So a request reads its intent once.
+ */
+export function intentReader(paymentIntentId: string, known?: PaymentIntent): () => Promise<PaymentIntent | undefined> {
+  let first = known?.paymentIntentId === paymentIntentId ? known : undefined;
+  return async () => {
+    const given = first;
+    first = undefined;
+    return given ?? getIntent(paymentIntentId);
+  };
+}
+
+/**
+ * changeStatus() that also accepts same-status changes (shared/store/intents.ts sameStatusUpdate). `known`: the intent
+ * as this request last read or committed it, decided on first (a stale one loses the version race and is read again).
+ */
 export async function changeIntent(
   paymentIntentId: string,
   decide: (current: PaymentIntent) => Decision | SameStatus | null,
   now: () => Date = () => new Date(),
+  known?: PaymentIntent,
 ): Promise<ChangeResult | { changed: true; intent: PaymentIntent; transition?: undefined }> {
   let change: ReturnType<typeof intentChange> | undefined;
   const result = await changeVersioned<PaymentIntent>(
     'intent',
-    () => getIntent(paymentIntentId),
+    intentReader(paymentIntentId, known),
     (current) => {
       const decision = isTerminal(current.status) ? null : decide(current);
       change = decision ? intentChange(current, decision, now()) : undefined;
