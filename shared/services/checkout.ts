@@ -10,7 +10,6 @@ import {
   cardAuthStarted,
   checkoutDetails,
   checkoutFee,
-  completedMovements,
   isExpired,
   linkUseAttempt,
   maxOtpAttempts,
@@ -26,7 +25,6 @@ import {
 import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { isTerminal, requestedFields, type CardSummary, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
-import { journal } from '#shared/domain/ledger.ts';
 import { defaultFees, type Fee } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
@@ -42,7 +40,8 @@ import { getLink } from '#shared/store/payment-links.ts';
 import { limitReachedMessage } from '#shared/domain/payment-link.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeIntent, intentReader, type Decision, type SameStatus } from './transactions.ts';
+import { changeIntent, intentReader, requiredCoreDecision, type Decision, type SameStatus } from './transactions.ts';
+import { decideIntent } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -283,24 +282,10 @@ export function completedDecision(current: PaymentIntent, source: AttemptSource,
   const details = checkoutDetails(current);
   const feeMinor = checkoutFee(current.amountMinor, details.feeRate ?? defaultFees.checkout);
   const attempts = [...attemptsOf(details), finishedAttempt(current, source, { reason: null }, now)];
-  return {
-    to: 'Completed',
-    reason: null,
-    feeMinor,
-    details: { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) },
-    journal: journal({
-      merchantId: current.merchantId,
-      mode: current.mode,
-      currency: current.currency,
-      kind: 'checkout.completed',
-      reference: current.paymentIntentId,
-      movements: completedMovements(
-        current.amountMinor,
-        feeMinor,
-        'card' in source ? { card: true } : { walletProvider: source.walletProvider },
-      ),
-    }),
-  };
+  const through = 'card' in source ? { card: true as const } : { walletProvider: source.walletProvider };
+  const paid = { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) };
+  // The money core decides the payment and its credit (shared/domain/core/intent.ts).
+  return requiredCoreDecision(current, decideIntent(current, { type: 'complete', through, feeMinor, details: paid }, now));
 }
 
 /**
@@ -414,7 +399,7 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
 /** The session as the page shows it; an overdue Pending session is resolved first (resolveCheckout). */
 export async function openCheckout(paymentIntentId: string, now = new Date()): Promise<PaymentIntent | undefined> {
   const intent = await getIntent(paymentIntentId);
-  if (!intent || intent.intentType !== 'checkout') return undefined;
+  if (intent?.intentType !== 'checkout') return undefined;
   if (intent.status !== 'Pending' || !isExpired(intent, now)) return intent;
   return (await resolveCheckout(intent, now)).result.intent ?? intent;
 }
@@ -461,7 +446,7 @@ async function customerOutcome(
     undefined,
     known,
   );
-  if (!result.intent || result.intent.intentType !== 'checkout') throw notFound();
+  if (result.intent?.intentType !== 'checkout') throw notFound();
   if (!result.changed && seen.overdue && result.intent.status === 'Pending') return resolveOverdue(result.intent, now, form);
   return result.intent;
 }
@@ -521,7 +506,7 @@ async function changePending(
     retryPolicies.versionRace,
     async () => {
       const current = await read();
-      if (!current || current.intentType !== 'checkout') throw notFound();
+      if (current?.intentType !== 'checkout') throw notFound();
       if (isTerminal(current.status)) return current;
       if (isExpired(current, now)) return resolveOverdue(current, now, form);
       const step = decide(current);
@@ -628,7 +613,7 @@ export async function startWalletPayment(
 ): Promise<PaymentIntent> {
   const number = normaliseWalletNumber(input.mobileNumber);
   const intent = await getIntent(paymentIntentId);
-  if (!intent || intent.intentType !== 'checkout') throw notFound();
+  if (intent?.intentType !== 'checkout') throw notFound();
   if (isTerminal(intent.status)) return intent;
   if (isExpired(intent, now)) return resolveOverdue(intent, now, 'wallet');
   await assertMerchantAcceptsPayments(intent.merchantId, 'wallet');
@@ -739,8 +724,7 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
   const result = await changePending(paymentIntentId, now, 'otp', (current) => {
     const session = assertPayable(current, 'otp').wallet;
     const adapter = session && walletAdapter(current.mode, session.provider);
-    if (!session || session.stage !== 'otp' || !adapter)
-      throw new CheckoutRefusal('business_rule', 'Enter your wallet number first.', 'wallet');
+    if (session?.stage !== 'otp' || !adapter) throw new CheckoutRefusal('business_rule', 'Enter your wallet number first.', 'wallet');
     if (!(adapter.otpMatches?.(otp) ?? false)) {
       const attempts = session.otpAttempts + 1;
       failedCharge = attempts >= maxOtpAttempts ? session : undefined;
@@ -774,7 +758,7 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
  */
 export async function cancelCheckout(paymentIntentId: string, now = new Date()): Promise<PaymentIntent> {
   const intent = await getIntent(paymentIntentId);
-  if (!intent || intent.intentType !== 'checkout') throw notFound();
+  if (intent?.intentType !== 'checkout') throw notFound();
   const started = intent.status === 'Pending' && !isExpired(intent, now) ? (checkoutDetails(intent).wallet ?? undefined) : undefined;
   if (started?.stage === 'approval') throw awaitingApprovalRefusal('page');
   if (started) {
@@ -800,7 +784,7 @@ export async function cancelCheckout(paymentIntentId: string, now = new Date()):
 export async function checkoutDue(listed: PaymentIntent, now: Date): Promise<void> {
   // The due index is eventually consistent: decide on the intent as it is now.
   const intent = await getIntent(listed.paymentIntentId);
-  if (!intent || intent.intentType !== 'checkout' || intent.status !== 'Pending') return;
+  if (intent?.intentType !== 'checkout' || intent.status !== 'Pending') return;
   const { result } = await resolveCheckout(intent, now);
   const after = result.intent;
   if (result.changed || !after || after.status !== 'Pending' || isHeld(after)) return; // a held approval leaves the due index
@@ -1014,7 +998,7 @@ export async function completeCardReturn(
   now = new Date(),
 ): Promise<PaymentIntent> {
   const intent = await getIntent(paymentIntentId);
-  if (!intent || intent.intentType !== 'checkout') throw notFound();
+  if (intent?.intentType !== 'checkout') throw notFound();
   const auth = checkoutDetails(intent).cardAuth;
   if (intent.status !== 'Pending' || !auth) return intent;
   if (auth.stage === 'confirming') throw cardConfirmingRefusal('page');

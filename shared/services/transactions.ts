@@ -68,6 +68,13 @@ export function coreDecision(
   };
 }
 
+/** coreDecision() for a caller that decided only what the state machine permits: a refusal is a bug, thrown. */
+export function requiredCoreDecision(current: PaymentIntent, decision: CoreDecision<PaymentIntent>, extra: { journalAt?: Date } = {}) {
+  const change = coreDecision(current, decision, extra);
+  if (!change) throw new Error(`${current.paymentIntentId}: ${isRefusal(decision) ? decision.message : 'refused'}`);
+  return change;
+}
+
 export type ChangeResult =
   | { changed: true; intent: PaymentIntent; transition: Transition }
   | { changed: false; intent: PaymentIntent | undefined };

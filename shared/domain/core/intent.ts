@@ -56,6 +56,7 @@ export function decideIntent(intent: PaymentIntent, command: IntentCommand, now:
   const to = target[command.type];
   const change: IntentChange = { ...(command.details ? { details: command.details } : {}) };
   if (command.type === 'complete' && command.feeMinor !== undefined) change.feeMinor = command.feeMinor;
+  if (command.type === 'complete') change.reason = null; // a paid transaction has no reason
   if (command.type !== 'complete' && command.reason) change.reason = command.reason;
   if (command.type === 'fail' && command.reasonDetail !== undefined) change.reasonDetail = command.reasonDetail;
   const next = intentTransition(intent, to, change, now);
