@@ -12,7 +12,6 @@ export {
   intentStatuses,
   intentTypes,
   isTerminal,
-  terminalStatuses,
   type IntentStatus,
   type IntentType,
 } from './core/machines.ts';

@@ -1,7 +1,6 @@
 import type { Mode } from './credentials.ts';
 import { paymentReference } from './checkout.ts';
 import type { PaymentIntent } from './intent.ts';
-import { holdFunds, journal, movements, releaseHold } from './ledger.ts';
 import { fromMinor, toMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
 import type { WalletProviderId } from './providers.ts';
@@ -157,23 +156,6 @@ export const sandboxApprovalRetryMs = 60_000;
 
 /** What approval holds: amount + refund fee. */
 export const refundHeldMinor = (r: Refund) => r.amountMinor + r.feeMinor;
-
-const scopeOf = (r: Refund, now: Date) => ({
-  ...{ merchantId: r.merchantId, mode: r.mode, currency: r.currency, reference: r.id, now },
-  walletShard: r.walletShard,
-});
-
-/** Amount + fee are held at approval; Completed pays the amount to the provider and the fee to the platform. */
-export const refundJournals = {
-  hold: (r: Refund, now: Date) => holdFunds(scopeOf(r, now), 'Refund', refundHeldMinor(r), 'refund.hold'),
-  released: (r: Refund, now: Date) => releaseHold(scopeOf(r, now), 'Refund', refundHeldMinor(r), 'refund.failed'),
-  completed: (r: Refund, ledgerAccount: string, now: Date) =>
-    journal({
-      ...scopeOf(r, now),
-      kind: 'refund.completed',
-      movements: movements.payOut('Refund', ledgerAccount, r.amountMinor, r.feeMinor),
-    }),
-};
 
 /** The wallet provider that took a payment (a deposit's, or a checkout's wallet), or null for a card. */
 export function paidThrough(intent: PaymentIntent): WalletProviderId | null {

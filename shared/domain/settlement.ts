@@ -1,5 +1,4 @@
 import type { Mode } from './credentials.ts';
-import { holdFunds, journal, movements, releaseHold } from './ledger.ts';
 import type { Fee } from './merchant.ts';
 import type { SettlementBreakdown } from './settlement-breakdown.ts';
 import { feeFor, fromMinor, type Currency } from './money.ts';
@@ -19,7 +18,7 @@ import { SettlementStatus } from './core/machines.ts';
  * The whole `amount` is held (available → held:Settlement) from creation until Completed, Failed
  * or Cancelled. `fee` is taken out of `amount`: netAmount = amount − fee, paid out converted.
  */
-export { canSettlementTransition, SettlementStatus, settlementStatusNames } from './core/machines.ts';
+export { SettlementStatus, settlementStatusNames } from './core/machines.ts';
 
 export type SettlementDestination =
   | { type: 'bank'; bankName: string; iban: string; accountTitle: string }
@@ -178,24 +177,6 @@ export function newSettlement(
     version: 1,
   };
 }
-
-const scopeOf = (s: Settlement, now: Date) => ({
-  ...{ merchantId: s.merchantId, mode: s.mode, currency: s.currency, reference: s.id, now },
-  walletShard: s.walletShard,
-});
-
-/** The whole amount is held from creation; Completed pays the net to the rail and the fee to the platform. */
-export const settlementJournals = {
-  hold: (s: Settlement, now: Date) => holdFunds(scopeOf(s, now), 'Settlement', s.amountMinor, 'settlement.hold'),
-  released: (s: Settlement, kind: 'settlement.cancelled' | 'settlement.failed', now: Date) =>
-    releaseHold(scopeOf(s, now), 'Settlement', s.amountMinor, kind),
-  completed: (s: Settlement, ledgerAccount: string, now: Date) =>
-    journal({
-      ...scopeOf(s, now),
-      kind: 'settlement.completed',
-      movements: movements.payOut('Settlement', ledgerAccount, s.netMinor, s.feeMinor),
-    }),
-};
 
 /** failureReason (shown to the merchant) of a settlement the rail refused, failed or never received. */
 export const settlementFailureReason = (failure: Failure) =>
