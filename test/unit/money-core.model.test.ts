@@ -15,16 +15,18 @@ const maxSteps = 30;
 
 describe('money core model, in memory', () => {
   it(`agrees with the reference model over ${runs} random sequences with races (seed ${seed})`, { timeout: 600_000 }, () => {
-    const started = performance.now();
+    const started = process.cpuUsage();
     fc.assert(
       fc.property(sequences(maxSteps), (steps) => runSequence(steps)),
       { numRuns: runs, seed },
     );
-    if (runs >= 10_000 && !process.env.CORE_MODEL_RUNS) expect(performance.now() - started).toBeLessThan(20_000);
+    // Its own CPU time (the machine's other work does not count): under 20 s.
+    const cpu = process.cpuUsage(started);
+    if (!process.env.CORE_MODEL_RUNS) expect((cpu.user + cpu.system) / 1e6).toBeLessThan(20);
   });
 
   it('its sequences reach every refund status (so the rules above are exercised)', () => {
-    const reached = new Set(fc.sample(sequences(maxSteps), { numRuns: 10_000, seed: 7 }).flatMap(refundStatusesReached));
+    const reached = new Set(fc.sample(sequences(maxSteps), { numRuns: 3_000, seed: 7 }).flatMap(refundStatusesReached));
     expect([...reached].sort()).toEqual(['Approved', 'Cancelled', 'Completed', 'Expired', 'Failed', 'Pending', 'Processing', 'Rejected']);
   });
 
@@ -33,16 +35,17 @@ describe('money core model, in memory', () => {
     { plant: 'double-payout', caught: /held Withdrawal|platform fees|ledger verify|reference/ },
     { plant: 'missed-release', caught: /available|held Withdrawal|ledger verify|reference/ },
     { plant: 'unconditional-commit', caught: /./ },
+    { plant: 'link-over-limit', caught: /link|"start".*answered ok, the reference refused/ },
   ];
   it.each(plants)('catches a planted wrong rule: $plant', ({ plant, caught }) => {
     const { core, conditional } = planted(plant);
     const result = fc.check(
       fc.property(sequences(maxSteps), (steps) => runSequence(steps, core, conditional)),
-      { numRuns: 5_000, seed: 42 },
+      { numRuns: 10_000, seed: 42 },
     );
     expect(result.failed, `${plant} was not caught`).toBe(true);
     // Shrunk to a short sequence a reader can follow.
-    expect(result.counterexample?.[0].length).toBeLessThanOrEqual(8);
+    expect(result.counterexample?.[0].length).toBeLessThanOrEqual(15);
     expect(String(result.errorInstance)).toMatch(caught);
   });
 });
