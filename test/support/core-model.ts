@@ -30,6 +30,7 @@ const ledgerAccount = 'bank_rail';
 const withdrawalFee = { basisPoints: 0, fixedMinor: 14_00 };
 const settlementFee = { basisPoints: 100, fixedMinor: 0 };
 const refundFeeMinor = 2_00;
+const refundFee = { basisPoints: 0, fixedMinor: refundFeeMinor };
 const day = 86_400_000;
 
 // ---------------------------------------------------------------- commands
@@ -442,7 +443,7 @@ class System {
         if (!pid || !payment) return 'none';
         const id = `r${++this.count}`;
         const owner = { merchantId, mode: 'test' as const, traceId: 'trace' };
-        const c = { type: 'request' as const, id, owner, amountMinor: cmd.amount ?? undefined, feeMinor: refundFeeMinor, reason: null };
+        const c = { type: 'request' as const, id, owner, amountMinor: cmd.amount ?? undefined, fee: refundFee, reason: null };
         return commit(this.c.refund({ refund: undefined, payment }, c, now), refundWrites(id, payment));
       }
       case 'refundStep': {

@@ -1,5 +1,7 @@
 import type { Mode } from '../credentials.ts';
 import { movements } from '../ledger.ts';
+import type { Fee } from '../merchant.ts';
+import { feeFor } from '../money.ts';
 import type { Failure } from '../outbound.ts';
 import {
   newRefund,
@@ -48,7 +50,8 @@ export type RefundCommand =
       owner: { merchantId: string; mode: Mode; traceId: string };
       /** undefined: the whole remainder. */
       amountMinor: number | undefined;
-      feeMinor: number;
+      /** The merchant's refund fee schedule: the fee of the amount decided is held and charged with it. */
+      fee: Fee;
       reason: string | null;
     }
   | { type: 'approve'; walletShard?: number }
@@ -97,7 +100,8 @@ export function decideRefund(state: RefundState, command: RefundCommand, now: Da
     if (!payment) return refuse('not_found', 'No such transaction.');
     const amount = refundAmount(payment, command.amountMinor);
     if ('code' in amount) return refuse(amount.code, amount.message);
-    const refund = newRefund(command.owner, payment, amount.amountMinor, command.feeMinor, command.reason, now, command.id);
+    const feeMinor = feeFor(amount.amountMinor, command.fee);
+    const refund = newRefund(command.owner, payment, amount.amountMinor, feeMinor, command.reason, now, command.id);
     const effect = { reservedMinor: amount.amountMinor, refundedMinor: 0 };
     return decided({ refund, effect }, [], [{ object: 'refund', id: refund.id, from: null, to: refund.status }]);
   }
