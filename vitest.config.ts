@@ -42,6 +42,7 @@ export const isolatedFiles = [
     'alarm-metrics',
     'bank-file',
     'capacity',
+    'card-payment-reads',
     'dashboard-sign-in',
     'deposits',
     'events-feed',

@@ -222,13 +222,21 @@ export function normaliseWalletNumber(text: string): string | undefined {
 /** The checkout fee, never more than the amount itself. */
 export const checkoutFee = (amountMinor: number, rate: Fee) => Math.min(feeFor(amountMinor, rate), amountMinor);
 
-/** Completed: the money arrives from the card network or wallet provider, net of the fee. */
+/**
+ * Completed: the money arrives from the card network or wallet provider, net of the fee. A deposit's wallet account
+ * has its own name (`wallet:<CODE>`, as its journals have always had), a checkout's `wallet_<code>`.
+ */
 export function completedMovements(
   amountMinor: number,
   feeMinor: number,
-  source: { card: true } | { walletProvider: WalletProviderId },
+  source: { card: true } | { walletProvider: WalletProviderId } | { deposit: WalletProviderId },
 ): { account: Account; amount: number }[] {
-  const external = 'card' in source ? 'card_network' : `wallet_${walletProviders[source.walletProvider].code.toLowerCase()}`;
+  const external =
+    'card' in source
+      ? 'card_network'
+      : 'deposit' in source
+        ? `wallet:${walletProviders[source.deposit].code}`
+        : `wallet_${walletProviders[source.walletProvider].code.toLowerCase()}`;
   return [
     { account: { kind: 'external', name: external }, amount: -amountMinor },
     { account: { kind: 'available' }, amount: amountMinor - feeMinor },

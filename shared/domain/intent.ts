@@ -1,32 +1,22 @@
 import type { Mode } from './credentials.ts';
 import type { Currency } from './money.ts';
+import { intentStatuses, intentTypes, type IntentStatus, type IntentType } from './core/machines.ts';
 
 /**
  * Payment intents (the "transactions" of docs/merchant-guide.md): checkouts, deposits and withdrawals. Status rules
  * live here and nowhere else; the store turns a permitted transition into a conditional write so
  * that a terminal state is never left, whatever races.
  */
-/** Every intent type and status, once: the API's filters, the reference, the dashboard and the store read these lists. */
-export const intentTypes = ['checkout', 'deposit', 'withdrawal'] as const;
-export const intentStatuses = ['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Expired'] as const;
-export type IntentType = (typeof intentTypes)[number];
-export type IntentStatus = (typeof intentStatuses)[number];
+export {
+  canTransition,
+  intentStatuses,
+  intentTypes,
+  isTerminal,
+  type IntentStatus,
+  type IntentType,
+} from './core/machines.ts';
 export const isIntentType = (value: string): value is IntentType => (intentTypes as readonly string[]).includes(value);
 export const isIntentStatus = (value: string): value is IntentStatus => (intentStatuses as readonly string[]).includes(value);
-
-export const terminalStatuses: readonly IntentStatus[] = ['Completed', 'Failed', 'Cancelled', 'Expired'];
-export const isTerminal = (s: IntentStatus) => terminalStatuses.includes(s);
-
-/** from → allowed next statuses, per intent type (docs/merchant-guide.md, Transaction lookup). */
-const transitions: Record<IntentType, Partial<Record<IntentStatus, readonly IntentStatus[]>>> = {
-  checkout: { Pending: ['Completed', 'Failed', 'Cancelled', 'Expired'] },
-  deposit: { Pending: ['Completed', 'Failed', 'Expired'] },
-  withdrawal: { Pending: ['Processing', 'Cancelled', 'Failed'], Processing: ['Completed', 'Failed'] },
-};
-
-export function canTransition(type: IntentType, from: IntentStatus, to: IntentStatus): boolean {
-  return transitions[type][from]?.includes(to) ?? false;
-}
 
 export class IllegalTransition extends Error {
   constructor(

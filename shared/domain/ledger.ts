@@ -64,6 +64,52 @@ export function accountName(merchantId: string, account: Account): string {
 
 export class UnbalancedJournal extends Error {}
 
+/** A signed movement of one account (positive = the account's balance grows). */
+export interface Movement {
+  account: Account;
+  amount: number;
+}
+
+/**
+ * What signed movements do to the merchant's wallet, checked: rejects movements that do not sum to
+ * zero, hold a non-integer amount, or are fewer than two non-zero lines. Pure (the core's journals
+ * are checked with it before anything is written).
+ */
+export function walletDelta(kind: string, all: readonly Movement[]): { movements: Movement[]; delta: WalletDelta } {
+  const movements = all.filter((m) => m.amount !== 0);
+  if (movements.length < 2) throw new UnbalancedJournal('a journal needs at least two non-zero lines');
+  let sum = 0;
+  const delta: WalletDelta = { available: 0, held: {} };
+  for (const { account, amount } of movements) {
+    assertMinor(amount);
+    sum += amount;
+    if (account.kind === 'available') delta.available += amount;
+    if (account.kind === 'held') delta.held[account.holdType] = (delta.held[account.holdType] ?? 0) + amount;
+  }
+  if (sum !== 0) throw new UnbalancedJournal(`journal ${kind} sums to ${sum}, not zero`);
+  return { movements, delta };
+}
+
+/** The movements of the three kinds of journal a reservation makes, written once (holds, releases, pay-outs). */
+export const movements = {
+  /** available −amount → held:<holdType> +amount. */
+  hold: (holdType: HoldType, amount: number): Movement[] => [
+    { account: { kind: 'available' }, amount: -amount },
+    { account: { kind: 'held', holdType }, amount },
+  ],
+  /** held:<holdType> −amount → available +amount. */
+  release: (holdType: HoldType, amount: number): Movement[] => [
+    { account: { kind: 'held', holdType }, amount: -amount },
+    { account: { kind: 'available' }, amount },
+  ],
+  /** The hold leaves: `paid` to the external account, `fee` to the platform (paid + fee = held). */
+  payOut: (holdType: HoldType, external: string, paid: number, fee: number): Movement[] => [
+    { account: { kind: 'held', holdType }, amount: -(paid + fee) },
+    { account: { kind: 'external', name: external }, amount: paid },
+    { account: { kind: 'fees' }, amount: fee },
+  ],
+};
+
 /**
  * Build a journal from signed movements (positive = the account's balance grows). Rejects a
  * journal that does not sum to zero, has a non-integer amount, or is empty.
@@ -74,21 +120,11 @@ export function journal(input: {
   currency: Currency;
   kind: string;
   reference: string;
-  movements: { account: Account; amount: number }[];
+  movements: Movement[];
   now?: Date;
   walletShard?: number | undefined;
 }): { journal: Journal; delta: WalletDelta } {
-  const movements = input.movements.filter((m) => m.amount !== 0);
-  if (movements.length < 2) throw new UnbalancedJournal('a journal needs at least two non-zero lines');
-  let sum = 0;
-  const delta: WalletDelta = { available: 0, held: {} };
-  for (const { account, amount } of movements) {
-    assertMinor(amount);
-    sum += amount;
-    if (account.kind === 'available') delta.available += amount;
-    if (account.kind === 'held') delta.held[account.holdType] = (delta.held[account.holdType] ?? 0) + amount;
-  }
-  if (sum !== 0) throw new UnbalancedJournal(`journal ${input.kind} sums to ${sum}, not zero`);
+  const { movements, delta } = walletDelta(input.kind, input.movements);
   return {
     journal: {
       journalId: randomUUID(),
@@ -124,24 +160,10 @@ export const holdShardField = (n: number | undefined): { walletShard?: number } 
  * refund. Posted with postJournal, whose wallet condition refuses an overdraft.
  */
 export function holdFunds(scope: JournalScope, holdType: HoldType, amount: number, kind: string) {
-  return journal({
-    ...scope,
-    kind,
-    movements: [
-      { account: { kind: 'available' }, amount: -amount },
-      { account: { kind: 'held', holdType }, amount },
-    ],
-  });
+  return journal({ ...scope, kind, movements: movements.hold(holdType, amount) });
 }
 
 /** held:<holdType> −amount → available +amount: a reservation given back (failed, cancelled, rejected). */
 export function releaseHold(scope: JournalScope, holdType: HoldType, amount: number, kind: string) {
-  return journal({
-    ...scope,
-    kind,
-    movements: [
-      { account: { kind: 'held', holdType }, amount: -amount },
-      { account: { kind: 'available' }, amount },
-    ],
-  });
+  return journal({ ...scope, kind, movements: movements.release(holdType, amount) });
 }

@@ -1,7 +1,6 @@
 import type { Bank } from './bank-codes.ts';
 import type { Mode } from './credentials.ts';
 import type { IntentStatus, OrderRef, PaymentIntent } from './intent.ts';
-import { holdFunds, journal, releaseHold, type JournalScope } from './ledger.ts';
 import type { Fee } from './merchant.ts';
 import { feeFor, fromMinor, toMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
@@ -154,34 +153,6 @@ export const payoutInfoChanges = {
 export const finalBeneficiary = ({ receiverCnic: _, ...b }: Beneficiary): Beneficiary => ({ ...b, accountNumber: null });
 
 const total = (intent: Pick<PaymentIntent, 'amountMinor' | 'feeMinor'>) => intent.amountMinor + intent.feeMinor;
-const scopeOf = (intent: PaymentIntent, now?: Date): JournalScope => ({
-  merchantId: intent.merchantId,
-  mode: intent.mode,
-  currency: intent.currency,
-  reference: intent.paymentIntentId,
-  ...(now ? { now } : {}),
-  walletShard: intent.walletShard,
-});
-
-export const withdrawalJournals = {
-  /** available −(amount+fee) → held:Withdrawal; the wallet update refuses an overdraft. */
-  hold: (scope: JournalScope, amountMinor: number, feeMinor: number) =>
-    holdFunds(scope, 'Withdrawal', amountMinor + feeMinor, 'withdrawal.hold'),
-  /** Completed: the hold leaves, the amount to the bank rail, the fee to the platform. */
-  completed: (intent: PaymentIntent, ledgerAccount: string, now?: Date) =>
-    journal({
-      ...scopeOf(intent, now),
-      kind: 'withdrawal.completed',
-      movements: [
-        { account: { kind: 'held', holdType: 'Withdrawal' }, amount: -total(intent) },
-        { account: { kind: 'external', name: ledgerAccount }, amount: intent.amountMinor },
-        { account: { kind: 'fees' }, amount: intent.feeMinor },
-      ],
-    }),
-  /** Failed or Cancelled: the hold goes back to available. */
-  released: (intent: PaymentIntent, now?: Date) => releaseHold(scopeOf(intent, now), 'Withdrawal', total(intent), 'withdrawal.released'),
-};
-
 /** docs/merchant-guide.md, Withdrawals. availableBalance is the wallet as read after this request's change. */
 export function withdrawalResponse(intent: PaymentIntent, availableMinor: number) {
   const c = intent.currency;

@@ -1,19 +1,16 @@
 import type { Mode } from './credentials.ts';
 import { paymentReference } from './checkout.ts';
 import type { PaymentIntent } from './intent.ts';
-import { holdFunds, journal, releaseHold } from './ledger.ts';
 import { fromMinor, toMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
 import type { WalletProviderId } from './providers.ts';
 import type { ErrorCode } from './error-codes.ts';
+import { RefundStatus } from './core/machines.ts';
 
 /**
  * Refunds (docs/merchant-guide.md: Refunds; Transaction lookup). Pure rules: statuses, transitions, what is refundable.
  *
- *   0 Pending --approve (hold)--> 1 Approved --attempt--> 2 Processing --> 3 Completed (wallet debited)
- *   0 Pending --reject--> 6 Rejected;  --cancel--> 5 Cancelled;  --7 days--> 7 Expired
- *   2 Processing --attempt declined, attempts left--> 2 Processing (retried; attemptCount counts)
- *   2 Processing --3rd attempt declined--> 4 Failed (hold released)
+ * The status machine is in ./core/machines.ts; the decisions in ./core/refund.ts.
  *
  * Every attempt of a refund is sent with the same provider reference (the refund id). While an
  * attempt's outcome is not known (`attemptedAt` set: in flight, timed out, or a crash before its
@@ -23,31 +20,7 @@ import type { ErrorCode } from './error-codes.ts';
  * The refunds of one transaction never add up to more than its amount: every refund that is not
  * Failed, Cancelled, Rejected or Expired is reserved on the transaction (`refundReservedMinor`).
  */
-export const RefundStatus = {
-  Pending: 0,
-  Approved: 1,
-  Processing: 2,
-  Completed: 3,
-  Failed: 4,
-  Cancelled: 5,
-  Rejected: 6,
-  Expired: 7,
-} as const;
-export type RefundStatus = (typeof RefundStatus)[keyof typeof RefundStatus];
-export const refundStatusNames = ['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled', 'Rejected', 'Expired'] as const;
-
-const transitions: Record<RefundStatus, readonly RefundStatus[]> = {
-  0: [1, 5, 6, 7],
-  1: [2],
-  2: [2, 3, 4],
-  3: [],
-  4: [],
-  5: [],
-  6: [],
-  7: [],
-};
-
-export const canRefundTransition = (from: RefundStatus, to: RefundStatus) => transitions[from].includes(to);
+export { canRefundTransition, refundStatusNames, RefundStatus } from './core/machines.ts';
 
 export const maxRefundAttempts = 3;
 export const refundExpiryDays = 7;
@@ -183,27 +156,6 @@ export const sandboxApprovalRetryMs = 60_000;
 
 /** What approval holds: amount + refund fee. */
 export const refundHeldMinor = (r: Refund) => r.amountMinor + r.feeMinor;
-
-const scopeOf = (r: Refund, now: Date) => ({
-  ...{ merchantId: r.merchantId, mode: r.mode, currency: r.currency, reference: r.id, now },
-  walletShard: r.walletShard,
-});
-
-/** Amount + fee are held at approval; Completed pays the amount to the provider and the fee to the platform. */
-export const refundJournals = {
-  hold: (r: Refund, now: Date) => holdFunds(scopeOf(r, now), 'Refund', refundHeldMinor(r), 'refund.hold'),
-  released: (r: Refund, now: Date) => releaseHold(scopeOf(r, now), 'Refund', refundHeldMinor(r), 'refund.failed'),
-  completed: (r: Refund, ledgerAccount: string, now: Date) =>
-    journal({
-      ...scopeOf(r, now),
-      kind: 'refund.completed',
-      movements: [
-        { account: { kind: 'held', holdType: 'Refund' }, amount: -refundHeldMinor(r) },
-        { account: { kind: 'external', name: ledgerAccount }, amount: r.amountMinor },
-        { account: { kind: 'fees' }, amount: r.feeMinor },
-      ],
-    }),
-};
 
 /** The wallet provider that took a payment (a deposit's, or a checkout's wallet), or null for a card. */
 export function paidThrough(intent: PaymentIntent): WalletProviderId | null {

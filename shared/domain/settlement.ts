@@ -1,18 +1,16 @@
 import type { Mode } from './credentials.ts';
-import { holdFunds, journal, releaseHold } from './ledger.ts';
 import type { Fee } from './merchant.ts';
 import type { SettlementBreakdown } from './settlement-breakdown.ts';
 import { feeFor, fromMinor, type Currency } from './money.ts';
 import type { Failure } from './outbound.ts';
 import type { UsdtNetwork } from './usdt-address.ts';
+import { SettlementStatus } from './core/machines.ts';
 
 /**
  * Settlements (docs/merchant-guide.md: Settlements; Transaction lookup): moving wallet funds out to the merchant's bank
  * account or USDT address. Pure rules: statuses, transitions, amounts, destinations, the view.
  *
- *   0 Pending    --approve-->  1 Approved  (FX rate locked)   --rail-->  2 Processing --> 3 Completed
- *   0 Pending    --reject / cancel-->  5 Cancelled (funds released)       2 Processing --> 4 Failed (funds released)
- *   1 Approved   --rail refuses-->  4 Failed (funds released)
+ * The status machine is in ./core/machines.ts; the decisions in ./core/settlement.ts.
  *
  * Approved → Processing records the submission (submittedAt) before the rail is called, once: a
  * Processing settlement is never submitted again, whatever happened to that call.
@@ -20,9 +18,7 @@ import type { UsdtNetwork } from './usdt-address.ts';
  * The whole `amount` is held (available → held:Settlement) from creation until Completed, Failed
  * or Cancelled. `fee` is taken out of `amount`: netAmount = amount − fee, paid out converted.
  */
-export const SettlementStatus = { Pending: 0, Approved: 1, Processing: 2, Completed: 3, Failed: 4, Cancelled: 5 } as const;
-export type SettlementStatus = (typeof SettlementStatus)[keyof typeof SettlementStatus];
-export const settlementStatusNames = ['Pending', 'Approved', 'Processing', 'Completed', 'Failed', 'Cancelled'] as const;
+export { SettlementStatus, settlementStatusNames } from './core/machines.ts';
 
 export type SettlementDestination =
   | { type: 'bank'; bankName: string; iban: string; accountTitle: string }
@@ -181,28 +177,6 @@ export function newSettlement(
     version: 1,
   };
 }
-
-const scopeOf = (s: Settlement, now: Date) => ({
-  ...{ merchantId: s.merchantId, mode: s.mode, currency: s.currency, reference: s.id, now },
-  walletShard: s.walletShard,
-});
-
-/** The whole amount is held from creation; Completed pays the net to the rail and the fee to the platform. */
-export const settlementJournals = {
-  hold: (s: Settlement, now: Date) => holdFunds(scopeOf(s, now), 'Settlement', s.amountMinor, 'settlement.hold'),
-  released: (s: Settlement, kind: 'settlement.cancelled' | 'settlement.failed', now: Date) =>
-    releaseHold(scopeOf(s, now), 'Settlement', s.amountMinor, kind),
-  completed: (s: Settlement, ledgerAccount: string, now: Date) =>
-    journal({
-      ...scopeOf(s, now),
-      kind: 'settlement.completed',
-      movements: [
-        { account: { kind: 'held', holdType: 'Settlement' }, amount: -s.amountMinor },
-        { account: { kind: 'external', name: ledgerAccount }, amount: s.netMinor },
-        { account: { kind: 'fees' }, amount: s.feeMinor },
-      ],
-    }),
-};
 
 /** failureReason (shown to the merchant) of a settlement the rail refused, failed or never received. */
 export const settlementFailureReason = (failure: Failure) =>

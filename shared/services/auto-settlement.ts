@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { merchantMaySubmit, nextSettlementRun } from '#shared/domain/merchant.ts';
 import { newSettlement, settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
@@ -25,53 +26,56 @@ function runSettlementId(merchantId: string, mode: Mode, runAt: string): string 
  * the run moves. Returns the settlement created, if any.
  */
 export async function runAutoSettlement(merchantId: string, mode: Mode, now = new Date()): Promise<SettlementView | undefined> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const run = await getAutoSettlementRun(merchantId, mode);
-    if (!run || run.runAt > now.toISOString()) return undefined;
-    const merchant = await getMerchant(merchantId);
-    const schedule = merchant?.settlementSchedule;
-    const nextRunAt = schedule ? (nextSettlementRun(schedule, now)?.toISOString() ?? null) : null;
-    const rearm = rearmAutoSettlementWrite(run, nextRunAt);
-    const destination = schedule?.destination;
-    const wallet = merchant && (await getWallet(merchantId, mode, merchant.defaultCurrency, true));
-    const amountMinor = wallet ? wallet.available - (schedule?.minimumBalanceMinor ?? 0) : 0;
-    let settlement: Settlement | undefined;
-    if (merchant && merchantMaySubmit(merchant) && destination && settlementRail(mode) && amountMinor > 0) {
-      const created = newSettlement(
-        { merchantId, mode, traceId: `autosettle-${run.runAt}` },
-        {
-          amountMinor,
-          currency: merchant.defaultCurrency,
-          payoutCurrency: merchant.defaultCurrency,
-          destination: { type: 'bank', bankName: destination.bankName, iban: destination.iban, accountTitle: destination.accountTitle },
-        },
-        merchant.fees.settlement,
-        true,
-        now,
-        runSettlementId(merchantId, mode, run.runAt),
-      );
-      // The balance may not cover the fee: then nothing to settle.
-      if (created !== 'amount_too_small') settlement = created;
-    }
-    try {
-      const s = settlement;
-      if (s)
-        await withFunds(async (place) => {
-          const placed = { ...s, ...holdShardField(await place({ ...s, reference: s.id, need: s.amountMinor })) };
-          const held = await settlementWithHold(placed, now);
-          settlement = held.settlement;
-          await transact([rearm, ...held.writes]);
-        });
-      else await transact([rearm]);
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.on('run')) return undefined; // another sweep ran it
-      // the balance moved: read again
-      if (error instanceof TransactionFailed && settlement && (error.on('wallet') || error.on('settlement') || error.on(cutoffRefused)))
-        continue;
-      throw error;
-    }
-    if (settlement) logger.info('settlement created', { settlementId: settlement.id, merchantId, mode, isAuto: true });
-    return settlement && settlementView(settlement);
-  }
-  throw new Error(`automatic settlement of ${merchantId} (${mode}) could not be applied: too much contention`);
+  return retry<SettlementView | undefined>(
+    retryPolicies.itemRace,
+    async () => {
+      const run = await getAutoSettlementRun(merchantId, mode);
+      if (!run || run.runAt > now.toISOString()) return undefined;
+      const merchant = await getMerchant(merchantId);
+      const schedule = merchant?.settlementSchedule;
+      const nextRunAt = schedule ? (nextSettlementRun(schedule, now)?.toISOString() ?? null) : null;
+      const rearm = rearmAutoSettlementWrite(run, nextRunAt);
+      const destination = schedule?.destination;
+      const wallet = merchant && (await getWallet(merchantId, mode, merchant.defaultCurrency, true));
+      const amountMinor = wallet ? wallet.available - (schedule?.minimumBalanceMinor ?? 0) : 0;
+      let settlement: Settlement | undefined;
+      if (merchant && merchantMaySubmit(merchant) && destination && settlementRail(mode) && amountMinor > 0) {
+        const created = newSettlement(
+          { merchantId, mode, traceId: `autosettle-${run.runAt}` },
+          {
+            amountMinor,
+            currency: merchant.defaultCurrency,
+            payoutCurrency: merchant.defaultCurrency,
+            destination: { type: 'bank', bankName: destination.bankName, iban: destination.iban, accountTitle: destination.accountTitle },
+          },
+          merchant.fees.settlement,
+          true,
+          now,
+          runSettlementId(merchantId, mode, run.runAt),
+        );
+        // The balance may not cover the fee: then nothing to settle.
+        if (created !== 'amount_too_small') settlement = created;
+      }
+      try {
+        const s = settlement;
+        if (s)
+          await withFunds(async (place) => {
+            const placed = { ...s, ...holdShardField(await place({ ...s, reference: s.id, need: s.amountMinor })) };
+            const held = await settlementWithHold(placed, now);
+            settlement = held.settlement;
+            await transact([rearm, ...held.writes]);
+          });
+        else await transact([rearm]);
+      } catch (error) {
+        if (error instanceof TransactionFailed && error.on('run')) return undefined; // another sweep ran it
+        // the balance moved: read again
+        if (error instanceof TransactionFailed && settlement && (error.on('wallet') || error.on('settlement') || error.on(cutoffRefused)))
+          return again;
+        throw error;
+      }
+      if (settlement) logger.info('settlement created', { settlementId: settlement.id, merchantId, mode, isAuto: true });
+      return settlement && settlementView(settlement);
+    },
+    () => new Error(`automatic settlement of ${merchantId} (${mode}) could not be applied: too much contention`),
+  );
 }

@@ -1,4 +1,5 @@
 import { balanceMovement } from '#shared/domain/balance-transaction.ts';
+import { again, retry, retryOr, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { DomainError } from '#shared/domain/errors.ts';
 import { holdTypes, type Journal } from '#shared/domain/ledger.ts';
@@ -134,18 +135,21 @@ async function verify(c: BalanceCheckpoint, cap: number): Promise<string> {
     });
     return `checkpoint ${next.boundary}`;
   }
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const before = await getWallet(c.merchantId, c.mode, c.currency as Currency, true);
-    const folded = await foldBetween(c, start, c.boundary, undefined, cap);
-    const after = await getWallet(c.merchantId, c.mode, c.currency as Currency, true);
-    if (!sameWallet(before, after)) continue; // a journal committed meanwhile: fold again
-    compare(c, folded.balances, walletBalances(after), {
-      closing: 'wallet',
-      fold: `checkpoint ${c.boundary} and the journals since add up to`,
-    });
-    return `wallet ${after.updatedAt ?? 'empty'}`;
-  }
-  throw walletTooBusy();
+  return retry(
+    { ...retryPolicies.consistentRead, attempts: 5 },
+    async () => {
+      const before = await getWallet(c.merchantId, c.mode, c.currency as Currency, true);
+      const folded = await foldBetween(c, start, c.boundary, undefined, cap);
+      const after = await getWallet(c.merchantId, c.mode, c.currency as Currency, true);
+      if (!sameWallet(before, after)) return again; // a journal committed meanwhile: fold again
+      compare(c, folded.balances, walletBalances(after), {
+        closing: 'wallet',
+        fold: `checkpoint ${c.boundary} and the journals since add up to`,
+      });
+      return `wallet ${after.updatedAt ?? 'empty'}`;
+    },
+    walletTooBusy,
+  );
 }
 
 /**
@@ -164,17 +168,20 @@ export async function journalsToWallet(
   tooMany: () => Error,
   attempts = 3,
 ): Promise<{ journals: Journal[]; wallet: Balances } | undefined> {
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const before = await getWallet(merchantId, mode, currency as Currency, true);
-    const journals: Journal[] = [];
-    for await (const page of journalPagesBetween(merchantId, mode, currency, from, undefined)) {
-      journals.push(...page);
-      if (journals.length > cap) throw tooMany();
-    }
-    const after = await getWallet(merchantId, mode, currency as Currency, true);
-    if (sameWallet(before, after)) return { journals, wallet: walletBalances(after) };
-  }
-  return undefined;
+  return retryOr(
+    { ...retryPolicies.consistentRead, attempts },
+    async () => {
+      const before = await getWallet(merchantId, mode, currency as Currency, true);
+      const journals: Journal[] = [];
+      for await (const page of journalPagesBetween(merchantId, mode, currency, from, undefined)) {
+        journals.push(...page);
+        if (journals.length > cap) throw tooMany();
+      }
+      const after = await getWallet(merchantId, mode, currency as Currency, true);
+      return sameWallet(before, after) ? { journals, wallet: walletBalances(after) } : again;
+    },
+    () => undefined,
+  );
 }
 
 /**

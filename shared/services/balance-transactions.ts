@@ -4,6 +4,7 @@ import {
   balanceTransactionPosition,
   type BalanceTransactionType,
 } from '#shared/domain/balance-transaction.ts';
+import { again, retryOr, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Journal } from '#shared/domain/ledger.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
@@ -113,20 +114,23 @@ async function availableAfter(merchantId: string, mode: Mode, page: Journal[], n
   }
   const currencies = [...new Set(page.map((j) => j.currency))];
   const read = () => Promise.all(currencies.map(async (c) => (await getWallet(merchantId, mode, c, true)).available));
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const before = await read();
-    const newer = await journalsSince(merchantId, mode, `${oldest.createdAt}#${oldest.journalId}`, runningBalanceWalk);
-    if (!newer) return availableAfterFromCheckpoints(merchantId, mode, page);
-    const now = await read();
-    if (now.some((v, i) => v !== before[i])) continue;
-    const running = new Map(currencies.map((c, i) => [c, now[i]!]));
-    for (const j of newer) {
-      const balance = running.get(j.currency);
-      if (balance === undefined) continue;
-      out.set(j.journalId, balance);
-      running.set(j.currency, balance - balanceMovement(j).availableChangeMinor);
-    }
-    return out;
-  }
-  return out;
+  return retryOr(
+    retryPolicies.consistentRead,
+    async () => {
+      const before = await read();
+      const newer = await journalsSince(merchantId, mode, `${oldest.createdAt}#${oldest.journalId}`, runningBalanceWalk);
+      if (!newer) return availableAfterFromCheckpoints(merchantId, mode, page);
+      const now = await read();
+      if (now.some((v, i) => v !== before[i])) return again;
+      const running = new Map(currencies.map((c, i) => [c, now[i]!]));
+      for (const j of newer) {
+        const balance = running.get(j.currency);
+        if (balance === undefined) continue;
+        out.set(j.journalId, balance);
+        running.set(j.currency, balance - balanceMovement(j).availableChangeMinor);
+      }
+      return out;
+    },
+    () => out,
+  );
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { again, retry, retryPolicies, type Again } from '#shared/retry.ts';
 import {
   batchRows,
   decimalAmount,
@@ -66,43 +67,50 @@ export async function exportBankFile(input: {
   layout?: BankFileLayout;
   now?: Date;
 }): Promise<ExportedFile | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const lines = await queuedBankFileLines(input.bank, input.currency, maxLinesPerBatch);
-    if (lines.length === 0) {
-      const [newest] = await listBankFileBatches(input.bank, input.currency, 1);
-      return newest ? { ...(await reprintBankFile(newest.batchId, input.actor, input.now)), created: false } : undefined;
-    }
-    const now = input.now ?? new Date();
-    const draft = {
-      batchId: newBatchId(input.bank, now, randomUUID()),
-      bank: input.bank,
-      currency: input.currency,
-      layout: input.layout ?? genericLayout,
-      references: lines.map((l) => l.reference),
-      count: lines.length,
-      totalMinor: lines.reduce((sum, l) => sum + l.amountMinor, 0),
-      createdAt: now.toISOString(),
-      createdBy: input.actor,
-    };
-    const csv = render(draft, lines);
-    const batch: BankFileBatch = { ...draft, digest: sha256Hex(csv) };
-    try {
-      await createBankFileBatch(batch, {
-        batchId: batch.batchId,
-        at: batch.createdAt,
-        actor: input.actor,
-        action: 'exported',
-        digest: batch.digest,
-        detail:
-          `${batch.count} lines, ${decimalAmount(batch.totalMinor, batch.currency)} ${batch.currency}, ` +
-          `${Buffer.byteLength(csv)} bytes`,
-      });
-      return { batch, csv, created: true };
-    } catch (error) {
-      // A line left the queue meanwhile (another export took it): read the queue again.
-      if (!(error instanceof TransactionFailed) || attempt >= 3) throw error;
-    }
-  }
+  let lost: unknown;
+  return retry(
+    { ...retryPolicies.versionRace, attempts: 3 },
+    async (): Promise<ExportedFile | undefined | Again> => {
+      const lines = await queuedBankFileLines(input.bank, input.currency, maxLinesPerBatch);
+      if (lines.length === 0) {
+        const [newest] = await listBankFileBatches(input.bank, input.currency, 1);
+        return newest ? { ...(await reprintBankFile(newest.batchId, input.actor, input.now)), created: false } : undefined;
+      }
+      const now = input.now ?? new Date();
+      const draft = {
+        batchId: newBatchId(input.bank, now, randomUUID()),
+        bank: input.bank,
+        currency: input.currency,
+        layout: input.layout ?? genericLayout,
+        references: lines.map((l) => l.reference),
+        count: lines.length,
+        totalMinor: lines.reduce((sum, l) => sum + l.amountMinor, 0),
+        createdAt: now.toISOString(),
+        createdBy: input.actor,
+      };
+      const csv = render(draft, lines);
+      const batch: BankFileBatch = { ...draft, digest: sha256Hex(csv) };
+      try {
+        await createBankFileBatch(batch, {
+          batchId: batch.batchId,
+          at: batch.createdAt,
+          actor: input.actor,
+          action: 'exported',
+          digest: batch.digest,
+          detail:
+            `${batch.count} lines, ${decimalAmount(batch.totalMinor, batch.currency)} ${batch.currency}, ` +
+            `${Buffer.byteLength(csv)} bytes`,
+        });
+        return { batch, csv, created: true };
+      } catch (error) {
+        // A line left the queue meanwhile (another export took it): read the queue again.
+        if (!(error instanceof TransactionFailed)) throw error;
+        lost = error;
+        return again;
+      }
+    },
+    () => lost as Error,
+  );
 }
 
 /** A file again, exactly as exported (its digest checked), audited as a reprint. */

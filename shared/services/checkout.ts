@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import { validateCard, type CardInput } from '#shared/domain/cards.ts';
 import {
   approvalDeadline,
@@ -9,7 +10,6 @@ import {
   cardAuthStarted,
   checkoutDetails,
   checkoutFee,
-  completedMovements,
   isExpired,
   linkUseAttempt,
   linkUseReleaseAt,
@@ -26,7 +26,6 @@ import {
 import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { isTerminal, requestedFields, type CardSummary, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
-import { journal } from '#shared/domain/ledger.ts';
 import { defaultFees, type Fee } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
@@ -42,7 +41,8 @@ import { getLink } from '#shared/store/payment-links.ts';
 import { limitReachedMessage } from '#shared/domain/payment-link.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
+import { changeIntent, intentReader, requiredCoreDecision, type Decision, type SameStatus } from './transactions.ts';
+import { decideIntent } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -280,24 +280,10 @@ export function completedDecision(current: PaymentIntent, source: AttemptSource,
   const details = checkoutDetails(current);
   const feeMinor = checkoutFee(current.amountMinor, details.feeRate ?? defaultFees.checkout);
   const attempts = [...attemptsOf(details), finishedAttempt(current, source, { reason: null }, now)];
-  return {
-    to: 'Completed',
-    reason: null,
-    feeMinor,
-    details: { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) },
-    journal: journal({
-      merchantId: current.merchantId,
-      mode: current.mode,
-      currency: current.currency,
-      kind: 'checkout.completed',
-      reference: current.paymentIntentId,
-      movements: completedMovements(
-        current.amountMinor,
-        feeMinor,
-        'card' in source ? { card: true } : { walletProvider: source.walletProvider },
-      ),
-    }),
-  };
+  const through = 'card' in source ? { card: true as const } : { walletProvider: source.walletProvider };
+  const paid = { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) };
+  // The money core decides the payment and its credit (shared/domain/core/intent.ts).
+  return requiredCoreDecision(current, decideIntent(current, { type: 'complete', through, feeMinor, details: paid }, now));
 }
 
 /**
@@ -406,7 +392,7 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
 /** The session as the page shows it; an overdue Pending session is resolved first (resolveCheckout). */
 export async function openCheckout(paymentIntentId: string, now = new Date()): Promise<PaymentIntent | undefined> {
   const intent = await getIntent(paymentIntentId);
-  if (!intent || intent.intentType !== 'checkout') return undefined;
+  if (intent?.intentType !== 'checkout') return undefined;
   if (intent.status !== 'Pending' || !isExpired(intent, now)) return intent;
   return (await resolveCheckout(intent, now)).result.intent ?? intent;
 }
@@ -436,18 +422,24 @@ async function customerOutcome(
   now: Date,
   form: CheckoutRefusal['form'],
   decide: (current: PaymentIntent) => Outcome,
+  known?: PaymentIntent,
 ): Promise<PaymentIntent> {
   const seen: { overdue?: PaymentIntent } = {};
-  const result = await changeIntent(paymentIntentId, (current) => {
-    if (current.intentType !== 'checkout') throw notFound();
-    if (isExpired(current, now)) {
-      seen.overdue = current;
-      return null;
-    }
-    delete seen.overdue;
-    return decide(current);
-  });
-  if (!result.intent || result.intent.intentType !== 'checkout') throw notFound();
+  const result = await changeIntent(
+    paymentIntentId,
+    (current) => {
+      if (current.intentType !== 'checkout') throw notFound();
+      if (isExpired(current, now)) {
+        seen.overdue = current;
+        return null;
+      }
+      delete seen.overdue;
+      return decide(current);
+    },
+    undefined,
+    known,
+  );
+  if (result.intent?.intentType !== 'checkout') throw notFound();
   if (!result.changed && seen.overdue && result.intent.status === 'Pending') return resolveOverdue(result.intent, now, form);
   return result.intent;
 }
@@ -464,21 +456,27 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
   if (intent?.intentType === 'checkout' && intent.status === 'Pending') await assertMerchantAcceptsPayments(intent.merchantId, 'card');
   if (intent?.intentType === 'checkout' && intent.mode === 'live') return startLiveCardPayment(intent, card, input.cvc.trim(), now);
   try {
-    return await customerOutcome(paymentIntentId, now, 'card', (current) => {
-      const details = assertPayable(current, 'card');
-      if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
-      if (!offeredMethods(details).card)
-        throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
-      const network = cardNetwork(current.mode);
-      if (!network) throw liveUnavailable('card');
-      const outcome = network(card.digits);
-      if (outcome.result === 'approved') {
-        // The sandbox network answers at once: a payment link's use is taken with the payment, while one is left.
-        const paid = completedDecision(current, { card: card.summary }, now);
-        return { ...paid, details: { ...paid.details, ...linkUseAttempt(details, true) } };
-      }
-      return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
-    });
+    return await customerOutcome(
+      paymentIntentId,
+      now,
+      'card',
+      (current) => {
+        const details = assertPayable(current, 'card');
+        if (walletChargeStarted(details)) throw chargeStartedRefusal('card');
+        if (!offeredMethods(details).card)
+          throw new CheckoutRefusal('business_rule', 'Card payments are not offered for this payment.', 'card');
+        const network = cardNetwork(current.mode);
+        if (!network) throw liveUnavailable('card');
+        const outcome = network(card.digits);
+        if (outcome.result === 'approved') {
+          // The sandbox network answers at once: a payment link's use is taken with the payment, while one is left.
+          const paid = completedDecision(current, { card: card.summary }, now);
+          return { ...paid, details: { ...paid.details, ...linkUseAttempt(details, true) } };
+        }
+        return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
+      },
+      intent,
+    );
   } catch (error) {
     if (error instanceof TransactionFailed && error.on('linkUse')) throw await linkLimitRefusal(intent, 'card');
     throw error;
@@ -494,33 +492,43 @@ async function changePending(
   now: Date,
   form: 'card' | 'wallet' | 'otp' | 'page',
   decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome } | null,
+  known?: PaymentIntent,
 ): Promise<PaymentIntent> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await getIntent(paymentIntentId);
-    if (!current || current.intentType !== 'checkout') throw notFound();
-    if (isTerminal(current.status)) return current;
-    if (isExpired(current, now)) return resolveOverdue(current, now, form);
-    const step = decide(current);
-    if (!step) return current; // nothing to change
-    if ('status' in step) {
-      const result = await changeIntent(paymentIntentId, (latest) => (latest.version === current.version ? step.status : null));
-      if (!result.intent) throw notFound();
-      if (result.changed || isTerminal(result.intent.status)) return result.intent;
-      continue; // changed meanwhile: decide again on the new version
-    }
-    // A checkout is due at its expiry, or earlier while the handset's answer is awaited.
-    const dueAt = step.dueAt ?? restingDueAt(current, { ...checkoutDetails(current), ...step.details } as CheckoutDetails);
-    const { next, writes } = sameStatusUpdate(current, { details: step.details, dueAt });
-    try {
-      await transact(writes);
-      return next;
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(0)) continue;
-      if (error instanceof TransactionFailed && error.on('linkUse')) throw await linkLimitRefusal(current, form);
-      throw error;
-    }
-  }
-  throw new Error(`could not update checkout ${paymentIntentId}: too much contention`);
+  const read = intentReader(paymentIntentId, known);
+  return retry<PaymentIntent>(
+    retryPolicies.versionRace,
+    async () => {
+      const current = await read();
+      if (current?.intentType !== 'checkout') throw notFound();
+      if (isTerminal(current.status)) return current;
+      if (isExpired(current, now)) return resolveOverdue(current, now, form);
+      const step = decide(current);
+      if (!step) return current; // nothing to change
+      if ('status' in step) {
+        const result = await changeIntent(
+          paymentIntentId,
+          (latest) => (latest.version === current.version ? step.status : null),
+          undefined,
+          current,
+        );
+        if (!result.intent) throw notFound();
+        if (result.changed || isTerminal(result.intent.status)) return result.intent;
+        return again; // changed meanwhile: decide again on the new version
+      }
+      // A checkout is due at its expiry, or earlier while the handset's answer is awaited.
+      const dueAt = step.dueAt ?? restingDueAt(current, { ...checkoutDetails(current), ...step.details } as CheckoutDetails);
+      const { next, writes } = sameStatusUpdate(current, { details: step.details, dueAt });
+      try {
+        await transact(writes);
+        return next;
+      } catch (error) {
+        if (error instanceof TransactionFailed && error.failedAt(0)) return again;
+        if (error instanceof TransactionFailed && error.on('linkUse')) throw await linkLimitRefusal(current, form);
+        throw error;
+      }
+    },
+    () => new Error(`could not update checkout ${paymentIntentId}: too much contention`),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -567,11 +575,17 @@ async function holdLinkUse(
   check: (current: PaymentIntent) => void,
 ): Promise<PaymentIntent> {
   if (!('linkUseHeld' in linkUseAttempt(checkoutDetails(intent), true))) return intent;
-  return changePending(intent.paymentIntentId, now, form, (current) => {
-    check(current);
-    const take = linkUseAttempt(checkoutDetails(current), true);
-    return 'linkUseHeld' in take ? { details: take } : null;
-  });
+  return changePending(
+    intent.paymentIntentId,
+    now,
+    form,
+    (current) => {
+      check(current);
+      const take = linkUseAttempt(checkoutDetails(current), true);
+      return 'linkUseHeld' in take ? { details: take } : null;
+    },
+    intent,
+  );
 }
 
 /**
@@ -614,7 +628,7 @@ export async function startWalletPayment(
 ): Promise<PaymentIntent> {
   const number = normaliseWalletNumber(input.mobileNumber);
   const intent = await getIntent(paymentIntentId);
-  if (!intent || intent.intentType !== 'checkout') throw notFound();
+  if (intent?.intentType !== 'checkout') throw notFound();
   if (isTerminal(intent.status)) return intent;
   if (isExpired(intent, now)) return resolveOverdue(intent, now, 'wallet');
   await assertMerchantAcceptsPayments(intent.merchantId, 'wallet');
@@ -723,8 +737,7 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
   const result = await changePending(paymentIntentId, now, 'otp', (current) => {
     const session = assertPayable(current, 'otp').wallet;
     const adapter = session && walletAdapter(current.mode, session.provider);
-    if (!session || session.stage !== 'otp' || !adapter)
-      throw new CheckoutRefusal('business_rule', 'Enter your wallet number first.', 'wallet');
+    if (session?.stage !== 'otp' || !adapter) throw new CheckoutRefusal('business_rule', 'Enter your wallet number first.', 'wallet');
     if (!(adapter.otpMatches?.(otp) ?? false)) {
       const attempts = session.otpAttempts + 1;
       failedCharge = attempts >= maxOtpAttempts ? session : undefined;
@@ -758,7 +771,7 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
  */
 export async function cancelCheckout(paymentIntentId: string, now = new Date()): Promise<PaymentIntent> {
   const intent = await getIntent(paymentIntentId);
-  if (!intent || intent.intentType !== 'checkout') throw notFound();
+  if (intent?.intentType !== 'checkout') throw notFound();
   const started = intent.status === 'Pending' && !isExpired(intent, now) ? (checkoutDetails(intent).wallet ?? undefined) : undefined;
   if (started?.stage === 'approval') throw awaitingApprovalRefusal('page');
   if (started) {
@@ -784,7 +797,7 @@ export async function cancelCheckout(paymentIntentId: string, now = new Date()):
 export async function checkoutDue(listed: PaymentIntent, now: Date): Promise<void> {
   // The due index is eventually consistent: decide on the intent as it is now.
   const intent = await getIntent(listed.paymentIntentId);
-  if (!intent || intent.intentType !== 'checkout' || intent.status !== 'Pending') return;
+  if (intent?.intentType !== 'checkout' || intent.status !== 'Pending') return;
   const { result } = await resolveCheckout(intent, now);
   const after = result.intent;
   if (result.changed || !after || after.status !== 'Pending' || isHeld(after)) return; // a held approval leaves the due index
@@ -897,12 +910,18 @@ async function startLiveCardPayment(
       startedAt: now.toISOString(),
       reference,
     };
-    const claimed = await changePending(intent.paymentIntentId, now, 'card', (current) => {
-      const details = assertPayable(current, 'card');
-      refuseStarted(details);
-      const dueAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
-      return { details: { cardAuth, ...linkUseAttempt(details, true) }, dueAt };
-    });
+    const claimed = await changePending(
+      intent.paymentIntentId,
+      now,
+      'card',
+      (current) => {
+        const details = assertPayable(current, 'card');
+        refuseStarted(details);
+        const dueAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
+        return { details: { cardAuth, ...linkUseAttempt(details, true) }, dueAt };
+      },
+      held,
+    );
     return confirmCard(claimed, cardAuth, { providerReference, authenticationId, authenticationResult: '' }, now);
   }
   const { challenge } = started;
@@ -917,11 +936,17 @@ async function startLiveCardPayment(
     reference,
   };
   // Nothing is authorised before the customer's return: a challenge not recorded here costs nothing.
-  return changePending(intent.paymentIntentId, now, 'card', (current) => {
-    const details = assertPayable(current, 'card');
-    refuseStarted(details);
-    return { details: { cardAuth, ...linkUseAttempt(details, true) } };
-  });
+  return changePending(
+    intent.paymentIntentId,
+    now,
+    'card',
+    (current) => {
+      const details = assertPayable(current, 'card');
+      refuseStarted(details);
+      return { details: { cardAuth, ...linkUseAttempt(details, true) } };
+    },
+    held,
+  );
 }
 
 /**
@@ -940,7 +965,7 @@ async function confirmCard(claimed: PaymentIntent, auth: CardAuthSession, authen
   // Suspended since the page's (cached) check: the captured card is held for the operator, not credited.
   const held = answer.status === 'Approved' ? await holdCardIfSuspended(claimed, auth, 'confirm', now) : undefined;
   if (held) return held;
-  const result = await changeIntent(claimed.paymentIntentId, (current) => cardDecision(current, auth, answer, now));
+  const result = await changeIntent(claimed.paymentIntentId, (current) => cardDecision(current, auth, answer, now), undefined, claimed);
   return result.intent ?? claimed;
 }
 
@@ -956,8 +981,12 @@ const sameCardPayment = (current: PaymentIntent, auth: CardAuthSession) => {
  * intent, or undefined when the answer is to be applied as usual.
  */
 const holdCardIfSuspended = (intent: PaymentIntent, auth: CardAuthSession, source: 'confirm' | 'inquiry', now: Date) =>
-  holdApprovalIfSuspended(intent.paymentIntentId, { source, providerReference: auth.providerReference }, now, (current) =>
-    sameCardPayment(current, auth),
+  holdApprovalIfSuspended(
+    intent.paymentIntentId,
+    { source, providerReference: auth.providerReference },
+    now,
+    (current) => sameCardPayment(current, auth),
+    intent,
   );
 
 /** The decision a card provider's answer makes (Unknown makes none, and no answer decides a held payment). */
@@ -982,7 +1011,7 @@ export async function completeCardReturn(
   now = new Date(),
 ): Promise<PaymentIntent> {
   const intent = await getIntent(paymentIntentId);
-  if (!intent || intent.intentType !== 'checkout') throw notFound();
+  if (intent?.intentType !== 'checkout') throw notFound();
   const auth = checkoutDetails(intent).cardAuth;
   if (intent.status !== 'Pending' || !auth) return intent;
   if (auth.stage === 'confirming') throw cardConfirmingRefusal('page');

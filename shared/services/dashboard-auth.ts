@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { isDashboardRole, type DashboardRole } from '#shared/domain/dashboard-roles.ts';
 import {
@@ -143,49 +144,56 @@ export async function inviteUser(input: { merchantId: string; email: string; rol
   const at = now.toISOString();
   const token = newToken();
   const expiresAt = new Date(now.getTime() + inviteLifetimeSeconds * 1000).toISOString();
-  for (let attempt = 1; ; attempt++) {
-    const ownerId = await signInUserIdOf(email);
-    if (ownerId && (await getUser(ownerId))?.merchantId === input.merchantId) throw inTeam();
-    const user: DashboardUser = {
-      userId: randomUUID(),
-      merchantId: input.merchantId,
-      email,
-      role: input.role as DashboardRole,
-      status: 'invited',
-      passwordHash: null,
-      totpSealed: null,
-      totpPendingSealed: null,
-      lastTotpStep: 0,
-      recoveryCodeHashes: [],
-      lockedUntil: null,
-      sessionEpoch: 1,
-      createdAt: at,
-      createdBy: actor.actorId,
-      updatedAt: at,
-      version: 1,
-    };
-    const invite = {
-      tokenHash: tokenHash(token),
-      userId: user.userId,
-      merchantId: user.merchantId,
-      email,
-      expiresAt,
-      usedAt: null,
-      createdAt: at,
-    };
-    try {
-      await transact([
-        ...createUserWrites(user, invite, !ownerId),
-        auditWrite(auditEntry(user.merchantId, actor, 'user.invite', { target: `${email} (${user.role})` }, now)),
-      ]);
-      return { userId: user.userId, email, role: user.role, inviteUrl: `${dashboardBaseUrl()}/dashboard/invite/${token}`, expiresAt };
-    } catch (error) {
-      if (!(error instanceof TransactionFailed)) throw error;
-      if (error.on('member')) throw inTeam();
-      // The address got its account meanwhile (another merchant's invite): invite it as such.
-      if (!error.on('email') || attempt >= 2) throw error;
-    }
-  }
+  let raced: unknown;
+  return retry(
+    { ...retryPolicies.versionRace, attempts: 2 },
+    async () => {
+      const ownerId = await signInUserIdOf(email);
+      if (ownerId && (await getUser(ownerId))?.merchantId === input.merchantId) throw inTeam();
+      const user: DashboardUser = {
+        userId: randomUUID(),
+        merchantId: input.merchantId,
+        email,
+        role: input.role as DashboardRole,
+        status: 'invited',
+        passwordHash: null,
+        totpSealed: null,
+        totpPendingSealed: null,
+        lastTotpStep: 0,
+        recoveryCodeHashes: [],
+        lockedUntil: null,
+        sessionEpoch: 1,
+        createdAt: at,
+        createdBy: actor.actorId,
+        updatedAt: at,
+        version: 1,
+      };
+      const invite = {
+        tokenHash: tokenHash(token),
+        userId: user.userId,
+        merchantId: user.merchantId,
+        email,
+        expiresAt,
+        usedAt: null,
+        createdAt: at,
+      };
+      try {
+        await transact([
+          ...createUserWrites(user, invite, !ownerId),
+          auditWrite(auditEntry(user.merchantId, actor, 'user.invite', { target: `${email} (${user.role})` }, now)),
+        ]);
+        return { userId: user.userId, email, role: user.role, inviteUrl: `${dashboardBaseUrl()}/dashboard/invite/${token}`, expiresAt };
+      } catch (error) {
+        if (!(error instanceof TransactionFailed)) throw error;
+        if (error.on('member')) throw inTeam();
+        // The address got its account meanwhile (another merchant's invite): invite it as such.
+        if (!error.on('email')) throw error;
+        raced = error;
+        return again;
+      }
+    },
+    () => raced as Error,
+  );
 }
 
 /** What the invite page shows, or a refusal when the link is unknown, used or expired. */
@@ -438,7 +446,7 @@ export async function signIn(
     throw userRefusal('rate_limited', 'Too many failed sign-ins from this network. Wait 15 minutes and try again.');
   const email = normaliseEmail(input.email);
   const code = input.code.trim().toLowerCase();
-  let user = emailShape.test(email) ? await getUserByEmail(email) : undefined;
+  const user = emailShape.test(email) ? await getUserByEmail(email) : undefined;
   if (!user || !user.passwordHash || user.status === 'disabled') {
     // The same work whether or not the account exists: one scrypt, and the code's keyed hash.
     await verifySecret(input.password, await dummyHash);
@@ -455,30 +463,35 @@ export async function signIn(
   const passwordOk = await verifySecret(input.password, passwordHash);
   // A concurrent change of the user (a TOTP step or recovery code used by a twin sign-in, a lock)
   // fails the version condition: the decision is taken again on the user as it is now.
-  for (let attempt = 1; ; attempt++) {
-    const secondFactor = await secondFactorOf(user, code, now);
-    if (!passwordOk || !secondFactor.ok) throw await refuseSignIn(user, actor, ip, now);
-    const stage = user.totpSealed ? 'full' : 'enrol';
-    const changes: Partial<DashboardUser> = { ...secondFactor.changes, lockedUntil: null };
-    if (stage === 'enrol' && !user.totpPendingSealed) changes.totpPendingSealed = await sealTotp(user.userId, newTotpSecret());
-    const { token, session } = newSession(user, stage, now);
-    try {
-      await transact([
-        userUpdateWrite(user, changes, now),
-        clearUserFailuresWrite(user.userId, now),
-        sessionWrite(session),
-        auditWrite(auditEntry(user.merchantId, actor, 'user.sign-in', { detail: secondFactor.how }, now)),
-      ]);
-      return { stage, sessionToken: token };
-    } catch (error) {
-      if (!(error instanceof TransactionFailed && error.failedAt(0))) throw error;
-      const fresh = await getUser(user.userId);
-      if (!fresh || fresh.status === 'disabled' || fresh.passwordHash !== passwordHash || attempt >= 5)
-        throw userRefusal('invalid', wrongCredentials);
-      if (isLocked(fresh, now)) throw lockedRefusal();
-      user = fresh;
-    }
-  }
+  let signing: DashboardUser = user;
+  return retry(
+    retryPolicies.itemRace,
+    async () => {
+      const secondFactor = await secondFactorOf(signing, code, now);
+      if (!passwordOk || !secondFactor.ok) throw await refuseSignIn(signing, actor, ip, now);
+      const stage = signing.totpSealed ? 'full' : 'enrol';
+      const changes: Partial<DashboardUser> = { ...secondFactor.changes, lockedUntil: null };
+      if (stage === 'enrol' && !signing.totpPendingSealed) changes.totpPendingSealed = await sealTotp(signing.userId, newTotpSecret());
+      const { token, session } = newSession(signing, stage, now);
+      try {
+        await transact([
+          userUpdateWrite(signing, changes, now),
+          clearUserFailuresWrite(signing.userId, now),
+          sessionWrite(session),
+          auditWrite(auditEntry(signing.merchantId, actor, 'user.sign-in', { detail: secondFactor.how }, now)),
+        ]);
+        return { stage, sessionToken: token };
+      } catch (error) {
+        if (!(error instanceof TransactionFailed && error.failedAt(0))) throw error;
+        const fresh = await getUser(signing.userId);
+        if (!fresh || fresh.status === 'disabled' || fresh.passwordHash !== passwordHash) throw userRefusal('invalid', wrongCredentials);
+        if (isLocked(fresh, now)) throw lockedRefusal();
+        signing = fresh;
+        return again;
+      }
+    },
+    () => userRefusal('invalid', wrongCredentials),
+  );
 }
 
 /** The session behind a cookie, if it is still good; moves its idle clock (at most once a minute). */
@@ -515,29 +528,32 @@ async function operatorChange(
   actor: Actor,
   now = new Date(),
 ) {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const user = await getUser(userId);
-    if (!user) throw userRefusal('not_found', `No dashboard user ${userId}.`);
-    try {
-      await transact([
-        userUpdateWrite(user, { ...change(user), sessionEpoch: user.sessionEpoch + 1 }, now),
-        auditWrite(auditEntry(user.merchantId, actor, action, { target: user.email }, now)),
-      ]);
-      const after = (await getUser(userId))!;
-      return {
-        userId,
-        email: after.email,
-        merchantId: after.merchantId,
-        role: after.role,
-        status: after.status,
-        twoFactor: after.totpSealed ? 'enrolled' : 'not enrolled',
-      };
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(0)) continue;
-      throw error;
-    }
-  }
-  throw userRefusal('conflict', 'The user changed concurrently; try again.');
+  return retry(
+    retryPolicies.itemRace,
+    async () => {
+      const user = await getUser(userId);
+      if (!user) throw userRefusal('not_found', `No dashboard user ${userId}.`);
+      try {
+        await transact([
+          userUpdateWrite(user, { ...change(user), sessionEpoch: user.sessionEpoch + 1 }, now),
+          auditWrite(auditEntry(user.merchantId, actor, action, { target: user.email }, now)),
+        ]);
+        const after = (await getUser(userId))!;
+        return {
+          userId,
+          email: after.email,
+          merchantId: after.merchantId,
+          role: after.role,
+          status: after.status,
+          twoFactor: after.totpSealed ? 'enrolled' : 'not enrolled',
+        };
+      } catch (error) {
+        if (error instanceof TransactionFailed && error.failedAt(0)) return again;
+        throw error;
+      }
+    },
+    () => userRefusal('conflict', 'The user changed concurrently; try again.'),
+  );
 }
 
 /** `ops user reset-2fa`: the second factor and recovery codes are removed, every session ends; the next sign-in enrols again. */

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
 import { heldApprovalDeclinedReason, isTerminal, requestedFields, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
-import { journal } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
+import { decideIntent } from '#shared/domain/core/intent.ts';
 import { logger } from '#shared/logger.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import {
@@ -35,7 +35,7 @@ import {
   sameStatusUpdate,
 } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeStatus, type Decision } from './transactions.ts';
+import { changeStatus, requiredCoreDecision, type Decision } from './transactions.ts';
 
 /**
  * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).
@@ -257,24 +257,13 @@ const chargeInfo = (current: PaymentIntent, status: string, extra: Partial<Walle
 /** The approved deposit: Completed, the wallet credited net of the fee (journal in the same transaction). */
 export function depositCompletedDecision(current: PaymentIntent, now: Date): Decision {
   const d = details(current);
-  return {
-    to: 'Completed',
-    reason: null,
+  const complete = {
+    type: 'complete' as const,
+    through: { deposit: d.providerId },
     details: chargeInfo(current, 'Completed', { message: 'Approved by the customer.' }),
-    journal: journal({
-      merchantId: current.merchantId,
-      mode: current.mode,
-      currency: current.currency,
-      kind: 'deposit.completed',
-      reference: current.paymentIntentId,
-      movements: [
-        { account: { kind: 'external', name: `wallet:${walletProviders[d.providerId].code}` }, amount: -current.amountMinor },
-        { account: { kind: 'available' }, amount: current.amountMinor - current.feeMinor },
-        { account: { kind: 'fees' }, amount: current.feeMinor },
-      ],
-      now,
-    }),
   };
+  // The money core decides the deposit and its credit (shared/domain/core/intent.ts).
+  return requiredCoreDecision(current, decideIntent(current, complete, now), { journalAt: now });
 }
 
 /** A held approval the operator declined: Failed, nothing credited; the customer is refunded at the provider. */

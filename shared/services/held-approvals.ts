@@ -1,11 +1,13 @@
 import { checkoutDetails } from '#shared/domain/checkout.ts';
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import { heldApprovalOf, type HeldApproval, type PaymentIntent } from '#shared/domain/intent.ts';
 import { merchantMaySubmit } from '#shared/domain/merchant.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
-import { getIntent, holdApprovalWrite } from '#shared/store/intents.ts';
+import { holdApprovalWrite } from '#shared/store/intents.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
+import { intentReader } from './transactions.ts';
 
 /**
  * A wallet provider's approval (callback or status inquiry) of a suspended merchant's deposit or
@@ -41,36 +43,41 @@ export async function holdApprovalIfSuspended(
   approval: Pick<HeldApproval, 'source' | 'providerReference'>,
   now: Date,
   applies: (current: PaymentIntent) => boolean = () => true,
+  known?: PaymentIntent,
 ): Promise<PaymentIntent | undefined> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const current = await getIntent(paymentIntentId);
-    if (!current || current.status !== 'Pending') return undefined;
-    if (isHeld(current)) return current;
-    if (!applies(current)) return undefined;
-    if (merchantMaySubmit(await getMerchant(current.merchantId, true))) return undefined;
-    const held: HeldApproval = { heldAt: now.toISOString(), ...approval };
-    const { next, write } = holdApprovalWrite(current, held, now);
-    try {
-      await transact([write]);
-    } catch (error) {
-      if (error instanceof TransactionFailed && error.failedAt(0)) continue; // changed meanwhile: look again
-      throw error;
-    }
-    // Left for the operator: the ApprovalHeld alarm's metric, and the log line the runbook points at.
-    emitMetric(metricNames.approvalsHeld, 1, { Method: heldMethod(current) });
-    logger.warn(
-      `${heldMessage[heldMethod(current)]}: merchant suspended; ` +
-        'an operator must release or decline it (npm run ops -- deposit release|decline)',
-      {
-        paymentIntentId,
-        merchantId: current.merchantId,
-        intentType: current.intentType,
-        amountMinor: current.amountMinor,
-        currency: current.currency,
-        source: approval.source,
-      },
-    );
-    return next;
-  }
-  throw new Error(`could not hold the approval of ${paymentIntentId}: too much contention`);
+  const read = intentReader(paymentIntentId, known);
+  return retry<PaymentIntent | undefined>(
+    retryPolicies.versionRace,
+    async () => {
+      const current = await read();
+      if (!current || current.status !== 'Pending') return undefined;
+      if (isHeld(current)) return current;
+      if (!applies(current)) return undefined;
+      if (merchantMaySubmit(await getMerchant(current.merchantId, true))) return undefined;
+      const held: HeldApproval = { heldAt: now.toISOString(), ...approval };
+      const { next, write } = holdApprovalWrite(current, held, now);
+      try {
+        await transact([write]);
+      } catch (error) {
+        if (error instanceof TransactionFailed && error.failedAt(0)) return again; // changed meanwhile: look again
+        throw error;
+      }
+      // Left for the operator: the ApprovalHeld alarm's metric, and the log line the runbook points at.
+      emitMetric(metricNames.approvalsHeld, 1, { Method: heldMethod(current) });
+      logger.warn(
+        `${heldMessage[heldMethod(current)]}: merchant suspended; ` +
+          'an operator must release or decline it (npm run ops -- deposit release|decline)',
+        {
+          paymentIntentId,
+          merchantId: current.merchantId,
+          intentType: current.intentType,
+          amountMinor: current.amountMinor,
+          currency: current.currency,
+          source: approval.source,
+        },
+      );
+      return next;
+    },
+    () => new Error(`could not hold the approval of ${paymentIntentId}: too much contention`),
+  );
 }

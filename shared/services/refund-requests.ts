@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
-import type { PaymentIntent } from '#shared/domain/intent.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { decideRefund } from '#shared/domain/core/refund.ts';
+import type { ErrorCode } from '#shared/domain/error-codes.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
-import { feeFor, fromMinor, minorUnits } from '#shared/domain/money.ts';
-import {
-  newRefund,
-  paidThrough,
-  refundAmount,
-  refundView,
-  reservedOf,
-  type RefundableIntent,
-  type RefundView,
-} from '#shared/domain/refund.ts';
+import { fromMinor, minorUnits } from '#shared/domain/money.ts';
+import { paidThrough, refundView, reservedOf, type RefundableIntent, type RefundView } from '#shared/domain/refund.ts';
 import { logger } from '#shared/logger.ts';
 import { refundRail } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
@@ -59,10 +53,18 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, now
   });
   if (refusal) throw new BusinessRuleError(refusal, 'refund_provider_unavailable');
   const given = input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency);
-  const amount = refundAmount(intent, given);
-  if ('code' in amount) throw new BusinessRuleError(amount.message, amount.code);
-  const fee = feeFor(amount.amountMinor, caller.fee);
-  const refund = newRefund(caller, intent, amount.amountMinor, fee, input.reason || null, now, randomUUID());
+  // The money core decides the refund: what remains refundable, the amount, its fee (shared/domain/core/refund.ts).
+  const request = {
+    type: 'request' as const,
+    id: randomUUID(),
+    owner: caller,
+    amountMinor: given,
+    fee: caller.fee,
+    reason: input.reason || null,
+  };
+  const decision = decideRefund({ refund: undefined, payment: intent }, request, now);
+  if (isRefusal(decision)) throw new BusinessRuleError(decision.message, decision.refused as ErrorCode);
+  const { refund } = decision.state;
   const { maker } = caller;
   const made = maker
     ? [refundMakerWrite({ ...maker, refundId: refund.id, merchantId: refund.merchantId, mode: refund.mode, createdAt: refund.requestedAt })]

@@ -1,14 +1,12 @@
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
-import { holdShardField } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
+import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
+import { decideRefund, type RefundCommand, type RefundOutcome } from '#shared/domain/core/refund.ts';
 import {
-  canRefundTransition,
-  refundAfterFailure,
   refundHeldMinor,
-  refundJournals,
   refundOverdue,
-  refundReadyForAttempt,
+  refundRetries,
   refundStatusNames,
   RefundStatus,
   refundView,
@@ -23,7 +21,8 @@ import { getMerchant } from '#shared/store/merchants.ts';
 import { recordSideApproval } from '#shared/store/dashboard.ts';
 import { getRefund, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
 import type { VersionedChange } from '#shared/store/versioned.ts';
-import { getWallet, postJournal, withFunds, type PlaceHold } from '#shared/store/wallets.ts';
+import { getWallet, withFunds, type PlaceHold } from '#shared/store/wallets.ts';
+import { changedFields, journalWrites } from './commit.ts';
 import { moneyItems } from './money-items.ts';
 import { inquire, inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
 
@@ -47,9 +46,30 @@ type Change = VersionedChange<Refund>;
 const items = moneyItems('refund', getRefund, { change: refundChange, eventWrites: refundEventWrites }, refundStatusNames);
 const { write: change, commit } = items;
 
+/**
+ * The commit path of a refund: the core's decision (shared/domain/core/refund.ts) as the writes of its ONE transaction:
+ * the refund's versioned update and status event, the payment's counters moved by its effect, its journals on the
+ * wallet. A refusal is null (nothing changes), or thrown where a caller asked for it (`refusals: 'throw'`).
+ */
+function decided(r: Refund, d: Decision<RefundOutcome>, dueAt: string | null | undefined, now: Date): Change | null {
+  if (isRefusal(d)) return null;
+  const { refund, effect } = d.state;
+  const counters = [
+    ...(effect.reservedMinor < 0 ? [releaseReservationWrite(r)] : []),
+    ...(effect.refundedMinor > 0 ? [recordRefundedWrite(r, now)] : []),
+  ];
+  return change(r, changedFields(r, refund), dueAt, now, ...counters, ...journalWrites(d.journals, r, now));
+}
+
+/** An operator's command on a Pending refund: its refusal is the operator's answer. */
+function required(r: Refund, command: RefundCommand, now: Date): Change {
+  const d = decideRefund({ refund: r }, command, now);
+  if (isRefusal(d)) throw new BusinessRuleError(d.message, d.refused === 'unchanged' ? 'invalid_status' : d.refused);
+  return decided(r, d, null, now)!;
+}
+
 /** Pending → a final status that releases the reservation (nothing was held while Pending). */
-const closePending = (r: Refund, status: RefundStatus, failureReason: string | null, now: Date) =>
-  change(r, { status, failureReason }, null, now, releaseReservationWrite(r));
+const closePending = (r: Refund, command: RefundCommand & { type: 'reject' | 'cancel' | 'expire' }, now: Date) => required(r, command, now);
 
 /** An operator's command on a Pending refund; an overdue one expires first (and is refused). */
 async function operatorChange(id: string, action: string, decide: (r: Refund, now: Date) => Change | Promise<Change>, now: () => Date) {
@@ -65,9 +85,10 @@ async function operatorChange(id: string, action: string, decide: (r: Refund, no
 export async function approveRefund(id: string, now: () => Date = () => new Date()) {
   // The hold's wallet shard (0 unless sharded) is recorded on the refund for its completion or release.
   const hold = async (r: Refund, at: Date, place: PlaceHold) => {
-    const walletShard = holdShardField(await place({ ...r, reference: r.id, need: refundHeldMinor(r) }));
-    const approved = { status: RefundStatus.Approved, approvedAt: at.toISOString(), ...walletShard };
-    return change(r, approved, at.toISOString(), at, ...postJournal(refundJournals.hold({ ...r, ...walletShard }, at)));
+    const walletShard = await place({ ...r, reference: r.id, need: refundHeldMinor(r) });
+    const d = decideRefund({ refund: r }, { type: 'approve', walletShard }, at);
+    if (isRefusal(d)) throw new BusinessRuleError(d.message, 'invalid_status');
+    return decided(r, d, at.toISOString(), at)!;
   };
   // Test mode: the sandbox may have approved it already (sandboxApproval). The interface has the
   // operator approve in both modes, so that approval answers with the refund as it is, changing nothing.
@@ -92,12 +113,12 @@ export const rejectRefund = (id: string, reason?: string, now: () => Date = () =
   operatorChange(
     id,
     'rejected',
-    (r, at) => closePending(r, RefundStatus.Rejected, reason ? `Rejected by ${by}: ${reason}` : `Rejected by ${by}.`, at),
+    (r, at) => closePending(r, { type: 'reject', failureReason: reason ? `Rejected by ${by}: ${reason}` : `Rejected by ${by}.` }, at),
     now,
   );
 
 export const cancelRefund = (id: string, now: () => Date = () => new Date()) =>
-  operatorChange(id, 'cancelled', (r, at) => closePending(r, RefundStatus.Cancelled, 'Cancelled by the operator.', at), now);
+  operatorChange(id, 'cancelled', (r, at) => closePending(r, { type: 'cancel', failureReason: 'Cancelled by the operator.' }, at), now);
 
 /** Refunds over the outbound-transfer engine: one submission per attempt, all with the same reference. */
 const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
@@ -115,17 +136,19 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
   commit: (asked, decide) => commit(asked.id, decide),
   accepted: (step, answer) => refunds.completed(step, { status: 'Completed', providerReference: answer.providerReference }),
   completed: ({ current: r, rail, now }, answer) => {
-    const providerReference = answer.providerReference ?? null;
-    const completed = { status: RefundStatus.Completed, processedAt: now.toISOString(), providerReference, failureReason: null };
-    const journal = postJournal(refundJournals.completed(r, rail.ledgerAccount, now));
-    return change(r, { ...completed, attemptedAt: null }, null, now, recordRefundedWrite(r, now), ...journal);
+    const complete = { type: 'complete' as const, ledgerAccount: rail.ledgerAccount, providerReference: answer.providerReference ?? null };
+    return decided(r, decideRefund({ refund: r }, complete, now), null, now);
   },
   failed: ({ current: r, rail, now }, why) => {
     logger.info('refund attempt unsuccessful', { refundId: r.id, attempt: r.attemptCount, outcome: why.kind });
-    const { retry, failureReason } = refundAfterFailure(r, why);
-    if (retry) return change(r, { failureReason, attemptedAt: null }, later(now, rail.timings.retryAfterMs), now);
-    const failed = { status: RefundStatus.Failed, processedAt: now.toISOString(), failureReason, attemptedAt: null };
-    return change(r, failed, null, now, releaseReservationWrite(r), ...postJournal(refundJournals.released(r, now)));
+    // Declined with attempts left: due again for the next attempt; else Failed (the core decides which).
+    const retrying = refundRetries(r);
+    return decided(
+      r,
+      decideRefund({ refund: r }, { type: 'fail', failure: why }, now),
+      retrying ? later(now, rail.timings.retryAfterMs) : null,
+      now,
+    );
   },
   dueAgain: ({ current, now }, dueAt) => change(current, {}, dueAt, now),
   // A retry's "Failed" may still be the previous attempt's decline until the new request registers.
@@ -166,8 +189,7 @@ async function sandboxApproval(r: Refund, now: Date): Promise<Refund | undefined
 export async function advanceRefund(id: string, now = new Date()): Promise<Refund | undefined> {
   const current = await getRefund(id);
   if (!current) return undefined;
-  if (refundOverdue(current, now))
-    return commit(id, (r) => (refundOverdue(r, now) ? closePending(r, RefundStatus.Expired, 'Not approved within 7 days.', now) : null));
+  if (refundOverdue(current, now)) return commit(id, (r) => decided(r, decideRefund({ refund: r }, { type: 'expire' }, now), null, now));
   if (current.status === RefundStatus.Pending && current.mode === 'test') return sandboxApproval(current, now);
   if (current.status !== RefundStatus.Approved && current.status !== RefundStatus.Processing) return current;
   const rail = refundRail(current.mode);
@@ -178,13 +200,11 @@ export async function advanceRefund(id: string, now = new Date()): Promise<Refun
   // The attempt is recorded at the real time of the call, not the start of a possibly long sweep
   // pass, so the inquiry scheduled after it cannot overtake the call it asks about.
   const at = new Date(Math.max(now.getTime(), Date.now()));
-  const attempt = (r: Refund) => ({ status: RefundStatus.Processing, attemptCount: r.attemptCount + 1, attemptedAt: at.toISOString() });
-  const ready = (r: Refund) => refundReadyForAttempt(r) && canRefundTransition(r.status, RefundStatus.Processing);
   const dueAt = later(at, rail.timings.inquireAfterMs);
   return submitOnce(
     refunds,
     rail,
     at,
-    items.change(id, (r) => (ready(r) ? change(r, attempt(r), dueAt, at) : null)),
+    items.change(id, (r) => decided(r, decideRefund({ refund: r }, { type: 'attempt' }, at), dueAt, at)),
   );
 }

@@ -1,7 +1,10 @@
-import { settlementJournals, type Settlement } from '#shared/domain/settlement.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { decideSettlement } from '#shared/domain/core/settlement.ts';
+import type { Settlement } from '#shared/domain/settlement.ts';
 import type { TxItem } from '#shared/store/client.ts';
 import { createSettlementWrite } from '#shared/store/settlements.ts';
 import { journalPosition, postJournal, readCutoffs } from '#shared/store/wallets.ts';
+import { journalEntry } from './commit.ts';
 
 /**
  * Both ways a settlement is created (a request, an automatic run) take its hold here, so each has a
@@ -17,9 +20,12 @@ export async function settlementWithHold(draft: Settlement, now: Date): Promise<
   const cut = await readCutoffs(draft.merchantId, draft.mode, draft.currency);
   const previousAt = cut.latest?.position.split('#')[0];
   const at = previousAt !== undefined && now.toISOString() <= previousAt ? new Date(Date.parse(previousAt) + 1) : now;
-  const hold = settlementJournals.hold(draft, at);
+  // The money core decides the settlement and its hold (shared/domain/core/settlement.ts); a new one is never refused there.
+  const decision = decideSettlement(undefined, { type: 'create', settlement: draft }, at);
+  if (isRefusal(decision)) throw new Error(decision.message);
+  const hold = journalEntry(decision.journals[0]!, draft, at);
   const settlement: Settlement = {
-    ...draft,
+    ...decision.state,
     cutoff: journalPosition(hold.journal),
     previousCutoff: cut.latest?.position ?? null,
     previousSettlementId: cut.latest?.settlementId ?? null,

@@ -1,21 +1,17 @@
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import { convertMinor } from '#shared/domain/fx.ts';
-import {
-  settlementFailureReason,
-  settlementJournals,
-  settlementStatusNames,
-  settlementView,
-  SettlementStatus,
-  type Settlement,
-} from '#shared/domain/settlement.ts';
+import { settlementStatusNames, settlementView, SettlementStatus, type Settlement } from '#shared/domain/settlement.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { settlementRail } from '#shared/providers/rails.ts';
 import type { SettlementInstruction } from '#shared/providers/settlement-rail.ts';
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { getSettlement, settlementChange, settlementEventWrites } from '#shared/store/settlements.ts';
 import type { VersionedChange } from '#shared/store/versioned.ts';
-import { postJournal } from '#shared/store/wallets.ts';
 import { moneyItems } from './money-items.ts';
+import { changedFields, journalWrites } from './commit.ts';
+import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
+import { decideSettlement, type SettlementCommand } from '#shared/domain/core/settlement.ts';
+import type { Failure } from '#shared/domain/outbound.ts';
 import { withBreakdown } from './settlement-breakdown.ts';
 import { inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
 
@@ -47,22 +43,27 @@ const items = /* @__PURE__ */ moneyItems(
 const steps = moneyItems('settlement', getSettlement, writes, settlementStatusNames);
 const { write: change, commit } = steps;
 
-const released = (
-  s: Settlement,
-  status: SettlementStatus,
-  failureReason: string,
-  journal: 'settlement.failed' | 'settlement.cancelled',
-  now: Date,
-  more = {},
-) => change(s, { status, failureReason, ...more }, null, now, ...postJournal(settlementJournals.released(s, journal, now)));
-const failed = (s: Settlement, failureReason: string, now: Date) =>
-  released(s, SettlementStatus.Failed, failureReason, 'settlement.failed', now, { processedAt: now.toISOString() });
+/**
+ * The commit path of a settlement: the core's decision (shared/domain/core/settlement.ts) as the writes of its ONE
+ * transaction: the settlement's versioned update with its status event, and its journals on the wallet. A refusal
+ * changes nothing (null), or is thrown as the operator's answer (`required`).
+ */
+function decided(s: Settlement, d: Decision<Settlement>, dueAt: string | null | undefined, now: Date): Change | null {
+  if (isRefusal(d)) return null;
+  return change(s, changedFields(s, d.state), dueAt, now, ...journalWrites(d.journals, s, now));
+}
+const required = (s: Settlement, command: SettlementCommand, dueAt: string | null, now: Date): Change => {
+  const d = decideSettlement(s, command, now);
+  if (isRefusal(d)) throw new BusinessRuleError(d.message, 'invalid_status');
+  return decided(s, d, dueAt, now)!;
+};
+const failed = (s: Settlement, failure: Failure, now: Date) => decided(s, decideSettlement(s, { type: 'fail', failure }, now), null, now);
 
 /** Operator: Pending → Approved, locking the FX rate when converting; processing starts at once. */
 export async function approveSettlement(id: string, now: () => Date = () => new Date()) {
   const at = now();
   const approved = await items.operator(id, 'approved', async (s) => {
-    const lock: Partial<Settlement> = {};
+    let fx: { payoutMinor: number; fxRate: string; fxRateTimestamp: string } | undefined;
     if (s.currency !== s.payoutCurrency) {
       const quote = await rateSourceFor(s.mode)?.quote(s.currency, s.payoutCurrency, at);
       if (!quote)
@@ -76,18 +77,16 @@ export async function approveSettlement(id: string, now: () => Date = () => new 
           `At the current rate the net amount pays out nothing in ${s.payoutCurrency}; reject it.`,
           'amount_too_small',
         );
-      Object.assign(lock, { fxRate: quote.rate, fxRateTimestamp: at.toISOString(), payoutMinor });
+      fx = { fxRate: quote.rate, fxRateTimestamp: at.toISOString(), payoutMinor };
     }
-    return change(s, { status: SettlementStatus.Approved, approvedAt: at.toISOString(), ...lock }, at.toISOString(), at);
+    return required(s, { type: 'approve', ...(fx ? { fx } : {}) }, at.toISOString(), at);
   });
   return settlementView(approved);
 }
 
 /** Operator: Pending → Cancelled, the hold released. `failureReason` tells the merchant why. */
 const cancelWith = async (id: string, failureReason: string, action: string, now: () => Date) =>
-  settlementView(
-    await items.operator(id, action, (s) => released(s, SettlementStatus.Cancelled, failureReason, 'settlement.cancelled', now())),
-  );
+  settlementView(await items.operator(id, action, (s) => required(s, { type: 'cancel', failureReason }, null, now())));
 
 /** Pending → Cancelled; `by` names who rejected it in `failureReason` (the operator, or a dashboard approver's e-mail). */
 export const rejectSettlement = (id: string, reason?: string, now: () => Date = () => new Date(), by = 'the operator') =>
@@ -117,20 +116,11 @@ const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = 
     return change(current, { railReference: answer.providerReference }, dueAt, now);
   },
   // The rail's reference of the transfer (a bank file line: the bank's reference) is kept when the rail gives one.
-  completed: ({ current, rail, now }, answer) =>
-    change(
-      current,
-      {
-        status: SettlementStatus.Completed,
-        processedAt: now.toISOString(),
-        failureReason: null,
-        ...(answer.providerReference ? { railReference: answer.providerReference } : {}),
-      },
-      null,
-      now,
-      ...postJournal(settlementJournals.completed(current, rail.ledgerAccount, now)),
-    ),
-  failed: ({ current, now }, why) => failed(current, settlementFailureReason(why), now),
+  completed: ({ current, rail, now }, answer) => {
+    const complete = { type: 'complete' as const, ledgerAccount: rail.ledgerAccount, railReference: answer.providerReference ?? null };
+    return decided(current, decideSettlement(current, complete, now), null, now);
+  },
+  failed: ({ current, now }, why) => failed(current, why, now),
   dueAgain: ({ current, now }, dueAt) => change(current, {}, dueAt, now),
 };
 
@@ -148,15 +138,15 @@ export async function advanceSettlement(id: string, now = new Date(), railOf = s
   const rail = railOf(current.mode, { destination: current.destination });
   const approved = (s: Settlement) => s.status === SettlementStatus.Approved;
   if (approved(current)) {
-    if (!rail) return commit(id, (s) => (approved(s) ? failed(s, 'No settlement rail is configured for this mode.', now) : null));
+    const noRail = { kind: 'rejected' as const, reason: 'No settlement rail is configured for this mode.' };
+    if (!rail) return commit(id, (s) => (approved(s) ? failed(s, noRail, now) : null));
     if (!(await merchantMaySubmitNow(current.merchantId))) return current; // suspended: waits for reactivation
-    const processing = { status: SettlementStatus.Processing, submittedAt: now.toISOString() };
     const dueAt = later(now, rail.timings.inquireAfterMs);
     return submitOnce(
       settlements,
       rail,
       now,
-      steps.change(id, (s) => (approved(s) ? change(s, processing, dueAt, now) : null)),
+      steps.change(id, (s) => (approved(s) ? decided(s, decideSettlement(s, { type: 'submit' }, now), dueAt, now) : null)),
     );
   }
   if (current.status !== SettlementStatus.Processing) return current;

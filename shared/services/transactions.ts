@@ -18,6 +18,8 @@ import {
   type Transition,
 } from '#shared/store/intents.ts';
 import { postJournal } from '#shared/store/wallets.ts';
+import { isRefusal, type Decision as CoreDecision } from '#shared/domain/core/decision.ts';
+import { journalEntry } from './commit.ts';
 import { type Contact, pageCustomerPayments } from '#shared/store/customer-index.ts';
 import { searchReferences } from '#shared/store/reference-index.ts';
 
@@ -38,6 +40,39 @@ export interface Decision {
   dueAt?: string | null;
   /** Ledger movement committed with the change (e.g. crediting the wallet on Completed). */
   journal?: { journal: Journal; delta: WalletDelta };
+}
+
+/**
+ * A decision of the money core about an intent (shared/domain/core: decidePayout, decideIntent) as the change this
+ * module commits: the status, reason and details the core decided, its journal given an id and `journalAt` (the
+ * commit path, ./commit.ts); null when the core refuses (nothing changes).
+ */
+export function coreDecision(
+  current: PaymentIntent,
+  decision: CoreDecision<PaymentIntent>,
+  extra: { dueAt?: string | null; journalAt?: Date } = {},
+): Decision | null {
+  if (isRefusal(decision)) return null;
+  const next = decision.state;
+  if (decision.journals.length > 1) throw new Error(`an intent's change posts one journal, not ${decision.journals.length}`);
+  const [draft] = decision.journals;
+  return {
+    to: next.status,
+    // The reason as the core left it (a code; an older intent's free text stays as it was).
+    reason: next.reason as ReasonCode | null,
+    reasonDetail: next.reasonDetail ?? null,
+    details: next.details,
+    feeMinor: next.feeMinor,
+    ...(extra.dueAt !== undefined ? { dueAt: extra.dueAt } : {}),
+    ...(draft ? { journal: journalEntry(draft, current, extra.journalAt ?? new Date()) } : {}),
+  };
+}
+
+/** coreDecision() for a caller that decided only what the state machine permits: a refusal is a bug, thrown. */
+export function requiredCoreDecision(current: PaymentIntent, decision: CoreDecision<PaymentIntent>, extra: { journalAt?: Date } = {}) {
+  const change = coreDecision(current, decision, extra);
+  if (!change) throw new Error(`${current.paymentIntentId}: ${isRefusal(decision) ? decision.message : 'refused'}`);
+  return change;
 }
 
 export type ChangeResult =
@@ -82,16 +117,33 @@ export function intentChange(current: PaymentIntent, decision: Decision | SameSt
   };
 }
 
-/** changeStatus() that also accepts same-status changes (shared/store/intents.ts sameStatusUpdate). */
+/**
+ * The reader of one intent for a read → decide → commit loop: the intent this request already holds (`known`: read
+ * or committed by it) for the first decision, a fresh read after a lost race. So a request reads its intent once.
+ */
+export function intentReader(paymentIntentId: string, known?: PaymentIntent): () => Promise<PaymentIntent | undefined> {
+  let first = known?.paymentIntentId === paymentIntentId ? known : undefined;
+  return async () => {
+    const given = first;
+    first = undefined;
+    return given ?? getIntent(paymentIntentId);
+  };
+}
+
+/**
+ * changeStatus() that also accepts same-status changes (shared/store/intents.ts sameStatusUpdate). `known`: the intent
+ * as this request last read or committed it, decided on first (a stale one loses the version race and is read again).
+ */
 export async function changeIntent(
   paymentIntentId: string,
   decide: (current: PaymentIntent) => Decision | SameStatus | null,
   now: () => Date = () => new Date(),
+  known?: PaymentIntent,
 ): Promise<ChangeResult | { changed: true; intent: PaymentIntent; transition?: undefined }> {
   let change: ReturnType<typeof intentChange> | undefined;
   const result = await changeVersioned<PaymentIntent>(
     'intent',
-    () => getIntent(paymentIntentId),
+    intentReader(paymentIntentId, known),
     (current) => {
       const decision = isTerminal(current.status) ? null : decide(current);
       change = decision ? intentChange(current, decision, now()) : undefined;

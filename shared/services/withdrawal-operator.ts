@@ -1,19 +1,13 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
-import {
-  finalBeneficiary,
-  payoutInfo,
-  payoutMessages,
-  payoutInfoChanges,
-  withdrawalDetails,
-  withdrawalJournals,
-} from '#shared/domain/payout.ts';
+import { payoutMessages, withdrawalDetails } from '#shared/domain/payout.ts';
 import { payoutRail } from '#shared/providers/rails.ts';
 import { findIntent, getIntent } from '#shared/store/intents.ts';
 import { merchantMaySubmitNow } from './merchant-gate.ts';
 import { submitOnce } from './outbound.ts';
-import { changeStatus, transactionView } from './transactions.ts';
+import { changeStatus, coreDecision, transactionView } from './transactions.ts';
+import { decidePayout } from '#shared/domain/core/payout.ts';
 import { assertPayoutComplete, payouts, providerUnavailable } from './withdrawals.ts';
 
 /** The operator's commands on withdrawals (npm run ops -- withdrawal approve|reject). */
@@ -21,7 +15,7 @@ import { assertPayoutComplete, payouts, providerUnavailable } from './withdrawal
 /** ID is a paymentIntentId; with merchant and mode, also an orderRef or transactionReference. */
 export async function findWithdrawal(reference: string, scope?: { merchantId: string; mode: Mode }): Promise<PaymentIntent> {
   const intent = scope ? await findIntent(scope.merchantId, scope.mode, reference) : await getIntent(reference);
-  if (!intent || intent.intentType !== 'withdrawal') {
+  if (intent?.intentType !== 'withdrawal') {
     throw new NotFoundError(
       scope
         ? `no withdrawal ${reference} for merchant ${scope.merchantId} (${scope.mode})`
@@ -61,18 +55,9 @@ export async function approveWithdrawal(
   );
   const now = new Date();
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
+  const approve = { type: 'approve' as const, provider: rail.name, reconcileAt, ...given };
   const approved = await changeStatus(found.paymentIntentId, (current) =>
-    current.status !== 'Pending'
-      ? null
-      : {
-          to: 'Processing',
-          details: {
-            ...(given.receiverCnic ? { beneficiary: { ...withdrawalDetails(current).beneficiary, receiverCnic: given.receiverCnic } } : {}),
-            submission: { provider: rail.name, submittedAt: now.toISOString() },
-            payoutInfo: payoutInfo(current, { ...payoutInfoChanges.outcomePending(reconcileAt), provider: rail.name }),
-          },
-          dueAt: reconcileAt.toISOString(),
-        },
+    coreDecision(current, decidePayout(current, approve, now), { dueAt: reconcileAt.toISOString() }),
   );
   if (!approved.changed)
     throw new BusinessRuleError(
@@ -92,18 +77,7 @@ export async function rejectWithdrawal(
 ) {
   const found = await findWithdrawal(reference, scope);
   const rejected = await changeStatus(found.paymentIntentId, (current) =>
-    current.status !== 'Pending'
-      ? null
-      : {
-          to: 'Cancelled',
-          reason: 'rejected_by_operator',
-          reasonDetail: reason,
-          details: {
-            payoutInfo: payoutInfo(current, payoutInfoChanges.rejected('Cancelled', reason)),
-            beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary),
-          },
-          journal: withdrawalJournals.released(current),
-        },
+    coreDecision(current, decidePayout(current, { type: 'reject', reason }, new Date())),
   );
   if (!rejected.changed)
     throw new BusinessRuleError(

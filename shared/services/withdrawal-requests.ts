@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { holdShardField } from '#shared/domain/ledger.ts';
-import { fromMinor } from '#shared/domain/money.ts';
-import {
-  minimumWithdrawalMinor,
-  newWithdrawal,
-  withdrawalJournals,
-  withdrawalResponse,
-  type NewWithdrawal,
-  type WithdrawalResponse,
-} from '#shared/domain/payout.ts';
+import { feeFor, fromMinor } from '#shared/domain/money.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { decidePayout } from '#shared/domain/core/payout.ts';
+import { minimumWithdrawalMinor, withdrawalResponse, type NewWithdrawal, type WithdrawalResponse } from '#shared/domain/payout.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { payoutRail } from '#shared/providers/rails.ts';
 import type { SubmitAnswer } from '#shared/providers/rail.ts';
@@ -19,9 +13,10 @@ import { payoutMakerWrite, type Maker } from '#shared/store/dashboard.ts';
 import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import type { FinalChange, RequestChange } from '#shared/store/request.ts';
-import { getWallet, postJournal, type PlaceHold } from '#shared/store/wallets.ts';
+import { getWallet, type PlaceHold } from '#shared/store/wallets.ts';
 import { answerDecision, submitRecorded } from './outbound.ts';
 import { intentChange } from './transactions.ts';
+import { journalWrites } from './commit.ts';
 
 import { assertPayoutComplete, payouts, providerUnavailable } from './withdrawals.ts';
 
@@ -80,23 +75,16 @@ async function recordWithdrawal(input: WithdrawalInput, place: PlaceHold): Promi
   const held = input.autoProcessPayout && holdsAutomaticPayouts((await getMerchant(input.merchantId, true))?.payoutApprovals);
   const submit = input.autoProcessPayout && !held;
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
-  const draft = newWithdrawal(
-    input,
-    { name: rail.name, reconcileAt },
-    now,
-    { paymentIntentId: randomUUID(), transactionReference: newReference() },
-    held,
-  );
-  const { feeMinor } = draft;
+  const ids = { paymentIntentId: randomUUID(), transactionReference: newReference() };
+  const create = { type: 'create' as const, request: input, ids, provider: { name: rail.name, reconcileAt }, held };
+  const feeMinor = feeFor(input.amountMinor, input.fee);
   const wallet = { merchantId: input.merchantId, mode: input.mode, currency: input.currency };
   // The hold's wallet shard (0 unless sharded) is recorded on the intent for its completion or release.
-  const need = draft.amountMinor + feeMinor;
-  const intent = { ...draft, ...holdShardField(await place({ ...wallet, reference: draft.paymentIntentId, need })) };
-  const hold = withdrawalJournals.hold(
-    { ...wallet, reference: intent.paymentIntentId, now, walletShard: intent.walletShard },
-    input.amountMinor,
-    feeMinor,
-  );
+  const walletShard = await place({ ...wallet, reference: ids.paymentIntentId, need: input.amountMinor + feeMinor });
+  // The money core decides the payout and its hold (shared/domain/core/payout.ts); creation cannot be refused there.
+  const decision = decidePayout(undefined, { ...create, walletShard }, now);
+  if (isRefusal(decision)) throw new Error(decision.message);
+  const intent = decision.state;
   // With autoProcessPayout the intent is created Processing WITH its submission record and due
   // for the reconciler: whatever happens after this commit, it is never submitted again.
   const creates = createIntentWrites(intent, submit ? { dueAt: reconcileAt.toISOString() } : {});
@@ -111,7 +99,7 @@ async function recordWithdrawal(input: WithdrawalInput, place: PlaceHold): Promi
       submit ? submitRecorded(payouts, rail, intent) : undefined,
     ]));
   return {
-    writes: [...creates, ...postJournal(hold), ...made],
+    writes: [...creates, ...journalWrites(decision.journals, wallet, now), ...made],
     refused: (failed) => {
       if (failed.on('orderRef'))
         return new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');

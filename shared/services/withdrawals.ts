@@ -1,22 +1,14 @@
-import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
-import {
-  finalBeneficiary,
-  payoutInfo,
-  payoutFailure,
-  payoutInfoChanges,
-  withdrawalDetails,
-  withdrawalJournals,
-  type InfoChange,
-} from '#shared/domain/payout.ts';
+import { payoutInfo, payoutInfoChanges, withdrawalDetails } from '#shared/domain/payout.ts';
 import { logger } from '#shared/logger.ts';
 import type { PayoutInstruction } from '#shared/providers/bank-rail.ts';
 import type { Rail } from '#shared/providers/rail.ts';
 import { payoutRail } from '#shared/providers/rails.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { inquireOrLater, later, type OutboundProduct } from './outbound.ts';
-import { changeIntent, type Decision, type SameStatus } from './transactions.ts';
+import { changeIntent, coreDecision, type Decision, type SameStatus } from './transactions.ts';
+import { decidePayout } from '#shared/domain/core/payout.ts';
 
 /**
  * Withdrawals (payouts, docs/merchant-guide.md): declarations over the outbound-transfer engine
@@ -82,11 +74,6 @@ export function assertPayoutComplete(rail: Rail<PayoutInstruction>, target: Part
 
 type PayoutChange = Decision | SameStatus;
 
-const fail = (current: PaymentIntent, reason: ReasonCode, change: InfoChange): Decision => {
-  const details = { payoutInfo: payoutInfo(current, change), beneficiary: finalBeneficiary(withdrawalDetails(current).beneficiary) };
-  return { to: 'Failed', reason, reasonDetail: change.errorDetails, details, journal: withdrawalJournals.released(current) };
-};
-
 /** Payouts over the outbound-transfer engine: their instruction and transitions. */
 export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutChange> = {
   who: 'payout provider',
@@ -111,23 +98,13 @@ export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutCh
     return { sameStatus: true, details, dueAt: later(now, rail.timings.firstCheckAfterMs) };
   },
   completed: ({ current, rail, now }, answer) => {
-    const d = withdrawalDetails(current);
-    return {
-      to: 'Completed',
-      details: {
-        payoutInfo: payoutInfo(current, payoutInfoChanges.completed(answer.completedAt ?? now)),
-        beneficiary: finalBeneficiary(d.beneficiary),
-        submission: { ...d.submission, providerReference: answer.providerReference ?? d.submission?.providerReference ?? null },
-      },
-      journal: withdrawalJournals.completed(current, rail.ledgerAccount),
-    };
+    const complete = { type: 'complete' as const, ledgerAccount: rail.ledgerAccount, completedAt: answer.completedAt ?? now };
+    return coreDecision(current, decidePayout(current, { ...complete, providerReference: answer.providerReference ?? null }, now));
   },
-  failed: ({ current }, why) => {
+  failed: ({ current, now }, why) => {
     if (why.kind === 'rejected' && why.internal)
       logger.error('payout not submitted', { paymentIntentId: current.paymentIntentId, detail: why.reason });
-    const reason: ReasonCode =
-      why.kind === 'not_received' || (why.kind === 'rejected' && why.internal) ? 'payout_not_sent' : 'bank_rejected';
-    return fail(current, reason, payoutFailure(why, current.traceId));
+    return coreDecision(current, decidePayout(current, { type: 'fail', failure: why }, now));
   },
   dueAgain: ({ current, asked }, dueAt) => (current.version === asked.version ? { sameStatus: true, details: {}, dueAt } : null),
 };
@@ -140,6 +117,6 @@ export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutCh
  */
 export async function reconcileWithdrawal(due: PaymentIntent, now = new Date(), rail?: Rail<PayoutInstruction>): Promise<void> {
   const intent = await getIntent(due.paymentIntentId);
-  if (!intent || intent.intentType !== 'withdrawal' || intent.status !== 'Processing') return;
+  if (intent?.intentType !== 'withdrawal' || intent.status !== 'Processing') return;
   await inquireOrLater(payouts, rail ?? payoutRail(intent.mode, instruction(intent)), intent, now);
 }

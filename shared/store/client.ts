@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { commitPointName, faultPoint } from '#shared/faults.ts';
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import { traceAwsClient } from '#shared/aws/tracing.ts';
 
 /**
@@ -220,37 +221,40 @@ export class IdempotencyKeyTaken extends Error {}
 export async function transact(items: TxItem[], options: { idempotency?: TxItem } = {}): Promise<void> {
   const all = options.idempotency ? [options.idempotency, ...items] : items;
   if (all.length === 0) return;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db().send(new TransactWriteItemsCommand({ TransactItems: all }));
-      faultPoint(commitPointName);
-      return;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = (error.CancellationReasons ?? []).map((r) => ({
-        code: r.Code ?? 'None',
-        ...(r.Item ? { item: unmarshall(r.Item) } : {}),
-      }));
-      if (options.idempotency && reasons[0]?.code === 'ConditionalCheckFailed') throw new IdempotencyKeyTaken();
-      const failed = new TransactionFailed(
-        options.idempotency ? reasons.slice(1) : reasons,
-        items.map((i, n) => {
-          const old = (options.idempotency ? reasons.slice(1) : reasons)[n]?.item;
-          const refine = refusalNames.get(i);
-          return refine && old ? refine(old) : itemNames.get(i);
-        }),
-      );
-      // A conflict with a concurrent transaction changed nothing: every write is condition-guarded,
-      // so running it again is safe. A failed condition is an answer, not a race.
-      const onlyConflict =
-        reasons.some((r) => r.code === 'TransactionConflict') && !reasons.some((r) => r.code === 'ConditionalCheckFailed');
-      if (!onlyConflict || attempt >= maxConflictAttempts) throw failed;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-    }
-  }
+  let failed: TransactionFailed | undefined;
+  await retry(
+    retryPolicies.transactionConflict,
+    async () => {
+      try {
+        await db().send(new TransactWriteItemsCommand({ TransactItems: all }));
+        faultPoint(commitPointName);
+        return;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = (error.CancellationReasons ?? []).map((r) => ({
+          code: r.Code ?? 'None',
+          ...(r.Item ? { item: unmarshall(r.Item) } : {}),
+        }));
+        if (options.idempotency && reasons[0]?.code === 'ConditionalCheckFailed') throw new IdempotencyKeyTaken();
+        failed = new TransactionFailed(
+          options.idempotency ? reasons.slice(1) : reasons,
+          items.map((i, n) => {
+            const old = (options.idempotency ? reasons.slice(1) : reasons)[n]?.item;
+            const refine = refusalNames.get(i);
+            return refine && old ? refine(old) : itemNames.get(i);
+          }),
+        );
+        // A conflict with a concurrent transaction changed nothing: every write is condition-guarded,
+        // so running it again is safe. A failed condition is an answer, not a race.
+        const onlyConflict =
+          reasons.some((r) => r.code === 'TransactionConflict') && !reasons.some((r) => r.code === 'ConditionalCheckFailed');
+        if (!onlyConflict) throw failed;
+        return again;
+      }
+    },
+    () => failed!,
+  );
 }
-
-const maxConflictAttempts = 10;
 
 /** Epoch seconds for the TTL attribute. */
 export const ttlIn = (seconds: number, now = Date.now()) => Math.floor(now / 1000) + seconds;
@@ -289,16 +293,19 @@ export async function batchGetConsistent(keys: readonly Record<string, string>[]
   const found: Record<string, AttributeValue>[] = [];
   const unique = [...new Map(keys.map((k) => [`${k.PK}\u0000${k.SK}`, k])).values()];
   for (let i = 0; i < unique.length; i += 100) {
-    let requested: Record<string, AttributeValue>[] | undefined = unique.slice(i, i + 100).map((k) => toItem(k));
-    for (let attempt = 0; requested?.length; attempt++) {
-      if (attempt > 8) throw new Error('BatchGetItem: unprocessed keys after retries');
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-      const out: BatchGetItemCommandOutput = await db().send(
-        new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: requested, ConsistentRead: true } } }),
-      );
-      found.push(...(out.Responses?.[tableName()] ?? []));
-      requested = out.UnprocessedKeys?.[tableName()]?.Keys;
-    }
+    let requested: Record<string, AttributeValue>[] = unique.slice(i, i + 100).map((k) => toItem(k));
+    await retry(
+      retryPolicies.batch,
+      async () => {
+        const out: BatchGetItemCommandOutput = await db().send(
+          new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: requested, ConsistentRead: true } } }),
+        );
+        found.push(...(out.Responses?.[tableName()] ?? []));
+        requested = out.UnprocessedKeys?.[tableName()]?.Keys ?? [];
+        return requested.length ? again : undefined;
+      },
+      () => new Error('BatchGetItem: unprocessed keys after retries'),
+    );
   }
   return found;
 }

@@ -8,6 +8,7 @@ import {
   type WebhookEvent,
 } from '#shared/domain/events.ts';
 import type { ReasonCode } from '#shared/domain/reasons.ts';
+import { intentTransition } from '#shared/domain/core/intent.ts';
 import {
   canTransition,
   intentStatuses,
@@ -114,18 +115,10 @@ export function transitionWrites(
     now?: Date;
   } = {},
 ): Transition {
-  if (!canTransition(current.intentType, current.status, to)) throw new IllegalTransition(current.status, to);
   const now = change.now ?? new Date();
-  const next: PaymentIntent = {
-    ...current,
-    status: to,
-    reason: change.reason === undefined ? current.reason : change.reason,
-    reasonDetail: change.reason === undefined ? (current.reasonDetail ?? null) : (change.reasonDetail ?? null),
-    details: { ...current.details, ...change.details },
-    feeMinor: change.feeMinor ?? current.feeMinor,
-    updatedAt: now.toISOString(),
-    version: current.version + 1,
-  };
+  // The intent after the change is the core's decision (shared/domain/core/intent.ts); this module only writes it.
+  const next = intentTransition(current, to, change, now);
+  if (!next) throw new IllegalTransition(current.status, to);
   const event = statusChangedEvent(next, current.status, now);
   const due = !isTerminal(to) && change.dueAt ? { ...keys.due(current.paymentIntentId, change.dueAt), dueAt: change.dueAt } : undefined;
   const set: Record<string, unknown> = {

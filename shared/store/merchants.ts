@@ -1,4 +1,5 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { Merchant } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
@@ -201,20 +202,23 @@ export async function changeMerchant<T>(
   change: (merchant: Merchant) => Promise<{ patch: MerchantPatch; result: T }> | { patch: MerchantPatch; result: T },
   now = new Date(),
 ): Promise<T> {
-  for (let attempt = 1; attempt <= merchantChangeAttempts; attempt++) {
-    const merchant = await getMerchant(merchantId, true);
-    if (!merchant) throw new NotFoundError(`no merchant ${merchantId}`);
-    const { patch, result } = await change(merchant);
-    try {
-      await updateMerchant(merchantId, patch, now, merchant.version ?? 0);
-      return result;
-    } catch (error) {
-      if (!(error instanceof TransactionFailed && error.failedAt(0))) throw error;
-      await new Promise((r) => setTimeout(r, Math.random() * 25 * attempt));
-    }
-  }
-  // Another change of the same merchant kept winning the race; nothing of this change was written.
-  throw new ConflictError(`merchant ${merchantId} was changed concurrently by other commands; nothing was changed, retry the command`);
+  return retry(
+    { ...retryPolicies.itemRace, attempts: merchantChangeAttempts },
+    async () => {
+      const merchant = await getMerchant(merchantId, true);
+      if (!merchant) throw new NotFoundError(`no merchant ${merchantId}`);
+      const { patch, result } = await change(merchant);
+      try {
+        await updateMerchant(merchantId, patch, now, merchant.version ?? 0);
+        return result;
+      } catch (error) {
+        if (!(error instanceof TransactionFailed && error.failedAt(0))) throw error;
+        return again;
+      }
+    },
+    // Another change of the same merchant kept winning the race; nothing of this change was written.
+    () => new ConflictError(`merchant ${merchantId} was changed concurrently by other commands; nothing was changed, retry the command`),
+  );
 }
 
 /** One conditional write of the merchant (and the copies on its API keys); only changeMerchant calls it. */

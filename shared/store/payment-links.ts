@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { checkoutDetails, holdsLinkUse } from '#shared/domain/checkout.ts';
-import { isTerminal, type PaymentIntent } from '#shared/domain/intent.ts';
+import { linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
+import type { PaymentIntent } from '#shared/domain/intent.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
 import { get, putEntry, updateEntry } from './entity.ts';
@@ -107,11 +107,7 @@ export function linkSessionWrites(link: PaymentLink, intent: PaymentIntent, now:
 }
 
 /** The link a checkout was created from (details.paymentLinkId), if any. */
-export const linkOf = (intent: PaymentIntent): string | undefined =>
-  intent.intentType === 'checkout' ? ((intent.details as { paymentLinkId?: string }).paymentLinkId ?? undefined) : undefined;
-
-/** A link's checkout that holds one of the link's uses (shared/domain/checkout.ts holdsLinkUse). */
-const holds = (intent: PaymentIntent) => linkOf(intent) !== undefined && holdsLinkUse(checkoutDetails(intent));
+export { linkOf };
 
 /**
  * What a change of a link's checkout (`current` → `next`, in the change's own transaction) does to
@@ -125,9 +121,8 @@ const holds = (intent: PaymentIntent) => linkOf(intent) !== undefined && holdsLi
  */
 export function linkUseWrites(current: PaymentIntent, next: PaymentIntent): TxItem[] {
   const linkId = linkOf(current);
-  if (!linkId || isTerminal(current.status)) return [];
-  const before = holds(current);
-  const taking = !before && holds(next);
+  const use = linkUseOf(current, next);
+  if (!linkId || !use) return [];
   const update = (name: string, expression: string, values: Record<string, unknown>, condition = 'attribute_exists(PK)') =>
     named(name, {
       Update: {
@@ -140,21 +135,20 @@ export function linkUseWrites(current: PaymentIntent, next: PaymentIntent): TxIt
     });
   // maxPayments is stored null without a limit (createLinkWrite).
   const belowMax = 'attribute_exists(PK) AND (attribute_type(maxPayments, :null) OR usesHeld < maxPayments)';
-  const take = { ':one': 1, ...(taking ? { ':null': 'NULL' } : {}) };
-  if (next.status === 'Completed') {
-    const paid = { ':one': 1, ':amount': current.amountMinor };
-    if (before) return [update('linkOutcome', 'ADD paidCount :one, paidMinor :amount', paid)];
-    return [
-      taking
-        ? update('linkUse', 'ADD usesHeld :one, paidCount :one, paidMinor :amount', { ...paid, ...take }, belowMax)
-        : update('linkOutcome', 'ADD usesHeld :one, paidCount :one, paidMinor :amount', paid),
-    ];
+  const take = { ':one': 1, ':null': 'NULL' };
+  switch (use.kind) {
+    case 'take':
+      return [update('linkUse', 'ADD usesHeld :one', take, belowMax)];
+    case 'give-back':
+      return [update('linkOutcome', 'ADD usesHeld :minusOne', { ':minusOne': -1 })];
+    case 'paid': {
+      const paid = { ':one': 1, ':amount': use.amountMinor };
+      if (use.take === 'held') return [update('linkOutcome', 'ADD paidCount :one, paidMinor :amount', paid)];
+      if (use.take === 'conditional')
+        return [update('linkUse', 'ADD usesHeld :one, paidCount :one, paidMinor :amount', { ...paid, ...take }, belowMax)];
+      return [update('linkOutcome', 'ADD usesHeld :one, paidCount :one, paidMinor :amount', paid)];
+    }
   }
-  const release = () => [update('linkOutcome', 'ADD usesHeld :minusOne', { ':minusOne': -1 })];
-  if (isTerminal(next.status)) return before ? release() : [];
-  if (taking) return [update('linkUse', 'ADD usesHeld :one', take, belowMax)];
-  if (before && !holds(next)) return release();
-  return [];
 }
 
 /**

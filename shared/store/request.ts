@@ -1,5 +1,6 @@
 import { ConflictError } from '#shared/domain/errors.ts';
 import { logger } from '#shared/logger.ts';
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import { cutoffRefused, transact, TransactionFailed, type TxItem } from './client.ts';
 import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from './idempotency.ts';
 import { withFunds, type PlaceHold } from './wallets.ts';
@@ -70,27 +71,31 @@ async function commitOne<R, C extends RequestChange<R> | RefusedChange>(
   decide: (place: PlaceHold) => Promise<C>,
   record: (change: C) => TxItem | undefined,
 ): Promise<C> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    let change: C | undefined;
-    try {
-      await withFunds(async (place) => {
-        change = undefined;
-        change = await decide(place);
-        await transact(change.writes, { idempotency: record(change) });
-      });
-    } catch (error) {
-      if (!change) throw error;
-      // Positioned before a settlement's cut-off that committed meanwhile (wallets.ts postJournal): decide again, later.
-      if (error instanceof TransactionFailed && error.on(cutoffRefused)) continue;
-      const answer = error instanceof TransactionFailed ? await change.refused?.(error) : undefined;
-      if (answer === 'again') continue;
-      await change.abandoned?.();
-      throw answer ?? error;
-    }
-    change!.committed?.();
-    return change!;
-  }
-  throw new ConflictError('Too many concurrent requests changed the same item; retry with the same Idempotency-Key.');
+  const tooMany = () => new ConflictError('Too many concurrent requests changed the same item; retry with the same Idempotency-Key.');
+  return retry<C>(
+    retryPolicies.versionRace,
+    async () => {
+      let change: C | undefined;
+      try {
+        await withFunds(async (place) => {
+          change = undefined;
+          change = await decide(place);
+          await transact(change.writes, { idempotency: record(change) });
+        });
+      } catch (error) {
+        if (!change) throw error;
+        // Positioned before a settlement's cut-off that committed meanwhile (wallets.ts postJournal): decide again, later.
+        if (error instanceof TransactionFailed && error.on(cutoffRefused)) return again;
+        const answer = error instanceof TransactionFailed ? await change.refused?.(error) : undefined;
+        if (answer === 'again') return again;
+        await change.abandoned?.();
+        throw answer ?? error;
+      }
+      change!.committed?.();
+      return change!;
+    },
+    tooMany,
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import { cutoffRefused, transact, TransactionFailed, type TxItem } from './client.ts';
 
 /**
@@ -21,21 +22,25 @@ export async function changeVersioned<T>(
   decide: (current: T) => VersionedChange<T> | null | Promise<VersionedChange<T> | null>,
   options: { attempts?: number; label?: string; committed?: (before: T, after: T) => void } = {},
 ): Promise<VersionedResult<T>> {
-  for (let attempt = 0; attempt < (options.attempts ?? 8); attempt++) {
-    const current = await read();
-    if (current === undefined) return { changed: false, value: undefined };
-    const change = await decide(current);
-    if (!change) return { changed: false, value: current };
-    try {
-      await transact(change.writes);
-    } catch (error) {
-      // Lost the race (read again), or a journal positioned before a settlement's cut-off that committed meanwhile
-      // (shared/store/wallets.ts postJournal: decide again, later).
-      if (error instanceof TransactionFailed && (error.on(subject) || error.on(cutoffRefused))) continue;
-      throw error;
-    }
-    options.committed?.(current, change.next);
-    return { changed: true, value: change.next, before: current };
-  }
-  throw new Error(`could not change ${options.label ?? subject}: too much contention`);
+  const policy = { ...retryPolicies.versionRace, ...(options.attempts ? { attempts: options.attempts } : {}) };
+  return retry<VersionedResult<T>>(
+    policy,
+    async () => {
+      const current = await read();
+      if (current === undefined) return { changed: false, value: undefined };
+      const change = await decide(current);
+      if (!change) return { changed: false, value: current };
+      try {
+        await transact(change.writes);
+      } catch (error) {
+        // Lost the race (read again), or a journal positioned before a settlement's cut-off that committed meanwhile
+        // (shared/store/wallets.ts postJournal: decide again, later).
+        if (error instanceof TransactionFailed && (error.on(subject) || error.on(cutoffRefused))) return again;
+        throw error;
+      }
+      options.committed?.(current, change.next);
+      return { changed: true, value: change.next, before: current };
+    },
+    () => new Error(`could not change ${options.label ?? subject}: too much contention`),
+  );
 }

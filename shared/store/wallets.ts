@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { again, pause, retry, retryPolicies } from '#shared/retry.ts';
 import { BatchGetItemCommand, TransactGetItemsCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { holdTypes, type Journal, type WalletDelta } from '#shared/domain/ledger.ts';
@@ -90,9 +91,6 @@ export function sumWalletItems<T extends Record<string, unknown>>(items: T[]): T
   return sum as T;
 }
 
-/** A read meeting a write in flight is cancelled and read again, at most this often. */
-const snapshotAttempts = 10;
-
 const shardKeysOf = (merchantId: string, mode: Mode, currency: Currency, shards: number) =>
   Array.from({ length: shards }, (_, n) => keys.walletShard(merchantId, mode, currency, n));
 
@@ -104,18 +102,24 @@ const shardKeysOf = (merchantId: string, mode: Mode, currency: Currency, shards:
  */
 async function readWalletShards(merchantId: string, mode: Mode, currency: Currency, shards: number): Promise<(WalletItem | undefined)[]> {
   const shardKeys = shardKeysOf(merchantId, mode, currency, shards);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const out = await db().send(
-        new TransactGetItemsCommand({ TransactItems: shardKeys.map((k) => ({ Get: { TableName: tableName(), Key: toItem(k) } })) }),
-      );
-      return (out.Responses ?? []).map((r) => (r.Item ? fromItem<WalletItem>(r.Item) : undefined));
-    } catch (error) {
-      // A transaction writing one of the shards at this moment: read again (nothing was read).
-      if (!(error instanceof TransactionCanceledException) || attempt >= snapshotAttempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-    }
-  }
+  let cancelled: unknown;
+  return retry(
+    retryPolicies.snapshotRead,
+    async () => {
+      try {
+        const out = await db().send(
+          new TransactGetItemsCommand({ TransactItems: shardKeys.map((k) => ({ Get: { TableName: tableName(), Key: toItem(k) } })) }),
+        );
+        return (out.Responses ?? []).map((r) => (r.Item ? fromItem<WalletItem>(r.Item) : undefined));
+      } catch (error) {
+        // A transaction writing one of the shards at this moment: read again (nothing was read).
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        cancelled = error;
+        return again;
+      }
+    },
+    () => cancelled as Error,
+  );
 }
 
 /**
@@ -249,10 +253,10 @@ interface Placement {
  * Attempts of one hold. Contention that outlasts them is answered as a conflict to retry (409
  * `concurrent_update`), never as `insufficient_balance`: only a read showing the wallet short is.
  */
-const maxHoldAttempts = 24;
+const maxHoldAttempts = retryPolicies.hold.attempts;
 
 /** Full jitter over an exponential step (5, 10, 20 … ms, at most 250): the wait before a hold's next attempt. */
-const holdBackoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 5 * 2 ** attempt)));
+const holdBackoff = (attempt: number) => pause(retryPolicies.hold, attempt);
 
 /** The shard for this attempt of a hold. */
 async function choose(hold: HoldRef, state: Placement): Promise<number> {

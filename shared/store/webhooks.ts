@@ -7,6 +7,7 @@ import {
   type AttributeValue,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import { again, retry, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject } from '#shared/domain/events.ts';
 import { batchGetConsistent, db, fromItem, scanPages, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
@@ -177,12 +178,15 @@ export async function putEventPointers(pointers: readonly EventPointer[]): Promi
 async function batchWrite(items: Record<string, AttributeValue>[]): Promise<void> {
   for (let i = 0; i < items.length; i += 25) {
     let requests: WriteRequest[] = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; requests.length; attempt++) {
-      if (attempt > 8) throw new Error('BatchWriteItem: unprocessed items after retries');
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-      const out = await db().send(new BatchWriteItemCommand({ RequestItems: { [tableName()]: requests } }));
-      requests = out.UnprocessedItems?.[tableName()] ?? [];
-    }
+    await retry(
+      retryPolicies.batch,
+      async () => {
+        const out = await db().send(new BatchWriteItemCommand({ RequestItems: { [tableName()]: requests } }));
+        requests = out.UnprocessedItems?.[tableName()] ?? [];
+        return requests.length ? again : undefined;
+      },
+      () => new Error('BatchWriteItem: unprocessed items after retries'),
+    );
   }
 }
 

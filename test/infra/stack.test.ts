@@ -346,13 +346,7 @@ describe('PaymentGatewayStack', () => {
       expect(actions.includes('dynamodb:BatchGetItem'), 'BatchGetItem').toBe(Boolean(route.permissions.batchGets));
       expect(actions.includes('dynamodb:Query'), 'Query').toBe(Boolean(route.permissions.queries));
       expect(actions.includes('dynamodb:DeleteItem'), 'DeleteItem').toBe(Boolean(route.permissions.deletes));
-      for (const action of [
-        'dynamodb:Scan',
-        'dynamodb:BatchWriteItem',
-        'dynamodb:*',
-        'dynamodb:GetRecords',
-        'dynamodb:GetShardIterator',
-      ])
+      for (const action of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:*', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'])
         expect(actions).not.toContain(action);
       // Not counting the narrow attribute updates (a key's last use, a session's idle clock: dynamodb:Attributes).
       const broad = tableStatements(logicalId(fn.role!))

@@ -37,10 +37,13 @@ import { sweepMerchant } from '../support/sweeps.ts';
  * no discrepancy. Each sequence ends by draining (operator rejects what waits, the clock moves a day
  * on): every hold must be gone.
  *
- * `npm test` runs MODEL_RUNS sequences (default 8, up to MODEL_MAX_COMMANDS = 24 commands each);
- * `npm run test:deep` runs many more. The seed is printed; rerun one with MODEL_SEED=<seed>.
+ * The money rules themselves are proven in memory, in the unit loop (test/unit/money-core.model.test.ts: the pure
+ * core against its reference model, 10,000 sequences with races); this file proves the MAPPING onto DynamoDB
+ * (conditions, shards, idempotency, the HTTP answers), so `npm test` runs only MODEL_RUNS sequences (default 3, up
+ * to MODEL_MAX_COMMANDS = 24 commands each); `npm run test:deep` runs many more. The seed is printed; rerun one with
+ * MODEL_SEED=<seed>.
  */
-const runs = Number(process.env.MODEL_RUNS ?? 8);
+const runs = Number(process.env.MODEL_RUNS ?? 3);
 const maxCommands = Number(process.env.MODEL_MAX_COMMANDS ?? 24);
 const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2_147_483_647);
 const major = (n: number) => n * 100;

@@ -21,10 +21,11 @@ const rank: Record<string, number> = {
   'shared/providers': 2,
   'shared/domain': 1,
   'shared/crypto': 1,
-  // Leaves every layer may use: logging, metrics, fault points, AWS credentials, the SDK's verifier.
+  // Leaves every layer may use: logging, metrics, fault points, the retry helper, AWS credentials, the SDK's verifier.
   'shared/logger.ts': 0,
   'shared/metrics.ts': 0,
   'shared/faults.ts': 0,
+  'shared/retry.ts': 0,
   'shared/aws': 0,
   'sdk/node/src': 0,
 };

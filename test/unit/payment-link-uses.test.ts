@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { linkUseAttempt, type CheckoutDetails } from '#shared/domain/checkout.ts';
 import type { IntentStatus, PaymentIntent } from '#shared/domain/intent.ts';
 import { linkUseWrites } from '#shared/store/payment-links.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { decideLinkUse, type LinkUse } from '#shared/domain/core/payment-link.ts';
+import type { PaymentLink } from '#shared/domain/payment-link.ts';
 
 /**
  * What a change of a payment link's checkout writes to the link (shared/store/payment-links.ts
@@ -78,5 +81,31 @@ describe('linkUseWrites', () => {
     const plain = session({ paymentLinkId: undefined, linkUseHeld: undefined });
     expect(change(plain, 'Completed')).toEqual([]);
     expect(change(session({ linkUseHeld: true }, 'Completed'), 'Completed')).toEqual([]);
+  });
+});
+
+describe('decideLinkUse (the money core)', () => {
+  const link = (over: Partial<PaymentLink> = {}): PaymentLink =>
+    ({ linkId: 'pl_1', maxPayments: 2, usesHeld: 0, paidCount: 0, paidMinor: 0, updatedAt: '', ...over }) as PaymentLink;
+  const now = new Date('2026-11-29T00:00:00Z');
+  const use = (l: PaymentLink, use: LinkUse) => {
+    const d = decideLinkUse(l, use, now);
+    return isRefusal(d) ? d.refused : d.state;
+  };
+
+  it('takes a use only while one is left; a use given back is taken again; paid uses are counted', () => {
+    const one = use(link(), { kind: 'take' }) as PaymentLink;
+    const two = use(one, { kind: 'take' }) as PaymentLink;
+    expect(two.usesHeld).toBe(2);
+    expect(use(two, { kind: 'take' })).toBe('invalid_status');
+    expect(use(two, { kind: 'paid', amountMinor: 500, take: 'conditional' })).toBe('invalid_status');
+    const back = use(two, { kind: 'give-back' }) as PaymentLink;
+    expect(back.usesHeld).toBe(1);
+    const paid = use(back, { kind: 'paid', amountMinor: 1500_00, take: 'held' }) as PaymentLink;
+    expect([paid.usesHeld, paid.paidCount, paid.paidMinor]).toEqual([1, 1, 1500_00]);
+    // Money that moved without a use is counted whatever the limit.
+    const forced = use(two, { kind: 'paid', amountMinor: 100, take: 'unconditional' }) as PaymentLink;
+    expect([forced.usesHeld, forced.paidCount]).toEqual([3, 1]);
+    expect((use(link({ maxPayments: null, usesHeld: 50 }), { kind: 'take' }) as PaymentLink).usesHeld).toBe(51);
   });
 });

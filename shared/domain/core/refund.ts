@@ -1,0 +1,144 @@
+import type { Mode } from '../credentials.ts';
+import { movements } from '../ledger.ts';
+import type { Fee } from '../merchant.ts';
+import { feeFor } from '../money.ts';
+import type { Failure } from '../outbound.ts';
+import {
+  newRefund,
+  refundAfterFailure,
+  refundAmount,
+  refundHeldMinor,
+  refundOverdue,
+  refundReadyForAttempt,
+  type Refund,
+  type RefundableIntent,
+} from '../refund.ts';
+import { decided, draft, refuse, type Decision, type JournalDraft } from './decision.ts';
+import { canRefundTransition, RefundStatus, refundStatusNames } from './machines.ts';
+
+/**
+ * Refunds: money goes back OUT to the customer. Requesting RESERVES the amount on the payment (the refunds of one
+ * payment never add up to more than it: `refundAmount`); approval HOLDS amount + fee from the wallet; Completed pays
+ * the amount to the provider and the fee to the platform and counts it refunded on the payment; Failed releases the
+ * hold and the reservation; Rejected, Cancelled and Expired (Pending: nothing held) release the reservation. Each once.
+ * A decision reads the refund (and, to request one, the payment it refunds); it returns the refund after it and what
+ * it does to the payment's counters (`effect`, the store's ADDs), committed in the same transaction.
+ */
+export interface RefundState {
+  refund: Refund | undefined;
+  /** Needed to request a refund (what remains refundable); the other commands only move its counters. */
+  payment?: RefundableIntent;
+}
+
+/** What a refund's decision does to its payment: the reservation and the refunded amount move by these (minor units). */
+export interface PaymentEffect {
+  reservedMinor: number;
+  refundedMinor: number;
+}
+
+export interface RefundOutcome {
+  refund: Refund;
+  effect: PaymentEffect;
+}
+
+const noEffect: PaymentEffect = { reservedMinor: 0, refundedMinor: 0 };
+
+export type RefundCommand =
+  | {
+      type: 'request';
+      id: string;
+      owner: { merchantId: string; mode: Mode; traceId: string };
+      /** undefined: the whole remainder. */
+      amountMinor: number | undefined;
+      /** The merchant's refund fee schedule: the fee of the amount decided is held and charged with it. */
+      fee: Fee;
+      reason: string | null;
+    }
+  | { type: 'approve'; walletShard?: number }
+  | { type: 'reject'; failureReason: string }
+  | { type: 'cancel'; failureReason: string }
+  | { type: 'expire' }
+  /** A new attempt is recorded before it is sent (the same reference every time). */
+  | { type: 'attempt' }
+  | { type: 'complete'; ledgerAccount: string; providerReference: string | null }
+  | { type: 'fail'; failure: Failure };
+
+const journals = {
+  hold: (r: Refund) => draft('refund.hold', r.id, movements.hold('Refund', refundHeldMinor(r)), r.walletShard),
+  released: (r: Refund) => draft('refund.failed', r.id, movements.release('Refund', refundHeldMinor(r)), r.walletShard),
+  completed: (r: Refund, ledgerAccount: string) =>
+    draft('refund.completed', r.id, movements.payOut('Refund', ledgerAccount, r.amountMinor, r.feeMinor), r.walletShard),
+};
+
+/** The reservation given back (a refund that ends without paying). */
+const unreserved = (r: Refund): PaymentEffect => ({ reservedMinor: -r.amountMinor, refundedMinor: 0 });
+
+function move(
+  r: Refund,
+  to: RefundStatus,
+  changes: Partial<Refund>,
+  now: Date,
+  effect = noEffect,
+  j: JournalDraft[] = [],
+): Decision<RefundOutcome> {
+  if (!canRefundTransition(r.status, to))
+    return refuse('invalid_status', `Refund ${r.id} is ${refundStatusNames[r.status]}; it cannot become ${refundStatusNames[to]}.`);
+  const refund: Refund = { ...r, ...changes, status: to, updatedAt: now.toISOString(), version: r.version + 1 };
+  return decided({ refund, effect }, j, to === r.status ? [] : [{ object: 'refund', id: r.id, from: r.status, to }]);
+}
+
+/** An attempt is outstanding: recorded and not answered (absent `attemptedAt`: a refund stored before it existed). */
+const outstanding = (r: Refund) => r.status === RefundStatus.Processing && r.attemptedAt !== null;
+
+const pendingOnly = (r: Refund, action: string) =>
+  refuse('invalid_status', `Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`);
+
+export function decideRefund(state: RefundState, command: RefundCommand, now: Date): Decision<RefundOutcome> {
+  if (command.type === 'request') {
+    const { payment } = state;
+    if (state.refund) return refuse('unchanged', `Refund ${state.refund.id} exists.`);
+    if (!payment) return refuse('not_found', 'No such transaction.');
+    const amount = refundAmount(payment, command.amountMinor);
+    if ('code' in amount) return refuse(amount.code, amount.message);
+    const feeMinor = feeFor(amount.amountMinor, command.fee);
+    const refund = newRefund(command.owner, payment, amount.amountMinor, feeMinor, command.reason, now, command.id);
+    const effect = { reservedMinor: amount.amountMinor, refundedMinor: 0 };
+    return decided({ refund, effect }, [], [{ object: 'refund', id: refund.id, from: null, to: refund.status }]);
+  }
+  const r = state.refund;
+  if (!r) return refuse('not_found', 'No such refund.');
+  const at = now.toISOString();
+  switch (command.type) {
+    case 'approve': {
+      if (r.status !== RefundStatus.Pending) return pendingOnly(r, 'approved');
+      if (refundOverdue(r, now)) return refuse('invalid_status', `Refund ${r.id} expired at ${r.expiresAt} without approval.`);
+      const shard = command.walletShard ? { walletShard: command.walletShard } : {};
+      return move(r, RefundStatus.Approved, { approvedAt: at, ...shard }, now, noEffect, [journals.hold({ ...r, ...shard })]);
+    }
+    case 'reject':
+      if (r.status !== RefundStatus.Pending) return pendingOnly(r, 'rejected');
+      return move(r, RefundStatus.Rejected, { failureReason: command.failureReason }, now, unreserved(r));
+    case 'cancel':
+      if (r.status !== RefundStatus.Pending) return pendingOnly(r, 'cancelled');
+      return move(r, RefundStatus.Cancelled, { failureReason: command.failureReason }, now, unreserved(r));
+    case 'expire':
+      if (!refundOverdue(r, now)) return refuse('invalid_status', `Refund ${r.id} is not overdue.`);
+      return move(r, RefundStatus.Expired, { failureReason: 'Not approved within 7 days.' }, now, unreserved(r));
+    case 'attempt':
+      if (!refundReadyForAttempt(r)) return refuse('invalid_status', `Refund ${r.id} is not ready for an attempt.`);
+      return move(r, RefundStatus.Processing, { attemptCount: r.attemptCount + 1, attemptedAt: at }, now);
+    case 'complete': {
+      if (!outstanding(r)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
+      const changes = { processedAt: at, providerReference: command.providerReference, failureReason: null, attemptedAt: null };
+      const effect = { reservedMinor: 0, refundedMinor: r.amountMinor };
+      return move(r, RefundStatus.Completed, changes, now, effect, [journals.completed(r, command.ledgerAccount)]);
+    }
+    case 'fail': {
+      if (!outstanding(r)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
+      const { retry, failureReason } = refundAfterFailure(r, command.failure);
+      if (retry) return move(r, RefundStatus.Processing, { failureReason, attemptedAt: null }, now);
+      const failed = { processedAt: at, failureReason, attemptedAt: null };
+      return move(r, RefundStatus.Failed, failed, now, unreserved(r), [journals.released(r)]);
+    }
+  }
+}

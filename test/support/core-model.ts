@@ -1,0 +1,855 @@
+import fc from 'fast-check';
+import { banks } from '#shared/domain/bank-codes.ts';
+import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
+import { decideIntent } from '#shared/domain/core/intent.ts';
+import { decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
+import { checkoutDetails, linkUseAttempt } from '#shared/domain/checkout.ts';
+import type { PaymentLink } from '#shared/domain/payment-link.ts';
+import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
+import { decidePayout } from '#shared/domain/core/payout.ts';
+import { decideRefund, type RefundOutcome } from '#shared/domain/core/refund.ts';
+import { decideSettlement } from '#shared/domain/core/settlement.ts';
+import { applyJournals, emptyWallet, type WalletBalances } from '#shared/domain/core/wallet.ts';
+import type { PaymentIntent } from '#shared/domain/intent.ts';
+import { accountName, holdTypes, type Journal } from '#shared/domain/ledger.ts';
+import { checkLedger } from '#shared/domain/ledger-invariants.ts';
+import { feeFor } from '#shared/domain/money.ts';
+import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
+import { newSettlement, type Settlement } from '#shared/domain/settlement.ts';
+
+/**
+ * The money core's model test, in memory (test/unit/money-core.model.test.ts): random command sequences drive the
+ * pure core (shared/domain/core) through an in-memory store whose commit is conditional as DynamoDB's is (every
+ * written item at the revision it was read, the wallet never below zero), and a small reference model written
+ * apart from the core predicts every outcome. Concurrency: a `race` decides two commands on the SAME read and
+ * commits both; the one whose read went stale is refused by the condition and decided again from a fresh read.
+ */
+
+const merchantId = 'm_model';
+const ledgerAccount = 'bank_rail';
+const withdrawalFee = { basisPoints: 0, fixedMinor: 14_00 };
+const settlementFee = { basisPoints: 100, fixedMinor: 0 };
+const refundFeeMinor = 2_00;
+const refundFee = { basisPoints: 0, fixedMinor: refundFeeMinor };
+const day = 86_400_000;
+
+// ---------------------------------------------------------------- commands
+
+type PaymentKind = 'card' | 'wallet' | 'deposit';
+export type Command =
+  /** A payment link limited to `max` payments. */
+  | { t: 'link'; max: number }
+  /** A checkout (or deposit) opened; a checkout may be a link's (`link`: which one). */
+  | { t: 'pay'; kind: PaymentKind; amount: number; feeBps: number; link: number | null }
+  /** `start`: a payment attempt on a link's checkout starts, taking one of the link's uses. */
+  | { t: 'payment'; i: number; action: 'start' | 'complete' | 'fail' | 'cancel' | 'expire' }
+  | { t: 'withdraw'; amount: number; auto: boolean }
+  | { t: 'payout'; i: number; action: 'approve' | 'reject' | 'complete' | 'fail' }
+  | { t: 'settle'; amount: number }
+  | { t: 'settlement'; i: number; action: 'approve' | 'submit' | 'cancel' | 'complete' | 'fail' }
+  | { t: 'refund'; i: number; amount: number | null }
+  | { t: 'refundStep'; i: number; action: 'approve' | 'reject' | 'cancel' | 'expire' | 'attempt' | 'complete' | 'fail' }
+  | { t: 'advance'; ms: number };
+export type Step = Command | { t: 'race'; a: Command; b: Command };
+
+const amount = fc.integer({ min: 1, max: 200 }).map((n) => n * 5_00);
+const refundAmount = fc.integer({ min: 1, max: 40 }).map((n) => n * 5_00);
+const index = fc.nat({ max: 2 });
+const payment = fc.integer({ min: 1, max: 2_000 }).map((n) => n * 5_00);
+const weighted = (weight: number, arbitrary: fc.Arbitrary<unknown>) => ({ weight, arbitrary: arbitrary as fc.Arbitrary<Command> });
+const one: fc.Arbitrary<Command> = fc.oneof(
+  weighted(
+    3,
+    fc.record({
+      t: fc.constant('pay'),
+      kind: fc.constantFrom('card', 'wallet', 'deposit'),
+      amount: payment,
+      feeBps: fc.nat({ max: 500 }),
+      link: fc.option(index, { nil: null, freq: 2 }),
+    }),
+  ),
+  weighted(
+    3,
+    fc.record({
+      t: fc.constant('payment'),
+      i: index,
+      action: fc.constantFrom('start', 'complete', 'complete', 'complete', 'fail', 'cancel', 'expire'),
+    }),
+  ),
+  weighted(1, fc.record({ t: fc.constant('link'), max: fc.integer({ min: 1, max: 2 }) })),
+  weighted(3, fc.record({ t: fc.constant('withdraw'), amount, auto: fc.boolean() })),
+  weighted(
+    2,
+    fc.record({ t: fc.constant('payout'), i: index, action: fc.constantFrom('approve', 'reject', 'complete', 'complete', 'fail') }),
+  ),
+  weighted(2, fc.record({ t: fc.constant('settle'), amount })),
+  weighted(
+    2,
+    fc.record({ t: fc.constant('settlement'), i: index, action: fc.constantFrom('approve', 'submit', 'cancel', 'complete', 'fail') }),
+  ),
+  weighted(3, fc.record({ t: fc.constant('refund'), i: index, amount: fc.option(refundAmount, { nil: null }) })),
+  weighted(
+    7,
+    fc.record({
+      t: fc.constant('refundStep'),
+      i: index,
+      action: fc.constantFrom('approve', 'approve', 'reject', 'cancel', 'expire', 'attempt', 'attempt', 'complete', 'fail', 'fail'),
+    }),
+  ),
+  // Minutes, or about a refund's 7-day approval window.
+  weighted(
+    1,
+    fc.record({
+      t: fc.constant('advance'),
+      ms: fc.oneof(fc.integer({ min: 1, max: 3_600_000 }), fc.integer({ min: 6 * day, max: 8 * day })),
+    }),
+  ),
+);
+const racing = one.filter((c) => c.t !== 'advance');
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { arbitrary: one, weight: 5 },
+  // Two commands decided on one read (not the clock: a decision is made at its own time).
+  { arbitrary: fc.record({ t: fc.constant('race' as const), a: racing, b: racing }), weight: 2 },
+);
+/** An attempt the provider declines: three in a row fail a refund (its hold and reservation released). */
+const declined: fc.Arbitrary<Step[]> = index.map((i) => [
+  { t: 'refundStep', i, action: 'attempt' },
+  { t: 'refundStep', i, action: 'fail' },
+]);
+/** The same command twice (a provider's callback delivered twice, a retried request). */
+const twice: fc.Arbitrary<Step[]> = one.map((c) => [c, c]);
+/** A payment made and paid, then (sometimes) a refund of it asked and approved: the refund rules get their share. */
+const paid: fc.Arbitrary<Step[]> = fc
+  .tuple(
+    fc.record({ t: fc.constant('pay'), kind: fc.constantFrom('card', 'wallet', 'deposit'), amount: payment, feeBps: fc.nat({ max: 500 }) }),
+    fc.boolean(),
+    fc.option(refundAmount, { nil: null }),
+  )
+  .map(([pay, refunding, amount]) => [
+    { ...pay, link: null } as Step,
+    { t: 'payment', i: -1, action: 'complete' },
+    ...(refunding
+      ? ([
+          { t: 'refund', i: -1, amount },
+          { t: 'refundStep', i: -1, action: 'approve' },
+        ] as Step[])
+      : []),
+  ]);
+/** Two customers paying through one newly made link with a limit of 1 or 2 payments. */
+const linked: fc.Arbitrary<Step[]> = fc
+  .tuple(fc.integer({ min: 1, max: 2 }), amount, fc.constantFrom('start', 'complete'), fc.constantFrom('start', 'complete'))
+  .map(([max, amount, first, second]) => [
+    { t: 'link', max },
+    { t: 'pay', kind: 'card', amount, feeBps: 0, link: -1 },
+    { t: 'pay', kind: 'wallet', amount, feeBps: 0, link: -1 },
+    { t: 'payment', i: -2, action: first },
+    { t: 'payment', i: -1, action: second },
+  ]);
+const chunk = fc.oneof(
+  { weight: 8, arbitrary: step.map((s) => [s]) },
+  { weight: 1, arbitrary: declined },
+  { weight: 1, arbitrary: twice },
+  { weight: 1, arbitrary: paid },
+  { weight: 1, arbitrary: linked },
+);
+export const sequences = (maxLength: number): fc.Arbitrary<Step[]> =>
+  fc.array(chunk, { minLength: 1, maxLength: Math.ceil(maxLength / 1.2), size: 'max' }).map((chunks) => chunks.flat());
+
+// ---------------------------------------------------------------- the core, and the plants
+
+/** The decisions the model drives; a plant replaces one with a wrong rule. */
+export interface Core {
+  intent: typeof decideIntent;
+  link: typeof decideLinkUse;
+  payout: typeof decidePayout;
+  settlement: typeof decideSettlement;
+  refund: typeof decideRefund;
+}
+export const core: Core = {
+  intent: decideIntent,
+  link: decideLinkUse,
+  payout: decidePayout,
+  settlement: decideSettlement,
+  refund: decideRefund,
+};
+
+export type Plant = 'over-refund' | 'double-payout' | 'missed-release' | 'unconditional-commit' | 'link-over-limit';
+
+/** The core with one wrong rule (or the commit without its condition): the model test must catch each. */
+export function planted(plant: Plant): { core: Core; conditional: boolean } {
+  switch (plant) {
+    case 'over-refund':
+      // Forgets what other refunds reserved: refunds may add up to more than the payment.
+      return {
+        core: {
+          ...core,
+          refund: (s, c, now) => core.refund({ ...s, ...(s.payment && { payment: { ...s.payment, refundReservedMinor: 0 } }) }, c, now),
+        },
+        conditional: true,
+      };
+    case 'double-payout':
+      // A Completed payout "completes" again, paying out a second time.
+      return {
+        core: {
+          ...core,
+          payout: (p, c, now) => {
+            if (c.type !== 'complete' || p?.status !== 'Completed') return core.payout(p, c, now);
+            const again = core.payout({ ...p, status: 'Processing' }, c, now);
+            return isRefusal(again) ? again : decided({ ...again.state, version: p.version + 1 }, again.journals);
+          },
+        },
+        conditional: true,
+      };
+    case 'missed-release':
+      // A failed or rejected payout keeps its hold.
+      return {
+        core: {
+          ...core,
+          payout: (p, c, now) => {
+            const d = core.payout(p, c, now);
+            return isRefusal(d) || (c.type !== 'fail' && c.type !== 'reject') ? d : { ...d, journals: [] };
+          },
+        },
+        conditional: true,
+      };
+    case 'unconditional-commit':
+      return { core, conditional: false };
+    case 'link-over-limit':
+      // A link takes a payment beyond its limit.
+      return { core: { ...core, link: (l, use, now) => core.link({ ...l, maxPayments: null }, use, now) }, conditional: true };
+  }
+}
+
+// ---------------------------------------------------------------- the in-memory store
+
+type Item = PaymentIntent | Settlement | Refund | PaymentLink;
+interface Stored {
+  rev: number;
+  value: Item;
+}
+
+/** What a command read: each item's revision, the condition its writes commit under. */
+type Read = Map<string, number>;
+
+/** The table, in memory: items with revisions, the wallet, the journals. Commits are all-or-nothing and conditional. */
+class Books {
+  items = new Map<string, Stored>();
+  wallet: WalletBalances = emptyWallet();
+  journals: Journal[] = [];
+  private journalCount = 0;
+  constructor(private readonly conditional: boolean) {}
+
+  read<T extends Item>(id: string, read: Read): T | undefined {
+    const s = this.items.get(id);
+    if (!s) return undefined;
+    read.set(id, s.rev);
+    // Not a copy: a core that changed what it was given (it must not) would change the table without a commit.
+    return s.value as T;
+  }
+
+  /** ONE transaction: every written item still at the revision read (else 'conflict'), the wallet never below zero. */
+  commit(read: Read, writes: { id: string; value: Item }[], journals: JournalDraft[], now: Date): 'ok' | 'conflict' | string {
+    if (this.conditional) for (const w of writes) if ((this.items.get(w.id)?.rev ?? 0) !== (read.get(w.id) ?? 0)) return 'conflict';
+    const wallet = applyJournals(this.wallet, journals);
+    if (isRefusal(wallet)) return wallet.refused;
+    this.wallet = wallet.state;
+    for (const w of writes) this.items.set(w.id, { rev: (this.items.get(w.id)?.rev ?? 0) + 1, value: w.value });
+    for (const j of journals) this.journals.push(materialise(j, now, `j${++this.journalCount}`));
+    return 'ok';
+  }
+
+  of<T extends Item>(prefix: string): T[] {
+    return [...this.items.entries()].filter(([id]) => id.startsWith(prefix)).map(([, s]) => s.value as T);
+  }
+
+  fees(): number {
+    return this.journals.flatMap((j) => j.lines).reduce((sum, l) => sum + (l.account === 'platform:fees' ? l.amount : 0), 0);
+  }
+}
+
+function materialise(j: JournalDraft, now: Date, journalId: string): Journal {
+  return {
+    journalId,
+    merchantId,
+    mode: 'test',
+    currency: 'PKR',
+    kind: j.kind,
+    reference: j.reference,
+    lines: j.movements.map((m) => ({ account: accountName(merchantId, m.account), amount: m.amount })),
+    createdAt: now.toISOString(),
+  };
+}
+
+function linkFixture(linkId: string, maxPayments: number, now: Date): PaymentLink {
+  const at = now.toISOString();
+  const price = { type: 'customer' as const, minMinor: 1, maxMinor: 10_000_00 };
+  return {
+    ...{ linkId, merchantId, mode: 'test', active: true, currency: 'PKR', description: 'model', price, quantity: null, maxPayments },
+    ...{ expiresAt: null, collect: [], returnUrl: null, createdAt: at, updatedAt: at, usesHeld: 0, paidCount: 0, paidMinor: 0 },
+  };
+}
+
+function paymentFixture(
+  id: string,
+  kind: PaymentKind,
+  amountMinor: number,
+  feeBps: number,
+  now: Date,
+  paymentLinkId?: string,
+): RefundableIntent {
+  const at = now.toISOString();
+  return {
+    paymentIntentId: id,
+    merchantId,
+    mode: 'test',
+    intentType: kind === 'deposit' ? 'deposit' : 'checkout',
+    status: 'Pending',
+    amountMinor,
+    currency: 'PKR',
+    feeMinor: Math.min(feeFor(amountMinor, { basisPoints: feeBps, fixedMinor: 0 }), amountMinor),
+    refundedMinor: 0,
+    refundReservedMinor: 0,
+    orderRef: { orderRef: id },
+    customerRef: null,
+    description: 'model',
+    metadataJson: null,
+    callbackUrl: null,
+    transactionReference: `T${id}`,
+    reason: null,
+    traceId: 'trace',
+    createdAt: at,
+    updatedAt: at,
+    expiresAt: null,
+    version: 1,
+    details: kind === 'deposit' ? { providerId: 1 } : paymentLinkId ? { paymentLinkId, linkUseHeld: false } : {},
+  };
+}
+
+/** The system under test: the core deciding, the in-memory store committing; `run` answers 'ok' or the refusal. */
+class System {
+  books: Books;
+  now = Date.parse('2026-11-29T00:00:00.000Z');
+  private count = 0;
+  constructor(
+    private readonly c: Core,
+    conditional: boolean,
+  ) {
+    this.books = new Books(conditional);
+  }
+
+  private nth(prefix: string, i: number): string | undefined {
+    const ids = [...this.books.items.keys()].filter((id) => id.startsWith(prefix));
+    return ids.length ? ids[((i % ids.length) + ids.length) % ids.length] : undefined;
+  }
+
+  /** Reads and decides; returns the commit to run (or the refusal). */
+  prepare(cmd: Command): (() => string) | string {
+    const read: Read = new Map();
+    const now = new Date(this.now);
+    const commit = <S>(d: Decision<S>, writes: (s: S) => { id: string; value: Item }[]) =>
+      isRefusal(d) ? d.refused : () => this.books.commit(read, writes((d as Decided<S>).state), (d as Decided<S>).journals, now);
+    const one =
+      <T extends Item>(id: string) =>
+      (s: T) => [{ id, value: s }];
+    switch (cmd.t) {
+      case 'advance':
+        return () => {
+          this.now += cmd.ms;
+          return 'ok';
+        };
+      case 'link': {
+        const id = `l${++this.count}`;
+        return () => this.books.commit(read, [{ id, value: linkFixture(id, cmd.max, now) }], [], now);
+      }
+      case 'pay': {
+        const id = `p${++this.count}`;
+        const linkId = cmd.link !== null && cmd.kind !== 'deposit' ? this.nth('l', cmd.link) : undefined;
+        const p = paymentFixture(id, cmd.kind, cmd.amount, cmd.feeBps, now, linkId);
+        return () => this.books.commit(read, [{ id, value: p }], [], now);
+      }
+      case 'payment': {
+        const id = this.nth('p', cmd.i);
+        const p = id && this.books.read<PaymentIntent>(id, read);
+        if (!id || !p) return 'none';
+        const details = checkoutDetails(p);
+        if (cmd.action === 'start') {
+          // The attempt marks the session as holding a use (no status change): the link's use is taken with it.
+          const take = p.intentType === 'checkout' && p.status === 'Pending' ? linkUseAttempt(details, true) : {};
+          if (!('linkUseHeld' in take)) return 'invalid_status';
+          const next = { ...p, details: { ...p.details, ...take }, version: p.version + 1 };
+          return this.withLink(read, p, decided(next), now);
+        }
+        const through = p.intentType === 'deposit' ? { deposit: 1 as const } : { card: true as const };
+        // A card paid in one step takes the link's use with the payment (payByCard).
+        const paid = p.intentType === 'checkout' ? { details: linkUseAttempt(details, true) } : {};
+        const c =
+          cmd.action === 'complete'
+            ? { type: 'complete' as const, through, ...paid }
+            : cmd.action === 'fail'
+              ? { type: 'fail' as const, reason: 'card_declined' as const }
+              : { type: cmd.action };
+        return this.withLink(read, p, this.c.intent(p, c, now), now);
+      }
+      case 'withdraw': {
+        const id = `w${++this.count}`;
+        const request = {
+          ...{ merchantId, mode: 'test' as const, traceId: 'trace', fee: withdrawalFee, amountMinor: cmd.amount, currency: 'PKR' as const },
+          ...{ description: 'model', autoProcessPayout: cmd.auto, metadataJson: null, callbackUrl: null, orderRef: { orderRef: id } },
+          ...{ bank: banks[0]!, accountNumber: '00001234567890', accountTitle: 'Model', customer: {} },
+        };
+        const ids = { paymentIntentId: id, transactionReference: `T${id}` };
+        const provider = { name: 'sandbox', reconcileAt: new Date(this.now + 60_000) };
+        return commit(this.c.payout(undefined, { type: 'create', request, ids, provider }, now), one(id));
+      }
+      case 'payout': {
+        const id = this.nth('w', cmd.i);
+        const p = id && this.books.read<PaymentIntent>(id, read);
+        if (!id || !p) return 'none';
+        const c =
+          cmd.action === 'approve'
+            ? { type: 'approve' as const, provider: 'sandbox', reconcileAt: new Date(this.now + 60_000) }
+            : cmd.action === 'reject'
+              ? { type: 'reject' as const, reason: 'no' }
+              : cmd.action === 'complete'
+                ? { type: 'complete' as const, ledgerAccount }
+                : { type: 'fail' as const, failure: { kind: 'failed' as const, reason: 'bank said no' } };
+        return commit(this.c.payout(p, c, now), one(id));
+      }
+      case 'settle': {
+        const id = `s${++this.count}`;
+        const destination = { type: 'bank' as const, bankName: 'Model', iban: 'PK36SCBL0000001123456702', accountTitle: 'Model' };
+        const input = { amountMinor: cmd.amount, currency: 'PKR' as const, payoutCurrency: 'PKR' as const, destination };
+        const s = newSettlement({ merchantId, mode: 'test', traceId: 'trace' }, input, settlementFee, false, now, id);
+        if (s === 'amount_too_small') return s;
+        return commit(this.c.settlement(undefined, { type: 'create', settlement: s }, now), one(id));
+      }
+      case 'settlement': {
+        const id = this.nth('s', cmd.i);
+        const s = id && this.books.read<Settlement>(id, read);
+        if (!id || !s) return 'none';
+        const c =
+          cmd.action === 'cancel'
+            ? { type: 'cancel' as const, failureReason: 'cancelled' }
+            : cmd.action === 'complete'
+              ? { type: 'complete' as const, ledgerAccount }
+              : cmd.action === 'fail'
+                ? { type: 'fail' as const, failure: { kind: 'failed' as const, reason: 'rail said no' } }
+                : { type: cmd.action };
+        return commit(this.c.settlement(s, c, now), one(id));
+      }
+      case 'refund': {
+        const pid = this.nth('p', cmd.i);
+        const payment = pid && this.books.read<RefundableIntent>(pid, read);
+        if (!pid || !payment) return 'none';
+        const id = `r${++this.count}`;
+        const owner = { merchantId, mode: 'test' as const, traceId: 'trace' };
+        const c = { type: 'request' as const, id, owner, amountMinor: cmd.amount ?? undefined, fee: refundFee, reason: null };
+        return commit(this.c.refund({ refund: undefined, payment }, c, now), refundWrites(id, payment));
+      }
+      case 'refundStep': {
+        const id = this.nth('r', cmd.i);
+        const refund = id && this.books.read<Refund>(id, read);
+        if (!id || !refund) return 'none';
+        const payment = this.books.read<RefundableIntent>(refund.paymentIntentId, read)!;
+        const c =
+          cmd.action === 'reject' || cmd.action === 'cancel'
+            ? { type: cmd.action, failureReason: cmd.action }
+            : cmd.action === 'complete'
+              ? { type: 'complete' as const, ledgerAccount, providerReference: null }
+              : cmd.action === 'fail'
+                ? { type: 'fail' as const, failure: { kind: 'failed' as const, reason: 'declined' } }
+                : { type: cmd.action };
+        return commit(this.c.refund({ refund }, c, now), refundWrites(id, payment));
+      }
+    }
+  }
+
+  /** A checkout's change with what it does to its payment link (the link's counters, refused when no use is left). */
+  private withLink(read: Read, p: PaymentIntent, d: Decision<PaymentIntent>, now: Date): (() => string) | string {
+    if (isRefusal(d)) return d.refused;
+    const writes: { id: string; value: Item }[] = [{ id: p.paymentIntentId, value: d.state }];
+    const use = linkUseOf(p, d.state);
+    const linkId = linkOf(p);
+    if (use && linkId) {
+      const link = this.books.read<PaymentLink>(linkId, read)!;
+      const counted = this.c.link(link, use, now);
+      if (isRefusal(counted)) return counted.refused;
+      writes.push({ id: linkId, value: counted.state });
+    }
+    return () => this.books.commit(read, writes, d.journals, now);
+  }
+
+  /** Read, decide, commit; a commit refused as stale is decided again from a fresh read (as changeVersioned does). */
+  run(cmd: Command, prepared = this.prepare(cmd)): string {
+    let next = prepared;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (typeof next === 'string') return next;
+      const outcome = next();
+      if (outcome !== 'conflict') return outcome;
+      next = this.prepare(cmd);
+    }
+    throw new Error('conflict after retries');
+  }
+}
+
+/** The refund, and its payment's counters moved by the decision's effect (the store's ADDs). */
+const refundWrites = (id: string, payment: RefundableIntent) => (s: RefundOutcome) => [
+  { id, value: s.refund },
+  {
+    id: payment.paymentIntentId,
+    value: {
+      ...payment,
+      refundReservedMinor: (payment.refundReservedMinor ?? 0) + s.effect.reservedMinor,
+      refundedMinor: payment.refundedMinor + s.effect.refundedMinor,
+    },
+  },
+];
+
+// ---------------------------------------------------------------- the reference model
+
+interface RefLink {
+  max: number;
+  held: number;
+  paid: number;
+  paidMinor: number;
+}
+interface RefPayment {
+  link: RefLink | null;
+  linkHeld: boolean;
+  kind: PaymentKind;
+  amount: number;
+  fee: number;
+  status: IntentStatus;
+  reserved: number;
+  refunded: number;
+}
+interface RefRefund {
+  payment: RefPayment;
+  amount: number;
+  status: string;
+  attempts: number;
+  outstanding: boolean;
+  expiresAt: number;
+}
+/** The reference: the money rules restated plainly, apart from the core. */
+interface Ref {
+  now: number;
+  available: number;
+  held: Record<'Withdrawal' | 'Settlement' | 'Refund', number>;
+  fees: number;
+  links: RefLink[];
+  payments: RefPayment[];
+  payouts: { amount: number; status: IntentStatus }[];
+  settlements: { amount: number; fee: number; status: string }[];
+  refunds: RefRefund[];
+}
+
+const newRef = (now: number): Ref => ({
+  now,
+  available: 0,
+  held: { Withdrawal: 0, Settlement: 0, Refund: 0 },
+  fees: 0,
+  links: [],
+  payments: [],
+  payouts: [],
+  settlements: [],
+  refunds: [],
+});
+
+/** The i-th object, counted from the end when i is negative (-1: the newest). */
+const pick = <T>(list: T[], i: number) => (list.length ? list[((i % list.length) + list.length) % list.length] : undefined);
+
+/** Applies a command to the reference; 'ok' or why it is refused ('refused' for any rule, 'balance' when short). */
+function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' {
+  switch (cmd.t) {
+    case 'advance':
+      m.now += cmd.ms;
+      return 'ok';
+    case 'link':
+      m.links.push({ max: cmd.max, held: 0, paid: 0, paidMinor: 0 });
+      return 'ok';
+    case 'pay': {
+      const fee = Math.min(feeFor(cmd.amount, { basisPoints: cmd.feeBps, fixedMinor: 0 }), cmd.amount);
+      const link = cmd.link !== null && cmd.kind !== 'deposit' ? (pick(m.links, cmd.link) ?? null) : null;
+      m.payments.push({ link, linkHeld: false, kind: cmd.kind, amount: cmd.amount, fee, status: 'Pending', reserved: 0, refunded: 0 });
+      return 'ok';
+    }
+    case 'payment': {
+      const p = pick(m.payments, cmd.i);
+      if (!p) return 'none';
+      if (p.status !== 'Pending' || (cmd.action === 'cancel' && p.kind === 'deposit')) return 'refused';
+      // A link takes at most `max` payments: an attempt holds a use from its start; paid, it stays; unpaid, it goes back.
+      const link = p.link;
+      if (cmd.action === 'start') {
+        if (!link || p.linkHeld || link.held >= link.max) return 'refused';
+        link.held++;
+        p.linkHeld = true;
+        return 'ok';
+      }
+      if (link && cmd.action === 'complete') {
+        if (!p.linkHeld && link.held >= link.max) return 'refused';
+        if (!p.linkHeld) link.held++;
+        p.linkHeld = true;
+        link.paid++;
+        link.paidMinor += p.amount;
+      }
+      if (link && cmd.action !== 'complete' && p.linkHeld) {
+        link.held--;
+        p.linkHeld = false;
+      }
+      const to = { complete: 'Completed', fail: 'Failed', cancel: 'Cancelled', expire: 'Expired' } as const;
+      p.status = to[cmd.action];
+      if (cmd.action === 'complete') {
+        m.available += p.amount - p.fee;
+        m.fees += p.fee;
+      }
+      return 'ok';
+    }
+    case 'withdraw': {
+      const need = cmd.amount + withdrawalFee.fixedMinor;
+      if (m.available < need) return 'balance';
+      m.available -= need;
+      m.held.Withdrawal += need;
+      m.payouts.push({ amount: cmd.amount, status: cmd.auto ? 'Processing' : 'Pending' });
+      return 'ok';
+    }
+    case 'payout': {
+      const p = pick(m.payouts, cmd.i);
+      if (!p) return 'none';
+      const need = p.amount + withdrawalFee.fixedMinor;
+      const release = () => {
+        m.held.Withdrawal -= need;
+        m.available += need;
+      };
+      if (cmd.action === 'approve' && p.status === 'Pending') p.status = 'Processing';
+      else if (cmd.action === 'reject' && p.status === 'Pending') {
+        p.status = 'Cancelled';
+        release();
+      } else if (cmd.action === 'complete' && p.status === 'Processing') {
+        p.status = 'Completed';
+        m.held.Withdrawal -= need;
+        m.fees += withdrawalFee.fixedMinor;
+      } else if (cmd.action === 'fail' && (p.status === 'Pending' || p.status === 'Processing')) {
+        p.status = 'Failed';
+        release();
+      } else return 'refused';
+      return 'ok';
+    }
+    case 'settle': {
+      const fee = feeFor(cmd.amount, settlementFee);
+      if (cmd.amount - fee <= 0) return 'refused';
+      if (m.available < cmd.amount) return 'balance';
+      m.available -= cmd.amount;
+      m.held.Settlement += cmd.amount;
+      m.settlements.push({ amount: cmd.amount, fee, status: 'Pending' });
+      return 'ok';
+    }
+    case 'settlement': {
+      const s = pick(m.settlements, cmd.i);
+      if (!s) return 'none';
+      const release = () => {
+        m.held.Settlement -= s.amount;
+        m.available += s.amount;
+      };
+      if (cmd.action === 'approve' && s.status === 'Pending') s.status = 'Approved';
+      else if (cmd.action === 'submit' && s.status === 'Approved') s.status = 'Processing';
+      else if (cmd.action === 'cancel' && s.status === 'Pending') {
+        s.status = 'Cancelled';
+        release();
+      } else if (cmd.action === 'complete' && s.status === 'Processing') {
+        s.status = 'Completed';
+        m.held.Settlement -= s.amount;
+        m.fees += s.fee;
+      } else if (cmd.action === 'fail' && (s.status === 'Approved' || s.status === 'Processing')) {
+        s.status = 'Failed';
+        release();
+      } else return 'refused';
+      return 'ok';
+    }
+    case 'refund': {
+      const p = pick(m.payments, cmd.i);
+      if (!p) return 'none';
+      const remaining = p.amount - p.reserved;
+      if (p.status !== 'Completed' || remaining <= 0) return 'refused';
+      // The whole remainder may be refunded whatever it is; an amount given must be at least 10.00.
+      if (cmd.amount !== null && (cmd.amount < 10_00 || cmd.amount > remaining)) return 'refused';
+      const amount = cmd.amount ?? remaining;
+      p.reserved += amount;
+      m.refunds.push({ payment: p, amount, status: 'Pending', attempts: 0, outstanding: false, expiresAt: m.now + 7 * day });
+      return 'ok';
+    }
+    case 'refundStep': {
+      const r = pick(m.refunds, cmd.i);
+      if (!r) return 'none';
+      const p = r.payment;
+      const need = r.amount + refundFeeMinor;
+      const pending = r.status === 'Pending';
+      const outstanding = r.status === 'Processing' && r.outstanding;
+      switch (cmd.action) {
+        case 'approve':
+          if (!pending || m.now >= r.expiresAt) return 'refused';
+          if (m.available < need) return 'balance';
+          m.available -= need;
+          m.held.Refund += need;
+          r.status = 'Approved';
+          return 'ok';
+        case 'reject':
+        case 'cancel':
+        case 'expire':
+          if (!pending || (cmd.action === 'expire' && m.now < r.expiresAt)) return 'refused';
+          r.status = { reject: 'Rejected', cancel: 'Cancelled', expire: 'Expired' }[cmd.action];
+          p.reserved -= r.amount;
+          return 'ok';
+        case 'attempt':
+          if (r.status !== 'Approved' && !(r.status === 'Processing' && !r.outstanding && r.attempts < 3)) return 'refused';
+          r.status = 'Processing';
+          r.attempts++;
+          r.outstanding = true;
+          return 'ok';
+        case 'complete':
+          if (!outstanding) return 'refused';
+          r.status = 'Completed';
+          r.outstanding = false;
+          m.held.Refund -= need;
+          m.fees += refundFeeMinor;
+          p.refunded += r.amount;
+          return 'ok';
+        case 'fail':
+          if (!outstanding) return 'refused';
+          r.outstanding = false;
+          if (r.attempts < 3) return 'ok';
+          r.status = 'Failed';
+          m.held.Refund -= need;
+          m.available += need;
+          p.reserved -= r.amount;
+          return 'ok';
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- the property
+
+const sameOutcome = (real: string, ref: string) =>
+  ref === 'ok' ? real === 'ok' : ref === 'none' ? real === 'none' : ref === 'balance' ? real === 'insufficient_balance' : real !== 'ok';
+
+/** The system agrees with the reference after every step, and the ledger verifier finds nothing at the end. */
+function agree(sys: System, m: Ref, label: string) {
+  const fail = (what: string, got: unknown, want: unknown) => {
+    throw new Error(`${label}: ${what} is ${JSON.stringify(got)}, the reference says ${JSON.stringify(want)}`);
+  };
+  const w = sys.books.wallet;
+  if (w.available !== m.available) fail('available', w.available, m.available);
+  for (const t of holdTypes) if (w.held[t] !== m.held[t]) fail(`held ${t}`, w.held[t], m.held[t]);
+  if (sys.books.fees() !== m.fees) fail('platform fees', sys.books.fees(), m.fees);
+  // Objects of each kind compared in the order they were created.
+  const payments = sys.books.of<RefundableIntent>('p');
+  m.payments.forEach((p, n) => {
+    const real = payments[n];
+    if (real?.status !== p.status) fail(`payment ${n} status`, real?.status, p.status);
+    if (real!.refundedMinor !== p.refunded || (real!.refundReservedMinor ?? 0) !== p.reserved)
+      fail(`payment ${n} refunded/reserved`, [real!.refundedMinor, real!.refundReservedMinor], [p.refunded, p.reserved]);
+  });
+  const links = sys.books.of<PaymentLink>('l');
+  m.links.forEach((l, n) => {
+    const real = links[n];
+    if (!real) {
+      fail(`link ${n}`, undefined, l);
+      return;
+    }
+    if (real.usesHeld !== l.held || real.paidCount !== l.paid || real.paidMinor !== l.paidMinor)
+      fail(`link ${n} uses held / paid`, [real.usesHeld, real.paidCount, real.paidMinor], [l.held, l.paid, l.paidMinor]);
+    if (real.maxPayments !== null && real.paidCount > real.maxPayments) fail(`link ${n} payments`, real.paidCount, real.maxPayments);
+  });
+  const payouts = sys.books.of<PaymentIntent>('w').map((x) => x.status);
+  const settlements = sys.books.of<Settlement>('s').map((x) => settlementStatusNames[x.status]);
+  const refunds = sys.books.of<Refund>('r').map((x) => refundStatusNames[x.status]);
+  const statuses: [string, readonly string[], string[]][] = [
+    ['payout', payouts, m.payouts.map((x) => x.status)],
+    ['settlement', settlements, m.settlements.map((x) => x.status)],
+    ['refund', refunds, m.refunds.map((x) => x.status)],
+  ];
+  for (const [kind, real, want] of statuses)
+    for (const [n, status] of want.entries()) if (real[n] !== status) fail(`${kind} ${n} status`, real[n], status);
+  for (const [kind, real, want] of [
+    ['payments', payments.length, m.payments.length],
+    ['payouts', payouts.length, m.payouts.length],
+    ['settlements', settlements.length, m.settlements.length],
+    ['refunds', refunds.length, m.refunds.length],
+  ] as const)
+    if (real !== want) fail(`the number of ${kind}`, real, want);
+}
+
+function verify(sys: System) {
+  const w = sys.books.wallet;
+  const held = holdTypes.reduce((sum, t) => sum + w.held[t], 0);
+  const wallet = { currency: 'PKR', available: w.available, held, ...Object.fromEntries(holdTypes.map((t) => [`held_${t}`, w.held[t]])) };
+  const discrepancies = checkLedger({
+    merchantId,
+    mode: 'test',
+    wallets: [wallet],
+    journals: sys.books.journals,
+    intents: [...sys.books.of<PaymentIntent>('p'), ...sys.books.of<PaymentIntent>('w')],
+    settlements: sys.books.of<Settlement>('s'),
+    refunds: sys.books.of<Refund>('r'),
+  });
+  if (discrepancies.length) throw new Error(`ledger verify: ${discrepancies.map((d) => d.message).join('; ')}`);
+}
+
+/**
+ * A command names its object as a request names an id: the index is resolved against the objects that exist
+ * before the step, so both commands of a race mean the same object whatever the other creates.
+ */
+function resolve(m: Ref, c: Command): Command {
+  const within = (n: number) => ('i' in c && n > 0 ? { ...c, i: ((c.i % n) + n) % n } : c);
+  const n = m.links.length;
+  if (c.t === 'pay') return { ...c, link: c.link !== null && n > 0 ? ((c.link % n) + n) % n : null };
+  if (c.t === 'payment' || c.t === 'refund') return within(m.payments.length);
+  if (c.t === 'payout') return within(m.payouts.length);
+  if (c.t === 'settlement') return within(m.settlements.length);
+  if (c.t === 'refundStep') return within(m.refunds.length);
+  return c;
+}
+
+/** One sequence: every step against the system and the reference; a race decides both commands on one read. */
+export function runSequence(steps: Step[], c: Core = core, conditional = true): void {
+  const sys = new System(c, conditional);
+  const m = newRef(sys.now);
+  steps.forEach((s, n) => {
+    const label = `step ${n} ${JSON.stringify(s)}`;
+    if (s.t !== 'race') {
+      s = resolve(m, s);
+      const real = sys.run(s);
+      const want = reference(m, s);
+      if (!sameOutcome(real, want)) throw new Error(`${label}: answered ${real}, the reference ${want}`);
+    } else {
+      // Both decided on the same read; a commits, then b's commit meets its stale read.
+      s = { ...s, a: resolve(m, s.a), b: resolve(m, s.b) };
+      const pa = sys.prepare(s.a);
+      const pb = sys.prepare(s.b);
+      const realA = sys.run(s.a, pa);
+      const realB = sys.run(s.b, pb);
+      // b refused on its read is ordered before a (and must be refused there too); else after a.
+      const bFirst = typeof pb === 'string';
+      const wantB = bFirst ? reference(m, s.b) : undefined;
+      const wantA = reference(m, s.a);
+      if (!sameOutcome(realA, wantA)) throw new Error(`${label}: a answered ${realA}, the reference ${wantA}`);
+      const b = wantB ?? reference(m, s.b);
+      if (!sameOutcome(realB, b)) throw new Error(`${label}: b answered ${realB}, the reference ${b}`);
+    }
+    agree(sys, m, label);
+  });
+  verify(sys);
+}
+
+/** Every refund status a sequence reaches at some step (the test shows the generated sequences reach them all). */
+export function refundStatusesReached(steps: Step[]): string[] {
+  const sys = new System(core, true);
+  const reached = new Set<string>();
+  for (const s of steps)
+    for (const c of s.t === 'race' ? [s.a, s.b] : [s]) {
+      sys.run(c);
+      for (const r of sys.books.of<Refund>('r')) reached.add(refundStatusNames[r.status]);
+    }
+  return [...reached];
+}
