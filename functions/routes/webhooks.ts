@@ -25,7 +25,8 @@ export const eventAttempts = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  // The delivery item, then its earlier attempts beside it (a Query of the event's home partition).
+  permissions: { table: 'read', secrets: [], queries: 'table' },
 } as const satisfies RouteDefinition;
 
 export const listEvents = {
@@ -36,7 +37,8 @@ export const listEvents = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], queries: 'indexes' },
+  // The feed's indexes, then one BatchGetItem joining a page's entries and delivery items (shared/store/event-feed.ts).
+  permissions: { table: 'read', secrets: [], batchGets: true, queries: 'indexes' },
 } as const satisfies RouteDefinition;
 
 export const resendEvent = {

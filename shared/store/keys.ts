@@ -35,10 +35,13 @@ import type { EventSubject } from '#shared/domain/events.ts';
  *   EventPointer  EVENTID#<eventId>                   EVENTID                           -   (an event by its id; with the event)
  *   EventFeed     EVENTFEED#<eventId>                 EVENTFEED
  *                 GSI1: EVENTS#<merchantId>#<mode>[#<shard>] / <createdAt>#<eventId>
+ *                 (the events feed; ttl 30 days; written once with the event. Entries from before the
+ *                 delivery log's version 2 also carry GSI3 below, moved on every delivery state change)
+ *   WebhookDelivery <home>                            DELIVERY#<eventId>                -   (state, rounds, latest attempt)
  *                 GSI3: EVENTS#<merchantId>#<mode>#<type>#<deliveryState>[#<shard>] / <createdAt>#<eventId>
- *                 (the events feed; ttl 30 days; moved on every delivery state change)
- *   WebhookDelivery <home>                            DELIVERY#<eventId>                -   (the event's delivery log: rounds, attempts)
+ *                 (version 2: written `pending` with the event, moved by the attempt that changes the state)
  *                 GSI2 (sparse, while retrying): WEBHOOKDUE#<shard> / <dueAt>#<eventId>
+ *   WebhookAttempt <home>                             DELIVERY#<eventId>#ATTEMPT#<n>    -   (an earlier attempt, immutable)
  *   WebhookHealth MERCHANT#<merchantId>               WEBHOOKHEALTH#<mode>#<sha256(url)> -  (a destination's failures, disabled or not)
  *   WebhookResend   <home>                            RESEND#<requestedAt>#<resendId>   -   (relayed to SQS by the stream; ttl)
  *   Settlement    SETTLEMENT#<id>                     SETTLEMENT
@@ -313,7 +316,18 @@ export const eventsOf = (subject: EventSubject) => ({ PK: eventHome(subject), SK
 
 /** Webhooks (shared/store/webhooks.ts): the delivery log lives in the event's home partition. */
 export const eventPointer = (eventId: string): Key => ({ PK: `EVENTID#${eventId}`, SK: 'EVENTID' });
-export const webhookDelivery = (subject: EventSubject, eventId: string): Key => ({ PK: eventHome(subject), SK: `DELIVERY#${eventId}` });
+export const webhookDelivery = (subject: EventSubject, eventId: string): Key => webhookDeliveryIn(eventHome(subject), eventId);
+/** The delivery item by its home partition (the events feed keeps `home`, not the subject). */
+export const webhookDeliveryIn = (home: string, eventId: string): Key => ({ PK: home, SK: `DELIVERY#${eventId}` });
+/** An attempt moved out of its delivery item by the next one (immutable; beside the delivery item). */
+export const webhookAttempt = (subject: EventSubject, eventId: string, attempt: number): Key => ({
+  PK: eventHome(subject),
+  SK: `DELIVERY#${eventId}#ATTEMPT#${String(attempt).padStart(6, '0')}`,
+});
+export const attemptsOf = (subject: EventSubject, eventId: string) => ({
+  PK: eventHome(subject),
+  SKPrefix: `DELIVERY#${eventId}#ATTEMPT#`,
+});
 export const deliveriesOfIntent = (paymentIntentId: string) => ({ PK: `TXN#${paymentIntentId}`, SKPrefix: 'DELIVERY#' });
 /**
  * The events feed (shared/store/event-feed.ts): one item per event. GSI1 lists a merchant's

@@ -8,21 +8,29 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject } from '#shared/domain/events.ts';
+import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject, type WebhookEventType } from '#shared/domain/events.ts';
 import { batchGetConsistent, db, fromItem, scanPages, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
 import { healthByDestination, healthKey, type Destination, type EndpointHealth } from './webhook-health.ts';
 import type { StoredEvent } from '#shared/domain/events.ts';
 import { queryDueIndex } from './due-index.ts';
-import { feedEntryItem, feedEntryWrite, type FeedEntry } from './event-feed.ts';
+import { feedEntryItem, feedEntryWrite, feedShard, type FeedEntry } from './event-feed.ts';
 import * as keys from './keys.ts';
 import type { Key } from './keys.ts';
 
 /**
  * The webhook delivery log (docs/access-patterns.md): an immutable pointer finds an event by its
- * id; per event, one delivery item in the transaction's partition next to the event itself, holding
- * its rounds, its outcome and its attempts (the latest 100); resend requests are table items too,
- * so the stream relays them like events (no queue access from the API). The dispatcher reads and
- * writes a whole batch at once: two DynamoDB round trips per batch of up to 10 deliveries.
+ * id; per event, one delivery item in the transaction's partition next to the event itself,
+ * holding its state, rounds and latest attempt, and each earlier attempt as an immutable item of its
+ * own beside it; resend requests are table items too, so the stream relays them like events (no
+ * queue access from the API). The dispatcher reads and writes a whole batch at once: two DynamoDB
+ * round trips per batch of up to 10 deliveries.
+ *
+ * Version 2 of the delivery item (`v: 2`, docs/scaling.md "cost per operation") is written
+ * `pending` in the transaction that commits the event, and is the events feed's index by type
+ * and delivery state (GSI3), so an attempt writes this one item of under 1 KB and its index
+ * entry (3 units when the state changes), plus the attempt it displaces (1 unit) on a later
+ * attempt. Items from before (no `v`: their whole log inline, no GSI3, the state on the feed
+ * entry) are read as they are and written as they were until their event's last attempt.
  */
 export interface EventPointer {
   eventId: string;
@@ -66,6 +74,8 @@ export interface RoundRecord {
 }
 
 export interface DeliveryRecord {
+  /** 2: written with the event, state indexed on it, the latest attempt inline (absent: from before). */
+  v?: 2;
   eventId: string;
   paymentIntentId: string | null;
   subject?: EventSubject;
@@ -78,7 +88,7 @@ export interface DeliveryRecord {
   /** The round of the latest attempt and its state. */
   roundId: string;
   state: DeliveryState;
-  lastAttemptAt: string;
+  lastAttemptAt: string | null;
   lastStatusCode: number | null;
   lastError: string | null;
   nextAttemptAt: string | null;
@@ -91,8 +101,14 @@ export interface DeliveryRecord {
   /** The first successful delivery. */
   deliveredAt: string | null;
   updatedAt: string;
-  /** The attempts, oldest first: the latest `maxLoggedAttempts` of them. */
+  /**
+   * The attempts, oldest first: the latest `maxLoggedAttempts` of them. Of a version 2 item, as the
+   * dispatcher reads it, the latest only (getDelivery reads the earlier ones too); as it writes it,
+   * the latest and the one before, which moves to an item of its own.
+   */
   log: AttemptRecord[];
+  /** Where a version 2 item is listed (its GSI3 key): the event's type and createdAt. Not stored. */
+  listedAs?: { type: WebhookEventType; createdAt: string };
 }
 
 /** Attempts kept per event (12 full rounds of 8); `attempts` still counts every one. */
@@ -122,13 +138,34 @@ export interface AttemptRecord {
 /**
  * The writes that publish an event, for the transaction that commits what caused it (the
  * transactional outbox): the outbox item in the event's home partition, which the stream relays
- * and which sits in the sweep's due index until a delivery item exists, the event's entry in
- * the events feed (`pending`), and its pointer by event id: an event the feed lists can be resent
- * and its attempts read at once (the relay writing the pointer alone left a moment in which both
- * answered 404 for an event GET /Events had just listed; the relay still writes it, the same item).
+ * and which sits in the sweep's due index until an attempt is recorded, the event's entry in the
+ * events feed, its delivery item (`pending`, version 2: the feed's index by delivery state), and
+ * its pointer by event id: an event the feed lists can be resent and its attempts read at once.
+ * The outbox item says so (`deliveryLog: 2`): the relay writes the pointer only for events
+ * committed before (pointerWritten).
  */
 export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxItem[] {
   const subject = subjectOf(addressed);
+  const pending: DeliveryRecord = {
+    v: 2,
+    eventId: addressed.eventId,
+    paymentIntentId: addressed.paymentIntentId,
+    subject,
+    merchantId: addressed.merchantId,
+    mode: addressed.mode,
+    attempts: 0,
+    rounds: {},
+    roundId: 'initial',
+    state: 'pending',
+    lastAttemptAt: null,
+    lastStatusCode: null,
+    lastError: null,
+    nextAttemptAt: null,
+    deliveredAt: null,
+    updatedAt: createdAt,
+    log: [],
+    listedAs: { type: addressed.event.type, createdAt },
+  };
   return [
     {
       Put: {
@@ -138,9 +175,10 @@ export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxIt
           // The webhook sweep checks it once the pipeline had time to deliver (shared/webhooks/sweep.ts).
           ...keys.webhookDue(addressed.eventId, outboxCheckAt(createdAt)),
           entity: 'OutboxEvent',
-          ...addressed,
-          subject,
+          ...withoutSubject(addressed),
+          ...storedSubject(addressed),
           createdAt,
+          deliveryLog: 2,
         }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
@@ -152,10 +190,28 @@ export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxIt
       type: addressed.event.type,
       createdAt,
       event: addressed.event,
+      home: keys.eventHome(subject),
     }),
+    { Put: { TableName: tableName(), Item: deliveryItem(pending), ConditionExpression: 'attribute_not_exists(PK)' } },
     { Put: { TableName: tableName(), Item: pointerItem(pointerOf({ ...addressed, eventCreatedAt: createdAt })) } },
   ];
 }
+
+/**
+ * The subject as stored on the outbox and delivery items: only when it is not the event's own
+ * transaction, which subjectOf gives without it (65 bytes that put a typical outbox item past 1 KB).
+ */
+const storedSubject = (e: { paymentIntentId: string | null; subject?: EventSubject }) => {
+  const subject = subjectOf(e);
+  return subject.kind === 'transaction' && subject.id === e.paymentIntentId ? {} : { subject };
+};
+const withoutSubject = <T extends { subject?: EventSubject }>({ subject: _s, ...rest }: T) => rest;
+
+/**
+ * Whether the pointer of a relayed outbox item still has to be written: not for events committed
+ * with it (`deliveryLog: 2`), saving the relay a write per event; yes for those from before.
+ */
+export const pointerWritten = (outboxItem: object) => (outboxItem as { deliveryLog?: unknown }).deliveryLog === 2;
 
 const pointerItem = (p: EventPointer) => toItem({ ...keys.eventPointer(p.eventId), entity: 'EventPointer', ...p });
 
@@ -210,12 +266,51 @@ export const deliveryKey = (d: EventRef) => `${keys.eventHome(subjectOf(d))}/${d
 
 const deliveryItemKey = (e: EventRef) => keys.webhookDelivery(subjectOf(e), e.eventId);
 
+/**
+ * A version 2 delivery item as stored: the record without what its latest attempt says again
+ * (lastAttemptAt, lastStatusCode, lastError), a transaction's own subject or an empty `waiting`,
+ * and with that attempt inline (`last`, without the event's ids), so the item stays under 1 KB;
+ * its GSI3 key places it in the feed by state.
+ */
+function deliveryItem(d: DeliveryRecord): Record<string, AttributeValue> {
+  const { log, listedAs, lastAttemptAt: _at, lastStatusCode: _code, lastError: _error, subject: _s, waiting, ...stored } = d;
+  const latest = log.at(-1);
+  const { eventId: _e, paymentIntentId: _p, ...last } = latest ?? ({} as AttemptRecord);
+  const shard = listedAs ? feedShard(d.merchantId, d.mode, d.eventId) : 0;
+  return toItem({
+    ...keys.webhookDelivery(subjectOf(d), d.eventId),
+    ...(listedAs ? keys.eventFeedByTypeState(d.merchantId, d.mode, listedAs.type, d.state, listedAs.createdAt, d.eventId, shard) : {}),
+    ...legacyDue(d),
+    entity: 'WebhookDelivery',
+    ...stored,
+    ...storedSubject(d),
+    ...(waiting ? { waiting } : {}),
+    ...(latest ? { last } : {}),
+  });
+}
+
+/** A delivery item as read: a version 2 item's latest attempt is its log (getDelivery adds the earlier ones). */
+function readDelivery(item: Record<string, unknown>): DeliveryRecord {
+  const d = item as unknown as DeliveryRecord & { last?: Omit<AttemptRecord, 'eventId' | 'paymentIntentId'> };
+  if (d.v !== 2) return d;
+  const { last, ...record } = d;
+  const latest = last ? { eventId: d.eventId, paymentIntentId: d.paymentIntentId, ...last } : undefined;
+  return {
+    ...record,
+    waiting: record.waiting ?? null,
+    lastAttemptAt: latest?.attemptedAt ?? null,
+    lastStatusCode: latest?.statusCode ?? null,
+    lastError: latest?.error ?? null,
+    log: latest ? [latest] : [],
+  };
+}
+
 /** The delivery items among `items`, keyed by deliveryKey (`<home>/<eventId>`). */
 function deliveriesOf(items: readonly Record<string, AttributeValue>[]): Map<string, DeliveryRecord> {
   const found = new Map<string, DeliveryRecord>();
   for (const item of items) {
     if (item.entity?.S !== 'WebhookDelivery') continue;
-    const d = fromItem<DeliveryRecord>(item);
+    const d = readDelivery(fromItem(item));
     found.set(deliveryKey(d), d);
   }
   return found;
@@ -242,7 +337,9 @@ export async function getDispatchState(
 /**
  * Access pattern: write a dispatcher batch's log, one BatchWriteItem for up to 10 deliveries: each
  * event's delivery item, replaced whole (the dispatcher read it at the start of the batch and
- * appended this attempt to its log).
+ * appended this attempt to its log). A version 2 item keeps only the new attempt inline and the
+ * one it displaces becomes an item of its own (immutable: a batch written twice writes the same
+ * items); an item from before keeps its whole log, and its feed entry follows its state (`feed`).
  */
 export async function writeDeliveries(
   deliveries: readonly DeliveryRecord[],
@@ -250,22 +347,26 @@ export async function writeDeliveries(
   now = new Date(),
 ): Promise<void> {
   await batchWrite([
-    ...deliveries.map((d) =>
-      toItem({
-        ...keys.webhookDelivery(subjectOf(d), d.eventId),
-        // In the sweep's due index only while a retry waits.
-        ...(d.state === 'retrying' && d.waiting ? keys.webhookDue(d.eventId, d.waiting.sweepAt) : {}),
-        entity: 'WebhookDelivery',
-        ...d,
-      }),
-    ),
-    // The events feed's entries whose delivery state changed (shared/store/event-feed.ts).
+    ...deliveries.flatMap((d) => {
+      if (d.v !== 2)
+        return [toItem({ ...keys.webhookDelivery(subjectOf(d), d.eventId), ...legacyDue(d), entity: 'WebhookDelivery', ...d })];
+      const displaced = d.log.slice(0, -1).slice(-1); // the previous latest attempt (one attempt per event per batch)
+      const subject = subjectOf(d);
+      return [
+        deliveryItem(d),
+        ...displaced.map((a) => toItem({ ...keys.webhookAttempt(subject, d.eventId, a.attempt), entity: 'WebhookAttempt', ...a })),
+      ];
+    }),
+    // The events feed's entries from before whose delivery state changed (shared/store/event-feed.ts).
     ...feed.flatMap((e) => {
       const item = feedEntryItem(e, now);
       return item ? [item] : [];
     }),
   ]);
 }
+
+/** In the sweep's due index only while a retry waits. */
+const legacyDue = (d: DeliveryRecord) => (d.state === 'retrying' && d.waiting ? keys.webhookDue(d.eventId, d.waiting.sweepAt) : {});
 
 /** An item of the webhook sweep's due index: an outbox event or a waiting delivery item. */
 export type WebhookDueItem =
@@ -323,19 +424,39 @@ async function queryPrefix<T>(pk: string, prefix: string): Promise<T[]> {
   return found;
 }
 
-/** Access pattern: the delivery items of a transaction's events (Query, one partition). */
+/** Access pattern: the delivery items of a transaction's events (Query, one partition), without the earlier attempts. */
 export async function listDeliveries(paymentIntentId: string): Promise<DeliveryRecord[]> {
   const k = keys.deliveriesOfIntent(paymentIntentId);
-  return queryPrefix<DeliveryRecord>(k.PK, k.SKPrefix);
+  const items = await queryPrefix<Record<string, unknown>>(k.PK, k.SKPrefix);
+  return items.filter((i) => i.entity === 'WebhookDelivery').map(readDelivery);
 }
 
-/** Access pattern: an event's delivery item with its attempts (GetItem, consistent). */
+/**
+ * Access pattern: an event's delivery item with its attempts, the latest `maxLoggedAttempts`
+ * (GetItem, consistent; and for a version 2 item a Query of its earlier attempts, newest first).
+ */
 export async function getDelivery(about: EventSubject | string, eventId: string): Promise<DeliveryRecord | undefined> {
   const subject: EventSubject = typeof about === 'string' ? { kind: 'transaction', id: about } : about; // a string: a transaction's id
   const out = await db().send(
     new GetItemCommand({ TableName: tableName(), Key: toItem(keys.webhookDelivery(subject, eventId)), ConsistentRead: true }),
   );
-  return out.Item ? fromItem<DeliveryRecord>(out.Item) : undefined;
+  if (!out.Item) return undefined;
+  const delivery = readDelivery(fromItem(out.Item));
+  if (delivery.v !== 2 || delivery.attempts <= 1) return delivery;
+  const k = keys.attemptsOf(subject, eventId);
+  const earlier = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
+      ConsistentRead: true,
+      ScanIndexForward: false,
+      Limit: maxLoggedAttempts - 1,
+    }),
+  );
+  const older = (earlier.Items ?? []).map((i) => fromItem<AttemptRecord & { PK?: string; SK?: string; entity?: string }>(i));
+  const attempts = older.map(({ PK: _pk, SK: _sk, entity: _e, ...a }) => a as AttemptRecord).reverse();
+  return { ...delivery, log: [...attempts, ...delivery.log] };
 }
 
 export interface ResendRequest extends AddressedEvent {

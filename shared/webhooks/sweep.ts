@@ -6,6 +6,7 @@ import {
   pointerOf,
   moveWebhookDue,
   putEventPointers,
+  pointerWritten,
   sweepGraceSeconds,
   type WebhookDueItem,
 } from '#shared/store/webhooks.ts';
@@ -20,7 +21,8 @@ import { publish } from './queue.ts';
  * - Every outbox event enters the due index when committed, due `sweepGraceSeconds` later. If by
  *   then no delivery item exists (a lost stream batch, a lost queue message, a crash in between),
  *   its message is sent again (same event id; receivers dedupe) and it is looked at again a grace
- *   period later; once a delivery item exists it leaves the index.
+ *   period later; once its delivery item records an attempt it leaves the index (the item itself
+ *   is written `pending`, with no attempt, in the transaction that commits the event).
  * - A delivery item waiting for a retry is in the index with its message: a parked retry (over
  *   15 min) at its nextAttemptAt, a retry waiting on the queue a grace period after it (its
  *   message was lost if no attempt has replaced the entry by then). Either way the sweep sends the
@@ -50,7 +52,8 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
 
   const toSend: { item: WebhookDueItem; message: DeliveryMessage; delaySeconds: number }[] = [];
   for (const item of outbox) {
-    if (delivered.has(deliveryKey(item))) {
+    // Attempted: a delivery item with an attempt (one written `pending` with the event has none yet).
+    if ((delivered.get(deliveryKey(item))?.attempts ?? 0) > 0) {
       if (await moveWebhookDue(item, null)) result.settled++;
       continue;
     }
@@ -68,9 +71,12 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
   }
   if (toSend.length === 0) return result;
 
-  // An event the relay never saw has no pointer yet: write it first (idempotent), as the relay does.
+  // An event the relay never saw, committed before its pointer was part of the commit, has no
+  // pointer yet: write it first (idempotent), as the relay does.
   await putEventPointers(
-    toSend.filter((s) => s.item.entity === 'OutboxEvent' && s.message.roundId === initialRound).map(({ message }) => pointerOf(message)),
+    toSend
+      .filter((s) => s.item.entity === 'OutboxEvent' && s.message.roundId === initialRound && !pointerWritten(s.item))
+      .map(({ message }) => pointerOf(message)),
   );
   const failed = new Set(await publish(toSend.map((s, i) => ({ id: String(i), message: s.message, delaySeconds: s.delaySeconds }))));
   await Promise.all(
