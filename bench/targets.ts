@@ -24,6 +24,9 @@ export const targets = {
  * bundles, says where their bytes go.
  */
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
+  // Issue 40: the delivery log's version 2 (the delivery item committed with each event, the feed joined with it at
+  // read time: +0.3-1.8 kB where events are committed or listed) and each row's readPartitions (about 0.1 kB) put
+  // checkoutWallet over 300 kB (300.6) and grew the others below by as much.
   // Issue 39 grew the Lambdas that load live adapters by 0.6-3 kB (the secret's per-provider check, JazzCash's path
   // families and card settings, the receiver-CNIC rule of payouts): deposit, withdraw, dashboard refunds, links and
   // payouts, the due sweeper.
@@ -34,11 +37,11 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // that names an orderRef's characters at fault and the missing signature's recipe.
   // A charge request the provider left unanswered, recorded and settled by the inquiry (+0.2-0.5 kB in deposit,
   // checkoutCard and dueSweeper: settledStatus, unansweredCharge).
-  deposit: 312_000,
+  deposit: 312_100,
   // withdraw: +400 bytes for the payment link's use taken, given back or counted with a checkout's status change.
   // Issue 41 (+0.7 kB here and in the dashboard areas below that place holds): a hold refused under contention is
   // retried with backoff and answered 409 concurrent_update unless a fresh read shows the wallet short.
-  withdraw: 335_600,
+  withdraw: 336_000,
   // The dashboard's areas (functions/dashboard/routes.ts; one Lambda for all of them was 571 kB): each
   // bundles its own services and views over the 245 kB every dashboard page carries (the AWS SDK, the
   // logger and metrics, the page frame). Links: the QR encoder that draws a link's code inline (23 kB);
@@ -49,27 +52,29 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   // Issue 38 added to every page's frame the phone menu (a <details> with its CSS) and the sign-in page's way back
   // without the authenticator (+0.5-0.7 kB each); links also the link's use rules, settlements the bank-code check's
   // message. Payments and exports went just over 300 kB with it.
-  dashboardPayments: 301_300,
+  dashboardPayments: 303_200,
   // Issue 39's bank transfer file rail (a live payout to a bank, a live settlement) in payouts, settlements and the due
   // sweeper that asks its lines' state (+3-7 kB); issue 38's payment-link use taken when a card pays in checkoutCard.
-  checkoutCard: 302_900,
-  dashboardExports: 301_100,
-  dashboardRefunds: 326_600,
+  checkoutCard: 303_700,
+  checkoutWallet: 300_700,
+  dashboardExports: 301_800,
+  dashboardRefunds: 327_300,
   dashboardLinks: 317_400,
   dashboardPayouts: 346_400,
   // Settlements: a settlement's movements carry their running balance from the nearer balance checkpoint (issue 28).
   dashboardSettlements: 337_800, // issue 38: the missing-signature problem with its recipe (+50 bytes)
-  dashboardDevelopers: 336_300,
+  dashboardDevelopers: 338_100,
   // Balance: the statements page and CSV, whose month to date reads today's journals with the live wallet (issue 38; 300.05 kB).
-  dashboardBalance: 302_400,
+  dashboardBalance: 302_800,
   // Issue 27's daily-volume aggregate, issue 29's payout codes and issue 28's settlement cut-off that
   // every journal posting checks (with the automatic settlement's hold that moves it); issue 28: the large
   // settlement breakdowns it sums a step at a time (311.4 kB measured); issue 39: the bank transfer file rails (315.5 kB).
   // settlement breakdowns it sums a step at a time (311.4 kB measured).
-  dueSweeper: 323_000,
+  dueSweeper: 323_700,
 };
 /**
  * The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). 274.7 kB
- * measured after the dashboard became nine Lambdas of 275-333 kB (the one 571 kB Lambda counted once).
+ * measured after the dashboard became nine Lambdas of 275-333 kB (the one 571 kB Lambda counted once); 278.4 kB
+ * with issue 40's read grants by partition (each row's readPartitions) and the delivery log's version 2.
  */
-export const medianBundleBudget = 278_000;
+export const medianBundleBudget = 278_600;

@@ -14,7 +14,13 @@ export const transactionEvents = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], batchGets: true, queries: 'table' },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'intent', 'orderRef', 'refund', 'settlement', 'transactionReference'],
+    table: 'read',
+    secrets: [],
+    batchGets: true,
+    queries: 'table',
+  },
 } as const satisfies RouteDefinition;
 
 export const eventAttempts = {
@@ -26,7 +32,12 @@ export const eventAttempts = {
   scope: 'read',
   signature: false,
   // The delivery item, then its earlier attempts beside it (a Query of the event's home partition).
-  permissions: { table: 'read', secrets: [], queries: 'table' },
+  permissions: {
+    readPartitions: ['apiKey', 'eventPointer', 'idempotency', 'intent', 'refund', 'settlement'],
+    table: 'read',
+    secrets: [],
+    queries: 'table',
+  },
 } as const satisfies RouteDefinition;
 
 export const listEvents = {
@@ -38,7 +49,13 @@ export const listEvents = {
   scope: 'read',
   signature: false,
   // The feed's indexes, then one BatchGetItem joining a page's entries and delivery items (shared/store/event-feed.ts).
-  permissions: { table: 'read', secrets: [], batchGets: true, queries: 'indexes' },
+  permissions: {
+    readPartitions: ['apiKey', 'eventFeed', 'idempotency', 'merchant'],
+    table: 'read',
+    secrets: [],
+    batchGets: true,
+    queries: 'indexes',
+  },
 } as const satisfies RouteDefinition;
 
 export const resendEvent = {
@@ -51,6 +68,7 @@ export const resendEvent = {
   signature: 'ifPresent', // no body needed; a body that carries `signature` is checked (docs/merchant-guide.md, Signing a request body)
   // A resend request in the event's home partition (its subject's), the hourly quota, the Idempotency-Key record.
   permissions: {
+    readPartitions: ['apiKey', 'eventPointer', 'idempotency', 'intent', 'merchant', 'quota', 'refund', 'settlement'],
     table: 'readWrite',
     secrets: ['masterKey'],
     writePartitions: ['idempotency', 'intent', 'refund', 'settlement', 'quota', 'merchant'],

@@ -112,7 +112,8 @@ const loaderModules = ['shared/crypto/seal.ts', 'shared/providers/live/index.ts'
  */
 export function partitionsBuilt(code: string): Set<string> {
   const found = new Set<string>();
-  for (const [, prefix] of code.matchAll(/\bPK: `([A-Z_]+#)/g)) found.add(prefix!);
+  // One literal segment (not the first of two: BANKFILE#LINE#<ref> is the lines' family, below, not BANKFILE#).
+  for (const [, prefix] of code.matchAll(/\bPK: `([A-Z_]+#)(?![A-Z_]+#\$\{)/g)) found.add(prefix!);
   // A family named by two literal segments (BANKFILE#LINE#: the lines, apart from the operator's batches and audit).
   for (const [, prefix] of code.matchAll(/\bPK: `([A-Z_]+#[A-Z_]+#)\$\{/g)) found.add(prefix!);
   if (/\bmerchantShardPK\d* = /.test(code)) found.add('MERCHANT#');
