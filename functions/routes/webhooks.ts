@@ -50,7 +50,7 @@ export const listEvents = {
   signature: false,
   // The feed's indexes, then one BatchGetItem joining a page's entries and delivery items (shared/store/event-feed.ts).
   permissions: {
-    readPartitions: ['apiKey', 'eventFeed', 'idempotency', 'merchant'],
+    readPartitions: ['apiKey', 'eventFeed', 'idempotency', 'intent', 'merchant', 'refund', 'settlement'],
     table: 'read',
     secrets: [],
     batchGets: true,
