@@ -176,9 +176,11 @@ export async function pageEventFeed(
  * until one exists), GSI3 gives delivery items (whose entries hold the envelopes) and entries from before.
  */
 async function joinStates(found: readonly Record<string, unknown>[]): Promise<FeedEntry[]> {
+  // A delivery item's event id is its sort key's (`DELIVERY#<eventId>`; version 2 items do not repeat it).
+  const idOf = (i: Record<string, unknown>) => String(i.eventId ?? String(i.SK).slice('DELIVERY#'.length));
   const wanted = found.flatMap((i) =>
     i.entity === 'WebhookDelivery'
-      ? [keys.eventFeed(String(i.eventId))]
+      ? [keys.eventFeed(idOf(i))]
       : i.deliveryState === undefined && typeof i.home === 'string'
         ? [keys.webhookDeliveryIn(i.home, String(i.eventId))]
         : [],
@@ -186,12 +188,12 @@ async function joinStates(found: readonly Record<string, unknown>[]): Promise<Fe
   const joined = new Map<string, Record<string, unknown>>();
   for (const raw of wanted.length ? await batchGetConsistent(wanted) : []) {
     const item = fromItem<Record<string, unknown>>(raw);
-    joined.set(`${String(item.entity)}/${String(item.eventId)}`, item);
+    joined.set(`${String(item.entity)}/${idOf(item)}`, item);
   }
   return found.flatMap((i) => {
     if (i.entity !== 'WebhookDelivery')
       return [strip(i, (joined.get(`WebhookDelivery/${String(i.eventId)}`)?.state as DeliveryState | undefined) ?? 'pending')];
-    const entry = joined.get(`EventFeed/${String(i.eventId)}`);
+    const entry = joined.get(`EventFeed/${idOf(i)}`);
     return entry ? [strip(entry, i.state as DeliveryState)] : []; // an entry gone (past retention) is not listed
   });
 }

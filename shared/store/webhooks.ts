@@ -97,7 +97,12 @@ export interface DeliveryRecord {
    * nextAttemptAt for a parked retry (no message on the queue), a grace period later for a retry
    * waiting on the queue as a delayed message (in case that message is lost).
    */
-  waiting?: { message: WaitingMessage; sweepAt: string } | null;
+  waiting?: {
+    /** The message itself: kept by items from before; a version 2 item keeps `eventCreatedAt` instead (outboxMessages). */
+    message?: WaitingMessage;
+    eventCreatedAt?: string;
+    sweepAt: string;
+  } | null;
   /** The first successful delivery. */
   deliveredAt: string | null;
   updatedAt: string;
@@ -268,12 +273,15 @@ const deliveryItemKey = (e: EventRef) => keys.webhookDelivery(subjectOf(e), e.ev
 
 /**
  * A version 2 delivery item as stored: the record without what its latest attempt says again
- * (lastAttemptAt, lastStatusCode, lastError), a transaction's own subject or an empty `waiting`,
- * and with that attempt inline (`last`, without the event's ids), so the item stays under 1 KB;
+ * (lastAttemptAt, lastStatusCode, lastError), a transaction's own subject, an empty `waiting` or a
+ * waiting retry's message, and with that attempt inline (`last`, without the event's ids), so the item stays under 1 KB;
  * its GSI3 key places it in the feed by state.
  */
 function deliveryItem(d: DeliveryRecord): Record<string, AttributeValue> {
-  const { log, listedAs, lastAttemptAt: _at, lastStatusCode: _code, lastError: _error, subject: _s, waiting, ...stored } = d;
+  const { log, listedAs, lastAttemptAt: _at, lastStatusCode: _code, lastError: _error, subject: _s, waiting, ...rest } = d;
+  // What its keys say again: the event id (SK), a transaction's own id (PK, when no other subject is stored), no delivery yet.
+  const { eventId: _id, paymentIntentId, deliveredAt, ...stored } = rest;
+  const ownTransaction = Object.keys(storedSubject(d)).length === 0;
   const latest = log.at(-1);
   const { eventId: _e, paymentIntentId: _p, ...last } = latest ?? ({} as AttemptRecord);
   const shard = listedAs ? feedShard(d.merchantId, d.mode, d.eventId) : 0;
@@ -283,27 +291,42 @@ function deliveryItem(d: DeliveryRecord): Record<string, AttributeValue> {
     ...legacyDue(d),
     entity: 'WebhookDelivery',
     ...stored,
+    ...(ownTransaction ? {} : { paymentIntentId }),
+    ...(deliveredAt ? { deliveredAt } : {}),
     ...storedSubject(d),
-    ...(waiting ? { waiting } : {}),
+    // Not the message (the envelope, about 1 KB): the sweep rebuilds it from the outbox item (outboxMessages), whose
+    // createdAt GSI3SK holds.
+    ...(waiting ? { waiting: { sweepAt: waiting.sweepAt } } : {}),
     ...(latest ? { last } : {}),
   });
 }
 
 /** A delivery item as read: a version 2 item's latest attempt is its log (getDelivery adds the earlier ones). */
 function readDelivery(item: Record<string, unknown>): DeliveryRecord {
-  const d = item as unknown as DeliveryRecord & { last?: Omit<AttemptRecord, 'eventId' | 'paymentIntentId'> };
-  if (d.v !== 2) return d;
+  type Stored = DeliveryRecord & { last?: Omit<AttemptRecord, 'eventId' | 'paymentIntentId'>; PK: string; SK: string; GSI3SK?: string };
+  const raw = item as unknown as Stored;
+  if (raw.v !== 2) return raw;
+  const d = {
+    ...raw,
+    eventId: raw.eventId ?? eventIdOf(raw),
+    paymentIntentId: raw.paymentIntentId ?? (raw.subject ? null : raw.PK.slice('TXN#'.length)),
+    deliveredAt: raw.deliveredAt ?? null,
+  };
   const { last, ...record } = d;
   const latest = last ? { eventId: d.eventId, paymentIntentId: d.paymentIntentId, ...last } : undefined;
+  const eventCreatedAt = raw.GSI3SK?.split('#')[0]; // `<createdAt>#<eventId>`
   return {
     ...record,
-    waiting: record.waiting ?? null,
+    waiting: record.waiting ? { ...record.waiting, ...(eventCreatedAt ? { eventCreatedAt } : {}) } : null,
     lastAttemptAt: latest?.attemptedAt ?? null,
     lastStatusCode: latest?.statusCode ?? null,
     lastError: latest?.error ?? null,
     log: latest ? [latest] : [],
   };
 }
+
+/** A version 2 delivery item's event id: its sort key's (`DELIVERY#<eventId>`). */
+const eventIdOf = (item: { SK: string }) => item.SK.slice('DELIVERY#'.length);
 
 /** The delivery items among `items`, keyed by deliveryKey (`<home>/<eventId>`). */
 function deliveriesOf(items: readonly Record<string, AttributeValue>[]): Map<string, DeliveryRecord> {
@@ -368,6 +391,25 @@ export async function writeDeliveries(
 /** In the sweep's due index only while a retry waits. */
 const legacyDue = (d: DeliveryRecord) => (d.state === 'retrying' && d.waiting ? keys.webhookDue(d.eventId, d.waiting.sweepAt) : {});
 
+/**
+ * Access pattern: the messages of waiting version 2 delivery items, rebuilt from their outbox items
+ * (one BatchGetItem per 100, consistent): the envelope and callbackUrl as committed, in the round
+ * that waits (a resend's and a redrive's message carry the same event). Keyed by deliveryKey.
+ */
+export async function outboxMessages(
+  waiting: readonly (DeliveryRecord & { waiting: { eventCreatedAt?: string } })[],
+): Promise<Map<string, Record<string, unknown>>> {
+  const wanted = waiting.flatMap((d) =>
+    d.waiting.eventCreatedAt ? [keys.outboxEvent(subjectOf(d), d.waiting.eventCreatedAt, d.eventId)] : [],
+  );
+  const found = new Map<string, Record<string, unknown>>();
+  for (const raw of wanted.length ? await batchGetConsistent(wanted) : []) {
+    const item = fromItem<Record<string, unknown> & EventRef>(raw);
+    found.set(deliveryKey(item), item);
+  }
+  return found;
+}
+
 /** An item of the webhook sweep's due index: an outbox event or a waiting delivery item. */
 export type WebhookDueItem =
   | ({ entity: 'OutboxEvent'; PK: string; SK: string; GSI2SK: string; createdAt: string } & AddressedEvent)
@@ -375,7 +417,9 @@ export type WebhookDueItem =
 
 /** Access pattern: what the webhook sweep must look at by `now` (GSI2 query per shard, oldest first, bounded). */
 export async function listWebhookDue(now: Date, limitPerShard = 200): Promise<WebhookDueItem[]> {
-  return (await queryDueIndex(keys.webhookDueShards(), now, limitPerShard)) as unknown as WebhookDueItem[];
+  const items = (await queryDueIndex(keys.webhookDueShards(), now, limitPerShard)) as unknown as Record<string, unknown>[];
+  // A delivery item as readDelivery gives it (a version 2 item's ids from its keys), its keys kept.
+  return items.map((i) => (i.entity === 'WebhookDelivery' ? readDelivery(i) : i)) as unknown as WebhookDueItem[];
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   listWebhookDue,
   pointerOf,
   moveWebhookDue,
+  outboxMessages,
   putEventPointers,
   pointerWritten,
   sweepGraceSeconds,
@@ -23,7 +24,8 @@ import { publish } from './queue.ts';
  *   its message is sent again (same event id; receivers dedupe) and it is looked at again a grace
  *   period later; once its delivery item records an attempt it leaves the index (the item itself
  *   is written `pending`, with no attempt, in the transaction that commits the event).
- * - A delivery item waiting for a retry is in the index with its message: a parked retry (over
+ * - A delivery item waiting for a retry is in the index (with its message, or for a version 2 item
+ *   the outbox item's createdAt, from which the message is rebuilt): a parked retry (over
  *   15 min) at its nextAttemptAt, a retry waiting on the queue a grace period after it (its
  *   message was lost if no attempt has replaced the entry by then). Either way the sweep sends the
  *   message, delayed until nextAttemptAt if that is still ahead.
@@ -60,6 +62,12 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
     const message = messageFromItem(item as unknown as Record<string, unknown>);
     if (message) toSend.push({ item, message, delaySeconds: 0 });
   }
+  // A version 2 item keeps no message while it waits: its outbox item gives it (the same event, the round that waits).
+  const rebuilt = await outboxMessages(
+    waiting.filter(
+      (i): i is typeof i & { waiting: NonNullable<typeof i.waiting> } => i.state === 'retrying' && !!i.waiting && !i.waiting.message,
+    ),
+  );
   for (const item of waiting) {
     if (item.state !== 'retrying' || !item.waiting) {
       await moveWebhookDue(item, null);
@@ -67,7 +75,14 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
     }
     const ahead = item.nextAttemptAt ? Math.ceil((Date.parse(item.nextAttemptAt) - now.getTime()) / 1000) : 0;
     if (ahead > maxQueueDelaySeconds) continue; // a look ahead never sends an attempt early
-    toSend.push({ item, message: item.waiting.message as DeliveryMessage, delaySeconds: Math.max(0, ahead) });
+    const outbox = item.waiting.message ? undefined : rebuilt.get(deliveryKey(item));
+    const fromOutbox = outbox ? messageFromItem(outbox) : undefined;
+    const message = item.waiting.message ?? (fromOutbox ? { ...fromOutbox, roundId: item.roundId } : undefined);
+    if (!message) {
+      logger.error('webhook sweep: a waiting retry without its outbox event', { eventId: item.eventId });
+      continue;
+    }
+    toSend.push({ item, message: message as DeliveryMessage, delaySeconds: Math.max(0, ahead) });
   }
   if (toSend.length === 0) return result;
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { approveRefund } from '#shared/services/refunds.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
-import { db, fromItem, tableName, toItem, toValues } from '#shared/store/client.ts';
+import { captureConsumedCapacity, db, fromItem, tableName, toItem, toValues } from '#shared/store/client.ts';
 import { feedEntryItem, pageEventFeed } from '#shared/store/event-feed.ts';
 import * as keys from '#shared/store/keys.ts';
 import { listEvents } from '#shared/store/intents.ts';
@@ -244,11 +244,29 @@ describe('events feed', { timeout: 60_000 }, () => {
       expect(ids((await feed(m, '?deliveryState=pending')).json.items)).toEqual([event!.eventId]);
 
       const message = messageFromItem({ ...event!, entity: 'OutboxEvent' })!;
-      expect(await dispatch(message, ports)).toMatchObject({ kind: 'retry', attempt: 1 });
+      // What each attempt's write costs (DynamoDB Local's ReturnConsumedCapacity: table and indexes).
+      const units: number[] = [];
+      const attempt = async () => {
+        let written = 0;
+        const stop = captureConsumedCapacity((r) => {
+          if (r.command === 'BatchWriteItem') written += r.consumed.reduce((a, c) => a + (c.CapacityUnits ?? 0), 0);
+        });
+        try {
+          return await dispatch(message, ports);
+        } finally {
+          stop();
+          units.push(written);
+        }
+      };
+      expect(await attempt()).toMatchObject({ kind: 'retry', attempt: 1 });
       expect(ids((await feed(m, '?deliveryState=retrying')).json.items)).toEqual([event!.eventId]);
       expect((await feed(m, '?deliveryState=pending')).json.items).toEqual([]);
-      expect(await dispatch(message, ports)).toMatchObject({ kind: 'retry', attempt: 2 });
-      expect(await dispatch(message, ports)).toMatchObject({ kind: 'delivered', attempt: 3 });
+      expect(await attempt()).toMatchObject({ kind: 'retry', attempt: 2 });
+      expect(await attempt()).toMatchObject({ kind: 'delivered', attempt: 3 });
+      // Each under 1 KB: a first failure writes the item (1), moves its state entry (2) and enters the due index (1); a
+      // retry also puts the attempt it displaces (1) and moves its due entry (2) or leaves the index (1).
+      expect(units[0]).toBeLessThanOrEqual(4);
+      expect(units.slice(1).every((u) => u <= 5)).toBe(true);
 
       // The item holds the latest attempt only; the two before it are items of their own.
       const item = await read();
