@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
 import { getDelivery, sweepGraceSeconds } from '#shared/store/webhooks.ts';
