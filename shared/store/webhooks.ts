@@ -361,25 +361,32 @@ export async function getDispatchState(
  * Access pattern: write a dispatcher batch's log, one BatchWriteItem for up to 10 deliveries: each
  * event's delivery item, replaced whole (the dispatcher read it at the start of the batch and
  * appended this attempt to its log). A version 2 item keeps only the new attempt inline and the
- * one it displaces becomes an item of its own (immutable: a batch written twice writes the same
- * items); an item from before keeps its whole log, and its feed entry follows its state (`feed`).
+ * one it displaces becomes an item of its own, written before it (immutable: a batch written twice
+ * writes the same items); an item from before keeps its whole log, and its feed entry follows its
+ * state (`feed`).
  */
 export async function writeDeliveries(
   deliveries: readonly DeliveryRecord[],
   feed: readonly FeedEntry[] = [],
   now = new Date(),
 ): Promise<void> {
+  // The attempts a version 2 item's new one displaces go first (a BatchWriteItem of their own, on a retry only), so a
+  // reader never sees the new attempt on the item without the one before it among the earlier attempts.
+  const displaced = deliveries.flatMap((d) =>
+    d.v === 2
+      ? d.log
+          .slice(0, -1)
+          .slice(-1) // the previous latest attempt (one attempt per event per batch)
+          .map((a) => toItem({ ...keys.webhookAttempt(subjectOf(d), d.eventId, a.attempt), entity: 'WebhookAttempt', ...a }))
+      : [],
+  );
+  if (displaced.length) await batchWrite(displaced);
   await batchWrite([
-    ...deliveries.flatMap((d) => {
-      if (d.v !== 2)
-        return [toItem({ ...keys.webhookDelivery(subjectOf(d), d.eventId), ...legacyDue(d), entity: 'WebhookDelivery', ...d })];
-      const displaced = d.log.slice(0, -1).slice(-1); // the previous latest attempt (one attempt per event per batch)
-      const subject = subjectOf(d);
-      return [
-        deliveryItem(d),
-        ...displaced.map((a) => toItem({ ...keys.webhookAttempt(subject, d.eventId, a.attempt), entity: 'WebhookAttempt', ...a })),
-      ];
-    }),
+    ...deliveries.map((d) =>
+      d.v === 2
+        ? deliveryItem(d)
+        : toItem({ ...keys.webhookDelivery(subjectOf(d), d.eventId), ...legacyDue(d), entity: 'WebhookDelivery', ...d }),
+    ),
     // The events feed's entries from before whose delivery state changed (shared/store/event-feed.ts).
     ...feed.flatMap((e) => {
       const item = feedEntryItem(e, now);
