@@ -156,10 +156,14 @@ export class Attributor {
         out.push({ where, key, weight: 1 });
         break;
       }
-      case 'BatchGetItem':
+      case 'BatchGetItem': {
+        // The units are the found items' (DynamoDB Local bills nothing for a key it did not find):
+        // a destination's health item read with a batch's deliveries is not there while it stays healthy.
+        const found = record.found?.length ? new Set(record.found) : undefined;
         for (const request of Object.values(input.RequestItems ?? {}) as { Keys: Record<string, AttributeValue>[] }[])
-          for (const k of request.Keys) keyOnly(k);
+          for (const k of request.Keys) if (!found || found.has(`${str(k.PK)}|${str(k.SK)}`)) keyOnly(k);
         break;
+      }
       case 'TransactGetItems':
         for (const t of input.TransactItems ?? []) keyOnly(t.Get.Key);
         break;

@@ -27,8 +27,7 @@ export const targets = {
  * hosted pages' stylesheet, the bank list and the signing problems left the dashboard's Lambdas) and checkoutWallet.
  */
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
-  // The API functions that check a callbackUrl no longer carry ipaddr.js (the address rule is on node:net's BlockList).
-  // deposit: the live wallet adapters (JazzCash, Easypaisa, the secret's per-provider check) over the HTTP pipeline and zod.
+  // deposit: ipaddr.js (13 kB, the callbackUrl address rule), the live wallet adapters (JazzCash, Easypaisa, the secret's per-provider check) over the HTTP pipeline and zod.
   deposit: 305_000,
   // withdraw: the payout domain, bank codes and the live payout rails (JazzCash, the bank transfer file).
   withdraw: 323_500,

@@ -6,6 +6,7 @@
 import type { SecretName } from '#functions/routes.ts';
 import type { PartitionFamily } from '#shared/http/route.ts';
 import { relayedEntities } from '#shared/webhooks/messages.ts';
+import { healthAttributes } from '#shared/domain/event-types.ts';
 
 export type JobTrigger =
   /** AWS: an EventBridge rate rule (1 minute at the least); locally a timer of `everySeconds`. */
@@ -38,6 +39,13 @@ export interface Job {
     readonly queries?: 'table' | 'indexes' | 'tableAndIndexes';
     /** The partition families its writes reach (IAM dynamodb:LeadingKeys; never an API key's): its code's, checked by code-grants. */
     readonly writePartitions?: readonly PartitionFamily[];
+    /**
+     * Its UpdateItem apart from its other writes: on these families only and, with `attributes`, naming no attribute
+     * but the key and those (dynamodb:Attributes, ReturnValues NONE): the items it updates but does not own.
+     */
+    readonly updates?: { readonly partitions: readonly PartitionFamily[]; readonly attributes?: readonly string[] };
+    /** The partition families its item reads and table queries reach (dynamodb:LeadingKeys): its code's, checked by code-grants. */
+    readonly readPartitions?: readonly PartitionFamily[];
     readonly secrets: readonly SecretName[];
     readonly webhookQueue?: 'send';
     readonly deadLetterQueue?: 'send';
@@ -59,6 +67,21 @@ export const jobs = {
     permissions: {
       table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
       queries: 'tableAndIndexes',
+      readPartitions: [
+        'approvals',
+        'bankFileLine',
+        'eventFeed',
+        'eventPointer',
+        'intent',
+        'merchant',
+        'paymentLink',
+        'refund',
+        'sandboxReceipt',
+        'settlement',
+      ],
+      // Updates of what it moves on: intents, settlements, refunds, wallets and journals, links' uses, approvals, bank
+      // file lines; an event's feed entry and pointer and a sandbox receipt are only ever put.
+      updates: { partitions: ['intent', 'settlement', 'refund', 'merchant', 'paymentLink', 'approvals', 'bankFileLine'] },
       // Intents, settlements, refunds (with their events), wallets and journals, links' uses, approvals, sandbox receipts.
       writePartitions: [
         'intent',
@@ -98,8 +121,12 @@ export const jobs = {
     // webhook queue (sendDelayed), the last failed one to the dead-letter queue.
     permissions: {
       table: ['GetItem', 'BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
-      // The delivery log in the event's home (its subject's partition), the feed entry's state, a destination's health.
-      writePartitions: ['intent', 'refund', 'settlement', 'eventFeed', 'merchant'],
+      readPartitions: ['eventFeed', 'intent', 'merchant', 'refund', 'settlement'],
+      // The delivery log in the event's home (its subject's partition), the feed entry's state of an event from before.
+      writePartitions: ['intent', 'refund', 'settlement', 'eventFeed'],
+      // A destination's health (shared/store/webhook-health.ts recordAttempts): an item in the merchant's partition,
+      // beside its wallet and profile, so its update names the health attributes only.
+      updates: { partitions: ['merchant'], attributes: healthAttributes },
       webhookQueue: 'send',
       deadLetterQueue: 'send',
       secrets: ['masterKey'],
@@ -111,7 +138,7 @@ export const jobs = {
     id: 'ledgerVerify',
     handler: 'functions/jobs/ledger-verify.ts',
     trigger: { kind: 'schedule', everySeconds: 3600 },
-    permissions: { table: ['GetItem'], queries: 'tableAndIndexes', secrets: [] },
+    permissions: { table: ['GetItem'], queries: 'tableAndIndexes', readPartitions: ['merchant', 'refund'], secrets: [] },
     timeoutSeconds: 300,
     summary: 'Hourly ledger verification of the ledgers whose wallets changed (docs/ledger-verification.md); emits LedgerDiscrepancies.',
   },
@@ -121,7 +148,13 @@ export const jobs = {
     trigger: { kind: 'schedule', everySeconds: 86400 },
     // PutItem: the day's balance checkpoints (written once, conditional), each checked against the wallet's
     // TransactGetItems snapshot (GetItem), never a batch read.
-    permissions: { table: ['GetItem', 'PutItem'], queries: 'tableAndIndexes', writePartitions: ['merchant'], secrets: [] },
+    permissions: {
+      table: ['GetItem', 'PutItem'],
+      queries: 'tableAndIndexes',
+      readPartitions: ['merchant', 'refund'],
+      writePartitions: ['merchant'],
+      secrets: [],
+    },
     timeoutSeconds: 900,
     summary:
       'Daily full ledger verification: every wallet, journal, payment, settlement and ' +
@@ -135,8 +168,11 @@ export const jobs = {
     permissions: {
       table: ['BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
       queries: 'indexes',
-      // Due entries of events in their homes (the subject's partition), event pointers.
-      writePartitions: ['intent', 'refund', 'settlement', 'eventPointer'],
+      readPartitions: ['eventPointer', 'intent', 'refund', 'settlement'],
+      // Event pointers; the due entries of outbox and delivery items in their homes (the subject's partition): an
+      // update naming the due index's keys only (moveWebhookDue).
+      writePartitions: ['eventPointer'],
+      updates: { partitions: ['intent', 'refund', 'settlement'], attributes: ['GSI2PK', 'GSI2SK'] },
       webhookQueue: 'send',
       secrets: [],
     },

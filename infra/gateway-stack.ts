@@ -29,6 +29,7 @@ import { routeList, type Route, type SecretName } from '#functions/routes.ts';
 import { HttpProblem, problemFor, problems } from '#shared/http/problem.ts';
 import { NotFoundError } from '#shared/domain/errors.ts';
 import { defaultRateLimits, perIpPaths, type RateLimits } from '#shared/http/rate-limits.ts';
+import { partitionPrefixes } from '#shared/store/keys.ts';
 import { tableDefinition } from '#shared/store/table.ts';
 import { queueMaxReceiveCount } from '#shared/webhooks/policy.ts';
 import { repoRoot } from '#infra/bundling.ts';
@@ -36,7 +37,9 @@ import { GatewayFunction, logRetention } from '#infra/gateway-function.ts';
 import {
   acknowledge,
   acknowledgeApiMethods,
+  attributeUpdateStatement,
   exceptKeyFamilies,
+  keyFamilies,
   leadingKeys,
   addRouteFunctions,
   type NestedRouteStackName,
@@ -421,13 +424,32 @@ export class PaymentGatewayStack extends Stack {
     const onIndexes = queries === 'indexes' || queries === 'tableAndIndexes';
     // Its writes reach its writePartitions only (or every family but the API keys': exceptKeyFamilies); no job changes a key.
     const isWrite = (action: string) => /^(Put|Update|Delete|BatchWrite)Item$/.test(action);
+    // Its UpdateItem on its `updates` families (and attributes) alone, when it names them.
+    const { readPartitions, updates } = job.permissions;
     const reads = job.permissions.table.filter((action) => !isWrite(action));
-    const writes = job.permissions.table.filter(isWrite);
+    const writes = job.permissions.table.filter((action) => isWrite(action) && !(updates && action === 'UpdateItem'));
     const dynamodb = (actions: readonly string[]) => actions.map((action) => `dynamodb:${action}`);
+    // Its item reads and table queries on its code's families (readPartitions) only.
+    const readConditions = readPartitions ? { conditions: leadingKeys(readPartitions) } : {};
     if (reads.length || onTable)
-      fn.addToRolePolicy(new PolicyStatement({ actions: dynamodb([...reads, ...(onTable ? ['Query'] : [])]), resources: [tableArn] }));
+      fn.addToRolePolicy(
+        new PolicyStatement({ actions: dynamodb([...reads, ...(onTable ? ['Query'] : [])]), resources: [tableArn], ...readConditions }),
+      );
     if (writes.length)
       fn.addToRolePolicy(new PolicyStatement({ actions: dynamodb(writes), resources: [tableArn], conditions: jobWriteConditions(job) }));
+    if (updates && job.permissions.table.includes('UpdateItem')) {
+      if (updates.partitions.some((family) => (keyFamilies as readonly string[]).includes(family)))
+        throw new Error(`${job.id}: no job updates API-key items`);
+      fn.addToRolePolicy(
+        updates.attributes
+          ? attributeUpdateStatement(
+              tableArn,
+              updates.partitions.map((family) => partitionPrefixes[family]),
+              updates.attributes,
+            )
+          : new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [tableArn], conditions: leadingKeys(updates.partitions) }),
+      );
+    }
     // An index serves Query (and Scan, which no job may call): item actions stay on the table.
     if (onIndexes) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] }));
     // SendMessage only: the queue trigger grants the dispatcher's receive, delete and visibility changes.

@@ -115,7 +115,7 @@ export const exceptKeyFamilies = {
  * never writes it).
  */
 export function routeTablePolicies(route: Route, tableArn: string): PolicyStatement[] {
-  const { table, partitions, writePartitions, conditionChecks, queries, managesKeys } = route.permissions;
+  const { table, partitions, readPartitions, writePartitions, conditionChecks, queries, managesKeys } = route.permissions;
   if (table === 'none') return [];
   if (!managesKeys && writePartitions?.some((family) => (keyFamilies as readonly string[]).includes(family)))
     throw new Error(`${route.id}: only a key-managing row (managesKeys) writes API-key items`);
@@ -125,11 +125,15 @@ export function routeTablePolicies(route: Route, tableArn: string): PolicyStatem
   if (!partitions) {
     // Reads anywhere the merchant's data lives (each is checked against the authenticated merchant in code);
     // writes only on the row's `writePartitions`, or on every family but the API keys' (exceptKeyFamilies).
+    // Item reads and table queries only on the row's `readPartitions` (its code's families) when it names them.
     const writeConditions = writePartitions ? leadingKeys(writePartitions) : managesKeys ? undefined : exceptKeyFamilies;
-    const apart = writes.length > 0 && writeConditions !== undefined;
+    const apart = (writes.length > 0 && writeConditions !== undefined) || readPartitions !== undefined;
+    const readConditions = readPartitions ? { conditions: leadingKeys(readPartitions) } : {};
     return [
-      new PolicyStatement({ actions: apart ? reads : [...reads, ...writes], resources: [tableArn] }),
-      ...(apart ? [new PolicyStatement({ actions: writes, resources: [tableArn], conditions: writeConditions })] : []),
+      new PolicyStatement({ actions: apart ? reads : [...reads, ...writes], resources: [tableArn], ...readConditions }),
+      ...(apart && writes.length
+        ? [new PolicyStatement({ actions: writes, resources: [tableArn], ...(writeConditions ? { conditions: writeConditions } : {}) })]
+        : []),
       ...(queries === 'indexes' || queries === 'tableAndIndexes'
         ? [new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] })]
         : []),
@@ -152,7 +156,7 @@ export const keyUseAttributes = ['PK', 'SK', 'lastUsedAt'] as const;
  * attribute but the key and `attributes` (`dynamodb:Attributes`), returning nothing
  * (`dynamodb:ReturnValues` NONE): a read route's narrow writes.
  */
-function attributeUpdateStatement(tableArn: string, prefixes: readonly string[], attributes: readonly string[]): PolicyStatement {
+export function attributeUpdateStatement(tableArn: string, prefixes: readonly string[], attributes: readonly string[]): PolicyStatement {
   return new PolicyStatement({
     actions: ['dynamodb:UpdateItem'],
     resources: [tableArn],

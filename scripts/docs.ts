@@ -91,7 +91,7 @@ export function renderAccessPatterns(current = readFileSync(accessPatternsPath, 
   // Each declaration's doc comment (in the source only: no Lambda bundles the notes).
   const source = readFileSync(resolve(repoRoot, 'shared/store/entities.ts'), 'utf8');
   const notes = new Map(
-    [...source.matchAll(/\/\*\*([\s\S]*?)\*\/\s*export const (\w+) = entity\(/g)].map((m) => [
+    [...source.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*?)\*\/\s*export const (\w+) = entity\(/g)].map((m) => [
       m[2]!,
       m[1]!
         .replace(/^\s*\* ?/gm, ' ')

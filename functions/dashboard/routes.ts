@@ -64,12 +64,43 @@ function signedInArea<const P extends Omit<RouteDefinition['permissions'], 'tabl
 // Each area's grants, apart from dashboardLambdas: a handler's bundle holds its own area's only.
 // Home and the payments pages only read money: the mode switch and a refused page write their audit entries.
 const paymentsPermissions = /* @__PURE__ */ signedInArea({
+  readPartitions: [
+    'customerPayment',
+    'dashAudit',
+    'dashSession',
+    'dashUser',
+    'eventFeed',
+    'eventPointer',
+    'intent',
+    'merchant',
+    'orderRef',
+    'refund',
+    'settlement',
+    'transactionReference',
+  ],
   putsOnly: true,
   writePartitions: ['dashAudit'],
   secrets: ['publicPathsKey'],
   batchGets: true,
 });
 const refundsPermissions = /* @__PURE__ */ signedInArea({
+  readPartitions: [
+    'approvals',
+    'dashAudit',
+    'dashSession',
+    'dashUser',
+    'eventFeed',
+    'eventPointer',
+    'idempotency',
+    'intent',
+    'merchant',
+    'orderRef',
+    'refund',
+    'refundMaker',
+    'sandboxReceipt',
+    'settlement',
+    'transactionReference',
+  ],
   secrets: ['publicPathsKey', 'liveProviders'],
   batchGets: true,
   writePartitions: [
@@ -86,11 +117,44 @@ const refundsPermissions = /* @__PURE__ */ signedInArea({
   ],
 });
 const linksPermissions = /* @__PURE__ */ signedInArea({
+  readPartitions: [
+    'dashAudit',
+    'dashSession',
+    'dashUser',
+    'eventFeed',
+    'eventPointer',
+    'idempotency',
+    'intent',
+    'merchant',
+    'paymentLink',
+    'refund',
+    'settlement',
+  ],
   secrets: ['publicPathsKey', 'liveProviders'],
   batchGets: true,
   writePartitions: ['dashAudit', 'idempotency', 'merchant', 'paymentLink'],
 });
 const payoutsPermissions = /* @__PURE__ */ signedInArea({
+  readPartitions: [
+    'approvals',
+    'bankFileLine',
+    'customerPayment',
+    'dashAudit',
+    'dashSession',
+    'dashUser',
+    'eventFeed',
+    'eventPointer',
+    'idempotency',
+    'intent',
+    'merchant',
+    'orderRef',
+    'paymentLink',
+    'payoutMaker',
+    'refund',
+    'sandboxReceipt',
+    'settlement',
+    'transactionReference',
+  ],
   secrets: ['publicPathsKey', 'liveProviders'],
   batchGets: true,
   writePartitions: [
@@ -111,6 +175,22 @@ const payoutsPermissions = /* @__PURE__ */ signedInArea({
   ],
 });
 const settlementsPermissions = /* @__PURE__ */ signedInArea({
+  readPartitions: [
+    'approvals',
+    'bankFileLine',
+    'dashAudit',
+    'dashSession',
+    'dashUser',
+    'eventFeed',
+    'eventPointer',
+    'idempotency',
+    'intent',
+    'merchant',
+    'refund',
+    'sandboxReceipt',
+    'settlement',
+    'settlementMaker',
+  ],
   secrets: ['publicPathsKey', 'liveProviders'],
   batchGets: true,
   writePartitions: [
@@ -129,11 +209,26 @@ const settlementsPermissions = /* @__PURE__ */ signedInArea({
 // The areas that only read money write nothing but the balance checkpoints a statement needs the first time (MERCHANT#)
 // and the audit entry of a refused page (AUDIT#); their sessions' idle clock has its own narrow statement (infra sessionClockPolicy).
 const balancePermissions = /* @__PURE__ */ signedInArea({
+  readPartitions: ['dashAudit', 'dashSession', 'dashUser', 'eventFeed', 'eventPointer', 'intent', 'merchant', 'refund', 'settlement'],
   putsOnly: true,
   writePartitions: ['merchant', 'dashAudit'],
   secrets: ['publicPathsKey'],
 });
 const exportsPermissions = /* @__PURE__ */ signedInArea({
+  readPartitions: [
+    'customerPayment',
+    'dashAudit',
+    'dashSession',
+    'dashUser',
+    'eventFeed',
+    'eventPointer',
+    'intent',
+    'merchant',
+    'orderRef',
+    'refund',
+    'settlement',
+    'transactionReference',
+  ],
   putsOnly: true,
   writePartitions: ['dashAudit'],
   secrets: ['publicPathsKey'],
@@ -142,6 +237,21 @@ const exportsPermissions = /* @__PURE__ */ signedInArea({
 // Keys (create, roll, revoke: managesKeys), the webhook endpoint and its secret (merchant profile), a destination's
 // health, test events and resends (an event's home partition, the quota).
 const developersPermissions = /* @__PURE__ */ signedInArea({
+  readPartitions: [
+    'apiKey',
+    'apiKeyId',
+    'dashAudit',
+    'dashSession',
+    'dashUser',
+    'eventFeed',
+    'eventPointer',
+    'idempotency',
+    'intent',
+    'merchant',
+    'quota',
+    'refund',
+    'settlement',
+  ],
   managesKeys: true,
   writePartitions: [
     'dashAudit',
@@ -163,6 +273,20 @@ const developersPermissions = /* @__PURE__ */ signedInArea({
 });
 // Invitations, roles and removals (users, their e-mail pointers, invitations), the approval settings (the merchant profile).
 const teamPermissions = /* @__PURE__ */ signedInArea({
+  readPartitions: [
+    'apiKey',
+    'dashAudit',
+    'dashEmail',
+    'dashInvite',
+    'dashSession',
+    'dashUser',
+    'eventFeed',
+    'eventPointer',
+    'intent',
+    'merchant',
+    'refund',
+    'settlement',
+  ],
   secrets: ['publicPathsKey'],
   conditionChecks: true,
   writePartitions: ['dashAudit', 'dashUser', 'dashEmail', 'dashInvite', 'merchant'],
@@ -377,6 +501,7 @@ export const dashboardStatementPdf = {
   permission: 'balances:read',
   signature: false,
   permissions: {
+    readPartitions: ['dashAudit', 'dashSession', 'dashUser', 'merchant'],
     table: 'readWrite',
     secrets: ['publicPathsKey'],
     queries: 'table',

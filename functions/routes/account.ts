@@ -15,5 +15,11 @@ export const queryBalance = {
   scope: 'balance',
   signature: false,
   // Reads money only: its one kind of write is the Idempotency-Key record of this POST (a conditional put).
-  permissions: { table: 'readWrite', secrets: [], putsOnly: true, writePartitions: ['idempotency'] },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'merchant'],
+    table: 'readWrite',
+    secrets: [],
+    putsOnly: true,
+    writePartitions: ['idempotency'],
+  },
 } as const satisfies RouteDefinition;

@@ -18,7 +18,12 @@ export const createPaymentLink = {
   auth: 'apiKey',
   scope: 'payments',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey', 'liveProviders'], writePartitions: linkWrites },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'merchant', 'paymentLink'],
+    table: 'readWrite',
+    secrets: ['masterKey', 'liveProviders'],
+    writePartitions: linkWrites,
+  },
 } as const satisfies RouteDefinition;
 
 export const listPaymentLinks = {
@@ -29,7 +34,7 @@ export const listPaymentLinks = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], queries: 'indexes' },
+  permissions: { readPartitions: ['apiKey', 'idempotency', 'paymentLink'], table: 'read', secrets: [], queries: 'indexes' },
 } as const satisfies RouteDefinition;
 
 export const getPaymentLink = {
@@ -40,7 +45,7 @@ export const getPaymentLink = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { readPartitions: ['apiKey', 'idempotency', 'paymentLink'], table: 'read', secrets: [] },
 } as const satisfies RouteDefinition;
 
 export const deactivatePaymentLink = {
@@ -51,7 +56,12 @@ export const deactivatePaymentLink = {
   auth: 'apiKey',
   scope: 'payments',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey'], writePartitions: linkWrites },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'merchant', 'paymentLink'],
+    table: 'readWrite',
+    secrets: ['masterKey'],
+    writePartitions: linkWrites,
+  },
 } as const satisfies RouteDefinition;
 
 export const reactivatePaymentLink = {
@@ -62,7 +72,12 @@ export const reactivatePaymentLink = {
   auth: 'apiKey',
   scope: 'payments',
   signature: true,
-  permissions: { table: 'readWrite', secrets: ['masterKey'], writePartitions: linkWrites },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'merchant', 'paymentLink'],
+    table: 'readWrite',
+    secrets: ['masterKey'],
+    writePartitions: linkWrites,
+  },
 } as const satisfies RouteDefinition;
 
 /**

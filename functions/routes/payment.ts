@@ -21,6 +21,7 @@ export const initiateCheckout = {
   scope: 'payments',
   signature: true,
   permissions: {
+    readPartitions: ['apiKey', 'customerPayment', 'idempotency', 'intent', 'merchant', 'orderRef', 'transactionReference'],
     table: 'readWrite',
     secrets: ['masterKey', 'liveProviders'],
     writePartitions: ['idempotency', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant'],
@@ -36,6 +37,16 @@ export const deposit = {
   scope: 'payments',
   signature: true,
   permissions: {
+    readPartitions: [
+      'apiKey',
+      'customerPayment',
+      'idempotency',
+      'intent',
+      'merchant',
+      'orderRef',
+      'providerReference',
+      'transactionReference',
+    ],
     table: 'readWrite',
     secrets: ['masterKey', 'liveProviders'],
     writePartitions: ['idempotency', 'intent', 'orderRef', 'transactionReference', 'customerPayment', 'merchant', 'providerReference'],
@@ -55,6 +66,23 @@ export const withdraw = {
   signature: true,
   // A payout is created and, on the sandbox or a rail's answer, completed at once: its events, the wallet's journal, its maker.
   permissions: {
+    readPartitions: [
+      'apiKey',
+      'bankFileLine',
+      'customerPayment',
+      'eventFeed',
+      'eventPointer',
+      'idempotency',
+      'intent',
+      'merchant',
+      'orderRef',
+      'paymentLink',
+      'payoutMaker',
+      'refund',
+      'sandboxReceipt',
+      'settlement',
+      'transactionReference',
+    ],
     table: 'readWrite',
     secrets: ['masterKey', 'liveProviders'],
     batchGets: true,

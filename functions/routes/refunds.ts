@@ -15,6 +15,17 @@ export const createRefund = {
   scope: 'refunds',
   signature: true,
   permissions: {
+    readPartitions: [
+      'apiKey',
+      'idempotency',
+      'intent',
+      'merchant',
+      'orderRef',
+      'refund',
+      'refundMaker',
+      'sandboxReceipt',
+      'transactionReference',
+    ],
     table: 'readWrite',
     secrets: ['masterKey', 'liveProviders'],
     batchGets: true,
@@ -30,7 +41,7 @@ export const getRefund = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { readPartitions: ['apiKey', 'idempotency', 'refund'], table: 'read', secrets: [] },
 } as const satisfies RouteDefinition;
 
 export const listRefunds = {
@@ -41,5 +52,11 @@ export const listRefunds = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], batchGets: true, queries: 'indexes' },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'intent', 'orderRef', 'transactionReference'],
+    table: 'read',
+    secrets: [],
+    batchGets: true,
+    queries: 'indexes',
+  },
 } as const satisfies RouteDefinition;

@@ -15,7 +15,7 @@ export const settlementSchedule = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  permissions: { readPartitions: ['apiKey', 'idempotency', 'merchant'], table: 'read', secrets: [] },
 } as const satisfies RouteDefinition;
 
 export const createSettlement = {
@@ -27,6 +27,7 @@ export const createSettlement = {
   scope: 'settlements',
   signature: true,
   permissions: {
+    readPartitions: ['apiKey', 'bankFileLine', 'idempotency', 'merchant', 'sandboxReceipt', 'settlement', 'settlementMaker'],
     table: 'readWrite',
     secrets: ['masterKey', 'liveProviders'],
     batchGets: true,
@@ -46,6 +47,7 @@ export const getSettlement = {
   // A read that stores the breakdown it computes once (shared/store/settlements.ts saveSettlementBreakdown): that attribute only.
   permissions: {
     table: 'read',
+    readPartitions: ['apiKey', 'idempotency', 'merchant', 'settlement'],
     secrets: [],
     queries: 'table',
     attributeUpdates: { partitions: ['settlement'], attributes: ['breakdown', ...breakdownJobAttributes] },
@@ -60,5 +62,5 @@ export const listSettlements = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], queries: 'indexes' },
+  permissions: { readPartitions: ['apiKey', 'idempotency'], table: 'read', secrets: [], queries: 'indexes' },
 } as const satisfies RouteDefinition;

@@ -14,7 +14,14 @@ export const statementCsv = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'readWrite', secrets: [], queries: 'table', putsOnly: true, writePartitions: ['merchant'] },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'merchant'],
+    table: 'readWrite',
+    secrets: [],
+    queries: 'table',
+    putsOnly: true,
+    writePartitions: ['merchant'],
+  },
 } as const satisfies RouteDefinition;
 
 export const statementPdf = {
@@ -25,5 +32,12 @@ export const statementPdf = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'readWrite', secrets: [], queries: 'table', putsOnly: true, writePartitions: ['merchant'] },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'merchant'],
+    table: 'readWrite',
+    secrets: [],
+    queries: 'table',
+    putsOnly: true,
+    writePartitions: ['merchant'],
+  },
 } as const satisfies RouteDefinition;

@@ -15,7 +15,13 @@ export const listTransactions = {
   scope: 'read',
   signature: false,
   // The table for a payment link's payments (its partition's pointers), then one BatchGetItem of them.
-  permissions: { table: 'read', secrets: [], queries: 'tableAndIndexes', batchGets: true },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'intent', 'merchant', 'orderRef', 'paymentLink'],
+    table: 'read',
+    secrets: [],
+    queries: 'tableAndIndexes',
+    batchGets: true,
+  },
 } as const satisfies RouteDefinition;
 
 export const transactionByRef = {
@@ -26,7 +32,12 @@ export const transactionByRef = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], batchGets: true },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'intent', 'orderRef', 'transactionReference'],
+    table: 'read',
+    secrets: [],
+    batchGets: true,
+  },
 } as const satisfies RouteDefinition;
 
 export const transactionByRefAlias = {
@@ -37,7 +48,12 @@ export const transactionByRefAlias = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], batchGets: true },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'intent', 'orderRef', 'transactionReference'],
+    table: 'read',
+    secrets: [],
+    batchGets: true,
+  },
 } as const satisfies RouteDefinition;
 
 export const listBalanceTransactions = {
@@ -48,5 +64,10 @@ export const listBalanceTransactions = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], queries: 'tableAndIndexes' },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'intent', 'merchant', 'settlement'],
+    table: 'read',
+    secrets: [],
+    queries: 'tableAndIndexes',
+  },
 } as const satisfies RouteDefinition;

@@ -14,7 +14,13 @@ export const transactionEvents = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], batchGets: true, queries: 'table' },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'intent', 'orderRef', 'refund', 'settlement', 'transactionReference'],
+    table: 'read',
+    secrets: [],
+    batchGets: true,
+    queries: 'table',
+  },
 } as const satisfies RouteDefinition;
 
 export const eventAttempts = {
@@ -25,7 +31,13 @@ export const eventAttempts = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [] },
+  // The delivery item, then its earlier attempts beside it (a Query of the event's home partition).
+  permissions: {
+    readPartitions: ['apiKey', 'eventPointer', 'idempotency', 'intent', 'refund', 'settlement'],
+    table: 'read',
+    secrets: [],
+    queries: 'table',
+  },
 } as const satisfies RouteDefinition;
 
 export const listEvents = {
@@ -36,7 +48,14 @@ export const listEvents = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { table: 'read', secrets: [], queries: 'indexes' },
+  // The feed's indexes, then one BatchGetItem joining a page's entries and delivery items (shared/store/event-feed.ts).
+  permissions: {
+    readPartitions: ['apiKey', 'eventFeed', 'idempotency', 'intent', 'merchant', 'refund', 'settlement'],
+    table: 'read',
+    secrets: [],
+    batchGets: true,
+    queries: 'indexes',
+  },
 } as const satisfies RouteDefinition;
 
 export const resendEvent = {
@@ -49,6 +68,7 @@ export const resendEvent = {
   signature: 'ifPresent', // no body needed; a body that carries `signature` is checked (docs/merchant-guide.md, Signing a request body)
   // A resend request in the event's home partition (its subject's), the hourly quota, the Idempotency-Key record.
   permissions: {
+    readPartitions: ['apiKey', 'eventPointer', 'idempotency', 'intent', 'merchant', 'quota', 'refund', 'settlement'],
     table: 'readWrite',
     secrets: ['masterKey'],
     writePartitions: ['idempotency', 'intent', 'refund', 'settlement', 'quota', 'merchant'],

@@ -75,11 +75,15 @@ export interface RouteDefinition {
    * with any table access; `batchGets` adds BatchGetItem and `queries` Query, on the table, its
    * indexes or both: only what the function's code calls (test/infra/code-grants.test.ts checks the
    * actions and whether an index is queried; the rehearsal's observed calls, which of table and index).
+   * `readPartitions` confines an authenticated function's item reads and table queries (GetItem, BatchGetItem, Query
+   * on the table) to the partitions of those families (dynamodb:LeadingKeys): the families its code builds keys of,
+   * which code-grants compares both ways; its index queries (GSI1-3, keyed by listings, not items) stay unconfined.
    */
   readonly permissions: {
     readonly table: 'none' | 'read' | 'readWrite';
     readonly secrets: readonly SecretName[];
     readonly partitions?: readonly PartitionFamily[];
+    readonly readPartitions?: readonly PartitionFamily[];
     readonly writePartitions?: readonly PartitionFamily[];
     readonly conditionChecks?: true;
     readonly putsOnly?: true;

@@ -82,6 +82,8 @@ export interface CapacityRecord {
   input: Record<string, unknown>;
   consumed: ConsumedCapacity[];
   failed: boolean;
+  /** A BatchGetItem's items found (`<PK>|<SK>`): DynamoDB Local bills no unit for a key it did not find. */
+  found?: string[];
 }
 
 const capacityCommands = new Set([
@@ -108,12 +110,21 @@ export function captureConsumedCapacity(listener: (record: CapacityRecord) => vo
         input.ReturnConsumedCapacity = 'INDEXES';
         try {
           const out = await next(args);
-          const consumed = (out.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
+          const output = out.output as {
+            ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[];
+            Responses?: Record<string, Record<string, AttributeValue>[]>;
+          };
+          const consumed = output.ConsumedCapacity;
+          const found =
+            command === 'BatchGetItem'
+              ? Object.values(output.Responses ?? {}).flatMap((items) => items.map((i) => `${i.PK?.S}|${i.SK?.S}`))
+              : undefined;
           listener({
             command,
             input,
             consumed: consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed],
             failed: false,
+            ...(found ? { found } : {}),
           });
           return out;
         } catch (error) {

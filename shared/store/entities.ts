@@ -247,9 +247,10 @@ export const CustomerPayment = entity({
   },
 });
 /**
- * The event envelope with `subject` (`{ kind, id }`), committed with the status change; the stream relays it.
- * `<home>` is the partition of what the event is about: `TXN#<paymentIntentId>`, `REFUND#<refundId>` or
- * `SETTLEMENT#<settlementId>`; in the webhook due index until the sweep sees its delivery item
+ * The event envelope with `subject` (`{ kind, id }`; left out when it is the event's own transaction) and
+ * `deliveryLog: 2` (its pointer and delivery item were committed with it), committed with the status change; the stream
+ * relays it. `<home>` is the partition of what the event is about: `TXN#<paymentIntentId>`, `REFUND#<refundId>` or
+ * `SETTLEMENT#<settlementId>`; in the webhook due index until the sweep sees an attempt on its delivery item
  */
 export const OutboxEvent = entity({
   tag: 'OutboxEvent',
@@ -265,7 +266,8 @@ export const OutboxEvent = entity({
 });
 /**
  * Where an event lives: `subject`, `paymentIntentId` (null for a settlement event), `merchantId`, `mode`,
- * `eventCreatedAt` (immutable)
+ * `eventCreatedAt` (immutable; written with the event; by the relay before it publishes only for events committed
+ * before that)
  */
 export const EventPointer = entity({
   tag: 'EventPointer',
@@ -276,8 +278,9 @@ export const EventPointer = entity({
   keys: { eventPointer: 'key(eventId)' },
 });
 /**
- * The events feed's entry: `type`, `createdAt`, `deliveryState`, the envelope as sent (`eventZ`); replaced when
- * the delivery state changes; `ttl` 30 days
+ * The events feed's entry: `type`, `createdAt`, `home` (where its delivery item is), the envelope as sent (deflated in
+ * `eventZ`, under 1 KB); `ttl` 30 days. Written once with the event, never rewritten; entries from before the delivery's
+ * version 2 also carry `deliveryState` and GSI3, replaced by the dispatcher whenever their state changes.
  */
 export const EventFeed = entity({
   tag: 'EventFeed',
@@ -295,18 +298,34 @@ export const EventFeed = entity({
   },
 });
 /**
- * The event's delivery log: `log` (the latest 100 attempts), `attempts`, `rounds`, `roundId`, `state`,
- * `nextAttemptAt`, `waiting` (then in the webhook due index), `deliveredAt`
+ * An event's delivery (version 2, `v: 2`): written `pending` with the event, in the same transaction; `state`, `rounds`,
+ * `roundId`, `attempts` and the latest attempt inline, `nextAttemptAt`, `waiting` (then in the webhook due index),
+ * `deliveredAt`. It carries the feed's state index (GSI3), moved only by an attempt that changes the state. Items from
+ * before version 2 keep their `log` of attempts (the feed entry then carries GSI3).
  */
 export const WebhookDelivery = entity({
   tag: 'WebhookDelivery',
   pk: '{home}',
   sk: 'DELIVERY#{eventId}',
-  indexes: { due: due('WEBHOOKDUE') },
+  indexes: {
+    due: due('WEBHOOKDUE'),
+    byTypeState: { GSI3PK: 'EVENTS#{merchantId}#{mode}#{type}#{state}{#shard?}', GSI3SK: '{createdAt}#{eventId}' },
+  },
   create: 'replace',
   keys: {
     webhookDelivery: 'key(subject: EventSubject, eventId; home = eventHome(subject))',
+    webhookDeliveryIn: 'key(home, eventId)',
     deliveriesOfIntent: "partition(paymentIntentId; home = eventHome({ kind: 'transaction', id: paymentIntentId }))",
+  },
+});
+/** An earlier attempt of a version 2 delivery, put when the next attempt displaces it from `last` (n zero-padded to 6); immutable */
+export const WebhookAttempt = entity({
+  tag: 'WebhookAttempt',
+  pk: '{home}',
+  sk: 'DELIVERY#{eventId}#ATTEMPT#{n}',
+  keys: {
+    webhookAttempt: "key(subject: EventSubject, eventId, attempt: number; home = eventHome(subject); n = String(attempt).padStart(6, '0'))",
+    attemptsOf: 'partition(subject: EventSubject, eventId; home = eventHome(subject))',
   },
 });
 /**
@@ -630,6 +649,7 @@ export const allEntities = [
   EventPointer,
   EventFeed,
   WebhookDelivery,
+  WebhookAttempt,
   WebhookHealth,
   WebhookResend,
   ProviderRef,

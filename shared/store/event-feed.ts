@@ -2,21 +2,28 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { deliveryStates, webhookEventTypes, type DeliveryState, type WebhookEvent, type WebhookEventType } from '#shared/domain/events.ts';
-import { db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { batchGetConsistent, db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
 import * as keys from './keys.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 
 /**
  * The events feed (GET /Gateway/v1/Events; docs/access-patterns.md): one `EventFeed` item per
- * event, `EVENTFEED#<eventId>`, kept 30 days (ttl). It carries the event as sent (deflated) and its current
- * delivery state, and is listed two ways, always newest first by `<createdAt>#<eventId>`:
- *   GSI1  EVENTS#<merchantId>#<mode>                          every event of a merchant in a mode
- *   GSI3  EVENTS#<merchantId>#<mode>#<type>#<deliveryState>   by type and delivery state
- * It is written `pending` in the transaction that commits the event, and replaced (Put) by the
- * webhook dispatcher in the same BatchWriteItem as the delivery item whenever an attempt changes
- * the delivery state, which moves it to its new GSI3 partition. So every filter is a key condition
- * on at most 18 partitions (one type: 6 states; one state: 3 types; both: 1), never a Scan or a filter
- * expression, and the cost of a page is bounded by `limit` whatever the merchant's volume.
+ * event, `EVENTFEED#<eventId>`, kept 30 days (ttl), carrying the event as sent (deflated). It is
+ * written once, in the transaction that commits the event, and listed newest first by
+ * `<createdAt>#<eventId>` on GSI1 `EVENTS#<merchantId>#<mode>` (every event of a merchant in a mode).
+ * The delivery state is not on it: it is the event's delivery item's (shared/store/webhooks.ts,
+ * written `pending` in the same transaction), which is also the feed's index by type and state,
+ *   GSI3  EVENTS#<merchantId>#<mode>#<type>#<deliveryState>   moved by the attempt that changes it,
+ * so recording an attempt rewrites one small item and its one index entry, not this entry and its
+ * two indexes (docs/scaling.md, cost per operation). A page joins the two with one BatchGetItem:
+ * an unfiltered page reads its entries' delivery items (where `home` says), a filtered one its
+ * delivery items' entries. Every filter stays a key condition on at most 18 partitions (one type:
+ * 6 states; one state: 3 types; both: 1) per shard, never a Scan or a filter expression, and a
+ * page's cost is bounded by `limit` whatever the merchant's volume.
+ *
+ * Entries written before (`deliveryState` on the entry, GSI3 on the entry) stay readable as they
+ * are: their events' delivery items have no GSI3, and the dispatcher keeps rewriting such an entry
+ * when its state changes (feedEntryItem), so each event is in exactly one GSI3 partition either way.
  */
 export const eventRetentionDays = 30;
 const retentionMs = eventRetentionDays * 24 * 3600 * 1000;
@@ -34,20 +41,47 @@ export interface FeedEntry {
   event: WebhookEvent;
 }
 
+/** A new entry: its event's home partition (`home`, keys.eventHome) locates its delivery item. */
+export interface NewFeedEntry extends Omit<FeedEntry, 'deliveryState'> {
+  home: string;
+}
+
 /**
  * The envelope as sent, stored deflated (`eventZ`, binary): DynamoDB bills every write of the entry
- * per KB on the table, on GSI1 and on GSI3 (twice when its state moves it), and the envelope as a map
- * put a typical entry just over 1 KB (1,095 bytes), so each of those writes cost 2 units, not 1
- * (docs/scaling.md, cost per operation). Entries written before keep their `event` map; both are read.
+ * per KB on the table and on GSI1, and the envelope as a map put a typical entry just over 1 KB
+ * (1,095 bytes), so each of those writes cost 2 units, not 1 (docs/scaling.md, cost per
+ * operation). Entries written before keep their `event` map; both are read.
  */
 const packEvent = (event: WebhookEvent) => deflateRawSync(JSON.stringify(event));
 const unpackEvent = (item: Record<string, unknown>): WebhookEvent =>
   item.eventZ instanceof Uint8Array ? JSON.parse(inflateRawSync(item.eventZ).toString('utf8')) : (item.event as WebhookEvent);
 
-function feedItem(e: FeedEntry) {
-  // A big merchant's feed is spread over its shards (shared/store/shards.ts); a rewrite may move an
-  // entry to another shard after a raise, which readers read too.
-  const shard = shardOf(e.eventId, writeShards(e.merchantId, e.mode));
+/** A big merchant's feed is spread over its shards (shared/store/shards.ts); readers read every shard. */
+export const feedShard = (merchantId: string, mode: Mode, eventId: string) => shardOf(eventId, writeShards(merchantId, mode));
+const ttlOf = (createdAt: string) => Math.floor((Date.parse(createdAt) + retentionMs) / 1000);
+
+/** The entry of a new event (Put, in the transaction that commits the event, beside its `pending` delivery item). */
+export function feedEntryWrite(e: NewFeedEntry): TxItem {
+  const { event, ...entry } = e;
+  const item = toItem({
+    ...keys.eventFeed(e.eventId),
+    ...keys.eventFeedListing(e.merchantId, e.mode, e.createdAt, e.eventId, feedShard(e.merchantId, e.mode, e.eventId)),
+    entity: 'EventFeed',
+    ...entry,
+    eventZ: packEvent(event),
+    ttl: ttlOf(e.createdAt),
+  });
+  return { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/**
+ * An entry from before (its state and GSI3 on the entry) with a new delivery state, as a whole item
+ * for the dispatcher's BatchWriteItem, or undefined once the event is past retention (a resend of
+ * an old event does not bring it back). Only for events whose delivery item has no state index.
+ */
+export function feedEntryItem(e: FeedEntry, now: Date): Record<string, AttributeValue> | undefined {
+  if (now.getTime() - Date.parse(e.createdAt) >= retentionMs) return undefined;
+  const shard = feedShard(e.merchantId, e.mode, e.eventId);
   const { event, ...entry } = e;
   return toItem({
     ...keys.eventFeed(e.eventId),
@@ -56,34 +90,20 @@ function feedItem(e: FeedEntry) {
     entity: 'EventFeed',
     ...entry,
     eventZ: packEvent(event),
-    ttl: Math.floor((Date.parse(e.createdAt) + retentionMs) / 1000),
+    ttl: ttlOf(e.createdAt),
   });
 }
 
-/** The entry of a new event (Put, in the transaction that commits the event). */
-export function feedEntryWrite(e: Omit<FeedEntry, 'deliveryState'>): TxItem {
-  return {
-    Put: { TableName: tableName(), Item: feedItem({ ...e, deliveryState: 'pending' }), ConditionExpression: 'attribute_not_exists(PK)' },
-  };
-}
-
-/**
- * The entry with a new delivery state, as a whole item for the dispatcher's BatchWriteItem, or
- * undefined once the event is past retention (a resend of an old event does not bring it back).
- */
-export function feedEntryItem(e: FeedEntry, now: Date): Record<string, AttributeValue> | undefined {
-  return now.getTime() - Date.parse(e.createdAt) < retentionMs ? feedItem(e) : undefined;
-}
-
 /** Access pattern: one feed entry by event id (GetItem), to turn a `startingAfter` event id into a position. */
-export async function getFeedEntry(eventId: string): Promise<FeedEntry | undefined> {
+export async function getFeedEntry(eventId: string): Promise<Omit<FeedEntry, 'deliveryState'> | undefined> {
   const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.eventFeed(eventId)) }));
-  return out.Item ? strip(fromItem<FeedEntry & Record<string, unknown>>(out.Item)) : undefined;
+  return out.Item ? strip(fromItem<Record<string, unknown>>(out.Item), 'pending') : undefined;
 }
 
-const strip = (item: Record<string, unknown>): FeedEntry => {
+/** An entry as listed, with the state its delivery item gives (`state`) unless it carries its own (from before). */
+const strip = (item: Record<string, unknown>, state: DeliveryState): FeedEntry => {
   const { eventId, merchantId, mode, type, createdAt, deliveryState } = item as unknown as FeedEntry;
-  return { eventId, merchantId, mode, type, createdAt, deliveryState, event: unpackEvent(item) };
+  return { eventId, merchantId, mode, type, createdAt, deliveryState: deliveryState ?? state, event: unpackEvent(item) };
 };
 
 export const feedPosition = (e: Pick<FeedEntry, 'createdAt' | 'eventId'>) => `${e.createdAt}#${e.eventId}`;
@@ -139,12 +159,41 @@ export async function pageEventFeed(
           ScanIndexForward: false,
         },
         q.limit + 2, // +1 for hasMore, +1 for the cursor's own entry on the bound
-      ).then((items) => items.map((i) => ({ sk: String(i[`${index}SK`]), entry: strip(i) }))),
+      ).then((items) => items.map((item) => ({ sk: String(item[`${index}SK`]), item }))),
     ),
   );
   const merged = pages
     .flat()
     .filter((x) => !(exclusive && x.sk === upper))
     .sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
-  return { items: merged.slice(0, q.limit).map((x) => x.entry), hasMore: merged.length > q.limit };
+  const items = await joinStates(merged.slice(0, q.limit).map((x) => x.item));
+  return { items, hasMore: merged.length > q.limit };
+}
+
+/**
+ * A page's entries with their delivery states, in order, with ONE BatchGetItem: GSI1 gives entries
+ * (an entry from before carries its state; a new one's state is its delivery item's, `pending`
+ * until one exists), GSI3 gives delivery items (whose entries hold the envelopes) and entries from before.
+ */
+async function joinStates(found: readonly Record<string, unknown>[]): Promise<FeedEntry[]> {
+  // A delivery item's event id is its sort key's (`DELIVERY#<eventId>`; version 2 items do not repeat it).
+  const idOf = (i: Record<string, unknown>) => String(i.eventId ?? String(i.SK).slice('DELIVERY#'.length));
+  const wanted = found.flatMap((i) =>
+    i.entity === 'WebhookDelivery'
+      ? [keys.eventFeed(idOf(i))]
+      : i.deliveryState === undefined && typeof i.home === 'string'
+        ? [keys.webhookDeliveryIn(i.home, String(i.eventId))]
+        : [],
+  );
+  const joined = new Map<string, Record<string, unknown>>();
+  for (const raw of wanted.length ? await batchGetConsistent(wanted) : []) {
+    const item = fromItem<Record<string, unknown>>(raw);
+    joined.set(`${String(item.entity)}/${idOf(item)}`, item);
+  }
+  return found.flatMap((i) => {
+    if (i.entity !== 'WebhookDelivery')
+      return [strip(i, (joined.get(`WebhookDelivery/${String(i.eventId)}`)?.state as DeliveryState | undefined) ?? 'pending')];
+    const entry = joined.get(`EventFeed/${idOf(i)}`);
+    return entry ? [strip(entry, i.state as DeliveryState)] : []; // an entry gone (past retention) is not listed
+  });
 }

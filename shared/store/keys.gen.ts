@@ -97,7 +97,11 @@ export const eventFeedListing = (merchantId: string, mode: Mode, createdAt: stri
 export const eventFeedByTypeState = (merchantId: string, mode: Mode, type: string, state: string, createdAt: string, eventId: string, shard = 0) => ({ GSI3PK: `EVENTS#${merchantId}#${mode}#${type}#${state}${shard ? `#${shard}` : ''}`, GSI3SK: `${createdAt}#${eventId}` });
 // WebhookDelivery
 export const webhookDelivery = (subject: EventSubject, eventId: string): Key => ({ PK: `${eventHome(subject)}`, SK: `DELIVERY#${eventId}` });
+export const webhookDeliveryIn = (home: string, eventId: string): Key => ({ PK: `${home}`, SK: `DELIVERY#${eventId}` });
 export const deliveriesOfIntent = (paymentIntentId: string) => ({ PK: `${eventHome({ kind: 'transaction', id: paymentIntentId })}`, SKPrefix: 'DELIVERY#' });
+// WebhookAttempt
+export const webhookAttempt = (subject: EventSubject, eventId: string, attempt: number): Key => ({ PK: `${eventHome(subject)}`, SK: `DELIVERY#${eventId}#ATTEMPT#${String(attempt).padStart(6, '0')}` });
+export const attemptsOf = (subject: EventSubject, eventId: string) => ({ PK: `${eventHome(subject)}`, SKPrefix: `DELIVERY#${eventId}#ATTEMPT#` });
 // WebhookHealth
 export const webhookHealth = (merchantId: string, mode: Mode, urlHash: string): Key => ({ PK: `MERCHANT#${merchantId}`, SK: `WEBHOOKHEALTH#${mode}#${urlHash}` });
 // WebhookResend

@@ -9,21 +9,29 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { again, retry, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject } from '#shared/domain/events.ts';
+import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject, type WebhookEventType } from '#shared/domain/events.ts';
 import { batchGetConsistent, db, fromItem, scanPages, tableName, toItem, toValues, ttlIn, type TxItem } from './client.ts';
 import { healthByDestination, healthKey, type Destination, type EndpointHealth } from './webhook-health.ts';
 import type { StoredEvent } from '#shared/domain/events.ts';
 import { queryDueIndex } from './due-index.ts';
-import { feedEntryItem, feedEntryWrite, type FeedEntry } from './event-feed.ts';
+import { feedEntryItem, feedEntryWrite, feedShard, type FeedEntry } from './event-feed.ts';
 import * as keys from './keys.ts';
 import type { Key } from './keys.ts';
 
 /**
  * The webhook delivery log (docs/access-patterns.md): an immutable pointer finds an event by its
- * id; per event, one delivery item in the transaction's partition next to the event itself, holding
- * its rounds, its outcome and its attempts (the latest 100); resend requests are table items too,
- * so the stream relays them like events (no queue access from the API). The dispatcher reads and
- * writes a whole batch at once: two DynamoDB round trips per batch of up to 10 deliveries.
+ * id; per event, one delivery item in the transaction's partition next to the event itself,
+ * holding its state, rounds and latest attempt, and each earlier attempt as an immutable item of its
+ * own beside it; resend requests are table items too, so the stream relays them like events (no
+ * queue access from the API). The dispatcher reads and writes a whole batch at once: two DynamoDB
+ * round trips per batch of up to 10 deliveries.
+ *
+ * Version 2 of the delivery item (`v: 2`, docs/scaling.md "cost per operation") is written
+ * `pending` in the transaction that commits the event, and is the events feed's index by type
+ * and delivery state (GSI3), so an attempt writes this one item of under 1 KB and its index
+ * entry (3 units when the state changes), plus the attempt it displaces (1 unit) on a later
+ * attempt. Items from before (no `v`: their whole log inline, no GSI3, the state on the feed
+ * entry) are read as they are and written as they were until their event's last attempt.
  */
 export interface EventPointer {
   eventId: string;
@@ -67,6 +75,8 @@ export interface RoundRecord {
 }
 
 export interface DeliveryRecord {
+  /** 2: written with the event, state indexed on it, the latest attempt inline (absent: from before). */
+  v?: 2;
   eventId: string;
   paymentIntentId: string | null;
   subject?: EventSubject;
@@ -79,7 +89,7 @@ export interface DeliveryRecord {
   /** The round of the latest attempt and its state. */
   roundId: string;
   state: DeliveryState;
-  lastAttemptAt: string;
+  lastAttemptAt: string | null;
   lastStatusCode: number | null;
   lastError: string | null;
   nextAttemptAt: string | null;
@@ -88,12 +98,23 @@ export interface DeliveryRecord {
    * nextAttemptAt for a parked retry (no message on the queue), a grace period later for a retry
    * waiting on the queue as a delayed message (in case that message is lost).
    */
-  waiting?: { message: WaitingMessage; sweepAt: string } | null;
+  waiting?: {
+    /** The message itself: kept by items from before; a version 2 item keeps `eventCreatedAt` instead (outboxMessages). */
+    message?: WaitingMessage;
+    eventCreatedAt?: string;
+    sweepAt: string;
+  } | null;
   /** The first successful delivery. */
   deliveredAt: string | null;
   updatedAt: string;
-  /** The attempts, oldest first: the latest `maxLoggedAttempts` of them. */
+  /**
+   * The attempts, oldest first: the latest `maxLoggedAttempts` of them. Of a version 2 item, as the
+   * dispatcher reads it, the latest only (getDelivery reads the earlier ones too); as it writes it,
+   * the latest and the one before, which moves to an item of its own.
+   */
   log: AttemptRecord[];
+  /** Where a version 2 item is listed (its GSI3 key): the event's type and createdAt. Not stored. */
+  listedAs?: { type: WebhookEventType; createdAt: string };
 }
 
 /** Attempts kept per event (12 full rounds of 8); `attempts` still counts every one. */
@@ -123,13 +144,34 @@ export interface AttemptRecord {
 /**
  * The writes that publish an event, for the transaction that commits what caused it (the
  * transactional outbox): the outbox item in the event's home partition, which the stream relays
- * and which sits in the sweep's due index until a delivery item exists, the event's entry in
- * the events feed (`pending`), and its pointer by event id: an event the feed lists can be resent
- * and its attempts read at once (the relay writing the pointer alone left a moment in which both
- * answered 404 for an event GET /Events had just listed; the relay still writes it, the same item).
+ * and which sits in the sweep's due index until an attempt is recorded, the event's entry in the
+ * events feed, its delivery item (`pending`, version 2: the feed's index by delivery state), and
+ * its pointer by event id: an event the feed lists can be resent and its attempts read at once.
+ * The outbox item says so (`deliveryLog: 2`): the relay writes the pointer only for events
+ * committed before (pointerWritten).
  */
 export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxItem[] {
   const subject = subjectOf(addressed);
+  const pending: DeliveryRecord = {
+    v: 2,
+    eventId: addressed.eventId,
+    paymentIntentId: addressed.paymentIntentId,
+    subject,
+    merchantId: addressed.merchantId,
+    mode: addressed.mode,
+    attempts: 0,
+    rounds: {},
+    roundId: 'initial',
+    state: 'pending',
+    lastAttemptAt: null,
+    lastStatusCode: null,
+    lastError: null,
+    nextAttemptAt: null,
+    deliveredAt: null,
+    updatedAt: createdAt,
+    log: [],
+    listedAs: { type: addressed.event.type, createdAt },
+  };
   return [
     {
       Put: {
@@ -139,9 +181,10 @@ export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxIt
           // The webhook sweep checks it once the pipeline had time to deliver (shared/webhooks/sweep.ts).
           ...keys.webhookDue(addressed.eventId, outboxCheckAt(createdAt)),
           entity: 'OutboxEvent',
-          ...addressed,
-          subject,
+          ...withoutSubject(addressed),
+          ...storedSubject(addressed),
           createdAt,
+          deliveryLog: 2,
         }),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
@@ -153,10 +196,28 @@ export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxIt
       type: addressed.event.type,
       createdAt,
       event: addressed.event,
+      home: keys.eventHome(subject),
     }),
+    { Put: { TableName: tableName(), Item: deliveryItem(pending), ConditionExpression: 'attribute_not_exists(PK)' } },
     { Put: { TableName: tableName(), Item: pointerItem(pointerOf({ ...addressed, eventCreatedAt: createdAt })) } },
   ];
 }
+
+/**
+ * The subject as stored on the outbox and delivery items: only when it is not the event's own
+ * transaction, which subjectOf gives without it (65 bytes that put a typical outbox item past 1 KB).
+ */
+const storedSubject = (e: { paymentIntentId: string | null; subject?: EventSubject }) => {
+  const subject = subjectOf(e);
+  return subject.kind === 'transaction' && subject.id === e.paymentIntentId ? {} : { subject };
+};
+const withoutSubject = <T extends { subject?: EventSubject }>({ subject: _s, ...rest }: T) => rest;
+
+/**
+ * Whether the pointer of a relayed outbox item still has to be written: not for events committed
+ * with it (`deliveryLog: 2`), saving the relay a write per event; yes for those from before.
+ */
+export const pointerWritten = (outboxItem: object) => (outboxItem as { deliveryLog?: unknown }).deliveryLog === 2;
 
 const pointerItem = (p: EventPointer) => toItem({ ...keys.eventPointer(p.eventId), entity: 'EventPointer', ...p });
 
@@ -214,12 +275,69 @@ export const deliveryKey = (d: EventRef) => `${keys.eventHome(subjectOf(d))}/${d
 
 const deliveryItemKey = (e: EventRef) => keys.webhookDelivery(subjectOf(e), e.eventId);
 
+/**
+ * A version 2 delivery item as stored: the record without what its latest attempt says again
+ * (lastAttemptAt, lastStatusCode, lastError), a transaction's own subject, an empty `waiting` or a
+ * waiting retry's message, and with that attempt inline (`last`, without the event's ids), so the item stays under 1 KB;
+ * its GSI3 key places it in the feed by state.
+ */
+function deliveryItem(d: DeliveryRecord): Record<string, AttributeValue> {
+  const { log, listedAs, lastAttemptAt: _at, lastStatusCode: _code, lastError: _error, subject: _s, waiting, ...rest } = d;
+  // What its keys say again: the event id (SK), a transaction's own id (PK, when no other subject is stored), no delivery yet.
+  const { eventId: _id, paymentIntentId, deliveredAt, ...stored } = rest;
+  const ownTransaction = Object.keys(storedSubject(d)).length === 0;
+  const latest = log.at(-1);
+  const { eventId: _e, paymentIntentId: _p, ...last } = latest ?? ({} as AttemptRecord);
+  const shard = listedAs ? feedShard(d.merchantId, d.mode, d.eventId) : 0;
+  return toItem({
+    ...keys.webhookDelivery(subjectOf(d), d.eventId),
+    ...(listedAs ? keys.eventFeedByTypeState(d.merchantId, d.mode, listedAs.type, d.state, listedAs.createdAt, d.eventId, shard) : {}),
+    ...legacyDue(d),
+    entity: 'WebhookDelivery',
+    ...stored,
+    ...(ownTransaction ? {} : { paymentIntentId }),
+    ...(deliveredAt ? { deliveredAt } : {}),
+    ...storedSubject(d),
+    // Not the message (the envelope, about 1 KB): the sweep rebuilds it from the outbox item (outboxMessages), whose
+    // createdAt GSI3SK holds.
+    ...(waiting ? { waiting: { sweepAt: waiting.sweepAt } } : {}),
+    ...(latest ? { last } : {}),
+  });
+}
+
+/** A delivery item as read: a version 2 item's latest attempt is its log (getDelivery adds the earlier ones). */
+function readDelivery(item: Record<string, unknown>): DeliveryRecord {
+  type Stored = DeliveryRecord & { last?: Omit<AttemptRecord, 'eventId' | 'paymentIntentId'>; PK: string; SK: string; GSI3SK?: string };
+  const raw = item as unknown as Stored;
+  if (raw.v !== 2) return raw;
+  const d = {
+    ...raw,
+    eventId: raw.eventId ?? eventIdOf(raw),
+    paymentIntentId: raw.paymentIntentId ?? (raw.subject ? null : raw.PK.slice('TXN#'.length)),
+    deliveredAt: raw.deliveredAt ?? null,
+  };
+  const { last, ...record } = d;
+  const latest = last ? { eventId: d.eventId, paymentIntentId: d.paymentIntentId, ...last } : undefined;
+  const eventCreatedAt = raw.GSI3SK?.split('#')[0]; // `<createdAt>#<eventId>`
+  return {
+    ...record,
+    waiting: record.waiting ? { ...record.waiting, ...(eventCreatedAt ? { eventCreatedAt } : {}) } : null,
+    lastAttemptAt: latest?.attemptedAt ?? null,
+    lastStatusCode: latest?.statusCode ?? null,
+    lastError: latest?.error ?? null,
+    log: latest ? [latest] : [],
+  };
+}
+
+/** A version 2 delivery item's event id: its sort key's (`DELIVERY#<eventId>`). */
+const eventIdOf = (item: { SK: string }) => item.SK.slice('DELIVERY#'.length);
+
 /** The delivery items among `items`, keyed by deliveryKey (`<home>/<eventId>`). */
 function deliveriesOf(items: readonly Record<string, AttributeValue>[]): Map<string, DeliveryRecord> {
   const found = new Map<string, DeliveryRecord>();
   for (const item of items) {
     if (item.entity?.S !== 'WebhookDelivery') continue;
-    const d = fromItem<DeliveryRecord>(item);
+    const d = readDelivery(fromItem(item));
     found.set(deliveryKey(d), d);
   }
   return found;
@@ -246,29 +364,61 @@ export async function getDispatchState(
 /**
  * Access pattern: write a dispatcher batch's log, one BatchWriteItem for up to 10 deliveries: each
  * event's delivery item, replaced whole (the dispatcher read it at the start of the batch and
- * appended this attempt to its log).
+ * appended this attempt to its log). A version 2 item keeps only the new attempt inline and the
+ * one it displaces becomes an item of its own, written before it (immutable: a batch written twice
+ * writes the same items); an item from before keeps its whole log, and its feed entry follows its
+ * state (`feed`).
  */
 export async function writeDeliveries(
   deliveries: readonly DeliveryRecord[],
   feed: readonly FeedEntry[] = [],
   now = new Date(),
 ): Promise<void> {
+  // The attempts a version 2 item's new one displaces go first (a BatchWriteItem of their own, on a retry only), so a
+  // reader never sees the new attempt on the item without the one before it among the earlier attempts.
+  const displaced = deliveries.flatMap((d) =>
+    d.v === 2
+      ? d.log
+          .slice(0, -1)
+          .slice(-1) // the previous latest attempt (one attempt per event per batch)
+          .map((a) => toItem({ ...keys.webhookAttempt(subjectOf(d), d.eventId, a.attempt), entity: 'WebhookAttempt', ...a }))
+      : [],
+  );
+  if (displaced.length) await batchWrite(displaced);
   await batchWrite([
     ...deliveries.map((d) =>
-      toItem({
-        ...keys.webhookDelivery(subjectOf(d), d.eventId),
-        // In the sweep's due index only while a retry waits.
-        ...(d.state === 'retrying' && d.waiting ? keys.webhookDue(d.eventId, d.waiting.sweepAt) : {}),
-        entity: 'WebhookDelivery',
-        ...d,
-      }),
+      d.v === 2
+        ? deliveryItem(d)
+        : toItem({ ...keys.webhookDelivery(subjectOf(d), d.eventId), ...legacyDue(d), entity: 'WebhookDelivery', ...d }),
     ),
-    // The events feed's entries whose delivery state changed (shared/store/event-feed.ts).
+    // The events feed's entries from before whose delivery state changed (shared/store/event-feed.ts).
     ...feed.flatMap((e) => {
       const item = feedEntryItem(e, now);
       return item ? [item] : [];
     }),
   ]);
+}
+
+/** In the sweep's due index only while a retry waits. */
+const legacyDue = (d: DeliveryRecord) => (d.state === 'retrying' && d.waiting ? keys.webhookDue(d.eventId, d.waiting.sweepAt) : {});
+
+/**
+ * Access pattern: the messages of waiting version 2 delivery items, rebuilt from their outbox items
+ * (one BatchGetItem per 100, consistent): the envelope and callbackUrl as committed, in the round
+ * that waits (a resend's and a redrive's message carry the same event). Keyed by deliveryKey.
+ */
+export async function outboxMessages(
+  waiting: readonly (DeliveryRecord & { waiting: { eventCreatedAt?: string } })[],
+): Promise<Map<string, Record<string, unknown>>> {
+  const wanted = waiting.flatMap((d) =>
+    d.waiting.eventCreatedAt ? [keys.outboxEvent(subjectOf(d), d.waiting.eventCreatedAt, d.eventId)] : [],
+  );
+  const found = new Map<string, Record<string, unknown>>();
+  for (const raw of wanted.length ? await batchGetConsistent(wanted) : []) {
+    const item = fromItem<Record<string, unknown> & EventRef>(raw);
+    found.set(deliveryKey(item), item);
+  }
+  return found;
 }
 
 /** An item of the webhook sweep's due index: an outbox event or a waiting delivery item. */
@@ -278,7 +428,9 @@ export type WebhookDueItem =
 
 /** Access pattern: what the webhook sweep must look at by `now` (GSI2 query per shard, oldest first, bounded). */
 export async function listWebhookDue(now: Date, limitPerShard = 200): Promise<WebhookDueItem[]> {
-  return (await queryDueIndex(keys.webhookDueShards(), now, limitPerShard)) as unknown as WebhookDueItem[];
+  const items = (await queryDueIndex(keys.webhookDueShards(), now, limitPerShard)) as unknown as Record<string, unknown>[];
+  // A delivery item as readDelivery gives it (a version 2 item's ids from its keys), its keys kept.
+  return items.map((i) => (i.entity === 'WebhookDelivery' ? readDelivery(i) : i)) as unknown as WebhookDueItem[];
 }
 
 /**
@@ -327,19 +479,39 @@ async function queryPrefix<T>(pk: string, prefix: string): Promise<T[]> {
   return found;
 }
 
-/** Access pattern: the delivery items of a transaction's events (Query, one partition). */
+/** Access pattern: the delivery items of a transaction's events (Query, one partition), without the earlier attempts. */
 export async function listDeliveries(paymentIntentId: string): Promise<DeliveryRecord[]> {
   const k = keys.deliveriesOfIntent(paymentIntentId);
-  return queryPrefix<DeliveryRecord>(k.PK, k.SKPrefix);
+  const items = await queryPrefix<Record<string, unknown>>(k.PK, k.SKPrefix);
+  return items.filter((i) => i.entity === 'WebhookDelivery').map(readDelivery);
 }
 
-/** Access pattern: an event's delivery item with its attempts (GetItem, consistent). */
+/**
+ * Access pattern: an event's delivery item with its attempts, the latest `maxLoggedAttempts`
+ * (GetItem, consistent; and for a version 2 item a Query of its earlier attempts, newest first).
+ */
 export async function getDelivery(about: EventSubject | string, eventId: string): Promise<DeliveryRecord | undefined> {
   const subject: EventSubject = typeof about === 'string' ? { kind: 'transaction', id: about } : about; // a string: a transaction's id
   const out = await db().send(
     new GetItemCommand({ TableName: tableName(), Key: toItem(keys.webhookDelivery(subject, eventId)), ConsistentRead: true }),
   );
-  return out.Item ? fromItem<DeliveryRecord>(out.Item) : undefined;
+  if (!out.Item) return undefined;
+  const delivery = readDelivery(fromItem(out.Item));
+  if (delivery.v !== 2 || delivery.attempts <= 1) return delivery;
+  const k = keys.attemptsOf(subject, eventId);
+  const earlier = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
+      ConsistentRead: true,
+      ScanIndexForward: false,
+      Limit: maxLoggedAttempts - 1,
+    }),
+  );
+  const older = (earlier.Items ?? []).map((i) => fromItem<AttemptRecord & { PK?: string; SK?: string; entity?: string }>(i));
+  const attempts = older.map(({ PK: _pk, SK: _sk, entity: _e, ...a }) => a as AttemptRecord).reverse();
+  return { ...delivery, log: [...attempts, ...delivery.log] };
 }
 
 export interface ResendRequest extends AddressedEvent {

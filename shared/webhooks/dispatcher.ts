@@ -43,9 +43,9 @@ import { signedHeaders } from './signing.ts';
  *      (healthWrites), after its attempts and before its delivery log.
  * An event with no destination (or no signing secret) is recorded once and not retried.
  * The batch reads its events' delivery items and its destinations' health with ONE BatchGetItem,
- * writes the delivery items back, each with its new attempt appended to its log, with one
- * BatchWriteItem (with the events feed's entries whose state changed), before any message is
- * acknowledged, and emits its metrics together (one EMF line per dimension set).
+ * writes the delivery items back, each with its new attempt (the one it displaces beside it;
+ * shared/store/webhooks.ts), with one BatchWriteItem (with the feed entries from before whose state
+ * changed), before any message is acknowledged, and emits its metrics together (one EMF line per dimension set).
  */
 export type DispatchResult =
   | { kind: 'skipped' }
@@ -267,7 +267,10 @@ async function attemptOne(
   })
     .sort(([, a], [, b]) => (a.startedAt < b.startedAt ? -1 : 1))
     .slice(-keptRounds);
+  // A version 2 item (written with the event) is the feed's index by state; one from before has its feed entry follow.
+  const indexed = current?.v === 2;
   const delivery: DeliveryRecord = {
+    ...(indexed ? { v: 2 as const, listedAs: { type: message.event.type, createdAt: message.eventCreatedAt } } : {}),
     eventId: message.eventId,
     paymentIntentId: message.paymentIntentId,
     subject: subjectOf(message),
@@ -298,9 +301,9 @@ async function attemptOne(
   if (state === 'delivered') logger.info('webhook delivered', log);
   else if (state === 'retrying') logger.info('webhook attempt failed', { ...log, error: post.error, nextAttemptAt });
   else logger.warn(`webhook ${state.replace('_', ' ')}`, { ...log, error: post.error });
-  // The events feed follows the delivery state (shared/store/event-feed.ts): rewritten when it changes.
+  // An entry from before follows the delivery state (shared/store/event-feed.ts): rewritten when it changes.
   const feed: FeedEntry | undefined =
-    (current?.state ?? 'pending') === state
+    indexed || (current?.state ?? 'pending') === state
       ? undefined
       : {
           eventId: message.eventId,

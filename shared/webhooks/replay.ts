@@ -1,5 +1,5 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { deliveryKey, getDeliveries, pointerOf, putEventPointers, scanOutboxEvents } from '#shared/store/webhooks.ts';
+import { deliveryKey, getDeliveries, pointerOf, pointerWritten, putEventPointers, scanOutboxEvents } from '#shared/store/webhooks.ts';
 import { initialRound, messageFromItem, newRedriveRound, type DeliveryMessage } from './messages.ts';
 import { publish } from './queue.ts';
 
@@ -34,7 +34,8 @@ export async function replayEvents(filter: { since: string; until: string; merch
       const ended = delivery && delivery.state !== 'retrying' && delivery.state !== 'pending';
       messages.push(ended ? { ...message, roundId: newRedriveRound() } : message);
     }
-    await putEventPointers(messages.filter((m) => m.roundId === initialRound).map(pointerOf));
+    const pointed = new Set(page.filter(pointerWritten).map((i) => i.eventId)); // committed with their pointer
+    await putEventPointers(messages.filter((m) => m.roundId === initialRound && !pointed.has(m.eventId)).map(pointerOf));
     const failed = await publish(messages.map((message, i) => ({ id: String(i), message })));
     result.sent += messages.length - failed.length;
     result.failed += failed.length;

@@ -5,7 +5,9 @@ import {
   listWebhookDue,
   pointerOf,
   moveWebhookDue,
+  outboxMessages,
   putEventPointers,
+  pointerWritten,
   sweepGraceSeconds,
   type WebhookDueItem,
 } from '#shared/store/webhooks.ts';
@@ -20,8 +22,10 @@ import { publish } from './queue.ts';
  * - Every outbox event enters the due index when committed, due `sweepGraceSeconds` later. If by
  *   then no delivery item exists (a lost stream batch, a lost queue message, a crash in between),
  *   its message is sent again (same event id; receivers dedupe) and it is looked at again a grace
- *   period later; once a delivery item exists it leaves the index.
- * - A delivery item waiting for a retry is in the index with its message: a parked retry (over
+ *   period later; once its delivery item records an attempt it leaves the index (the item itself
+ *   is written `pending`, with no attempt, in the transaction that commits the event).
+ * - A delivery item waiting for a retry is in the index (with its message, or for a version 2 item
+ *   the outbox item's createdAt, from which the message is rebuilt): a parked retry (over
  *   15 min) at its nextAttemptAt, a retry waiting on the queue a grace period after it (its
  *   message was lost if no attempt has replaced the entry by then). Either way the sweep sends the
  *   message, delayed until nextAttemptAt if that is still ahead.
@@ -50,13 +54,20 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
 
   const toSend: { item: WebhookDueItem; message: DeliveryMessage; delaySeconds: number }[] = [];
   for (const item of outbox) {
-    if (delivered.has(deliveryKey(item))) {
+    // Attempted: a delivery item with an attempt (one written `pending` with the event has none yet).
+    if ((delivered.get(deliveryKey(item))?.attempts ?? 0) > 0) {
       if (await moveWebhookDue(item, null)) result.settled++;
       continue;
     }
     const message = messageFromItem(item as unknown as Record<string, unknown>);
     if (message) toSend.push({ item, message, delaySeconds: 0 });
   }
+  // A version 2 item keeps no message while it waits: its outbox item gives it (the same event, the round that waits).
+  const rebuilt = await outboxMessages(
+    waiting.filter(
+      (i): i is typeof i & { waiting: NonNullable<typeof i.waiting> } => i.state === 'retrying' && !!i.waiting && !i.waiting.message,
+    ),
+  );
   for (const item of waiting) {
     if (item.state !== 'retrying' || !item.waiting) {
       await moveWebhookDue(item, null);
@@ -64,13 +75,23 @@ export async function sweepWebhooks(now = new Date(), options: { horizonSeconds?
     }
     const ahead = item.nextAttemptAt ? Math.ceil((Date.parse(item.nextAttemptAt) - now.getTime()) / 1000) : 0;
     if (ahead > maxQueueDelaySeconds) continue; // a look ahead never sends an attempt early
-    toSend.push({ item, message: item.waiting.message as DeliveryMessage, delaySeconds: Math.max(0, ahead) });
+    const outbox = item.waiting.message ? undefined : rebuilt.get(deliveryKey(item));
+    const fromOutbox = outbox ? messageFromItem(outbox) : undefined;
+    const message = item.waiting.message ?? (fromOutbox ? { ...fromOutbox, roundId: item.roundId } : undefined);
+    if (!message) {
+      logger.error('webhook sweep: a waiting retry without its outbox event', { eventId: item.eventId });
+      continue;
+    }
+    toSend.push({ item, message: message as DeliveryMessage, delaySeconds: Math.max(0, ahead) });
   }
   if (toSend.length === 0) return result;
 
-  // An event the relay never saw has no pointer yet: write it first (idempotent), as the relay does.
+  // An event the relay never saw, committed before its pointer was part of the commit, has no
+  // pointer yet: write it first (idempotent), as the relay does.
   await putEventPointers(
-    toSend.filter((s) => s.item.entity === 'OutboxEvent' && s.message.roundId === initialRound).map(({ message }) => pointerOf(message)),
+    toSend
+      .filter((s) => s.item.entity === 'OutboxEvent' && s.message.roundId === initialRound && !pointerWritten(s.item))
+      .map(({ message }) => pointerOf(message)),
   );
   const failed = new Set(await publish(toSend.map((s, i) => ({ id: String(i), message: s.message, delaySeconds: s.delaySeconds }))));
   await Promise.all(

@@ -233,8 +233,14 @@ describe('every call a function’s code makes is granted, and nothing else', ()
       // No statement names a family whose keys the code never builds (routes.ts partitions, writePartitions, attributeUpdates).
       const named = new Set(partitions.flatMap((p) => p.only ?? []).map(family));
       expect([...named].filter((f) => !code.partitions.has(f)).sort()).toEqual([]);
-      // A function confined by dynamodb:LeadingKeys for its item reads may read each family its code builds a key of.
-      const reads = partitions.filter((p) => p.action === 'dynamodb:GetItem');
+      // Every function that reads items is confined by dynamodb:LeadingKeys for them (routes.ts `partitions` or
+      // `readPartitions`, jobs.ts `readPartitions`; issue 40), and may read each family its code builds a key of.
+      const reads = partitions.filter((p) => p.action === 'dynamodb:GetItem' || p.action === 'dynamodb:BatchGetItem');
+      if (id !== 'openApiDocument' && (code.dynamodb.has('dynamodb:GetItem') || code.dynamodb.has('dynamodb:BatchGetItem')))
+        expect(
+          reads.filter((p) => !p.only).map((p) => p.action),
+          'item reads outside dynamodb:LeadingKeys',
+        ).toEqual([]);
       if (reads.length && reads.every((p) => p.only)) {
         const readable = new Set(reads.flatMap((p) => p.only!).map(family));
         const unread = [...code.partitions].filter((f) => !readable.has(f) && !excused(id, `read ${f}`, ['shared/store/keys.ts']));

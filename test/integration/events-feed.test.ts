@@ -1,10 +1,10 @@
-import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { approveRefund } from '#shared/services/refunds.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
-import { db, tableName, toItem } from '#shared/store/client.ts';
-import { pageEventFeed } from '#shared/store/event-feed.ts';
+import { captureConsumedCapacity, db, fromItem, tableName, toItem, toValues } from '#shared/store/client.ts';
+import { feedEntryItem, pageEventFeed } from '#shared/store/event-feed.ts';
 import * as keys from '#shared/store/keys.ts';
 import { listEvents } from '#shared/store/intents.ts';
 import { dispatch } from '#shared/webhooks/dispatcher.ts';
@@ -218,6 +218,112 @@ describe('events feed', { timeout: 60_000 }, () => {
     const after = await feed(m);
     expect(after.json.items).toEqual(before.json.items);
     expect((await feed(m, `?startingAfter=${listed!.eventId}`)).json.items).toEqual([]);
+  });
+
+  it('records an attempt on the delivery item written with the event (its state indexed there), earlier attempts beside it', async () => {
+    let calls = 0;
+    const flaky = await startReceiver(() => (++calls < 3 ? 500 : 200));
+    try {
+      const m = await newMerchant({ name: 'Attempts Merchant', webhookUrl: flaky.url, allowInsecureWebhooks: true });
+      const intent = await seedIntent(m.merchantId, 'test');
+      await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed' }));
+      const [event] = await listEvents(intent.paymentIntentId);
+      const deliveryKey = toItem(keys.webhookDelivery({ kind: 'transaction', id: intent.paymentIntentId }, event!.eventId));
+      const read = async () =>
+        fromItem<Record<string, any>>((await db().send(new GetItemCommand({ TableName: tableName(), Key: deliveryKey }))).Item!);
+      // Written with the event: pending, in the feed's state index; the feed entry carries no state.
+      expect(await read()).toMatchObject({
+        v: 2,
+        state: 'pending',
+        attempts: 0,
+        GSI3PK: expect.stringMatching(/#TransactionStatusChanged#pending$/),
+      });
+      const entry = (await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.eventFeed(event!.eventId)) }))).Item!;
+      expect(entry.GSI3PK).toBeUndefined();
+      expect(entry.deliveryState).toBeUndefined();
+      expect(ids((await feed(m, '?deliveryState=pending')).json.items)).toEqual([event!.eventId]);
+
+      const message = messageFromItem({ ...event!, entity: 'OutboxEvent' })!;
+      // What each attempt's write costs (DynamoDB Local's ReturnConsumedCapacity: table and indexes).
+      const units: number[] = [];
+      const attempt = async () => {
+        let written = 0;
+        const stop = captureConsumedCapacity((r) => {
+          if (r.command === 'BatchWriteItem') written += r.consumed.reduce((a, c) => a + (c.CapacityUnits ?? 0), 0);
+        });
+        try {
+          return await dispatch(message, ports);
+        } finally {
+          stop();
+          units.push(written);
+        }
+      };
+      expect(await attempt()).toMatchObject({ kind: 'retry', attempt: 1 });
+      expect(ids((await feed(m, '?deliveryState=retrying')).json.items)).toEqual([event!.eventId]);
+      expect((await feed(m, '?deliveryState=pending')).json.items).toEqual([]);
+      expect(await attempt()).toMatchObject({ kind: 'retry', attempt: 2 });
+      expect(await attempt()).toMatchObject({ kind: 'delivered', attempt: 3 });
+      // Each under 1 KB: a first failure writes the item (1), moves its state entry (2) and enters the due index (1); a
+      // retry also puts the attempt it displaces (1) and moves its due entry (2) or leaves the index (1).
+      expect(units[0]).toBeLessThanOrEqual(4);
+      expect(units.slice(1).every((u) => u <= 5)).toBe(true);
+
+      // The item holds the latest attempt only; the two before it are items of their own.
+      const item = await read();
+      expect(item).toMatchObject({ v: 2, state: 'delivered', attempts: 3, last: { attempt: 3, outcome: 'delivered', statusCode: 200 } });
+      expect(item.log).toBeUndefined();
+      expect(item.GSI3PK).toMatch(/#TransactionStatusChanged#delivered$/);
+      const earlier = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+          ExpressionAttributeValues: toValues({ ':pk': `TXN#${intent.paymentIntentId}`, ':sk': `DELIVERY#${event!.eventId}#ATTEMPT#` }),
+        }),
+      );
+      expect((earlier.Items ?? []).map((i) => fromItem<{ attempt: number; statusCode: number }>(i))).toMatchObject([
+        { attempt: 1, statusCode: 500 },
+        { attempt: 2, statusCode: 500 },
+      ]);
+      // The attempts API and the feed show all of it.
+      const attempts = await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${event!.eventId}/attempts`, { key: m.test.apiKey });
+      expect(attempts.json.items.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome])).toEqual([
+        [1, 'failed'],
+        [2, 'failed'],
+        [3, 'delivered'],
+      ]);
+      expect(attempts.json.delivery).toMatchObject({ state: 'delivered', attempts: 3, lastStatusCode: 200 });
+      expect((await feed(m)).json.items).toMatchObject([{ eventId: event!.eventId, deliveryState: 'delivered' }]);
+      expect(ids((await feed(m, '?deliveryState=delivered')).json.items)).toEqual([event!.eventId]);
+      expect((await feed(m, '?deliveryState=retrying')).json.items).toEqual([]);
+    } finally {
+      await flaky.stop();
+    }
+  });
+
+  it('reads and keeps current an event written before (its state on its feed entry, no delivery item with it)', async () => {
+    const m = await newMerchant({ name: 'Legacy Merchant', webhookUrl: hook.url, allowInsecureWebhooks: true });
+    const intent = await seedIntent(m.merchantId, 'test');
+    await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed' }));
+    const [event] = await listEvents(intent.paymentIntentId);
+    // As committed before: no delivery item, the feed entry in GSI3 by its state.
+    const deliveryKey = toItem(keys.webhookDelivery({ kind: 'transaction', id: intent.paymentIntentId }, event!.eventId));
+    await db().send(new DeleteItemCommand({ TableName: tableName(), Key: deliveryKey }));
+    const legacy = { eventId: event!.eventId, merchantId: m.merchantId, mode: 'test' as const, type: event!.event.type };
+    const entry = { ...legacy, createdAt: event!.createdAt, deliveryState: 'pending' as const, event: event!.event };
+    await db().send(new PutItemCommand({ TableName: tableName(), Item: feedEntryItem(entry, new Date())! }));
+    expect((await feed(m)).json.items).toMatchObject([{ eventId: event!.eventId, deliveryState: 'pending' }]);
+    expect(ids((await feed(m, '?deliveryState=pending')).json.items)).toEqual([event!.eventId]);
+
+    expect(await dispatch(messageFromItem({ ...event!, entity: 'OutboxEvent' })!, ports)).toMatchObject({ kind: 'delivered' });
+    // Its delivery item stays as items were (no state index); its feed entry follows the state.
+    const item = (await db().send(new GetItemCommand({ TableName: tableName(), Key: deliveryKey }))).Item!;
+    expect(item.GSI3PK).toBeUndefined();
+    expect(item.log?.L).toHaveLength(1);
+    expect((await feed(m)).json.items).toMatchObject([{ eventId: event!.eventId, deliveryState: 'delivered' }]);
+    expect(ids((await feed(m, '?deliveryState=delivered')).json.items)).toEqual([event!.eventId]);
+    expect((await feed(m, '?deliveryState=pending')).json.items).toEqual([]);
+    const attempts = await call(gw.baseUrl, 'GET', `/Gateway/v1/Events/${event!.eventId}/attempts`, { key: m.test.apiKey });
+    expect(attempts.json).toMatchObject({ delivery: { state: 'delivered', attempts: 1 }, items: [{ attempt: 1, outcome: 'delivered' }] });
   });
 
   it('keeps events 30 days: older entries are outside every query, whatever TTL has not removed yet', async () => {

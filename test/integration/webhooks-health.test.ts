@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { enableWebhook } from '#shared/services/merchants.ts';
-import { getEndpointHealth } from '#shared/store/webhook-health.ts';
+import { healthAttributes } from '#shared/domain/event-types.ts';
+import { addDbMiddleware } from '#shared/store/client.ts';
+import { getEndpointHealth, recordAttempts } from '#shared/store/webhook-health.ts';
 import { getDelivery } from '#shared/store/webhooks.ts';
 import { dispatch, type DispatchPorts } from '#shared/webhooks/dispatcher.ts';
 import type { DeliveryMessage } from '#shared/webhooks/messages.ts';
 import { newMerchant } from '../support/gateway.ts';
 import { startReceiver, useWebhookStack, type Reply, type Receiver } from '../support/webhooks.ts';
+import { expressionAttributes } from '../../scripts/rehearse/iam.ts';
 
 /**
  * Endpoint health and Retry-After (docs/webhooks-operations.md): the dispatcher called directly
@@ -116,5 +119,41 @@ describe('Retry-After', () => {
     reply = { status: 500, headers: { 'Retry-After': '120' } }; // only 429 and 503 carry it
     expect(await dispatch(message(merchantId), ports)).toMatchObject({ kind: 'retry', delaySeconds: 5 });
     expect(requeued.slice(-5).map((r) => r.delaySeconds)).toEqual([120, 300, (dated as { delaySeconds: number }).delaySeconds, 5, 5]);
+  });
+});
+
+describe("the dispatcher's health update names only the attributes its grant allows (functions/jobs.ts updates)", () => {
+  it('failures, a disable and a success name the key and healthAttributes only', async () => {
+    const named: string[][] = [];
+    const stop = addDbMiddleware('healthAttributes', (stack) =>
+      stack.add(
+        (next, context) => async (args) => {
+          const input = args.input as {
+            UpdateExpression?: string;
+            ConditionExpression?: string;
+            ExpressionAttributeNames?: Record<string, string>;
+          };
+          if (context.commandName === 'UpdateItemCommand')
+            named.push([
+              ...expressionAttributes(input.UpdateExpression, input.ExpressionAttributeNames),
+              ...expressionAttributes(input.ConditionExpression, input.ExpressionAttributeNames),
+            ]);
+          return next(args);
+        },
+        { step: 'initialize', name: 'healthAttributes' },
+      ),
+    );
+    try {
+      const target = { merchantId: randomUUID(), mode: 'test' as const, url: 'https://example.invalid/hook' };
+      const at = new Date().toISOString();
+      await recordAttempts(target, { failures: { firstAt: at, lastAt: at, restart: false } }, new Date());
+      await recordAttempts(target, { failures: { firstAt: at, lastAt: at, restart: true }, disable: { reason: 'gone', at } }, new Date());
+      await recordAttempts(target, { succeeded: true }, new Date());
+    } finally {
+      stop();
+    }
+    expect(named).toHaveLength(3);
+    const allowed = new Set<string>(['PK', 'SK', ...healthAttributes]);
+    expect(named.flat().filter((a) => !allowed.has(a))).toEqual([]);
   });
 });

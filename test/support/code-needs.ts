@@ -109,16 +109,18 @@ const loaderModules = ['shared/crypto/seal.ts', 'shared/providers/live/index.ts'
 
 /**
  * The partition key prefixes a module's code builds: `PK: \`FAMILY#...\`` templates, the merchant's shard partitions
- * (merchantShardPK: `MERCHANT#<id>[#SHARD#<n>]`) and an event's home partition (eventHome: its subject's, TXN#, REFUND#
- * or SETTLEMENT#).
+ * (merchantShardPK: `MERCHANT#<id>[#SHARD#<n>]`) and an event's home partition (eventHome, webhookDeliveryIn: its
+ * subject's, TXN#, REFUND# or SETTLEMENT#).
  */
 export function partitionsBuilt(code: string): Set<string> {
   const found = new Set<string>();
-  for (const [, prefix] of code.matchAll(/\bPK: `([A-Z_]+#)/g)) found.add(prefix!);
+  // One literal segment (not the first of two: BANKFILE#LINE#<ref> is the lines' family, below, not BANKFILE#).
+  for (const [, prefix] of code.matchAll(/\bPK: `([A-Z_]+#)(?![A-Z_]+#\$\{)/g)) found.add(prefix!);
   // A family named by two literal segments (BANKFILE#LINE#: the lines, apart from the operator's batches and audit).
   for (const [, prefix] of code.matchAll(/\bPK: `([A-Z_]+#[A-Z_]+#)\$\{/g)) found.add(prefix!);
   if (/\bmerchantShardPK\d* = /.test(code)) found.add('MERCHANT#');
-  if (/\beventHome\d* = /.test(code)) for (const prefix of ['TXN#', 'REFUND#', 'SETTLEMENT#']) found.add(prefix);
+  // An event's home, built from its subject or from the `home` an events-feed entry keeps (webhookDeliveryIn).
+  if (/\b(eventHome|webhookDeliveryIn)\d* = /.test(code)) for (const prefix of ['TXN#', 'REFUND#', 'SETTLEMENT#']) found.add(prefix);
   return found;
 }
 
