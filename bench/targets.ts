@@ -27,28 +27,37 @@ export const targets = {
  * hosted pages' stylesheet, the bank list and the signing problems left the dashboard's Lambdas) and checkoutWallet.
  */
 export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
-  // deposit: ipaddr.js (13 kB, the callbackUrl address rule), the live wallet adapters (JazzCash, Easypaisa, the secret's per-provider check) over the HTTP pipeline and zod.
-  deposit: 305_000,
+  // deposit: ipaddr.js (13 kB, the callbackUrl address rule), the live wallet adapters (JazzCash, Easypaisa, the secret's
+  // per-provider check) over the HTTP pipeline and zod.
+  deposit: 318_500,
   // withdraw: the payout domain, bank codes and the live payout rails (JazzCash, the bank transfer file).
-  withdraw: 323_500,
+  withdraw: 338_700,
   // The hosted checkout's card form: the card number and expiry rules over the page every checkout Lambda carries.
-  checkoutCard: 303_600,
+  checkoutCard: 307_300,
   // The dashboard's areas (functions/dashboard/routes.ts; one Lambda for all of them was 571 kB): each
   // bundles its own services and views over the 242 kB every dashboard page carries (the AWS SDK, the
   // logger and metrics, the page frame). Links: the QR encoder that draws a link's code inline (22 kB);
   // refunds and payouts: the live rail adapters; settlements: the live settlement rail, the running balance from the
   // nearer checkpoint; developers: keys, webhooks and the test delivery's HTTP client.
-  dashboardRefunds: 320_200,
-  dashboardLinks: 310_900,
-  dashboardPayouts: 327_900,
-  dashboardSettlements: 331_400,
-  dashboardDevelopers: 318_000,
+  dashboardRefunds: 324_200,
+  dashboardLinks: 312_200,
+  dashboardPayouts: 329_000,
+  dashboardSettlements: 333_100,
+  dashboardDevelopers: 332_600,
   // Every due path (checkout expiry and reconciliation, deposits, withdrawals, settlements, refunds, automatic
   // settlement) with all the live adapter families.
-  dueSweeper: 324_100,
+  // Over 300 kB after issue 40's delivery item committed with each event and issue 41's money core (decisions and the
+  // retry helper in every Lambda that moves money; +1-3 kB): the hosted checkout's steps, a settlement's creation, balance.
+  checkoutCardReturn: 302_400,
+  checkoutWallet: 304_400,
+  checkoutOtp: 301_900,
+  createSettlement: 302_200,
+  dashboardBalance: 301_500,
+  dueSweeper: 333_600,
 };
 /**
  * The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). 272.1 kB
- * measured on 2026-11-29 (56 Lambdas), plus 1 kB.
+ * measured on 2026-11-29 after the bundle cuts, 278.3 kB once the money core, the declared store and the delivery's
+ * version 2 landed the same day (56 Lambdas), plus 1 kB.
  */
-export const medianBundleBudget = 273_100;
+export const medianBundleBudget = 279_300;
