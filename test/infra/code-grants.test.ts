@@ -191,6 +191,12 @@ reviewed.push(
     modules: ['shared/store/keys.ts'],
     reason: 'the pipeline checks an API key and claims an Idempotency-Key for `auth: apiKey` rows only (shared/http/middlewares.ts)',
   })),
+  {
+    applies: (id: string) => id === 'deposit',
+    need: 'read PAYLINK#',
+    modules: ['shared/store/keys.ts'],
+    reason: "an intent's status change counts a link's use (linkUseWrites) only for a checkout opened from a link; no deposit is",
+  },
 );
 const excused = (id: string, need: string, modules: Iterable<string>) =>
   [...modules].every((module) =>
