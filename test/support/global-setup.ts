@@ -10,7 +10,8 @@ import { bundleOps } from './script-bundles.ts';
  * The database projects' global setup (vitest.config.ts: `integration` and `e2e`; never `unit`):
  * ONE DynamoDB Local (in memory) on a free port for the whole run, shared by every project that
  * asks for it, and one table per worker (`payment-gateway-test-w<VITEST_POOL_ID>`, see ./env.ts),
- * so files running at the same time never see each other's items.
+ * so files running at the same time never see each other's items. Those tables have no stream
+ * (./env.ts says why).
  */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -49,7 +50,7 @@ export default async function setup(project: TestProject) {
   run.users++;
   const [dynamo, opsBundle] = await Promise.all([run.ready, run.ops]);
   const workers = Math.max(1, Number(project.config.maxWorkers) || 1);
-  await Promise.all(Array.from({ length: workers }, (_, i) => ensureTable(dynamo.endpoint, workerTableName(i + 1))));
+  await Promise.all(Array.from({ length: workers }, (_, i) => ensureTable(dynamo.endpoint, workerTableName(i + 1), { stream: false })));
   project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide('tablePrefix', tablePrefix);
   project.provide('tableName', workerTableName(1));
