@@ -20,6 +20,8 @@ import { keyAttributes, tableDefinition } from '#shared/store/table.ts';
 export interface RunningDynamo {
   endpoint: string;
   process: ChildProcess;
+  /** What the JVM printed so far (the launcher reports `stream records indexed` there). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -113,6 +115,7 @@ export async function startDynamoLocal(options: { port: number; dbPath?: string;
   return {
     endpoint,
     process: child,
+    output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -124,11 +127,9 @@ export async function startDynamoLocal(options: { port: number; dbPath?: string;
 
 /**
  * Whether the tables made here have the definition's stream, unless a caller says. The tests turn it
- * off for every table but a webhook stack's (test/support/env.ts): DynamoDB Local reads a table's
- * whole stream on every write to it, so a write cost grew with every earlier write to the table
- * (measured: 1,000 small transactions took 1.7-1.9 s of the JVM's CPU on a table with a fresh stream,
- * 6.1 s once its stream held 10,000 records, and the same on a table without a stream either way).
- * Only the outbox relay reads the stream, and only a webhook stack runs it.
+ * off for every table but a webhook stack's (test/support/env.ts): only the outbox relay reads the
+ * stream, and only a webhook stack runs it, while DynamoDB Local writes a stream record (and its index
+ * entries, ./DynamoLocalLoopback.java) for every item written to a table with one.
  */
 export const localTables = { streams: true };
 

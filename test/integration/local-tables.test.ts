@@ -5,10 +5,10 @@ import { tableDefinition } from '#shared/store/table.ts';
 import { createTableInput, ensureTable, localClient } from '../../scripts/local/dynamo.ts';
 
 /**
- * The tables the tests make on DynamoDB Local (test/support/env.ts): without the definition's stream
- * unless they ask for it, as a webhook stack does for its relay. DynamoDB Local reads a table's stream
- * on every write to it, so the worker's table, written by every file the worker runs, made each write
- * dearer as the run went on (scripts/local/dynamo.ts, `localTables`).
+ * DynamoDB Local as the tests run it: its stream records indexed by the launcher (before, every write to
+ * a table with a stream read all the stream records of the run so far), and the tables the tests make
+ * (test/support/env.ts) without the definition's stream unless they ask for it, as a webhook stack
+ * does for its relay.
  */
 const client = localClient(inject('dynamoEndpoint'));
 afterAll(() => client.destroy());
@@ -16,6 +16,11 @@ const stream = async (tableName: string) =>
   (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.StreamSpecification ?? { StreamEnabled: false };
 
 describe('the tests’ tables on DynamoDB Local', () => {
+  it("DynamoDB Local's stream records are indexed (scripts/local/DynamoLocalLoopback.java: a write no longer reads them all)", () => {
+    expect(inject('dynamoOutput')).toContain('DynamoLocalLoopback: stream records indexed');
+    expect(inject('dynamoOutput')).not.toContain('not indexed');
+  });
+
   it("the worker's table and a test's own table have no stream", async () => {
     expect((await stream(inject('tableName'))).StreamEnabled).toBe(false);
     const own = `own-${randomUUID().slice(0, 8)}`;

@@ -9,8 +9,7 @@ import { workerTableName } from './global-setup.ts';
  * table (ledger verify, sweeps, replays) sees only what ran before it in the same worker, as when
  * every file ran one after another. `inject('tableName')` answers this worker's table too.
  * The tables a test makes have no stream unless it asks (a webhook stack's does, ./webhooks.ts):
- * nothing else reads one, and DynamoDB Local's writes slow down as a table's stream grows
- * (scripts/local/dynamo.ts, `localTables`).
+ * nothing else reads one (scripts/local/dynamo.ts, `localTables`).
  */
 localTables.streams = false;
 const table = workerTableName(process.env.VITEST_POOL_ID ?? '1');

@@ -32,6 +32,8 @@ declare module 'vitest' {
     tablePrefix: string;
     /** `scripts/ops.ts` bundled once for the run (./script-bundles.ts). */
     opsBundle: string;
+    /** What the run's DynamoDB Local printed once its tables were made (scripts/local/DynamoLocalLoopback.java). */
+    dynamoOutput: string;
   }
 }
 
@@ -55,6 +57,7 @@ export default async function setup(project: TestProject) {
   project.provide('tablePrefix', tablePrefix);
   project.provide('tableName', workerTableName(1));
   project.provide('opsBundle', opsBundle);
+  project.provide('dynamoOutput', await launcherReport(dynamo));
   return async () => {
     if (--run.users > 0) return;
     shared.__testDynamo = undefined;
@@ -62,6 +65,14 @@ export default async function setup(project: TestProject) {
     recordDynamoCpu(dynamo);
     await dynamo.stop();
   };
+}
+
+/** The JVM's output once the launcher has indexed the stream records (it does so within 200 ms of the tables), or after 10 s. */
+async function launcherReport(dynamo: RunningDynamo): Promise<string> {
+  for (let waited = 0; waited < 10_000 && !/stream records (not )?indexed/.test(dynamo.output()); waited += 100) {
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  return dynamo.output();
 }
 
 /**
