@@ -69,7 +69,9 @@ export const isolatedFiles = [
     'withdrawals',
   ].map((name) => `test/integration/${name}.test.ts`),
 ];
-const database = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/env.ts'], pool: 'forks' as const };
+/** CPU_PROBE_OUT=<file>: each test file's CPU-seconds appended to that file (test/support/cpu-probe.ts); off by default. */
+const probe = process.env.CPU_PROBE_OUT ? ['test/support/cpu-probe.ts'] : [];
+const database = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/env.ts', ...probe], pool: 'forks' as const };
 
 export default defineConfig({
   test: {
@@ -78,8 +80,11 @@ export default defineConfig({
     hookTimeout: 120_000, // suite setups import every handler or start servers: slow on a loaded machine
     maxWorkers: workers,
     projects: [
-      { extends: true, test: { name: 'unit', include: unit, pool: 'threads', isolate: false, setupFiles: ['test/support/unit-env.ts'] } },
-      { extends: true, test: { name: 'infra', include: infra, pool: 'forks', setupFiles: ['test/support/unit-env.ts'] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: unit, pool: 'threads', isolate: false, setupFiles: ['test/support/unit-env.ts', ...probe] },
+      },
+      { extends: true, test: { name: 'infra', include: infra, pool: 'forks', setupFiles: ['test/support/unit-env.ts', ...probe] } },
       {
         extends: true,
         test: {

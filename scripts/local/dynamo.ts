@@ -20,6 +20,8 @@ import { keyAttributes, tableDefinition } from '#shared/store/table.ts';
 export interface RunningDynamo {
   endpoint: string;
   process: ChildProcess;
+  /** What the JVM printed so far (the launcher reports `stream records indexed` there). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -113,6 +115,7 @@ export async function startDynamoLocal(options: { port: number; dbPath?: string;
   return {
     endpoint,
     process: child,
+    output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -122,9 +125,23 @@ export async function startDynamoLocal(options: { port: number; dbPath?: string;
   };
 }
 
+/**
+ * Whether the tables made here have the definition's stream, unless a caller says. The tests turn it
+ * off for every table but a webhook stack's (test/support/env.ts): only the outbox relay reads the
+ * stream, and only a webhook stack runs it, while DynamoDB Local writes a stream record (and its index
+ * entries, ./DynamoLocalLoopback.java) for every item written to a table with one.
+ */
+export const localTables = { streams: true };
+
+interface TableOptions {
+  /** The table's stream (the relay's source); default `localTables.streams`. */
+  stream?: boolean;
+}
+
 /** The CreateTable input built from the same definition the CDK stack uses. */
-export function createTableInput(tableName: string): CreateTableCommandInput {
+export function createTableInput(tableName: string, options: TableOptions = {}): CreateTableCommandInput {
   const d = tableDefinition;
+  const stream = options.stream ?? localTables.streams;
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
@@ -141,7 +158,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       ],
       Projection: { ProjectionType: 'ALL' },
     })),
-    StreamSpecification: { StreamEnabled: true, StreamViewType: d.streamView },
+    ...(stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: d.streamView } } : {}),
   };
 }
 
@@ -167,10 +184,10 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string) {
 }
 
 /** Creates the table if it does not exist (data kept across restarts), adding indexes it lacks. */
-export async function ensureTable(endpoint: string, tableName: string): Promise<'created' | 'exists'> {
+export async function ensureTable(endpoint: string, tableName: string, options: TableOptions = {}): Promise<'created' | 'exists'> {
   const client = localClient(endpoint);
   try {
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.send(new CreateTableCommand(createTableInput(tableName, options)));
     await client.send(
       new UpdateTimeToLiveCommand({
         TableName: tableName,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { ensureTable } from '../../scripts/local/dynamo.ts';
+import { ensureTable, localTables } from '../../scripts/local/dynamo.ts';
 import { workerTableName } from './global-setup.ts';
 // The entity declarations, loaded so the store's put() and update() check each write against them (no Lambda bundles them).
 import '#shared/store/entities.ts';
@@ -10,7 +10,10 @@ import '#shared/store/entities.ts';
  * key, in its worker's own table: files run in parallel (one per worker), and a file that scans the
  * table (ledger verify, sweeps, replays) sees only what ran before it in the same worker, as when
  * every file ran one after another. `inject('tableName')` answers this worker's table too.
+ * The tables a test makes have no stream unless it asks (a webhook stack's does, ./webhooks.ts):
+ * nothing else reads one (scripts/local/dynamo.ts, `localTables`).
  */
+localTables.streams = false;
 const table = workerTableName(process.env.VITEST_POOL_ID ?? '1');
 const state = (globalThis as { __vitest_worker__?: { providedContext: Record<string, unknown> } }).__vitest_worker__;
 if (state) state.providedContext = { ...state.providedContext, tableName: table };

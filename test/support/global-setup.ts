@@ -10,7 +10,8 @@ import { bundleOps } from './script-bundles.ts';
  * The database projects' global setup (vitest.config.ts: `integration` and `e2e`; never `unit`):
  * ONE DynamoDB Local (in memory) on a free port for the whole run, shared by every project that
  * asks for it, and one table per worker (`payment-gateway-test-w<VITEST_POOL_ID>`, see ./env.ts),
- * so files running at the same time never see each other's items.
+ * so files running at the same time never see each other's items. Those tables have no stream
+ * (./env.ts says why).
  */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -31,6 +32,8 @@ declare module 'vitest' {
     tablePrefix: string;
     /** `scripts/ops.ts` bundled once for the run (./script-bundles.ts). */
     opsBundle: string;
+    /** What the run's DynamoDB Local printed once its tables were made (scripts/local/DynamoLocalLoopback.java). */
+    dynamoOutput: string;
   }
 }
 
@@ -49,11 +52,12 @@ export default async function setup(project: TestProject) {
   run.users++;
   const [dynamo, opsBundle] = await Promise.all([run.ready, run.ops]);
   const workers = Math.max(1, Number(project.config.maxWorkers) || 1);
-  await Promise.all(Array.from({ length: workers }, (_, i) => ensureTable(dynamo.endpoint, workerTableName(i + 1))));
+  await Promise.all(Array.from({ length: workers }, (_, i) => ensureTable(dynamo.endpoint, workerTableName(i + 1), { stream: false })));
   project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide('tablePrefix', tablePrefix);
   project.provide('tableName', workerTableName(1));
   project.provide('opsBundle', opsBundle);
+  project.provide('dynamoOutput', await launcherReport(dynamo));
   return async () => {
     if (--run.users > 0) return;
     shared.__testDynamo = undefined;
@@ -61,6 +65,14 @@ export default async function setup(project: TestProject) {
     recordDynamoCpu(dynamo);
     await dynamo.stop();
   };
+}
+
+/** The JVM's output once the launcher has indexed the stream records (it does so within 200 ms of the tables), or after 10 s. */
+async function launcherReport(dynamo: RunningDynamo): Promise<string> {
+  for (let waited = 0; waited < 10_000 && !/stream records (not )?indexed/.test(dynamo.output()); waited += 100) {
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  return dynamo.output();
 }
 
 /**

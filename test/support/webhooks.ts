@@ -31,7 +31,7 @@ export function useWebhookStack(jobs: readonly Job[], options: { streamCheckpoin
   beforeAll(async () => {
     state.tableName = `webhooks-${randomUUID().slice(0, 8)}`;
     process.env.TABLE_NAME = state.tableName;
-    await ensureTable(inject('dynamoEndpoint'), state.tableName);
+    await ensureTable(inject('dynamoEndpoint'), state.tableName, { stream: true }); // the relay reads it
     state.queues = await startLocalQueues(await freePort());
     if (jobs.length) {
       state.jobs = startJobs(
