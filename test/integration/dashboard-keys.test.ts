@@ -62,7 +62,7 @@ describe('API keys under the dashboard roles', { timeout: 180_000 }, () => {
     await creditTestWallet(m.merchantId, 'test', 100_000_00, 'PKR');
     return m;
   };
-  const payout = (m: TestMerchant, key: { apiKey: string; secretKey: string }, amount: number, autoProcessPayout: boolean) =>
+  const payout = (_m: TestMerchant, key: { apiKey: string; secretKey: string }, amount: number, autoProcessPayout: boolean) =>
     call(gw.baseUrl, 'POST', '/Gateway/v1/Payment/withdraw', {
       key: key.apiKey,
       secret: key.secretKey,

@@ -137,7 +137,8 @@ describe('deposits: one orderRef, one charge', { timeout: 120_000 }, () => {
     expect(fault.fired()).toBe('provider-done:wallet_2.startCharge');
     expect(ep.hits(easypaisaPaths.initiate)).toBe(before + 1);
     const taken = await lookup(m, orderRef);
-    expect(taken.status).toBe('Pending');
+    // Pending, or already Completed when the emulator's payment notification came in first (a race the run decides).
+    expect(['Pending', 'Completed']).toContain(taken.status);
     expect(crashed.json.paymentIntentId).toBe(taken.paymentIntentId);
     const again = await deposit(m, body(orderRef));
     expect(again.json.code).toBe('duplicate_order_ref');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { journal } from '#shared/domain/ledger.ts';
-import { transact, TransactionFailed } from '#shared/store/client.ts';
+import { TransactionFailed } from '#shared/store/client.ts';
 import { listEvents, orderRefWriteIndex } from '#shared/store/intents.ts';
 import { changeStatus } from '#shared/services/transactions.ts';
 import { getWallet, listJournals } from '#shared/store/wallets.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { routeList, routes } from '#functions/routes.ts';
+import { routeList } from '#functions/routes.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { journal, type Journal } from '#shared/domain/ledger.ts';
 import { sandboxBankRail, sandboxRejection, sandboxSubmissionCount, type PayoutInstruction } from '#shared/providers/bank-rail.ts';
