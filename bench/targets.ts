@@ -58,6 +58,7 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
 /**
  * The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). 272.1 kB
  * measured on 2026-11-29 after the bundle cuts, 278.3 kB once the money core, the declared store and the delivery's
- * version 2 landed the same day (56 Lambdas), plus 1 kB.
+ * version 2 landed the same day (56 Lambdas), plus 1 kB; 279.9 kB (the median Lambda, webhookDispatcher, +0.9 kB) once
+ * the webhook store and the destination health moved onto the declaration layer (its update builder), plus 0.4 kB.
  */
-export const medianBundleBudget = 279_300;
+export const medianBundleBudget = 280_300;

@@ -4,7 +4,7 @@
  * runs the same handler modules on timers, an SQS poller and a DynamoDB Local stream poller.
  */
 import type { SecretName } from '#functions/routes.ts';
-import type { PartitionFamily } from '#shared/http/route.ts';
+import type { IndexFamily, PartitionFamily } from '#shared/http/route.ts';
 import { relayedEntities } from '#shared/webhooks/messages.ts';
 import { healthAttributes } from '#shared/domain/event-types.ts';
 
@@ -37,6 +37,8 @@ export interface Job {
   readonly permissions: {
     readonly table: readonly TableAction[];
     readonly queries?: 'table' | 'indexes' | 'tableAndIndexes';
+    /** The index partition families its index queries reach (dynamodb:LeadingKeys; required with index queries): its code's. */
+    readonly indexPartitions?: readonly IndexFamily[];
     /** The partition families its writes reach (IAM dynamodb:LeadingKeys; never an API key's): its code's, checked by code-grants. */
     readonly writePartitions?: readonly PartitionFamily[];
     /**
@@ -67,6 +69,7 @@ export const jobs = {
     permissions: {
       table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
       queries: 'tableAndIndexes',
+      indexPartitions: ['due', 'moneydue'],
       readPartitions: [
         'approvals',
         'bankFileLine',
@@ -138,7 +141,13 @@ export const jobs = {
     id: 'ledgerVerify',
     handler: 'functions/jobs/ledger-verify.ts',
     trigger: { kind: 'schedule', everySeconds: 3600 },
-    permissions: { table: ['GetItem'], queries: 'tableAndIndexes', readPartitions: ['merchant', 'refund'], secrets: [] },
+    permissions: {
+      table: ['GetItem'],
+      queries: 'tableAndIndexes',
+      indexPartitions: ['merchant', 'merchants', 'txn'],
+      readPartitions: ['merchant', 'refund'],
+      secrets: [],
+    },
     timeoutSeconds: 300,
     summary: 'Hourly ledger verification of the ledgers whose wallets changed (docs/ledger-verification.md); emits LedgerDiscrepancies.',
   },
@@ -151,6 +160,7 @@ export const jobs = {
     permissions: {
       table: ['GetItem', 'PutItem'],
       queries: 'tableAndIndexes',
+      indexPartitions: ['merchant', 'merchants', 'txn'],
       readPartitions: ['merchant', 'refund'],
       writePartitions: ['merchant'],
       secrets: [],
@@ -168,6 +178,7 @@ export const jobs = {
     permissions: {
       table: ['BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
       queries: 'indexes',
+      indexPartitions: ['webhookdue'],
       readPartitions: ['eventPointer', 'intent', 'refund', 'settlement'],
       // Event pointers; the due entries of outbox and delivery items in their homes (the subject's partition): an
       // update naming the due index's keys only (moveWebhookDue).

@@ -39,6 +39,7 @@ import {
   acknowledgeApiMethods,
   attributeUpdateStatement,
   exceptKeyFamilies,
+  indexQueryStatement,
   keyFamilies,
   leadingKeys,
   addRouteFunctions,
@@ -451,7 +452,7 @@ export class PaymentGatewayStack extends Stack {
       );
     }
     // An index serves Query (and Scan, which no job may call): item actions stay on the table.
-    if (onIndexes) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] }));
+    if (onIndexes) fn.addToRolePolicy(indexQueryStatement(tableArn, job.permissions.indexPartitions, job.id));
     // SendMessage only: the queue trigger grants the dispatcher's receive, delete and visibility changes.
     const send = (queue: Queue) => fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
     if (job.permissions.webhookQueue === 'send') send(this.webhookQueue);

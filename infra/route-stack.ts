@@ -17,7 +17,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct, IConstruct } from 'constructs';
 import { lambdaGroups, streamingTimeoutSeconds, supportedVersions, type Route, type SecretName } from '#functions/routes.ts';
-import { type PartitionFamily, partitionPrefixes } from '#shared/store/keys.ts';
+import { type IndexFamily, indexPartitions, type PartitionFamily, partitionPrefixes } from '#shared/store/keys.ts';
 import { doubledVersionPrefixDetail, HttpProblem } from '#shared/http/problem.ts';
 import { securityHeaders } from '#shared/http/middlewares.ts';
 import { repoRoot } from '#infra/bundling.ts';
@@ -95,6 +95,19 @@ export const leadingKeys = (families: readonly PartitionFamily[]) => ({
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': families.map((family) => `${partitionPrefixes[family]}*`) },
 });
 
+/**
+ * The Query grant on the table's indexes, confined to the index partition families `families` (an index Query's
+ * dynamodb:LeadingKeys is the index's partition key value): `who` names the row or job when it names none.
+ */
+export function indexQueryStatement(tableArn: string, families: readonly IndexFamily[] | undefined, who: string): PolicyStatement {
+  if (!families?.length) throw new Error(`${who}: index queries need their indexPartitions (shared/store/keys.ts indexPartitions)`);
+  return new PolicyStatement({
+    actions: ['dynamodb:Query'],
+    resources: [`${tableArn}/index/*`],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': families.map((family) => indexPartitions[family]) } },
+  });
+}
+
 /** The families only the key-managing functions write (`managesKeys`): API keys and their id pointers. */
 export const keyFamilies = ['apiKey', 'apiKeyId'] as const satisfies readonly PartitionFamily[];
 
@@ -135,7 +148,7 @@ export function routeTablePolicies(route: Route, tableArn: string): PolicyStatem
         ? [new PolicyStatement({ actions: writes, resources: [tableArn], ...(writeConditions ? { conditions: writeConditions } : {}) })]
         : []),
       ...(queries === 'indexes' || queries === 'tableAndIndexes'
-        ? [new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${tableArn}/index/*`] })]
+        ? [indexQueryStatement(tableArn, route.permissions.indexPartitions, route.id)]
         : []),
     ];
   }

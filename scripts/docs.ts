@@ -117,7 +117,7 @@ export function renderAccessPatterns(current = readFileSync(accessPatternsPath, 
       code(template(e.sk)),
       indexes.join('; ') || '–',
       e.family ? code(e.family) : '–',
-      e.create === 'replace' ? 'replaced' : 'if absent',
+      e.create === 'replace' ? 'replaced' : e.create === 'ifAbsentThenReplaced' ? 'if absent, then replaced' : 'if absent',
       e.updates ? e.updates.map(code).join(', ') || 'none' : 'not declared',
       notes.get(names.get(entity)!) ?? '',
     ];

@@ -107,6 +107,52 @@ export function partitionFamilies(entities: readonly EntityDecl[] = allEntities)
   return families;
 }
 
+/** An index partition family's name: its literal head's words (`BANKFILE#QUEUE#` is `bankfileQueue`). */
+const indexFamilyName = (head: string) =>
+  head
+    .split('#')
+    .filter(Boolean)
+    .map((w, i) => (i ? w[0]! + w.slice(1).toLowerCase() : w.toLowerCase()))
+    .join('');
+
+/** An index partition template's family: its name and IAM LeadingKeys pattern (the literal head, `*` when values follow). */
+function indexFamily(template: string): [string, string] {
+  const head = literalHead(template);
+  return [indexFamilyName(head), head === template ? head : `${head}*`];
+}
+
+/**
+ * The index partition families (an index Query's `dynamodb:LeadingKeys` is the index's partition key value): each index
+ * partition template's literal head, by name. A head two templates share is one family (`MERCHANT#*`: every listing).
+ */
+export function indexFamilies(entities: readonly EntityDecl[] = allEntities): Record<string, string> {
+  const families: Record<string, string> = {};
+  for (const e of entities)
+    for (const index of Object.values(e.indexes ?? {})) {
+      const [name, pattern] = indexFamily(Object.values(index)[0]!);
+      if (families[name] !== undefined && families[name] !== pattern)
+        throw new Error(`index family ${name}: ${pattern} and ${families[name]}`);
+      families[name] = pattern;
+    }
+  return families;
+}
+
+/**
+ * The index family each index key builder names, and whether its shape is a query's (`pk`, `prefix`, `pkValue`,
+ * `shards`: a partition to query) or a whole index entry (written with an item, or queried through its `GSI<n>PK`);
+ * test/support/code-needs.ts reads a bundle's index queries from them.
+ */
+export function indexBuilderFamilies(entities: readonly EntityDecl[] = allEntities): Record<string, { family: string; query: boolean }> {
+  const found: Record<string, { family: string; query: boolean }> = {};
+  for (const e of entities)
+    for (const [name, spec] of Object.entries(e.keys)) {
+      const [part, attribute] = parse(spec).shape.split('.') as [string, string | undefined];
+      const index = e.indexes?.[part];
+      if (index) found[name] = { family: indexFamily(Object.values(index)[0]!)[0], query: attribute !== undefined };
+    }
+  return found;
+}
+
 export function renderKeys(entities: readonly EntityDecl[] = allEntities): string {
   const builders = entities.flatMap((e) => [`// ${e.tag}`, ...Object.entries(e.keys).map(([name, spec]) => builder(e, name, spec))]);
   const code = builders.join('\n');
@@ -123,6 +169,11 @@ export function renderKeys(entities: readonly EntityDecl[] = allEntities): strin
     ...Object.entries(partitionFamilies(entities)).map(([family, head]) => `  ${family}: '${head}',`),
     '} as const;',
     'export type PartitionFamily = keyof typeof partitionPrefixes;',
+    '/** The index partition families an index Query may be confined to (IAM `dynamodb:LeadingKeys` patterns; infra/route-stack.ts). */',
+    'export const indexPartitions = {',
+    ...Object.entries(indexFamilies(entities)).map(([family, pattern]) => `  ${family}: '${pattern}',`),
+    '} as const;',
+    'export type IndexFamily = keyof typeof indexPartitions;',
     '',
     code,
     '',

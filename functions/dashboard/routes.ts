@@ -64,6 +64,7 @@ function signedInArea<const P extends Omit<RouteDefinition['permissions'], 'tabl
 // Each area's grants, apart from dashboardLambdas: a handler's bundle holds its own area's only.
 // Home and the payments pages only read money: the mode switch and a refused page write their audit entries.
 const paymentsPermissions = /* @__PURE__ */ signedInArea({
+  indexPartitions: ['events', 'merchant', 'txn'],
   readPartitions: [
     'customerPayment',
     'dashAudit',
@@ -84,6 +85,7 @@ const paymentsPermissions = /* @__PURE__ */ signedInArea({
   batchGets: true,
 });
 const refundsPermissions = /* @__PURE__ */ signedInArea({
+  indexPartitions: ['merchant', 'txn'],
   readPartitions: [
     'approvals',
     'dashAudit',
@@ -117,6 +119,7 @@ const refundsPermissions = /* @__PURE__ */ signedInArea({
   ],
 });
 const linksPermissions = /* @__PURE__ */ signedInArea({
+  indexPartitions: ['merchant'],
   readPartitions: [
     'dashAudit',
     'dashSession',
@@ -135,6 +138,7 @@ const linksPermissions = /* @__PURE__ */ signedInArea({
   writePartitions: ['dashAudit', 'idempotency', 'merchant', 'paymentLink'],
 });
 const payoutsPermissions = /* @__PURE__ */ signedInArea({
+  indexPartitions: ['merchant'],
   readPartitions: [
     'approvals',
     'bankFileLine',
@@ -175,6 +179,7 @@ const payoutsPermissions = /* @__PURE__ */ signedInArea({
   ],
 });
 const settlementsPermissions = /* @__PURE__ */ signedInArea({
+  indexPartitions: ['merchant'],
   readPartitions: [
     'approvals',
     'bankFileLine',
@@ -209,12 +214,14 @@ const settlementsPermissions = /* @__PURE__ */ signedInArea({
 // The areas that only read money write nothing but the balance checkpoints a statement needs the first time (MERCHANT#)
 // and the audit entry of a refused page (AUDIT#); their sessions' idle clock has its own narrow statement (infra sessionClockPolicy).
 const balancePermissions = /* @__PURE__ */ signedInArea({
+  indexPartitions: ['merchant'],
   readPartitions: ['dashAudit', 'dashSession', 'dashUser', 'eventFeed', 'eventPointer', 'intent', 'merchant', 'refund', 'settlement'],
   putsOnly: true,
   writePartitions: ['merchant', 'dashAudit'],
   secrets: ['publicPathsKey'],
 });
 const exportsPermissions = /* @__PURE__ */ signedInArea({
+  indexPartitions: ['merchant'],
   readPartitions: [
     'customerPayment',
     'dashAudit',
@@ -237,6 +244,7 @@ const exportsPermissions = /* @__PURE__ */ signedInArea({
 // Keys (create, roll, revoke: managesKeys), the webhook endpoint and its secret (merchant profile), a destination's
 // health, test events and resends (an event's home partition, the quota).
 const developersPermissions = /* @__PURE__ */ signedInArea({
+  indexPartitions: ['events', 'merchant'],
   readPartitions: [
     'apiKey',
     'apiKeyId',
@@ -273,6 +281,7 @@ const developersPermissions = /* @__PURE__ */ signedInArea({
 });
 // Invitations, roles and removals (users, their e-mail pointers, invitations), the approval settings (the merchant profile).
 const teamPermissions = /* @__PURE__ */ signedInArea({
+  indexPartitions: ['merchant'],
   readPartitions: [
     'apiKey',
     'dashAudit',

@@ -34,7 +34,13 @@ export const listPaymentLinks = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { readPartitions: ['apiKey', 'idempotency', 'paymentLink'], table: 'read', secrets: [], queries: 'indexes' },
+  permissions: {
+    readPartitions: ['apiKey', 'idempotency', 'paymentLink'],
+    table: 'read',
+    secrets: [],
+    queries: 'indexes',
+    indexPartitions: ['merchant'],
+  },
 } as const satisfies RouteDefinition;
 
 export const getPaymentLink = {

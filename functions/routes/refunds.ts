@@ -58,5 +58,6 @@ export const listRefunds = {
     secrets: [],
     batchGets: true,
     queries: 'indexes',
+    indexPartitions: ['txn'],
   },
 } as const satisfies RouteDefinition;

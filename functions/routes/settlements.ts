@@ -62,5 +62,5 @@ export const listSettlements = {
   auth: 'apiKey',
   scope: 'read',
   signature: false,
-  permissions: { readPartitions: ['apiKey', 'idempotency'], table: 'read', secrets: [], queries: 'indexes' },
+  permissions: { readPartitions: ['apiKey', 'idempotency'], table: 'read', secrets: [], queries: 'indexes', indexPartitions: ['merchant'] },
 } as const satisfies RouteDefinition;

@@ -20,6 +20,7 @@ export const listTransactions = {
     table: 'read',
     secrets: [],
     queries: 'tableAndIndexes',
+    indexPartitions: ['merchant'],
     batchGets: true,
   },
 } as const satisfies RouteDefinition;
@@ -69,5 +70,6 @@ export const listBalanceTransactions = {
     table: 'read',
     secrets: [],
     queries: 'tableAndIndexes',
+    indexPartitions: ['merchant'],
   },
 } as const satisfies RouteDefinition;

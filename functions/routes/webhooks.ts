@@ -55,6 +55,7 @@ export const listEvents = {
     secrets: [],
     batchGets: true,
     queries: 'indexes',
+    indexPartitions: ['events'],
   },
 } as const satisfies RouteDefinition;
 

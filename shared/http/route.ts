@@ -1,7 +1,7 @@
 import type { DashboardPermission } from '#shared/domain/dashboard-roles.ts';
 import type { Scope } from '#shared/domain/scopes.ts';
-import type { PartitionFamily } from '#shared/store/keys.ts';
-export type { PartitionFamily };
+import type { IndexFamily, PartitionFamily } from '#shared/store/keys.ts';
+export type { IndexFamily, PartitionFamily };
 
 /** What one row of the route table (functions/routes.ts) declares; the pipeline, the stack and the docs read it. */
 export type HttpMethod = 'GET' | 'POST';
@@ -77,7 +77,9 @@ export interface RouteDefinition {
    * actions and whether an index is queried; the rehearsal's observed calls, which of table and index).
    * `readPartitions` confines an authenticated function's item reads and table queries (GetItem, BatchGetItem, Query
    * on the table) to the partitions of those families (dynamodb:LeadingKeys): the families its code builds keys of,
-   * which code-grants compares both ways; its index queries (GSI1-3, keyed by listings, not items) stay unconfined.
+   * which code-grants compares both ways. `indexPartitions`: the index partition families its index queries (GSI1-3) reach
+   * (dynamodb:LeadingKeys is the index's partition key; shared/store/keys.ts indexPartitions), required with index queries
+   * and compared both ways with its code's too.
    */
   readonly permissions: {
     readonly table: 'none' | 'read' | 'readWrite';
@@ -93,6 +95,7 @@ export interface RouteDefinition {
     /** DeleteItem on its `writePartitions` (inside TransactWriteItems): a two-step request undoing its own first commit. */
     readonly deletes?: true;
     readonly queries?: 'table' | 'indexes' | 'tableAndIndexes';
+    readonly indexPartitions?: readonly IndexFamily[];
   };
   /** Files the handler reads at run time, `source:name`: copied next to the Lambda bundle as `name`. */
   readonly assets?: readonly string[];

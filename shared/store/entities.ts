@@ -257,6 +257,8 @@ export const OutboxEvent = entity({
   pk: '{home}',
   sk: 'EVENT#{createdAt}#{eventId}',
   indexes: { due: due('WEBHOOKDUE') },
+  // Immutable but for its due time, which only the webhook sweep moves (moveWebhookDue).
+  updates: ['GSI2PK', 'GSI2SK'],
   keys: {
     outboxEvent: 'key(subject: EventSubject, createdAt, eventId; home = eventHome(subject))',
     eventsOf: 'partition(subject: EventSubject; home = eventHome(subject))',
@@ -275,6 +277,7 @@ export const EventPointer = entity({
   pk: 'EVENTID#{eventId}',
   sk: 'EVENTID',
   create: 'replace',
+  updates: [],
   keys: { eventPointer: 'key(eventId)' },
 });
 /**
@@ -287,6 +290,7 @@ export const EventFeed = entity({
   family: 'eventFeed',
   pk: 'EVENTFEED#{eventId}',
   sk: 'EVENTFEED',
+  updates: [],
   indexes: {
     listing: { GSI1PK: 'EVENTS#{merchantId}#{mode}{#shard?}', GSI1SK: '{createdAt}#{eventId}' },
     byTypeState: { GSI3PK: 'EVENTS#{merchantId}#{mode}#{type}#{state}{#shard?}', GSI3SK: '{createdAt}#{eventId}' },
@@ -311,7 +315,9 @@ export const WebhookDelivery = entity({
     due: due('WEBHOOKDUE'),
     byTypeState: { GSI3PK: 'EVENTS#{merchantId}#{mode}#{type}#{state}{#shard?}', GSI3SK: '{createdAt}#{eventId}' },
   },
-  create: 'replace',
+  // Put pending with the event; replaced whole by the dispatcher's BatchWriteItem; the sweep moves only its due time.
+  create: 'ifAbsentThenReplaced',
+  updates: ['GSI2PK', 'GSI2SK'],
   keys: {
     webhookDelivery: 'key(subject: EventSubject, eventId; home = eventHome(subject))',
     webhookDeliveryIn: 'key(home, eventId)',
@@ -323,6 +329,7 @@ export const WebhookAttempt = entity({
   tag: 'WebhookAttempt',
   pk: '{home}',
   sk: 'DELIVERY#{eventId}#ATTEMPT#{n}',
+  updates: [],
   keys: {
     webhookAttempt: "key(subject: EventSubject, eventId, attempt: number; home = eventHome(subject); n = String(attempt).padStart(6, '0'))",
     attemptsOf: 'partition(subject: EventSubject, eventId; home = eventHome(subject))',
@@ -337,6 +344,8 @@ export const WebhookHealth = entity({
   family: 'merchant',
   pk: 'MERCHANT#{merchantId}',
   sk: 'WEBHOOKHEALTH#{mode}#{urlHash}',
+  // Created by its first update: the destination, then what the dispatcher saw and the disable/enable.
+  updates: ['merchantId', 'mode', 'url', 'updatedAt', 'failingSince', 'lastFailureAt', 'disabledAt', 'disabledReason'],
   keys: { webhookHealth: 'key(merchantId, mode, urlHash)' },
 });
 /** A merchant's resend request with a copy of the event; the stream relays it; `ttl` = 7 days */
@@ -344,6 +353,7 @@ export const WebhookResend = entity({
   tag: 'WebhookResend',
   pk: '{home}',
   sk: 'RESEND#{requestedAt}#{resendId}',
+  updates: [],
   keys: { webhookResend: 'key(subject: EventSubject, requestedAt, resendId; home = eventHome(subject))' },
 });
 /** Deposit by wallet-provider reference, with its mode */
@@ -626,6 +636,7 @@ export const LinkPayment = entity({
   family: 'paymentLink',
   pk: 'PAYLINK#{linkId}',
   sk: 'PAYMENT#{createdAt}#{paymentIntentId}',
+  updates: [],
   keys: { linkPayment: 'key(linkId, createdAt, paymentIntentId)', paymentsOfLink: 'partition(linkId)' },
 });
 
@@ -685,7 +696,9 @@ checkWritesWith((tag, write) => {
   const declared = byTag.get(tag);
   if (!declared) throw new Error(`${tag}: no such entity in shared/store/entities.ts`);
   const replaces = declared.some((d) => d.create === 'replace');
-  if (write.replace !== undefined && write.replace !== replaces) throw new Error(`${tag}: a Put must ${replaces ? '' : 'not '}replace`);
+  const either = declared.some((d) => d.create === 'ifAbsentThenReplaced');
+  if (write.replace !== undefined && !either && write.replace !== replaces)
+    throw new Error(`${tag}: a Put must ${replaces ? '' : 'not '}replace`);
   const allowed = (attribute: string) =>
     attribute === 'entity' ||
     declared.some(

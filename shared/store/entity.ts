@@ -38,8 +38,11 @@ export interface EntityDecl {
   readonly indexes?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** The attributes an update may SET, ADD or REMOVE (top level; `held_*`: any with that start; `*`: any). Undeclared: not checked. */
   readonly updates?: readonly string[];
-  /** How a Put creates it: `ifAbsent` (default: `attribute_not_exists(PK)`, never overwritten) or `replace` (no condition). */
-  readonly create?: 'ifAbsent' | 'replace';
+  /**
+   * How a Put creates it: `ifAbsent` (default: `attribute_not_exists(PK)`, never overwritten), `replace` (no condition) or
+   * `ifAbsentThenReplaced` (created if absent, later Puts replace it whole).
+   */
+  readonly create?: 'ifAbsent' | 'replace' | 'ifAbsentThenReplaced';
   /** The key builders generated into shared/store/keys.gen.ts: name → `shape(params; slot = expression)` (entities.ts). */
   readonly keys: Readonly<Record<string, string>>;
 }

@@ -1,8 +1,9 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { deliveryStates, webhookEventTypes, type DeliveryState, type WebhookEvent, type WebhookEventType } from '#shared/domain/events.ts';
-import { batchGetConsistent, db, fromItem, queryAll, tableName, toItem, toValues, type TxItem } from './client.ts';
+import { batchGetConsistent, fromItem, queryAll, toItem, toValues, type TxItem } from './client.ts';
+import { get, putEntry } from './entity.ts';
 import * as keys from './keys.ts';
 import { readShards, shardOf, writeShards } from './shards.ts';
 
@@ -63,15 +64,12 @@ const ttlOf = (createdAt: string) => Math.floor((Date.parse(createdAt) + retenti
 /** The entry of a new event (Put, in the transaction that commits the event, beside its `pending` delivery item). */
 export function feedEntryWrite(e: NewFeedEntry): TxItem {
   const { event, ...entry } = e;
-  const item = toItem({
-    ...keys.eventFeed(e.eventId),
+  return putEntry('EventFeed', keys.eventFeed(e.eventId), {
     ...keys.eventFeedListing(e.merchantId, e.mode, e.createdAt, e.eventId, feedShard(e.merchantId, e.mode, e.eventId)),
-    entity: 'EventFeed',
     ...entry,
     eventZ: packEvent(event),
     ttl: ttlOf(e.createdAt),
   });
-  return { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } };
 }
 
 /**
@@ -96,8 +94,8 @@ export function feedEntryItem(e: FeedEntry, now: Date): Record<string, Attribute
 
 /** Access pattern: one feed entry by event id (GetItem), to turn a `startingAfter` event id into a position. */
 export async function getFeedEntry(eventId: string): Promise<Omit<FeedEntry, 'deliveryState'> | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.eventFeed(eventId)) }));
-  return out.Item ? strip(fromItem<Record<string, unknown>>(out.Item), 'pending') : undefined;
+  const item = await get(keys.eventFeed(eventId), false);
+  return item ? strip(item, 'pending') : undefined;
 }
 
 /** An entry as listed, with the state its delivery item gives (`state`) unless it carries its own (from before). */

@@ -34,6 +34,20 @@ export const partitionPrefixes = {
   paymentLink: 'PAYLINK#',
 } as const;
 export type PartitionFamily = keyof typeof partitionPrefixes;
+/** The index partition families an index Query may be confined to (IAM `dynamodb:LeadingKeys` patterns; infra/route-stack.ts). */
+export const indexPartitions = {
+  merchants: 'MERCHANTS',
+  merchant: 'MERCHANT#*',
+  due: 'DUE#*',
+  heldapproval: 'HELDAPPROVAL',
+  webhookdue: 'WEBHOOKDUE#*',
+  events: 'EVENTS#*',
+  moneydue: 'MONEYDUE#*',
+  txn: 'TXN#*',
+  bankfileQueue: 'BANKFILE#QUEUE#*',
+  bankfileBatches: 'BANKFILE#BATCHES#*',
+} as const;
+export type IndexFamily = keyof typeof indexPartitions;
 
 // Merchant
 export const merchant = (merchantId: string): Key => ({ PK: `MERCHANT#${merchantId}`, SK: 'PROFILE' });

@@ -3,8 +3,8 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
-import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
-import { get, putEntry, updateEntry } from './entity.ts';
+import { db, fromItem, named, tableName, toValues, type TxItem } from './client.ts';
+import { checkEntry, get, putEntry, updateEntry, type When } from './entity.ts';
 import * as keys from './keys.ts';
 import { stripKeys } from './money-due.ts';
 
@@ -78,25 +78,17 @@ export function setLinkActiveWrite(link: PaymentLink, active: boolean, now: Date
  * use: a use is taken when a payment attempt starts (linkUseWrites).
  */
 export function linkSessionWrites(link: PaymentLink, intent: PaymentIntent, now: Date): TxItem[] {
-  const conditions = ['active = :true', 'merchantId = :merchantId'];
-  const values: Record<string, unknown> = { ':true': true, ':merchantId': link.merchantId };
-  if (link.expiresAt !== null) {
-    conditions.push('expiresAt > :now');
-    values[':now'] = now.toISOString();
-  }
-  if (link.maxPayments !== null) {
-    conditions.push('usesHeld < :max');
-    values[':max'] = link.maxPayments;
-  }
+  // Active, this merchant's, unexpired and below maxPayments (each limit only where the link has one).
+  const when: When = { eq: { active: true, merchantId: link.merchantId }, names: {}, values: {} };
+  const also = (condition: string, attribute: string, value: unknown) => {
+    when.expr = when.expr ? `${when.expr} AND ${condition}` : condition;
+    Object.assign(when.names!, { [`#${attribute}`]: attribute });
+    Object.assign(when.values!, { [condition.split(' ').at(-1)!]: value });
+  };
+  if (link.expiresAt !== null) also('#expiresAt > :now', 'expiresAt', now.toISOString());
+  if (link.maxPayments !== null) also('#usesHeld < :max', 'usesHeld', link.maxPayments);
   return [
-    named('linkUse', {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: toItem(keys.paymentLink(link.linkId)),
-        ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeValues: toValues(values),
-      },
-    }),
+    named('linkUse', checkEntry(keys.paymentLink(link.linkId), when)),
     named(
       'linkPayment',
       putEntry('LinkPayment', keys.linkPayment(link.linkId, intent.createdAt, intent.paymentIntentId), {
@@ -123,30 +115,25 @@ export function linkUseWrites(current: PaymentIntent, next: PaymentIntent): TxIt
   const linkId = linkOf(current);
   const use = linkUseOf(current, next);
   if (!linkId || !use) return [];
-  const update = (name: string, expression: string, values: Record<string, unknown>, condition = 'attribute_exists(PK)') =>
-    named(name, {
-      Update: {
-        TableName: tableName(),
-        Key: toItem(keys.paymentLink(linkId)),
-        UpdateExpression: expression,
-        ConditionExpression: condition,
-        ExpressionAttributeValues: toValues(values),
-      },
-    });
+  const update = (name: string, add: Record<string, number>, when: When = { exists: true }) =>
+    named(name, updateEntry('PaymentLink', keys.paymentLink(linkId), { add, when }));
   // maxPayments is stored null without a limit (createLinkWrite).
-  const belowMax = 'attribute_exists(PK) AND (attribute_type(maxPayments, :null) OR usesHeld < maxPayments)';
-  const take = { ':one': 1, ':null': 'NULL' };
+  const belowMax: When = {
+    exists: true,
+    expr: '(attribute_type(#maxPayments, :null) OR #usesHeld < #maxPayments)',
+    names: { '#maxPayments': 'maxPayments', '#usesHeld': 'usesHeld' },
+    values: { ':null': 'NULL' },
+  };
   switch (use.kind) {
     case 'take':
-      return [update('linkUse', 'ADD usesHeld :one', take, belowMax)];
+      return [update('linkUse', { usesHeld: 1 }, belowMax)];
     case 'give-back':
-      return [update('linkOutcome', 'ADD usesHeld :minusOne', { ':minusOne': -1 })];
+      return [update('linkOutcome', { usesHeld: -1 })];
     case 'paid': {
-      const paid = { ':one': 1, ':amount': use.amountMinor };
-      if (use.take === 'held') return [update('linkOutcome', 'ADD paidCount :one, paidMinor :amount', paid)];
-      if (use.take === 'conditional')
-        return [update('linkUse', 'ADD usesHeld :one, paidCount :one, paidMinor :amount', { ...paid, ...take }, belowMax)];
-      return [update('linkOutcome', 'ADD usesHeld :one, paidCount :one, paidMinor :amount', paid)];
+      const paid = { paidCount: 1, paidMinor: use.amountMinor };
+      if (use.take === 'held') return [update('linkOutcome', paid)];
+      if (use.take === 'conditional') return [update('linkUse', { usesHeld: 1, ...paid }, belowMax)];
+      return [update('linkOutcome', { usesHeld: 1, ...paid })];
     }
   }
 }

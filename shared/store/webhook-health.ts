@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { batchGetConsistent, db, fromItem, tableName, toItem, toValues } from './client.ts';
+import { batchGetConsistent, db, fromItem } from './client.ts';
+import { updateEntry, type Change } from './entity.ts';
 import * as keys from './keys.ts';
 
 /**
@@ -49,22 +50,10 @@ export function healthByDestination(items: readonly Record<string, AttributeValu
   return found;
 }
 
-async function update(d: Destination, expression: string, values: Record<string, unknown>): Promise<void> {
-  await db().send(
-    new UpdateItemCommand({
-      TableName: tableName(),
-      Key: toItem(healthKey(d)),
-      UpdateExpression: `SET entity = :entity, merchantId = :merchantId, #mode = :mode, #url = :url, ${expression}`,
-      ExpressionAttributeNames: { '#mode': 'mode', '#url': 'url' },
-      ExpressionAttributeValues: toValues({
-        ':entity': healthEntity,
-        ':merchantId': d.merchantId,
-        ':mode': d.mode,
-        ':url': d.url,
-        ...values,
-      }),
-    }),
-  );
+/** Sets the destination's health (creating its item: its destination too), under no condition. */
+async function update(d: Destination, change: Omit<Change, 'upsert' | 'when'>): Promise<void> {
+  const set = { merchantId: d.merchantId, mode: d.mode, url: d.url, ...change.set };
+  await db().send(new UpdateItemCommand(updateEntry(healthEntity, healthKey(d), { ...change, set, upsert: true }).Update!));
 }
 
 /**
@@ -86,29 +75,23 @@ export interface HealthObservation {
  * (if_not_exists) unless a success of the batch ended it; a success removes it.
  */
 export async function recordAttempts(d: Destination, seen: HealthObservation, now: Date): Promise<void> {
-  const set = ['updatedAt = :now'];
-  const values: Record<string, unknown> = { ':now': now.toISOString() };
-  let remove = '';
+  const set: Record<string, unknown> = { updatedAt: now.toISOString() };
+  const change: Omit<Change, 'upsert' | 'when'> = { set };
   if (seen.failures) {
-    set.push(`failingSince = ${seen.failures.restart ? ':first' : 'if_not_exists(failingSince, :first)'}`, 'lastFailureAt = :last');
-    Object.assign(values, { ':first': seen.failures.firstAt, ':last': seen.failures.lastAt });
-  } else if (seen.succeeded) remove = ' REMOVE failingSince';
-  if (seen.disable) {
-    set.push('disabledAt = :disabledAt', 'disabledReason = :reason');
-    Object.assign(values, { ':disabledAt': seen.disable.at, ':reason': seen.disable.reason });
-  }
-  await update(d, `${set.join(', ')}${remove}`, values);
+    if (seen.failures.restart) set.failingSince = seen.failures.firstAt;
+    else change.setOnce = { failingSince: seen.failures.firstAt };
+    set.lastFailureAt = seen.failures.lastAt;
+  } else if (seen.succeeded) change.remove = ['failingSince'];
+  if (seen.disable) Object.assign(set, { disabledAt: seen.disable.at, disabledReason: seen.disable.reason });
+  await update(d, change);
 }
 
 export async function disableEndpoint(d: Destination, reason: 'gone' | 'failing' | 'merchant', now: Date): Promise<void> {
   const at = now.toISOString();
-  await update(d, 'disabledAt = :at, disabledReason = :reason, updatedAt = :at', { ':at': at, ':reason': reason });
+  await update(d, { set: { disabledAt: at, disabledReason: reason, updatedAt: at } });
 }
 
 /** The operator's or merchant's re-enable: not disabled, no failure streak. */
 export async function enableEndpoint(d: Destination, now: Date): Promise<void> {
-  await update(d, 'disabledAt = :null, disabledReason = :null, updatedAt = :at REMOVE failingSince', {
-    ':null': null,
-    ':at': now.toISOString(),
-  });
+  await update(d, { set: { disabledAt: null, disabledReason: null, updatedAt: now.toISOString() }, remove: ['failingSince'] });
 }

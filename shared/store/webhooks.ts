@@ -1,12 +1,4 @@
-import {
-  BatchWriteItemCommand,
-  ConditionalCheckFailedException,
-  GetItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type WriteRequest,
-} from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { again, retry, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { subjectOf, type AddressedEvent, type DeliveryState, type EventSubject, type WebhookEventType } from '#shared/domain/events.ts';
@@ -15,8 +7,8 @@ import { healthByDestination, healthKey, type Destination, type EndpointHealth }
 import type { StoredEvent } from '#shared/domain/events.ts';
 import { queryDueIndex } from './due-index.ts';
 import { feedEntryItem, feedEntryWrite, feedShard, type FeedEntry } from './event-feed.ts';
+import { applied, get, inPartition, putEntry, updateEntry } from './entity.ts';
 import * as keys from './keys.ts';
-import type { Key } from './keys.ts';
 
 /**
  * The webhook delivery log (docs/access-patterns.md): an immutable pointer finds an event by its
@@ -173,22 +165,14 @@ export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxIt
     listedAs: { type: addressed.event.type, createdAt },
   };
   return [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: toItem({
-          ...keys.outboxEvent(subject, createdAt, addressed.eventId),
-          // The webhook sweep checks it once the pipeline had time to deliver (shared/webhooks/sweep.ts).
-          ...keys.webhookDue(addressed.eventId, outboxCheckAt(createdAt)),
-          entity: 'OutboxEvent',
-          ...withoutSubject(addressed),
-          ...storedSubject(addressed),
-          createdAt,
-          deliveryLog: 2,
-        }),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
+    putEntry('OutboxEvent', keys.outboxEvent(subject, createdAt, addressed.eventId), {
+      // The webhook sweep checks it once the pipeline had time to deliver (shared/webhooks/sweep.ts).
+      ...keys.webhookDue(addressed.eventId, outboxCheckAt(createdAt)),
+      ...withoutSubject(addressed),
+      ...storedSubject(addressed),
+      createdAt,
+      deliveryLog: 2,
+    }),
     feedEntryWrite({
       eventId: addressed.eventId,
       merchantId: addressed.merchantId,
@@ -198,8 +182,13 @@ export function outboxWrites(addressed: AddressedEvent, createdAt: string): TxIt
       event: addressed.event,
       home: keys.eventHome(subject),
     }),
-    { Put: { TableName: tableName(), Item: deliveryItem(pending), ConditionExpression: 'attribute_not_exists(PK)' } },
-    { Put: { TableName: tableName(), Item: pointerItem(pointerOf({ ...addressed, eventCreatedAt: createdAt })) } },
+    putEntry('WebhookDelivery', deliveryItemKey(pending), deliveryAttributes(pending), { when: { exists: false } }),
+    putEntry(
+      'EventPointer',
+      keys.eventPointer(addressed.eventId),
+      { ...pointerOf({ ...addressed, eventCreatedAt: createdAt }) },
+      { when: false },
+    ),
   ];
 }
 
@@ -253,21 +242,15 @@ async function batchWrite(items: Record<string, AttributeValue>[]): Promise<void
 
 /** Access pattern: an event's pointer by event id (GetItem). */
 export async function getEventPointer(eventId: string): Promise<EventPointer | undefined> {
-  const out = await db().send(new GetItemCommand({ TableName: tableName(), Key: toItem(keys.eventPointer(eventId)) }));
-  if (!out.Item) return undefined;
-  const { PK: _pk, SK: _sk, entity: _e, ...pointer } = fromItem<EventPointer & { PK: string; SK: string; entity: string }>(out.Item);
+  const item = await get<EventPointer & { PK: string; SK: string; entity: string }>(keys.eventPointer(eventId), false);
+  if (!item) return undefined;
+  const { PK: _pk, SK: _sk, entity: _e, ...pointer } = item;
   return pointer;
 }
 
 /** Access pattern: one outbox event from its pointer (GetItem). */
 export async function getOutboxEvent(pointer: EventPointer): Promise<StoredEvent | undefined> {
-  const out = await db().send(
-    new GetItemCommand({
-      TableName: tableName(),
-      Key: toItem(keys.outboxEvent(subjectOf(pointer), pointer.eventCreatedAt, pointer.eventId)),
-    }),
-  );
-  return out.Item ? fromItem<StoredEvent>(out.Item) : undefined;
+  return get<StoredEvent>(keys.outboxEvent(subjectOf(pointer), pointer.eventCreatedAt, pointer.eventId), false);
 }
 
 type EventRef = { paymentIntentId: string | null; subject?: EventSubject; eventId: string };
@@ -281,7 +264,7 @@ const deliveryItemKey = (e: EventRef) => keys.webhookDelivery(subjectOf(e), e.ev
  * waiting retry's message, and with that attempt inline (`last`, without the event's ids), so the item stays under 1 KB;
  * its GSI3 key places it in the feed by state.
  */
-function deliveryItem(d: DeliveryRecord): Record<string, AttributeValue> {
+function deliveryAttributes(d: DeliveryRecord): Record<string, unknown> {
   const { log, listedAs, lastAttemptAt: _at, lastStatusCode: _code, lastError: _error, subject: _s, waiting, ...rest } = d;
   // What its keys say again: the event id (SK), a transaction's own id (PK, when no other subject is stored), no delivery yet.
   const { eventId: _id, paymentIntentId, deliveredAt, ...stored } = rest;
@@ -289,11 +272,9 @@ function deliveryItem(d: DeliveryRecord): Record<string, AttributeValue> {
   const latest = log.at(-1);
   const { eventId: _e, paymentIntentId: _p, ...last } = latest ?? ({} as AttemptRecord);
   const shard = listedAs ? feedShard(d.merchantId, d.mode, d.eventId) : 0;
-  return toItem({
-    ...keys.webhookDelivery(subjectOf(d), d.eventId),
+  return {
     ...(listedAs ? keys.eventFeedByTypeState(d.merchantId, d.mode, listedAs.type, d.state, listedAs.createdAt, d.eventId, shard) : {}),
     ...legacyDue(d),
-    entity: 'WebhookDelivery',
     ...stored,
     ...(ownTransaction ? {} : { paymentIntentId }),
     ...(deliveredAt ? { deliveredAt } : {}),
@@ -302,8 +283,10 @@ function deliveryItem(d: DeliveryRecord): Record<string, AttributeValue> {
     // createdAt GSI3SK holds.
     ...(waiting ? { waiting: { sweepAt: waiting.sweepAt } } : {}),
     ...(latest ? { last } : {}),
-  });
+  };
 }
+/** A delivery item as the dispatcher's BatchWriteItem replaces it. */
+const deliveryItem = (d: DeliveryRecord) => toItem({ ...deliveryItemKey(d), entity: 'WebhookDelivery', ...deliveryAttributes(d) });
 
 /** A delivery item as read: a version 2 item's latest attempt is its log (getDelivery adds the earlier ones). */
 function readDelivery(item: Record<string, unknown>): DeliveryRecord {
@@ -438,37 +421,23 @@ export async function listWebhookDue(now: Date, limitPerShard = 200): Promise<We
  * nobody changed its entry since the sweep read it (the dispatcher's write wins). False = changed.
  */
 export async function moveWebhookDue(
-  item: { PK: string; SK: string; GSI2SK: string; eventId: string },
+  item: { entity: 'OutboxEvent' | 'WebhookDelivery'; PK: string; SK: string; GSI2SK: string; eventId: string },
   dueAt: string | null,
 ): Promise<boolean> {
-  const key: Key = { PK: item.PK, SK: item.SK };
   const next = dueAt ? keys.webhookDue(item.eventId, dueAt) : undefined;
-  try {
-    await db().send(
-      new UpdateItemCommand({
-        TableName: tableName(),
-        Key: toItem(key),
-        UpdateExpression: next ? 'SET GSI2SK = :next' : 'REMOVE GSI2PK, GSI2SK',
-        ConditionExpression: 'GSI2SK = :seen',
-        ExpressionAttributeValues: toValues({ ':seen': item.GSI2SK, ...(next ? { ':next': next.GSI2SK } : {}) }),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+  const change = next ? { set: { GSI2SK: next.GSI2SK } } : { remove: ['GSI2PK', 'GSI2SK'] };
+  const update = updateEntry(item.entity, { PK: item.PK, SK: item.SK }, { ...change, when: { eq: { GSI2SK: item.GSI2SK } } });
+  return (await applied(db().send(new UpdateItemCommand(update.Update!)))) !== undefined;
 }
 
-async function queryPrefix<T>(pk: string, prefix: string): Promise<T[]> {
+async function queryPrefix<T>(k: { PK: string; SKPrefix: string }): Promise<T[]> {
   const found: T[] = [];
   let start: Record<string, AttributeValue> | undefined;
   do {
     const out = await db().send(
       new QueryCommand({
         TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: toValues({ ':pk': pk, ':sk': prefix }),
+        ...inPartition(k),
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
@@ -482,7 +451,7 @@ async function queryPrefix<T>(pk: string, prefix: string): Promise<T[]> {
 /** Access pattern: the delivery items of a transaction's events (Query, one partition), without the earlier attempts. */
 export async function listDeliveries(paymentIntentId: string): Promise<DeliveryRecord[]> {
   const k = keys.deliveriesOfIntent(paymentIntentId);
-  const items = await queryPrefix<Record<string, unknown>>(k.PK, k.SKPrefix);
+  const items = await queryPrefix<Record<string, unknown>>(k);
   return items.filter((i) => i.entity === 'WebhookDelivery').map(readDelivery);
 }
 
@@ -492,18 +461,14 @@ export async function listDeliveries(paymentIntentId: string): Promise<DeliveryR
  */
 export async function getDelivery(about: EventSubject | string, eventId: string): Promise<DeliveryRecord | undefined> {
   const subject: EventSubject = typeof about === 'string' ? { kind: 'transaction', id: about } : about; // a string: a transaction's id
-  const out = await db().send(
-    new GetItemCommand({ TableName: tableName(), Key: toItem(keys.webhookDelivery(subject, eventId)), ConsistentRead: true }),
-  );
-  if (!out.Item) return undefined;
-  const delivery = readDelivery(fromItem(out.Item));
+  const item = await get(keys.webhookDelivery(subject, eventId));
+  if (!item) return undefined;
+  const delivery = readDelivery(item);
   if (delivery.v !== 2 || delivery.attempts <= 1) return delivery;
-  const k = keys.attemptsOf(subject, eventId);
   const earlier = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: toValues({ ':pk': k.PK, ':sk': k.SKPrefix }),
+      ...inPartition(keys.attemptsOf(subject, eventId)),
       ConsistentRead: true,
       ScanIndexForward: false,
       Limit: maxLoggedAttempts - 1,
@@ -525,18 +490,8 @@ const resendRetentionSeconds = 7 * 24 * 3600;
 
 /** A resend request (Put, for the caller's transaction): the stream relays it to the queue. */
 export function resendWrite(request: ResendRequest): TxItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({
-        ...keys.webhookResend(subjectOf(request), request.requestedAt, request.resendId),
-        entity: 'WebhookResend',
-        ...request,
-        ttl: ttlIn(resendRetentionSeconds, Date.parse(request.requestedAt)),
-      }),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  const key = keys.webhookResend(subjectOf(request), request.requestedAt, request.resendId);
+  return putEntry('WebhookResend', key, { ...request, ttl: ttlIn(resendRetentionSeconds, Date.parse(request.requestedAt)) });
 }
 
 /**

@@ -4,6 +4,7 @@ import { jobList } from '#functions/jobs.ts';
 import { lambdaGroups, type Route, routeList, type SecretName } from '#functions/routes.ts';
 import { PaymentGatewayStack } from '#infra/gateway-stack.ts';
 import type { GatewayFunction } from '#infra/gateway-function.ts';
+import { indexPartitions } from '#shared/store/keys.ts';
 import { lambdaEntries } from '../../bench/bundles.ts';
 import { type CodeNeeds, codeNeeds, type QueueName } from '../support/code-needs.ts';
 import { type Resources, wholeTemplate } from '../support/templates.ts';
@@ -46,6 +47,7 @@ function narrowedTo(s: Statement): string | undefined {
 /** The bookkeeping statements: a key's last use, a session's idle clock (infra/route-stack.ts keyUsePolicy, sessionClockPolicy). */
 const bookkeeping = (s: Statement) => narrowedTo(s) === 'APIKEY#*' || narrowedTo(s) === 'DASHSESSION#*';
 const targets = (s: Statement) => [s.Resource].flat().map((r) => JSON.stringify(r));
+const onIndexes = (s: Statement) => targets(s).some((t) => t.includes('/index/*'));
 
 const tableArn = JSON.stringify({ 'Fn::GetAtt': [logicalId(stack.table), 'Arn'] });
 const queueArns: Record<QueueName, string> = {
@@ -74,7 +76,7 @@ function grantsOf(fn: GatewayFunction) {
     sessionClock: statements.some((s) => narrowedTo(s) === 'DASHSESSION#*'),
     // Each table action with the partition families it is confined to (dynamodb:LeadingKeys) or kept from.
     partitions: statements
-      .filter((s) => targets(s).some((t) => t.includes(tableArn.slice(0, -1))))
+      .filter((s) => targets(s).some((t) => t.includes(tableArn.slice(0, -1))) && !onIndexes(s))
       .flatMap((s) =>
         actions(s)
           .filter((a) => a.startsWith('dynamodb:'))
@@ -85,7 +87,9 @@ function grantsOf(fn: GatewayFunction) {
             bookkeeping: bookkeeping(s),
           })),
       ),
-    indexes: onTable.some((s) => targets(s).some((t) => t.includes('/index/*'))),
+    indexes: onTable.some(onIndexes),
+    // The index Query statements' dynamodb:LeadingKeys patterns (undefined: a statement not confined).
+    indexPartitions: statements.filter(onIndexes).map((s) => leading(s, 'ForAllValues:StringLike')),
     queue: (queue: QueueName) =>
       new Set(
         statements
@@ -252,6 +256,17 @@ describe('every call a function’s code makes is granted, and nothing else', ()
         const unread = [...code.partitions].filter((f) => !readable.has(f) && !excused(id, `read ${f}`, ['shared/store/keys.ts']));
         expect(unread.sort()).toEqual([]);
       }
+    });
+
+    it('queries exactly the index partition families its code queries (issue 40)', () => {
+      const code = needs.get(id)!;
+      const { indexPartitions: statements } = grantsOf(functionOf(id));
+      // Every index Query grant is confined by dynamodb:LeadingKeys (the index's partition key) ...
+      expect(statements.filter((only) => !only).length, 'index queries outside dynamodb:LeadingKeys').toBe(0);
+      // ... to the families of the index partitions its code queries (shared/store/keys.ts indexPartitions), both ways.
+      const familyOf = new Map(Object.entries(indexPartitions).map(([family, pattern]) => [pattern as string, family]));
+      const granted = new Set(statements.flatMap((only) => only ?? []).map((pattern) => familyOf.get(pattern) ?? pattern));
+      expect([...granted].sort()).toEqual([...code.indexPartitions].sort());
     });
 
     it('writes API-key items (beyond their last use) only if it manages keys (issue 40)', () => {

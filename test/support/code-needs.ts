@@ -1,7 +1,33 @@
 import { build } from 'esbuild';
 import type { SecretName } from '#functions/routes.ts';
 import { esbuildOptionsFor } from '#infra/bundling.ts';
+import type { IndexFamily } from '#shared/store/keys.ts';
 import { lambdaEntries } from '../../bench/bundles.ts';
+import { indexBuilderFamilies } from '../../scripts/store-keys.ts';
+
+const builderFamilies = indexBuilderFamilies() as Record<string, { family: IndexFamily; query: boolean }>;
+
+/**
+ * The index families a bundle's code can query: those of the query-shaped index builders it keeps (a partition's key,
+ * prefix or due shards) and of the whole-entry builders whose partition key it takes out (`name(…).GSI1PK`, `{ GSI1PK }
+ * = name(…)`); a whole entry spread into an item it writes is no query.
+ */
+function indexQueries(modules: ReadonlyMap<string, string>): Set<IndexFamily> {
+  const found = new Set<IndexFamily>();
+  const builders = modules.get('shared/store/keys.gen.ts') ?? '';
+  for (const [, name] of builders.matchAll(/\bvar ([a-zA-Z]+)\d* = /g))
+    if (builderFamilies[name!]?.query) found.add(builderFamilies[name!]!.family);
+  const code = [...modules]
+    .filter(([module]) => module !== 'shared/store/keys.gen.ts')
+    .map(([, text]) => text)
+    .join('\n');
+  const taken = [
+    ...code.matchAll(/(?<![\w$.])([a-zA-Z]+)\d*\((?:[^()]|\([^()]*\))*\)\.GSI\dPK\b/g),
+    ...code.matchAll(/\{\s*GSI\dPK\s*\}\s*=\s*(?:\w+\.)?([a-zA-Z]+)\d*\(/g),
+  ];
+  for (const [, name] of taken) if (builderFamilies[name!] && builders.includes(`var ${name}`)) found.add(builderFamilies[name!]!.family);
+  return found;
+}
 
 /**
  * What each Lambda's code may call in AWS, read from its bundle: every function entry is bundled
@@ -23,6 +49,12 @@ export interface CodeNeeds {
   readonly partitions: Set<string>;
   /** Queries that name an index (GSI1-3). */
   readonly indexes: boolean;
+  /**
+   * The index partition families (shared/store/keys.ts indexPartitions) its index queries can reach, when it queries an
+   * index: those of the index key builders its bundle keeps (tree-shaken: only those some reachable code calls). A
+   * builder kept to write an index entry counts too: reachable, not necessarily queried (code-grants reviews those).
+   */
+  readonly indexPartitions: Set<IndexFamily>;
   /**
    * Whether some module asks `withFunds` for a hold's shard (`await place(`): only then can the
    * sharded wallet's placement hint (a BatchGetItem in shared/store/wallets.ts) run.
@@ -148,6 +180,7 @@ export function needsOf(bundle: string): CodeNeeds {
   const needs: CodeNeeds = {
     dynamodb: new Map(),
     indexes: false,
+    indexPartitions: new Set(),
     partitions: new Set(),
     placesHolds: false,
     queues: new Map(),
@@ -162,7 +195,8 @@ export function needsOf(bundle: string): CodeNeeds {
   };
   let transactWrites = false;
   const transactItems: [string, string][] = [];
-  for (const [module, code] of ownModules(bundle)) {
+  const modules = ownModules(bundle);
+  for (const [module, code] of modules) {
     for (const [, command] of code.matchAll(/new (\w+)Command\(/g)) {
       for (const action of commandActions[command!] ?? []) need(action, module);
       if (command === 'TransactWriteItems') transactWrites = true;
@@ -194,6 +228,7 @@ export function needsOf(bundle: string): CodeNeeds {
     }
   }
   for (const name of read) needs.secrets.set(name, callers.get(name) ?? new Set(loaderModules.slice(0, 1)));
+  if (needs.indexes) for (const family of indexQueries(modules)) needs.indexPartitions.add(family);
   if (transactWrites) for (const [kind, module] of transactItems) need(transactItemActions[kind]!, module);
   return needs;
 }

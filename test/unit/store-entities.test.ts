@@ -3,7 +3,7 @@ import * as entities from '#shared/store/entities.ts';
 import { readFileSync } from 'node:fs';
 import { fill, literalHead, putEntry as put, updateEntry as update } from '#shared/store/entity.ts';
 import * as keys from '#shared/store/keys.ts';
-import { keysGenPath, renderKeys } from '../../scripts/store-keys.ts';
+import { indexBuilderFamilies, keysGenPath, renderKeys } from '../../scripts/store-keys.ts';
 import * as before from '../fixtures/keys-before.ts';
 
 /**
@@ -48,6 +48,33 @@ describe('the key builders derived from the declarations', () => {
     expect(Object.keys(keys.partitionPrefixes).sort()).toEqual(Object.keys(before.partitionPrefixes).sort());
   });
 
+  it('derives the index partition families: every index partition key a builder makes is in its family (IAM index Query)', () => {
+    const families = indexBuilderFamilies();
+    expect(Object.keys(families).length).toBeGreaterThan(20);
+    const like = (pattern: string, value: string) => (pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : value === pattern);
+    for (const [name, { family }] of Object.entries(families)) {
+      const pattern = (keys.indexPartitions as Record<string, string>)[family]!;
+      const builder = (keys as unknown as Record<string, Builder>)[name]!;
+      for (const shard of [0, 3]) {
+        const args = [...['m_1', 'test', 'PKR', '2026-11-29T02:00:00.000Z', 'id#9', 'x', 'y'].slice(0, builder.length), shard];
+        const built = builder(...args);
+        const values =
+          typeof built === 'string'
+            ? [built]
+            : Array.isArray(built)
+              ? built
+              : Object.entries(built as object)
+                  .filter(([attribute]) => /^GSI\dPK$/.test(attribute))
+                  .map(([, value]) => value as string);
+        expect(values.length, name).toBeGreaterThan(0);
+        for (const value of values) expect(like(pattern, value), `${name}: ${value} in ${pattern}`).toBe(true);
+      }
+    }
+    // No family's pattern takes in another's partitions (MERCHANT#* is not MERCHANTS; DUE#* is not MONEYDUE#…).
+    const patterns = Object.values(keys.indexPartitions) as string[];
+    for (const a of patterns) for (const b of patterns) if (a !== b) expect(like(a, b.replace(/\*$/, 'x')), `${a} / ${b}`).toBe(false);
+  });
+
   it('is generated from the declarations as they are (run `npm run docs` after changing shared/store/entities.ts)', () => {
     expect(readFileSync(keysGenPath, 'utf8'), 'shared/store/keys.gen.ts is stale: run `npm run docs`').toBe(renderKeys());
   });
@@ -79,6 +106,28 @@ describe('the declaration layer', () => {
     expect(put(entities.SandboxReceipt.tag, keys.sandboxReceipt('r', 'x'), {}, { when: false }).Put?.ConditionExpression).toBeUndefined();
     expect(() => put(entities.SandboxReceipt.tag, keys.sandboxReceipt('r', 'x'), {})).toThrow(/replace/);
     expect(() => put(entities.PayoutMaker.tag, keys.payoutMaker('test', 'm', 'o'), {}, { when: false })).toThrow(/replace/);
+  });
+
+  it('lets the webhook store write only what each of its entities declares', () => {
+    process.env.TABLE_NAME ??= 'gateway';
+    const delivery = keys.webhookDeliveryIn('TXN#t', 'e');
+    // A delivery is Put pending with its event (if absent), then replaced whole by the dispatcher.
+    expect(put(entities.WebhookDelivery.tag, delivery, {}, { when: { exists: false } }).Put?.ConditionExpression).toBe(
+      'attribute_not_exists(PK)',
+    );
+    expect(put(entities.WebhookDelivery.tag, delivery, {}, { when: false }).Put?.ConditionExpression).toBeUndefined();
+    expect(() => put(entities.EventFeed.tag, keys.eventFeed('e'), {}, { when: false })).toThrow(/replace/);
+    // The sweep moves only the due-index keys of outbox and delivery items; a link's counters, a destination's health.
+    expect(() => update(entities.WebhookDelivery.tag, delivery, { remove: ['GSI2PK', 'GSI2SK'] })).not.toThrow();
+    expect(() => update(entities.WebhookDelivery.tag, delivery, { set: { state: 'delivered' } })).toThrow(/undeclared/);
+    expect(() => update(entities.OutboxEvent.tag, delivery, { set: { event: {} } })).toThrow(/undeclared/);
+    expect(() => update(entities.PaymentLink.tag, keys.paymentLink('l'), { add: { usesHeld: 1 } })).not.toThrow();
+    expect(() => update(entities.PaymentLink.tag, keys.paymentLink('l'), { set: { maxPayments: 9 } })).toThrow(/undeclared/);
+    const health = keys.webhookHealth('m', 'test', 'h');
+    expect(() => update(entities.WebhookHealth.tag, health, { set: { disabledAt: null }, upsert: true })).not.toThrow();
+    expect(() => update(entities.WebhookHealth.tag, health, { set: { secret: 'x' } })).toThrow(/undeclared/);
+    for (const tag of [entities.EventPointer.tag, entities.EventFeed.tag, entities.WebhookAttempt.tag, entities.WebhookResend.tag])
+      expect(() => update(tag, delivery, { set: { x: 1 } }), tag).toThrow(/undeclared/);
   });
 
   it('builds an Update from plain objects and refuses attributes the entity does not declare', () => {
