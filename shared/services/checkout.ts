@@ -41,7 +41,8 @@ import { getLink } from '#shared/store/payment-links.ts';
 import { limitReachedMessage } from '#shared/domain/payment-link.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeIntent, intentReader, requiredCoreDecision, type Decision, type SameStatus } from './transactions.ts';
+import { changeIntent, coreOutcome, intentReader, requiredCoreDecision, type Decision, type SameStatus } from './transactions.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
 import { decideIntent } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
@@ -163,15 +164,12 @@ type Outcome = Decision | SameStatus;
 type OutcomeResult = Awaited<ReturnType<typeof changeIntent>>;
 
 /**
- * How a session that ends unpaid ends (the customer cancels, it expires): with a failed attempt
- * behind it, `Failed` with the last attempt's reason (docs/merchant-guide.md, Hosted checkout: the
- * reading of the specification's "payment fails"); without one, as `otherwise` says.
+ * How a session that ends unpaid ends (it expires; the customer cancels: cancelCheckout): the money core decides
+ * (shared/domain/core/intent.ts: with a failed attempt behind it, `Failed` with the last attempt's reason,
+ * docs/merchant-guide.md, Hosted checkout; a payment link's use given back with it).
  */
-function unpaidEnd(current: PaymentIntent, otherwise: Decision): Decision {
-  const failed = attemptsOf(checkoutDetails(current)).findLast((a) => a.outcome === 'failed');
-  return failed ? { to: 'Failed', reason: failed.reason, reasonDetail: failed.reasonDetail } : otherwise;
-}
-const expiredDecision = (current: PaymentIntent): Decision => unpaidEnd(current, { to: 'Expired', reason: 'expired' });
+const expiredDecision = (current: PaymentIntent, now: Date): Decision =>
+  requiredCoreDecision(current, decideIntent(current, { type: 'expire', reason: 'expired' }, now));
 
 /** What paid or tried to pay in an attempt: a card, or the session's wallet charge. */
 type AttemptSource = { card: CardSummary } | { walletProvider: WalletProviderId };
@@ -212,17 +210,16 @@ function failedAttempt(
   failure: { reason: ReasonCode; reasonDetail?: string | null },
   now: Date,
 ): Outcome {
-  const details = checkoutDetails(current);
-  const attempts = [...attemptsOf(details), finishedAttempt(current, source, failure, now)];
+  const attempt = finishedAttempt(current, source, failure, now);
   const paidWith = 'card' in source ? { card: source.card, ...noWallet } : {};
-  if (attemptsLeft({ ...details, attempts }) === 0 || isExpired(current, now))
-    return { to: 'Failed', reason: failure.reason, reasonDetail: failure.reasonDetail ?? null, details: { attempts, ...paidWith } };
-  return {
-    sameStatus: true,
-    // Payable again: a payment link's use goes back until the next attempt takes one.
-    details: { attempts, ...noWallet, card: null, cardAuth: null, ...linkUseAttempt(details, false) },
-    dueAt: current.expiresAt!,
-  };
+  // The money core decides (shared/domain/core/intent.ts, attempt-failed): Failed, or payable again.
+  const outcome = coreOutcome(
+    current,
+    decideIntent(current, { type: 'attempt-failed', attempt, details: paidWith }, now),
+    current.expiresAt!,
+  );
+  if (!outcome) throw new Error(`${current.paymentIntentId}: a failed attempt on a final session`);
+  return outcome;
 }
 const liveUnavailable = (form: 'card' | 'wallet') =>
   new CheckoutRefusal('business_rule', 'Live payments are not available: no payment provider is configured for this deployment.', form);
@@ -380,10 +377,10 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
       // Decide only on the answer about this very charge; a charge that reached approval since is looked at again.
       if (wallet?.stage !== 'approval' || !sameCharge(current, wallet)) return null;
       const decision = answer ? walletAnswerDecision(current, waiting, answer, now) : null;
-      return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision(current) : null);
+      return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision(current, now) : null);
     }
     if (waiting && (!wallet || !sameCharge(current, wallet))) return null; // started since: withdrawn on the next look
-    if (!keepOpen && isExpired(current, now)) return expiredDecision(current);
+    if (!keepOpen && isExpired(current, now)) return expiredDecision(current, now);
     return abandonedLinkUse(current, now); // a link's use held by an attempt left waiting for the customer goes back
   });
   return answer ? { result, answer } : { result };
@@ -548,11 +545,16 @@ function restingDueAt(current: PaymentIntent, details: CheckoutDetails): string 
  * link's use: the use goes back (the attempt stays: a late 3-D Secure return or code takes one again while any is
  * left). Null when there is none to give back yet.
  */
-function abandonedLinkUse(current: PaymentIntent, now: Date): SameStatus | null {
-  const details = checkoutDetails(current);
-  const release = linkUseReleaseAt(details);
+function abandonedLinkUse(current: PaymentIntent, now: Date): Outcome | null {
+  const release = linkUseReleaseAt(checkoutDetails(current));
   if (release === undefined || now.getTime() < release) return null;
-  return { sameStatus: true, details: linkUseAttempt(details, false), dueAt: current.expiresAt! };
+  return coreOutcome(current, decideIntent(current, { type: 'link-use', held: false }, now), current.expiresAt!);
+}
+
+/** A link use taken (`held`) or given back on a Pending session, as the money core decides it; null: nothing to change. */
+function linkUseChange(current: PaymentIntent, held: boolean, now: Date): { details: Record<string, unknown> } | null {
+  const decision = decideIntent(current, { type: 'link-use', held }, now);
+  return isRefusal(decision) ? null : { details: decision.state.details };
 }
 
 /** The customer's refusal when a payment link's session finds no use of the link left: nothing was started, no money moved. */
@@ -581,8 +583,7 @@ async function holdLinkUse(
     form,
     (current) => {
       check(current);
-      const take = linkUseAttempt(checkoutDetails(current), true);
-      return 'linkUseHeld' in take ? { details: take } : null;
+      return linkUseChange(current, true, now);
     },
     intent,
   );
@@ -598,8 +599,7 @@ async function releaseUnstartedLinkUse(paymentIntentId: string, now: Date): Prom
     await changePending(paymentIntentId, now, 'page', (current) => {
       const details = checkoutDetails(current);
       if (walletChargeStarted(details) || cardAuthStarted(details)) return null;
-      const release = linkUseAttempt(details, false);
-      return 'linkUseHeld' in release ? { details: release } : null;
+      return linkUseChange(current, false, now);
     });
   } catch (error) {
     logger.warn('payment link use not given back now; the session gives it back when it ends', { paymentIntentId, error });
@@ -786,7 +786,7 @@ export async function cancelCheckout(paymentIntentId: string, now = new Date()):
     if (awaitingApproval(details)) throw awaitingApprovalRefusal('page');
     if (details.cardAuth?.stage === 'confirming') throw cardConfirmingRefusal('page');
     if (details.wallet && (!started || !sameCharge(current, started))) throw changedRefusal(); // a charge was started meanwhile
-    return unpaidEnd(current, { to: 'Cancelled', reason: 'customer_cancelled' });
+    return requiredCoreDecision(current, decideIntent(current, { type: 'cancel', reason: 'customer_cancelled' }, now));
   });
 }
 

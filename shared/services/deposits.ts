@@ -267,15 +267,23 @@ export function depositCompletedDecision(current: PaymentIntent, now: Date): Dec
 }
 
 /** A held approval the operator declined: Failed, nothing credited; the customer is refunded at the provider. */
-export const depositDeclinedByOperatorDecision = (current: PaymentIntent): Decision => ({
-  to: 'Failed',
-  reason: heldApprovalDeclinedReason,
-  details: chargeInfo(current, 'Failed', {
-    isSuccess: false,
-    errorCode: 'WP_REQUEST_REJECTED',
-    errorDetails: 'The payment was not accepted for this merchant; the customer is refunded by the wallet provider.',
-  }),
-});
+export const depositDeclinedByOperatorDecision = (current: PaymentIntent, now: Date): Decision =>
+  requiredCoreDecision(
+    current,
+    decideIntent(
+      current,
+      {
+        type: 'fail',
+        reason: heldApprovalDeclinedReason,
+        details: chargeInfo(current, 'Failed', {
+          isSuccess: false,
+          errorCode: 'WP_REQUEST_REJECTED',
+          errorDetails: 'The payment was not accepted for this merchant; the customer is refunded by the wallet provider.',
+        }),
+      },
+      now,
+    ),
+  );
 
 /**
  * What the provider's authoritative answer means for a deposit (Completed credits the wallet, net
@@ -289,20 +297,16 @@ export function decideDeposit(current: PaymentIntent, answer: SettledStatus, now
       // When the provider recorded the charge (Easypaisa's transactionDateTime): kept for reconciling its reports.
       return answer.providerTime ? { ...completed, details: { ...completed.details, providerTime: answer.providerTime } } : completed;
     }
-    case 'Declined':
-      return {
-        to: 'Failed',
-        ...walletDecline(answer.reason),
-        details: chargeInfo(current, 'Failed', {
-          isSuccess: false,
-          errorCode: 'WP_REQUEST_REJECTED',
-          errorDetails: 'The customer did not approve the payment.',
-        }),
-      };
-    case 'Pending':
-      return current.expiresAt && now.getTime() >= Date.parse(current.expiresAt)
-        ? { to: 'Expired', reason: 'not_approved', details: chargeInfo(current, 'Expired', { isSuccess: false }) }
-        : null;
+    case 'Declined': {
+      const errorDetails = 'The customer did not approve the payment.';
+      const details = chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails });
+      return requiredCoreDecision(current, decideIntent(current, { type: 'fail', ...walletDecline(answer.reason), details }, now));
+    }
+    case 'Pending': {
+      if (!current.expiresAt || now.getTime() < Date.parse(current.expiresAt)) return null;
+      const details = chargeInfo(current, 'Expired', { isSuccess: false });
+      return requiredCoreDecision(current, decideIntent(current, { type: 'expire', reason: 'not_approved', details }, now));
+    }
   }
 }
 

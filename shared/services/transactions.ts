@@ -68,6 +68,16 @@ export function coreDecision(
   };
 }
 
+/**
+ * coreDecision() that also takes the core's same-status decisions (a checkout's attempt recorded, a link use taken or
+ * given back): the session's details as the core left them, due at `dueAt`; null when the core refuses.
+ */
+export function coreOutcome(current: PaymentIntent, decision: CoreDecision<PaymentIntent>, dueAt: string): Decision | SameStatus | null {
+  if (isRefusal(decision)) return null;
+  if (decision.state.status === current.status) return { sameStatus: true, details: decision.state.details, dueAt };
+  return coreDecision(current, decision);
+}
+
 /** coreDecision() for a caller that decided only what the state machine permits: a refusal is a bug, thrown. */
 export function requiredCoreDecision(current: PaymentIntent, decision: CoreDecision<PaymentIntent>, extra: { journalAt?: Date } = {}) {
   const change = coreDecision(current, decision, extra);

@@ -1,4 +1,12 @@
-import { completedMovements } from '../checkout.ts';
+import {
+  attemptsLeft,
+  attemptsOf,
+  checkoutDetails,
+  completedMovements,
+  isExpired,
+  linkUseAttempt,
+  type CheckoutAttempt,
+} from '../checkout.ts';
 import type { PaymentIntent } from '../intent.ts';
 import type { WalletProviderId } from '../providers.ts';
 import type { ReasonCode } from '../reasons.ts';
@@ -40,19 +48,64 @@ export type IntentCommand =
   /** The provider says the money arrived (card captured, wallet charge approved): Completed, credited once. */
   | { type: 'complete'; through: PaidThrough; feeMinor?: number; details?: Record<string, unknown> }
   | { type: 'fail'; reason: ReasonCode; reasonDetail?: string | null; details?: Record<string, unknown> }
+  /** The customer cancels, the session expires: with a failed attempt behind it, Failed with that attempt's reason. */
   | { type: 'cancel'; reason?: ReasonCode; details?: Record<string, unknown> }
-  | { type: 'expire'; reason?: ReasonCode; details?: Record<string, unknown> };
+  | { type: 'expire'; reason?: ReasonCode; details?: Record<string, unknown> }
+  /**
+   * A checkout's payment attempt declined or failed (`attempt`, recorded on the session; `details`: what tried to pay):
+   * the last attempt, or one that ends after expiresAt, fails the transaction; else the session stays Pending and
+   * payable again, its wallet and card forgotten and its payment link's use given back until the next attempt.
+   */
+  | { type: 'attempt-failed'; attempt: CheckoutAttempt; details?: Record<string, unknown> }
+  /**
+   * A link's checkout takes its use as an attempt starts (`held: true`, before any provider is asked) or gives it back
+   * (an attempt that did not start, or waits past linkUseHoldMs); Pending stays. `details`: the attempt's own, with it.
+   * Refused ('unchanged') when the session already is as asked, or holds no link use at all.
+   */
+  | { type: 'link-use'; held: boolean; details?: Record<string, unknown> };
 
-const target: Record<IntentCommand['type'], IntentStatus> = {
+type StatusCommand = Exclude<IntentCommand, { type: 'attempt-failed' | 'link-use' }>;
+const target: Record<StatusCommand['type'], IntentStatus> = {
   complete: 'Completed',
   fail: 'Failed',
   cancel: 'Cancelled',
   expire: 'Expired',
 };
 
+/** The session after a change that keeps its status (no event, nothing moves), or the refusal of a final one. */
+function samePending(intent: PaymentIntent, details: Record<string, unknown>, now: Date): Decision<PaymentIntent> {
+  if (intent.status !== 'Pending') return refuse('invalid_status', `A ${intent.status} transaction cannot change.`);
+  const state = { ...intent, details: { ...intent.details, ...details }, updatedAt: now.toISOString(), version: intent.version + 1 };
+  return decided(state);
+}
+
+/** The command a checkout's unpaid end becomes: with a failed attempt behind it, a failure with that attempt's reason. */
+function unpaidEnd(intent: PaymentIntent, command: StatusCommand): StatusCommand {
+  if (intent.intentType !== 'checkout' || (command.type !== 'cancel' && command.type !== 'expire')) return command;
+  const failed = attemptsOf(checkoutDetails(intent)).findLast((a) => a.outcome === 'failed');
+  if (!failed) return command;
+  return { type: 'fail', reason: failed.reason!, reasonDetail: failed.reasonDetail, ...(command.details && { details: command.details }) };
+}
+
+const payableAgain = { wallet: null, walletProvider: null, walletNumberLast4: null, card: null, cardAuth: null };
+
 /** A checkout's or deposit's outcome. Withdrawals are payouts (./payout.ts). */
 export function decideIntent(intent: PaymentIntent, command: IntentCommand, now: Date): Decision<PaymentIntent> {
   if (intent.intentType === 'withdrawal') return refuse('invalid_status', 'A withdrawal is decided as a payout.');
+  if (command.type === 'link-use') {
+    const use = linkUseAttempt(checkoutDetails(intent), command.held);
+    if (!('linkUseHeld' in use)) return refuse('unchanged', `The session ${command.held ? 'holds' : 'holds no'} link use already.`);
+    return samePending(intent, { ...command.details, ...use }, now);
+  }
+  if (command.type === 'attempt-failed') {
+    const details = checkoutDetails(intent);
+    const attempts = [...attemptsOf(details), command.attempt];
+    const failure = { reason: command.attempt.reason!, reasonDetail: command.attempt.reasonDetail ?? null };
+    if (attemptsLeft({ ...details, attempts }) === 0 || isExpired(intent, now))
+      return decideIntent(intent, { type: 'fail', ...failure, details: { attempts, ...command.details } }, now);
+    return samePending(intent, { attempts, ...payableAgain, ...linkUseAttempt(details, false) }, now);
+  }
+  command = unpaidEnd(intent, command);
   const to = target[command.type];
   const change: IntentChange = { ...(command.details ? { details: command.details } : {}) };
   if (command.type === 'complete' && command.feeMinor !== undefined) change.feeMinor = command.feeMinor;
