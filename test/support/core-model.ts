@@ -3,7 +3,7 @@ import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
 import { decideIntent } from '#shared/domain/core/intent.ts';
 import { decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
-import { checkoutDetails, linkUseAttempt } from '#shared/domain/checkout.ts';
+import { attemptsOf, checkoutDetails, linkUseAttempt, maxPaymentAttempts } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
@@ -36,13 +36,17 @@ const day = 86_400_000;
 // ---------------------------------------------------------------- commands
 
 type PaymentKind = 'card' | 'wallet' | 'deposit';
+type PaymentAction = 'start' | 'abandon' | 'decline' | 'complete' | 'fail' | 'cancel' | 'expire';
 export type Command =
   /** A payment link limited to `max` payments. */
   | { t: 'link'; max: number }
   /** A checkout (or deposit) opened; a checkout may be a link's (`link`: which one). */
   | { t: 'pay'; kind: PaymentKind; amount: number; feeBps: number; link: number | null }
-  /** `start`: a payment attempt on a link's checkout starts, taking one of the link's uses. */
-  | { t: 'payment'; i: number; action: 'start' | 'complete' | 'fail' | 'cancel' | 'expire' }
+  /**
+   * `start`: a payment attempt on a link's checkout starts, taking one of the link's uses; `abandon`: the attempt left
+   * waiting gives it back (the sweep); `decline`: a checkout's attempt declined (the third fails the checkout).
+   */
+  | { t: 'payment'; i: number; action: PaymentAction }
   | { t: 'withdraw'; amount: number; auto: boolean }
   | { t: 'payout'; i: number; action: 'approve' | 'reject' | 'complete' | 'fail' }
   | { t: 'settle'; amount: number }
@@ -73,7 +77,18 @@ const one: fc.Arbitrary<Command> = fc.oneof(
     fc.record({
       t: fc.constant('payment'),
       i: index,
-      action: fc.constantFrom('start', 'complete', 'complete', 'complete', 'fail', 'cancel', 'expire'),
+      action: fc.constantFrom<PaymentAction>(
+        'start',
+        'abandon',
+        'decline',
+        'decline',
+        'complete',
+        'complete',
+        'complete',
+        'fail',
+        'cancel',
+        'expire',
+      ),
     }),
   ),
   weighted(1, fc.record({ t: fc.constant('link'), max: fc.integer({ min: 1, max: 2 }) })),
@@ -160,6 +175,7 @@ export const sequences = (maxLength: number): fc.Arbitrary<Step[]> =>
 /** The decisions the model drives; a plant replaces one with a wrong rule. */
 export interface Core {
   intent: typeof decideIntent;
+  linkUse: typeof linkUseOf;
   link: typeof decideLinkUse;
   payout: typeof decidePayout;
   settlement: typeof decideSettlement;
@@ -167,13 +183,20 @@ export interface Core {
 }
 export const core: Core = {
   intent: decideIntent,
+  linkUse: linkUseOf,
   link: decideLinkUse,
   payout: decidePayout,
   settlement: decideSettlement,
   refund: decideRefund,
 };
 
-export type Plant = 'over-refund' | 'double-payout' | 'missed-release' | 'unconditional-commit' | 'link-over-limit';
+export type Plant =
+  | 'over-refund'
+  | 'double-payout'
+  | 'missed-release'
+  | 'unconditional-commit'
+  | 'link-over-limit'
+  | 'expiry-keeps-link-use';
 
 /** The core with one wrong rule (or the commit without its condition): the model test must catch each. */
 export function planted(plant: Plant): { core: Core; conditional: boolean } {
@@ -217,6 +240,12 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
     case 'link-over-limit':
       // A link takes a payment beyond its limit.
       return { core: { ...core, link: (l, use, now) => core.link({ ...l, maxPayments: null }, use, now) }, conditional: true };
+    case 'expiry-keeps-link-use':
+      // A checkout that expires keeps its payment link's use (the link stays short of a payment it could take).
+      return {
+        core: { ...core, linkUse: (p, next) => (next.status === 'Expired' ? undefined : core.linkUse(p, next)) },
+        conditional: true,
+      };
   }
 }
 
@@ -372,12 +401,20 @@ class System {
         const p = id && this.books.read<PaymentIntent>(id, read);
         if (!id || !p) return 'none';
         const details = checkoutDetails(p);
-        if (cmd.action === 'start') {
-          // The attempt marks the session as holding a use (no status change): the link's use is taken with it.
-          const take = p.intentType === 'checkout' && p.status === 'Pending' ? linkUseAttempt(details, true) : {};
-          if (!('linkUseHeld' in take)) return 'invalid_status';
-          const next = { ...p, details: { ...p.details, ...take }, version: p.version + 1 };
-          return this.withLink(read, p, decided(next), now);
+        // The attempt marks the session as holding a use, or not (no status change): the link's use moves with it.
+        if (cmd.action === 'start' || cmd.action === 'abandon')
+          return this.withLink(read, p, this.c.intent(p, { type: 'link-use', held: cmd.action === 'start' }, now), now);
+        if (cmd.action === 'decline') {
+          const attempt = {
+            ...{
+              number: attemptsOf(details).length + 1,
+              method: 'card' as const,
+              outcome: 'failed' as const,
+              reason: 'card_declined' as const,
+            },
+            ...{ reasonDetail: null, card: null, walletProvider: null, walletNumberLast4: null, at: now.toISOString(), reference: id },
+          };
+          return this.withLink(read, p, this.c.intent(p, { type: 'attempt-failed', attempt }, now), now);
         }
         const through = p.intentType === 'deposit' ? { deposit: 1 as const } : { card: true as const };
         // A card paid in one step takes the link's use with the payment (payByCard).
@@ -468,7 +505,7 @@ class System {
   private withLink(read: Read, p: PaymentIntent, d: Decision<PaymentIntent>, now: Date): (() => string) | string {
     if (isRefusal(d)) return d.refused;
     const writes: { id: string; value: Item }[] = [{ id: p.paymentIntentId, value: d.state }];
-    const use = linkUseOf(p, d.state);
+    const use = this.c.linkUse(p, d.state);
     const linkId = linkOf(p);
     if (use && linkId) {
       const link = this.books.read<PaymentLink>(linkId, read)!;
@@ -516,6 +553,8 @@ interface RefLink {
 interface RefPayment {
   link: RefLink | null;
   linkHeld: boolean;
+  /** Declined attempts of a checkout. */
+  declines: number;
   kind: PaymentKind;
   amount: number;
   fee: number;
@@ -571,7 +610,17 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
     case 'pay': {
       const fee = Math.min(feeFor(cmd.amount, { basisPoints: cmd.feeBps, fixedMinor: 0 }), cmd.amount);
       const link = cmd.link !== null && cmd.kind !== 'deposit' ? (pick(m.links, cmd.link) ?? null) : null;
-      m.payments.push({ link, linkHeld: false, kind: cmd.kind, amount: cmd.amount, fee, status: 'Pending', reserved: 0, refunded: 0 });
+      m.payments.push({
+        link,
+        linkHeld: false,
+        declines: 0,
+        kind: cmd.kind,
+        amount: cmd.amount,
+        fee,
+        status: 'Pending',
+        reserved: 0,
+        refunded: 0,
+      });
       return 'ok';
     }
     case 'payment': {
@@ -586,6 +635,14 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         p.linkHeld = true;
         return 'ok';
       }
+      if (cmd.action === 'abandon' || cmd.action === 'decline') {
+        if (cmd.action === 'abandon' ? !link || !p.linkHeld : p.kind === 'deposit') return 'refused';
+        // Whatever ends an attempt unpaid gives its link's use back; the third declined attempt fails the checkout.
+        if (link && p.linkHeld) link.held--;
+        p.linkHeld = false;
+        if (cmd.action === 'decline' && ++p.declines >= maxPaymentAttempts) p.status = 'Failed';
+        return 'ok';
+      }
       if (link && cmd.action === 'complete') {
         if (!p.linkHeld && link.held >= link.max) return 'refused';
         if (!p.linkHeld) link.held++;
@@ -598,7 +655,8 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         p.linkHeld = false;
       }
       const to = { complete: 'Completed', fail: 'Failed', cancel: 'Cancelled', expire: 'Expired' } as const;
-      p.status = to[cmd.action];
+      // A checkout that ends unpaid after a declined attempt ends Failed (with that attempt's reason).
+      p.status = p.declines > 0 && cmd.action !== 'complete' ? 'Failed' : to[cmd.action];
       if (cmd.action === 'complete') {
         m.available += p.amount - p.fee;
         m.fees += p.fee;

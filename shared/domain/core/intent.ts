@@ -98,6 +98,7 @@ export function decideIntent(intent: PaymentIntent, command: IntentCommand, now:
     return samePending(intent, { ...command.details, ...use }, now);
   }
   if (command.type === 'attempt-failed') {
+    if (intent.intentType !== 'checkout') return refuse('invalid_status', 'Only a checkout records payment attempts.');
     const details = checkoutDetails(intent);
     const attempts = [...attemptsOf(details), command.attempt];
     const failure = { reason: command.attempt.reason!, reasonDetail: command.attempt.reasonDetail ?? null };
