@@ -9,7 +9,7 @@ import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#sh
 import { decidePayout } from '#shared/domain/core/payout.ts';
 import { decideRefund, type RefundOutcome } from '#shared/domain/core/refund.ts';
 import { decideSettlement } from '#shared/domain/core/settlement.ts';
-import { applyJournals, emptyWallet, type WalletBalances } from '#shared/domain/core/wallet.ts';
+import { applyJournals, decideTestCredit, emptyWallet, type WalletBalances } from '#shared/domain/core/wallet.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import { accountName, holdTypes, type Journal } from '#shared/domain/ledger.ts';
 import { checkLedger } from '#shared/domain/ledger-invariants.ts';
@@ -48,6 +48,8 @@ export type Command =
    */
   | { t: 'payment'; i: number; action: PaymentAction }
   | { t: 'withdraw'; amount: number; auto: boolean }
+  /** The operator funds the test wallet from the sandbox (refused in live mode). */
+  | { t: 'credit'; amount: number; live: boolean }
   | { t: 'payout'; i: number; action: 'approve' | 'reject' | 'complete' | 'fail' }
   | { t: 'settle'; amount: number }
   | { t: 'settlement'; i: number; action: 'approve' | 'submit' | 'cancel' | 'complete' | 'fail' }
@@ -93,6 +95,7 @@ const one: fc.Arbitrary<Command> = fc.oneof(
   ),
   weighted(1, fc.record({ t: fc.constant('link'), max: fc.integer({ min: 1, max: 2 }) })),
   weighted(3, fc.record({ t: fc.constant('withdraw'), amount, auto: fc.boolean() })),
+  weighted(1, fc.record({ t: fc.constant('credit'), amount, live: fc.constantFrom(false, false, false, true) })),
   weighted(
     2,
     fc.record({ t: fc.constant('payout'), i: index, action: fc.constantFrom('approve', 'reject', 'complete', 'complete', 'fail') }),
@@ -177,6 +180,7 @@ export interface Core {
   intent: typeof decideIntent;
   linkUse: typeof linkUseOf;
   link: typeof decideLinkUse;
+  credit: typeof decideTestCredit;
   payout: typeof decidePayout;
   settlement: typeof decideSettlement;
   refund: typeof decideRefund;
@@ -185,6 +189,7 @@ export const core: Core = {
   intent: decideIntent,
   linkUse: linkUseOf,
   link: decideLinkUse,
+  credit: decideTestCredit,
   payout: decidePayout,
   settlement: decideSettlement,
   refund: decideRefund,
@@ -427,6 +432,8 @@ class System {
               : { type: cmd.action };
         return this.withLink(read, p, this.c.intent(p, c, now), now);
       }
+      case 'credit':
+        return commit(this.c.credit(cmd.live ? 'live' : 'test', cmd.amount, `operator:c${++this.count}`), () => []);
       case 'withdraw': {
         const id = `w${++this.count}`;
         const request = {
@@ -663,6 +670,10 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       }
       return 'ok';
     }
+    case 'credit':
+      if (cmd.live) return 'refused';
+      m.available += cmd.amount;
+      return 'ok';
     case 'withdraw': {
       const need = cmd.amount + withdrawalFee.fixedMinor;
       if (m.available < need) return 'balance';
