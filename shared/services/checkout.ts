@@ -4,7 +4,6 @@ import { validateCard, type CardInput } from '#shared/domain/cards.ts';
 import {
   approvalDeadline,
   attemptReference,
-  attemptsLeft,
   attemptsOf,
   awaitingApproval,
   cardAuthStarted,
@@ -273,14 +272,16 @@ const tryAgainRefusal = () =>
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
 
-export function completedDecision(current: PaymentIntent, source: AttemptSource, now = new Date()): Decision {
+/** `takesLinkUse`: the payment takes its payment link's use as it is made (a sandbox card, paid in one step). */
+export function completedDecision(current: PaymentIntent, source: AttemptSource, now = new Date(), takesLinkUse = false): Decision {
   const details = checkoutDetails(current);
   const feeMinor = checkoutFee(current.amountMinor, details.feeRate ?? defaultFees.checkout);
   const attempts = [...attemptsOf(details), finishedAttempt(current, source, { reason: null }, now)];
   const through = 'card' in source ? { card: true as const } : { walletProvider: source.walletProvider };
   const paid = { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) };
   // The money core decides the payment and its credit (shared/domain/core/intent.ts).
-  return requiredCoreDecision(current, decideIntent(current, { type: 'complete', through, feeMinor, details: paid }, now));
+  const complete = { type: 'complete' as const, through, feeMinor, details: paid, ...(takesLinkUse ? { takesLinkUse } : {}) };
+  return requiredCoreDecision(current, decideIntent(current, complete, now));
 }
 
 /**
@@ -467,8 +468,7 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
         const outcome = network(card.digits);
         if (outcome.result === 'approved') {
           // The sandbox network answers at once: a payment link's use is taken with the payment, while one is left.
-          const paid = completedDecision(current, { card: card.summary }, now);
-          return { ...paid, details: { ...paid.details, ...linkUseAttempt(details, true) } };
+          return completedDecision(current, { card: card.summary }, now, true);
         }
         return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
       },
@@ -549,6 +549,16 @@ function abandonedLinkUse(current: PaymentIntent, now: Date): Outcome | null {
   const release = linkUseReleaseAt(checkoutDetails(current));
   if (release === undefined || now.getTime() < release) return null;
   return coreOutcome(current, decideIntent(current, { type: 'link-use', held: false }, now), current.expiresAt!);
+}
+
+/**
+ * A payment attempt's progress on a Pending session as the money core decides it (shared/domain/core/intent.ts,
+ * `attempt`): the session's details with `details`, and its payment link's use taken or given back with it (`linkUse`).
+ */
+function attemptDetails(current: PaymentIntent, details: Record<string, unknown>, now: Date, linkUse?: boolean): Record<string, unknown> {
+  const decision = decideIntent(current, { type: 'attempt', details, ...(linkUse === undefined ? {} : { linkUse }) }, now);
+  if (isRefusal(decision)) throw new Error(`${current.paymentIntentId}: ${decision.message}`);
+  return decision.state.details;
 }
 
 /** A link use taken (`held`) or given back on a Pending session, as the money core decides it; null: nothing to change. */
@@ -665,7 +675,7 @@ export async function startWalletPayment(
     const { charge, dueAt } = requestedCharge(adapter, reference, { mobileNumber: number }, now);
     requested = { provider, stage: 'approval', otpAttempts: 0, approvalRequestedAt: now.toISOString(), reference, ...charge };
     return {
-      details: { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4), ...linkUseAttempt(latest, true) },
+      details: attemptDetails(current, { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) }, now, true),
       dueAt,
     };
   });
@@ -686,7 +696,7 @@ export async function startWalletPayment(
   if (!started.accepted) {
     // A definite refusal: nothing was charged, the attempt ends and the session is payable again.
     await changePending(paymentIntentId, now, 'page', (current) =>
-      ours(current) ? { details: { wallet: null, ...linkUseAttempt(checkoutDetails(current), false) } } : null,
+      ours(current) ? { details: attemptDetails(current, { wallet: null }, now, false) } : null,
     ).catch((error: unknown) => logger.warn('refused wallet attempt not cleared; the sweep ends it', { paymentIntentId, error }));
     throw new CheckoutRefusal('business_rule', started.message, 'wallet');
   }
@@ -746,10 +756,7 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
     }
     failedCharge = undefined;
     return {
-      details: {
-        wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() },
-        ...linkUseAttempt(checkoutDetails(current), true),
-      },
+      details: attemptDetails(current, { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } }, now, true),
       dueAt: firstInquiryAt(adapter, now).toISOString(),
     };
   });
@@ -918,7 +925,7 @@ async function startLiveCardPayment(
         const details = assertPayable(current, 'card');
         refuseStarted(details);
         const dueAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
-        return { details: { cardAuth, ...linkUseAttempt(details, true) }, dueAt };
+        return { details: attemptDetails(current, { cardAuth }, now, true), dueAt };
       },
       held,
     );
@@ -941,9 +948,8 @@ async function startLiveCardPayment(
     now,
     'card',
     (current) => {
-      const details = assertPayable(current, 'card');
-      refuseStarted(details);
-      return { details: { cardAuth, ...linkUseAttempt(details, true) } };
+      refuseStarted(assertPayable(current, 'card'));
+      return { details: attemptDetails(current, { cardAuth }, now, true) };
     },
     held,
   );
@@ -1038,9 +1044,8 @@ export async function completeCardReturn(
     const latest = checkoutDetails(current).cardAuth;
     if (latest?.stage !== 'challenge' || latest.providerReference !== auth.providerReference) throw cardConfirmingRefusal('page');
     // The card challenge took the link's use when it started; taken here if not, before anything is authorised.
-    const link = linkUseAttempt(checkoutDetails(current), true);
     return {
-      details: { cardAuth: { ...latest, stage: 'confirming' }, ...link },
+      details: attemptDetails(current, { cardAuth: { ...latest, stage: 'confirming' } }, now, true),
       dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString(),
     };
   });

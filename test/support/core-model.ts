@@ -3,7 +3,7 @@ import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
 import { decideIntent } from '#shared/domain/core/intent.ts';
 import { decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
-import { attemptsOf, checkoutDetails, linkUseAttempt, maxPaymentAttempts } from '#shared/domain/checkout.ts';
+import { attemptsOf, checkoutDetails, maxPaymentAttempts } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
@@ -423,7 +423,7 @@ class System {
         }
         const through = p.intentType === 'deposit' ? { deposit: 1 as const } : { card: true as const };
         // A card paid in one step takes the link's use with the payment (payByCard).
-        const paid = p.intentType === 'checkout' ? { details: linkUseAttempt(details, true) } : {};
+        const paid = p.intentType === 'checkout' ? { takesLinkUse: true } : {};
         const c =
           cmd.action === 'complete'
             ? { type: 'complete' as const, through, ...paid }

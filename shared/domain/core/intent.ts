@@ -46,7 +46,8 @@ export type PaidThrough = { card: true } | { walletProvider: WalletProviderId } 
 
 export type IntentCommand =
   /** The provider says the money arrived (card captured, wallet charge approved): Completed, credited once. */
-  | { type: 'complete'; through: PaidThrough; feeMinor?: number; details?: Record<string, unknown> }
+  /** `takesLinkUse`: the payment takes its link's use as it is made (refused by the link when none is left). */
+  | { type: 'complete'; through: PaidThrough; feeMinor?: number; details?: Record<string, unknown>; takesLinkUse?: boolean }
   | { type: 'fail'; reason: ReasonCode; reasonDetail?: string | null; details?: Record<string, unknown> }
   /** The customer cancels, the session expires: with a failed attempt behind it, Failed with that attempt's reason. */
   | { type: 'cancel'; reason?: ReasonCode; details?: Record<string, unknown> }
@@ -62,9 +63,15 @@ export type IntentCommand =
    * (an attempt that did not start, or waits past linkUseHoldMs); Pending stays. `details`: the attempt's own, with it.
    * Refused ('unchanged') when the session already is as asked, or holds no link use at all.
    */
-  | { type: 'link-use'; held: boolean; details?: Record<string, unknown> };
+  | { type: 'link-use'; held: boolean; details?: Record<string, unknown> }
+  /**
+   * A payment attempt's progress on a Pending checkout (a wallet charge requested, a card challenge started, an OTP
+   * entered): its `details`, and, when `linkUse` says so, its payment link's use taken (true) or given back (false)
+   * with it. The status stays; refused on a final session.
+   */
+  | { type: 'attempt'; details: Record<string, unknown>; linkUse?: boolean };
 
-type StatusCommand = Exclude<IntentCommand, { type: 'attempt-failed' | 'link-use' }>;
+type StatusCommand = Exclude<IntentCommand, { type: 'attempt-failed' | 'link-use' | 'attempt' }>;
 const target: Record<StatusCommand['type'], IntentStatus> = {
   complete: 'Completed',
   fail: 'Failed',
@@ -97,6 +104,11 @@ export function decideIntent(intent: PaymentIntent, command: IntentCommand, now:
     if (!('linkUseHeld' in use)) return refuse('unchanged', `The session ${command.held ? 'holds' : 'holds no'} link use already.`);
     return samePending(intent, { ...command.details, ...use }, now);
   }
+  if (command.type === 'attempt') {
+    if (intent.intentType !== 'checkout') return refuse('invalid_status', 'Only a checkout records payment attempts.');
+    const use = command.linkUse === undefined ? {} : linkUseAttempt(checkoutDetails(intent), command.linkUse);
+    return samePending(intent, { ...command.details, ...use }, now);
+  }
   if (command.type === 'attempt-failed') {
     if (intent.intentType !== 'checkout') return refuse('invalid_status', 'Only a checkout records payment attempts.');
     const details = checkoutDetails(intent);
@@ -108,7 +120,8 @@ export function decideIntent(intent: PaymentIntent, command: IntentCommand, now:
   }
   command = unpaidEnd(intent, command);
   const to = target[command.type];
-  const change: IntentChange = { ...(command.details ? { details: command.details } : {}) };
+  const linkUse = command.type === 'complete' && command.takesLinkUse ? linkUseAttempt(checkoutDetails(intent), true) : {};
+  const change: IntentChange = { ...(command.details || 'linkUseHeld' in linkUse ? { details: { ...command.details, ...linkUse } } : {}) };
   if (command.type === 'complete' && command.feeMinor !== undefined) change.feeMinor = command.feeMinor;
   if (command.type === 'complete') change.reason = null; // a paid transaction has no reason
   if (command.type !== 'complete' && command.reason) change.reason = command.reason;
