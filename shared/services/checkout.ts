@@ -10,7 +10,6 @@ import {
   checkoutDetails,
   checkoutFee,
   isExpired,
-  linkUseAttempt,
   linkUseReleaseAt,
   maxOtpAttempts,
   normaliseWalletNumber,
@@ -586,7 +585,7 @@ async function holdLinkUse(
   form: 'card' | 'wallet',
   check: (current: PaymentIntent) => void,
 ): Promise<PaymentIntent> {
-  if (!('linkUseHeld' in linkUseAttempt(checkoutDetails(intent), true))) return intent;
+  if (!linkUseChange(intent, true, now)) return intent; // no use to take: not a link's session, or one held already
   return changePending(
     intent.paymentIntentId,
     now,
