@@ -4,11 +4,9 @@ import { validateCard, type CardInput } from '#shared/domain/cards.ts';
 import {
   approvalDeadline,
   attemptReference,
-  attemptsOf,
   awaitingApproval,
   cardAuthStarted,
   checkoutDetails,
-  checkoutFee,
   isExpired,
   linkUseReleaseAt,
   maxOtpAttempts,
@@ -17,14 +15,13 @@ import {
   sessionLifetimeMs,
   walletChargeStarted,
   type CardAuthSession,
-  type CheckoutAttempt,
   type CheckoutDetails,
   type WalletSession,
 } from '#shared/domain/checkout.ts';
 import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { isTerminal, requestedFields, type CardSummary, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
-import { defaultFees, type Fee } from '#shared/domain/merchant.ts';
+import type { Fee } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
@@ -41,7 +38,7 @@ import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeIntent, coreOutcome, intentReader, requiredCoreDecision, type Decision, type SameStatus } from './transactions.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideIntent } from '#shared/domain/core/intent.ts';
+import { decideIntent, type AttemptSource } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -154,7 +151,6 @@ export class CheckoutRefusal extends DomainError {
 }
 
 /** A card result keeps no wallet fields (a card can only pay before any wallet charge was started). */
-const noWallet = { wallet: null, walletProvider: null, walletNumberLast4: null };
 const notFound = () => new CheckoutRefusal('not_found', 'This payment link is not valid.');
 
 /** What a customer action or an answer about an attempt decides: a status change, or the session payable again. */
@@ -168,31 +164,6 @@ type OutcomeResult = Awaited<ReturnType<typeof changeIntent>>;
  */
 const expiredDecision = (current: PaymentIntent, now: Date): Decision =>
   requiredCoreDecision(current, decideIntent(current, { type: 'expire', reason: 'expired' }, now));
-
-/** What paid or tried to pay in an attempt: a card, or the session's wallet charge. */
-type AttemptSource = { card: CardSummary } | { walletProvider: WalletProviderId };
-
-function finishedAttempt(
-  current: PaymentIntent,
-  source: AttemptSource,
-  outcome: { reason: ReasonCode | null; reasonDetail?: string | null },
-  now: Date,
-): CheckoutAttempt {
-  const details = checkoutDetails(current);
-  const wallet = 'walletProvider' in source;
-  return {
-    number: attemptsOf(details).length + 1,
-    method: wallet ? 'wallet' : 'card',
-    outcome: outcome.reason === null ? 'succeeded' : 'failed',
-    reason: outcome.reason,
-    reasonDetail: outcome.reasonDetail ?? null,
-    card: wallet ? null : source.card,
-    walletProvider: wallet ? (details.walletProvider ?? null) : null,
-    walletNumberLast4: wallet ? (details.walletNumberLast4 ?? null) : null,
-    at: now.toISOString(),
-    reference: (wallet ? details.wallet?.reference : details.cardAuth?.reference) ?? attemptReference(current),
-  };
-}
 
 /**
  * A declined or failed payment attempt (docs/merchant-guide.md, Hosted checkout: Declined and
@@ -208,14 +179,8 @@ function failedAttempt(
   failure: { reason: ReasonCode; reasonDetail?: string | null },
   now: Date,
 ): Outcome {
-  const attempt = finishedAttempt(current, source, failure, now);
-  const paidWith = 'card' in source ? { card: source.card, ...noWallet } : {};
-  // The money core decides (shared/domain/core/intent.ts, attempt-failed): Failed, or payable again.
-  const outcome = coreOutcome(
-    current,
-    decideIntent(current, { type: 'attempt-failed', attempt, details: paidWith }, now),
-    current.expiresAt!,
-  );
+  // The money core records the attempt and decides (shared/domain/core/intent.ts, attempt-failed): Failed, or payable again.
+  const outcome = coreOutcome(current, decideIntent(current, { type: 'attempt-failed', source, failure }, now), current.expiresAt!);
   if (!outcome) throw new Error(`${current.paymentIntentId}: a failed attempt on a final session`);
   return outcome;
 }
@@ -271,17 +236,12 @@ const tryAgainRefusal = () =>
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
 
-/** `takesLinkUse`: the payment takes its payment link's use as it is made (a sandbox card, paid in one step). */
-export function completedDecision(current: PaymentIntent, source: AttemptSource, now = new Date(), takesLinkUse = false): Decision {
-  const details = checkoutDetails(current);
-  const feeMinor = checkoutFee(current.amountMinor, details.feeRate ?? defaultFees.checkout);
-  const attempts = [...attemptsOf(details), finishedAttempt(current, source, { reason: null }, now)];
-  const through = 'card' in source ? { card: true as const } : { walletProvider: source.walletProvider };
-  const paid = { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) };
-  // The money core decides the payment and its credit (shared/domain/core/intent.ts).
-  const complete = { type: 'complete' as const, through, feeMinor, details: paid, ...(takesLinkUse ? { takesLinkUse } : {}) };
-  return requiredCoreDecision(current, decideIntent(current, complete, now));
-}
+/**
+ * A paid attempt: the money core records it and decides the payment, its fee and its credit (shared/domain/core/intent.ts,
+ * attempt-paid). `takesLinkUse`: the payment takes its payment link's use as it is made (a sandbox card, in one step).
+ */
+export const completedDecision = (current: PaymentIntent, source: AttemptSource, now = new Date(), takesLinkUse = false): Decision =>
+  requiredCoreDecision(current, decideIntent(current, { type: 'attempt-paid', source, ...(takesLinkUse ? { takesLinkUse } : {}) }, now));
 
 /**
  * The provider's answer about a wallet charge decides the payment; Pending decides nothing, and

@@ -3,7 +3,7 @@ import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
 import { decideIntent } from '#shared/domain/core/intent.ts';
 import { decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
-import { attemptsOf, checkoutDetails, maxPaymentAttempts } from '#shared/domain/checkout.ts';
+import { maxPaymentAttempts } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
@@ -32,6 +32,7 @@ const settlementFee = { basisPoints: 100, fixedMinor: 0 };
 const refundFeeMinor = 2_00;
 const refundFee = { basisPoints: 0, fixedMinor: refundFeeMinor };
 const day = 86_400_000;
+const card = { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 };
 
 // ---------------------------------------------------------------- commands
 
@@ -355,7 +356,10 @@ function paymentFixture(
     updatedAt: at,
     expiresAt: null,
     version: 1,
-    details: kind === 'deposit' ? { providerId: 1 } : paymentLinkId ? { paymentLinkId, linkUseHeld: false } : {},
+    details:
+      kind === 'deposit'
+        ? { providerId: 1 }
+        : { feeRate: { basisPoints: feeBps, fixedMinor: 0 }, ...(paymentLinkId ? { paymentLinkId, linkUseHeld: false } : {}) },
   };
 }
 
@@ -405,28 +409,19 @@ class System {
         const id = this.nth('p', cmd.i);
         const p = id && this.books.read<PaymentIntent>(id, read);
         if (!id || !p) return 'none';
-        const details = checkoutDetails(p);
         // The attempt marks the session as holding a use, or not (no status change): the link's use moves with it.
         if (cmd.action === 'start' || cmd.action === 'abandon')
           return this.withLink(read, p, this.c.intent(p, { type: 'link-use', held: cmd.action === 'start' }, now), now);
         if (cmd.action === 'decline') {
-          const attempt = {
-            ...{
-              number: attemptsOf(details).length + 1,
-              method: 'card' as const,
-              outcome: 'failed' as const,
-              reason: 'card_declined' as const,
-            },
-            ...{ reasonDetail: null, card: null, walletProvider: null, walletNumberLast4: null, at: now.toISOString(), reference: id },
-          };
-          return this.withLink(read, p, this.c.intent(p, { type: 'attempt-failed', attempt }, now), now);
+          const failure = { reason: 'card_declined' as const };
+          return this.withLink(read, p, this.c.intent(p, { type: 'attempt-failed', source: { card }, failure }, now), now);
         }
-        const through = p.intentType === 'deposit' ? { deposit: 1 as const } : { card: true as const };
-        // A card paid in one step takes the link's use with the payment (payByCard).
-        const paid = p.intentType === 'checkout' ? { takesLinkUse: true } : {};
+        // A checkout's card paid in one step (its fee at the session's rate) takes the link's use with it (payByCard).
         const c =
           cmd.action === 'complete'
-            ? { type: 'complete' as const, through, ...paid }
+            ? p.intentType === 'checkout'
+              ? { type: 'attempt-paid' as const, source: { card }, takesLinkUse: true }
+              : { type: 'complete' as const, through: { deposit: 1 as const } }
             : cmd.action === 'fail'
               ? { type: 'fail' as const, reason: 'card_declined' as const }
               : { type: cmd.action };

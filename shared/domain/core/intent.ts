@@ -1,13 +1,16 @@
 import {
+  attemptReference,
   attemptsLeft,
   attemptsOf,
   checkoutDetails,
+  checkoutFee,
   completedMovements,
   isExpired,
   linkUseAttempt,
   type CheckoutAttempt,
 } from '../checkout.ts';
-import type { PaymentIntent } from '../intent.ts';
+import { defaultFees } from '../merchant.ts';
+import type { CardSummary, PaymentIntent } from '../intent.ts';
 import type { WalletProviderId } from '../providers.ts';
 import type { ReasonCode } from '../reasons.ts';
 import { decided, draft, refuse, type Decision } from './decision.ts';
@@ -53,11 +56,17 @@ export type IntentCommand =
   | { type: 'cancel'; reason?: ReasonCode; details?: Record<string, unknown> }
   | { type: 'expire'; reason?: ReasonCode; details?: Record<string, unknown> }
   /**
-   * A checkout's payment attempt declined or failed (`attempt`, recorded on the session; `details`: what tried to pay):
-   * the last attempt, or one that ends after expiresAt, fails the transaction; else the session stays Pending and
-   * payable again, its wallet and card forgotten and its payment link's use given back until the next attempt.
+   * A checkout's payment attempt paid (`source`: the card, or the session's wallet charge): recorded on the session,
+   * Completed with the checkout fee of the session's rate (the default rate when it has none) and credited once.
+   * `takesLinkUse` as for `complete`.
    */
-  | { type: 'attempt-failed'; attempt: CheckoutAttempt; details?: Record<string, unknown> }
+  | { type: 'attempt-paid'; source: AttemptSource; takesLinkUse?: boolean }
+  /**
+   * A checkout's payment attempt declined or failed (recorded on the session): the last attempt, or one that ends
+   * after expiresAt, fails the transaction; else the session stays Pending and payable again, its wallet and card
+   * forgotten and its payment link's use given back until the next attempt.
+   */
+  | { type: 'attempt-failed'; source: AttemptSource; failure: { reason: ReasonCode; reasonDetail?: string | null } }
   /**
    * A link's checkout takes its use as an attempt starts (`held: true`, before any provider is asked) or gives it back
    * (an attempt that did not start, or waits past linkUseHoldMs); Pending stays. `details`: the attempt's own, with it.
@@ -71,7 +80,7 @@ export type IntentCommand =
    */
   | { type: 'attempt'; details: Record<string, unknown>; linkUse?: boolean };
 
-type StatusCommand = Exclude<IntentCommand, { type: 'attempt-failed' | 'link-use' | 'attempt' }>;
+type StatusCommand = Exclude<IntentCommand, { type: 'attempt-paid' | 'attempt-failed' | 'link-use' | 'attempt' }>;
 const target: Record<StatusCommand['type'], IntentStatus> = {
   complete: 'Completed',
   fail: 'Failed',
@@ -94,7 +103,38 @@ function unpaidEnd(intent: PaymentIntent, command: StatusCommand): StatusCommand
   return { type: 'fail', reason: failed.reason!, reasonDetail: failed.reasonDetail, ...(command.details && { details: command.details }) };
 }
 
-const payableAgain = { wallet: null, walletProvider: null, walletNumberLast4: null, card: null, cardAuth: null };
+/** A session's details with no wallet charge. */
+export const noWallet = { wallet: null, walletProvider: null, walletNumberLast4: null };
+const payableAgain = { ...noWallet, card: null, cardAuth: null };
+
+/** What paid or tried to pay in a checkout's attempt: a card, or the session's wallet charge. */
+export type AttemptSource = { card: CardSummary } | { walletProvider: WalletProviderId };
+
+/** A finished attempt as the session records it (`reason` null: it paid). */
+function finishedAttempt(
+  current: PaymentIntent,
+  source: AttemptSource,
+  outcome: { reason: ReasonCode | null; reasonDetail?: string | null },
+  now: Date,
+): CheckoutAttempt {
+  const details = checkoutDetails(current);
+  const wallet = 'walletProvider' in source;
+  return {
+    number: attemptsOf(details).length + 1,
+    method: wallet ? 'wallet' : 'card',
+    outcome: outcome.reason === null ? 'succeeded' : 'failed',
+    reason: outcome.reason,
+    reasonDetail: outcome.reasonDetail ?? null,
+    card: wallet ? null : source.card,
+    walletProvider: wallet ? (details.walletProvider ?? null) : null,
+    walletNumberLast4: wallet ? (details.walletNumberLast4 ?? null) : null,
+    at: now.toISOString(),
+    reference: (wallet ? details.wallet?.reference : details.cardAuth?.reference) ?? attemptReference(current),
+  };
+}
+
+/** What the session keeps of a card that paid or tried to (its wallet charge forgotten); nothing for a wallet. */
+const triedWith = (source: AttemptSource) => ('card' in source ? { card: source.card, ...noWallet } : {});
 
 /** A checkout's or deposit's outcome. Withdrawals are payouts (./payout.ts). */
 export function decideIntent(intent: PaymentIntent, command: IntentCommand, now: Date): Decision<PaymentIntent> {
@@ -109,13 +149,25 @@ export function decideIntent(intent: PaymentIntent, command: IntentCommand, now:
     const use = command.linkUse === undefined ? {} : linkUseAttempt(checkoutDetails(intent), command.linkUse);
     return samePending(intent, { ...command.details, ...use }, now);
   }
-  if (command.type === 'attempt-failed') {
+  if (command.type === 'attempt-paid' || command.type === 'attempt-failed') {
     if (intent.intentType !== 'checkout') return refuse('invalid_status', 'Only a checkout records payment attempts.');
     const details = checkoutDetails(intent);
-    const attempts = [...attemptsOf(details), command.attempt];
-    const failure = { reason: command.attempt.reason!, reasonDetail: command.attempt.reasonDetail ?? null };
+    const { source } = command;
+    const failure =
+      command.type === 'attempt-failed' ? { reason: command.failure.reason, reasonDetail: command.failure.reasonDetail ?? null } : null;
+    const attempts = [...attemptsOf(details), finishedAttempt(intent, source, failure ?? { reason: null }, now)];
+    if (!failure) {
+      const feeMinor = checkoutFee(intent.amountMinor, details.feeRate ?? defaultFees.checkout);
+      const through = 'card' in source ? { card: true as const } : { walletProvider: source.walletProvider };
+      const paid = { type: 'complete' as const, through, feeMinor, details: { attempts, ...triedWith(source) } };
+      return decideIntent(
+        intent,
+        { ...paid, ...(command.type === 'attempt-paid' && command.takesLinkUse ? { takesLinkUse: true } : {}) },
+        now,
+      );
+    }
     if (attemptsLeft({ ...details, attempts }) === 0 || isExpired(intent, now))
-      return decideIntent(intent, { type: 'fail', ...failure, details: { attempts, ...command.details } }, now);
+      return decideIntent(intent, { type: 'fail', ...failure, details: { attempts, ...triedWith(source) } }, now);
     return samePending(intent, { attempts, ...payableAgain, ...linkUseAttempt(details, false) }, now);
   }
   command = unpaidEnd(intent, command);
