@@ -36,7 +36,7 @@ import { getLink } from '#shared/store/payment-links.ts';
 import { limitReachedMessage } from '#shared/domain/payment-link.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeIntent, coreOutcome, intentReader, requiredCoreDecision, type Decision, type SameStatus } from './transactions.ts';
+import { changeIntent, coreOutcome, intentReader, intentDecision, type Decision, type SameStatus } from './transactions.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
 import { decideIntent, type AttemptSource } from '#shared/domain/core/intent.ts';
 
@@ -163,7 +163,7 @@ type OutcomeResult = Awaited<ReturnType<typeof changeIntent>>;
  * docs/merchant-guide.md, Hosted checkout; a payment link's use given back with it).
  */
 const expiredDecision = (current: PaymentIntent, now: Date): Decision =>
-  requiredCoreDecision(current, decideIntent(current, { type: 'expire', reason: 'expired' }, now));
+  intentDecision(current, { type: 'expire', reason: 'expired' }, now);
 
 /**
  * A declined or failed payment attempt (docs/merchant-guide.md, Hosted checkout: Declined and
@@ -178,11 +178,9 @@ function failedAttempt(
   source: AttemptSource,
   failure: { reason: ReasonCode; reasonDetail?: string | null },
   now: Date,
-): Outcome {
+): Outcome | null {
   // The money core records the attempt and decides (shared/domain/core/intent.ts, attempt-failed): Failed, or payable again.
-  const outcome = coreOutcome(current, decideIntent(current, { type: 'attempt-failed', source, failure }, now), current.expiresAt!);
-  if (!outcome) throw new Error(`${current.paymentIntentId}: a failed attempt on a final session`);
-  return outcome;
+  return coreOutcome(current, decideIntent(current, { type: 'attempt-failed', source, failure }, now));
 }
 const liveUnavailable = (form: 'card' | 'wallet') =>
   new CheckoutRefusal('business_rule', 'Live payments are not available: no payment provider is configured for this deployment.', form);
@@ -241,7 +239,7 @@ const approvalRecheckMs = 15_000;
  * attempt-paid). `takesLinkUse`: the payment takes its payment link's use as it is made (a sandbox card, in one step).
  */
 export const completedDecision = (current: PaymentIntent, source: AttemptSource, now = new Date(), takesLinkUse = false): Decision =>
-  requiredCoreDecision(current, decideIntent(current, { type: 'attempt-paid', source, ...(takesLinkUse ? { takesLinkUse } : {}) }, now));
+  intentDecision(current, { type: 'attempt-paid', source, takesLinkUse }, now);
 
 /**
  * The provider's answer about a wallet charge decides the payment; Pending decides nothing, and
@@ -378,7 +376,7 @@ async function customerOutcome(
   paymentIntentId: string,
   now: Date,
   form: CheckoutRefusal['form'],
-  decide: (current: PaymentIntent) => Outcome,
+  decide: (current: PaymentIntent) => Outcome | null,
   known?: PaymentIntent,
 ): Promise<PaymentIntent> {
   const seen: { overdue?: PaymentIntent } = {};
@@ -447,7 +445,7 @@ async function changePending(
   paymentIntentId: string,
   now: Date,
   form: 'card' | 'wallet' | 'otp' | 'page',
-  decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome } | null,
+  decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome | null } | null,
   known?: PaymentIntent,
 ): Promise<PaymentIntent> {
   const read = intentReader(paymentIntentId, known);
@@ -506,23 +504,18 @@ function restingDueAt(current: PaymentIntent, details: CheckoutDetails): string 
  */
 function abandonedLinkUse(current: PaymentIntent, now: Date): Outcome | null {
   const release = linkUseReleaseAt(checkoutDetails(current));
-  if (release === undefined || now.getTime() < release) return null;
-  return coreOutcome(current, decideIntent(current, { type: 'link-use', held: false }, now), current.expiresAt!);
+  return release !== undefined && now.getTime() >= release
+    ? coreOutcome(current, decideIntent(current, { type: 'attempt', linkUse: false }, now))
+    : null;
 }
 
 /**
  * A payment attempt's progress on a Pending session as the money core decides it (shared/domain/core/intent.ts,
- * `attempt`): the session's details with `details`, and its payment link's use taken or given back with it (`linkUse`).
+ * `attempt`): the session's details with `details`, its payment link's use taken or given back with it (`linkUse`);
+ * null when that changes nothing.
  */
-function attemptDetails(current: PaymentIntent, details: Record<string, unknown>, now: Date, linkUse?: boolean): Record<string, unknown> {
-  const decision = decideIntent(current, { type: 'attempt', details, ...(linkUse === undefined ? {} : { linkUse }) }, now);
-  if (isRefusal(decision)) throw new Error(`${current.paymentIntentId}: ${decision.message}`);
-  return decision.state.details;
-}
-
-/** A link use taken (`held`) or given back on a Pending session, as the money core decides it; null: nothing to change. */
-function linkUseChange(current: PaymentIntent, held: boolean, now: Date): { details: Record<string, unknown> } | null {
-  const decision = decideIntent(current, { type: 'link-use', held }, now);
+function attemptChange(current: PaymentIntent, details: Record<string, unknown>, now: Date, linkUse?: boolean) {
+  const decision = decideIntent(current, { type: 'attempt', details, linkUse }, now);
   return isRefusal(decision) ? null : { details: decision.state.details };
 }
 
@@ -545,14 +538,14 @@ async function holdLinkUse(
   form: 'card' | 'wallet',
   check: (current: PaymentIntent) => void,
 ): Promise<PaymentIntent> {
-  if (!linkUseChange(intent, true, now)) return intent; // no use to take: not a link's session, or one held already
+  if (!attemptChange(intent, {}, now, true)) return intent; // no use to take: not a link's session, or one held already
   return changePending(
     intent.paymentIntentId,
     now,
     form,
     (current) => {
       check(current);
-      return linkUseChange(current, true, now);
+      return attemptChange(current, {}, now, true);
     },
     intent,
   );
@@ -568,7 +561,7 @@ async function releaseUnstartedLinkUse(paymentIntentId: string, now: Date): Prom
     await changePending(paymentIntentId, now, 'page', (current) => {
       const details = checkoutDetails(current);
       if (walletChargeStarted(details) || cardAuthStarted(details)) return null;
-      return linkUseChange(current, false, now);
+      return attemptChange(current, {}, now, false);
     });
   } catch (error) {
     logger.warn('payment link use not given back now; the session gives it back when it ends', { paymentIntentId, error });
@@ -634,7 +627,7 @@ export async function startWalletPayment(
     const { charge, dueAt } = requestedCharge(adapter, reference, { mobileNumber: number }, now);
     requested = { provider, stage: 'approval', otpAttempts: 0, approvalRequestedAt: now.toISOString(), reference, ...charge };
     return {
-      details: attemptDetails(current, { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) }, now, true),
+      ...attemptChange(current, { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) }, now, true)!,
       dueAt,
     };
   });
@@ -655,7 +648,7 @@ export async function startWalletPayment(
   if (!started.accepted) {
     // A definite refusal: nothing was charged, the attempt ends and the session is payable again.
     await changePending(paymentIntentId, now, 'page', (current) =>
-      ours(current) ? { details: attemptDetails(current, { wallet: null }, now, false) } : null,
+      ours(current) ? attemptChange(current, { wallet: null }, now, false) : null,
     ).catch((error: unknown) => logger.warn('refused wallet attempt not cleared; the sweep ends it', { paymentIntentId, error }));
     throw new CheckoutRefusal('business_rule', started.message, 'wallet');
   }
@@ -715,7 +708,7 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
     }
     failedCharge = undefined;
     return {
-      details: attemptDetails(current, { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } }, now, true),
+      ...attemptChange(current, { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } }, now, true)!,
       dueAt: firstInquiryAt(adapter, now).toISOString(),
     };
   });
@@ -752,7 +745,7 @@ export async function cancelCheckout(paymentIntentId: string, now = new Date()):
     if (awaitingApproval(details)) throw awaitingApprovalRefusal('page');
     if (details.cardAuth?.stage === 'confirming') throw cardConfirmingRefusal('page');
     if (details.wallet && (!started || !sameCharge(current, started))) throw changedRefusal(); // a charge was started meanwhile
-    return requiredCoreDecision(current, decideIntent(current, { type: 'cancel', reason: 'customer_cancelled' }, now));
+    return intentDecision(current, { type: 'cancel', reason: 'customer_cancelled' }, now);
   });
 }
 
@@ -884,7 +877,7 @@ async function startLiveCardPayment(
         const details = assertPayable(current, 'card');
         refuseStarted(details);
         const dueAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
-        return { details: attemptDetails(current, { cardAuth }, now, true), dueAt };
+        return { ...attemptChange(current, { cardAuth }, now, true)!, dueAt };
       },
       held,
     );
@@ -908,7 +901,7 @@ async function startLiveCardPayment(
     'card',
     (current) => {
       refuseStarted(assertPayable(current, 'card'));
-      return { details: attemptDetails(current, { cardAuth }, now, true) };
+      return attemptChange(current, { cardAuth }, now, true);
     },
     held,
   );
@@ -1004,7 +997,7 @@ export async function completeCardReturn(
     if (latest?.stage !== 'challenge' || latest.providerReference !== auth.providerReference) throw cardConfirmingRefusal('page');
     // The card challenge took the link's use when it started; taken here if not, before anything is authorised.
     return {
-      details: attemptDetails(current, { cardAuth: { ...latest, stage: 'confirming' } }, now, true),
+      ...attemptChange(current, { cardAuth: { ...latest, stage: 'confirming' } }, now, true)!,
       dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString(),
     };
   });

@@ -7,8 +7,7 @@ import { completedDecision } from './checkout.ts';
 import { depositCompletedDecision, depositDeclinedByOperatorDecision } from './deposits.ts';
 import { heldMethod, type HeldMethod } from './held-approvals.ts';
 import { OperatorError } from './merchants.ts';
-import { changeStatus, requiredCoreDecision, transactionView, type Decision } from './transactions.ts';
-import { decideIntent } from '#shared/domain/core/intent.ts';
+import { changeStatus, intentDecision, transactionView, type Decision } from './transactions.ts';
 
 /**
  * The operator's decision about a held wallet approval or card payment (shared/services/held-approvals.ts), the
@@ -91,5 +90,5 @@ function declined(current: PaymentIntent, now: Date): Decision {
   // A card payment's transaction keeps the card (brand, last four), as a failed card payment does.
   const card = heldMethod(current) === 'card' ? checkoutDetails(current).cardAuth?.card : undefined;
   const declinedBy = { reason: heldApprovalDeclinedReason, ...(card ? { details: { card } } : {}) };
-  return requiredCoreDecision(current, decideIntent(current, { type: 'fail', ...declinedBy }, now));
+  return intentDecision(current, { type: 'fail', ...declinedBy }, now);
 }

@@ -411,7 +411,7 @@ class System {
         if (!id || !p) return 'none';
         // The attempt marks the session as holding a use, or not (no status change): the link's use moves with it.
         if (cmd.action === 'start' || cmd.action === 'abandon')
-          return this.withLink(read, p, this.c.intent(p, { type: 'link-use', held: cmd.action === 'start' }, now), now);
+          return this.withLink(read, p, this.c.intent(p, { type: 'attempt', linkUse: cmd.action === 'start' }, now), now);
         if (cmd.action === 'decline') {
           const failure = { reason: 'card_declined' as const };
           return this.withLink(read, p, this.c.intent(p, { type: 'attempt-failed', source: { card }, failure }, now), now);

@@ -8,6 +8,7 @@ import {
   isExpired,
   linkUseAttempt,
   type CheckoutAttempt,
+  type CheckoutDetails,
 } from '../checkout.ts';
 import { defaultFees } from '../merchant.ts';
 import type { CardSummary, PaymentIntent } from '../intent.ts';
@@ -25,7 +26,7 @@ import { canTransition, type IntentStatus } from './machines.ts';
 export interface IntentChange {
   reason?: ReasonCode | null;
   reasonDetail?: string | null;
-  details?: Record<string, unknown>;
+  details?: Record<string, unknown> | undefined;
   feeMinor?: number;
 }
 
@@ -49,8 +50,7 @@ export type PaidThrough = { card: true } | { walletProvider: WalletProviderId } 
 
 export type IntentCommand =
   /** The provider says the money arrived (card captured, wallet charge approved): Completed, credited once. */
-  /** `takesLinkUse`: the payment takes its link's use as it is made (refused by the link when none is left). */
-  | { type: 'complete'; through: PaidThrough; feeMinor?: number; details?: Record<string, unknown>; takesLinkUse?: boolean }
+  | { type: 'complete'; through: PaidThrough; feeMinor?: number; details?: Record<string, unknown> }
   | { type: 'fail'; reason: ReasonCode; reasonDetail?: string | null; details?: Record<string, unknown> }
   /** The customer cancels, the session expires: with a failed attempt behind it, Failed with that attempt's reason. */
   | { type: 'cancel'; reason?: ReasonCode; details?: Record<string, unknown> }
@@ -58,7 +58,7 @@ export type IntentCommand =
   /**
    * A checkout's payment attempt paid (`source`: the card, or the session's wallet charge): recorded on the session,
    * Completed with the checkout fee of the session's rate (the default rate when it has none) and credited once.
-   * `takesLinkUse` as for `complete`.
+   * `takesLinkUse`: the payment takes its link's use as it is made (a sandbox card; refused when none is left).
    */
   | { type: 'attempt-paid'; source: AttemptSource; takesLinkUse?: boolean }
   /**
@@ -68,19 +68,14 @@ export type IntentCommand =
    */
   | { type: 'attempt-failed'; source: AttemptSource; failure: { reason: ReasonCode; reasonDetail?: string | null } }
   /**
-   * A link's checkout takes its use as an attempt starts (`held: true`, before any provider is asked) or gives it back
-   * (an attempt that did not start, or waits past linkUseHoldMs); Pending stays. `details`: the attempt's own, with it.
-   * Refused ('unchanged') when the session already is as asked, or holds no link use at all.
-   */
-  | { type: 'link-use'; held: boolean; details?: Record<string, unknown> }
-  /**
    * A payment attempt's progress on a Pending checkout (a wallet charge requested, a card challenge started, an OTP
-   * entered): its `details`, and, when `linkUse` says so, its payment link's use taken (true) or given back (false)
-   * with it. The status stays; refused on a final session.
+   * entered): its `details`, and, when `linkUse` says so, its payment link's use taken (true: as an attempt starts,
+   * before any provider is asked) or given back (false: an attempt that did not start, or waits past linkUseHoldMs).
+   * The status stays. Refused on a final session, and ('unchanged') when it changes nothing.
    */
-  | { type: 'attempt'; details: Record<string, unknown>; linkUse?: boolean };
+  | { type: 'attempt'; details?: Record<string, unknown>; linkUse?: boolean | undefined };
 
-type StatusCommand = Exclude<IntentCommand, { type: 'attempt-paid' | 'attempt-failed' | 'link-use' | 'attempt' }>;
+type StatusCommand = Exclude<IntentCommand, { type: 'attempt-paid' | 'attempt-failed' | 'attempt' }>;
 const target: Record<StatusCommand['type'], IntentStatus> = {
   complete: 'Completed',
   fail: 'Failed',
@@ -88,24 +83,16 @@ const target: Record<StatusCommand['type'], IntentStatus> = {
   expire: 'Expired',
 };
 
-/** The session after a change that keeps its status (no event, nothing moves), or the refusal of a final one. */
-function samePending(intent: PaymentIntent, details: Record<string, unknown>, now: Date): Decision<PaymentIntent> {
-  if (intent.status !== 'Pending') return refuse('invalid_status', `A ${intent.status} transaction cannot change.`);
-  const state = { ...intent, details: { ...intent.details, ...details }, updatedAt: now.toISOString(), version: intent.version + 1 };
-  return decided(state);
-}
-
 /** The command a checkout's unpaid end becomes: with a failed attempt behind it, a failure with that attempt's reason. */
-function unpaidEnd(intent: PaymentIntent, command: StatusCommand): StatusCommand {
-  if (intent.intentType !== 'checkout' || (command.type !== 'cancel' && command.type !== 'expire')) return command;
-  const failed = attemptsOf(checkoutDetails(intent)).findLast((a) => a.outcome === 'failed');
+function unpaidEnd(details: CheckoutDetails, command: StatusCommand): StatusCommand {
+  if (command.type !== 'cancel' && command.type !== 'expire') return command; // (a deposit records no attempts)
+  const failed = attemptsOf(details).findLast((a) => a.outcome === 'failed');
   if (!failed) return command;
-  return { type: 'fail', reason: failed.reason!, reasonDetail: failed.reasonDetail, ...(command.details && { details: command.details }) };
+  return { ...command, type: 'fail', reason: failed.reason!, reasonDetail: failed.reasonDetail };
 }
 
 /** A session's details with no wallet charge. */
 export const noWallet = { wallet: null, walletProvider: null, walletNumberLast4: null };
-const payableAgain = { ...noWallet, card: null, cardAuth: null };
 
 /** What paid or tried to pay in a checkout's attempt: a card, or the session's wallet charge. */
 export type AttemptSource = { card: CardSummary } | { walletProvider: WalletProviderId };
@@ -113,67 +100,57 @@ export type AttemptSource = { card: CardSummary } | { walletProvider: WalletProv
 /** A finished attempt as the session records it (`reason` null: it paid). */
 function finishedAttempt(
   current: PaymentIntent,
+  details: CheckoutDetails,
   source: AttemptSource,
   outcome: { reason: ReasonCode | null; reasonDetail?: string | null },
   now: Date,
 ): CheckoutAttempt {
-  const details = checkoutDetails(current);
-  const wallet = 'walletProvider' in source;
+  const wallet = 'walletProvider' in source ? details : undefined; // a wallet's attempt is the session's charge
   return {
     number: attemptsOf(details).length + 1,
     method: wallet ? 'wallet' : 'card',
     outcome: outcome.reason === null ? 'succeeded' : 'failed',
     reason: outcome.reason,
     reasonDetail: outcome.reasonDetail ?? null,
-    card: wallet ? null : source.card,
-    walletProvider: wallet ? (details.walletProvider ?? null) : null,
-    walletNumberLast4: wallet ? (details.walletNumberLast4 ?? null) : null,
+    card: 'card' in source ? source.card : null,
+    walletProvider: wallet?.walletProvider ?? null,
+    walletNumberLast4: wallet?.walletNumberLast4 ?? null,
     at: now.toISOString(),
-    reference: (wallet ? details.wallet?.reference : details.cardAuth?.reference) ?? attemptReference(current),
+    reference: (wallet ? wallet.wallet?.reference : details.cardAuth?.reference) ?? attemptReference(current),
   };
 }
-
-/** What the session keeps of a card that paid or tried to (its wallet charge forgotten); nothing for a wallet. */
-const triedWith = (source: AttemptSource) => ('card' in source ? { card: source.card, ...noWallet } : {});
 
 /** A checkout's or deposit's outcome. Withdrawals are payouts (./payout.ts). */
 export function decideIntent(intent: PaymentIntent, command: IntentCommand, now: Date): Decision<PaymentIntent> {
   if (intent.intentType === 'withdrawal') return refuse('invalid_status', 'A withdrawal is decided as a payout.');
-  if (command.type === 'link-use') {
-    const use = linkUseAttempt(checkoutDetails(intent), command.held);
-    if (!('linkUseHeld' in use)) return refuse('unchanged', `The session ${command.held ? 'holds' : 'holds no'} link use already.`);
-    return samePending(intent, { ...command.details, ...use }, now);
-  }
+  const details = checkoutDetails(intent);
+  if (command.type.startsWith('attempt') && (intent.intentType !== 'checkout' || intent.status !== 'Pending'))
+    return refuse('invalid_status', 'Not Pending.');
   if (command.type === 'attempt') {
-    if (intent.intentType !== 'checkout') return refuse('invalid_status', 'Only a checkout records payment attempts.');
-    const use = command.linkUse === undefined ? {} : linkUseAttempt(checkoutDetails(intent), command.linkUse);
-    return samePending(intent, { ...command.details, ...use }, now);
+    // The status stays: no event, nothing moves; refused when nothing changes.
+    const change = { ...command.details, ...(command.linkUse === undefined ? {} : linkUseAttempt(details, command.linkUse)) };
+    if (!Object.keys(change).length) return refuse('unchanged', 'Unchanged.');
+    return decided({ ...intent, details: { ...intent.details, ...change }, updatedAt: now.toISOString(), version: intent.version + 1 });
   }
-  if (command.type === 'attempt-paid' || command.type === 'attempt-failed') {
-    if (intent.intentType !== 'checkout') return refuse('invalid_status', 'Only a checkout records payment attempts.');
-    const details = checkoutDetails(intent);
+  if ('source' in command) {
     const { source } = command;
-    const failure =
-      command.type === 'attempt-failed' ? { reason: command.failure.reason, reasonDetail: command.failure.reasonDetail ?? null } : null;
-    const attempts = [...attemptsOf(details), finishedAttempt(intent, source, failure ?? { reason: null }, now)];
-    if (!failure) {
+    const outcome = command.type === 'attempt-failed' ? command.failure : { reason: null };
+    const attempts = [...attemptsOf(details), finishedAttempt(intent, details, source, outcome, now)];
+    // The session keeps the card that paid or tried to (its wallet charge forgotten).
+    const tried = { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) };
+    if (command.type === 'attempt-paid') {
       const feeMinor = checkoutFee(intent.amountMinor, details.feeRate ?? defaultFees.checkout);
-      const through = 'card' in source ? { card: true as const } : { walletProvider: source.walletProvider };
-      const paid = { type: 'complete' as const, through, feeMinor, details: { attempts, ...triedWith(source) } };
-      return decideIntent(
-        intent,
-        { ...paid, ...(command.type === 'attempt-paid' && command.takesLinkUse ? { takesLinkUse: true } : {}) },
-        now,
-      );
+      const through = 'card' in source ? { card: true as const } : source;
+      const use = command.takesLinkUse ? linkUseAttempt(details, true) : {};
+      return decideIntent(intent, { type: 'complete', through, feeMinor, details: { ...tried, ...use } }, now);
     }
     if (attemptsLeft({ ...details, attempts }) === 0 || isExpired(intent, now))
-      return decideIntent(intent, { type: 'fail', ...failure, details: { attempts, ...triedWith(source) } }, now);
-    return samePending(intent, { attempts, ...payableAgain, ...linkUseAttempt(details, false) }, now);
+      return decideIntent(intent, { type: 'fail', ...command.failure, details: tried }, now);
+    return decideIntent(intent, { type: 'attempt', details: { attempts, ...noWallet, card: null, cardAuth: null }, linkUse: false }, now);
   }
-  command = unpaidEnd(intent, command);
+  command = unpaidEnd(details, command);
   const to = target[command.type];
-  const linkUse = command.type === 'complete' && command.takesLinkUse ? linkUseAttempt(checkoutDetails(intent), true) : {};
-  const change: IntentChange = { ...(command.details || 'linkUseHeld' in linkUse ? { details: { ...command.details, ...linkUse } } : {}) };
+  const change: IntentChange = { details: command.details };
   if (command.type === 'complete' && command.feeMinor !== undefined) change.feeMinor = command.feeMinor;
   if (command.type === 'complete') change.reason = null; // a paid transaction has no reason
   if (command.type !== 'complete' && command.reason) change.reason = command.reason;
