@@ -1,5 +1,6 @@
 import type { Mode } from './credentials.ts';
 import type { Currency } from './money.ts';
+import type { ReasonCode } from './reasons.ts';
 import { intentStatuses, intentTypes, type IntentStatus, type IntentType } from './core/machines.ts';
 
 /**
@@ -101,7 +102,7 @@ export const heldApprovalOf = (intent: PaymentIntent): HeldApproval | undefined 
   (intent.details as { heldApproval?: HeldApproval }).heldApproval ?? undefined;
 
 /** The reason of a held approval the operator declined (a Failed checkout or deposit). */
-export const heldApprovalDeclinedReason = 'declined_merchant_suspended';
+export const heldApprovalDeclinedReason: ReasonCode = 'declined_merchant_suspended';
 
 /** What a new intent keeps of the merchant's request as given (checkouts and deposits alike). */
 export const requestedFields = (

@@ -4,14 +4,10 @@ import { validateCard, type CardInput } from '#shared/domain/cards.ts';
 import {
   approvalDeadline,
   attemptReference,
-  attemptsLeft,
-  attemptsOf,
   awaitingApproval,
   cardAuthStarted,
   checkoutDetails,
-  checkoutFee,
   isExpired,
-  linkUseAttempt,
   linkUseReleaseAt,
   maxOtpAttempts,
   normaliseWalletNumber,
@@ -19,14 +15,13 @@ import {
   sessionLifetimeMs,
   walletChargeStarted,
   type CardAuthSession,
-  type CheckoutAttempt,
   type CheckoutDetails,
   type WalletSession,
 } from '#shared/domain/checkout.ts';
 import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { isTerminal, requestedFields, type CardSummary, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
-import { defaultFees, type Fee } from '#shared/domain/merchant.ts';
+import type { Fee } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
@@ -41,8 +36,9 @@ import { getLink } from '#shared/store/payment-links.ts';
 import { limitReachedMessage } from '#shared/domain/payment-link.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeIntent, intentReader, requiredCoreDecision, type Decision, type SameStatus } from './transactions.ts';
-import { decideIntent } from '#shared/domain/core/intent.ts';
+import { changeIntent, coreOutcome, intentReader, intentDecision, type Decision, type SameStatus } from './transactions.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { decideIntent, type AttemptSource } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -155,7 +151,6 @@ export class CheckoutRefusal extends DomainError {
 }
 
 /** A card result keeps no wallet fields (a card can only pay before any wallet charge was started). */
-const noWallet = { wallet: null, walletProvider: null, walletNumberLast4: null };
 const notFound = () => new CheckoutRefusal('not_found', 'This payment link is not valid.');
 
 /** What a customer action or an answer about an attempt decides: a status change, or the session payable again. */
@@ -163,40 +158,12 @@ type Outcome = Decision | SameStatus;
 type OutcomeResult = Awaited<ReturnType<typeof changeIntent>>;
 
 /**
- * How a session that ends unpaid ends (the customer cancels, it expires): with a failed attempt
- * behind it, `Failed` with the last attempt's reason (docs/merchant-guide.md, Hosted checkout: the
- * reading of the specification's "payment fails"); without one, as `otherwise` says.
+ * How a session that ends unpaid ends (it expires; the customer cancels: cancelCheckout): the money core decides
+ * (shared/domain/core/intent.ts: with a failed attempt behind it, `Failed` with the last attempt's reason,
+ * docs/merchant-guide.md, Hosted checkout; a payment link's use given back with it).
  */
-function unpaidEnd(current: PaymentIntent, otherwise: Decision): Decision {
-  const failed = attemptsOf(checkoutDetails(current)).findLast((a) => a.outcome === 'failed');
-  return failed ? { to: 'Failed', reason: failed.reason, reasonDetail: failed.reasonDetail } : otherwise;
-}
-const expiredDecision = (current: PaymentIntent): Decision => unpaidEnd(current, { to: 'Expired', reason: 'expired' });
-
-/** What paid or tried to pay in an attempt: a card, or the session's wallet charge. */
-type AttemptSource = { card: CardSummary } | { walletProvider: WalletProviderId };
-
-function finishedAttempt(
-  current: PaymentIntent,
-  source: AttemptSource,
-  outcome: { reason: ReasonCode | null; reasonDetail?: string | null },
-  now: Date,
-): CheckoutAttempt {
-  const details = checkoutDetails(current);
-  const wallet = 'walletProvider' in source;
-  return {
-    number: attemptsOf(details).length + 1,
-    method: wallet ? 'wallet' : 'card',
-    outcome: outcome.reason === null ? 'succeeded' : 'failed',
-    reason: outcome.reason,
-    reasonDetail: outcome.reasonDetail ?? null,
-    card: wallet ? null : source.card,
-    walletProvider: wallet ? (details.walletProvider ?? null) : null,
-    walletNumberLast4: wallet ? (details.walletNumberLast4 ?? null) : null,
-    at: now.toISOString(),
-    reference: (wallet ? details.wallet?.reference : details.cardAuth?.reference) ?? attemptReference(current),
-  };
-}
+const expiredDecision = (current: PaymentIntent, now: Date): Decision =>
+  intentDecision(current, { type: 'expire', reason: 'expired' }, now);
 
 /**
  * A declined or failed payment attempt (docs/merchant-guide.md, Hosted checkout: Declined and
@@ -211,18 +178,9 @@ function failedAttempt(
   source: AttemptSource,
   failure: { reason: ReasonCode; reasonDetail?: string | null },
   now: Date,
-): Outcome {
-  const details = checkoutDetails(current);
-  const attempts = [...attemptsOf(details), finishedAttempt(current, source, failure, now)];
-  const paidWith = 'card' in source ? { card: source.card, ...noWallet } : {};
-  if (attemptsLeft({ ...details, attempts }) === 0 || isExpired(current, now))
-    return { to: 'Failed', reason: failure.reason, reasonDetail: failure.reasonDetail ?? null, details: { attempts, ...paidWith } };
-  return {
-    sameStatus: true,
-    // Payable again: a payment link's use goes back until the next attempt takes one.
-    details: { attempts, ...noWallet, card: null, cardAuth: null, ...linkUseAttempt(details, false) },
-    dueAt: current.expiresAt!,
-  };
+): Outcome | null {
+  // The money core records the attempt and decides (shared/domain/core/intent.ts, attempt-failed): Failed, or payable again.
+  return coreOutcome(current, decideIntent(current, { type: 'attempt-failed', source, failure }, now));
 }
 const liveUnavailable = (form: 'card' | 'wallet') =>
   new CheckoutRefusal('business_rule', 'Live payments are not available: no payment provider is configured for this deployment.', form);
@@ -276,15 +234,12 @@ const tryAgainRefusal = () =>
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
 
-export function completedDecision(current: PaymentIntent, source: AttemptSource, now = new Date()): Decision {
-  const details = checkoutDetails(current);
-  const feeMinor = checkoutFee(current.amountMinor, details.feeRate ?? defaultFees.checkout);
-  const attempts = [...attemptsOf(details), finishedAttempt(current, source, { reason: null }, now)];
-  const through = 'card' in source ? { card: true as const } : { walletProvider: source.walletProvider };
-  const paid = { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) };
-  // The money core decides the payment and its credit (shared/domain/core/intent.ts).
-  return requiredCoreDecision(current, decideIntent(current, { type: 'complete', through, feeMinor, details: paid }, now));
-}
+/**
+ * A paid attempt: the money core records it and decides the payment, its fee and its credit (shared/domain/core/intent.ts,
+ * attempt-paid). `takesLinkUse`: the payment takes its payment link's use as it is made (a sandbox card, in one step).
+ */
+export const completedDecision = (current: PaymentIntent, source: AttemptSource, now = new Date(), takesLinkUse = false): Decision =>
+  intentDecision(current, { type: 'attempt-paid', source, takesLinkUse }, now);
 
 /**
  * The provider's answer about a wallet charge decides the payment; Pending decides nothing, and
@@ -380,10 +335,10 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
       // Decide only on the answer about this very charge; a charge that reached approval since is looked at again.
       if (wallet?.stage !== 'approval' || !sameCharge(current, wallet)) return null;
       const decision = answer ? walletAnswerDecision(current, waiting, answer, now) : null;
-      return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision(current) : null);
+      return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision(current, now) : null);
     }
     if (waiting && (!wallet || !sameCharge(current, wallet))) return null; // started since: withdrawn on the next look
-    if (!keepOpen && isExpired(current, now)) return expiredDecision(current);
+    if (!keepOpen && isExpired(current, now)) return expiredDecision(current, now);
     return abandonedLinkUse(current, now); // a link's use held by an attempt left waiting for the customer goes back
   });
   return answer ? { result, answer } : { result };
@@ -421,7 +376,7 @@ async function customerOutcome(
   paymentIntentId: string,
   now: Date,
   form: CheckoutRefusal['form'],
-  decide: (current: PaymentIntent) => Outcome,
+  decide: (current: PaymentIntent) => Outcome | null,
   known?: PaymentIntent,
 ): Promise<PaymentIntent> {
   const seen: { overdue?: PaymentIntent } = {};
@@ -470,8 +425,7 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
         const outcome = network(card.digits);
         if (outcome.result === 'approved') {
           // The sandbox network answers at once: a payment link's use is taken with the payment, while one is left.
-          const paid = completedDecision(current, { card: card.summary }, now);
-          return { ...paid, details: { ...paid.details, ...linkUseAttempt(details, true) } };
+          return completedDecision(current, { card: card.summary }, now, true);
         }
         return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
       },
@@ -491,7 +445,7 @@ async function changePending(
   paymentIntentId: string,
   now: Date,
   form: 'card' | 'wallet' | 'otp' | 'page',
-  decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome } | null,
+  decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome | null } | null,
   known?: PaymentIntent,
 ): Promise<PaymentIntent> {
   const read = intentReader(paymentIntentId, known);
@@ -548,11 +502,21 @@ function restingDueAt(current: PaymentIntent, details: CheckoutDetails): string 
  * link's use: the use goes back (the attempt stays: a late 3-D Secure return or code takes one again while any is
  * left). Null when there is none to give back yet.
  */
-function abandonedLinkUse(current: PaymentIntent, now: Date): SameStatus | null {
-  const details = checkoutDetails(current);
-  const release = linkUseReleaseAt(details);
-  if (release === undefined || now.getTime() < release) return null;
-  return { sameStatus: true, details: linkUseAttempt(details, false), dueAt: current.expiresAt! };
+function abandonedLinkUse(current: PaymentIntent, now: Date): Outcome | null {
+  const release = linkUseReleaseAt(checkoutDetails(current));
+  return release !== undefined && now.getTime() >= release
+    ? coreOutcome(current, decideIntent(current, { type: 'attempt', linkUse: false }, now))
+    : null;
+}
+
+/**
+ * A payment attempt's progress on a Pending session as the money core decides it (shared/domain/core/intent.ts,
+ * `attempt`): the session's details with `details`, its payment link's use taken or given back with it (`linkUse`);
+ * null when that changes nothing.
+ */
+function attemptChange(current: PaymentIntent, details: Record<string, unknown>, now: Date, linkUse?: boolean) {
+  const decision = decideIntent(current, { type: 'attempt', details, linkUse }, now);
+  return isRefusal(decision) ? null : { details: decision.state.details };
 }
 
 /** The customer's refusal when a payment link's session finds no use of the link left: nothing was started, no money moved. */
@@ -574,15 +538,14 @@ async function holdLinkUse(
   form: 'card' | 'wallet',
   check: (current: PaymentIntent) => void,
 ): Promise<PaymentIntent> {
-  if (!('linkUseHeld' in linkUseAttempt(checkoutDetails(intent), true))) return intent;
+  if (!attemptChange(intent, {}, now, true)) return intent; // no use to take: not a link's session, or one held already
   return changePending(
     intent.paymentIntentId,
     now,
     form,
     (current) => {
       check(current);
-      const take = linkUseAttempt(checkoutDetails(current), true);
-      return 'linkUseHeld' in take ? { details: take } : null;
+      return attemptChange(current, {}, now, true);
     },
     intent,
   );
@@ -598,8 +561,7 @@ async function releaseUnstartedLinkUse(paymentIntentId: string, now: Date): Prom
     await changePending(paymentIntentId, now, 'page', (current) => {
       const details = checkoutDetails(current);
       if (walletChargeStarted(details) || cardAuthStarted(details)) return null;
-      const release = linkUseAttempt(details, false);
-      return 'linkUseHeld' in release ? { details: release } : null;
+      return attemptChange(current, {}, now, false);
     });
   } catch (error) {
     logger.warn('payment link use not given back now; the session gives it back when it ends', { paymentIntentId, error });
@@ -665,7 +627,7 @@ export async function startWalletPayment(
     const { charge, dueAt } = requestedCharge(adapter, reference, { mobileNumber: number }, now);
     requested = { provider, stage: 'approval', otpAttempts: 0, approvalRequestedAt: now.toISOString(), reference, ...charge };
     return {
-      details: { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4), ...linkUseAttempt(latest, true) },
+      ...attemptChange(current, { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) }, now, true)!,
       dueAt,
     };
   });
@@ -686,7 +648,7 @@ export async function startWalletPayment(
   if (!started.accepted) {
     // A definite refusal: nothing was charged, the attempt ends and the session is payable again.
     await changePending(paymentIntentId, now, 'page', (current) =>
-      ours(current) ? { details: { wallet: null, ...linkUseAttempt(checkoutDetails(current), false) } } : null,
+      ours(current) ? attemptChange(current, { wallet: null }, now, false) : null,
     ).catch((error: unknown) => logger.warn('refused wallet attempt not cleared; the sweep ends it', { paymentIntentId, error }));
     throw new CheckoutRefusal('business_rule', started.message, 'wallet');
   }
@@ -746,10 +708,7 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
     }
     failedCharge = undefined;
     return {
-      details: {
-        wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() },
-        ...linkUseAttempt(checkoutDetails(current), true),
-      },
+      ...attemptChange(current, { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } }, now, true)!,
       dueAt: firstInquiryAt(adapter, now).toISOString(),
     };
   });
@@ -786,7 +745,7 @@ export async function cancelCheckout(paymentIntentId: string, now = new Date()):
     if (awaitingApproval(details)) throw awaitingApprovalRefusal('page');
     if (details.cardAuth?.stage === 'confirming') throw cardConfirmingRefusal('page');
     if (details.wallet && (!started || !sameCharge(current, started))) throw changedRefusal(); // a charge was started meanwhile
-    return unpaidEnd(current, { to: 'Cancelled', reason: 'customer_cancelled' });
+    return intentDecision(current, { type: 'cancel', reason: 'customer_cancelled' }, now);
   });
 }
 
@@ -918,7 +877,7 @@ async function startLiveCardPayment(
         const details = assertPayable(current, 'card');
         refuseStarted(details);
         const dueAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
-        return { details: { cardAuth, ...linkUseAttempt(details, true) }, dueAt };
+        return { ...attemptChange(current, { cardAuth }, now, true)!, dueAt };
       },
       held,
     );
@@ -941,9 +900,8 @@ async function startLiveCardPayment(
     now,
     'card',
     (current) => {
-      const details = assertPayable(current, 'card');
-      refuseStarted(details);
-      return { details: { cardAuth, ...linkUseAttempt(details, true) } };
+      refuseStarted(assertPayable(current, 'card'));
+      return attemptChange(current, { cardAuth }, now, true);
     },
     held,
   );
@@ -1038,9 +996,8 @@ export async function completeCardReturn(
     const latest = checkoutDetails(current).cardAuth;
     if (latest?.stage !== 'challenge' || latest.providerReference !== auth.providerReference) throw cardConfirmingRefusal('page');
     // The card challenge took the link's use when it started; taken here if not, before anything is authorised.
-    const link = linkUseAttempt(checkoutDetails(current), true);
     return {
-      details: { cardAuth: { ...latest, stage: 'confirming' }, ...link },
+      ...attemptChange(current, { cardAuth: { ...latest, stage: 'confirming' } }, now, true)!,
       dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString(),
     };
   });

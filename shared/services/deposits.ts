@@ -1,3 +1,4 @@
+import { decideIntent } from '#shared/domain/core/intent.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
@@ -6,7 +7,6 @@ import { heldApprovalDeclinedReason, isTerminal, requestedFields, type OrderRef,
 import type { Fee } from '#shared/domain/merchant.ts';
 import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
-import { decideIntent } from '#shared/domain/core/intent.ts';
 import { logger } from '#shared/logger.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import {
@@ -35,7 +35,7 @@ import {
   sameStatusUpdate,
 } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeStatus, requiredCoreDecision, type Decision } from './transactions.ts';
+import { changeStatus, intentDecision, requiredCoreDecision, type Decision } from './transactions.ts';
 
 /**
  * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).
@@ -267,15 +267,11 @@ export function depositCompletedDecision(current: PaymentIntent, now: Date): Dec
 }
 
 /** A held approval the operator declined: Failed, nothing credited; the customer is refunded at the provider. */
-export const depositDeclinedByOperatorDecision = (current: PaymentIntent): Decision => ({
-  to: 'Failed',
-  reason: heldApprovalDeclinedReason,
-  details: chargeInfo(current, 'Failed', {
-    isSuccess: false,
-    errorCode: 'WP_REQUEST_REJECTED',
-    errorDetails: 'The payment was not accepted for this merchant; the customer is refunded by the wallet provider.',
-  }),
-});
+export function depositDeclinedByOperatorDecision(current: PaymentIntent, now: Date): Decision {
+  const errorDetails = 'The payment was not accepted for this merchant; the customer is refunded by the wallet provider.';
+  const details = chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails });
+  return intentDecision(current, { type: 'fail', reason: heldApprovalDeclinedReason, details }, now);
+}
 
 /**
  * What the provider's authoritative answer means for a deposit (Completed credits the wallet, net
@@ -289,20 +285,16 @@ export function decideDeposit(current: PaymentIntent, answer: SettledStatus, now
       // When the provider recorded the charge (Easypaisa's transactionDateTime): kept for reconciling its reports.
       return answer.providerTime ? { ...completed, details: { ...completed.details, providerTime: answer.providerTime } } : completed;
     }
-    case 'Declined':
-      return {
-        to: 'Failed',
-        ...walletDecline(answer.reason),
-        details: chargeInfo(current, 'Failed', {
-          isSuccess: false,
-          errorCode: 'WP_REQUEST_REJECTED',
-          errorDetails: 'The customer did not approve the payment.',
-        }),
-      };
-    case 'Pending':
-      return current.expiresAt && now.getTime() >= Date.parse(current.expiresAt)
-        ? { to: 'Expired', reason: 'not_approved', details: chargeInfo(current, 'Expired', { isSuccess: false }) }
-        : null;
+    case 'Declined': {
+      const errorDetails = 'The customer did not approve the payment.';
+      const details = chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails });
+      return intentDecision(current, { type: 'fail', ...walletDecline(answer.reason), details }, now);
+    }
+    case 'Pending': {
+      if (!current.expiresAt || now.getTime() < Date.parse(current.expiresAt)) return null;
+      const details = chargeInfo(current, 'Expired', { isSuccess: false });
+      return intentDecision(current, { type: 'expire', reason: 'not_approved', details }, now);
+    }
   }
 }
 

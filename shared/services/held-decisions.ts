@@ -7,7 +7,7 @@ import { completedDecision } from './checkout.ts';
 import { depositCompletedDecision, depositDeclinedByOperatorDecision } from './deposits.ts';
 import { heldMethod, type HeldMethod } from './held-approvals.ts';
 import { OperatorError } from './merchants.ts';
-import { changeStatus, transactionView, type Decision } from './transactions.ts';
+import { changeStatus, intentDecision, transactionView, type Decision } from './transactions.ts';
 
 /**
  * The operator's decision about a held wallet approval or card payment (shared/services/held-approvals.ts), the
@@ -45,7 +45,7 @@ export async function decideHeldApproval(paymentIntentId: string, decision: Held
       const decided = {
         heldApproval: { ...held, decision: decision === 'release' ? 'released' : 'declined', decidedAt: now.toISOString() },
       };
-      const base = decision === 'release' ? released(current, now) : declined(current);
+      const base = decision === 'release' ? released(current, now) : declined(current, now);
       return { ...base, details: { ...base.details, ...decided } };
     },
     () => now,
@@ -85,9 +85,10 @@ function released(current: PaymentIntent, now: Date): Decision {
   return completedDecision(current, { walletProvider: wallet.provider }, now);
 }
 
-function declined(current: PaymentIntent): Decision {
-  if (current.intentType === 'deposit') return depositDeclinedByOperatorDecision(current);
+function declined(current: PaymentIntent, now: Date): Decision {
+  if (current.intentType === 'deposit') return depositDeclinedByOperatorDecision(current, now);
   // A card payment's transaction keeps the card (brand, last four), as a failed card payment does.
   const card = heldMethod(current) === 'card' ? checkoutDetails(current).cardAuth?.card : undefined;
-  return { to: 'Failed', reason: heldApprovalDeclinedReason, ...(card ? { details: { card } } : {}) };
+  const declinedBy = { reason: heldApprovalDeclinedReason, ...(card ? { details: { card } } : {}) };
+  return intentDecision(current, { type: 'fail', ...declinedBy }, now);
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hashApiKey, modes, newApiKey, newKeyId, newSecretKey, newWebhookSecret, type Mode } from '#shared/domain/credentials.ts';
 import { webhookEventTypes, type WebhookEventType } from '#shared/domain/events.ts';
-import { journal } from '#shared/domain/ledger.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { decideTestCredit } from '#shared/domain/core/wallet.ts';
 import {
   defaultFees,
   defaultSchedule,
@@ -23,6 +24,7 @@ import { disableEndpoint, enableEndpoint } from '#shared/store/webhook-health.ts
 import { readShards } from '#shared/store/shards.ts';
 import { operatorReferenceWrite, postJournal, type OperatorReferenceRecord } from '#shared/store/wallets.ts';
 import { allScopes, type Scope } from '#shared/domain/scopes.ts';
+import { journalEntry } from './commit.ts';
 
 /**
  * Operator-side merchant management: what `npm run ops` and the local seed call. Keys and secrets
@@ -187,25 +189,16 @@ export async function createKey(merchantId: string, mode: Mode, scopes: Scope[],
  * (`alreadyCredited: true`) and refuses a different amount or currency under the same reference.
  */
 export async function creditTestWallet(merchantId: string, mode: Mode, amountMinor: number, currency: Currency, reference?: string) {
-  if (mode !== 'test') throw new OperatorError('wallet credit is refused in live mode: live balances only move through payments');
-  if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) throw new OperatorError('--amount must be positive');
+  // The money core decides the credit (shared/domain/core/wallet.ts); the journal's id and time are the commit path's.
+  const decision = decideTestCredit(mode, amountMinor, reference === undefined ? `operator:${randomUUID()}` : `operator:${reference}`);
+  if (isRefusal(decision)) throw new OperatorError(decision.message);
   if (reference !== undefined && !/^[\x21-\x7e]{1,128}$/.test(reference))
     throw new OperatorError('--reference must be 1-128 printable ASCII characters');
   await requireMerchant(merchantId);
   // Learn the merchant's shard count first: a fresh process (every `ops` run) has none cached, and
   // postJournal would put the credit on shard 0 instead of spreading it (docs/scaling.md).
   await readShards(merchantId, mode);
-  const entry = journal({
-    merchantId,
-    mode,
-    currency,
-    kind: 'wallet.credit',
-    reference: reference === undefined ? `operator:${randomUUID()}` : `operator:${reference}`,
-    movements: [
-      { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amountMinor },
-      { account: { kind: 'available' }, amount: amountMinor },
-    ],
-  });
+  const entry = journalEntry(decision.journals[0]!, { merchantId, mode, currency }, new Date());
   const marker =
     reference === undefined
       ? []

@@ -19,6 +19,7 @@ import {
 } from '#shared/store/intents.ts';
 import { postJournal } from '#shared/store/wallets.ts';
 import { isRefusal, type Decision as CoreDecision } from '#shared/domain/core/decision.ts';
+import { decideIntent, type IntentCommand } from '#shared/domain/core/intent.ts';
 import { journalEntry } from './commit.ts';
 import { type Contact, pageCustomerPayments } from '#shared/store/customer-index.ts';
 import { searchReferences } from '#shared/store/reference-index.ts';
@@ -68,12 +69,25 @@ export function coreDecision(
   };
 }
 
+/**
+ * coreDecision() that also takes the core's same-status decisions (a checkout's attempt recorded, a link use taken or
+ * given back): the session's details as the core left them, due at its expiry; null when the core refuses.
+ */
+export const coreOutcome = (current: PaymentIntent, d: CoreDecision<PaymentIntent>): Decision | SameStatus | null =>
+  !isRefusal(d) && d.state.status === current.status
+    ? { sameStatus: true, details: d.state.details, dueAt: current.expiresAt! }
+    : coreDecision(current, d);
+
 /** coreDecision() for a caller that decided only what the state machine permits: a refusal is a bug, thrown. */
 export function requiredCoreDecision(current: PaymentIntent, decision: CoreDecision<PaymentIntent>, extra: { journalAt?: Date } = {}) {
   const change = coreDecision(current, decision, extra);
   if (!change) throw new Error(`${current.paymentIntentId}: ${isRefusal(decision) ? decision.message : 'refused'}`);
   return change;
 }
+
+/** The money core's decision about a checkout or deposit (decideIntent) as its change; a refusal is a bug, thrown. */
+export const intentDecision = (current: PaymentIntent, command: IntentCommand, now: Date) =>
+  requiredCoreDecision(current, decideIntent(current, command, now));
 
 export type ChangeResult =
   | { changed: true; intent: PaymentIntent; transition: Transition }

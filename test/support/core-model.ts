@@ -3,13 +3,13 @@ import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
 import { decideIntent } from '#shared/domain/core/intent.ts';
 import { decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
-import { checkoutDetails, linkUseAttempt } from '#shared/domain/checkout.ts';
+import { maxPaymentAttempts } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
 import { decideRefund, type RefundOutcome } from '#shared/domain/core/refund.ts';
 import { decideSettlement } from '#shared/domain/core/settlement.ts';
-import { applyJournals, emptyWallet, type WalletBalances } from '#shared/domain/core/wallet.ts';
+import { applyJournals, decideTestCredit, emptyWallet, type WalletBalances } from '#shared/domain/core/wallet.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import { accountName, holdTypes, type Journal } from '#shared/domain/ledger.ts';
 import { checkLedger } from '#shared/domain/ledger-invariants.ts';
@@ -32,18 +32,25 @@ const settlementFee = { basisPoints: 100, fixedMinor: 0 };
 const refundFeeMinor = 2_00;
 const refundFee = { basisPoints: 0, fixedMinor: refundFeeMinor };
 const day = 86_400_000;
+const card = { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 };
 
 // ---------------------------------------------------------------- commands
 
 type PaymentKind = 'card' | 'wallet' | 'deposit';
+type PaymentAction = 'start' | 'abandon' | 'decline' | 'complete' | 'fail' | 'cancel' | 'expire';
 export type Command =
   /** A payment link limited to `max` payments. */
   | { t: 'link'; max: number }
   /** A checkout (or deposit) opened; a checkout may be a link's (`link`: which one). */
   | { t: 'pay'; kind: PaymentKind; amount: number; feeBps: number; link: number | null }
-  /** `start`: a payment attempt on a link's checkout starts, taking one of the link's uses. */
-  | { t: 'payment'; i: number; action: 'start' | 'complete' | 'fail' | 'cancel' | 'expire' }
+  /**
+   * `start`: a payment attempt on a link's checkout starts, taking one of the link's uses; `abandon`: the attempt left
+   * waiting gives it back (the sweep); `decline`: a checkout's attempt declined (the third fails the checkout).
+   */
+  | { t: 'payment'; i: number; action: PaymentAction }
   | { t: 'withdraw'; amount: number; auto: boolean }
+  /** The operator funds the test wallet from the sandbox (refused in live mode). */
+  | { t: 'credit'; amount: number; live: boolean }
   | { t: 'payout'; i: number; action: 'approve' | 'reject' | 'complete' | 'fail' }
   | { t: 'settle'; amount: number }
   | { t: 'settlement'; i: number; action: 'approve' | 'submit' | 'cancel' | 'complete' | 'fail' }
@@ -73,11 +80,23 @@ const one: fc.Arbitrary<Command> = fc.oneof(
     fc.record({
       t: fc.constant('payment'),
       i: index,
-      action: fc.constantFrom('start', 'complete', 'complete', 'complete', 'fail', 'cancel', 'expire'),
+      action: fc.constantFrom<PaymentAction>(
+        'start',
+        'abandon',
+        'decline',
+        'decline',
+        'complete',
+        'complete',
+        'complete',
+        'fail',
+        'cancel',
+        'expire',
+      ),
     }),
   ),
   weighted(1, fc.record({ t: fc.constant('link'), max: fc.integer({ min: 1, max: 2 }) })),
   weighted(3, fc.record({ t: fc.constant('withdraw'), amount, auto: fc.boolean() })),
+  weighted(1, fc.record({ t: fc.constant('credit'), amount, live: fc.constantFrom(false, false, false, true) })),
   weighted(
     2,
     fc.record({ t: fc.constant('payout'), i: index, action: fc.constantFrom('approve', 'reject', 'complete', 'complete', 'fail') }),
@@ -160,20 +179,30 @@ export const sequences = (maxLength: number): fc.Arbitrary<Step[]> =>
 /** The decisions the model drives; a plant replaces one with a wrong rule. */
 export interface Core {
   intent: typeof decideIntent;
+  linkUse: typeof linkUseOf;
   link: typeof decideLinkUse;
+  credit: typeof decideTestCredit;
   payout: typeof decidePayout;
   settlement: typeof decideSettlement;
   refund: typeof decideRefund;
 }
 export const core: Core = {
   intent: decideIntent,
+  linkUse: linkUseOf,
   link: decideLinkUse,
+  credit: decideTestCredit,
   payout: decidePayout,
   settlement: decideSettlement,
   refund: decideRefund,
 };
 
-export type Plant = 'over-refund' | 'double-payout' | 'missed-release' | 'unconditional-commit' | 'link-over-limit';
+export type Plant =
+  | 'over-refund'
+  | 'double-payout'
+  | 'missed-release'
+  | 'unconditional-commit'
+  | 'link-over-limit'
+  | 'expiry-keeps-link-use';
 
 /** The core with one wrong rule (or the commit without its condition): the model test must catch each. */
 export function planted(plant: Plant): { core: Core; conditional: boolean } {
@@ -217,6 +246,12 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
     case 'link-over-limit':
       // A link takes a payment beyond its limit.
       return { core: { ...core, link: (l, use, now) => core.link({ ...l, maxPayments: null }, use, now) }, conditional: true };
+    case 'expiry-keeps-link-use':
+      // A checkout that expires keeps its payment link's use (the link stays short of a payment it could take).
+      return {
+        core: { ...core, linkUse: (p, next) => (next.status === 'Expired' ? undefined : core.linkUse(p, next)) },
+        conditional: true,
+      };
   }
 }
 
@@ -321,7 +356,10 @@ function paymentFixture(
     updatedAt: at,
     expiresAt: null,
     version: 1,
-    details: kind === 'deposit' ? { providerId: 1 } : paymentLinkId ? { paymentLinkId, linkUseHeld: false } : {},
+    details:
+      kind === 'deposit'
+        ? { providerId: 1 }
+        : { feeRate: { basisPoints: feeBps, fixedMinor: 0 }, ...(paymentLinkId ? { paymentLinkId, linkUseHeld: false } : {}) },
   };
 }
 
@@ -371,25 +409,26 @@ class System {
         const id = this.nth('p', cmd.i);
         const p = id && this.books.read<PaymentIntent>(id, read);
         if (!id || !p) return 'none';
-        const details = checkoutDetails(p);
-        if (cmd.action === 'start') {
-          // The attempt marks the session as holding a use (no status change): the link's use is taken with it.
-          const take = p.intentType === 'checkout' && p.status === 'Pending' ? linkUseAttempt(details, true) : {};
-          if (!('linkUseHeld' in take)) return 'invalid_status';
-          const next = { ...p, details: { ...p.details, ...take }, version: p.version + 1 };
-          return this.withLink(read, p, decided(next), now);
+        // The attempt marks the session as holding a use, or not (no status change): the link's use moves with it.
+        if (cmd.action === 'start' || cmd.action === 'abandon')
+          return this.withLink(read, p, this.c.intent(p, { type: 'attempt', linkUse: cmd.action === 'start' }, now), now);
+        if (cmd.action === 'decline') {
+          const failure = { reason: 'card_declined' as const };
+          return this.withLink(read, p, this.c.intent(p, { type: 'attempt-failed', source: { card }, failure }, now), now);
         }
-        const through = p.intentType === 'deposit' ? { deposit: 1 as const } : { card: true as const };
-        // A card paid in one step takes the link's use with the payment (payByCard).
-        const paid = p.intentType === 'checkout' ? { details: linkUseAttempt(details, true) } : {};
+        // A checkout's card paid in one step (its fee at the session's rate) takes the link's use with it (payByCard).
         const c =
           cmd.action === 'complete'
-            ? { type: 'complete' as const, through, ...paid }
+            ? p.intentType === 'checkout'
+              ? { type: 'attempt-paid' as const, source: { card }, takesLinkUse: true }
+              : { type: 'complete' as const, through: { deposit: 1 as const } }
             : cmd.action === 'fail'
               ? { type: 'fail' as const, reason: 'card_declined' as const }
               : { type: cmd.action };
         return this.withLink(read, p, this.c.intent(p, c, now), now);
       }
+      case 'credit':
+        return commit(this.c.credit(cmd.live ? 'live' : 'test', cmd.amount, `operator:c${++this.count}`), () => []);
       case 'withdraw': {
         const id = `w${++this.count}`;
         const request = {
@@ -468,7 +507,7 @@ class System {
   private withLink(read: Read, p: PaymentIntent, d: Decision<PaymentIntent>, now: Date): (() => string) | string {
     if (isRefusal(d)) return d.refused;
     const writes: { id: string; value: Item }[] = [{ id: p.paymentIntentId, value: d.state }];
-    const use = linkUseOf(p, d.state);
+    const use = this.c.linkUse(p, d.state);
     const linkId = linkOf(p);
     if (use && linkId) {
       const link = this.books.read<PaymentLink>(linkId, read)!;
@@ -516,6 +555,8 @@ interface RefLink {
 interface RefPayment {
   link: RefLink | null;
   linkHeld: boolean;
+  /** Declined attempts of a checkout. */
+  declines: number;
   kind: PaymentKind;
   amount: number;
   fee: number;
@@ -571,7 +612,17 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
     case 'pay': {
       const fee = Math.min(feeFor(cmd.amount, { basisPoints: cmd.feeBps, fixedMinor: 0 }), cmd.amount);
       const link = cmd.link !== null && cmd.kind !== 'deposit' ? (pick(m.links, cmd.link) ?? null) : null;
-      m.payments.push({ link, linkHeld: false, kind: cmd.kind, amount: cmd.amount, fee, status: 'Pending', reserved: 0, refunded: 0 });
+      m.payments.push({
+        link,
+        linkHeld: false,
+        declines: 0,
+        kind: cmd.kind,
+        amount: cmd.amount,
+        fee,
+        status: 'Pending',
+        reserved: 0,
+        refunded: 0,
+      });
       return 'ok';
     }
     case 'payment': {
@@ -586,6 +637,14 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         p.linkHeld = true;
         return 'ok';
       }
+      if (cmd.action === 'abandon' || cmd.action === 'decline') {
+        if (cmd.action === 'abandon' ? !link || !p.linkHeld : p.kind === 'deposit') return 'refused';
+        // Whatever ends an attempt unpaid gives its link's use back; the third declined attempt fails the checkout.
+        if (link && p.linkHeld) link.held--;
+        p.linkHeld = false;
+        if (cmd.action === 'decline' && ++p.declines >= maxPaymentAttempts) p.status = 'Failed';
+        return 'ok';
+      }
       if (link && cmd.action === 'complete') {
         if (!p.linkHeld && link.held >= link.max) return 'refused';
         if (!p.linkHeld) link.held++;
@@ -598,13 +657,18 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         p.linkHeld = false;
       }
       const to = { complete: 'Completed', fail: 'Failed', cancel: 'Cancelled', expire: 'Expired' } as const;
-      p.status = to[cmd.action];
+      // A checkout that ends unpaid after a declined attempt ends Failed (with that attempt's reason).
+      p.status = p.declines > 0 && cmd.action !== 'complete' ? 'Failed' : to[cmd.action];
       if (cmd.action === 'complete') {
         m.available += p.amount - p.fee;
         m.fees += p.fee;
       }
       return 'ok';
     }
+    case 'credit':
+      if (cmd.live) return 'refused';
+      m.available += cmd.amount;
+      return 'ok';
     case 'withdraw': {
       const need = cmd.amount + withdrawalFee.fixedMinor;
       if (m.available < need) return 'balance';

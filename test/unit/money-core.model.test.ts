@@ -26,7 +26,7 @@ describe('money core model, in memory', () => {
   });
 
   it('its sequences reach every refund status (so the rules above are exercised)', () => {
-    const reached = new Set(fc.sample(sequences(maxSteps), { numRuns: 3_000, seed: 7 }).flatMap(refundStatusesReached));
+    const reached = new Set(fc.sample(sequences(maxSteps), { numRuns: 6_000, seed: 7 }).flatMap(refundStatusesReached));
     expect([...reached].sort()).toEqual(['Approved', 'Cancelled', 'Completed', 'Expired', 'Failed', 'Pending', 'Processing', 'Rejected']);
   });
 
@@ -36,6 +36,7 @@ describe('money core model, in memory', () => {
     { plant: 'missed-release', caught: /available|held Withdrawal|ledger verify|reference/ },
     { plant: 'unconditional-commit', caught: /./ },
     { plant: 'link-over-limit', caught: /link|"start".*answered ok, the reference refused/ },
+    { plant: 'expiry-keeps-link-use', caught: /link \d+ uses held|"start".*answered invalid_status, the reference ok/ },
   ];
   it.each(plants)('catches a planted wrong rule: $plant', ({ plant, caught }) => {
     const { core, conditional } = planted(plant);

@@ -1,5 +1,17 @@
-import { completedMovements } from '../checkout.ts';
-import type { PaymentIntent } from '../intent.ts';
+import {
+  attemptReference,
+  attemptsLeft,
+  attemptsOf,
+  checkoutDetails,
+  checkoutFee,
+  completedMovements,
+  isExpired,
+  linkUseAttempt,
+  type CheckoutAttempt,
+  type CheckoutDetails,
+} from '../checkout.ts';
+import { defaultFees } from '../merchant.ts';
+import type { CardSummary, PaymentIntent } from '../intent.ts';
 import type { WalletProviderId } from '../providers.ts';
 import type { ReasonCode } from '../reasons.ts';
 import { decided, draft, refuse, type Decision } from './decision.ts';
@@ -14,7 +26,7 @@ import { canTransition, type IntentStatus } from './machines.ts';
 export interface IntentChange {
   reason?: ReasonCode | null;
   reasonDetail?: string | null;
-  details?: Record<string, unknown>;
+  details?: Record<string, unknown> | undefined;
   feeMinor?: number;
 }
 
@@ -40,21 +52,105 @@ export type IntentCommand =
   /** The provider says the money arrived (card captured, wallet charge approved): Completed, credited once. */
   | { type: 'complete'; through: PaidThrough; feeMinor?: number; details?: Record<string, unknown> }
   | { type: 'fail'; reason: ReasonCode; reasonDetail?: string | null; details?: Record<string, unknown> }
+  /** The customer cancels, the session expires: with a failed attempt behind it, Failed with that attempt's reason. */
   | { type: 'cancel'; reason?: ReasonCode; details?: Record<string, unknown> }
-  | { type: 'expire'; reason?: ReasonCode; details?: Record<string, unknown> };
+  | { type: 'expire'; reason?: ReasonCode; details?: Record<string, unknown> }
+  /**
+   * A checkout's payment attempt paid (`source`: the card, or the session's wallet charge): recorded on the session,
+   * Completed with the checkout fee of the session's rate (the default rate when it has none) and credited once.
+   * `takesLinkUse`: the payment takes its link's use as it is made (a sandbox card; refused when none is left).
+   */
+  | { type: 'attempt-paid'; source: AttemptSource; takesLinkUse?: boolean }
+  /**
+   * A checkout's payment attempt declined or failed (recorded on the session): the last attempt, or one that ends
+   * after expiresAt, fails the transaction; else the session stays Pending and payable again, its wallet and card
+   * forgotten and its payment link's use given back until the next attempt.
+   */
+  | { type: 'attempt-failed'; source: AttemptSource; failure: { reason: ReasonCode; reasonDetail?: string | null } }
+  /**
+   * A payment attempt's progress on a Pending checkout (a wallet charge requested, a card challenge started, an OTP
+   * entered): its `details`, and, when `linkUse` says so, its payment link's use taken (true: as an attempt starts,
+   * before any provider is asked) or given back (false: an attempt that did not start, or waits past linkUseHoldMs).
+   * The status stays. Refused on a final session, and ('unchanged') when it changes nothing.
+   */
+  | { type: 'attempt'; details?: Record<string, unknown>; linkUse?: boolean | undefined };
 
-const target: Record<IntentCommand['type'], IntentStatus> = {
+type StatusCommand = Exclude<IntentCommand, { type: 'attempt-paid' | 'attempt-failed' | 'attempt' }>;
+const target: Record<StatusCommand['type'], IntentStatus> = {
   complete: 'Completed',
   fail: 'Failed',
   cancel: 'Cancelled',
   expire: 'Expired',
 };
 
+/** The command a checkout's unpaid end becomes: with a failed attempt behind it, a failure with that attempt's reason. */
+function unpaidEnd(details: CheckoutDetails, command: StatusCommand): StatusCommand {
+  if (command.type !== 'cancel' && command.type !== 'expire') return command; // (a deposit records no attempts)
+  const failed = attemptsOf(details).findLast((a) => a.outcome === 'failed');
+  if (!failed) return command;
+  return { ...command, type: 'fail', reason: failed.reason!, reasonDetail: failed.reasonDetail };
+}
+
+/** A session's details with no wallet charge. */
+export const noWallet = { wallet: null, walletProvider: null, walletNumberLast4: null };
+
+/** What paid or tried to pay in a checkout's attempt: a card, or the session's wallet charge. */
+export type AttemptSource = { card: CardSummary } | { walletProvider: WalletProviderId };
+
+/** A finished attempt as the session records it (`reason` null: it paid). */
+function finishedAttempt(
+  current: PaymentIntent,
+  details: CheckoutDetails,
+  source: AttemptSource,
+  outcome: { reason: ReasonCode | null; reasonDetail?: string | null },
+  now: Date,
+): CheckoutAttempt {
+  const wallet = 'walletProvider' in source ? details : undefined; // a wallet's attempt is the session's charge
+  return {
+    number: attemptsOf(details).length + 1,
+    method: wallet ? 'wallet' : 'card',
+    outcome: outcome.reason === null ? 'succeeded' : 'failed',
+    reason: outcome.reason,
+    reasonDetail: outcome.reasonDetail ?? null,
+    card: 'card' in source ? source.card : null,
+    walletProvider: wallet?.walletProvider ?? null,
+    walletNumberLast4: wallet?.walletNumberLast4 ?? null,
+    at: now.toISOString(),
+    reference: (wallet ? wallet.wallet?.reference : details.cardAuth?.reference) ?? attemptReference(current),
+  };
+}
+
 /** A checkout's or deposit's outcome. Withdrawals are payouts (./payout.ts). */
 export function decideIntent(intent: PaymentIntent, command: IntentCommand, now: Date): Decision<PaymentIntent> {
   if (intent.intentType === 'withdrawal') return refuse('invalid_status', 'A withdrawal is decided as a payout.');
+  const details = checkoutDetails(intent);
+  if (command.type.startsWith('attempt') && (intent.intentType !== 'checkout' || intent.status !== 'Pending'))
+    return refuse('invalid_status', 'Not Pending.');
+  if (command.type === 'attempt') {
+    // The status stays: no event, nothing moves; refused when nothing changes.
+    const change = { ...command.details, ...(command.linkUse === undefined ? {} : linkUseAttempt(details, command.linkUse)) };
+    if (!Object.keys(change).length) return refuse('unchanged', 'Unchanged.');
+    return decided({ ...intent, details: { ...intent.details, ...change }, updatedAt: now.toISOString(), version: intent.version + 1 });
+  }
+  if ('source' in command) {
+    const { source } = command;
+    const outcome = command.type === 'attempt-failed' ? command.failure : { reason: null };
+    const attempts = [...attemptsOf(details), finishedAttempt(intent, details, source, outcome, now)];
+    // The session keeps the card that paid or tried to (its wallet charge forgotten).
+    const tried = { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) };
+    if (command.type === 'attempt-paid') {
+      const feeMinor = checkoutFee(intent.amountMinor, details.feeRate ?? defaultFees.checkout);
+      const through = 'card' in source ? { card: true as const } : source;
+      const use = command.takesLinkUse ? linkUseAttempt(details, true) : {};
+      return decideIntent(intent, { type: 'complete', through, feeMinor, details: { ...tried, ...use } }, now);
+    }
+    if (attemptsLeft({ ...details, attempts }) === 0 || isExpired(intent, now))
+      return decideIntent(intent, { type: 'fail', ...command.failure, details: tried }, now);
+    return decideIntent(intent, { type: 'attempt', details: { attempts, ...noWallet, card: null, cardAuth: null }, linkUse: false }, now);
+  }
+  command = unpaidEnd(details, command);
   const to = target[command.type];
-  const change: IntentChange = { ...(command.details ? { details: command.details } : {}) };
+  const change: IntentChange = { details: command.details };
   if (command.type === 'complete' && command.feeMinor !== undefined) change.feeMinor = command.feeMinor;
   if (command.type === 'complete') change.reason = null; // a paid transaction has no reason
   if (command.type !== 'complete' && command.reason) change.reason = command.reason;

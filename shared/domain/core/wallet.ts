@@ -1,5 +1,6 @@
+import type { Mode } from '../credentials.ts';
 import { holdTypes, type HoldType } from '../ledger.ts';
-import { decided, refuse, type Decision, type JournalDraft } from './decision.ts';
+import { decided, draft, refuse, type Decision, type JournalDraft } from './decision.ts';
 
 /**
  * Holds and releases: what journals do to a merchant's wallet. The one money rule of the wallet is that no balance
@@ -25,4 +26,18 @@ export function applyJournals(wallet: WalletBalances, journals: readonly Journal
   const short = holdTypes.find((t) => next.held[t] < 0);
   if (short) return refuse('invalid_status', `More would leave the ${short} hold than it holds.`);
   return decided(next);
+}
+
+/**
+ * A test wallet funded from the sandbox (the operator's `wallet credit`): test mode only, a positive integer amount,
+ * credited to the available balance from the sandbox's funding account. Live balances only move through payments.
+ */
+export function decideTestCredit(mode: Mode, amountMinor: number, reference: string): Decision<{ amountMinor: number }> {
+  if (mode !== 'test') return refuse('invalid_status', 'wallet credit is refused in live mode: live balances only move through payments');
+  if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) return refuse('invalid_request', '--amount must be positive');
+  const credit = draft('wallet.credit', reference, [
+    { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amountMinor },
+    { account: { kind: 'available' }, amount: amountMinor },
+  ]);
+  return decided({ amountMinor }, [credit]);
 }
