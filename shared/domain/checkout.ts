@@ -1,7 +1,6 @@
 import type { Account } from './ledger.ts';
 import type { ReasonCode } from './reasons.ts';
 import type { Fee } from './merchant.ts';
-import { feeFor } from './money.ts';
 import { walletProviders, type WalletProviderId } from './providers.ts';
 import type { CardSummary, PaymentIntent } from './intent.ts';
 
@@ -218,9 +217,6 @@ export function normaliseWalletNumber(text: string): string | undefined {
   const compact = text.replace(/[\s-]/g, '');
   return /^(\+92|0)?3\d{9}$/.test(compact) ? compact : undefined;
 }
-
-/** The checkout fee, never more than the amount itself. */
-export const checkoutFee = (amountMinor: number, rate: Fee) => Math.min(feeFor(amountMinor, rate), amountMinor);
 
 /**
  * Completed: the money arrives from the card network or wallet provider, net of the fee. A deposit's wallet account

@@ -38,7 +38,7 @@ import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeIntent, coreOutcome, intentReader, intentDecision, type Decision, type SameStatus } from './transactions.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideIntent, type AttemptSource } from '#shared/domain/core/intent.ts';
+import { decideIntent, feeAtCreation, type AttemptSource } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -89,7 +89,7 @@ export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent
     status: 'Pending',
     amountMinor: input.amountMinor,
     currency: input.currency,
-    feeMinor: 0,
+    feeMinor: feeAtCreation('checkout', input.amountMinor, input.feeRate),
     refundedMinor: 0,
     ...requestedFields(input),
     transactionReference: `chk_${randomBytes(12).toString('hex')}`,

@@ -1,11 +1,11 @@
-import { decideIntent } from '#shared/domain/core/intent.ts';
+import { decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
 import { heldApprovalDeclinedReason, isTerminal, requestedFields, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
-import { feeFor, fromMinor, type Currency } from '#shared/domain/money.ts';
+import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
@@ -165,7 +165,7 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
     status: 'Pending',
     amountMinor: input.amountMinor,
     currency: input.currency,
-    feeMinor: Math.min(feeFor(input.amountMinor, input.fee), input.amountMinor),
+    feeMinor: feeAtCreation('deposit', input.amountMinor, input.fee),
     refundedMinor: 0,
     ...requestedFields(input),
     // The transaction reference of a wallet charge is the provider's; lookups and webhooks use it.

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
-import { decideIntent } from '#shared/domain/core/intent.ts';
+import { decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
 import { decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
 import { maxPaymentAttempts } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
@@ -179,6 +179,7 @@ export const sequences = (maxLength: number): fc.Arbitrary<Step[]> =>
 /** The decisions the model drives; a plant replaces one with a wrong rule. */
 export interface Core {
   intent: typeof decideIntent;
+  fee: typeof feeAtCreation;
   linkUse: typeof linkUseOf;
   link: typeof decideLinkUse;
   credit: typeof decideTestCredit;
@@ -188,6 +189,7 @@ export interface Core {
 }
 export const core: Core = {
   intent: decideIntent,
+  fee: feeAtCreation,
   linkUse: linkUseOf,
   link: decideLinkUse,
   credit: decideTestCredit,
@@ -202,7 +204,8 @@ export type Plant =
   | 'missed-release'
   | 'unconditional-commit'
   | 'link-over-limit'
-  | 'expiry-keeps-link-use';
+  | 'expiry-keeps-link-use'
+  | 'deposit-fee-dropped';
 
 /** The core with one wrong rule (or the commit without its condition): the model test must catch each. */
 export function planted(plant: Plant): { core: Core; conditional: boolean } {
@@ -246,6 +249,9 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
     case 'link-over-limit':
       // A link takes a payment beyond its limit.
       return { core: { ...core, link: (l, use, now) => core.link({ ...l, maxPayments: null }, use, now) }, conditional: true };
+    case 'deposit-fee-dropped':
+      // A deposit is created without its fee (credited in full, the platform short of it).
+      return { core: { ...core, fee: (type, amount, rate) => (type === 'deposit' ? 0 : core.fee(type, amount, rate)) }, conditional: true };
     case 'expiry-keeps-link-use':
       // A checkout that expires keeps its payment link's use (the link stays short of a payment it could take).
       return {
@@ -325,6 +331,7 @@ function linkFixture(linkId: string, maxPayments: number, now: Date): PaymentLin
 }
 
 function paymentFixture(
+  fee: Core['fee'],
   id: string,
   kind: PaymentKind,
   amountMinor: number,
@@ -341,7 +348,8 @@ function paymentFixture(
     status: 'Pending',
     amountMinor,
     currency: 'PKR',
-    feeMinor: Math.min(feeFor(amountMinor, { basisPoints: feeBps, fixedMinor: 0 }), amountMinor),
+    // The core's fee at creation, as deposit and checkout creation take it (a checkout's is decided when it is paid).
+    feeMinor: fee(kind === 'deposit' ? 'deposit' : 'checkout', amountMinor, { basisPoints: feeBps, fixedMinor: 0 }),
     refundedMinor: 0,
     refundReservedMinor: 0,
     orderRef: { orderRef: id },
@@ -402,7 +410,7 @@ class System {
       case 'pay': {
         const id = `p${++this.count}`;
         const linkId = cmd.link !== null && cmd.kind !== 'deposit' ? this.nth('l', cmd.link) : undefined;
-        const p = paymentFixture(id, cmd.kind, cmd.amount, cmd.feeBps, now, linkId);
+        const p = paymentFixture(this.c.fee, id, cmd.kind, cmd.amount, cmd.feeBps, now, linkId);
         return () => this.books.commit(read, [{ id, value: p }], [], now);
       }
       case 'payment': {

@@ -37,6 +37,7 @@ describe('money core model, in memory', () => {
     { plant: 'unconditional-commit', caught: /./ },
     { plant: 'link-over-limit', caught: /link|"start".*answered ok, the reference refused/ },
     { plant: 'expiry-keeps-link-use', caught: /link \d+ uses held|"start".*answered invalid_status, the reference ok/ },
+    { plant: 'deposit-fee-dropped', caught: /available|platform fees|ledger verify|reference/ },
   ];
   it.each(plants)('catches a planted wrong rule: $plant', ({ plant, caught }) => {
     const { core, conditional } = planted(plant);

@@ -3,14 +3,14 @@ import {
   attemptsLeft,
   attemptsOf,
   checkoutDetails,
-  checkoutFee,
   completedMovements,
   isExpired,
   linkUseAttempt,
   type CheckoutAttempt,
   type CheckoutDetails,
 } from '../checkout.ts';
-import { defaultFees } from '../merchant.ts';
+import { defaultFees, type Fee } from '../merchant.ts';
+import { feeFor } from '../money.ts';
 import type { CardSummary, PaymentIntent } from '../intent.ts';
 import type { WalletProviderId } from '../providers.ts';
 import type { ReasonCode } from '../reasons.ts';
@@ -44,6 +44,17 @@ export function intentTransition(current: PaymentIntent, to: IntentStatus, chang
     version: current.version + 1,
   };
 }
+
+/** A payment's fee at its rate, never more than the amount itself (the credit net of it is never negative). */
+export const paymentFee = (amountMinor: number, rate: Fee): number => Math.min(feeFor(amountMinor, rate), amountMinor);
+
+/**
+ * The fee a new payment is created with (THE rule at creation; deposit and checkout creation both ask it): a deposit's
+ * is fixed when it is requested, at the merchant's deposit rate; a checkout's is 0 until an attempt pays
+ * (attempt-paid decides it at the session's rate, which the session keeps).
+ */
+export const feeAtCreation = (intentType: 'checkout' | 'deposit', amountMinor: number, rate: Fee): number =>
+  intentType === 'deposit' ? paymentFee(amountMinor, rate) : 0;
 
 /** Who paid: a card (through the card network) or a wallet provider. */
 export type PaidThrough = { card: true } | { walletProvider: WalletProviderId } | { deposit: WalletProviderId };
@@ -139,7 +150,7 @@ export function decideIntent(intent: PaymentIntent, command: IntentCommand, now:
     // The session keeps the card that paid or tried to (its wallet charge forgotten).
     const tried = { attempts, ...('card' in source ? { card: source.card, ...noWallet } : {}) };
     if (command.type === 'attempt-paid') {
-      const feeMinor = checkoutFee(intent.amountMinor, details.feeRate ?? defaultFees.checkout);
+      const feeMinor = paymentFee(intent.amountMinor, details.feeRate ?? defaultFees.checkout);
       const through = 'card' in source ? { card: true as const } : source;
       const use = command.takesLinkUse ? linkUseAttempt(details, true) : {};
       return decideIntent(intent, { type: 'complete', through, feeMinor, details: { ...tried, ...use } }, now);
