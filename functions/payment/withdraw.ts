@@ -4,7 +4,7 @@ import { bankCodes, resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import * as f from '#shared/http/schemas.ts';
 import { optional } from '#shared/http/schemas.ts';
-import { recoverWithdrawal, requestWithdrawal } from '#shared/services/withdrawal-requests.ts';
+import { recoverWithdrawal, requestWithdrawal, withFunds } from '#shared/services/withdrawal-requests.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import '#shared/providers/live/boot-payouts.ts';
 
@@ -78,6 +78,6 @@ export const handler = httpHandler(routes.withdraw, { body }, async (request) =>
         place,
       ),
     // The first request with this key stopped between its two commits: answer with what it created.
-    { recover: () => recoverWithdrawal(auth.merchantId, auth.mode, b.orderRef.orderRef) },
+    { recover: () => recoverWithdrawal(auth.merchantId, auth.mode, b.orderRef.orderRef), funds: withFunds },
   );
 });

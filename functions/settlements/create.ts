@@ -5,7 +5,7 @@ import { checkUsdtAddress } from '#shared/domain/usdt-address.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import { problems, type FieldErrors } from '#shared/http/problem.ts';
 import * as f from '#shared/http/schemas.ts';
-import { createSettlement } from '#shared/services/settlement-requests.ts';
+import { createSettlement, withFunds } from '#shared/services/settlement-requests.ts';
 import '#shared/providers/live/boot-settlements.ts';
 
 /** POST /Gateway/v{version}/Settlements — move wallet funds to a bank account or a USDT address (200, status 0). */
@@ -67,5 +67,7 @@ export const handler = httpHandler(routes.createSettlement, { body }, async (req
     traceId: request.traceId,
     ...(auth.maker ? { maker: auth.maker } : {}),
   };
-  return commit(request, 200, (place) => createSettlement(caller, { amountMinor, currency, payoutCurrency, destination }, place));
+  return commit(request, 200, (place) => createSettlement(caller, { amountMinor, currency, payoutCurrency, destination }, place), {
+    funds: withFunds,
+  });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { IdempotencyKeyTaken } from '#shared/store/client.ts';
 import { getRecord, putCompleted, type IdempotencyRecord, type IdempotencyScope, type StoredResponse } from '#shared/store/idempotency.ts';
-import { commitRequest, type Decide, type RequestChange } from '#shared/store/request.ts';
+import { commitRequest, type Decide, type Funds, type RequestChange } from '#shared/store/request.ts';
 import {
   isSerialised,
   jsonType,
@@ -154,16 +154,17 @@ export interface Committable {
  * surfaces as IdempotencyKeyTaken and is answered by replay, 409 or 422 (idempotency() above).
  * `recover`: for operations committed in two steps, what the first request with this key created
  * when it stopped between them (its record's lease lapsed); that is the answer, if there is one.
+ * `funds`: withFunds (shared/store/wallets.ts), passed by a handler whose decision holds funds.
  */
 export async function commit<R>(
   request: Committable,
   statusCode: number,
   decide: Decide<R>,
-  options: { recover?: () => Promise<RequestChange<R> | undefined> } = {},
+  options: { recover?: () => Promise<RequestChange<R> | undefined>; funds?: Funds } = {},
 ): Promise<GatewayResponse> {
   const scope = request.idempotency;
   const recovered = scope?.recovering && options.recover ? await options.recover() : undefined;
   const decision: Decide<R> = recovered !== undefined ? async () => recovered : decide;
-  const body = await commitRequest(decision, scope && { scope, statusCode, traceId: request.traceId });
+  const body = await commitRequest(decision, scope && { scope, statusCode, traceId: request.traceId }, options.funds);
   return { statusCode, body, ...(scope ? { idempotencyRecorded: true } : {}) };
 }

@@ -8,7 +8,7 @@ import { auditWrite, getPayoutMaker, type Approvals } from '#shared/store/dashbo
 import { commitRequest, withWrites } from '#shared/store/request.ts';
 import type { PlaceHold } from '#shared/store/wallets.ts';
 import { listTransactions, transactionView } from './transactions.ts';
-import { requestDashboardPayout } from './withdrawal-requests.ts';
+import { requestDashboardPayout, withFunds } from './withdrawal-requests.ts';
 import { approveWithdrawal, findWithdrawal, rejectWithdrawal } from './withdrawal-operator.ts';
 import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayApprove, mayReject } from './approvals.ts';
 import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
@@ -108,7 +108,11 @@ export async function createPayoutFromDashboard(
     { target: `${orderRef} ${input.amount.trim()} ${currency}`, mode },
     now,
   );
-  return commitRequest(withWrites(decide, () => [auditWrite(audit)]));
+  return commitRequest(
+    withWrites(decide, () => [auditWrite(audit)]),
+    undefined,
+    withFunds,
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { minorUnits, type Currency } from '#shared/domain/money.ts';
 import { normaliseAccount, type SettlementDestination } from '#shared/domain/settlement.ts';
 import { checkUsdtAddress } from '#shared/domain/usdt-address.ts';
-import { createSettlement, previewSettlement, settlementFor, settlementPage } from '#shared/services/settlement-requests.ts';
+import { createSettlement, previewSettlement, settlementFor, settlementPage, withFunds } from '#shared/services/settlement-requests.ts';
 import { SettlementStatus } from '#shared/domain/settlement.ts';
 import { bankFileStanding } from '#shared/domain/bank-file.ts';
 import { getBankFileLine } from '#shared/store/bank-file.ts';
@@ -201,5 +201,7 @@ export async function requestSettlementFromDashboard(signed: Signed, form: Settl
         ),
       ],
     ),
+    undefined,
+    withFunds,
   );
 }

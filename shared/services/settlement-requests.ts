@@ -13,6 +13,8 @@ import type { FinalChange } from '#shared/store/request.ts';
 import { settlementMakerWrite, type Maker } from '#shared/store/dashboard.ts';
 import { getSettlement, listSettlements, type SettlementQuery } from '#shared/store/settlements.ts';
 import { getWallet, type PlaceHold } from '#shared/store/wallets.ts';
+/** A settlement holds funds: its request is committed with the wallet's hold placement (shared/store/request.ts, Funds). */
+export { withFunds } from '#shared/store/wallets.ts';
 import { settlementBreakdown } from './settlement-breakdown.ts';
 import { settlementWithHold } from './settlement-hold.ts';
 import { breakdownView } from '#shared/domain/settlement-breakdown.ts';

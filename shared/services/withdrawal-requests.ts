@@ -14,6 +14,8 @@ import { createIntentWrites, findIntent, getIntent } from '#shared/store/intents
 import { getMerchant } from '#shared/store/merchants.ts';
 import type { FinalChange, RequestChange } from '#shared/store/request.ts';
 import { getWallet, type PlaceHold } from '#shared/store/wallets.ts';
+/** A withdrawal holds funds: its request is committed with the wallet's hold placement (shared/store/request.ts, Funds). */
+export { withFunds } from '#shared/store/wallets.ts';
 import { answerDecision, submitRecorded } from './outbound.ts';
 import { intentChange } from './transactions.ts';
 import { journalWrites } from './commit.ts';

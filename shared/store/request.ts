@@ -3,7 +3,7 @@ import { logger } from '#shared/logger.ts';
 import { again, retry, retryPolicies } from '#shared/retry.ts';
 import { cutoffRefused, transact, TransactionFailed, type TxItem } from './client.ts';
 import { claimWrite, completeWrite, inFlightLeaseMs, type IdempotencyScope } from './idempotency.ts';
-import { withFunds, type PlaceHold } from './wallets.ts';
+import type { PlaceHold } from './wallets.ts';
 
 /**
  * THE shape of a state-changing request (docs/architecture.md, Idempotency): a service decides and
@@ -66,10 +66,23 @@ export interface RequestKey {
  */
 export type Decide<R> = (place: PlaceHold) => Promise<RequestChange<R>>;
 
+/**
+ * How `decide` is given `place`: wallets.ts withFunds, passed in by the requests that hold funds (a payout, a
+ * settlement), so every other Lambda that commits a request leaves the wallet's shard placement out of its bundle.
+ */
+export type Funds = <T>(run: (place: PlaceHold) => Promise<T>) => Promise<T>;
+
+/** The requests that hold no funds: asking for a shard is a programming error (pass withFunds). */
+const noFunds: Funds = (run) =>
+  run(() => {
+    throw new Error('request: this request was committed without withFunds, so it cannot place a hold');
+  });
+
 /** Decide → commit (with `record`) → on 'again' decide again. */
 async function commitOne<R, C extends RequestChange<R> | RefusedChange>(
   decide: (place: PlaceHold) => Promise<C>,
   record: (change: C) => TxItem | undefined,
+  withFunds: Funds,
 ): Promise<C> {
   const tooMany = () => new ConflictError('Too many concurrent requests changed the same item; retry with the same Idempotency-Key.');
   return retry<C>(
@@ -102,30 +115,34 @@ async function commitOne<R, C extends RequestChange<R> | RefusedChange>(
  * Commits what a service decided, with the Idempotency-Key record when there is a key: the
  * completed response in the same transaction; for a two-step request an in-flight claim with the
  * first commit and the response with the last. A retry after a claim lapsed (`scope.recovering`)
- * completes the dead twin's claim. Returns the response.
+ * completes the dead twin's claim. Returns the response. `funds`: withFunds for a request that holds funds.
  */
-export async function commitRequest<R>(decide: Decide<R>, key?: RequestKey): Promise<R> {
+export async function commitRequest<R>(decide: Decide<R>, key?: RequestKey, funds: Funds = noFunds): Promise<R> {
   const stored = (response: R) => ({ statusCode: key!.statusCode, body: JSON.stringify(response), traceId: key!.traceId });
   const complete = (change: Final<R>) => key && completeWrite(key.scope, stored(change.response));
-  const first = await commitOne(decide, (change) => {
-    if (!key) return undefined;
-    const { scope } = key;
-    if ('next' in change) {
-      const leaseExpiresAt = new Date(Date.now() + inFlightLeaseMs).toISOString();
-      return claimWrite(scope, { requestHash: scope.requestHash, state: 'in_flight', leaseExpiresAt });
-    }
-    if (scope.recovering) return complete(change);
-    return claimWrite(scope, { requestHash: scope.requestHash, state: 'completed', response: stored(change.response) });
-  });
+  const first = await commitOne(
+    decide,
+    (change) => {
+      if (!key) return undefined;
+      const { scope } = key;
+      if ('next' in change) {
+        const leaseExpiresAt = new Date(Date.now() + inFlightLeaseMs).toISOString();
+        return claimWrite(scope, { requestHash: scope.requestHash, state: 'in_flight', leaseExpiresAt });
+      }
+      if (scope.recovering) return complete(change);
+      return claimWrite(scope, { requestHash: scope.requestHash, state: 'completed', response: stored(change.response) });
+    },
+    funds,
+  );
   if (!('next' in first)) return first.response;
   let last: FinalChange<R> | RefusedChange;
   try {
-    last = await commitOne(first.next, (change) => ('refusal' in change ? key && change.release(key.scope) : complete(change)));
+    last = await commitOne(first.next, (change) => ('refusal' in change ? key && change.release(key.scope) : complete(change)), funds);
   } catch (error) {
     // After the first commit the operation exists: answer from what is stored, so the key is
     // never left in flight by a passing fault (the sweeps finish the operation).
     logger.error('request: fault after its first commit', { error });
-    return (await commitOne(first.fallback, complete)).response;
+    return (await commitOne(first.fallback, complete, funds)).response;
   }
   if ('refusal' in last) throw last.refusal;
   return last.response;

@@ -8,7 +8,7 @@ import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { createSettlement } from '#shared/services/settlement-requests.ts';
 import { advanceSettlement, approveSettlement } from '#shared/services/settlements.ts';
 import { hasSandboxReceipt } from '#shared/store/sandbox-receipts.ts';
-import { getWallet } from '#shared/store/wallets.ts';
+import { getWallet, withFunds } from '#shared/store/wallets.ts';
 import { newMerchant } from '../support/gateway.ts';
 import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
 import { commitRequest } from '#shared/store/request.ts';
@@ -30,8 +30,10 @@ describe('crash between "submission recorded" and "provider called"', () => {
     await creditTestWallet(m.merchantId, 'test', 1000_00, 'PKR');
     const caller = { merchantId: m.merchantId, mode: 'test' as const, fee: noFee, traceId: 'crash-settlement' };
     const destination = { type: 'bank' as const, bankName: 'HBL', iban: 'PK36SCBL0000001123456702', accountTitle: 'Acme Ltd' };
-    const s = await commitRequest((place) =>
-      createSettlement(caller, { amountMinor: 400_00, currency: 'PKR', payoutCurrency: 'PKR', destination }, place),
+    const s = await commitRequest(
+      (place) => createSettlement(caller, { amountMinor: 400_00, currency: 'PKR', payoutCurrency: 'PKR', destination }, place),
+      undefined,
+      withFunds,
     );
     await approveSettlement(s.id);
 

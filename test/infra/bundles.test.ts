@@ -48,6 +48,13 @@ describe('Lambda bundle budgets', async () => {
     expect(sorted[Math.floor(sorted.length / 2)]!).toBeLessThanOrEqual(medianBundleBudget);
   });
 
+  it("bundles the wallet's hold placement (withFunds) only where a request holds funds (shared/store/request.ts, Funds)", () => {
+    const placement = 'Too many concurrent changes to this balance; nothing was held.';
+    for (const id of ['initiateCheckout', 'deposit', 'createPaymentLink', 'createRefund'])
+      expect(bundles.get(id)!.text, id).not.toContain(placement);
+    for (const id of ['withdraw', 'createSettlement', 'dashboardPayouts']) expect(bundles.get(id)!.text, id).toContain(placement);
+  });
+
   it('bundles no X-Ray SDK and no docs: a handler carries its own route row only', () => {
     const inputs = [...handlerBundle('functions/account/query-balance.ts').inputs];
     expect(inputs.filter((i) => /aws-xray-sdk|powertools\/tracer|functions\/routes\.ts|route-docs/.test(i))).toEqual([]);

@@ -13,7 +13,7 @@ import { getMerchant } from '#shared/store/merchants.ts';
 import { addDbMiddleware } from '#shared/store/client.ts';
 import { commitRequest } from '#shared/store/request.ts';
 import { raiseShards } from '#shared/store/shards.ts';
-import { getWallet, listJournals, listWalletCurrencies, rebalanceWallet } from '#shared/store/wallets.ts';
+import { getWallet, listJournals, listWalletCurrencies, rebalanceWallet, withFunds } from '#shared/store/wallets.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { shardBalances, shardItem } from '../support/shards.ts';
 
@@ -42,17 +42,20 @@ describe('wallet shards', () => {
 
   /** The service the withdraw endpoint calls, without HTTP (300.00 asked). */
   const withdrawDirect = (m: TestMerchant, fee: Fee, ref: string, autoProcessPayout = false) =>
-    commitRequest((place) =>
-      requestWithdrawal(
-        {
-          ...{ merchantId: m.merchantId, mode: 'test', traceId: randomUUID(), fee, amountMinor: 300_00, currency: 'PKR' },
-          ...{ description: 'Payout', autoProcessPayout, metadataJson: null, callbackUrl: null },
-          orderRef: { orderRef: `${ref}X${m.merchantId.slice(0, 8)}`, discount: null, tax: null },
-          ...{ bank: resolveBankCode('MEEZAN')!, accountNumber: 'PK36SCBL0000001123450000', accountTitle: 'Ayesha Khan' },
-          ...{ customer: {}, allowInsecureWebhooks: false },
-        },
-        place,
-      ),
+    commitRequest(
+      (place) =>
+        requestWithdrawal(
+          {
+            ...{ merchantId: m.merchantId, mode: 'test', traceId: randomUUID(), fee, amountMinor: 300_00, currency: 'PKR' },
+            ...{ description: 'Payout', autoProcessPayout, metadataJson: null, callbackUrl: null },
+            orderRef: { orderRef: `${ref}X${m.merchantId.slice(0, 8)}`, discount: null, tax: null },
+            ...{ bank: resolveBankCode('MEEZAN')!, accountNumber: 'PK36SCBL0000001123450000', accountTitle: 'Ayesha Khan' },
+            ...{ customer: {}, allowInsecureWebhooks: false },
+          },
+          place,
+        ),
+      undefined,
+      withFunds,
     );
 
   it('spreads credits over the shards; the balance, the journals, the dashboard list and ledger verify all see the exact sum', async () => {
