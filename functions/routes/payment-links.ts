@@ -7,8 +7,8 @@
  */
 import type { RouteDefinition } from '#shared/http/route.ts';
 
-/** What the link API writes: its Idempotency-Key records, the link, the merchant's items (never an API key: infra/route-stack.ts). */
-const linkWrites = ['idempotency', 'paymentLink', 'merchant'] as const;
+/** What the link API writes: its Idempotency-Key records and the link (never an API key: infra/route-stack.ts). */
+const linkWrites = ['idempotency', 'paymentLink'] as const;
 
 export const createPaymentLink = {
   id: 'createPaymentLink',
@@ -19,7 +19,7 @@ export const createPaymentLink = {
   scope: 'payments',
   signature: true,
   permissions: {
-    readPartitions: ['apiKey', 'idempotency', 'merchant', 'paymentLink'],
+    readPartitions: ['apiKey', 'idempotency', 'paymentLink'],
     table: 'readWrite',
     secrets: ['masterKey', 'liveProviders'],
     writePartitions: linkWrites,
@@ -63,7 +63,7 @@ export const deactivatePaymentLink = {
   scope: 'payments',
   signature: true,
   permissions: {
-    readPartitions: ['apiKey', 'idempotency', 'merchant', 'paymentLink'],
+    readPartitions: ['apiKey', 'idempotency', 'paymentLink'],
     table: 'readWrite',
     secrets: ['masterKey'],
     writePartitions: linkWrites,
@@ -79,7 +79,7 @@ export const reactivatePaymentLink = {
   scope: 'payments',
   signature: true,
   permissions: {
-    readPartitions: ['apiKey', 'idempotency', 'merchant', 'paymentLink'],
+    readPartitions: ['apiKey', 'idempotency', 'paymentLink'],
     table: 'readWrite',
     secrets: ['masterKey'],
     writePartitions: linkWrites,

@@ -69,9 +69,9 @@ export const resendEvent = {
   signature: 'ifPresent', // no body needed; a body that carries `signature` is checked (docs/merchant-guide.md, Signing a request body)
   // A resend request in the event's home partition (its subject's), the hourly quota, the Idempotency-Key record.
   permissions: {
-    readPartitions: ['apiKey', 'eventPointer', 'idempotency', 'intent', 'merchant', 'quota', 'refund', 'settlement'],
+    readPartitions: ['apiKey', 'eventPointer', 'idempotency', 'intent', 'quota', 'refund', 'settlement'],
     table: 'readWrite',
     secrets: ['masterKey'],
-    writePartitions: ['idempotency', 'intent', 'refund', 'settlement', 'quota', 'merchant'],
+    writePartitions: ['idempotency', 'intent', 'refund', 'settlement', 'quota'],
   },
 } as const satisfies RouteDefinition;
