@@ -836,6 +836,19 @@ async function startLiveCardPayment(
   const held = await holdLinkUse(intent, now, 'card', (current) => refuseStarted(assertPayable(current, 'card')));
   if (held.status !== 'Pending') return held;
   const reference = attemptReference(intent);
+  /** Records the card attempt on the session (refused if another attempt started meanwhile); `dueAt`: recheck then. */
+  const recordCardAuth = (cardAuth: CardAuthSession, dueAt?: string) =>
+    changePending(
+      intent.paymentIntentId,
+      now,
+      'card',
+      (current) => {
+        refuseStarted(assertPayable(current, 'card'));
+        const change = attemptChange(current, { cardAuth }, now, true);
+        return change && dueAt ? { ...change, dueAt } : change;
+      },
+      held,
+    );
   let started: Awaited<ReturnType<typeof provider.startAuthentication>>;
   try {
     started = await provider.startAuthentication(
@@ -869,18 +882,7 @@ async function startLiveCardPayment(
       startedAt: now.toISOString(),
       reference,
     };
-    const claimed = await changePending(
-      intent.paymentIntentId,
-      now,
-      'card',
-      (current) => {
-        const details = assertPayable(current, 'card');
-        refuseStarted(details);
-        const dueAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
-        return { ...attemptChange(current, { cardAuth }, now, true)!, dueAt };
-      },
-      held,
-    );
+    const claimed = await recordCardAuth(cardAuth, new Date(now.getTime() + approvalRecheckMs).toISOString());
     return confirmCard(claimed, cardAuth, { providerReference, authenticationId, authenticationResult: '' }, now);
   }
   const { challenge } = started;
@@ -895,16 +897,7 @@ async function startLiveCardPayment(
     reference,
   };
   // Nothing is authorised before the customer's return: a challenge not recorded here costs nothing.
-  return changePending(
-    intent.paymentIntentId,
-    now,
-    'card',
-    (current) => {
-      refuseStarted(assertPayable(current, 'card'));
-      return attemptChange(current, { cardAuth }, now, true);
-    },
-    held,
-  );
+  return recordCardAuth(cardAuth);
 }
 
 /**
