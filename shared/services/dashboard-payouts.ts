@@ -61,7 +61,7 @@ export async function createPayoutFromDashboard(
   traceId: string,
   now = new Date(),
 ) {
-  const { merchant, merchantId, mode } = await sessionMerchant(signed);
+  const { merchant, merchantId, mode } = await sessionMerchant(signed, 'payouts');
   if (!/^\d+(\.\d+)?$/.test(input.amount.trim()))
     throw userRefusal('invalid', 'Enter the amount as a number, e.g. 5000 or 1250.50.', 'amount');
   const bank = resolveBankCode(input.bankCode);

@@ -113,9 +113,7 @@ export async function refundFromDashboard(
   traceId: string,
   now = new Date(),
 ) {
-  const { merchant, merchantId, mode } = await sessionMerchant(signed);
-  if (merchant.status !== 'active')
-    throw userRefusal('forbidden', 'The merchant account is suspended: no refunds are accepted until it is reactivated.');
+  const { merchant, merchantId, mode } = await sessionMerchant(signed, 'refunds');
   const amountText = input.amount.trim();
   if (amountText !== '' && !/^\d+(\.\d+)?$/.test(amountText))
     throw userRefusal('invalid', 'Enter the amount as a number, e.g. 250 or 99.50, or leave it empty to refund everything left.', 'amount');

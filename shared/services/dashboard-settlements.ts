@@ -7,7 +7,7 @@ import { SettlementStatus } from '#shared/domain/settlement.ts';
 import { bankFileStanding } from '#shared/domain/bank-file.ts';
 import { getBankFileLine } from '#shared/store/bank-file.ts';
 import { auditWrite, getSettlementMaker } from '#shared/store/dashboard.ts';
-import { getMerchant } from '#shared/store/merchants.ts';
+import { sessionMerchant } from './dashboard.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
 import { transact } from '#shared/store/client.ts';
 import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayApprove, mayReject } from './approvals.ts';
@@ -131,8 +131,7 @@ export interface SettlementForm {
 }
 
 async function parse(signed: Signed, form: SettlementForm) {
-  const merchant = await getMerchant(signed.user.merchantId);
-  if (!merchant) throw userRefusal('not_found', 'Unknown merchant.');
+  const { merchant } = await sessionMerchant(signed, 'settlements');
   const currency: Currency = merchant.defaultCurrency;
   const amount = form.amount.trim();
   if (!/^\d+(\.\d+)?$/.test(amount) || Number(amount) <= 0)

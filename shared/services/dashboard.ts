@@ -20,7 +20,7 @@ import { listWalletCurrencies } from '#shared/store/wallets.ts';
 import { eventAttempts, transactionEvents } from '#shared/webhooks/events.ts';
 import { auditEntry, type Signed } from './dashboard-auth.ts';
 import { approvalPolicy, describePolicy } from './approvals.ts';
-import { payoutApprovalPolicies, type PayoutApprovalPolicy } from '#shared/domain/merchant.ts';
+import { merchantMaySubmit, payoutApprovalPolicies, type PayoutApprovalPolicy } from '#shared/domain/merchant.ts';
 import { changeMerchant } from '#shared/store/merchants.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 
@@ -164,9 +164,12 @@ export async function paymentDetail(merchantId: string, mode: Mode, id: string) 
 }
 
 /** The signed-in user's merchant and the session's mode; 404 when the merchant is gone. */
-export async function sessionMerchant(signed: Signed) {
+export async function sessionMerchant(signed: Signed, moving?: 'payouts' | 'settlements' | 'refunds') {
   const merchant = await getMerchant(signed.user.merchantId);
   if (!merchant) throw userRefusal('not_found', 'Unknown merchant.');
+  // A suspended merchant's money stays put: the dashboard accepts no new payout, settlement or refund, as the API's 403 does.
+  if (moving && !merchantMaySubmit(merchant))
+    throw userRefusal('forbidden', `The merchant account is suspended: no ${moving} are accepted until it is reactivated.`);
   return { merchant, merchantId: merchant.merchantId, mode: signed.session.mode };
 }
 

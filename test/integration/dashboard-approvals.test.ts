@@ -28,13 +28,15 @@ import {
   requestSettlementFromDashboard,
   settlementDecisionPreview,
   settlementDetail,
+  settlementPreview,
 } from '#shared/services/dashboard-settlements.ts';
-import { creditTestWallet } from '#shared/services/merchants.ts';
+import { creditTestWallet, setStatus } from '#shared/services/merchants.ts';
 import { settlementFor } from '#shared/services/settlement-requests.ts';
 import { lookupTransaction } from '#shared/services/transactions.ts';
 import { getApprovals, listAudit, refundMakerWrite } from '#shared/store/dashboard.ts';
 import { addDbMiddleware, transact } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
+import { getWallet } from '#shared/store/wallets.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
 
@@ -174,6 +176,39 @@ describe('payout and settlement approvals by setting', () => {
     expect(await status(m, id)).toBe('Pending');
     await decidePayout(checker, id, 'reject', 'Account title does not match');
     expect(await status(m, id)).toBe('Cancelled');
+  });
+
+  it('a suspended merchant: the dashboard accepts no payout, settlement or refund (as the API), nothing held; back once reactivated', async () => {
+    const m = await funded();
+    const paid = await completedPayment(m.merchantId, 'test', 500_00);
+    const admin = signedAs(m, 'admin');
+    const payout = {
+      amount: '400',
+      bankCode: 'MEEZAN',
+      accountNumber: 'PK36SCBL0000001123450000',
+      accountTitle: 'Ayesha Khan',
+      description: 'x',
+    };
+    const settlement = {
+      amount: '500',
+      method: 'bank',
+      bankName: 'HBL',
+      iban: 'PK36SCBL0000001123456702',
+      accountTitle: 'Acme',
+      usdtAddress: '',
+    };
+    const before = await getWallet(m.merchantId, 'test', 'PKR');
+    await setStatus(m.merchantId, 'suspended');
+    await refused(createPayoutFromDashboard(admin, payout, randomUUID()), 403, /suspended: no payouts are accepted/);
+    await refused(settlementPreview(admin, settlement), 403, /suspended: no settlements are accepted/);
+    await refused(requestSettlementFromDashboard(admin, settlement, randomUUID()), 403, /suspended: no settlements are accepted/);
+    await refused(refundFromDashboard(admin, paid.paymentIntentId, { amount: '100', reason: '' }, randomUUID()), 403, /no refunds/);
+    // Nothing held, nothing created.
+    expect(await getWallet(m.merchantId, 'test', 'PKR')).toMatchObject({ available: before?.available, held: before?.held ?? 0 });
+    expect((await payoutsPage(m.merchantId, 'test')).pending).toEqual([]);
+    await setStatus(m.merchantId, 'active');
+    await createPayoutFromDashboard(admin, payout, randomUUID());
+    expect((await payoutsPage(m.merchantId, 'test')).pending).toHaveLength(1);
   });
 
   it("the payout form and the operator take the receiver's CNIC (live JazzCash wallets need it); a malformed one is refused", async () => {
