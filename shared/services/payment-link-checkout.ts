@@ -1,5 +1,6 @@
 import { DomainError } from '#shared/domain/errors.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
+import { merchantMaySubmit } from '#shared/domain/merchant.ts';
 import { currencyExponents, MoneyFormatError, toMinor } from '#shared/domain/money.ts';
 import {
   linkCharge,
@@ -15,7 +16,7 @@ import { liveWalletConfigured } from '#shared/providers/wallet.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
 import { getLink, linkSessionWrites } from '#shared/store/payment-links.ts';
-import { newCheckout, saveCheckout } from './checkout.ts';
+import { newCheckout, notAcceptingPaymentsMessage, saveCheckout } from './checkout.ts';
 import { checkoutMinimum, paymentLinkUrl } from './payment-links.ts';
 
 /**
@@ -55,11 +56,7 @@ export async function openPaymentLink(linkId: string, now = new Date()): Promise
   if (!link) return undefined;
   const merchant = await getMerchantCached(link.merchantId);
   const why = linkUnavailable(link, now);
-  const unavailable = why
-    ? unavailableMessage(link, why)
-    : merchant?.status !== 'active'
-      ? 'This merchant is not accepting payments at the moment. No money was taken; contact the merchant.'
-      : null;
+  const unavailable = why ? unavailableMessage(link, why) : merchantMaySubmit(merchant) ? null : notAcceptingPaymentsMessage;
   return { link, merchantName: merchant?.name ?? 'Merchant', unavailable };
 }
 
