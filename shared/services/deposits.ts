@@ -31,11 +31,17 @@ import {
   getIntent,
   orderRefTaken,
   providerReferenceWrite,
-  rescheduleDue,
-  sameStatusUpdate,
 } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeStatus, intentDecision, requiredCoreDecision, type Decision } from './transactions.ts';
+import {
+  changeStatus,
+  intentDecision,
+  intentChange,
+  keptStatus,
+  lookAgainLater,
+  requiredCoreDecision,
+  type Decision,
+} from './transactions.ts';
 
 /**
  * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).
@@ -219,14 +225,10 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
           recorded: requested.providerReference,
           answered: started.providerReference,
         });
-      const answered = sameStatusUpdate(current, {
-        details: {
-          requesting: undefined,
-          chargeUnanswered: started.unanswered ? true : undefined,
-          walletChargeInfo: { ...walletChargeInfo, status: started.status, message: started.message },
-        },
-        dueAt: firstInquiryAt(adapter, now).toISOString(),
-      });
+      const answer = { type: 'charge-answered' as const, status: started.status, message: started.message, unanswered: started.unanswered };
+      const kept = keptStatus(decideIntent(current, answer, now), firstInquiryAt(adapter, now).toISOString());
+      if (!kept) return { writes: [], response: depositResponse(current) };
+      const answered = intentChange(current, kept, now);
       return { writes: answered.writes, response: depositResponse(answered.next), refused: again };
     },
     fallback: async () => {
@@ -338,7 +340,7 @@ export async function reconcileDeposit(
       await adapter.cancelCharge(details(intent).providerReference);
     } catch (error) {
       logger.warn('deposit: provider did not confirm cancellation; not expiring yet', { paymentIntentId: intent.paymentIntentId, error });
-      if (reschedules) await rescheduleDue(intent, new Date(now.getTime() + reconcileEveryMs).toISOString());
+      if (reschedules) await lookAgainLater(intent, new Date(now.getTime() + reconcileEveryMs).toISOString(), now);
       return unchanged(intent);
     }
   }
@@ -358,7 +360,7 @@ export async function reconcileDeposit(
   reportLateApproval(result, answer);
   if (reschedules && !result.changed && result.intent?.status === 'Pending' && !isHeld(result.intent)) {
     const next = Math.min(now.getTime() + reconcileEveryMs, Date.parse(result.intent.expiresAt ?? now.toISOString()));
-    await rescheduleDue(result.intent, new Date(Math.max(next, now.getTime() + 1000)).toISOString());
+    await lookAgainLater(result.intent, new Date(Math.max(next, now.getTime() + 1000)).toISOString(), now);
   }
   return result.changed
     ? { paymentIntentId: intent.paymentIntentId, status: result.intent.status, changed: true }
