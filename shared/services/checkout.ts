@@ -511,11 +511,11 @@ function abandonedLinkUse(current: PaymentIntent, now: Date): Outcome | null {
 /**
  * A payment attempt's progress on a Pending session as the money core decides it (shared/domain/core/intent.ts,
  * `attempt`): the session after it (`next`) with `details`, its payment link's use taken or given back with it
- * (`linkUse`); null when that changes nothing.
+ * (`linkUse`), due at `dueAt` (else at rest: restingDueAt); null when that changes nothing.
  */
-function attemptChange(current: PaymentIntent, details: Record<string, unknown>, now: Date, linkUse?: boolean) {
+function attemptChange(current: PaymentIntent, details: Record<string, unknown>, now: Date, linkUse?: boolean, dueAt?: string) {
   const decision = decideIntent(current, { type: 'attempt', details, linkUse }, now);
-  return isRefusal(decision) ? null : { next: decision.state };
+  return isRefusal(decision) ? null : { next: decision.state, dueAt };
 }
 
 /** The customer's refusal when a payment link's session finds no use of the link left: nothing was started, no money moved. */
@@ -625,10 +625,8 @@ export async function startWalletPayment(
     // Asked about once the request can no longer be running (requestedCharge: the protocol deposits share).
     const { charge, dueAt } = requestedCharge(adapter, reference, { mobileNumber: number }, now);
     requested = { provider, stage: 'approval', otpAttempts: 0, approvalRequestedAt: now.toISOString(), reference, ...charge };
-    return {
-      ...attemptChange(current, { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) }, now, true)!,
-      dueAt,
-    };
+    const wallet = { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) };
+    return attemptChange(current, wallet, now, true, dueAt);
   });
   if (held.status !== 'Pending' || !requested || !sameCharge(held, requested)) return held;
   const attempt = requested;
@@ -674,13 +672,9 @@ export async function startWalletPayment(
   let result: PaymentIntent | undefined;
   try {
     // Settled meanwhile (the sweep's inquiry or a provider's notification about this very charge): left as it is.
+    const dueAt = wallet.stage === 'approval' ? firstInquiryAt(adapter, now).toISOString() : undefined;
     result = await changePending(paymentIntentId, now, 'wallet', (current) =>
-      ours(current)
-        ? {
-            ...attemptChange(current, { wallet }, now)!,
-            ...(wallet.stage === 'approval' ? { dueAt: firstInquiryAt(adapter, now).toISOString() } : {}),
-          }
-        : null,
+      ours(current) ? attemptChange(current, { wallet }, now, undefined, dueAt) : null,
     );
   } finally {
     // Not recorded as this charge (the session ended another way): nobody would credit it.
@@ -709,10 +703,8 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
       return attemptChange(current, { wallet: { ...session, otpAttempts: attempts } }, now);
     }
     failedCharge = undefined;
-    return {
-      ...attemptChange(current, { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } }, now, true)!,
-      dueAt: firstInquiryAt(adapter, now).toISOString(),
-    };
+    const approval = { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } };
+    return attemptChange(current, approval, now, true, firstInquiryAt(adapter, now).toISOString());
   });
   const session = checkoutDetails(result).wallet;
   // The attempt failed (the session moved on from this charge): nobody will credit it.
@@ -803,9 +795,8 @@ async function rescheduleCardInquiry(intent: PaymentIntent, cardAuth: CardAuthSe
     confirmingSince: cardAuth.startedAt,
   });
   const dueAt = new Date(now.getTime() + cardConfirmCapMs).toISOString();
-  await lookAgainLater(intent, dueAt, now, {
-    cardAuth: { ...cardAuth, operatorAlertedAt: cardAuth.operatorAlertedAt ?? now.toISOString() },
-  });
+  const alerted = { ...cardAuth, operatorAlertedAt: cardAuth.operatorAlertedAt ?? now.toISOString() };
+  await lookAgainLater(intent, dueAt, now, { cardAuth: alerted });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -848,8 +839,7 @@ async function startLiveCardPayment(
       'card',
       (current) => {
         refuseStarted(assertPayable(current, 'card'));
-        const change = attemptChange(current, { cardAuth }, now, true);
-        return change && dueAt ? { ...change, dueAt } : change;
+        return attemptChange(current, { cardAuth }, now, true, dueAt);
       },
       held,
     );
@@ -993,10 +983,8 @@ export async function completeCardReturn(
     const latest = checkoutDetails(current).cardAuth;
     if (latest?.stage !== 'challenge' || latest.providerReference !== auth.providerReference) throw cardConfirmingRefusal('page');
     // The card challenge took the link's use when it started; taken here if not, before anything is authorised.
-    return {
-      ...attemptChange(current, { cardAuth: { ...latest, stage: 'confirming' } }, now, true)!,
-      dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString(),
-    };
+    const recheckAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
+    return attemptChange(current, { cardAuth: { ...latest, stage: 'confirming' } }, now, true, recheckAt);
   });
   return confirmCard(claimed, auth, returned, now);
 }

@@ -1,3 +1,4 @@
+import { isRefusal } from '#shared/domain/core/decision.ts';
 import { decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
@@ -31,17 +32,10 @@ import {
   getIntent,
   orderRefTaken,
   providerReferenceWrite,
+  sameStatusWrites,
 } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import {
-  changeStatus,
-  intentDecision,
-  intentChange,
-  keptStatus,
-  lookAgainLater,
-  requiredCoreDecision,
-  type Decision,
-} from './transactions.ts';
+import { changeStatus, intentDecision, lookAgainLater, requiredCoreDecision, type Decision } from './transactions.ts';
 
 /**
  * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).
@@ -226,10 +220,10 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
           answered: started.providerReference,
         });
       const answer = { type: 'charge-answered' as const, status: started.status, message: started.message, unanswered: started.unanswered };
-      const kept = keptStatus(decideIntent(current, answer, now), firstInquiryAt(adapter, now).toISOString());
-      if (!kept) return { writes: [], response: depositResponse(current) };
-      const answered = intentChange(current, kept, now);
-      return { writes: answered.writes, response: depositResponse(answered.next), refused: again };
+      const answered = decideIntent(current, answer, now);
+      if (isRefusal(answered)) return { writes: [], response: depositResponse(current) };
+      const writes = sameStatusWrites(current, answered.state, firstInquiryAt(adapter, now).toISOString());
+      return { writes, response: depositResponse(answered.state), refused: again };
     },
     fallback: async () => {
       const stored = await getIntent(paymentIntentId);

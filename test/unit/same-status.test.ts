@@ -89,7 +89,7 @@ describe('the core decides every change that keeps the status', () => {
     expect(decideIntent(deposit({ status: 'Expired' }), answer, now)).toMatchObject({ refused: 'invalid_status' });
   });
 
-  it("a payout accepted by its rail stays Processing with the rail's reference; refused unless Processing, a note refused once final", () => {
+  it("a payout accepted by its rail stays Processing with its reference; refused unless Processing, a note refused once final", () => {
     const before = payout();
     const expectedBy = new Date('2026-11-29T07:00:00.000Z');
     const after = state(decidePayout(before, { type: 'accepted', providerReference: 'RAIL-9', expectedBy }, now));
