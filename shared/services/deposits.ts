@@ -1,5 +1,5 @@
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
@@ -219,8 +219,8 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
           recorded: requested.providerReference,
           answered: started.providerReference,
         });
-      const answer = { type: 'charge-answered' as const, status: started.status, message: started.message, unanswered: started.unanswered };
-      const answered = decideIntent(current, answer, now);
+      const answer = { type: 'answered' as const, status: started.status, message: started.message, unanswered: started.unanswered };
+      const answered = decideCharge(current, answer, now);
       if (isRefusal(answered)) return { writes: [], response: depositResponse(current) };
       const writes = sameStatusWrites(current, answered.state, firstInquiryAt(adapter, now).toISOString());
       return { writes, response: depositResponse(answered.state), refused: again };

@@ -339,7 +339,7 @@ export async function listDueIntents(
 export function sameStatusWrites(current: PaymentIntent, next: PaymentIntent, dueAt: string): TxItem[] {
   const moved = (['paymentIntentId', 'status', 'amountMinor', 'feeMinor', 'walletShard'] as const).filter((f) => next[f] !== current[f]);
   if (moved.length || next.version !== current.version + 1)
-    throw new Error(`${current.paymentIntentId}: a same-status write may not change ${moved.join(', ') || 'the version but by one'}`);
+    throw new Error(`same-status write of ${current.paymentIntentId} changes ${moved.join(', ') || 'version'}`);
   const set = { ...keys.due(current.paymentIntentId, dueAt), dueAt };
   // The intent's write first (callers ask failedAt(0)).
   return [versionedIntentWrite(current, next, set), ...linkUseWrites(current, next)];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
-import { decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
 import { decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
 import { maxPaymentAttempts } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
@@ -189,6 +189,7 @@ export const sequences = (maxLength: number): fc.Arbitrary<Step[]> =>
 /** The decisions the model drives; a plant replaces one with a wrong rule. */
 export interface Core {
   intent: typeof decideIntent;
+  charge: typeof decideCharge;
   fee: typeof feeAtCreation;
   linkUse: typeof linkUseOf;
   link: typeof decideLinkUse;
@@ -199,6 +200,7 @@ export interface Core {
 }
 export const core: Core = {
   intent: decideIntent,
+  charge: decideCharge,
   fee: feeAtCreation,
   linkUse: linkUseOf,
   link: decideLinkUse,
@@ -458,11 +460,11 @@ class System {
         if (cmd.action === 'start' || cmd.action === 'abandon')
           return this.withLink(read, p, this.c.intent(p, { type: 'attempt', linkUse: cmd.action === 'start' }, now), now);
         if (cmd.action === 'note' || cmd.action === 'answered') {
-          const c =
+          const d =
             cmd.action === 'note'
-              ? { type: 'note' as const, details: { lookedAt: now.toISOString() } }
-              : { type: 'charge-answered' as const, status: 'Pending', message: 'prompted', unanswered: false };
-          return this.withLink(read, p, keepsStatus(p, this.c.intent(p, c, now)), now);
+              ? this.c.intent(p, { type: 'note', details: { lookedAt: now.toISOString() } }, now)
+              : this.c.charge(p, { type: 'answered', status: 'Pending', message: 'prompted', unanswered: false }, now);
+          return this.withLink(read, p, keepsStatus(p, d), now);
         }
         if (cmd.action === 'decline') {
           const failure = { reason: 'card_declined' as const };

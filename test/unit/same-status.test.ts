@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
-import { decideIntent } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideIntent } from '#shared/domain/core/intent.ts';
 import { terminalStatuses } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
 import { newWithdrawal, withdrawalDetails } from '#shared/domain/payout.ts';
@@ -76,20 +76,22 @@ describe('the core decides every change that keeps the status', () => {
   });
 
   it("a deposit's charge answered once: no longer requesting, the provider's status and message; a checkout's refused", () => {
-    const answer = { type: 'charge-answered' as const, status: 'Pending', message: 'Approve on your phone.', unanswered: false };
-    const after = state(decideIntent(deposit(), answer, now));
+    const answer = { type: 'answered' as const, status: 'Pending', message: 'Approve on your phone.', unanswered: false };
+    const after = state(decideCharge(deposit(), answer, now));
     expect(after.status).toBe('Pending');
     expect(after.details).toMatchObject({
       requesting: undefined,
       chargeUnanswered: undefined,
       walletChargeInfo: { status: 'Pending', message: 'Approve on your phone.' },
     });
-    expect(decideIntent(after, answer, now)).toMatchObject({ refused: 'unchanged' });
-    expect(decideIntent(deposit({ intentType: 'checkout' }), answer, now)).toMatchObject({ refused: 'invalid_status' });
-    expect(decideIntent(deposit({ status: 'Expired' }), answer, now)).toMatchObject({ refused: 'invalid_status' });
+    expect(decideCharge(after, answer, now)).toMatchObject({ refused: 'unchanged' });
+    expect(decideCharge(deposit({ intentType: 'checkout' }), answer, now)).toMatchObject({ refused: 'unchanged' });
+    expect(decideCharge(deposit({ status: 'Expired' }), answer, now)).toMatchObject({ refused: 'unchanged' });
+    const lost = state(decideCharge(deposit(), { ...answer, unanswered: true }, now));
+    expect(lost.details).toMatchObject({ requesting: undefined, chargeUnanswered: true });
   });
 
-  it("a payout accepted by its rail stays Processing with its reference; refused unless Processing, a note refused once final", () => {
+  it('a payout accepted by its rail stays Processing with its reference; refused unless Processing, a note refused once final', () => {
     const before = payout();
     const expectedBy = new Date('2026-11-29T07:00:00.000Z');
     const after = state(decidePayout(before, { type: 'accepted', providerReference: 'RAIL-9', expectedBy }, now));
@@ -132,7 +134,7 @@ describe("the store writes the core's same-status state (sameStatusWrites)", () 
     ['amountMinor', { amountMinor: 1 }],
     ['feeMinor', { feeMinor: 0 }],
     ['walletShard', { walletShard: 5 }],
-    ['the version but by one', { version: before.version + 2 }],
+    ['version', { version: before.version + 2 }],
   ] as const)('refuses a next that changes %s, before anything is written', (what, change) => {
     expect(() => sameStatusWrites(before, { ...next, ...change } as PaymentIntent, dueAt)).toThrow(what);
   });

@@ -51,7 +51,7 @@ export function intentTransition(current: PaymentIntent, to: IntentStatus, chang
  * shard); no journal, no event (nothing a merchant watches changed). Refused on a final intent: nothing on it changes.
  */
 export function keepingStatus(intent: PaymentIntent, details: Record<string, unknown>, now: Date): Decision<PaymentIntent> {
-  if (isTerminal(intent.status)) return refuse('invalid_status', `A ${intent.status} transaction does not change.`);
+  if (isTerminal(intent.status)) return refuse('invalid_status', 'Final.');
   return decided({ ...intent, details: { ...intent.details, ...details }, updatedAt: now.toISOString(), version: intent.version + 1 });
 }
 
@@ -96,19 +96,12 @@ export type IntentCommand =
    */
   | { type: 'attempt'; details?: Record<string, unknown>; linkUse?: boolean | undefined }
   /**
-   * A Pending deposit's charge request answered (the provider took it and prompts the customer): no longer
-   * `requesting`, unanswered when the provider's answer was lost, its walletChargeInfo with the provider's status and
-   * message. Once: refused ('unchanged') when no request awaits its answer (settled or answered meanwhile).
-   */
-  | { type: 'charge-answered'; status: string; message: string; unanswered?: boolean }
-  /**
    * Nothing decided yet: the intent keeps its status and is looked at again later, noting `details` when there is
    * something to remember (a card payment left for the operator: its cardAuth's operatorAlertedAt).
    */
   | { type: 'note'; details?: Record<string, unknown> };
 
-type SameStatusCommand = Extract<IntentCommand, { type: 'attempt' | 'charge-answered' | 'note' }>;
-type StatusCommand = Exclude<IntentCommand, SameStatusCommand | { type: 'attempt-paid' | 'attempt-failed' }>;
+type StatusCommand = Exclude<IntentCommand, { type: 'attempt-paid' | 'attempt-failed' | 'attempt' | 'note' }>;
 const target: Record<StatusCommand['type'], IntentStatus> = {
   complete: 'Completed',
   fail: 'Failed',
@@ -157,10 +150,14 @@ function finishedAttempt(
 export function decideIntent(intent: PaymentIntent, command: IntentCommand, now: Date): Decision<PaymentIntent> {
   if (intent.intentType === 'withdrawal') return refuse('invalid_status', 'A withdrawal is decided as a payout.');
   const details = checkoutDetails(intent);
-  if (command.type === 'note' || command.type === 'charge-answered' || command.type === 'attempt')
-    return decideSameStatus(intent, details, command, now);
+  if (command.type === 'note') return keepingStatus(intent, command.details ?? {}, now);
   if (command.type.startsWith('attempt') && (intent.intentType !== 'checkout' || intent.status !== 'Pending'))
     return refuse('invalid_status', 'Not Pending.');
+  if (command.type === 'attempt') {
+    // The status stays; refused when nothing changes.
+    const change = { ...command.details, ...(command.linkUse === undefined ? {} : linkUseAttempt(details, command.linkUse)) };
+    return Object.keys(change).length ? keepingStatus(intent, change, now) : refuse('unchanged', 'Unchanged.');
+  }
   if ('source' in command) {
     const { source } = command;
     const outcome = command.type === 'attempt-failed' ? command.failure : { reason: null };
@@ -193,26 +190,19 @@ export function decideIntent(intent: PaymentIntent, command: IntentCommand, now:
   return decided(next, [credit], events);
 }
 
-/** The changes that keep a checkout's or deposit's status (keepingStatus): an attempt's progress, a charge answered, a note. */
-function decideSameStatus(intent: PaymentIntent, details: CheckoutDetails, command: SameStatusCommand, now: Date): Decision<PaymentIntent> {
-  if (command.type === 'note') return keepingStatus(intent, command.details ?? {}, now);
-  const kind = command.type === 'attempt' ? 'checkout' : 'deposit';
-  if (intent.intentType !== kind || intent.status !== 'Pending') return refuse('invalid_status', `Not a Pending ${kind}.`);
-  if (command.type === 'charge-answered') {
-    if (intent.details.requesting !== true) return refuse('unchanged', 'The charge request was answered already.');
-    const info = intent.details.walletChargeInfo as Record<string, unknown>;
-    return keepingStatus(
-      intent,
-      {
-        requesting: undefined,
-        chargeUnanswered: command.unanswered ? true : undefined,
-        walletChargeInfo: { ...info, status: command.status, message: command.message },
-      },
-      now,
-    );
-  }
-  // An attempt's progress: refused when it changes nothing.
-  const change = { ...command.details, ...(command.linkUse === undefined ? {} : linkUseAttempt(details, command.linkUse)) };
-  if (!Object.keys(change).length) return refuse('unchanged', 'Unchanged.');
-  return keepingStatus(intent, change, now);
+/**
+ * A deposit's wallet charge (its outcome is decideIntent's): `answered`, the charge request answered (the provider took it
+ * and prompts the customer): no longer `requesting`, unanswered when the provider's answer was lost, its walletChargeInfo
+ * with the provider's status and message; the status stays (keepingStatus). Once: refused ('unchanged') unless a Pending
+ * deposit's request awaits its answer (settled or answered meanwhile). Apart from decideIntent so that the deposit
+ * request's Lambda, which decides only this, does not carry every payment rule.
+ */
+export type ChargeCommand = { type: 'answered'; status: string; message: string; unanswered?: boolean };
+
+export function decideCharge(deposit: PaymentIntent, command: ChargeCommand, now: Date): Decision<PaymentIntent> {
+  const { requesting, walletChargeInfo } = deposit.details;
+  if (deposit.intentType !== 'deposit' || deposit.status !== 'Pending' || requesting !== true)
+    return refuse('unchanged', 'Not requesting.');
+  const info = { ...(walletChargeInfo as object), status: command.status, message: command.message };
+  return keepingStatus(deposit, { requesting: undefined, chargeUnanswered: command.unanswered || undefined, walletChargeInfo: info }, now);
 }

@@ -109,7 +109,7 @@ export function decidePayout(payout: PaymentIntent | undefined, command: PayoutC
     }
     case 'accepted': {
       if (payout.status !== 'Processing')
-        return refuse('invalid_status', `Withdrawal ${payout.paymentIntentId} is ${payout.status}; only a Processing one is accepted.`);
+        return refuse('invalid_status', `Withdrawal ${payout.paymentIntentId} is ${payout.status}, not Processing.`);
       return keepingStatus(
         payout,
         {
