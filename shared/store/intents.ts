@@ -193,7 +193,6 @@ export async function getIntent(paymentIntentId: string, consistent = true): Pro
  * mode. Another merchant's or mode's intent is "not found", never "forbidden".
  */
 export async function findIntent(merchantId: string, mode: Mode, reference: string): Promise<PaymentIntent | undefined> {
-  let id: string | undefined;
   if (uuidShape.test(reference)) {
     const intent = await getIntent(reference);
     if (intent) return intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
@@ -203,7 +202,7 @@ export async function findIntent(merchantId: string, mode: Mode, reference: stri
     new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: pointers.map((k) => toItem(k)), ConsistentRead: true } } }),
   );
   const found = (out.Responses?.[tableName()] ?? []).map((i) => fromItem<{ SK: string; paymentIntentId: string }>(i));
-  id = (found.find((p) => p.SK === 'ORDERREF') ?? found[0])?.paymentIntentId;
+  const id = (found.find((p) => p.SK === 'ORDERREF') ?? found[0])?.paymentIntentId;
   if (!id) return undefined;
   const intent = await getIntent(id);
   return intent && intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
