@@ -31,12 +31,12 @@ import { firstInquiryAt, inquireCharge, requestedCharge, walletAdapter, type Set
 import { cardNetwork, liveCardProvider, type CardConfirmation, type CardReturn } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
-import { createIntentWrites, getIntent, rescheduleDue, sameStatusUpdate } from '#shared/store/intents.ts';
+import { createIntentWrites, getIntent, sameStatusWrites } from '#shared/store/intents.ts';
 import { getLink } from '#shared/store/payment-links.ts';
 import { limitReachedMessage } from '#shared/domain/payment-link.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeIntent, coreOutcome, intentReader, intentDecision, type Decision, type SameStatus } from './transactions.ts';
+import { changeIntent, coreOutcome, intentReader, intentDecision, lookAgainLater, type Decision, type SameStatus } from './transactions.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
 import { decideIntent, feeAtCreation, type AttemptSource } from '#shared/domain/core/intent.ts';
 
@@ -438,14 +438,14 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
 }
 
 /**
- * Applies a details-only change to a Pending session (no status change, no event), retrying lost
+ * Applies a change that keeps a Pending session's status (the core's `next`, attemptChange: no event), retrying lost
  * races. An overdue session is resolved instead (resolveCheckout).
  */
 async function changePending(
   paymentIntentId: string,
   now: Date,
   form: 'card' | 'wallet' | 'otp' | 'page',
-  decide: (current: PaymentIntent) => { details: Record<string, unknown>; dueAt?: string } | { status: Outcome | null } | null,
+  decide: (current: PaymentIntent) => { next: PaymentIntent; dueAt?: string } | { status: Outcome | null } | null,
   known?: PaymentIntent,
 ): Promise<PaymentIntent> {
   const read = intentReader(paymentIntentId, known);
@@ -470,11 +470,10 @@ async function changePending(
         return again; // changed meanwhile: decide again on the new version
       }
       // A checkout is due at its expiry, or earlier while the handset's answer is awaited.
-      const dueAt = step.dueAt ?? restingDueAt(current, { ...checkoutDetails(current), ...step.details } as CheckoutDetails);
-      const { next, writes } = sameStatusUpdate(current, { details: step.details, dueAt });
+      const dueAt = step.dueAt ?? restingDueAt(step.next);
       try {
-        await transact(writes);
-        return next;
+        await transact(sameStatusWrites(current, step.next, dueAt));
+        return step.next;
       } catch (error) {
         if (error instanceof TransactionFailed && error.failedAt(0)) return again;
         if (error instanceof TransactionFailed && error.on('linkUse')) throw await linkLimitRefusal(current, form);
@@ -492,8 +491,8 @@ async function changePending(
  * When a session with nothing to ask a provider about is next due: at its expiry, or sooner when an attempt that waits
  * for the customer holds a payment link's use (linkUseReleaseAt: the sweep gives it back then).
  */
-function restingDueAt(current: PaymentIntent, details: CheckoutDetails): string {
-  const release = linkUseReleaseAt(details);
+function restingDueAt(current: PaymentIntent): string {
+  const release = linkUseReleaseAt(checkoutDetails(current));
   return release !== undefined && release < Date.parse(current.expiresAt!) ? new Date(release).toISOString() : current.expiresAt!;
 }
 
@@ -511,12 +510,12 @@ function abandonedLinkUse(current: PaymentIntent, now: Date): Outcome | null {
 
 /**
  * A payment attempt's progress on a Pending session as the money core decides it (shared/domain/core/intent.ts,
- * `attempt`): the session's details with `details`, its payment link's use taken or given back with it (`linkUse`);
- * null when that changes nothing.
+ * `attempt`): the session after it (`next`) with `details`, its payment link's use taken or given back with it
+ * (`linkUse`), due at `dueAt` (else at rest: restingDueAt); null when that changes nothing.
  */
-function attemptChange(current: PaymentIntent, details: Record<string, unknown>, now: Date, linkUse?: boolean) {
+function attemptChange(current: PaymentIntent, details: Record<string, unknown>, now: Date, linkUse?: boolean, dueAt?: string) {
   const decision = decideIntent(current, { type: 'attempt', details, linkUse }, now);
-  return isRefusal(decision) ? null : { details: decision.state.details };
+  return isRefusal(decision) ? null : { next: decision.state, dueAt };
 }
 
 /** The customer's refusal when a payment link's session finds no use of the link left: nothing was started, no money moved. */
@@ -626,10 +625,8 @@ export async function startWalletPayment(
     // Asked about once the request can no longer be running (requestedCharge: the protocol deposits share).
     const { charge, dueAt } = requestedCharge(adapter, reference, { mobileNumber: number }, now);
     requested = { provider, stage: 'approval', otpAttempts: 0, approvalRequestedAt: now.toISOString(), reference, ...charge };
-    return {
-      ...attemptChange(current, { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) }, now, true)!,
-      dueAt,
-    };
+    const wallet = { wallet: requested, walletProvider: adapter.name, walletNumberLast4: number.slice(-4) };
+    return attemptChange(current, wallet, now, true, dueAt);
   });
   if (held.status !== 'Pending' || !requested || !sameCharge(held, requested)) return held;
   const attempt = requested;
@@ -675,10 +672,9 @@ export async function startWalletPayment(
   let result: PaymentIntent | undefined;
   try {
     // Settled meanwhile (the sweep's inquiry or a provider's notification about this very charge): left as it is.
+    const dueAt = wallet.stage === 'approval' ? firstInquiryAt(adapter, now).toISOString() : undefined;
     result = await changePending(paymentIntentId, now, 'wallet', (current) =>
-      ours(current)
-        ? { details: { wallet }, ...(wallet.stage === 'approval' ? { dueAt: firstInquiryAt(adapter, now).toISOString() } : {}) }
-        : null,
+      ours(current) ? attemptChange(current, { wallet }, now, undefined, dueAt) : null,
     );
   } finally {
     // Not recorded as this charge (the session ended another way): nobody would credit it.
@@ -704,13 +700,11 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
       const attempts = session.otpAttempts + 1;
       failedCharge = attempts >= maxOtpAttempts ? session : undefined;
       if (failedCharge) return { status: failedAttempt(current, { walletProvider: session.provider }, { reason: 'otp_failed' }, now) };
-      return { details: { wallet: { ...session, otpAttempts: attempts } } };
+      return attemptChange(current, { wallet: { ...session, otpAttempts: attempts } }, now);
     }
     failedCharge = undefined;
-    return {
-      ...attemptChange(current, { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } }, now, true)!,
-      dueAt: firstInquiryAt(adapter, now).toISOString(),
-    };
+    const approval = { wallet: { ...session, stage: 'approval', approvalRequestedAt: now.toISOString() } };
+    return attemptChange(current, approval, now, true, firstInquiryAt(adapter, now).toISOString());
   });
   const session = checkoutDetails(result).wallet;
   // The attempt failed (the session moved on from this charge): nobody will credit it.
@@ -767,10 +761,10 @@ export async function checkoutDue(listed: PaymentIntent, now: Date): Promise<voi
     await rescheduleCardInquiry(after, cardAuth, now);
     return;
   }
-  const deadline = wallet?.stage === 'approval' ? approvalDeadline(after, wallet) : Date.parse(restingDueAt(after, checkoutDetails(after)));
+  const deadline = wallet?.stage === 'approval' ? approvalDeadline(after, wallet) : Date.parse(restingDueAt(after));
   // Past the deadline (a withdrawal the provider did not confirm): try again soon, not at every sweep.
   const next = deadline <= now.getTime() ? soon : wallet?.stage === 'approval' ? Math.min(soon, deadline) : deadline;
-  await rescheduleDue(after, new Date(Math.max(next, now.getTime() + 1_000)).toISOString());
+  await lookAgainLater(after, new Date(Math.max(next, now.getTime() + 1_000)).toISOString(), now);
 }
 
 /** How long a card payment's unknown outcome is asked about before it is left for the operator. */
@@ -788,7 +782,7 @@ async function rescheduleCardInquiry(intent: PaymentIntent, cardAuth: CardAuthSe
   const waited = now.getTime() - Date.parse(cardAuth.startedAt);
   if (waited < cardConfirmCapMs) {
     const gap = Math.min(Math.max(approvalRecheckMs, waited), cardInquiryMaxGapMs);
-    await rescheduleDue(intent, new Date(now.getTime() + gap).toISOString());
+    await lookAgainLater(intent, new Date(now.getTime() + gap).toISOString(), now);
     return;
   }
   emitMetric(metricNames.cardOutcomeUnresolved, 1);
@@ -801,7 +795,8 @@ async function rescheduleCardInquiry(intent: PaymentIntent, cardAuth: CardAuthSe
     confirmingSince: cardAuth.startedAt,
   });
   const dueAt = new Date(now.getTime() + cardConfirmCapMs).toISOString();
-  await rescheduleDue(intent, dueAt, { cardAuth: { ...cardAuth, operatorAlertedAt: cardAuth.operatorAlertedAt ?? now.toISOString() } });
+  const alerted = { ...cardAuth, operatorAlertedAt: cardAuth.operatorAlertedAt ?? now.toISOString() };
+  await lookAgainLater(intent, dueAt, now, { cardAuth: alerted });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -844,8 +839,7 @@ async function startLiveCardPayment(
       'card',
       (current) => {
         refuseStarted(assertPayable(current, 'card'));
-        const change = attemptChange(current, { cardAuth }, now, true);
-        return change && dueAt ? { ...change, dueAt } : change;
+        return attemptChange(current, { cardAuth }, now, true, dueAt);
       },
       held,
     );
@@ -989,10 +983,8 @@ export async function completeCardReturn(
     const latest = checkoutDetails(current).cardAuth;
     if (latest?.stage !== 'challenge' || latest.providerReference !== auth.providerReference) throw cardConfirmingRefusal('page');
     // The card challenge took the link's use when it started; taken here if not, before anything is authorised.
-    return {
-      ...attemptChange(current, { cardAuth: { ...latest, stage: 'confirming' } }, now, true)!,
-      dueAt: new Date(now.getTime() + approvalRecheckMs).toISOString(),
-    };
+    const recheckAt = new Date(now.getTime() + approvalRecheckMs).toISOString();
+    return attemptChange(current, { cardAuth: { ...latest, stage: 'confirming' } }, now, true, recheckAt);
   });
   return confirmCard(claimed, auth, returned, now);
 }

@@ -1,4 +1,5 @@
-import { decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { decideCharge, decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
@@ -31,11 +32,10 @@ import {
   getIntent,
   orderRefTaken,
   providerReferenceWrite,
-  rescheduleDue,
-  sameStatusUpdate,
+  sameStatusWrites,
 } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeStatus, intentDecision, requiredCoreDecision, type Decision } from './transactions.ts';
+import { changeStatus, intentDecision, lookAgainLater, requiredCoreDecision, type Decision } from './transactions.ts';
 
 /**
  * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).
@@ -219,15 +219,11 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
           recorded: requested.providerReference,
           answered: started.providerReference,
         });
-      const answered = sameStatusUpdate(current, {
-        details: {
-          requesting: undefined,
-          chargeUnanswered: started.unanswered ? true : undefined,
-          walletChargeInfo: { ...walletChargeInfo, status: started.status, message: started.message },
-        },
-        dueAt: firstInquiryAt(adapter, now).toISOString(),
-      });
-      return { writes: answered.writes, response: depositResponse(answered.next), refused: again };
+      const answer = { type: 'answered' as const, status: started.status, message: started.message, unanswered: started.unanswered };
+      const answered = decideCharge(current, answer, now);
+      if (isRefusal(answered)) return { writes: [], response: depositResponse(current) };
+      const writes = sameStatusWrites(current, answered.state, firstInquiryAt(adapter, now).toISOString());
+      return { writes, response: depositResponse(answered.state), refused: again };
     },
     fallback: async () => {
       const stored = await getIntent(paymentIntentId);
@@ -338,7 +334,7 @@ export async function reconcileDeposit(
       await adapter.cancelCharge(details(intent).providerReference);
     } catch (error) {
       logger.warn('deposit: provider did not confirm cancellation; not expiring yet', { paymentIntentId: intent.paymentIntentId, error });
-      if (reschedules) await rescheduleDue(intent, new Date(now.getTime() + reconcileEveryMs).toISOString());
+      if (reschedules) await lookAgainLater(intent, new Date(now.getTime() + reconcileEveryMs).toISOString(), now);
       return unchanged(intent);
     }
   }
@@ -358,7 +354,7 @@ export async function reconcileDeposit(
   reportLateApproval(result, answer);
   if (reschedules && !result.changed && result.intent?.status === 'Pending' && !isHeld(result.intent)) {
     const next = Math.min(now.getTime() + reconcileEveryMs, Date.parse(result.intent.expiresAt ?? now.toISOString()));
-    await rescheduleDue(result.intent, new Date(Math.max(next, now.getTime() + 1000)).toISOString());
+    await lookAgainLater(result.intent, new Date(Math.max(next, now.getTime() + 1000)).toISOString(), now);
   }
   return result.changed
     ? { paymentIntentId: intent.paymentIntentId, status: result.intent.status, changed: true }

@@ -13,7 +13,8 @@ import {
   getIntentsOf,
   intentCursor,
   pageIntents,
-  sameStatusUpdate,
+  rescheduleDue,
+  sameStatusWrites,
   transitionWrites,
   type Transition,
 } from '#shared/store/intents.ts';
@@ -71,12 +72,23 @@ export function coreDecision(
 
 /**
  * coreDecision() that also takes the core's same-status decisions (a checkout's attempt recorded, a link use taken or
- * given back): the session's details as the core left them, due at its expiry; null when the core refuses.
+ * given back): the session as the core left it, due at its expiry; null when the core refuses.
  */
 export const coreOutcome = (current: PaymentIntent, d: CoreDecision<PaymentIntent>): Decision | SameStatus | null =>
-  !isRefusal(d) && d.state.status === current.status
-    ? { sameStatus: true, details: d.state.details, dueAt: current.expiresAt! }
-    : coreDecision(current, d);
+  !isRefusal(d) && d.state.status === current.status ? keptStatus(d, current.expiresAt!) : coreDecision(current, d);
+
+/** A decision of the core that keeps the status (keepingStatus) as the change this module commits, due again at `dueAt`. */
+export const keptStatus = (d: CoreDecision<PaymentIntent>, dueAt: string): SameStatus | null =>
+  isRefusal(d) ? null : { sameStatus: true, next: d.state, dueAt };
+
+/**
+ * "Look again later": the core's `note` (decideIntent), the intent due again at `dueAt` with `details` noted. False when
+ * the core refuses (a final intent) or the intent changed meanwhile.
+ */
+export async function lookAgainLater(intent: PaymentIntent, dueAt: string, now: Date, details?: Record<string, unknown>) {
+  const noted = decideIntent(intent, { type: 'note', ...(details ? { details } : {}) }, now);
+  return !isRefusal(noted) && rescheduleDue(intent, noted.state, dueAt);
+}
 
 /** coreDecision() for a caller that decided only what the state machine permits: a refusal is a bug, thrown. */
 export function requiredCoreDecision(current: PaymentIntent, decision: CoreDecision<PaymentIntent>, extra: { journalAt?: Date } = {}) {
@@ -102,12 +114,12 @@ export function changeStatus(
 }
 
 /**
- * A change that keeps the status: the intent learns something (a rail accepted a payout) or is due
- * again later. No event is written: nothing a merchant watches has changed.
+ * A change that keeps the status, as the money core decided it (`next`, keepingStatus): the intent learns something (a
+ * rail accepted a payout) or is due again later. No event is written: nothing a merchant watches has changed.
  */
 export interface SameStatus {
   sameStatus: true;
-  details: Record<string, unknown>;
+  next: PaymentIntent;
   dueAt: string;
 }
 
@@ -117,10 +129,8 @@ export interface SameStatus {
  * reports a final status's outcome metric once the writes are committed.
  */
 export function intentChange(current: PaymentIntent, decision: Decision | SameStatus, now: Date) {
-  if ('sameStatus' in decision) {
-    const { next, writes } = sameStatusUpdate(current, { details: decision.details, dueAt: decision.dueAt, now });
-    return { next, writes, committed: () => undefined };
-  }
+  if ('sameStatus' in decision)
+    return { next: decision.next, writes: sameStatusWrites(current, decision.next, decision.dueAt), committed: () => undefined };
   const transition = transitionWrites(current, decision.to, { ...decision, now });
   const { next } = transition;
   return {
@@ -145,7 +155,7 @@ export function intentReader(paymentIntentId: string, known?: PaymentIntent): ()
 }
 
 /**
- * changeStatus() that also accepts same-status changes (shared/store/intents.ts sameStatusUpdate). `known`: the intent
+ * changeStatus() that also accepts same-status changes (shared/store/intents.ts sameStatusWrites). `known`: the intent
  * as this request last read or committed it, decided on first (a stale one loses the version race and is read again).
  */
 export async function changeIntent(

@@ -1,13 +1,13 @@
 import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
-import { payoutInfo, payoutInfoChanges, withdrawalDetails } from '#shared/domain/payout.ts';
+import { withdrawalDetails } from '#shared/domain/payout.ts';
 import { logger } from '#shared/logger.ts';
 import type { PayoutInstruction } from '#shared/providers/bank-rail.ts';
 import type { Rail } from '#shared/providers/rail.ts';
 import { payoutRail } from '#shared/providers/rails.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { inquireOrLater, later, type OutboundProduct } from './outbound.ts';
-import { changeIntent, coreDecision, type Decision, type SameStatus } from './transactions.ts';
+import { changeIntent, coreDecision, keptStatus, type Decision, type SameStatus } from './transactions.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
 
 /**
@@ -85,17 +85,9 @@ export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutCh
   // Only the payout as submitted: if anything moved it on meanwhile (the reconciler), that stands.
   accepted: ({ current, asked, rail, now }, answer) => {
     if (current.version !== asked.version) return null;
-    const details = {
-      submission: { ...withdrawalDetails(current).submission, providerReference: answer.providerReference },
-      payoutInfo: payoutInfo(
-        current,
-        payoutInfoChanges.accepted(
-          answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs),
-          answer.message,
-        ),
-      ),
-    };
-    return { sameStatus: true, details, dueAt: later(now, rail.timings.firstCheckAfterMs) };
+    const expectedBy = answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs);
+    const accepted = { type: 'accepted' as const, providerReference: answer.providerReference, expectedBy, message: answer.message };
+    return keptStatus(decidePayout(current, accepted, now), later(now, rail.timings.firstCheckAfterMs));
   },
   completed: ({ current, rail, now }, answer) => {
     const complete = { type: 'complete' as const, ledgerAccount: rail.ledgerAccount, completedAt: answer.completedAt ?? now };
@@ -106,7 +98,8 @@ export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutCh
       logger.error('payout not submitted', { paymentIntentId: current.paymentIntentId, detail: why.reason });
     return coreDecision(current, decidePayout(current, { type: 'fail', failure: why }, now));
   },
-  dueAgain: ({ current, asked }, dueAt) => (current.version === asked.version ? { sameStatus: true, details: {}, dueAt } : null),
+  dueAgain: ({ current, asked, now }, dueAt) =>
+    current.version === asked.version ? keptStatus(decidePayout(current, { type: 'note' }, now), dueAt) : null,
 };
 
 /**

@@ -193,7 +193,6 @@ export async function getIntent(paymentIntentId: string, consistent = true): Pro
  * mode. Another merchant's or mode's intent is "not found", never "forbidden".
  */
 export async function findIntent(merchantId: string, mode: Mode, reference: string): Promise<PaymentIntent | undefined> {
-  let id: string | undefined;
   if (uuidShape.test(reference)) {
     const intent = await getIntent(reference);
     if (intent) return intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
@@ -203,7 +202,7 @@ export async function findIntent(merchantId: string, mode: Mode, reference: stri
     new BatchGetItemCommand({ RequestItems: { [tableName()]: { Keys: pointers.map((k) => toItem(k)), ConsistentRead: true } } }),
   );
   const found = (out.Responses?.[tableName()] ?? []).map((i) => fromItem<{ SK: string; paymentIntentId: string }>(i));
-  id = (found.find((p) => p.SK === 'ORDERREF') ?? found[0])?.paymentIntentId;
+  const id = (found.find((p) => p.SK === 'ORDERREF') ?? found[0])?.paymentIntentId;
   if (!id) return undefined;
   const intent = await getIntent(id);
   return intent && intent.merchantId === merchantId && intent.mode === mode ? intent : undefined;
@@ -330,26 +329,19 @@ export async function listDueIntents(
 }
 
 /**
- * A change that is not a status change (status changes go through transitionWrites /
- * changeStatus): an intent learns something without changing status (a rail accepted a payout, a
- * wallet prompt was sent) or is due again later. It applies only to the intent as read (status and
- * version) and bumps the version, so it never overwrites an outcome that won meanwhile, and no
- * event is written (nothing a merchant watches has changed).
+ * The writes of a change that keeps the status, as the money core decided it (`next`: shared/domain/core, keepingStatus):
+ * next's details, updatedAt and version, due again at `dueAt`, applied only to the intent as read (`current`'s status
+ * and version), so it never overwrites an outcome that won meanwhile; a payment link's use taken or given back with it.
+ * No event (nothing a merchant watches changed). A `next` that changes what only a status change may (status, amount,
+ * fee, wallet shard) is refused before anything is written.
  */
-export function sameStatusUpdate(
-  current: PaymentIntent,
-  change: { details: Record<string, unknown>; dueAt: string; now?: Date },
-): { next: PaymentIntent; writes: TxItem[] } {
-  const now = change.now ?? new Date();
-  const next: PaymentIntent = {
-    ...current,
-    details: { ...current.details, ...change.details },
-    updatedAt: now.toISOString(),
-    version: current.version + 1,
-  };
-  const set = { ...keys.due(current.paymentIntentId, change.dueAt), dueAt: change.dueAt };
-  // The intent's write first (callers ask failedAt(0)); a payment link's use taken or given back with it.
-  return { next, writes: [versionedIntentWrite(current, next, set), ...linkUseWrites(current, next)] };
+export function sameStatusWrites(current: PaymentIntent, next: PaymentIntent, dueAt: string): TxItem[] {
+  const moved = (['paymentIntentId', 'status', 'amountMinor', 'feeMinor', 'walletShard'] as const).filter((f) => next[f] !== current[f]);
+  if (moved.length || next.version !== current.version + 1)
+    throw new Error(`same-status write of ${current.paymentIntentId} changes ${moved.join(', ') || 'version'}`);
+  const set = { ...keys.due(current.paymentIntentId, dueAt), dueAt };
+  // The intent's write first (callers ask failedAt(0)).
+  return [versionedIntentWrite(current, next, set), ...linkUseWrites(current, next)];
 }
 
 /**
@@ -396,10 +388,13 @@ export async function listHeldApprovals(limit = 500): Promise<PaymentIntent[]> {
   return items.map(strip);
 }
 
-/** "Look again later": keeps a still-open intent in the due index until `dueAt`. False if it changed meanwhile. */
-export async function rescheduleDue(intent: PaymentIntent, dueAt: string, details: Record<string, unknown> = {}): Promise<boolean> {
+/**
+ * "Look again later" (the core's `note`, decided as `next`): keeps a still-open intent in the due index until `dueAt`.
+ * False if it changed meanwhile.
+ */
+export async function rescheduleDue(current: PaymentIntent, next: PaymentIntent, dueAt: string): Promise<boolean> {
   try {
-    await transact(sameStatusUpdate(intent, { details, dueAt }).writes);
+    await transact(sameStatusWrites(current, next, dueAt));
     return true;
   } catch (error) {
     if (error instanceof TransactionFailed && error.on('intent')) return false;

@@ -22,7 +22,7 @@ import { stripKeys } from './money-due.ts';
  * (named `linkUse`). The change that ends the attempt unpaid (linkUseHeld back to false, or the
  * session Failed, Cancelled or Expired) ADDs −1; Completed ADDs to paidCount and paidMinor (the use
  * stays taken for good). All of them ride in the intent's own version-conditioned change
- * (transitionWrites, sameStatusUpdate: shared/store/intents.ts), so each runs once per change.
+ * (transitionWrites, sameStatusWrites: shared/store/intents.ts), so each runs once per change.
  */
 type Stored = PaymentLink & Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
-import { decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
 import { decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
 import { maxPaymentAttempts } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
@@ -37,7 +37,8 @@ const card = { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 };
 // ---------------------------------------------------------------- commands
 
 type PaymentKind = 'card' | 'wallet' | 'deposit';
-type PaymentAction = 'start' | 'abandon' | 'decline' | 'complete' | 'fail' | 'cancel' | 'expire';
+type PaymentAction = 'start' | 'abandon' | 'decline' | 'complete' | 'fail' | 'cancel' | 'expire' | 'note' | 'answered';
+type PayoutAction = 'approve' | 'reject' | 'complete' | 'fail' | 'accepted' | 'note';
 export type Command =
   /** A payment link limited to `max` payments. */
   | { t: 'link'; max: number }
@@ -45,13 +46,16 @@ export type Command =
   | { t: 'pay'; kind: PaymentKind; amount: number; feeBps: number; link: number | null }
   /**
    * `start`: a payment attempt on a link's checkout starts, taking one of the link's uses; `abandon`: the attempt left
-   * waiting gives it back (the sweep); `decline`: a checkout's attempt declined (the third fails the checkout).
+   * waiting gives it back (the sweep); `decline`: a checkout's attempt declined (the third fails the checkout); `note`:
+   * nothing decided, looked at again later (the status stays; refused on a final payment); `answered`: a deposit's
+   * charge request answered by the provider (once; the status stays).
    */
   | { t: 'payment'; i: number; action: PaymentAction }
   | { t: 'withdraw'; amount: number; auto: boolean }
   /** The operator funds the test wallet from the sandbox (refused in live mode). */
   | { t: 'credit'; amount: number; live: boolean }
-  | { t: 'payout'; i: number; action: 'approve' | 'reject' | 'complete' | 'fail' }
+  /** `accepted`: the rail took a Processing payout's submission; `note`: looked at again later (both keep the status). */
+  | { t: 'payout'; i: number; action: PayoutAction }
   | { t: 'settle'; amount: number }
   | { t: 'settlement'; i: number; action: 'approve' | 'submit' | 'cancel' | 'complete' | 'fail' }
   | { t: 'refund'; i: number; amount: number | null }
@@ -91,6 +95,8 @@ const one: fc.Arbitrary<Command> = fc.oneof(
         'fail',
         'cancel',
         'expire',
+        'note',
+        'answered',
       ),
     }),
   ),
@@ -99,7 +105,11 @@ const one: fc.Arbitrary<Command> = fc.oneof(
   weighted(1, fc.record({ t: fc.constant('credit'), amount, live: fc.constantFrom(false, false, false, true) })),
   weighted(
     2,
-    fc.record({ t: fc.constant('payout'), i: index, action: fc.constantFrom('approve', 'reject', 'complete', 'complete', 'fail') }),
+    fc.record({
+      t: fc.constant('payout'),
+      i: index,
+      action: fc.constantFrom<PayoutAction>('approve', 'reject', 'complete', 'complete', 'fail', 'accepted', 'note'),
+    }),
   ),
   weighted(2, fc.record({ t: fc.constant('settle'), amount })),
   weighted(
@@ -179,6 +189,7 @@ export const sequences = (maxLength: number): fc.Arbitrary<Step[]> =>
 /** The decisions the model drives; a plant replaces one with a wrong rule. */
 export interface Core {
   intent: typeof decideIntent;
+  charge: typeof decideCharge;
   fee: typeof feeAtCreation;
   linkUse: typeof linkUseOf;
   link: typeof decideLinkUse;
@@ -189,6 +200,7 @@ export interface Core {
 }
 export const core: Core = {
   intent: decideIntent,
+  charge: decideCharge,
   fee: feeAtCreation,
   linkUse: linkUseOf,
   link: decideLinkUse,
@@ -205,7 +217,9 @@ export type Plant =
   | 'unconditional-commit'
   | 'link-over-limit'
   | 'expiry-keeps-link-use'
-  | 'deposit-fee-dropped';
+  | 'deposit-fee-dropped'
+  | 'note-on-final'
+  | 'accepted-changes-status';
 
 /** The core with one wrong rule (or the commit without its condition): the model test must catch each. */
 export function planted(plant: Plant): { core: Core; conditional: boolean } {
@@ -252,6 +266,31 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
     case 'deposit-fee-dropped':
       // A deposit is created without its fee (credited in full, the platform short of it).
       return { core: { ...core, fee: (type, amount, rate) => (type === 'deposit' ? 0 : core.fee(type, amount, rate)) }, conditional: true };
+    case 'note-on-final':
+      // A final payment takes a note (changed after it ended) instead of refusing it.
+      return {
+        core: {
+          ...core,
+          intent: (p, c, now) => {
+            if (c.type !== 'note' || p.status === 'Pending') return core.intent(p, c, now);
+            const noted = core.intent({ ...p, status: 'Pending' }, c, now);
+            return isRefusal(noted) ? noted : decided({ ...noted.state, status: p.status });
+          },
+        },
+        conditional: true,
+      };
+    case 'accepted-changes-status':
+      // The rail's acceptance completes the payout (without paying it out).
+      return {
+        core: {
+          ...core,
+          payout: (p, c, now) => {
+            const d = core.payout(p, c, now);
+            return isRefusal(d) || c.type !== 'accepted' ? d : decided({ ...d.state, status: 'Completed' });
+          },
+        },
+        conditional: true,
+      };
     case 'expiry-keeps-link-use':
       // A checkout that expires keeps its payment link's use (the link stays short of a payment it could take).
       return {
@@ -366,7 +405,7 @@ function paymentFixture(
     version: 1,
     details:
       kind === 'deposit'
-        ? { providerId: 1 }
+        ? { providerId: 1, requesting: true, walletChargeInfo: { status: 'Pending', message: 'requested' } }
         : { feeRate: { basisPoints: feeBps, fixedMinor: 0 }, ...(paymentLinkId ? { paymentLinkId, linkUseHeld: false } : {}) },
   };
 }
@@ -420,6 +459,13 @@ class System {
         // The attempt marks the session as holding a use, or not (no status change): the link's use moves with it.
         if (cmd.action === 'start' || cmd.action === 'abandon')
           return this.withLink(read, p, this.c.intent(p, { type: 'attempt', linkUse: cmd.action === 'start' }, now), now);
+        if (cmd.action === 'note' || cmd.action === 'answered') {
+          const d =
+            cmd.action === 'note'
+              ? this.c.intent(p, { type: 'note', details: { lookedAt: now.toISOString() } }, now)
+              : this.c.charge(p, { type: 'answered', status: 'Pending', message: 'prompted', unanswered: false }, now);
+          return this.withLink(read, p, keepsStatus(p, d), now);
+        }
         if (cmd.action === 'decline') {
           const failure = { reason: 'card_declined' as const };
           return this.withLink(read, p, this.c.intent(p, { type: 'attempt-failed', source: { card }, failure }, now), now);
@@ -432,7 +478,7 @@ class System {
               : { type: 'complete' as const, through: { deposit: 1 as const } }
             : cmd.action === 'fail'
               ? { type: 'fail' as const, reason: 'card_declined' as const }
-              : { type: cmd.action };
+              : { type: cmd.action as 'cancel' | 'expire' };
         return this.withLink(read, p, this.c.intent(p, c, now), now);
       }
       case 'credit':
@@ -452,6 +498,13 @@ class System {
         const id = this.nth('w', cmd.i);
         const p = id && this.books.read<PaymentIntent>(id, read);
         if (!id || !p) return 'none';
+        if (cmd.action === 'accepted' || cmd.action === 'note') {
+          const c =
+            cmd.action === 'note'
+              ? { type: 'note' as const }
+              : { type: 'accepted' as const, providerReference: `R${id}`, expectedBy: new Date(this.now + 60_000) };
+          return commit(keepsStatus(p, this.c.payout(p, c, now)), one(id));
+        }
         const c =
           cmd.action === 'approve'
             ? { type: 'approve' as const, provider: 'sandbox', reconcileAt: new Date(this.now + 60_000) }
@@ -539,6 +592,19 @@ class System {
   }
 }
 
+/**
+ * A change that keeps the status (note, charge-answered, accepted), checked as the store's write check does
+ * (shared/store/intents.ts sameStatusWrites): the same status, amount, fee and wallet shard, version + 1, no journal
+ * and no event; else the sequence fails here.
+ */
+function keepsStatus(before: PaymentIntent, d: Decision<PaymentIntent>): Decision<PaymentIntent> {
+  if (isRefusal(d)) return d;
+  const moved = (['status', 'amountMinor', 'feeMinor', 'walletShard'] as const).filter((f) => d.state[f] !== before[f]);
+  if (moved.length || d.state.version !== before.version + 1 || d.journals.length || d.events.length)
+    throw new Error(`a same-status change moved ${[...moved, ...d.journals.map((j) => j.kind)].join(', ') || 'its version or events'}`);
+  return d;
+}
+
 /** The refund, and its payment's counters moved by the decision's effect (the store's ADDs). */
 const refundWrites = (id: string, payment: RefundableIntent) => (s: RefundOutcome) => [
   { id, value: s.refund },
@@ -562,6 +628,8 @@ interface RefLink {
 }
 interface RefPayment {
   link: RefLink | null;
+  /** A deposit whose charge request awaits its answer. */
+  requesting: boolean;
   linkHeld: boolean;
   /** Declined attempts of a checkout. */
   declines: number;
@@ -622,6 +690,7 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       const link = cmd.link !== null && cmd.kind !== 'deposit' ? (pick(m.links, cmd.link) ?? null) : null;
       m.payments.push({
         link,
+        requesting: cmd.kind === 'deposit',
         linkHeld: false,
         declines: 0,
         kind: cmd.kind,
@@ -637,6 +706,13 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       const p = pick(m.payments, cmd.i);
       if (!p) return 'none';
       if (p.status !== 'Pending' || (cmd.action === 'cancel' && p.kind === 'deposit')) return 'refused';
+      // Nothing moves: a note on any open payment; a deposit's charge answered once.
+      if (cmd.action === 'note') return 'ok';
+      if (cmd.action === 'answered') {
+        if (!p.requesting) return 'refused';
+        p.requesting = false;
+        return 'ok';
+      }
       // A link takes at most `max` payments: an attempt holds a use from its start; paid, it stays; unpaid, it goes back.
       const link = p.link;
       if (cmd.action === 'start') {
@@ -693,6 +769,8 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         m.held.Withdrawal -= need;
         m.available += need;
       };
+      if (cmd.action === 'note' && (p.status === 'Pending' || p.status === 'Processing')) return 'ok';
+      if (cmd.action === 'accepted' && p.status === 'Processing') return 'ok';
       if (cmd.action === 'approve' && p.status === 'Pending') p.status = 'Processing';
       else if (cmd.action === 'reject' && p.status === 'Pending') {
         p.status = 'Cancelled';

@@ -38,6 +38,8 @@ describe('money core model, in memory', () => {
     { plant: 'link-over-limit', caught: /link|"start".*answered ok, the reference refused/ },
     { plant: 'expiry-keeps-link-use', caught: /link \d+ uses held|"start".*answered invalid_status, the reference ok/ },
     { plant: 'deposit-fee-dropped', caught: /available|platform fees|ledger verify|reference/ },
+    { plant: 'note-on-final', caught: /"note".*answered ok, the reference refused/ },
+    { plant: 'accepted-changes-status', caught: /same-status change moved status/ },
   ];
   it.each(plants)('catches a planted wrong rule: $plant', ({ plant, caught }) => {
     const { core, conditional } = planted(plant);

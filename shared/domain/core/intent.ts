@@ -15,7 +15,7 @@ import type { CardSummary, PaymentIntent } from '../intent.ts';
 import type { WalletProviderId } from '../providers.ts';
 import type { ReasonCode } from '../reasons.ts';
 import { decided, draft, refuse, type Decision } from './decision.ts';
-import { canTransition, type IntentStatus } from './machines.ts';
+import { canTransition, isTerminal, type IntentStatus } from './machines.ts';
 
 /**
  * Checkout intents (card payments and wallet checkouts) and wallet charges (deposits): money comes IN. A Pending
@@ -43,6 +43,16 @@ export function intentTransition(current: PaymentIntent, to: IntentStatus, chang
     updatedAt: now.toISOString(),
     version: current.version + 1,
   };
+}
+
+/**
+ * THE rule of every change that keeps an intent's status (an attempt's progress, a charge answered, a rail's acceptance,
+ * "look again later"): what it learnt merged into its details, version + 1, nothing else (status, amount, fee, wallet
+ * shard); no journal, no event (nothing a merchant watches changed). Refused on a final intent: nothing on it changes.
+ */
+export function keepingStatus(intent: PaymentIntent, details: Record<string, unknown>, now: Date): Decision<PaymentIntent> {
+  if (isTerminal(intent.status)) return refuse('invalid_status', 'Final.');
+  return decided({ ...intent, details: { ...intent.details, ...details }, updatedAt: now.toISOString(), version: intent.version + 1 });
 }
 
 /** A payment's fee at its rate, never more than the amount itself (the credit net of it is never negative). */
@@ -84,9 +94,14 @@ export type IntentCommand =
    * before any provider is asked) or given back (false: an attempt that did not start, or waits past linkUseHoldMs).
    * The status stays. Refused on a final session, and ('unchanged') when it changes nothing.
    */
-  | { type: 'attempt'; details?: Record<string, unknown>; linkUse?: boolean | undefined };
+  | { type: 'attempt'; details?: Record<string, unknown>; linkUse?: boolean | undefined }
+  /**
+   * Nothing decided yet: the intent keeps its status and is looked at again later, noting `details` when there is
+   * something to remember (a card payment left for the operator: its cardAuth's operatorAlertedAt).
+   */
+  | { type: 'note'; details?: Record<string, unknown> };
 
-type StatusCommand = Exclude<IntentCommand, { type: 'attempt-paid' | 'attempt-failed' | 'attempt' }>;
+type StatusCommand = Exclude<IntentCommand, { type: 'attempt-paid' | 'attempt-failed' | 'attempt' | 'note' }>;
 const target: Record<StatusCommand['type'], IntentStatus> = {
   complete: 'Completed',
   fail: 'Failed',
@@ -135,13 +150,13 @@ function finishedAttempt(
 export function decideIntent(intent: PaymentIntent, command: IntentCommand, now: Date): Decision<PaymentIntent> {
   if (intent.intentType === 'withdrawal') return refuse('invalid_status', 'A withdrawal is decided as a payout.');
   const details = checkoutDetails(intent);
+  if (command.type === 'note') return keepingStatus(intent, command.details ?? {}, now);
   if (command.type.startsWith('attempt') && (intent.intentType !== 'checkout' || intent.status !== 'Pending'))
     return refuse('invalid_status', 'Not Pending.');
   if (command.type === 'attempt') {
-    // The status stays: no event, nothing moves; refused when nothing changes.
+    // The status stays; refused when nothing changes.
     const change = { ...command.details, ...(command.linkUse === undefined ? {} : linkUseAttempt(details, command.linkUse)) };
-    if (!Object.keys(change).length) return refuse('unchanged', 'Unchanged.');
-    return decided({ ...intent, details: { ...intent.details, ...change }, updatedAt: now.toISOString(), version: intent.version + 1 });
+    return Object.keys(change).length ? keepingStatus(intent, change, now) : refuse('unchanged', 'Unchanged.');
   }
   if ('source' in command) {
     const { source } = command;
@@ -173,4 +188,21 @@ export function decideIntent(intent: PaymentIntent, command: IntentCommand, now:
   const kind = intent.intentType === 'deposit' ? 'deposit.completed' : 'checkout.completed';
   const credit = draft(kind, intent.paymentIntentId, completedMovements(next.amountMinor, next.feeMinor, command.through));
   return decided(next, [credit], events);
+}
+
+/**
+ * A deposit's wallet charge (its outcome is decideIntent's): `answered`, the charge request answered (the provider took it
+ * and prompts the customer): no longer `requesting`, unanswered when the provider's answer was lost, its walletChargeInfo
+ * with the provider's status and message; the status stays (keepingStatus). Once: refused ('unchanged') unless a Pending
+ * deposit's request awaits its answer (settled or answered meanwhile). Apart from decideIntent so that the deposit
+ * request's Lambda, which decides only this, does not carry every payment rule.
+ */
+export type ChargeCommand = { type: 'answered'; status: string; message: string; unanswered?: boolean };
+
+export function decideCharge(deposit: PaymentIntent, command: ChargeCommand, now: Date): Decision<PaymentIntent> {
+  const { requesting, walletChargeInfo } = deposit.details;
+  if (deposit.intentType !== 'deposit' || deposit.status !== 'Pending' || requesting !== true)
+    return refuse('unchanged', 'Not requesting.');
+  const info = { ...(walletChargeInfo as object), status: command.status, message: command.message };
+  return keepingStatus(deposit, { requesting: undefined, chargeUnanswered: command.unanswered || undefined, walletChargeInfo: info }, now);
 }

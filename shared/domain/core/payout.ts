@@ -12,7 +12,7 @@ import {
 } from '../payout.ts';
 import { decided, draft, refuse, type Decision, type JournalDraft } from './decision.ts';
 import { canTransition } from './machines.ts';
-import { intentTransition, type IntentChange } from './intent.ts';
+import { intentTransition, keepingStatus, type IntentChange } from './intent.ts';
 
 /**
  * Payouts (withdrawals): money goes OUT. Amount + fee are held from `available` when the payout is created (the
@@ -36,7 +36,14 @@ export type PayoutCommand =
   /** The operator rejects a Pending payout: Cancelled, the hold released. */
   | { type: 'reject'; reason: string }
   | { type: 'complete'; ledgerAccount: string; completedAt?: Date; providerReference?: string | null }
-  | { type: 'fail'; failure: Failure };
+  | { type: 'fail'; failure: Failure }
+  /**
+   * The rail accepted a Processing payout's submission: its reference and the expected completion noted (payoutInfo
+   * says it is being processed); it stays Processing until the rail's answer completes or fails it.
+   */
+  | { type: 'accepted'; providerReference: string | null; expectedBy: Date; message?: string | undefined }
+  /** Nothing known yet: the payout keeps its status and is looked at again later. */
+  | { type: 'note' };
 
 const held = (p: Pick<PaymentIntent, 'amountMinor' | 'feeMinor'>) => p.amountMinor + p.feeMinor;
 
@@ -100,6 +107,20 @@ export function decidePayout(payout: PaymentIntent | undefined, command: PayoutC
       };
       return move(payout, 'Completed', { details }, now, [journals.completed(payout, command.ledgerAccount)]);
     }
+    case 'accepted': {
+      if (payout.status !== 'Processing')
+        return refuse('invalid_status', `Withdrawal ${payout.paymentIntentId} is ${payout.status}, not Processing.`);
+      return keepingStatus(
+        payout,
+        {
+          submission: { ...d.submission, providerReference: command.providerReference },
+          payoutInfo: payoutInfo(payout, payoutInfoChanges.accepted(command.expectedBy, command.message)),
+        },
+        now,
+      );
+    }
+    case 'note':
+      return keepingStatus(payout, {}, now);
     case 'fail': {
       const why = command.failure;
       const notSent = why.kind === 'not_received' || (why.kind === 'rejected' && why.internal);
