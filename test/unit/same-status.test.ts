@@ -139,3 +139,19 @@ describe("the store writes the core's same-status state (sameStatusWrites)", () 
     expect(() => sameStatusWrites(before, { ...next, ...change } as PaymentIntent, dueAt)).toThrow(what);
   });
 });
+
+describe("an intent's updatedAt never moves backwards", () => {
+  it('a decision made with a clock earlier than the stored updatedAt keeps it (note and status change alike)', () => {
+    const stored = deposit({ updatedAt: '2026-11-29T06:00:01.000Z', details: {} });
+    const earlier = new Date('2026-11-29T06:00:00.500Z');
+    const noted = decideIntent(stored, { type: 'note', details: { looked: 1 } }, earlier);
+    const failed = decideIntent(stored, { type: 'fail', reason: 'wallet_declined' }, earlier);
+    for (const d of [noted, failed]) {
+      expect(isRefusal(d)).toBe(false);
+      if (!isRefusal(d)) expect(d.state.updatedAt).toBe(stored.updatedAt);
+    }
+    const next = new Date('2026-11-29T06:00:02.000Z');
+    const later = decideIntent(stored, { type: 'note', details: { looked: 2 } }, next);
+    expect(!isRefusal(later) && later.state.updatedAt).toBe(next.toISOString());
+  });
+});

@@ -58,3 +58,13 @@ export const decided = <S>(state: S, journals: JournalDraft[] = [], events: Stat
   journals,
   events,
 });
+
+/**
+ * A changed item's `updatedAt`: the decision's time, never earlier than the item's own (a decision re-made on a
+ * fresh read after a lost race, or a request whose `now` was taken before another request's write, never moves a
+ * merchant's `updatedAt` backwards).
+ */
+export function touchedAt(previous: string | undefined, now: Date): string {
+  const at = now.toISOString();
+  return previous && previous > at ? previous : at;
+}

@@ -14,7 +14,7 @@ import { feeFor } from '../money.ts';
 import type { CardSummary, PaymentIntent } from '../intent.ts';
 import type { WalletProviderId } from '../providers.ts';
 import type { ReasonCode } from '../reasons.ts';
-import { decided, draft, refuse, type Decision } from './decision.ts';
+import { decided, draft, refuse, touchedAt, type Decision } from './decision.ts';
 import { canTransition, isTerminal, type IntentStatus } from './machines.ts';
 
 /**
@@ -40,7 +40,7 @@ export function intentTransition(current: PaymentIntent, to: IntentStatus, chang
     reasonDetail: change.reason === undefined ? (current.reasonDetail ?? null) : (change.reasonDetail ?? null),
     details: { ...current.details, ...change.details },
     feeMinor: change.feeMinor ?? current.feeMinor,
-    updatedAt: now.toISOString(),
+    updatedAt: touchedAt(current.updatedAt, now),
     version: current.version + 1,
   };
 }
@@ -52,7 +52,12 @@ export function intentTransition(current: PaymentIntent, to: IntentStatus, chang
  */
 export function keepingStatus(intent: PaymentIntent, details: Record<string, unknown>, now: Date): Decision<PaymentIntent> {
   if (isTerminal(intent.status)) return refuse('invalid_status', 'Final.');
-  return decided({ ...intent, details: { ...intent.details, ...details }, updatedAt: now.toISOString(), version: intent.version + 1 });
+  return decided({
+    ...intent,
+    details: { ...intent.details, ...details },
+    updatedAt: touchedAt(intent.updatedAt, now),
+    version: intent.version + 1,
+  });
 }
 
 /** A payment's fee at its rate, never more than the amount itself (the credit net of it is never negative). */
