@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { again, pause, retry, retryPolicies } from '#shared/retry.ts';
-import { decideHold, startHold, type HoldDecision, type ShardMove } from '#shared/domain/core/hold-placement.ts';
+import * as hold from '#shared/domain/core/hold-placement.ts';
 import { BatchGetItemCommand, TransactGetItemsCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { holdTypes, type Journal, type WalletDelta } from '#shared/domain/ledger.ts';
@@ -189,7 +189,7 @@ function moveWrite({ merchantId, mode, currency }: WalletRef, n: number, amount:
  */
 async function moveIntoShard(
   wallet: WalletRef,
-  { moves, into, total }: { moves: ShardMove[]; into: number; total: number },
+  { moves, into, total }: { moves: hold.ShardMove[]; into: number; total: number },
   now = new Date(),
 ) {
   if (total === 0) return true;
@@ -248,18 +248,20 @@ export type PlaceHold = (hold: HoldRef) => Promise<number>;
 /**
  * The reads and the consolidation a placement asks for before its try (shared/domain/core/hold-placement.ts decides
  * each step): a hint of every shard (one BatchGetItem, only for a sharded wallet), a snapshot (TransactGetItems), the
- * missing part moved into shard 0 (one TransactWriteItems). Returns the decision whose step is the try.
+ * missing part moved into shard 0 (one TransactWriteItems). Returns the placement whose step is the try.
  */
-async function placeOn(hold: HoldRef, shards: number, decision: HoldDecision): Promise<HoldDecision> {
-  for (let d = decision; ; ) {
-    const { placement, step } = d;
-    if (step.do === 'try') return d;
+async function placeOn(ref: HoldRef, shards: number, p: hold.HoldPlacement): Promise<hold.HoldPlacement> {
+  for (;;) {
+    const { step } = p;
     if (step.do === 'hint') {
-      const items = await hintWalletShards(hold.merchantId, hold.mode, hold.currency, shards);
-      d = decideHold(placement, { t: 'hint', available: items.map((i) => i?.available ?? 0) });
-    } else if (step.do === 'snapshot') d = decideHold(placement, { t: 'snapshot', available: await snapshotAvailable(hold, shards) });
-    else if (step.do === 'move') d = decideHold(placement, { t: 'moved', ok: await moveIntoShard(hold, step) });
-    else throw new Error(`hold placement: ${step.do} before the hold was tried`);
+      const items = await hintWalletShards(ref.merchantId, ref.mode, ref.currency, shards);
+      p = hold.onHint(
+        p,
+        items.map((i) => i?.available ?? 0),
+      );
+    } else if (step.do === 'snapshot') p = hold.onSnapshot(p, await snapshotAvailable(ref, shards));
+    else if (step.do === 'move') p = hold.onMoved(p, await moveIntoShard(ref, step));
+    else return p;
   }
 }
 
@@ -275,17 +277,16 @@ async function placeOn(hold: HoldRef, shards: number, decision: HoldDecision): P
  * never reaches here as a refusal: transact retries it, then answers 409 `concurrent_update` (shared/http/presenter.ts).
  */
 export async function withFunds<T>(run: (place: PlaceHold) => Promise<T>): Promise<T> {
-  let placement = startHold(retryPolicies.hold.attempts);
+  let p = hold.startHold(retryPolicies.hold.attempts);
   for (;;) {
     let asked: HoldRef | undefined;
     let placed: Promise<number> | undefined;
-    const place: PlaceHold = (hold) => {
-      asked ??= hold;
+    const place: PlaceHold = (ref) => {
+      asked ??= ref;
       placed ??= (async () => {
-        const shards = await readShards(hold.merchantId, hold.mode);
-        const attempt = decideHold(placement, { t: 'attempt', shards, need: hold.need, reference: hold.reference });
-        placement = (await placeOn(hold, shards, attempt)).placement;
-        return placement.shard ?? 0;
+        const shards = await readShards(ref.merchantId, ref.mode);
+        p = await placeOn(ref, shards, hold.onAttempt(p, shards, ref.need, ref.reference));
+        return p.step.do === 'try' ? p.step.shard : 0;
       })();
       return placed;
     };
@@ -294,17 +295,12 @@ export async function withFunds<T>(run: (place: PlaceHold) => Promise<T>): Promi
     } catch (error) {
       if (!(error instanceof TransactionFailed && error.on('wallet')) || placed === undefined || asked === undefined) throw error;
       await placed;
-      const refusal = decideHold(placement, { t: 'refused', seen: Number(error.refusedItem('wallet')?.available ?? 0) });
-      placement = refusal.placement;
-      let { step } = refusal;
-      if (step.do === 'settle') {
-        const available = await snapshotAvailable(asked, await readShards(asked.merchantId, asked.mode));
-        step = decideHold(placement, { t: 'settled', available }).step;
-      }
-      if (step.do === 'short') throw error;
-      if (step.do !== 'retry')
+      p = hold.onRefused(p, Number(error.refusedItem('wallet')?.available ?? 0));
+      if (p.step.do === 'settle') p = hold.onSnapshot(p, await snapshotAvailable(asked, await readShards(asked.merchantId, asked.mode)));
+      if (p.step.do === 'short') throw error;
+      if (p.step.do !== 'attempt')
         throw new ConflictError('Too many concurrent changes to this balance; nothing was held. Retry with the same Idempotency-Key.');
-      if (step.backoff) await pause(retryPolicies.hold, placement.attempt);
+      if (p.step.backoff) await pause(retryPolicies.hold, p.attempt);
     }
   }
 }

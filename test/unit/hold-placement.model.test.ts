@@ -2,10 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   consolidation,
-  decideHold,
+  onAttempt,
+  onHint,
+  onMoved,
+  onRefused,
+  onSnapshot,
   startHold,
-  type HoldDecision,
-  type HoldEvent,
   type HoldPlacement,
   type HoldStep,
   type ShardMove,
@@ -32,7 +34,9 @@ import { retryPolicies } from '#shared/retry.ts';
  * HOLD_MODEL_RUNS sets the number of runs, HOLD_MODEL_SEED replays one.
  */
 
-type Decide = (p: HoldPlacement, e: HoldEvent) => HoldDecision;
+/** The core's decisions, one per thing the store reports (a planted wrong rule replaces one). */
+const rules = { onAttempt, onHint, onSnapshot, onMoved, onRefused };
+type Rules = typeof rules;
 
 interface ThiefOp {
   /** rebalance: read a snapshot, then move every other shard's available into `into`; shift: move `amount` from→to. */
@@ -120,29 +124,32 @@ class Wallet {
 }
 
 type Answer = 'ok' | 'short' | 'contended';
+const said = (answer: Answer | null) =>
+  answer === 'contended' ? '409 concurrent_update' : answer === 'short' ? 'insufficient_balance' : answer;
 
 class Hold {
   placement: HoldPlacement;
-  next: HoldStep | { do: 'attempt' } = { do: 'attempt' };
   answer: Answer | null = null;
   /** The snapshot its consolidation is computed from. */
   snapshot: readonly number[] | null = null;
   transactions = 0;
+  /** The step that led to its try (coverage). */
+  via = '';
   constructor(
     readonly id: string,
     readonly need: number,
     attempts: number,
-    private readonly decide: Decide,
+    private readonly rules: Rules,
     private readonly reached: Reached,
   ) {
     this.placement = startHold(attempts);
   }
 
-  private apply(wallet: Wallet, d: HoldDecision) {
-    this.placement = d.placement;
-    const step = d.step;
+  private apply(wallet: Wallet, p: HoldPlacement) {
+    this.placement = p;
+    const step = p.step;
     this.reached.add(step.do);
-    if (d.placement.single && (step.do === 'hint' || step.do === 'snapshot' || step.do === 'move' || step.do === 'settle'))
+    if (p.single && (step.do === 'hint' || step.do === 'snapshot' || step.do === 'move' || step.do === 'settle'))
       throw new Error(`${this.id}: a one-shard wallet asked for a ${step.do} (its hold is tried with no read before it)`);
     if (step.do === 'short') {
       // Read right after the answer: the whole wallet must not cover the hold.
@@ -150,14 +157,9 @@ class Hold {
         throw new Error(`${this.id} (need ${this.need}) answered insufficient_balance; the wallet has ${wallet.total} available`);
       this.answer = 'short';
     } else if (step.do === 'contended') {
-      if (this.placement.attempt < this.placement.attempts)
-        throw new Error(`${this.id} answered 409 after ${this.placement.attempt} of ${this.placement.attempts} attempts`);
+      if (p.attempt < p.attempts) throw new Error(`${this.id} answered 409 after ${p.attempt} of ${p.attempts} attempts`);
       this.answer = 'contended';
-    } else if (step.do === 'retry') this.next = { do: 'attempt' };
-    else {
-      if (step.do === 'move') this.checkConsolidation(step);
-      this.next = step;
-    }
+    } else if (step.do === 'move') this.checkConsolidation(step);
   }
 
   private checkConsolidation(step: Extract<HoldStep, { do: 'move' }>) {
@@ -180,47 +182,42 @@ class Hold {
   /** One read or write of this hold (its next step), against the wallet. `quiet`: no contention, every read exact. */
   step(wallet: Wallet, tick: { lag: number; busy: boolean }, quiet: boolean) {
     const p = this.placement;
-    const next = this.next;
+    const step = p.step;
+    if (step.do !== 'try') this.via = step.do;
     const snapshot = () => (!quiet && tick.busy ? null : [...wallet.available]);
-    switch (next.do) {
+    switch (step.do) {
       case 'attempt':
-        return this.apply(wallet, this.decide(p, { t: 'attempt', shards: wallet.available.length, need: this.need, reference: this.id }));
+        return this.apply(wallet, this.rules.onAttempt(p, wallet.available.length, this.need, this.id));
       case 'hint':
-        return this.apply(wallet, this.decide(p, { t: 'hint', available: quiet ? [...wallet.available] : wallet.past(tick.lag) }));
+        return this.apply(wallet, this.rules.onHint(p, quiet ? [...wallet.available] : wallet.past(tick.lag)));
       case 'snapshot': {
         this.snapshot = snapshot();
         if (!this.snapshot) this.reached.add('busy');
-        return this.apply(wallet, this.decide(p, { t: 'snapshot', available: this.snapshot }));
+        return this.apply(wallet, this.rules.onSnapshot(p, this.snapshot));
       }
       case 'move': {
-        const ok = wallet.move(next.moves, next.into, next.total);
+        const ok = wallet.move(step.moves, step.into, step.total);
         this.reached.add(ok ? 'moved' : 'move refused');
-        return this.apply(wallet, this.decide(p, { t: 'moved', ok }));
+        return this.apply(wallet, this.rules.onMoved(p, ok));
       }
       case 'try': {
         this.transactions++;
-        const taken = wallet.take(next.shard, this.need);
+        const taken = wallet.take(step.shard, this.need);
         if (taken === 'taken') {
           this.answer = 'ok';
-          this.reached.add(
-            p.single
-              ? 'taken (one shard)'
-              : next.shard === 0 && p.view === null
-                ? 'taken unread after a busy snapshot or a refused move'
-                : 'taken',
-          );
+          this.reached.add(`taken after ${this.via}`);
           return;
         }
         this.reached.add('refused');
-        return this.apply(wallet, this.decide(p, { t: 'refused', seen: taken }));
+        return this.apply(wallet, this.rules.onRefused(p, taken));
       }
       case 'settle': {
         const available = snapshot();
         this.reached.add(available && available.reduce((a, b) => a + b, 0) < this.need ? 'settled short' : 'settled contended');
-        return this.apply(wallet, this.decide(p, { t: 'settled', available }));
+        return this.apply(wallet, this.rules.onSnapshot(p, available));
       }
       default:
-        throw new Error(`${this.id}: step ${next.do} cannot be done`);
+        throw new Error(`${this.id}: step ${step.do} after its answer`);
     }
   }
 
@@ -265,7 +262,7 @@ class Thief {
 }
 
 /** One scenario: the contended phase (the schedule), then contention stops. Throws at the first broken property. */
-function runScenario(s: Scenario, decide: Decide = decideHold, reached: Reached = new Set()): true {
+function runScenario(s: Scenario, decide: Rules = rules, reached: Reached = new Set()): true {
   const wallet = new Wallet([...s.balances]);
   const start = wallet.total;
   const holds = s.needs.map((need, i) => new Hold(`w${i}`, need, s.attempts, decide, reached));
@@ -294,7 +291,7 @@ function runScenario(s: Scenario, decide: Decide = decideHold, reached: Reached 
     if (transactions > 2)
       throw new Error(`${hold.id} (need ${hold.need}) took ${transactions} hold transactions to answer once contention stopped`);
     if (covered && hold.answer !== 'ok')
-      throw new Error(`${hold.id} (need ${hold.need}) answered ${hold.answer} alone on a wallet that covers it`);
+      throw new Error(`${hold.id} (need ${hold.need}) answered ${said(hold.answer)} alone on a wallet that covers it`);
   }
   // Each 409 sent again alone (the merchant's retry with its Idempotency-Key): taken when the wallet covers it.
   for (const hold of holds.filter((h) => h.answer === 'contended')) {
@@ -303,7 +300,7 @@ function runScenario(s: Scenario, decide: Decide = decideHold, reached: Reached 
     again.finish(wallet);
     check(`${again.id}`);
     if (covered && again.answer !== 'ok')
-      throw new Error(`${again.id} (need ${hold.need}) answered ${again.answer} on a wallet that covers it`);
+      throw new Error(`${again.id} (need ${hold.need}) answered ${said(again.answer)} on a wallet that covers it`);
   }
   return true;
 }
@@ -312,33 +309,42 @@ function runScenario(s: Scenario, decide: Decide = decideHold, reached: Reached 
 
 type Plant = 'shard-refusal-is-short' | 'contention-is-short' | 'moves-more-than-missing' | 'skip-reread' | 'unconditioned-spread';
 
-const planted: Record<Plant, Decide> = {
+const planted: Record<Plant, Rules> = {
   /** The old false insufficient_balance: a sharded wallet's refused shard taken for the whole wallet. */
-  'shard-refusal-is-short': (p, e) => (e.t === 'refused' && !p.single ? { placement: p, step: { do: 'short' } } : decideHold(p, e)),
+  'shard-refusal-is-short': { ...rules, onRefused: (p, seen) => (p.single ? onRefused(p, seen) : { ...p, step: { do: 'short' } }) },
   /** Issue 41's cause: contention that outlasted the attempts answered as insufficient_balance, with no snapshot. */
-  'contention-is-short': (p, e) => {
-    const d = decideHold(p, e);
-    return d.step.do === 'settle' || d.step.do === 'contended' ? { ...d, step: { do: 'short' } } : d;
+  'contention-is-short': {
+    ...rules,
+    onRefused: (p, seen) => {
+      const d = onRefused(p, seen);
+      return d.step.do === 'settle' || d.step.do === 'contended' ? { ...d, step: { do: 'short' } } : d;
+    },
   },
   /** A consolidation that moves the whole need into shard 0, not what shard 0 lacks. */
-  'moves-more-than-missing': (p, e) => {
-    const d = decideHold(p, e);
-    if (d.step.do !== 'move' || e.t !== 'snapshot' || !e.available) return d;
-    const moves = consolidation([0, ...e.available.slice(1)], p.need);
-    const total = moves.reduce((a, m) => a + m.amount, 0);
-    return { placement: { ...d.placement, moving: moves }, step: { ...d.step, moves, total } };
+  'moves-more-than-missing': {
+    ...rules,
+    onSnapshot: (p, available) => {
+      const d = onSnapshot(p, available);
+      if (d.step.do !== 'move' || !available) return d;
+      const moves = consolidation([0, ...available.slice(1)], p.need);
+      return { ...d, step: { ...d.step, moves, total: moves.reduce((a, m) => a + m.amount, 0) } };
+    },
   },
   /** No read after a refusal: the stale view's next shard is tried (a refused transaction per shard before the answer). */
-  'skip-reread': (p, e) => {
-    const d = decideHold(p, e);
-    return e.t === 'refused' && d.step.do === 'retry' ? { ...d, placement: { ...d.placement, view: p.view } } : d;
+  'skip-reread': {
+    ...rules,
+    onRefused: (p, seen) => {
+      const d = onRefused(p, seen);
+      return d.step.do === 'attempt' ? { ...d, view: p.view } : d;
+    },
   },
-  /** Spread over every shard, funded or not (the hint ignored): a hold tried where the view showed too little. */
-  'unconditioned-spread': (p, e) => {
-    const d = decideHold(p, e);
-    if (d.step.do !== 'try' || p.single || e.t !== 'hint') return d;
-    const shard = (d.step.shard + 1) % e.available.length;
-    return { placement: { ...d.placement, shard }, step: { do: 'try', shard } };
+  /** The hint misread (the shard after the one that showed the amount): a hold tried where the view showed too little. */
+  'unconditioned-spread': {
+    ...rules,
+    onHint: (p, available) => {
+      const d = onHint(p, available);
+      return d.step.do === 'try' && !p.single ? { ...d, step: { do: 'try', shard: (d.step.shard + 1) % available.length } } : d;
+    },
   },
 };
 
@@ -358,7 +364,7 @@ describe('hold placement model, in memory', () => {
 
   it('its runs reach every step and answer of the placement (so the properties above are exercised)', () => {
     const reached: Reached = new Set();
-    for (const s of fc.sample(scenario, { numRuns: 3_000, seed: 7 })) runScenario(s, decideHold, reached);
+    for (const s of fc.sample(scenario, { numRuns: 3_000, seed: 7 })) runScenario(s, rules, reached);
     expect([...reached].sort()).toEqual(
       [
         'busy',
@@ -368,16 +374,17 @@ describe('hold placement model, in memory', () => {
         'move refused',
         'moved',
         'refused',
-        'retry',
         'settle',
         'settled contended',
         'settled short',
         'short',
         'snapshot',
-        'taken',
-        'taken (one shard)',
-        'taken unread after a busy snapshot or a refused move',
+        'taken after attempt',
+        'taken after hint',
+        'taken after move',
+        'taken after snapshot',
         'try',
+        'attempt',
       ].sort(),
     );
   });
@@ -386,8 +393,8 @@ describe('hold placement model, in memory', () => {
     { plant: 'shard-refusal-is-short', caught: /answered insufficient_balance; the wallet has \d+ available/ },
     { plant: 'contention-is-short', caught: /answered insufficient_balance; the wallet has \d+ available/ },
     { plant: 'moves-more-than-missing', caught: /consolidates .* shard 0 lacked/ },
-    { plant: 'skip-reread', caught: /took \d+ hold transactions to answer once contention stopped|answered contended alone/ },
-    { plant: 'unconditioned-spread', caught: /took \d+ hold transactions|answered contended alone/ },
+    { plant: 'skip-reread', caught: /took \d+ hold transactions to answer once contention stopped|answered 409 concurrent_update alone/ },
+    { plant: 'unconditioned-spread', caught: /took \d+ hold transactions|answered 409 concurrent_update alone/ },
   ];
   it.each(plants)('catches a planted wrong rule: $plant', ({ plant, caught }) => {
     const result = fc.check(

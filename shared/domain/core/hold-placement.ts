@@ -15,64 +15,51 @@
  * (409 `concurrent_update`), never `insufficient_balance` while the wallet covers it.
  */
 
-/** A shard's available moved into the hold's shard: `amount` leaves shard `n`, conditioned on the shard having it. */
+/** A shard's available moved into shard 0: `amount` leaves shard `n`, conditioned on the shard having it. */
 export interface ShardMove {
   n: number;
   amount: number;
 }
 
-/** What the store does next for the hold. */
+/** What the store does next for the hold, and the decision it reports what it found to (below). */
 export type HoldStep =
-  /** Read every shard's available (BatchGetItem: eventually consistent, a placement hint only); report `hint`. */
+  /** Begin the next attempt of the business change (after a backoff when `backoff`): `onAttempt`. */
+  | { do: 'attempt'; backoff: boolean }
+  /** Read every shard's available (BatchGetItem: eventually consistent, a placement hint only): `onHint`. */
   | { do: 'hint' }
-  /** Read every shard's available as one snapshot (TransactGetItems); report `snapshot` (null: too busy to read). */
+  /** Read every shard's available as one snapshot (TransactGetItems): `onSnapshot` (null: too busy to read). */
   | { do: 'snapshot' }
-  /** Move `moves` out of their shards and their sum into shard `into`, in one transaction; report `moved`. */
+  /** Move `moves` out of their shards and their sum, `total`, into shard `into`, in one transaction: `onMoved`. */
   | { do: 'move'; moves: ShardMove[]; into: number; total: number }
-  /** Take the hold from this shard (the business transaction, under the shard's no-overdraft condition). */
+  /** Take the hold from this shard (the business transaction, under the shard's no-overdraft condition): `onRefused`. */
   | { do: 'try'; shard: number }
-  /** Contention: the next attempt (a new decision of the business change), after a backoff when `backoff`. */
-  | { do: 'retry'; backoff: boolean }
-  /** The attempts are used up: read a snapshot of every shard (null: too busy) and report `settled`. */
+  /** The attempts are used up: read a snapshot of every shard: `onSnapshot` (null: too busy to read). */
   | { do: 'settle' }
   /** The refusal stands: the wallet does not cover the hold (`insufficient_balance`). */
   | { do: 'short' }
   /** Contention outlasted the attempts while the wallet covers the hold: 409 `concurrent_update`, nothing held. */
   | { do: 'contended' };
 
-/** What the store found, for the step it was asked to do. */
-export type HoldEvent =
-  /** An attempt of the business change asks where its hold goes: the wallet's shard count now, the need, its object. */
-  | { t: 'attempt'; shards: number; need: number; reference: string }
-  | { t: 'hint'; available: readonly number[] }
-  | { t: 'snapshot'; available: readonly number[] | null }
-  | { t: 'moved'; ok: boolean }
-  /** The shard refused the hold; `seen`: its available as the refused condition saw it (ALL_OLD; absent item: 0). */
-  | { t: 'refused'; seen: number }
-  | { t: 'settled'; available: readonly number[] | null };
-
-/** One hold's placement, across its attempts. */
+/** One hold's placement, across its attempts, with the step the store does next. */
 export interface HoldPlacement {
   /** Attempts of the business change allowed in all (shared/retry.ts retryPolicies.hold). */
   attempts: number;
   /** Attempts begun. */
   attempt: number;
+  /** This attempt's hold: the amount it takes and its business object's id. */
   need: number;
   reference: string;
   /** The wallet has one shard (this attempt). */
-  single: boolean;
-  /** Shards' available as last seen (a hint, or the snapshot after a consolidation); null: read again. */
-  view: readonly number[] | null;
+  single?: boolean;
+  /** Shards' available as last hinted; absent: read them (again). */
+  view?: readonly number[];
   /** Shards refused since the last snapshot. */
   tried: readonly number[];
   /** A snapshot found the whole wallet short: the next refusal is final. */
-  final: boolean;
+  final?: boolean;
   /** The last consolidation met concurrent writes: back off before the next attempt. */
-  contended: boolean;
-  /** The shard this attempt's hold was placed on (null: not yet decided). */
-  shard: number | null;
-  /** The consolidation this attempt is moving (between `move` and `moved`). */
-  moving: readonly ShardMove[] | null;
+  contended?: boolean;
+  step: HoldStep;
 }
 
 export const startHold = (attempts: number): HoldPlacement => ({
@@ -80,19 +67,9 @@ export const startHold = (attempts: number): HoldPlacement => ({
   attempt: 0,
   need: 0,
   reference: '',
-  single: true,
-  view: null,
   tried: [],
-  final: false,
-  contended: false,
-  shard: null,
-  moving: null,
+  step: { do: 'attempt', backoff: false },
 });
-
-export interface HoldDecision {
-  placement: HoldPlacement;
-  step: HoldStep;
-}
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -102,17 +79,6 @@ export function shardOf(id: string, count: number): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
   return h % count;
-}
-
-const tryOn = (p: HoldPlacement, shard: number): HoldDecision => ({ placement: { ...p, shard, moving: null }, step: { do: 'try', shard } });
-
-/** The shard for this attempt: one that showed the amount and has not refused, spread by the reference; else a snapshot. */
-function choose(p: HoldPlacement): HoldDecision {
-  if (p.single) return tryOn(p, 0);
-  if (!p.view) return { placement: p, step: { do: 'hint' } };
-  const candidates = p.view.flatMap((available, n) => (available >= p.need && !p.tried.includes(n) ? [n] : []));
-  if (candidates.length) return tryOn(p, candidates[shardOf(p.reference, candidates.length)]!);
-  return { placement: { ...p, tried: [], contended: false }, step: { do: 'snapshot' } };
 }
 
 /**
@@ -132,68 +98,54 @@ export function consolidation(available: readonly number[], need: number): Shard
   return moves;
 }
 
-/** A snapshot of every shard, read when no shard was known to hold the amount. */
-function afterSnapshot(p: HoldPlacement, available: readonly number[] | null): HoldDecision {
-  // Shards busy (the snapshot met writes until its retries ran out): try shard 0, read again next time, back off.
-  if (!available) return tryOn({ ...p, view: null, contended: true }, 0);
-  // The whole wallet is short: one more try on shard 0, whose refusal is final.
-  if (sum(available) < p.need) return tryOn({ ...p, view: available, final: true }, 0);
-  const moves = consolidation(available, p.need);
-  if (moves.length === 0) return tryOn({ ...p, view: available }, 0);
-  return {
-    placement: { ...p, view: available, moving: moves },
-    step: { do: 'move', moves, into: 0, total: sum(moves.map((m) => m.amount)) },
-  };
+const onShard0: HoldStep = { do: 'try', shard: 0 };
+
+/** The shard for this attempt: one the view showed the amount on and that has not refused, spread by the reference. */
+function choose(p: HoldPlacement): HoldPlacement {
+  if (p.single) return { ...p, step: onShard0 };
+  if (!p.view) return { ...p, step: { do: 'hint' } };
+  const candidates = p.view.flatMap((available, n) => (available >= p.need && !p.tried.includes(n) ? [n] : []));
+  if (candidates.length) return { ...p, step: { do: 'try', shard: candidates[shardOf(p.reference, candidates.length)]! } };
+  // None: a snapshot decides (the shards refused so far may have it by then).
+  return { ...p, tried: [], contended: false, step: { do: 'snapshot' } };
 }
 
-/** The consolidation committed (the view follows it) or refused (another move or hold took a part first: read again). */
-function afterMove(p: HoldPlacement, ok: boolean): HoldDecision {
-  const moves = p.moving ?? [];
-  if (!ok || !p.view) return tryOn({ ...p, view: null, contended: true }, 0);
-  const view = [...p.view];
-  for (const m of moves) {
-    view[m.n]! -= m.amount;
-    view[0]! += m.amount;
-  }
-  return tryOn({ ...p, view }, 0);
+/** An attempt asks where its hold goes: the wallet's shard count now, the amount and its business object's id. */
+export function onAttempt(p: HoldPlacement, shards: number, need: number, reference: string): HoldPlacement {
+  return choose({ ...p, attempt: p.attempt + 1, need, reference, single: shards <= 1 });
 }
+
+/** The shards' available as a hint showed them. */
+export const onHint = (p: HoldPlacement, available: readonly number[]) => choose({ ...p, view: available });
 
 /**
- * Is the refusal a real shortfall? One shard: the refused item's own read says. A sharded wallet: only after a
- * snapshot found the whole wallet short. Otherwise contention: the next attempt (the refused shard not tried again,
- * the shards read again), or, the attempts used up, the last snapshot decides (one shard: every refusal's own read
- * showed enough, so contended).
+ * A snapshot of every shard (null: too busy to read), read when no shard was known to hold the amount, or to settle
+ * once the attempts are used up: short (`insufficient_balance`) only when the whole wallet does not cover the hold.
  */
-function afterRefusal(p: HoldPlacement, seen: number): HoldDecision {
-  const short = p.single ? seen < p.need : p.final;
-  if (short) return { placement: p, step: { do: 'short' } };
-  if (p.attempt >= p.attempts) return { placement: p, step: p.single ? { do: 'contended' } : { do: 'settle' } };
-  const tried = p.shard === null || p.tried.includes(p.shard) ? p.tried : [...p.tried, p.shard];
-  return { placement: { ...p, tried, view: null, shard: null }, step: { do: 'retry', backoff: p.contended || p.attempt > 1 } };
+export function onSnapshot(p: HoldPlacement, available: readonly number[] | null): HoldPlacement {
+  const short = available !== null && sum(available) < p.need;
+  if (p.step.do === 'settle') return { ...p, step: { do: short ? 'short' : 'contended' } };
+  // Too busy to read (it met writes until its retries ran out): try shard 0, back off before the next attempt.
+  if (!available) return { ...p, contended: true, step: onShard0 };
+  // The whole wallet is short: one more try on shard 0, whose refusal is final.
+  if (short) return { ...p, final: true, step: onShard0 };
+  const moves = consolidation(available, p.need);
+  return { ...p, step: moves.length ? { do: 'move', moves, into: 0, total: sum(moves.map((m) => m.amount)) } : onShard0 };
 }
 
-/** The placement's next step after `event`. */
-export function decideHold(p: HoldPlacement, event: HoldEvent): HoldDecision {
-  switch (event.t) {
-    case 'attempt':
-      return choose({
-        ...p,
-        attempt: p.attempt + 1,
-        need: event.need,
-        reference: event.reference,
-        single: event.shards <= 1,
-        shard: null,
-        moving: null,
-      });
-    case 'hint':
-      return choose({ ...p, view: event.available });
-    case 'snapshot':
-      return afterSnapshot(p, event.available);
-    case 'moved':
-      return afterMove(p, event.ok);
-    case 'refused':
-      return afterRefusal(p, event.seen);
-    case 'settled':
-      return { placement: p, step: event.available && sum(event.available) < p.need ? { do: 'short' } : { do: 'contended' } };
-  }
+/** The consolidation committed, or refused (another move or hold took a part first): shard 0 is tried either way. */
+export const onMoved = (p: HoldPlacement, ok: boolean): HoldPlacement => ({ ...p, contended: p.contended || !ok, step: onShard0 });
+
+/**
+ * The shard tried refused the hold (`seen`: its available as the refused condition saw it, ALL_OLD; no item: 0). A
+ * real shortfall? One shard: that read says. A sharded wallet: only after a snapshot found the whole wallet short.
+ * Otherwise contention: the next attempt (the refused shard not tried again, the shards read again: the refusal
+ * showed the view was stale), or, the attempts used up, a last snapshot decides (one shard: every refusal's own read
+ * showed enough, so contended).
+ */
+export function onRefused(p: HoldPlacement, seen: number): HoldPlacement {
+  if (p.single ? seen < p.need : p.final) return { ...p, step: { do: 'short' } };
+  if (p.attempt >= p.attempts) return { ...p, step: { do: p.single ? 'contended' : 'settle' } };
+  const tried = p.step.do === 'try' ? [...p.tried, p.step.shard] : p.tried;
+  return { ...p, tried, view: undefined, step: { do: 'attempt', backoff: !!p.contended || p.attempt > 1 } };
 }
