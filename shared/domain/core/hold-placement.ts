@@ -21,7 +21,7 @@ export interface ShardMove {
   amount: number;
 }
 
-/** What the store does next for the hold, and the decision it reports what it found to (below). */
+/** What the store does next for the hold; after the colon, the decision (below) it then tells what it found. */
 export type HoldStep =
   /** Begin the next attempt of the business change (after a backoff when `backoff`): `onAttempt`. */
   | { do: 'attempt'; backoff: boolean }
@@ -31,7 +31,7 @@ export type HoldStep =
   | { do: 'snapshot' }
   /** Move `moves` out of their shards and their sum, `total`, into shard `into`, in one transaction: `onMoved`. */
   | { do: 'move'; moves: ShardMove[]; into: number; total: number }
-  /** Take the hold from this shard (the business transaction, under the shard's no-overdraft condition): `onRefused`. */
+  /** Take the hold from this shard (the business transaction, under the shard's no-overdraft condition): `onRefused` if refused. */
   | { do: 'try'; shard: number }
   /** The attempts are used up: read a snapshot of every shard: `onSnapshot` (null: too busy to read). */
   | { do: 'settle' }
