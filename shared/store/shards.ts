@@ -91,13 +91,8 @@ export function writeShards(merchantId: string, mode: Mode, now = Date.now()): n
  */
 export const transactionListShards = (shards: number) => (shards > 1 ? shards * 2 : 1);
 
-/** Stable shard of an object: FNV-1a of its id, modulo the count. */
-export function shardOf(id: string, count: number): number {
-  if (count <= 1) return 0;
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
-  return h % count;
-}
+/** Stable shard of an object: FNV-1a of its id, modulo the count (the money core's, which places holds with it). */
+export { shardOf } from '#shared/domain/core/hold-placement.ts';
 
 /**
  * Ops (`ops shards raise`): raise a merchant's shard count. Readers read the new count at once,

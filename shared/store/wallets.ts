@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { again, pause, retry, retryPolicies } from '#shared/retry.ts';
+import * as hold from '#shared/domain/core/hold-placement.ts';
 import { BatchGetItemCommand, TransactGetItemsCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { holdTypes, type Journal, type WalletDelta } from '#shared/domain/ledger.ts';
@@ -182,12 +183,15 @@ function moveWrite({ merchantId, mode, currency }: WalletRef, n: number, amount:
 }
 
 /**
- * Moves `amount` of each listed shard's available into shard `into` (0 unless told) in ONE
- * transaction, each move conditioned on the shard still having it. Not a ledger movement: the
- * money stays in the same account, so no journal. False when refused (another move or a hold took it first).
+ * Moves `amount` of each listed shard's available, `total` in all, into shard `into` in ONE transaction, each
+ * move conditioned on the shard still having it. Not a ledger movement: the money stays in the same account, so
+ * no journal. False when refused (another move or a hold took it first).
  */
-async function moveIntoShard(wallet: WalletRef, moves: { n: number; amount: number }[], now = new Date(), into = 0): Promise<boolean> {
-  const total = moves.reduce((a, m) => a + m.amount, 0);
+async function moveIntoShard(
+  wallet: WalletRef,
+  { moves, into, total }: { moves: hold.ShardMove[]; into: number; total: number },
+  now = new Date(),
+) {
   if (total === 0) return true;
   const at = now.toISOString();
   try {
@@ -195,6 +199,16 @@ async function moveIntoShard(wallet: WalletRef, moves: { n: number; amount: numb
     return true;
   } catch (error) {
     if (error instanceof TransactionFailed) return false;
+    throw error;
+  }
+}
+
+/** Every shard's available from one snapshot; null when the shards stayed too busy to be read (TransactGetItems cancelled). */
+async function snapshotAvailable({ merchantId, mode, currency }: WalletRef, shards: number): Promise<number[] | null> {
+  try {
+    return (await readWalletShards(merchantId, mode, currency, shards)).map((i) => i?.available ?? 0);
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) return null;
     throw error;
   }
 }
@@ -213,16 +227,11 @@ export async function rebalanceWallet(
   const shards = await readShards(merchantId, mode);
   if (shards <= 1) return 0;
   if (!Number.isInteger(into) || into < 0 || into >= shards) throw new RangeError(`no shard ${into} of ${shards}`);
-  let items: (WalletItem | undefined)[];
-  try {
-    items = await readWalletShards(merchantId, mode, currency, shards);
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) return 0;
-    throw error;
-  }
-  const moves = items.map((item, n) => ({ n, amount: item?.available ?? 0 })).filter((m) => m.n !== into && m.amount > 0);
-  const moved = await moveIntoShard({ merchantId, mode, currency }, moves, options.now, into);
-  return moved ? moves.reduce((a, m) => a + m.amount, 0) : 0;
+  const available = await snapshotAvailable({ merchantId, mode, currency }, shards);
+  if (!available) return 0;
+  const moves = available.map((amount, n) => ({ n, amount })).filter((m) => m.n !== into && m.amount > 0);
+  const total = moves.reduce((a, m) => a + m.amount, 0);
+  return (await moveIntoShard({ merchantId, mode, currency }, { moves, into, total }, options.now)) ? total : 0;
 }
 
 type WalletRef = { merchantId: string; mode: Mode; currency: Currency };
@@ -236,158 +245,62 @@ export interface HoldRef extends WalletRef {
 /** Where a hold goes: the wallet shard its debit is taken from (0 for a one-shard merchant). */
 export type PlaceHold = (hold: HoldRef) => Promise<number>;
 
-interface Placement {
-  /** Shards' available as last seen (an eventually consistent read, or the snapshot after a rebalance). */
-  view?: number[];
-  /** Shards refused since that view. */
-  tried: Set<number>;
-  /** The wallet has one shard: its refusal carries the shard's own read (ALL_OLD), which says whether it is short. */
-  single: boolean;
-  /** A consistent snapshot found less than the hold needs in the whole wallet: the next refusal is final. */
-  final: boolean;
-  /** The last rebalance met concurrent writes: wait a little before the next attempt. */
-  contended: boolean;
-}
-
 /**
- * Attempts of one hold. Contention that outlasts them is answered as a conflict to retry (409
- * `concurrent_update`), never as `insufficient_balance`: only a read showing the wallet short is.
+ * The reads and the consolidation a placement asks for before its try (shared/domain/core/hold-placement.ts decides
+ * each step): a hint of every shard (one BatchGetItem, only for a sharded wallet), a snapshot (TransactGetItems), the
+ * missing part moved into shard 0 (one TransactWriteItems). Returns the placement whose step is the try.
  */
-const maxHoldAttempts = retryPolicies.hold.attempts;
-
-/** Full jitter over an exponential step (5, 10, 20 … ms, at most 250): the wait before a hold's next attempt. */
-const holdBackoff = (attempt: number) => pause(retryPolicies.hold, attempt);
-
-/** The shard for this attempt of a hold. */
-async function choose(hold: HoldRef, state: Placement): Promise<number> {
-  const shards = await readShards(hold.merchantId, hold.mode);
-  state.single = shards <= 1;
-  if (state.single) return 0; // one shard: no read before the attempt, exactly as before sharding
-  // One read of every shard (BatchGetItem), only for a sharded wallet: once per request, again after a refusal.
-  state.view ??= (await hintWalletShards(hold.merchantId, hold.mode, hold.currency, shards)).map((i) => i?.available ?? 0);
-  const candidates = state.view.flatMap((available, n) => (available >= hold.need && !state.tried.has(n) ? [n] : []));
-  // Spread over every shard that has the funds, by the object's id (the same choice on a retry of the same view).
-  if (candidates.length) return candidates[shardOf(hold.reference, candidates.length)]!;
-  return consolidate(hold, shards, state);
+async function placeOn(ref: HoldRef, shards: number, p: hold.HoldPlacement): Promise<hold.HoldPlacement> {
+  for (;;) {
+    const { step } = p;
+    if (step.do === 'hint') {
+      const items = await hintWalletShards(ref.merchantId, ref.mode, ref.currency, shards);
+      p = hold.onHint(
+        p,
+        items.map((i) => i?.available ?? 0),
+      );
+    } else if (step.do === 'snapshot') p = hold.onSnapshot(p, await snapshotAvailable(ref, shards));
+    else if (step.do === 'move') p = hold.onMoved(p, await moveIntoShard(ref, step));
+    else return p;
+  }
 }
 
 /**
- * No shard known to hold the amount: a snapshot of every shard (TransactGetItems). If the whole
- * wallet has less, the hold is tried once more on shard 0 and a refusal is final (a real
- * shortfall). Otherwise just the missing part is moved into shard 0 from the richest shards (one
- * transaction, each move conditioned) and the hold is tried there.
- */
-async function consolidate(hold: HoldRef, shards: number, state: Placement): Promise<number> {
-  state.tried.clear();
-  state.contended = false;
-  let available: number[];
-  try {
-    available = (await readWalletShards(hold.merchantId, hold.mode, hold.currency, shards)).map((i) => i?.available ?? 0);
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    delete state.view; // shards busy: read again next time
-    state.contended = true;
-    return 0;
-  }
-  state.view = available;
-  if (available.reduce((a, b) => a + b, 0) < hold.need) {
-    state.final = true;
-    return 0;
-  }
-  let missing = hold.need - available[0]!;
-  const moves: { n: number; amount: number }[] = [];
-  for (const n of available.map((_, n) => n).sort((a, b) => available[b]! - available[a]!)) {
-    if (missing <= 0) break;
-    if (n === 0 || available[n]! <= 0) continue;
-    const amount = Math.min(available[n]!, missing);
-    moves.push({ n, amount });
-    missing -= amount;
-  }
-  if (await moveIntoShard(hold, moves)) {
-    for (const m of moves) {
-      available[m.n]! -= m.amount;
-      available[0]! += m.amount;
-    }
-  } else {
-    delete state.view;
-    state.contended = true;
-  }
-  return 0;
-}
-
-/**
- * Is a refused hold a real shortfall (answered `insufficient_balance`)? Only when a fresh read says
- * the wallet does not cover it: one shard, the refused update's own read of the item (ALL_OLD, the
- * state its condition saw; no item: nothing available); a sharded wallet, the snapshot of every shard
- * (consolidate) before this attempt. A refusal of one shard of a wallet that has the amount
- * elsewhere is contention, never a shortfall.
- */
-function shortfall(hold: HoldRef, state: Placement, refused: TransactionFailed): boolean {
-  if (!state.single) return state.final;
-  const item = refused.refusedItem('wallet');
-  return Number(item?.available ?? 0) < hold.need;
-}
-
-/**
- * Contention outlasted the attempts: is the wallet short after all? One shard: no, every refusal's own
- * read showed enough (shortfall). A sharded wallet: one snapshot of every shard decides (too busy to be
- * read: not known short). Short: the refusal stands (`insufficient_balance`); otherwise a ConflictError,
- * 409 `concurrent_update` with nothing held, safe to retry with the same Idempotency-Key.
- */
-async function afterContention(hold: HoldRef, state: Placement, refused: TransactionFailed): Promise<Error> {
-  let short = false;
-  if (!state.single) {
-    try {
-      const shards = await readWalletShards(hold.merchantId, hold.mode, hold.currency, await readShards(hold.merchantId, hold.mode));
-      short = shards.reduce((a, i) => a + (i?.available ?? 0), 0) < hold.need;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-    }
-  }
-  return short
-    ? refused
-    : new ConflictError('Too many concurrent changes to this balance; nothing was held. Retry with the same Idempotency-Key.');
-}
-
-/**
- * Runs a transaction that takes a hold from a wallet (withdrawal, settlement, refund). `run` asks
- * `place(hold)` for the shard (once per attempt; the same answer however often it asks) and
- * records it on its business object (`walletShard`, so the release or completion journal moves
- * the same shard) and on the hold journal. One shard: always 0, no read before the attempt. A
- * sharded wallet: the shards are read (one BatchGetItem) and the hold goes to a shard that has the
- * amount; a shard that refuses (the database condition: never an overdraft) is not tried again,
- * and the shards are read again before the next choice; when none has it, the missing part is
- * moved into shard 0 from a snapshot and the hold is tried there.
- * A refusal is rethrown (the caller's `insufficient_balance`) only when a fresh read shows the
- * wallet short (shortfall): the refused item itself for one shard, the snapshot of every shard for a
- * sharded wallet. Any other refusal is contention: tried again, after a jittered backoff once it
- * repeats, at most maxHoldAttempts times, then answered by afterContention (a 409 unless the wallet is
- * short by then). A TransactionConflict (a concurrent transaction, no condition failed) never reaches
- * here as a refusal: transact retries it, then answers 409 `concurrent_update` (shared/http/presenter.ts).
+ * Runs a transaction that takes a hold from a wallet (withdrawal, settlement, refund). `run` asks `place(hold)` for
+ * the shard (once per attempt; the same answer however often it asks) and records it on its business object
+ * (`walletShard`, so the release or completion journal moves the same shard) and on the hold journal. Where the hold
+ * goes, when the shards are read again, when the missing part is moved into shard 0, and whether a refusal is a real
+ * shortfall (rethrown: the caller's `insufficient_balance`) or contention (tried again after `retryPolicies.hold`'s
+ * backoff, then a 409 `concurrent_update` with nothing held, safe to retry with the same Idempotency-Key) are decided
+ * by the money core (shared/domain/core/hold-placement.ts, proven in memory by test/unit/hold-placement.model.test.ts);
+ * this loop does the I/O each decision asks for. A TransactionConflict (a concurrent transaction, no condition failed)
+ * never reaches here as a refusal: transact retries it, then answers 409 `concurrent_update` (shared/http/presenter.ts).
  */
 export async function withFunds<T>(run: (place: PlaceHold) => Promise<T>): Promise<T> {
-  const state: Placement = { tried: new Set(), single: false, final: false, contended: false };
-  for (let attempt = 1; ; attempt++) {
+  let p = hold.startHold(retryPolicies.hold.attempts);
+  for (;;) {
     let asked: HoldRef | undefined;
     let placed: Promise<number> | undefined;
-    const place: PlaceHold = (hold) => {
-      asked ??= hold;
-      placed ??= choose(hold, state);
+    const place: PlaceHold = (ref) => {
+      asked ??= ref;
+      placed ??= (async () => {
+        const shards = await readShards(ref.merchantId, ref.mode);
+        p = await placeOn(ref, shards, hold.onAttempt(p, shards, ref.need, ref.reference));
+        return p.step.do === 'try' ? p.step.shard : 0;
+      })();
       return placed;
     };
     try {
       return await run(place);
     } catch (error) {
       if (!(error instanceof TransactionFailed && error.on('wallet')) || placed === undefined || asked === undefined) throw error;
-      const shard = await placed;
-      if (shortfall(asked, state, error)) throw error;
-      if (attempt >= maxHoldAttempts) throw await afterContention(asked, state, error);
-      state.tried.add(shard);
-      // The refusal shows the view was stale (the shard had less than it showed): read the shards again
-      // (one BatchGetItem) rather than try the view's next shard, which a wallet short of funds refuses too
-      // (a refused transaction per shard, each after a new decision, before the snapshot that answers).
-      delete state.view;
-      if (state.contended || attempt > 1) await holdBackoff(attempt);
+      await placed;
+      p = hold.onRefused(p, Number(error.refusedItem('wallet')?.available ?? 0));
+      if (p.step.do === 'settle') p = hold.onSnapshot(p, await snapshotAvailable(asked, await readShards(asked.merchantId, asked.mode)));
+      if (p.step.do === 'short') throw error;
+      if (p.step.do !== 'attempt')
+        throw new ConflictError('Too many concurrent changes to this balance; nothing was held. Retry with the same Idempotency-Key.');
+      if (p.step.backoff) await pause(retryPolicies.hold, p.attempt);
     }
   }
 }
