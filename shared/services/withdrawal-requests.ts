@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { feeFor, fromMinor } from '#shared/domain/money.ts';
+import { fromMinor } from '#shared/domain/money.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decidePayout } from '#shared/domain/core/payout.ts';
-import { minimumWithdrawalMinor, withdrawalResponse, type NewWithdrawal, type WithdrawalResponse } from '#shared/domain/payout.ts';
+import { decidePayout, payoutNeed, payoutRequestRefusal } from '#shared/domain/core/payout.ts';
+import { withdrawalResponse, type NewWithdrawal, type WithdrawalResponse } from '#shared/domain/payout.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { payoutRail } from '#shared/providers/rails.ts';
 import type { SubmitAnswer } from '#shared/providers/rail.ts';
@@ -60,9 +60,8 @@ export async function requestDashboardPayout(
 }
 
 function assertAboveMinimum(input: WithdrawalInput): void {
-  if (input.amountMinor < minimumWithdrawalMinor(input.currency)) {
-    throw new BusinessRuleError(`The minimum withdrawal is 300 ${input.currency}.`, 'amount_below_minimum');
-  }
+  const refusal = payoutRequestRefusal(input);
+  if (refusal) throw new BusinessRuleError(refusal.message, 'amount_below_minimum');
 }
 
 async function recordWithdrawal(input: WithdrawalInput, place: PlaceHold): Promise<RequestChange<WithdrawalResponse>> {
@@ -79,10 +78,10 @@ async function recordWithdrawal(input: WithdrawalInput, place: PlaceHold): Promi
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
   const ids = { paymentIntentId: randomUUID(), transactionReference: newReference() };
   const create = { type: 'create' as const, request: input, ids, provider: { name: rail.name, reconcileAt }, held };
-  const feeMinor = feeFor(input.amountMinor, input.fee);
+  const need = payoutNeed(input);
   const wallet = { merchantId: input.merchantId, mode: input.mode, currency: input.currency };
   // The hold's wallet shard (0 unless sharded) is recorded on the intent for its completion or release.
-  const walletShard = await place({ ...wallet, reference: ids.paymentIntentId, need: input.amountMinor + feeMinor });
+  const walletShard = await place({ ...wallet, reference: ids.paymentIntentId, need });
   // The money core decides the payout and its hold (shared/domain/core/payout.ts); creation cannot be refused there.
   const decision = decidePayout(undefined, { ...create, walletShard }, now);
   if (isRefusal(decision)) throw new Error(decision.message);
@@ -106,7 +105,7 @@ async function recordWithdrawal(input: WithdrawalInput, place: PlaceHold): Promi
       if (failed.on('orderRef'))
         return new BusinessRuleError(`orderRef ${input.orderRef.orderRef} was already used.`, 'duplicate_order_ref');
       if (!failed.on('wallet')) return undefined;
-      const [total, fee] = [fromMinor(input.amountMinor + feeMinor, input.currency), fromMinor(feeMinor, input.currency)];
+      const [total, fee] = [fromMinor(need, input.currency), fromMinor(intent.feeMinor, input.currency)];
       return new BusinessRuleError(
         `Insufficient balance: the withdrawal needs ${total} ${input.currency} (amount plus fee ${fee}), ` +
           'more than the available balance.',

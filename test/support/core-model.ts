@@ -754,6 +754,7 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       m.available += cmd.amount;
       return 'ok';
     case 'withdraw': {
+      if (cmd.amount < 300_00) return 'refused'; // below the minimum withdrawal: nothing held
       const need = cmd.amount + withdrawalFee.fixedMinor;
       if (m.available < need) return 'balance';
       m.available -= need;

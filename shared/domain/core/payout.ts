@@ -1,8 +1,10 @@
 import type { PaymentIntent } from '../intent.ts';
 import { movements } from '../ledger.ts';
 import type { Failure } from '../outbound.ts';
+import { feeFor, fromMinor } from '../money.ts';
 import {
   finalBeneficiary,
+  minimumWithdrawalMinor,
   newWithdrawal,
   payoutFailure,
   payoutInfo,
@@ -10,7 +12,7 @@ import {
   withdrawalDetails,
   type NewWithdrawal,
 } from '../payout.ts';
-import { decided, draft, refuse, type Decision, type JournalDraft } from './decision.ts';
+import { decided, draft, refuse, type Decision, type JournalDraft, type Refusal } from './decision.ts';
 import { canTransition } from './machines.ts';
 import { intentTransition, keepingStatus, type IntentChange } from './intent.ts';
 
@@ -47,6 +49,17 @@ export type PayoutCommand =
 
 const held = (p: Pick<PaymentIntent, 'amountMinor' | 'feeMinor'>) => p.amountMinor + p.feeMinor;
 
+/** What a new payout holds from the available balance: its amount and its fee at the merchant's rate. */
+export const payoutNeed = (request: Pick<NewWithdrawal, 'amountMinor' | 'fee'>) =>
+  request.amountMinor + feeFor(request.amountMinor, request.fee);
+
+/** A payout request's own refusal, asked before anything is read or held: below the minimum (300 of its currency). */
+export function payoutRequestRefusal(request: Pick<NewWithdrawal, 'amountMinor' | 'currency'>): Refusal | undefined {
+  const minimum = minimumWithdrawalMinor(request.currency);
+  if (request.amountMinor >= minimum) return undefined;
+  return refuse('amount_below_minimum', `The minimum withdrawal is ${fromMinor(minimum, request.currency)} ${request.currency}.`);
+}
+
 const journals = {
   hold: (p: PaymentIntent) => draft('withdrawal.hold', p.paymentIntentId, movements.hold('Withdrawal', held(p)), p.walletShard),
   released: (p: PaymentIntent) => draft('withdrawal.released', p.paymentIntentId, movements.release('Withdrawal', held(p)), p.walletShard),
@@ -74,6 +87,8 @@ function move(
 export function decidePayout(payout: PaymentIntent | undefined, command: PayoutCommand, now: Date): Decision<PaymentIntent> {
   if (command.type === 'create') {
     if (payout) return refuse('unchanged', `Withdrawal ${payout.paymentIntentId} exists.`);
+    const refusal = payoutRequestRefusal(command.request);
+    if (refusal) return refusal;
     const created = newWithdrawal(command.request, command.provider, now, command.ids, command.held);
     const p = command.walletShard ? { ...created, walletShard: command.walletShard } : created;
     return decided(p, [journals.hold(p)], [{ object: 'transaction', id: p.paymentIntentId, from: null, to: p.status }]);
