@@ -2,11 +2,10 @@ import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
-import { decideRefund, type RefundCommand, type RefundOutcome } from '#shared/domain/core/refund.ts';
+import { decideRefund, refundOutstanding, type RefundCommand, type RefundOutcome } from '#shared/domain/core/refund.ts';
 import {
   refundHeldMinor,
   refundOverdue,
-  refundRetries,
   refundStatusNames,
   RefundStatus,
   refundView,
@@ -24,7 +23,7 @@ import type { VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, withFunds, type PlaceHold } from '#shared/store/wallets.ts';
 import { changedFields, journalWrites } from './commit.ts';
 import { moneyItems } from './money-items.ts';
-import { inquire, inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
+import { inquire, inquireOrLater, later, submitOnce, type Failure, type OutboundProduct, type Step } from './outbound.ts';
 
 /**
  * Refunds (docs/merchant-guide.md "Refunds"): declarations over the outbound-transfer engine
@@ -120,6 +119,19 @@ export const rejectRefund = (id: string, reason?: string, now: () => Date = () =
 export const cancelRefund = (id: string, now: () => Date = () => new Date()) =>
   operatorChange(id, 'cancelled', (r, at) => closePending(r, { type: 'cancel', failureReason: 'Cancelled by the operator.' }, at), now);
 
+/** The core's decision on a provider's answer about the attempt `asked`; still Processing (declined, attempts left): due again. */
+function answered({ current: r, asked, rail, now }: Step<Refund, RefundInstruction>, answer: Answer) {
+  const paid = { ledgerAccount: rail.ledgerAccount, asked };
+  const command: RefundCommand =
+    answer.type === 'fail' ? { ...answer, asked } : { ...paid, type: answer.type, providerReference: answer.providerReference ?? null };
+  if (answer.type === 'fail')
+    logger.info('refund attempt unsuccessful', { refundId: r.id, attempt: r.attemptCount, outcome: answer.failure.kind });
+  const d = decideRefund({ refund: r }, command, now);
+  const retrying = !isRefusal(d) && d.state.refund.status === RefundStatus.Processing;
+  return decided(r, d, retrying ? later(now, rail.timings.retryAfterMs) : null, now);
+}
+type Answer = { type: 'accepted' | 'complete'; providerReference?: string | null } | { type: 'fail'; failure: Failure };
+
 /** Refunds over the outbound-transfer engine: one submission per attempt, all with the same reference. */
 const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
   who: 'refund provider',
@@ -131,25 +143,12 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
     ...(r.walletProviderId === undefined ? {} : { walletProviderId: r.walletProviderId }),
   }),
   submittedAt: (r) => r.attemptedAt!,
-  outstanding: (r, asked) =>
-    r.status === RefundStatus.Processing && r.attemptCount === asked.attemptCount && r.attemptedAt === asked.attemptedAt,
+  outstanding: refundOutstanding,
   commit: (asked, decide) => commit(asked.id, decide),
-  accepted: (step, answer) => refunds.completed(step, { status: 'Completed', providerReference: answer.providerReference }),
-  completed: ({ current: r, rail, now }, answer) => {
-    const complete = { type: 'complete' as const, ledgerAccount: rail.ledgerAccount, providerReference: answer.providerReference ?? null };
-    return decided(r, decideRefund({ refund: r }, complete, now), null, now);
-  },
-  failed: ({ current: r, rail, now }, why) => {
-    logger.info('refund attempt unsuccessful', { refundId: r.id, attempt: r.attemptCount, outcome: why.kind });
-    // Declined with attempts left: due again for the next attempt; else Failed (the core decides which).
-    const retrying = refundRetries(r);
-    return decided(
-      r,
-      decideRefund({ refund: r }, { type: 'fail', failure: why }, now),
-      retrying ? later(now, rail.timings.retryAfterMs) : null,
-      now,
-    );
-  },
+  // The core decides what each answer does (a refund provider's acceptance completes the refund: core/refund.ts).
+  accepted: (step, answer) => answered(step, { type: 'accepted', providerReference: answer.providerReference }),
+  completed: (step, answer) => answered(step, { type: 'complete', providerReference: answer.providerReference }),
+  failed: (step, failure) => answered(step, { type: 'fail', failure }),
   dueAgain: ({ current, now }, dueAt) => change(current, {}, dueAt, now),
   // A retry's "Failed" may still be the previous attempt's decline until the new request registers.
   failedMayBeStale: (r) => r.attemptCount > 1,

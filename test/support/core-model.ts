@@ -55,7 +55,8 @@ export type Command =
   | { t: 'settle'; amount: number }
   | { t: 'settlement'; i: number; action: 'approve' | 'submit' | 'cancel' | 'complete' | 'fail' }
   | { t: 'refund'; i: number; amount: number | null }
-  | { t: 'refundStep'; i: number; action: 'approve' | 'reject' | 'cancel' | 'expire' | 'attempt' | 'complete' | 'fail' }
+  /** `accepted`: the refund provider accepts the attempt's submission (a completion, as the status inquiry's `complete`). */
+  | { t: 'refundStep'; i: number; action: 'approve' | 'reject' | 'cancel' | 'expire' | 'attempt' | 'complete' | 'accepted' | 'fail' }
   | { t: 'advance'; ms: number };
 export type Step = Command | { t: 'race'; a: Command; b: Command };
 
@@ -112,7 +113,19 @@ const one: fc.Arbitrary<Command> = fc.oneof(
     fc.record({
       t: fc.constant('refundStep'),
       i: index,
-      action: fc.constantFrom('approve', 'approve', 'reject', 'cancel', 'expire', 'attempt', 'attempt', 'complete', 'fail', 'fail'),
+      action: fc.constantFrom(
+        'approve',
+        'approve',
+        'reject',
+        'cancel',
+        'expire',
+        'attempt',
+        'attempt',
+        'complete',
+        'accepted',
+        'fail',
+        'fail',
+      ),
     }),
   ),
   // Minutes, or about a refund's 7-day approval window.
@@ -501,8 +514,8 @@ class System {
         const c =
           cmd.action === 'reject' || cmd.action === 'cancel'
             ? { type: cmd.action, failureReason: cmd.action }
-            : cmd.action === 'complete'
-              ? { type: 'complete' as const, ledgerAccount, providerReference: null }
+            : cmd.action === 'complete' || cmd.action === 'accepted'
+              ? { type: cmd.action, ledgerAccount, providerReference: null }
               : cmd.action === 'fail'
                 ? { type: 'fail' as const, failure: { kind: 'failed' as const, reason: 'declined' } }
                 : { type: cmd.action };
@@ -778,6 +791,7 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
           r.attempts++;
           r.outstanding = true;
           return 'ok';
+        case 'accepted':
         case 'complete':
           if (!outstanding) return 'refused';
           r.status = 'Completed';

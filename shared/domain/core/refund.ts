@@ -60,8 +60,17 @@ export type RefundCommand =
   | { type: 'expire' }
   /** A new attempt is recorded before it is sent (the same reference every time). */
   | { type: 'attempt' }
-  | { type: 'complete'; ledgerAccount: string; providerReference: string | null }
-  | { type: 'fail'; failure: Failure };
+  /**
+   * The provider's answer to the outstanding attempt (`asked`: the attempt it is about; absent, whichever is
+   * outstanding). `accepted` is the refund provider's answer to the submission itself: a refund provider confirms a
+   * refund synchronously, so its acceptance IS the completion (the amount paid out, the fee charged), as `complete`
+   * (the status inquiry's Completed) is. A settlement's or payout's rail, by contrast, accepts and completes later.
+   */
+  | { type: 'complete' | 'accepted'; ledgerAccount: string; providerReference: string | null; asked?: AskedAttempt }
+  | { type: 'fail'; failure: Failure; asked?: AskedAttempt };
+
+/** The attempt a provider's answer is about: its number and when it was recorded (the engine's `asked`). */
+export type AskedAttempt = Pick<Refund, 'attemptCount' | 'attemptedAt'>;
 
 const journals = {
   hold: (r: Refund) => draft('refund.hold', r.id, movements.hold('Refund', refundHeldMinor(r)), r.walletShard),
@@ -87,8 +96,14 @@ function move(
   return decided({ refund, effect }, j, to === r.status ? [] : [{ object: 'refund', id: r.id, from: r.status, to }]);
 }
 
-/** An attempt is outstanding: recorded and not answered (absent `attemptedAt`: a refund stored before it existed). */
-const outstanding = (r: Refund) => r.status === RefundStatus.Processing && r.attemptedAt !== null;
+/**
+ * An attempt is outstanding: recorded and not answered (absent `attemptedAt`: a refund stored before it existed); with
+ * `asked`, it is still the attempt the answer is about (a late answer to an earlier attempt changes nothing).
+ */
+export const refundOutstanding = (r: Refund, asked?: AskedAttempt) =>
+  r.status === RefundStatus.Processing &&
+  r.attemptedAt !== null &&
+  (!asked || (r.attemptCount === asked.attemptCount && r.attemptedAt === asked.attemptedAt));
 
 const pendingOnly = (r: Refund, action: string) =>
   refuse('invalid_status', `Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`);
@@ -127,14 +142,15 @@ export function decideRefund(state: RefundState, command: RefundCommand, now: Da
     case 'attempt':
       if (!refundReadyForAttempt(r)) return refuse('invalid_status', `Refund ${r.id} is not ready for an attempt.`);
       return move(r, RefundStatus.Processing, { attemptCount: r.attemptCount + 1, attemptedAt: at }, now);
+    case 'accepted':
     case 'complete': {
-      if (!outstanding(r)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
+      if (!refundOutstanding(r, command.asked)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
       const changes = { processedAt: at, providerReference: command.providerReference, failureReason: null, attemptedAt: null };
       const effect = { reservedMinor: 0, refundedMinor: r.amountMinor };
       return move(r, RefundStatus.Completed, changes, now, effect, [journals.completed(r, command.ledgerAccount)]);
     }
     case 'fail': {
-      if (!outstanding(r)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
+      if (!refundOutstanding(r, command.asked)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
       const { retry, failureReason } = refundAfterFailure(r, command.failure);
       if (retry) return move(r, RefundStatus.Processing, { failureReason, attemptedAt: null }, now);
       const failed = { processedAt: at, failureReason, attemptedAt: null };
