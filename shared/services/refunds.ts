@@ -18,7 +18,7 @@ import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { TransactionFailed } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { recordSideApproval } from '#shared/store/dashboard.ts';
-import { getRefund, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
+import { getRefund, paymentCounterWrites, refundChange, refundEventWrites } from '#shared/store/refunds.ts';
 import type { VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, withFunds, type PlaceHold } from '#shared/store/wallets.ts';
 import { changedFields, journalWrites } from './commit.ts';
@@ -53,10 +53,7 @@ const { write: change, commit } = items;
 function decided(r: Refund, d: Decision<RefundOutcome>, dueAt: string | null | undefined, now: Date): Change | null {
   if (isRefusal(d)) return null;
   const { refund, effect } = d.state;
-  const counters = [
-    ...(effect.reservedMinor < 0 ? [releaseReservationWrite(r)] : []),
-    ...(effect.refundedMinor > 0 ? [recordRefundedWrite(r, now)] : []),
-  ];
+  const counters = paymentCounterWrites(r.paymentIntentId, effect, now);
   return change(r, changedFields(r, refund), dueAt, now, ...counters, ...journalWrites(d.journals, r, now));
 }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
-import { decideRefund, refundOutstanding, type RefundOutcome } from '#shared/domain/core/refund.ts';
-import { newRefund, RefundStatus, type Refund, type RefundableIntent } from '#shared/domain/refund.ts';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { decideRefund, refundOutstanding, type PaymentEffect, type RefundOutcome } from '#shared/domain/core/refund.ts';
+import { newRefund, refundableMinor, RefundStatus, type Refund, type RefundableIntent } from '#shared/domain/refund.ts';
+import { paymentCounterWrites } from '#shared/store/refunds.ts';
 
 /** The refund rules of the money core (shared/domain/core/refund.ts) that the refund service only commits. */
 const at = new Date('2026-01-01T00:00:00.000Z');
@@ -54,5 +56,50 @@ describe('a refund provider answering an attempt', () => {
     const last = state(decideRefund({ refund: { ...attempted, attemptCount: 3 } }, declined, at));
     expect(last.state.refund.status).toBe(RefundStatus.Failed);
     expect(last.state.effect).toEqual({ reservedMinor: -40_00, refundedMinor: 0 });
+  });
+});
+
+describe("a refund's effect on its payment's counters", () => {
+  const update = (effect: PaymentEffect) =>
+    paymentCounterWrites('p1', effect, at).map((w) => {
+      const u = (w as { Update: { UpdateExpression: string; ConditionExpression: string; ExpressionAttributeValues: object } }).Update;
+      return { expression: u.UpdateExpression, condition: u.ConditionExpression, values: unmarshall(u.ExpressionAttributeValues as never) };
+    });
+
+  it('is what remains refundable, one rule for the request and the view', () => {
+    expect(refundableMinor(intent)).toBe(70_00);
+    expect(refundableMinor({ ...intent, refundReservedMinor: undefined })).toBe(100_00);
+    expect(refundableMinor({ ...intent, status: 'Pending' })).toBe(0);
+    const whole = { type: 'request' as const, id: 'r2', owner: pending, amountMinor: undefined, fee: { basisPoints: 0, fixedMinor: 0 } };
+    expect(state(decideRefund({ refund: undefined, payment: intent }, { ...whole, reason: null }, at)).state.effect).toEqual({
+      reservedMinor: 70_00,
+      refundedMinor: 0,
+      reservedAtMost: 30_00,
+    });
+  });
+
+  it("writes the core's effect values: the reservation under its over-refund bound, the release, the refunded amount", () => {
+    expect(update({ reservedMinor: 25_00, refundedMinor: 0, reservedAtMost: 75_00 })).toEqual([
+      {
+        expression: 'ADD #refundReservedMinor :refundReservedMinor',
+        condition: '#status = :was_status AND (attribute_not_exists(#refundReservedMinor) OR #refundReservedMinor <= :atMost)',
+        values: { ':refundReservedMinor': 25_00, ':was_status': 'Completed', ':atMost': 75_00 },
+      },
+    ]);
+    expect(update({ reservedMinor: -40_00, refundedMinor: 0 })).toEqual([
+      {
+        expression: 'ADD #refundReservedMinor :refundReservedMinor',
+        condition: '#refundReservedMinor >= :covered',
+        values: { ':refundReservedMinor': -40_00, ':covered': 40_00 },
+      },
+    ]);
+    expect(update({ reservedMinor: 0, refundedMinor: 40_00 })).toEqual([
+      {
+        expression: 'SET #updatedAt = :updatedAt ADD #refundedMinor :refundedMinor',
+        condition: '#refundReservedMinor >= :covered',
+        values: { ':updatedAt': at.toISOString(), ':refundedMinor': 40_00, ':covered': 40_00 },
+      },
+    ]);
+    expect(update({ reservedMinor: 0, refundedMinor: 0 })).toEqual([]);
   });
 });

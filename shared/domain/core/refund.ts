@@ -34,6 +34,11 @@ export interface RefundState {
 export interface PaymentEffect {
   reservedMinor: number;
   refundedMinor: number;
+  /**
+   * A reservation's over-refund bound: what may be reserved on the payment, at most, when it is committed (its amount
+   * less this refund's), so the refunds of a payment never add up to more than it (the commit's condition).
+   */
+  reservedAtMost?: number;
 }
 
 export interface RefundOutcome {
@@ -117,7 +122,7 @@ export function decideRefund(state: RefundState, command: RefundCommand, now: Da
     if ('code' in amount) return refuse(amount.code, amount.message);
     const feeMinor = feeFor(amount.amountMinor, command.fee);
     const refund = newRefund(command.owner, payment, amount.amountMinor, feeMinor, command.reason, now, command.id);
-    const effect = { reservedMinor: amount.amountMinor, refundedMinor: 0 };
+    const effect = { reservedMinor: amount.amountMinor, refundedMinor: 0, reservedAtMost: payment.amountMinor - amount.amountMinor };
     return decided({ refund, effect }, [], [{ object: 'refund', id: refund.id, from: null, to: refund.status }]);
   }
   const r = state.refund;
