@@ -2,15 +2,16 @@ import { createHash } from 'node:crypto';
 import { again, retry, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { merchantMaySubmit, nextSettlementRun } from '#shared/domain/merchant.ts';
-import { newSettlement, settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
-import { holdShardField } from '#shared/domain/ledger.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { decideSettlement } from '#shared/domain/core/settlement.ts';
+import { settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
 import { logger } from '#shared/logger.ts';
 import { settlementRail } from '#shared/providers/rails.ts';
 import { cutoffRefused, transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { getAutoSettlementRun, rearmAutoSettlementWrite } from '#shared/store/settlements.ts';
 import { getWallet, withFunds } from '#shared/store/wallets.ts';
-import { settlementWithHold } from './settlement-hold.ts';
+import { settlementWithHold, type NewSettlement } from './settlement-hold.ts';
 
 /** Deterministic id of the settlement a run creates: a run that is swept twice creates it once. */
 function runSettlementId(merchantId: string, mode: Mode, runAt: string): string {
@@ -38,30 +39,27 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
       const destination = schedule?.destination;
       const wallet = merchant && (await getWallet(merchantId, mode, merchant.defaultCurrency, true));
       const amountMinor = wallet ? wallet.available - (schedule?.minimumBalanceMinor ?? 0) : 0;
-      let settlement: Settlement | undefined;
+      let create: NewSettlement | undefined;
       if (merchant && merchantMaySubmit(merchant) && destination && settlementRail(mode) && amountMinor > 0) {
-        const created = newSettlement(
-          { merchantId, mode, traceId: `autosettle-${run.runAt}` },
-          {
-            amountMinor,
-            currency: merchant.defaultCurrency,
-            payoutCurrency: merchant.defaultCurrency,
-            destination: { type: 'bank', bankName: destination.bankName, iban: destination.iban, accountTitle: destination.accountTitle },
-          },
-          merchant.fees.settlement,
-          true,
-          now,
-          runSettlementId(merchantId, mode, run.runAt),
-        );
-        // The balance may not cover the fee: then nothing to settle.
-        if (created !== 'amount_too_small') settlement = created;
+        const { bankName, iban, accountTitle } = destination;
+        const [currency, id] = [merchant.defaultCurrency, runSettlementId(merchantId, mode, run.runAt)];
+        const input = {
+          amountMinor,
+          currency,
+          payoutCurrency: currency,
+          destination: { type: 'bank' as const, bankName, iban, accountTitle },
+        };
+        const owner = { merchantId, mode, traceId: `autosettle-${run.runAt}` };
+        const c = { type: 'create' as const, id, owner, input, fee: merchant.fees.settlement, isAuto: true };
+        // The balance may not cover the fee: then nothing to settle (the core refuses it).
+        if (!isRefusal(decideSettlement(undefined, c, now))) create = c;
       }
+      let settlement: Settlement | undefined;
       try {
-        const s = settlement;
-        if (s)
+        const c = create;
+        if (c)
           await withFunds(async (place) => {
-            const placed = { ...s, ...holdShardField(await place({ ...s, reference: s.id, need: s.amountMinor })) };
-            const held = await settlementWithHold(placed, now);
+            const held = await settlementWithHold(c, place, now);
             settlement = held.settlement;
             await transact([rearm, ...held.writes]);
           });
@@ -69,7 +67,7 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
       } catch (error) {
         if (error instanceof TransactionFailed && error.on('run')) return undefined; // another sweep ran it
         // the balance moved: read again
-        if (error instanceof TransactionFailed && settlement && (error.on('wallet') || error.on('settlement') || error.on(cutoffRefused)))
+        if (error instanceof TransactionFailed && create && (error.on('wallet') || error.on('settlement') || error.on(cutoffRefused)))
           return again;
         throw error;
       }

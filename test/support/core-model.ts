@@ -15,7 +15,7 @@ import { accountName, holdTypes, type Journal } from '#shared/domain/ledger.ts';
 import { checkLedger } from '#shared/domain/ledger-invariants.ts';
 import { feeFor } from '#shared/domain/money.ts';
 import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
-import { newSettlement, type Settlement } from '#shared/domain/settlement.ts';
+import type { Settlement } from '#shared/domain/settlement.ts';
 
 /**
  * The money core's model test, in memory (test/unit/money-core.model.test.ts): random command sequences drive the
@@ -479,9 +479,8 @@ class System {
         const id = `s${++this.count}`;
         const destination = { type: 'bank' as const, bankName: 'Model', iban: 'PK36SCBL0000001123456702', accountTitle: 'Model' };
         const input = { amountMinor: cmd.amount, currency: 'PKR' as const, payoutCurrency: 'PKR' as const, destination };
-        const s = newSettlement({ merchantId, mode: 'test', traceId: 'trace' }, input, settlementFee, false, now, id);
-        if (s === 'amount_too_small') return s;
-        return commit(this.c.settlement(undefined, { type: 'create', settlement: s }, now), one(id));
+        const owner = { merchantId, mode: 'test' as const, traceId: 'trace' };
+        return commit(this.c.settlement(undefined, { type: 'create', id, owner, input, fee: settlementFee, isAuto: false }, now), one(id));
       }
       case 'settlement': {
         const id = this.nth('s', cmd.i);
