@@ -42,7 +42,8 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   dashboardRefunds: 324_200,
   dashboardLinks: 308_600,
   dashboardPayouts: 329_000,
-  dashboardSettlements: 333_100,
+  // Settlements: + the approval decision shared by the three decision pages (shared/services/approvals.ts, core/approval.ts).
+  dashboardSettlements: 334_200,
   dashboardDevelopers: 328_600,
   // Every due path (checkout expiry and reconciliation, deposits, withdrawals, settlements, refunds, automatic
   // settlement) with all the live adapter families.

@@ -1,6 +1,7 @@
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import { fromMinor } from '#shared/domain/money.ts';
+import { decideApproval, type ApprovalAsk } from '#shared/domain/core/approval.ts';
 import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
 import { decideRefund, refundOutstanding, type RefundCommand, type RefundOutcome } from '#shared/domain/core/refund.ts';
 import {
@@ -163,10 +164,13 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
  */
 async function sandboxApproval(r: Refund, now: Date): Promise<Refund | undefined> {
   const dueAgain = (at: string) => commit(r.id, (x) => (x.status === RefundStatus.Pending ? change(x, {}, at, now) : null));
-  const policy = (await getMerchant(r.merchantId, true))?.payoutApprovals;
-  if (policy === 'merchant') return dueAgain(r.expiresAt);
-  if (policy === 'both' && !(await recordSideApproval('refund', r.id, 'operator', { at: now.toISOString() })).merchant)
-    return dueAgain(r.expiresAt);
+  // The sandbox is the operator's side of the merchant's approval setting (core/approval.ts): under `both` it records it.
+  const policy = (await getMerchant(r.merchantId, true))?.payoutApprovals ?? 'either';
+  const ask: ApprovalAsk = { kind: 'refund', policy, decision: 'approve', side: 'operator', status: 'Pending' };
+  let d = decideApproval(ask);
+  if ('decided' in d && d.decided === 'waiting')
+    d = decideApproval({ ...ask, approvals: await recordSideApproval('refund', r.id, 'operator', { at: now.toISOString() }) });
+  if ('refused' in d || d.decided === 'waiting') return dueAgain(r.expiresAt);
   try {
     await approveRefund(r.id, () => now);
   } catch (error) {
