@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { again, retry, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { merchantMaySubmit, nextSettlementRun } from '#shared/domain/merchant.ts';
-import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideSettlement } from '#shared/domain/core/settlement.ts';
+import { decideAutoSettlement } from '#shared/domain/core/settlement.ts';
 import { settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
 import { logger } from '#shared/logger.ts';
 import { settlementRail } from '#shared/providers/rails.ts';
@@ -11,7 +9,7 @@ import { cutoffRefused, transact, TransactionFailed } from '#shared/store/client
 import { getMerchant } from '#shared/store/merchants.ts';
 import { getAutoSettlementRun, rearmAutoSettlementWrite } from '#shared/store/settlements.ts';
 import { getWallet, withFunds } from '#shared/store/wallets.ts';
-import { settlementWithHold, type NewSettlement } from './settlement-hold.ts';
+import { settlementWithHold } from './settlement-hold.ts';
 
 /** Deterministic id of the settlement a run creates: a run that is swept twice creates it once. */
 function runSettlementId(merchantId: string, mode: Mode, runAt: string): string {
@@ -33,33 +31,16 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
       const run = await getAutoSettlementRun(merchantId, mode);
       if (!run || run.runAt > now.toISOString()) return undefined;
       const merchant = await getMerchant(merchantId);
-      const schedule = merchant?.settlementSchedule;
-      const nextRunAt = schedule ? (nextSettlementRun(schedule, now)?.toISOString() ?? null) : null;
-      const rearm = rearmAutoSettlementWrite(run, nextRunAt);
-      const destination = schedule?.destination;
       const wallet = merchant && (await getWallet(merchantId, mode, merchant.defaultCurrency, true));
-      const amountMinor = wallet ? wallet.available - (schedule?.minimumBalanceMinor ?? 0) : 0;
-      let create: NewSettlement | undefined;
-      if (merchant && merchantMaySubmit(merchant) && destination && settlementRail(mode) && amountMinor > 0) {
-        const { bankName, iban, accountTitle } = destination;
-        const [currency, id] = [merchant.defaultCurrency, runSettlementId(merchantId, mode, run.runAt)];
-        const input = {
-          amountMinor,
-          currency,
-          payoutCurrency: currency,
-          destination: { type: 'bank' as const, bankName, iban, accountTitle },
-        };
-        const owner = { merchantId, mode, traceId: `autosettle-${run.runAt}` };
-        const c = { type: 'create' as const, id, owner, input, fee: merchant.fees.settlement, isAuto: true };
-        // The balance may not cover the fee: then nothing to settle (the core refuses it).
-        if (!isRefusal(decideSettlement(undefined, c, now))) create = c;
-      }
+      // The money core decides what the run settles and when it runs next (core/settlement.ts decideAutoSettlement).
+      const at = { merchantId, mode, runAt: run.runAt, id: runSettlementId(merchantId, mode, run.runAt) };
+      const { create, nextRunAt } = decideAutoSettlement(at, merchant, wallet?.available, !!settlementRail(mode), now);
+      const rearm = rearmAutoSettlementWrite(run, nextRunAt);
       let settlement: Settlement | undefined;
       try {
-        const c = create;
-        if (c)
+        if (create)
           await withFunds(async (place) => {
-            const held = await settlementWithHold(c, place, now);
+            const held = await settlementWithHold(create, place, now);
             settlement = held.settlement;
             await transact([rearm, ...held.writes]);
           });

@@ -8,7 +8,7 @@ import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
 import { decideRefund, type RefundOutcome } from '#shared/domain/core/refund.ts';
-import { decideSettlement } from '#shared/domain/core/settlement.ts';
+import { decideAutoSettlement, decideSettlement, type AutoSettlementMerchant } from '#shared/domain/core/settlement.ts';
 import { applyJournals, decideTestCredit, emptyWallet, type WalletBalances } from '#shared/domain/core/wallet.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import { accountName, holdTypes, type Journal } from '#shared/domain/ledger.ts';
@@ -53,6 +53,8 @@ export type Command =
   | { t: 'credit'; amount: number; live: boolean }
   | { t: 'payout'; i: number; action: 'approve' | 'reject' | 'complete' | 'fail' }
   | { t: 'settle'; amount: number }
+  /** A due automatic-settlement run: everything available above `keep` (the schedule's minimum balance). */
+  | { t: 'autoSettle'; keep: number }
   | { t: 'settlement'; i: number; action: 'approve' | 'submit' | 'cancel' | 'complete' | 'fail' }
   | { t: 'refund'; i: number; amount: number | null }
   /** `accepted`: the refund provider accepts the attempt's submission (a completion, as the status inquiry's `complete`). */
@@ -103,6 +105,7 @@ const one: fc.Arbitrary<Command> = fc.oneof(
     fc.record({ t: fc.constant('payout'), i: index, action: fc.constantFrom('approve', 'reject', 'complete', 'complete', 'fail') }),
   ),
   weighted(2, fc.record({ t: fc.constant('settle'), amount })),
+  weighted(1, fc.record({ t: fc.constant('autoSettle'), keep: fc.nat({ max: 200 }).map((n) => n * 5_00) })),
   weighted(
     2,
     fc.record({ t: fc.constant('settlement'), i: index, action: fc.constantFrom('approve', 'submit', 'cancel', 'complete', 'fail') }),
@@ -137,7 +140,8 @@ const one: fc.Arbitrary<Command> = fc.oneof(
     }),
   ),
 );
-const racing = one.filter((c) => c.t !== 'advance');
+// Not an automatic settlement: it settles the balance it read, which a command committed meanwhile may have changed.
+const racing = one.filter((c) => c.t !== 'advance' && c.t !== 'autoSettle');
 const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: one, weight: 5 },
   // Two commands decided on one read (not the clock: a decision is made at its own time).
@@ -198,6 +202,7 @@ export interface Core {
   credit: typeof decideTestCredit;
   payout: typeof decidePayout;
   settlement: typeof decideSettlement;
+  autoSettlement: typeof decideAutoSettlement;
   refund: typeof decideRefund;
 }
 export const core: Core = {
@@ -208,6 +213,7 @@ export const core: Core = {
   credit: decideTestCredit,
   payout: decidePayout,
   settlement: decideSettlement,
+  autoSettlement: decideAutoSettlement,
   refund: decideRefund,
 };
 
@@ -218,7 +224,8 @@ export type Plant =
   | 'unconditional-commit'
   | 'link-over-limit'
   | 'expiry-keeps-link-use'
-  | 'deposit-fee-dropped';
+  | 'deposit-fee-dropped'
+  | 'auto-settlement-keeps-nothing';
 
 /** The core with one wrong rule (or the commit without its condition): the model test must catch each. */
 export function planted(plant: Plant): { core: Core; conditional: boolean } {
@@ -265,6 +272,16 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
     case 'deposit-fee-dropped':
       // A deposit is created without its fee (credited in full, the platform short of it).
       return { core: { ...core, fee: (type, amount, rate) => (type === 'deposit' ? 0 : core.fee(type, amount, rate)) }, conditional: true };
+    case 'auto-settlement-keeps-nothing': {
+      // An automatic settlement takes the whole balance, not what is above the schedule's minimum.
+      const keepNothing = (m: AutoSettlementMerchant) => ({
+        ...m,
+        settlementSchedule: { ...m.settlementSchedule, minimumBalanceMinor: 0 },
+      });
+      const autoSettlement: Core['autoSettlement'] = (run, m, available, rail, now) =>
+        core.autoSettlement(run, m && keepNothing(m), available, rail, now);
+      return { core: { ...core, autoSettlement }, conditional: true };
+    }
     case 'expiry-keeps-link-use':
       // A checkout that expires keeps its payment link's use (the link stays short of a payment it could take).
       return {
@@ -481,6 +498,20 @@ class System {
         const input = { amountMinor: cmd.amount, currency: 'PKR' as const, payoutCurrency: 'PKR' as const, destination };
         const owner = { merchantId, mode: 'test' as const, traceId: 'trace' };
         return commit(this.c.settlement(undefined, { type: 'create', id, owner, input, fee: settlementFee, isAuto: false }, now), one(id));
+      }
+      case 'autoSettle': {
+        const id = `s${++this.count}`;
+        const destination = { bankName: 'Model', iban: 'PK36SCBL0000001123456702', accountTitle: 'Model' };
+        const schedule = { frequency: 'daily' as const, dayOfPeriod: null, hourUtc: 0, minimumBalanceMinor: cmd.keep, destination };
+        const merchant = {
+          status: 'active' as const,
+          settlementSchedule: schedule,
+          defaultCurrency: 'PKR' as const,
+          fees: { settlement: settlementFee },
+        };
+        const run = { merchantId, mode: 'test' as const, runAt: now.toISOString(), id };
+        const { create } = this.c.autoSettlement(run, merchant as AutoSettlementMerchant, this.books.wallet.available, true, now);
+        return create ? commit(this.c.settlement(undefined, create, now), one(id)) : 'nothing to settle';
       }
       case 'settlement': {
         const id = this.nth('s', cmd.i);
@@ -726,6 +757,16 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       m.available -= cmd.amount;
       m.held.Settlement += cmd.amount;
       m.settlements.push({ amount: cmd.amount, fee, status: 'Pending' });
+      return 'ok';
+    }
+    case 'autoSettle': {
+      // All that is above the minimum kept, when there is some and it covers the fee.
+      const amount = m.available - cmd.keep;
+      const fee = feeFor(amount, settlementFee);
+      if (amount <= 0 || amount - fee <= 0) return 'refused';
+      m.available -= amount;
+      m.held.Settlement += amount;
+      m.settlements.push({ amount, fee, status: 'Pending' });
       return 'ok';
     }
     case 'settlement': {

@@ -38,6 +38,7 @@ describe('money core model, in memory', () => {
     { plant: 'link-over-limit', caught: /link|"start".*answered ok, the reference refused/ },
     { plant: 'expiry-keeps-link-use', caught: /link \d+ uses held|"start".*answered invalid_status, the reference ok/ },
     { plant: 'deposit-fee-dropped', caught: /available|platform fees|ledger verify|reference/ },
+    { plant: 'auto-settlement-keeps-nothing', caught: /available|held Settlement|reference/ },
   ];
   it.each(plants)('catches a planted wrong rule: $plant', ({ plant, caught }) => {
     const { core, conditional } = planted(plant);

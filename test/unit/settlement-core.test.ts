@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
-import { decideSettlement, type SettlementCommand } from '#shared/domain/core/settlement.ts';
+import {
+  decideAutoSettlement,
+  decideSettlement,
+  type AutoSettlementMerchant,
+  type SettlementCommand,
+} from '#shared/domain/core/settlement.ts';
 import { SettlementStatus, type Settlement } from '#shared/domain/settlement.ts';
 
 /** The settlement amounts and the FX lock, decided by the money core (shared/domain/core/settlement.ts). */
@@ -68,5 +73,40 @@ describe('approval locks the rate', () => {
     });
     const local = { ...pending, payoutCurrency: 'PKR' as const, payoutMinor: pending.netMinor };
     expect(state(decideSettlement(local, { type: 'approve' }, later)).state).toMatchObject({ payoutMinor: 980_00, fxRate: null });
+  });
+});
+
+describe('a due automatic-settlement run', () => {
+  const destination = { bankName: 'Meezan', iban: 'PK36SCBL0000001123456702', accountTitle: 'Ayesha' };
+  const schedule = { frequency: 'daily' as const, dayOfPeriod: null, hourUtc: 2, minimumBalanceMinor: 100_00, destination };
+  const merchant = {
+    status: 'active',
+    settlementSchedule: schedule,
+    defaultCurrency: 'PKR',
+    fees: { settlement: { basisPoints: 0, fixedMinor: 10_00 } },
+  };
+  const run = { merchantId: 'm1', mode: 'test' as const, runAt: '2026-01-01T02:00:00.000Z', id: 's-auto' };
+  const auto = (over: object, available = 1_000_00, rail = true) =>
+    decideAutoSettlement(run, { ...merchant, ...over } as AutoSettlementMerchant, available, rail, at);
+
+  it('settles all that is above the minimum kept, to the bank account, in the merchant currency, and runs again next day', () => {
+    const { create, nextRunAt } = auto({});
+    expect(nextRunAt).toBe('2026-01-01T02:00:00.000Z');
+    expect(create).toMatchObject({ type: 'create', id: 's-auto', isAuto: true, owner: { traceId: `autosettle-${run.runAt}` } });
+    expect(create?.input).toEqual({
+      amountMinor: 900_00,
+      currency: 'PKR',
+      payoutCurrency: 'PKR',
+      destination: { type: 'bank', ...destination },
+    });
+  });
+
+  it('settles nothing for a suspended merchant, without a bank account or a rail, or when the fee takes it all', () => {
+    expect(auto({ status: 'suspended' }).create).toBeUndefined();
+    expect(auto({ settlementSchedule: { ...schedule, destination: null } }).create).toBeUndefined();
+    expect(auto({}, 1_000_00, false).create).toBeUndefined();
+    expect(auto({}, 110_00).create).toBeUndefined();
+    expect(auto({}, 110_01).create?.input.amountMinor).toBe(10_01);
+    expect(auto({ settlementSchedule: { ...schedule, frequency: 'manual' } })).toMatchObject({ nextRunAt: null });
   });
 });

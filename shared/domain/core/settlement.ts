@@ -1,10 +1,10 @@
 import type { Mode } from '../credentials.ts';
 import { convertMinor, type FxQuote } from '../fx.ts';
 import { movements } from '../ledger.ts';
-import type { Fee } from '../merchant.ts';
+import { merchantMaySubmit, nextSettlementRun, type Fee, type Merchant } from '../merchant.ts';
 import type { Failure } from '../outbound.ts';
 import { newSettlement, settlementFailureReason, type Settlement, type SettlementInput } from '../settlement.ts';
-import { decided, draft, refuse, type Decision, type JournalDraft, type Refusal } from './decision.ts';
+import { decided, draft, isRefusal, refuse, type Decision, type JournalDraft, type Refusal } from './decision.ts';
 import { canSettlementTransition, SettlementStatus, settlementStatusNames } from './machines.ts';
 
 /**
@@ -117,4 +117,38 @@ export function decideSettlement(s: Settlement | undefined, command: SettlementC
         journals.released(s, 'settlement.failed'),
       ]);
   }
+}
+
+/** A due automatic-settlement run: whose, when it was due, and the id its settlement takes (the same every time). */
+export interface AutoSettlementRun {
+  merchantId: string;
+  mode: Mode;
+  runAt: string;
+  id: string;
+}
+export type AutoSettlementMerchant = Pick<Merchant, 'status' | 'settlementSchedule' | 'defaultCurrency' | 'fees'>;
+
+/**
+ * A due automatic-settlement run (the merchant's schedule): the settlement to create, if any (then `create`, the
+ * command decided with its hold), and when the run is due next. Something is settled only when the merchant may move
+ * money, its schedule has a bank account, a rail exists in the mode and the available balance above the schedule's
+ * minimum is more than 0 and covers the fee: all of it, in the merchant's currency (no conversion).
+ */
+export function decideAutoSettlement(
+  run: AutoSettlementRun,
+  merchant: AutoSettlementMerchant | undefined,
+  availableMinor: number | undefined,
+  railExists: boolean,
+  now: Date,
+): { nextRunAt: string | null; create?: SettlementCommand & { type: 'create' } } {
+  const schedule = merchant?.settlementSchedule;
+  const nextRunAt = schedule ? (nextSettlementRun(schedule, now)?.toISOString() ?? null) : null;
+  const amountMinor = availableMinor === undefined ? 0 : availableMinor - (schedule?.minimumBalanceMinor ?? 0);
+  if (!merchant || !merchantMaySubmit(merchant) || !schedule?.destination || !railExists || amountMinor <= 0) return { nextRunAt };
+  const { bankName, iban, accountTitle } = schedule.destination;
+  const [currency, owner] = [merchant.defaultCurrency, { merchantId: run.merchantId, mode: run.mode, traceId: `autosettle-${run.runAt}` }];
+  const input = { amountMinor, currency, payoutCurrency: currency, destination: { type: 'bank' as const, bankName, iban, accountTitle } };
+  const create = { type: 'create' as const, id: run.id, owner, input, fee: merchant.fees.settlement, isAuto: true };
+  // The balance may not cover the fee: then nothing to settle.
+  return isRefusal(decideSettlement(undefined, create, now)) ? { nextRunAt } : { nextRunAt, create };
 }
