@@ -40,14 +40,15 @@ export interface RefundCaller {
  * amount on the transaction. A lost race on the reservation decides again from a fresh read.
  */
 export async function createRefund(caller: RefundCaller, input: RefundInput, now = new Date()): Promise<FinalChange<RefundView>> {
-  if (!refundRail(caller.mode))
+  const rail = refundRail(caller.mode);
+  if (!rail)
     throw new BusinessRuleError(
       'Refunds are not available in live mode: no refund provider is configured for this deployment.',
       'refund_provider_unavailable',
     );
   const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
   if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
-  const refusal = refundRail(caller.mode)?.refuses?.({
+  const refusal = rail.refuses?.({
     walletProviderId: paidThrough(intent),
     earlierRefundsMinor: reservedOf(intent),
   });

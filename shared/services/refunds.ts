@@ -65,9 +65,6 @@ function required(r: Refund, command: RefundCommand, now: Date): Change {
   return decided(r, d, null, now)!;
 }
 
-/** Pending → a final status that releases the reservation (nothing was held while Pending). */
-const closePending = (r: Refund, command: RefundCommand & { type: 'reject' | 'cancel' | 'expire' }, now: Date) => required(r, command, now);
-
 /** An operator's command on a Pending refund; an overdue one expires first (and is refused). */
 async function operatorChange(id: string, action: string, decide: (r: Refund, now: Date) => Change | Promise<Change>, now: () => Date) {
   const overdue = await getRefund(id);
@@ -110,12 +107,12 @@ export const rejectRefund = (id: string, reason?: string, now: () => Date = () =
   operatorChange(
     id,
     'rejected',
-    (r, at) => closePending(r, { type: 'reject', failureReason: reason ? `Rejected by ${by}: ${reason}` : `Rejected by ${by}.` }, at),
+    (r, at) => required(r, { type: 'reject', failureReason: reason ? `Rejected by ${by}: ${reason}` : `Rejected by ${by}.` }, at),
     now,
   );
 
 export const cancelRefund = (id: string, now: () => Date = () => new Date()) =>
-  operatorChange(id, 'cancelled', (r, at) => closePending(r, { type: 'cancel', failureReason: 'Cancelled by the operator.' }, at), now);
+  operatorChange(id, 'cancelled', (r, at) => required(r, { type: 'cancel', failureReason: 'Cancelled by the operator.' }, at), now);
 
 /** The core's decision on a provider's answer about the attempt `asked`; still Processing (declined, attempts left): due again. */
 function answered({ current: r, asked, rail, now }: Step<Refund, RefundInstruction>, answer: Answer) {
