@@ -42,7 +42,8 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   dashboardRefunds: 324_200,
   dashboardLinks: 308_600,
   dashboardPayouts: 329_000,
-  dashboardSettlements: 333_100,
+  // Settlements: + the approval decision shared by the three decision pages (shared/services/approvals.ts, core/approval.ts).
+  dashboardSettlements: 334_200,
   dashboardDevelopers: 328_600,
   // Every due path (checkout expiry and reconciliation, deposits, withdrawals, settlements, refunds, automatic
   // settlement) with all the live adapter families.
@@ -53,7 +54,9 @@ export const bundleBudgetExceptions: Readonly<Record<string, number>> = {
   checkoutOtp: 301_900,
   createSettlement: 302_200,
   dashboardBalance: 301_500,
-  dueSweeper: 333_600,
+  // The sweep's automatic settlement is decided by the core (decideAutoSettlement and the settlement decision, which
+  // carries the FX lock: fx.ts), the sandbox's refund approval by the core's approval rule.
+  dueSweeper: 336_300,
 };
 /**
  * The median over every Lambda may not grow past this either (target: targets.medianBundleBytes). 272.1 kB

@@ -77,11 +77,14 @@ export type RefundableIntent = PaymentIntent & { refundReservedMinor?: number };
 
 export const reservedOf = (intent: RefundableIntent) => intent.refundReservedMinor ?? 0;
 
+/** What remains refundable of a payment: a Completed one's amount less what its refunds reserve (0 otherwise). */
+export const refundableMinor = (intent: RefundableIntent) => (intent.status === 'Completed' ? intent.amountMinor - reservedOf(intent) : 0);
+
 /** Why a transaction cannot be refunded at all, or undefined when it can. */
 export function refundRefusal(intent: RefundableIntent): string | undefined {
   if (intent.intentType !== 'checkout' && intent.intentType !== 'deposit') return 'Only checkouts and deposits can be refunded.';
   if (intent.status !== 'Completed') return `Only a Completed transaction can be refunded; this one is ${intent.status}.`;
-  if (intent.amountMinor - reservedOf(intent) <= 0) return 'The transaction is already refunded.';
+  if (refundableMinor(intent) <= 0) return 'The transaction is already refunded.';
   return undefined;
 }
 
@@ -119,7 +122,7 @@ export function refundAmount(
 ): { amountMinor: number } | { code: ErrorCode; message: string } {
   const refusal = refundRefusal(intent);
   if (refusal) return { code: refusal.includes('already refunded') ? 'already_refunded' : 'not_refundable', message: refusal };
-  const remaining = intent.amountMinor - reservedOf(intent);
+  const remaining = refundableMinor(intent);
   if (requestedMinor === undefined) return { amountMinor: remaining };
   const minimum = minimumRefundMinor(intent.currency);
   if (requestedMinor < minimum)

@@ -1,28 +1,32 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
-import type { PayoutApprovalPolicy } from '#shared/domain/merchant.ts';
+import { BusinessRuleError, NotFoundError, userRefusal } from '#shared/domain/errors.ts';
+import {
+  decideApproval,
+  notAllowedMessage,
+  type ApprovalKind,
+  type ApprovalPolicy,
+  type ApproverSide,
+} from '#shared/domain/core/approval.ts';
 import { SettlementStatus } from '#shared/domain/settlement.ts';
 import { transact } from '#shared/store/client.ts';
-import { auditWrite, getApprovals, recordSideApproval, type ApprovalKind, type Approvals } from '#shared/store/dashboard.ts';
+import { auditWrite, getApprovals, recordSideApproval, type Approvals, type Maker } from '#shared/store/dashboard.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { getSettlement } from '#shared/store/settlements.ts';
 import { getRefund } from '#shared/store/refunds.ts';
 import { RefundStatus } from '#shared/domain/refund.ts';
-import { auditEntry, operatorActor } from './dashboard-auth.ts';
+import { auditEntry, auditRefusal, operatorActor, throughKey, type Signed } from './dashboard-auth.ts';
 import { approveSettlement } from './settlements.ts';
 import { approveRefund } from './refunds.ts';
 import { approveWithdrawal, findWithdrawal } from './withdrawal-operator.ts';
 
 /**
- * Who approves a merchant's manual payouts and settlements (docs/dashboard.md, Settings): the
- * merchant setting `payoutApprovals` decides whether the merchant's approvers (dashboard), the
- * operator (ops CLI) or both must approve; absent, either one does. Every approval of a Pending
- * payout or settlement, from the dashboard or the ops CLI, goes through `approveUnderPolicy`.
- * Rejections: the operator may always reject; the merchant's approvers unless the setting is
- * `operator`.
+ * Who approves a merchant's manual payouts, settlements and refunds: the rule is the money core's
+ * (shared/domain/core/approval.ts decideApproval, docs/dashboard.md Settings). Every approval of a Pending payout,
+ * settlement or refund, from the dashboard or the ops CLI, goes through `approveUnderPolicy`; every merchant
+ * approver's decision in the dashboard through `checkDashboardDecision` and `decideInDashboard`.
  */
-export type ApprovalPolicy = PayoutApprovalPolicy | 'either';
-export type ApproverSide = 'merchant' | 'operator';
+export type { ApprovalPolicy, ApproverSide } from '#shared/domain/core/approval.ts';
+export { describePolicy, mayApprove } from '#shared/domain/core/approval.ts';
 export type Approver = { side: 'merchant'; userId: string; email: string } | { side: 'operator' };
 
 export type ApprovalOutcome<T> =
@@ -33,54 +37,21 @@ export async function approvalPolicy(merchantId: string): Promise<ApprovalPolicy
   return (await getMerchant(merchantId, true))?.payoutApprovals ?? 'either';
 }
 
-const policyText: Record<ApprovalPolicy, string> = {
-  either: "the merchant's approvers or the operator, whichever decides first",
-  merchant: "the merchant's approvers (dashboard)",
-  operator: 'the operator',
-  both: "both the merchant's approvers and the operator",
-};
-export const describePolicy = (policy: ApprovalPolicy) => policyText[policy];
-
-/**
- * Refunds follow the setting only where it names the merchant's approvers: `merchant` (they
- * approve; the operator may still reject) and `both`. Under `either` and `operator` the operator
- * approves refunds (in test mode the sandbox plays the operator), as before the setting covered
- * refunds: a refund sends the merchant's money to a customer, not to the merchant.
- */
-const refundPolicyText: Record<ApprovalPolicy, string> = {
-  either: 'the operator (in test mode the sandbox)',
-  merchant: "the merchant's approvers (dashboard)",
-  operator: 'the operator (in test mode the sandbox)',
-  both: "both the merchant's approvers and the operator (in test mode the sandbox)",
-};
-export const describeRefundPolicy = (policy: ApprovalPolicy) => refundPolicyText[policy];
-
-export const mayApprove = (policy: ApprovalPolicy, side: ApproverSide, kind: ApprovalKind = 'payout') =>
-  kind === 'refund'
-    ? policy === 'both' || (side === 'merchant' ? policy === 'merchant' : policy !== 'merchant')
-    : policy === 'either' || policy === 'both' || policy === side;
-export const mayReject = (policy: ApprovalPolicy, side: ApproverSide, kind: ApprovalKind = 'payout') =>
-  side === 'operator' || (kind === 'refund' ? policy === 'merchant' || policy === 'both' : policy !== 'operator');
-
-const kindText: Record<ApprovalKind, string> = { payout: 'manual payouts', settlement: 'settlements', refund: 'refunds' };
-
 /** A side the merchant's setting leaves out of approving (or rejecting) this payout, settlement or refund. */
 export class ApproverNotAllowed extends BusinessRuleError {
   constructor(
     readonly policy: ApprovalPolicy,
-    what: string,
+    kind: ApprovalKind,
   ) {
-    const text = what === kindText.refund ? refundPolicyText[policy] : policyText[policy];
-    super(`This merchant's ${what} are approved by ${text} (merchant setting).`, 'approver_not_allowed');
+    super(notAllowedMessage(policy, kind), 'approver_not_allowed');
   }
 }
-export const approverNotAllowed = (policy: ApprovalPolicy, kind: ApprovalKind) => new ApproverNotAllowed(policy, kindText[kind]);
 
 /**
- * Approve a Pending payout or settlement as `approver` under the merchant's policy. The caller has
- * checked that the object is Pending (and maker-checker). `both`: the side's approval is recorded
- * (D16) and `approve` runs only once the other side's is there too, whichever came first; a retry
- * after a crash between the two finds both and approves (the approval itself is status-guarded).
+ * Approve a Pending payout, settlement or refund as `approver` under the merchant's policy. The caller has checked that
+ * the object is Pending (and maker-checker). `both`: the side's approval is recorded (D16) and `approve` runs only once
+ * the other side's is there too, whichever came first; a retry after a crash between the two finds both and approves
+ * (the approval itself is status-guarded).
  */
 export async function approveUnderPolicy<T>(
   kind: ApprovalKind,
@@ -91,15 +62,80 @@ export async function approveUnderPolicy<T>(
   now = new Date(),
 ): Promise<ApprovalOutcome<T>> {
   const policy = await approvalPolicy(merchantId);
-  if (!mayApprove(policy, approver.side, kind)) throw approverNotAllowed(policy, kind);
-  if (policy !== 'both') return { state: 'approved', result: await approve(), approvals: {} };
+  const ask = { kind, policy, decision: 'approve' as const, side: approver.side, status: 'Pending' };
+  const first = decideApproval(ask);
+  if ('refused' in first) throw new ApproverNotAllowed(policy, kind);
+  if (first.decided === 'approve') return { state: 'approved', result: await approve(), approvals: {} };
   const approvals = await recordSideApproval(kind, id, approver.side, {
     at: now.toISOString(),
     ...(approver.side === 'merchant' ? { userId: approver.userId, email: approver.email } : {}),
   });
-  const other: ApproverSide = approver.side === 'merchant' ? 'operator' : 'merchant';
-  if (!approvals[other]) return { state: 'waiting', waitingFor: other, approvals };
+  const after = decideApproval({ ...ask, approvals });
+  if ('decided' in after && after.decided === 'waiting') return { state: 'waiting', waitingFor: after.waitingFor, approvals };
   return { state: 'approved', result: await approve(), approvals };
+}
+
+/** What a merchant approver's decision on a payout, settlement or refund is about: its id, status (name) and maker. */
+export interface Decided {
+  id: string;
+  status: string;
+  maker: Maker | undefined;
+}
+
+/**
+ * Every refusal of a merchant approver's decision before anything changes (the confirmation page runs it too): only a
+ * Pending one (409), a reason to reject (400), maker-checker and the approval setting (403, audited). The rule is the
+ * core's (decideApproval); the sentences are the pages'. Returns the merchant's setting.
+ */
+export async function checkDashboardDecision(signed: Signed, kind: ApprovalKind, subject: Decided, decision: Decision, reason: string) {
+  const [merchantId, mode, policy] = [signed.user.merchantId, signed.session.mode, await approvalPolicy(signed.user.merchantId)];
+  const ask = { kind, policy, decision, side: 'merchant' as const, status: subject.status, actor: signed.user.userId };
+  const d = decideApproval({ ...ask, maker: subject.maker?.userId });
+  const [payout, via] = [kind === 'payout', subject.maker ? throughKey(subject.maker) : ''];
+  const pending = payout ? `This payout is ${subject.status}; only a Pending payout can be decided.` : `Only a Pending ${kind} can be`;
+  if ('refused' in d && d.refused === 'not_pending') throw userRefusal('conflict', payout ? pending : `${pending} approved or rejected.`);
+  if (decision === 'reject' && !reason.trim())
+    throw userRefusal('invalid', `Give a reason for rejecting: the ${kind}’s ${payout ? 'creator' : 'requester'} reads it.`, 'reason');
+  if (!('refused' in d)) return policy;
+  const made = `You ${payout ? 'created' : 'requested'} this ${kind}${via}, so someone else must approve or reject it (maker-checker).`;
+  const message = d.refused === 'maker_checker' ? made : notAllowedMessage(policy, kind);
+  const detail = d.refused === 'maker_checker' && payout ? `maker-checker: the user created this payout${via}` : message;
+  await auditRefusal(merchantId, signed.actor, `${kind}.${decision}`, subject.id, mode, detail);
+  throw userRefusal('forbidden', message);
+}
+type Decision = 'approve' | 'reject';
+
+/**
+ * A merchant approver's decision in the dashboard, once checked: approved under the setting (`both`: this side
+ * recorded, it may wait for the operator's) or rejected (`reject` gets the reason given); audited.
+ */
+export async function decideInDashboard(
+  signed: Signed,
+  kind: ApprovalKind,
+  id: string,
+  decision: Decision,
+  reason: string,
+  act: { approve: () => Promise<unknown>; reject: (why: string | undefined) => Promise<unknown> },
+  now: Date,
+) {
+  const [merchantId, mode, why] = [signed.user.merchantId, signed.session.mode, reason.trim().slice(0, 255)];
+  let waiting = false;
+  try {
+    if (decision === 'reject') await act.reject(why || undefined);
+    else {
+      const approver = { side: 'merchant' as const, userId: signed.user.userId, email: signed.user.email };
+      waiting = (await approveUnderPolicy(kind, id, merchantId, approver, act.approve, now)).state === 'waiting';
+    }
+  } catch (error) {
+    if (!(error instanceof ApproverNotAllowed)) throw error;
+    await auditRefusal(merchantId, signed.actor, `${kind}.${decision}`, id, mode, error.detail);
+    throw userRefusal('forbidden', error.detail);
+  }
+  const detail = [waiting ? 'approval recorded; waiting for the operator' : '', why].filter(Boolean).join('; ');
+  await transact([
+    auditWrite(auditEntry(merchantId, signed.actor, `${kind}.${decision}`, { target: id, mode, ...(detail ? { detail } : {}) }, now)),
+  ]);
+  return { waiting };
 }
 
 /** The approvals recorded so far of a payout or settlement (only `both` records them). */

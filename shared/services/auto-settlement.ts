@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { again, retry, retryPolicies } from '#shared/retry.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { merchantMaySubmit, nextSettlementRun } from '#shared/domain/merchant.ts';
-import { newSettlement, settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
-import { holdShardField } from '#shared/domain/ledger.ts';
+import { decideAutoSettlement } from '#shared/domain/core/settlement.ts';
+import { settlementView, type Settlement, type SettlementView } from '#shared/domain/settlement.ts';
 import { logger } from '#shared/logger.ts';
 import { settlementRail } from '#shared/providers/rails.ts';
 import { cutoffRefused, transact, TransactionFailed } from '#shared/store/client.ts';
@@ -32,36 +31,16 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
       const run = await getAutoSettlementRun(merchantId, mode);
       if (!run || run.runAt > now.toISOString()) return undefined;
       const merchant = await getMerchant(merchantId);
-      const schedule = merchant?.settlementSchedule;
-      const nextRunAt = schedule ? (nextSettlementRun(schedule, now)?.toISOString() ?? null) : null;
-      const rearm = rearmAutoSettlementWrite(run, nextRunAt);
-      const destination = schedule?.destination;
       const wallet = merchant && (await getWallet(merchantId, mode, merchant.defaultCurrency, true));
-      const amountMinor = wallet ? wallet.available - (schedule?.minimumBalanceMinor ?? 0) : 0;
+      // The money core decides what the run settles and when it runs next (core/settlement.ts decideAutoSettlement).
+      const at = { merchantId, mode, runAt: run.runAt, id: runSettlementId(merchantId, mode, run.runAt) };
+      const { create, nextRunAt } = decideAutoSettlement(at, merchant, wallet?.available, !!settlementRail(mode), now);
+      const rearm = rearmAutoSettlementWrite(run, nextRunAt);
       let settlement: Settlement | undefined;
-      if (merchant && merchantMaySubmit(merchant) && destination && settlementRail(mode) && amountMinor > 0) {
-        const created = newSettlement(
-          { merchantId, mode, traceId: `autosettle-${run.runAt}` },
-          {
-            amountMinor,
-            currency: merchant.defaultCurrency,
-            payoutCurrency: merchant.defaultCurrency,
-            destination: { type: 'bank', bankName: destination.bankName, iban: destination.iban, accountTitle: destination.accountTitle },
-          },
-          merchant.fees.settlement,
-          true,
-          now,
-          runSettlementId(merchantId, mode, run.runAt),
-        );
-        // The balance may not cover the fee: then nothing to settle.
-        if (created !== 'amount_too_small') settlement = created;
-      }
       try {
-        const s = settlement;
-        if (s)
+        if (create)
           await withFunds(async (place) => {
-            const placed = { ...s, ...holdShardField(await place({ ...s, reference: s.id, need: s.amountMinor })) };
-            const held = await settlementWithHold(placed, now);
+            const held = await settlementWithHold(create, place, now);
             settlement = held.settlement;
             await transact([rearm, ...held.writes]);
           });
@@ -69,7 +48,7 @@ export async function runAutoSettlement(merchantId: string, mode: Mode, now = ne
       } catch (error) {
         if (error instanceof TransactionFailed && error.on('run')) return undefined; // another sweep ran it
         // the balance moved: read again
-        if (error instanceof TransactionFailed && settlement && (error.on('wallet') || error.on('settlement') || error.on(cutoffRefused)))
+        if (error instanceof TransactionFailed && create && (error.on('wallet') || error.on('settlement') || error.on(cutoffRefused)))
           return again;
         throw error;
       }

@@ -3,15 +3,14 @@ import { resolveBankCode } from '#shared/domain/bank-codes.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 import { minorUnits } from '#shared/domain/money.ts';
 import { generatedOrderRef } from '#shared/domain/references.ts';
-import { transact } from '#shared/store/client.ts';
 import { auditWrite, getPayoutMaker, type Approvals } from '#shared/store/dashboard.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
 import type { PlaceHold } from '#shared/store/wallets.ts';
 import { listTransactions, transactionView } from './transactions.ts';
 import { requestDashboardPayout, withFunds } from './withdrawal-requests.ts';
 import { approveWithdrawal, findWithdrawal, rejectWithdrawal } from './withdrawal-operator.ts';
-import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayApprove, mayReject } from './approvals.ts';
-import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
+import { approvalPolicy, approvalsOf, checkDashboardDecision, decideInDashboard, describePolicy } from './approvals.ts';
+import { auditEntry, type Signed } from './dashboard-auth.ts';
 import { sessionMerchant } from './dashboard.ts';
 
 /**
@@ -115,42 +114,14 @@ export async function createPayoutFromDashboard(
   );
 }
 
-/**
- * Every refusal of a payout decision, before anything changes: the reason a rejection needs, a Pending payout of this
- * merchant and mode, maker-checker, and the approval setting. The confirmation page runs it too, so a refused
- * decision is refused before the user confirms it.
- */
+/** Every refusal of a payout decision before anything changes (checkDashboardDecision); the confirmation page runs it too. */
 async function checkPayoutDecision(signed: Signed, paymentIntentId: string, decision: 'approve' | 'reject', reason: string) {
   const { merchantId } = signed.user;
   const mode = signed.session.mode;
-  const scope = { merchantId, mode };
-  if (decision === 'reject' && !reason.trim())
-    throw userRefusal('invalid', 'Give a reason for rejecting: the payout’s creator reads it.', 'reason');
-  const payout = await findWithdrawal(paymentIntentId, scope).catch(() => undefined);
+  const payout = await findWithdrawal(paymentIntentId, { merchantId, mode }).catch(() => undefined);
   if (!payout || payout.paymentIntentId !== paymentIntentId) throw userRefusal('not_found', 'There is no such payout in this mode.');
-  if (payout.status !== 'Pending') throw userRefusal('conflict', `This payout is ${payout.status}; only a Pending payout can be decided.`);
   const maker = await getPayoutMaker(mode, merchantId, payout.orderRef.orderRef);
-  if (maker?.userId === signed.user.userId) {
-    await auditRefusal(
-      merchantId,
-      signed.actor,
-      `payout.${decision}`,
-      paymentIntentId,
-      mode,
-      `maker-checker: the user created this payout${throughKey(maker)}`,
-    );
-    throw userRefusal(
-      'forbidden',
-      `You created this payout${throughKey(maker)}, so someone else must approve or reject it (maker-checker).`,
-    );
-  }
-  // Who may decide: the merchant's setting (the operator, its approvers, or both).
-  const policy = await approvalPolicy(merchantId);
-  if (!(decision === 'reject' ? mayReject : mayApprove)(policy, 'merchant')) {
-    const refusal = new ApproverNotAllowed(policy, 'manual payouts');
-    await auditRefusal(merchantId, signed.actor, `payout.${decision}`, paymentIntentId, mode, refusal.detail);
-    throw userRefusal('forbidden', refusal.detail);
-  }
+  const policy = await checkDashboardDecision(signed, 'payout', { id: paymentIntentId, status: payout.status, maker }, decision, reason);
   return { payout, maker, policy };
 }
 
@@ -168,35 +139,15 @@ export async function decidePayout(
   reason: string,
   now = new Date(),
 ) {
-  const { merchantId } = signed.user;
-  const mode = signed.session.mode;
-  const scope = { merchantId, mode };
+  const scope = { merchantId: signed.user.merchantId, mode: signed.session.mode };
   await checkPayoutDecision(signed, paymentIntentId, decision, reason);
-  let waiting = false;
-  try {
-    if (decision === 'approve') {
-      const outcome = await approveUnderPolicy(
-        'payout',
-        paymentIntentId,
-        merchantId,
-        { side: 'merchant', userId: signed.user.userId, email: signed.user.email },
-        () => approveWithdrawal(paymentIntentId, scope),
-        now,
-      );
-      waiting = outcome.state === 'waiting';
-    } else {
-      await rejectWithdrawal(paymentIntentId, reason.trim().slice(0, 255) || undefined, scope);
-    }
-  } catch (error) {
-    if (!(error instanceof ApproverNotAllowed)) throw error;
-    await auditRefusal(merchantId, signed.actor, `payout.${decision}`, paymentIntentId, mode, error.detail);
-    throw userRefusal('forbidden', error.detail);
-  }
-  const detail = [waiting ? 'approval recorded; waiting for the operator' : '', reason.trim().slice(0, 255)].filter(Boolean).join('; ');
-  await transact([
-    auditWrite(
-      auditEntry(merchantId, signed.actor, `payout.${decision}`, { target: paymentIntentId, mode, ...(detail ? { detail } : {}) }, now),
-    ),
-  ]);
-  return { waiting };
+  return decideInDashboard(
+    signed,
+    'payout',
+    paymentIntentId,
+    decision,
+    reason,
+    { approve: () => approveWithdrawal(paymentIntentId, scope), reject: (why) => rejectWithdrawal(paymentIntentId, why, scope) },
+    now,
+  );
 }

@@ -1,21 +1,18 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
-import { RefundStatus, refundView } from '#shared/domain/refund.ts';
-import { transact } from '#shared/store/client.ts';
+import { RefundStatus, refundStatusNames, refundView } from '#shared/domain/refund.ts';
 import { auditWrite, getRefundMaker, getRefundMakers } from '#shared/store/dashboard.ts';
 import { getRefund } from '#shared/store/refunds.ts';
 import {
   approvalPolicy,
   approvalsOf,
-  approveUnderPolicy,
-  approverNotAllowed,
-  ApproverNotAllowed,
-  type Approvals,
-  describeRefundPolicy,
+  checkDashboardDecision,
+  decideInDashboard,
+  describePolicy,
   mayApprove,
-  mayReject,
+  type Approvals,
 } from './approvals.ts';
-import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
+import { auditEntry, type Signed } from './dashboard-auth.ts';
 import { approveRefund, rejectRefund } from './refunds.ts';
 import { createRefund, refundsOfMerchant } from './refund-requests.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
@@ -34,25 +31,12 @@ const refundOf = async (merchantId: string, mode: Mode, id: string) => {
   return r;
 };
 
-/** Every refusal of a refund decision before anything changes; the confirmation page runs it too. */
+/** Every refusal of a refund decision before anything changes (checkDashboardDecision); the confirmation page runs it too. */
 async function checkRefundDecision(signed: Signed, id: string, decision: 'approve' | 'reject', reason: string) {
-  const { merchantId } = signed.user;
-  const mode = signed.session.mode;
-  const refund = await refundOf(merchantId, mode, id);
-  if (refund.status !== RefundStatus.Pending) throw userRefusal('conflict', 'Only a Pending refund can be approved or rejected.');
-  if (decision === 'reject' && !reason.trim())
-    throw userRefusal('invalid', 'Give a reason for rejecting: the refund’s requester reads it.', 'reason');
-  const refuse = async (message: string) => {
-    await auditRefusal(merchantId, signed.actor, `refund.${decision}`, refund.id, mode, message);
-    return userRefusal('forbidden', message);
-  };
+  const refund = await refundOf(signed.user.merchantId, signed.session.mode, id);
   const maker = await getRefundMaker(refund.id);
-  if (maker?.userId === signed.user.userId)
-    throw await refuse(`You requested this refund${throughKey(maker)}, so someone else must approve or reject it (maker-checker).`);
-  const policy = await approvalPolicy(merchantId);
-  if (!(decision === 'reject' ? mayReject : mayApprove)(policy, 'merchant', 'refund'))
-    throw await refuse(approverNotAllowed(policy, 'refund').detail);
-  return { refund, maker, policy, refuse };
+  const subject = { id: refund.id, status: refundStatusNames[refund.status]!, maker };
+  return { refund, maker, policy: await checkDashboardDecision(signed, 'refund', subject, decision, reason) };
 }
 
 /** What the user is about to approve or reject, shown to confirm. */
@@ -63,27 +47,12 @@ export async function refundDecisionPreview(signed: Signed, id: string, decision
 
 /** Approve (under the setting: `both` records this side and may wait for the operator's) or reject a Pending refund. */
 export async function decideRefund(signed: Signed, id: string, decision: 'approve' | 'reject', reason: string, now = new Date()) {
-  const { merchantId } = signed.user;
-  const mode = signed.session.mode;
-  const { refund, refuse } = await checkRefundDecision(signed, id, decision, reason);
-  const why = reason.trim().slice(0, 255);
-  let waiting = false;
-  try {
-    if (decision === 'reject') await rejectRefund(refund.id, why, () => now, signed.user.email);
-    else {
-      const approver = { side: 'merchant' as const, userId: signed.user.userId, email: signed.user.email };
-      const outcome = await approveUnderPolicy('refund', refund.id, merchantId, approver, () => approveRefund(refund.id, () => now), now);
-      waiting = outcome.state === 'waiting';
-    }
-  } catch (error) {
-    if (error instanceof ApproverNotAllowed) throw await refuse(error.detail);
-    throw error;
-  }
-  const detail = [waiting ? 'approval recorded; waiting for the operator' : '', why].filter(Boolean).join('; ');
-  await transact([
-    auditWrite(auditEntry(merchantId, signed.actor, `refund.${decision}`, { target: refund.id, mode, ...(detail ? { detail } : {}) }, now)),
-  ]);
-  return { waiting };
+  const { refund } = await checkRefundDecision(signed, id, decision, reason);
+  const act = {
+    approve: () => approveRefund(refund.id, () => now),
+    reject: (why?: string) => rejectRefund(refund.id, why, () => now, signed.user.email),
+  };
+  return decideInDashboard(signed, 'refund', refund.id, decision, reason, act, now);
 }
 
 /** For the Refunds page: who requested each Pending refund (maker-checker) and, under `both`, the approvals so far. */
@@ -97,7 +66,7 @@ export async function pendingRefundDecisions(merchantId: string, refunds: readon
   ]);
   return {
     policy,
-    policyText: describeRefundPolicy(policy),
+    policyText: describePolicy(policy, 'refund'),
     /** Whether the merchant's approvers decide refunds under the setting. */
     merchantDecides: mayApprove(policy, 'merchant', 'refund'),
     makers: Object.fromEntries(makers) as Record<string, string | null>,

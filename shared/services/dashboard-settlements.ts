@@ -3,17 +3,16 @@ import { minorUnits, type Currency } from '#shared/domain/money.ts';
 import { normaliseAccount, type SettlementDestination } from '#shared/domain/settlement.ts';
 import { checkUsdtAddress } from '#shared/domain/usdt-address.ts';
 import { createSettlement, previewSettlement, settlementFor, settlementPage, withFunds } from '#shared/services/settlement-requests.ts';
-import { SettlementStatus } from '#shared/domain/settlement.ts';
+import { SettlementStatus, settlementStatusNames } from '#shared/domain/settlement.ts';
 import { bankFileStanding } from '#shared/domain/bank-file.ts';
 import { getBankFileLine } from '#shared/store/bank-file.ts';
 import { auditWrite, getSettlementMaker } from '#shared/store/dashboard.ts';
 import { sessionMerchant } from './dashboard.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
-import { transact } from '#shared/store/client.ts';
-import { approvalPolicy, approvalsOf, approveUnderPolicy, ApproverNotAllowed, describePolicy, mayApprove, mayReject } from './approvals.ts';
+import { approvalPolicy, approvalsOf, checkDashboardDecision, decideInDashboard, describePolicy } from './approvals.ts';
 import { approveSettlement, rejectSettlement } from './settlements.ts';
 import { balancePage } from './dashboard-balance.ts';
-import { auditEntry, auditRefusal, throughKey, type Signed } from './dashboard-auth.ts';
+import { auditEntry, type Signed } from './dashboard-auth.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 
 /**
@@ -55,28 +54,18 @@ export async function settlementDetail(merchantId: string, mode: Mode, id: strin
 /**
  * Approve or reject a Pending settlement in the dashboard (approvers and admins): maker-checker
  * (never the user who requested it), under the merchant's setting of who approves; audited.
+ * Every refusal before anything changes (checkDashboardDecision); the confirmation page runs it too.
  */
-/** Every refusal of a settlement decision before anything changes; the confirmation page runs it too. */
 async function checkSettlementDecision(signed: Signed, id: string, decision: 'approve' | 'reject', reason: string) {
-  const { merchantId } = signed.user;
-  const mode = signed.session.mode;
-  const s = await settlementOf(merchantId, mode, id);
-  if (s.status !== SettlementStatus.Pending) throw userRefusal('conflict', 'Only a Pending settlement can be approved or rejected.');
-  if (decision === 'reject' && !reason.trim())
-    throw userRefusal('invalid', 'Give a reason for rejecting: the settlement’s requester reads it.', 'reason');
-  const refuse = async (category: 'forbidden', message: string) => {
-    await auditRefusal(merchantId, signed.actor, `settlement.${decision}`, id, mode, message);
-    return userRefusal(category, message);
-  };
+  const s = await settlementOf(signed.user.merchantId, signed.session.mode, id);
   const maker = await getSettlementMaker(id);
-  if (maker?.userId === signed.user.userId)
-    throw await refuse(
-      'forbidden',
-      `You requested this settlement${throughKey(maker)}, so someone else must approve or reject it (maker-checker).`,
-    );
-  const policy = await approvalPolicy(merchantId);
-  if (!(decision === 'reject' ? mayReject : mayApprove)(policy, 'merchant'))
-    throw await refuse('forbidden', new ApproverNotAllowed(policy, 'settlements').detail);
+  const policy = await checkDashboardDecision(
+    signed,
+    'settlement',
+    { id, status: settlementStatusNames[s.status]!, maker },
+    decision,
+    reason,
+  );
   return { settlement: s, maker, policy };
 }
 
@@ -87,38 +76,9 @@ export async function settlementDecisionPreview(signed: Signed, id: string, deci
 }
 
 export async function decideSettlement(signed: Signed, id: string, decision: 'approve' | 'reject', reason: string, now = new Date()) {
-  const { merchantId } = signed.user;
-  const mode = signed.session.mode;
-  const refuse = async (category: 'forbidden', message: string) => {
-    await auditRefusal(merchantId, signed.actor, `settlement.${decision}`, id, mode, message);
-    return userRefusal(category, message);
-  };
   await checkSettlementDecision(signed, id, decision, reason);
-  const why = reason.trim().slice(0, 255);
-  let waiting = false;
-  try {
-    if (decision === 'reject') {
-      await rejectSettlement(id, why || undefined, () => now, signed.user.email);
-    } else {
-      const outcome = await approveUnderPolicy(
-        'settlement',
-        id,
-        merchantId,
-        { side: 'merchant', userId: signed.user.userId, email: signed.user.email },
-        () => approveSettlement(id),
-        now,
-      );
-      waiting = outcome.state === 'waiting';
-    }
-  } catch (error) {
-    if (error instanceof ApproverNotAllowed) throw await refuse('forbidden', error.detail);
-    throw error;
-  }
-  const detail = [waiting ? 'approval recorded; waiting for the operator' : '', why].filter(Boolean).join('; ');
-  await transact([
-    auditWrite(auditEntry(merchantId, signed.actor, `settlement.${decision}`, { target: id, mode, ...(detail ? { detail } : {}) }, now)),
-  ]);
-  return { waiting };
+  const act = { approve: () => approveSettlement(id), reject: (why?: string) => rejectSettlement(id, why, () => now, signed.user.email) };
+  return decideInDashboard(signed, 'settlement', id, decision, reason, act, now);
 }
 
 export interface SettlementForm {

@@ -186,7 +186,7 @@ export function inquireOrLater<T, I extends Instruction, C>(p: OutboundProduct<T
 }
 
 /** An outstanding submission that cannot be asked about (no rail configured for its mode): due again later. */
-export const askLater = <T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I> | undefined, asked: T, now: Date) =>
+const askLater = <T, I extends Instruction, C>(p: OutboundProduct<T, I, C>, rail: Rail<I> | undefined, asked: T, now: Date) =>
   p.commit(asked, (current) =>
     p.outstanding(current, asked) ? p.dueAgain({ current, asked, rail: rail!, now }, later(now, outboundTimings.reinquireAfterMs)) : null,
   );

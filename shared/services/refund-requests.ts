@@ -6,7 +6,7 @@ import { decideRefund } from '#shared/domain/core/refund.ts';
 import type { ErrorCode } from '#shared/domain/error-codes.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, minorUnits } from '#shared/domain/money.ts';
-import { paidThrough, refundView, reservedOf, type RefundableIntent, type RefundView } from '#shared/domain/refund.ts';
+import { paidThrough, refundableMinor, refundView, reservedOf, type RefundableIntent, type RefundView } from '#shared/domain/refund.ts';
 import { logger } from '#shared/logger.ts';
 import { refundRail } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
@@ -40,14 +40,15 @@ export interface RefundCaller {
  * amount on the transaction. A lost race on the reservation decides again from a fresh read.
  */
 export async function createRefund(caller: RefundCaller, input: RefundInput, now = new Date()): Promise<FinalChange<RefundView>> {
-  if (!refundRail(caller.mode))
+  const rail = refundRail(caller.mode);
+  if (!rail)
     throw new BusinessRuleError(
       'Refunds are not available in live mode: no refund provider is configured for this deployment.',
       'refund_provider_unavailable',
     );
   const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
   if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
-  const refusal = refundRail(caller.mode)?.refuses?.({
+  const refusal = rail.refuses?.({
     walletProviderId: paidThrough(intent),
     earlierRefundsMinor: reservedOf(intent),
   });
@@ -64,13 +65,13 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, now
   };
   const decision = decideRefund({ refund: undefined, payment: intent }, request, now);
   if (isRefusal(decision)) throw new BusinessRuleError(decision.message, decision.refused as ErrorCode);
-  const { refund } = decision.state;
+  const { refund, effect } = decision.state;
   const { maker } = caller;
   const made = maker
     ? [refundMakerWrite({ ...maker, refundId: refund.id, merchantId: refund.merchantId, mode: refund.mode, createdAt: refund.requestedAt })]
     : [];
   return {
-    writes: [...createRefundWrites(refund, intent), ...made],
+    writes: [...createRefundWrites(refund, effect), ...made],
     response: refundView(refund),
     refused: (failed) => (failed.on('reservation') ? 'again' : undefined), // a concurrent refund reserved first
     committed: () =>
@@ -109,7 +110,7 @@ export async function refundsOfTransaction(merchantId: string, mode: Mode, trxnR
     },
     amount: fromMinor(intent.amountMinor, intent.currency),
     refundedAmount: fromMinor(intent.refundedMinor, intent.currency),
-    refundableAmount: fromMinor(intent.status === 'Completed' ? intent.amountMinor - reservedOf(intent) : 0, intent.currency),
+    refundableAmount: fromMinor(refundableMinor(intent), intent.currency),
   };
 }
 

@@ -1,12 +1,12 @@
 import { merchantMaySubmitNow } from '#shared/services/merchant-gate.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import { fromMinor } from '#shared/domain/money.ts';
+import { decideApproval, type ApprovalAsk } from '#shared/domain/core/approval.ts';
 import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
-import { decideRefund, type RefundCommand, type RefundOutcome } from '#shared/domain/core/refund.ts';
+import { decideRefund, refundOutstanding, type RefundCommand, type RefundOutcome } from '#shared/domain/core/refund.ts';
 import {
   refundHeldMinor,
   refundOverdue,
-  refundRetries,
   refundStatusNames,
   RefundStatus,
   refundView,
@@ -19,12 +19,12 @@ import type { RefundInstruction } from '#shared/providers/refund-provider.ts';
 import { TransactionFailed } from '#shared/store/client.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { recordSideApproval } from '#shared/store/dashboard.ts';
-import { getRefund, refundEventWrites, recordRefundedWrite, refundChange, releaseReservationWrite } from '#shared/store/refunds.ts';
+import { getRefund, paymentCounterWrites, refundChange, refundEventWrites } from '#shared/store/refunds.ts';
 import type { VersionedChange } from '#shared/store/versioned.ts';
 import { getWallet, withFunds, type PlaceHold } from '#shared/store/wallets.ts';
 import { changedFields, journalWrites } from './commit.ts';
 import { moneyItems } from './money-items.ts';
-import { inquire, inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
+import { inquire, inquireOrLater, later, submitOnce, type Failure, type OutboundProduct, type Step } from './outbound.ts';
 
 /**
  * Refunds (docs/merchant-guide.md "Refunds"): declarations over the outbound-transfer engine
@@ -54,10 +54,7 @@ const { write: change, commit } = items;
 function decided(r: Refund, d: Decision<RefundOutcome>, dueAt: string | null | undefined, now: Date): Change | null {
   if (isRefusal(d)) return null;
   const { refund, effect } = d.state;
-  const counters = [
-    ...(effect.reservedMinor < 0 ? [releaseReservationWrite(r)] : []),
-    ...(effect.refundedMinor > 0 ? [recordRefundedWrite(r, now)] : []),
-  ];
+  const counters = paymentCounterWrites(r.paymentIntentId, effect, now);
   return change(r, changedFields(r, refund), dueAt, now, ...counters, ...journalWrites(d.journals, r, now));
 }
 
@@ -67,9 +64,6 @@ function required(r: Refund, command: RefundCommand, now: Date): Change {
   if (isRefusal(d)) throw new BusinessRuleError(d.message, d.refused === 'unchanged' ? 'invalid_status' : d.refused);
   return decided(r, d, null, now)!;
 }
-
-/** Pending → a final status that releases the reservation (nothing was held while Pending). */
-const closePending = (r: Refund, command: RefundCommand & { type: 'reject' | 'cancel' | 'expire' }, now: Date) => required(r, command, now);
 
 /** An operator's command on a Pending refund; an overdue one expires first (and is refused). */
 async function operatorChange(id: string, action: string, decide: (r: Refund, now: Date) => Change | Promise<Change>, now: () => Date) {
@@ -113,12 +107,25 @@ export const rejectRefund = (id: string, reason?: string, now: () => Date = () =
   operatorChange(
     id,
     'rejected',
-    (r, at) => closePending(r, { type: 'reject', failureReason: reason ? `Rejected by ${by}: ${reason}` : `Rejected by ${by}.` }, at),
+    (r, at) => required(r, { type: 'reject', failureReason: reason ? `Rejected by ${by}: ${reason}` : `Rejected by ${by}.` }, at),
     now,
   );
 
 export const cancelRefund = (id: string, now: () => Date = () => new Date()) =>
-  operatorChange(id, 'cancelled', (r, at) => closePending(r, { type: 'cancel', failureReason: 'Cancelled by the operator.' }, at), now);
+  operatorChange(id, 'cancelled', (r, at) => required(r, { type: 'cancel', failureReason: 'Cancelled by the operator.' }, at), now);
+
+/** The core's decision on a provider's answer about the attempt `asked`; still Processing (declined, attempts left): due again. */
+function answered({ current: r, asked, rail, now }: Step<Refund, RefundInstruction>, answer: Answer) {
+  const paid = { ledgerAccount: rail.ledgerAccount, asked };
+  const command: RefundCommand =
+    answer.type === 'fail' ? { ...answer, asked } : { ...paid, type: answer.type, providerReference: answer.providerReference ?? null };
+  if (answer.type === 'fail')
+    logger.info('refund attempt unsuccessful', { refundId: r.id, attempt: r.attemptCount, outcome: answer.failure.kind });
+  const d = decideRefund({ refund: r }, command, now);
+  const retrying = !isRefusal(d) && d.state.refund.status === RefundStatus.Processing;
+  return decided(r, d, retrying ? later(now, rail.timings.retryAfterMs) : null, now);
+}
+type Answer = { type: 'accepted' | 'complete'; providerReference?: string | null } | { type: 'fail'; failure: Failure };
 
 /** Refunds over the outbound-transfer engine: one submission per attempt, all with the same reference. */
 const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
@@ -131,25 +138,12 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
     ...(r.walletProviderId === undefined ? {} : { walletProviderId: r.walletProviderId }),
   }),
   submittedAt: (r) => r.attemptedAt!,
-  outstanding: (r, asked) =>
-    r.status === RefundStatus.Processing && r.attemptCount === asked.attemptCount && r.attemptedAt === asked.attemptedAt,
+  outstanding: refundOutstanding,
   commit: (asked, decide) => commit(asked.id, decide),
-  accepted: (step, answer) => refunds.completed(step, { status: 'Completed', providerReference: answer.providerReference }),
-  completed: ({ current: r, rail, now }, answer) => {
-    const complete = { type: 'complete' as const, ledgerAccount: rail.ledgerAccount, providerReference: answer.providerReference ?? null };
-    return decided(r, decideRefund({ refund: r }, complete, now), null, now);
-  },
-  failed: ({ current: r, rail, now }, why) => {
-    logger.info('refund attempt unsuccessful', { refundId: r.id, attempt: r.attemptCount, outcome: why.kind });
-    // Declined with attempts left: due again for the next attempt; else Failed (the core decides which).
-    const retrying = refundRetries(r);
-    return decided(
-      r,
-      decideRefund({ refund: r }, { type: 'fail', failure: why }, now),
-      retrying ? later(now, rail.timings.retryAfterMs) : null,
-      now,
-    );
-  },
+  // The core decides what each answer does (a refund provider's acceptance completes the refund: core/refund.ts).
+  accepted: (step, answer) => answered(step, { type: 'accepted', providerReference: answer.providerReference }),
+  completed: (step, answer) => answered(step, { type: 'complete', providerReference: answer.providerReference }),
+  failed: (step, failure) => answered(step, { type: 'fail', failure }),
   dueAgain: ({ current, now }, dueAt) => change(current, {}, dueAt, now),
   // A retry's "Failed" may still be the previous attempt's decline until the new request registers.
   failedMayBeStale: (r) => r.attemptCount > 1,
@@ -167,10 +161,13 @@ const refunds: OutboundProduct<Refund, RefundInstruction, Change> = {
  */
 async function sandboxApproval(r: Refund, now: Date): Promise<Refund | undefined> {
   const dueAgain = (at: string) => commit(r.id, (x) => (x.status === RefundStatus.Pending ? change(x, {}, at, now) : null));
-  const policy = (await getMerchant(r.merchantId, true))?.payoutApprovals;
-  if (policy === 'merchant') return dueAgain(r.expiresAt);
-  if (policy === 'both' && !(await recordSideApproval('refund', r.id, 'operator', { at: now.toISOString() })).merchant)
-    return dueAgain(r.expiresAt);
+  // The sandbox is the operator's side of the merchant's approval setting (core/approval.ts): under `both` it records it.
+  const policy = (await getMerchant(r.merchantId, true))?.payoutApprovals ?? 'either';
+  const ask: ApprovalAsk = { kind: 'refund', policy, decision: 'approve', side: 'operator', status: 'Pending' };
+  let d = decideApproval(ask);
+  if ('decided' in d && d.decided === 'waiting')
+    d = decideApproval({ ...ask, approvals: await recordSideApproval('refund', r.id, 'operator', { at: now.toISOString() }) });
+  if ('refused' in d || d.decided === 'waiting') return dueAgain(r.expiresAt);
   try {
     await approveRefund(r.id, () => now);
   } catch (error) {

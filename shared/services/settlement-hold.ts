@@ -1,9 +1,10 @@
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideSettlement } from '#shared/domain/core/settlement.ts';
+import { decideSettlement, type SettlementCommand } from '#shared/domain/core/settlement.ts';
+import { BusinessRuleError } from '#shared/domain/errors.ts';
+import { holdShardField } from '#shared/domain/ledger.ts';
 import type { Settlement } from '#shared/domain/settlement.ts';
-import type { TxItem } from '#shared/store/client.ts';
 import { createSettlementWrite } from '#shared/store/settlements.ts';
-import { journalPosition, postJournal, readCutoffs } from '#shared/store/wallets.ts';
+import { journalPosition, postJournal, readCutoffs, type PlaceHold } from '#shared/store/wallets.ts';
 import { journalEntry } from './commit.ts';
 
 /**
@@ -11,18 +12,29 @@ import { journalEntry } from './commit.ts';
  * cut-off: the window of its breakdown (settlement-breakdown.ts, docs/merchant-guide.md).
  */
 
+/** A new settlement's command to the money core (shared/domain/core/settlement.ts create). */
+export type NewSettlement = SettlementCommand & { type: 'create' };
+
+/** The money core's decision on a settlement (shared/domain/core/settlement.ts), its refusal thrown as the answer. */
+export function settled(s: Settlement | undefined, command: SettlementCommand, now: Date) {
+  const d = decideSettlement(s, command, now);
+  if (isRefusal(d)) throw new BusinessRuleError(d.message, d.refused === 'unchanged' ? 'invalid_status' : d.refused);
+  return d;
+}
+
 /**
- * A new settlement's writes: the settlement item and its hold journal, which moves the wallet's cut-off from the one
- * read now to its own position on every shard (refused as `cutoff` if another settlement moved it first: decide again).
- * A hold is never positioned before the previous cut-off: on a clock behind it, it takes the next millisecond.
+ * A new settlement decided by the core, its hold placed (`place`: the wallet shard it takes, recorded on the settlement
+ * for its completion or release), and its writes: the settlement item and its hold journal, which moves the wallet's
+ * cut-off from the one read now to its own position on every shard (refused as `cutoff` if another settlement moved it
+ * first: decide again). A hold is never positioned before the previous cut-off: on a clock behind it, the next ms.
  */
-export async function settlementWithHold(draft: Settlement, now: Date): Promise<{ settlement: Settlement; writes: TxItem[] }> {
+export async function settlementWithHold(create: NewSettlement, place: PlaceHold, now: Date) {
+  const { state: draft } = settled(undefined, create, now);
+  const walletShard = await place({ ...draft, reference: draft.id, need: draft.amountMinor });
+  const decision = settled(undefined, { ...create, ...holdShardField(walletShard) }, now);
   const cut = await readCutoffs(draft.merchantId, draft.mode, draft.currency);
   const previousAt = cut.latest?.position.split('#')[0];
   const at = previousAt !== undefined && now.toISOString() <= previousAt ? new Date(Date.parse(previousAt) + 1) : now;
-  // The money core decides the settlement and its hold (shared/domain/core/settlement.ts); a new one is never refused there.
-  const decision = decideSettlement(undefined, { type: 'create', settlement: draft }, at);
-  if (isRefusal(decision)) throw new Error(decision.message);
   const hold = journalEntry(decision.journals[0]!, draft, at);
   const settlement: Settlement = {
     ...decision.state,

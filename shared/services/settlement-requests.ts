@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, NotFoundError } from '#shared/domain/errors.ts';
-import { convertMinor } from '#shared/domain/fx.ts';
-import { holdShardField } from '#shared/domain/ledger.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
-import { newSettlement, settlementAmounts, settlementView, type SettlementInput, type SettlementView } from '#shared/domain/settlement.ts';
+import { settlementView, type SettlementInput, type SettlementView } from '#shared/domain/settlement.ts';
 import { logger } from '#shared/logger.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { settlementRail } from '#shared/providers/rails.ts';
@@ -16,7 +14,7 @@ import { getWallet, type PlaceHold } from '#shared/store/wallets.ts';
 /** A settlement holds funds: its request is committed with the wallet's hold placement (shared/store/request.ts, Funds). */
 export { withFunds } from '#shared/store/wallets.ts';
 import { settlementBreakdown } from './settlement-breakdown.ts';
-import { settlementWithHold } from './settlement-hold.ts';
+import { settled, settlementWithHold, type NewSettlement } from './settlement-hold.ts';
 import { breakdownView } from '#shared/domain/settlement-breakdown.ts';
 
 /**
@@ -42,42 +40,44 @@ const railUnavailable = () =>
     'settlement_rail_unavailable',
   );
 
-/** Checks the pair has a rate now and that the net amount converts to something; the rate is locked at approval. */
-async function checkConversion(mode: Mode, from: Currency, to: Currency, netMinor: number, now: Date) {
+/** The rate quoted now for a converting settlement (the rate source asked once); none is refused. */
+async function quoteNow(mode: Mode, from: Currency, to: Currency, now: Date) {
   const source = rateSourceFor(mode);
   if (!source)
     throw new BusinessRuleError(`Currency conversion is not available in ${mode} mode: no FX rate source is configured.`, 'fx_unavailable');
   const quote = await source.quote(from, to, now);
   if (!quote) throw new BusinessRuleError(`No exchange rate is available for ${from} to ${to}.`, 'fx_pair_unsupported');
-  if (convertMinor(netMinor, from, to, quote.rate) <= 0)
-    throw new BusinessRuleError(`The net amount is too small to pay out in ${to}.`, 'amount_too_small');
+  return quote;
+}
+
+/** A merchant's settlement request decided by the core (its fee and net), then, converting, with the rate quoted now. */
+async function decideNew(owner: Omit<Caller, 'maker'>, input: SettlementInput, id: string, now: Date) {
+  const plain: NewSettlement = { type: 'create', id, owner, input, fee: owner.fee, isAuto: false };
+  if (settled(undefined, plain, now).state.payoutMinor !== null) return { create: plain, quote: undefined };
+  const create = { ...plain, quote: await quoteNow(owner.mode, input.currency, input.payoutCurrency, now) };
+  return { create, quote: create.quote };
 }
 
 /**
  * What a settlement request would be, before it is made (the dashboard shows it to confirm): the
  * fee, the net amount and, when converting, the rate quoted now and the payout it gives. The rate
  * is indicative: it is locked when the settlement is approved. Refused exactly as createSettlement
- * would be (no rail, no rate, amount too small).
+ * would be (no rail, no rate, amount too small): a dry run of the core's create and approval.
  */
-export async function previewSettlement(caller: Omit<Caller, 'traceId'>, input: Omit<SettlementInput, 'destination'>, now = new Date()) {
+export async function previewSettlement(caller: Omit<Caller, 'traceId'>, input: SettlementInput, now = new Date()) {
   if (!settlementRail(caller.mode)) throw railUnavailable();
-  const { feeMinor, netMinor } = settlementAmounts(input.amountMinor, caller.fee);
-  if (netMinor <= 0) throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
-  let fx: { rate: string; at: string; payoutMinor: number } | null = null;
-  if (input.currency !== input.payoutCurrency) {
-    await checkConversion(caller.mode, input.currency, input.payoutCurrency, netMinor, now);
-    const quote = (await rateSourceFor(caller.mode)!.quote(input.currency, input.payoutCurrency, now))!;
-    fx = { rate: quote.rate, at: quote.at, payoutMinor: convertMinor(netMinor, input.currency, input.payoutCurrency, quote.rate) };
-  }
+  const { create, quote } = await decideNew({ ...caller, traceId: 'preview' }, input, 'preview', now);
+  const settlement = settled(undefined, create, now).state;
+  const { payoutMinor } = quote ? settled(settlement, { type: 'approve', quote }, now).state : settlement;
   return {
     amount: fromMinor(input.amountMinor, input.currency),
     currency: input.currency,
-    fee: fromMinor(feeMinor, input.currency),
-    netAmount: fromMinor(netMinor, input.currency),
+    fee: fromMinor(settlement.feeMinor, input.currency),
+    netAmount: fromMinor(settlement.netMinor, input.currency),
     payoutCurrency: input.payoutCurrency,
-    payoutAmount: fx ? fromMinor(fx.payoutMinor, input.payoutCurrency) : fromMinor(netMinor, input.currency),
-    fxRate: fx?.rate ?? null,
-    fxRateAt: fx?.at ?? null,
+    payoutAmount: fromMinor(payoutMinor!, input.payoutCurrency),
+    fxRate: quote?.rate ?? null,
+    fxRateAt: quote?.at ?? null,
   };
 }
 
@@ -93,13 +93,9 @@ export async function createSettlement(
   if (!rail) throw railUnavailable();
   const refusal = rail.refuses?.({ destination: input.destination });
   if (refusal) throw new BusinessRuleError(refusal, 'settlement_rail_unavailable');
-  const draft = newSettlement(owner, input, caller.fee, false, now, randomUUID());
-  if (draft === 'amount_too_small') throw new BusinessRuleError('The amount does not cover the settlement fee.', 'amount_too_small');
-  if (draft.payoutMinor === null) await checkConversion(caller.mode, input.currency, input.payoutCurrency, draft.netMinor, now);
-  // The hold's wallet shard (0 unless sharded) is recorded on the settlement for its completion or release.
-  const placed = { ...draft, ...holdShardField(await place({ ...draft, reference: draft.id, need: draft.amountMinor })) };
+  const { create } = await decideNew(owner, input, randomUUID(), now);
   // The hold moves the wallet's settlement cut-off (settlement-breakdown.ts): its breakdown's window.
-  const { settlement, writes } = await settlementWithHold(placed, now);
+  const { settlement, writes } = await settlementWithHold(create, place, now);
   const { merchantId, mode, currency } = settlement;
   // The maker (maker-checker) in the settlement's own transaction.
   const made = maker

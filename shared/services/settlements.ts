@@ -1,5 +1,3 @@
-import { BusinessRuleError } from '#shared/domain/errors.ts';
-import { convertMinor } from '#shared/domain/fx.ts';
 import { settlementStatusNames, settlementView, SettlementStatus, type Settlement } from '#shared/domain/settlement.ts';
 import { rateSourceFor } from '#shared/providers/fx-rates.ts';
 import { settlementRail } from '#shared/providers/rails.ts';
@@ -13,6 +11,7 @@ import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
 import { decideSettlement, type SettlementCommand } from '#shared/domain/core/settlement.ts';
 import type { Failure } from '#shared/domain/outbound.ts';
 import { withBreakdown } from './settlement-breakdown.ts';
+import { settled } from './settlement-hold.ts';
 import { inquireOrLater, later, submitOnce, type OutboundProduct } from './outbound.ts';
 
 /**
@@ -52,34 +51,17 @@ function decided(s: Settlement, d: Decision<Settlement>, dueAt: string | null | 
   if (isRefusal(d)) return null;
   return change(s, changedFields(s, d.state), dueAt, now, ...journalWrites(d.journals, s, now));
 }
-const required = (s: Settlement, command: SettlementCommand, dueAt: string | null, now: Date): Change => {
-  const d = decideSettlement(s, command, now);
-  if (isRefusal(d)) throw new BusinessRuleError(d.message, 'invalid_status');
-  return decided(s, d, dueAt, now)!;
-};
+const required = (s: Settlement, command: SettlementCommand, dueAt: string | null, now: Date): Change =>
+  decided(s, settled(s, command, now), dueAt, now)!;
 const failed = (s: Settlement, failure: Failure, now: Date) => decided(s, decideSettlement(s, { type: 'fail', failure }, now), null, now);
 
 /** Operator: Pending → Approved, locking the FX rate when converting; processing starts at once. */
 export async function approveSettlement(id: string, now: () => Date = () => new Date()) {
   const at = now();
   const approved = await items.operator(id, 'approved', async (s) => {
-    let fx: { payoutMinor: number; fxRate: string; fxRateTimestamp: string } | undefined;
-    if (s.currency !== s.payoutCurrency) {
-      const quote = await rateSourceFor(s.mode)?.quote(s.currency, s.payoutCurrency, at);
-      if (!quote)
-        throw new BusinessRuleError(
-          `No exchange rate is available for ${s.currency} to ${s.payoutCurrency} now; try again later or reject.`,
-          'fx_unavailable',
-        );
-      const payoutMinor = convertMinor(s.netMinor, s.currency, s.payoutCurrency, quote.rate);
-      if (payoutMinor <= 0)
-        throw new BusinessRuleError(
-          `At the current rate the net amount pays out nothing in ${s.payoutCurrency}; reject it.`,
-          'amount_too_small',
-        );
-      fx = { fxRate: quote.rate, fxRateTimestamp: at.toISOString(), payoutMinor };
-    }
-    return required(s, { type: 'approve', ...(fx ? { fx } : {}) }, at.toISOString(), at);
+    // The core locks the rate quoted now (core/settlement.ts approve); it refuses a conversion without one.
+    const quote = s.currency === s.payoutCurrency ? undefined : await rateSourceFor(s.mode)?.quote(s.currency, s.payoutCurrency, at);
+    return required(s, { type: 'approve', quote }, at.toISOString(), at);
   });
   return settlementView(approved);
 }

@@ -1,8 +1,9 @@
 import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { refundFirstDueAt, type Refund, type RefundableIntent } from '#shared/domain/refund.ts';
+import type { PaymentEffect } from '#shared/domain/core/refund.ts';
+import { refundFirstDueAt, type Refund } from '#shared/domain/refund.ts';
 import { db, fromItem, named, queryAll, scanPages, tableName, toValues, type TxItem } from './client.ts';
-import { applied, putEntry, updateEntry } from './entity.ts';
+import { applied, putEntry, updateEntry, type When } from './entity.ts';
 import { refundStatusChangedEvent } from '#shared/domain/events.ts';
 import * as keys from './keys.ts';
 import { getMoneyItem, moneyItemWrites, stripKeys } from './money-due.ts';
@@ -16,15 +17,16 @@ import { readShards, shardOf, writeShards } from './shards.ts';
  * while something is due (expiry, an attempt).
  *
  * The over-refund guard lives on the INTENT item: `refundReservedMinor` sums every refund of the
- * transaction that is not Failed, Cancelled, Rejected or Expired. Creating a refund ADDs its amount
- * under the condition `refundReservedMinor <= amountMinor − amount` (DynamoDB conditions cannot
- * add, but amountMinor never changes, so the bound is computed from the intent read); a release
- * ADDs it back. Completion ADDs to `refundedMinor`. These updates never touch `status` or
+ * transaction that is not Failed, Cancelled, Rejected or Expired. The money core decides what each
+ * refund's change does to it (shared/domain/core/refund.ts, `effect`); creating a refund ADDs its
+ * amount under the condition `refundReservedMinor <= reservedAtMost` (DynamoDB conditions cannot
+ * add, so the core gives the bound: amountMinor never changes); a release ADDs it back. Completion
+ * ADDs to `refundedMinor`. These updates never touch `status` or
  * `version`: the intent is Completed (terminal), so no status transition can race them, and
  * transitionWrites() SETs neither counter, so nothing overwrites them.
  */
 
-export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[] {
+export function createRefundWrites(r: Refund, effect: PaymentEffect): TxItem[] {
   const dueAt = refundFirstDueAt(r);
   return [
     named(
@@ -37,39 +39,32 @@ export function createRefundWrites(r: Refund, intent: RefundableIntent): TxItem[
         ...r,
       }),
     ),
-    named(
-      'reservation',
-      updateEntry('Intent', keys.intent(intent.paymentIntentId), {
-        add: { refundReservedMinor: r.amountMinor },
-        when: {
-          eq: { status: 'Completed' },
-          expr: '(attribute_not_exists(#refundReservedMinor) OR #refundReservedMinor <= :maxBefore)',
-          values: { ':maxBefore': intent.amountMinor - r.amountMinor },
-        },
-      }),
-    ),
+    ...paymentCounterWrites(r.paymentIntentId, effect, new Date(r.requestedAt)),
   ];
 }
 
-/** Gives a refund's amount back to the transaction's refundable remainder. */
-export function releaseReservationWrite(r: Refund): TxItem {
-  const covered = { expr: '#refundReservedMinor >= :amount', values: { ':amount': r.amountMinor } };
-  return named(
-    'reservation',
-    updateEntry('Intent', keys.intent(r.paymentIntentId), { add: { refundReservedMinor: -r.amountMinor }, when: covered }),
-  );
-}
-
-/** A completed refund: the transaction's refundedAmount grows. */
-export function recordRefundedWrite(r: Refund, now: Date): TxItem {
-  return named(
-    'reservation',
-    updateEntry('Intent', keys.intent(r.paymentIntentId), {
-      add: { refundedMinor: r.amountMinor },
-      set: { updatedAt: now.toISOString() },
-      when: { expr: 'refundReservedMinor >= :refundedMinor' },
-    }),
-  );
+/**
+ * What a refund's decision does to its payment's counters (the core's `effect`), ADDed as decided, under the conditions
+ * that map the core's rules onto the item: a reservation only on a Completed payment while it still fits (at most
+ * `reservedAtMost` reserved before it), a release or a completion only of what is reserved. A completion stamps the
+ * payment's updatedAt.
+ */
+export function paymentCounterWrites(paymentIntentId: string, effect: PaymentEffect, now: Date): TxItem[] {
+  const { reservedMinor, refundedMinor, reservedAtMost = 0 } = effect;
+  if (!reservedMinor && !refundedMinor) return [];
+  const names = { '#refundReservedMinor': 'refundReservedMinor' };
+  const when: When =
+    reservedMinor > 0
+      ? {
+          eq: { status: 'Completed' },
+          expr: '(attribute_not_exists(#refundReservedMinor) OR #refundReservedMinor <= :atMost)',
+          names,
+          values: { ':atMost': reservedAtMost },
+        }
+      : { expr: '#refundReservedMinor >= :covered', names, values: { ':covered': Math.max(-reservedMinor, refundedMinor) } };
+  const add = { ...(reservedMinor ? { refundReservedMinor: reservedMinor } : {}), ...(refundedMinor ? { refundedMinor } : {}) };
+  const stamp = refundedMinor > 0 ? { set: { updatedAt: now.toISOString() } } : {};
+  return [named('reservation', updateEntry('Intent', keys.intent(paymentIntentId), { add, ...stamp, when }))];
 }
 
 /**

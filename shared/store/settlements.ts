@@ -206,7 +206,7 @@ export interface AutoSettlementRun {
 }
 
 /** Arms (runAt) or disarms (null) a merchant's automatic-settlement run in one mode. */
-export async function setAutoSettlementRun(merchantId: string, mode: Mode, runAt: string | null): Promise<void> {
+async function setAutoSettlementRun(merchantId: string, mode: Mode, runAt: string | null): Promise<void> {
   const key = keys.autoSettlement(merchantId, mode);
   if (runAt === null) {
     await db().send(new DeleteItemCommand({ TableName: tableName(), Key: toItem(key) }));

@@ -178,7 +178,7 @@ describe('payout and settlement approvals by setting', () => {
     expect(await status(m, id)).toBe('Cancelled');
   });
 
-  it('a suspended merchant: the dashboard accepts no payout, settlement or refund (as the API), nothing held; back once reactivated', async () => {
+  it('a suspended merchant: the dashboard takes no payout, settlement or refund, nothing held; back if reactivated', async () => {
     const m = await funded();
     const paid = await completedPayment(m.merchantId, 'test', 500_00);
     const admin = signedAs(m, 'admin');

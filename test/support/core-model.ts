@@ -8,14 +8,14 @@ import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
 import { decideRefund, type RefundOutcome } from '#shared/domain/core/refund.ts';
-import { decideSettlement } from '#shared/domain/core/settlement.ts';
+import { decideAutoSettlement, decideSettlement, type AutoSettlementMerchant } from '#shared/domain/core/settlement.ts';
 import { applyJournals, decideTestCredit, emptyWallet, type WalletBalances } from '#shared/domain/core/wallet.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import { accountName, holdTypes, type Journal } from '#shared/domain/ledger.ts';
 import { checkLedger } from '#shared/domain/ledger-invariants.ts';
 import { feeFor } from '#shared/domain/money.ts';
 import type { Refund, RefundableIntent } from '#shared/domain/refund.ts';
-import { newSettlement, type Settlement } from '#shared/domain/settlement.ts';
+import type { Settlement } from '#shared/domain/settlement.ts';
 
 /**
  * The money core's model test, in memory (test/unit/money-core.model.test.ts): random command sequences drive the
@@ -57,9 +57,12 @@ export type Command =
   /** `accepted`: the rail took a Processing payout's submission; `note`: looked at again later (both keep the status). */
   | { t: 'payout'; i: number; action: PayoutAction }
   | { t: 'settle'; amount: number }
+  /** A due automatic-settlement run: everything available above `keep` (the schedule's minimum balance). */
+  | { t: 'autoSettle'; keep: number }
   | { t: 'settlement'; i: number; action: 'approve' | 'submit' | 'cancel' | 'complete' | 'fail' }
   | { t: 'refund'; i: number; amount: number | null }
-  | { t: 'refundStep'; i: number; action: 'approve' | 'reject' | 'cancel' | 'expire' | 'attempt' | 'complete' | 'fail' }
+  /** `accepted`: the refund provider accepts the attempt's submission (a completion, as the status inquiry's `complete`). */
+  | { t: 'refundStep'; i: number; action: 'approve' | 'reject' | 'cancel' | 'expire' | 'attempt' | 'complete' | 'accepted' | 'fail' }
   | { t: 'advance'; ms: number };
 export type Step = Command | { t: 'race'; a: Command; b: Command };
 
@@ -112,6 +115,7 @@ const one: fc.Arbitrary<Command> = fc.oneof(
     }),
   ),
   weighted(2, fc.record({ t: fc.constant('settle'), amount })),
+  weighted(1, fc.record({ t: fc.constant('autoSettle'), keep: fc.nat({ max: 200 }).map((n) => n * 5_00) })),
   weighted(
     2,
     fc.record({ t: fc.constant('settlement'), i: index, action: fc.constantFrom('approve', 'submit', 'cancel', 'complete', 'fail') }),
@@ -122,7 +126,19 @@ const one: fc.Arbitrary<Command> = fc.oneof(
     fc.record({
       t: fc.constant('refundStep'),
       i: index,
-      action: fc.constantFrom('approve', 'approve', 'reject', 'cancel', 'expire', 'attempt', 'attempt', 'complete', 'fail', 'fail'),
+      action: fc.constantFrom(
+        'approve',
+        'approve',
+        'reject',
+        'cancel',
+        'expire',
+        'attempt',
+        'attempt',
+        'complete',
+        'accepted',
+        'fail',
+        'fail',
+      ),
     }),
   ),
   // Minutes, or about a refund's 7-day approval window.
@@ -134,7 +150,8 @@ const one: fc.Arbitrary<Command> = fc.oneof(
     }),
   ),
 );
-const racing = one.filter((c) => c.t !== 'advance');
+// Not an automatic settlement: it settles the balance it read, which a command committed meanwhile may have changed.
+const racing = one.filter((c) => c.t !== 'advance' && c.t !== 'autoSettle');
 const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: one, weight: 5 },
   // Two commands decided on one read (not the clock: a decision is made at its own time).
@@ -196,6 +213,7 @@ export interface Core {
   credit: typeof decideTestCredit;
   payout: typeof decidePayout;
   settlement: typeof decideSettlement;
+  autoSettlement: typeof decideAutoSettlement;
   refund: typeof decideRefund;
 }
 export const core: Core = {
@@ -207,6 +225,7 @@ export const core: Core = {
   credit: decideTestCredit,
   payout: decidePayout,
   settlement: decideSettlement,
+  autoSettlement: decideAutoSettlement,
   refund: decideRefund,
 };
 
@@ -219,7 +238,8 @@ export type Plant =
   | 'expiry-keeps-link-use'
   | 'deposit-fee-dropped'
   | 'note-on-final'
-  | 'accepted-changes-status';
+  | 'accepted-changes-status'
+  | 'auto-settlement-keeps-nothing';
 
 /** The core with one wrong rule (or the commit without its condition): the model test must catch each. */
 export function planted(plant: Plant): { core: Core; conditional: boolean } {
@@ -291,6 +311,16 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
         },
         conditional: true,
       };
+    case 'auto-settlement-keeps-nothing': {
+      // An automatic settlement takes the whole balance, not what is above the schedule's minimum.
+      const keepNothing = (m: AutoSettlementMerchant) => ({
+        ...m,
+        settlementSchedule: { ...m.settlementSchedule, minimumBalanceMinor: 0 },
+      });
+      const autoSettlement: Core['autoSettlement'] = (run, m, available, rail, now) =>
+        core.autoSettlement(run, m && keepNothing(m), available, rail, now);
+      return { core: { ...core, autoSettlement }, conditional: true };
+    }
     case 'expiry-keeps-link-use':
       // A checkout that expires keeps its payment link's use (the link stays short of a payment it could take).
       return {
@@ -519,9 +549,22 @@ class System {
         const id = `s${++this.count}`;
         const destination = { type: 'bank' as const, bankName: 'Model', iban: 'PK36SCBL0000001123456702', accountTitle: 'Model' };
         const input = { amountMinor: cmd.amount, currency: 'PKR' as const, payoutCurrency: 'PKR' as const, destination };
-        const s = newSettlement({ merchantId, mode: 'test', traceId: 'trace' }, input, settlementFee, false, now, id);
-        if (s === 'amount_too_small') return s;
-        return commit(this.c.settlement(undefined, { type: 'create', settlement: s }, now), one(id));
+        const owner = { merchantId, mode: 'test' as const, traceId: 'trace' };
+        return commit(this.c.settlement(undefined, { type: 'create', id, owner, input, fee: settlementFee, isAuto: false }, now), one(id));
+      }
+      case 'autoSettle': {
+        const id = `s${++this.count}`;
+        const destination = { bankName: 'Model', iban: 'PK36SCBL0000001123456702', accountTitle: 'Model' };
+        const schedule = { frequency: 'daily' as const, dayOfPeriod: null, hourUtc: 0, minimumBalanceMinor: cmd.keep, destination };
+        const merchant = {
+          status: 'active' as const,
+          settlementSchedule: schedule,
+          defaultCurrency: 'PKR' as const,
+          fees: { settlement: settlementFee },
+        };
+        const run = { merchantId, mode: 'test' as const, runAt: now.toISOString(), id };
+        const { create } = this.c.autoSettlement(run, merchant as AutoSettlementMerchant, this.books.wallet.available, true, now);
+        return create ? commit(this.c.settlement(undefined, create, now), one(id)) : 'nothing to settle';
       }
       case 'settlement': {
         const id = this.nth('s', cmd.i);
@@ -554,8 +597,8 @@ class System {
         const c =
           cmd.action === 'reject' || cmd.action === 'cancel'
             ? { type: cmd.action, failureReason: cmd.action }
-            : cmd.action === 'complete'
-              ? { type: 'complete' as const, ledgerAccount, providerReference: null }
+            : cmd.action === 'complete' || cmd.action === 'accepted'
+              ? { type: cmd.action, ledgerAccount, providerReference: null }
               : cmd.action === 'fail'
                 ? { type: 'fail' as const, failure: { kind: 'failed' as const, reason: 'declined' } }
                 : { type: cmd.action };
@@ -795,6 +838,16 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       m.settlements.push({ amount: cmd.amount, fee, status: 'Pending' });
       return 'ok';
     }
+    case 'autoSettle': {
+      // All that is above the minimum kept, when there is some and it covers the fee.
+      const amount = m.available - cmd.keep;
+      const fee = feeFor(amount, settlementFee);
+      if (amount <= 0 || amount - fee <= 0) return 'refused';
+      m.available -= amount;
+      m.held.Settlement += amount;
+      m.settlements.push({ amount, fee, status: 'Pending' });
+      return 'ok';
+    }
     case 'settlement': {
       const s = pick(m.settlements, cmd.i);
       if (!s) return 'none';
@@ -857,6 +910,7 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
           r.attempts++;
           r.outstanding = true;
           return 'ok';
+        case 'accepted':
         case 'complete':
           if (!outstanding) return 'refused';
           r.status = 'Completed';

@@ -34,6 +34,11 @@ export interface RefundState {
 export interface PaymentEffect {
   reservedMinor: number;
   refundedMinor: number;
+  /**
+   * A reservation's over-refund bound: what may be reserved on the payment, at most, when it is committed (its amount
+   * less this refund's), so the refunds of a payment never add up to more than it (the commit's condition).
+   */
+  reservedAtMost?: number;
 }
 
 export interface RefundOutcome {
@@ -60,8 +65,17 @@ export type RefundCommand =
   | { type: 'expire' }
   /** A new attempt is recorded before it is sent (the same reference every time). */
   | { type: 'attempt' }
-  | { type: 'complete'; ledgerAccount: string; providerReference: string | null }
-  | { type: 'fail'; failure: Failure };
+  /**
+   * The provider's answer to the outstanding attempt (`asked`: the attempt it is about; absent, whichever is
+   * outstanding). `accepted` is the refund provider's answer to the submission itself: a refund provider confirms a
+   * refund synchronously, so its acceptance IS the completion (the amount paid out, the fee charged), as `complete`
+   * (the status inquiry's Completed) is. A settlement's or payout's rail, by contrast, accepts and completes later.
+   */
+  | { type: 'complete' | 'accepted'; ledgerAccount: string; providerReference: string | null; asked?: AskedAttempt }
+  | { type: 'fail'; failure: Failure; asked?: AskedAttempt };
+
+/** The attempt a provider's answer is about: its number and when it was recorded (the engine's `asked`). */
+export type AskedAttempt = Pick<Refund, 'attemptCount' | 'attemptedAt'>;
 
 const journals = {
   hold: (r: Refund) => draft('refund.hold', r.id, movements.hold('Refund', refundHeldMinor(r)), r.walletShard),
@@ -87,8 +101,14 @@ function move(
   return decided({ refund, effect }, j, to === r.status ? [] : [{ object: 'refund', id: r.id, from: r.status, to }]);
 }
 
-/** An attempt is outstanding: recorded and not answered (absent `attemptedAt`: a refund stored before it existed). */
-const outstanding = (r: Refund) => r.status === RefundStatus.Processing && r.attemptedAt !== null;
+/**
+ * An attempt is outstanding: recorded and not answered (absent `attemptedAt`: a refund stored before it existed); with
+ * `asked`, it is still the attempt the answer is about (a late answer to an earlier attempt changes nothing).
+ */
+export const refundOutstanding = (r: Refund, asked?: AskedAttempt) =>
+  r.status === RefundStatus.Processing &&
+  r.attemptedAt !== null &&
+  (!asked || (r.attemptCount === asked.attemptCount && r.attemptedAt === asked.attemptedAt));
 
 const pendingOnly = (r: Refund, action: string) =>
   refuse('invalid_status', `Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`);
@@ -102,7 +122,7 @@ export function decideRefund(state: RefundState, command: RefundCommand, now: Da
     if ('code' in amount) return refuse(amount.code, amount.message);
     const feeMinor = feeFor(amount.amountMinor, command.fee);
     const refund = newRefund(command.owner, payment, amount.amountMinor, feeMinor, command.reason, now, command.id);
-    const effect = { reservedMinor: amount.amountMinor, refundedMinor: 0 };
+    const effect = { reservedMinor: amount.amountMinor, refundedMinor: 0, reservedAtMost: payment.amountMinor - amount.amountMinor };
     return decided({ refund, effect }, [], [{ object: 'refund', id: refund.id, from: null, to: refund.status }]);
   }
   const r = state.refund;
@@ -127,14 +147,15 @@ export function decideRefund(state: RefundState, command: RefundCommand, now: Da
     case 'attempt':
       if (!refundReadyForAttempt(r)) return refuse('invalid_status', `Refund ${r.id} is not ready for an attempt.`);
       return move(r, RefundStatus.Processing, { attemptCount: r.attemptCount + 1, attemptedAt: at }, now);
+    case 'accepted':
     case 'complete': {
-      if (!outstanding(r)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
+      if (!refundOutstanding(r, command.asked)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
       const changes = { processedAt: at, providerReference: command.providerReference, failureReason: null, attemptedAt: null };
       const effect = { reservedMinor: 0, refundedMinor: r.amountMinor };
       return move(r, RefundStatus.Completed, changes, now, effect, [journals.completed(r, command.ledgerAccount)]);
     }
     case 'fail': {
-      if (!outstanding(r)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
+      if (!refundOutstanding(r, command.asked)) return refuse('invalid_status', `Refund ${r.id} has no attempt outstanding.`);
       const { retry, failureReason } = refundAfterFailure(r, command.failure);
       if (retry) return move(r, RefundStatus.Processing, { failureReason, attemptedAt: null }, now);
       const failed = { processedAt: at, failureReason, attemptedAt: null };
