@@ -103,3 +103,14 @@ describe("a refund's effect on its payment's counters", () => {
     expect(update({ reservedMinor: 0, refundedMinor: 0 })).toEqual([]);
   });
 });
+
+describe("a refund's updatedAt", () => {
+  it('never moves backwards: a decision whose clock is earlier than the stored updatedAt keeps it', () => {
+    const stored: Refund = { ...attempted, updatedAt: '2026-01-01T00:10:00.000Z' };
+    const d = state(decideRefund({ refund: stored }, { type: 'accepted', ledgerAccount: 'rail', providerReference: 'P1' }, at));
+    expect(d.state.refund.updatedAt).toBe(stored.updatedAt);
+    const later = new Date('2026-01-01T00:11:00.000Z');
+    const e = state(decideRefund({ refund: stored }, { type: 'accepted', ledgerAccount: 'rail', providerReference: 'P1' }, later));
+    expect(e.state.refund.updatedAt).toBe(later.toISOString());
+  });
+});

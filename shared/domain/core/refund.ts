@@ -13,7 +13,7 @@ import {
   type Refund,
   type RefundableIntent,
 } from '../refund.ts';
-import { decided, draft, refuse, type Decision, type JournalDraft } from './decision.ts';
+import { decided, draft, refuse, touchedAt, type Decision, type JournalDraft } from './decision.ts';
 import { canRefundTransition, RefundStatus, refundStatusNames } from './machines.ts';
 
 /**
@@ -97,7 +97,7 @@ function move(
 ): Decision<RefundOutcome> {
   if (!canRefundTransition(r.status, to))
     return refuse('invalid_status', `Refund ${r.id} is ${refundStatusNames[r.status]}; it cannot become ${refundStatusNames[to]}.`);
-  const refund: Refund = { ...r, ...changes, status: to, updatedAt: now.toISOString(), version: r.version + 1 };
+  const refund: Refund = { ...r, ...changes, status: to, updatedAt: touchedAt(r.updatedAt, now), version: r.version + 1 };
   return decided({ refund, effect }, j, to === r.status ? [] : [{ object: 'refund', id: r.id, from: r.status, to }]);
 }
 

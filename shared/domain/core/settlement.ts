@@ -4,7 +4,7 @@ import { movements } from '../ledger.ts';
 import { merchantMaySubmit, nextSettlementRun, type Fee, type Merchant } from '../merchant.ts';
 import type { Failure } from '../outbound.ts';
 import { newSettlement, settlementFailureReason, type Settlement, type SettlementInput } from '../settlement.ts';
-import { decided, draft, isRefusal, refuse, type Decision, type JournalDraft, type Refusal } from './decision.ts';
+import { decided, draft, isRefusal, refuse, touchedAt, type Decision, type JournalDraft, type Refusal } from './decision.ts';
 import { canSettlementTransition, SettlementStatus, settlementStatusNames } from './machines.ts';
 
 /**
@@ -73,7 +73,7 @@ function move(s: Settlement, to: SettlementStatus, changes: Partial<Settlement>,
       'invalid_status',
       `Settlement ${s.id} is ${settlementStatusNames[s.status]}; it cannot become ${settlementStatusNames[to]}.`,
     );
-  const next: Settlement = { ...s, ...changes, status: to, updatedAt: now.toISOString(), version: s.version + 1 };
+  const next: Settlement = { ...s, ...changes, status: to, updatedAt: touchedAt(s.updatedAt, now), version: s.version + 1 };
   return decided(next, j, [{ object: 'settlement', id: s.id, from: s.status, to }]);
 }
 
