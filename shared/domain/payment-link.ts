@@ -89,7 +89,7 @@ export function unavailableMessage(link: PaymentLink, why: Unavailable): string 
  * Refused when a payment on a link's checkout starts and the link has no use left (paid, or held by
  * other customers' payments under way): the hosted checkout's message. No money was taken.
  */
-export function limitReachedMessage(link: PaymentLink | undefined): string {
+export function limitReachedMessage(link: Pick<PaymentLink, 'maxPayments' | 'paidCount'> | undefined): string {
   if (link && link.maxPayments !== null && link.paidCount < link.maxPayments) return busyMessage;
   return 'This payment link has reached its limit of payments, so this payment cannot be made. No money was taken.';
 }

@@ -1,3 +1,4 @@
+import type { NewPaymentLink } from '#shared/domain/core/payment-link.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 import { isSupportedCurrency, minorUnits } from '#shared/domain/money.ts';
 import { descriptionRule, textRefusal } from '#shared/domain/references.ts';
@@ -12,14 +13,7 @@ import { auditWrite } from '#shared/store/dashboard.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
 import { commitRequest, withWrites } from '#shared/store/request.ts';
 import { auditEntry, type Signed } from './dashboard-auth.ts';
-import {
-  changePaymentLinkActive,
-  createPaymentLink,
-  listPaymentLinks,
-  paymentLinkFor,
-  paymentLinkPayments,
-  type NewPaymentLink,
-} from './payment-links.ts';
+import { changePaymentLinkActive, createPaymentLink, listPaymentLinks, paymentLinkFor, paymentLinkPayments } from './payment-links.ts';
 
 /**
  * The dashboard's payment links (docs/dashboard.md): the same service as the API

@@ -164,7 +164,7 @@ export async function payWithLink(linkId: string, form: LinkForm, traceId: strin
     now,
   );
   try {
-    await transact([...saveCheckout(intent).writes, ...linkSessionWrites(link, intent, now)]);
+    await transact([...saveCheckout(intent).writes, ...linkSessionWrites(link, intent)]);
   } catch (error) {
     if (!(error instanceof TransactionFailed && error.on('linkUse'))) throw error;
     // Deactivated, expired or used up meanwhile (another customer's payment took the last use): no session, no payment.

@@ -1,13 +1,14 @@
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { decideLinkCreate, type LinkCreateRefusal, type NewPaymentLink } from '#shared/domain/core/payment-link.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
+import type { ErrorCode } from '#shared/domain/error-codes.ts';
 import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
-import { formatMoney, fromMinor, largestAmountMinor, toMinor, type Currency } from '#shared/domain/money.ts';
+import { fromMinor, toMinor, type Currency } from '#shared/domain/money.ts';
 import {
   linkUnavailable,
   newPaymentLinkId,
   paymentLinkIdPattern,
   remainingUses,
-  type CustomerField,
-  type LinkPrice,
   type PaymentLink,
   type Unavailable,
 } from '#shared/domain/payment-link.ts';
@@ -72,78 +73,25 @@ export function paymentLinkView(link: PaymentLink, now = new Date()) {
 }
 export type PaymentLinkView = ReturnType<typeof paymentLinkView>;
 
-export interface NewPaymentLink {
-  currency: Currency;
-  description: string;
-  price: LinkPrice;
-  maxQuantity: number | null;
-  maxPayments: number | null;
-  expiresAt: string | null;
-  collect: CustomerField[];
-  returnUrl: string | null;
-}
-
 /** A payment on a link must be a checkout the API would accept: more than 10 in the link's currency. */
 export const checkoutMinimum = (currency: Currency) => toMinor(10, currency);
 
-/**
- * The business rules of a new link (422): amounts above the checkout minimum, a future expiry, a
- * live provider; and (400, naming the field) a fixed price whose largest order (amount ×
- * maxQuantity) would be more than one payment can be.
- */
-function assertLinkRules(mode: Mode, input: NewPaymentLink, now: Date): void {
-  if (input.price.type === 'fixed' && input.price.amountMinor * (input.maxQuantity ?? 1) > largestAmountMinor) {
-    const most = `amount × maxQuantity must be at most ${formatMoney(largestAmountMinor, input.currency)}`;
-    throw new DomainError('invalid', `${most}, the largest payment the gateway takes.`, {
-      errors: { maxQuantity: [most] },
-      field: 'maxQuantity', // the dashboard's form marks the field
-    });
-  }
-  const lowest = input.price.type === 'fixed' ? input.price.amountMinor : input.price.minMinor;
-  if (lowest <= checkoutMinimum(input.currency))
-    throw new BusinessRuleError(
-      `Every payment on a link must be greater than 10 ${input.currency}: ` +
-        `${input.price.type === 'fixed' ? 'amount' : 'minAmount'} is too low.`,
-      'amount_below_minimum',
-    );
-  if (input.price.type === 'customer' && input.price.maxMinor < input.price.minMinor)
-    throw new BusinessRuleError('maxAmount must not be below minAmount.', 'amount_range_invalid');
-  if (input.expiresAt && Date.parse(input.expiresAt) <= now.getTime())
-    throw new BusinessRuleError('expiresAt must be in the future.', 'expiry_in_past');
-  if (mode !== 'test' && !liveWalletConfigured())
-    throw new BusinessRuleError(
-      'Live payment links are not available: no card or wallet provider is configured for this deployment.',
-      'provider_unavailable',
-    );
-}
+/** A new link's refusal as the API and the dashboard answer it. */
+const refusalError = (r: LinkCreateRefusal) =>
+  r.field
+    ? new DomainError('invalid', r.message, { errors: { [r.field.name]: [r.field.message] }, field: r.field.name })
+    : new BusinessRuleError(r.message, r.refused as ErrorCode);
 
-/** Creates a payment link (one Put; with the request's Idempotency-Key record when there is one). */
+/** Creates a payment link as the core decides it (one Put; with the request's Idempotency-Key record when there is one). */
 export function createPaymentLink(
-  caller: { merchantId: string; mode: Mode },
+  owner: { merchantId: string; mode: Mode },
   input: NewPaymentLink,
   now = new Date(),
 ): FinalChange<PaymentLinkView> {
-  assertLinkRules(caller.mode, input, now);
-  const link: PaymentLink = {
-    linkId: newPaymentLinkId(),
-    merchantId: caller.merchantId,
-    mode: caller.mode,
-    active: true,
-    currency: input.currency,
-    description: input.description,
-    price: input.price,
-    quantity: input.maxQuantity ? { max: input.maxQuantity } : null,
-    maxPayments: input.maxPayments,
-    expiresAt: input.expiresAt,
-    collect: [...new Set(input.collect)],
-    returnUrl: input.returnUrl,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    usesHeld: 0,
-    paidCount: 0,
-    paidMinor: 0,
-  };
-  return { writes: [createLinkWrite(link)], response: paymentLinkView(link, now) };
+  const minimumMinor = checkoutMinimum(input.currency);
+  const d = decideLinkCreate({ linkId: newPaymentLinkId(), owner, input, minimumMinor, liveProvider: liveWalletConfigured() }, now);
+  if (isRefusal(d)) throw refusalError(d);
+  return { writes: [createLinkWrite(d.state)], response: paymentLinkView(d.state, now) };
 }
 
 /** The merchant's link in this mode, else 404 (another merchant's link is "not found" too). */

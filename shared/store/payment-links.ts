@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { decideLinkUse, linkOf, linkUseOf, takesUse, type LinkCounters } from '#shared/domain/core/payment-link.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { db, fromItem, named, tableName, toValues, type TxItem } from './client.ts';
@@ -14,14 +15,15 @@ import { stripKeys } from './money-due.ts';
  *
  * The use limit is a counter on the link item: `usesHeld` counts the link's checkouts that hold a
  * use: a payment attempt under way (the session's `details.linkUseHeld`) or paid. Opening a
- * session holds nothing (its transaction only checks that the link is active, unexpired and below
+ * session holds nothing (its transaction only checks that the link is still active and below
  * maxPayments), so sessions nobody pays into cannot use a link up. The change that marks a
  * session's attempt as started (linkUseHeld false → true) ADDs 1 under the condition `usesHeld <
  * maxPayments`, read from the link item itself, so two customers racing for the last use cannot
  * both start paying: DynamoDB serialises the two transactions and the second one's condition fails
  * (named `linkUse`). The change that ends the attempt unpaid (linkUseHeld back to false, or the
  * session Failed, Cancelled or Expired) ADDs −1; Completed ADDs to paidCount and paidMinor (the use
- * stays taken for good). All of them ride in the intent's own version-conditioned change
+ * stays taken for good). The money core decides each (shared/domain/core/payment-link.ts decideLinkUse; linkUseWrites
+ * writes what it moved, its refusal mapped to that condition). All of them ride in the intent's own version-conditioned change
  * (transitionWrites, sameStatusWrites: shared/store/intents.ts), so each runs once per change.
  */
 type Stored = PaymentLink & Record<string, unknown>;
@@ -72,23 +74,27 @@ export function setLinkActiveWrite(link: PaymentLink, active: boolean, now: Date
   );
 }
 
+/** A link's counters as a change of its checkout knows them: none (it does not read the link), and no limit. */
+const unread: LinkCounters = { usesHeld: 0, paidCount: 0, paidMinor: 0, maxPayments: null };
+const counters = ['usesHeld', 'paidCount', 'paidMinor'] as const;
+// A use left on the link item: the core refuses a use taken without one (decideLinkUse, linkUnavailable's used_up).
+// maxPayments is stored null without a limit (createLinkWrite).
+const belowMax: When = {
+  exists: true,
+  expr: '(attribute_type(#maxPayments, :null) OR #usesHeld < #maxPayments)',
+  names: { '#maxPayments': 'maxPayments', '#usesHeld': 'usesHeld' },
+  values: { ':null': 'NULL' },
+};
+
 /**
- * A checkout session created from the link: checks (named `linkUse`: refused when the link was
- * deactivated, expired or had no use left meanwhile) and records the payment's pointer. It takes no
- * use: a use is taken when a payment attempt starts (linkUseWrites).
+ * A checkout session created from the link: records the payment's pointer, and checks (named `linkUse`) that the link
+ * still takes payments as the core found it (linkUnavailable on the link as read): its expiry and limit never change,
+ * so what may have changed since the read is checked, that it is still active and this merchant's and has a use left
+ * (deactivated, or another customer's payment took the last use). It takes no use: a payment attempt does (linkUseWrites).
  */
-export function linkSessionWrites(link: PaymentLink, intent: PaymentIntent, now: Date): TxItem[] {
-  // Active, this merchant's, unexpired and below maxPayments (each limit only where the link has one).
-  const when: When = { eq: { active: true, merchantId: link.merchantId }, names: {}, values: {} };
-  const also = (condition: string, attribute: string, value: unknown) => {
-    when.expr = when.expr ? `${when.expr} AND ${condition}` : condition;
-    Object.assign(when.names!, { [`#${attribute}`]: attribute });
-    Object.assign(when.values!, { [condition.split(' ').at(-1)!]: value });
-  };
-  if (link.expiresAt !== null) also('#expiresAt > :now', 'expiresAt', now.toISOString());
-  if (link.maxPayments !== null) also('#usesHeld < :max', 'usesHeld', link.maxPayments);
+export function linkSessionWrites(link: PaymentLink, intent: PaymentIntent): TxItem[] {
   return [
-    named('linkUse', checkEntry(keys.paymentLink(link.linkId), when)),
+    named('linkUse', checkEntry(keys.paymentLink(link.linkId), { ...belowMax, eq: { active: true, merchantId: link.merchantId } })),
     named(
       'linkPayment',
       putEntry('LinkPayment', keys.linkPayment(link.linkId, intent.createdAt, intent.paymentIntentId), {
@@ -102,40 +108,22 @@ export function linkSessionWrites(link: PaymentLink, intent: PaymentIntent, now:
 export { linkOf };
 
 /**
- * What a change of a link's checkout (`current` → `next`, in the change's own transaction) does to
- * the link's counters:
- * - an attempt starts (linkUseHeld set): takes one use, named `linkUse`, only while `usesHeld <
- *   maxPayments`; a completion that sets it (a sandbox card paid in one step) takes it the same way;
- * - the attempt ends unpaid (linkUseHeld cleared, or Failed, Cancelled, Expired): gives it back;
- * - Completed: counts the payment and its amount; a session that held no use (none should: every
- *   attempt takes one before money moves) takes one without condition, since the money has moved.
- * Nothing for other changes or checkouts not made from a link.
+ * What a change of a link's checkout (`current` → `next`, in the change's own transaction) does to the link, as the
+ * money core decides it (shared/domain/core/payment-link.ts: `linkUseOf`, `decideLinkUse`): the counters it moves,
+ * ADDed, and its refusal when no use is left mapped to the condition `usesHeld < maxPayments` on the link item itself
+ * (named `linkUse`; the other changes, `linkOutcome`, only need the link). Nothing for other changes or checkouts not
+ * made from a link.
  */
 export function linkUseWrites(current: PaymentIntent, next: PaymentIntent): TxItem[] {
   const linkId = linkOf(current);
   const use = linkUseOf(current, next);
   if (!linkId || !use) return [];
-  const update = (name: string, add: Record<string, number>, when: When = { exists: true }) =>
-    named(name, updateEntry('PaymentLink', keys.paymentLink(linkId), { add, when }));
-  // maxPayments is stored null without a limit (createLinkWrite).
-  const belowMax: When = {
-    exists: true,
-    expr: '(attribute_type(#maxPayments, :null) OR #usesHeld < #maxPayments)',
-    names: { '#maxPayments': 'maxPayments', '#usesHeld': 'usesHeld' },
-    values: { ':null': 'NULL' },
-  };
-  switch (use.kind) {
-    case 'take':
-      return [update('linkUse', { usesHeld: 1 }, belowMax)];
-    case 'give-back':
-      return [update('linkOutcome', { usesHeld: -1 })];
-    case 'paid': {
-      const paid = { paidCount: 1, paidMinor: use.amountMinor };
-      if (use.take === 'held') return [update('linkOutcome', paid)];
-      if (use.take === 'conditional') return [update('linkUse', { usesHeld: 1, ...paid }, belowMax)];
-      return [update('linkOutcome', { usesHeld: 1, ...paid })];
-    }
-  }
+  const counted = decideLinkUse(unread, use);
+  if (isRefusal(counted)) throw new Error(`link use refused without a limit: ${counted.message}`);
+  const add = Object.fromEntries(counters.map((c) => [c, counted.state[c] - unread[c]]).filter(([, moved]) => moved !== 0));
+  const limited = takesUse(use);
+  const when: When = limited ? belowMax : { exists: true };
+  return [named(limited ? 'linkUse' : 'linkOutcome', updateEntry('PaymentLink', keys.paymentLink(linkId), { add, when }))];
 }
 
 /**

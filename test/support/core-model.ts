@@ -282,7 +282,7 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
       return { core, conditional: false };
     case 'link-over-limit':
       // A link takes a payment beyond its limit.
-      return { core: { ...core, link: (l, use, now) => core.link({ ...l, maxPayments: null }, use, now) }, conditional: true };
+      return { core: { ...core, link: (l, use) => core.link({ ...l, maxPayments: null }, use) }, conditional: true };
     case 'deposit-fee-dropped':
       // A deposit is created without its fee (credited in full, the platform short of it).
       return { core: { ...core, fee: (type, amount, rate) => (type === 'deposit' ? 0 : core.fee(type, amount, rate)) }, conditional: true };
@@ -615,7 +615,7 @@ class System {
     const linkId = linkOf(p);
     if (use && linkId) {
       const link = this.books.read<PaymentLink>(linkId, read)!;
-      const counted = this.c.link(link, use, now);
+      const counted = this.c.link(link, use);
       if (isRefusal(counted)) return counted.refused;
       writes.push({ id: linkId, value: counted.state });
     }

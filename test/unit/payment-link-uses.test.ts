@@ -4,7 +4,7 @@ import { linkUseAttempt, type CheckoutDetails } from '#shared/domain/checkout.ts
 import type { IntentStatus, PaymentIntent } from '#shared/domain/intent.ts';
 import { linkUseWrites } from '#shared/store/payment-links.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideLinkUse, type LinkUse } from '#shared/domain/core/payment-link.ts';
+import { decideLinkUse, linkUseOf, type LinkCounters, type LinkUse } from '#shared/domain/core/payment-link.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 
 /**
@@ -92,14 +92,62 @@ describe('linkUseWrites', () => {
     expect(change(plain, 'Completed')).toEqual([]);
     expect(change(session({ linkUseHeld: true }, 'Completed'), 'Completed')).toEqual([]);
   });
+  it('commits what the core decides: the counters decideLinkUse moves, ADDed, its refusal at the limit as the condition', () => {
+    const free = session({ linkUseHeld: false });
+    const held = session({ linkUseHeld: true });
+    const changes: [PaymentIntent, IntentStatus, Partial<CheckoutDetails>][] = [
+      [free, 'Pending', { linkUseHeld: true }],
+      [held, 'Pending', { linkUseHeld: false }],
+      [held, 'Expired', {}],
+      [held, 'Completed', {}],
+      [free, 'Completed', {}],
+      [free, 'Completed', { linkUseHeld: true }],
+    ];
+    const links: LinkCounters[] = [
+      { usesHeld: 0, paidCount: 0, paidMinor: 0, maxPayments: 2 },
+      { usesHeld: 2, paidCount: 1, paidMinor: 700, maxPayments: 2 },
+      { usesHeld: 5, paidCount: 3, paidMinor: 900, maxPayments: null },
+    ];
+    for (const [current, status, details] of changes) {
+      const next = { ...current, status, details: { ...current.details, ...details } };
+      const { adds, condition } = updateOf(linkUseWrites(current, next));
+      for (const l of links) {
+        const decision = decideLinkUse(l, linkUseOf(current, next)!);
+        const commits = condition === exists || l.maxPayments === null || l.usesHeld < l.maxPayments;
+        expect(commits, `${status} ${JSON.stringify(details)} on ${JSON.stringify(l)}`).toBe(!isRefusal(decision));
+        const added = Object.fromEntries(Object.entries(adds).map(([k, v]) => [k, l[k as keyof LinkCounters]! + (v as number)]));
+        if (!isRefusal(decision)) expect({ ...l, ...added }).toEqual(decision.state);
+      }
+    }
+  });
+
+  it('runs the core in production: a changed core rule changes what the store writes', async () => {
+    vi.resetModules();
+    vi.doMock('#shared/domain/core/payment-link.ts', async (original) => {
+      const real = await original<typeof import('#shared/domain/core/payment-link.ts')>();
+      // A planted rule: a payment counts twice.
+      const decideLinkUse: typeof real.decideLinkUse = (l, use) => {
+        const d = real.decideLinkUse(l, use);
+        return isRefusal(d) || use.kind !== 'paid' ? d : { ...d, state: { ...d.state, paidCount: d.state.paidCount + 1 } };
+      };
+      return { ...real, decideLinkUse };
+    });
+    try {
+      const store = await import('#shared/store/payment-links.ts');
+      const current = session({ linkUseHeld: true });
+      expect(updateOf(store.linkUseWrites(current, { ...current, status: 'Completed' })).adds).toEqual({ paidCount: 2, paidMinor: 150000 });
+    } finally {
+      vi.doUnmock('#shared/domain/core/payment-link.ts');
+      vi.resetModules();
+    }
+  });
 });
 
 describe('decideLinkUse (the money core)', () => {
   const link = (over: Partial<PaymentLink> = {}): PaymentLink =>
     ({ linkId: 'pl_1', maxPayments: 2, usesHeld: 0, paidCount: 0, paidMinor: 0, updatedAt: '', ...over }) as PaymentLink;
-  const now = new Date('2026-11-29T00:00:00Z');
   const use = (l: PaymentLink, use: LinkUse) => {
-    const d = decideLinkUse(l, use, now);
+    const d = decideLinkUse(l, use);
     return isRefusal(d) ? d.refused : d.state;
   };
 
