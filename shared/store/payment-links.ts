@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideLinkUse, linkOf, linkUseOf, takesUse, type LinkCounters } from '#shared/domain/core/payment-link.ts';
+import type { Decided } from '#shared/domain/core/decision.ts';
+import { decideLinkUse, linkOf, linkUseOf, type LinkCounters } from '#shared/domain/core/payment-link.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { db, fromItem, named, tableName, toValues, type TxItem } from './client.ts';
@@ -74,9 +74,6 @@ export function setLinkActiveWrite(link: PaymentLink, active: boolean, now: Date
   );
 }
 
-/** A link's counters as a change of its checkout knows them: none (it does not read the link), and no limit. */
-const unread: LinkCounters = { usesHeld: 0, paidCount: 0, paidMinor: 0, maxPayments: null };
-const counters = ['usesHeld', 'paidCount', 'paidMinor'] as const;
 // A use left on the link item: the core refuses a use taken without one (decideLinkUse, linkUnavailable's used_up).
 // maxPayments is stored null without a limit (createLinkWrite).
 const belowMax: When = {
@@ -118,12 +115,12 @@ export function linkUseWrites(current: PaymentIntent, next: PaymentIntent): TxIt
   const linkId = linkOf(current);
   const use = linkUseOf(current, next);
   if (!linkId || !use) return [];
-  const counted = decideLinkUse(unread, use);
-  if (isRefusal(counted)) throw new Error(`link use refused without a limit: ${counted.message}`);
-  const add = Object.fromEntries(counters.map((c) => [c, counted.state[c] - unread[c]]).filter(([, moved]) => moved !== 0));
-  const limited = takesUse(use);
-  const when: When = limited ? belowMax : { exists: true };
-  return [named(limited ? 'linkUse' : 'linkOutcome', updateEntry('PaymentLink', keys.paymentLink(linkId), { add, when }))];
+  // Decided on the link as this change knows it, unread (no counters, no limit: never refused): what it counts is ADDed.
+  const unread: LinkCounters = { usesHeld: 0, paidCount: 0, paidMinor: 0, maxPayments: null };
+  const { maxPayments, ...counted } = (decideLinkUse(unread, use) as Decided<LinkCounters>).state;
+  const add = Object.fromEntries(Object.entries(counted).filter(([, moved]) => moved));
+  const when = use.limited ? belowMax : { exists: true };
+  return [named(use.limited ? 'linkUse' : 'linkOutcome', updateEntry('PaymentLink', keys.paymentLink(linkId), { add, when }))];
 }
 
 /**

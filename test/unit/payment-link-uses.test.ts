@@ -128,7 +128,7 @@ describe('linkUseWrites', () => {
       // A planted rule: a payment counts twice.
       const decideLinkUse: typeof real.decideLinkUse = (l, use) => {
         const d = real.decideLinkUse(l, use);
-        return isRefusal(d) || use.kind !== 'paid' ? d : { ...d, state: { ...d.state, paidCount: d.state.paidCount + 1 } };
+        return isRefusal(d) || use.paidMinor === null ? d : { ...d, state: { ...d.state, paidCount: d.state.paidCount + 1 } };
       };
       return { ...real, decideLinkUse };
     });
@@ -151,19 +151,27 @@ describe('decideLinkUse (the money core)', () => {
     return isRefusal(d) ? d.refused : d.state;
   };
 
+  const take: LinkUse = { uses: 1, paidMinor: null, limited: true };
+  /** A payment counted: on the use its checkout held, taking one now (only while one is left), or one whatever the limit. */
+  const paid = (amountMinor: number, how: 'held' | 'conditional' | 'unconditional'): LinkUse => ({
+    uses: how === 'held' ? 0 : 1,
+    paidMinor: amountMinor,
+    limited: how === 'conditional',
+  });
+
   it('takes a use only while one is left; a use given back is taken again; paid uses are counted', () => {
-    const one = use(link(), { kind: 'take' }) as PaymentLink;
-    const two = use(one, { kind: 'take' }) as PaymentLink;
+    const one = use(link(), take) as PaymentLink;
+    const two = use(one, take) as PaymentLink;
     expect(two.usesHeld).toBe(2);
-    expect(use(two, { kind: 'take' })).toBe('invalid_status');
-    expect(use(two, { kind: 'paid', amountMinor: 500, take: 'conditional' })).toBe('invalid_status');
-    const back = use(two, { kind: 'give-back' }) as PaymentLink;
+    expect(use(two, take)).toBe('invalid_status');
+    expect(use(two, paid(500, 'conditional'))).toBe('invalid_status');
+    const back = use(two, { uses: -1, paidMinor: null, limited: false }) as PaymentLink;
     expect(back.usesHeld).toBe(1);
-    const paid = use(back, { kind: 'paid', amountMinor: 1500_00, take: 'held' }) as PaymentLink;
-    expect([paid.usesHeld, paid.paidCount, paid.paidMinor]).toEqual([1, 1, 1500_00]);
+    const counted = use(back, paid(1500_00, 'held')) as PaymentLink;
+    expect([counted.usesHeld, counted.paidCount, counted.paidMinor]).toEqual([1, 1, 1500_00]);
     // Money that moved without a use is counted whatever the limit.
-    const forced = use(two, { kind: 'paid', amountMinor: 100, take: 'unconditional' }) as PaymentLink;
+    const forced = use(two, paid(100, 'unconditional')) as PaymentLink;
     expect([forced.usesHeld, forced.paidCount]).toEqual([3, 1]);
-    expect((use(link({ maxPayments: null, usesHeld: 50 }), { kind: 'take' }) as PaymentLink).usesHeld).toBe(51);
+    expect((use(link({ maxPayments: null, usesHeld: 50 }), take) as PaymentLink).usesHeld).toBe(51);
   });
 });

@@ -2,7 +2,7 @@ import { checkoutDetails, holdsLinkUse } from '../checkout.ts';
 import type { PaymentIntent } from '../intent.ts';
 import type { Mode } from '../credentials.ts';
 import { formatMoney, fromMinor, largestAmountMinor, type Currency } from '../money.ts';
-import { limitReachedMessage, type CustomerField, type LinkPrice, type PaymentLink } from '../payment-link.ts';
+import type { CustomerField, LinkPrice, PaymentLink } from '../payment-link.ts';
 import { decided, refuse, type Decided, type Decision, type Refusal } from './decision.ts';
 import { isTerminal } from './machines.ts';
 
@@ -12,63 +12,55 @@ import { isTerminal } from './machines.ts';
  * unpaid gives it back; Completed counts the payment. So a link never takes more payments than its limit.
  */
 
-/** What a change of a link's checkout (`current` → `next`, in one transaction) does to its link. */
-export type LinkUse =
-  /** An attempt starts: one use taken, only while usesHeld < maxPayments (refused otherwise). */
-  | { kind: 'take' }
-  /** The attempt ended unpaid: the use given back. */
-  | { kind: 'give-back' }
-  /**
-   * Paid: counted. `take`: `held` when the checkout held its use already; `conditional` when the payment takes it
-   * now (a sandbox card paid in one step, refused when none is left); `unconditional` when the money has moved
-   * without a use (none should) and the count must follow it.
-   */
-  | { kind: 'paid'; amountMinor: number; take: 'held' | 'conditional' | 'unconditional' };
+/**
+ * What a change of a link's checkout (`current` → `next`, in one transaction) does to its link: `uses` taken (+1) or
+ * given back (−1), `paidMinor` a payment counted (null: none), and `limited`: the use is taken now, only while one is
+ * left (refused otherwise).
+ */
+export interface LinkUse {
+  uses: -1 | 0 | 1;
+  paidMinor: number | null;
+  limited: boolean;
+}
 
 export const linkOf = (intent: PaymentIntent): string | undefined =>
   intent.intentType === 'checkout' ? ((intent.details as { paymentLinkId?: string }).paymentLinkId ?? undefined) : undefined;
 
 const holds = (intent: PaymentIntent) => linkOf(intent) !== undefined && holdsLinkUse(checkoutDetails(intent));
+const giveBack: LinkUse = { uses: -1, paidMinor: null, limited: false };
 
-/** The link use of a checkout's change; undefined for other changes and checkouts not made from a link. */
+/**
+ * The link use of a checkout's change; undefined for other changes and checkouts not made from a link:
+ * - an attempt starts (the session marked as holding a use): one use taken, only while one is left;
+ * - the attempt ends unpaid (the mark cleared, or Failed, Cancelled, Expired): its use given back;
+ * - Completed: the payment counted, its use kept; a payment that takes its use as it is made (a sandbox card paid in
+ *   one step) takes it only while one is left; one that held none (none should: money moved without a use) takes one
+ *   whatever the limit, so the count follows the money.
+ */
 export function linkUseOf(current: PaymentIntent, next: PaymentIntent): LinkUse | undefined {
   if (!linkOf(current) || isTerminal(current.status)) return undefined;
   const before = holds(current);
   const taking = !before && holds(next);
-  if (next.status === 'Completed')
-    return { kind: 'paid', amountMinor: current.amountMinor, take: before ? 'held' : taking ? 'conditional' : 'unconditional' };
-  if (isTerminal(next.status)) return before ? { kind: 'give-back' } : undefined;
-  if (taking) return { kind: 'take' };
-  if (before && !holds(next)) return { kind: 'give-back' };
+  if (next.status === 'Completed') return { uses: before ? 0 : 1, paidMinor: current.amountMinor, limited: taking };
+  if (isTerminal(next.status)) return before ? giveBack : undefined;
+  if (taking) return { uses: 1, paidMinor: null, limited: true };
+  if (before && !holds(next)) return giveBack;
   return undefined;
 }
-
-/** A use that takes one of the link's uses now: refused when none is left (the commit's condition `usesHeld < maxPayments`). */
-export const takesUse = (use: LinkUse) => use.kind === 'take' || (use.kind === 'paid' && use.take === 'conditional');
 
 /** What a use moves on a link: its counters, and its limit (null: none) that a use taken now must stay within. */
 export type LinkCounters = Pick<PaymentLink, 'usesHeld' | 'paidCount' | 'paidMinor' | 'maxPayments'>;
 
 /**
  * The link after a use (its counters; the commit ADDs what moved: shared/store/payment-links.ts linkUseWrites), or the
- * refusal when no use is left. The link's updatedAt is the merchant's (a use changes only the counters).
+ * refusal when the use is taken now and none is left (the customer is told limitReachedMessage). So a link never takes
+ * more payments than its limit. A use changes only the counters: the link's updatedAt is the merchant's.
  */
 export function decideLinkUse<L extends LinkCounters>(link: L, use: LinkUse): Decision<L> {
-  if (takesUse(use) && link.maxPayments !== null && link.usesHeld >= link.maxPayments)
-    return refuse('invalid_status', limitReachedMessage(link));
-  switch (use.kind) {
-    case 'take':
-      return decided({ ...link, usesHeld: link.usesHeld + 1 });
-    case 'give-back':
-      return decided({ ...link, usesHeld: link.usesHeld - 1 });
-    case 'paid':
-      return decided({
-        ...link,
-        usesHeld: link.usesHeld + (use.take === 'held' ? 0 : 1),
-        paidCount: link.paidCount + 1,
-        paidMinor: link.paidMinor + use.amountMinor,
-      });
-  }
+  if (use.limited && link.maxPayments !== null && link.usesHeld >= link.maxPayments)
+    return refuse('invalid_status', 'No use of this payment link is left.');
+  const paid = use.paidMinor === null ? {} : { paidCount: link.paidCount + 1, paidMinor: link.paidMinor + use.paidMinor };
+  return decided({ ...link, usesHeld: link.usesHeld + use.uses, ...paid });
 }
 
 /** A link as the merchant asks for it (API or dashboard), well-formed field by field. */
