@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
 import { decideCharge, decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
-import { decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
+import { decideLinkCreate, decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
 import { maxPaymentAttempts } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
@@ -210,6 +210,7 @@ export interface Core {
   fee: typeof feeAtCreation;
   linkUse: typeof linkUseOf;
   link: typeof decideLinkUse;
+  linkCreate: typeof decideLinkCreate;
   credit: typeof decideTestCredit;
   payout: typeof decidePayout;
   settlement: typeof decideSettlement;
@@ -222,6 +223,7 @@ export const core: Core = {
   fee: feeAtCreation,
   linkUse: linkUseOf,
   link: decideLinkUse,
+  linkCreate: decideLinkCreate,
   credit: decideTestCredit,
   payout: decidePayout,
   settlement: decideSettlement,
@@ -235,6 +237,7 @@ export type Plant =
   | 'missed-release'
   | 'unconditional-commit'
   | 'link-over-limit'
+  | 'link-created-without-limit'
   | 'expiry-keeps-link-use'
   | 'deposit-fee-dropped'
   | 'note-on-final'
@@ -283,6 +286,12 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
     case 'link-over-limit':
       // A link takes a payment beyond its limit.
       return { core: { ...core, link: (l, use) => core.link({ ...l, maxPayments: null }, use) }, conditional: true };
+    case 'link-created-without-limit':
+      // A new link loses the limit of payments the merchant gave it.
+      return {
+        core: { ...core, linkCreate: (c, now) => core.linkCreate({ ...c, input: { ...c.input, maxPayments: null } }, now) },
+        conditional: true,
+      };
     case 'deposit-fee-dropped':
       // A deposit is created without its fee (credited in full, the platform short of it).
       return { core: { ...core, fee: (type, amount, rate) => (type === 'deposit' ? 0 : core.fee(type, amount, rate)) }, conditional: true };
@@ -390,13 +399,12 @@ function materialise(j: JournalDraft, now: Date, journalId: string): Journal {
   };
 }
 
-function linkFixture(linkId: string, maxPayments: number, now: Date): PaymentLink {
-  const at = now.toISOString();
-  const price = { type: 'customer' as const, minMinor: 1, maxMinor: 10_000_00 };
-  return {
-    ...{ linkId, merchantId, mode: 'test', active: true, currency: 'PKR', description: 'model', price, quantity: null, maxPayments },
-    ...{ expiresAt: null, collect: [], returnUrl: null, createdAt: at, updatedAt: at, usesHeld: 0, paidCount: 0, paidMinor: 0 },
-  };
+/** A link limited to `maxPayments`, as the core creates it (its price plays no part: the model's payments give theirs). */
+function newLink(create: Core['linkCreate'], linkId: string, maxPayments: number, now: Date) {
+  const price = { type: 'customer' as const, minMinor: 10_01, maxMinor: 10_000_00 };
+  const input = { currency: 'PKR' as const, description: 'model', price, maxQuantity: null, maxPayments, expiresAt: null };
+  const owner = { merchantId, mode: 'test' as const };
+  return create({ linkId, owner, input: { ...input, collect: [], returnUrl: null }, minimumMinor: 10_00, liveProvider: false }, now);
 }
 
 function paymentFixture(
@@ -474,7 +482,9 @@ class System {
         };
       case 'link': {
         const id = `l${++this.count}`;
-        return () => this.books.commit(read, [{ id, value: linkFixture(id, cmd.max, now) }], [], now);
+        const created = newLink(this.c.linkCreate, id, cmd.max, now);
+        if (isRefusal(created)) return created.refused;
+        return () => this.books.commit(read, [{ id, value: created.state }], [], now);
       }
       case 'pay': {
         const id = `p${++this.count}`;

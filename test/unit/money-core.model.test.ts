@@ -36,6 +36,7 @@ describe('money core model, in memory', () => {
     { plant: 'missed-release', caught: /available|held Withdrawal|ledger verify|reference/ },
     { plant: 'unconditional-commit', caught: /./ },
     { plant: 'link-over-limit', caught: /link|"start".*answered ok, the reference refused/ },
+    { plant: 'link-created-without-limit', caught: /link|"start".*answered ok, the reference refused/ },
     { plant: 'expiry-keeps-link-use', caught: /link \d+ uses held|"start".*answered invalid_status, the reference ok/ },
     { plant: 'deposit-fee-dropped', caught: /available|platform fees|ledger verify|reference/ },
     { plant: 'note-on-final', caught: /"note".*answered ok, the reference refused/ },
