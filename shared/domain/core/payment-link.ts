@@ -18,7 +18,7 @@ import { isTerminal } from './machines.ts';
  * left (refused otherwise).
  */
 export interface LinkUse {
-  uses: -1 | 0 | 1;
+  uses: number;
   paidMinor: number | null;
   limited: boolean;
 }
@@ -26,25 +26,22 @@ export interface LinkUse {
 export const linkOf = (intent: PaymentIntent): string | undefined =>
   intent.intentType === 'checkout' ? ((intent.details as { paymentLinkId?: string }).paymentLinkId ?? undefined) : undefined;
 
-const holds = (intent: PaymentIntent) => linkOf(intent) !== undefined && holdsLinkUse(checkoutDetails(intent));
-const giveBack: LinkUse = { uses: -1, paidMinor: null, limited: false };
-
 /**
- * The link use of a checkout's change; undefined for other changes and checkouts not made from a link:
- * - an attempt starts (the session marked as holding a use): one use taken, only while one is left;
- * - the attempt ends unpaid (the mark cleared, or Failed, Cancelled, Expired): its use given back;
- * - Completed: the payment counted, its use kept; a payment that takes its use as it is made (a sandbox card paid in
- *   one step) takes it only while one is left; one that held none (none should: money moved without a use) takes one
- *   whatever the limit, so the count follows the money.
+ * The link use of a checkout's change: the uses its checkout holds after less before, and its payment. A payment
+ * attempt takes a use as it starts (the session marked as holding one), only while one is left, and so does a payment
+ * that takes it as it is made (a sandbox card paid in one step); an attempt that ends unpaid (the mark cleared, or
+ * Failed, Cancelled, Expired) gives it back; Completed counts the payment and keeps its use for good, taking one
+ * whatever the limit if it held none (none should: the money has moved, the count follows it). Undefined when nothing
+ * moves, and for checkouts not made from a link.
  */
 export function linkUseOf(current: PaymentIntent, next: PaymentIntent): LinkUse | undefined {
   if (!linkOf(current) || isTerminal(current.status)) return undefined;
+  const holds = (intent: PaymentIntent) => holdsLinkUse(checkoutDetails(intent));
+  const paid = next.status === 'Completed';
   const before = holds(current);
-  const taking = !before && holds(next);
-  if (next.status === 'Completed') return { uses: before ? 0 : 1, paidMinor: current.amountMinor, limited: taking };
-  if (isTerminal(next.status)) return before ? giveBack : undefined;
-  if (taking) return { uses: 1, paidMinor: null, limited: true };
-  if (before && !holds(next)) return giveBack;
+  const after = paid || (!isTerminal(next.status) && holds(next));
+  const uses = (after ? 1 : 0) - (before ? 1 : 0);
+  if (paid || uses) return { uses, paidMinor: paid ? current.amountMinor : null, limited: !before && holds(next) };
   return undefined;
 }
 
@@ -58,7 +55,7 @@ export type LinkCounters = Pick<PaymentLink, 'usesHeld' | 'paidCount' | 'paidMin
  */
 export function decideLinkUse<L extends LinkCounters>(link: L, use: LinkUse): Decision<L> {
   if (use.limited && link.maxPayments !== null && link.usesHeld >= link.maxPayments)
-    return refuse('invalid_status', 'No use of this payment link is left.');
+    return refuse('invalid_status', 'No use of this link is left.');
   const paid = use.paidMinor === null ? {} : { paidCount: link.paidCount + 1, paidMinor: link.paidMinor + use.paidMinor };
   return decided({ ...link, usesHeld: link.usesHeld + use.uses, ...paid });
 }
