@@ -4,7 +4,7 @@ import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
-import { heldApprovalDeclinedReason, isTerminal, requestedFields, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
+import { isTerminal, requestedFields, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
@@ -250,23 +250,18 @@ const chargeInfo = (current: PaymentIntent, status: string, extra: Partial<Walle
   walletChargeInfo: { ...details(current).walletChargeInfo, status, ...extra },
 });
 
-/** The approved deposit: Completed, the wallet credited net of the fee (journal in the same transaction). */
-export function depositCompletedDecision(current: PaymentIntent, now: Date): Decision {
-  const d = details(current);
-  const complete = {
-    type: 'complete' as const,
-    through: { deposit: d.providerId },
-    details: chargeInfo(current, 'Completed', { message: 'Approved by the customer.' }),
-  };
-  // The money core decides the deposit and its credit (shared/domain/core/intent.ts).
-  return requiredCoreDecision(current, decideIntent(current, complete, now), { journalAt: now });
-}
+/** What an approved deposit records of its charge (and when the provider recorded it, for reconciling its reports). */
+const approvedCharge = (current: PaymentIntent, providerTime?: string) => ({
+  ...chargeInfo(current, 'Completed', { message: 'Approved by the customer.' }),
+  ...(providerTime ? { providerTime } : {}),
+});
 
-/** A held approval the operator declined: Failed, nothing credited; the customer is refunded at the provider. */
-export function depositDeclinedByOperatorDecision(current: PaymentIntent, now: Date): Decision {
+/** What a held deposit records of its charge when the operator releases or declines it (a checkout records nothing). */
+export function heldChargeDetails(current: PaymentIntent, decision: 'release' | 'decline') {
+  if (current.intentType !== 'deposit') return undefined;
+  if (decision === 'release') return approvedCharge(current);
   const errorDetails = 'The payment was not accepted for this merchant; the customer is refunded by the wallet provider.';
-  const details = chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails });
-  return intentDecision(current, { type: 'fail', reason: heldApprovalDeclinedReason, details }, now);
+  return chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails });
 }
 
 /**
@@ -277,9 +272,10 @@ export function decideDeposit(current: PaymentIntent, answer: SettledStatus, now
   if (isHeld(current)) return null;
   switch (answer.status) {
     case 'Approved': {
-      const completed = depositCompletedDecision(current, now);
-      // When the provider recorded the charge (Easypaisa's transactionDateTime): kept for reconciling its reports.
-      return answer.providerTime ? { ...completed, details: { ...completed.details, providerTime: answer.providerTime } } : completed;
+      // The money core decides the deposit and its credit, net of its fee (shared/domain/core/intent.ts).
+      const complete = { type: 'complete' as const, through: { deposit: details(current).providerId } };
+      const decision = decideIntent(current, { ...complete, details: approvedCharge(current, answer.providerTime) }, now);
+      return requiredCoreDecision(current, decision, { journalAt: now });
     }
     case 'Declined': {
       const errorDetails = 'The customer did not approve the payment.';

@@ -13,9 +13,9 @@ import {
   canTransition,
   intentStatuses,
   intentTypes,
+  heldApprovalOf,
   IllegalTransition,
   isTerminal,
-  type HeldApproval,
   type IntentStatus,
   type IntentType,
   type PaymentIntent,
@@ -332,34 +332,19 @@ export async function listDueIntents(
  * The writes of a change that keeps the status, as the money core decided it (`next`: shared/domain/core, keepingStatus):
  * next's details, updatedAt and version, due again at `dueAt`, applied only to the intent as read (`current`'s status
  * and version), so it never overwrites an outcome that won meanwhile; a payment link's use taken or given back with it.
- * No event (nothing a merchant watches changed). A `next` that changes what only a status change may (status, amount,
- * fee, wallet shard) is refused before anything is written.
+ * Money the core held for the operator (next's heldApproval) leaves the due index instead (neither expiring nor asked
+ * about again) and enters the held list. No event (nothing a merchant watches changed). A `next` that changes what only
+ * a status change may (status, amount, fee, wallet shard) is refused before anything is written.
  */
-export function sameStatusWrites(current: PaymentIntent, next: PaymentIntent, dueAt: string): TxItem[] {
+export function sameStatusWrites(current: PaymentIntent, next: PaymentIntent, dueAt?: string): TxItem[] {
   const moved = (['paymentIntentId', 'status', 'amountMinor', 'feeMinor', 'walletShard'] as const).filter((f) => next[f] !== current[f]);
   if (moved.length || next.version !== current.version + 1)
     throw new Error(`same-status write of ${current.paymentIntentId} changes ${moved.join(', ') || 'version'}`);
-  const set = { ...keys.due(current.paymentIntentId, dueAt), dueAt };
+  const held = heldApprovalOf(next);
+  if (!held && !dueAt) throw new Error(`same-status write of ${current.paymentIntentId}: due when?`);
+  const set = held ? keys.heldApproval(current.paymentIntentId, held.heldAt) : { ...keys.due(current.paymentIntentId, dueAt!), dueAt };
   // The intent's write first (callers ask failedAt(0)).
-  return [versionedIntentWrite(current, next, set), ...linkUseWrites(current, next)];
-}
-
-/**
- * Holds a wallet approval for an operator decision (shared/services/held-approvals.ts): the
- * intent stays Pending with details.heldApproval, leaves the due index (no more inquiries, no
- * expiry) and enters the held list. Only applies to the intent as read (Pending at its version).
- */
-export function holdApprovalWrite(current: PaymentIntent, held: HeldApproval, now: Date): { next: PaymentIntent; write: TxItem } {
-  const next: PaymentIntent = {
-    ...current,
-    details: { ...current.details, heldApproval: held },
-    updatedAt: now.toISOString(),
-    version: current.version + 1,
-  };
-  const write = versionedIntentWrite({ ...current, status: 'Pending' }, next, keys.heldApproval(current.paymentIntentId, held.heldAt), [
-    'dueAt',
-  ]);
-  return { next, write };
+  return [versionedIntentWrite(current, next, set, held ? ['dueAt'] : []), ...linkUseWrites(current, next)];
 }
 
 /**

@@ -40,6 +40,7 @@ describe('money core model, in memory', () => {
     { plant: 'deposit-fee-dropped', caught: /available|platform fees|ledger verify|reference/ },
     { plant: 'note-on-final', caught: /"note".*answered ok, the reference refused/ },
     { plant: 'accepted-changes-status', caught: /same-status change moved status/ },
+    { plant: 'release-held-twice', caught: /"release".*answered ok, the reference refused|available|platform fees|ledger verify/ },
   ];
   it.each(plants)('catches a planted wrong rule: $plant', ({ plant, caught }) => {
     const { core, conditional } = planted(plant);

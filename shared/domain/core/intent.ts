@@ -11,10 +11,10 @@ import {
 } from '../checkout.ts';
 import { defaultFees, type Fee } from '../merchant.ts';
 import { feeFor } from '../money.ts';
-import type { CardSummary, PaymentIntent } from '../intent.ts';
+import { heldApprovalDeclinedReason, heldApprovalOf, type CardSummary, type HeldApproval, type PaymentIntent } from '../intent.ts';
 import type { WalletProviderId } from '../providers.ts';
 import type { ReasonCode } from '../reasons.ts';
-import { decided, draft, refuse, touchedAt, type Decision } from './decision.ts';
+import { decided, draft, isRefusal, refuse, touchedAt, type Decision } from './decision.ts';
 import { canTransition, isTerminal, type IntentStatus } from './machines.ts';
 
 /**
@@ -151,9 +151,64 @@ function finishedAttempt(
   };
 }
 
-/** A checkout's or deposit's outcome. Withdrawals are payouts (./payout.ts). */
+/** What paid a held (or holdable) intent: a live card payment being confirmed (its card captured), or a wallet charge. */
+export type HeldMethod = 'card' | 'wallet';
+export const heldMethod = (intent: PaymentIntent): HeldMethod =>
+  intent.intentType === 'checkout' && checkoutDetails(intent).cardAuth?.stage === 'confirming' ? 'card' : 'wallet';
+
+/**
+ * Money that arrived for a merchant that may not be credited now (`merchantActive` false: suspended), a wallet's
+ * approval or a captured card, is held, not credited: the intent stays Pending with its `heldApproval` (when, from
+ * where) for the operator. Refused ('unchanged') when the merchant is active, the intent is not Pending or is held
+ * already. Apart from decideIntent, as decideCharge is, so that the payment Lambdas carry only what they decide.
+ */
+export type HoldCommand = { type: 'hold-approval'; approval: Pick<HeldApproval, 'source' | 'providerReference'>; merchantActive: boolean };
+
+export function holdApproval(intent: PaymentIntent, command: HoldCommand, now: Date): Decision<PaymentIntent> {
+  if (intent.status !== 'Pending' || heldApprovalOf(intent) || command.merchantActive) return refuse('unchanged', 'Not held.');
+  return keepingStatus(intent, { heldApproval: { heldAt: now.toISOString(), ...command.approval } }, now);
+}
+
+/**
+ * The operator's decision about a held approval, the only way out of a hold: `release-held` credits it as what paid
+ * (a deposit's charge, a checkout's wallet charge or captured card), `decline-held` fails it (declined_merchant_suspended,
+ * nothing credited). Once: refused unless Pending and held, not yet decided; its heldApproval stamped with the decision
+ * in the same state. `details`: what a deposit records of its charge.
+ */
+export type HeldCommand = { type: 'release-held' | 'decline-held'; details?: Record<string, unknown> | undefined };
+
+export function decideHeld(intent: PaymentIntent, command: HeldCommand, now: Date): Decision<PaymentIntent> {
+  const held = heldApprovalOf(intent);
+  if (intent.status !== 'Pending' || !held || held.decision) return refuse('invalid_status', 'Not held.');
+  const { cardAuth, wallet } = checkoutDetails(intent);
+  const card = heldMethod(intent) === 'card' ? cardAuth?.card : undefined;
+  const source = card ? { card } : wallet ? { walletProvider: wallet.provider } : undefined;
+  const { details } = command;
+  const outcome: IntentCommand | undefined =
+    command.type === 'decline-held'
+      ? { type: 'fail', reason: heldApprovalDeclinedReason, details: { ...(card && { card }), ...details } }
+      : intent.intentType === 'deposit'
+        ? { type: 'complete', through: { deposit: (intent.details as { providerId: WalletProviderId }).providerId }, details }
+        : source && { type: 'attempt-paid', source };
+  if (!outcome) return refuse('invalid_status', 'Nothing to release.');
+  // Decided as the payment it is, the hold lifted; the decision stamped on it in the same state.
+  const d = decideIntent({ ...intent, details: { ...intent.details, heldApproval: undefined } }, outcome, now);
+  if (isRefusal(d)) return d;
+  const heldApproval: HeldApproval = {
+    ...held,
+    decision: command.type === 'release-held' ? 'released' : 'declined',
+    decidedAt: now.toISOString(),
+  };
+  return { ...d, state: { ...d.state, details: { ...d.state.details, heldApproval } } };
+}
+
+/**
+ * A checkout's or deposit's outcome. Withdrawals are payouts (./payout.ts). A held approval is decided by the operator
+ * only: nothing else changes a held intent.
+ */
 export function decideIntent(intent: PaymentIntent, command: IntentCommand, now: Date): Decision<PaymentIntent> {
   if (intent.intentType === 'withdrawal') return refuse('invalid_status', 'A withdrawal is decided as a payout.');
+  if (heldApprovalOf(intent) && intent.status === 'Pending') return refuse('unchanged', 'Held for the operator.');
   const details = checkoutDetails(intent);
   if (command.type === 'note') return keepingStatus(intent, command.details ?? {}, now);
   if (command.type.startsWith('attempt') && (intent.intentType !== 'checkout' || intent.status !== 'Pending'))
