@@ -35,7 +35,7 @@ import {
   sameStatusWrites,
 } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeStatus, intentDecision, lookAgainLater, requiredCoreDecision, type Decision } from './transactions.ts';
+import { changeIntent, lookAgainLater, type IntentOutcome } from './transactions.ts';
 
 /**
  * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).
@@ -268,24 +268,23 @@ export function heldChargeDetails(current: PaymentIntent, decision: 'release' | 
  * What the provider's authoritative answer means for a deposit (Completed credits the wallet, net
  * of the fee). A held approval (suspended merchant) is decided by the operator only: null.
  */
-export function decideDeposit(current: PaymentIntent, answer: SettledStatus, now: Date): Decision | null {
+export function decideDeposit(current: PaymentIntent, answer: SettledStatus, now: Date): IntentOutcome | null {
   if (isHeld(current)) return null;
   switch (answer.status) {
     case 'Approved': {
       // The money core decides the deposit and its credit, net of its fee (shared/domain/core/intent.ts).
       const complete = { type: 'complete' as const, through: { deposit: details(current).providerId } };
-      const decision = decideIntent(current, { ...complete, details: approvedCharge(current, answer.providerTime) }, now);
-      return requiredCoreDecision(current, decision, { journalAt: now });
+      return decideIntent(current, { ...complete, details: approvedCharge(current, answer.providerTime) }, now);
     }
     case 'Declined': {
       const errorDetails = 'The customer did not approve the payment.';
       const details = chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails });
-      return intentDecision(current, { type: 'fail', ...walletDecline(answer.reason), details }, now);
+      return decideIntent(current, { type: 'fail', ...walletDecline(answer.reason), details }, now);
     }
     case 'Pending': {
       if (!current.expiresAt || now.getTime() < Date.parse(current.expiresAt)) return null;
       const details = chargeInfo(current, 'Expired', { isSuccess: false });
-      return intentDecision(current, { type: 'expire', reason: 'not_approved', details }, now);
+      return decideIntent(current, { type: 'expire', reason: 'not_approved', details }, now);
     }
   }
 }
@@ -342,7 +341,7 @@ export async function reconcileDeposit(
     );
     if (held) return unchanged(held, true);
   }
-  const result = await changeStatus(
+  const result = await changeIntent(
     intent.paymentIntentId,
     (current) => decideDeposit(current, answer, now),
     () => now,
@@ -362,7 +361,7 @@ export async function reconcileDeposit(
  * and nobody was credited. The status is never moved back; operators must refund the customer at
  * the provider (this error line is what the alarm on errors catches).
  */
-function reportLateApproval(result: Awaited<ReturnType<typeof changeStatus>>, answer: SettledStatus) {
+function reportLateApproval(result: Awaited<ReturnType<typeof changeIntent>>, answer: SettledStatus) {
   if (
     answer.status === 'Approved' &&
     !result.changed &&

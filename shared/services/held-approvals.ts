@@ -6,7 +6,7 @@ import { merchantMaySubmit } from '#shared/domain/merchant.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
-import { sameStatusWrites } from '#shared/store/intents.ts';
+import { heldWrites } from '#shared/store/intents.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { intentReader } from './transactions.ts';
 
@@ -18,7 +18,7 @@ import { intentReader } from './transactions.ts';
  * `npm run ops -- deposit release|decline <id>` (shared/services/held-decisions.ts). While held,
  * every provider path decides nothing about it (decideDeposit, the checkout sweep), so the only way
  * to credit it is the operator's release, one conditional transaction. The money core decides the hold
- * (holdApproval); the store writes the held state it returns (sameStatusWrites).
+ * (holdApproval); the store writes the held state it returns (heldWrites).
  */
 export const isHeld = (intent: PaymentIntent): boolean => heldApprovalOf(intent) !== undefined;
 
@@ -50,7 +50,7 @@ export async function holdApprovalIfSuspended(
       const held = holdApproval(current, { type: 'hold-approval', approval, merchantActive }, now);
       if (isRefusal(held)) return undefined;
       try {
-        await transact(sameStatusWrites(current, held.state));
+        await transact(heldWrites(current, held.state));
       } catch (error) {
         if (error instanceof TransactionFailed && error.failedAt(0)) return again; // changed meanwhile: look again
         throw error;

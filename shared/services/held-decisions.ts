@@ -5,12 +5,12 @@ import { getIntent, listHeldApprovals } from '#shared/store/intents.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { heldChargeDetails } from './deposits.ts';
 import { OperatorError } from './merchants.ts';
-import { changeStatus, coreDecision, transactionView } from './transactions.ts';
+import { changeIntent, transactionView } from './transactions.ts';
 
 /**
  * The operator's decision about a held wallet approval or card payment (shared/services/held-approvals.ts), the
  * only way out of a hold: `npm run ops -- deposit release|decline <id>`. The money core decides it (decideHeld:
- * `release-held` / `decline-held`), ONE transaction through changeStatus(): the intent update conditioned on its
+ * `release-held` / `decline-held`), ONE transaction through changeIntent(): the intent update conditioned on its
  * status (Pending) and version, its outbox event and, for a release, the journal that credits the wallet. A second or concurrent
  * decision finds the intent no longer held and fails loudly, so a held approval is credited at
  * most once.
@@ -37,9 +37,9 @@ export async function decideHeldApproval(paymentIntentId: string, decision: Held
   if (found?.status !== 'Pending' || !heldApprovalOf(found)) throw notHeld(found);
   // The money core checks the hold and decides: credited as what paid, or failed; the hold stamped with the decision.
   const type = decision === 'release' ? 'release-held' : 'decline-held';
-  const result = await changeStatus(
+  const result = await changeIntent(
     paymentIntentId,
-    (current) => coreDecision(current, decideHeld(current, { type, details: heldChargeDetails(current, decision) }, now)),
+    (current) => decideHeld(current, { type, details: heldChargeDetails(current, decision) }, now),
     () => now,
   );
   if (!result.changed) throw notHeld(result.intent);

@@ -7,8 +7,6 @@ import {
   type TransactionStatusChanged,
   type WebhookEvent,
 } from '#shared/domain/events.ts';
-import type { ReasonCode } from '#shared/domain/reasons.ts';
-import { intentTransition } from '#shared/domain/core/intent.ts';
 import {
   canTransition,
   intentStatuses,
@@ -99,26 +97,22 @@ export interface Transition {
 }
 
 /**
- * A status change of an intent read at `current.version`. The update only applies if the intent is
- * still at that version and status (so two racing outcomes cannot both win, and a terminal status
- * is never left). `dueAt` keeps (or sets) the intent in the due index; a terminal status removes it.
+ * A status change of an intent read at `current.version` to `next`, the state the money core decided
+ * (shared/domain/core): this module only writes it, and refuses one that is not a permitted move from `current` (the
+ * state machine's, version + 1, the same amount and wallet shard). The update only applies if the intent is still at
+ * that version and status (so two racing outcomes cannot both win, and a terminal status is never left). `dueAt`
+ * keeps (or sets) the intent in the due index; a terminal status removes it.
  */
 export function transitionWrites(
   current: PaymentIntent,
-  to: IntentStatus,
-  change: {
-    reason?: ReasonCode | null;
-    reasonDetail?: string | null;
-    details?: Record<string, unknown>;
-    feeMinor?: number;
-    dueAt?: string | null;
-    now?: Date;
-  } = {},
+  next: PaymentIntent,
+  change: { dueAt?: string | null | undefined; now?: Date } = {},
 ): Transition {
   const now = change.now ?? new Date();
-  // The intent after the change is the core's decision (shared/domain/core/intent.ts); this module only writes it.
-  const next = intentTransition(current, to, change, now);
-  if (!next) throw new IllegalTransition(current.status, to);
+  const to = next.status;
+  const same = (['paymentIntentId', 'amountMinor', 'walletShard'] as const).every((f) => next[f] === current[f]);
+  if (!canTransition(current.intentType, current.status, to) || !same || next.version !== current.version + 1)
+    throw new IllegalTransition(current.status, to);
   const event = statusChangedEvent(next, current.status, now);
   const due = !isTerminal(to) && change.dueAt ? { ...keys.due(current.paymentIntentId, change.dueAt), dueAt: change.dueAt } : undefined;
   const set: Record<string, unknown> = {
@@ -330,21 +324,34 @@ export async function listDueIntents(
 
 /**
  * The writes of a change that keeps the status, as the money core decided it (`next`: shared/domain/core, keepingStatus):
- * next's details, updatedAt and version, due again at `dueAt`, applied only to the intent as read (`current`'s status
- * and version), so it never overwrites an outcome that won meanwhile; a payment link's use taken or given back with it.
- * Money the core held for the operator (next's heldApproval) leaves the due index instead (neither expiring nor asked
- * about again) and enters the held list. No event (nothing a merchant watches changed). A `next` that changes what only
- * a status change may (status, amount, fee, wallet shard) is refused before anything is written.
+ * next's details, updatedAt and version, due again at `dueAt` (or kept in `index` without `remove`d attributes:
+ * heldWrites), applied only to the intent as read (`current`'s status and version), so it never overwrites an outcome
+ * that won meanwhile; a payment link's use taken or given back with it. No event (nothing a merchant watches changed).
+ * A `next` that changes what only a status change may (status, amount, fee, wallet shard) is refused before anything
+ * is written.
  */
-export function sameStatusWrites(current: PaymentIntent, next: PaymentIntent, dueAt?: string): TxItem[] {
+export function sameStatusWrites(
+  current: PaymentIntent,
+  next: PaymentIntent,
+  dueAt: string,
+  index: Record<string, unknown> = { ...keys.due(current.paymentIntentId, dueAt), dueAt },
+  remove?: string[],
+): TxItem[] {
   const moved = (['paymentIntentId', 'status', 'amountMinor', 'feeMinor', 'walletShard'] as const).filter((f) => next[f] !== current[f]);
   if (moved.length || next.version !== current.version + 1)
     throw new Error(`same-status write of ${current.paymentIntentId} changes ${moved.join(', ') || 'version'}`);
-  const held = heldApprovalOf(next);
-  if (!held && !dueAt) throw new Error(`same-status write of ${current.paymentIntentId}: due when?`);
-  const set = held ? keys.heldApproval(current.paymentIntentId, held.heldAt) : { ...keys.due(current.paymentIntentId, dueAt!), dueAt };
   // The intent's write first (callers ask failedAt(0)).
-  return [versionedIntentWrite(current, next, set, held ? ['dueAt'] : []), ...linkUseWrites(current, next)];
+  return [versionedIntentWrite(current, next, index, remove), ...linkUseWrites(current, next)];
+}
+
+/**
+ * sameStatusWrites() of money the core held for the operator (holdApproval: next's heldApproval): out of the due index
+ * (neither expiring nor asked about again) and into the held list.
+ */
+export function heldWrites(current: PaymentIntent, next: PaymentIntent): TxItem[] {
+  const held = heldApprovalOf(next);
+  if (!held) throw new Error(`${current.paymentIntentId} is not held`);
+  return sameStatusWrites(current, next, held.heldAt, keys.heldApproval(current.paymentIntentId, held.heldAt), ['dueAt']);
 }
 
 /**
@@ -352,12 +359,12 @@ export function sameStatusWrites(current: PaymentIntent, next: PaymentIntent, du
  * (index keys) and `remove`d attributes, applied only to the intent as read (`current`'s status and
  * version).
  */
-function versionedIntentWrite(current: PaymentIntent, next: PaymentIntent, extra: Record<string, unknown>, remove: string[] = []): TxItem {
+function versionedIntentWrite(current: PaymentIntent, next: PaymentIntent, extra: Record<string, unknown>, remove?: string[]): TxItem {
   return named(
     'intent',
     updateEntry('Intent', keys.intent(current.paymentIntentId), {
       set: { details: next.details, updatedAt: next.updatedAt, version: next.version, ...extra },
-      ...(remove.length ? { remove } : {}),
+      ...(remove && { remove }),
       when: { eq: { status: current.status, version: current.version } },
     }),
   );

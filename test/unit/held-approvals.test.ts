@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
 import { decideHeld, decideIntent, holdApproval } from '#shared/domain/core/intent.ts';
 import { heldApprovalOf, type PaymentIntent } from '#shared/domain/intent.ts';
-import { sameStatusWrites } from '#shared/store/intents.ts';
+import { heldWrites } from '#shared/store/intents.ts';
 
 /**
  * Money that arrives for a suspended merchant is held by the money core (holdApproval), and only the operator's
@@ -82,15 +82,16 @@ describe('holding money for a suspended merchant (holdApproval)', () => {
     expect(decideIntent(c, { type: 'attempt-paid', source: { card } }, now)).toMatchObject({ refused: 'unchanged' });
   });
 
-  it('the store writes the held state: out of the due index, into the held list, conditioned on the version read', () => {
+  it('the store writes the held state (heldWrites): out of the due index, into the held list, conditioned on the version read', () => {
     const before = intent();
-    const [write] = sameStatusWrites(before, held(before));
+    const [write] = heldWrites(before, held(before));
     const update = write!.Update!;
     expect(update.UpdateExpression).toMatch(/REMOVE .*dueAt/);
     expect(Object.values(update.ExpressionAttributeValues!)).toContainEqual({ S: 'HELDAPPROVAL' });
     expect(Object.values(update.ExpressionAttributeValues!)).toContainEqual({ S: `${now.toISOString()}#p1` });
     expect(Object.values(update.ExpressionAttributeValues!)).toContainEqual({ N: String(before.version) });
-    expect(() => sameStatusWrites(before, { ...before, version: 4 })).toThrow(/due when/);
+    expect(() => heldWrites(before, { ...before, version: 4 })).toThrow(/not held/);
+    expect(() => heldWrites(before, { ...held(before), feeMinor: 0 })).toThrow(/feeMinor/);
   });
 });
 
