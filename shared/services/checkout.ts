@@ -12,7 +12,6 @@ import {
   maxOtpAttempts,
   normaliseWalletNumber,
   offeredMethods,
-  sessionLifetimeMs,
   walletChargeStarted,
   type CardAuthSession,
   type CheckoutDetails,
@@ -38,7 +37,7 @@ import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeIntent, intentReader, lookAgainLater, type IntentOutcome } from './transactions.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideIntent, feeAtCreation, type AttemptSource } from '#shared/domain/core/intent.ts';
+import { checkoutRefusal, decideIntent, newIntent, type AttemptSource } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -81,26 +80,25 @@ export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent
     // A link's session holds none of the link's uses until a payment attempt starts (holdLinkUse).
     ...(input.paymentLinkId ? { paymentLinkId: input.paymentLinkId, linkUseHeld: false } : {}),
   };
-  return {
-    paymentIntentId: randomUUID(),
-    merchantId: input.merchantId,
-    mode: input.mode,
-    intentType: 'checkout',
-    status: 'Pending',
-    amountMinor: input.amountMinor,
-    currency: input.currency,
-    feeMinor: feeAtCreation('checkout', input.amountMinor, input.feeRate),
-    refundedMinor: 0,
-    ...requestedFields(input),
-    transactionReference: `chk_${randomBytes(12).toString('hex')}`,
-    reason: null,
-    traceId: input.traceId,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + sessionLifetimeMs).toISOString(),
-    version: 1,
-    details: details as unknown as Record<string, unknown>,
-  };
+  // The money core's rules of a new checkout: its minimum, its fee at creation, its session's lifetime.
+  const refused = checkoutRefusal(input.amountMinor, input.currency);
+  if (refused) throw new BusinessRuleError(refused.message, 'amount_below_minimum');
+  return newIntent(
+    {
+      ...requestedFields(input),
+      paymentIntentId: randomUUID(),
+      merchantId: input.merchantId,
+      mode: input.mode,
+      intentType: 'checkout',
+      amountMinor: input.amountMinor,
+      currency: input.currency,
+      feeRate: input.feeRate,
+      traceId: input.traceId,
+      transactionReference: `chk_${randomBytes(12).toString('hex')}`,
+      details: details as unknown as Record<string, unknown>,
+    },
+    now,
+  );
 }
 
 /** `{checkout_url}/pay/{paymentIntentId}` (docs/merchant-guide.md, Hosted checkout); PUBLIC_BASE_URL is the checkout host. */

@@ -1,5 +1,6 @@
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideCharge, decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideIntent, depositRefusal, newIntent } from '#shared/domain/core/intent.ts';
+import type { ErrorCode } from '#shared/domain/error-codes.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
@@ -42,9 +43,8 @@ import { changeIntent, lookAgainLater, type IntentOutcome } from './transactions
  * Acceptance is not payment: the intent stays Pending until the provider's authoritative answer,
  * its status inquiry (asked by the reconciler, or at once when the provider's callback notifies),
  * makes it Completed, Failed or Expired. The reconciler is the due sweeper: a deposit is due a few seconds after it starts and
- * then every 15 s until it expires.
+ * then every 15 s until it expires (its approval window: newIntent, shared/domain/core/intent.ts).
  */
-export const depositApprovalWindowMs = 5 * 60_000;
 const reconcileEveryMs = 15_000;
 
 export interface DepositInput {
@@ -121,13 +121,8 @@ const refusalOf = (refused: Extract<ChargeStart, { accepted: false }>) =>
  */
 export async function createDeposit(input: DepositInput, now = new Date()): Promise<RequestChange<DepositResponse>> {
   const provider = walletProviders[input.providerId];
-  if (input.currency !== 'PKR') throw new BusinessRuleError(`${provider.name} charges in PKR only.`, 'unsupported_currency');
-  if (input.amountMinor < provider.minimumDepositMinor) {
-    throw new BusinessRuleError(
-      `The minimum deposit with ${provider.name} is ${fromMinor(provider.minimumDepositMinor, 'PKR')} PKR.`,
-      'amount_below_minimum',
-    );
-  }
+  const refused = depositRefusal(input.amountMinor, input.currency, input.providerId);
+  if (refused) throw new BusinessRuleError(refused.message, refused.refused as ErrorCode);
   if (input.callbackUrl) await assertSafeCallbackUrl(input.callbackUrl, input.allowInsecureWebhooks);
   const adapter = walletAdapter(input.mode, input.providerId);
   if (!adapter)
@@ -157,32 +152,30 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
     errorDetails: null,
     traceId: input.traceId,
   };
-  const intent: PaymentIntent = {
-    paymentIntentId,
-    merchantId: input.merchantId,
-    mode: input.mode,
-    intentType: 'deposit',
-    status: 'Pending',
-    amountMinor: input.amountMinor,
-    currency: input.currency,
-    feeMinor: feeAtCreation('deposit', input.amountMinor, input.fee),
-    refundedMinor: 0,
-    ...requestedFields(input),
-    // The transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
-    transactionReference: requested.providerReference,
-    reason: null,
-    traceId: input.traceId,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + depositApprovalWindowMs).toISOString(),
-    version: 1,
-    details: {
-      providerId: input.providerId,
-      walletNumberLast4: input.mobileNumber.slice(-4),
-      walletChargeInfo,
-      ...requested,
-    } satisfies DepositDetails,
+  const recorded: DepositDetails = {
+    providerId: input.providerId,
+    walletNumberLast4: input.mobileNumber.slice(-4),
+    walletChargeInfo,
+    ...requested,
   };
+  // The money core's rules of a new deposit (checked above, before anything else): its fee, its approval window.
+  const intent = newIntent(
+    {
+      ...requestedFields(input),
+      paymentIntentId,
+      merchantId: input.merchantId,
+      mode: input.mode,
+      intentType: 'deposit',
+      traceId: input.traceId,
+      amountMinor: input.amountMinor,
+      currency: input.currency,
+      feeRate: input.fee,
+      // The transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
+      transactionReference: requested.providerReference,
+      details: recorded as unknown as Record<string, unknown>,
+    },
+    now,
+  );
   const created = [
     ...createIntentWrites(intent, { dueAt }),
     providerReferenceWrite(provider.code, requested.providerReference, { paymentIntentId, mode: input.mode }),

@@ -1,6 +1,6 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
-import { formatMoney, fromMinor, largestAmountMinor, toMinor, type Currency } from '#shared/domain/money.ts';
+import { formatMoney, fromMinor, largestAmountMinor, type Currency } from '#shared/domain/money.ts';
 import {
   linkUnavailable,
   newPaymentLinkId,
@@ -23,6 +23,7 @@ import {
   setLinkActiveWrite,
 } from '#shared/store/payment-links.ts';
 import type { FinalChange } from '#shared/store/request.ts';
+import { checkoutMinimumMinor } from '#shared/domain/core/intent.ts';
 import { liveWalletConfigured } from '#shared/providers/wallet.ts';
 import { transactionView } from './transactions.ts';
 
@@ -83,9 +84,6 @@ export interface NewPaymentLink {
   returnUrl: string | null;
 }
 
-/** A payment on a link must be a checkout the API would accept: more than 10 in the link's currency. */
-export const checkoutMinimum = (currency: Currency) => toMinor(10, currency);
-
 /**
  * The business rules of a new link (422): amounts above the checkout minimum, a future expiry, a
  * live provider; and (400, naming the field) a fixed price whose largest order (amount ×
@@ -100,7 +98,8 @@ function assertLinkRules(mode: Mode, input: NewPaymentLink, now: Date): void {
     });
   }
   const lowest = input.price.type === 'fixed' ? input.price.amountMinor : input.price.minMinor;
-  if (lowest <= checkoutMinimum(input.currency))
+  // A payment on a link must be a checkout the API would accept (the core's checkout minimum).
+  if (lowest <= checkoutMinimumMinor(input.currency))
     throw new BusinessRuleError(
       `Every payment on a link must be greater than 10 ${input.currency}: ` +
         `${input.price.type === 'fixed' ? 'amount' : 'minAmount'} is too low.`,

@@ -6,13 +6,14 @@ import {
   completedMovements,
   isExpired,
   linkUseAttempt,
+  sessionLifetimeMs,
   type CheckoutAttempt,
   type CheckoutDetails,
 } from '../checkout.ts';
 import { defaultFees, type Fee } from '../merchant.ts';
-import { feeFor } from '../money.ts';
+import { feeFor, fromMinor, toMinor, type Currency } from '../money.ts';
 import { heldApprovalDeclinedReason, heldApprovalOf, type CardSummary, type HeldApproval, type PaymentIntent } from '../intent.ts';
-import type { WalletProviderId } from '../providers.ts';
+import { walletProviders, type WalletProviderId } from '../providers.ts';
 import type { ReasonCode } from '../reasons.ts';
 import { decided, draft, isRefusal, refuse, touchedAt, type Decision } from './decision.ts';
 import { canTransition, isTerminal, type IntentStatus } from './machines.ts';
@@ -70,6 +71,52 @@ export const paymentFee = (amountMinor: number, rate: Fee): number => Math.min(f
  */
 export const feeAtCreation = (intentType: 'checkout' | 'deposit', amountMinor: number, rate: Fee): number =>
   intentType === 'deposit' ? paymentFee(amountMinor, rate) : 0;
+
+/** A checkout's amount must be greater than this, 10 in the currency's major unit: the API's, a payment link's, its page's. */
+export const checkoutMinimumMinor = (currency: Currency) => toMinor(10, currency);
+
+/** A checkout's amount it may not take (THE rule at creation, asked before anything else): not more than the minimum. */
+export const checkoutRefusal = (amountMinor: number, currency: Currency) =>
+  amountMinor > checkoutMinimumMinor(currency)
+    ? undefined
+    : refuse('amount_below_minimum', `The checkout amount must be greater than 10 ${currency}.`);
+
+/** A deposit's amount it may not take (THE rule at creation, asked before anything else): not PKR, below its provider's minimum. */
+export function depositRefusal(amountMinor: number, currency: Currency, providerId: WalletProviderId) {
+  const { name, minimumDepositMinor } = walletProviders[providerId];
+  if (currency !== 'PKR') return refuse('unsupported_currency', `${name} charges in PKR only.`);
+  if (amountMinor < minimumDepositMinor)
+    return refuse('amount_below_minimum', `The minimum deposit with ${name} is ${fromMinor(minimumDepositMinor, 'PKR')} PKR.`);
+}
+
+/** A new checkout or deposit as its request gives it: its ids and its merchant's fee rate (no randomness inside). */
+export type NewIntent = Omit<
+  PaymentIntent,
+  'status' | 'feeMinor' | 'refundedMinor' | 'reason' | 'createdAt' | 'updatedAt' | 'expiresAt' | 'version'
+> & {
+  intentType: 'checkout' | 'deposit';
+  feeRate: Fee;
+};
+
+/**
+ * A new checkout or deposit (THE rule at creation, once its amount is not refused: checkoutRefusal, depositRefusal):
+ * Pending, its fee at creation (feeAtCreation), due to end unpaid when its window has passed.
+ */
+export function newIntent({ feeRate, ...input }: NewIntent, now: Date): PaymentIntent {
+  const at = now.toISOString();
+  return {
+    ...input,
+    status: 'Pending',
+    feeMinor: feeAtCreation(input.intentType, input.amountMinor, feeRate),
+    refundedMinor: 0,
+    reason: null,
+    createdAt: at,
+    updatedAt: at,
+    // How long it waits for its payment before it ends unpaid: a checkout's session, a deposit's approval (5 minutes).
+    expiresAt: new Date(now.getTime() + (input.intentType === 'checkout' ? sessionLifetimeMs : 5 * 60_000)).toISOString(),
+    version: 1,
+  };
+}
 
 /** Who paid: a card (through the card network) or a wallet provider. */
 export type PaidThrough = { card: true } | { walletProvider: WalletProviderId } | { deposit: WalletProviderId };
