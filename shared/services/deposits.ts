@@ -33,7 +33,7 @@ import {
   getIntent,
   orderRefTaken,
   providerReferenceWrite,
-  sameStatusWrites,
+  unlinkedSameStatusWrites,
 } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeIntent, lookAgainLater, type IntentOutcome } from './transactions.ts';
@@ -215,7 +215,7 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
       const answer = { type: 'answered' as const, status: started.status, message: started.message, unanswered: started.unanswered };
       const answered = decideCharge(current, answer, now);
       if (isRefusal(answered)) return { writes: [], response: depositResponse(current) };
-      const writes = sameStatusWrites(current, answered.state, firstInquiryAt(adapter, now).toISOString());
+      const writes = unlinkedSameStatusWrites(current, answered.state, firstInquiryAt(adapter, now).toISOString());
       return { writes, response: depositResponse(answered.state), refused: again };
     },
     fallback: async () => {

@@ -324,34 +324,42 @@ export async function listDueIntents(
 
 /**
  * The writes of a change that keeps the status, as the money core decided it (`next`: shared/domain/core, keepingStatus):
- * next's details, updatedAt and version, due again at `dueAt` (or kept in `index` without `remove`d attributes:
- * heldWrites), applied only to the intent as read (`current`'s status and version), so it never overwrites an outcome
- * that won meanwhile; a payment link's use taken or given back with it. No event (nothing a merchant watches changed).
- * A `next` that changes what only a status change may (status, amount, fee, wallet shard) is refused before anything
- * is written.
+ * next's details, updatedAt and version, due again at `dueAt`, applied only to the intent as read (`current`'s status
+ * and version), so it never overwrites an outcome that won meanwhile; a payment link's use taken or given back with it.
+ * No event (nothing a merchant watches changed). A `next` that changes what only a status change may (status, amount,
+ * fee, wallet shard) is refused before anything is written.
  */
-export function sameStatusWrites(
-  current: PaymentIntent,
-  next: PaymentIntent,
-  dueAt: string,
-  index: Record<string, unknown> = { ...keys.due(current.paymentIntentId, dueAt), dueAt },
-  remove?: string[],
-): TxItem[] {
-  const moved = (['paymentIntentId', 'status', 'amountMinor', 'feeMinor', 'walletShard'] as const).filter((f) => next[f] !== current[f]);
-  if (moved.length || next.version !== current.version + 1)
-    throw new Error(`same-status write of ${current.paymentIntentId} changes ${moved.join(', ') || 'version'}`);
+export const sameStatusWrites = (current: PaymentIntent, next: PaymentIntent, dueAt: string): TxItem[] => [
   // The intent's write first (callers ask failedAt(0)).
-  return [versionedIntentWrite(current, next, index, remove), ...linkUseWrites(current, next)];
-}
+  keptStatusWrite(current, next, { ...keys.due(current.paymentIntentId, dueAt), dueAt }),
+  ...linkUseWrites(current, next),
+];
 
 /**
- * sameStatusWrites() of money the core held for the operator (holdApproval: next's heldApproval): out of the due index
- * (neither expiring nor asked about again) and into the held list.
+ * sameStatusWrites() of a change no payment link's use moves with (a deposit's charge answered: a deposit has no link),
+ * without the link's writes, so the deposit request's Lambda carries none of their rules; refused when one would move.
+ */
+export const unlinkedSameStatusWrites = (current: PaymentIntent, next: PaymentIntent, dueAt: string): TxItem[] => [
+  keptStatusWrite(current, next, { ...keys.due(current.paymentIntentId, dueAt), dueAt }, undefined, true),
+];
+
+/**
+ * sameStatusWrites() of money the core held for the operator (holdApproval: next's heldApproval, no link's use moved):
+ * out of the due index (neither expiring nor asked about again) and into the held list.
  */
 export function heldWrites(current: PaymentIntent, next: PaymentIntent): TxItem[] {
   const held = heldApprovalOf(next);
   if (!held) throw new Error(`${current.paymentIntentId} is not held`);
-  return sameStatusWrites(current, next, held.heldAt, keys.heldApproval(current.paymentIntentId, held.heldAt), ['dueAt']);
+  return [keptStatusWrite(current, next, keys.heldApproval(current.paymentIntentId, held.heldAt), ['dueAt'], true)];
+}
+
+/** The intent's write of a same-status change (`unlinked`: one that must move no payment link's use). */
+function keptStatusWrite(current: PaymentIntent, next: PaymentIntent, index: Record<string, unknown>, remove?: string[], unlinked?: true) {
+  const moved = (['paymentIntentId', 'status', 'amountMinor', 'feeMinor', 'walletShard'] as const).filter((f) => next[f] !== current[f]);
+  if (unlinked && next.details.linkUseHeld !== current.details.linkUseHeld) moved.push('linkUseHeld' as never);
+  if (moved.length || next.version !== current.version + 1)
+    throw new Error(`same-status write of ${current.paymentIntentId} changes ${moved.join(', ') || 'version'}`);
+  return versionedIntentWrite(current, next, index, remove);
 }
 
 /**
