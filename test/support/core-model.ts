@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
-import { decideCharge, decideHeld, decideIntent, feeAtCreation, holdApproval } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideHeld, decideIntent, holdApproval, newIntent } from '#shared/domain/core/intent.ts';
 import { decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
 import { checkoutDetails, holdsLinkUse, maxPaymentAttempts } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
@@ -223,7 +223,7 @@ export interface Core {
   charge: typeof decideCharge;
   hold: typeof holdApproval;
   held: typeof decideHeld;
-  fee: typeof feeAtCreation;
+  create: typeof newIntent;
   linkUse: typeof linkUseOf;
   link: typeof decideLinkUse;
   credit: typeof decideTestCredit;
@@ -236,7 +236,7 @@ export const core: Core = {
   charge: decideCharge,
   hold: holdApproval,
   held: decideHeld,
-  fee: feeAtCreation,
+  create: newIntent,
   linkUse: linkUseOf,
   link: decideLinkUse,
   credit: decideTestCredit,
@@ -301,7 +301,16 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
       return { core: { ...core, link: (l, use, now) => core.link({ ...l, maxPayments: null }, use, now) }, conditional: true };
     case 'deposit-fee-dropped':
       // A deposit is created without its fee (credited in full, the platform short of it).
-      return { core: { ...core, fee: (type, amount, rate) => (type === 'deposit' ? 0 : core.fee(type, amount, rate)) }, conditional: true };
+      return {
+        core: {
+          ...core,
+          create: (input, now) => {
+            const created = core.create(input, now);
+            return input.intentType === 'deposit' ? { ...created, feeMinor: 0 } : created;
+          },
+        },
+        conditional: true,
+      };
     case 'note-on-final':
       // A final payment takes a note (changed after it ended) instead of refusing it.
       return {
@@ -425,7 +434,7 @@ function linkFixture(linkId: string, maxPayments: number, now: Date): PaymentLin
 }
 
 function paymentFixture(
-  fee: Core['fee'],
+  create: Core['create'],
   id: string,
   kind: PaymentKind,
   amountMinor: number,
@@ -434,52 +443,48 @@ function paymentFixture(
   paymentLinkId?: string,
 ): RefundableIntent {
   const at = now.toISOString();
-  return {
-    paymentIntentId: id,
-    merchantId,
-    mode: 'test',
-    intentType: kind === 'deposit' ? 'deposit' : 'checkout',
-    status: 'Pending',
-    amountMinor,
-    currency: 'PKR',
-    // The core's fee at creation, as deposit and checkout creation take it (a checkout's is decided when it is paid).
-    feeMinor: fee(kind === 'deposit' ? 'deposit' : 'checkout', amountMinor, { basisPoints: feeBps, fixedMinor: 0 }),
-    refundedMinor: 0,
-    refundReservedMinor: 0,
-    orderRef: { orderRef: id },
-    customerRef: null,
-    description: 'model',
-    metadataJson: null,
-    callbackUrl: null,
-    transactionReference: `T${id}`,
-    reason: null,
-    traceId: 'trace',
-    createdAt: at,
-    updatedAt: at,
-    expiresAt: null,
-    version: 1,
-    details:
-      kind === 'deposit'
-        ? { providerId: 1, requesting: true, walletChargeInfo: { status: 'Pending', message: 'requested' } }
-        : {
-            feeRate: { basisPoints: feeBps, fixedMinor: 0 },
-            ...(paymentLinkId ? { paymentLinkId, linkUseHeld: false } : {}),
-            // What is paying: a card being confirmed, or a wallet charge awaiting approval (what a held approval releases).
-            ...(kind === 'card'
-              ? {
-                  cardAuth: {
-                    stage: 'confirming',
-                    providerReference: `C${id}`,
-                    authenticationId: 'a',
-                    url: '',
-                    fields: {},
-                    card,
-                    startedAt: at,
-                  },
-                }
-              : { wallet: { provider: 1, stage: 'approval', providerReference: `W${id}`, otpAttempts: 0 }, walletProvider: 1 }),
-          },
-  };
+  // Made as deposit and checkout creation make it (newIntent: its fee at creation); the model does not expire sessions.
+  const made = create(
+    {
+      paymentIntentId: id,
+      merchantId,
+      mode: 'test',
+      intentType: kind === 'deposit' ? 'deposit' : 'checkout',
+      amountMinor,
+      currency: 'PKR',
+      feeRate: { basisPoints: feeBps, fixedMinor: 0 },
+      orderRef: { orderRef: id },
+      customerRef: null,
+      description: 'model',
+      metadataJson: null,
+      callbackUrl: null,
+      transactionReference: `T${id}`,
+      traceId: 'trace',
+      details:
+        kind === 'deposit'
+          ? { providerId: 1, requesting: true, walletChargeInfo: { status: 'Pending', message: 'requested' } }
+          : {
+              feeRate: { basisPoints: feeBps, fixedMinor: 0 },
+              ...(paymentLinkId ? { paymentLinkId, linkUseHeld: false } : {}),
+              // What is paying: a card being confirmed, or a wallet charge awaiting approval (what a held approval releases).
+              ...(kind === 'card'
+                ? {
+                    cardAuth: {
+                      stage: 'confirming',
+                      providerReference: `C${id}`,
+                      authenticationId: 'a',
+                      url: '',
+                      fields: {},
+                      card,
+                      startedAt: at,
+                    },
+                  }
+                : { wallet: { provider: 1, stage: 'approval', providerReference: `W${id}`, otpAttempts: 0 }, walletProvider: 1 }),
+            },
+    },
+    now,
+  );
+  return { ...made, expiresAt: null, refundReservedMinor: 0 };
 }
 
 /** The system under test: the core deciding, the in-memory store committing; `run` answers 'ok' or the refusal. */
@@ -521,7 +526,7 @@ class System {
       case 'pay': {
         const id = `p${++this.count}`;
         const linkId = cmd.link !== null && cmd.kind !== 'deposit' ? this.nth('l', cmd.link) : undefined;
-        const p = paymentFixture(this.c.fee, id, cmd.kind, cmd.amount, cmd.feeBps, now, linkId);
+        const p = paymentFixture(this.c.create, id, cmd.kind, cmd.amount, cmd.feeBps, now, linkId);
         return () => this.books.commit(read, [{ id, value: p }], [], now);
       }
       case 'payment': {
