@@ -18,7 +18,7 @@ import { targets } from './targets.ts';
  * functions/jobs.ts through the local job runner, as `npm start` does.
  *
  *   1. commit-to-receiver latency: BENCH_WEBHOOK_EVENTS (200) status changes committed with
- *      changeStatus(), one every BENCH_WEBHOOK_GAP_MS (20) ms; latency = the receiver has the whole
+ *      changeStatus() (test/support/intents.ts), one every BENCH_WEBHOOK_GAP_MS (20) ms; latency = the receiver has the whole
  *      body − changeStatus() returned (the commit), by the wall clock. Targets p50 ≤ 1 s, p99 ≤ 3 s.
  *   2. deliveries per second of one dispatcher process: BENCH_WEBHOOK_DELIVERIES (2000) messages
  *      queued first, then the dispatcher alone (BENCH_WEBHOOK_POLLERS = 20 queue pollers of 10, the job's maxConcurrency)
@@ -80,7 +80,7 @@ export async function runWebhookBench(): Promise<number> {
     const { db, captureConsumedCapacity } = await import('#shared/store/client.ts');
     cleanups.push(() => db().destroy());
     const { createMerchant } = await import('#shared/services/merchants.ts');
-    const { changeStatus } = await import('#shared/services/transactions.ts');
+    const { changeStatus } = await import('../test/support/intents.ts');
     const { publish } = await import('#shared/webhooks/queue.ts');
 
     const arrivals = new Map<string, number>();

@@ -14,7 +14,8 @@ import { sandboxCards } from '#shared/domain/sandbox.ts';
 import { sandboxOtp } from '#shared/providers/wallet-sandbox.ts';
 import { html, htmlDocument, type Html, type PageResult } from '#shared/http/pages.ts';
 import { cnicAskedFor, notAcceptingPaymentsMessage, type CheckoutRefusal } from '#shared/services/checkout.ts';
-import { heldMethod, isHeld } from '#shared/services/held-approvals.ts';
+import { isHeld } from '#shared/services/held-approvals.ts';
+import { heldMethod } from '#shared/domain/core/intent.ts';
 import { problemFor } from '#shared/http/problem.ts';
 
 /**

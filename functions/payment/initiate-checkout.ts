@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import * as routes from '#functions/routes/payment.ts';
-import { toMinor } from '#shared/domain/money.ts';
+import { checkoutRefusal } from '#shared/domain/core/intent.ts';
 import { assertSafeCallbackUrl } from '#shared/domain/webhook-url.ts';
 import { commit, httpHandler } from '#shared/http/pipeline.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
@@ -31,9 +31,9 @@ export const handler = httpHandler(routes.initiateCheckout, { body }, async (req
   const { auth, body: input } = request;
   const currency = f.supportedCurrency(input.currency || auth.merchantCurrency);
   const amountMinor = f.minorUnits(input.amount, currency);
-  if (amountMinor <= toMinor(10, currency)) {
-    throw new BusinessRuleError(`The checkout amount must be greater than 10 ${currency}.`, 'amount_below_minimum');
-  }
+  // The money core's minimum, asked before anything else (newCheckout asks it again).
+  const refused = checkoutRefusal(amountMinor, currency);
+  if (refused) throw new BusinessRuleError(refused.message, 'amount_below_minimum');
   if (auth.mode !== 'test' && !liveWalletConfigured()) {
     throw new BusinessRuleError(
       'Live checkout is not available: no card or wallet provider is configured for this deployment.',

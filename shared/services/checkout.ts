@@ -12,7 +12,6 @@ import {
   maxOtpAttempts,
   normaliseWalletNumber,
   offeredMethods,
-  sessionLifetimeMs,
   walletChargeStarted,
   type CardAuthSession,
   type CheckoutDetails,
@@ -36,9 +35,9 @@ import { getLink } from '#shared/store/payment-links.ts';
 import { limitReachedMessage } from '#shared/domain/payment-link.ts';
 import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeIntent, coreOutcome, intentReader, intentDecision, lookAgainLater, type Decision, type SameStatus } from './transactions.ts';
+import { changeIntent, intentReader, lookAgainLater, type IntentOutcome } from './transactions.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideIntent, feeAtCreation, type AttemptSource } from '#shared/domain/core/intent.ts';
+import { checkoutRefusal, decideIntent, newIntent, type AttemptSource } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -81,26 +80,25 @@ export function newCheckout(input: NewCheckout, now = new Date()): PaymentIntent
     // A link's session holds none of the link's uses until a payment attempt starts (holdLinkUse).
     ...(input.paymentLinkId ? { paymentLinkId: input.paymentLinkId, linkUseHeld: false } : {}),
   };
-  return {
-    paymentIntentId: randomUUID(),
-    merchantId: input.merchantId,
-    mode: input.mode,
-    intentType: 'checkout',
-    status: 'Pending',
-    amountMinor: input.amountMinor,
-    currency: input.currency,
-    feeMinor: feeAtCreation('checkout', input.amountMinor, input.feeRate),
-    refundedMinor: 0,
-    ...requestedFields(input),
-    transactionReference: `chk_${randomBytes(12).toString('hex')}`,
-    reason: null,
-    traceId: input.traceId,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + sessionLifetimeMs).toISOString(),
-    version: 1,
-    details: details as unknown as Record<string, unknown>,
-  };
+  // The money core's rules of a new checkout: its minimum, its fee at creation, its session's lifetime.
+  const refused = checkoutRefusal(input.amountMinor, input.currency);
+  if (refused) throw new BusinessRuleError(refused.message, 'amount_below_minimum');
+  return newIntent(
+    {
+      ...requestedFields(input),
+      paymentIntentId: randomUUID(),
+      merchantId: input.merchantId,
+      mode: input.mode,
+      intentType: 'checkout',
+      amountMinor: input.amountMinor,
+      currency: input.currency,
+      feeRate: input.feeRate,
+      traceId: input.traceId,
+      transactionReference: `chk_${randomBytes(12).toString('hex')}`,
+      details: details as unknown as Record<string, unknown>,
+    },
+    now,
+  );
 }
 
 /** `{checkout_url}/pay/{paymentIntentId}` (docs/merchant-guide.md, Hosted checkout); PUBLIC_BASE_URL is the checkout host. */
@@ -154,7 +152,7 @@ export class CheckoutRefusal extends DomainError {
 const notFound = () => new CheckoutRefusal('not_found', 'This payment link is not valid.');
 
 /** What a customer action or an answer about an attempt decides: a status change, or the session payable again. */
-type Outcome = Decision | SameStatus;
+type Outcome = IntentOutcome;
 type OutcomeResult = Awaited<ReturnType<typeof changeIntent>>;
 
 /**
@@ -162,8 +160,7 @@ type OutcomeResult = Awaited<ReturnType<typeof changeIntent>>;
  * (shared/domain/core/intent.ts: with a failed attempt behind it, `Failed` with the last attempt's reason,
  * docs/merchant-guide.md, Hosted checkout; a payment link's use given back with it).
  */
-const expiredDecision = (current: PaymentIntent, now: Date): Decision =>
-  intentDecision(current, { type: 'expire', reason: 'expired' }, now);
+const expiredDecision = (current: PaymentIntent, now: Date) => decideIntent(current, { type: 'expire', reason: 'expired' }, now);
 
 /**
  * A declined or failed payment attempt (docs/merchant-guide.md, Hosted checkout: Declined and
@@ -178,9 +175,9 @@ function failedAttempt(
   source: AttemptSource,
   failure: { reason: ReasonCode; reasonDetail?: string | null },
   now: Date,
-): Outcome | null {
+): Outcome {
   // The money core records the attempt and decides (shared/domain/core/intent.ts, attempt-failed): Failed, or payable again.
-  return coreOutcome(current, decideIntent(current, { type: 'attempt-failed', source, failure }, now));
+  return decideIntent(current, { type: 'attempt-failed', source, failure }, now);
 }
 const liveUnavailable = (form: 'card' | 'wallet') =>
   new CheckoutRefusal('business_rule', 'Live payments are not available: no payment provider is configured for this deployment.', form);
@@ -238,8 +235,8 @@ const approvalRecheckMs = 15_000;
  * A paid attempt: the money core records it and decides the payment, its fee and its credit (shared/domain/core/intent.ts,
  * attempt-paid). `takesLinkUse`: the payment takes its payment link's use as it is made (a sandbox card, in one step).
  */
-export const completedDecision = (current: PaymentIntent, source: AttemptSource, now = new Date(), takesLinkUse = false): Decision =>
-  intentDecision(current, { type: 'attempt-paid', source, takesLinkUse }, now);
+export const completedDecision = (current: PaymentIntent, source: AttemptSource, now = new Date(), takesLinkUse = false) =>
+  decideIntent(current, { type: 'attempt-paid', source, takesLinkUse }, now);
 
 /**
  * The provider's answer about a wallet charge decides the payment; Pending decides nothing, and
@@ -503,9 +500,7 @@ function restingDueAt(current: PaymentIntent): string {
  */
 function abandonedLinkUse(current: PaymentIntent, now: Date): Outcome | null {
   const release = linkUseReleaseAt(checkoutDetails(current));
-  return release !== undefined && now.getTime() >= release
-    ? coreOutcome(current, decideIntent(current, { type: 'attempt', linkUse: false }, now))
-    : null;
+  return release !== undefined && now.getTime() >= release ? decideIntent(current, { type: 'attempt', linkUse: false }, now) : null;
 }
 
 /**
@@ -739,7 +734,7 @@ export async function cancelCheckout(paymentIntentId: string, now = new Date()):
     if (awaitingApproval(details)) throw awaitingApprovalRefusal('page');
     if (details.cardAuth?.stage === 'confirming') throw cardConfirmingRefusal('page');
     if (details.wallet && (!started || !sameCharge(current, started))) throw changedRefusal(); // a charge was started meanwhile
-    return intentDecision(current, { type: 'cancel', reason: 'customer_cancelled' }, now);
+    return decideIntent(current, { type: 'cancel', reason: 'customer_cancelled' }, now);
   });
 }
 

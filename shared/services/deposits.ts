@@ -1,10 +1,11 @@
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideCharge, decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideIntent, depositRefusal, newIntent } from '#shared/domain/core/intent.ts';
+import type { ErrorCode } from '#shared/domain/error-codes.ts';
 import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
-import { heldApprovalDeclinedReason, isTerminal, requestedFields, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
+import { isTerminal, requestedFields, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, type Currency } from '#shared/domain/money.ts';
 import { walletProviders, type WalletProviderId } from '#shared/domain/providers.ts';
@@ -32,19 +33,18 @@ import {
   getIntent,
   orderRefTaken,
   providerReferenceWrite,
-  sameStatusWrites,
+  unlinkedSameStatusWrites,
 } from '#shared/store/intents.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
-import { changeStatus, intentDecision, lookAgainLater, requiredCoreDecision, type Decision } from './transactions.ts';
+import { changeIntent, lookAgainLater, type IntentOutcome } from './transactions.ts';
 
 /**
  * Deposits: a direct charge against a customer's mobile wallet (docs/merchant-guide.md, Deposits).
  * Acceptance is not payment: the intent stays Pending until the provider's authoritative answer,
  * its status inquiry (asked by the reconciler, or at once when the provider's callback notifies),
  * makes it Completed, Failed or Expired. The reconciler is the due sweeper: a deposit is due a few seconds after it starts and
- * then every 15 s until it expires.
+ * then every 15 s until it expires (its approval window: newIntent, shared/domain/core/intent.ts).
  */
-export const depositApprovalWindowMs = 5 * 60_000;
 const reconcileEveryMs = 15_000;
 
 export interface DepositInput {
@@ -121,13 +121,8 @@ const refusalOf = (refused: Extract<ChargeStart, { accepted: false }>) =>
  */
 export async function createDeposit(input: DepositInput, now = new Date()): Promise<RequestChange<DepositResponse>> {
   const provider = walletProviders[input.providerId];
-  if (input.currency !== 'PKR') throw new BusinessRuleError(`${provider.name} charges in PKR only.`, 'unsupported_currency');
-  if (input.amountMinor < provider.minimumDepositMinor) {
-    throw new BusinessRuleError(
-      `The minimum deposit with ${provider.name} is ${fromMinor(provider.minimumDepositMinor, 'PKR')} PKR.`,
-      'amount_below_minimum',
-    );
-  }
+  const refused = depositRefusal(input.amountMinor, input.currency, input.providerId);
+  if (refused) throw new BusinessRuleError(refused.message, refused.refused as ErrorCode);
   if (input.callbackUrl) await assertSafeCallbackUrl(input.callbackUrl, input.allowInsecureWebhooks);
   const adapter = walletAdapter(input.mode, input.providerId);
   if (!adapter)
@@ -157,32 +152,30 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
     errorDetails: null,
     traceId: input.traceId,
   };
-  const intent: PaymentIntent = {
-    paymentIntentId,
-    merchantId: input.merchantId,
-    mode: input.mode,
-    intentType: 'deposit',
-    status: 'Pending',
-    amountMinor: input.amountMinor,
-    currency: input.currency,
-    feeMinor: feeAtCreation('deposit', input.amountMinor, input.fee),
-    refundedMinor: 0,
-    ...requestedFields(input),
-    // The transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
-    transactionReference: requested.providerReference,
-    reason: null,
-    traceId: input.traceId,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + depositApprovalWindowMs).toISOString(),
-    version: 1,
-    details: {
-      providerId: input.providerId,
-      walletNumberLast4: input.mobileNumber.slice(-4),
-      walletChargeInfo,
-      ...requested,
-    } satisfies DepositDetails,
+  const recorded: DepositDetails = {
+    providerId: input.providerId,
+    walletNumberLast4: input.mobileNumber.slice(-4),
+    walletChargeInfo,
+    ...requested,
   };
+  // The money core's rules of a new deposit (checked above, before anything else): its fee, its approval window.
+  const intent = newIntent(
+    {
+      ...requestedFields(input),
+      paymentIntentId,
+      merchantId: input.merchantId,
+      mode: input.mode,
+      intentType: 'deposit',
+      traceId: input.traceId,
+      amountMinor: input.amountMinor,
+      currency: input.currency,
+      feeRate: input.fee,
+      // The transaction reference of a wallet charge is the provider's; lookups and webhooks use it.
+      transactionReference: requested.providerReference,
+      details: recorded as unknown as Record<string, unknown>,
+    },
+    now,
+  );
   const created = [
     ...createIntentWrites(intent, { dueAt }),
     providerReferenceWrite(provider.code, requested.providerReference, { paymentIntentId, mode: input.mode }),
@@ -222,7 +215,7 @@ export async function createDeposit(input: DepositInput, now = new Date()): Prom
       const answer = { type: 'answered' as const, status: started.status, message: started.message, unanswered: started.unanswered };
       const answered = decideCharge(current, answer, now);
       if (isRefusal(answered)) return { writes: [], response: depositResponse(current) };
-      const writes = sameStatusWrites(current, answered.state, firstInquiryAt(adapter, now).toISOString());
+      const writes = unlinkedSameStatusWrites(current, answered.state, firstInquiryAt(adapter, now).toISOString());
       return { writes, response: depositResponse(answered.state), refused: again };
     },
     fallback: async () => {
@@ -250,46 +243,41 @@ const chargeInfo = (current: PaymentIntent, status: string, extra: Partial<Walle
   walletChargeInfo: { ...details(current).walletChargeInfo, status, ...extra },
 });
 
-/** The approved deposit: Completed, the wallet credited net of the fee (journal in the same transaction). */
-export function depositCompletedDecision(current: PaymentIntent, now: Date): Decision {
-  const d = details(current);
-  const complete = {
-    type: 'complete' as const,
-    through: { deposit: d.providerId },
-    details: chargeInfo(current, 'Completed', { message: 'Approved by the customer.' }),
-  };
-  // The money core decides the deposit and its credit (shared/domain/core/intent.ts).
-  return requiredCoreDecision(current, decideIntent(current, complete, now), { journalAt: now });
-}
+/** What an approved deposit records of its charge (and when the provider recorded it, for reconciling its reports). */
+const approvedCharge = (current: PaymentIntent, providerTime?: string) => ({
+  ...chargeInfo(current, 'Completed', { message: 'Approved by the customer.' }),
+  ...(providerTime ? { providerTime } : {}),
+});
 
-/** A held approval the operator declined: Failed, nothing credited; the customer is refunded at the provider. */
-export function depositDeclinedByOperatorDecision(current: PaymentIntent, now: Date): Decision {
+/** What a held deposit records of its charge when the operator releases or declines it (a checkout records nothing). */
+export function heldChargeDetails(current: PaymentIntent, decision: 'release' | 'decline') {
+  if (current.intentType !== 'deposit') return undefined;
+  if (decision === 'release') return approvedCharge(current);
   const errorDetails = 'The payment was not accepted for this merchant; the customer is refunded by the wallet provider.';
-  const details = chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails });
-  return intentDecision(current, { type: 'fail', reason: heldApprovalDeclinedReason, details }, now);
+  return chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails });
 }
 
 /**
  * What the provider's authoritative answer means for a deposit (Completed credits the wallet, net
  * of the fee). A held approval (suspended merchant) is decided by the operator only: null.
  */
-export function decideDeposit(current: PaymentIntent, answer: SettledStatus, now: Date): Decision | null {
+export function decideDeposit(current: PaymentIntent, answer: SettledStatus, now: Date): IntentOutcome | null {
   if (isHeld(current)) return null;
   switch (answer.status) {
     case 'Approved': {
-      const completed = depositCompletedDecision(current, now);
-      // When the provider recorded the charge (Easypaisa's transactionDateTime): kept for reconciling its reports.
-      return answer.providerTime ? { ...completed, details: { ...completed.details, providerTime: answer.providerTime } } : completed;
+      // The money core decides the deposit and its credit, net of its fee (shared/domain/core/intent.ts).
+      const complete = { type: 'complete' as const, through: { deposit: details(current).providerId } };
+      return decideIntent(current, { ...complete, details: approvedCharge(current, answer.providerTime) }, now);
     }
     case 'Declined': {
       const errorDetails = 'The customer did not approve the payment.';
       const details = chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails });
-      return intentDecision(current, { type: 'fail', ...walletDecline(answer.reason), details }, now);
+      return decideIntent(current, { type: 'fail', ...walletDecline(answer.reason), details }, now);
     }
     case 'Pending': {
       if (!current.expiresAt || now.getTime() < Date.parse(current.expiresAt)) return null;
       const details = chargeInfo(current, 'Expired', { isSuccess: false });
-      return intentDecision(current, { type: 'expire', reason: 'not_approved', details }, now);
+      return decideIntent(current, { type: 'expire', reason: 'not_approved', details }, now);
     }
   }
 }
@@ -346,7 +334,7 @@ export async function reconcileDeposit(
     );
     if (held) return unchanged(held, true);
   }
-  const result = await changeStatus(
+  const result = await changeIntent(
     intent.paymentIntentId,
     (current) => decideDeposit(current, answer, now),
     () => now,
@@ -366,7 +354,7 @@ export async function reconcileDeposit(
  * and nobody was credited. The status is never moved back; operators must refund the customer at
  * the provider (this error line is what the alarm on errors catches).
  */
-function reportLateApproval(result: Awaited<ReturnType<typeof changeStatus>>, answer: SettledStatus) {
+function reportLateApproval(result: Awaited<ReturnType<typeof changeIntent>>, answer: SettledStatus) {
   if (
     answer.status === 'Approved' &&
     !result.changed &&

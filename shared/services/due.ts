@@ -9,7 +9,7 @@ import { reconcileWithdrawal } from './withdrawals.ts';
 
 /**
  * What happens when an intent's due time comes (it sits in the GSI2 due index until then). Each
- * product registers its handler in `dueHandlers`; a handler decides through changeStatus(), so a
+ * product registers its handler in `dueHandlers`; a handler decides through changeIntent(), so a
  * due item processed twice (overlapping sweeps) still changes once.
  */
 export type DueHandler = (intent: PaymentIntent, now: Date) => Promise<void>;

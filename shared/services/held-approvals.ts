@@ -1,11 +1,12 @@
-import { checkoutDetails } from '#shared/domain/checkout.ts';
 import { again, retry, retryPolicies } from '#shared/retry.ts';
+import { isRefusal } from '#shared/domain/core/decision.ts';
+import { heldMethod, holdApproval } from '#shared/domain/core/intent.ts';
 import { heldApprovalOf, type HeldApproval, type PaymentIntent } from '#shared/domain/intent.ts';
 import { merchantMaySubmit } from '#shared/domain/merchant.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
-import { holdApprovalWrite } from '#shared/store/intents.ts';
+import { heldWrites } from '#shared/store/intents.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 import { intentReader } from './transactions.ts';
 
@@ -16,18 +17,10 @@ import { intentReader } from './transactions.ts';
  * index (so it neither expires nor is asked about again), in the held list, until an operator runs
  * `npm run ops -- deposit release|decline <id>` (shared/services/held-decisions.ts). While held,
  * every provider path decides nothing about it (decideDeposit, the checkout sweep), so the only way
- * to credit it is the operator's release, one conditional transaction.
+ * to credit it is the operator's release, one conditional transaction. The money core decides the hold
+ * (holdApproval); the store writes the held state it returns (heldWrites).
  */
 export const isHeld = (intent: PaymentIntent): boolean => heldApprovalOf(intent) !== undefined;
-
-/**
- * What paid a held (or holdable) intent: a live card payment being confirmed (its card was
- * captured at the card provider) or a wallet charge (deposit or checkout). The operator's texts
- * and the hosted page say where the customer's money is.
- */
-export type HeldMethod = 'card' | 'wallet';
-export const heldMethod = (intent: PaymentIntent): HeldMethod =>
-  intent.intentType === 'checkout' && checkoutDetails(intent).cardAuth?.stage === 'confirming' ? 'card' : 'wallet';
 
 /** The WARN line of a hold, as the runbook quotes it: `wallet approval held` or `card payment held`. */
 const heldMessage = { wallet: 'wallet approval held', card: 'card payment held' } as const;
@@ -50,14 +43,14 @@ export async function holdApprovalIfSuspended(
     retryPolicies.versionRace,
     async () => {
       const current = await read();
-      if (!current || current.status !== 'Pending') return undefined;
+      if (current?.status !== 'Pending') return undefined;
       if (isHeld(current)) return current;
       if (!applies(current)) return undefined;
-      if (merchantMaySubmit(await getMerchant(current.merchantId, true))) return undefined;
-      const held: HeldApproval = { heldAt: now.toISOString(), ...approval };
-      const { next, write } = holdApprovalWrite(current, held, now);
+      const merchantActive = merchantMaySubmit(await getMerchant(current.merchantId, true));
+      const held = holdApproval(current, { type: 'hold-approval', approval, merchantActive }, now);
+      if (isRefusal(held)) return undefined;
       try {
-        await transact([write]);
+        await transact(heldWrites(current, held.state));
       } catch (error) {
         if (error instanceof TransactionFailed && error.failedAt(0)) return again; // changed meanwhile: look again
         throw error;
@@ -76,7 +69,7 @@ export async function holdApprovalIfSuspended(
           source: approval.source,
         },
       );
-      return next;
+      return held.state;
     },
     () => new Error(`could not hold the approval of ${paymentIntentId}: too much contention`),
   );

@@ -1,19 +1,17 @@
-import { checkoutDetails } from '#shared/domain/checkout.ts';
-import { heldApprovalDeclinedReason, heldApprovalOf, type PaymentIntent } from '#shared/domain/intent.ts';
+import { decideHeld, heldMethod, type HeldMethod } from '#shared/domain/core/intent.ts';
+import { heldApprovalOf, type PaymentIntent } from '#shared/domain/intent.ts';
 import { logger } from '#shared/logger.ts';
 import { getIntent, listHeldApprovals } from '#shared/store/intents.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
-import { completedDecision } from './checkout.ts';
-import { depositCompletedDecision, depositDeclinedByOperatorDecision } from './deposits.ts';
-import { heldMethod, type HeldMethod } from './held-approvals.ts';
+import { heldChargeDetails } from './deposits.ts';
 import { OperatorError } from './merchants.ts';
-import { changeStatus, intentDecision, transactionView, type Decision } from './transactions.ts';
+import { changeIntent, transactionView } from './transactions.ts';
 
 /**
  * The operator's decision about a held wallet approval or card payment (shared/services/held-approvals.ts), the
- * only way out of a hold: `npm run ops -- deposit release|decline <id>`. Each is ONE transaction
- * through changeStatus(): the intent update conditioned on its status (Pending) and version, its
- * outbox event and, for a release, the journal that credits the wallet. A second or concurrent
+ * only way out of a hold: `npm run ops -- deposit release|decline <id>`. The money core decides it (decideHeld:
+ * `release-held` / `decline-held`), ONE transaction through changeIntent(): the intent update conditioned on its
+ * status (Pending) and version, its outbox event and, for a release, the journal that credits the wallet. A second or concurrent
  * decision finds the intent no longer held and fails loudly, so a held approval is credited at
  * most once.
  */
@@ -36,18 +34,12 @@ export async function decideHeldApproval(paymentIntentId: string, decision: Held
             '; only a Pending held approval (a wallet approval or a captured card payment) can be released or declined'
         : `no transaction ${paymentIntentId}`,
     );
-  if (!found || found.status !== 'Pending' || !heldApprovalOf(found)) throw notHeld(found);
-  const result = await changeStatus(
+  if (found?.status !== 'Pending' || !heldApprovalOf(found)) throw notHeld(found);
+  // The money core checks the hold and decides: credited as what paid, or failed; the hold stamped with the decision.
+  const type = decision === 'release' ? 'release-held' : 'decline-held';
+  const result = await changeIntent(
     paymentIntentId,
-    (current): Decision | null => {
-      const held = heldApprovalOf(current);
-      if (current.status !== 'Pending' || !held || held.decision) return null;
-      const decided = {
-        heldApproval: { ...held, decision: decision === 'release' ? 'released' : 'declined', decidedAt: now.toISOString() },
-      };
-      const base = decision === 'release' ? released(current, now) : declined(current, now);
-      return { ...base, details: { ...base.details, ...decided } };
-    },
+    (current) => decideHeld(current, { type, details: heldChargeDetails(current, decision) }, now),
     () => now,
   );
   if (!result.changed) throw notHeld(result.intent);
@@ -75,20 +67,3 @@ export const refundAt = {
   card: "void or refund the customer's card at the card provider",
 } as const;
 const declinedMessage = (method: HeldMethod) => `${heldName[method]} declined by the operator: ${refundAt[method]}`;
-
-/** A release credits the held payment as what it is: a deposit, a checkout's wallet charge, or its captured card. */
-function released(current: PaymentIntent, now: Date): Decision {
-  if (current.intentType === 'deposit') return depositCompletedDecision(current, now);
-  const { wallet, cardAuth } = current.intentType === 'checkout' ? checkoutDetails(current) : { wallet: null, cardAuth: null };
-  if (heldMethod(current) === 'card' && cardAuth) return completedDecision(current, { card: cardAuth.card }, now);
-  if (!wallet) throw new OperatorError(`transaction ${current.paymentIntentId} has no wallet charge or card payment to release`);
-  return completedDecision(current, { walletProvider: wallet.provider }, now);
-}
-
-function declined(current: PaymentIntent, now: Date): Decision {
-  if (current.intentType === 'deposit') return depositDeclinedByOperatorDecision(current, now);
-  // A card payment's transaction keeps the card (brand, last four), as a failed card payment does.
-  const card = heldMethod(current) === 'card' ? checkoutDetails(current).cardAuth?.card : undefined;
-  const declinedBy = { reason: heldApprovalDeclinedReason, ...(card ? { details: { card } } : {}) };
-  return intentDecision(current, { type: 'fail', ...declinedBy }, now);
-}

@@ -17,7 +17,8 @@ import { transact, TransactionFailed } from '#shared/store/client.ts';
 import { getMerchantCached } from '#shared/store/merchants.ts';
 import { getLink, linkSessionWrites } from '#shared/store/payment-links.ts';
 import { newCheckout, notAcceptingPaymentsMessage, saveCheckout } from './checkout.ts';
-import { checkoutMinimum, paymentLinkUrl } from './payment-links.ts';
+import { paymentLinkUrl } from './payment-links.ts';
+import { checkoutMinimumMinor } from '#shared/domain/core/intent.ts';
 
 /**
  * The customer's side of a payment link (docs/payment-links.md, The customer's page): the link's
@@ -141,7 +142,7 @@ export async function payWithLink(linkId: string, form: LinkForm, traceId: strin
   if (charge && 'field' in charge) errors[charge.field] = charge.message;
   if (Object.keys(errors).length || !charge || 'field' in charge)
     throw new LinkRefusal('invalid', 'Check the details below and try again.', errors);
-  if (charge.amountMinor <= checkoutMinimum(link.currency))
+  if (charge.amountMinor <= checkoutMinimumMinor(link.currency))
     throw new LinkRefusal('invalid', `The amount must be greater than 10 ${link.currency}.`, { amount: 'Enter a larger amount.' });
   const merchant = await getMerchantCached(link.merchantId);
   const intent = newCheckout(

@@ -3,7 +3,7 @@ import { decideLinkCreate, type LinkCreateRefusal, type NewPaymentLink } from '#
 import type { Mode } from '#shared/domain/credentials.ts';
 import type { ErrorCode } from '#shared/domain/error-codes.ts';
 import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
-import { fromMinor, toMinor, type Currency } from '#shared/domain/money.ts';
+import { fromMinor } from '#shared/domain/money.ts';
 import {
   linkUnavailable,
   newPaymentLinkId,
@@ -24,6 +24,7 @@ import {
   setLinkActiveWrite,
 } from '#shared/store/payment-links.ts';
 import type { FinalChange } from '#shared/store/request.ts';
+import { checkoutMinimumMinor } from '#shared/domain/core/intent.ts';
 import { liveWalletConfigured } from '#shared/providers/wallet.ts';
 import { transactionView } from './transactions.ts';
 
@@ -73,9 +74,6 @@ export function paymentLinkView(link: PaymentLink, now = new Date()) {
 }
 export type PaymentLinkView = ReturnType<typeof paymentLinkView>;
 
-/** A payment on a link must be a checkout the API would accept: more than 10 in the link's currency. */
-export const checkoutMinimum = (currency: Currency) => toMinor(10, currency);
-
 /** A new link's refusal as the API and the dashboard answer it. */
 const refusalError = (r: LinkCreateRefusal) =>
   r.field
@@ -88,7 +86,7 @@ export function createPaymentLink(
   input: NewPaymentLink,
   now = new Date(),
 ): FinalChange<PaymentLinkView> {
-  const minimumMinor = checkoutMinimum(input.currency);
+  const minimumMinor = checkoutMinimumMinor(input.currency);
   const d = decideLinkCreate({ linkId: newPaymentLinkId(), owner, input, minimumMinor, liveProvider: liveWalletConfigured() }, now);
   if (isRefusal(d)) throw refusalError(d);
   return { writes: [createLinkWrite(d.state)], response: paymentLinkView(d.state, now) };

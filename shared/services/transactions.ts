@@ -1,7 +1,5 @@
 import type { Mode } from '#shared/domain/credentials.ts';
 import { isTerminal, type IntentStatus, type IntentType, type PaymentIntent } from '#shared/domain/intent.ts';
-import type { ReasonCode } from '#shared/domain/reasons.ts';
-import type { Journal, WalletDelta } from '#shared/domain/ledger.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import { attemptsOf, attemptView, checkoutDetails } from '#shared/domain/checkout.ts';
 import { changeVersioned } from '#shared/store/versioned.ts';
@@ -18,68 +16,26 @@ import {
   transitionWrites,
   type Transition,
 } from '#shared/store/intents.ts';
-import { postJournal } from '#shared/store/wallets.ts';
-import { isRefusal, type Decision as CoreDecision } from '#shared/domain/core/decision.ts';
-import { decideIntent, type IntentCommand } from '#shared/domain/core/intent.ts';
-import { journalEntry } from './commit.ts';
+import { isRefusal, type Decided, type Decision } from '#shared/domain/core/decision.ts';
+import { decideIntent } from '#shared/domain/core/intent.ts';
+import { journalWrites } from './commit.ts';
 import { type Contact, pageCustomerPayments } from '#shared/store/customer-index.ts';
 import { searchReferences } from '#shared/store/reference-index.ts';
 
 /**
  * Status changes and the transaction object of docs/merchant-guide.md, Transaction lookup. Every outcome (payment result, expiry,
- * provider callback, reconciler answer, operator decision) goes through changeStatus(): read the
- * intent, let the caller decide, commit the change + its outbox event + its journal in ONE
- * transaction conditioned on the version read. A lost race re-reads and decides again, so exactly
- * one outcome wins and a terminal status is never left.
+ * provider callback, reconciler answer, operator decision) is a decision of the money core (shared/domain/core:
+ * decideIntent, decidePayout, …) committed through changeIntent(): read the intent, decide, commit the state the core
+ * returned + its outbox event + its journal in ONE transaction conditioned on the version read. A lost race re-reads
+ * and decides again, so exactly one outcome wins and a terminal status is never left.
  */
-export interface Decision {
-  to: IntentStatus;
-  /** A stable code; free text goes in reasonDetail. */
-  reason?: ReasonCode | null;
-  reasonDetail?: string | null;
-  details?: Record<string, unknown>;
-  feeMinor?: number;
-  dueAt?: string | null;
-  /** Ledger movement committed with the change (e.g. crediting the wallet on Completed). */
-  journal?: { journal: Journal; delta: WalletDelta };
-}
 
 /**
- * A decision of the money core about an intent (shared/domain/core: decidePayout, decideIntent) as the change this
- * module commits: the status, reason and details the core decided, its journal given an id and `journalAt` (the
- * commit path, ./commit.ts); null when the core refuses (nothing changes).
+ * A decision of the money core about an intent as changeIntent commits it (a refusal changes nothing), due again at
+ * `dueAt`: a status change stays in the due index unless given one (null: leaves it); a change that keeps the status
+ * is due at `dueAt`, else at the intent's expiry (money held for the operator leaves the due index instead).
  */
-export function coreDecision(
-  current: PaymentIntent,
-  decision: CoreDecision<PaymentIntent>,
-  extra: { dueAt?: string | null; journalAt?: Date } = {},
-): Decision | null {
-  if (isRefusal(decision)) return null;
-  const next = decision.state;
-  if (decision.journals.length > 1) throw new Error(`an intent's change posts one journal, not ${decision.journals.length}`);
-  const [draft] = decision.journals;
-  return {
-    to: next.status,
-    // The reason as the core left it (a code; an older intent's free text stays as it was).
-    reason: next.reason as ReasonCode | null,
-    reasonDetail: next.reasonDetail ?? null,
-    details: next.details,
-    feeMinor: next.feeMinor,
-    ...(extra.dueAt !== undefined ? { dueAt: extra.dueAt } : {}),
-    ...(draft ? { journal: journalEntry(draft, current, extra.journalAt ?? new Date()) } : {}),
-  };
-}
-
-/**
- * coreDecision() that also takes the core's same-status decisions (a checkout's attempt recorded, a link use taken or
- * given back): the session as the core left it, due at its expiry; null when the core refuses.
- */
-export const coreOutcome = (current: PaymentIntent, d: CoreDecision<PaymentIntent>): Decision | SameStatus | null =>
-  !isRefusal(d) && d.state.status === current.status ? keptStatus(d, current.expiresAt!) : coreDecision(current, d);
-
-/** A decision of the core that keeps the status (keepingStatus) as the change this module commits, due again at `dueAt`. */
-export const keptStatus = (d: CoreDecision<PaymentIntent>, dueAt: string): SameStatus | null =>
-  isRefusal(d) ? null : { sameStatus: true, next: d.state, dueAt };
+export type IntentOutcome = Decision<PaymentIntent> & { dueAt?: string | null };
 
 /**
  * "Look again later": the core's `note` (decideIntent), the intent due again at `dueAt` with `details` noted. False when
@@ -90,53 +46,26 @@ export async function lookAgainLater(intent: PaymentIntent, dueAt: string, now: 
   return !isRefusal(noted) && rescheduleDue(intent, noted.state, dueAt);
 }
 
-/** coreDecision() for a caller that decided only what the state machine permits: a refusal is a bug, thrown. */
-export function requiredCoreDecision(current: PaymentIntent, decision: CoreDecision<PaymentIntent>, extra: { journalAt?: Date } = {}) {
-  const change = coreDecision(current, decision, extra);
-  if (!change) throw new Error(`${current.paymentIntentId}: ${isRefusal(decision) ? decision.message : 'refused'}`);
-  return change;
-}
-
-/** The money core's decision about a checkout or deposit (decideIntent) as its change; a refusal is a bug, thrown. */
-export const intentDecision = (current: PaymentIntent, command: IntentCommand, now: Date) =>
-  requiredCoreDecision(current, decideIntent(current, command, now));
-
 export type ChangeResult =
-  | { changed: true; intent: PaymentIntent; transition: Transition }
+  | { changed: true; intent: PaymentIntent; transition?: Transition | undefined }
   | { changed: false; intent: PaymentIntent | undefined };
 
-export function changeStatus(
-  paymentIntentId: string,
-  decide: (current: PaymentIntent) => Decision | null,
-  now: () => Date = () => new Date(),
-): Promise<ChangeResult> {
-  return changeIntent(paymentIntentId, decide, now) as Promise<ChangeResult>;
-}
-
 /**
- * A change that keeps the status, as the money core decided it (`next`, keepingStatus): the intent learns something (a
- * rail accepted a payout) or is due again later. No event is written: nothing a merchant watches has changed.
+ * The writes of the core's decision about `current` (the state it decided, its event, its journals given their id and
+ * time `now`), for changeIntent or for a request that commits them itself (shared/store/request.ts); `committed`
+ * reports a final status's outcome metric once the writes are committed. A decision that keeps the status writes no
+ * event (sameStatusWrites); one that moves it, only a move the state machine permits (transitionWrites).
  */
-export interface SameStatus {
-  sameStatus: true;
-  next: PaymentIntent;
-  dueAt: string;
-}
-
-/**
- * The writes of a decision about `current` (its version-conditioned update, event, journal), for
- * changeIntent or for a request that commits them itself (shared/store/request.ts); `committed`
- * reports a final status's outcome metric once the writes are committed.
- */
-export function intentChange(current: PaymentIntent, decision: Decision | SameStatus, now: Date) {
-  if ('sameStatus' in decision)
-    return { next: decision.next, writes: sameStatusWrites(current, decision.next, decision.dueAt), committed: () => undefined };
-  const transition = transitionWrites(current, decision.to, { ...decision, now });
-  const { next } = transition;
+export function intentChange(current: PaymentIntent, d: Decided<PaymentIntent> & { dueAt?: string | null }, now: Date) {
+  const next = d.state;
+  const journals = journalWrites(d.journals, current, now);
+  if (next.status === current.status)
+    return { next, writes: [...sameStatusWrites(current, next, d.dueAt ?? current.expiresAt!), ...journals], committed: () => {} };
+  const transition = transitionWrites(current, next, { dueAt: d.dueAt, now });
   return {
     next,
     transition,
-    writes: [...transition.writes, ...(decision.journal ? postJournal(decision.journal) : [])],
+    writes: [...transition.writes, ...journals],
     committed: () => isTerminal(next.status) && emitOutcome('payment', next.status, current.amountMinor, current.intentType),
   };
 }
@@ -155,22 +84,23 @@ export function intentReader(paymentIntentId: string, known?: PaymentIntent): ()
 }
 
 /**
- * changeStatus() that also accepts same-status changes (shared/store/intents.ts sameStatusWrites). `known`: the intent
- * as this request last read or committed it, decided on first (a stale one loses the version race and is read again).
+ * Reads, decides (`decide`: the money core's decision about the intent as read, null to change nothing) and commits it.
+ * `known`: the intent as this request last read or committed it, decided on first (a stale one loses the version race
+ * and is read again).
  */
 export async function changeIntent(
   paymentIntentId: string,
-  decide: (current: PaymentIntent) => Decision | SameStatus | null,
+  decide: (current: PaymentIntent) => IntentOutcome | null,
   now: () => Date = () => new Date(),
   known?: PaymentIntent,
-): Promise<ChangeResult | { changed: true; intent: PaymentIntent; transition?: undefined }> {
+): Promise<ChangeResult> {
   let change: ReturnType<typeof intentChange> | undefined;
   const result = await changeVersioned<PaymentIntent>(
     'intent',
     intentReader(paymentIntentId, known),
     (current) => {
       const decision = isTerminal(current.status) ? null : decide(current);
-      change = decision ? intentChange(current, decision, now()) : undefined;
+      change = decision && !isRefusal(decision) ? intentChange(current, decision, now()) : undefined;
       return change ?? null;
     },
     { label: `the status of ${paymentIntentId}`, committed: () => change?.committed() },

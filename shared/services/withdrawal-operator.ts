@@ -6,7 +6,7 @@ import { payoutRail } from '#shared/providers/rails.ts';
 import { findIntent, getIntent } from '#shared/store/intents.ts';
 import { merchantMaySubmitNow } from './merchant-gate.ts';
 import { submitOnce } from './outbound.ts';
-import { changeStatus, coreDecision, transactionView } from './transactions.ts';
+import { changeIntent, transactionView } from './transactions.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
 import { assertPayoutComplete, payouts, providerUnavailable } from './withdrawals.ts';
 
@@ -56,9 +56,10 @@ export async function approveWithdrawal(
   const now = new Date();
   const reconcileAt = new Date(now.getTime() + rail.timings.inquireAfterMs);
   const approve = { type: 'approve' as const, provider: rail.name, reconcileAt, ...given };
-  const approved = await changeStatus(found.paymentIntentId, (current) =>
-    coreDecision(current, decidePayout(current, approve, now), { dueAt: reconcileAt.toISOString() }),
-  );
+  const approved = await changeIntent(found.paymentIntentId, (current) => ({
+    ...decidePayout(current, approve, now),
+    dueAt: reconcileAt.toISOString(),
+  }));
   if (!approved.changed)
     throw new BusinessRuleError(
       `withdrawal ${found.paymentIntentId} is ${approved.intent?.status}; only a Pending withdrawal can be approved`,
@@ -76,9 +77,7 @@ export async function rejectWithdrawal(
   scope?: { merchantId: string; mode: Mode },
 ) {
   const found = await findWithdrawal(reference, scope);
-  const rejected = await changeStatus(found.paymentIntentId, (current) =>
-    coreDecision(current, decidePayout(current, { type: 'reject', reason }, new Date())),
-  );
+  const rejected = await changeIntent(found.paymentIntentId, (current) => decidePayout(current, { type: 'reject', reason }, new Date()));
   if (!rejected.changed)
     throw new BusinessRuleError(
       `withdrawal ${found.paymentIntentId} is ${rejected.intent?.status}; only a Pending withdrawal can be rejected`,

@@ -117,8 +117,8 @@ async function recordWithdrawal(input: WithdrawalInput, place: PlaceHold): Promi
       const decide = answer && answerDecision(payouts, rail, intent, answer, now);
       const current = decide ? ((await getIntent(intent.paymentIntentId)) ?? intent) : intent;
       const decision = decide?.(current);
-      const change = decision ? intentChange(current, decision, new Date()) : undefined;
-      const released = decision && 'to' in decision && decision.to === 'Failed';
+      const change = decision && !isRefusal(decision) ? intentChange(current, decision, new Date()) : undefined;
+      const released = change?.next.status === 'Failed';
       const final = change?.next ?? current;
       return {
         writes: change?.writes ?? [],

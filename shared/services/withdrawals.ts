@@ -7,7 +7,7 @@ import type { Rail } from '#shared/providers/rail.ts';
 import { payoutRail } from '#shared/providers/rails.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { inquireOrLater, later, type OutboundProduct } from './outbound.ts';
-import { changeIntent, coreDecision, keptStatus, type Decision, type SameStatus } from './transactions.ts';
+import { changeIntent, type IntentOutcome } from './transactions.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
 
 /**
@@ -72,7 +72,7 @@ export function assertPayoutComplete(rail: Rail<PayoutInstruction>, target: Part
   });
 }
 
-type PayoutChange = Decision | SameStatus;
+type PayoutChange = IntentOutcome;
 
 /** Payouts over the outbound-transfer engine: their instruction and transitions. */
 export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutChange> = {
@@ -87,19 +87,19 @@ export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutCh
     if (current.version !== asked.version) return null;
     const expectedBy = answer.estimatedCompletionAt ?? new Date(now.getTime() + rail.timings.firstCheckAfterMs);
     const accepted = { type: 'accepted' as const, providerReference: answer.providerReference, expectedBy, message: answer.message };
-    return keptStatus(decidePayout(current, accepted, now), later(now, rail.timings.firstCheckAfterMs));
+    return { ...decidePayout(current, accepted, now), dueAt: later(now, rail.timings.firstCheckAfterMs) };
   },
   completed: ({ current, rail, now }, answer) => {
     const complete = { type: 'complete' as const, ledgerAccount: rail.ledgerAccount, completedAt: answer.completedAt ?? now };
-    return coreDecision(current, decidePayout(current, { ...complete, providerReference: answer.providerReference ?? null }, now));
+    return decidePayout(current, { ...complete, providerReference: answer.providerReference ?? null }, now);
   },
   failed: ({ current, now }, why) => {
     if (why.kind === 'rejected' && why.internal)
       logger.error('payout not submitted', { paymentIntentId: current.paymentIntentId, detail: why.reason });
-    return coreDecision(current, decidePayout(current, { type: 'fail', failure: why }, now));
+    return decidePayout(current, { type: 'fail', failure: why }, now);
   },
   dueAgain: ({ current, asked, now }, dueAt) =>
-    current.version === asked.version ? keptStatus(decidePayout(current, { type: 'note' }, now), dueAt) : null,
+    current.version === asked.version ? { ...decidePayout(current, { type: 'note' }, now), dueAt } : null,
 };
 
 /**

@@ -7,15 +7,13 @@ import {
   type TransactionStatusChanged,
   type WebhookEvent,
 } from '#shared/domain/events.ts';
-import type { ReasonCode } from '#shared/domain/reasons.ts';
-import { intentTransition } from '#shared/domain/core/intent.ts';
 import {
   canTransition,
   intentStatuses,
   intentTypes,
+  heldApprovalOf,
   IllegalTransition,
   isTerminal,
-  type HeldApproval,
   type IntentStatus,
   type IntentType,
   type PaymentIntent,
@@ -99,26 +97,22 @@ export interface Transition {
 }
 
 /**
- * A status change of an intent read at `current.version`. The update only applies if the intent is
- * still at that version and status (so two racing outcomes cannot both win, and a terminal status
- * is never left). `dueAt` keeps (or sets) the intent in the due index; a terminal status removes it.
+ * A status change of an intent read at `current.version` to `next`, the state the money core decided
+ * (shared/domain/core): this module only writes it, and refuses one that is not a permitted move from `current` (the
+ * state machine's, version + 1, the same amount and wallet shard). The update only applies if the intent is still at
+ * that version and status (so two racing outcomes cannot both win, and a terminal status is never left). `dueAt`
+ * keeps (or sets) the intent in the due index; a terminal status removes it.
  */
 export function transitionWrites(
   current: PaymentIntent,
-  to: IntentStatus,
-  change: {
-    reason?: ReasonCode | null;
-    reasonDetail?: string | null;
-    details?: Record<string, unknown>;
-    feeMinor?: number;
-    dueAt?: string | null;
-    now?: Date;
-  } = {},
+  next: PaymentIntent,
+  change: { dueAt?: string | null | undefined; now?: Date } = {},
 ): Transition {
   const now = change.now ?? new Date();
-  // The intent after the change is the core's decision (shared/domain/core/intent.ts); this module only writes it.
-  const next = intentTransition(current, to, change, now);
-  if (!next) throw new IllegalTransition(current.status, to);
+  const to = next.status;
+  const same = (['paymentIntentId', 'amountMinor', 'walletShard'] as const).every((f) => next[f] === current[f]);
+  if (!canTransition(current.intentType, current.status, to) || !same || next.version !== current.version + 1)
+    throw new IllegalTransition(current.status, to);
   const event = statusChangedEvent(next, current.status, now);
   const due = !isTerminal(to) && change.dueAt ? { ...keys.due(current.paymentIntentId, change.dueAt), dueAt: change.dueAt } : undefined;
   const set: Record<string, unknown> = {
@@ -335,31 +329,37 @@ export async function listDueIntents(
  * No event (nothing a merchant watches changed). A `next` that changes what only a status change may (status, amount,
  * fee, wallet shard) is refused before anything is written.
  */
-export function sameStatusWrites(current: PaymentIntent, next: PaymentIntent, dueAt: string): TxItem[] {
-  const moved = (['paymentIntentId', 'status', 'amountMinor', 'feeMinor', 'walletShard'] as const).filter((f) => next[f] !== current[f]);
-  if (moved.length || next.version !== current.version + 1)
-    throw new Error(`same-status write of ${current.paymentIntentId} changes ${moved.join(', ') || 'version'}`);
-  const set = { ...keys.due(current.paymentIntentId, dueAt), dueAt };
+export const sameStatusWrites = (current: PaymentIntent, next: PaymentIntent, dueAt: string): TxItem[] => [
   // The intent's write first (callers ask failedAt(0)).
-  return [versionedIntentWrite(current, next, set), ...linkUseWrites(current, next)];
-}
+  keptStatusWrite(current, next, { ...keys.due(current.paymentIntentId, dueAt), dueAt }),
+  ...linkUseWrites(current, next),
+];
 
 /**
- * Holds a wallet approval for an operator decision (shared/services/held-approvals.ts): the
- * intent stays Pending with details.heldApproval, leaves the due index (no more inquiries, no
- * expiry) and enters the held list. Only applies to the intent as read (Pending at its version).
+ * sameStatusWrites() of a change no payment link's use moves with (a deposit's charge answered: a deposit has no link),
+ * without the link's writes, so the deposit request's Lambda carries none of their rules; refused when one would move.
  */
-export function holdApprovalWrite(current: PaymentIntent, held: HeldApproval, now: Date): { next: PaymentIntent; write: TxItem } {
-  const next: PaymentIntent = {
-    ...current,
-    details: { ...current.details, heldApproval: held },
-    updatedAt: now.toISOString(),
-    version: current.version + 1,
-  };
-  const write = versionedIntentWrite({ ...current, status: 'Pending' }, next, keys.heldApproval(current.paymentIntentId, held.heldAt), [
-    'dueAt',
-  ]);
-  return { next, write };
+export const unlinkedSameStatusWrites = (current: PaymentIntent, next: PaymentIntent, dueAt: string): TxItem[] => [
+  keptStatusWrite(current, next, { ...keys.due(current.paymentIntentId, dueAt), dueAt }, undefined, true),
+];
+
+/**
+ * sameStatusWrites() of money the core held for the operator (holdApproval: next's heldApproval, no link's use moved):
+ * out of the due index (neither expiring nor asked about again) and into the held list.
+ */
+export function heldWrites(current: PaymentIntent, next: PaymentIntent): TxItem[] {
+  const held = heldApprovalOf(next);
+  if (!held) throw new Error(`${current.paymentIntentId} is not held`);
+  return [keptStatusWrite(current, next, keys.heldApproval(current.paymentIntentId, held.heldAt), ['dueAt'], true)];
+}
+
+/** The intent's write of a same-status change (`unlinked`: one that must move no payment link's use). */
+function keptStatusWrite(current: PaymentIntent, next: PaymentIntent, index: Record<string, unknown>, remove?: string[], unlinked?: true) {
+  const moved = (['paymentIntentId', 'status', 'amountMinor', 'feeMinor', 'walletShard'] as const).filter((f) => next[f] !== current[f]);
+  if (unlinked && next.details.linkUseHeld !== current.details.linkUseHeld) moved.push('linkUseHeld' as never);
+  if (moved.length || next.version !== current.version + 1)
+    throw new Error(`same-status write of ${current.paymentIntentId} changes ${moved.join(', ') || 'version'}`);
+  return versionedIntentWrite(current, next, index, remove);
 }
 
 /**
@@ -367,12 +367,12 @@ export function holdApprovalWrite(current: PaymentIntent, held: HeldApproval, no
  * (index keys) and `remove`d attributes, applied only to the intent as read (`current`'s status and
  * version).
  */
-function versionedIntentWrite(current: PaymentIntent, next: PaymentIntent, extra: Record<string, unknown>, remove: string[] = []): TxItem {
+function versionedIntentWrite(current: PaymentIntent, next: PaymentIntent, extra: Record<string, unknown>, remove?: string[]): TxItem {
   return named(
     'intent',
     updateEntry('Intent', keys.intent(current.paymentIntentId), {
       set: { details: next.details, updatedAt: next.updatedAt, version: next.version, ...extra },
-      ...(remove.length ? { remove } : {}),
+      ...(remove && { remove }),
       when: { eq: { status: current.status, version: current.version } },
     }),
   );

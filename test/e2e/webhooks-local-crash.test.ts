@@ -3,10 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { getDelivery } from '#shared/store/webhooks.ts';
 import { freePort } from '../support/global-setup.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { eventually, startReceiver } from '../support/webhooks.ts';
 
 /**

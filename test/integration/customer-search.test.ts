@@ -2,11 +2,10 @@ import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { paymentsPage } from '#shared/services/dashboard.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { db, fromItem, tableName, toValues } from '#shared/store/client.ts';
 import { contactOfSearch, contactsOf, customerPartitionKey, normalizePhone } from '#shared/store/customer-index.ts';
 import { newMerchant, useGateway } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 
 /**
  * Dashboard search by the customer's e-mail address or phone number (shared/store/customer-index.ts,

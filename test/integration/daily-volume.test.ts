@@ -2,12 +2,11 @@ import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { homeSummary } from '#shared/services/dashboard.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { db, tableName, toValues } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { newMerchant, useGateway } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { completedPayment } from '../support/money.ts';
 
 /**
@@ -34,7 +33,9 @@ describe('daily payment volume (dashboard Home)', () => {
       [2, 40_00],
       [40, 1_000_00],
     ] as const) {
-      const old = await seedIntent(m.merchantId, 'test', { amountMinor });
+      // Made then too: an intent's updatedAt never moves backwards (touchedAt), so the day is its own.
+      const then = day(daysAgo).toISOString();
+      const old = await seedIntent(m.merchantId, 'test', { amountMinor, createdAt: then, updatedAt: then });
       await changeStatus(
         old.paymentIntentId,
         () => ({ to: 'Completed' }),

@@ -2,7 +2,6 @@ import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { approveRefund } from '#shared/services/refunds.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { captureConsumedCapacity, db, fromItem, tableName, toItem, toValues } from '#shared/store/client.ts';
 import { feedEntryItem, pageEventFeed } from '#shared/store/event-feed.ts';
 import * as keys from '#shared/store/keys.ts';
@@ -10,7 +9,7 @@ import { listEvents } from '#shared/store/intents.ts';
 import { dispatch } from '#shared/webhooks/dispatcher.ts';
 import { messageFromItem } from '#shared/webhooks/messages.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { completedPayment } from '../support/money.ts';
 import { startReceiver, type Receiver } from '../support/webhooks.ts';
 

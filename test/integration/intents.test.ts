@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
-import { journal } from '#shared/domain/ledger.ts';
+import { draft } from '#shared/domain/core/decision.ts';
 import { TransactionFailed } from '#shared/store/client.ts';
 import { listEvents, orderRefWriteIndex } from '#shared/store/intents.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { getWallet, listJournals } from '#shared/store/wallets.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 
 describe('payment intents: status changes, outbox events, lookup', () => {
   const gw = useGateway(routeList);
@@ -22,17 +21,12 @@ describe('payment intents: status changes, outbox events, lookup', () => {
           reason: to === 'Completed' ? null : to === 'Expired' ? 'expired' : to === 'Cancelled' ? 'customer_cancelled' : 'card_declined',
           ...(to === 'Completed'
             ? {
-                journal: journal({
-                  merchantId: current.merchantId,
-                  mode: current.mode,
-                  currency: current.currency,
-                  kind: 'checkout.completed',
-                  reference: current.paymentIntentId,
-                  movements: [
+                journals: [
+                  draft('checkout.completed', current.paymentIntentId, [
                     { account: { kind: 'external', name: 'card_network' }, amount: -current.amountMinor },
                     { account: { kind: 'available' }, amount: current.amountMinor },
-                  ],
-                }),
+                  ]),
+                ],
               }
             : {}),
         })),

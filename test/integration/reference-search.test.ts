@@ -2,11 +2,10 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { paymentsPage } from '#shared/services/dashboard.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { db, tableName, toItem } from '#shared/store/client.ts';
 import * as keys from '#shared/store/keys.ts';
 import { newMerchant, useGateway } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { useOps } from '../support/ops.ts';
 
 /**

@@ -11,7 +11,7 @@ describe('hardening: resend needs the webhooks scope and is rate limited', () =>
 
   async function eventOf(m: Awaited<ReturnType<typeof newMerchant>>) {
     const { seedIntent } = await import('../support/intents.ts');
-    const { changeStatus } = await import('#shared/services/transactions.ts');
+    const { changeStatus } = await import('../support/intents.ts');
     const intent = await seedIntent(m.merchantId, 'test');
     await changeStatus(intent.paymentIntentId, () => ({ to: 'Completed' }));
     // The event pointer is written by the outbox relay.

@@ -1,6 +1,5 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { db, tableName, toValues } from '#shared/store/client.ts';
 import { pageEventFeed } from '#shared/store/event-feed.ts';
 import { backfillIntentIndex, pageIntents } from '#shared/store/intents.ts';
@@ -16,7 +15,7 @@ import {
   writeShards,
 } from '#shared/store/shards.ts';
 import { newMerchant } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { useOps } from '../support/ops.ts';
 
 /**

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { raiseShards } from '#shared/store/shards.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 
 /**
  * GET /Gateway/v1/Transactions: newest first, filters, cursor paging, isolation, bad parameters;

@@ -5,9 +5,8 @@ import { routeList } from '#functions/routes.ts';
 import { creditTestWallet, parseEventTypes, setWebhook } from '#shared/services/merchants.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { advanceSettlement, approveSettlement } from '#shared/services/settlements.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { completedPayment } from '../support/money.ts';
 import { eventually, startReceiver, useWebhookStack, type Delivery, type Receiver } from '../support/webhooks.ts';
 

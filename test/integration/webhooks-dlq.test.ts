@@ -2,13 +2,12 @@ import { ChangeMessageVisibilityCommand, ReceiveMessageCommand, SendMessageComma
 import { describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { queueDepths } from '#shared/webhooks/queue.ts';
 import { verifySignature } from '../../sdk/node/src/webhooks.ts';
 import { startLocalQueues } from '../../scripts/local/queues.ts';
 import { freePort } from '../support/global-setup.ts';
 import { call, newMerchant, useGateway } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { useQueueOps } from '../support/ops.ts';
 import { eventually, startReceiver, useWebhookStack } from '../support/webhooks.ts';
 

@@ -1,10 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { sweepGraceSeconds } from '#shared/store/webhooks.ts';
 import { sweepWebhooks } from '#shared/webhooks/sweep.ts';
 import { newMerchant } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
 
 /**

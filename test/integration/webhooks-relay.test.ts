@@ -5,10 +5,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { getIntent } from '#shared/store/intents.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { queueDepths } from '#shared/webhooks/queue.ts';
 import { newMerchant } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { eventually, startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
 
 /**

@@ -1,13 +1,12 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { getDelivery, sweepGraceSeconds } from '#shared/store/webhooks.ts';
 import { dispatch } from '#shared/webhooks/dispatcher.ts';
 import { initialRound, type DeliveryMessage } from '#shared/webhooks/messages.ts';
 import { queueDepths } from '#shared/webhooks/queue.ts';
 import { sweepWebhooks } from '#shared/webhooks/sweep.ts';
 import { newMerchant } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { useQueueOps } from '../support/ops.ts';
 import { eventually, startReceiver, useWebhookStack, type Reply, type Receiver } from '../support/webhooks.ts';
 

@@ -3,7 +3,6 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { jobs } from '#functions/jobs.ts';
 import { routeList } from '#functions/routes.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
 import { setWebhook } from '#shared/services/merchants.ts';
 import {
   constructEvent,
@@ -15,7 +14,7 @@ import {
 } from '../../sdk/node/src/webhooks.ts';
 import { rotateWebhookSecret } from '#shared/webhooks/secrets.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
-import { seedIntent } from '../support/intents.ts';
+import { changeStatus, seedIntent } from '../support/intents.ts';
 import { eventually, startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
 
 /**

@@ -1,16 +1,16 @@
 import fc from 'fast-check';
 import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
-import { decideCharge, decideIntent, feeAtCreation } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideHeld, decideIntent, holdApproval, newIntent } from '#shared/domain/core/intent.ts';
 import { decideLinkCreate, decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
-import { maxPaymentAttempts } from '#shared/domain/checkout.ts';
+import { checkoutDetails, holdsLinkUse, maxPaymentAttempts } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
 import { decideRefund, type RefundOutcome } from '#shared/domain/core/refund.ts';
 import { decideAutoSettlement, decideSettlement, type AutoSettlementMerchant } from '#shared/domain/core/settlement.ts';
 import { applyJournals, decideTestCredit, emptyWallet, type WalletBalances } from '#shared/domain/core/wallet.ts';
-import type { PaymentIntent } from '#shared/domain/intent.ts';
+import { heldApprovalOf, type PaymentIntent } from '#shared/domain/intent.ts';
 import { accountName, holdTypes, type Journal } from '#shared/domain/ledger.ts';
 import { checkLedger } from '#shared/domain/ledger-invariants.ts';
 import { feeFor } from '#shared/domain/money.ts';
@@ -37,7 +37,19 @@ const card = { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 };
 // ---------------------------------------------------------------- commands
 
 type PaymentKind = 'card' | 'wallet' | 'deposit';
-type PaymentAction = 'start' | 'abandon' | 'decline' | 'complete' | 'fail' | 'cancel' | 'expire' | 'note' | 'answered';
+type PaymentAction =
+  | 'start'
+  | 'abandon'
+  | 'decline'
+  | 'complete'
+  | 'fail'
+  | 'cancel'
+  | 'expire'
+  | 'note'
+  | 'answered'
+  | 'hold'
+  | 'release'
+  | 'decline-held';
 type PayoutAction = 'approve' | 'reject' | 'complete' | 'fail' | 'accepted' | 'note';
 export type Command =
   /** A payment link limited to `max` payments. */
@@ -48,7 +60,8 @@ export type Command =
    * `start`: a payment attempt on a link's checkout starts, taking one of the link's uses; `abandon`: the attempt left
    * waiting gives it back (the sweep); `decline`: a checkout's attempt declined (the third fails the checkout); `note`:
    * nothing decided, looked at again later (the status stays; refused on a final payment); `answered`: a deposit's
-   * charge request answered by the provider (once; the status stays).
+   * charge request answered by the provider (once; the status stays); `hold`: the money arrived for a suspended
+   * merchant, held for the operator (the status stays); `release` / `decline-held`: the operator's decision about it.
    */
   | { t: 'payment'; i: number; action: PaymentAction }
   | { t: 'withdraw'; amount: number; auto: boolean }
@@ -100,6 +113,9 @@ const one: fc.Arbitrary<Command> = fc.oneof(
         'expire',
         'note',
         'answered',
+        'hold',
+        'release',
+        'decline-held',
       ),
     }),
   ),
@@ -191,12 +207,27 @@ const linked: fc.Arbitrary<Step[]> = fc
     { t: 'payment', i: -2, action: first },
     { t: 'payment', i: -1, action: second },
   ]);
+/** Money held for a suspended merchant, then the operator's decision (sometimes given twice: a retried command). */
+const heldFlow: fc.Arbitrary<Step[]> = fc
+  .tuple(
+    fc.record({ t: fc.constant('pay'), kind: fc.constantFrom('card', 'wallet', 'deposit'), amount: payment, feeBps: fc.nat({ max: 500 }) }),
+    fc.option(index, { nil: null }),
+    fc.constantFrom<PaymentAction>('release', 'decline-held'),
+    fc.boolean(),
+  )
+  .map(([pay, link, decision, again]) => [
+    { ...pay, link } as Step,
+    { t: 'payment', i: -1, action: 'start' },
+    { t: 'payment', i: -1, action: 'hold' },
+    ...Array.from({ length: again ? 2 : 1 }, () => ({ t: 'payment', i: -1, action: decision }) as Step),
+  ]);
 const chunk = fc.oneof(
   { weight: 8, arbitrary: step.map((s) => [s]) },
   { weight: 1, arbitrary: declined },
   { weight: 1, arbitrary: twice },
   { weight: 1, arbitrary: paid },
   { weight: 1, arbitrary: linked },
+  { weight: 1, arbitrary: heldFlow },
 );
 export const sequences = (maxLength: number): fc.Arbitrary<Step[]> =>
   fc.array(chunk, { minLength: 1, maxLength: Math.ceil(maxLength / 1.2), size: 'max' }).map((chunks) => chunks.flat());
@@ -207,7 +238,9 @@ export const sequences = (maxLength: number): fc.Arbitrary<Step[]> =>
 export interface Core {
   intent: typeof decideIntent;
   charge: typeof decideCharge;
-  fee: typeof feeAtCreation;
+  hold: typeof holdApproval;
+  held: typeof decideHeld;
+  create: typeof newIntent;
   linkUse: typeof linkUseOf;
   link: typeof decideLinkUse;
   linkCreate: typeof decideLinkCreate;
@@ -220,7 +253,9 @@ export interface Core {
 export const core: Core = {
   intent: decideIntent,
   charge: decideCharge,
-  fee: feeAtCreation,
+  hold: holdApproval,
+  held: decideHeld,
+  create: newIntent,
   linkUse: linkUseOf,
   link: decideLinkUse,
   linkCreate: decideLinkCreate,
@@ -242,7 +277,8 @@ export type Plant =
   | 'deposit-fee-dropped'
   | 'note-on-final'
   | 'accepted-changes-status'
-  | 'auto-settlement-keeps-nothing';
+  | 'auto-settlement-keeps-nothing'
+  | 'release-held-twice';
 
 /** The core with one wrong rule (or the commit without its condition): the model test must catch each. */
 export function planted(plant: Plant): { core: Core; conditional: boolean } {
@@ -294,7 +330,16 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
       };
     case 'deposit-fee-dropped':
       // A deposit is created without its fee (credited in full, the platform short of it).
-      return { core: { ...core, fee: (type, amount, rate) => (type === 'deposit' ? 0 : core.fee(type, amount, rate)) }, conditional: true };
+      return {
+        core: {
+          ...core,
+          create: (input, now) => {
+            const created = core.create(input, now);
+            return input.intentType === 'deposit' ? { ...created, feeMinor: 0 } : created;
+          },
+        },
+        conditional: true,
+      };
     case 'note-on-final':
       // A final payment takes a note (changed after it ended) instead of refusing it.
       return {
@@ -330,6 +375,25 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
         core.autoSettlement(run, m && keepNothing(m), available, rail, now);
       return { core: { ...core, autoSettlement }, conditional: true };
     }
+    case 'release-held-twice':
+      // The operator's release is not checked against a decision already made: a released payment is credited again.
+      return {
+        core: {
+          ...core,
+          held: (p, c, now) => {
+            const held = heldApprovalOf(p);
+            if (c.type !== 'release-held' || !held?.decision) return core.held(p, c, now);
+            const undecided = {
+              ...p,
+              status: 'Pending' as const,
+              details: { ...p.details, heldApproval: { ...held, decision: undefined } },
+            };
+            const again = core.held(undecided, c, now);
+            return isRefusal(again) ? again : decided({ ...again.state, version: p.version + 1 }, again.journals, again.events);
+          },
+        },
+        conditional: true,
+      };
     case 'expiry-keeps-link-use':
       // A checkout that expires keeps its payment link's use (the link stays short of a payment it could take).
       return {
@@ -408,7 +472,7 @@ function newLink(create: Core['linkCreate'], linkId: string, maxPayments: number
 }
 
 function paymentFixture(
-  fee: Core['fee'],
+  create: Core['create'],
   id: string,
   kind: PaymentKind,
   amountMinor: number,
@@ -417,35 +481,48 @@ function paymentFixture(
   paymentLinkId?: string,
 ): RefundableIntent {
   const at = now.toISOString();
-  return {
-    paymentIntentId: id,
-    merchantId,
-    mode: 'test',
-    intentType: kind === 'deposit' ? 'deposit' : 'checkout',
-    status: 'Pending',
-    amountMinor,
-    currency: 'PKR',
-    // The core's fee at creation, as deposit and checkout creation take it (a checkout's is decided when it is paid).
-    feeMinor: fee(kind === 'deposit' ? 'deposit' : 'checkout', amountMinor, { basisPoints: feeBps, fixedMinor: 0 }),
-    refundedMinor: 0,
-    refundReservedMinor: 0,
-    orderRef: { orderRef: id },
-    customerRef: null,
-    description: 'model',
-    metadataJson: null,
-    callbackUrl: null,
-    transactionReference: `T${id}`,
-    reason: null,
-    traceId: 'trace',
-    createdAt: at,
-    updatedAt: at,
-    expiresAt: null,
-    version: 1,
-    details:
-      kind === 'deposit'
-        ? { providerId: 1, requesting: true, walletChargeInfo: { status: 'Pending', message: 'requested' } }
-        : { feeRate: { basisPoints: feeBps, fixedMinor: 0 }, ...(paymentLinkId ? { paymentLinkId, linkUseHeld: false } : {}) },
-  };
+  // Made as deposit and checkout creation make it (newIntent: its fee at creation); the model does not expire sessions.
+  const made = create(
+    {
+      paymentIntentId: id,
+      merchantId,
+      mode: 'test',
+      intentType: kind === 'deposit' ? 'deposit' : 'checkout',
+      amountMinor,
+      currency: 'PKR',
+      feeRate: { basisPoints: feeBps, fixedMinor: 0 },
+      orderRef: { orderRef: id },
+      customerRef: null,
+      description: 'model',
+      metadataJson: null,
+      callbackUrl: null,
+      transactionReference: `T${id}`,
+      traceId: 'trace',
+      details:
+        kind === 'deposit'
+          ? { providerId: 1, requesting: true, walletChargeInfo: { status: 'Pending', message: 'requested' } }
+          : {
+              feeRate: { basisPoints: feeBps, fixedMinor: 0 },
+              ...(paymentLinkId ? { paymentLinkId, linkUseHeld: false } : {}),
+              // What is paying: a card being confirmed, or a wallet charge awaiting approval (what a held approval releases).
+              ...(kind === 'card'
+                ? {
+                    cardAuth: {
+                      stage: 'confirming',
+                      providerReference: `C${id}`,
+                      authenticationId: 'a',
+                      url: '',
+                      fields: {},
+                      card,
+                      startedAt: at,
+                    },
+                  }
+                : { wallet: { provider: 1, stage: 'approval', providerReference: `W${id}`, otpAttempts: 0 }, walletProvider: 1 }),
+            },
+    },
+    now,
+  );
+  return { ...made, expiresAt: null, refundReservedMinor: 0 };
 }
 
 /** The system under test: the core deciding, the in-memory store committing; `run` answers 'ok' or the refusal. */
@@ -489,7 +566,7 @@ class System {
       case 'pay': {
         const id = `p${++this.count}`;
         const linkId = cmd.link !== null && cmd.kind !== 'deposit' ? this.nth('l', cmd.link) : undefined;
-        const p = paymentFixture(this.c.fee, id, cmd.kind, cmd.amount, cmd.feeBps, now, linkId);
+        const p = paymentFixture(this.c.create, id, cmd.kind, cmd.amount, cmd.feeBps, now, linkId);
         return () => this.books.commit(read, [{ id, value: p }], [], now);
       }
       case 'payment': {
@@ -506,6 +583,19 @@ class System {
               : this.c.charge(p, { type: 'answered', status: 'Pending', message: 'prompted', unanswered: false }, now);
           return this.withLink(read, p, keepsStatus(p, d), now);
         }
+        if (cmd.action === 'hold') {
+          // Money arrives for an attempt under way: a link's checkout holds its use by then (else nothing to hold here).
+          if (p.status === 'Pending' && linkOf(p) && !holdsLinkUse(checkoutDetails(p))) return 'none';
+          const approval = { source: 'callback' as const, providerReference: `P${id}` };
+          return this.withLink(
+            read,
+            p,
+            keepsStatus(p, this.c.hold(p, { type: 'hold-approval', approval, merchantActive: false }, now)),
+            now,
+          );
+        }
+        if (cmd.action === 'release' || cmd.action === 'decline-held')
+          return this.withLink(read, p, this.c.held(p, { type: cmd.action === 'release' ? 'release-held' : 'decline-held' }, now), now);
         if (cmd.action === 'decline') {
           const failure = { reason: 'card_declined' as const };
           return this.withLink(read, p, this.c.intent(p, { type: 'attempt-failed', source: { card }, failure }, now), now);
@@ -686,6 +776,8 @@ interface RefPayment {
   linkHeld: boolean;
   /** Declined attempts of a checkout. */
   declines: number;
+  /** Held for the operator (a suspended merchant's): only the operator's release or decline decides it. */
+  held: boolean;
   kind: PaymentKind;
   amount: number;
   fee: number;
@@ -746,6 +838,7 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         requesting: cmd.kind === 'deposit',
         linkHeld: false,
         declines: 0,
+        held: false,
         kind: cmd.kind,
         amount: cmd.amount,
         fee,
@@ -759,13 +852,24 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       const p = pick(m.payments, cmd.i);
       if (!p) return 'none';
       if (p.status !== 'Pending' || (cmd.action === 'cancel' && p.kind === 'deposit')) return 'refused';
-      // Nothing moves: a note on any open payment; a deposit's charge answered once.
-      if (cmd.action === 'note') return 'ok';
+      // Nothing moves: a deposit's charge answered once; money held (once); a note on any open payment not held.
       if (cmd.action === 'answered') {
         if (!p.requesting) return 'refused';
         p.requesting = false;
         return 'ok';
       }
+      if (cmd.action === 'hold') {
+        if (p.link && !p.linkHeld) return 'none';
+        if (p.held) return 'refused';
+        p.held = true;
+        return 'ok';
+      }
+      // Only the operator decides a held payment, and decides only a held one; a checkout's release credits what paid
+      // (its card or wallet charge, forgotten after a declined attempt).
+      const operator = cmd.action === 'release' || cmd.action === 'decline-held';
+      if (operator !== p.held || (cmd.action === 'release' && p.kind !== 'deposit' && p.declines > 0)) return 'refused';
+      if (cmd.action === 'note') return 'ok';
+      const paid = cmd.action === 'complete' || cmd.action === 'release';
       // A link takes at most `max` payments: an attempt holds a use from its start; paid, it stays; unpaid, it goes back.
       const link = p.link;
       if (cmd.action === 'start') {
@@ -782,21 +886,29 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         if (cmd.action === 'decline' && ++p.declines >= maxPaymentAttempts) p.status = 'Failed';
         return 'ok';
       }
-      if (link && cmd.action === 'complete') {
-        if (!p.linkHeld && link.held >= link.max) return 'refused';
+      if (link && paid) {
+        // The operator's release credits money that has moved: counted even with no use left.
+        if (cmd.action === 'complete' && !p.linkHeld && link.held >= link.max) return 'refused';
         if (!p.linkHeld) link.held++;
         p.linkHeld = true;
         link.paid++;
         link.paidMinor += p.amount;
       }
-      if (link && cmd.action !== 'complete' && p.linkHeld) {
+      if (link && !paid && p.linkHeld) {
         link.held--;
         p.linkHeld = false;
       }
-      const to = { complete: 'Completed', fail: 'Failed', cancel: 'Cancelled', expire: 'Expired' } as const;
+      const to = {
+        complete: 'Completed',
+        release: 'Completed',
+        fail: 'Failed',
+        'decline-held': 'Failed',
+        cancel: 'Cancelled',
+        expire: 'Expired',
+      } as const;
       // A checkout that ends unpaid after a declined attempt ends Failed (with that attempt's reason).
-      p.status = p.declines > 0 && cmd.action !== 'complete' ? 'Failed' : to[cmd.action];
-      if (cmd.action === 'complete') {
+      p.status = p.declines > 0 && !paid ? 'Failed' : to[cmd.action];
+      if (paid) {
         m.available += p.amount - p.fee;
         m.fees += p.fee;
       }

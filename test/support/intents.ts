@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Mode } from '#shared/domain/credentials.ts';
-import type { IntentType, PaymentIntent } from '#shared/domain/intent.ts';
+import { decided, type JournalDraft } from '#shared/domain/core/decision.ts';
+import { intentTransition, type IntentChange } from '#shared/domain/core/intent.ts';
+import type { IntentStatus, IntentType, PaymentIntent } from '#shared/domain/intent.ts';
+import { changeIntent } from '#shared/services/transactions.ts';
 import { transact } from '#shared/store/client.ts';
-import { createIntentWrites } from '#shared/store/intents.ts';
+import { createIntentWrites, type Transition } from '#shared/store/intents.ts';
 import { seedPuts } from './bulk-seed.ts';
 
 type Overrides = Partial<PaymentIntent> & { intentType?: IntentType };
@@ -51,4 +54,35 @@ function seededIntent(merchantId: string, mode: Mode, overrides: Overrides): Pay
     details: {},
     ...overrides,
   };
+}
+
+/** A test's status change: where it goes, with what (the journals: drafts, `draft()` of shared/domain/core/decision.ts). */
+export interface TestChange extends IntentChange {
+  to: IntentStatus;
+  journals?: JournalDraft[];
+}
+
+/**
+ * Tests of the shared status machinery (events, webhooks, listings, volume) move an intent straight to a status: the
+ * intent after a move the state machine permits (intentTransition), committed through changeIntent as a decision of
+ * the money core is, with the journals given (none: no money moves). `now`: the clock, asked once per decision (a lost
+ * race or a settlement's cut-off decides again). Money paths decide through the core itself.
+ */
+export function changeStatus(
+  paymentIntentId: string,
+  decide: (current: PaymentIntent) => TestChange | null,
+  now = () => new Date(),
+): Promise<{ changed: true; intent: PaymentIntent; transition: Transition } | { changed: false; intent: PaymentIntent | undefined }> {
+  let at = new Date();
+  // A status change always has its transition (its event).
+  return changeIntent(
+    paymentIntentId,
+    (current) => {
+      at = now();
+      const change = decide(current);
+      const next = change && intentTransition(current, change.to, change, at);
+      return next ? decided(next, change.journals) : null;
+    },
+    () => at,
+  ) as never;
 }

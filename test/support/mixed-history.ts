@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
-import { journal } from '#shared/domain/ledger.ts';
+import { draft } from '#shared/domain/core/decision.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
 import { advanceSettlement, approveSettlement } from '#shared/services/settlements.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
+import { changeStatus } from './intents.ts';
 import { rejectWithdrawal } from '#shared/services/withdrawal-operator.ts';
 import { reconcileWithdrawal } from '#shared/services/withdrawals.ts';
 import { getIntent } from '#shared/store/intents.ts';
@@ -16,18 +16,13 @@ export async function paid(m: TestMerchant, intentType: 'checkout' | 'deposit', 
   const done = await changeStatus(intent.paymentIntentId, (c) => ({
     to: 'Completed',
     feeMinor,
-    journal: journal({
-      merchantId: m.merchantId,
-      mode: 'test',
-      currency: c.currency,
-      kind: `${intentType}.completed`,
-      reference: c.paymentIntentId,
-      movements: [
+    journals: [
+      draft(`${intentType}.completed`, c.paymentIntentId, [
         { account: { kind: 'external', name: intentType === 'checkout' ? 'card_network' : 'wallet:JAZZCASH' }, amount: -amountMinor },
         { account: { kind: 'available' }, amount: amountMinor - feeMinor },
         { account: { kind: 'fees' }, amount: feeMinor },
-      ],
-    }),
+      ]),
+    ],
   }));
   expect(done.changed).toBe(true);
   return intent;

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
 import type { Mode } from '#shared/domain/credentials.ts';
-import { journal } from '#shared/domain/ledger.ts';
+import { draft } from '#shared/domain/core/decision.ts';
 import type { Currency } from '#shared/domain/money.ts';
-import { changeStatus } from '#shared/services/transactions.ts';
+import { changeStatus } from './intents.ts';
 import { getWallet, listJournals } from '#shared/store/wallets.ts';
 import { seedIntent } from './intents.ts';
 
@@ -20,27 +20,25 @@ export async function completedPayment(
     currency: options.currency ?? 'PKR',
   });
   // The journal's time: asked at each decision (a lost race or a settlement's cut-off decides again).
-  const done = await changeStatus(intent.paymentIntentId, (current) => ({
-    to: current.intentType === 'withdrawal' ? 'Failed' : 'Completed',
-    ...(current.intentType === 'withdrawal'
-      ? {}
-      : {
-          feeMinor: fee,
-          journal: journal({
-            merchantId,
-            mode,
-            currency: current.currency,
-            kind: `${current.intentType}.completed`,
-            reference: current.paymentIntentId,
-            now: options.now?.() ?? new Date(),
-            movements: [
-              { account: { kind: 'external', name: 'card_network' }, amount: -current.amountMinor },
-              { account: { kind: 'available' }, amount: current.amountMinor - fee },
-              { account: { kind: 'fees' }, amount: fee },
+  const done = await changeStatus(
+    intent.paymentIntentId,
+    (current) => ({
+      to: current.intentType === 'withdrawal' ? 'Failed' : 'Completed',
+      ...(current.intentType === 'withdrawal'
+        ? {}
+        : {
+            feeMinor: fee,
+            journals: [
+              draft(`${current.intentType}.completed`, current.paymentIntentId, [
+                { account: { kind: 'external', name: 'card_network' }, amount: -current.amountMinor },
+                { account: { kind: 'available' }, amount: current.amountMinor - fee },
+                { account: { kind: 'fees' }, amount: fee },
+              ]),
             ],
           }),
-        }),
-  }));
+    }),
+    options.now,
+  );
   expect(done.changed).toBe(true);
   return intent;
 }

@@ -5,7 +5,7 @@ import { terminalStatuses } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
 import { newWithdrawal, withdrawalDetails } from '#shared/domain/payout.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
-import { sameStatusWrites } from '#shared/store/intents.ts';
+import { sameStatusWrites, unlinkedSameStatusWrites } from '#shared/store/intents.ts';
 
 /**
  * Every change that keeps an intent's status is the money core's (shared/domain/core, keepingStatus): a note ("look
@@ -137,6 +137,15 @@ describe("the store writes the core's same-status state (sameStatusWrites)", () 
     ['version', { version: before.version + 2 }],
   ] as const)('refuses a next that changes %s, before anything is written', (what, change) => {
     expect(() => sameStatusWrites(before, { ...next, ...change } as PaymentIntent, dueAt)).toThrow(what);
+  });
+
+  it("unlinkedSameStatusWrites (a deposit's charge answered) writes the intent alone, and refuses a change that moves a link's use", () => {
+    const checkout = { ...deposit(), intentType: 'checkout' as const, details: { paymentLinkId: 'l1', linkUseHeld: false } };
+    const taken = state(decideIntent(checkout, { type: 'attempt', linkUse: true }, now));
+    expect(sameStatusWrites(checkout, taken, dueAt)).toHaveLength(2); // the intent, and the link's use taken
+    expect(() => unlinkedSameStatusWrites(checkout, taken, dueAt)).toThrow(/linkUseHeld/);
+    const answered = state(decideCharge(deposit(), { type: 'answered', status: 'Pending', message: 'Approve.' }, now));
+    expect(unlinkedSameStatusWrites(deposit(), answered, dueAt)).toEqual(sameStatusWrites(deposit(), answered, dueAt));
   });
 });
 

@@ -6,15 +6,16 @@ import {
   completedMovements,
   isExpired,
   linkUseAttempt,
+  sessionLifetimeMs,
   type CheckoutAttempt,
   type CheckoutDetails,
 } from '../checkout.ts';
 import { defaultFees, type Fee } from '../merchant.ts';
-import { feeFor } from '../money.ts';
-import type { CardSummary, PaymentIntent } from '../intent.ts';
-import type { WalletProviderId } from '../providers.ts';
+import { feeFor, fromMinor, toMinor, type Currency } from '../money.ts';
+import { heldApprovalDeclinedReason, heldApprovalOf, type CardSummary, type HeldApproval, type PaymentIntent } from '../intent.ts';
+import { walletProviders, type WalletProviderId } from '../providers.ts';
 import type { ReasonCode } from '../reasons.ts';
-import { decided, draft, refuse, touchedAt, type Decision } from './decision.ts';
+import { decided, draft, isRefusal, refuse, touchedAt, type Decision } from './decision.ts';
 import { canTransition, isTerminal, type IntentStatus } from './machines.ts';
 
 /**
@@ -70,6 +71,52 @@ export const paymentFee = (amountMinor: number, rate: Fee): number => Math.min(f
  */
 export const feeAtCreation = (intentType: 'checkout' | 'deposit', amountMinor: number, rate: Fee): number =>
   intentType === 'deposit' ? paymentFee(amountMinor, rate) : 0;
+
+/** A checkout's amount must be greater than this, 10 in the currency's major unit: the API's, a payment link's, its page's. */
+export const checkoutMinimumMinor = (currency: Currency) => toMinor(10, currency);
+
+/** A checkout's amount it may not take (THE rule at creation, asked before anything else): not more than the minimum. */
+export const checkoutRefusal = (amountMinor: number, currency: Currency) =>
+  amountMinor > checkoutMinimumMinor(currency)
+    ? undefined
+    : refuse('amount_below_minimum', `The checkout amount must be greater than 10 ${currency}.`);
+
+/** A deposit's amount it may not take (THE rule at creation, asked before anything else): not PKR, below its provider's minimum. */
+export function depositRefusal(amountMinor: number, currency: Currency, providerId: WalletProviderId) {
+  const { name, minimumDepositMinor } = walletProviders[providerId];
+  if (currency !== 'PKR') return refuse('unsupported_currency', `${name} charges in PKR only.`);
+  if (amountMinor < minimumDepositMinor)
+    return refuse('amount_below_minimum', `The minimum deposit with ${name} is ${fromMinor(minimumDepositMinor, 'PKR')} PKR.`);
+}
+
+/** A new checkout or deposit as its request gives it: its ids and its merchant's fee rate (no randomness inside). */
+export type NewIntent = Omit<
+  PaymentIntent,
+  'status' | 'feeMinor' | 'refundedMinor' | 'reason' | 'createdAt' | 'updatedAt' | 'expiresAt' | 'version'
+> & {
+  intentType: 'checkout' | 'deposit';
+  feeRate: Fee;
+};
+
+/**
+ * A new checkout or deposit (THE rule at creation, once its amount is not refused: checkoutRefusal, depositRefusal):
+ * Pending, its fee at creation (feeAtCreation), due to end unpaid when its window has passed.
+ */
+export function newIntent({ feeRate, ...input }: NewIntent, now: Date): PaymentIntent {
+  const at = now.toISOString();
+  return {
+    ...input,
+    status: 'Pending',
+    feeMinor: feeAtCreation(input.intentType, input.amountMinor, feeRate),
+    refundedMinor: 0,
+    reason: null,
+    createdAt: at,
+    updatedAt: at,
+    // How long it waits for its payment before it ends unpaid: a checkout's session, a deposit's approval (5 minutes).
+    expiresAt: new Date(now.getTime() + (input.intentType === 'checkout' ? sessionLifetimeMs : 5 * 60_000)).toISOString(),
+    version: 1,
+  };
+}
 
 /** Who paid: a card (through the card network) or a wallet provider. */
 export type PaidThrough = { card: true } | { walletProvider: WalletProviderId } | { deposit: WalletProviderId };
@@ -151,9 +198,64 @@ function finishedAttempt(
   };
 }
 
-/** A checkout's or deposit's outcome. Withdrawals are payouts (./payout.ts). */
+/** What paid a held (or holdable) intent: a live card payment being confirmed (its card captured), or a wallet charge. */
+export type HeldMethod = 'card' | 'wallet';
+export const heldMethod = (intent: PaymentIntent): HeldMethod =>
+  intent.intentType === 'checkout' && checkoutDetails(intent).cardAuth?.stage === 'confirming' ? 'card' : 'wallet';
+
+/**
+ * Money that arrived for a merchant that may not be credited now (`merchantActive` false: suspended), a wallet's
+ * approval or a captured card, is held, not credited: the intent stays Pending with its `heldApproval` (when, from
+ * where) for the operator. Refused ('unchanged') when the merchant is active, the intent is not Pending or is held
+ * already. Apart from decideIntent, as decideCharge is, so that the payment Lambdas carry only what they decide.
+ */
+export type HoldCommand = { type: 'hold-approval'; approval: Pick<HeldApproval, 'source' | 'providerReference'>; merchantActive: boolean };
+
+export function holdApproval(intent: PaymentIntent, command: HoldCommand, now: Date): Decision<PaymentIntent> {
+  if (intent.status !== 'Pending' || heldApprovalOf(intent) || command.merchantActive) return refuse('unchanged', 'Not held.');
+  return keepingStatus(intent, { heldApproval: { heldAt: now.toISOString(), ...command.approval } }, now);
+}
+
+/**
+ * The operator's decision about a held approval, the only way out of a hold: `release-held` credits it as what paid
+ * (a deposit's charge, a checkout's wallet charge or captured card), `decline-held` fails it (declined_merchant_suspended,
+ * nothing credited). Once: refused unless Pending and held, not yet decided; its heldApproval stamped with the decision
+ * in the same state. `details`: what a deposit records of its charge.
+ */
+export type HeldCommand = { type: 'release-held' | 'decline-held'; details?: Record<string, unknown> | undefined };
+
+export function decideHeld(intent: PaymentIntent, command: HeldCommand, now: Date): Decision<PaymentIntent> {
+  const held = heldApprovalOf(intent);
+  if (intent.status !== 'Pending' || !held || held.decision) return refuse('invalid_status', 'Not held.');
+  const { cardAuth, wallet } = checkoutDetails(intent);
+  const card = heldMethod(intent) === 'card' ? cardAuth?.card : undefined;
+  const source = card ? { card } : wallet ? { walletProvider: wallet.provider } : undefined;
+  const { details } = command;
+  const outcome: IntentCommand | undefined =
+    command.type === 'decline-held'
+      ? { type: 'fail', reason: heldApprovalDeclinedReason, details: { ...(card && { card }), ...details } }
+      : intent.intentType === 'deposit'
+        ? { type: 'complete', through: { deposit: (intent.details as { providerId: WalletProviderId }).providerId }, details }
+        : source && { type: 'attempt-paid', source };
+  if (!outcome) return refuse('invalid_status', 'Nothing to release.');
+  // Decided as the payment it is, the hold lifted; the decision stamped on it in the same state.
+  const d = decideIntent({ ...intent, details: { ...intent.details, heldApproval: undefined } }, outcome, now);
+  if (isRefusal(d)) return d;
+  const heldApproval: HeldApproval = {
+    ...held,
+    decision: command.type === 'release-held' ? 'released' : 'declined',
+    decidedAt: now.toISOString(),
+  };
+  return { ...d, state: { ...d.state, details: { ...d.state.details, heldApproval } } };
+}
+
+/**
+ * A checkout's or deposit's outcome. Withdrawals are payouts (./payout.ts). A held approval is decided by the operator
+ * only: nothing else changes a held intent.
+ */
 export function decideIntent(intent: PaymentIntent, command: IntentCommand, now: Date): Decision<PaymentIntent> {
   if (intent.intentType === 'withdrawal') return refuse('invalid_status', 'A withdrawal is decided as a payout.');
+  if (heldApprovalOf(intent) && intent.status === 'Pending') return refuse('unchanged', 'Held for the operator.');
   const details = checkoutDetails(intent);
   if (command.type === 'note') return keepingStatus(intent, command.details ?? {}, now);
   if (command.type.startsWith('attempt') && (intent.intentType !== 'checkout' || intent.status !== 'Pending'))
