@@ -32,6 +32,8 @@ declare module 'vitest' {
     tablePrefix: string;
     /** `scripts/ops.ts` bundled once for the run (./script-bundles.ts). */
     opsBundle: string;
+    /** Where the run's script bundles go (./script-bundles.ts, `scriptBundle` in ./ops.ts). */
+    scriptsDir: string;
     /** What the run's DynamoDB Local printed once its tables were made (scripts/local/DynamoLocalLoopback.java). */
     dynamoOutput: string;
   }
@@ -57,6 +59,7 @@ export default async function setup(project: TestProject) {
   project.provide('tablePrefix', tablePrefix);
   project.provide('tableName', workerTableName(1));
   project.provide('opsBundle', opsBundle);
+  project.provide('scriptsDir', run.dir);
   project.provide('dynamoOutput', await launcherReport(dynamo));
   return async () => {
     if (--run.users > 0) return;
