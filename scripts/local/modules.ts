@@ -7,10 +7,18 @@ import { repoRoot } from './config.ts';
 /** Loads a Lambda handler module (a route's or a job's) once, by its repository-relative path. */
 const loaded = new Map<string, Promise<unknown>>();
 
+/**
+ * A bundle of a script that serves handlers (test/support/script-bundles.ts) lists them here: it
+ * holds no .ts files to import, and the handlers must share the script's modules (one fault-point
+ * registry, one table client). Unset when the source runs (tsx, vitest).
+ */
+const bundled = (file: string) => (globalThis as { __bundledHandlers?: Map<string, () => Promise<unknown>> }).__bundledHandlers?.get(file);
+
 export function loadHandler<H>(file: string): Promise<H> {
   let handler = loaded.get(file);
   if (!handler) {
-    handler = import(pathToFileURL(resolve(repoRoot, file)).href).then((m: { handler: unknown }) => m.handler);
+    const load = bundled(file) ?? (() => import(pathToFileURL(resolve(repoRoot, file)).href));
+    handler = load().then((m) => (m as { handler: unknown }).handler);
     loaded.set(file, handler);
   }
   return handler as Promise<H>;

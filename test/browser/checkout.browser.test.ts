@@ -5,17 +5,17 @@ import { launchChromium, screenshot } from '../support/browser.ts';
 import { checkWidths } from '../support/dashboard.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
-import { processDue } from '#shared/services/due.ts';
 import { listEvents } from '#shared/store/intents.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { checkoutBody, createCheckout, pagePath } from '../support/checkout.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { sweepIntentsOf } from '../support/sweeps.ts';
 
 /**
  * The hosted checkout in a real Chromium (Debian's, driven by playwright-core) on a phone-sized
  * screen: the customer fills the forms by their labels, as a person (or a password manager) would.
  */
-const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+const sweep = (m: TestMerchant, at: Date) => sweepIntentsOf(at, m.merchantId); // over its intents' due partitions (test/support/sweeps.ts)
 
 describe('hosted checkout in Chromium', () => {
   const gw = useGateway(routeList);

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/global-setup.ts';
+import { scriptBundle } from '../support/ops.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const free = (port: number) =>
@@ -23,9 +24,11 @@ async function stackPort(): Promise<number> {
  * A child's exit code and output, or null as the code when it was still running after `ms` (then killed with
  * its process group: a stack it started, JVM included, goes too).
  */
-function runStart(args: string[], env: NodeJS.ProcessEnv, ms = 30_000) {
+async function runStart(args: string[], env: NodeJS.ProcessEnv, ms = 30_000) {
+  // From its bundle (test/support/script-bundles.ts): the test above runs it through tsx, as `npm start` does.
+  const script = await scriptBundle('scripts/start.ts', { handlers: 'routes and jobs' });
   return new Promise<{ code: number | null; out: string }>((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd: root,
       env: { ...process.env, IN_MEMORY: '1', DATA_DIR: mkdtempSync(join(tmpdir(), 'start-')), ...env },
       detached: true,

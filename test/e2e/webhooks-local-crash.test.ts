@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { getDelivery } from '#shared/store/webhooks.ts';
 import { freePort } from '../support/global-setup.ts';
 import { changeStatus, seedIntent } from '../support/intents.ts';
+import { scriptBundle } from '../support/ops.ts';
 import { eventually, startReceiver } from '../support/webhooks.ts';
 
 /**
@@ -19,7 +20,9 @@ const dataDir = mkdtempSync(join(tmpdir(), 'crash-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function start(ports: { port: number; dynamoPort: number; sqsPort: number; webhookPort: number }) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  // `npm start`'s script from its bundle (test/support/script-bundles.ts: tsx itself is test/e2e/local-stack.test.ts's).
+  const script = await scriptBundle('scripts/start.ts', { handlers: 'routes and jobs' });
+  const child = spawn(process.execPath, [script], {
     cwd: root,
     detached: true, // its own process group, killed as a whole
     env: {

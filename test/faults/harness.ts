@@ -13,6 +13,7 @@ import { getRefund } from '#shared/store/refunds.ts';
 import { getSettlement, listSettlements } from '#shared/store/settlements.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { call, useGateway } from '../support/gateway.ts';
+import { scriptBundle } from '../support/ops.ts';
 import { startReceiver, useWebhookStack, type Receiver } from '../support/webhooks.ts';
 import { flowByName, type Answer, type Ctx, type Flow } from './flows.ts';
 
@@ -152,9 +153,10 @@ const note = (flow: Flow, point: string) => {
 };
 
 /** Runs `act` in its own process (the local stack), SIGKILLed at the n-th point; returns what it said. */
-function actInProcess(flow: Flow, ctx: Ctx, n: number) {
+async function actInProcess(flow: Flow, ctx: Ctx, n: number) {
+  const script = await scriptBundle('test/fixtures/faults/flow-process.ts', { handlers: 'routes and jobs' }); // bundled once per run
   return new Promise<{ answers: Answer[]; points: string[]; killed: string | null; ctx: Ctx }>((ok, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/faults/flow-process.ts'], {
+    const child = spawn(process.execPath, ['--enable-source-maps', script], {
       cwd: root,
       env: { ...process.env, FLOW: flow.name, CTX: JSON.stringify(ctx), FAULT_NTH: String(n) },
       stdio: ['ignore', 'pipe', 'pipe'],

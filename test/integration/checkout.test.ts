@@ -1,13 +1,13 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { routeList } from '#functions/routes.ts';
-import { processDue } from '#shared/services/due.ts';
 import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
 import { getIntent, listEvents } from '#shared/store/intents.ts';
 import * as keys from '#shared/store/keys.ts';
 import { getWallet, listJournals } from '#shared/store/wallets.ts';
 import { checkoutBody, createCheckout, getPage, orderId, pagePath, postForm } from '../support/checkout.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { sweepIntentsOf } from '../support/sweeps.ts';
 
 const later = (ms: number) => new Date(Date.now() + ms);
 /** Moves a session's expiry into the past (what 30 minutes would do), leaving the due index alone. */
@@ -20,7 +20,7 @@ const backdate = (id: string) =>
       ExpressionAttributeValues: toValues({ ':past': new Date(Date.now() - 1_000).toISOString() }),
     }),
   );
-const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+const sweep = (m: TestMerchant, at: Date) => sweepIntentsOf(at, m.merchantId); // over its intents' due partitions (test/support/sweeps.ts)
 /**
  * The sandbox handset answers 3 s after the prompt by the real clock, so a test that looks between prompt and answer
  * (a Pending lookup, a refused card) freezes Date, and only Date: on a loaded machine the steps once took longer than

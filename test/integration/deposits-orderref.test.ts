@@ -3,7 +3,6 @@ import { routeList } from '#functions/routes.ts';
 import { armFault } from '#shared/faults.ts';
 import { easypaisaPaths } from '#shared/providers/live/easypaisa-protocol.ts';
 import { jazzCashPaths } from '#shared/providers/live/jazzcash-protocol.ts';
-import { processDue } from '#shared/services/due.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { createDeposit, recoverDeposit } from '#shared/services/deposits.ts';
 import { IdempotencyKeyTaken } from '#shared/store/client.ts';
@@ -14,6 +13,7 @@ import { getWallet } from '#shared/store/wallets.ts';
 import { commit } from '#shared/http/idempotency.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useEmulatedLive } from '../support/live.ts';
+import { sweepIntentsOf } from '../support/sweeps.ts';
 
 /**
  * A deposit takes its orderRef BEFORE the charge request (shared/services/deposits.ts createDeposit, the protocol of
@@ -22,7 +22,7 @@ import { useEmulatedLive } from '../support/live.ts';
  */
 let seq = 0;
 const ref = (p: string) => `${p}${Date.now()}${seq++}`;
-const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+const sweep = (m: TestMerchant, at: Date) => sweepIntentsOf(at, m.merchantId); // over its intents' due partitions (test/support/sweeps.ts)
 const later = (ms: number) => new Date(Date.now() + ms);
 
 describe('deposits: one orderRef, one charge', { timeout: 120_000 }, () => {

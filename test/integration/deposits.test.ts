@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { sandboxWalletProvider } from '#shared/providers/wallet-sandbox.ts';
 import { routeList } from '#functions/routes.ts';
-import { processDue } from '#shared/services/due.ts';
 import { signSandboxCallback } from '#shared/providers/wallet-sandbox.ts';
 import { listEvents } from '#shared/store/intents.ts';
 import { getWallet, listJournals } from '#shared/store/wallets.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { sweepIntentsOf } from '../support/sweeps.ts';
 
 const deposit = '/Gateway/v1/Payment/deposit';
 let seq = 0;
@@ -20,7 +20,7 @@ const request = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 const later = (ms: number) => new Date(Date.now() + ms);
-const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+const sweep = (m: TestMerchant, at: Date) => sweepIntentsOf(at, m.merchantId); // over its intents' due partitions (test/support/sweeps.ts)
 
 describe('deposits (mobile wallet charges)', () => {
   const gw = useGateway(routeList);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { signSandboxCallback } from '#shared/providers/wallet-sandbox.ts';
-import { processDue } from '#shared/services/due.ts';
 import { decideHeldApproval } from '#shared/services/held-decisions.ts';
 import { setStatus } from '#shared/services/merchants.ts';
 import { getIntent, listEvents } from '#shared/store/intents.ts';
@@ -10,6 +9,7 @@ import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../su
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { expectLedgerConsistent } from '../support/money.ts';
 import { useOps } from '../support/ops.ts';
+import { sweepIntentsOf } from '../support/sweeps.ts';
 
 /**
  * Issue 10 point 9: a wallet approval (provider callback or status inquiry) of a suspended
@@ -19,7 +19,7 @@ import { useOps } from '../support/ops.ts';
 const ops = useOps();
 let seq = 0;
 const later = (ms: number) => new Date(Date.now() + ms);
-const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+const sweep = (m: TestMerchant, at: Date) => sweepIntentsOf(at, m.merchantId); // over its intents' due partitions (test/support/sweeps.ts)
 const available = async (m: TestMerchant) => (await getWallet(m.merchantId, 'test', 'PKR', true)).available;
 const failed = (r: object) => 'failed' in r && r.failed === true;
 const statuses = async (id: string) => (await listEvents(id)).map((e) => e.event.data.CurrentStatus);

@@ -9,7 +9,7 @@ import { constructEvent } from '../../sdk/node/src/webhooks.ts';
 import { freePort } from '../support/global-setup.ts';
 import { listen, localOperator, opsOperator, trigger, type Operator } from '../../scripts/listen.ts';
 import { newMerchant, useGateway } from '../support/gateway.ts';
-import { useOps } from '../support/ops.ts';
+import { scriptBundle, useOps } from '../support/ops.ts';
 import { eventually, startReceiver, useWebhookStack, type Delivery } from '../support/webhooks.ts';
 
 // The full local pipeline: the relay fills the events feed, the due sweeper settles sandbox outcomes.
@@ -113,9 +113,10 @@ describe('npm run listen: trigger and forward', () => {
   it('refuses live keys, unknown events and a key the gateway does not know before forwarding anything', async () => {
     const m = await newMerchant({ name: 'Live Keys' });
     const { execFile } = await import('node:child_process');
+    const script = await scriptBundle('scripts/listen.ts'); // `npm run listen`'s script, bundled once (test/support/script-bundles.ts)
     const run = (...args: string[]) =>
       new Promise<{ code: number | null; out: string }>((done) => {
-        execFile(process.execPath, ['--import', 'tsx', 'scripts/listen.ts', ...args], (error, stdout, stderr) =>
+        execFile(process.execPath, [script, ...args], (error, stdout, stderr) =>
           done({ code: error ? (error.code as number) : 0, out: stdout + stderr }),
         );
       });

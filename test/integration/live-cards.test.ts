@@ -11,7 +11,6 @@ import { configureLiveProviders } from '#shared/providers/live/index.ts';
 import { setStatus } from '#shared/services/merchants.ts';
 import { jazzCashPaths, jazzCashSecureHash, jazzCashTxnRefNo } from '#shared/providers/live/jazzcash-protocol.ts';
 import { cardConfirmCapMs } from '#shared/services/checkout.ts';
-import { processDue } from '#shared/services/due.ts';
 import { decideHeldApproval } from '#shared/services/held-decisions.ts';
 import { advanceRefund } from '#shared/services/refunds.ts';
 import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
@@ -25,6 +24,7 @@ import { useOps } from '../support/ops.ts';
 import { captureJsonLines } from '../support/output.ts';
 import { useWebhookStack } from '../support/webhooks.ts';
 import { readForms as forms } from '../../scripts/emulators/common.ts';
+import { sweepIntentsOf } from '../support/sweeps.ts';
 
 /**
  * Live card payments on the hosted page against the JazzCash emulator (scripts/emulators/jazzcash-cards.ts):
@@ -80,7 +80,7 @@ describe('live card payments with 3-D Secure (emulated JazzCash)', { timeout: 18
   const merchant = () => live.merchant('Live Card Merchant');
   const webhookFor = (id: string, status: string) =>
     live.receiver.waitFor((all) => all.some((d) => d.event.data.TransactionId === id && d.event.data.CurrentStatus === status), 90_000);
-  const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+  const sweep = (m: TestMerchant, at: Date) => sweepIntentsOf(at, m.merchantId); // test/support/sweeps.ts
 
   /** Card form → challenge page → the customer's choice there; returns the signed return form the issuer's page posts. */
   async function cardToChallenge(

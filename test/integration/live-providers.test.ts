@@ -9,7 +9,6 @@ import { disbursementDecrypt, disbursementEncrypt, jazzCashPaths, jazzCashSecure
 import { configureRail } from '#shared/providers/rails.ts';
 import { operatorApproveWithdrawal } from '#shared/services/approvals.ts';
 import { configureLiveProviders } from '#shared/providers/live/index.ts';
-import { processDue } from '#shared/services/due.ts';
 import { verifyLedger } from '#shared/services/ledger-verify.ts';
 import { armFault } from '#shared/faults.ts';
 import { advanceRefund, approveRefund } from '#shared/services/refunds.ts';
@@ -19,6 +18,7 @@ import { checkoutBody, createCheckout, getPage, pagePath, postForm } from '../su
 import { call, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { useEmulatedLive } from '../support/live.ts';
 import { eventually, useWebhookStack } from '../support/webhooks.ts';
+import { sweepIntentsOf } from '../support/sweeps.ts';
 
 /**
  * Live mode end to end against the provider emulators (scripts/emulators): a pk_live_ key, the
@@ -51,7 +51,7 @@ const receiverCnic = '3520212345671';
 
 let seq = 0;
 const ref = (p: string) => `${p}${Date.now()}${seq++}`;
-const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+const sweep = (m: TestMerchant, at: Date) => sweepIntentsOf(at, m.merchantId); // over its intents' due partitions (test/support/sweeps.ts)
 const later = (ms: number) => new Date(Date.now() + ms);
 
 describe('live mode with emulated JazzCash and Easypaisa', { timeout: 180_000 }, () => {

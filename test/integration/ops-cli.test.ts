@@ -4,14 +4,17 @@ import { call, useGateway } from '../support/gateway.ts';
 import { useOps } from '../support/ops.ts';
 
 /** The operator CLI as an operator runs it: a separate process against the running stack's table. */
-// Through tsx, as `npm run ops` runs it (the other files spawn the run's bundle of the same source).
-const ops = useOps(undefined, () => ({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined }), { viaTsx: true });
+// The first two tests through tsx, as `npm run ops` runs it; the others (and the other files) spawn the run's
+// bundle of the same source (test/support/script-bundles.ts), a sixth of a tsx start's CPU.
+const operatorEnv = () => ({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined });
+const opsViaTsx = useOps(undefined, operatorEnv, { viaTsx: true });
+const ops = useOps(undefined, operatorEnv);
 
 describe('npm run ops', () => {
   const gw = useGateway(routeList);
 
   it('shows a merchant as a readable profile, and --json in the documented shape without table keys or secrets', async () => {
-    const created = await ops(
+    const created = await opsViaTsx(
       'merchant',
       'create',
       '--name',
@@ -22,7 +25,7 @@ describe('npm run ops', () => {
       '--allow-insecure-webhooks',
     );
     const id = created.json.merchantId as string;
-    const shown = await ops('merchant', 'show', id, '--json');
+    const shown = await opsViaTsx('merchant', 'show', id, '--json');
     expect(Object.keys(shown.json).sort()).toEqual([
       'allowInsecureWebhooks',
       'createdAt',
@@ -46,7 +49,7 @@ describe('npm run ops', () => {
       webhooks: { test: { url: 'http://127.0.0.1:4999/h', secrets: 1, events: 'all' } },
     });
     expect(shown.stdout).not.toMatch(/whsec_|"PK"|"SK"|GSI|Minor/);
-    const human = await ops('merchant', 'show', id);
+    const human = await opsViaTsx('merchant', 'show', id);
     expect(human.stdout).toMatch(/^Profile Shop \([0-9a-f-]{36}\): active\n/);
     expect(human.stdout).toMatch(/\n {2}checkout {4}\d+(\.\d+)? % \+ \d+\.\d{2} PKR\n/);
     expect(human.stdout).toMatch(/\n {2}test {2}http:\/\/127\.0\.0\.1:4999\/h \(all events; 1 signing secret\)\n/);
@@ -54,7 +57,7 @@ describe('npm run ops', () => {
   }, 120_000);
 
   it('does not greet the operator with the AWS SDK’s Node version warning (npm start says it once)', async () => {
-    const r = await ops('merchant', 'create', '--name', 'Quiet', '--json');
+    const r = await opsViaTsx('merchant', 'create', '--name', 'Quiet', '--json');
     expect(r.json?.merchantId, r.stderr).toBeTruthy();
     expect(r.stderr).not.toContain('NodeVersionSupportWarning');
   });

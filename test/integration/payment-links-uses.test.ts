@@ -2,7 +2,6 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { linkUseHoldMs } from '#shared/domain/checkout.ts';
-import { processDue } from '#shared/services/due.ts';
 import { db, tableName, toItem, toValues } from '#shared/store/client.ts';
 import { getIntent, listEvents } from '#shared/store/intents.ts';
 import * as keys from '#shared/store/keys.ts';
@@ -10,6 +9,7 @@ import { getLink } from '#shared/store/payment-links.ts';
 import { getWallet } from '#shared/store/wallets.ts';
 import { getPage, postForm } from '../support/checkout.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
+import { sweepIntentsOf } from '../support/sweeps.ts';
 
 /**
  * docs/payment-links.md, Payment limits: a link's use is held by a payment attempt (a card
@@ -18,7 +18,7 @@ import { call, newMerchant, useGateway, type TestMerchant } from '../support/gat
  */
 const card = (number: string) => ({ name: 'Ayesha Khan', number, expiry: '12/39', cvc: '123' });
 const later = (ms: number) => new Date(Date.now() + ms);
-const sweep = (m: TestMerchant, at: Date) => processDue(at, (i) => i.merchantId === m.merchantId);
+const sweep = (m: TestMerchant, at: Date) => sweepIntentsOf(at, m.merchantId); // over its intents' due partitions (test/support/sweeps.ts)
 const limitReached = 'reached its limit of payments';
 const busy = 'being made by another customer';
 

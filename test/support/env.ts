@@ -19,7 +19,9 @@ const state = (globalThis as { __vitest_worker__?: { providedContext: Record<str
 if (state) state.providedContext = { ...state.providedContext, tableName: table };
 process.env.TABLE_NAME = table;
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
-await ensureTable(process.env.DYNAMODB_ENDPOINT, table); // made by the global setup; a no-op unless workers grew
+// Made by the global setup for workers 1..workerTables; a worker beyond them (more workers than it knew) makes its own.
+// Checked here, not asked of DynamoDB Local: that attempt cost five requests in each of about 90 files.
+if (Number(process.env.VITEST_POOL_ID ?? '1') > inject('workerTables')) await ensureTable(process.env.DYNAMODB_ENDPOINT, table);
 process.env.AWS_REGION = 'local';
 process.env.SECRETS_MASTER_KEY ??= randomBytes(32).toString('base64');
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';

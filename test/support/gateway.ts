@@ -15,7 +15,7 @@ export function useGateway(routes?: readonly Route[]) {
   const server = createLocalServer(routes);
   if (routes) registerTestOnlyRoutes(routes);
   beforeAll(async () => {
-    warmUpContract(); // compiles the document's schemas here, not inside the first test's timed flow
+    warmUpContract(); // reads the document here, not inside the first test's timed flow
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -30,8 +30,12 @@ declare module 'vitest' {
     tableName: string;
     /** What the per-worker table names start with. */
     tablePrefix: string;
+    /** How many per-worker tables the global setup made (workers 1 to this). */
+    workerTables: number;
     /** `scripts/ops.ts` bundled once for the run (./script-bundles.ts). */
     opsBundle: string;
+    /** Where the run's script bundles go (./script-bundles.ts, `scriptBundle` in ./ops.ts). */
+    scriptsDir: string;
     /** What the run's DynamoDB Local printed once its tables were made (scripts/local/DynamoLocalLoopback.java). */
     dynamoOutput: string;
   }
@@ -55,8 +59,10 @@ export default async function setup(project: TestProject) {
   await Promise.all(Array.from({ length: workers }, (_, i) => ensureTable(dynamo.endpoint, workerTableName(i + 1), { stream: false })));
   project.provide('dynamoEndpoint', dynamo.endpoint);
   project.provide('tablePrefix', tablePrefix);
+  project.provide('workerTables', workers);
   project.provide('tableName', workerTableName(1));
   project.provide('opsBundle', opsBundle);
+  project.provide('scriptsDir', run.dir);
   project.provide('dynamoOutput', await launcherReport(dynamo));
   return async () => {
     if (--run.users > 0) return;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, inject } from 'vitest';
+import { type BundledHandlers, bundleScript } from './script-bundles.ts';
 
 /**
  * `npm run ops` as an operator runs it: a separate process against the run's DynamoDB Local and
@@ -16,6 +17,14 @@ const root = resolve(import.meta.dirname, '..', '..');
 /** node's arguments that start the operator's tool. */
 export const opsCommand = (viaTsx = Boolean(process.env.OPS_VIA_TSX)): string[] =>
   viaTsx ? ['--import', 'tsx', 'scripts/ops.ts'] : [inject('opsBundle')];
+
+/**
+ * The bundle of `entry` (a script's path from the repository's root, ./script-bundles.ts): made on
+ * the first call in the run, then shared by every worker. `node <bundle>` runs what
+ * `node --import tsx <entry>` would, for about a sixth of the CPU.
+ */
+export const scriptBundle = (entry: string, options: { handlers?: BundledHandlers } = {}): Promise<string> =>
+  bundleScript(entry, inject('scriptsDir'), options);
 
 export function useOps(
   tableName: () => string = () => inject('tableName'),

@@ -23,3 +23,20 @@ export async function sweepMerchant(at: Date, merchantId: string, mode: Mode, mo
   const mine = new Set(moneyIds);
   await processDueSettlementsAndRefunds(at, (item) => mine.has(item.id), partitions(mine, keys.moneyDue));
 }
+
+/** How many intents per mode the listing below reads: a merchant with more is swept over all 32 partitions. */
+const listingLimit = 200;
+
+/**
+ * The due sweep of one merchant's intents at `at` (both modes), as the due sweeper's pass would handle
+ * them: processDue over the due index partitions its intents sit in, the same per-partition reads
+ * as a pass over all 32 minus those holding none of them (see `sweepMerchant`). Tests that poll a
+ * sweep until a provider answers made thousands of mostly empty queries over all 32
+ * (test/integration/live-providers.test.ts: 6,720 in one file). Returns how many it handled.
+ */
+export async function sweepIntentsOf(at: Date, merchantId: string): Promise<number> {
+  const listed = await Promise.all((['test', 'live'] as const).map((mode) => listIntentsOfMerchant(merchantId, mode, listingLimit)));
+  const complete = listed.every((intents) => intents.length < listingLimit);
+  const partitions = [...new Set(listed.flat().map((i) => keys.due(i.paymentIntentId, at.toISOString()).GSI2PK))];
+  return processDue(at, (i) => i.merchantId === merchantId, complete ? partitions : undefined);
+}

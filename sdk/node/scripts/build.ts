@@ -34,7 +34,8 @@ await build({
   logLevel: 'warning',
 });
 chmodSync(join(root, 'dist/listen-cli.js'), 0o755);
-execFileSync(process.execPath, [join(root, '../../node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
+const tsc = join(root, '../../node_modules/typescript/bin/tsc');
+execFileSync(process.execPath, [tsc, '--singleThreaded', '-p', join(root, 'tsconfig.json')], {
   stdio: 'inherit',
 });
 // Declarations keep the sources' `.ts` specifiers; published ones point at the `.js` files.
