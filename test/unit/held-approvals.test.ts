@@ -3,6 +3,7 @@ import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
 import { decideHeld, decideIntent, holdApproval } from '#shared/domain/core/intent.ts';
 import { heldApprovalOf, type PaymentIntent } from '#shared/domain/intent.ts';
 import { heldWrites } from '#shared/store/intents.ts';
+import { intentFixture } from '../support/intent-fixture.ts';
 
 /**
  * Money that arrives for a suspended merchant is held by the money core (holdApproval), and only the operator's
@@ -10,35 +11,11 @@ import { heldWrites } from '#shared/store/intents.ts';
  * writes the held state as the core returns it (out of the due index, into the held list).
  */
 const now = new Date('2026-11-29T06:00:00.000Z');
-const at = '2026-11-29T05:00:00.000Z';
 const card = { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 };
 const approval = { source: 'callback' as const, providerReference: 'PR-1' };
 
-const intent = (over: Partial<PaymentIntent> = {}): PaymentIntent => ({
-  paymentIntentId: 'p1',
-  merchantId: 'm1',
-  mode: 'live',
-  intentType: 'deposit',
-  status: 'Pending',
-  amountMinor: 1_000_00,
-  currency: 'PKR',
-  feeMinor: 20_00,
-  refundedMinor: 0,
-  orderRef: { orderRef: 'O1' },
-  customerRef: null,
-  description: 'deposit',
-  metadataJson: null,
-  callbackUrl: null,
-  transactionReference: 'T1',
-  reason: null,
-  traceId: 'trace',
-  createdAt: at,
-  updatedAt: at,
-  expiresAt: '2026-11-29T05:05:00.000Z',
-  version: 3,
-  details: { providerId: 1, walletChargeInfo: { status: 'Pending' } },
-  ...over,
-});
+const intent = (over: Partial<PaymentIntent> = {}): PaymentIntent =>
+  intentFixture({ mode: 'live', details: { providerId: 1, walletChargeInfo: { status: 'Pending' } }, ...over });
 const cardCheckout = () =>
   intent({
     intentType: 'checkout',

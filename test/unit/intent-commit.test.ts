@@ -4,40 +4,26 @@ import { decideIntent } from '#shared/domain/core/intent.ts';
 import { IllegalTransition, type PaymentIntent } from '#shared/domain/intent.ts';
 import { intentChange } from '#shared/services/transactions.ts';
 import { transitionWrites } from '#shared/store/intents.ts';
+import { intentFixture } from '../support/intent-fixture.ts';
 
 /**
  * An intent's change is committed as the money core decided it: the store writes the core's state (no second decision
  * of its own), and refuses one that is not a permitted move from the state read.
  */
 const now = new Date('2026-11-29T06:00:00.000Z');
-const at = '2026-11-29T05:00:00.000Z';
 const card = { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 };
 
-const checkout = (over: Partial<PaymentIntent> = {}): PaymentIntent => ({
-  paymentIntentId: '6f1c2f43-7f52-4d6b-9a4e-1d0c7b0e9a11',
-  merchantId: 'm1',
-  mode: 'test',
-  intentType: 'checkout',
-  status: 'Pending',
-  amountMinor: 1_000_00,
-  currency: 'PKR',
-  feeMinor: 0,
-  refundedMinor: 0,
-  orderRef: { orderRef: 'O1' },
-  customerRef: null,
-  description: 'checkout',
-  metadataJson: null,
-  callbackUrl: null,
-  transactionReference: 'T1',
-  reason: null,
-  traceId: 'trace',
-  createdAt: at,
-  updatedAt: at,
-  expiresAt: '2026-11-29T06:30:00.000Z',
-  version: 2,
-  details: { feeRate: { basisPoints: 250, fixedMinor: 0 } },
-  ...over,
-});
+const checkout = (over: Partial<PaymentIntent> = {}): PaymentIntent =>
+  intentFixture({
+    paymentIntentId: '6f1c2f43-7f52-4d6b-9a4e-1d0c7b0e9a11',
+    intentType: 'checkout',
+    feeMinor: 0,
+    description: 'checkout',
+    expiresAt: '2026-11-29T06:30:00.000Z',
+    version: 2,
+    details: { feeRate: { basisPoints: 250, fixedMinor: 0 } },
+    ...over,
+  });
 const decided = (d: Decision<PaymentIntent>) => {
   if (isRefusal(d)) throw new Error(`refused: ${d.message}`);
   return d;

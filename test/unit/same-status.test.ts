@@ -6,6 +6,7 @@ import { decidePayout } from '#shared/domain/core/payout.ts';
 import { newWithdrawal, withdrawalDetails } from '#shared/domain/payout.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import { sameStatusWrites, unlinkedSameStatusWrites } from '#shared/store/intents.ts';
+import { intentFixture } from '../support/intent-fixture.ts';
 
 /**
  * Every change that keeps an intent's status is the money core's (shared/domain/core, keepingStatus): a note ("look
@@ -15,31 +16,11 @@ import { sameStatusWrites, unlinkedSameStatusWrites } from '#shared/store/intent
 const now = new Date('2026-11-29T06:00:00.000Z');
 const at = '2026-11-29T05:00:00.000Z';
 
-const deposit = (over: Partial<PaymentIntent> = {}): PaymentIntent => ({
-  paymentIntentId: 'p1',
-  merchantId: 'm1',
-  mode: 'test',
-  intentType: 'deposit',
-  status: 'Pending',
-  amountMinor: 1_000_00,
-  currency: 'PKR',
-  feeMinor: 20_00,
-  refundedMinor: 0,
-  orderRef: { orderRef: 'O1' },
-  customerRef: null,
-  description: 'deposit',
-  metadataJson: null,
-  callbackUrl: null,
-  transactionReference: 'T1',
-  reason: null,
-  traceId: 'trace',
-  createdAt: at,
-  updatedAt: at,
-  expiresAt: '2026-11-29T05:05:00.000Z',
-  version: 3,
-  details: { providerId: 1, requesting: true, chargeUnanswered: true, walletChargeInfo: { status: 'Pending', message: 'sending' } },
-  ...over,
-});
+const deposit = (over: Partial<PaymentIntent> = {}): PaymentIntent =>
+  intentFixture({
+    details: { providerId: 1, requesting: true, chargeUnanswered: true, walletChargeInfo: { status: 'Pending', message: 'sending' } },
+    ...over,
+  });
 
 const payout = (): PaymentIntent => {
   const request = {
