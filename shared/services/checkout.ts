@@ -25,7 +25,7 @@ import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
-import { walletDecline, type ReasonCode } from '#shared/domain/reasons.ts';
+import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { firstInquiryAt, inquireCharge, requestedCharge, walletAdapter, type SettledStatus } from '#shared/providers/wallet.ts';
 import { cardNetwork, liveCardProvider, type CardConfirmation, type CardReturn } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
@@ -37,7 +37,7 @@ import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeIntent, intentReader, lookAgainLater, type IntentOutcome } from './transactions.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { checkoutRefusal, decideIntent, newIntent, type AttemptSource } from '#shared/domain/core/intent.ts';
+import { answersCurrent, checkoutRefusal, decideAnswer, decideIntent, newIntent, type AttemptSource } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -156,13 +156,6 @@ type Outcome = IntentOutcome;
 type OutcomeResult = Awaited<ReturnType<typeof changeIntent>>;
 
 /**
- * How a session that ends unpaid ends (it expires; the customer cancels: cancelCheckout): the money core decides
- * (shared/domain/core/intent.ts: with a failed attempt behind it, `Failed` with the last attempt's reason,
- * docs/merchant-guide.md, Hosted checkout; a payment link's use given back with it).
- */
-const expiredDecision = (current: PaymentIntent, now: Date) => decideIntent(current, { type: 'expire', reason: 'expired' }, now);
-
-/**
  * A declined or failed payment attempt (docs/merchant-guide.md, Hosted checkout: Declined and
  * failed attempts). It is recorded on the session; while attempts are left and the session has not
  * expired, the session stays Pending and payable by another card or wallet (no status change, no
@@ -238,17 +231,6 @@ const approvalRecheckMs = 15_000;
 export const completedDecision = (current: PaymentIntent, source: AttemptSource, now = new Date(), takesLinkUse = false) =>
   decideIntent(current, { type: 'attempt-paid', source, takesLinkUse }, now);
 
-/**
- * The provider's answer about a wallet charge decides the payment; Pending decides nothing, and
- * neither does any answer about a held approval (suspended merchant: the operator decides).
- */
-function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, answer: SettledStatus, now: Date): Outcome | null {
-  if (isHeld(current)) return null;
-  if (answer.status === 'Approved') return completedDecision(current, { walletProvider: wallet.provider }, now);
-  if (answer.status === 'Declined') return failedAttempt(current, { walletProvider: wallet.provider }, walletDecline(answer.reason), now);
-  return null;
-}
-
 /** The session still waits for this very charge (a newer one may have replaced it). */
 const sameCharge = (current: PaymentIntent, wallet: WalletSession) =>
   checkoutDetails(current).wallet?.providerReference === wallet.providerReference;
@@ -312,32 +294,15 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
       keepOpen = true;
     }
   }
+  // The money core decides what the answer (or none) does, about this very charge only (decideAnswer).
+  const answered = { type: 'charge-answered', reference: wallet?.providerReference, stage: wallet?.stage, answer, keepOpen } as const;
   if (answer?.status === 'Approved' && wallet?.stage === 'approval') {
     // A suspended merchant is not credited: the approval is held for the operator (held-approvals.ts).
-    const stillThisCharge = (current: PaymentIntent) =>
-      checkoutDetails(current).wallet?.stage === 'approval' && sameCharge(current, wallet);
-    const held = await holdApprovalIfSuspended(
-      intent.paymentIntentId,
-      { source: 'inquiry', providerReference: wallet.providerReference },
-      now,
-      stillThisCharge,
-    );
+    const approval = { source: 'inquiry' as const, providerReference: wallet.providerReference };
+    const held = await holdApprovalIfSuspended(intent.paymentIntentId, approval, now, (current) => answersCurrent(current, answered));
     if (held) return { result: { changed: false, intent: held }, answer };
   }
-  const result = await changeIntent(intent.paymentIntentId, (current) => {
-    if (isHeld(current)) return null; // held for the operator: neither completed nor expired here
-    if (checkoutDetails(current).cardAuth?.stage === 'confirming') return null; // only the card provider's answer ends it
-    const waiting = checkoutDetails(current).wallet;
-    if (waiting?.stage === 'approval') {
-      // Decide only on the answer about this very charge; a charge that reached approval since is looked at again.
-      if (wallet?.stage !== 'approval' || !sameCharge(current, wallet)) return null;
-      const decision = answer ? walletAnswerDecision(current, waiting, answer, now) : null;
-      return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision(current, now) : null);
-    }
-    if (waiting && (!wallet || !sameCharge(current, wallet))) return null; // started since: withdrawn on the next look
-    if (!keepOpen && isExpired(current, now)) return expiredDecision(current, now);
-    return abandonedLinkUse(current, now); // a link's use held by an attempt left waiting for the customer goes back
-  });
+  const result = await changeIntent(intent.paymentIntentId, (current) => decideAnswer(current, answered, now));
   return answer ? { result, answer } : { result };
 }
 
@@ -491,16 +456,6 @@ async function changePending(
 function restingDueAt(current: PaymentIntent): string {
   const release = linkUseReleaseAt(checkoutDetails(current));
   return release !== undefined && release < Date.parse(current.expiresAt!) ? new Date(release).toISOString() : current.expiresAt!;
-}
-
-/**
- * The sweep's decision about a session whose attempt waits for the customer past linkUseHoldMs while holding a payment
- * link's use: the use goes back (the attempt stays: a late 3-D Secure return or code takes one again while any is
- * left). Null when there is none to give back yet.
- */
-function abandonedLinkUse(current: PaymentIntent, now: Date): Outcome | null {
-  const release = linkUseReleaseAt(checkoutDetails(current));
-  return release !== undefined && now.getTime() >= release ? decideIntent(current, { type: 'attempt', linkUse: false }, now) : null;
 }
 
 /**
@@ -909,12 +864,6 @@ async function confirmCard(claimed: PaymentIntent, auth: CardAuthSession, authen
   return result.intent ?? claimed;
 }
 
-/** The session still confirms this very card payment. */
-const sameCardPayment = (current: PaymentIntent, auth: CardAuthSession) => {
-  const mine = checkoutDetails(current).cardAuth;
-  return current.status === 'Pending' && mine?.stage === 'confirming' && mine.providerReference === auth.providerReference;
-};
-
 /**
  * A card provider's answer that the card was captured, for a merchant that may not be credited now
  * (suspended): held for the operator like a wallet approval (held-approvals.ts). Returns the held
@@ -925,18 +874,15 @@ const holdCardIfSuspended = (intent: PaymentIntent, auth: CardAuthSession, sourc
     intent.paymentIntentId,
     { source, providerReference: auth.providerReference },
     now,
-    (current) => sameCardPayment(current, auth),
+    (current) => answersCurrent(current, cardAnswer(auth, { status: 'Approved' })),
     intent,
   );
 
-/** The decision a card provider's answer makes (Unknown makes none, and no answer decides a held payment). */
-function cardDecision(current: PaymentIntent, auth: CardAuthSession, answer: CardConfirmation, now: Date): Outcome | null {
-  if (!sameCardPayment(current, auth) || isHeld(current)) return null;
-  if (answer.status === 'Approved') return completedDecision(current, { card: auth.card }, now);
-  if (answer.status === 'Declined')
-    return failedAttempt(current, { card: auth.card }, { reason: answer.reason, reasonDetail: answer.detail }, now);
-  return null;
-}
+/** A card provider's answer about the card payment `auth`, as the money core takes it (decideAnswer: about this very payment only). */
+const cardAnswer = (auth: CardAuthSession, answer: CardConfirmation) =>
+  ({ type: 'card-answered', reference: auth.providerReference, answer }) as const;
+const cardDecision = (current: PaymentIntent, auth: CardAuthSession, answer: CardConfirmation, now: Date) =>
+  decideAnswer(current, cardAnswer(auth, answer), now);
 
 /**
  * A live card payment, step 2: the customer's browser comes back from the challenge with the
