@@ -858,31 +858,30 @@ async function confirmCard(claimed: PaymentIntent, auth: CardAuthSession, authen
     return claimed;
   }
   // Suspended since the page's (cached) check: the captured card is held for the operator, not credited.
-  const held = answer.status === 'Approved' ? await holdCardIfSuspended(claimed, auth, 'confirm', now) : undefined;
-  if (held) return held;
-  const result = await changeIntent(claimed.paymentIntentId, (current) => cardDecision(current, auth, answer, now), undefined, claimed);
-  return result.intent ?? claimed;
+  return (await applyCardAnswer(claimed, auth, answer, 'confirm', now)).intent ?? claimed;
 }
 
 /**
- * A card provider's answer that the card was captured, for a merchant that may not be credited now
- * (suspended): held for the operator like a wallet approval (held-approvals.ts). Returns the held
- * intent, or undefined when the answer is to be applied as usual.
+ * A card provider's answer (its confirmation's or its inquiry's) about the card payment `auth`, decided by the money core
+ * (decideAnswer: about this very payment only). A card captured for a merchant that may not be credited now (suspended)
+ * is held for the operator like a wallet approval instead (held-approvals.ts).
  */
-const holdCardIfSuspended = (intent: PaymentIntent, auth: CardAuthSession, source: 'confirm' | 'inquiry', now: Date) =>
-  holdApprovalIfSuspended(
-    intent.paymentIntentId,
-    { source, providerReference: auth.providerReference },
-    now,
-    (current) => answersCurrent(current, cardAnswer(auth, { status: 'Approved' })),
-    intent,
-  );
-
-/** A card provider's answer about the card payment `auth`, as the money core takes it (decideAnswer: about this very payment only). */
-const cardAnswer = (auth: CardAuthSession, answer: CardConfirmation) =>
-  ({ type: 'card-answered', reference: auth.providerReference, answer }) as const;
-const cardDecision = (current: PaymentIntent, auth: CardAuthSession, answer: CardConfirmation, now: Date) =>
-  decideAnswer(current, cardAnswer(auth, answer), now);
+async function applyCardAnswer(
+  intent: PaymentIntent,
+  auth: CardAuthSession,
+  answer: CardConfirmation,
+  source: 'confirm' | 'inquiry',
+  now: Date,
+): Promise<OutcomeResult> {
+  const answered = { type: 'card-answered', reference: auth.providerReference, answer } as const;
+  const approval = { source, providerReference: auth.providerReference };
+  const held =
+    answer.status === 'Approved'
+      ? await holdApprovalIfSuspended(intent.paymentIntentId, approval, now, (current) => answersCurrent(current, answered), intent)
+      : undefined;
+  if (held) return { changed: false, intent: held };
+  return changeIntent(intent.paymentIntentId, (current) => decideAnswer(current, answered, now), undefined, intent);
+}
 
 /**
  * A live card payment, step 2: the customer's browser comes back from the challenge with the
@@ -944,9 +943,7 @@ async function resolveCardPayment(intent: PaymentIntent, auth: CardAuthSession, 
     logger.warn('card inquiry failed', { paymentIntentId: intent.paymentIntentId, error });
   }
   if (answer.status === 'Unknown') return { changed: false, intent };
-  const held = answer.status === 'Approved' ? await holdCardIfSuspended(intent, auth, 'inquiry', now) : undefined;
-  if (held) return { changed: false, intent: held };
-  return changeIntent(intent.paymentIntentId, (current) => cardDecision(current, auth, answer, now));
+  return applyCardAnswer(intent, auth, answer, 'inquiry', now);
 }
 
 /**

@@ -358,10 +358,6 @@ export function answersCurrent(intent: PaymentIntent, command: AnswerCommand): b
   );
 }
 
-/** How a declined answer fails the attempt: a card's reason as the card provider gave it, a wallet's read by walletDecline. */
-const answerFailure = (command: AnswerCommand, { reason, detail }: { reason?: string | undefined; detail?: string | null | undefined }) =>
-  command.type === 'card-answered' ? { reason: reason as ReasonCode, reasonDetail: detail } : walletDecline(reason);
-
 /**
  * What a provider's answer decides about a checkout (AnswerCommand), the guards first (answersCurrent: else 'unchanged'):
  * Approved pays the attempt, Declined fails it. With no deciding answer, a wallet charge awaiting approval expires at
@@ -376,8 +372,12 @@ export function decideAnswer(intent: PaymentIntent, command: AnswerCommand, now:
   const { cardAuth, wallet } = details;
   const source = command.type === 'card-answered' ? { card: cardAuth!.card } : wallet && { walletProvider: wallet.provider };
   if (source && answer?.status === 'Approved') return decideIntent(intent, { type: 'attempt-paid', source }, now);
-  if (source && answer?.status === 'Declined')
-    return decideIntent(intent, { type: 'attempt-failed', source, failure: answerFailure(command, answer) }, now);
+  if (source && answer?.status === 'Declined') {
+    // A card's reason as the card provider gave it; a wallet's read by walletDecline.
+    const { reason, detail } = answer;
+    const failure = command.type === 'card-answered' ? { reason: reason as ReasonCode, reasonDetail: detail } : walletDecline(reason);
+    return decideIntent(intent, { type: 'attempt-failed', source, failure }, now);
+  }
   if (command.type === 'card-answered' || command.keepOpen) return unchanged;
   const release = linkUseReleaseAt(details);
   const expire = wallet?.stage === 'approval' ? now.getTime() >= approvalDeadline(intent, wallet) : isExpired(intent, now);
@@ -386,22 +386,23 @@ export function decideAnswer(intent: PaymentIntent, command: AnswerCommand, now:
 }
 
 /**
- * What a wallet provider's answer about a deposit's one charge decides (Pending, not held: else 'unchanged'): Approved
- * completes it and credits the wallet net of its fee, Declined fails it (walletDecline), still Pending past its window it
- * expires (not_approved); `details`: what the deposit records of its charge with the answer.
+ * What a wallet provider's answer about a deposit's one charge decides (decideIntent refuses it on a deposit held for the
+ * operator or final): Approved completes it and credits the wallet net of its fee, Declined fails it (walletDecline),
+ * still Pending past its window it expires (not_approved); `details`: what the deposit records of its charge with the answer.
  */
 export function decideDepositAnswer(
   deposit: PaymentIntent,
-  command: { type: 'charge-answered'; answer: ProviderAnswer; details: Record<string, unknown> },
+  { answer, details }: { type: 'charge-answered'; answer: ProviderAnswer; details: Record<string, unknown> },
   now: Date,
 ): Decision<PaymentIntent> {
-  const { answer, details } = command;
-  if (deposit.intentType !== 'deposit' || deposit.status !== 'Pending' || heldApprovalOf(deposit))
-    return refuse('unchanged', 'Nothing decided.');
   const through = { deposit: (deposit.details as { providerId: WalletProviderId }).providerId };
-  if (answer.status === 'Approved') return decideIntent(deposit, { type: 'complete', through, details }, now);
-  if (answer.status === 'Declined') return decideIntent(deposit, { type: 'fail', ...answerFailure(command, answer), details }, now);
-  return answer.status === 'Pending' && isExpired(deposit, now)
-    ? decideIntent(deposit, { type: 'expire', reason: 'not_approved', details }, now)
-    : refuse('unchanged', 'Not yet.');
+  const command: IntentCommand | undefined =
+    answer.status === 'Approved'
+      ? { type: 'complete', through, details }
+      : answer.status === 'Declined'
+        ? { type: 'fail', ...walletDecline(answer.reason), details }
+        : answer.status === 'Pending' && isExpired(deposit, now)
+          ? { type: 'expire', reason: 'not_approved', details }
+          : undefined;
+  return command ? decideIntent(deposit, command, now) : refuse('unchanged', 'Nothing decided.');
 }
