@@ -12,7 +12,7 @@ import {
   type ProviderAnswer,
 } from '#shared/domain/core/intent.ts';
 import { decideLinkCreate, decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
-import { checkoutDetails, holdsLinkUse, maxPaymentAttempts } from '#shared/domain/checkout.ts';
+import { checkoutDetails, holdsLinkUse, maxPaymentAttempts, walletApprovalWindowMs } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
@@ -61,7 +61,8 @@ type PaymentAction =
   | 'decline-held'
   | 'approved'
   | 'answer-declined'
-  | 'stale';
+  | 'stale'
+  | 'swept';
 type PayoutAction = 'approve' | 'reject' | 'complete' | 'fail' | 'accepted' | 'note';
 export type Command =
   /** A payment link limited to `max` payments. */
@@ -75,7 +76,9 @@ export type Command =
    * charge request answered by the provider (once; the status stays); `hold`: the money arrived for a suspended
    * merchant, held for the operator (the status stays); `release` / `decline-held`: the operator's decision about it.
    * `approved` / `answer-declined`: the provider's answer about the payment's attempt (a card's confirmation, a wallet
-   * charge's inquiry, a deposit's charge); `stale`: an approval about an EARLIER attempt of a checkout (changes nothing).
+   * charge's inquiry, a deposit's charge); `stale`: an approval about an EARLIER attempt of a checkout (changes nothing);
+   * `swept`: the sweep's look at a checkout whose provider still answers Pending (a wallet charge past its approval
+   * window expires; a card being confirmed waits for its provider).
    */
   | { t: 'payment'; i: number; action: PaymentAction }
   | { t: 'withdraw'; amount: number; auto: boolean }
@@ -133,6 +136,7 @@ const one: fc.Arbitrary<Command> = fc.oneof(
         'approved',
         'answer-declined',
         'stale',
+        'swept',
       ),
     }),
   ),
@@ -244,7 +248,7 @@ const answered: fc.Arbitrary<Step[]> = fc
     fc.record({ t: fc.constant('pay'), kind: fc.constantFrom('card', 'wallet', 'deposit'), amount: payment, feeBps: fc.nat({ max: 500 }) }),
     fc.option(index, { nil: null }),
     fc.constantFrom<PaymentAction>('approved', 'answer-declined', 'stale'),
-    fc.constantFrom<PaymentAction>('cancel', 'expire', 'decline', 'approved', 'stale'),
+    fc.constantFrom<PaymentAction>('cancel', 'expire', 'decline', 'approved', 'stale', 'swept'),
     fc.boolean(),
   )
   .map(([pay, link, answer, other, racing]) => {
@@ -320,7 +324,8 @@ export type Plant =
   | 'auto-settlement-keeps-nothing'
   | 'release-held-twice'
   | 'answer-about-any-attempt'
-  | 'held-answer-credits';
+  | 'held-answer-credits'
+  | 'approval-deadline-ignored';
 
 /** The core with one wrong rule (or the commit without its condition): the model test must catch each. */
 export function planted(plant: Plant): { core: Core; conditional: boolean } {
@@ -464,6 +469,12 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
         },
         conditional: true,
       };
+    case 'approval-deadline-ignored':
+      // The sweep does not wait for the approval window: a charge the customer may still approve expires early.
+      return {
+        core: { ...core, answer: (p, c, now) => core.answer(p, c, new Date(now.getTime() + walletApprovalWindowMs)) },
+        conditional: true,
+      };
     case 'expiry-keeps-link-use':
       // A checkout that expires keeps its payment link's use (the link stays short of a payment it could take).
       return {
@@ -587,7 +598,10 @@ function paymentFixture(
                       startedAt: at,
                     },
                   }
-                : { wallet: { provider: 1, stage: 'approval', providerReference: `W${id}`, otpAttempts: 0 }, walletProvider: 1 }),
+                : {
+                    wallet: { provider: 1, stage: 'approval', providerReference: `W${id}`, otpAttempts: 0, approvalRequestedAt: at },
+                    walletProvider: 1,
+                  }),
             },
     },
     now,
@@ -669,6 +683,13 @@ class System {
         }
         if (cmd.action === 'release' || cmd.action === 'decline-held')
           return this.withLink(read, p, this.c.held(p, { type: cmd.action === 'release' ? 'release-held' : 'decline-held' }, now), now);
+        if (cmd.action === 'swept') {
+          // The provider still answers Pending about the session's charge (none: nobody to ask).
+          if (this.kinds.get(id) === 'deposit') return 'none';
+          const { wallet } = checkoutDetails(p);
+          const c = { type: 'charge-answered' as const, reference: wallet?.providerReference, stage: wallet?.stage };
+          return this.withLink(read, p, this.c.answer(p, { ...c, answer: { status: 'Pending' } }, now), now);
+        }
         if (cmd.action === 'approved' || cmd.action === 'answer-declined' || cmd.action === 'stale') {
           const answer: ProviderAnswer =
             cmd.action === 'answer-declined' ? { status: 'Declined', reason: 'insufficient_funds' } : { status: 'Approved' };
@@ -865,6 +886,8 @@ interface RefPayment {
   /** A deposit whose charge request awaits its answer. */
   requesting: boolean;
   linkHeld: boolean;
+  /** When it was made (a wallet charge's approval asked then). */
+  createdAt: number;
   /** Declined attempts of a checkout. */
   declines: number;
   /** Held for the operator (a suspended merchant's): only the operator's release or decline decides it. */
@@ -928,6 +951,7 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         link,
         requesting: cmd.kind === 'deposit',
         linkHeld: false,
+        createdAt: m.now,
         declines: 0,
         held: false,
         kind: cmd.kind,
@@ -943,7 +967,10 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       const p = pick(m.payments, cmd.i);
       if (!p) return 'none';
       // An answer about an earlier attempt decides nothing (a deposit has one charge: there is none).
-      if (cmd.action === 'stale') return p.kind === 'deposit' ? 'none' : 'refused';
+      if (cmd.action === 'stale' || cmd.action === 'swept') {
+        if (p.kind === 'deposit') return 'none';
+        if (cmd.action === 'stale') return 'refused';
+      }
       if (p.status !== 'Pending' || (cmd.action === 'cancel' && p.kind === 'deposit')) return 'refused';
       // Nothing moves: a deposit's charge answered once; money held (once); a note on any open payment not held.
       if (cmd.action === 'answered') {
@@ -965,6 +992,8 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       // A provider answers about the attempt under way: a checkout's declined one was forgotten (nothing left to answer).
       const answer = cmd.action === 'approved' || cmd.action === 'answer-declined';
       if (answer && p.link && !p.linkHeld) return 'none';
+      // The sweep ends a wallet charge unanswered past its approval window (a card waits for its provider's answer).
+      if (cmd.action === 'swept' && (p.kind === 'card' || p.declines > 0 || m.now < p.createdAt + walletApprovalWindowMs)) return 'refused';
       if (answer && p.kind !== 'deposit' && p.declines > 0) return 'refused';
       const paid = cmd.action === 'complete' || cmd.action === 'release' || cmd.action === 'approved';
       // A link takes at most `max` payments: an attempt holds a use from its start; paid, it stays; unpaid, it goes back.
@@ -1001,6 +1030,7 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         approved: 'Completed',
         fail: 'Failed',
         'answer-declined': 'Failed',
+        swept: 'Expired',
         'decline-held': 'Failed',
         cancel: 'Cancelled',
         expire: 'Expired',

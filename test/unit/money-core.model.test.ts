@@ -47,6 +47,7 @@ describe('money core model, in memory', () => {
       plant: 'held-answer-credits',
       caught: /"(approved|answer-declined)".*answered ok, the reference refused|available|platform fees|ledger verify/,
     },
+    { plant: 'approval-deadline-ignored', caught: /"swept".*answered ok, the reference refused/ },
     { plant: 'release-held-twice', caught: /"release".*answered ok, the reference refused|available|platform fees|ledger verify/ },
   ];
   it.each(plants)('catches a planted wrong rule: $plant', ({ plant, caught }) => {
