@@ -342,43 +342,46 @@ export type AnswerCommand =
 
 /**
  * Whether an answer may decide the checkout: it is Pending, not held for the operator (only the operator decides then),
- * and the answer is about the attempt the session pays with now (the card still being confirmed; the wallet charge, which
- * an answer about one awaiting approval must still await it), not an earlier one the session moved on from.
+ * and the answer names the attempt the session pays with now (the card still being confirmed; its wallet charge, which
+ * must still await its approval when the answer is about one awaiting it), not an earlier one the session moved on from.
  */
 export function answersCurrent(intent: PaymentIntent, command: AnswerCommand): boolean {
   const { cardAuth, wallet } = checkoutDetails(intent);
-  const confirming = cardAuth?.stage === 'confirming';
+  const card = command.type === 'card-answered';
+  const attempt = cardAuth?.stage === 'confirming' ? card && cardAuth : !card && wallet;
   return (
     intent.status === 'Pending' &&
     !heldApprovalOf(intent) &&
-    (command.type === 'card-answered'
-      ? confirming && cardAuth.providerReference === command.reference
-      : !confirming &&
-        (!wallet || (wallet.providerReference === command.reference && (wallet.stage === 'otp' || command.stage === 'approval'))))
+    !!attempt &&
+    attempt.providerReference === command.reference &&
+    (card || wallet?.stage === 'otp' || command.stage === 'approval')
   );
 }
 
 /**
- * What a provider's answer decides about a checkout (AnswerCommand), the guards first (answersCurrent: else 'unchanged'):
- * Approved pays the attempt, Declined fails it. With no deciding answer, a wallet charge awaiting approval expires at
- * approvalDeadline(); any other session at its expiry (unless `keepOpen`), else gives back a payment link's use its attempt
- * held past linkUseReleaseAt(). Apart from decideIntent so that only the Lambdas that hear from a provider carry it.
+ * What a provider's answer decides about a checkout (AnswerCommand). About the attempt the session pays with now
+ * (answersCurrent), Approved pays it and Declined fails it. Otherwise nothing, except for the sweep's look at a session
+ * (a wallet's inquiry, or none) that nothing else is paying (no card being confirmed, no other wallet charge): with no
+ * deciding answer, a charge awaiting approval expires at approvalDeadline(), any other session at its expiry (unless
+ * `keepOpen`), else a payment link's use its attempt held past linkUseReleaseAt() goes back. A held or final session:
+ * nothing. Apart from decideIntent so that only the Lambdas that hear from a provider carry it.
  */
 export function decideAnswer(intent: PaymentIntent, command: AnswerCommand, now: Date): Decision<PaymentIntent> {
   const unchanged = refuse('unchanged', 'Nothing decided.');
-  if (!answersCurrent(intent, command)) return unchanged;
   const { answer } = command;
   const details = checkoutDetails(intent);
   const { cardAuth, wallet } = details;
-  const source = command.type === 'card-answered' ? { card: cardAuth!.card } : wallet && { walletProvider: wallet.provider };
-  if (source && answer?.status === 'Approved') return decideIntent(intent, { type: 'attempt-paid', source }, now);
-  if (source && answer?.status === 'Declined') {
-    // A card's reason as the card provider gave it; a wallet's read by walletDecline.
-    const { reason, detail } = answer;
-    const failure = command.type === 'card-answered' ? { reason: reason as ReasonCode, reasonDetail: detail } : walletDecline(reason);
-    return decideIntent(intent, { type: 'attempt-failed', source, failure }, now);
-  }
-  if (command.type === 'card-answered' || command.keepOpen) return unchanged;
+  if (answersCurrent(intent, command)) {
+    const source = cardAuth?.stage === 'confirming' ? { card: cardAuth.card } : { walletProvider: wallet!.provider };
+    if (answer?.status === 'Approved') return decideIntent(intent, { type: 'attempt-paid', source }, now);
+    if (answer?.status === 'Declined') {
+      // A card's reason as the card provider gave it; a wallet's read by walletDecline.
+      const { reason, detail } = answer;
+      const failure = 'card' in source ? { reason: reason as ReasonCode, reasonDetail: detail } : walletDecline(reason);
+      return decideIntent(intent, { type: 'attempt-failed', source, failure }, now);
+    }
+  } else if (wallet || cardAuth?.stage === 'confirming') return unchanged; // another attempt pays now: looked at again
+  if (command.type === 'card-answered' || command.keepOpen || intent.status !== 'Pending' || heldApprovalOf(intent)) return unchanged;
   const release = linkUseReleaseAt(details);
   const expire = wallet?.stage === 'approval' ? now.getTime() >= approvalDeadline(intent, wallet) : isExpired(intent, now);
   if (expire) return decideIntent(intent, { type: 'expire', reason: 'expired' }, now);
