@@ -25,7 +25,6 @@ import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
-import type { ReasonCode } from '#shared/domain/reasons.ts';
 import { firstInquiryAt, inquireCharge, requestedCharge, walletAdapter, type SettledStatus } from '#shared/providers/wallet.ts';
 import { cardNetwork, liveCardProvider, type CardConfirmation, type CardReturn } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
@@ -37,7 +36,7 @@ import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeIntent, intentReader, lookAgainLater, type IntentOutcome } from './transactions.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { answersCurrent, checkoutRefusal, decideAnswer, decideIntent, newIntent, type AttemptSource } from '#shared/domain/core/intent.ts';
+import { answersCurrent, checkoutRefusal, decideAnswer, decideIntent, newIntent } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -155,23 +154,6 @@ const notFound = () => new CheckoutRefusal('not_found', 'This payment link is no
 type Outcome = IntentOutcome;
 type OutcomeResult = Awaited<ReturnType<typeof changeIntent>>;
 
-/**
- * A declined or failed payment attempt (docs/merchant-guide.md, Hosted checkout: Declined and
- * failed attempts). It is recorded on the session; while attempts are left and the session has not
- * expired, the session stays Pending and payable by another card or wallet (no status change, no
- * event); the last attempt, or one that ends after expiresAt, fails the transaction (one event).
- * Like every change of the session, it is one write conditioned on the version read (the attempt
- * count with it), so two racing attempts are recorded one after the other, never over each other.
- */
-function failedAttempt(
-  current: PaymentIntent,
-  source: AttemptSource,
-  failure: { reason: ReasonCode; reasonDetail?: string | null },
-  now: Date,
-): Outcome {
-  // The money core records the attempt and decides (shared/domain/core/intent.ts, attempt-failed): Failed, or payable again.
-  return decideIntent(current, { type: 'attempt-failed', source, failure }, now);
-}
 const liveUnavailable = (form: 'card' | 'wallet') =>
   new CheckoutRefusal('business_rule', 'Live payments are not available: no payment provider is configured for this deployment.', form);
 const awaitingApprovalRefusal = (form: CheckoutRefusal['form']) =>
@@ -223,13 +205,6 @@ const tryAgainRefusal = () =>
   new CheckoutRefusal('business_rule', 'The wallet provider could not be reached. Try again in a moment.', 'page');
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
-
-/**
- * A paid attempt: the money core records it and decides the payment, its fee and its credit (shared/domain/core/intent.ts,
- * attempt-paid). `takesLinkUse`: the payment takes its payment link's use as it is made (a sandbox card, in one step).
- */
-export const completedDecision = (current: PaymentIntent, source: AttemptSource, now = new Date(), takesLinkUse = false) =>
-  decideIntent(current, { type: 'attempt-paid', source, takesLinkUse }, now);
 
 /** The session still waits for this very charge (a newer one may have replaced it). */
 const sameCharge = (current: PaymentIntent, wallet: WalletSession) =>
@@ -387,9 +362,11 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
         const outcome = network(card.digits);
         if (outcome.result === 'approved') {
           // The sandbox network answers at once: a payment link's use is taken with the payment, while one is left.
-          return completedDecision(current, { card: card.summary }, now, true);
+          return decideIntent(current, { type: 'attempt-paid', source: { card: card.summary }, takesLinkUse: true }, now);
         }
-        return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
+        // Recorded on the session (docs/merchant-guide.md, Hosted checkout: Declined and failed attempts): the money core
+        // decides (attempt-failed): Failed when it was the last or ends after expiresAt, else payable again (no event).
+        return decideIntent(current, { type: 'attempt-failed', source: { card: card.summary }, failure: { reason: outcome.reason } }, now);
       },
       intent,
     );
@@ -649,7 +626,9 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
     if (!(adapter.otpMatches?.(otp) ?? false)) {
       const attempts = session.otpAttempts + 1;
       failedCharge = attempts >= maxOtpAttempts ? session : undefined;
-      if (failedCharge) return { status: failedAttempt(current, { walletProvider: session.provider }, { reason: 'otp_failed' }, now) };
+      const failure = { reason: 'otp_failed' as const };
+      if (failedCharge)
+        return { status: decideIntent(current, { type: 'attempt-failed', source: { walletProvider: session.provider }, failure }, now) };
       return attemptChange(current, { wallet: { ...session, otpAttempts: attempts } }, now);
     }
     failedCharge = undefined;
