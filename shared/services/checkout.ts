@@ -25,7 +25,6 @@ import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
 import { emitMetric, metricNames } from '#shared/metrics.ts';
-import { walletDecline, type ReasonCode } from '#shared/domain/reasons.ts';
 import { firstInquiryAt, inquireCharge, requestedCharge, walletAdapter, type SettledStatus } from '#shared/providers/wallet.ts';
 import { cardNetwork, liveCardProvider, type CardConfirmation, type CardReturn } from '#shared/providers/cards.ts';
 import { transact, TransactionFailed } from '#shared/store/client.ts';
@@ -37,7 +36,7 @@ import type { FinalChange } from '#shared/store/request.ts';
 import { holdApprovalIfSuspended, isHeld } from './held-approvals.ts';
 import { changeIntent, intentReader, lookAgainLater, type IntentOutcome } from './transactions.ts';
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { checkoutRefusal, decideIntent, newIntent, type AttemptSource } from '#shared/domain/core/intent.ts';
+import { answersCurrent, checkoutRefusal, decideAnswer, decideIntent, newIntent } from '#shared/domain/core/intent.ts';
 
 /** Live checkout offers the wallet option once a live wallet provider is configured (shared/providers/live). */
 export { liveWalletConfigured } from '#shared/providers/wallet.ts';
@@ -155,30 +154,6 @@ const notFound = () => new CheckoutRefusal('not_found', 'This payment link is no
 type Outcome = IntentOutcome;
 type OutcomeResult = Awaited<ReturnType<typeof changeIntent>>;
 
-/**
- * How a session that ends unpaid ends (it expires; the customer cancels: cancelCheckout): the money core decides
- * (shared/domain/core/intent.ts: with a failed attempt behind it, `Failed` with the last attempt's reason,
- * docs/merchant-guide.md, Hosted checkout; a payment link's use given back with it).
- */
-const expiredDecision = (current: PaymentIntent, now: Date) => decideIntent(current, { type: 'expire', reason: 'expired' }, now);
-
-/**
- * A declined or failed payment attempt (docs/merchant-guide.md, Hosted checkout: Declined and
- * failed attempts). It is recorded on the session; while attempts are left and the session has not
- * expired, the session stays Pending and payable by another card or wallet (no status change, no
- * event); the last attempt, or one that ends after expiresAt, fails the transaction (one event).
- * Like every change of the session, it is one write conditioned on the version read (the attempt
- * count with it), so two racing attempts are recorded one after the other, never over each other.
- */
-function failedAttempt(
-  current: PaymentIntent,
-  source: AttemptSource,
-  failure: { reason: ReasonCode; reasonDetail?: string | null },
-  now: Date,
-): Outcome {
-  // The money core records the attempt and decides (shared/domain/core/intent.ts, attempt-failed): Failed, or payable again.
-  return decideIntent(current, { type: 'attempt-failed', source, failure }, now);
-}
 const liveUnavailable = (form: 'card' | 'wallet') =>
   new CheckoutRefusal('business_rule', 'Live payments are not available: no payment provider is configured for this deployment.', form);
 const awaitingApprovalRefusal = (form: CheckoutRefusal['form']) =>
@@ -230,24 +205,6 @@ const tryAgainRefusal = () =>
   new CheckoutRefusal('business_rule', 'The wallet provider could not be reached. Try again in a moment.', 'page');
 /** How often the sweep asks the provider about a charge awaiting approval. */
 const approvalRecheckMs = 15_000;
-
-/**
- * A paid attempt: the money core records it and decides the payment, its fee and its credit (shared/domain/core/intent.ts,
- * attempt-paid). `takesLinkUse`: the payment takes its payment link's use as it is made (a sandbox card, in one step).
- */
-export const completedDecision = (current: PaymentIntent, source: AttemptSource, now = new Date(), takesLinkUse = false) =>
-  decideIntent(current, { type: 'attempt-paid', source, takesLinkUse }, now);
-
-/**
- * The provider's answer about a wallet charge decides the payment; Pending decides nothing, and
- * neither does any answer about a held approval (suspended merchant: the operator decides).
- */
-function walletAnswerDecision(current: PaymentIntent, wallet: WalletSession, answer: SettledStatus, now: Date): Outcome | null {
-  if (isHeld(current)) return null;
-  if (answer.status === 'Approved') return completedDecision(current, { walletProvider: wallet.provider }, now);
-  if (answer.status === 'Declined') return failedAttempt(current, { walletProvider: wallet.provider }, walletDecline(answer.reason), now);
-  return null;
-}
 
 /** The session still waits for this very charge (a newer one may have replaced it). */
 const sameCharge = (current: PaymentIntent, wallet: WalletSession) =>
@@ -312,32 +269,15 @@ async function resolveCheckout(intent: PaymentIntent, now: Date): Promise<{ resu
       keepOpen = true;
     }
   }
+  // The money core decides what the answer (or none) does, about this very charge only (decideAnswer).
+  const answered = { type: 'charge-answered', reference: wallet?.providerReference, stage: wallet?.stage, answer, keepOpen } as const;
   if (answer?.status === 'Approved' && wallet?.stage === 'approval') {
     // A suspended merchant is not credited: the approval is held for the operator (held-approvals.ts).
-    const stillThisCharge = (current: PaymentIntent) =>
-      checkoutDetails(current).wallet?.stage === 'approval' && sameCharge(current, wallet);
-    const held = await holdApprovalIfSuspended(
-      intent.paymentIntentId,
-      { source: 'inquiry', providerReference: wallet.providerReference },
-      now,
-      stillThisCharge,
-    );
+    const approval = { source: 'inquiry' as const, providerReference: wallet.providerReference };
+    const held = await holdApprovalIfSuspended(intent.paymentIntentId, approval, now, (current) => answersCurrent(current, answered));
     if (held) return { result: { changed: false, intent: held }, answer };
   }
-  const result = await changeIntent(intent.paymentIntentId, (current) => {
-    if (isHeld(current)) return null; // held for the operator: neither completed nor expired here
-    if (checkoutDetails(current).cardAuth?.stage === 'confirming') return null; // only the card provider's answer ends it
-    const waiting = checkoutDetails(current).wallet;
-    if (waiting?.stage === 'approval') {
-      // Decide only on the answer about this very charge; a charge that reached approval since is looked at again.
-      if (wallet?.stage !== 'approval' || !sameCharge(current, wallet)) return null;
-      const decision = answer ? walletAnswerDecision(current, waiting, answer, now) : null;
-      return decision ?? (!keepOpen && now.getTime() >= approvalDeadline(current, waiting) ? expiredDecision(current, now) : null);
-    }
-    if (waiting && (!wallet || !sameCharge(current, wallet))) return null; // started since: withdrawn on the next look
-    if (!keepOpen && isExpired(current, now)) return expiredDecision(current, now);
-    return abandonedLinkUse(current, now); // a link's use held by an attempt left waiting for the customer goes back
-  });
+  const result = await changeIntent(intent.paymentIntentId, (current) => decideAnswer(current, answered, now));
   return answer ? { result, answer } : { result };
 }
 
@@ -422,9 +362,11 @@ export async function payByCard(paymentIntentId: string, input: CardInput, now =
         const outcome = network(card.digits);
         if (outcome.result === 'approved') {
           // The sandbox network answers at once: a payment link's use is taken with the payment, while one is left.
-          return completedDecision(current, { card: card.summary }, now, true);
+          return decideIntent(current, { type: 'attempt-paid', source: { card: card.summary }, takesLinkUse: true }, now);
         }
-        return failedAttempt(current, { card: card.summary }, { reason: outcome.reason }, now);
+        // Recorded on the session (docs/merchant-guide.md, Hosted checkout: Declined and failed attempts): the money core
+        // decides (attempt-failed): Failed when it was the last or ends after expiresAt, else payable again (no event).
+        return decideIntent(current, { type: 'attempt-failed', source: { card: card.summary }, failure: { reason: outcome.reason } }, now);
       },
       intent,
     );
@@ -491,16 +433,6 @@ async function changePending(
 function restingDueAt(current: PaymentIntent): string {
   const release = linkUseReleaseAt(checkoutDetails(current));
   return release !== undefined && release < Date.parse(current.expiresAt!) ? new Date(release).toISOString() : current.expiresAt!;
-}
-
-/**
- * The sweep's decision about a session whose attempt waits for the customer past linkUseHoldMs while holding a payment
- * link's use: the use goes back (the attempt stays: a late 3-D Secure return or code takes one again while any is
- * left). Null when there is none to give back yet.
- */
-function abandonedLinkUse(current: PaymentIntent, now: Date): Outcome | null {
-  const release = linkUseReleaseAt(checkoutDetails(current));
-  return release !== undefined && now.getTime() >= release ? decideIntent(current, { type: 'attempt', linkUse: false }, now) : null;
 }
 
 /**
@@ -694,7 +626,9 @@ export async function confirmWalletOtp(paymentIntentId: string, otp: string, now
     if (!(adapter.otpMatches?.(otp) ?? false)) {
       const attempts = session.otpAttempts + 1;
       failedCharge = attempts >= maxOtpAttempts ? session : undefined;
-      if (failedCharge) return { status: failedAttempt(current, { walletProvider: session.provider }, { reason: 'otp_failed' }, now) };
+      const failure = { reason: 'otp_failed' as const };
+      if (failedCharge)
+        return { status: decideIntent(current, { type: 'attempt-failed', source: { walletProvider: session.provider }, failure }, now) };
       return attemptChange(current, { wallet: { ...session, otpAttempts: attempts } }, now);
     }
     failedCharge = undefined;
@@ -903,39 +837,29 @@ async function confirmCard(claimed: PaymentIntent, auth: CardAuthSession, authen
     return claimed;
   }
   // Suspended since the page's (cached) check: the captured card is held for the operator, not credited.
-  const held = answer.status === 'Approved' ? await holdCardIfSuspended(claimed, auth, 'confirm', now) : undefined;
-  if (held) return held;
-  const result = await changeIntent(claimed.paymentIntentId, (current) => cardDecision(current, auth, answer, now), undefined, claimed);
-  return result.intent ?? claimed;
+  return (await applyCardAnswer(claimed, auth, answer, 'confirm', now)).intent ?? claimed;
 }
 
-/** The session still confirms this very card payment. */
-const sameCardPayment = (current: PaymentIntent, auth: CardAuthSession) => {
-  const mine = checkoutDetails(current).cardAuth;
-  return current.status === 'Pending' && mine?.stage === 'confirming' && mine.providerReference === auth.providerReference;
-};
-
 /**
- * A card provider's answer that the card was captured, for a merchant that may not be credited now
- * (suspended): held for the operator like a wallet approval (held-approvals.ts). Returns the held
- * intent, or undefined when the answer is to be applied as usual.
+ * A card provider's answer (its confirmation's or its inquiry's) about the card payment `auth`, decided by the money core
+ * (decideAnswer: about this very payment only). A card captured for a merchant that may not be credited now (suspended)
+ * is held for the operator like a wallet approval instead (held-approvals.ts).
  */
-const holdCardIfSuspended = (intent: PaymentIntent, auth: CardAuthSession, source: 'confirm' | 'inquiry', now: Date) =>
-  holdApprovalIfSuspended(
-    intent.paymentIntentId,
-    { source, providerReference: auth.providerReference },
-    now,
-    (current) => sameCardPayment(current, auth),
-    intent,
-  );
-
-/** The decision a card provider's answer makes (Unknown makes none, and no answer decides a held payment). */
-function cardDecision(current: PaymentIntent, auth: CardAuthSession, answer: CardConfirmation, now: Date): Outcome | null {
-  if (!sameCardPayment(current, auth) || isHeld(current)) return null;
-  if (answer.status === 'Approved') return completedDecision(current, { card: auth.card }, now);
-  if (answer.status === 'Declined')
-    return failedAttempt(current, { card: auth.card }, { reason: answer.reason, reasonDetail: answer.detail }, now);
-  return null;
+async function applyCardAnswer(
+  intent: PaymentIntent,
+  auth: CardAuthSession,
+  answer: CardConfirmation,
+  source: 'confirm' | 'inquiry',
+  now: Date,
+): Promise<OutcomeResult> {
+  const answered = { type: 'card-answered', reference: auth.providerReference, answer } as const;
+  const approval = { source, providerReference: auth.providerReference };
+  const held =
+    answer.status === 'Approved'
+      ? await holdApprovalIfSuspended(intent.paymentIntentId, approval, now, (current) => answersCurrent(current, answered), intent)
+      : undefined;
+  if (held) return { changed: false, intent: held };
+  return changeIntent(intent.paymentIntentId, (current) => decideAnswer(current, answered, now), undefined, intent);
 }
 
 /**
@@ -998,9 +922,7 @@ async function resolveCardPayment(intent: PaymentIntent, auth: CardAuthSession, 
     logger.warn('card inquiry failed', { paymentIntentId: intent.paymentIntentId, error });
   }
   if (answer.status === 'Unknown') return { changed: false, intent };
-  const held = answer.status === 'Approved' ? await holdCardIfSuspended(intent, auth, 'inquiry', now) : undefined;
-  if (held) return { changed: false, intent: held };
-  return changeIntent(intent.paymentIntentId, (current) => cardDecision(current, auth, answer, now));
+  return applyCardAnswer(intent, auth, answer, 'inquiry', now);
 }
 
 /**

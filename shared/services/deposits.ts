@@ -1,7 +1,6 @@
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideCharge, decideIntent, depositRefusal, newIntent } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideDepositAnswer, depositRefusal, newIntent } from '#shared/domain/core/intent.ts';
 import type { ErrorCode } from '#shared/domain/error-codes.ts';
-import { walletDecline } from '#shared/domain/reasons.ts';
 import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
 import { BusinessRuleError, DomainError, NotFoundError } from '#shared/domain/errors.ts';
@@ -258,28 +257,18 @@ export function heldChargeDetails(current: PaymentIntent, decision: 'release' | 
 }
 
 /**
- * What the provider's authoritative answer means for a deposit (Completed credits the wallet, net
- * of the fee). A held approval (suspended merchant) is decided by the operator only: null.
+ * What the provider's authoritative answer means for a deposit, as the money core decides it (decideAnswer: Completed
+ * credits the wallet net of the fee; a held approval is the operator's only), with what the deposit records of its charge.
  */
-export function decideDeposit(current: PaymentIntent, answer: SettledStatus, now: Date): IntentOutcome | null {
-  if (isHeld(current)) return null;
-  switch (answer.status) {
-    case 'Approved': {
-      // The money core decides the deposit and its credit, net of its fee (shared/domain/core/intent.ts).
-      const complete = { type: 'complete' as const, through: { deposit: details(current).providerId } };
-      return decideIntent(current, { ...complete, details: approvedCharge(current, answer.providerTime) }, now);
-    }
-    case 'Declined': {
-      const errorDetails = 'The customer did not approve the payment.';
-      const details = chargeInfo(current, 'Failed', { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails });
-      return decideIntent(current, { type: 'fail', ...walletDecline(answer.reason), details }, now);
-    }
-    case 'Pending': {
-      if (!current.expiresAt || now.getTime() < Date.parse(current.expiresAt)) return null;
-      const details = chargeInfo(current, 'Expired', { isSuccess: false });
-      return decideIntent(current, { type: 'expire', reason: 'not_approved', details }, now);
-    }
-  }
+export function decideDeposit(current: PaymentIntent, answer: SettledStatus, now: Date): IntentOutcome {
+  const declined = { isSuccess: false, errorCode: 'WP_REQUEST_REJECTED', errorDetails: 'The customer did not approve the payment.' };
+  const details =
+    answer.status === 'Approved'
+      ? approvedCharge(current, answer.providerTime)
+      : answer.status === 'Declined'
+        ? chargeInfo(current, 'Failed', declined)
+        : chargeInfo(current, 'Expired', { isSuccess: false });
+  return decideDepositAnswer(current, { type: 'charge-answered', answer, details }, now);
 }
 
 /** What asking the provider did to a deposit (a callback's answer). */

@@ -16,7 +16,7 @@ import { intentReader } from './transactions.ts';
  * its inquiry), is not credited: the intent stays Pending with details.heldApproval, out of the due
  * index (so it neither expires nor is asked about again), in the held list, until an operator runs
  * `npm run ops -- deposit release|decline <id>` (shared/services/held-decisions.ts). While held,
- * every provider path decides nothing about it (decideDeposit, the checkout sweep), so the only way
+ * every provider path decides nothing about it (the money core's decideAnswer), so the only way
  * to credit it is the operator's release, one conditional transaction. The money core decides the hold
  * (holdApproval); the store writes the held state it returns (heldWrites).
  */

@@ -1,9 +1,18 @@
 import fc from 'fast-check';
 import { banks } from '#shared/domain/bank-codes.ts';
 import { decided, isRefusal, type Decided, type Decision, type JournalDraft } from '#shared/domain/core/decision.ts';
-import { decideCharge, decideHeld, decideIntent, holdApproval, newIntent } from '#shared/domain/core/intent.ts';
+import {
+  decideAnswer,
+  decideCharge,
+  decideDepositAnswer,
+  decideHeld,
+  decideIntent,
+  holdApproval,
+  newIntent,
+  type ProviderAnswer,
+} from '#shared/domain/core/intent.ts';
 import { decideLinkCreate, decideLinkUse, linkOf, linkUseOf } from '#shared/domain/core/payment-link.ts';
-import { checkoutDetails, holdsLinkUse, maxPaymentAttempts } from '#shared/domain/checkout.ts';
+import { checkoutDetails, holdsLinkUse, maxPaymentAttempts, walletApprovalWindowMs } from '#shared/domain/checkout.ts';
 import type { PaymentLink } from '#shared/domain/payment-link.ts';
 import { refundStatusNames, settlementStatusNames, type IntentStatus } from '#shared/domain/core/machines.ts';
 import { decidePayout } from '#shared/domain/core/payout.ts';
@@ -49,7 +58,11 @@ type PaymentAction =
   | 'answered'
   | 'hold'
   | 'release'
-  | 'decline-held';
+  | 'decline-held'
+  | 'approved'
+  | 'answer-declined'
+  | 'stale'
+  | 'swept';
 type PayoutAction = 'approve' | 'reject' | 'complete' | 'fail' | 'accepted' | 'note';
 export type Command =
   /** A payment link limited to `max` payments. */
@@ -62,6 +75,10 @@ export type Command =
    * nothing decided, looked at again later (the status stays; refused on a final payment); `answered`: a deposit's
    * charge request answered by the provider (once; the status stays); `hold`: the money arrived for a suspended
    * merchant, held for the operator (the status stays); `release` / `decline-held`: the operator's decision about it.
+   * `approved` / `answer-declined`: the provider's answer about the payment's attempt (a card's confirmation, a wallet
+   * charge's inquiry, a deposit's charge); `stale`: an approval about an EARLIER attempt of a checkout (changes nothing);
+   * `swept`: the sweep's look at a checkout whose provider still answers Pending (a wallet charge past its approval
+   * window expires; a card being confirmed waits for its provider).
    */
   | { t: 'payment'; i: number; action: PaymentAction }
   | { t: 'withdraw'; amount: number; auto: boolean }
@@ -116,6 +133,10 @@ const one: fc.Arbitrary<Command> = fc.oneof(
         'hold',
         'release',
         'decline-held',
+        'approved',
+        'answer-declined',
+        'stale',
+        'swept',
       ),
     }),
   ),
@@ -221,6 +242,24 @@ const heldFlow: fc.Arbitrary<Step[]> = fc
     { t: 'payment', i: -1, action: 'hold' },
     ...Array.from({ length: again ? 2 : 1 }, () => ({ t: 'payment', i: -1, action: decision }) as Step),
   ]);
+/** A provider's answer (or one about an earlier attempt) racing the customer's cancel or the session's expiry. */
+const answered: fc.Arbitrary<Step[]> = fc
+  .tuple(
+    fc.record({ t: fc.constant('pay'), kind: fc.constantFrom('card', 'wallet', 'deposit'), amount: payment, feeBps: fc.nat({ max: 500 }) }),
+    fc.option(index, { nil: null }),
+    fc.constantFrom<PaymentAction>('approved', 'answer-declined', 'stale'),
+    fc.constantFrom<PaymentAction>('cancel', 'expire', 'decline', 'approved', 'stale', 'swept'),
+    fc.boolean(),
+  )
+  .map(([pay, link, answer, other, racing]) => {
+    const a: Command = { t: 'payment', i: -1, action: answer };
+    const b: Command = { t: 'payment', i: -1, action: other };
+    return [
+      { ...pay, link } as Step,
+      { t: 'payment', i: -1, action: 'start' } as Step,
+      ...(racing ? [{ t: 'race', a, b } as Step] : [b, a]),
+    ];
+  });
 const chunk = fc.oneof(
   { weight: 8, arbitrary: step.map((s) => [s]) },
   { weight: 1, arbitrary: declined },
@@ -228,6 +267,7 @@ const chunk = fc.oneof(
   { weight: 1, arbitrary: paid },
   { weight: 1, arbitrary: linked },
   { weight: 1, arbitrary: heldFlow },
+  { weight: 1, arbitrary: answered },
 );
 export const sequences = (maxLength: number): fc.Arbitrary<Step[]> =>
   fc.array(chunk, { minLength: 1, maxLength: Math.ceil(maxLength / 1.2), size: 'max' }).map((chunks) => chunks.flat());
@@ -240,6 +280,8 @@ export interface Core {
   charge: typeof decideCharge;
   hold: typeof holdApproval;
   held: typeof decideHeld;
+  answer: typeof decideAnswer;
+  depositAnswer: typeof decideDepositAnswer;
   create: typeof newIntent;
   linkUse: typeof linkUseOf;
   link: typeof decideLinkUse;
@@ -255,6 +297,8 @@ export const core: Core = {
   charge: decideCharge,
   hold: holdApproval,
   held: decideHeld,
+  answer: decideAnswer,
+  depositAnswer: decideDepositAnswer,
   create: newIntent,
   linkUse: linkUseOf,
   link: decideLinkUse,
@@ -278,7 +322,10 @@ export type Plant =
   | 'note-on-final'
   | 'accepted-changes-status'
   | 'auto-settlement-keeps-nothing'
-  | 'release-held-twice';
+  | 'release-held-twice'
+  | 'answer-about-any-attempt'
+  | 'held-answer-credits'
+  | 'approval-deadline-ignored';
 
 /** The core with one wrong rule (or the commit without its condition): the model test must catch each. */
 export function planted(plant: Plant): { core: Core; conditional: boolean } {
@@ -392,6 +439,40 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
             return isRefusal(again) ? again : decided({ ...again.state, version: p.version + 1 }, again.journals, again.events);
           },
         },
+        conditional: true,
+      };
+    case 'answer-about-any-attempt':
+      // An answer is not checked against the attempt it names: an approval of an earlier attempt credits the session.
+      return {
+        core: {
+          ...core,
+          answer: (p, c, now) => {
+            const { cardAuth, wallet } = checkoutDetails(p);
+            const current = (c.type === 'card-answered' ? cardAuth : wallet)?.providerReference;
+            return core.answer(p, current ? { ...c, reference: current } : c, now);
+          },
+        },
+        conditional: true,
+      };
+    case 'held-answer-credits':
+      // A provider's approval credits money held for the operator (the hold is not looked at).
+      return {
+        core: {
+          ...core,
+          answer: (p, c, now) => {
+            const held = heldApprovalOf(p);
+            const d = core.answer(held ? { ...p, details: { ...p.details, heldApproval: undefined } } : p, c, now);
+            return held && !isRefusal(d)
+              ? decided({ ...d.state, details: { ...d.state.details, heldApproval: held } }, d.journals, d.events)
+              : d;
+          },
+        },
+        conditional: true,
+      };
+    case 'approval-deadline-ignored':
+      // The sweep does not wait for the approval window: a charge the customer may still approve expires early.
+      return {
+        core: { ...core, answer: (p, c, now) => core.answer(p, c, new Date(now.getTime() + walletApprovalWindowMs)) },
         conditional: true,
       };
     case 'expiry-keeps-link-use':
@@ -517,7 +598,10 @@ function paymentFixture(
                       startedAt: at,
                     },
                   }
-                : { wallet: { provider: 1, stage: 'approval', providerReference: `W${id}`, otpAttempts: 0 }, walletProvider: 1 }),
+                : {
+                    wallet: { provider: 1, stage: 'approval', providerReference: `W${id}`, otpAttempts: 0, approvalRequestedAt: at },
+                    walletProvider: 1,
+                  }),
             },
     },
     now,
@@ -530,6 +614,8 @@ class System {
   books: Books;
   now = Date.parse('2026-11-29T00:00:00.000Z');
   private count = 0;
+  /** What each payment was made as: its attempt is that card payment or wallet charge (the fixture's). */
+  private kinds = new Map<string, PaymentKind>();
   constructor(
     private readonly c: Core,
     conditional: boolean,
@@ -567,6 +653,7 @@ class System {
         const id = `p${++this.count}`;
         const linkId = cmd.link !== null && cmd.kind !== 'deposit' ? this.nth('l', cmd.link) : undefined;
         const p = paymentFixture(this.c.create, id, cmd.kind, cmd.amount, cmd.feeBps, now, linkId);
+        this.kinds.set(id, cmd.kind);
         return () => this.books.commit(read, [{ id, value: p }], [], now);
       }
       case 'payment': {
@@ -596,6 +683,31 @@ class System {
         }
         if (cmd.action === 'release' || cmd.action === 'decline-held')
           return this.withLink(read, p, this.c.held(p, { type: cmd.action === 'release' ? 'release-held' : 'decline-held' }, now), now);
+        if (cmd.action === 'swept') {
+          // The provider still answers Pending about the session's charge (none: nobody to ask).
+          if (this.kinds.get(id) === 'deposit') return 'none';
+          const { wallet } = checkoutDetails(p);
+          const c = { type: 'charge-answered' as const, reference: wallet?.providerReference, stage: wallet?.stage };
+          return this.withLink(read, p, this.c.answer(p, { ...c, answer: { status: 'Pending' } }, now), now);
+        }
+        if (cmd.action === 'approved' || cmd.action === 'answer-declined' || cmd.action === 'stale') {
+          const answer: ProviderAnswer =
+            cmd.action === 'answer-declined' ? { status: 'Declined', reason: 'insufficient_funds' } : { status: 'Approved' };
+          const kind = this.kinds.get(id);
+          // The attempt asked about took its link's use before any provider was asked (holdLinkUse), as for `hold`.
+          if (cmd.action !== 'stale' && p.status === 'Pending' && linkOf(p) && !holdsLinkUse(checkoutDetails(p))) return 'none';
+          if (kind === 'deposit')
+            return cmd.action === 'stale'
+              ? 'none'
+              : this.withLink(read, p, this.c.depositAnswer(p, { type: 'charge-answered', answer, details: {} }, now), now);
+          // About the attempt the fixture made (C<id>: its card, W<id>: its wallet charge), or an earlier one.
+          const reference = `${cmd.action === 'stale' ? 'earlier-' : ''}${kind === 'card' ? 'C' : 'W'}${id}`;
+          const c =
+            kind === 'card'
+              ? { type: 'card-answered' as const, reference, answer }
+              : { type: 'charge-answered' as const, reference, stage: 'approval' as const, answer };
+          return this.withLink(read, p, this.c.answer(p, c, now), now);
+        }
         if (cmd.action === 'decline') {
           const failure = { reason: 'card_declined' as const };
           return this.withLink(read, p, this.c.intent(p, { type: 'attempt-failed', source: { card }, failure }, now), now);
@@ -774,6 +886,8 @@ interface RefPayment {
   /** A deposit whose charge request awaits its answer. */
   requesting: boolean;
   linkHeld: boolean;
+  /** When it was made (a wallet charge's approval asked then). */
+  createdAt: number;
   /** Declined attempts of a checkout. */
   declines: number;
   /** Held for the operator (a suspended merchant's): only the operator's release or decline decides it. */
@@ -837,6 +951,7 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         link,
         requesting: cmd.kind === 'deposit',
         linkHeld: false,
+        createdAt: m.now,
         declines: 0,
         held: false,
         kind: cmd.kind,
@@ -851,6 +966,11 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
     case 'payment': {
       const p = pick(m.payments, cmd.i);
       if (!p) return 'none';
+      // An answer about an earlier attempt decides nothing (a deposit has one charge: there is none).
+      if (cmd.action === 'stale' || cmd.action === 'swept') {
+        if (p.kind === 'deposit') return 'none';
+        if (cmd.action === 'stale') return 'refused';
+      }
       if (p.status !== 'Pending' || (cmd.action === 'cancel' && p.kind === 'deposit')) return 'refused';
       // Nothing moves: a deposit's charge answered once; money held (once); a note on any open payment not held.
       if (cmd.action === 'answered') {
@@ -869,7 +989,13 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       const operator = cmd.action === 'release' || cmd.action === 'decline-held';
       if (operator !== p.held || (cmd.action === 'release' && p.kind !== 'deposit' && p.declines > 0)) return 'refused';
       if (cmd.action === 'note') return 'ok';
-      const paid = cmd.action === 'complete' || cmd.action === 'release';
+      // A provider answers about the attempt under way: a checkout's declined one was forgotten (nothing left to answer).
+      const answer = cmd.action === 'approved' || cmd.action === 'answer-declined';
+      if (answer && p.link && !p.linkHeld) return 'none';
+      // The sweep ends a wallet charge unanswered past its approval window (a card waits for its provider's answer).
+      if (cmd.action === 'swept' && (p.kind === 'card' || p.declines > 0 || m.now < p.createdAt + walletApprovalWindowMs)) return 'refused';
+      if (answer && p.kind !== 'deposit' && p.declines > 0) return 'refused';
+      const paid = cmd.action === 'complete' || cmd.action === 'release' || cmd.action === 'approved';
       // A link takes at most `max` payments: an attempt holds a use from its start; paid, it stays; unpaid, it goes back.
       const link = p.link;
       if (cmd.action === 'start') {
@@ -878,12 +1004,12 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         p.linkHeld = true;
         return 'ok';
       }
-      if (cmd.action === 'abandon' || cmd.action === 'decline') {
+      if (cmd.action === 'abandon' || cmd.action === 'decline' || (cmd.action === 'answer-declined' && p.kind !== 'deposit')) {
         if (cmd.action === 'abandon' ? !link || !p.linkHeld : p.kind === 'deposit') return 'refused';
         // Whatever ends an attempt unpaid gives its link's use back; the third declined attempt fails the checkout.
         if (link && p.linkHeld) link.held--;
         p.linkHeld = false;
-        if (cmd.action === 'decline' && ++p.declines >= maxPaymentAttempts) p.status = 'Failed';
+        if (cmd.action !== 'abandon' && ++p.declines >= maxPaymentAttempts) p.status = 'Failed';
         return 'ok';
       }
       if (link && paid) {
@@ -901,7 +1027,10 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       const to = {
         complete: 'Completed',
         release: 'Completed',
+        approved: 'Completed',
         fail: 'Failed',
+        'answer-declined': 'Failed',
+        swept: 'Expired',
         'decline-held': 'Failed',
         cancel: 'Cancelled',
         expire: 'Expired',

@@ -42,6 +42,12 @@ describe('money core model, in memory', () => {
     { plant: 'note-on-final', caught: /"note".*answered ok, the reference refused/ },
     { plant: 'accepted-changes-status', caught: /same-status change moved status/ },
     { plant: 'auto-settlement-keeps-nothing', caught: /available|held Settlement|reference/ },
+    { plant: 'answer-about-any-attempt', caught: /"stale".*answered ok, the reference refused/ },
+    {
+      plant: 'held-answer-credits',
+      caught: /"(approved|answer-declined)".*answered ok, the reference refused|available|platform fees|ledger verify/,
+    },
+    { plant: 'approval-deadline-ignored', caught: /"swept".*answered ok, the reference refused/ },
     { plant: 'release-held-twice', caught: /"release".*answered ok, the reference refused|available|platform fees|ledger verify/ },
   ];
   it.each(plants)('catches a planted wrong rule: $plant', ({ plant, caught }) => {

@@ -1,4 +1,5 @@
 import {
+  approvalDeadline,
   attemptReference,
   attemptsLeft,
   attemptsOf,
@@ -6,6 +7,7 @@ import {
   completedMovements,
   isExpired,
   linkUseAttempt,
+  linkUseReleaseAt,
   sessionLifetimeMs,
   type CheckoutAttempt,
   type CheckoutDetails,
@@ -14,7 +16,7 @@ import { defaultFees, type Fee } from '../merchant.ts';
 import { feeFor, fromMinor, toMinor, type Currency } from '../money.ts';
 import { heldApprovalDeclinedReason, heldApprovalOf, type CardSummary, type HeldApproval, type PaymentIntent } from '../intent.ts';
 import { walletProviders, type WalletProviderId } from '../providers.ts';
-import type { ReasonCode } from '../reasons.ts';
+import { walletDecline, type ReasonCode } from '../reasons.ts';
 import { decided, draft, isRefusal, refuse, touchedAt, type Decision } from './decision.ts';
 import { canTransition, isTerminal, type IntentStatus } from './machines.ts';
 
@@ -312,4 +314,98 @@ export function decideCharge(deposit: PaymentIntent, command: ChargeCommand, now
     return refuse('unchanged', 'Not requesting.');
   const info = { ...(walletChargeInfo as object), status: command.status, message: command.message };
   return keepingStatus(deposit, { requesting: undefined, chargeUnanswered: command.unanswered || undefined, walletChargeInfo: info }, now);
+}
+
+/** A provider's answer about a payment as the service got it: Pending (wallet) and Unknown (card) decide nothing yet. */
+export type ProviderAnswer =
+  | { status: 'Approved' }
+  | { status: 'Declined'; reason?: string | undefined; detail?: string | null | undefined }
+  | { status: 'Pending' | 'Unknown' };
+
+/**
+ * A provider's answer about a checkout's attempt to pay, about the attempt it names (`reference`: the provider's reference):
+ * - `card-answered`: the card provider's answer about a live card payment being confirmed (its confirmation or the
+ *   sweep's inquiry); its `reason` a ReasonCode.
+ * - `charge-answered`: the wallet provider's answer about the session's charge (`stage`: where it was when asked; no
+ *   `reference`: the session had none; no `answer`: nobody was asked or nobody answered): the sweep's look at the
+ *   session; `keepOpen`: a withdrawal the provider did not confirm, or no answer (the session may not expire yet).
+ */
+export type AnswerCommand =
+  | { type: 'card-answered'; reference: string; answer: ProviderAnswer }
+  | {
+      type: 'charge-answered';
+      reference?: string | undefined;
+      stage?: 'otp' | 'approval' | undefined;
+      answer?: ProviderAnswer | undefined;
+      keepOpen?: boolean;
+    };
+
+/**
+ * Whether an answer may decide the checkout: it is Pending, not held for the operator (only the operator decides then),
+ * and the answer names the attempt the session pays with now (the card still being confirmed; its wallet charge, which
+ * must still await its approval when the answer is about one awaiting it), not an earlier one the session moved on from.
+ */
+export function answersCurrent(intent: PaymentIntent, command: AnswerCommand): boolean {
+  const { cardAuth, wallet } = checkoutDetails(intent);
+  const card = command.type === 'card-answered';
+  const attempt = cardAuth?.stage === 'confirming' ? card && cardAuth : !card && wallet;
+  return (
+    intent.status === 'Pending' &&
+    !heldApprovalOf(intent) &&
+    !!attempt &&
+    attempt.providerReference === command.reference &&
+    (card || wallet?.stage === 'otp' || command.stage === 'approval')
+  );
+}
+
+/**
+ * What a provider's answer decides about a checkout (AnswerCommand). About the attempt the session pays with now
+ * (answersCurrent), Approved pays it and Declined fails it. Otherwise nothing, except for the sweep's look at a session
+ * (a wallet's inquiry, or none) that nothing else is paying (no card being confirmed, no other wallet charge): with no
+ * deciding answer, a charge awaiting approval expires at approvalDeadline(), any other session at its expiry (unless
+ * `keepOpen`), else a payment link's use its attempt held past linkUseReleaseAt() goes back. A held or final session:
+ * nothing. Apart from decideIntent so that only the Lambdas that hear from a provider carry it.
+ */
+export function decideAnswer(intent: PaymentIntent, command: AnswerCommand, now: Date): Decision<PaymentIntent> {
+  const unchanged = refuse('unchanged', 'Nothing decided.');
+  const { answer } = command;
+  const details = checkoutDetails(intent);
+  const { cardAuth, wallet } = details;
+  if (answersCurrent(intent, command)) {
+    const source = cardAuth?.stage === 'confirming' ? { card: cardAuth.card } : { walletProvider: wallet!.provider };
+    if (answer?.status === 'Approved') return decideIntent(intent, { type: 'attempt-paid', source }, now);
+    if (answer?.status === 'Declined') {
+      // A card's reason as the card provider gave it; a wallet's read by walletDecline.
+      const { reason, detail } = answer;
+      const failure = 'card' in source ? { reason: reason as ReasonCode, reasonDetail: detail } : walletDecline(reason);
+      return decideIntent(intent, { type: 'attempt-failed', source, failure }, now);
+    }
+  } else if (wallet || cardAuth?.stage === 'confirming') return unchanged; // another attempt pays now: looked at again
+  if (command.type === 'card-answered' || command.keepOpen || intent.status !== 'Pending' || heldApprovalOf(intent)) return unchanged;
+  const release = linkUseReleaseAt(details);
+  const expire = wallet?.stage === 'approval' ? now.getTime() >= approvalDeadline(intent, wallet) : isExpired(intent, now);
+  if (expire) return decideIntent(intent, { type: 'expire', reason: 'expired' }, now);
+  return release !== undefined && now.getTime() >= release ? decideIntent(intent, { type: 'attempt', linkUse: false }, now) : unchanged;
+}
+
+/**
+ * What a wallet provider's answer about a deposit's one charge decides (decideIntent refuses it on a deposit held for the
+ * operator or final): Approved completes it and credits the wallet net of its fee, Declined fails it (walletDecline),
+ * still Pending past its window it expires (not_approved); `details`: what the deposit records of its charge with the answer.
+ */
+export function decideDepositAnswer(
+  deposit: PaymentIntent,
+  { answer, details }: { type: 'charge-answered'; answer: ProviderAnswer; details: Record<string, unknown> },
+  now: Date,
+): Decision<PaymentIntent> {
+  const through = { deposit: (deposit.details as { providerId: WalletProviderId }).providerId };
+  const command: IntentCommand | undefined =
+    answer.status === 'Approved'
+      ? { type: 'complete', through, details }
+      : answer.status === 'Declined'
+        ? { type: 'fail', ...walletDecline(answer.reason), details }
+        : answer.status === 'Pending' && isExpired(deposit, now)
+          ? { type: 'expire', reason: 'not_approved', details }
+          : undefined;
+  return command ? decideIntent(deposit, command, now) : refuse('unchanged', 'Nothing decided.');
 }
