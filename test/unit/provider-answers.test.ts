@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isRefusal } from '#shared/domain/core/decision.ts';
 import { answersCurrent, decideAnswer, decideDepositAnswer, decideIntent, type AnswerCommand } from '#shared/domain/core/intent.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
+import { intentFixture } from '../support/intent-fixture.ts';
 
 /**
  * A provider's answer is decided by the money core (decideAnswer, decideDepositAnswer) behind its guards (answersCurrent):
@@ -14,31 +15,12 @@ const card = { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 };
 const wallet = { provider: 1, stage: 'approval', providerReference: 'W-2', otpAttempts: 0, approvalRequestedAt: created };
 const cardAuth = { stage: 'confirming', providerReference: 'C-2', authenticationId: 'a', url: '', fields: {}, card, startedAt: created };
 
-const checkout = (details: Record<string, unknown>, over: Partial<PaymentIntent> = {}): PaymentIntent => ({
-  paymentIntentId: 'p1',
-  merchantId: 'm1',
-  mode: 'live',
-  intentType: 'checkout',
-  status: 'Pending',
-  amountMinor: 1_000_00,
-  currency: 'PKR',
-  feeMinor: 0,
-  refundedMinor: 0,
-  orderRef: { orderRef: 'O1' },
-  customerRef: null,
-  description: 'checkout',
-  metadataJson: null,
-  callbackUrl: null,
-  transactionReference: 'T1',
-  reason: null,
-  traceId: 'trace',
-  createdAt: created,
-  updatedAt: created,
-  expiresAt: '2026-11-29T05:30:00.000Z',
-  version: 3,
-  details: { feeRate: { basisPoints: 200, fixedMinor: 0 }, ...details },
-  ...over,
-});
+const checkout = (details: Record<string, unknown>, over: Partial<PaymentIntent> = {}): PaymentIntent =>
+  intentFixture({
+    ...{ mode: 'live', intentType: 'checkout', feeMinor: 0, description: 'checkout', createdAt: created, updatedAt: created },
+    ...{ expiresAt: '2026-11-29T05:30:00.000Z', details: { feeRate: { basisPoints: 200, fixedMinor: 0 }, ...details } },
+    ...over,
+  });
 const approved = { status: 'Approved' } as const;
 const chargeAnswer = (reference: string, answer?: AnswerCommand['answer']): Extract<AnswerCommand, { type: 'charge-answered' }> => ({
   type: 'charge-answered',
