@@ -8,7 +8,7 @@ import type { VersionedChange } from '#shared/store/versioned.ts';
 import { moneyItems } from './money-items.ts';
 import { changedFields, journalWrites } from './commit.ts';
 import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
-import { decideSettlement, type SettlementCommand } from '#shared/domain/core/settlement.ts';
+import { decideSettlement, settlementOutstanding, type SettlementCommand } from '#shared/domain/core/settlement.ts';
 import type { Failure } from '#shared/domain/outbound.ts';
 import { withBreakdown } from './settlement-breakdown.ts';
 import { settled } from './settlement-hold.ts';
@@ -89,7 +89,7 @@ const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = 
     submittedAt: s.submittedAt!,
   }),
   submittedAt: (s) => s.submittedAt!,
-  outstanding: (current) => current.status === SettlementStatus.Processing,
+  outstanding: settlementOutstanding,
   commit: (asked, decide) => commit(asked.id, decide),
   // If an inquiry already moved it on (its schedule stands), only the reference is recorded.
   accepted: ({ current, asked, rail, now }, answer) => {
@@ -131,6 +131,6 @@ export async function advanceSettlement(id: string, now = new Date(), railOf = s
       steps.change(id, (s) => (approved(s) ? decided(s, decideSettlement(s, { type: 'submit' }, now), dueAt, now) : null)),
     );
   }
-  if (current.status !== SettlementStatus.Processing) return current;
+  if (!settlementOutstanding(current)) return current;
   return inquireOrLater(settlements, rail, current, now);
 }

@@ -8,7 +8,7 @@ import { payoutRail } from '#shared/providers/rails.ts';
 import { getIntent } from '#shared/store/intents.ts';
 import { inquireOrLater, later, type OutboundProduct } from './outbound.ts';
 import { changeIntent, type IntentOutcome } from './transactions.ts';
-import { decidePayout } from '#shared/domain/core/payout.ts';
+import { decidePayout, payoutOutstanding } from '#shared/domain/core/payout.ts';
 
 /**
  * Withdrawals (payouts, docs/merchant-guide.md): declarations over the outbound-transfer engine
@@ -80,7 +80,7 @@ export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutCh
   context: (i) => ({ paymentIntentId: i.paymentIntentId }),
   instruction,
   submittedAt: (i) => withdrawalDetails(i).submission!.submittedAt,
-  outstanding: (current) => current.status === 'Processing',
+  outstanding: payoutOutstanding,
   commit: async (asked, decide) => (await changeIntent(asked.paymentIntentId, decide)).intent,
   // Only the payout as submitted: if anything moved it on meanwhile (the reconciler), that stands.
   accepted: ({ current, asked, rail, now }, answer) => {
@@ -110,6 +110,6 @@ export const payouts: OutboundProduct<PaymentIntent, PayoutInstruction, PayoutCh
  */
 export async function reconcileWithdrawal(due: PaymentIntent, now = new Date(), rail?: Rail<PayoutInstruction>): Promise<void> {
   const intent = await getIntent(due.paymentIntentId);
-  if (intent?.intentType !== 'withdrawal' || intent.status !== 'Processing') return;
+  if (intent?.intentType !== 'withdrawal' || !payoutOutstanding(intent)) return;
   await inquireOrLater(payouts, rail ?? payoutRail(intent.mode, instruction(intent)), intent, now);
 }

@@ -3,9 +3,12 @@ import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
 import {
   decideAutoSettlement,
   decideSettlement,
+  settlementOutstanding,
   type AutoSettlementMerchant,
   type SettlementCommand,
 } from '#shared/domain/core/settlement.ts';
+import { payoutOutstanding } from '#shared/domain/core/payout.ts';
+import { payouts } from '#shared/services/withdrawals.ts';
 import { SettlementStatus, type Settlement } from '#shared/domain/settlement.ts';
 
 /** The settlement amounts and the FX lock, decided by the money core (shared/domain/core/settlement.ts). */
@@ -108,5 +111,19 @@ describe('a due automatic-settlement run', () => {
     expect(auto({}, 110_00).create).toBeUndefined();
     expect(auto({}, 110_01).create?.input.amountMinor).toBe(10_01);
     expect(auto({ settlementSchedule: { ...schedule, frequency: 'manual' } })).toMatchObject({ nextRunAt: null });
+  });
+});
+
+describe("a rail's answer is about the outstanding submission only while it is Processing (written once in the core)", () => {
+  it('a settlement: Processing only; Approved (not yet submitted) and the final statuses are not outstanding', () => {
+    const pending = state(decideSettlement(undefined, create(1_000_00), at)).state;
+    const outstanding = Object.values(SettlementStatus).filter((status) => settlementOutstanding({ ...pending, status }));
+    expect(outstanding).toEqual([SettlementStatus.Processing]);
+  });
+
+  it('a payout: Processing only, and the payout product of the outbound engine asks the core', () => {
+    const statuses = ['Pending', 'Processing', 'Completed', 'Failed', 'Cancelled'] as const;
+    expect(statuses.filter((status) => payoutOutstanding({ status }))).toEqual(['Processing']);
+    expect(payouts.outstanding).toBe(payoutOutstanding);
   });
 });

@@ -84,6 +84,12 @@ function move(
   return decided(next, j, [{ object: 'transaction' as const, id: p.paymentIntentId, from: p.status, to }]);
 }
 
+/**
+ * A submission is outstanding: the payout is Processing (approved or auto-processed, submitted once, its rail's answer
+ * not final yet), so the rail's answer or its status inquiry is still about it; a final status it reached meanwhile stands.
+ */
+export const payoutOutstanding = (p: Pick<PaymentIntent, 'status'>) => p.status === 'Processing';
+
 export function decidePayout(payout: PaymentIntent | undefined, command: PayoutCommand, now: Date): Decision<PaymentIntent> {
   if (command.type === 'create') {
     if (payout) return refuse('unchanged', `Withdrawal ${payout.paymentIntentId} exists.`);
@@ -123,7 +129,7 @@ export function decidePayout(payout: PaymentIntent | undefined, command: PayoutC
       return move(payout, 'Completed', { details }, now, [journals.completed(payout, command.ledgerAccount)]);
     }
     case 'accepted': {
-      if (payout.status !== 'Processing')
+      if (!payoutOutstanding(payout))
         return refuse('invalid_status', `Withdrawal ${payout.paymentIntentId} is ${payout.status}, not Processing.`);
       return keepingStatus(
         payout,

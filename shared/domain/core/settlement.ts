@@ -77,6 +77,13 @@ function move(s: Settlement, to: SettlementStatus, changes: Partial<Settlement>,
   return decided(next, j, [{ object: 'settlement', id: s.id, from: s.status, to }]);
 }
 
+/**
+ * A submission is outstanding: the settlement is Processing (submitted once, its rail's answer not final yet), so an
+ * answer of its rail (accepted, completed, failed) or its status inquiry is still about it; anything else it moved to
+ * meanwhile stands.
+ */
+export const settlementOutstanding = (s: Pick<Settlement, 'status'>) => s.status === SettlementStatus.Processing;
+
 export function decideSettlement(s: Settlement | undefined, command: SettlementCommand, now: Date): Decision<Settlement> {
   if (command.type === 'create') {
     if (s) return refuse('unchanged', `Settlement ${s.id} exists.`);
