@@ -91,11 +91,10 @@ const settlements: OutboundProduct<Settlement, SettlementInstruction, Change> = 
   submittedAt: (s) => s.submittedAt!,
   outstanding: settlementOutstanding,
   commit: (asked, decide) => commit(asked.id, decide),
-  // If an inquiry already moved it on (its schedule stands), only the reference is recorded.
+  // If an inquiry already moved it on (its schedule stands), only the reference is recorded (core: accepted).
   accepted: ({ current, asked, rail, now }, answer) => {
-    if (current.railReference !== null) return null;
     const dueAt = current.version === asked.version ? later(now, rail.timings.firstCheckAfterMs) : undefined;
-    return change(current, { railReference: answer.providerReference }, dueAt, now);
+    return decided(current, decideSettlement(current, { type: 'accepted', railReference: answer.providerReference }, now), dueAt, now);
   },
   // The rail's reference of the transfer (a bank file line: the bank's reference) is kept when the rail gives one.
   completed: ({ current, rail, now }, answer) => {

@@ -127,3 +127,23 @@ describe("a rail's answer is about the outstanding submission only while it is P
     expect(payouts.outstanding).toBe(payoutOutstanding);
   });
 });
+
+describe("a settlement rail's acceptance (core: accepted)", () => {
+  const pending = state(decideSettlement(undefined, create(1_000_00), at)).state;
+  const processing: Settlement = { ...pending, status: SettlementStatus.Processing, submittedAt: at.toISOString(), version: 3 };
+  const later = new Date('2026-01-01T00:05:00.000Z');
+  const accepted = { type: 'accepted' as const, railReference: 'BANK-7' };
+
+  it('records the rail reference of an outstanding submission; the status stays, nothing moves', () => {
+    const d = state(decideSettlement(processing, accepted, later));
+    expect(d.state).toEqual({ ...processing, railReference: 'BANK-7', version: 4, updatedAt: later.toISOString() });
+    expect([d.journals, d.events]).toEqual([[], []]);
+  });
+
+  it('keeps a reference recorded first, and changes nothing unless the submission is outstanding', () => {
+    const referenced = { ...processing, railReference: 'INQ-1' };
+    expect(decideSettlement(referenced, accepted, later)).toMatchObject({ refused: 'unchanged' });
+    for (const status of [SettlementStatus.Approved, SettlementStatus.Completed, SettlementStatus.Failed])
+      expect(decideSettlement({ ...processing, status }, accepted, later)).toMatchObject({ refused: 'invalid_status' });
+  });
+});

@@ -34,6 +34,11 @@ export type SettlementCommand =
    */
   | { type: 'approve'; quote?: Quote }
   | { type: 'submit' }
+  /**
+   * The rail accepted the outstanding submission: its reference recorded, unless one is already (an inquiry that
+   * moved it on first keeps its own); the status stays Processing until the rail's answer completes or fails it.
+   */
+  | { type: 'accepted'; railReference: string | null }
   | { type: 'cancel'; failureReason: string }
   | { type: 'complete'; ledgerAccount: string; railReference?: string | null }
   | { type: 'fail'; failure: Failure };
@@ -104,6 +109,10 @@ export function decideSettlement(s: Settlement | undefined, command: SettlementC
     }
     case 'submit':
       return move(s, SettlementStatus.Processing, { submittedAt: at }, now);
+    case 'accepted':
+      if (!settlementOutstanding(s)) return refuse('invalid_status', `Settlement ${s.id} is ${settlementStatusNames[s.status]}.`);
+      if (s.railReference !== null) return refuse('unchanged', `Settlement ${s.id} has its rail reference.`);
+      return decided({ ...s, railReference: command.railReference, updatedAt: touchedAt(s.updatedAt, now), version: s.version + 1 });
     case 'cancel':
       if (s.status !== SettlementStatus.Pending)
         return refuse(
