@@ -1,5 +1,5 @@
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideSettlement, type SettlementCommand } from '#shared/domain/core/settlement.ts';
+import { decideSettlement, holdPositionAt, type SettlementCommand } from '#shared/domain/core/settlement.ts';
 import { BusinessRuleError } from '#shared/domain/errors.ts';
 import { holdShardField } from '#shared/domain/ledger.ts';
 import type { Settlement } from '#shared/domain/settlement.ts';
@@ -26,16 +26,14 @@ export function settled(s: Settlement | undefined, command: SettlementCommand, n
  * A new settlement decided by the core, its hold placed (`place`: the wallet shard it takes, recorded on the settlement
  * for its completion or release), and its writes: the settlement item and its hold journal, which moves the wallet's
  * cut-off from the one read now to its own position on every shard (refused as `cutoff` if another settlement moved it
- * first: decide again). A hold is never positioned before the previous cut-off: on a clock behind it, the next ms.
+ * first: decide again), at its position decided by the core (holdPositionAt).
  */
 export async function settlementWithHold(create: NewSettlement, place: PlaceHold, now: Date) {
   const { state: draft } = settled(undefined, create, now);
   const walletShard = await place({ ...draft, reference: draft.id, need: draft.amountMinor });
   const decision = settled(undefined, { ...create, ...holdShardField(walletShard) }, now);
   const cut = await readCutoffs(draft.merchantId, draft.mode, draft.currency);
-  const previousAt = cut.latest?.position.split('#')[0];
-  const at = previousAt !== undefined && now.toISOString() <= previousAt ? new Date(Date.parse(previousAt) + 1) : now;
-  const hold = journalEntry(decision.journals[0]!, draft, at);
+  const hold = journalEntry(decision.journals[0]!, draft, holdPositionAt(cut.latest?.position.split('#')[0], now));
   const settlement: Settlement = {
     ...decision.state,
     cutoff: journalPosition(hold.journal),

@@ -3,6 +3,7 @@ import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
 import {
   decideAutoSettlement,
   decideSettlement,
+  holdPositionAt,
   settlementOutstanding,
   type AutoSettlementMerchant,
   type SettlementCommand,
@@ -145,5 +146,15 @@ describe("a settlement rail's acceptance (core: accepted)", () => {
     expect(decideSettlement(referenced, accepted, later)).toMatchObject({ refused: 'unchanged' });
     for (const status of [SettlementStatus.Approved, SettlementStatus.Completed, SettlementStatus.Failed])
       expect(decideSettlement({ ...processing, status }, accepted, later)).toMatchObject({ refused: 'invalid_status' });
+  });
+});
+
+describe("a new settlement's hold position (holdPositionAt: its cut-off)", () => {
+  const now = new Date('2026-01-01T00:05:00.000Z');
+  it('is now after the previous cut-off or without one, else the ms after the previous one (a clock behind it)', () => {
+    expect(holdPositionAt(undefined, now)).toEqual(now);
+    expect(holdPositionAt('2026-01-01T00:04:59.999Z', now)).toEqual(now);
+    expect(holdPositionAt('2026-01-01T00:05:00.000Z', now).toISOString()).toBe('2026-01-01T00:05:00.001Z');
+    expect(holdPositionAt('2026-01-01T00:07:00.000Z', now).toISOString()).toBe('2026-01-01T00:07:00.001Z');
   });
 });

@@ -135,6 +135,13 @@ export function decideSettlement(s: Settlement | undefined, command: SettlementC
   }
 }
 
+/**
+ * When a new settlement's hold is positioned in its wallet's journal (its cut-off: where its breakdown's window ends):
+ * now, but never at or before the previous settlement's cut-off (`previousCutoffAt`); on a clock behind it, the ms after.
+ */
+export const holdPositionAt = (previousCutoffAt: string | undefined, now: Date): Date =>
+  previousCutoffAt !== undefined && now.toISOString() <= previousCutoffAt ? new Date(Date.parse(previousCutoffAt) + 1) : now;
+
 /** A due automatic-settlement run: whose, when it was due, and the id its settlement takes (the same every time). */
 export interface AutoSettlementRun {
   merchantId: string;
