@@ -1,5 +1,5 @@
 import type { Mode } from '#shared/domain/credentials.ts';
-import { nextSettlementRun } from '#shared/domain/merchant.ts';
+import { nextAutoSettlementRunAt } from '#shared/domain/core/settlement.ts';
 import { fromMinor } from '#shared/domain/money.ts';
 import { getMerchant } from '#shared/store/merchants.ts';
 
@@ -23,6 +23,6 @@ export async function settlementSchedule(merchantId: string, mode: Mode, now = n
       accountTitle: destination.accountTitle,
       ibanLast4: destination.iban.slice(-4),
     },
-    nextRunAt: nextSettlementRun(merchant.settlementSchedule, now)?.toISOString() ?? null,
+    nextRunAt: nextAutoSettlementRunAt(merchant.settlementSchedule, now),
   };
 }

@@ -4,6 +4,7 @@ import {
   decideAutoSettlement,
   decideSettlement,
   holdPositionAt,
+  nextAutoSettlementRunAt,
   settlementOutstanding,
   type AutoSettlementMerchant,
   type SettlementCommand,
@@ -112,6 +113,14 @@ describe('a due automatic-settlement run', () => {
     expect(auto({}, 110_00).create).toBeUndefined();
     expect(auto({}, 110_01).create?.input.amountMinor).toBe(10_01);
     expect(auto({ settlementSchedule: { ...schedule, frequency: 'manual' } })).toMatchObject({ nextRunAt: null });
+  });
+
+  it("computes the next run once (nextAutoSettlementRunAt: the run's, the schedule page's and the operator's arming)", () => {
+    const after = new Date('2026-01-01T02:00:00.001Z');
+    expect(nextAutoSettlementRunAt(schedule, after)).toBe('2026-01-02T02:00:00.000Z');
+    expect(nextAutoSettlementRunAt({ ...schedule, frequency: 'weekly', dayOfPeriod: 1 }, after)).toBe('2026-01-05T02:00:00.000Z');
+    expect(nextAutoSettlementRunAt({ ...schedule, frequency: 'manual' }, after)).toBeNull();
+    expect(decideAutoSettlement(run, merchant as AutoSettlementMerchant, 0, true, after).nextRunAt).toBe('2026-01-02T02:00:00.000Z');
   });
 });
 

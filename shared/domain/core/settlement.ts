@@ -142,6 +142,10 @@ export function decideSettlement(s: Settlement | undefined, command: SettlementC
 export const holdPositionAt = (previousCutoffAt: string | undefined, now: Date): Date =>
   previousCutoffAt !== undefined && now.toISOString() <= previousCutoffAt ? new Date(Date.parse(previousCutoffAt) + 1) : now;
 
+/** When a merchant's automatic settlement runs next after `now` (its schedule; null: manual, never). Written once. */
+export const nextAutoSettlementRunAt = (schedule: Merchant['settlementSchedule'], now: Date): string | null =>
+  nextSettlementRun(schedule, now)?.toISOString() ?? null;
+
 /** A due automatic-settlement run: whose, when it was due, and the id its settlement takes (the same every time). */
 export interface AutoSettlementRun {
   merchantId: string;
@@ -165,7 +169,7 @@ export function decideAutoSettlement(
   now: Date,
 ): { nextRunAt: string | null; create?: SettlementCommand & { type: 'create' } } {
   const schedule = merchant?.settlementSchedule;
-  const nextRunAt = schedule ? (nextSettlementRun(schedule, now)?.toISOString() ?? null) : null;
+  const nextRunAt = schedule ? nextAutoSettlementRunAt(schedule, now) : null;
   const amountMinor = availableMinor === undefined ? 0 : availableMinor - (schedule?.minimumBalanceMinor ?? 0);
   if (!merchant || !merchantMaySubmit(merchant) || !schedule?.destination || !railExists || amountMinor <= 0) return { nextRunAt };
   const { bankName, iban, accountTitle } = schedule.destination;
