@@ -127,7 +127,8 @@ export async function advanceSettlement(id: string, now = new Date(), railOf = s
       settlements,
       rail,
       now,
-      steps.change(id, (s) => (approved(s) ? decided(s, decideSettlement(s, { type: 'submit' }, now), dueAt, now) : null)),
+      // Only an Approved settlement is submitted: the core refuses any other (then nothing is committed or sent).
+      steps.change(id, (s) => decided(s, decideSettlement(s, { type: 'submit' }, now), dueAt, now)),
     );
   }
   if (!settlementOutstanding(current)) return current;

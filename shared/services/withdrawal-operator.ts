@@ -25,6 +25,10 @@ export async function findWithdrawal(reference: string, scope?: { merchantId: st
   return intent;
 }
 
+/** The operator's answer when the core refuses a withdrawal past Pending (decidePayout approve / reject). */
+const notPending = (w: { paymentIntentId: string; status: string | undefined }, action: 'approved' | 'rejected') =>
+  new BusinessRuleError(`withdrawal ${w.paymentIntentId} is ${w.status}; only a Pending withdrawal can be ${action}`, 'not_pending');
+
 /** Pending → Processing with the submission record, then the one submit to the rail. */
 export async function approveWithdrawal(
   reference: string,
@@ -32,11 +36,8 @@ export async function approveWithdrawal(
   given: { receiverCnic?: string } = {},
 ) {
   const found = await findWithdrawal(reference, scope);
-  if (found.status !== 'Pending')
-    throw new BusinessRuleError(
-      `withdrawal ${found.paymentIntentId} is ${found.status}; only a Pending withdrawal can be approved`,
-      'not_pending',
-    );
+  // Asked first, so a withdrawal past Pending is answered not_pending before the merchant, rail and CNIC are looked at.
+  if (found.status !== 'Pending') throw notPending(found, 'approved');
   if (!(await merchantMaySubmitNow(found.merchantId)))
     throw new BusinessRuleError(`merchant ${found.merchantId} is suspended; reactivate it before approving a payout`, 'merchant_suspended');
   const rail = payoutRail(found.mode, { bankCode: withdrawalDetails(found).beneficiary.bankCode });
@@ -60,11 +61,7 @@ export async function approveWithdrawal(
     ...decidePayout(current, approve, now),
     dueAt: reconcileAt.toISOString(),
   }));
-  if (!approved.changed)
-    throw new BusinessRuleError(
-      `withdrawal ${found.paymentIntentId} is ${approved.intent?.status}; only a Pending withdrawal can be approved`,
-      'not_pending',
-    );
+  if (!approved.changed) throw notPending({ ...found, status: approved.intent?.status }, 'approved');
   return transactionView(
     (await submitOnce(payouts, rail, now, Promise.resolve({ changed: true, value: approved.intent }))) ?? approved.intent,
   );
@@ -78,10 +75,6 @@ export async function rejectWithdrawal(
 ) {
   const found = await findWithdrawal(reference, scope);
   const rejected = await changeIntent(found.paymentIntentId, (current) => decidePayout(current, { type: 'reject', reason }, new Date()));
-  if (!rejected.changed)
-    throw new BusinessRuleError(
-      `withdrawal ${found.paymentIntentId} is ${rejected.intent?.status}; only a Pending withdrawal can be rejected`,
-      'not_pending',
-    );
+  if (!rejected.changed) throw notPending({ ...found, status: rejected.intent?.status }, 'rejected');
   return transactionView(rejected.intent);
 }

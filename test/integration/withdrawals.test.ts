@@ -303,12 +303,21 @@ describe('withdrawals (payouts)', () => {
     // Five operators approve at once: one wins, one submission.
     const approvals = await Promise.allSettled(Array.from({ length: 5 }, () => approveWithdrawal(a.json.paymentIntentId)));
     expect(approvals.filter((x) => x.status === 'fulfilled').length).toBe(1);
+    // The losers, refused before or by the core's decision alike: the operator's answer, byte for byte.
+    const notPending = (id: string, status: string, action: string) => ({
+      code: 'not_pending',
+      message: `withdrawal ${id} is ${status}; only a Pending withdrawal can be ${action}`,
+    });
+    for (const lost of approvals.filter((x) => x.status === 'rejected'))
+      expect(lost.reason).toMatchObject(notPending(a.json.paymentIntentId, 'Processing', 'approved'));
     expect(sandboxSubmissionCount(a.json.payoutInfo.transactionReference)).toBe(1);
     expect((await lookup(m, a.json.paymentIntentId)).json).toMatchObject({
       status: 'Processing',
       payoutInfo: { status: 'Processing', isSuccess: true },
     });
-    await expect(rejectWithdrawal(a.json.paymentIntentId)).rejects.toThrow(/Processing/);
+    await expect(rejectWithdrawal(a.json.paymentIntentId)).rejects.toMatchObject(
+      notPending(a.json.paymentIntentId, 'Processing', 'rejected'),
+    );
     await processDue(seconds(10));
     expect((await lookup(m, a.json.paymentIntentId)).json.status).toBe('Completed');
 
@@ -326,7 +335,9 @@ describe('withdrawals (payouts)', () => {
       Reason: 'rejected_by_operator',
       ReasonDetail: 'Account title does not match',
     });
-    await expect(approveWithdrawal(b.json.paymentIntentId)).rejects.toThrow(/Cancelled/);
+    await expect(approveWithdrawal(b.json.paymentIntentId)).rejects.toMatchObject(
+      notPending(b.json.paymentIntentId, 'Cancelled', 'approved'),
+    );
     expect(sandboxSubmissionCount(b.json.payoutInfo.transactionReference)).toBe(0);
     expect(await balance(m)).toMatchObject({ availableBalance: 687, pendingBalance: 0, pendingTransactionCount: 0 });
     const { journals } = await ledgerTotals(m.merchantId);
