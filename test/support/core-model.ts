@@ -723,8 +723,10 @@ class System {
               : { type: cmd.action as 'cancel' | 'expire' };
         return this.withLink(read, p, this.c.intent(p, c, now), now);
       }
-      case 'credit':
-        return commit(this.c.credit(cmd.live ? 'live' : 'test', cmd.amount, `operator:c${++this.count}`), () => []);
+      case 'credit': {
+        const credit = { amountMinor: cmd.amount, currency: 'PKR' as const, reference: `operator:c${++this.count}` };
+        return commit(this.c.credit(cmd.live ? 'live' : 'test', credit), () => []);
+      }
       case 'withdraw': {
         const id = `w${++this.count}`;
         const request = {
