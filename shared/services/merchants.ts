@@ -6,6 +6,7 @@ import { decideTestCredit } from '#shared/domain/core/wallet.ts';
 import {
   defaultFees,
   defaultSchedule,
+  feeRefusal,
   type Fee,
   type FeeProduct,
   type Merchant,
@@ -235,9 +236,8 @@ export async function creditTestWallet(merchantId: string, mode: Mode, amountMin
 }
 
 export async function setFee(merchantId: string, product: FeeProduct, fee: Fee) {
-  if (!Number.isInteger(fee.basisPoints) || fee.basisPoints < 0 || fee.basisPoints > 10_000)
-    throw new OperatorError('basis points must be 0-10000');
-  if (!Number.isSafeInteger(fee.fixedMinor) || fee.fixedMinor < 0) throw new OperatorError('fixed fee must be >= 0 minor units');
+  const refused = feeRefusal(fee);
+  if (refused) throw new OperatorError(refused);
   return store.changeMerchant(merchantId, (merchant) => {
     const fees = { ...merchant.fees, [product]: fee };
     return { patch: { fees }, result: { merchantId, fees } };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isRefusal } from '#shared/domain/core/decision.ts';
 import { decideTestCredit, type TestCreditMarker } from '#shared/domain/core/wallet.ts';
+import { feeRefusal } from '#shared/domain/merchant.ts';
 
 /**
  * The operator's money commands decided by the money core: a test credit under a reference that ran before is a replay
@@ -26,5 +27,19 @@ describe('the operator test credit', () => {
     const message = 'reference topup-1 already credited 50000 minor units of PKR; use a new reference for a different credit';
     expect(outcome(decideTestCredit('test', { ...ask, amountMinor: 600_00 }, marker))).toEqual(['invalid_request', message]);
     expect(outcome(decideTestCredit('test', { ...ask, currency: 'USD' }, marker))).toEqual(['invalid_request', message]);
+  });
+});
+
+describe('a fee rate the operator sets', () => {
+  it('takes 0-10,000 whole basis points and a whole fixed part >= 0, and refuses any other', () => {
+    for (const fee of [
+      { basisPoints: 0, fixedMinor: 0 },
+      { basisPoints: 10_000, fixedMinor: 1_000_00 },
+    ])
+      expect(feeRefusal(fee)).toBeUndefined();
+    for (const basisPoints of [-1, 10_001, 2.5, Number.NaN])
+      expect(feeRefusal({ basisPoints, fixedMinor: 0 })).toBe('basis points must be 0-10000');
+    for (const fixedMinor of [-1, 0.5, Number.MAX_SAFE_INTEGER + 1])
+      expect(feeRefusal({ basisPoints: 100, fixedMinor })).toBe('fixed fee must be >= 0 minor units');
   });
 });
