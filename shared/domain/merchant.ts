@@ -10,6 +10,13 @@ export interface Fee {
 
 export type FeeProduct = 'checkout' | 'deposit' | 'withdrawal' | 'settlement' | 'refund';
 
+/** Why a fee rate is not valid (0-10,000 basis points, a whole number; a fixed part of whole minor units >= 0), or undefined. */
+export function feeRefusal(fee: Fee): string | undefined {
+  if (!Number.isInteger(fee.basisPoints) || fee.basisPoints < 0 || fee.basisPoints > 10_000) return 'basis points must be 0-10000';
+  if (!Number.isSafeInteger(fee.fixedMinor) || fee.fixedMinor < 0) return 'fixed fee must be >= 0 minor units';
+  return undefined;
+}
+
 /** Documented defaults (docs/merchant-guide.md "Fees"); the operator overrides them per merchant. */
 export const defaultFees: Record<FeeProduct, Fee> = {
   checkout: { basisPoints: 250, fixedMinor: 0 },

@@ -77,6 +77,16 @@ export type RefundableIntent = PaymentIntent & { refundReservedMinor?: number };
 
 export const reservedOf = (intent: RefundableIntent) => intent.refundReservedMinor ?? 0;
 
+/**
+ * What a refund rail can refund of a payment it took (its adapter declares it; decideRefund decides with it): `partial`
+ * any refunds up to the payment, `once` a single refund (a payment with an earlier refund is refused), `none` no refund
+ * through the gateway (the provider has no refund API). `provider` names it in the refusal.
+ */
+export interface RefundCapability {
+  refundsAllowed: 'partial' | 'once' | 'none';
+  provider: string;
+}
+
 /** What remains refundable of a payment: a Completed one's amount less what its refunds reserve (0 otherwise). */
 export const refundableMinor = (intent: RefundableIntent) => (intent.status === 'Completed' ? intent.amountMinor - reservedOf(intent) : 0);
 

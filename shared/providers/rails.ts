@@ -2,7 +2,7 @@ import type { Mode } from '#shared/domain/credentials.ts';
 import { instrumented } from '#shared/metrics.ts';
 import { sandboxBankRail, type PayoutInstruction } from './bank-rail.ts';
 import type { Rail } from './rail.ts';
-import { sandboxRefundProvider, type RefundInstruction } from './refund-provider.ts';
+import { sandboxRefundProvider, type RefundInstruction, type RefundRail } from './refund-provider.ts';
 import { sandboxSettlementRail, type SettlementInstruction } from './settlement-rail.ts';
 
 /**
@@ -43,7 +43,7 @@ function railOf<F extends RailFamily>(
 export const payoutRail = (mode: Mode, target?: Partial<PayoutInstruction>) => railOf('payout', mode, sandboxBankRail, target);
 export const settlementRail = (mode: Mode, target?: Partial<SettlementInstruction>) =>
   railOf('settlement', mode, sandboxSettlementRail, target);
-export const refundRail = (mode: Mode) => railOf('refund', mode, sandboxRefundProvider);
+export const refundRail = (mode: Mode): RefundRail | undefined => railOf('refund', mode, sandboxRefundProvider);
 
 /** Installs a live adapter (deployment wiring) or, in tests, a fake one; `undefined` removes it (test mode: the sandbox again). */
 export function configureRail<F extends RailFamily>(family: F, mode: Mode, rail: Rail<RailInstructions[F]> | undefined): void {

@@ -1,5 +1,6 @@
 import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
+import type { RefundCapability } from '#shared/domain/refund.ts';
 import type { Rail } from './rail.ts';
 import { sandboxRail } from './sandbox-rail.ts';
 
@@ -35,11 +36,14 @@ export interface RefundInstruction {
    * to pick the provider's refund API (absent for refunds requested before it was recorded).
    */
   walletProviderId?: WalletProviderId | null;
-  /**
-   * What earlier refunds of the payment paid or hold (minor units). Read by a rail's `refuses` when
-   * the refund is requested (JazzCash refunds a payment once: shared/providers/live/jazzcash.ts).
-   */
-  earlierRefundsMinor?: number;
+}
+
+/**
+ * A refund rail: an outbound rail that may declare what it can refund of a payment taken through `walletProviderId`
+ * (a card: null); the money core decides the request with it (decideRefund). Absent: partial refunds up to the payment.
+ */
+export interface RefundRail extends Rail<RefundInstruction> {
+  refundsAllowed?(walletProviderId: WalletProviderId | null): RefundCapability;
 }
 
 export const sandboxRefundDecline = 'The payment network declined the refund (sandbox amount ending .91/.92).';

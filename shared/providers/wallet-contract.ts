@@ -1,4 +1,5 @@
 import type { WalletProviderId } from '#shared/domain/providers.ts';
+import type { Currency } from '#shared/domain/money.ts';
 
 /** What every mobile-wallet adapter (the sandbox and any live one) implements; shared/providers/wallet.ts picks one. */
 export type ChargeStart =
@@ -57,6 +58,8 @@ export interface ProviderNotification {
   providerReference: string;
   /** The amount the notification states (minor units), when it states one: it must be the stored payment's. */
   amountMinor?: number;
+  /** The currency the notification states, when it states one: it must be the stored payment's. */
+  currency?: Currency;
   /** The provider's own id of the charge (JazzCash's retrieval reference), when stated: it must be the inquiry's. */
   providerTransactionId?: string;
   /** Members that name another merchant account or transaction type than this adapter's: the notification is refused. */

@@ -20,7 +20,7 @@ import {
 import { BusinessRuleError, DomainError } from '#shared/domain/errors.ts';
 import type { Mode } from '#shared/domain/credentials.ts';
 import { isTerminal, requestedFields, type CardSummary, type OrderRef, type PaymentIntent } from '#shared/domain/intent.ts';
-import type { Fee } from '#shared/domain/merchant.ts';
+import { merchantMaySubmit, type Fee } from '#shared/domain/merchant.ts';
 import type { Currency } from '#shared/domain/money.ts';
 import type { WalletProviderId } from '#shared/domain/providers.ts';
 import { logger } from '#shared/logger.ts';
@@ -184,7 +184,7 @@ const suspendedRefusal = (form: CheckoutRefusal['form']) => new CheckoutRefusal(
  * applies within MERCHANT_CACHE_MS (docs/scaling.md).
  */
 export async function merchantAcceptsPayments(merchantId: string): Promise<boolean> {
-  return (await getMerchantCached(merchantId))?.status === 'active';
+  return merchantMaySubmit(await getMerchantCached(merchantId));
 }
 
 async function assertMerchantAcceptsPayments(merchantId: string, form: CheckoutRefusal['form']): Promise<void> {

@@ -1,5 +1,5 @@
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { decideCharge, decideDepositAnswer, depositRefusal, newIntent } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideDepositAnswer, depositRefusal, newIntent, notificationMismatches } from '#shared/domain/core/intent.ts';
 import type { ErrorCode } from '#shared/domain/error-codes.ts';
 import { randomUUID } from 'node:crypto';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
@@ -382,8 +382,7 @@ export async function applyProviderCallback(
     const pointer = await findProviderReference(walletProviders[providerId].code, notification.providerReference);
     const intent = pointer?.mode === mode ? await getIntent(pointer.paymentIntentId) : undefined;
     if (intent?.intentType !== 'deposit') throw new NotFoundError(`No charge ${notification.providerReference}.`);
-    const mismatched = [...notification.mismatched];
-    if (notification.amountMinor !== undefined && notification.amountMinor !== intent.amountMinor) mismatched.push('amount');
+    const mismatched = notificationMismatches(intent, notification);
     if (mismatched.length) throw notificationMismatch(mismatched);
     const confirm = (answer: ChargeStatus) => {
       const stated = notification.providerTransactionId;

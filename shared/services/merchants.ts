@@ -6,6 +6,7 @@ import { decideTestCredit } from '#shared/domain/core/wallet.ts';
 import {
   defaultFees,
   defaultSchedule,
+  feeRefusal,
   type Fee,
   type FeeProduct,
   type Merchant,
@@ -190,7 +191,8 @@ export async function createKey(merchantId: string, mode: Mode, scopes: Scope[],
  */
 export async function creditTestWallet(merchantId: string, mode: Mode, amountMinor: number, currency: Currency, reference?: string) {
   // The money core decides the credit (shared/domain/core/wallet.ts); the journal's id and time are the commit path's.
-  const decision = decideTestCredit(mode, amountMinor, reference === undefined ? `operator:${randomUUID()}` : `operator:${reference}`);
+  const journalReference = reference === undefined ? `operator:${randomUUID()}` : `operator:${reference}`;
+  const decision = decideTestCredit(mode, { amountMinor, currency, reference: journalReference });
   if (isRefusal(decision)) throw new OperatorError(decision.message);
   if (reference !== undefined && !/^[\x21-\x7e]{1,128}$/.test(reference))
     throw new OperatorError('--reference must be 1-128 printable ASCII characters');
@@ -217,12 +219,9 @@ export async function creditTestWallet(merchantId: string, mode: Mode, amountMin
     const first =
       error instanceof TransactionFailed && marker.length ? (error.reasons[0]?.item as OperatorReferenceRecord | undefined) : undefined;
     if (!first) throw error;
-    if (first.amountMinor !== amountMinor || first.currency !== currency) {
-      throw new OperatorError(
-        `reference ${reference} already credited ${first.amountMinor} minor units ` +
-          `of ${first.currency}; use a new reference for a different credit`,
-      );
-    }
+    // The reference ran before: the core decides from its marker (a replay, or a different credit refused).
+    const again = decideTestCredit(mode, { amountMinor, currency, reference: journalReference }, first);
+    if (isRefusal(again)) throw new OperatorError(again.message);
     return { merchantId, mode, currency, credited: amountMinor, journalId: first.journalId, reference, alreadyCredited: true };
   }
   return {
@@ -237,9 +236,8 @@ export async function creditTestWallet(merchantId: string, mode: Mode, amountMin
 }
 
 export async function setFee(merchantId: string, product: FeeProduct, fee: Fee) {
-  if (!Number.isInteger(fee.basisPoints) || fee.basisPoints < 0 || fee.basisPoints > 10_000)
-    throw new OperatorError('basis points must be 0-10000');
-  if (!Number.isSafeInteger(fee.fixedMinor) || fee.fixedMinor < 0) throw new OperatorError('fixed fee must be >= 0 minor units');
+  const refused = feeRefusal(fee);
+  if (refused) throw new OperatorError(refused);
   return store.changeMerchant(merchantId, (merchant) => {
     const fees = { ...merchant.fees, [product]: fee };
     return { patch: { fees }, result: { merchantId, fees } };

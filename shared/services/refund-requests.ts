@@ -6,7 +6,7 @@ import { decideRefund } from '#shared/domain/core/refund.ts';
 import type { ErrorCode } from '#shared/domain/error-codes.ts';
 import type { Fee } from '#shared/domain/merchant.ts';
 import { fromMinor, minorUnits } from '#shared/domain/money.ts';
-import { paidThrough, refundableMinor, refundView, reservedOf, type RefundableIntent, type RefundView } from '#shared/domain/refund.ts';
+import { paidThrough, refundableMinor, refundView, type RefundableIntent, type RefundView } from '#shared/domain/refund.ts';
 import { logger } from '#shared/logger.ts';
 import { refundRail } from '#shared/providers/rails.ts';
 import type { FinalChange } from '#shared/store/request.ts';
@@ -48,10 +48,8 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, now
     );
   const intent = (await findIntent(caller.merchantId, caller.mode, input.trxnRef)) as RefundableIntent | undefined;
   if (!intent) throw new NotFoundError(`No transaction with reference ${input.trxnRef}.`);
-  const refusal = rail.refuses?.({
-    walletProviderId: paidThrough(intent),
-    earlierRefundsMinor: reservedOf(intent),
-  });
+  const walletProviderId = paidThrough(intent);
+  const refusal = rail.refuses?.({ walletProviderId });
   if (refusal) throw new BusinessRuleError(refusal, 'refund_provider_unavailable');
   const given = input.amount === undefined || input.amount === null ? undefined : minorUnits(input.amount, intent.currency);
   // The money core decides the refund: what remains refundable, the amount, its fee (shared/domain/core/refund.ts).
@@ -62,6 +60,7 @@ export async function createRefund(caller: RefundCaller, input: RefundInput, now
     amountMinor: given,
     fee: caller.fee,
     reason: input.reason || null,
+    capability: rail.refundsAllowed?.(walletProviderId),
   };
   const decision = decideRefund({ refund: undefined, payment: intent }, request, now);
   if (isRefusal(decision)) throw new BusinessRuleError(decision.message, decision.refused as ErrorCode);

@@ -90,7 +90,8 @@ export type Command =
   /** A due automatic-settlement run: everything available above `keep` (the schedule's minimum balance). */
   | { t: 'autoSettle'; keep: number }
   | { t: 'settlement'; i: number; action: 'approve' | 'submit' | 'cancel' | 'complete' | 'fail' }
-  | { t: 'refund'; i: number; amount: number | null }
+  /** `rail`: what the refund rail can refund of the payment (JazzCash: once; decideRefund refuses a second refund). */
+  | { t: 'refund'; i: number; amount: number | null; rail: 'partial' | 'once' }
   /** `accepted`: the refund provider accepts the attempt's submission (a completion, as the status inquiry's `complete`). */
   | { t: 'refundStep'; i: number; action: 'approve' | 'reject' | 'cancel' | 'expire' | 'attempt' | 'complete' | 'accepted' | 'fail' }
   | { t: 'advance'; ms: number };
@@ -157,7 +158,15 @@ const one: fc.Arbitrary<Command> = fc.oneof(
     2,
     fc.record({ t: fc.constant('settlement'), i: index, action: fc.constantFrom('approve', 'submit', 'cancel', 'complete', 'fail') }),
   ),
-  weighted(3, fc.record({ t: fc.constant('refund'), i: index, amount: fc.option(refundAmount, { nil: null }) })),
+  weighted(
+    3,
+    fc.record({
+      t: fc.constant('refund'),
+      i: index,
+      amount: fc.option(refundAmount, { nil: null }),
+      rail: fc.constantFrom('partial', 'once'),
+    }),
+  ),
   weighted(
     7,
     fc.record({
@@ -213,7 +222,7 @@ const paid: fc.Arbitrary<Step[]> = fc
     { t: 'payment', i: -1, action: 'complete' },
     ...(refunding
       ? ([
-          { t: 'refund', i: -1, amount },
+          { t: 'refund', i: -1, amount, rail: 'partial' },
           { t: 'refundStep', i: -1, action: 'approve' },
         ] as Step[])
       : []),
@@ -312,6 +321,7 @@ export const core: Core = {
 
 export type Plant =
   | 'over-refund'
+  | 'refund-once-ignored'
   | 'double-payout'
   | 'missed-release'
   | 'unconditional-commit'
@@ -337,6 +347,12 @@ export function planted(plant: Plant): { core: Core; conditional: boolean } {
           ...core,
           refund: (s, c, now) => core.refund({ ...s, ...(s.payment && { payment: { ...s.payment, refundReservedMinor: 0 } }) }, c, now),
         },
+        conditional: true,
+      };
+    case 'refund-once-ignored':
+      // A rail that refunds a payment once is asked for a second refund of it.
+      return {
+        core: { ...core, refund: (s, c, now) => core.refund(s, c.type === 'request' ? { ...c, capability: undefined } : c, now) },
         conditional: true,
       };
     case 'double-payout':
@@ -723,8 +739,10 @@ class System {
               : { type: cmd.action as 'cancel' | 'expire' };
         return this.withLink(read, p, this.c.intent(p, c, now), now);
       }
-      case 'credit':
-        return commit(this.c.credit(cmd.live ? 'live' : 'test', cmd.amount, `operator:c${++this.count}`), () => []);
+      case 'credit': {
+        const credit = { amountMinor: cmd.amount, currency: 'PKR' as const, reference: `operator:c${++this.count}` };
+        return commit(this.c.credit(cmd.live ? 'live' : 'test', credit), () => []);
+      }
       case 'withdraw': {
         const id = `w${++this.count}`;
         const request = {
@@ -798,7 +816,8 @@ class System {
         if (!pid || !payment) return 'none';
         const id = `r${++this.count}`;
         const owner = { merchantId, mode: 'test' as const, traceId: 'trace' };
-        const c = { type: 'request' as const, id, owner, amountMinor: cmd.amount ?? undefined, fee: refundFee, reason: null };
+        const capability = { refundsAllowed: cmd.rail, provider: 'Model' };
+        const c = { type: 'request' as const, id, owner, amountMinor: cmd.amount ?? undefined, fee: refundFee, reason: null, capability };
         return commit(this.c.refund({ refund: undefined, payment }, c, now), refundWrites(id, payment));
       }
       case 'refundStep': {
@@ -1125,7 +1144,7 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
       const p = pick(m.payments, cmd.i);
       if (!p) return 'none';
       const remaining = p.amount - p.reserved;
-      if (p.status !== 'Completed' || remaining <= 0) return 'refused';
+      if (p.status !== 'Completed' || remaining <= 0 || (cmd.rail === 'once' && p.reserved > 0)) return 'refused';
       // The whole remainder may be refunded whatever it is; an amount given must be at least 10.00.
       if (cmd.amount !== null && (cmd.amount < 10_00 || cmd.amount > remaining)) return 'refused';
       const amount = cmd.amount ?? remaining;

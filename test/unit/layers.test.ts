@@ -175,3 +175,18 @@ describe('layers', () => {
     expect(cycles).toEqual([]);
   });
 });
+
+describe('one copy of a rule', () => {
+  it("asks the domain whether a merchant's money may move (merchantMaySubmit): no module compares its status itself", () => {
+    const gate = /(merchant\w*|Merchant\w*\([^()]*\)\))\??\.status\s*[!=]==\s*'active'/i;
+    const copies = [...sourceFiles('functions'), ...sourceFiles('shared')]
+      .filter((file) => file !== 'shared/domain/merchant.ts')
+      .flatMap((file) =>
+        readFileSync(join(root, file), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (gate.test(line) ? [`${file}:${i + 1}`] : [])),
+      );
+    expect(gate.test("return (await getMerchantCached(merchantId))?.status === 'active';")).toBe(true);
+    expect(copies).toEqual([]);
+  });
+});

@@ -32,6 +32,7 @@ describe('money core model, in memory', () => {
 
   const plants: { plant: Plant; caught: RegExp }[] = [
     { plant: 'over-refund', caught: /refund|ledger verify|reference/ },
+    { plant: 'refund-once-ignored', caught: /"refund".*answered ok, the reference refused/ },
     { plant: 'double-payout', caught: /held Withdrawal|platform fees|ledger verify|reference/ },
     { plant: 'missed-release', caught: /available|held Withdrawal|ledger verify|reference/ },
     { plant: 'unconditional-commit', caught: /./ },

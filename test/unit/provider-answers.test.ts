@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { isRefusal } from '#shared/domain/core/decision.ts';
-import { answersCurrent, decideAnswer, decideDepositAnswer, decideIntent, type AnswerCommand } from '#shared/domain/core/intent.ts';
+import {
+  answersCurrent,
+  decideAnswer,
+  decideDepositAnswer,
+  decideIntent,
+  notificationMismatches,
+  type AnswerCommand,
+} from '#shared/domain/core/intent.ts';
 import type { PaymentIntent } from '#shared/domain/intent.ts';
 import { intentFixture } from '../support/intent-fixture.ts';
 
@@ -82,5 +89,14 @@ describe('a provider answer decided by the money core', () => {
     expect(statusOf(decideAnswer(session, chargeAnswer('W-2', pending), new Date('2026-11-29T05:09:59.999Z')))).toBe('unchanged');
     expect(statusOf(decideAnswer(session, chargeAnswer('W-2', pending), now))).toBe('Expired');
     expect(statusOf(decideAnswer(session, { ...chargeAnswer('W-2', pending), keepOpen: true }, now))).toBe('unchanged');
+  });
+
+  it('refuses a notification stating another amount or currency than the stored payment (it never credits)', () => {
+    const deposit = checkout({ providerId: 1 }, { intentType: 'deposit', amountMinor: 500_00, currency: 'PKR' });
+    expect(notificationMismatches(deposit, { amountMinor: 500_00, currency: 'PKR', mismatched: [] })).toEqual([]);
+    expect(notificationMismatches(deposit, { mismatched: [] })).toEqual([]);
+    expect(notificationMismatches(deposit, { amountMinor: 5_000_00, mismatched: [] })).toEqual(['amount']);
+    expect(notificationMismatches(deposit, { amountMinor: 500_00, currency: 'USD', mismatched: [] })).toEqual(['currency']);
+    expect(notificationMismatches(deposit, { amountMinor: 499_99, mismatched: ['pp_MerchantID'] })).toEqual(['pp_MerchantID', 'amount']);
   });
 });

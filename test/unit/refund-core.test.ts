@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { decideRefund, refundOutstanding, type PaymentEffect, type RefundOutcome } from '#shared/domain/core/refund.ts';
-import { newRefund, refundableMinor, RefundStatus, type Refund, type RefundableIntent } from '#shared/domain/refund.ts';
+import {
+  newRefund,
+  refundableMinor,
+  RefundStatus,
+  type Refund,
+  type RefundCapability,
+  type RefundableIntent,
+} from '#shared/domain/refund.ts';
 import { paymentCounterWrites } from '#shared/store/refunds.ts';
 
 /** The refund rules of the money core (shared/domain/core/refund.ts) that the refund service only commits. */
@@ -112,5 +119,44 @@ describe("a refund's updatedAt", () => {
     const later = new Date('2026-01-01T00:11:00.000Z');
     const e = state(decideRefund({ refund: stored }, { type: 'accepted', ledgerAccount: 'rail', providerReference: 'P1' }, later));
     expect(e.state.refund.updatedAt).toBe(later.toISOString());
+  });
+});
+
+describe("a refund rail's capability, given to the request as data", () => {
+  const request = {
+    type: 'request' as const,
+    id: 'r3',
+    owner: pending,
+    amountMinor: 10_00,
+    fee: { basisPoints: 0, fixedMinor: 0 },
+    reason: null,
+  };
+  const fresh = { ...intent, refundReservedMinor: 0 };
+  const outcome = (payment: RefundableIntent, capability?: RefundCapability) => {
+    const d = decideRefund({ refund: undefined, payment }, { ...request, capability }, at);
+    return isRefusal(d) ? [d.refused, d.message] : d.state.effect.reservedMinor;
+  };
+
+  it('refunds in parts up to the payment when the rail refunds partially (or declares nothing)', () => {
+    expect(outcome(intent)).toBe(10_00);
+    expect(outcome(intent, { refundsAllowed: 'partial', provider: 'Sandbox' })).toBe(10_00);
+  });
+
+  it('refunds a payment once when the rail refunds once: a payment with an earlier refund is refused', () => {
+    const once = { refundsAllowed: 'once', provider: 'JazzCash' } as const;
+    expect(outcome(fresh, once)).toBe(10_00);
+    expect(outcome(intent, once)).toEqual([
+      'refund_provider_unavailable',
+      'This payment already has a refund: JazzCash refunds a payment once (no partial refunds after a first one). ' +
+        'Refund the rest from the JazzCash merchant portal.',
+    ]);
+  });
+
+  it('refunds nothing when the rail has no refund for the payment', () => {
+    expect(outcome(fresh, { refundsAllowed: 'none', provider: 'Easypaisa' })).toEqual([
+      'refund_provider_unavailable',
+      'Live refunds of Easypaisa payments are not available: Easypaisa publishes no refund API this gateway can use. ' +
+        'Refund the customer from the Easypaisa merchant portal.',
+    ]);
   });
 });

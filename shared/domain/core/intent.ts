@@ -388,6 +388,26 @@ export function decideAnswer(intent: PaymentIntent, command: AnswerCommand, now:
   return release !== undefined && now.getTime() >= release ? decideIntent(intent, { type: 'attempt', linkUse: false }, now) : unchanged;
 }
 
+/** What a wallet provider's notification states about a charge (ProviderNotification, read by its adapter). */
+export interface NotificationFacts {
+  amountMinor?: number | undefined;
+  currency?: Currency | undefined;
+  /** What the adapter already found naming another merchant account or transaction type. */
+  mismatched: readonly string[];
+}
+
+/**
+ * What a wallet provider's notification states that is not the stored payment's (empty: it matches): a notification
+ * naming another amount or currency never credits; it is refused and nothing changes (the inquiry is not asked).
+ */
+export function notificationMismatches(intent: Pick<PaymentIntent, 'amountMinor' | 'currency'>, facts: NotificationFacts): string[] {
+  return [
+    ...facts.mismatched,
+    ...(facts.amountMinor !== undefined && facts.amountMinor !== intent.amountMinor ? ['amount'] : []),
+    ...(facts.currency !== undefined && facts.currency !== intent.currency ? ['currency'] : []),
+  ];
+}
+
 /**
  * What a wallet provider's answer about a deposit's one charge decides (decideIntent refuses it on a deposit held for the
  * operator or final): Approved completes it and credits the wallet net of its fee, Declined fails it (walletDecline),

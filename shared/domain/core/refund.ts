@@ -10,7 +10,9 @@ import {
   refundHeldMinor,
   refundOverdue,
   refundReadyForAttempt,
+  reservedOf,
   type Refund,
+  type RefundCapability,
   type RefundableIntent,
 } from '../refund.ts';
 import { decided, draft, refuse, touchedAt, type Decision, type JournalDraft } from './decision.ts';
@@ -58,6 +60,8 @@ export type RefundCommand =
       /** The merchant's refund fee schedule: the fee of the amount decided is held and charged with it. */
       fee: Fee;
       reason: string | null;
+      /** What the refund rail can refund of this payment (absent: partial refunds up to the payment). */
+      capability?: RefundCapability | undefined;
     }
   | { type: 'approve'; walletShard?: number }
   | { type: 'reject'; failureReason: string }
@@ -110,6 +114,22 @@ export const refundOutstanding = (r: Refund, asked?: AskedAttempt) =>
   r.attemptedAt !== null &&
   (!asked || (r.attemptCount === asked.attemptCount && r.attemptedAt === asked.attemptedAt));
 
+/** Why the rail cannot refund this payment (RefundCapability), or undefined: no refund at all, or a second one. */
+function railRefusal(payment: RefundableIntent, capability: RefundCapability | undefined): string | undefined {
+  const provider = capability?.provider;
+  if (capability?.refundsAllowed === 'none')
+    return (
+      `Live refunds of ${provider} payments are not available: ${provider} publishes no refund API this gateway can use. ` +
+      `Refund the customer from the ${provider} merchant portal.`
+    );
+  if (capability?.refundsAllowed === 'once' && reservedOf(payment) > 0)
+    return (
+      `This payment already has a refund: ${provider} refunds a payment once (no partial refunds after a first one). ` +
+      `Refund the rest from the ${provider} merchant portal.`
+    );
+  return undefined;
+}
+
 const pendingOnly = (r: Refund, action: string) =>
   refuse('invalid_status', `Refund ${r.id} is ${refundStatusNames[r.status]}; only a Pending refund can be ${action}.`);
 
@@ -118,6 +138,8 @@ export function decideRefund(state: RefundState, command: RefundCommand, now: Da
     const { payment } = state;
     if (state.refund) return refuse('unchanged', `Refund ${state.refund.id} exists.`);
     if (!payment) return refuse('not_found', 'No such transaction.');
+    const railRefused = railRefusal(payment, command.capability);
+    if (railRefused) return refuse('refund_provider_unavailable', railRefused);
     const amount = refundAmount(payment, command.amountMinor);
     if ('code' in amount) return refuse(amount.code, amount.message);
     const feeMinor = feeFor(amount.amountMinor, command.fee);

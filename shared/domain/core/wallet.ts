@@ -1,5 +1,6 @@
 import type { Mode } from '../credentials.ts';
 import { holdTypes, type HoldType } from '../ledger.ts';
+import type { Currency } from '../money.ts';
 import { decided, draft, refuse, type Decision, type JournalDraft } from './decision.ts';
 
 /**
@@ -28,16 +29,41 @@ export function applyJournals(wallet: WalletBalances, journals: readonly Journal
   return decided(next);
 }
 
+/** What a test credit's reference recorded when it first ran (the operator's `--reference`, its marker). */
+export interface TestCreditMarker {
+  reference: string;
+  journalId: string;
+  amountMinor: number;
+  currency: Currency;
+}
+
+/** A test credit to make or, under a reference that ran before with the same amount and currency, a replay of it. */
+export interface TestCredit {
+  amountMinor: number;
+  replay: boolean;
+}
+
 /**
  * A test wallet funded from the sandbox (the operator's `wallet credit`): test mode only, a positive integer amount,
  * credited to the available balance from the sandbox's funding account. Live balances only move through payments.
+ * `stored`: the marker of an earlier run under the same reference: the same amount and currency is a replay (the first
+ * run's journal, nothing credited again); any other is refused.
  */
-export function decideTestCredit(mode: Mode, amountMinor: number, reference: string): Decision<{ amountMinor: number }> {
+export function decideTestCredit(
+  mode: Mode,
+  { amountMinor, currency, reference }: { amountMinor: number; currency: Currency; reference: string },
+  stored?: TestCreditMarker,
+): Decision<TestCredit> {
   if (mode !== 'test') return refuse('invalid_status', 'wallet credit is refused in live mode: live balances only move through payments');
   if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) return refuse('invalid_request', '--amount must be positive');
+  if (stored && (stored.amountMinor !== amountMinor || stored.currency !== currency)) {
+    const first = `${stored.amountMinor} minor units of ${stored.currency}`;
+    return refuse('invalid_request', `reference ${stored.reference} already credited ${first}; use a new reference for a different credit`);
+  }
+  if (stored) return decided({ amountMinor, replay: true }, []);
   const credit = draft('wallet.credit', reference, [
     { account: { kind: 'external', name: 'sandbox_funding' }, amount: -amountMinor },
     { account: { kind: 'available' }, amount: amountMinor },
   ]);
-  return decided({ amountMinor }, [credit]);
+  return decided({ amountMinor, replay: false }, [credit]);
 }

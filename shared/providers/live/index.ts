@@ -4,11 +4,12 @@ import { logger } from '#shared/logger.ts';
 import { configureLiveCards } from '../cards.ts';
 import { bankFilePayoutRail, bankFileSettlementRail, type BankFileRailConfig } from '../bank-file-rail.ts';
 import { configureRail } from '../rails.ts';
+import type { RefundRail } from '../refund-provider.ts';
 import { configureLiveWallet, configureLiveWalletPresence } from '../wallet.ts';
 import { parseLiveProvidersConfig, type LiveProvidersConfig } from './config.ts';
 import { easypaisaWallet } from './easypaisa.ts';
 import { jazzCashCards } from './jazzcash-card.ts';
-import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet, refundOnce } from './jazzcash.ts';
+import { jazzCashDisbursementRail, jazzCashRefundRail, jazzCashWallet } from './jazzcash.ts';
 
 /**
  * The live providers of a deployment: which adapters live mode uses, from the credentials in
@@ -52,18 +53,14 @@ export function installLiveCards(config: LiveProvidersConfig | undefined): void 
 /** The live refund rail. */
 export function installLiveRefunds(config: LiveProvidersConfig | undefined): void {
   const refunds = config?.jazzcash && jazzCashRefundRail(config.jazzcash);
-  configureRail(
-    'refund',
-    'live',
-    refunds && {
-      ...refunds,
-      refuses: (target) =>
-        target.walletProviderId === 2
-          ? 'Live refunds of Easypaisa payments are not available: Easypaisa publishes no refund API this gateway can use. ' +
-            'Refund the customer from the Easypaisa merchant portal.'
-          : (refunds.refuses?.(target) ?? refundOnce(target.earlierRefundsMinor)),
-    },
-  );
+  // Easypaisa publishes no refund API this gateway can use: its payments are refused by their capability.
+  const live: RefundRail | undefined = refunds && {
+    ...refunds,
+    refundsAllowed: (walletProviderId) =>
+      walletProviderId === 2 ? { refundsAllowed: 'none', provider: 'Easypaisa' } : refunds.refundsAllowed(walletProviderId),
+    refuses: (target) => (target.walletProviderId === 2 ? undefined : refunds.refuses?.(target)),
+  };
+  configureRail('refund', 'live', live);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PayoutInstruction } from '../bank-rail.ts';
 import type { Rail, StatusAnswer, SubmitAnswer } from '../rail.ts';
-import type { RefundInstruction } from '../refund-provider.ts';
+import type { RefundInstruction, RefundRail } from '../refund-provider.ts';
 import {
   chargeRequestTimeoutMs,
   unansweredCharge,
@@ -212,11 +212,11 @@ export function jazzCashWallet(config: JazzCashConfig): WalletProviderAdapter {
  * Refunds of JazzCash payments: the MWallet refund API for wallet payments, the card refund API for
  * card ones. Neither takes a refund reference (pp_TxnRefNo, pp_Amount, pp_TxnCurrency, credentials,
  * pp_MerchantMPIN: docs/providers/jazzcash.md), and JazzCash refunds a payment once (S2: 451, 454),
- * so the gateway allows one JazzCash refund per payment (refundOnce) and the payment itself is the
+ * so the rail declares one refund per payment (refundsAllowed: once) and the payment itself is the
  * idempotency key: a repeated request answers 131 ("Transaction is Refunded") and the payment
  * inquiry says whether the refund was made.
  */
-export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstruction> {
+export function jazzCashRefundRail(config: JazzCashConfig): RefundRail & Required<Pick<RefundRail, 'refundsAllowed'>> {
   const paths = walletPaths(config);
   const states = jazzCashInquiryStates(config.inquiryStates);
   const inquire = (i: RefundInstruction, signal?: AbortSignal) =>
@@ -224,6 +224,8 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
   return {
     name: 'JazzCash',
     ledgerAccount: 'refund_rail',
+    // JazzCash refunds a payment once (S2: 451, 454): a second refund of the same payment is refused when requested.
+    refundsAllowed: () => ({ refundsAllowed: 'once', provider: 'JazzCash' }),
     // A path family without a public refund path (the Payment Orchestrator) refunds only through configured paths.
     refuses: (target) => {
       const card = target.walletProviderId === null;
@@ -280,13 +282,6 @@ export function jazzCashRefundRail(config: JazzCashConfig): Rail<RefundInstructi
 /** The inquiry says the payment was refunded: S2's 131 "Transaction is Refunded", or pp_Status Refunded (jazzcash.inquiryStates). */
 const refundedAnswer = (a: Fields, states: JazzCashInquiryStates) =>
   oneOf(a.pp_PaymentResponseCode, states.refundedCodes) || oneOf(a.pp_Status, states.refundedStatuses);
-
-/** JazzCash refunds a payment once (S2: 451, 454): a second refund of the same payment is refused when requested. */
-export const refundOnce = (earlierRefundsMinor: number | undefined): string | undefined =>
-  (earlierRefundsMinor ?? 0) > 0
-    ? 'This payment already has a refund: JazzCash refunds a payment once (no partial refunds after a first one). ' +
-      'Refund the rest from the JazzCash merchant portal.'
-    : undefined;
 
 /** Payouts to JazzCash wallets through the MW disbursement API (OAuth2 client credentials, encrypted payloads). */
 export function jazzCashDisbursementRail(config: JazzCashConfig): Rail<PayoutInstruction> {
