@@ -20,7 +20,8 @@ import { transact, TransactionFailed, type TxItem } from '#shared/store/client.t
 import * as store from '#shared/store/merchants.ts';
 import { webhookSecretAssociatedData } from '#shared/store/merchants.ts';
 import { OperatorError } from '#shared/domain/errors.ts';
-import { armAutoSettlements } from '#shared/store/settlements.ts';
+import { armAutoSettlementRuns } from '#shared/store/settlements.ts';
+import { nextAutoSettlementRunAt } from '#shared/domain/core/settlement.ts';
 import { disableEndpoint, enableEndpoint } from '#shared/store/webhook-health.ts';
 import { readShards } from '#shared/store/shards.ts';
 import { operatorReferenceWrite, postJournal, type OperatorReferenceRecord } from '#shared/store/wallets.ts';
@@ -253,7 +254,8 @@ export async function setSchedule(merchantId: string, schedule: SettlementSchedu
   if (!Number.isInteger(hourUtc) || hourUtc < 0 || hourUtc > 23) throw new OperatorError('--hour must be 0-23');
   if (frequency !== 'manual' && !schedule.destination) throw new OperatorError('automatic settlements need a destination bank account');
   await store.changeMerchant(merchantId, () => ({ patch: { settlementSchedule: schedule }, result: undefined }));
-  await armAutoSettlements(merchantId, schedule); // the run items the money sweeper picks up (shared/services/settlements.ts)
+  // The run items the money sweeper picks up (shared/services/settlements.ts), at the core's next run.
+  await armAutoSettlementRuns(merchantId, nextAutoSettlementRunAt(schedule, new Date()));
   return { merchantId, settlementSchedule: schedule };
 }
 

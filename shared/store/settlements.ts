@@ -1,7 +1,5 @@
 import { DeleteItemCommand, PutItemCommand, QueryCommand, type AttributeValue, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { modes, type Mode } from '#shared/domain/credentials.ts';
-import type { SettlementSchedule } from '#shared/domain/merchant.ts';
-import { nextAutoSettlementRunAt } from '#shared/domain/core/settlement.ts';
 import type { breakdownJobAttributes, Settlement, SettlementStatus } from '#shared/domain/settlement.ts';
 import { noSums, type BreakdownSums, type SettlementBreakdown } from '#shared/domain/settlement-breakdown.ts';
 import { db, fromItem, named, tableName, toItem, toValues, type TxItem } from './client.ts';
@@ -225,10 +223,6 @@ async function setAutoSettlementRun(merchantId: string, mode: Mode, runAt: strin
 export async function armAutoSettlementRuns(merchantId: string, nextRunAt: string | null): Promise<void> {
   for (const mode of modes) await setAutoSettlementRun(merchantId, mode, nextRunAt);
 }
-
-/** The schedule's next run (the core's nextAutoSettlementRunAt) armed; services/merchants.ts's call, until it passes nextRunAt. */
-export const armAutoSettlements = (merchantId: string, schedule: SettlementSchedule, now = new Date()) =>
-  armAutoSettlementRuns(merchantId, nextAutoSettlementRunAt(schedule, now));
 
 export async function getAutoSettlementRun(merchantId: string, mode: Mode): Promise<AutoSettlementRun | undefined> {
   const item = await get<AutoSettlementRun>(keys.autoSettlement(merchantId, mode));
