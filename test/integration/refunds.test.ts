@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { routeList } from '#functions/routes.ts';
 import { creditTestWallet } from '#shared/services/merchants.ts';
 import { changeMerchant } from '#shared/store/merchants.ts';
-import { listEvents } from '#shared/store/intents.ts';
 import { processDueSettlementsAndRefunds } from '#shared/services/money-sweep.ts';
 import { advanceRefund, approveRefund, cancelRefund, rejectRefund } from '#shared/services/refunds.ts';
 import type { Rail, StatusAnswer } from '#shared/providers/rail.ts';
 import { configureRail } from '#shared/providers/rails.ts';
-import { sandboxRefundProvider, type RefundInstruction } from '#shared/providers/refund-provider.ts';
+import { sandboxRefundProvider, type RefundInstruction, type RefundRail } from '#shared/providers/refund-provider.ts';
+import type { RefundableIntent } from '#shared/domain/refund.ts';
+import { createRefund, type RefundCaller } from '#shared/services/refund-requests.ts';
+import { transact } from '#shared/store/client.ts';
+import { getIntent, listEvents } from '#shared/store/intents.ts';
 import { call, newMerchant, useGateway, type TestMerchant } from '../support/gateway.ts';
 import { seedIntent } from '../support/intents.ts';
 import { completedPayment, expectLedgerConsistent } from '../support/money.ts';
@@ -465,5 +468,33 @@ describe('refunds', () => {
       expect(await balance(m)).toMatchObject({ availableBalance: 80, pendingBalance: 0 });
       await expectLedgerConsistent(m.merchantId, 'test');
     });
+  });
+
+  // A rail that refunds a payment once (live JazzCash): two refund requests decided on the same read of the payment both
+  // pass the core's "once" rule; the commit's condition (nothing reserved yet) refuses the second, so the merchant is never
+  // debited for a second refund the provider never makes (the money review of 2026-11-29 found it).
+  it('a once-only refund rail: of two refunds decided on one read of the payment, only one commits', async () => {
+    const once: RefundRail = { ...sandboxRefundProvider, refundsAllowed: () => ({ refundsAllowed: 'once', provider: 'JazzCash' }) };
+    configureRail('refund', 'test', once);
+    try {
+      const m = await newMerchant();
+      const payment = await completedPayment(m.merchantId, 'test', 100_00);
+      const caller: RefundCaller = { merchantId: m.merchantId, mode: 'test', traceId: 't', fee: { basisPoints: 0, fixedMinor: 0 } };
+      // Two requests decided on the same read (neither committed yet): both pass the core's once rule.
+      const a = await createRefund(caller, { trxnRef: payment.orderRef.orderRef, amount: 30 });
+      const b = await createRefund(caller, { trxnRef: payment.orderRef.orderRef, amount: 40 });
+      await transact(a.writes);
+      let second = 'committed';
+      try {
+        await transact(b.writes);
+      } catch {
+        second = 'refused';
+      }
+      const after = (await getIntent(payment.paymentIntentId)) as RefundableIntent | undefined;
+      // A once-only rail: the second reservation must be refused at commit.
+      expect({ second, reserved: after?.refundReservedMinor }).toEqual({ second: 'refused', reserved: 30_00 });
+    } finally {
+      configureRail('refund', 'test', undefined);
+    }
   });
 });

@@ -152,6 +152,14 @@ describe("a refund rail's capability, given to the request as data", () => {
     ]);
   });
 
+  it("a once-only rail's reservation is committed only on a payment with nothing reserved (two requests on one read)", () => {
+    const once = { refundsAllowed: 'once', provider: 'JazzCash' } as const;
+    const d = decideRefund({ refund: undefined, payment: fresh }, { ...request, capability: once }, at);
+    expect(!isRefusal(d) && d.state.effect.reservedAtMost).toBe(0);
+    const partial = decideRefund({ refund: undefined, payment: fresh }, request, at);
+    expect(!isRefusal(partial) && partial.state.effect.reservedAtMost).toBe(fresh.amountMinor - 10_00);
+  });
+
   it('refunds nothing when the rail has no refund for the payment', () => {
     expect(outcome(fresh, { refundsAllowed: 'none', provider: 'Easypaisa' })).toEqual([
       'refund_provider_unavailable',

@@ -144,7 +144,12 @@ export function decideRefund(state: RefundState, command: RefundCommand, now: Da
     if ('code' in amount) return refuse(amount.code, amount.message);
     const feeMinor = feeFor(amount.amountMinor, command.fee);
     const refund = newRefund(command.owner, payment, amount.amountMinor, feeMinor, command.reason, now, command.id);
-    const effect = { reservedMinor: amount.amountMinor, refundedMinor: 0, reservedAtMost: payment.amountMinor - amount.amountMinor };
+    // The commit's condition maps both rules onto the payment as it is then: at most the rest of the amount reserved
+    // before this one (never over-refunded), and for a rail that refunds once, nothing (two requests decided on one
+    // read: the second is refused at commit and decided again, then refused above).
+    const once = command.capability?.refundsAllowed === 'once';
+    const reservedAtMost = once ? 0 : payment.amountMinor - amount.amountMinor;
+    const effect = { reservedMinor: amount.amountMinor, refundedMinor: 0, reservedAtMost };
     return decided({ refund, effect }, [], [{ object: 'refund', id: refund.id, from: null, to: refund.status }]);
   }
   const r = state.refund;
