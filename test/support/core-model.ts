@@ -991,9 +991,10 @@ function reference(m: Ref, cmd: Command): 'ok' | 'refused' | 'balance' | 'none' 
         if (cmd.action === 'stale') return 'refused';
       }
       if (p.status !== 'Pending' || (cmd.action === 'cancel' && p.kind === 'deposit')) return 'refused';
-      // Nothing moves: a deposit's charge answered once; money held (once); a note on any open payment not held.
+      // Nothing moves: a deposit's charge answered once, unless held; money held (once); a note on any open payment not held.
       if (cmd.action === 'answered') {
-        if (!p.requesting) return 'refused';
+        // Held meanwhile (its approval came first): only the operator's decision moves it.
+        if (!p.requesting || p.held) return 'refused';
         p.requesting = false;
         return 'ok';
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isRefusal, type Decision } from '#shared/domain/core/decision.ts';
-import { decideHeld, decideIntent, holdApproval } from '#shared/domain/core/intent.ts';
+import { decideCharge, decideHeld, decideIntent, holdApproval } from '#shared/domain/core/intent.ts';
 import { heldApprovalOf, type PaymentIntent } from '#shared/domain/intent.ts';
 import { heldWrites } from '#shared/store/intents.ts';
 import { intentFixture } from '../support/intent-fixture.ts';
@@ -110,5 +110,19 @@ describe("the operator's release or decline (decideHeld)", () => {
     expect(decideHeld(intent(), { type: 'release-held' }, later)).toMatchObject({ refused: 'invalid_status' });
     const nothing = held(intent({ intentType: 'checkout', details: {} }));
     expect(decideHeld(nothing, { type: 'release-held' }, later)).toMatchObject({ refused: 'invalid_status' });
+  });
+});
+
+describe('a deposit held while its charge request is still unanswered', () => {
+  it("the charge request's late answer changes nothing: the deposit stays in the operator's held list", () => {
+    const requesting = intentFixture({ mode: 'live', details: { providerId: 1, requesting: true, walletChargeInfo: {} } });
+    const onHold = held(requesting);
+    expect(heldApprovalOf(onHold)).toBeTruthy();
+    // Had it been written, the answer's due-index key would have replaced the held list's (the deposit lost to the operator).
+    expect(decideCharge(onHold, { type: 'answered', status: 'PENDING', message: 'prompt sent' }, now)).toMatchObject({
+      refused: 'unchanged',
+    });
+    // Not held: the answer is recorded as before.
+    expect(isRefusal(decideCharge(requesting, { type: 'answered', status: 'PENDING', message: 'prompt sent' }, now))).toBe(false);
   });
 });

@@ -312,6 +312,8 @@ export function decideCharge(deposit: PaymentIntent, command: ChargeCommand, now
   const { requesting, walletChargeInfo } = deposit.details;
   if (deposit.intentType !== 'deposit' || deposit.status !== 'Pending' || requesting !== true)
     return refuse('unchanged', 'Not requesting.');
+  // Held for the operator meanwhile (its approval arrived first): only the operator's decision moves it now.
+  if (heldApprovalOf(deposit)) return refuse('unchanged', 'Held for the operator.');
   const info = { ...(walletChargeInfo as object), status: command.status, message: command.message };
   return keepingStatus(deposit, { requesting: undefined, chargeUnanswered: command.unanswered || undefined, walletChargeInfo: info }, now);
 }
