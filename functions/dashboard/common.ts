@@ -1,15 +1,17 @@
 import type { Frame } from '#shared/http/dashboard-views.ts';
 import type { DashboardRequest } from '#shared/http/dashboard.ts';
 import { dateBound } from '#shared/http/date-bound.ts';
-import { merchantName, type PaymentFilters } from '#shared/services/dashboard.ts';
+import { frameMerchant, type PaymentFilters } from '#shared/services/dashboard.ts';
 import { isIntentStatus, isIntentType, type IntentStatus, type IntentType } from '#shared/domain/intent.ts';
 import { userRefusal } from '#shared/domain/errors.ts';
 
 /** What the signed-in dashboard handlers share: the page frame and the payments filters. */
 export async function frameOf(request: DashboardRequest, current: Frame['current']): Promise<Frame> {
   const signed = request.signed!;
+  const merchant = await frameMerchant(signed.user.merchantId);
   return {
-    merchantName: await merchantName(signed.user.merchantId),
+    merchantName: merchant.name,
+    ...(merchant.suspended ? { suspended: true } : {}),
     userId: signed.user.userId,
     email: signed.user.email,
     role: signed.user.role,

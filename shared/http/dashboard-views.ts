@@ -135,6 +135,8 @@ export function plainPage(title: string, body: Html): string {
 
 export interface Frame {
   merchantName: string;
+  /** The merchant is suspended: every page says so, above its content (docs/security-and-limits.md). */
+  suspended?: boolean;
   /** The signed-in user (their own payouts show what they wait for, not Approve / Reject). */
   userId: string;
   email: string;
@@ -180,6 +182,10 @@ export function labelTableCells(markup: string): string {
 }
 
 /** A signed-in page. */
+/** A suspended merchant's pages: what is paused, and that nothing already accepted is lost. */
+const suspendedBanner = html`<div class="alert" role="alert"><strong>This account is suspended.</strong> Payments, payouts, \
+settlements and refunds are paused until the operator reactivates it; nothing already accepted is lost.</div>`;
+
 export function framedPage(title: string, frame: Frame, body: Html): string {
   const nav: [Frame['current'], string, string, boolean][] = [
     ['home', 'Home', path(''), can(frame.role, 'balances:read')],
@@ -218,6 +224,6 @@ export function framedPage(title: string, frame: Frame, body: Html): string {
 </div>
 </div></details>
 </header>
-<main id="main"><h1>${title}</h1>${new Html(labelTableCells(body.text))}</main>`,
+<main id="main">${frame.suspended ? suspendedBanner : ''}<h1>${title}</h1>${new Html(labelTableCells(body.text))}</main>`,
   });
 }

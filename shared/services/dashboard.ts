@@ -22,7 +22,7 @@ import { auditEntry, type Signed } from './dashboard-auth.ts';
 import { approvalPolicy, describePolicy } from './approvals.ts';
 import { merchantMaySubmit, payoutApprovalPolicies, type PayoutApprovalPolicy } from '#shared/domain/merchant.ts';
 import { changeMerchant } from '#shared/store/merchants.ts';
-import { userRefusal } from '#shared/domain/errors.ts';
+import { BusinessRuleError, userRefusal } from '#shared/domain/errors.ts';
 
 /**
  * What the dashboard pages show and do, through the same services as the API (transactions,
@@ -32,8 +32,10 @@ import { userRefusal } from '#shared/domain/errors.ts';
  */
 export type TransactionView = ReturnType<typeof transactionView>;
 
-export async function merchantName(merchantId: string): Promise<string> {
-  return (await getMerchant(merchantId))?.name ?? merchantId;
+/** What every signed-in page shows of its merchant: the name, and whether it is suspended (one read). */
+export async function frameMerchant(merchantId: string): Promise<{ name: string; suspended: boolean }> {
+  const merchant = await getMerchant(merchantId);
+  return { name: merchant?.name ?? merchantId, suspended: Boolean(merchant) && !merchantMaySubmit(merchant) };
 }
 
 /** How many days the Home chart shows (today included). */
@@ -169,7 +171,10 @@ export async function sessionMerchant(signed: Signed, moving?: 'payouts' | 'sett
   if (!merchant) throw userRefusal('not_found', 'Unknown merchant.');
   // A suspended merchant's money stays put: the dashboard accepts no new payout, settlement or refund, as the API's 403 does.
   if (moving && !merchantMaySubmit(merchant))
-    throw userRefusal('forbidden', `The merchant account is suspended: no ${moving} are accepted until it is reactivated.`);
+    throw new BusinessRuleError(
+      `The merchant account is suspended: no ${moving} are accepted until it is reactivated.`,
+      'merchant_suspended',
+    );
   return { merchant, merchantId: merchant.merchantId, mode: signed.session.mode };
 }
 

@@ -5,7 +5,7 @@ import type { DashboardRole } from '#shared/domain/dashboard-roles.ts';
 import type { DashboardSession, DashboardUser } from '#shared/domain/dashboard-session.ts';
 import type { Signed } from '#shared/services/dashboard-auth.ts';
 import { DomainError } from '#shared/domain/errors.ts';
-import { statusOf } from '#shared/http/presenter.ts';
+import { formMessage, statusOf } from '#shared/http/presenter.ts';
 import {
   payoutDecisionView,
   payoutsView,
@@ -20,7 +20,7 @@ import { advanceRefund } from '#shared/services/refunds.ts';
 import { getRefund } from '#shared/store/refunds.ts';
 import { completedPayment } from '../support/money.ts';
 import { approvalPolicy } from '#shared/services/approvals.ts';
-import { savePayoutApprovals, settingsOf } from '#shared/services/dashboard.ts';
+import { frameMerchant, savePayoutApprovals, settingsOf } from '#shared/services/dashboard.ts';
 import { createPayoutFromDashboard, decidePayout, payoutDecisionPreview, payoutsPage } from '#shared/services/dashboard-payouts.ts';
 import { refundFromDashboard, refundsPage } from '#shared/services/dashboard-refunds.ts';
 import {
@@ -199,14 +199,24 @@ describe('payout and settlement approvals by setting', () => {
     };
     const before = await getWallet(m.merchantId, 'test', 'PKR');
     await setStatus(m.merchantId, 'suspended');
-    await refused(createPayoutFromDashboard(admin, payout, randomUUID()), 403, /suspended: no payouts are accepted/);
-    await refused(settlementPreview(admin, settlement), 403, /suspended: no settlements are accepted/);
-    await refused(requestSettlementFromDashboard(admin, settlement, randomUUID()), 403, /suspended: no settlements are accepted/);
-    await refused(refundFromDashboard(admin, paid.paymentIntentId, { amount: '100', reason: '' }, randomUUID()), 403, /no refunds/);
+    // Refused as the API refuses them (422 merchant_suspended), on the form itself: the page re-renders with the reason.
+    await refused(createPayoutFromDashboard(admin, payout, randomUUID()), 422, /suspended: no payouts are accepted/);
+    await refused(settlementPreview(admin, settlement), 422, /suspended: no settlements are accepted/);
+    await refused(requestSettlementFromDashboard(admin, settlement, randomUUID()), 422, /suspended: no settlements are accepted/);
+    await refused(refundFromDashboard(admin, paid.paymentIntentId, { amount: '100', reason: '' }, randomUUID()), 422, /no refunds/);
+    const error = await createPayoutFromDashboard(admin, payout, randomUUID()).catch((e: unknown) => e);
+    expect((error as DomainError).code).toBe('merchant_suspended');
+    expect(formMessage(error)).toMatch(/^The merchant account is suspended: no payouts/);
+    // Every page says so above its content, while suspended only.
+    const page = await payoutsPage(m.merchantId, 'test');
+    const frame = { ...frameOf(admin), ...((await frameMerchant(m.merchantId)).suspended ? { suspended: true } : {}) };
+    expect(String(payoutsView(frame, page))).toContain('This account is suspended.');
     // Nothing held, nothing created.
     expect(await getWallet(m.merchantId, 'test', 'PKR')).toMatchObject({ available: before?.available, held: before?.held ?? 0 });
     expect((await payoutsPage(m.merchantId, 'test')).pending).toEqual([]);
     await setStatus(m.merchantId, 'active');
+    expect((await frameMerchant(m.merchantId)).suspended).toBe(false);
+    expect(String(payoutsView(frameOf(admin), page))).not.toContain('This account is suspended.');
     await createPayoutFromDashboard(admin, payout, randomUUID());
     expect((await payoutsPage(m.merchantId, 'test')).pending).toHaveLength(1);
   });
